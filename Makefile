@@ -1,0 +1,41 @@
+# The two commands of the README:  `make run`  and  `make test`.
+VENV   ?= .venv
+PYTHON ?= python3
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.echo-desk-installed
+
+.PHONY: run test setup system-deps translations lint test-only clean
+
+run: setup
+	$(VENV)/bin/echo-desk
+
+test: setup
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory test-only
+
+setup: system-deps $(STAMP) translations
+
+system-deps:
+	@bash scripts/install-system-deps.sh
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+translations: $(STAMP)
+	$(PY) -m echo_desk.i18n_build compile
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check echo_desk tests bench examples scripts
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+# The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
+test-only: $(STAMP)
+	QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
+	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytestqt tests/tools tests/agent tests/store
+
+clean:
+	rm -rf $(VENV) build dist echo_desk/locale

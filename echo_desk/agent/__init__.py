@@ -1,0 +1,1 @@
+"""The engine: registry, schema factory, dispatcher, approval, scopes, breaker, audit, agent loop."""

@@ -1,0 +1,25 @@
+"""The provider-neutral tool definition the schema factory produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolDefinition:
+    """What a model is told about one tool. ``parameters`` never contains hidden parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class SchemaConversionError(ValueError):
+    """A tool's schema cannot be expressed for a provider. Names the tool; never a silent drop."""
+
+    def __init__(self, tool_name: str, provider: str, reason: str) -> None:
+        super().__init__(f"tool {tool_name!r} cannot be sent to {provider}: {reason}")
+        self.tool_name = tool_name
+        self.provider = provider
+        self.reason = reason

@@ -1,0 +1,89 @@
+"""The engine's one door to the person: approvals, plus everything a tool may ask (``ToolHost``).
+
+The Qt controller implements it, so does the terminal CLI; tests use a scripted host.
+Approval is data: the request carries exactly what the dialog shows, the decision is a value
+keyed by the call id.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from echo_desk.tools.host import NullToolHost, ToolHost
+from echo_desk.tools.results import FileChange, RiskLevel, Target
+
+
+class ApprovalChoice(str, enum.Enum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_CONVERSATION = "allow_conversation"
+    ALWAYS_ALLOW = "always_allow"
+    DENY = "deny"
+
+    @property
+    def allows(self) -> bool:
+        return self is not ApprovalChoice.DENY
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequest:
+    """Everything the person sees before a side effect. ``binding`` hashes the tool, the
+    canonical arguments and the previewed content: the decision is valid for that only."""
+
+    call_id: str
+    tool_name: str
+    tool_title: str
+    risk: RiskLevel
+    scope_id: str
+    scope_label: str
+    scope_chain: tuple[str, ...]
+    arguments: dict[str, Any]
+    targets: tuple[Target, ...]
+    file_changes: tuple[FileChange, ...]
+    summary: str
+    binding: str
+    source: str = "builtin"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalDecision:
+    call_id: str
+    choice: ApprovalChoice
+    message: str = ""
+    binding: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        return self.choice.allows
+
+
+@runtime_checkable
+class Host(ToolHost, Protocol):
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+
+
+@dataclass
+class ScriptedHost(NullToolHost):
+    """A host that answers approvals from a fixed choice and records what it was shown.
+
+    Used by the CLI's ``--yes``/``--no`` and by tests.
+    """
+
+    choice: ApprovalChoice = ApprovalChoice.DENY
+    message: str = ""
+    requests: list[ApprovalRequest] = field(default_factory=list)
+    outputs: list[tuple[str, str]] = field(default_factory=list)
+    mutated: list[str] = field(default_factory=list)
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.requests.append(request)
+        return ApprovalDecision(
+            call_id=request.call_id, choice=self.choice, message=self.message, binding=request.binding
+        )
+
+    def tool_output(self, call_id: str, text: str) -> None:
+        self.outputs.append((call_id, text))
+
+    def file_mutated(self, path: str) -> None:
+        self.mutated.append(path)

@@ -1,0 +1,110 @@
+"""The small protocol the agent loop uses to talk to a model. Providers implement it."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from echo_desk.agent.definitions import ToolDefinition
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    """A complete call the model asked for. ``arguments`` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    """The model began a call (name known, arguments still streaming). For live UI only."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class StreamWarning:
+    """Something in the stream was malformed and skipped; the turn goes on."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    stop_reason: str = "stop"
+
+
+StreamEvent = TextDelta | ToolCallStarted | ToolCallReady | StreamWarning | Usage | StreamEnd
+
+
+class ModelErrorKind(str, enum.Enum):
+    CONNECTION = "connection"
+    AUTH = "auth"
+    NOT_FOUND = "not_found"
+    RATE_LIMIT = "rate_limit"
+    SERVER = "server"
+    MODEL_OUTPUT = "model_output"
+    BAD_REQUEST = "bad_request"
+
+
+class ModelError(Exception):
+    """A failure a person can act on, e.g. "no server at http://127.0.0.1:11434 — is Ollama running?"."""
+
+    def __init__(self, message: str, *, kind: ModelErrorKind, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelInfo:
+    id: str
+    context_length: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class ChatModel(Protocol):
+    """One configured model endpoint."""
+
+    @property
+    def display_name(self) -> str: ...
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolDefinition],
+        *,
+        tool_choice: str = "auto",
+    ) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None: ...

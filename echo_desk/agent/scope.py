@@ -1,0 +1,73 @@
+"""Scopes: who is calling (a conversation, a sub-agent) and what it was granted."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from echo_desk.tools.results import RiskLevel
+
+
+@dataclass
+class Scope:
+    """A conversation or sub-agent.
+
+    ``granted_tools`` is ``None`` for a conversation (every enabled tool) and an explicit set
+    for a sub-agent. ``session_grants`` holds tools the person allowed "for this
+    conversation". Roots are resolved absolute paths; a read-only scope has no write roots
+    and gets no write/exec tools.
+    """
+
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    label: str = ""
+    conversation_id: str = ""
+    parent: Scope | None = None
+    workspace_roots: tuple[Path, ...] = ()
+    write_roots: tuple[Path, ...] | None = None
+    read_only: bool = False
+    granted_tools: frozenset[str] | None = None
+    risk_ceiling: RiskLevel = RiskLevel.EXEC
+    session_grants: set[str] = field(default_factory=set)
+    hidden: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.workspace_roots = tuple(Path(p).resolve() for p in self.workspace_roots)
+        if self.write_roots is None:
+            self.write_roots = () if self.read_only else self.workspace_roots
+        else:
+            self.write_roots = tuple(Path(p).resolve() for p in self.write_roots)
+        if self.read_only:
+            self.write_roots = ()
+            if self.risk_ceiling.rank > RiskLevel.READ.rank:
+                self.risk_ceiling = RiskLevel.READ
+        if not self.conversation_id:
+            self.conversation_id = self.parent.conversation_id if self.parent else self.id
+
+    def grants(self, tool_name: str, risk: RiskLevel) -> bool:
+        """Whether this scope (and every scope above it) lets ``tool_name`` run at all."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.granted_tools is not None and tool_name not in scope.granted_tools:
+                return False
+            if risk.rank > scope.risk_ceiling.rank:
+                return False
+            scope = scope.parent
+        return True
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        """Labels from the conversation down to this scope, for the audit and the dialog."""
+        names: list[str] = []
+        scope: Scope | None = self
+        while scope is not None:
+            names.append(scope.label or scope.id)
+            scope = scope.parent
+        return tuple(reversed(names))
+
+    def conversation_allows(self, tool_name: str) -> bool:
+        """Whether the person said "allow for this conversation" for this tool (at the root)."""
+        root: Scope = self
+        while root.parent is not None:
+            root = root.parent
+        return tool_name in root.session_grants

@@ -1,0 +1,1 @@
+"""Storage: settings (versioned JSON), conversations and audit (SQLite), secrets (keyring)."""

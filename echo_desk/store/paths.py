@@ -1,0 +1,32 @@
+"""Where settings and data live: the platform's folders, overridable for tests and portable use."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "echo-desk"
+
+
+def _dir(env: str, default: str) -> Path:
+    chosen = os.environ.get(env)
+    path = Path(chosen).expanduser() if chosen else Path(default)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def config_dir() -> Path:
+    """Settings and ``mcp.json`` (``ECHO_DESK_CONFIG_DIR`` overrides)."""
+    return _dir("ECHO_DESK_CONFIG_DIR", platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Conversations and the audit log (``ECHO_DESK_DATA_DIR`` overrides)."""
+    return _dir("ECHO_DESK_DATA_DIR", platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Downloaded models and other things that can be fetched again (``ECHO_DESK_CACHE_DIR``)."""
+    return _dir("ECHO_DESK_CACHE_DIR", platformdirs.user_cache_dir(APP_NAME, appauthor=False))

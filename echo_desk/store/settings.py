@@ -1,0 +1,235 @@
+"""Typed, versioned settings saved as JSON in the config folder.
+
+Setting keys are attributes of these models, never strings scattered in widgets. Secrets
+(API keys, passwords) are not here: they live in the keyring (``store.secrets``).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from echo_desk.tools.results import RiskLevel
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+SETTINGS_FILE = "settings.json"
+
+
+class ToolPolicy(str, enum.Enum):
+    ASK = "ask"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+class ToolSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    #: ``None`` follows the active capability profile.
+    enabled: bool | None = None
+    #: ``None`` follows the risk level's default (read: auto, write/exec: ask).
+    policy: ToolPolicy | None = None
+    #: Only for tools whose risk the person may lower (MCP tools start as ``exec``).
+    risk_override: RiskLevel | None = None
+    #: Hash of the definition the person approved (MCP pinning).
+    pinned_hash: str | None = None
+
+
+ALL_CAPABILITIES = "*"
+
+DEFAULT_PROFILES: dict[str, list[str]] = {
+    "read-only": ["basic", "files.read", "web", "ask", "todos", "database.read"],
+    "coding": ["basic", "files.read", "files.write", "shell", "ask", "todos", "web", "database.read"],
+    "everything": [ALL_CAPABILITIES],
+}
+
+
+class ProviderKind(str, enum.Enum):
+    LOCAL = "local"
+    OLLAMA = "ollama"
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+
+
+class ProviderSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    kind: ProviderKind = ProviderKind.LOCAL
+    base_url: str = ""
+    model: str = ""
+    #: Name of the keyring entry holding the API key (never the key itself).
+    api_key_ref: str = ""
+
+
+class LocalModelSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    #: A ``.gguf`` file chosen by the person; empty means the default downloaded model.
+    model_path: str = ""
+    context_size: int = 8192
+    profile: str = "qwen2.5-coder-tools"
+
+
+class DatabaseConnection(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    kind: Literal["postgres", "sqlite"]
+    #: No password in here: it lives in the keyring under ``database.<name>.password``.
+    dsn: str = ""
+    write_mode: bool = False
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    schema_version: int = SCHEMA_VERSION
+    #: ``None`` follows the system locale.
+    language: Literal["en", "zh_CN"] | None = None
+    active_profile: str = "everything"
+    profiles: dict[str, list[str]] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_PROFILES.items()})
+    tools: dict[str, ToolSettings] = Field(default_factory=dict)
+    #: Sources switched off as a group: ``builtin``, ``plugin``, ``mcp:<server>``.
+    disabled_sources: list[str] = Field(default_factory=list)
+    active_provider: str = "local"
+    providers: dict[str, ProviderSettings] = Field(
+        default_factory=lambda: {"local": ProviderSettings(kind=ProviderKind.LOCAL)}
+    )
+    local_model: LocalModelSettings = Field(default_factory=LocalModelSettings)
+    databases: list[DatabaseConnection] = Field(default_factory=list)
+    #: Fingerprints (command+args+env names+URL) of MCP servers the person approved to start.
+    mcp_approved: dict[str, str] = Field(default_factory=dict)
+    breaker_threshold: int = 3
+    breaker_cooldown_seconds: float = 30.0
+    max_turns: int = 25
+    recent_workspaces: list[str] = Field(default_factory=list)
+
+    def tool(self, name: str) -> ToolSettings:
+        return self.tools.get(name) or ToolSettings()
+
+
+def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older settings document up to ``SCHEMA_VERSION``."""
+    version = int(raw.get("schema_version", 0))
+    if version < 1:
+        # Version 0 kept a flat list of disabled tool names.
+        disabled = raw.pop("disabled_tools", [])
+        tools = raw.setdefault("tools", {})
+        for name in disabled:
+            tools.setdefault(name, {})["enabled"] = False
+    raw["schema_version"] = SCHEMA_VERSION
+    return raw
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename: a crash leaves the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+class SettingsStore:
+    """Holds the live settings, saves every change, and tells subscribers.
+
+    The engine reads ``store.current`` on every call, so a toggle applies at once.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self._listeners: list[Callable[[Settings], None]] = []
+        self._settings = self._load()
+
+    @classmethod
+    def in_dir(cls, folder: Path) -> SettingsStore:
+        return cls(folder / SETTINGS_FILE)
+
+    @classmethod
+    def in_memory(cls, settings: Settings | None = None) -> SettingsStore:
+        store = cls.__new__(cls)
+        store.path = None  # type: ignore[assignment]
+        store._lock = threading.RLock()
+        store._listeners = []
+        store._settings = settings or Settings()
+        return store
+
+    def _load(self) -> Settings:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return Settings()
+        except (OSError, json.JSONDecodeError) as exc:
+            log.warning("settings file %s unreadable (%s); starting from defaults", self.path, exc)
+            self._keep_broken_copy()
+            return Settings()
+        try:
+            return Settings.model_validate(migrate(raw))
+        except ValidationError as exc:
+            log.warning("settings file %s invalid (%s); starting from defaults", self.path, exc)
+            self._keep_broken_copy()
+            return Settings()
+
+    def _keep_broken_copy(self) -> None:
+        # Never silently overwrite what the person had: keep it beside the new file.
+        try:
+            self.path.replace(self.path.with_suffix(".broken.json"))
+        except OSError:
+            pass
+
+    @property
+    def current(self) -> Settings:
+        return self._settings
+
+    def update(self, change: Callable[[Settings], None]) -> Settings:
+        """Apply ``change`` to a copy, validate, save, then notify. Returns the new settings."""
+        with self._lock:
+            draft = self._settings.model_copy(deep=True)
+            change(draft)
+            new = Settings.model_validate(draft.model_dump())
+            if self.path is not None:
+                write_atomically(self.path, new.model_dump_json(indent=2).encode("utf-8"))
+            self._settings = new
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(new)
+        return new
+
+    def set_tool(self, name: str, **fields: Any) -> Settings:
+        def change(s: Settings) -> None:
+            current = s.tool(name).model_copy(update=fields)
+            s.tools = {**s.tools, name: current}
+
+        return self.update(change)
+
+    def subscribe(self, listener: Callable[[Settings], None]) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe

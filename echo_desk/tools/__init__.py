@@ -1,0 +1,60 @@
+"""The public tool contract. Third-party tools import only from here.
+
+A tool is one class::
+
+    from echo_desk.tools import BaseTool
+
+    class Shout(BaseTool):
+        name = "shout"
+        description = "Return the text in capitals."
+        input_schema = {"type": "object", "properties": {"text": {"type": "string"}},
+                        "required": ["text"]}
+
+        async def run(self, text: str) -> str:
+            return text.upper()
+"""
+
+from echo_desk.tools.base import (
+    RESERVED_HIDDEN_PARAMETERS,
+    N_,
+    BaseTool,
+    ElicitationTool,
+    Tool,
+)
+from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
+from echo_desk.tools.host import Answer, NullToolHost, Question, TodoItem, ToolHost
+from echo_desk.tools.results import (
+    ErrorKind,
+    FileChange,
+    FileChangeKind,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolPreview,
+    ToolResult,
+)
+from echo_desk.tools.secrets import get_secret
+
+__all__ = [
+    "RESERVED_HIDDEN_PARAMETERS",
+    "N_",
+    "Answer",
+    "BaseTool",
+    "CancelledByUser",
+    "ElicitationTool",
+    "ErrorKind",
+    "FileChange",
+    "FileChangeKind",
+    "NullToolHost",
+    "Question",
+    "RiskLevel",
+    "Target",
+    "TodoItem",
+    "Tool",
+    "ToolError",
+    "ToolExecutionContext",
+    "ToolHost",
+    "ToolPreview",
+    "ToolResult",
+    "get_secret",
+]

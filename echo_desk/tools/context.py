@@ -1,0 +1,59 @@
+"""The per-call context handed to ``Tool.preview`` and ``Tool.execute``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from echo_desk.tools.host import NullToolHost, ToolHost
+from echo_desk.tools.results import ToolPreview
+
+
+class CancelledByUser(Exception):
+    """Raised by ``ctx.check_cancelled()`` once the person pressed Stop."""
+
+
+@dataclass(kw_only=True)
+class ToolExecutionContext:
+    """Everything a handler may know about the call it serves.
+
+    ``workspace_roots`` are resolved absolute folders the scope may read; ``write_roots``
+    those it may change (empty for a read-only scope). ``hidden`` carries values such as
+    ``user_id`` or ``workspace_id`` that the model never sees; the dispatcher injects those a
+    tool declares. ``preview`` is what was shown for approval, if the tool previews.
+    """
+
+    call_id: str
+    tool_name: str
+    scope_id: str
+    conversation_id: str = ""
+    scope_label: str = ""
+    workspace_roots: tuple[Path, ...] = ()
+    write_roots: tuple[Path, ...] = ()
+    read_only: bool = False
+    hidden: Mapping[str, Any] = field(default_factory=dict)
+    host: ToolHost = field(default_factory=NullToolHost)
+    preview: ToolPreview | None = None
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def check_cancelled(self) -> None:
+        """Raise ``CancelledByUser`` if the call was cancelled; call it between steps."""
+        if self.cancel_event.is_set():
+            raise CancelledByUser(f"{self.tool_name} was cancelled")
+
+    def emit(self, text: str) -> None:
+        """Send partial output of a stream-capable tool to the card showing this call."""
+        self.host.tool_output(self.call_id, text)
+
+    @property
+    def workspace(self) -> Path | None:
+        """The first workspace root, where relative paths are anchored."""
+        return self.workspace_roots[0] if self.workspace_roots else None

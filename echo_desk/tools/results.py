@@ -1,0 +1,145 @@
+"""Values a tool hands back: results, file changes, error kinds and risk levels."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class RiskLevel(str, enum.Enum):
+    """How much a tool can change. Drives the default approval policy."""
+
+    READ = "read"
+    WRITE = "write"
+    EXEC = "exec"
+
+    @property
+    def rank(self) -> int:
+        return _RISK_RANK[self]
+
+
+_RISK_RANK = {RiskLevel.READ: 0, RiskLevel.WRITE: 1, RiskLevel.EXEC: 2}
+
+
+class ErrorKind(str, enum.Enum):
+    """Why a call failed. Only infrastructure kinds count toward the circuit breaker."""
+
+    VALIDATION = "validation"
+    BUSINESS = "business"
+    TIMEOUT = "timeout"
+    DEPENDENCY = "dependency"
+    INTERNAL = "internal"
+    # Set by the dispatcher, never by a tool.
+    DISABLED = "disabled"
+    NOT_GRANTED = "not_granted"
+    UNKNOWN_TOOL = "unknown_tool"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+
+    @property
+    def counts_toward_breaker(self) -> bool:
+        return self in (ErrorKind.TIMEOUT, ErrorKind.DEPENDENCY, ErrorKind.INTERNAL)
+
+    @property
+    def is_retryable(self) -> bool:
+        return self in (ErrorKind.TIMEOUT, ErrorKind.DEPENDENCY)
+
+
+class FileChangeKind(str, enum.Enum):
+    CREATE = "create"
+    MODIFY = "modify"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileChange:
+    """One file a tool proposes to change (in a preview) or changed (in a result).
+
+    ``before_sha256`` is ``None`` for a file that does not exist yet; ``after_sha256`` is
+    ``None`` for a deletion. ``diff`` is a unified diff of the text; ``truncated`` says the
+    diff was cut to keep the envelope small (the approval dialog says so).
+    """
+
+    path: str
+    kind: FileChangeKind
+    before_sha256: str | None
+    after_sha256: str | None
+    diff: str
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind.value,
+            "before_sha256": self.before_sha256,
+            "after_sha256": self.after_sha256,
+            "diff": self.diff,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What ``Tool.execute`` returns. ``success=False`` must carry ``error`` and ``error_kind``."""
+
+    success: bool
+    output: str = ""
+    error: str = ""
+    error_kind: ErrorKind | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    file_changes: tuple[FileChange, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.success and (not self.error or self.error_kind is None):
+            raise ValueError("a failed ToolResult needs both error and error_kind")
+
+    @classmethod
+    def ok(
+        cls,
+        output: str,
+        *,
+        metadata: dict[str, Any] | None = None,
+        file_changes: tuple[FileChange, ...] = (),
+    ) -> ToolResult:
+        return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes)
+
+    @classmethod
+    def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None) -> ToolResult:
+        return cls(success=False, error=error, error_kind=kind, metadata=metadata or {})
+
+
+class ToolError(Exception):
+    """Raise from a handler to fail with a specific kind (default ``business``)."""
+
+    def __init__(self, message: str, *, kind: ErrorKind = ErrorKind.BUSINESS) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """Something a call will touch, shown in full to the person approving it.
+
+    ``kind`` is one of ``path``, ``command``, ``url``, ``server``, ``database`` or ``other``;
+    ``value`` is the full absolute path, command line, URL...; ``detail`` adds context such
+    as the working directory of a command.
+    """
+
+    kind: str
+    value: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolPreview:
+    """What a call would do, computed before it runs (off the UI thread).
+
+    The dispatcher hands it to the approval dialog and, unchanged, to ``execute`` through
+    ``ctx.preview`` so a file tool can refuse to write if the file changed since.
+    """
+
+    targets: tuple[Target, ...] = ()
+    file_changes: tuple[FileChange, ...] = ()
+    summary: str = ""

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the system libraries Qt needs (offscreen and on a real X display), a CJK font so
+# Chinese does not render as boxes, Xvfb for screenshots and GNU patch for the diff tests.
+# As root on Debian/Ubuntu it runs apt-get; otherwise it prints the exact line to run.
+set -euo pipefail
+PKGS=(
+  libgl1 libegl1 libxkbcommon0 libglib2.0-0 libfontconfig1 libdbus-1-3 fonts-wqy-microhei
+  xvfb xauth x11-apps libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1
+  libxcb-shape0 libxcb-image0 libxcb-render-util0 libxcb-randr0 libxcb-xfixes0 libxcb-xkb1
+  libx11-xcb1 patch procps
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  echo "Installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  $line
+else
+  echo "Echo Desk needs these system packages. Please run, as root:" >&2
+  echo "  apt-get update && $line" >&2
+  exit 1
+fi

@@ -1,0 +1,49 @@
+"""Test-wide guards: no Qt when asked, no real user folders, no network beyond loopback."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from importlib.abc import MetaPathFinder
+
+import pytest
+
+
+class _BlockQt(MetaPathFinder):
+    """Makes PySide6/qasync unimportable, to prove the engine does not need them."""
+
+    def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
+        if fullname.split(".")[0] in ("PySide6", "qasync", "shiboken6"):
+            raise ImportError(f"{fullname} is blocked in this test run (ECHO_DESK_BLOCK_QT=1)")
+        return None
+
+
+if os.environ.get("ECHO_DESK_BLOCK_QT") == "1":
+    sys.meta_path.insert(0, _BlockQt())
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address):  # type: ignore[no-untyped-def]
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        if not (host in ("localhost", "::1") or str(host).startswith("127.")):
+            raise OSError(f"tests may only reach loopback, not {host!r}")
+    return _real_connect(self, address)
+
+
+socket.socket.connect = _loopback_only  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = tmp_path_factory.mktemp("echo-desk-home")
+    monkeypatch.setenv("ECHO_DESK_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("ECHO_DESK_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("ECHO_DESK_CACHE_DIR", os.environ.get("ECHO_DESK_TEST_CACHE_DIR", str(base / "cache")))
+    from echo_desk.tools import secrets
+
+    secrets.install_secret_store(secrets.MemorySecretStore())
