@@ -143,12 +143,18 @@ async def test_stop_during_a_tool_cancels_it_and_records_cancelled(engine, scope
 
 
 async def test_stop_during_streaming_keeps_the_partial_text(engine, scope, host) -> None:
-    rec = Recorder()
+    first_text = asyncio.Event()
+
+    class Waker(Recorder):
+        def on_text(self, delta: str) -> None:
+            super().on_text(delta)
+            first_text.set()
+
+    rec = Waker()
     slow = ScriptedModel([[TextDelta(f"w{i} ") for i in range(1000)]], delay=0.01)
     task = asyncio.create_task(loop_for(engine, slow).run(user("x"), scope, host, rec))
     async with asyncio.timeout(5):
-        while not any(e[0] == "text" for e in rec.events):
-            await asyncio.sleep(0.01)
+        await first_text.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
