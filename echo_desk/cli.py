@@ -53,7 +53,10 @@ def main(argv: list[str]) -> int:
         if args.command == "tools" and args.tools_command == "list":
             return _tools_list(runtime, as_json=args.json)
         if args.command == "tools" and args.tools_command == "schema":
-            print(json.dumps(runtime.schema_factory.for_provider(args.provider), indent=2, ensure_ascii=False))
+            definitions, errors = runtime.schema_factory.for_provider(args.provider)
+            print(json.dumps(definitions, indent=2, ensure_ascii=False))
+            for error in errors:
+                print(f"not sent: {error}", file=sys.stderr)
             return 0
         if args.command == "call":
             return asyncio.run(_call(runtime, args))
