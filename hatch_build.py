@@ -38,7 +38,7 @@ def compile_catalogs(source: Path, target: Path) -> list[Path]:
     return written
 
 
-class CatalogBuildHook(BuildHookInterface):  # type: ignore[misc]
+class CatalogBuildHook(BuildHookInterface[Any]):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
