@@ -45,10 +45,15 @@ def resolve_in_roots(raw: str, roots: tuple[Path, ...], anchor: Path | None, wha
     return real
 
 
+#: Pragmas that only read, and take an argument (``pragma_table_info('notes')``).
+_READING_PRAGMAS = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
+                    "foreign_key_list"}
+
+
 def _authorizer(action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
     if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
         return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_PRAGMA and arg2 is not None:
+    if action == sqlite3.SQLITE_PRAGMA and arg2 is not None and (arg1 or "").lower() not in _READING_PRAGMAS:
         return sqlite3.SQLITE_DENY  # setting a pragma (e.g. query_only = off)
     return sqlite3.SQLITE_OK
 
