@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from echo_desk.agent.tools.database.base import DatabaseTool, connection_property
 from echo_desk.agent.tools.database.connections import NO_WRITE_CONNECTION, redact_dsn
 from echo_desk.agent.tools.database.formatting import result_metadata, text_table
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, _
 from echo_desk.store.settings import DatabaseConnection
 from echo_desk.tools import (
     ErrorKind,
@@ -26,6 +26,10 @@ from echo_desk.tools import (
 )
 
 MAX_RETURNED_ROWS = 100
+
+# Shown in the approval dialog.
+SUMMARY = N_("Run SQL on {connection} ({kind}, write mode)")
+TARGET_DETAIL = N_("{kind}, write mode")
 
 
 class DbExecuteTool(DatabaseTool):
@@ -65,7 +69,7 @@ class DbExecuteTool(DatabaseTool):
                 where = f"{conn.dsn} ({error.message})"
         else:
             where = redact_dsn(conn.dsn)
-        return Target(kind="database", value=f"{conn.name}: {where}", detail=f"{conn.kind}, write mode")
+        return Target(kind="database", value=f"{conn.name}: {where}", detail=_(TARGET_DETAIL).format(kind=conn.kind))
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
         try:
@@ -74,7 +78,7 @@ class DbExecuteTool(DatabaseTool):
             return None  # execute reports the unknown connection
         sql = str(params.get("sql", ""))
         return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=sql, detail="SQL")),
-                           summary=f"Run SQL on {conn.name} ({conn.kind}, write mode)")
+                           summary=_(SUMMARY).format(connection=conn.name, kind=conn.kind))
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:
