@@ -72,6 +72,14 @@ def test_text_table_is_compact_and_cut() -> None:
     assert "(2 rows)" in table and "5 more rows not shown" in table
 
 
+def test_a_wide_result_is_cut_for_the_model_but_not_for_the_grid() -> None:
+    rows = [[i, "y" * 200] for i in range(1000)]
+    result = QueryResult([Column("id", "int4"), Column("wide", "text")], rows)
+    table = text_table(result)
+    assert len(table) < 21_000
+    assert "[table cut after " in table and "of 1000 rows" in table and "(1000 rows)" in table
+
+
 def test_connection_enum_follows_the_settings() -> None:
     store = SettingsStore.in_memory(Settings())
     query, schema, execute = database_tools(store)

@@ -10,6 +10,8 @@ from echo_desk.agent.tools.database.values import cell_text
 
 #: A cell is cut to this many characters in the model's table (the grid gets the full value).
 CELL_WIDTH = 60
+#: The model's table stops adding rows past this size (the grid still gets every row).
+MAX_TABLE_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,15 @@ def text_table(result: QueryResult) -> str:
         widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
         lines.append(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
         lines.append("-+-".join("-" * w for w in widths))
-        lines.extend(" | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in body)
+        size = sum(len(line) + 1 for line in lines)
+        for shown, r in enumerate(body):
+            line = " | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
+            size += len(line) + 1
+            if size > MAX_TABLE_CHARS:
+                lines.append(f"[table cut after {shown} of {len(body)} rows to stay short; "
+                             "select fewer columns or rows to see the rest]")
+                break
+            lines.append(line)
         lines.append(f"({len(result.rows)} row{'s' if len(result.rows) != 1 else ''})")
         lines.append("columns: " + ", ".join(f"{c.name} {c.type}" for c in result.columns))
     if result.status:
