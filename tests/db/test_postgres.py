@@ -238,3 +238,17 @@ async def test_write_mode_runs_in_a_committed_transaction(pg: PgInfo, pg_setting
     # A read-only connection is not a write target, whatever the model asks.
     refused = await tool.execute({"connection": "shop", "sql": "DELETE FROM items"}, ctx)
     assert refused.error_kind is ErrorKind.VALIDATION and await pg.count("items") == before
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SHOW statement_timeout", "1500ms"),  # proves the limit is set inside the transaction
+    ("SHOW transaction_read_only", "on"),
+    ("VALUES (1, 'a')", "columns: column1 int4, column2 text"),
+    ("EXPLAIN SELECT * FROM items", "Seq Scan on items"),
+    ("SELECT FROM items", "SELECT 3"),
+])
+async def test_other_statement_shapes(pg_settings: SettingsStore, ctx: ToolExecutionContext,
+                                      sql: str, expected: str) -> None:
+    result = await query_tool(pg_settings, statement_timeout=1.5).execute({"connection": "shop", "sql": sql}, ctx)
+    assert result.success, result.error
+    assert expected in result.output
