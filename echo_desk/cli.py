@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     answer = call.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="approve without asking")
     answer.add_argument("--no", action="store_true", help="deny without asking")
+    from echo_desk.cli_ask import add_parser as add_ask
+
+    add_ask(sub)
     return parser
 
 
@@ -54,6 +57,10 @@ def main(argv: list[str]) -> int:
             return 0
         if args.command == "call":
             return asyncio.run(_call(runtime, args))
+        if args.command == "ask":
+            from echo_desk.cli_ask import run_ask
+
+            return asyncio.run(run_ask(runtime, args))
     finally:
         runtime.close()
     parser.print_help()

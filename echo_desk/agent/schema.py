@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.converters import CONVERTERS
@@ -55,10 +55,10 @@ class SchemaFactory:
         visible = {a.name for a in self.availability(scope) if a.visible}
         return [definition_of(e) for e in self.registry.entries() if e.name in visible]
 
-    def for_provider(self, provider: str, scope: Scope | None = None) -> list[object]:
+    def for_provider(self, provider: str, scope: Scope | None = None) -> list[dict[str, Any]]:
         """The definitions in ``provider``'s own format (openai, anthropic, gemini, bedrock)."""
         try:
-            convert: Callable[..., list[object]] = CONVERTERS[provider]
+            convert = CONVERTERS[provider]
         except KeyError:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(CONVERTERS)}") from None
         return convert(self.definitions(scope))
