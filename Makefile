@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.echo-desk-installed
 
-.PHONY: run test setup system-deps translations lint test-only clean
+.PHONY: run test setup system-deps translations lint test-only clean package package-test package-sizes
 
 run: setup
 	$(VENV)/bin/echo-desk
@@ -28,7 +28,7 @@ translations: $(STAMP)
 	$(PY) -m echo_desk.i18n_build compile
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check echo_desk tests bench examples scripts
+	$(VENV)/bin/ruff check echo_desk tests bench examples scripts packaging hatch_build.py
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
@@ -36,6 +36,33 @@ lint: $(STAMP)
 test-only: $(STAMP)
 	QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
 	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytestqt tests/tools tests/agent tests/store
+
+# A wheel + sdist (python -m build, isolated: fetches hatchling and Babel like any user's build)
+# and the one-folder desktop bundle dist/echo-desk/ (+ a .tar.gz of it to hand out).
+PKG_STAMP := $(VENV)/.echo-desk-package-tools
+BUNDLE    := dist/echo-desk
+APP_ID    := io.github.echodesk.EchoDesk
+
+$(PKG_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test,package]'
+	touch $(PKG_STAMP)
+
+package: setup $(PKG_STAMP)
+	rm -rf dist/echo_desk-* dist/echo-desk-*.tar.gz $(BUNDLE) build/pyinstaller
+	$(PY) -m build --outdir dist .
+	$(VENV)/bin/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/echo-desk.spec
+	cp packaging/$(APP_ID).desktop packaging/$(APP_ID).metainfo.xml packaging/install-desktop-entry.sh $(BUNDLE)/
+	tar -C dist -czf dist/echo-desk-$$($(PY) -c 'import echo_desk; print(echo_desk.__version__)')-linux-$$(uname -m).tar.gz echo-desk
+	@$(MAKE) --no-print-directory package-sizes
+
+package-sizes:
+	@echo "Sizes:"; du -h dist/echo_desk-*.whl dist/echo_desk-*.tar.gz dist/echo-desk-*.tar.gz | sed 's/^/  /'; \
+	 du -sh $(BUNDLE) | sed 's/^/  /'
+
+# Smoke tests of what `make package` built: the wheel in a fresh venv, and the bundle.
+package-test: package
+	ECHO_DESK_DIST_DIR=dist ECHO_DESK_BUNDLE_DIR=$(BUNDLE) QT_QPA_PLATFORM=offscreen timeout -k 15 900 \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/packaging
 
 clean:
 	rm -rf $(VENV) build dist echo_desk/locale

@@ -9,6 +9,7 @@ PKGS=(
   libxcb-shape0 libxcb-image0 libxcb-render-util0 libxcb-randr0 libxcb-xfixes0 libxcb-xkb1
   libx11-xcb1 patch procps
   postgresql   # the database tools' tests run a real server (initdb in a temp folder, loopback only)
+  appstream desktop-file-utils   # tests/packaging validate the AppStream metainfo and the .desktop entry
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,88 @@
+"""The PyInstaller one-folder bundle as a user gets it. Needs a built bundle: ``make package-test``
+builds one and points ``ECHO_DESK_BUNDLE_DIR`` at it; without it these tests are skipped."""
+
+from __future__ import annotations
+
+import gettext
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.packaging.artifacts import (
+    APP_ID,
+    assert_first_frame,
+    builtin_tool_names,
+    known_zh_string,
+    run,
+    source_version,
+)
+
+pytestmark = pytest.mark.bundle
+
+
+@pytest.fixture(scope="module")
+def bundle() -> Path:
+    given = os.environ.get("ECHO_DESK_BUNDLE_DIR")
+    if not given:
+        pytest.skip("no bundle: `make package-test` builds one and sets ECHO_DESK_BUNDLE_DIR")
+    folder = Path(given).resolve()
+    assert (folder / "echo-desk").is_file(), f"{folder} holds no echo-desk program"
+    return folder
+
+
+def test_version(bundle: Path, tmp_path: Path) -> None:
+    result = run([str(bundle / "echo-desk"), "--version"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"echo-desk {source_version()}"
+
+
+def test_tools_list_offers_what_the_checkout_offers(bundle: Path, tmp_path: Path, source_tool_names: set[str]) -> None:
+    result = run([str(bundle / "echo-desk"), "tools", "list", "--json"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert builtin_tool_names(result.stdout) == source_tool_names
+
+
+@pytest.mark.parametrize("lang", ["en_US.UTF-8", "zh_CN.UTF-8"])
+def test_gui_paints_a_first_frame_offscreen_and_exits(bundle: Path, tmp_path: Path, lang: str) -> None:
+    result = run([str(bundle / "echo-desk")], cwd=tmp_path, LANG=lang, LC_ALL=lang,
+                 ECHO_DESK_EXIT_AFTER_FIRST_FRAME="1")
+    assert_first_frame(result)
+
+
+def test_catalogs_qt_translations_and_icons_are_inside(bundle: Path) -> None:
+    internal = bundle / "_internal"
+    known = known_zh_string()
+    with (internal / "echo_desk/locale/zh_CN/LC_MESSAGES/echo_desk.mo").open("rb") as handle:
+        assert gettext.GNUTranslations(handle).gettext(known.msgid) == known.zh_CN
+    assert (internal / "PySide6/Qt/translations/qtbase_zh_CN.qm").is_file()
+    # Only the offered languages of Qt's own translations are kept (size).
+    kept = {p.name for p in (internal / "PySide6/Qt/translations").glob("qtbase_*.qm")}
+    assert kept <= {"qtbase_zh_CN.qm", "qtbase_en.qm"}
+    assert (internal / "echo_desk/resources/icons/echo-desk-256.png").is_file()
+    assert (internal / "echo_desk/resources/icons/echo-desk.svg").is_file()
+    assert (internal / "PySide6/Qt/plugins/platforms/libqxcb.so").is_file()  # real desktops, not only offscreen
+    assert (internal / "PySide6/Qt/plugins/iconengines/libqsvgicon.so").is_file()
+
+
+def test_menu_entry_installs_for_the_user_and_removes(bundle: Path, tmp_path: Path) -> None:
+    data = tmp_path / "share"
+    script = bundle / "install-desktop-entry.sh"
+    result = subprocess.run(["bash", str(script)], env={**os.environ, "XDG_DATA_HOME": str(data)},
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    desktop = data / "applications" / f"{APP_ID}.desktop"
+    assert f'Exec="{bundle / "echo-desk"}"' in desktop.read_text(encoding="utf-8")
+    assert (data / "icons/hicolor/48x48/apps" / f"{APP_ID}.png").is_file()
+    assert (data / "icons/hicolor/scalable/apps" / f"{APP_ID}.svg").is_file()
+    assert (data / "metainfo" / f"{APP_ID}.metainfo.xml").is_file()
+    if shutil.which("desktop-file-validate"):
+        check = subprocess.run(["desktop-file-validate", str(desktop)], capture_output=True, text=True, check=False)
+        assert check.returncode == 0, check.stdout + check.stderr
+    removed = subprocess.run(["bash", str(script), "--remove"], env={**os.environ, "XDG_DATA_HOME": str(data)},
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert removed.returncode == 0, removed.stderr
+    assert not desktop.exists()
+    assert not list(data.rglob(f"{APP_ID}*"))
