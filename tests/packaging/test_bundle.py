@@ -52,6 +52,15 @@ def test_gui_paints_a_first_frame_offscreen_and_exits(bundle: Path, tmp_path: Pa
     assert_first_frame(result)
 
 
+def test_gui_paints_a_first_frame_on_a_real_x_display(bundle: Path, tmp_path: Path) -> None:
+    """xcb, not offscreen: proves the bundled X11 platform plugin and its libraries load."""
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed (make setup installs it)")
+    result = run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "env", "QT_QPA_PLATFORM=xcb",
+                  str(bundle / "echo-desk")], cwd=tmp_path, ECHO_DESK_EXIT_AFTER_FIRST_FRAME="1")
+    assert_first_frame(result)
+
+
 def test_catalogs_qt_translations_and_icons_are_inside(bundle: Path) -> None:
     internal = bundle / "_internal"
     known = known_zh_string()
