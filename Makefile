@@ -9,9 +9,11 @@ STAMP  := $(VENV)/.echo-desk-installed
 run: setup
 	$(VENV)/bin/echo-desk
 
+# package-test last: builds the wheel, sdist and desktop bundle and smoke-tests them (~2 min here).
 test: setup
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-only
+	$(MAKE) --no-print-directory package-test
 
 setup: system-deps $(STAMP) translations
 
