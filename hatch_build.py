@@ -9,6 +9,7 @@ install compiles into ``echo_desk/locale`` itself, because that is where it impo
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,6 +20,30 @@ from babel.messages.pofile import read_po
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 LOCALE_IN_PACKAGE = "echo_desk/locale"
+_FIELD = re.compile(r"\{([^{}]*)\}")
+
+
+def _fields(text: str) -> set[str]:
+    """The ``str.format`` fields of a message (``{{``/``}}`` are literal braces, not fields)."""
+    return set(_FIELD.findall(text.replace("{{", "").replace("}}", "")))
+
+
+def placeholder_errors(catalog: Any) -> list[str]:
+    """Translations whose ``{fields}`` differ from the source's: an unknown field raises KeyError
+    at run time in that language only, a missing one hides what the English shows (a path, a tool)."""
+    errors = []
+    for message in catalog:
+        if not message.id or not message.string or message.fuzzy:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        allowed = set().union(*(_fields(i) for i in ids))
+        for string in filter(None, strings):
+            found = _fields(string)
+            # Plural forms may leave out the count; a singular message must keep every field.
+            if (found != allowed) if len(ids) == 1 else not found <= allowed:
+                errors.append(f"line {message.lineno}: {ids[0]!r} -> {string!r}")
+    return errors
 
 
 def compile_catalogs(source: Path, target: Path) -> list[Path]:
@@ -29,6 +54,9 @@ def compile_catalogs(source: Path, target: Path) -> list[Path]:
         lang = po.parent.parent.name
         with po.open("rb") as handle:
             catalog = read_po(handle, locale=lang, domain=po.stem, abort_invalid=True)
+        errors = placeholder_errors(catalog)
+        if errors:
+            raise ValueError(f"{po}: translation fields differ from the source:\n  " + "\n  ".join(errors))
         mo = target / lang / "LC_MESSAGES" / f"{po.stem}.mo"
         mo.parent.mkdir(parents=True, exist_ok=True)
         with mo.open("wb") as handle:
