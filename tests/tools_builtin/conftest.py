@@ -1,56 +1,20 @@
-"""Fixtures for the built-in tool tests: a workspace, a canary folder outside it, a recording host."""
+"""Fixtures for the built-in tool tests: a workspace, a recording host, a context factory."""
 
 from __future__ import annotations
 
-import hashlib
-import os
+import sys
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from echo_desk.tools import Answer, NullToolHost, Question, TodoItem, Tool, ToolExecutionContext, ToolResult
+# importlib import mode: make the shared helpers importable as a plain module.
+sys.path.insert(0, str(Path(__file__).parent))
 
+from tool_test_helpers import MakeCtx, RecordingHost
 
-@dataclass
-class RecordingHost(NullToolHost):
-    """Records every host call; answers questions from ``answers`` and editor requests from ``release``."""
-
-    answers: list[Answer] = field(default_factory=list)
-    release: bool = True
-    questions: list[Question] = field(default_factory=list)
-    outputs: list[str] = field(default_factory=list)
-    mutated: list[str] = field(default_factory=list)
-    acquired: list[str] = field(default_factory=list)
-    released: list[str] = field(default_factory=list)
-    activity: list[str | None] = field(default_factory=list)
-    todos: list[tuple[str, tuple[TodoItem, ...]]] = field(default_factory=list)
-
-    async def ask(self, question: Question) -> Answer:
-        self.questions.append(question)
-        return self.answers.pop(0) if self.answers else Answer(action="cancel")
-
-    async def acquire_editor(self, path: str) -> bool:
-        self.acquired.append(path)
-        return self.release
-
-    def release_editor(self, path: str) -> None:
-        self.released.append(path)
-
-    def file_mutated(self, path: str) -> None:
-        self.mutated.append(path)
-
-    def set_activity(self, text: str | None) -> None:
-        self.activity.append(text)
-
-    def tool_output(self, call_id: str, text: str) -> None:
-        self.outputs.append(text)
-
-    def todos_updated(self, scope_id: str, todos: tuple[TodoItem, ...]) -> None:
-        self.todos.append((scope_id, todos))
+from echo_desk.tools import Tool, ToolExecutionContext
 
 
 @pytest.fixture
@@ -65,9 +29,6 @@ def host() -> RecordingHost:
     return RecordingHost()
 
 
-MakeCtx = Callable[..., ToolExecutionContext]
-
-
 @pytest.fixture
 def make_ctx(workspace: Path, host: RecordingHost) -> MakeCtx:
     def make(tool: Tool | str = "tool", *, read_only: bool = False, roots: tuple[Path, ...] | None = None,
@@ -80,35 +41,3 @@ def make_ctx(workspace: Path, host: RecordingHost) -> MakeCtx:
         )
 
     return make
-
-
-async def run_tool(tool: Tool, params: dict[str, Any], ctx: ToolExecutionContext, *,
-                   with_preview: bool = True) -> ToolResult:
-    """What the dispatcher does for an approved call: preview, then execute with that preview."""
-    if with_preview and tool.has_preview:
-        try:
-            ctx.preview = await tool.preview(params, ctx)
-        except Exception as exc:  # preview refusal = the call fails the same way
-            from echo_desk.tools import ErrorKind, ToolError
-
-            if isinstance(exc, ToolError):
-                return ToolResult.fail(exc.kind, exc.message)
-            return ToolResult.fail(ErrorKind.INTERNAL, repr(exc))
-    return await tool.execute(params, ctx)
-
-
-def tree_hash(root: Path) -> str:
-    """Hash of names, types, sizes, modes, link targets and contents below ``root``."""
-    digest = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        for name in sorted(dirnames + filenames):
-            full = os.path.join(dirpath, name)
-            st = os.lstat(full)
-            digest.update(f"{os.path.relpath(full, root)}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}|".encode())
-            if os.path.islink(full):
-                digest.update(os.readlink(full).encode())
-            elif os.path.isfile(full):
-                with open(full, "rb") as fh:
-                    digest.update(fh.read())
-    return digest.hexdigest()

@@ -31,6 +31,7 @@ from echo_desk.tools import (
 )
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024
+MAX_NEW_FOLDERS = 16
 #: Set by the dispatcher when an approval was given without asking (e.g. "always allow"):
 #: such an approval never covers a protected target.
 AUTO_APPROVED = "auto_approved"
@@ -63,6 +64,17 @@ def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _check_new_folders(target: fs.Resolved) -> None:
+    missing = 0
+    folder = target.path.parent
+    while folder != target.root and not os.path.lexists(folder):
+        missing += 1
+        folder = folder.parent
+    if missing > MAX_NEW_FOLDERS:
+        raise ToolError(f"{target} would need {missing} new folders; the limit is {MAX_NEW_FOLDERS}",
+                        kind=ErrorKind.BUSINESS)
+
+
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
     if ctx.preview is None or ctx.extras.get(AUTO_APPROVED):
         return False
@@ -89,6 +101,8 @@ class FileWriteTool(BuiltinTool):
         target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
         if not target.parts:
             raise ToolError(f"{target} is a workspace folder, not a file", kind=ErrorKind.BUSINESS)
+        if self.create_parents:
+            _check_new_folders(target)
         before = fs.read_existing(target, limit=MAX_WRITE_BYTES)
         old_text, new_text, after = self.new_content(params, before, target)
         if len(after) > MAX_WRITE_BYTES:
