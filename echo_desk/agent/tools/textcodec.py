@@ -51,7 +51,13 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
-_CONTROL = frozenset(range(0x00, 0x09)) | frozenset(range(0x0E, 0x1B)) | frozenset(range(0x1C, 0x20))
+_CONTROL = frozenset(chr(c) for c in (*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)))
+
+
+def _textual(text: str) -> bool:
+    """Text has (almost) no C0 control characters besides tab, newlines, form feed and escape."""
+    sample = text[:65536]
+    return sum(1 for ch in sample if ch in _CONTROL) <= len(sample) * 0.02
 
 
 def detect_newline(text: str) -> str:
@@ -93,16 +99,17 @@ def decode(data: bytes, what: object = "the file") -> tuple[str, TextFormat]:
             text = data.decode(guess)
         except UnicodeDecodeError as exc:
             raise BinaryFile(what) from exc
+        if not _textual(text):
+            raise BinaryFile(what)
         return text, TextFormat(guess, b"", detect_newline(text))
     try:
         text = data.decode("utf-8")
         encoding = "utf-8"
     except UnicodeDecodeError:
-        sample = data[:65536]
-        if sum(1 for b in sample if b in _CONTROL) > len(sample) * 0.05:
-            raise BinaryFile(what) from None
         text = data.decode("latin-1")
         encoding = "latin-1"
+    if not _textual(text):
+        raise BinaryFile(what)
     return text, TextFormat(encoding, b"", detect_newline(text))
 
 
