@@ -79,10 +79,14 @@ async def test_cancel_kills_grandchildren_and_reports_cancelled(make_ctx: MakeCt
     assert time.monotonic() - started < 5
     grandchild = int(Path(marker).read_text())
     os.unlink(marker)
-    deadline = time.monotonic() + 1.0
-    while _alive(grandchild) and time.monotonic() < deadline:
+    assert _wait_dead(grandchild, 1.0)
+
+
+def _wait_dead(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)  # polling a condition with a deadline
-    assert not _alive(grandchild)
+    return not _alive(pid)
 
 
 def _alive(pid: int) -> bool:
