@@ -83,3 +83,61 @@ def tree_hash(root: Path) -> str:
 
 
 MakeCtx = Callable[..., ToolExecutionContext]
+
+
+Route = tuple[int, dict[str, str], bytes]
+
+
+class LoopbackServer:
+    """A tiny HTTP server on 127.0.0.1 serving fixed routes; ``hold`` keeps /slow waiting."""
+
+    def __init__(self, routes: dict[str, Route | Callable[[str], Route]]) -> None:
+        import http.server
+        import threading
+
+        self.routes = routes
+        self.hold = threading.Event()
+        self.requests: list[str] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                outer.requests.append(self.path)
+                if self.path.startswith("/slow"):
+                    outer.hold.wait(10)
+                key = self.path.split("?")[0]
+                route = outer.routes.get(key) or outer.routes.get("*")
+                if route is None:
+                    status, headers, body = 404, {"Content-Type": "text/plain"}, b"not here"
+                else:
+                    status, headers, body = route(self.path) if callable(route) else route
+                try:
+                    self.send_response(status)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> LoopbackServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.hold.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
