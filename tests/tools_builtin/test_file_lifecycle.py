@@ -213,19 +213,19 @@ async def test_hard_links_and_protected_paths_need_exact_approval(workspace: Pat
     os.link(workspace / "a.txt", workspace / "b.txt")
     (workspace / ".git").mkdir()
     (workspace / ".git" / "config").write_text("[core]\n")
-    targets = {"a.txt": "hard-linked", ".git/config": "protected: inside a .git folder"}
+    targets = {"a.txt": "protected: hard-linked", ".git/config": "protected: inside a .git folder"}
     for name, marker in targets.items():
         params = {"path": name, "content": "changed\n"}
         # Without a preview (nobody saw the exact target): refused.
         plain = await WriteFile().execute(params, make_ctx("write_file"))
         assert plain.error_kind is ErrorKind.BUSINESS and marker in plain.error
-        # An automatic approval (e.g. "always allow") does not cover it either.
-        auto = make_ctx("write_file", extras={"auto_approved": True})
+        # An automatic approval (e.g. "always allow": no person looked at it) does not cover it.
+        auto = make_ctx("write_file")
         auto.preview = await WriteFile().preview(params, auto)
-        assert marker in auto.preview.targets[0].detail
+        assert auto.preview.targets[0].detail.startswith(marker)
         assert not (await WriteFile().execute(params, auto)).success
         # The person approved this exact, marked target: it is written.
-        asked = make_ctx("write_file")
+        asked = make_ctx("write_file", extras={"approved_by_person": True})
         asked.preview = await WriteFile().preview(params, asked)
         assert (await WriteFile().execute(params, asked)).success
     assert (workspace / ".git" / "config").read_text() == "changed\n"

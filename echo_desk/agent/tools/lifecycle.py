@@ -32,9 +32,9 @@ from echo_desk.tools import (
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024
 MAX_NEW_FOLDERS = 16
-#: Set by the dispatcher when an approval was given without asking (e.g. "always allow"):
-#: such an approval never covers a protected target.
-AUTO_APPROVED = "auto_approved"
+#: Set in ``ctx.extras`` by the dispatcher when the person approved this very call (not an
+#: automatic "always allow"): only such an approval covers a protected target.
+APPROVED_BY_PERSON = "approved_by_person"
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
     except OSError:
         st = None
     if st is not None and st.st_nlink > 1:
-        found.append(f"hard-linked: {st.st_nlink} names share this file")
+        found.append(f"protected: hard-linked ({st.st_nlink} names share this file)")
     return tuple(found)
 
 
@@ -76,7 +76,7 @@ def _check_new_folders(target: fs.Resolved) -> None:
 
 
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
-    if ctx.preview is None or ctx.extras.get(AUTO_APPROVED):
+    if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
         return False
     shown = {t.detail for t in ctx.preview.targets if t.kind == "path" and t.value == str(plan.target)}
     return all(any(w in detail for detail in shown) for w in plan.warnings)
