@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.tools import fs
-from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write
+from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import file_change
 from echo_desk.store import paths
@@ -96,14 +96,17 @@ class FileWriteTool(BuiltinTool):
         """``(old_text, new_text, new_bytes)`` for the file; raise ``ToolError`` to refuse."""
         raise NotImplementedError
 
-    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> Plan:
+    def load(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[fs.Resolved, bytes | None]:
+        """The confined target and its current content (``None``: it does not exist yet)."""
         require_writable(ctx, self.name)
         target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
         if not target.parts:
             raise ToolError(f"{target} is a workspace folder, not a file", kind=ErrorKind.BUSINESS)
         if self.create_parents:
             _check_new_folders(target)
-        before = fs.read_existing(target, limit=MAX_WRITE_BYTES)
+        return target, fs.read_existing(target, limit=MAX_WRITE_BYTES)
+
+    def plan(self, params: Mapping[str, Any], target: fs.Resolved, before: bytes | None) -> Plan:
         old_text, new_text, after = self.new_content(params, before, target)
         if len(after) > MAX_WRITE_BYTES:
             raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
@@ -112,7 +115,7 @@ class FileWriteTool(BuiltinTool):
         return Plan(target, before, after, change, protection_warnings(target))
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
-        plan = self.plan(params, ctx)
+        plan = self.plan(params, *self.load(params, ctx))
         detail = "; ".join(plan.warnings) or ("new file" if plan.before is None else "")
         verb = "Create" if plan.before is None else "Change"
         return ToolPreview(
@@ -122,15 +125,20 @@ class FileWriteTool(BuiltinTool):
         )
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        plan = self.plan(params, ctx)
-        target = str(plan.target)
+        resolved, before = self.load(params, ctx)
+        target = str(resolved)
+        shown: FileChange | None = None
         if ctx.preview is not None:
             shown = next((c for c in ctx.preview.file_changes if c.path == target), None)
             if shown is None:
                 raise ToolError(f"the approved preview does not cover {target}; nothing was written",
                                 kind=ErrorKind.BUSINESS)
-            if (shown.before_sha256, shown.after_sha256) != (plan.change.before_sha256, plan.change.after_sha256):
+            # Compare before recomputing: an edit may no longer apply to the changed file.
+            if shown.before_sha256 != (None if before is None else sha256(before)):
                 raise ChangedSincePreview(target)
+        plan = self.plan(params, resolved, before)
+        if shown is not None and shown.after_sha256 != plan.change.after_sha256:
+            raise ChangedSincePreview(target)
         if plan.warnings and not _approved_exactly(ctx, plan):
             raise ToolError(
                 f"{target} is {'; '.join(plan.warnings)}. Writing it needs your approval of this exact "
