@@ -13,8 +13,8 @@ from tool_test_helpers import LoopbackServer
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, ScriptedHost
 from echo_desk.agent.model import ToolCall
-from echo_desk.agent.tools import builtin_tools
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.tools import builtin_tools
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import Answer, ErrorKind, Question, RiskLevel
