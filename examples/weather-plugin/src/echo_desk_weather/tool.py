@@ -49,7 +49,7 @@ class WeatherTool(BaseTool):
     def readiness_detail(self) -> str:
         return "" if self.is_ready() else NOT_CONFIGURED
 
-    async def run(self, city: str) -> str:
+    async def run(self, city: str) -> str:  # type: ignore[override]  # named arguments by design
         api_key = get_secret(SECRET_KEY)
         if not api_key:
             raise ToolError(NOT_CONFIGURED, kind=ErrorKind.DEPENDENCY)
