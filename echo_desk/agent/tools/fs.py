@@ -74,8 +74,10 @@ def resolve(raw: object, roots: Sequence[Path], *, what: str = "path") -> Resolv
 def os_error(exc: OSError, target: object, action: str) -> ToolError:
     """A clear business/internal error for a failed file operation."""
     code = exc.errno
-    if code in (errno.ELOOP, errno.ENOTDIR, errno.EXDEV):
-        why = "a folder on the way was replaced by a link or file while the tool ran"
+    if code == errno.ELOOP:
+        why = "a folder on the way is now a symbolic link (it was replaced while the tool ran)"
+    elif code == errno.ENOTDIR:
+        why = "a part of the path is not a folder, or was replaced by a symbolic link while the tool ran"
     elif code == errno.ENOENT:
         why = "it does not exist"
     elif code in (errno.EACCES, errno.EPERM):
@@ -118,6 +120,13 @@ def open_dir(root: Path, parts: Sequence[str], *, create: bool = False) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def require_dir(target: Resolved) -> None:
+    """A clear error when a folder argument names a file or nothing."""
+    if not os.path.isdir(target.path):
+        what = "does not exist" if not os.path.lexists(target.path) else "is not a folder"
+        raise ToolError(f"{target} {what}", kind=ErrorKind.BUSINESS)
 
 
 def open_parent(target: Resolved, *, create: bool = False) -> tuple[int, str]:

@@ -118,6 +118,7 @@ class ListDir(BuiltinTool):
                             ctx.workspace_roots)
         depth = get_int(params, "depth", default=1, low=1, high=5)
         limit = get_int(params, "max_entries", default=200, low=1, high=2000)
+        fs.require_dir(target)
         rows: list[str] = []
         try:
             fd = fs.open_dir(target.root, target.parts)

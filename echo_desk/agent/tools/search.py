@@ -126,6 +126,7 @@ class SearchFiles(BuiltinTool):
         limit = get_int(params, "max_results", default=100, low=1, high=1000)
         target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
                             ctx.workspace_roots)
+        fs.require_dir(target)
         try:
             top_fd = fs.open_dir(target.root, target.parts)
         except OSError as exc:
