@@ -94,3 +94,11 @@ def test_glob_translation() -> None:
     assert glob_to_regex("*.py").match("a.py") and not glob_to_regex("*.py").match("a/b.py")
     assert glob_to_regex("src/**/*.py").match("src/a/b/c.py") and glob_to_regex("src/**/*.py").match("src/c.py")
     assert glob_to_regex("file?.[ch]").match("file1.c") and not glob_to_regex("[!a]x").match("ax")
+
+
+async def test_folder_tools_say_when_the_path_is_not_a_folder(workspace: Path, make_ctx: MakeCtx) -> None:
+    (workspace / "a.txt").write_text("x\n")
+    for tool, params in ((ListDir(), {"path": "a.txt"}), (SearchFiles(), {"path": "nope", "glob": "*"})):
+        result = await run_tool(tool, params, make_ctx(tool))
+        assert result.error_kind is ErrorKind.BUSINESS
+        assert result.error.endswith(("is not a folder", "does not exist")), result.error
