@@ -46,15 +46,24 @@ def test_sigkilled_saves_leave_old_or_new_content_and_no_temp_files(tmp_path: Pa
     path.write_bytes(contents[0])
     target = fs.resolve(str(path), (folder,))
 
-    # How long one uninterrupted save takes here, to spread the kills over it.
-    started = time.perf_counter()
-    for index in (1, 0, 1, 0):
-        atomic_write(target, contents[index], expect_sha256=hashes[1 - index])
-    duration = (time.perf_counter() - started) / 4
+    # How long one uninterrupted save takes in a child (fork, copy-on-write and all), so the
+    # kills can be spread over the whole save.
+    durations = []
+    current = 0
+    for _ in range(5):
+        pid, read_end = _save_in_child(target, contents[1 - current], hashes[current])
+        assert os.read(read_end, 1) == b"R"
+        started = time.perf_counter()
+        _, status = os.waitpid(pid, 0)
+        durations.append(time.perf_counter() - started)
+        os.close(read_end)
+        assert os.waitstatus_to_exitcode(status) == 0
+        current = 1 - current
+    duration = sorted(durations)[len(durations) // 2]
+    assert path.read_bytes() == contents[current]
 
     outcome = {"old": 0, "new": 0}
     leftovers_seen = 0
-    current = 0
     for _ in range(TRIALS):
         other = 1 - current
         pid, read_end = _save_in_child(target, contents[other], hashes[current])
