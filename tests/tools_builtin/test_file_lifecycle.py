@@ -252,3 +252,11 @@ async def test_write_creates_parents_and_reports_creation(workspace: Path, make_
     binary.write_bytes(b"\x00\x01\x02\xff" * 10)
     refused = await run_tool(WriteFile(), {"path": "bin.dat", "content": "text"}, make_ctx("write_file"))
     assert refused.error_kind is ErrorKind.BUSINESS and "binary" in refused.error
+
+
+async def test_crlf_text_from_the_model_matches_an_lf_file(workspace: Path, make_ctx: MakeCtx) -> None:
+    (workspace / "a.txt").write_bytes(b"one\ntwo\nthree\n")
+    params = {"path": "a.txt", "edits": [{"old": "one\r\ntwo", "new": "1\r\n2"}]}
+    result = await run_tool(EditFile(), params, make_ctx("edit_file"))
+    assert result.success, result.error
+    assert (workspace / "a.txt").read_bytes() == b"1\n2\nthree\n"

@@ -116,9 +116,11 @@ class EditFile(FileWriteTool):
 
     @staticmethod
     def _apply(text: str, old: str, new: str, fmt: TextFormat, number: int) -> str:
-        # The model usually writes LF; in a CRLF file look for the CRLF form first.
-        candidates = [(to_newline(old, fmt.newline), to_newline(new, fmt.newline))] if fmt.newline != "\n" else []
-        candidates.append((old, new))
+        # The model usually writes LF: in a CRLF file look for the CRLF form first (and for the
+        # LF form of a CRLF text in an LF file), then for the text exactly as given.
+        candidates = [(old, new)]
+        if fmt.newline != "\n" or "\r\n" in old:
+            candidates.insert(0, (to_newline(old, fmt.newline), to_newline(new, fmt.newline)))
         for find, replace in candidates:
             count = text.count(find)
             if count == 1:

@@ -87,8 +87,9 @@ class RunCommand(BuiltinTool):
     description = (
         "Run a shell command line (/bin/sh -c) with its working folder inside the workspace. "
         "stdout and stderr are merged and returned with the exit code; long output keeps its start "
-        "and end. The command is killed (with all its child processes) after timeout_seconds. "
-        "Environment variables that look like secrets are removed."
+        "and end. The command is killed (with all its child processes) after timeout_seconds; "
+        "background processes it started are stopped when it ends. Environment variables that "
+        "look like secrets are removed."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
