@@ -180,3 +180,24 @@ def test_one_gigabyte_of_output_keeps_memory_bounded(workspace: Path) -> None:
     assert figures["bytes"] == 1 << 30
     assert growth_mb <= 64, figures
     print(f"run_command 1 GiB output: peak RSS growth {growth_mb:.1f} MB")
+
+
+async def test_cwd_swapped_for_a_link_after_the_check_is_not_followed(
+    workspace: Path, make_ctx: MakeCtx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = workspace.parent / "outside"
+    outside.mkdir()
+    (workspace / "sub").mkdir()
+    from echo_desk.agent.tools import shell
+
+    real_check = shell.fs.require_dir
+
+    def check_then_swap(target: shell.fs.Resolved) -> None:
+        real_check(target)  # the check passes; then another program swaps the folder for a link
+        os.rename(workspace / "sub", workspace / "sub-moved")
+        os.symlink(outside, workspace / "sub")
+
+    monkeypatch.setattr(shell.fs, "require_dir", check_then_swap)
+    result = await RunCommand().execute({"command": "touch escaped; pwd -P", "cwd": "sub"}, make_ctx("run_command"))
+    assert not (outside / "escaped").exists()
+    assert result.error_kind is ErrorKind.BUSINESS and "symbolic link" in result.error

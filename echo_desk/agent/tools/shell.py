@@ -77,6 +77,17 @@ class OutputBuffer:
         return f"{head}\n[... {omitted} bytes of output omitted ...]\n{self.tail.decode('utf-8', 'replace')}"
 
 
+def _enter(cwd: fs.Resolved) -> tuple[int, str]:
+    """Open the working folder through the symlink-free walk; the child changes into that very
+    folder (``/proc/self/fd/N`` on Linux), so a folder swapped for a link after the check is not
+    followed."""
+    try:
+        fd = fs.open_dir(cwd.root, cwd.parts)
+    except OSError as exc:
+        raise fs.os_error(exc, cwd, "enter") from exc
+    return fd, (f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else str(cwd))
+
+
 def kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
@@ -117,8 +128,7 @@ class RunCommand(BuiltinTool):
             raise ToolError("'command' is blank", kind=ErrorKind.VALIDATION)
         cwd = fs.resolve(get_str(params, "cwd", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
                          ctx.write_roots, what="cwd")
-        if not os.path.isdir(cwd.path):
-            raise ToolError(f"cwd {cwd} is not a folder", kind=ErrorKind.BUSINESS)
+        fs.require_dir(cwd)
         return command, cwd, get_int(params, "timeout_seconds", default=120, low=1, high=MAX_TIMEOUT)
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
@@ -129,11 +139,15 @@ class RunCommand(BuiltinTool):
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         command, cwd, timeout = self._args(params, ctx)
         started = time.monotonic()
-        proc = await asyncio.create_subprocess_exec(
-            "/bin/sh", "-c", command, cwd=str(cwd), env=scrubbed_environment(),
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-        )
+        dir_fd, workdir = _enter(cwd)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "/bin/sh", "-c", command, cwd=workdir, env={**scrubbed_environment(), "PWD": str(cwd)},
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            )
+        finally:
+            os.close(dir_fd)
         buffer = OutputBuffer()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx))
         ended = ""
