@@ -33,3 +33,17 @@ def test_check_mode_detects_a_stale_file(tmp_path: Path) -> None:
     assert main(["--output", str(target), "--check"]) == 0
     target.write_text(target.read_text(encoding="utf-8").replace("read_file", "read_fil"), encoding="utf-8")
     assert main(["--output", str(target), "--check"]) == 1
+
+
+def test_every_marked_string_of_the_builtin_tools_is_translated() -> None:
+    from babel.messages.extract import extract_from_file
+
+    zh = chinese_catalog()
+    folder = Path(__file__).resolve().parents[2] / "echo_desk" / "agent" / "tools"
+    found = {
+        message
+        for module in folder.glob("*.py")
+        for _, message, _, _ in extract_from_file("python", str(module), keywords={"_": None, "N_": None})
+    }
+    assert "Saving {path}" in found and "Read file" in found
+    assert sorted(m for m in found if not zh.get(m)) == []

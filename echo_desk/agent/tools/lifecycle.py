@@ -18,6 +18,7 @@ from echo_desk.agent.tools import fs
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import file_change
+from echo_desk.i18n import _
 from echo_desk.store import paths
 from echo_desk.tools import (
     ErrorKind,
@@ -117,11 +118,13 @@ class FileWriteTool(BuiltinTool):
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         plan = self.plan(params, *self.load(params, ctx))
         detail = "; ".join(plan.warnings) or ("new file" if plan.before is None else "")
-        verb = "Create" if plan.before is None else "Change"
+        # Person-facing text is translated here; the "protected" marker in ``detail`` stays
+        # English because the approval policy looks for it.
+        summary = _("Create {path}") if plan.before is None else _("Change {path}")
         return ToolPreview(
             targets=(Target(kind="path", value=str(plan.target), detail=detail),),
             file_changes=(plan.change,),
-            summary=f"{verb} {plan.target}",
+            summary=summary.format(path=plan.target),
         )
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
@@ -145,7 +148,7 @@ class FileWriteTool(BuiltinTool):
                 "file; nothing was written.",
                 kind=ErrorKind.BUSINESS,
             )
-        ctx.host.set_activity(f"Saving {target}")
+        ctx.host.set_activity(_("Saving {path}").format(path=target))
         try:
             if not await ctx.host.acquire_editor(target):
                 raise ToolError(f"the editor that has {target} open did not release it (unsaved changes?); "

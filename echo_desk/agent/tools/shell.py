@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from echo_desk.agent.tools import fs
 from echo_desk.agent.tools.common import BuiltinTool, get_int, get_str, require_writable
+from echo_desk.i18n import _
 from echo_desk.tools import (
     N_,
     CancelledByUser,
@@ -134,7 +135,7 @@ class RunCommand(BuiltinTool):
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         command, cwd, timeout = self._args(params, ctx)
         return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)),),
-                           summary=f"Run in {cwd} (timeout {timeout} s)")
+                           summary=_("Run in {cwd} (timeout {seconds} s)").format(cwd=cwd, seconds=timeout))
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         command, cwd, timeout = self._args(params, ctx)

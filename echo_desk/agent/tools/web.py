@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from echo_desk.agent.tools.common import BuiltinTool, bad, get_int, get_str
+from echo_desk.i18n import _
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -124,7 +125,7 @@ class FetchUrl(BuiltinTool):
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         url = check_url(get_str(params, "url", max_len=MAX_URL))
-        return ToolPreview(targets=(Target(kind="url", value=url),), summary=f"Fetch {url}")
+        return ToolPreview(targets=(Target(kind="url", value=url),), summary=_("Fetch {url}").format(url=url))
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         url = check_url(get_str(params, "url", max_len=MAX_URL))
