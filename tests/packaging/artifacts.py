@@ -83,3 +83,29 @@ def assert_first_frame(result: subprocess.CompletedProcess[str]) -> None:
     """The GUI painted its first frame and left cleanly (ECHO_DESK_EXIT_AFTER_FIRST_FRAME=1)."""
     assert result.returncode == 0, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     assert "FIRST_FRAME" in result.stdout, result.stdout + result.stderr
+
+
+def _envelope(result: subprocess.CompletedProcess[str]) -> dict[str, object]:
+    assert result.stdout.lstrip().startswith("{"), f"no envelope (exit {result.returncode}):\n{result.stderr}"
+    envelope = json.loads(result.stdout)
+    assert isinstance(envelope, dict)
+    return envelope
+
+
+def assert_tools_run(program: list[str], workspace: Path) -> None:
+    """Real tools through the real dispatcher from a built program: a search (pathspec, worker
+    thread) and an approved write (preview, diff, atomic save). Lazy imports missing from a
+    build break here, not in ``tools list``."""
+    (workspace / "notes.txt").write_text("packaged hello\n", encoding="utf-8")
+    found = run([*program, "call", "search_files", "--args", json.dumps({"regex": "packaged"}),
+                 "--workspace", str(workspace)], cwd=workspace)
+    envelope = _envelope(found)
+    assert envelope["ok"], envelope
+    assert "notes.txt" in envelope["content"]
+    target = workspace / "written.txt"
+    wrote = run([*program, "call", "write_file", "--args", json.dumps({"path": str(target), "content": "from a build\n"}),
+                 "--workspace", str(workspace), "--yes"], cwd=workspace)
+    envelope = _envelope(wrote)
+    assert envelope["ok"], envelope
+    assert [change["kind"] for change in envelope["file_changes"]] == ["create"]
+    assert target.read_text(encoding="utf-8") == "from a build\n"

@@ -14,6 +14,7 @@ import pytest
 from tests.packaging.artifacts import (
     APP_ID,
     assert_first_frame,
+    assert_tools_run,
     builtin_tool_names,
     known_zh_string,
     run,
@@ -43,6 +44,10 @@ def test_tools_list_offers_what_the_checkout_offers(bundle: Path, tmp_path: Path
     result = run([str(bundle / "echo-desk"), "tools", "list", "--json"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert builtin_tool_names(result.stdout) == source_tool_names
+
+
+def test_builtin_tools_run_through_the_dispatcher(bundle: Path, tmp_path: Path) -> None:
+    assert_tools_run([str(bundle / "echo-desk")], tmp_path)
 
 
 @pytest.mark.parametrize("lang", ["en_US.UTF-8", "zh_CN.UTF-8"])

@@ -18,6 +18,7 @@ from tests.packaging.artifacts import (
     Dist,
     WheelVenv,
     assert_first_frame,
+    assert_tools_run,
     builtin_tool_names,
     known_zh_string,
     run,
@@ -75,6 +76,10 @@ def test_tools_list_from_the_wheel_offers_what_the_checkout_offers(
     result = run([str(wheel_venv.echo_desk), "tools", "list", "--json"], cwd=wheel_venv.workdir)
     assert result.returncode == 0, result.stderr
     assert builtin_tool_names(result.stdout) == source_tool_names
+
+
+def test_builtin_tools_from_the_wheel_run_through_the_dispatcher(wheel_venv: WheelVenv, tmp_path: Path) -> None:
+    assert_tools_run([str(wheel_venv.echo_desk)], tmp_path)
 
 
 def test_zh_cn_catalog_from_the_wheel_translates(wheel_venv: WheelVenv) -> None:
