@@ -61,6 +61,8 @@ class CallRouter:
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server answered with an error: {exc}")
         except ValidationError as exc:
             return ToolResult.fail(

@@ -335,6 +335,7 @@ class McpManager:
     async def _refresh(self, name: str) -> None:
         """After ``list_changed``: list again, re-check pins, re-register."""
         srv = self._servers[name]
+        self._emit("list_changed", name)
         conn = srv.conn
         if conn is None or not conn.connected:
             return

@@ -111,7 +111,8 @@ class ServerStartApprover(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class McpEvent:
-    """Sent to subscribers: ``status`` (a server's status changed) or ``tools`` (its tools did)."""
+    """Sent to subscribers: ``status`` (a server's status changed), ``tools`` (its tools did)
+    or ``list_changed`` (the server announced a change; a re-list follows)."""
 
     kind: str
     server: str
