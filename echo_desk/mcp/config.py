@@ -151,6 +151,8 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
         kind = "http"
     if kind is None:
         kind = "stdio" if "command" in raw else ("http" if "url" in raw else None)
+    if kind is None:
+        raise ConfigError(f"{name}: needs a command (stdio) or a url (http/sse)")
     if kind not in ("stdio", "http", "sse"):
         raise ConfigError(f"{name}: unknown type {kind!r} (stdio, http or sse)")
     enabled = raw.get("enabled", not raw.get("disabled", False))
