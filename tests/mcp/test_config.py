@@ -69,7 +69,7 @@ def test_broken_file_raises_and_is_not_overwritten() -> None:
 
 def test_keyring_references_resolve_at_start_and_fail_clearly() -> None:
     cfg = parse_server("s", {"command": "x", "env": {"TOKEN": {"keyring": "s.token"}, "PLAIN": "p"}})
-    with pytest.raises(MissingSecretError, match="s.token"):
+    with pytest.raises(MissingSecretError, match=r"s\.token"):
         cfg.resolved_env()
     secret_store().set("s.token", "v")
     assert cfg.resolved_env() == {"TOKEN": "v", "PLAIN": "p"}

@@ -81,7 +81,7 @@ async def test_kill_9_of_the_host_ends_every_server_child(mark, tmp_path: Path) 
     if have_everything():
         servers["everything"] = everything_config("everything").to_json()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
-    host = subprocess.Popen(
+    host = subprocess.Popen(  # noqa: ASYNC220 - a plain child we kill -9 by pid
         [sys.executable, "-c", HOST_SCRIPT, json.dumps(servers), json.dumps({MARK: mark})],
         stdout=subprocess.PIPE,
         text=True,
