@@ -30,7 +30,7 @@ from echo_desk.mcp.status import (
     ServerStatus,
     ToolFlag,
 )
-from echo_desk.mcp.toolset import BuiltTool, build_tools, effective_risk
+from echo_desk.mcp.toolset import BuiltTool, build_tools
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
@@ -95,7 +95,6 @@ class McpManager:
         self._thread.start()
         self._closed = False
         self._router = CallRouter(self)
-        self._unsubscribe = settings_store.subscribe(self._settings_changed)
         for srv in self._servers.values():
             srv.state = ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED
 
@@ -347,28 +346,40 @@ class McpManager:
         self._install(name, listed)
 
     def _install(self, name: str, listed: list[types.Tool]) -> None:
+        """Register the server's tools (all or none). Unchanged tools stay registered as they
+        are, so a call dispatched during a re-list never finds its tool missing."""
         srv = self._servers[name]
         taken = {n for other, s in self._servers.items() if other != name for n in s.tools}
         if self.registry is not None:
             taken |= {n for n in _registry_names(self.registry) if n not in srv.tools}
         settings = self.settings_store.current
         built, problems = build_tools(self, srv.config, listed, settings, self._pins, taken)
-        self._uninstall(name)
         srv.problems = problems
         if problems:
+            self._uninstall(name)
             self._set(name, ServerState.ERROR, "the server's tool list cannot be used; no tool was added")
             return
-        registered: list[str] = []
-        for item in built:
-            result = self.registry.register(item.tool, source=f"mcp:{name}") if self.registry else None
-            if result is not None and not getattr(result, "ok", True):
-                srv.problems = [f"tool {item.tool.original_name!r}: {getattr(result, 'message', result)}"]
-                for done in registered:
-                    self.registry.unregister(done)  # type: ignore[union-attr]
-                self._set(name, ServerState.ERROR, "the registry refused a tool; no tool was added")
-                return
-            registered.append(item.tool.name)
-        srv.tools = {item.tool.name: item for item in built}
+        old = srv.tools
+        same = {
+            item.tool.name
+            for item in built
+            if item.tool.name in old and old[item.tool.name].tool.definition_hash == item.tool.definition_hash
+        }
+        final = {item.tool.name: (old[item.tool.name] if item.tool.name in same else item) for item in built}
+        if self.registry is not None:
+            for stale in set(old) - same:
+                self.registry.unregister(stale)
+            for tool_name, item in final.items():
+                if tool_name in same:
+                    continue
+                result = self.registry.register(item.tool, source=f"mcp:{name}")
+                if not getattr(result, "ok", True):
+                    srv.tools = final
+                    self._uninstall(name)
+                    srv.problems = [f"tool {item.tool.original_name!r}: {getattr(result, 'message', result)}"]
+                    self._set(name, ServerState.ERROR, "the registry refused a tool; no tool was added")
+                    return
+        srv.tools = final
         self._pin_new([item for item in built if item.new_pin])
         self._set(name, ServerState.CONNECTED)
         self._emit("tools", name)
@@ -409,12 +420,6 @@ class McpManager:
 
         return await self._on_loop(run())
 
-    def _settings_changed(self, settings: Settings) -> None:
-        # Risk overrides apply at once (they live on the per-tool class).
-        for srv in self._servers.values():
-            for built in srv.tools.values():
-                type(built.tool).risk_level = effective_risk(settings, built.tool.name)
-
     # -- calls ---------------------------------------------------------------------------------
 
     async def call_tool(
@@ -445,7 +450,6 @@ class McpManager:
         """Close every session, end every child process, stop the manager's thread."""
         if self._closed:
             return
-        self._unsubscribe()
 
         async def run() -> None:
             await asyncio.gather(*(self._stop(n) for n in self._servers), return_exceptions=True)

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
-import jsonschema
+from echo_desk.agent.schema_checks import check_tool_schema
 
 #: Zero-width characters, bidi controls, Unicode tag characters (U+E0000–U+E007F) and other
 #: invisible format characters that can smuggle instructions past a person reading a catalog.
@@ -26,9 +26,7 @@ _HIDDEN_RANGES = (
 )
 _HIDDEN_SINGLES = frozenset({0x00AD, 0x061C, 0x180E, 0xFEFF})
 
-#: Caps on what a server may hand us per tool; the agent's schema checks may be stricter.
-MAX_SCHEMA_BYTES = 64 * 1024
-MAX_SCHEMA_DEPTH = 24
+#: Caps on what a server may hand us (schemas are capped by ``check_tool_schema``).
 MAX_DESCRIPTION_CHARS = 8 * 1024
 MAX_TOOLS_PER_SERVER = 256
 #: Providers accept at most 64 characters of ``[A-Za-z0-9_-]`` in a tool name.
@@ -86,63 +84,10 @@ def registry_name(server: str, tool: str, taken: set[str]) -> str:
     return candidate
 
 
-def _depth(value: Any, level: int = 0) -> int:
-    if isinstance(value, dict):
-        return max([_depth(v, level + 1) for v in value.values()], default=level + 1)
-    if isinstance(value, list):
-        return max([_depth(v, level + 1) for v in value], default=level + 1)
-    return level
-
-
-def _refs(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        out = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
-        for v in value.values():
-            out.extend(_refs(v))
-        return out
-    if isinstance(value, list):
-        return [r for v in value for r in _refs(v)]
-    return []
-
-
-def minimal_schema_problems(schema: Any) -> list[str]:
-    """Our own check of an untrusted input schema; empty when it is usable.
-
-    Used until ``echo_desk.agent.schema_checks.check_tool_schema`` is available.
-    """
-    if not isinstance(schema, dict):
-        return ["the input schema is not a JSON object"]
-    problems: list[str] = []
-    size = len(json.dumps(schema, ensure_ascii=False, default=str))
-    if size > MAX_SCHEMA_BYTES:
-        problems.append(f"the input schema is {size} bytes (limit {MAX_SCHEMA_BYTES})")
-    if _depth(schema) > MAX_SCHEMA_DEPTH:
-        problems.append(f"the input schema nests deeper than {MAX_SCHEMA_DEPTH} levels")
-    if schema.get("type") != "object":
-        problems.append('the input schema\'s root "type" is not "object"')
-    for ref in _refs(schema):
-        if not ref.startswith("#"):
-            problems.append(f"the input schema refers to an outside document ({ref!r})")
-    if not problems:
-        try:
-            jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(
-                schema
-            )
-        except jsonschema.SchemaError as exc:
-            problems.append(f"the input schema is not valid JSON Schema: {exc.message}")
-    return problems
-
-
 def schema_problems(schema: Any) -> list[str]:
-    """Problems of an input schema, by the engine's shared checker when it exists."""
-    problems = minimal_schema_problems(schema)
-    try:
-        from echo_desk.agent.schema_checks import check_tool_schema  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return problems
-    if problems:
-        return problems
-    return list(check_tool_schema(schema))
+    """Problems of an untrusted input schema, by the engine's shared checker (size, depth,
+    property count, local ``$ref`` only, Draft 2020-12 validity); empty when usable."""
+    return check_tool_schema(schema)
 
 
 def canonical_definition(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:

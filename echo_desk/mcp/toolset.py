@@ -41,11 +41,6 @@ class BuiltTool:
     new_pin: bool = False
 
 
-def effective_risk(settings: Settings, name: str) -> RiskLevel:
-    """``exec`` unless the person lowered it in settings for this tool."""
-    return settings.tool(name).risk_override or RiskLevel.EXEC
-
-
 def _annotations(tool: types.Tool) -> dict[str, Any]:
     if tool.annotations is None:
         return {}
@@ -106,7 +101,8 @@ def build_tools(
             annotations=annotations,
             definition_hash=digest,
             hidden_characters=tuple(hidden),
-            risk=effective_risk(settings, name),
+            # Always exec here; the dispatcher applies the person's ToolSettings.risk_override.
+            risk=RiskLevel.EXEC,
             timeout=cfg.timeout,
         )
         built.append(BuiltTool(tool=tool, definition=definition, changes=changes, new_pin=pinned is None))

@@ -12,7 +12,7 @@ import pytest
 from echo_desk.mcp import McpManager
 from echo_desk.mcp.config import ServerConfig, parse_server
 from echo_desk.store.settings import SettingsStore
-from tests.mcp.helpers import EVERYTHING, FAULT_SERVER, MARK, FakeRegistry, have_everything
+from tests.mcp.helpers import EVERYTHING, FAULT_SERVER, MARK, TestRegistry, have_everything
 
 needs_everything = pytest.mark.skipif(
     not have_everything(), reason="run scripts/install-mcp-test-servers.sh (npm server-everything)"
@@ -25,8 +25,8 @@ def mark() -> str:
 
 
 @pytest.fixture
-def registry() -> FakeRegistry:
-    return FakeRegistry()
+def registry() -> TestRegistry:
+    return TestRegistry()
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def fault_config(name: str = "f", env: dict[str, str] | None = None, **extra: An
 
 @pytest.fixture
 async def make_manager(
-    settings_store: SettingsStore, registry: FakeRegistry, mark: str
+    settings_store: SettingsStore, registry: TestRegistry, mark: str
 ) -> AsyncIterator[Callable[..., McpManager]]:
     """``make_manager(servers, approve=True, host=None)``: a manager closed after the test."""
     made: list[McpManager] = []

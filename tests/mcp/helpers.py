@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.registry import ToolRegistry
+
 HERE = Path(__file__).parent
 EVERYTHING = HERE / "servers" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 FAULT_SERVER = HERE / "fault_server.py"
@@ -47,7 +49,7 @@ def marked_pids(mark: str) -> list[int]:
     return found
 
 
-async def wait_until(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:  # noqa: ASYNC109
+async def wait_until(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
     """Poll ``check`` until it returns something truthy, or fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -59,23 +61,15 @@ async def wait_until(check: Callable[[], Any], timeout: float = 10.0, what: str 
         await asyncio.sleep(0.02)
 
 
-class FakeRegistry:
-    """Stand-in for ``echo_desk.agent.registry.ToolRegistry`` (same register/unregister API)."""
+class TestRegistry(ToolRegistry):
+    """The engine's real registry, plus a ``tools`` view for short assertions."""
 
-    def __init__(self) -> None:
-        self.tools: dict[str, tuple[Any, str]] = {}
+    @property
+    def tools(self) -> dict[str, tuple[Any, str]]:
+        return {entry.name: (entry.tool, entry.source) for entry in self.entries()}
 
-    def register(self, tool: Any, source: str = "builtin") -> Any:
-        from types import SimpleNamespace
 
-        if tool.name in self.tools:
-            return SimpleNamespace(ok=False, message=f"{tool.name} is already registered")
-        self.tools[tool.name] = (tool, source)
-        return SimpleNamespace(ok=True, message="")
-
-    def unregister(self, name: str) -> None:
-        self.tools.pop(name, None)
-
-    def get(self, name: str) -> Any:
-        entry = self.tools.get(name)
-        return entry[0] if entry else None
+def get_tool(registry: ToolRegistry, name: str) -> Any:
+    entry = registry.get(name)
+    assert entry is not None, f"{name} is not registered (have: {sorted(e.name for e in registry.entries())})"
+    return entry.tool

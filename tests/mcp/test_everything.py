@@ -16,7 +16,7 @@ from echo_desk.mcp import McpEvent, ServerState
 from echo_desk.mcp.config import parse_server
 from echo_desk.tools import Answer, CancelledByUser, ErrorKind, NullToolHost, Question, ToolExecutionContext
 from tests.mcp.conftest import everything_config, needs_everything
-from tests.mcp.helpers import EVERYTHING, MARK, wait_until
+from tests.mcp.helpers import EVERYTHING, MARK, get_tool, wait_until
 
 pytestmark = needs_everything
 
@@ -86,16 +86,16 @@ async def test_lists_and_calls_tools(make_manager, registry, ev_config) -> None:
     names = set(registry.tools)
     assert {"ev__echo", "ev__get-sum", "ev__get-structured-content", "ev__trigger-long-running-operation"} <= names
     assert all(source == "mcp:ev" for _tool, source in registry.tools.values())
-    echo = registry.get("ev__echo")
+    echo = get_tool(registry, "ev__echo")
     assert echo.original_name == "echo" and echo.risk_level.value == "exec"
     # readOnlyHint is shown, never lowers the risk by itself
     info = next(t for t in status.tools if t.registry_name == "ev__echo")
     assert info.annotations.get("readOnlyHint") is True
     result = await echo.execute({"message": "hello"}, ctx("echo"))
     assert result.success and result.output == "Echo: hello"
-    total = await registry.get("ev__get-sum").execute({"a": 2, "b": 40}, ctx("sum"))
+    total = await get_tool(registry, "ev__get-sum").execute({"a": 2, "b": 40}, ctx("sum"))
     assert total.success and "42" in total.output
-    structured = await registry.get("ev__get-structured-content").execute({"location": "New York"}, ctx("s"))
+    structured = await get_tool(registry, "ev__get-structured-content").execute({"location": "New York"}, ctx("s"))
     assert structured.success
     assert set(structured.metadata["structured_content"]) >= {"temperature", "conditions", "humidity"}
 
@@ -104,7 +104,7 @@ async def test_elicitation_accept_applies_defaults(make_manager, registry) -> No
     host = AnsweringHost(Answer(action="accept", values={"name": "Ada", "check": True}))
     manager = make_manager({"ev": everything_config(timeout=20)})
     await manager.start("ev")
-    tool = registry.get("ev__trigger-elicitation-request")
+    tool = get_tool(registry, "ev__trigger-elicitation-request")
     result = await tool.execute({}, ctx("elicit", host))
     assert result.success, result.error
     question = host.questions[0]
@@ -119,7 +119,7 @@ async def test_elicitation_decline_and_cancel_reach_the_server(make_manager, reg
     host = AnsweringHost(Answer(action=action))
     manager = make_manager({"ev": everything_config(timeout=20)})
     await manager.start("ev")
-    result = await registry.get("ev__trigger-elicitation-request").execute({}, ctx("elicit", host))
+    result = await get_tool(registry, "ev__trigger-elicitation-request").execute({}, ctx("elicit", host))
     assert result.success
     assert f'"action": "{action}"' in result.output
 
@@ -127,7 +127,7 @@ async def test_elicitation_decline_and_cancel_reach_the_server(make_manager, reg
 async def test_cancel_long_running_call_frees_the_caller_at_once(make_manager, registry) -> None:
     manager = make_manager({"ev": everything_config(timeout=60)})
     await manager.start("ev")
-    tool = registry.get("ev__trigger-long-running-operation")
+    tool = get_tool(registry, "ev__trigger-long-running-operation")
     call_ctx = ctx("long")
     task = asyncio.ensure_future(tool.execute({"duration": 30, "steps": 30}, call_ctx))
     await asyncio.sleep(0.3)  # let the request reach the server (no assertion depends on it)
@@ -138,7 +138,7 @@ async def test_cancel_long_running_call_frees_the_caller_at_once(make_manager, r
         await task
     assert loop.time() - started < 1.0
     # The session is still usable after the cancel.
-    after = await registry.get("ev__echo").execute({"message": "still here"}, ctx("echo"))
+    after = await get_tool(registry, "ev__echo").execute({"message": "still here"}, ctx("echo"))
     assert after.success and after.output == "Echo: still here"
 
 
@@ -164,7 +164,7 @@ async def test_env_values_reach_the_server_and_marks_its_process(make_manager, r
     request = manager.start_request("ev")
     assert request is None  # approved by the fixture
     await manager.start("ev")
-    result = await registry.get("ev__get-env").execute({}, ctx("env"))
+    result = await get_tool(registry, "ev__get-env").execute({}, ctx("env"))
     assert '"TOKEN": "s3cr3t"' in result.output and '"PLAIN": "visible"' in result.output
     assert result.output.count(MARK) == 1
 
@@ -172,7 +172,7 @@ async def test_env_values_reach_the_server_and_marks_its_process(make_manager, r
 async def test_tool_errors_map_to_error_kinds(make_manager, registry) -> None:
     manager = make_manager({"ev": everything_config(timeout=1)})
     await manager.start("ev")
-    slow = await registry.get("ev__trigger-long-running-operation").execute({"duration": 10, "steps": 2}, ctx("x"))
+    slow = await get_tool(registry, "ev__trigger-long-running-operation").execute({"duration": 10, "steps": 2}, ctx("x"))
     assert not slow.success and slow.error_kind is ErrorKind.TIMEOUT
-    bad = await registry.get("ev__get-sum").execute({"a": "not a number"}, ctx("y"))
+    bad = await get_tool(registry, "ev__get-sum").execute({"a": "not a number"}, ctx("y"))
     assert not bad.success and bad.error_kind in (ErrorKind.BUSINESS, ErrorKind.DEPENDENCY)

@@ -17,7 +17,15 @@ from echo_desk.mcp import ServerState
 from echo_desk.mcp.config import parse_server
 from echo_desk.tools import CancelledByUser, ToolExecutionContext
 from tests.mcp.conftest import everything_config, fault_config
-from tests.mcp.helpers import MARK, TINY_SERVER, have_everything, marked_pids, time_server_command, wait_until
+from tests.mcp.helpers import (
+    MARK,
+    TINY_SERVER,
+    get_tool,
+    have_everything,
+    marked_pids,
+    time_server_command,
+    wait_until,
+)
 
 CYCLES = 200
 
@@ -29,10 +37,10 @@ def ctx(name: str) -> ToolExecutionContext:
 async def _cycle(manager, registry, index: int) -> None:
     status = await manager.start("t")
     assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
-    echoed = await registry.get("t__echo").execute({"text": f"n{index}"}, ctx("echo"))
+    echoed = await get_tool(registry, "t__echo").execute({"text": f"n{index}"}, ctx("echo"))
     assert echoed.output == f"n{index}"
     sleep_ctx = ctx("sleep")
-    task = asyncio.ensure_future(registry.get("t__sleep").execute({"seconds": 60}, sleep_ctx))
+    task = asyncio.ensure_future(get_tool(registry, "t__sleep").execute({"seconds": 60}, sleep_ctx))
     await asyncio.sleep(0)  # let the request go out before cancelling
     sleep_ctx.cancel_event.set()
     with pytest.raises(CancelledByUser):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from echo_desk.mcp.sanitize import (
     canonical_definition,
     definition_hash,
-    minimal_schema_problems,
     registry_name,
+    schema_problems,
     strip_hidden,
     strip_hidden_deep,
 )
@@ -40,19 +40,19 @@ def test_registry_names_are_provider_safe_unique_and_short() -> None:
 
 
 def test_schema_caps_and_checks() -> None:
-    assert minimal_schema_problems({"type": "object", "properties": {"a": {"type": "string"}}}) == []
-    assert minimal_schema_problems([1]) == ["the input schema is not a JSON object"]
-    assert any("root" in p for p in minimal_schema_problems({"type": "array"}))
+    assert schema_problems({"type": "object", "properties": {"a": {"type": "string"}}}) == []
+    assert schema_problems([1])
+    assert any("object" in p for p in schema_problems({"type": "array"}))
     deep: dict = {"type": "object"}
     node = deep
     for _ in range(30):
         node["properties"] = {"x": {"type": "object"}}
         node = node["properties"]["x"]
-    assert any("deeper" in p for p in minimal_schema_problems(deep))
+    assert any("deep" in p for p in schema_problems(deep))
     huge = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "d" * 100} for i in range(1000)}}
-    assert any("bytes" in p for p in minimal_schema_problems(huge))
-    assert any("outside" in p for p in minimal_schema_problems({"type": "object", "$ref": "http://x/s.json"}))
-    assert any("not valid" in p for p in minimal_schema_problems({"type": "object", "properties": {"a": {"type": 5}}}))
+    assert any("bytes" in p for p in schema_problems(huge))
+    assert any("local $ref" in p for p in schema_problems({"type": "object", "$ref": "http://x/s.json"}))
+    assert any("not a valid" in p for p in schema_problems({"type": "object", "properties": {"a": {"type": 5}}}))
 
 
 def test_definition_hash_changes_with_description_and_schema_only() -> None:
