@@ -47,6 +47,7 @@ def log(event: str) -> None:
 
 @server.tool(description="Echo the text back.")
 def echo(text: str) -> str:
+    log(f"echo {text}")
     return text
 
 
