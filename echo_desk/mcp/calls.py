@@ -57,7 +57,8 @@ class CallRouter:
         hosts = self._hosts.setdefault(server, [])
         hosts.append(ctx.host)
         try:
-            result = await asyncio.wait_for(conn.call_tool(tool, arguments), timeout)
+            async with asyncio.timeout(timeout):  # no extra task, unlike wait_for on 3.11
+                result = await conn.call_tool(tool, arguments)
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:

@@ -426,7 +426,16 @@ class McpManager:
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
     ) -> ToolResult:
         """Call ``tool`` on ``server`` with a timeout; errors come back as error kinds."""
-        return await self._on_loop(self._router.call(server, registry_name, tool, arguments, ctx))
+        return await self.submit_call(server, registry_name, tool, arguments, ctx)
+
+    def submit_call(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> asyncio.Future[ToolResult]:
+        """``call_tool`` as a future of the calling loop (no extra task: this is the hot path)."""
+        if self._closed:
+            raise RuntimeError("the MCP manager is closed")
+        coro = self._router.call(server, registry_name, tool, arguments, ctx)
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
 
     async def ensure_connection(self, name: str) -> ServerConnection | None:
         """The live connection, starting the server once if it is not connected (on our loop)."""

@@ -63,22 +63,34 @@ class MCPTool(Tool):
         )
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        call = asyncio.ensure_future(
-            self._manager.call_tool(self.server, self.name, self.original_name, dict(params), ctx)
-        )
-        try:
-            while True:
-                done, _ = await asyncio.wait({call}, timeout=_CANCEL_POLL_SECONDS)
-                if done:
-                    return call.result()
-                if ctx.cancel_event.is_set():
-                    # Cancelling the future cancels the request on the manager's loop, which
-                    # sends the protocol's notifications/cancelled to the server.
-                    call.cancel()
-                    raise CancelledByUser(f"{self.name} was cancelled")
-        finally:
-            if not call.done():
+        # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
+        # cancels the request on the manager's loop, which sends notifications/cancelled.
+        call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)
+        loop = asyncio.get_running_loop()
+        stopped = False
+        handle: asyncio.TimerHandle | None = None
+
+        def watch() -> None:
+            nonlocal handle, stopped
+            if call.done():
+                return
+            if ctx.cancel_event.is_set():
+                stopped = True
                 call.cancel()
+            else:
+                handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+
+        handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+        try:
+            return await call
+        except asyncio.CancelledError:
+            if stopped:
+                raise CancelledByUser(f"{self.name} was cancelled") from None
+            raise
+        finally:
+            if handle is not None:
+                handle.cancel()
+            call.cancel()
 
 
 def make_tool(
