@@ -12,13 +12,13 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import mcp_types as types
 
 from echo_desk.mcp.calls import CallRouter
-from echo_desk.mcp.config import ConfigError, ServerConfig, load_config
+from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.pins import PinStore
 from echo_desk.mcp.status import (
@@ -419,6 +419,65 @@ class McpManager:
             return False
 
         return await self._on_loop(run())
+
+    # -- editing the configuration (the settings page) ---------------------------------------
+
+    def configs(self) -> dict[str, ServerConfig]:
+        return {name: srv.config for name, srv in self._servers.items()}
+
+    async def apply_config(self, servers: dict[str, ServerConfig], *, save: bool = True) -> list[ServerStatus]:
+        """Make ``servers`` the configuration: save ``mcp.json``, stop removed or changed
+        servers, start new or changed enabled ones (a changed command needs a new approval).
+
+        For add/edit/remove/enable on the settings page and after an import.
+        """
+        if save:
+            save_config(servers)
+
+        async def run() -> None:
+            old = self._servers
+            for name in [n for n in old if n not in servers or old[n].config != servers[n]]:
+                await self._stop(name)
+                if name not in servers:
+                    del old[name]
+            for name, cfg in servers.items():
+                if name not in old:
+                    old[name] = _Server(config=cfg)
+                elif old[name].config != cfg:
+                    old[name].config = cfg
+                    old[name].stderr = ()
+                    old[name].problems = []
+            self._servers = {name: old[name] for name in servers}
+            for name, srv in self._servers.items():
+                if not srv.config.enabled:
+                    self._set(name, ServerState.DISABLED)
+            starts = [n for n, s in self._servers.items() if s.config.enabled and s.conn is None]
+            await asyncio.gather(*(self._start(n) for n in starts), return_exceptions=True)
+            self.config_error = ""
+
+        await self._on_loop(run())
+        return self.statuses()
+
+    async def set_server(self, config: ServerConfig) -> ServerStatus:
+        """Add or replace one server (saved to ``mcp.json``)."""
+        await self.apply_config({**self.configs(), config.name: config})
+        return self.status(config.name)
+
+    async def remove_server(self, name: str) -> None:
+        """Remove a server: stop it, unregister its tools, drop it from ``mcp.json``."""
+        await self.apply_config({n: c for n, c in self.configs().items() if n != name})
+
+    async def set_enabled(self, name: str, enabled: bool) -> ServerStatus:
+        return await self.set_server(replace(self._servers[name].config, enabled=enabled))
+
+    async def reload(self) -> list[ServerStatus]:
+        """Re-read ``mcp.json`` (after an import or an edit by hand) and apply it."""
+        try:
+            servers = load_config()
+        except ConfigError as exc:
+            self.config_error = str(exc)
+            return self.statuses()
+        return await self.apply_config(servers, save=False)
 
     # -- calls ---------------------------------------------------------------------------------
 

@@ -41,12 +41,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def http_everything() -> Iterator[str]:
-    """server-everything's streamable HTTP transport on a free loopback port."""
+def _serve(transport: str, path: str) -> Iterator[str]:
+    """server-everything's HTTP-based transport on a free loopback port."""
     port = _free_port()
     proc = subprocess.Popen(
-        ["node", str(EVERYTHING), "streamableHttp"],
+        ["node", str(EVERYTHING), transport],
         env={**os.environ, "PORT": str(port)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -57,25 +56,35 @@ def http_everything() -> Iterator[str]:
     def watch() -> None:
         assert proc.stderr is not None
         for line in proc.stderr:
-            if "listening" in line.lower():
+            if "listening" in line.lower() or "running on port" in line.lower():
                 ready.set()
 
     threading.Thread(target=watch, daemon=True).start()
     try:
         if not ready.wait(20):
             pytest.fail("server-everything did not start its HTTP transport")
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}{path}"
     finally:
         proc.terminate()
         proc.wait(10)
 
 
-@pytest.fixture(params=["stdio", "http"])
+@pytest.fixture(scope="module")
+def http_everything() -> Iterator[str]:
+    yield from _serve("streamableHttp", "/mcp")
+
+
+@pytest.fixture(scope="module")
+def sse_everything() -> Iterator[str]:
+    yield from _serve("sse", "/sse")
+
+
+@pytest.fixture(params=["stdio", "http", "sse"])
 def ev_config(request: pytest.FixtureRequest) -> Any:
     if request.param == "stdio":
         return everything_config(timeout=20)
-    url = request.getfixturevalue("http_everything")
-    return parse_server("ev", {"type": "http", "url": url, "timeout": 20})
+    url = request.getfixturevalue(f"{request.param}_everything")
+    return parse_server("ev", {"type": request.param, "url": url, "timeout": 20})
 
 
 async def test_lists_and_calls_tools(make_manager, registry, ev_config) -> None:
