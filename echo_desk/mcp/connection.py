@@ -27,6 +27,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from echo_desk import __version__
+from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
 
 log = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ class ServerConnection:
             if not ready.done():
                 ready.set_exception(error or ConnectionError("the server closed the connection"))
             elif not self._closing:
-                self._on_lost(self._lost_reason or (_describe(error) if error else "the connection ended"))
+                self._on_lost(self._lost_reason or (_describe(error) if error else N_("the connection ended")))
 
     async def close(self) -> None:
         """Close the session; for stdio the SDK closes stdin, then terminates the process group."""
@@ -192,7 +193,7 @@ class ServerConnection:
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:
-            self._lost_reason = "the server process exited"
+            self._lost_reason = N_("the server process exited")
             self._stop.set()
 
     # -- notifications -------------------------------------------------------------------------

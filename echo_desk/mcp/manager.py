@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from echo_desk.i18n import N_
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
@@ -177,7 +178,7 @@ class McpManager:
         if isinstance(self.host, ServerStartApprover):
             if await self.host.approve_server_start(request):
                 return self.approve_start(name, request.fingerprint)
-            self._set(name, ServerState.AWAITING_APPROVAL, "you declined to start this server")
+            self._set(name, ServerState.AWAITING_APPROVAL, N_("you declined to start this server"))
         return False
 
     # -- lifecycle -----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 
+from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.pins import PinStore
@@ -67,7 +68,7 @@ class ToolRegistration:
         srv.problems = problems
         if problems:
             self.uninstall(srv)
-            return "the server's tool list cannot be used; no tool was added"
+            return N_("the server's tool list cannot be used; no tool was added")
         old = srv.tools
         same = {
             item.tool.name
@@ -86,7 +87,7 @@ class ToolRegistration:
                     srv.tools = final
                     self.uninstall(srv)
                     srv.problems = [f"tool {item.tool.original_name!r}: {getattr(result, 'message', result)}"]
-                    return "the registry refused a tool; no tool was added"
+                    return N_("the registry refused a tool; no tool was added")
         srv.tools = final
         self._pin([item for item in built if item.new_pin])
         return ""

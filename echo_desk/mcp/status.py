@@ -58,7 +58,11 @@ class McpToolInfo:
 
 @dataclass(frozen=True, kw_only=True)
 class ServerStatus:
-    """A server's state for the settings page. ``stderr_tail`` holds its last stderr lines."""
+    """A server's state for the settings page. ``stderr_tail`` holds its last stderr lines.
+
+    ``detail`` is person-facing English; the fixed phrases are marked with ``N_`` (show them
+    with ``_()``), details naming a server's own error text are shown as they are.
+    """
 
     name: str
     state: ServerState
