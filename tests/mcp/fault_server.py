@@ -16,10 +16,13 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server import MCPServer
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel, Field
 
 server = MCPServer("fault")
 LOG = os.environ.get("FAULT_LOG")
@@ -83,6 +86,22 @@ async def malformed(ctx: Context) -> str:
     os.write(_protocol_fd(), line.encode())
     await asyncio.sleep(0.2)
     return "late"
+
+
+class Booking(BaseModel):
+    guests: int = Field(description="How many people")
+    note: str = Field(default="window seat", description="Anything else")
+
+
+def ask_booking() -> Elicit[Booking]:
+    return Elicit("How many guests, and anything else?", Booking)
+
+
+@server.tool(description="Asks the person for booking details (elicitation) and echoes them.")
+def book(answer: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]) -> str:
+    if isinstance(answer, AcceptedElicitation):
+        return f"booked for {answer.data.guests} ({answer.data.note})"
+    return f"not booked: {answer.action}"
 
 
 @server.tool(description="Fails as a tool (isError).")

@@ -49,6 +49,22 @@ def marked_pids(mark: str) -> list[int]:
     return found
 
 
+def children_of(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every direct child of ``pid``, zombies included."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append((int(entry), fields[0].decode()))
+    return found
+
+
 async def wait_until(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
     """Poll ``check`` until it returns something truthy, or fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

@@ -123,3 +123,29 @@ async def test_stubborn_child_and_grandchild_die_on_close(make_manager, mark, fa
     assert len(marked_pids(mark)) == 2
     await manager.aclose()  # stdin closed, SIGTERM ignored, then SIGKILL to the process group
     await wait_until(lambda: not marked_pids(mark), 10, "every marked process to exit")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"action": "accept", "values": {"guests": 3}}, "booked for 3 (window seat)"),  # default applied
+        ({"action": "decline"}, "not booked: decline"),
+        ({"action": "cancel"}, "not booked: cancel"),
+    ],
+)
+async def test_elicitation_on_the_2026_protocol(fault, registry, answer, expected) -> None:
+    # The SDK-built server speaks 2026-07-28: elicitation rides InputRequiredResult rounds.
+    from echo_desk.tools import Answer, NullToolHost, Question
+
+    asked: list[Question] = []
+
+    class Host(NullToolHost):
+        async def ask(self, question: Question) -> Answer:
+            asked.append(question)
+            return Answer(**answer)
+
+    call_ctx = ToolExecutionContext(call_id="c", tool_name="book", scope_id="test", host=Host())
+    result = await get_tool(registry, "f__book").execute({}, call_ctx)
+    assert fault.status("f").protocol_version == "2026-07-28"
+    assert result.success and result.output == expected
+    assert asked[0].schema is not None and set(asked[0].schema["properties"]) == {"guests", "note"}

@@ -20,6 +20,7 @@ from tests.mcp.conftest import everything_config, fault_config
 from tests.mcp.helpers import (
     MARK,
     TINY_SERVER,
+    children_of,
     get_tool,
     have_everything,
     marked_pids,
@@ -58,6 +59,8 @@ async def test_many_connect_call_cancel_disconnect_cycles_leave_no_child(make_ma
             # At most the one server of the cycle may exist at any time.
             assert len(marked_pids(mark)) <= 1
     assert marked_pids(mark) == []
+    # Every child was reaped too (no zombies left behind by the 200 sessions).
+    assert [c for c in children_of(os.getpid()) if c[1] == "Z"] == []
     assert not registry.tools  # stopping unregisters the server's tools
     print(f"{CYCLES} cycles in {time.monotonic() - started:.1f} s")
 
