@@ -1,7 +1,8 @@
 """MCP overhead: a trivial tool call through ``execute_tool`` vs the SDK's bare client.
 
-Same server command, same run, stdio both ways. Prints the median round trip of each, their
-ratio (target ≤ 1.2×), and the time to connect + list tools. Uses server-everything's ``echo``
+Same server command, same run, stdio both ways, calls interleaved. Prints the median round
+trip of each, their ratio (target ≤ 1.2×), the adapter alone (``MCPTool.execute`` without the
+dispatcher), and the time to connect + list tools. Uses server-everything's ``echo``
 when it is installed (scripts/install-mcp-test-servers.sh), the in-repo fault server's
 ``echo`` always, and mcp-server-time's ``get_current_time`` when it is installed.
 
@@ -52,6 +53,7 @@ async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, A
     from echo_desk.mcp.config import config_path, parse_server
     from echo_desk.runtime import Runtime
     from echo_desk.store.settings import SettingsStore, ToolPolicy
+    from echo_desk.tools import ToolExecutionContext
 
     config_path().write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
     store = SettingsStore.in_memory()
@@ -79,19 +81,28 @@ async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, A
             for _ in range(30):  # warm up both paths
                 await client.call_tool(tool, args)
                 await engine_call()
-            bare_s, engine_s = [], []
+            # The adapter alone (MCPTool.execute from this loop: one hop to the manager's
+            # thread and back), to tell its share from the dispatcher's.
+            entry_tool = runtime.registry.get(f"{name}__{tool}")
+            assert entry_tool is not None
+            ctx = ToolExecutionContext(call_id="bench", tool_name=f"{name}__{tool}", scope_id=scope.id)
+            bare_s, engine_s, adapter_s = [], [], []
             for _ in range(n):
                 t = time.perf_counter()
                 await client.call_tool(tool, args)
                 t2 = time.perf_counter()
                 await engine_call()
+                t3 = time.perf_counter()
+                await entry_tool.tool.execute(args, ctx)
                 bare_s.append(t2 - t)
-                engine_s.append(time.perf_counter() - t2)
+                engine_s.append(t3 - t2)
+                adapter_s.append(time.perf_counter() - t3)
     finally:
         await runtime.aclose()
     return {
         "bare": statistics.median(bare_s) * 1000,
         "engine": statistics.median(engine_s) * 1000,
+        "adapter": statistics.median(adapter_s) * 1000,
         "bare_connect": bare_connect * 1000,
         "engine_connect": engine_connect * 1000,
     }
@@ -100,12 +111,13 @@ async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, A
 async def main(n: int) -> None:
     os.environ.setdefault("ECHO_DESK_CONFIG_DIR", tempfile.mkdtemp(prefix="echo-bench-config-"))
     print(f"{n} calls each, interleaved; medians")
-    print(f"{'server':<11} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9}   "
+    print(f"{'server':<11} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9} {'adapter ms':>11}   "
           f"{'connect+list: bare':>19} {'attach_mcp':>11}")
     for name, entry, tool, args in servers():
         r = await measure(name, entry, tool, args, n)
         print(f"{name:<11} {r['bare']:>8.3f} {r['engine']:>10.3f} {r['engine'] / r['bare']:>5.2f}× "
-              f"{(r['engine'] - r['bare']) * 1000:>6.0f} µs   {r['bare_connect']:>16.0f} ms {r['engine_connect']:>8.0f} ms")
+              f"{(r['engine'] - r['bare']) * 1000:>6.0f} µs {r['adapter']:>11.3f}   "
+              f"{r['bare_connect']:>16.0f} ms {r['engine_connect']:>8.0f} ms")
 
 
 if __name__ == "__main__":

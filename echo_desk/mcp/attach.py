@@ -26,5 +26,5 @@ async def attach_mcp(
     if wait:
         await manager.start_all()
     else:
-        manager.loop.call_soon_threadsafe(lambda: manager.loop.create_task(manager.start_all()))
+        manager.start_in_background()
     return manager

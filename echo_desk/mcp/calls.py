@@ -63,6 +63,7 @@ class CallRouter:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
+                manager.connection_failed(server, conn, "the connection to the server was lost")
                 return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server answered with an error: {exc}")
         except ValidationError as exc:
@@ -70,6 +71,7 @@ class CallRouter:
                 ErrorKind.DEPENDENCY, f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)"
             )
         except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: connection lost ({exc or type(exc).__name__})")
         finally:
             hosts.remove(ctx.host)

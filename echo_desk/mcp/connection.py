@@ -44,6 +44,7 @@ class _StderrTail(asyncio.Protocol):
         self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._partial = ""
         self._on_eof = on_eof
+        self.eof = asyncio.Event()
 
     def data_received(self, data: bytes) -> None:
         text = self._partial + data.decode("utf-8", errors="replace")
@@ -55,6 +56,7 @@ class _StderrTail(asyncio.Protocol):
         if self._partial:
             self.lines.append(self._partial[:500])
             self._partial = ""
+        self.eof.set()
         self._on_eof()
 
 
@@ -76,6 +78,7 @@ class ServerConnection:
         self._on_lost = on_lost
         self._extra_env = extra_env or {}
         self._stderr: _StderrTail | None = None
+        self._stderr_transport: asyncio.ReadTransport | None = None
         self._client: Client | None = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -127,10 +130,11 @@ class ServerConnection:
             # (and anything it spawned holding stderr) is gone.
             stack.callback(errlog.close)
             loop = asyncio.get_running_loop()
-            transport, self._stderr = await loop.connect_read_pipe(
+            # Not on the stack: close() reads the pipe to its end first, so the last lines of
+            # a server that failed are in the status.
+            self._stderr_transport, self._stderr = await loop.connect_read_pipe(
                 lambda: _StderrTail(self._stderr_closed), os.fdopen(read_fd, "rb")
             )
-            stack.callback(transport.close)
             params = StdioServerParameters(
                 command=cfg.command,
                 args=list(cfg.args),
@@ -190,6 +194,12 @@ class ServerConnection:
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(self._runner), 15.0)
         self._client = None
+        if self._stderr is not None and self._stderr_transport is not None:
+            # The process is gone (or abandoned by the SDK); a grandchild may still hold the
+            # pipe, so the wait for its end is bounded.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stderr.eof.wait(), 1.0)
+            self._stderr_transport.close()
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:

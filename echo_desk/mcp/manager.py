@@ -64,6 +64,8 @@ class McpManager:
         self._registration = ToolRegistration(self, registry, settings_store)
         self._router = CallRouter(self)
         self._listeners: list[Callable[[McpEvent], None]] = []
+        #: Tasks/futures started without an awaiting caller, kept so they are not collected.
+        self._background: set[Any] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="echo-desk-mcp", daemon=True)
         self._thread.start()
@@ -232,8 +234,8 @@ class McpManager:
                 await conn.start()
                 listed = await conn.list_tools()
             except Exception as exc:
-                srv.stderr = conn.stderr_tail
                 await conn.close()
+                srv.stderr = conn.stderr_tail
                 srv.conn = None
                 self._set(name, ServerState.ERROR, _explain(exc))
                 return
@@ -252,8 +254,8 @@ class McpManager:
         async with srv.lock:
             conn, srv.conn = srv.conn, None
             if conn is not None:
-                srv.stderr = conn.stderr_tail
                 await conn.close()
+                srv.stderr = conn.stderr_tail
             self._registration.uninstall(srv)
             self._set(name, ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED)
 
@@ -265,6 +267,23 @@ class McpManager:
         srv.stderr = conn.stderr_tail
         # The tools stay registered: the next call starts the server again (once).
         self._set(name, ServerState.ERROR, reason)
+
+    def connection_failed(self, name: str, conn: ServerConnection, reason: str) -> None:
+        """A call found the connection dead (e.g. an HTTP server went away): mark the server
+        in error and close the session; the next call connects again."""
+        srv = self._servers.get(name)
+        if srv is None or srv.conn is not conn:
+            return
+        self._lost(name, conn, reason)
+        task = self._loop.create_task(conn.close())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def start_in_background(self) -> None:
+        """``start_all`` without waiting (the app at launch); statuses arrive as events."""
+        future = asyncio.run_coroutine_threadsafe(self.start_all(), self._loop)
+        self._background.add(future)
+        future.add_done_callback(self._background.discard)
 
     async def _refresh(self, name: str) -> None:
         """After ``list_changed``: list again, re-check pins, re-register."""

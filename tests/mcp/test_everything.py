@@ -185,3 +185,15 @@ async def test_tool_errors_map_to_error_kinds(make_manager, registry) -> None:
     assert not slow.success and slow.error_kind is ErrorKind.TIMEOUT
     bad = await get_tool(registry, "ev__get-sum").execute({"a": "not a number"}, ctx("y"))
     assert not bad.success and bad.error_kind in (ErrorKind.BUSINESS, ErrorKind.DEPENDENCY)
+
+
+async def test_http_server_going_away_is_a_dependency_error(make_manager, registry) -> None:
+    servers = _serve("streamableHttp", "/mcp")
+    url = next(servers)
+    manager = make_manager({"ev": parse_server("ev", {"type": "http", "url": url, "timeout": 10})})
+    assert (await manager.start("ev")).state is ServerState.CONNECTED
+    servers.close()  # stops the HTTP server process
+    result = await get_tool(registry, "ev__echo").execute({"message": "anyone?"}, ctx("echo"))
+    assert not result.success and result.error_kind is ErrorKind.DEPENDENCY
+    status = manager.status("ev")
+    assert status.state is ServerState.ERROR, status

@@ -149,3 +149,21 @@ async def test_elicitation_on_the_2026_protocol(fault, registry, answer, expecte
     assert fault.status("f").protocol_version == "2026-07-28"
     assert result.success and result.output == expected
     assert asked[0].schema is not None and set(asked[0].schema["properties"]) == {"guests", "note"}
+
+
+async def test_server_failing_at_start_shows_its_last_stderr_lines(make_manager, registry) -> None:
+    code = "import sys\nfor i in range(60): print('noise', i, file=sys.stderr)\nprint('missing API key FOO_TOKEN', file=sys.stderr)\nsys.exit(2)"
+    cfg = fault_config("broken")
+    manager = make_manager({"broken": type(cfg)(name="broken", command=cfg.command, args=("-c", code))})
+    status = await manager.start("broken")
+    assert status.state is ServerState.ERROR and status.detail
+    assert status.stderr_tail[-1] == "missing API key FOO_TOKEN"
+    assert len(status.stderr_tail) <= 40  # only the last lines are kept
+    assert not registry.tools
+
+
+async def test_missing_command_is_a_clear_error(make_manager) -> None:
+    cfg = fault_config("nope")
+    manager = make_manager({"nope": type(cfg)(name="nope", command="/nonexistent/mcp-server")})
+    status = await manager.start("nope")
+    assert status.state is ServerState.ERROR and "/nonexistent/mcp-server" in status.detail
