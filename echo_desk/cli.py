@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("--yes", action="store_true", help="approve without asking")
     answer.add_argument("--no", action="store_true", help="deny without asking")
     add_mcp_parser(sub)
+    from echo_desk.cli_ask import add_parser as add_ask
+
+    add_ask(sub)
     return parser
 
 
@@ -69,10 +72,17 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
         if args.command == "tools" and args.tools_command == "list":
             return _tools_list(runtime, as_json=args.json)
         if args.command == "tools" and args.tools_command == "schema":
-            print(json.dumps(runtime.schema_factory.for_provider(args.provider), indent=2, ensure_ascii=False))
+            definitions, errors = runtime.schema_factory.for_provider(args.provider)
+            print(json.dumps(definitions, indent=2, ensure_ascii=False))
+            for error in errors:
+                print(f"not sent: {error}", file=sys.stderr)
             return 0
         if args.command == "call":
             return await _call(runtime, args)
+        if args.command == "ask":
+            from echo_desk.cli_ask import run_ask
+
+            return await run_ask(runtime, args)
         return None
     finally:
         await runtime.close_mcp()

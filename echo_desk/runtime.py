@@ -4,6 +4,7 @@ plugins, later MCP), breakers, audit, dispatcher and schema factory. Qt-free."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
+from echo_desk.agent.model import ChatModel
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
@@ -75,6 +77,16 @@ class Runtime:
             problems=[p for p in problems if not p.ok],
         )
 
+    def enable_delegation(self, model_factory: Callable[[], ChatModel]) -> RegistrationResult:
+        """Register ``delegate``: sub-agents get a fresh model from ``model_factory`` each."""
+        from echo_desk.agent.delegate import DelegateTool, DelegationServices
+
+        self.registry.unregister("delegate")
+        services = DelegationServices(
+            model_factory=model_factory, dispatcher=self.dispatcher, schema_factory=self.schema_factory
+        )
+        return self.registry.register(DelegateTool(services), source="builtin")
+
     def is_enabled(self, name: str) -> bool:
         entry = self.registry.get(name)
         return entry is not None and is_enabled(entry, self.settings.current)
@@ -106,8 +118,12 @@ class Runtime:
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:
+    from echo_desk.agent.tools.database import database_tools
+
+    # The database tools read the connection list from the settings on every use.
+    tools: list[Tool] = database_tools(settings)
     try:
         from echo_desk.agent.tools import builtin_tools
     except ImportError:  # before the built-in tools land
-        return []
-    return list(builtin_tools())
+        return tools
+    return [*builtin_tools(), *tools]
