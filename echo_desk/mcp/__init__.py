@@ -6,9 +6,10 @@ Qt-free. The app and the CLI call ``attach_mcp`` at start-up; the settings page 
 
 from echo_desk.mcp.attach import attach_mcp
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
-from echo_desk.mcp.importers import ImportAction, ImportPreview, apply_import, preview_import
+from echo_desk.mcp.importers import ImportAction, ImportItem, ImportPreview, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
 from echo_desk.mcp.status import (
+    STATE_LABELS,
     McpEvent,
     McpToolInfo,
     ServerStartApprover,
@@ -20,8 +21,10 @@ from echo_desk.mcp.status import (
 from echo_desk.mcp.tool import MCPTool
 
 __all__ = [
+    "STATE_LABELS",
     "ConfigError",
     "ImportAction",
+    "ImportItem",
     "ImportPreview",
     "MCPTool",
     "McpEvent",
