@@ -36,6 +36,8 @@ def handle(msg):
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     elif method == "tools/call" and params.get("name") == "sleep":
         pending[rid] = time.monotonic() + float((params.get("arguments") or {}).get("seconds", 60))
+        sys.stderr.write(f"sleeping {rid}\n")
+        sys.stderr.flush()
     elif method == "notifications/cancelled":
         if pending.pop(params.get("requestId"), None) is not None:
             sys.stderr.write(f"cancelled {params.get('requestId')}\n")
