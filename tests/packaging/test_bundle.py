@@ -4,6 +4,7 @@ builds one and points ``ECHO_DESK_BUNDLE_DIR`` at it; without it these tests are
 from __future__ import annotations
 
 import gettext
+import json
 import os
 import shutil
 import subprocess
@@ -48,6 +49,19 @@ def test_tools_list_offers_what_the_checkout_offers(bundle: Path, tmp_path: Path
 
 def test_builtin_tools_run_through_the_dispatcher(bundle: Path, tmp_path: Path) -> None:
     assert_tools_run([str(bundle / "echo-desk")], tmp_path)
+
+
+def test_commands_the_agent_runs_get_the_users_library_path(bundle: Path, tmp_path: Path) -> None:
+    """Not the bundle's: a child would otherwise load the bundle's libssl/libz/libstdc++."""
+    command = 'echo "LDP=[${LD_LIBRARY_PATH-unset}] ORIG=[${LD_LIBRARY_PATH_ORIG-unset}]"'
+    for user_value in ("", "/opt/user-libs"):
+        extra = {"LD_LIBRARY_PATH": user_value} if user_value else {}
+        env_run = run([str(bundle / "echo-desk"), "call", "run_command", "--args", json.dumps({"command": command}),
+                       "--workspace", str(tmp_path), "--yes"], cwd=tmp_path, **extra)
+        content = json.loads(env_run.stdout)["content"]
+        expected = f"LDP=[{user_value}]" if user_value else "LDP=[unset]"
+        assert expected in content and "ORIG=[unset]" in content, content
+        assert str(bundle) not in content
 
 
 @pytest.mark.parametrize("lang", ["en_US.UTF-8", "zh_CN.UTF-8"])
