@@ -37,9 +37,9 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait after failed ``attempt`` (1-based): the server's wish, else jittered backoff."""
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay)
+            return float(min(max(retry_after, 0.0), self.max_delay))
         backoff = self.base_delay * (2 ** (attempt - 1))
-        return min(backoff * (0.75 + random.random() / 2), self.max_delay)
+        return float(min(backoff * (0.75 + random.random() / 2), self.max_delay))
 
 
 def _retry_after(response: httpx.Response) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -31,9 +32,13 @@ def _qwen_tools() -> ModelProfile:
     return ModelProfile(name="qwen2.5-coder-tools", chat_template=bundled_template("chatml_tools.jinja"))
 
 
-_FACTORIES = {
+def _model_template() -> ModelProfile:
+    return ModelProfile(name="model-template")
+
+
+_FACTORIES: dict[str, Callable[[], ModelProfile]] = {
     "qwen2.5-coder-tools": _qwen_tools,
-    "model-template": lambda: ModelProfile(name="model-template"),
+    "model-template": _model_template,
 }
 
 DEFAULT_PROFILE = "qwen2.5-coder-tools"

@@ -87,8 +87,20 @@ class LlamaServer:
                 _("The local model file {path} is missing.").format(path=self.model_path),
                 kind=ModelErrorKind.NOT_FOUND,
             )
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         began = time.monotonic()
+        self._spawn()
+        try:
+            url = await asyncio.wait_for(asyncio.to_thread(self._read_address), self.start_timeout)
+            await self._wait_healthy(url, began + self.start_timeout)
+        except BaseException:
+            await self.stop()
+            raise
+        assert self._proc is not None
+        self.info = ServerInfo(url=url, pid=self._proc.pid, start_seconds=time.monotonic() - began)
+        return self.info
+
+    def _spawn(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self._proc = subprocess.Popen(
                 self._command(),
@@ -98,14 +110,6 @@ class LlamaServer:
                 start_new_session=True,  # own process group: a terminal's Ctrl-C is ours to handle
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
             )
-        try:
-            url = await asyncio.wait_for(asyncio.to_thread(self._read_address), self.start_timeout)
-            await self._wait_healthy(url, began + self.start_timeout)
-        except BaseException:
-            await self.stop()
-            raise
-        self.info = ServerInfo(url=url, pid=self._proc.pid, start_seconds=time.monotonic() - began)
-        return self.info
 
     def _read_address(self) -> str:
         assert self._proc is not None and self._proc.stdout is not None
@@ -144,7 +148,7 @@ class LlamaServer:
                     raise self._start_error(_("no healthy answer in time"))
                 await asyncio.sleep(0.1)  # polling a condition with a deadline, not a fixed wait
 
-    async def stop(self, timeout: float = 10.0) -> None:
+    async def stop(self, grace: float = 10.0) -> None:
         """Close the lifeline and wait; escalate to SIGTERM, then SIGKILL, on the child's group."""
         proc, self._proc, self.info = self._proc, None, None
         if proc is None:
@@ -162,7 +166,7 @@ class LlamaServer:
                 except ProcessLookupError:
                     break
             try:
-                await asyncio.to_thread(proc.wait, timeout / 2)
+                await asyncio.to_thread(proc.wait, grace / 2)
                 return
             except subprocess.TimeoutExpired:
                 continue
