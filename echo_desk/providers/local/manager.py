@@ -22,7 +22,6 @@ from echo_desk.store.settings import LocalModelSettings
 Progress = Callable[[int, int | None], None]
 """``progress(bytes_done, bytes_total_or_None)``."""
 
-_CHUNK = 1 << 16
 
 
 class ModelFileError(Exception):
@@ -115,7 +114,7 @@ async def _fetch_once(client: httpx.AsyncClient, url: str, partial: Path, progre
         total = have + int(length) if length and length.isdigit() else None
         done = have
         with partial.open("ab" if have else "wb") as out:
-            async for block in response.aiter_bytes(_CHUNK):
+            async for block in response.aiter_bytes():  # unbuffered: a cut keeps every byte received
                 out.write(block)
                 done += len(block)
                 if progress:
