@@ -45,7 +45,7 @@ def loopback() -> Iterator[Callable[[Callable[[BaseHTTPRequestHandler], None]], 
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         return LoopbackServer(f"http://127.0.0.1:{server.server_address[1]}", seen, handle)
 

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.providers.local.manager import ModelFileError, check_chosen_file, download_model, resolve_model_path
+from echo_desk.providers.local.manager import (
+    ModelFileError,
+    check_chosen_file,
+    download_model,
+    resolve_model_path,
+)
 from echo_desk.providers.local.verify import is_verified
 from echo_desk.store.settings import LocalModelSettings
 
