@@ -110,10 +110,9 @@ async def test_401_is_auth_error_without_key() -> None:
 
 
 async def test_malformed_event_is_a_warning() -> None:
-    body = fixture_bytes("anthropic_tool_use.sse").replace(b'"type":"ping"', b'"type":"ping"', 1)
-    body = b"event: content_block_delta\ndata: {oops\n\n" + body
+    body = b"event: content_block_delta\ndata: {oops\n\n" + fixture_bytes("anthropic_tool_use.sse")
     script = Scripted([sse_response(body)])
     events = await collect(model(script).stream([ChatMessage(role="user", content="x")], []))
     assert type(events[0]).__name__ == "StreamWarning"
-    assert any(isinstance(e, ToolCallReady) for e in events)
-    assert json.loads([e for e in events if isinstance(e, ToolCallReady)][0].call.arguments) == {"path": "notes.txt"}
+    ready = next(e for e in events if isinstance(e, ToolCallReady))
+    assert json.loads(ready.call.arguments) == {"path": "notes.txt"}
