@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from echo_desk.tools.context import ToolExecutionContext
-from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview, ToolResult
+from echo_desk.tools.results import RiskLevel, ToolPreview, ToolResult
 
 #: Parameter names that are never model-visible. A tool lists the ones it wants in
 #: ``hidden_parameters``; the dispatcher injects them from the context and refuses them
@@ -41,6 +41,9 @@ class Tool:
     #: Write/exec tools are only retried if running them twice is harmless.
     idempotent: ClassVar[bool] = False
     stream_capable: ClassVar[bool] = False
+    #: Ask the person before every call even if the risk is ``read`` (e.g. spawning a
+    #: sub-agent); settings ("Always allow") and conversation grants still apply.
+    requires_approval: ClassVar[bool] = False
     capabilities: ClassVar[frozenset[str]] = frozenset()
     hidden_parameters: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""
