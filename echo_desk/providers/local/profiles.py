@@ -29,7 +29,13 @@ class ModelProfile:
 
 
 def _qwen_tools() -> ModelProfile:
-    return ModelProfile(name="qwen2.5-coder-tools", chat_template=bundled_template("chatml_tools.jinja"))
+    # Greedy decoding: at 0.2 a 0.5B model already drifts off the call format now and then
+    # (llama.cpp then answers HTTP 500); the price is an occasional repetition in long prose.
+    return ModelProfile(
+        name="qwen2.5-coder-tools",
+        chat_template=bundled_template("chatml_tools.jinja"),
+        request_defaults={"cache_prompt": False, "temperature": 0.0},
+    )
 
 
 def _model_template() -> ModelProfile:
