@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.agent.model import ModelErrorKind
 from echo_desk.providers.errors import RETRYABLE_STATUSES, error_for_status, error_for_transport
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -136,10 +136,3 @@ def make_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.Asyn
     """The client a provider owns. ``transport`` lets tests plug in ``httpx.MockTransport``."""
     return httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, transport=transport)
 
-
-def ensure_model_error(exc: BaseException, *, base_url: str) -> ModelError:
-    if isinstance(exc, ModelError):
-        return exc
-    if isinstance(exc, httpx.TransportError):
-        return error_for_transport(exc, base_url=base_url)
-    return ModelError(str(exc), kind=ModelErrorKind.SERVER)

@@ -152,3 +152,14 @@ def test_no_orphan_when_echo_desk_is_killed(tmp_path: Path) -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_crashed_server_is_restarted_on_next_use(local: LocalModel) -> None:
+    old_pid = local.server.pid
+    assert old_pid is not None
+    os.kill(old_pid, signal.SIGKILL)
+    assert _wait_gone(old_pid)
+    text, calls, _ = await _run(local, [ChatMessage(role="user", content="Explain what a Python list is in one sentence.")])
+    assert local.server.pid not in (None, old_pid)
+    assert calls == [] and text

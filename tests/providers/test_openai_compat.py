@@ -263,3 +263,40 @@ async def test_list_models_401() -> None:
     with pytest.raises(ModelError) as info:
         await model(script).list_models()
     assert info.value.kind == ModelErrorKind.AUTH
+
+
+async def test_closing_the_stream_early_closes_the_connection(loopback) -> None:  # type: ignore[no-untyped-def]
+    """What Stop relies on: abandoning the iterator hangs up, so the server stops generating."""
+    import threading
+
+    hung_up = threading.Event()
+    release = threading.Event()
+
+    def handle(h) -> None:  # type: ignore[no-untyped-def]
+        h.rfile.read(int(h.headers["Content-Length"]))
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.end_headers()
+        chunk = b'data: {"choices":[{"index":0,"delta":{"content":"tok "}}]}\n\n'
+        try:
+            for _ in range(2000):  # ~20 s worth of tokens unless the client hangs up
+                h.wfile.write(chunk)
+                h.wfile.flush()
+                if release.wait(0.01):
+                    return
+        except (BrokenPipeError, ConnectionResetError):
+            hung_up.set()
+
+    server = loopback(handle)
+    m = OpenAICompatModel(base_url=server.url, model="m")
+    stream = m.stream(ASK, [])
+    try:
+        first = await anext(stream)
+        assert isinstance(first, TextDelta)
+        await stream.aclose()
+        import asyncio
+
+        assert await asyncio.to_thread(hung_up.wait, 10.0), "server kept streaming after the client left"
+    finally:
+        release.set()
+        await m.aclose()

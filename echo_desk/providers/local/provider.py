@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, StreamEvent
+from echo_desk.agent.model import ChatMessage, ModelError, ModelErrorKind, StreamEvent
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
@@ -55,8 +55,18 @@ class LocalModel:
         tool_choice: str = "auto",
     ) -> AsyncIterator[StreamEvent]:
         client = await self.ensure_started()
-        async for event in client.stream(messages, tools, tool_choice=tool_choice):
-            yield event
+        started = False
+        try:
+            async for event in client.stream(messages, tools, tool_choice=tool_choice):
+                started = True
+                yield event
+        except ModelError as exc:
+            # The child died between turns: start it again once, unless output already went out.
+            if started or exc.kind != ModelErrorKind.CONNECTION or self.server.running:
+                raise
+            client = await self.ensure_started()
+            async for event in client.stream(messages, tools, tool_choice=tool_choice):
+                yield event
 
     async def aclose(self) -> None:
         async with self._lock:

@@ -62,7 +62,14 @@ class LlamaServer:
 
     @property
     def running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        if self._proc is None or self._proc.poll() is not None:
+            return False
+        # poll() keeps saying "running" if something else already reaped the child.
+        try:
+            os.kill(self._proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
 
     @property
     def pid(self) -> int | None:
