@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.echo-desk-installed
 
-.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers
+.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers model
 
 run: setup
 	$(VENV)/bin/echo-desk
@@ -13,7 +13,12 @@ test: setup
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-only
 
-setup: system-deps $(STAMP) translations
+setup: system-deps $(STAMP) translations model
+
+# The default local model (Qwen2.5-Coder-0.5B Q4_K_M, pinned version and sha256), into the
+# user cache folder; idempotent, so a second run costs nothing.
+model: $(STAMP)
+	$(PY) -m echo_desk.providers.local.fetch_default
 
 system-deps:
 	@bash scripts/install-system-deps.sh
@@ -39,7 +44,7 @@ mcp-test-servers:
 
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
 test-only: $(STAMP) mcp-test-servers
-	QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
+	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
 	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/tools tests/agent tests/store
 
 clean:
