@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from echo_desk.agent.model import ChatModel, ModelError, ModelErrorKind
 from echo_desk.i18n import _
 from echo_desk.providers.anthropic import AnthropicModel
@@ -59,3 +61,17 @@ def create_model(
     if kind == ProviderKind.GEMINI:
         return GeminiModel(model=provider_settings.model, api_key=key, base_url=base_url)
     return OpenAICompatModel(base_url=base_url, model=provider_settings.model, api_key=key)
+
+
+def sub_agent_factory(
+    parent: ChatModel,
+    provider_settings: ProviderSettings,
+    secrets: SecretStore | None = None,
+    *,
+    local: LocalModelSettings | None = None,
+) -> Callable[[], ChatModel]:
+    """Models for sub-agents, which run on a tool worker's event loop: the built-in model
+    shares the parent's server; remote providers get a fresh client each."""
+    if isinstance(parent, LocalModel):
+        return parent.sibling
+    return lambda: create_model(provider_settings, secrets, local=local)

@@ -110,3 +110,30 @@ async def test_a_write_request_asks_and_a_denial_leaves_the_file_alone(runtime, 
     assert target.read_bytes() == b"milk\n"
     rows = [r for r in runtime.audit.query() if r["tool"] in {"write_file", "edit_file"}]
     assert rows and all(r["error_kind"] == "rejected" for r in rows)
+
+
+async def test_parent_delegates_a_read_only_task_and_gets_the_answer(runtime, model, tmp_path) -> None:
+    """The sub-agent is the real model; the parent's call to ``delegate`` is scripted, so the
+    test checks the delegation path rather than whether a 0.5B model thinks of delegating."""
+    from tests.agent.fake_model import ScriptedModel, calls, say
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("The code word is HERON.\n")
+    await model.ensure_started()
+    runtime.enable_delegation(model.sibling)
+    goal = "Read notes.txt with read_file and reply with the code word it contains."
+    args = '{"goal": "%s", "tools": ["read_file"], "read_only": true, "max_turns": 4}' % goal
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+    for _attempt in range(2):
+        parent = ScriptedModel([calls(("d1", "delegate", args)), say("thanks")])
+        scope = Scope(label="llm-test", workspace_roots=(ws,))
+        loop = AgentLoop(parent, runtime.dispatcher, runtime.schema_factory, max_turns=3)
+        outcome = await loop.run([ChatMessage(role="user", content="go")], scope, host)
+        envelope = outcome.envelopes["d1"]
+        if envelope.ok and "HERON" in envelope.content.upper():
+            break
+    assert envelope.ok and "HERON" in envelope.content.upper()
+    reads = runtime.audit.query(tool="read_file")
+    assert reads and reads[0]["scope_chain"] == ["llm-test", f"sub-agent: {goal[:60]}"]
+    assert host.requests[0].tool_name == "delegate"

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, ModelError, ModelErrorKind, StreamEvent
+from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, ModelErrorKind, StreamEvent
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
@@ -68,9 +68,50 @@ class LocalModel:
             async for event in client.stream(messages, tools, tool_choice=tool_choice):
                 yield event
 
+    def sibling(self) -> ChatModel:
+        """A model that talks to this same server from another event loop (a sub-agent runs
+        on a tool worker's loop). It never starts or stops the server: the owner does."""
+        return _SiblingModel(self)
+
     async def aclose(self) -> None:
         async with self._lock:
             if self._client is not None:
                 await self._client.aclose()
                 self._client = None
             await self.server.stop()
+
+
+class _SiblingModel:
+    def __init__(self, owner: LocalModel) -> None:
+        self.owner = owner
+        self._client: OpenAICompatModel | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.owner.display_name
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolDefinition],
+        *,
+        tool_choice: str = "auto",
+    ) -> AsyncIterator[StreamEvent]:
+        info = self.owner.server.info
+        if info is None or not self.owner.server.running:
+            raise ModelError(_("The local model is not running."), kind=ModelErrorKind.CONNECTION)
+        if self._client is None:  # created here, on the loop that uses it
+            self._client = OpenAICompatModel(
+                base_url=info.url,
+                model=self.owner.model_path.name,
+                name=self.owner.display_name,
+                extra_body=self.owner.profile.request_defaults,
+                retry=RetryPolicy(attempts=1),
+            )
+        async for event in self._client.stream(messages, tools, tool_choice=tool_choice):
+            yield event
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
