@@ -1,0 +1,170 @@
+"""``run_gui``: the desktop app on a qasync loop.
+
+Order matters for start-up time: Qt and the (light) window first, painted; then settings,
+engine, storage and model in ``services.load_services``. Closing the window stops the turn,
+closes the engine and the model, ends our worker threads, and only then quits Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+
+from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.chat_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def early_language() -> str | None:
+    """The saved language, read without pydantic so the first frame is already translated."""
+    from echo_desk.store.paths import config_dir
+
+    try:
+        raw = json.loads((config_dir() / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = raw.get("language") if isinstance(raw, dict) else None
+    return value if value in ("en", "zh_CN") else None
+
+
+class _FirstPaint(QObject):
+    """Resolves a future on the window's first paint."""
+
+    def __init__(self, future: asyncio.Future[float]) -> None:
+        super().__init__()
+        self._future = future
+
+    def _resolve(self, when: float) -> None:
+        if not self._future.done():
+            self._future.set_result(when)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and not self._future.done():
+            self._future.get_loop().call_soon(self._resolve, time.time())
+        return False
+
+
+class App:
+    """Owns the window and the services for one run of the GUI."""
+
+    def __init__(self, qapp: QApplication) -> None:
+        self.qapp = qapp
+        self.window = MainWindow()
+        self.services: Any = None
+        self.settings_dialog: Any = None
+        self._closed = asyncio.Event()
+        self.window.closing.connect(self._closed.set)
+        qapp.aboutToQuit.connect(self._closed.set)
+        self.window.settings_requested.connect(self.open_settings)
+        self.window.model_chosen.connect(self._on_model_chosen)
+
+    async def main(self) -> int:
+        loop = asyncio.get_running_loop()
+        first_paint: asyncio.Future[float] = loop.create_future()
+        painter = _FirstPaint(first_paint)
+        self.window.installEventFilter(painter)
+        self.window.show()
+        painted_at = await first_paint
+        self.window.removeEventFilter(painter)
+        if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
+            # For bench/ui_startup.py: report when the first frame was painted, then leave.
+            print(f"FIRST_FRAME {painted_at:.6f}", flush=True)
+            return 0
+        await self.load()
+        await self._closed.wait()
+        await self.shutdown()
+        return 0
+
+    async def load(self) -> None:
+        from echo_desk.ui.services import load_services
+
+        self.services = await load_services()
+        self.window.attach(self.services)
+        self.window.set_model(self.services.model)
+        self.window.set_banner(self.services.banner)
+        self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+
+    def _on_settings(self, settings: Any) -> None:
+        if settings.active_provider != self.window.model_picker.currentData():
+            self.window.fill_models()
+
+    def _on_model_chosen(self, name: str) -> None:
+        if self.services is None or not name:
+            return
+
+        def change(s: Any) -> None:
+            s.active_provider = name
+
+        self.services.settings.update(change)
+        marshal.spawn(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        from echo_desk.ui.services import connect_model
+
+        await connect_model(self.services)
+        self.window.set_model(self.services.model)
+        self.window.refresh_banner()
+
+    def open_settings(self) -> None:
+        if self.services is None:
+            return
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return
+        from echo_desk.ui.settings_dialog import SettingsDialog
+
+        self.settings_dialog = SettingsDialog(self.services.backend, self.window)
+        self.settings_dialog.show()
+
+    async def shutdown(self) -> None:
+        self.window.session.stop()
+        await self.window.session.wait_idle()
+        if self.settings_dialog is not None:
+            self.settings_dialog.close()
+        if self.services is not None:
+            await self.services.aclose()
+        current = asyncio.current_task()
+        others = [t for t in marshal.pending_tasks() if t is not current]
+        for task in others:
+            task.cancel()
+        if others:
+            await asyncio.wait(others, timeout=5)
+        await marshal.shutdown()
+
+
+def run_gui(argv: list[str] | None = None) -> int:
+    """Open the main window and run until it is closed. Returns the process exit code."""
+    import qasync
+
+    argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
+    qapp = QApplication.instance() or QApplication(argv)
+    assert isinstance(qapp, QApplication)
+    qapp.setApplicationName("Echo Desk")
+    qapp.setOrganizationName("Echo Desk")
+    # We quit after our own clean shutdown, not when the last window hides.
+    qapp.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    i18n_qt.apply_language(early_language())
+    app = App(qapp)
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    try:
+        with loop:
+            return int(loop.run_until_complete(app.main()))
+    finally:
+        asyncio.set_event_loop(None)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO)
+    raise SystemExit(run_gui())

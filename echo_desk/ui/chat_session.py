@@ -1,0 +1,167 @@
+"""One conversation's turn-taking: runs the agent loop, feeds the transcript, stores messages.
+
+The agent loop runs on the main (qasync) loop; its listener callbacks and the host's
+notifications reach the transcript through ``marshal``. Stop cancels the turn's task, which
+cancels the model stream and running tools, and answers open dialogs negatively.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.i18n import _
+from echo_desk.ui import marshal
+from echo_desk.ui.controller import QtHost
+from echo_desk.ui.transcript import TranscriptModel
+
+log = logging.getLogger(__name__)
+
+
+def _envelope_json(envelope: Any) -> str | None:
+    to_json = getattr(envelope, "to_json", None)
+    if not callable(to_json):
+        return None
+    value = to_json()
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class _Listener:
+    """Agent-loop events → transcript rows (any thread → main thread)."""
+
+    def __init__(self, session: ChatSession) -> None:
+        self._session = session
+        self.envelopes: dict[str, Any] = {}
+
+    def on_text(self, delta: str) -> None:
+        marshal.run_on_main(self._session.transcript.append_text, delta)
+
+    def on_tool_call(self, call: ToolCall) -> None:
+        marshal.run_on_main(self._session.transcript.add_tool_call, call.id, call.name, call.arguments)
+
+    def on_tool_status(self, call_id: str, status: str) -> None:
+        marshal.run_on_main(self._session.transcript.set_tool_status, call_id, status)
+
+    def on_tool_result(self, call_id: str, envelope: Any) -> None:
+        self.envelopes[call_id] = envelope
+        marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
+
+    def on_error(self, message: str) -> None:
+        marshal.run_on_main(self._session.transcript.add_notice, message, error=True)
+
+
+class ChatSession(QObject):
+    """Owns the transcript of the open conversation and at most one running turn."""
+
+    busy_changed = Signal(bool)
+
+    def __init__(self, host: QtHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.transcript = TranscriptModel(self)
+        host.transcript = self.transcript
+        self.store: Any = None
+        self.runtime: Any = None
+        self.model: Any = None
+        self.conversation: Any = None
+        self.history: list[ChatMessage] = []
+        self.scope: Scope | None = None
+        self._task: asyncio.Task[Any] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def open(self, conversation: Any) -> None:
+        """Show ``conversation`` (stops a running turn first)."""
+        self.stop()
+        self.conversation = conversation
+        stored = self.store.messages(conversation.id) if (self.store is not None and conversation) else []
+        self.history = [getattr(s, "message", s) for s in stored]
+        self.scope = self._make_scope(conversation)
+        self.transcript.load_history(stored)
+
+    def _make_scope(self, conversation: Any) -> Scope | None:
+        if conversation is None:
+            return None
+        workspace = getattr(conversation, "workspace", "") or ""
+        roots = (Path(workspace),) if workspace else ()
+        return Scope(label=conversation.title, conversation_id=str(conversation.id), workspace_roots=roots)
+
+    def can_send(self) -> bool:
+        return self.model is not None and self.runtime is not None and self.conversation is not None
+
+    def send(self, text: str) -> bool:
+        """Start a turn with ``text``. Returns ``False`` (and says why) when it cannot."""
+        text = text.strip()
+        if not text or self.busy:
+            return False
+        if self.conversation is None:
+            return False
+        message = ChatMessage(role="user", content=text)
+        self.transcript.add_user(text)
+        self._save(message)
+        self.history.append(message)
+        if not self.can_send():
+            self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "
+                                         "Models to connect one."), error=True)
+            return False
+        self._task = marshal.spawn(self._turn())
+        self.busy_changed.emit(True)
+        return True
+
+    async def _turn(self) -> None:
+        from echo_desk.agent.loop import AgentLoop  # engine module: loaded after the first frame
+
+        listener = _Listener(self)
+        conversation = self.conversation
+        try:
+            loop = AgentLoop(self.model, self.runtime)
+            new_messages = await loop.run(list(self.history), self.scope, self.host, listener)
+            for msg in new_messages:
+                envelope = listener.envelopes.get(msg.tool_call_id) if msg.role == "tool" else None
+                self._save(msg, _envelope_json(envelope) if envelope is not None else None, conversation)
+                if conversation is self.conversation:
+                    self.history.append(msg)
+        except asyncio.CancelledError:
+            self._mark_unfinished("cancelled")
+            self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
+            raise
+        except Exception as exc:  # a failing turn is shown, never a crash of the window
+            log.exception("agent turn failed")
+            self._mark_unfinished("failed")
+            self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
+        finally:
+            self.transcript.end_assistant()
+            self.busy_changed.emit(False)
+
+    def _mark_unfinished(self, status: str) -> None:
+        for item in self.transcript.items():
+            if item.kind == "tool" and item.status in ("pending", "running", "waiting_approval"):
+                self.transcript.set_tool_status(item.call_id, status)
+
+    def _save(self, message: ChatMessage, envelope_json: str | None = None, conversation: Any = None) -> None:
+        conversation = conversation or self.conversation
+        if self.store is None or conversation is None:
+            return
+        try:
+            self.store.append(conversation.id, message, envelope_json=envelope_json)
+        except Exception as exc:  # storage trouble must be visible, and the message stays on screen
+            log.exception("saving a message failed")
+            self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)
+
+    def stop(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            self.host.cancel_dialogs()
+
+    async def wait_idle(self) -> None:
+        if self._task is not None and not self._task.done():
+            await asyncio.wait([self._task])

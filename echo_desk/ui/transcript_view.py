@@ -1,0 +1,233 @@
+"""Painting the transcript: one delegate lays out each row as a cached ``QTextDocument``.
+
+Messages are Markdown; tool cards are small HTML documents (status, localized title,
+arguments, live output, result, file changes with an expandable diff).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import weakref
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Signal
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPainter, QPalette, QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from echo_desk import i18n
+from echo_desk.i18n import _
+from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
+from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
+from echo_desk.ui.markdown import markdown_document
+from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemRole, TranscriptItem
+
+_MARGIN = 6
+_PAD = 10
+_CARD_DIFF_LINES = 400
+_COLLAPSED_LINES = 6
+_BUBBLES = {USER: "#ddf4ff", ASSISTANT: "#ffffff", TOOL: "#f6f8fa", NOTICE: "#fff8c5", ERROR: "#ffebe9"}
+_BORDERS = {USER: "#b6e3ff", ASSISTANT: "#d0d7de", TOOL: "#d0d7de", NOTICE: "#d4a72c", ERROR: "#ff8182"}
+
+
+def _lines(text: str, limit: int | None) -> tuple[str, int]:
+    lines = text.splitlines()
+    if limit is None or len(lines) <= limit:
+        return text, 0
+    return "\n".join(lines[:limit]), len(lines) - limit
+
+
+def _pretty_args(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False) if arguments else ""
+    except ValueError:
+        return arguments
+
+
+def _pre(text: str, colour: str = "#24292f") -> str:
+    return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(text)}</pre>"
+
+
+def card_html(item: TranscriptItem, title: str) -> str:
+    """The tool card for ``item`` (what the person sees of one call)."""
+    status = item.status or "pending"
+    colour = STATUS_COLOURS.get(status, "#57606a")
+    parts = [
+        f"<div><span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span>"
+        f"&nbsp;&nbsp;<b>{html.escape(title)}</b> <span style='color:#57606a'>({html.escape(item.tool_name)})</span></div>"
+    ]
+    limit = None if item.expanded else _COLLAPSED_LINES
+    hidden = 0
+    args, more = _lines(_pretty_args(item.arguments), limit if not item.expanded else None)
+    hidden += more
+    if args:
+        parts.append(_pre(args, "#57606a"))
+    if item.output:
+        out_lines = item.output.splitlines()
+        shown = out_lines if item.expanded else out_lines[-12:]
+        hidden += len(out_lines) - len(shown)
+        parts.append(f"<div style='color:#57606a'>{html.escape(_('Output'))}</div>")
+        parts.append(_pre("\n".join(shown), "#1f2328"))
+    if item.error:
+        parts.append(_pre(item.error, "#cf222e"))
+    if item.result:
+        result, more = _lines(item.result, limit)
+        hidden += more
+        parts.append(_pre(result))
+    for change in item.file_changes:
+        diff = str(change.get("diff", "") or "")
+        parsed = parse_unified(diff)
+        kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
+        parts.append(
+            f"<div><b>{html.escape(str(change.get('path', '')))}</b> ({html.escape(kind)}) "
+            f"<span style='color:#1a7f37'>+{parsed.added}</span> <span style='color:#cf222e'>−{parsed.deleted}</span></div>")
+        if item.expanded and len(parsed):
+            rows = []
+            colours = {ADD: "#e6ffec", DELETE: "#ffebe9", HUNK: "#ddf4ff"}
+            for i in range(min(len(parsed), _CARD_DIFF_LINES)):
+                bg = colours.get(parsed.kinds[i], "#ffffff")
+                rows.append(f"<div style='background:{bg}; white-space:pre'>{html.escape(parsed.lines[i]) or ' '}</div>")
+            parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")
+            if len(parsed) > _CARD_DIFF_LINES:
+                parts.append(f"<div style='color:#57606a'>{html.escape(_('{n} more lines: double-click to open the whole diff').format(n=len(parsed) - _CARD_DIFF_LINES))}</div>")
+            if change.get("truncated"):
+                parts.append(f"<div style='color:#9a6700'>{html.escape(_('The tool shortened this diff.'))}</div>")
+        elif len(parsed):
+            hidden += 1
+    if hidden and not item.expanded:
+        parts.append(f"<div style='color:#0969da'>{html.escape(_('Click to show everything'))}</div>")
+    elif item.expanded:
+        parts.append(f"<div style='color:#0969da'>{html.escape(_('Click to collapse'))}</div>")
+    return "".join(parts)
+
+
+class TranscriptDelegate(QStyledItemDelegate):
+    def __init__(self, view: TranscriptView) -> None:
+        super().__init__(view)
+        self._view = view
+        self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[Any, ...], QTextDocument]] = (
+            weakref.WeakKeyDictionary())
+
+    def _width(self) -> int:
+        return max(200, self._view.viewport().width() - 2 * (_MARGIN + _PAD) - 4)
+
+    def document(self, item: TranscriptItem) -> QTextDocument:
+        width = self._width()
+        key = (item.version, width, i18n.current_language())
+        cached = self._cache.get(item)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        font = self._view.font()
+        if item.kind == ASSISTANT:
+            doc = markdown_document(item.text, width, font)
+        else:
+            doc = QTextDocument()
+            doc.setDefaultFont(font)
+            doc.setDocumentMargin(0)
+            if item.kind == TOOL:
+                doc.setHtml(card_html(item, self._view.title_for(item.tool_name)))
+            else:
+                who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
+                doc.setHtml(f"<div style='color:#57606a; font-weight:600'>{html.escape(who)}</div>"
+                            f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>")
+            doc.setTextWidth(width)
+        self._cache[item] = (key, doc)
+        return doc
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        item = index.data(ItemRole)
+        if item is None:
+            return QSize(0, 0)
+        doc = self.document(item)
+        return QSize(self._width() + 2 * _PAD, int(doc.size().height()) + 2 * (_MARGIN + _PAD) - _MARGIN)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        item: TranscriptItem | None = index.data(ItemRole)
+        if item is None:
+            return
+        doc = self.document(item)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(option.rect).adjusted(_MARGIN, _MARGIN / 2, -_MARGIN, -_MARGIN / 2)
+        border = QColor(_BORDERS.get(item.kind, "#d0d7de"))
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            border = QColor("#0969da")
+        painter.setPen(border)
+        painter.setBrush(QColor(_BUBBLES.get(item.kind, "#ffffff")))
+        painter.drawRoundedRect(rect, 6, 6)
+        painter.translate(rect.left() + _PAD, rect.top() + _PAD)
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        ctx.palette.setColor(QPalette.ColorRole.Text, QColor("#1f2328"))
+        doc.documentLayout().draw(painter, ctx)
+        painter.restore()
+
+
+class TranscriptView(QListView):
+    """The transcript list. Click a tool card to expand it; double-click a diff to open it whole."""
+
+    open_diff = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setItemDelegate(TranscriptDelegate(self))
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setWordWrap(True)
+        self.setUniformItemSizes(False)
+        # Long conversations: lay rows out in batches so the window shows at once.
+        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self.setBatchSize(40)
+        self.setSpacing(0)
+        self.setStyleSheet("QListView { background: #ffffff; border: none; }")
+        self.clicked.connect(self._on_clicked)
+        self.doubleClicked.connect(self._on_double_clicked)
+        self._follow = True
+        self.verticalScrollBar().rangeChanged.connect(self._keep_at_bottom)
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    def setModel(self, model: Any) -> None:
+        old = self.model()
+        if old is not None:
+            old.dataChanged.disconnect(self._on_data_changed)
+        super().setModel(model)
+        if model is not None:
+            # QListView does not re-measure rows on dataChanged; rows grow while text streams in.
+            model.dataChanged.connect(self._on_data_changed)
+
+    def _on_data_changed(self, *_args: object) -> None:
+        self.scheduleDelayedItemsLayout()
+
+    def title_for(self, name: str) -> str:
+        model = self.model()
+        fn = getattr(model, "title_for", None)
+        return fn(name) if callable(fn) else name
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        item = index.data(ItemRole)
+        if item is not None and item.kind == TOOL:
+            model = self.model()
+            model.toggle_expanded(index.row())  # type: ignore[attr-defined]
+
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        item = index.data(ItemRole)
+        if item is not None and item.kind == TOOL and item.file_changes:
+            self.open_diff.emit(item)
+
+    def _on_scrolled(self, value: int) -> None:
+        # Follow new output only while the person is at the bottom.
+        self._follow = value >= self.verticalScrollBar().maximum() - 4
+
+    def _keep_at_bottom(self, _min: int, _max: int) -> None:
+        if self._follow:
+            self.scrollToBottom()
+
+    def relayout(self) -> None:
+        self.scheduleDelayedItemsLayout()
