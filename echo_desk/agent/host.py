@@ -15,7 +15,7 @@ from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
 
 
-class ApprovalChoice(str, enum.Enum):
+class ApprovalChoice(enum.StrEnum):
     ALLOW_ONCE = "allow_once"
     ALLOW_CONVERSATION = "allow_conversation"
     ALWAYS_ALLOW = "always_allow"

@@ -67,7 +67,7 @@ class StreamEnd:
 StreamEvent = TextDelta | ToolCallStarted | ToolCallReady | StreamWarning | Usage | StreamEnd
 
 
-class ModelErrorKind(str, enum.Enum):
+class ModelErrorKind(enum.StrEnum):
     CONNECTION = "connection"
     AUTH = "auth"
     NOT_FOUND = "not_found"

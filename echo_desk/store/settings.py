@@ -26,7 +26,7 @@ SCHEMA_VERSION = 1
 SETTINGS_FILE = "settings.json"
 
 
-class ToolPolicy(str, enum.Enum):
+class ToolPolicy(enum.StrEnum):
     ASK = "ask"
     ALWAYS = "always"
     NEVER = "never"
@@ -54,7 +54,7 @@ DEFAULT_PROFILES: dict[str, list[str]] = {
 }
 
 
-class ProviderKind(str, enum.Enum):
+class ProviderKind(enum.StrEnum):
     LOCAL = "local"
     OLLAMA = "ollama"
     OPENAI = "openai"

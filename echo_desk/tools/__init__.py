@@ -15,8 +15,8 @@ A tool is one class::
 """
 
 from echo_desk.tools.base import (
-    RESERVED_HIDDEN_PARAMETERS,
     N_,
+    RESERVED_HIDDEN_PARAMETERS,
     BaseTool,
     ElicitationTool,
     Tool,
@@ -36,8 +36,8 @@ from echo_desk.tools.results import (
 from echo_desk.tools.secrets import get_secret
 
 __all__ = [
-    "RESERVED_HIDDEN_PARAMETERS",
     "N_",
+    "RESERVED_HIDDEN_PARAMETERS",
     "Answer",
     "BaseTool",
     "CancelledByUser",

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from echo_desk.tools.context import ToolExecutionContext
-from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview, ToolResult
+from echo_desk.tools.results import RiskLevel, ToolPreview, ToolResult
 
 #: Parameter names that are never model-visible. A tool lists the ones it wants in
 #: ``hidden_parameters``; the dispatcher injects them from the context and refuses them

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-class RiskLevel(str, enum.Enum):
+class RiskLevel(enum.StrEnum):
     """How much a tool can change. Drives the default approval policy."""
 
     READ = "read"
@@ -22,7 +22,7 @@ class RiskLevel(str, enum.Enum):
 _RISK_RANK = {RiskLevel.READ: 0, RiskLevel.WRITE: 1, RiskLevel.EXEC: 2}
 
 
-class ErrorKind(str, enum.Enum):
+class ErrorKind(enum.StrEnum):
     """Why a call failed. Only infrastructure kinds count toward the circuit breaker."""
 
     VALIDATION = "validation"
@@ -46,7 +46,7 @@ class ErrorKind(str, enum.Enum):
         return self in (ErrorKind.TIMEOUT, ErrorKind.DEPENDENCY)
 
 
-class FileChangeKind(str, enum.Enum):
+class FileChangeKind(enum.StrEnum):
     CREATE = "create"
     MODIFY = "modify"
     DELETE = "delete"

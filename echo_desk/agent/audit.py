@@ -1,0 +1,174 @@
+"""The audit log: every tool call, appended to SQLite (WAL) in the data folder.
+
+Writes go through a queue to one writer thread that commits in batches, so recording a call
+costs the dispatcher microseconds. ``query`` flushes first, so readers see every call made.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    conversation_id TEXT NOT NULL,
+    scope_chain TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    source TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    error_kind TEXT,
+    error TEXT,
+    duration_ms REAL NOT NULL,
+    file_changes TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
+CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
+"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditRecord:
+    at: float
+    conversation_id: str
+    scope_chain: tuple[str, ...]
+    call_id: str
+    tool: str
+    source: str
+    arguments: dict[str, Any]  # already redacted
+    decision: str  # auto | allowed | denied | not_asked
+    provenance: str  # which rule decided, e.g. "risk default: read", "settings: always allow"
+    ok: bool
+    error_kind: str | None
+    error: str
+    duration_ms: float
+    file_changes: Sequence[dict[str, Any]] = field(default_factory=tuple)
+
+    def row(self) -> tuple[Any, ...]:
+        return (
+            self.at, self.conversation_id, json.dumps(list(self.scope_chain)), self.call_id, self.tool,
+            self.source, json.dumps(self.arguments, ensure_ascii=False, default=str), self.decision,
+            self.provenance, int(self.ok), self.error_kind, self.error, self.duration_ms,
+            json.dumps(list(self.file_changes)),
+        )
+
+
+_STOP = object()
+#: The writer gathers records for this long before one commit: fewer wake-ups of the
+#: writer thread, so recording a call costs the dispatcher only a queue put.
+_BATCH_WINDOW_SECONDS = 0.02
+
+
+class AuditLog:
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._read_lock = threading.Lock()
+        self._reader = self._connect(check_same_thread=False)
+        self._writer_error: BaseException | None = None
+        self._thread = threading.Thread(target=self._write_loop, name="echo-desk-audit", daemon=True)
+        self._thread.start()
+
+    def _connect(self, **kwargs: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = sqlite3.connect(self.path, timeout=10, **kwargs)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        return conn
+
+    def append(self, record: AuditRecord) -> None:
+        self._queue.put(record)
+
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        try:
+            while True:
+                item = self._queue.get()
+                batch: list[Any] = [item]
+                if isinstance(item, AuditRecord):
+                    time.sleep(_BATCH_WINDOW_SECONDS)
+                while True:  # drain what is already waiting: one commit per batch
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                rows = [r.row() for r in batch if isinstance(r, AuditRecord)]
+                if rows:
+                    try:
+                        conn.executemany(
+                            "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
+                            " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
+                            " file_changes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                            rows,
+                        )
+                        conn.commit()
+                    except sqlite3.Error as exc:  # e.g. disk full: keep running, report on flush
+                        self._writer_error = exc
+                for r in batch:
+                    if isinstance(r, threading.Event):
+                        r.set()
+                if any(r is _STOP for r in batch):
+                    return
+        finally:
+            conn.close()
+
+    def flush(self, timeout: float = 10.0) -> None:
+        """Wait until everything appended so far is committed."""
+        done = threading.Event()
+        self._queue.put(done)
+        if not done.wait(timeout):
+            raise TimeoutError("the audit log did not flush in time")
+        if self._writer_error is not None:
+            error, self._writer_error = self._writer_error, None
+            raise OSError(f"audit records could not be written: {error}")
+
+    def query(
+        self,
+        *,
+        tool: str | None = None,
+        conversation_id: str | None = None,
+        limit: int = 100,
+    ) -> list[dict[str, Any]]:
+        """Newest first. Filters are exact matches."""
+        self.flush()
+        where, args = [], []
+        if tool is not None:
+            where.append("tool = ?")
+            args.append(tool)
+        if conversation_id is not None:
+            where.append("conversation_id = ?")
+            args.append(conversation_id)
+        sql = "SELECT * FROM audit" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY id DESC LIMIT ?"
+        args.append(str(limit))
+        with self._read_lock:
+            cursor = self._reader.execute(sql, args)
+            names = [d[0] for d in cursor.description]
+            rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        for row in rows:
+            row["scope_chain"] = json.loads(row["scope_chain"])
+            row["arguments"] = json.loads(row["arguments"])
+            row["file_changes"] = json.loads(row["file_changes"])
+            row["ok"] = bool(row["ok"])
+        return rows
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join(timeout=10)
+        with self._read_lock:
+            self._reader.close()

@@ -1,0 +1,55 @@
+"""The output envelope: what the model and the UI card both receive for a call."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from echo_desk.tools.results import ErrorKind, FileChange
+
+SCHEMA = "echo_desk_tool_output_v1"
+#: Content beyond this is cut (with a marker) so one tool cannot flood the model's context.
+MAX_CONTENT_CHARS = 60_000
+
+
+def cap_content(text: str, limit: int = MAX_CONTENT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n…[truncated: {len(text) - limit} more characters not shown]"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Envelope:
+    ok: bool
+    tool: str
+    call_id: str
+    content: str = ""
+    error: str = ""
+    error_kind: ErrorKind | None = None
+    file_changes: tuple[FileChange, ...] = ()
+    #: Not sent to the model: for the UI card (e.g. rows for a grid) and the audit.
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.ok and (not self.error or self.error_kind is None):
+            raise ValueError("a failed envelope needs both error and error_kind")
+
+    @classmethod
+    def failure(cls, tool: str, call_id: str, kind: ErrorKind, error: str) -> Envelope:
+        return cls(ok=False, tool=tool, call_id=call_id, error=error, error_kind=kind)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "ok": self.ok,
+            "tool": self.tool,
+            "content": self.content,
+            "error": self.error,
+            "error_kind": self.error_kind.value if self.error_kind else "",
+            "file_changes": [c.to_json() for c in self.file_changes],
+        }
+
+    def to_text(self) -> str:
+        """The JSON the model receives as the tool result."""
+        return json.dumps(self.to_json(), ensure_ascii=False)

@@ -1,0 +1,275 @@
+"""The agent loop: send messages and tool definitions, stream the answer, run the calls the
+model asks for through ``execute_tool``, feed the envelopes back, until it answers in text.
+
+Read-only calls of one turn run concurrently; calls with side effects run one by one, in the
+order the model gave them. Every message is handed to the listener as soon as it is complete,
+so a crash loses at most the message being streamed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from echo_desk.agent.dispatcher import Dispatcher
+from echo_desk.agent.envelope import Envelope
+from echo_desk.agent.host import Host
+from echo_desk.agent.model import (
+    ChatMessage,
+    ChatModel,
+    ModelError,
+    StreamWarning,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    ToolCallStarted,
+)
+from echo_desk.agent.policy import effective_risk
+from echo_desk.agent.schema import SchemaFactory
+from echo_desk.agent.scope import Scope
+from echo_desk.tools.results import ErrorKind, RiskLevel
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_TURNS = 25
+#: The same call (name and arguments) failing this many times ends the exchange.
+REPEATED_FAILURE_LIMIT = 3
+
+
+class LoopListener(Protocol):
+    """What the UI, the CLI and the conversation store hear while the loop runs."""
+
+    def on_text(self, delta: str) -> None: ...
+
+    def on_tool_call(self, call: ToolCall) -> None: ...
+
+    def on_tool_status(self, call_id: str, status: str) -> None: ...
+
+    def on_tool_result(self, call_id: str, envelope: Envelope) -> None: ...
+
+    def on_message(self, message: ChatMessage) -> None: ...
+
+    def on_error(self, message: str) -> None: ...
+
+
+class NullListener:
+    def on_text(self, delta: str) -> None: ...
+
+    def on_tool_call(self, call: ToolCall) -> None: ...
+
+    def on_tool_status(self, call_id: str, status: str) -> None: ...
+
+    def on_tool_result(self, call_id: str, envelope: Envelope) -> None: ...
+
+    def on_message(self, message: ChatMessage) -> None: ...
+
+    def on_error(self, message: str) -> None: ...
+
+
+class StopReason(enum.StrEnum):
+    DONE = "done"
+    MAX_TURNS = "max_turns"
+    REPEATED_FAILURE = "repeated_failure"
+    MODEL_ERROR = "model_error"
+
+
+@dataclass
+class Outcome:
+    stop_reason: StopReason
+    messages: list[ChatMessage] = field(default_factory=list)
+    envelopes: dict[str, Envelope] = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def completed(self) -> bool:
+        return self.stop_reason is StopReason.DONE
+
+    @property
+    def final_text(self) -> str:
+        for message in reversed(self.messages):
+            if message.role == "assistant" and message.content:
+                return message.content
+        return ""
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        model: ChatModel,
+        dispatcher: Dispatcher,
+        schema_factory: SchemaFactory,
+        *,
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ) -> None:
+        self.model = model
+        self.dispatcher = dispatcher
+        self.schema_factory = schema_factory
+        self.max_turns = max_turns
+
+    async def run(
+        self,
+        history: Sequence[ChatMessage],
+        scope: Scope,
+        host: Host,
+        listener: LoopListener | None = None,
+        *,
+        tool_choice: str = "auto",
+    ) -> Outcome:
+        """Run until the model answers without calls, a limit is hit or the model fails.
+
+        Cancelling the task stops the stream and running tools at once; calls that never got
+        a result are recorded as cancelled (so the transcript stays valid) before
+        ``CancelledError`` propagates.
+        """
+        hear = listener or NullListener()
+        outcome = Outcome(StopReason.DONE)
+        messages = list(history)
+        failures: dict[tuple[str, str], int] = {}
+
+        def keep(message: ChatMessage) -> None:
+            messages.append(message)
+            outcome.messages.append(message)
+            hear.on_message(message)
+
+        for turn in range(self.max_turns):
+            text_parts: list[str] = []
+            calls: list[ToolCall] = []
+            try:
+                definitions = self.schema_factory.definitions(scope)
+                async for event in self.model.stream(
+                    messages, definitions, tool_choice=tool_choice if turn == 0 else "auto"
+                ):
+                    if isinstance(event, TextDelta):
+                        text_parts.append(event.text)
+                        hear.on_text(event.text)
+                    elif isinstance(event, ToolCallReady):
+                        calls.append(event.call)
+                        hear.on_tool_call(event.call)
+                    elif isinstance(event, ToolCallStarted):
+                        hear.on_tool_status(event.id, "streaming")
+                    elif isinstance(event, StreamWarning):
+                        log.warning("model stream: %s", event.message)
+            except ModelError as exc:
+                if text_parts:
+                    keep(ChatMessage(role="assistant", content="".join(text_parts)))
+                outcome.stop_reason, outcome.error = StopReason.MODEL_ERROR, str(exc)
+                hear.on_error(str(exc))
+                return outcome
+            except asyncio.CancelledError:
+                if text_parts:
+                    keep(ChatMessage(role="assistant", content="".join(text_parts) + " [stopped]"))
+                raise
+
+            keep(ChatMessage(role="assistant", content="".join(text_parts), tool_calls=tuple(calls)))
+            if not calls:
+                return outcome
+
+            repeated = [c for c in calls if failures.get((c.name, _canonical(c.arguments)), 0)
+                        >= REPEATED_FAILURE_LIMIT - 1]
+            results = await self._run_calls(calls, scope, host, hear, keep, outcome, skip=repeated)
+            for call in calls:
+                envelope = results[call.id]
+                key = (call.name, _canonical(call.arguments))
+                if envelope.ok:
+                    failures.pop(key, None)
+                else:
+                    failures[key] = failures.get(key, 0) + 1
+            if repeated:
+                names = ", ".join(sorted({c.name for c in repeated}))
+                outcome.stop_reason = StopReason.REPEATED_FAILURE
+                outcome.error = (f"stopped: the model repeated the same failing call to {names} "
+                                 f"{REPEATED_FAILURE_LIMIT} times")
+                hear.on_error(outcome.error)
+                return outcome
+
+        outcome.stop_reason = StopReason.MAX_TURNS
+        outcome.error = f"stopped after {self.max_turns} turns without a final answer"
+        hear.on_error(outcome.error)
+        return outcome
+
+    async def _run_calls(
+        self,
+        calls: list[ToolCall],
+        scope: Scope,
+        host: Host,
+        hear: LoopListener,
+        keep: _Keep,
+        outcome: Outcome,
+        *,
+        skip: list[ToolCall],
+    ) -> dict[str, Envelope]:
+        results: dict[str, Envelope] = {}
+
+        async def one(call: ToolCall) -> None:
+            if call in skip:
+                envelope = Envelope.failure(
+                    call.name, call.id, ErrorKind.REJECTED,
+                    "not run: this exact call already failed; change the arguments or answer in text",
+                )
+            else:
+                hear.on_tool_status(call.id, "queued")
+                envelope = await self.dispatcher.execute_tool(
+                    call, scope, host, on_status=lambda status: hear.on_tool_status(call.id, status)
+                )
+            results[call.id] = envelope
+            hear.on_tool_result(call.id, envelope)
+
+        try:
+            for group in self._batches(calls):
+                if len(group) == 1:
+                    await one(group[0])
+                else:
+                    await asyncio.gather(*(one(c) for c in group))
+        except asyncio.CancelledError:
+            for call in calls:
+                if call.id not in results:
+                    results[call.id] = Envelope.failure(call.name, call.id, ErrorKind.CANCELLED,
+                                                        "cancelled by the person (Stop)")
+                    hear.on_tool_result(call.id, results[call.id])
+            self._record_results(calls, results, keep, outcome)
+            raise
+        self._record_results(calls, results, keep, outcome)
+        return results
+
+    def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
+        """Consecutive read-only calls form one concurrent batch; every other call is alone."""
+        batches: list[list[ToolCall]] = []
+        previous_was_read = False
+        for call in calls:
+            is_read = self._is_read(call)
+            if is_read and previous_was_read:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+            previous_was_read = is_read
+        return batches
+
+    def _is_read(self, call: ToolCall) -> bool:
+        entry = self.dispatcher.registry.get(call.name)
+        settings = self.dispatcher.settings.current
+        return entry is not None and effective_risk(entry, settings) is RiskLevel.READ
+
+    @staticmethod
+    def _record_results(
+        calls: list[ToolCall], results: dict[str, Envelope], keep: _Keep, outcome: Outcome
+    ) -> None:
+        for call in calls:
+            envelope = results[call.id]
+            outcome.envelopes[call.id] = envelope
+            keep(ChatMessage(role="tool", content=envelope.to_text(), tool_call_id=call.id, name=call.name))
+
+
+class _Keep(Protocol):
+    def __call__(self, message: ChatMessage) -> None: ...
+
+
+def _canonical(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True)
+    except (json.JSONDecodeError, TypeError):
+        return arguments

@@ -1,0 +1,88 @@
+"""Which tools are enabled, how risky a call is, and whether it needs the person's approval.
+
+Each answer carries its provenance: the rule that decided, recorded in the audit log.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from echo_desk.agent.registry import RegisteredTool
+from echo_desk.agent.scope import Scope
+from echo_desk.store.settings import ALL_CAPABILITIES, Settings, ToolPolicy
+from echo_desk.tools.results import RiskLevel, ToolPreview
+
+
+def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
+    """A source switched off as a group wins; then the tool's own toggle; then the profile."""
+    if entry.source in settings.disabled_sources:
+        return False
+    explicit = settings.tool(entry.name).enabled
+    if explicit is not None:
+        return explicit
+    return profile_includes(settings, entry.tool.capabilities)
+
+
+def profile_includes(settings: Settings, capabilities: frozenset[str]) -> bool:
+    wanted = set(settings.profiles.get(settings.active_profile, [ALL_CAPABILITIES]))
+    if ALL_CAPABILITIES in wanted:
+        return True
+    return bool(wanted & capabilities)
+
+
+def effective_risk(entry: RegisteredTool, settings: Settings) -> RiskLevel:
+    """The tool's risk, unless the person lowered it for an MCP tool (MCP tools start at exec)."""
+    override = settings.tool(entry.name).risk_override
+    if override is not None and entry.source.startswith("mcp:"):
+        return override
+    return entry.tool.risk_level
+
+
+def grant_problem(entry: RegisteredTool, risk: RiskLevel, scope: Scope) -> str:
+    """Why this scope may not run the tool, or '' when it may."""
+    if scope.read_only and risk is not RiskLevel.READ:
+        return f"tool '{entry.name}' ({risk.value}) is not available in a read-only scope"
+    if not scope.grants(entry.name, risk):
+        return f"tool '{entry.name}' was not granted to {scope.label or 'this scope'}"
+    return ""
+
+
+class Verdict(enum.StrEnum):
+    AUTO = "auto"
+    ASK = "ask"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class Ruling:
+    verdict: Verdict
+    provenance: str
+
+
+def approval_for(
+    entry: RegisteredTool,
+    risk: RiskLevel,
+    settings: Settings,
+    scope: Scope,
+    preview: ToolPreview | None,
+) -> Ruling:
+    """auto / ask / deny for one call, from settings, conversation grants and risk defaults.
+
+    A protected target (a ``Target`` whose detail starts with ``protected``, e.g. a file
+    under ``.git/``) is always asked about, whatever else says "allow".
+    """
+    policy = settings.tool(entry.name).policy
+    if policy is ToolPolicy.NEVER:
+        return Ruling(Verdict.DENY, "settings: never")
+    if preview is not None and any(t.detail.startswith("protected") for t in preview.targets):
+        return Ruling(Verdict.ASK, "protected target")
+    if policy is ToolPolicy.ALWAYS:
+        return Ruling(Verdict.AUTO, "settings: always allow")
+    if scope.conversation_allows(entry.name):
+        return Ruling(Verdict.AUTO, "allowed for this conversation")
+    if policy is ToolPolicy.ASK:
+        return Ruling(Verdict.ASK, "settings: ask")
+    if risk is RiskLevel.READ:
+        return Ruling(Verdict.AUTO, "risk default: read")
+    return Ruling(Verdict.ASK, f"risk default: {risk.value}")

@@ -1,0 +1,122 @@
+"""The tool registry: every tool the app knows, with where it came from."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
+
+from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS, Tool, synchronous_handlers
+
+log = logging.getLogger(__name__)
+
+RESERVED_NAMES = frozenset({"load_skill", "unload_skill"})
+PLUGIN_GROUP = "echo_desk.tools"
+# The strictest rule the providers share (OpenAI, Anthropic, Gemini, Bedrock all accept it).
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class RegisteredTool:
+    tool: Tool
+    source: str  # builtin | plugin | mcp:<server>
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+
+@dataclass(frozen=True)
+class RegistrationResult:
+    ok: bool
+    name: str
+    message: str = ""
+
+
+class ToolRegistry:
+    """Holds tools by unique name. Registration checks the contract and the schema."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, RegisteredTool] = {}
+        self.problems: list[RegistrationResult] = []
+
+    def register(self, tool: Tool, source: str = "builtin") -> RegistrationResult:
+        result = self._check(tool)
+        if result.ok:
+            self._tools[tool.name] = RegisteredTool(tool, source)
+        else:
+            log.warning("tool not registered: %s", result.message)
+            self.problems.append(result)
+        return result
+
+    def _check(self, tool: Tool) -> RegistrationResult:
+        name = getattr(tool, "name", "")
+        label = name or f"<{type(tool).__name__} without a name>"
+
+        def refuse(why: str) -> RegistrationResult:
+            return RegistrationResult(False, name, f"{label}: {why}")
+
+        if not isinstance(tool, Tool):
+            return refuse("is not an echo_desk.tools.Tool")
+        if name in RESERVED_NAMES:
+            return refuse("the name is reserved")
+        if not _NAME_RE.match(name):
+            return refuse("names must be 1-64 letters, digits, '_' or '-', starting with a letter or '_'")
+        if name in self._tools:
+            return refuse(f"a tool with this name is already registered (from {self._tools[name].source})")
+        blocking = synchronous_handlers(tool)
+        if blocking:
+            return refuse(
+                f"{', '.join(blocking)} must be 'async def' (wrap blocking work in asyncio.to_thread)"
+            )
+        if not tool.description:
+            return refuse("needs a description for the model")
+        from echo_desk.agent.schema_checks import check_tool_schema
+
+        problems = check_tool_schema(tool.parameters)
+        if problems:
+            return refuse("invalid parameters schema: " + "; ".join(problems))
+        declared = set((tool.parameters.get("properties") or {}).keys())
+        leaked = declared & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters))
+        if leaked:
+            return refuse(f"hidden parameters must not be in the schema: {', '.join(sorted(leaked))}")
+        return RegistrationResult(True, name)
+
+    def unregister(self, name: str) -> bool:
+        return self._tools.pop(name, None) is not None
+
+    def get(self, name: str) -> RegisteredTool | None:
+        return self._tools.get(name)
+
+    def entries(self) -> list[RegisteredTool]:
+        return list(self._tools.values())
+
+    def __iter__(self) -> Iterator[RegisteredTool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def load_plugins(self, group: str = PLUGIN_GROUP) -> list[RegistrationResult]:
+        """Instantiate and register tools advertised by installed packages' entry points."""
+        results: list[RegistrationResult] = []
+        for entry in metadata.entry_points(group=group):
+            try:
+                loaded = entry.load()
+                tools = loaded() if callable(loaded) and not isinstance(loaded, type) else [loaded()]
+                if isinstance(tools, Tool):
+                    tools = [tools]
+            except Exception as exc:  # a broken plugin must not stop the app
+                problem = RegistrationResult(False, entry.name, f"plugin {entry.name}: {exc!r}")
+                log.warning("%s", problem.message)
+                self.problems.append(problem)
+                results.append(problem)
+                continue
+            for tool in tools:
+                results.append(self.register(tool, source="plugin"))
+        return results

@@ -1,0 +1,112 @@
+"""The headless command line. ``echo-desk`` alone starts the desktop app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from echo_desk import __version__
+from echo_desk.agent.dispatcher import new_call_id
+from echo_desk.agent.host import ApprovalChoice
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.runtime import Runtime
+from echo_desk.terminal_host import TerminalHost
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="echo-desk", description="Chat with an agent that uses tools, safely.")
+    parser.add_argument("--version", action="version", version=f"echo-desk {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    tools = sub.add_parser("tools", help="inspect the tool catalog")
+    tools_sub = tools.add_subparsers(dest="tools_command", required=True)
+    listing = tools_sub.add_parser("list", help="every tool with source, risk, enabled, ready, breaker")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    schema = tools_sub.add_parser("schema", help="the definitions a provider would receive")
+    schema.add_argument("--provider", choices=["openai", "anthropic", "gemini", "bedrock"], default="openai")
+
+    call = sub.add_parser("call", help="run one tool through the dispatcher and print its envelope")
+    call.add_argument("name")
+    call.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    call.add_argument("--workspace", type=Path, default=None, help="workspace folder (default: current)")
+    answer = call.add_mutually_exclusive_group()
+    answer.add_argument("--yes", action="store_true", help="approve without asking")
+    answer.add_argument("--no", action="store_true", help="deny without asking")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return _run_gui(argv)
+    runtime = Runtime.create()
+    try:
+        if args.command == "tools" and args.tools_command == "list":
+            return _tools_list(runtime, as_json=args.json)
+        if args.command == "tools" and args.tools_command == "schema":
+            print(json.dumps(runtime.schema_factory.for_provider(args.provider), indent=2, ensure_ascii=False))
+            return 0
+        if args.command == "call":
+            return asyncio.run(_call(runtime, args))
+    finally:
+        runtime.close()
+    parser.print_help()
+    return 2
+
+
+def _run_gui(argv: list[str]) -> int:
+    try:
+        from echo_desk.ui.app import run_gui
+    except ImportError as exc:
+        print(f"The desktop app is not available: {exc}. The CLI works: echo-desk --help", file=sys.stderr)
+        return 1
+    return int(run_gui(argv))
+
+
+def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
+    availability = {a.name: a for a in runtime.schema_factory.availability()}
+    rows: list[dict[str, Any]] = []
+    for entry in runtime.registry.entries():
+        breaker = runtime.breakers.status(entry.name)
+        rows.append({
+            "name": entry.name,
+            "source": entry.source,
+            "risk": entry.tool.risk_level.value,
+            "enabled": runtime.is_enabled(entry.name),
+            "ready": entry.tool.is_ready(),
+            "readiness": entry.tool.readiness_detail(),
+            "breaker": breaker.state.value,
+            "visible": availability[entry.name].visible,
+        })
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'READY':<6} BREAKER")
+    for r in rows:
+        ready = "yes" if r["ready"] else "no"
+        print(f"{r['name']:<24} {r['source']:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
+              f"{ready:<6} {r['breaker']}" + (f"  ({r['readiness']})" if r["readiness"] else ""))
+    for problem in runtime.problems:
+        print(f"not loaded: {problem.message}", file=sys.stderr)
+    return 0
+
+
+async def _call(runtime: Runtime, args: argparse.Namespace) -> int:
+    workspace = (args.workspace or Path.cwd()).resolve()
+    if not workspace.is_dir():
+        print(f"workspace {workspace} is not a folder", file=sys.stderr)
+        return 2
+    auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
+    host = TerminalHost(auto=auto)
+    scope = Scope(label="cli", workspace_roots=(workspace,))
+    envelope = await runtime.dispatcher.execute_tool(
+        ToolCall(id=new_call_id(), name=args.name, arguments=args.args), scope, host
+    )
+    print(json.dumps(envelope.to_json(), indent=2, ensure_ascii=False))
+    return 0 if envelope.ok else 1

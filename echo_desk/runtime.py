@@ -1,0 +1,88 @@
+"""Wires the engine together for the app, the CLI and tests: settings, registry (built-ins,
+plugins, later MCP), breakers, audit, dispatcher and schema factory. Qt-free."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from echo_desk.agent.audit import AuditLog
+from echo_desk.agent.breaker import BreakerBoard
+from echo_desk.agent.dispatcher import Dispatcher
+from echo_desk.agent.policy import is_enabled
+from echo_desk.agent.registry import RegistrationResult, ToolRegistry
+from echo_desk.agent.schema import SchemaFactory
+from echo_desk.store import paths
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools.base import Tool
+
+log = logging.getLogger(__name__)
+
+AUDIT_FILE = "audit.sqlite3"
+
+
+@dataclass
+class Runtime:
+    settings: SettingsStore
+    registry: ToolRegistry
+    breakers: BreakerBoard
+    audit: AuditLog
+    dispatcher: Dispatcher
+    schema_factory: SchemaFactory
+    problems: list[RegistrationResult] = field(default_factory=list)
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        settings_store: SettingsStore | None = None,
+        data_dir: Path | None = None,
+        with_builtins: bool = True,
+        with_plugins: bool = True,
+        extra_tools: list[Tool] | None = None,
+    ) -> Runtime:
+        settings = settings_store or SettingsStore.in_dir(paths.config_dir())
+        registry = ToolRegistry()
+        problems: list[RegistrationResult] = []
+        if with_builtins:
+            for tool in _builtin_tools(settings):
+                problems.append(registry.register(tool, source="builtin"))
+        if with_plugins:
+            problems.extend(registry.load_plugins())
+        for tool in extra_tools or []:
+            problems.append(registry.register(tool, source="plugin"))
+        breakers = BreakerBoard(
+            threshold=lambda: settings.current.breaker_threshold,
+            cooldown=lambda: settings.current.breaker_cooldown_seconds,
+        )
+        audit = AuditLog((data_dir or paths.data_dir()) / AUDIT_FILE)
+        dispatcher = Dispatcher(registry, settings, audit, breakers)
+        return cls(
+            settings=settings,
+            registry=registry,
+            breakers=breakers,
+            audit=audit,
+            dispatcher=dispatcher,
+            schema_factory=SchemaFactory(registry, settings, breakers),
+            problems=[p for p in problems if not p.ok],
+        )
+
+    def is_enabled(self, name: str) -> bool:
+        entry = self.registry.get(name)
+        return entry is not None and is_enabled(entry, self.settings.current)
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.dispatcher.close()
+        self.audit.close()
+
+
+def _builtin_tools(settings: SettingsStore) -> list[Tool]:
+    try:
+        from echo_desk.agent.tools import builtin_tools
+    except ImportError:  # before the built-in tools land
+        return []
+    return list(builtin_tools())

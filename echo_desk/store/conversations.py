@@ -1,0 +1,216 @@
+"""Conversations, their messages, and the envelopes of their tool calls, in SQLite.
+
+Each message is committed as soon as it is complete, so a crash mid-turn loses at most the
+message being streamed. The schema is versioned with ``PRAGMA user_version`` and migrated
+forward on open.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from echo_desk.agent.model import ChatMessage, ToolCall
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    conn.executescript(
+        """
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            workspace TEXT NOT NULL,
+            model TEXT NOT NULL,
+            created REAL NOT NULL,
+            updated REAL NOT NULL
+        );
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL,
+            tool_calls TEXT NOT NULL DEFAULT '[]',
+            tool_call_id TEXT NOT NULL DEFAULT '',
+            name TEXT NOT NULL DEFAULT '',
+            envelope TEXT,
+            created REAL NOT NULL
+        );
+        CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
+        """
+    )
+
+
+def _v2(conn: sqlite3.Connection) -> None:
+    # Search by title and text without scanning JSON columns.
+    conn.execute("CREATE INDEX IF NOT EXISTS conversations_by_updated ON conversations(updated DESC)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    title: str
+    workspace: str
+    model: str
+    created: float
+    updated: float
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    message: ChatMessage
+    envelope: dict[str, Any] | None
+    created: float
+
+
+class ConversationStore:
+    def __init__(self, path: Path | str) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=10)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self._lock:
+            version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > len(MIGRATIONS):
+                raise RuntimeError(
+                    f"the conversation database is from a newer Echo Desk (schema {version}); "
+                    "update the app before opening it"
+                )
+            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+                with self._conn:
+                    migration(self._conn)
+                    self._conn.execute(f"PRAGMA user_version = {number}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def create(self, title: str, workspace: str = "", model: str = "") -> Conversation:
+        now = time.time()
+        conversation = Conversation(uuid.uuid4().hex, title, workspace, model, now, now)
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO conversations VALUES (?,?,?,?,?,?)",
+                (conversation.id, title, workspace, model, now, now),
+            )
+        return conversation
+
+    def get(self, conversation_id: str) -> Conversation | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        return Conversation(*row) if row else None
+
+    def list(self, search: str = "") -> list[Conversation]:
+        """Newest first; ``search`` matches titles and message text (case-insensitive)."""
+        with self._lock:
+            if not search:
+                rows = self._conn.execute("SELECT * FROM conversations ORDER BY updated DESC").fetchall()
+            else:
+                like = f"%{search}%"
+                rows = self._conn.execute(
+                    "SELECT * FROM conversations c WHERE c.title LIKE ? OR EXISTS ("
+                    " SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.content LIKE ?)"
+                    " ORDER BY updated DESC",
+                    (like, like),
+                ).fetchall()
+        return [Conversation(*row) for row in rows]
+
+    def update(self, conversation_id: str, **fields: str) -> None:
+        allowed = {"title", "workspace", "model"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"cannot update {', '.join(sorted(unknown))}")
+        if not fields:
+            return
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        with self._lock, self._conn:
+            self._conn.execute(
+                f"UPDATE conversations SET {assignments}, updated = ? WHERE id = ?",
+                (*fields.values(), time.time(), conversation_id),
+            )
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        self.update(conversation_id, title=title)
+
+    def delete(self, conversation_id: str) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    def append(self, conversation_id: str, message: ChatMessage, envelope: dict[str, Any] | None = None) -> int:
+        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        now = time.time()
+        with self._lock, self._conn:
+            cursor = self._conn.execute(
+                "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, name, envelope,"
+                " created) VALUES (?,?,?,?,?,?,?,?)",
+                (conversation_id, message.role, message.content, json.dumps(calls), message.tool_call_id,
+                 message.name, json.dumps(envelope, ensure_ascii=False) if envelope is not None else None, now),
+            )
+            self._conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
+        return int(cursor.lastrowid or 0)
+
+    def messages(self, conversation_id: str) -> list[StoredMessage]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, role, content, tool_calls, tool_call_id, name, envelope, created FROM messages"
+                " WHERE conversation_id = ? ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        out = []
+        for mid, role, content, calls, call_id, name, envelope, created in rows:
+            message = ChatMessage(
+                role=role, content=content, tool_call_id=call_id, name=name,
+                tool_calls=tuple(ToolCall(**c) for c in json.loads(calls)),
+            )
+            out.append(StoredMessage(mid, message, json.loads(envelope) if envelope else None, created))
+        return out
+
+    def history(self, conversation_id: str) -> list[ChatMessage]:
+        return [m.message for m in self.messages(conversation_id)]
+
+    def export_markdown(self, conversation_id: str) -> str:
+        conversation = self.get(conversation_id)
+        if conversation is None:
+            raise KeyError(conversation_id)
+        lines = [f"# {conversation.title}", ""]
+        if conversation.workspace:
+            lines += [f"Workspace: `{conversation.workspace}`", ""]
+        for stored in self.messages(conversation_id):
+            m = stored.message
+            if m.role == "tool":
+                env = stored.envelope or _safe_json(m.content)
+                status = "ok" if env.get("ok") else f"failed ({env.get('error_kind')}): {env.get('error')}"
+                lines += [f"**Tool result** `{m.name}` — {status}", "", "```", str(env.get("content", "")), "```", ""]
+                continue
+            if m.content:
+                lines += [f"**{m.role.capitalize()}:**", "", m.content, ""]
+            for call in m.tool_calls:
+                lines += [f"**Tool call** `{call.name}`", "", "```json", call.arguments, "```", ""]
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def _safe_json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {"content": text}
+    return value if isinstance(value, dict) else {"content": text}

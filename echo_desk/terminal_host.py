@@ -1,0 +1,96 @@
+"""The ``Host`` for the headless CLI: approvals and questions on the terminal.
+
+``--yes`` / ``--no`` answer every approval without asking; without them a person answers
+on stdin after seeing the full targets and diffs. No terminal and no flag means "no".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import TextIO
+
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.tools.host import Answer, NullToolHost, Question, TodoItem
+
+
+class TerminalHost(NullToolHost):
+    def __init__(
+        self,
+        *,
+        auto: ApprovalChoice | None = None,
+        out: TextIO | None = None,
+        inp: TextIO | None = None,
+    ) -> None:
+        self.auto = auto
+        self.out = out or sys.stderr
+        self.inp = inp or sys.stdin
+
+    def _print(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        self._print(f"\n── Approval needed: {request.tool_title} ({request.tool_name}), risk {request.risk.value}")
+        self._print(f"   asked by: {' → '.join(request.scope_chain)}")
+        for target in request.targets:
+            detail = f"   ({target.detail})" if target.detail else ""
+            self._print(f"   {target.kind}: {target.value}{detail}")
+        if request.arguments:
+            self._print("   arguments: " + json.dumps(request.arguments, ensure_ascii=False, indent=None))
+        for change in request.file_changes:
+            self._print(f"   {change.kind.value}: {change.path}")
+            self._print(change.diff.rstrip("\n"))
+            if change.truncated:
+                self._print("   (diff truncated)")
+        if self.auto is not None:
+            self._print(f"   → {'allowed (--yes)' if self.auto.allows else 'denied (--no)'}")
+            return ApprovalDecision(call_id=request.call_id, choice=self.auto, binding=request.binding)
+        if not self.inp.isatty():
+            self._print("   → denied: no terminal to ask on (use --yes or --no)")
+            return ApprovalDecision(
+                call_id=request.call_id, choice=ApprovalChoice.DENY, binding=request.binding,
+                message="no one was there to approve it",
+            )
+        answer = await asyncio.to_thread(self._prompt, "Allow? [y]es once / [a]llow for this run / [N]o: ")
+        choice = {"y": ApprovalChoice.ALLOW_ONCE, "a": ApprovalChoice.ALLOW_CONVERSATION}.get(
+            answer.strip().lower()[:1], ApprovalChoice.DENY
+        )
+        message = ""
+        if choice is ApprovalChoice.DENY:
+            message = (await asyncio.to_thread(self._prompt, "Message for the model (optional): ")).strip()
+        return ApprovalDecision(call_id=request.call_id, choice=choice, message=message, binding=request.binding)
+
+    def _prompt(self, text: str) -> str:
+        self.out.write(text)
+        self.out.flush()
+        return self.inp.readline()
+
+    async def ask(self, question: Question) -> Answer:
+        if not self.inp.isatty():
+            return Answer(action="cancel")
+        self._print(f"\n── Question: {question.prompt}")
+        for i, choice in enumerate(question.choices, 1):
+            self._print(f"   {i}. {choice}")
+        if question.schema:
+            values: dict[str, object] = {}
+            for name, spec in (question.schema.get("properties") or {}).items():
+                default = spec.get("default", "")
+                raw = (await asyncio.to_thread(self._prompt, f"{spec.get('title', name)} [{default}]: ")).strip()
+                values[name] = raw or default
+            return Answer(action="accept", values=values)
+        raw = (await asyncio.to_thread(self._prompt, "> ")).strip()
+        if not raw:
+            return Answer(action="decline")
+        if question.choices and raw.isdigit() and 1 <= int(raw) <= len(question.choices):
+            raw = question.choices[int(raw) - 1]
+        return Answer(action="accept", text=raw)
+
+    def tool_output(self, call_id: str, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def todos_updated(self, scope_id: str, todos: tuple[TodoItem, ...]) -> None:
+        marks = {"done": "x", "in_progress": "~"}
+        for todo in todos:
+            self._print(f"   [{marks.get(todo.status, ' ')}] {todo.text}")

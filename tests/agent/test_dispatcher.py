@@ -1,0 +1,223 @@
+"""The execute_tool pipeline: order of checks, validation, approval, envelope, audit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.envelope import SCHEMA
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.store.settings import SettingsStore, ToolPolicy
+from echo_desk.tools import ErrorKind, RiskLevel
+from tests.agent.fakes import Echo, Streamer, WhoAmI, WriteNote, make_engine
+
+
+def call(name: str, args: object = None, raw: str | None = None, cid: str = "c1") -> ToolCall:
+    return ToolCall(id=cid, name=name, arguments=raw if raw is not None else json.dumps(args or {}))
+
+
+@pytest.fixture
+def engine(tmp_path: Path, engines: list):
+    dispatcher, factory, settings = make_engine(tmp_path, Echo(), WriteNote(), WhoAmI(), Streamer())
+    engines.append(dispatcher)
+    return dispatcher, factory, settings
+
+
+async def test_echo_envelope_has_exactly_the_documented_shape(engine, scope, host) -> None:
+    dispatcher, _, _ = engine
+    env = await dispatcher.execute_tool(call("echo", {"text": "hello"}), scope, host)
+    assert env.to_json() == {
+        "schema": SCHEMA, "ok": True, "tool": "echo", "content": "hello",
+        "error": "", "error_kind": "", "file_changes": [],
+    }
+
+
+async def test_unknown_tool(engine, scope, host) -> None:
+    env = await engine[0].execute_tool(call("nope"), scope, host)
+    assert (env.ok, env.error_kind) == (False, ErrorKind.UNKNOWN_TOOL)
+    assert "nope" in env.error
+
+
+async def test_disabled_tool_never_runs(engine, scope, host, workspace) -> None:
+    dispatcher, factory, settings = engine
+    settings.set_tool("write_note", enabled=False)
+    env = await dispatcher.execute_tool(call("write_note", {"path": "a.txt", "content": "x"}), scope, host)
+    assert env.error_kind is ErrorKind.DISABLED
+    assert not (workspace / "a.txt").exists()
+    assert host.requests == []  # refused before anything was asked
+    assert "write_note" not in {d.name for d in factory.definitions(scope)}
+
+
+async def test_disabled_source_group(engine, scope, host) -> None:
+    dispatcher, factory, settings = engine
+    settings.update(lambda s: s.disabled_sources.append("builtin"))
+    env = await dispatcher.execute_tool(call("echo", {"text": "x"}), scope, host)
+    assert env.error_kind is ErrorKind.DISABLED
+    assert factory.definitions(scope) == []
+
+
+async def test_profile_enables_exactly_the_tools_declaring_its_capabilities(engine, scope, host) -> None:
+    dispatcher, factory, settings = engine
+    settings.update(lambda s: setattr(s, "active_profile", "read-only"))
+    names = {d.name for d in factory.definitions(scope)}
+    assert "echo" in names and "write_note" not in names
+    env = await dispatcher.execute_tool(call("write_note", {"path": "a", "content": "x"}), scope, host)
+    assert env.error_kind is ErrorKind.DISABLED
+
+
+async def test_not_granted_scope(engine, host, workspace) -> None:
+    narrow = Scope(label="sub-agent", workspace_roots=(workspace,), granted_tools=frozenset({"echo"}))
+    env = await engine[0].execute_tool(call("whoami"), narrow, host)
+    assert env.error_kind is ErrorKind.NOT_GRANTED
+    ok = await engine[0].execute_tool(call("echo", {"text": "y"}), narrow, host)
+    assert ok.ok
+
+
+async def test_read_only_scope_gets_no_write_tools(engine, host, workspace) -> None:
+    ro = Scope(label="reader", workspace_roots=(workspace,), read_only=True)
+    env = await engine[0].execute_tool(call("write_note", {"path": "a", "content": "x"}), ro, host)
+    assert env.error_kind is ErrorKind.NOT_GRANTED
+    assert "write_note" not in {d.name for d in engine[1].definitions(ro)}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('{"text": ', "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"text": 5}', "text"),
+        ("{}", "text"),
+        ('{"text": "a", "extra": 1}', "extra"),
+        (json.dumps({"text": "x" * 201}), "text"),
+    ],
+)
+async def test_bad_arguments_are_validation_errors_naming_the_field(engine, scope, host, raw, expected) -> None:
+    env = await engine[0].execute_tool(call("echo", raw=raw), scope, host)
+    assert env.error_kind is ErrorKind.VALIDATION
+    assert expected in env.error
+
+
+async def test_hidden_parameters_are_injected_and_never_trusted_from_the_model(engine, scope, host) -> None:
+    dispatcher, factory, _ = engine
+    env = await dispatcher.execute_tool(call("whoami", {"greeting": "hi"}), scope, host)
+    assert env.ok and json.loads(env.content) == {"greeting": "hi", "user": "u-42"}
+    forged = await dispatcher.execute_tool(call("whoami", {"user_id": "admin"}), scope, host)
+    assert forged.error_kind is ErrorKind.VALIDATION and "user_id" in forged.error
+    schema = next(d for d in factory.definitions(scope) if d.name == "whoami").parameters
+    assert "user_id" not in json.dumps(schema)
+
+
+async def test_base_tool_error_becomes_business_envelope(engine, scope, host) -> None:
+    env = await engine[0].execute_tool(call("whoami", {"greeting": "fail"}), scope, host)
+    assert (env.error_kind, env.error) == (ErrorKind.BUSINESS, "no such greeting")
+
+
+async def test_write_asks_and_deny_leaves_file_untouched_with_message(engine, scope, workspace) -> None:
+    target = workspace / "notes.txt"
+    target.write_bytes(b"original\n")
+    host = ScriptedHost(choice=ApprovalChoice.DENY, message="not that file")
+    env = await engine[0].execute_tool(call("write_note", {"path": "notes.txt", "content": "new"}), scope, host)
+    assert env.error_kind is ErrorKind.REJECTED
+    assert "not that file" in env.error
+    assert target.read_bytes() == b"original\n"
+    (request,) = host.requests
+    assert request.targets[0].value == str(target)  # full absolute path shown
+    assert request.file_changes[0].diff == "+new\n"
+    assert request.risk is RiskLevel.WRITE
+
+
+async def test_allow_once_writes_and_asks_again_next_time(engine, scope, workspace, host) -> None:
+    args = {"path": "n.txt", "content": "v1"}
+    assert (await engine[0].execute_tool(call("write_note", args), scope, host)).ok
+    assert (workspace / "n.txt").read_text() == "v1"
+    await engine[0].execute_tool(call("write_note", {**args, "content": "v2"}), scope, host)
+    assert len(host.requests) == 2
+
+
+async def test_allow_for_conversation_stops_asking_in_that_conversation_only(engine, workspace) -> None:
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_CONVERSATION)
+    conv = Scope(label="a", workspace_roots=(workspace,))
+    await engine[0].execute_tool(call("write_note", {"path": "a", "content": "1"}), conv, host)
+    await engine[0].execute_tool(call("write_note", {"path": "a", "content": "2"}), conv, host)
+    assert len(host.requests) == 1
+    other = Scope(label="b", workspace_roots=(workspace,))
+    await engine[0].execute_tool(call("write_note", {"path": "a", "content": "3"}), other, host)
+    assert len(host.requests) == 2
+
+
+async def test_always_allow_persists_across_restart(engine, scope, tmp_path) -> None:
+    host = ScriptedHost(choice=ApprovalChoice.ALWAYS_ALLOW)
+    await engine[0].execute_tool(call("write_note", {"path": "a", "content": "1"}), scope, host)
+    reopened = SettingsStore.in_dir(tmp_path / "config")
+    assert reopened.current.tool("write_note").policy is ToolPolicy.ALWAYS
+    await engine[0].execute_tool(call("write_note", {"path": "a", "content": "2"}), scope, host)
+    assert len(host.requests) == 1
+
+
+async def test_never_policy_rejects_without_asking(engine, scope, host, workspace) -> None:
+    engine[2].set_tool("write_note", policy=ToolPolicy.NEVER)
+    env = await engine[0].execute_tool(call("write_note", {"path": "a", "content": "1"}), scope, host)
+    assert env.error_kind is ErrorKind.REJECTED and host.requests == []
+    assert not (workspace / "a").exists()
+
+
+async def test_ask_policy_asks_even_for_a_read_tool(engine, scope, host) -> None:
+    engine[2].set_tool("echo", policy=ToolPolicy.ASK)
+    await engine[0].execute_tool(call("echo", {"text": "x"}), scope, host)
+    assert [r.tool_name for r in host.requests] == ["echo"]
+
+
+async def test_an_answer_bound_to_another_request_is_not_an_approval(engine, scope, workspace) -> None:
+    class Confused(ScriptedHost):
+        async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+            return ApprovalDecision(call_id=request.call_id, choice=ApprovalChoice.ALLOW_ONCE, binding="other")
+
+    env = await engine[0].execute_tool(call("write_note", {"path": "a", "content": "1"}), scope, Confused())
+    assert env.error_kind is ErrorKind.REJECTED
+    assert not (workspace / "a").exists()
+
+
+async def test_file_changed_between_preview_and_execute_is_a_conflict(engine, scope, workspace) -> None:
+    target = workspace / "f.txt"
+    target.write_text("before")
+
+    class Meddler(ScriptedHost):
+        async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+            target.write_text("someone else")  # changes the file while the dialog is open
+            return await super().request_approval(request)
+
+    env = await engine[0].execute_tool(
+        call("write_note", {"path": "f.txt", "content": "mine"}), scope, Meddler(choice=ApprovalChoice.ALLOW_ONCE)
+    )
+    assert env.error_kind is ErrorKind.BUSINESS and "changed since preview" in env.error
+    assert target.read_text() == "someone else"
+
+
+async def test_stream_capable_output_reaches_the_host(engine, scope, host) -> None:
+    env = await engine[0].execute_tool(call("streamer", cid="s1"), scope, host)
+    assert env.content == "one two three"
+    assert host.outputs == [("s1", "one "), ("s1", "two "), ("s1", "three")]
+
+
+async def test_audit_records_decision_provenance_and_redacts_secrets(engine, scope, workspace) -> None:
+    dispatcher = engine[0]
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+    await dispatcher.execute_tool(call("echo", {"text": "sk-abcdefghijklmnopqrstuvwxyz123456"}), scope, host)
+    await dispatcher.execute_tool(call("write_note", {"path": "w", "content": "c"}), scope, host)
+    await dispatcher.execute_tool(call("whoami", {"user_id": "forged"}), scope, host)
+    rows = dispatcher.audit.query(conversation_id=scope.conversation_id)
+    by_tool = {r["tool"]: r for r in rows}
+    assert by_tool["echo"]["arguments"] == {"text": "«redacted»"}
+    assert (by_tool["echo"]["decision"], by_tool["echo"]["provenance"]) == ("auto", "risk default: read")
+    write = by_tool["write_note"]
+    assert (write["decision"], write["provenance"], write["ok"]) == ("allowed", "person: allow_once", True)
+    assert write["file_changes"][0]["path"] == str(workspace / "w")
+    assert write["file_changes"][0]["after_sha256"]
+    assert by_tool["whoami"]["arguments"]["user_id"] == "«redacted»"
+    assert by_tool["whoami"]["error_kind"] == "validation"
+    assert write["scope_chain"] == ["conversation"]
+    assert all(r["duration_ms"] >= 0 for r in rows)

@@ -1,0 +1,161 @@
+"""The agent loop against a scripted model: turns, concurrency, guards, errors, Stop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.loop import AgentLoop, NullListener, StopReason
+from echo_desk.agent.model import ChatMessage, ModelError, ModelErrorKind, TextDelta
+from echo_desk.tools import ErrorKind
+from tests.agent.fake_model import ScriptedModel, calls, say
+from tests.agent.fakes import Echo, Sleeper, WaitsForCancel, WriteNote, make_engine
+
+
+class Recorder(NullListener):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+
+    def on_text(self, delta: str) -> None:
+        self.events.append(("text", delta))
+
+    def on_tool_status(self, call_id: str, status: str) -> None:
+        self.events.append(("status", (call_id, status)))
+
+    def on_tool_result(self, call_id: str, envelope) -> None:  # type: ignore[no-untyped-def]
+        self.events.append(("result", (call_id, envelope.ok, envelope.error_kind)))
+
+    def on_message(self, message: ChatMessage) -> None:
+        self.events.append(("message", message.role))
+
+    def on_error(self, message: str) -> None:
+        self.events.append(("error", message))
+
+
+def user(text: str) -> list[ChatMessage]:
+    return [ChatMessage(role="user", content=text)]
+
+
+@pytest.fixture
+def engine(tmp_path, engines):
+    made = make_engine(tmp_path, Echo(), Sleeper(), WriteNote(), WaitsForCancel())
+    engines.append(made[0])
+    return made
+
+
+def loop_for(engine, model, **kw) -> AgentLoop:  # type: ignore[no-untyped-def]
+    return AgentLoop(model, engine[0], engine[1], **kw)
+
+
+async def test_text_answer_ends_the_exchange(engine, scope, host) -> None:
+    rec = Recorder()
+    outcome = await loop_for(engine, ScriptedModel([say("hello there")])).run(user("hi"), scope, host, rec)
+    assert outcome.completed and outcome.final_text == "hello there"
+    assert [e for e in rec.events if e[0] == "text"] == [("text", "hello "), ("text", "there")]
+
+
+async def test_tool_call_goes_through_the_dispatcher_and_the_envelope_goes_back(engine, scope, host) -> None:
+    model = ScriptedModel([calls(("c1", "echo", '{"text": "ping"}')), say("done")])
+    outcome = await loop_for(engine, model).run(user("echo ping"), scope, host)
+    assert [m.role for m in outcome.messages] == ["assistant", "tool", "assistant"]
+    tool_message = outcome.messages[1]
+    assert tool_message.tool_call_id == "c1"
+    assert json.loads(tool_message.content)["content"] == "ping"
+    second_request_messages = model.seen[1][0]
+    assert second_request_messages[-1] == tool_message
+    assert {d.name for d in model.seen[0][1]} >= {"echo", "write_note"}
+    (row,) = engine[0].audit.query(tool="echo")
+    assert row["call_id"] == "c1"
+
+
+async def test_invalid_json_arguments_become_a_validation_envelope_the_model_sees(engine, scope, host) -> None:
+    model = ScriptedModel([calls(("c1", "echo", '{"text": ')), say("sorry")])
+    outcome = await loop_for(engine, model).run(user("x"), scope, host)
+    assert outcome.envelopes["c1"].error_kind is ErrorKind.VALIDATION
+    assert outcome.completed
+
+
+async def test_read_calls_of_one_turn_run_concurrently(engine, scope, host) -> None:
+    model = ScriptedModel([
+        calls(("a", "sleeper", '{"seconds": 0.6}'), ("b", "sleeper", '{"seconds": 0.6}'),
+              ("c", "sleeper", '{"seconds": 0.6}')),
+        say("ok"),
+    ])
+    started = time.perf_counter()
+    outcome = await loop_for(engine, model).run(user("x"), scope, host)
+    took = time.perf_counter() - started
+    assert all(e.ok for e in outcome.envelopes.values())
+    assert took < 1.5, f"three 0.6 s read calls took {took:.2f} s: not concurrent"
+
+
+async def test_side_effects_run_one_by_one_in_the_models_order(engine, scope, workspace) -> None:
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+    model = ScriptedModel([
+        calls(("w1", "write_note", '{"path": "f", "content": "first"}'),
+              ("w2", "write_note", '{"path": "f", "content": "second"}')),
+        say("ok"),
+    ])
+    await loop_for(engine, model).run(user("x"), scope, host)
+    assert [r.call_id for r in host.requests] == ["w1", "w2"]
+    assert (workspace / "f").read_text() == "second"
+
+
+async def test_the_same_failing_call_repeated_stops_the_exchange(engine, scope, host) -> None:
+    bad = ("c", "echo", '{"text": 1}')
+    model = ScriptedModel([calls(bad), calls(bad), calls(bad), say("never reached")])
+    rec = Recorder()
+    outcome = await loop_for(engine, model).run(user("x"), scope, host, rec)
+    assert outcome.stop_reason is StopReason.REPEATED_FAILURE
+    assert len(engine[0].audit.query(tool="echo")) == 2  # the third was not run
+    assert ("error", outcome.error) in rec.events
+
+
+async def test_turn_limit(engine, scope, host) -> None:
+    model = ScriptedModel([calls((f"c{i}", "echo", json.dumps({"text": str(i)}))) for i in range(10)])
+    outcome = await loop_for(engine, model, max_turns=3).run(user("x"), scope, host)
+    assert outcome.stop_reason is StopReason.MAX_TURNS and "3 turns" in outcome.error
+
+
+async def test_model_error_is_reported_not_raised(engine, scope, host) -> None:
+    error = ModelError("no server at http://127.0.0.1:9 — is it running?", kind=ModelErrorKind.CONNECTION)
+    rec = Recorder()
+    outcome = await loop_for(engine, ScriptedModel([error])).run(user("x"), scope, host, rec)
+    assert outcome.stop_reason is StopReason.MODEL_ERROR and "127.0.0.1:9" in outcome.error
+    assert ("error", outcome.error) in rec.events
+
+
+async def test_stop_during_a_tool_cancels_it_and_records_cancelled(engine, scope, host) -> None:
+    waits = engine[0].registry.get("waits").tool
+    rec = Recorder()
+    model = ScriptedModel([calls(("c1", "waits", "{}")), say("never")])
+    task = asyncio.create_task(loop_for(engine, model).run(user("x"), scope, host, rec))
+    assert await asyncio.to_thread(waits.started.wait, 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(waits.saw_cancel.wait, 5)
+    assert ("result", ("c1", False, ErrorKind.CANCELLED)) in rec.events
+    assert [e for e in rec.events if e[0] == "message"] == [("message", "assistant"), ("message", "tool")]
+
+
+async def test_stop_during_streaming_keeps_the_partial_text(engine, scope, host) -> None:
+    first_text = asyncio.Event()
+
+    class Waker(Recorder):
+        def on_text(self, delta: str) -> None:
+            super().on_text(delta)
+            first_text.set()
+
+    rec = Waker()
+    slow = ScriptedModel([[TextDelta(f"w{i} ") for i in range(1000)]], delay=0.01)
+    task = asyncio.create_task(loop_for(engine, slow).run(user("x"), scope, host, rec))
+    async with asyncio.timeout(5):
+        await first_text.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert ("message", "assistant") in rec.events
