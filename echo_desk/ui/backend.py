@@ -7,11 +7,12 @@ how the engine is wired. No Qt here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from echo_desk.i18n import translate_in
+from echo_desk.i18n import _, translate_in
 from echo_desk.store.settings import ALL_CAPABILITIES, SettingsStore
 
 
@@ -79,17 +80,18 @@ class CatalogBackend:
         if breakers is None:
             return ""
         try:
-            state = breakers.state(name)
-        except Exception:  # an unknown name or an engine without breakers: nothing to say
+            status = breakers.status(name)
+        except Exception:  # an engine without this breaker: nothing to say
             return ""
-        if state is None:
-            return ""
-        for attr in ("describe", "description", "human", "text"):
-            value = getattr(state, attr, None)
-            if callable(value):
-                value = value()
-            if isinstance(value, str):
-                return value
+        state = str(getattr(status.state, "value", status.state))
+        failures = int(status.consecutive_failures)
+        if state == "open":
+            return _("paused after {n} failures, retry in {s} s").format(
+                n=failures, s=max(1, math.ceil(status.retry_in_seconds)))
+        if state == "half_open":
+            return _("trying again after {n} failures").format(n=failures)
+        if failures:
+            return _("{n} recent failures").format(n=failures)
         return ""
 
     @staticmethod

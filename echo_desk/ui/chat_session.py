@@ -25,19 +25,24 @@ from echo_desk.ui.transcript import TranscriptModel
 log = logging.getLogger(__name__)
 
 
-def _envelope_json(envelope: Any) -> str | None:
+def _envelope_dict(envelope: Any) -> dict[str, Any] | None:
     to_json = getattr(envelope, "to_json", None)
     if not callable(to_json):
         return None
     value = to_json()
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, dict) else json.loads(value)
 
 
 class _Listener:
-    """Agent-loop events → transcript rows (any thread → main thread)."""
+    """Agent-loop events → transcript rows and the store (any thread → main thread).
 
-    def __init__(self, session: ChatSession) -> None:
+    Each complete message is saved as soon as the loop hands it over, so a crash loses at
+    most the message being streamed.
+    """
+
+    def __init__(self, session: ChatSession, conversation: Any) -> None:
         self._session = session
+        self._conversation = conversation
         self.envelopes: dict[str, Any] = {}
 
     def on_text(self, delta: str) -> None:
@@ -52,6 +57,10 @@ class _Listener:
     def on_tool_result(self, call_id: str, envelope: Any) -> None:
         self.envelopes[call_id] = envelope
         marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
+
+    def on_message(self, message: ChatMessage) -> None:
+        marshal.run_on_main(self._session._on_message, self._conversation, message,
+                            self.envelopes.get(message.tool_call_id) if message.role == "tool" else None)
 
     def on_error(self, message: str) -> None:
         marshal.run_on_main(self._session.transcript.add_notice, message, error=True)
@@ -120,16 +129,12 @@ class ChatSession(QObject):
     async def _turn(self) -> None:
         from echo_desk.agent.loop import AgentLoop  # engine module: loaded after the first frame
 
-        listener = _Listener(self)
-        conversation = self.conversation
+        listener = _Listener(self, self.conversation)
+        assert self.scope is not None  # set with the conversation; send() requires one
         try:
-            loop = AgentLoop(self.model, self.runtime)
-            new_messages = await loop.run(list(self.history), self.scope, self.host, listener)
-            for msg in new_messages:
-                envelope = listener.envelopes.get(msg.tool_call_id) if msg.role == "tool" else None
-                self._save(msg, _envelope_json(envelope) if envelope is not None else None, conversation)
-                if conversation is self.conversation:
-                    self.history.append(msg)
+            loop = AgentLoop(self.model, self.runtime.dispatcher, self.runtime.schema_factory,
+                             max_turns=self.runtime.settings.current.max_turns)
+            await loop.run(list(self.history), self.scope, self.host, listener)
         except asyncio.CancelledError:
             self._mark_unfinished("cancelled")
             self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
@@ -142,17 +147,24 @@ class ChatSession(QObject):
             self.transcript.end_assistant()
             self.busy_changed.emit(False)
 
+    def _on_message(self, conversation: Any, message: ChatMessage, envelope: Any) -> None:
+        if message.role == "assistant":
+            self.transcript.end_assistant()
+        self._save(message, _envelope_dict(envelope) if envelope is not None else None, conversation)
+        if conversation is self.conversation:
+            self.history.append(message)
+
     def _mark_unfinished(self, status: str) -> None:
         for item in self.transcript.items():
             if item.kind == "tool" and item.status in ("pending", "running", "waiting_approval"):
                 self.transcript.set_tool_status(item.call_id, status)
 
-    def _save(self, message: ChatMessage, envelope_json: str | None = None, conversation: Any = None) -> None:
+    def _save(self, message: ChatMessage, envelope: dict[str, Any] | None = None, conversation: Any = None) -> None:
         conversation = conversation or self.conversation
         if self.store is None or conversation is None:
             return
         try:
-            self.store.append(conversation.id, message, envelope_json=envelope_json)
+            self.store.append(conversation.id, message, envelope=envelope)
         except Exception as exc:  # storage trouble must be visible, and the message stays on screen
             log.exception("saving a message failed")
             self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)

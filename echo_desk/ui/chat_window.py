@@ -222,10 +222,13 @@ class MainWindow(QMainWindow):
                 s.recent_workspaces = [folder, *[w for w in s.recent_workspaces if w != folder][:9]]
 
             self.services.settings.update(remember)
-        if self.session.conversation is not None and not self.session.history:
-            store = self.services.conversations if self.services else None
-            if store is not None:  # an unused conversation is replaced, not left empty behind
-                store.delete(self.session.conversation.id)
+        conversation = self.session.conversation
+        if conversation is not None and not self.session.history and self.services is not None:
+            # Nothing said yet: the open conversation simply moves to the new folder.
+            self.services.conversations.update(conversation.id, workspace=folder)
+            self.conversations.reload(str(conversation.id))
+            self._open_conversation(self.services.conversations.get(conversation.id))
+            return
         self._workspace = folder
         self.new_conversation(folder)
         self.statusBar().showMessage(_("New conversation in {path}").format(path=folder), 6000)

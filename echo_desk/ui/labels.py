@@ -29,7 +29,7 @@ STATUS_COLOURS = {
 _STATUS_ALIASES = {
     "waiting": "waiting_approval", "awaiting_approval": "waiting_approval", "approval": "waiting_approval",
     "ok": "done", "success": "done", "completed": "done", "error": "failed", "rejected": "denied",
-    "queued": "pending", "started": "running",
+    "queued": "pending", "streaming": "pending", "started": "running",
 }
 
 POLICY_LABELS = {"ask": N_("Ask"), "always": N_("Always allow"), "never": N_("Never")}

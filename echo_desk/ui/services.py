@@ -50,8 +50,6 @@ class Services:
                 notes.append(_("No model is connected: {error}. {how}").format(error=self.model_error, how=how))
             else:
                 notes.append(_("No model is connected, so the agent cannot answer yet. {how}").format(how=how))
-        if not self.persistent:
-            notes.append(_("Conversations are not saved in this build: they are kept only until you quit."))
         return "\n".join(notes)
 
     async def aclose(self) -> None:

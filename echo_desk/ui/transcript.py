@@ -249,7 +249,7 @@ class TranscriptModel(QAbstractListModel):
                     items.append(card)
             elif role == "tool":
                 found = cards.get(getattr(msg, "tool_call_id", ""))
-                raw = getattr(entry, "envelope_json", None)
+                raw = getattr(entry, "envelope", None)
                 env: dict[str, Any] = {}
                 if raw:
                     try:
