@@ -17,15 +17,15 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-import qasync  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import qasync
+from PySide6.QtWidgets import QApplication
 
-from echo_desk import i18n  # noqa: E402
-from echo_desk.agent.scope import Scope  # noqa: E402
-from echo_desk.i18n_build import compile_catalogs  # noqa: E402
-from echo_desk.runtime import Runtime  # noqa: E402
-from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.tools import (  # noqa: E402
+from echo_desk import i18n
+from echo_desk.agent.scope import Scope
+from echo_desk.i18n_build import compile_catalogs
+from echo_desk.runtime import Runtime
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import (
     FileChange,
     FileChangeKind,
     RiskLevel,
@@ -35,8 +35,8 @@ from echo_desk.tools import (  # noqa: E402
     ToolPreview,
     ToolResult,
 )
-from echo_desk.tools.base import N_  # noqa: E402
-from echo_desk.ui import i18n_qt, marshal  # noqa: E402
+from echo_desk.tools.base import N_
+from echo_desk.ui import i18n_qt, marshal
 
 T = TypeVar("T")
 

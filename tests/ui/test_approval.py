@@ -15,7 +15,7 @@ from echo_desk.tools import Question
 from echo_desk.ui.approval_dialog import ApprovalDialog
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.question_dialog import QuestionDialog
-from tests.ui.conftest import next_emission, within  # noqa: F401  (importlib mode: by path)
+from tests.ui.conftest import next_emission, within
 
 
 def _call(text: str, call_id: str = "call-1") -> ToolCall:

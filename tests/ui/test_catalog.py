@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from echo_desk.agent.model import ToolCall
 from echo_desk.agent.host import ScriptedHost
+from echo_desk.agent.model import ToolCall
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.catalog_model import COL_POLICY, COL_TOOL, PolicyRole
