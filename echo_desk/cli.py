@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     answer = call.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="approve without asking")
     answer.add_argument("--no", action="store_true", help="deny without asking")
+    from echo_desk.cli_ask import add_parser as add_ask
+
+    add_ask(sub)
     return parser
 
 
@@ -50,10 +53,17 @@ def main(argv: list[str]) -> int:
         if args.command == "tools" and args.tools_command == "list":
             return _tools_list(runtime, as_json=args.json)
         if args.command == "tools" and args.tools_command == "schema":
-            print(json.dumps(runtime.schema_factory.for_provider(args.provider), indent=2, ensure_ascii=False))
+            definitions, errors = runtime.schema_factory.for_provider(args.provider)
+            print(json.dumps(definitions, indent=2, ensure_ascii=False))
+            for error in errors:
+                print(f"not sent: {error}", file=sys.stderr)
             return 0
         if args.command == "call":
             return asyncio.run(_call(runtime, args))
+        if args.command == "ask":
+            from echo_desk.cli_ask import run_ask
+
+            return asyncio.run(run_ask(runtime, args))
     finally:
         runtime.close()
     parser.print_help()

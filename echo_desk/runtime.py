@@ -4,12 +4,14 @@ plugins, later MCP), breakers, audit, dispatcher and schema factory. Qt-free."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
+from echo_desk.agent.model import ChatModel
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
@@ -67,6 +69,16 @@ class Runtime:
             schema_factory=SchemaFactory(registry, settings, breakers),
             problems=[p for p in problems if not p.ok],
         )
+
+    def enable_delegation(self, model_factory: Callable[[], ChatModel]) -> RegistrationResult:
+        """Register ``delegate``: sub-agents get a fresh model from ``model_factory`` each."""
+        from echo_desk.agent.delegate import DelegateTool, DelegationServices
+
+        self.registry.unregister("delegate")
+        services = DelegationServices(
+            model_factory=model_factory, dispatcher=self.dispatcher, schema_factory=self.schema_factory
+        )
+        return self.registry.register(DelegateTool(services), source="builtin")
 
     def is_enabled(self, name: str) -> bool:
         entry = self.registry.get(name)

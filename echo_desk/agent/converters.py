@@ -136,3 +136,27 @@ CONVERTERS: dict[str, Converter] = {
     "gemini": to_gemini,
     "bedrock": to_bedrock,
 }
+
+
+def convert_each(
+    provider: str, definitions: Sequence[ToolDefinition]
+) -> tuple[list[dict[str, Any]], list[SchemaConversionError]]:
+    """Convert tool by tool: the tools ``provider`` takes, and an error for each one it cannot.
+
+    For callers that would rather send the other tools than fail the whole request; the errors
+    are returned (to show as "hidden: ..." reasons), never swallowed.
+    """
+    convert = CONVERTERS[provider]
+    tools: list[dict[str, Any]] = []
+    errors: list[SchemaConversionError] = []
+    seen: set[str] = set()
+    for definition in definitions:
+        if definition.name in seen:
+            errors.append(SchemaConversionError(definition.name, provider, "two tools share this name"))
+            continue
+        seen.add(definition.name)
+        try:
+            tools.extend(convert([definition]))
+        except SchemaConversionError as exc:
+            errors.append(exc)
+    return tools, errors

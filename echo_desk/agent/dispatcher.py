@@ -145,6 +145,9 @@ class Dispatcher:
                 read_only=scope.read_only,
                 hidden=dict(scope.hidden),
                 host=host,
+                # Engine-level tools (``delegate``) need the scope itself; the public contract
+                # does not promise it.
+                extras={"scope": scope},
             )
             if tool.has_preview:
                 preview = await self._run_handler(

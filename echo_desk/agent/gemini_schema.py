@@ -189,7 +189,7 @@ class _Converter:
                 out[key] = node[key]
         if isinstance(enum, list):
             if kind == "string" and enum and all(isinstance(v, str) for v in enum):
-                out["enum"] = enum
+                out["enum"] = list(enum)  # never share a list with the registry's schema
             else:
                 _hint(out, "one of " + ", ".join(_show(v) for v in enum))
         fmt = node.get("format")

@@ -136,7 +136,12 @@ class AgentLoop:
             outcome.messages.append(message)
             hear.on_message(message)
 
-        for turn in range(self.max_turns):
+        # A conversation gets a fresh budget per exchange; a sub-agent's budget is fixed at spawn.
+        max_turns = self.max_turns
+        if scope.parent is not None and scope.turns_left is not None:
+            max_turns = min(max_turns, scope.turns_left)
+        for turn in range(max_turns):
+            scope.turns_left = max_turns - turn
             text_parts: list[str] = []
             calls: list[ToolCall] = []
             try:
@@ -187,8 +192,9 @@ class AgentLoop:
                 hear.on_error(outcome.error)
                 return outcome
 
+        scope.turns_left = 0
         outcome.stop_reason = StopReason.MAX_TURNS
-        outcome.error = f"stopped after {self.max_turns} turns without a final answer"
+        outcome.error = f"stopped after {max_turns} turns without a final answer"
         hear.on_error(outcome.error)
         return outcome
 

@@ -83,6 +83,8 @@ def approval_for(
         return Ruling(Verdict.AUTO, "allowed for this conversation")
     if policy is ToolPolicy.ASK:
         return Ruling(Verdict.ASK, "settings: ask")
+    if entry.tool.requires_approval:
+        return Ruling(Verdict.ASK, "the tool always asks")
     if risk is RiskLevel.READ:
         return Ruling(Verdict.AUTO, "risk default: read")
     return Ruling(Verdict.ASK, f"risk default: {risk.value}")

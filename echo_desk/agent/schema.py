@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from echo_desk.agent.breaker import BreakerBoard
-from echo_desk.agent.converters import CONVERTERS
-from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.agent.converters import CONVERTERS, convert_each
+from echo_desk.agent.definitions import SchemaConversionError, ToolDefinition
 from echo_desk.agent.policy import effective_risk, grant_problem, is_enabled
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import strip_hidden
@@ -55,13 +55,14 @@ class SchemaFactory:
         visible = {a.name for a in self.availability(scope) if a.visible}
         return [definition_of(e) for e in self.registry.entries() if e.name in visible]
 
-    def for_provider(self, provider: str, scope: Scope | None = None) -> list[object]:
-        """The definitions in ``provider``'s own format (openai, anthropic, gemini, bedrock)."""
-        try:
-            convert: Callable[..., list[object]] = CONVERTERS[provider]
-        except KeyError:
-            raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(CONVERTERS)}") from None
-        return convert(self.definitions(scope))
+    def for_provider(
+        self, provider: str, scope: Scope | None = None
+    ) -> tuple[list[dict[str, Any]], list[SchemaConversionError]]:
+        """The definitions in ``provider``'s own format (openai, anthropic, gemini, bedrock),
+        and a clear error for each tool that provider cannot take (never a silent drop)."""
+        if provider not in CONVERTERS:
+            raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(CONVERTERS)}")
+        return convert_each(provider, self.definitions(scope))
 
 
 def definition_of(entry: RegisteredTool) -> ToolDefinition:

@@ -30,6 +30,12 @@ class Scope:
     risk_ceiling: RiskLevel = RiskLevel.EXEC
     session_grants: set[str] = field(default_factory=set)
     hidden: dict[str, str] = field(default_factory=dict)
+    #: Turns this scope may still take, and when it must stop (``time.monotonic``); a
+    #: sub-agent's limits can never exceed what remains to its parent.
+    turns_left: int | None = None
+    deadline: float | None = None
+    #: Why the scope exists, shown with every approval it asks for (a sub-agent's goal).
+    goal: str = ""
 
     def __post_init__(self) -> None:
         self.workspace_roots = tuple(Path(p).resolve() for p in self.workspace_roots)
@@ -54,6 +60,10 @@ class Scope:
                 return False
             scope = scope.parent
         return True
+
+    @property
+    def depth(self) -> int:
+        return 0 if self.parent is None else self.parent.depth + 1
 
     @property
     def chain(self) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ forward on open.
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import threading
@@ -164,7 +165,7 @@ class ConversationStore:
             self._conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
         return int(cursor.lastrowid or 0)
 
-    def messages(self, conversation_id: str) -> list[StoredMessage]:
+    def messages(self, conversation_id: str) -> builtins.list[StoredMessage]:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, role, content, tool_calls, tool_call_id, name, envelope, created FROM messages"
@@ -180,7 +181,7 @@ class ConversationStore:
             out.append(StoredMessage(mid, message, json.loads(envelope) if envelope else None, created))
         return out
 
-    def history(self, conversation_id: str) -> list[ChatMessage]:
+    def history(self, conversation_id: str) -> builtins.list[ChatMessage]:
         return [m.message for m in self.messages(conversation_id)]
 
     def export_markdown(self, conversation_id: str) -> str:

@@ -41,6 +41,9 @@ class Tool:
     #: Write/exec tools are only retried if running them twice is harmless.
     idempotent: ClassVar[bool] = False
     stream_capable: ClassVar[bool] = False
+    #: Ask the person before every call even if the risk is ``read`` (e.g. spawning a
+    #: sub-agent); settings ("Always allow") and conversation grants still apply.
+    requires_approval: ClassVar[bool] = False
     capabilities: ClassVar[frozenset[str]] = frozenset()
     hidden_parameters: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from echo_desk.agent.converters import (
     CONVERTERS,
+    convert_each,
     name_is_valid_for_all_providers,
     to_anthropic,
     to_bedrock,
@@ -245,13 +246,23 @@ def test_simple_tool_shapes() -> None:
         "required": ["text"]}}]
 
 
+def _wreck(value: Any) -> None:
+    """Empty every container inside ``value``, depth first."""
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    for child in list(children):
+        _wreck(child)
+    if isinstance(value, dict | list):
+        value.clear()
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_outputs_do_not_share_dicts_with_the_definition(provider: str) -> None:
-    (d,) = _definitions(echo_text=copy.deepcopy(SIMPLE))
-    out = CONVERTERS[provider]([d])
-    json_text = json.dumps(out)
-    out[0].clear()
-    assert d.parameters == SIMPLE and "text" in json_text
+def test_outputs_do_not_share_containers_with_the_definitions(provider: str) -> None:
+    originals = {n: s for n, s in BUILTIN_LIKE.items() if n != "no_arguments"}
+    definitions = _definitions(**copy.deepcopy(originals))
+    out = CONVERTERS[provider](definitions)
+    assert "pending" in json.dumps(out)
+    _wreck(out)
+    assert {d.name: d.parameters for d in definitions} == originals
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -412,3 +423,15 @@ def test_hidden_parameters_never_appear(provider: str) -> None:
     for h in hidden:
         assert h not in text
     accept(provider, tools)
+
+
+def test_convert_each_keeps_the_good_tools_and_names_the_bad_ones() -> None:
+    good = ToolDefinition(name="echo_text", description="d", parameters=SIMPLE)
+    free_form = ToolDefinition(name="configure", description="d", parameters=_obj({"options": {"type": "object"}}))
+    tools, errors = convert_each("gemini", [good, free_form, good])
+    assert [t["name"] for t in tools] == ["echo_text"]
+    assert [(e.tool_name, e.provider) for e in errors] == [("configure", "gemini"), ("echo_text", "gemini")]
+    assert "free-form object" in errors[0].reason and "share this name" in errors[1].reason
+    accept("gemini", tools)
+    tools, errors = convert_each("openai", [good, free_form])
+    assert len(tools) == 2 and errors == []

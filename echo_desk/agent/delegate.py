@@ -1,0 +1,187 @@
+"""The ``delegate`` tool: hand a sub-task to a sub-agent whose grants only narrow.
+
+The person approves the spawn with the manifest and the grants that will actually result in
+front of them. The sub-agent runs its own loop through the same ``execute_tool``; its
+approvals go to the same person, labelled with its goal. Its progress streams into the
+``delegate`` card, and its final answer becomes this call's content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from echo_desk.agent.dispatcher import Dispatcher
+from echo_desk.agent.envelope import Envelope
+from echo_desk.agent.host import Host
+from echo_desk.agent.loop import AgentLoop, NullListener
+from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.policy import effective_risk
+from echo_desk.agent.schema import SchemaFactory
+from echo_desk.agent.scope import Scope
+from echo_desk.agent.subagents import (
+    DEFAULT_SUBAGENT_SECONDS,
+    DEFAULT_SUBAGENT_TURNS,
+    Grants,
+    Manifest,
+    child_scope,
+    narrow,
+)
+from echo_desk.tools import (
+    N_,
+    ErrorKind,
+    RiskLevel,
+    Target,
+    Tool,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+SUBAGENT_PROMPT = (
+    "You are a sub-agent of Echo Desk working on one task for another agent. Use only the tools "
+    "you were given. When you are done, answer with the result in plain text; that answer is "
+    "all the other agent will see."
+)
+
+
+class DelegateTool(Tool):
+    name = "delegate"
+    description = (
+        "Hand a self-contained sub-task to a sub-agent. It gets only the tools you list (never more "
+        "than you have), read-only unless you ask for write roots inside your own, and limited "
+        "turns and time. Returns the sub-agent's final answer."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "goal": {"type": "string", "minLength": 1, "maxLength": 2000,
+                     "description": "What the sub-agent must do, self-contained."},
+            "tools": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 32,
+                      "description": "Names of the tools it needs."},
+            "read_only": {"type": "boolean", "default": True},
+            "write_roots": {"type": "array", "items": {"type": "string"}, "maxItems": 8,
+                            "description": "Folders it may change (inside yours); ignored when read_only."},
+            "max_turns": {"type": "integer", "minimum": 1, "maximum": 50, "default": DEFAULT_SUBAGENT_TURNS},
+            "time_limit_seconds": {"type": "number", "minimum": 1, "maximum": 3600,
+                                   "default": DEFAULT_SUBAGENT_SECONDS},
+        },
+        "required": ["goal", "tools"],
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.READ
+    requires_approval = True
+    stream_capable = True
+    timeout_seconds = 3700.0  # the sub-agent's own time limit is enforced inside
+    capabilities = frozenset({"agents"})
+    title = N_("Delegate to a sub-agent")
+    catalog_description = N_(
+        "Lets the agent hand a sub-task to a sub-agent with fewer permissions. You approve each "
+        "spawn, see what it was given, and approve its side effects like any other."
+    )
+
+    def __init__(self, services: DelegationServices) -> None:
+        self.services = services
+
+    def _manifest(self, params: Mapping[str, Any]) -> Manifest:
+        return Manifest(
+            goal=params["goal"],
+            tools=tuple(params["tools"]),
+            read_only=bool(params.get("read_only", True)),
+            write_roots=tuple(params.get("write_roots", ())),
+            max_turns=int(params.get("max_turns", DEFAULT_SUBAGENT_TURNS)),
+            time_limit_seconds=float(params.get("time_limit_seconds", DEFAULT_SUBAGENT_SECONDS)),
+        )
+
+    def _grants(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[Scope, Manifest, Grants]:
+        parent = ctx.extras.get("scope")
+        if not isinstance(parent, Scope):
+            raise ToolError("delegate can only run inside an agent conversation", kind=ErrorKind.VALIDATION)
+        manifest = self._manifest(params)
+        return parent, manifest, narrow(parent, manifest, tool_risks=self.services.tool_risks())
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        _, manifest, grants = self._grants(params, ctx)
+        targets = [Target(kind="other", value=f"goal: {manifest.goal}")]
+        targets += [Target(kind="other", value=line) for line in grants.describe()]
+        targets += [Target(kind="path", value=str(root), detail="sub-agent write root") for root in grants.write_roots]
+        return ToolPreview(targets=tuple(targets), summary="\n".join(grants.describe()))
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        parent, manifest, grants = self._grants(params, ctx)
+        if not grants.tools:
+            raise ToolError("no sub-agent started: none of the requested tools could be granted ("
+                            + "; ".join(grants.refused) + ")")
+        if grants.max_turns < 1 or grants.time_limit_seconds <= 0:
+            raise ToolError("no sub-agent started: the parent has no turns or time left")
+        host = ctx.host
+        if not isinstance(host, Host):
+            raise ToolError("delegate needs a host that can ask the person for approvals",
+                            kind=ErrorKind.DEPENDENCY)
+        child = child_scope(parent, manifest, grants)
+        listener = _CardListener(ctx)
+        ctx.emit(f"▶ sub-agent started — {'; '.join(grants.describe())}\n")
+        model = self.services.model_factory()
+        loop = AgentLoop(model, self.services.dispatcher, self.services.schema_factory,
+                         max_turns=grants.max_turns)
+        history = [ChatMessage(role="system", content=SUBAGENT_PROMPT),
+                   ChatMessage(role="user", content=manifest.goal)]
+        try:
+            async with asyncio.timeout(grants.time_limit_seconds):
+                outcome = await loop.run(history, child, host, listener)
+        except TimeoutError:
+            raise ToolError(f"the sub-agent ran out of time after {grants.time_limit_seconds:.0f} s",
+                            kind=ErrorKind.TIMEOUT) from None
+        finally:
+            await model.aclose()
+        metadata = {"scope_id": child.id, "scope_chain": list(child.chain), "grants": grants.describe(),
+                    "transcript": listener.transcript}
+        if not outcome.completed:
+            return ToolResult(success=False, output=outcome.final_text, error=f"sub-agent {outcome.error}",
+                              error_kind=ErrorKind.BUSINESS, metadata=metadata)
+        return ToolResult.ok(outcome.final_text, metadata=metadata)
+
+
+class DelegationServices:
+    """What ``delegate`` needs from the running app, wired at start-up."""
+
+    def __init__(
+        self, *, model_factory: Callable[[], ChatModel], dispatcher: Dispatcher, schema_factory: SchemaFactory
+    ) -> None:
+        self.model_factory = model_factory
+        self.dispatcher = dispatcher
+        self.schema_factory = schema_factory
+
+    def tool_risks(self) -> dict[str, RiskLevel]:
+        settings = self.dispatcher.settings.current
+        return {e.name: effective_risk(e, settings) for e in self.dispatcher.registry.entries()}
+
+
+class _CardListener(NullListener):
+    """Streams the sub-agent's progress into the parent's ``delegate`` card."""
+
+    def __init__(self, ctx: ToolExecutionContext) -> None:
+        self.ctx = ctx
+        self.transcript: list[dict[str, Any]] = []
+
+    def on_text(self, delta: str) -> None:
+        self.ctx.emit(delta)
+
+    def on_tool_call(self, call: ToolCall) -> None:
+        self.ctx.emit(f"\n→ {call.name} {call.arguments}\n")
+        self.transcript.append({"call": call.name, "arguments": call.arguments, "id": call.id})
+
+    def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
+        mark = "✓" if envelope.ok else f"✗ {envelope.error_kind.value if envelope.error_kind else ''}"
+        self.ctx.emit(f"  {mark} {envelope.tool}\n")
+        self.transcript.append({"result": call_id, "envelope": envelope.to_json()})
+
+    def on_message(self, message: ChatMessage) -> None:
+        if message.role == "assistant" and message.content:
+            self.transcript.append({"assistant": message.content})
+
+    def on_error(self, message: str) -> None:
+        self.ctx.emit(f"\n⚠ {message}\n")
+

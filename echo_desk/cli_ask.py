@@ -1,0 +1,116 @@
+"""``echo-desk ask``: one agent exchange in the terminal, through the same loop and dispatcher."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from echo_desk.agent.envelope import Envelope
+from echo_desk.agent.host import ApprovalChoice
+from echo_desk.agent.loop import AgentLoop, NullListener
+from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.prompts import system_message
+from echo_desk.agent.scope import Scope
+from echo_desk.runtime import Runtime
+from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings
+from echo_desk.terminal_host import TerminalHost
+
+
+def add_parser(sub: Any) -> None:
+    ask = sub.add_parser("ask", help="one agent exchange in the terminal")
+    ask.add_argument("prompt")
+    ask.add_argument("--workspace", type=Path, default=None, help="workspace folder (default: current)")
+    ask.add_argument("--provider", default=None,
+                     help="a configured provider name, or a kind: local, ollama, openai, anthropic, gemini")
+    ask.add_argument("--base-url", default=None, help="endpoint of the provider (e.g. http://127.0.0.1:11434/v1)")
+    ask.add_argument("--model", default=None, help="model name at the provider")
+    ask.add_argument("--json", action="store_true", help="print the whole exchange as JSON at the end")
+    answer = ask.add_mutually_exclusive_group()
+    answer.add_argument("--yes", action="store_true", help="approve every side effect without asking")
+    answer.add_argument("--no", action="store_true", help="deny every side effect without asking")
+
+
+def provider_settings(settings: Settings, name: str | None, base_url: str | None, model: str | None) -> ProviderSettings:
+    chosen = name or settings.active_provider
+    if chosen in settings.providers:
+        base = settings.providers[chosen]
+    else:
+        try:
+            base = ProviderSettings(kind=ProviderKind(chosen))
+        except ValueError:
+            raise SystemExit(
+                f"unknown provider {chosen!r}: use one of {', '.join(settings.providers)} or a kind "
+                f"({', '.join(k.value for k in ProviderKind)})"
+            ) from None
+    update: dict[str, str] = {}
+    if base_url:
+        update["base_url"] = base_url
+    if model:
+        update["model"] = model
+    return base.model_copy(update=update)
+
+
+class _Printer(NullListener):
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.calls: list[dict[str, Any]] = []
+
+    def on_text(self, delta: str) -> None:
+        if not self.quiet:
+            sys.stdout.write(delta)
+            sys.stdout.flush()
+
+    def on_tool_call(self, call: ToolCall) -> None:
+        self.calls.append({"id": call.id, "name": call.name, "arguments": call.arguments})
+        print(f"\n[tool] {call.name} {call.arguments}", file=sys.stderr, flush=True)
+
+    def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
+        for record in self.calls:
+            if record["id"] == call_id:
+                record["envelope"] = envelope.to_json()
+        status = "ok" if envelope.ok else f"{envelope.error_kind.value if envelope.error_kind else ''}: {envelope.error}"
+        print(f"[tool] {envelope.tool} → {status}", file=sys.stderr, flush=True)
+
+    def on_error(self, message: str) -> None:
+        print(f"\n[error] {message}", file=sys.stderr, flush=True)
+
+
+async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
+    from echo_desk.providers import create_model  # the engine itself never imports a provider
+
+    workspace = (args.workspace or Path.cwd()).resolve()
+    if not workspace.is_dir():
+        print(f"workspace {workspace} is not a folder", file=sys.stderr)
+        return 2
+    chosen = provider_settings(runtime.settings.current, args.provider, args.base_url, args.model)
+
+    def model_factory() -> ChatModel:
+        return create_model(chosen, runtime.settings.current)
+
+    runtime.enable_delegation(model_factory)
+    auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
+    host = TerminalHost(auto=auto)
+    scope = Scope(label="ask", workspace_roots=(workspace,))
+    model = model_factory()
+    printer = _Printer(quiet=args.json)
+    try:
+        loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory,
+                         max_turns=runtime.settings.current.max_turns)
+        history = [system_message(scope), ChatMessage(role="user", content=args.prompt)]
+        outcome = await loop.run(history, scope, host, printer)
+    finally:
+        await model.aclose()
+    if args.json:
+        print(json.dumps({
+            "completed": outcome.completed,
+            "stop_reason": outcome.stop_reason.value,
+            "error": outcome.error,
+            "answer": outcome.final_text,
+            "tool_calls": printer.calls,
+        }, indent=2, ensure_ascii=False))
+    else:
+        print()
+    return 0 if outcome.completed else 1
