@@ -46,7 +46,8 @@ def format_targets(request: ApprovalRequest) -> str:
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
-            lines.append(f"{_(TARGET_LABELS['path'])}: {change.path}  ({kind})")
+            file_label = _(TARGET_LABELS["path"])
+            lines.append(f"{file_label}: {change.path}  ({kind})")
     return "\n".join(lines) if lines else _("(this call names no target)")
 
 

@@ -51,6 +51,10 @@ def _pretty_args(arguments: str) -> str:
         return arguments
 
 
+def _div(text: str, colour: str) -> str:
+    return f"<div style='color:{colour}'>{html.escape(text)}</div>"
+
+
 def _pre(text: str, colour: str = "#24292f") -> str:
     return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(text)}</pre>"
 
@@ -73,7 +77,7 @@ def card_html(item: TranscriptItem, title: str) -> str:
         out_lines = item.output.splitlines()
         shown = out_lines if item.expanded else out_lines[-12:]
         hidden += len(out_lines) - len(shown)
-        parts.append(f"<div style='color:#57606a'>{html.escape(_('Output'))}</div>")
+        parts.append(_div(_("Output"), "#57606a"))
         parts.append(_pre("\n".join(shown), "#1f2328"))
     if item.error:
         parts.append(_pre(item.error, "#cf222e"))
@@ -96,15 +100,16 @@ def card_html(item: TranscriptItem, title: str) -> str:
                 rows.append(f"<div style='background:{bg}; white-space:pre'>{html.escape(parsed.lines[i]) or ' '}</div>")
             parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")
             if len(parsed) > _CARD_DIFF_LINES:
-                parts.append(f"<div style='color:#57606a'>{html.escape(_('{n} more lines: double-click to open the whole diff').format(n=len(parsed) - _CARD_DIFF_LINES))}</div>")
+                more_text = _("{n} more lines: double-click to open the whole diff")
+                parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), "#57606a"))
             if change.get("truncated"):
-                parts.append(f"<div style='color:#9a6700'>{html.escape(_('The tool shortened this diff.'))}</div>")
+                parts.append(_div(_("The tool shortened this diff."), "#9a6700"))
         elif len(parsed):
             hidden += 1
     if hidden and not item.expanded:
-        parts.append(f"<div style='color:#0969da'>{html.escape(_('Click to show everything'))}</div>")
+        parts.append(_div(_("Click to show everything"), "#0969da"))
     elif item.expanded:
-        parts.append(f"<div style='color:#0969da'>{html.escape(_('Click to collapse'))}</div>")
+        parts.append(_div(_("Click to collapse"), "#0969da"))
     return "".join(parts)
 
 

@@ -1,0 +1,35 @@
+"""``run_gui`` starts on qasync, loads the engine after the first frame and closes cleanly."""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtWidgets import QApplication
+
+from echo_desk.ui import app as app_module
+
+
+def test_run_gui_opens_loads_and_closes_without_leftovers(qapp: QApplication, monkeypatch):
+    seen: dict[str, object] = {}
+    original_load = app_module.App.load
+
+    async def load_then_close(self: app_module.App) -> None:
+        seen["painted_before_load"] = self.window.isVisible() and self.services is None
+        await original_load(self)
+        seen["banner"] = self.window.banner.text()
+        seen["runtime"] = self.services.runtime is not None
+        seen["conversations"] = self.window.conversations.row_count()
+        seen["threads_while_running"] = threading.active_count()
+        self.window.close()  # what the person does
+
+    monkeypatch.setattr(app_module.App, "load", load_then_close)
+    before = {t.ident for t in threading.enumerate()}
+
+    assert app_module.run_gui(["echo-desk"]) == 0
+
+    assert seen["painted_before_load"] is True
+    assert seen["runtime"] is True
+    assert seen["conversations"] == 1  # a first conversation is ready to type into
+    assert "No model is connected" in str(seen["banner"])
+    leftovers = [t.name for t in threading.enumerate() if t.ident not in before]
+    assert leftovers == []
