@@ -15,8 +15,8 @@ import sys
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.ui import i18n_qt, marshal
 from echo_desk.ui.chat_window import MainWindow
@@ -37,20 +37,33 @@ def early_language() -> str | None:
 
 
 class _FirstPaint(QObject):
-    """Resolves a future on the window's first paint."""
+    """Notes the time of the window's first paint."""
 
-    def __init__(self, future: asyncio.Future[float]) -> None:
+    painted = Signal()
+
+    def __init__(self) -> None:
         super().__init__()
-        self._future = future
-
-    def _resolve(self, when: float) -> None:
-        if not self._future.done():
-            self._future.set_result(when)
+        self.painted_at: float | None = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and not self._future.done():
-            self._future.get_loop().call_soon(self._resolve, time.time())
+        if event.type() == QEvent.Type.Paint and self.painted_at is None:
+            self.painted_at = time.time()
+            self.painted.emit()
         return False
+
+
+def show_first_frame(window: QWidget, timeout_ms: int = 3000) -> float | None:
+    """Show ``window`` and run Qt until it has painted once (before asyncio/qasync exist)."""
+    painter = _FirstPaint()
+    window.installEventFilter(painter)
+    local = QEventLoop()
+    painter.painted.connect(local.quit)
+    QTimer.singleShot(timeout_ms, local.quit)
+    window.show()
+    if painter.painted_at is None:
+        local.exec()
+    window.removeEventFilter(painter)
+    return painter.painted_at
 
 
 class App:
@@ -68,17 +81,8 @@ class App:
         self.window.model_chosen.connect(self._on_model_chosen)
 
     async def main(self) -> int:
-        loop = asyncio.get_running_loop()
-        first_paint: asyncio.Future[float] = loop.create_future()
-        painter = _FirstPaint(first_paint)
-        self.window.installEventFilter(painter)
-        self.window.show()
-        painted_at = await first_paint
-        self.window.removeEventFilter(painter)
-        if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
-            # For bench/ui_startup.py: report when the first frame was painted, then leave.
-            print(f"FIRST_FRAME {painted_at:.6f}", flush=True)
-            return 0
+        if not self.window.isVisible():
+            self.window.show()
         await self.load()
         await self._closed.wait()
         await self.shutdown()
@@ -144,8 +148,6 @@ class App:
 
 def run_gui(argv: list[str] | None = None) -> int:
     """Open the main window and run until it is closed. Returns the process exit code."""
-    import qasync
-
     argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
     qapp = QApplication.instance() or QApplication(argv)
     assert isinstance(qapp, QApplication)
@@ -156,6 +158,14 @@ def run_gui(argv: list[str] | None = None) -> int:
     marshal.install()
     i18n_qt.apply_language(early_language())
     app = App(qapp)
+    painted_at = show_first_frame(app.window)
+    if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
+        # For bench/ui_startup.py: report when the first frame was painted, then leave.
+        print(f"FIRST_FRAME {painted_at or 0:.6f}", flush=True)
+        app.window.hide()
+        return 0
+    import qasync  # after the first frame: the window is already on screen
+
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     try:

@@ -17,8 +17,6 @@ from PySide6.QtWidgets import QDialog, QWidget
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
 from echo_desk.ui import marshal
-from echo_desk.ui.approval_dialog import ApprovalDialog
-from echo_desk.ui.question_dialog import QuestionDialog
 from echo_desk.ui.transcript import TranscriptModel
 
 
@@ -45,11 +43,15 @@ class QtHost(QObject):
         return await marshal.await_on_main(self._show_question, question)
 
     async def _show_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        from echo_desk.ui.approval_dialog import ApprovalDialog  # first use only: keeps start-up light
+
         dialog = ApprovalDialog(request, self._parent_widget())
         decision: ApprovalDecision = await self._run_dialog(dialog, dialog.decided)
         return decision
 
     async def _show_question(self, question: Question) -> Answer:
+        from echo_desk.ui.question_dialog import QuestionDialog
+
         dialog = QuestionDialog(question, self._parent_widget())
         answer: Answer = await self._run_dialog(dialog, dialog.answered)
         return answer
