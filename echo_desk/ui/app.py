@@ -89,8 +89,10 @@ class App:
         return 0
 
     async def load(self) -> None:
+        from echo_desk.ui.markdown import warm_up
         from echo_desk.ui.services import load_services
 
+        warm_up()
         self.services = await load_services()
         self.window.attach(self.services)
         self.window.set_model(self.services.model)

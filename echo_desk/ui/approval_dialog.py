@@ -115,6 +115,7 @@ class ApprovalDialog(QDialog):
         self.diff_panes: list[DiffPane] = []
         for change in request.file_changes:
             pane = DiffPane(change.diff, truncated=change.truncated)
+            pane.loaded.connect(self._update_allow)
             self.diff_panes.append(pane)
             self.tabs.addTab(pane, os.path.basename(change.path) or change.path)
             self.tabs.setTabToolTip(self.tabs.count() - 1, change.path)
@@ -152,6 +153,13 @@ class ApprovalDialog(QDialog):
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
         self.deny.setFocus()
+        self._update_allow()
+
+    def _update_allow(self) -> None:
+        # Nothing can be allowed before every line of every diff is in the dialog.
+        ready = all(pane.is_loaded for pane in self.diff_panes)
+        for button in (self.allow_once, self.allow_conversation, self.always_allow):
+            button.setEnabled(ready)
 
     def retranslate(self, *_args: object) -> None:
         r = self.request

@@ -92,6 +92,7 @@ class ChatSession(QObject):
         """Show ``conversation`` (stops a running turn first)."""
         self.stop()
         self.conversation = conversation
+        self.flush_writes()
         stored = self.store.messages(conversation.id) if (self.store is not None and conversation) else []
         self.history = [getattr(s, "message", s) for s in stored]
         self.scope = self._make_scope(conversation)
@@ -163,17 +164,25 @@ class ChatSession(QObject):
         conversation = conversation or self.conversation
         if self.store is None or conversation is None:
             return
-        try:
-            self.store.append(conversation.id, message, envelope=envelope)
-        except Exception as exc:  # storage trouble must be visible, and the message stays on screen
-            log.exception("saving a message failed")
+
+        def failed(exc: BaseException) -> None:  # storage trouble is shown; the message stays on screen
+            log.error("saving a message failed", exc_info=exc)
             self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)
+
+        # SQLite commits (fsync) stay off the UI thread; one writer keeps the order.
+        marshal.BackgroundOp(self.store.append, conversation.id, message, envelope).on_failure(failed).run(serial=True)
 
     def stop(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
             self.host.cancel_dialogs()
 
+    def flush_writes(self, timeout: float = 10.0) -> None:
+        """Block until queued message writes are done (before reading the store back)."""
+        marshal.BackgroundOp(lambda: None).run(serial=True).result(timeout)
+
     async def wait_idle(self) -> None:
+        """Until the turn has ended and every message is written."""
         if self._task is not None and not self._task.done():
             await asyncio.wait([self._task])
+        await marshal.BackgroundOp(lambda: None).run_async_serial()

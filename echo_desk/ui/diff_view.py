@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextOption
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -33,6 +33,8 @@ _BACKGROUND = {
     FILLER: QColor("#f0f0f0"),
 }
 _GUTTER_BG = QColor("#f6f8fa")
+_FIRST_SLICE = 400  # more than any screen shows
+_SLICE = 1500  # ~5–10 ms of work per event-loop turn
 _GUTTER_FG = QColor("#57606a")
 
 
@@ -49,7 +51,13 @@ class _Gutter(QWidget):
 
 
 class DiffTextView(QPlainTextEdit):
-    """Read-only diff text with old/new line-number gutter and per-line backgrounds."""
+    """Read-only diff text with old/new line-number gutter and per-line backgrounds.
+
+    A long diff is loaded in slices on the event loop (the first screenful at once), so opening
+    it never blocks the window for long; ``loaded`` fires when every line is in.
+    """
+
+    loaded = Signal()
 
     def __init__(self, parsed: ParsedDiff, *, show_old: bool = True, show_new: bool = True,
                  parent: QWidget | None = None) -> None:
@@ -63,7 +71,12 @@ class DiffTextView(QPlainTextEdit):
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-        self.setPlainText(parsed.text)
+        self.setUndoRedoEnabled(False)
+        self._next_line = min(len(parsed.lines), _FIRST_SLICE)
+        self.setPlainText("\n".join(parsed.lines[: self._next_line]))
+        self.is_loaded = self._next_line >= len(parsed.lines)
+        if not self.is_loaded:
+            QTimer.singleShot(0, self._load_more)
         width = max((n for n in (*parsed.old, *parsed.new) if n is not None), default=0)
         self._digits = max(3, len(str(width)))
         self._gutter = _Gutter(self)
@@ -73,6 +86,19 @@ class DiffTextView(QPlainTextEdit):
     @property
     def parsed(self) -> ParsedDiff:
         return self._parsed
+
+    def _load_more(self) -> None:
+        lines = self._parsed.lines
+        end = min(len(lines), self._next_line + _SLICE)
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText("\n" + "\n".join(lines[self._next_line:end]))
+        self._next_line = end
+        if end < len(lines):
+            QTimer.singleShot(0, self._load_more)
+        else:
+            self.is_loaded = True
+            self.loaded.emit()
 
     def gutter_width(self) -> int:
         columns = int(self._show_old) + int(self._show_new)
@@ -141,6 +167,8 @@ class DiffTextView(QPlainTextEdit):
 class DiffPane(QWidget):
     """One file's diff: unified by default, a side-by-side toggle built on first use."""
 
+    loaded = Signal()
+
     def __init__(self, diff: str, *, truncated: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._parsed = parse_unified(diff)
@@ -163,6 +191,7 @@ class DiffPane(QWidget):
         layout.addWidget(self.truncated_note)
         self.stack = QStackedWidget()
         self.unified = DiffTextView(self._parsed)
+        self.unified.loaded.connect(self.loaded.emit)
         self.stack.addWidget(self.unified)
         layout.addWidget(self.stack, 1)
         self.retranslate()
@@ -171,6 +200,10 @@ class DiffPane(QWidget):
     @property
     def parsed(self) -> ParsedDiff:
         return self._parsed
+
+    @property
+    def is_loaded(self) -> bool:
+        return self.unified.is_loaded
 
     def retranslate(self, *_args: object) -> None:
         self.toggle.setText(_("Side by side"))

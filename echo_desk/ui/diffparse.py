@@ -46,29 +46,34 @@ class ParsedDiff:
 def parse_unified(diff: str) -> ParsedDiff:
     """Parse a unified diff; lines outside hunks (headers, notes) become ``META``."""
     out = ParsedDiff()
+    # Local bindings: this loop runs once per line of a possibly 10,000-line diff.
+    kinds, olds, news, texts = out.kinds, out.old, out.new, out.lines
     old_no = new_no = 0
     in_hunk = False
     for raw in diff.splitlines():
-        m = _HUNK.match(raw)
-        if m:
+        first = raw[:1]
+        if first == "@" and (m := _HUNK.match(raw)):
             old_no, new_no = int(m.group(1)), int(m.group(2))
             in_hunk = True
-            out.append(HUNK, None, None, raw)
-            continue
-        if in_hunk and raw.startswith("+") and not raw.startswith("+++ "):
-            out.append(ADD, None, new_no, raw)
+            kind, o, n = HUNK, None, None
+        elif in_hunk and first == "+" and not raw.startswith("+++ "):
+            kind, o, n = ADD, None, new_no
             new_no += 1
-        elif in_hunk and raw.startswith("-") and not raw.startswith("--- "):
-            out.append(DELETE, old_no, None, raw)
+        elif in_hunk and first == "-" and not raw.startswith("--- "):
+            kind, o, n = DELETE, old_no, None
             old_no += 1
-        elif in_hunk and (raw.startswith(" ") or raw == ""):
-            out.append(CONTEXT, old_no, new_no, raw)
+        elif in_hunk and (first == " " or raw == ""):
+            kind, o, n = CONTEXT, old_no, new_no
             old_no += 1
             new_no += 1
         else:
             # "\ No newline at end of file", file headers, anything unexpected: shown as-is.
-            in_hunk = in_hunk and raw.startswith("\\")
-            out.append(META, None, None, raw)
+            in_hunk = in_hunk and first == "\\"
+            kind, o, n = META, None, None
+        kinds.append(kind)
+        olds.append(o)
+        news.append(n)
+        texts.append(raw)
     return out
 
 

@@ -88,3 +88,32 @@ def markdown_document(text: str, width: float, base_font: QFont | None = None) -
         CodeHighlighter(doc)
     doc.setTextWidth(width)
     return doc
+
+
+def markdown_chunks(text: str, min_chars: int = 1200) -> list[str]:
+    """Cut ``text`` at blank lines outside code fences into pieces of at least ``min_chars``.
+
+    The cuts only depend on the text before them, so while a message streams in every piece but
+    the last stays identical and its laid-out document can be reused: each repaint renders a
+    short tail instead of the whole message.
+    """
+    pieces: list[str] = []
+    start = pos = 0
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = "" if fence == marker else (fence or marker)
+        elif not fence and not stripped and line.endswith("\n") and pos - start >= min_chars:
+            pieces.append(text[start:pos])
+            start = pos
+    pieces.append(text[start:])
+    return pieces
+
+
+def warm_up() -> None:
+    """Render a tiny document once: the first Markdown/monospace layout costs ~50 ms (font
+    lookups); the app pays it while loading, not on the first streamed answer."""
+    markdown_document("**a** `b`\n\n- c\n\n```python\nd = 1  # e\n```\n", 200).size()

@@ -51,6 +51,7 @@ class _Invoker(QObject):
 _invoker: _Invoker | None = None
 _invoker_lock = threading.Lock()
 _executor: concurrent.futures.ThreadPoolExecutor | None = None
+_serial: concurrent.futures.ThreadPoolExecutor | None = None
 _tasks: set[asyncio.Task[Any]] = set()
 
 
@@ -164,8 +165,12 @@ def pending_tasks() -> list[asyncio.Task[Any]]:
     return list(_tasks)
 
 
-def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _executor
+def _pool(serial: bool = False) -> concurrent.futures.ThreadPoolExecutor:
+    global _executor, _serial
+    if serial:
+        if _serial is None:
+            _serial = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-desk-serial")
+        return _serial
     if _executor is None:
         _executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="echo-desk-bg")
     return _executor
@@ -192,8 +197,10 @@ class BackgroundOp(Generic[T]):
         self._failure = cb
         return self
 
-    def run(self) -> concurrent.futures.Future[T]:
-        future = _pool().submit(self._fn, *self._args)
+    def run(self, *, serial: bool = False) -> concurrent.futures.Future[T]:
+        """Start the work. ``serial=True``: one after another, in submission order (e.g. the
+        conversation store's writes)."""
+        future = _pool(serial).submit(self._fn, *self._args)
 
         def done(f: concurrent.futures.Future[T]) -> None:
             if f.cancelled():
@@ -210,6 +217,11 @@ class BackgroundOp(Generic[T]):
         future.add_done_callback(done)
         return future
 
+    async def run_async_serial(self) -> T:
+        """Await the work queued behind every earlier ``serial`` operation."""
+        self._awaited = True
+        return await asyncio.wrap_future(self.run(serial=True))
+
     async def run_async(self) -> T:
         """Await the work from the main loop (callbacks still fire)."""
         self._awaited = True
@@ -218,12 +230,16 @@ class BackgroundOp(Generic[T]):
 
 async def shutdown(grace: float = 5.0) -> None:
     """Cancel our tasks and stop the worker pool (called once when the app quits)."""
-    global _executor
+    global _executor, _serial
     tasks = [t for t in _tasks if not t.done()]
     for t in tasks:
         t.cancel()
     if tasks:
         await asyncio.wait(tasks, timeout=grace)
+    if _serial is not None:
+        # Pending writes (the conversation store) are finished, not dropped.
+        serial, _serial = _serial, None
+        serial.shutdown(wait=True)
     if _executor is not None:
         executor, _executor = _executor, None
         # At quit a short block is fine; it guarantees no worker thread outlives the app.

@@ -95,6 +95,8 @@ async def load_services(settings_store: Any = None) -> Services:
         log.exception("starting the engine failed")
         engine_error = str(exc)
     conversations, persistent = await BackgroundOp(open_store).run_async()
+    # Warm the agent loop's module now rather than on the first Send.
+    await BackgroundOp(_import, "echo_desk.agent.loop").run_async()
     services = Services(settings=settings_store, backend=CatalogBackend(settings_store, runtime),
                         runtime=runtime, conversations=conversations, persistent=persistent,
                         engine_error=engine_error)

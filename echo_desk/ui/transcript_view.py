@@ -26,7 +26,7 @@ from echo_desk import i18n
 from echo_desk.i18n import _
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
-from echo_desk.ui.markdown import markdown_document
+from echo_desk.ui.markdown import markdown_chunks, markdown_document
 from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemRole, TranscriptItem
 
 _MARGIN = 6
@@ -117,13 +117,14 @@ class TranscriptDelegate(QStyledItemDelegate):
     def __init__(self, view: TranscriptView) -> None:
         super().__init__(view)
         self._view = view
-        self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[Any, ...], QTextDocument]] = (
+        self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[Any, ...], list[QTextDocument]]] = (
             weakref.WeakKeyDictionary())
 
     def _width(self) -> int:
         return max(200, self._view.viewport().width() - 2 * (_MARGIN + _PAD) - 4)
 
-    def document(self, item: TranscriptItem) -> QTextDocument:
+    def documents(self, item: TranscriptItem) -> list[QTextDocument]:
+        """The laid-out document(s) of a row; a long Markdown message is a stack of pieces."""
         width = self._width()
         key = (item.version, width, i18n.current_language())
         cached = self._cache.get(item)
@@ -131,7 +132,16 @@ class TranscriptDelegate(QStyledItemDelegate):
             return cached[1]
         font = self._view.font()
         if item.kind == ASSISTANT:
-            doc = markdown_document(item.text, width, font)
+            # Reuse the pieces that did not change (see markdown_chunks): streaming stays cheap.
+            old = {id(d): d for d in (cached[1] if cached is not None and cached[0][1:] == key[1:] else [])}
+            by_text = {d.property("chunk"): d for d in old.values()}
+            docs = []
+            for chunk in markdown_chunks(item.text):
+                doc = by_text.get(chunk)
+                if doc is None:
+                    doc = markdown_document(chunk, width, font)
+                    doc.setProperty("chunk", chunk)
+                docs.append(doc)
         else:
             doc = QTextDocument()
             doc.setDefaultFont(font)
@@ -143,21 +153,26 @@ class TranscriptDelegate(QStyledItemDelegate):
                 doc.setHtml(f"<div style='color:#57606a; font-weight:600'>{html.escape(who)}</div>"
                             f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>")
             doc.setTextWidth(width)
-        self._cache[item] = (key, doc)
-        return doc
+            docs = [doc]
+        self._cache[item] = (key, docs)
+        return docs
+
+    def document(self, item: TranscriptItem) -> QTextDocument:
+        """The first (for cards and short messages: only) document of a row."""
+        return self.documents(item)[0]
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         item = index.data(ItemRole)
         if item is None:
             return QSize(0, 0)
-        doc = self.document(item)
-        return QSize(self._width() + 2 * _PAD, int(doc.size().height()) + 2 * (_MARGIN + _PAD) - _MARGIN)
+        height = sum(doc.size().height() for doc in self.documents(item))
+        return QSize(self._width() + 2 * _PAD, int(height) + 2 * (_MARGIN + _PAD) - _MARGIN)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         item: TranscriptItem | None = index.data(ItemRole)
         if item is None:
             return
-        doc = self.document(item)
+        docs = self.documents(item)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRectF(option.rect).adjusted(_MARGIN, _MARGIN / 2, -_MARGIN, -_MARGIN / 2)
@@ -167,10 +182,20 @@ class TranscriptDelegate(QStyledItemDelegate):
         painter.setPen(border)
         painter.setBrush(QColor(_BUBBLES.get(item.kind, "#ffffff")))
         painter.drawRoundedRect(rect, 6, 6)
+        # Only what is on screen is drawn: a tall message costs what its visible part costs.
+        visible = QRectF(self._view.viewport().rect())
         painter.translate(rect.left() + _PAD, rect.top() + _PAD)
+        top = rect.top() + _PAD
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, QColor("#1f2328"))
-        doc.documentLayout().draw(painter, ctx)
+        for doc in docs:
+            height = doc.size().height()
+            if top + height >= visible.top() and top <= visible.bottom():
+                ctx.clip = QRectF(0, max(0.0, visible.top() - top), doc.size().width(),
+                                  min(height, visible.bottom() - top))
+                doc.documentLayout().draw(painter, ctx)
+            painter.translate(0, height)
+            top += height
         painter.restore()
 
 

@@ -67,6 +67,7 @@ def test_a_turn_with_a_tool_call_renders_and_is_stored(window, qloop, workspace)
     assert card.status == "done" and card.result == "milk, eggs"
     assert items[2].text.strip() == "You need milk and eggs."
     assert set(model.seen_tools[0]) == {"read_note", "write_note"}
+    window.session.flush_writes()
     stored = window.services.conversations.messages(window.session.conversation.id)
     assert [m.message.role for m in stored] == ["user", "assistant", "tool", "assistant"]
     assert stored[2].envelope is not None and stored[2].envelope["ok"] is True
