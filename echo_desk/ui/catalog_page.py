@@ -32,7 +32,7 @@ from echo_desk.ui.catalog_model import (
     PolicyRole,
     ToolCatalogModel,
 )
-from echo_desk.ui.labels import policy_label, profile_label
+from echo_desk.ui.labels import policy_label, profile_label, risk_label
 
 _POLICIES = ("", "ask", "always", "never")
 
@@ -71,17 +71,15 @@ class ToolsPage(QWidget):
         super().__init__(parent)
         self.backend = backend
         self.model = ToolCatalogModel(backend, self)
-        self.proxy = CatalogFilter(self)
-        self.proxy.setSourceModel(self.model)
 
         layout = QVBoxLayout(self)
         bar = QHBoxLayout()
         self.filter = QLineEdit()
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(lambda text: self.proxy.set_filter(text=text))
+        self.filter.textChanged.connect(lambda text: self.filtering.set_filter(text=text))
         self.tag_label = QLabel()
         self.tags = QComboBox()
-        self.tags.currentIndexChanged.connect(lambda _i: self.proxy.set_filter(tag=self.tags.currentData() or ""))
+        self.tags.currentIndexChanged.connect(lambda _i: self.filtering.set_filter(tag=self.tags.currentData() or ""))
         self.profile_label = QLabel()
         self.profiles = QComboBox()
         self.profiles.activated.connect(self._apply_profile)
@@ -93,7 +91,8 @@ class ToolsPage(QWidget):
         layout.addLayout(bar)
 
         self.tree = QTreeView()
-        self.tree.setModel(self.proxy)
+        self.tree.setModel(self.model)
+        self.filtering: CatalogFilter = CatalogFilter(self.tree, self.model)
         self.tree.setUniformRowHeights(True)  # 2,000 rows: skip per-row measuring
         self.tree.setAlternatingRowColors(True)
         self.tree.setItemDelegateForColumn(COL_POLICY, PolicyDelegate(self.model, self.tree))
@@ -102,7 +101,8 @@ class ToolsPage(QWidget):
         header = self.tree.header()
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(COL_RISK, QHeaderView.ResizeMode.ResizeToContents)
+        # Not ResizeToContents: that measures every row on each relayout (a filter keystroke).
+        header.setSectionResizeMode(COL_RISK, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_POLICY, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
@@ -124,7 +124,8 @@ class ToolsPage(QWidget):
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
     def retranslate(self, *_args: object) -> None:
-        self.model.retranslate()
+        if _args:  # a language switch (the model is built in the current language already)
+            self.model.retranslate()
         self.filter.setPlaceholderText(_("Filter tools by name or description"))
         self.filter.setAccessibleName(_("Filter tools"))
         self.tag_label.setText(_("Capability:"))
@@ -132,6 +133,9 @@ class ToolsPage(QWidget):
         self.profile_label.setText(_("Profile:"))
         self.profiles.setAccessibleName(_("Capability profile"))
         self.tree.setAccessibleName(_("Tools catalog"))
+        metrics = self.tree.fontMetrics()
+        risk_width = max(metrics.horizontalAdvance(risk_label(r)) for r in ("read", "write", "exec"))
+        self.tree.header().resizeSection(COL_RISK, max(metrics.horizontalAdvance(_("Risk")), risk_width) + 24)
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
         current_tag = self.tags.currentData() or ""
@@ -170,7 +174,6 @@ class ToolsPage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.model.refresh_status()
         self._status_timer.start()
 
     def hideEvent(self, event: QHideEvent) -> None:
@@ -181,6 +184,9 @@ class ToolsPage(QWidget):
         self._status_timer.stop()
         self._unsubscribe()
         self.model.close()
+
+    def visible_tools(self) -> set[str]:
+        return {name for name in self.model.tool_names() if not self.filtering.is_hidden(name)}
 
     def tool_checked(self, name: str) -> bool:
         return self.model.itemFromIndex(self.model.tool_index(name)).checkState() == Qt.CheckState.Checked

@@ -86,21 +86,25 @@ def test_policy_and_profile_apply_and_persist(qtbot, runtime, config_dir):
 
 def test_filter_text_and_capability_tag(qtbot, runtime):
     page = _page(qtbot, runtime)
-    proxy = page.proxy
 
-    def visible_tools() -> set[str]:
+    def shown() -> set[str]:
+        # What the tree really shows, not what the filter thinks.
         names = set()
-        for g in range(proxy.rowCount()):
-            group = proxy.index(g, COL_TOOL)
-            for r in range(proxy.rowCount(group)):
-                names.add(proxy.index(r, COL_TOOL, group).data(Qt.ItemDataRole.ToolTipRole))
+        for g in range(page.model.rowCount()):
+            group = page.model.index(g, COL_TOOL)
+            if page.tree.isRowHidden(g, group.parent()):
+                continue
+            for r in range(page.model.rowCount(group)):
+                if not page.tree.isRowHidden(r, group):
+                    names.add(page.model.index(r, COL_TOOL, group).data(Qt.ItemDataRole.ToolTipRole))
         return names
 
-    assert visible_tools() == {"write_note", "read_note"}
+    assert shown() == {"write_note", "read_note"}
     page.filter.setText("write")
-    assert visible_tools() == {"write_note"}
+    assert shown() == {"write_note"} == page.visible_tools()
     page.filter.setText("")
     page.tags.setCurrentIndex(page.tags.findData("files.read"))
-    assert visible_tools() == {"read_note"}
+    assert shown() == {"read_note"}
     page.filter.setText("nothing matches this")
-    assert visible_tools() == set()
+    assert shown() == set()
+    assert page.tree.isRowHidden(0, page.model.group_index("plugin").parent())  # the empty group too
