@@ -14,12 +14,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication
 
-from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.tools import RiskLevel, Tool  # noqa: E402
-from echo_desk.ui.backend import CatalogBackend, CatalogEntry  # noqa: E402
-from echo_desk.ui.catalog_page import ToolsPage  # noqa: E402
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import RiskLevel, Tool
+from echo_desk.ui.backend import CatalogBackend, CatalogEntry
+from echo_desk.ui.catalog_page import ToolsPage
 
 TOOLS = 2000
 SOURCES = ["builtin", "plugin"] + [f"mcp:server{i}" for i in range(18)]
@@ -45,7 +45,7 @@ def paint(widget) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    app = QApplication.instance() or QApplication(sys.argv)
+    _app = QApplication.instance() or QApplication(sys.argv)  # kept alive for the whole run
     entries = [CatalogEntry(make_tool(i), SOURCES[i % len(SOURCES)]) for i in range(TOOLS)]
     backend = CatalogBackend(SettingsStore.in_memory(), entries=entries)
     # Warm Qt's widget classes once, like any earlier window of the app would.
