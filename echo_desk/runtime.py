@@ -93,8 +93,12 @@ class Runtime:
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:
+    from echo_desk.agent.tools.database import database_tools
+
+    # The database tools read the connection list from the settings on every use.
+    tools: list[Tool] = database_tools(settings)
     try:
         from echo_desk.agent.tools import builtin_tools
     except ImportError:  # before the built-in tools land
-        return []
-    return list(builtin_tools())
+        return tools
+    return [*builtin_tools(), *tools]

@@ -8,6 +8,7 @@ PKGS=(
   xvfb xauth x11-apps libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1
   libxcb-shape0 libxcb-image0 libxcb-render-util0 libxcb-randr0 libxcb-xfixes0 libxcb-xkb1
   libx11-xcb1 patch procps
+  postgresql   # the database tools' tests run a real server (initdb in a temp folder, loopback only)
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -18,6 +19,11 @@ line="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
   echo "Installing system packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # The tests start their own throw-away PostgreSQL; the package must not create a system cluster.
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    mkdir -p /etc/postgresql-common
+    echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
+  fi
   apt-get update -qq
   $line
 else
