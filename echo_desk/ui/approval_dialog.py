@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -105,10 +105,18 @@ class ApprovalDialog(QDialog):
         self.arguments_caption = QLabel()
         self.arguments = QPlainTextEdit(json.dumps(request.arguments, indent=2, ensure_ascii=False))
         self.arguments.setReadOnly(True)
+        self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for box, most in ((self.targets, 6), (self.arguments, 10)):
+            # As tall as the text (within reason); longer text scrolls, nothing is cut.
+            box.setFont(mono)
+            lines = max(1, min(most, box.toPlainText().count("\n") + 1))
+            box.setFixedHeight(int(lines * box.fontMetrics().lineSpacing() + 2 * box.frameWidth() + 12))
         top_layout.addWidget(self.targets_caption)
-        top_layout.addWidget(self.targets, 1)
+        top_layout.addWidget(self.targets)
         top_layout.addWidget(self.arguments_caption)
-        top_layout.addWidget(self.arguments, 1)
+        top_layout.addWidget(self.arguments)
+        top_layout.addStretch(1)
         splitter.addWidget(top)
 
         self.tabs = QTabWidget()
@@ -121,8 +129,9 @@ class ApprovalDialog(QDialog):
             self.tabs.setTabToolTip(self.tabs.count() - 1, change.path)
         self.tabs.setVisible(bool(request.file_changes))
         splitter.addWidget(self.tabs)
+        splitter.setCollapsible(0, False)
         if request.file_changes:
-            splitter.setSizes([180, 520])
+            splitter.setStretchFactor(1, 1)
         layout.addWidget(splitter, 1)
 
         deny_row = QHBoxLayout()

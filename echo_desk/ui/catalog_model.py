@@ -148,7 +148,7 @@ class ToolCatalogModel(QStandardItemModel):
 
     def _fill_texts(self) -> list[QStandardItem]:
         for source, group in self._groups.items():
-            group.setText(_("{source} ({count} tools)").format(source=source_label(source), count=group.rowCount()))
+            group.setText(_("{source} ({count})").format(source=source_label(source), count=group.rowCount()))
             group.setToolTip(_("Turn every tool of this source on or off"))
         for name, cells in self._rows.items():
             tool = self._tools[name]

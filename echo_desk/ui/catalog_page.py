@@ -107,7 +107,7 @@ class ToolsPage(QWidget):
         header.setSectionResizeMode(COL_POLICY, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         header.resizeSection(COL_TOOL, 230)
-        header.resizeSection(COL_STATUS, 150)
+        header.resizeSection(COL_STATUS, 210)
         header.resizeSection(COL_POLICY, 140)
         self.tree.expandAll()
         layout.addWidget(self.tree, 1)

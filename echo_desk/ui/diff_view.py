@@ -209,7 +209,7 @@ class DiffPane(QWidget):
         self.toggle.setText(_("Side by side"))
         self.toggle.setAccessibleName(_("Show the diff side by side"))
         self.unified.setAccessibleName(_("Unified diff"))
-        self.stats.setText(_("{added} lines added, {deleted} removed").format(
+        self.stats.setText(_("Lines added: {added} · removed: {deleted}").format(
             added=self._parsed.added, deleted=self._parsed.deleted))
         self.truncated_note.setText(_("This diff was shortened by the tool: the change is larger than "
                                       "what is shown here."))

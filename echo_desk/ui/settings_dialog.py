@@ -46,8 +46,15 @@ class GeneralPage(QWidget):
         current = backend.settings.current.language
         self.language.setCurrentIndex(max(0, self.language.findData(current)))
         self.language.activated.connect(self._on_language)
+        self.language.setMinimumContentsLength(16)
+        self.language.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         form.addRow(self.language_label, self.language)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         layout.addLayout(form)
+        self.language_hint = QLabel()
+        self.language_hint.setWordWrap(True)
+        self.language_hint.setStyleSheet("color: #57606a")
+        layout.addWidget(self.language_hint)
         layout.addStretch(1)
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
@@ -57,6 +64,8 @@ class GeneralPage(QWidget):
         # Language names stay in their own language so anyone can find theirs.
         self.language.setItemText(0, _("System default"))
         self.language.setAccessibleName(_("Language"))
+        self.language_hint.setText(_("The whole window switches at once, no restart needed. "
+                                     "“System default” follows your computer's language."))
 
     def _on_language(self, _index: int) -> None:
         code = self.language.currentData()

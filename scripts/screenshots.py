@@ -1,0 +1,262 @@
+"""Screenshots for the README: the chat, the tools catalog (English and Chinese), the approval
+dialog. Everything runs through the real window, engine, dispatcher and store; only the model
+is a scripted demo (so the pictures are reproducible without a model server).
+
+Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots.py
+Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "docs" / "screenshots"
+
+HOME = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
+for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data"), ("ECHO_DESK_CACHE_DIR", "cache")):
+    os.environ[var] = str(HOME / sub)
+
+import qasync  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+from echo_desk.agent.model import StreamEnd, TextDelta, ToolCall, ToolCallReady  # noqa: E402
+from echo_desk.i18n_build import compile_catalogs  # noqa: E402
+from echo_desk.runtime import Runtime  # noqa: E402
+from echo_desk.store.conversations import ConversationStore  # noqa: E402
+from echo_desk.store.settings import SettingsStore  # noqa: E402
+from echo_desk.tools import (  # noqa: E402
+    N_,
+    FileChange,
+    FileChangeKind,
+    RiskLevel,
+    Target,
+    TodoItem,
+    Tool,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+from echo_desk.ui import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui.app import show_first_frame  # noqa: E402
+from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.markdown import warm_up  # noqa: E402
+from echo_desk.ui.services import Services  # noqa: E402
+from echo_desk.ui.settings_dialog import SettingsDialog  # noqa: E402
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class DemoRead(Tool):
+    """Stand-in used only when the built-in file tools are not in this build."""
+
+    name = "read_file"
+    description = "Read a text file in the workspace."
+    parameters = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    risk_level = RiskLevel.READ
+    capabilities = frozenset({"files.read"})
+    title = N_("Read file")
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        assert ctx.workspace is not None
+        return ToolResult.ok((ctx.workspace / str(params["path"])).read_text())
+
+
+class DemoEdit(Tool):
+    """Stand-in used only when the built-in file tools are not in this build."""
+
+    name = "edit_file"
+    description = "Replace text in a file in the workspace."
+    parameters = {"type": "object", "properties": {"path": {"type": "string"}, "old": {"type": "string"},
+                                                   "new": {"type": "string"}}, "required": ["path", "old", "new"]}
+    risk_level = RiskLevel.WRITE
+    capabilities = frozenset({"files.write"})
+    title = N_("Edit file")
+
+    def _change(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[Path, bytes, bytes, str]:
+        assert ctx.workspace is not None
+        path = (ctx.workspace / str(params["path"])).resolve()
+        before = path.read_bytes()
+        after = before.decode().replace(str(params["old"]), str(params["new"])).encode()
+        diff = "".join(difflib.unified_diff(before.decode().splitlines(True), after.decode().splitlines(True),
+                                            f"a/{path.name}", f"b/{path.name}"))
+        return path, before, after, diff
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        path, before, after, diff = self._change(params, ctx)
+        return ToolPreview(targets=(Target(kind="path", value=str(path)),), file_changes=(FileChange(
+            path=str(path), kind=FileChangeKind.MODIFY, before_sha256=_sha(before), after_sha256=_sha(after),
+            diff=diff),), summary=f"Edit {path.name}")
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        path, _before, after, _diff = self._change(params, ctx)
+        path.write_bytes(after)
+        return ToolResult.ok(f"edited {path}", file_changes=ctx.preview.file_changes if ctx.preview else ())
+
+
+NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
+SCRIPT_PY = "\n".join([
+    "import json", "", "", "def load(path):", "    with open(path) as f:", "        return json.load(f)", "", "",
+    "def total(items):", "    result = 0", "    for item in items:", "        result = result + item['price']",
+    "    return result", "", "", "def main():", "    items = load('cart.json')", "    print(total(items))", "",
+    "", "if __name__ == '__main__':", "    main()", ""])
+
+
+def words(text: str) -> list[Any]:
+    return [TextDelta(w + " ") for w in text.split(" ")]
+
+
+class DemoModel:
+    """A scripted model: reads notes.txt, edits total() in shop.py, answers in Markdown."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "demo"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        self.turn += 1
+        if self.turn == 1:
+            for e in words("Let me look at your notes first."):
+                yield e
+            yield ToolCallReady(ToolCall(id="c1", name="read_file", arguments=json.dumps({"path": "notes.txt"})))
+        elif self.turn == 2:
+            yield ToolCallReady(ToolCall(id="c2", name="edit_file", arguments=json.dumps({
+                "path": "shop.py", "old": "    result = 0\n    for item in items:\n        result = result + item['price']\n    return result",
+                "new": "    return sum(item['price'] * item.get('quantity', 1) for item in items)"})))
+        else:
+            text = ("Your notes list **milk**, **eggs** and **bread**. I also simplified `total()` in "
+                    "`shop.py` so it counts quantities:\n\n```python\ndef total(items):\n"
+                    "    return sum(item['price'] * item.get('quantity', 1) for item in items)\n```\n\n"
+                    "Run `python shop.py` to check the new total.")
+            for e in words(text):
+                yield e
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def save(widget: QWidget, name: str) -> None:
+    QApplication.processEvents()
+    path = OUT / name
+    widget.grab().save(str(path))
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+async def shoot(app: QApplication) -> None:
+    workspace = HOME / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text(NOTES)
+    (workspace / "shop.py").write_text(SCRIPT_PY)
+    settings = SettingsStore.in_dir(HOME / "config")
+    runtime = Runtime.create(settings_store=settings)
+    present = {e.tool.name for e in runtime.registry.entries()}
+    for demo in (DemoRead(), DemoEdit()):
+        if demo.name not in present:
+            runtime.registry.register(demo, source="builtin")
+    store = ConversationStore(HOME / "data" / "conversations.sqlite3")
+    services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
+                        conversations=store, persistent=True, providers_available=True)
+    window = MainWindow()
+    window.resize(1280, 800)
+    warm_up()
+    window.attach(services)
+    store.rename(window.session.conversation.id, "Shopping and shop.py")
+    window.conversations.reload()
+    window.set_workspace(str(workspace))
+    window.set_model(DemoModel())
+    window.set_banner(lambda: "")
+    show_first_frame(window)
+
+    approvals: list[Any] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialog.resize(1100, 760)
+        approvals.append(dialog)
+
+    window.host.dialog_opened.connect(on_dialog)
+    done = asyncio.get_running_loop().create_future()
+    window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
+    # What the agent's update_todos tool would report mid-task.
+    window.host.todos_updated("demo", (TodoItem(text="Read notes.txt", status="done"),
+                                       TodoItem(text="Simplify total() in shop.py", status="in_progress"),
+                                       TodoItem(text="Explain the change", status="pending")))
+    window.composer.setPlainText("What is in notes.txt? And please tidy up total() in shop.py.")
+    window.send()
+    while not approvals:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
+        await asyncio.sleep(0.05)
+    dialog = approvals[0]
+    while not dialog.allow_once.isEnabled():  # noqa: ASYNC110
+        await asyncio.sleep(0.02)
+    save(dialog, "approval.png")
+    dialog.allow_once.click()
+    await asyncio.wait_for(done, 30)
+    window.host.todos_updated("demo", (TodoItem(text="Read notes.txt", status="done"),
+                                       TodoItem(text="Simplify total() in shop.py", status="done"),
+                                       TodoItem(text="Explain the change", status="done")))
+    model = window.session.transcript
+    for row, item in enumerate(model.items()):
+        if item.kind == "tool" and item.file_changes:
+            model.toggle_expanded(row)
+    window.composer.setPlainText("Thanks! Can you also add butter to the list?")
+    model.flush()
+    await asyncio.sleep(0.3)
+    save(window, "chat.png")
+
+    settings_dialog = SettingsDialog(services.backend, window)
+    settings_dialog.resize(1180, 640)
+    settings_dialog.show_page("tools")
+    settings_dialog.show()
+    await asyncio.sleep(0.2)
+    save(settings_dialog, "catalog_en.png")
+    general = settings_dialog.general  # switch as a person does, on the General page
+    general.language.setCurrentIndex(general.language.findData("zh_CN"))
+    general.language.activated.emit(general.language.currentIndex())
+    await asyncio.sleep(0.3)
+    save(settings_dialog, "catalog_zh.png")
+    settings_dialog.show_page("general")
+    await asyncio.sleep(0.1)
+    save(settings_dialog, "settings_general_zh.png")
+    settings_dialog.close()
+    await asyncio.sleep(0.1)
+    save(window, "chat_zh.png")
+    i18n_qt.apply_language("en")
+    window.close()
+    await window.session.wait_idle()
+    runtime.close()
+    store.close()
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    compile_catalogs()
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    i18n_qt.apply_language("en")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(shoot(app))
+        loop.run_until_complete(marshal.shutdown())
+
+
+if __name__ == "__main__":
+    main()
