@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.ui import i18n_qt, marshal
@@ -130,7 +130,12 @@ class App:
         from echo_desk.ui.settings_dialog import SettingsDialog
 
         self.settings_dialog = SettingsDialog(self.services.backend, self.window)
+        self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.settings_dialog.destroyed.connect(self._settings_gone)
         self.settings_dialog.show()
+
+    def _settings_gone(self, *_args: object) -> None:
+        self.settings_dialog = None
 
     async def shutdown(self) -> None:
         self.window.session.stop()

@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         mid.addWidget(self.banner)
         self.transcript = TranscriptView()
         self.transcript.setModel(self.session.transcript)
+        self.transcript.open_diff.connect(self._open_diff)
         mid.addWidget(self.transcript, 1)
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()
@@ -251,6 +252,11 @@ class MainWindow(QMainWindow):
 
         dialog.fileSelected.connect(save)
         dialog.open()
+
+    def _open_diff(self, item: Any) -> None:
+        from echo_desk.ui.diff_dialog import DiffDialog
+
+        DiffDialog(self.session.transcript.title_for(item.tool_name), item.file_changes, self).show()
 
     # -- turns --------------------------------------------------------------------------------
     def send(self) -> None:

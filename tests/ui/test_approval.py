@@ -164,3 +164,29 @@ def test_stop_while_asking_closes_the_dialog_and_denies(qloop, runtime, scope, w
     assert dialog.decision is not None and not dialog.decision.allowed
     assert (workspace / "notes.txt").read_text() == "a\n"
     assert host.open_dialogs == []
+
+
+def test_questions_with_choices_or_free_text_and_declining(qloop):
+    host = QtHost()
+
+    async def ask(question: Question, respond) -> object:
+        opened = next_emission(host.dialog_opened)
+        task = asyncio.ensure_future(host.ask(question))
+        respond(await within(opened))
+        return await within(task)
+
+    def pick_second(dialog: QuestionDialog) -> None:
+        dialog.choices.setCurrentRow(1)
+        dialog.ok.click()
+
+    def type_text(dialog: QuestionDialog) -> None:
+        dialog.text.setText("blue")
+        QTest.keyClick(dialog.text, Qt.Key.Key_Return)  # Enter answers
+
+    choice = qloop.run_until_complete(ask(Question(prompt="Which?", choices=("a", "b")), pick_second))
+    text = qloop.run_until_complete(ask(Question(prompt="Colour?"), type_text))
+    declined = qloop.run_until_complete(ask(Question(prompt="Colour?"), lambda d: d.decline.click()))
+    escaped = qloop.run_until_complete(ask(Question(prompt="Colour?"), lambda d: QTest.keyClick(d, Qt.Key.Key_Escape)))
+    assert (choice.action, choice.text) == ("accept", "b")
+    assert (text.action, text.text) == ("accept", "blue")
+    assert declined.action == "decline" and escaped.action == "cancel"

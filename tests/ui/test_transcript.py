@@ -108,3 +108,23 @@ def test_history_rebuilds_cards_from_stored_envelopes(view):
     assert [i.kind for i in model.items()] == ["user", TOOL, ASSISTANT]
     assert model.items()[1].status == "denied"
     _painted(view)
+
+
+def test_double_clicking_a_card_opens_the_whole_diff(qtbot):
+    from echo_desk.ui.chat_window import MainWindow
+    from echo_desk.ui.diff_dialog import DiffDialog
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    model = window.session.transcript
+    model.add_tool_call("c1", "write_note", "{}")
+    long_diff = "@@ -1,600 +1,600 @@\n" + "\n".join(f"-a{i}\n+b{i}" for i in range(600))
+    model.set_tool_result("c1", _envelope(True, content="ok", changes=(
+        {"path": "/w/big.txt", "kind": "modify", "diff": long_diff, "truncated": True},)))
+    model.flush()
+    window.transcript.open_diff.emit(model.items()[0])  # what a double-click on the card emits
+    dialogs = [w for w in window.findChildren(DiffDialog)]
+    assert len(dialogs) == 1
+    pane = dialogs[0].tabs.widget(0)
+    assert pane.parsed.added == 600 and pane.truncated_note.isVisibleTo(dialogs[0])
+    dialogs[0].close()
