@@ -74,6 +74,7 @@ class App:
         self.window = MainWindow()
         self.services: Any = None
         self.settings_dialog: Any = None
+        self._model_config: Any = None
         self._closed = asyncio.Event()
         self.window.closing.connect(self._closed.set)
         qapp.aboutToQuit.connect(self._closed.set)
@@ -97,11 +98,17 @@ class App:
         self.window.attach(self.services)
         self.window.set_model(self.services.model)
         self.window.set_banner(self.services.banner)
+        current = self.services.settings.current
+        self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
 
     def _on_settings(self, settings: Any) -> None:
-        if settings.active_provider != self.window.model_picker.currentData():
+        wanted = (settings.active_provider, settings.providers, settings.local_model)
+        if wanted != self._model_config:
+            # The model's configuration changed (Models page, model picker): connect anew.
+            self._model_config = wanted
             self.window.fill_models()
+            marshal.spawn(self._reconnect())
 
     def _on_model_chosen(self, name: str) -> None:
         if self.services is None or not name:
@@ -110,8 +117,7 @@ class App:
         def change(s: Any) -> None:
             s.active_provider = name
 
-        self.services.settings.update(change)
-        marshal.spawn(self._reconnect())
+        self.services.settings.update(change)  # _on_settings reconnects
 
     async def _reconnect(self) -> None:
         from echo_desk.ui.services import connect_model
@@ -129,7 +135,15 @@ class App:
             return
         from echo_desk.ui.settings_dialog import SettingsDialog
 
-        self.settings_dialog = SettingsDialog(self.services.backend, self.window)
+        models_page = None
+        from echo_desk.ui.services import model_factory
+
+        factory = model_factory()
+        if factory is not None:
+            from echo_desk.ui.models_page import ModelsPage
+
+            models_page = ModelsPage(self.services.settings, factory)
+        self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page)
         self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.settings_dialog.destroyed.connect(self._settings_gone)
         self.settings_dialog.show()

@@ -104,6 +104,24 @@ async def load_services(settings_store: Any = None) -> Services:
     return services
 
 
+def _create(create_model: Any, provider: Any, local: Any) -> Any:
+    from echo_desk.tools.secrets import secret_store
+
+    try:
+        return create_model(provider, secret_store(), local=local)
+    except TypeError:  # a factory without the local-model settings parameter
+        return create_model(provider, secret_store())
+
+
+def model_factory() -> Any:
+    """``echo_desk.providers.create_model`` when this build has it, else ``None``."""
+    try:
+        providers = importlib.import_module("echo_desk.providers")
+    except ImportError:
+        return None
+    return getattr(providers, "create_model", None)
+
+
 async def connect_model(services: Services) -> None:
     """(Re)create the active provider's model; on failure keep the reason for the banner."""
     old = services.model
@@ -128,11 +146,9 @@ async def connect_model(services: Services) -> None:
     if provider is None:
         services.model_error = _("no provider named {name} in the settings").format(name=settings.active_provider)
         return
-    from echo_desk.tools.secrets import secret_store
-
     try:
         # Creating a local model may start a llama.cpp server: never on the UI thread.
-        created = await BackgroundOp(create_model, provider, secret_store()).run_async()
+        created = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
         services.model = await created if inspect.isawaitable(created) else created
     except Exception as exc:
         services.model_error = str(exc) or type(exc).__name__
