@@ -94,10 +94,12 @@ class App:
         from echo_desk.ui.services import load_services
 
         warm_up()
-        self.services = await load_services()
+        self.services = await load_services(host=self.window.host)
         self.window.attach(self.services)
         self.window.set_model(self.services.model)
         self.window.set_banner(self.services.banner)
+        if self.services.mcp is not None and hasattr(self.services.mcp, "subscribe"):
+            self.services.mcp.subscribe(lambda event: marshal.run_on_main(self._on_mcp_event, event))
         current = self.services.settings.current
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
@@ -109,6 +111,11 @@ class App:
             self._model_config = wanted
             self.window.fill_models()
             marshal.spawn(self._reconnect())
+
+    def _on_mcp_event(self, event: Any) -> None:
+        # New or changed MCP tools: the catalog (if open) re-reads the registry.
+        if self.settings_dialog is not None:
+            self.settings_dialog.tools.sync_registry()
 
     def _on_model_chosen(self, name: str) -> None:
         if self.services is None or not name:
@@ -143,7 +150,14 @@ class App:
             from echo_desk.ui.models_page import ModelsPage
 
             models_page = ModelsPage(self.services.settings, factory)
-        self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page)
+        mcp_page = None
+        if self.services.mcp is not None:
+            from echo_desk.store.paths import config_dir
+            from echo_desk.ui.mcp_page import McpPage
+
+            mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
+        self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
+                                              mcp_page=mcp_page)
         self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.settings_dialog.destroyed.connect(self._settings_gone)
         self.settings_dialog.show()

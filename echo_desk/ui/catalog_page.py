@@ -174,13 +174,16 @@ class ToolsPage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        # Tools come and go (MCP servers connecting, plugins): re-read the registry if it changed.
+        self.sync_registry()
+        self._status_timer.start()
+
+    def sync_registry(self) -> None:
+        """Tools come and go (MCP servers connecting, plugins): re-read the registry if it changed."""
         if {e.tool.name for e in self.backend.entries()} != set(self.model.tool_names()):
             self.model.rebuild()
             self.tree.expandAll()
             self.filtering.reset()
             self.retranslate()
-        self._status_timer.start()
 
     def hideEvent(self, event: QHideEvent) -> None:
         self._status_timer.stop()

@@ -56,6 +56,17 @@ class QtHost(QObject):
         answer: Answer = await self._run_dialog(dialog, dialog.answered)
         return answer
 
+    async def approve_server_start(self, request: Any) -> bool:
+        """MCP: may this server start (first time, or after its configuration changed)?"""
+        return await marshal.await_on_main(self._show_server_start, request)
+
+    async def _show_server_start(self, request: Any) -> bool:
+        from echo_desk.ui.server_start_dialog import ServerStartDialog
+
+        dialog = ServerStartDialog(request, self._parent_widget())
+        allowed: bool = await self._run_dialog(dialog, dialog.decided)
+        return allowed
+
     async def _run_dialog(self, dialog: QDialog, signal: Any) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 

@@ -32,6 +32,8 @@ class Services:
     model_error: str = ""
     providers_available: bool = False
     engine_error: str = ""
+    mcp: Any = None
+    mcp_error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def banner(self) -> str:
@@ -53,7 +55,8 @@ class Services:
         return "\n".join(notes)
 
     async def aclose(self) -> None:
-        for thing in (self.model, self.runtime):
+        # MCP first: its servers are child processes that must end with us.
+        for thing in (self.mcp, self.model, self.runtime):
             closer = getattr(thing, "aclose", None)
             if closer is None:
                 continue
@@ -79,7 +82,7 @@ def _import(name: str) -> Any:
     return importlib.import_module(name)
 
 
-async def load_services(settings_store: Any = None) -> Services:
+async def load_services(settings_store: Any = None, host: Any = None) -> Services:
     """Import and start the engine, storage and model, off the first frame."""
     if settings_store is None:
         settings_store = await BackgroundOp(_load_settings).run_async()
@@ -100,8 +103,30 @@ async def load_services(settings_store: Any = None) -> Services:
     services = Services(settings=settings_store, backend=CatalogBackend(settings_store, runtime),
                         runtime=runtime, conversations=conversations, persistent=persistent,
                         engine_error=engine_error)
+    if runtime is not None:
+        await attach_mcp_servers(services, host)
     await connect_model(services)
     return services
+
+
+async def attach_mcp_servers(services: Services, host: Any) -> None:
+    """Start the configured MCP servers in the background (unless the engine already did)."""
+    existing = getattr(services.runtime, "mcp", None)
+    if existing is not None:
+        services.mcp = existing
+        return
+    try:
+        mcp = await BackgroundOp(_import, "echo_desk.mcp").run_async()
+    except ImportError:
+        return
+    attach = getattr(mcp, "attach_mcp", None)
+    if attach is None:
+        return
+    try:
+        services.mcp = await attach(services.runtime.registry, services.settings, host, wait=False)
+    except Exception as exc:  # a broken mcp.json must not keep the window from working
+        log.exception("starting MCP servers failed")
+        services.mcp_error = str(exc)
 
 
 def _create(create_model: Any, provider: Any, local: Any) -> Any:

@@ -155,5 +155,8 @@ class SettingsDialog(QDialog):
         self.nav.setCurrentRow(self.PAGES.index(name))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.tools.close_page()
+        for page in (self.tools, self.models, self.mcp):
+            closer = getattr(page, "close_page", None)
+            if callable(closer):
+                closer()
         super().closeEvent(event)
