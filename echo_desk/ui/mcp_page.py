@@ -14,6 +14,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -64,13 +65,16 @@ class McpPage(QWidget):
         self.restart_button = QPushButton()
         self.approve_button = QPushButton()
         self.remove_button = QPushButton()
+        self.changes_button = QPushButton()
+        self.changes_button.clicked.connect(self._review_changes)
         self.reload_button = QPushButton()
         self.toggle_button.clicked.connect(self._toggle)
         self.restart_button.clicked.connect(lambda: self._do("restart"))
         self.approve_button.clicked.connect(self._approve)
         self.remove_button.clicked.connect(lambda: self._do("remove_server"))
         self.reload_button.clicked.connect(lambda: marshal.spawn(self._call(self.manager.reload())))
-        for b in (self.toggle_button, self.restart_button, self.approve_button, self.remove_button):
+        for b in (self.toggle_button, self.restart_button, self.approve_button, self.changes_button,
+                  self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.reload_button)
@@ -90,9 +94,10 @@ class McpPage(QWidget):
         self.restart_button.setText(_("Restart"))
         self.approve_button.setText(_("Review and approve start…"))
         self.remove_button.setText(_("Remove"))
+        self.changes_button.setText(_("Review changed tools…"))
         self.reload_button.setText(_("Reload mcp.json"))
         for b in (self.toggle_button, self.restart_button, self.approve_button, self.remove_button,
-                  self.reload_button):
+                  self.changes_button, self.reload_button):
             b.setAccessibleName(b.text())
         self.refresh()
 
@@ -141,6 +146,7 @@ class McpPage(QWidget):
         self.toggle_button.setText(_("Enable") if state == "disabled" else _("Disable"))
         self.toggle_button.setAccessibleName(self.toggle_button.text())
         self.approve_button.setEnabled(state == "awaiting_approval")
+        self.changes_button.setEnabled(bool(self._changed_tools(status)))
         if not has:
             self.details.setPlainText(_("No MCP servers are configured."))
             return
@@ -169,6 +175,18 @@ class McpPage(QWidget):
             lines.extend(f"  {line}" for line in status.stderr_tail)
         self.details.setPlainText("\n".join(lines))
 
+    @staticmethod
+    def _changed_tools(status: Any) -> list[tuple[str, list[str]]]:
+        """Tools blocked because the server changed their definition since it was pinned."""
+        if status is None:
+            return []
+        found = []
+        for tool in status.tools:
+            changes = [f.detail for f in getattr(tool, "flags", ()) if f.kind == "changed"]
+            if changes:
+                found.append((tool.registry_name, changes))
+        return found
+
     # -- acting -----------------------------------------------------------------------------
     async def _call(self, awaitable: Any) -> None:
         try:
@@ -187,6 +205,33 @@ class McpPage(QWidget):
         if status is not None:
             enable = str(getattr(status.state, "value", status.state)) == "disabled"
             marshal.spawn(self._call(self.manager.set_enabled(status.name, enable)))
+
+    def _review_changes(self) -> None:
+        changed = self._changed_tools(self._status(self.current_name()))
+        if not changed:
+            return
+        text = "\n\n".join(f"{name}:\n" + "\n".join(f"  • {c}" for c in changes) for name, changes in changed)
+        box = QMessageBox(QMessageBox.Icon.Warning, _("Changed MCP tools"),
+                          _("The server changed these tools since you enabled them. They stay blocked until "
+                            "you approve the new definitions."),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDetailedText(text)
+        box.setInformativeText(text)
+        box.button(QMessageBox.StandardButton.Yes).setText(_("Approve the new definitions"))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def done(result: int) -> None:
+            if result == QMessageBox.StandardButton.Yes:
+                marshal.spawn(self._approve_changes([name for name, _c in changed]))
+
+        box.finished.connect(done)
+        box.open()
+        self.review_box = box
+
+    async def _approve_changes(self, names: list[str]) -> None:
+        for name in names:
+            await self._call(self.manager.approve_tool_change(name))
 
     def _approve(self) -> None:
         name = self.current_name()

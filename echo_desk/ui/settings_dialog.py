@@ -118,7 +118,7 @@ class SettingsDialog(QDialog):
                  models_page: QWidget | None = None, mcp_page: QWidget | None = None) -> None:
         super().__init__(parent)
         self.backend = backend
-        self.resize(1040, 640)
+        self.resize(1200, 680)
         layout = QVBoxLayout(self)
         body = QHBoxLayout()
         self.nav = QListWidget()

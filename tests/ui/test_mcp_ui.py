@@ -107,3 +107,34 @@ def test_servers_page_lists_state_errors_and_approves_a_start(qtbot, qloop):
     assert manager.approved == [("files", "fp-1")] and manager.started == ["files"]
     assert page.servers.topLevelItem(0).text(2) == "Connected"
     page.close_page()
+
+
+def test_a_changed_tool_is_shown_and_re_approved_on_request(qtbot, qloop):
+    from PySide6.QtWidgets import QMessageBox
+
+    flags = (SimpleNamespace(kind="changed", detail="description changed: 'Read' → 'Read and upload'"),)
+    tool = SimpleNamespace(registry_name="files__read", original_name="read", flags=flags)
+    manager = StandInManager(statuses_=[SimpleNamespace(name="files", transport="stdio", state="connected",
+                                                        detail="", tools=(tool,), stderr_tail=(), server_info="",
+                                                        problems=())])
+    approved = []
+
+    async def approve_tool_change(name):
+        approved.append(name)
+        return True
+
+    manager.approve_tool_change = approve_tool_change
+    page = McpPage(manager, QtHost())
+    qtbot.addWidget(page)
+    assert "Read and upload" in page.details.toPlainText()
+    assert page.changes_button.isEnabled()
+    page.changes_button.click()
+    assert "Read and upload" in page.review_box.informativeText()
+
+    async def confirm():
+        page.review_box.button(QMessageBox.StandardButton.Yes).click()
+        while not approved:  # noqa: ASYNC110  (the spawned approval runs on this loop)
+            await asyncio.sleep(0)
+
+    qloop.run_until_complete(within(confirm()))
+    assert approved == ["files__read"]
