@@ -212,7 +212,7 @@ def main() -> None:
         show_first_frame(window)  # as run_gui does, before the loop starts
         probe = Probe()
         probe.start()
-        with loop:
+        with loop, marshal.asyncgen_hooks(loop):
             figures = loop.run_until_complete(scenario(window, probe))
             probe.timer.stop()
             for phase in ("stream 200 tok/s", "tool blocks 2 s", "approval dialog (10k diff)"):

@@ -253,7 +253,7 @@ def main() -> None:
     i18n_qt.apply_language("en")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with loop:
+    with loop, marshal.asyncgen_hooks(loop):
         loop.run_until_complete(shoot(app))
         loop.run_until_complete(marshal.shutdown())
 

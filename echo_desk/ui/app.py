@@ -204,7 +204,7 @@ def run_gui(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     try:
-        with loop:
+        with loop, marshal.asyncgen_hooks(loop):
             return int(loop.run_until_complete(app.main()))
     finally:
         asyncio.set_event_loop(None)

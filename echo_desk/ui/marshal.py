@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import inspect
 import logging
+import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Generic, ParamSpec, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
@@ -71,6 +73,27 @@ def _get_invoker() -> _Invoker:
 def install() -> None:
     """Create the main-thread invoker now (call once from the main thread at start-up)."""
     _get_invoker()
+
+
+@contextlib.contextmanager
+def asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Give a qasync loop what ``asyncio``'s own ``run_forever`` installs and qasync does not.
+
+    Without these hooks an async generator abandoned mid-way (an HTTP stream closed early) is
+    finalized synchronously by the garbage collector: "async generator ignored GeneratorExit"
+    and a connection left half-closed. With them its ``aclose()`` runs on the loop; the loop's
+    remaining generators are closed when the block ends.
+    """
+    old = sys.get_asyncgen_hooks()
+    base = asyncio.BaseEventLoop
+    sys.set_asyncgen_hooks(firstiter=functools.partial(base._asyncgen_firstiter_hook, loop),  # type: ignore[attr-defined]
+                           finalizer=functools.partial(base._asyncgen_finalizer_hook, loop))  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        if not loop.is_closed() and not loop.is_running():
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        sys.set_asyncgen_hooks(*old)
 
 
 def is_main_thread() -> bool:

@@ -106,9 +106,10 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     try:
-        yield loop
+        with marshal.asyncgen_hooks(loop):
+            yield loop
+            loop.run_until_complete(marshal.shutdown())
     finally:
-        loop.run_until_complete(marshal.shutdown())
         loop.close()
         asyncio.set_event_loop(None)
 
