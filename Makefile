@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e examples/weather-plugin
 	touch $(STAMP)
 
 translations: $(STAMP)
@@ -35,7 +36,7 @@ lint: $(STAMP)
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
 test-only: $(STAMP)
 	QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
-	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytestqt tests/tools tests/agent tests/store
+	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/tools tests/agent tests/store
 
 clean:
 	rm -rf $(VENV) build dist echo_desk/locale

@@ -88,7 +88,7 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     chosen = provider_settings(runtime.settings.current, args.provider, args.base_url, args.model)
 
     def model_factory() -> ChatModel:
-        return create_model(chosen, runtime.settings.current)
+        return create_model(chosen, local=runtime.settings.current.local_model)
 
     runtime.enable_delegation(model_factory)
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None

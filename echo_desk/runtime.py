@@ -97,8 +97,6 @@ def _builtin_tools(settings: SettingsStore) -> list[Tool]:
 
     # The database tools read the connection list from the settings on every use.
     tools: list[Tool] = database_tools(settings)
-    try:
-        from echo_desk.agent.tools import builtin_tools
-    except ImportError:  # before the built-in tools land
-        return tools
+    from echo_desk.agent.tools import builtin_tools
+
     return [*builtin_tools(), *tools]

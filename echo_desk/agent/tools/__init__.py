@@ -1,0 +1,50 @@
+"""The built-in tools: files, search, shell, web, questions and the task list.
+
+``builtin_tools()`` returns one fresh instance of each; the runtime registers them with
+source ``builtin``.
+"""
+
+from __future__ import annotations
+
+from echo_desk.agent.tools.echo import EchoText
+from echo_desk.agent.tools.editing import EditFile, WriteFile
+from echo_desk.agent.tools.interact import AskUser, UpdateTodos
+from echo_desk.agent.tools.reading import ListDir, ReadFile
+from echo_desk.agent.tools.search import SearchFiles
+from echo_desk.agent.tools.shell import RunCommand
+from echo_desk.agent.tools.web import FetchUrl
+from echo_desk.tools import Tool
+
+BUILTIN_CLASSES: tuple[type[Tool], ...] = (
+    EchoText,
+    ReadFile,
+    ListDir,
+    SearchFiles,
+    WriteFile,
+    EditFile,
+    RunCommand,
+    FetchUrl,
+    AskUser,
+    UpdateTodos,
+)
+
+
+def builtin_tools() -> list[Tool]:
+    """A fresh instance of every built-in tool, in catalog order."""
+    return [cls() for cls in BUILTIN_CLASSES]
+
+
+__all__ = [
+    "BUILTIN_CLASSES",
+    "AskUser",
+    "EchoText",
+    "EditFile",
+    "FetchUrl",
+    "ListDir",
+    "ReadFile",
+    "RunCommand",
+    "SearchFiles",
+    "UpdateTodos",
+    "WriteFile",
+    "builtin_tools",
+]
