@@ -9,13 +9,11 @@ Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png
 from __future__ import annotations
 
 import asyncio
-import difflib
-import hashlib
 import json
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,18 +33,6 @@ from echo_desk.i18n_build import compile_catalogs  # noqa: E402
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.tools import (  # noqa: E402
-    N_,
-    FileChange,
-    FileChangeKind,
-    RiskLevel,
-    Target,
-    TodoItem,
-    Tool,
-    ToolExecutionContext,
-    ToolPreview,
-    ToolResult,
-)
 from echo_desk.ui import i18n_qt, marshal  # noqa: E402
 from echo_desk.ui.app import show_first_frame  # noqa: E402
 from echo_desk.ui.backend import CatalogBackend  # noqa: E402
@@ -54,58 +40,6 @@ from echo_desk.ui.chat_window import MainWindow  # noqa: E402
 from echo_desk.ui.markdown import warm_up  # noqa: E402
 from echo_desk.ui.services import Services  # noqa: E402
 from echo_desk.ui.settings_dialog import SettingsDialog  # noqa: E402
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class DemoRead(Tool):
-    """Stand-in used only when the built-in file tools are not in this build."""
-
-    name = "read_file"
-    description = "Read a text file in the workspace."
-    parameters = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    risk_level = RiskLevel.READ
-    capabilities = frozenset({"files.read"})
-    title = N_("Read file")
-
-    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        assert ctx.workspace is not None
-        return ToolResult.ok((ctx.workspace / str(params["path"])).read_text())
-
-
-class DemoEdit(Tool):
-    """Stand-in used only when the built-in file tools are not in this build."""
-
-    name = "edit_file"
-    description = "Replace text in a file in the workspace."
-    parameters = {"type": "object", "properties": {"path": {"type": "string"}, "old": {"type": "string"},
-                                                   "new": {"type": "string"}}, "required": ["path", "old", "new"]}
-    risk_level = RiskLevel.WRITE
-    capabilities = frozenset({"files.write"})
-    title = N_("Edit file")
-
-    def _change(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[Path, bytes, bytes, str]:
-        assert ctx.workspace is not None
-        path = (ctx.workspace / str(params["path"])).resolve()
-        before = path.read_bytes()
-        after = before.decode().replace(str(params["old"]), str(params["new"])).encode()
-        diff = "".join(difflib.unified_diff(before.decode().splitlines(True), after.decode().splitlines(True),
-                                            f"a/{path.name}", f"b/{path.name}"))
-        return path, before, after, diff
-
-    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
-        path, before, after, diff = self._change(params, ctx)
-        return ToolPreview(targets=(Target(kind="path", value=str(path)),), file_changes=(FileChange(
-            path=str(path), kind=FileChangeKind.MODIFY, before_sha256=_sha(before), after_sha256=_sha(after),
-            diff=diff),), summary=f"Edit {path.name}")
-
-    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        path, _before, after, _diff = self._change(params, ctx)
-        path.write_bytes(after)
-        return ToolResult.ok(f"edited {path}", file_changes=ctx.preview.file_changes if ctx.preview else ())
-
 
 NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
 SCRIPT_PY = "\n".join([
@@ -119,8 +53,13 @@ def words(text: str) -> list[Any]:
     return [TextDelta(w + " ") for w in text.split(" ")]
 
 
+def todos(*states: str) -> str:
+    items = ["Read notes.txt", "Simplify total() in shop.py", "Explain the change"]
+    return json.dumps({"todos": [{"text": t, "status": st} for t, st in zip(items, states, strict=True)]})
+
+
 class DemoModel:
-    """A scripted model: reads notes.txt, edits total() in shop.py, answers in Markdown."""
+    """A scripted model driving the real built-in tools: update_todos, read_file, edit_file."""
 
     def __init__(self) -> None:
         self.turn = 0
@@ -135,11 +74,19 @@ class DemoModel:
         if self.turn == 1:
             for e in words("Let me look at your notes first."):
                 yield e
+            yield ToolCallReady(ToolCall(id="t1", name="update_todos", arguments=todos("in_progress", "pending",
+                                                                                         "pending")))
             yield ToolCallReady(ToolCall(id="c1", name="read_file", arguments=json.dumps({"path": "notes.txt"})))
         elif self.turn == 2:
+            yield ToolCallReady(ToolCall(id="t2", name="update_todos", arguments=todos("done", "in_progress",
+                                                                                         "pending")))
             yield ToolCallReady(ToolCall(id="c2", name="edit_file", arguments=json.dumps({
-                "path": "shop.py", "old": "    result = 0\n    for item in items:\n        result = result + item['price']\n    return result",
-                "new": "    return sum(item['price'] * item.get('quantity', 1) for item in items)"})))
+                "path": "shop.py", "edits": [{
+                    "old": "    result = 0\n    for item in items:\n        result = result + item['price']\n"
+                           "    return result",
+                    "new": "    return sum(item['price'] * item.get('quantity', 1) for item in items)"}]})))
+        elif self.turn == 3:
+            yield ToolCallReady(ToolCall(id="t3", name="update_todos", arguments=todos("done", "done", "in_progress")))
         else:
             text = ("Your notes list **milk**, **eggs** and **bread**. I also simplified `total()` in "
                     "`shop.py` so it counts quantities:\n\n```python\ndef total(items):\n"
@@ -167,10 +114,6 @@ async def shoot(app: QApplication) -> None:
     (workspace / "shop.py").write_text(SCRIPT_PY)
     settings = SettingsStore.in_dir(HOME / "config")
     runtime = Runtime.create(settings_store=settings)
-    present = {e.tool.name for e in runtime.registry.entries()}
-    for demo in (DemoRead(), DemoEdit()):
-        if demo.name not in present:
-            runtime.registry.register(demo, source="builtin")
     store = ConversationStore(HOME / "data" / "conversations.sqlite3")
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
                         conversations=store, persistent=True, providers_available=True)
@@ -194,10 +137,6 @@ async def shoot(app: QApplication) -> None:
     window.host.dialog_opened.connect(on_dialog)
     done = asyncio.get_running_loop().create_future()
     window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
-    # What the agent's update_todos tool would report mid-task.
-    window.host.todos_updated("demo", (TodoItem(text="Read notes.txt", status="done"),
-                                       TodoItem(text="Simplify total() in shop.py", status="in_progress"),
-                                       TodoItem(text="Explain the change", status="pending")))
     window.composer.setPlainText("What is in notes.txt? And please tidy up total() in shop.py.")
     window.send()
     while not approvals:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
@@ -208,9 +147,6 @@ async def shoot(app: QApplication) -> None:
     save(dialog, "approval.png")
     dialog.allow_once.click()
     await asyncio.wait_for(done, 30)
-    window.host.todos_updated("demo", (TodoItem(text="Read notes.txt", status="done"),
-                                       TodoItem(text="Simplify total() in shop.py", status="done"),
-                                       TodoItem(text="Explain the change", status="done")))
     model = window.session.transcript
     for row, item in enumerate(model.items()):
         if item.kind == "tool" and item.file_changes:

@@ -33,6 +33,7 @@ _MARGIN = 6
 _PAD = 10
 _CARD_DIFF_LINES = 400
 _COLLAPSED_LINES = 6
+_COLLAPSED_ARGS = 160
 _BUBBLES = {USER: "#ddf4ff", ASSISTANT: "#ffffff", TOOL: "#f6f8fa", NOTICE: "#fff8c5", ERROR: "#ffebe9"}
 _BORDERS = {USER: "#b6e3ff", ASSISTANT: "#d0d7de", TOOL: "#d0d7de", NOTICE: "#d4a72c", ERROR: "#ff8182"}
 
@@ -55,6 +56,13 @@ def _div(text: str, colour: str) -> str:
     return f"<div style='color:{colour}'>{html.escape(text)}</div>"
 
 
+def _compact_args(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False) if arguments else ""
+    except ValueError:
+        return arguments
+
+
 def _pre(text: str, colour: str = "#24292f") -> str:
     return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(text)}</pre>"
 
@@ -69,8 +77,14 @@ def card_html(item: TranscriptItem, title: str) -> str:
     ]
     limit = None if item.expanded else _COLLAPSED_LINES
     hidden = 0
-    args, more = _lines(_pretty_args(item.arguments), limit if not item.expanded else None)
-    hidden += more
+    if item.expanded:
+        args = _pretty_args(item.arguments)
+    else:
+        # Collapsed: the arguments on one line, cut at a readable length.
+        args = _compact_args(item.arguments)
+        if len(args) > _COLLAPSED_ARGS:
+            args = args[:_COLLAPSED_ARGS] + " …"
+            hidden += 1
     if args:
         parts.append(_pre(args, "#57606a"))
     if item.output:

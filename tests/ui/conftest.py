@@ -142,6 +142,14 @@ def runtime(settings_store: SettingsStore, tmp_path: Path) -> Iterator[Runtime]:
 
 
 @pytest.fixture
+def builtin_runtime(settings_store: SettingsStore, tmp_path: Path) -> Iterator[Runtime]:
+    """The engine with the real built-in tools (edit_file, run_command, update_todos...)."""
+    rt = Runtime.create(settings_store=settings_store, data_dir=tmp_path, with_plugins=False)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()

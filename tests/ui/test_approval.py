@@ -190,3 +190,72 @@ def test_questions_with_choices_or_free_text_and_declining(qloop):
     assert (choice.action, choice.text) == ("accept", "b")
     assert (text.action, text.text) == ("accept", "blue")
     assert declined.action == "decline" and escaped.action == "cancel"
+
+
+def _edit(call_id: str = "e1") -> ToolCall:
+    return ToolCall(id=call_id, name="edit_file", arguments=json.dumps(
+        {"path": "notes.txt", "edits": [{"old": "milk", "new": "oat milk"}]}))
+
+
+async def _answer_real(runtime, scope, call, answer, host=None):
+    host = host or QtHost()
+    opened = next_emission(host.dialog_opened)
+    task = asyncio.ensure_future(runtime.dispatcher.execute_tool(call, scope, host))
+    dialog = await within(opened)
+    while not dialog.allow_once.isEnabled():  # noqa: ASYNC110  (the diff loads in slices)
+        await asyncio.sleep(0.01)
+    seen = (dialog.targets.toPlainText(), dialog.diff_panes[0].unified.toPlainText())
+    answer(dialog)
+    return seen, await within(task)
+
+
+def test_real_edit_file_shows_absolute_path_and_diff_allow_writes(qloop, builtin_runtime, scope, workspace):
+    target = workspace / "notes.txt"
+    target.write_text("eggs\nmilk\nbread\n")
+    (targets, diff), envelope = qloop.run_until_complete(
+        _answer_real(builtin_runtime, scope, _edit(), lambda d: d.allow_once.click()))
+    assert str(target.resolve()) in targets
+    assert "-milk" in diff and "+oat milk" in diff
+    assert envelope.ok, envelope.error
+    assert target.read_text() == "eggs\noat milk\nbread\n"
+
+
+def test_real_edit_file_deny_keeps_bytes_and_the_model_gets_rejected_with_the_message(
+        qloop, builtin_runtime, scope, workspace):
+    target = workspace / "notes.txt"
+    original = "eggs\r\nmilk\r\n".encode()
+    target.write_bytes(original)
+
+    def deny(dialog):
+        dialog.message.setText("keep it as it is")
+        dialog.deny.click()
+
+    _, envelope = qloop.run_until_complete(_answer_real(builtin_runtime, scope, _edit(), deny))
+    assert target.read_bytes() == original
+    assert envelope.error_kind == "rejected" and "keep it as it is" in envelope.error
+    assert "keep it as it is" in envelope.to_text()  # what the model receives
+
+
+def test_run_command_output_streams_into_its_card(qloop, builtin_runtime, scope):
+    from echo_desk.ui.transcript import TranscriptModel
+
+    transcript = TranscriptModel()
+    host = QtHost(transcript=transcript)
+    call = ToolCall(id="r1", name="run_command", arguments=json.dumps({"command": "printf 'one\\ntwo\\n'"}))
+    transcript.add_tool_call(call.id, call.name, call.arguments)
+    (targets, _), envelope = qloop.run_until_complete(
+        _answer_real_no_diff(builtin_runtime, scope, call, host))
+    assert "printf 'one\\ntwo\\n'" in targets  # the full command line, with its folder
+    assert str(scope.workspace_roots[0]) in targets
+    assert envelope.ok, envelope.error
+    transcript.flush()
+    assert "one" in transcript.card("r1").output and "two" in transcript.card("r1").output
+
+
+async def _answer_real_no_diff(runtime, scope, call, host):
+    opened = next_emission(host.dialog_opened)
+    task = asyncio.ensure_future(runtime.dispatcher.execute_tool(call, scope, host))
+    dialog = await within(opened)
+    seen = (dialog.targets.toPlainText(), "")
+    dialog.allow_once.click()
+    return seen, await within(task)
