@@ -70,6 +70,8 @@ class ChatSession(QObject):
     """Owns the transcript of the open conversation and at most one running turn."""
 
     busy_changed = Signal(bool)
+    #: The open conversation's title changed (named after its first message).
+    retitled = Signal(str)
 
     def __init__(self, host: QtHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -116,6 +118,8 @@ class ChatSession(QObject):
         if self.conversation is None:
             return False
         message = ChatMessage(role="user", content=text)
+        if not self.history:
+            self._title_from(text)
         self.transcript.add_user(text)
         self._save(message)
         self.history.append(message)
@@ -124,8 +128,17 @@ class ChatSession(QObject):
                                          "Models to connect one."), error=True)
             return False
         self._task = marshal.spawn(self._turn())
+        # Not in _turn's finally: a turn stopped before it ever ran has no finally to run.
+        self._task.add_done_callback(self._turn_ended)
         self.busy_changed.emit(True)
         return True
+
+    def _turn_ended(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            self._mark_unfinished("cancelled")
+            self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
+        self.transcript.end_assistant()
+        self.busy_changed.emit(False)
 
     async def _turn(self) -> None:
         from echo_desk.agent.loop import AgentLoop  # engine module: loaded after the first frame
@@ -136,17 +149,10 @@ class ChatSession(QObject):
             loop = AgentLoop(self.model, self.runtime.dispatcher, self.runtime.schema_factory,
                              max_turns=self.runtime.settings.current.max_turns)
             await loop.run(list(self.history), self.scope, self.host, listener)
-        except asyncio.CancelledError:
-            self._mark_unfinished("cancelled")
-            self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
-            raise
         except Exception as exc:  # a failing turn is shown, never a crash of the window
             log.exception("agent turn failed")
             self._mark_unfinished("failed")
             self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
-        finally:
-            self.transcript.end_assistant()
-            self.busy_changed.emit(False)
 
     def _on_message(self, conversation: Any, message: ChatMessage, envelope: Any) -> None:
         if message.role == "assistant":
@@ -154,6 +160,15 @@ class ChatSession(QObject):
         self._save(message, _envelope_dict(envelope) if envelope is not None else None, conversation)
         if conversation is self.conversation:
             self.history.append(message)
+
+    def _title_from(self, text: str) -> None:
+        """A conversation still called "New conversation" takes its first message as title."""
+        if self.store is None or self.conversation is None or self.conversation.title != _("New conversation"):
+            return
+        title = " ".join(text.split())
+        title = title if len(title) <= 48 else title[:47] + "…"
+        self.store.rename(self.conversation.id, title)
+        self.retitled.emit(str(self.conversation.id))
 
     def _mark_unfinished(self, status: str) -> None:
         for item in self.transcript.items():

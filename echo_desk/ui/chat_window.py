@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
         self.host = QtHost(lambda: self)
         self.session = ChatSession(self.host, self)
         self.session.busy_changed.connect(self._on_busy)
+        self.session.retitled.connect(self._on_retitled)
 
         self.conversations = ConversationList()
         self.conversations.selected.connect(self._open_conversation)
@@ -199,6 +200,7 @@ class MainWindow(QMainWindow):
     def _open_conversation(self, conversation: Any) -> None:
         if conversation is None:
             return
+        self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
         self.todos.set_todos(())
         self._workspace = getattr(conversation, "workspace", "") or ""
@@ -252,6 +254,11 @@ class MainWindow(QMainWindow):
 
         dialog.fileSelected.connect(save)
         dialog.open()
+
+    def _on_retitled(self, conversation_id: str) -> None:
+        self.conversations.reload(conversation_id)
+        if self.services is not None:
+            self.session.conversation = self.services.conversations.get(conversation_id) or self.session.conversation
 
     def _open_diff(self, item: Any) -> None:
         from echo_desk.ui.diff_dialog import DiffDialog

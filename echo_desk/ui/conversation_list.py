@@ -58,6 +58,7 @@ class ConversationList(QWidget):
             buttons.addWidget(b)
         layout.addLayout(buttons)
         self._loading = False
+        self._shown_id: str | None = None
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
@@ -92,6 +93,10 @@ class ConversationList(QWidget):
                 self.view.setCurrentIndex(self.model.index(row, 0))
                 break
 
+    def mark_shown(self, conversation_id: str | None) -> None:
+        """The window opened this conversation itself (e.g. a new one)."""
+        self._shown_id = conversation_id
+
     def current_id(self) -> str | None:
         index = self.view.currentIndex()
         return index.data(IdRole) if index.isValid() else None
@@ -101,7 +106,13 @@ class ConversationList(QWidget):
         return index.data(ConversationRole) if index.isValid() else None
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if not self._loading and current.isValid():
+        # Only a different conversation is news: a reload (rename, new title) re-selecting the
+        # same one must not reopen it, which would stop its running turn.
+        if self._loading or not current.isValid():
+            return
+        conversation_id = current.data(IdRole)
+        if conversation_id != self._shown_id:
+            self._shown_id = conversation_id
             self.selected.emit(current.data(ConversationRole))
 
     def rename_current(self) -> None:

@@ -11,11 +11,20 @@ import json
 import weakref
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Signal
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPainter, QPalette, QTextDocument
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QAction,
+    QColor,
+    QGuiApplication,
+    QPainter,
+    QPalette,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
+    QMenu,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -232,6 +241,8 @@ class TranscriptView(QListView):
         self.setSpacing(0)
         self.setStyleSheet("QListView { background: #ffffff; border: none; }")
         self.clicked.connect(self._on_clicked)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
         self.doubleClicked.connect(self._on_double_clicked)
         self._follow = True
         self.verticalScrollBar().rangeChanged.connect(self._keep_at_bottom)
@@ -264,6 +275,29 @@ class TranscriptView(QListView):
         item = index.data(ItemRole)
         if item is not None and item.kind == TOOL and item.file_changes:
             self.open_diff.emit(item)
+
+    def _menu(self, pos: QPoint) -> None:
+        item = self.indexAt(pos).data(ItemRole)
+        if item is None:
+            return
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        copy = QAction(_("Copy"), menu)
+        copy.triggered.connect(lambda: self.copy_item(item))
+        menu.addAction(copy)
+        menu.popup(self.viewport().mapToGlobal(pos))
+
+    @staticmethod
+    def item_text(item: TranscriptItem) -> str:
+        """What "Copy" puts on the clipboard: the Markdown of a message, the whole of a card."""
+        if item.kind != TOOL:
+            return item.text
+        parts = [f"{item.tool_name} {item.arguments}", item.output, item.error, item.result]
+        parts += [str(c.get("diff", "")) for c in item.file_changes]
+        return "\n\n".join(p for p in parts if p)
+
+    def copy_item(self, item: TranscriptItem) -> None:
+        QGuiApplication.clipboard().setText(self.item_text(item))
 
     def _on_scrolled(self, value: int) -> None:
         # Follow new output only while the person is at the bottom.

@@ -223,7 +223,7 @@ def test_real_edit_file_shows_absolute_path_and_diff_allow_writes(qloop, builtin
 def test_real_edit_file_deny_keeps_bytes_and_the_model_gets_rejected_with_the_message(
         qloop, builtin_runtime, scope, workspace):
     target = workspace / "notes.txt"
-    original = "eggs\r\nmilk\r\n".encode()
+    original = b"eggs\r\nmilk\r\n"
     target.write_bytes(original)
 
     def deny(dialog):

@@ -118,3 +118,24 @@ def test_conversations_new_rename_delete_search(window):
     store.delete(first.id)
     window.conversations.reload()
     assert window.conversations.row_count() == 1
+
+
+def test_first_message_names_the_conversation_and_renaming_does_not_stop_the_turn(window, qloop, workspace):
+    _workspace(window, workspace)
+    window.set_model(ScriptedModel([], delay=0.01, endless=True))
+    store = window.services.conversations
+
+    async def scenario():
+        window.composer.setPlainText("Plan a   trip to\nKyoto in spring")
+        window.send()
+        conv_id = window.session.conversation.id
+        assert store.get(conv_id).title == "Plan a trip to Kyoto in spring"
+        assert window.conversations.current().title == "Plan a trip to Kyoto in spring"
+        store.rename(conv_id, "Kyoto")
+        window.conversations.reload(conv_id)  # what an in-place rename does
+        assert window.session.busy  # still running
+        stopped = next_emission(window.session.busy_changed)
+        window.session.stop()
+        await within(stopped)
+
+    qloop.run_until_complete(scenario())
