@@ -173,6 +173,14 @@ async def shoot(app: QApplication) -> None:
     settings_dialog.close()
     await asyncio.sleep(0.1)
     save(window, "chat_zh.png")
+    from echo_desk.ui.approval_dialog import ApprovalDialog
+
+    again = ApprovalDialog(dialog.request, window)  # the same request, shown in Chinese
+    again.resize(1100, 760)
+    again.show()
+    await asyncio.sleep(0.3)
+    save(again, "approval_zh.png")
+    again.reject()
     i18n_qt.apply_language("en")
     window.close()
     await window.session.wait_idle()
