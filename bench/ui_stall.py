@@ -204,7 +204,7 @@ def main() -> None:
                                  with_plugins=False, extra_tools=[BlockingTool(), BigEdit()])
         store = ConversationStore(Path(tmp) / "c.sqlite3")
         services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
-                            conversations=store, persistent=True, providers_available=True)
+                            conversations=store, providers_available=True)
         window = MainWindow()
         warm_up()  # as App.load does after the first frame
         window.attach(services)

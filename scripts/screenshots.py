@@ -116,7 +116,7 @@ async def shoot(app: QApplication) -> None:
     runtime = Runtime.create(settings_store=settings)
     store = ConversationStore(HOME / "data" / "conversations.sqlite3")
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
-                        conversations=store, persistent=True, providers_available=True)
+                        conversations=store, providers_available=True)
     window = MainWindow()
     window.resize(1280, 800)
     warm_up()

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QWidget
 
-from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
 from echo_desk.ui import marshal
 from echo_desk.ui.transcript import TranscriptModel
@@ -117,7 +117,3 @@ class QtHost(QObject):
     def todos_updated(self, scope_id: str, todos: tuple[TodoItem, ...]) -> None:
         marshal.run_on_main(self.todos_changed.emit, scope_id, tuple(todos))
 
-
-def deny_decision(request: ApprovalRequest, message: str = "") -> ApprovalDecision:
-    return ApprovalDecision(call_id=request.call_id, choice=ApprovalChoice.DENY, message=message,
-                            binding=request.binding)

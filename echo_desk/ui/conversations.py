@@ -8,6 +8,6 @@ from echo_desk.store.paths import data_dir
 CONVERSATIONS_FILE = "conversations.sqlite3"
 
 
-def open_store() -> tuple[ConversationStore, bool]:
-    """The conversation store and whether it is persistent (always, for the SQLite one)."""
-    return ConversationStore(data_dir() / CONVERSATIONS_FILE), True
+def open_store() -> ConversationStore:
+    """The conversation store in the data folder (created on first use)."""
+    return ConversationStore(data_dir() / CONVERSATIONS_FILE)

@@ -27,7 +27,6 @@ class Services:
     backend: CatalogBackend
     runtime: Any
     conversations: Any
-    persistent: bool
     model: Any = None
     model_error: str = ""
     providers_available: bool = False
@@ -97,11 +96,11 @@ async def load_services(settings_store: Any = None, host: Any = None) -> Service
     except Exception as exc:  # the window must come up and say what went wrong
         log.exception("starting the engine failed")
         engine_error = str(exc)
-    conversations, persistent = await BackgroundOp(open_store).run_async()
+    conversations = await BackgroundOp(open_store).run_async()
     # Warm the agent loop's module now rather than on the first Send.
     await BackgroundOp(_import, "echo_desk.agent.loop").run_async()
     services = Services(settings=settings_store, backend=CatalogBackend(settings_store, runtime),
-                        runtime=runtime, conversations=conversations, persistent=persistent,
+                        runtime=runtime, conversations=conversations,
                         engine_error=engine_error)
     if runtime is not None:
         await attach_mcp_servers(services, host)

@@ -19,7 +19,7 @@ from tests.ui.fake_model import ScriptedModel, call, say
 def window(qtbot, qloop, runtime, tmp_path):
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, persistent=True, providers_available=True)
+                        runtime=runtime, conversations=store, providers_available=True)
     win = MainWindow()
     qtbot.addWidget(win)
     win.attach(services)
