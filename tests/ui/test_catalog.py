@@ -108,3 +108,16 @@ def test_filter_text_and_capability_tag(qtbot, runtime):
     page.filter.setText("nothing matches this")
     assert shown() == set()
     assert page.tree.isRowHidden(0, page.model.group_index("plugin").parent())  # the empty group too
+
+
+def test_status_column_shows_readiness_and_the_breaker_in_words(qtbot, runtime):
+    from echo_desk.tools import ErrorKind
+    from echo_desk.ui.catalog_model import COL_STATUS
+
+    page = _page(qtbot, runtime)
+    assert page.model._rows["read_note"][COL_STATUS].text() == "Ready"
+    for _ in range(runtime.settings.current.breaker_threshold):
+        runtime.breakers.record("read_note", ErrorKind.TIMEOUT, "disk slow")
+    page.model.refresh_status()  # what the page's 1 s timer does
+    text = page.model._rows["read_note"][COL_STATUS].text()
+    assert text.startswith("paused after 3 failures, retry in ") and text.endswith(" s")
