@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.echo-desk-installed
 
-.PHONY: run test setup system-deps translations lint test-only clean
+.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers
 
 run: setup
 	$(VENV)/bin/echo-desk
@@ -33,8 +33,12 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The real npm MCP server the MCP tests talk to (project-local, gitignored; needs npm).
+mcp-test-servers:
+	@bash scripts/install-mcp-test-servers.sh
+
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
-test-only: $(STAMP)
+test-only: $(STAMP) mcp-test-servers
 	QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
 	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/tools tests/agent tests/store
 

@@ -14,6 +14,7 @@ from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.mcp.cli import add_mcp_parser, run_mcp_command
 from echo_desk.runtime import Runtime
 from echo_desk.terminal_host import TerminalHost
 
@@ -21,6 +22,7 @@ from echo_desk.terminal_host import TerminalHost
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="echo-desk", description="Chat with an agent that uses tools, safely.")
     parser.add_argument("--version", action="version", version=f"echo-desk {__version__}")
+    parser.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers of mcp.json")
     sub = parser.add_subparsers(dest="command")
 
     tools = sub.add_parser("tools", help="inspect the tool catalog")
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     answer = call.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="approve without asking")
     answer.add_argument("--no", action="store_true", help="deny without asking")
+    add_mcp_parser(sub)
     from echo_desk.cli_ask import add_parser as add_ask
 
     add_ask(sub)
@@ -50,6 +53,22 @@ def main(argv: list[str]) -> int:
         return _run_gui(argv)
     runtime = Runtime.create()
     try:
+        code = asyncio.run(_with_mcp(runtime, args))
+    finally:
+        runtime.close()
+    if code is None:
+        parser.print_help()
+        return 2
+    return code
+
+
+async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
+    """Run one command with the MCP servers of mcp.json attached (the app sees the same tools)."""
+    if args.command == "mcp":
+        return await run_mcp_command(runtime, args)
+    if not args.no_mcp:
+        await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY))
+    try:
         if args.command == "tools" and args.tools_command == "list":
             return _tools_list(runtime, as_json=args.json)
         if args.command == "tools" and args.tools_command == "schema":
@@ -59,15 +78,14 @@ def main(argv: list[str]) -> int:
                 print(f"not sent: {error}", file=sys.stderr)
             return 0
         if args.command == "call":
-            return asyncio.run(_call(runtime, args))
+            return await _call(runtime, args)
         if args.command == "ask":
             from echo_desk.cli_ask import run_ask
 
-            return asyncio.run(run_ask(runtime, args))
+            return await run_ask(runtime, args)
+        return None
     finally:
-        runtime.close()
-    parser.print_help()
-    return 2
+        await runtime.close_mcp()
 
 
 def _run_gui(argv: list[str]) -> int:

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
@@ -18,6 +19,10 @@ from echo_desk.agent.schema import SchemaFactory
 from echo_desk.store import paths
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
+from echo_desk.tools.host import ToolHost
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +38,8 @@ class Runtime:
     dispatcher: Dispatcher
     schema_factory: SchemaFactory
     problems: list[RegistrationResult] = field(default_factory=list)
+    #: The MCP servers of mcp.json, once ``attach_mcp`` ran.
+    mcp: McpManager | None = None
 
     @classmethod
     def create(
@@ -84,7 +91,25 @@ class Runtime:
         entry = self.registry.get(name)
         return entry is not None and is_enabled(entry, self.settings.current)
 
+    async def attach_mcp(self, host: ToolHost | None = None, *, wait: bool = True) -> McpManager:
+        """Start the MCP servers of mcp.json and register their tools (``mcp:<server>``).
+
+        ``host`` answers elicitations and, if it has ``approve_server_start``, first starts.
+        """
+        from echo_desk.mcp import attach_mcp
+
+        if self.mcp is None:
+            self.mcp = await attach_mcp(self.registry, self.settings, host, wait=wait)
+        return self.mcp
+
+    async def close_mcp(self) -> None:
+        """Close every MCP session and end every server process."""
+        if self.mcp is not None:
+            manager, self.mcp = self.mcp, None
+            await manager.aclose()
+
     async def aclose(self) -> None:
+        await self.close_mcp()
         self.close()
 
     def close(self) -> None:

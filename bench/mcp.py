@@ -1,0 +1,124 @@
+"""MCP overhead: a trivial tool call through ``execute_tool`` vs the SDK's bare client.
+
+Same server command, same run, stdio both ways, calls interleaved. Prints the median round
+trip of each, their ratio (target ≤ 1.2×), the adapter alone (``MCPTool.execute`` without the
+dispatcher), and the time to connect + list tools. Uses server-everything's ``echo``
+when it is installed (scripts/install-mcp-test-servers.sh), the in-repo fault server's
+``echo`` always, and mcp-server-time's ``get_current_time`` when it is installed.
+
+Run: PYTHONPATH=. python bench/mcp.py [calls]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this file's folder comes first on sys.path and "mcp" would be this file.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+EVERYTHING = ROOT / "tests/mcp/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+
+def servers() -> list[tuple[str, dict[str, Any], str, dict[str, Any]]]:
+    """(name, mcp.json entry, tool, arguments) for each server available here."""
+    found = [("fault", {"command": sys.executable, "args": [str(ROOT / "tests/mcp/fault_server.py")]},
+              "echo", {"text": "hi"})]
+    if EVERYTHING.is_file() and shutil.which("node"):
+        found.insert(0, ("everything", {"command": "node", "args": [str(EVERYTHING), "stdio"]},
+                         "echo", {"message": "hi"}))
+    time_server = Path(sys.executable).with_name("mcp-server-time")
+    if time_server.exists():
+        found.append(("time", {"command": str(time_server), "args": ["--local-timezone", "UTC"]},
+                      "get_current_time", {"timezone": "UTC"}))
+    return found
+
+
+async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, Any], n: int) -> dict[str, float]:
+    """Both clients connected at once; calls interleaved so machine noise hits both alike."""
+    from mcp import Client, StdioServerParameters
+
+    from echo_desk.agent.dispatcher import new_call_id
+    from echo_desk.agent.host import ScriptedHost
+    from echo_desk.agent.model import ToolCall
+    from echo_desk.agent.scope import Scope
+    from echo_desk.mcp.config import config_path, parse_server
+    from echo_desk.runtime import Runtime
+    from echo_desk.store.settings import SettingsStore, ToolPolicy
+    from echo_desk.tools import ToolExecutionContext
+
+    config_path().write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
+    store = SettingsStore.in_memory()
+    fingerprint = parse_server(name, entry).fingerprint()
+    store.update(lambda s: s.mcp_approved.update({name: fingerprint}))
+    store.set_tool(f"{name}__{tool}", policy=ToolPolicy.ALWAYS)  # no approval prompt in the loop
+    runtime = Runtime.create(settings_store=store, data_dir=Path(tempfile.mkdtemp()), with_builtins=False,
+                             with_plugins=False)
+    host, scope, text = ScriptedHost(), Scope(label="bench"), json.dumps(args)
+
+    async def engine_call() -> None:
+        envelope = await runtime.dispatcher.execute_tool(
+            ToolCall(id=new_call_id(), name=f"{name}__{tool}", arguments=text), scope, host
+        )
+        assert envelope.ok, envelope.error
+
+    try:
+        t0 = time.perf_counter()
+        await runtime.attach_mcp(host)
+        engine_connect = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        async with Client(StdioServerParameters(command=entry["command"], args=entry["args"])) as client:
+            await client.list_tools()
+            bare_connect = time.perf_counter() - t0
+            for _ in range(30):  # warm up both paths
+                await client.call_tool(tool, args)
+                await engine_call()
+            # The adapter alone (MCPTool.execute from this loop: one hop to the manager's
+            # thread and back), to tell its share from the dispatcher's.
+            entry_tool = runtime.registry.get(f"{name}__{tool}")
+            assert entry_tool is not None
+            ctx = ToolExecutionContext(call_id="bench", tool_name=f"{name}__{tool}", scope_id=scope.id)
+            bare_s, engine_s, adapter_s = [], [], []
+            for _ in range(n):
+                t = time.perf_counter()
+                await client.call_tool(tool, args)
+                t2 = time.perf_counter()
+                await engine_call()
+                t3 = time.perf_counter()
+                await entry_tool.tool.execute(args, ctx)
+                bare_s.append(t2 - t)
+                engine_s.append(t3 - t2)
+                adapter_s.append(time.perf_counter() - t3)
+    finally:
+        await runtime.aclose()
+    return {
+        "bare": statistics.median(bare_s) * 1000,
+        "engine": statistics.median(engine_s) * 1000,
+        "adapter": statistics.median(adapter_s) * 1000,
+        "bare_connect": bare_connect * 1000,
+        "engine_connect": engine_connect * 1000,
+    }
+
+
+async def main(n: int) -> None:
+    os.environ.setdefault("ECHO_DESK_CONFIG_DIR", tempfile.mkdtemp(prefix="echo-bench-config-"))
+    print(f"{n} calls each, interleaved; medians")
+    print(f"{'server':<11} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9} {'adapter ms':>11}   "
+          f"{'connect+list: bare':>19} {'attach_mcp':>11}")
+    for name, entry, tool, args in servers():
+        r = await measure(name, entry, tool, args, n)
+        print(f"{name:<11} {r['bare']:>8.3f} {r['engine']:>10.3f} {r['engine'] / r['bare']:>5.2f}× "
+              f"{(r['engine'] - r['bare']) * 1000:>6.0f} µs {r['adapter']:>11.3f}   "
+              f"{r['bare_connect']:>16.0f} ms {r['engine_connect']:>8.0f} ms")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 300))

@@ -1,0 +1,30 @@
+"""Start-up wiring: the runtime (app and CLI alike) calls ``attach_mcp`` once."""
+
+from __future__ import annotations
+
+from echo_desk.mcp.manager import McpManager, RegistryLike
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import ToolHost
+
+
+async def attach_mcp(
+    registry: RegistryLike,
+    settings_store: SettingsStore,
+    host: ToolHost | None = None,
+    *,
+    wait: bool = True,
+) -> McpManager:
+    """Load ``mcp.json``, start the enabled and approved servers, register their tools.
+
+    ``host`` answers elicitations outside a call and, if it has
+    ``approve_server_start(request)`` (``ServerStartApprover``), first-start approvals;
+    otherwise unapproved servers wait in ``awaiting_approval`` for the settings page.
+    With ``wait=False`` the servers start in the background (the app); the CLI waits.
+    Close the returned manager with ``await manager.aclose()`` at shutdown.
+    """
+    manager = McpManager(settings_store, registry=registry, host=host)
+    if wait:
+        await manager.start_all()
+    else:
+        manager.start_in_background()
+    return manager

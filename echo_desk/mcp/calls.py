@@ -1,0 +1,99 @@
+"""Tool calls and elicitation, on the manager's loop.
+
+A call gets a timeout; cancelling it (Stop, timeout) cancels the SDK request, which sends the
+protocol's ``notifications/cancelled``. Failures become error kinds so the circuit breaker
+works per MCP tool: transport/protocol → ``dependency``, ``isError`` → ``business``,
+timeout → ``timeout``. A server asking the person something mid-call (elicitation) is routed
+to the ``host`` of the call in flight on that server, else to the manager's host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from echo_desk.mcp.results import convert_result
+from echo_desk.mcp.sanitize import strip_hidden
+from echo_desk.tools import ErrorKind, NullToolHost, Question, ToolExecutionContext, ToolHost, ToolResult
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.manager import McpManager
+
+
+def apply_defaults(schema: dict[str, Any] | None, values: dict[str, Any]) -> dict[str, Any]:
+    """The person's answers over the schema's defaults, limited to the schema's properties."""
+    props = (schema or {}).get("properties") or {}
+    out = {key: spec["default"] for key, spec in props.items() if isinstance(spec, dict) and "default" in spec}
+    out.update({key: value for key, value in values.items() if not props or key in props})
+    return out
+
+
+class CallRouter:
+    def __init__(self, manager: McpManager) -> None:
+        self._manager = manager
+        #: Hosts of the calls in flight, per server (the last one answers elicitations).
+        self._hosts: dict[str, list[ToolHost]] = {}
+
+    async def call(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> ToolResult:
+        manager = self._manager
+        reason = manager.readiness(server, registry_name)
+        if reason:
+            return ToolResult.fail(ErrorKind.BUSINESS, reason)
+        conn = await manager.ensure_connection(server)
+        if conn is None:
+            status = manager.status(server)
+            return ToolResult.fail(
+                ErrorKind.DEPENDENCY, f"MCP server {server!r} is not available: {status.detail or status.state.value}"
+            )
+        timeout = manager.config_of(server).timeout
+        hosts = self._hosts.setdefault(server, [])
+        hosts.append(ctx.host)
+        try:
+            async with asyncio.timeout(timeout):  # no extra task, unlike wait_for on 3.11
+                result = await conn.call_tool(tool, arguments)
+        except TimeoutError:
+            return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                manager.connection_failed(server, conn, "the connection to the server was lost")
+                return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
+            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server answered with an error: {exc}")
+        except ValidationError as exc:
+            return ToolResult.fail(
+                ErrorKind.DEPENDENCY, f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)"
+            )
+        except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
+            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: connection lost ({exc or type(exc).__name__})")
+        finally:
+            hosts.remove(ctx.host)
+        return convert_result(result, server=server, tool=tool)
+
+    def elicitation_for(self, server: str) -> ElicitationFnT:
+        async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+            hosts = self._hosts.get(server) or []
+            host: ToolHost = hosts[-1] if hosts else (self._manager.host or NullToolHost())
+            message, _ = strip_hidden(params.message)
+            if isinstance(params, types.ElicitRequestURLParams):
+                question = Question(
+                    prompt=f"{message}\n{params.url}", choices=("Open", "Decline"), asked_by=f"MCP server {server}"
+                )
+                answer = await host.ask(question)
+                if answer.accepted and answer.text != "Decline":
+                    return types.ElicitResult(action="accept")
+                return types.ElicitResult(action="cancel" if answer.action == "cancel" else "decline")
+            schema = params.requested_schema
+            answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}"))
+            if answer.action == "accept":
+                return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))
+            return types.ElicitResult(action="decline" if answer.action == "decline" else "cancel")
+
+        return elicit

@@ -1,0 +1,121 @@
+"""``echo-desk mcp ...``: list servers, approve a first start, import another client's config."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from echo_desk.mcp.config import ConfigError
+from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
+from echo_desk.mcp.manager import McpManager
+
+if TYPE_CHECKING:
+    from echo_desk.runtime import Runtime
+
+
+def add_mcp_parser(sub: Any) -> None:
+    mcp = sub.add_parser("mcp", help="MCP servers: list, approve, import")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    listing = mcp_sub.add_parser("list", help="configured servers, their state and tools (starts approved ones)")
+    listing.add_argument("--json", action="store_true")
+    approve = mcp_sub.add_parser("approve", help="show a server's exact command line and approve its first start")
+    approve.add_argument("name")
+    approve.add_argument("--yes", action="store_true", help="approve without asking")
+    imp = mcp_sub.add_parser("import", help="preview (or --apply) servers from Claude Desktop, Cursor or VS Code")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--apply", action="store_true", help="write them to mcp.json")
+    imp.add_argument("--no-keyring", action="store_true", help="keep env/header values in mcp.json")
+
+
+async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.mcp_command == "import":
+        return _import(args)
+    manager = McpManager(runtime.settings, registry=runtime.registry)
+    try:
+        if manager.config_error:
+            print(f"mcp.json: {manager.config_error}", file=sys.stderr)
+            return 1
+        if args.mcp_command == "approve":
+            return await _approve(manager, args)
+        statuses = await manager.start_all()
+        if args.json:
+            print(json.dumps([_status_json(s) for s in statuses], indent=2, ensure_ascii=False, default=str))
+            return 0
+        for status in statuses:
+            print(f"{status.name:<20} {status.transport:<6} {status.state.value}  {status.detail}")
+            for tool in status.tools:
+                flags = "".join(f"  [{f.kind}: {f.detail}]" for f in tool.flags if f.kind != "annotation")
+                print(f"    {tool.registry_name:<40} {'ready' if tool.ready else 'BLOCKED'}{flags}")
+            for problem in status.problems:
+                print(f"    problem: {problem}")
+            if status.state.value == "error":
+                for line in status.stderr_tail[-5:]:
+                    print(f"    stderr: {line}")
+        return 0
+    finally:
+        await manager.aclose()
+
+
+def _status_json(status: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(status)
+
+
+async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
+    if args.name not in manager.server_names():
+        print(f"no MCP server named {args.name!r} in mcp.json", file=sys.stderr)
+        return 2
+    request = manager.start_request(args.name)
+    if request is None:
+        print(f"{args.name} is already approved")
+        return 0
+    print(f"MCP server {args.name!r} ({request.transport}) wants to start:")
+    if request.command:
+        print("  command line: " + " ".join(request.command_line))
+        print("  env names:    " + (", ".join(request.env_names) or "(none)"))
+        if request.cwd:
+            print(f"  folder:       {request.cwd}")
+    else:
+        print(f"  url:          {request.url}")
+        print("  headers:      " + (", ".join(request.header_names) or "(none)"))
+    if request.previous_fingerprint:
+        print("  (the configuration changed since you last approved it)")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("not approved: no terminal to ask on (use --yes)", file=sys.stderr)
+            return 1
+        answer = await asyncio.to_thread(input, "Approve? [y/N] ")
+        if answer.strip().lower()[:1] != "y":
+            print("not approved")
+            return 1
+    manager.approve_start(args.name, request.fingerprint)
+    print("approved")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    try:
+        preview = preview_import(args.file, use_keyring=not args.no_keyring)
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    print(f"from {preview.source} ({preview.source_kind}):")
+    for item in preview.items:
+        extra = ""
+        if item.to_keyring:
+            extra += f"  secrets to keyring: {', '.join(item.to_keyring)}"
+        if item.needs_secrets:
+            extra += f"  set in keyring first: {', '.join(item.needs_secrets)}"
+        print(f"  {item.action.value:<7} {item.name}  {item.reason}{extra}")
+    if not args.apply:
+        print("nothing written (add --apply to write mcp.json)")
+        return 0
+    written = apply_import(preview)
+    print(f"written to mcp.json: {', '.join(written) or 'nothing'}")
+    skipped = [i.name for i in preview.items if i.action is ImportAction.SKIP]
+    return 1 if skipped and not written else 0

@@ -1,0 +1,232 @@
+"""``mcp.json``: the MCP servers a person configured, in the format other clients use.
+
+::
+
+    {"mcpServers": {
+        "time":   {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+        "remote": {"type": "http", "url": "https://example.com/mcp",
+                   "headers": {"Authorization": {"keyring": "mcp.remote.token"}}},
+        "off":    {"command": "node", "args": ["x.js"], "enabled": false}}}
+
+A value in ``env`` or ``headers`` may be ``{"keyring": "<name>"}``: it is read from the
+secret store when the server starts and never written to the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from echo_desk.store.paths import config_dir
+from echo_desk.store.settings import write_atomically
+from echo_desk.tools.secrets import secret_store
+
+CONFIG_FILE = "mcp.json"
+Transport = Literal["stdio", "http", "sse"]
+#: A plain value, or a reference to the secret store.
+Value = str | dict[str, str]
+
+
+class ConfigError(ValueError):
+    """``mcp.json`` (or an imported file) is not usable; the message says where and why."""
+
+
+class MissingSecretError(ConfigError):
+    """A ``{"keyring": name}`` reference points at nothing in the secret store."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """One server entry. ``env``/``headers`` values are plain strings or keyring references."""
+
+    name: str
+    transport: Transport = "stdio"
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, Value] = field(default_factory=dict)
+    cwd: str = ""
+    url: str = ""
+    headers: dict[str, Value] = field(default_factory=dict)
+    enabled: bool = True
+    #: Seconds a single tool call may take before it is cancelled.
+    timeout: float = 60.0
+
+    @property
+    def is_stdio(self) -> bool:
+        return self.transport == "stdio"
+
+    def fingerprint(self) -> str:
+        """What the person approves: command, args, env names (not values), cwd and URL.
+
+        Secrets are left out on purpose (rotating a token needs no new approval); anything
+        that changes what runs, or where we connect, changes the fingerprint.
+        """
+        material = {
+            "transport": self.transport,
+            "command": self.command,
+            "args": list(self.args),
+            "env": sorted(self.env),
+            "cwd": self.cwd,
+            "url": self.url,
+            "headers": sorted(self.headers),
+        }
+        text = json.dumps(material, sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def command_line(self) -> list[str]:
+        return [self.command, *self.args]
+
+    def resolved_env(self) -> dict[str, str]:
+        return _resolve(self.env, self.name, "env")
+
+    def resolved_headers(self) -> dict[str, str]:
+        return _resolve(self.headers, self.name, "headers")
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``mcp.json`` entry (keyring references stay references)."""
+        out: dict[str, Any]
+        if self.is_stdio:
+            out = {"command": self.command, "args": list(self.args)}
+            if self.env:
+                out["env"] = dict(self.env)
+            if self.cwd:
+                out["cwd"] = self.cwd
+        else:
+            out = {"type": self.transport, "url": self.url}
+            if self.headers:
+                out["headers"] = dict(self.headers)
+        if not self.enabled:
+            out["enabled"] = False
+        if self.timeout != 60.0:
+            out["timeout"] = self.timeout
+        return out
+
+
+def _resolve(values: dict[str, Value], server: str, where: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        if isinstance(value, str):
+            out[key] = value
+            continue
+        ref = value["keyring"]
+        try:
+            secret = secret_store().get(ref)
+        except Exception as exc:  # a locked keyring is a clear error, not a crash
+            raise MissingSecretError(f"{server}: {where} {key}: the keyring is not available ({exc})") from exc
+        if secret is None:
+            raise MissingSecretError(f"{server}: {where} {key}: no secret named {ref!r} in the keyring")
+        out[key] = secret
+    return out
+
+
+def _values(raw: Any, server: str, where: str) -> dict[str, Value]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{server}: {where!r} must be an object")
+    out: dict[str, Value] = {}
+    for key, value in raw.items():
+        if isinstance(value, str):
+            out[str(key)] = value
+        elif isinstance(value, (int, float, bool)) and not isinstance(value, bool):
+            out[str(key)] = str(value)
+        elif isinstance(value, dict) and set(value) == {"keyring"} and isinstance(value["keyring"], str):
+            out[str(key)] = {"keyring": value["keyring"]}
+        else:
+            raise ConfigError(f'{server}: {where}.{key} must be a string or {{"keyring": "<name>"}}')
+    return out
+
+
+def parse_server(name: str, raw: Any) -> ServerConfig:
+    """One ``mcpServers`` entry, validated."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{name}: the entry must be an object")
+    if not name or len(name) > 64:
+        raise ConfigError(f"{name!r}: a server name needs 1 to 64 characters")
+    kind = raw.get("type") or raw.get("transport")
+    if kind in ("streamable-http", "streamableHttp", "streamable_http"):
+        kind = "http"
+    if kind is None:
+        kind = "stdio" if "command" in raw else ("http" if "url" in raw else None)
+    if kind is None:
+        raise ConfigError(f"{name}: needs a command (stdio) or a url (http/sse)")
+    if kind not in ("stdio", "http", "sse"):
+        raise ConfigError(f"{name}: unknown type {kind!r} (stdio, http or sse)")
+    enabled = raw.get("enabled", not raw.get("disabled", False))
+    timeout = raw.get("timeout", 60.0)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise ConfigError(f"{name}: timeout must be a positive number of seconds")
+    if kind == "stdio":
+        command = raw.get("command")
+        args = raw.get("args", [])
+        if not isinstance(command, str) or not command.strip():
+            raise ConfigError(f"{name}: a stdio server needs a command")
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"{name}: args must be a list of strings")
+        cwd = raw.get("cwd", "")
+        return ServerConfig(
+            name=name,
+            transport="stdio",
+            command=command,
+            args=tuple(args),
+            env=_values(raw.get("env"), name, "env"),
+            cwd=cwd if isinstance(cwd, str) else "",
+            enabled=bool(enabled),
+            timeout=float(timeout),
+        )
+    url = raw.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{name}: an {kind} server needs an http(s) url")
+    return ServerConfig(
+        name=name,
+        transport="sse" if kind == "sse" else "http",
+        url=url,
+        headers=_values(raw.get("headers"), name, "headers"),
+        enabled=bool(enabled),
+        timeout=float(timeout),
+    )
+
+
+def parse_config(document: Any, *, key: str = "mcpServers") -> dict[str, ServerConfig]:
+    """Every server of a parsed ``mcp.json``-like document (``key`` is ``servers`` for VS Code)."""
+    if not isinstance(document, dict):
+        raise ConfigError("the file must hold a JSON object")
+    servers = document.get(key, {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{key!r} must be an object")
+    return {name: parse_server(str(name), raw) for name, raw in servers.items()}
+
+
+def config_path() -> Path:
+    return config_dir() / CONFIG_FILE
+
+
+def load_config(path: Path | None = None) -> dict[str, ServerConfig]:
+    """The configured servers; an absent file means none. A broken file raises ``ConfigError``."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc})") from exc
+    return parse_config(document)
+
+
+def save_config(servers: dict[str, ServerConfig], path: Path | None = None) -> None:
+    """Write ``mcp.json`` atomically, keeping any top-level keys we do not know."""
+    path = path or config_path()
+    document: dict[str, Any] = {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(loaded, dict):
+            document = loaded
+    except (FileNotFoundError, json.JSONDecodeError):
+        pass
+    document["mcpServers"] = {name: cfg.to_json() for name, cfg in servers.items()}
+    write_atomically(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

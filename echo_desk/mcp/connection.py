@@ -1,0 +1,256 @@
+"""One live connection to one MCP server, owned by the manager's event loop.
+
+The SDK's ``Client`` is entered and left in one runner task (anyio requires it); calls come
+from other tasks of the same loop. For stdio servers the child's stderr goes to a pipe we
+read: its last lines explain a failure, and its end tells us the child is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.session import ElicitationFnT, IncomingMessage
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from echo_desk import __version__
+from echo_desk.i18n import N_
+from echo_desk.mcp.config import ServerConfig
+
+log = logging.getLogger(__name__)
+
+STDERR_LINES = 40
+CONNECT_TIMEOUT = 30.0
+MAX_LIST_PAGES = 20
+
+
+class _StderrTail(asyncio.Protocol):
+    """Keeps the last lines a child wrote to stderr; calls ``on_eof`` when the pipe closes."""
+
+    def __init__(self, on_eof: Callable[[], None]) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._partial = ""
+        self._on_eof = on_eof
+        self.eof = asyncio.Event()
+
+    def data_received(self, data: bytes) -> None:
+        text = self._partial + data.decode("utf-8", errors="replace")
+        *complete, self._partial = text.split("\n")
+        self.lines.extend(line.rstrip("\r")[:500] for line in complete)
+        self._partial = self._partial[-2000:]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._partial:
+            self.lines.append(self._partial[:500])
+            self._partial = ""
+        self.eof.set()
+        self._on_eof()
+
+
+class ServerConnection:
+    """Connect, list, call and close one server. Every method runs on the manager's loop."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        elicitation: ElicitationFnT,
+        on_tools_changed: Callable[[], Awaitable[None]],
+        on_lost: Callable[[str], None],
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self._elicitation = elicitation
+        self._on_tools_changed = on_tools_changed
+        self._on_lost = on_lost
+        self._extra_env = extra_env or {}
+        self._stderr: _StderrTail | None = None
+        self._stderr_transport: asyncio.ReadTransport | None = None
+        self._client: Client | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._closing = False
+        self._lost_reason = ""
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise ConnectionError(f"MCP server {self.config.name!r} is not connected")
+        return self._client
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None and not self._closing
+
+    @property
+    def stderr_tail(self) -> tuple[str, ...]:
+        return tuple(self._stderr.lines) if self._stderr else ()
+
+    @property
+    def protocol_version(self) -> str:
+        return self._client.protocol_version if self._client else ""
+
+    @property
+    def server_info(self) -> str:
+        info = self._client.server_info if self._client else None
+        return f"{info.name} {info.version}" if info else ""
+
+    async def start(self) -> None:
+        """Spawn/connect and finish the handshake; raises with a clear message on failure."""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._runner = asyncio.create_task(self._run(ready), name=f"mcp:{self.config.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), CONNECT_TIMEOUT)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _transport(self, stack: AsyncExitStack) -> Any:
+        cfg = self.config
+        if cfg.is_stdio:
+            read_fd, write_fd = os.pipe()
+            errlog = os.fdopen(write_fd, "w")
+            # Our copy of the write end closes right after the spawn: EOF then means the child
+            # (and anything it spawned holding stderr) is gone.
+            stack.callback(errlog.close)
+            loop = asyncio.get_running_loop()
+            # Not on the stack: close() reads the pipe to its end first, so the last lines of
+            # a server that failed are in the status.
+            self._stderr_transport, self._stderr = await loop.connect_read_pipe(
+                lambda: _StderrTail(self._stderr_closed), os.fdopen(read_fd, "rb")
+            )
+            params = StdioServerParameters(
+                command=cfg.command,
+                args=list(cfg.args),
+                env={**self._extra_env, **cfg.resolved_env()},
+                cwd=cfg.cwd or None,
+            )
+            return stdio_client(params, errlog=errlog), errlog
+        headers = cfg.resolved_headers()
+        if cfg.transport == "sse":
+            return sse_client(cfg.url, headers=headers), None
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        return streamable_http_client(cfg.url, http_client=http), None
+
+    async def _run(self, ready: asyncio.Future[None]) -> None:
+        error: BaseException | None = None
+        try:
+            async with AsyncExitStack() as stack:
+                transport, errlog = await self._transport(stack)
+                client = Client(
+                    transport,
+                    elicitation_callback=self._elicitation,
+                    message_handler=self._on_message,
+                    client_info=types.Implementation(name="echo-desk", version=__version__),
+                    cache=None,
+                )
+                try:
+                    await stack.enter_async_context(client)
+                finally:
+                    if errlog is not None:
+                        errlog.close()
+                async with anyio.create_task_group() as tg:
+                    if self._wants_listen(client):
+                        tg.start_soon(self._listen, client)
+                    self._client = client
+                    ready.set_result(None)
+                    await self._stop.wait()
+                    tg.cancel_scope.cancel()
+        except BaseException as exc:  # reported to start() or as a lost connection
+            error = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._client = None
+            if not ready.done():
+                ready.set_exception(error or ConnectionError("the server closed the connection"))
+            elif not self._closing:
+                self._on_lost(self._lost_reason or (_describe(error) if error else N_("the connection ended")))
+
+    async def close(self) -> None:
+        """Close the session; for stdio the SDK closes stdin, then terminates the process group."""
+        self._closing = True
+        self._stop.set()
+        for task in list(self._background):
+            task.cancel()
+        if self._runner is not None:
+            # The SDK bounds its own shutdown (stdin close, SIGTERM, SIGKILL, each ~2 s).
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(self._runner), 15.0)
+        self._client = None
+        if self._stderr is not None and self._stderr_transport is not None:
+            # The process is gone (or abandoned by the SDK); a grandchild may still hold the
+            # pipe, so the wait for its end is bounded.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stderr.eof.wait(), 1.0)
+            self._stderr_transport.close()
+
+    def _stderr_closed(self) -> None:
+        if not self._closing and self._client is not None:
+            self._lost_reason = N_("the server process exited")
+            self._stop.set()
+
+    # -- notifications -------------------------------------------------------------------------
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._spawn(self._on_tools_changed())
+        elif isinstance(message, Exception):
+            log.debug("MCP server %s: transport error %s", self.config.name, message)
+
+    def _wants_listen(self, client: Client) -> bool:
+        tools = client.server_capabilities.tools
+        return client.protocol_version in MODERN_PROTOCOL_VERSIONS and bool(tools and tools.list_changed)
+
+    async def _listen(self, client: Client) -> None:
+        # 2026-07-28 servers only send list changes to a subscription the client opens.
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._spawn(self._on_tools_changed())
+        except Exception as exc:
+            log.debug("MCP server %s: listen ended: %s", self.config.name, exc)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    async def list_tools(self) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            page = await self.client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+        raise ValueError(f"the server's tool list goes on for more than {MAX_LIST_PAGES} pages")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        return await self.client.call_tool(name, arguments)
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in error.exceptions)
+    text = str(error) or type(error).__name__
+    return text

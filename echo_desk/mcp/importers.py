@@ -1,0 +1,186 @@
+"""Import MCP servers from Claude Desktop, Cursor and VS Code, with a preview first.
+
+``preview_import(path)`` reads the other client's file and says, per server, what would be
+added, changed or skipped (and why) without touching anything; ``apply_import(preview)``
+writes ``mcp.json`` and moves the chosen secrets into the keyring.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from echo_desk.i18n import N_
+from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, save_config
+from echo_desk.tools.secrets import secret_store
+
+_VSCODE_INPUT = re.compile(r"\$\{input:([^}]+)\}")
+
+
+class ImportAction(enum.StrEnum):
+    ADD = "add"
+    CHANGE = "change"
+    SAME = "same"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportItem:
+    """One server of the imported file and what importing would do with it."""
+
+    name: str
+    action: ImportAction
+    config: ServerConfig | None = None
+    #: Why it is skipped, or what changes (person-facing; translate with ``_()`` when shown).
+    reason: str = ""
+    #: ``env.KEY`` / ``headers.KEY`` values that would be stored in the keyring, not the file.
+    to_keyring: tuple[str, ...] = ()
+    #: Keyring names that must be filled in before the server can start (VS Code ``${input:}``).
+    needs_secrets: tuple[str, ...] = ()
+    #: The secret values to store on apply; never shown and never written to mcp.json.
+    _secrets: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportPreview:
+    source: Path
+    source_kind: str
+    items: tuple[ImportItem, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {a.value: 0 for a in ImportAction}
+        for item in self.items:
+            out[item.action.value] += 1
+        return out
+
+
+def detect_kind(document: dict[str, Any], path: Path) -> str:
+    """``claude``, ``cursor`` or ``vscode`` (VS Code keeps servers under ``servers``)."""
+    if "servers" in document and "mcpServers" not in document:
+        return "vscode"
+    if path.name == "claude_desktop_config.json":
+        return "claude"
+    return "cursor" if path.parent.name == ".cursor" else "claude"
+
+
+def _keyring_name(server: str, where: str, key: str) -> str:
+    return f"mcp.{server}.{where}.{key}"
+
+
+def _convert(
+    name: str, cfg: ServerConfig, use_keyring: bool
+) -> tuple[ServerConfig, tuple[str, ...], tuple[str, ...], dict[str, str]]:
+    """Move plain values to keyring references (when asked) and VS Code inputs to references."""
+    to_keyring: list[str] = []
+    needs: list[str] = []
+    secrets: dict[str, str] = {}
+
+    def move(values: dict[str, Value], where: str) -> dict[str, Value]:
+        out: dict[str, Value] = {}
+        for key, value in values.items():
+            if isinstance(value, dict):
+                out[key] = value
+                continue
+            ref = _keyring_name(name, where, key)
+            if _VSCODE_INPUT.search(value):
+                out[key] = {"keyring": ref}
+                needs.append(ref)
+            elif use_keyring:
+                out[key] = {"keyring": ref}
+                secrets[ref] = value
+                to_keyring.append(f"{where}.{key}")
+            else:
+                out[key] = value
+        return out
+
+    converted = replace(cfg, env=move(cfg.env, "env"), headers=move(cfg.headers, "headers"))
+    return converted, tuple(to_keyring), tuple(needs), secrets
+
+
+def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, ServerConfig] | None = None) -> ImportPreview:
+    """What importing ``path`` would do. Raises ``ConfigError`` when the file is unusable."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})") from exc
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: the file must hold a JSON object")
+    kind = detect_kind(document, Path(path))
+    servers = document.get("servers" if kind == "vscode" else "mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: no server list found")
+    existing = load_config() if current is None else current
+    items: list[ImportItem] = []
+    for name, raw in servers.items():
+        name = str(name)
+        try:
+            if kind == "vscode" and isinstance(raw, dict) and raw.get("type") == "stdio":
+                raw = {k: v for k, v in raw.items() if k != "type"}
+            if isinstance(raw, dict) and "envFile" in raw:
+                raise ConfigError(N_("uses an envFile, which Echo Desk does not read"))
+            parsed = parse_server(name, raw)
+        except ConfigError as exc:
+            items.append(ImportItem(name=name, action=ImportAction.SKIP, reason=str(exc)))
+            continue
+        cfg, to_keyring, needs, secrets = _convert(name, parsed, use_keyring)
+        old = existing.get(name)
+        if old is None:
+            action, reason = ImportAction.ADD, ""
+        elif old.fingerprint() == cfg.fingerprint() and old.to_json() == cfg.to_json():
+            action, reason = ImportAction.SAME, N_("already configured the same way")
+        else:
+            action, reason = ImportAction.CHANGE, _describe_change(old, cfg)
+        items.append(
+            ImportItem(
+                name=name,
+                action=action,
+                config=cfg,
+                reason=reason,
+                to_keyring=to_keyring,
+                needs_secrets=needs,
+                _secrets=secrets,
+            )
+        )
+    return ImportPreview(source=Path(path), source_kind=kind, items=tuple(items))
+
+
+def _describe_change(old: ServerConfig, new: ServerConfig) -> str:
+    parts = []
+    for attr in ("transport", "command", "args", "url", "cwd", "enabled"):
+        if getattr(old, attr) != getattr(new, attr):
+            parts.append(attr)
+    if sorted(old.env) != sorted(new.env):
+        parts.append("env")
+    if sorted(old.headers) != sorted(new.headers):
+        parts.append("headers")
+    return "changes: " + ", ".join(parts or ["values"])
+
+
+def apply_import(preview: ImportPreview, *, names: set[str] | None = None) -> list[str]:
+    """Write the previewed additions and changes (or only ``names``); returns what was written.
+
+    Secrets go to the keyring first, so a failure there leaves ``mcp.json`` untouched.
+    """
+    current = load_config()
+    chosen = [
+        item
+        for item in preview.items
+        if item.action in (ImportAction.ADD, ImportAction.CHANGE)
+        and item.config is not None
+        and (names is None or item.name in names)
+    ]
+    store = secret_store()
+    for item in chosen:
+        for ref, value in item._secrets.items():
+            store.set(ref, value)
+    for item in chosen:
+        assert item.config is not None
+        current[item.name] = item.config
+    if chosen:
+        save_config(current)
+    return [item.name for item in chosen]

@@ -1,0 +1,409 @@
+"""``McpManager``: every MCP server of one app session, on one dedicated thread and loop.
+
+Sessions live on the manager's own event loop, so a call can come from any loop (the tool
+worker's, the UI's, the CLI's): ``call_tool`` hops over and back, and cancelling the caller
+cancels the request on the wire. Status changes reach subscribers as ``McpEvent`` callbacks
+on the manager's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from echo_desk.i18n import N_
+from echo_desk.mcp import approvals
+from echo_desk.mcp.calls import CallRouter
+from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
+from echo_desk.mcp.connection import ServerConnection
+from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
+from echo_desk.mcp.status import McpEvent, ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
+
+__all__ = ["McpManager", "RegistryLike"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class McpManager:
+    """Connects the configured servers and keeps their tools in the registry.
+
+    Use ``async with McpManager(...)`` or call ``aclose()``. Public coroutines may be awaited
+    from any event loop; plain methods only read state.
+    """
+
+    def __init__(
+        self,
+        settings_store: SettingsStore,
+        *,
+        registry: RegistryLike | None = None,
+        host: ToolHost | None = None,
+        servers: dict[str, ServerConfig] | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.settings_store = settings_store
+        self.registry = registry
+        self.host = host
+        self.config_error = ""
+        if servers is None:
+            try:
+                servers = load_config()
+            except ConfigError as exc:
+                self.config_error = str(exc)
+                servers = {}
+        self._servers = {name: ServerRecord(config=cfg) for name, cfg in servers.items()}
+        for srv in self._servers.values():
+            srv.state = ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED
+        self._extra_env = extra_env or {}
+        self._registration = ToolRegistration(self, registry, settings_store)
+        self._router = CallRouter(self)
+        self._listeners: list[Callable[[McpEvent], None]] = []
+        #: Tasks/futures started without an awaiting caller, kept so they are not collected.
+        self._background: set[Any] = set()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="echo-desk-mcp", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
+    async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the manager's loop; cancelling the caller cancels it there too."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            return await coro
+        if self._closed:
+            coro.close()
+            raise RuntimeError("the MCP manager is closed")
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
+
+    # -- events and status ---------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[McpEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` on every change (on the manager's thread); returns an unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, kind: str, name: str) -> None:
+        status = self.status(name)
+        for listener in list(self._listeners):
+            try:
+                listener(McpEvent(kind=kind, server=name, status=status))
+            except Exception:  # a broken listener must not stop the manager
+                log.exception("MCP event listener failed")
+
+    def _set(self, name: str, state: ServerState, detail: str = "") -> None:
+        srv = self._servers[name]
+        srv.state, srv.detail = state, detail
+        if srv.conn is not None:
+            srv.stderr = srv.conn.stderr_tail
+        self._emit("status", name)
+
+    def server_names(self) -> list[str]:
+        return list(self._servers)
+
+    def statuses(self) -> list[ServerStatus]:
+        return [self.status(name) for name in list(self._servers)]
+
+    def status(self, name: str) -> ServerStatus:
+        srv = self._servers[name]
+        conn = srv.conn
+        return ServerStatus(
+            name=name,
+            state=srv.state,
+            transport=srv.config.transport,
+            detail=srv.detail,
+            stderr_tail=conn.stderr_tail if conn is not None else srv.stderr,
+            tools=tuple(tool_info(srv, built) for built in list(srv.tools.values())),
+            protocol_version=conn.protocol_version if conn is not None else "",
+            server_info=conn.server_info if conn is not None else "",
+            problems=tuple(srv.problems),
+        )
+
+    def readiness(self, server: str, registry_name: str) -> str:
+        """Why a tool cannot be offered now (changed since approved, server off); empty if it can."""
+        return readiness(self._servers.get(server), registry_name)
+
+    def server_target(self, name: str) -> str:
+        return approvals.server_target(self._servers[name].config)
+
+    def tools_of(self, name: str) -> list[Tool]:
+        return [built.tool for built in self._servers[name].tools.values()]
+
+    def config_of(self, name: str) -> ServerConfig:
+        return self._servers[name].config
+
+    def configs(self) -> dict[str, ServerConfig]:
+        return {name: srv.config for name, srv in self._servers.items()}
+
+    # -- approvals -----------------------------------------------------------------------------
+
+    def start_request(self, name: str) -> ServerStartRequest | None:
+        """What the person must approve before ``name`` starts; ``None`` when already approved."""
+        return approvals.start_request(self._servers[name].config, self.settings_store.current)
+
+    def approve_start(self, name: str, fingerprint: str) -> bool:
+        """Record the approval of the request the person saw; ``False`` if the config changed."""
+        return approvals.record_approval(self.settings_store, self._servers[name].config, fingerprint)
+
+    def revoke_start(self, name: str) -> None:
+        approvals.revoke(self.settings_store, name)
+
+    async def approve_tool_change(self, registry_name: str) -> bool:
+        """The person re-approved a changed tool: pin its current definition and unblock it."""
+
+        async def run() -> bool:
+            for name, srv in self._servers.items():
+                if self._registration.approve_change(srv, registry_name):
+                    self._emit("tools", name)
+                    return True
+            return False
+
+        return await self._on_loop(run())
+
+    async def _approved(self, name: str) -> bool:
+        request = self.start_request(name)
+        if request is None:
+            return True
+        self._set(name, ServerState.AWAITING_APPROVAL, request.summary)
+        if isinstance(self.host, ServerStartApprover):
+            if await self.host.approve_server_start(request):
+                return self.approve_start(name, request.fingerprint)
+            self._set(name, ServerState.AWAITING_APPROVAL, N_("you declined to start this server"))
+        return False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start_all(self) -> list[ServerStatus]:
+        """Start every enabled server (concurrently); returns their statuses."""
+
+        async def run() -> None:
+            names = [n for n, s in self._servers.items() if s.config.enabled]
+            await asyncio.gather(*(self._start(n) for n in names), return_exceptions=True)
+
+        await self._on_loop(run())
+        return self.statuses()
+
+    async def start(self, name: str) -> ServerStatus:
+        await self._on_loop(self._start(name))
+        return self.status(name)
+
+    async def restart(self, name: str) -> ServerStatus:
+        async def run() -> None:
+            await self._stop(name)
+            await self._start(name)
+
+        await self._on_loop(run())
+        return self.status(name)
+
+    async def stop(self, name: str) -> ServerStatus:
+        await self._on_loop(self._stop(name))
+        return self.status(name)
+
+    async def _start(self, name: str) -> None:
+        srv = self._servers[name]
+        async with srv.lock:
+            if srv.conn is not None and srv.conn.connected:
+                return
+            if not srv.config.enabled:
+                self._set(name, ServerState.DISABLED)
+                return
+            if not await self._approved(name):
+                return
+            self._set(name, ServerState.STARTING)
+            conn = ServerConnection(
+                srv.config,
+                elicitation=self._router.elicitation_for(name),
+                on_tools_changed=lambda: self._refresh(name),
+                on_lost=lambda reason: self._lost(name, conn, reason),
+                extra_env=self._extra_env,
+            )
+            srv.conn = conn
+            try:
+                await conn.start()
+                listed = await conn.list_tools()
+            except Exception as exc:
+                await conn.close()
+                srv.stderr = conn.stderr_tail
+                srv.conn = None
+                self._set(name, ServerState.ERROR, _explain(exc))
+                return
+            self._install(name, listed)
+
+    def _install(self, name: str, listed: list[Any]) -> None:
+        error = self._registration.install(self._servers, name, listed)
+        if error:
+            self._set(name, ServerState.ERROR, error)
+            return
+        self._set(name, ServerState.CONNECTED)
+        self._emit("tools", name)
+
+    async def _stop(self, name: str) -> None:
+        srv = self._servers[name]
+        async with srv.lock:
+            conn, srv.conn = srv.conn, None
+            if conn is not None:
+                await conn.close()
+                srv.stderr = conn.stderr_tail
+            self._registration.uninstall(srv)
+            self._set(name, ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED)
+
+    def _lost(self, name: str, conn: ServerConnection, reason: str) -> None:
+        srv = self._servers.get(name)
+        if srv is None or srv.conn is not conn:
+            return
+        srv.conn = None
+        srv.stderr = conn.stderr_tail
+        # The tools stay registered: the next call starts the server again (once).
+        self._set(name, ServerState.ERROR, reason)
+
+    def connection_failed(self, name: str, conn: ServerConnection, reason: str) -> None:
+        """A call found the connection dead (e.g. an HTTP server went away): mark the server
+        in error and close the session; the next call connects again."""
+        srv = self._servers.get(name)
+        if srv is None or srv.conn is not conn:
+            return
+        self._lost(name, conn, reason)
+        task = self._loop.create_task(conn.close())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def start_in_background(self) -> None:
+        """``start_all`` without waiting (the app at launch); statuses arrive as events."""
+        future = asyncio.run_coroutine_threadsafe(self.start_all(), self._loop)
+        self._background.add(future)
+        future.add_done_callback(self._background.discard)
+
+    async def _refresh(self, name: str) -> None:
+        """After ``list_changed``: list again, re-check pins, re-register."""
+        srv = self._servers.get(name)
+        if srv is None:
+            return
+        self._emit("list_changed", name)
+        conn = srv.conn
+        if conn is None or not conn.connected:
+            return
+        try:
+            listed = await conn.list_tools()
+        except Exception as exc:
+            self._set(name, ServerState.ERROR, f"listing tools after a change failed: {_explain(exc)}")
+            return
+        self._install(name, listed)
+
+    # -- editing the configuration (the settings page) ---------------------------------------
+
+    async def apply_config(self, servers: dict[str, ServerConfig], *, save: bool = True) -> list[ServerStatus]:
+        """Make ``servers`` the configuration: save ``mcp.json``, stop removed or changed
+        servers, start new or changed enabled ones (a changed command needs a new approval).
+        """
+        if save:
+            save_config(servers)
+
+        async def run() -> None:
+            records = self._servers
+            for name in [n for n in records if n not in servers or records[n].config != servers[n]]:
+                await self._stop(name)
+            self._servers = {
+                name: records[name] if name in records and records[name].config == cfg else ServerRecord(config=cfg)
+                for name, cfg in servers.items()
+            }
+            for name, srv in self._servers.items():
+                if not srv.config.enabled:
+                    self._set(name, ServerState.DISABLED)
+            starts = [n for n, s in self._servers.items() if s.config.enabled and s.conn is None]
+            await asyncio.gather(*(self._start(n) for n in starts), return_exceptions=True)
+            self.config_error = ""
+
+        await self._on_loop(run())
+        return self.statuses()
+
+    async def set_server(self, config: ServerConfig) -> ServerStatus:
+        """Add or replace one server (saved to ``mcp.json``)."""
+        await self.apply_config({**self.configs(), config.name: config})
+        return self.status(config.name)
+
+    async def remove_server(self, name: str) -> None:
+        """Stop a server, unregister its tools and drop it from ``mcp.json``."""
+        await self.apply_config({n: c for n, c in self.configs().items() if n != name})
+
+    async def set_enabled(self, name: str, enabled: bool) -> ServerStatus:
+        return await self.set_server(replace(self._servers[name].config, enabled=enabled))
+
+    async def reload(self) -> list[ServerStatus]:
+        """Re-read ``mcp.json`` (after an import or an edit by hand) and apply it."""
+        try:
+            servers = load_config()
+        except ConfigError as exc:
+            self.config_error = str(exc)
+            return self.statuses()
+        return await self.apply_config(servers, save=False)
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    async def call_tool(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> ToolResult:
+        """Call ``tool`` on ``server`` with a timeout; errors come back as error kinds."""
+        return await self.submit_call(server, registry_name, tool, arguments, ctx)
+
+    def submit_call(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> asyncio.Future[ToolResult]:
+        """``call_tool`` as a future of the calling loop (no extra task: this is the hot path)."""
+        if self._closed:
+            raise RuntimeError("the MCP manager is closed")
+        coro = self._router.call(server, registry_name, tool, arguments, ctx)
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
+
+    async def ensure_connection(self, name: str) -> ServerConnection | None:
+        """The live connection, starting the server once if it is not connected (our loop only)."""
+        srv = self._servers[name]
+        if srv.conn is None or not srv.conn.connected:
+            await self._start(name)
+        return srv.conn if srv.conn is not None and srv.conn.connected else None
+
+    # -- closing -------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> McpManager:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every session, end every child process, stop the manager's thread."""
+        if self._closed:
+            return
+
+        async def run() -> None:
+            await asyncio.gather(*(self._stop(n) for n in self._servers), return_exceptions=True)
+
+        try:
+            await self._on_loop(run())
+        finally:
+            self._closed = True
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 10.0)
+            if not self._thread.is_alive():
+                self._loop.close()
+
+
+def _explain(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_explain(e) for e in exc.exceptions)
+    if isinstance(exc, TimeoutError):
+        return "the server did not answer in time"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    return str(exc) or type(exc).__name__

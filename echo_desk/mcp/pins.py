@@ -1,0 +1,74 @@
+"""Pinned tool definitions: what the person approved, to show what a server changed since.
+
+The authoritative pin is ``ToolSettings.pinned_hash`` in the settings; this file keeps the
+approved definition itself (``mcp-pins.json`` in the config folder) so the catalog can say
+*what* changed, not only *that* something did.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from echo_desk.store.paths import config_dir
+from echo_desk.store.settings import write_atomically
+
+PINS_FILE = "mcp-pins.json"
+_SHOWN = 160
+
+
+class PinStore:
+    """``registry name -> approved definition`` (name, description, inputSchema)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / PINS_FILE
+        self._lock = threading.Lock()
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            self._pins: dict[str, Any] = loaded if isinstance(loaded, dict) else {}
+        except (OSError, json.JSONDecodeError):
+            self._pins = {}
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        value = self._pins.get(name)
+        return value if isinstance(value, dict) else None
+
+    def put(self, name: str, definition: dict[str, Any]) -> None:
+        with self._lock:
+            self._pins[name] = definition
+            write_atomically(self.path, json.dumps(self._pins, indent=1, ensure_ascii=False).encode("utf-8"))
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def describe_changes(old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
+    """Person-readable differences between an approved definition and the current one."""
+    if old is None:
+        return ["the definition changed (the approved copy is not available to compare)"]
+    changes: list[str] = []
+    if old.get("description") != new.get("description"):
+        changes.append(f"description: {_short(old.get('description'))!r} → {_short(new.get('description'))!r}")
+    old_schema = old.get("inputSchema") or {}
+    new_schema = new.get("inputSchema") or {}
+    if old_schema != new_schema:
+        old_props = old_schema.get("properties") or {} if isinstance(old_schema, dict) else {}
+        new_props = new_schema.get("properties") or {} if isinstance(new_schema, dict) else {}
+        for key in sorted(set(new_props) - set(old_props)):
+            changes.append(f"parameter added: {key} {_short(new_props[key])}")
+        for key in sorted(set(old_props) - set(new_props)):
+            changes.append(f"parameter removed: {key}")
+        for key in sorted(set(old_props) & set(new_props)):
+            if old_props[key] != new_props[key]:
+                changes.append(f"parameter {key}: {_short(old_props[key])} → {_short(new_props[key])}")
+        rest_old = {k: v for k, v in old_schema.items() if k != "properties"}
+        rest_new = {k: v for k, v in new_schema.items() if k != "properties"}
+        if rest_old != rest_new:
+            changes.append(f"schema: {_short(rest_old)} → {_short(rest_new)}")
+    if old.get("name") != new.get("name"):
+        changes.append(f"name: {old.get('name')!r} → {new.get('name')!r}")
+    return changes or ["the definition changed"]

@@ -1,0 +1,168 @@
+"""A server's tools in the registry: all or none, pinned, and described for the catalog."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import mcp_types as types
+
+from echo_desk.i18n import N_
+from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.connection import ServerConnection
+from echo_desk.mcp.pins import PinStore
+from echo_desk.mcp.status import McpToolInfo, ServerState, ToolFlag
+from echo_desk.mcp.toolset import BuiltTool, build_tools
+from echo_desk.store.settings import Settings, SettingsStore
+from echo_desk.tools import Tool
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.manager import McpManager
+
+
+class RegistryLike(Protocol):
+    """The part of ``echo_desk.agent.registry.ToolRegistry`` the manager uses."""
+
+    def register(self, tool: Tool, source: str = ...) -> Any: ...
+
+    def unregister(self, name: str) -> Any: ...
+
+    def get(self, name: str) -> Any: ...
+
+
+@dataclass
+class ServerRecord:
+    """Everything the manager knows about one configured server."""
+
+    config: ServerConfig
+    state: ServerState = ServerState.STOPPED
+    detail: str = ""
+    conn: ServerConnection | None = None
+    tools: dict[str, BuiltTool] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    stderr: tuple[str, ...] = ()
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class ToolRegistration:
+    """Puts a server's tools into the registry and takes them out again."""
+
+    def __init__(self, manager: McpManager, registry: RegistryLike | None, store: SettingsStore) -> None:
+        self._manager = manager
+        self.registry = registry
+        self._store = store
+        self._pins = PinStore()
+
+    def install(self, records: dict[str, ServerRecord], name: str, listed: list[types.Tool]) -> str:
+        """Register ``name``'s tools (all or none); returns an error detail, empty on success.
+
+        Unchanged tools stay registered as they are, so a call dispatched during a re-list
+        never finds its tool missing.
+        """
+        srv = records[name]
+        taken = {n for other, s in records.items() if other != name for n in s.tools}
+        if self.registry is not None:
+            taken |= {n for n in _registry_names(self.registry) if n not in srv.tools}
+        built, problems = build_tools(self._manager, srv.config, listed, self._store.current, self._pins, taken)
+        srv.problems = problems
+        if problems:
+            self.uninstall(srv)
+            return N_("the server's tool list cannot be used; no tool was added")
+        old = srv.tools
+        same = {
+            item.tool.name
+            for item in built
+            if item.tool.name in old and old[item.tool.name].tool.definition_hash == item.tool.definition_hash
+        }
+        final = {item.tool.name: (old[item.tool.name] if item.tool.name in same else item) for item in built}
+        if self.registry is not None:
+            for stale in set(old) - same:
+                self.registry.unregister(stale)
+            for tool_name, item in final.items():
+                if tool_name in same:
+                    continue
+                result = self.registry.register(item.tool, source=f"mcp:{name}")
+                if not getattr(result, "ok", True):
+                    srv.tools = final
+                    self.uninstall(srv)
+                    srv.problems = [f"tool {item.tool.original_name!r}: {getattr(result, 'message', result)}"]
+                    return N_("the registry refused a tool; no tool was added")
+        srv.tools = final
+        self._pin([item for item in built if item.new_pin])
+        return ""
+
+    def uninstall(self, srv: ServerRecord) -> None:
+        if self.registry is not None:
+            for tool_name in srv.tools:
+                self.registry.unregister(tool_name)
+        srv.tools = {}
+
+    def _pin(self, items: list[BuiltTool]) -> None:
+        """Trust on first approval: the definitions seen when the person let the server start."""
+        if not items:
+            return
+
+        def change(s: Settings) -> None:
+            updated = {
+                item.tool.name: s.tool(item.tool.name).model_copy(update={"pinned_hash": item.tool.definition_hash})
+                for item in items
+            }
+            s.tools = {**s.tools, **updated}
+
+        for item in items:
+            self._pins.put(item.tool.name, item.definition)
+        self._store.update(change)
+
+    def approve_change(self, srv: ServerRecord, registry_name: str) -> bool:
+        """Pin a changed tool's current definition; it is offered again."""
+        built = srv.tools.get(registry_name)
+        if built is None:
+            return False
+        self._pins.put(registry_name, built.definition)
+        self._store.set_tool(registry_name, pinned_hash=built.tool.definition_hash)
+        built.changes = []
+        return True
+
+
+def readiness(srv: ServerRecord | None, registry_name: str) -> str:
+    """Why a tool cannot be offered now; empty when it can."""
+    if srv is None:
+        return "the MCP server is no longer configured"
+    built = srv.tools.get(registry_name)
+    if built is not None and built.changes:
+        return "the server changed this tool since you approved it: " + "; ".join(built.changes)
+    if srv.state in (ServerState.DISABLED, ServerState.AWAITING_APPROVAL):
+        return f"MCP server {srv.config.name!r}: {srv.state.value}"
+    return ""
+
+
+def tool_info(srv: ServerRecord, built: BuiltTool) -> McpToolInfo:
+    """One tool as the catalog shows it, with its flags (hidden characters, changes, hints)."""
+    tool = built.tool
+    flags = []
+    if tool.hidden_characters:
+        shown = ", ".join(sorted(set(tool.hidden_characters))[:8])
+        flags.append(ToolFlag(kind="hidden_chars", detail=f"hidden characters removed: {shown}"))
+    flags.extend(ToolFlag(kind="changed", detail=change) for change in built.changes)
+    hints = {k: v for k, v in tool.annotations.items() if k.endswith("Hint")}
+    if hints:
+        flags.append(ToolFlag(kind="annotation", detail=", ".join(f"{k}={v}" for k, v in sorted(hints.items()))))
+    detail = readiness(srv, tool.name)
+    return McpToolInfo(
+        registry_name=tool.name,
+        original_name=tool.original_name,
+        title=tool.title,
+        description=tool.description,
+        annotations=dict(tool.annotations),
+        ready=not detail,
+        readiness=detail,
+        flags=tuple(flags),
+    )
+
+
+def _registry_names(registry: RegistryLike) -> list[str]:
+    entries = getattr(registry, "entries", None)
+    if entries is None:
+        return []
+    return [getattr(entry, "tool", entry).name for entry in entries()]

@@ -1,0 +1,123 @@
+"""What the MCP layer tells the application: server states, approval requests, tool flags.
+
+Plain frozen dataclasses, no Qt: the settings page and the CLI render them; events reach
+them as callbacks (``McpManager.subscribe``), called on the manager's own thread, so a Qt
+listener marshals to the UI thread itself.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from echo_desk.i18n import N_
+
+
+class ServerState(enum.StrEnum):
+    DISABLED = "disabled"
+    AWAITING_APPROVAL = "awaiting_approval"
+    STARTING = "starting"
+    CONNECTED = "connected"
+    ERROR = "error"
+    STOPPED = "stopped"
+
+
+STATE_LABELS = {
+    ServerState.DISABLED: N_("Disabled"),
+    ServerState.AWAITING_APPROVAL: N_("Waiting for your approval to start"),
+    ServerState.STARTING: N_("Starting"),
+    ServerState.CONNECTED: N_("Connected"),
+    ServerState.ERROR: N_("Error"),
+    ServerState.STOPPED: N_("Stopped"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolFlag:
+    """Something the catalog shows beside an MCP tool."""
+
+    #: ``hidden_chars`` | ``changed`` (blocked until re-approved) | ``annotation``
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpToolInfo:
+    """One tool of a server, as the catalog shows it."""
+
+    registry_name: str
+    original_name: str
+    title: str
+    description: str
+    annotations: dict[str, Any]
+    ready: bool
+    readiness: str
+    flags: tuple[ToolFlag, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerStatus:
+    """A server's state for the settings page. ``stderr_tail`` holds its last stderr lines.
+
+    ``detail`` is person-facing English; the fixed phrases are marked with ``N_`` (show them
+    with ``_()``), details naming a server's own error text are shown as they are.
+    """
+
+    name: str
+    state: ServerState
+    transport: str
+    detail: str = ""
+    stderr_tail: tuple[str, ...] = ()
+    tools: tuple[McpToolInfo, ...] = ()
+    protocol_version: str = ""
+    server_info: str = ""
+    #: Tools the server offers that could not be represented (the server then registers none).
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerStartRequest:
+    """What the person approves before a server starts for the first time (or after a change).
+
+    For stdio: the exact command line and the *names* of the environment variables set
+    (values may be secrets and are not shown). For http/sse: the URL and header names.
+    """
+
+    server: str
+    transport: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env_names: tuple[str, ...] = ()
+    cwd: str = ""
+    url: str = ""
+    header_names: tuple[str, ...] = ()
+    fingerprint: str
+    #: The fingerprint approved before, if the config changed since (the dialog says so).
+    previous_fingerprint: str | None = None
+    summary: str = field(default="")
+
+    @property
+    def command_line(self) -> tuple[str, ...]:
+        return (self.command, *self.args)
+
+
+@runtime_checkable
+class ServerStartApprover(Protocol):
+    """Implemented by a Host that can ask the person to approve starting a server.
+
+    The manager looks for this method on the host given to ``attach_mcp``; without it,
+    a server waits in ``AWAITING_APPROVAL`` until ``McpManager.approve_start`` is called.
+    """
+
+    async def approve_server_start(self, request: ServerStartRequest) -> bool: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpEvent:
+    """Sent to subscribers: ``status`` (a server's status changed), ``tools`` (its tools did)
+    or ``list_changed`` (the server announced a change; a re-list follows)."""
+
+    kind: str
+    server: str
+    status: ServerStatus

@@ -1,0 +1,130 @@
+"""``MCPTool``: one remote tool as an ordinary ``Tool`` in the registry.
+
+The registry name is ``server__tool``; the original name is kept for display and for the
+call. The model sees the cleaned description and schema (hidden characters stripped). The
+risk is ``exec`` unless the person lowered it in settings: the server's annotations
+(``readOnlyHint``...) are shown in the catalog but never lower it on their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from echo_desk.tools import (
+    CancelledByUser,
+    RiskLevel,
+    Target,
+    Tool,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.manager import McpManager
+
+#: How often a running call looks at ``ctx.cancel_event`` (set from another thread on Stop).
+_CANCEL_POLL_SECONDS = 0.05
+
+
+class MCPTool(Tool):
+    """Base class of the per-tool classes ``make_tool`` builds (class attributes are the contract)."""
+
+    risk_level: ClassVar[RiskLevel] = RiskLevel.EXEC
+    capabilities: ClassVar[frozenset[str]] = frozenset({"mcp"})
+    server: ClassVar[str] = ""
+    original_name: ClassVar[str] = ""
+    annotations: ClassVar[dict[str, Any]] = {}
+    definition_hash: ClassVar[str] = ""
+    #: Code points stripped from the name/description/schema (flagged in the catalog).
+    hidden_characters: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, manager: McpManager) -> None:
+        self._manager = manager
+
+    @property
+    def source(self) -> str:
+        return f"mcp:{self.server}"
+
+    def is_ready(self) -> bool:
+        return not self.readiness_detail()
+
+    def readiness_detail(self) -> str:
+        return self._manager.readiness(self.server, self.name)
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
+        """The approval dialog names the server in full (command line or URL) and the tool."""
+        where = self._manager.server_target(self.server)
+        return ToolPreview(
+            targets=(Target(kind="server", value=where, detail=f"MCP server {self.server!r}"),),
+            summary=f"Call {self.original_name!r} on MCP server {self.server!r}",
+        )
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
+        # cancels the request on the manager's loop, which sends notifications/cancelled.
+        call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)
+        loop = asyncio.get_running_loop()
+        stopped = False
+        handle: asyncio.TimerHandle | None = None
+
+        def watch() -> None:
+            nonlocal handle, stopped
+            if call.done():
+                return
+            if ctx.cancel_event.is_set():
+                stopped = True
+                call.cancel()
+            else:
+                handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+
+        handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+        try:
+            return await call
+        except asyncio.CancelledError:
+            if stopped:
+                raise CancelledByUser(f"{self.name} was cancelled") from None
+            raise
+        finally:
+            if handle is not None:
+                handle.cancel()
+            call.cancel()
+
+
+def make_tool(
+    manager: McpManager,
+    *,
+    registry_name: str,
+    server: str,
+    original_name: str,
+    description: str,
+    parameters: dict[str, Any],
+    title: str,
+    annotations: dict[str, Any],
+    definition_hash: str,
+    hidden_characters: tuple[str, ...],
+    risk: RiskLevel,
+    timeout: float,
+) -> MCPTool:
+    """A ``MCPTool`` subclass instance carrying one remote tool's (cleaned) definition."""
+    attrs: dict[str, Any] = {
+        "name": registry_name,
+        "description": description,
+        "parameters": parameters,
+        "title": title,
+        "catalog_description": description,
+        "server": server,
+        "original_name": original_name,
+        "annotations": annotations,
+        "definition_hash": definition_hash,
+        "hidden_characters": hidden_characters,
+        "risk_level": risk,
+        # The manager enforces this timeout itself (and cancels on the wire); a little slack
+        # here keeps the dispatcher's own timer from firing first.
+        "timeout_seconds": timeout + 5.0,
+        "idempotent": bool(annotations.get("idempotentHint")) and bool(annotations.get("readOnlyHint")),
+    }
+    cls: type[MCPTool] = type(f"MCPTool_{registry_name}", (MCPTool,), attrs)
+    return cls(manager)

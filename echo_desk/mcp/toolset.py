@@ -1,0 +1,111 @@
+"""From a server's ``tools/list`` answer to ``MCPTool``s: clean, check, name, pin.
+
+All or nothing: if one tool cannot be represented the server registers none of them and the
+problems are reported, so the agent never sees half of a server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+
+from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.pins import PinStore, describe_changes
+from echo_desk.mcp.sanitize import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_TOOLS_PER_SERVER,
+    canonical_definition,
+    definition_hash,
+    registry_name,
+    schema_problems,
+    strip_hidden,
+    strip_hidden_deep,
+)
+from echo_desk.mcp.tool import MCPTool, make_tool
+from echo_desk.store.settings import Settings
+from echo_desk.tools import RiskLevel
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.manager import McpManager
+
+
+@dataclass
+class BuiltTool:
+    tool: MCPTool
+    definition: dict[str, Any]
+    #: Set when the definition differs from the pinned one: the tool is blocked until re-approved.
+    changes: list[str] = field(default_factory=list)
+    #: No pin existed: the manager pins this definition (trust on first approval of the server).
+    new_pin: bool = False
+
+
+def _annotations(tool: types.Tool) -> dict[str, Any]:
+    if tool.annotations is None:
+        return {}
+    raw = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+    found: list[str] = []
+    return dict(strip_hidden_deep(raw, found))
+
+
+def build_tools(
+    manager: McpManager,
+    cfg: ServerConfig,
+    listed: list[types.Tool],
+    settings: Settings,
+    pins: PinStore,
+    taken: set[str],
+) -> tuple[list[BuiltTool], list[str]]:
+    """The tools to register for ``cfg.name``, or the problems that stop all of them."""
+    problems: list[str] = []
+    if len(listed) > MAX_TOOLS_PER_SERVER:
+        return [], [f"the server offers {len(listed)} tools (limit {MAX_TOOLS_PER_SERVER})"]
+    seen: set[str] = set()
+    used = set(taken)
+    built: list[BuiltTool] = []
+    for remote in listed:
+        raw_desc = remote.description or ""
+        if not remote.name or remote.name in seen:
+            problems.append(f"tool {remote.name!r}: empty or duplicate name")
+            continue
+        seen.add(remote.name)
+        issues = schema_problems(remote.input_schema)
+        if issues:
+            problems.extend(f"tool {remote.name!r}: {issue}" for issue in issues)
+            continue
+        hidden: list[str] = []
+        clean_name, name_hits = strip_hidden(remote.name)
+        hidden.extend(name_hits)
+        description, desc_hits = strip_hidden(raw_desc)
+        hidden.extend(desc_hits)
+        if len(description) > MAX_DESCRIPTION_CHARS:
+            description = description[:MAX_DESCRIPTION_CHARS] + " [description cut]"
+        parameters = strip_hidden_deep(remote.input_schema, hidden)
+        definition = canonical_definition(remote.name, raw_desc, remote.input_schema)
+        digest = definition_hash(definition)
+        name = registry_name(cfg.name, clean_name, used)
+        used.add(name)
+        annotations = _annotations(remote)
+        title = remote.title or annotations.get("title") or clean_name
+        pinned = settings.tool(name).pinned_hash
+        changes = [] if pinned in (None, digest) else describe_changes(pins.get(name), definition)
+        tool = make_tool(
+            manager,
+            registry_name=name,
+            server=cfg.name,
+            original_name=remote.name,
+            description=description,
+            parameters=parameters,
+            title=strip_hidden(str(title))[0],
+            annotations=annotations,
+            definition_hash=digest,
+            hidden_characters=tuple(hidden),
+            # Always exec here; the dispatcher applies the person's ToolSettings.risk_override.
+            risk=RiskLevel.EXEC,
+            timeout=cfg.timeout,
+        )
+        built.append(BuiltTool(tool=tool, definition=definition, changes=changes, new_pin=pinned is None))
+    if problems:
+        return [], problems
+    return built, []

@@ -1,0 +1,91 @@
+"""Shared helpers of the MCP tests: real server locations, process counting, waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from echo_desk.agent.registry import ToolRegistry
+
+HERE = Path(__file__).parent
+EVERYTHING = HERE / "servers" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+FAULT_SERVER = HERE / "fault_server.py"
+TINY_SERVER = HERE / "tiny_server.py"
+MARK = "ECHO_DESK_MCP_TEST_MARK"
+
+
+def have_everything() -> bool:
+    return EVERYTHING.is_file() and shutil.which("node") is not None
+
+
+def time_server_command() -> list[str] | None:
+    exe = Path(sys.executable).with_name("mcp-server-time")
+    return [str(exe), "--local-timezone", "UTC"] if exe.exists() else None
+
+
+def marked_pids(mark: str) -> list[int]:
+    """Live (non-zombie) processes whose environment carries ``MARK=mark`` (any depth)."""
+    needle = f"{MARK}={mark}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle not in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+def children_of(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every direct child of ``pid``, zombies included."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append((int(entry), fields[0].decode()))
+    return found
+
+
+async def wait_until(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    """Poll ``check`` until it returns something truthy, or fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+class TestRegistry(ToolRegistry):
+    """The engine's real registry, plus a ``tools`` view for short assertions."""
+
+    @property
+    def tools(self) -> dict[str, tuple[Any, str]]:
+        return {entry.name: (entry.tool, entry.source) for entry in self.entries()}
+
+
+def get_tool(registry: ToolRegistry, name: str) -> Any:
+    entry = registry.get(name)
+    assert entry is not None, f"{name} is not registered (have: {sorted(e.name for e in registry.entries())})"
+    return entry.tool

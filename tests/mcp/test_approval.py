@@ -1,0 +1,99 @@
+"""First-start approval: the exact command line and env names, bound to a fingerprint."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from echo_desk.mcp import McpManager, ServerStartApprover, ServerStartRequest, ServerState
+from echo_desk.mcp.config import parse_server
+from echo_desk.tools import NullToolHost
+from tests.mcp.helpers import MARK, TINY_SERVER, marked_pids
+
+
+class ApprovingHost(NullToolHost):
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer
+        self.requests: list[ServerStartRequest] = []
+
+    async def approve_server_start(self, request: ServerStartRequest) -> bool:
+        self.requests.append(request)
+        return self.answer
+
+
+def tiny(env: dict | None = None):
+    return parse_server(
+        "t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)], "env": env or {"API_TOKEN": "secret-value"}}
+    )
+
+
+async def test_unapproved_server_waits_and_starts_nothing(make_manager, registry, mark) -> None:
+    manager = make_manager({"t": tiny()}, approve=False)
+    status = await manager.start("t")
+    assert status.state is ServerState.AWAITING_APPROVAL
+    assert marked_pids(mark) == [] and not registry.tools
+    request = manager.start_request("t")
+    assert request is not None
+    assert request.command_line == (sys.executable, "-S", str(TINY_SERVER))
+    assert request.env_names == ("API_TOKEN",)
+    assert "secret-value" not in repr(request)  # names only, never values
+    assert manager.approve_start("t", request.fingerprint)
+    assert (await manager.start("t")).state is ServerState.CONNECTED
+
+
+async def test_host_approver_is_asked_once(make_manager, settings_store) -> None:
+    host = ApprovingHost(True)
+    assert isinstance(host, ServerStartApprover)
+    manager = make_manager({"t": tiny()}, approve=False, host=host)
+    assert (await manager.start("t")).state is ServerState.CONNECTED
+    assert len(host.requests) == 1
+    assert settings_store.current.mcp_approved["t"] == host.requests[0].fingerprint
+    await manager.restart("t")
+    assert len(host.requests) == 1  # approved once, not on every start
+
+
+async def test_declined_start_stays_waiting(make_manager, settings_store, mark) -> None:
+    host = ApprovingHost(False)
+    manager = make_manager({"t": tiny()}, approve=False, host=host)
+    status = await manager.start("t")
+    assert status.state is ServerState.AWAITING_APPROVAL and "declined" in status.detail
+    assert "t" not in settings_store.current.mcp_approved
+    assert marked_pids(mark) == []
+
+
+async def test_config_change_invalidates_the_approval(settings_store, registry, mark) -> None:
+    first = McpManager(settings_store, registry=registry, servers={"t": tiny()}, extra_env={MARK: mark})
+    try:
+        request = first.start_request("t")
+        assert request is not None and first.approve_start("t", request.fingerprint)
+        assert first.start_request("t") is None
+    finally:
+        await first.aclose()
+    # Same server, one more env variable (even with the same command): approval needed again.
+    changed = tiny(env={"API_TOKEN": "x", "EXTRA": "y"})
+    second = McpManager(settings_store, registry=registry, servers={"t": changed}, extra_env={MARK: mark})
+    try:
+        again = second.start_request("t")
+        assert again is not None and again.previous_fingerprint == request.fingerprint
+        assert again.env_names == ("API_TOKEN", "EXTRA")
+        assert (await second.start("t")).state is ServerState.AWAITING_APPROVAL
+        # A stale approval (the dialog showed the old config) is refused.
+        assert not second.approve_start("t", request.fingerprint)
+    finally:
+        await second.aclose()
+
+
+def test_fingerprint_covers_command_args_env_names_and_url_not_values() -> None:
+    base = tiny()
+    assert replace(base, env={"API_TOKEN": "rotated"}).fingerprint() == base.fingerprint()
+    assert replace(base, args=("-S", "other.py")).fingerprint() != base.fingerprint()
+    assert replace(base, command="/bin/other").fingerprint() != base.fingerprint()
+    remote = parse_server("r", {"type": "http", "url": "https://a.example/mcp"})
+    assert replace(remote, url="https://b.example/mcp").fingerprint() != remote.fingerprint()
+
+
+async def test_disabled_server_is_not_started(make_manager, mark) -> None:
+    manager = make_manager({"t": replace(tiny(), enabled=False)})
+    statuses = await manager.start_all()
+    assert [s.state for s in statuses] == [ServerState.DISABLED]
+    assert marked_pids(mark) == []

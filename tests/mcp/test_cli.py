@@ -1,0 +1,52 @@
+"""The headless CLI loads the same mcp.json and sees the same MCP tools, approvals and pins."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from echo_desk.cli import main
+from echo_desk.mcp.config import config_path
+from tests.mcp.helpers import TINY_SERVER
+
+
+@pytest.fixture
+def tiny_config() -> None:
+    entry = {"command": sys.executable, "args": ["-S", str(TINY_SERVER)], "env": {"TOKEN": {"keyring": "t.token"}}}
+    config_path().write_text(json.dumps({"mcpServers": {"t": entry}}), encoding="utf-8")
+    from echo_desk.tools.secrets import secret_store
+
+    secret_store().set("t.token", "v")
+
+
+def test_cli_lists_approves_and_calls_mcp_tools(tiny_config, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", "list"]) == 0
+    assert "awaiting_approval" in capsys.readouterr().out
+    assert main(["tools", "list", "--json"]) == 0
+    assert not [row for row in json.loads(capsys.readouterr().out) if row["source"] == "mcp:t"]
+
+    assert main(["mcp", "approve", "t", "--yes"]) == 0
+    shown = capsys.readouterr().out
+    assert str(TINY_SERVER) in shown and "TOKEN" in shown and "approved" in shown
+
+    assert main(["tools", "list", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["t__echo"]["source"] == "mcp:t" and rows["t__echo"]["risk"] == "exec"
+    assert main(["call", "t__echo", "--args", '{"text": "from the cli"}', "--yes"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["content"] == "from the cli"
+    assert "server:" in out.err and str(TINY_SERVER) in out.err  # the approval showed the server
+    assert main(["--no-mcp", "tools", "list", "--json"]) == 0
+    assert "t__echo" not in capsys.readouterr().out
+
+
+def test_cli_import_previews_then_applies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(json.dumps({"mcpServers": {"x": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "secret"}}}}))
+    assert main(["mcp", "import", str(source)]) == 0
+    assert "add     x" in capsys.readouterr().out and not config_path().exists()
+    assert main(["mcp", "import", str(source), "--apply"]) == 0
+    assert "secret" not in config_path().read_text()
