@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
+from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt, marshal
 from echo_desk.ui.chat_window import MainWindow
 
@@ -156,6 +157,11 @@ class App:
             from echo_desk.ui.mcp_page import McpPage
 
             mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
+        elif self.services.mcp_error:
+            from echo_desk.ui.settings_dialog import PlaceholderPage
+
+            error = self.services.mcp_error
+            mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
         self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
                                               mcp_page=mcp_page)
         self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

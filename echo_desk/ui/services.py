@@ -54,8 +54,10 @@ class Services:
         return "\n".join(notes)
 
     async def aclose(self) -> None:
-        # MCP first: its servers are child processes that must end with us.
-        for thing in (self.mcp, self.model, self.runtime):
+        # MCP first: its servers are child processes that must end with us. (A runtime that
+        # owns the manager closes it in its own aclose.)
+        own_mcp = self.mcp if self.mcp is not getattr(self.runtime, "mcp", None) else None
+        for thing in (own_mcp, self.model, self.runtime):
             closer = getattr(thing, "aclose", None)
             if closer is None:
                 continue
@@ -110,9 +112,17 @@ async def load_services(settings_store: Any = None, host: Any = None) -> Service
 
 async def attach_mcp_servers(services: Services, host: Any) -> None:
     """Start the configured MCP servers in the background (unless the engine already did)."""
-    existing = getattr(services.runtime, "mcp", None)
-    if existing is not None:
-        services.mcp = existing
+    runtime = services.runtime
+    if getattr(runtime, "mcp", None) is not None:
+        services.mcp = runtime.mcp
+        return
+    if hasattr(runtime, "attach_mcp"):
+        try:
+            # The runtime owns the manager (and closes it in aclose); servers start in the background.
+            services.mcp = await runtime.attach_mcp(host, wait=False)
+        except Exception as exc:  # a broken mcp.json must not keep the window from working
+            log.exception("starting MCP servers failed")
+            services.mcp_error = str(exc)
         return
     try:
         mcp = await BackgroundOp(_import, "echo_desk.mcp").run_async()
@@ -174,5 +184,10 @@ async def connect_model(services: Services) -> None:
         # Creating a local model may start a llama.cpp server: never on the UI thread.
         created = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
         services.model = await created if inspect.isawaitable(created) else created
+        enable = getattr(services.runtime, "enable_delegation", None)
+        if callable(enable):
+            # Sub-agents get a fresh model of the same configuration each.
+            local = settings.local_model
+            enable(lambda: _create(create_model, provider, local))
     except Exception as exc:
         services.model_error = str(exc) or type(exc).__name__
