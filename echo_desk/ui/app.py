@@ -151,7 +151,7 @@ class App:
             from echo_desk.ui.models_page import ModelsPage
 
             models_page = ModelsPage(self.services.settings, factory)
-        mcp_page = None
+        mcp_page: QWidget | None = None
         if self.services.mcp is not None:
             from echo_desk.store.paths import config_dir
             from echo_desk.ui.mcp_page import McpPage
