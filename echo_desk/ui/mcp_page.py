@@ -54,6 +54,7 @@ class McpPage(QWidget):
         self.servers = QTreeWidget()
         self.servers.setColumnCount(4)
         self.servers.setRootIsDecorated(False)
+        self.servers.header().setMinimumSectionSize(110)
         self.servers.currentItemChanged.connect(lambda *_a: self._show_details())
         splitter.addWidget(self.servers)
         self.details = QPlainTextEdit()
