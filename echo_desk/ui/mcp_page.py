@@ -7,11 +7,13 @@ events arrive on its thread, so they are marshalled here.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -68,6 +70,8 @@ class McpPage(QWidget):
         self.remove_button = QPushButton()
         self.changes_button = QPushButton()
         self.changes_button.clicked.connect(self._review_changes)
+        self.import_button = QPushButton()
+        self.import_button.clicked.connect(self._choose_import)
         self.reload_button = QPushButton()
         self.toggle_button.clicked.connect(self._toggle)
         self.restart_button.clicked.connect(lambda: self._do("restart"))
@@ -78,6 +82,7 @@ class McpPage(QWidget):
                   self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.import_button)
         buttons.addWidget(self.reload_button)
         layout.addLayout(buttons)
         self._unsubscribe = manager.subscribe(lambda _event: marshal.run_on_main(self.refresh))
@@ -97,8 +102,9 @@ class McpPage(QWidget):
         self.remove_button.setText(_("Remove"))
         self.changes_button.setText(_("Review changed tools…"))
         self.reload_button.setText(_("Reload mcp.json"))
+        self.import_button.setText(_("Import…"))
         for b in (self.toggle_button, self.restart_button, self.approve_button, self.remove_button,
-                  self.changes_button, self.reload_button):
+                  self.changes_button, self.import_button, self.reload_button):
             b.setAccessibleName(b.text())
         self.refresh()
 
@@ -233,6 +239,43 @@ class McpPage(QWidget):
     async def _approve_changes(self, names: list[str]) -> None:
         for name in names:
             await self._call(self.manager.approve_tool_change(name))
+
+    def _choose_import(self) -> None:
+        dialog = QFileDialog(self, _("Import MCP servers from Claude Desktop, Cursor or VS Code"))
+        dialog.setNameFilter(_("MCP configuration (*.json)"))
+        dialog.setDirectory(str(Path.home()))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(self.preview_import)
+        dialog.open()
+
+    def preview_import(self, path: str) -> None:
+        """Read ``path`` (off the UI thread) and show what importing it would do."""
+        from echo_desk.mcp import preview_import
+
+        def failed(exc: BaseException) -> None:
+            self.details.setPlainText(_("Cannot import {path}: {error}").format(path=path, error=exc))
+
+        marshal.BackgroundOp(preview_import, Path(path)).on_success(self._show_preview).on_failure(failed).run()
+
+    def _show_preview(self, preview: Any) -> None:
+        from echo_desk.ui.mcp_import import ImportPreviewDialog
+
+        dialog = ImportPreviewDialog(preview, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.chosen.connect(lambda names: names and marshal.spawn(self._import(preview, names)))
+        self.import_dialog = dialog
+        dialog.open()
+
+    async def _import(self, preview: Any, names: set[str]) -> None:
+        from echo_desk.mcp import apply_import
+
+        try:
+            done = await marshal.BackgroundOp(lambda: apply_import(preview, names=names)).run_async()
+        except Exception as exc:  # e.g. mcp.json not writable: say so, keep what was there
+            self.details.setPlainText(_("Import failed: {error}").format(error=exc))
+            return
+        await self._call(self.manager.reload())  # new servers wait for their first-start approval
+        self.details.appendPlainText("\n" + _("Imported: {names}").format(names=", ".join(done)))
 
     def _approve(self) -> None:
         name = self.current_name()

@@ -138,3 +138,55 @@ def test_a_changed_tool_is_shown_and_re_approved_on_request(qtbot, qloop):
 
     qloop.run_until_complete(within(confirm()))
     assert approved == ["files__read"]
+
+
+def test_import_from_claude_desktop_previews_then_writes_mcp_json(qtbot, qloop, tmp_path):
+    import json
+
+    from echo_desk.mcp.config import load_config
+    from echo_desk.tools.secrets import secret_store
+
+    claude = tmp_path / "claude_desktop_config.json"
+    claude.write_text(json.dumps({"mcpServers": {
+        "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret"}},
+        "odd": {"command": "run-me", "envFile": ".env"}}}))
+    reloaded = []
+
+    async def reload():
+        reloaded.append(True)
+        return []
+
+    manager = StandInManager()
+    manager.reload = reload
+    page = McpPage(manager, QtHost())
+    qtbot.addWidget(page)
+
+    async def scenario():
+        page.preview_import(str(claude))
+        while getattr(page, "import_dialog", None) is None:  # noqa: ASYNC110  (read off the UI thread)
+            await asyncio.sleep(0.01)
+        dialog = page.import_dialog
+        rows = {dialog.items.topLevelItem(i).text(0): dialog.items.topLevelItem(i)
+                for i in range(dialog.items.topLevelItemCount())}
+        shown = {name: (row.text(1), row.text(2)) for name, row in rows.items()}
+        assert dialog.selected() == {"github"}
+        dialog.import_button.click()
+        while not reloaded:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+        return shown
+
+    shown = qloop.run_until_complete(within(scenario()))
+    assert shown["github"][0] == "Add" and "npx -y @modelcontextprotocol/server-github" in shown["github"][1]
+    assert shown["odd"][0] == "Skip" and "envFile" in shown["odd"][1]
+    assert "ghp_secret" not in shown["github"][1]
+    assert set(load_config()) == {"github"}
+    assert "ghp_secret" not in (config_dir_path() / "mcp.json").read_text()
+    assert "to the keyring: env.GITHUB_PERSONAL_ACCESS_TOKEN" in shown["github"][1]
+    assert "ghp_secret" in secret_store()._values.values()  # the test's in-memory keyring
+
+
+def config_dir_path():
+    from echo_desk.store.paths import config_dir
+
+    return config_dir()
