@@ -259,3 +259,24 @@ async def _answer_real_no_diff(runtime, scope, call, host):
     seen = (dialog.targets.toPlainText(), "")
     dialog.allow_once.click()
     return seen, await within(task)
+
+
+def test_the_real_ask_user_tool_asks_from_its_worker_thread_and_gets_the_choice(qloop, builtin_runtime, scope):
+    host = QtHost()
+    call = ToolCall(id="q1", name="ask_user", arguments=json.dumps(
+        {"question": "Which colour?", "choices": ["red", "green"]}))
+
+    async def scenario():
+        opened = next_emission(host.dialog_opened)
+        task = asyncio.ensure_future(builtin_runtime.dispatcher.execute_tool(call, scope, host))
+        dialog: QuestionDialog = await within(opened)
+        prompt_shown = "Which colour?" in [label.text() for label in dialog.findChildren(QLabel)]
+        dialog.choices.setCurrentRow(1)
+        dialog.ok.click()
+        return prompt_shown, await within(task)
+
+    from PySide6.QtWidgets import QLabel
+
+    prompt_shown, envelope = qloop.run_until_complete(scenario())
+    assert prompt_shown
+    assert envelope.ok and "green" in envelope.content
