@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QColor,
     QGuiApplication,
     QPainter,
+    QPaintEvent,
     QPalette,
     QTextDocument,
 )
@@ -275,6 +276,22 @@ class TranscriptView(QListView):
         item = index.data(ItemRole)
         if item is not None and item.kind == TOOL and item.file_changes:
             self.open_diff.emit(item)
+
+    def empty_text(self) -> str:
+        return _("Type a message below to start. The agent works in the workspace folder chosen above, "
+                 "may only use the tools you allow in Settings › Tools, and asks you before it changes "
+                 "anything unless you chose “Always allow” for a tool.")
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        model = self.model()
+        if model is None or model.rowCount() == 0:
+            # An empty conversation says what to do instead of showing a blank page.
+            painter = QPainter(self.viewport())
+            painter.setPen(QColor("#57606a"))
+            area = self.viewport().rect().adjusted(60, 0, -60, 0)
+            painter.drawText(area, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), self.empty_text())
+            painter.end()
 
     def _menu(self, pos: QPoint) -> None:
         item = self.indexAt(pos).data(ItemRole)
