@@ -17,6 +17,8 @@ from PySide6.QtGui import (
     QAction,
     QColor,
     QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -276,6 +278,18 @@ class TranscriptView(QListView):
         item = index.data(ItemRole)
         if item is not None and item.kind == TOOL and item.file_changes:
             self.open_diff.emit(item)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Keyboard use: arrows move between rows, Enter/Space open or close a card, Ctrl+C copies.
+        item = self.currentIndex().data(ItemRole)
+        if item is not None and event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_item(item)
+            return
+        if item is not None and item.kind == TOOL and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter,
+                                                                      Qt.Key.Key_Space):
+            self.model().toggle_expanded(self.currentIndex().row())  # type: ignore[attr-defined]
+            return
+        super().keyPressEvent(event)
 
     def empty_text(self) -> str:
         return _("Type a message below to start. The agent works in the workspace folder chosen above, "

@@ -128,3 +128,20 @@ def test_double_clicking_a_card_opens_the_whole_diff(qtbot):
     pane = dialogs[0].tabs.widget(0)
     assert pane.parsed.added == 600 and pane.truncated_note.isVisibleTo(dialogs[0])
     dialogs[0].close()
+
+
+def test_keyboard_opens_cards_and_copies(view, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    model: TranscriptModel = view.model()
+    card = model.add_tool_call("c1", "write_note", '{"path": "n.txt"}')
+    model.set_tool_result("c1", _envelope(True, content="wrote it"))
+    _painted(view)
+    view.setFocus()
+    view.setCurrentIndex(model.index(0))
+    QTest.keyClick(view, Qt.Key.Key_Return)
+    assert card.expanded
+    QTest.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert "wrote it" in QGuiApplication.clipboard().text()
