@@ -173,6 +173,7 @@ class App:
 
     async def shutdown(self) -> None:
         self.window.session.stop()
+        self.window.host.cancel_dialogs()  # e.g. an MCP first-start question still open: refused
         await self.window.session.wait_idle()
         if self.settings_dialog is not None:
             self.settings_dialog.close()
