@@ -46,7 +46,9 @@ class Services:
                     "other OpenAI-compatible server, Anthropic or Gemini.")
             if not self.providers_available:
                 notes.append(_("No model is connected, so the agent cannot answer yet. Model providers are not "
-                               "available in this build yet; when they are: {how}").format(how=how))
+                               "available in this build yet; once they are, Settings › Models connects the "
+                               "built-in local model, an Ollama or other OpenAI-compatible server, Anthropic "
+                               "or Gemini."))
             elif self.model_error:
                 notes.append(_("No model is connected: {error}. {how}").format(error=self.model_error, how=how))
             else:
