@@ -2,7 +2,8 @@
 dialog. Everything runs through the real window, engine, dispatcher and store; only the model
 is a scripted demo (so the pictures are reproducible without a model server).
 
-Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots.py
+Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots.py [--with-local-model]
+(``--with-local-model`` adds chat_local_model.png: the real built-in model answering, ~30-60 s.)
 Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png
 """
 
@@ -22,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "docs" / "screenshots"
 
 HOME = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
-for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data"), ("ECHO_DESK_CACHE_DIR", "cache")):
+# Fresh settings and conversations; the cache (where the downloaded model lives) stays the person's.
+for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 
 import qasync  # noqa: E402
@@ -188,6 +190,33 @@ async def shoot(app: QApplication) -> None:
     store.close()
 
 
+async def shoot_local_model() -> None:
+    """The built-in local model (real llama.cpp) answering about a file: needs the default model
+    downloaded (python -m echo_desk.providers.local.fetch_default)."""
+    from echo_desk.ui.app import App
+
+    workspace = HOME / "local-workspace"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "notes.txt").write_text("Buy oat milk and call Alice at 5pm.\n")
+    app = App(QApplication.instance())  # type: ignore[arg-type]
+    app.window.resize(1280, 800)
+    show_first_frame(app.window)
+    await app.load()
+    if app.services.model is None:
+        print(f"skipped chat_local_model.png: {app.services.model_error}")
+    else:
+        app.window.set_workspace(str(workspace))
+        app.window.composer.setPlainText("What is in notes.txt?")
+        done = asyncio.get_running_loop().create_future()
+        app.window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(1))
+        app.window.send()
+        await asyncio.wait_for(done, 300)
+        await asyncio.sleep(0.3)
+        save(app.window, "chat_local_model.png")
+    app.window.close()
+    await app.shutdown()
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     compile_catalogs()
@@ -199,6 +228,8 @@ def main() -> None:
     asyncio.set_event_loop(loop)
     with loop, marshal.asyncgen_hooks(loop):
         loop.run_until_complete(shoot(app))
+        if "--with-local-model" in sys.argv:
+            loop.run_until_complete(shoot_local_model())
         loop.run_until_complete(marshal.shutdown())
 
 

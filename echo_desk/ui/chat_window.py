@@ -60,6 +60,8 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel()
         self.model_picker = QComboBox()
         self.model_picker.setMinimumContentsLength(18)
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_picker.setMaximumWidth(380)
         self.model_picker.activated.connect(lambda _i: self.model_chosen.emit(self.model_picker.currentData() or ""))
         self.model_label.setBuddy(self.model_picker)
         self.workspace_label = QLabel()
@@ -184,6 +186,13 @@ class MainWindow(QMainWindow):
 
     def set_model(self, model: Any) -> None:
         self.session.model = model
+        index = self.model_picker.currentIndex()
+        name = getattr(model, "display_name", "") if model is not None else ""
+        if index >= 0 and name:
+            # Show what is really connected (e.g. "Local (built-in) · qwen2.5-coder...").
+            self.model_picker.setItemText(index, name)
+            self.model_picker.setItemData(index, f"{self.model_picker.itemData(index)}: {name}",
+                                          Qt.ItemDataRole.ToolTipRole)
 
     # -- conversations ------------------------------------------------------------------------
     def new_conversation(self, workspace: str | None = None) -> None:

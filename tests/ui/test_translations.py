@@ -10,7 +10,7 @@ from babel.messages.pofile import read_po
 ROOT = Path(__file__).resolve().parents[2]
 ZH = ROOT / "i18n" / "zh_CN" / "LC_MESSAGES" / "echo_desk.po"
 POT = ROOT / "i18n" / "messages.pot"
-_PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
+_PLACEHOLDER = re.compile(r"\{[a-z_]*(?:![rsa])?\}")
 
 
 def _catalog(path: Path):
