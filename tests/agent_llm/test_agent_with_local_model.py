@@ -8,6 +8,7 @@ The model is small: each test allows one retry of the exchange.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -123,7 +124,7 @@ async def test_parent_delegates_a_read_only_task_and_gets_the_answer(runtime, mo
     await model.ensure_started()
     runtime.enable_delegation(model.sibling)
     goal = "Read notes.txt with read_file and reply with the code word it contains."
-    args = '{"goal": "%s", "tools": ["read_file"], "read_only": true, "max_turns": 4}' % goal
+    args = json.dumps({"goal": goal, "tools": ["read_file"], "read_only": True, "max_turns": 4})
     host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
     for _attempt in range(2):
         parent = ScriptedModel([calls(("d1", "delegate", args)), say("thanks")])
