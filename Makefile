@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.echo-desk-installed
 
-.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers package package-test package-sizes
+.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers model package package-test package-sizes
 
 run: setup
 	$(VENV)/bin/echo-desk
@@ -15,7 +15,12 @@ test: setup
 	$(MAKE) --no-print-directory test-only
 	$(MAKE) --no-print-directory package-test
 
-setup: system-deps $(STAMP) translations
+setup: system-deps $(STAMP) translations model
+
+# The default local model (Qwen2.5-Coder-0.5B Q4_K_M, pinned version and sha256), into the
+# user cache folder; idempotent, so a second run costs nothing.
+model: $(STAMP)
+	$(PY) -m echo_desk.providers.local.fetch_default
 
 system-deps:
 	@bash scripts/install-system-deps.sh
@@ -41,7 +46,7 @@ mcp-test-servers:
 
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
 test-only: $(STAMP) mcp-test-servers
-	QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
+	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
 	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/tools tests/agent tests/store
 
 # A wheel + sdist (python -m build, isolated: fetches hatchling and Babel like any user's build)

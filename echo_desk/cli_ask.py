@@ -11,7 +11,7 @@ from typing import Any
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.loop import AgentLoop, NullListener
-from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
@@ -79,7 +79,7 @@ class _Printer(NullListener):
 
 
 async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
-    from echo_desk.providers import create_model  # the engine itself never imports a provider
+    from echo_desk.providers.factory import create_model, sub_agent_factory  # the engine never imports these
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
@@ -87,14 +87,12 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
         return 2
     chosen = provider_settings(runtime.settings.current, args.provider, args.base_url, args.model)
 
-    def model_factory() -> ChatModel:
-        return create_model(chosen, local=runtime.settings.current.local_model)
-
-    runtime.enable_delegation(model_factory)
+    local = runtime.settings.current.local_model
+    model = create_model(chosen, local=local)
+    runtime.enable_delegation(sub_agent_factory(model, chosen, local=local))
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
     host = TerminalHost(auto=auto)
     scope = Scope(label="ask", workspace_roots=(workspace,))
-    model = model_factory()
     printer = _Printer(quiet=args.json)
     try:
         loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory,

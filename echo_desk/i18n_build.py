@@ -23,6 +23,7 @@ def _run(argv: list[str]) -> None:
 
 def extract() -> None:
     pot = I18N / "messages.pot"
+    pot.parent.mkdir(parents=True, exist_ok=True)
     _run(["extract", "-k", "_", "-k", "N_", "--no-location", "--sort-output",
           "--project", "Echo Desk", "-o", str(pot), str(ROOT / "echo_desk")])
     for lang in LANGS:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import Host
@@ -23,6 +24,7 @@ from echo_desk.agent.model import (
     ChatMessage,
     ChatModel,
     ModelError,
+    ModelErrorKind,
     StreamWarning,
     TextDelta,
     ToolCall,
@@ -144,21 +146,18 @@ class AgentLoop:
             scope.turns_left = max_turns - turn
             text_parts: list[str] = []
             calls: list[ToolCall] = []
+            choice = tool_choice if turn == 0 else "auto"
             try:
                 definitions = self.schema_factory.definitions(scope)
-                async for event in self.model.stream(
-                    messages, definitions, tool_choice=tool_choice if turn == 0 else "auto"
-                ):
-                    if isinstance(event, TextDelta):
-                        text_parts.append(event.text)
-                        hear.on_text(event.text)
-                    elif isinstance(event, ToolCallReady):
-                        calls.append(event.call)
-                        hear.on_tool_call(event.call)
-                    elif isinstance(event, ToolCallStarted):
-                        hear.on_tool_status(event.id, "streaming")
-                    elif isinstance(event, StreamWarning):
-                        log.warning("model stream: %s", event.message)
+                try:
+                    await self._stream_turn(messages, definitions, choice, hear, text_parts, calls)
+                except ModelError as exc:
+                    # A small model sometimes emits something that is neither text nor a valid
+                    # call; ask once more for a plain answer before giving up.
+                    if exc.kind is not ModelErrorKind.MODEL_OUTPUT or text_parts or calls or choice == "none":
+                        raise
+                    log.warning("model output unreadable (%s); retrying this turn without tools", exc)
+                    await self._stream_turn(messages, definitions, "none", hear, text_parts, calls)
             except ModelError as exc:
                 if text_parts:
                     keep(ChatMessage(role="assistant", content="".join(text_parts)))
@@ -197,6 +196,27 @@ class AgentLoop:
         outcome.error = f"stopped after {max_turns} turns without a final answer"
         hear.on_error(outcome.error)
         return outcome
+
+    async def _stream_turn(
+        self,
+        messages: list[ChatMessage],
+        definitions: list[ToolDefinition],
+        tool_choice: str,
+        hear: LoopListener,
+        text_parts: list[str],
+        calls: list[ToolCall],
+    ) -> None:
+        async for event in self.model.stream(messages, definitions, tool_choice=tool_choice):
+            if isinstance(event, TextDelta):
+                text_parts.append(event.text)
+                hear.on_text(event.text)
+            elif isinstance(event, ToolCallReady):
+                calls.append(event.call)
+                hear.on_tool_call(event.call)
+            elif isinstance(event, ToolCallStarted):
+                hear.on_tool_status(event.id, "streaming")
+            elif isinstance(event, StreamWarning):
+                log.warning("model stream: %s", event.message)
 
     async def _run_calls(
         self,

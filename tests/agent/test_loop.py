@@ -159,3 +159,17 @@ async def test_stop_during_streaming_keeps_the_partial_text(engine, scope, host)
     with pytest.raises(asyncio.CancelledError):
         await task
     assert ("message", "assistant") in rec.events
+
+
+async def test_unreadable_model_output_is_retried_once_without_tools(engine, scope, host) -> None:
+    garbled = ModelError("output does not match the expected format", kind=ModelErrorKind.MODEL_OUTPUT)
+    model = ScriptedModel([garbled, say("plain answer")])
+    outcome = await loop_for(engine, model).run(user("hi"), scope, host)
+    assert outcome.completed and outcome.final_text == "plain answer"
+    assert [choice for _, _, choice in model.seen] == ["auto", "none"]
+
+
+async def test_unreadable_output_twice_is_reported(engine, scope, host) -> None:
+    garbled = ModelError("output does not match the expected format", kind=ModelErrorKind.MODEL_OUTPUT)
+    outcome = await loop_for(engine, ScriptedModel([garbled, garbled])).run(user("hi"), scope, host)
+    assert outcome.stop_reason is StopReason.MODEL_ERROR

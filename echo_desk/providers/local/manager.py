@@ -1,0 +1,138 @@
+"""Choosing and fetching local model files: a ``.gguf`` the person picked, or a download.
+
+Downloads resume with HTTP Range after a broken connection, report progress, and are kept
+only if the sha256 matches; until then the bytes live in ``<name>.partial`` beside the target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+
+from echo_desk.i18n import _
+from echo_desk.providers.local import default_model as dm
+from echo_desk.providers.local.verify import is_gguf, is_verified, mark_verified
+from echo_desk.store.settings import LocalModelSettings
+
+Progress = Callable[[int, int | None], None]
+"""``progress(bytes_done, bytes_total_or_None)``."""
+
+
+
+class ModelFileError(Exception):
+    """A model file is missing, not a GGUF, or failed to download/verify; the message says what to do."""
+
+
+def resolve_model_path(settings: LocalModelSettings) -> Path:
+    """The ``.gguf`` to run: the person's choice, else the verified default model."""
+    if settings.model_path:
+        return check_chosen_file(Path(settings.model_path).expanduser())
+    path = dm.default_model_path()
+    if not is_verified(path, dm.SHA256):
+        raise ModelFileError(
+            _("The built-in model is not downloaded yet. Run: python -m echo_desk.providers.local.fetch_default")
+        )
+    return path
+
+
+def check_chosen_file(path: Path) -> Path:
+    if not path.is_file():
+        raise ModelFileError(_("The model file {path} does not exist.").format(path=path))
+    if not is_gguf(path):
+        raise ModelFileError(_("{path} is not a GGUF model file.").format(path=path))
+    return path
+
+
+async def download_model(
+    url: str,
+    target: Path,
+    *,
+    sha256: str,
+    progress: Progress | None = None,
+    attempts: int = 3,
+    transport: httpx.AsyncBaseTransport | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> Path:
+    """Fetch ``url`` into ``target``, resuming a previous ``.partial``; verify ``sha256``.
+
+    A broken connection is resumed up to ``attempts`` times in this call; after that the
+    partial file stays for the next call to resume. A hash mismatch deletes it.
+    """
+    if is_verified(target, sha256):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0), transport=transport,
+                                 follow_redirects=True) as client:
+        for attempt in range(1, attempts + 1):
+            try:
+                await _fetch_once(client, url, partial, progress)
+                break
+            except (httpx.TransportError, _Truncated) as exc:
+                if attempt == attempts:
+                    raise ModelFileError(
+                        _("The download of {url} broke off ({error}); run it again to resume.").format(
+                            url=url, error=type(exc).__name__
+                        )
+                    ) from None
+                await sleep(min(2.0**attempt, 30.0))
+    digest = await asyncio.to_thread(_sha256, partial)
+    if digest != sha256:
+        partial.unlink(missing_ok=True)
+        raise ModelFileError(
+            _("The downloaded file's sha256 {got} does not match the expected {want}; it was deleted.").format(
+                got=digest, want=sha256
+            )
+        )
+    os.replace(partial, target)
+    mark_verified(target, sha256)
+    return target
+
+
+class _Truncated(Exception):
+    pass
+
+
+async def _fetch_once(client: httpx.AsyncClient, url: str, partial: Path, progress: Progress | None) -> None:
+    have = _size(partial)
+    headers = {"Range": f"bytes={have}-"} if have else {}
+    async with client.stream("GET", url, headers=headers) as response:
+        if response.status_code == 416:
+            return  # nothing left to fetch: the partial file is complete
+        if response.status_code >= 400:
+            raise ModelFileError(
+                _("The server answered HTTP {status} for {url}.").format(status=response.status_code, url=url)
+            )
+        if response.status_code != 206:
+            have = 0  # the server ignored Range: start over
+        length = response.headers.get("content-length")
+        total = have + int(length) if length and length.isdigit() else None
+        done = have
+        with partial.open("ab" if have else "wb") as out:
+            async for block in response.aiter_bytes():  # unbuffered: a cut keeps every byte received
+                out.write(block)
+                done += len(block)
+                if progress:
+                    progress(done, total)
+        if total is not None and done < total:
+            raise _Truncated()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()

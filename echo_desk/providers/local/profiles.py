@@ -1,0 +1,68 @@
+"""Per-model settings for the built-in server: chat template override, context, request defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+
+def bundled_template(name: str) -> str:
+    """The text of ``templates/<name>`` shipped with Echo Desk."""
+    return resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelProfile:
+    """How to run one family of local models.
+
+    ``chat_template`` replaces the model's own (``None`` keeps the GGUF's). ``request_defaults``
+    go into every request: prompt caching stays off because with it llama.cpp's answers drift
+    between otherwise identical requests, which makes tests and bug reports irreproducible.
+    """
+
+    name: str
+    chat_template: str | None = None
+    context_size: int = 8192
+    request_defaults: dict[str, Any] = field(default_factory=lambda: {"cache_prompt": False})
+
+
+def _qwen_tools() -> ModelProfile:
+    # Greedy decoding: at 0.2 a 0.5B model already drifts off the call format now and then
+    # (llama.cpp then answers HTTP 500); the price is an occasional repetition in long prose.
+    return ModelProfile(
+        name="qwen2.5-coder-tools",
+        chat_template=bundled_template("chatml_tools.jinja"),
+        request_defaults={"cache_prompt": False, "temperature": 0.0},
+    )
+
+
+def _model_template() -> ModelProfile:
+    return ModelProfile(name="model-template")
+
+
+_FACTORIES: dict[str, Callable[[], ModelProfile]] = {
+    "qwen2.5-coder-tools": _qwen_tools,
+    "model-template": _model_template,
+}
+
+DEFAULT_PROFILE = "qwen2.5-coder-tools"
+
+
+def profile_names() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def get_profile(name: str, *, context_size: int | None = None, temperature: float | None = None) -> ModelProfile:
+    """The named profile (unknown names fall back to the default), with overrides applied."""
+    base = _FACTORIES.get(name, _FACTORIES[DEFAULT_PROFILE])()
+    defaults = dict(base.request_defaults)
+    if temperature is not None:
+        defaults["temperature"] = temperature
+    return ModelProfile(
+        name=base.name,
+        chat_template=base.chat_template,
+        context_size=context_size or base.context_size,
+        request_defaults=defaults,
+    )

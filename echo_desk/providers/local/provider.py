@@ -1,0 +1,117 @@
+"""The "Local (built-in)" provider: a ``ChatModel`` that runs its own llama.cpp server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, ModelErrorKind, StreamEvent
+from echo_desk.i18n import _
+from echo_desk.providers.local.profiles import ModelProfile
+from echo_desk.providers.local.server import LlamaServer
+from echo_desk.providers.openai_compat import OpenAICompatModel
+from echo_desk.providers.transport import RetryPolicy
+
+
+class LocalModel:
+    """Starts the server on first use (and again if it died), then talks OpenAI-compatible to it."""
+
+    def __init__(self, model_path: Path, profile: ModelProfile, *, threads: int | None = None) -> None:
+        self.model_path = Path(model_path)
+        self.profile = profile
+        self.server = LlamaServer(self.model_path, profile, threads=threads)
+        self._client: OpenAICompatModel | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def display_name(self) -> str:
+        return _("Local (built-in) · {model}").format(model=self.model_path.stem)
+
+    async def ensure_started(self) -> OpenAICompatModel:
+        async with self._lock:
+            if self._client is not None and self.server.running:
+                return self._client
+            if self._client is not None:
+                await self._client.aclose()
+                self._client = None
+            info = await self.server.start()
+            self._client = OpenAICompatModel(
+                base_url=info.url,
+                model=self.model_path.name,
+                name=self.display_name,
+                extra_body=self.profile.request_defaults,
+                # The server is ours and on loopback: a 5xx is not "busy", so do not retry.
+                retry=RetryPolicy(attempts=1),
+            )
+            return self._client
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolDefinition],
+        *,
+        tool_choice: str = "auto",
+    ) -> AsyncIterator[StreamEvent]:
+        client = await self.ensure_started()
+        started = False
+        try:
+            async for event in client.stream(messages, tools, tool_choice=tool_choice):
+                started = True
+                yield event
+        except ModelError as exc:
+            # The child died between turns: start it again once, unless output already went out.
+            if started or exc.kind != ModelErrorKind.CONNECTION or self.server.running:
+                raise
+            client = await self.ensure_started()
+            async for event in client.stream(messages, tools, tool_choice=tool_choice):
+                yield event
+
+    def sibling(self) -> ChatModel:
+        """A model that talks to this same server from another event loop (a sub-agent runs
+        on a tool worker's loop). It never starts or stops the server: the owner does."""
+        return _SiblingModel(self)
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            if self._client is not None:
+                await self._client.aclose()
+                self._client = None
+            await self.server.stop()
+
+
+class _SiblingModel:
+    def __init__(self, owner: LocalModel) -> None:
+        self.owner = owner
+        self._client: OpenAICompatModel | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.owner.display_name
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolDefinition],
+        *,
+        tool_choice: str = "auto",
+    ) -> AsyncIterator[StreamEvent]:
+        info = self.owner.server.info
+        if info is None or not self.owner.server.running:
+            raise ModelError(_("The local model is not running."), kind=ModelErrorKind.CONNECTION)
+        if self._client is None:  # created here, on the loop that uses it
+            self._client = OpenAICompatModel(
+                base_url=info.url,
+                model=self.owner.model_path.name,
+                name=self.owner.display_name,
+                extra_body=self.owner.profile.request_defaults,
+                retry=RetryPolicy(attempts=1),
+            )
+        async for event in self._client.stream(messages, tools, tool_choice=tool_choice):
+            yield event
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

@@ -1,0 +1,179 @@
+"""Starting, checking and stopping the built-in llama.cpp server as a managed child process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.i18n import _
+from echo_desk.providers.local.profiles import ModelProfile
+from echo_desk.store.paths import cache_dir
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    url: str
+    pid: int
+    start_seconds: float
+
+
+def _log_tail(path: Path, lines: int = 8) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+class LlamaServer:
+    """llama.cpp's server on ``127.0.0.1`` with a kernel-chosen port, owned by this process.
+
+    The child runs ``echo_desk.providers.local.child``; its stdin is our lifeline to it (see
+    there). Its log goes to ``cache_dir()/logs/llama-server.log`` for diagnosis.
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        profile: ModelProfile,
+        *,
+        threads: int | None = None,
+        start_timeout: float = 120.0,
+        log_path: Path | None = None,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.profile = profile
+        self.threads = threads
+        self.start_timeout = start_timeout
+        self.log_path = log_path or cache_dir() / "logs" / "llama-server.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.info: ServerInfo | None = None
+
+    @property
+    def running(self) -> bool:
+        if self._proc is None or self._proc.poll() is not None:
+            return False
+        # poll() keeps saying "running" if something else already reaped the child.
+        try:
+            os.kill(self._proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def _command(self) -> list[str]:
+        config = {
+            "model": str(self.model_path),
+            "context_size": self.profile.context_size,
+            "chat_template": self.profile.chat_template or "",
+            "threads": self.threads or 0,
+            "parent_pid": os.getpid(),
+        }
+        return [sys.executable, "-m", "echo_desk.providers.local.child", json.dumps(config)]
+
+    async def start(self) -> ServerInfo:
+        """Start the child, wait for its address and a healthy ``/health``. Idempotent."""
+        if self.running and self.info:
+            return self.info
+        if not self.model_path.is_file():
+            raise ModelError(
+                _("The local model file {path} is missing.").format(path=self.model_path),
+                kind=ModelErrorKind.NOT_FOUND,
+            )
+        began = time.monotonic()
+        self._spawn()
+        try:
+            url = await asyncio.wait_for(asyncio.to_thread(self._read_address), self.start_timeout)
+            await self._wait_healthy(url, began + self.start_timeout)
+        except BaseException:
+            await self.stop()
+            raise
+        assert self._proc is not None
+        self.info = ServerInfo(url=url, pid=self._proc.pid, start_seconds=time.monotonic() - began)
+        return self.info
+
+    def _spawn(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self._proc = subprocess.Popen(
+                self._command(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                start_new_session=True,  # own process group: a terminal's Ctrl-C is ours to handle
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            )
+
+    def _read_address(self) -> str:
+        assert self._proc is not None and self._proc.stdout is not None
+        stdout: IO[bytes] = self._proc.stdout
+        for raw in stdout:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue  # stray output from native code
+            if isinstance(message, dict) and message.get("url"):
+                return str(message["url"])
+            if isinstance(message, dict) and message.get("error"):
+                raise self._start_error(str(message["error"]))
+        raise self._start_error(_("the server process exited"))
+
+    def _start_error(self, reason: str) -> ModelError:
+        tail = _log_tail(self.log_path)
+        return ModelError(
+            _("The built-in model server did not start ({reason}). Log: {log}").format(reason=reason, log=self.log_path)
+            + (f"\n{tail}" if tail else ""),
+            kind=ModelErrorKind.SERVER,
+        )
+
+    async def _wait_healthy(self, url: str, deadline: float) -> None:
+        async with httpx.AsyncClient(timeout=5.0) as client:
+            while True:
+                try:
+                    response = await client.get(f"{url}/health")
+                    if response.status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                if not self.running:
+                    raise self._start_error(_("the server process exited"))
+                if time.monotonic() > deadline:
+                    raise self._start_error(_("no healthy answer in time"))
+                await asyncio.sleep(0.1)  # polling a condition with a deadline, not a fixed wait
+
+    async def stop(self, grace: float = 10.0) -> None:
+        """Close the lifeline and wait; escalate to SIGTERM, then SIGKILL, on the child's group."""
+        proc, self._proc, self.info = self._proc, None, None
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream:
+                    stream.close()
+            except OSError:
+                pass
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None and proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, sig)
+                except ProcessLookupError:
+                    break
+            try:
+                await asyncio.to_thread(proc.wait, grace / 2)
+                return
+            except subprocess.TimeoutExpired:
+                continue

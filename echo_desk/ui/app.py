@@ -1,0 +1,222 @@
+"""``run_gui``: the desktop app on a qasync loop.
+
+Order matters for start-up time: Qt and the (light) window first, painted; then settings,
+engine, storage and model in ``services.load_services``. Closing the window stops the turn,
+closes the engine and the model, ends our worker threads, and only then quits Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QWidget
+
+from echo_desk.i18n import _
+from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.chat_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def early_language() -> str | None:
+    """The saved language, read without pydantic so the first frame is already translated."""
+    from echo_desk.store.paths import config_dir
+
+    try:
+        raw = json.loads((config_dir() / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = raw.get("language") if isinstance(raw, dict) else None
+    return value if value in ("en", "zh_CN") else None
+
+
+class _FirstPaint(QObject):
+    """Notes the time of the window's first paint."""
+
+    painted = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted_at: float | None = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.painted_at is None:
+            self.painted_at = time.time()
+            self.painted.emit()
+        return False
+
+
+def show_first_frame(window: QWidget, timeout_ms: int = 3000) -> float | None:
+    """Show ``window`` and run Qt until it has painted once (before asyncio/qasync exist)."""
+    painter = _FirstPaint()
+    window.installEventFilter(painter)
+    local = QEventLoop()
+    painter.painted.connect(local.quit)
+    QTimer.singleShot(timeout_ms, local.quit)
+    window.show()
+    if painter.painted_at is None:
+        local.exec()
+    window.removeEventFilter(painter)
+    return painter.painted_at
+
+
+class App:
+    """Owns the window and the services for one run of the GUI."""
+
+    def __init__(self, qapp: QApplication) -> None:
+        self.qapp = qapp
+        self.window = MainWindow()
+        self.services: Any = None
+        self.settings_dialog: Any = None
+        self._model_config: Any = None
+        self._closed = asyncio.Event()
+        self.window.closing.connect(self._closed.set)
+        qapp.aboutToQuit.connect(self._closed.set)
+        self.window.settings_requested.connect(self.open_settings)
+        self.window.model_chosen.connect(self._on_model_chosen)
+
+    async def main(self) -> int:
+        if not self.window.isVisible():
+            self.window.show()
+        await self.load()
+        await self._closed.wait()
+        await self.shutdown()
+        return 0
+
+    async def load(self) -> None:
+        from echo_desk.ui.markdown import warm_up
+        from echo_desk.ui.services import load_services
+
+        warm_up()
+        self.services = await load_services(host=self.window.host)
+        self.window.attach(self.services)
+        self.window.set_model(self.services.model)
+        self.window.set_banner(self.services.banner)
+        if self.services.mcp is not None and hasattr(self.services.mcp, "subscribe"):
+            self.services.mcp.subscribe(lambda event: marshal.run_on_main(self._on_mcp_event, event))
+        current = self.services.settings.current
+        self._model_config = (current.active_provider, current.providers, current.local_model)
+        self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+
+    def _on_settings(self, settings: Any) -> None:
+        wanted = (settings.active_provider, settings.providers, settings.local_model)
+        if wanted != self._model_config:
+            # The model's configuration changed (Models page, model picker): connect anew.
+            self._model_config = wanted
+            self.window.fill_models()
+            marshal.spawn(self._reconnect())
+
+    def _on_mcp_event(self, event: Any) -> None:
+        # New or changed MCP tools: the catalog (if open) re-reads the registry.
+        if self.settings_dialog is not None:
+            self.settings_dialog.tools.sync_registry()
+
+    def _on_model_chosen(self, name: str) -> None:
+        if self.services is None or not name:
+            return
+
+        def change(s: Any) -> None:
+            s.active_provider = name
+
+        self.services.settings.update(change)  # _on_settings reconnects
+
+    async def _reconnect(self) -> None:
+        from echo_desk.ui.services import connect_model
+
+        await connect_model(self.services)
+        self.window.set_model(self.services.model)
+        self.window.refresh_banner()
+
+    def open_settings(self) -> None:
+        if self.services is None:
+            return
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return
+        from echo_desk.ui.settings_dialog import SettingsDialog
+
+        models_page = None
+        from echo_desk.ui.services import model_factory
+
+        factory = model_factory()
+        if factory is not None:
+            from echo_desk.ui.models_page import ModelsPage
+
+            models_page = ModelsPage(self.services.settings, factory)
+        mcp_page: QWidget | None = None
+        if self.services.mcp is not None:
+            from echo_desk.store.paths import config_dir
+            from echo_desk.ui.mcp_page import McpPage
+
+            mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
+        elif self.services.mcp_error:
+            from echo_desk.ui.settings_dialog import PlaceholderPage
+
+            error = self.services.mcp_error
+            mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
+        self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
+                                              mcp_page=mcp_page)
+        self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.settings_dialog.destroyed.connect(self._settings_gone)
+        self.settings_dialog.show()
+
+    def _settings_gone(self, *_args: object) -> None:
+        self.settings_dialog = None
+
+    async def shutdown(self) -> None:
+        self.window.session.stop()
+        self.window.host.cancel_dialogs()  # e.g. an MCP first-start question still open: refused
+        await self.window.session.wait_idle()
+        if self.settings_dialog is not None:
+            self.settings_dialog.close()
+        if self.services is not None:
+            await self.services.aclose()
+        current = asyncio.current_task()
+        others = [t for t in marshal.pending_tasks() if t is not current]
+        for task in others:
+            task.cancel()
+        if others:
+            await asyncio.wait(others, timeout=5)
+        await marshal.shutdown()
+
+
+def run_gui(argv: list[str] | None = None) -> int:
+    """Open the main window and run until it is closed. Returns the process exit code."""
+    argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
+    qapp = QApplication.instance() or QApplication(argv)
+    assert isinstance(qapp, QApplication)
+    qapp.setApplicationName("Echo Desk")
+    qapp.setOrganizationName("Echo Desk")
+    # We quit after our own clean shutdown, not when the last window hides.
+    qapp.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    i18n_qt.apply_language(early_language())
+    app = App(qapp)
+    painted_at = show_first_frame(app.window)
+    if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
+        # For bench/ui_startup.py: report when the first frame was painted, then leave.
+        print(f"FIRST_FRAME {painted_at or 0:.6f}", flush=True)
+        app.window.hide()
+        return 0
+    import qasync  # after the first frame: the window is already on screen
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    try:
+        with loop, marshal.asyncgen_hooks(loop):
+            return int(loop.run_until_complete(app.main()))
+    finally:
+        asyncio.set_event_loop(None)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO)
+    raise SystemExit(run_gui())

@@ -1,0 +1,230 @@
+"""The approval dialog: one view of an ``ApprovalRequest``; its answer is an ``ApprovalDecision``.
+
+Shows the tool (localized title + internal name), risk, the scope asking, the full targets and
+every file change as a diff tab. Escape, closing the window and Enter all deny: nothing is
+approved without pressing an Allow button.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QFontDatabase
+from PySide6.QtWidgets import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.i18n import _
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.diff_view import DiffPane
+from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
+
+
+def format_targets(request: ApprovalRequest) -> str:
+    """Every target in full: absolute paths, the whole command line with its folder, full URLs."""
+    lines: list[str] = []
+    for target in request.targets:
+        label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
+        lines.append(f"{label}: {target.value}")
+        if target.detail:
+            detail_label = _("Working folder") if target.kind == "command" else _("Details")
+            lines.append(f"    {detail_label}: {target.detail}")
+    for change in request.file_changes:
+        if not any(t.value == change.path for t in request.targets):
+            kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
+            file_label = _(TARGET_LABELS["path"])
+            lines.append(f"{file_label}: {change.path}  ({kind})")
+    return "\n".join(lines) if lines else _("(this call names no target)")
+
+
+class ApprovalDialog(QDialog):
+    """Non-blocking: call ``open()`` and listen to ``decided`` (emitted exactly once)."""
+
+    decided = Signal(object)
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.decision: ApprovalDecision | None = None
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumSize(720, 520)
+        self.resize(980, 720)
+
+        layout = QVBoxLayout(self)
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.heading.setWordWrap(True)
+        font = self.heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.heading.setFont(font)
+        layout.addWidget(self.heading)
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.tool_label, self.tool_value = QLabel(), QLabel()
+        self.risk_label, self.risk_value = QLabel(), QLabel()
+        self.scope_label, self.scope_value = QLabel(), QLabel()
+        for value in (self.tool_value, self.scope_value):
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setWordWrap(True)
+            value.setTextFormat(Qt.TextFormat.PlainText)
+        form.addRow(self.tool_label, self.tool_value)
+        form.addRow(self.risk_label, self.risk_value)
+        form.addRow(self.scope_label, self.scope_value)
+        layout.addLayout(form)
+
+        self.summary = QLabel(request.summary)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setVisible(bool(request.summary))
+        layout.addWidget(self.summary)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        self.targets_caption = QLabel()
+        self.targets = QPlainTextEdit(format_targets(request))
+        self.targets.setReadOnly(True)
+        self.targets.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.arguments_caption = QLabel()
+        self.arguments = QPlainTextEdit(json.dumps(request.arguments, indent=2, ensure_ascii=False))
+        self.arguments.setReadOnly(True)
+        self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for box, most in ((self.targets, 6), (self.arguments, 10)):
+            # As tall as the text (within reason); longer text scrolls, nothing is cut.
+            box.setFont(mono)
+            lines = max(1, min(most, box.toPlainText().count("\n") + 1))
+            box.setFixedHeight(int(lines * box.fontMetrics().lineSpacing() + 2 * box.frameWidth() + 12))
+        top_layout.addWidget(self.targets_caption)
+        top_layout.addWidget(self.targets)
+        top_layout.addWidget(self.arguments_caption)
+        top_layout.addWidget(self.arguments)
+        top_layout.addStretch(1)
+        splitter.addWidget(top)
+
+        self.tabs = QTabWidget()
+        self.diff_panes: list[DiffPane] = []
+        for change in request.file_changes:
+            pane = DiffPane(change.diff, truncated=change.truncated)
+            pane.loaded.connect(self._update_allow)
+            self.diff_panes.append(pane)
+            self.tabs.addTab(pane, os.path.basename(change.path) or change.path)
+            self.tabs.setTabToolTip(self.tabs.count() - 1, change.path)
+        self.tabs.setVisible(bool(request.file_changes))
+        splitter.addWidget(self.tabs)
+        splitter.setCollapsible(0, False)
+        if request.file_changes:
+            splitter.setStretchFactor(1, 1)
+        layout.addWidget(splitter, 1)
+
+        deny_row = QHBoxLayout()
+        self.message_caption = QLabel()
+        self.message = QLineEdit()
+        self.message_caption.setBuddy(self.message)
+        deny_row.addWidget(self.message_caption)
+        deny_row.addWidget(self.message, 1)
+        layout.addLayout(deny_row)
+
+        buttons = QHBoxLayout()
+        self.allow_once = QPushButton()
+        self.allow_conversation = QPushButton()
+        self.always_allow = QPushButton()
+        self.deny = QPushButton()
+        for button, choice in ((self.allow_once, ApprovalChoice.ALLOW_ONCE),
+                               (self.allow_conversation, ApprovalChoice.ALLOW_CONVERSATION),
+                               (self.always_allow, ApprovalChoice.ALWAYS_ALLOW)):
+            button.setAutoDefault(False)  # Enter on a focused Allow button must not approve
+            button.clicked.connect(self._choose(choice))
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.deny.setDefault(True)
+        self.deny.clicked.connect(self._choose(ApprovalChoice.DENY))
+        buttons.addWidget(self.deny)
+        layout.addLayout(buttons)
+
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+        self.deny.setFocus()
+        self._update_allow()
+
+    def _update_allow(self) -> None:
+        # Nothing can be allowed before every line of every diff is in the dialog.
+        ready = all(pane.is_loaded for pane in self.diff_panes)
+        for button in (self.allow_once, self.allow_conversation, self.always_allow):
+            button.setEnabled(ready)
+
+    def retranslate(self, *_args: object) -> None:
+        r = self.request
+        title = _(r.tool_title) if r.tool_title else r.tool_name
+        self.setWindowTitle(_("Approve {tool}?").format(tool=title))
+        self.heading.setText(_("Echo Desk wants to use “{tool}”").format(tool=title))
+        self.tool_label.setText(_("Tool:"))
+        self.tool_value.setText(f"{title}  ({r.tool_name}) — {source_label(r.source)}")
+        self.risk_label.setText(_("Risk:"))
+        colour = RISK_COLOURS.get(r.risk.value, "#57606a")
+        self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
+        self.scope_label.setText(_("Asked by:"))
+        chain = " › ".join(r.scope_chain) if r.scope_chain else (r.scope_label or r.scope_id)
+        self.scope_value.setText(chain)
+        self.targets_caption.setText(_("Targets"))
+        self.targets.setPlainText(format_targets(r))
+        self.arguments_caption.setText(_("Arguments"))
+        for i, change in enumerate(r.file_changes):
+            kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
+            self.tabs.setTabText(i, f"{os.path.basename(change.path) or change.path} ({kind})")
+        self.message_caption.setText(_("Message if denied:"))
+        self.message.setPlaceholderText(_("Optional: tell the agent why, or what to do instead"))
+        self.allow_once.setText(_("Allow once"))
+        self.allow_conversation.setText(_("Allow for this conversation"))
+        self.always_allow.setText(_("Always allow this tool"))
+        self.deny.setText(_("Deny"))
+        names = {
+            self.targets: _("Targets of this call"), self.arguments: _("Arguments of this call"),
+            self.tabs: _("Proposed file changes"), self.message: _("Message for the agent if denied"),
+            self.allow_once: _("Allow once"), self.allow_conversation: _("Allow for this conversation"),
+            self.always_allow: _("Always allow this tool"), self.deny: _("Deny"),
+            self.tool_value: _("Tool"), self.risk_value: _("Risk level"), self.scope_value: _("Asked by"),
+            self.heading: self.heading.text(), self.summary: _("Summary"),
+        }
+        for widget, name in names.items():
+            widget.setAccessibleName(name)
+
+    def _choose(self, choice: ApprovalChoice) -> Callable[[], None]:
+        return lambda: self._finish(choice)
+
+    def _finish(self, choice: ApprovalChoice) -> None:
+        if self.decision is not None:
+            return
+        message = self.message.text().strip() if choice is ApprovalChoice.DENY else ""
+        self.decision = ApprovalDecision(call_id=self.request.call_id, choice=choice, message=message,
+                                         binding=self.request.binding)
+        self.decided.emit(self.decision)
+        if choice is ApprovalChoice.DENY:
+            super().reject()
+        else:
+            super().accept()
+
+    def reject(self) -> None:
+        """Escape and the window's close button deny."""
+        self._finish(ApprovalChoice.DENY)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._finish(ApprovalChoice.DENY)
+        super().closeEvent(event)

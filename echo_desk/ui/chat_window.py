@@ -1,0 +1,299 @@
+"""The main window: conversations, transcript, composer, model and workspace, task list.
+
+It is built and painted before any engine module loads; ``attach(services)`` then wires it to
+the settings, the engine, the conversation store and the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.i18n import _
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.chat_session import ChatSession
+from echo_desk.ui.controller import QtHost
+from echo_desk.ui.conversation_list import ConversationList
+from echo_desk.ui.todo_panel import TodoPanel
+from echo_desk.ui.transcript_view import TranscriptView
+
+
+class MainWindow(QMainWindow):
+    settings_requested = Signal()
+    model_chosen = Signal(str)
+    closing = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.services: Any = None
+        self.resize(1180, 760)
+        self.host = QtHost(lambda: self)
+        self.session = ChatSession(self.host, self)
+        self.session.busy_changed.connect(self._on_busy)
+        self.session.retitled.connect(self._on_retitled)
+
+        self.conversations = ConversationList()
+        self.conversations.selected.connect(self._open_conversation)
+        self.conversations.new_requested.connect(self.new_conversation)
+        self.conversations.export_requested.connect(self._export)
+
+        middle = QWidget()
+        mid = QVBoxLayout(middle)
+        mid.setContentsMargins(4, 4, 4, 4)
+        bar = QHBoxLayout()
+        self.model_label = QLabel()
+        self.model_picker = QComboBox()
+        self.model_picker.setMinimumContentsLength(18)
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_picker.setMaximumWidth(380)
+        self.model_picker.activated.connect(lambda _i: self.model_chosen.emit(self.model_picker.currentData() or ""))
+        self.model_label.setBuddy(self.model_picker)
+        self.workspace_label = QLabel()
+        self.workspace_button = QPushButton()
+        self.workspace_button.clicked.connect(self.choose_workspace)
+        self.settings_button = QPushButton()
+        self.settings_button.clicked.connect(self.settings_requested.emit)
+        bar.addWidget(self.model_label)
+        bar.addWidget(self.model_picker)
+        bar.addSpacing(12)
+        bar.addWidget(self.workspace_label)
+        bar.addWidget(self.workspace_button, 1)
+        bar.addWidget(self.settings_button)
+        mid.addLayout(bar)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)
+        self.banner.setStyleSheet("background: #fff8c5; border: 1px solid #d4a72c; padding: 6px;")
+        mid.addWidget(self.banner)
+        self.transcript = TranscriptView()
+        self.transcript.setModel(self.session.transcript)
+        self.transcript.open_diff.connect(self._open_diff)
+        mid.addWidget(self.transcript, 1)
+        composer = QHBoxLayout()
+        self.composer = QPlainTextEdit()
+        self.composer.setFixedHeight(84)
+        self.send_button = QPushButton()
+        self.stop_button = QPushButton()
+        self.send_button.clicked.connect(self.send)
+        self.stop_button.clicked.connect(self.session.stop)
+        self.stop_button.setEnabled(False)
+        for seq in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(seq), self.composer, self.send)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        composer.addWidget(self.composer, 1)
+        composer.addLayout(buttons)
+        mid.addLayout(composer)
+
+        self.todos = TodoPanel()
+        self.host.todos_changed.connect(lambda _scope, todos: self.todos.set_todos(todos))
+        self.host.activity_changed.connect(self._on_activity)
+        self.host.file_changed.connect(lambda path: self.statusBar().showMessage(
+            _("Changed: {path}").format(path=path), 8000))
+        self.activity = QLabel()
+        self.statusBar().addPermanentWidget(self.activity)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.conversations)
+        splitter.addWidget(middle)
+        splitter.addWidget(self.todos)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([230, 720, 230])
+        self.setCentralWidget(splitter)
+        self._banner_text: Callable[[], str] = lambda: _("Starting…")
+        self._workspace = ""
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    # -- text -------------------------------------------------------------------------------
+    def retranslate(self, *_args: object) -> None:
+        self.setWindowTitle(_("Echo Desk"))
+        self.model_label.setText(_("Model:"))
+        self.model_picker.setAccessibleName(_("Model"))
+        self.workspace_label.setText(_("Workspace:"))
+        self.settings_button.setText(_("Settings"))
+        self.settings_button.setAccessibleName(_("Open settings"))
+        self.composer.setPlaceholderText(_("Message the agent (Ctrl+Enter to send)"))
+        self.composer.setAccessibleName(_("Message"))
+        self.send_button.setText(_("Send"))
+        self.send_button.setAccessibleName(_("Send message"))
+        self.send_button.setToolTip(_("Send (Ctrl+Enter)"))
+        self.stop_button.setText(_("Stop"))
+        self.stop_button.setAccessibleName(_("Stop the agent"))
+        self.transcript.setAccessibleName(_("Transcript"))
+        self.banner.setAccessibleName(_("Notice"))
+        self._show_workspace()
+        self.refresh_banner()
+        self.session.transcript.relabel()
+
+    def _show_workspace(self) -> None:
+        path = self._workspace
+        self.workspace_button.setText(path if path else _("Choose a folder…"))
+        self.workspace_button.setToolTip(path or _("The folder the agent may read and change"))
+        self.workspace_button.setAccessibleName(_("Workspace folder: {path}").format(path=path or _("none")))
+
+    def set_banner(self, text_fn: Callable[[], str]) -> None:
+        """``text_fn`` returns the (translated) notice, or an empty string for none."""
+        self._banner_text = text_fn
+        self.refresh_banner()
+
+    def refresh_banner(self) -> None:
+        text = self._banner_text()
+        self.banner.setText(text)
+        self.banner.setVisible(bool(text))
+
+    # -- wiring -----------------------------------------------------------------------------
+    def attach(self, services: Any) -> None:
+        self.services = services
+        self.session.store = services.conversations
+        self.session.runtime = services.runtime
+        self.session.transcript.title_for = services.backend.title_for
+        self.conversations.store = services.conversations
+        self.conversations.reload()
+        if self.conversations.row_count() == 0:
+            self.new_conversation()
+        else:
+            self.conversations.view.setCurrentIndex(self.conversations.model.index(0, 0))
+        self.fill_models()
+
+    def fill_models(self) -> None:
+        if self.services is None:
+            return
+        settings = self.services.settings.current
+        self.model_picker.clear()
+        for name, provider in settings.providers.items():
+            label = f"{name} · {provider.model}" if provider.model else name
+            self.model_picker.addItem(label, name)
+        self.model_picker.setCurrentIndex(max(0, self.model_picker.findData(settings.active_provider)))
+
+    def set_model(self, model: Any) -> None:
+        self.session.model = model
+        index = self.model_picker.currentIndex()
+        name = getattr(model, "display_name", "") if model is not None else ""
+        if index >= 0 and name:
+            # Show what is really connected (e.g. "Local (built-in) · qwen2.5-coder...").
+            self.model_picker.setItemText(index, name)
+            self.model_picker.setItemData(index, f"{self.model_picker.itemData(index)}: {name}",
+                                          Qt.ItemDataRole.ToolTipRole)
+
+    # -- conversations ------------------------------------------------------------------------
+    def new_conversation(self, workspace: str | None = None) -> None:
+        if self.services is None:
+            return
+        store = self.services.conversations
+        recent = self.services.settings.current.recent_workspaces
+        folder = workspace if workspace is not None else (self._workspace or (recent[0] if recent else ""))
+        conv = store.create(_("New conversation"), folder, self.model_picker.currentData() or "")
+        self.conversations.search.clear()
+        self.conversations.reload(str(conv.id))
+        self._open_conversation(conv)
+
+    def _open_conversation(self, conversation: Any) -> None:
+        if conversation is None:
+            return
+        self.conversations.mark_shown(str(conversation.id))
+        self.session.open(conversation)
+        self.todos.set_todos(())
+        self._workspace = getattr(conversation, "workspace", "") or ""
+        self._show_workspace()
+
+    def choose_workspace(self) -> None:
+        dialog = QFileDialog(self, _("Choose the workspace folder"))
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if self._workspace:
+            dialog.setDirectory(self._workspace)
+        dialog.fileSelected.connect(self.set_workspace)
+        dialog.open()
+
+    def set_workspace(self, folder: str) -> None:
+        """The workspace belongs to the conversation: a used conversation keeps its own, and the new
+        folder starts a new conversation."""
+        folder = str(Path(folder).resolve()) if folder else ""
+        if self.services is not None and folder:
+            def remember(s: Any) -> None:
+                s.recent_workspaces = [folder, *[w for w in s.recent_workspaces if w != folder][:9]]
+
+            self.services.settings.update(remember)
+        conversation = self.session.conversation
+        if conversation is not None and not self.session.history and self.services is not None:
+            # Nothing said yet: the open conversation simply moves to the new folder.
+            self.services.conversations.update(conversation.id, workspace=folder)
+            self.conversations.reload(str(conversation.id))
+            self._open_conversation(self.services.conversations.get(conversation.id))
+            return
+        self._workspace = folder
+        self.new_conversation(folder)
+        self.statusBar().showMessage(_("New conversation in {path}").format(path=folder), 6000)
+
+    def _export(self, conversation: Any) -> None:
+        if conversation is None or self.services is None:
+            return
+        dialog = QFileDialog(self, _("Export conversation"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter(_("Markdown (*.md)"))
+        dialog.selectFile(f"{conversation.title}.md")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def save(path: str) -> None:
+            try:
+                Path(path).write_text(self.services.conversations.export_markdown(conversation.id), encoding="utf-8")
+                self.statusBar().showMessage(_("Exported to {path}").format(path=path), 6000)
+            except OSError as exc:
+                self.statusBar().showMessage(_("Export failed: {error}").format(error=exc), 10000)
+
+        dialog.fileSelected.connect(save)
+        dialog.open()
+
+    def _on_retitled(self, conversation_id: str) -> None:
+        self.conversations.reload(conversation_id)
+        if self.services is not None:
+            self.session.conversation = self.services.conversations.get(conversation_id) or self.session.conversation
+
+    def _open_diff(self, item: Any) -> None:
+        from echo_desk.ui.diff_dialog import DiffDialog
+
+        DiffDialog(self.session.transcript.title_for(item.tool_name), item.file_changes, self).show()
+
+    # -- turns --------------------------------------------------------------------------------
+    def send(self) -> None:
+        text = self.composer.toPlainText()
+        if not text.strip() or self.session.busy:
+            return
+        if self.session.conversation is None:
+            self.new_conversation()
+        self.composer.clear()
+        self.session.send(text)
+
+    def _on_busy(self, busy: bool) -> None:
+        self.send_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+        if not busy:
+            self._on_activity("")
+
+    def _on_activity(self, text: str) -> None:
+        self.activity.setText(text)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.session.stop()
+        self.closing.emit()
+        super().closeEvent(event)

@@ -1,0 +1,13 @@
+"""Where the desktop app keeps its conversations (the SQLite store in the data folder)."""
+
+from __future__ import annotations
+
+from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.paths import data_dir
+
+CONVERSATIONS_FILE = "conversations.sqlite3"
+
+
+def open_store() -> ConversationStore:
+    """The conversation store in the data folder (created on first use)."""
+    return ConversationStore(data_dir() / CONVERSATIONS_FILE)

@@ -1,0 +1,114 @@
+"""Unified diff → lines with kinds and old/new line numbers (pure Python, no Qt).
+
+Kept as parallel lists rather than one object per line: a 10,000-line diff must be ready in a
+few milliseconds for the approval dialog.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+CONTEXT, ADD, DELETE, HUNK, META, FILLER = "c", "+", "-", "@", "m", " "
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+@dataclass
+class ParsedDiff:
+    kinds: list[str] = field(default_factory=list)
+    old: list[int | None] = field(default_factory=list)
+    new: list[int | None] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def added(self) -> int:
+        return self.kinds.count(ADD)
+
+    @property
+    def deleted(self) -> int:
+        return self.kinds.count(DELETE)
+
+    def append(self, kind: str, old: int | None, new: int | None, line: str) -> None:
+        self.kinds.append(kind)
+        self.old.append(old)
+        self.new.append(new)
+        self.lines.append(line)
+
+
+def parse_unified(diff: str) -> ParsedDiff:
+    """Parse a unified diff; lines outside hunks (headers, notes) become ``META``."""
+    out = ParsedDiff()
+    # Local bindings: this loop runs once per line of a possibly 10,000-line diff.
+    kinds, olds, news, texts = out.kinds, out.old, out.new, out.lines
+    old_no = new_no = 0
+    in_hunk = False
+    for raw in diff.splitlines():
+        first = raw[:1]
+        if first == "@" and (m := _HUNK.match(raw)):
+            old_no, new_no = int(m.group(1)), int(m.group(2))
+            in_hunk = True
+            kind, o, n = HUNK, None, None
+        elif in_hunk and first == "+" and not raw.startswith("+++ "):
+            kind, o, n = ADD, None, new_no
+            new_no += 1
+        elif in_hunk and first == "-" and not raw.startswith("--- "):
+            kind, o, n = DELETE, old_no, None
+            old_no += 1
+        elif in_hunk and (first == " " or raw == ""):
+            kind, o, n = CONTEXT, old_no, new_no
+            old_no += 1
+            new_no += 1
+        else:
+            # "\ No newline at end of file", file headers, anything unexpected: shown as-is.
+            in_hunk = in_hunk and first == "\\"
+            kind, o, n = META, None, None
+        kinds.append(kind)
+        olds.append(o)
+        news.append(n)
+        texts.append(raw)
+    return out
+
+
+def side_by_side(parsed: ParsedDiff) -> tuple[ParsedDiff, ParsedDiff]:
+    """Align a parsed diff into left (old) and right (new) columns with filler rows."""
+    left, right = ParsedDiff(), ParsedDiff()
+    dels: list[int] = []
+    adds: list[int] = []
+
+    def flush() -> None:
+        for k in range(max(len(dels), len(adds))):
+            if k < len(dels):
+                i = dels[k]
+                left.append(DELETE, parsed.old[i], None, parsed.lines[i][1:])
+            else:
+                left.append(FILLER, None, None, "")
+            if k < len(adds):
+                j = adds[k]
+                right.append(ADD, None, parsed.new[j], parsed.lines[j][1:])
+            else:
+                right.append(FILLER, None, None, "")
+        dels.clear()
+        adds.clear()
+
+    for i, kind in enumerate(parsed.kinds):
+        if kind == DELETE:
+            if adds:  # a deletion after additions starts a new change block
+                flush()
+            dels.append(i)
+        elif kind == ADD:
+            adds.append(i)
+        else:
+            flush()
+            text = parsed.lines[i][1:] if kind == CONTEXT else parsed.lines[i]
+            left.append(kind, parsed.old[i], None, text)
+            right.append(kind, None, parsed.new[i], text)
+    flush()
+    return left, right

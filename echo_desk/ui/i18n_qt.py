@@ -1,0 +1,52 @@
+"""Run-time language switching for the Qt side.
+
+Our own strings go through gettext (``echo_desk.i18n``); Qt's own buttons and dialogs
+("OK", "Cancel", file dialogs) through ``qtbase_<lang>.qm`` with a ``QTranslator``. Widgets
+connect ``bus().language_changed`` to their ``retranslate`` so a switch needs no restart.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QLibraryInfo, QLocale, QObject, QTranslator, Signal
+from PySide6.QtWidgets import QApplication
+
+from echo_desk import i18n
+
+
+class LanguageBus(QObject):
+    language_changed = Signal(str)
+
+
+_bus: LanguageBus | None = None
+_qt_translator: QTranslator | None = None
+
+
+def bus() -> LanguageBus:
+    global _bus
+    if _bus is None:
+        _bus = LanguageBus()
+    return _bus
+
+
+def apply_language(language: str | None) -> str:
+    """Switch gettext and Qt's own translations; returns the language chosen (``en``/``zh_CN``)."""
+    global _qt_translator
+    chosen = i18n.set_language(language)
+    app = QApplication.instance()
+    if app is not None:
+        if _qt_translator is not None:
+            app.removeTranslator(_qt_translator)
+            _qt_translator = None
+        if chosen != "en":
+            translator = QTranslator(app)
+            folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+            if translator.load(f"qtbase_{chosen}", folder):
+                app.installTranslator(translator)
+                _qt_translator = translator
+        QLocale.setDefault(QLocale(chosen))
+    bus().language_changed.emit(chosen)
+    return chosen
+
+
+def qt_translation_loaded() -> bool:
+    return _qt_translator is not None

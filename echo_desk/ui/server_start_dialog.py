@@ -1,0 +1,95 @@
+"""Approving an MCP server's first start: the exact command line, args, env names, or URL.
+
+Escape, Enter and closing the window all refuse; only "Start this server" allows it. The
+answer is bound to the request's fingerprint by the MCP manager.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QFontDatabase
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from echo_desk.i18n import _
+
+
+def describe(request: Any) -> str:
+    """Everything the server start involves, in full, one fact per line."""
+    lines: list[str] = []
+    if getattr(request, "command", ""):
+        lines.append(_("Command line: {cmd}").format(cmd=shlex.join(request.command_line)))
+        lines.append(_("Program: {cmd}").format(cmd=request.command))
+        for i, arg in enumerate(request.args, 1):
+            lines.append(_("Argument {n}: {arg}").format(n=i, arg=arg))
+        if request.cwd:
+            lines.append(_("Working folder: {cwd}").format(cwd=request.cwd))
+        names = ", ".join(request.env_names) if request.env_names else _("none")
+        lines.append(_("Environment variables set (values not shown): {names}").format(names=names))
+    if getattr(request, "url", ""):
+        lines.append(_("URL: {url}").format(url=request.url))
+        names = ", ".join(request.header_names) if request.header_names else _("none")
+        lines.append(_("Headers sent (values not shown): {names}").format(names=names))
+    lines.append(_("Transport: {transport}").format(transport=request.transport))
+    return "\n".join(lines)
+
+
+class ServerStartDialog(QDialog):
+    decided = Signal(bool)
+
+    def __init__(self, request: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.answer: bool | None = None
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setWindowTitle(_("Start the MCP server “{name}”?").format(name=request.server))
+        self.resize(760, 420)
+        layout = QVBoxLayout(self)
+        heading = QLabel(_("Echo Desk wants to start the MCP server “{name}”. It will run on your computer "
+                           "with your permissions.").format(name=request.server))
+        heading.setWordWrap(True)
+        heading.setAccessibleName(heading.text())
+        layout.addWidget(heading)
+        self.changed = QLabel(_("Its configuration changed since you last approved it."))
+        self.changed.setStyleSheet("color: #9a6700; background: #fff8c5; padding: 4px;")
+        self.changed.setVisible(bool(getattr(request, "previous_fingerprint", None)))
+        self.changed.setAccessibleName(self.changed.text())
+        layout.addWidget(self.changed)
+        self.details = QPlainTextEdit(describe(request))
+        self.details.setReadOnly(True)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.setAccessibleName(_("What will be started"))
+        layout.addWidget(self.details, 1)
+        buttons = QHBoxLayout()
+        self.allow = QPushButton(_("Start this server"))
+        self.allow.setAutoDefault(False)
+        self.allow.setAccessibleName(_("Start this server"))
+        self.refuse = QPushButton(_("Don't start"))
+        self.refuse.setDefault(True)
+        self.refuse.setAccessibleName(_("Don't start this server"))
+        self.allow.clicked.connect(lambda: self._finish(True))
+        self.refuse.clicked.connect(lambda: self._finish(False))
+        buttons.addWidget(self.allow)
+        buttons.addStretch(1)
+        buttons.addWidget(self.refuse)
+        layout.addLayout(buttons)
+        self.refuse.setFocus()
+
+    def _finish(self, allowed: bool) -> None:
+        if self.answer is not None:
+            return
+        self.answer = allowed
+        self.decided.emit(allowed)
+        if allowed:
+            super().accept()
+        else:
+            super().reject()
+
+    def reject(self) -> None:
+        self._finish(False)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._finish(False)
+        super().closeEvent(event)

@@ -1,0 +1,195 @@
+"""Everything the window needs from the rest of the app, loaded after the first frame.
+
+Heavy modules (pydantic settings, the engine, MCP, providers, a local llama.cpp server) are
+imported here, off the first paint. Each missing piece is recorded with the reason, so the
+window can say what is not there instead of pretending.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from echo_desk.i18n import _
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.conversations import open_store
+from echo_desk.ui.marshal import BackgroundOp
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    settings: Any
+    backend: CatalogBackend
+    runtime: Any
+    conversations: Any
+    model: Any = None
+    model_error: str = ""
+    providers_available: bool = False
+    engine_error: str = ""
+    mcp: Any = None
+    mcp_error: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def banner(self) -> str:
+        """The honest one-paragraph state of the chat ('' when all is well)."""
+        notes: list[str] = []
+        if self.runtime is None:
+            notes.append(_("The tool engine could not be started ({error}); the agent cannot use tools.").format(
+                error=self.engine_error or _("not available in this build")))
+        if self.model is None:
+            how = _("To connect one, open Settings › Models and choose the built-in local model, an Ollama or "
+                    "other OpenAI-compatible server, Anthropic or Gemini.")
+            if not self.providers_available:
+                notes.append(_("No model is connected, so the agent cannot answer yet. Model providers are not "
+                               "available in this build yet; once they are, Settings › Models connects the "
+                               "built-in local model, an Ollama or other OpenAI-compatible server, Anthropic "
+                               "or Gemini."))
+            elif self.model_error:
+                notes.append(_("No model is connected: {error}. {how}").format(error=self.model_error, how=how))
+            else:
+                notes.append(_("No model is connected, so the agent cannot answer yet. {how}").format(how=how))
+        return "\n".join(notes)
+
+    async def aclose(self) -> None:
+        # MCP first: its servers are child processes that must end with us. (A runtime that
+        # owns the manager closes it in its own aclose.)
+        own_mcp = self.mcp if self.mcp is not getattr(self.runtime, "mcp", None) else None
+        for thing in (own_mcp, self.model, self.runtime):
+            closer = getattr(thing, "aclose", None)
+            if closer is None:
+                continue
+            try:
+                result = closer()
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:  # shutting down: log and keep closing the rest
+                log.exception("closing %r failed", thing)
+        closer = getattr(self.conversations, "close", None)
+        if callable(closer):
+            closer()
+
+
+def _load_settings() -> Any:
+    from echo_desk.store.paths import config_dir
+    from echo_desk.store.settings import SettingsStore
+
+    return SettingsStore.in_dir(config_dir())
+
+
+def _import(name: str) -> Any:
+    return importlib.import_module(name)
+
+
+async def load_services(settings_store: Any = None, host: Any = None) -> Services:
+    """Import and start the engine, storage and model, off the first frame."""
+    if settings_store is None:
+        settings_store = await BackgroundOp(_load_settings).run_async()
+    runtime: Any = None
+    engine_error = ""
+    try:
+        module = await BackgroundOp(_import, "echo_desk.runtime").run_async()
+        created = module.Runtime.create(settings_store=settings_store)
+        runtime = await created if inspect.isawaitable(created) else created
+    except ImportError as exc:
+        engine_error = _("not available in this build") + f" ({exc.name})"
+    except Exception as exc:  # the window must come up and say what went wrong
+        log.exception("starting the engine failed")
+        engine_error = str(exc)
+    conversations = await BackgroundOp(open_store).run_async()
+    # Warm the agent loop's module now rather than on the first Send.
+    await BackgroundOp(_import, "echo_desk.agent.loop").run_async()
+    services = Services(settings=settings_store, backend=CatalogBackend(settings_store, runtime),
+                        runtime=runtime, conversations=conversations,
+                        engine_error=engine_error)
+    if runtime is not None:
+        await attach_mcp_servers(services, host)
+    await connect_model(services)
+    return services
+
+
+async def attach_mcp_servers(services: Services, host: Any) -> None:
+    """Start the configured MCP servers in the background (unless the engine already did)."""
+    runtime = services.runtime
+    if getattr(runtime, "mcp", None) is not None:
+        services.mcp = runtime.mcp
+        return
+    if hasattr(runtime, "attach_mcp"):
+        try:
+            # The runtime owns the manager (and closes it in aclose); servers start in the background.
+            services.mcp = await runtime.attach_mcp(host, wait=False)
+        except Exception as exc:  # a broken mcp.json must not keep the window from working
+            log.exception("starting MCP servers failed")
+            services.mcp_error = str(exc)
+        return
+    try:
+        mcp = await BackgroundOp(_import, "echo_desk.mcp").run_async()
+    except ImportError:
+        return
+    attach = getattr(mcp, "attach_mcp", None)
+    if attach is None:
+        return
+    try:
+        services.mcp = await attach(services.runtime.registry, services.settings, host, wait=False)
+    except Exception as exc:  # a broken mcp.json must not keep the window from working
+        log.exception("starting MCP servers failed")
+        services.mcp_error = str(exc)
+
+
+def _create(create_model: Any, provider: Any, local: Any) -> Any:
+    from echo_desk.tools.secrets import secret_store
+
+    try:
+        return create_model(provider, secret_store(), local=local)
+    except TypeError:  # a factory without the local-model settings parameter
+        return create_model(provider, secret_store())
+
+
+def model_factory() -> Any:
+    """``echo_desk.providers.create_model`` when this build has it, else ``None``."""
+    try:
+        providers = importlib.import_module("echo_desk.providers")
+    except ImportError:
+        return None
+    return getattr(providers, "create_model", None)
+
+
+async def connect_model(services: Services) -> None:
+    """(Re)create the active provider's model; on failure keep the reason for the banner."""
+    old = services.model
+    services.model = None
+    services.model_error = ""
+    if old is not None and hasattr(old, "aclose"):
+        try:
+            await old.aclose()
+        except Exception:
+            log.exception("closing the previous model failed")
+    try:
+        providers = await BackgroundOp(_import, "echo_desk.providers").run_async()
+    except ImportError:
+        services.providers_available = False
+        return
+    create_model = getattr(providers, "create_model", None)
+    services.providers_available = create_model is not None
+    if create_model is None:
+        return
+    settings = services.settings.current
+    provider = settings.providers.get(settings.active_provider)
+    if provider is None:
+        services.model_error = _("no provider named {name} in the settings").format(name=settings.active_provider)
+        return
+    try:
+        # Creating a local model may start a llama.cpp server: never on the UI thread.
+        created = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
+        services.model = await created if inspect.isawaitable(created) else created
+        enable = getattr(services.runtime, "enable_delegation", None)
+        if callable(enable):
+            # Sub-agents get a fresh model of the same configuration each.
+            local = settings.local_model
+            enable(lambda: _create(create_model, provider, local))
+    except Exception as exc:
+        services.model_error = str(exc) or type(exc).__name__

@@ -1,0 +1,69 @@
+"""The agent's task list (``update_todos``) as a live checklist beside the transcript."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from echo_desk.i18n import _
+from echo_desk.tools.host import TodoItem
+from echo_desk.ui import i18n_qt
+
+_MARKS = {"done": "☑", "in_progress": "◐", "pending": "☐"}
+
+
+class TodoPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.todos: tuple[TodoItem, ...] = ()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel()
+        font = self.caption.font()
+        font.setBold(True)
+        self.caption.setFont(font)
+        self.list = QListWidget()
+        self.list.setWordWrap(True)
+        self.list.setSelectionMode(QListWidget.SelectionMode.NoSelection)
+        self.empty = QLabel()
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet("color: #57606a")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.empty, 1)
+        self.retranslate()
+        self.set_todos(())
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def retranslate(self, *_args: object) -> None:
+        self.caption.setText(_("Tasks"))
+        self.list.setAccessibleName(_("The agent's task list"))
+        self.empty.setText(_("The agent's task list appears here when it plans a multi-step job."))
+        self._fill()
+
+    def set_todos(self, todos: Sequence[TodoItem]) -> None:
+        self.todos = tuple(todos)
+        self._fill()
+
+    def _fill(self) -> None:
+        self.list.clear()
+        states = {"done": _("done"), "in_progress": _("in progress"), "pending": _("to do")}
+        for todo in self.todos:
+            item = QListWidgetItem(f"{_MARKS.get(todo.status, '☐')} {todo.text}")
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{todo.text} ({states.get(todo.status, todo.status)})")
+            if todo.status == "done":
+                font = QFont(self.list.font())
+                font.setStrikeOut(True)
+                item.setFont(font)
+                item.setForeground(Qt.GlobalColor.darkGray)
+            elif todo.status == "in_progress":
+                font = QFont(self.list.font())
+                font.setBold(True)
+                item.setFont(font)
+            self.list.addItem(item)
+        self.list.setVisible(bool(self.todos))
+        self.empty.setVisible(not self.todos)

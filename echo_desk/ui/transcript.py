@@ -1,0 +1,274 @@
+"""The transcript as a Qt list model: messages and tool cards are rows, not widgets.
+
+Streaming text and live tool output are coalesced on a short timer so 200 tokens/s cost a
+handful of repaints per second, not one per token.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+
+from echo_desk.ui.labels import normalize_status
+
+ItemRole = Qt.ItemDataRole.UserRole + 1
+_FLUSH_MS = 50
+_ROOT = QModelIndex()
+_MAX_OUTPUT_CHARS = 20_000
+
+USER, ASSISTANT, TOOL, NOTICE, ERROR = "user", "assistant", "tool", "notice", "error"
+
+
+@dataclass(eq=False)
+class TranscriptItem:
+    kind: str
+    text: str = ""
+    call_id: str = ""
+    tool_name: str = ""
+    arguments: str = ""
+    status: str = ""
+    result: str = ""
+    error: str = ""
+    error_kind: str = ""
+    file_changes: list[dict[str, Any]] = field(default_factory=list)
+    output: str = ""
+    expanded: bool = False
+    #: Bumped on every change; the delegate's layout cache is keyed on it.
+    version: int = 0
+
+    def touch(self) -> None:
+        self.version += 1
+
+
+def _change_dict(change: Any) -> dict[str, Any]:
+    if isinstance(change, dict):
+        return change
+    to_json = getattr(change, "to_json", None)
+    return to_json() if callable(to_json) else {"path": str(change), "kind": "modify", "diff": ""}
+
+
+def status_from_envelope(ok: bool, error_kind: str) -> str:
+    if ok:
+        return "done"
+    return {"rejected": "denied", "cancelled": "cancelled"}.get(error_kind, "failed")
+
+
+class TranscriptModel(QAbstractListModel):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._items: list[TranscriptItem] = []
+        self._by_call: dict[str, TranscriptItem] = {}
+        self._pending_text = ""
+        self._pending_output: dict[str, str] = {}
+        self._streaming: TranscriptItem | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(_FLUSH_MS)
+        self._timer.timeout.connect(self.flush)
+        #: Localized title for a tool name; the app sets it from the registry.
+        self.title_for: Callable[[str], str] = lambda name: name
+
+    # -- Qt model -------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role == ItemRole:
+            return item
+        if role == Qt.ItemDataRole.DisplayRole:
+            return item.text or item.result or item.error or item.tool_name
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{item.kind}: {item.text or item.tool_name} {item.status}".strip()
+        return None
+
+    # -- reading ----------------------------------------------------------------------------
+    def items(self) -> list[TranscriptItem]:
+        return list(self._items)
+
+    def card(self, call_id: str) -> TranscriptItem | None:
+        return self._by_call.get(call_id)
+
+    def row_of(self, item: TranscriptItem) -> int:
+        for row in range(len(self._items) - 1, -1, -1):
+            if self._items[row] is item:
+                return row
+        return -1
+
+    # -- writing ----------------------------------------------------------------------------
+    def _append(self, items: Iterable[TranscriptItem]) -> None:
+        batch = list(items)
+        if not batch:
+            return
+        first = len(self._items)
+        self.beginInsertRows(QModelIndex(), first, first + len(batch) - 1)
+        self._items.extend(batch)
+        for item in batch:
+            if item.call_id:
+                self._by_call[item.call_id] = item
+        self.endInsertRows()
+
+    def _changed(self, item: TranscriptItem) -> None:
+        item.touch()
+        row = self.row_of(item)
+        if row >= 0:
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
+
+    def clear(self) -> None:
+        self._timer.stop()
+        self.beginResetModel()
+        self._items.clear()
+        self._by_call.clear()
+        self._pending_text = ""
+        self._pending_output.clear()
+        self._streaming = None
+        self.endResetModel()
+
+    def add_user(self, text: str) -> TranscriptItem:
+        self.flush()
+        self._streaming = None
+        item = TranscriptItem(USER, text=text)
+        self._append([item])
+        return item
+
+    def add_notice(self, text: str, *, error: bool = False) -> TranscriptItem:
+        self.flush()
+        self._streaming = None
+        item = TranscriptItem(ERROR if error else NOTICE, text=text)
+        self._append([item])
+        return item
+
+    def append_text(self, delta: str) -> None:
+        """Streamed assistant text; shown within ``_FLUSH_MS``."""
+        self._pending_text += delta
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def end_assistant(self) -> None:
+        self.flush()
+        self._streaming = None
+
+    def add_tool_call(self, call_id: str, name: str, arguments: str, status: str = "pending") -> TranscriptItem:
+        self.flush()
+        self._streaming = None  # text after a tool call is a new bubble
+        existing = self._by_call.get(call_id)
+        if existing is not None:
+            existing.arguments = arguments or existing.arguments
+            self._changed(existing)
+            return existing
+        item = TranscriptItem(TOOL, call_id=call_id, tool_name=name, arguments=arguments, status=status)
+        self._append([item])
+        return item
+
+    def set_tool_status(self, call_id: str, status: str) -> None:
+        item = self._by_call.get(call_id)
+        if item is not None:
+            self.flush()
+            item.status = normalize_status(status)
+            self._changed(item)
+
+    def set_tool_result(self, call_id: str, envelope: Any) -> None:
+        item = self._by_call.get(call_id)
+        if item is None:
+            return
+        self.flush()
+        kind = getattr(envelope, "error_kind", "") or ""
+        kind = getattr(kind, "value", kind)
+        ok = bool(getattr(envelope, "ok", False))
+        item.error_kind = str(kind or "")
+        item.result = str(getattr(envelope, "content", "") or "")
+        item.error = str(getattr(envelope, "error", "") or "")
+        item.file_changes = [_change_dict(c) for c in getattr(envelope, "file_changes", ()) or ()]
+        item.status = status_from_envelope(ok, item.error_kind)
+        self._changed(item)
+
+    def append_output(self, call_id: str, text: str) -> None:
+        """Live output of a stream-capable tool."""
+        self._pending_output[call_id] = self._pending_output.get(call_id, "") + text
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def toggle_expanded(self, row: int) -> None:
+        if 0 <= row < len(self._items):
+            item = self._items[row]
+            item.expanded = not item.expanded
+            self._changed(item)
+
+    def flush(self) -> None:
+        """Move coalesced text and output into their rows."""
+        self._timer.stop()
+        if self._pending_text:
+            text, self._pending_text = self._pending_text, ""
+            if self._streaming is None or self.row_of(self._streaming) < 0:
+                self._streaming = TranscriptItem(ASSISTANT, text=text)
+                self._append([self._streaming])
+            else:
+                self._streaming.text += text
+                self._changed(self._streaming)
+        if self._pending_output:
+            pending, self._pending_output = self._pending_output, {}
+            for call_id, text in pending.items():
+                item = self._by_call.get(call_id)
+                if item is not None:
+                    item.output = (item.output + text)[-_MAX_OUTPUT_CHARS:]
+                    self._changed(item)
+
+    def relabel(self) -> None:
+        """The language changed: every row must be measured and painted again."""
+        for item in self._items:
+            item.touch()
+        if self._items:
+            self.dataChanged.emit(self.index(0), self.index(len(self._items) - 1))
+
+    # -- history ----------------------------------------------------------------------------
+    def load_history(self, stored: Iterable[Any]) -> None:
+        """Rebuild from stored messages (``ChatMessage`` or objects with ``.message`` and
+        ``.envelope_json``) in one reset, so opening a long conversation is one layout pass."""
+        items: list[TranscriptItem] = []
+        cards: dict[str, TranscriptItem] = {}
+        for entry in stored:
+            msg = getattr(entry, "message", entry)
+            role = getattr(msg, "role", "")
+            content = getattr(msg, "content", "") or ""
+            if role == "user":
+                items.append(TranscriptItem(USER, text=content))
+            elif role == "assistant":
+                if content:
+                    items.append(TranscriptItem(ASSISTANT, text=content))
+                for call in getattr(msg, "tool_calls", ()) or ():
+                    card = TranscriptItem(TOOL, call_id=call.id, tool_name=call.name,
+                                          arguments=call.arguments, status="pending")
+                    cards[call.id] = card
+                    items.append(card)
+            elif role == "tool":
+                found = cards.get(getattr(msg, "tool_call_id", ""))
+                raw = getattr(entry, "envelope", None)
+                env: dict[str, Any] = {}
+                if raw:
+                    try:
+                        env = json.loads(raw) if isinstance(raw, str) else dict(raw)
+                    except (ValueError, TypeError):
+                        env = {}
+                if found is None:
+                    continue
+                card = found
+                card.result = str(env.get("content", content) or "")
+                card.error = str(env.get("error", "") or "")
+                card.error_kind = str(env.get("error_kind", "") or "")
+                card.file_changes = list(env.get("file_changes", []) or [])
+                card.status = status_from_envelope(bool(env.get("ok", not card.error)), card.error_kind)
+        self._timer.stop()
+        self.beginResetModel()
+        self._items = items
+        self._by_call = {i.call_id: i for i in items if i.call_id}
+        self._pending_text = ""
+        self._pending_output.clear()
+        self._streaming = None
+        self.endResetModel()

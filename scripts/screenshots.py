@@ -1,0 +1,237 @@
+"""Screenshots for the README: the chat, the tools catalog (English and Chinese), the approval
+dialog. Everything runs through the real window, engine, dispatcher and store; only the model
+is a scripted demo (so the pictures are reproducible without a model server).
+
+Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots.py [--with-local-model]
+(``--with-local-model`` adds chat_local_model.png: the real built-in model answering, ~30-60 s.)
+Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "docs" / "screenshots"
+
+HOME = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
+# Fresh settings and conversations; the cache (where the downloaded model lives) stays the person's.
+for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
+    os.environ[var] = str(HOME / sub)
+
+import qasync  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+from echo_desk.agent.model import StreamEnd, TextDelta, ToolCall, ToolCallReady  # noqa: E402
+from echo_desk.i18n_build import compile_catalogs  # noqa: E402
+from echo_desk.runtime import Runtime  # noqa: E402
+from echo_desk.store.conversations import ConversationStore  # noqa: E402
+from echo_desk.store.settings import SettingsStore  # noqa: E402
+from echo_desk.ui import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui.app import show_first_frame  # noqa: E402
+from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.markdown import warm_up  # noqa: E402
+from echo_desk.ui.services import Services  # noqa: E402
+from echo_desk.ui.settings_dialog import SettingsDialog  # noqa: E402
+
+NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
+SCRIPT_PY = "\n".join([
+    "import json", "", "", "def load(path):", "    with open(path) as f:", "        return json.load(f)", "", "",
+    "def total(items):", "    result = 0", "    for item in items:", "        result = result + item['price']",
+    "    return result", "", "", "def main():", "    items = load('cart.json')", "    print(total(items))", "",
+    "", "if __name__ == '__main__':", "    main()", ""])
+
+
+def words(text: str) -> list[Any]:
+    return [TextDelta(w + " ") for w in text.split(" ")]
+
+
+def todos(*states: str) -> str:
+    items = ["Read notes.txt", "Simplify total() in shop.py", "Explain the change"]
+    return json.dumps({"todos": [{"text": t, "status": st} for t, st in zip(items, states, strict=True)]})
+
+
+class DemoModel:
+    """A scripted model driving the real built-in tools: update_todos, read_file, edit_file."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "demo"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        self.turn += 1
+        if self.turn == 1:
+            for e in words("Let me look at your notes first."):
+                yield e
+            yield ToolCallReady(ToolCall(id="t1", name="update_todos", arguments=todos("in_progress", "pending",
+                                                                                         "pending")))
+            yield ToolCallReady(ToolCall(id="c1", name="read_file", arguments=json.dumps({"path": "notes.txt"})))
+        elif self.turn == 2:
+            yield ToolCallReady(ToolCall(id="t2", name="update_todos", arguments=todos("done", "in_progress",
+                                                                                         "pending")))
+            yield ToolCallReady(ToolCall(id="c2", name="edit_file", arguments=json.dumps({
+                "path": "shop.py", "edits": [{
+                    "old": "    result = 0\n    for item in items:\n        result = result + item['price']\n"
+                           "    return result",
+                    "new": "    return sum(item['price'] * item.get('quantity', 1) for item in items)"}]})))
+        elif self.turn == 3:
+            yield ToolCallReady(ToolCall(id="t3", name="update_todos", arguments=todos("done", "done", "in_progress")))
+        else:
+            text = ("Your notes list **milk**, **eggs** and **bread**. I also simplified `total()` in "
+                    "`shop.py` so it counts quantities:\n\n```python\ndef total(items):\n"
+                    "    return sum(item['price'] * item.get('quantity', 1) for item in items)\n```\n\n"
+                    "Run `python shop.py` to check the new total.")
+            for e in words(text):
+                yield e
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def save(widget: QWidget, name: str) -> None:
+    QApplication.processEvents()
+    path = OUT / name
+    widget.grab().save(str(path))
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+async def shoot(app: QApplication) -> None:
+    workspace = HOME / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text(NOTES)
+    (workspace / "shop.py").write_text(SCRIPT_PY)
+    settings = SettingsStore.in_dir(HOME / "config")
+    runtime = Runtime.create(settings_store=settings)
+    store = ConversationStore(HOME / "data" / "conversations.sqlite3")
+    services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
+                        conversations=store, providers_available=True)
+    window = MainWindow()
+    window.resize(1280, 800)
+    warm_up()
+    window.attach(services)
+    store.rename(window.session.conversation.id, "Shopping and shop.py")
+    window.conversations.reload()
+    window.set_workspace(str(workspace))
+    window.set_model(DemoModel())
+    window.set_banner(lambda: "")
+    show_first_frame(window)
+
+    approvals: list[Any] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialog.resize(1100, 760)
+        approvals.append(dialog)
+
+    window.host.dialog_opened.connect(on_dialog)
+    done = asyncio.get_running_loop().create_future()
+    window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
+    window.composer.setPlainText("What is in notes.txt? And please tidy up total() in shop.py.")
+    window.send()
+    while not approvals:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
+        await asyncio.sleep(0.05)
+    dialog = approvals[0]
+    while not dialog.allow_once.isEnabled():  # noqa: ASYNC110
+        await asyncio.sleep(0.02)
+    save(dialog, "approval.png")
+    dialog.allow_once.click()
+    await asyncio.wait_for(done, 30)
+    model = window.session.transcript
+    for row, item in enumerate(model.items()):
+        if item.kind == "tool" and item.file_changes:
+            model.toggle_expanded(row)
+    window.composer.setPlainText("Thanks! Can you also add butter to the list?")
+    model.flush()
+    await asyncio.sleep(0.3)
+    save(window, "chat.png")
+
+    settings_dialog = SettingsDialog(services.backend, window)
+    settings_dialog.resize(1180, 640)
+    settings_dialog.show_page("tools")
+    settings_dialog.show()
+    await asyncio.sleep(0.2)
+    save(settings_dialog, "catalog_en.png")
+    general = settings_dialog.general  # switch as a person does, on the General page
+    general.language.setCurrentIndex(general.language.findData("zh_CN"))
+    general.language.activated.emit(general.language.currentIndex())
+    await asyncio.sleep(0.3)
+    save(settings_dialog, "catalog_zh.png")
+    settings_dialog.show_page("general")
+    await asyncio.sleep(0.1)
+    save(settings_dialog, "settings_general_zh.png")
+    settings_dialog.close()
+    await asyncio.sleep(0.1)
+    save(window, "chat_zh.png")
+    from echo_desk.ui.approval_dialog import ApprovalDialog
+
+    again = ApprovalDialog(dialog.request, window)  # the same request, shown in Chinese
+    again.resize(1100, 760)
+    again.show()
+    await asyncio.sleep(0.3)
+    save(again, "approval_zh.png")
+    again.reject()
+    i18n_qt.apply_language("en")
+    window.close()
+    await window.session.wait_idle()
+    runtime.close()
+    store.close()
+
+
+async def shoot_local_model() -> None:
+    """The built-in local model (real llama.cpp) answering about a file: needs the default model
+    downloaded (python -m echo_desk.providers.local.fetch_default)."""
+    from echo_desk.ui.app import App
+
+    workspace = HOME / "local-workspace"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "notes.txt").write_text("Buy oat milk and call Alice at 5pm.\n")
+    app = App(QApplication.instance())  # type: ignore[arg-type]
+    app.window.resize(1280, 800)
+    show_first_frame(app.window)
+    await app.load()
+    if app.services.model is None:
+        print(f"skipped chat_local_model.png: {app.services.model_error}")
+    else:
+        app.window.set_workspace(str(workspace))
+        app.window.composer.setPlainText("What is in notes.txt?")
+        done = asyncio.get_running_loop().create_future()
+        app.window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(1))
+        app.window.send()
+        await asyncio.wait_for(done, 300)
+        await asyncio.sleep(0.3)
+        save(app.window, "chat_local_model.png")
+    app.window.close()
+    await app.shutdown()
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    compile_catalogs()
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    i18n_qt.apply_language("en")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop, marshal.asyncgen_hooks(loop):
+        loop.run_until_complete(shoot(app))
+        if "--with-local-model" in sys.argv:
+            loop.run_until_complete(shoot_local_model())
+        loop.run_until_complete(marshal.shutdown())
+
+
+if __name__ == "__main__":
+    main()

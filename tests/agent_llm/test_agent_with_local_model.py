@@ -1,0 +1,140 @@
+"""The whole agent against the real local model served by llama.cpp on 127.0.0.1.
+
+The real built-in tools, the real dispatcher and audit, the built-in provider. Skipped only
+when the default model was never fetched; with ``ECHO_DESK_REQUIRE_LLM=1`` (set by
+``make test``) a missing model fails instead, so CI cannot pass without the real model.
+The model is small: each test allows one retry of the exchange.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import platformdirs
+import pytest
+import pytest_asyncio
+
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.loop import AgentLoop, Outcome
+from echo_desk.agent.model import ChatMessage
+from echo_desk.agent.prompts import system_message
+from echo_desk.agent.scope import Scope
+from echo_desk.providers.local import default_model as dm
+from echo_desk.providers.local.profiles import get_profile
+from echo_desk.providers.local.provider import LocalModel
+from echo_desk.runtime import Runtime
+from echo_desk.store.settings import SettingsStore
+
+
+def _model_file() -> Path | None:
+    for folder in (os.environ.get("ECHO_DESK_TEST_CACHE_DIR"), platformdirs.user_cache_dir("echo-desk", appauthor=False)):
+        if folder and (Path(folder) / "models" / dm.FILE_NAME).is_file():
+            return Path(folder) / "models" / dm.FILE_NAME
+    return None
+
+
+MODEL = _model_file()
+if MODEL is None and os.environ.get("ECHO_DESK_REQUIRE_LLM") == "1":
+    raise RuntimeError("ECHO_DESK_REQUIRE_LLM=1 but the local model is missing: "
+                       "run python -m echo_desk.providers.local.fetch_default")
+pytestmark = [
+    pytest.mark.llm,
+    pytest.mark.skipif(MODEL is None, reason="local model not fetched (python -m echo_desk.providers.local.fetch_default)"),
+]
+
+
+@pytest_asyncio.fixture
+async def model() -> AsyncIterator[LocalModel]:
+    assert MODEL is not None
+    local = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096))
+    yield local
+    await local.aclose()
+
+
+@pytest.fixture
+def runtime(tmp_path: Path):  # type: ignore[no-untyped-def]
+    rt = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "config"), data_dir=tmp_path / "data",
+                        with_plugins=False)
+    yield rt
+    rt.close()
+
+
+async def exchange(runtime: Runtime, model: LocalModel, workspace: Path, prompt: str,
+                   host: ScriptedHost) -> Outcome:
+    scope = Scope(label="llm-test", workspace_roots=(workspace,))
+    loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory, max_turns=4)
+    return await loop.run([system_message(scope), ChatMessage(role="user", content=prompt)], scope, host)
+
+
+async def test_reads_a_file_through_the_dispatcher_and_answers(runtime, model, tmp_path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("The launch code word is PELICAN-42.\n")
+    host = ScriptedHost(choice=ApprovalChoice.DENY)
+    for _attempt in range(2):
+        outcome = await exchange(runtime, model, ws, "What is in notes.txt? Use read_file.", host)
+        calls = runtime.audit.query(tool="read_file")
+        if outcome.completed and calls and "PELICAN" in outcome.final_text.upper():
+            break
+    assert calls, "the model never called read_file"
+    assert calls[0]["ok"] and calls[0]["arguments"]["path"].endswith("notes.txt")
+    assert outcome.completed
+    assert "PELICAN" in outcome.final_text.upper()
+
+
+async def test_a_question_without_a_tool_is_answered_in_text(runtime, model, tmp_path) -> None:
+    for _attempt in range(2):
+        outcome = await exchange(runtime, model, tmp_path, "What is the capital of France? Answer in one word, without tools.",
+                                 ScriptedHost(choice=ApprovalChoice.DENY))
+        if outcome.completed and "paris" in outcome.final_text.lower() and not outcome.envelopes:
+            break
+    assert outcome.completed and "paris" in outcome.final_text.lower()
+    assert outcome.envelopes == {}
+
+
+async def test_a_write_request_asks_and_a_denial_leaves_the_file_alone(runtime, model, tmp_path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    target = ws / "todo.txt"
+    target.write_bytes(b"milk\n")
+    host = ScriptedHost(choice=ApprovalChoice.DENY, message="not now")
+    for _attempt in range(2):
+        await exchange(runtime, model, ws, "Overwrite todo.txt with the text 'eggs' using write_file.", host)
+        if host.requests:
+            break
+    assert host.requests, "no approval was requested"
+    assert host.requests[0].tool_name in {"write_file", "edit_file"}
+    assert host.requests[0].targets[0].value == str(target)
+    assert target.read_bytes() == b"milk\n"
+    rows = [r for r in runtime.audit.query() if r["tool"] in {"write_file", "edit_file"}]
+    assert rows and all(r["error_kind"] == "rejected" for r in rows)
+
+
+async def test_parent_delegates_a_read_only_task_and_gets_the_answer(runtime, model, tmp_path) -> None:
+    """The sub-agent is the real model; the parent's call to ``delegate`` is scripted, so the
+    test checks the delegation path rather than whether a 0.5B model thinks of delegating."""
+    from tests.agent.fake_model import ScriptedModel, calls, say
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("The code word is HERON.\n")
+    await model.ensure_started()
+    runtime.enable_delegation(model.sibling)
+    goal = "Read notes.txt with read_file and reply with the code word it contains."
+    args = json.dumps({"goal": goal, "tools": ["read_file"], "read_only": True, "max_turns": 4})
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+    for _attempt in range(2):
+        parent = ScriptedModel([calls(("d1", "delegate", args)), say("thanks")])
+        scope = Scope(label="llm-test", workspace_roots=(ws,))
+        loop = AgentLoop(parent, runtime.dispatcher, runtime.schema_factory, max_turns=3)
+        outcome = await loop.run([ChatMessage(role="user", content="go")], scope, host)
+        envelope = outcome.envelopes["d1"]
+        if envelope.ok and "HERON" in envelope.content.upper():
+            break
+    assert envelope.ok and "HERON" in envelope.content.upper()
+    reads = runtime.audit.query(tool="read_file")
+    assert reads and reads[0]["scope_chain"] == ["llm-test", f"sub-agent: {goal[:60]}"]
+    assert host.requests[0].tool_name == "delegate"
