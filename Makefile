@@ -73,7 +73,7 @@ package-sizes:
 
 # Smoke tests of what `make package` built: the wheel in a fresh venv, and the bundle.
 package-test: package
-	ECHO_DESK_DIST_DIR=dist ECHO_DESK_BUNDLE_DIR=$(BUNDLE) QT_QPA_PLATFORM=offscreen timeout -k 15 900 \
+	ECHO_DESK_REQUIRE_LLM=1 ECHO_DESK_DIST_DIR=dist ECHO_DESK_BUNDLE_DIR=$(BUNDLE) QT_QPA_PLATFORM=offscreen timeout -k 15 900 \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/packaging
 
 clean:

@@ -64,6 +64,35 @@ def test_commands_the_agent_runs_get_the_users_library_path(bundle: Path, tmp_pa
         assert str(bundle) not in content
 
 
+def _model_cache() -> Path | None:
+    """The cache folder holding the default local model (as tests/agent_llm finds it)."""
+    import platformdirs
+
+    from echo_desk.providers.local import default_model
+
+    for folder in (os.environ.get("ECHO_DESK_TEST_CACHE_DIR"), platformdirs.user_cache_dir("echo-desk", appauthor=False)):
+        if folder and (Path(folder) / "models" / default_model.FILE_NAME).is_file():
+            return Path(folder)
+    return None
+
+
+@pytest.mark.llm
+def test_the_local_model_server_starts_from_the_bundle(bundle: Path, tmp_path: Path) -> None:
+    """The app starts llama.cpp as ``sys.executable -m echo_desk.providers.local.child``; in a
+    bundle sys.executable is echo-desk itself (packaging/launcher.py runs the module)."""
+    cache = _model_cache()
+    if cache is None:
+        if os.environ.get("ECHO_DESK_REQUIRE_LLM") == "1":
+            pytest.fail("ECHO_DESK_REQUIRE_LLM=1 but the local model is missing")
+        pytest.skip("local model not fetched (python -m echo_desk.providers.local.fetch_default)")
+    result = run([str(bundle / "echo-desk"), "ask", "Reply with the single word: ready", "--provider", "local",
+                  "--workspace", str(tmp_path), "--json", "--no"], cwd=tmp_path, ECHO_DESK_CACHE_DIR=str(cache))
+    assert result.returncode == 0, result.stderr[-3000:]
+    exchange = json.loads(result.stdout[result.stdout.index("{"):])
+    assert exchange["completed"] and not exchange["error"], exchange
+    assert exchange["answer"].strip(), exchange
+
+
 @pytest.mark.parametrize("lang", ["en_US.UTF-8", "zh_CN.UTF-8"])
 def test_gui_paints_a_first_frame_offscreen_and_exits(bundle: Path, tmp_path: Path, lang: str) -> None:
     result = run([str(bundle / "echo-desk")], cwd=tmp_path, LANG=lang, LC_ALL=lang,
