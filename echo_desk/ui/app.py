@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import app_icon, i18n_qt, marshal
 from echo_desk.ui.chat_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -195,6 +195,7 @@ def run_gui(argv: list[str] | None = None) -> int:
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Echo Desk")
     qapp.setOrganizationName("Echo Desk")
+    app_icon.apply_app_identity(qapp)
     # We quit after our own clean shutdown, not when the last window hides.
     qapp.setQuitOnLastWindowClosed(False)
     marshal.install()
