@@ -72,11 +72,10 @@ class ManifestPanel(QFrame):
         self.goal.setText(m.goal or _("(no goal given)"))
         self.tools_label.setText(_("Tools granted:"))
         if m.tools:
-            self.tools.setText(", ".join(
-                f"<b>{html.escape(self._title_for(name))}</b> "
-                f"<span style='color:{_MUTED}'>({html.escape(name)})</span>" for name in m.tools))
+            self.tools.setText(", ".join(self._tool_html(name) for name in m.tools))
         else:
-            self.tools.setText(f"<span style='color:{_REFUSED}'>{html.escape(_('none: no sub-agent can start'))}</span>")
+            none = _("none: no sub-agent can start")
+            self.tools.setText(f"<span style='color:{_REFUSED}'>{html.escape(none)}</span>")
         self.access_label.setText(_("Access:"))
         self.access.setText(html.escape(m.access_text()))
         self.roots_label.setText(_("May change:"))
@@ -87,14 +86,22 @@ class ManifestPanel(QFrame):
         refused = m.refused_texts()
         if refused:
             items = "".join(f"<li>{html.escape(r)}</li>" for r in refused)
-            self.refused.setText(f"<span style='color:{_REFUSED}'>{html.escape(_('asked for but not granted:'))}</span>"
+            intro = _("asked for but not granted:")
+            self.refused.setText(f"<span style='color:{_REFUSED}'>{html.escape(intro)}</span>"
                                  f"<ul style='margin:0; color:{_REFUSED}'>{items}</ul>")
         else:
-            self.refused.setText(f"<span style='color:{_MUTED}'>{html.escape(_('nothing: every request fits'))}</span>")
+            nothing = _("nothing: every request fits")
+            self.refused.setText(f"<span style='color:{_MUTED}'>{html.escape(nothing)}</span>")
         for widget, name in ((self.goal, _("Goal")), (self.tools, _("Tools granted")), (self.access, _("Access")),
                              (self.roots, _("Folders it may change")), (self.limits, _("Limits")),
                              (self.refused, _("Refused"))):
             widget.setAccessibleName(name)
+
+    def _tool_html(self, name: str) -> str:
+        title = self._title_for(name)
+        if title == name:
+            return f"<b>{html.escape(name)}</b>"
+        return f"<b>{html.escape(title)}</b> <span style='color:{_MUTED}'>({html.escape(name)})</span>"
 
     def text(self) -> str:
         """Everything the panel shows, as plain text (tests, copy)."""
@@ -131,8 +138,10 @@ class SubagentBanner(QLabel):
         if self.goal is None:
             return
         chain = " › ".join(scope_names(self.request.scope_chain))
-        self.setText(
-            f"<b>{html.escape(_('A sub-agent is asking, not the agent you are chatting with.'))}</b><br>"
-            f"{html.escape(_('Its goal: {goal}').format(goal=self.goal))}<br>"
-            f"<span style='color:{_MUTED}'>{html.escape(_('Chain: {chain}').format(chain=chain))}</span>")
+        # (Translated outside the f-string: Babel does not extract calls inside one.)
+        who = _("A sub-agent is asking, not the agent you are chatting with.")
+        goal = _("Its goal: {goal}").format(goal=self.goal)
+        path = _("Chain: {chain}").format(chain=chain)
+        self.setText(f"<b>{html.escape(who)}</b><br>{html.escape(goal)}<br>"
+                     f"<span style='color:{_MUTED}'>{html.escape(path)}</span>")
         self.setAccessibleName(_("Asked by a sub-agent"))

@@ -119,8 +119,8 @@ def subtranscript_html(entries: list[dict[str, Any]], title_for: Callable[[str],
     caption = _("Sub-agent transcript: {calls} tool calls").format(calls=calls)
     body = []
     if hidden:
-        body.append(f"<p style='margin:2px 0; color:{_MUTED}'>"
-                    f"{html.escape(_('… {n} earlier steps').format(n=hidden))}</p>")
+        earlier = _("… {n} earlier steps").format(n=hidden)
+        body.append(f"<p style='margin:2px 0; color:{_MUTED}'>{html.escape(earlier)}</p>")
     body += [_step_html(step, title_for) for step in shown]
     block = (f"<div style='color:{_MUTED}; margin-top:4px'>{html.escape(caption)}</div>"
              "<table width='100%' cellpadding='6' cellspacing='0' border='1' "
