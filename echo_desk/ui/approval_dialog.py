@@ -139,7 +139,11 @@ class ApprovalDialog(QDialog):
             widget.setVisible(bool(self.targets.toPlainText()))
         top_layout.addWidget(self.arguments_caption)
         top_layout.addWidget(self.arguments)
-        top_layout.addStretch(1)
+        if self.is_spawn:
+            # No diff below: the request itself may use the room instead of a scroll bar.
+            self.arguments.setMaximumHeight(16777215)
+        else:
+            top_layout.addStretch(1)
         splitter.addWidget(top)
 
         self.tabs = QTabWidget()

@@ -116,8 +116,9 @@ def scope_names(chain: Any) -> list[str]:
         if label.startswith(SUBAGENT_PREFIX):
             names.append(_("Sub-agent: {goal}").format(goal=label[len(SUBAGENT_PREFIX):]))
         elif i == 0:
-            names.append(_("Conversation “{name}”").format(name=label) if label != "conversation"
-                         else _("This conversation"))
+            # The root is always the open conversation (its scope keeps the title it had when
+            # opened, which a rename makes stale).
+            names.append(_("This conversation"))
         else:
             names.append(label)
     return names

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.i18n import _
-from echo_desk.ui.spawn_manifest import SpawnManifest, asking_subagent_goal, parse_manifest, scope_names
+from echo_desk.ui.spawn_manifest import SpawnManifest, asking_subagent_goal, parse_manifest
 
 _REFUSED = "#cf222e"
 _MUTED = "#57606a"
@@ -137,11 +137,9 @@ class SubagentBanner(QLabel):
     def retranslate(self) -> None:
         if self.goal is None:
             return
-        chain = " › ".join(scope_names(self.request.scope_chain))
         # (Translated outside the f-string: Babel does not extract calls inside one.)
         who = _("A sub-agent is asking, not the agent you are chatting with.")
         goal = _("Its goal: {goal}").format(goal=self.goal)
-        path = _("Chain: {chain}").format(chain=chain)
-        self.setText(f"<b>{html.escape(who)}</b><br>{html.escape(goal)}<br>"
-                     f"<span style='color:{_MUTED}'>{html.escape(path)}</span>")
+        # The whole chain is on the "Asked by" line just below.
+        self.setText(f"<b>{html.escape(who)}</b><br>{html.escape(goal)}")
         self.setAccessibleName(_("Asked by a sub-agent"))

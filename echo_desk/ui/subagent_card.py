@@ -86,8 +86,8 @@ def _short(text: str) -> str:
 
 def _step_html(step: Step, title_for: Callable[[str], str]) -> str:
     if not step.is_call:
-        who = html.escape(_("Sub-agent"))
-        return (f"<p style='margin:4px 0'><span style='color:{_MUTED}; font-weight:600'>{who}:</span> "
+        who = html.escape(_("Sub-agent:"))
+        return (f"<p style='margin:4px 0'><span style='color:{_MUTED}; font-weight:600'>{who}</span> "
                 f"<span style='white-space:pre-wrap'>{html.escape(step.text)}</span></p>")
     status = step.status
     colour = STATUS_COLOURS.get(status, _MUTED)
@@ -116,7 +116,7 @@ def subtranscript_html(entries: list[dict[str, Any]], title_for: Callable[[str],
     shown = steps if expanded else steps[-_COLLAPSED_STEPS:]
     hidden = len(steps) - len(shown)
     calls = sum(1 for s in steps if s.is_call)
-    caption = _("Sub-agent transcript: {calls} tool calls").format(calls=calls)
+    caption = _("Sub-agent transcript (tool calls: {calls})").format(calls=calls)
     body = []
     if hidden:
         earlier = _("… {n} earlier steps").format(n=hidden)

@@ -140,7 +140,7 @@ def test_a_sub_agents_approval_names_the_sub_agent_and_its_goal(qloop, runtime, 
     assert seen[0]["banner"] == ""  # the spawn itself is asked by the conversation's agent
     banner = seen[1]["banner"]
     assert "A sub-agent is asking" in banner and GOAL in banner
-    assert seen[1]["asked_by"] == f"Conversation “Test chat” › Sub-agent: {GOAL}"
+    assert seen[1]["asked_by"] == f"This conversation › Sub-agent: {GOAL}"
     assert not (workspace / "report.txt").exists()
     assert envelope.ok and envelope.content == "I could not write the report."
 
@@ -186,7 +186,7 @@ def test_the_delegate_card_nests_the_sub_agents_transcript(window, qloop, runtim
     view = window.transcript
     delegate = view.itemDelegate()
     collapsed = delegate.document(card).toPlainText()
-    assert "Sub-agent transcript: 1 tool calls" in collapsed
+    assert "Sub-agent transcript (tool calls: 1)" in collapsed
     assert "Read note (read_note) ● Done" in collapsed
     transcript.toggle_expanded(transcript.row_of(card))
     expanded = delegate.document(card).toPlainText()
@@ -221,6 +221,12 @@ def test_scope_help_is_reachable_from_the_catalog_and_translated(qtbot, runtime)
     qtbot.addWidget(page)
     page.show()
     assert "delegate" in page.model.tool_names()
+    # A read tool that always asks: the catalog must not claim spawns run without asking.
+    from echo_desk.ui.catalog_model import COL_POLICY
+
+    row = page.model.tool_index("delegate")
+    policy = page.model.itemFromIndex(row.siblingAtColumn(COL_POLICY)).text()
+    assert policy == "Default (Ask)"
     page.help_button.click()
     dialog = page.help_dialog
     assert dialog is not None and dialog.isVisible()
