@@ -241,3 +241,53 @@ def test_scope_help_is_reachable_from_the_catalog_and_translated(qtbot, runtime)
         assert translated != message and CJK.search(translated), message
     assert page.backend.title_for("delegate") == "委派给子代理"
     page.close_page()
+
+
+def test_rewiring_for_a_connected_model_gives_each_sub_agent_a_fresh_client(qloop, runtime):
+    from echo_desk.store.settings import ProviderKind, ProviderSettings
+
+    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
+                        runtime=runtime, conversations=None)
+    provider = ProviderSettings(kind=ProviderKind.OLLAMA, base_url="http://127.0.0.1:9/v1", model="tiny")
+    services.model = ScriptedModel([])  # the conversation's model (not the built-in local one)
+    wire_delegation(services, provider, runtime.settings.current.local_model)
+    factory = runtime.registry.get("delegate").tool.services.model_factory
+    first, second = factory(), factory()
+    try:
+        assert first is not second and first is not services.model
+        assert type(first).__name__ != "ScriptedModel"  # a real client for the configured provider
+    finally:
+        qloop.run_until_complete(first.aclose())
+        qloop.run_until_complete(second.aclose())
+
+
+def test_every_refusal_the_engine_gives_is_read_and_translated(tmp_path):
+    from echo_desk.agent.scope import Scope
+    from echo_desk.agent.subagents import Manifest, narrow
+    from echo_desk.tools import RiskLevel, Target
+    from echo_desk.ui.spawn_manifest import parse_manifest
+
+    risks = {"read_note": RiskLevel.READ, "write_note": RiskLevel.WRITE, "delegate": RiskLevel.READ}
+    root = Scope(label="conversation", workspace_roots=(tmp_path,))
+    deep = Scope(label="b", parent=Scope(label="a", parent=root, granted_tools=frozenset(risks)),
+                 granted_tools=frozenset({"read_note", "delegate"}), workspace_roots=(tmp_path,))
+    reasons: list[str] = []
+    for parent, manifest in (
+        (root, Manifest(goal="g", tools=("read_note", "write_note", "nope"))),  # ceiling, no such tool
+        (root, Manifest(goal="g", tools=("write_note",), read_only=False, write_roots=("/etc",))),
+        (deep, Manifest(goal="g", tools=("write_note", "delegate"))),  # not granted, too deep
+    ):
+        grants = narrow(parent, manifest, tool_risks=risks)
+        targets = [Target(kind="other", value=f"goal: {manifest.goal}")]
+        targets += [Target(kind="other", value=line) for line in grants.describe()]
+        parsed = parse_manifest(targets)
+        assert parsed.other == [] and parsed.goal == "g"
+        assert parsed.max_turns == grants.max_turns and parsed.read_only == grants.read_only
+        reasons += parsed.refused
+    assert len(reasons) == 6  # case 2 refuses the root, then write_note for the read-only ceiling
+    i18n_qt.apply_language("zh_CN")
+    from echo_desk.ui.spawn_manifest import refusal_text
+
+    for reason in reasons:
+        shown = refusal_text(reason)
+        assert shown != reason and CJK.search(shown), reason
