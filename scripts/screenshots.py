@@ -4,7 +4,9 @@ is a scripted demo (so the pictures are reproducible without a model server).
 
 Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots.py [--with-local-model]
 (``--with-local-model`` adds chat_local_model.png: the real built-in model answering, ~30-60 s.)
-Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png
+Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png, and for sub-agents
+approval_delegate{,_zh}.png (the spawn manifest), scope_help_zh.png, approval_subagent.png (a sub-agent's own
+approval) and chat_subagent{,_zh}.png (its transcript nested in the delegate card).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from echo_desk.ui.app import show_first_frame  # noqa: E402
 from echo_desk.ui.backend import CatalogBackend  # noqa: E402
 from echo_desk.ui.chat_window import MainWindow  # noqa: E402
 from echo_desk.ui.markdown import warm_up  # noqa: E402
-from echo_desk.ui.services import Services  # noqa: E402
+from echo_desk.ui.services import Services, wire_delegation  # noqa: E402
 from echo_desk.ui.settings_dialog import SettingsDialog  # noqa: E402
 
 NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
@@ -102,6 +104,118 @@ class DemoModel:
         return None
 
 
+DELEGATE_GOAL = "Add butter to the shopping list in notes.txt"
+
+
+class DelegatingModel:
+    """The parent: hands the task to a sub-agent (asking for one tool that does not exist and one
+    folder outside the workspace, so the dialog has refusals to show), then reports back."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "demo"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        self.turn += 1
+        if self.turn == 1:
+            for e in words("I will hand this to a sub-agent that may only edit your workspace."):
+                yield e
+            yield ToolCallReady(ToolCall(id="d1", name="delegate", arguments=json.dumps({
+                "goal": DELEGATE_GOAL, "tools": ["read_file", "edit_file", "delete_everything"],
+                "read_only": False, "write_roots": [str(self.workspace), "/etc"],
+                "max_turns": 6, "time_limit_seconds": 120})))
+        else:
+            for e in words("Done: the sub-agent added **butter** to `notes.txt`."):
+                yield e
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+class SubAgentModel:
+    """The sub-agent: reads the notes, edits them (its own approval), answers."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "demo sub-agent"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        self.turn += 1
+        if self.turn == 1:
+            yield ToolCallReady(ToolCall(id="s1", name="read_file", arguments=json.dumps({"path": "notes.txt"})))
+        elif self.turn == 2:
+            yield ToolCallReady(ToolCall(id="s2", name="edit_file", arguments=json.dumps({
+                "path": "notes.txt", "edits": [{"old": "- bread\n", "new": "- bread\n- butter\n"}]})))
+        else:
+            for e in words("Added butter to notes.txt; the list now has milk, eggs, bread and butter."):
+                yield e
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def next_dialog(approvals: list[Any], seen: int) -> Any:
+    while len(approvals) <= seen:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
+        await asyncio.sleep(0.05)
+    dialog = approvals[seen]
+    while not dialog.allow_once.isEnabled():  # noqa: ASYNC110
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.2)
+    return dialog
+
+
+async def shoot_delegate(window: MainWindow, runtime: Runtime, workspace: Path, approvals: list[Any]) -> None:
+    """The spawn approval, a sub-agent's own approval, and its transcript nested in the card."""
+    from echo_desk.ui.approval_dialog import ApprovalDialog
+
+    runtime.enable_delegation(SubAgentModel)
+    window.new_conversation(str(workspace))
+    window.services.conversations.rename(window.session.conversation.id, "Butter, via a sub-agent")
+    window.conversations.reload()
+    window.set_model(DelegatingModel(workspace))
+    done = asyncio.get_running_loop().create_future()
+    window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
+    seen = len(approvals)
+    window.composer.setPlainText("Please add butter to my shopping list.")
+    window.send()
+    spawn = await next_dialog(approvals, seen)
+    save(spawn, "approval_delegate.png")
+    spawn_request = spawn.request
+    spawn.allow_once.click()
+    edit = await next_dialog(approvals, seen + 1)
+    save(edit, "approval_subagent.png")
+    edit.allow_once.click()
+    await asyncio.wait_for(done, 30)
+    model = window.session.transcript
+    for row, item in enumerate(model.items()):
+        if item.kind == "tool" and item.tool_name == "delegate":
+            model.toggle_expanded(row)
+    model.flush()
+    await asyncio.sleep(0.3)
+    save(window, "chat_subagent.png")
+    i18n_qt.apply_language("zh_CN")
+    await asyncio.sleep(0.3)
+    save(window, "chat_subagent_zh.png")
+    again = ApprovalDialog(spawn_request, window, title_for=model.title_for)
+    again.resize(1100, 760)
+    again.show()
+    await asyncio.sleep(0.3)
+    save(again, "approval_delegate_zh.png")
+    again.reject()
+    i18n_qt.apply_language("en")
+
+
 def save(widget: QWidget, name: str) -> None:
     QApplication.processEvents()
     path = OUT / name
@@ -119,6 +233,7 @@ async def shoot(app: QApplication) -> None:
     store = ConversationStore(HOME / "data" / "conversations.sqlite3")
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
                         conversations=store, providers_available=True)
+    wire_delegation(services)  # as the app does: "delegate" is in the catalog before a model connects
     window = MainWindow()
     window.resize(1280, 800)
     warm_up()
@@ -169,6 +284,11 @@ async def shoot(app: QApplication) -> None:
     general.language.activated.emit(general.language.currentIndex())
     await asyncio.sleep(0.3)
     save(settings_dialog, "catalog_zh.png")
+    tools_page = settings_dialog.tools
+    tools_page.help_button.click()
+    await asyncio.sleep(0.2)
+    save(tools_page.help_dialog, "scope_help_zh.png")
+    tools_page.help_dialog.close()
     settings_dialog.show_page("general")
     await asyncio.sleep(0.1)
     save(settings_dialog, "settings_general_zh.png")
@@ -184,6 +304,7 @@ async def shoot(app: QApplication) -> None:
     save(again, "approval_zh.png")
     again.reject()
     i18n_qt.apply_language("en")
+    await shoot_delegate(window, runtime, workspace, approvals)
     window.close()
     await window.session.wait_idle()
     runtime.close()

@@ -32,12 +32,23 @@ from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
+from echo_desk.ui.spawn_manifest import parse_manifest, scope_names
+from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
+
+DELEGATE = "delegate"
 
 
 def format_targets(request: ApprovalRequest) -> str:
-    """Every target in full: absolute paths, the whole command line with its folder, full URLs."""
+    """Every target in full: absolute paths, the whole command line with its folder, full URLs.
+    (A ``delegate`` request's manifest has its own panel; only lines it could not read stay here.)"""
     lines: list[str] = []
-    for target in request.targets:
+    targets = request.targets
+    if request.tool_name == DELEGATE:
+        unread = set(parse_manifest(targets).other)
+        targets = tuple(t for t in targets if t.kind == "other" and t.value in unread)
+        if not targets:
+            return ""
+    for target in targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
         lines.append(f"{label}: {target.value}")
         if target.detail:
@@ -56,9 +67,11 @@ class ApprovalDialog(QDialog):
 
     decided = Signal(object)
 
-    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None,
+                 title_for: Callable[[str], str] | None = None) -> None:
         super().__init__(parent)
         self.request = request
+        self.is_spawn = request.tool_name == DELEGATE
         self.decision: ApprovalDecision | None = None
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
@@ -73,6 +86,9 @@ class ApprovalDialog(QDialog):
         font.setBold(True)
         self.heading.setFont(font)
         layout.addWidget(self.heading)
+        # A sub-agent asking says so first, with its goal: the person must know who wants this.
+        self.subagent_banner = SubagentBanner(request)
+        layout.addWidget(self.subagent_banner)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -91,8 +107,13 @@ class ApprovalDialog(QDialog):
         self.summary = QLabel(request.summary)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setVisible(bool(request.summary))
+        # The spawn manifest is shown field by field below; its one-line summary would repeat it.
+        self.summary.setVisible(bool(request.summary) and not self.is_spawn)
         layout.addWidget(self.summary)
+        self.manifest: ManifestPanel | None = None
+        if self.is_spawn:
+            self.manifest = ManifestPanel(request, title_for)
+            layout.addWidget(self.manifest)
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
@@ -114,9 +135,15 @@ class ApprovalDialog(QDialog):
             box.setFixedHeight(int(lines * box.fontMetrics().lineSpacing() + 2 * box.frameWidth() + 12))
         top_layout.addWidget(self.targets_caption)
         top_layout.addWidget(self.targets)
+        for widget in (self.targets_caption, self.targets):
+            widget.setVisible(bool(self.targets.toPlainText()))
         top_layout.addWidget(self.arguments_caption)
         top_layout.addWidget(self.arguments)
-        top_layout.addStretch(1)
+        if self.is_spawn:
+            # No diff below: the request itself may use the room instead of a scroll bar.
+            self.arguments.setMaximumHeight(16777215)
+        else:
+            top_layout.addStretch(1)
         splitter.addWidget(top)
 
         self.tabs = QTabWidget()
@@ -174,18 +201,24 @@ class ApprovalDialog(QDialog):
         r = self.request
         title = _(r.tool_title) if r.tool_title else r.tool_name
         self.setWindowTitle(_("Approve {tool}?").format(tool=title))
-        self.heading.setText(_("Echo Desk wants to use “{tool}”").format(tool=title))
+        if self.is_spawn:
+            self.heading.setText(_("Echo Desk wants to start a sub-agent"))
+        else:
+            self.heading.setText(_("Echo Desk wants to use “{tool}”").format(tool=title))
+        self.subagent_banner.retranslate()
+        if self.manifest is not None:
+            self.manifest.retranslate()
         self.tool_label.setText(_("Tool:"))
         self.tool_value.setText(f"{title}  ({r.tool_name}) — {source_label(r.source)}")
         self.risk_label.setText(_("Risk:"))
         colour = RISK_COLOURS.get(r.risk.value, "#57606a")
         self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
         self.scope_label.setText(_("Asked by:"))
-        chain = " › ".join(r.scope_chain) if r.scope_chain else (r.scope_label or r.scope_id)
+        chain = " › ".join(scope_names(r.scope_chain)) if r.scope_chain else (r.scope_label or r.scope_id)
         self.scope_value.setText(chain)
         self.targets_caption.setText(_("Targets"))
         self.targets.setPlainText(format_targets(r))
-        self.arguments_caption.setText(_("Arguments"))
+        self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
         for i, change in enumerate(r.file_changes):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             self.tabs.setTabText(i, f"{os.path.basename(change.path) or change.path} ({kind})")

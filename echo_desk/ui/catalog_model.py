@@ -188,7 +188,10 @@ class ToolCatalogModel(QStandardItemModel):
                 changed.append(cells[COL_TOOL])
             policy = settings.tool(name).policy
             value = policy.value if policy is not None else ""
-            effective = value or ("always" if _risk(tool) == "read" else "ask")
+            # The engine's default: read tools run without asking, unless the tool always asks
+            # (``requires_approval``, e.g. ``delegate``); write and exec tools ask.
+            asks = bool(getattr(tool, "requires_approval", False)) or _risk(tool) != "read"
+            effective = value or ("ask" if asks else "always")
             text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
             if cells[COL_POLICY].data(PolicyRole) != value or cells[COL_POLICY].text() != text:
                 cells[COL_POLICY].setData(value, PolicyRole)

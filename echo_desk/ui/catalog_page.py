@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
@@ -114,7 +115,14 @@ class ToolsPage(QWidget):
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color: #57606a")
-        layout.addWidget(self.hint)
+        # What a scope grants and how sub-agents narrow it: one click from the catalog.
+        self.help_button = QPushButton()
+        self.help_button.clicked.connect(self.show_scope_help)
+        self.help_dialog: QWidget | None = None
+        footer = QHBoxLayout()
+        footer.addWidget(self.hint, 1)
+        footer.addWidget(self.help_button)
+        layout.addLayout(footer)
 
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(1000)
@@ -138,6 +146,8 @@ class ToolsPage(QWidget):
         self.tree.header().resizeSection(COL_RISK, max(metrics.horizontalAdvance(_("Risk")), risk_width) + 24)
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
+        self.help_button.setText(_("About scopes and sub-agents…"))
+        self.help_button.setAccessibleName(_("About scopes and sub-agents"))
         current_tag = self.tags.currentData() or ""
         self.tags.blockSignals(True)
         self.tags.clear()
@@ -147,6 +157,15 @@ class ToolsPage(QWidget):
         self.tags.setCurrentIndex(max(0, self.tags.findData(current_tag)))
         self.tags.blockSignals(False)
         self._fill_profiles(self.backend.settings.current)
+
+    def show_scope_help(self) -> None:
+        """Open (or raise) the "About scopes and sub-agents" page."""
+        from echo_desk.ui.scope_help import ScopeHelpDialog
+
+        if self.help_dialog is None:
+            self.help_dialog = ScopeHelpDialog(self)
+        self.help_dialog.show()
+        self.help_dialog.raise_()
 
     def _fill_profiles(self, settings: Settings) -> None:
         self.profiles.blockSignals(True)

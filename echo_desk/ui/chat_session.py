@@ -29,8 +29,13 @@ def _envelope_dict(envelope: Any) -> dict[str, Any] | None:
     to_json = getattr(envelope, "to_json", None)
     if not callable(to_json):
         return None
-    value = to_json()
-    return value if isinstance(value, dict) else json.loads(value)
+    raw = to_json()
+    value: dict[str, Any] = raw if isinstance(raw, dict) else json.loads(raw)
+    # The model never sees metadata; a sub-agent's transcript is kept so the card can show it again.
+    metadata = getattr(envelope, "metadata", None)
+    if isinstance(metadata, dict) and isinstance(metadata.get("transcript"), list):
+        value = {**value, "transcript": metadata["transcript"]}
+    return value
 
 
 class _Listener:

@@ -45,7 +45,9 @@ class QtHost(QObject):
     async def _show_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         from echo_desk.ui.approval_dialog import ApprovalDialog  # first use only: keeps start-up light
 
-        dialog = ApprovalDialog(request, self._parent_widget())
+        # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
+        title_for = self.transcript.title_for if self.transcript is not None else None
+        dialog = ApprovalDialog(request, self._parent_widget(), title_for=title_for)
         decision: ApprovalDecision = await self._run_dialog(dialog, dialog.decided)
         return decision
 

@@ -172,24 +172,51 @@ async def connect_model(services: Services) -> None:
         providers = await BackgroundOp(_import, "echo_desk.providers").run_async()
     except ImportError:
         services.providers_available = False
+        wire_delegation(services)
         return
     create_model = getattr(providers, "create_model", None)
     services.providers_available = create_model is not None
     if create_model is None:
+        wire_delegation(services)
         return
     settings = services.settings.current
     provider = settings.providers.get(settings.active_provider)
     if provider is None:
         services.model_error = _("no provider named {name} in the settings").format(name=settings.active_provider)
+        wire_delegation(services)
         return
     try:
         # Creating a local model may start a llama.cpp server: never on the UI thread.
         created = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
         services.model = await created if inspect.isawaitable(created) else created
-        enable = getattr(services.runtime, "enable_delegation", None)
-        if callable(enable):
-            # Sub-agents get a fresh model of the same configuration each.
-            local = settings.local_model
-            enable(lambda: _create(create_model, provider, local))
     except Exception as exc:
         services.model_error = str(exc) or type(exc).__name__
+    wire_delegation(services, provider, settings.local_model)
+
+
+def _no_model() -> Any:
+    from echo_desk.tools import ErrorKind, ToolError
+
+    raise ToolError("no sub-agent started: no model is connected", kind=ErrorKind.DEPENDENCY)
+
+
+def wire_delegation(services: Services, provider: Any = None, local: Any = None) -> None:
+    """(Re-)register ``delegate`` for the current model: sub-agents of the built-in model share
+    its server, remote providers get a fresh client each. Without a model ``delegate`` stays in
+    the catalog (so it can be switched on or off) but refuses to start anything."""
+    enable = getattr(services.runtime, "enable_delegation", None)
+    if not callable(enable):
+        return
+    factory: Any = _no_model
+    if services.model is not None and provider is not None:
+        try:
+            from echo_desk.providers.factory import sub_agent_factory
+            from echo_desk.tools.secrets import secret_store
+
+            factory = sub_agent_factory(services.model, provider, secret_store(), local=local)
+        except ImportError:  # a build without providers has no model to share either
+            factory = _no_model
+    try:
+        enable(factory)
+    except Exception:  # the chat works without sub-agents; say so in the log
+        log.exception("registering the delegate tool failed")

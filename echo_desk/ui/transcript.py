@@ -36,6 +36,8 @@ class TranscriptItem:
     error_kind: str = ""
     file_changes: list[dict[str, Any]] = field(default_factory=list)
     output: str = ""
+    #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
+    subtranscript: list[dict[str, Any]] = field(default_factory=list)
     expanded: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
@@ -49,6 +51,12 @@ def _change_dict(change: Any) -> dict[str, Any]:
         return change
     to_json = getattr(change, "to_json", None)
     return to_json() if callable(to_json) else {"path": str(change), "kind": "modify", "diff": ""}
+
+
+def subtranscript_of(metadata: Any) -> list[dict[str, Any]]:
+    """The sub-agent transcript in an envelope's metadata (``[]`` when there is none)."""
+    entries = metadata.get("transcript") if isinstance(metadata, dict) else None
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
 def status_from_envelope(ok: bool, error_kind: str) -> str:
@@ -186,6 +194,7 @@ class TranscriptModel(QAbstractListModel):
         item.result = str(getattr(envelope, "content", "") or "")
         item.error = str(getattr(envelope, "error", "") or "")
         item.file_changes = [_change_dict(c) for c in getattr(envelope, "file_changes", ()) or ()]
+        item.subtranscript = subtranscript_of(getattr(envelope, "metadata", None))
         item.status = status_from_envelope(ok, item.error_kind)
         self._changed(item)
 
@@ -263,6 +272,7 @@ class TranscriptModel(QAbstractListModel):
                 card.error = str(env.get("error", "") or "")
                 card.error_kind = str(env.get("error_kind", "") or "")
                 card.file_changes = list(env.get("file_changes", []) or [])
+                card.subtranscript = subtranscript_of(env)
                 card.status = status_from_envelope(bool(env.get("ok", not card.error)), card.error_kind)
         self._timer.stop()
         self.beginResetModel()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
@@ -39,6 +40,7 @@ from echo_desk.i18n import _
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
+from echo_desk.ui.subagent_card import subtranscript_html
 from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemRole, TranscriptItem
 
 _MARGIN = 6
@@ -79,8 +81,9 @@ def _pre(text: str, colour: str = "#24292f") -> str:
     return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(text)}</pre>"
 
 
-def card_html(item: TranscriptItem, title: str) -> str:
-    """The tool card for ``item`` (what the person sees of one call)."""
+def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None) -> str:
+    """The tool card for ``item`` (what the person sees of one call). ``title_for`` names the
+    tools inside a sub-agent's nested transcript."""
     status = item.status or "pending"
     colour = STATUS_COLOURS.get(status, "#57606a")
     parts = [
@@ -99,7 +102,13 @@ def card_html(item: TranscriptItem, title: str) -> str:
             hidden += 1
     if args:
         parts.append(_pre(args, "#57606a"))
-    if item.output:
+    if item.subtranscript:
+        # A finished delegate: its sub-agent's steps, structured, instead of the raw live stream.
+        nested, more = subtranscript_html(item.subtranscript, title_for or (lambda name: name),
+                                          expanded=item.expanded)
+        hidden += more
+        parts.append(nested)
+    elif item.output:
         out_lines = item.output.splitlines()
         shown = out_lines if item.expanded else out_lines[-12:]
         hidden += len(out_lines) - len(shown)
@@ -173,7 +182,7 @@ class TranscriptDelegate(QStyledItemDelegate):
             doc.setDefaultFont(font)
             doc.setDocumentMargin(0)
             if item.kind == TOOL:
-                doc.setHtml(card_html(item, self._view.title_for(item.tool_name)))
+                doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for))
             else:
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
                 doc.setHtml(f"<div style='color:#57606a; font-weight:600'>{html.escape(who)}</div>"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import gc
 import hashlib
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
@@ -119,6 +120,10 @@ def _english(qapp: QApplication) -> Iterator[None]:
     i18n_qt.apply_language("en")
     yield
     i18n_qt.apply_language("en")
+    # Collect this test's Qt wrappers now, on the GUI thread. Left to chance, the cyclic GC may
+    # run on a tool-worker thread in a later test and delete QObjects there, which crashed the
+    # run of tests/ui + tests/agent in one process (a segfault in pytest-qt's processEvents).
+    gc.collect()
 
 
 @pytest.fixture

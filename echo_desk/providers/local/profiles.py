@@ -25,7 +25,9 @@ class ModelProfile:
     name: str
     chat_template: str | None = None
     context_size: int = 8192
-    request_defaults: dict[str, Any] = field(default_factory=lambda: {"cache_prompt": False})
+    # max_tokens bounds a runaway answer: greedy decoding can repeat itself until llama.cpp's
+    # context shift lets it go on for ever.
+    request_defaults: dict[str, Any] = field(default_factory=lambda: {"cache_prompt": False, "max_tokens": 1024})
 
 
 def _qwen_tools() -> ModelProfile:
@@ -34,7 +36,7 @@ def _qwen_tools() -> ModelProfile:
     return ModelProfile(
         name="qwen2.5-coder-tools",
         chat_template=bundled_template("chatml_tools.jinja"),
-        request_defaults={"cache_prompt": False, "temperature": 0.0},
+        request_defaults={"cache_prompt": False, "temperature": 0.0, "max_tokens": 1024},
     )
 
 
