@@ -11,7 +11,7 @@ from typing import Any
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.loop import AgentLoop, NullListener
-from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.agent.model import ChatMessage, ModelError, ToolCall
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
@@ -88,7 +88,11 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     chosen = provider_settings(runtime.settings.current, args.provider, args.base_url, args.model)
 
     local = runtime.settings.current.local_model
-    model = create_model(chosen, local=local)
+    try:
+        model = create_model(chosen, local=local)
+    except ModelError as exc:
+        print(f"cannot reach a model: {exc}", file=sys.stderr)
+        return 2
     runtime.enable_delegation(sub_agent_factory(model, chosen, local=local))
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
     host = TerminalHost(auto=auto)
