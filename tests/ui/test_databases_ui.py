@@ -8,6 +8,7 @@ only the model is scripted.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.ui.conftest import next_emission, within
 
 EVIL = "<b>bold</b> & <script>x</script>"
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _fill(page: DatabasesPage, name: str, kind: str, dsn: str, password: str = "", write: bool = False) -> None:
@@ -223,3 +225,24 @@ def test_the_stored_grid_is_bounded():
     assert stored is not None
     assert len(stored["grid"]["rows"]) == MAX_ROWS and len(stored["grid"]["rows"][0][0]) == MAX_CELL_CHARS
     assert stored["grid"]["row_count"] == 300
+
+
+def test_the_page_and_the_grid_note_follow_the_language(qtbot, settings_store):
+    from echo_desk.ui import i18n_qt
+    from echo_desk.ui.result_grid import grid_html, grid_of
+
+    page = DatabasesPage(settings_store)
+    qtbot.addWidget(page)
+    grid = grid_of({"columns": [{"name": "n", "type": "integer"}], "rows": [[i] for i in range(10)],
+                    "row_count": 10, "more_rows": 5})
+    assert grid is not None
+    i18n_qt.apply_language("zh_CN")
+    try:
+        texts = [page.intro.text(), page.warning.text(), page.write_mode.text(), page.add_button.text(),
+                 page.test_button.text(), *(label.text() for label in page.labels.values())]
+        english = [t for t in texts if re.search(r"\b(the|agent|password|connection|Name|Type)\b", t)]
+        assert english == [] and all(CJK.search(t) for t in texts)
+        assert "还有 7 行" in grid_html(grid, expanded=False)[0]  # 2 of 10 not drawn + 5 past the cap
+    finally:
+        i18n_qt.apply_language("en")
+    assert "7 more rows" in grid_html(grid, expanded=False)[0]
