@@ -45,7 +45,7 @@ mcp-test-servers:
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
 test-only: $(STAMP) mcp-test-servers
 	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
-	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/tools tests/agent tests/store
+	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/tools_builtin
 
 clean:
 	rm -rf $(VENV) build dist echo_desk/locale
