@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -118,6 +119,8 @@ class DatabasesPage(QWidget):
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.write_mode = QCheckBox()
         self.labels = {n: QLabel() for n in ("name", "kind", "dsn", "password")}
+        for key, field in (("name", self.name), ("kind", self.kind), ("dsn", self.dsn), ("password", self.password)):
+            self.labels[key].setBuddy(field)
         form.addRow(self.labels["name"], self.name)
         form.addRow(self.labels["kind"], self.kind)
         form.addRow(self.labels["dsn"], self.dsn)
@@ -359,10 +362,14 @@ class DatabasesPage(QWidget):
         self.result.setText(_("Testing…"))
 
         def done(result: CheckResult) -> None:
+            if not shiboken6.isValid(self.result):
+                return  # the settings window was closed while the test ran
             self.test_button.setEnabled(True)
             self.result.setText(check_text(result))
 
         def failed(error: BaseException) -> None:
+            if not shiboken6.isValid(self.result):
+                return
             self.test_button.setEnabled(True)
             self.result.setText(_("Connection failed: {detail}").format(detail=error))
 

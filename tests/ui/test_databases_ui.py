@@ -246,3 +246,32 @@ def test_the_page_and_the_grid_note_follow_the_language(qtbot, settings_store):
     finally:
         i18n_qt.apply_language("en")
     assert "7 more rows" in grid_html(grid, expanded=False)[0]
+
+
+def test_the_catalog_shows_readiness_as_connections_change(qtbot, builtin_runtime, workspace: Path):
+    from echo_desk.ui.catalog_model import COL_STATUS
+    from echo_desk.ui.catalog_page import ToolsPage
+
+    backend = CatalogBackend(builtin_runtime.settings, builtin_runtime)
+    tools = ToolsPage(backend)
+    qtbot.addWidget(tools)
+
+    def status(name: str) -> str:
+        tools.model.refresh_status()  # what the page's 1 s timer does
+        return tools.model._rows[name][COL_STATUS].text()
+
+    assert status("db_query") == "no database configured"
+    assert status("db_execute") == "no connection in write mode"
+    page = DatabasesPage(builtin_runtime.settings, workspace=lambda: str(workspace))
+    qtbot.addWidget(page)
+    _fill(page, "pg", "postgres", "postgresql://me@127.0.0.1:1/x", write=True)
+    page.save_button.click()
+    assert status("db_execute") == "pg: password missing"
+    page.password.setText("pw")
+    page.save_button.click()
+    qtbot.waitUntil(lambda: status("db_execute") == "pg: connection refused", timeout=5000)
+    sqlite3.connect(tmp := workspace / "shop.db").close()
+    _fill(page, "shop", "sqlite", str(tmp))
+    page.save_button.click()
+    qtbot.waitUntil(lambda: status("db_query") == "Ready", timeout=5000)
+    tools.close_page()
