@@ -275,3 +275,42 @@ def test_the_catalog_shows_readiness_as_connections_change(qtbot, builtin_runtim
     page.save_button.click()
     qtbot.waitUntil(lambda: status("db_query") == "Ready", timeout=5000)
     tools.close_page()
+
+
+def test_a_write_mode_call_shows_the_full_sql_for_approval_then_its_grid(window, qloop, workspace: Path):
+    db = sqlite3.connect(workspace / "shop.db")
+    db.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, price REAL)")
+    db.executemany("INSERT INTO items VALUES (?, ?)", [(i, 1.0) for i in range(1, 6)])
+    db.commit()
+    db.close()
+
+    def add(s: Settings) -> None:
+        s.databases = [DatabaseConnection(name="shop", kind="sqlite", dsn="shop.db", write_mode=True)]
+
+    window.services.settings.update(add)
+    window.set_workspace(str(workspace))
+    sql = "UPDATE items\n   SET price = price * 2\n WHERE id <= 3\nRETURNING id, price"
+    model = ScriptedModel([calls(("x1", "db_execute", json.dumps({"connection": "shop", "sql": sql}))), say("Done.")])
+    window.services.model = model
+    window.set_model(model)
+    seen: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        seen.append(dialog.targets.toPlainText())
+        qloop.call_soon(dialog.allow_once.click)
+
+    window.host.dialog_opened.connect(on_dialog)
+
+    async def scenario() -> None:
+        window.composer.setPlainText("Double the first three prices.")
+        window.send()
+        assert await within(next_emission(window.session.busy_changed)) is False
+
+    qloop.run_until_complete(scenario())
+    assert len(seen) == 1 and sql in seen[0] and "shop" in seen[0]
+    card = next(i for i in window.session.transcript.items() if i.kind == TOOL and i.tool_name == "db_execute")
+    text = window.transcript.itemDelegate().document(card).toPlainText()
+    assert card.status == "done" and "id\ninteger\nprice" in text and "more rows" not in text
+    assert card.grid is not None and card.grid["rows"] == [[1, 2.0], [2, 2.0], [3, 2.0]]
+    with sqlite3.connect(workspace / "shop.db") as check:
+        assert check.execute("SELECT count(*) FROM items WHERE price = 2.0").fetchone() == (3,)
