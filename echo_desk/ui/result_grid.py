@@ -19,10 +19,13 @@ from echo_desk.i18n import _
 COLLAPSED_ROWS = 8
 #: Rows kept for the card (and stored with the conversation); the model got its own table.
 MAX_ROWS = 50
-#: Columns drawn; a wider result says how many it leaves out.
+#: Columns drawn (collapsed / expanded); a wider result says how many it leaves out.
+COLLAPSED_COLUMNS = 8
 MAX_COLUMNS = 12
-#: A cell longer than this is cut with "…" (the model's text result has the value).
+#: A cell longer than this is cut with "…" (the model's text result has the value); a collapsed
+#: card cuts sooner so one long value does not make every row tall.
 MAX_CELL_CHARS = 120
+COLLAPSED_CELL_CHARS = 40
 _MUTED = "#57606a"
 
 
@@ -63,14 +66,17 @@ def grid_of(metadata: Any) -> dict[str, Any] | None:
     }
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, limit: int) -> str:
     if value is None:
         return f"<span style='color:{_MUTED}'><i>NULL</i></span>"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return html.escape(str(value))
-    return html.escape(str(value)).replace("\n", "<br/>")
+    text = str(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return html.escape(text).replace("\n", "<br/>")
 
 
 def _numeric(value: Any) -> bool:
@@ -92,8 +98,10 @@ def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
     columns = grid.get("columns") or []
     rows = grid.get("rows") or []
     limit = MAX_ROWS if expanded else COLLAPSED_ROWS
+    col_limit = MAX_COLUMNS if expanded else COLLAPSED_COLUMNS
+    chars = MAX_CELL_CHARS if expanded else COLLAPSED_CELL_CHARS
     shown_rows = rows[:limit]
-    shown_cols = columns[:MAX_COLUMNS]
+    shown_cols = columns[:col_limit]
     head = "".join(
         f"<th align='left' style='background:#eaeef2'>{html.escape(str(c.get('name', '')))}"
         + (f"<br/><span style='color:{_MUTED}; font-weight:normal'>{html.escape(str(c.get('type', '')))}</span>"
@@ -106,7 +114,7 @@ def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
         for i in range(len(shown_cols)):
             value = row[i] if i < len(row) else None
             align = " align='right'" if _numeric(value) else ""
-            cells.append(f"<td{align}>{_cell(value)}</td>")
+            cells.append(f"<td{align}>{_cell(value, chars)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     parts = ["<table cellpadding='3' cellspacing='0' border='1' "
              "style='border-color:#d0d7de; border-style:solid; background:#ffffff; margin-top:4px'>"
@@ -115,12 +123,13 @@ def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
     more = more_rows_text(grid, len(shown_rows))
     if more:
         notes.append(more)
-    if len(columns) > MAX_COLUMNS:
-        notes.append(_("{n} more columns").format(n=len(columns) - MAX_COLUMNS))
+    if len(columns) > col_limit:
+        notes.append(_("{n} more columns").format(n=len(columns) - col_limit))
     if not rows:
         notes.append(_("No rows."))
     if grid.get("status"):
         notes.append(str(grid["status"]))
     if notes:
         parts.append(f"<div style='color:{_MUTED}'>{html.escape(' · '.join(notes))}</div>")
-    return "".join(parts), len(rows) > len(shown_rows)
+    cut = any(isinstance(v, str) and len(v) > chars for row in shown_rows for v in row[:col_limit])
+    return "".join(parts), len(rows) > len(shown_rows) or len(columns) > col_limit or cut
