@@ -314,3 +314,18 @@ def test_a_write_mode_call_shows_the_full_sql_for_approval_then_its_grid(window,
     assert card.grid is not None and card.grid["rows"] == [[1, 2.0], [2, 2.0], [3, 2.0]]
     with sqlite3.connect(workspace / "shop.db") as check:
         assert check.execute("SELECT count(*) FROM items WHERE price = 2.0").fetchone() == (3,)
+
+
+def test_a_wide_grid_is_cut_when_collapsed_and_whole_when_expanded():
+    from echo_desk.ui.result_grid import grid_html, grid_of
+
+    long = "x" * 100
+    grid = grid_of({"columns": [{"name": f"c{i}", "type": "text"} for i in range(10)],
+                    "rows": [[long] * 10], "row_count": 1, "more_rows": 0})
+    assert grid is not None
+    collapsed, more = grid_html(grid, expanded=False)
+    assert more and "2 more columns" in collapsed and "c7" in collapsed and "c8" not in collapsed
+    assert long not in collapsed and "x" * 39 + "…" in collapsed
+    expanded, more = grid_html(grid, expanded=True)
+    assert not more and "c9" in expanded and long in expanded and "more columns" not in expanded
+    assert grid_of({"columns": [], "rows": [], "status": "3 rows affected"}) is None  # no table: the text shows
