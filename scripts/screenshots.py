@@ -6,7 +6,8 @@ Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scri
 (``--with-local-model`` adds chat_local_model.png: the real built-in model answering, ~30-60 s.)
 Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png, and for sub-agents
 approval_delegate{,_zh}.png (the spawn manifest), scope_help_zh.png, approval_subagent.png (a sub-agent's own
-approval) and chat_subagent{,_zh}.png (its transcript nested in the delegate card).
+approval) and chat_subagent{,_zh}.png (its transcript nested in the delegate card); for databases
+settings_databases{,_zh}.png (the Databases page) and chat_database{,_zh}.png (a db_query card's grid).
 """
 
 from __future__ import annotations
@@ -165,6 +166,104 @@ class SubAgentModel:
         return None
 
 
+class DatabaseModel:
+    """Asks a SQLite file in the workspace for the biggest orders (the real ``db_query``), answers."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "demo"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        self.turn += 1
+        if self.turn == 1:
+            for e in words("Let me look at the orders table."):
+                yield e
+            yield ToolCallReady(ToolCall(id="q1", name="db_query", arguments=json.dumps({
+                "connection": "shop", "max_rows": 20,
+                "sql": "SELECT id, customer, total, placed_on, note FROM orders ORDER BY total DESC"})))
+        else:
+            for e in words("The biggest order is **#7** from Chen Jing (129.90), followed by #3 and #12."):
+                yield e
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+ORDERS = [(i, c, t, f"2026-11-{i:02d}", n) for i, c, t, n in [
+    (1, "Ada Park", 42.5, None), (2, "Luis Ortega", 18.0, "gift wrap"), (3, "Mia Novak", 99.0, None),
+    (4, "Omar Haddad", 12.75, None), (5, "Sara Lind", 64.2, "leave at door"), (6, "Tom Becker", 7.5, None),
+    (7, "Chen Jing", 129.9, "<b>urgent</b> & fragile"), (8, "Ana Silva", 33.3, None),
+    (9, "Ravi Rao", 58.0, None), (10, "Eva Horn", 21.0, None), (11, "Kim Lee", 45.45, None),
+    (12, "Noor Aziz", 88.8, "second order"), (13, "Ivan Petrov", 5.0, None), (14, "Lea Roux", 71.0, None),
+    (15, "Yuki Sato", 26.0, None), (16, "Ben Cole", 39.99, None), (17, "Zoe Hart", 61.0, None),
+    (18, "Max Weber", 14.2, None), (19, "Ida Berg", 77.7, None), (20, "Leo Costa", 9.9, None),
+    (21, "Nia Okafor", 52.0, None), (22, "Hugo Blanc", 30.0, None), (23, "Amy Wong", 66.6, None),
+    (24, "Raj Patel", 19.0, None), (25, "Ola Nowak", 48.0, None)]]
+
+
+async def shoot_database(window: MainWindow, workspace: Path) -> None:
+    """The Databases page and a db_query card with its result grid, in English and Chinese."""
+    import sqlite3
+
+    from echo_desk.store.settings import DatabaseConnection, Settings
+    from echo_desk.tools.secrets import secret_store
+
+    db = sqlite3.connect(workspace / "shop.db")
+    db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL, placed_on TEXT, note TEXT)")
+    db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", ORDERS)
+    db.commit()
+    db.close()
+    secret_store().set("database.sales.password", "demo")
+
+    def add(s: Settings) -> None:
+        s.databases = [DatabaseConnection(name="shop", kind="sqlite", dsn="shop.db"),
+                       DatabaseConnection(name="sales", kind="postgres", write_mode=True,
+                                          dsn="postgresql://analyst@db.internal:5432/sales")]
+
+    window.services.settings.update(add)
+    window.new_conversation(str(workspace))
+    window.services.conversations.rename(window.session.conversation.id, "Biggest orders")
+    window.conversations.reload()
+    window.set_model(DatabaseModel())
+    done = asyncio.get_running_loop().create_future()
+    window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
+    window.composer.setPlainText("Which orders are the biggest?")
+    window.send()
+    await asyncio.wait_for(done, 30)
+    window.session.transcript.flush()
+    await asyncio.sleep(0.3)
+    save(window, "chat_database.png")
+    i18n_qt.apply_language("zh_CN")
+    await asyncio.sleep(0.3)
+    save(window, "chat_database_zh.png")
+    i18n_qt.apply_language("en")
+
+    settings_dialog = SettingsDialog(window.services.backend, window, workspace=window.workspace_folder)
+    settings_dialog.resize(1180, 640)
+    settings_dialog.show_page("databases")
+    settings_dialog.show()
+    page = settings_dialog.databases
+    page.table.selectRow(0)
+    page.test_button.click()
+    while not page.test_button.isEnabled():  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)
+    save(settings_dialog, "settings_databases.png")
+    i18n_qt.apply_language("zh_CN")
+    page.test_button.click()
+    while not page.test_button.isEnabled():  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    save(settings_dialog, "settings_databases_zh.png")
+    settings_dialog.close()
+    i18n_qt.apply_language("en")
+
+
 async def next_dialog(approvals: list[Any], seen: int) -> Any:
     while len(approvals) <= seen:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
         await asyncio.sleep(0.05)
@@ -305,6 +404,7 @@ async def shoot(app: QApplication) -> None:
     again.reject()
     i18n_qt.apply_language("en")
     await shoot_delegate(window, runtime, workspace, approvals)
+    await shoot_database(window, workspace)
     window.close()
     await window.session.wait_idle()
     runtime.close()

@@ -163,7 +163,7 @@ class App:
             error = self.services.mcp_error
             mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
         self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
-                                              mcp_page=mcp_page)
+                                              mcp_page=mcp_page, workspace=self.window.workspace_folder)
         self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.settings_dialog.destroyed.connect(self._settings_gone)
         self.settings_dialog.show()

@@ -20,6 +20,7 @@ from echo_desk.agent.scope import Scope
 from echo_desk.i18n import _
 from echo_desk.ui import marshal
 from echo_desk.ui.controller import QtHost
+from echo_desk.ui.result_grid import grid_of
 from echo_desk.ui.transcript import TranscriptModel
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,10 @@ def _envelope_dict(envelope: Any) -> dict[str, Any] | None:
     metadata = getattr(envelope, "metadata", None)
     if isinstance(metadata, dict) and isinstance(metadata.get("transcript"), list):
         value = {**value, "transcript": metadata["transcript"]}
+    # A database result's grid, bounded as the card shows it (not every returned row).
+    grid = grid_of(metadata)
+    if grid is not None:
+        value = {**value, "grid": grid}
     return value
 
 

@@ -215,6 +215,10 @@ class MainWindow(QMainWindow):
         self._workspace = getattr(conversation, "workspace", "") or ""
         self._show_workspace()
 
+    def workspace_folder(self) -> str:
+        """The conversation's workspace folder ("" when none is chosen)."""
+        return self._workspace
+
     def choose_workspace(self) -> None:
         dialog = QFileDialog(self, _("Choose the workspace folder"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
 from echo_desk.ui.labels import normalize_status
+from echo_desk.ui.result_grid import grid_of
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 _FLUSH_MS = 50
@@ -38,6 +39,8 @@ class TranscriptItem:
     output: str = ""
     #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
     subtranscript: list[dict[str, Any]] = field(default_factory=list)
+    #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
+    grid: dict[str, Any] | None = None
     expanded: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
@@ -195,6 +198,7 @@ class TranscriptModel(QAbstractListModel):
         item.error = str(getattr(envelope, "error", "") or "")
         item.file_changes = [_change_dict(c) for c in getattr(envelope, "file_changes", ()) or ()]
         item.subtranscript = subtranscript_of(getattr(envelope, "metadata", None))
+        item.grid = grid_of(getattr(envelope, "metadata", None))
         item.status = status_from_envelope(ok, item.error_kind)
         self._changed(item)
 
@@ -273,6 +277,7 @@ class TranscriptModel(QAbstractListModel):
                 card.error_kind = str(env.get("error_kind", "") or "")
                 card.file_changes = list(env.get("file_changes", []) or [])
                 card.subtranscript = subtranscript_of(env)
+                card.grid = grid_of(env.get("grid"))
                 card.status = status_from_envelope(bool(env.get("ok", not card.error)), card.error_kind)
         self._timer.stop()
         self.beginResetModel()

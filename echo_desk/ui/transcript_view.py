@@ -40,6 +40,7 @@ from echo_desk.i18n import _
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
+from echo_desk.ui.result_grid import grid_html
 from echo_desk.ui.subagent_card import subtranscript_html
 from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemRole, TranscriptItem
 
@@ -116,7 +117,12 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         parts.append(_pre("\n".join(shown), "#1f2328"))
     if item.error:
         parts.append(_pre(item.error, "#cf222e"))
-    if item.result:
+    if item.grid is not None:
+        # A database result: the grid instead of the model's text table (Copy still gives the text).
+        table, more_hidden = grid_html(item.grid, expanded=item.expanded)
+        hidden += int(more_hidden)
+        parts.append(table)
+    elif item.result:
         result, more = _lines(item.result, limit)
         hidden += more
         parts.append(_pre(result))
