@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import threading
+import time
 import uuid
 
 import pytest
@@ -139,3 +140,22 @@ def test_readiness_cache_answers_fast_and_reuses_results() -> None:
     cache.invalidate()
     cache.detail(conn)
     assert len(calls) == 2
+
+
+def test_a_stale_answer_is_returned_at_once_while_the_refresh_runs() -> None:
+    release = threading.Event()
+    answers = iter(["connection refused", ""])
+
+    def probe_fn(conn: DatabaseConnection) -> str:
+        answer = next(answers)
+        if answer == "":
+            release.wait(10)  # the second probe hangs, as an unreachable host would
+        return answer
+
+    cache = ReadinessCache(probe_fn, ttl=0.0, wait=5.0)
+    conn = DatabaseConnection(name="pg", kind="sqlite", dsn="a.db")
+    assert cache.detail(conn) == "connection refused"  # the first answer is waited for
+    started = time.monotonic()
+    assert cache.detail(conn) == "connection refused"  # stale: returned, not waited on
+    assert time.monotonic() - started < 0.5
+    release.set()

@@ -135,9 +135,10 @@ def probe(conn: DatabaseConnection) -> str:
 class ReadinessCache:
     """Per-connection probe results, refreshed in the background.
 
-    ``detail()`` is called by the schema factory on the event loop, so it waits at most
-    ``READINESS_WAIT_SECONDS`` for a fresh probe and otherwise answers from the last result
-    (optimistically "ready" the very first time).
+    ``detail()`` is called by the schema factory and the catalog on the UI thread, so it never
+    waits for a refresh: a stale answer is returned at once while a new probe runs. Only the
+    very first question about a connection waits, at most ``READINESS_WAIT_SECONDS``, and is
+    otherwise answered optimistically ("ready").
     """
 
     def __init__(self, probe_fn: Callable[[DatabaseConnection], str] = probe,
@@ -163,6 +164,8 @@ class ReadinessCache:
                 self._running[key] = done
                 threading.Thread(target=self._run, args=(key, conn, done), daemon=True,
                                  name=f"db-probe-{conn.name}").start()
+            if cached is not None:
+                return cached[1]
         done.wait(self._wait)
         with self._lock:
             cached = self._results.get(key)
