@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from typing import Any
@@ -188,6 +189,17 @@ class App:
         await marshal.shutdown()
 
 
+def close_on_signals(window: QWidget) -> None:
+    """SIGTERM and SIGINT close the window like its close button: the same clean shutdown
+    (turn stopped, dialogs refused, MCP servers and the model server ended)."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: QTimer.singleShot(0, window.close))
+    # Python runs signal handlers only between bytecodes; let it look while Qt idles.
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+
+
 def run_gui(argv: list[str] | None = None) -> int:
     """Open the main window and run until it is closed. Returns the process exit code."""
     argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
@@ -211,6 +223,7 @@ def run_gui(argv: list[str] | None = None) -> int:
 
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
+    close_on_signals(app.window)
     try:
         with loop, marshal.asyncgen_hooks(loop):
             return int(loop.run_until_complete(app.main()))

@@ -52,3 +52,31 @@ def _comm(task: str) -> str:
         return Path(f"/proc/self/task/{task}/comm").read_text().strip()
     except OSError:
         return task
+
+
+def test_sigterm_closes_the_app_cleanly_like_the_close_button(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A session logout or ``kill`` sends SIGTERM: the app must shut down the same clean way
+    (exit code 0, conversation store written, no child left), not die mid-write."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "ECHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "ECHO_DESK_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.Popen([sys.executable, "-m", "echo_desk"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        # The services (store included) load after the first frame; wait for the store file.
+        while not list((tmp_path / "data").glob("*.sqlite3*")) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        assert list((tmp_path / "data").glob("*.sqlite3*")), "the app never loaded its services"
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 0, proc.stderr.read() if proc.stderr else ""
