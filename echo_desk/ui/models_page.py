@@ -14,13 +14,11 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +28,7 @@ from echo_desk.i18n import N_, _
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
 from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.local_model_panel import LocalModelPanel
 
 KIND_LABELS = {
     ProviderKind.LOCAL: N_("Built-in local model (llama.cpp)"),
@@ -88,22 +87,14 @@ class ModelsPage(QWidget):
         model_row.addWidget(self.list_button)
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.gguf = QLineEdit()
-        self.browse = QPushButton()
-        self.browse.clicked.connect(self._browse)
-        gguf_row = QHBoxLayout()
-        gguf_row.addWidget(self.gguf, 1)
-        gguf_row.addWidget(self.browse)
-        self.context = QSpinBox()
-        self.context.setRange(512, 131072)
-        self.context.setSingleStep(1024)
-        self.labels = {name: QLabel() for name in ("kind", "url", "model", "key", "gguf", "context")}
+        # The built-in model's file, context size and downloads; it saves its own settings.
+        self.local_panel = LocalModelPanel(settings)
+        self.labels = {name: QLabel() for name in ("kind", "url", "model", "key")}
         form.addRow(self.labels["kind"], self.kind)
         form.addRow(self.labels["url"], self.url)
         form.addRow(self.labels["model"], model_row)
         form.addRow(self.labels["key"], self.key)
-        form.addRow(self.labels["gguf"], gguf_row)
-        form.addRow(self.labels["context"], self.context)
+        form.addRow(self.local_panel)
         self.form = form
         layout.addLayout(form)
         buttons = QHBoxLayout()
@@ -133,24 +124,19 @@ class ModelsPage(QWidget):
         self.use_button.setAccessibleName(_("Use this provider for chat"))
         for i in range(self.kind.count()):
             self.kind.setItemText(i, _(KIND_LABELS[ProviderKind(self.kind.itemData(i))]))
-        texts = {"kind": _("Type:"), "url": _("Endpoint:"), "model": _("Model:"), "key": _("API key:"),
-                 "gguf": _("Model file (.gguf):"), "context": _("Context size:")}
+        texts = {"kind": _("Type:"), "url": _("Endpoint:"), "model": _("Model:"), "key": _("API key:")}
         for name, label in self.labels.items():
             label.setText(texts[name])
         for widget, name in ((self.kind, _("Provider type")), (self.url, _("Endpoint URL")),
-                             (self.model, _("Model name")), (self.key, _("API key")),
-                             (self.gguf, _("Model file")), (self.context, _("Context size"))):
+                             (self.model, _("Model name")), (self.key, _("API key"))):
             widget.setAccessibleName(name)
         self.list_button.setText(_("List models"))
         self.list_button.setAccessibleName(_("List the server's models"))
-        self.browse.setText(_("Choose…"))
-        self.browse.setAccessibleName(_("Choose a model file"))
         self.save_button.setText(_("Save"))
         self.save_button.setAccessibleName(_("Save this provider"))
         self.test_button.setText(_("Test connection"))
         self.test_button.setAccessibleName(_("Test the connection"))
         self.result.setAccessibleName(_("Connection test result"))
-        self.gguf.setPlaceholderText(_("Empty: the default model downloaded during set-up"))
         self._kind_changed()
 
     # -- state ------------------------------------------------------------------------------
@@ -177,17 +163,16 @@ class ModelsPage(QWidget):
         self.key.clear()
         has_key = bool(entry.api_key_ref and secret_store().get(entry.api_key_ref))
         self.key.setPlaceholderText(_("Saved in the system keyring") if has_key else _("Not set"))
-        self.gguf.setText(s.local_model.model_path)
-        self.context.setValue(s.local_model.context_size)
+        self.local_panel.load()
         self.result.clear()
         self._kind_changed()
 
     def _kind_changed(self) -> None:
         kind = ProviderKind(self.kind.currentData() or ProviderKind.LOCAL.value)
         local = kind is ProviderKind.LOCAL
-        for name, widgets in (("url", [self.url]), ("model", [self.model, self.list_button]), ("key", [self.key]),
-                              ("gguf", [self.gguf, self.browse]), ("context", [self.context])):
-            shown = local if name in ("gguf", "context") else not local
+        self.local_panel.setVisible(local)
+        for name, widgets in (("url", [self.url]), ("model", [self.model, self.list_button]), ("key", [self.key])):
+            shown = not local
             if name == "key":
                 shown = kind in (ProviderKind.OPENAI, ProviderKind.ANTHROPIC, ProviderKind.GEMINI)
             self.labels[name].setVisible(shown)
@@ -215,11 +200,8 @@ class ModelsPage(QWidget):
         if typed:
             secret_store().set(entry.api_key_ref, typed)
 
-        def change(s: Settings) -> None:
+        def change(s: Settings) -> None:  # the local model's file and context were saved by its panel
             s.providers = {**s.providers, name: entry}
-            if entry.kind is ProviderKind.LOCAL:
-                s.local_model = s.local_model.model_copy(update={
-                    "model_path": self.gguf.text().strip(), "context_size": self.context.value()})
 
         self.settings.update(change)
         self._fill_providers(name)
@@ -248,12 +230,6 @@ class ModelsPage(QWidget):
         self.settings.update(change)
         self._fill_providers(name)
 
-    def _browse(self) -> None:
-        dialog = QFileDialog(self, _("Choose a model file"))
-        dialog.setNameFilter(_("GGUF models (*.gguf)"))
-        dialog.fileSelected.connect(self.gguf.setText)
-        dialog.open()
-
     # -- talking to the provider ----------------------------------------------------------------
     def _run(self, coro: Any) -> None:
         if self._test is not None and not self._test.done():
@@ -269,8 +245,7 @@ class ModelsPage(QWidget):
         secrets = secret_store()
         if typed:  # test what is typed, even before saving
             secrets.set(entry.api_key_ref, typed)
-        local = self.settings.current.local_model.model_copy(update={
-            "model_path": self.gguf.text().strip(), "context_size": self.context.value()})
+        local = self.settings.current.local_model
         return await marshal.BackgroundOp(lambda: self.create_model(entry, secrets, local=local)).run_async()
 
     async def _test_connection(self) -> None:

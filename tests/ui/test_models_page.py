@@ -25,7 +25,7 @@ def test_saving_keeps_the_key_in_the_keyring_not_in_the_settings_file(qtbot, con
     page._new()
     name = page.current_name()
     page.kind.setCurrentIndex(page.kind.findData(ProviderKind.OPENAI.value))
-    assert page.key.isVisibleTo(page) and not page.gguf.isVisibleTo(page)
+    assert page.key.isVisibleTo(page) and not page.local_panel.isVisibleTo(page)
     page.url.setText("http://127.0.0.1:8080/v1")
     page.model.setEditText("qwen")
     page.key.setText("sk-secret-123")
@@ -40,7 +40,7 @@ def test_saving_keeps_the_key_in_the_keyring_not_in_the_settings_file(qtbot, con
     assert "sk-secret-123" not in (config_dir / "settings.json").read_text()
 
     page.kind.setCurrentIndex(page.kind.findData(ProviderKind.LOCAL.value))
-    assert page.gguf.isVisibleTo(page) and not page.key.isVisibleTo(page) and not page.url.isVisibleTo(page)
+    assert page.local_panel.isVisibleTo(page) and not page.key.isVisibleTo(page) and not page.url.isVisibleTo(page)
 
 
 def test_connection_test_reports_the_answer_or_the_providers_error(qtbot, qloop, settings_store):

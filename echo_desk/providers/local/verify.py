@@ -55,3 +55,14 @@ def is_verified(path: Path, sha256: str, *, rehash: bool = False) -> bool:
         mark_verified(path, sha256)
         return True
     return False
+
+
+def recorded_sha256(path: Path) -> str | None:
+    """The sha256 a still-valid marker records for ``path`` (no hashing), else None."""
+    try:
+        marker = json.loads(_marker(path).read_text(encoding="utf-8"))
+        if isinstance(marker, dict) and marker == {"sha256": marker.get("sha256"), **_stamp(path)}:
+            return str(marker["sha256"])
+    except (OSError, ValueError):
+        pass
+    return None
