@@ -7,7 +7,8 @@ Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scri
 Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png, and for sub-agents
 approval_delegate{,_zh}.png (the spawn manifest), scope_help_zh.png, approval_subagent.png (a sub-agent's own
 approval) and chat_subagent{,_zh}.png (its transcript nested in the delegate card); for databases
-settings_databases{,_zh}.png (the Databases page) and chat_database{,_zh}.png (a db_query card's grid).
+settings_databases{,_zh}.png (the Databases page) and chat_database{,_zh}.png (a db_query card's grid);
+for the built-in model settings_models_local{,_zh}.png (a download from a loopback server, in progress).
 """
 
 from __future__ import annotations
@@ -264,6 +265,94 @@ async def shoot_database(window: MainWindow, workspace: Path) -> None:
     i18n_qt.apply_language("en")
 
 
+class _StalledModelServer:
+    """A loopback HTTP server that sends the first 40 % of a fake model, then waits: a download in progress."""
+
+    SIZE = 48_000_000
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.release = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Length", str(outer.SIZE))
+                self.end_headers()
+                self.wfile.write(b"GGUF" + bytes(outer.SIZE * 2 // 5 - 4))
+                self.wfile.flush()
+                outer.release.wait(60)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/models/qwen2.5-coder-1.5b-q4_k_m.gguf"
+
+    def close(self) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+async def shoot_models(window: MainWindow, settings: SettingsStore) -> None:
+    """The Models page with the built-in model panel: a download in progress (into a temp cache)."""
+    from echo_desk.store.settings import ProviderKind
+    from echo_desk.ui.models_page import ModelsPage
+    from echo_desk.ui.services import model_factory
+
+    factory = model_factory()
+    page = ModelsPage(settings, factory or (lambda *a, **k: None))
+    dialog = SettingsDialog(window.services.backend, window, models_page=page)
+    dialog.resize(1180, 680)
+    dialog.show_page("models")
+    dialog.show()
+    page.kind.setCurrentIndex(page.kind.findData(ProviderKind.LOCAL.value))
+    panel = page.local_panel
+    server = _StalledModelServer()
+    real_cache = os.environ.get("ECHO_DESK_CACHE_DIR")
+    try:
+        panel.download_toggle.setChecked(True)
+        panel.url.setText(server.url)
+        panel.sha.setText("9f1c6a0d2b7e4c3f8a5d1e6b0c9a7f2e4d8b3c1a6e5f0d9c2b7a4e1f8c3d6b05")
+        os.environ["ECHO_DESK_CACHE_DIR"] = str(HOME / "cache")  # the demo download never lands in the real cache
+        panel.download_button.click()  # (the target folder is decided here)
+        if real_cache is None:
+            os.environ.pop("ECHO_DESK_CACHE_DIR", None)
+        else:
+            os.environ["ECHO_DESK_CACHE_DIR"] = real_cache
+        for _ in range(200):  # a screenshot script: simple polling is fine
+            if "MB of" in panel.progress_text.text() or panel.job is None:
+                break
+            await asyncio.sleep(0.05)
+        print(f"models page: {panel.progress_text.text()!r} {panel.message.text()!r}")
+        await asyncio.sleep(0.3)
+        save(dialog, "settings_models_local.png")
+        i18n_qt.apply_language("zh_CN")
+        await asyncio.sleep(0.3)
+        save(dialog, "settings_models_local_zh.png")
+        panel.cancel_button.click()
+        for _ in range(200):
+            if panel.job is None:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
+        save(dialog, "settings_models_local_cancelled_zh.png")
+    finally:
+        if real_cache is not None:
+            os.environ["ECHO_DESK_CACHE_DIR"] = real_cache
+        server.close()
+        dialog.close()
+        i18n_qt.apply_language("en")
+
+
 async def next_dialog(approvals: list[Any], seen: int) -> Any:
     while len(approvals) <= seen:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
         await asyncio.sleep(0.05)
@@ -405,6 +494,7 @@ async def shoot(app: QApplication) -> None:
     i18n_qt.apply_language("en")
     await shoot_delegate(window, runtime, workspace, approvals)
     await shoot_database(window, workspace)
+    await shoot_models(window, settings)
     window.close()
     await window.session.wait_idle()
     runtime.close()

@@ -100,7 +100,7 @@ class LocalModelPanel(QWidget):
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
-        self.progress.setVisible(False)
+        self._shown: tuple[int, int | None, float] | None = None  # last progress, re-shown on a language change
         row.addWidget(self.download_button)
         row.addWidget(self.cancel_button)
         row.addWidget(self.progress, 1)
@@ -136,6 +136,8 @@ class LocalModelPanel(QWidget):
         self.download_button.setText(_("Download"))
         self.cancel_button.setText(_("Cancel"))
         self.progress.setAccessibleName(_("Download progress"))
+        if self.job is not None and self._shown is not None:
+            self._progress(*self._shown)
         self.load()
 
     # -- state ------------------------------------------------------------------------------
@@ -238,13 +240,16 @@ class LocalModelPanel(QWidget):
         for widget in (self.download_button, self.url, self.sha, self.choose_button, self.default_button):
             widget.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
-        self.progress.setVisible(busy)
         if not busy:
+            self._shown = None
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
             self.default_button.setEnabled(bool(self.settings.current.local_model.model_path))
 
     def _progress(self, done: int, total: int | None, speed: float) -> None:
         if self.job is None:
             return
+        self._shown = (done, total, speed)
         if total:
             # QProgressBar holds an int: count in KB so files above 2 GB fit.
             self.progress.setRange(0, max(1, total // 1024))
@@ -262,6 +267,7 @@ class LocalModelPanel(QWidget):
         self.job = None
         self._busy(False)
         self.progress_text.setText(_("Downloaded and verified."))
+        self.progress.setValue(self.progress.maximum())  # finished: a full bar
         self._update(model_path=str(path))
         self.message.setText(_("Using {name}.").format(name=path.name))
 

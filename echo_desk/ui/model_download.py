@@ -95,8 +95,9 @@ class DownloadJob:
         self._cancelled = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Path] | None = None
-        self._last = 0.0
-        self._first: tuple[float, int] | None = None
+        self._first: tuple[float, int] | None = None  # (time, bytes) of the first block: speed
+        self._latest: tuple[int, int | None] = (0, None)
+        self._sent: tuple[int, int | None] | None = None
 
     @property
     def partial(self) -> Path:
@@ -128,10 +129,13 @@ class DownloadJob:
             self._loop, self._task = loop, task
             if self._cancelled:
                 task.cancel()
+        ticker = asyncio.ensure_future(self._tick())
         try:
             path = await task
         except asyncio.CancelledError:
             raise DownloadCancelled() from None
+        finally:
+            ticker.cancel()
         if not is_gguf(path):  # the hash matched what was asked for, but it cannot run
             path.unlink(missing_ok=True)
             path.with_name(path.name + ".verified").unlink(missing_ok=True)
@@ -139,12 +143,24 @@ class DownloadJob:
         return path
 
     def _progress(self, done: int, total: int | None) -> None:
+        # Called for every block: remember the latest; the ticker sends it at most 10 times a second.
         now = time.monotonic()
         if self._first is None:
             self._first = (now, done)
-        if now - self._last < _UI_INTERVAL and done != total:
+        self._latest = (done, total)
+        if done == total:
+            self._send(now)
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(_UI_INTERVAL)
+            self._send(time.monotonic())
+
+    def _send(self, now: float) -> None:
+        if self._first is None or self._latest == self._sent:
             return
-        self._last = now
+        self._sent = self._latest
+        done, total = self._latest
         started, base = self._first
         speed = (done - base) / (now - started) if now > started else 0.0
         marshal.run_on_main(self._on_progress, done, total, speed)
