@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+import shiboken6
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
@@ -228,7 +229,20 @@ class LocalModelPanel(QWidget):
         self.progress.setRange(0, 0)
         self.progress_text.setText(_("Connecting…"))
         self.message.clear()
+        # Closing the page or quitting stops the download (the worker pool is joined at quit).
+        self.destroyed.connect(self.job.cancel)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.job.cancel)
         self.job.start()
+
+    def _forget(self) -> DownloadJob | None:
+        job, self.job = self.job, None
+        app = QCoreApplication.instance()
+        if job is not None and app is not None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                app.aboutToQuit.disconnect(job.cancel)
+        return job
 
     def cancel_download(self) -> None:
         if self.job is not None:
@@ -247,7 +261,7 @@ class LocalModelPanel(QWidget):
             self.default_button.setEnabled(bool(self.settings.current.local_model.model_path))
 
     def _progress(self, done: int, total: int | None, speed: float) -> None:
-        if self.job is None:
+        if self.job is None or not shiboken6.isValid(self):
             return
         self._shown = (done, total, speed)
         if total:
@@ -264,7 +278,9 @@ class LocalModelPanel(QWidget):
         self.progress_text.setText(text)
 
     def _done(self, path: Path) -> None:
-        self.job = None
+        self._forget()
+        if not shiboken6.isValid(self):  # the page was closed meanwhile
+            return
         self._busy(False)
         self.progress_text.setText(_("Downloaded and verified."))
         self.progress.setValue(self.progress.maximum())  # finished: a full bar
@@ -272,7 +288,9 @@ class LocalModelPanel(QWidget):
         self.message.setText(_("Using {name}.").format(name=path.name))
 
     def _failed(self, exc: BaseException) -> None:
-        job, self.job = self.job, None
+        job = self._forget()
+        if not shiboken6.isValid(self):  # the page was closed: it stopped its own download
+            return
         self._busy(False)
         self.progress_text.clear()
         if isinstance(exc, DownloadCancelled):

@@ -119,6 +119,8 @@ class DownloadJob:
         try:
             return loop.run_until_complete(self._main(loop))
         finally:
+            with self._lock:  # a later cancel() has nothing left to stop
+                self._loop = self._task = None
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 

@@ -216,3 +216,17 @@ def test_error_messages_say_what_to_do(tmp_path):
     assert "disk is full" in full and "resumes" in full
     refused = describe_error(httpx.ConnectError("[Errno 111] Connection refused"), tmp_path)
     assert "Could not connect" in refused and "Connection refused" in refused
+
+
+def test_closing_the_page_stops_its_download(qtbot, qloop, server, settings_store, models):
+    server.stall = True
+    widget = LocalModelPanel(settings_store)
+    widget.show()
+    download(widget, server.url, SHA)
+    job = widget.job
+    assert job is not None
+    qtbot.waitUntil(lambda: widget.progress.value() == FIRST // 1024, timeout=WAIT_MS)
+    widget.deleteLater()
+    qtbot.waitUntil(lambda: widget.job is None, timeout=WAIT_MS)  # the worker ended: nothing left running
+    assert not server.release.is_set() and not (models / "tiny.gguf").exists()
+    assert job.partial.stat().st_size == FIRST  # kept for a resume
