@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -48,9 +48,12 @@ TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
 
 def _form_page() -> tuple[QWidget, QFormLayout]:
     page = QWidget()
-    form = QFormLayout(page)
-    form.setContentsMargins(0, 0, 0, 0)
+    outer = QVBoxLayout(page)
+    outer.setContentsMargins(0, 0, 0, 0)
+    form = QFormLayout()
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+    outer.addLayout(form)
+    outer.addStretch(1)  # spare height goes below the fields, not between them
     return page, form
 
 
@@ -63,7 +66,7 @@ class ServerFormDialog(QDialog):
         super().__init__(parent)
         self.manager = manager
         self.original = config.name if config is not None else ""
-        self.resize(760, 640)
+        self.resize(860, 660)
         layout = QVBoxLayout(self)
         top, form = _form_page()
         self.name = QLineEdit()
@@ -89,15 +92,19 @@ class ServerFormDialog(QDialog):
         self.args.setFixedHeight(96)
         self.split_button = QPushButton()
         self.split_button.clicked.connect(self._split)
-        self.runs = QLabel()
-        self.runs.setWordWrap(True)
-        self.runs.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Read-only text rather than a word-wrapped label: it wraps at any character (long paths)
+        # and keeps a steady height inside the form.
+        self.runs = QPlainTextEdit()
+        self.runs.setReadOnly(True)
+        self.runs.setFixedHeight(64)
+        self.runs.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.runs.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.runs_label = QLabel()
         self.command_label, self.args_label, self.cwd_label = QLabel(), QLabel(), QLabel()
         sform.addRow(self.command_label, self.command)
         sform.addRow(self.args_label, self.args)
         sform.addRow("", self.split_button)
-        sform.addRow("", self.runs)
+        sform.addRow(self.runs_label, self.runs)
         sform.addRow(self.cwd_label, self.cwd)
         self.env = KeyValueRows()
         self.env_box = QGroupBox()
@@ -164,6 +171,13 @@ class ServerFormDialog(QDialog):
             field.setAccessibleName(label.text().rstrip(":："))
         self.enabled.setAccessibleName(self.enabled.text())
         self.split_button.setAccessibleName(self.split_button.text())
+        self.runs_label.setText(_("Will run:"))
+        self.runs.setAccessibleName(_("The exact program and arguments that will run"))
+        labels = (self.name_label, self.transport_label, self.timeout_label, self.command_label, self.args_label,
+                  self.runs_label, self.cwd_label, self.url_label)
+        width = max(label.sizeHint().width() for label in labels)
+        for label in labels:  # one label column for the three forms, in every language
+            label.setMinimumWidth(width)
         self.save_button.setAccessibleName(_("Save this server"))
         self._show_runs()
 
@@ -188,7 +202,7 @@ class ServerFormDialog(QDialog):
 
     def _show_runs(self) -> None:
         line = [self.command.text().strip(), *args_from_text(self.args.toPlainText())]
-        self.runs.setText(_("Will run exactly: {argv}").format(argv=json.dumps(line, ensure_ascii=False)))
+        self.runs.setPlainText(json.dumps(line, ensure_ascii=False))
 
     def _split(self) -> None:
         try:

@@ -77,7 +77,7 @@ def test_add_a_stdio_server_then_edit_its_args_and_approve_the_new_command_line(
     row.value.setText("s3cret-value")
     row.keyring.setChecked(True)
     form.env.add_row("LANG", "C.UTF-8")
-    assert form.runs.text() == "Will run exactly: " + json.dumps([SERVER, "--local-timezone", "Europe/Oslo"])
+    assert json.loads(form.runs.toPlainText()) == [SERVER, "--local-timezone", "Europe/Oslo"]
 
     assert save(qloop, form) == "time"
     assert mcp_json() == {"mcpServers": {"time": {
@@ -196,3 +196,19 @@ def test_an_http_server_round_trips_and_can_be_renamed(qtbot, qloop, page, manag
     assert mcp_json() == {"mcpServers": {"team-remote": entry}}  # the stored secret is still referenced
     qtbot.waitUntil(lambda: state_of(page, "team-remote") == "Disabled" and state_of(page, "remote") == "",
                     timeout=10000)
+
+
+def test_a_pasted_command_line_is_split_and_shown_as_the_exact_list(qtbot, qloop, manager):
+    form = ServerFormDialog(manager)
+    qtbot.addWidget(form)
+    form.command.setText("npx -y @modelcontextprotocol/server-filesystem '/home/me/project dir'")
+    form.split_button.click()
+    assert form.command.text() == "npx"
+    assert form.args.toPlainText().splitlines() == ["-y", "@modelcontextprotocol/server-filesystem",
+                                                    "/home/me/project dir"]
+    assert json.loads(form.runs.toPlainText()) == ["npx", "-y", "@modelcontextprotocol/server-filesystem",
+                                                   "/home/me/project dir"]
+    form.args.setPlainText("'unclosed")
+    form.split_button.click()
+    assert form.error.text() == "Cannot split that command line: No closing quotation"
+    assert form.args.toPlainText() == "'unclosed"
