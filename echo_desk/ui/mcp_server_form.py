@@ -220,6 +220,11 @@ class ServerFormDialog(QDialog):
 
     def save(self) -> None:
         """Check the form; if it is fine, store the secrets and save through the manager."""
+        broken = getattr(self.manager, "config_error", "")
+        if broken:  # saving now would replace the unreadable file and lose what the person wrote
+            self._fail(_("mcp.json could not be read, so nothing is saved: {error}. Fix the file and press "
+                         "Reload first.").format(error=broken))
+            return
         taken = set(self.manager.configs())
         try:
             built = build_server(self.draft(), taken=taken - {self.original}, original=self.original)

@@ -212,3 +212,20 @@ def test_a_pasted_command_line_is_split_and_shown_as_the_exact_list(qtbot, qloop
     form.split_button.click()
     assert form.error.text() == "Cannot split that command line: No closing quotation"
     assert form.args.toPlainText() == "'unclosed"
+
+
+def test_nothing_is_saved_over_an_mcp_json_that_could_not_be_read(qtbot, qloop, settings_store):
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('{"mcpServers": {"time": {"command": "uvx",,}}}')  # a typo by hand
+    manager = McpManager(settings_store)
+    try:
+        assert manager.config_error
+        form = ServerFormDialog(manager)
+        qtbot.addWidget(form)
+        form.name.setText("new-one")
+        form.command.setText("uvx")
+        form.save_button.click()
+        assert form.error.text().startswith("mcp.json could not be read, so nothing is saved:")
+        assert config_path().read_text() == '{"mcpServers": {"time": {"command": "uvx",,}}}'
+    finally:
+        qloop.run_until_complete(manager.aclose())
