@@ -229,3 +229,32 @@ def test_nothing_is_saved_over_an_mcp_json_that_could_not_be_read(qtbot, qloop, 
         assert config_path().read_text() == '{"mcpServers": {"time": {"command": "uvx",,}}}'
     finally:
         qloop.run_until_complete(manager.aclose())
+
+
+def test_in_the_app_saving_asks_at_once_to_approve_the_new_command_line(qtbot, qloop, settings_store):
+    host = QtHost()  # the app's host: the manager asks it for first-start approvals itself
+    manager = McpManager(settings_store, host=host)
+    try:
+        form = ServerFormDialog(manager)
+        qtbot.addWidget(form)
+        form.name.setText("files")
+        form.command.setText("npx")
+        form.args.setPlainText("-y\n@modelcontextprotocol/server-filesystem\n/home/me/project dir")
+
+        async def run() -> str:
+            opened = next_emission(host.dialog_opened)
+            saved = next_emission(form.saved)
+            form.save_button.click()
+            await within(saved)  # the form closes without waiting for the person's answer
+            dialog = await within(opened)
+            shown = dialog.details.toPlainText()
+            dialog.refuse.click()
+            return shown
+
+        shown = qloop.run_until_complete(run())
+        assert "Command line: npx -y @modelcontextprotocol/server-filesystem '/home/me/project dir'" in shown
+        qtbot.waitUntil(lambda: manager.status("files").detail == "you declined to start this server",
+                        timeout=10000)
+        assert manager.status("files").state == "awaiting_approval"
+    finally:
+        qloop.run_until_complete(manager.aclose())
