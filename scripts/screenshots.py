@@ -8,6 +8,7 @@ Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png, and f
 approval_delegate{,_zh}.png (the spawn manifest), scope_help_zh.png, approval_subagent.png (a sub-agent's own
 approval) and chat_subagent{,_zh}.png (its transcript nested in the delegate card); for databases
 settings_databases{,_zh}.png (the Databases page) and chat_database{,_zh}.png (a db_query card's grid);
+for MCP settings_mcp{,_zh}.png (the servers page) and mcp_server_form{,_zh}.png (the add/edit form);
 for the built-in model settings_models_local{,_zh}.png (a download from a loopback server, in progress).
 """
 
@@ -351,6 +352,41 @@ async def shoot_models(window: MainWindow, settings: SettingsStore) -> None:
         server.close()
         dialog.close()
         i18n_qt.apply_language("en")
+async def shoot_mcp_form(window: MainWindow, services: Services) -> None:
+    """The MCP servers page and its add/edit form (a stdio server with a keyring secret), en + zh."""
+    from echo_desk.mcp import McpManager
+    from echo_desk.mcp.config import parse_server
+    from echo_desk.store.paths import config_dir
+    from echo_desk.ui.mcp_page import McpPage
+
+    servers = {
+        "github": parse_server("github", {
+            "command": "docker", "args": ["run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN",
+                                          "ghcr.io/github/github-mcp-server"],
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": {"keyring": "mcp.github.env.GITHUB_PERSONAL_ACCESS_TOKEN"},
+                    "GITHUB_TOOLSETS": "repos,issues"}}),
+        "remote": parse_server("remote", {"type": "http", "url": "https://mcp.example.com/mcp", "enabled": False}),
+    }
+    manager = McpManager(services.settings, servers=servers)  # never started: nothing is approved
+    page = McpPage(manager, window.host, str(config_dir() / "mcp.json"))
+    settings_dialog = SettingsDialog(services.backend, window, mcp_page=page)
+    settings_dialog.resize(1180, 640)
+    settings_dialog.show_page("mcp")
+    settings_dialog.show()
+    await asyncio.sleep(0.2)
+    save(settings_dialog, "settings_mcp.png")
+    page.open_form("github")
+    form = page.server_form
+    await asyncio.sleep(0.3)
+    save(form, "mcp_server_form.png")
+    i18n_qt.apply_language("zh_CN")
+    await asyncio.sleep(0.3)
+    save(form, "mcp_server_form_zh.png")
+    save(settings_dialog, "settings_mcp_zh.png")
+    form.reject()
+    settings_dialog.close()
+    i18n_qt.apply_language("en")
+    await manager.aclose()
 
 
 async def next_dialog(approvals: list[Any], seen: int) -> Any:
@@ -495,6 +531,7 @@ async def shoot(app: QApplication) -> None:
     await shoot_delegate(window, runtime, workspace, approvals)
     await shoot_database(window, workspace)
     await shoot_models(window, settings)
+    await shoot_mcp_form(window, services)
     window.close()
     await window.session.wait_idle()
     runtime.close()

@@ -303,9 +303,14 @@ class McpManager:
 
     # -- editing the configuration (the settings page) ---------------------------------------
 
-    async def apply_config(self, servers: dict[str, ServerConfig], *, save: bool = True) -> list[ServerStatus]:
+    async def apply_config(
+        self, servers: dict[str, ServerConfig], *, save: bool = True, wait: bool = True
+    ) -> list[ServerStatus]:
         """Make ``servers`` the configuration: save ``mcp.json``, stop removed or changed
         servers, start new or changed enabled ones (a changed command needs a new approval).
+
+        ``wait=False`` returns once the configuration is in place and lets the starts run on
+        (a form closes at once while the host may still be asking for the first-start approval).
         """
         if save:
             save_config(servers)
@@ -322,15 +327,20 @@ class McpManager:
                 if not srv.config.enabled:
                     self._set(name, ServerState.DISABLED)
             starts = [n for n, s in self._servers.items() if s.config.enabled and s.conn is None]
-            await asyncio.gather(*(self._start(n) for n in starts), return_exceptions=True)
             self.config_error = ""
+            started = asyncio.gather(*(self._start(n) for n in starts), return_exceptions=True)
+            if wait:
+                await started
+            else:
+                self._background.add(started)
+                started.add_done_callback(self._background.discard)
 
         await self._on_loop(run())
         return self.statuses()
 
-    async def set_server(self, config: ServerConfig) -> ServerStatus:
-        """Add or replace one server (saved to ``mcp.json``)."""
-        await self.apply_config({**self.configs(), config.name: config})
+    async def set_server(self, config: ServerConfig, *, wait: bool = True) -> ServerStatus:
+        """Add or replace one server (saved to ``mcp.json``); ``wait`` as in ``apply_config``."""
+        await self.apply_config({**self.configs(), config.name: config}, wait=wait)
         return self.status(config.name)
 
     async def remove_server(self, name: str) -> None:

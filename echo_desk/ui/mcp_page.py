@@ -64,6 +64,10 @@ class McpPage(QWidget):
         splitter.addWidget(self.details)
         layout.addWidget(splitter, 1)
         buttons = QHBoxLayout()
+        self.add_button = QPushButton()
+        self.add_button.clicked.connect(lambda: self.open_form(None))
+        self.edit_button = QPushButton()
+        self.edit_button.clicked.connect(lambda: self.open_form(self.current_name() or None))
         self.toggle_button = QPushButton()
         self.restart_button = QPushButton()
         self.approve_button = QPushButton()
@@ -78,8 +82,8 @@ class McpPage(QWidget):
         self.approve_button.clicked.connect(self._approve)
         self.remove_button.clicked.connect(lambda: self._do("remove_server"))
         self.reload_button.clicked.connect(lambda: marshal.spawn(self._call(self.manager.reload())))
-        for b in (self.toggle_button, self.restart_button, self.approve_button, self.changes_button,
-                  self.remove_button):
+        for b in (self.add_button, self.edit_button, self.toggle_button, self.restart_button,
+                  self.approve_button, self.changes_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.import_button)
@@ -91,18 +95,22 @@ class McpPage(QWidget):
 
     def retranslate(self, *_args: object) -> None:
         self.intro.setText(_("Servers come from {path} (the same format as Claude Desktop's mcp.json). "
-                             "Edit it to add or change servers, then press Reload. A server starts only "
-                             "after you approved its exact command line.").format(
+                             "Add or edit servers here, or edit the file and press Reload. A server starts "
+                             "only after you approved its exact command line.").format(
                                  path=self.config_path or "mcp.json"))
         self.servers.setHeaderLabels([_("Server"), _("Transport"), _("State"), _("Tools")])
         self.servers.setAccessibleName(_("MCP servers"))
         self.details.setAccessibleName(_("Server details"))
+        self.add_button.setText(_("Add…"))
+        self.edit_button.setText(_("Edit…"))
         self.restart_button.setText(_("Restart"))
         self.approve_button.setText(_("Review and approve start…"))
         self.remove_button.setText(_("Remove"))
         self.changes_button.setText(_("Review changed tools…"))
         self.reload_button.setText(_("Reload mcp.json"))
         self.import_button.setText(_("Import…"))
+        self.add_button.setAccessibleName(_("Add an MCP server"))
+        self.edit_button.setAccessibleName(_("Edit the selected MCP server"))
         for b in (self.toggle_button, self.restart_button, self.approve_button, self.remove_button,
                   self.changes_button, self.import_button, self.reload_button):
             b.setAccessibleName(b.text())
@@ -147,7 +155,7 @@ class McpPage(QWidget):
     def _show_details(self) -> None:
         status = self._status(self.current_name())
         has = status is not None
-        for b in (self.toggle_button, self.restart_button, self.remove_button):
+        for b in (self.edit_button, self.toggle_button, self.restart_button, self.remove_button):
             b.setEnabled(has)
         state = str(getattr(status.state, "value", status.state)) if has else ""
         self.toggle_button.setText(_("Enable") if state == "disabled" else _("Disable"))
@@ -206,6 +214,25 @@ class McpPage(QWidget):
         name = self.current_name()
         if name:
             marshal.spawn(self._call(getattr(self.manager, method)(name)))
+
+    def open_form(self, name: str | None) -> None:
+        """The add (``None``) or edit form; it saves through the manager itself."""
+        from echo_desk.ui.mcp_server_form import ServerFormDialog
+
+        config = self.manager.config_of(name) if name else None
+        dialog = ServerFormDialog(self.manager, config, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.saved.connect(self._select_saved)
+        dialog.destroyed.connect(lambda *_a: setattr(self, "server_form", None))
+        self.server_form: Any = dialog
+        dialog.open()
+
+    def _select_saved(self, name: str) -> None:
+        self.refresh()
+        for i in range(self.servers.topLevelItemCount()):
+            item = self.servers.topLevelItem(i)
+            if item is not None and item.data(0, Qt.ItemDataRole.UserRole) == name:
+                self.servers.setCurrentItem(item)
 
     def _toggle(self) -> None:
         status = self._status(self.current_name())

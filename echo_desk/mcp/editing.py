@@ -1,0 +1,138 @@
+"""Turning what a person typed into the add/edit server form into a ``ServerConfig``.
+
+Qt-free so the rules are the same wherever a server is edited. ``build_server`` checks
+everything first and raises ``FormError`` (nothing stored); secret values come back apart from
+the config, to be put in the keyring, while the config only holds ``{"keyring": name}``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Literal
+
+from echo_desk.i18n import N_
+from echo_desk.mcp.config import ServerConfig, Transport, Value
+from echo_desk.tools.secrets import secret_store
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+class FormError(ValueError):
+    """Input that cannot be saved. ``message`` is marked with ``N_`` (show it with ``_()``
+    and ``.format(**params)``)."""
+
+    def __init__(self, message: str, **params: str) -> None:
+        super().__init__(message.format(**params))
+        self.message = message
+        self.params = params
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One env/header row: ``ref`` is the keyring name it was loaded with (kept if unchanged)."""
+
+    key: str
+    value: str
+    keyring: bool
+    ref: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerDraft:
+    """The form's fields, as typed."""
+
+    name: str
+    transport: Transport = "stdio"
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: tuple[Entry, ...] = ()
+    cwd: str = ""
+    url: str = ""
+    headers: tuple[Entry, ...] = ()
+    enabled: bool = True
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class BuiltServer:
+    config: ServerConfig
+    #: keyring name -> secret value, to store before the config is saved.
+    secrets: dict[str, str] = field(default_factory=dict)
+
+
+def args_from_text(text: str) -> tuple[str, ...]:
+    """One argument per line, exactly as typed; blank lines are left out."""
+    return tuple(line for line in text.splitlines() if line.strip())
+
+
+def split_command_line(command: str, args_text: str) -> tuple[str, tuple[str, ...]]:
+    """Split like a POSIX shell: a pasted ``npx -y pkg "a b"`` becomes command + argument list."""
+    words = shlex.split(" ".join([command, *args_from_text(args_text)]))
+    return (words[0], tuple(words[1:])) if words else ("", ())
+
+
+def keyring_name(server: str, where: str, key: str) -> str:
+    return f"mcp.{server}.{where}.{key}"
+
+
+def _entries(
+    server: str, where: Literal["env", "headers"], entries: tuple[Entry, ...], secrets: dict[str, str]
+) -> dict[str, Value]:
+    pattern = _ENV_RE if where == "env" else _HEADER_RE
+    out: dict[str, Value] = {}
+    for entry in entries:
+        if not pattern.match(entry.key):
+            raise FormError(N_("{where}: {key!r} is not a valid name"), where=where, key=entry.key)
+        if entry.key in out:
+            raise FormError(N_("{where}: {key} appears twice"), where=where, key=entry.key)
+        if not entry.keyring:
+            out[entry.key] = entry.value
+        elif entry.value:
+            ref = entry.ref or keyring_name(server, where, entry.key)
+            secrets[ref] = entry.value
+            out[entry.key] = {"keyring": ref}
+        elif entry.ref:
+            out[entry.key] = {"keyring": entry.ref}  # unchanged: keep the stored secret
+        else:
+            raise FormError(N_("{where}: {key} is to be stored in the keyring but has no value"),
+                            where=where, key=entry.key)
+    return out
+
+
+def build_server(draft: ServerDraft, *, taken: set[str], original: str = "") -> BuiltServer:
+    """Validate ``draft`` against the other servers' names; ``original`` is the edited one's name."""
+    name = draft.name.strip()
+    if not name:
+        raise FormError(N_("The server needs a name."))
+    if name != original and not NAME_RE.match(name):
+        raise FormError(N_("The name {name!r} may only use letters, digits, '-' and '_' (up to 64)."), name=name)
+    if name != original and name in taken:
+        raise FormError(N_("A server named {name!r} already exists."), name=name)
+    if not 0 < draft.timeout <= 86400:
+        raise FormError(N_("The timeout must be between 1 second and 1 day."))
+    secrets: dict[str, str] = {}
+    if draft.transport == "stdio":
+        if not draft.command.strip():
+            raise FormError(N_("A stdio server needs a command to run."))
+        config = ServerConfig(name=name, transport="stdio", command=draft.command.strip(), args=draft.args,
+                              env=_entries(name, "env", draft.env, secrets), cwd=draft.cwd.strip(),
+                              enabled=draft.enabled, timeout=draft.timeout)
+    else:
+        url = draft.url.strip()
+        if not re.match(r"^https?://[^\s/?#]+", url) or any(c.isspace() for c in url):
+            raise FormError(N_("The URL must start with http:// or https:// and name a host."))
+        config = ServerConfig(name=name, transport=draft.transport, url=url,
+                              headers=_entries(name, "headers", draft.headers, secrets),
+                              enabled=draft.enabled, timeout=draft.timeout)
+    return BuiltServer(config=config, secrets=secrets)
+
+
+def store_secrets(secrets: dict[str, str]) -> None:
+    """Put the values in the secret store (blocking: the OS keyring may ask or be slow)."""
+    store = secret_store()
+    for ref, value in secrets.items():
+        store.set(ref, value)
