@@ -160,6 +160,8 @@ async def test_a_crashed_server_is_restarted_on_next_use(local: LocalModel) -> N
     assert old_pid is not None
     os.kill(old_pid, signal.SIGKILL)
     assert _wait_gone(old_pid)
-    text, calls, _ = await _run(local, [ChatMessage(role="user", content="Explain what a Python list is in one sentence.")])
+    text, calls, events = await _run(local, [ChatMessage(role="user", content="Explain what a Python list is in one sentence.")])
     assert local.server.pid not in (None, old_pid)
-    assert calls == [] and text
+    # What matters here is that a new server answered in full; whether a 0.5B model picks text
+    # or a call for this prompt is not this test's business (it varied once under load).
+    assert (text or calls) and isinstance(events[-1], StreamEnd)
