@@ -67,7 +67,7 @@ class Runtime:
         )
         audit = AuditLog((data_dir or paths.data_dir()) / AUDIT_FILE)
         dispatcher = Dispatcher(registry, settings, audit, breakers)
-        return cls(
+        runtime = cls(
             settings=settings,
             registry=registry,
             breakers=breakers,
@@ -76,6 +76,13 @@ class Runtime:
             schema_factory=SchemaFactory(registry, settings, breakers),
             problems=[p for p in problems if not p.ok],
         )
+        if with_builtins:
+            # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
+            # once the app or `ask` connects a model through enable_delegation.
+            from echo_desk.agent.delegate import no_model
+
+            runtime.enable_delegation(no_model)
+        return runtime
 
     def enable_delegation(self, model_factory: Callable[[], ChatModel]) -> RegistrationResult:
         """Register ``delegate``: sub-agents get a fresh model from ``model_factory`` each."""
@@ -118,10 +125,8 @@ class Runtime:
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:
+    from echo_desk.agent.tools import builtin_tools
     from echo_desk.agent.tools.database import database_tools
 
     # The database tools read the connection list from the settings on every use.
-    tools: list[Tool] = database_tools(settings)
-    from echo_desk.agent.tools import builtin_tools
-
-    return [*builtin_tools(), *tools]
+    return [*builtin_tools(), *database_tools(settings)]

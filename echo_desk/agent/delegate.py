@@ -144,6 +144,11 @@ class DelegateTool(Tool):
         return ToolResult.ok(outcome.final_text, metadata=metadata)
 
 
+def no_model() -> ChatModel:
+    """The model factory until a model is connected: ``delegate`` is listed, starts nothing."""
+    raise ToolError("no sub-agent started: no model is connected", kind=ErrorKind.DEPENDENCY)
+
+
 class DelegationServices:
     """What ``delegate`` needs from the running app, wired at start-up."""
 

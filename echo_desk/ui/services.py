@@ -194,12 +194,6 @@ async def connect_model(services: Services) -> None:
     wire_delegation(services, provider, settings.local_model)
 
 
-def _no_model() -> Any:
-    from echo_desk.tools import ErrorKind, ToolError
-
-    raise ToolError("no sub-agent started: no model is connected", kind=ErrorKind.DEPENDENCY)
-
-
 def wire_delegation(services: Services, provider: Any = None, local: Any = None) -> None:
     """(Re-)register ``delegate`` for the current model: sub-agents of the built-in model share
     its server, remote providers get a fresh client each. Without a model ``delegate`` stays in
@@ -207,7 +201,9 @@ def wire_delegation(services: Services, provider: Any = None, local: Any = None)
     enable = getattr(services.runtime, "enable_delegation", None)
     if not callable(enable):
         return
-    factory: Any = _no_model
+    from echo_desk.agent.delegate import no_model
+
+    factory: Any = no_model
     if services.model is not None and provider is not None:
         try:
             from echo_desk.providers.factory import sub_agent_factory
@@ -215,7 +211,7 @@ def wire_delegation(services: Services, provider: Any = None, local: Any = None)
 
             factory = sub_agent_factory(services.model, provider, secret_store(), local=local)
         except ImportError:  # a build without providers has no model to share either
-            factory = _no_model
+            factory = no_model
     try:
         enable(factory)
     except Exception:  # the chat works without sub-agents; say so in the log
