@@ -151,7 +151,11 @@ class Dispatcher:
             )
             if tool.has_preview:
                 preview = await self._run_handler(
-                    tool.preview(params, ctx), tool.timeout_seconds, ctx, is_preview=True
+                    tool.preview(params, ctx),
+                    tool.timeout_seconds,
+                    ctx,
+                    is_preview=True,
+                    inline=entry.offloaded,
                 )
                 ctx.preview = preview if isinstance(preview, ToolPreview) else None
             await self._approve(state, entry, risk, params, ctx, host, on_status)
@@ -298,7 +302,9 @@ class Dispatcher:
         result = ToolResult.fail(ErrorKind.INTERNAL, "the tool did not run")
         try:
             for attempt in range(attempts):
-                result = await self._run_handler(tool.execute(params, ctx), tool.timeout_seconds, ctx)
+                result = await self._run_handler(
+                    tool.execute(params, ctx), tool.timeout_seconds, ctx, inline=entry.offloaded
+                )
                 if result.success or result.error_kind is None or not result.error_kind.is_retryable:
                     break
                 if attempt + 1 < attempts:
@@ -315,11 +321,17 @@ class Dispatcher:
         ctx: ToolExecutionContext,
         *,
         is_preview: bool = False,
+        inline: bool = False,
     ) -> Any:
-        """Run a handler on a worker thread; turn every way it can fail into a ``ToolResult``
-        (or ``_Stop`` for a failed preview). Cancellation reaches the handler and propagates."""
+        """Run a handler on a worker thread (``inline``: on this loop, for the engine's own
+        offloaded adapters); turn every way it can fail into a ``ToolResult`` (or ``_Stop`` for
+        a failed preview). Cancellation reaches the handler and propagates."""
         try:
-            result = await self.workers.run(coro, timeout)
+            if inline:
+                async with asyncio.timeout(timeout):
+                    result = await coro
+            else:
+                result = await self.workers.run(coro, timeout)
         except asyncio.CancelledError:
             ctx.cancel_event.set()
             raise

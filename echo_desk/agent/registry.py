@@ -22,6 +22,10 @@ _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 class RegisteredTool:
     tool: Tool
     source: str  # builtin | plugin | mcp:<server>
+    #: Set only by the engine's own adapters (MCP) whose handlers hand the work to a thread the
+    #: engine owns and never block: the dispatcher awaits them on the caller's loop instead of
+    #: hopping to a tool worker and back. Plugins cannot ask for it.
+    offloaded: bool = False
 
     @property
     def name(self) -> str:
@@ -42,10 +46,10 @@ class ToolRegistry:
         self._tools: dict[str, RegisteredTool] = {}
         self.problems: list[RegistrationResult] = []
 
-    def register(self, tool: Tool, source: str = "builtin") -> RegistrationResult:
+    def register(self, tool: Tool, source: str = "builtin", *, offloaded: bool = False) -> RegistrationResult:
         result = self._check(tool)
         if result.ok:
-            self._tools[tool.name] = RegisteredTool(tool, source)
+            self._tools[tool.name] = RegisteredTool(tool, source, offloaded)
         else:
             log.warning("tool not registered: %s", result.message)
             self.problems.append(result)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 class RegistryLike(Protocol):
     """The part of ``echo_desk.agent.registry.ToolRegistry`` the manager uses."""
 
-    def register(self, tool: Tool, source: str = ...) -> Any: ...
+    def register(self, tool: Tool, source: str = ..., *, offloaded: bool = ...) -> Any: ...
 
     def unregister(self, name: str) -> Any: ...
 
@@ -82,7 +82,8 @@ class ToolRegistration:
             for tool_name, item in final.items():
                 if tool_name in same:
                     continue
-                result = self.registry.register(item.tool, source=f"mcp:{name}")
+                # MCPTool only posts the call to the manager's own thread: no worker hop needed.
+                result = self.registry.register(item.tool, source=f"mcp:{name}", offloaded=True)
                 if not getattr(result, "ok", True):
                     srv.tools = final
                     self.uninstall(srv)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from echo_desk.agent.breaker import BreakerState
 from echo_desk.agent.model import ToolCall
+from echo_desk.agent.registry import ToolRegistry
 from echo_desk.tools import ErrorKind, RiskLevel
 from tests.agent.fakes import Echo, Flaky, Raiser, Sleeper, WaitsForCancel, make_engine
 
@@ -166,3 +168,67 @@ def test_audit_survives_restart(tmp_path: Path) -> None:
     again = AuditLog(tmp_path / "a.sqlite3")
     assert [r["call_id"] for r in again.query()] == ["x"]
     again.close()
+
+
+class _ThreadReporter(Echo):
+    """Echo that records which thread its preview and execute ran on."""
+
+    name = "thread_reporter"
+
+    def __init__(self) -> None:
+        self.threads: dict[str, str] = {}
+
+    async def preview(self, params, ctx):  # type: ignore[no-untyped-def]
+        self.threads["preview"] = threading.current_thread().name
+        return None
+
+    async def execute(self, params, ctx):  # type: ignore[no-untyped-def]
+        self.threads["execute"] = threading.current_thread().name
+        return await super().execute(params, ctx)
+
+
+@pytest.mark.parametrize("offloaded", [False, True])
+async def test_only_engine_offloaded_adapters_run_on_the_callers_loop(
+    tmp_path, engines, scope, host, offloaded
+) -> None:
+    dispatcher, _, _ = make_engine(tmp_path)
+    engines.append(dispatcher)
+    reporter = _ThreadReporter()
+    assert dispatcher.registry.register(reporter, offloaded=offloaded).ok
+    env = await dispatcher.execute_tool(call("thread_reporter", {"text": "hi"}), scope, host)
+    assert env.ok, env.error
+    here = threading.current_thread().name
+    if offloaded:
+        assert reporter.threads == {"preview": here, "execute": here}
+    else:
+        assert all(name.startswith("echo-desk-tool-worker-") for name in reporter.threads.values()), (
+            reporter.threads
+        )
+        assert set(reporter.threads) == {"preview", "execute"}
+
+
+def test_plugins_cannot_ask_to_run_on_the_callers_loop() -> None:
+    registry = ToolRegistry()
+    registry.load_plugins()  # the weather example is installed in the test venv
+    assert registry.entries() and not any(entry.offloaded for entry in registry.entries())
+
+
+async def test_an_offloaded_handler_still_times_out_and_cancels(tmp_path, engines, scope, host) -> None:
+    waits = WaitsForCancel()
+    waits.timeout_seconds = 0.2  # type: ignore[misc]
+    dispatcher, _, _ = make_engine(tmp_path)
+    engines.append(dispatcher)
+    assert dispatcher.registry.register(waits, offloaded=True).ok
+    started = time.perf_counter()
+    env = await dispatcher.execute_tool(call("waits"), scope, host)
+    assert env.error_kind is ErrorKind.TIMEOUT and time.perf_counter() - started < 2
+    assert waits.saw_cancel.is_set()
+    waits.saw_cancel.clear()
+    waits.timeout_seconds = 30  # type: ignore[misc]
+    task = asyncio.create_task(dispatcher.execute_tool(call("waits", cid="w2"), scope, host))
+    await asyncio.to_thread(waits.started.wait, 5)
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert waits.saw_cancel.is_set()
