@@ -67,7 +67,8 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
     if args.command == "mcp":
         return await run_mcp_command(runtime, args)
     if not args.no_mcp:
-        await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY))
+        # No window to keep responsive: the sessions share this loop (fewer thread hops per call).
+        await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY), own_thread=False)
     try:
         if args.command == "tools" and args.tools_command == "list":
             return _tools_list(runtime, as_json=args.json)

@@ -98,15 +98,18 @@ class Runtime:
         entry = self.registry.get(name)
         return entry is not None and is_enabled(entry, self.settings.current)
 
-    async def attach_mcp(self, host: ToolHost | None = None, *, wait: bool = True) -> McpManager:
+    async def attach_mcp(
+        self, host: ToolHost | None = None, *, wait: bool = True, own_thread: bool = True
+    ) -> McpManager:
         """Start the MCP servers of mcp.json and register their tools (``mcp:<server>``).
 
         ``host`` answers elicitations and, if it has ``approve_server_start``, first starts.
+        ``own_thread=False`` keeps the sessions on the calling loop (headless use).
         """
         from echo_desk.mcp import attach_mcp
 
         if self.mcp is None:
-            self.mcp = await attach_mcp(self.registry, self.settings, host, wait=wait)
+            self.mcp = await attach_mcp(self.registry, self.settings, host, wait=wait, own_thread=own_thread)
         return self.mcp
 
     async def close_mcp(self) -> None:

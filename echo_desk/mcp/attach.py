@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from echo_desk.mcp.manager import McpManager, RegistryLike
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import ToolHost
@@ -13,6 +15,7 @@ async def attach_mcp(
     host: ToolHost | None = None,
     *,
     wait: bool = True,
+    own_thread: bool = True,
 ) -> McpManager:
     """Load ``mcp.json``, start the enabled and approved servers, register their tools.
 
@@ -20,9 +23,12 @@ async def attach_mcp(
     ``approve_server_start(request)`` (``ServerStartApprover``), first-start approvals;
     otherwise unapproved servers wait in ``awaiting_approval`` for the settings page.
     With ``wait=False`` the servers start in the background (the app); the CLI waits.
+    ``own_thread=False`` keeps the sessions on the calling loop (the CLI: nothing to keep
+    responsive, and each call saves two thread hops); the app gives them their own thread.
     Close the returned manager with ``await manager.aclose()`` at shutdown.
     """
-    manager = McpManager(settings_store, registry=registry, host=host)
+    loop = None if own_thread else asyncio.get_running_loop()
+    manager = McpManager(settings_store, registry=registry, host=host, loop=loop)
     if wait:
         await manager.start_all()
     else:

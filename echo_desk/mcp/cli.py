@@ -34,7 +34,7 @@ def add_mcp_parser(sub: Any) -> None:
 async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.mcp_command == "import":
         return _import(args)
-    manager = McpManager(runtime.settings, registry=runtime.registry)
+    manager = McpManager(runtime.settings, registry=runtime.registry, loop=asyncio.get_running_loop())
     try:
         if manager.config_error:
             print(f"mcp.json: {manager.config_error}", file=sys.stderr)

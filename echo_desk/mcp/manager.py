@@ -1,9 +1,11 @@
-"""``McpManager``: every MCP server of one app session, on one dedicated thread and loop.
+"""``McpManager``: every MCP server of one app session, on one event loop.
 
-Sessions live on the manager's own event loop, so a call can come from any loop (the tool
-worker's, the UI's, the CLI's): ``call_tool`` hops over and back, and cancelling the caller
-cancels the request on the wire. Status changes reach subscribers as ``McpEvent`` callbacks
-on the manager's thread.
+By default that loop runs on a dedicated thread (the app: a server's large answer is decoded
+off the UI thread, and the UI's loop never hosts the SDK's tasks); the headless CLI shares its loop
+instead, which saves two thread wake-ups per call. Either way a call can come from any loop
+(a tool worker's, the UI's, the CLI's): ``call_tool`` hops over and back when it must, and
+cancelling the caller cancels the request on the wire. Status changes reach subscribers as
+``McpEvent`` callbacks on the manager's loop.
 """
 
 from __future__ import annotations
@@ -46,7 +48,10 @@ class McpManager:
         host: ToolHost | None = None,
         servers: dict[str, ServerConfig] | None = None,
         extra_env: dict[str, str] | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
+        """``loop``: share this (running) loop instead of starting a thread with its own;
+        it must keep running until ``aclose()`` returns."""
         self.settings_store = settings_store
         self.registry = registry
         self.host = host
@@ -66,9 +71,13 @@ class McpManager:
         self._listeners: list[Callable[[McpEvent], None]] = []
         #: Tasks/futures started without an awaiting caller, kept so they are not collected.
         self._background: set[Any] = set()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="echo-desk-mcp", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if loop is not None:
+            self._loop = loop
+        else:
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(target=self._loop.run_forever, name="echo-desk-mcp", daemon=True)
+            self._thread.start()
         self._closed = False
 
     @property
@@ -77,11 +86,7 @@ class McpManager:
 
     async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the manager's loop; cancelling the caller cancels it there too."""
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
+        if _running_loop() is self._loop:
             return await coro
         if self._closed:
             coro.close()
@@ -374,6 +379,8 @@ class McpManager:
         if self._closed:
             raise RuntimeError("the MCP manager is closed")
         coro = self._router.call(server, registry_name, tool, arguments, ctx)
+        if _running_loop() is self._loop:
+            return self._loop.create_task(coro)
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
 
     async def ensure_connection(self, name: str) -> ServerConnection | None:
@@ -403,10 +410,18 @@ class McpManager:
             await self._on_loop(run())
         finally:
             self._closed = True
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 10.0)
-            if not self._thread.is_alive():
-                self._loop.close()
+            if self._thread is not None:  # our own loop: stop it (a shared one is its owner's)
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 10.0)
+                if not self._thread.is_alive():
+                    self._loop.close()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _explain(exc: BaseException) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -42,15 +43,21 @@ def fault_config(name: str = "f", env: dict[str, str] | None = None, **extra: An
     return parse_server(name, {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": env or {}, **extra})
 
 
-@pytest.fixture
+@pytest.fixture(params=["own-thread", "shared-loop"])
 async def make_manager(
-    settings_store: SettingsStore, registry: TestRegistry, mark: str
+    request: pytest.FixtureRequest, settings_store: SettingsStore, registry: TestRegistry, mark: str
 ) -> AsyncIterator[Callable[..., McpManager]]:
-    """``make_manager(servers, approve=True, host=None)``: a manager closed after the test."""
+    """``make_manager(servers, approve=True, host=None)``: a manager closed after the test.
+
+    Every test runs with the manager on its own thread (the app) and on the test's loop (the CLI).
+    """
     made: list[McpManager] = []
+    loop = asyncio.get_running_loop() if request.param == "shared-loop" else None
 
     def make(servers: dict[str, ServerConfig], *, approve: bool = True, host: Any = None) -> McpManager:
-        manager = McpManager(settings_store, registry=registry, host=host, servers=servers, extra_env={MARK: mark})
+        manager = McpManager(
+            settings_store, registry=registry, host=host, servers=servers, extra_env={MARK: mark}, loop=loop
+        )
         if approve:
             for name in servers:
                 request = manager.start_request(name)

@@ -26,8 +26,8 @@ from tests.mcp.helpers import time_server_command, wait_until
 pytestmark = pytest.mark.skipif(time_server_command() is None, reason="pip install mcp-server-time")
 
 
-@pytest.fixture
-async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
+@pytest.fixture(params=["own-thread", "shared-loop"])
+async def runtime(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Runtime]:
     log = tmp_path / "fault.log"
     time_cmd = time_server_command()
     assert time_cmd is not None
@@ -41,7 +41,7 @@ async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
         store.update(lambda s, n=name, c=cfg: s.mcp_approved.update({n: c.fingerprint()}))
     rt = Runtime.create(settings_store=store, data_dir=tmp_path, with_builtins=False, with_plugins=False)
     rt.fault_log = log  # type: ignore[attr-defined]
-    await rt.attach_mcp(ScriptedHost())
+    await rt.attach_mcp(ScriptedHost(), own_thread=request.param == "own-thread")
     yield rt
     await rt.aclose()
 
