@@ -29,6 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from echo_desk import __version__
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.leash import leashed
 
 log = logging.getLogger(__name__)
 
@@ -135,12 +136,9 @@ class ServerConnection:
             self._stderr_transport, self._stderr = await loop.connect_read_pipe(
                 lambda: _StderrTail(self._stderr_closed), os.fdopen(read_fd, "rb")
             )
-            params = StdioServerParameters(
-                command=cfg.command,
-                args=list(cfg.args),
-                env={**self._extra_env, **cfg.resolved_env()},
-                cwd=cfg.cwd or None,
-            )
+            env = {**self._extra_env, **cfg.resolved_env()}
+            command, args = leashed(cfg.command, cfg.args, env)  # dies with us, even after kill -9
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
             return stdio_client(params, errlog=errlog), errlog
         headers = cfg.resolved_headers()
         if cfg.transport == "sse":

@@ -4,8 +4,8 @@ Run: ``python fault_server.py`` (stdio). Environment switches:
   FAULT_LOG=path        append events (started, cancelled) to this file
   FAULT_HIDDEN=1        a tool whose description hides zero-width/bidi/tag characters
   FAULT_BAD_SCHEMA=1    one tool's input schema points at a remote $ref (not representable)
-  FAULT_STUBBORN=1      ignore SIGTERM, keep running after stdin closes, spawn a grandchild
-                        that also ignores SIGTERM
+  FAULT_STUBBORN=1      ignore SIGTERM, keep running after stdin closes
+  FAULT_GRANDCHILD=1    spawn a grandchild that ignores SIGTERM
 """
 
 from __future__ import annotations
@@ -157,8 +157,7 @@ if os.environ.get("FAULT_BAD_SCHEMA") == "1":
     }
 
 
-def _stubborn() -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+def _grandchild() -> None:
     code = "import signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: time.sleep(1)"
     child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     log(f"grandchild {child.pid}")
@@ -168,8 +167,14 @@ if __name__ == "__main__":
     log(f"started {os.getpid()}")
     stubborn = os.environ.get("FAULT_STUBBORN") == "1"
     if stubborn:
-        _stubborn()
-    server.run("stdio")
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if os.environ.get("FAULT_GRANDCHILD") == "1":
+        _grandchild()
+    try:
+        server.run("stdio")
+    except BaseException:  # e.g. its pipes broke because the client died
+        if not stubborn:
+            raise
     if stubborn:
         while True:  # stdin closed, but this one does not leave
             time.sleep(1)

@@ -117,7 +117,8 @@ async def test_unrepresentable_tool_list_registers_nothing(make_manager, registr
 
 
 async def test_stubborn_child_and_grandchild_die_on_close(make_manager, mark, fault_log) -> None:
-    manager = make_manager({"s": fault_config("s", env={"FAULT_STUBBORN": "1", "FAULT_LOG": str(fault_log)})})
+    stubborn = {"FAULT_STUBBORN": "1", "FAULT_GRANDCHILD": "1", "FAULT_LOG": str(fault_log)}
+    manager = make_manager({"s": fault_config("s", env=stubborn)})
     assert (await manager.start("s")).state is ServerState.CONNECTED
     await wait_until(lambda: "grandchild" in read(fault_log), 10, "the grandchild")
     assert len(marked_pids(mark)) == 2

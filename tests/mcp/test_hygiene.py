@@ -91,7 +91,12 @@ asyncio.run(main())
 
 
 async def test_kill_9_of_the_host_ends_every_server_child(mark, tmp_path: Path) -> None:
-    servers = {"fault": fault_config("fault").to_json(), "tiny": {"command": sys.executable, "args": [str(TINY_SERVER)]}}
+    servers = {
+        "fault": fault_config("fault").to_json(),
+        "tiny": {"command": sys.executable, "args": [str(TINY_SERVER)]},
+        # Ignores both its stdin closing and SIGTERM: only the parent-death leash ends it.
+        "stubborn": fault_config("stubborn", env={"FAULT_STUBBORN": "1"}).to_json(),
+    }
     time_cmd = time_server_command()
     if time_cmd:
         servers["time"] = {"command": time_cmd[0], "args": time_cmd[1:]}

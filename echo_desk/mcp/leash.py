@@ -1,0 +1,28 @@
+"""Tie a stdio server's life to ours, even when we are killed with no chance to clean up.
+
+A server that follows the protocol exits when its stdin closes, which the kernel does for us
+when we die. One that does not (it ignores EOF and SIGTERM) would outlive a ``kill -9`` of the
+app. On Linux, util-linux's ``setpriv --pdeathsig KILL`` (always present on Debian) asks the
+kernel to kill the server when the thread that started it is gone; ``setpriv`` then execs the
+server, so the pid, process group and command line the person approved stay the same.
+Elsewhere, or when the command cannot be found (the spawn must report that itself), the
+command is left as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+
+
+def leashed(command: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The command line to spawn: ``command args`` behind ``setpriv`` where that works."""
+    if not sys.platform.startswith("linux"):
+        return command, list(args)
+    setpriv = shutil.which("setpriv")
+    search_path = env.get("PATH") or os.environ.get("PATH", os.defpath)
+    if setpriv is None or shutil.which(command, path=search_path) is None:
+        return command, list(args)
+    return setpriv, ["--pdeathsig", "KILL", "--", command, *args]
