@@ -2,7 +2,8 @@
 
 Same server command, same run, stdio both ways, calls interleaved. Prints the median round
 trip of each, their ratio (target ≤ 1.2×), the adapter alone (``MCPTool.execute`` without the
-dispatcher), and the time to connect + list tools. Uses server-everything's ``echo``
+dispatcher), and the time to connect + list tools — for both ways the manager runs: sharing
+the caller's loop (the CLI) and on its own thread (the app, two thread hops per call). Uses server-everything's ``echo``
 when it is installed (scripts/install-mcp-test-servers.sh), the in-repo fault server's
 ``echo`` always, and mcp-server-time's ``get_current_time`` when it is installed.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -42,7 +44,9 @@ def servers() -> list[tuple[str, dict[str, Any], str, dict[str, Any]]]:
     return found
 
 
-async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, Any], n: int) -> dict[str, float]:
+async def measure(
+    name: str, entry: dict[str, Any], tool: str, args: dict[str, Any], n: int, *, own_thread: bool
+) -> dict[str, float]:
     """Both clients connected at once; calls interleaved so machine noise hits both alike."""
     from mcp import Client, StdioServerParameters
 
@@ -72,7 +76,7 @@ async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, A
 
     try:
         t0 = time.perf_counter()
-        await runtime.attach_mcp(host)
+        await runtime.attach_mcp(host, own_thread=own_thread)
         engine_connect = time.perf_counter() - t0
         t0 = time.perf_counter()
         async with Client(StdioServerParameters(command=entry["command"], args=entry["args"])) as client:
@@ -81,28 +85,31 @@ async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, A
             for _ in range(30):  # warm up both paths
                 await client.call_tool(tool, args)
                 await engine_call()
-            # The adapter alone (MCPTool.execute from this loop: one hop to the manager's
-            # thread and back), to tell its share from the dispatcher's.
+            # The adapter alone (MCPTool.execute from this loop: with the manager on its own
+            # thread, one hop there and back), to tell its share from the dispatcher's.
             entry_tool = runtime.registry.get(f"{name}__{tool}")
             assert entry_tool is not None
             ctx = ToolExecutionContext(call_id="bench", tool_name=f"{name}__{tool}", scope_id=scope.id)
-            bare_s, engine_s, adapter_s = [], [], []
+            samples: dict[str, list[float]] = {"bare": [], "engine": [], "adapter": []}
+            paths = {
+                "bare": lambda: client.call_tool(tool, args),
+                "engine": engine_call,
+                "adapter": lambda: entry_tool.tool.execute(args, ctx),
+            }
+            order = list(paths)
+            shuffle = random.Random(7).shuffle
             for _ in range(n):
-                t = time.perf_counter()
-                await client.call_tool(tool, args)
-                t2 = time.perf_counter()
-                await engine_call()
-                t3 = time.perf_counter()
-                await entry_tool.tool.execute(args, ctx)
-                bare_s.append(t2 - t)
-                engine_s.append(t3 - t2)
-                adapter_s.append(time.perf_counter() - t3)
+                # A fresh order each round: a server process that has just answered is quicker
+                # to answer again, so a fixed order would favour whichever path comes second.
+                shuffle(order)
+                for path in order:
+                    t = time.perf_counter()
+                    await paths[path]()
+                    samples[path].append(time.perf_counter() - t)
     finally:
         await runtime.aclose()
     return {
-        "bare": statistics.median(bare_s) * 1000,
-        "engine": statistics.median(engine_s) * 1000,
-        "adapter": statistics.median(adapter_s) * 1000,
+        **{path: statistics.median(times) * 1000 for path, times in samples.items()},
         "bare_connect": bare_connect * 1000,
         "engine_connect": engine_connect * 1000,
     }
@@ -110,14 +117,15 @@ async def measure(name: str, entry: dict[str, Any], tool: str, args: dict[str, A
 
 async def main(n: int) -> None:
     os.environ.setdefault("ECHO_DESK_CONFIG_DIR", tempfile.mkdtemp(prefix="echo-bench-config-"))
-    print(f"{n} calls each, interleaved; medians")
-    print(f"{'server':<11} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9} {'adapter ms':>11}   "
-          f"{'connect+list: bare':>19} {'attach_mcp':>11}")
+    print(f"{n} calls each, interleaved in a shuffled order; medians")
+    print(f"{'server':<11} {'manager':<12} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9} "
+          f"{'adapter ms':>11}   {'connect+list: bare':>19} {'attach_mcp':>11}")
     for name, entry, tool, args in servers():
-        r = await measure(name, entry, tool, args, n)
-        print(f"{name:<11} {r['bare']:>8.3f} {r['engine']:>10.3f} {r['engine'] / r['bare']:>5.2f}× "
-              f"{(r['engine'] - r['bare']) * 1000:>6.0f} µs {r['adapter']:>11.3f}   "
-              f"{r['bare_connect']:>16.0f} ms {r['engine_connect']:>8.0f} ms")
+        for own_thread, label in ((False, "shared loop"), (True, "own thread")):
+            r = await measure(name, entry, tool, args, n, own_thread=own_thread)
+            print(f"{name:<11} {label:<12} {r['bare']:>8.3f} {r['engine']:>10.3f} {r['engine'] / r['bare']:>5.2f}× "
+                  f"{(r['engine'] - r['bare']) * 1000:>6.0f} µs {r['adapter']:>11.3f}   "
+                  f"{r['bare_connect']:>16.0f} ms {r['engine_connect']:>8.0f} ms")
 
 
 if __name__ == "__main__":
