@@ -14,7 +14,11 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
+from echo_desk.agent.breaker import BreakerBoard
+from echo_desk.agent.delegate import DelegateTool, DelegationServices, no_model
+from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
+from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.tools import builtin_tools
 from echo_desk.agent.tools.database import database_tools
 from echo_desk.store.settings import SettingsStore
@@ -26,13 +30,21 @@ MISSING = "(not translated yet)"
 
 
 def builtin_entries() -> list[RegisteredTool]:
-    """The built-in tools exactly as the runtime registers them (database tools included)."""
-    registry = ToolRegistry()
-    for tool in [*builtin_tools(), *database_tools(SettingsStore.in_memory())]:
-        result = registry.register(tool, source="builtin")
-        if not result.ok:
-            raise RuntimeError(result.message)
-    return registry.entries()
+    """The built-in tools exactly as the runtime registers them (database tools and
+    ``delegate`` included; ``delegate`` with the runtime's no-model factory)."""
+    registry, settings, breakers = ToolRegistry(), SettingsStore.in_memory(), BreakerBoard()
+    dispatcher = Dispatcher(registry, settings, None, breakers)
+    services = DelegationServices(
+        model_factory=no_model, dispatcher=dispatcher, schema_factory=SchemaFactory(registry, settings, breakers)
+    )
+    try:
+        for tool in [*builtin_tools(), *database_tools(settings), DelegateTool(services)]:
+            result = registry.register(tool, source="builtin")
+            if not result.ok:
+                raise RuntimeError(result.message)
+        return registry.entries()
+    finally:
+        dispatcher.close()
 
 
 def chinese_catalog(path: Path = CATALOG) -> dict[str, str]:
