@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import platformdirs
@@ -22,11 +23,13 @@ from echo_desk.agent.loop import AgentLoop, Outcome
 from echo_desk.agent.model import ChatMessage
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
+from echo_desk.mcp.config import config_path, parse_server
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.profiles import get_profile
 from echo_desk.providers.local.provider import LocalModel
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore
+from tests.mcp.helpers import time_server_command
 
 
 def _model_file() -> Path | None:
@@ -138,3 +141,35 @@ async def test_parent_delegates_a_read_only_task_and_gets_the_answer(runtime, mo
     reads = runtime.audit.query(tool="read_file")
     assert reads and reads[0]["scope_chain"] == ["llm-test", f"sub-agent: {goal[:60]}"]
     assert host.requests[0].tool_name == "delegate"
+
+
+@pytest.mark.skipif(time_server_command() is None, reason="pip install mcp-server-time")
+async def test_calls_a_real_mcp_servers_tool_after_the_person_approves(runtime, model, tmp_path) -> None:
+    """The "done when" of MCP: a configured, first-start-approved server's tool is offered to
+    the real model, which calls it through the dispatcher; the person approves the call."""
+    command = time_server_command()
+    assert command is not None
+    entry = {"command": command[0], "args": command[1:]}
+    config_path().write_text(json.dumps({"mcpServers": {"time": entry}}), encoding="utf-8")
+    fingerprint = parse_server("time", entry).fingerprint()
+    runtime.settings.update(lambda s: s.mcp_approved.update({"time": fingerprint}))
+    await runtime.attach_mcp(ScriptedHost())  # its own thread, as in the app
+    try:
+        host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+        scope = Scope(label="llm-test", granted_tools=frozenset({"time__get_current_time"}))
+        prompt = "What is the current time in the UTC timezone? Use the time__get_current_time tool."
+        for _attempt in range(2):
+            loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory, max_turns=4)
+            outcome = await loop.run([system_message(scope), ChatMessage(role="user", content=prompt)], scope, host)
+            calls = runtime.audit.query(tool="time__get_current_time")
+            if outcome.completed and calls and calls[0]["ok"]:
+                break
+        assert calls, "the model never called the MCP tool"
+        assert calls[0]["ok"] and calls[0]["source"] == "mcp:time" and calls[0]["decision"] == "allowed"
+        request = host.requests[0]  # exec by default: the person saw server, tool and arguments
+        assert request.tool_name == "time__get_current_time" and command[0] in request.targets[0].value
+        (envelope,) = [e for e in outcome.envelopes.values() if e.tool == "time__get_current_time" and e.ok]
+        assert str(datetime.now(UTC).year) in envelope.content
+        assert outcome.completed and outcome.final_text.strip()
+    finally:
+        await runtime.close_mcp()
