@@ -60,9 +60,9 @@ async def make_manager(
         )
         if approve:
             for name in servers:
-                request = manager.start_request(name)
-                if request is not None:
-                    manager.approve_start(name, request.fingerprint)
+                start = manager.start_request(name)
+                if start is not None:
+                    manager.approve_start(name, start.fingerprint)
         made.append(manager)
         return manager
 
