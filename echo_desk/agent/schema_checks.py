@@ -132,6 +132,10 @@ def canonical_json(value: Any) -> str:
 
 _CACHE_SIZE = 512
 _cache: OrderedDict[str, Draft202012Validator] = OrderedDict()
+#: id(schema) -> (that schema object, a deep copy of it then, its validator). A tool passes
+#: the same dict on every call; comparing it with the copy (a C-level walk) is far cheaper than
+#: canonical JSON + SHA-256 of it, and still notices a dict changed in place.
+_by_identity: OrderedDict[int, tuple[Mapping[str, Any], dict[str, Any], Draft202012Validator]] = OrderedDict()
 _cache_lock = threading.Lock()
 _stats = {"hits": 0, "misses": 0}
 
@@ -142,21 +146,33 @@ def compiled_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
     The key is a SHA-256 of the canonical JSON, so two equal schemas share one validator even when
     they are different dict objects. ``format`` stays an annotation, as Draft 2020-12 specifies.
     """
-    key = hashlib.sha256(canonical_json(schema).encode()).hexdigest()
+    with _cache_lock:
+        seen = _by_identity.get(id(schema))
+    if seen is not None and seen[0] is schema and seen[1] == schema:
+        with _cache_lock:
+            _stats["hits"] += 1
+        return seen[2]
+    snapshot = copy.deepcopy(dict(schema))
+    key = hashlib.sha256(canonical_json(snapshot).encode()).hexdigest()
     with _cache_lock:
         validator = _cache.get(key)
         if validator is not None:
             _cache.move_to_end(key)
             _stats["hits"] += 1
-            return validator
-        _stats["misses"] += 1
-    # Compiled outside the lock; a rare duplicate compile is harmless. The copy keeps a caller's
-    # later mutation of its dict from changing what the cached validator checks.
-    validator = Draft202012Validator(copy.deepcopy(dict(schema)))
+        else:
+            _stats["misses"] += 1
+    if validator is None:
+        # Compiled outside the lock; a rare duplicate compile is harmless. The validator gets
+        # the copy, so a caller's later change to its dict cannot change what it checks.
+        validator = Draft202012Validator(snapshot)
     with _cache_lock:
         _cache[key] = validator
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+        _cache.move_to_end(key)
+        _by_identity[id(schema)] = (schema, snapshot, validator)
+        _by_identity.move_to_end(id(schema))
+        for table in (_cache, _by_identity):
+            while len(table) > _CACHE_SIZE:
+                table.popitem(last=False)
     return validator
 
 

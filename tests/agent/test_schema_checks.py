@@ -121,6 +121,18 @@ def test_cached_validator_ignores_later_mutation_of_the_callers_dict() -> None:
     validator = compiled_validator(schema)
     schema["properties"]["mutation_probe"]["type"] = "integer"
     assert validator.is_valid({"mutation_probe": "text"})
+    # The same dict, changed in place, gets a validator for what it says now.
+    assert not compiled_validator(schema).is_valid({"mutation_probe": "text"})
+    assert compiled_validator(schema).is_valid({"mutation_probe": 3})
+
+
+def test_the_same_schema_object_skips_canonical_json(monkeypatch) -> None:
+    import echo_desk.agent.schema_checks as checks
+
+    schema: dict[str, Any] = {"type": "object", "properties": {"identity_probe": {"type": "string"}}}
+    first = compiled_validator(schema)
+    monkeypatch.setattr(checks, "canonical_json", lambda value: pytest.fail("hashed the schema again"))
+    assert compiled_validator(schema) is first
 
 
 def _messages(instance: Any, schema: dict[str, Any] = GOOD) -> list[str]:
