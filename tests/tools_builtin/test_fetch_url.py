@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 from tool_test_helpers import LoopbackServer, MakeCtx, Route, run_tool
 
 from echo_desk.agent.tools import FetchUrl
 from echo_desk.agent.tools.web import MAX_BYTES, html_to_text
-from echo_desk.tools import ErrorKind
+from echo_desk.tools import ErrorKind, ToolExecutionContext
 
 PAGE = b"""<!doctype html><html><head><title>Echo  Page</title><style>p{color:red}</style>
 <script>var secret = 1;</script></head><body><h1>Hello</h1><p>First &amp; <b>bold</b>.</p>
 <ul><li>one</li><li>two</li></ul><noscript>enable js</noscript></body></html>"""
+
+
+def approved(make_ctx: MakeCtx) -> ToolExecutionContext:
+    """The loopback test server is a local address: these calls are ones the person approved."""
+    return make_ctx("fetch_url", extras={"approved_by_person": True})
 
 
 def _redirect(path: str) -> Route:
@@ -38,25 +44,28 @@ def server() -> LoopbackServer:
     for n in range(0, 12):
         routes[f"/r/{n}"] = _redirect
     with LoopbackServer(routes) as srv:  # type: ignore[arg-type]
+        port = srv.server.server_address[1]
+        srv.routes["/to-localhost"] = (302, {"Location": f"http://localhost:{port}/page.html"}, b"")
         yield srv
 
 
 async def test_html_json_and_charsets_become_text(server: LoopbackServer, make_ctx: MakeCtx) -> None:
-    page = await run_tool(FetchUrl(), {"url": f"{server.url}/page.html"}, make_ctx("fetch_url"))
+    page = await run_tool(FetchUrl(), {"url": f"{server.url}/page.html"}, approved(make_ctx))
     assert page.success
     assert "— Echo Page]" in page.output.splitlines()[0]
     assert "Hello\nFirst & bold.\none\ntwo" in page.output
     assert "secret" not in page.output and "color" not in page.output and "enable js" not in page.output
-    data = await run_tool(FetchUrl(), {"url": f"{server.url}/data.json"}, make_ctx("fetch_url"))
+    data = await run_tool(FetchUrl(), {"url": f"{server.url}/data.json"}, approved(make_ctx))
     assert json.loads(data.output.split("\n", 1)[1]) == {"b": [1, 2], "a": "é"}
-    latin = await run_tool(FetchUrl(), {"url": f"{server.url}/latin"}, make_ctx("fetch_url"))
+    latin = await run_tool(FetchUrl(), {"url": f"{server.url}/latin"}, approved(make_ctx))
     assert latin.output.endswith("café")
 
 
 async def test_preview_shows_the_full_url(server: LoopbackServer, make_ctx: MakeCtx) -> None:
     url = f"{server.url}/page.html?q=1#frag"
-    preview = await FetchUrl().preview({"url": url}, make_ctx("fetch_url"))
+    preview = await FetchUrl().preview({"url": url}, approved(make_ctx))
     assert (preview.targets[0].kind, preview.targets[0].value) == ("url", url)
+    assert preview.targets[0].detail == "protected: 127.0.0.1 is this computer or its local network (127.0.0.1)"
 
 
 async def test_limits_and_failures_have_the_right_kind(server: LoopbackServer, make_ctx: MakeCtx) -> None:
@@ -74,17 +83,58 @@ async def test_limits_and_failures_have_the_right_kind(server: LoopbackServer, m
         "http:///nohost": (ErrorKind.VALIDATION, "no host"),
     }
     for url, (kind, words) in cases.items():
-        result = await run_tool(FetchUrl(), {"url": url}, make_ctx("fetch_url"))
+        result = await run_tool(FetchUrl(), {"url": url}, approved(make_ctx))
         assert (result.error_kind, words in result.error) == (kind, True), (url, result.error)
-    ok = await run_tool(FetchUrl(), {"url": f"{server.url}/r/5"}, make_ctx("fetch_url"))
+    ok = await run_tool(FetchUrl(), {"url": f"{server.url}/r/5"}, approved(make_ctx))
     assert ok.success and ok.output.endswith("arrivé") and ok.metadata["url"].endswith("/r/0")
 
 
 async def test_timeout_is_reported_as_timeout(server: LoopbackServer, make_ctx: MakeCtx) -> None:
-    result = await run_tool(FetchUrl(), {"url": f"{server.url}/slow", "timeout_seconds": 1}, make_ctx("fetch_url"))
+    result = await run_tool(FetchUrl(), {"url": f"{server.url}/slow", "timeout_seconds": 1}, approved(make_ctx))
     assert result.error_kind is ErrorKind.TIMEOUT
 
 
 def test_html_to_text_keeps_blocks_apart() -> None:
     title, text = html_to_text("<title> T </title><div>a</div><div>b<br>c</div>")
     assert (title, text) == ("T", "a\nb\nc")
+
+
+async def test_a_local_address_is_fetched_only_after_the_person_approved_it(
+    server: LoopbackServer, make_ctx: MakeCtx
+) -> None:
+    url = f"{server.url}/page.html"
+    for ctx in (make_ctx("fetch_url"), make_ctx("fetch_url", extras={"approved_by_person": "maybe"})):
+        refused = await run_tool(FetchUrl(), {"url": url}, ctx)
+        assert refused.error_kind is ErrorKind.BUSINESS and "not fetched: 127.0.0.1" in refused.error
+    # Approved, but without a preview that showed the address: still refused.
+    blind = await run_tool(FetchUrl(), {"url": url}, approved(make_ctx), with_preview=False)
+    assert blind.error_kind is ErrorKind.BUSINESS
+    assert server.requests == []
+    assert (await run_tool(FetchUrl(), {"url": url}, approved(make_ctx))).success
+
+
+async def test_a_redirect_to_another_local_host_is_refused(server: LoopbackServer, make_ctx: MakeCtx) -> None:
+    result = await run_tool(FetchUrl(), {"url": f"{server.url}/to-localhost"}, approved(make_ctx))
+    assert result.error_kind is ErrorKind.BUSINESS and "not fetched: localhost" in result.error
+    assert server.requests == ["/to-localhost"]
+
+
+@pytest.mark.parametrize("local", ["127.1", "0x7f000001", "[::1]", "[::ffff:127.0.0.1]", "169.254.169.254",
+                                   "10.0.0.8", "192.168.1.1", "localhost", "0.0.0.0"])
+async def test_every_spelling_of_a_local_address_is_marked(local: str, make_ctx: MakeCtx) -> None:
+    preview = await FetchUrl().preview({"url": f"http://{local}/x"}, make_ctx("fetch_url"))
+    assert preview.targets[0].detail.startswith("protected: ")
+
+
+async def test_a_public_address_needs_no_approval_but_may_not_redirect_inside(make_ctx: MakeCtx) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/inside":
+            return httpx.Response(302, headers={"Location": "http://169.254.169.254/latest/meta-data/"})
+        return httpx.Response(200, headers={"Content-Type": "text/plain"}, text="public text")
+
+    tool = FetchUrl(transport=httpx.MockTransport(answer))
+    public = await run_tool(tool, {"url": "http://93.184.216.34/page"}, make_ctx("fetch_url"))
+    assert public.success and public.output.endswith("public text")
+    assert (await tool.preview({"url": "http://93.184.216.34/page"}, make_ctx("fetch_url"))).targets[0].detail == ""
+    inside = await run_tool(tool, {"url": "http://93.184.216.34/inside"}, make_ctx("fetch_url"))
+    assert inside.error_kind is ErrorKind.BUSINESS and "not fetched: 169.254.169.254" in inside.error

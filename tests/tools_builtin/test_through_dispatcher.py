@@ -77,7 +77,9 @@ async def test_every_builtin_runs_through_execute_tool(runtime: Runtime, workspa
     assert (workspace / "a.txt").read_text() == "beta\n"
     assert (workspace / "new" / "b.txt").read_text() == "bee\n"
     asked = {r.tool_name: r for r in host.requests}
-    assert set(asked) == {"write_file", "edit_file", "run_command"}  # read tools run without asking
+    # Read tools run without asking, except fetch_url here: the test server is a local address.
+    assert set(asked) == {"write_file", "edit_file", "run_command", "fetch_url"}
+    assert asked["fetch_url"].targets[0].detail.startswith("protected: 127.0.0.1")
     assert asked["edit_file"].targets[0].value == str(workspace / "a.txt")
     assert "-alpha\n+beta\n" in asked["edit_file"].file_changes[0].diff
     assert (asked["run_command"].targets[0].kind, asked["run_command"].targets[0].detail) == ("command", str(workspace))
@@ -158,3 +160,19 @@ async def test_change_during_approval_is_a_conflict(runtime: Runtime, workspace:
         Scope(workspace_roots=(workspace,)), Meddler(choice=ApprovalChoice.ALLOW_ONCE))
     assert env.error_kind is ErrorKind.BUSINESS and "changed since preview" in env.error
     assert target.read_text() == "someone else\n"
+
+
+async def test_a_local_fetch_asks_even_when_the_tool_is_always_allowed(runtime: Runtime, workspace: Path,
+                                                                       server: LoopbackServer) -> None:
+    runtime.settings.set_tool("fetch_url", policy=ToolPolicy.ALWAYS)
+    scope = Scope(workspace_roots=(workspace,))
+    denying = ScriptedHost(choice=ApprovalChoice.DENY)
+    env = await runtime.dispatcher.execute_tool(_call("fetch_url", {"url": f"{server.url}/t"}), scope, denying)
+    assert env.error_kind is ErrorKind.REJECTED and server.requests == []
+    assert denying.requests[0].targets[0].detail.startswith("protected: 127.0.0.1")
+    # "Allow for this conversation" does not cover the next local fetch either: each one is shown.
+    allowing = ScriptedHost(choice=ApprovalChoice.ALLOW_CONVERSATION)
+    for cid in ("c1", "c2"):
+        env = await runtime.dispatcher.execute_tool(_call("fetch_url", {"url": f"{server.url}/t"}, cid), scope, allowing)
+        assert env.ok and env.content.endswith("fetched")
+    assert len(allowing.requests) == 2 and server.requests == ["/t", "/t"]

@@ -88,7 +88,9 @@ async def test_arguments(variant: str, workspace: Path, make_ctx: MakeCtx, serve
         else:
             expect_ok = variant == "normal"
         host = RecordingHost(answers=[Answer(action="accept", text="a")])
-        result = await run_tool(tool, params, make_ctx(tool, host=host))
+        # The test server is on 127.0.0.1, which fetch_url reaches only on the person's approval.
+        extras = {"approved_by_person": True} if tool.name == "fetch_url" else {}
+        result = await run_tool(tool, params, make_ctx(tool, host=host, extras=extras))
         if expect_ok:
             assert result.success, (tool.name, result.error)
             _check_normal(tool, result.output, host, workspace)

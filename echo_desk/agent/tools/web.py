@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from echo_desk.agent.tools.common import BuiltinTool, bad, get_int, get_str
+from echo_desk.agent.tools.lifecycle import APPROVED_BY_PERSON
+from echo_desk.agent.tools.netguard import PROTECTED, local_addresses, protected_detail
 from echo_desk.i18n import _
 from echo_desk.tools import (
     N_,
@@ -87,6 +89,21 @@ def html_to_text(html: str) -> tuple[str, str]:
     return " ".join(parser.title.split()), parser.text()
 
 
+def _port(url: httpx.URL) -> int:
+    return url.port or (443 if url.scheme == "https" else 80)
+
+
+def _approved_local_hosts(ctx: ToolExecutionContext) -> frozenset[str]:
+    """The local hosts the person saw marked in the approval and allowed, for this call only."""
+    if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
+        return frozenset()
+    return frozenset(
+        httpx.URL(t.value).host
+        for t in ctx.preview.targets
+        if t.kind == "url" and t.detail.startswith(PROTECTED)
+    )
+
+
 def check_url(raw: str) -> str:
     parts = urlsplit(raw)
     if parts.scheme.lower() not in ("http", "https"):
@@ -101,7 +118,8 @@ class FetchUrl(BuiltinTool):
     description = (
         "Fetch an http(s) URL and return its content as text: HTML is reduced to its visible text, "
         "JSON is pretty-printed, other text is returned as is. Binary content is refused. "
-        f"At most {MAX_BYTES // (1024 * 1024)} MB are downloaded and {MAX_REDIRECTS} redirects followed."
+        f"At most {MAX_BYTES // (1024 * 1024)} MB are downloaded and {MAX_REDIRECTS} redirects followed. "
+        "Addresses on this computer or its local network are fetched only if the person approves the call."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -118,22 +136,44 @@ class FetchUrl(BuiltinTool):
     max_retries = 1
     capabilities = frozenset({"web"})
     title = N_("Fetch web page")
-    catalog_description = N_("Downloads a web page and gives the agent its text.")
+    catalog_description = N_(
+        "Downloads a web page and gives the agent its text. Addresses on this computer or your local "
+        "network are fetched only after you approve."
+    )
 
     def __init__(self, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self._transport = transport
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         url = check_url(get_str(params, "url", max_len=MAX_URL))
-        return ToolPreview(targets=(Target(kind="url", value=url),), summary=_("Fetch {url}").format(url=url))
+        parsed = httpx.URL(url)
+        local = await local_addresses(parsed.host, _port(parsed))
+        detail = protected_detail(parsed.host, local) if local else ""
+        return ToolPreview(
+            targets=(Target(kind="url", value=url, detail=detail),), summary=_("Fetch {url}").format(url=url)
+        )
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         url = check_url(get_str(params, "url", max_len=MAX_URL))
         timeout = get_int(params, "timeout_seconds", default=20, low=1, high=60)
+        allowed_local = _approved_local_hosts(ctx)
+
+        async def refuse_unapproved_local(request: httpx.Request) -> None:
+            # Every request, redirects included: a public page may redirect inside.
+            local = await local_addresses(request.url.host, _port(request.url))
+            if local and request.url.host not in allowed_local:
+                raise ToolError(
+                    f"not fetched: {request.url.host} is this computer or its local network "
+                    f"({', '.join(local)}); fetch_url goes there only when the person approves that "
+                    "very call, which shows the address",
+                    kind=ErrorKind.BUSINESS,
+                )
+
         try:
             async with httpx.AsyncClient(
                 follow_redirects=True, max_redirects=MAX_REDIRECTS, timeout=timeout,
                 headers={"User-Agent": USER_AGENT}, transport=self._transport, trust_env=False,
+                event_hooks={"request": [refuse_unapproved_local]},
             ) as client, client.stream("GET", url) as response:
                 ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if response.status_code >= 400:
