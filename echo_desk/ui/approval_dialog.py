@@ -32,6 +32,7 @@ from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
+from echo_desk.ui.protection_text import shown_detail
 from echo_desk.ui.spawn_manifest import parse_manifest, scope_names
 from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
 
@@ -53,7 +54,7 @@ def format_targets(request: ApprovalRequest) -> str:
         lines.append(f"{label}: {target.value}")
         if target.detail:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
-            lines.append(f"    {detail_label}: {target.detail}")
+            lines.append(f"    {detail_label}: {shown_detail(target.detail)}")
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))

@@ -1,0 +1,45 @@
+"""Why a target is protected, in the person's language.
+
+Tools mark a target that always needs the person's own approval with a ``detail`` starting
+``protected: `` and an English reason: the approval policy looks for the marker, and the same
+English words go back to the model when a write is refused. The approval dialog shows the
+reason translated; a reason it does not know is shown as it came.
+"""
+
+from __future__ import annotations
+
+import re
+
+from echo_desk.i18n import N_, _
+
+MARKER = "protected: "
+
+_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"inside a \.git folder \(repository internals\)"), N_("inside a .git folder (repository internals)")),
+    (re.compile(r"Echo Desk's own settings folder"), N_("Echo Desk's own settings folder")),
+    (re.compile(r"Echo Desk's own data folder"), N_("Echo Desk's own data folder")),
+    (re.compile(r"hard-linked \((?P<count>\d+) names share this file\)"), N_("hard-linked ({count} names share this file)")),
+    (
+        re.compile(r"(?P<host>\S+) is this computer or its local network \((?P<addresses>[^()]*)\)"),
+        N_("{host} is this computer or its local network ({addresses})"),
+    ),
+)
+
+
+def shown_detail(detail: str) -> str:
+    """``detail`` as the approval dialog shows it: each protected reason translated."""
+    if not detail.startswith(MARKER):
+        return detail
+    return "; ".join(_shown_reason(part) for part in detail.split("; "))
+
+
+def _shown_reason(part: str) -> str:
+    if not part.startswith(MARKER):
+        return part
+    reason = part[len(MARKER):]
+    for pattern, template in _REASONS:
+        match = pattern.fullmatch(reason)
+        if match:
+            reason = _(template).format(**match.groupdict())
+            break
+    return _("Protected: {reason}").format(reason=reason)
