@@ -7,10 +7,14 @@ import asyncio
 import json
 import shutil
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
 from echo_desk.store.paths import config_dir
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.controller import QtHost
@@ -36,6 +40,13 @@ def test_first_start_is_approved_in_a_dialog_and_the_tools_reach_the_catalog(qtb
             lambda: registered.done() or registered.set_result(True)))
         dialog.allow.click()
         await within(registered, 30)
+        # The app's own path for a call: the dispatcher on the Qt loop awaits the MCP adapter
+        # there (no tool worker), the session answers on the manager's thread.
+        call = ToolCall(id="t1", name="time__get_current_time", arguments=json.dumps({"timezone": "UTC"}))
+        approver = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+        envelope = await within(builtin_runtime.dispatcher.execute_tool(call, Scope(label="chat"), approver), 30)
+        assert envelope.ok, envelope.error
+        assert str(datetime.now(UTC).year) in envelope.content and approver.requests[0].source == "mcp:time"
         return shown
 
     try:
