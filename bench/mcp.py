@@ -3,11 +3,14 @@
 Same server command, same run, stdio both ways, calls interleaved. Prints the median round
 trip of each, their ratio (target ≤ 1.2×), the adapter alone (``MCPTool.execute`` without the
 dispatcher), and the time to connect + list tools — for both ways the manager runs: sharing
-the caller's loop (the CLI) and on its own thread (the app, two thread hops per call). Uses server-everything's ``echo``
-when it is installed (scripts/install-mcp-test-servers.sh), the in-repo fault server's
-``echo`` always, and mcp-server-time's ``get_current_time`` when it is installed.
+the caller's loop (the CLI) and on its own thread (the app, two thread hops per call). With
+``--qt`` everything runs on the app's own kind of loop (qasync on a Qt application,
+offscreen), the caller and the bare client included, and only the app's way is measured.
+Uses server-everything's ``echo`` when it is installed (scripts/install-mcp-test-servers.sh),
+the in-repo fault server's ``echo`` always, and mcp-server-time's ``get_current_time`` when it
+is installed.
 
-Run: PYTHONPATH=. python bench/mcp.py [calls]
+Run: PYTHONPATH=. python bench/mcp.py [calls] [--qt]
 """
 
 from __future__ import annotations
@@ -115,18 +118,38 @@ async def measure(
     }
 
 
-async def main(n: int) -> None:
+async def main(n: int, modes: tuple[tuple[bool, str], ...]) -> None:
     os.environ.setdefault("ECHO_DESK_CONFIG_DIR", tempfile.mkdtemp(prefix="echo-bench-config-"))
     print(f"{n} calls each, interleaved in a shuffled order; medians")
-    print(f"{'server':<11} {'manager':<12} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9} "
+    print(f"{'server':<11} {'manager':<20} {'bare ms':>8} {'engine ms':>10} {'ratio':>6} {'overhead':>9} "
           f"{'adapter ms':>11}   {'connect+list: bare':>19} {'attach_mcp':>11}")
     for name, entry, tool, args in servers():
-        for own_thread, label in ((False, "shared loop"), (True, "own thread")):
+        for own_thread, label in modes:
             r = await measure(name, entry, tool, args, n, own_thread=own_thread)
-            print(f"{name:<11} {label:<12} {r['bare']:>8.3f} {r['engine']:>10.3f} {r['engine'] / r['bare']:>5.2f}× "
+            print(f"{name:<11} {label:<20} {r['bare']:>8.3f} {r['engine']:>10.3f} {r['engine'] / r['bare']:>5.2f}× "
                   f"{(r['engine'] - r['bare']) * 1000:>6.0f} µs {r['adapter']:>11.3f}   "
                   f"{r['bare_connect']:>16.0f} ms {r['engine_connect']:>8.0f} ms")
 
 
+def run_on_qt_loop(n: int) -> None:
+    """The app's loop: qasync on a QApplication (offscreen), with the hooks the app installs."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from echo_desk.ui.marshal import asyncgen_hooks
+
+    app = QApplication([])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop, asyncgen_hooks(loop):
+        loop.run_until_complete(main(n, ((True, "own thread, Qt loop"),)))
+
+
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 300))
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    calls = int(numbers[0]) if numbers else 300
+    if "--qt" in sys.argv:
+        run_on_qt_loop(calls)
+    else:
+        asyncio.run(main(calls, ((False, "shared loop"), (True, "own thread"))))
