@@ -5,23 +5,38 @@ when we die. One that does not (it ignores EOF and SIGTERM) would outlive a ``ki
 app. On Linux, util-linux's ``setpriv --pdeathsig KILL`` (always present on Debian) asks the
 kernel to kill the server when the thread that started it is gone; ``setpriv`` then execs the
 server, so the pid, process group and command line the person approved stay the same.
-Elsewhere, or when the command cannot be found (the spawn must report that itself), the
-command is left as it is.
+Elsewhere, with a ``setpriv`` too old for ``--pdeathsig`` (util-linux < 2.33), or when the
+command cannot be found (the spawn must report that itself), the command is left as it is.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 
 
+@functools.cache
+def setpriv_with_pdeathsig() -> str | None:
+    """The path of a ``setpriv`` that knows ``--pdeathsig`` (asked once per process), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    try:
+        usage = subprocess.run([setpriv, "--help"], capture_output=True, timeout=5, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return setpriv if b"--pdeathsig" in usage else None
+
+
 def leashed(command: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, list[str]]:
     """The command line to spawn: ``command args`` behind ``setpriv`` where that works."""
-    if not sys.platform.startswith("linux"):
-        return command, list(args)
-    setpriv = shutil.which("setpriv")
+    setpriv = setpriv_with_pdeathsig()
     search_path = env.get("PATH") or os.environ.get("PATH", os.defpath)
     if setpriv is None or shutil.which(command, path=search_path) is None:
         return command, list(args)

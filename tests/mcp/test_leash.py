@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from echo_desk.mcp.leash import leashed
+from echo_desk.mcp.leash import leashed, setpriv_with_pdeathsig
 
 linux_with_setpriv = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("setpriv") is None,
@@ -34,5 +34,21 @@ def test_the_command_is_looked_up_on_the_servers_own_path(tmp_path) -> None:
 
 
 def test_other_systems_get_the_command_as_it_is(monkeypatch) -> None:
+    setpriv_with_pdeathsig.cache_clear()
     monkeypatch.setattr(sys, "platform", "darwin")
-    assert leashed(sys.executable, ["a"], {}) == (sys.executable, ["a"])
+    try:
+        assert leashed(sys.executable, ["a"], {}) == (sys.executable, ["a"])
+    finally:
+        setpriv_with_pdeathsig.cache_clear()
+
+
+def test_a_setpriv_without_pdeathsig_is_not_used(monkeypatch, tmp_path) -> None:
+    old = tmp_path / "setpriv"  # util-linux < 2.33: no --pdeathsig in its usage
+    old.write_text("#!/bin/sh\necho 'Usage: setpriv [options] <program> [<argument>...]'\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    setpriv_with_pdeathsig.cache_clear()
+    try:
+        assert leashed(sys.executable, ["a"], dict(os.environ)) == (sys.executable, ["a"])
+    finally:
+        setpriv_with_pdeathsig.cache_clear()
