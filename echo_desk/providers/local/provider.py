@@ -54,15 +54,19 @@ class LocalModel:
         *,
         tool_choice: str = "auto",
     ) -> AsyncIterator[StreamEvent]:
+        pid_before = self.server.pid
         client = await self.ensure_started()
+        fresh = self.server.pid != pid_before  # (re)started for this very request
         started = False
         try:
             async for event in client.stream(messages, tools, tool_choice=tool_choice):
                 started = True
                 yield event
         except ModelError as exc:
-            # The child died between turns: start it again once, unless output already went out.
-            if started or exc.kind != ModelErrorKind.CONNECTION or self.server.running:
+            # Nothing went out yet and the connection failed: try once more if the child died
+            # (start it again), or if it was just started for this very request and dropped it
+            # (seen in CI right after a crash restart). A settled server's failure is reported.
+            if started or exc.kind != ModelErrorKind.CONNECTION or (self.server.running and not fresh):
                 raise
             client = await self.ensure_started()
             async for event in client.stream(messages, tools, tool_choice=tool_choice):
