@@ -28,6 +28,9 @@ class ServerInfo:
     start_seconds: float
 
 
+LOG_KEEP_BYTES = 2 * 1024 * 1024
+
+
 def _log_tail(path: Path, lines: int = 8) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -108,7 +111,13 @@ class LlamaServer:
 
     def _spawn(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("wb") as log:
+        # Appended, so what a crashed server wrote is still there after the restart; started
+        # afresh once it passes a size worth keeping.
+        try:
+            mode = "ab" if self.log_path.stat().st_size < LOG_KEEP_BYTES else "wb"
+        except OSError:
+            mode = "wb"
+        with self.log_path.open(mode) as log:
             self._proc = subprocess.Popen(
                 self._command(),
                 stdin=subprocess.PIPE,
