@@ -25,6 +25,7 @@ from echo_desk.agent.envelope import Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalRequest, Host
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
+    APPROVED_BY_PERSON,
     Verdict,
     approval_for,
     effective_risk,
@@ -243,7 +244,7 @@ class Dispatcher:
             raise _Stop(ErrorKind.REJECTED, f"the person denied this call{message}")
         state.decision = "allowed"
         state.provenance = f"person: {decision.choice.value}"
-        ctx.extras["approved_by_person"] = True
+        ctx.extras[APPROVED_BY_PERSON] = True
         if decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
             root = state.scope
             while root.parent is not None:

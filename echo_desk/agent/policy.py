@@ -11,7 +11,27 @@ from dataclasses import dataclass
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.store.settings import ALL_CAPABILITIES, Settings, ToolPolicy
-from echo_desk.tools.results import RiskLevel, ToolPreview
+from echo_desk.tools.context import ToolExecutionContext
+from echo_desk.tools.results import RiskLevel, Target, ToolPreview
+
+#: A target whose ``detail`` starts with this always needs the person's own approval, whatever
+#: the settings allow; tools write ``f"{PROTECTED}: <English reason>"`` (the reason goes back to
+#: the model too; the approval dialog translates it).
+PROTECTED = "protected"
+#: Set in ``ctx.extras`` by the dispatcher when the person approved this very call (not an
+#: automatic "always allow"): only such an approval covers a protected target.
+APPROVED_BY_PERSON = "approved_by_person"
+
+
+def is_protected(target: Target) -> bool:
+    return target.detail.startswith(PROTECTED)
+
+
+def approved_protected_targets(ctx: ToolExecutionContext, kind: str) -> tuple[Target, ...]:
+    """The protected targets of ``kind`` the person saw and approved for this very call."""
+    if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
+        return ()
+    return tuple(t for t in ctx.preview.targets if t.kind == kind and is_protected(t))
 
 
 def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
@@ -75,7 +95,7 @@ def approval_for(
     policy = settings.tool(entry.name).policy
     if policy is ToolPolicy.NEVER:
         return Ruling(Verdict.DENY, "settings: never")
-    if preview is not None and any(t.detail.startswith("protected") for t in preview.targets):
+    if preview is not None and any(is_protected(t) for t in preview.targets):
         return Ruling(Verdict.ASK, "protected target")
     if policy is ToolPolicy.ALWAYS:
         return Ruling(Verdict.AUTO, "settings: always allow")

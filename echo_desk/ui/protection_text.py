@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from echo_desk.agent.policy import PROTECTED
 from echo_desk.i18n import N_, _
 
-MARKER = "protected: "
+MARKER = f"{PROTECTED}: "
 
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"inside a \.git folder \(repository internals\)"), N_("inside a .git folder (repository internals)")),

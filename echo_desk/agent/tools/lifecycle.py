@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.policy import PROTECTED, approved_protected_targets
 from echo_desk.agent.tools import fs
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
@@ -33,9 +34,6 @@ from echo_desk.tools import (
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024
 MAX_NEW_FOLDERS = 16
-#: Set in ``ctx.extras`` by the dispatcher when the person approved this very call (not an
-#: automatic "always allow"): only such an approval covers a protected target.
-APPROVED_BY_PERSON = "approved_by_person"
 
 
 @dataclass(frozen=True)
@@ -51,17 +49,17 @@ def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
     """Why writing ``target`` needs the person's explicit approval of that exact path."""
     found: list[str] = []
     if ".git" in target.path.parts:
-        found.append("protected: inside a .git folder (repository internals)")
+        found.append(f"{PROTECTED}: inside a .git folder (repository internals)")
     for label, folder in (("settings", paths.config_dir()), ("data", paths.data_dir())):
         real = Path(os.path.realpath(folder))
         if target.path == real or target.path.is_relative_to(real):
-            found.append(f"protected: Echo Desk's own {label} folder")
+            found.append(f"{PROTECTED}: Echo Desk's own {label} folder")
     try:
         st = os.lstat(target.path)
     except OSError:
         st = None
     if st is not None and st.st_nlink > 1:
-        found.append(f"protected: hard-linked ({st.st_nlink} names share this file)")
+        found.append(f"{PROTECTED}: hard-linked ({st.st_nlink} names share this file)")
     return tuple(found)
 
 
@@ -77,9 +75,7 @@ def _check_new_folders(target: fs.Resolved) -> None:
 
 
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
-    if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
-        return False
-    shown = {t.detail for t in ctx.preview.targets if t.kind == "path" and t.value == str(plan.target)}
+    shown = {t.detail for t in approved_protected_targets(ctx, "path") if t.value == str(plan.target)}
     return all(any(w in detail for detail in shown) for w in plan.warnings)
 
 

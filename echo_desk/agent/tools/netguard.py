@@ -16,8 +16,8 @@ import asyncio
 import ipaddress
 import socket
 
-#: The approval policy asks about any target whose detail starts with this (English on purpose).
-PROTECTED = "protected"
+from echo_desk.agent.policy import PROTECTED
+
 RESOLVE_TIMEOUT_SECONDS = 3.0
 
 

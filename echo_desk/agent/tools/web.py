@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.tools.common import BuiltinTool, bad, get_int, get_str
-from echo_desk.agent.tools.lifecycle import APPROVED_BY_PERSON
-from echo_desk.agent.tools.netguard import PROTECTED, local_addresses, protected_detail
+from echo_desk.agent.tools.netguard import local_addresses, protected_detail
 from echo_desk.i18n import _
 from echo_desk.tools import (
     N_,
@@ -95,13 +95,7 @@ def _port(url: httpx.URL) -> int:
 
 def _approved_local_hosts(ctx: ToolExecutionContext) -> frozenset[str]:
     """The local hosts the person saw marked in the approval and allowed, for this call only."""
-    if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
-        return frozenset()
-    return frozenset(
-        httpx.URL(t.value).host
-        for t in ctx.preview.targets
-        if t.kind == "url" and t.detail.startswith(PROTECTED)
-    )
+    return frozenset(httpx.URL(t.value).host for t in approved_protected_targets(ctx, "url"))
 
 
 def check_url(raw: str) -> str:
