@@ -10,10 +10,9 @@ from typing import Any
 
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalChoice
-from echo_desk.agent.loop import AgentLoop, NullListener
-from echo_desk.agent.model import ChatMessage, ModelError, ToolCall
-from echo_desk.agent.prompts import system_message
-from echo_desk.agent.scope import Scope
+from echo_desk.agent.loop import NullListener
+from echo_desk.agent.model import ModelError, ToolCall
+from echo_desk.agent.session import ConversationSession
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings
 from echo_desk.terminal_host import TerminalHost
@@ -96,13 +95,14 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     runtime.enable_delegation(sub_agent_factory(model, chosen, local=local))
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
     host = TerminalHost(auto=auto)
-    scope = Scope(label="ask", workspace_roots=(workspace,))
     printer = _Printer(quiet=args.json)
+    # The same session as the window's (system prompt, history), unsaved.
+    session = ConversationSession()
+    session.open_workspace(workspace)
+    session.add_user(args.prompt)
     try:
-        loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory,
-                         max_turns=runtime.settings.current.max_turns)
-        history = [system_message(scope), ChatMessage(role="user", content=args.prompt)]
-        outcome = await loop.run(history, scope, host, printer)
+        outcome = await session.run_turn(model, runtime.dispatcher, runtime.schema_factory, host, printer,
+                                         max_turns=runtime.settings.current.max_turns)
     finally:
         await model.aclose()
     if args.json:

@@ -53,11 +53,19 @@ def _v2(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS conversations_by_updated ON conversations(updated DESC)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+def _v3(conn: sqlite3.Connection) -> None:
+    # An untitled conversation used to be stored under the placeholder of the language of the
+    # day; it is now empty in the data (the UI shows the placeholder in its current language).
+    conn.execute("UPDATE conversations SET title = '' WHERE title IN (?, ?)", ("New conversation", "新对话"))
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
 
 
 @dataclass(frozen=True)
 class Conversation:
+    """A stored conversation; ``title`` is empty until it is named (by its first message)."""
+
     id: str
     title: str
     workspace: str
@@ -188,7 +196,7 @@ class ConversationStore:
         conversation = self.get(conversation_id)
         if conversation is None:
             raise KeyError(conversation_id)
-        lines = [f"# {conversation.title}", ""]
+        lines = [f"# {conversation.title or 'Untitled conversation'}", ""]
         if conversation.workspace:
             lines += [f"Workspace: `{conversation.workspace}`", ""]
         for stored in self.messages(conversation_id):

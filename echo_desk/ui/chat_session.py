@@ -1,40 +1,44 @@
-"""One conversation's turn-taking: runs the agent loop, feeds the transcript, stores messages.
+"""The open conversation in the window: a Qt adapter over the engine's ConversationSession.
 
-The agent loop runs on the main (qasync) loop; its listener callbacks and the host's
-notifications reach the transcript through ``marshal``. Stop cancels the turn's task, which
-cancels the model stream and running tools, and answers open dialogs negatively.
+The engine keeps the history, the system prompt, the title and stop; this class turns its
+events into transcript rows and signals. The agent loop runs on the main (qasync) loop; listener
+callbacks and the host's notifications reach the transcript through ``marshal``, and message
+writes go to one background writer. Stop cancels the turn's task, which cancels the model stream
+and running tools, and answers open dialogs negatively.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.session import ConversationSession
 from echo_desk.i18n import _
+from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import marshal
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.result_grid import grid_of
 from echo_desk.ui.transcript import TranscriptModel
 
+if TYPE_CHECKING:
+    from echo_desk.agent.envelope import Envelope
+    from echo_desk.agent.loop import Outcome
+    from echo_desk.runtime import Runtime
+
 log = logging.getLogger(__name__)
 
 
-def _envelope_dict(envelope: Any) -> dict[str, Any] | None:
-    to_json = getattr(envelope, "to_json", None)
-    if not callable(to_json):
-        return None
-    raw = to_json()
-    value: dict[str, Any] = raw if isinstance(raw, dict) else json.loads(raw)
+def _envelope_dict(envelope: Envelope) -> dict[str, Any]:
+    """What is stored with a tool message: the envelope, plus what only the card needs."""
+    value = envelope.to_json()
     # The model never sees metadata; a sub-agent's transcript is kept so the card can show it again.
-    metadata = getattr(envelope, "metadata", None)
-    if isinstance(metadata, dict) and isinstance(metadata.get("transcript"), list):
+    metadata = envelope.metadata
+    if isinstance(metadata.get("transcript"), list):
         value = {**value, "transcript": metadata["transcript"]}
     # A database result's grid, bounded as the card shows it (not every returned row).
     grid = grid_of(metadata)
@@ -44,16 +48,10 @@ def _envelope_dict(envelope: Any) -> dict[str, Any] | None:
 
 
 class _Listener:
-    """Agent-loop events → transcript rows and the store (any thread → main thread).
+    """Agent-loop events → transcript rows (any thread → main thread)."""
 
-    Each complete message is saved as soon as the loop hands it over, so a crash loses at
-    most the message being streamed.
-    """
-
-    def __init__(self, session: ChatSession, conversation: Any) -> None:
+    def __init__(self, session: ChatSession) -> None:
         self._session = session
-        self._conversation = conversation
-        self.envelopes: dict[str, Any] = {}
 
     def on_text(self, delta: str) -> None:
         marshal.run_on_main(self._session.transcript.append_text, delta)
@@ -64,20 +62,20 @@ class _Listener:
     def on_tool_status(self, call_id: str, status: str) -> None:
         marshal.run_on_main(self._session.transcript.set_tool_status, call_id, status)
 
-    def on_tool_result(self, call_id: str, envelope: Any) -> None:
-        self.envelopes[call_id] = envelope
+    def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
 
     def on_message(self, message: ChatMessage) -> None:
-        marshal.run_on_main(self._session._on_message, self._conversation, message,
-                            self.envelopes.get(message.tool_call_id) if message.role == "tool" else None)
+        if message.role == "assistant":
+            marshal.run_on_main(self._session.transcript.end_assistant)
 
     def on_error(self, message: str) -> None:
         marshal.run_on_main(self._session.transcript.add_notice, message, error=True)
 
 
 class ChatSession(QObject):
-    """Owns the transcript of the open conversation and at most one running turn."""
+    """The Qt face of the engine's :class:`ConversationSession`: the transcript, busy and title
+    signals, and message writes kept off the UI thread."""
 
     busy_changed = Signal(bool)
     #: The open conversation's title changed (named after its first message).
@@ -88,34 +86,43 @@ class ChatSession(QObject):
         self.host = host
         self.transcript = TranscriptModel(self)
         host.transcript = self.transcript
-        self.store: Any = None
-        self.runtime: Any = None
-        self.model: Any = None
-        self.conversation: Any = None
-        self.history: list[ChatMessage] = []
-        self.scope: Scope | None = None
-        self._task: asyncio.Task[Any] | None = None
+        self.core = ConversationSession(writer=self._write)
+        self.runtime: Runtime | None = None
+        self.model: ChatModel | None = None
+
+    @property
+    def store(self) -> ConversationStore | None:
+        return self.core.store
+
+    @store.setter
+    def store(self, store: ConversationStore | None) -> None:
+        self.core.store = store
+
+    @property
+    def conversation(self) -> Conversation | None:
+        return self.core.conversation
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        return self.core.history
+
+    @property
+    def scope(self) -> Scope | None:
+        return self.core.scope
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self.core.busy
 
-    def open(self, conversation: Any) -> None:
+    def open(self, conversation: Conversation | None) -> None:
         """Show ``conversation`` (stops a running turn first)."""
         self.stop()
-        self.conversation = conversation
         self.flush_writes()
-        stored = self.store.messages(conversation.id) if (self.store is not None and conversation) else []
-        self.history = [getattr(s, "message", s) for s in stored]
-        self.scope = self._make_scope(conversation)
-        self.transcript.load_history(stored)
+        self.transcript.load_history(self.core.open(conversation))
 
-    def _make_scope(self, conversation: Any) -> Scope | None:
-        if conversation is None:
-            return None
-        workspace = getattr(conversation, "workspace", "") or ""
-        roots = (Path(workspace),) if workspace else ()
-        return Scope(label=conversation.title, conversation_id=str(conversation.id), workspace_roots=roots)
+    def refresh(self, conversation: Conversation) -> None:
+        """The open conversation was renamed in the store."""
+        self.core.refresh(conversation)
 
     def can_send(self) -> bool:
         return self.model is not None and self.runtime is not None and self.conversation is not None
@@ -123,83 +130,54 @@ class ChatSession(QObject):
     def send(self, text: str) -> bool:
         """Start a turn with ``text``. Returns ``False`` (and says why) when it cannot."""
         text = text.strip()
-        if not text or self.busy:
+        if not text or self.busy or self.conversation is None:
             return False
-        if self.conversation is None:
-            return False
-        message = ChatMessage(role="user", content=text)
-        if not self.history:
-            self._title_from(text)
         self.transcript.add_user(text)
-        self._save(message)
-        self.history.append(message)
-        if not self.can_send():
+        if self.core.add_user(text):
+            self.retitled.emit(str(self.conversation.id))
+        if self.model is None or self.runtime is None:
             self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "
                                          "Models to connect one."), error=True)
             return False
-        self._task = marshal.spawn(self._turn())
-        # Not in _turn's finally: a turn stopped before it ever ran has no finally to run.
-        self._task.add_done_callback(self._turn_ended)
+        task = self.core.start_turn(self.model, self.runtime.dispatcher, self.runtime.schema_factory, self.host,
+                                    _Listener(self), max_turns=self.runtime.settings.current.max_turns,
+                                    spawn=marshal.spawn)
+        # A done callback, not a finally: a turn stopped before it ever ran has no finally to run.
+        task.add_done_callback(self._turn_ended)
         self.busy_changed.emit(True)
         return True
 
-    def _turn_ended(self, task: asyncio.Task[Any]) -> None:
+    def _turn_ended(self, task: asyncio.Task[Outcome]) -> None:
         if task.cancelled():
             self._mark_unfinished("cancelled")
             self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
-        self.transcript.end_assistant()
-        self.busy_changed.emit(False)
-
-    async def _turn(self) -> None:
-        from echo_desk.agent.loop import AgentLoop  # engine module: loaded after the first frame
-
-        listener = _Listener(self, self.conversation)
-        assert self.scope is not None  # set with the conversation; send() requires one
-        try:
-            loop = AgentLoop(self.model, self.runtime.dispatcher, self.runtime.schema_factory,
-                             max_turns=self.runtime.settings.current.max_turns)
-            await loop.run(list(self.history), self.scope, self.host, listener)
-        except Exception as exc:  # a failing turn is shown, never a crash of the window
-            log.exception("agent turn failed")
+        elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished("failed")
             self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
-
-    def _on_message(self, conversation: Any, message: ChatMessage, envelope: Any) -> None:
-        if message.role == "assistant":
-            self.transcript.end_assistant()
-        self._save(message, _envelope_dict(envelope) if envelope is not None else None, conversation)
-        if conversation is self.conversation:
-            self.history.append(message)
-
-    def _title_from(self, text: str) -> None:
-        """A conversation still called "New conversation" takes its first message as title."""
-        if self.store is None or self.conversation is None or self.conversation.title != _("New conversation"):
-            return
-        title = " ".join(text.split())
-        title = title if len(title) <= 48 else title[:47] + "…"
-        self.store.rename(self.conversation.id, title)
-        self.retitled.emit(str(self.conversation.id))
+        self.transcript.end_assistant()
+        self.busy_changed.emit(False)
 
     def _mark_unfinished(self, status: str) -> None:
         for item in self.transcript.items():
             if item.kind == "tool" and item.status in ("pending", "running", "waiting_approval"):
                 self.transcript.set_tool_status(item.call_id, status)
 
-    def _save(self, message: ChatMessage, envelope: dict[str, Any] | None = None, conversation: Any = None) -> None:
-        conversation = conversation or self.conversation
-        if self.store is None or conversation is None:
+    def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None) -> None:
+        store = self.core.store
+        if store is None:
             return
+        record = _envelope_dict(envelope) if envelope is not None else None
 
         def failed(exc: BaseException) -> None:  # storage trouble is shown; the message stays on screen
             log.error("saving a message failed", exc_info=exc)
             self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)
 
         # SQLite commits (fsync) stay off the UI thread; one writer keeps the order.
-        marshal.BackgroundOp(self.store.append, conversation.id, message, envelope).on_failure(failed).run(serial=True)
+        marshal.BackgroundOp(store.append, conversation_id, message, record).on_failure(failed).run(serial=True)
 
     def stop(self) -> None:
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        if self.core.busy:
+            self.core.stop()
             self.host.cancel_dialogs()
 
     def flush_writes(self, timeout: float = 10.0) -> None:
@@ -208,6 +186,7 @@ class ChatSession(QObject):
 
     async def wait_idle(self) -> None:
         """Until the turn has ended and every message is written."""
-        if self._task is not None and not self._task.done():
-            await asyncio.wait([self._task])
+        task = self.core._task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
         await marshal.BackgroundOp(lambda: None).run_async_serial()

@@ -201,7 +201,8 @@ class MainWindow(QMainWindow):
         store = self.services.conversations
         recent = self.services.settings.current.recent_workspaces
         folder = workspace if workspace is not None else (self._workspace or (recent[0] if recent else ""))
-        conv = store.create(_("New conversation"), folder, self.model_picker.currentData() or "")
+        # Untitled in the data: the list shows the placeholder in the current language.
+        conv = store.create("", folder, self.model_picker.currentData() or "")
         self.conversations.search.clear()
         self.conversations.reload(str(conv.id))
         self._open_conversation(conv)
@@ -255,7 +256,7 @@ class MainWindow(QMainWindow):
         dialog = QFileDialog(self, _("Export conversation"))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(_("Markdown (*.md)"))
-        dialog.selectFile(f"{conversation.title}.md")
+        dialog.selectFile(f"{conversation.title or _('New conversation')}.md")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def save(path: str) -> None:
@@ -271,7 +272,9 @@ class MainWindow(QMainWindow):
     def _on_retitled(self, conversation_id: str) -> None:
         self.conversations.reload(conversation_id)
         if self.services is not None:
-            self.session.conversation = self.services.conversations.get(conversation_id) or self.session.conversation
+            renamed = self.services.conversations.get(conversation_id)
+            if renamed is not None:
+                self.session.refresh(renamed)
 
     def _open_diff(self, item: Any) -> None:
         from echo_desk.ui.diff_dialog import DiffDialog

@@ -18,10 +18,16 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
+from echo_desk.store.conversations import Conversation
 from echo_desk.ui import i18n_qt
 
 IdRole = Qt.ItemDataRole.UserRole + 20
 ConversationRole = Qt.ItemDataRole.UserRole + 21
+
+
+def display_title(conversation: Conversation) -> str:
+    """The title as shown: an untitled conversation (empty in the data) is "New conversation"."""
+    return conversation.title or _("New conversation")
 
 
 class ConversationList(QWidget):
@@ -72,6 +78,20 @@ class ConversationList(QWidget):
         self.rename_button.setAccessibleName(_("Rename conversation"))
         self.delete_button.setText(_("Delete"))
         self.delete_button.setAccessibleName(_("Delete conversation"))
+        self._relabel()
+
+    def _relabel(self) -> None:
+        """Untitled conversations show the placeholder of the current language (no store read)."""
+        self._loading = True  # a relabel is not a rename
+        try:
+            for row in range(self.model.rowCount()):
+                item = self.model.item(row)
+                conv = item.data(ConversationRole)
+                if conv is not None and not conv.title:
+                    item.setText(display_title(conv))
+                    item.setToolTip(f"{display_title(conv)}\n{conv.workspace or ''}")
+        finally:
+            self._loading = False
 
     def reload(self, select_id: str | None = None) -> None:
         if self.store is None:
@@ -81,10 +101,10 @@ class ConversationList(QWidget):
         try:
             self.model.clear()
             for conv in self.store.list(self.search.text().strip()):
-                item = QStandardItem(conv.title)
+                item = QStandardItem(display_title(conv))
                 item.setData(str(conv.id), IdRole)
                 item.setData(conv, ConversationRole)
-                item.setToolTip(f"{conv.title}\n{conv.workspace or ''}")
+                item.setToolTip(f"{display_title(conv)}\n{conv.workspace or ''}")
                 self.model.appendRow(item)
         finally:
             self._loading = False
@@ -100,6 +120,11 @@ class ConversationList(QWidget):
     def current_id(self) -> str | None:
         index = self.view.currentIndex()
         return index.data(IdRole) if index.isValid() else None
+
+    def current_item_text(self) -> str:
+        """The shown title of the selected conversation ("" when none is selected)."""
+        index = self.view.currentIndex()
+        return str(index.data()) if index.isValid() else ""
 
     def current(self) -> Any:
         index = self.view.currentIndex()
@@ -128,7 +153,7 @@ class ConversationList(QWidget):
         if not title:  # an empty title is refused; the old one comes back
             self.reload()
             return
-        if conv is not None and title != conv.title:
+        if conv is not None and title != display_title(conv):
             self.store.rename(conv.id, title)
             self.reload(str(conv.id))
 
@@ -137,7 +162,7 @@ class ConversationList(QWidget):
         if conv is None:
             return
         box = QMessageBox(QMessageBox.Icon.Warning, _("Delete conversation"),
-                          _("Delete “{title}” and all its messages? This cannot be undone.").format(title=conv.title),
+                          _("Delete “{title}” and all its messages? This cannot be undone.").format(title=display_title(conv)),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

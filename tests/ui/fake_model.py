@@ -23,6 +23,8 @@ class ScriptedModel:
         self.delay = delay
         self.endless = endless
         self.seen_tools: list[list[str]] = []
+        #: The messages of each request, as the model received them.
+        self.seen_messages: list[list[ChatMessage]] = []
 
     @property
     def display_name(self) -> str:
@@ -31,6 +33,7 @@ class ScriptedModel:
     async def stream(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                      tool_choice: str = "auto") -> AsyncIterator[StreamEvent]:
         self.seen_tools.append([t.name for t in tools])
+        self.seen_messages.append(list(messages))
         if self.endless:
             while True:  # a model that never stops talking: only Stop ends it
                 await asyncio.sleep(self.delay)

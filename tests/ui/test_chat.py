@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
+from echo_desk.agent.prompts import system_message
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_window import MainWindow
@@ -139,3 +141,50 @@ def test_first_message_names_the_conversation_and_renaming_does_not_stop_the_tur
         await within(stopped)
 
     qloop.run_until_complete(scenario())
+
+
+def test_the_model_in_the_window_receives_the_system_prompt_with_the_workspace(window, qloop, workspace):
+    _workspace(window, workspace)
+    model = ScriptedModel([say("Hi.")])
+    window.set_model(model)
+
+    async def scenario():
+        window.composer.setPlainText("hello")
+        window.send()
+        await within(next_emission(window.session.busy_changed))
+
+    qloop.run_until_complete(scenario())
+    sent = model.seen_messages[0]
+    assert [m.role for m in sent] == ["system", "user"]
+    assert str(workspace.resolve()) in sent[0].content
+    assert sent[0].content == system_message(window.session.scope).content  # the CLI's prompt, same function
+    # The prompt is not history: it is not stored.
+    window.session.flush_writes()
+    assert [m.message.role for m in window.services.conversations.messages(window.session.conversation.id)] == [
+        "user", "assistant"]
+
+
+def test_auto_title_still_works_after_a_live_language_switch(window, qloop, workspace):
+    from echo_desk.ui import i18n_qt
+
+    _workspace(window, workspace)
+    store = window.services.conversations
+    conv_id = window.session.conversation.id
+    assert store.get(conv_id).title == ""  # untitled in the data
+    assert window.conversations.current_item_text() == "New conversation"
+    i18n_qt.apply_language("zh_CN")
+    try:
+        QApplication.processEvents()
+        assert window.conversations.current_item_text() == "新对话"  # the placeholder follows the language
+        window.set_model(ScriptedModel([say("好")]))
+
+        async def scenario():
+            window.composer.setPlainText("去京都旅行")
+            window.send()
+            await within(next_emission(window.session.busy_changed))
+
+        qloop.run_until_complete(scenario())
+        assert store.get(conv_id).title == "去京都旅行"
+        assert window.conversations.current_item_text() == "去京都旅行"
+    finally:
+        i18n_qt.apply_language("en")

@@ -211,18 +211,14 @@ def test_a_db_query_card_shows_a_grid_and_shows_it_again_when_reopened(window, q
 
 
 def test_the_stored_grid_is_bounded():
+    from echo_desk.agent.envelope import Envelope
     from echo_desk.ui.chat_session import _envelope_dict
     from echo_desk.ui.result_grid import MAX_CELL_CHARS, MAX_ROWS
 
-    class Env:
-        metadata = {"columns": [{"name": "v", "type": "text"}], "rows": [["x" * 500]] * 300, "row_count": 300,
-                    "more_rows": 0}
-
-        def to_json(self) -> dict:
-            return {"ok": True, "content": "…"}
-
-    stored = _envelope_dict(Env())
-    assert stored is not None
+    envelope = Envelope(ok=True, tool="query_database", call_id="c1", content="…",
+                        metadata={"columns": [{"name": "v", "type": "text"}], "rows": [["x" * 500]] * 300,
+                                  "row_count": 300, "more_rows": 0})
+    stored = _envelope_dict(envelope)
     assert len(stored["grid"]["rows"]) == MAX_ROWS and len(stored["grid"]["rows"][0][0]) == MAX_CELL_CHARS
     assert stored["grid"]["row_count"] == 300
 

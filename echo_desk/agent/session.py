@@ -1,0 +1,192 @@
+"""One conversation without Qt: its history, system prompt, title, persistence and stop.
+
+The desktop app (``ui/chat_session.py``, a thin adapter to signals) and ``echo-desk ask`` both
+run their turns through :class:`ConversationSession`, so what reaches the model — the system
+prompt with the workspace folder first, then the history — is the same in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.prompts import system_message
+from echo_desk.agent.scope import Scope
+from echo_desk.store.conversations import Conversation, ConversationStore, StoredMessage
+
+if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with the window
+    from echo_desk.agent.dispatcher import Dispatcher
+    from echo_desk.agent.envelope import Envelope
+    from echo_desk.agent.host import Host
+    from echo_desk.agent.loop import LoopListener, Outcome
+    from echo_desk.agent.schema import SchemaFactory
+
+T = TypeVar("T")
+
+#: Saves one complete message of a conversation (with its tool envelope, for a tool message).
+MessageWriter = Callable[[str, ChatMessage, "Envelope | None"], None]
+#: Starts a coroutine as a task (the app passes its own, which keeps and logs tasks).
+Spawner = Callable[[Awaitable[T]], "asyncio.Task[T]"]
+
+#: The longest title taken from a first message.
+TITLE_LENGTH = 48
+
+
+def title_from_text(text: str) -> str:
+    """A conversation title from its first message: whitespace folded, cut at ``TITLE_LENGTH``."""
+    title = " ".join(text.split())
+    return title if len(title) <= TITLE_LENGTH else title[:TITLE_LENGTH - 1] + "…"
+
+
+class ConversationSession:
+    """The open conversation and at most one running turn.
+
+    A conversation's title is empty until its first message names it; the UI shows its own
+    translated placeholder for an empty title, so nothing here depends on the language.
+    """
+
+    def __init__(self, store: ConversationStore | None = None, *, writer: MessageWriter | None = None) -> None:
+        self.store = store
+        self._writer = writer
+        self.conversation: Conversation | None = None
+        self.history: list[ChatMessage] = []
+        self.scope: Scope | None = None
+        self._task: asyncio.Task[Outcome] | None = None
+
+    # -- which conversation --------------------------------------------------------------------
+    def open(self, conversation: Conversation | None) -> list[StoredMessage]:
+        """Make ``conversation`` the open one (stopping a running turn); returns its stored messages."""
+        self.stop()
+        self.conversation = conversation
+        stored = self.store.messages(conversation.id) if (self.store is not None and conversation) else []
+        self.history = [s.message for s in stored]
+        self.scope = None
+        if conversation is not None:
+            roots = (Path(conversation.workspace),) if conversation.workspace else ()
+            self.scope = Scope(label=conversation.title or "conversation", conversation_id=conversation.id,
+                               workspace_roots=roots)
+        return stored
+
+    def open_workspace(self, workspace: Path, label: str = "ask") -> None:
+        """An unsaved conversation in ``workspace`` (the terminal's ``ask``)."""
+        self.stop()
+        self.conversation = None
+        self.history = []
+        self.scope = Scope(label=label, workspace_roots=(workspace,))
+
+    def refresh(self, conversation: Conversation) -> None:
+        """The open conversation's row changed in the store (renamed): keep the new one."""
+        if self.conversation is not None and conversation.id == self.conversation.id:
+            self.conversation = conversation
+
+    # -- what the model receives -----------------------------------------------------------------
+    def system_prompt(self) -> ChatMessage:
+        if self.scope is None:
+            raise RuntimeError("no conversation is open")
+        return system_message(self.scope)
+
+    def messages_for_model(self) -> list[ChatMessage]:
+        """The system prompt (with the workspace folder), then the history."""
+        return [self.system_prompt(), *self.history]
+
+    # -- a turn ----------------------------------------------------------------------------------
+    def add_user(self, text: str) -> bool:
+        """Record the person's message (saved at once); ``True`` when it named the conversation."""
+        if self.scope is None:
+            raise RuntimeError("no conversation is open")
+        titled = not self.history and self._title_from(text)
+        message = ChatMessage(role="user", content=text)
+        self._save(self.conversation, message, None)
+        self.history.append(message)
+        return titled
+
+    def _title_from(self, text: str) -> bool:
+        conversation = self.conversation
+        if self.store is None or conversation is None or conversation.title:
+            return False
+        title = title_from_text(text)
+        self.store.rename(conversation.id, title)
+        self.conversation = self.store.get(conversation.id) or conversation
+        return True
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start_turn(self, model: ChatModel, dispatcher: Dispatcher, schema_factory: SchemaFactory, host: Host,
+                   listener: LoopListener | None = None, *, max_turns: int,
+                   spawn: Spawner[Outcome] | None = None) -> asyncio.Task[Outcome]:
+        """Run a turn on the history as a task that :meth:`stop` cancels."""
+        self._task = (spawn or asyncio.ensure_future)(self.run_turn(model, dispatcher, schema_factory, host, listener, max_turns=max_turns))
+        return self._task
+
+    async def run_turn(self, model: ChatModel, dispatcher: Dispatcher, schema_factory: SchemaFactory, host: Host,
+                       listener: LoopListener | None = None, *, max_turns: int) -> Outcome:
+        """One exchange: the model answers the history, calling tools; every message is saved."""
+        from echo_desk.agent.loop import AgentLoop, NullListener
+
+        if self.scope is None:
+            raise RuntimeError("no conversation is open")
+        recorder = _Recorder(self, self.conversation, listener or NullListener())
+        loop = AgentLoop(model, dispatcher, schema_factory, max_turns=max_turns)
+        return await loop.run(self.messages_for_model(), self.scope, host, recorder)
+
+    def stop(self) -> None:
+        """Cancel the running turn: the model stream and running tools stop."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    # -- persistence -----------------------------------------------------------------------------
+    def _save(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None) -> None:
+        if conversation is None:
+            return
+        if self._writer is not None:
+            self._writer(conversation.id, message, envelope)
+        elif self.store is not None:
+            self.store.append(conversation.id, message, envelope.to_json() if envelope is not None else None)
+
+    def _record(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None) -> None:
+        self._save(conversation, message, envelope)
+        # A turn that goes on after its conversation was closed still saves, but into its own.
+        if _id_of(conversation) == _id_of(self.conversation):
+            self.history.append(message)
+
+
+def _id_of(conversation: Conversation | None) -> str | None:
+    return conversation.id if conversation is not None else None
+
+
+class _Recorder:
+    """Passes the loop's events on, saving each complete message as soon as it is handed over
+    (so a crash loses at most the message being streamed)."""
+
+    def __init__(self, session: ConversationSession, conversation: Conversation | None,
+                 listener: LoopListener) -> None:
+        self._session = session
+        self._conversation = conversation
+        self._listener = listener
+        self._envelopes: dict[str, Envelope] = {}
+
+    def on_text(self, delta: str) -> None:
+        self._listener.on_text(delta)
+
+    def on_tool_call(self, call: ToolCall) -> None:
+        self._listener.on_tool_call(call)
+
+    def on_tool_status(self, call_id: str, status: str) -> None:
+        self._listener.on_tool_status(call_id, status)
+
+    def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
+        self._envelopes[call_id] = envelope
+        self._listener.on_tool_result(call_id, envelope)
+
+    def on_message(self, message: ChatMessage) -> None:
+        envelope = self._envelopes.pop(message.tool_call_id, None) if message.role == "tool" else None
+        self._session._record(self._conversation, message, envelope)
+        self._listener.on_message(message)
+
+    def on_error(self, message: str) -> None:
+        self._listener.on_error(message)
