@@ -75,6 +75,19 @@ def test_old_schema_is_migrated_forward_keeping_data(tmp_path: Path) -> None:
     store.close()
 
 
+def test_placeholder_titles_of_either_language_become_untitled(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    with sqlite3.connect(path) as conn:
+        MIGRATIONS[0](conn)
+        MIGRATIONS[1](conn)
+        conn.execute("PRAGMA user_version = 2")
+        conn.executemany("INSERT INTO conversations VALUES (?, ?, '', '', 1, 1)",
+                         [("en", "New conversation"), ("zh", "新对话"), ("named", "Groceries")])
+    store = ConversationStore(path)
+    assert [store.get(i).title for i in ("en", "zh", "named")] == ["", "", "Groceries"]
+    store.close()
+
+
 def test_a_killed_process_loses_nothing_already_appended(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     script = f"""
