@@ -25,6 +25,7 @@ from echo_desk.agent.subagents import (
     DEFAULT_SUBAGENT_TURNS,
     Grants,
     Manifest,
+    SpawnPreview,
     child_scope,
     narrow,
 )
@@ -104,16 +105,17 @@ class DelegateTool(Tool):
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         _, manifest, grants = self._grants(params, ctx)
-        targets = [Target(kind="other", value=f"goal: {manifest.goal}")]
-        targets += [Target(kind="other", value=line) for line in grants.describe()]
-        targets += [Target(kind="path", value=str(root), detail="sub-agent write root") for root in grants.write_roots]
-        return ToolPreview(targets=tuple(targets), summary="\n".join(grants.describe()))
+        # The write roots are the call's real targets; the rest of the manifest travels typed.
+        targets = tuple(Target(kind="path", value=str(root), detail="sub-agent write root")
+                        for root in grants.write_roots)
+        return SpawnPreview(targets=targets, summary="\n".join([f"goal: {manifest.goal}", *grants.describe()]),
+                            spawn=grants.for_approval(manifest.goal))
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         parent, manifest, grants = self._grants(params, ctx)
         if not grants.tools:
             raise ToolError("no sub-agent started: none of the requested tools could be granted ("
-                            + "; ".join(grants.refused) + ")")
+                            + "; ".join(map(str, grants.refused)) + ")")
         if grants.max_turns < 1 or grants.time_limit_seconds <= 0:
             raise ToolError("no sub-agent started: the parent has no turns or time left")
         host = ctx.host

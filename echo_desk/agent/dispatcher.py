@@ -10,6 +10,7 @@ Chat, sub-agents, the CLI and replays all call this; no caller has a shortcut ar
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import logging
@@ -36,6 +37,7 @@ from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
@@ -263,11 +265,13 @@ class Dispatcher:
     ) -> ApprovalRequest:
         targets = preview.targets if preview else ()
         changes = preview.file_changes if preview else ()
+        spawn = preview.spawn if isinstance(preview, SpawnPreview) else None
         shown = {
             "tool": entry.name,
             "arguments": params,
             "targets": [(t.kind, t.value, t.detail) for t in targets],
             "changes": [(c.path, c.kind.value, c.before_sha256, c.after_sha256) for c in changes],
+            "spawn": dataclasses.asdict(spawn) if spawn is not None else None,
         }
         binding = hashlib.sha256(
             json.dumps(shown, sort_keys=True, ensure_ascii=False, default=str).encode()
@@ -287,6 +291,7 @@ class Dispatcher:
             summary=preview.summary if preview else "",
             binding=binding,
             source=entry.source,
+            spawn=spawn,
         )
 
     async def _run_with_retries(

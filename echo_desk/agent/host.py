@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
 
@@ -44,6 +45,8 @@ class ApprovalRequest:
     summary: str
     binding: str
     source: str = "builtin"
+    #: Set for a sub-agent spawn (``delegate``): what the sub-agent would get, typed.
+    spawn: SpawnGrants | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,13 +8,14 @@ left). Settings still apply at every depth, because every call goes through ``ex
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.agent.scope import Scope
-from echo_desk.tools.results import RiskLevel
+from echo_desk.tools.results import RiskLevel, ToolPreview
 
 DEFAULT_SUBAGENT_TURNS = 10
 DEFAULT_SUBAGENT_SECONDS = 300.0
@@ -31,6 +32,66 @@ class Manifest:
     time_limit_seconds: float = DEFAULT_SUBAGENT_SECONDS
 
 
+class RefusalReason(enum.StrEnum):
+    """Why part of a spawn manifest was not granted (the UI translates each)."""
+
+    OUTSIDE_PARENT_ROOTS = "outside_parent_roots"
+    NO_SUCH_TOOL = "no_such_tool"
+    NOT_GRANTED_TO_PARENT = "not_granted_to_parent"
+    ABOVE_CEILING = "above_ceiling"
+    TOO_DEEP = "too_deep"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """One refused item of a manifest: ``subject`` is the tool name or the write root as asked."""
+
+    reason: RefusalReason
+    subject: str
+    risk: RiskLevel | None = None
+    ceiling: RiskLevel | None = None
+
+    def __str__(self) -> str:  # for the model, the terminal and the log; the UI translates ``reason``
+        match self.reason:
+            case RefusalReason.OUTSIDE_PARENT_ROOTS:
+                return f"write root {self.subject}: not inside the parent's write roots"
+            case RefusalReason.NO_SUCH_TOOL:
+                return f"{self.subject}: no such tool"
+            case RefusalReason.NOT_GRANTED_TO_PARENT:
+                return f"{self.subject}: the parent was not granted it"
+            case RefusalReason.ABOVE_CEILING:
+                risk = self.risk.value if self.risk else "?"
+                ceiling = self.ceiling.value if self.ceiling else "?"
+                return f"{self.subject}: {risk} tools exceed this sub-agent's ceiling ({ceiling})"
+            case RefusalReason.TOO_DEEP:
+                return f"{self.subject}: sub-agents may nest at most {MAX_DEPTH} deep"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpawnGrants:
+    """What the person is asked to allow before a sub-agent starts: typed, for the dialog to
+    render field by field (a folder name with a comma stays one folder)."""
+
+    goal: str
+    tools: tuple[str, ...]
+    read_only: bool
+    risk_ceiling: RiskLevel
+    write_roots: tuple[Path, ...]
+    max_turns: int
+    time_limit_seconds: float
+    refused: tuple[Refusal, ...] = ()
+    #: How deep sub-agents may nest (for the "too deep" refusal's text).
+    max_depth: int = MAX_DEPTH
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpawnPreview(ToolPreview):
+    """``delegate``'s preview: the targets and summary of any tool, plus the typed grants
+    that the dispatcher passes on as ``ApprovalRequest.spawn``."""
+
+    spawn: SpawnGrants | None = None
+
+
 @dataclass
 class Grants:
     """What a sub-agent actually gets, and what was asked for but refused (and why)."""
@@ -41,9 +102,10 @@ class Grants:
     write_roots: tuple[Path, ...]
     max_turns: int
     time_limit_seconds: float
-    refused: list[str] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
 
     def describe(self) -> list[str]:
+        """The grants as English lines, for the model, the terminal and the log (never parsed)."""
         lines = [
             f"tools: {', '.join(sorted(self.tools)) or '(none)'}",
             f"mode: {'read-only' if self.read_only else 'may write inside its roots'}"
@@ -52,6 +114,11 @@ class Grants:
             f"limits: {self.max_turns} turns, {self.time_limit_seconds:.0f} s",
         ]
         return lines + [f"refused: {r}" for r in self.refused]
+
+    def for_approval(self, goal: str) -> SpawnGrants:
+        return SpawnGrants(goal=goal, tools=tuple(sorted(self.tools)), read_only=self.read_only,
+                           risk_ceiling=self.risk_ceiling, write_roots=self.write_roots, max_turns=self.max_turns,
+                           time_limit_seconds=self.time_limit_seconds, refused=tuple(self.refused))
 
 
 def _inside(path: Path, roots: Iterable[Path]) -> bool:
@@ -67,7 +134,7 @@ def narrow(
 ) -> Grants:
     """Intersect ``manifest`` with ``parent``. ``tool_risks`` maps each registered tool to its
     effective risk (tools unknown to the registry are refused)."""
-    refused: list[str] = []
+    refused: list[Refusal] = []
     roots: list[Path] = []
     if not (manifest.read_only or parent.read_only):
         parent_roots = parent.write_roots or ()
@@ -78,7 +145,7 @@ def narrow(
                 given = parent.workspace_roots[0] / given
             resolved = given.resolve()
             if not given.is_absolute() or not _inside(resolved, parent_roots):
-                refused.append(f"write root {raw}: not inside the parent's write roots")
+                refused.append(Refusal(reason=RefusalReason.OUTSIDE_PARENT_ROOTS, subject=raw))
             else:
                 roots.append(resolved)
     read_only = not roots
@@ -88,13 +155,13 @@ def narrow(
     for name in dict.fromkeys(manifest.tools):
         risk = tool_risks.get(name)
         if risk is None:
-            refused.append(f"{name}: no such tool")
+            refused.append(Refusal(reason=RefusalReason.NO_SUCH_TOOL, subject=name))
         elif not parent.grants(name, risk) or (parent.read_only and risk is not RiskLevel.READ):
-            refused.append(f"{name}: the parent was not granted it")
+            refused.append(Refusal(reason=RefusalReason.NOT_GRANTED_TO_PARENT, subject=name))
         elif risk.rank > ceiling.rank:
-            refused.append(f"{name}: {risk.value} tools exceed this sub-agent's ceiling ({ceiling.value})")
+            refused.append(Refusal(reason=RefusalReason.ABOVE_CEILING, subject=name, risk=risk, ceiling=ceiling))
         elif name == "delegate" and parent.depth + 1 >= MAX_DEPTH:
-            refused.append(f"delegate: sub-agents may nest at most {MAX_DEPTH} deep")
+            refused.append(Refusal(reason=RefusalReason.TOO_DEEP, subject=name))
         else:
             tools.add(name)
 

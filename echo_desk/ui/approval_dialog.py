@@ -33,23 +33,17 @@ from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
 from echo_desk.ui.protection_text import shown_detail
-from echo_desk.ui.spawn_manifest import parse_manifest, scope_names
+from echo_desk.ui.spawn_manifest import scope_names
 from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
-
-DELEGATE = "delegate"
 
 
 def format_targets(request: ApprovalRequest) -> str:
     """Every target in full: absolute paths, the whole command line with its folder, full URLs.
-    (A ``delegate`` request's manifest has its own panel; only lines it could not read stay here.)"""
+    (A sub-agent spawn's targets, its write folders, are in its manifest panel instead.)"""
     lines: list[str] = []
-    targets = request.targets
-    if request.tool_name == DELEGATE:
-        unread = set(parse_manifest(targets).other)
-        targets = tuple(t for t in targets if t.kind == "other" and t.value in unread)
-        if not targets:
-            return ""
-    for target in targets:
+    if request.spawn is not None:
+        return ""
+    for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
         lines.append(f"{label}: {target.value}")
         if target.detail:
@@ -72,7 +66,7 @@ class ApprovalDialog(QDialog):
                  title_for: Callable[[str], str] | None = None) -> None:
         super().__init__(parent)
         self.request = request
-        self.is_spawn = request.tool_name == DELEGATE
+        self.is_spawn = request.spawn is not None
         self.decision: ApprovalDecision | None = None
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
@@ -112,8 +106,8 @@ class ApprovalDialog(QDialog):
         self.summary.setVisible(bool(request.summary) and not self.is_spawn)
         layout.addWidget(self.summary)
         self.manifest: ManifestPanel | None = None
-        if self.is_spawn:
-            self.manifest = ManifestPanel(request, title_for)
+        if request.spawn is not None:
+            self.manifest = ManifestPanel(request, request.spawn, title_for)
             layout.addWidget(self.manifest)
 
         splitter = QSplitter(Qt.Orientation.Vertical)

@@ -14,8 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
 from echo_desk.agent.host import ApprovalRequest
+from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.i18n import _
-from echo_desk.ui.spawn_manifest import SpawnManifest, asking_subagent_goal, parse_manifest
+from echo_desk.ui.spawn_manifest import access_text, asking_subagent_goal, limits_text, refused_texts
 
 _REFUSED = "#cf222e"
 _MUTED = "#57606a"
@@ -29,13 +30,13 @@ def _value_label() -> QLabel:
 
 
 class ManifestPanel(QFrame):
-    """The spawn manifest of a ``delegate`` request, field by field."""
+    """The spawn manifest of a sub-agent request (``ApprovalRequest.spawn``), field by field."""
 
-    def __init__(self, request: ApprovalRequest, title_for: Callable[[str], str] | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, request: ApprovalRequest, grants: SpawnGrants,
+                 title_for: Callable[[str], str] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.request = request
-        self.manifest: SpawnManifest = parse_manifest(request.targets)
+        self.grants = grants
         self._title_for: Callable[[str], str] = title_for or (lambda name: name)
         self.setObjectName("manifest")
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -66,7 +67,7 @@ class ManifestPanel(QFrame):
         self.retranslate()
 
     def retranslate(self) -> None:
-        m = self.manifest
+        m = self.grants
         self.caption.setText(_("What the sub-agent will get"))
         self.goal_label.setText(_("Goal:"))
         self.goal.setText(m.goal or _("(no goal given)"))
@@ -77,13 +78,13 @@ class ManifestPanel(QFrame):
             none = _("none: no sub-agent can start")
             self.tools.setText(f"<span style='color:{_REFUSED}'>{html.escape(none)}</span>")
         self.access_label.setText(_("Access:"))
-        self.access.setText(html.escape(m.access_text()))
+        self.access.setText(html.escape(access_text(m)))
         self.roots_label.setText(_("May change:"))
-        self.roots.setText("\n".join(m.write_roots) if m.write_roots else _("nothing (no folders)"))
+        self.roots.setText("\n".join(map(str, m.write_roots)) if m.write_roots else _("nothing (no folders)"))
         self.limits_label.setText(_("Limits:"))
-        self.limits.setText(html.escape(m.limits_text() or "—"))
+        self.limits.setText(html.escape(limits_text(m)))
         self.refused_label.setText(_("Refused:"))
-        refused = m.refused_texts()
+        refused = refused_texts(m)
         if refused:
             items = "".join(f"<li>{html.escape(r)}</li>" for r in refused)
             intro = _("asked for but not granted:")

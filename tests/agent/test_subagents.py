@@ -12,7 +12,7 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.loop import AgentLoop
 from echo_desk.agent.model import ChatMessage
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.subagents import Manifest, narrow
+from echo_desk.agent.subagents import Manifest, RefusalReason, narrow
 from echo_desk.tools import ErrorKind, RiskLevel
 from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.agent.fakes import Echo, WriteNote, make_engine
@@ -55,8 +55,8 @@ async def test_parent_delegates_and_gets_the_answer_back(tmp_path, engines, scop
     assert env.ok and env.content == "the notes are fine"
     spawn = allow_all.requests[0]
     assert spawn.tool_name == "delegate"
-    assert any(t.value == "tools: echo" for t in spawn.targets)
-    assert any(t.value.startswith("mode: read-only") for t in spawn.targets)
+    assert spawn.spawn is not None and spawn.spawn.tools == ("echo",)
+    assert spawn.spawn.read_only and spawn.spawn.goal
     rows = setup.dispatcher.audit.query(tool="echo")
     assert rows[0]["scope_chain"] == ["conversation", "sub-agent: check the notes"]
     streamed = "".join(text for cid, text in allow_all.outputs if cid == "d1")
@@ -88,7 +88,10 @@ async def test_read_only_sub_agent_cannot_exceed_its_risk_ceiling(tmp_path, engi
     args = delegate_args(tools=["echo", "write_note"], read_only=True)
     outcome = await setup.run([calls(("d1", "delegate", args)), say("ok")], scope, allow_all)
     assert not (workspace / "pwned").exists()
-    assert any("write_note: write tools exceed" in t.value for t in allow_all.requests[0].targets)
+    refused = allow_all.requests[0].spawn.refused
+    assert [(r.reason, r.subject, r.risk) for r in refused] == [
+        (RefusalReason.ABOVE_CEILING, "write_note", RiskLevel.WRITE)]
+    assert "write_note: write tools exceed" in str(refused[0])
     assert outcome.envelopes["d1"].ok
 
 
@@ -150,7 +153,7 @@ def test_write_roots_outside_the_parent_and_symlink_escapes_are_refused(tmp_path
                         write_roots=("sub", str(other), "link", "../other", "/"))
     grants = narrow(parent, manifest, tool_risks={"echo": RiskLevel.READ})
     assert grants.write_roots == ((ws / "sub").resolve(),)
-    assert sum("not inside the parent's write roots" in r for r in grants.refused) == 4
+    assert sum("not inside the parent's write roots" in str(r) for r in grants.refused) == 4
 
 
 def test_limits_never_exceed_what_the_parent_has_left(tmp_path: Path) -> None:

@@ -261,33 +261,50 @@ def test_rewiring_for_a_connected_model_gives_each_sub_agent_a_fresh_client(qloo
         qloop.run_until_complete(second.aclose())
 
 
-def test_every_refusal_the_engine_gives_is_read_and_translated(tmp_path):
+def test_every_refusal_the_engine_gives_is_translated(tmp_path):
     from echo_desk.agent.scope import Scope
-    from echo_desk.agent.subagents import Manifest, narrow
-    from echo_desk.tools import RiskLevel, Target
-    from echo_desk.ui.spawn_manifest import parse_manifest
+    from echo_desk.agent.subagents import Manifest, RefusalReason, narrow
+    from echo_desk.tools import RiskLevel
+    from echo_desk.ui.spawn_manifest import refused_texts
 
     risks = {"read_note": RiskLevel.READ, "write_note": RiskLevel.WRITE, "delegate": RiskLevel.READ}
     root = Scope(label="conversation", workspace_roots=(tmp_path,))
     deep = Scope(label="b", parent=Scope(label="a", parent=root, granted_tools=frozenset(risks)),
                  granted_tools=frozenset({"read_note", "delegate"}), workspace_roots=(tmp_path,))
-    reasons: list[str] = []
+    spawns = []
     for parent, manifest in (
         (root, Manifest(goal="g", tools=("read_note", "write_note", "nope"))),  # ceiling, no such tool
         (root, Manifest(goal="g", tools=("write_note",), read_only=False, write_roots=("/etc",))),
         (deep, Manifest(goal="g", tools=("write_note", "delegate"))),  # not granted, too deep
     ):
-        grants = narrow(parent, manifest, tool_risks=risks)
-        targets = [Target(kind="other", value=f"goal: {manifest.goal}")]
-        targets += [Target(kind="other", value=line) for line in grants.describe()]
-        parsed = parse_manifest(targets)
-        assert parsed.other == [] and parsed.goal == "g"
-        assert parsed.max_turns == grants.max_turns and parsed.read_only == grants.read_only
-        reasons += parsed.refused
-    assert len(reasons) == 6  # case 2 refuses the root, then write_note for the read-only ceiling
+        spawns.append(narrow(parent, manifest, tool_risks=risks).for_approval(manifest.goal))
+    refusals = [r for spawn in spawns for r in spawn.refused]
+    assert len(refusals) == 6  # case 2 refuses the root, then write_note for the read-only ceiling
+    assert {r.reason for r in refusals} == set(RefusalReason)
     i18n_qt.apply_language("zh_CN")
-    from echo_desk.ui.spawn_manifest import refusal_text
+    for spawn in spawns:
+        for refusal, shown in zip(spawn.refused, refused_texts(spawn), strict=True):
+            assert shown != str(refusal) and CJK.search(shown), refusal
 
-    for reason in reasons:
-        shown = refusal_text(reason)
-        assert shown != reason and CJK.search(shown), reason
+
+def test_a_write_folder_with_a_comma_in_its_name_stays_one_folder(qloop, runtime, tmp_path):
+    from echo_desk.agent.scope import Scope
+
+    folder = tmp_path / "Smith, John"
+    (folder / "reports, 2026").mkdir(parents=True)
+    scope = Scope(label="conversation", workspace_roots=(folder,), write_roots=(folder,))
+    runtime.enable_delegation(Children())
+    host = _host(runtime)
+    call = _delegate(tools=["read_note", "write_note"], read_only=False,
+                     write_roots=[str(folder), str(folder / "reports, 2026")])
+    shown: dict[str, object] = {}
+
+    def answer(dialog: ApprovalDialog, _n: int) -> None:
+        assert dialog.manifest is not None
+        shown["roots"] = dialog.manifest.roots.text().split("\n")
+        shown["spawn"] = dialog.request.spawn
+        dialog.deny.click()
+
+    qloop.run_until_complete(_dialogs(host, lambda: runtime.dispatcher.execute_tool(call, scope, host), answer))
+    assert shown["roots"] == [str(folder.resolve()), str((folder / "reports, 2026").resolve())]
+    assert shown["spawn"].write_roots == (folder.resolve(), (folder / "reports, 2026").resolve())
