@@ -12,7 +12,7 @@ import sys
 from typing import TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
-from echo_desk.tools.host import Answer, NullToolHost, Question, TodoItem
+from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
 
 
 class TerminalHost(NullToolHost):
@@ -68,7 +68,7 @@ class TerminalHost(NullToolHost):
 
     async def ask(self, question: Question) -> Answer:
         if not self.inp.isatty():
-            return Answer(action="cancel")
+            return Answer(action=AnswerAction.CANCEL)
         self._print(f"\n── Question: {question.prompt}")
         for i, choice in enumerate(question.choices, 1):
             self._print(f"   {i}. {choice}")
@@ -78,19 +78,19 @@ class TerminalHost(NullToolHost):
                 default = spec.get("default", "")
                 raw = (await asyncio.to_thread(self._prompt, f"{spec.get('title', name)} [{default}]: ")).strip()
                 values[name] = raw or default
-            return Answer(action="accept", values=values)
+            return Answer(action=AnswerAction.ACCEPT, values=values)
         raw = (await asyncio.to_thread(self._prompt, "> ")).strip()
         if not raw:
-            return Answer(action="decline")
+            return Answer(action=AnswerAction.DECLINE)
         if question.choices and raw.isdigit() and 1 <= int(raw) <= len(question.choices):
             raw = question.choices[int(raw) - 1]
-        return Answer(action="accept", text=raw)
+        return Answer(action=AnswerAction.ACCEPT, text=raw)
 
     def tool_output(self, call_id: str, text: str) -> None:
         self.out.write(text)
         self.out.flush()
 
     def todos_updated(self, scope_id: str, todos: tuple[TodoItem, ...]) -> None:
-        marks = {"done": "x", "in_progress": "~"}
+        marks = {TodoStatus.DONE: "x", TodoStatus.IN_PROGRESS: "~"}
         for todo in todos:
             self._print(f"   [{marks.get(todo.status, ' ')}] {todo.text}")

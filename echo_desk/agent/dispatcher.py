@@ -37,6 +37,7 @@ from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.store.settings import SettingsStore, ToolPolicy
@@ -46,7 +47,7 @@ from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview
 
 log = logging.getLogger(__name__)
 
-StatusCallback = Callable[[str], None]
+StatusCallback = Callable[[ToolStatus], None]
 
 
 class _Stop(Exception):
@@ -162,7 +163,7 @@ class Dispatcher:
                 )
                 ctx.preview = preview if isinstance(preview, ToolPreview) else None
             await self._approve(state, entry, risk, params, ctx, host, on_status)
-            on_status("running")
+            on_status(ToolStatus.RUNNING)
             ran = True
             result = await self._run_with_retries(entry, risk, params, ctx, host)
         finally:
@@ -232,7 +233,7 @@ class Dispatcher:
             state.decision = "auto"
             return
         request = self._approval_request(state, entry, risk, params, ctx.preview)
-        on_status("awaiting_approval")
+        on_status(ToolStatus.WAITING_APPROVAL)
         decision = await host.request_approval(request)
         if decision.binding != request.binding or decision.call_id != request.call_id:
             # An answer to something other than what was shown is no answer.
@@ -398,5 +399,5 @@ def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
-def _ignore(_: str) -> None:
+def _ignore(_: ToolStatus) -> None:
     return None

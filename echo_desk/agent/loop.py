@@ -34,6 +34,7 @@ from echo_desk.agent.model import (
 from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.status import ToolStatus
 from echo_desk.tools.results import ErrorKind, RiskLevel
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class LoopListener(Protocol):
 
     def on_tool_call(self, call: ToolCall) -> None: ...
 
-    def on_tool_status(self, call_id: str, status: str) -> None: ...
+    def on_tool_status(self, call_id: str, status: ToolStatus) -> None: ...
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None: ...
 
@@ -64,7 +65,7 @@ class NullListener:
 
     def on_tool_call(self, call: ToolCall) -> None: ...
 
-    def on_tool_status(self, call_id: str, status: str) -> None: ...
+    def on_tool_status(self, call_id: str, status: ToolStatus) -> None: ...
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None: ...
 
@@ -214,7 +215,7 @@ class AgentLoop:
                 calls.append(event.call)
                 hear.on_tool_call(event.call)
             elif isinstance(event, ToolCallStarted):
-                hear.on_tool_status(event.id, "streaming")
+                hear.on_tool_status(event.id, ToolStatus.PENDING)
             elif isinstance(event, StreamWarning):
                 log.warning("model stream: %s", event.message)
 
@@ -238,7 +239,7 @@ class AgentLoop:
                     "not run: this exact call already failed; change the arguments or answer in text",
                 )
             else:
-                hear.on_tool_status(call.id, "queued")
+                hear.on_tool_status(call.id, ToolStatus.PENDING)
                 envelope = await self.dispatcher.execute_tool(
                     call, scope, host, on_status=lambda status: hear.on_tool_status(call.id, status)
                 )

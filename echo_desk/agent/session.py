@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
     from echo_desk.agent.host import Host
     from echo_desk.agent.loop import LoopListener, Outcome
     from echo_desk.agent.schema import SchemaFactory
+    from echo_desk.agent.status import ToolStatus
 
 T = TypeVar("T")
 
@@ -176,7 +177,7 @@ class _Recorder:
     def on_tool_call(self, call: ToolCall) -> None:
         self._listener.on_tool_call(call)
 
-    def on_tool_status(self, call_id: str, status: str) -> None:
+    def on_tool_status(self, call_id: str, status: ToolStatus) -> None:
         self._listener.on_tool_status(call_id, status)
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:

@@ -20,7 +20,15 @@ from pydantic import ValidationError
 
 from echo_desk.mcp.results import convert_result
 from echo_desk.mcp.sanitize import strip_hidden
-from echo_desk.tools import ErrorKind, NullToolHost, Question, ToolExecutionContext, ToolHost, ToolResult
+from echo_desk.tools import (
+    AnswerAction,
+    ErrorKind,
+    NullToolHost,
+    Question,
+    ToolExecutionContext,
+    ToolHost,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from echo_desk.mcp.manager import McpManager
@@ -89,11 +97,11 @@ class CallRouter:
                 answer = await host.ask(question)
                 if answer.accepted and answer.text != "Decline":
                     return types.ElicitResult(action="accept")
-                return types.ElicitResult(action="cancel" if answer.action == "cancel" else "decline")
+                return types.ElicitResult(action="cancel" if answer.action is AnswerAction.CANCEL else "decline")
             schema = params.requested_schema
             answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}"))
-            if answer.action == "accept":
+            if answer.action is AnswerAction.ACCEPT:
                 return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))
-            return types.ElicitResult(action="decline" if answer.action == "decline" else "cancel")
+            return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")
 
         return elicit

@@ -22,7 +22,7 @@ from echo_desk.tools.base import (
     Tool,
 )
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
-from echo_desk.tools.host import Answer, NullToolHost, Question, TodoItem, ToolHost
+from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
 from echo_desk.tools.results import (
     ErrorKind,
     FileChange,
@@ -39,6 +39,7 @@ __all__ = [
     "N_",
     "RESERVED_HIDDEN_PARAMETERS",
     "Answer",
+    "AnswerAction",
     "BaseTool",
     "CancelledByUser",
     "ElicitationTool",
@@ -50,6 +51,7 @@ __all__ = [
     "RiskLevel",
     "Target",
     "TodoItem",
+    "TodoStatus",
     "Tool",
     "ToolError",
     "ToolExecutionContext",

@@ -6,6 +6,7 @@ from any thread; the implementation marshals to wherever it needs to be.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -24,23 +25,45 @@ class Question:
     asked_by: str = ""
 
 
+class AnswerAction(enum.StrEnum):
+    """How the person answered a question."""
+
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    CANCEL = "cancel"
+
+
+class TodoStatus(enum.StrEnum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    DONE = "done"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Answer:
-    """The person's answer. ``action`` is ``accept``, ``decline`` or ``cancel``."""
+    """The person's answer (``action`` may be given as its string value; it is kept as the enum)."""
 
-    action: str
+    action: AnswerAction
     text: str = ""
     values: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "action", AnswerAction(self.action))  # a bad value raises here
+
     @property
     def accepted(self) -> bool:
-        return self.action == "accept"
+        return self.action is AnswerAction.ACCEPT
 
 
 @dataclass(frozen=True, kw_only=True)
 class TodoItem:
+    """One line of the agent's task list (``status`` may be given as its string value)."""
+
     text: str
-    status: str = "pending"  # pending | in_progress | done
+    status: TodoStatus = TodoStatus.PENDING
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", TodoStatus(self.status))  # a bad value raises here
 
 
 @runtime_checkable
@@ -68,7 +91,7 @@ class NullToolHost:
     """A host with nobody behind it: questions are cancelled, everything else is ignored."""
 
     async def ask(self, question: Question) -> Answer:
-        return Answer(action="cancel")
+        return Answer(action=AnswerAction.CANCEL)
 
     async def acquire_editor(self, path: str) -> bool:
         return True

@@ -18,12 +18,13 @@ from PySide6.QtCore import QObject, Signal
 from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession
+from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import marshal
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.result_grid import grid_of
-from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.transcript import ItemKind, TranscriptModel
 
 if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope
@@ -59,7 +60,7 @@ class _Listener:
     def on_tool_call(self, call: ToolCall) -> None:
         marshal.run_on_main(self._session.transcript.add_tool_call, call.id, call.name, call.arguments)
 
-    def on_tool_status(self, call_id: str, status: str) -> None:
+    def on_tool_status(self, call_id: str, status: ToolStatus) -> None:
         marshal.run_on_main(self._session.transcript.set_tool_status, call_id, status)
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
@@ -149,17 +150,17 @@ class ChatSession(QObject):
 
     def _turn_ended(self, task: asyncio.Task[Outcome]) -> None:
         if task.cancelled():
-            self._mark_unfinished("cancelled")
+            self._mark_unfinished(ToolStatus.CANCELLED)
             self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
-            self._mark_unfinished("failed")
+            self._mark_unfinished(ToolStatus.FAILED)
             self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
         self.transcript.end_assistant()
         self.busy_changed.emit(False)
 
-    def _mark_unfinished(self, status: str) -> None:
+    def _mark_unfinished(self, status: ToolStatus) -> None:
         for item in self.transcript.items():
-            if item.kind == "tool" and item.status in ("pending", "running", "waiting_approval"):
+            if item.kind is ItemKind.TOOL and not item.status.finished:
                 self.transcript.set_tool_status(item.call_id, status)
 
     def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None) -> None:

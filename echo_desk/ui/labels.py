@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
+from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, _
 
 RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
 RISK_COLOURS = {"read": "#1a7f37", "write": "#9a6700", "exec": "#cf222e"}
 
 STATUS_LABELS = {
-    "pending": N_("Queued"),
-    "waiting_approval": N_("Waiting for approval"),
-    "running": N_("Running"),
-    "done": N_("Done"),
-    "failed": N_("Failed"),
-    "denied": N_("Denied"),
-    "cancelled": N_("Cancelled"),
+    ToolStatus.PENDING: N_("Queued"),
+    ToolStatus.WAITING_APPROVAL: N_("Waiting for approval"),
+    ToolStatus.RUNNING: N_("Running"),
+    ToolStatus.DONE: N_("Done"),
+    ToolStatus.FAILED: N_("Failed"),
+    ToolStatus.DENIED: N_("Denied"),
+    ToolStatus.CANCELLED: N_("Cancelled"),
 }
 STATUS_COLOURS = {
-    "pending": "#57606a",
-    "waiting_approval": "#9a6700",
-    "running": "#0969da",
-    "done": "#1a7f37",
-    "failed": "#cf222e",
-    "denied": "#8250df",
-    "cancelled": "#57606a",
-}
-# Engines may spell statuses a little differently; fold them onto ours.
-_STATUS_ALIASES = {
-    "waiting": "waiting_approval", "awaiting_approval": "waiting_approval", "approval": "waiting_approval",
-    "ok": "done", "success": "done", "completed": "done", "error": "failed", "rejected": "denied",
-    "queued": "pending", "streaming": "pending", "started": "running",
+    ToolStatus.PENDING: "#57606a",
+    ToolStatus.WAITING_APPROVAL: "#9a6700",
+    ToolStatus.RUNNING: "#0969da",
+    ToolStatus.DONE: "#1a7f37",
+    ToolStatus.FAILED: "#cf222e",
+    ToolStatus.DENIED: "#8250df",
+    ToolStatus.CANCELLED: "#57606a",
 }
 
 POLICY_LABELS = {"ask": N_("Ask"), "always": N_("Always allow"), "never": N_("Never")}
@@ -44,18 +39,12 @@ PROFILE_LABELS = {"read-only": N_("Read only"), "coding": N_("Coding"), "everyth
 CHANGE_LABELS = {"create": N_("new file"), "modify": N_("modified"), "delete": N_("deleted")}
 
 
-def normalize_status(status: str) -> str:
-    status = status.lower()
-    return _STATUS_ALIASES.get(status, status)
-
-
 def risk_label(risk: str) -> str:
     return _(RISK_LABELS.get(risk, risk))
 
 
-def status_label(status: str) -> str:
-    status = normalize_status(status)
-    return _(STATUS_LABELS[status]) if status in STATUS_LABELS else status
+def status_label(status: ToolStatus) -> str:
+    return _(STATUS_LABELS[status])
 
 
 def policy_label(policy: str) -> str:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.tools.host import Answer, Question
+from echo_desk.tools.host import Answer, AnswerAction, Question
 
 
 class QuestionDialog(QDialog):
@@ -76,7 +76,7 @@ class QuestionDialog(QDialog):
             self.choices.addItems(list(question.choices))
             self.choices.setCurrentRow(0)
             self.choices.setAccessibleName(_("Choices"))
-            self.choices.itemDoubleClicked.connect(lambda _item: self._finish("accept"))
+            self.choices.itemDoubleClicked.connect(lambda _item: self._finish(AnswerAction.ACCEPT))
             layout.addWidget(self.choices)
         else:
             self.text = QLineEdit()
@@ -95,9 +95,9 @@ class QuestionDialog(QDialog):
         self.ok.setDefault(True)
         self.decline.setAutoDefault(False)
         self.cancel.setAutoDefault(False)
-        self.decline.clicked.connect(lambda: self._finish("decline"))
-        self.cancel.clicked.connect(lambda: self._finish("cancel"))
-        self.ok.clicked.connect(lambda: self._finish("accept"))
+        self.decline.clicked.connect(lambda: self._finish(AnswerAction.DECLINE))
+        self.cancel.clicked.connect(lambda: self._finish(AnswerAction.CANCEL))
+        self.ok.clicked.connect(lambda: self._finish(AnswerAction.ACCEPT))
         for b in (self.decline, self.cancel, self.ok):
             buttons.addWidget(b)
         layout.addLayout(buttons)
@@ -146,25 +146,25 @@ class QuestionDialog(QDialog):
                 out[name] = widget.text()
         return out
 
-    def _finish(self, action: str) -> None:
+    def _finish(self, action: AnswerAction) -> None:
         if self.answer is not None:
             return
         text = ""
-        if action == "accept":
+        if action is AnswerAction.ACCEPT:
             if self.text is not None:
                 text = self.text.text()
             elif self.choices is not None and self.choices.currentItem() is not None:
                 text = self.choices.currentItem().text()
-        self.answer = Answer(action=action, text=text, values=self.values() if action == "accept" else {})
+        self.answer = Answer(action=action, text=text, values=self.values() if action is AnswerAction.ACCEPT else {})
         self.answered.emit(self.answer)
-        if action == "accept":
+        if action is AnswerAction.ACCEPT:
             super().accept()
         else:
             super().reject()
 
     def reject(self) -> None:
-        self._finish("cancel")
+        self._finish(AnswerAction.CANCEL)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._finish("cancel")
+        self._finish(AnswerAction.CANCEL)
         super().closeEvent(event)

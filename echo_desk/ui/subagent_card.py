@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _
 from echo_desk.ui.labels import STATUS_COLOURS, status_label
 
@@ -39,13 +40,10 @@ class Step:
         return bool(self.tool)
 
     @property
-    def status(self) -> str:
+    def status(self) -> ToolStatus:
         if self.envelope is None:
-            return "cancelled"  # the transcript ended without this call's result
-        if self.envelope.get("ok"):
-            return "done"
-        kind = str(self.envelope.get("error_kind") or "")
-        return {"rejected": "denied", "cancelled": "cancelled"}.get(kind, "failed")
+            return ToolStatus.CANCELLED  # the transcript ended without this call's result
+        return ToolStatus.of_result(bool(self.envelope.get("ok")), str(self.envelope.get("error_kind") or ""))
 
 
 def steps_of(entries: list[dict[str, Any]]) -> list[Step]:
@@ -90,7 +88,7 @@ def _step_html(step: Step, title_for: Callable[[str], str]) -> str:
         return (f"<p style='margin:4px 0'><span style='color:{_MUTED}; font-weight:600'>{who}</span> "
                 f"<span style='white-space:pre-wrap'>{html.escape(step.text)}</span></p>")
     status = step.status
-    colour = STATUS_COLOURS.get(status, _MUTED)
+    colour = STATUS_COLOURS[status]
     parts = [f"<p style='margin:4px 0'>→ <b>{html.escape(title_for(step.tool))}</b> "
              f"<span style='color:{_MUTED}'>({html.escape(step.tool)})</span> "
              f"<span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span></p>"]

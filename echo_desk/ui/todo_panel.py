@@ -9,10 +9,10 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from echo_desk.i18n import _
-from echo_desk.tools.host import TodoItem
+from echo_desk.tools.host import TodoItem, TodoStatus
 from echo_desk.ui import i18n_qt
 
-_MARKS = {"done": "☑", "in_progress": "◐", "pending": "☐"}
+_MARKS = {TodoStatus.DONE: "☑", TodoStatus.IN_PROGRESS: "◐", TodoStatus.PENDING: "☐"}
 
 
 class TodoPanel(QWidget):
@@ -51,16 +51,17 @@ class TodoPanel(QWidget):
 
     def _fill(self) -> None:
         self.list.clear()
-        states = {"done": _("done"), "in_progress": _("in progress"), "pending": _("to do")}
+        states = {TodoStatus.DONE: _("done"), TodoStatus.IN_PROGRESS: _("in progress"),
+                  TodoStatus.PENDING: _("to do")}
         for todo in self.todos:
-            item = QListWidgetItem(f"{_MARKS.get(todo.status, '☐')} {todo.text}")
-            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{todo.text} ({states.get(todo.status, todo.status)})")
-            if todo.status == "done":
+            item = QListWidgetItem(f"{_MARKS[todo.status]} {todo.text}")
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{todo.text} ({states[todo.status]})")
+            if todo.status is TodoStatus.DONE:
                 font = QFont(self.list.font())
                 font.setStrikeOut(True)
                 item.setFont(font)
                 item.setForeground(Qt.GlobalColor.darkGray)
-            elif todo.status == "in_progress":
+            elif todo.status is TodoStatus.IN_PROGRESS:
                 font = QFont(self.list.font())
                 font.setBold(True)
                 item.setFont(font)

@@ -6,6 +6,7 @@ handful of repaints per second, not one per token.
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
-from echo_desk.ui.labels import normalize_status
+from echo_desk.agent.status import ToolStatus
 from echo_desk.ui.result_grid import grid_of
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
@@ -21,17 +22,28 @@ _FLUSH_MS = 50
 _ROOT = QModelIndex()
 _MAX_OUTPUT_CHARS = 20_000
 
-USER, ASSISTANT, TOOL, NOTICE, ERROR = "user", "assistant", "tool", "notice", "error"
+class ItemKind(enum.StrEnum):
+    """What a transcript row is."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    NOTICE = "notice"
+    ERROR = "error"
+
+
+USER, ASSISTANT, TOOL, NOTICE, ERROR = ItemKind.USER, ItemKind.ASSISTANT, ItemKind.TOOL, ItemKind.NOTICE, ItemKind.ERROR
 
 
 @dataclass(eq=False)
 class TranscriptItem:
-    kind: str
+    kind: ItemKind
     text: str = ""
     call_id: str = ""
     tool_name: str = ""
     arguments: str = ""
-    status: str = ""
+    #: A tool card's status (other rows keep the default).
+    status: ToolStatus = ToolStatus.PENDING
     result: str = ""
     error: str = ""
     error_kind: str = ""
@@ -62,10 +74,6 @@ def subtranscript_of(metadata: Any) -> list[dict[str, Any]]:
     return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
-def status_from_envelope(ok: bool, error_kind: str) -> str:
-    if ok:
-        return "done"
-    return {"rejected": "denied", "cancelled": "cancelled"}.get(error_kind, "failed")
 
 
 class TranscriptModel(QAbstractListModel):
@@ -96,7 +104,8 @@ class TranscriptModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return item.text or item.result or item.error or item.tool_name
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{item.kind}: {item.text or item.tool_name} {item.status}".strip()
+            status = item.status if item.kind is ItemKind.TOOL else ""
+            return f"{item.kind}: {item.text or item.tool_name} {status}".strip()
         return None
 
     # -- reading ----------------------------------------------------------------------------
@@ -166,7 +175,8 @@ class TranscriptModel(QAbstractListModel):
         self.flush()
         self._streaming = None
 
-    def add_tool_call(self, call_id: str, name: str, arguments: str, status: str = "pending") -> TranscriptItem:
+    def add_tool_call(self, call_id: str, name: str, arguments: str,
+                      status: ToolStatus = ToolStatus.PENDING) -> TranscriptItem:
         self.flush()
         self._streaming = None  # text after a tool call is a new bubble
         existing = self._by_call.get(call_id)
@@ -178,11 +188,11 @@ class TranscriptModel(QAbstractListModel):
         self._append([item])
         return item
 
-    def set_tool_status(self, call_id: str, status: str) -> None:
+    def set_tool_status(self, call_id: str, status: ToolStatus) -> None:
         item = self._by_call.get(call_id)
         if item is not None:
             self.flush()
-            item.status = normalize_status(status)
+            item.status = status
             self._changed(item)
 
     def set_tool_result(self, call_id: str, envelope: Any) -> None:
@@ -199,7 +209,7 @@ class TranscriptModel(QAbstractListModel):
         item.file_changes = [_change_dict(c) for c in getattr(envelope, "file_changes", ()) or ()]
         item.subtranscript = subtranscript_of(getattr(envelope, "metadata", None))
         item.grid = grid_of(getattr(envelope, "metadata", None))
-        item.status = status_from_envelope(ok, item.error_kind)
+        item.status = ToolStatus.of_result(ok, item.error_kind)
         self._changed(item)
 
     def append_output(self, call_id: str, text: str) -> None:
@@ -257,7 +267,7 @@ class TranscriptModel(QAbstractListModel):
                     items.append(TranscriptItem(ASSISTANT, text=content))
                 for call in getattr(msg, "tool_calls", ()) or ():
                     card = TranscriptItem(TOOL, call_id=call.id, tool_name=call.name,
-                                          arguments=call.arguments, status="pending")
+                                          arguments=call.arguments, status=ToolStatus.PENDING)
                     cards[call.id] = card
                     items.append(card)
             elif role == "tool":
@@ -278,7 +288,7 @@ class TranscriptModel(QAbstractListModel):
                 card.file_changes = list(env.get("file_changes", []) or [])
                 card.subtranscript = subtranscript_of(env)
                 card.grid = grid_of(env.get("grid"))
-                card.status = status_from_envelope(bool(env.get("ok", not card.error)), card.error_kind)
+                card.status = ToolStatus.of_result(bool(env.get("ok", not card.error)), card.error_kind)
         self._timer.stop()
         self.beginResetModel()
         self._items = items

@@ -85,8 +85,8 @@ def _pre(text: str, colour: str = "#24292f") -> str:
 def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None) -> str:
     """The tool card for ``item`` (what the person sees of one call). ``title_for`` names the
     tools inside a sub-agent's nested transcript."""
-    status = item.status or "pending"
-    colour = STATUS_COLOURS.get(status, "#57606a")
+    status = item.status
+    colour = STATUS_COLOURS[status]
     parts = [
         f"<div><span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span>"
         f"&nbsp;&nbsp;<b>{html.escape(title)}</b> <span style='color:#57606a'>({html.escape(item.tool_name)})</span></div>"

@@ -11,6 +11,7 @@ import pytest
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.loop import AgentLoop, NullListener, StopReason
 from echo_desk.agent.model import ChatMessage, ModelError, ModelErrorKind, TextDelta
+from echo_desk.agent.status import ToolStatus
 from echo_desk.tools import ErrorKind
 from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.agent.fakes import Echo, Sleeper, WaitsForCancel, WriteNote, make_engine
@@ -23,7 +24,8 @@ class Recorder(NullListener):
     def on_text(self, delta: str) -> None:
         self.events.append(("text", delta))
 
-    def on_tool_status(self, call_id: str, status: str) -> None:
+    def on_tool_status(self, call_id: str, status: ToolStatus) -> None:
+        assert isinstance(status, ToolStatus)  # typed, never a free string
         self.events.append(("status", (call_id, status)))
 
     def on_tool_result(self, call_id: str, envelope) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.agent.status import ToolStatus
 from echo_desk.ui.transcript import ASSISTANT, TOOL, TranscriptModel
 from echo_desk.ui.transcript_view import TranscriptView, card_html
 
@@ -40,7 +41,7 @@ def test_a_tool_card_through_every_status(view):
     model: TranscriptModel = view.model()
     card = model.add_tool_call("c1", "write_note", '{"path": "n.txt"}')
     seen = {}
-    for status in ("pending", "awaiting_approval", "running"):
+    for status in (ToolStatus.PENDING, ToolStatus.WAITING_APPROVAL, ToolStatus.RUNNING):
         model.set_tool_status("c1", status)
         _painted(view)
         seen[card.status] = card_html(card, "Write note")
@@ -81,7 +82,7 @@ def test_clicking_a_card_expands_its_diff(view, qtbot):
 
 def test_live_output_and_streamed_text_are_coalesced(view):
     model: TranscriptModel = view.model()
-    model.add_tool_call("c1", "run_command", '{"command": "make"}', status="running")
+    model.add_tool_call("c1", "run_command", '{"command": "make"}', status=ToolStatus.RUNNING)
     for i in range(50):
         model.append_output("c1", f"line {i}\n")
     for word in ("Hello", " **world**", "\n\n```python\nprint('hi')\n```\n"):

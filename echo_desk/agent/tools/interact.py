@@ -10,11 +10,13 @@ from typing import Any, ClassVar
 from echo_desk.agent.tools.common import BuiltinTool, bad, get_str
 from echo_desk.tools import (
     N_,
+    AnswerAction,
     CancelledByUser,
     ElicitationTool,
     Question,
     RiskLevel,
     TodoItem,
+    TodoStatus,
     ToolExecutionContext,
     ToolResult,
 )
@@ -26,7 +28,7 @@ _FIELD_TYPES = frozenset({"string", "number", "integer", "boolean"})
 _FIELD_KEYS = frozenset({"type", "title", "description", "default", "enum", "minimum", "maximum",
                          "minLength", "maxLength"})
 MAX_TODOS = 50
-TODO_STATUSES = ("pending", "in_progress", "done")
+TODO_STATUSES = tuple(status.value for status in TodoStatus)
 
 
 def check_form(form: object) -> dict[str, Any]:
@@ -88,10 +90,10 @@ class AskUser(BuiltinTool, ElicitationTool):
         question = Question(prompt=prompt, choices=tuple(raw_choices), schema=form,
                             asked_by=ctx.scope_label or "agent")
         answer = await ctx.host.ask(question)
-        if answer.action == "cancel":
+        if answer.action is AnswerAction.CANCEL:
             raise CancelledByUser("the person dismissed the question")
         if not answer.accepted:
-            return ToolResult.ok("The person declined to answer.", metadata={"action": answer.action})
+            return ToolResult.ok("The person declined to answer.", metadata={"action": answer.action.value})
         if form is not None:
             values = {k: v.get("default") for k, v in form["properties"].items() if "default" in v}
             values.update(answer.values)
@@ -148,11 +150,11 @@ class UpdateTodos(BuiltinTool):
             if status not in TODO_STATUSES:
                 raise bad(f"todo {number}: status must be one of {', '.join(TODO_STATUSES)}")
             items.append(TodoItem(text=text, status=status))
-        if sum(1 for i in items if i.status == "in_progress") > 1:
+        if sum(1 for i in items if i.status is TodoStatus.IN_PROGRESS) > 1:
             raise bad("mark at most one item in_progress")
         ctx.host.todos_updated(ctx.scope_id, tuple(items))
-        marks = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+        marks = {TodoStatus.PENDING: "[ ]", TodoStatus.IN_PROGRESS: "[~]", TodoStatus.DONE: "[x]"}
         listing = "\n".join(f"{marks[i.status]} {i.text}" for i in items) or "(empty list)"
-        done = sum(1 for i in items if i.status == "done")
+        done = sum(1 for i in items if i.status is TodoStatus.DONE)
         return ToolResult.ok(f"Task list updated: {done} of {len(items)} done.\n{listing}",
                              metadata={"count": len(items), "done": done})
