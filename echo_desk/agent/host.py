@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from echo_desk.agent.sources import BUILTIN, ToolSource
 from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
@@ -44,7 +45,7 @@ class ApprovalRequest:
     file_changes: tuple[FileChange, ...]
     summary: str
     binding: str
-    source: str = "builtin"
+    source: ToolSource = BUILTIN
     #: Set for a sub-agent spawn (``delegate``): what the sub-agent would get, typed.
     spawn: SpawnGrants | None = None
 

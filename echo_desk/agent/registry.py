@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 
+from echo_desk.agent.sources import BUILTIN, PLUGIN, ToolSource
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS, Tool, synchronous_handlers
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 @dataclass(frozen=True)
 class RegisteredTool:
     tool: Tool
-    source: str  # builtin | plugin | mcp:<server>
+    source: ToolSource
     #: Set only by the engine's own adapters (MCP) whose handlers hand the work to a thread the
     #: engine owns and never block: the dispatcher awaits them on the caller's loop instead of
     #: hopping to a tool worker and back. Plugins cannot ask for it.
@@ -46,10 +47,12 @@ class ToolRegistry:
         self._tools: dict[str, RegisteredTool] = {}
         self.problems: list[RegistrationResult] = []
 
-    def register(self, tool: Tool, source: str = "builtin", *, offloaded: bool = False) -> RegistrationResult:
+    def register(self, tool: Tool, source: ToolSource | str = BUILTIN, *,
+                 offloaded: bool = False) -> RegistrationResult:
+        """Register ``tool`` from ``source`` (a ``ToolSource`` or its spelling, e.g. ``mcp:memory``)."""
         result = self._check(tool)
         if result.ok:
-            self._tools[tool.name] = RegisteredTool(tool, source, offloaded)
+            self._tools[tool.name] = RegisteredTool(tool, ToolSource(source), offloaded)
         else:
             log.warning("tool not registered: %s", result.message)
             self.problems.append(result)
@@ -122,5 +125,5 @@ class ToolRegistry:
                 results.append(problem)
                 continue
             for tool in tools:
-                results.append(self.register(tool, source="plugin"))
+                results.append(self.register(tool, source=PLUGIN))
         return results

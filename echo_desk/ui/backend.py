@@ -12,14 +12,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from echo_desk.agent.sources import ToolSource
 from echo_desk.i18n import _, translate_in
 from echo_desk.store.settings import ALL_CAPABILITIES, SettingsStore
+from echo_desk.tools import Tool
 
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    tool: Any
-    source: str
+    tool: Tool
+    source: ToolSource
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source", ToolSource(self.source))  # a spelling is accepted and checked
 
 
 class EngineLike(Protocol):

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
+from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.ui import marshal
@@ -47,7 +48,7 @@ class ToolCatalogModel(QStandardItemModel):
         self.backend = backend
         self._syncing = False
         self._rows: dict[str, list[QStandardItem]] = {}
-        self._groups: dict[str, QStandardItem] = {}
+        self._groups: dict[ToolSource, QStandardItem] = {}
         self._tools: dict[str, Any] = {}
         self._sources: dict[str, str] = {}
         self._search: dict[str, str] = {}
@@ -69,10 +70,10 @@ class ToolCatalogModel(QStandardItemModel):
         self._rows.clear()
         self._groups.clear()
         self._tools.clear()
-        by_source: dict[str, list[Any]] = defaultdict(list)
+        by_source: dict[ToolSource, list[Any]] = defaultdict(list)
         for entry in self.backend.entries():
             by_source[entry.source].append(entry.tool)
-        order = sorted(by_source, key=lambda s: (s != "builtin", s.startswith("mcp:"), s))
+        order = sorted(by_source, key=lambda s: (s.kind is not SourceKind.BUILTIN, s.kind is SourceKind.MCP, s))
         groups = []
         for source in order:
             group = QStandardItem()
@@ -260,8 +261,8 @@ class ToolCatalogModel(QStandardItemModel):
         cells = self._rows.get(name)
         return cells[COL_TOOL].index() if cells else QModelIndex()
 
-    def group_index(self, source: str) -> QModelIndex:
-        group = self._groups.get(source)
+    def group_index(self, source: ToolSource | str) -> QModelIndex:
+        group = self._groups.get(ToolSource(source))
         return group.index() if group else QModelIndex()
 
     def capability_tags(self) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, _
 
@@ -51,15 +52,14 @@ def policy_label(policy: str) -> str:
     return _(POLICY_LABELS.get(policy, policy))
 
 
-def source_label(source: str) -> str:
-    if source == "builtin":
-        return _("Built-in")
-    if source == "plugin" or source.startswith("plugin:"):
-        rest = source.partition(":")[2]
-        return _("Plugin: {name}").format(name=rest) if rest else _("Plugins")
-    if source.startswith("mcp:"):
-        return _("MCP server: {name}").format(name=source[4:])
-    return source
+def source_label(source: ToolSource) -> str:
+    match source.kind:
+        case SourceKind.BUILTIN:
+            return _("Built-in")
+        case SourceKind.PLUGIN:
+            return _("Plugin: {name}").format(name=source.name) if source.name else _("Plugins")
+        case SourceKind.MCP:
+            return _("MCP server: {name}").format(name=source.server)
 
 
 def profile_label(name: str) -> str:

@@ -33,3 +33,28 @@ def test_the_final_status_follows_the_envelope(ok, kind, status):
     assert ToolStatus.of_result(ok, kind) is status
     assert status.finished
     assert not ToolStatus.RUNNING.finished and not ToolStatus.WAITING_APPROVAL.finished
+
+
+def test_a_tool_source_is_typed_and_keeps_its_stored_spelling():
+    from echo_desk.agent.sources import SourceKind, ToolSource
+
+    memory = ToolSource.mcp("memory")
+    assert memory == "mcp:memory" and memory.kind is SourceKind.MCP and memory.server == "memory"
+    assert ToolSource("mcp:memory") == memory and ToolSource(memory).server == "memory"
+    named = ToolSource("plugin:acme")
+    assert named.kind is SourceKind.PLUGIN and named.name == "acme" and named.server == ""
+    assert ToolSource.builtin().kind is SourceKind.BUILTIN
+    for bad in ("mcp:", "builtin:x", "magic", ""):
+        with pytest.raises(ValueError):
+            ToolSource(bad)
+
+
+def test_the_registry_keeps_sources_typed():
+    from echo_desk.agent.registry import ToolRegistry
+    from echo_desk.agent.sources import SourceKind
+    from echo_desk.agent.tools.echo import EchoText
+
+    registry = ToolRegistry()
+    assert registry.register(EchoText(), source="mcp:memory").ok
+    (entry,) = registry.entries()
+    assert entry.source.kind is SourceKind.MCP and entry.source.server == "memory"
