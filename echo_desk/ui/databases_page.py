@@ -7,10 +7,8 @@ file or a DSN. "Test connection" makes one cheap real round trip off the UI thre
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -32,25 +30,20 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.tools.database.check import CheckKind, CheckResult, check_connection
-from echo_desk.agent.tools.database.connections import password_key, redact_dsn
+from echo_desk.agent.tools.database.connections import redact_dsn
+from echo_desk.agent.tools.database.editing import (
+    ConnectionFormError,
+    remove_connection,
+    save_connection,
+    stored_password,
+    validate,
+)
 from echo_desk.i18n import N_, _
-from echo_desk.store.settings import DatabaseConnection, Settings, SettingsStore
-from echo_desk.tools.secrets import secret_store
+from echo_desk.store.settings import DatabaseConnection, SettingsStore
 from echo_desk.ui import i18n_qt, marshal
 
 KIND_LABELS = {"postgres": N_("PostgreSQL"), "sqlite": N_("SQLite file")}
-_NAME = re.compile(r"^[\w-]{1,64}$")
 _WARN = "#9a6700"
-
-
-def dsn_has_password(dsn: str) -> bool:
-    """Whether a DSN carries a password (``user:secret@host``, ``?password=`` or ``password=``)."""
-    if "://" not in dsn:
-        return re.search(r"(?i)\bpassword\s*=", dsn) is not None
-    parts = urlsplit(dsn)
-    if ":" in parts.netloc.rpartition("@")[0]:
-        return True
-    return any(k.lower() == "password" for k, _v in parse_qsl(parts.query, keep_blank_values=True))
 
 
 def check_text(result: CheckResult) -> str:
@@ -194,7 +187,7 @@ class DatabasesPage(QWidget):
         if self.kind.currentData() == "sqlite":
             self.password.setPlaceholderText(_("SQLite files have no password"))
             return
-        stored = bool(self.editing and secret_store().get(password_key(self.editing)))
+        stored = bool(self.editing and stored_password(self.editing))
         self.password.setPlaceholderText(_("Saved in the system keyring") if stored else _("Not set"))
 
     # -- list -------------------------------------------------------------------------------
@@ -261,61 +254,30 @@ class DatabasesPage(QWidget):
                                   dsn=self.dsn.text().strip(), write_mode=self.write_mode.isChecked())
 
     def _problem(self, conn: DatabaseConnection) -> str:
-        if not _NAME.match(conn.name):
-            return _("Give the connection a name of letters, digits, “-” or “_” (at most 64).")
-        if conn.name != self.editing and any(c.name == conn.name for c in self.connections()):
-            return _("A connection named “{name}” already exists.").format(name=conn.name)
-        if not conn.dsn:
-            return (_("Enter the path of the SQLite file.") if conn.kind == "sqlite"
-                    else _("Enter the DSN, e.g. postgresql://user@localhost:5432/dbname."))
-        if dsn_has_password(conn.dsn):
-            return _("Remove the password from the DSN and type it in the password field: it is kept in the "
-                     "system keyring, not in the settings file.")
+        try:
+            validate(conn, self.connections(), self.editing)
+        except ConnectionFormError as problem:
+            return _(problem.message).format(**problem.params)
         return ""
 
     def save(self) -> bool:
         """Write the form to the settings and a typed password to the keyring. On bad input say
         what is wrong and keep the form as it is."""
         conn = self._form()
-        problem = self._problem(conn)
-        if problem:
-            self.result.setText(problem)
-            return False
-        old = self.editing
         try:
-            self._store_password(conn, old)
+            save_connection(self.settings, conn, editing=self.editing, password=self.password.text())
+        except ConnectionFormError as problem:
+            self.result.setText(_(problem.message).format(**problem.params))
+            return False
         except Exception as exc:  # a locked keyring: say so, keep the form, change nothing else
             self.result.setText(_("The password could not be saved: {error}").format(error=exc))
             return False
-
-        def change(s: Settings) -> None:
-            others = [c for c in s.databases if c.name not in (old, conn.name)]
-            position = next((i for i, c in enumerate(s.databases) if c.name == old), len(others))
-            others.insert(min(position, len(others)), conn)
-            s.databases = others
-
-        # Saving also tells the database tools to check readiness again (they subscribe).
-        self.settings.update(change)
         self.editing = conn.name
         self.password.clear()
         self.refresh(select=conn.name)
         self._password_hint()
         self.result.setText(_("Saved."))
         return True
-
-    def _store_password(self, conn: DatabaseConnection, old: str | None) -> None:
-        secrets = secret_store()
-        typed = self.password.text()
-        if conn.kind == "sqlite":
-            secrets.delete(password_key(conn.name))
-        elif typed:
-            secrets.set(password_key(conn.name), typed)
-        elif old is not None and old != conn.name:
-            kept = secrets.get(password_key(old))
-            if kept:  # a renamed connection keeps its password
-                secrets.set(password_key(conn.name), kept)
-        if old is not None and old != conn.name:
-            secrets.delete(password_key(old))
 
     def _ask_remove(self) -> None:
         name = self.selected_name()
@@ -333,15 +295,10 @@ class DatabasesPage(QWidget):
     def remove(self, name: str) -> None:
         """Remove a connection from the settings and its password from the keyring."""
         try:
-            secret_store().delete(password_key(name))
-        except Exception as exc:  # keep the connection rather than leave a password behind
+            remove_connection(self.settings, name)
+        except Exception as exc:  # the connection is kept rather than leave a password behind
             self.result.setText(_("The saved password could not be removed: {error}").format(error=exc))
             return
-
-        def change(s: Settings) -> None:
-            s.databases = [c for c in s.databases if c.name != name]
-
-        self.settings.update(change)
         self.refresh()
         if self.editing == name:
             self.start_new()
@@ -356,7 +313,7 @@ class DatabasesPage(QWidget):
             return
         if not conn.name:
             conn = conn.model_copy(update={"name": "test"})
-        password = self.password.text() or (secret_store().get(password_key(self.editing)) if self.editing else None)
+        password = self.password.text() or (stored_password(self.editing) if self.editing else None)
         folder = self.workspace()
         self.test_button.setEnabled(False)
         self.result.setText(_("Testing…"))
