@@ -10,12 +10,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from echo_desk.agent.breaker import BreakerState
 from echo_desk.agent.sources import ToolSource
 from echo_desk.i18n import _, translate_in
 from echo_desk.store.settings import ALL_CAPABILITIES, SettingsStore
 from echo_desk.tools import Tool
+
+if TYPE_CHECKING:
+    from echo_desk.agent.breaker import BreakerBoard
+    from echo_desk.agent.registry import ToolRegistry
 
 
 @dataclass(frozen=True)
@@ -31,8 +36,8 @@ class EngineLike(Protocol):
     """The parts of ``echo_desk.runtime.Runtime`` the UI uses."""
 
     settings: SettingsStore
-    registry: Any
-    breakers: Any
+    registry: ToolRegistry
+    breakers: BreakerBoard
 
     def is_enabled(self, name: str) -> bool: ...
 
@@ -45,7 +50,7 @@ class CatalogBackend:
         self.settings = settings
         self.runtime = runtime
         self._static = list(entries) if entries is not None else None
-        self._index: dict[str, Any] | None = None
+        self._index: dict[str, Tool] | None = None
 
     def entries(self) -> list[CatalogEntry]:
         if self._static is not None:
@@ -54,18 +59,15 @@ class CatalogBackend:
             return []
         return [CatalogEntry(e.tool, e.source) for e in self.runtime.registry.entries()]
 
-    def tool(self, name: str) -> Any | None:
+    def tool(self, name: str) -> Tool | None:
         if self._static is not None:
             if self._index is None:
                 self._index = {e.tool.name: e.tool for e in self._static}
             return self._index.get(name)
         if self.runtime is None:
             return None
-        try:
-            found = self.runtime.registry.get(name)
-        except KeyError:
-            return None
-        return getattr(found, "tool", found)
+        found = self.runtime.registry.get(name)
+        return found.tool if found is not None else None
 
     def is_enabled(self, name: str, source: str = "", capabilities: Iterable[str] = ()) -> bool:
         if self.runtime is not None:
@@ -81,33 +83,26 @@ class CatalogBackend:
         return ALL_CAPABILITIES in allowed or bool(allowed & set(capabilities))
 
     def breaker_text(self, name: str) -> str:
-        breakers = getattr(self.runtime, "breakers", None) if self.runtime is not None else None
-        if breakers is None:
+        if self.runtime is None:
             return ""
-        try:
-            status = breakers.status(name)
-        except Exception:  # an engine without this breaker: nothing to say
-            return ""
-        state = str(getattr(status.state, "value", status.state))
-        failures = int(status.consecutive_failures)
-        if state == "open":
+        status = self.runtime.breakers.status(name)
+        failures = status.consecutive_failures
+        if status.state is BreakerState.OPEN:
             return _("paused after {n} failures, retry in {s} s").format(
                 n=failures, s=max(1, math.ceil(status.retry_in_seconds)))
-        if state == "half_open":
+        if status.state is BreakerState.HALF_OPEN:
             return _("trying again after {n} failures").format(n=failures)
         if failures:
             return _("{n} recent failures").format(n=failures)
         return ""
 
     @staticmethod
-    def title(tool: Any) -> str:
-        domain = getattr(tool, "translation_domain", "echo_desk")
-        return translate_in(domain, getattr(tool, "display_title", "") or tool.name)
+    def title(tool: Tool) -> str:
+        return translate_in(tool.translation_domain, tool.display_title or tool.name)
 
     @staticmethod
-    def description(tool: Any) -> str:
-        domain = getattr(tool, "translation_domain", "echo_desk")
-        return translate_in(domain, getattr(tool, "display_description", "") or "")
+    def description(tool: Tool) -> str:
+        return translate_in(tool.translation_domain, tool.display_description or "")
 
     def title_for(self, name: str) -> str:
         tool = self.tool(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -31,7 +31,14 @@ from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.conversation_list import ConversationList
 from echo_desk.ui.todo_panel import TodoPanel
+from echo_desk.ui.transcript import TranscriptItem
 from echo_desk.ui.transcript_view import TranscriptView
+
+if TYPE_CHECKING:
+    from echo_desk.agent.model import ChatModel
+    from echo_desk.store.conversations import Conversation
+    from echo_desk.store.settings import Settings
+    from echo_desk.ui.services import Services
 
 
 class MainWindow(QMainWindow):
@@ -41,7 +48,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self) -> None:
         super().__init__()
-        self.services: Any = None
+        self.services: Services | None = None
         self.resize(1180, 760)
         self.host = QtHost(lambda: self)
         self.session = ChatSession(self.host, self)
@@ -161,7 +168,7 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(bool(text))
 
     # -- wiring -----------------------------------------------------------------------------
-    def attach(self, services: Any) -> None:
+    def attach(self, services: Services) -> None:
         self.services = services
         self.session.store = services.conversations
         self.session.runtime = services.runtime
@@ -184,10 +191,10 @@ class MainWindow(QMainWindow):
             self.model_picker.addItem(label, name)
         self.model_picker.setCurrentIndex(max(0, self.model_picker.findData(settings.active_provider)))
 
-    def set_model(self, model: Any) -> None:
+    def set_model(self, model: ChatModel | None) -> None:
         self.session.model = model
         index = self.model_picker.currentIndex()
-        name = getattr(model, "display_name", "") if model is not None else ""
+        name = model.display_name if model is not None else ""
         if index >= 0 and name:
             # Show what is really connected (e.g. "Local (built-in) · qwen2.5-coder...").
             self.model_picker.setItemText(index, name)
@@ -207,13 +214,13 @@ class MainWindow(QMainWindow):
         self.conversations.reload(str(conv.id))
         self._open_conversation(conv)
 
-    def _open_conversation(self, conversation: Any) -> None:
+    def _open_conversation(self, conversation: Conversation | None) -> None:
         if conversation is None:
             return
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
         self.todos.set_todos(())
-        self._workspace = getattr(conversation, "workspace", "") or ""
+        self._workspace = conversation.workspace
         self._show_workspace()
 
     def workspace_folder(self) -> str:
@@ -235,7 +242,7 @@ class MainWindow(QMainWindow):
         folder starts a new conversation."""
         folder = str(Path(folder).resolve()) if folder else ""
         if self.services is not None and folder:
-            def remember(s: Any) -> None:
+            def remember(s: Settings) -> None:
                 s.recent_workspaces = [folder, *[w for w in s.recent_workspaces if w != folder][:9]]
 
             self.services.settings.update(remember)
@@ -250,7 +257,7 @@ class MainWindow(QMainWindow):
         self.new_conversation(folder)
         self.statusBar().showMessage(_("New conversation in {path}").format(path=folder), 6000)
 
-    def _export(self, conversation: Any) -> None:
+    def _export(self, conversation: Conversation | None) -> None:
         if conversation is None or self.services is None:
             return
         dialog = QFileDialog(self, _("Export conversation"))
@@ -258,10 +265,11 @@ class MainWindow(QMainWindow):
         dialog.setNameFilter(_("Markdown (*.md)"))
         dialog.selectFile(f"{conversation.title or _('New conversation')}.md")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        store = self.services.conversations
 
         def save(path: str) -> None:
             try:
-                Path(path).write_text(self.services.conversations.export_markdown(conversation.id), encoding="utf-8")
+                Path(path).write_text(store.export_markdown(conversation.id), encoding="utf-8")
                 self.statusBar().showMessage(_("Exported to {path}").format(path=path), 6000)
             except OSError as exc:
                 self.statusBar().showMessage(_("Export failed: {error}").format(error=exc), 10000)
@@ -276,7 +284,7 @@ class MainWindow(QMainWindow):
             if renamed is not None:
                 self.session.refresh(renamed)
 
-    def _open_diff(self, item: Any) -> None:
+    def _open_diff(self, item: TranscriptItem) -> None:
         from echo_desk.ui.diff_dialog import DiffDialog
 
         DiffDialog(self.session.transcript.title_for(item.tool_name), item.file_changes, self).show()

@@ -8,30 +8,39 @@ window can say what is not there instead of pretending.
 from __future__ import annotations
 
 import importlib
-import inspect
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from echo_desk.i18n import _
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.conversations import open_store
 from echo_desk.ui.marshal import BackgroundOp
 
+if TYPE_CHECKING:  # loaded after the first frame, see load_services
+    from echo_desk.agent.model import ChatModel
+    from echo_desk.mcp.manager import McpManager
+    from echo_desk.runtime import Runtime
+    from echo_desk.store.conversations import ConversationStore
+    from echo_desk.store.settings import LocalModelSettings, ProviderSettings, SettingsStore
+    from echo_desk.tools.host import ToolHost
+
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Services:
-    settings: Any
+    settings: SettingsStore
     backend: CatalogBackend
-    runtime: Any
-    conversations: Any
-    model: Any = None
+    runtime: Runtime | None
+    conversations: ConversationStore
+    model: ChatModel | None = None
     model_error: str = ""
     providers_available: bool = False
     engine_error: str = ""
-    mcp: Any = None
+    mcp: McpManager | None = None
     mcp_error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -58,43 +67,37 @@ class Services:
     async def aclose(self) -> None:
         # MCP first: its servers are child processes that must end with us. (A runtime that
         # owns the manager closes it in its own aclose.)
-        own_mcp = self.mcp if self.mcp is not getattr(self.runtime, "mcp", None) else None
+        own_mcp = self.mcp if self.runtime is None or self.mcp is not self.runtime.mcp else None
         for thing in (own_mcp, self.model, self.runtime):
-            closer = getattr(thing, "aclose", None)
-            if closer is None:
+            if thing is None:
                 continue
             try:
-                result = closer()
-                if inspect.isawaitable(result):
-                    await result
+                await thing.aclose()
             except Exception:  # shutting down: log and keep closing the rest
                 log.exception("closing %r failed", thing)
-        closer = getattr(self.conversations, "close", None)
-        if callable(closer):
-            closer()
+        self.conversations.close()
 
 
-def _load_settings() -> Any:
+def _load_settings() -> SettingsStore:
     from echo_desk.store.paths import config_dir
     from echo_desk.store.settings import SettingsStore
 
     return SettingsStore.in_dir(config_dir())
 
 
-def _import(name: str) -> Any:
+def _import(name: str) -> ModuleType:
     return importlib.import_module(name)
 
 
-async def load_services(settings_store: Any = None, host: Any = None) -> Services:
+async def load_services(settings_store: SettingsStore | None = None, host: ToolHost | None = None) -> Services:
     """Import and start the engine, storage and model, off the first frame."""
     if settings_store is None:
         settings_store = await BackgroundOp(_load_settings).run_async()
-    runtime: Any = None
+    runtime: Runtime | None = None
     engine_error = ""
     try:
         module = await BackgroundOp(_import, "echo_desk.runtime").run_async()
-        created = module.Runtime.create(settings_store=settings_store)
-        runtime = await created if inspect.isawaitable(created) else created
+        runtime = module.Runtime.create(settings_store=settings_store)
     except ImportError as exc:
         engine_error = _("not available in this build") + f" ({exc.name})"
     except Exception as exc:  # the window must come up and say what went wrong
@@ -112,50 +115,37 @@ async def load_services(settings_store: Any = None, host: Any = None) -> Service
     return services
 
 
-async def attach_mcp_servers(services: Services, host: Any) -> None:
+async def attach_mcp_servers(services: Services, host: ToolHost | None) -> None:
     """Start the configured MCP servers in the background (unless the engine already did)."""
     runtime = services.runtime
-    if getattr(runtime, "mcp", None) is not None:
+    if runtime is None:
+        return
+    if runtime.mcp is not None:
         services.mcp = runtime.mcp
         return
-    if hasattr(runtime, "attach_mcp"):
-        try:
-            # The runtime owns the manager (and closes it in aclose); servers start in the background.
-            services.mcp = await runtime.attach_mcp(host, wait=False)
-        except Exception as exc:  # a broken mcp.json must not keep the window from working
-            log.exception("starting MCP servers failed")
-            services.mcp_error = str(exc)
-        return
     try:
-        mcp = await BackgroundOp(_import, "echo_desk.mcp").run_async()
-    except ImportError:
-        return
-    attach = getattr(mcp, "attach_mcp", None)
-    if attach is None:
-        return
-    try:
-        services.mcp = await attach(services.runtime.registry, services.settings, host, wait=False)
+        # The runtime owns the manager (and closes it in aclose); servers start in the background.
+        services.mcp = await runtime.attach_mcp(host, wait=False)
     except Exception as exc:  # a broken mcp.json must not keep the window from working
         log.exception("starting MCP servers failed")
         services.mcp_error = str(exc)
 
 
-def _create(create_model: Any, provider: Any, local: Any) -> Any:
+def _create(create_model: Callable[..., ChatModel], provider: ProviderSettings,
+            local: LocalModelSettings) -> ChatModel:
     from echo_desk.tools.secrets import secret_store
 
-    try:
-        return create_model(provider, secret_store(), local=local)
-    except TypeError:  # a factory without the local-model settings parameter
-        return create_model(provider, secret_store())
+    return create_model(provider, secret_store(), local=local)
 
 
-def model_factory() -> Any:
+def model_factory() -> Callable[..., ChatModel] | None:
     """``echo_desk.providers.create_model`` when this build has it, else ``None``."""
     try:
         providers = importlib.import_module("echo_desk.providers")
     except ImportError:
         return None
-    return getattr(providers, "create_model", None)
+    factory: Callable[..., ChatModel] = providers.create_model
+    return factory
 
 
 async def connect_model(services: Services) -> None:
@@ -163,7 +153,7 @@ async def connect_model(services: Services) -> None:
     old = services.model
     services.model = None
     services.model_error = ""
-    if old is not None and hasattr(old, "aclose"):
+    if old is not None:
         try:
             await old.aclose()
         except Exception:
@@ -174,11 +164,8 @@ async def connect_model(services: Services) -> None:
         services.providers_available = False
         wire_delegation(services)
         return
-    create_model = getattr(providers, "create_model", None)
-    services.providers_available = create_model is not None
-    if create_model is None:
-        wire_delegation(services)
-        return
+    create_model = providers.create_model
+    services.providers_available = True
     settings = services.settings.current
     provider = settings.providers.get(settings.active_provider)
     if provider is None:
@@ -187,23 +174,22 @@ async def connect_model(services: Services) -> None:
         return
     try:
         # Creating a local model may start a llama.cpp server: never on the UI thread.
-        created = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
-        services.model = await created if inspect.isawaitable(created) else created
+        services.model = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
     except Exception as exc:
         services.model_error = str(exc) or type(exc).__name__
     wire_delegation(services, provider, settings.local_model)
 
 
-def wire_delegation(services: Services, provider: Any = None, local: Any = None) -> None:
+def wire_delegation(services: Services, provider: ProviderSettings | None = None,
+                    local: LocalModelSettings | None = None) -> None:
     """(Re-)register ``delegate`` for the current model: sub-agents of the built-in model share
     its server, remote providers get a fresh client each. Without a model ``delegate`` stays in
     the catalog (so it can be switched on or off) but refuses to start anything."""
-    enable = getattr(services.runtime, "enable_delegation", None)
-    if not callable(enable):
+    if services.runtime is None:
         return
     from echo_desk.agent.delegate import no_model
 
-    factory: Any = no_model
+    factory: Callable[[], ChatModel] = no_model
     if services.model is not None and provider is not None:
         try:
             from echo_desk.providers.factory import sub_agent_factory
@@ -213,6 +199,6 @@ def wire_delegation(services: Services, provider: Any = None, local: Any = None)
         except ImportError:  # a build without providers has no model to share either
             factory = no_model
     try:
-        enable(factory)
+        services.runtime.enable_delegation(factory)
     except Exception:  # the chat works without sub-agents; say so in the log
         log.exception("registering the delegate tool failed")

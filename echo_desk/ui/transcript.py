@@ -7,15 +7,18 @@ handful of repaints per second, not one per token.
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
 from echo_desk.agent.status import ToolStatus
+from echo_desk.store.conversations import StoredMessage
 from echo_desk.ui.result_grid import grid_of
+
+if TYPE_CHECKING:
+    from echo_desk.agent.envelope import Envelope
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 _FLUSH_MS = 50
@@ -59,13 +62,6 @@ class TranscriptItem:
 
     def touch(self) -> None:
         self.version += 1
-
-
-def _change_dict(change: Any) -> dict[str, Any]:
-    if isinstance(change, dict):
-        return change
-    to_json = getattr(change, "to_json", None)
-    return to_json() if callable(to_json) else {"path": str(change), "kind": "modify", "diff": ""}
 
 
 def subtranscript_of(metadata: Any) -> list[dict[str, Any]]:
@@ -195,21 +191,18 @@ class TranscriptModel(QAbstractListModel):
             item.status = status
             self._changed(item)
 
-    def set_tool_result(self, call_id: str, envelope: Any) -> None:
+    def set_tool_result(self, call_id: str, envelope: Envelope) -> None:
         item = self._by_call.get(call_id)
         if item is None:
             return
         self.flush()
-        kind = getattr(envelope, "error_kind", "") or ""
-        kind = getattr(kind, "value", kind)
-        ok = bool(getattr(envelope, "ok", False))
-        item.error_kind = str(kind or "")
-        item.result = str(getattr(envelope, "content", "") or "")
-        item.error = str(getattr(envelope, "error", "") or "")
-        item.file_changes = [_change_dict(c) for c in getattr(envelope, "file_changes", ()) or ()]
-        item.subtranscript = subtranscript_of(getattr(envelope, "metadata", None))
-        item.grid = grid_of(getattr(envelope, "metadata", None))
-        item.status = ToolStatus.of_result(ok, item.error_kind)
+        item.error_kind = envelope.error_kind.value if envelope.error_kind else ""
+        item.result = envelope.content
+        item.error = envelope.error
+        item.file_changes = [c.to_json() for c in envelope.file_changes]
+        item.subtranscript = subtranscript_of(envelope.metadata)
+        item.grid = grid_of(envelope.metadata)
+        item.status = ToolStatus.of_result(envelope.ok, envelope.error_kind)
         self._changed(item)
 
     def append_output(self, call_id: str, text: str) -> None:
@@ -251,34 +244,28 @@ class TranscriptModel(QAbstractListModel):
             self.dataChanged.emit(self.index(0), self.index(len(self._items) - 1))
 
     # -- history ----------------------------------------------------------------------------
-    def load_history(self, stored: Iterable[Any]) -> None:
-        """Rebuild from stored messages (``ChatMessage`` or objects with ``.message`` and
-        ``.envelope_json``) in one reset, so opening a long conversation is one layout pass."""
+    def load_history(self, stored: Iterable[StoredMessage]) -> None:
+        """Rebuild from a conversation's stored messages in one reset, so opening a long
+        conversation is one layout pass."""
         items: list[TranscriptItem] = []
         cards: dict[str, TranscriptItem] = {}
         for entry in stored:
-            msg = getattr(entry, "message", entry)
-            role = getattr(msg, "role", "")
-            content = getattr(msg, "content", "") or ""
+            msg = entry.message
+            role = msg.role
+            content = msg.content
             if role == "user":
                 items.append(TranscriptItem(USER, text=content))
             elif role == "assistant":
                 if content:
                     items.append(TranscriptItem(ASSISTANT, text=content))
-                for call in getattr(msg, "tool_calls", ()) or ():
+                for call in msg.tool_calls:
                     card = TranscriptItem(TOOL, call_id=call.id, tool_name=call.name,
                                           arguments=call.arguments, status=ToolStatus.PENDING)
                     cards[call.id] = card
                     items.append(card)
             elif role == "tool":
-                found = cards.get(getattr(msg, "tool_call_id", ""))
-                raw = getattr(entry, "envelope", None)
-                env: dict[str, Any] = {}
-                if raw:
-                    try:
-                        env = json.loads(raw) if isinstance(raw, str) else dict(raw)
-                    except (ValueError, TypeError):
-                        env = {}
+                found = cards.get(msg.tool_call_id)
+                env: dict[str, Any] = entry.envelope or {}
                 if found is None:
                     continue
                 card = found

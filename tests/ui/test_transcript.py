@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
+from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.status import ToolStatus
+from echo_desk.store.conversations import StoredMessage
+from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
 from echo_desk.ui.transcript import ASSISTANT, TOOL, TranscriptModel
 from echo_desk.ui.transcript_view import TranscriptView, card_html
 
@@ -26,8 +27,13 @@ def view(qtbot):
     return v
 
 
-def _envelope(ok: bool, kind: str = "", error: str = "", content: str = "", changes=()):
-    return SimpleNamespace(ok=ok, error_kind=kind, error=error, content=content, file_changes=changes)
+def _envelope(ok: bool, kind: str = "", error: str = "", content: str = "", changes=()) -> Envelope:
+    """A real envelope; ``changes`` as the dicts of their JSON form."""
+    file_changes = tuple(FileChange(path=c["path"], kind=FileChangeKind(c["kind"]), before_sha256="a",
+                                    after_sha256="b", diff=c.get("diff", ""), truncated=c.get("truncated", False))
+                         for c in changes)
+    return Envelope(ok=ok, tool="write_note", call_id="c1", error_kind=ErrorKind(kind) if kind else None,
+                    error=error, content=content, file_changes=file_changes)
 
 
 def _painted(view: TranscriptView) -> None:
@@ -99,11 +105,11 @@ def test_history_rebuilds_cards_from_stored_envelopes(view):
     model: TranscriptModel = view.model()
     call = ToolCall(id="c9", name="write_note", arguments="{}")
     stored = [
-        SimpleNamespace(message=ChatMessage(role="user", content="write it"), envelope=None),
-        SimpleNamespace(message=ChatMessage(role="assistant", content="", tool_calls=(call,)), envelope=None),
-        SimpleNamespace(message=ChatMessage(role="tool", content="...", tool_call_id="c9", name="write_note"),
-                        envelope={"ok": False, "error_kind": "rejected", "error": "denied", "content": ""}),
-        SimpleNamespace(message=ChatMessage(role="assistant", content="OK, I left it."), envelope=None),
+        StoredMessage(1, ChatMessage(role="user", content="write it"), None, 0.0),
+        StoredMessage(2, ChatMessage(role="assistant", content="", tool_calls=(call,)), None, 0.0),
+        StoredMessage(3, ChatMessage(role="tool", content="...", tool_call_id="c9", name="write_note"),
+                      {"ok": False, "error_kind": "rejected", "error": "denied", "content": ""}, 0.0),
+        StoredMessage(4, ChatMessage(role="assistant", content="OK, I left it."), None, 0.0),
     ]
     model.load_history(stored)
     assert [i.kind for i in model.items()] == ["user", TOOL, ASSISTANT]
