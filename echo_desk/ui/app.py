@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
@@ -22,6 +22,12 @@ from PySide6.QtWidgets import QApplication, QWidget
 from echo_desk.i18n import _
 from echo_desk.ui import app_icon, i18n_qt, marshal
 from echo_desk.ui.chat_window import MainWindow
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.status import McpEvent
+    from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
+    from echo_desk.ui.services import Services
+    from echo_desk.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +80,10 @@ class App:
     def __init__(self, qapp: QApplication) -> None:
         self.qapp = qapp
         self.window = MainWindow()
-        self.services: Any = None
-        self.settings_dialog: Any = None
-        self._model_config: Any = None
+        self.services: Services | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        # What the connected model was made from; a change reconnects.
+        self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
         self._closed = asyncio.Event()
         self.window.closing.connect(self._closed.set)
         qapp.aboutToQuit.connect(self._closed.set)
@@ -100,13 +107,13 @@ class App:
         self.window.attach(self.services)
         self.window.set_model(self.services.model)
         self.window.set_banner(self.services.banner)
-        if self.services.mcp is not None and hasattr(self.services.mcp, "subscribe"):
+        if self.services.mcp is not None:
             self.services.mcp.subscribe(lambda event: marshal.run_on_main(self._on_mcp_event, event))
         current = self.services.settings.current
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
 
-    def _on_settings(self, settings: Any) -> None:
+    def _on_settings(self, settings: Settings) -> None:
         wanted = (settings.active_provider, settings.providers, settings.local_model)
         if wanted != self._model_config:
             # The model's configuration changed (Models page, model picker): connect anew.
@@ -114,7 +121,7 @@ class App:
             self.window.fill_models()
             marshal.spawn(self._reconnect())
 
-    def _on_mcp_event(self, event: Any) -> None:
+    def _on_mcp_event(self, event: McpEvent) -> None:
         # New or changed MCP tools: the catalog (if open) re-reads the registry.
         if self.settings_dialog is not None:
             self.settings_dialog.tools.sync_registry()
@@ -123,7 +130,7 @@ class App:
         if self.services is None or not name:
             return
 
-        def change(s: Any) -> None:
+        def change(s: Settings) -> None:
             s.active_provider = name
 
         self.services.settings.update(change)  # _on_settings reconnects
@@ -131,8 +138,11 @@ class App:
     async def _reconnect(self) -> None:
         from echo_desk.ui.services import connect_model
 
-        await connect_model(self.services)
-        self.window.set_model(self.services.model)
+        services = self.services
+        if services is None:  # settings change before the services loaded: nothing is connected yet
+            return
+        await connect_model(services)
+        self.window.set_model(services.model)
         self.window.refresh_banner()
 
     def open_settings(self) -> None:
