@@ -15,6 +15,7 @@ from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.mcp.cli import add_mcp_parser, run_mcp_command
+from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
 from echo_desk.terminal_host import TerminalHost
 
@@ -113,17 +114,42 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
             "breaker": breaker.state.value,
             "visible": availability[entry.name].visible,
         })
+    # A server waiting for its first-start approval has no tools yet: say why they are missing.
+    waiting = awaiting_approval(runtime)
     if as_json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps({"tools": rows, "mcp_awaiting_approval": waiting}, indent=2, ensure_ascii=False))
+    else:
+        _print_tool_rows(rows)
+    if waiting:
+        print(awaiting_note(waiting), file=sys.stderr)
+    if as_json:
         return 0
+    for problem in runtime.problems:
+        print(f"not loaded: {problem.message}", file=sys.stderr)
+    return 0
+
+
+def awaiting_approval(runtime: Runtime) -> list[str]:
+    """The MCP servers of mcp.json that wait for the person to approve their first start."""
+    if runtime.mcp is None:
+        return []
+    return sorted(s.name for s in runtime.mcp.statuses() if s.state is ServerState.AWAITING_APPROVAL)
+
+
+def awaiting_note(names: list[str]) -> str:
+    """``1 MCP server awaits approval: echo-desk mcp approve memory`` (one command per server)."""
+    commands = "; ".join(f"echo-desk mcp approve {name}" for name in names)
+    if len(names) == 1:
+        return f"1 MCP server awaits approval: {commands}"
+    return f"{len(names)} MCP servers await approval: {commands}"
+
+
+def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
     print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'READY':<6} BREAKER")
     for r in rows:
         ready = "yes" if r["ready"] else "no"
         print(f"{r['name']:<24} {r['source']:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
               f"{ready:<6} {r['breaker']}" + (f"  ({r['readiness']})" if r["readiness"] else ""))
-    for problem in runtime.problems:
-        print(f"not loaded: {problem.message}", file=sys.stderr)
-    return 0
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:

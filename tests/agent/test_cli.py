@@ -17,7 +17,7 @@ def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
 
 def test_tools_list_json_shows_builtins_with_their_state() -> None:
     out = cli("tools", "list", "--json")
-    rows = {r["name"]: r for r in json.loads(out.stdout)}
+    rows = {r["name"]: r for r in json.loads(out.stdout)["tools"]}
     assert rows["echo_text"] == {**rows["echo_text"], "source": "builtin", "risk": "read", "enabled": True,
                                  "ready": True, "breaker": "closed"}
     assert rows["write_file"]["risk"] == "write" and rows["run_command"]["risk"] == "exec"
@@ -48,7 +48,7 @@ def test_a_tool_disabled_in_settings_is_refused_by_the_cli(tmp_path: Path) -> No
     (config / "settings.json").write_text(json.dumps({"schema_version": 1, "tools": {"echo_text": {"enabled": False}}}))
     out = cli("call", "echo_text", "--args", '{"text": "x"}')
     assert json.loads(out.stdout)["error_kind"] == "disabled"
-    listed = {r["name"]: r for r in json.loads(cli("tools", "list", "--json").stdout)}
+    listed = {r["name"]: r for r in json.loads(cli("tools", "list", "--json").stdout)["tools"]}
     assert listed["echo_text"]["enabled"] is False
 
 
@@ -58,3 +58,11 @@ def test_ask_without_a_model_says_so_clearly(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert "Traceback" not in out.stderr
     assert "127.0.0.1:9" in out.stderr
+
+
+def test_the_note_on_servers_awaiting_approval_names_each_command() -> None:
+    from echo_desk.cli import awaiting_note
+
+    assert awaiting_note(["memory"]) == "1 MCP server awaits approval: echo-desk mcp approve memory"
+    assert awaiting_note(["a", "b"]) == ("2 MCP servers await approval: echo-desk mcp approve a; "
+                                         "echo-desk mcp approve b")

@@ -26,14 +26,20 @@ def test_cli_lists_approves_and_calls_mcp_tools(tiny_config, capsys: pytest.Capt
     assert main(["mcp", "list"]) == 0
     assert "awaiting_approval" in capsys.readouterr().out
     assert main(["tools", "list", "--json"]) == 0
-    assert not [row for row in json.loads(capsys.readouterr().out) if row["source"] == "mcp:t"]
+    listed = capsys.readouterr()
+    assert not [row for row in json.loads(listed.out)["tools"] if row["source"] == "mcp:t"]
+    # Why its tools are missing, and what to do: on stderr and as a field.
+    assert json.loads(listed.out)["mcp_awaiting_approval"] == ["t"]
+    assert "1 MCP server awaits approval: echo-desk mcp approve t" in listed.err
 
     assert main(["mcp", "approve", "t", "--yes"]) == 0
     shown = capsys.readouterr().out
     assert str(TINY_SERVER) in shown and "TOKEN" in shown and "approved" in shown
 
     assert main(["tools", "list", "--json"]) == 0
-    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    listed = capsys.readouterr()
+    rows = {row["name"]: row for row in json.loads(listed.out)["tools"]}
+    assert json.loads(listed.out)["mcp_awaiting_approval"] == [] and "awaits approval" not in listed.err
     assert rows["t__echo"]["source"] == "mcp:t" and rows["t__echo"]["risk"] == "exec"
     assert main(["call", "t__echo", "--args", '{"text": "from the cli"}', "--yes"]) == 0
     out = capsys.readouterr()

@@ -74,7 +74,7 @@ def run(cmd: list[str], cwd: Path, **extra_env: str) -> subprocess.CompletedProc
 
 def builtin_tool_names(stdout: str) -> set[str]:
     """The built-in tools of a ``tools list --json`` (plugins depend on what else is installed)."""
-    rows = json.loads(stdout)
+    rows = json.loads(stdout)["tools"]
     assert isinstance(rows, list)
     return {row["name"] for row in rows if row["source"] == "builtin"}
 
