@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
@@ -75,9 +76,9 @@ class TerminalHost(NullToolHost):
         if question.schema:
             values: dict[str, object] = {}
             for name, spec in (question.schema.get("properties") or {}).items():
-                default = spec.get("default", "")
-                raw = (await asyncio.to_thread(self._prompt, f"{spec.get('title', name)} [{default}]: ")).strip()
-                values[name] = raw or default
+                value = await self._ask_field(name, spec)
+                if value is not _UNSET:
+                    values[name] = value
             return Answer(action=AnswerAction.ACCEPT, values=values)
         raw = (await asyncio.to_thread(self._prompt, "> ")).strip()
         if not raw:
@@ -85,6 +86,23 @@ class TerminalHost(NullToolHost):
         if question.choices and raw.isdigit() and 1 <= int(raw) <= len(question.choices):
             raw = question.choices[int(raw) - 1]
         return Answer(action=AnswerAction.ACCEPT, text=raw)
+
+    async def _ask_field(self, name: str, spec: dict[str, Any]) -> object:
+        """One form field, converted to its schema type; asked again until the text fits.
+        An empty answer takes the default (a field without one is left out, a text is "")."""
+        default = spec.get("default", _UNSET)
+        shown = "" if default is _UNSET else json.dumps(default, ensure_ascii=False).strip('"')
+        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else _TYPE_HINTS.get(spec.get("type", ""), "")
+        while True:
+            raw = (await asyncio.to_thread(self._prompt, f"{spec.get('title', name)}{hint} [{shown}]: ")).strip()
+            if not raw:
+                if default is not _UNSET:
+                    return default
+                return "" if spec.get("type", "string") == "string" and "enum" not in spec else _UNSET
+            try:
+                return field_value(spec, raw)
+            except ValueError as exc:
+                self._print(f"   {exc}; try again")
 
     def tool_output(self, call_id: str, text: str) -> None:
         self.out.write(text)
@@ -94,3 +112,43 @@ class TerminalHost(NullToolHost):
         marks = {TodoStatus.DONE: "x", TodoStatus.IN_PROGRESS: "~"}
         for todo in todos:
             self._print(f"   [{marks.get(todo.status, ' ')}] {todo.text}")
+
+
+_UNSET = object()
+_TYPE_HINTS = {"integer": " (a whole number)", "number": " (a number)", "boolean": " (yes/no)"}
+_TRUE = frozenset({"y", "yes", "true", "1", "on"})
+_FALSE = frozenset({"n", "no", "false", "0", "off"})
+
+
+def field_value(spec: dict[str, Any], raw: str) -> object:
+    """``raw`` typed for a form field of a flat JSON schema, as the schema's type (as the app's
+    form gives it). Raises ``ValueError`` saying what fits when it does not."""
+    if "enum" in spec:
+        for option in spec["enum"]:
+            if raw == str(option):
+                return option
+        raise ValueError(f"choose one of {', '.join(map(str, spec['enum']))}")
+    kind = spec.get("type", "string")
+    if kind == "boolean":
+        if raw.lower() in _TRUE:
+            return True
+        if raw.lower() in _FALSE:
+            return False
+        raise ValueError("answer yes or no")
+    if kind in ("integer", "number"):
+        try:
+            value: float = int(raw) if kind == "integer" else float(raw)
+        except ValueError:
+            raise ValueError("a whole number is needed" if kind == "integer" else "a number is needed") from None
+        if not math.isfinite(value):
+            raise ValueError("a finite number is needed")
+        if "minimum" in spec and value < spec["minimum"]:
+            raise ValueError(f"at least {spec['minimum']}")
+        if "maximum" in spec and value > spec["maximum"]:
+            raise ValueError(f"at most {spec['maximum']}")
+        return value
+    if "minLength" in spec and len(raw) < int(spec["minLength"]):
+        raise ValueError(f"at least {spec['minLength']} characters")
+    if "maxLength" in spec and len(raw) > int(spec["maxLength"]):
+        raise ValueError(f"at most {spec['maxLength']} characters")
+    return raw

@@ -1,0 +1,69 @@
+"""The terminal's question form gives values of the schema's type, as the app's form does."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+
+from echo_desk.terminal_host import TerminalHost, field_value
+from echo_desk.tools import AnswerAction, Question
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+SCHEMA = {"type": "object", "properties": {
+    "count": {"type": "integer", "minimum": 1, "maximum": 10},
+    "ratio": {"type": "number", "default": 0.5},
+    "confirm": {"type": "boolean"},
+    "colour": {"type": "string", "enum": ["red", "green"]},
+    "note": {"type": "string"},
+    "limit": {"type": "integer"},
+}}
+
+
+def _ask(typed: str) -> tuple[object, str]:
+    out = io.StringIO()
+    host = TerminalHost(inp=_Terminal(typed), out=out)
+    answer = asyncio.run(host.ask(Question(prompt="Settings?", schema=SCHEMA)))
+    return answer, out.getvalue()
+
+
+def test_typed_text_becomes_the_schema_type_and_bad_text_is_asked_again():
+    # count: "many" and "42" do not fit, "3" does; ratio: default; confirm: "maybe" then "yes";
+    # colour: "blue" then "green"; note: text; limit: left empty, no default → left out.
+    answer, shown = _ask("many\n42\n3\n\nmaybe\nyes\nblue\ngreen\nhello 1\n\n")
+    assert answer.action is AnswerAction.ACCEPT
+    assert answer.values == {"count": 3, "ratio": 0.5, "confirm": True, "colour": "green", "note": "hello 1"}
+    assert type(answer.values["count"]) is int
+    for reason in ("a whole number is needed", "at most 10", "answer yes or no", "choose one of red, green"):
+        assert reason in shown
+
+
+@pytest.mark.parametrize(("spec", "raw", "value"), [
+    ({"type": "number"}, "2.5", 2.5),
+    ({"type": "number"}, "-3", -3.0),
+    ({"type": "integer"}, "7", 7),
+    ({"type": "boolean"}, "No", False),
+    ({"type": "string", "maxLength": 3}, "abc", "abc"),
+    ({"enum": [1, 2]}, "2", 2),
+])
+def test_values_that_fit(spec, raw, value):
+    assert field_value(spec, raw) == value and type(field_value(spec, raw)) is type(value)
+
+
+@pytest.mark.parametrize(("spec", "raw"), [
+    ({"type": "integer"}, "2.5"),
+    ({"type": "number"}, "nan"),
+    ({"type": "number"}, "inf"),
+    ({"type": "number", "minimum": 0}, "-1"),
+    ({"type": "string", "minLength": 2}, "a"),
+    ({"type": "boolean"}, "sure"),
+])
+def test_values_that_do_not_fit(spec, raw):
+    with pytest.raises(ValueError):
+        field_value(spec, raw)
