@@ -10,7 +10,7 @@ Uses server-everything's ``echo`` when it is installed (scripts/install-mcp-test
 the in-repo fault server's ``echo`` always, and mcp-server-time's ``get_current_time`` when it
 is installed.
 
-Run: PYTHONPATH=. python bench/mcp.py [calls] [--qt]
+Run: PYTHONPATH=. python bench/mcp_dispatch.py [calls] [--qt]
 """
 
 from __future__ import annotations
