@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QWidget
@@ -18,6 +18,9 @@ from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
 from echo_desk.ui import marshal
 from echo_desk.ui.transcript import TranscriptModel
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.status import ServerStartRequest
 
 
 class QtHost(QObject):
@@ -58,11 +61,11 @@ class QtHost(QObject):
         answer: Answer = await self._run_dialog(dialog, dialog.answered)
         return answer
 
-    async def approve_server_start(self, request: Any) -> bool:
+    async def approve_server_start(self, request: ServerStartRequest) -> bool:
         """MCP: may this server start (first time, or after its configuration changed)?"""
         return await marshal.await_on_main(self._show_server_start, request)
 
-    async def _show_server_start(self, request: Any) -> bool:
+    async def _show_server_start(self, request: ServerStartRequest) -> bool:
         from echo_desk.ui.server_start_dialog import ServerStartDialog
 
         dialog = ServerStartDialog(request, self._parent_widget())

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -18,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.store.conversations import Conversation
+from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import i18n_qt
 
 IdRole = Qt.ItemDataRole.UserRole + 20
@@ -37,7 +35,7 @@ class ConversationList(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store: Any = None
+        self.store: ConversationStore | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.search = QLineEdit()
@@ -126,7 +124,7 @@ class ConversationList(QWidget):
         index = self.view.currentIndex()
         return str(index.data()) if index.isValid() else ""
 
-    def current(self) -> Any:
+    def current(self) -> Conversation | None:
         index = self.view.currentIndex()
         return index.data(ConversationRole) if index.isValid() else None
 

@@ -7,7 +7,7 @@ This module words them; nothing is parsed back from text. No Qt here.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
 from echo_desk.i18n import _
@@ -51,7 +51,7 @@ def refused_texts(grants: SpawnGrants) -> list[str]:
     return [refusal_text(r, grants.max_depth) for r in grants.refused]
 
 
-def scope_names(chain: Any) -> list[str]:
+def scope_names(chain: Sequence[str]) -> list[str]:
     """The scope chain of a request, with sub-agents named in the current language."""
     names: list[str] = []
     for i, label in enumerate(chain or ()):
@@ -67,7 +67,7 @@ def scope_names(chain: Any) -> list[str]:
     return names
 
 
-def asking_subagent_goal(chain: Any) -> str | None:
+def asking_subagent_goal(chain: Sequence[str]) -> str | None:
     """The goal of the sub-agent asking (the last link of the chain), or ``None`` for the
     conversation's own agent."""
     chain = tuple(chain or ())
