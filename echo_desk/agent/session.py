@@ -117,6 +117,11 @@ class ConversationSession:
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    @property
+    def task(self) -> asyncio.Task[Outcome] | None:
+        """The task of the last turn started with :meth:`start_turn` (done or not)."""
+        return self._task
+
     def start_turn(self, model: ChatModel, dispatcher: Dispatcher, schema_factory: SchemaFactory, host: Host,
                    listener: LoopListener | None = None, *, max_turns: int,
                    spawn: Spawner[Outcome] | None = None) -> asyncio.Task[Outcome]:

@@ -187,7 +187,7 @@ class ChatSession(QObject):
 
     async def wait_idle(self) -> None:
         """Until the turn has ended and every message is written."""
-        task = self.core._task
+        task = self.core.task
         if task is not None and not task.done():
             await asyncio.wait([task])
         await marshal.BackgroundOp(lambda: None).run_async_serial()
