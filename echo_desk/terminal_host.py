@@ -34,9 +34,13 @@ class TerminalHost(NullToolHost):
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         self._print(f"\n── Approval needed: {request.tool_title} ({request.tool_name}), risk {request.risk.value}")
         self._print(f"   asked by: {' → '.join(request.scope_chain)}")
-        for target in request.targets:
-            detail = f"   ({target.detail})" if target.detail else ""
-            self._print(f"   {target.kind}: {target.value}{detail}")
+        if request.spawn is not None:  # a sub-agent start: its manifest (its targets are its write roots)
+            for line in request.spawn.terminal_lines():
+                self._print(f"   {line}")
+        else:
+            for target in request.targets:
+                detail = f"   ({target.detail})" if target.detail else ""
+                self._print(f"   {target.kind}: {target.value}{detail}")
         if request.arguments:
             self._print("   arguments: " + json.dumps(request.arguments, ensure_ascii=False, indent=None))
         for change in request.file_changes:

@@ -67,3 +67,26 @@ def test_values_that_fit(spec, raw, value):
 def test_values_that_do_not_fit(spec, raw):
     with pytest.raises(ValueError):
         field_value(spec, raw)
+
+
+def test_a_sub_agent_start_shows_its_manifest_in_the_terminal(tmp_path):
+    from pathlib import Path
+
+    from echo_desk.agent.host import ApprovalChoice, ApprovalRequest
+    from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
+    from echo_desk.tools import RiskLevel
+
+    root = Path("/home/me/Smith, John")
+    spawn = SpawnGrants(goal="sum up", tools=("read_file",), read_only=False, risk_ceiling=RiskLevel.WRITE,
+                        write_roots=(root,), max_turns=4, time_limit_seconds=60,
+                        refused=(Refusal(reason=RefusalReason.NO_SUCH_TOOL, subject="nope"),))
+    request = ApprovalRequest(call_id="d1", tool_name="delegate", tool_title="Delegate", risk=RiskLevel.READ,
+                              scope_id="s", scope_label="c", scope_chain=("c",), arguments={"goal": "sum up"},
+                              targets=(), file_changes=(), summary="", binding="b", spawn=spawn)
+    out = io.StringIO()
+    decision = asyncio.run(TerminalHost(auto=ApprovalChoice.DENY, out=out).request_approval(request))
+    shown = out.getvalue()
+    assert not decision.allowed
+    for line in ("goal: sum up", "tools: read_file", f"write root: {root}", "limits: 4 turns, 60 s",
+                 "refused: nope: no such tool"):
+        assert line in shown
