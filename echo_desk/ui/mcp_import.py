@@ -65,7 +65,7 @@ class ImportPreviewDialog(QDialog):
         self.items.setHeaderLabels([_("Server"), _("Action"), _("Details")])
         self.items.setAccessibleName(_("Servers in the file"))
         for entry in preview.items:
-            action = str(getattr(entry.action, "value", entry.action))
+            action = entry.action  # an ImportAction (a StrEnum)
             row = QTreeWidgetItem([entry.name, _(ACTION_LABELS.get(action, action)), describe_item(entry)])
             row.setData(0, Qt.ItemDataRole.UserRole, entry.name)
             row.setToolTip(2, describe_item(entry))

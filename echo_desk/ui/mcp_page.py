@@ -8,7 +8,7 @@ events arrive on its thread, so they are marshalled here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -27,6 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import N_, _
+
+if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
+    from echo_desk.mcp.status import ServerState
 from echo_desk.ui import i18n_qt, marshal
 
 _STATE_TEXT = {
@@ -36,9 +39,8 @@ _STATE_TEXT = {
 _STATE_COLOUR = {"connected": "#1a7f37", "error": "#cf222e", "awaiting_approval": "#9a6700", "starting": "#0969da"}
 
 
-def state_text(state: Any) -> str:
-    value = str(getattr(state, "value", state))
-    return _(_STATE_TEXT.get(value, value))
+def state_text(state: ServerState) -> str:
+    return _(_STATE_TEXT.get(state, state))
 
 
 class McpPage(QWidget):
@@ -127,7 +129,7 @@ class McpPage(QWidget):
         current = self.current_name()
         self.servers.clear()
         for status in self.statuses():
-            state = str(getattr(status.state, "value", status.state))
+            state = status.state
             item = QTreeWidgetItem([status.name, status.transport, state_text(status.state), str(len(status.tools))])
             item.setData(0, Qt.ItemDataRole.UserRole, status.name)
             if state in _STATE_COLOUR:
@@ -157,7 +159,7 @@ class McpPage(QWidget):
         has = status is not None
         for b in (self.edit_button, self.toggle_button, self.restart_button, self.remove_button):
             b.setEnabled(has)
-        state = str(getattr(status.state, "value", status.state)) if has else ""
+        state = status.state if has else ""
         self.toggle_button.setText(_("Enable") if state == "disabled" else _("Disable"))
         self.toggle_button.setAccessibleName(self.toggle_button.text())
         self.approve_button.setEnabled(state == "awaiting_approval")
@@ -237,7 +239,7 @@ class McpPage(QWidget):
     def _toggle(self) -> None:
         status = self._status(self.current_name())
         if status is not None:
-            enable = str(getattr(status.state, "value", status.state)) == "disabled"
+            enable = status.state == "disabled"
             marshal.spawn(self._call(self.manager.set_enabled(status.name, enable)))
 
     def _review_changes(self) -> None:
