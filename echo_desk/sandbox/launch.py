@@ -1,0 +1,115 @@
+"""The ``bwrap`` command line for one sandboxed command.
+
+Order matters (later mounts cover earlier ones): the whole disk read-only, fresh ``/dev``,
+``/proc`` and ``/tmp``, the hidden paths emptied, the workspaces writable, hidden paths inside a
+workspace emptied again, then the repository's hooks and config and the shell start-up files
+made read-only again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from echo_desk.sandbox import seccomp
+from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.paths import default_hidden, existing_real, is_under, read_only_in
+
+DEFAULT_TMP_BYTES = 512 * 1024 * 1024
+#: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
+DEFAULT_MAX_PROCESSES = 2048
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What one sandboxed run may touch.
+
+    ``writable``: the workspaces (read-write). ``hidden``: extra paths emptied for reading too
+    (Echo Desk's own folders, paths the person added); the usual secret folders of ``home`` are
+    always hidden. ``cwd`` must lie inside a writable folder.
+    """
+
+    writable: tuple[Path, ...]
+    cwd: Path
+    hidden: tuple[Path, ...] = ()
+    home: Path = field(default_factory=Path.home)
+    tmp_bytes: int = DEFAULT_TMP_BYTES
+    max_processes: int = DEFAULT_MAX_PROCESSES
+    extra_env_names: tuple[str, ...] = ()
+    #: Extra ``--ro-bind`` / ``--bind`` pairs a caller needs (e.g. the network forwarder's socket).
+    extra_args: tuple[str, ...] = ()
+
+
+@dataclass
+class Launch:
+    """The full ``argv`` to exec, the descriptors it must inherit; ``close()`` after the spawn."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...]
+    hidden: tuple[Path, ...]
+    read_only: tuple[Path, ...]
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
+    # A folder becomes an empty tmpfs (left writable only when a workspace is bound inside it
+    # later, so its mount point can be made); a file becomes an empty, read-only file.
+    if path.is_dir():
+        return ["--tmpfs", str(path)] + ([] if holds_workspace else ["--remount-ro", str(path)])
+    return ["--ro-bind", "/dev/null", str(path)]
+
+
+def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None) -> Launch:
+    """Build the command line; opens the seccomp program descriptor (closed by ``close()``)."""
+    writable = existing_real(spec.writable)
+    if not writable:
+        raise ValueError("a sandboxed command needs at least one existing writable folder")
+    cwd = Path(os.path.realpath(spec.cwd))
+    if not any(is_under(cwd, w) for w in writable):
+        raise ValueError(f"working folder {cwd} is outside the writable folders")
+    hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
+    read_only = existing_real(p for w in writable for p in read_only_in(w))
+    environment = allowed_environment(env, spec.extra_env_names)
+    environment["TMPDIR"] = "/tmp"
+    environment["PWD"] = str(cwd)
+
+    argv = [
+        bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
+        "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
+    ]
+    for path in hidden:
+        if not any(is_under(path, w) for w in writable):
+            argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
+    for folder in writable:
+        argv += ["--bind", str(folder), str(folder)]
+    for path in hidden:
+        if any(is_under(path, w) for w in writable):
+            argv += _hide(path)
+    for path in read_only:
+        argv += ["--ro-bind", str(path), str(path)]
+    argv += list(spec.extra_args)
+    argv += ["--clearenv"]
+    for name, value in sorted(environment.items()):
+        argv += ["--setenv", name, value]
+    fd = seccomp.program_fd()
+    argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
+    argv += _with_process_limit(command, spec.max_processes)
+    return Launch(argv, (fd,), tuple(hidden), tuple(read_only))
+
+
+def _with_process_limit(command: list[str], limit: int) -> list[str]:
+    # prlimit from util-linux is on every Linux desktop; without it the limit is skipped (the
+    # pid namespace still ends every process with the command).
+    prlimit = "/usr/bin/prlimit"
+    if limit > 0 and os.path.exists(prlimit) and stat.S_ISREG(os.stat(prlimit).st_mode):
+        return [prlimit, f"--nproc={limit}", "--", *command]
+    return command
