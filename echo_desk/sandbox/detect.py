@@ -104,6 +104,12 @@ def availability(path: str | None = None, *, refresh: bool = False) -> Availabil
         return _cache[path]
 
 
+def forget() -> None:
+    """Drop the cached answers (after the person installed bwrap or changed a sysctl)."""
+    with _lock:
+        _cache.clear()
+
+
 def probe(path: str | None = None) -> Availability:
     """Run the probe now (no cache): finds ``bwrap`` on ``path`` and tries a minimal sandbox."""
     if not sys.platform.startswith("linux"):
