@@ -31,7 +31,14 @@ from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalReque
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
-from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
+from echo_desk.ui.labels import (
+    CHANGE_LABELS,
+    RISK_COLOURS,
+    TARGET_LABELS,
+    risk_label,
+    source_label,
+    target_value_text,
+)
 from echo_desk.ui.protection_text import shown_detail
 from echo_desk.ui.spawn_manifest import parse_manifest, scope_names
 from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
@@ -51,7 +58,7 @@ def format_targets(request: ApprovalRequest) -> str:
             return ""
     for target in targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        lines.append(f"{label}: {target.value}")
+        lines.append(f"{label}: {target_value_text(target.kind, target.value)}")
         if target.detail:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
             lines.append(f"    {detail_label}: {shown_detail(target.detail)}")
