@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from echo_desk.sandbox import seccomp
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.paths import default_hidden, existing_real, is_under, read_only_in
 
+FORWARDER = Path(__file__).with_name("forwarder.py")
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
@@ -39,8 +42,10 @@ class SandboxSpec:
     tmp_bytes: int = DEFAULT_TMP_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES
     extra_env_names: tuple[str, ...] = ()
-    #: Extra ``--ro-bind`` / ``--bind`` pairs a caller needs (e.g. the network forwarder's socket).
+    #: Extra bwrap arguments a caller needs.
     extra_args: tuple[str, ...] = ()
+    #: With allowed domains the command gets a proxy (``proxy.DomainProxy`` on ``Launch.relay``).
+    proxied: bool = False
 
 
 @dataclass
@@ -51,11 +56,18 @@ class Launch:
     pass_fds: tuple[int, ...]
     hidden: tuple[Path, ...]
     read_only: tuple[Path, ...]
+    #: Echo Desk's end of the socket pair the forwarder hands connections through (when proxied).
+    relay: socket.socket | None = None
+    _child_ends: tuple[socket.socket, ...] = ()
 
     def close(self) -> None:
+        """Close what only the child needed (call once it started); ``relay`` stays open."""
         for fd in self.pass_fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if not any(end.fileno() == fd for end in self._child_ends):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        for end in self._child_ends:
+            end.close()
 
 
 def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
@@ -102,8 +114,13 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         argv += ["--setenv", name, value]
     fd = seccomp.program_fd()
     argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
+    relay = child_end = None
+    if spec.proxied:
+        relay, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        command = [sys.executable, "-I", "-S", str(FORWARDER), str(child_end.fileno()), "--", *command]
     argv += _with_process_limit(command, spec.max_processes)
-    return Launch(argv, (fd,), tuple(hidden), tuple(read_only))
+    fds = (fd,) if child_end is None else (fd, child_end.fileno())
+    return Launch(argv, fds, tuple(hidden), tuple(read_only), relay, () if child_end is None else (child_end,))
 
 
 def _with_process_limit(command: list[str], limit: int) -> list[str]:

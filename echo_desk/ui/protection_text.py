@@ -12,7 +12,7 @@ import re
 
 from echo_desk.agent.policy import PROTECTED
 from echo_desk.i18n import N_, _
-from echo_desk.ui.labels import SANDBOX_NETWORK
+from echo_desk.ui.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 MARKER = f"{PROTECTED}: "
 
@@ -40,6 +40,8 @@ def shown_detail(detail: str) -> str:
     """``detail`` as the approval dialog shows it: each protected reason translated."""
     if detail in SANDBOX_NETWORK:
         return _(SANDBOX_NETWORK[detail])
+    if detail.startswith(SANDBOX_ONLY_DOMAINS):
+        return _("network only to: {domains}").format(domains=detail[len(SANDBOX_ONLY_DOMAINS):])
     if not detail.startswith(MARKER):
         return detail
     return "; ".join(_shown_reason(part) for part in detail.split("; "))

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.i18n import N_, _
+from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
 from echo_desk.ui import i18n_qt
@@ -40,6 +41,14 @@ def status_text(found: sandbox.Availability) -> str:
     """Why the sandbox works or not, and the fix, in the person's language (bwrap's words as is)."""
     reason = _(found.reason).format(detail=found.detail)
     return reason if not found.fix else f"{reason}\n{_(found.fix)}"
+
+
+def _is_domain(entry: str) -> bool:
+    try:
+        DomainRule.parse(entry)
+    except BadDomain:
+        return False
+    return True
 
 
 class SandboxPage(QWidget):
@@ -80,16 +89,27 @@ class SandboxPage(QWidget):
         self.hidden = QPlainTextEdit()
         self.hidden.setMaximumHeight(110)
         self.save_hidden = QPushButton()
+        self.domains_label = QLabel()
+        self.domains_label.setWordWrap(True)
+        self.domains = QPlainTextEdit()
+        self.domains.setMaximumHeight(90)
+        self.save_domains = QPushButton()
+        self.domains_error = QLabel()
+        self.domains_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.domains_error.setStyleSheet(f"color: {_WARN};")
+        self.domains_error.hide()
         for label in (self.heading, self.status, self.fallback, self.workspace_label):
             layout.addWidget(label)
         layout.addLayout(form)
-        widgets: tuple[QWidget, ...] = (self.hidden_label, self.always_hidden, self.hidden, self.save_hidden)
+        widgets: tuple[QWidget, ...] = (self.domains_label, self.domains, self.domains_error, self.save_domains,
+                                        self.hidden_label, self.always_hidden, self.hidden, self.save_hidden)
         for widget in widgets:
             layout.addWidget(widget)
         layout.addStretch(1)
         self.mode.currentIndexChanged.connect(self._on_change)
         self.without_asking.toggled.connect(self._on_change)
         self.save_hidden.clicked.connect(self._on_save_hidden)
+        self.save_domains.clicked.connect(self._on_save_domains)
         self._loading = False
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
@@ -121,6 +141,10 @@ class SandboxPage(QWidget):
         self.always_hidden.setText(_("Always hidden: {paths}").format(
             paths=", ".join(f"~/{p}" for p in HIDDEN_IN_HOME)))
         self.save_hidden.setText(_("Save hidden paths"))
+        self.domains_label.setText(_("Network: sandboxed commands have none, except these domains (one per line, "
+                                     "example.com or *.example.com; IP addresses and local names are never "
+                                     "allowed). Tools that ignore HTTP_PROXY get no network."))
+        self.save_domains.setText(_("Save allowed domains"))
         self._load(found)
         self._loading = False
 
@@ -139,12 +163,35 @@ class SandboxPage(QWidget):
         self.fallback.setText(fallback)
         self.fallback.setVisible(bool(fallback))
         self.hidden.setPlainText("\n".join(self.settings.current.sandbox.hidden_paths))
+        self.domains.setPlainText("\n".join(chosen.allowed_domains))
+        self.domains.setEnabled(sandboxed)
 
     def _on_change(self, *_args: object) -> None:
         if self._loading:
             return
         chosen = WorkspaceSandbox(mode=SandboxMode(self.mode.currentData()), run_without_asking=self.without_asking.isChecked(),
                                   allowed_domains=self.current().allowed_domains)
+        key = self._key()
+
+        def change(s: Settings) -> None:
+            if key:
+                s.sandbox.workspaces = {**s.sandbox.workspaces, key: chosen}
+            else:
+                s.sandbox.default = chosen
+
+        self.settings.update(change)
+        self.retranslate()
+
+    def _on_save_domains(self) -> None:
+        entries = [line.strip() for line in self.domains.toPlainText().splitlines() if line.strip()]
+        bad = [e for e in entries if not _is_domain(e)]
+        if bad:
+            self.domains_error.setText(_("Not saved: {entries} — write a domain such as example.com or "
+                                         "*.example.com.").format(entries=", ".join(bad)))
+            self.domains_error.show()
+            return
+        self.domains_error.hide()
+        chosen = self.current().model_copy(update={"allowed_domains": entries})
         key = self._key()
 
         def change(s: Settings) -> None:

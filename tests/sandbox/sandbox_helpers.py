@@ -109,8 +109,9 @@ def _canary(jail: Jail, path: Path) -> None:
     jail.secrets[path] = value
 
 
-def tool_with(mode: SandboxMode = SandboxMode.SANDBOXED, **fields: Any) -> RunCommand:
-    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=mode), **fields))
+def tool_with(mode: SandboxMode = SandboxMode.SANDBOXED, *, default: WorkspaceSandbox | None = None,
+              **fields: Any) -> RunCommand:
+    settings = Settings(sandbox=SandboxSettings(default=default or WorkspaceSandbox(mode=mode), **fields))
     return RunCommand(lambda: settings)
 
 

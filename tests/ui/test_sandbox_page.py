@@ -102,3 +102,21 @@ def test_the_approval_dialog_says_where_the_command_runs_and_with_what_network(q
     text = format_targets(outside)
     assert "运行位置：在沙箱之外，拥有你的全部权限" in text.replace(": ", "：")
     assert "代理请求的" in text
+
+
+def test_allowed_domains_are_checked_before_they_are_saved(qtbot, settings_store: SettingsStore,
+                                                            tmp_path: Path) -> None:
+    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
+    qtbot.addWidget(page)
+    page.domains.setPlainText("pypi.org\n127.0.0.1\n*.local\n")
+    page.save_domains.click()
+    assert not page.domains_error.isHidden() and "127.0.0.1, *.local" in page.domains_error.text()
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).allowed_domains == []
+    page.domains.setPlainText("pypi.org\n*.pythonhosted.org\n")
+    page.save_domains.click()
+    assert page.domains_error.isHidden()
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).allowed_domains == [
+        "pypi.org", "*.pythonhosted.org"]
+    assert settings_store.current.sandbox.default.allowed_domains == []
+    request = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: only pypi.org, *.pythonhosted.org"))
+    assert "Details: network only to: pypi.org, *.pythonhosted.org" in format_targets(request)

@@ -9,17 +9,20 @@ paths, and turns the plan into the targets the approval policy reads.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk import sandbox
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, PROTECTED, SANDBOX_TARGET
+from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
+from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings
 from echo_desk.tools import Target
 
 NO_NETWORK = "network: none"
+ONLY_DOMAINS = "network: only "
 OUTSIDE_REASONS = {
     "agent": f"{PROTECTED}: runs outside the sandbox with all your rights (the agent asked for it)",
     "ask": f"{PROTECTED}: runs outside the sandbox with all your rights (the sandbox is set to ask every time)",
@@ -35,24 +38,36 @@ class CommandPlan:
     sandboxed: bool
     availability: sandbox.Availability
     outside_reason: str = ""
+    #: Allowed domains as the person wrote them (empty: no network at all).
+    domains: tuple[str, ...] = ()
+
+    @property
+    def rules(self) -> tuple[DomainRule, ...]:
+        return parse_rules(self.domains)
+
+    @property
+    def network(self) -> str:
+        return ONLY_DOMAINS + ", ".join(self.domains) if self.domains else NO_NETWORK
 
     @property
     def target(self) -> Target | None:
         """The line the approval dialog shows (and the policy reads); none when the sandbox is off."""
         if self.sandboxed:
-            return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=NO_NETWORK)
+            return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=self.network)
         if self.outside_reason:
             return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, detail=OUTSIDE_REASONS[self.outside_reason])
         return None
 
     def metadata(self) -> dict[str, object]:
-        return {"mode": self.mode.value, "sandboxed": self.sandboxed, "network": "none" if self.sandboxed else "host",
-                "status": self.availability.status.value}
+        network = ("domains" if self.domains else "none") if self.sandboxed else "host"
+        return {"mode": self.mode.value, "sandboxed": self.sandboxed, "network": network,
+                "domains": list(self.domains) if self.sandboxed else [], "status": self.availability.status.value}
 
 
 def plan_command(settings: Settings, workspace: Path | None, *, outside: bool) -> CommandPlan:
     """The plan for a command in ``workspace``; ``outside``: the model asked to leave the sandbox."""
-    mode = settings.sandbox.for_workspace(workspace).mode
+    chosen = settings.sandbox.for_workspace(workspace)
+    mode = chosen.mode
     found = sandbox.availability()
     if mode is SandboxMode.OFF:
         return CommandPlan(mode, False, found)
@@ -62,7 +77,16 @@ def plan_command(settings: Settings, workspace: Path | None, *, outside: bool) -
         return CommandPlan(mode, False, found, "unavailable")
     if outside:
         return CommandPlan(mode, False, found, "agent")
-    return CommandPlan(mode, True, found)
+    return CommandPlan(mode, True, found, domains=tuple(d for d in chosen.allowed_domains if _valid(d)))
+
+
+def _valid(domain: str) -> bool:
+    # The settings page refuses bad entries; one written by hand into the file is left out.
+    try:
+        DomainRule.parse(domain)
+    except BadDomain:
+        return False
+    return True
 
 
 def own_folders() -> tuple[tuple[str, Path], ...]:
@@ -105,10 +129,35 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
     return tuple(found)
 
 
-def sandbox_spec(settings: Settings, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
+def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
     hidden = [folder for _, folder in own_folders()]
     hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
-    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden))
+    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains))
+
+
+#: Builds the proxy from the rules (tests give it a resolver that maps a test name to loopback).
+make_proxy: Callable[[tuple[DomainRule, ...]], DomainProxy] = DomainProxy
+
+
+def start_network(plan: CommandPlan, launch: sandbox.Launch | None) -> DomainProxy | None:
+    """The proxy for the allowed domains, serving the forwarder of ``launch`` (on this loop)."""
+    if launch is None or launch.relay is None:
+        return None
+    proxy = make_proxy(plan.rules)
+    proxy.attach(launch.relay)
+    return proxy
+
+
+async def finish_network(proxy: DomainProxy | None, meta: dict[str, object]) -> str:
+    """Stop the proxy; record refused hosts in ``meta`` and return the line for the model."""
+    if proxy is None:
+        return ""
+    await proxy.close()
+    meta["refused_hosts"] = list(proxy.refused)
+    if not proxy.refused:
+        return ""
+    return (f"\n[sandbox] network access refused for: {', '.join(proxy.refused)} (not an allowed domain of this "
+            "workspace, a bare IP address, or a local address). The person can add a domain in Settings › Sandbox.")
 
 
 def blocked_note(blocked: tuple[sandbox.Blocked, ...]) -> str:

@@ -164,8 +164,8 @@ class RunCommand(BuiltinTool):
         launch: sandbox.Launch | None = None
         try:
             if plan.sandboxed:
-                launch = sandbox.prepare(command_sandbox.sandbox_spec(self._settings(), ctx.write_roots, cwd.path),
-                                         argv, plan.availability.bwrap or "bwrap")
+                spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
+                launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap")
                 argv, env, pass_fds = launch.argv, {}, launch.pass_fds
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=workdir, env=env, pass_fds=pass_fds,
@@ -176,6 +176,7 @@ class RunCommand(BuiltinTool):
             os.close(dir_fd)
             if launch is not None:
                 launch.close()
+        network = command_sandbox.start_network(plan, launch)
         buffer = OutputBuffer()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx))
         ended = ""
@@ -189,9 +190,11 @@ class RunCommand(BuiltinTool):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
+        sandbox_meta = plan.metadata()
+        refused_note = await command_sandbox.finish_network(network, sandbox_meta)
         meta = {"exit_code": proc.returncode, "pid": proc.pid, "bytes": buffer.total,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
-                "sandbox": plan.metadata()}
+                "sandbox": sandbox_meta}
         if ended == "cancel":
             raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
                                   f"Output so far:\n{buffer.text()}")
@@ -205,8 +208,8 @@ class RunCommand(BuiltinTool):
         note = ""
         if plan.sandboxed:
             blocked = sandbox.what_was_blocked(proc.returncode, buffer.text())
-            meta["sandbox"]["blocked"] = [b.value for b in blocked]  # type: ignore[index]
-            note = command_sandbox.blocked_note(blocked)
+            sandbox_meta["blocked"] = [b.value for b in blocked]
+            note = command_sandbox.blocked_note(blocked) + refused_note
         return ToolResult.ok(f"exit code {proc.returncode}\n{buffer.text()}{note}", metadata=meta)
 
     @staticmethod
