@@ -21,6 +21,7 @@ from echo_desk.i18n import _
 from echo_desk.ui import marshal
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.result_grid import grid_of
+from echo_desk.ui.sandbox_card import sandbox_of
 from echo_desk.ui.transcript import TranscriptModel
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,9 @@ def _envelope_dict(envelope: Any) -> dict[str, Any] | None:
     grid = grid_of(metadata)
     if grid is not None:
         value = {**value, "grid": grid}
+    sandbox = sandbox_of(metadata)
+    if sandbox is not None:
+        value = {**value, "sandbox": sandbox}
     return value
 
 

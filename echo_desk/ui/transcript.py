@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from echo_desk.ui.labels import normalize_status
 from echo_desk.ui.result_grid import grid_of
+from echo_desk.ui.sandbox_card import sandbox_of
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 _FLUSH_MS = 50
@@ -41,6 +42,8 @@ class TranscriptItem:
     subtranscript: list[dict[str, Any]] = field(default_factory=list)
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
     grid: dict[str, Any] | None = None
+    #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
+    sandbox: dict[str, Any] | None = None
     expanded: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
@@ -199,6 +202,7 @@ class TranscriptModel(QAbstractListModel):
         item.file_changes = [_change_dict(c) for c in getattr(envelope, "file_changes", ()) or ()]
         item.subtranscript = subtranscript_of(getattr(envelope, "metadata", None))
         item.grid = grid_of(getattr(envelope, "metadata", None))
+        item.sandbox = sandbox_of(getattr(envelope, "metadata", None))
         item.status = status_from_envelope(ok, item.error_kind)
         self._changed(item)
 
@@ -278,6 +282,7 @@ class TranscriptModel(QAbstractListModel):
                 card.file_changes = list(env.get("file_changes", []) or [])
                 card.subtranscript = subtranscript_of(env)
                 card.grid = grid_of(env.get("grid"))
+                card.sandbox = sandbox_of(env.get("sandbox"))
                 card.status = status_from_envelope(bool(env.get("ok", not card.error)), card.error_kind)
         self._timer.stop()
         self.beginResetModel()

@@ -3,6 +3,7 @@ and its choices land in the settings for the open workspace."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,16 +11,21 @@ from pathlib import Path
 import pytest
 
 from echo_desk import sandbox
+from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
-from echo_desk.agent.tools import command_sandbox
-from echo_desk.store.settings import SandboxMode, SettingsStore
-from echo_desk.tools import RiskLevel, Target
+from echo_desk.agent.tools import RunCommand, command_sandbox
+from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
+from echo_desk.tools import RiskLevel, Target, ToolExecutionContext
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval_dialog import ApprovalDialog, format_targets
 from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.chat_session import _envelope_dict
+from echo_desk.ui.sandbox_card import sandbox_html, sandbox_of
 from echo_desk.ui.sandbox_page import SandboxPage
 from echo_desk.ui.settings_dialog import SettingsDialog
+from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.transcript_view import card_html
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -120,3 +126,39 @@ def test_allowed_domains_are_checked_before_they_are_saved(qtbot, settings_store
     assert settings_store.current.sandbox.default.allowed_domains == []
     request = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: only pypi.org, *.pythonhosted.org"))
     assert "Details: network only to: pypi.org, *.pythonhosted.org" in format_targets(request)
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+async def test_the_card_says_where_a_command_ran_and_what_was_refused(qtbot, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    tool = RunCommand(lambda: Settings())
+    ctx = ToolExecutionContext(call_id="c1", tool_name="run_command", scope_id="s",
+                               workspace_roots=(workspace,), write_roots=(workspace,))
+    params = {"command": "echo x > /usr/escape-attempt"}
+    ctx.preview = await tool.preview(params, ctx)
+    result = await tool.execute(params, ctx)
+    envelope = Envelope(ok=True, tool="run_command", call_id="c1", content=result.output, metadata=result.metadata)
+    model = TranscriptModel()
+    model.add_tool_call("c1", "run_command", json.dumps(params))
+    model.set_tool_result("c1", envelope)
+    item = model._by_call["c1"]
+    text = card_html(item, "Run command")
+    assert "Ran in the sandbox · no network" in text
+    assert "The sandbox probably refused: writing outside the workspace" in text
+    stored = _envelope_dict(envelope)
+    assert stored is not None and sandbox_of(stored["sandbox"]) == item.sandbox  # kept for reopening
+    i18n_qt.apply_language("zh_CN")
+    assert "在沙箱中运行" in card_html(item, "运行命令")
+
+
+def test_the_card_of_a_command_run_outside_warns_and_lists_refused_hosts() -> None:
+    outside = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "domains": [], "blocked": []}})
+    assert outside is not None and "Ran outside the sandbox, with all your rights" in sandbox_html(outside)
+    off = sandbox_of({"sandbox": {"sandboxed": False, "mode": "off"}})
+    assert off is not None and sandbox_html(off) == ""
+    refused = sandbox_of({"sandbox": {"sandboxed": True, "domains": ["pypi.org"], "blocked": [],
+                                      "refused_hosts": ["<b>evil</b>.test"]}})
+    assert refused is not None
+    shown = sandbox_html(refused)
+    assert "network only to: pypi.org" in shown and "&lt;b&gt;evil&lt;/b&gt;.test" in shown
