@@ -42,7 +42,7 @@ def _runner(workspace: Path, sandboxed: bool, bwrap: str, minimal: bool = False)
             launch = sandbox.prepare(sandbox.SandboxSpec(writable=(workspace,), cwd=workspace), argv, bwrap)
             argv, fds = launch.argv, launch.pass_fds
         proc = subprocess.Popen(argv, cwd=workspace, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                pass_fds=fds, env=sandbox.allowed_environment())
+                                pass_fds=fds, env=launch.env if launch else sandbox.allowed_environment())
         if launch is not None:
             launch.close()
         assert proc.stdout is not None

@@ -56,6 +56,9 @@ class Launch:
     pass_fds: tuple[int, ...]
     hidden: tuple[Path, ...]
     read_only: tuple[Path, ...]
+    #: The environment to spawn ``argv`` with (bwrap passes it on): the allow-list plus the
+    #: caller's own values. Kept out of ``argv``, where any process could read it.
+    env: dict[str, str] = field(default_factory=dict)
     #: Echo Desk's end of the socket pair the forwarder hands connections through (when proxied).
     relay: socket.socket | None = None
     _child_ends: tuple[socket.socket, ...] = ()
@@ -78,8 +81,15 @@ def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
     return ["--ro-bind", "/dev/null", str(path)]
 
 
-def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None) -> Launch:
-    """Build the command line; opens the seccomp program descriptor (closed by ``close()``)."""
+def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None, *,
+            own_env: dict[str, str] | None = None, seccomp_file: Path | None = None) -> Launch:
+    """Build the command line; opens the seccomp program descriptor (closed by ``close()``).
+
+    ``env`` is filtered through the allow-list; ``own_env`` (e.g. an MCP server's configured
+    variables) is added as is. With ``seccomp_file`` the program is written there and read by a
+    ``/bin/sh`` redirection instead of an inherited descriptor, for spawners that cannot pass one
+    (then ``pass_fds`` is empty, and no proxy is possible).
+    """
     writable = existing_real(spec.writable)
     if not writable:
         raise ValueError("a sandboxed command needs at least one existing writable folder")
@@ -89,6 +99,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
     read_only = existing_real(p for w in writable for p in read_only_in(w))
     environment = allowed_environment(env, spec.extra_env_names)
+    environment.update(own_env or {})
     environment["TMPDIR"] = "/tmp"
     environment["PWD"] = str(cwd)
 
@@ -109,9 +120,13 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
     argv += list(spec.extra_args)
-    argv += ["--clearenv"]
-    for name, value in sorted(environment.items()):
-        argv += ["--setenv", name, value]
+    if seccomp_file is not None:
+        if spec.proxied:
+            raise ValueError("a proxied sandbox needs inherited descriptors")
+        _write_private(seccomp_file, seccomp.program())
+        argv += ["--seccomp", "3", "--chdir", str(cwd), "--", *_with_process_limit(command, spec.max_processes)]
+        wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
+        return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment)
     fd = seccomp.program_fd()
     argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
     relay = child_end = None
@@ -120,7 +135,17 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         command = [sys.executable, "-I", "-S", str(FORWARDER), str(child_end.fileno()), "--", *command]
     argv += _with_process_limit(command, spec.max_processes)
     fds = (fd,) if child_end is None else (fd, child_end.fileno())
-    return Launch(argv, fds, tuple(hidden), tuple(read_only), relay, () if child_end is None else (child_end,))
+    return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
+                  () if child_end is None else (child_end,))
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def _with_process_limit(command: list[str], limit: int) -> list[str]:

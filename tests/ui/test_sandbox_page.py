@@ -15,12 +15,14 @@ from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.agent.tools import RunCommand, command_sandbox
+from echo_desk.mcp.config import ServerConfig
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
 from echo_desk.tools import RiskLevel, Target, ToolExecutionContext
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval_dialog import ApprovalDialog, format_targets
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_session import _envelope_dict
+from echo_desk.ui.mcp_server_form import ServerFormDialog
 from echo_desk.ui.sandbox_card import sandbox_html, sandbox_of
 from echo_desk.ui.sandbox_page import SandboxPage
 from echo_desk.ui.settings_dialog import SettingsDialog
@@ -162,3 +164,13 @@ def test_the_card_of_a_command_run_outside_warns_and_lists_refused_hosts() -> No
     assert refused is not None
     shown = sandbox_html(refused)
     assert "network only to: pypi.org" in shown and "&lt;b&gt;evil&lt;/b&gt;.test" in shown
+
+
+def test_the_server_form_keeps_the_sandbox_choice(qtbot) -> None:
+    form = ServerFormDialog(manager=None, config=ServerConfig(name="files", command="npx", args=("-y", "srv"),
+                                                              sandbox=True))
+    qtbot.addWidget(form)
+    assert form.sandboxed.isChecked() and "sandbox" in form.sandboxed.text()
+    assert form.draft().sandbox is True
+    form.sandboxed.setChecked(False)
+    assert form.draft().sandbox is False

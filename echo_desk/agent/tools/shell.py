@@ -166,7 +166,7 @@ class RunCommand(BuiltinTool):
             if plan.sandboxed:
                 spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
                 launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap")
-                argv, env, pass_fds = launch.argv, {}, launch.pass_fds
+                argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=workdir, env=env, pass_fds=pass_fds,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
