@@ -18,7 +18,7 @@ from pathlib import Path
 
 from echo_desk.sandbox import seccomp
 from echo_desk.sandbox.environment import allowed_environment
-from echo_desk.sandbox.paths import default_hidden, existing_real, is_under, read_only_in
+from echo_desk.sandbox.paths import default_hidden, existing_real, git_dirs, is_under, read_only_in
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
@@ -117,6 +117,14 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     for path in hidden:
         if any(is_under(path, w) for w in writable):
             argv += _hide(path)
+    for gitdir in existing_real(g for w in writable for g in git_dirs(w)):
+        if any(is_under(gitdir, w) for w in writable):
+            # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
+            # with a hooks folder of the command's own would walk around the read-only hooks.
+            argv += ["--bind", str(gitdir), str(gitdir)]
+        if not (gitdir / "hooks").exists():
+            # No hooks folder yet: an empty read-only one, so none can be planted.
+            argv += ["--tmpfs", str(gitdir / "hooks"), "--remount-ro", str(gitdir / "hooks")]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
     argv += list(spec.extra_args)

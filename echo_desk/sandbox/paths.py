@@ -41,31 +41,32 @@ def existing_real(paths: Iterable[Path]) -> list[Path]:
     return list(seen)
 
 
-def git_protected(workspace: Path) -> list[Path]:
-    """``.git/hooks`` and ``.git/config`` of the workspace's repository, following a ``.git``
-    file's ``gitdir:`` and a ``commondir`` (worktrees, submodules), plus ``.git/modules/*``."""
-    found: list[Path] = []
+def git_dirs(workspace: Path) -> list[Path]:
+    """The workspace repository's git folders: ``.git`` (or where a ``.git`` file's ``gitdir:``
+    points), its ``commondir`` (worktrees), and ``.git/modules/*`` (submodules)."""
     dot_git = workspace / ".git"
     gitdirs: list[Path] = []
     if dot_git.is_dir():
         gitdirs.append(dot_git)
     elif dot_git.is_file():
         pointed = _gitdir_of(dot_git)
-        if pointed is not None:
+        if pointed is not None and pointed.is_dir():
             gitdirs.append(pointed)
     for gitdir in list(gitdirs):
         common = gitdir / "commondir"
         if common.is_file():
             target = _relative_to(gitdir, common.read_text(encoding="utf-8", errors="replace").strip())
-            if target is not None:
+            if target is not None and target.is_dir():
                 gitdirs.append(target)
         modules = gitdir / "modules"
         if modules.is_dir():
             gitdirs.extend(p for p in modules.iterdir() if p.is_dir())
-    for gitdir in gitdirs:
-        found += [gitdir / "hooks", gitdir / "config", gitdir / "info"]
-        # A gitdir outside the workspace is already read-only; protecting it costs nothing.
-    return found
+    return gitdirs
+
+
+def git_protected(workspace: Path) -> list[Path]:
+    """What git runs or obeys in those folders: ``hooks``, ``config``, ``info``."""
+    return [gitdir / name for gitdir in git_dirs(workspace) for name in ("hooks", "config", "info")]
 
 
 def _gitdir_of(dot_git_file: Path) -> Path | None:

