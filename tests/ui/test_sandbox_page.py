@@ -174,3 +174,13 @@ def test_the_server_form_keeps_the_sandbox_choice(qtbot) -> None:
     assert form.draft().sandbox is True
     form.sandboxed.setChecked(False)
     assert form.draft().sandbox is False
+
+
+def test_the_approval_dialog_gives_the_fix_when_the_sandbox_is_unavailable(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_bwrap(monkeypatch, tmp_path)
+    request = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
+                              detail=command_sandbox.OUTSIDE_REASONS["unavailable"]))
+    text = format_targets(request)
+    assert "the sandbox is unavailable here" in text
+    assert "bubblewrap (bwrap) is not installed." in text and "sudo apt install bubblewrap" in text
