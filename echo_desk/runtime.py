@@ -132,4 +132,4 @@ def _builtin_tools(settings: SettingsStore) -> list[Tool]:
     from echo_desk.agent.tools.database import database_tools
 
     # The database tools read the connection list from the settings on every use.
-    return [*builtin_tools(), *database_tools(settings)]
+    return [*builtin_tools(lambda: settings.current), *database_tools(settings)]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system libraries Qt needs (offscreen and on a real X display), a CJK font so
-# Chinese does not render as boxes, Xvfb for screenshots and GNU patch for the diff tests.
+# Chinese does not render as boxes, Xvfb for screenshots, GNU patch for the diff tests and
+# bubblewrap for the command sandbox (docs/sandbox.md).
 # As root on Debian/Ubuntu it runs apt-get; otherwise it prints the exact line to run.
 set -euo pipefail
 PKGS=(
@@ -10,6 +11,7 @@ PKGS=(
   libx11-xcb1 patch procps
   postgresql   # the database tools' tests run a real server (initdb in a temp folder, loopback only)
   appstream desktop-file-utils   # tests/packaging validate the AppStream metainfo and the .desktop entry
+  bubblewrap   # run_command's sandbox (bwrap); Fedora/Arch/openSUSE: package 'bubblewrap' too
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -21,6 +21,11 @@ PROTECTED = "protected"
 #: Set in ``ctx.extras`` by the dispatcher when the person approved this very call (not an
 #: automatic "always allow"): only such an approval covers a protected target.
 APPROVED_BY_PERSON = "approved_by_person"
+#: ``Target.kind`` of the line saying where a command runs; ``Target.value`` is one of the two
+#: tokens below, ``Target.detail`` the network it gets (or a protected reason when outside).
+SANDBOX_TARGET = "sandbox"
+IN_SANDBOX = "in_sandbox"
+OUTSIDE_SANDBOX = "outside_sandbox"
 
 
 def is_protected(target: Target) -> bool:
@@ -32,6 +37,13 @@ def approved_protected_targets(ctx: ToolExecutionContext, kind: str) -> tuple[Ta
     if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
         return ()
     return tuple(t for t in ctx.preview.targets if t.kind == kind and is_protected(t))
+
+
+def runs_in_sandbox(entry: RegisteredTool, preview: ToolPreview | None) -> bool:
+    """The previewed call runs in the sandbox (only a built-in tool is believed when it says so)."""
+    if preview is None or entry.source != "builtin":
+        return False
+    return any(t.kind == SANDBOX_TARGET and t.value == IN_SANDBOX for t in preview.targets)
 
 
 def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
@@ -103,6 +115,9 @@ def approval_for(
         return Ruling(Verdict.AUTO, "allowed for this conversation")
     if policy is ToolPolicy.ASK:
         return Ruling(Verdict.ASK, "settings: ask")
+    workspace = scope.workspace_roots[0] if scope.workspace_roots else None
+    if runs_in_sandbox(entry, preview) and settings.sandbox.for_workspace(workspace).run_without_asking:
+        return Ruling(Verdict.AUTO, "sandbox: runs in the sandbox without asking")
     if entry.tool.requires_approval:
         return Ruling(Verdict.ASK, "the tool always asks")
     if risk is RiskLevel.READ:

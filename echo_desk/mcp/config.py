@@ -53,6 +53,10 @@ class ServerConfig:
     enabled: bool = True
     #: Seconds a single tool call may take before it is cancelled.
     timeout: float = 60.0
+    #: A stdio server started in the command sandbox (docs/sandbox.md): its own folder writable,
+    #: the rest read-only, secrets hidden, no network. Default on for servers imported from
+    #: other apps; in ``mcp.json`` as ``"sandbox": true``.
+    sandbox: bool = False
 
     @property
     def is_stdio(self) -> bool:
@@ -64,7 +68,7 @@ class ServerConfig:
         Secrets are left out on purpose (rotating a token needs no new approval); anything
         that changes what runs, or where we connect, changes the fingerprint.
         """
-        material = {
+        material: dict[str, Any] = {
             "transport": self.transport,
             "command": self.command,
             "args": list(self.args),
@@ -73,6 +77,9 @@ class ServerConfig:
             "url": self.url,
             "headers": sorted(self.headers),
         }
+        if self.sandbox:
+            # Leaving the sandbox changes what the server may do: a new approval.
+            material["sandbox"] = True
         text = json.dumps(material, sort_keys=True, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -94,6 +101,8 @@ class ServerConfig:
                 out["env"] = dict(self.env)
             if self.cwd:
                 out["cwd"] = self.cwd
+            if self.sandbox:
+                out["sandbox"] = True
         else:
             out = {"type": self.transport, "url": self.url}
             if self.headers:
@@ -167,6 +176,9 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise ConfigError(f"{name}: args must be a list of strings")
         cwd = raw.get("cwd", "")
+        sandboxed = raw.get("sandbox", False)
+        if not isinstance(sandboxed, bool):
+            raise ConfigError(f"{name}: sandbox must be true or false")
         return ServerConfig(
             name=name,
             transport="stdio",
@@ -176,6 +188,7 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
             cwd=cwd if isinstance(cwd, str) else "",
             enabled=bool(enabled),
             timeout=float(timeout),
+            sandbox=sandboxed,
         )
     url = raw.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):

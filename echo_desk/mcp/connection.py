@@ -29,6 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from echo_desk import __version__
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.contained import contained
 from echo_desk.mcp.leash import leashed
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,10 @@ class ServerConnection:
                 lambda: _StderrTail(self._stderr_closed), os.fdopen(read_fd, "rb")
             )
             env = {**self._extra_env, **cfg.resolved_env()}
-            command, args = leashed(cfg.command, cfg.args, env)  # dies with us, even after kill -9
+            command, args = cfg.command, list(cfg.args)
+            if cfg.sandbox:
+                command, args, env = contained(cfg, env)
+            command, args = leashed(command, args, env)  # dies with us, even after kill -9
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
             return stdio_client(params, errlog=errlog), errlog
         headers = cfg.resolved_headers()

@@ -55,6 +55,8 @@ class ServerDraft:
     headers: tuple[Entry, ...] = ()
     enabled: bool = True
     timeout: float = 60.0
+    #: Start a stdio server in the command sandbox.
+    sandbox: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ def build_server(draft: ServerDraft, *, taken: set[str], original: str = "") -> 
             raise FormError(N_("A stdio server needs a command to run."))
         config = ServerConfig(name=name, transport="stdio", command=draft.command.strip(), args=draft.args,
                               env=_entries(name, "env", draft.env, secrets), cwd=draft.cwd.strip(),
-                              enabled=draft.enabled, timeout=draft.timeout)
+                              enabled=draft.enabled, timeout=draft.timeout, sandbox=draft.sandbox)
     else:
         url = draft.url.strip()
         if not re.match(r"^https?://[^\s/?#]+", url) or any(c.isspace() for c in url):

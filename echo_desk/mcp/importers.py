@@ -98,7 +98,8 @@ def _convert(
                 out[key] = value
         return out
 
-    converted = replace(cfg, env=move(cfg.env, "env"), headers=move(cfg.headers, "headers"))
+    # A server brought over from another app starts in the sandbox (docs/sandbox.md).
+    converted = replace(cfg, env=move(cfg.env, "env"), headers=move(cfg.headers, "headers"), sandbox=cfg.is_stdio)
     return converted, tuple(to_keyring), tuple(needs), secrets
 
 

@@ -91,6 +91,43 @@ class DatabaseConnection(BaseModel):
     write_mode: bool = False
 
 
+class SandboxMode(enum.StrEnum):
+    """How ``run_command`` runs in a workspace (docs/sandbox.md)."""
+
+    #: In the sandbox where it works; where it does not, every command is asked about.
+    SANDBOXED = "sandboxed"
+    #: Never sandboxed, and every command is asked about.
+    ASK_UNSANDBOXED = "ask_unsandboxed"
+    #: Never sandboxed; the tool's approval policy applies as for any tool.
+    OFF = "off"
+
+
+class WorkspaceSandbox(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    mode: SandboxMode = SandboxMode.SANDBOXED
+    #: Sandboxed commands run without asking (until the permission rules' ``allow-in-sandbox``).
+    run_without_asking: bool = False
+    #: ``example.com`` / ``*.example.com`` reachable through the sandbox's proxy (none: no network).
+    allowed_domains: list[str] = Field(default_factory=list)
+
+
+class SandboxSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    #: For a workspace without its own entry.
+    default: WorkspaceSandbox = Field(default_factory=WorkspaceSandbox)
+    #: Keyed by the workspace folder's absolute path.
+    workspaces: dict[str, WorkspaceSandbox] = Field(default_factory=dict)
+    #: Paths the person added: hidden from sandboxed commands, even for reading.
+    hidden_paths: list[str] = Field(default_factory=list)
+
+    def for_workspace(self, workspace: Path | str | None) -> WorkspaceSandbox:
+        if workspace is None:
+            return self.default
+        return self.workspaces.get(str(workspace)) or self.default
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
@@ -114,6 +151,7 @@ class Settings(BaseModel):
     breaker_cooldown_seconds: float = 30.0
     max_turns: int = 25
     recent_workspaces: list[str] = Field(default_factory=list)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     def tool(self, name: str) -> ToolSettings:
         return self.tools.get(name) or ToolSettings()

@@ -27,12 +27,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
-from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
+from echo_desk.ui.labels import (
+    CHANGE_LABELS,
+    RISK_COLOURS,
+    TARGET_LABELS,
+    risk_label,
+    source_label,
+    target_value_text,
+)
 from echo_desk.ui.protection_text import shown_detail
+from echo_desk.ui.sandbox_page import status_text
 from echo_desk.ui.spawn_manifest import scope_names
 from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
 
@@ -45,10 +55,12 @@ def format_targets(request: ApprovalRequest) -> str:
         return ""
     for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        lines.append(f"{label}: {target.value}")
+        lines.append(f"{label}: {target_value_text(target.kind, target.value)}")
         if target.detail:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
             lines.append(f"    {detail_label}: {shown_detail(target.detail)}")
+        if target.kind == "sandbox" and target.detail == OUTSIDE_REASONS["unavailable"]:
+            lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))

@@ -24,6 +24,7 @@ from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import marshal
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.result_grid import grid_of
+from echo_desk.ui.sandbox_card import sandbox_of
 from echo_desk.ui.transcript import ItemKind, TranscriptModel
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ def _envelope_dict(envelope: Envelope) -> dict[str, Any]:
     grid = grid_of(metadata)
     if grid is not None:
         value = {**value, "grid": grid}
+    sandbox = sandbox_of(metadata)
+    if sandbox is not None:
+        value = {**value, "sandbox": sandbox}
     return value
 
 

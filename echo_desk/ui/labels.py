@@ -32,8 +32,20 @@ POLICY_LABELS = {"ask": N_("Ask"), "always": N_("Always allow"), "never": N_("Ne
 
 TARGET_LABELS = {
     "path": N_("File"), "command": N_("Command"), "url": N_("URL"), "server": N_("Server"),
-    "database": N_("Database"), "other": N_("Target"),
+    "database": N_("Database"), "sandbox": N_("Runs"), "other": N_("Target"),
 }
+
+#: ``Target.value`` of a ``sandbox`` target (``agent.policy.IN_SANDBOX`` / ``OUTSIDE_SANDBOX``).
+SANDBOX_VALUES = {"in_sandbox": N_("in the sandbox"), "outside_sandbox": N_("outside the sandbox, with all your rights")}
+SANDBOX_NETWORK = {"network: none": N_("no network")}
+SANDBOX_ONLY_DOMAINS = "network: only "
+
+
+def target_value_text(kind: str, value: str) -> str:
+    """A target's value as shown: as is, except the sandbox tokens, which are translated."""
+    if kind == "sandbox" and value in SANDBOX_VALUES:
+        return _(SANDBOX_VALUES[value])
+    return value
 
 PROFILE_LABELS = {"read-only": N_("Read only"), "coding": N_("Coding"), "everything": N_("Everything")}
 

@@ -106,6 +106,8 @@ class ServerFormDialog(QDialog):
         sform.addRow("", self.split_button)
         sform.addRow(self.runs_label, self.runs)
         sform.addRow(self.cwd_label, self.cwd)
+        self.sandboxed = QCheckBox()
+        sform.addRow("", self.sandboxed)
         self.env = KeyValueRows()
         self.env_box = QGroupBox()
         QVBoxLayout(self.env_box).addWidget(self.env)
@@ -160,6 +162,7 @@ class ServerFormDialog(QDialog):
         self.split_button.setText(_("Split a pasted command line into arguments"))
         self.cwd_label.setText(_("Working folder:"))
         self.cwd.setPlaceholderText(_("optional"))
+        self.sandboxed.setText(_("Start it in the sandbox (its working folder writable, secrets hidden, no network)"))
         self.env_box.setTitle(_("Environment variables"))
         self.env.retranslate(_("Add variable"))
         self.url_label.setText(_("URL:"))
@@ -189,6 +192,7 @@ class ServerFormDialog(QDialog):
         self.command.setText(cfg.command)
         self.args.setPlainText("\n".join(cfg.args))
         self.cwd.setText(cfg.cwd)
+        self.sandboxed.setChecked(cfg.sandbox)
         self.env.set_values(cfg.env)
         self.url.setText(cfg.url)
         self.headers.set_values(cfg.headers)
@@ -198,7 +202,7 @@ class ServerFormDialog(QDialog):
                            command=self.command.text(), args=args_from_text(self.args.toPlainText()),
                            env=tuple(self.env.values()), cwd=self.cwd.text(), url=self.url.text(),
                            headers=tuple(self.headers.values()), enabled=self.enabled.isChecked(),
-                           timeout=float(self.timeout.value()))
+                           timeout=float(self.timeout.value()), sandbox=self.sandboxed.isChecked())
 
     def _show_runs(self) -> None:
         line = [self.command.text().strip(), *args_from_text(self.args.toPlainText())]

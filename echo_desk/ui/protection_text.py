@@ -12,6 +12,7 @@ import re
 
 from echo_desk.agent.policy import PROTECTED
 from echo_desk.i18n import N_, _
+from echo_desk.ui.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 MARKER = f"{PROTECTED}: "
 
@@ -19,6 +20,14 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"inside a \.git folder \(repository internals\)"), N_("inside a .git folder (repository internals)")),
     (re.compile(r"Echo Desk's own settings folder"), N_("Echo Desk's own settings folder")),
     (re.compile(r"Echo Desk's own data folder"), N_("Echo Desk's own data folder")),
+    (re.compile(r"Echo Desk's own cache folder"), N_("Echo Desk's own cache folder")),
+    (re.compile(r"the keyring folder"), N_("the keyring folder")),
+    (re.compile(r"runs outside the sandbox with all your rights \(the agent asked for it\)"),
+     N_("runs outside the sandbox with all your rights (the agent asked for it)")),
+    (re.compile(r"runs outside the sandbox with all your rights \(the sandbox is set to ask every time\)"),
+     N_("runs outside the sandbox with all your rights (the sandbox is set to ask every time)")),
+    (re.compile(r"runs outside the sandbox with all your rights \(the sandbox is unavailable here\)"),
+     N_("runs outside the sandbox with all your rights (the sandbox is unavailable here)")),
     (re.compile(r"hard-linked \((?P<count>\d+) names share this file\)"), N_("hard-linked ({count} names share this file)")),
     (
         re.compile(r"(?P<host>\S+) is this computer or its local network \((?P<addresses>[^()]*)\)"),
@@ -29,6 +38,10 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def shown_detail(detail: str) -> str:
     """``detail`` as the approval dialog shows it: each protected reason translated."""
+    if detail in SANDBOX_NETWORK:
+        return _(SANDBOX_NETWORK[detail])
+    if detail.startswith(SANDBOX_ONLY_DOMAINS):
+        return _("network only to: {domains}").format(domains=detail[len(SANDBOX_ONLY_DOMAINS):])
     if not detail.startswith(MARKER):
         return detail
     return "; ".join(_shown_reason(part) for part in detail.split("; "))

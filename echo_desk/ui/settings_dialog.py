@@ -1,4 +1,4 @@
-"""The settings window: General (language), Tools (the catalog), Models, Databases, MCP servers.
+"""The settings window: General (language), Tools (the catalog), Sandbox, Models, Databases, MCP servers.
 
 Non-modal; every change is written through the ``SettingsStore`` at once, so there is no
 OK/Apply step to forget.
@@ -29,6 +29,7 @@ from echo_desk.ui import i18n_qt
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.catalog_page import ToolsPage
 from echo_desk.ui.databases_page import DatabasesPage
+from echo_desk.ui.sandbox_page import SandboxPage
 
 LANGUAGE_CHOICES = ((None, ""), ("en", "English"), ("zh_CN", "简体中文"))
 
@@ -113,7 +114,7 @@ def _mcp_text() -> str:
 
 
 class SettingsDialog(QDialog):
-    PAGES = ("general", "tools", "models", "databases", "mcp")
+    PAGES = ("general", "tools", "sandbox", "models", "databases", "mcp")
 
     def __init__(self, backend: CatalogBackend, parent: QWidget | None = None, *,
                  models_page: QWidget | None = None, mcp_page: QWidget | None = None,
@@ -128,10 +129,11 @@ class SettingsDialog(QDialog):
         self.stack = QStackedWidget()
         self.general = GeneralPage(backend)
         self.tools = ToolsPage(backend)
+        self.sandbox = SandboxPage(backend.settings, workspace)
         self.models = models_page or PlaceholderPage(_models_text)
         self.databases = DatabasesPage(backend.settings, workspace)
         self.mcp = mcp_page or PlaceholderPage(_mcp_text)
-        for page in (self.general, self.tools, self.models, self.databases, self.mcp):
+        for page in (self.general, self.tools, self.sandbox, self.models, self.databases, self.mcp):
             self.stack.addWidget(page)
             self.nav.addItem("")
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
@@ -147,7 +149,7 @@ class SettingsDialog(QDialog):
 
     def retranslate(self, *_args: object) -> None:
         self.setWindowTitle(_("Settings"))
-        for row, text in enumerate((_("General"), _("Tools"), _("Models"), _("Databases"), _("MCP servers"))):
+        for row, text in enumerate((_("General"), _("Tools"), _("Sandbox"), _("Models"), _("Databases"), _("MCP servers"))):
             self.nav.item(row).setText(text)
         self.nav.setAccessibleName(_("Settings pages"))
         self.stack.setAccessibleName(_("Settings page"))

@@ -16,6 +16,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 from echo_desk.agent.status import ToolStatus
 from echo_desk.store.conversations import StoredMessage
 from echo_desk.ui.result_grid import grid_of
+from echo_desk.ui.sandbox_card import sandbox_of
 
 if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope
@@ -56,6 +57,8 @@ class TranscriptItem:
     subtranscript: list[dict[str, Any]] = field(default_factory=list)
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
     grid: dict[str, Any] | None = None
+    #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
+    sandbox: dict[str, Any] | None = None
     expanded: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
@@ -202,6 +205,7 @@ class TranscriptModel(QAbstractListModel):
         item.file_changes = [c.to_json() for c in envelope.file_changes]
         item.subtranscript = subtranscript_of(envelope.metadata)
         item.grid = grid_of(envelope.metadata)
+        item.sandbox = sandbox_of(envelope.metadata)
         item.status = ToolStatus.of_result(envelope.ok, envelope.error_kind)
         self._changed(item)
 
@@ -275,6 +279,7 @@ class TranscriptModel(QAbstractListModel):
                 card.file_changes = list(env.get("file_changes", []) or [])
                 card.subtranscript = subtranscript_of(env)
                 card.grid = grid_of(env.get("grid"))
+                card.sandbox = sandbox_of(env.get("sandbox"))
                 card.status = ToolStatus.of_result(bool(env.get("ok", not card.error)), card.error_kind)
         self._timer.stop()
         self.beginResetModel()

@@ -41,6 +41,7 @@ from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
 from echo_desk.ui.result_grid import grid_html
+from echo_desk.ui.sandbox_card import sandbox_html
 from echo_desk.ui.subagent_card import subtranscript_html
 from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemRole, TranscriptItem
 
@@ -117,6 +118,8 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         parts.append(_pre("\n".join(shown), "#1f2328"))
     if item.error:
         parts.append(_pre(item.error, "#cf222e"))
+    if item.sandbox is not None:
+        parts.append(sandbox_html(item.sandbox))
     if item.grid is not None:
         # A database result: the grid instead of the model's text table (Copy still gives the text).
         table, more_hidden = grid_html(item.grid, expanded=item.expanded)

@@ -14,11 +14,20 @@ from pathlib import Path
 import pytest
 from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 
+from echo_desk import sandbox
 from echo_desk.agent.tools import RunCommand
-from echo_desk.agent.tools.shell import OutputBuffer, scrubbed_environment
+from echo_desk.agent.tools.shell import OutputBuffer, command_environment
+from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
 from echo_desk.tools import CancelledByUser, ErrorKind
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _unsandboxed() -> RunCommand:
+    """These tests watch host process ids, so they run the command outside the sandbox
+    (tests/sandbox/ runs the same checks inside it)."""
+    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=SandboxMode.OFF)))
+    return RunCommand(lambda: settings)
 
 
 def _live_members(pgid: int) -> list[int]:
@@ -47,7 +56,7 @@ def _wait_gone(pgid: int, within: float) -> list[int]:
 
 async def test_timeout_kills_the_whole_process_group(make_ctx: MakeCtx) -> None:
     started = time.monotonic()
-    result = await run_tool(RunCommand(), {"command": "sh -c 'sleep 999 & sleep 999'", "timeout_seconds": 2},
+    result = await run_tool(_unsandboxed(), {"command": "sh -c 'sleep 999 & sleep 999'", "timeout_seconds": 2},
                             make_ctx("run_command"))
     elapsed = time.monotonic() - started
     assert result.error_kind is ErrorKind.TIMEOUT and "process group was killed" in result.error
@@ -75,7 +84,7 @@ async def test_cancel_kills_grandchildren_and_reports_cancelled(make_ctx: MakeCt
     command = f"sh -c 'sleep 999 & echo $! > {marker}; echo ready; wait'"
     started = time.monotonic()
     with pytest.raises(CancelledByUser, match="process group was killed"):
-        await RunCommand().execute({"command": command, "timeout_seconds": 60}, ctx)
+        await _unsandboxed().execute({"command": command, "timeout_seconds": 60}, ctx)
     assert time.monotonic() - started < 5
     grandchild = int(Path(marker).read_text())
     os.unlink(marker)
@@ -98,7 +107,7 @@ def _alive(pid: int) -> bool:
 
 
 async def test_output_streams_live_and_keeps_head_and_tail(make_ctx: MakeCtx, host: RecordingHost) -> None:
-    result = await run_tool(RunCommand(), {"command": "seq 1 200000; echo done >&2; exit 3"}, make_ctx("run_command"))
+    result = await run_tool(_unsandboxed(), {"command": "seq 1 200000; echo done >&2; exit 3"}, make_ctx("run_command"))
     assert result.success and result.metadata["exit_code"] == 3
     assert result.output.startswith("exit code 3\n1\n2\n")
     assert "bytes of output omitted" in result.output
@@ -108,24 +117,41 @@ async def test_output_streams_live_and_keeps_head_and_tail(make_ctx: MakeCtx, ho
     assert streamed.startswith("1\n2\n3\n") and "live output paused" in streamed
 
 
-async def test_secret_looking_variables_are_not_inherited(make_ctx: MakeCtx, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "MY_SECRET_THING", "aws_secret_access_key"):
-        monkeypatch.setenv(name, "hunter2")
-    monkeypatch.setenv("ECHO_DESK_PLAIN", "visible")
-    result = await run_tool(RunCommand(), {"command": "env"}, make_ctx("run_command"))
+SECRET_VARIABLES = (
+    "OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "MY_SECRET_THING", "aws_secret_access_key",
+    # issue #20 item 13: the old deny-list missed these
+    "DATABASE_URL", "GITHUB_PAT", "NPM_AUTH", "SENTRY_DSN", "PGPASSWORD", "PGPASSFILE", "GPG_PASSPHRASE",
+    "SSH_AUTH_SOCK", "ECHO_DESK_PLAIN",
+)
+
+
+@pytest.mark.parametrize("mode", [SandboxMode.SANDBOXED, SandboxMode.OFF])
+async def test_only_allowed_variables_are_inherited(mode: SandboxMode, make_ctx: MakeCtx,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    if mode is SandboxMode.SANDBOXED and not sandbox.availability().available:
+        pytest.skip(f"bwrap cannot run here: {sandbox.availability().english()}")
+    for name in SECRET_VARIABLES:
+        monkeypatch.setenv(name, f"hunter2-{name}")
+    monkeypatch.setenv("LC_TIME", "C")
+    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=mode)))
+    result = await run_tool(RunCommand(lambda: settings), {"command": "env"}, make_ctx("run_command"))
+    assert result.success, result.error
+    assert result.metadata["sandbox"]["sandboxed"] is (mode is SandboxMode.SANDBOXED)
     assert "hunter2" not in result.output
-    assert "ECHO_DESK_PLAIN=visible" in result.output
-    assert "PATH" in scrubbed_environment({"PATH": "/bin", "KEYRING_X": "1"})
+    for name in SECRET_VARIABLES:
+        assert f"{name}=" not in result.output
+    assert "LC_TIME=C" in result.output and "PATH=" in result.output
+    assert set(command_environment({"PATH": "/bin", "KEYRING_X": "1", "LANG": "C"})) == {"PATH", "LANG"}
 
 
 async def test_cwd_is_confined_and_defaults_to_the_workspace(workspace: Path, make_ctx: MakeCtx) -> None:
     (workspace / "sub").mkdir()
-    here = await run_tool(RunCommand(), {"command": "pwd", "cwd": "sub"}, make_ctx("run_command"))
+    here = await run_tool(_unsandboxed(), {"command": "pwd", "cwd": "sub"}, make_ctx("run_command"))
     assert here.output.splitlines()[1] == str(workspace / "sub")
-    preview = await RunCommand().preview({"command": "ls -la", "cwd": "sub"}, make_ctx("run_command"))
+    preview = await _unsandboxed().preview({"command": "ls -la", "cwd": "sub"}, make_ctx("run_command"))
     assert (preview.targets[0].kind, preview.targets[0].value, preview.targets[0].detail) == (
         "command", "ls -la", str(workspace / "sub"))
-    outside = await run_tool(RunCommand(), {"command": "pwd", "cwd": ".."}, make_ctx("run_command"))
+    outside = await run_tool(_unsandboxed(), {"command": "pwd", "cwd": ".."}, make_ctx("run_command"))
     assert outside.error_kind is ErrorKind.BUSINESS and "outside the workspace" in outside.error
 
 
@@ -198,6 +224,6 @@ async def test_cwd_swapped_for_a_link_after_the_check_is_not_followed(
         os.symlink(outside, workspace / "sub")
 
     monkeypatch.setattr(shell.fs, "require_dir", check_then_swap)
-    result = await RunCommand().execute({"command": "touch escaped; pwd -P", "cwd": "sub"}, make_ctx("run_command"))
+    result = await _unsandboxed().execute({"command": "touch escaped; pwd -P", "cwd": "sub"}, make_ctx("run_command"))
     assert not (outside / "escaped").exists()
     assert result.error_kind is ErrorKind.BUSINESS and "symbolic link" in result.error

@@ -139,7 +139,7 @@ def test_settings_dialog_has_the_databases_page(qtbot, runtime):
     qtbot.addWidget(dialog)
     dialog.show_page("databases")
     assert dialog.stack.currentWidget() is dialog.databases
-    assert dialog.nav.item(3).text() == "Databases"
+    assert dialog.nav.item(dialog.PAGES.index("databases")).text() == "Databases"
 
 
 @pytest.fixture

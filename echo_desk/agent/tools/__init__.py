@@ -6,6 +6,8 @@ source ``builtin``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from echo_desk.agent.tools.echo import EchoText
 from echo_desk.agent.tools.editing import EditFile, WriteFile
 from echo_desk.agent.tools.interact import AskUser, UpdateTodos
@@ -13,6 +15,7 @@ from echo_desk.agent.tools.reading import ListDir, ReadFile
 from echo_desk.agent.tools.search import SearchFiles
 from echo_desk.agent.tools.shell import RunCommand
 from echo_desk.agent.tools.web import FetchUrl
+from echo_desk.store.settings import Settings
 from echo_desk.tools import Tool
 
 BUILTIN_CLASSES: tuple[type[Tool], ...] = (
@@ -29,9 +32,10 @@ BUILTIN_CLASSES: tuple[type[Tool], ...] = (
 )
 
 
-def builtin_tools() -> list[Tool]:
-    """A fresh instance of every built-in tool, in catalog order."""
-    return [cls() for cls in BUILTIN_CLASSES]
+def builtin_tools(settings: Callable[[], Settings] | None = None) -> list[Tool]:
+    """A fresh instance of every built-in tool, in catalog order. ``run_command`` reads its
+    sandbox settings from ``settings`` (default: the defaults)."""
+    return [RunCommand(settings) if cls is RunCommand else cls() for cls in BUILTIN_CLASSES]
 
 
 __all__ = [

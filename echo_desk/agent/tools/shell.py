@@ -11,15 +11,17 @@ import asyncio
 import codecs
 import contextlib
 import os
-import re
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from echo_desk.agent.tools import fs
+from echo_desk import sandbox
+from echo_desk.agent.policy import approved_protected_targets, is_protected
+from echo_desk.agent.tools import command_sandbox, fs
 from echo_desk.agent.tools.common import BuiltinTool, get_int, get_str, require_writable
 from echo_desk.i18n import _
+from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
     CancelledByUser,
@@ -38,13 +40,11 @@ HEAD_BYTES = 32 * 1024
 TAIL_BYTES = 32 * 1024
 STREAM_LIMIT = 1024 * 1024
 CHUNK = 64 * 1024
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 
 
-def scrubbed_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment minus variables whose names look like they hold secrets."""
-    env = dict(os.environ if source is None else source)
-    return {k: v for k, v in env.items() if not SECRET_NAME.search(k)}
+def command_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables a command may see: an allow-list (``echo_desk.sandbox.environment``)."""
+    return sandbox.allowed_environment(source)
 
 
 class OutputBuffer:
@@ -100,8 +100,10 @@ class RunCommand(BuiltinTool):
         "Run a shell command line (/bin/sh -c) with its working folder inside the workspace. "
         "stdout and stderr are merged and returned with the exit code; long output keeps its start "
         "and end. The command is killed (with all its child processes) after timeout_seconds; "
-        "background processes it started are stopped when it ends. Environment variables that "
-        "look like secrets are removed."
+        "background processes it started are stopped when it ends. Only harmless environment "
+        "variables are passed on. Usually it runs in a sandbox: the workspace is writable, the rest "
+        "of the disk read-only, secret folders hidden, no network; if it failed because of the "
+        "sandbox, you may ask to run it outside with outside_sandbox: true (the person decides)."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -111,6 +113,9 @@ class RunCommand(BuiltinTool):
             "cwd": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
                     "description": "Working folder, relative to the workspace or absolute inside it."},
             "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
+            "outside_sandbox": {"type": "boolean", "default": False,
+                                "description": "Ask to run outside the sandbox with all the person's "
+                                               "rights; only the person can approve it."},
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -121,6 +126,16 @@ class RunCommand(BuiltinTool):
     capabilities = frozenset({"shell"})
     title = N_("Run command")
     catalog_description = N_("Runs a command in a terminal in your workspace and shows its output live.")
+
+    def __init__(self, settings: Callable[[], Settings] | None = None) -> None:
+        self._settings = settings or Settings
+
+    def _plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext,
+              command: str, cwd: fs.Resolved) -> tuple[command_sandbox.CommandPlan, tuple[Target, ...]]:
+        outside = params.get("outside_sandbox") is True
+        plan = command_sandbox.plan_command(self._settings(), ctx.workspace, outside=outside)
+        extra = (plan.target,) if plan.target else ()
+        return plan, (*extra, *command_sandbox.own_folder_targets(command, cwd.path))
 
     def _args(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[str, fs.Resolved, int]:
         require_writable(ctx, self.name)
@@ -134,21 +149,34 @@ class RunCommand(BuiltinTool):
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         command, cwd, timeout = self._args(params, ctx)
-        return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)),),
+        _plan, extra = self._plan(params, ctx, command, cwd)
+        return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)), *extra),
                            summary=_("Run in {cwd} (timeout {seconds} s)").format(cwd=cwd, seconds=timeout))
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         command, cwd, timeout = self._args(params, ctx)
+        plan, extra = self._plan(params, ctx, command, cwd)
+        self._check_as_approved(ctx, extra)
         started = time.monotonic()
         dir_fd, workdir = _enter(cwd)
+        argv, env = ["/bin/sh", "-c", command], {**command_environment(), "PWD": str(cwd)}
+        pass_fds: tuple[int, ...] = ()
+        launch: sandbox.Launch | None = None
         try:
+            if plan.sandboxed:
+                spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
+                launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap")
+                argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
             proc = await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", command, cwd=workdir, env={**scrubbed_environment(), "PWD": str(cwd)},
+                *argv, cwd=workdir, env=env, pass_fds=pass_fds,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT, start_new_session=True,
             )
         finally:
             os.close(dir_fd)
+            if launch is not None:
+                launch.close()
+        network = command_sandbox.start_network(plan, launch)
         buffer = OutputBuffer()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx))
         ended = ""
@@ -162,8 +190,11 @@ class RunCommand(BuiltinTool):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
+        sandbox_meta = plan.metadata()
+        refused_note = await command_sandbox.finish_network(network, sandbox_meta)
         meta = {"exit_code": proc.returncode, "pid": proc.pid, "bytes": buffer.total,
-                "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd)}
+                "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
+                "sandbox": sandbox_meta}
         if ended == "cancel":
             raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
                                   f"Output so far:\n{buffer.text()}")
@@ -174,7 +205,26 @@ class RunCommand(BuiltinTool):
                 f"Output so far:\n{buffer.text()}",
                 metadata=meta,
             )
-        return ToolResult.ok(f"exit code {proc.returncode}\n{buffer.text()}", metadata=meta)
+        note = ""
+        if plan.sandboxed:
+            blocked = sandbox.what_was_blocked(proc.returncode, buffer.text())
+            sandbox_meta["blocked"] = [b.value for b in blocked]
+            note = command_sandbox.blocked_note(blocked) + refused_note
+        return ToolResult.ok(f"exit code {proc.returncode}\n{buffer.text()}{note}", metadata=meta)
+
+    @staticmethod
+    def _check_as_approved(ctx: ToolExecutionContext, extra: tuple[Target, ...]) -> None:
+        """Run only what was shown: the same place (sandbox or not) and, for a protected target
+        (outside the sandbox, Echo Desk's own folders), the person's own approval of it."""
+        if ctx.preview is not None:
+            shown = tuple(t for t in ctx.preview.targets if t.kind != "command")
+            if shown != extra:
+                raise ToolError("where the command runs (sandbox, protected folders) changed since it was "
+                                "approved; nothing was run", kind=ErrorKind.BUSINESS)
+        for target in extra:
+            if is_protected(target) and target not in approved_protected_targets(ctx, target.kind):
+                raise ToolError(f"not run: {target.detail.removeprefix('protected: ')} needs the person's "
+                                "own approval", kind=ErrorKind.BUSINESS)
 
     @staticmethod
     async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float) -> str:

@@ -1,0 +1,43 @@
+"""Start a stdio MCP server in the command sandbox (``ServerConfig.sandbox``).
+
+The server gets its own folder writable (its configured ``cwd``, or a folder of its own under
+Echo Desk's data folder), the rest of the disk read-only, the secret folders and Echo Desk's own
+folders hidden, no network, and the environment allow-list plus its own configured variables.
+Where the sandbox cannot run, the server is not started: it never runs unsandboxed silently.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from echo_desk import sandbox
+from echo_desk.mcp.config import ServerConfig
+from echo_desk.store import paths
+
+
+class SandboxUnavailableError(RuntimeError):
+    """The server is set to run in the sandbox, and the sandbox cannot run here."""
+
+
+def server_folder(name: str) -> Path:
+    """The writable folder of a sandboxed server without a ``cwd``."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "server"
+    folder = paths.data_dir() / "mcp-servers" / safe
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def contained(cfg: ServerConfig, env: dict[str, str]) -> tuple[str, list[str], dict[str, str]]:
+    """``(command, args, env)`` that start ``cfg`` inside the sandbox."""
+    found = sandbox.availability()
+    if not found.available or found.bwrap is None:
+        raise SandboxUnavailableError(
+            f"{cfg.name} is set to run in the sandbox, which is unavailable here: {found.english()} "
+            "Turn this server's sandbox off to run it with all your rights.")
+    folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
+    spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder,
+                               hidden=(paths.config_dir(), paths.data_dir(), paths.cache_dir()))
+    launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
+                             seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf")
+    return launch.argv[0], launch.argv[1:], launch.env

@@ -1,0 +1,37 @@
+"""The environment a command gets: an allow-list of harmless variables, never a deny-list.
+
+Echo Desk's own environment may hold API keys, tokens, ``DATABASE_URL`` with a password, an
+``SSH_AUTH_SOCK``...: a name-pattern deny-list always misses one, so only variables named here
+(or starting with ``LC_``) are passed on, sandboxed or not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+#: Locale, terminal, user identity and tool-chain locations: none of these carries a secret.
+ALLOWED_NAMES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM", "NO_COLOR",
+    "TZ", "TMPDIR", "PAGER", "EDITOR", "VISUAL",
+    "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME",
+    "NVM_DIR", "PYENV_ROOT",
+})
+ALLOWED_PREFIXES = ("LC_",)
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def is_allowed(name: str) -> bool:
+    return name in ALLOWED_NAMES or name.startswith(ALLOWED_PREFIXES)
+
+
+def allowed_environment(source: Mapping[str, str] | None = None, extra_names: Iterable[str] = ()) -> dict[str, str]:
+    """The variables of ``source`` (default: this process) a command may see.
+
+    ``extra_names`` are names the person added in settings; a name is never added by pattern.
+    """
+    env = os.environ if source is None else source
+    extra = frozenset(extra_names)
+    kept = {k: v for k, v in env.items() if is_allowed(k) or k in extra}
+    kept.setdefault("PATH", DEFAULT_PATH)
+    return kept

@@ -1,0 +1,165 @@
+"""The ``bwrap`` command line for one sandboxed command.
+
+Order matters (later mounts cover earlier ones): the whole disk read-only, fresh ``/dev``,
+``/proc`` and ``/tmp``, the hidden paths emptied, the workspaces writable, hidden paths inside a
+workspace emptied again, then the repository's hooks and config and the shell start-up files
+made read-only again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from echo_desk.sandbox import seccomp
+from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.paths import default_hidden, existing_real, git_dirs, is_under, read_only_in
+
+FORWARDER = Path(__file__).with_name("forwarder.py")
+DEFAULT_TMP_BYTES = 512 * 1024 * 1024
+#: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
+DEFAULT_MAX_PROCESSES = 2048
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What one sandboxed run may touch.
+
+    ``writable``: the workspaces (read-write). ``hidden``: extra paths emptied for reading too
+    (Echo Desk's own folders, paths the person added); the usual secret folders of ``home`` are
+    always hidden. ``cwd`` must lie inside a writable folder.
+    """
+
+    writable: tuple[Path, ...]
+    cwd: Path
+    hidden: tuple[Path, ...] = ()
+    home: Path = field(default_factory=Path.home)
+    tmp_bytes: int = DEFAULT_TMP_BYTES
+    max_processes: int = DEFAULT_MAX_PROCESSES
+    extra_env_names: tuple[str, ...] = ()
+    #: Extra bwrap arguments a caller needs.
+    extra_args: tuple[str, ...] = ()
+    #: With allowed domains the command gets a proxy (``proxy.DomainProxy`` on ``Launch.relay``).
+    proxied: bool = False
+
+
+@dataclass
+class Launch:
+    """The full ``argv`` to exec, the descriptors it must inherit; ``close()`` after the spawn."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...]
+    hidden: tuple[Path, ...]
+    read_only: tuple[Path, ...]
+    #: The environment to spawn ``argv`` with (bwrap passes it on): the allow-list plus the
+    #: caller's own values. Kept out of ``argv``, where any process could read it.
+    env: dict[str, str] = field(default_factory=dict)
+    #: Echo Desk's end of the socket pair the forwarder hands connections through (when proxied).
+    relay: socket.socket | None = None
+    _child_ends: tuple[socket.socket, ...] = ()
+
+    def close(self) -> None:
+        """Close what only the child needed (call once it started); ``relay`` stays open."""
+        for fd in self.pass_fds:
+            if not any(end.fileno() == fd for end in self._child_ends):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        for end in self._child_ends:
+            end.close()
+
+
+def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
+    # A folder becomes an empty tmpfs (left writable only when a workspace is bound inside it
+    # later, so its mount point can be made); a file becomes an empty, read-only file.
+    if path.is_dir():
+        return ["--tmpfs", str(path)] + ([] if holds_workspace else ["--remount-ro", str(path)])
+    return ["--ro-bind", "/dev/null", str(path)]
+
+
+def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None, *,
+            own_env: dict[str, str] | None = None, seccomp_file: Path | None = None) -> Launch:
+    """Build the command line; opens the seccomp program descriptor (closed by ``close()``).
+
+    ``env`` is filtered through the allow-list; ``own_env`` (e.g. an MCP server's configured
+    variables) is added as is. With ``seccomp_file`` the program is written there and read by a
+    ``/bin/sh`` redirection instead of an inherited descriptor, for spawners that cannot pass one
+    (then ``pass_fds`` is empty, and no proxy is possible).
+    """
+    writable = existing_real(spec.writable)
+    if not writable:
+        raise ValueError("a sandboxed command needs at least one existing writable folder")
+    cwd = Path(os.path.realpath(spec.cwd))
+    if not any(is_under(cwd, w) for w in writable):
+        raise ValueError(f"working folder {cwd} is outside the writable folders")
+    hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
+    read_only = existing_real(p for w in writable for p in read_only_in(w))
+    environment = allowed_environment(env, spec.extra_env_names)
+    environment.update(own_env or {})
+    environment["TMPDIR"] = "/tmp"
+    environment["PWD"] = str(cwd)
+
+    argv = [
+        bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
+        "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
+    ]
+    for path in hidden:
+        if not any(is_under(path, w) for w in writable):
+            argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
+    for folder in writable:
+        argv += ["--bind", str(folder), str(folder)]
+    for path in hidden:
+        if any(is_under(path, w) for w in writable):
+            argv += _hide(path)
+    for gitdir in existing_real(g for w in writable for g in git_dirs(w)):
+        if any(is_under(gitdir, w) for w in writable):
+            # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
+            # with a hooks folder of the command's own would walk around the read-only hooks.
+            argv += ["--bind", str(gitdir), str(gitdir)]
+        if not (gitdir / "hooks").exists():
+            # No hooks folder yet: an empty read-only one, so none can be planted.
+            argv += ["--tmpfs", str(gitdir / "hooks"), "--remount-ro", str(gitdir / "hooks")]
+    for path in read_only:
+        argv += ["--ro-bind", str(path), str(path)]
+    argv += list(spec.extra_args)
+    if seccomp_file is not None:
+        if spec.proxied:
+            raise ValueError("a proxied sandbox needs inherited descriptors")
+        _write_private(seccomp_file, seccomp.program())
+        argv += ["--seccomp", "3", "--chdir", str(cwd), "--", *_with_process_limit(command, spec.max_processes)]
+        wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
+        return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment)
+    fd = seccomp.program_fd()
+    argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
+    relay = child_end = None
+    if spec.proxied:
+        relay, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        command = [sys.executable, "-I", "-S", str(FORWARDER), str(child_end.fileno()), "--", *command]
+    argv += _with_process_limit(command, spec.max_processes)
+    fds = (fd,) if child_end is None else (fd, child_end.fileno())
+    return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
+                  () if child_end is None else (child_end,))
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _with_process_limit(command: list[str], limit: int) -> list[str]:
+    # prlimit from util-linux is on every Linux desktop; without it the limit is skipped (the
+    # pid namespace still ends every process with the command).
+    prlimit = "/usr/bin/prlimit"
+    if limit > 0 and os.path.exists(prlimit) and stat.S_ISREG(os.stat(prlimit).st_mode):
+        return [prlimit, f"--nproc={limit}", "--", *command]
+    return command

