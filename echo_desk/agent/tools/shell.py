@@ -11,12 +11,12 @@ import asyncio
 import codecs
 import contextlib
 import os
-import re
 import signal
 import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from echo_desk.agent.redact import SECRET_NAME  # one list of secret-looking names
 from echo_desk.agent.tools import fs
 from echo_desk.agent.tools.common import BuiltinTool, get_int, get_str, require_writable
 from echo_desk.i18n import _
@@ -38,7 +38,6 @@ HEAD_BYTES = 32 * 1024
 TAIL_BYTES = 32 * 1024
 STREAM_LIMIT = 1024 * 1024
 CHUNK = 64 * 1024
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 
 
 def scrubbed_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
