@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from echo_desk.agent.redact import SECRET_NAME  # one list of secret-looking names
 from echo_desk.agent.tools import fs
 from echo_desk.agent.tools.common import BuiltinTool, get_int, get_str, require_writable
+from echo_desk.agent.tools.leftovers import CommandLeash
 from echo_desk.i18n import _
 from echo_desk.tools import (
     N_,
@@ -140,28 +141,38 @@ class RunCommand(BuiltinTool):
         command, cwd, timeout = self._args(params, ctx)
         started = time.monotonic()
         dir_fd, workdir = _enter(cwd)
+        argv = ["/bin/sh", "-c", command]
+        leash = CommandLeash.create()  # ends setsid/daemonized leftovers too; knows the shell's exit
         try:
             proc = await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", command, cwd=workdir, env={**scrubbed_environment(), "PWD": str(cwd)},
+                *(leash.wrap(argv) if leash else argv), cwd=workdir,
+                env={**scrubbed_environment(), "PWD": str(cwd)},
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+                stderr=asyncio.subprocess.STDOUT, start_new_session=True, pass_fds=leash.pass_fds if leash else (),
             )
+            if leash:
+                await leash.started(proc.stdout)
         finally:
             os.close(dir_fd)
         buffer = OutputBuffer()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx))
         ended = ""
         try:
-            ended = await self._supervise(reader, ctx, started + timeout)
+            ended = await self._supervise(reader, ctx, started + timeout, leash)
         finally:
-            # Whatever happened (normal end included), no straggler of the group survives us.
+            # Whatever happened (normal end included), no straggler survives us.
+            if leash:
+                await leash.end()
             kill_group(proc.pid)
             if not reader.done():
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
-        meta = {"exit_code": proc.returncode, "pid": proc.pid, "bytes": buffer.total,
+        exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
+        if leash and leash.ended and not ended:
+            buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
+        meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd)}
         if ended == "cancel":
             raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
@@ -173,14 +184,15 @@ class RunCommand(BuiltinTool):
                 f"Output so far:\n{buffer.text()}",
                 metadata=meta,
             )
-        return ToolResult.ok(f"exit code {proc.returncode}\n{buffer.text()}", metadata=meta)
+        return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}", metadata=meta)
 
     @staticmethod
-    async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float) -> str:
+    async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float,
+                         leash: CommandLeash | None = None) -> str:
         # Poll so a Stop from another thread (cancel_event) is noticed within 0.1 s.
         while True:
-            done, _ = await asyncio.wait({reader}, timeout=0.1)
-            if done:
+            done, _ = await asyncio.wait({reader}, timeout=0.05 if leash else 0.1)
+            if done or (leash and leash.done()):
                 return ""
             if ctx.cancel_event.is_set():
                 return "cancel"
