@@ -206,8 +206,6 @@ def main(args: list[str]) -> int:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     if control is None:
         _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)  # Echo Desk gone: clean up like a disconnect
-        if os.getppid() == 1:
-            return 1
         return run_server(args)
     return run_controlled(control, args)
 

@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from echo_desk import __version__
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
-from echo_desk.mcp.leash import leashed
+from echo_desk.mcp.leash import leashed, reaped
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,8 @@ class ServerConnection:
                 lambda: _StderrTail(self._stderr_closed), os.fdopen(read_fd, "rb")
             )
             env = {**self._extra_env, **cfg.resolved_env()}
-            command, args = leashed(cfg.command, cfg.args, env)  # dies with us, even after kill -9
+            # Dies with us, even after kill -9, and so does everything it started (own sessions too).
+            command, args = reaped(*leashed(cfg.command, cfg.args, env), env)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
             return stdio_client(params, errlog=errlog), errlog
         headers = cfg.resolved_headers()
