@@ -106,6 +106,15 @@ def _wait_for(pid: int) -> int:
             return status
 
 
+def _let_go_of_stdio() -> None:
+    """The supervisor's copies of stdin/stdout/stderr would keep the program's pipes open after
+    it exits (no end of output seen): only the program keeps them."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def _exit_code(status: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
@@ -133,6 +142,7 @@ def run_controlled(control: int, argv: list[str]) -> int:
         except OSError as exc:
             os.write(2, f"cannot run {argv[0]}: {exc.strerror}\n".encode())
         os._exit(127)
+    _let_go_of_stdio()
     code: int | None = None
     while True:  # report the command's own exit at once; reap orphans; wait to be told to end
         reaped = _reap()
@@ -171,6 +181,7 @@ def run_server(argv: list[str]) -> int:
         except OSError as exc:
             os.write(2, f"cannot run {argv[0]}: {exc.strerror}\n".encode())
         os._exit(127)
+    _let_go_of_stdio()
     for signum in stops:
         signal.signal(signum, _raise_stop)
     code = 0
