@@ -168,3 +168,20 @@ def test_an_old_world_readable_database_is_tightened_on_open(tmp_path: Path) -> 
     os.chmod(path.parent, 0o755)
     ConversationStore(path).close()
     assert (_mode(path), _mode(path.parent)) == (0o600, 0o700)
+
+
+def test_settings_data_and_cache_folders_and_the_settings_file_are_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from echo_desk.store import paths
+    from echo_desk.store.settings import SettingsStore
+
+    for env, name in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data"),
+                      ("ECHO_DESK_CACHE_DIR", "cache")):
+        monkeypatch.setenv(env, str(tmp_path / name))
+    made = (paths.config_dir(), paths.data_dir(), paths.cache_dir())
+    assert [_mode(p) for p in made] == [0o700] * 3
+    store = SettingsStore.in_dir(paths.config_dir())
+    store.update(lambda s: setattr(s, "max_turns", 7))
+    written = list(paths.config_dir().iterdir())
+    assert written and all(_mode(p) == 0o600 for p in written)
