@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.redact import redact, redact_text
+from echo_desk.store.private import connect_private
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -57,11 +60,12 @@ class AuditRecord:
     file_changes: Sequence[dict[str, Any]] = field(default_factory=tuple)
 
     def row(self) -> tuple[Any, ...]:
+        """The stored row; every text column is redacted by secret shape (run on the writer thread)."""
         return (
             self.at, self.conversation_id, json.dumps(list(self.scope_chain)), self.call_id, self.tool,
-            self.source, json.dumps(self.arguments, ensure_ascii=False, default=str), self.decision,
-            self.provenance, int(self.ok), self.error_kind, self.error, self.duration_ms,
-            json.dumps(list(self.file_changes)),
+            self.source, json.dumps(redact(self.arguments), ensure_ascii=False, default=str), self.decision,
+            redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
+            json.dumps(redact(list(self.file_changes))),
         )
 
 
@@ -74,8 +78,6 @@ _BATCH_WINDOW_SECONDS = 0.02
 class AuditLog:
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._read_lock = threading.Lock()
         self._reader = self._connect(check_same_thread=False)
@@ -84,7 +86,7 @@ class AuditLog:
         self._thread.start()
 
     def _connect(self, **kwargs: Any) -> sqlite3.Connection:
-        conn: sqlite3.Connection = sqlite3.connect(self.path, timeout=10, **kwargs)
+        conn = connect_private(self.path, timeout=10, **kwargs)  # 0600, in a 0700 folder
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)

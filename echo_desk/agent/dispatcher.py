@@ -376,7 +376,8 @@ class Dispatcher:
                 call_id=state.call.id,
                 tool=state.call.name,
                 source=entry.source if entry else "",
-                arguments=redact(arguments, hidden),
+                # By key here; by shape on the audit writer thread (long texts cost time).
+                arguments=redact(arguments, hidden, shapes=False),
                 decision=state.decision,
                 provenance=state.provenance,
                 ok=envelope.ok,

@@ -30,7 +30,7 @@ from echo_desk import __version__
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import contained
-from echo_desk.mcp.leash import leashed
+from echo_desk.mcp.leash import leashed, reaped
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,8 @@ class ServerConnection:
             command, args = cfg.command, list(cfg.args)
             if cfg.sandbox:
                 command, args, env = contained(cfg, env)
-            command, args = leashed(command, args, env)  # dies with us, even after kill -9
+            # Dies with us, even after kill -9, and so does everything it started (own sessions too).
+            command, args = reaped(*leashed(command, args, env), env)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
             return stdio_client(params, errlog=errlog), errlog
         headers = cfg.resolved_headers()

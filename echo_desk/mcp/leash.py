@@ -17,6 +17,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from echo_desk.agent import reaper
 
 
 @functools.cache
@@ -41,3 +44,14 @@ def leashed(command: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[
     if setpriv is None or shutil.which(command, path=search_path) is None:
         return command, list(args)
     return setpriv, ["--pdeathsig", "KILL", "--", command, *args]
+
+
+def reaped(command: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """``command args`` below the reaper supervisor (Linux), which ends every process the server
+    started — also those it put in their own session, or that ignore SIGTERM — when the server
+    exits, when it is disconnected (SIGTERM) and when Echo Desk dies (parent-death signal).
+    A command that cannot be found is left as it is, so the spawn reports that itself."""
+    search_path = env.get("PATH") or os.environ.get("PATH", os.defpath)
+    if not sys.platform.startswith("linux") or shutil.which(command, path=search_path) is None:
+        return command, list(args)
+    return sys.executable, ["-I", "-S", str(Path(reaper.__file__)), "--", command, *args]

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.agent.redact import redact, redact_text
+from echo_desk.store.private import connect_private
 
 
 def _v1(conn: sqlite3.Connection) -> None:
@@ -84,10 +86,8 @@ class StoredMessage:
 
 class ConversationStore:
     def __init__(self, path: Path | str) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=10)
+        self._conn = connect_private(path, check_same_thread=False, timeout=10)  # 0600, 0700 folder
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._migrate()
@@ -111,6 +111,7 @@ class ConversationStore:
 
     def create(self, title: str, workspace: str = "", model: str = "") -> Conversation:
         now = time.time()
+        title = redact_text(title)
         conversation = Conversation(uuid.uuid4().hex, title, workspace, model, now, now)
         with self._lock, self._conn:
             self._conn.execute(
@@ -146,6 +147,8 @@ class ConversationStore:
             raise ValueError(f"cannot update {', '.join(sorted(unknown))}")
         if not fields:
             return
+        if "title" in fields:  # titles are often the first message, secrets included
+            fields["title"] = redact_text(fields["title"])
         assignments = ", ".join(f"{name} = ?" for name in fields)
         with self._lock, self._conn:
             self._conn.execute(
@@ -161,13 +164,18 @@ class ConversationStore:
             self._conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     def append(self, conversation_id: str, message: ChatMessage, envelope: dict[str, Any] | None = None) -> int:
-        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        """Store one message. Secrets are redacted in what is stored (content, call arguments,
+        envelope); the caller's ``message`` (the live conversation) is left as it is."""
+        calls = [{"id": c.id, "name": c.name, "arguments": _redact_arguments(c.arguments)}
+                 for c in message.tool_calls]
+        content = redact_text(message.content)
+        envelope = redact(envelope) if envelope is not None else None
         now = time.time()
         with self._lock, self._conn:
             cursor = self._conn.execute(
                 "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, name, envelope,"
                 " created) VALUES (?,?,?,?,?,?,?,?)",
-                (conversation_id, message.role, message.content, json.dumps(calls), message.tool_call_id,
+                (conversation_id, message.role, content, json.dumps(calls), message.tool_call_id,
                  message.name, json.dumps(envelope, ensure_ascii=False) if envelope is not None else None, now),
             )
             self._conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
@@ -215,6 +223,15 @@ class ConversationStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _redact_arguments(arguments: str) -> str:
+    """Tool-call arguments (JSON text from the model) with secrets redacted by key and shape."""
+    try:
+        parsed = json.loads(arguments)
+    except (json.JSONDecodeError, TypeError):
+        return redact_text(arguments)
+    return json.dumps(redact(parsed), ensure_ascii=False)
 
 
 def _safe_json(text: str) -> dict[str, Any]:

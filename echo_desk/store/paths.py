@@ -7,14 +7,15 @@ from pathlib import Path
 
 import platformdirs
 
+from echo_desk.store.private import private_dir
+
 APP_NAME = "echo-desk"
 
 
 def _dir(env: str, default: str) -> Path:
     chosen = os.environ.get(env)
     path = Path(chosen).expanduser() if chosen else Path(default)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(path)  # settings, transcripts and caches are the person's alone: 0700
 
 
 def config_dir() -> Path:

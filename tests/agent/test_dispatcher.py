@@ -221,3 +221,14 @@ async def test_audit_records_decision_provenance_and_redacts_secrets(engine, sco
     assert by_tool["whoami"]["error_kind"] == "validation"
     assert write["scope_chain"] == ["conversation"]
     assert all(r["duration_ms"] >= 0 for r in rows)
+
+
+async def test_audit_redacts_secrets_inside_longer_text_through_the_pipeline(engine, scope) -> None:
+    """Issue 20 #12: a DSN password and a Bearer token inside a command were stored verbatim."""
+    dispatcher = engine[0]
+    text = "psql postgresql://admin:Tr0ub4dor@db:5432/app && curl -H 'Authorization: Bearer abcdefgh12345678' x"
+    await dispatcher.execute_tool(call("echo", {"text": text}), scope, ScriptedHost())
+    stored = dispatcher.audit.query(conversation_id=scope.conversation_id)[0]["arguments"]["text"]
+    assert "Tr0ub4dor" not in stored and "abcdefgh12345678" not in stored
+    assert stored == ("psql postgresql://admin:«redacted»@db:5432/app && "
+                      "curl -H 'Authorization: Bearer «redacted»' x")

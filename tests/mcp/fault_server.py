@@ -5,7 +5,7 @@ Run: ``python fault_server.py`` (stdio). Environment switches:
   FAULT_HIDDEN=1        a tool whose description hides zero-width/bidi/tag characters
   FAULT_BAD_SCHEMA=1    one tool's input schema points at a remote $ref (not representable)
   FAULT_STUBBORN=1      ignore SIGTERM, keep running after stdin closes
-  FAULT_GRANDCHILD=1    spawn a grandchild that ignores SIGTERM
+  FAULT_GRANDCHILD=1    spawn a grandchild that ignores SIGTERM (=setsid: in its own session)
 """
 
 from __future__ import annotations
@@ -159,7 +159,9 @@ if os.environ.get("FAULT_BAD_SCHEMA") == "1":
 
 def _grandchild() -> None:
     code = "import signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: time.sleep(1)"
-    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    own_session = os.environ.get("FAULT_GRANDCHILD") == "setsid"  # out of the server's process group
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             start_new_session=own_session)
     log(f"grandchild {child.pid}")
 
 
@@ -168,7 +170,7 @@ if __name__ == "__main__":
     stubborn = os.environ.get("FAULT_STUBBORN") == "1"
     if stubborn:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if os.environ.get("FAULT_GRANDCHILD") == "1":
+    if os.environ.get("FAULT_GRANDCHILD") in ("1", "setsid"):
         _grandchild()
     try:
         server.run("stdio")

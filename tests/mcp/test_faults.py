@@ -10,7 +10,7 @@ import pytest
 from echo_desk.mcp import ServerState
 from echo_desk.tools import CancelledByUser, ErrorKind, ToolExecutionContext
 from tests.mcp.conftest import fault_config
-from tests.mcp.helpers import get_tool, marked_pids, wait_until
+from tests.mcp.helpers import get_tool, marked_pids, server_pids, wait_until
 
 
 def ctx(name: str) -> ToolExecutionContext:
@@ -121,9 +121,21 @@ async def test_stubborn_child_and_grandchild_die_on_close(make_manager, mark, fa
     manager = make_manager({"s": fault_config("s", env=stubborn)})
     assert (await manager.start("s")).state is ServerState.CONNECTED
     await wait_until(lambda: "grandchild" in read(fault_log), 10, "the grandchild")
-    assert len(marked_pids(mark)) == 2
+    assert len(server_pids(mark)) == 2
     await manager.aclose()  # stdin closed, SIGTERM ignored, then SIGKILL to the process group
     await wait_until(lambda: not marked_pids(mark), 10, "every marked process to exit")
+
+
+async def test_a_grandchild_in_its_own_session_dies_on_disconnect(make_manager, mark, fault_log) -> None:
+    """Issue 20 #14: setsid + SIGTERM ignored escaped the process group kill and outlived us."""
+    env = {"FAULT_STUBBORN": "1", "FAULT_GRANDCHILD": "setsid", "FAULT_LOG": str(fault_log)}
+    manager = make_manager({"s": fault_config("s", env=env)})
+    assert (await manager.start("s")).state is ServerState.CONNECTED
+    await wait_until(lambda: "grandchild" in read(fault_log), 10, "the grandchild")
+    assert len(server_pids(mark)) == 2
+    await manager.aclose()
+    await wait_until(lambda: not marked_pids(mark), 10, "every marked process to exit")
+    assert marked_pids(mark) == []
 
 
 @pytest.mark.parametrize(

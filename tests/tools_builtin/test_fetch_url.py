@@ -138,3 +138,70 @@ async def test_a_public_address_needs_no_approval_but_may_not_redirect_inside(ma
     assert (await tool.preview({"url": "http://93.184.216.34/page"}, make_ctx("fetch_url"))).targets[0].detail == ""
     inside = await run_tool(tool, {"url": "http://93.184.216.34/inside"}, make_ctx("fetch_url"))
     assert inside.error_kind is ErrorKind.BUSINESS and "not fetched: 169.254.169.254" in inside.error
+
+
+async def test_an_approved_local_origin_does_not_cover_another_port_on_that_host(
+    server: LoopbackServer, make_ctx: MakeCtx
+) -> None:
+    """Issue 20 #15: approving http://127.0.0.1:A let a redirect reach 127.0.0.1:B/admin."""
+    with LoopbackServer({"/admin": (200, {"Content-Type": "text/plain"}, b"other service")}) as other:
+        server.routes["/elsewhere"] = (302, {"Location": f"{other.url}/admin"}, b"")
+        result = await run_tool(FetchUrl(), {"url": f"{server.url}/elsewhere"}, approved(make_ctx))
+        assert result.error_kind is ErrorKind.BUSINESS
+        assert f"goes to {other.url} only when" in result.error
+        assert other.requests == []
+        # The very origin that was shown and approved is still fetched, on any path.
+        server.routes["/same-origin"] = (302, {"Location": "/page.html"}, b"")
+        same = await run_tool(FetchUrl(), {"url": f"{server.url}/same-origin"}, approved(make_ctx))
+        assert same.success and same.metadata["url"] == f"{server.url}/page.html"
+
+
+class _Trickle:
+    """A loopback server that sends its headers, then one body byte every 0.2 s, forever."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/drip"
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n")
+            try:
+                while not self.stop.wait(0.2):
+                    conn.sendall(b"x")
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        self.thread.join(5)
+
+
+async def test_a_trickling_server_is_stopped_at_the_total_deadline_and_reported_as_timeout(
+    make_ctx: MakeCtx,
+) -> None:
+    """Issue 20 #15: 1 byte/s ran 77 s despite timeout_seconds 5 and was reported as cancelled."""
+    import time
+
+    drip = _Trickle()
+    try:
+        started = time.monotonic()
+        result = await run_tool(FetchUrl(), {"url": drip.url, "timeout_seconds": 1}, approved(make_ctx))
+        elapsed = time.monotonic() - started
+    finally:
+        drip.close()
+    assert result.error_kind is ErrorKind.TIMEOUT, result
+    assert "within 1 s" in result.error
+    assert elapsed < 4.0, f"the 1 s deadline took {elapsed:.1f} s"

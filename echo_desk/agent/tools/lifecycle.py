@@ -11,11 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.policy import PROTECTED, approved_protected_targets
-from echo_desk.agent.tools import fs
+from echo_desk.agent.tools import fs, fscase
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import file_change
@@ -48,11 +47,11 @@ class Plan:
 def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
     """Why writing ``target`` needs the person's explicit approval of that exact path."""
     found: list[str] = []
-    if ".git" in target.path.parts:
+    # Compared as the file system compares names: ``.GIT`` is ``.git`` on macOS and Windows.
+    if fscase.inside_git_folder(target.path):
         found.append(f"{PROTECTED}: inside a .git folder (repository internals)")
     for label, folder in (("settings", paths.config_dir()), ("data", paths.data_dir())):
-        real = Path(os.path.realpath(folder))
-        if target.path == real or target.path.is_relative_to(real):
+        if fscase.inside_folder(target.path, folder):
             found.append(f"{PROTECTED}: Echo Desk's own {label} folder")
     try:
         st = os.lstat(target.path)

@@ -20,6 +20,7 @@ from echo_desk import sandbox
 from echo_desk.agent.policy import approved_protected_targets, is_protected
 from echo_desk.agent.tools import command_sandbox, fs
 from echo_desk.agent.tools.common import BuiltinTool, get_int, get_str, require_writable
+from echo_desk.agent.tools.leftovers import CommandLeash
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
@@ -162,16 +163,20 @@ class RunCommand(BuiltinTool):
         argv, env = ["/bin/sh", "-c", command], {**command_environment(), "PWD": str(cwd)}
         pass_fds: tuple[int, ...] = ()
         launch: sandbox.Launch | None = None
+        leash = CommandLeash.create()  # ends setsid/daemonized leftovers too; knows the shell's exit
         try:
             if plan.sandboxed:
                 spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
                 launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap")
                 argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
             proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=workdir, env=env, pass_fds=pass_fds,
+                *(leash.wrap(argv) if leash else argv), cwd=workdir, env=env,
+                pass_fds=pass_fds + (leash.pass_fds if leash else ()),
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT, start_new_session=True,
             )
+            if leash:
+                await leash.started(proc.stdout)
         finally:
             os.close(dir_fd)
             if launch is not None:
@@ -181,18 +186,23 @@ class RunCommand(BuiltinTool):
         reader = asyncio.create_task(self._pump(proc, buffer, ctx))
         ended = ""
         try:
-            ended = await self._supervise(reader, ctx, started + timeout)
+            ended = await self._supervise(reader, ctx, started + timeout, leash)
         finally:
-            # Whatever happened (normal end included), no straggler of the group survives us.
+            # Whatever happened (normal end included), no straggler survives us.
+            if leash:
+                await leash.end()
             kill_group(proc.pid)
             if not reader.done():
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
+        exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
+        if leash and leash.ended and not ended:
+            buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
         sandbox_meta = plan.metadata()
         refused_note = await command_sandbox.finish_network(network, sandbox_meta)
-        meta = {"exit_code": proc.returncode, "pid": proc.pid, "bytes": buffer.total,
+        meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
         if ended == "cancel":
@@ -207,10 +217,10 @@ class RunCommand(BuiltinTool):
             )
         note = ""
         if plan.sandboxed:
-            blocked = sandbox.what_was_blocked(proc.returncode, buffer.text())
+            blocked = sandbox.what_was_blocked(exit_code, buffer.text())
             sandbox_meta["blocked"] = [b.value for b in blocked]
             note = command_sandbox.blocked_note(blocked) + refused_note
-        return ToolResult.ok(f"exit code {proc.returncode}\n{buffer.text()}{note}", metadata=meta)
+        return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta)
 
     @staticmethod
     def _check_as_approved(ctx: ToolExecutionContext, extra: tuple[Target, ...]) -> None:
@@ -227,11 +237,12 @@ class RunCommand(BuiltinTool):
                                 "own approval", kind=ErrorKind.BUSINESS)
 
     @staticmethod
-    async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float) -> str:
+    async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float,
+                         leash: CommandLeash | None = None) -> str:
         # Poll so a Stop from another thread (cancel_event) is noticed within 0.1 s.
         while True:
-            done, _ = await asyncio.wait({reader}, timeout=0.1)
-            if done:
+            done, _ = await asyncio.wait({reader}, timeout=0.05 if leash else 0.1)
+            if done or (leash and leash.done()):
                 return ""
             if ctx.cancel_event.is_set():
                 return "cancel"

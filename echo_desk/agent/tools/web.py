@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from html.parser import HTMLParser
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -93,9 +94,20 @@ def _port(url: httpx.URL) -> int:
     return url.port or (443 if url.scheme == "https" else 80)
 
 
-def _approved_local_hosts(ctx: ToolExecutionContext) -> frozenset[str]:
-    """The local hosts the person saw marked in the approval and allowed, for this call only."""
-    return frozenset(httpx.URL(t.value).host for t in approved_protected_targets(ctx, "url"))
+Origin = tuple[str, str, int]
+
+
+def origin(url: httpx.URL) -> Origin:
+    """``(scheme, host, port)``: what an approval of a local address covers."""
+    return url.scheme, url.host, _port(url)
+
+
+def _approved_local_origins(ctx: ToolExecutionContext) -> frozenset[Origin]:
+    """The local origins the person saw marked in the approval and allowed, for this call only.
+
+    Exactly the origin shown: approving ``http://localhost:8000`` does not let a redirect reach
+    another port (another service) or scheme on the same host."""
+    return frozenset(origin(httpx.URL(t.value)) for t in approved_protected_targets(ctx, "url"))
 
 
 def check_url(raw: str) -> str:
@@ -150,19 +162,32 @@ class FetchUrl(BuiltinTool):
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         url = check_url(get_str(params, "url", max_len=MAX_URL))
         timeout = get_int(params, "timeout_seconds", default=20, low=1, high=60)
-        allowed_local = _approved_local_hosts(ctx)
+        allowed_local = _approved_local_origins(ctx)
 
         async def refuse_unapproved_local(request: httpx.Request) -> None:
             # Every request, redirects included: a public page may redirect inside.
+            if request.url.scheme not in ("http", "https"):
+                raise ToolError(f"a redirect led to an unsupported URL: {request.url}", kind=ErrorKind.BUSINESS)
             local = await local_addresses(request.url.host, _port(request.url))
-            if local and request.url.host not in allowed_local:
+            if local and origin(request.url) not in allowed_local:
+                scheme, host, port = origin(request.url)
                 raise ToolError(
-                    f"not fetched: {request.url.host} is this computer or its local network "
-                    f"({', '.join(local)}); fetch_url goes there only when the person approves that "
-                    "very call, which shows the address",
+                    f"not fetched: {host} is this computer or its local network ({', '.join(local)}); "
+                    f"fetch_url goes to {scheme}://{host}:{port} only when the person approves that very "
+                    "call, which shows that exact origin (scheme, host and port)",
                     kind=ErrorKind.BUSINESS,
                 )
 
+        try:
+            # httpx's timeout bounds each read, not the whole download: a server sending one
+            # byte a second would never trip it. The tool's timeout is a deadline for it all.
+            async with asyncio.timeout(timeout):
+                return await self._fetch(url, ctx, timeout, refuse_unapproved_local)
+        except TimeoutError as exc:
+            raise ToolError(f"{url} was not fetched within {timeout} s; stopped", kind=ErrorKind.TIMEOUT) from exc
+
+    async def _fetch(self, url: str, ctx: ToolExecutionContext, timeout: int,
+                     refuse_unapproved_local: Callable[[httpx.Request], Awaitable[None]]) -> ToolResult:
         try:
             async with httpx.AsyncClient(
                 follow_redirects=True, max_redirects=MAX_REDIRECTS, timeout=timeout,
