@@ -15,11 +15,24 @@ import time
 import pytest
 from tool_test_helpers import MakeCtx, run_tool
 
+from echo_desk import sandbox
 from echo_desk.agent.reaper import descendants
 from echo_desk.agent.tools import RunCommand
+from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
 from echo_desk.tools import ErrorKind
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper needs Linux /proc")
+
+
+@pytest.fixture(params=[SandboxMode.OFF, SandboxMode.SANDBOXED], ids=["outside", "sandboxed"])
+def run_command(request: pytest.FixtureRequest) -> RunCommand:
+    """Outside the sandbox the reaper supervisor ends what is left; inside it the sandbox's own
+    process namespace ends with the command. Both must leave nothing."""
+    mode = request.param
+    if mode is SandboxMode.SANDBOXED and not sandbox.availability().available:
+        pytest.skip(f"bwrap cannot run here: {sandbox.availability().english()}")
+    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=mode)))
+    return RunCommand(lambda: settings)
 
 
 def _marker() -> str:
@@ -52,30 +65,32 @@ SCENARIOS = {
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-async def test_a_finished_command_leaves_no_process_and_is_done_at_once(scenario: str, make_ctx: MakeCtx) -> None:
+async def test_a_finished_command_leaves_no_process_and_is_done_at_once(scenario: str, make_ctx: MakeCtx,
+                                                                 run_command: RunCommand) -> None:
     marker = _marker()
     started = time.monotonic()
-    result = await run_tool(RunCommand(), {"command": SCENARIOS[scenario].format(m=marker), "timeout_seconds": 30},
+    result = await run_tool(run_command, {"command": SCENARIOS[scenario].format(m=marker), "timeout_seconds": 30},
                             make_ctx("run_command"))
     elapsed = time.monotonic() - started
     assert result.success, result.error  # not a timeout
     assert result.metadata["exit_code"] == 0 and "started" in result.output
     assert elapsed < 10, f"a finished command took {elapsed:.1f} s (timeout 30 s)"
-    assert "were ended" in result.output  # the person and the model are told
+    if not result.metadata["sandbox"]["sandboxed"]:
+        assert "were ended" in result.output  # the person and the model are told
     assert survivors(marker) == []
 
 
-async def test_a_timed_out_command_leaves_no_setsid_process(make_ctx: MakeCtx) -> None:
+async def test_a_timed_out_command_leaves_no_setsid_process(make_ctx: MakeCtx, run_command: RunCommand) -> None:
     marker = _marker()
     command = f"setsid sh -c 'trap \"\" TERM; sleep {marker}' > /dev/null 2>&1 & sleep {marker}"
-    result = await run_tool(RunCommand(), {"command": command, "timeout_seconds": 1}, make_ctx("run_command"))
+    result = await run_tool(run_command, {"command": command, "timeout_seconds": 1}, make_ctx("run_command"))
     assert result.error_kind is ErrorKind.TIMEOUT
     assert survivors(marker) == []
 
 
-async def test_a_plain_command_pays_no_grace(make_ctx: MakeCtx) -> None:
+async def test_a_plain_command_pays_no_grace(make_ctx: MakeCtx, run_command: RunCommand) -> None:
     started = time.monotonic()
-    result = await run_tool(RunCommand(), {"command": "echo hi; exit 3"}, make_ctx("run_command"))
+    result = await run_tool(run_command, {"command": "echo hi; exit 3"}, make_ctx("run_command"))
     assert result.success and result.metadata["exit_code"] == 3 and result.output.startswith("exit code 3\nhi")
     assert "were ended" not in result.output
     assert time.monotonic() - started < 5
