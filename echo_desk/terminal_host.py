@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.secret_fields import is_secret_field
-from echo_desk.agent.visible_text import any_hidden, has_hidden, split_lines, visible, visible_json
+from echo_desk.agent.visible_text import request_hides_text, split_lines, visible, visible_json
 from echo_desk.tools.host import Answer, NullToolHost, Question, TodoItem
 
 
@@ -44,7 +44,7 @@ class TerminalHost(NullToolHost):
         self._print(f"\n── Approval needed: {show(request.tool_title, one_line=True)} "
                     f"({show(request.tool_name, one_line=True)}), risk {request.risk.value}")
         self._print(f"   asked by: {show(' → '.join(request.scope_chain), one_line=True)}")
-        if _request_hides_text(request):
+        if request_hides_text(request):
             self._print("   ! this request contains hidden or control characters, shown as "
                         + ("\\x.. / \\u...." if self.ascii_only else "⟨…⟩") + ": read it carefully")
         for target in request.targets:
@@ -146,12 +146,6 @@ def can_show_brackets(stream: TextIO) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
-
-
-def _request_hides_text(request: ApprovalRequest) -> bool:
-    texts = [request.summary, *(t.value for t in request.targets), *(t.detail or "" for t in request.targets),
-             *(c.diff for c in request.file_changes), *(c.path for c in request.file_changes)]
-    return any(has_hidden(t) for t in texts) or any_hidden(request.arguments)
 
 
 def asker_line(question: Question, *, ascii_only: bool = False) -> str:

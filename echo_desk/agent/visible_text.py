@@ -21,7 +21,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from echo_desk.agent.host import ApprovalRequest
 
 #: Short names for the controls people know; every other hidden character is ``U+XXXX``.
 _NAMES = {
@@ -137,3 +140,11 @@ def split_lines(text: str) -> list[str]:
     last = len(lines) - 1
     # A "\r" before the "\n" is that line's CRLF end, not hidden content.
     return [visible(line[:-1] if i < last and line.endswith("\r") else line) for i, line in enumerate(lines)]
+
+
+def request_hides_text(request: ApprovalRequest) -> bool:
+    """Whether anything an approval shows (targets, arguments, summary, paths, diffs) holds a
+    hidden character: the dialog and the terminal then say so above it."""
+    texts = [request.summary, *(t.value for t in request.targets), *(t.detail or "" for t in request.targets),
+             *(c.diff for c in request.file_changes), *(c.path for c in request.file_changes)]
+    return any(has_hidden(t) for t in texts) or any_hidden(request.arguments)
