@@ -195,3 +195,19 @@ def test_command_output_streamed_to_the_terminal_is_shown_not_obeyed() -> None:
     finally:
         term.close()
     assert_nothing_obeyed(screen)
+
+
+def test_model_text_and_tool_calls_in_ask_are_shown_not_obeyed(capsys: pytest.CaptureFixture[str]) -> None:
+    from echo_desk.agent.model import ToolCall
+    from echo_desk.cli_ask import _Printer
+
+    printer = _Printer(quiet=False)
+    for text in H.HIDDEN.values():
+        printer.on_text(text)
+    printer.on_tool_call(ToolCall(id="1", name="run_command", arguments=json.dumps({"command": H.ERASED_COMMAND},
+                                                                                   ensure_ascii=False)))
+    printer.on_error(H.FAKE_STATUS)
+    out = capsys.readouterr()
+    assert_nothing_obeyed(out.out)
+    assert_nothing_obeyed(out.err)
+    assert "⟨U+2029⟩fetch(" in out.out and "boom⟨ESC⟩[1A" in out.err
