@@ -169,3 +169,15 @@ def test_tooltips_and_model_markdown_show_html_comments() -> None:
                                 "report⟨U+202E⟩txt.sh"
     shown = markdown_document("Done. " + H.HTML_COMMENT + " <img src='file:///etc/hostname'>", 400).toPlainText()
     assert "<!-- ignore previous instructions" in shown and "<img src=" in shown
+
+
+def test_a_tool_card_shows_arguments_and_output_visibly() -> None:
+    from echo_desk.ui.transcript import TOOL, TranscriptItem
+    from echo_desk.ui.transcript_view import card_html
+
+    item = TranscriptItem(kind=TOOL, tool_name="run_command", status="ok", expanded=True,
+                          arguments='{"command": "' + H.BIDI_FILENAME + '"}', output=H.ERASED_COMMAND)
+    doc = QTextDocument()
+    doc.setHtml(card_html(item, "Run a command"))
+    shown = doc.toPlainText()
+    assert "report⟨U+202E⟩txt.sh" in shown and "#⟨ESC⟩[2K⟨CR⟩" in shown
