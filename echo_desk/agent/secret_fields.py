@@ -10,8 +10,9 @@ import re
 
 #: Words in a field's name, title or format that mean "keep this hidden".
 _SECRET = re.compile(
-    r"pass(?:word|wd|phrase|code)?|pwd|secret|token|api[\s_-]?key|apikey|\bkey\b|_key\b|\bkey_|"
-    r"credential|private|auth|bearer|pin\b|otp|2fa|mfa|cookie|session|密码|密钥|令牌|口令",
+    r"pass(?:word|wd|phrase|code)?|\bpwd\b|secret|token|api[\s_-]?key|apikey|\bkey\b|_key\b|\bkey_|"
+    r"credential|private|\bauth(?:orization|entication)?\b|bearer|\bpin\b|\botp\b|2fa|mfa|cookie|"
+    r"session|密码|密钥|令牌|口令",
     re.IGNORECASE,
 )
 

@@ -78,3 +78,22 @@ def test_the_mcp_sanitizer_strips_the_braille_blank_and_fillers() -> None:
     assert "U+2800" in found and "U+3164" in found
     # It keeps the text's own line breaks and tabs.
     assert strip_hidden("a\n\tb")[0] == "a\n\tb"
+
+
+@pytest.mark.parametrize(("name", "title", "fmt"), [
+    ("apiKey", "", ""), ("password", "", ""), ("x", "OpenAI API key", ""), ("token", "", ""),
+    ("gh", "GitHub personal access token", ""), ("f", "", "password"), ("k", "Secret", ""),
+    ("pin", "", ""), ("auth", "", ""), ("k", "密码", ""), ("session_id", "", ""), ("aws_secret_access_key", "", ""),
+])
+def test_secret_looking_fields_are_masked(name: str, title: str, fmt: str) -> None:
+    from echo_desk.agent.secret_fields import is_secret_field
+
+    assert is_secret_field(name, title, fmt)
+
+
+@pytest.mark.parametrize(("name", "title"), [("author", "Author"), ("city", "City"), ("keyboard", "Keyboard layout"),
+                                             ("spin", "Spin count"), ("note", "A note")])
+def test_ordinary_fields_are_not_masked(name: str, title: str) -> None:
+    from echo_desk.agent.secret_fields import is_secret_field
+
+    assert not is_secret_field(name, title)
