@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.visible_text import visible, visible_json
 from echo_desk.mcp.cli import add_mcp_parser, run_mcp_command
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
@@ -75,9 +75,9 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
             return _tools_list(runtime, as_json=args.json)
         if args.command == "tools" and args.tools_command == "schema":
             definitions, errors = runtime.schema_factory.for_provider(args.provider)
-            print(json.dumps(definitions, indent=2, ensure_ascii=False))
+            print(visible_json(definitions, indent=2))
             for error in errors:
-                print(f"not sent: {error}", file=sys.stderr)
+                print(f"not sent: {visible(str(error), one_line=True)}", file=sys.stderr)
             return 0
         if args.command == "call":
             return await _call(runtime, args)
@@ -117,15 +117,15 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     # A server waiting for its first-start approval has no tools yet: say why they are missing.
     waiting = awaiting_approval(runtime)
     if as_json:
-        print(json.dumps({"tools": rows, "mcp_awaiting_approval": waiting}, indent=2, ensure_ascii=False))
+        print(visible_json({"tools": rows, "mcp_awaiting_approval": waiting}, indent=2))
     else:
         _print_tool_rows(rows)
     if waiting:
-        print(awaiting_note(waiting), file=sys.stderr)
+        print(visible(awaiting_note(waiting)), file=sys.stderr)
     if as_json:
         return 0
     for problem in runtime.problems:
-        print(f"not loaded: {problem.message}", file=sys.stderr)
+        print(f"not loaded: {visible(problem.message, one_line=True)}", file=sys.stderr)
     return 0
 
 
@@ -148,8 +148,9 @@ def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
     print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'READY':<6} BREAKER")
     for r in rows:
         ready = "yes" if r["ready"] else "no"
-        print(f"{r['name']:<24} {r['source']:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
-              f"{ready:<6} {r['breaker']}" + (f"  ({r['readiness']})" if r["readiness"] else ""))
+        name, source, readiness = (visible(str(r[k]), one_line=True) for k in ("name", "source", "readiness"))
+        print(f"{name:<24} {source:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
+              f"{ready:<6} {r['breaker']}" + (f"  ({readiness})" if r["readiness"] else ""))
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -163,5 +164,5 @@ async def _call(runtime: Runtime, args: argparse.Namespace) -> int:
     envelope = await runtime.dispatcher.execute_tool(
         ToolCall(id=new_call_id(), name=args.name, arguments=args.args), scope, host
     )
-    print(json.dumps(envelope.to_json(), indent=2, ensure_ascii=False))
+    print(visible_json(envelope.to_json(), indent=2))
     return 0 if envelope.ok else 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.loop import NullListener
 from echo_desk.agent.model import ModelError, ToolCall
 from echo_desk.agent.session import ConversationSession
+from echo_desk.agent.visible_text import visible, visible_json
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings
 from echo_desk.terminal_host import TerminalHost
@@ -59,22 +59,24 @@ class _Printer(NullListener):
 
     def on_text(self, delta: str) -> None:
         if not self.quiet:
-            sys.stdout.write(delta)
+            sys.stdout.write(visible(delta))  # model text: escapes shown, never obeyed
             sys.stdout.flush()
 
     def on_tool_call(self, call: ToolCall) -> None:
         self.calls.append({"id": call.id, "name": call.name, "arguments": call.arguments})
-        print(f"\n[tool] {call.name} {call.arguments}", file=sys.stderr, flush=True)
+        print(f"\n[tool] {visible(call.name, one_line=True)} {visible(call.arguments, one_line=True)}",
+              file=sys.stderr, flush=True)
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         for record in self.calls:
             if record["id"] == call_id:
                 record["envelope"] = envelope.to_json()
         status = "ok" if envelope.ok else f"{envelope.error_kind.value if envelope.error_kind else ''}: {envelope.error}"
-        print(f"[tool] {envelope.tool} → {status}", file=sys.stderr, flush=True)
+        print(f"[tool] {visible(envelope.tool, one_line=True)} → {visible(status, one_line=True)}",
+              file=sys.stderr, flush=True)
 
     def on_error(self, message: str) -> None:
-        print(f"\n[error] {message}", file=sys.stderr, flush=True)
+        print(f"\n[error] {visible(message)}", file=sys.stderr, flush=True)
 
 
 async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -106,13 +108,13 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     finally:
         await model.aclose()
     if args.json:
-        print(json.dumps({
+        print(visible_json({
             "completed": outcome.completed,
             "stop_reason": outcome.stop_reason.value,
             "error": outcome.error,
             "answer": outcome.final_text,
             "tool_calls": printer.calls,
-        }, indent=2, ensure_ascii=False))
+        }, indent=2))
     else:
         print()
     return 0 if outcome.completed else 1

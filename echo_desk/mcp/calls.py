@@ -92,14 +92,16 @@ class CallRouter:
             message, _ = strip_hidden(params.message)
             if isinstance(params, types.ElicitRequestURLParams):
                 question = Question(
-                    prompt=f"{message}\n{params.url}", choices=("Open", "Decline"), asked_by=f"MCP server {server}"
+                    prompt=f"{message}\n{params.url}", choices=("Open", "Decline"), asked_by=f"MCP server {server}",
+                    mcp_server=server,
                 )
                 answer = await host.ask(question)
                 if answer.accepted and answer.text != "Decline":
                     return types.ElicitResult(action="accept")
                 return types.ElicitResult(action="cancel" if answer.action is AnswerAction.CANCEL else "decline")
             schema = params.requested_schema
-            answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}"))
+            answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}",
+                                               mcp_server=server))
             if answer.action is AnswerAction.ACCEPT:
                 return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))
             return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")

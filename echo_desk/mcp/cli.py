@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from echo_desk.agent.visible_text import visible, visible_json
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
@@ -31,6 +31,11 @@ def add_mcp_parser(sub: Any) -> None:
     imp.add_argument("--no-keyring", action="store_true", help="keep env/header values in mcp.json")
 
 
+def _v(text: object) -> str:
+    """Server names, details and stderr as printed: escapes shown, never obeyed by the terminal."""
+    return visible(str(text), one_line=True)
+
+
 async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.mcp_command == "import":
         return _import(args)
@@ -43,18 +48,18 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
             return await _approve(manager, args)
         statuses = await manager.start_all()
         if args.json:
-            print(json.dumps([_status_json(s) for s in statuses], indent=2, ensure_ascii=False, default=str))
+            print(visible_json([_status_json(s) for s in statuses], indent=2))
             return 0
         for status in statuses:
-            print(f"{status.name:<20} {status.transport:<6} {status.state.value}  {status.detail}")
+            print(f"{_v(status.name):<20} {status.transport:<6} {status.state.value}  {_v(status.detail)}")
             for tool in status.tools:
-                flags = "".join(f"  [{f.kind}: {f.detail}]" for f in tool.flags if f.kind != "annotation")
-                print(f"    {tool.registry_name:<40} {'ready' if tool.ready else 'BLOCKED'}{flags}")
+                flags = "".join(f"  [{f.kind}: {_v(f.detail)}]" for f in tool.flags if f.kind != "annotation")
+                print(f"    {_v(tool.registry_name):<40} {'ready' if tool.ready else 'BLOCKED'}{flags}")
             for problem in status.problems:
-                print(f"    problem: {problem}")
+                print(f"    problem: {_v(problem)}")
             if status.state.value == "error":
                 for line in status.stderr_tail[-5:]:
-                    print(f"    stderr: {line}")
+                    print(f"    stderr: {_v(line)}")  # a server's stderr may hold ESC sequences
         return 0
     finally:
         await manager.aclose()
@@ -68,21 +73,21 @@ def _status_json(status: Any) -> dict[str, Any]:
 
 async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
     if args.name not in manager.server_names():
-        print(f"no MCP server named {args.name!r} in mcp.json", file=sys.stderr)
+        print(f"no MCP server named '{_v(args.name)}' in mcp.json", file=sys.stderr)
         return 2
     request = manager.start_request(args.name)
     if request is None:
-        print(f"{args.name} is already approved")
+        print(f"{_v(args.name)} is already approved")
         return 0
-    print(f"MCP server {args.name!r} ({request.transport}) wants to start:")
+    print(f"MCP server '{_v(args.name)}' ({_v(request.transport)}) wants to start:")
     if request.command:
-        print("  command line: " + " ".join(request.command_line))
-        print("  env names:    " + (", ".join(request.env_names) or "(none)"))
+        print("  command line: " + _v(" ".join(request.command_line)))
+        print("  env names:    " + (_v(", ".join(request.env_names)) or "(none)"))
         if request.cwd:
-            print(f"  folder:       {request.cwd}")
+            print(f"  folder:       {_v(request.cwd)}")
     else:
-        print(f"  url:          {request.url}")
-        print("  headers:      " + (", ".join(request.header_names) or "(none)"))
+        print(f"  url:          {_v(request.url)}")
+        print("  headers:      " + (_v(", ".join(request.header_names)) or "(none)"))
     if request.previous_fingerprint:
         print("  (the configuration changed since you last approved it)")
     if not args.yes:
@@ -104,18 +109,18 @@ def _import(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 1
-    print(f"from {preview.source} ({preview.source_kind}):")
+    print(f"from {_v(preview.source)} ({preview.source_kind}):")
     for item in preview.items:
         extra = ""
         if item.to_keyring:
-            extra += f"  secrets to keyring: {', '.join(item.to_keyring)}"
+            extra += f"  secrets to keyring: {_v(', '.join(item.to_keyring))}"
         if item.needs_secrets:
-            extra += f"  set in keyring first: {', '.join(item.needs_secrets)}"
-        print(f"  {item.action.value:<7} {item.name}  {item.reason}{extra}")
+            extra += f"  set in keyring first: {_v(', '.join(item.needs_secrets))}"
+        print(f"  {item.action.value:<7} {_v(item.name)}  {_v(item.reason)}{extra}")
     if not args.apply:
         print("nothing written (add --apply to write mcp.json)")
         return 0
     written = apply_import(preview)
-    print(f"written to mcp.json: {', '.join(written) or 'nothing'}")
+    print(f"written to mcp.json: {_v(', '.join(written)) or 'nothing'}")
     skipped = [i.name for i in preview.items if i.action is ImportAction.SKIP]
     return 1 if skipped and not written else 0

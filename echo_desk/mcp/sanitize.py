@@ -13,6 +13,7 @@ import unicodedata
 from typing import Any
 
 from echo_desk.agent.schema_checks import check_tool_schema
+from echo_desk.agent.visible_text import BLANK_LOOKING
 
 #: Zero-width characters, bidi controls, Unicode tag characters (U+E0000–U+E007F) and other
 #: invisible format characters that can smuggle instructions past a person reading a catalog.
@@ -36,7 +37,7 @@ _NAME_BAD = re.compile(r"[^A-Za-z0-9_-]")
 
 def is_hidden_char(ch: str) -> bool:
     code = ord(ch)
-    if code in _HIDDEN_SINGLES:
+    if code in _HIDDEN_SINGLES or code in BLANK_LOOKING:  # blank-looking letters (U+2800, U+3164...)
         return True
     if any(lo <= code <= hi for lo, hi in _HIDDEN_RANGES):
         return True

@@ -17,12 +17,15 @@ class Question:
 
     Free text when ``choices`` and ``schema`` are empty; a choice list; or a small form from a
     flat JSON schema (``{"type": "object", "properties": {...}}`` with defaults).
+    ``mcp_server`` is the configured name of the MCP server asking (its answer goes there);
+    empty when the agent asks. Every text in it is untrusted and shown as plain text.
     """
 
     prompt: str
     choices: tuple[str, ...] = ()
     schema: dict[str, Any] | None = None
     asked_by: str = ""
+    mcp_server: str = ""
 
 
 class AnswerAction(enum.StrEnum):

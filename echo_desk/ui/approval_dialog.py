@@ -7,19 +7,17 @@ approved without pressing an Allow button.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QFontDatabase
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -30,9 +28,11 @@ from PySide6.QtWidgets import (
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
+from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
+from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
 from echo_desk.ui.labels import (
     CHANGE_LABELS,
     RISK_COLOURS,
@@ -55,18 +55,22 @@ def format_targets(request: ApprovalRequest) -> str:
         return ""
     for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        lines.append(f"{label}: {target_value_text(target.kind, target.value)}")
+        lines.append(f"{label}: {visible(target_value_text(target.kind, target.value))}")
         if target.detail:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
-            lines.append(f"    {detail_label}: {shown_detail(target.detail)}")
+            lines.append(f"    {detail_label}: {visible(shown_detail(target.detail))}")
         if target.kind == "sandbox" and target.detail == OUTSIDE_REASONS["unavailable"]:
             lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             file_label = _(TARGET_LABELS["path"])
-            lines.append(f"{file_label}: {change.path}  ({kind})")
+            lines.append(f"{file_label}: {visible(change.path)}  ({kind})")
     return "\n".join(lines) if lines else _("(this call names no target)")
+
+
+def _tab_name(path: str) -> str:
+    return visible(os.path.basename(path) or path, one_line=True)
 
 
 class ApprovalDialog(QDialog):
@@ -111,7 +115,14 @@ class ApprovalDialog(QDialog):
         form.addRow(self.scope_label, self.scope_value)
         layout.addLayout(form)
 
-        self.summary = QLabel(request.summary)
+        # Shown even when everything fits: characters that draw nothing or reorder the text.
+        self.hidden_warning = QLabel()
+        self.hidden_warning.setWordWrap(True)
+        self.hidden_warning.setStyleSheet("color: #82071e; background: #ffebe9; padding: 4px;")
+        self.hidden_warning.setVisible(request_hides_text(request))
+        layout.addWidget(self.hidden_warning)
+
+        self.summary = QLabel(visible(request.summary))
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         # The spawn manifest is shown field by field below; its one-line summary would repeat it.
@@ -127,25 +138,20 @@ class ApprovalDialog(QDialog):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         self.targets_caption = QLabel()
-        self.targets = QPlainTextEdit(format_targets(request))
-        self.targets.setReadOnly(True)
-        self.targets.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        # As tall as the text (within reason); text that does not fit says how much is below
+        # and must be scrolled or expanded to its end before anything can be allowed.
+        self.targets = FullTextBox(format_targets(request), most_lines=6)
         self.arguments_caption = QLabel()
-        self.arguments = QPlainTextEdit(json.dumps(request.arguments, indent=2, ensure_ascii=False))
-        self.arguments.setReadOnly(True)
-        self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        for box, most in ((self.targets, 6), (self.arguments, 10)):
-            # As tall as the text (within reason); longer text scrolls, nothing is cut.
-            box.setFont(mono)
-            lines = max(1, min(most, box.toPlainText().count("\n") + 1))
-            box.setFixedHeight(int(lines * box.fontMetrics().lineSpacing() + 2 * box.frameWidth() + 12))
+        self.arguments = FullTextBox(visible_json(request.arguments, indent=2), most_lines=10)
         top_layout.addWidget(self.targets_caption)
         top_layout.addWidget(self.targets)
+        top_layout.addWidget(self.targets.footer)
         for widget in (self.targets_caption, self.targets):
             widget.setVisible(bool(self.targets.toPlainText()))
+        self.targets.is_loaded = self.targets.is_loaded or not self.targets.toPlainText()
         top_layout.addWidget(self.arguments_caption)
         top_layout.addWidget(self.arguments)
+        top_layout.addWidget(self.arguments.footer)
         if self.is_spawn:
             # No diff below: the request itself may use the room instead of a scroll bar.
             self.arguments.setMaximumHeight(16777215)
@@ -157,10 +163,13 @@ class ApprovalDialog(QDialog):
         self.diff_panes: list[DiffPane] = []
         for change in request.file_changes:
             pane = DiffPane(change.diff, truncated=change.truncated)
-            pane.loaded.connect(self._update_allow)
             self.diff_panes.append(pane)
-            self.tabs.addTab(pane, os.path.basename(change.path) or change.path)
-            self.tabs.setTabToolTip(self.tabs.count() - 1, change.path)
+            self.tabs.addTab(pane, _tab_name(change.path))
+            self.tabs.setTabToolTip(self.tabs.count() - 1, plain_tooltip(change.path))
+        # One rule for diffs and text boxes: every line in front of the person before Allow.
+        self._must_see: list[DiffPane | FullTextBox] = [*self.diff_panes, self.targets, self.arguments]
+        for part in self._must_see:
+            part.loaded.connect(self._update_allow)
         self.tabs.setVisible(bool(request.file_changes))
         splitter.addWidget(self.tabs)
         splitter.setCollapsible(0, False)
@@ -199,14 +208,15 @@ class ApprovalDialog(QDialog):
         self._update_allow()
 
     def _update_allow(self) -> None:
-        # Nothing can be allowed before every line of every diff is in the dialog.
-        ready = all(pane.is_loaded for pane in self.diff_panes)
+        # Nothing can be allowed before every line of every diff is in the dialog and every
+        # target and argument was in view to its end.
+        ready = all(part.is_loaded for part in self._must_see)
         for button in (self.allow_once, self.allow_conversation, self.always_allow):
             button.setEnabled(ready)
 
     def retranslate(self, *_args: object) -> None:
         r = self.request
-        title = _(r.tool_title) if r.tool_title else r.tool_name
+        title = visible(_(r.tool_title) if r.tool_title else r.tool_name, one_line=True)
         self.setWindowTitle(_("Approve {tool}?").format(tool=title))
         if self.is_spawn:
             self.heading.setText(_("Echo Desk wants to start a sub-agent"))
@@ -216,19 +226,24 @@ class ApprovalDialog(QDialog):
         if self.manifest is not None:
             self.manifest.retranslate()
         self.tool_label.setText(_("Tool:"))
-        self.tool_value.setText(f"{title}  ({r.tool_name}) — {source_label(r.source)}")
+        self.tool_value.setText(f"{title}  ({visible(r.tool_name, one_line=True)}) — "
+                                f"{visible(source_label(r.source), one_line=True)}")
         self.risk_label.setText(_("Risk:"))
         colour = RISK_COLOURS.get(r.risk.value, "#57606a")
         self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
         self.scope_label.setText(_("Asked by:"))
         chain = " › ".join(scope_names(r.scope_chain)) if r.scope_chain else (r.scope_label or r.scope_id)
-        self.scope_value.setText(chain)
+        self.scope_value.setText(visible(chain, one_line=True))
+        self.hidden_warning.setText(_("This request contains hidden or control characters (bidi, zero-width, "
+                                      "line separators…). They are shown as ⟨U+…⟩ where they are: read "
+                                      "the targets, arguments and changes carefully."))
         self.targets_caption.setText(_("Targets"))
-        self.targets.setPlainText(format_targets(r))
+        if self.targets.toPlainText() != format_targets(r):
+            self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language
         self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
         for i, change in enumerate(r.file_changes):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
-            self.tabs.setTabText(i, f"{os.path.basename(change.path) or change.path} ({kind})")
+            self.tabs.setTabText(i, f"{_tab_name(change.path)} ({kind})")
         self.message_caption.setText(_("Message if denied:"))
         self.message.setPlaceholderText(_("Optional: tell the agent why, or what to do instead"))
         self.allow_once.setText(_("Allow once"))

@@ -22,10 +22,12 @@ from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
 from echo_desk.agent.sources import SourceKind, ToolSource
+from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.ui import marshal
 from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.full_text_box import plain_tooltip
 from echo_desk.ui.labels import RISK_COLOURS, policy_label, risk_label, source_label
 
 NameRole = Qt.ItemDataRole.UserRole + 10
@@ -155,11 +157,13 @@ class ToolCatalogModel(QStandardItemModel):
             tool = self._tools[name]
             title = self.backend.title(tool)
             description = self.backend.description(tool)
-            cells[COL_TOOL].setText(title)
-            cells[COL_TOOL].setToolTip(name)
+            cells[COL_TOOL].setText(visible(title, one_line=True))
+            cells[COL_TOOL].setToolTip(name)  # a registry name: [A-Za-z0-9_-] only
             cells[COL_TOOL].setData(_("Enable {tool}").format(tool=title), Qt.ItemDataRole.AccessibleTextRole)
-            cells[COL_DESCRIPTION].setText(description)
-            cells[COL_DESCRIPTION].setToolTip(description)
+            cells[COL_DESCRIPTION].setText(visible(description, one_line=True))
+            # Plain text: an HTML comment in a server's description must not hide from the
+            # person what the model reads.
+            cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
             cells[COL_RISK].setText(risk_label(_risk(tool)))
             tags = " ".join(f"#{c}" for c in sorted(getattr(tool, "capabilities", ()) or ()))
             english = f"{tool.name} {getattr(tool, 'display_title', '')} {getattr(tool, 'description', '')}"

@@ -1,4 +1,5 @@
-"""Unified diff → lines with kinds and old/new line numbers (pure Python, no Qt).
+"""Unified diff → lines with kinds and old/new line numbers (pure Python, no Qt), every line in
+its visible form (``agent.visible_text``).
 
 Kept as parallel lists rather than one object per line: a 10,000-line diff must be ready in a
 few milliseconds for the approval dialog.
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from echo_desk.agent.visible_text import visible
 
 CONTEXT, ADD, DELETE, HUNK, META, FILLER = "c", "+", "-", "@", "m", " "
 
@@ -50,7 +53,13 @@ def parse_unified(diff: str) -> ParsedDiff:
     kinds, olds, news, texts = out.kinds, out.old, out.new, out.lines
     old_no = new_no = 0
     in_hunk = False
-    for raw in diff.splitlines():
+    # Lines end at "\n" only, as the file tools write them and ``patch`` reads them; a U+2029,
+    # U+2028, U+0085, lone CR, VT or FF inside a line is shown there as ⟨U+2029⟩, never as a
+    # new numbered line (Qt would start one), and controls and bidi characters are shown too.
+    shown = visible(diff).split("\n")
+    if shown and shown[-1] == "":
+        shown.pop()
+    for raw in shown:
         first = raw[:1]
         if first == "@" and (m := _HUNK.match(raw)):
             old_no, new_no = int(m.group(1)), int(m.group(2))

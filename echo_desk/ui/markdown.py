@@ -67,7 +67,10 @@ def markdown_document(text: str, width: float, base_font: QFont | None = None) -
     if base_font is not None:
         doc.setDefaultFont(base_font)
     doc.setDocumentMargin(0)
-    doc.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+    # No raw HTML from the model: tags and comments are shown as the text they are, never
+    # obeyed or silently dropped (an HTML comment would hide words from the person).
+    doc.setMarkdown(text, QTextDocument.MarkdownFeature(
+        QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value))
     mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     block = doc.begin()
     cursor = QTextCursor(doc)

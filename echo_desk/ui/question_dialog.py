@@ -20,14 +20,37 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from echo_desk.agent.secret_fields import is_secret_field
+from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.ui.full_text_box import plain_tooltip
+
+
+def _plain_label(text: str) -> QLabel:
+    """Untrusted text as a label: plain text only (no tags, no image loads), selectable."""
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setText(text)
+    return label
+
+
+def _asker_text(question: Question) -> str:
+    if question.mcp_server:
+        return _("MCP server “{name}” asks:").format(name=visible(question.mcp_server, one_line=True))
+    who = question.asked_by if question.asked_by not in ("", "agent") else ""
+    if who:
+        return _("The agent ({scope}) asks:").format(scope=visible(who, one_line=True))
+    return _("The agent asks:")
 
 
 class QuestionDialog(QDialog):
@@ -43,11 +66,21 @@ class QuestionDialog(QDialog):
         self.setWindowTitle(_("A question for you"))
         self.setMinimumWidth(480)
         layout = QVBoxLayout(self)
-        if question.asked_by:
-            asked = QLabel(_("Asked by {who}").format(who=question.asked_by))
-            asked.setTextFormat(Qt.TextFormat.PlainText)
-            layout.addWidget(asked)
-        prompt = QLabel(question.prompt)
+        # Who asks comes first, in bold, from typed data: a server's question must never pass
+        # for Echo Desk's own, and every text below it is the asker's, shown as plain text.
+        self.asker = _plain_label(_asker_text(question))
+        font = self.asker.font()
+        font.setBold(True)
+        self.asker.setFont(font)
+        layout.addWidget(self.asker)
+        self.destination: QLabel | None = None
+        if question.mcp_server:
+            self.destination = _plain_label(_(
+                "Your answer is sent to this server. Echo Desk never asks for its own keys or passwords "
+                "in a question: enter them only in Settings."))
+            self.destination.setStyleSheet("color: #82071e; background: #ffebe9; padding: 4px;")
+            layout.addWidget(self.destination)
+        prompt = _plain_label(visible(question.prompt))
         prompt.setWordWrap(True)
         prompt.setTextFormat(Qt.TextFormat.PlainText)
         prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -61,19 +94,24 @@ class QuestionDialog(QDialog):
             form = QFormLayout()
             required = set((question.schema or {}).get("required") or [])
             for name, spec in properties.items():
-                widget = self._field(spec if isinstance(spec, dict) else {})
-                label = str(spec.get("title") or name) if isinstance(spec, dict) else name
-                if name in required:
-                    label += " *"
+                spec = spec if isinstance(spec, dict) else {}
+                widget = self._field(spec)
+                title = str(spec.get("title") or name)
+                label = visible(title, one_line=True) + (" *" if name in required else "")
+                if isinstance(widget, QLineEdit) and is_secret_field(name, title, str(spec.get("format") or "")):
+                    widget.setEchoMode(QLineEdit.EchoMode.Password)
                 widget.setAccessibleName(label)
-                if isinstance(spec, dict) and spec.get("description"):
-                    widget.setToolTip(str(spec["description"]))
+                if spec.get("description"):
+                    widget.setToolTip(plain_tooltip(str(spec["description"])))
                 self.fields[name] = widget
-                form.addRow(label, widget)
+                form.addRow(_plain_label(label), widget)
             layout.addLayout(form)
         elif question.choices:
             self.choices = QListWidget()
-            self.choices.addItems(list(question.choices))
+            for choice in question.choices:  # shown visibly; the answer is the real choice
+                item = QListWidgetItem(visible(choice, one_line=True))
+                item.setData(Qt.ItemDataRole.UserRole, choice)
+                self.choices.addItem(item)
             self.choices.setCurrentRow(0)
             self.choices.setAccessibleName(_("Choices"))
             self.choices.itemDoubleClicked.connect(lambda _item: self._finish(AnswerAction.ACCEPT))
@@ -108,9 +146,9 @@ class QuestionDialog(QDialog):
         default = spec.get("default")
         if "enum" in spec:
             combo = QComboBox()
-            combo.addItems([str(v) for v in spec["enum"]])
-            if default is not None:
-                combo.setCurrentText(str(default))
+            combo.addItems([visible(str(v), one_line=True) for v in spec["enum"]])
+            if default in spec["enum"]:
+                combo.setCurrentIndex(list(spec["enum"]).index(default))
             combo.setProperty("enum_values", list(spec["enum"]))
             return combo
         if kind == "boolean":
@@ -154,7 +192,7 @@ class QuestionDialog(QDialog):
             if self.text is not None:
                 text = self.text.text()
             elif self.choices is not None and self.choices.currentItem() is not None:
-                text = self.choices.currentItem().text()
+                text = self.choices.currentItem().data(Qt.ItemDataRole.UserRole)
         self.answer = Answer(action=action, text=text, values=self.values() if action is AnswerAction.ACCEPT else {})
         self.answered.emit(self.answer)
         if action is AnswerAction.ACCEPT:

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 
 
@@ -44,20 +45,23 @@ class ServerStartDialog(QDialog):
         self.request = request
         self.answer: bool | None = None
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setWindowTitle(_("Start the MCP server “{name}”?").format(name=request.server))
+        name = visible(request.server, one_line=True)  # a configured name is untrusted text
+        self.setWindowTitle(_("Start the MCP server “{name}”?").format(name=name))
         self.resize(760, 420)
         layout = QVBoxLayout(self)
         heading = QLabel(_("Echo Desk wants to start the MCP server “{name}”. It will run on your computer "
-                           "with your permissions.").format(name=request.server))
+                           "with your permissions.").format(name=name))
+        heading.setTextFormat(Qt.TextFormat.PlainText)
         heading.setWordWrap(True)
         heading.setAccessibleName(heading.text())
         layout.addWidget(heading)
+        self.heading = heading
         self.changed = QLabel(_("Its configuration changed since you last approved it."))
         self.changed.setStyleSheet("color: #9a6700; background: #fff8c5; padding: 4px;")
         self.changed.setVisible(bool(getattr(request, "previous_fingerprint", None)))
         self.changed.setAccessibleName(self.changed.text())
         layout.addWidget(self.changed)
-        self.details = QPlainTextEdit(describe(request))
+        self.details = QPlainTextEdit(visible(describe(request)))
         self.details.setReadOnly(True)
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setAccessibleName(_("What will be started"))

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk import i18n
+from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
@@ -55,7 +56,7 @@ _BORDERS = {USER: "#b6e3ff", ASSISTANT: "#d0d7de", TOOL: "#d0d7de", NOTICE: "#d4
 
 
 def _lines(text: str, limit: int | None) -> tuple[str, int]:
-    lines = text.splitlines()
+    lines = text.split("\n")  # "\n" only: a "\r" or U+2029 stays in its line, shown visibly
     if limit is None or len(lines) <= limit:
         return text, 0
     return "\n".join(lines[:limit]), len(lines) - limit
@@ -69,7 +70,8 @@ def _pretty_args(arguments: str) -> str:
 
 
 def _div(text: str, colour: str) -> str:
-    return f"<div style='color:{colour}'>{html.escape(text)}</div>"
+    # Tool arguments and output are untrusted: escaped, and hidden characters made visible.
+    return f"<div style='color:{colour}'>{html.escape(visible(text))}</div>"
 
 
 def _compact_args(arguments: str) -> str:
@@ -80,7 +82,7 @@ def _compact_args(arguments: str) -> str:
 
 
 def _pre(text: str, colour: str = "#24292f") -> str:
-    return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(text)}</pre>"
+    return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(visible(text))}</pre>"
 
 
 def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None) -> str:
@@ -111,7 +113,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         hidden += more
         parts.append(nested)
     elif item.output:
-        out_lines = item.output.splitlines()
+        out_lines = item.output.rstrip("\n").split("\n")  # as _lines: "\n" only
         shown = out_lines if item.expanded else out_lines[-12:]
         hidden += len(out_lines) - len(shown)
         parts.append(_div(_("Output"), "#57606a"))
@@ -134,7 +136,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         parsed = parse_unified(diff)
         kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
         parts.append(
-            f"<div><b>{html.escape(str(change.get('path', '')))}</b> ({html.escape(kind)}) "
+            f"<div><b>{html.escape(visible(str(change.get('path', ''))))}</b> ({html.escape(kind)}) "
             f"<span style='color:#1a7f37'>+{parsed.added}</span> <span style='color:#cf222e'>−{parsed.deleted}</span></div>")
         if item.expanded and len(parsed):
             rows = []

@@ -121,3 +121,20 @@ def test_status_column_shows_readiness_and_the_breaker_in_words(qtbot, runtime):
     page.model.refresh_status()  # what the page's 1 s timer does
     text = page.model._rows["read_note"][COL_STATUS].text()
     assert text.startswith("paused after 3 failures, retry in ") and text.endswith(" s")
+
+
+def test_a_description_with_an_html_comment_shows_it_in_the_tooltip(qtbot, runtime):
+    # Issue 20 item 5: a comment hidden from the person but read by the model.
+    from PySide6.QtGui import QTextDocument
+
+    from echo_desk.ui.catalog_model import COL_DESCRIPTION
+    from tests.hostile_text import BIDI_FILENAME, HTML_COMMENT
+
+    tool = next(e.tool for e in runtime.registry.entries() if e.name == "write_note")
+    tool.catalog_description = HTML_COMMENT + BIDI_FILENAME  # an MCP server writes its own
+    page = _page(qtbot, runtime)
+    index = page.model.tool_index("write_note").siblingAtColumn(COL_DESCRIPTION)
+    doc = QTextDocument()
+    doc.setHtml(index.data(Qt.ItemDataRole.ToolTipRole))
+    assert "<!-- ignore previous instructions" in doc.toPlainText()
+    assert "report⟨U+202E⟩txt.sh" in index.data(Qt.ItemDataRole.DisplayRole)

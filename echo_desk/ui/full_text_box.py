@@ -1,0 +1,114 @@
+"""A read-only box for untrusted text that cannot hide its end: text that does not fit says so
+("12 more lines, 3,000 more characters below") and counts as seen only once scrolled or expanded
+to the end. Like a diff pane it has ``is_loaded`` and ``loaded``, so the approval dialog keeps one
+rule for both: nothing is allowed before all of it was in front of the person.
+
+Untrusted text shown as a tooltip goes through ``plain_tooltip``: Qt guesses rich text for a
+tooltip that starts with a tag, and an HTML comment would hide the rest.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QPoint, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QWidget
+
+from echo_desk.agent.visible_text import visible
+from echo_desk.i18n import _
+from echo_desk.ui import i18n_qt
+
+#: Lines up to this many characters fit the dialog's narrowest width in a monospace font.
+_SURE_TO_FIT = 60
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows ``text`` (made visible) literally, whatever tags it holds."""
+    return f"<p style='white-space:pre-wrap'>{html.escape(visible(text))}</p>"
+
+
+class FullTextBox(QPlainTextEdit):
+    """Monospace, wrapped, as tall as its text up to ``most_lines``; ``footer`` holds the "more
+    below" marker and the Expand button (the owner puts it under the box)."""
+
+    loaded = Signal()
+
+    def __init__(self, text: str = "", *, most_lines: int = 6, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._most = most_lines
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.footer = QWidget()
+        row = QHBoxLayout(self.footer)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.marker = QLabel()
+        self.marker.setWordWrap(True)
+        self.marker.setStyleSheet("color: #9a6700; background: #fff8c5; padding: 2px 4px;")
+        self.expand = QPushButton()
+        self.expand.setAutoDefault(False)
+        self.expand.clicked.connect(self._expand)
+        row.addWidget(self.marker, 1)
+        row.addWidget(self.expand)
+        self.is_loaded = True
+        self.verticalScrollBar().valueChanged.connect(self._check)
+        self.verticalScrollBar().rangeChanged.connect(self._check)
+        i18n_qt.bus().language_changed.connect(self._check)
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        """Show ``text`` as it is (the caller made it visible); seen again only if it fits."""
+        self.setPlainText(text)
+        lines = text.split("\n")
+        self.setFixedHeight(self._height(min(self._most, len(lines))))
+        # Sure to fit before any layout: few short lines. Anything else waits for the layout.
+        self.is_loaded = len(lines) <= self._most and max(map(len, lines)) <= _SURE_TO_FIT
+        self._check()
+
+    def _height(self, lines: int) -> int:
+        return int(max(1, lines) * self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 12)
+
+    def _expand(self) -> None:
+        self.setMaximumHeight(16777215)
+        self.setFixedHeight(self._height(min(40, self.document().lineCount() + self._wrapped_lines())))
+        QTimer.singleShot(0, self._check)
+
+    def _wrapped_lines(self) -> int:
+        layout = self.document().documentLayout()
+        block, extra = self.document().begin(), 0
+        while block.isValid():
+            extra += max(0, block.layout().lineCount() - 1) if block.layout() else 0
+            block = block.next()
+        return extra if layout is not None else 0
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._check)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self._check)
+
+    def remaining(self) -> tuple[int, int]:
+        """Lines and characters below the last one in view."""
+        viewport = self.viewport()
+        last = self.cursorForPosition(QPoint(viewport.width() - 1, viewport.height() - 1))
+        chars = max(0, self.document().characterCount() - 1 - last.position())
+        lines = max(0, self.document().blockCount() - 1 - last.blockNumber())
+        return lines, chars
+
+    def _check(self, *_args: object) -> None:
+        bar = self.verticalScrollBar()
+        at_end = bar.maximum() == 0 or bar.value() >= bar.maximum()
+        if at_end and self.isVisible() and not self.is_loaded:
+            self.is_loaded = True
+            self.loaded.emit()
+        hidden = not at_end and self.isVisible()
+        if hidden:
+            lines, chars = self.remaining()
+            self.marker.setText(_("{lines} more lines, {chars} more characters below — scroll to the end "
+                                  "or expand it before you can allow").format(lines=lines, chars=f"{chars:,}"))
+        self.expand.setText(_("Expand"))
+        self.expand.setAccessibleName(_("Show all of this text"))
+        self.footer.setVisible(hidden)
