@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
+
+if TYPE_CHECKING:
+    from echo_desk.agent.permissions.model import Suggestion, Verdict
+    from echo_desk.store.grants import GrantScope
 
 
 class ApprovalChoice(enum.StrEnum):
@@ -44,6 +48,9 @@ class ApprovalRequest:
     summary: str
     binding: str
     source: str = "builtin"
+    #: The permission rules' view of this call: per-part verdicts and the narrow rules the
+    #: dialog may offer (``rules.suggestions``). ``None`` when no engine is wired.
+    rules: Verdict | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +59,10 @@ class ApprovalDecision:
     choice: ApprovalChoice
     message: str = ""
     binding: str = ""
+    #: A narrow grant to store with an allow: one of ``request.rules.suggestions`` and how
+    #: long it lasts (``GrantScope``). Both or neither.
+    suggestion: Suggestion | None = None
+    grant_scope: GrantScope | None = None
 
     @property
     def allowed(self) -> bool:

@@ -12,24 +12,39 @@ read from SQLite on every call, so a revoke or an expiry applies to the very nex
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.permissions import decide, floor
+from echo_desk.agent.permissions.compiled import Compiled, compile_pattern, family_of
+from echo_desk.agent.permissions.loader import parse_rules, read_rule_file
+from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Effect,
+    Examples,
     Family,
     Grant,
     GrantScope,
+    Inactive,
     Layer,
+    LoadProblem,
     LoadReport,
+    Part,
+    ProblemKind,
     Rule,
+    Severity,
     Suggestion,
     Verdict,
 )
+from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.subjects import Subject
+from echo_desk.agent.permissions.tokens import Match, PatternError, TokenPattern
 from echo_desk.store.grants import GrantStore
 
 USER_FILE = "permissions.toml"
@@ -52,12 +67,33 @@ def file_sha256(path: Path) -> str | None:
         return None
 
 
+
+@dataclass(frozen=True)
+class _FileState:
+    stamp: tuple[int, int] | None  # (mtime_ns, size); None = missing
+    rules: tuple[Compiled, ...]
+    problems: tuple[LoadProblem, ...]
+    sha256: str | None
+
+
+@dataclass(frozen=True)
+class _Index:
+    """Active rules by the ``tool`` value they name, for one set of workspaces."""
+
+    report: LoadReport
+    by_tool: dict[str, tuple[Compiled, ...]]
+
+
+#: A stand-in workspace root for checking a rule's own examples (``@workspace/src/a.py``).
+EXAMPLE_WORKSPACE = Path("/__workspace__")
+
+
 class PermissionEngine:
     """Rules from every layer + grants → a ``Verdict`` per call.
 
     ``config_dir`` holds the user's ``permissions.toml`` (and Echo Desk's settings, which the
     floor protects); ``grants`` stores grants and workspace trust; ``clock`` (seconds since the
-    epoch) is injectable for tests and must be the same clock the ``GrantStore`` uses.
+    epoch) is injectable for tests and should be the ``GrantStore``'s clock.
     """
 
     def __init__(
@@ -67,25 +103,94 @@ class PermissionEngine:
         grants: GrantStore,
         clock: Callable[[], float] | None = None,
         protected_dirs: tuple[Path, ...] = (),
+        home: Path | None = None,
     ) -> None:
         self.config_dir = Path(config_dir)
         self.grants = grants
-        self.clock = clock or grants.clock or time.time
-        #: Folders no rule may let anything write to (Echo Desk's own settings and data).
-        self.protected_dirs = (self.config_dir, *protected_dirs)
+        self.clock = clock or grants.clock
+        self.home = Path(home) if home is not None else Path.home()
+        #: Folders no rule may let anything write to (Echo Desk's own settings, and others given).
+        self.protected_dirs = tuple(Path(os.path.realpath(p)) for p in (self.config_dir, *protected_dirs))
         self._lock = threading.Lock()
-        self._cache: dict[Path, Any] = {}
+        self._files: dict[Path, _FileState] = {}
+        self._indexes: dict[tuple[Any, ...], _Index] = {}
 
     @property
     def user_file(self) -> Path:
         """``<config dir>/permissions.toml``."""
         return self.config_dir / USER_FILE
 
-    def load(self, workspaces: tuple[Path, ...] = ()) -> LoadReport:
-        """Every rule of every layer for these workspaces (floor, user, workspace, local), with
-        inactive ones marked and every load error/warning. Cheap when nothing changed."""
-        raise NotImplementedError
+    # -- loading -----------------------------------------------------------------------------
+    def _file(self, path: Path, layer: Layer) -> _FileState:
+        try:
+            st = os.stat(path)
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        cached = self._files.get(path)
+        if cached is not None and cached.stamp == stamp:
+            return cached
+        if stamp is None:
+            state = _FileState(None, (), (), None)
+        else:
+            rules, problems, text = read_rule_file(path, layer, self.example_matches)
+            sha = hashlib.sha256(text.encode("utf-8")).hexdigest() if text or not problems else file_sha256(path)
+            state = _FileState(stamp, tuple(rules), tuple(problems), sha)
+        self._files[path] = state
+        return state
 
+    def _index(self, workspaces: tuple[Path, ...]) -> _Index:
+        with self._lock:
+            states: list[tuple[_FileState, Layer, Path | None]] = [(self._file(self.user_file, Layer.USER), Layer.USER,
+                                                                     None)]
+            for ws in workspaces:
+                committed, local = workspace_files(ws)
+                states.append((self._file(committed, Layer.WORKSPACE), Layer.WORKSPACE, ws))
+                states.append((self._file(local, Layer.WORKSPACE_LOCAL), Layer.WORKSPACE_LOCAL, ws))
+            trusted = tuple(
+                ws is not None and state.sha256 is not None and self.grants.trusted_hash(str(ws)) == state.sha256
+                for state, layer, ws in states if layer is Layer.WORKSPACE
+            )
+            key = (workspaces, tuple(id(s) for s, _, _ in states), trusted)
+            index = self._indexes.get(key)
+            if index is not None:
+                return index
+            rules: list[Compiled] = []
+            problems: list[LoadProblem] = []
+            trust_iter = iter(trusted)
+            for state, layer, _ws in states:
+                problems.extend(state.problems)
+                if layer is Layer.WORKSPACE and not next(trust_iter):
+                    rules.extend(_deactivate(c) for c in state.rules)
+                else:
+                    rules.extend(state.rules)
+            problems.extend(_shadowed(rules))
+            by_tool: dict[str, list[Compiled]] = {}
+            for c in rules:
+                if c.rule is not None and c.rule.active:
+                    by_tool.setdefault(c.tool, []).append(c)
+            report = LoadReport(rules=tuple(floor.FLOOR_RULES) + tuple(c.rule for c in rules if c.rule is not None),
+                                problems=tuple(problems))
+            index = _Index(report=report, by_tool={k: tuple(v) for k, v in by_tool.items()})
+            if len(self._indexes) > 64:
+                self._indexes.clear()
+            self._indexes[key] = index
+            return index
+
+    def load(self, workspaces: tuple[Path, ...] = ()) -> LoadReport:
+        """Every rule of every layer for these workspaces (the floor first, then user, workspace,
+        workspace-local), inactive ones marked, and every load error and warning. Cheap when no
+        file changed (one ``stat`` per file)."""
+        return self._index(_norm(workspaces)).report
+
+    def mentions(self, names: frozenset[str], workspaces: tuple[Path, ...] = ()) -> bool:
+        """Whether any active rule or grant names one of ``names`` (the dispatcher's fast path)."""
+        index = self._index(_norm(workspaces))
+        if any(n in index.by_tool for n in names):
+            return True
+        return any(g.tool in names for g in self.grants.active())
+
+    # -- evaluation --------------------------------------------------------------------------
     def evaluate(
         self,
         subject: Subject,
@@ -98,33 +203,186 @@ class PermissionEngine:
         """The rules' and grants' verdict for one call. ``effect None`` = nothing spoke (the
         tool's policy and risk defaults decide). Never raises on odd input: what it cannot
         understand is never allowed."""
-        raise NotImplementedError
+        workspaces = _norm(workspaces)
+        index = self._index(workspaces)
+        now = self.clock()
+        ws_names = tuple(str(w) for w in workspaces)
+        grants = [g for g in self.grants.active()
+                  if g.applies(now=now, conversation_id=conversation_id, workspaces=ws_names)]
+        where = floor.Where(cwd=Path(cwd) if cwd else (workspaces[0] if workspaces else Path.cwd()),
+                            home=self.home, workspaces=workspaces, protected=self.protected_dirs)
+        names = subject.names
+        mine = [c for n in names for c in index.by_tool.get(n, ())]
+        my_grants = [_compile_grant(g) for g in grants if g.tool in names]
+        rules = decide.Rules(
+            deny=[c for c in mine if c.rule and c.rule.effect is Effect.DENY],
+            ask=[c for c in mine if c.rule and c.rule.effect is Effect.ASK],
+            allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW],
+            grants=[c for c in my_grants if c is not None],
+            write=index.by_tool.get("write", ()) + tuple(c for c in (_compile_grant(g) for g in grants
+                                                                     if g.tool == "write") if c),
+            read=index.by_tool.get("read", ()),
+        )
+        if subject.family is Family.SHELL:
+            verdict = decide.shell_verdict(subject, rules, where)
+        elif subject.family in (Family.READ, Family.WRITE):
+            write = subject.family is Family.WRITE
+            parts: list[Part] = []
+            suggestions: list[Suggestion] = []
+            for raw in subject.paths or (".",):
+                v = decide.path_verdict(decide.resolve_paths(raw, where), write, rules, where, text=raw)
+                parts.extend(v.parts)
+                suggestions.extend(self._path_suggestion(subject, raw, where))
+            verdict = decide._combine(parts, tuple(suggestions))
+        else:
+            verdict = decide.simple_verdict(subject, rules)
+        if record_use:
+            used = {p.provenance.grant.id: p.provenance.grant for p in verdict.parts
+                    if p.provenance.grant is not None}
+            if verdict.effect is Effect.ALLOW:
+                for grant in used.values():
+                    self.grants.record_use(grant)
+        return verdict
+
+    def _path_suggestion(self, subject: Subject, raw: str, where: floor.Where) -> list[Suggestion]:
+        family = "write" if subject.family is Family.WRITE else "read"
+        lexical = decide.resolve_paths(raw, where)[0]
+        for ws in where.workspaces:
+            if lexical == ws or ws in lexical.parents:
+                rel = lexical.relative_to(ws).as_posix()
+                pattern = "@workspace/" + (rel if rel != "." else "**")
+                break
+        else:
+            if lexical == self.home or self.home in lexical.parents:
+                pattern = "~/" + lexical.relative_to(self.home).as_posix()
+            else:
+                pattern = "/" + lexical.as_posix()
+        if any(c in pattern for c in "*?[]!\\") and not pattern.endswith("/**"):
+            return []
+        return [Suggestion(tool=family, pattern=pattern, label=raw)]
 
     # -- the tester and the CLI ------------------------------------------------------------
-    def check_command(self, command: str, *, workspace: Path | None = None, conversation_id: str = "") -> Verdict:
-        """``run_command``'s verdict for ``command`` run in ``workspace``."""
-        raise NotImplementedError
+    def check_command(self, command: str, *, workspace: Path | None = None, conversation_id: str = "",
+                      cwd: Path | None = None) -> Verdict:
+        """``run_command``'s verdict for ``command`` run in ``workspace`` (nothing recorded)."""
+        subject = Subject(tool="run_command", family=Family.SHELL, names=frozenset({"run_command", "shell"}),
+                          command=command)
+        return self.evaluate(subject, workspaces=_ws(workspace), conversation_id=conversation_id, cwd=cwd,
+                             record_use=False)
 
     def check_path(self, path: str, *, write: bool, workspace: Path | None = None) -> Verdict:
         """A file tool's verdict for reading (``write=False``) or writing ``path``."""
-        raise NotImplementedError
+        tool = "write_file" if write else "read_file"
+        family = Family.WRITE if write else Family.READ
+        subject = Subject(tool=tool, family=family, names=frozenset({tool, family.value}), paths=(path,))
+        return self.evaluate(subject, workspaces=_ws(workspace), record_use=False)
 
     def check_url(self, url: str, *, method: str = "GET", workspace: Path | None = None) -> Verdict:
         """``fetch_url``'s verdict for ``url``."""
-        raise NotImplementedError
+        subject = Subject(tool="fetch_url", family=Family.FETCH, names=frozenset({"fetch_url", "fetch"}), url=url,
+                          method=method.upper())
+        return self.evaluate(subject, workspaces=_ws(workspace), record_use=False)
 
     def check_mcp(self, server: str, tool: str, arguments: Mapping[str, Any], *,
                   workspace: Path | None = None) -> Verdict:
         """An MCP tool call's verdict (server, the server's own tool name, arguments)."""
-        raise NotImplementedError
+        subject = Subject(tool=f"{server}__{tool}", family=Family.MCP,
+                          names=frozenset({f"mcp:{server}", f"mcp:{server}/{tool}"}), server=server, mcp_tool=tool,
+                          arguments=dict(arguments))
+        return self.evaluate(subject, workspaces=_ws(workspace), record_use=False)
+
+    # -- a rule's own examples ---------------------------------------------------------------
+    def example_matches(self, item: Compiled, example: str) -> bool:
+        """Whether ``item`` matches its example: for an allow, the rule alone allows the whole
+        example; for deny/ask, the rule catches some part of it."""
+        family, matcher = item.family, item.matcher
+        rule = item.rule
+        effect = rule.effect if rule else Effect.ALLOW
+        if family is Family.SHELL:
+            analysis = analyse(example)
+            if effect is Effect.ALLOW:
+                if not analysis.allowable or not analysis.commands:
+                    return False
+                return all(c.transparent or decide._allowed_by([w.value for w in c.argv], [item]) is not None
+                           for c in analysis.commands)
+            return any(decide.loose_match(matcher, [w.value for w in c.argv]) is not Match.NO
+                       for c in analysis.commands)
+        if family in (Family.READ, Family.WRITE):
+            if matcher is None:
+                return True
+            text = example.replace("@workspace", str(EXAMPLE_WORKSPACE), 1) if example.startswith("@workspace") \
+                else example
+            if text.startswith("~"):
+                text = str(self.home) + text[1:]
+            assert isinstance(matcher, PathPattern)
+            return matcher.match(Path(os.path.normpath(text)), workspaces=(EXAMPLE_WORKSPACE,),
+                                 home=self.home) is Match.YES
+        if matcher is None:
+            return True
+        if family is Family.FETCH:
+            words = example.split()
+            method, url = (words[0], words[1]) if len(words) == 2 else ("GET", example)
+            return bool(matcher.match(url, method) is Match.YES)
+        if family is Family.MCP:
+            try:
+                arguments = json.loads(example)
+            except json.JSONDecodeError:
+                return False
+            return isinstance(arguments, dict) and matcher.match(arguments) is Match.YES
+        if family is Family.DB:
+            return bool(matcher.match(example.strip()) is Match.YES)
+        return True
+
+    def validate(self, text: str, *, path: Path | None = None, layer: Layer = Layer.USER) -> LoadReport:
+        """Check a rule file's text without saving it (the editor's validation as you type)."""
+        compiled, problems = parse_rules(text, path or self.user_file, layer, self.example_matches)
+        return LoadReport(rules=tuple(c.rule for c in compiled if c.rule), problems=tuple(problems))
 
     # -- grants and trust ------------------------------------------------------------------
     def grant(self, suggestion: Suggestion, scope: GrantScope, *, call_id: str, conversation_id: str = "",
               workspace: Path | None = None) -> Grant | Rule | None:
         """Turn an approval choice into data: ``ONCE`` → nothing stored (``None``); ``ALWAYS`` →
         a rule appended to the user's ``permissions.toml`` (returned); the rest → a stored
-        ``Grant`` (returned)."""
-        raise NotImplementedError
+        ``Grant`` (returned). ``ValueError`` when the suggestion's pattern is invalid or the
+        user's file is broken (then nothing is written)."""
+        family = family_of(suggestion.tool)
+        try:
+            compile_pattern(family, suggestion.pattern)
+        except PatternError as exc:
+            raise ValueError(str(exc)) from None
+        if scope is GrantScope.ONCE:
+            return None
+        if scope is GrantScope.ALWAYS:
+            return self._append_rule(suggestion, call_id)
+        return self.grants.add(tool=suggestion.tool, pattern=suggestion.pattern, scope=scope, created_by_call=call_id,
+                               conversation_id=conversation_id,
+                               workspace=str(_norm((workspace,))[0]) if workspace is not None else "",
+                               reason=suggestion.label[:200])
+
+    def _append_rule(self, suggestion: Suggestion, call_id: str) -> Rule:
+        path = self.user_file
+        with self._lock:
+            try:
+                old = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                old = ""
+            lines = ["", "[[rule]]", 'effect = "allow"', f"tool = {_toml(suggestion.tool)}"]
+            if suggestion.pattern is not None:
+                lines.append(f"pattern = {_toml(suggestion.pattern)}")
+            stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.clock()))
+            lines.append(f"reason = {_toml(f'always allowed in an approval ({call_id}, {stamp})')}")
+            new = (old if not old or old.endswith("\n") else old + "\n") + "\n".join(lines) + "\n"
+            compiled, problems = parse_rules(new, path, Layer.USER, self.example_matches)
+            errors = [p for p in problems if p.severity is Severity.ERROR]
+            if errors:
+                raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(new, encoding="utf-8")
+            os.replace(tmp, path)
+        rule = compiled[-1].rule
+        assert rule is not None
+        return rule
 
     def active_grants(self) -> list[Grant]:
         """Grants in force now (expired ones are gone)."""
@@ -139,21 +397,101 @@ class PermissionEngine:
 
     def is_trusted(self, workspace: Path) -> bool:
         """Whether the person trusted ``workspace``'s rule file *as it is now* (hash-bound)."""
-        raise NotImplementedError
+        ws = _norm((workspace,))[0]
+        sha = file_sha256(workspace_files(ws)[0])
+        return sha is not None and self.grants.trusted_hash(str(ws)) == sha
+
+    def trust_preview(self, workspace: Path) -> tuple[Rule, ...]:
+        """The allow rules that trusting ``workspace`` now would make active (show them first)."""
+        ws = _norm((workspace,))[0]
+        committed = workspace_files(ws)[0]
+        rules, _problems, _text = read_rule_file(committed, Layer.WORKSPACE, self.example_matches)
+        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect is Effect.ALLOW)
 
     def trust(self, workspace: Path) -> tuple[Rule, ...]:
-        """Trust the workspace's ``permissions.toml`` as it is now; returns the allow rules that
-        become active (show them before calling this: "Trust" must say what it allows)."""
-        raise NotImplementedError
+        """Trust the workspace's ``permissions.toml`` as it is now (bound to its sha256); returns
+        the allow rules that became active. ``ValueError`` when there is no such file or it has errors."""
+        ws = _norm((workspace,))[0]
+        committed = workspace_files(ws)[0]
+        try:
+            raw = committed.read_bytes()
+        except FileNotFoundError:
+            raise ValueError(f"{committed} does not exist: nothing to trust") from None
+        rules, problems, _text = read_rule_file(committed, Layer.WORKSPACE, self.example_matches)
+        errors = [p for p in problems if p.severity is Severity.ERROR]
+        if errors:
+            raise ValueError(f"{committed} has errors; nothing was trusted: {errors[0].describe()}")
+        self.grants.trust(str(ws), hashlib.sha256(raw).hexdigest())
+        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect is Effect.ALLOW)
 
-    def effect_order(self) -> tuple[Effect, ...]:
-        """Precedence, for documentation and UI: floor rules, then deny, ask, allow."""
-        return (Effect.DENY, Effect.ASK, Effect.ALLOW)
+    def untrust(self, workspace: Path) -> None:
+        self.grants.untrust(str(_norm((workspace,))[0]))
 
-    @staticmethod
-    def layers() -> tuple[Layer, ...]:
-        return (Layer.FLOOR, Layer.USER, Layer.WORKSPACE, Layer.WORKSPACE_LOCAL, Layer.GRANT)
 
-    @staticmethod
-    def families() -> tuple[Family, ...]:
-        return tuple(Family)
+def _toml(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _norm(workspaces: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(Path(os.path.realpath(w)) for w in workspaces)
+
+
+def _ws(workspace: Path | None) -> tuple[Path, ...]:
+    return (workspace,) if workspace is not None else ()
+
+
+def _deactivate(item: Compiled) -> Compiled:
+    rule = item.rule
+    if rule is None or rule.effect is not Effect.ALLOW:
+        return item
+    from dataclasses import replace
+
+    return replace(item, rule=replace(rule, inactive=Inactive.UNTRUSTED_WORKSPACE))
+
+
+def _compile_grant(grant: Grant) -> Compiled | None:
+    try:
+        family = family_of(grant.tool)
+        matcher = compile_pattern(family, grant.pattern)
+    except (ValueError, PatternError):
+        return None  # a grant that no longer compiles grants nothing
+    return Compiled(tool=grant.tool, family=family, matcher=matcher, grant=grant)
+
+
+def _shadowed(rules: list[Compiled]) -> list[LoadProblem]:
+    """Allow/ask rules that a deny (or an allow that an ask) with the same tool and a pattern
+    covering it always overrides: they can never decide anything."""
+    out: list[LoadProblem] = []
+    active = [c for c in rules if c.rule is not None and c.rule.active]
+    for c in active:
+        rule = c.rule
+        assert rule is not None
+        if rule.effect is Effect.DENY or rule.source.path is None:
+            continue
+        for other in active:
+            o = other.rule
+            assert o is not None
+            if o.tool != rule.tool or o.effect.rank <= rule.effect.rank:
+                continue
+            if o.pattern is None or o.pattern == rule.pattern or _covers(other, c):
+                out.append(LoadProblem(
+                    severity=Severity.WARNING, kind=ProblemKind.SHADOWED, path=rule.source.path,
+                    line=rule.source.line,
+                    message=f"{rule.describe()} is never consulted: {o.describe()} ({o.source.describe()}) "
+                            "always wins over it"))
+                break
+    return out
+
+
+def _covers(stronger: Compiled, weaker: Compiled) -> bool:
+    """Shell: the stronger rule matches every example of the weaker one's own pattern text."""
+    rule = weaker.rule
+    if not isinstance(stronger.matcher, TokenPattern) or rule is None or rule.pattern is None:
+        return False
+    literal = [t for t in rule.pattern.split() if t not in ("*", "**") and not t.startswith(("!", "[", "]"))]
+    if len(literal) != len(rule.pattern.split()):
+        return False
+    return stronger.matcher.match(literal) is Match.YES
+
+
+__all__ = ["EXAMPLE_WORKSPACE", "Examples", "PermissionEngine", "file_sha256", "workspace_files"]

@@ -228,7 +228,7 @@ class Part:
     unquoted words matched (empty for non-shell parts); ``opaque`` set when no allow may apply."""
 
     text: str
-    effect: Effect
+    effect: Effect | None  # None: nothing decided this part (the tool's defaults will)
     provenance: Provenance
     argv: tuple[str, ...] = ()
     kind: str = "command"  # command | redirect | path | url | mcp | db | tool
@@ -242,8 +242,8 @@ class Suggestion:
     appended rule would carry; ``examples.match`` holds the command it was made from."""
 
     tool: str
-    pattern: str
-    label: str  # the command it generalises, as written, for display
+    pattern: str | None  # None: the whole tool (an MCP tool)
+    label: str  # the command, file, host or tool it generalises, as written, for display
     examples: Examples = field(default_factory=Examples)
 
 
