@@ -109,8 +109,10 @@ def _allowed_by(argv: list[str | None], candidates: Sequence[Compiled], depth: i
     if inner is None:
         return direct
     wrapper, rest = inner
-    if wrapper == "env" and any("=" in (t or "") and (t or "").split("=")[0] not in _safe() for t in argv[1:]):
-        return None
+    if wrapper == "env":
+        prefix = argv[1:len(argv) - len(rest)]
+        if any(t is None or t.startswith("-") or t.split("=")[0] not in _safe() for t in prefix):
+            return direct if direct is not None and _allowed_by(rest, candidates, depth + 1) else None
     inner_rule = _allowed_by(rest, candidates, depth + 1)
     if inner_rule is None:
         return None
@@ -130,7 +132,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
     parts: list[Part] = []
     undecided: list[Command] = []
     for command in analysis.commands:
-        parts.append(_command_part(command, rules, where))
+        parts.append(_command_part(command, rules, where, moved=analysis.changes_directory))
         if parts[-1].effect is None:
             undecided.append(command)
     for redirect in analysis.redirects:
@@ -142,7 +144,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
     return _combine(parts, suggestions, opaque_line=analysis.opaque is not None)
 
 
-def _command_part(command: Command, rules: Rules, where: floor.Where) -> Part:
+def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: bool = False) -> Part:
     values = [w.value for w in command.argv]
     text = command.text
 
@@ -150,7 +152,7 @@ def _command_part(command: Command, rules: Rules, where: floor.Where) -> Part:
         return Part(text=text, effect=effect, provenance=provenance, argv=tuple(v or "" for v in values),
                     opaque=opaque or command.opaque)
 
-    floor_effect = floor.rm_effect(command.argv, where)
+    floor_effect = floor.rm_effect(command.argv, where, moved=moved)
     if floor_effect is Effect.DENY:
         return part(Effect.DENY, _floor(floor.RM_ROOTS))
     for w in command.argv:

@@ -70,10 +70,11 @@ def file_sha256(path: Path) -> str | None:
 
 @dataclass(frozen=True)
 class _FileState:
-    stamp: tuple[int, int] | None  # (mtime_ns, size); None = missing
+    stamp: tuple[int, ...] | None  # (mtime_ns, ctime_ns, size, inode); None = missing
     rules: tuple[Compiled, ...]
     problems: tuple[LoadProblem, ...]
     sha256: str | None
+    serial: int  # distinct for every load (an index is keyed by these, never by id())
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class PermissionEngine:
         self.protected_dirs = tuple(Path(os.path.realpath(p)) for p in (self.config_dir, *protected_dirs))
         self._lock = threading.Lock()
         self._files: dict[Path, _FileState] = {}
+        self._serial = 0
         self._indexes: dict[tuple[Any, ...], _Index] = {}
 
     @property
@@ -124,18 +126,19 @@ class PermissionEngine:
     def _file(self, path: Path, layer: Layer) -> _FileState:
         try:
             st = os.stat(path)
-            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+            stamp: tuple[int, ...] | None = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         except OSError:
             stamp = None
         cached = self._files.get(path)
         if cached is not None and cached.stamp == stamp:
             return cached
+        self._serial += 1
         if stamp is None:
-            state = _FileState(None, (), (), None)
+            state = _FileState(None, (), (), None, self._serial)
         else:
             rules, problems, text = read_rule_file(path, layer, self.example_matches)
             sha = hashlib.sha256(text.encode("utf-8")).hexdigest() if text or not problems else file_sha256(path)
-            state = _FileState(stamp, tuple(rules), tuple(problems), sha)
+            state = _FileState(stamp, tuple(rules), tuple(problems), sha, self._serial)
         self._files[path] = state
         return state
 
@@ -151,7 +154,7 @@ class PermissionEngine:
                 ws is not None and state.sha256 is not None and self.grants.trusted_hash(str(ws)) == state.sha256
                 for state, layer, ws in states if layer is Layer.WORKSPACE
             )
-            key = (workspaces, tuple(id(s) for s, _, _ in states), trusted)
+            key = (workspaces, tuple(s.serial for s, _, _ in states), trusted)
             index = self._indexes.get(key)
             if index is not None:
                 return index
@@ -484,14 +487,17 @@ def _shadowed(rules: list[Compiled]) -> list[LoadProblem]:
 
 
 def _covers(stronger: Compiled, weaker: Compiled) -> bool:
-    """Shell: the stronger rule matches every example of the weaker one's own pattern text."""
+    """Shell, for the warning only: the stronger rule matches two representative commands of
+    the weaker pattern (each ``**`` taken as nothing, then as an extra token)."""
     rule = weaker.rule
     if not isinstance(stronger.matcher, TokenPattern) or rule is None or rule.pattern is None:
         return False
-    literal = [t for t in rule.pattern.split() if t not in ("*", "**") and not t.startswith(("!", "[", "]"))]
-    if len(literal) != len(rule.pattern.split()):
+    tokens = rule.pattern.split()
+    if any(t.startswith("!") or any(c in t for c in "[]|'\"") for t in tokens):
         return False
-    return stronger.matcher.match(literal) is Match.YES
+    short = [("x" if t == "*" else t) for t in tokens if t != "**"]
+    long = [("x" if t == "*" else "zz-extra" if t == "**" else t) for t in tokens]
+    return all(stronger.matcher.match(argv) is Match.YES for argv in (short, long))
 
 
 __all__ = ["EXAMPLE_WORKSPACE", "Examples", "PermissionEngine", "file_sha256", "workspace_files"]

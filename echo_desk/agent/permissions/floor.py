@@ -70,8 +70,9 @@ def _target(word: Word, where: Where) -> Path | None:
     return Path(os.path.normpath(path))
 
 
-def rm_effect(argv: tuple[Word, ...], where: Where) -> Effect | None:
-    """DENY / ASK when ``argv`` holds an ``rm -r`` of a protected root (see module doc)."""
+def rm_effect(argv: tuple[Word, ...], where: Where, *, moved: bool = False) -> Effect | None:
+    """DENY / ASK when ``argv`` holds an ``rm -r`` of a protected root (see module doc).
+    ``moved``: the line changes directory, so a relative target's folder is not known (ASK)."""
     starts = [i for i, w in enumerate(argv) if (w.value or "").rsplit("/", 1)[-1] == "rm"]
     verdict: Effect | None = None
     roots = {Path("/"), where.home, *where.workspaces}
@@ -85,7 +86,10 @@ def rm_effect(argv: tuple[Word, ...], where: Where) -> Effect | None:
             if w.value is not None and w.value.startswith("-") and w.value != "-":
                 continue
             target = _target(w, where)
-            if target is None:
+            relative = w.value is not None and not w.value.startswith(("/", "~"))
+            if recursive and moved and relative:
+                verdict = Effect.ASK if verdict is None else verdict
+            elif target is None:
                 verdict = Effect.ASK if verdict is None else verdict
             elif recursive and target in roots:
                 return Effect.DENY

@@ -70,7 +70,7 @@ def compile_path(text: str) -> PathPattern:
         raise PatternError(f"path pattern {text!r}: negation is not supported in a rule")
     if any(part == ".." for part in rest.split("/")):
         raise PatternError(f"path pattern {text!r}: '..' is not allowed")
-    return PathPattern(text=text, anchor=anchor, spec=pathspec.PathSpec.from_lines("gitwildmatch", [rest]))
+    return PathPattern(text=text, anchor=anchor, spec=pathspec.PathSpec.from_lines("gitignore", [rest]))
 
 
 @dataclass(frozen=True)

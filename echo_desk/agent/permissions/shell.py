@@ -140,6 +140,8 @@ class _Walker:
     def statement(self, node: tree_sitter.Node) -> None:
         kind = node.type
         if kind in _STATEMENT_CONTAINERS:
+            if kind not in ("case_statement", "case_item") and any(c.type in (";;", ";&", ";;&") for c in node.children):
+                self.result.opaque = Opaque.PARSE_ERROR  # bash refuses ";;" outside case; so do we
             for child in node.named_children:
                 if child.type in _REDIRECTS:
                     self.redirect(child)
@@ -268,8 +270,11 @@ class _Walker:
 
     def redirect(self, node: tree_sitter.Node) -> None:
         self.substitutions(node)
+        if node.type == "heredoc_redirect":
+            self.heredoc(node)
+            return
         if node.type != "file_redirect":
-            return  # here-documents and here-strings feed text, not files (their substitutions are collected)
+            return  # here-strings feed text, not files (their substitutions are collected)
         operator = ""
         destination: tree_sitter.Node | None = None
         for child in node.children:
@@ -283,6 +288,20 @@ class _Walker:
             return  # duplicating or closing a descriptor
         write = operator != "<"
         self.result.redirects.append(Redirect(target=self.word(destination), write=write, text=_text(node)))
+
+    def heredoc(self, node: tree_sitter.Node) -> None:
+        """An unquoted here-document runs the substitutions in its body. The grammar finds
+        ``$(…)`` there but not backticks: any backtick (or a ``$(`` it left as text) makes the
+        line opaque rather than risk a command nobody collected."""
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        if start is None or any(q in _text(start) for q in "'\"\\"):
+            return  # <<'EOF': the body is literal text
+        for body in (c for c in node.children if c.type == "heredoc_body"):
+            literal = [body] if not body.named_children else [c for c in body.named_children
+                                                              if c.type == "heredoc_content"]
+            texts = [_text(piece) if piece is not body else _text(body) for piece in literal]
+            if any("`" in t or "$(" in t for t in texts) or "`" in _text(body):
+                self.result.opaque = Opaque.UNSUPPORTED
 
     def substitutions(self, node: tree_sitter.Node) -> None:
         """Collect the commands inside ``$(…)``, backticks, ``<(…)``/``>(…)`` anywhere below ``node``."""
