@@ -121,6 +121,15 @@ class GrantStore:
         if scope is GrantScope.WORKSPACE and not workspace:
             raise ValueError("a workspace grant needs the workspace")
         now = self.clock()
+        same = next((g for g in self.active() if (g.tool, g.pattern, g.scope, g.conversation_id, g.workspace) ==
+                     (tool, pattern, scope, conversation_id if scope is GrantScope.CONVERSATION else "",
+                      workspace if scope is GrantScope.WORKSPACE else "")), None)
+        if same is not None:  # the same grant again: one entry (a 15-minute one starts over)
+            if same.expires_at is None:
+                return same
+            with self._lock, self._conn:
+                self._conn.execute("UPDATE grants SET expires_at = ? WHERE id = ?", (now + FIFTEEN_MINUTES, same.id))
+            return replace(same, expires_at=now + FIFTEEN_MINUTES)
         grant = Grant(
             id="g_" + uuid.uuid4().hex[:12],
             tool=tool,
