@@ -5,13 +5,16 @@ to a workspace; "always" grants are not stored here (they become a rule in the u
 ``permissions.toml``) and neither are "once" approvals. Workspace trust is bound to the hash of
 the workspace's ``.echo-desk/permissions.toml``: a changed file is untrusted again.
 
-Every read goes to the database (no cache), so a revoke or an expiry takes effect on the very
-next call. ``clock`` is injectable (seconds since the epoch) for tests.
+Reads are answered from memory while nothing changed: a write through this store and an expiry
+take effect on the very next call; a change made by another process (``echo-desk rules revoke``
+while the app runs) within ``OTHER_PROCESS_CHECK_SECONDS``. ``clock`` (seconds since the epoch)
+is injectable for tests.
 """
 
 from __future__ import annotations
 
 import enum
+import os
 import sqlite3
 import threading
 import time
@@ -52,6 +55,10 @@ class GrantScope(enum.StrEnum):
     WORKSPACE = "workspace"
     ALWAYS = "always"
 
+
+#: How often the database file is looked at (a stat) for changes made by another process (the
+#: CLI revoking while the app runs). Changes made through this store apply to the very next call.
+OTHER_PROCESS_CHECK_SECONDS = 0.25
 
 #: How long a ``MINUTES_15`` grant lasts.
 FIFTEEN_MINUTES = 15 * 60.0
@@ -100,6 +107,15 @@ class GrantStore:
         self._conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
+        #: ``active()`` is asked on every tool call: it is answered from memory while nothing
+        #: changed — no write here, no commit by another process (``_stamp``), no grant
+        #: expired (``_next_expiry``).
+        self._cached: list[Grant] | None = None
+        self._data_version: tuple[int, ...] = ()
+        self._looked_at = 0.0
+        self._writes = 0
+        self._next_expiry = float("inf")
+        self._trust: dict[str, str | None] = {}
 
     # -- grants -----------------------------------------------------------------------------
     def add(
@@ -128,6 +144,7 @@ class GrantStore:
             if same.expires_at is None:
                 return same
             with self._lock, self._conn:
+                self._changed()
                 self._conn.execute("UPDATE grants SET expires_at = ? WHERE id = ?", (now + FIFTEEN_MINUTES, same.id))
             return replace(same, expires_at=now + FIFTEEN_MINUTES)
         grant = Grant(
@@ -143,6 +160,7 @@ class GrantStore:
             reason=reason,
         )
         with self._lock, self._conn:
+            self._changed()
             self._conn.execute(
                 "INSERT INTO grants VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (grant.id, grant.tool, grant.pattern, grant.scope.value, grant.created_at,
@@ -154,53 +172,101 @@ class GrantStore:
     def active(self) -> list[Grant]:
         """Every grant not yet expired (oldest first). Expired ones are deleted on the way."""
         now = self.clock()
+        with self._lock:
+            if self._cached is not None and now < self._next_expiry:
+                tick = time.monotonic()
+                if tick - self._looked_at < OTHER_PROCESS_CHECK_SECONDS:
+                    return list(self._cached)  # our own writes cleared the cache already
+                self._looked_at = tick
+                if self._stamp() == self._data_version:
+                    return list(self._cached)
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM grants WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,))
             rows = self._conn.execute(
                 "SELECT id, tool, pattern, scope, created_at, created_by_call, expires_at,"
                 " conversation_id, workspace, uses, reason FROM grants ORDER BY created_at, id"
             ).fetchall()
-        return [
+        grants = [
             Grant(id=r[0], tool=r[1], pattern=r[2], scope=GrantScope(r[3]), created_at=r[4],
                   created_by_call=r[5], expires_at=r[6], conversation_id=r[7], workspace=r[8],
                   uses=r[9], reason=r[10])
             for r in rows
         ]
+        with self._lock:
+            self._cached = grants
+            self._data_version = self._stamp()
+            self._next_expiry = min((g.expires_at for g in grants if g.expires_at is not None), default=float("inf"))
+            self._trust.clear()
+        return list(grants)
+
+    def _stamp(self) -> tuple[int, ...]:
+        """Changes whenever anyone commits to the file (a ``stat`` of the database and its WAL
+        costs a microsecond or two; a query costs several): other processes' revokes show."""
+        if self.path == ":memory:":
+            return (self._writes,)
+        out: list[int] = [self._writes]
+        for name in (self.path, self.path + "-wal"):
+            try:
+                st = os.stat(name)
+            except OSError:
+                out += [0, 0]
+                continue
+            out += [st.st_mtime_ns, st.st_size]
+        return tuple(out)
+
+    def _changed(self) -> None:
+        """Our own write: forget what was read."""
+        self._writes += 1
+        self._cached = None
+        self._trust.clear()
 
     def record_use(self, grant: Grant) -> Grant:
         """Count one use of ``grant`` (shown in the Permissions page)."""
         with self._lock, self._conn:
+            self._changed()
             self._conn.execute("UPDATE grants SET uses = uses + 1 WHERE id = ?", (grant.id,))
         return replace(grant, uses=grant.uses + 1)
 
     def revoke(self, grant_id: str) -> bool:
         """Remove one grant; True when it existed. Effective for the very next call."""
         with self._lock, self._conn:
+            self._changed()
             return self._conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,)).rowcount > 0
 
     def revoke_all(self) -> int:
         """Remove every grant; returns how many there were."""
         with self._lock, self._conn:
+            self._changed()
             return self._conn.execute("DELETE FROM grants").rowcount
 
     # -- workspace trust -------------------------------------------------------------------
     def trust(self, workspace: str, file_sha256: str) -> None:
         """Trust ``workspace``'s rule file as it is now (its sha256)."""
         with self._lock, self._conn:
+            self._changed()
             self._conn.execute(
                 "INSERT OR REPLACE INTO workspace_trust VALUES (?,?,?)", (workspace, file_sha256, self.clock())
             )
 
     def untrust(self, workspace: str) -> None:
         with self._lock, self._conn:
+            self._changed()
             self._conn.execute("DELETE FROM workspace_trust WHERE workspace = ?", (workspace,))
 
     def trusted_hash(self, workspace: str) -> str | None:
         """The sha256 of the rule file the person trusted for ``workspace``, if any."""
         with self._lock:
+            version = self._stamp()
+            if version != self._data_version:
+                self._cached = None
+                self._trust.clear()
+                self._data_version = version
+            if workspace in self._trust:
+                return self._trust[workspace]
             row = self._conn.execute(
                 "SELECT file_sha256 FROM workspace_trust WHERE workspace = ?", (workspace,)
             ).fetchone()
+            self._trust[workspace] = row[0] if row else None
         return row[0] if row else None
 
     def close(self) -> None:

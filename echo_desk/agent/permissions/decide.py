@@ -34,7 +34,45 @@ HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/t
 _MAX_UNWRAP = 4
 
 
-@dataclass(frozen=True)
+class Bucket:
+    """Compiled shell rules indexed by the first one or two plain tokens they start with, so a
+    command is matched only against rules that can match it (in file order)."""
+
+    def __init__(self, items: Sequence[Compiled]) -> None:
+        self.items = list(items)
+        self._one: dict[str, list[int]] = {}  # rules whose plain prefix is one token
+        self._two: dict[tuple[str, str], list[int]] = {}  # … two tokens (or more)
+        self._head: dict[str, list[int]] = {}  # every rule starting with that token
+        self._anywhere: list[int] = []
+        for i, item in enumerate(self.items):
+            matcher = item.matcher
+            prefixes = matcher.prefixes if isinstance(matcher, TokenPattern) else ((),)
+            if any(not p for p in prefixes):
+                self._anywhere.append(i)
+                continue
+            for p in set(prefixes):
+                self._head.setdefault(p[0], []).append(i)
+                if len(p) == 1:
+                    self._one.setdefault(p[0], []).append(i)
+                else:
+                    self._two.setdefault((p[0], p[1]), []).append(i)
+
+    def for_argvs(self, argvs: Sequence[Sequence[str | None]]) -> list[Compiled]:
+        """The rules that may match one of ``argvs`` (a command and its unwrapped forms)."""
+        found: set[int] = set(self._anywhere)
+        for argv in argvs:
+            if not argv or argv[0] is None:
+                return self.items
+            head = argv[0]
+            if len(argv) > 1 and argv[1] is not None:
+                found.update(self._one.get(head, ()))
+                found.update(self._two.get((head, argv[1]), ()))
+            else:
+                found.update(self._head.get(head, ()))
+        return [self.items[i] for i in sorted(found)]
+
+
+@dataclass
 class Rules:
     """The active compiled rules for a subject, by effect, plus its grants (allow-only)."""
 
@@ -45,6 +83,16 @@ class Rules:
     #: Path rules for shell redirections (write and read families).
     write: Sequence[Compiled] = ()
     read: Sequence[Compiled] = ()
+    buckets: dict[str, Bucket] | None = None
+
+    def bucket(self, name: str) -> Bucket:
+        """``deny`` / ``ask`` / ``allow`` / ``grants`` indexed by program (built once)."""
+        if self.buckets is None:
+            self.buckets = {}
+        found = self.buckets.get(name)
+        if found is None:
+            found = self.buckets[name] = Bucket(getattr(self, name))
+        return found
 
 
 def provenance_of(item: Compiled) -> Provenance:
@@ -77,12 +125,13 @@ def _variants(argv: Sequence[str | None]) -> list[list[str | None]]:
     return out
 
 
-def loose_match(matcher: TokenPattern | None, argv: Sequence[str | None]) -> Match:
+def loose_match(matcher: TokenPattern | None, argv: Sequence[str | None],
+                variants: list[list[str | None]] | None = None) -> Match:
     """How well a deny/ask pattern matches ``argv`` or any unwrapped form of it."""
     if matcher is None:
         return Match.YES
     best = Match.NO
-    for variant in _variants(argv):
+    for variant in variants if variants is not None else _variants(argv):
         best = max(best, matcher.match(variant))
         if best is Match.YES:
             break
@@ -101,10 +150,11 @@ def allows(matcher: TokenPattern | None, argv: Sequence[str | None]) -> bool:
     return all(matcher.names(key, token) for key, token in found)
 
 
-def _allowed_by(argv: list[str | None], candidates: Sequence[Compiled], depth: int = 0) -> Compiled | None:
+def _allowed_by(argv: list[str | None], candidates: Sequence[Compiled] | Bucket, depth: int = 0) -> Compiled | None:
     """The first allow rule or grant covering ``argv``; a wrapper needs its inner command
     covered too (and a non-benign wrapper its own rule as well)."""
-    direct = next((c for c in candidates if allows(c.matcher, argv)), None)
+    pool = candidates.for_argvs([argv]) if isinstance(candidates, Bucket) else candidates
+    direct = next((c for c in pool if allows(c.matcher, argv)), None)
     inner = programs.unwrap(argv) if argv and depth < _MAX_UNWRAP else None
     if inner is None:
         return direct
@@ -159,16 +209,17 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
         target = _path_of(w, where)
         if target is not None and floor.inside(target, where.protected):
             return part(Effect.ASK, _floor(floor.OWN_SETTINGS_NAMED))
-    for item in rules.deny:
-        m = loose_match(item.matcher, values)
+    variants = _variants(values)
+    for item in rules.bucket("deny").for_argvs(variants or [[None]]):
+        m = loose_match(item.matcher, values, variants)
         if m is Match.YES:
             return part(Effect.DENY, provenance_of(item))
         if m is Match.MAYBE:
             return part(Effect.ASK, provenance_of(item))
     if floor_effect is Effect.ASK:
         return part(Effect.ASK, _floor(floor.RM_ROOTS, "target only known when it runs"))
-    for item in rules.ask:
-        if loose_match(item.matcher, values) is not Match.NO:
+    for item in rules.bucket("ask").for_argvs(variants or [[None]]):
+        if loose_match(item.matcher, values, variants) is not Match.NO:
             return part(Effect.ASK, provenance_of(item))
     if command.opaque is Opaque.ELEVATION:
         return part(Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.ELEVATION.value))
@@ -184,7 +235,7 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
     if any(v is None for v in values[:1]):
         return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
                     Opaque.EXPANSION_IN_COMMAND)
-    chosen = _allowed_by(values, rules.allow) or _allowed_by(values, rules.grants)
+    chosen = _allowed_by(values, rules.bucket("allow")) or _allowed_by(values, rules.grants)
     if chosen is not None:
         return part(Effect.ALLOW, provenance_of(chosen))
     return part(None, Provenance(kind=Decider.DEFAULT, detail="no rule matches"))

@@ -5,8 +5,11 @@ dispatcher's policy step, ``echo-desk rules check``, the Permissions page's test
 ``evaluate`` (or the ``check_*`` helpers, which build the same ``Subject`` and call it), so
 what the tester shows is what ``execute_tool`` does.
 
-Layer files are re-read when their size or mtime changes (a stat per file per call); grants are
-read from SQLite on every call, so a revoke or an expiry applies to the very next call.
+Layer files are re-read when their size, mtime or inode changes; they are looked at (a ``stat``
+each) at most every ``FILE_CHECK_SECONDS``, so an edit made outside Echo Desk applies within
+half a second, and at once when made through the engine (``grant``, ``trust``, ``refresh``).
+Grants are checked on every call (a ``stat`` of the grant database, re-read when anyone
+committed), so a revoke or an expiry applies to the very next call.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +86,29 @@ class _Index:
 
     report: LoadReport
     by_tool: dict[str, tuple[Compiled, ...]]
+    #: The rules for a set of ``tool`` names, by effect and indexed (built on first use).
+    per_subject: dict[frozenset[str], decide.Rules]
 
+    def rules_for(self, names: frozenset[str]) -> decide.Rules:
+        found = self.per_subject.get(names)
+        if found is None:
+            mine = [c for n in sorted(names) for c in self.by_tool.get(n, ())]
+            found = decide.Rules(
+                deny=[c for c in mine if c.rule and c.rule.effect is Effect.DENY],
+                ask=[c for c in mine if c.rule and c.rule.effect is Effect.ASK],
+                allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW],
+                grants=[],
+                write=self.by_tool.get("write", ()),
+                read=self.by_tool.get("read", ()),
+            )
+            for name in ("deny", "ask", "allow"):
+                found.bucket(name)
+            self.per_subject[names] = found
+        return found
+
+
+#: How often rule files are looked at for changes (a stat each), at most.
+FILE_CHECK_SECONDS = 0.5
 
 #: A stand-in workspace root for checking a rule's own examples (``@workspace/src/a.py``).
 EXAMPLE_WORKSPACE = Path("/__workspace__")
@@ -115,6 +140,8 @@ class PermissionEngine:
         self._lock = threading.Lock()
         self._files: dict[Path, _FileState] = {}
         self._serial = 0
+        #: Per set of workspaces: the index and when its files were last looked at.
+        self._recent: dict[tuple[Path, ...], tuple[float, _Index]] = {}
         self._indexes: dict[tuple[Any, ...], _Index] = {}
 
     @property
@@ -142,7 +169,23 @@ class PermissionEngine:
         self._files[path] = state
         return state
 
+    def refresh(self) -> None:
+        """Look at the rule files again on the next call (after editing them)."""
+        with self._lock:
+            self._recent.clear()
+
     def _index(self, workspaces: tuple[Path, ...]) -> _Index:
+        recent = self._recent.get(workspaces)
+        now = time.monotonic()
+        if recent is not None and now - recent[0] < FILE_CHECK_SECONDS:
+            return recent[1]
+        index = self._build_index(workspaces)
+        if len(self._recent) > 64:
+            self._recent.clear()
+        self._recent[workspaces] = (now, index)
+        return index
+
+    def _build_index(self, workspaces: tuple[Path, ...]) -> _Index:
         with self._lock:
             states: list[tuple[_FileState, Layer, Path | None]] = [(self._file(self.user_file, Layer.USER), Layer.USER,
                                                                      None)]
@@ -174,7 +217,7 @@ class PermissionEngine:
                     by_tool.setdefault(c.tool, []).append(c)
             report = LoadReport(rules=tuple(floor.FLOOR_RULES) + tuple(c.rule for c in rules if c.rule is not None),
                                 problems=tuple(problems))
-            index = _Index(report=report, by_tool={k: tuple(v) for k, v in by_tool.items()})
+            index = _Index(report=report, by_tool={k: tuple(v) for k, v in by_tool.items()}, per_subject={})
             if len(self._indexes) > 64:
                 self._indexes.clear()
             self._indexes[key] = index
@@ -215,17 +258,10 @@ class PermissionEngine:
         where = floor.Where(cwd=Path(cwd) if cwd else (workspaces[0] if workspaces else Path.cwd()),
                             home=self.home, workspaces=workspaces, protected=self.protected_dirs)
         names = subject.names
-        mine = [c for n in names for c in index.by_tool.get(n, ())]
-        my_grants = [_compile_grant(g) for g in grants if g.tool in names]
-        rules = decide.Rules(
-            deny=[c for c in mine if c.rule and c.rule.effect is Effect.DENY],
-            ask=[c for c in mine if c.rule and c.rule.effect is Effect.ASK],
-            allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW],
-            grants=[c for c in my_grants if c is not None],
-            write=index.by_tool.get("write", ()) + tuple(c for c in (_compile_grant(g) for g in grants
-                                                                     if g.tool == "write") if c),
-            read=index.by_tool.get("read", ()),
-        )
+        base = index.rules_for(names)
+        my_grants = [c for c in (_compile_grant(g) for g in grants if g.tool in names) if c is not None]
+        write_grants = tuple(c for c in (_compile_grant(g) for g in grants if g.tool == "write") if c is not None)
+        rules = replace(base, grants=my_grants, write=tuple(base.write) + write_grants)
         if subject.family is Family.SHELL:
             verdict = decide.shell_verdict(subject, rules, where)
         elif subject.family in (Family.READ, Family.WRITE):
@@ -383,6 +419,7 @@ class PermissionEngine:
             tmp = path.with_name(path.name + ".tmp")
             tmp.write_text(new, encoding="utf-8")
             os.replace(tmp, path)
+            self._recent.clear()
         rule = compiled[-1].rule
         assert rule is not None
         return rule
@@ -425,18 +462,29 @@ class PermissionEngine:
         if errors:
             raise ValueError(f"{committed} has errors; nothing was trusted: {errors[0].describe()}")
         self.grants.trust(str(ws), hashlib.sha256(raw).hexdigest())
+        self.refresh()
         return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect is Effect.ALLOW)
 
     def untrust(self, workspace: Path) -> None:
         self.grants.untrust(str(_norm((workspace,))[0]))
+        self.refresh()
 
 
 def _toml(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+_NORMALISED: dict[tuple[Path, ...], tuple[Path, ...]] = {}
+
+
 def _norm(workspaces: tuple[Path, ...]) -> tuple[Path, ...]:
-    return tuple(Path(os.path.realpath(w)) for w in workspaces)
+    """Workspaces as real paths (remembered: scopes already hold resolved roots)."""
+    found = _NORMALISED.get(workspaces)
+    if found is None:
+        if len(_NORMALISED) > 256:
+            _NORMALISED.clear()
+        found = _NORMALISED[workspaces] = tuple(Path(os.path.realpath(w)) for w in workspaces)
+    return found
 
 
 def _ws(workspace: Path | None) -> tuple[Path, ...]:
@@ -447,8 +495,6 @@ def _deactivate(item: Compiled) -> Compiled:
     rule = item.rule
     if rule is None or rule.effect is not Effect.ALLOW:
         return item
-    from dataclasses import replace
-
     return replace(item, rule=replace(rule, inactive=Inactive.UNTRUSTED_WORKSPACE))
 
 

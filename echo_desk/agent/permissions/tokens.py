@@ -54,11 +54,19 @@ class TokenPattern:
     sequences: tuple[tuple[Element, ...], ...]
     forbidden: tuple[str, ...]
     named: frozenset[str]
+    #: The exact program names the pattern can start with (``None``: it starts with a wildcard);
+    #: lets the engine skip rules for other programs without matching them.
+    heads: frozenset[str] | None = None
 
     def match(self, argv: Sequence[str | None]) -> Match:
         best = Match.NO
-        for sequence in self.sequences:
-            best = max(best, _match_sequence(sequence, tuple(argv)))
+        tokens = tuple(argv)
+        for sequence, prefix in zip(self.sequences, self.prefixes, strict=True):
+            # Cheap rejection first: the plain literals a sequence starts with must be there.
+            if len(prefix) > len(tokens) or any(t is not None and t != lit for t, lit in zip(tokens, prefix,
+                                                                                            strict=False)):
+                continue
+            best = max(best, _match_sequence(sequence, tokens))
             if best is Match.YES:
                 break
         if best is Match.NO or not self.forbidden:
@@ -70,11 +78,29 @@ class TokenPattern:
                 return Match.NO
         return best
 
+    @property
+    def prefixes(self) -> tuple[tuple[str, ...], ...]:
+        """Per alternative, the plain literal tokens it starts with (for indexing and rejection)."""
+        cached: tuple[tuple[str, ...], ...] | None = self.__dict__.get("_prefix_cache")
+        if cached is None:
+            cached = tuple(_plain_prefix(s) for s in self.sequences)
+            object.__setattr__(self, "_prefix_cache", cached)
+        return cached
+
     def names(self, key: str, token: str) -> bool:
         """Whether this pattern names a dangerous option (by its key, e.g. ``-i``, or the token)."""
         return key in self.named or token in self.named or any(
             "*" in lit and fnmatch.fnmatchcase(token, lit) for lit in self.named
         )
+
+
+def _plain_prefix(sequence: tuple[Element, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for element in sequence:
+        if not isinstance(element, str) or (not element.startswith(_EXACT) and "*" in element):
+            break
+        out.append(element.removeprefix(_EXACT))
+    return tuple(out)
 
 
 def _literal_matches(literal: str, token: str) -> bool:
@@ -118,8 +144,9 @@ def _match_sequence(sequence: tuple[Element, ...], argv: tuple[str | None, ...])
     return table[0][0]
 
 
+@lru_cache(maxsize=8192)
 def compile_tokens(text: str) -> TokenPattern:
-    """Compile a shell pattern; ``PatternError`` says what is wrong."""
+    """Compile a shell pattern (cached: patterns are immutable); ``PatternError`` says what is wrong."""
     items = _lex(text)
     forbidden: list[str] = []
     named: set[str] = set()
@@ -164,7 +191,15 @@ def compile_tokens(text: str) -> TokenPattern:
     sequences = tuple(
         tuple(itertools.chain.from_iterable(choice)) for choice in itertools.product(*groups)
     )
-    return TokenPattern(text=text, sequences=sequences, forbidden=tuple(forbidden), named=frozenset(named))
+    heads: set[str] | None = set()
+    for sequence in sequences:
+        first = sequence[0] if sequence else _ANY
+        if heads is None or not isinstance(first, str) or (not first.startswith(_EXACT) and "*" in first):
+            heads = None
+            continue
+        heads.add(first.removeprefix(_EXACT))
+    return TokenPattern(text=text, sequences=sequences, forbidden=tuple(forbidden), named=frozenset(named),
+                        heads=frozenset(heads) if heads is not None else None)
 
 
 def _element(kind: str, value: str, named: set[str]) -> Element:

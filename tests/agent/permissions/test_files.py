@@ -72,6 +72,7 @@ def test_bad_rules_are_refused_with_clear_messages(setup: Setup) -> None:
     }
     for body, message in cases.items():
         setup.write_user_rules("[[rule]]\n" + body + "\n")
+        setup.engine.refresh()  # edited outside the engine: looked at again within FILE_CHECK_SECONDS
         (error,) = setup.engine.load().errors
         assert message in error.message and error.line == 1, (body, error.message)
 
@@ -106,6 +107,7 @@ def test_a_cloned_repository_grants_itself_nothing_until_trusted_and_again_after
     assert engine.check_command("rm -rf ~", workspace=ws).effect is Effect.DENY
     # A change to the file asks again.
     committed.write_text(ALLOW_EVERYTHING + "\n# harmless-looking edit\n")
+    engine.refresh()
     assert not engine.is_trusted(ws)
     assert engine.check_command("ls", workspace=ws).effect is None
 
