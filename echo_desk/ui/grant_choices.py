@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
+from echo_desk.agent.permissions import GrantScope, Part, Suggestion, Verdict
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.rules_text import VERDICT_COLOURS, part_reason, scope_label, verdict_label
@@ -42,6 +42,44 @@ def suggestion_text(suggestion: Suggestion) -> str:
     return suggestion.pattern if suggestion.pattern is not None else suggestion.tool
 
 
+class PartsTable(QTreeWidget):
+    """One row per collected sub-command (or path, URL, call): its text, verdict and what
+    decided it. Shared by the approval dialog and the Permissions page's tester."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(3)
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self._parts: tuple[Part, ...] = ()
+        self.retranslate()
+
+    def show_parts(self, parts: tuple[Part, ...]) -> None:
+        self.clear()
+        self._parts = parts
+        for part in parts:
+            item = QTreeWidgetItem([part.text, "", ""])  # item text is never rich text
+            item.setToolTip(0, part.text)
+            item.setForeground(1, QBrush(QColor(VERDICT_COLOURS.get(part.effect, "#57606a"))))
+            self.addTopLevelItem(item)
+        rows = max(1, min(5, len(parts)))
+        self.setFixedHeight(max(self.sizeHintForRow(0), 20) * rows + self.header().sizeHint().height() + 8)
+        self.retranslate()
+
+    def retranslate(self, *_args: object) -> None:
+        self.setHeaderLabels([_("Part"), _("Verdict"), _("Decided by")])
+        for i, part in enumerate(self._parts):
+            item = self.topLevelItem(i)
+            if item is None:
+                continue
+            item.setText(1, verdict_label(part.effect))
+            item.setText(2, part_reason(part))
+            item.setToolTip(2, part.provenance.rule.source.describe() if part.provenance.rule else "")
+        for column, width in ((0, 260), (1, 90)):
+            self.setColumnWidth(column, width)
+
+
 class GrantChoices(QWidget):
     """Parts of the call with their verdicts, and the suggested rules with a scope."""
 
@@ -55,19 +93,8 @@ class GrantChoices(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
 
         self.parts_caption = QLabel()
-        self.parts = QTreeWidget()
-        self.parts.setColumnCount(3)
-        self.parts.setRootIsDecorated(False)
-        self.parts.setUniformRowHeights(True)
-        self.parts.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        for part in verdict.parts:
-            item = QTreeWidgetItem([part.text, "", ""])
-            item.setToolTip(0, part.text)
-            item.setForeground(1, QBrush(QColor(VERDICT_COLOURS.get(part.effect, "#57606a"))))
-            self.parts.addTopLevelItem(item)
-        rows = max(1, min(5, len(verdict.parts)))
-        self.parts.setFixedHeight(self.parts.sizeHintForRow(0) * rows + self.parts.header().sizeHint().height() + 8
-                                  if verdict.parts else 0)
+        self.parts = PartsTable()
+        self.parts.show_parts(verdict.parts)
         self.parts_caption.setBuddy(self.parts)
         layout.addWidget(self.parts_caption)
         layout.addWidget(self.parts)
@@ -143,14 +170,7 @@ class GrantChoices(QWidget):
 
     def retranslate(self, *_args: object) -> None:
         self.parts_caption.setText(_("How each part of this call was checked"))
-        self.parts.setHeaderLabels([_("Part"), _("Verdict"), _("Decided by")])
-        for i, part in enumerate(self.verdict.parts):
-            item = self.parts.topLevelItem(i)
-            if item is None:
-                continue
-            item.setText(1, verdict_label(part.effect))
-            item.setText(2, part_reason(part))
-            item.setToolTip(2, part.provenance.rule.source.describe() if part.provenance.rule else "")
+        self.parts.retranslate()
         self.parts.setAccessibleName(_("How each part of this call was checked"))
         self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):

@@ -1,0 +1,282 @@
+"""The Permissions page's Rules tab: every rule of every layer as the engine loaded it, the
+user's ``permissions.toml`` edited with the engine's own validation as you type, and trusting
+the workspace's rule file after seeing exactly what it would allow.
+
+Rule patterns and reasons may come from a cloned repository: every one is shown as plain text
+(tree items and plain-text labels never interpret markup).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.permissions import (
+    Effect,
+    Layer,
+    LoadReport,
+    PermissionEngine,
+    ProblemKind,
+    Rule,
+    Severity,
+)
+from echo_desk.i18n import N_, _
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, VERDICT_COLOURS, rule_place
+
+PROBLEM_LABELS = {
+    ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
+    ProblemKind.BAD_RULE: N_("a rule is not valid"),
+    ProblemKind.EXAMPLE_FAILED: N_("a rule's own example fails"),
+    ProblemKind.UNREADABLE: N_("the file cannot be read"),
+    ProblemKind.SHADOWED: N_("a rule can never decide anything"),
+}
+INACTIVE_GREY = "#8c959f"
+
+
+def problem_lines(report: LoadReport) -> list[str]:
+    """One line per error or warning: where (file, line), what kind, and the engine's detail."""
+    lines = []
+    for p in report.problems:
+        where = _("{file} line {line}").format(file=p.path.name, line=p.line) if p.line else p.path.name
+        severity = _("Error") if p.severity is Severity.ERROR else _("Warning")
+        lines.append(f"{severity} · {where} · {_(PROBLEM_LABELS[p.kind])}: {p.message}")
+    return lines
+
+
+class RulesTab(QWidget):
+    """Rules of every layer, the user's file editor and the workspace's Trust button."""
+
+    def __init__(self, engine: PermissionEngine, workspace: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.workspace = workspace
+        layout = QVBoxLayout(self)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        self.rules = QTreeWidget()
+        self.rules.setColumnCount(6)
+        self.rules.setRootIsDecorated(False)
+        self.rules.setUniformRowHeights(True)
+        top_layout.addWidget(self.rules, 1)
+        self.problems = QLabel()
+        self.problems.setTextFormat(Qt.TextFormat.PlainText)
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet(f"color: {VERDICT_COLOURS[None]}")
+        top_layout.addWidget(self.problems)
+        trust_row = QHBoxLayout()
+        self.trust_note = QLabel()
+        self.trust_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.trust_note.setWordWrap(True)
+        self.trust_button = QPushButton()
+        self.trust_button.clicked.connect(self.ask_trust)
+        trust_row.addWidget(self.trust_note, 1)
+        trust_row.addWidget(self.trust_button)
+        top_layout.addLayout(trust_row)
+        splitter.addWidget(top)
+
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        self.editor_caption = QLabel()
+        self.editor_caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.editor_caption.setBuddy(self.editor)
+        self.validation = QLabel()
+        self.validation.setTextFormat(Qt.TextFormat.PlainText)
+        self.validation.setWordWrap(True)
+        save_row = QHBoxLayout()
+        self.save = QPushButton()
+        self.save.clicked.connect(self.save_user_file)
+        self.revert = QPushButton()
+        self.revert.clicked.connect(self.load_user_file)
+        save_row.addWidget(self.validation, 1)
+        save_row.addWidget(self.revert)
+        save_row.addWidget(self.save)
+        bottom_layout.addWidget(self.editor_caption)
+        bottom_layout.addWidget(self.editor, 1)
+        bottom_layout.addLayout(save_row)
+        splitter.addWidget(bottom)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout.addWidget(splitter)
+
+        self.editor.textChanged.connect(self.validate)
+        self.load_user_file()
+        self.reload()
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    # -- data -------------------------------------------------------------------------------
+    def _workspaces(self) -> tuple[Path, ...]:
+        folder = self.workspace()
+        return (Path(folder),) if folder else ()
+
+    def reload(self) -> None:
+        """Show the rules as the engine has them now."""
+        self.report = self.engine.load(self._workspaces())
+        self.untrusted = self._untrusted_workspace()
+        self.trust_count = len(self.engine.trust_preview(self.untrusted)) if self.untrusted is not None else 0
+        self._render()
+
+    def _render(self) -> None:
+        report = self.report
+        self.rules.clear()
+        for rule in report.rules:
+            self.rules.addTopLevelItem(self._item(rule))
+        lines = problem_lines(report)
+        self.problems.setText("\n".join(lines))
+        self.problems.setVisible(bool(lines))
+        self._update_trust()
+
+    def _item(self, rule: Rule) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([
+            _(EFFECT_LABELS[rule.effect]), rule.tool, rule.pattern if rule.pattern is not None else _("(whole tool)"),
+            rule.reason, f"{_(LAYER_LABELS[rule.source.layer])} · {rule_place(rule)}",
+            _("inactive until you trust this workspace") if not rule.active else _("active"),
+        ])
+        item.setToolTip(4, rule.source.describe())
+        item.setToolTip(2, rule.pattern or "")
+        item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
+        if not rule.active:
+            for column in range(6):
+                item.setForeground(column, QBrush(QColor(INACTIVE_GREY)))
+        else:
+            item.setForeground(0, QBrush(QColor(VERDICT_COLOURS[rule.effect])))
+        return item
+
+    def select_source(self, source: str) -> bool:
+        """Select the rule written at ``source`` (``<path> line N``, as the audit records it)."""
+        for i in range(self.rules.topLevelItemCount()):
+            item = self.rules.topLevelItem(i)
+            if item is not None and item.data(0, Qt.ItemDataRole.UserRole) == source:
+                self.rules.setCurrentItem(item)
+                self.rules.scrollToItem(item)
+                return True
+        return False
+
+    # -- trust -------------------------------------------------------------------------------
+    def _untrusted_workspace(self) -> Path | None:
+        for ws in self._workspaces():
+            committed = ws / ".echo-desk" / "permissions.toml"
+            if committed.exists() and not self.engine.is_trusted(ws):
+                return ws
+        return None
+
+    def _update_trust(self) -> None:
+        ws = self.untrusted
+        self.trust_button.setVisible(ws is not None)
+        self.trust_note.setVisible(ws is not None)
+        if ws is not None:
+            count = self.trust_count
+            self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply, "
+                                      "its {n} allow rules do not.").format(n=count))
+
+    def trust_text(self, workspace: Path) -> str:
+        """Exactly what trusting would allow: each allow rule with its line."""
+        rules = self.engine.trust_preview(workspace)
+        lines = [_("Trusting {folder} lets these rules allow calls without asking:").format(folder=str(workspace)), ""]
+        for rule in rules:
+            pattern = rule.pattern if rule.pattern is not None else _("(whole tool)")
+            lines.append(f"  {_('line {n}').format(n=rule.source.line)}: {rule.tool}  {pattern}"
+                         + (f"  — {rule.reason}" if rule.reason else ""))
+        if not rules:
+            lines.append("  " + _("(none)"))
+        lines += ["", _("If the file changes, Echo Desk asks again.")]
+        return "\n".join(lines)
+
+    def ask_trust(self) -> None:
+        ws = self._untrusted_workspace()
+        if ws is None:
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(ws),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(_("Trust"))
+        self.trust_box = box
+        box.finished.connect(lambda result: self._trust_answered(ws, result))
+        box.open()
+
+    def _trust_answered(self, workspace: Path, result: int) -> None:
+        if result != QMessageBox.StandardButton.Yes:
+            return
+        try:
+            self.engine.trust(workspace)
+        except ValueError as exc:
+            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=str(exc)))
+            return
+        self.reload()
+
+    # -- the user's file ----------------------------------------------------------------------
+    def load_user_file(self) -> None:
+        try:
+            text = self.engine.user_file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        self.editor.setPlainText(text)
+        self.saved_text = text
+        self.validate()
+
+    def validate(self) -> LoadReport:
+        """The engine's loader checks the text (syntax, keys, patterns, each rule's examples)."""
+        report = self.engine.validate(self.editor.toPlainText(), layer=Layer.USER)
+        errors = report.errors
+        if errors:
+            self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
+            self.validation.setStyleSheet(f"color: {VERDICT_COLOURS[Effect.DENY]}")
+        else:
+            self.validation.setText(_("{n} rules, all valid").format(n=len(report.rules)))
+            self.validation.setStyleSheet(f"color: {VERDICT_COLOURS[None]}")
+        changed = self.editor.toPlainText() != getattr(self, "saved_text", "")
+        self.save.setEnabled(not errors and changed)
+        self.revert.setEnabled(changed)
+        return report
+
+    def save_user_file(self) -> None:
+        """Write the file atomically (only when it validates) and show the rules again."""
+        text = self.editor.toPlainText()
+        if self.validate().errors:
+            return
+        path = self.engine.user_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+        self.saved_text = text
+        self.engine.refresh()
+        self.validate()
+        self.reload()
+
+    def retranslate(self, *_args: object) -> None:
+        self.rules.setHeaderLabels([_("Effect"), _("Tool"), _("Pattern"), _("Reason"), _("Source"), _("Status")])
+        for column, width in ((0, 70), (1, 110), (2, 260), (3, 220), (4, 220)):
+            self.rules.setColumnWidth(column, width)
+        self.rules.setAccessibleName(_("Rules from every layer"))
+        self.trust_button.setText(_("Trust…"))
+        self.editor_caption.setText(_("Your rules ({path}):").format(path=str(self.engine.user_file)))
+        self.editor.setAccessibleName(_("Your rules file"))
+        self.save.setText(_("Save"))
+        self.revert.setText(_("Revert"))
+        self._render()  # from what was loaded: a language change reads nothing again
+        self.validate()
