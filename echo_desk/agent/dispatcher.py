@@ -301,7 +301,16 @@ class Dispatcher:
             return None
         subject = subject_for(entry, params)
         cwd = roots[0] / str(params.get("cwd", ".")) if subject.command and roots else None
-        return engine.evaluate(subject, workspaces=roots, conversation_id=state.scope.conversation_id, cwd=cwd)
+        try:
+            return engine.evaluate(subject, workspaces=roots, conversation_id=state.scope.conversation_id, cwd=cwd)
+        except Exception as exc:  # a bug in the rules must not run anything unasked, nor crash the call
+            log.exception("permission rules failed for %s", entry.name)
+            from echo_desk.agent.permissions.model import Decider, Effect
+            from echo_desk.agent.permissions.model import Provenance as Why
+            from echo_desk.agent.permissions.model import Verdict as Said
+
+            why = Why(kind=Decider.OPAQUE, detail=f"the permission rules failed ({type(exc).__name__}); asking")
+            return Said(effect=Effect.ASK, provenance=why)
 
     def _store_grant(self, state: _Call, suggestion: Suggestion, scope: GrantScope) -> None:
         assert self.permissions is not None

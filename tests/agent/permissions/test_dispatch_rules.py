@@ -126,3 +126,16 @@ async def test_a_protected_target_still_asks_and_a_disabled_tool_stays_disabled(
     runtime.settings.set_tool("run_command", enabled=False)
     refused = await runtime.dispatcher.execute_tool(run("c11", "echo hi"), scope, host)
     assert refused.error_kind is not None and refused.error_kind.value == "disabled"
+
+
+async def test_a_failure_inside_the_rules_asks_instead_of_running_or_crashing(runtime, scope, monkeypatch) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(runtime.permissions, "evaluate", broken)
+    host = ScriptedHost(choice=ApprovalChoice.DENY)
+    envelope = await runtime.dispatcher.execute_tool(run("c12", "echo hi"), scope, host)
+    assert len(host.requests) == 1 and not envelope.ok
+    shown = host.requests[0].rules
+    assert shown is not None and shown.provenance is not None
+    assert "the permission rules failed" in shown.provenance.detail
