@@ -204,6 +204,9 @@ class ToolCatalogModel(QStandardItemModel):
                 changed.append(cells[COL_RISK])
             effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
             text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
+            if standing is not None and standing.rule_count:
+                # How many permission rules mention the tool (the engine counts; Settings › Permissions lists them).
+                text += " · " + _("rules: {n}").format(n=standing.rule_count)
             if cells[COL_POLICY].data(PolicyRole) != value or cells[COL_POLICY].text() != text:
                 cells[COL_POLICY].setData(value, PolicyRole)
                 cells[COL_POLICY].setText(text)
