@@ -46,8 +46,10 @@ class PartsTable(QTreeWidget):
     """One row per collected sub-command (or path, URL, call): its text, verdict and what
     decided it. Shared by the approval dialog and the Permissions page's tester."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, fit_rows: bool = True) -> None:
         super().__init__(parent)
+        #: As tall as its rows (the dialog); otherwise it takes the room it is given (the tester).
+        self.fit_rows = fit_rows
         self.setColumnCount(3)
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
@@ -64,7 +66,8 @@ class PartsTable(QTreeWidget):
             item.setForeground(1, QBrush(QColor(VERDICT_COLOURS.get(part.effect, "#57606a"))))
             self.addTopLevelItem(item)
         rows = max(1, min(5, len(parts)))
-        self.setFixedHeight(max(self.sizeHintForRow(0), 20) * rows + self.header().sizeHint().height() + 8)
+        if self.fit_rows:
+            self.setFixedHeight(max(self.sizeHintForRow(0), 20) * rows + self.header().sizeHint().height() + 8)
         self.retranslate()
 
     def retranslate(self, *_args: object) -> None:

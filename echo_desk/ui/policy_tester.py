@@ -54,8 +54,7 @@ class PolicyTester(QWidget):
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.result)
-        self.parts = PartsTable()
-        self.parts.setMaximumHeight(16777215)
+        self.parts = PartsTable(fit_rows=False)
         layout.addWidget(self.parts, 1)
         self.verdict: Verdict | None = None
         self.tool = ""

@@ -152,9 +152,11 @@ class RulesTab(QWidget):
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         item = QTreeWidgetItem([
             _(EFFECT_LABELS[rule.effect]), rule.tool, rule.pattern if rule.pattern is not None else _("(whole tool)"),
-            rule.reason, f"{_(LAYER_LABELS[rule.source.layer])} · {rule_place(rule)}",
-            _("inactive until you trust this workspace") if not rule.active else _("active"),
+            rule.reason, _(LAYER_LABELS[rule.source.layer]) + (f" · {rule_place(rule)}" if rule.source.path else ""),
+            _("inactive: not trusted") if not rule.active else _("active"),
         ])
+        if not rule.active:
+            item.setToolTip(5, _("inactive until you trust this workspace"))
         item.setToolTip(4, rule.source.describe())
         item.setToolTip(2, rule.pattern or "")
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
@@ -189,8 +191,8 @@ class RulesTab(QWidget):
         self.trust_note.setVisible(ws is not None)
         if ws is not None:
             count = self.trust_count
-            self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply, "
-                                      "its {n} allow rules do not.").format(n=count))
+            self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply; "
+                                      "its allow rules ({n}) do not.").format(n=count))
 
     def trust_text(self, workspace: Path) -> str:
         """Exactly what trusting would allow: each allow rule with its line."""
@@ -270,7 +272,7 @@ class RulesTab(QWidget):
 
     def retranslate(self, *_args: object) -> None:
         self.rules.setHeaderLabels([_("Effect"), _("Tool"), _("Pattern"), _("Reason"), _("Source"), _("Status")])
-        for column, width in ((0, 70), (1, 110), (2, 260), (3, 220), (4, 220)):
+        for column, width in ((0, 60), (1, 70), (2, 220), (3, 210), (4, 290)):
             self.rules.setColumnWidth(column, width)
         self.rules.setAccessibleName(_("Rules from every layer"))
         self.trust_button.setText(_("Trust…"))

@@ -72,10 +72,10 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     assert mine[:2] == ["allow", "shell"] and mine[3] == "printing is harmless"
     assert mine[4] == "Your rules · permissions.toml line 1" and mine[5] == "active"
     untrusted = next(r for r in rows if r[2] == "<b>true</b> **")  # shown as written, never as markup
-    assert untrusted[5] == "inactive until you trust this workspace"
+    assert untrusted[5] == "inactive: not trusted"
     assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
-    assert any(r[4].startswith("Built in") for r in rows)
-    assert page.rules.trust_button.isVisibleTo(page) and "1 allow rules" in page.rules.trust_note.text()
+    assert any(r[4] == "Built in" for r in rows)
+    assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
     shown = page.rules.trust_text(workspace)
     assert "line 6: shell  <b>true</b> **  — from the repository" in shown and "git push" not in shown
     page.rules.ask_trust()
