@@ -48,6 +48,10 @@ PROBLEM_LABELS = {
     ProblemKind.SHADOWED: N_("a rule can never decide anything"),
 }
 INACTIVE_GREY = "#8c959f"
+TEMPLATE_PATTERN = "git status **"
+#: What "Add rule" appends (the file format's keys; the person edits it, the engine validates).
+RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPLATE_PATTERN}"\nreason = ""\n'
+                 f'examples = {{ match = ["git status -s"], not_match = ["git status; rm -rf x"] }}\n')
 
 
 def problem_lines(report: LoadReport) -> list[str]:
@@ -106,11 +110,14 @@ class RulesTab(QWidget):
         self.validation.setTextFormat(Qt.TextFormat.PlainText)
         self.validation.setWordWrap(True)
         save_row = QHBoxLayout()
+        self.add_rule = QPushButton()
+        self.add_rule.clicked.connect(self.append_template)
         self.save = QPushButton()
         self.save.clicked.connect(self.save_user_file)
         self.revert = QPushButton()
         self.revert.clicked.connect(self.load_user_file)
         save_row.addWidget(self.validation, 1)
+        save_row.addWidget(self.add_rule)
         save_row.addWidget(self.revert)
         save_row.addWidget(self.save)
         bottom_layout.addWidget(self.editor_caption)
@@ -255,6 +262,19 @@ class RulesTab(QWidget):
         self.revert.setEnabled(changed)
         return report
 
+    def append_template(self) -> None:
+        """A new ``[[rule]]`` at the end of the editor, its pattern selected for typing."""
+        text = self.editor.toPlainText()
+        lead = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        template = RULE_TEMPLATE
+        self.editor.setPlainText(text + lead + template)
+        cursor = self.editor.textCursor()
+        start = len(text + lead) + template.index('pattern = "') + len('pattern = "')
+        cursor.setPosition(start)
+        cursor.setPosition(start + len(TEMPLATE_PATTERN), cursor.MoveMode.KeepAnchor)
+        self.editor.setTextCursor(cursor)
+        self.editor.setFocus()
+
     def save_user_file(self) -> None:
         """Write the file atomically (only when it validates) and show the rules again."""
         text = self.editor.toPlainText()
@@ -280,5 +300,6 @@ class RulesTab(QWidget):
         self.editor.setAccessibleName(_("Your rules file"))
         self.save.setText(_("Save"))
         self.revert.setText(_("Revert"))
+        self.add_rule.setText(_("Add rule"))
         self._render()  # from what was loaded: a language change reads nothing again
         self.validate()

@@ -176,3 +176,13 @@ def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
     i18n_qt.apply_language("zh_CN")
     assert dialog.nav.item(5).text() == "权限"
     assert dialog.permissions.tabs.tabText(2) == "策略测试"
+
+
+def test_add_rule_appends_a_valid_template_and_selects_its_pattern(page, config_dir):
+    rules = page.rules
+    rules.add_rule.click()
+    assert rules.editor.textCursor().selectedText() == "git status **"
+    assert rules.save.isEnabled() and rules.validation.text() == "2 rules, all valid"
+    rules.editor.textCursor().insertText("git status; rm")  # typing over the selection
+    assert not rules.save.isEnabled() and rules.validation.text().startswith("Error")
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES
