@@ -93,8 +93,12 @@ class RulesTab(QWidget):
         self.trust_note.setWordWrap(True)
         self.trust_button = QPushButton()
         self.trust_button.clicked.connect(self.ask_trust)
+        self.delete_rule = QPushButton()
+        self.delete_rule.clicked.connect(self.delete_selected)
+        self.rules.currentItemChanged.connect(lambda *_: self._update_delete())
         trust_row.addWidget(self.trust_note, 1)
         trust_row.addWidget(self.trust_button)
+        trust_row.addWidget(self.delete_rule)
         top_layout.addLayout(trust_row)
         splitter.addWidget(top)
 
@@ -167,6 +171,7 @@ class RulesTab(QWidget):
         item.setToolTip(4, rule.source.describe())
         item.setToolTip(2, rule.pattern or "")
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
+        item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:
             for column in range(6):
                 item.setForeground(column, QBrush(QColor(INACTIVE_GREY)))
@@ -260,7 +265,33 @@ class RulesTab(QWidget):
         changed = self.editor.toPlainText() != getattr(self, "saved_text", "")
         self.save.setEnabled(not errors and changed)
         self.revert.setEnabled(changed)
+        if hasattr(self, "delete_rule"):
+            self._update_delete()
         return report
+
+    def _selected_user_line(self) -> int:
+        """The header line of the selected rule when it is in the user's file (else 0)."""
+        item = self.rules.currentItem()
+        return int(item.data(1, Qt.ItemDataRole.UserRole) or 0) if item is not None else 0
+
+    def _update_delete(self) -> None:
+        # Line numbers are the saved file's: delete only while the editor holds it unchanged.
+        unchanged = self.editor.toPlainText() == getattr(self, "saved_text", "")
+        self.delete_rule.setEnabled(bool(self._selected_user_line()) and unchanged)
+
+    def delete_selected(self) -> None:
+        """Remove the selected rule's table from the editor (its ``[[rule]]`` line up to the next
+        table); the person sees the result validated and saves it."""
+        line = self._selected_user_line()
+        lines = self.editor.toPlainText().split("\n")
+        if not line or line > len(lines) or lines[line - 1].strip() != "[[rule]]":
+            return
+        end = next((i for i in range(line, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        while end > line and lines[end - 1].lstrip().startswith("#"):
+            end -= 1  # a comment just above the next rule belongs to that rule
+        del lines[line - 1:end]
+        self.editor.setPlainText("\n".join(lines))
+        self._update_delete()
 
     def append_template(self) -> None:
         """A new ``[[rule]]`` at the end of the editor, its pattern selected for typing."""
@@ -301,5 +332,8 @@ class RulesTab(QWidget):
         self.save.setText(_("Save"))
         self.revert.setText(_("Revert"))
         self.add_rule.setText(_("Add rule"))
+        self.delete_rule.setText(_("Delete rule"))
+        self.delete_rule.setToolTip(_("Removes the selected rule of your file from the editor below; "
+                                      "Save writes it."))
         self._render()  # from what was loaded: a language change reads nothing again
         self.validate()

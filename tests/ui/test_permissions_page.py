@@ -186,3 +186,28 @@ def test_add_rule_appends_a_valid_template_and_selects_its_pattern(page, config_
     rules.editor.textCursor().insertText("git status; rm")  # typing over the selection
     assert not rules.save.isEnabled() and rules.validation.text().startswith("Error")
     assert (config_dir / "permissions.toml").read_text() == USER_RULES
+
+
+def test_delete_removes_only_the_selected_user_rule_and_saving_applies_it(page, config_dir):
+    rules = page.rules
+    two = USER_RULES + '\n# no listing\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\n'
+    rules.editor.setPlainText(two)
+    rules.save.click()
+
+    def select(pattern: str) -> None:
+        tree = rules.rules
+        item = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                    if tree.topLevelItem(i).text(2) == pattern)
+        tree.setCurrentItem(item)
+
+    select("git push **")  # a workspace rule: not the user's to delete here
+    assert not rules.delete_rule.isEnabled()
+    select("echo **")
+    assert rules.delete_rule.isEnabled()
+    rules.delete_rule.click()
+    assert rules.editor.toPlainText() == '# no listing\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\n'
+    assert (config_dir / "permissions.toml").read_text() == two  # nothing written before Save
+    assert not rules.delete_rule.isEnabled()  # line numbers now differ from the file's
+    rules.save.click()
+    patterns = [rules.rules.topLevelItem(i).text(2) for i in range(rules.rules.topLevelItemCount())]
+    assert "echo **" not in patterns and "ls **" in patterns
