@@ -29,7 +29,7 @@ from echo_desk.agent.dispatcher import Decision
 from echo_desk.agent.permissions import Rule
 from echo_desk.i18n import N_, _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import rule_phrase, when
+from echo_desk.ui.rules_text import plain_tooltip, rule_phrase, when
 
 DECISION_LABELS = {
     Decision.AUTO: N_("ran without asking"),
@@ -122,7 +122,7 @@ class ActivityTab(QWidget):
             decision = r["decision"]
             label = _(DECISION_LABELS[Decision(decision)]) if decision in Decision._value2member_map_ else decision
             item = QTreeWidgetItem([when(r["at"]), r["tool"], label, self._decider(r), r["conversation_id"][:8]])
-            item.setToolTip(3, r["provenance"])
+            item.setToolTip(3, plain_tooltip(str(r["provenance"])))
             self.calls.addTopLevelItem(item)
         self._update_why()
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from echo_desk.agent.permissions import GrantScope, Part, Suggestion, Verdict
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import VERDICT_COLOURS, part_reason, scope_label, verdict_label
+from echo_desk.ui.rules_text import VERDICT_COLOURS, part_reason, plain_tooltip, scope_label, verdict_label
 
 #: The scopes offered for a suggested rule, narrowest first ("once" is the dialog's own button).
 OFFERED_SCOPES = (GrantScope.MINUTES_15, GrantScope.CONVERSATION, GrantScope.WORKSPACE, GrantScope.ALWAYS)
@@ -62,7 +62,7 @@ class PartsTable(QTreeWidget):
         self._parts = parts
         for part in parts:
             item = QTreeWidgetItem([part.text, "", ""])  # item text is never rich text
-            item.setToolTip(0, part.text)
+            item.setToolTip(0, plain_tooltip(part.text))
             item.setForeground(1, QBrush(QColor(VERDICT_COLOURS.get(part.effect, "#57606a"))))
             self.addTopLevelItem(item)
         rows = max(1, min(5, len(parts)))
@@ -78,7 +78,7 @@ class PartsTable(QTreeWidget):
                 continue
             item.setText(1, verdict_label(part.effect))
             item.setText(2, part_reason(part))
-            item.setToolTip(2, part.provenance.rule.source.describe() if part.provenance.rule else "")
+            item.setToolTip(2, plain_tooltip(part.provenance.rule.source.describe() if part.provenance.rule else ""))
         for column, width in ((0, 260), (1, 90)):
             self.setColumnWidth(column, width)
 
@@ -110,7 +110,7 @@ class GrantChoices(QWidget):
         self.radios: list[QRadioButton] = []
         for i, suggestion in enumerate(verdict.suggestions):
             radio = QRadioButton()
-            radio.setToolTip("\n".join(suggestion.examples.match))
+            radio.setToolTip(plain_tooltip("\n".join(suggestion.examples.match)))
             self.group.addButton(radio, i)
             self.radios.append(radio)
             layout.addWidget(radio)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from echo_desk.agent.permissions import Grant, PermissionEngine
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import scope_label, when
+from echo_desk.ui.rules_text import plain_tooltip, scope_label, when
 
 
 class GrantsTab(QWidget):
@@ -66,7 +66,7 @@ class GrantsTab(QWidget):
                                     when(grant.expires_at) if grant.expires_at is not None else _("until revoked"),
                                     f"{grant.created_by_call} · {when(grant.created_at)}", str(grant.uses), grant.id])
             item.setData(0, Qt.ItemDataRole.UserRole, grant.id)
-            item.setToolTip(0, what)
+            item.setToolTip(0, plain_tooltip(what))
             self.grants.addTopLevelItem(item)
         self.empty.setVisible(not self.shown)
         self._update_buttons()

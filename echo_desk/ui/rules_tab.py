@@ -38,7 +38,7 @@ from echo_desk.agent.permissions import (
 )
 from echo_desk.i18n import N_, _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, VERDICT_COLOURS, rule_place
+from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, VERDICT_COLOURS, plain_tooltip, rule_place
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
@@ -168,8 +168,8 @@ class RulesTab(QWidget):
         ])
         if not rule.active:
             item.setToolTip(5, _("inactive until you trust this workspace"))
-        item.setToolTip(4, rule.source.describe())
-        item.setToolTip(2, rule.pattern or "")
+        item.setToolTip(4, plain_tooltip(rule.source.describe()))
+        item.setToolTip(2, plain_tooltip(rule.pattern or ""))
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:

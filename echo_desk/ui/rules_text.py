@@ -7,6 +7,7 @@ Patterns, commands and paths are untrusted: callers show the results as plain te
 
 from __future__ import annotations
 
+import html
 import time
 
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
@@ -99,3 +100,11 @@ def when(seconds: float | None) -> str:
     if seconds is None:
         return "—"
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def plain_tooltip(text: str) -> str:
+    """A tool tip that shows ``text`` literally: Qt guesses whether a tip is rich text, so a
+    pattern like ``<b>x</b>`` from a repository's rule file would otherwise be rendered."""
+    if not text:
+        return ""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"

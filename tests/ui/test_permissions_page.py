@@ -211,3 +211,13 @@ def test_delete_removes_only_the_selected_user_rule_and_saving_applies_it(page, 
     rules.save.click()
     patterns = [rules.rules.topLevelItem(i).text(2) for i in range(rules.rules.topLevelItemCount())]
     assert "echo **" not in patterns and "ls **" in patterns
+
+
+def test_tool_tips_show_a_repository_pattern_literally(page):
+    from PySide6.QtGui import QTextDocument
+
+    item = next(page.rules.rules.topLevelItem(i) for i in range(page.rules.rules.topLevelItemCount())
+                if page.rules.rules.topLevelItem(i).text(2) == "<b>true</b> **")
+    doc = QTextDocument()
+    doc.setHtml(item.toolTip(2))  # as Qt renders a tip it takes for rich text
+    assert doc.toPlainText() == "<b>true</b> **"
