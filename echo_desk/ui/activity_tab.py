@@ -100,8 +100,10 @@ class ActivityTab(QWidget):
     def filtered(self) -> list[dict[str, Any]]:
         """The audit records matching the filters, newest first."""
         tool = self.tool.text().strip() or None
-        conversation = self.conversation.text().strip() or None
-        rows = self.audit.query(tool=tool, conversation_id=conversation, limit=MOST_ROWS)
+        conversation = self.conversation.text().strip()
+        rows = self.audit.query(tool=tool, limit=MOST_ROWS)
+        if conversation:  # the table shows the first characters of an id: they are enough
+            rows = [r for r in rows if str(r["conversation_id"]).startswith(conversation)]
         decision = self.decision.currentData()
         if decision:
             rows = [r for r in rows if r["decision"] == decision]
@@ -123,6 +125,7 @@ class ActivityTab(QWidget):
             label = _(DECISION_LABELS[Decision(decision)]) if decision in Decision._value2member_map_ else decision
             item = QTreeWidgetItem([when(r["at"]), r["tool"], label, self._decider(r), r["conversation_id"][:8]])
             item.setToolTip(3, plain_tooltip(str(r["provenance"])))
+            item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
             self.calls.addTopLevelItem(item)
         self._update_why()
 
@@ -178,7 +181,7 @@ class ActivityTab(QWidget):
     def retranslate(self, *_args: object) -> None:
         self.tool.setPlaceholderText(_("Tool (exact name)"))
         self.tool.setAccessibleName(_("Filter by tool"))
-        self.conversation.setPlaceholderText(_("Conversation id"))
+        self.conversation.setPlaceholderText(_("Conversation id (its first characters)"))
         self.conversation.setAccessibleName(_("Filter by conversation"))
         self.decision.setItemText(0, _("Any verdict"))
         for i, decision in enumerate(Decision, start=1):

@@ -152,6 +152,11 @@ def test_activity_filters_explains_and_exports(page, builtin_runtime, scope, tmp
     assert [r[1] for r in rows] == ["run_command", "run_command"]
     assert rows[1][2] == "ran without asking" and rows[1][3] == "rule `echo **` (shell) in permissions.toml line 1"
     assert rows[0][2] == "refused or denied"
+    activity.conversation.setText(rows[0][4])  # the first characters, as the table shows them
+    assert activity.calls.topLevelItemCount() == 2
+    activity.conversation.setText("zz-other")
+    assert activity.calls.topLevelItemCount() == 0
+    activity.conversation.setText("")
     activity.decision.setCurrentIndex(activity.decision.findData("auto"))
     assert activity.calls.topLevelItemCount() == 1
     activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
