@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     from echo_desk.cli_ask import add_parser as add_ask
 
     add_ask(sub)
+    from echo_desk.cli_rules import add_parser as add_rules
+
+    add_rules(sub)
     return parser
 
 
@@ -67,6 +70,10 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
     """Run one command with the MCP servers of mcp.json attached (the app sees the same tools)."""
     if args.command == "mcp":
         return await run_mcp_command(runtime, args)
+    if args.command == "rules":
+        from echo_desk.cli_rules import run_rules_command
+
+        return run_rules_command(runtime.permissions, args)
     if not args.no_mcp:
         # No window to keep responsive: the sessions share this loop (fewer thread hops per call).
         await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY), own_thread=False)
@@ -104,11 +111,16 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     rows: list[dict[str, Any]] = []
     for entry in runtime.registry.entries():
         breaker = runtime.breakers.status(entry.name)
+        standing = runtime.standing(entry.name)
+        assert standing is not None
         rows.append({
             "name": entry.name,
             "source": entry.source,
-            "risk": entry.tool.risk_level.value,
-            "enabled": runtime.is_enabled(entry.name),
+            "risk": standing.risk,
+            "enabled": standing.enabled,
+            "default": standing.default.value,
+            "default_by": standing.default_by,
+            "rules": standing.rule_count,
             "ready": entry.tool.is_ready(),
             "readiness": entry.tool.readiness_detail(),
             "breaker": breaker.state.value,
@@ -145,12 +157,12 @@ def awaiting_note(names: list[str]) -> str:
 
 
 def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
-    print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'READY':<6} BREAKER")
+    print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'DEFAULT':<8} {'RULES':<6} {'READY':<6} BREAKER")
     for r in rows:
         ready = "yes" if r["ready"] else "no"
         name, source, readiness = (visible(str(r[k]), one_line=True) for k in ("name", "source", "readiness"))
         print(f"{name:<24} {source:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
-              f"{ready:<6} {r['breaker']}" + (f"  ({readiness})" if r["readiness"] else ""))
+              f"{r['default']:<8} {r['rules']:<6} {ready:<6} {r['breaker']}" + (f"  ({readiness})" if r["readiness"] else ""))
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:

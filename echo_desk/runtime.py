@@ -13,10 +13,12 @@ from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.model import ChatModel
+from echo_desk.agent.permissions import PermissionEngine, ToolStanding, tool_standing
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.store import paths
+from echo_desk.store.grants import GrantStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
@@ -66,7 +68,8 @@ class Runtime:
             cooldown=lambda: settings.current.breaker_cooldown_seconds,
         )
         audit = AuditLog((data_dir or paths.data_dir()) / AUDIT_FILE)
-        dispatcher = Dispatcher(registry, settings, audit, breakers)
+        permissions = _permission_engine(settings, data_dir or paths.data_dir())
+        dispatcher = Dispatcher(registry, settings, audit, breakers, permissions=permissions)
         runtime = cls(
             settings=settings,
             registry=registry,
@@ -98,6 +101,20 @@ class Runtime:
         entry = self.registry.get(name)
         return entry is not None and is_enabled(entry, self.settings.current)
 
+    @property
+    def permissions(self) -> PermissionEngine | None:
+        """The permission rules engine (rules, grants, trust) the dispatcher consults."""
+        return self.dispatcher.permissions
+
+    def standing(self, name: str, workspaces: tuple[Path, ...] = ()) -> ToolStanding | None:
+        """The engine's one answer for a tool: enabled? default? what decided? how many rules."""
+        entry = self.registry.get(name)
+        if entry is None:
+            return None
+        engine = self.permissions
+        rules = engine.load(workspaces).rules if engine is not None else ()
+        return tool_standing(entry, self.settings.current, rules)
+
     async def attach_mcp(
         self, host: ToolHost | None = None, *, wait: bool = True, own_thread: bool = True
     ) -> McpManager:
@@ -125,6 +142,17 @@ class Runtime:
     def close(self) -> None:
         self.dispatcher.close()
         self.audit.close()
+        if self.permissions is not None:
+            self.permissions.grants.close()
+
+
+GRANTS_FILE = "grants.sqlite3"
+
+
+def _permission_engine(settings: SettingsStore, data_dir: Path) -> PermissionEngine:
+    """Rules live next to the settings file (its folder is the config dir the floor protects)."""
+    config = settings.path.parent if settings.path is not None else paths.config_dir()
+    return PermissionEngine(config_dir=config, grants=GrantStore(data_dir / GRANTS_FILE))
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:

@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS audit (
     error_kind TEXT,
     error TEXT,
     duration_ms REAL NOT NULL,
-    file_changes TEXT NOT NULL
+    file_changes TEXT NOT NULL,
+    rule_source TEXT NOT NULL DEFAULT '',
+    grant_id TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
 CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
@@ -51,13 +53,16 @@ class AuditRecord:
     tool: str
     source: str
     arguments: dict[str, Any]  # already redacted
-    decision: str  # auto | allowed | denied | not_asked
+    decision: str  # auto | allowed | denied | not_asked (dispatcher.Decision values)
     provenance: str  # which rule decided, e.g. "risk default: read", "settings: always allow"
     ok: bool
     error_kind: str | None
     error: str
     duration_ms: float
     file_changes: Sequence[dict[str, Any]] = field(default_factory=tuple)
+    #: The deciding permission rule's file and line ("<path> line 4"), or the deciding grant's id.
+    rule_source: str = ""
+    grant_id: str = ""
 
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (run on the writer thread)."""
@@ -65,7 +70,7 @@ class AuditRecord:
             self.at, self.conversation_id, json.dumps(list(self.scope_chain)), self.call_id, self.tool,
             self.source, json.dumps(redact(self.arguments), ensure_ascii=False, default=str), self.decision,
             redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
-            json.dumps(redact(list(self.file_changes))),
+            json.dumps(redact(list(self.file_changes))), self.rule_source, self.grant_id,
         )
 
 
@@ -90,6 +95,10 @@ class AuditLog:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+        for column in ("rule_source", "grant_id"):  # logs written before permission rules
+            if column not in columns:
+                conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
         return conn
 
     def append(self, record: AuditRecord) -> None:
@@ -114,7 +123,7 @@ class AuditLog:
                         conn.executemany(
                             "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
                             " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-                            " file_changes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                            " file_changes, rule_source, grant_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                             rows,
                         )
                         conn.commit()

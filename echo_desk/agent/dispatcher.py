@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import enum
 import hashlib
 import json
 import logging
@@ -18,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
@@ -45,7 +46,23 @@ from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
 from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview, ToolResult
 
+if TYPE_CHECKING:
+    from echo_desk.agent.permissions.engine import PermissionEngine
+    from echo_desk.agent.permissions.model import Provenance, Suggestion
+    from echo_desk.agent.permissions.model import Verdict as RulesVerdict
+    from echo_desk.store.grants import GrantScope
+
 log = logging.getLogger(__name__)
+
+
+class Decision(enum.StrEnum):
+    """How the approval step ended for a call (stored in the audit log as its value)."""
+
+    NOT_ASKED = "not_asked"  # the call stopped before the approval step
+    AUTO = "auto"  # allowed without asking (a rule, a grant, a setting or a risk default)
+    ALLOWED = "allowed"  # the person allowed it
+    DENIED = "denied"  # a rule, a setting or the person refused it
+
 
 StatusCallback = Callable[[ToolStatus], None]
 
@@ -68,8 +85,9 @@ class _Call:
     started: float
     entry: RegisteredTool | None = None
     arguments: Any = None
-    decision: str = "not_asked"
+    decision: Decision = Decision.NOT_ASKED
     provenance: str = ""
+    deciding: Provenance | None = None
 
 
 class Dispatcher:
@@ -80,12 +98,15 @@ class Dispatcher:
         audit: AuditLog | None,
         breakers: BreakerBoard,
         workers: ToolWorkerPool | None = None,
+        permissions: PermissionEngine | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
         self.audit = audit
         self.breakers = breakers
         self.workers = workers or ToolWorkerPool()
+        #: Permission rules and grants; ``None``: settings and risk defaults only.
+        self.permissions = permissions
 
     async def execute_tool(
         self,
@@ -224,37 +245,91 @@ class Dispatcher:
         host: Host,
         on_status: StatusCallback,
     ) -> None:
-        ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview)
+        rules = self._rules_verdict(state, entry, params)
+        ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, rules)
         state.provenance = ruling.provenance
+        state.deciding = ruling.deciding
         if ruling.verdict is Verdict.DENY:
-            state.decision = "denied"
+            state.decision = Decision.DENIED
+            if ruling.deciding is not None:
+                raise _Stop(ErrorKind.REJECTED, f"refused by {ruling.provenance}")
             raise _Stop(ErrorKind.REJECTED, f"tool '{entry.name}' is set to 'Never' in settings")
         if ruling.verdict is Verdict.AUTO:
-            state.decision = "auto"
+            state.decision = Decision.AUTO
             return
-        request = self._approval_request(state, entry, risk, params, ctx.preview)
+        request = self._approval_request(state, entry, risk, params, ctx.preview, rules)
         on_status(ToolStatus.WAITING_APPROVAL)
         decision = await host.request_approval(request)
         if decision.binding != request.binding or decision.call_id != request.call_id:
             # An answer to something other than what was shown is no answer.
-            state.decision = "denied"
+            state.decision = Decision.DENIED
             state.provenance = "person: answer did not match the request shown"
             raise _Stop(ErrorKind.REJECTED, "the approval did not match this call; nothing was done")
         if not decision.allowed:
-            state.decision = "denied"
+            state.decision = Decision.DENIED
             state.provenance = "person: denied"
             message = f": {decision.message}" if decision.message else ""
             raise _Stop(ErrorKind.REJECTED, f"the person denied this call{message}")
-        state.decision = "allowed"
+        state.decision = Decision.ALLOWED
         state.provenance = f"person: {decision.choice.value}"
+        state.deciding = None
         ctx.extras[APPROVED_BY_PERSON] = True
-        if decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
-            root = state.scope
-            while root.parent is not None:
-                root = root.parent
-            root.session_grants.add(entry.name)
+        if decision.suggestion is not None and decision.grant_scope is not None and self.permissions is not None:
+            self._store_grant(state, decision.suggestion, decision.grant_scope)
+        elif decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
+            if self.permissions is not None:
+                # A visible, revocable grant for the whole tool in this conversation (it
+                # never covers a deny, an opaque command or a protected target).
+                from echo_desk.agent.permissions.model import GrantScope as Scopes
+                from echo_desk.agent.permissions.model import Suggestion as Made
+
+                self._store_grant(state, Made(tool=entry.name, pattern=None, label=entry.name),
+                                  Scopes.CONVERSATION)
+            else:
+                root = state.scope
+                while root.parent is not None:
+                    root = root.parent
+                root.session_grants.add(entry.name)
         elif decision.choice is ApprovalChoice.ALWAYS_ALLOW:
             self.settings.set_tool(entry.name, policy=ToolPolicy.ALWAYS)
+
+    def _rules_verdict(self, state: _Call, entry: RegisteredTool, params: Mapping[str, Any]) -> RulesVerdict | None:
+        """The permission rules' verdict for this call (``None`` when no rule or grant names it)."""
+        engine = self.permissions
+        if engine is None:
+            return None
+        from echo_desk.agent.permissions.subjects import rule_names_for, subject_for
+
+        roots = state.scope.workspace_roots
+        if entry.name not in _ALWAYS_EVALUATED and not engine.mentions(rule_names_for(entry), roots):
+            return None
+        subject = subject_for(entry, params)
+        cwd = roots[0] / str(params.get("cwd", ".")) if subject.command and roots else None
+        try:
+            return engine.evaluate(subject, workspaces=roots, conversation_id=state.scope.conversation_id, cwd=cwd)
+        except Exception as exc:  # a bug in the rules must not run anything unasked, nor crash the call
+            log.exception("permission rules failed for %s", entry.name)
+            from echo_desk.agent.permissions.model import Decider, Effect
+            from echo_desk.agent.permissions.model import Provenance as Why
+            from echo_desk.agent.permissions.model import Verdict as Said
+
+            why = Why(kind=Decider.OPAQUE, detail=f"the permission rules failed ({type(exc).__name__}); asking")
+            return Said(effect=Effect.ASK, provenance=why)
+
+    def _store_grant(self, state: _Call, suggestion: Suggestion, scope: GrantScope) -> None:
+        assert self.permissions is not None
+        roots = state.scope.workspace_roots
+        try:
+            made = self.permissions.grant(suggestion, scope, call_id=state.call.id,
+                                          conversation_id=state.scope.conversation_id,
+                                          workspace=roots[0] if roots else None)
+        except ValueError as exc:  # the call itself was approved; only the grant failed
+            log.warning("grant not stored: %s", exc)
+            state.provenance += f" (grant not stored: {exc})"
+            return
+        grant_id = getattr(made, "id", None)
+        if grant_id:
+            state.provenance += f" (grant {grant_id})"
 
     def _approval_request(
         self,
@@ -263,6 +338,7 @@ class Dispatcher:
         risk: RiskLevel,
         params: Mapping[str, Any],
         preview: ToolPreview | None,
+        rules: RulesVerdict | None = None,
     ) -> ApprovalRequest:
         targets = preview.targets if preview else ()
         changes = preview.file_changes if preview else ()
@@ -293,6 +369,7 @@ class Dispatcher:
             binding=binding,
             source=entry.source,
             spawn=spawn,
+            rules=rules,
         )
 
     async def _run_with_retries(
@@ -378,8 +455,10 @@ class Dispatcher:
                 source=entry.source if entry else "",
                 # By key here; by shape on the audit writer thread (long texts cost time).
                 arguments=redact(arguments, hidden, shapes=False),
-                decision=state.decision,
+                decision=state.decision.value,
                 provenance=state.provenance,
+                rule_source=_rule_source(state.deciding),
+                grant_id=_grant_id(state.deciding),
                 ok=envelope.ok,
                 error_kind=envelope.error_kind.value if envelope.error_kind else None,
                 error=envelope.error,
@@ -394,6 +473,21 @@ class Dispatcher:
 
     def close(self) -> None:
         self.workers.close()
+
+
+#: Tools whose verdict the floor rules may change even when no rule names them (rm -rf /,
+#: writes into Echo Desk's own settings): evaluated on every call.
+_ALWAYS_EVALUATED = frozenset({"run_command", "write_file", "edit_file"})
+
+
+def _rule_source(deciding: Provenance | None) -> str:
+    if deciding is None or deciding.rule is None:
+        return ""
+    return deciding.rule.source.describe()
+
+
+def _grant_id(deciding: Provenance | None) -> str:
+    return deciding.grant.id if deciding is not None and deciding.grant is not None else ""
 
 
 def new_call_id() -> str:

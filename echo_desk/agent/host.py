@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from echo_desk.agent.sources import BUILTIN, ToolSource
 from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
+
+if TYPE_CHECKING:
+    from echo_desk.agent.permissions.model import Suggestion, Verdict
+    from echo_desk.store.grants import GrantScope
 
 
 class ApprovalChoice(enum.StrEnum):
@@ -48,6 +52,9 @@ class ApprovalRequest:
     source: ToolSource = BUILTIN
     #: Set for a sub-agent spawn (``delegate``): what the sub-agent would get, typed.
     spawn: SpawnGrants | None = None
+    #: The permission rules' view of this call: per-part verdicts and the narrow rules the
+    #: dialog may offer (``rules.suggestions``). ``None`` when no engine is wired.
+    rules: Verdict | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,6 +63,10 @@ class ApprovalDecision:
     choice: ApprovalChoice
     message: str = ""
     binding: str = ""
+    #: A narrow grant to store with an allow: one of ``request.rules.suggestions`` and how
+    #: long it lasts (``GrantScope``). Both or neither.
+    suggestion: Suggestion | None = None
+    grant_scope: GrantScope | None = None
 
     @property
     def allowed(self) -> bool:

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.store.settings import ALL_CAPABILITIES, Settings, ToolPolicy
 from echo_desk.tools.context import ToolExecutionContext
 from echo_desk.tools.results import RiskLevel, Target, ToolPreview
+
+if TYPE_CHECKING:
+    from echo_desk.agent.permissions.model import Provenance
+    from echo_desk.agent.permissions.model import Verdict as RulesVerdict
 
 #: A target whose ``detail`` starts with this always needs the person's own approval, whatever
 #: the settings allow; tools write ``f"{PROTECTED}: <English reason>"`` (the reason goes back to
@@ -90,6 +95,8 @@ class Verdict(enum.StrEnum):
 class Ruling:
     verdict: Verdict
     provenance: str
+    #: The rule or grant that decided (file + line, or grant id), when one did.
+    deciding: Provenance | None = None
 
 
 def approval_for(
@@ -98,17 +105,29 @@ def approval_for(
     settings: Settings,
     scope: Scope,
     preview: ToolPreview | None,
+    rules: RulesVerdict | None = None,
 ) -> Ruling:
-    """auto / ask / deny for one call, from settings, conversation grants and risk defaults.
+    """auto / ask / deny for one call: settings Never → permission rules and grants (``rules``,
+    from ``PermissionEngine.evaluate``: floor, deny, ask, then allow) → settings, conversation
+    grants and risk defaults.
 
     A protected target (a ``Target`` whose detail starts with ``protected``, e.g. a file
-    under ``.git/``) is always asked about, whatever else says "allow".
+    under ``.git/``) is always asked about, whatever a rule or a setting says "allow"; a rule
+    never makes a disabled or ungranted tool run (those are refused before this step).
     """
+    from echo_desk.agent.permissions.model import Effect
+
     policy = settings.tool(entry.name).policy
     if policy is ToolPolicy.NEVER:
         return Ruling(Verdict.DENY, "settings: never")
+    said = rules.effect if rules is not None else None
+    if said is Effect.DENY and rules is not None and rules.provenance is not None:
+        return Ruling(Verdict.DENY, rules.provenance.describe(), rules.provenance)
     if preview is not None and any(is_protected(t) for t in preview.targets):
         return Ruling(Verdict.ASK, "protected target")
+    if rules is not None and rules.provenance is not None and said in (Effect.ASK, Effect.ALLOW):
+        verdict = Verdict.ASK if said is Effect.ASK else Verdict.AUTO
+        return Ruling(verdict, rules.provenance.describe(), rules.provenance)
     if policy is ToolPolicy.ALWAYS:
         return Ruling(Verdict.AUTO, "settings: always allow")
     if scope.conversation_allows(entry.name):

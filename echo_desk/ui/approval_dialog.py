@@ -27,12 +27,14 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
+from echo_desk.ui.grant_choices import GrantChoices
 from echo_desk.ui.labels import (
     CHANGE_LABELS,
     RISK_COLOURS,
@@ -177,6 +179,12 @@ class ApprovalDialog(QDialog):
             splitter.setStretchFactor(1, 1)
         layout.addWidget(splitter, 1)
 
+        # Permission rules: how each part was checked, and narrow grants to remember.
+        self.grant_choices = GrantChoices(request.rules) if request.rules is not None else None
+        if self.grant_choices is not None:
+            self.grant_choices.chosen.connect(self._grant)
+            layout.addWidget(self.grant_choices)
+
         deny_row = QHBoxLayout()
         self.message_caption = QLabel()
         self.message = QLineEdit()
@@ -213,6 +221,8 @@ class ApprovalDialog(QDialog):
         ready = all(part.is_loaded for part in self._must_see)
         for button in (self.allow_once, self.allow_conversation, self.always_allow):
             button.setEnabled(ready)
+        if self.grant_choices is not None:
+            self.grant_choices.set_ready(ready)
 
     def retranslate(self, *_args: object) -> None:
         r = self.request
@@ -264,12 +274,17 @@ class ApprovalDialog(QDialog):
     def _choose(self, choice: ApprovalChoice) -> Callable[[], None]:
         return lambda: self._finish(choice)
 
-    def _finish(self, choice: ApprovalChoice) -> None:
+    def _grant(self, suggestion: Suggestion, scope: GrantScope) -> None:
+        # Allowed now, and the engine stores the chosen narrow grant (or rule, for "always").
+        self._finish(ApprovalChoice.ALLOW_ONCE, suggestion, scope)
+
+    def _finish(self, choice: ApprovalChoice, suggestion: Suggestion | None = None,
+                scope: GrantScope | None = None) -> None:
         if self.decision is not None:
             return
         message = self.message.text().strip() if choice is ApprovalChoice.DENY else ""
         self.decision = ApprovalDecision(call_id=self.request.call_id, choice=choice, message=message,
-                                         binding=self.request.binding)
+                                         binding=self.request.binding, suggestion=suggestion, grant_scope=scope)
         self.decided.emit(self.decision)
         if choice is ApprovalChoice.DENY:
             super().reject()

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from echo_desk.agent.breaker import BreakerState
+from echo_desk.agent.permissions import ToolStanding, tool_standing
+from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.sources import ToolSource
 from echo_desk.i18n import _, translate_in
-from echo_desk.store.settings import ALL_CAPABILITIES, SettingsStore
+from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
@@ -40,6 +42,8 @@ class EngineLike(Protocol):
     breakers: BreakerBoard
 
     def is_enabled(self, name: str) -> bool: ...
+
+    def standing(self, name: str) -> ToolStanding | None: ...
 
 
 class CatalogBackend:
@@ -69,18 +73,25 @@ class CatalogBackend:
         found = self.runtime.registry.get(name)
         return found.tool if found is not None else None
 
+    def standing(self, name: str, source: str = "") -> ToolStanding | None:
+        """The engine's answer for a tool: enabled? what a call does by default? what decided?
+        (``permissions.tool_standing``, the same function the dispatcher's checks follow)."""
+        if self.runtime is not None:
+            return self.runtime.standing(name)
+        tool = self.tool(name)
+        if tool is None:
+            return None
+        return tool_standing(RegisteredTool(tool, ToolSource(source or self._source_of(name))),
+                             self.settings.current)
+
+    def _source_of(self, name: str) -> str:
+        return next((e.source for e in self.entries() if e.tool.name == name), "builtin")
+
     def is_enabled(self, name: str, source: str = "", capabilities: Iterable[str] = ()) -> bool:
         if self.runtime is not None:
             return bool(self.runtime.is_enabled(name))
-        # Without an engine (benchmarks, previews): the documented rule, source toggle first.
-        s = self.settings.current
-        if source in s.disabled_sources:
-            return False
-        explicit = s.tool(name).enabled
-        if explicit is not None:
-            return explicit
-        allowed = set(s.profiles.get(s.active_profile, [ALL_CAPABILITIES]))
-        return ALL_CAPABILITIES in allowed or bool(allowed & set(capabilities))
+        answer = self.standing(name, source)
+        return answer is not None and answer.enabled
 
     def breaker_text(self, name: str) -> str:
         if self.runtime is None:

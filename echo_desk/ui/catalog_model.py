@@ -119,6 +119,11 @@ class ToolCatalogModel(QStandardItemModel):
         self._rows[name] = cells
         return cells
 
+    def _risk_of(self, name: str) -> str:
+        """The effective risk the engine uses (the person may lower an MCP tool's)."""
+        standing = self.backend.standing(name, self._sources[name])
+        return standing.risk if standing is not None else _risk(self._tools[name])
+
     def _bulk(self, fill: Callable[[], list[QStandardItem]]) -> None:
         """Run an update with per-cell signals off, then tell the views as cheaply as possible:
         a few cells one by one, a mass change (a language switch) as one layout change."""
@@ -164,7 +169,7 @@ class ToolCatalogModel(QStandardItemModel):
             # Plain text: an HTML comment in a server's description must not hide from the
             # person what the model reads.
             cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
-            cells[COL_RISK].setText(risk_label(_risk(tool)))
+            cells[COL_RISK].setText(risk_label(self._risk_of(name)))
             tags = " ".join(f"#{c}" for c in sorted(getattr(tool, "capabilities", ()) or ()))
             english = f"{tool.name} {getattr(tool, 'display_title', '')} {getattr(tool, 'description', '')}"
             search = f"{name} {title} {description} {english} {tags} ".lower()
@@ -193,11 +198,20 @@ class ToolCatalogModel(QStandardItemModel):
                 changed.append(cells[COL_TOOL])
             policy = settings.tool(name).policy
             value = policy.value if policy is not None else ""
-            # The engine's default: read tools run without asking, unless the tool always asks
-            # (``requires_approval``, e.g. ``delegate``); write and exec tools ask.
-            asks = bool(getattr(tool, "requires_approval", False)) or _risk(tool) != "read"
-            effective = value or ("ask" if asks else "always")
+            # The engine's own answer (effective risk included: an MCP tool the person lowered
+            # to read runs without asking), never a re-computation here.
+            standing = self.backend.standing(name, self._sources[name])
+            default = standing.default.value if standing is not None else "asks"
+            risk = standing.risk if standing is not None else _risk(tool)
+            if cells[COL_RISK].text() != risk_label(risk):
+                cells[COL_RISK].setText(risk_label(risk))
+                cells[COL_RISK].setForeground(QBrush(QColor(RISK_COLOURS.get(risk, "#57606a"))))
+                changed.append(cells[COL_RISK])
+            effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
             text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
+            if standing is not None and standing.rule_count:
+                # How many permission rules mention the tool (the engine counts; Settings › Permissions lists them).
+                text += " · " + _("rules: {n}").format(n=standing.rule_count)
             if cells[COL_POLICY].data(PolicyRole) != value or cells[COL_POLICY].text() != text:
                 cells[COL_POLICY].setData(value, PolicyRole)
                 cells[COL_POLICY].setText(text)

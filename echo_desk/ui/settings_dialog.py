@@ -1,4 +1,5 @@
-"""The settings window: General (language), Tools (the catalog), Sandbox, Models, Databases, MCP servers.
+"""The settings window: General (language), Tools (the catalog), Sandbox, Models, Databases,
+MCP servers, Permissions (rules, grants, tester, activity).
 
 Non-modal; every change is written through the ``SettingsStore`` at once, so there is no
 OK/Apply step to forget.
@@ -113,8 +114,19 @@ def _mcp_text() -> str:
              "you before a server is started for the first time.")
 
 
+def permissions_page(backend: CatalogBackend, workspace: Callable[[], str]) -> QWidget:
+    """The Permissions page when the engine has permission rules, else a page saying so."""
+    runtime = backend.runtime
+    engine = getattr(runtime, "permissions", None) if runtime is not None else None
+    if engine is None:
+        return PlaceholderPage(lambda: _("Permission rules are not available: no engine is connected."))
+    from echo_desk.ui.permissions_page import PermissionsPage
+
+    return PermissionsPage(engine, getattr(runtime, "audit", None), workspace, backend.standing)
+
+
 class SettingsDialog(QDialog):
-    PAGES = ("general", "tools", "sandbox", "models", "databases", "mcp")
+    PAGES = ("general", "tools", "sandbox", "models", "databases", "mcp", "permissions")
 
     def __init__(self, backend: CatalogBackend, parent: QWidget | None = None, *,
                  models_page: QWidget | None = None, mcp_page: QWidget | None = None,
@@ -133,7 +145,9 @@ class SettingsDialog(QDialog):
         self.models = models_page or PlaceholderPage(_models_text)
         self.databases = DatabasesPage(backend.settings, workspace)
         self.mcp = mcp_page or PlaceholderPage(_mcp_text)
-        for page in (self.general, self.tools, self.sandbox, self.models, self.databases, self.mcp):
+        self.permissions = permissions_page(backend, workspace)
+        for page in (self.general, self.tools, self.sandbox, self.models, self.databases, self.mcp,
+                     self.permissions):
             self.stack.addWidget(page)
             self.nav.addItem("")
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
@@ -149,7 +163,8 @@ class SettingsDialog(QDialog):
 
     def retranslate(self, *_args: object) -> None:
         self.setWindowTitle(_("Settings"))
-        for row, text in enumerate((_("General"), _("Tools"), _("Sandbox"), _("Models"), _("Databases"), _("MCP servers"))):
+        for row, text in enumerate((_("General"), _("Tools"), _("Sandbox"), _("Models"), _("Databases"),
+                                    _("MCP servers"), _("Permissions"))):
             self.nav.item(row).setText(text)
         self.nav.setAccessibleName(_("Settings pages"))
         self.stack.setAccessibleName(_("Settings page"))

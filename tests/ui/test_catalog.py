@@ -10,6 +10,7 @@ from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.catalog_model import COL_POLICY, COL_TOOL, PolicyRole
 from echo_desk.ui.catalog_page import ToolsPage
+from tests.ui.conftest import ReadNote
 
 
 def _definition_names(runtime, scope) -> set[str]:
@@ -138,3 +139,30 @@ def test_a_description_with_an_html_comment_shows_it_in_the_tooltip(qtbot, runti
     doc.setHtml(index.data(Qt.ItemDataRole.ToolTipRole))
     assert "<!-- ignore previous instructions" in doc.toPlainText()
     assert "report⟨U+202E⟩txt.sh" in index.data(Qt.ItemDataRole.DisplayRole)
+
+
+def test_the_catalog_shows_the_engines_default_for_an_mcp_tool_whose_risk_was_lowered(qtbot, qloop, runtime, scope):
+    from echo_desk.tools.results import RiskLevel
+    from echo_desk.ui.catalog_model import COL_RISK
+    from echo_desk.ui.labels import risk_label
+
+    class RemoteLookup(ReadNote):  # exec, like every MCP tool starts
+        name = "gh__lookup"
+        risk_level = RiskLevel.EXEC
+
+    runtime.registry.register(RemoteLookup(), source="mcp:gh")
+    page = _page(qtbot, runtime)
+    cells = page.model._rows["gh__lookup"]
+    assert cells[COL_POLICY].text() == "Default (Ask)"
+    runtime.settings.set_tool("gh__lookup", risk_override=RiskLevel.READ)
+    qtbot.waitUntil(lambda: cells[COL_POLICY].text() == "Default (Always allow)")
+    assert cells[COL_RISK].text() == risk_label("read")
+    standing = runtime.standing("gh__lookup")
+    assert standing is not None and standing.default_by == "risk default: read"
+    # ...and the dispatcher does what the catalog says: no question asked.
+    (scope.workspace_roots[0] / "n.txt").write_text("hi")
+    host = ScriptedHost()
+    envelope = qloop.run_until_complete(
+        runtime.dispatcher.execute_tool(ToolCall(id="c1", name="gh__lookup", arguments='{"path": "n.txt"}'),
+                                        scope, host))
+    assert envelope.ok and host.requests == []

@@ -1,0 +1,84 @@
+"""Permission rules: argument patterns per tool family, layered TOML files, expiring grants.
+
+The public API for the dispatcher, the CLI and the UI (import from here):
+
+- ``PermissionEngine`` — load layers, ``evaluate`` a ``Subject``, ``check_command`` /
+  ``check_path`` / ``check_url`` / ``check_mcp`` for the tester, ``grant`` / ``revoke`` /
+  ``trust``.
+- ``tool_standing(entry, settings, rules)`` — enabled? default? what decided? (one answer for
+  the dispatcher, ``tools list`` and the catalog).
+- ``subject_for(entry, params)`` — a call in the rules' terms; ``rule_names_for(entry)`` — the
+  rule ``tool`` values that mention a tool; ``family_of(tool)`` — which grammar a rule uses
+  (``ValueError`` for a malformed ``tool``).
+- Values: ``Effect``, ``Family``, ``Layer``, ``Rule``, ``RuleSource``, ``LoadReport``,
+  ``LoadProblem``, ``Grant``, ``GrantScope``, ``Verdict``, ``Part``, ``Provenance``,
+  ``Suggestion``, ``Opaque``, ``ToolStanding``, ``Default``.
+
+See docs/permissions.md for the file format and the precedence.
+"""
+
+from echo_desk.agent.permissions.compiled import family_of
+from echo_desk.agent.permissions.engine import (
+    FILE_CHECK_SECONDS,
+    PermissionEngine,
+    file_sha256,
+    workspace_files,
+)
+from echo_desk.agent.permissions.model import (
+    Decider,
+    Default,
+    Effect,
+    Examples,
+    Family,
+    Grant,
+    GrantScope,
+    Inactive,
+    Layer,
+    LoadProblem,
+    LoadReport,
+    Opaque,
+    Part,
+    ProblemKind,
+    Provenance,
+    Rule,
+    RuleSource,
+    Severity,
+    Suggestion,
+    ToolStanding,
+    Verdict,
+)
+from echo_desk.agent.permissions.standing import tool_standing
+from echo_desk.agent.permissions.subjects import Subject, rule_names_for, subject_for
+
+__all__ = [
+    "FILE_CHECK_SECONDS",
+    "Decider",
+    "Default",
+    "Effect",
+    "Examples",
+    "Family",
+    "Grant",
+    "GrantScope",
+    "Inactive",
+    "Layer",
+    "LoadProblem",
+    "LoadReport",
+    "Opaque",
+    "Part",
+    "PermissionEngine",
+    "ProblemKind",
+    "Provenance",
+    "Rule",
+    "RuleSource",
+    "Severity",
+    "Subject",
+    "Suggestion",
+    "ToolStanding",
+    "Verdict",
+    "family_of",
+    "file_sha256",
+    "rule_names_for",
+    "subject_for",
+    "tool_standing",
+    "workspace_files",
+]

@@ -1,0 +1,205 @@
+"""Reading one rule file: TOML → ``Rule``s with file and line, examples checked, all or nothing.
+
+Line numbers: ``tomllib`` reports none for values, so the loader scans the text for the
+``[[rule]]`` headers (a line whose first non-blank characters are ``[[rule]]``, optionally with
+spaces inside the brackets and a trailing comment) and pairs the n-th header with the n-th
+table. Should the count differ (a header inside a multi-line string), lines are not guessed:
+each rule gets line 0 and a warning says so. Syntax errors carry tomllib's own line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from echo_desk.agent.permissions.compiled import Compiled, compile_pattern, family_of
+from echo_desk.agent.permissions.model import (
+    Effect,
+    Examples,
+    Inactive,
+    Layer,
+    LoadProblem,
+    ProblemKind,
+    Rule,
+    RuleSource,
+    Severity,
+)
+from echo_desk.agent.permissions.tokens import PatternError
+
+_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\][ \t]*(#.*)?$")
+_TOML_LINE = re.compile(r"at line (\d+)")
+_KEYS = frozenset({"effect", "tool", "pattern", "reason", "examples"})
+MAX_RULES_PER_FILE = 5000
+MAX_FILE_BYTES = 2_000_000
+
+#: Checks one example against one compiled rule: True when the rule matches it.
+ExampleCheck = Callable[[Compiled, str], bool]
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """One file's outcome: its rules (empty when it had any error) and its problems."""
+
+    path: Path
+    rules: tuple[Compiled, ...]
+    problems: tuple[LoadProblem, ...]
+    sha256: str | None
+
+
+def rule_lines(text: str) -> list[int]:
+    """1-based line numbers of the ``[[rule]]`` headers in ``text``."""
+    return [n for n, line in enumerate(text.splitlines(), start=1) if _HEADER.match(line)]
+
+
+def parse_rules(
+    text: str,
+    path: Path,
+    layer: Layer,
+    check_example: ExampleCheck,
+    *,
+    inactive_allow: Inactive | None = None,
+) -> tuple[list[Compiled], list[LoadProblem]]:
+    """Parse ``text``. Any error → no rules (the file is refused as a whole)."""
+    problems: list[LoadProblem] = []
+
+    def error(kind: ProblemKind, line: int, message: str, example: str = "") -> None:
+        problems.append(LoadProblem(severity=Severity.ERROR, kind=kind, path=path, line=line,
+                                    message=message, example=example))
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = _TOML_LINE.search(str(exc))
+        error(ProblemKind.TOML_SYNTAX, int(found.group(1)) if found else 0, f"not valid TOML: {exc}")
+        return [], problems
+    extra = sorted(set(data) - {"rule"})
+    if extra:
+        error(ProblemKind.BAD_RULE, 0, f"unknown top-level key {extra[0]!r}: a rule file holds only [[rule]] tables")
+    tables = data.get("rule", [])
+    if not isinstance(tables, list):
+        error(ProblemKind.BAD_RULE, 0, "'rule' must be an array of tables: write each rule under [[rule]]")
+        return [], problems
+    if len(tables) > MAX_RULES_PER_FILE:
+        error(ProblemKind.BAD_RULE, 0, f"{len(tables)} rules (limit {MAX_RULES_PER_FILE})")
+        return [], problems
+    lines = rule_lines(text)
+    if len(lines) != len(tables):
+        problems.append(LoadProblem(severity=Severity.WARNING, kind=ProblemKind.BAD_RULE, path=path, line=0,
+                                    message="could not tell which line each [[rule]] starts on; lines are shown as 0"))
+        lines = [0] * len(tables)
+    compiled: list[Compiled] = []
+    for table, line in zip(tables, lines, strict=True):
+        result = _one_rule(table, path, line, layer, inactive_allow, check_example, error)
+        if result is not None:
+            compiled.append(result)
+    if any(p.severity is Severity.ERROR for p in problems):
+        return [], problems
+    return compiled, problems
+
+
+def _one_rule(
+    table: Any,
+    path: Path,
+    line: int,
+    layer: Layer,
+    inactive_allow: Inactive | None,
+    check_example: ExampleCheck,
+    error: Callable[..., None],
+) -> Compiled | None:
+    if not isinstance(table, dict):
+        error(ProblemKind.BAD_RULE, line, "a rule must be a table")
+        return None
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        error(ProblemKind.BAD_RULE, line, f"unknown key {unknown[0]!r} (keys: effect, tool, pattern, reason, examples)")
+        return None
+    try:
+        effect = Effect(str(table.get("effect")))
+    except ValueError:
+        error(ProblemKind.BAD_RULE, line, f"effect must be allow, ask or deny, not {table.get('effect')!r}")
+        return None
+    tool = table.get("tool")
+    if not isinstance(tool, str):
+        error(ProblemKind.BAD_RULE, line, "tool is required (shell, read, write, fetch, mcp:<server>, db:<name> or a tool)")
+        return None
+    try:
+        family = family_of(tool)
+    except ValueError as exc:
+        error(ProblemKind.BAD_RULE, line, str(exc))
+        return None
+    pattern = table.get("pattern")
+    if pattern is not None and not isinstance(pattern, str):
+        error(ProblemKind.BAD_RULE, line, "pattern must be a string")
+        return None
+    reason = table.get("reason", "")
+    if not isinstance(reason, str):
+        error(ProblemKind.BAD_RULE, line, "reason must be a string")
+        return None
+    try:
+        matcher = compile_pattern(family, pattern)
+    except PatternError as exc:
+        error(ProblemKind.BAD_RULE, line, str(exc))
+        return None
+    examples = _examples(table.get("examples"), line, error)
+    if examples is None:
+        return None
+    rule = Rule(
+        effect=effect, tool=tool, family=family, pattern=pattern, reason=reason, examples=examples,
+        source=RuleSource(layer=layer, path=path, line=line),
+        inactive=inactive_allow if effect is Effect.ALLOW else None,
+    )
+    built = Compiled(tool=tool, family=family, matcher=matcher, rule=rule)
+    for example in examples.match:
+        if not check_example(built, example):
+            error(ProblemKind.EXAMPLE_FAILED, line,
+                  f"the rule's example {example!r} in 'match' does not match the rule {rule.describe()}", example)
+            return None
+    for example in examples.not_match:
+        if check_example(built, example):
+            error(ProblemKind.EXAMPLE_FAILED, line,
+                  f"the rule's example {example!r} in 'not_match' matches the rule {rule.describe()}", example)
+            return None
+    return built
+
+
+def _examples(value: Any, line: int, error: Callable[..., None]) -> Examples | None:
+    if value is None:
+        return Examples()
+    if not isinstance(value, dict) or set(value) - {"match", "not_match"}:
+        error(ProblemKind.BAD_RULE, line, "examples must be { match = [...], not_match = [...] }")
+        return None
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("match", "not_match"):
+        items = value.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            error(ProblemKind.BAD_RULE, line, f"examples.{key} must be a list of strings")
+            return None
+        lists[key] = tuple(items)
+    return Examples(match=lists["match"], not_match=lists["not_match"])
+
+
+def read_rule_file(
+    path: Path, layer: Layer, check_example: ExampleCheck, *, inactive_allow: Inactive | None = None,
+) -> tuple[list[Compiled], list[LoadProblem], str]:
+    """Read and parse one file (missing file = no rules, no problem). Returns the text too."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [], [], ""
+    except OSError as exc:
+        return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
+                                message=f"cannot read: {exc}")], ""
+    if len(raw) > MAX_FILE_BYTES:
+        return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
+                                message=f"file is {len(raw)} bytes (limit {MAX_FILE_BYTES})")], ""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path,
+                                line=raw[: exc.start].count(b"\n") + 1, message="not UTF-8 text")], ""
+    rules, problems = parse_rules(text, path, layer, check_example, inactive_allow=inactive_allow)
+    return rules, problems, text

@@ -1,0 +1,291 @@
+"""The typed values of permission rules: what a rule says, where it came from, what was decided.
+
+Everything here is plain data (frozen dataclasses and enums), Qt-free and safe to pass between
+threads. The UI shows these values; it never recomputes them. Text meant for people
+(``reason``, ``message``) is either written by the person (a rule's reason) or English for the
+audit and the model; the UI translates from the enum values, never by parsing text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from echo_desk.store.grants import Grant, GrantScope
+
+__all__ = ["Grant", "GrantScope"]  # re-exported: the rules API in one place
+
+
+class Effect(enum.StrEnum):
+    """What a rule (or the whole engine) says about a call. Ordered: ``DENY`` beats ``ASK``
+    beats ``ALLOW`` when several rules match (see ``strictest``)."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+    @property
+    def rank(self) -> int:
+        return {Effect.ALLOW: 0, Effect.ASK: 1, Effect.DENY: 2}[self]
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of ``echo-desk rules check``: 0 allow, 1 ask, 2 deny."""
+        return self.rank
+
+
+def strictest(effects: list[Effect] | tuple[Effect, ...]) -> Effect:
+    """The strictest of ``effects`` (``ALLOW`` for none)."""
+    return max(effects, key=lambda e: e.rank, default=Effect.ALLOW)
+
+
+class Family(enum.StrEnum):
+    """Which argument grammar a rule's pattern uses (see ``docs/permissions.md``)."""
+
+    SHELL = "shell"  # argv-token patterns over every command a shell line would run
+    READ = "read"  # path globs: files a tool (or a shell redirection) reads
+    WRITE = "write"  # path globs: files a tool (or a shell redirection) writes
+    FETCH = "fetch"  # domain:host [METHOD] [/path-prefix]
+    MCP = "mcp"  # mcp:<server>[/<tool>], pattern = top-level JSON field matchers
+    DB = "db"  # db:<connection>, pattern = read | write | schema
+    TOOL = "tool"  # a tool named exactly; pattern not allowed
+
+
+class Layer(enum.StrEnum):
+    """Where a rule comes from, strongest first. ``FLOOR`` rules are built in and cannot be
+    switched off; ``GRANT`` is a grant the person gave in an approval (store: ``GrantStore``)."""
+
+    FLOOR = "floor"
+    USER = "user"  # <config dir>/permissions.toml
+    WORKSPACE = "workspace"  # <workspace>/.echo-desk/permissions.toml (may be committed)
+    WORKSPACE_LOCAL = "workspace_local"  # <workspace>/.echo-desk/permissions.local.toml
+    GRANT = "grant"
+
+
+class Inactive(enum.StrEnum):
+    """Why a loaded rule is not consulted (``Rule.inactive``)."""
+
+    UNTRUSTED_WORKSPACE = "untrusted_workspace"  # an allow in a workspace file not trusted (or changed since)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleSource:
+    """Where a rule was written: the file and the 1-based line of its ``[[rule]]`` header.
+
+    Built-in floor rules have ``path=None`` and ``line=0``."""
+
+    layer: Layer
+    path: Path | None = None
+    line: int = 0
+
+    def describe(self) -> str:
+        """``permissions.toml line 4`` / ``built-in floor rule`` (English; for audit and CLI)."""
+        if self.path is None:
+            return "built-in floor rule"
+        return f"{self.path} line {self.line}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Examples:
+    """A rule's own examples, checked when it loads: every ``match`` must match the pattern and
+    no ``not_match`` may."""
+
+    match: tuple[str, ...] = ()
+    not_match: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    """One ``[[rule]]``. ``tool`` is exactly as written (``shell``, ``read``, ``write``,
+    ``fetch``, ``mcp:srv/tool``, ``db:conn`` or a tool name); ``pattern`` is ``None`` for the
+    whole tool. ``inactive`` is set when the rule is loaded but not consulted (an untrusted
+    workspace's allow): show it greyed, never apply it."""
+
+    effect: Effect
+    tool: str
+    family: Family
+    pattern: str | None
+    reason: str
+    examples: Examples
+    source: RuleSource
+    inactive: Inactive | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.inactive is None
+
+    def describe(self) -> str:
+        """``allow shell "git status **"`` — for the audit, the CLI and the model (English)."""
+        pat = f' "{self.pattern}"' if self.pattern is not None else ""
+        return f"{self.effect.value} {self.tool}{pat}"
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"  # the whole file was refused
+    WARNING = "warning"  # loaded, but something is worth fixing (e.g. a shadowed rule)
+
+
+class ProblemKind(enum.StrEnum):
+    """What went wrong while loading (for the UI to word in the person's language)."""
+
+    TOML_SYNTAX = "toml_syntax"
+    BAD_RULE = "bad_rule"  # unknown key, bad effect, bad tool, bad pattern
+    EXAMPLE_FAILED = "example_failed"  # the rule's own example does not behave as it says
+    UNREADABLE = "unreadable"
+    SHADOWED = "shadowed"  # an allow/ask that a deny (or stronger rule) always overrides
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadProblem:
+    """One error or warning, naming the file and line (``line`` 0 = the whole file)."""
+
+    severity: Severity
+    kind: ProblemKind
+    path: Path
+    line: int
+    message: str  # English, precise: what is wrong and how to fix it
+    example: str = ""  # for EXAMPLE_FAILED: the example that failed
+
+    def describe(self) -> str:
+        where = f"{self.path} line {self.line}" if self.line else str(self.path)
+        return f"{where}: {self.severity.value}: {self.message}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadReport:
+    """Every rule from every layer (active or not) and every problem found loading them.
+
+    A file with any error contributes no rules at all (nothing half-applied); the other layers
+    keep working."""
+
+    rules: tuple[Rule, ...] = ()
+    problems: tuple[LoadProblem, ...] = ()
+
+    @property
+    def errors(self) -> tuple[LoadProblem, ...]:
+        return tuple(p for p in self.problems if p.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[LoadProblem, ...]:
+        return tuple(p for p in self.problems if p.severity is Severity.WARNING)
+
+
+class Decider(enum.StrEnum):
+    """What kind of thing decided a verdict (``Provenance.kind``)."""
+
+    FLOOR = "floor"  # a built-in floor rule
+    RULE = "rule"  # a rule from a file
+    GRANT = "grant"  # a stored grant
+    OPAQUE = "opaque"  # the command could not be understood (see ``Opaque``)
+    PROTECTED = "protected"  # a protected target always asks
+    SETTINGS = "settings"  # today's per-tool policy (Always allow / Ask / Never)
+    DEFAULT = "default"  # risk default (read runs, write/exec ask) or the tool always asks
+    NOT_ENABLED = "not_enabled"  # tool disabled / not granted: nothing runs whatever rules say
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provenance:
+    """Who decided: a rule (with its source file+line), a grant (id) or a setting/default."""
+
+    kind: Decider
+    rule: Rule | None = None
+    grant: Grant | None = None
+    detail: str = ""  # English, for audit: e.g. "settings: always allow", "risk default: read"
+
+    def describe(self) -> str:
+        """One line for the audit log and the CLI, e.g.
+        ``rule allow shell "git status **" (/home/a/.config/echo-desk/permissions.toml line 4)``."""
+        if self.rule is not None:
+            return f"{self.kind.value} {self.rule.describe()} ({self.rule.source.describe()})"
+        if self.grant is not None:
+            pat = f' "{self.grant.pattern}"' if self.grant.pattern is not None else ""
+            return f"grant {self.grant.id} {self.grant.tool}{pat} ({self.grant.scope.value})"
+        return f"{self.kind.value}: {self.detail}" if self.detail else self.kind.value
+
+
+class Opaque(enum.StrEnum):
+    """Why a shell command cannot be allowed by a rule (it always asks, unless a deny matches)."""
+
+    PARSE_ERROR = "parse_error"
+    TOO_LONG = "too_long"
+    FUNCTION_DEFINITION = "function_definition"
+    EVAL = "eval"  # eval / source / . / exec of a string
+    EXPANSION_IN_COMMAND = "expansion_in_command"  # $x, $(…), `…` as the program name
+    UNSAFE_ASSIGNMENT = "unsafe_assignment"  # VAR=… not on the safe list
+    CD_OUTSIDE = "cd_outside"
+    ELEVATION = "elevation"  # sudo, doas, su, ssh, env -S: never unwrapped
+    DANGEROUS_OPTION = "dangerous_option"  # (informational: matched only if a rule names it)
+    DYNAMIC_ARGUMENT = "dynamic_argument"  # $x, $(…), globs, braces: the words are not known before it runs
+    UNSUPPORTED = "unsupported"  # a construct the collector does not understand
+
+
+@dataclass(frozen=True, kw_only=True)
+class Part:
+    """The verdict for one collected sub-command (or one path/URL/redirect target).
+
+    ``text`` is what the person sees (the sub-command as written, or the target); ``argv`` the
+    unquoted words matched (empty for non-shell parts); ``opaque`` set when no allow may apply."""
+
+    text: str
+    effect: Effect | None  # None: nothing decided this part (the tool's defaults will)
+    provenance: Provenance
+    argv: tuple[str, ...] = ()
+    kind: str = "command"  # command | redirect | path | url | mcp | db | tool
+    opaque: Opaque | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Suggestion:
+    """A narrow rule the approval dialog can offer ("Allow `git status …`"). One per collected
+    command (never for an opaque one). ``tool``/``pattern`` are exactly what a ``Grant`` or an
+    appended rule would carry; ``examples.match`` holds the command it was made from."""
+
+    tool: str
+    pattern: str | None  # None: the whole tool (an MCP tool)
+    label: str  # the command, file, host or tool it generalises, as written, for display
+    examples: Examples = field(default_factory=Examples)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """The rules' answer for one call: the overall effect, the deciding provenance, and the
+    per-part breakdown. ``effect is None`` means no rule or grant spoke: the tool's policy and
+    risk defaults decide (``policy.approval_for``)."""
+
+    effect: Effect | None
+    provenance: Provenance | None
+    parts: tuple[Part, ...] = ()
+    suggestions: tuple[Suggestion, ...] = ()
+    #: True when nothing decided but the allow rules of a workspace file not (yet) trusted would
+    #: allow this call: the dialog can say "trusting this workspace would allow it".
+    untrusted_allow: bool = False
+
+
+class Default(enum.StrEnum):
+    """What a call to a tool does when no rule or grant speaks."""
+
+    RUNS = "runs"  # runs without asking
+    ASKS = "asks"
+    REFUSED = "refused"  # settings: never
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolStanding:
+    """The engine's one answer for the catalog, the CLI's ``tools list`` and the dispatcher:
+    is the tool enabled, what happens to a call by default, and why.
+
+    ``enabled_by`` names what decided enabled ("source disabled", "tool toggle", "profile");
+    ``default_by`` what decided the default ("settings: always allow", "risk default: read",
+    "the tool always asks"); ``policy_explicit`` is True when the person set the policy (the
+    catalog shows it plainly, otherwise as "Default (…)"); ``rule_count`` counts the rules (of
+    every layer, active or not) that mention this tool or its family."""
+
+    name: str
+    enabled: bool
+    enabled_by: str
+    risk: str  # effective risk (read | write | exec), after the person's override for MCP tools
+    default: Default
+    default_by: str
+    policy_explicit: bool
+    rule_count: int = 0

@@ -1,0 +1,257 @@
+"""Shell rule patterns over argv tokens, and the per-program options that run other programs.
+
+Grammar (whitespace separates tokens; quote a token with '…' or "…" to take ``*``, ``!``, ``[``
+or spaces literally):
+
+- ``git``           a literal token (``*`` inside a token globs within it: ``--format=*``)
+- ``*``             exactly one token
+- ``**``            any number of tokens, none included
+- ``[a|b c]``       one of several token sequences (``npm [test|run test] **``)
+- ``!tok``          ``tok`` must not appear anywhere in the command (``find ** !-exec``)
+
+Matching is three-valued (``Match``): a token only known at run time (``$x``, a glob) *may*
+match a literal or ``*``; only ``**`` surely covers it. An allow needs ``YES``; a deny that
+``MAYBE`` matches makes the call ask.
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+_MAX_ALTERNATIVES = 64
+
+
+class PatternError(ValueError):
+    """A pattern that does not follow the grammar; the message says where."""
+
+
+class Match(enum.IntEnum):
+    NO = 0
+    MAYBE = 1
+    YES = 2
+
+
+#: Marks a quoted literal (matched exactly, ``*`` included).
+_EXACT = "\x01"
+_ONE = object()
+_ANY = object()
+
+Element = object  # str (literal) | _ONE | _ANY
+
+
+@dataclass(frozen=True)
+class TokenPattern:
+    """A compiled shell pattern: its flat alternatives, its forbidden tokens, and every literal
+    it names (a dangerous option is only matched by a rule that names it)."""
+
+    text: str
+    sequences: tuple[tuple[Element, ...], ...]
+    forbidden: tuple[str, ...]
+    named: frozenset[str]
+    #: The exact program names the pattern can start with (``None``: it starts with a wildcard);
+    #: lets the engine skip rules for other programs without matching them.
+    heads: frozenset[str] | None = None
+
+    def match(self, argv: Sequence[str | None]) -> Match:
+        best = Match.NO
+        tokens = tuple(argv)
+        for sequence, prefix in zip(self.sequences, self.prefixes, strict=True):
+            # Cheap rejection first: the plain literals a sequence starts with must be there.
+            if len(prefix) > len(tokens) or any(t is not None and t != lit for t, lit in zip(tokens, prefix,
+                                                                                            strict=False)):
+                continue
+            best = max(best, _match_sequence(sequence, tokens))
+            if best is Match.YES:
+                break
+        if best is Match.NO or not self.forbidden:
+            return best
+        for token in argv:
+            if token is None:
+                best = min(best, Match.MAYBE)
+            elif any(_literal_matches(f, token) for f in self.forbidden):
+                return Match.NO
+        return best
+
+    @property
+    def prefixes(self) -> tuple[tuple[str, ...], ...]:
+        """Per alternative, the plain literal tokens it starts with (for indexing and rejection)."""
+        cached: tuple[tuple[str, ...], ...] | None = self.__dict__.get("_prefix_cache")
+        if cached is None:
+            cached = tuple(_plain_prefix(s) for s in self.sequences)
+            object.__setattr__(self, "_prefix_cache", cached)
+        return cached
+
+    def names(self, key: str, token: str) -> bool:
+        """Whether this pattern names a dangerous option (by its key, e.g. ``-i``, or the token)."""
+        return key in self.named or token in self.named or any(
+            "*" in lit and fnmatch.fnmatchcase(token, lit) for lit in self.named
+        )
+
+
+def _plain_prefix(sequence: tuple[Element, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for element in sequence:
+        if not isinstance(element, str) or (not element.startswith(_EXACT) and "*" in element):
+            break
+        out.append(element.removeprefix(_EXACT))
+    return tuple(out)
+
+
+def _literal_matches(literal: str, token: str) -> bool:
+    if literal.startswith(_EXACT):
+        return literal[1:] == token
+    if "*" in literal:
+        return _glob(literal).fullmatch(token) is not None
+    return literal == token
+
+
+@lru_cache(maxsize=4096)
+def _glob(literal: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in literal.split("*")), re.DOTALL)
+
+
+def _match_sequence(sequence: tuple[Element, ...], argv: tuple[str | None, ...]) -> Match:
+    # table[i][j]: how well sequence[i:] matches argv[j:]
+    n, m = len(sequence), len(argv)
+    table = [[Match.NO] * (m + 1) for _ in range(n + 1)]
+    table[n][m] = Match.YES
+    for i in range(n - 1, -1, -1):
+        element = sequence[i]
+        for j in range(m, -1, -1):
+            if element is _ANY:
+                # ** takes argv[j] (and stays) or takes nothing
+                value = table[i + 1][j]
+                if j < m:
+                    value = max(value, table[i][j + 1])
+                table[i][j] = value
+                continue
+            if j == m:
+                continue
+            token = argv[j]
+            if element is _ONE:
+                step = Match.MAYBE if token is None else Match.YES
+            elif token is None:
+                step = Match.MAYBE
+            else:
+                step = Match.YES if _literal_matches(str(element), token) else Match.NO
+            table[i][j] = min(step, table[i + 1][j + 1])
+    return table[0][0]
+
+
+@lru_cache(maxsize=8192)
+def compile_tokens(text: str) -> TokenPattern:
+    """Compile a shell pattern (cached: patterns are immutable); ``PatternError`` says what is wrong."""
+    items = _lex(text)
+    forbidden: list[str] = []
+    named: set[str] = set()
+    groups: list[list[tuple[Element, ...]]] = []
+    i = 0
+    while i < len(items):
+        kind, value = items[i]
+        if kind == "open":
+            alternatives: list[list[Element]] = [[]]
+            i += 1
+            while i < len(items) and items[i][0] != "close":
+                k, v = items[i]
+                if k == "bar":
+                    alternatives.append([])
+                elif k == "open":
+                    raise PatternError(f"'[' inside '[…]' in pattern {text!r}: alternatives do not nest")
+                elif k in ("not", "notquoted"):
+                    raise PatternError(f"'!{v}' inside '[…]' in pattern {text!r}: put it outside")
+                else:
+                    alternatives[-1].append(_element(k, v, named))
+                i += 1
+            if i >= len(items):
+                raise PatternError(f"'[' without ']' in pattern {text!r}")
+            groups.append([tuple(a) for a in alternatives])
+        elif kind in ("close", "bar"):
+            raise PatternError(f"'{']' if kind == 'close' else '|'}' outside '[…]' in pattern {text!r}")
+        elif kind in ("not", "notquoted"):
+            if not value:
+                raise PatternError(f"'!' without a token in pattern {text!r}")
+            forbidden.append(_EXACT + value if kind == "notquoted" else value)
+            named.add(value)
+        else:
+            groups.append([(_element(kind, value, named),)])
+        i += 1
+    if not groups:
+        raise PatternError(f"pattern {text!r} has no tokens (omit 'pattern' to mean the whole tool)")
+    combos = 1
+    for g in groups:
+        combos *= len(g)
+    if combos > _MAX_ALTERNATIVES:
+        raise PatternError(f"pattern {text!r} expands to {combos} alternatives (limit {_MAX_ALTERNATIVES})")
+    sequences = tuple(
+        tuple(itertools.chain.from_iterable(choice)) for choice in itertools.product(*groups)
+    )
+    heads: set[str] | None = set()
+    for sequence in sequences:
+        first = sequence[0] if sequence else _ANY
+        if heads is None or not isinstance(first, str) or (not first.startswith(_EXACT) and "*" in first):
+            heads = None
+            continue
+        heads.add(first.removeprefix(_EXACT))
+    return TokenPattern(text=text, sequences=sequences, forbidden=tuple(forbidden), named=frozenset(named),
+                        heads=frozenset(heads) if heads is not None else None)
+
+
+def _element(kind: str, value: str, named: set[str]) -> Element:
+    if kind == "word":
+        if value == "*":
+            return _ONE
+        if value == "**":
+            return _ANY
+        named.add(value)
+        return value
+    named.add(value)
+    return _EXACT + value  # quoted: a literal, stars included
+
+
+def _lex(text: str) -> list[tuple[str, str]]:
+    """Tokens of a pattern: ('word'|'quoted'|'not'|'open'|'close'|'bar', value)."""
+    items: list[tuple[str, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in " \t":
+            i += 1
+            continue
+        if ch == "[" and (i + 1 >= n or text[i + 1] not in "]"):
+            items.append(("open", ""))
+            i += 1
+            continue
+        if ch == "]":
+            items.append(("close", ""))
+            i += 1
+            continue
+        if ch == "|":
+            items.append(("bar", ""))
+            i += 1
+            continue
+        negate = False
+        if ch == "!":
+            negate = True
+            i += 1
+        if i < n and text[i] in "'\"":
+            quote = text[i]
+            end = text.find(quote, i + 1)
+            if end < 0:
+                raise PatternError(f"unclosed {quote} in pattern {text!r}")
+            value, kind = text[i + 1:end], "quoted"
+            i = end + 1
+        else:
+            start = i
+            while i < n and text[i] not in " \t[]|":
+                i += 1
+            value, kind = text[start:i], "word"
+        if negate:
+            kind = "notquoted" if kind == "quoted" else "not"
+        items.append((kind, value))
+    return items

@@ -1,0 +1,186 @@
+"""The approval dialog's permission-rules panel: how each sub-command was checked, and the
+narrow grants the engine suggests ("Allow `git status **` for 15 minutes").
+
+It shows the request's ``Verdict`` (parts and suggestions) exactly as the engine made it and
+answers with data: the chosen ``Suggestion`` and ``GrantScope`` (``chosen``). Nothing here
+decides anything; an opaque command never has a suggestion because the engine offers none.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.permissions import GrantScope, Part, Suggestion, Verdict
+from echo_desk.i18n import _
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.rules_text import VERDICT_COLOURS, part_reason, plain_tooltip, scope_label, verdict_label
+
+#: The scopes offered for a suggested rule, narrowest first ("once" is the dialog's own button).
+OFFERED_SCOPES = (GrantScope.MINUTES_15, GrantScope.CONVERSATION, GrantScope.WORKSPACE, GrantScope.ALWAYS)
+
+
+def plain_button_text(text: str) -> str:
+    """Button text shown literally: a ``&`` in a command must not become a keyboard mnemonic."""
+    return text.replace("&", "&&")
+
+
+def suggestion_text(suggestion: Suggestion) -> str:
+    """What the rule would allow: its pattern (or the whole tool when it has none)."""
+    return suggestion.pattern if suggestion.pattern is not None else suggestion.tool
+
+
+class PartsTable(QTreeWidget):
+    """One row per collected sub-command (or path, URL, call): its text, verdict and what
+    decided it. Shared by the approval dialog and the Permissions page's tester."""
+
+    def __init__(self, parent: QWidget | None = None, *, fit_rows: bool = True) -> None:
+        super().__init__(parent)
+        #: As tall as its rows (the dialog); otherwise it takes the room it is given (the tester).
+        self.fit_rows = fit_rows
+        self.setColumnCount(3)
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self._parts: tuple[Part, ...] = ()
+        self.retranslate()
+
+    def show_parts(self, parts: tuple[Part, ...]) -> None:
+        self.clear()
+        self._parts = parts
+        for part in parts:
+            item = QTreeWidgetItem([part.text, "", ""])  # item text is never rich text
+            item.setToolTip(0, plain_tooltip(part.text))
+            item.setForeground(1, QBrush(QColor(VERDICT_COLOURS.get(part.effect, "#57606a"))))
+            self.addTopLevelItem(item)
+        rows = max(1, min(5, len(parts)))
+        if self.fit_rows:
+            self.setFixedHeight(max(self.sizeHintForRow(0), 20) * rows + self.header().sizeHint().height() + 8)
+        self.retranslate()
+
+    def retranslate(self, *_args: object) -> None:
+        self.setHeaderLabels([_("Part"), _("Verdict"), _("Decided by")])
+        for i, part in enumerate(self._parts):
+            item = self.topLevelItem(i)
+            if item is None:
+                continue
+            item.setText(1, verdict_label(part.effect))
+            item.setText(2, part_reason(part))
+            item.setToolTip(2, plain_tooltip(part.provenance.rule.source.describe() if part.provenance.rule else ""))
+        for column, width in ((0, 260), (1, 90)):
+            self.setColumnWidth(column, width)
+
+
+class GrantChoices(QWidget):
+    """Parts of the call with their verdicts, and the suggested rules with a scope."""
+
+    #: (Suggestion, GrantScope) — the person chose to allow and remember.
+    chosen = Signal(object, object)
+
+    def __init__(self, verdict: Verdict, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.verdict = verdict
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+        self.parts_caption = QLabel()
+        self.parts = PartsTable()
+        self.parts.show_parts(verdict.parts)
+        self.parts_caption.setBuddy(self.parts)
+        layout.addWidget(self.parts_caption)
+        layout.addWidget(self.parts)
+        self.parts_caption.setVisible(bool(verdict.parts))
+        self.parts.setVisible(bool(verdict.parts))
+
+        self.remember_caption = QLabel()
+        layout.addWidget(self.remember_caption)
+        self.group = QButtonGroup(self)
+        self.radios: list[QRadioButton] = []
+        for i, suggestion in enumerate(verdict.suggestions):
+            radio = QRadioButton()
+            radio.setToolTip(plain_tooltip("\n".join(suggestion.examples.match)))
+            self.group.addButton(radio, i)
+            self.radios.append(radio)
+            layout.addWidget(radio)
+        if self.radios:
+            self.radios[0].setChecked(True)
+
+        row = QHBoxLayout()
+        self.scope_caption = QLabel()
+        self.scope = QComboBox()
+        for scope in OFFERED_SCOPES:
+            self.scope.addItem("", scope)
+        self.scope_caption.setBuddy(self.scope)
+        self.allow = QPushButton()
+        self.allow.setAutoDefault(False)  # Enter never approves
+        self.allow.clicked.connect(self._emit)
+        self.group.idToggled.connect(lambda *_: self._update_button())
+        self.scope.currentIndexChanged.connect(lambda *_: self._update_button())
+        row.addWidget(self.scope_caption)
+        row.addWidget(self.scope)
+        row.addWidget(self.allow)
+        row.addStretch(1)
+        layout.addLayout(row)
+        has_choices = bool(verdict.suggestions)
+        shown: tuple[QWidget, ...] = (self.remember_caption, self.scope_caption, self.scope, self.allow)
+        for widget in shown:
+            widget.setVisible(has_choices)
+
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    @property
+    def has_choices(self) -> bool:
+        return bool(self.verdict.suggestions)
+
+    def choice(self) -> tuple[Suggestion, GrantScope] | None:
+        """The selected suggestion and scope (``None`` without suggestions)."""
+        index = self.group.checkedId()
+        if index < 0:
+            return None
+        return self.verdict.suggestions[index], GrantScope(self.scope.currentData())
+
+    def set_ready(self, ready: bool) -> None:
+        """The dialog enables this with its own Allow buttons (e.g. once every diff is shown)."""
+        self.allow.setEnabled(ready and self.choice() is not None)
+
+    def _emit(self) -> None:
+        found = self.choice()
+        if found is not None:
+            self.chosen.emit(*found)
+
+    def _update_button(self) -> None:
+        found = self.choice()
+        if found is None:
+            self.allow.setText(_("Allow and remember"))
+            return
+        suggestion, scope = found
+        self.allow.setText(plain_button_text(_("Allow `{rule}` {scope}").format(
+            rule=suggestion_text(suggestion), scope=scope_label(scope))))
+        self.allow.setAccessibleName(self.allow.text().replace("&&", "&"))
+
+    def retranslate(self, *_args: object) -> None:
+        self.parts_caption.setText(_("How each part of this call was checked"))
+        self.parts.retranslate()
+        self.parts.setAccessibleName(_("How each part of this call was checked"))
+        self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
+        for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
+            radio.setText(plain_button_text(_("Allow `{rule}`").format(rule=suggestion_text(suggestion))))
+            radio.setAccessibleName(_("Allow `{rule}`").format(rule=suggestion_text(suggestion)))
+        self.scope_caption.setText(_("For how long:"))
+        for i, scope in enumerate(OFFERED_SCOPES):
+            self.scope.setItemText(i, scope_label(scope))
+        self.scope.setAccessibleName(_("For how long"))
+        self._update_button()

@@ -1,0 +1,339 @@
+"""The Permissions page's Rules tab: every rule of every layer as the engine loaded it, the
+user's ``permissions.toml`` edited with the engine's own validation as you type, and trusting
+the workspace's rule file after seeing exactly what it would allow.
+
+Rule patterns and reasons may come from a cloned repository: every one is shown as plain text
+(tree items and plain-text labels never interpret markup).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.permissions import (
+    Effect,
+    Layer,
+    LoadReport,
+    PermissionEngine,
+    ProblemKind,
+    Rule,
+    Severity,
+)
+from echo_desk.i18n import N_, _
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, VERDICT_COLOURS, plain_tooltip, rule_place
+
+PROBLEM_LABELS = {
+    ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
+    ProblemKind.BAD_RULE: N_("a rule is not valid"),
+    ProblemKind.EXAMPLE_FAILED: N_("a rule's own example fails"),
+    ProblemKind.UNREADABLE: N_("the file cannot be read"),
+    ProblemKind.SHADOWED: N_("a rule can never decide anything"),
+}
+INACTIVE_GREY = "#8c959f"
+TEMPLATE_PATTERN = "git status **"
+#: What "Add rule" appends (the file format's keys; the person edits it, the engine validates).
+RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPLATE_PATTERN}"\nreason = ""\n'
+                 f'examples = {{ match = ["git status -s"], not_match = ["git status; rm -rf x"] }}\n')
+
+
+def problem_lines(report: LoadReport) -> list[str]:
+    """One line per error or warning: where (file, line), what kind, and the engine's detail."""
+    lines = []
+    for p in report.problems:
+        where = _("{file} line {line}").format(file=p.path.name, line=p.line) if p.line else p.path.name
+        severity = _("Error") if p.severity is Severity.ERROR else _("Warning")
+        lines.append(f"{severity} · {where} · {_(PROBLEM_LABELS[p.kind])}: {p.message}")
+    return lines
+
+
+class RulesTab(QWidget):
+    """Rules of every layer, the user's file editor and the workspace's Trust button."""
+
+    def __init__(self, engine: PermissionEngine, workspace: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.workspace = workspace
+        layout = QVBoxLayout(self)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        self.rules = QTreeWidget()
+        self.rules.setColumnCount(6)
+        self.rules.setRootIsDecorated(False)
+        self.rules.setUniformRowHeights(True)
+        top_layout.addWidget(self.rules, 1)
+        self.problems = QLabel()
+        self.problems.setTextFormat(Qt.TextFormat.PlainText)
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet(f"color: {VERDICT_COLOURS[None]}")
+        top_layout.addWidget(self.problems)
+        trust_row = QHBoxLayout()
+        self.trust_note = QLabel()
+        self.trust_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.trust_note.setWordWrap(True)
+        self.trust_button = QPushButton()
+        self.trust_button.clicked.connect(self.ask_trust)
+        self.delete_rule = QPushButton()
+        self.delete_rule.clicked.connect(self.delete_selected)
+        self.rules.currentItemChanged.connect(lambda *_: self._update_delete())
+        trust_row.addWidget(self.trust_note, 1)
+        trust_row.addWidget(self.trust_button)
+        trust_row.addWidget(self.delete_rule)
+        top_layout.addLayout(trust_row)
+        splitter.addWidget(top)
+
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        self.editor_caption = QLabel()
+        self.editor_caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.editor_caption.setBuddy(self.editor)
+        self.validation = QLabel()
+        self.validation.setTextFormat(Qt.TextFormat.PlainText)
+        self.validation.setWordWrap(True)
+        save_row = QHBoxLayout()
+        self.add_rule = QPushButton()
+        self.add_rule.clicked.connect(self.append_template)
+        self.save = QPushButton()
+        self.save.clicked.connect(self.save_user_file)
+        self.revert = QPushButton()
+        self.revert.clicked.connect(self.load_user_file)
+        save_row.addWidget(self.validation, 1)
+        save_row.addWidget(self.add_rule)
+        save_row.addWidget(self.revert)
+        save_row.addWidget(self.save)
+        bottom_layout.addWidget(self.editor_caption)
+        bottom_layout.addWidget(self.editor, 1)
+        bottom_layout.addLayout(save_row)
+        splitter.addWidget(bottom)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout.addWidget(splitter)
+
+        self.editor.textChanged.connect(self.validate)
+        self.load_user_file()
+        self.reload()
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    # -- data -------------------------------------------------------------------------------
+    def _workspaces(self) -> tuple[Path, ...]:
+        folder = self.workspace()
+        return (Path(folder),) if folder else ()
+
+    def reload(self) -> None:
+        """Show the rules as the engine has them now."""
+        self.report = self.engine.load(self._workspaces())
+        self.untrusted = self._untrusted_workspace()
+        self.trust_count = len(self.engine.trust_preview(self.untrusted)) if self.untrusted is not None else 0
+        self._render()
+
+    def _render(self) -> None:
+        report = self.report
+        self.rules.clear()
+        for rule in report.rules:
+            self.rules.addTopLevelItem(self._item(rule))
+        lines = problem_lines(report)
+        self.problems.setText("\n".join(lines))
+        self.problems.setVisible(bool(lines))
+        self._update_trust()
+
+    def _item(self, rule: Rule) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([
+            _(EFFECT_LABELS[rule.effect]), rule.tool, rule.pattern if rule.pattern is not None else _("(whole tool)"),
+            rule.reason, _(LAYER_LABELS[rule.source.layer]) + (f" · {rule_place(rule)}" if rule.source.path else ""),
+            _("inactive: not trusted") if not rule.active else _("active"),
+        ])
+        if not rule.active:
+            item.setToolTip(5, _("inactive until you trust this workspace"))
+        item.setToolTip(4, plain_tooltip(rule.source.describe()))
+        item.setToolTip(2, plain_tooltip(rule.pattern or ""))
+        item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
+        item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
+        if not rule.active:
+            for column in range(6):
+                item.setForeground(column, QBrush(QColor(INACTIVE_GREY)))
+        else:
+            item.setForeground(0, QBrush(QColor(VERDICT_COLOURS[rule.effect])))
+        return item
+
+    def select_source(self, source: str) -> bool:
+        """Select the rule written at ``source`` (``<path> line N``, as the audit records it)."""
+        for i in range(self.rules.topLevelItemCount()):
+            item = self.rules.topLevelItem(i)
+            if item is not None and item.data(0, Qt.ItemDataRole.UserRole) == source:
+                self.rules.setCurrentItem(item)
+                self.rules.scrollToItem(item)
+                return True
+        return False
+
+    # -- trust -------------------------------------------------------------------------------
+    def _untrusted_workspace(self) -> Path | None:
+        for ws in self._workspaces():
+            committed = ws / ".echo-desk" / "permissions.toml"
+            if committed.exists() and not self.engine.is_trusted(ws):
+                return ws
+        return None
+
+    def _update_trust(self) -> None:
+        ws = self.untrusted
+        self.trust_button.setVisible(ws is not None)
+        self.trust_note.setVisible(ws is not None)
+        if ws is not None:
+            count = self.trust_count
+            self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply; "
+                                      "its allow rules ({n}) do not.").format(n=count))
+
+    def trust_text(self, workspace: Path) -> str:
+        """Exactly what trusting would allow: each allow rule with its line."""
+        rules = self.engine.trust_preview(workspace)
+        lines = [_("Trusting {folder} lets these rules allow calls without asking:").format(folder=str(workspace)), ""]
+        for rule in rules:
+            pattern = rule.pattern if rule.pattern is not None else _("(whole tool)")
+            lines.append(f"  {_('line {n}').format(n=rule.source.line)}: {rule.tool}  {pattern}"
+                         + (f"  — {rule.reason}" if rule.reason else ""))
+        if not rules:
+            lines.append("  " + _("(none)"))
+        lines += ["", _("If the file changes, Echo Desk asks again.")]
+        return "\n".join(lines)
+
+    def ask_trust(self) -> None:
+        ws = self._untrusted_workspace()
+        if ws is None:
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(ws),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(_("Trust"))
+        self.trust_box = box
+        box.finished.connect(lambda result: self._trust_answered(ws, result))
+        box.open()
+
+    def _trust_answered(self, workspace: Path, result: int) -> None:
+        if result != QMessageBox.StandardButton.Yes:
+            return
+        try:
+            self.engine.trust(workspace)
+        except ValueError as exc:
+            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=str(exc)))
+            return
+        self.reload()
+
+    # -- the user's file ----------------------------------------------------------------------
+    def load_user_file(self) -> None:
+        try:
+            text = self.engine.user_file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        self.editor.setPlainText(text)
+        self.saved_text = text
+        self.validate()
+
+    def validate(self) -> LoadReport:
+        """The engine's loader checks the text (syntax, keys, patterns, each rule's examples)."""
+        report = self.engine.validate(self.editor.toPlainText(), layer=Layer.USER)
+        errors = report.errors
+        if errors:
+            self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
+            self.validation.setStyleSheet(f"color: {VERDICT_COLOURS[Effect.DENY]}")
+        else:
+            self.validation.setText(_("{n} rules, all valid").format(n=len(report.rules)))
+            self.validation.setStyleSheet(f"color: {VERDICT_COLOURS[None]}")
+        changed = self.editor.toPlainText() != getattr(self, "saved_text", "")
+        self.save.setEnabled(not errors and changed)
+        self.revert.setEnabled(changed)
+        if hasattr(self, "delete_rule"):
+            self._update_delete()
+        return report
+
+    def _selected_user_line(self) -> int:
+        """The header line of the selected rule when it is in the user's file (else 0)."""
+        item = self.rules.currentItem()
+        return int(item.data(1, Qt.ItemDataRole.UserRole) or 0) if item is not None else 0
+
+    def _update_delete(self) -> None:
+        # Line numbers are the saved file's: delete only while the editor holds it unchanged.
+        unchanged = self.editor.toPlainText() == getattr(self, "saved_text", "")
+        self.delete_rule.setEnabled(bool(self._selected_user_line()) and unchanged)
+
+    def delete_selected(self) -> None:
+        """Remove the selected rule's table from the editor (its ``[[rule]]`` line up to the next
+        table); the person sees the result validated and saves it."""
+        line = self._selected_user_line()
+        lines = self.editor.toPlainText().split("\n")
+        if not line or line > len(lines) or lines[line - 1].strip() != "[[rule]]":
+            return
+        end = next((i for i in range(line, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        while end > line and lines[end - 1].lstrip().startswith("#"):
+            end -= 1  # a comment just above the next rule belongs to that rule
+        del lines[line - 1:end]
+        self.editor.setPlainText("\n".join(lines))
+        self._update_delete()
+
+    def append_template(self) -> None:
+        """A new ``[[rule]]`` at the end of the editor, its pattern selected for typing."""
+        text = self.editor.toPlainText()
+        lead = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        template = RULE_TEMPLATE
+        self.editor.setPlainText(text + lead + template)
+        cursor = self.editor.textCursor()
+        start = len(text + lead) + template.index('pattern = "') + len('pattern = "')
+        cursor.setPosition(start)
+        cursor.setPosition(start + len(TEMPLATE_PATTERN), cursor.MoveMode.KeepAnchor)
+        self.editor.setTextCursor(cursor)
+        self.editor.setFocus()
+
+    def save_user_file(self) -> None:
+        """Write the file atomically (only when it validates) and show the rules again."""
+        text = self.editor.toPlainText()
+        if self.validate().errors:
+            return
+        path = self.engine.user_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+        self.saved_text = text
+        self.engine.refresh()
+        self.validate()
+        self.reload()
+
+    def retranslate(self, *_args: object) -> None:
+        self.rules.setHeaderLabels([_("Effect"), _("Tool"), _("Pattern"), _("Reason"), _("Source"), _("Status")])
+        for column, width in ((0, 60), (1, 70), (2, 220), (3, 210), (4, 290)):
+            self.rules.setColumnWidth(column, width)
+        self.rules.setAccessibleName(_("Rules from every layer"))
+        self.trust_button.setText(_("Trust…"))
+        self.editor_caption.setText(_("Your rules ({path}):").format(path=str(self.engine.user_file)))
+        self.editor.setAccessibleName(_("Your rules file"))
+        self.save.setText(_("Save"))
+        self.revert.setText(_("Revert"))
+        self.add_rule.setText(_("Add rule"))
+        self.delete_rule.setText(_("Delete rule"))
+        self.delete_rule.setToolTip(_("Removes the selected rule of your file from the editor below; "
+                                      "Save writes it."))
+        self._render()  # from what was loaded: a language change reads nothing again
+        self.validate()

@@ -1,0 +1,54 @@
+"""An engine over a temporary config folder, workspace and home, with a fake clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.permissions import PermissionEngine
+from echo_desk.store.grants import GrantStore
+
+HERE = Path(__file__).parent
+
+
+class FakeClock:
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Setup:
+    engine: PermissionEngine
+    clock: FakeClock
+    config: Path
+    workspace: Path
+    home: Path
+    store: GrantStore
+
+    def write_user_rules(self, text: str) -> Path:
+        path = self.config / "permissions.toml"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[Setup]:
+    home = tmp_path / "home"
+    config = home / ".config" / "echo-desk"
+    workspace = tmp_path / "ws"
+    for folder in (config, workspace / "src", workspace / "out", home / ".ssh"):
+        folder.mkdir(parents=True)
+    clock = FakeClock()
+    store = GrantStore(tmp_path / "data" / "grants.sqlite3", clock=clock)
+    engine = PermissionEngine(config_dir=config, grants=store, clock=clock, home=home)
+    yield Setup(engine=engine, clock=clock, config=config, workspace=workspace.resolve(), home=home, store=store)
+    store.close()
