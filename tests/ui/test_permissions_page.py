@@ -177,9 +177,10 @@ def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
     qtbot.addWidget(dialog)
     dialog.show_page("permissions")
     assert isinstance(dialog.stack.currentWidget(), PermissionsPage)
-    assert dialog.nav.item(5).text() == "Permissions"
+    row = SettingsDialog.PAGES.index("permissions")
+    assert dialog.nav.item(row).text() == "Permissions"
     i18n_qt.apply_language("zh_CN")
-    assert dialog.nav.item(5).text() == "权限"
+    assert dialog.nav.item(row).text() == "权限"
     assert dialog.permissions.tabs.tabText(2) == "策略测试"
 
 
