@@ -257,6 +257,10 @@ class Dispatcher:
         if ruling.verdict is Verdict.AUTO:
             state.decision = Decision.AUTO
             return
+        if rules is None:
+            # No rule names this tool, so none could decide; the person is asked anyway, and the
+            # rules' view gives the dialog its per-part checks and the narrow rules to offer.
+            rules = self._rules_verdict(state, entry, params, for_dialog=True)
         request = self._approval_request(state, entry, risk, params, ctx.preview, rules)
         on_status(ToolStatus.WAITING_APPROVAL)
         decision = await host.request_approval(request)
@@ -293,15 +297,18 @@ class Dispatcher:
         elif decision.choice is ApprovalChoice.ALWAYS_ALLOW:
             self.settings.set_tool(entry.name, policy=ToolPolicy.ALWAYS)
 
-    def _rules_verdict(self, state: _Call, entry: RegisteredTool, params: Mapping[str, Any]) -> RulesVerdict | None:
-        """The permission rules' verdict for this call (``None`` when no rule or grant names it)."""
+    def _rules_verdict(self, state: _Call, entry: RegisteredTool, params: Mapping[str, Any], *,
+                       for_dialog: bool = False) -> RulesVerdict | None:
+        """The permission rules' verdict for this call (``None`` when no rule or grant names it,
+        unless it is wanted ``for_dialog``: then it is worked out all the same)."""
         engine = self.permissions
         if engine is None:
             return None
         from echo_desk.agent.permissions.subjects import rule_names_for, subject_for
 
         roots = state.scope.workspace_roots
-        if entry.name not in _ALWAYS_EVALUATED and not engine.mentions(rule_names_for(entry), roots):
+        if (not for_dialog and entry.name not in _ALWAYS_EVALUATED
+                and not engine.mentions(rule_names_for(entry), roots)):
             return None
         subject = subject_for(entry, params)
         cwd = roots[0] / str(params.get("cwd", ".")) if subject.command and roots else None

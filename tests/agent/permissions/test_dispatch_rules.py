@@ -139,3 +139,33 @@ async def test_a_failure_inside_the_rules_asks_instead_of_running_or_crashing(ru
     shown = host.requests[0].rules
     assert shown is not None and shown.provenance is not None
     assert "the permission rules failed" in shown.provenance.detail
+
+
+async def test_a_tool_no_rule_names_still_gets_the_rules_view_in_its_dialog(tmp_path: Path, scope) -> None:
+    # The dispatcher skips the rules for a tool no rule names (≤ 10 µs per call), but when the
+    # person is asked anyway the dialog needs the narrow choices: here, this server's tool.
+    from echo_desk.tools import BaseTool, RiskLevel
+
+    class Stamp(BaseTool):
+        name = "demo__stamp"
+        description = "Stamp a label."
+        risk_level = RiskLevel.WRITE
+        input_schema = {"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]}
+
+        async def run(self, label: str) -> str:
+            return label
+
+    config = tmp_path / "config-empty"
+    config.mkdir()
+    rt = Runtime.create(settings_store=SettingsStore.in_dir(config), data_dir=tmp_path / "data2", with_plugins=False)
+    try:
+        rt.registry.register(Stamp(), source="mcp:demo")
+        host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+        envelope = await rt.dispatcher.execute_tool(
+            ToolCall(id="s1", name="demo__stamp", arguments='{"label": "x"}'), scope, host)
+        assert envelope.ok
+        (request,) = host.requests
+        assert request.rules is not None and request.rules.effect is None  # no rule decided
+        assert [s.tool for s in request.rules.suggestions] == ["mcp:demo/demo__stamp"]  # no adapter: its registered name
+    finally:
+        rt.close()
