@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     from echo_desk.cli_ask import add_parser as add_ask
 
     add_ask(sub)
+    from echo_desk.cli_changes import add_parser as add_changes
+
+    add_changes(sub)
     return parser
 
 
@@ -66,6 +69,10 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
     """Run one command with the MCP servers of mcp.json attached (the app sees the same tools)."""
     if args.command == "mcp":
         return await run_mcp_command(runtime, args)
+    if args.command == "changes":  # files on disk only: no MCP server needs to start
+        from echo_desk.cli_changes import run_changes
+
+        return run_changes(runtime, args)
     if not args.no_mcp:
         # No window to keep responsive: the sessions share this loop (fewer thread hops per call).
         await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY), own_thread=False)

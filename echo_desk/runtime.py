@@ -16,6 +16,8 @@ from echo_desk.agent.model import ChatModel
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
+from echo_desk.agent.undo import Reverter, UndoJournal
+from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.store import paths
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
@@ -40,6 +42,9 @@ class Runtime:
     problems: list[RegistrationResult] = field(default_factory=list)
     #: The MCP servers of mcp.json, once ``attach_mcp`` ran.
     mcp: McpManager | None = None
+    #: What tools wrote, kept for Revert, and the reverter (``echo-desk changes``, the chat).
+    undo: UndoJournal | None = None
+    reverter: Reverter | None = None
 
     @classmethod
     def create(
@@ -66,7 +71,8 @@ class Runtime:
             cooldown=lambda: settings.current.breaker_cooldown_seconds,
         )
         audit = AuditLog((data_dir or paths.data_dir()) / AUDIT_FILE)
-        dispatcher = Dispatcher(registry, settings, audit, breakers)
+        undo, reverter = open_undo(data_dir or paths.data_dir(), settings)
+        dispatcher = Dispatcher(registry, settings, audit, breakers, undo=undo)
         runtime = cls(
             settings=settings,
             registry=registry,
@@ -75,6 +81,8 @@ class Runtime:
             dispatcher=dispatcher,
             schema_factory=SchemaFactory(registry, settings, breakers),
             problems=[p for p in problems if not p.ok],
+            undo=undo,
+            reverter=reverter,
         )
         if with_builtins:
             # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
@@ -125,6 +133,8 @@ class Runtime:
     def close(self) -> None:
         self.dispatcher.close()
         self.audit.close()
+        if self.undo is not None:
+            self.undo.changes.close()
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:

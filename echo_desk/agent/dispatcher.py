@@ -36,6 +36,7 @@ from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
@@ -77,12 +78,15 @@ class Dispatcher:
         audit: AuditLog | None,
         breakers: BreakerBoard,
         workers: ToolWorkerPool | None = None,
+        undo: UndoJournal | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
         self.audit = audit
         self.breakers = breakers
         self.workers = workers or ToolWorkerPool()
+        #: Keeps what each written file held before, for Revert (``None``: no undo).
+        self.undo = undo
 
     async def execute_tool(
         self,
@@ -162,7 +166,10 @@ class Dispatcher:
             await self._approve(state, entry, risk, params, ctx, host, on_status)
             on_status("running")
             ran = True
+            kept = await self.undo.before(ctx) if self.undo else {}
             result = await self._run_with_retries(entry, risk, params, ctx, host)
+            if self.undo:
+                await self.undo.after(ctx, result, kept)
         finally:
             if not ran:
                 self.breakers.release_probe(call.name)
