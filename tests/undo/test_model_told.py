@@ -13,7 +13,7 @@ from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "agent"))
-from fake_model import ScriptedModel, calls, say  # noqa: E402
+from fake_model import ScriptedModel, calls, say
 
 
 async def test_revert_is_told_in_the_next_turn(runtime: Runtime, scope: Scope, host: ScriptedHost,
