@@ -42,6 +42,8 @@ class TranscriptItem:
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
     grid: dict[str, Any] | None = None
     expanded: bool = False
+    #: The person reverted this call's file changes (the card says so instead of offering Revert).
+    reverted: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
 

@@ -123,6 +123,17 @@ class Reverter:
     def plan_turn(self, conversation_id: str, turn_id: str) -> RevertPlan:
         return self.plan(self.changes.for_turn(conversation_id, turn_id))
 
+    def plan_turns_of(self, call_ids: Iterable[str]) -> RevertPlan:
+        """Every change of the turn(s) ``call_ids`` were made in (sub-agents' calls included)."""
+        records = self.changes.for_calls(call_ids)
+        found: dict[int, ChangeRecord] = {}
+        for conversation, turn_id in {(r.conversation_id, r.turn_id) for r in records}:
+            if not turn_id:  # made outside a turn (the CLI): only the calls themselves
+                found.update((r.id, r) for r in records if r.conversation_id == conversation and not r.turn_id)
+                continue
+            found.update((r.id, r) for r in self.changes.for_turn(conversation, turn_id))
+        return self.plan(found.values())
+
     def plan_since(self, conversation_id: str, call_ids: Iterable[str]) -> RevertPlan:
         """Everything the conversation changed from the first of ``call_ids`` on."""
         records = self.changes.for_calls(call_ids)
