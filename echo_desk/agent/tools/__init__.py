@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from echo_desk.agent.tools.echo import EchoText
 from echo_desk.agent.tools.editing import EditFile, WriteFile
+from echo_desk.agent.tools.fileops import CopyPath, CreateFolder, DeletePath, MovePath
 from echo_desk.agent.tools.interact import AskUser, UpdateTodos
 from echo_desk.agent.tools.reading import ListDir, ReadFile
 from echo_desk.agent.tools.search import SearchFiles
@@ -22,6 +23,10 @@ BUILTIN_CLASSES: tuple[type[Tool], ...] = (
     SearchFiles,
     WriteFile,
     EditFile,
+    MovePath,
+    CopyPath,
+    DeletePath,
+    CreateFolder,
     RunCommand,
     FetchUrl,
     AskUser,
@@ -37,10 +42,14 @@ def builtin_tools() -> list[Tool]:
 __all__ = [
     "BUILTIN_CLASSES",
     "AskUser",
+    "CopyPath",
+    "CreateFolder",
+    "DeletePath",
     "EchoText",
     "EditFile",
     "FetchUrl",
     "ListDir",
+    "MovePath",
     "ReadFile",
     "RunCommand",
     "SearchFiles",

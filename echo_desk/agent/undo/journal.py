@@ -24,6 +24,11 @@ from echo_desk.tools import FileChange, FileChangeKind, ToolExecutionContext, To
 
 log = logging.getLogger(__name__)
 
+#: ``ToolResult.metadata`` key: folders a call created, outermost first (Revert removes them if empty).
+CREATED_FOLDERS = "created_folders"
+#: ``ChangeRecord.kind`` of a created folder.
+FOLDER_CREATED = "create_folder"
+
 #: The person's turn a tool call belongs to (one message and everything the agent did for it).
 _TURN: contextvars.ContextVar[str] = contextvars.ContextVar("echo_desk_turn", default="")
 
@@ -74,10 +79,10 @@ class UndoJournal:
 
     async def after(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
         """Record the files ``result`` reports changed (the tool's own account)."""
-        if not result.file_changes:
+        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS):
             return
         try:
-            await asyncio.to_thread(self._record, ctx, result.file_changes, seen)
+            await asyncio.to_thread(self._record, ctx, result, seen)
         except Exception:
             log.exception("undo: could not record the changes of %s", ctx.call_id)
 
@@ -111,10 +116,15 @@ class UndoJournal:
                 seen[path] = _Seen(self.blobs.put(data), stat.S_IMODE(st.st_mode), True)
         return seen
 
-    def _record(self, ctx: ToolExecutionContext, changes: tuple[FileChange, ...], seen: dict[str, _Seen]) -> None:
+    def _record(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
         now = time.time()
-        records: list[ChangeRecord] = []
-        for change in changes:
+        records: list[ChangeRecord] = [
+            ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
+                         tool=ctx.tool_name, path=str(folder), kind=FOLDER_CREATED, before_sha256=None,
+                         before_mode=None, after_sha256=None, restorable=True)
+            for folder in result.metadata.get(CREATED_FOLDERS, ()) or ()
+        ]
+        for change in result.file_changes:
             before = seen.get(change.path)
             restorable, why = True, ""
             if before is None:

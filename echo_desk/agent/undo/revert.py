@@ -19,6 +19,7 @@ from pathlib import Path
 
 from echo_desk.agent.tools.atomic import ABSENT, atomic_write, sha256
 from echo_desk.agent.tools.fs import Resolved
+from echo_desk.agent.undo.journal import FOLDER_CREATED
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeRecord, ChangeStore
 from echo_desk.tools import ToolError
@@ -155,6 +156,9 @@ class Reverter:
             if not record.restorable or (record.before_sha256 and not self.blobs.has(record.before_sha256)):
                 not_restorable.append(record)
                 continue
+            if record.kind == FOLDER_CREATED:  # judged when it is its turn: emptied by the steps before
+                steps.append(RevertStep(record, None, conflict=False))
+                continue
             now = expected[record.path] if record.path in expected else current_sha256(record.path)
             steps.append(RevertStep(record, now, conflict=now != record.after_sha256))
             expected[record.path] = record.before_sha256
@@ -184,6 +188,9 @@ class Reverter:
             choice = chosen.get(record.id, Resolution.WHAT_IT_WAS if not step.conflict else None)
             if choice is None:
                 report.kept.append((record, "changed since the tool wrote it; waiting for your choice"))
+                continue
+            if record.kind == FOLDER_CREATED:
+                self._remove_folder(record, report)
                 continue
             if choice is Resolution.WHAT_IT_IS_NOW:
                 report.kept.append((record, "kept as it is now, as you chose"))
@@ -219,6 +226,20 @@ class Reverter:
         mode = record.before_mode if wanted == record.before_sha256 else None
         atomic_write(_resolved(record.path), data, expect_sha256=expect or ABSENT, create_parents=True,
                      mode=mode)
+
+    def _remove_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+        try:
+            os.rmdir(record.path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if not os.path.isdir(record.path) or os.path.islink(record.path):
+                report.failed.append((record, "it is not a folder now; nothing was changed"))
+            else:
+                report.kept.append((record, f"the folder is not empty; kept ({exc.strerror})"))
+            return
+        self.changes.mark_reverted([record.id], time.time())
+        report.reverted.append(record)
 
     @staticmethod
     def _remove(path: str, expect: str | None) -> None:
