@@ -19,7 +19,9 @@ from echo_desk.agent.policy import PROTECTED, approved_protected_targets
 from echo_desk.agent.tools import entries, fs
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
+from echo_desk.agent.tools.diffs import cap, unified_diff
 from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protection_warnings
+from echo_desk.agent.tools.textcodec import BinaryFile, decode
 from echo_desk.agent.undo.journal import CREATED_FOLDERS
 from echo_desk.i18n import _
 from echo_desk.tools import (
@@ -65,14 +67,27 @@ def _require_absent(target: fs.Resolved, what: str) -> None:
                         kind=ErrorKind.BUSINESS)
 
 
+def _text_diff(path: str, data: bytes, *, removed: bool) -> tuple[str, bool]:
+    """The whole text going away (or arriving) as a diff, so the person sees what moves;
+    empty for a binary file."""
+    try:
+        text, _fmt = decode(data, path)
+    except BinaryFile:
+        return "", False
+    old, new = (text, "") if removed else ("", text)
+    return cap(unified_diff(old, new, path, created=not removed))
+
+
 def _gone(file: _File) -> FileChange:
+    diff, truncated = _text_diff(str(file.target), file.data, removed=True)
     return FileChange(path=str(file.target), kind=FileChangeKind.DELETE, before_sha256=sha256(file.data),
-                      after_sha256=None, diff="")
+                      after_sha256=None, diff=diff, truncated=truncated)
 
 
 def _made(target: fs.Resolved, data: bytes) -> FileChange:
+    diff, truncated = _text_diff(str(target), data, removed=False)
     return FileChange(path=str(target), kind=FileChangeKind.CREATE, before_sha256=None,
-                      after_sha256=sha256(data), diff="")
+                      after_sha256=sha256(data), diff=diff, truncated=truncated)
 
 
 def _target(file: _File | fs.Resolved, role: str) -> Target:
