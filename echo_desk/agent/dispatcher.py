@@ -23,6 +23,7 @@ from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalRequest, Host
+from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
     APPROVED_BY_PERSON,
@@ -239,7 +240,7 @@ class Dispatcher:
         request = self._approval_request(state, entry, risk, params, ctx.preview)
         on_status("awaiting_approval")
         decision = await host.request_approval(request)
-        if decision.binding != request.binding or decision.call_id != request.call_id:
+        if decision.binding != bind_selection(request.binding, decision.selection) or decision.call_id != request.call_id:
             # An answer to something other than what was shown is no answer.
             state.decision = "denied"
             state.provenance = "person: answer did not match the request shown"
@@ -252,6 +253,16 @@ class Dispatcher:
         state.decision = "allowed"
         state.provenance = f"person: {decision.choice.value}"
         ctx.extras[APPROVED_BY_PERSON] = True
+        if decision.selection is not None:
+            problem = selection_problem(decision.selection, request.file_changes)
+            if problem:
+                state.decision, state.provenance = "denied", f"person: selection refused ({problem})"
+                raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
+                                                "nothing was done")
+            ctx.extras[SELECTION_KEY] = {p: tuple(sorted(set(i))) for p, i in decision.selection.items()}
+            ctx.extras[SELECTION_MESSAGE_KEY] = decision.message
+            state.provenance += " (hunks: " + "; ".join(
+                f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"
         if decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
             root = state.scope
             while root.parent is not None:

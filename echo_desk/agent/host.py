@@ -8,6 +8,7 @@ keyed by the call id.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -48,10 +49,15 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, kw_only=True)
 class ApprovalDecision:
+    """The person's answer. ``selection`` (path → indices of the hunks they kept) allows only
+    those hunks; ``None`` takes every change as shown. With a selection, ``binding`` is
+    ``agent.hunks.bind_selection(request.binding, selection)``."""
+
     call_id: str
     choice: ApprovalChoice
     message: str = ""
     binding: str = ""
+    selection: Mapping[str, tuple[int, ...]] | None = None
 
     @property
     def allowed(self) -> bool:
