@@ -255,6 +255,8 @@ class Dispatcher:
         ctx.extras[APPROVED_BY_PERSON] = True
         if decision.selection is not None:
             problem = selection_problem(decision.selection, request.file_changes)
+            if not request.hunk_selectable:
+                problem = problem or f"'{entry.name}' cannot write part of its changes"
             if problem:
                 state.decision, state.provenance = "denied", f"person: selection refused ({problem})"
                 raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
@@ -305,6 +307,7 @@ class Dispatcher:
             summary=preview.summary if preview else "",
             binding=binding,
             source=entry.source,
+            hunk_selectable=bool(changes) and getattr(entry.tool, "writes_hunk_selection", False) is True,
         )
 
     async def _run_with_retries(

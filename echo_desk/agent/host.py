@@ -45,6 +45,8 @@ class ApprovalRequest:
     summary: str
     binding: str
     source: str = "builtin"
+    #: The tool writes only the hunks the person keeps (``ApprovalDecision.selection``).
+    hunk_selectable: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,9 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.hunks import bind_selection
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.diff_view import DiffPane
+from echo_desk.ui.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.labels import CHANGE_LABELS, RISK_COLOURS, TARGET_LABELS, risk_label, source_label
 from echo_desk.ui.protection_text import shown_detail
 from echo_desk.ui.spawn_manifest import parse_manifest, scope_names
@@ -149,10 +151,13 @@ class ApprovalDialog(QDialog):
 
         self.tabs = QTabWidget()
         self.diff_panes: list[DiffPane] = []
+        self.hunk_pickers: dict[str, HunkPicker] = {}
         for change in request.file_changes:
             pane = DiffPane(change.diff, truncated=change.truncated)
             pane.loaded.connect(self._update_allow)
             self.diff_panes.append(pane)
+            if request.hunk_selectable and not change.truncated:
+                self.hunk_pickers[change.path] = add_hunk_picker(pane)
             self.tabs.addTab(pane, os.path.basename(change.path) or change.path)
             self.tabs.setTabToolTip(self.tabs.count() - 1, change.path)
         self.tabs.setVisible(bool(request.file_changes))
@@ -246,9 +251,11 @@ class ApprovalDialog(QDialog):
     def _finish(self, choice: ApprovalChoice) -> None:
         if self.decision is not None:
             return
-        message = self.message.text().strip() if choice is ApprovalChoice.DENY else ""
+        selection = chosen_hunks(self.hunk_pickers) if choice is not ApprovalChoice.DENY else None
+        message = self.message.text().strip() if choice is ApprovalChoice.DENY or selection else ""
         self.decision = ApprovalDecision(call_id=self.request.call_id, choice=choice, message=message,
-                                         binding=self.request.binding)
+                                         binding=bind_selection(self.request.binding, selection),
+                                         selection=selection)
         self.decided.emit(self.decision)
         if choice is ApprovalChoice.DENY:
             super().reject()

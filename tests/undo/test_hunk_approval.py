@@ -8,12 +8,24 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, ClassVar
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, ScriptedHost
 from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.tools.diffs import unified_diff
 from echo_desk.runtime import Runtime
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import (
+    FileChange,
+    FileChangeKind,
+    RiskLevel,
+    Tool,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
 
 OLD = "".join(f"line {i}\n" for i in range(40))
 NEW = OLD.replace("line 2\n", "two\n").replace("line 20\n", "twenty\n").replace("line 37\n", "thirty-seven\n")
@@ -92,3 +104,42 @@ async def test_a_file_changed_after_the_preview_is_never_written(runtime: Runtim
         assert not env.ok and "changed since preview" in env.error
         assert target.read_text() == outside
     assert written == 0
+
+
+class WholeFileTool(Tool):
+    """A plugin write tool with a diff preview that cannot write part of it."""
+
+    name = "whole_file"
+    description = "Replace a file."
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"text": {"type": "string"}},
+                                            "required": ["text"]}
+    risk_level = RiskLevel.WRITE
+    capabilities = frozenset({"files.write"})
+
+    def _path(self, ctx: ToolExecutionContext) -> Path:
+        return ctx.workspace_roots[0] / "f.txt"
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        path = self._path(ctx)
+        diff = unified_diff(path.read_text(), str(params["text"]), str(path))
+        return ToolPreview(file_changes=(FileChange(path=str(path), kind=FileChangeKind.MODIFY, before_sha256="x",
+                                                    after_sha256="y", diff=diff),))
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        self._path(ctx).write_text(str(params["text"]))
+        return ToolResult.ok("wrote")
+
+
+async def test_a_tool_that_cannot_write_part_never_gets_a_partial_approval(tmp_path: Path, scope: Scope,
+                                                                           workspace: Path) -> None:
+    runtime = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "cfg2"), data_dir=tmp_path / "d2",
+                             with_builtins=False, with_plugins=False, extra_tools=[WholeFileTool()])
+    try:
+        (workspace / "f.txt").write_text(OLD)
+        host = SelectingHost(pick=lambda r: {r.file_changes[0].path: (0,)})
+        env = await runtime.dispatcher.execute_tool(
+            ToolCall(id="c1", name="whole_file", arguments=json.dumps({"text": NEW})), scope, host)
+        assert not host.seen[0].hunk_selectable
+        assert not env.ok and "cannot write part" in env.error and (workspace / "f.txt").read_text() == OLD
+    finally:
+        runtime.close()

@@ -90,6 +90,8 @@ class FileWriteTool(BuiltinTool):
     capabilities = frozenset({"files.write"})
     timeout_seconds = 60.0
     create_parents = False
+    #: Per-hunk approval: ``run`` writes only the hunks the person kept (see ``partial``).
+    writes_hunk_selection = True
 
     def new_content(
         self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
