@@ -212,6 +212,7 @@ class MainWindow(QMainWindow):
             return
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
+        self.revert.mark_reverted_cards()
         self.todos.set_todos(())
         self._workspace = getattr(conversation, "workspace", "") or ""
         self._show_workspace()

@@ -64,6 +64,20 @@ class RevertFlow(QObject):
             ids = turn_call_ids(self._transcript.items(), row, to_end=True)
             self._start(reverter, reverter.plan_since(conversation_id, ids), confirm=True)
 
+    def mark_reverted_cards(self) -> None:
+        """After a conversation is opened: cards whose changes were all reverted say so."""
+        reverter = self._reverter()
+        items = [i for i in self._transcript.items() if i.call_id and i.file_changes]
+        if reverter is None or not items:
+            return
+        records = reverter.changes.for_calls(i.call_id for i in items)
+        done = {r.call_id for r in records} - {r.call_id for r in records if not r.reverted}
+        for item in items:
+            if item.call_id in done and not item.reverted:
+                item.reverted = True
+                item.touch()
+        self._transcript.relabel()
+
     def _start(self, reverter: Reverter, plan: RevertPlan, *, confirm: bool) -> None:
         if not plan.steps and not plan.not_restorable:
             self._transcript.add_notice(_("Nothing to revert: these changes were already reverted.")

@@ -114,3 +114,18 @@ def test_revert_this_turn_confirms_once_with_every_file(qtbot, chat, builtin_run
     qtbot.mouseClick(dialog.revert_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: all(i.reverted for i in model.items()[1:3]), timeout=5000)
     assert (workspace / "b.txt").read_text() == "b\n" and not (workspace / "new.txt").exists()
+
+
+def test_reopened_conversation_shows_reverted_cards(qtbot, chat, builtin_runtime: Runtime, scope: Scope,
+                                                    workspace: Path) -> None:
+    _view, model, flow = chat
+    (workspace / "r.txt").write_text("r\n")
+    call, envelope = _write(builtin_runtime, scope, "c1", "r.txt", "agent\n")
+    _show_card(model, call, envelope)
+    assert builtin_runtime.reverter is not None
+    assert builtin_runtime.reverter.apply(builtin_runtime.reverter.plan_calls(["c1"])).complete
+    model.clear()  # as when the conversation is opened again from the store
+    _show_card(model, call, envelope)
+    assert not model.items()[0].reverted
+    flow.mark_reverted_cards()
+    assert model.items()[0].reverted
