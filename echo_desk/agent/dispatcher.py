@@ -16,7 +16,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from echo_desk.agent.audit import AuditLog, AuditRecord
@@ -35,6 +35,7 @@ from echo_desk.agent.policy import (
 )
 from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
+from echo_desk.agent.revision import Revision, RevisionRefused, checked_arguments, told_to_model
 from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.undo.journal import UndoJournal
@@ -69,6 +70,8 @@ class _Call:
     arguments: Any = None
     decision: str = "not_asked"
     provenance: str = ""
+    #: The arguments the person edited and approved (they ran instead of the model's).
+    edited_params: dict[str, Any] | None = None
 
 
 class Dispatcher:
@@ -165,6 +168,7 @@ class Dispatcher:
                 )
                 ctx.preview = preview if isinstance(preview, ToolPreview) else None
             await self._approve(state, entry, risk, params, ctx, host, on_status)
+            params = state.edited_params if state.edited_params is not None else params
             on_status("running")
             ran = True
             kept = await self.undo.before(ctx) if self.undo else {}
@@ -174,6 +178,9 @@ class Dispatcher:
         finally:
             if not ran:
                 self.breakers.release_probe(call.name)
+        if state.edited_params is not None:
+            visible = {k: v for k, v in params.items() if k not in tool.hidden_parameters}
+            result = replace(result, output=told_to_model(visible) + "\n" + result.output)
         if result.success:
             self.breakers.record(call.name, None)
             return Envelope(
@@ -237,9 +244,30 @@ class Dispatcher:
         if ruling.verdict is Verdict.AUTO:
             state.decision = "auto"
             return
-        request = self._approval_request(state, entry, risk, params, ctx.preview)
+        current = Revision(dict(params), ctx.preview, self._approval_request(state, entry, risk, params, ctx.preview))
+
+        async def revise(arguments: dict[str, Any]) -> ApprovalRequest:
+            edited = checked_arguments(entry.tool, arguments)
+            for name in entry.tool.hidden_parameters:
+                edited[name] = state.scope.hidden.get(name, "")
+            preview: ToolPreview | None = None
+            if entry.tool.has_preview:
+                try:
+                    preview = await self._run_handler(entry.tool.preview(edited, ctx), entry.tool.timeout_seconds,
+                                                      ctx, is_preview=True, inline=entry.offloaded)
+                except _Stop as stop:
+                    raise RevisionRefused(stop.error) from None
+            if approval_for(entry, risk, self.settings.current, state.scope, preview).verdict is Verdict.DENY:
+                raise RevisionRefused("the edited call is refused by the settings or rules")
+            request = replace(self._approval_request(state, entry, risk, edited, preview), revise=revise)
+            current.params, current.preview, current.request, current.edited = edited, preview, request, True
+            return request
+
+        current.request = replace(current.request, revise=revise)
         on_status("awaiting_approval")
-        decision = await host.request_approval(request)
+        decision = await host.request_approval(current.request)
+        # Only the latest version the person saw (re-previewed after an edit) can be approved.
+        request = current.request
         if decision.binding != bind_selection(request.binding, decision.selection) or decision.call_id != request.call_id:
             # An answer to something other than what was shown is no answer.
             state.decision = "denied"
@@ -253,6 +281,12 @@ class Dispatcher:
         state.decision = "allowed"
         state.provenance = f"person: {decision.choice.value}"
         ctx.extras[APPROVED_BY_PERSON] = True
+        if current.edited:
+            ctx.preview = current.preview
+            state.edited_params = current.params
+            shown = redact(current.params, entry.tool.hidden_parameters)
+            state.provenance += " (arguments edited by the person: " + json.dumps(shown, ensure_ascii=False,
+                                                                                   default=str) + ")"
         if decision.selection is not None:
             problem = selection_problem(decision.selection, request.file_changes)
             if not request.hunk_selectable:

@@ -8,7 +8,7 @@ keyed by the call id.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -47,6 +47,9 @@ class ApprovalRequest:
     source: str = "builtin"
     #: The tool writes only the hunks the person keeps (``ApprovalDecision.selection``).
     hunk_selectable: bool = False
+    #: Validate and preview edited arguments: returns the request to show (and answer) instead.
+    #: Raises ``agent.revision.RevisionRefused`` with a reason. ``None``: editing is not offered.
+    revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
