@@ -342,6 +342,7 @@ class Dispatcher:
             binding=binding,
             source=entry.source,
             hunk_selectable=bool(changes) and getattr(entry.tool, "writes_hunk_selection", False) is True,
+            parameters_schema=entry.tool.parameters,
         )
 
     async def _run_with_retries(

@@ -49,6 +49,8 @@ class ApprovalRequest:
     hunk_selectable: bool = False
     #: Validate and preview edited arguments: returns the request to show (and answer) instead.
     #: Raises ``agent.revision.RevisionRefused`` with a reason. ``None``: editing is not offered.
+    #: The tool's JSON schema (the argument editor builds its form from it).
+    parameters_schema: dict[str, Any] = field(default_factory=dict, compare=False)
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
 
 
