@@ -90,6 +90,7 @@ class ArgumentEditor(QDialog):
         self.raw.setAccessibleName(_("Arguments as JSON"))
         self.tabs.addTab(self.raw, _("JSON"))
         layout.addWidget(self.tabs, 1)
+        self.tabs.currentChanged.connect(self._form_to_json)
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #cf222e;")
@@ -115,6 +116,17 @@ class ArgumentEditor(QDialog):
             if value not in (None, ""):
                 out[name] = value
         return out
+
+    def _form_to_json(self, index: int) -> None:
+        # Opening the JSON tab carries over what was typed in the form (when it reads as values).
+        if self.tabs.widget(index) is not self.raw:
+            return
+        try:
+            values = {name: read() for name, read in self.readers.items()}
+        except ValueError:
+            return
+        self.raw.setPlainText(json.dumps({k: v for k, v in values.items() if v not in (None, "")},
+                                         indent=2, ensure_ascii=False))
 
     def _apply(self) -> None:
         try:

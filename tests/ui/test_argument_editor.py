@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+from PySide6.QtWidgets import QLineEdit
+
 from echo_desk.agent.model import ToolCall
 from echo_desk.ui.approval_dialog import ApprovalDialog
 from echo_desk.ui.controller import QtHost
@@ -22,8 +24,12 @@ async def _edit_then_allow(runtime, scope, workspace):
     dialog.edit.click()
     editor = dialog.editor
     assert editor.readers.keys() == {"path", "content"}
-    # A bad edit first: refused with the engine's reason, nothing else happens.
+    # What is typed in the form is what the JSON tab shows.
+    [path_box] = [w for w in editor.findChildren(QLineEdit) if w.accessibleName() == "path"]
+    path_box.setText("typed.txt")
     editor.tabs.setCurrentWidget(editor.raw)
+    assert json.loads(editor.raw.toPlainText())["path"] == "typed.txt"
+    # A bad edit first: refused with the engine's reason, nothing else happens.
     editor.raw.setPlainText(json.dumps({"path": "../escape.txt", "content": "x"}))
     editor.apply_button.click()
     for _ in range(200):
