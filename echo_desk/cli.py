@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     from echo_desk.cli_rules import add_parser as add_rules
 
     add_rules(sub)
+    from echo_desk.cli_changes import add_parser as add_changes
+
+    add_changes(sub)
     return parser
 
 
@@ -74,6 +77,10 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
         from echo_desk.cli_rules import run_rules_command
 
         return run_rules_command(runtime.permissions, args)
+    if args.command == "changes":  # files on disk only: no MCP server needs to start
+        from echo_desk.cli_changes import run_changes
+
+        return run_changes(runtime, args)
     if not args.no_mcp:
         # No window to keep responsive: the sessions share this loop (fewer thread hops per call).
         await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY), own_thread=False)

@@ -17,6 +17,8 @@ from echo_desk.agent.permissions import PermissionEngine, ToolStanding, tool_sta
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
+from echo_desk.agent.undo import Reverter, UndoJournal
+from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.store import paths
 from echo_desk.store.grants import GrantStore
 from echo_desk.store.settings import SettingsStore
@@ -42,6 +44,9 @@ class Runtime:
     problems: list[RegistrationResult] = field(default_factory=list)
     #: The MCP servers of mcp.json, once ``attach_mcp`` ran.
     mcp: McpManager | None = None
+    #: What tools wrote, kept for Revert, and the reverter (``echo-desk changes``, the chat).
+    undo: UndoJournal | None = None
+    reverter: Reverter | None = None
 
     @classmethod
     def create(
@@ -69,7 +74,8 @@ class Runtime:
         )
         audit = AuditLog((data_dir or paths.data_dir()) / AUDIT_FILE)
         permissions = _permission_engine(settings, data_dir or paths.data_dir())
-        dispatcher = Dispatcher(registry, settings, audit, breakers, permissions=permissions)
+        undo, reverter = open_undo(data_dir or paths.data_dir(), settings)
+        dispatcher = Dispatcher(registry, settings, audit, breakers, permissions=permissions, undo=undo)
         runtime = cls(
             settings=settings,
             registry=registry,
@@ -78,6 +84,8 @@ class Runtime:
             dispatcher=dispatcher,
             schema_factory=SchemaFactory(registry, settings, breakers),
             problems=[p for p in problems if not p.ok],
+            undo=undo,
+            reverter=reverter,
         )
         if with_builtins:
             # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
@@ -144,6 +152,8 @@ class Runtime:
         self.audit.close()
         if self.permissions is not None:
             self.permissions.grants.close()
+        if self.undo is not None:
+            self.undo.changes.close()
 
 
 GRANTS_FILE = "grants.sqlite3"

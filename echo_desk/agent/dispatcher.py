@@ -18,13 +18,14 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalRequest, Host
+from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
     APPROVED_BY_PERSON,
@@ -36,10 +37,12 @@ from echo_desk.agent.policy import (
 )
 from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
+from echo_desk.agent.revision import Revision, RevisionRefused, checked_arguments, told_to_model
 from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
+from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
@@ -88,6 +91,8 @@ class _Call:
     decision: Decision = Decision.NOT_ASKED
     provenance: str = ""
     deciding: Provenance | None = None
+    #: The arguments the person edited and approved (they ran instead of the model's).
+    edited_params: dict[str, Any] | None = None
 
 
 class Dispatcher:
@@ -99,6 +104,7 @@ class Dispatcher:
         breakers: BreakerBoard,
         workers: ToolWorkerPool | None = None,
         permissions: PermissionEngine | None = None,
+        undo: UndoJournal | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -107,6 +113,8 @@ class Dispatcher:
         self.workers = workers or ToolWorkerPool()
         #: Permission rules and grants; ``None``: settings and risk defaults only.
         self.permissions = permissions
+        #: Keeps what each written file held before, for Revert (``None``: no undo).
+        self.undo = undo
 
     async def execute_tool(
         self,
@@ -184,12 +192,19 @@ class Dispatcher:
                 )
                 ctx.preview = preview if isinstance(preview, ToolPreview) else None
             await self._approve(state, entry, risk, params, ctx, host, on_status)
+            params = state.edited_params if state.edited_params is not None else params
             on_status(ToolStatus.RUNNING)
             ran = True
+            kept = await self.undo.before(ctx) if self.undo else {}
             result = await self._run_with_retries(entry, risk, params, ctx, host)
+            if self.undo:
+                await self.undo.after(ctx, result, kept)
         finally:
             if not ran:
                 self.breakers.release_probe(call.name)
+        if state.edited_params is not None:
+            visible = {k: v for k, v in params.items() if k not in tool.hidden_parameters}
+            result = replace(result, output=told_to_model(visible) + "\n" + result.output)
         if result.success:
             self.breakers.record(call.name, None)
             return Envelope(
@@ -261,10 +276,35 @@ class Dispatcher:
             # No rule names this tool, so none could decide; the person is asked anyway, and the
             # rules' view gives the dialog its per-part checks and the narrow rules to offer.
             rules = self._rules_verdict(state, entry, params, for_dialog=True)
-        request = self._approval_request(state, entry, risk, params, ctx.preview, rules)
+        current = Revision(dict(params), ctx.preview,
+                           self._approval_request(state, entry, risk, params, ctx.preview, rules))
+
+        async def revise(arguments: dict[str, Any]) -> ApprovalRequest:
+            edited = checked_arguments(entry.tool, arguments)
+            for name in entry.tool.hidden_parameters:
+                edited[name] = state.scope.hidden.get(name, "")
+            preview: ToolPreview | None = None
+            if entry.tool.has_preview:
+                try:
+                    preview = await self._run_handler(entry.tool.preview(edited, ctx), entry.tool.timeout_seconds,
+                                                      ctx, is_preview=True, inline=entry.offloaded)
+                except _Stop as stop:
+                    raise RevisionRefused(stop.error) from None
+            edited_rules = self._rules_verdict(state, entry, edited, for_dialog=True)
+            if approval_for(entry, risk, self.settings.current, state.scope, preview,
+                            edited_rules).verdict is Verdict.DENY:
+                raise RevisionRefused("the edited call is refused by the settings or rules")
+            request = replace(self._approval_request(state, entry, risk, edited, preview, edited_rules),
+                              revise=revise)
+            current.params, current.preview, current.request, current.edited = edited, preview, request, True
+            return request
+
+        current.request = replace(current.request, revise=revise)
         on_status(ToolStatus.WAITING_APPROVAL)
-        decision = await host.request_approval(request)
-        if decision.binding != request.binding or decision.call_id != request.call_id:
+        decision = await host.request_approval(current.request)
+        # Only the latest version the person saw (re-previewed after an edit) can be approved.
+        request = current.request
+        if decision.binding != bind_selection(request.binding, decision.selection) or decision.call_id != request.call_id:
             # An answer to something other than what was shown is no answer.
             state.decision = Decision.DENIED
             state.provenance = "person: answer did not match the request shown"
@@ -278,6 +318,24 @@ class Dispatcher:
         state.provenance = f"person: {decision.choice.value}"
         state.deciding = None
         ctx.extras[APPROVED_BY_PERSON] = True
+        if current.edited:
+            ctx.preview = current.preview
+            state.edited_params = current.params
+            shown = redact(current.params, entry.tool.hidden_parameters)
+            state.provenance += " (arguments edited by the person: " + json.dumps(shown, ensure_ascii=False,
+                                                                                   default=str) + ")"
+        if decision.selection is not None:
+            problem = selection_problem(decision.selection, request.file_changes)
+            if not request.hunk_selectable:
+                problem = problem or f"'{entry.name}' cannot write part of its changes"
+            if problem:
+                state.decision, state.provenance = Decision.DENIED, f"person: selection refused ({problem})"
+                raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
+                                                "nothing was done")
+            ctx.extras[SELECTION_KEY] = {p: tuple(sorted(set(i))) for p, i in decision.selection.items()}
+            ctx.extras[SELECTION_MESSAGE_KEY] = decision.message
+            state.provenance += " (hunks: " + "; ".join(
+                f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"
         if decision.suggestion is not None and decision.grant_scope is not None and self.permissions is not None:
             self._store_grant(state, decision.suggestion, decision.grant_scope)
         elif decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
@@ -377,6 +435,8 @@ class Dispatcher:
             source=entry.source,
             spawn=spawn,
             rules=rules,
+            hunk_selectable=bool(changes) and getattr(entry.tool, "writes_hunk_selection", False) is True,
+            parameters_schema=entry.tool.parameters,
         )
 
     async def _run_with_retries(

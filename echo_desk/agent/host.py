@@ -8,6 +8,7 @@ keyed by the call id.
 from __future__ import annotations
 
 import enum
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -55,10 +56,21 @@ class ApprovalRequest:
     #: The permission rules' view of this call: per-part verdicts and the narrow rules the
     #: dialog may offer (``rules.suggestions``). ``None`` when no engine is wired.
     rules: Verdict | None = None
+    #: The tool writes only the hunks the person keeps (``ApprovalDecision.selection``).
+    hunk_selectable: bool = False
+    #: Validate and preview edited arguments: returns the request to show (and answer) instead.
+    #: Raises ``agent.revision.RevisionRefused`` with a reason. ``None``: editing is not offered.
+    #: The tool's JSON schema (the argument editor builds its form from it).
+    parameters_schema: dict[str, Any] = field(default_factory=dict, compare=False)
+    revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ApprovalDecision:
+    """The person's answer. ``selection`` (path → indices of the hunks they kept) allows only
+    those hunks; ``None`` takes every change as shown. With a selection, ``binding`` is
+    ``agent.hunks.bind_selection(request.binding, selection)``."""
+
     call_id: str
     choice: ApprovalChoice
     message: str = ""
@@ -67,6 +79,7 @@ class ApprovalDecision:
     #: long it lasts (``GrantScope``). Both or neither.
     suggestion: Suggestion | None = None
     grant_scope: GrantScope | None = None
+    selection: Mapping[str, tuple[int, ...]] | None = None
 
     @property
     def allowed(self) -> bool:

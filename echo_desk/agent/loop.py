@@ -35,6 +35,8 @@ from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
+from echo_desk.agent.undo.journal import turn as person_turn
+from echo_desk.agent.undo.notes import revert_note
 from echo_desk.tools.results import ErrorKind, RiskLevel
 
 log = logging.getLogger(__name__)
@@ -115,6 +117,28 @@ class AgentLoop:
         self.max_turns = max_turns
 
     async def run(
+        self,
+        history: Sequence[ChatMessage],
+        scope: Scope,
+        host: Host,
+        listener: LoopListener | None = None,
+        *,
+        tool_choice: str = "auto",
+    ) -> Outcome:
+        """One exchange of the conversation (see ``_run_exchange``): the calls it makes form one
+        turn for Revert, and the model first hears of changes the person reverted since."""
+        if scope.parent is not None:  # a sub-agent's calls belong to its parent's turn
+            return await self._run_exchange(history, scope, host, listener, tool_choice=tool_choice)
+        note = revert_note(self.dispatcher.undo.changes.take_untold_reverts(scope.conversation_id)
+                           if self.dispatcher.undo else [])
+        if note:
+            told = ChatMessage(role="user", content=note)
+            history = [*history, told]
+            (listener or NullListener()).on_message(told)
+        with person_turn():
+            return await self._run_exchange(history, scope, host, listener, tool_choice=tool_choice)
+
+    async def _run_exchange(
         self,
         history: Sequence[ChatMessage],
         scope: Scope,

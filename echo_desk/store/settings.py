@@ -150,6 +150,10 @@ class Settings(BaseModel):
     breaker_threshold: int = 3
     breaker_cooldown_seconds: float = 30.0
     max_turns: int = 25
+    #: Undo of tool writes: files larger than this are noted "not restorable" instead of kept.
+    undo_max_file_bytes: int = Field(default=10 * 1024 * 1024, ge=0)
+    #: Previous contents older than this many days are forgotten (and their blobs removed).
+    undo_keep_days: float = Field(default=30.0, gt=0)
     recent_workspaces: list[str] = Field(default_factory=list)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -27,14 +28,16 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, marshal
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
 from echo_desk.ui.grant_choices import GrantChoices
+from echo_desk.ui.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.labels import (
     CHANGE_LABELS,
     RISK_COLOURS,
@@ -163,9 +166,12 @@ class ApprovalDialog(QDialog):
 
         self.tabs = QTabWidget()
         self.diff_panes: list[DiffPane] = []
+        self.hunk_pickers: dict[str, HunkPicker] = {}
         for change in request.file_changes:
             pane = DiffPane(change.diff, truncated=change.truncated)
             self.diff_panes.append(pane)
+            if request.hunk_selectable and not change.truncated:
+                self.hunk_pickers[change.path] = add_hunk_picker(pane)
             self.tabs.addTab(pane, _tab_name(change.path))
             self.tabs.setTabToolTip(self.tabs.count() - 1, plain_tooltip(change.path))
         # One rule for diffs and text boxes: every line in front of the person before Allow.
@@ -204,6 +210,12 @@ class ApprovalDialog(QDialog):
             button.setAutoDefault(False)  # Enter on a focused Allow button must not approve
             button.clicked.connect(self._choose(choice))
             buttons.addWidget(button)
+        self.edit = QPushButton()
+        self.edit.setAutoDefault(False)
+        self.edit.setVisible(request.revise is not None and not self.is_spawn)
+        self.edit.clicked.connect(self._edit_arguments)
+        self._title_for = title_for
+        buttons.addWidget(self.edit)
         buttons.addStretch(1)
         self.deny.setDefault(True)
         self.deny.clicked.connect(self._choose(ApprovalChoice.DENY))
@@ -260,11 +272,13 @@ class ApprovalDialog(QDialog):
         self.allow_conversation.setText(_("Allow for this conversation"))
         self.always_allow.setText(_("Always allow this tool"))
         self.deny.setText(_("Deny"))
+        self.edit.setText(_("Edit…"))
         names = {
             self.targets: _("Targets of this call"), self.arguments: _("Arguments of this call"),
             self.tabs: _("Proposed file changes"), self.message: _("Message for the agent if denied"),
             self.allow_once: _("Allow once"), self.allow_conversation: _("Allow for this conversation"),
             self.always_allow: _("Always allow this tool"), self.deny: _("Deny"),
+            self.edit: _("Edit the arguments"),
             self.tool_value: _("Tool"), self.risk_value: _("Risk level"), self.scope_value: _("Asked by"),
             self.heading: self.heading.text(), self.summary: _("Summary"),
         }
@@ -282,13 +296,47 @@ class ApprovalDialog(QDialog):
                 scope: GrantScope | None = None) -> None:
         if self.decision is not None:
             return
-        message = self.message.text().strip() if choice is ApprovalChoice.DENY else ""
+        selection = chosen_hunks(self.hunk_pickers) if choice is not ApprovalChoice.DENY else None
+        message = self.message.text().strip() if choice is ApprovalChoice.DENY or selection else ""
         self.decision = ApprovalDecision(call_id=self.request.call_id, choice=choice, message=message,
-                                         binding=self.request.binding, suggestion=suggestion, grant_scope=scope)
+                                         binding=bind_selection(self.request.binding, selection),
+                                         selection=selection, suggestion=suggestion, grant_scope=scope)
         self.decided.emit(self.decision)
         if choice is ApprovalChoice.DENY:
             super().reject()
         else:
+            super().accept()
+
+    def _edit_arguments(self) -> None:
+        from echo_desk.ui.argument_editor import ArgumentEditor
+        self.editor = ArgumentEditor(self.request.parameters_schema, self.request.arguments,
+                                     self._start_revise, self)
+        self.editor.open()
+
+    def _start_revise(self, arguments: dict[str, Any]) -> None:
+        marshal.spawn(self._revise(arguments))
+
+    async def _revise(self, arguments: dict[str, Any]) -> None:
+        """The engine checks and previews the edit; the new version replaces this dialog."""
+        from echo_desk.agent.revision import RevisionRefused
+
+        assert self.request.revise is not None
+        try:
+            revised = await self.request.revise(arguments)
+        except RevisionRefused as exc:
+            self.editor.show_error(str(exc))
+            return
+        self.editor.accept()
+        self.follow = ApprovalDialog(revised, self.parentWidget(), self._title_for)
+        self.follow.decided.connect(self._adopt)
+        self.hide()
+        self.follow.open()
+
+    def _adopt(self, decision: ApprovalDecision) -> None:
+        # The answer given to the re-previewed version is this dialog's answer.
+        if self.decision is None:
+            self.decision = decision
+            self.decided.emit(decision)
             super().accept()
 
     def reject(self) -> None:

@@ -91,6 +91,7 @@ class MainWindow(QMainWindow):
         self.transcript = TranscriptView()
         self.transcript.setModel(self.session.transcript)
         self.transcript.open_diff.connect(self._open_diff)
+        self._wire_revert()
         mid.addWidget(self.transcript, 1)
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()
@@ -219,6 +220,7 @@ class MainWindow(QMainWindow):
             return
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
+        self.revert.mark_reverted_cards()
         self.todos.set_todos(())
         self._workspace = conversation.workspace
         self._show_workspace()
@@ -288,6 +290,19 @@ class MainWindow(QMainWindow):
         from echo_desk.ui.diff_dialog import DiffDialog
 
         DiffDialog(self.session.transcript.title_for(item.tool_name), item.file_changes, self).show()
+
+    def _wire_revert(self) -> None:
+        from echo_desk.ui.revert_flow import RevertFlow
+
+        self.revert = RevertFlow(lambda: getattr(self.session.runtime, "reverter", None),
+                                 self.session.transcript, self)
+        self.transcript.revert_call.connect(self.revert.revert_call)
+        self.transcript.revert_turn.connect(self.revert.revert_turn)
+        self.transcript.revert_since.connect(self._revert_since)
+
+    def _revert_since(self, row: int) -> None:
+        if self.session.conversation is not None:
+            self.revert.revert_since(row, str(self.session.conversation.id))
 
     # -- turns --------------------------------------------------------------------------------
     def send(self) -> None:

@@ -60,6 +60,8 @@ class TranscriptItem:
     #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
     sandbox: dict[str, Any] | None = None
     expanded: bool = False
+    #: The person reverted this call's file changes (the card says so instead of offering Revert).
+    reverted: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
 

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QAction,
@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -51,6 +52,8 @@ _PAD = 10
 _CARD_DIFF_LINES = 400
 _COLLAPSED_LINES = 6
 _COLLAPSED_ARGS = 160
+#: The href of the "Revert" link in a card with file changes.
+REVERT_ANCHOR = "echo-desk:revert"
 _BUBBLES = {USER: "#ddf4ff", ASSISTANT: "#ffffff", TOOL: "#f6f8fa", NOTICE: "#fff8c5", ERROR: "#ffebe9"}
 _BORDERS = {USER: "#b6e3ff", ASSISTANT: "#d0d7de", TOOL: "#d0d7de", NOTICE: "#d4a72c", ERROR: "#ff8182"}
 
@@ -152,6 +155,11 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
                 parts.append(_div(_("The tool shortened this diff."), "#9a6700"))
         elif len(parsed):
             hidden += 1
+    if item.file_changes and item.status == "done":
+        if item.reverted:
+            parts.append(_div(_("Reverted"), "#57606a"))
+        else:
+            parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:#0969da'>↶ {html.escape(_('Revert'))}</a></div>")
     if hidden and not item.expanded:
         parts.append(_div(_("Click to show everything"), "#0969da"))
     elif item.expanded:
@@ -249,6 +257,10 @@ class TranscriptView(QListView):
     """The transcript list. Click a tool card to expand it; double-click a diff to open it whole."""
 
     open_diff = Signal(object)
+    #: A card's "Revert" (call id), "Revert this turn" and "Revert everything since" (row).
+    revert_call = Signal(str)
+    revert_turn = Signal(int)
+    revert_since = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -268,6 +280,7 @@ class TranscriptView(QListView):
         self.customContextMenuRequested.connect(self._menu)
         self.doubleClicked.connect(self._on_double_clicked)
         self._follow = True
+        self._pressed_at = QPoint()
         self.verticalScrollBar().rangeChanged.connect(self._keep_at_bottom)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
@@ -288,8 +301,26 @@ class TranscriptView(QListView):
         fn = getattr(model, "title_for", None)
         return fn(name) if callable(fn) else name
 
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._pressed_at = event.position().toPoint()
+        super().mousePressEvent(event)
+
+    def anchor_at(self, index: QModelIndex, pos: QPoint) -> str:
+        """The link under ``pos`` (viewport coordinates) in the card at ``index``, or ""."""
+        item = index.data(ItemRole)
+        if item is None or item.kind != TOOL:
+            return ""
+        rect = self.visualRect(index)
+        inner = QPointF(pos.x() - rect.left() - _MARGIN - _PAD, pos.y() - rect.top() - _MARGIN / 2 - _PAD)
+        delegate = self.itemDelegate()
+        assert isinstance(delegate, TranscriptDelegate)
+        return delegate.document(item).documentLayout().anchorAt(inner)
+
     def _on_clicked(self, index: QModelIndex) -> None:
         item = index.data(ItemRole)
+        if item is not None and item.kind == TOOL and self.anchor_at(index, self._pressed_at) == REVERT_ANCHOR:
+            self.revert_call.emit(item.call_id)
+            return
         if item is not None and item.kind == TOOL:
             model = self.model()
             model.toggle_expanded(index.row())  # type: ignore[attr-defined]
@@ -336,6 +367,19 @@ class TranscriptView(QListView):
         copy = QAction(_("Copy"), menu)
         copy.triggered.connect(lambda: self.copy_item(item))
         menu.addAction(copy)
+        row = self.indexAt(pos).row()
+        if item.kind == TOOL and item.file_changes and not item.reverted:
+            revert = QAction(_("Revert"), menu)
+            revert.triggered.connect(lambda: self.revert_call.emit(item.call_id))
+            menu.addAction(revert)
+        if item.kind in (TOOL, USER):
+            menu.addSeparator()
+            this_turn = QAction(_("Revert this turn"), menu)
+            this_turn.triggered.connect(lambda: self.revert_turn.emit(row))
+            since = QAction(_("Revert everything since this message"), menu)
+            since.triggered.connect(lambda: self.revert_since.emit(row))
+            menu.addAction(this_turn)
+            menu.addAction(since)
         menu.popup(self.viewport().mapToGlobal(pos))
 
     @staticmethod

@@ -56,6 +56,10 @@ def _normal_calls(url: str) -> dict[str, dict[str, Any]]:
         "search_files": {"regex": "alpha"},
         "write_file": {"path": "new/b.txt", "content": "bee\n"},
         "edit_file": {"path": "a.txt", "edits": [{"old": "alpha", "new": "beta"}]},
+        "create_folder": {"path": "made/deeper"},
+        "copy_path": {"source": "a.txt", "destination": "made/a-copy.txt"},
+        "move_path": {"source": "made/a-copy.txt", "destination": "made/deeper/moved.txt"},
+        "delete_path": {"path": "made/deeper/moved.txt"},
         "run_command": {"command": "echo ran"},
         "fetch_url": {"url": f"{url}/t"},
         "ask_user": {"question": "Go?", "choices": ["yes", "no"]},
@@ -78,13 +82,19 @@ async def test_every_builtin_runs_through_execute_tool(runtime: Runtime, workspa
     assert (workspace / "new" / "b.txt").read_text() == "bee\n"
     asked = {r.tool_name: r for r in host.requests}
     # Read tools run without asking, except fetch_url here: the test server is a local address.
-    assert set(asked) == {"write_file", "edit_file", "run_command", "fetch_url"}
+    assert set(asked) == {"write_file", "edit_file", "run_command", "fetch_url", "create_folder", "copy_path",
+                          "move_path", "delete_path"}
+    assert asked["move_path"].targets[1].value == str(workspace / "made" / "deeper" / "moved.txt")
+    assert not (workspace / "made" / "deeper" / "moved.txt").exists()
     assert asked["fetch_url"].targets[0].detail.startswith("protected: 127.0.0.1")
     assert asked["edit_file"].targets[0].value == str(workspace / "a.txt")
     assert "-alpha\n+beta\n" in asked["edit_file"].file_changes[0].diff
     assert (asked["run_command"].targets[0].kind, asked["run_command"].targets[0].detail) == ("command", str(workspace))
     assert host.outputs and "ran" in "".join(text for _, text in host.outputs)
-    assert sorted(host.mutated) == sorted([str(workspace / "a.txt"), str(workspace / "new" / "b.txt")])
+    made = workspace / "made"
+    assert sorted(host.mutated) == sorted([str(workspace / "a.txt"), str(workspace / "new" / "b.txt"),
+                                           str(made / "deeper"), str(made / "a-copy.txt"), str(made / "a-copy.txt"),
+                                           str(made / "deeper" / "moved.txt"), str(made / "deeper" / "moved.txt")])
 
 
 async def test_disabled_tools_refuse_execution(runtime: Runtime, workspace: Path, server: LoopbackServer) -> None:

@@ -34,6 +34,16 @@ def _cases(url: str) -> dict[str, dict[str, Any]]:
                       "empty": {"path": "a.txt", "edits": []},
                       "oversized": {"path": "a.txt", "edits": [{"old": "a", "new": str(i)} for i in range(51)]},
                       "missing": {"path": "a.txt"}},
+        "move_path": {"normal": {"source": "new.txt", "destination": "moved.txt"},
+                      "empty": {"source": "", "destination": "x.txt"},
+                      "oversized": {"source": "a" * 5000, "destination": "x.txt"}, "missing": {"source": "a.txt"}},
+        "copy_path": {"normal": {"source": "moved.txt", "destination": "copied.txt"},
+                      "empty": {"source": "moved.txt", "destination": ""},
+                      "oversized": {"source": "moved.txt", "destination": "b" * 5000}, "missing": {}},
+        "delete_path": {"normal": {"path": "copied.txt"}, "empty": {"path": ""}, "oversized": {"path": "c" * 5000},
+                        "missing": {}},
+        "create_folder": {"normal": {"path": "made"}, "empty": {"path": ""}, "oversized": {"path": "d" * 5000},
+                          "missing": {}},
         "run_command": {"normal": {"command": "echo hi"}, "empty": {"command": ""},
                         "oversized": {"command": "x" * 10_001}, "missing": {}},
         "fetch_url": {"normal": {"url": f"{url}/t"}, "empty": {"url": ""}, "oversized": {"url": url + "/" + "a" * 9000},
@@ -55,7 +65,8 @@ def server() -> LoopbackServer:
 def test_every_tool_has_complete_catalog_metadata() -> None:
     tools = builtin_tools()
     assert [t.name for t in tools] == ["echo_text", "read_file", "list_dir", "search_files", "write_file",
-                                       "edit_file", "run_command", "fetch_url", "ask_user", "update_todos"]
+                                       "edit_file", "move_path", "copy_path", "delete_path", "create_folder",
+                                       "run_command", "fetch_url", "ask_user", "update_todos"]
     for tool in tools:
         jsonschema.Draft202012Validator.check_schema(tool.parameters)
         assert tool.description and tool.description.isascii(), tool.name
@@ -73,7 +84,8 @@ def test_every_tool_has_complete_catalog_metadata() -> None:
     assert {t.name for t in tools if t.capabilities <= set(DEFAULT_PROFILES["read-only"])} == {
         "echo_text", "read_file", "list_dir", "search_files", "fetch_url", "ask_user", "update_todos"}
     previewing = {t.name for t in tools if t.has_preview}
-    assert previewing == {"write_file", "edit_file", "run_command", "fetch_url"}
+    assert previewing == {"write_file", "edit_file", "run_command", "fetch_url", "move_path", "copy_path",
+                          "delete_path", "create_folder"}
 
 
 @pytest.mark.parametrize("variant", ["normal", "empty", "oversized", "missing"])
@@ -114,6 +126,10 @@ def _check_normal(tool: Tool, output: str, host: RecordingHost, workspace: Path)
         "search_files": lambda: "a.txt" in output,
         "write_file": lambda: (workspace / "new.txt").read_text() == "hi\n",
         "edit_file": lambda: (workspace / "a.txt").read_text() == "beta\n",
+        "move_path": lambda: (workspace / "moved.txt").read_text() == "hi\n" and not (workspace / "new.txt").exists(),
+        "copy_path": lambda: (workspace / "copied.txt").read_text() == "hi\n",
+        "delete_path": lambda: not (workspace / "copied.txt").exists() and "trash" in output,
+        "create_folder": lambda: (workspace / "made").is_dir(),
         "run_command": lambda: output == "exit code 0\nhi\n",
         "fetch_url": lambda: output.endswith("fetched"),
         "ask_user": lambda: output == "a" and host.questions[0].choices == ("a", "b"),

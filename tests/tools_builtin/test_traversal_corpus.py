@@ -15,7 +15,19 @@ from typing import Any
 import pytest
 from tool_test_helpers import MakeCtx, run_tool, tree_hash
 
-from echo_desk.agent.tools import EditFile, ListDir, ReadFile, RunCommand, SearchFiles, WriteFile, fs
+from echo_desk.agent.tools import (
+    CopyPath,
+    CreateFolder,
+    DeletePath,
+    EditFile,
+    ListDir,
+    MovePath,
+    ReadFile,
+    RunCommand,
+    SearchFiles,
+    WriteFile,
+    fs,
+)
 from echo_desk.agent.tools.atomic import ABSENT, atomic_write, sha256
 from echo_desk.tools import ToolError
 
@@ -91,7 +103,17 @@ def _ops(path: str) -> list[tuple[Any, dict[str, Any]]]:
         (WriteFile(), {"path": path, "content": "PWNED"}),
         (EditFile(), {"path": path, "edits": [{"old": " in outside", "new": "PWNED"}]}),
         (RunCommand(), {"command": "pwd", "cwd": path, "timeout_seconds": 5}),
+        # The path operations, with the hostile path on either side.
+        (MovePath(), {"source": path, "destination": "moved-in.txt"}),
+        (MovePath(), {"source": "inside.txt", "destination": path}),
+        (CopyPath(), {"source": path, "destination": "copied-in.txt"}),
+        (CopyPath(), {"source": "inside.txt", "destination": path}),
+        (DeletePath(), {"path": path}),
+        (CreateFolder(), {"path": path}),
     ]
+
+
+_WRITERS = {"write_file", "edit_file", "move_path", "copy_path", "delete_path", "create_folder"}
 
 
 @pytest.mark.slow
@@ -113,13 +135,13 @@ async def test_traversal_corpus_never_escapes(workspace: Path, make_ctx: MakeCtx
                 assert Path(cwd).resolve().is_relative_to(workspace), (path, cwd)
             for change in result.file_changes:
                 assert Path(change.path).is_relative_to(workspace), (path, change.path)
-            if tool.name in ("write_file", "edit_file") and (tree_hash(outside), tree_hash(evil)) != before:
+            if tool.name in _WRITERS and (tree_hash(outside), tree_hash(evil)) != before:
                 escapes += 1
                 pytest.fail(f"{tool.name} changed the canary with path {path!r}")
     assert escapes == 0
     assert (tree_hash(outside), tree_hash(evil)) == before
-    assert operations == len(cases) * 6
-    print(f"traversal corpus: {len(cases)} paths x 6 tools = {operations} operations, 0 escapes")
+    assert operations == len(cases) * len(_ops(""))
+    print(f"traversal corpus: {len(cases)} paths x {len(_ops(''))} operations = {operations}, 0 escapes")
 
 
 def test_folder_swapped_for_symlink_after_check_cannot_escape(workspace: Path) -> None:

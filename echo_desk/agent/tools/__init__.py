@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from echo_desk.agent.tools.echo import EchoText
 from echo_desk.agent.tools.editing import EditFile, WriteFile
+from echo_desk.agent.tools.fileops import CopyPath, CreateFolder, DeletePath, MovePath
 from echo_desk.agent.tools.interact import AskUser, UpdateTodos
 from echo_desk.agent.tools.reading import ListDir, ReadFile
 from echo_desk.agent.tools.search import SearchFiles
@@ -25,6 +26,10 @@ BUILTIN_CLASSES: tuple[type[Tool], ...] = (
     SearchFiles,
     WriteFile,
     EditFile,
+    MovePath,
+    CopyPath,
+    DeletePath,
+    CreateFolder,
     RunCommand,
     FetchUrl,
     AskUser,
@@ -41,10 +46,14 @@ def builtin_tools(settings: Callable[[], Settings] | None = None) -> list[Tool]:
 __all__ = [
     "BUILTIN_CLASSES",
     "AskUser",
+    "CopyPath",
+    "CreateFolder",
+    "DeletePath",
     "EchoText",
     "EditFile",
     "FetchUrl",
     "ListDir",
+    "MovePath",
     "ReadFile",
     "RunCommand",
     "SearchFiles",

@@ -102,11 +102,12 @@ def atomic_write(
     create_parents: bool = False,
     check_cancelled: Callable[[], None] | None = None,
     limit: int = 1 << 30,
+    mode: int | None = None,
 ) -> WriteOutcome:
     """Replace ``target`` with ``data`` if its content still hashes to ``expect_sha256``.
 
     ``expect_sha256`` is ``ABSENT`` when the file must not exist. The file keeps its mode
-    (new files get 0666 minus umask). Raises ``ToolError`` and leaves the file untouched on
+    (new files get 0666 minus umask) unless ``mode`` is given (an undo restores the old one). Raises ``ToolError`` and leaves the file untouched on
     any failure, including cancellation before the rename.
     """
     try:
@@ -130,7 +131,9 @@ def atomic_write(
                 )
         if _current_sha(dir_fd, name, limit) != expect_sha256:
             raise ChangedSincePreview(target)
-        if st is not None:
+        if mode is not None:
+            mode = stat.S_IMODE(mode)
+        elif st is not None:
             mode = stat.S_IMODE(st.st_mode)
         else:
             umask = os.umask(0)

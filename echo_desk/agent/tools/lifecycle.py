@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from echo_desk.agent.policy import PROTECTED, approved_protected_targets
-from echo_desk.agent.tools import fs, fscase
+from echo_desk.agent.tools import fs, fscase, partial
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import file_change
+from echo_desk.agent.tools.partial import chosen_hunks
 from echo_desk.i18n import _
 from echo_desk.store import paths
 from echo_desk.tools import (
@@ -42,6 +43,9 @@ class Plan:
     after: bytes
     change: FileChange
     warnings: tuple[str, ...]
+    #: The previewed base and the proposed text (per-hunk approval narrows between them).
+    old_text: str = ""
+    new_text: str = ""
 
 
 def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
@@ -85,6 +89,8 @@ class FileWriteTool(BuiltinTool):
     capabilities = frozenset({"files.write"})
     timeout_seconds = 60.0
     create_parents = False
+    #: Per-hunk approval: ``run`` writes only the hunks the person kept (see ``partial``).
+    writes_hunk_selection = True
 
     def new_content(
         self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
@@ -108,7 +114,7 @@ class FileWriteTool(BuiltinTool):
             raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
                             kind=ErrorKind.VALIDATION)
         change = file_change(str(target), before, after, old_text, new_text)
-        return Plan(target, before, after, change, protection_warnings(target))
+        return Plan(target, before, after, change, protection_warnings(target), old_text, new_text)
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         plan = self.plan(params, *self.load(params, ctx))
@@ -137,6 +143,14 @@ class FileWriteTool(BuiltinTool):
         plan = self.plan(params, resolved, before)
         if shown is not None and shown.after_sha256 != plan.change.after_sha256:
             raise ChangedSincePreview(target)
+        hunk_note = ""
+        chosen = chosen_hunks(ctx, target)
+        if chosen is not None:
+            narrowed, applied, declined = partial.narrow(plan, chosen)
+            hunk_note = partial.report(target, applied, declined, ctx)
+            if narrowed is None:  # the person kept no hunk: the file is not touched
+                return ToolResult.ok(hunk_note, metadata={"path": target, "bytes": 0, "hunks_applied": []})
+            plan = narrowed
         if plan.warnings and not _approved_exactly(ctx, plan):
             raise ToolError(
                 f"{target} is {'; '.join(plan.warnings)}. Writing it needs your approval of this exact "
@@ -166,7 +180,7 @@ class FileWriteTool(BuiltinTool):
             ctx.host.set_activity(None)
         verb = "Created" if plan.before is None else "Saved"
         return ToolResult.ok(
-            f"{verb} {target} ({len(plan.after)} bytes).",
+            f"{verb} {target} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
             metadata={"path": target, "bytes": len(plan.after)},
             file_changes=(plan.change,),
         )

@@ -1,0 +1,316 @@
+"""``move_path``, ``copy_path``, ``delete_path`` and ``create_folder``: the file operations
+people expect, confined like the other file tools, previewed in full, undoable.
+
+Deleting moves the file into Echo Desk's own trash; nothing is ever unlinked. Every change
+is reported as ``FileChange``s (a move is the source deleted and the destination created),
+so the undo journal keeps the content and Revert puts it back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from echo_desk.agent.policy import PROTECTED, approved_protected_targets
+from echo_desk.agent.tools import entries, fs
+from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
+from echo_desk.agent.tools.diffs import cap, unified_diff
+from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protection_warnings
+from echo_desk.agent.tools.textcodec import BinaryFile, decode
+from echo_desk.agent.undo.journal import CREATED_FOLDERS
+from echo_desk.i18n import _
+from echo_desk.tools import (
+    N_,
+    ErrorKind,
+    FileChange,
+    FileChangeKind,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+MAX_FILE_BYTES = 100 * 1024 * 1024
+_PATH_SCHEMA = {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS}
+
+
+@dataclass(frozen=True)
+class _File:
+    target: fs.Resolved
+    data: bytes
+    mode: int
+    warnings: tuple[str, ...]
+
+
+def _read(target: fs.Resolved, what: str) -> _File:
+    st = entries.require_regular(target, entries.lstat_entry(target), what)
+    if st.st_size > MAX_FILE_BYTES:
+        raise ToolError(f"{what} {target} is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}",
+                        kind=ErrorKind.BUSINESS)
+    data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
+    return _File(target, data, st.st_mode & 0o7777, protection_warnings(target))
+
+
+def _require_absent(target: fs.Resolved, what: str) -> None:
+    if entries.lstat_entry(target) is not None:
+        raise ToolError(f"{what} {target} already exists; nothing is replaced. Choose another name or "
+                        "delete it first.", kind=ErrorKind.BUSINESS)
+    if not os.path.isdir(target.path.parent):
+        raise ToolError(f"the folder {target.path.parent} does not exist; create it first with create_folder",
+                        kind=ErrorKind.BUSINESS)
+
+
+def _text_diff(path: str, data: bytes, *, removed: bool) -> tuple[str, bool]:
+    """The whole text going away (or arriving) as a diff, so the person sees what moves;
+    empty for a binary file."""
+    try:
+        text, _fmt = decode(data, path)
+    except BinaryFile:
+        return "", False
+    old, new = (text, "") if removed else ("", text)
+    return cap(unified_diff(old, new, path, created=not removed))
+
+
+def _gone(file: _File) -> FileChange:
+    diff, truncated = _text_diff(str(file.target), file.data, removed=True)
+    return FileChange(path=str(file.target), kind=FileChangeKind.DELETE, before_sha256=sha256(file.data),
+                      after_sha256=None, diff=diff, truncated=truncated)
+
+
+def _made(target: fs.Resolved, data: bytes) -> FileChange:
+    diff, truncated = _text_diff(str(target), data, removed=False)
+    return FileChange(path=str(target), kind=FileChangeKind.CREATE, before_sha256=None,
+                      after_sha256=sha256(data), diff=diff, truncated=truncated)
+
+
+def _target(file: _File | fs.Resolved, role: str) -> Target:
+    path = file.target if isinstance(file, _File) else file
+    warnings = file.warnings if isinstance(file, _File) else protection_warnings(path)
+    return Target(kind="path", value=str(path), detail="; ".join((role, *warnings)))
+
+
+class _PathTool(BuiltinTool):
+    risk_level = RiskLevel.WRITE
+    capabilities = frozenset({"files.write"})
+    timeout_seconds = 60.0
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        """What the call would do (the preview) and what ``apply`` needs to do it."""
+        raise NotImplementedError
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        raise NotImplementedError
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        require_writable(ctx, self.name)
+        return self.plan(params, ctx)[0]
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        require_writable(ctx, self.name)
+        preview, plan = self.plan(params, ctx)
+        if ctx.preview is not None and _shown(ctx.preview) != _shown(preview):
+            raise ChangedSincePreview(", ".join(t.value for t in preview.targets))
+        protected = [t for t in preview.targets if PROTECTED in t.detail]
+        approved = {(t.value, t.detail) for t in approved_protected_targets(ctx, "path")}
+        for t in protected:
+            if (t.value, t.detail) not in approved:
+                raise ToolError(f"{t.value} is {t.detail}. This needs your approval of this exact path; "
+                                "nothing was done.", kind=ErrorKind.BUSINESS)
+        ctx.check_cancelled()
+        return self.apply(plan, ctx)
+
+
+def _shown(preview: ToolPreview) -> tuple[Any, ...]:
+    return (tuple((t.value, t.detail) for t in preview.targets),
+            tuple((c.path, c.kind, c.before_sha256, c.after_sha256) for c in preview.file_changes))
+
+
+def _still(file: _File) -> None:
+    """Right before acting: the file still holds what was previewed."""
+    if _read(file.target, "source").data != file.data:
+        raise ChangedSincePreview(file.target)
+
+
+def _source_and_destination(params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[_File, fs.Resolved]:
+    # Both arguments are checked before the file system is touched.
+    source = get_str(params, "source", max_len=fs.MAX_PATH_CHARS)
+    destination = get_str(params, "destination", max_len=fs.MAX_PATH_CHARS)
+    src = entries.entry(source, ctx.write_roots, what="source")
+    dst = entries.entry(destination, ctx.write_roots, what="destination")
+    return _read(src, "source"), dst
+
+
+class MovePath(_PathTool):
+    name = "move_path"
+    description = ("Move or rename a file inside the workspace. The destination must not exist "
+                   "(nothing is replaced); its folder must exist. Symbolic links and folders are refused.")
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"source": {**_PATH_SCHEMA, "description": "The file to move."},
+                       "destination": {**_PATH_SCHEMA, "description": "Its new path (not an existing file)."}},
+        "required": ["source", "destination"],
+        "additionalProperties": False,
+    }
+    title = N_("Move or rename")
+    catalog_description = N_("Moves or renames a file in your workspace; never replaces an existing file.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src, dst = _source_and_destination(params, ctx)
+        _require_absent(dst, "destination")
+        preview = ToolPreview(targets=(_target(src, "move from"), _target(dst, "move to")),
+                              file_changes=(_gone(src), _made(dst, src.data)),
+                              summary=_("Move {source} to {destination}").format(source=src.target, destination=dst))
+        return preview, (src, dst, preview.file_changes)
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        src, dst, changes = plan
+        _still(src)
+        src_dir, src_name = fs.open_parent(src.target)
+        try:
+            dst_dir, dst_name = fs.open_parent(dst)
+            try:
+                entries.rename_noreplace(src_dir, src_name, dst_dir, dst_name)
+            except FileExistsError as exc:
+                raise ToolError(f"{dst} appeared meanwhile; nothing was moved", kind=ErrorKind.BUSINESS) from exc
+            except OSError as exc:
+                if exc.errno == errno.EXDEV:
+                    raise ToolError(f"{src.target} and {dst} are on different file systems; use copy_path "
+                                    "then delete_path. Nothing was moved.", kind=ErrorKind.BUSINESS) from exc
+                raise fs.os_error(exc, src.target, "move") from exc
+            finally:
+                os.close(dst_dir)
+        finally:
+            os.close(src_dir)
+        ctx.host.file_mutated(str(src.target))
+        ctx.host.file_mutated(str(dst))
+        return ToolResult.ok(f"Moved {src.target} to {dst}.", metadata={"source": str(src.target),
+                             "destination": str(dst)}, file_changes=changes)
+
+
+class CopyPath(_PathTool):
+    name = "copy_path"
+    description = ("Copy a file inside the workspace (content and permissions). The destination must not "
+                   "exist; its folder must exist. Symbolic links and folders are refused.")
+    parameters: ClassVar[dict[str, Any]] = MovePath.parameters | {
+        "properties": {"source": {**_PATH_SCHEMA, "description": "The file to copy."},
+                       "destination": {**_PATH_SCHEMA, "description": "The new file's path."}},
+    }
+    title = N_("Copy file")
+    catalog_description = N_("Copies a file in your workspace; never replaces an existing file.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src, dst = _source_and_destination(params, ctx)
+        _require_absent(dst, "destination")
+        preview = ToolPreview(targets=(_target(src, "copy from"), _target(dst, "copy to")),
+                              file_changes=(_made(dst, src.data),),
+                              summary=_("Copy {source} to {destination}").format(source=src.target, destination=dst))
+        return preview, (src, dst, preview.file_changes)
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        src, dst, changes = plan
+        _still(src)
+        atomic_write(dst, src.data, expect_sha256=ABSENT, check_cancelled=ctx.check_cancelled,
+                     limit=MAX_FILE_BYTES, mode=src.mode)
+        ctx.host.file_mutated(str(dst))
+        return ToolResult.ok(f"Copied {src.target} to {dst} ({len(src.data)} bytes).",
+                             metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
+
+
+class DeletePath(_PathTool):
+    name = "delete_path"
+    description = ("Delete a file inside the workspace. It is moved to Echo Desk's trash (the person can "
+                   "restore it), never erased. Symbolic links and folders are refused.")
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"path": {**_PATH_SCHEMA, "description": "The file to delete."}},
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    title = N_("Delete file")
+    catalog_description = N_("Moves a file of your workspace to Echo Desk's trash, from where Revert restores it.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src = _read(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
+                                  what="path"), "path")
+        preview = ToolPreview(targets=(_target(src, "delete (to Echo Desk's trash)"),),
+                              file_changes=(_gone(src),),
+                              summary=_("Delete {path} (to Echo Desk's trash)").format(path=src.target))
+        return preview, (src, preview.file_changes)
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        src, changes = plan
+        _still(src)
+        trash = entries.trash_dir()
+        src_dir, name = fs.open_parent(src.target)
+        trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            try:
+                entries.rename_noreplace(src_dir, name, trash_fd, name)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise fs.os_error(exc, src.target, "move to the trash") from exc
+                # Another file system: the trash gets a durable copy before the name goes.
+                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=src.mode)
+                _still(src)
+                os.unlink(name, dir_fd=src_dir)
+            with contextlib.suppress(OSError):
+                os.fsync(src_dir)
+        finally:
+            os.close(trash_fd)
+            os.close(src_dir)
+        ctx.host.file_mutated(str(src.target))
+        return ToolResult.ok(f"Deleted {src.target} (moved to Echo Desk's trash: {trash / name}).",
+                             metadata={"path": str(src.target), "trash": str(trash / name)}, file_changes=changes)
+
+
+def _missing(target: fs.Resolved) -> list[str]:
+    """The folders that creating ``target`` makes, outermost first."""
+    missing = []
+    folder = target.path
+    while folder != target.root and not os.path.lexists(folder):
+        missing.append(str(folder))
+        folder = folder.parent
+    if len(missing) > MAX_NEW_FOLDERS:
+        raise ToolError(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
+                        kind=ErrorKind.BUSINESS)
+    return missing[::-1]
+
+
+class CreateFolder(_PathTool):
+    name = "create_folder"
+    description = ("Create a folder inside the workspace, with any missing parent folders. "
+                   "Fails if something already exists at that path.")
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"path": {**_PATH_SCHEMA, "description": "The folder to create."}},
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    title = N_("Create folder")
+    catalog_description = N_("Creates a folder (and missing parent folders) in your workspace.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
+        if os.path.lexists(target.path):
+            raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
+        _missing(target)
+        preview = ToolPreview(targets=(_target(target, "new folder"),),
+                              summary=_("Create the folder {path}").format(path=target))
+        return preview, target
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        target = plan
+        missing = _missing(target)
+        try:
+            os.close(fs.open_dir(target.root, target.parts, create=True))
+        except OSError as exc:
+            raise fs.os_error(exc, target, "create") from exc
+        ctx.host.file_mutated(str(target))
+        return ToolResult.ok(f"Created the folder {target}.", metadata={"path": str(target), CREATED_FOLDERS: missing})

@@ -1,0 +1,159 @@
+"""Keeps what every file held before a tool changed it, so the change can be undone.
+
+The dispatcher calls ``before`` once the call is approved (reading each file the preview
+names) and ``after`` with the result. Contents are stored as blobs; a file over the size cap
+is recorded as "not restorable". A failure here is logged, never fails the tool call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import os
+import stat
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from echo_desk.store.blobs import BlobStore, sha256
+from echo_desk.store.changes import ChangeRecord, ChangeStore
+from echo_desk.tools import FileChange, FileChangeKind, ToolExecutionContext, ToolResult
+
+log = logging.getLogger(__name__)
+
+#: ``ToolResult.metadata`` key: folders a call created, outermost first (Revert removes them if empty).
+CREATED_FOLDERS = "created_folders"
+#: ``ChangeRecord.kind`` of a created folder.
+FOLDER_CREATED = "create_folder"
+
+#: The person's turn a tool call belongs to (one message and everything the agent did for it).
+_TURN: contextvars.ContextVar[str] = contextvars.ContextVar("echo_desk_turn", default="")
+
+
+def current_turn() -> str:
+    return _TURN.get()
+
+
+@contextlib.contextmanager
+def turn(turn_id: str | None = None) -> Iterator[str]:
+    """Calls made inside (and in tasks started inside) belong to one turn."""
+    chosen = turn_id or "turn_" + uuid.uuid4().hex[:16]
+    token = _TURN.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _TURN.reset(token)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A file as it was right before the call ran."""
+
+    sha256: str | None  # None: absent
+    mode: int | None
+    restorable: bool
+    why_not: str = ""
+
+
+class UndoJournal:
+    def __init__(self, changes: ChangeStore, blobs: BlobStore, max_file_bytes: Callable[[], int],
+                 keep_seconds: Callable[[], float]) -> None:
+        self.changes = changes
+        self.blobs = blobs
+        self._max_bytes = max_file_bytes
+        self._keep_seconds = keep_seconds
+
+    async def before(self, ctx: ToolExecutionContext) -> dict[str, _Seen]:
+        """The current state of every file the approved preview will change."""
+        paths = [c.path for c in (ctx.preview.file_changes if ctx.preview else ())]
+        if not paths:
+            return {}
+        try:
+            return await asyncio.to_thread(self._snapshot, paths)
+        except Exception:
+            log.exception("undo: could not keep the previous contents of %s", paths)
+            return {}
+
+    async def after(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
+        """Record the files ``result`` reports changed (the tool's own account)."""
+        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS):
+            return
+        try:
+            await asyncio.to_thread(self._record, ctx, result, seen)
+        except Exception:
+            log.exception("undo: could not record the changes of %s", ctx.call_id)
+
+    def _read(self, path: str) -> tuple[bytes | None, os.stat_result | None, str]:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return None, None, ""
+        if not stat.S_ISREG(st.st_mode):
+            return None, st, "not a regular file"
+        if st.st_size > self._max_bytes():
+            return None, st, f"larger than the {self._max_bytes()}-byte limit for undo"
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks), os.fstat(fd), ""
+        finally:
+            os.close(fd)
+
+    def _snapshot(self, paths: list[str]) -> dict[str, _Seen]:
+        seen: dict[str, _Seen] = {}
+        for path in dict.fromkeys(paths):
+            data, st, why = self._read(path)
+            if st is None:
+                seen[path] = _Seen(None, None, True)
+            elif data is None:
+                seen[path] = _Seen("", stat.S_IMODE(st.st_mode), False, why)
+            else:
+                seen[path] = _Seen(self.blobs.put(data), stat.S_IMODE(st.st_mode), True)
+        return seen
+
+    def _record(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
+        now = time.time()
+        records: list[ChangeRecord] = [
+            ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
+                         tool=ctx.tool_name, path=str(folder), kind=FOLDER_CREATED, before_sha256=None,
+                         before_mode=None, after_sha256=None, restorable=True)
+            for folder in result.metadata.get(CREATED_FOLDERS, ()) or ()
+        ]
+        for change in result.file_changes:
+            before = seen.get(change.path)
+            restorable, why = True, ""
+            if before is None:
+                if change.kind is FileChangeKind.CREATE:
+                    before = _Seen(None, None, True)
+                else:
+                    before = _Seen("", None, False, "its previous content was not previewed")
+            if not before.restorable:
+                restorable, why = False, before.why_not
+            elif before.sha256 != change.before_sha256:
+                restorable, why = False, "it changed between the preview and the write"
+            # What the tool wrote is kept for the three-way view only; a revert checks its hash.
+            self._keep_after(change)
+            records.append(ChangeRecord(
+                at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
+                tool=ctx.tool_name, path=change.path, kind=change.kind.value,
+                before_sha256=before.sha256 or None, before_mode=before.mode,
+                after_sha256=change.after_sha256, restorable=restorable, not_restorable_why=why,
+            ))
+        self.changes.add(records)
+
+    def _keep_after(self, change: FileChange) -> None:
+        if change.after_sha256 is None or self.blobs.has(change.after_sha256):
+            return
+        data, _st, _why = self._read(change.path)
+        if data is not None and sha256(data) == change.after_sha256:
+            self.blobs.put(data)
+
+    def prune(self) -> int:
+        """Forget changes past the age limit and remove blobs nothing restorable needs."""
+        self.changes.forget_older_than(time.time() - self._keep_seconds())
+        return self.blobs.prune(self._keep_seconds(), keep=self.changes.live_blobs())

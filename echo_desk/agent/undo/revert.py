@@ -1,0 +1,268 @@
+"""Revert what tools wrote: restore the previous content only if the file is still exactly
+what the tool wrote; otherwise the person chooses between what it was, what the tool wrote
+and what it is now. Nothing is ever overwritten without that check.
+
+Several changes are undone newest first, so a file edited by three calls goes back through
+each state it had. Writes use the file tools' atomic save.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import stat
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from echo_desk.agent.tools.atomic import ABSENT, atomic_write, sha256
+from echo_desk.agent.tools.fs import Resolved
+from echo_desk.agent.undo.journal import FOLDER_CREATED
+from echo_desk.store.blobs import BlobStore
+from echo_desk.store.changes import ChangeRecord, ChangeStore
+from echo_desk.tools import ToolError
+
+#: The file exists but cannot be compared (a folder, a symlink, unreadable).
+UNREADABLE = "unreadable"
+_READ_LIMIT = 1 << 30
+
+
+class Resolution(enum.StrEnum):
+    """The person's answer when a file changed after the tool wrote it."""
+
+    WHAT_IT_WAS = "before"
+    WHAT_THE_TOOL_WROTE = "tool"
+    WHAT_IT_IS_NOW = "current"
+
+
+@dataclass(frozen=True)
+class RevertStep:
+    record: ChangeRecord
+    #: What is on disk when the plan was made: a SHA-256, ``None`` (absent) or ``UNREADABLE``.
+    current_sha256: str | None
+    #: The file is not what the tool left: the person must choose.
+    conflict: bool
+
+    @property
+    def deletes(self) -> bool:
+        """Undoing a creation removes the file."""
+        return self.record.before_sha256 is None
+
+
+@dataclass(frozen=True)
+class RevertPlan:
+    steps: tuple[RevertStep, ...]  # newest first
+    not_restorable: tuple[ChangeRecord, ...] = ()
+    already_reverted: tuple[ChangeRecord, ...] = ()
+
+    @property
+    def conflicts(self) -> tuple[RevertStep, ...]:
+        return tuple(s for s in self.steps if s.conflict)
+
+    @property
+    def paths(self) -> list[str]:
+        return list(dict.fromkeys(s.record.path for s in self.steps))
+
+
+@dataclass
+class RevertReport:
+    reverted: list[ChangeRecord] = field(default_factory=list)
+    #: Changes left as they are, with why (waiting for a choice, kept by choice, changed since).
+    kept: list[tuple[ChangeRecord, str]] = field(default_factory=list)
+    failed: list[tuple[ChangeRecord, str]] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.kept and not self.failed
+
+
+def current_sha256(path: str) -> str | None:
+    """What ``path`` holds now: its hash, ``None`` when absent, ``UNREADABLE`` otherwise."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return UNREADABLE
+    try:
+        return sha256(_read(path))
+    except OSError:
+        return UNREADABLE
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _resolved(path: str) -> Resolved:
+    """``path`` under its nearest existing folder (missing folders are made again on restore)."""
+    target = Path(path)
+    root = target.parent
+    while not root.is_dir() and root != root.parent:
+        root = root.parent
+    return Resolved(target, Path(os.path.realpath(root)))
+
+
+class Reverter:
+    def __init__(self, changes: ChangeStore, blobs: BlobStore) -> None:
+        self.changes = changes
+        self.blobs = blobs
+
+    # -- what to revert -------------------------------------------------------------------
+    def plan_calls(self, call_ids: Iterable[str]) -> RevertPlan:
+        return self.plan(self.changes.for_calls(call_ids))
+
+    def plan_turn(self, conversation_id: str, turn_id: str) -> RevertPlan:
+        return self.plan(self.changes.for_turn(conversation_id, turn_id))
+
+    def plan_turns_of(self, call_ids: Iterable[str]) -> RevertPlan:
+        """Every change of the turn(s) ``call_ids`` were made in (sub-agents' calls included)."""
+        records = self.changes.for_calls(call_ids)
+        found: dict[int, ChangeRecord] = {}
+        for conversation, turn_id in {(r.conversation_id, r.turn_id) for r in records}:
+            if not turn_id:  # made outside a turn (the CLI): only the calls themselves
+                found.update((r.id, r) for r in records if r.conversation_id == conversation and not r.turn_id)
+                continue
+            found.update((r.id, r) for r in self.changes.for_turn(conversation, turn_id))
+        return self.plan(found.values())
+
+    def plan_since(self, conversation_id: str, call_ids: Iterable[str]) -> RevertPlan:
+        """Everything the conversation changed from the first of ``call_ids`` on."""
+        records = self.changes.for_calls(call_ids)
+        if not records:
+            return RevertPlan(())
+        return self.plan(self.changes.since(conversation_id, min(r.id for r in records)))
+
+    def plan(self, records: Iterable[ChangeRecord]) -> RevertPlan:
+        newest_first = sorted(records, key=lambda r: r.id, reverse=True)
+        steps: list[RevertStep] = []
+        not_restorable: list[ChangeRecord] = []
+        reverted: list[ChangeRecord] = []
+        # Each path's state as the earlier (newer) steps will leave it.
+        expected: dict[str, str | None] = {}
+        for record in newest_first:
+            if record.reverted:
+                reverted.append(record)
+                continue
+            if not record.restorable or (record.before_sha256 and not self.blobs.has(record.before_sha256)):
+                not_restorable.append(record)
+                continue
+            if record.kind == FOLDER_CREATED:  # judged when it is its turn: emptied by the steps before
+                steps.append(RevertStep(record, None, conflict=False))
+                continue
+            now = expected[record.path] if record.path in expected else current_sha256(record.path)
+            steps.append(RevertStep(record, now, conflict=now != record.after_sha256))
+            expected[record.path] = record.before_sha256
+        return RevertPlan(tuple(steps), tuple(not_restorable), tuple(reverted))
+
+    def contents(self, step: RevertStep) -> tuple[bytes | None, bytes | None, bytes | None]:
+        """(what it was, what the tool wrote, what it is now); ``None`` for absent or not kept."""
+        record = step.record
+        before = self.blobs.get(record.before_sha256) if record.before_sha256 else None
+        wrote = self.blobs.get(record.after_sha256) if record.after_sha256 else None
+        try:
+            now = _read(record.path) if current_sha256(record.path) not in (None, UNREADABLE) else None
+        except OSError:
+            now = None
+        return before, wrote, now
+
+    # -- doing it -------------------------------------------------------------------------
+    def apply(self, plan: RevertPlan, choices: Mapping[int, Resolution] | None = None) -> RevertReport:
+        """Carry out ``plan``, newest first. A conflicting step runs only with a choice in
+        ``choices`` (keyed by record id), and only if the file is still what was shown."""
+        chosen = choices or {}
+        report = RevertReport()
+        for record in plan.not_restorable:
+            report.kept.append((record, "not restorable: " + (record.not_restorable_why or "content not kept")))
+        for step in plan.steps:
+            record = step.record
+            choice = chosen.get(record.id, Resolution.WHAT_IT_WAS if not step.conflict else None)
+            if choice is None:
+                report.kept.append((record, "changed since the tool wrote it; waiting for your choice"))
+                continue
+            if record.kind == FOLDER_CREATED:
+                self._remove_folder(record, report)
+                continue
+            if choice is Resolution.WHAT_IT_IS_NOW:
+                report.kept.append((record, "kept as it is now, as you chose"))
+                continue
+            # A clean step expects what the tool wrote; a resolved conflict, what was shown.
+            expect = step.current_sha256 if step.conflict else record.after_sha256
+            if expect == UNREADABLE:
+                report.failed.append((record, "it is not a regular file now; nothing was changed"))
+                continue
+            wanted = record.before_sha256 if choice is Resolution.WHAT_IT_WAS else record.after_sha256
+            try:
+                self._put(record, wanted, expect)
+            except ToolError as exc:
+                report.failed.append((record, exc.message))
+                continue
+            if choice is Resolution.WHAT_IT_WAS:
+                self.changes.mark_reverted([record.id], time.time())
+                report.reverted.append(record)
+            else:
+                report.kept.append((record, "restored what the tool wrote, as you chose"))
+        return report
+
+    def _put(self, record: ChangeRecord, wanted: str | None, expect: str | None) -> None:
+        """Make ``record.path`` hold blob ``wanted`` (``None``: absent) if it holds ``expect``."""
+        if wanted == expect:
+            return
+        if wanted is None:
+            self._remove(record.path, expect)
+            return
+        data = self.blobs.get(wanted)
+        if data is None:
+            raise ToolError(f"the content to restore for {record.path} is no longer kept; nothing was changed")
+        mode = record.before_mode if wanted == record.before_sha256 else None
+        atomic_write(_resolved(record.path), data, expect_sha256=expect or ABSENT, create_parents=True,
+                     mode=mode)
+
+    def _remove_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+        try:
+            os.rmdir(record.path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if not os.path.isdir(record.path) or os.path.islink(record.path):
+                report.failed.append((record, "it is not a folder now; nothing was changed"))
+            else:
+                report.kept.append((record, f"the folder is not empty; kept ({exc.strerror})"))
+            return
+        self.changes.mark_reverted([record.id], time.time())
+        report.reverted.append(record)
+
+    @staticmethod
+    def _remove(path: str, expect: str | None) -> None:
+        if expect is None:
+            return
+        parent = os.path.dirname(path)
+        dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            name = os.path.basename(path)
+            with contextlib.suppress(FileNotFoundError):
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode):
+                    raise ToolError(f"{path} is not a regular file now; nothing was removed")
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+                try:
+                    chunks = []
+                    while chunk := os.read(fd, 1 << 20):
+                        chunks.append(chunk)
+                finally:
+                    os.close(fd)
+                if sha256(b"".join(chunks)) != expect:
+                    raise ToolError(f"{path} changed again; nothing was removed")
+                os.unlink(name, dir_fd=dir_fd)
+                os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

@@ -1,0 +1,97 @@
+"""``echo-desk changes``: list what tools wrote and revert it, with the same checks as the chat."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import unicodedata
+from typing import Any
+
+from echo_desk.agent.undo import Resolution, Reverter
+from echo_desk.agent.undo.revert import UNREADABLE, RevertReport
+from echo_desk.runtime import Runtime
+from echo_desk.store.changes import ChangeRecord
+
+#: Exit status when a file changed after the tool wrote it and no ``--choose`` was given.
+EXIT_NEEDS_CHOICE = 3
+
+
+def add_parser(sub: Any) -> None:
+    changes = sub.add_parser("changes", help="files tools wrote, and reverting them")
+    changes_sub = changes.add_subparsers(dest="changes_command", required=True)
+    listing = changes_sub.add_parser("list", help="every recorded file change, newest first")
+    listing.add_argument("--conversation", default=None, help="only this conversation's changes")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    revert = changes_sub.add_parser("revert", help="restore what a call's files held before it")
+    revert.add_argument("call_id")
+    revert.add_argument(
+        "--choose", choices=[r.value for r in Resolution], default=None,
+        help="for a file changed since the tool wrote it: restore what it was (before), what the "
+             "tool wrote (tool), or keep what it is now (current). Without it such a file is left alone.")
+
+
+def _shown(text: str) -> str:
+    """A path as plain text with control, bidi and invisible characters made visible."""
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
+                   for c in text)
+
+
+def _row(r: ChangeRecord) -> dict[str, Any]:
+    return {
+        "call_id": r.call_id, "conversation_id": r.conversation_id, "turn_id": r.turn_id, "tool": r.tool,
+        "path": r.path, "kind": r.kind, "at": r.at, "restorable": r.restorable,
+        "not_restorable_why": r.not_restorable_why, "reverted": r.reverted,
+    }
+
+
+def run_changes(runtime: Runtime, args: argparse.Namespace) -> int:
+    if runtime.reverter is None:
+        print("undo is not available", file=sys.stderr)
+        return 1
+    if args.changes_command == "list":
+        return _list(runtime.reverter, args.conversation, as_json=args.json)
+    return _revert(runtime.reverter, args.call_id, Resolution(args.choose) if args.choose else None)
+
+
+def _list(reverter: Reverter, conversation: str | None, *, as_json: bool) -> int:
+    records = reverter.changes.listing(conversation)
+    if as_json:
+        print(json.dumps([_row(r) for r in records], indent=2, ensure_ascii=False))
+        return 0
+    print(f"{'WHEN':<19} {'CALL':<29} {'TOOL':<12} {'KIND':<7} {'STATE':<15} PATH")
+    for r in records:
+        when = datetime.datetime.fromtimestamp(r.at).strftime("%Y-%m-%d %H:%M:%S")
+        state = "reverted" if r.reverted else "restorable" if r.restorable else "not restorable"
+        print(f"{when:<19} {_shown(r.call_id):<29} {_shown(r.tool):<12} {r.kind:<7} {state:<15} {_shown(r.path)}")
+    return 0
+
+
+def _revert(reverter: Reverter, call_id: str, choice: Resolution | None) -> int:
+    plan = reverter.plan_calls([call_id])
+    if not plan.steps and not plan.not_restorable:
+        done = "already reverted" if plan.already_reverted else "no recorded file changes"
+        print(f"{_shown(call_id)}: {done}; nothing to do", file=sys.stderr)
+        return 0 if plan.already_reverted else 1
+    for step in plan.conflicts:
+        now = {None: "absent", UNREADABLE: "not a regular file"}.get(step.current_sha256, step.current_sha256)
+        print(f"changed since the tool wrote it: {_shown(step.record.path)}\n"
+              f"  what it was:         {step.record.before_sha256 or 'absent'}\n"
+              f"  what the tool wrote: {step.record.after_sha256 or 'absent'}\n"
+              f"  what it is now:      {now}")
+    choices = {s.record.id: choice for s in plan.conflicts} if choice else {}
+    report = reverter.apply(plan, choices)
+    _print_report(report)
+    if report.failed:
+        return 1
+    return EXIT_NEEDS_CHOICE if plan.conflicts and choice is None else 0
+
+
+def _print_report(report: RevertReport) -> None:
+    for r in report.reverted:
+        print(f"reverted: {_shown(r.path)}")
+    for r, why in report.kept:
+        print(f"left alone: {_shown(r.path)} ({why})")
+    for r, why in report.failed:
+        print(f"failed: {_shown(r.path)} ({_shown(why)})", file=sys.stderr)

@@ -1,0 +1,174 @@
+"""The change log: every file a tool wrote, with what it held before and after (SQLite).
+
+One row per file per call, keyed by call id, conversation and turn. The contents live in the
+``BlobStore`` under their SHA-256; a row whose previous content was over the size cap (or was
+pruned) is kept as "not restorable" so the person is told instead of guessing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    conversation_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    before_sha256 TEXT,
+    before_mode INTEGER,
+    after_sha256 TEXT,
+    restorable INTEGER NOT NULL,
+    not_restorable_why TEXT NOT NULL DEFAULT '',
+    reverted_at REAL,
+    revert_told INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS changes_by_call ON changes(call_id);
+CREATE INDEX IF NOT EXISTS changes_by_conversation ON changes(conversation_id, id);
+"""
+
+_COLUMNS = ("id, at, conversation_id, turn_id, call_id, tool, path, kind, before_sha256, before_mode, "
+            "after_sha256, restorable, not_restorable_why, reverted_at")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeRecord:
+    """One file one call changed. ``before_sha256 is None``: the file did not exist before;
+    ``after_sha256 is None``: the call removed it (deleted or moved away)."""
+
+    id: int = 0
+    at: float
+    conversation_id: str
+    turn_id: str = ""
+    call_id: str
+    tool: str
+    path: str
+    kind: str
+    before_sha256: str | None
+    before_mode: int | None
+    after_sha256: str | None
+    restorable: bool
+    not_restorable_why: str = ""
+    reverted_at: float | None = None
+
+    @property
+    def reverted(self) -> bool:
+        return self.reverted_at is not None
+
+
+def _record(row: tuple[Any, ...]) -> ChangeRecord:
+    (rid, at, conv, turn, call, tool, path, kind, before, mode, after, restorable, why, reverted) = row
+    return ChangeRecord(
+        id=int(rid), at=float(at), conversation_id=str(conv), turn_id=str(turn), call_id=str(call),
+        tool=str(tool), path=str(path), kind=str(kind),
+        before_sha256=before if isinstance(before, str) else None,
+        before_mode=mode if isinstance(mode, int) else None,
+        after_sha256=after if isinstance(after, str) else None,
+        restorable=bool(restorable), not_restorable_why=str(why),
+        reverted_at=float(reverted) if reverted is not None else None,
+    )
+
+
+class ChangeStore:
+    """Thread-safe: the dispatcher records from the event loop, the UI and CLI revert."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # Created private: the log names every file the agent touched.
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.executescript(_SCHEMA)
+
+    def add(self, records: Iterable[ChangeRecord]) -> list[int]:
+        ids: list[int] = []
+        with self._lock:
+            self._conn.execute("BEGIN")
+            for r in records:
+                cur = self._conn.execute(
+                    "INSERT INTO changes (at, conversation_id, turn_id, call_id, tool, path, kind, before_sha256,"
+                    " before_mode, after_sha256, restorable, not_restorable_why) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (r.at, r.conversation_id, r.turn_id, r.call_id, r.tool, r.path, r.kind, r.before_sha256,
+                     r.before_mode, r.after_sha256, int(r.restorable), r.not_restorable_why),
+                )
+                ids.append(int(cur.lastrowid or 0))
+            self._conn.execute("COMMIT")
+        return ids
+
+    def _select(self, where: str, args: tuple[object, ...]) -> list[ChangeRecord]:
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM changes {where}", args).fetchall()
+        return [_record(r) for r in rows]
+
+    def for_call(self, call_id: str) -> list[ChangeRecord]:
+        return self._select("WHERE call_id = ? ORDER BY id", (call_id,))
+
+    def for_calls(self, call_ids: Iterable[str]) -> list[ChangeRecord]:
+        ids = list(dict.fromkeys(call_ids))
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return self._select(f"WHERE call_id IN ({marks}) ORDER BY id", tuple(ids))
+
+    def for_turn(self, conversation_id: str, turn_id: str) -> list[ChangeRecord]:
+        return self._select("WHERE conversation_id = ? AND turn_id = ? ORDER BY id", (conversation_id, turn_id))
+
+    def since(self, conversation_id: str, first_id: int) -> list[ChangeRecord]:
+        """Every change of the conversation from record ``first_id`` on (oldest first)."""
+        return self._select("WHERE conversation_id = ? AND id >= ? ORDER BY id", (conversation_id, first_id))
+
+    def listing(self, conversation_id: str | None = None, limit: int = 1000) -> list[ChangeRecord]:
+        if conversation_id:
+            return self._select("WHERE conversation_id = ? ORDER BY id DESC LIMIT ?", (conversation_id, limit))
+        return self._select("ORDER BY id DESC LIMIT ?", (limit,))
+
+    def mark_reverted(self, ids: Iterable[int], at: float | None = None) -> None:
+        stamp = at if at is not None else time.time()
+        with self._lock:
+            self._conn.executemany("UPDATE changes SET reverted_at = ?, revert_told = 0 WHERE id = ?",
+                                   [(stamp, i) for i in ids])
+
+    def take_untold_reverts(self, conversation_id: str) -> list[ChangeRecord]:
+        """Reverted changes the model of ``conversation_id`` was not told about yet; marks them told."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            rows = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM changes WHERE conversation_id = ? AND reverted_at IS NOT NULL"
+                " AND revert_told = 0 ORDER BY id", (conversation_id,)).fetchall()
+            self._conn.execute("UPDATE changes SET revert_told = 1 WHERE conversation_id = ? AND "
+                               "reverted_at IS NOT NULL AND revert_told = 0", (conversation_id,))
+            self._conn.execute("COMMIT")
+        return [_record(r) for r in rows]
+
+    def live_blobs(self) -> set[str]:
+        """Every blob a restorable change may still need."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT before_sha256, after_sha256 FROM changes WHERE restorable = 1").fetchall()
+        return {d for row in rows for d in row if d}
+
+    def forget_older_than(self, cutoff: float) -> int:
+        """Mark changes recorded before ``cutoff`` as no longer restorable (their blobs may go)."""
+        with self._lock:
+            cur = self._conn.execute(
+                "UPDATE changes SET restorable = 0, not_restorable_why = 'older than the age limit' "
+                "WHERE at < ? AND restorable = 1", (cutoff,))
+        return cur.rowcount
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,131 @@
+"""Revert in the chat: the card's Revert link, the three-way choice when the file changed
+since, and the one confirmation for a turn. Real tools, real files, real widgets offscreen."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.agent.undo import Resolution
+from echo_desk.runtime import Runtime
+from echo_desk.ui.revert_dialog import ConfirmRevertDialog, ConflictDialog
+from echo_desk.ui.revert_flow import RevertFlow
+from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.transcript_view import REVERT_ANCHOR, TranscriptView
+
+
+def _write(runtime: Runtime, scope: Scope, cid: str, path: str, content: str):
+    call = ToolCall(id=cid, name="write_file", arguments=json.dumps({"path": path, "content": content}))
+    envelope = asyncio.new_event_loop().run_until_complete(
+        runtime.dispatcher.execute_tool(call, scope, ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)))
+    assert envelope.ok, envelope.error
+    return call, envelope
+
+
+@pytest.fixture
+def chat(qtbot, builtin_runtime: Runtime):
+    model = TranscriptModel()
+    view = TranscriptView()
+    view.setModel(model)
+    view.resize(760, 560)
+    qtbot.addWidget(view)
+    view.show()
+    flow = RevertFlow(lambda: builtin_runtime.reverter, model, view)
+    view.revert_call.connect(flow.revert_call)
+    view.revert_turn.connect(flow.revert_turn)
+    return view, model, flow
+
+
+def _show_card(model: TranscriptModel, call: ToolCall, envelope) -> None:
+    model.add_tool_call(call.id, call.name, call.arguments)
+    model.set_tool_result(call.id, envelope)
+    model.flush()
+
+
+def _click_revert(qtbot, view: TranscriptView, row: int) -> None:
+    view.doItemsLayout()
+    index = view.model().index(row, 0)
+    rect = view.visualRect(index)
+    for y in range(rect.top(), rect.bottom(), 2):
+        for x in range(rect.left() + 10, rect.left() + 90, 4):
+            if view.anchor_at(index, QPoint(x, y)) == REVERT_ANCHOR:
+                qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+                return
+    raise AssertionError("no Revert link on the card")
+
+
+def test_revert_after_an_outside_change_never_overwrites_without_a_choice(
+        qtbot, chat, builtin_runtime: Runtime, scope: Scope, workspace: Path) -> None:
+    view, model, flow = chat
+    target = workspace / "a.txt"
+    target.write_text("one\n")
+    call, envelope = _write(builtin_runtime, scope, "c1", "a.txt", "two\n")
+    _show_card(model, call, envelope)
+    target.write_text("three\n")  # someone else edits the file after the agent
+
+    _click_revert(qtbot, view, 0)
+    qtbot.waitUntil(lambda: isinstance(flow.dialog, ConflictDialog) and flow.dialog.isVisible(), timeout=5000)
+    dialog = flow.dialog
+    assert isinstance(dialog, ConflictDialog)
+    assert [dialog.panes[r].toPlainText() for r in Resolution] == ["one\n", "two\n", "three\n"]
+    assert target.read_text() == "three\n"  # asking wrote nothing
+    dialog.reject()  # closing the dialog keeps the file as it is now
+    qtbot.waitUntil(lambda: flow.dialog is None, timeout=5000)
+    assert target.read_text() == "three\n" and not model.items()[0].reverted
+    assert "Not reverted" in model.items()[-1].text
+
+    _click_revert(qtbot, view, 0)
+    qtbot.waitUntil(lambda: isinstance(flow.dialog, ConflictDialog) and flow.dialog.isVisible(), timeout=5000)
+    target.write_text("four\n")  # it changes again while the person looks: their choice is not applied
+    qtbot.mouseClick(flow.dialog.buttons[Resolution.WHAT_IT_WAS], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: flow.dialog is None, timeout=5000)
+    assert target.read_text() == "four\n"
+
+    target.write_text("two\n")  # as the tool left it: Revert needs no choice
+    _click_revert(qtbot, view, 0)
+    qtbot.waitUntil(lambda: model.items()[0].reverted, timeout=5000)
+    assert target.read_text() == "one\n"
+
+
+def test_revert_this_turn_confirms_once_with_every_file(qtbot, chat, builtin_runtime: Runtime, scope: Scope,
+                                                        workspace: Path) -> None:
+    view, model, flow = chat
+    (workspace / "b.txt").write_text("b\n")
+    model.add_user("change both")
+    from echo_desk.agent.undo import turn
+
+    with turn("t1"):
+        for cid, name in (("c1", "b.txt"), ("c2", "new.txt")):
+            _show_card(model, *_write(builtin_runtime, scope, cid, name, "agent\n"))
+    view.revert_turn.emit(0)
+    qtbot.waitUntil(lambda: isinstance(flow.dialog, ConfirmRevertDialog), timeout=5000)
+    dialog = flow.dialog
+    assert isinstance(dialog, ConfirmRevertDialog)
+    listed = [dialog.files.item(i).text() for i in range(dialog.files.count())]
+    assert len(listed) == 2 and str(workspace / "new.txt") in listed[0] and str(workspace / "b.txt") in listed[1]
+    assert (workspace / "b.txt").read_text() == "agent\n"  # nothing before the confirmation
+    qtbot.mouseClick(dialog.revert_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: all(i.reverted for i in model.items()[1:3]), timeout=5000)
+    assert (workspace / "b.txt").read_text() == "b\n" and not (workspace / "new.txt").exists()
+
+
+def test_reopened_conversation_shows_reverted_cards(qtbot, chat, builtin_runtime: Runtime, scope: Scope,
+                                                    workspace: Path) -> None:
+    _view, model, flow = chat
+    (workspace / "r.txt").write_text("r\n")
+    call, envelope = _write(builtin_runtime, scope, "c1", "r.txt", "agent\n")
+    _show_card(model, call, envelope)
+    assert builtin_runtime.reverter is not None
+    assert builtin_runtime.reverter.apply(builtin_runtime.reverter.plan_calls(["c1"])).complete
+    model.clear()  # as when the conversation is opened again from the store
+    _show_card(model, call, envelope)
+    assert not model.items()[0].reverted
+    flow.mark_reverted_cards()
+    assert model.items()[0].reverted
