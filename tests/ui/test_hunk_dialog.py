@@ -33,6 +33,12 @@ class DialogHost(ScriptedHost):
         self.qtbot.addWidget(dialog)  # type: ignore[attr-defined]
         dialog.show()
         self.dialogs.append(dialog)
+        # Allow works once every diff line, target and argument was in front of the person: the
+        # person scrolls the (long, one-line JSON) arguments to their end.
+        for box in (dialog.targets, dialog.arguments):
+            self.qtbot.waitUntil(lambda box=box: box.is_loaded or box.verticalScrollBar().maximum() > 0)  # type: ignore[attr-defined]
+            box.verticalScrollBar().setValue(box.verticalScrollBar().maximum())
+        self.qtbot.waitUntil(dialog.allow_once.isEnabled)  # type: ignore[attr-defined]
         self.act(dialog)  # type: ignore[operator]
         assert dialog.decision is not None
         return dialog.decision
