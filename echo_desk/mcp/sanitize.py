@@ -69,6 +69,11 @@ def strip_hidden_deep(value: Any, found: list[str]) -> Any:
     return value
 
 
+def server_prefix(server: str) -> str:
+    """How the registry names of ``server``'s tools begin (unless shortened with a hash)."""
+    return f"{_NAME_BAD.sub('_', server)}__"
+
+
 def registry_name(server: str, tool: str, taken: set[str]) -> str:
     """``server__tool`` made provider-safe, at most 64 characters and unique within ``taken``."""
     base = f"{_NAME_BAD.sub('_', server)}__{_NAME_BAD.sub('_', tool)}"
