@@ -43,8 +43,9 @@ def run(tree: Path, home: Path, argv: list[str]) -> tuple[float, str]:
     env = {**os.environ, "PYTHONPATH": str(tree), "ECHO_DESK_CONFIG_DIR": str(home / "cfg"),
            "ECHO_DESK_DATA_DIR": str(home / "data"), "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
     start = time.perf_counter()
+    # cwd=tree: "python -m" puts the working folder first on sys.path.
     out = subprocess.run([sys.executable, "-m", "echo_desk", *argv], env=env, capture_output=True, text=True,
-                         timeout=600, check=False)
+                         timeout=600, check=False, cwd=tree)
     seconds = time.perf_counter() - start
     notes = []
     log = home / "server.log"
