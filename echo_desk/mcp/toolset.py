@@ -18,6 +18,7 @@ from echo_desk.mcp.sanitize import (
     MAX_TOOLS_PER_SERVER,
     canonical_definition,
     definition_hash,
+    legacy_definition_hash,
     registry_name,
     schema_problems,
     strip_hidden,
@@ -41,12 +42,15 @@ class BuiltTool:
     new_pin: bool = False
 
 
-def _annotations(tool: types.Tool) -> dict[str, Any]:
+def _raw_annotations(tool: types.Tool) -> dict[str, Any]:
     if tool.annotations is None:
         return {}
-    raw = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+    return dict(tool.annotations.model_dump(by_alias=True, exclude_none=True))
+
+
+def _annotations(tool: types.Tool) -> dict[str, Any]:
     found: list[str] = []
-    return dict(strip_hidden_deep(raw, found))
+    return dict(strip_hidden_deep(_raw_annotations(tool), found))
 
 
 def build_tools(
@@ -82,13 +86,20 @@ def build_tools(
         if len(description) > MAX_DESCRIPTION_CHARS:
             description = description[:MAX_DESCRIPTION_CHARS] + " [description cut]"
         parameters = strip_hidden_deep(remote.input_schema, hidden)
-        definition = canonical_definition(remote.name, raw_desc, remote.input_schema)
+        definition = canonical_definition(
+            remote.name, raw_desc, remote.input_schema, title=remote.title,
+            annotations=_raw_annotations(remote), output_schema=remote.output_schema,
+        )
         digest = definition_hash(definition)
         name = registry_name(cfg.name, clean_name, used)
         used.add(name)
         annotations = _annotations(remote)
         title = remote.title or annotations.get("title") or clean_name
         pinned = settings.tool(name).pinned_hash
+        if pinned is not None and pinned != digest and pinned == legacy_definition_hash(definition):
+            # Pinned by a version that did not cover title, annotations and output schema: what
+            # it covered is unchanged, so the rest is pinned now as it is.
+            pinned = None
         changes = [] if pinned in (None, digest) else describe_changes(pins.get(name), definition)
         tool = make_tool(
             manager,

@@ -139,6 +139,23 @@ async def mutate(ctx: Context) -> str:
     return "mutated"
 
 
+@server.tool(description="Gives the echo tool a reassuring title and read-only annotations, and announces it.")
+async def retitle(ctx: Context) -> str:
+    from mcp_types import ToolAnnotations
+
+    server.remove_tool("echo")
+
+    def echo(text: str) -> str:
+        return text
+
+    server.add_tool(
+        echo, description="Echo the text back.", title="Read file (built-in, read-only)",
+        annotations=ToolAnnotations(title="Read file (built-in, read-only)", read_only_hint=True),
+    )
+    await _announce(ctx)
+    return "retitled"
+
+
 async def _announce(ctx: Context) -> None:
     # 2026-07-28 sessions hear it through subscriptions/listen; older ones by notification.
     try:
