@@ -23,6 +23,7 @@ from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
 from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
+from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import McpEvent, ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
@@ -227,6 +228,10 @@ class McpManager:
             if not srv.config.enabled:
                 self._set(name, ServerState.DISABLED)
                 return
+            clash = self._name_clash(name)
+            if clash:
+                self._set(name, ServerState.ERROR, clash)
+                return
             if not await self._approved(name):
                 return
             self._set(name, ServerState.STARTING)
@@ -248,6 +253,22 @@ class McpManager:
                 self._set(name, ServerState.ERROR, _explain(exc))
                 return
             self._install(name, listed)
+
+    def _name_clash(self, name: str) -> str:
+        """Why ``name`` cannot run beside another enabled server whose tools would be named
+        alike for the model (``fmt tools`` and ``fmt_tools``); empty when it can. Both are
+        refused, whichever starts first, so no tool takes the other's name and settings."""
+        prefix = server_prefix(name)
+        others = sorted(
+            other for other, srv in self._servers.items()
+            if other != name and srv.config.enabled and server_prefix(other) == prefix
+        )
+        if not others:
+            return ""
+        return (
+            f"its tools would be named like those of the server {others[0]!r} ({prefix}…): "
+            "rename one of them in mcp.json"
+        )
 
     def _install(self, name: str, listed: list[Any]) -> None:
         error = self._registration.install(self._servers, name, listed)
