@@ -14,7 +14,14 @@ from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.visible_text import visible, visible_json
-from echo_desk.mcp.cli import add_mcp_parser, run_mcp_command
+from echo_desk.mcp.cli import (
+    CLI_HANDSHAKE_TIMEOUT,
+    add_mcp_parser,
+    report_failed_servers,
+    run_mcp_command,
+    servers_for_call,
+)
+from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
 from echo_desk.terminal_host import TerminalHost
@@ -81,9 +88,14 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
         from echo_desk.cli_changes import run_changes
 
         return run_changes(runtime, args)
-    if not args.no_mcp:
+    servers = _servers_needed(runtime, args)
+    if servers is None or servers:
         # No window to keep responsive: the sessions share this loop (fewer thread hops per call).
-        await runtime.attach_mcp(TerminalHost(auto=ApprovalChoice.DENY), own_thread=False)
+        manager = await runtime.attach_mcp(
+            TerminalHost(auto=ApprovalChoice.DENY), own_thread=False, only=servers,
+            handshake_timeout=CLI_HANDSHAKE_TIMEOUT,
+        )
+        report_failed_servers(manager)
     try:
         if args.command == "tools" and args.tools_command == "list":
             return _tools_list(runtime, as_json=args.json)
@@ -102,6 +114,24 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
         return None
     finally:
         await runtime.close_mcp()
+
+
+def _servers_needed(runtime: Runtime, args: argparse.Namespace) -> list[str] | None:
+    """Which MCP servers the command needs started: ``None`` all, ``[]`` none.
+
+    ``call`` of a built-in or plugin tool needs none, and of an MCP tool only its server: a
+    server that hangs must not delay commands that do not use it."""
+    if args.no_mcp:
+        return []
+    if args.command != "call":
+        return None  # listing tools and chatting show every server's tools
+    if runtime.registry.get(args.name) is not None:
+        return []
+    try:
+        names = list(load_config())
+    except ConfigError:
+        return None  # attaching reports the broken mcp.json
+    return servers_for_call(args.name, names)
 
 
 def _run_gui(argv: list[str]) -> int:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
@@ -124,17 +124,20 @@ class Runtime:
         return tool_standing(entry, self.settings.current, rules)
 
     async def attach_mcp(
-        self, host: ToolHost | None = None, *, wait: bool = True, own_thread: bool = True
+        self, host: ToolHost | None = None, *, wait: bool = True, own_thread: bool = True, **options: Any
     ) -> McpManager:
         """Start the MCP servers of mcp.json and register their tools (``mcp:<server>``).
 
         ``host`` answers elicitations and, if it has ``approve_server_start``, first starts.
         ``own_thread=False`` keeps the sessions on the calling loop (headless use).
+        ``options`` go to ``echo_desk.mcp.attach_mcp`` (``only``, ``handshake_timeout``).
         """
         from echo_desk.mcp import attach_mcp
 
         if self.mcp is None:
-            self.mcp = await attach_mcp(self.registry, self.settings, host, wait=wait, own_thread=own_thread)
+            self.mcp = await attach_mcp(
+                self.registry, self.settings, host, wait=wait, own_thread=own_thread, **options
+            )
         return self.mcp
 
     async def close_mcp(self) -> None:

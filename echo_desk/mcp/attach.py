@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 
+from echo_desk.mcp.connection import CONNECT_TIMEOUT
 from echo_desk.mcp.manager import McpManager, RegistryLike
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import ToolHost
@@ -16,6 +18,8 @@ async def attach_mcp(
     *,
     wait: bool = True,
     own_thread: bool = True,
+    only: Collection[str] | None = None,
+    handshake_timeout: float = CONNECT_TIMEOUT,
 ) -> McpManager:
     """Load ``mcp.json``, start the enabled and approved servers, register their tools.
 
@@ -25,12 +29,16 @@ async def attach_mcp(
     With ``wait=False`` the servers start in the background (the app); the CLI waits.
     ``own_thread=False`` keeps the sessions on the calling loop (the CLI: nothing to keep
     responsive, and each call saves two thread hops); the app gives them their own thread.
+    ``only`` starts just those servers (the others stay stopped until a call needs them);
+    ``handshake_timeout`` bounds each server's start and first listing.
     Close the returned manager with ``await manager.aclose()`` at shutdown.
     """
     loop = None if own_thread else asyncio.get_running_loop()
-    manager = McpManager(settings_store, registry=registry, host=host, loop=loop)
+    manager = McpManager(
+        settings_store, registry=registry, host=host, loop=loop, handshake_timeout=handshake_timeout
+    )
     if wait:
-        await manager.start_all()
+        await manager.start_all(only)
     else:
         manager.start_in_background()
     return manager

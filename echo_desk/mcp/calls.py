@@ -65,8 +65,11 @@ class CallRouter:
         hosts = self._hosts.setdefault(server, [])
         hosts.append(ctx.host)
         try:
+            # The whole call is under the timeout, turning the answer into text included (it
+            # is capped before anything looks at it, so it cannot outlast the deadline).
             async with asyncio.timeout(timeout):  # no extra task, unlike wait_for on 3.11
                 result = await conn.call_tool(tool, arguments)
+                converted = convert_result(result, server=server, tool=tool)
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:
@@ -83,7 +86,7 @@ class CallRouter:
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: connection lost ({exc or type(exc).__name__})")
         finally:
             hosts.remove(ctx.host)
-        return convert_result(result, server=server, tool=tool)
+        return converted
 
     def elicitation_for(self, server: str) -> ElicitationFnT:
         async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:

@@ -12,6 +12,8 @@ from echo_desk.agent.visible_text import visible, visible_json
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
+from echo_desk.mcp.sanitize import server_prefix
+from echo_desk.mcp.status import ServerState
 
 if TYPE_CHECKING:
     from echo_desk.runtime import Runtime
@@ -39,7 +41,8 @@ def _v(text: object) -> str:
 async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.mcp_command == "import":
         return _import(args)
-    manager = McpManager(runtime.settings, registry=runtime.registry, loop=asyncio.get_running_loop())
+    manager = McpManager(runtime.settings, registry=runtime.registry, loop=asyncio.get_running_loop(),
+                         handshake_timeout=CLI_HANDSHAKE_TIMEOUT)
     try:
         if manager.config_error:
             print(f"mcp.json: {manager.config_error}", file=sys.stderr)
@@ -124,3 +127,23 @@ def _import(args: argparse.Namespace) -> int:
     print(f"written to mcp.json: {_v(', '.join(written)) or 'nothing'}")
     skipped = [i.name for i in preview.items if i.action is ImportAction.SKIP]
     return 1 if skipped and not written else 0
+
+
+#: How long ``echo-desk`` waits for a server's handshake before reporting it as failing
+#: (the app waits longer, in the background: nobody is blocked by it there). Not much less:
+#: a Python server importing its SDK took over 10 s on a busy 2-core machine.
+CLI_HANDSHAKE_TIMEOUT = 20.0
+
+
+def servers_for_call(tool_name: str, server_names: list[str]) -> list[str]:
+    """The servers that may offer ``tool_name`` (by its ``server__`` prefix); all of them if
+    none matches (a long name is shortened with a hash and keeps no full prefix)."""
+    matching = [name for name in server_names if tool_name.startswith(server_prefix(name))]
+    return matching or list(server_names)
+
+
+def report_failed_servers(manager: McpManager) -> None:
+    """One line on stderr per server that could not be started (no traceback)."""
+    for status in manager.statuses():
+        if status.state is ServerState.ERROR:
+            print(f"MCP server {status.name!r} is failing: {status.detail!r}", file=sys.stderr)

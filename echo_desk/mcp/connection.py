@@ -39,6 +39,14 @@ CONNECT_TIMEOUT = 30.0
 MAX_LIST_PAGES = 20
 
 
+class HandshakeTimeout(TimeoutError):
+    """The server did not finish the MCP handshake (``initialize``) in time."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the server did not answer the MCP handshake within {seconds:g} s")
+        self.seconds = seconds
+
+
 class _StderrTail(asyncio.Protocol):
     """Keeps the last lines a child wrote to stderr; calls ``on_eof`` when the pipe closes."""
 
@@ -113,12 +121,19 @@ class ServerConnection:
         info = self._client.server_info if self._client else None
         return f"{info.name} {info.version}" if info else ""
 
-    async def start(self) -> None:
-        """Spawn/connect and finish the handshake; raises with a clear message on failure."""
+    async def start(self, timeout: float = CONNECT_TIMEOUT) -> None:
+        """Spawn/connect and finish the handshake within ``timeout`` seconds; raises with a
+        clear message on failure (``HandshakeTimeout`` when the server never answered)."""
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # Once start() has given up, the runner may still fail it: that failure is already
+        # reported (here, as a timeout), not "never retrieved" with a traceback on stderr.
+        ready.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._runner = asyncio.create_task(self._run(ready), name=f"mcp:{self.config.name}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), CONNECT_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except TimeoutError:
+            await self.close()
+            raise HandshakeTimeout(timeout) from None
         except BaseException:
             await self.close()
             raise
@@ -193,6 +208,10 @@ class ServerConnection:
         for task in list(self._background):
             task.cancel()
         if self._runner is not None:
+            if self._client is None and not self._runner.done():
+                # Still in the handshake (a server that never answers ``initialize``): nothing
+                # will see ``_stop``; cancelling unwinds the SDK, which ends the process.
+                self._runner.cancel()
             # The SDK bounds its own shutdown (stdin close, SIGTERM, SIGKILL, each ~2 s).
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(self._runner), 15.0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -21,8 +21,9 @@ from echo_desk.i18n import N_
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
-from echo_desk.mcp.connection import ServerConnection
+from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
 from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
+from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import McpEvent, ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
@@ -49,9 +50,11 @@ class McpManager:
         servers: dict[str, ServerConfig] | None = None,
         extra_env: dict[str, str] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        handshake_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         """``loop``: share this (running) loop instead of starting a thread with its own;
-        it must keep running until ``aclose()`` returns."""
+        it must keep running until ``aclose()`` returns. ``handshake_timeout``: how long a
+        server may take to start and answer ``initialize`` and the first tool listing."""
         self.settings_store = settings_store
         self.registry = registry
         self.host = host
@@ -66,6 +69,7 @@ class McpManager:
         for srv in self._servers.values():
             srv.state = ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED
         self._extra_env = extra_env or {}
+        self.handshake_timeout = handshake_timeout
         self._registration = ToolRegistration(self, registry, settings_store)
         self._router = CallRouter(self)
         self._listeners: list[Callable[[McpEvent], None]] = []
@@ -190,11 +194,11 @@ class McpManager:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    async def start_all(self) -> list[ServerStatus]:
-        """Start every enabled server (concurrently); returns their statuses."""
+    async def start_all(self, only: Collection[str] | None = None) -> list[ServerStatus]:
+        """Start every enabled server (or those of ``only``), concurrently; returns the statuses."""
 
         async def run() -> None:
-            names = [n for n, s in self._servers.items() if s.config.enabled]
+            names = [n for n, s in self._servers.items() if s.config.enabled and (only is None or n in only)]
             await asyncio.gather(*(self._start(n) for n in names), return_exceptions=True)
 
         await self._on_loop(run())
@@ -224,6 +228,10 @@ class McpManager:
             if not srv.config.enabled:
                 self._set(name, ServerState.DISABLED)
                 return
+            clash = self._name_clash(name)
+            if clash:
+                self._set(name, ServerState.ERROR, clash)
+                return
             if not await self._approved(name):
                 return
             self._set(name, ServerState.STARTING)
@@ -236,8 +244,8 @@ class McpManager:
             )
             srv.conn = conn
             try:
-                await conn.start()
-                listed = await conn.list_tools()
+                await conn.start(self.handshake_timeout)
+                listed = await asyncio.wait_for(conn.list_tools(), self.handshake_timeout)
             except Exception as exc:
                 await conn.close()
                 srv.stderr = conn.stderr_tail
@@ -245,6 +253,22 @@ class McpManager:
                 self._set(name, ServerState.ERROR, _explain(exc))
                 return
             self._install(name, listed)
+
+    def _name_clash(self, name: str) -> str:
+        """Why ``name`` cannot run beside another enabled server whose tools would be named
+        alike for the model (``fmt tools`` and ``fmt_tools``); empty when it can. Both are
+        refused, whichever starts first, so no tool takes the other's name and settings."""
+        prefix = server_prefix(name)
+        others = sorted(
+            other for other, srv in self._servers.items()
+            if other != name and srv.config.enabled and server_prefix(other) == prefix
+        )
+        if not others:
+            return ""
+        return (
+            f"its tools would be named like those of the server {others[0]!r} ({prefix}…): "
+            "rename one of them in mcp.json"
+        )
 
     def _install(self, name: str, listed: list[Any]) -> None:
         error = self._registration.install(self._servers, name, listed)
@@ -427,6 +451,8 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 def _explain(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(_explain(e) for e in exc.exceptions)
+    if isinstance(exc, HandshakeTimeout):
+        return str(exc)
     if isinstance(exc, TimeoutError):
         return "the server did not answer in time"
     if isinstance(exc, FileNotFoundError):

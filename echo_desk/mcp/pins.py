@@ -17,10 +17,11 @@ from echo_desk.store.settings import write_atomically
 
 PINS_FILE = "mcp-pins.json"
 _SHOWN = 160
+_LABELS = {"title": "title", "annotations": "annotations", "outputSchema": "output schema"}
 
 
 class PinStore:
-    """``registry name -> approved definition`` (name, description, inputSchema)."""
+    """``registry name -> approved definition`` (see ``sanitize.canonical_definition``)."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_dir() / PINS_FILE
@@ -69,6 +70,9 @@ def describe_changes(old: dict[str, Any] | None, new: dict[str, Any]) -> list[st
         rest_new = {k: v for k, v in new_schema.items() if k != "properties"}
         if rest_old != rest_new:
             changes.append(f"schema: {_short(rest_old)} → {_short(rest_new)}")
+    for key in ("title", "annotations", "outputSchema"):
+        if key in old and old.get(key) != new.get(key):  # an older pin did not cover them
+            changes.append(f"{_LABELS[key]}: {_short(old.get(key))!r} → {_short(new.get(key))!r}")
     if old.get("name") != new.get("name"):
         changes.append(f"name: {old.get('name')!r} → {new.get('name')!r}")
     return changes or ["the definition changed"]

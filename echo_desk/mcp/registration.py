@@ -14,7 +14,7 @@ from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.pins import PinStore
 from echo_desk.mcp.status import McpToolInfo, ServerState, ToolFlag
 from echo_desk.mcp.toolset import BuiltTool, build_tools
-from echo_desk.store.settings import Settings, SettingsStore
+from echo_desk.store.settings import Settings, SettingsStore, ToolSettings
 from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class ToolRegistration:
                     srv.problems = [f"tool {item.tool.original_name!r}: {getattr(result, 'message', result)}"]
                     return N_("the registry refused a tool; no tool was added")
         srv.tools = final
-        self._pin([item for item in built if item.new_pin])
+        self._pin([item for item in built if item.new_pin or item.claim])
         return ""
 
     def uninstall(self, srv: ServerRecord) -> None:
@@ -100,19 +100,26 @@ class ToolRegistration:
         srv.tools = {}
 
     def _pin(self, items: list[BuiltTool]) -> None:
-        """Trust on first approval: the definitions seen when the person let the server start."""
+        """Trust on first approval: the definitions seen when the person let the server start.
+
+        Also claims each tool's settings entry for its identity; an entry another tool left
+        under the same registry name (its policy, "Always allow" included) is replaced."""
         if not items:
             return
 
+        def entry(s: Settings, item: BuiltTool) -> ToolSettings:
+            current = ToolSettings() if item.foreign_settings else s.tool(item.tool.name)
+            update: dict[str, Any] = {"owner": item.identity}
+            if item.new_pin:
+                update["pinned_hash"] = item.tool.definition_hash
+            return current.model_copy(update=update)
+
         def change(s: Settings) -> None:
-            updated = {
-                item.tool.name: s.tool(item.tool.name).model_copy(update={"pinned_hash": item.tool.definition_hash})
-                for item in items
-            }
-            s.tools = {**s.tools, **updated}
+            s.tools = {**s.tools, **{item.tool.name: entry(s, item) for item in items}}
 
         for item in items:
-            self._pins.put(item.tool.name, item.definition)
+            if item.new_pin:
+                self._pins.put(item.tool.name, item.definition)
         self._store.update(change)
 
     def approve_change(self, srv: ServerRecord, registry_name: str) -> bool:
@@ -121,7 +128,7 @@ class ToolRegistration:
         if built is None:
             return False
         self._pins.put(registry_name, built.definition)
-        self._store.set_tool(registry_name, pinned_hash=built.tool.definition_hash)
+        self._store.set_tool(registry_name, pinned_hash=built.tool.definition_hash, owner=built.identity)
         built.changes = []
         return True
 

@@ -31,23 +31,80 @@ def _block_text(block: Any) -> str:
     return f"[{getattr(block, 'type', 'unknown')} content]"
 
 
+def _capped_text(parts: list[str], cap: int) -> tuple[str, int]:
+    """The parts joined by newlines, cut at ``cap`` characters, and the full length.
+
+    Only what is kept is ever copied: a 50 MB answer costs as much as a 100 KB one."""
+    total = sum(len(part) for part in parts) + max(len(parts) - 1, 0)
+    kept: list[str] = []
+    room = cap
+    for index, part in enumerate(parts):
+        if index:
+            kept.append("\n")
+            room -= 1
+        if room <= 0:
+            break
+        kept.append(part[:room])
+        room -= len(kept[-1])
+    return "".join(kept)[:cap], total
+
+
+def _structured_json(structured: Any) -> str:
+    try:
+        return json.dumps(structured, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return "[structured content that cannot be shown as JSON]"
+
+
+def _larger_than(value: Any, limit: int) -> bool:
+    """Whether ``value``'s JSON is surely longer than ``limit``, by a walk that stops once it is."""
+    size, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            size += len(item) + 3
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+            size += 2
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+            size += 2
+        else:
+            size += 8
+        if size > limit:
+            return True
+    return False
+
+
 def convert_result(result: types.CallToolResult, *, server: str, tool: str) -> ToolResult:
-    """Text blocks joined; structured content as JSON when there is no text; ``isError`` → business."""
+    """Text blocks joined; structured content as JSON when there is no text; ``isError`` → business.
+
+    The text is capped first (``MAX_OUTPUT_CHARS``) and only what is kept is examined for
+    hidden characters: a server's huge answer must not cost time or memory in proportion to it.
+    """
     parts = [_block_text(block) for block in result.content]
     structured = result.structured_content
-    if structured is not None and not any(isinstance(b, types.TextContent) for b in result.content):
-        parts.append(json.dumps(structured, ensure_ascii=False, default=str))
-    text = "\n".join(parts)
-    # Hidden characters in a result are not stripped (it is data) but they are counted.
-    _clean, hidden = strip_hidden(text)
+    has_text = any(isinstance(b, types.TextContent) for b in result.content)
+    huge_structure = structured is not None and _larger_than(structured, MAX_OUTPUT_CHARS)
+    if structured is not None and not has_text:
+        parts.append(_structured_json(structured))
+    text, total = _capped_text(parts, MAX_OUTPUT_CHARS)
+    # Hidden characters in a result are not stripped (it is data) but they are counted
+    # (every one of them is outside ASCII, so plain ASCII text needs no look).
+    hidden = [] if text.isascii() else strip_hidden(text)[1]
     metadata: dict[str, Any] = {"mcp_server": server, "mcp_tool": tool}
     if hidden:
         metadata["hidden_characters"] = len(hidden)
     if structured is not None:
-        metadata["structured_content"] = structured
-    if len(text) > MAX_OUTPUT_CHARS:
-        metadata["truncated_from_chars"] = len(text)
-        text = text[:MAX_OUTPUT_CHARS] + f"\n[output cut at {MAX_OUTPUT_CHARS} of {len(text)} characters]"
+        # Kept for the UI only while it is about as small as the text the model may see.
+        if huge_structure:
+            metadata["structured_content_dropped"] = True
+        else:
+            metadata["structured_content"] = structured
+    if total > MAX_OUTPUT_CHARS:
+        metadata["truncated_from_chars"] = total
+        text += f"\n[output cut at {MAX_OUTPUT_CHARS} of {total} characters]"
     if result.is_error:
         return ToolResult.fail(ErrorKind.BUSINESS, text or f"{server}/{tool} reported an error", metadata=metadata)
     return ToolResult.ok(text, metadata=metadata)

@@ -70,6 +70,11 @@ def strip_hidden_deep(value: Any, found: list[str]) -> Any:
     return value
 
 
+def server_prefix(server: str) -> str:
+    """How the registry names of ``server``'s tools begin (unless shortened with a hash)."""
+    return f"{_NAME_BAD.sub('_', server)}__"
+
+
 def registry_name(server: str, tool: str, taken: set[str]) -> str:
     """``server__tool`` made provider-safe, at most 64 characters and unique within ``taken``."""
     base = f"{_NAME_BAD.sub('_', server)}__{_NAME_BAD.sub('_', tool)}"
@@ -91,9 +96,35 @@ def schema_problems(schema: Any) -> list[str]:
     return check_tool_schema(schema)
 
 
-def canonical_definition(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The parts of a tool definition the person approves (raw, hidden characters included)."""
-    return {"name": name, "description": description, "inputSchema": schema}
+def canonical_definition(
+    name: str,
+    description: str,
+    schema: dict[str, Any],
+    *,
+    title: str | None = None,
+    annotations: dict[str, Any] | None = None,
+    output_schema: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The parts of a tool definition the person approves (raw, hidden characters included):
+    what the model reads and what the approval dialog shows (title, annotations such as
+    ``readOnlyHint``), and what the tool says it returns."""
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": schema,
+        "title": title,
+        "annotations": annotations or {},
+        "outputSchema": output_schema,
+    }
+
+
+#: The parts a pin covered before titles, annotations and output schemas were pinned too.
+_LEGACY_PINNED = ("name", "description", "inputSchema")
+
+
+def legacy_definition_hash(definition: dict[str, Any]) -> str:
+    """The hash an older Echo Desk pinned for this definition (name, description, input schema)."""
+    return definition_hash({key: definition.get(key) for key in _LEGACY_PINNED})
 
 
 def definition_hash(definition: dict[str, Any]) -> str:

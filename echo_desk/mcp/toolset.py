@@ -18,6 +18,7 @@ from echo_desk.mcp.sanitize import (
     MAX_TOOLS_PER_SERVER,
     canonical_definition,
     definition_hash,
+    legacy_definition_hash,
     registry_name,
     schema_problems,
     strip_hidden,
@@ -39,14 +40,30 @@ class BuiltTool:
     changes: list[str] = field(default_factory=list)
     #: No pin existed: the manager pins this definition (trust on first approval of the server).
     new_pin: bool = False
+    #: Which tool of which server this is (``tool_identity``): what its settings belong to.
+    identity: str = ""
+    #: The settings under this registry name belong to another tool: they are replaced.
+    foreign_settings: bool = False
+    #: The settings under this registry name are not claimed yet (or must be replaced).
+    claim: bool = False
+
+
+def tool_identity(cfg: ServerConfig, tool_name: str) -> str:
+    """One MCP tool's identity: its server's configured name and fingerprint, and its own
+    (original) name. Registry names are made provider-safe and may be shared or swapped
+    (``fmt tools`` and ``fmt_tools``); settings, pins and grants follow this instead."""
+    return f"mcp:{cfg.name}@{cfg.fingerprint()}/{tool_name}"
+
+
+def _raw_annotations(tool: types.Tool) -> dict[str, Any]:
+    if tool.annotations is None:
+        return {}
+    return dict(tool.annotations.model_dump(by_alias=True, exclude_none=True))
 
 
 def _annotations(tool: types.Tool) -> dict[str, Any]:
-    if tool.annotations is None:
-        return {}
-    raw = tool.annotations.model_dump(by_alias=True, exclude_none=True)
     found: list[str] = []
-    return dict(strip_hidden_deep(raw, found))
+    return dict(strip_hidden_deep(_raw_annotations(tool), found))
 
 
 def build_tools(
@@ -82,13 +99,23 @@ def build_tools(
         if len(description) > MAX_DESCRIPTION_CHARS:
             description = description[:MAX_DESCRIPTION_CHARS] + " [description cut]"
         parameters = strip_hidden_deep(remote.input_schema, hidden)
-        definition = canonical_definition(remote.name, raw_desc, remote.input_schema)
+        definition = canonical_definition(
+            remote.name, raw_desc, remote.input_schema, title=remote.title,
+            annotations=_raw_annotations(remote), output_schema=remote.output_schema,
+        )
         digest = definition_hash(definition)
         name = registry_name(cfg.name, clean_name, used)
         used.add(name)
         annotations = _annotations(remote)
         title = remote.title or annotations.get("title") or clean_name
-        pinned = settings.tool(name).pinned_hash
+        identity = tool_identity(cfg, remote.name)
+        entry = settings.tool(name)
+        foreign = entry.owner is not None and entry.owner != identity
+        pinned = None if foreign else entry.pinned_hash
+        if pinned is not None and pinned != digest and pinned == legacy_definition_hash(definition):
+            # Pinned by a version that did not cover title, annotations and output schema: what
+            # it covered is unchanged, so the rest is pinned now as it is.
+            pinned = None
         changes = [] if pinned in (None, digest) else describe_changes(pins.get(name), definition)
         tool = make_tool(
             manager,
@@ -105,7 +132,10 @@ def build_tools(
             risk=RiskLevel.EXEC,
             timeout=cfg.timeout,
         )
-        built.append(BuiltTool(tool=tool, definition=definition, changes=changes, new_pin=pinned is None))
+        built.append(BuiltTool(
+            tool=tool, definition=definition, changes=changes, new_pin=pinned is None, identity=identity,
+            foreign_settings=foreign, claim=entry.owner != identity,
+        ))
     if problems:
         return [], problems
     return built, []

@@ -43,6 +43,11 @@ class ToolSettings(BaseModel):
     risk_override: RiskLevel | None = None
     #: Hash of the definition the person approved (MCP pinning).
     pinned_hash: str | None = None
+    #: For an MCP tool: whose entry this is (server name, its configuration's fingerprint and
+    #: the tool's own name; see ``echo_desk.mcp.toolset.tool_identity``). Another tool that
+    #: ends up with the same registry name does not inherit it. ``None``: not yet claimed
+    #: (entries written before this field existed are claimed by the first tool seen).
+    owner: str | None = None
 
 
 ALL_CAPABILITIES = "*"

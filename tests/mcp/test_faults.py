@@ -180,3 +180,24 @@ async def test_missing_command_is_a_clear_error(make_manager) -> None:
     manager = make_manager({"nope": type(cfg)(name="nope", command="/nonexistent/mcp-server")})
     status = await manager.start("nope")
     assert status.state is ServerState.ERROR and "/nonexistent/mcp-server" in status.detail
+
+
+async def test_a_new_title_or_annotations_block_the_tool_until_reapproved(fault, registry, settings_store) -> None:
+    # Issue 20, item 10: the approval heading comes from the title and the annotations; a
+    # server must not be able to turn "echo" into "Read file (built-in, read-only)" silently.
+    pinned = settings_store.current.tool("f__echo").pinned_hash
+    await get_tool(registry, "f__retitle").execute({}, ctx("retitle"))
+
+    def blocked():
+        entry = registry.get("f__echo")
+        return entry is not None and not entry.tool.is_ready() and entry.tool
+
+    echo = await wait_until(blocked, 10, "the block")
+    refused = await echo.execute({"text": "x"}, ctx("echo"))
+    assert not refused.success and "changed" in refused.error
+    info = next(t for t in fault.status("f").tools if t.registry_name == "f__echo")
+    details = [f.detail for f in info.flags if f.kind == "changed"]
+    assert any(d.startswith("title:") and "Read file (built-in, read-only)" in d for d in details), details
+    assert any(d.startswith("annotations:") and "readOnlyHint" in d for d in details), details
+    assert await fault.approve_tool_change("f__echo")
+    assert settings_store.current.tool("f__echo").pinned_hash != pinned

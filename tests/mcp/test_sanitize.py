@@ -61,3 +61,26 @@ def test_definition_hash_changes_with_description_and_schema_only() -> None:
     assert base == definition_hash(canonical_definition("t", "d", dict(reversed(list(schema.items())))))
     assert base != definition_hash(canonical_definition("t", "d\u200b", schema))
     assert base != definition_hash(canonical_definition("t", "d", {**schema, "required": ["a"]}))
+
+
+def test_the_pin_covers_title_annotations_and_output_schema() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    base = canonical_definition("t", "d", schema, title="Echo", annotations={}, output_schema=None)
+    digest = definition_hash(base)
+    for changed in (
+        {"title": "Read file (built-in, read-only)"},
+        {"annotations": {"readOnlyHint": True}},
+        {"annotations": {"title": "Read file"}},
+        {"outputSchema": {"type": "object"}},
+    ):
+        assert definition_hash({**base, **changed}) != digest, changed
+
+
+def test_a_pin_from_before_titles_were_pinned_is_recognised() -> None:
+    from echo_desk.mcp.sanitize import legacy_definition_hash
+
+    schema = {"type": "object"}
+    old_pin = definition_hash({"name": "t", "description": "d", "inputSchema": schema})
+    now = canonical_definition("t", "d", schema, title="T", annotations={"readOnlyHint": True})
+    assert legacy_definition_hash(now) == old_pin
+    assert legacy_definition_hash(canonical_definition("t", "d2", schema)) != old_pin

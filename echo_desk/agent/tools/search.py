@@ -7,7 +7,6 @@ whatever the ``.gitignore`` files on the way ignore, and stops at a result cap.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -16,40 +15,20 @@ import pathspec
 
 from echo_desk.agent.tools import fs
 from echo_desk.agent.tools.common import BuiltinTool, bad, get_bool, get_int, get_str
-from echo_desk.agent.tools.textcodec import BinaryFile, decode, split_keep
+from echo_desk.agent.tools.patterns import LineSearch, PatternError, compile_glob
+from echo_desk.agent.tools.textcodec import BinaryFile, decode
 from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult
 
 MAX_SCAN_BYTES = 2 * 1024 * 1024
 MAX_LINE_CHARS = 200
 
 
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """``*`` and ``?`` stay inside one folder, ``**`` crosses folders, ``[...]`` is a class."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[" and "]" in pattern[i + 1 :]:
-            end = pattern.index("]", i + 1)
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-            i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+def glob_to_regex(pattern: str) -> Any:
+    """A glob as a linear-time pattern (see ``patterns``); its ``match`` covers the whole name."""
+    try:
+        return compile_glob(pattern)
+    except PatternError as exc:
+        raise bad(str(exc)) from exc
 
 
 def _rel(dirpath: str) -> str:
@@ -68,7 +47,10 @@ class _Ignores:
             data, _ = fs.read_regular(dir_fd, ".gitignore", limit=256 * 1024)
         except (OSError, ToolError):
             return
-        self.specs[rel_dir] = pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", "replace").splitlines())
+        # A workspace's .gitignore is untrusted too: RE2, not backtracking ``re``.
+        self.specs[rel_dir] = pathspec.GitIgnoreSpec.from_lines(
+            data.decode("utf-8", "replace").splitlines(), backend="re2"
+        )
 
     def ignored(self, rel_path: str, is_dir: bool) -> bool:
         parts = rel_path.split("/")
@@ -88,8 +70,9 @@ class SearchFiles(BuiltinTool):
     name = "search_files"
     description = (
         "Search the workspace for files whose name matches a glob (e.g. '*.py', 'src/**/test_*.py') "
-        "and/or whose content matches a Python regular expression. Content matches come back as "
-        "'path:line: text'. Skips .git and files ignored by .gitignore; symbolic links are not followed."
+        "and/or whose content matches a regular expression (RE2 syntax: no backreferences or "
+        "lookaround). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
+        ".gitignore; symbolic links are not followed."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -117,10 +100,10 @@ class SearchFiles(BuiltinTool):
         regex_text = get_str(params, "regex", max_len=1000, required=False)
         if not name_glob and not regex_text:
             raise bad("give 'glob', 'regex' or both")
-        flags = 0 if get_bool(params, "case_sensitive", default=True) else re.IGNORECASE
+        case_sensitive = get_bool(params, "case_sensitive", default=True)
         try:
-            content_re = re.compile(regex_text, flags) if regex_text else None
-        except re.error as exc:
+            content_re = LineSearch(regex_text, case_sensitive=case_sensitive) if regex_text else None
+        except PatternError as exc:
             raise bad(f"'regex' is not a valid regular expression: {exc}") from exc
         name_re = glob_to_regex(name_glob) if name_glob else None
         limit = get_int(params, "max_results", default=100, low=1, high=1000)
@@ -145,6 +128,7 @@ class SearchFiles(BuiltinTool):
                     if d != ".git" and not ignores.ignored(f"{rel_dir}/{d}".lstrip("/"), True)
                 )
                 for fname in sorted(filenames):
+                    ctx.check_cancelled()
                     rel = f"{rel_dir}/{fname}".lstrip("/")
                     if ignores.ignored(rel, False):
                         continue
@@ -169,7 +153,7 @@ class SearchFiles(BuiltinTool):
         return ToolResult.ok(text, metadata={"results": len(results), "complete": complete})
 
     @staticmethod
-    def _grep(dir_fd: int, fname: str, label: str, pattern: re.Pattern[str], results: list[str],
+    def _grep(dir_fd: int, fname: str, label: str, pattern: LineSearch, results: list[str],
               limit: int) -> None:
         try:
             st = os.stat(fname, dir_fd=dir_fd, follow_symlinks=False)
@@ -179,9 +163,8 @@ class SearchFiles(BuiltinTool):
             text, _ = decode(data)
         except (OSError, BinaryFile, ToolError):
             return
-        for number, line in enumerate(split_keep(text), start=1):
-            if pattern.search(line):
-                results.append(f"{label}:{number}: {line.rstrip()[:MAX_LINE_CHARS]}")
-                if len(results) >= limit:
-                    return
+        for number, line in pattern.lines(text):
+            results.append(f"{label}:{number}: {line.rstrip()[:MAX_LINE_CHARS]}")
+            if len(results) >= limit:
+                return
 
