@@ -28,6 +28,9 @@ class ModelProfile:
     # max_tokens bounds a runaway answer: greedy decoding can repeat itself until llama.cpp's
     # context shift lets it go on for ever.
     request_defaults: dict[str, Any] = field(default_factory=lambda: {"cache_prompt": False, "max_tokens": 1024})
+    #: The template reads ``echo_tools`` and calls are bare JSON objects: tool calls are then
+    #: constrained by a grammar (see ``structured``) instead of parsed by the server.
+    structured_calls: bool = False
 
 
 def _qwen_tools() -> ModelProfile:
@@ -37,6 +40,7 @@ def _qwen_tools() -> ModelProfile:
         name="qwen2.5-coder-tools",
         chat_template=bundled_template("chatml_tools.jinja"),
         request_defaults={"cache_prompt": False, "temperature": 0.0, "max_tokens": 1024},
+        structured_calls=True,
     )
 
 
@@ -67,4 +71,5 @@ def get_profile(name: str, *, context_size: int | None = None, temperature: floa
         chat_template=base.chat_template,
         context_size=context_size or base.context_size,
         request_defaults=defaults,
+        structured_calls=base.structured_calls,
     )
