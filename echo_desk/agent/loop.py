@@ -28,10 +28,12 @@ from echo_desk.agent.model import (
     StreamWarning,
     TextDelta,
     ToolCall,
+    ToolCallDelta,
     ToolCallReady,
     ToolCallStarted,
 )
 from echo_desk.agent.policy import effective_risk
+from echo_desk.agent.runaway import Runaway, RunawayGuard, call_chars_limit
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
 from echo_desk.tools.results import ErrorKind, RiskLevel
@@ -78,6 +80,8 @@ class StopReason(enum.StrEnum):
     MAX_TURNS = "max_turns"
     REPEATED_FAILURE = "repeated_failure"
     MODEL_ERROR = "model_error"
+    #: The model's stream degenerated (a span repeated, a call grew past its limit) and was cut.
+    RUNAWAY = "runaway"
 
 
 @dataclass
@@ -86,6 +90,8 @@ class Outcome:
     messages: list[ChatMessage] = field(default_factory=list)
     envelopes: dict[str, Envelope] = field(default_factory=dict)
     error: str = ""
+    #: Set with ``StopReason.RUNAWAY``: what degenerated, for a card that offers Retry.
+    runaway: Runaway | None = None
 
     @property
     def completed(self) -> bool:
@@ -164,6 +170,14 @@ class AgentLoop:
                 outcome.stop_reason, outcome.error = StopReason.MODEL_ERROR, str(exc)
                 hear.on_error(str(exc))
                 return outcome
+            except _RunawayStop as stop:
+                # The cut-off call (if any) is not run: its arguments are incomplete.
+                if text_parts:
+                    keep(ChatMessage(role="assistant", content="".join(text_parts) + " [stopped]"))
+                outcome.stop_reason, outcome.runaway = StopReason.RUNAWAY, stop.runaway
+                outcome.error = stop.runaway.describe()
+                hear.on_error(outcome.error)
+                return outcome
             except asyncio.CancelledError:
                 if text_parts:
                     keep(ChatMessage(role="assistant", content="".join(text_parts) + " [stopped]"))
@@ -206,17 +220,30 @@ class AgentLoop:
         text_parts: list[str],
         calls: list[ToolCall],
     ) -> None:
-        async for event in self.model.stream(messages, definitions, tool_choice=tool_choice):
+        guard = RunawayGuard({d.name: call_chars_limit(d.parameters) for d in definitions})
+        stream = self.model.stream(messages, definitions, tool_choice=tool_choice)
+        async for event in stream:
+            runaway: Runaway | None = None
             if isinstance(event, TextDelta):
                 text_parts.append(event.text)
                 hear.on_text(event.text)
+                runaway = guard.feed_text(event.text)
+            elif isinstance(event, ToolCallDelta):
+                runaway = guard.feed_call(event.id, event.text)
             elif isinstance(event, ToolCallReady):
                 calls.append(event.call)
                 hear.on_tool_call(event.call)
             elif isinstance(event, ToolCallStarted):
+                guard.call_started(event.id, event.name)
                 hear.on_tool_status(event.id, "streaming")
             elif isinstance(event, StreamWarning):
                 log.warning("model stream: %s", event.message)
+            if runaway is not None:
+                # Closing the stream closes the connection: llama.cpp stops generating.
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()
+                raise _RunawayStop(runaway)
 
     async def _run_calls(
         self,
@@ -288,6 +315,12 @@ class AgentLoop:
             envelope = results[call.id]
             outcome.envelopes[call.id] = envelope
             keep(ChatMessage(role="tool", content=envelope.to_text(), tool_call_id=call.id, name=call.name))
+
+
+class _RunawayStop(Exception):
+    def __init__(self, runaway: Runaway) -> None:
+        super().__init__(runaway.describe())
+        self.runaway = runaway
 
 
 class _Keep(Protocol):

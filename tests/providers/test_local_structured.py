@@ -7,7 +7,14 @@ import json
 from providers_kit import Scripted, collect, sse_response
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, StreamEnd, TextDelta, ToolCallReady, ToolCallStarted
+from echo_desk.agent.model import (
+    ChatMessage,
+    StreamEnd,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStarted,
+)
 from echo_desk.providers.local.structured import (
     CallTextReader,
     constrained_stream,
@@ -76,6 +83,7 @@ def test_a_call_is_held_back_announced_once_named_and_ready_at_the_end() -> None
     assert seen == [ToolCallStarted(id="c1", name="write_file")]
     assert reader.pending_call_chars > 30
     seen.extend(reader.feed(parts[3]))
+    assert seen[-1] == ToolCallDelta(id="c1", text=parts[3])  # argument text as it grows
     seen.extend(reader.finish())
     ready = [e for e in seen if isinstance(e, ToolCallReady)]
     assert len(ready) == 1 and ready[0].call.name == "write_file"
@@ -103,8 +111,8 @@ async def test_constrained_stream_sends_the_grammar_and_yields_a_parsed_call() -
     assert "tools" not in body and "tool_choice" not in body
     assert "grammar" in body and body["chat_template_kwargs"]["echo_tools"]
     kinds = [type(e) for e in events]
-    assert kinds == [ToolCallStarted, ToolCallReady, StreamEnd]
+    assert kinds == [ToolCallStarted, ToolCallDelta, ToolCallReady, StreamEnd]
     assert events[-1] == StreamEnd("tool_calls")
-    ready = events[1]
+    ready = events[2]
     assert isinstance(ready, ToolCallReady) and json.loads(ready.call.arguments) == {"path": "notes.txt"}
     await client.aclose()

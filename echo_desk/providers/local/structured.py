@@ -24,6 +24,7 @@ from echo_desk.agent.model import (
     StreamEvent,
     TextDelta,
     ToolCall,
+    ToolCallDelta,
     ToolCallReady,
     ToolCallStarted,
 )
@@ -104,11 +105,13 @@ class CallTextReader:
         else:
             yield TextDelta(text)
             return
-        if not self._announced:
-            match = _NAME.match("".join(self._buffer))
-            if match:
-                self._announced = json.loads(f'"{match.group(1)}"')
-                yield ToolCallStarted(id=self.call_id, name=self._announced)
+        if self._announced:
+            yield ToolCallDelta(id=self.call_id, text=text)
+            return
+        match = _NAME.match("".join(self._buffer))
+        if match:
+            self._announced = json.loads(f'"{match.group(1)}"')
+            yield ToolCallStarted(id=self.call_id, name=self._announced)
 
     def finish(self) -> Iterator[StreamEvent]:
         """The held-back call, once the answer is complete (or the leftover text)."""
