@@ -116,3 +116,29 @@ async def test_constrained_stream_sends_the_grammar_and_yields_a_parsed_call() -
     ready = events[2]
     assert isinstance(ready, ToolCallReady) and json.loads(ready.call.arguments) == {"path": "notes.txt"}
     await client.aclose()
+
+
+def test_the_small_model_profile_caches_prompts_and_hides_distracting_tools() -> None:
+    from echo_desk.providers.local.profiles import get_profile
+
+    profile = get_profile("qwen2.5-coder-tools")
+    assert profile.request_defaults["cache_prompt"] is True
+    assert get_profile("qwen2.5-coder-tools", cache_prompt=False).request_defaults["cache_prompt"] is False
+    assert {"echo_text", "delegate"} <= profile.hidden_tools
+    assert get_profile("model-template").hidden_tools == frozenset()
+
+
+async def test_hidden_tools_are_not_offered_to_the_local_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from echo_desk.providers.local.profiles import get_profile
+    from echo_desk.providers.local.provider import LocalModel
+
+    echo = ToolDefinition(name="echo_text", description="Echo.", parameters={"type": "object", "properties": {}})
+    script = Scripted([sse_response(_sse("Hello."))])
+    client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
+    local = LocalModel(tmp_path / "m.gguf", get_profile("qwen2.5-coder-tools"))
+    events = await collect(local._turn(client, [ChatMessage(role="user", content="hi")], [READ, echo], "auto"))
+    assert TextDelta("Hello.") in events
+    offered = [t["function"]["name"] for t in script.body()["chat_template_kwargs"]["echo_tools"]]
+    assert offered == ["read_file"]
+    assert "echo_text" not in script.body()["grammar"]
+    await client.aclose()

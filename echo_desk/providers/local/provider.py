@@ -77,6 +77,7 @@ class LocalModel:
         self, client: OpenAICompatModel, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition],
         tool_choice: str,
     ) -> AsyncIterator[StreamEvent]:
+        tools = [t for t in tools if t.name not in self.profile.hidden_tools]
         if self.profile.structured_calls:
             return constrained_stream(client, messages, tools, tool_choice)
         return client.stream(messages, tools, tool_choice=tool_choice)
