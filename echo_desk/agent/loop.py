@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from echo_desk.agent.claims import claims_change
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.envelope import Envelope
@@ -92,6 +93,10 @@ class Outcome:
     error: str = ""
     #: Set with ``StopReason.RUNAWAY``: what degenerated, for a card that offers Retry.
     runaway: Runaway | None = None
+    #: A call with a side effect succeeded in this exchange (a file written, a command run).
+    made_changes: bool = False
+    #: The final answer claims a change although none was made: the transcript marks it.
+    unbacked_claim: bool = False
 
     @property
     def completed(self) -> bool:
@@ -185,6 +190,7 @@ class AgentLoop:
 
             keep(ChatMessage(role="assistant", content="".join(text_parts), tool_calls=tuple(calls)))
             if not calls:
+                outcome.unbacked_claim = not outcome.made_changes and claims_change(outcome.final_text)
                 return outcome
 
             repeated = [c for c in calls if failures.get((c.name, _canonical(c.arguments)), 0)
@@ -195,6 +201,7 @@ class AgentLoop:
                 key = (call.name, _canonical(call.arguments))
                 if envelope.ok:
                     failures.pop(key, None)
+                    outcome.made_changes |= bool(envelope.file_changes) or not self._is_read(call)
                 else:
                     failures[key] = failures.get(key, 0) + 1
             if repeated:
