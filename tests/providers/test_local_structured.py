@@ -39,6 +39,7 @@ def test_auto_allows_text_or_one_call_of_any_offered_tool() -> None:
     grammar = tool_call_grammar([READ, WRITE])
     assert grammar is not None and grammar.startswith("%llguidance")
     assert "start: TEXT | call" in grammar
+    assert "TEXT: /[^{\\s`]" in grammar  # text cannot open with a call, a fence or blank space
     options = _schema_of(grammar)["oneOf"]
     assert [o["properties"]["name"]["const"] for o in options] == ["read_file", "write_file"]
     assert options[1]["properties"]["arguments"] == WRITE.parameters

@@ -31,9 +31,9 @@ from echo_desk.agent.model import (
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.providers.tool_schemas import openai_tools
 
-# Plain text must not start with "{" (that is how a call starts) nor with white space (so the
-# model cannot slip a call in after a newline).
-_TEXT_RULE = r"TEXT: /[^{\s][\s\S]*/"
+# Plain text must not start with "{" (that is how a call starts), white space or a backtick: a
+# small model otherwise slips a call in after a newline or inside a ```json fence, unchecked.
+_TEXT_RULE = r"TEXT: /[^{\s`][\s\S]*/"
 
 
 def _call_schema(tool: ToolDefinition) -> dict[str, Any]:
