@@ -69,8 +69,14 @@ def _lines(ws: Path, name: str) -> list[str]:
     return [line.strip() for line in (_text(ws, name) or "").splitlines() if line.strip()]
 
 
+def _mentions(answer: str, needle: str) -> bool:
+    if needle.isdigit():  # "5" must not be found in "53"
+        return re.search(rf"(?<!\d){needle}(?!\d)", answer) is not None
+    return needle.lower() in answer.lower()
+
+
 def has(*needles: str) -> Check:
-    return lambda ws, answer: all(n.lower() in answer.lower() for n in needles)
+    return lambda ws, answer: all(_mentions(answer, n) for n in needles)
 
 
 def both(*checks: Check) -> Check:
@@ -187,7 +193,7 @@ JOBS: list[Job] = [
     Job("zh_edit", "zh", "edit", "把 config.ini 里的 debug = false 改成 debug = true", {"config.ini": CONFIG_INI},
         _edited("config.ini", "debug = true", "debug = false", "port = 8080")),
     Job("zh_run", "zh", "run", "运行 python3 compute.py，告诉我它输出了什么", {"compute.py": COMPUTE}, has("1337")),
-    Job("zh_count", "zh", "count", "todo.txt 有几行？", {"todo.txt": TODO}, lambda ws, a: "5" in a or "五" in a),
+    Job("zh_count", "zh", "count", "todo.txt 有几行？", {"todo.txt": TODO}, lambda ws, a: has("5")(ws, a) or "五" in a),
     Job("zh_search", "zh", "search", "哪个文件定义了函数 parse_date？", SRC, has("dates.py")),
     Job("zh_deny", "zh", "refusal", "把 notes.txt 里的 milk 改成 oat milk", {"notes.txt": NOTES},
         both(unchanged({"notes.txt": NOTES}), says_refused), approve=False),
