@@ -34,6 +34,7 @@ from echo_desk.agent.model import (
     ToolCallStarted,
 )
 from echo_desk.agent.policy import effective_risk
+from echo_desk.agent.progress import Progress, ProgressMeter
 from echo_desk.agent.runaway import Runaway, RunawayGuard, call_chars_limit
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
@@ -64,6 +65,9 @@ class LoopListener(Protocol):
 
 class NullListener:
     def on_text(self, delta: str) -> None: ...
+
+    def on_progress(self, progress: Progress) -> None:
+        """Optional for any listener (looked up by name): what the model is doing right now."""
 
     def on_tool_call(self, call: ToolCall) -> None: ...
 
@@ -228,8 +232,35 @@ class AgentLoop:
         calls: list[ToolCall],
     ) -> None:
         guard = RunawayGuard({d.name: call_chars_limit(d.parameters) for d in definitions})
+        report = getattr(hear, "on_progress", None)
+        meter = ProgressMeter()
+        ticker = None
+        if report is not None:
+            report(meter.start())
+            ticker = asyncio.create_task(_tick(meter, report))
+        try:
+            await self._consume(messages, definitions, tool_choice, hear, text_parts, calls, guard, meter, report)
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+
+    async def _consume(
+        self,
+        messages: list[ChatMessage],
+        definitions: list[ToolDefinition],
+        tool_choice: str,
+        hear: LoopListener,
+        text_parts: list[str],
+        calls: list[ToolCall],
+        guard: RunawayGuard,
+        meter: ProgressMeter,
+        report: _Report | None,
+    ) -> None:
         stream = self.model.stream(messages, definitions, tool_choice=tool_choice)
         async for event in stream:
+            progress = meter.on_event(event)
+            if progress is not None and report is not None:
+                report(progress)
             runaway: Runaway | None = None
             if isinstance(event, TextDelta):
                 text_parts.append(event.text)
@@ -322,6 +353,20 @@ class AgentLoop:
             envelope = results[call.id]
             outcome.envelopes[call.id] = envelope
             keep(ChatMessage(role="tool", content=envelope.to_text(), tool_call_id=call.id, name=call.name))
+
+
+class _Report(Protocol):
+    def __call__(self, progress: Progress) -> None: ...
+
+
+async def _tick(meter: ProgressMeter, report: _Report | None) -> None:
+    """Elapsed time keeps moving while the model is silent (prompt processing on a CPU)."""
+    assert report is not None
+    while True:
+        await asyncio.sleep(meter.interval)  # a display timer, not a wait for a condition
+        progress = meter.tick()
+        if progress is not None:
+            report(progress)
 
 
 class _RunawayStop(Exception):
