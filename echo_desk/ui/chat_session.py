@@ -75,6 +75,9 @@ class _Listener:
     def on_error(self, message: str) -> None:
         marshal.run_on_main(self._session.transcript.add_notice, message, error=True)
 
+    def on_progress(self, progress: Any) -> None:
+        marshal.run_on_main(self._session.progress.emit, progress)
+
 
 class ChatSession(QObject):
     """Owns the transcript of the open conversation and at most one running turn."""
@@ -82,6 +85,8 @@ class ChatSession(QObject):
     busy_changed = Signal(bool)
     #: The open conversation's title changed (named after its first message).
     retitled = Signal(str)
+    #: What the model is doing now (``agent.progress.Progress``), while a turn runs.
+    progress = Signal(object)
 
     def __init__(self, host: QtHost, parent: QObject | None = None) -> None:
         super().__init__(parent)

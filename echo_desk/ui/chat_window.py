@@ -32,6 +32,7 @@ from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.conversation_list import ConversationList
+from echo_desk.ui.progress_text import progress_text
 from echo_desk.ui.todo_panel import TodoPanel
 from echo_desk.ui.transcript_view import TranscriptView
 
@@ -115,6 +116,9 @@ class MainWindow(QMainWindow):
             _("Changed: {path}").format(path=path), 8000))
         self.activity = QLabel()
         self.statusBar().addPermanentWidget(self.activity)
+        self.progress_label = QLabel()
+        self.statusBar().addWidget(self.progress_label, 1)
+        self.session.progress.connect(lambda p: self.progress_label.setText(progress_text(p)))
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.conversations)
@@ -315,6 +319,7 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(busy)
         if not busy:
             self._on_activity("")
+            self.progress_label.setText("")
 
     def _on_activity(self, text: str) -> None:
         self.activity.setText(text)
