@@ -9,6 +9,7 @@ so a crash loses at most the message being streamed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import json
 import logging
@@ -243,6 +244,8 @@ class AgentLoop:
         finally:
             if ticker is not None:
                 ticker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticker
 
     async def _consume(
         self,

@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.activity)
         self.progress_label = QLabel()
         self.statusBar().addWidget(self.progress_label, 1)
-        self.session.progress.connect(lambda p: self.progress_label.setText(progress_text(p)))
+        self.session.progress.connect(self._on_progress)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.conversations)
@@ -320,6 +320,10 @@ class MainWindow(QMainWindow):
         if not busy:
             self._on_activity("")
             self.progress_label.setText("")
+
+    def _on_progress(self, progress: Any) -> None:
+        if self.session.busy:  # a report still queued when the turn ended is stale
+            self.progress_label.setText(progress_text(progress))
 
     def _on_activity(self, text: str) -> None:
         self.activity.setText(text)
