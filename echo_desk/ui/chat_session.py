@@ -163,7 +163,9 @@ class ChatSession(QObject):
         try:
             loop = AgentLoop(self.model, self.runtime.dispatcher, self.runtime.schema_factory,
                              max_turns=self.runtime.settings.current.max_turns)
-            await loop.run(list(self.history), self.scope, self.host, listener)
+            outcome = await loop.run(list(self.history), self.scope, self.host, listener)
+            if outcome.unbacked_claim:  # the engine found the answer claims a change none made
+                marshal.run_on_main(self.transcript.add_notice, _("No file was changed in this turn."))
         except Exception as exc:  # a failing turn is shown, never a crash of the window
             log.exception("agent turn failed")
             self._mark_unfinished("failed")

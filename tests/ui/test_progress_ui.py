@@ -106,3 +106,35 @@ def test_progress_text_is_translated(window, qloop) -> None:  # type: ignore[no-
         qloop.run_until_complete(scenario())
     finally:
         i18n_qt.apply_language("en")
+
+
+def test_an_answer_claiming_a_change_no_call_made_is_marked(window, qloop) -> None:  # type: ignore[no-untyped-def]
+    from tests.ui.fake_model import ScriptedModel, say
+
+    window.set_model(ScriptedModel([say("I added the line 'Buy butter' to notes.txt.")]))
+
+    async def scenario() -> None:
+        idle = next_emission(window.session.busy_changed)
+        window.composer.setPlainText("Add a line 'Buy butter' at the end of notes.txt")
+        window.send()
+        await within(idle)
+        await _until(lambda: window.session.transcript.items()[-1].kind == "notice")
+
+    qloop.run_until_complete(scenario())
+    last = window.session.transcript.items()[-1]
+    assert last.text == "No file was changed in this turn."
+
+
+def test_an_ordinary_answer_is_not_marked(window, qloop) -> None:  # type: ignore[no-untyped-def]
+    from tests.ui.fake_model import ScriptedModel, say
+
+    window.set_model(ScriptedModel([say("The meeting is in room B12.")]))
+
+    async def scenario() -> None:
+        idle = next_emission(window.session.busy_changed)
+        window.composer.setPlainText("Where is the meeting?")
+        window.send()
+        await within(idle)
+
+    qloop.run_until_complete(scenario())
+    assert all(i.kind != "notice" for i in window.session.transcript.items())
