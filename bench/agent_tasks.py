@@ -264,6 +264,8 @@ class JobResult:
     stop: str
     answer: str
     tools: list[str]
+    #: Calls that did not succeed: "tool: error_kind: error" (for reading a failure, not judged).
+    failures: list[str] = field(default_factory=list)
 
 
 def _prepare(folder: Path, files: dict[str, str]) -> Path:
@@ -285,10 +287,14 @@ async def run_job(job: Job, model: ChatModel, runtime: Runtime) -> JobResult:
                          max_turns=runtime.settings.current.max_turns)
         history = [system_message(scope), ChatMessage(role="user", content=job.prompt)]
         began = time.monotonic()
-        answer, stop = "", ""
+        answer, stop, failures = "", "", []
         try:
             outcome = await asyncio.wait_for(loop.run(history, scope, host, NullListener()), JOB_SECONDS)
             answer, stop = outcome.final_text, outcome.stop_reason.value
+            failures = [f"{e.tool}: {e.error_kind.value if e.error_kind else ''}: {e.error[:100]}"
+                        for e in outcome.envelopes.values() if not e.ok]
+            if outcome.runaway is not None:
+                failures.append(f"runaway: {outcome.runaway.describe()} ({outcome.runaway.unit[:40]!r})")
         except TimeoutError:
             stop = "timeout"
         seconds = time.monotonic() - began
@@ -297,8 +303,9 @@ async def run_job(job: Job, model: ChatModel, runtime: Runtime) -> JobResult:
         return JobResult(
             id=job.id, lang=job.lang, kind=job.kind, done=done, seconds=seconds, calls=len(seen.calls),
             bad_json=sum(not _parses(c.arguments) for c in seen.calls),
-            runaway=any(r in RUNAWAY_STOPS for r in seen.stop_reasons),
+            runaway=stop == "runaway" or any(r in RUNAWAY_STOPS for r in seen.stop_reasons),
             longest_silence=seen.longest_silence, stop=stop, answer=answer, tools=[c.name for c in seen.calls],
+            failures=failures + [f"sent {c.name} {c.arguments[:160]}" for c in seen.calls],
         )
 
 
@@ -364,6 +371,8 @@ async def main() -> int:
                       f" bad_json={result.bad_json} silent={result.longest_silence:5.1f}s stop={result.stop}"
                       f"{' RUNAWAY' if result.runaway else ''} tools={','.join(result.tools)} | {answer}"
                       f" | load {_load()}", flush=True)
+                for line in result.failures:
+                    print(f"     {line}", flush=True)
         finally:
             await model.aclose()
             runtime.close()
