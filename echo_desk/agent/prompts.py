@@ -21,13 +21,16 @@ def _platform_name() -> str:
 
 def system_message(scope: Scope, *, today: datetime.date | None = None, system: str | None = None) -> ChatMessage:
     """The system message for ``scope``; ``today`` and ``system`` are fixed by tests."""
-    workspace = ", ".join(str(p) for p in scope.workspace_roots) or "(none)"
+    # The folder's name only: given its absolute path, the 0.5B model sent that path as the file
+    # to read or write in 12 of 19 bench jobs.
+    workspace = ", ".join(repr(p.name or str(p)) for p in scope.workspace_roots) or "(none)"
     day = (today or datetime.date.today()).isoformat()
     return ChatMessage(
         role="system",
         content=(
             f"You are Echo Desk, an assistant working on the user's computer through tools. "
-            f"Workspace: {workspace}. Give file paths relative to it (notes.txt, src/app.py). Today: {day}. "
+            f"Workspace: the folder {workspace}; give file paths relative to it (notes.txt, src/app.py). "
+            f"Today: {day}. "
             f"System: {system or _platform_name()}.\n"
             "- Read a file before changing it; never invent its content.\n"
             "- Change an existing file with edit_file; write_file only creates new files.\n"
