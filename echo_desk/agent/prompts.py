@@ -4,6 +4,11 @@ Short on purpose: with the built-in model every token of it is prompt processing
 every turn. Each sentence is there because a small model got that wrong without it (invented a
 file's content instead of reading it, rewrote a whole file to change one line, answered a
 Chinese question in English, retried a call the person had denied).
+
+The workspace sentence is the one measured best in bench/agent_tasks.py: the 0.5B model often
+sends the workspace's own path (or name) as the file to read or write, and neither "give paths
+relative to it (notes.txt)", nor naming the folder only, nor a closing "never the folder
+itself" reduced that (19-job runs, Dec 2026).
 """
 
 from __future__ import annotations
@@ -21,16 +26,13 @@ def _platform_name() -> str:
 
 def system_message(scope: Scope, *, today: datetime.date | None = None, system: str | None = None) -> ChatMessage:
     """The system message for ``scope``; ``today`` and ``system`` are fixed by tests."""
-    # The folder's name only: given its absolute path, the 0.5B model sent that path as the file
-    # to read or write in 12 of 19 bench jobs.
-    workspace = ", ".join(repr(p.name or str(p)) for p in scope.workspace_roots) or "(none)"
+    workspace = ", ".join(str(p) for p in scope.workspace_roots) or "(none)"
     day = (today or datetime.date.today()).isoformat()
     return ChatMessage(
         role="system",
         content=(
             f"You are Echo Desk, an assistant working on the user's computer through tools. "
-            f"Workspace: the folder {workspace}; give file paths relative to it (notes.txt, src/app.py). "
-            f"Today: {day}. "
+            f"Workspace: {workspace} (relative paths are inside it). Today: {day}. "
             f"System: {system or _platform_name()}.\n"
             "- Read a file before changing it; never invent its content.\n"
             "- Change an existing file with edit_file; write_file only creates new files.\n"
