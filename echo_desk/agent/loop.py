@@ -9,6 +9,7 @@ so a crash loses at most the message being streamed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import json
 import logging
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from echo_desk.agent.claims import claims_change
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.envelope import Envelope
@@ -28,10 +30,13 @@ from echo_desk.agent.model import (
     StreamWarning,
     TextDelta,
     ToolCall,
+    ToolCallDelta,
     ToolCallReady,
     ToolCallStarted,
 )
 from echo_desk.agent.policy import effective_risk
+from echo_desk.agent.progress import Progress, ProgressMeter
+from echo_desk.agent.runaway import Runaway, RunawayGuard, call_chars_limit
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
@@ -65,6 +70,9 @@ class LoopListener(Protocol):
 class NullListener:
     def on_text(self, delta: str) -> None: ...
 
+    def on_progress(self, progress: Progress) -> None:
+        """Optional for any listener (looked up by name): what the model is doing right now."""
+
     def on_tool_call(self, call: ToolCall) -> None: ...
 
     def on_tool_status(self, call_id: str, status: ToolStatus) -> None: ...
@@ -81,6 +89,8 @@ class StopReason(enum.StrEnum):
     MAX_TURNS = "max_turns"
     REPEATED_FAILURE = "repeated_failure"
     MODEL_ERROR = "model_error"
+    #: The model's stream degenerated (a span repeated, a call grew past its limit) and was cut.
+    RUNAWAY = "runaway"
 
 
 @dataclass
@@ -89,6 +99,12 @@ class Outcome:
     messages: list[ChatMessage] = field(default_factory=list)
     envelopes: dict[str, Envelope] = field(default_factory=dict)
     error: str = ""
+    #: Set with ``StopReason.RUNAWAY``: what degenerated, for a card that offers Retry.
+    runaway: Runaway | None = None
+    #: A call with a side effect succeeded in this exchange (a file written, a command run).
+    made_changes: bool = False
+    #: The final answer claims a change although none was made: the transcript marks it.
+    unbacked_claim: bool = False
 
     @property
     def completed(self) -> bool:
@@ -189,6 +205,14 @@ class AgentLoop:
                 outcome.stop_reason, outcome.error = StopReason.MODEL_ERROR, str(exc)
                 hear.on_error(str(exc))
                 return outcome
+            except _RunawayStop as stop:
+                # The cut-off call (if any) is not run: its arguments are incomplete.
+                if text_parts:
+                    keep(ChatMessage(role="assistant", content="".join(text_parts) + " [stopped]"))
+                outcome.stop_reason, outcome.runaway = StopReason.RUNAWAY, stop.runaway
+                outcome.error = stop.runaway.describe()
+                hear.on_error(outcome.error)
+                return outcome
             except asyncio.CancelledError:
                 if text_parts:
                     keep(ChatMessage(role="assistant", content="".join(text_parts) + " [stopped]"))
@@ -196,6 +220,7 @@ class AgentLoop:
 
             keep(ChatMessage(role="assistant", content="".join(text_parts), tool_calls=tuple(calls)))
             if not calls:
+                outcome.unbacked_claim = not outcome.made_changes and claims_change(outcome.final_text)
                 return outcome
 
             repeated = [c for c in calls if failures.get((c.name, _canonical(c.arguments)), 0)
@@ -206,6 +231,7 @@ class AgentLoop:
                 key = (call.name, _canonical(call.arguments))
                 if envelope.ok:
                     failures.pop(key, None)
+                    outcome.made_changes |= bool(envelope.file_changes) or not self._is_read(call)
                 else:
                     failures[key] = failures.get(key, 0) + 1
             if repeated:
@@ -231,17 +257,59 @@ class AgentLoop:
         text_parts: list[str],
         calls: list[ToolCall],
     ) -> None:
-        async for event in self.model.stream(messages, definitions, tool_choice=tool_choice):
+        guard = RunawayGuard({d.name: call_chars_limit(d.parameters) for d in definitions})
+        report = getattr(hear, "on_progress", None)
+        meter = ProgressMeter()
+        ticker = None
+        if report is not None:
+            report(meter.start())
+            ticker = asyncio.create_task(_tick(meter, report))
+        try:
+            await self._consume(messages, definitions, tool_choice, hear, text_parts, calls, guard, meter, report)
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticker
+
+    async def _consume(
+        self,
+        messages: list[ChatMessage],
+        definitions: list[ToolDefinition],
+        tool_choice: str,
+        hear: LoopListener,
+        text_parts: list[str],
+        calls: list[ToolCall],
+        guard: RunawayGuard,
+        meter: ProgressMeter,
+        report: _Report | None,
+    ) -> None:
+        stream = self.model.stream(messages, definitions, tool_choice=tool_choice)
+        async for event in stream:
+            progress = meter.on_event(event)
+            if progress is not None and report is not None:
+                report(progress)
+            runaway: Runaway | None = None
             if isinstance(event, TextDelta):
                 text_parts.append(event.text)
                 hear.on_text(event.text)
+                runaway = guard.feed_text(event.text)
+            elif isinstance(event, ToolCallDelta):
+                runaway = guard.feed_call(event.id, event.text)
             elif isinstance(event, ToolCallReady):
                 calls.append(event.call)
                 hear.on_tool_call(event.call)
             elif isinstance(event, ToolCallStarted):
+                guard.call_started(event.id, event.name)
                 hear.on_tool_status(event.id, ToolStatus.PENDING)
             elif isinstance(event, StreamWarning):
                 log.warning("model stream: %s", event.message)
+            if runaway is not None:
+                # Closing the stream closes the connection: llama.cpp stops generating.
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()
+                raise _RunawayStop(runaway)
 
     async def _run_calls(
         self,
@@ -313,6 +381,26 @@ class AgentLoop:
             envelope = results[call.id]
             outcome.envelopes[call.id] = envelope
             keep(ChatMessage(role="tool", content=envelope.to_text(), tool_call_id=call.id, name=call.name))
+
+
+class _Report(Protocol):
+    def __call__(self, progress: Progress) -> None: ...
+
+
+async def _tick(meter: ProgressMeter, report: _Report | None) -> None:
+    """Elapsed time keeps moving while the model is silent (prompt processing on a CPU)."""
+    assert report is not None
+    while True:
+        await asyncio.sleep(meter.interval)  # a display timer, not a wait for a condition
+        progress = meter.tick()
+        if progress is not None:
+            report(progress)
+
+
+class _RunawayStop(Exception):
+    def __init__(self, runaway: Runaway) -> None:
+        super().__init__(runaway.describe())
+        self.runaway = runaway
 
 
 class _Keep(Protocol):

@@ -42,6 +42,14 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolCallDelta:
+    """More argument text of a call being written. For live progress and the runaway guard."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCallReady:
     call: ToolCall
 
@@ -64,7 +72,7 @@ class StreamEnd:
     stop_reason: str = "stop"
 
 
-StreamEvent = TextDelta | ToolCallStarted | ToolCallReady | StreamWarning | Usage | StreamEnd
+StreamEvent = TextDelta | ToolCallStarted | ToolCallDelta | ToolCallReady | StreamWarning | Usage | StreamEnd
 
 
 class ModelErrorKind(enum.StrEnum):

@@ -94,9 +94,14 @@ class OpenAICompatModel:
         return headers
 
     def request_body(
-        self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolDefinition],
+        tool_choice: str,
+        extra: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The JSON sent for one turn (public so tests and the bench can inspect it)."""
+        """The JSON sent for one turn (public so tests and the bench can inspect it);
+        ``extra`` is merged last, for this request only."""
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(messages), "stream": True}
         if self.include_usage:
             body["stream_options"] = {"include_usage": True}
@@ -104,6 +109,7 @@ class OpenAICompatModel:
             body["tools"] = openai_tools(tools)
             body["tool_choice"] = openai_tool_choice(tool_choice)
         body.update(self.extra_body)
+        body.update(extra or {})
         return body
 
     async def stream(
@@ -112,8 +118,9 @@ class OpenAICompatModel:
         tools: Sequence[ToolDefinition],
         *,
         tool_choice: str = "auto",
+        extra: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        body = self.request_body(messages, tools, tool_choice)
+        body = self.request_body(messages, tools, tool_choice, extra)
         mapper = ChunkMapper()
         async with open_stream(
             self._client,

@@ -18,6 +18,7 @@ from echo_desk.agent.model import (
     StreamWarning,
     TextDelta,
     ToolCall,
+    ToolCallDelta,
     ToolCallReady,
     ToolCallStarted,
     Usage,
@@ -59,6 +60,8 @@ class ToolCallAssembler:
         if part.name and not part.announced:
             part.announced = True
             yield ToolCallStarted(id=part.id or self._fallback_id(key), name=part.name)
+        if part.announced and isinstance(arguments, str) and arguments:
+            yield ToolCallDelta(id=part.id or self._fallback_id(key), text=arguments)
 
     @staticmethod
     def _fallback_id(key: int) -> str:

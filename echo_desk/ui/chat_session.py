@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.progress import Progress
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession
 from echo_desk.agent.status import ToolStatus
@@ -77,6 +78,9 @@ class _Listener:
     def on_error(self, message: str) -> None:
         marshal.run_on_main(self._session.transcript.add_notice, message, error=True)
 
+    def on_progress(self, progress: Progress) -> None:
+        marshal.run_on_main(self._session.progress.emit, progress)
+
 
 class ChatSession(QObject):
     """The Qt face of the engine's :class:`ConversationSession`: the transcript, busy and title
@@ -85,6 +89,8 @@ class ChatSession(QObject):
     busy_changed = Signal(bool)
     #: The open conversation's title changed (named after its first message).
     retitled = Signal(str)
+    #: What the model is doing now (``agent.progress.Progress``), while a turn runs.
+    progress = Signal(object)
 
     def __init__(self, host: QtHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -159,6 +165,8 @@ class ChatSession(QObject):
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished(ToolStatus.FAILED)
             self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
+        elif task.result().unbacked_claim:  # the engine found the answer claims a change none made
+            self.transcript.add_notice(_("No file was changed in this turn."))
         self.transcript.end_assistant()
         self.busy_changed.emit(False)
 

@@ -26,15 +26,19 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
+from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
+from echo_desk.store.first_workspace import ensure as ensure_workspace
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.conversation_list import ConversationList
+from echo_desk.ui.progress_text import progress_text
 from echo_desk.ui.todo_panel import TodoPanel
 from echo_desk.ui.transcript import TranscriptItem
 from echo_desk.ui.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
+    from echo_desk.agent.progress import Progress
     from echo_desk.agent.model import ChatModel
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
@@ -81,6 +85,9 @@ class MainWindow(QMainWindow):
         bar.addSpacing(12)
         bar.addWidget(self.workspace_label)
         bar.addWidget(self.workspace_button, 1)
+        self.workspace_origin = QLabel()
+        self.workspace_origin.setVisible(False)
+        bar.addWidget(self.workspace_origin)
         bar.addWidget(self.settings_button)
         mid.addLayout(bar)
         self.banner = QLabel()
@@ -118,6 +125,9 @@ class MainWindow(QMainWindow):
             _("Changed: {path}").format(path=path), 8000))
         self.activity = QLabel()
         self.statusBar().addPermanentWidget(self.activity)
+        self.progress_label = QLabel()
+        self.statusBar().addWidget(self.progress_label, 1)
+        self.session.progress.connect(self._on_progress)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.conversations)
@@ -128,6 +138,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self._banner_text: Callable[[], str] = lambda: _("Starting…")
         self._workspace = ""
+        self._origin: WorkspaceOrigin | None = None
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
@@ -137,6 +148,7 @@ class MainWindow(QMainWindow):
         self.model_label.setText(_("Model:"))
         self.model_picker.setAccessibleName(_("Model"))
         self.workspace_label.setText(_("Workspace:"))
+        self._show_origin(self._origin)
         self.settings_button.setText(_("Settings"))
         self.settings_button.setAccessibleName(_("Open settings"))
         self.composer.setPlaceholderText(_("Message the agent (Ctrl+Enter to send)"))
@@ -209,6 +221,11 @@ class MainWindow(QMainWindow):
         store = self.services.conversations
         recent = self.services.settings.current.recent_workspaces
         folder = workspace if workspace is not None else (self._workspace or (recent[0] if recent else ""))
+        origin = None
+        if not folder and workspace is None:  # first run: a folder to work in, and say which
+            default = default_workspace()
+            folder, origin = str(ensure_workspace(default)), default.origin
+        self._show_origin(origin)
         # Untitled in the data: the list shows the placeholder in the current language.
         conv = store.create("", folder, self.model_picker.currentData() or "")
         self.conversations.search.clear()
@@ -224,6 +241,15 @@ class MainWindow(QMainWindow):
         self.todos.set_todos(())
         self._workspace = conversation.workspace
         self._show_workspace()
+
+    def _show_origin(self, origin: WorkspaceOrigin | None) -> None:
+        self._origin = origin
+        text = {
+            WorkspaceOrigin.START_FOLDER: _("(the folder Echo Desk was started from)"),
+            WorkspaceOrigin.DOCUMENTS: _("(a new folder in your Documents)"),
+        }.get(origin) if origin else ""
+        self.workspace_origin.setText(text or "")
+        self.workspace_origin.setVisible(bool(text))
 
     def workspace_folder(self) -> str:
         """The conversation's workspace folder ("" when none is chosen)."""
@@ -243,6 +269,7 @@ class MainWindow(QMainWindow):
         """The workspace belongs to the conversation: a used conversation keeps its own, and the new
         folder starts a new conversation."""
         folder = str(Path(folder).resolve()) if folder else ""
+        self._show_origin(None)  # the person chose: no longer a default
         if self.services is not None and folder:
             def remember(s: Settings) -> None:
                 s.recent_workspaces = [folder, *[w for w in s.recent_workspaces if w != folder][:9]]
@@ -319,6 +346,11 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(busy)
         if not busy:
             self._on_activity("")
+            self.progress_label.setText("")
+
+    def _on_progress(self, progress: Progress) -> None:
+        if self.session.busy:  # a report still queued when the turn ended is stale
+            self.progress_label.setText(progress_text(progress))
 
     def _on_activity(self, text: str) -> None:
         self.activity.setText(text)

@@ -52,7 +52,7 @@ pytestmark = [
 @pytest_asyncio.fixture
 async def model() -> AsyncIterator[LocalModel]:
     assert MODEL is not None
-    local = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096))
+    local = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096, cache_prompt=False))
     yield local
     await local.aclose()
 

@@ -64,7 +64,7 @@ async def test_local_with_chosen_gguf_builds_without_starting(tmp_path: Path) ->
     m = create_model(ProviderSettings(kind=ProviderKind.LOCAL), MemorySecretStore(),
                      local=LocalModelSettings(model_path=str(gguf), context_size=2048))
     assert isinstance(m, LocalModel)
-    assert m.profile.context_size == 2048 and m.profile.request_defaults["cache_prompt"] is False
+    assert m.profile.context_size == 2048 and m.profile.request_defaults["cache_prompt"] is True  # the app caches
     assert m.profile.chat_template and "tojson" in m.profile.chat_template
     assert not m.server.running and "tiny" in m.display_name
     await m.aclose()

@@ -81,7 +81,7 @@ def _wait_gone(pid: int, deadline_s: float = 15.0) -> bool:
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def local() -> AsyncIterator[LocalModel]:
     assert MODEL is not None
-    model = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096, temperature=0))
+    model = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096, temperature=0, cache_prompt=False))
     await model.ensure_started()
     yield model
     pid = model.server.pid

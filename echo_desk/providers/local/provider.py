@@ -11,6 +11,7 @@ from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, ModelError
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
+from echo_desk.providers.local.structured import constrained_stream
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.providers.transport import RetryPolicy
 
@@ -59,7 +60,7 @@ class LocalModel:
         fresh = self.server.pid != pid_before  # (re)started for this very request
         started = False
         try:
-            async for event in client.stream(messages, tools, tool_choice=tool_choice):
+            async for event in self._turn(client, messages, tools, tool_choice):
                 started = True
                 yield event
         except ModelError as exc:
@@ -69,8 +70,17 @@ class LocalModel:
             if started or exc.kind != ModelErrorKind.CONNECTION or (self.server.running and not fresh):
                 raise
             client = await self.ensure_started()
-            async for event in client.stream(messages, tools, tool_choice=tool_choice):
+            async for event in self._turn(client, messages, tools, tool_choice):
                 yield event
+
+    def _turn(
+        self, client: OpenAICompatModel, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition],
+        tool_choice: str,
+    ) -> AsyncIterator[StreamEvent]:
+        tools = [t for t in tools if t.name not in self.profile.hidden_tools]
+        if self.profile.structured_calls:
+            return constrained_stream(client, messages, tools, tool_choice)
+        return client.stream(messages, tools, tool_choice=tool_choice)
 
     def sibling(self) -> ChatModel:
         """A model that talks to this same server from another event loop (a sub-agent runs
@@ -112,7 +122,7 @@ class _SiblingModel:
                 extra_body=self.owner.profile.request_defaults,
                 retry=RetryPolicy(attempts=1),
             )
-        async for event in self._client.stream(messages, tools, tool_choice=tool_choice):
+        async for event in self.owner._turn(self._client, messages, tools, tool_choice):
             yield event
 
     async def aclose(self) -> None:

@@ -1,0 +1,388 @@
+"""Small real jobs for the agent with the built-in local model, judged by what they leave behind.
+
+    python bench/agent_tasks.py [--only ID,ID] [--limit N] [--threads N] [--json OUT]
+
+Each job gets a fresh temporary workspace with a few files, one prompt (English or Chinese) and
+an approval answer (``--yes`` or ``--no``), and runs through the same engine path as
+``echo-desk ask --yes|--no`` (system prompt, ``AgentLoop``, the real dispatcher and built-in
+tools, a terminal host answering every approval). It is judged by the files it leaves and by
+facts in the final answer — never by what the model says about itself. One local server is
+started once and shared by every job (``ask`` starts one per run; that start is not what is
+measured here).
+
+Printed per job: done or not, seconds, tool calls, calls whose arguments were not JSON, the
+longest silence (no stream event) and the stop reason; then the success rate, median/p90 time,
+unparsable calls and runaway stops (a stream ended by the token cap or the runaway guard).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.agent.host import ApprovalChoice
+from echo_desk.agent.loop import AgentLoop, NullListener
+from echo_desk.agent.model import ChatMessage, ChatModel, StreamEnd, StreamEvent, ToolCall, ToolCallReady
+from echo_desk.agent.prompts import system_message
+from echo_desk.agent.scope import Scope
+from echo_desk.runtime import Runtime
+from echo_desk.store.settings import SettingsStore
+from echo_desk.terminal_host import TerminalHost
+
+JOB_SECONDS = 180.0
+
+Check = Callable[[Path, str], bool]
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    lang: str
+    kind: str
+    prompt: str
+    files: dict[str, str]
+    check: Check
+    approve: bool = True
+
+
+def _text(ws: Path, name: str) -> str | None:
+    path = ws / name
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _lines(ws: Path, name: str) -> list[str]:
+    return [line.strip() for line in (_text(ws, name) or "").splitlines() if line.strip()]
+
+
+def _mentions(answer: str, needle: str) -> bool:
+    if needle.isdigit():  # "5" must not be found in "53"
+        return re.search(rf"(?<!\d){needle}(?!\d)", answer) is not None
+    return needle.lower() in answer.lower()
+
+
+def has(*needles: str) -> Check:
+    return lambda ws, answer: all(_mentions(answer, n) for n in needles)
+
+
+def both(*checks: Check) -> Check:
+    return lambda ws, answer: all(c(ws, answer) for c in checks)
+
+
+def unchanged(files: dict[str, str]) -> Check:
+    return lambda ws, answer: all(_text(ws, name) == text for name, text in files.items())
+
+
+REFUSAL_WORDS = ("denied", "deny", "not ", "n't", "reject", "declin", "unable", "拒绝", "未", "没有", "无法", "不能")
+
+
+def says_refused(ws: Path, answer: str) -> bool:
+    return any(word in answer.lower() for word in REFUSAL_WORDS)
+
+
+def runs_to(name: str, expected: str) -> Check:
+    def check(ws: Path, answer: str) -> bool:
+        if not (ws / name).is_file():
+            return False
+        probe = subprocess.run([sys.executable, "-c", expected], cwd=ws, capture_output=True, timeout=20)
+        return probe.returncode == 0
+    return check
+
+
+NOTES = "milk\neggs\n"
+MEETING = "Team notes\nThe meeting is on Thursday at 3 pm in room B12.\nBring the budget sheet.\n"
+CONFIG_INI = "[app]\nname = tidy\ndebug = false\nport = 8080\n"
+COMPUTE = "print(7 * 191)\n"
+DATA_CSV = "id,name\n" + "".join(f"{i},item{i}\n" for i in range(1, 18))
+TODO = "wash car\npay rent\ncall mom\nbook flights\nwater plants\n"
+README = "# Tidewater\n\nTidewater turns tide tables into calendar events you can import into any calendar app.\n"
+SRC = {
+    "src/util.py": "def slugify(text):\n    return text.lower().replace(' ', '-')\n",
+    "src/dates.py": "import datetime\n\n\ndef parse_date(text):\n    return datetime.date.fromisoformat(text)\n",
+    "src/main.py": "from dates import parse_date\n\nprint(parse_date('2024-01-02'))\n",
+}
+LOGS = {
+    "logs/monday.log": "INFO start\nINFO ok\n",
+    "logs/tuesday.log": "INFO start\nERROR 503 upstream unavailable\n",
+    "logs/wednesday.log": "INFO start\nWARN slow\n",
+}
+
+
+def _appended(name: str, first: list[str], last: str) -> Check:
+    return lambda ws, answer: _lines(ws, name) == [*first, last]
+
+
+def _edited(name: str, present: str, absent: str, kept: str) -> Check:
+    def check(ws: Path, answer: str) -> bool:
+        text = _text(ws, name) or ""
+        return present in text and absent not in text and kept in text
+    return check
+
+
+JOBS: list[Job] = [
+    # read
+    Job("read_fact", "en", "read", "In which room is the meeting? Look in notes.txt.", {"notes.txt": MEETING}, has("B12")),
+    Job("read_json", "en", "read", "What port is set in config.json?", {"config.json": '{"name": "svc", "port": 8731}\n'},
+        has("8731")),
+    # list
+    Job("list_here", "en", "list", "List the files in this folder.",
+        {"a.txt": "a\n", "plan.md": "# plan\n", "report.csv": "x\n"}, has("a.txt", "plan.md", "report.csv")),
+    Job("list_docs", "en", "list", "Which files are in the docs folder?",
+        {"docs/intro.md": "hi\n", "docs/guide.md": "go\n", "top.txt": "t\n"}, has("intro.md", "guide.md")),
+    # search
+    Job("search_def", "en", "search", "Which file defines the function parse_date?", SRC, has("dates.py")),
+    Job("search_text", "en", "search", "Which log file contains the text 'ERROR 503'?", LOGS, has("tuesday")),
+    # create
+    Job("create_txt", "en", "create", "Create a file hello.txt containing exactly: Hello, world", {},
+        lambda ws, a: (_text(ws, "hello.txt") or "").strip() == "Hello, world"),
+    Job("create_py", "en", "create", "Create a file add.py with a Python function add(a, b) that returns a + b.", {},
+        runs_to("add.py", "from add import add; assert add(2, 3) == 5")),
+    # append
+    Job("append_line", "en", "append", "Add a line 'Buy butter' at the end of notes.txt", {"notes.txt": NOTES},
+        _appended("notes.txt", ["milk", "eggs"], "Buy butter")),
+    # edit
+    Job("edit_value", "en", "edit", "In config.ini, change debug = false to debug = true.", {"config.ini": CONFIG_INI},
+        _edited("config.ini", "debug = true", "debug = false", "port = 8080")),
+    Job("edit_typo", "en", "edit", "Fix the typo in greet.py: the function helo should be called hello.",
+        {"greet.py": "def helo(name):\n    return 'Hi ' + name\n"},
+        _edited("greet.py", "def hello(", "helo(", "return 'Hi ' + name")),
+    # rename / move
+    Job("rename", "en", "rename", "Rename draft.txt to final.txt.", {"draft.txt": "version one\n"},
+        lambda ws, a: _text(ws, "final.txt") == "version one\n" and not (ws / "draft.txt").exists()),
+    Job("move", "en", "rename", "Move report.csv into the archive folder.", {"report.csv": "a,b\n", "archive/old.csv": "x\n"},
+        lambda ws, a: _text(ws, "archive/report.csv") == "a,b\n" and not (ws / "report.csv").exists()),
+    # run a command
+    Job("run_script", "en", "run", "Run python3 compute.py and tell me what it prints.", {"compute.py": COMPUTE}, has("1337")),
+    # count / summarise
+    Job("count_rows", "en", "count", "How many data rows (not counting the header line) are in data.csv?",
+        {"data.csv": DATA_CSV}, has("17")),
+    Job("count_lines", "en", "count", "How many lines does todo.txt have?", {"todo.txt": TODO}, has("5")),
+    Job("summarise", "en", "summarise", "In one sentence, what is the project in README.md about?",
+        {"README.md": README}, lambda ws, a: "tide" in a.lower() and "calendar" in a.lower()),
+    # multi-step
+    Job("bump_version", "en", "multi", "Read version.txt and increase the last number of the version by one.",
+        {"version.txt": "1.4.2\n"}, lambda ws, a: (_text(ws, "version.txt") or "").strip() == "1.4.3"),
+    Job("greet_name", "en", "multi", "Read name.txt and create greeting.txt that says Hello, followed by that name.",
+        {"name.txt": "Ada\n"}, lambda ws, a: "Hello, Ada" in (_text(ws, "greeting.txt") or "")),
+    # refusals: the person says no
+    Job("deny_edit", "en", "refusal", "Delete the line 'eggs' from notes.txt.", {"notes.txt": NOTES},
+        both(unchanged({"notes.txt": NOTES}), says_refused), approve=False),
+    Job("deny_create", "en", "refusal", "Create a file secret.txt containing 'x'.", {"keep.txt": "k\n"},
+        both(lambda ws, a: not (ws / "secret.txt").exists(), says_refused), approve=False),
+    # Chinese
+    Job("zh_read", "zh", "read", "notes.txt 里写的会议在哪个房间？", {"notes.txt": MEETING}, has("B12")),
+    Job("zh_list", "zh", "list", "这个文件夹里有哪些文件？", {"a.txt": "a\n", "plan.md": "# plan\n"}, has("a.txt", "plan.md")),
+    Job("zh_create", "zh", "create", "创建文件 todo.txt，内容是：买牛奶", {},
+        lambda ws, a: "买牛奶" in (_text(ws, "todo.txt") or "")),
+    Job("zh_append", "zh", "append", "在 shopping.txt 末尾加一行：面包", {"shopping.txt": "苹果\n牛奶\n"},
+        _appended("shopping.txt", ["苹果", "牛奶"], "面包")),
+    Job("zh_edit", "zh", "edit", "把 config.ini 里的 debug = false 改成 debug = true", {"config.ini": CONFIG_INI},
+        _edited("config.ini", "debug = true", "debug = false", "port = 8080")),
+    Job("zh_run", "zh", "run", "运行 python3 compute.py，告诉我它输出了什么", {"compute.py": COMPUTE}, has("1337")),
+    Job("zh_count", "zh", "count", "todo.txt 有几行？", {"todo.txt": TODO}, lambda ws, a: has("5")(ws, a) or "五" in a),
+    Job("zh_search", "zh", "search", "哪个文件定义了函数 parse_date？", SRC, has("dates.py")),
+    Job("zh_deny", "zh", "refusal", "把 notes.txt 里的 milk 改成 oat milk", {"notes.txt": NOTES},
+        both(unchanged({"notes.txt": NOTES}), says_refused), approve=False),
+]
+
+
+@dataclass
+class Observed:
+    """What the model stream did during one job (timing and call hygiene)."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    stop_reasons: list[str] = field(default_factory=list)
+    longest_silence: float = 0.0
+    requests: int = 0
+
+
+class ObservedModel:
+    """Passes a model's stream through unchanged, noting gaps between events, calls and stops."""
+
+    def __init__(self, inner: ChatModel) -> None:
+        self.inner = inner
+        self.seen = Observed()
+
+    @property
+    def display_name(self) -> str:
+        return self.inner.display_name
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *, tool_choice: str = "auto"
+    ) -> AsyncIterator[StreamEvent]:
+        self.seen.requests += 1
+        last = time.monotonic()
+        async for event in self.inner.stream(messages, tools, tool_choice=tool_choice):
+            now = time.monotonic()
+            self.seen.longest_silence = max(self.seen.longest_silence, now - last)
+            last = now
+            if isinstance(event, ToolCallReady):
+                self.seen.calls.append(event.call)
+            elif isinstance(event, StreamEnd):
+                self.seen.stop_reasons.append(event.stop_reason)
+            yield event
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _parses(arguments: str) -> bool:
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+RUNAWAY_STOPS = {"length", "runaway"}
+
+
+@dataclass
+class JobResult:
+    id: str
+    lang: str
+    kind: str
+    done: bool
+    seconds: float
+    calls: int
+    bad_json: int
+    runaway: bool
+    longest_silence: float
+    stop: str
+    answer: str
+    tools: list[str]
+    #: Calls that did not succeed: "tool: error_kind: error" (for reading a failure, not judged).
+    failures: list[str] = field(default_factory=list)
+
+
+def _prepare(folder: Path, files: dict[str, str]) -> Path:
+    ws = folder.resolve()
+    for name, text in files.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text(text, encoding="utf-8")
+    return ws
+
+
+async def run_job(job: Job, model: ChatModel, runtime: Runtime) -> JobResult:
+    with tempfile.TemporaryDirectory(prefix=f"agent-task-{job.id}-") as tmp:
+        ws = _prepare(Path(tmp), job.files)
+        observed = ObservedModel(model)
+        # As `echo-desk ask --yes|--no`: the terminal host answers every approval.
+        host = TerminalHost(auto=ApprovalChoice.ALLOW_ONCE if job.approve else ApprovalChoice.DENY, out=io.StringIO())
+        scope = Scope(label="ask", workspace_roots=(ws,))
+        loop = AgentLoop(observed, runtime.dispatcher, runtime.schema_factory,
+                         max_turns=runtime.settings.current.max_turns)
+        history = [system_message(scope), ChatMessage(role="user", content=job.prompt)]
+        began = time.monotonic()
+        answer, stop, failures = "", "", []
+        try:
+            outcome = await asyncio.wait_for(loop.run(history, scope, host, NullListener()), JOB_SECONDS)
+            answer, stop = outcome.final_text, outcome.stop_reason.value
+            failures = [f"{e.tool}: {e.error_kind.value if e.error_kind else ''}: {e.error[:100]}"
+                        for e in outcome.envelopes.values() if not e.ok]
+            if outcome.runaway is not None:
+                failures.append(f"runaway: {outcome.runaway.describe()} ({outcome.runaway.unit[:40]!r})")
+        except TimeoutError:
+            stop = "timeout"
+        seconds = time.monotonic() - began
+        done = stop == "done" and job.check(ws, answer)
+        seen = observed.seen
+        return JobResult(
+            id=job.id, lang=job.lang, kind=job.kind, done=done, seconds=seconds, calls=len(seen.calls),
+            bad_json=sum(not _parses(c.arguments) for c in seen.calls),
+            runaway=stop == "runaway" or any(r in RUNAWAY_STOPS for r in seen.stop_reasons),
+            longest_silence=seen.longest_silence, stop=stop, answer=answer, tools=[c.name for c in seen.calls],
+            failures=failures + [f"sent {c.name} {c.arguments[:160]}" for c in seen.calls],
+        )
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+
+
+def summary(results: list[JobResult]) -> dict[str, Any]:
+    times = [r.seconds for r in results]
+    return {
+        "jobs": len(results),
+        "done": sum(r.done for r in results),
+        "success_rate": sum(r.done for r in results) / len(results),
+        "median_s": statistics.median(times),
+        "p90_s": _p90(times),
+        "tool_calls": sum(r.calls for r in results),
+        "bad_json_calls": sum(r.bad_json for r in results),
+        "runaway_jobs": sum(r.runaway for r in results),
+        "jobs_silent_over_5s": sum(r.longest_silence > 5 for r in results),
+        "jobs_over_120s": sum(r.seconds > 120 for r in results),
+    }
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="", help="comma-separated job ids")
+    parser.add_argument("--limit", type=int, default=0, help="run only the first N jobs")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the app's)")
+    parser.add_argument("--json", type=Path, default=None, help="write every result here")
+    args = parser.parse_args()
+
+    from echo_desk.providers.local.default_model import default_model_path
+    from echo_desk.providers.local.profiles import get_profile
+    from echo_desk.providers.local.provider import LocalModel
+
+    jobs = [j for j in JOBS if not args.only or j.id in args.only.split(",")]
+    if args.limit:
+        jobs = jobs[: args.limit]
+    with tempfile.TemporaryDirectory(prefix="agent-tasks-home-") as home:
+        # Settings and audit of a fresh install, not the person's own.
+        runtime = Runtime.create(settings_store=SettingsStore.in_dir(Path(home) / "config"),
+                                 data_dir=Path(home) / "data", with_plugins=False)
+        model = LocalModel(default_model_path(), get_profile(runtime.settings.current.local_model.profile),
+                           threads=args.threads)
+        began = time.monotonic()
+        await model.ensure_started()
+        print(f"server started in {time.monotonic() - began:.1f} s; load {_load()}", flush=True)
+        results: list[JobResult] = []
+        try:
+            for job in jobs:
+                result = await run_job(job, model, runtime)
+                results.append(result)
+                answer = re.sub(r"\s+", " ", result.answer)[:70]
+                print(f"{'DONE' if result.done else 'fail'} {job.id:<13} {result.seconds:6.1f}s calls={result.calls}"
+                      f" bad_json={result.bad_json} silent={result.longest_silence:5.1f}s stop={result.stop}"
+                      f"{' RUNAWAY' if result.runaway else ''} tools={','.join(result.tools)} | {answer}"
+                      f" | load {_load()}", flush=True)
+                for line in result.failures:
+                    print(f"     {line}", flush=True)
+        finally:
+            await model.aclose()
+            runtime.close()
+    figures = summary(results)
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": figures, "results": [r.__dict__ for r in results]},
+                                        indent=2, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

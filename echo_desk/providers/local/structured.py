@@ -1,0 +1,158 @@
+"""Structured tool calls for the built-in model: a grammar makes every call valid JSON for its tool.
+
+llama.cpp refuses a request-level grammar together with ``tools`` ("Cannot use custom grammar
+constraints with tools"), and this build (llguidance) applies a grammar from the first token
+(``grammar_lazy`` has no effect). So the built-in provider sends the tool list to the chat
+template as ``chat_template_kwargs.echo_tools`` instead of ``tools`` and one grammar that allows
+*either* plain text (not starting with ``{``) *or* one call object
+``{"name": <a tool>, "arguments": <that tool's schema>}``. The call then arrives as message
+text, which ``CallTextReader`` turns back into the usual stream events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.agent.model import (
+    ChatMessage,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStarted,
+)
+from echo_desk.providers.openai_compat import OpenAICompatModel
+from echo_desk.providers.tool_schemas import openai_tools
+
+# Plain text must not start with "{" (that is how a call starts), white space or a backtick: a
+# small model otherwise slips a call in after a newline or inside a ```json fence, unchecked.
+_TEXT_RULE = r"TEXT: /[^{\s`][\s\S]*/"
+
+
+def _call_schema(tool: ToolDefinition) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, "arguments": tool.parameters or {"type": "object"}},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+def tool_call_grammar(tools: Sequence[ToolDefinition], tool_choice: str = "auto") -> str | None:
+    """The llguidance grammar for one turn, or ``None`` when the model may only answer in text."""
+    if not tools or tool_choice == "none":
+        return None
+    offered = [t for t in tools if tool_choice in ("auto", "required") or t.name == tool_choice] or list(tools)
+    schema = {"oneOf": [_call_schema(t) for t in offered]}
+    start = "start: call" if tool_choice != "auto" else "start: TEXT | call"
+    return "\n".join(["%llguidance {}", start, "call: %json " + json.dumps(schema), _TEXT_RULE, ""])
+
+
+def structured_request(tools: Sequence[ToolDefinition], tool_choice: str) -> dict[str, Any]:
+    """What goes into the request body instead of ``tools``/``tool_choice``."""
+    grammar = tool_call_grammar(tools, tool_choice)
+    if grammar is None:
+        return {}
+    return {"grammar": grammar, "chat_template_kwargs": {"echo_tools": openai_tools(tools)}}
+
+
+_NAME = re.compile(r'^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+class CallTextReader:
+    """Turns the message text of one constrained answer into stream events.
+
+    Text that starts with ``{`` is a call: it is held back (never shown as prose), announced as
+    ``ToolCallStarted`` once its name is complete, and handed over as ``ToolCallReady`` at the
+    end. ``pending_call_chars`` lets a watcher see a call's arguments grow.
+    """
+
+    def __init__(self, call_id: str) -> None:
+        self.call_id = call_id
+        self._buffer: list[str] = []
+        self._is_call: bool | None = None
+        self._announced = ""
+
+    @property
+    def pending_call_chars(self) -> int:
+        return sum(len(part) for part in self._buffer) if self._is_call else 0
+
+    @property
+    def pending_call_name(self) -> str:
+        return self._announced
+
+    def feed(self, text: str) -> Iterator[StreamEvent]:
+        if self._is_call is None:
+            stripped = "".join(self._buffer) + text
+            if not stripped.strip():
+                self._buffer.append(text)
+                return
+            self._is_call = stripped.lstrip().startswith("{")
+            if not self._is_call:
+                self._buffer.clear()
+                yield TextDelta(stripped)
+                return
+            self._buffer = [stripped]
+        elif self._is_call:
+            self._buffer.append(text)
+        else:
+            yield TextDelta(text)
+            return
+        if self._announced:
+            yield ToolCallDelta(id=self.call_id, text=text)
+            return
+        match = _NAME.match("".join(self._buffer))
+        if match:
+            self._announced = json.loads(f'"{match.group(1)}"')
+            yield ToolCallStarted(id=self.call_id, name=self._announced)
+
+    def finish(self) -> Iterator[StreamEvent]:
+        """The held-back call, once the answer is complete (or the leftover text)."""
+        text = "".join(self._buffer)
+        self._buffer = []
+        if not self._is_call:
+            if text.strip():
+                yield TextDelta(text)
+            return
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            arguments = value.get("arguments", {})
+            yield ToolCallReady(ToolCall(id=self.call_id, name=value["name"], arguments=json.dumps(arguments)))
+            return
+        # Cut off (token cap, runaway guard): passed on as it came; the dispatcher reports it.
+        raw = text.partition('"arguments"')[2].lstrip(" \t\n:")
+        yield ToolCallReady(ToolCall(id=self.call_id, name=self._announced, arguments=raw or "{"))
+
+
+async def constrained_stream(
+    client: OpenAICompatModel,
+    messages: Sequence[ChatMessage],
+    tools: Sequence[ToolDefinition],
+    tool_choice: str,
+) -> AsyncIterator[StreamEvent]:
+    """One turn with the tool-call grammar; events as if the server had parsed the call."""
+    extra = structured_request(tools, tool_choice)
+    reader = CallTextReader(f"call_{uuid.uuid4().hex[:24]}")
+    async for event in client.stream(messages, (), tool_choice="auto", extra=extra):
+        if isinstance(event, TextDelta):
+            for item in reader.feed(event.text):
+                yield item
+        elif isinstance(event, StreamEnd):
+            made_call = False
+            for item in reader.finish():
+                made_call = made_call or isinstance(item, ToolCallReady)
+                yield item
+            # As a server that parsed the call itself would say (a cut-off call keeps "length").
+            yield StreamEnd("tool_calls") if made_call and event.stop_reason == "stop" else event
+        else:
+            yield event

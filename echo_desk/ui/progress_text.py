@@ -1,0 +1,18 @@
+"""The status line for what the model is doing (``agent.progress.Progress``), in the person's language."""
+
+from __future__ import annotations
+
+from echo_desk.agent.progress import Progress, Stage
+from echo_desk.i18n import _
+
+
+def progress_text(progress: Progress) -> str:
+    seconds = int(progress.elapsed)
+    if progress.stage is Stage.THINKING:
+        return _("Thinking… {seconds} s").format(seconds=seconds)
+    rate = f"{progress.tokens_per_second:.1f}"
+    if progress.stage is Stage.WRITING_CALL:
+        return _("Writing a call to {tool}… {tokens} tokens · {rate} tokens/s · {seconds} s").format(
+            tool=progress.tool, tokens=progress.tokens, rate=rate, seconds=seconds)
+    return _("Writing the answer… {tokens} tokens · {rate} tokens/s · {seconds} s").format(
+        tokens=progress.tokens, rate=rate, seconds=seconds)

@@ -1,0 +1,145 @@
+"""Structured tool calls of the built-in model: the grammar sent, and calls read back from text."""
+
+from __future__ import annotations
+
+import json
+
+from providers_kit import Scripted, collect, sse_response
+
+from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.agent.model import (
+    ChatMessage,
+    StreamEnd,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStarted,
+)
+from echo_desk.providers.local.structured import (
+    CallTextReader,
+    constrained_stream,
+    structured_request,
+    tool_call_grammar,
+)
+from echo_desk.providers.openai_compat import OpenAICompatModel
+
+READ = ToolDefinition(name="read_file", description="Read a file.",
+                      parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+WRITE = ToolDefinition(name="write_file", description="Write a file.", parameters={
+    "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["path", "content"]})
+
+
+def _schema_of(grammar: str) -> dict:  # type: ignore[type-arg]
+    line = next(x for x in grammar.splitlines() if x.startswith("call: %json "))
+    return json.loads(line.removeprefix("call: %json "))  # type: ignore[no-any-return]
+
+
+def test_auto_allows_text_or_one_call_of_any_offered_tool() -> None:
+    grammar = tool_call_grammar([READ, WRITE])
+    assert grammar is not None and grammar.startswith("%llguidance")
+    assert "start: TEXT | call" in grammar
+    assert "TEXT: /[^{\\s`]" in grammar  # text cannot open with a call, a fence or blank space
+    options = _schema_of(grammar)["oneOf"]
+    assert [o["properties"]["name"]["const"] for o in options] == ["read_file", "write_file"]
+    assert options[1]["properties"]["arguments"] == WRITE.parameters
+
+
+def test_named_choice_forces_that_call_and_none_means_no_grammar() -> None:
+    grammar = tool_call_grammar([READ, WRITE], "write_file")
+    assert grammar is not None and "start: call" in grammar and "TEXT |" not in grammar
+    assert [o["properties"]["name"]["const"] for o in _schema_of(grammar)["oneOf"]] == ["write_file"]
+    assert tool_call_grammar([READ], "none") is None
+    assert tool_call_grammar([], "auto") is None
+    assert structured_request([READ], "none") == {}
+
+
+def test_tools_go_to_the_template_not_the_server() -> None:
+    extra = structured_request([READ], "auto")
+    assert "tools" not in extra  # llama.cpp refuses a grammar together with tools
+    assert extra["chat_template_kwargs"]["echo_tools"][0]["function"]["name"] == "read_file"
+
+
+def _feed(reader: CallTextReader, parts: list[str]) -> list[object]:
+    events: list[object] = []
+    for part in parts:
+        events.extend(reader.feed(part))
+    events.extend(reader.finish())
+    return events
+
+
+def test_plain_text_streams_through_unchanged() -> None:
+    events = _feed(CallTextReader("c1"), ["The ", "room is ", "B12."])
+    assert events == [TextDelta("The "), TextDelta("room is "), TextDelta("B12.")]
+
+
+def test_a_call_is_held_back_announced_once_named_and_ready_at_the_end() -> None:
+    reader = CallTextReader("c1")
+    parts = ['{"na', 'me": "write_', 'file", "arguments": {"path": "a.txt", ', '"content": "hi"}}']
+    seen: list[object] = []
+    for part in parts[:2]:
+        seen.extend(reader.feed(part))
+    assert seen == []  # nothing shown as prose, name not complete yet
+    seen.extend(reader.feed(parts[2]))
+    assert seen == [ToolCallStarted(id="c1", name="write_file")]
+    assert reader.pending_call_chars > 30
+    seen.extend(reader.feed(parts[3]))
+    assert seen[-1] == ToolCallDelta(id="c1", text=parts[3])  # argument text as it grows
+    seen.extend(reader.finish())
+    ready = [e for e in seen if isinstance(e, ToolCallReady)]
+    assert len(ready) == 1 and ready[0].call.name == "write_file"
+    assert json.loads(ready[0].call.arguments) == {"path": "a.txt", "content": "hi"}
+
+
+def test_a_cut_off_call_is_passed_on_as_it_came() -> None:
+    events = _feed(CallTextReader("c1"), ['{"name": "write_file", "arguments": {"path": "a.txt", "content": "Buy'])
+    ready = [e for e in events if isinstance(e, ToolCallReady)]
+    assert ready[0].call.name == "write_file"
+    assert ready[0].call.arguments.startswith('{"path": "a.txt"')
+
+
+def _sse(*contents: str, finish: str = "stop") -> bytes:
+    chunks = [{"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]} for c in contents]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+
+
+async def test_constrained_stream_sends_the_grammar_and_yields_a_parsed_call() -> None:
+    script = Scripted([sse_response(_sse('{"name": "read_file", ', '"arguments": {"path": "notes.txt"}}'))])
+    client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
+    events = await collect(constrained_stream(client, [ChatMessage(role="user", content="hi")], [READ], "auto"))
+    body = script.body()
+    assert "tools" not in body and "tool_choice" not in body
+    assert "grammar" in body and body["chat_template_kwargs"]["echo_tools"]
+    kinds = [type(e) for e in events]
+    assert kinds == [ToolCallStarted, ToolCallDelta, ToolCallReady, StreamEnd]
+    assert events[-1] == StreamEnd("tool_calls")
+    ready = events[2]
+    assert isinstance(ready, ToolCallReady) and json.loads(ready.call.arguments) == {"path": "notes.txt"}
+    await client.aclose()
+
+
+def test_the_small_model_profile_caches_prompts_and_hides_distracting_tools() -> None:
+    from echo_desk.providers.local.profiles import get_profile
+
+    profile = get_profile("qwen2.5-coder-tools")
+    assert profile.request_defaults["cache_prompt"] is True
+    assert get_profile("qwen2.5-coder-tools", cache_prompt=False).request_defaults["cache_prompt"] is False
+    assert {"echo_text", "delegate"} <= profile.hidden_tools
+    assert get_profile("model-template").hidden_tools == frozenset()
+
+
+async def test_hidden_tools_are_not_offered_to_the_local_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from echo_desk.providers.local.profiles import get_profile
+    from echo_desk.providers.local.provider import LocalModel
+
+    echo = ToolDefinition(name="echo_text", description="Echo.", parameters={"type": "object", "properties": {}})
+    script = Scripted([sse_response(_sse("Hello."))])
+    client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
+    local = LocalModel(tmp_path / "m.gguf", get_profile("qwen2.5-coder-tools"))
+    events = await collect(local._turn(client, [ChatMessage(role="user", content="hi")], [READ, echo], "auto"))
+    assert TextDelta("Hello.") in events
+    offered = [t["function"]["name"] for t in script.body()["chat_template_kwargs"]["echo_tools"]]
+    assert offered == ["read_file"]
+    assert "echo_text" not in script.body()["grammar"]
+    await client.aclose()
