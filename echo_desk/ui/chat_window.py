@@ -38,8 +38,8 @@ from echo_desk.ui.transcript import TranscriptItem
 from echo_desk.ui.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
-    from echo_desk.agent.progress import Progress
     from echo_desk.agent.model import ChatModel
+    from echo_desk.agent.progress import Progress
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
     from echo_desk.ui.services import Services
