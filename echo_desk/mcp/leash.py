@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from echo_desk.agent import reaper
+from echo_desk.sandbox.helper import helper_command
 
 
 @functools.cache
@@ -54,4 +55,5 @@ def reaped(command: str, args: Sequence[str], env: Mapping[str, str]) -> tuple[s
     search_path = env.get("PATH") or os.environ.get("PATH", os.defpath)
     if not sys.platform.startswith("linux") or shutil.which(command, path=search_path) is None:
         return command, list(args)
-    return sys.executable, ["-I", "-S", str(Path(reaper.__file__)), "--", command, *args]
+    program, *options = helper_command(reaper.__name__, Path(reaper.__file__))
+    return program, [*options, "--", command, *args]

@@ -12,15 +12,15 @@ import contextlib
 import os
 import socket
 import stat
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import seccomp
+from echo_desk.sandbox import forwarder, seccomp
 from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import default_hidden, existing_real, git_dirs, is_under, read_only_in
 
-FORWARDER = Path(__file__).with_name("forwarder.py")
+FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
@@ -140,7 +140,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     relay = child_end = None
     if spec.proxied:
         relay, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        command = [sys.executable, "-I", "-S", str(FORWARDER), str(child_end.fileno()), "--", *command]
+        command = [*helper_command(forwarder.__name__, FORWARDER), str(child_end.fileno()), "--", *command]
     argv += _with_process_limit(command, spec.max_processes)
     fds = (fd,) if child_end is None else (fd, child_end.fileno())
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from echo_desk.agent import reaper
+from echo_desk.sandbox.helper import helper_command
 
 #: After the command's own process exits, output is still read this long (a child finishing
 #: its last write); then what is left is ended.
@@ -49,7 +50,7 @@ class CommandLeash:
         return cls() if supported() else None
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
-        return [sys.executable, "-I", "-S", str(REAPER), "--control-fd", str(self._theirs.fileno()), "--", *argv]
+        return [*helper_command(reaper.__name__, REAPER), "--control-fd", str(self._theirs.fileno()), "--", *argv]
 
     @property
     def pass_fds(self) -> tuple[int, ...]:

@@ -1,0 +1,38 @@
+"""Echo Desk's own helper programs (the reaper supervisor, the proxy forwarder) start from a
+Python install and from the desktop bundle, where ``sys.executable`` is Echo Desk itself."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent import reaper
+from echo_desk.sandbox import forwarder
+from echo_desk.sandbox.helper import helper_command
+
+LAUNCHER = Path(__file__).resolve().parents[2] / "packaging" / "launcher.py"
+
+
+def test_from_python_the_script_file_runs_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(sys, "frozen", raising=False)
+    command = helper_command(reaper.__name__, Path(reaper.__file__))
+    assert command == [sys.executable, "-I", "-S", reaper.__file__]
+    assert Path(command[-1]).is_file()
+
+
+def test_in_the_bundle_the_launcher_runs_the_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert helper_command(forwarder.__name__, Path(forwarder.__file__)) == [
+        sys.executable, "-m", "echo_desk.sandbox.forwarder"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper supervises on Linux")
+def test_the_bundles_launcher_runs_the_reaper_as_the_bundle_would() -> None:
+    # What the bundle runs: <echo-desk> -m echo_desk.agent.reaper -- PROGRAM; the launcher is
+    # the bundle's entry script, here run by this Python.
+    done = subprocess.run([sys.executable, str(LAUNCHER), "-m", reaper.__name__, "--", "sh", "-c", "echo hi; exit 3"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and done.stdout == "hi\n", done.stderr
