@@ -52,6 +52,7 @@ class FullTextBox(QPlainTextEdit):
         row.addWidget(self.marker, 1)
         row.addWidget(self.expand)
         self.is_loaded = True
+        self._expanded = False
         self.verticalScrollBar().valueChanged.connect(self._check)
         self.verticalScrollBar().rangeChanged.connect(self._check)
         i18n_qt.bus().language_changed.connect(self._check)
@@ -69,7 +70,29 @@ class FullTextBox(QPlainTextEdit):
     def _height(self, lines: int) -> int:
         return int(max(1, lines) * self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 12)
 
+    def _fit(self) -> None:
+        """As tall as the laid-out text, up to ``most_lines`` lines: a line with Chinese in a
+        fallback font is taller than the monospace font's own line spacing says."""
+        if self._expanded:
+            return
+        block, height, lines = self.document().begin(), 0.0, 0
+        tallest = float(self.fontMetrics().lineSpacing())
+        while block.isValid() and lines < self._most:
+            rect = self.blockBoundingRect(block)
+            count = max(1, block.layout().lineCount()) if block.layout() is not None else 1
+            tallest = max(tallest, rect.height() / count)
+            height += rect.height()
+            lines += count
+            block = block.next()
+        if lines > self._most:
+            height = tallest * self._most
+        wanted = max(self._height(1), int(height + 0.999) + 2 * self.frameWidth()
+                     + 2 * int(self.document().documentMargin()) + 2)
+        if wanted > self.height():  # only ever taller than the first guess: never hides a line
+            self.setFixedHeight(wanted)
+
     def _expand(self) -> None:
+        self._expanded = True
         self.setMaximumHeight(16777215)
         self.setFixedHeight(self._height(min(40, self.document().lineCount() + self._wrapped_lines())))
         QTimer.singleShot(0, self._check)
@@ -84,6 +107,7 @@ class FullTextBox(QPlainTextEdit):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        QTimer.singleShot(0, self._fit)
         QTimer.singleShot(0, self._check)
 
     def resizeEvent(self, event: QResizeEvent) -> None:

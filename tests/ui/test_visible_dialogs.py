@@ -182,3 +182,17 @@ def test_a_tool_card_shows_arguments_and_output_visibly() -> None:
     doc.setHtml(card_html(item, "Run a command"))
     shown = doc.toPlainText()
     assert "report⟨U+202E⟩txt.sh" in shown and "#⟨ESC⟩[2K⟨CR⟩" in shown
+
+
+def test_a_few_lines_with_chinese_fit_their_box_without_a_scroll_bar(qtbot) -> None:
+    # A line with Chinese (drawn in a fallback CJK font) is taller than the monospace font's
+    # line spacing: the box must still show every line, with no "0 more lines" marker.
+    from echo_desk.ui.full_text_box import FullTextBox
+
+    box = FullTextBox("命令: git status\n    工作文件夹: /tmp/工作区\n运行位置: 在沙箱中\n    详情: 无网络", most_lines=6)
+    qtbot.addWidget(box)
+    box.resize(600, box.height())
+    box.show()
+    qtbot.waitExposed(box)
+    qtbot.waitUntil(lambda: box.verticalScrollBar().maximum() == 0)
+    assert box.is_loaded and not box.footer.isVisible()
