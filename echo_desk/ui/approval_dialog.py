@@ -183,13 +183,15 @@ class ApprovalDialog(QDialog):
         splitter.setCollapsible(0, False)
         if request.file_changes:
             splitter.setStretchFactor(1, 1)
-        layout.addWidget(splitter, 1)
+        # The diff takes the room; without one, the rules' table below does (no empty gap).
+        fills = bool(request.file_changes) or self.is_spawn or request.rules is None
+        layout.addWidget(splitter, 1 if fills else 0)
 
         # Permission rules: how each part was checked, and narrow grants to remember.
         self.grant_choices = GrantChoices(request.rules) if request.rules is not None else None
         if self.grant_choices is not None:
             self.grant_choices.chosen.connect(self._grant)
-            layout.addWidget(self.grant_choices)
+            layout.addWidget(self.grant_choices, 0 if fills else 1)
 
         deny_row = QHBoxLayout()
         self.message_caption = QLabel()

@@ -133,6 +133,7 @@ class GrantChoices(QWidget):
         row.addWidget(self.allow)
         row.addStretch(1)
         layout.addLayout(row)
+        layout.addStretch(1)  # room the dialog gives goes below the choices, not between them
         has_choices = bool(verdict.suggestions)
         shown: tuple[QWidget, ...] = (self.remember_caption, self.scope_caption, self.scope, self.allow)
         for widget in shown:
