@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
     from echo_desk.agent.envelope import Envelope
     from echo_desk.agent.host import Host
     from echo_desk.agent.loop import LoopListener, Outcome
+    from echo_desk.agent.progress import Progress
     from echo_desk.agent.schema import SchemaFactory
     from echo_desk.agent.status import ToolStatus
 
@@ -181,6 +182,11 @@ class _Recorder:
 
     def on_tool_call(self, call: ToolCall) -> None:
         self._listener.on_tool_call(call)
+
+    def on_progress(self, progress: Progress) -> None:
+        report = getattr(self._listener, "on_progress", None)  # optional for listeners (loop.py)
+        if report is not None:
+            report(progress)
 
     def on_tool_status(self, call_id: str, status: ToolStatus) -> None:
         self._listener.on_tool_status(call_id, status)
