@@ -55,8 +55,9 @@ def server_pids(mark: str) -> list[int]:
     for pid in marked_pids(mark):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"echo_desk/agent/reaper.py" in f.read():
-                    continue
+                argv = f.read().split(b"\0")
+            if any(a.endswith(b"echo_desk/agent/reaper.py") or a == b"echo_desk.agent.reaper" for a in argv):
+                continue
         except OSError:
             continue
         found.append(pid)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from echo_desk.mcp import McpEvent, ServerState, apply_import, load_config, preview_import
 from echo_desk.mcp.config import parse_server
-from tests.mcp.helpers import TINY_SERVER, marked_pids, wait_until
+from tests.mcp.helpers import TINY_SERVER, marked_pids, server_pids, wait_until
 
 
 def tiny(name: str = "t"):
@@ -25,7 +25,7 @@ async def test_add_disable_remove(make_manager, registry, mark, settings_store) 
     assert "t" in load_config()
     manager.approve_start("t", manager.start_request("t").fingerprint)
     assert (await manager.start("t")).state is ServerState.CONNECTED
-    assert "t__echo" in registry.tools and len(marked_pids(mark)) == 1
+    assert "t__echo" in registry.tools and len(server_pids(mark)) == 1  # the server, not its supervisor
 
     status = await manager.set_enabled("t", False)
     assert status.state is ServerState.DISABLED and status.tools == ()

@@ -239,7 +239,7 @@ sys.path.insert(0, sys.argv[1])
 from echo_desk import sandbox
 ws = Path(sys.argv[2])
 launch = sandbox.prepare(sandbox.SandboxSpec(writable=(ws,), cwd=ws, max_processes=int(sys.argv[3])),
-                         ["/bin/sh", "-c", "b() { b | b & }; b; sleep 2; echo survived"], sandbox.availability().bwrap)
+                         ["/bin/sh", "-c", "b() { b & b & sleep 5; }; b & sleep 2; echo survived"], sandbox.availability().bwrap)
 proc = subprocess.Popen(launch.argv, pass_fds=launch.pass_fds, env=launch.env, stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL)
 launch.close()

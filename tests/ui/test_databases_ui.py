@@ -293,7 +293,16 @@ def test_a_write_mode_call_shows_the_full_sql_for_approval_then_its_grid(window,
 
     def on_dialog(dialog) -> None:
         seen.append(dialog.targets.toPlainText())
-        qloop.call_soon(dialog.allow_once.click)
+
+        def allow_when_ready() -> None:  # Allow works once the person has seen every line
+            for box in (dialog.targets, dialog.arguments):
+                box.verticalScrollBar().setValue(box.verticalScrollBar().maximum())
+            if dialog.allow_once.isEnabled():
+                dialog.allow_once.click()
+            else:
+                qloop.call_later(0.02, allow_when_ready)
+
+        qloop.call_soon(allow_when_ready)
 
     window.host.dialog_opened.connect(on_dialog)
 
