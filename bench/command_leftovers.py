@@ -1,9 +1,9 @@
-"""run_command below the reaper supervisor vs the plain process group (issue 20 #14).
+"""run_command's leftovers (issue 20 #14): outside the sandbox below the reaper supervisor vs the
+plain process group, and in the sandbox (where the process namespace ends them, no supervisor).
 
 Prints, for each leftover scenario, the processes still alive afterwards and the seconds the
-call took, with the supervisor (as shipped) and without it (the process-group kill alone, as
-before), and the median time of a trivial command both ways (the supervisor's cost, as a
-ratio to the plain run measured in the same run). Run: PYTHONPATH=. python bench/command_leftovers.py
+call took, each way, and the median time of a trivial command each way (the supervisor's cost,
+as a ratio to the plain run measured in the same run). Run: PYTHONPATH=. python bench/command_leftovers.py
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from echo_desk import sandbox
 from echo_desk.agent.reaper import descendants
 from echo_desk.agent.tools import RunCommand
 from echo_desk.agent.tools import shell as shell_module
+from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
 from echo_desk.tools import ToolExecutionContext
 
 SCENARIOS = {
@@ -51,29 +53,38 @@ def ctx(workspace: Path) -> ToolExecutionContext:
                                 workspace_roots=(workspace,), write_roots=(workspace,))
 
 
-async def run(command: str, workspace: Path) -> tuple[float, Any]:
+def tool(mode: SandboxMode) -> RunCommand:
+    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=mode)))
+    return RunCommand(lambda: settings)
+
+
+async def run(command: str, workspace: Path, runner: RunCommand) -> tuple[float, Any]:
     started = time.perf_counter()
-    result = await RunCommand().execute({"command": command, "timeout_seconds": TIMEOUT}, ctx(workspace))
+    result = await runner.execute({"command": command, "timeout_seconds": TIMEOUT}, ctx(workspace))
     return time.perf_counter() - started, result
 
 
 async def main(workspace: Path) -> None:
     original = shell_module.CommandLeash.create
-    for label, create in (("with the supervisor", original), ("process group only", lambda: None)):
+    ways = [("outside, supervisor", original, SandboxMode.OFF), ("outside, group only", lambda: None, SandboxMode.OFF)]
+    if sandbox.availability().available:
+        ways.append(("in the sandbox", original, SandboxMode.SANDBOXED))
+    for label, create, mode in ways:
         shell_module.CommandLeash.create = create  # type: ignore[method-assign]
+        runner = tool(mode)
         for name, template in SCENARIOS.items():
             marker = f"{random.randint(100000, 999999)}.{random.randint(100, 999)}"
-            seconds, result = await run(template.format(m=marker), workspace)
+            seconds, result = await run(template.format(m=marker), workspace, runner)
             left = survivors(marker)
             outcome = "ok" if result.success else result.error_kind.value
             print(f"{label:22} {name:34} left={len(left)} {outcome:8} {seconds:5.2f} s")
             for pid in left:  # clean up what the old way leaves behind
                 os.kill(pid, 9)
-        times = [(await run("true", workspace))[0] for _ in range(30)]
+        times = [(await run("true", workspace, runner))[0] for _ in range(30)]
         print(f"{label:22} median 'true': {statistics.median(times) * 1000:.1f} ms")
-        if create is original:
+        if label == "outside, supervisor":
             with_supervisor = statistics.median(times)
-        else:
+        elif label == "outside, group only":
             print(f"supervisor cost: {with_supervisor / statistics.median(times):.2f}x a plain run of 'true'")
     shell_module.CommandLeash.create = original  # type: ignore[method-assign]
 

@@ -163,7 +163,9 @@ class RunCommand(BuiltinTool):
         argv, env = ["/bin/sh", "-c", command], {**command_environment(), "PWD": str(cwd)}
         pass_fds: tuple[int, ...] = ()
         launch: sandbox.Launch | None = None
-        leash = CommandLeash.create()  # ends setsid/daemonized leftovers too; knows the shell's exit
+        # Outside the sandbox a supervisor ends setsid/daemonized leftovers and knows the shell's
+        # exit; inside, the sandbox's own process namespace ends them all with the command.
+        leash = None if plan.sandboxed else CommandLeash.create()
         try:
             if plan.sandboxed:
                 spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
