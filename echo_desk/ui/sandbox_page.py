@@ -171,16 +171,7 @@ class SandboxPage(QWidget):
             return
         chosen = WorkspaceSandbox(mode=SandboxMode(self.mode.currentData()), run_without_asking=self.without_asking.isChecked(),
                                   allowed_domains=self.current().allowed_domains)
-        key = self._key()
-
-        def change(s: Settings) -> None:
-            if key:
-                s.sandbox.workspaces = {**s.sandbox.workspaces, key: chosen}
-            else:
-                s.sandbox.default = chosen
-
-        self.settings.update(change)
-        self.retranslate()
+        self._save_choice(chosen)
 
     def _on_save_domains(self) -> None:
         entries = [line.strip() for line in self.domains.toPlainText().splitlines() if line.strip()]
@@ -192,6 +183,10 @@ class SandboxPage(QWidget):
             return
         self.domains_error.hide()
         chosen = self.current().model_copy(update={"allowed_domains": entries})
+        self._save_choice(chosen)
+
+    def _save_choice(self, chosen: WorkspaceSandbox) -> None:
+        """``chosen`` for the open workspace (or for every workspace when none is open)."""
         key = self._key()
 
         def change(s: Settings) -> None:
