@@ -37,7 +37,8 @@ def contained(cfg: ServerConfig, env: dict[str, str]) -> tuple[str, list[str], d
             "Turn this server's sandbox off to run it with all your rights.")
     folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
     spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder,
-                               hidden=(paths.config_dir(), paths.data_dir(), paths.cache_dir()))
+                               hidden=(paths.config_dir(), paths.data_dir(), paths.cache_dir()),
+                               runs_from=(cfg.command, *cfg.args))
     launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
                              seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf")
     return launch.argv[0], launch.argv[1:], launch.env

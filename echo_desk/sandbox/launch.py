@@ -12,6 +12,7 @@ import contextlib
 import os
 import socket
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,9 @@ class SandboxSpec:
     extra_args: tuple[str, ...] = ()
     #: With allowed domains the command gets a proxy (``proxy.DomainProxy`` on ``Launch.relay``).
     proxied: bool = False
+    #: Files the program runs from, as configured and approved (an MCP server's command and
+    #: arguments): any under /tmp stay visible, read-only, over the private /tmp.
+    runs_from: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,6 +75,33 @@ class Launch:
                     os.close(fd)
         for end in self._child_ends:
             end.close()
+
+
+#: What the proxy's forwarder runs from: this Python (and its environment) and the script.
+_FORWARDER_NEEDS = (sys.executable, sys.prefix, str(FORWARDER))
+
+
+def _own_folders_in_tmp(paths: list[str]) -> list[Path]:
+    """The folders under /tmp that the program runs from (its executable, a Python or a venv, an
+    approved server's script): the private /tmp would hide them and it could not start, so they
+    stay visible, read-only. Only these paths' top folders; nothing else of /tmp (a shell command
+    line is not looked into: what it names under /tmp stays hidden)."""
+    tmp = Path(os.path.realpath("/tmp"))
+    found: list[Path] = []
+    for raw in paths:
+        if not raw.startswith("/"):
+            continue
+        for path in {Path(raw), Path(os.path.realpath(raw))}:
+            parts = path.parts
+            try:
+                exists = path.exists()
+            except OSError:  # not a path (too long, ...)
+                exists = False
+            if len(parts) > 2 and Path(*parts[:2]) in (Path("/tmp"), tmp) and exists:
+                top = Path(*parts[:3])
+                if top not in found:
+                    found.append(top)
+    return found
 
 
 def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
@@ -109,6 +140,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
+    for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
+        argv += ["--ro-bind", str(folder), str(folder)]
     for path in hidden:
         if not any(is_under(path, w) for w in writable):
             argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))

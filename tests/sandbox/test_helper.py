@@ -36,3 +36,27 @@ def test_the_bundles_launcher_runs_the_reaper_as_the_bundle_would() -> None:
     done = subprocess.run([sys.executable, str(LAUNCHER), "-m", reaper.__name__, "--", "sh", "-c", "echo hi; exit 3"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 3 and done.stdout == "hi\n", done.stderr
+
+
+def test_what_a_program_runs_from_under_tmp_stays_visible_and_nothing_else(tmp_path: Path) -> None:
+    # The sandbox's /tmp is private; an approved server's script (or a venv) under /tmp must stay
+    # visible read-only, but a path a shell command line names there stays hidden.
+    import shutil
+    import tempfile
+
+    from echo_desk.sandbox import SandboxSpec, prepare
+
+    own = Path(tempfile.mkdtemp(dir="/tmp", prefix="echo-desk-own-"))
+    other = Path(tempfile.mkdtemp(dir="/tmp", prefix="echo-desk-other-"))
+    try:
+        (own / "server.py").write_text("print('hi')\n")
+        (other / "secret.txt").write_text("x\n")
+        spec = SandboxSpec(writable=(tmp_path,), cwd=tmp_path, runs_from=(str(own / "server.py"),))
+        launch = prepare(spec, ["/bin/sh", "-c", f"cat {other / 'secret.txt'}"], "bwrap")
+        launch.close()
+        binds = {(launch.argv[i + 1], launch.argv[i + 2]) for i, a in enumerate(launch.argv) if a == "--ro-bind"}
+        assert (str(own), str(own)) in binds
+        assert not any(src.startswith(str(other)) for src, _ in binds)
+    finally:
+        shutil.rmtree(own)
+        shutil.rmtree(other)

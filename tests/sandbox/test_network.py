@@ -5,6 +5,7 @@ allowed test name is mapped to the test's own loopback server by the proxy's res
 from __future__ import annotations
 
 import http.server
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -81,7 +82,9 @@ def _fetch(url: str) -> str:
             "try:\n print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())\n"
             "except urllib.error.HTTPError as e:\n print('HTTP', e.code, e.read().decode())\n"
             "except Exception as e:\n print('FAILED', type(e).__name__, e)\n")
-    return f"{sys.executable} -I -c \"{code}\" {url}"
+    # The interpreter itself, not a venv's link to it: a venv under /tmp is hidden by the
+    # sandbox's private /tmp (this needs only the standard library).
+    return f"{os.path.realpath(sys.executable)} -I -c \"{code}\" {url}"
 
 
 @requires_bwrap
