@@ -16,6 +16,9 @@ ALLOWED_NAMES = frozenset({
     "TZ", "TMPDIR", "PAGER", "EDITOR", "VISUAL",
     "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME",
     "NVM_DIR", "PYENV_ROOT",
+    # Where the person's own programs find their libraries (the desktop bundle puts its own
+    # value back to the person's at start: packaging/rthook_child_env.py). LD_PRELOAD is not passed.
+    "LD_LIBRARY_PATH",
 })
 ALLOWED_PREFIXES = ("LC_",)
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"

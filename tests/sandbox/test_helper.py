@@ -60,3 +60,10 @@ def test_what_a_program_runs_from_under_tmp_stays_visible_and_nothing_else(tmp_p
     finally:
         shutil.rmtree(own)
         shutil.rmtree(other)
+
+
+def test_the_persons_library_path_is_passed_on_but_not_a_preload() -> None:
+    from echo_desk.sandbox import allowed_environment
+
+    env = allowed_environment({"LD_LIBRARY_PATH": "/opt/user-libs", "LD_PRELOAD": "/tmp/x.so", "PATH": "/bin"})
+    assert env == {"LD_LIBRARY_PATH": "/opt/user-libs", "PATH": "/bin"}
