@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import _
+from echo_desk.i18n import LANGUAGE_NAMES, _
 from echo_desk.store.settings import Settings
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.backend import CatalogBackend
@@ -32,7 +32,7 @@ from echo_desk.ui.catalog_page import ToolsPage
 from echo_desk.ui.databases_page import DatabasesPage
 from echo_desk.ui.sandbox_page import SandboxPage
 
-LANGUAGE_CHOICES = ((None, ""), ("en", "English"), ("zh_CN", "简体中文"))
+LANGUAGE_CHOICES = ((None, ""), *LANGUAGE_NAMES.items())
 
 
 class GeneralPage(QWidget):
