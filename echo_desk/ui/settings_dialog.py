@@ -117,12 +117,12 @@ def _mcp_text() -> str:
 def permissions_page(backend: CatalogBackend, workspace: Callable[[], str]) -> QWidget:
     """The Permissions page when the engine has permission rules, else a page saying so."""
     runtime = backend.runtime
-    engine = getattr(runtime, "permissions", None) if runtime is not None else None
-    if engine is None:
+    engine = runtime.permissions if runtime is not None else None
+    if runtime is None or engine is None:
         return PlaceholderPage(lambda: _("Permission rules are not available: no engine is connected."))
     from echo_desk.ui.permissions_page import PermissionsPage
 
-    return PermissionsPage(engine, getattr(runtime, "audit", None), workspace, backend.standing)
+    return PermissionsPage(engine, runtime.audit, workspace, backend.standing)
 
 
 class SettingsDialog(QDialog):
