@@ -115,7 +115,7 @@ class ToolRegistry:
                 tools = loaded() if callable(loaded) and not isinstance(loaded, type) else [loaded()]
                 if isinstance(tools, Tool):
                     tools = [tools]
-            except Exception as exc:  # a broken plugin must not stop the app
+            except Exception as exc:  # a broken plugin must not stop the app  # noqa: BLE001
                 problem = RegistrationResult(False, entry.name, f"plugin {entry.name}: {exc!r}")
                 log.warning("%s", problem.message)
                 self.problems.append(problem)

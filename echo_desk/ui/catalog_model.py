@@ -234,7 +234,7 @@ class ToolCatalogModel(QStandardItemModel):
             try:
                 if not tool.is_ready():
                     parts.append(tool.readiness_detail() or _("Not ready"))
-            except Exception as exc:  # a broken readiness check is itself worth showing
+            except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
                 parts.append(_("Readiness check failed: {error}").format(error=exc))
             breaker = self.backend.breaker_text(name)
             if breaker:
