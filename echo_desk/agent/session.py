@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.model import ChatMessage, ChatModel, ImagePart, ToolCall
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
 from echo_desk.store.conversations import Conversation, ConversationStore, StoredMessage
@@ -95,12 +95,12 @@ class ConversationSession:
         return [self.system_prompt(), *self.history]
 
     # -- a turn ----------------------------------------------------------------------------------
-    def add_user(self, text: str) -> bool:
+    def add_user(self, text: str, images: tuple[ImagePart, ...] = ()) -> bool:
         """Record the person's message (saved at once); ``True`` when it named the conversation."""
         if self.scope is None:
             raise RuntimeError("no conversation is open")
         titled = not self.history and self._title_from(text)
-        message = ChatMessage(role="user", content=text)
+        message = ChatMessage(role="user", content=text, images=images)
         self._save(self.conversation, message, None)
         self.history.append(message)
         return titled

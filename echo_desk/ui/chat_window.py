@@ -110,12 +110,15 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(False)
         for seq in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(seq), self.composer, self.send)
+        self._wire_attachments()
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.attach_button)
         composer.addWidget(self.composer, 1)
         composer.addLayout(buttons)
+        mid.addWidget(self.attachment_tray)
         mid.addLayout(composer)
 
         self.todos = TodoPanel()
@@ -159,6 +162,9 @@ class MainWindow(QMainWindow):
         self.stop_button.setText(_("Stop"))
         self.stop_button.setAccessibleName(_("Stop the agent"))
         self.transcript.setAccessibleName(_("Transcript"))
+        self.attach_button.setToolTip(_("Attach files (or drop files and folders on the window)"))
+        self.attach_button.setAccessibleName(_("Attach files"))
+        self.attachment_tray.retranslate()
         self.banner.setAccessibleName(_("Notice"))
         self._show_workspace()
         self.refresh_banner()
@@ -238,6 +244,7 @@ class MainWindow(QMainWindow):
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
         self.revert.mark_reverted_cards()
+        self.attachment_tray.clear()  # grants and mentions belong to the conversation they were made in
         self.todos.set_todos(())
         self._workspace = conversation.workspace
         self._show_workspace()
@@ -331,15 +338,35 @@ class MainWindow(QMainWindow):
         if self.session.conversation is not None:
             self.revert.revert_since(row, str(self.session.conversation.id))
 
+    def _wire_attachments(self) -> None:
+        from echo_desk.ui.attachment_flow import AttachmentFlow
+        from echo_desk.ui.attachment_tray import AttachmentTray
+
+        self.attachment_tray = AttachmentTray()
+        self.attach_button = QPushButton("📎")
+        conversation_id = lambda: str(self.session.conversation.id) if self.session.conversation else ""  # noqa: E731
+        self.attachments = AttachmentFlow(self.attachment_tray, self, workspace=lambda: self._workspace,
+                                          conversation_id=conversation_id,
+                                          engine=lambda: getattr(self.session.runtime, "permissions", None))
+        self.attach_button.clicked.connect(self.attachments.pick_files)
+        self.attachments.watch(self, self.composer.viewport())
+
     # -- turns --------------------------------------------------------------------------------
     def send(self) -> None:
+        from echo_desk.agent.attachments import prompt_with
+
         text = self.composer.toPlainText()
-        if not text.strip() or self.session.busy:
+        attached = self.attachment_tray.attachments()
+        if not (text.strip() or attached) or self.session.busy:
             return
         if self.session.conversation is None:
             self.new_conversation()
-        self.composer.clear()
-        self.session.send(text)
+        images = tuple(a.image for a in attached if a.image is not None)
+        said = len(self.session.history)
+        self.session.send(prompt_with(text, attached), images)
+        if len(self.session.history) > said:  # recorded (a refused image keeps the prompt as it was)
+            self.composer.clear()
+            self.attachment_tray.clear()
 
     def _on_busy(self, busy: bool) -> None:
         self.send_button.setEnabled(not busy)

@@ -55,6 +55,8 @@ class TranscriptItem:
     output: str = ""
     #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
     subtranscript: list[dict[str, Any]] = field(default_factory=list)
+    #: Images the person attached to a user message (shown as thumbnails).
+    images: tuple[Any, ...] = ()
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
     grid: dict[str, Any] | None = None
     #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
@@ -152,10 +154,10 @@ class TranscriptModel(QAbstractListModel):
         self._streaming = None
         self.endResetModel()
 
-    def add_user(self, text: str) -> TranscriptItem:
+    def add_user(self, text: str, images: tuple[Any, ...] = ()) -> TranscriptItem:
         self.flush()
         self._streaming = None
-        item = TranscriptItem(USER, text=text)
+        item = TranscriptItem(USER, text=text, images=images)
         self._append([item])
         return item
 

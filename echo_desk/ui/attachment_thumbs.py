@@ -1,0 +1,40 @@
+"""Thumbnails of a message's attached images inside its transcript document."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QPixmap, QTextDocument
+
+from echo_desk.agent.model import ImagePart
+
+#: Thumbnail edge in a message, in device-independent pixels.
+MESSAGE_THUMB = 96
+
+
+def thumbnail(data: bytes, edge: int) -> QPixmap | None:
+    """A pixmap of at most ``edge``×``edge`` from image bytes, or ``None`` when Qt cannot decode them."""
+    pixmap = QPixmap()
+    if not pixmap.loadFromData(data):
+        return None
+    if pixmap.width() <= edge and pixmap.height() <= edge:
+        return pixmap
+    return pixmap.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+
+
+def thumbnails_html(doc: QTextDocument, images: Sequence[ImagePart]) -> str:
+    """Register each image as a resource of ``doc`` and return the HTML that shows them
+    (an image Qt cannot decode is named instead)."""
+    if not images:
+        return ""
+    cells = []
+    for number, image in enumerate(images):
+        pixmap = thumbnail(image.data, MESSAGE_THUMB)
+        if pixmap is None:
+            cells.append("<span>🖼</span>")
+            continue
+        url = f"attachment-image:{number}"
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(url), pixmap)
+        cells.append(f"<img src='{url}' width='{pixmap.width()}' height='{pixmap.height()}'>&nbsp;")
+    return "<div>" + "".join(cells) + "</div>"
