@@ -138,6 +138,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(self.todos)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([230, 720, 230])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
         self._banner_text: Callable[[], str] = lambda: _("Starting…")
         self._workspace = ""
@@ -193,10 +194,14 @@ class MainWindow(QMainWindow):
         self.session.runtime = services.runtime
         self.session.transcript.title_for = services.backend.title_for
         self.conversations.store = services.conversations
-        self.conversations.reload()
+        from echo_desk.ui import window_memory
+
+        state = window_memory.remembered(self)
+        window_memory.restore_layout(self, state)
+        self.conversations.reload(state.last_conversation or None)  # selects it when it still exists
         if self.conversations.row_count() == 0:
             self.new_conversation()
-        else:
+        elif self.conversations.current_id() is None:
             self.conversations.view.setCurrentIndex(self.conversations.model.index(0, 0))
         self.fill_models()
 
@@ -383,6 +388,9 @@ class MainWindow(QMainWindow):
         self.activity.setText(text)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        from echo_desk.ui import window_memory
+
+        window_memory.remember(self)
         self.session.stop()
         self.closing.emit()
         super().closeEvent(event)
