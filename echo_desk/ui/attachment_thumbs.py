@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QUrl
@@ -32,7 +33,7 @@ def thumbnails_html(doc: QTextDocument, images: Sequence[ImagePart]) -> str:
     for number, image in enumerate(images):
         pixmap = thumbnail(image.data, MESSAGE_THUMB)
         if pixmap is None:
-            cells.append("<span>🖼</span>")
+            cells.append(f"<span>[{html.escape(image.name or image.mime)}]</span>&nbsp;")
             continue
         url = f"attachment-image:{number}"
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(url), pixmap)

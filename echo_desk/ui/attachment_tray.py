@@ -4,7 +4,7 @@ with a remove button, and a line that says why a path could not be attached."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QVBoxLayout, QWidget
 
 from echo_desk.agent.attachments import Attachment
 from echo_desk.agent.visible_text import visible
@@ -29,8 +29,9 @@ class AttachmentChip(QFrame):
         pixmap = thumbnail(attachment.image.data, THUMB) if attachment.image is not None else None
         if pixmap is not None:
             self.thumb.setPixmap(pixmap)
-        else:
-            self.thumb.setText("📁" if attachment.is_dir else "📄")
+        else:  # the style's own icons: an emoji may have no glyph on the system
+            kind = QStyle.StandardPixmap.SP_DirIcon if attachment.is_dir else QStyle.StandardPixmap.SP_FileIcon
+            self.thumb.setPixmap(self.style().standardIcon(kind).pixmap(16, 16))
         row.addWidget(self.thumb)
         self.label = QLabel(visible(attachment.mention))  # a file name is untrusted text
         self.label.setTextFormat(Qt.TextFormat.PlainText)

@@ -163,6 +163,7 @@ class MainWindow(QMainWindow):
         self.stop_button.setText(_("Stop"))
         self.stop_button.setAccessibleName(_("Stop the agent"))
         self.transcript.setAccessibleName(_("Transcript"))
+        self.attach_button.setText(_("Attach…"))
         self.attach_button.setToolTip(_("Attach files (or drop files and folders on the window)"))
         self.attach_button.setAccessibleName(_("Attach files"))
         self.attachment_tray.retranslate()
@@ -348,7 +349,7 @@ class MainWindow(QMainWindow):
         from echo_desk.ui.attachment_tray import AttachmentTray
 
         self.attachment_tray = AttachmentTray()
-        self.attach_button = QPushButton("📎")
+        self.attach_button = QPushButton()
         conversation_id = lambda: str(self.session.conversation.id) if self.session.conversation else ""  # noqa: E731
         self.attachments = AttachmentFlow(self.attachment_tray, self, workspace=lambda: self._workspace,
                                           conversation_id=conversation_id,
