@@ -262,7 +262,7 @@ class TranscriptModel(QAbstractListModel):
             role = msg.role
             content = msg.content
             if role == "user":
-                items.append(TranscriptItem(USER, text=content))
+                items.append(TranscriptItem(USER, text=content, images=msg.images))
             elif role == "assistant":
                 if content:
                     items.append(TranscriptItem(ASSISTANT, text=content))

@@ -194,6 +194,31 @@ def test_an_image_is_a_thumbnail_in_the_prompt_and_the_message_and_image_content
     resource = doc.resource(doc.ResourceType.ImageResource.value, QUrl("attachment-image:0"))
     assert resource is not None and not resource.isNull()
 
+    # Stored with the conversation: reopened, the thumbnail and the image for the model come back.
+    window.session.flush_writes()
+    window.session.open(window.session.conversation)
+    assert window.session.history[0].images == user.images
+    reopened = next(i for i in window.session.transcript.items() if i.kind == USER)
+    assert reopened.images == user.images
+
+
+def test_a_stored_image_whose_file_is_gone_leaves_the_text(tmp_path) -> None:
+    from echo_desk.agent.model import ChatMessage, ImagePart
+    from echo_desk.store.message_images import FOLDER
+
+    store = ConversationStore(tmp_path / "c.sqlite3")
+    conv = store.create("t")
+    store.append(conv.id, ChatMessage(role="user", content="see chart.png",
+                                      images=(ImagePart(mime="image/png", data=b"png-bytes", name="chart.png"),)))
+    (kept,) = store.messages(conv.id)
+    assert kept.message.images[0].data == b"png-bytes"
+    for blob in (tmp_path / FOLDER).rglob("*"):
+        if blob.is_file():
+            blob.unlink()
+    (again,) = store.messages(conv.id)
+    assert again.message.images == () and again.message.content == "see chart.png"
+    store.close()
+
 
 def test_a_model_that_cannot_read_images_says_so_and_nothing_is_lost(window, places, qloop) -> None:
     ws, _ = places
