@@ -19,6 +19,7 @@ from echo_desk.agent import attachments as att
 from echo_desk.agent.permissions import GrantScope
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui import marshal
 from echo_desk.ui.attachment_tray import AttachmentTray
 from echo_desk.ui.outside_choice import OutsideChoice, OutsideChoiceDialog
 
@@ -63,6 +64,8 @@ class AttachmentFlow(QObject):
         self._engine = engine
         self._waiting: list[att.Attachment] = []
         self.dialog: OutsideChoiceDialog | None = None
+        #: Copies into the workspace still running.
+        self.copying = 0
         self.file_dialog: QFileDialog | None = None
 
     # -- where paths come from ------------------------------------------------------------------
@@ -117,7 +120,7 @@ class AttachmentFlow(QObject):
         self._ask_next()
 
     def _ask_next(self) -> None:
-        if self.dialog is not None or not self._waiting:
+        if self.dialog is not None or self.copying or not self._waiting:
             return
         item = self._waiting.pop(0)
         dialog = OutsideChoiceDialog(item, self._workspace(), self._parent)
@@ -128,15 +131,29 @@ class AttachmentFlow(QObject):
 
     def _decided(self, item: att.Attachment, choice: OutsideChoice) -> None:
         self.dialog = None
+        if choice is OutsideChoice.COPY:
+            self.copying += 1  # a folder may take a while: off the UI thread, the next question waits
+            marshal.BackgroundOp(att.copy_into, item, self._workspace()).on_success(
+                self._copied).on_failure(self._copy_failed).run()
+            return
         try:
-            if choice is OutsideChoice.COPY:
-                self.tray.add(att.copy_into(item, self._workspace()))
-            elif choice is OutsideChoice.GRANT:
+            if choice is OutsideChoice.GRANT:
                 self._grant(item)
-        except att.AttachmentError as error:
-            self.tray.show_problem(problem_text(error))
         except ValueError as error:  # the engine refused the grant (its text says why)
             self.tray.show_problem(_("The read grant could not be added: {error}").format(error=error))
+        self._ask_next()
+
+    def _copied(self, copy: att.Attachment) -> None:
+        self.copying -= 1
+        self.tray.add(copy)
+        self._ask_next()
+
+    def _copy_failed(self, error: BaseException) -> None:
+        self.copying -= 1
+        if isinstance(error, att.AttachmentError):
+            self.tray.show_problem(problem_text(error))
+        else:
+            self.tray.show_problem(_("The copy failed: {error}").format(error=error))
         self._ask_next()
 
     def _grant(self, item: att.Attachment) -> None:

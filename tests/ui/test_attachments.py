@@ -112,12 +112,13 @@ def _answer(window: MainWindow, button: str) -> OutsideChoiceDialog:
     return dialog
 
 
-def test_outside_the_workspace_the_person_chooses_copy(window, places) -> None:
+def test_outside_the_workspace_the_person_chooses_copy(window, places, qtbot) -> None:
     ws, outside = places
     assert drop(window.composer.viewport(), outside / "report.txt")
     assert window.attachment_tray.chips == []  # nothing attached before the answer
     dialog = _answer(window, "copy_button")
     assert str(outside / "report.txt") in dialog.path.text()
+    qtbot.waitUntil(lambda: window.attachments.copying == 0 and bool(window.attachment_tray.chips))
     assert (ws / "attachments" / "report.txt").read_text() == "quarterly numbers\n"
     assert [c.label.text() for c in window.attachment_tray.chips] == ["@attachments/report.txt"]
 
@@ -153,12 +154,14 @@ def test_hostile_a_symlink_in_the_workspace_to_an_outside_file_asks(window, plac
     assert window.attachment_tray.chips == []
 
 
-def test_two_outside_files_are_asked_one_after_the_other(window, places) -> None:
+def test_two_outside_files_are_asked_one_after_the_other(window, places, qtbot) -> None:
     _, outside = places
     (outside / "second.txt").write_text("2")
     assert drop(window, outside / "report.txt", outside / "second.txt")
     first = _answer(window, "copy_button")
+    qtbot.waitUntil(lambda: window.attachments.dialog is not None)  # asked once the first copy is done
     second = _answer(window, "copy_button")
+    qtbot.waitUntil(lambda: len(window.attachment_tray.chips) == 2)
     assert first is not second
     assert [c.label.text() for c in window.attachment_tray.chips] == ["@attachments/report.txt",
                                                                      "@attachments/second.txt"]
@@ -258,3 +261,13 @@ def test_the_attachment_grant_is_listed_and_revocable_in_the_grants_tab(window, 
     assert str(outside) in tab.grants.currentItem().text(0)
     tab.revoke_selected()
     assert tab.shown == [] and builtin_runtime.permissions.active_grants() == []
+
+
+def test_a_copy_over_the_limit_says_so_and_copies_nothing(window, places, qtbot, monkeypatch) -> None:
+    ws, outside = places
+    monkeypatch.setattr("echo_desk.agent.attachments.copying.MAX_COPY_BYTES", 5)
+    window.attachments.add_paths([outside])
+    _answer(window, "copy_button")
+    qtbot.waitUntil(lambda: window.attachments.copying == 0 and bool(window.attachment_tray.problem.text()))
+    assert "nothing was copied" in window.attachment_tray.problem.text()
+    assert window.attachment_tray.chips == [] and not (ws / "attachments").exists()
