@@ -31,6 +31,17 @@ class ImagePart:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AttachmentRef:
+    """A path the person attached to a message, as the model is told about it: ``mention`` is
+    ``@relative/path`` inside the workspace or the resolved absolute path outside it."""
+
+    mention: str
+    is_dir: bool = False
+    is_image: bool = False
+    inside: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
 class ChatMessage:
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
@@ -40,6 +51,9 @@ class ChatMessage:
     #: Images sent with a user message; a provider that cannot send them refuses the request
     #: (``images_refused``), it never drops them.
     images: tuple[ImagePart, ...] = ()
+    #: Paths attached to a user message; ``content`` stays what the person typed, and the
+    #: session names these paths to the model (``attachments.with_attachments_named``).
+    attachments: tuple[AttachmentRef, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QPixmap, QTextDocument
 
-from echo_desk.agent.model import ImagePart
+from echo_desk.agent.model import AttachmentRef, ImagePart
+from echo_desk.agent.visible_text import visible
+from echo_desk.i18n import _
 
 #: Thumbnail edge in a message, in device-independent pixels.
 MESSAGE_THUMB = 96
@@ -24,11 +26,15 @@ def thumbnail(data: bytes, edge: int) -> QPixmap | None:
     return pixmap.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
 
 
-def thumbnails_html(doc: QTextDocument, images: Sequence[ImagePart]) -> str:
-    """Register each image as a resource of ``doc`` and return the HTML that shows them
-    (an image Qt cannot decode is named instead)."""
+def attachments_html(doc: QTextDocument, images: Sequence[ImagePart], attachments: Sequence[AttachmentRef]) -> str:
+    """A message's attached paths (one translated line) and its images as thumbnails (each
+    registered as a resource of ``doc``; an image Qt cannot decode is named instead)."""
+    named = ""
+    if attachments:
+        line = _("Attached: {paths}").format(paths=", ".join(visible(a.mention) for a in attachments))
+        named = f"<div style='color:#57606a; white-space:pre-wrap'>{html.escape(line)}</div>"
     if not images:
-        return ""
+        return named
     cells = []
     for number, image in enumerate(images):
         pixmap = thumbnail(image.data, MESSAGE_THUMB)
@@ -38,4 +44,4 @@ def thumbnails_html(doc: QTextDocument, images: Sequence[ImagePart]) -> str:
         url = f"attachment-image:{number}"
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(url), pixmap)
         cells.append(f"<img src='{url}' width='{pixmap.width()}' height='{pixmap.height()}'>&nbsp;")
-    return "<div>" + "".join(cells) + "</div>"
+    return named + "<div>" + "".join(cells) + "</div>"

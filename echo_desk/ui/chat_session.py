@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from echo_desk.agent.model import ChatMessage, ChatModel, ImagePart, ModelError, ToolCall, images_refused
+from echo_desk.agent.model import (
+    AttachmentRef,
+    ChatMessage,
+    ChatModel,
+    ImagePart,
+    ModelError,
+    ToolCall,
+    images_refused,
+)
 from echo_desk.agent.progress import Progress
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession
@@ -138,11 +146,12 @@ class ChatSession(QObject):
     def can_send(self) -> bool:
         return self.model is not None and self.runtime is not None and self.conversation is not None
 
-    def send(self, text: str, images: tuple[ImagePart, ...] = ()) -> bool:
-        """Start a turn with ``text`` (and attached ``images``). Returns ``False`` (and says why)
-        when it cannot; a model that cannot read the images refuses before anything is recorded."""
+    def send(self, text: str, images: tuple[ImagePart, ...] = (), attachments: tuple[AttachmentRef, ...] = ()) -> bool:
+        """Start a turn with ``text`` (and attached paths and ``images``). Returns ``False`` (and
+        says why) when it cannot; a model that cannot read the images refuses before anything is
+        recorded."""
         text = text.strip()
-        if not text or self.busy or self.conversation is None:
+        if not (text or attachments) or self.busy or self.conversation is None:
             return False
         if images and self.model is not None:
             try:
@@ -151,8 +160,8 @@ class ChatSession(QObject):
             except ModelError as exc:
                 self.transcript.add_notice(str(exc), error=True)
                 return False
-        self.transcript.add_user(text, images)
-        if self.core.add_user(text, images):
+        self.transcript.add_user(text, images, attachments)
+        if self.core.add_user(text, images, attachments):
             self.retitled.emit(str(self.conversation.id))
         if self.model is None or self.runtime is None:
             self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "

@@ -359,8 +359,6 @@ class MainWindow(QMainWindow):
 
     # -- turns --------------------------------------------------------------------------------
     def send(self) -> None:
-        from echo_desk.agent.attachments import prompt_with
-
         text = self.composer.toPlainText()
         attached = self.attachment_tray.attachments()
         if not (text.strip() or attached) or self.session.busy:
@@ -369,7 +367,7 @@ class MainWindow(QMainWindow):
             self.new_conversation()
         images = tuple(a.image for a in attached if a.image is not None)
         said = len(self.session.history)
-        self.session.send(prompt_with(text, attached), images)
+        self.session.send(text, images, tuple(a.ref() for a in attached))
         if len(self.session.history) > said:  # recorded (a refused image keeps the prompt as it was)
             self.composer.clear()
             self.attachment_tray.clear()

@@ -42,7 +42,7 @@ def test_a_file_inside_the_workspace_becomes_a_relative_mention(tree) -> None:
     ws, _ = tree
     item = att.inspect(ws / "docs" / "a.md", ws)
     assert item.inside and item.relative == "docs/a.md" and item.mention == "@docs/a.md"
-    text = att.prompt_with("Summarise this", [item])
+    text = att.prompt_with("Summarise this", [item.ref()])
     assert text.startswith("Summarise this") and "@docs/a.md (file, in the workspace)" in text
 
 
@@ -50,7 +50,7 @@ def test_a_folder_inside_is_a_mention_too(tree) -> None:
     ws, _ = tree
     item = att.inspect(ws / "docs", ws)
     assert item.inside and item.is_dir and item.mention == "@docs"
-    assert "(folder, in the workspace)" in att.prompt_with("", [item])
+    assert "(folder, in the workspace)" in att.prompt_with("", [item.ref()])
 
 
 # -- hostile: symlinks are resolved before deciding ----------------------------------------------
@@ -111,7 +111,7 @@ def test_an_image_is_read_with_its_type(tree) -> None:
     (ws / "pic.PNG").write_bytes(PNG)
     item = att.inspect(ws / "pic.PNG", ws)
     assert item.image is not None and item.image.mime == "image/png" and item.image.data == PNG
-    assert "image, also sent as an image" in att.prompt_with("look", [item])
+    assert "image, also sent as an image" in att.prompt_with("look", [item.ref()])
 
 
 def test_an_image_over_the_limit_is_refused_with_the_limit(tree, monkeypatch) -> None:
@@ -216,3 +216,16 @@ async def test_a_folder_grant_opens_the_folder_to_the_read_tools(runtime, tree) 
     host = ScriptedHost(choice=ApprovalChoice.DENY)
     read = await runtime.dispatcher.execute_tool(_read("f1", outside / "neighbour.txt"), scope, host)
     assert read.ok and "not granted" in str(read.to_json())
+
+
+def test_the_session_names_attached_paths_to_the_model_and_keeps_the_typed_text(tree) -> None:
+    from echo_desk.agent.session import ConversationSession
+
+    ws, _ = tree
+    session = ConversationSession()
+    session.open_workspace(ws)
+    ref = att.inspect(ws / "docs" / "a.md", ws).ref()
+    session.add_user("Check this", attachments=(ref,))
+    assert session.history[-1].content == "Check this" and session.history[-1].attachments == (ref,)
+    sent = session.messages_for_model()[-1]
+    assert sent.content.startswith("Check this\n\nAttached by the person:\n- @docs/a.md (file, in the workspace)")

@@ -97,6 +97,16 @@ def test_a_file_dropped_on_the_prompt_inside_the_workspace_becomes_a_mention(win
     assert user.role == "user" and user.content.startswith("What does the plan say?")
     assert "@docs/plan.md (file, in the workspace)" in user.content
     assert window.attachment_tray.chips == [] and window.composer.toPlainText() == ""
+    # The transcript and the store keep what the person typed, with the path as data.
+    item = next(i for i in window.session.transcript.items() if i.kind == USER)
+    assert item.text == "What does the plan say?" and [a.mention for a in item.attachments] == ["@docs/plan.md"]
+    doc = window.transcript.itemDelegate().document(item)
+    assert "Attached: @docs/plan.md" in doc.toPlainText() and "Attached by the person" not in doc.toPlainText()
+    window.session.flush_writes()
+    (stored, *_rest) = window.services.conversations.messages(window.session.conversation.id)
+    assert stored.message.content == "What does the plan say?"
+    assert [a.mention for a in stored.message.attachments] == ["@docs/plan.md"]
+    assert window.session.conversation.title == "What does the plan say?"
 
 
 def test_a_folder_dropped_on_the_window_is_a_mention_too(window, places) -> None:
@@ -207,7 +217,7 @@ def test_an_image_is_a_thumbnail_in_the_prompt_and_the_message_and_image_content
 
 def test_a_stored_image_whose_file_is_gone_leaves_the_text(tmp_path) -> None:
     from echo_desk.agent.model import ChatMessage, ImagePart
-    from echo_desk.store.message_images import FOLDER
+    from echo_desk.store.message_attachments import FOLDER
 
     store = ConversationStore(tmp_path / "c.sqlite3")
     conv = store.create("t")

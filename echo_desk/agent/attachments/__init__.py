@@ -22,6 +22,7 @@ from echo_desk.agent.attachments.core import (
     Problem,
     inspect,
     prompt_with,
+    with_attachments_named,
 )
 from echo_desk.agent.attachments.reads import (
     GRANT_CALL_PREFIX,
@@ -46,4 +47,5 @@ __all__ = [
     "prompt_with",
     "read_grant",
     "read_roots_for",
+    "with_attachments_named",
 ]

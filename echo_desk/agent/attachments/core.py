@@ -6,10 +6,10 @@ import enum
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from echo_desk.agent.model import ImagePart
+from echo_desk.agent.model import AttachmentRef, ChatMessage, ImagePart
 
 #: Image types every image-capable provider here takes (Gemini takes no GIF: it says so itself).
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
@@ -64,6 +64,10 @@ class Attachment:
         """How the message names it: ``@relative/path`` inside the workspace, else the real path."""
         return f"@{self.relative}" if self.inside else str(self.real)
 
+    def ref(self) -> AttachmentRef:
+        return AttachmentRef(mention=self.mention, is_dir=self.is_dir, is_image=self.image is not None,
+                             inside=self.inside)
+
 
 def inspect(path: Path | str, workspace: Path | str | None) -> Attachment:
     """Resolve ``path`` (symlinks first: a link in the workspace to a file outside it is
@@ -102,14 +106,21 @@ def inspect(path: Path | str, workspace: Path | str | None) -> Attachment:
     return Attachment(given=given, real=real, is_dir=is_dir, inside=inside, relative=relative, image=image)
 
 
-def prompt_with(text: str, attachments: Sequence[Attachment]) -> str:
+def prompt_with(text: str, attachments: Sequence[AttachmentRef]) -> str:
     """The message text the model receives: the person's text, then one line per attachment
     naming its path (model-visible, so English), so the model can read it with its tools."""
     if not attachments:
         return text
     lines = [text.rstrip(), "", "Attached by the person:"] if text.strip() else ["Attached by the person:"]
     for item in attachments:
-        kind = "folder" if item.is_dir else ("image, also sent as an image" if item.image else "file")
+        kind = "folder" if item.is_dir else ("image, also sent as an image" if item.is_image else "file")
         where = "in the workspace" if item.inside else "outside the workspace, read access granted"
         lines.append(f"- {item.mention} ({kind}, {where})")
     return "\n".join(lines)
+
+
+def with_attachments_named(message: ChatMessage) -> ChatMessage:
+    """``message`` as the model receives it: its attached paths named after the text."""
+    if not message.attachments:
+        return message
+    return replace(message, content=prompt_with(message.content, message.attachments))
