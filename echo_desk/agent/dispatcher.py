@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from echo_desk.agent.audit import AuditLog, AuditRecord
@@ -173,7 +174,7 @@ class Dispatcher:
                 scope_id=scope.id,
                 conversation_id=scope.conversation_id,
                 scope_label=scope.label,
-                workspace_roots=scope.workspace_roots,
+                workspace_roots=scope.workspace_roots + self._attachment_roots(scope, risk, params),
                 write_roots=scope.write_roots or (),
                 read_only=scope.read_only,
                 hidden=dict(scope.hidden),
@@ -377,6 +378,15 @@ class Dispatcher:
 
             why = Why(kind=Decider.OPAQUE, detail=f"the permission rules failed ({type(exc).__name__}); asking")
             return Said(effect=Effect.ASK, provenance=why)
+
+    def _attachment_roots(self, scope: Scope, risk: RiskLevel, params: Mapping[str, Any]) -> tuple[Path, ...]:
+        """A read tool may reach an outside file or folder the person attached with a read grant
+        for this conversation (the rules still decide the call itself)."""
+        if risk is not RiskLevel.READ or self.permissions is None:
+            return ()
+        from echo_desk.agent.attachments.reads import read_roots_for
+
+        return read_roots_for(self.permissions.active_grants(), scope.conversation_id, params.get("path"))
 
     def _store_grant(self, state: _Call, suggestion: Suggestion, scope: GrantScope) -> None:
         assert self.permissions is not None

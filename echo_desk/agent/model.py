@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.i18n import _
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -20,12 +21,39 @@ class ToolCall:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ImagePart:
+    """An image the person attached to a message: the bytes as read, and their MIME type
+    (``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``)."""
+
+    mime: str
+    data: bytes
+    name: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttachmentRef:
+    """A path the person attached to a message, as the model is told about it: ``mention`` is
+    ``@relative/path`` inside the workspace or the resolved absolute path outside it."""
+
+    mention: str
+    is_dir: bool = False
+    is_image: bool = False
+    inside: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
 class ChatMessage:
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str = ""
     name: str = ""
+    #: Images sent with a user message; a provider that cannot send them refuses the request
+    #: (``images_refused``), it never drops them.
+    images: tuple[ImagePart, ...] = ()
+    #: Paths attached to a user message; ``content`` stays what the person typed, and the
+    #: session names these paths to the model (``attachments.with_attachments_named``).
+    attachments: tuple[AttachmentRef, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +127,21 @@ class ModelInfo:
     id: str
     context_length: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
+
+
+def images_refused(messages: Sequence[ChatMessage], accepted: frozenset[str], who: str) -> None:
+    """Raise a ``BAD_REQUEST`` ``ModelError`` when ``messages`` carry an image ``who`` cannot take
+    (``accepted`` = the MIME types it takes; empty = no images at all)."""
+    for message in messages:
+        for image in message.images:
+            if not accepted:
+                raise ModelError(_("{model} cannot read images; the message was not sent. Remove the image "
+                                   "or choose a model that accepts images.").format(model=who),
+                                 kind=ModelErrorKind.BAD_REQUEST)
+            if image.mime not in accepted:
+                raise ModelError(_("{model} cannot read {kind} images ({name}); the message was not sent.")
+                                 .format(model=who, kind=image.mime, name=image.name),
+                                 kind=ModelErrorKind.BAD_REQUEST)
 
 
 class ChatModel(Protocol):

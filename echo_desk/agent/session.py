@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.attachments.core import with_attachments_named
+from echo_desk.agent.model import AttachmentRef, ChatMessage, ChatModel, ImagePart, ToolCall
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
 from echo_desk.store.conversations import Conversation, ConversationStore, StoredMessage
@@ -91,16 +92,17 @@ class ConversationSession:
         return system_message(self.scope)
 
     def messages_for_model(self) -> list[ChatMessage]:
-        """The system prompt (with the workspace folder), then the history."""
-        return [self.system_prompt(), *self.history]
+        """The system prompt (with the workspace folder), then the history (attached paths named)."""
+        return [self.system_prompt(), *(with_attachments_named(m) for m in self.history)]
 
     # -- a turn ----------------------------------------------------------------------------------
-    def add_user(self, text: str) -> bool:
+    def add_user(self, text: str, images: tuple[ImagePart, ...] = (),
+                 attachments: tuple[AttachmentRef, ...] = ()) -> bool:
         """Record the person's message (saved at once); ``True`` when it named the conversation."""
         if self.scope is None:
             raise RuntimeError("no conversation is open")
-        titled = not self.history and self._title_from(text)
-        message = ChatMessage(role="user", content=text)
+        titled = not self.history and self._title_from(text or " ".join(a.mention for a in attachments))
+        message = ChatMessage(role="user", content=text, images=images, attachments=attachments)
         self._save(self.conversation, message, None)
         self.history.append(message)
         return titled

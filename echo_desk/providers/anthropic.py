@@ -22,9 +22,11 @@ from echo_desk.agent.model import (
     ToolCallReady,
     ToolCallStarted,
     Usage,
+    images_refused,
 )
 from echo_desk.i18n import _
 from echo_desk.providers.errors import error_for_status, error_for_transport
+from echo_desk.providers.images import ALL_IMAGE_TYPES, base64_text
 from echo_desk.providers.tool_schemas import anthropic_tools
 from echo_desk.providers.transport import RetryPolicy, iter_sse, make_client, open_stream
 
@@ -62,7 +64,9 @@ def anthropic_messages(messages: Sequence[ChatMessage]) -> tuple[str, list[dict[
             ]
         else:
             role = "user"
-            blocks = [{"type": "text", "text": m.content}]
+            blocks = [{"type": "text", "text": m.content}] if m.content or not m.images else []
+            blocks += [{"type": "image", "source": {"type": "base64", "media_type": i.mime, "data": base64_text(i)}}
+                       for i in m.images]
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -96,6 +100,8 @@ class AnthropicModel:
         self._api_key = api_key
         self.retry = retry or RetryPolicy()
         self._client = make_client(transport)
+        #: MIME types of the images this endpoint is sent (``image`` blocks, base64).
+        self.image_types: frozenset[str] = ALL_IMAGE_TYPES
 
     @property
     def display_name(self) -> str:
@@ -113,6 +119,7 @@ class AnthropicModel:
     def request_body(
         self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str
     ) -> dict[str, Any]:
+        images_refused(messages, self.image_types, self.model)
         system, msgs = anthropic_messages(messages)
         body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": msgs, "stream": True}
         if system:

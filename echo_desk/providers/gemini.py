@@ -21,9 +21,11 @@ from echo_desk.agent.model import (
     ToolCallReady,
     ToolCallStarted,
     Usage,
+    images_refused,
 )
 from echo_desk.i18n import _
 from echo_desk.providers.errors import error_for_status, error_for_transport, stream_error
+from echo_desk.providers.images import GEMINI_IMAGE_TYPES, base64_text
 from echo_desk.providers.tool_schemas import gemini_tools
 from echo_desk.providers.transport import RetryPolicy, iter_sse, make_client, open_stream
 
@@ -68,6 +70,8 @@ class GeminiModel:
         # Gemini 2.5+/3 hand out a thoughtSignature with each functionCall and want it back
         # with that call in later turns; ToolCall has no slot for it, so remember it here.
         self._signatures: dict[str, str] = {}
+        #: MIME types of the images this endpoint is sent (``inlineData`` parts; no GIF).
+        self.image_types: frozenset[str] = GEMINI_IMAGE_TYPES
 
     @property
     def display_name(self) -> str:
@@ -102,7 +106,8 @@ class GeminiModel:
                     parts.append(part)
             else:
                 role = "user"
-                parts = [{"text": m.content}]
+                parts = [{"text": m.content}] if m.content or not m.images else []
+                parts += [{"inlineData": {"mimeType": i.mime, "data": base64_text(i)}} for i in m.images]
             if not parts:
                 continue
             if out and out[-1]["role"] == role:
@@ -114,6 +119,7 @@ class GeminiModel:
     def request_body(
         self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str
     ) -> dict[str, Any]:
+        images_refused(messages, self.image_types, self.model)
         system, contents = self.contents(messages)
         body: dict[str, Any] = {"contents": contents}
         if system:

@@ -9,8 +9,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, ModelInfo, StreamEnd, StreamEvent
+from echo_desk.agent.model import ChatMessage, ModelInfo, StreamEnd, StreamEvent, images_refused
 from echo_desk.providers.errors import error_for_status, error_for_transport
+from echo_desk.providers.images import ALL_IMAGE_TYPES, data_url
 from echo_desk.providers.openai_stream import ChunkMapper
 from echo_desk.providers.tool_schemas import openai_tools
 from echo_desk.providers.transport import RetryPolicy, iter_sse, make_client, open_stream
@@ -41,6 +42,10 @@ def openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
                     ],
                 }
             )
+        elif m.images:
+            parts: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
+            parts += [{"type": "image_url", "image_url": {"url": data_url(i)}} for i in m.images]
+            out.append({"role": m.role, "content": parts})
         else:
             out.append({"role": m.role, "content": m.content})
     return out
@@ -55,6 +60,8 @@ def openai_tool_choice(tool_choice: str) -> str | dict[str, Any]:
 class OpenAICompatModel:
     """A ``ChatModel`` speaking ``POST {base_url}/chat/completions`` with SSE streaming.
 
+    Images go as ``image_url`` parts with a data URL (OpenAI, Ollama's ``/v1``, LM Studio, vLLM);
+    a server whose model cannot see them answers with an error, which is shown.
     ``extra_body`` is merged into every request (e.g. llama.cpp's ``cache_prompt``,
     ``temperature``). The API key is sent as a bearer token and never logged.
     """
@@ -79,6 +86,8 @@ class OpenAICompatModel:
         self.include_usage = include_usage
         self.retry = retry or RetryPolicy()
         self._client = make_client(transport)
+        #: MIME types of the images this endpoint is sent (empty: it refuses any image).
+        self.image_types: frozenset[str] = ALL_IMAGE_TYPES
 
     @property
     def display_name(self) -> str:
@@ -102,6 +111,7 @@ class OpenAICompatModel:
     ) -> dict[str, Any]:
         """The JSON sent for one turn (public so tests and the bench can inspect it);
         ``extra`` is merged last, for this request only."""
+        images_refused(messages, self.image_types, self._name)
         body: dict[str, Any] = {"model": self.model, "messages": openai_messages(messages), "stream": True}
         if self.include_usage:
             body["stream_options"] = {"include_usage": True}

@@ -20,6 +20,7 @@ from typing import Any
 
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.redact import redact, redact_text
+from echo_desk.store import message_attachments
 from echo_desk.store.private import connect_private
 
 
@@ -90,6 +91,7 @@ class ConversationStore:
         self._conn = connect_private(path, check_same_thread=False, timeout=10)  # 0600, 0700 folder
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
+        self._images = message_attachments.blob_store_for(path)
         self._migrate()
 
     def _migrate(self) -> None:
@@ -170,6 +172,8 @@ class ConversationStore:
                  for c in message.tool_calls]
         content = redact_text(message.content)
         envelope = redact(envelope) if envelope is not None else None
+        if message.role == "user" and (message.images or message.attachments):
+            envelope = message_attachments.record(message, self._images)
         now = time.time()
         with self._lock, self._conn:
             cursor = self._conn.execute(
@@ -190,9 +194,12 @@ class ConversationStore:
             ).fetchall()
         out = []
         for mid, role, content, calls, call_id, name, envelope, created in rows:
+            attached = json.loads(envelope) if envelope and role == "user" else None
             message = ChatMessage(
                 role=role, content=content, tool_call_id=call_id, name=name,
                 tool_calls=tuple(ToolCall(**c) for c in json.loads(calls)),
+                images=message_attachments.images(attached, self._images),
+                attachments=message_attachments.refs(attached),
             )
             out.append(StoredMessage(mid, message, json.loads(envelope) if envelope else None, created))
         return out

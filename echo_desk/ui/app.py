@@ -220,9 +220,15 @@ def run_gui(argv: list[str] | None = None) -> int:
     app_icon.apply_app_identity(qapp)
     # We quit after our own clean shutdown, not when the last window hides.
     qapp.setQuitOnLastWindowClosed(False)
+    from echo_desk.ui.single_instance import SingleInstance, bring_forward
+
+    instance = SingleInstance()
+    if not instance.claim():  # another Echo Desk of this person is open: it comes forward
+        return 0
     marshal.install()
     i18n_qt.apply_language(early_language())
     app = App(qapp)
+    instance.activated.connect(lambda: bring_forward(app.window))
     painted_at = show_first_frame(app.window)
     if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
         # For bench/ui_startup.py: report when the first frame was painted, then leave.
@@ -238,6 +244,7 @@ def run_gui(argv: list[str] | None = None) -> int:
         with loop, marshal.asyncgen_hooks(loop):
             return int(loop.run_until_complete(app.main()))
     finally:
+        instance.close()
         asyncio.set_event_loop(None)
 
 

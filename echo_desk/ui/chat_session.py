@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
+from echo_desk.agent.model import (
+    AttachmentRef,
+    ChatMessage,
+    ChatModel,
+    ImagePart,
+    ModelError,
+    ToolCall,
+    images_refused,
+)
 from echo_desk.agent.progress import Progress
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession
@@ -138,13 +146,22 @@ class ChatSession(QObject):
     def can_send(self) -> bool:
         return self.model is not None and self.runtime is not None and self.conversation is not None
 
-    def send(self, text: str) -> bool:
-        """Start a turn with ``text``. Returns ``False`` (and says why) when it cannot."""
+    def send(self, text: str, images: tuple[ImagePart, ...] = (), attachments: tuple[AttachmentRef, ...] = ()) -> bool:
+        """Start a turn with ``text`` (and attached paths and ``images``). Returns ``False`` (and
+        says why) when it cannot; a model that cannot read the images refuses before anything is
+        recorded."""
         text = text.strip()
-        if not text or self.busy or self.conversation is None:
+        if not (text or attachments) or self.busy or self.conversation is None:
             return False
-        self.transcript.add_user(text)
-        if self.core.add_user(text):
+        if images and self.model is not None:
+            try:
+                images_refused([ChatMessage(role="user", images=images)],
+                               getattr(self.model, "image_types", frozenset()), self.model.display_name)
+            except ModelError as exc:
+                self.transcript.add_notice(str(exc), error=True)
+                return False
+        self.transcript.add_user(text, images, attachments)
+        if self.core.add_user(text, images, attachments):
             self.retitled.emit(str(self.conversation.id))
         if self.model is None or self.runtime is None:
             self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "

@@ -110,12 +110,15 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(False)
         for seq in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(seq), self.composer, self.send)
+        self._wire_attachments()
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.attach_button)
         composer.addWidget(self.composer, 1)
         composer.addLayout(buttons)
+        mid.addWidget(self.attachment_tray)
         mid.addLayout(composer)
 
         self.todos = TodoPanel()
@@ -135,6 +138,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(self.todos)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([230, 720, 230])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
         self._banner_text: Callable[[], str] = lambda: _("Starting…")
         self._workspace = ""
@@ -159,6 +163,10 @@ class MainWindow(QMainWindow):
         self.stop_button.setText(_("Stop"))
         self.stop_button.setAccessibleName(_("Stop the agent"))
         self.transcript.setAccessibleName(_("Transcript"))
+        self.attach_button.setText(_("Attach…"))
+        self.attach_button.setToolTip(_("Attach files (or drop files and folders on the window)"))
+        self.attach_button.setAccessibleName(_("Attach files"))
+        self.attachment_tray.retranslate()
         self.banner.setAccessibleName(_("Notice"))
         self._show_workspace()
         self.refresh_banner()
@@ -187,10 +195,14 @@ class MainWindow(QMainWindow):
         self.session.runtime = services.runtime
         self.session.transcript.title_for = services.backend.title_for
         self.conversations.store = services.conversations
-        self.conversations.reload()
+        from echo_desk.ui import window_memory
+
+        state = window_memory.remembered(self)
+        window_memory.restore_layout(self, state)
+        self.conversations.reload(state.last_conversation or None)  # selects it when it still exists
         if self.conversations.row_count() == 0:
             self.new_conversation()
-        else:
+        elif self.conversations.current_id() is None:
             self.conversations.view.setCurrentIndex(self.conversations.model.index(0, 0))
         self.fill_models()
 
@@ -238,6 +250,7 @@ class MainWindow(QMainWindow):
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
         self.revert.mark_reverted_cards()
+        self.attachment_tray.clear()  # grants and mentions belong to the conversation they were made in
         self.todos.set_todos(())
         self._workspace = conversation.workspace
         self._show_workspace()
@@ -331,15 +344,33 @@ class MainWindow(QMainWindow):
         if self.session.conversation is not None:
             self.revert.revert_since(row, str(self.session.conversation.id))
 
+    def _wire_attachments(self) -> None:
+        from echo_desk.ui.attachment_flow import AttachmentFlow
+        from echo_desk.ui.attachment_tray import AttachmentTray
+
+        self.attachment_tray = AttachmentTray()
+        self.attach_button = QPushButton()
+        conversation_id = lambda: str(self.session.conversation.id) if self.session.conversation else ""  # noqa: E731
+        self.attachments = AttachmentFlow(self.attachment_tray, self, workspace=lambda: self._workspace,
+                                          conversation_id=conversation_id,
+                                          engine=lambda: getattr(self.session.runtime, "permissions", None))
+        self.attach_button.clicked.connect(self.attachments.pick_files)
+        self.attachments.watch(self, self.composer.viewport())
+
     # -- turns --------------------------------------------------------------------------------
     def send(self) -> None:
         text = self.composer.toPlainText()
-        if not text.strip() or self.session.busy:
+        attached = self.attachment_tray.attachments()
+        if not (text.strip() or attached) or self.session.busy:
             return
         if self.session.conversation is None:
             self.new_conversation()
-        self.composer.clear()
-        self.session.send(text)
+        images = tuple(a.image for a in attached if a.image is not None)
+        said = len(self.session.history)
+        self.session.send(text, images, tuple(a.ref() for a in attached))
+        if len(self.session.history) > said:  # recorded (a refused image keeps the prompt as it was)
+            self.composer.clear()
+            self.attachment_tray.clear()
 
     def _on_busy(self, busy: bool) -> None:
         self.send_button.setEnabled(not busy)
@@ -356,6 +387,9 @@ class MainWindow(QMainWindow):
         self.activity.setText(text)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        from echo_desk.ui import window_memory
+
+        window_memory.remember(self)
         self.session.stop()
         self.closing.emit()
         super().closeEvent(event)

@@ -55,6 +55,10 @@ class TranscriptItem:
     output: str = ""
     #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
     subtranscript: list[dict[str, Any]] = field(default_factory=list)
+    #: Images the person attached to a user message (shown as thumbnails).
+    images: tuple[Any, ...] = ()
+    #: Paths attached to a user message (``AttachmentRef``), listed under its text.
+    attachments: tuple[Any, ...] = ()
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
     grid: dict[str, Any] | None = None
     #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
@@ -152,10 +156,10 @@ class TranscriptModel(QAbstractListModel):
         self._streaming = None
         self.endResetModel()
 
-    def add_user(self, text: str) -> TranscriptItem:
+    def add_user(self, text: str, images: tuple[Any, ...] = (), attachments: tuple[Any, ...] = ()) -> TranscriptItem:
         self.flush()
         self._streaming = None
-        item = TranscriptItem(USER, text=text)
+        item = TranscriptItem(USER, text=text, images=images, attachments=attachments)
         self._append([item])
         return item
 
@@ -260,7 +264,7 @@ class TranscriptModel(QAbstractListModel):
             role = msg.role
             content = msg.content
             if role == "user":
-                items.append(TranscriptItem(USER, text=content))
+                items.append(TranscriptItem(USER, text=content, images=msg.images, attachments=msg.attachments))
             elif role == "assistant":
                 if content:
                     items.append(TranscriptItem(ASSISTANT, text=content))

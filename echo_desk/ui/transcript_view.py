@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from echo_desk import i18n
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
@@ -205,7 +206,8 @@ class TranscriptDelegate(QStyledItemDelegate):
             else:
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
                 doc.setHtml(f"<div style='color:#57606a; font-weight:600'>{html.escape(who)}</div>"
-                            f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>")
+                            f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>"
+                            + attachments_html(doc, item.images, item.attachments))
             doc.setTextWidth(width)
             docs = [doc]
         self._cache[item] = (key, docs)

@@ -7,7 +7,14 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, ModelErrorKind, StreamEvent
+from echo_desk.agent.model import (
+    ChatMessage,
+    ChatModel,
+    ModelError,
+    ModelErrorKind,
+    StreamEvent,
+    images_refused,
+)
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
@@ -25,6 +32,8 @@ class LocalModel:
         self.server = LlamaServer(self.model_path, profile, threads=threads)
         self._client: OpenAICompatModel | None = None
         self._lock = asyncio.Lock()
+        #: The built-in model reads text only: a message with an image is refused, never sent without it.
+        self.image_types: frozenset[str] = frozenset()
 
     @property
     def display_name(self) -> str:
@@ -55,6 +64,7 @@ class LocalModel:
         *,
         tool_choice: str = "auto",
     ) -> AsyncIterator[StreamEvent]:
+        images_refused(messages, self.image_types, self.display_name)
         pid_before = self.server.pid
         client = await self.ensure_started()
         fresh = self.server.pid != pid_before  # (re)started for this very request

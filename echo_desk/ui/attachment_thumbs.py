@@ -1,0 +1,47 @@
+"""Thumbnails of a message's attached images inside its transcript document."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QPixmap, QTextDocument
+
+from echo_desk.agent.model import AttachmentRef, ImagePart
+from echo_desk.agent.visible_text import visible
+from echo_desk.i18n import _
+
+#: Thumbnail edge in a message, in device-independent pixels.
+MESSAGE_THUMB = 96
+
+
+def thumbnail(data: bytes, edge: int) -> QPixmap | None:
+    """A pixmap of at most ``edge``×``edge`` from image bytes, or ``None`` when Qt cannot decode them."""
+    pixmap = QPixmap()
+    if not pixmap.loadFromData(data):
+        return None
+    if pixmap.width() <= edge and pixmap.height() <= edge:
+        return pixmap
+    return pixmap.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+
+
+def attachments_html(doc: QTextDocument, images: Sequence[ImagePart], attachments: Sequence[AttachmentRef]) -> str:
+    """A message's attached paths (one translated line) and its images as thumbnails (each
+    registered as a resource of ``doc``; an image Qt cannot decode is named instead)."""
+    named = ""
+    if attachments:
+        line = _("Attached: {paths}").format(paths=", ".join(visible(a.mention) for a in attachments))
+        named = f"<div style='color:#57606a; white-space:pre-wrap'>{html.escape(line)}</div>"
+    if not images:
+        return named
+    cells = []
+    for number, image in enumerate(images):
+        pixmap = thumbnail(image.data, MESSAGE_THUMB)
+        if pixmap is None:
+            cells.append(f"<span>[{html.escape(image.name or image.mime)}]</span>&nbsp;")
+            continue
+        url = f"attachment-image:{number}"
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(url), pixmap)
+        cells.append(f"<img src='{url}' width='{pixmap.width()}' height='{pixmap.height()}'>&nbsp;")
+    return named + "<div>" + "".join(cells) + "</div>"
