@@ -10,6 +10,7 @@ and running tools, and answers open dialogs negatively.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
 from echo_desk.agent.progress import Progress
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.session import ConversationSession
+from echo_desk.agent.session import ConversationSession, Placement
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _
 from echo_desk.store.conversations import Conversation, ConversationStore
@@ -175,7 +176,8 @@ class ChatSession(QObject):
             if item.kind is ItemKind.TOOL and not item.status.finished:
                 self.transcript.set_tool_status(item.call_id, status)
 
-    def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None) -> None:
+    def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None,
+               placement: Placement) -> None:
         store = self.core.store
         if store is None:
             return
@@ -186,7 +188,9 @@ class ChatSession(QObject):
             self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)
 
         # SQLite commits (fsync) stay off the UI thread; one writer keeps the order.
-        marshal.BackgroundOp(store.append, conversation_id, message, record).on_failure(failed).run(serial=True)
+        append = functools.partial(store.append, node=placement.node, parent=placement.parent,
+                                   stats=placement.stats)
+        marshal.BackgroundOp(append, conversation_id, message, record).on_failure(failed).run(serial=True)
 
     def stop(self) -> None:
         if self.core.busy:
