@@ -38,9 +38,7 @@ class AnswerStats:
 
     def to_json(self) -> dict[str, Any]:
         return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "elapsed_seconds": round(self.elapsed_seconds, 4),
-                "first_token_seconds": (round(self.first_token_seconds, 4)
-                                        if self.first_token_seconds is not None else None)}
+                "elapsed_seconds": self.elapsed_seconds, "first_token_seconds": self.first_token_seconds}
 
     @classmethod
     def from_json(cls, value: Any) -> AnswerStats | None:

@@ -72,6 +72,12 @@ class _Listener:
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
 
+    def on_saved(self, message: ChatMessage, placement: Placement) -> None:
+        if message.role == "assistant":  # its row gets the footer, and the switcher of a regenerated one
+            branch = self._session.core.branch_position(placement.node)
+            marshal.run_on_main(self._session.transcript.answer_saved, placement.node, placement.stats,
+                                [c.id for c in message.tool_calls], branch)
+
     def on_message(self, message: ChatMessage) -> None:
         if message.role == "assistant":
             marshal.run_on_main(self._session.transcript.end_assistant)
@@ -130,7 +136,7 @@ class ChatSession(QObject):
         """Show ``conversation`` (stops a running turn first)."""
         self.stop()
         self.flush_writes()
-        self.transcript.load_history(self.core.open(conversation))
+        self.transcript.load_history(self.core.open(conversation), self.core.branch_position)
 
     def refresh(self, conversation: Conversation) -> None:
         """The open conversation was renamed in the store."""
@@ -144,9 +150,18 @@ class ChatSession(QObject):
         text = text.strip()
         if not text or self.busy or self.conversation is None:
             return False
-        self.transcript.add_user(text)
+        row = self.transcript.add_user(text)
         if self.core.add_user(text):
             self.retitled.emit(str(self.conversation.id))
+        row.node = self.core.last_node or ""  # now it can be edited
+        self.transcript.update(row)
+        return self.start_turn()
+
+    def start_turn(self) -> bool:
+        """Answer the history as it stands (after a message was sent, edited, or an answer is to be
+        regenerated). Returns ``False`` (and says why) when it cannot."""
+        if self.busy or self.conversation is None:
+            return False
         if self.model is None or self.runtime is None:
             self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "
                                          "Models to connect one."), error=True)
