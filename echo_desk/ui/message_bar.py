@@ -18,6 +18,7 @@ from echo_desk.ui.transcript import ASSISTANT, TOOL, USER, TranscriptItem
 ANCHOR_PREFIX = "echo-desk:message:"
 _MUTED = "#57606a"
 _LINK = "#0969da"
+_DISABLED = "#afb8c1"
 
 
 class MessageAction(enum.StrEnum):
@@ -85,9 +86,11 @@ def footer_text(stats: AnswerStats) -> str:
     return " · ".join(parts)
 
 
-def _link(action: MessageAction, text: str) -> str:
+def _link(action: MessageAction, text: str, *, padded: bool = False) -> str:
+    # A padded link (an arrow) is wider than its narrow glyph, so it is easy to hit.
+    pad = "&nbsp;&nbsp;" if padded else ""
     return (f"<a href='{ANCHOR_PREFIX}{action.value}' style='color:{_LINK}; text-decoration:none'>"
-            f"{html.escape(text)}</a>")
+            f"{pad}{html.escape(text)}{pad}</a>")
 
 
 def bar_html(item: TranscriptItem) -> str:
@@ -96,17 +99,21 @@ def bar_html(item: TranscriptItem) -> str:
     parts: list[str] = []
     branch = item.branch
     if branch is not None and branch.count > 1:
-        previous = (_link(MessageAction.PREVIOUS_BRANCH, "‹") if MessageAction.PREVIOUS_BRANCH in actions
-                    else "<span style='color:#afb8c1'>‹</span>")
-        following = (_link(MessageAction.NEXT_BRANCH, "›") if MessageAction.NEXT_BRANCH in actions
-                     else "<span style='color:#afb8c1'>›</span>")
-        parts.append(f"{previous} <span style='color:{_MUTED}'>{branch.index}/{branch.count}</span> {following}")
+        # The arrows at full size and bold: they are the switcher's click targets.
+        previous = (_link(MessageAction.PREVIOUS_BRANCH, "‹", padded=True)
+                    if MessageAction.PREVIOUS_BRANCH in actions
+                    else f"<span style='color:{_DISABLED}'>&nbsp;&nbsp;‹&nbsp;&nbsp;</span>")
+        following = (_link(MessageAction.NEXT_BRANCH, "›", padded=True) if MessageAction.NEXT_BRANCH in actions
+                     else f"<span style='color:{_DISABLED}'>&nbsp;&nbsp;›&nbsp;&nbsp;</span>")
+        parts.append(f"<span style='font-size:14pt; font-weight:700'>{previous}</span>"
+                     f"<span style='color:{_MUTED}'>{branch.index}/{branch.count}</span>"
+                     f"<span style='font-size:14pt; font-weight:700'>{following}</span>")
     for action in (MessageAction.COPY, MessageAction.EDIT, MessageAction.REGENERATE):
         if action in actions:
             parts.append(_link(action, action_label(action)))
     if item.stats is not None:
         parts.append(f"<span style='color:{_MUTED}'>{html.escape(footer_text(item.stats))}</span>")
-    return f"<div style='font-size:small'>{'&nbsp;&nbsp;·&nbsp;&nbsp;'.join(parts)}</div>"
+    return f"<div style='font-size:small; margin-top:4px'>{'&nbsp;&nbsp;·&nbsp;&nbsp;'.join(parts)}</div>"
 
 
 def key_action(item: TranscriptItem, event: QKeyEvent) -> MessageAction | None:
