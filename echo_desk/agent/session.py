@@ -8,15 +8,19 @@ prompt with the workspace folder first, then the history — is the same in both
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from echo_desk.agent.answer_stats import AnswerStats, MeteredModel
 from echo_desk.agent.attachments.core import with_attachments_named
 from echo_desk.agent.model import AttachmentRef, ChatMessage, ChatModel, ImagePart, ToolCall
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
 from echo_desk.store.conversations import Conversation, ConversationStore, StoredMessage
+from echo_desk.store.message_tree import BranchPosition, MessageTree, TreeNode
 
 if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with the window
     from echo_desk.agent.dispatcher import Dispatcher
@@ -29,8 +33,20 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
 
 T = TypeVar("T")
 
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a message goes in its conversation's tree, and how its answer was produced."""
+
+    node: str
+    #: The message it follows (``None``: it starts the conversation).
+    parent: str | None
+    stats: AnswerStats | None = None
+
+
 #: Saves one complete message of a conversation (with its tool envelope, for a tool message).
-MessageWriter = Callable[[str, ChatMessage, "Envelope | None"], None]
+MessageWriter = Callable[[str, ChatMessage, "Envelope | None", Placement], None]
 #: Starts a coroutine as a task (the app passes its own, which keeps and logs tasks).
 Spawner = Callable[[Awaitable[T]], "asyncio.Task[T]"]
 
@@ -55,9 +71,14 @@ class ConversationSession:
         self.store = store
         self._writer = writer
         self.conversation: Conversation | None = None
+        #: The chosen branch: exactly what the model is told after the system prompt.
         self.history: list[ChatMessage] = []
+        #: The tree id of each message of ``history``.
+        self.nodes: list[str] = []
+        self.tree = MessageTree()
         self.scope: Scope | None = None
         self._task: asyncio.Task[Outcome] | None = None
+        self._order = 0
 
     # -- which conversation --------------------------------------------------------------------
     def open(self, conversation: Conversation | None) -> list[StoredMessage]:
@@ -65,7 +86,9 @@ class ConversationSession:
         self.stop()
         self.conversation = conversation
         stored = self.store.messages(conversation.id) if (self.store is not None and conversation) else []
-        self.history = [s.message for s in stored]
+        self.tree = self.store.tree(conversation.id) if (self.store is not None and conversation) else MessageTree()
+        self._order = self.tree.latest
+        self._adopt(stored)
         self.scope = None
         if conversation is not None:
             roots = (Path(conversation.workspace),) if conversation.workspace else ()
@@ -77,7 +100,8 @@ class ConversationSession:
         """An unsaved conversation in ``workspace`` (the terminal's ``ask``)."""
         self.stop()
         self.conversation = None
-        self.history = []
+        self.tree = MessageTree()
+        self._adopt([])
         self.scope = Scope(label=label, workspace_roots=(workspace,))
 
     def refresh(self, conversation: Conversation) -> None:
@@ -103,9 +127,76 @@ class ConversationSession:
             raise RuntimeError("no conversation is open")
         titled = not self.history and self._title_from(text or " ".join(a.mention for a in attachments))
         message = ChatMessage(role="user", content=text, images=images, attachments=attachments)
-        self._save(self.conversation, message, None)
-        self.history.append(message)
+        self._record(self.conversation, message, None, self._place(self.last_node))
         return titled
+
+    @property
+    def last_node(self) -> str | None:
+        """The tree id of the last message of the chosen branch (``None`` when it is empty)."""
+        return self.nodes[-1] if self.nodes else None
+
+    # -- branches ----------------------------------------------------------------------------------
+    def branch_position(self, node: str) -> BranchPosition | None:
+        """Where ``node`` stands among the messages that share its parent (``None``: unknown)."""
+        return self.tree.position(node) if node in self.tree else None
+
+    def edit_user(self, node: str, text: str) -> str:
+        """Replace the person's message ``node`` with ``text`` in a new branch: the later turns stay
+        on the old branch. Returns the new message's id; run a turn next to answer it."""
+        index = self._index_of(node)
+        if self.history[index].role != "user" or not text.strip():
+            raise ValueError("only a sent message of the person can be edited, into a non-empty one")
+        parent = self.nodes[index - 1] if index else None
+        del self.history[index:], self.nodes[index:]
+        self._record(self.conversation, ChatMessage(role="user", content=text), None, self._place(parent))
+        return self.nodes[-1]
+
+    def regenerate(self) -> bool:
+        """Cut the chosen branch after the person's last message, so the next turn answers it
+        anew in a branch of its own (the old answer stays reachable). ``False``: nothing to answer."""
+        self._require_idle()
+        for index in range(len(self.history) - 1, -1, -1):
+            if self.history[index].role == "user":
+                del self.history[index + 1:], self.nodes[index + 1:]
+                return True
+        return False
+
+    def branch_step(self, node: str, delta: int) -> str | None:
+        """The sibling ``delta`` places from ``node`` (``None`` past either end)."""
+        position = self.branch_position(node)
+        return position.step(delta) if position is not None else None
+
+    def switch_to(self, node: str) -> list[StoredMessage]:
+        """Show and continue the branch through ``node``; returns that branch's messages."""
+        self._require_idle()
+        if self.store is None or self.conversation is None:
+            raise RuntimeError("branches are kept only in a stored conversation")
+        stored = self.store.choose(self.conversation.id, node)
+        self.adopt(stored)
+        return stored
+
+    def adopt(self, stored: list[StoredMessage]) -> None:
+        """The store now has ``stored`` as the chosen branch (see ``ConversationStore.choose``)."""
+        self._require_idle()
+        self._adopt(stored)
+
+    def _adopt(self, stored: list[StoredMessage]) -> None:
+        self.history = [s.message for s in stored]
+        self.nodes = [s.node for s in stored]
+
+    def _index_of(self, node: str) -> int:
+        self._require_idle()
+        try:
+            return self.nodes.index(node)
+        except ValueError:
+            raise KeyError(node) from None
+
+    def _require_idle(self) -> None:
+        if self.busy:
+            raise RuntimeError("a turn is running; stop it first")
+
+    def _place(self, parent: str | None, stats: AnswerStats | None = None) -> Placement:
+        return Placement(uuid.uuid4().hex, parent, stats)
 
     def _title_from(self, text: str) -> bool:
         conversation = self.conversation
@@ -139,8 +230,9 @@ class ConversationSession:
 
         if self.scope is None:
             raise RuntimeError("no conversation is open")
-        recorder = _Recorder(self, self.conversation, listener or NullListener())
-        loop = AgentLoop(model, dispatcher, schema_factory, max_turns=max_turns)
+        metered = MeteredModel(model)
+        recorder = _Recorder(self, self.conversation, listener or NullListener(), metered)
+        loop = AgentLoop(metered, dispatcher, schema_factory, max_turns=max_turns)
         return await loop.run(self.messages_for_model(), self.scope, host, recorder)
 
     def stop(self) -> None:
@@ -149,19 +241,26 @@ class ConversationSession:
             self._task.cancel()
 
     # -- persistence -----------------------------------------------------------------------------
-    def _save(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None) -> None:
+    def _save(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None,
+              placement: Placement) -> None:
         if conversation is None:
             return
         if self._writer is not None:
-            self._writer(conversation.id, message, envelope)
+            self._writer(conversation.id, message, envelope, placement)
         elif self.store is not None:
-            self.store.append(conversation.id, message, envelope.to_json() if envelope is not None else None)
+            self.store.append(conversation.id, message, envelope.to_json() if envelope is not None else None,
+                              node=placement.node, parent=placement.parent, stats=placement.stats)
 
-    def _record(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None) -> None:
-        self._save(conversation, message, envelope)
+    def _record(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None,
+                placement: Placement) -> None:
+        self._save(conversation, message, envelope, placement)
         # A turn that goes on after its conversation was closed still saves, but into its own.
         if _id_of(conversation) == _id_of(self.conversation):
             self.history.append(message)
+            self.nodes.append(placement.node)
+            self._order += 1
+            # In memory the newest message is the chosen one, as the store makes it.
+            self.tree.add(TreeNode(placement.node, placement.parent, self._order, self._order))
 
 
 def _id_of(conversation: Conversation | None) -> str | None:
@@ -173,11 +272,14 @@ class _Recorder:
     (so a crash loses at most the message being streamed)."""
 
     def __init__(self, session: ConversationSession, conversation: Conversation | None,
-                 listener: LoopListener) -> None:
+                 listener: LoopListener, meter: MeteredModel) -> None:
         self._session = session
         self._conversation = conversation
         self._listener = listener
+        self._meter = meter
         self._envelopes: dict[str, Envelope] = {}
+        #: The message the next one follows: this turn's own chain, even if the window moves on.
+        self._tail = session.last_node
 
     def on_text(self, delta: str) -> None:
         self._listener.on_text(delta)
@@ -199,7 +301,13 @@ class _Recorder:
 
     def on_message(self, message: ChatMessage) -> None:
         envelope = self._envelopes.pop(message.tool_call_id, None) if message.role == "tool" else None
-        self._session._record(self._conversation, message, envelope)
+        stats = self._meter.take() if message.role == "assistant" else None
+        placement = self._session._place(self._tail, stats)
+        self._tail = placement.node
+        self._session._record(self._conversation, message, envelope, placement)
+        saved = getattr(self._listener, "on_saved", None)  # optional: the app's footer and branches
+        if saved is not None:
+            saved(message, placement)
         self._listener.on_message(message)
 
     def on_error(self, message: str) -> None:

@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.redact import redact, redact_text
 from echo_desk.store import message_attachments
+from echo_desk.store.blobs import BlobStore
+from echo_desk.store.message_tree import MessageTree, TreeNode
 from echo_desk.store.private import connect_private
 
 
@@ -62,7 +65,27 @@ def _v3(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE conversations SET title = '' WHERE title IN (?, ?)", ("New conversation", "新对话"))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
+def _v4(conn: sqlite3.Connection) -> None:
+    # Branches: each message names its parent (``node`` ids, so a writer needs no row id back) and
+    # ``chosen`` says which branch was shown last. An old conversation becomes one branch, in order.
+    conn.executescript(
+        """
+        ALTER TABLE messages ADD COLUMN node TEXT;
+        ALTER TABLE messages ADD COLUMN parent TEXT;
+        ALTER TABLE messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN stats TEXT;
+        UPDATE messages SET node = 'm' || id, chosen = id;
+        UPDATE messages SET parent = (SELECT 'm' || MAX(p.id) FROM messages p
+                                      WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id);
+        CREATE UNIQUE INDEX messages_by_node ON messages(node);
+        CREATE INDEX messages_by_chosen ON messages(conversation_id, chosen);
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+#: ``append``'s default parent: the end of the branch shown last.
+LAST_CHOSEN = "<last chosen>"
 
 
 @dataclass(frozen=True)
@@ -83,6 +106,11 @@ class StoredMessage:
     message: ChatMessage
     envelope: dict[str, Any] | None
     created: float
+    #: The message's id in the conversation's tree, and the message it follows (``None``: the first).
+    node: str = ""
+    parent: str | None = None
+    #: Tokens and time of an assistant reply, when measured.
+    stats: AnswerStats | None = None
 
 
 class ConversationStore:
@@ -165,8 +193,10 @@ class ConversationStore:
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
-    def append(self, conversation_id: str, message: ChatMessage, envelope: dict[str, Any] | None = None) -> int:
-        """Store one message. Secrets are redacted in what is stored (content, call arguments,
+    def append(self, conversation_id: str, message: ChatMessage, envelope: dict[str, Any] | None = None, *,
+               node: str = "", parent: str | None = LAST_CHOSEN, stats: AnswerStats | None = None) -> int:
+        """Store one message after ``parent`` (by default the end of the branch shown last); it
+        becomes the chosen branch. Secrets are redacted in what is stored (content, call arguments,
         envelope); the caller's ``message`` (the live conversation) is left as it is."""
         calls = [{"id": c.id, "name": c.name, "arguments": _redact_arguments(c.arguments)}
                  for c in message.tool_calls]
@@ -176,33 +206,55 @@ class ConversationStore:
             envelope = message_attachments.record(message, self._images)
         now = time.time()
         with self._lock, self._conn:
+            if parent == LAST_CHOSEN:
+                row = self._conn.execute("SELECT node FROM messages WHERE conversation_id = ?"
+                                         " ORDER BY chosen DESC, id DESC LIMIT 1", (conversation_id,)).fetchone()
+                parent = row[0] if row else None
             cursor = self._conn.execute(
                 "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, name, envelope,"
-                " created) VALUES (?,?,?,?,?,?,?,?)",
+                " created, node, parent, stats, chosen) VALUES (?,?,?,?,?,?,?,?,?,?,?,"
+                " (SELECT COALESCE(MAX(chosen), 0) + 1 FROM messages WHERE conversation_id = ?))",
                 (conversation_id, message.role, content, json.dumps(calls), message.tool_call_id,
-                 message.name, json.dumps(envelope, ensure_ascii=False) if envelope is not None else None, now),
+                 message.name, json.dumps(envelope, ensure_ascii=False) if envelope is not None else None, now,
+                 node or uuid.uuid4().hex, parent, json.dumps(stats.to_json()) if stats is not None else None,
+                 conversation_id),
             )
             self._conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
         return int(cursor.lastrowid or 0)
 
+    def tree(self, conversation_id: str) -> MessageTree:
+        """Every message of the conversation (all branches) as a tree."""
+        with self._lock:
+            rows = self._conn.execute("SELECT node, parent, chosen, id FROM messages WHERE conversation_id = ?",
+                                      (conversation_id,)).fetchall()
+        return MessageTree(TreeNode(*row) for row in rows)
+
     def messages(self, conversation_id: str) -> builtins.list[StoredMessage]:
+        """The chosen branch, first message first (what is shown and what the model is told)."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT id, role, content, tool_calls, tool_call_id, name, envelope, created FROM messages"
-                " WHERE conversation_id = ? ORDER BY id",
+                "SELECT id, role, content, tool_calls, tool_call_id, name, envelope, created, node, parent, stats,"
+                " chosen FROM messages WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
-        out = []
-        for mid, role, content, calls, call_id, name, envelope, created in rows:
-            attached = json.loads(envelope) if envelope and role == "user" else None
-            message = ChatMessage(
-                role=role, content=content, tool_call_id=call_id, name=name,
-                tool_calls=tuple(ToolCall(**c) for c in json.loads(calls)),
-                images=message_attachments.images(attached, self._images),
-                attachments=message_attachments.refs(attached),
-            )
-            out.append(StoredMessage(mid, message, json.loads(envelope) if envelope else None, created))
-        return out
+        tree = MessageTree(TreeNode(row[8], row[9], row[11], row[0]) for row in rows)
+        by_node = {row[8]: row for row in rows}
+        return [_stored(by_node[node], self._images) for node in tree.active_path()]
+
+    def choose(self, conversation_id: str, node: str) -> builtins.list[StoredMessage]:
+        """Show the branch through ``node`` (and, below it, the branches chosen there last);
+        returns that branch. Nothing is deleted."""
+        with self._lock, self._conn:
+            tree = self.tree(conversation_id)
+            if node not in tree:
+                raise KeyError(node)
+            path = tree.path_through(node)
+            top = int(self._conn.execute("SELECT COALESCE(MAX(chosen), 0) FROM messages WHERE conversation_id = ?",
+                                         (conversation_id,)).fetchone()[0])
+            # Bumped top-down, so each is its siblings' latest choice and the leaf the latest of all.
+            self._conn.executemany("UPDATE messages SET chosen = ? WHERE node = ?",
+                                   [(top + i, n) for i, n in enumerate(path, start=1)])
+        return self.messages(conversation_id)
 
     def history(self, conversation_id: str) -> builtins.list[ChatMessage]:
         return [m.message for m in self.messages(conversation_id)]
@@ -230,6 +282,17 @@ class ConversationStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _stored(row: tuple[Any, ...], images: BlobStore | None) -> StoredMessage:
+    mid, role, content, calls, call_id, name, envelope, created, node, parent, stats = row[:11]
+    attached = json.loads(envelope) if envelope and role == "user" else None
+    message = ChatMessage(role=role, content=content, tool_call_id=call_id, name=name,
+                          tool_calls=tuple(ToolCall(**c) for c in json.loads(calls)),
+                          images=message_attachments.images(attached, images),
+                          attachments=message_attachments.refs(attached))
+    return StoredMessage(mid, message, json.loads(envelope) if envelope else None, created, node, parent,
+                         AnswerStats.from_json(_safe_json(stats)) if stats else None)
 
 
 def _redact_arguments(arguments: str) -> str:

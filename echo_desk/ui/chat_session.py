@@ -10,6 +10,7 @@ and running tools, and answers open dialogs negatively.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ from echo_desk.agent.model import (
 )
 from echo_desk.agent.progress import Progress
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.session import ConversationSession
+from echo_desk.agent.session import ConversationSession, Placement
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _
 from echo_desk.store.conversations import Conversation, ConversationStore
@@ -78,6 +79,12 @@ class _Listener:
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
+
+    def on_saved(self, message: ChatMessage, placement: Placement) -> None:
+        if message.role == "assistant":  # its row gets the footer, and the switcher of a regenerated one
+            branch = self._session.core.branch_position(placement.node)
+            marshal.run_on_main(self._session.transcript.answer_saved, placement.node, placement.stats,
+                                [c.id for c in message.tool_calls], branch)
 
     def on_message(self, message: ChatMessage) -> None:
         if message.role == "assistant":
@@ -137,7 +144,7 @@ class ChatSession(QObject):
         """Show ``conversation`` (stops a running turn first)."""
         self.stop()
         self.flush_writes()
-        self.transcript.load_history(self.core.open(conversation))
+        self.transcript.load_history(self.core.open(conversation), self.core.branch_position)
 
     def refresh(self, conversation: Conversation) -> None:
         """The open conversation was renamed in the store."""
@@ -160,9 +167,18 @@ class ChatSession(QObject):
             except ModelError as exc:
                 self.transcript.add_notice(str(exc), error=True)
                 return False
-        self.transcript.add_user(text, images, attachments)
+        row = self.transcript.add_user(text, images, attachments)
         if self.core.add_user(text, images, attachments):
             self.retitled.emit(str(self.conversation.id))
+        row.node = self.core.last_node or ""  # now it can be edited
+        self.transcript.update(row)
+        return self.start_turn()
+
+    def start_turn(self) -> bool:
+        """Answer the history as it stands (after a message was sent, edited, or an answer is to be
+        regenerated). Returns ``False`` (and says why) when it cannot."""
+        if self.busy or self.conversation is None:
+            return False
         if self.model is None or self.runtime is None:
             self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "
                                          "Models to connect one."), error=True)
@@ -192,7 +208,8 @@ class ChatSession(QObject):
             if item.kind is ItemKind.TOOL and not item.status.finished:
                 self.transcript.set_tool_status(item.call_id, status)
 
-    def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None) -> None:
+    def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None,
+               placement: Placement) -> None:
         store = self.core.store
         if store is None:
             return
@@ -203,7 +220,9 @@ class ChatSession(QObject):
             self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)
 
         # SQLite commits (fsync) stay off the UI thread; one writer keeps the order.
-        marshal.BackgroundOp(store.append, conversation_id, message, record).on_failure(failed).run(serial=True)
+        append = functools.partial(store.append, node=placement.node, parent=placement.parent,
+                                   stats=placement.stats)
+        marshal.BackgroundOp(append, conversation_id, message, record).on_failure(failed).run(serial=True)
 
     def stop(self) -> None:
         if self.core.busy:

@@ -32,6 +32,7 @@ from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.conversation_list import ConversationList
+from echo_desk.ui.message_actions import MessageActions
 from echo_desk.ui.progress_text import progress_text
 from echo_desk.ui.todo_panel import TodoPanel
 from echo_desk.ui.transcript import TranscriptItem
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self.transcript.setModel(self.session.transcript)
         self.transcript.open_diff.connect(self._open_diff)
         self._wire_revert()
+        self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
         mid.addWidget(self.transcript, 1)
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()

@@ -19,7 +19,12 @@ from echo_desk.ui.result_grid import grid_of
 from echo_desk.ui.sandbox_card import sandbox_of
 
 if TYPE_CHECKING:
+    from echo_desk.agent.answer_stats import AnswerStats
     from echo_desk.agent.envelope import Envelope
+    from echo_desk.store.message_tree import BranchPosition
+
+    #: Where a stored message stands among its branches (``None``: unknown).
+    BranchOf = Callable[[str], BranchPosition | None]
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 _FLUSH_MS = 50
@@ -66,11 +71,24 @@ class TranscriptItem:
     expanded: bool = False
     #: The person reverted this call's file changes (the card says so instead of offering Revert).
     reverted: bool = False
+    #: The stored message this row shows (its id in the conversation's tree), when known.
+    node: str = ""
+    #: Its place among branches, when it has siblings (the "‹ 2/3 ›" switcher).
+    branch: BranchPosition | None = None
+    #: Tokens and time of the answer (the footer), when measured.
+    stats: AnswerStats | None = None
+    #: The last answer of the conversation: it offers Regenerate.
+    last_answer: bool = False
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
 
     def touch(self) -> None:
         self.version += 1
+
+
+def _switchable(branch: BranchPosition | None) -> BranchPosition | None:
+    """A position worth a switcher: the message has other versions."""
+    return branch if branch is not None and branch.count > 1 else None
 
 
 def subtranscript_of(metadata: Any) -> list[dict[str, Any]]:
@@ -156,10 +174,12 @@ class TranscriptModel(QAbstractListModel):
         self._streaming = None
         self.endResetModel()
 
-    def add_user(self, text: str, images: tuple[Any, ...] = (), attachments: tuple[Any, ...] = ()) -> TranscriptItem:
+    def add_user(self, text: str, images: tuple[Any, ...] = (), attachments: tuple[Any, ...] = (),
+                 node: str = "", branch: BranchPosition | None = None) -> TranscriptItem:
         self.flush()
         self._streaming = None
-        item = TranscriptItem(USER, text=text, images=images, attachments=attachments)
+        item = TranscriptItem(USER, text=text, images=images, attachments=attachments, node=node,
+                              branch=_switchable(branch))
         self._append([item])
         return item
 
@@ -179,6 +199,34 @@ class TranscriptModel(QAbstractListModel):
     def end_assistant(self) -> None:
         self.flush()
         self._streaming = None
+
+    def answer_saved(self, node: str, stats: AnswerStats | None, call_ids: Iterable[str],
+                     branch: BranchPosition | None = None) -> None:
+        """The assistant message just streamed is stored as ``node``: its text row (or, for calls
+        only, its first card) gets the id, the footer figures and the branch switcher."""
+        self.flush()
+        row = self._streaming if self._streaming is not None and self.row_of(self._streaming) >= 0 else None
+        if row is None:
+            row = next((c for c in map(self._by_call.get, call_ids) if c is not None), None)
+        if row is not None and not row.node:
+            row.node, row.stats, row.branch = node, stats, _switchable(branch)
+            self._changed(row)
+
+    def update(self, item: TranscriptItem) -> None:
+        """``item``'s fields were changed in place: measure and paint it again."""
+        self._changed(item)
+
+    def truncate(self, row: int) -> None:
+        """Remove the rows from ``row`` on (the turns of a branch that is no longer shown)."""
+        self.flush()
+        if not 0 <= row < len(self._items):
+            return
+        self.beginRemoveRows(QModelIndex(), row, len(self._items) - 1)
+        del self._items[row:]
+        self._by_call = {i.call_id: i for i in self._items if i.call_id}
+        if self._streaming is not None and self.row_of(self._streaming) < 0:
+            self._streaming = None
+        self.endRemoveRows()
 
     def add_tool_call(self, call_id: str, name: str, arguments: str,
                       status: ToolStatus = ToolStatus.PENDING) -> TranscriptItem:
@@ -254,25 +302,30 @@ class TranscriptModel(QAbstractListModel):
             self.dataChanged.emit(self.index(0), self.index(len(self._items) - 1))
 
     # -- history ----------------------------------------------------------------------------
-    def load_history(self, stored: Iterable[StoredMessage]) -> None:
+    def load_history(self, stored: Iterable[StoredMessage], branch_of: BranchOf | None = None) -> None:
         """Rebuild from a conversation's stored messages in one reset, so opening a long
-        conversation is one layout pass."""
+        conversation is one layout pass. ``branch_of`` places each message among its branches."""
         items: list[TranscriptItem] = []
         cards: dict[str, TranscriptItem] = {}
         for entry in stored:
             msg = entry.message
             role = msg.role
             content = msg.content
+            branch = _switchable(branch_of(entry.node)) if branch_of is not None and entry.node else None
             if role == "user":
-                items.append(TranscriptItem(USER, text=content, images=msg.images, attachments=msg.attachments))
+                items.append(TranscriptItem(USER, text=content, images=msg.images, attachments=msg.attachments,
+                                            node=entry.node, branch=branch))
             elif role == "assistant":
+                first = len(items)
                 if content:
-                    items.append(TranscriptItem(ASSISTANT, text=content))
+                    items.append(TranscriptItem(ASSISTANT, text=content, stats=entry.stats))
                 for call in msg.tool_calls:
                     card = TranscriptItem(TOOL, call_id=call.id, tool_name=call.name,
                                           arguments=call.arguments, status=ToolStatus.PENDING)
                     cards[call.id] = card
                     items.append(card)
+                if len(items) > first:  # the message's first row stands for it (see answer_saved)
+                    items[first].node, items[first].branch = entry.node, branch
             elif role == "tool":
                 found = cards.get(msg.tool_call_id)
                 env: dict[str, Any] = entry.envelope or {}

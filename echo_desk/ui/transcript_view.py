@@ -43,6 +43,7 @@ from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
+from echo_desk.ui.message_bar import MessageAction, action_label, actions_for, bar_html, has_bar, key_action
 from echo_desk.ui.result_grid import grid_html
 from echo_desk.ui.sandbox_card import sandbox_html
 from echo_desk.ui.subagent_card import subtranscript_html
@@ -210,6 +211,13 @@ class TranscriptDelegate(QStyledItemDelegate):
                             + attachments_html(doc, item.images, item.attachments))
             doc.setTextWidth(width)
             docs = [doc]
+        if has_bar(item):  # footer, branch switcher and actions under the message
+            bar = QTextDocument()
+            bar.setDefaultFont(font)
+            bar.setDocumentMargin(0)
+            bar.setHtml(bar_html(item))
+            bar.setTextWidth(width)
+            docs = [*docs, bar]
         self._cache[item] = (key, docs)
         return docs
 
@@ -259,6 +267,8 @@ class TranscriptView(QListView):
     """The transcript list. Click a tool card to expand it; double-click a diff to open it whole."""
 
     open_diff = Signal(object)
+    #: A message's Copy, Edit, Regenerate or version switch (item, ``MessageAction``).
+    message_action = Signal(object, object)
     #: A card's "Revert" (call id), "Revert this turn" and "Revert everything since" (row).
     revert_call = Signal(str)
     revert_turn = Signal(int)
@@ -308,18 +318,27 @@ class TranscriptView(QListView):
         super().mousePressEvent(event)
 
     def anchor_at(self, index: QModelIndex, pos: QPoint) -> str:
-        """The link under ``pos`` (viewport coordinates) in the card at ``index``, or ""."""
+        """The link under ``pos`` (viewport coordinates) in the row at ``index``, or ""."""
         item = index.data(ItemRole)
-        if item is None or item.kind != TOOL:
+        if item is None:
             return ""
         rect = self.visualRect(index)
         inner = QPointF(pos.x() - rect.left() - _MARGIN - _PAD, pos.y() - rect.top() - _MARGIN / 2 - _PAD)
         delegate = self.itemDelegate()
         assert isinstance(delegate, TranscriptDelegate)
-        return delegate.document(item).documentLayout().anchorAt(inner)
+        for doc in delegate.documents(item):  # a stack: find the piece under the point
+            height = doc.size().height()
+            if inner.y() < height:
+                return doc.documentLayout().anchorAt(inner)
+            inner.setY(inner.y() - height)
+        return ""
 
     def _on_clicked(self, index: QModelIndex) -> None:
         item = index.data(ItemRole)
+        action = MessageAction.of_anchor(self.anchor_at(index, self._pressed_at)) if item is not None else None
+        if action is not None and action in actions_for(item):
+            self.message_action.emit(item, action)
+            return
         if item is not None and item.kind == TOOL and self.anchor_at(index, self._pressed_at) == REVERT_ANCHOR:
             self.revert_call.emit(item.call_id)
             return
@@ -337,6 +356,10 @@ class TranscriptView(QListView):
         item = self.currentIndex().data(ItemRole)
         if item is not None and event.matches(QKeySequence.StandardKey.Copy):
             self.copy_item(item)
+            return
+        action = key_action(item, event) if item is not None else None
+        if action is not None:
+            self.message_action.emit(item, action)
             return
         if item is not None and item.kind == TOOL and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter,
                                                                       Qt.Key.Key_Space):
@@ -369,6 +392,11 @@ class TranscriptView(QListView):
         copy = QAction(_("Copy"), menu)
         copy.triggered.connect(lambda: self.copy_item(item))
         menu.addAction(copy)
+        for action in actions_for(item):
+            if action is not MessageAction.COPY:
+                entry = QAction(action_label(action), menu)
+                entry.triggered.connect(lambda _checked=False, a=action: self.message_action.emit(item, a))
+                menu.addAction(entry)
         row = self.indexAt(pos).row()
         if item.kind == TOOL and item.file_changes and not item.reverted:
             revert = QAction(_("Revert"), menu)

@@ -1,0 +1,132 @@
+"""Screenshots of the message actions: an edited message with its "‹ 2/2 ›" switcher and
+answers with their tokens-and-time footer, in English and Chinese. The real window, engine and
+store; the model is scripted (with a usage report, as the local server sends one).
+
+Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_messages.py
+Writes docs/screenshots/chat_versions{,_zh}.png.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "docs" / "screenshots"
+HOME = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
+for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
+    os.environ[var] = str(HOME / sub)
+
+import qasync  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from echo_desk.agent.model import StreamEnd, TextDelta, Usage  # noqa: E402
+from echo_desk.i18n_build import compile_catalogs  # noqa: E402
+from echo_desk.runtime import Runtime  # noqa: E402
+from echo_desk.store.conversations import ConversationStore  # noqa: E402
+from echo_desk.store.settings import SettingsStore  # noqa: E402
+from echo_desk.ui import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui.app import show_first_frame  # noqa: E402
+from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.services import Services  # noqa: E402
+from echo_desk.ui.transcript import USER  # noqa: E402
+
+ANSWERS = [
+    "Python's `sorted()` returns a new list; `list.sort()` sorts in place and returns `None`.",
+    "Use `sorted(words, key=str.lower)` to ignore case:\n\n```python\nsorted(['b', 'A', 'c'], key=str.lower)\n```",
+]
+
+
+class Demo:
+    def __init__(self) -> None:
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "demo"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        text = ANSWERS[min(self.turn, len(ANSWERS) - 1)]
+        self.turn += 1
+        for word in text.split(" "):
+            await asyncio.sleep(0.01)
+            yield TextDelta(word + " ")
+        yield Usage(input_tokens=812 + 40 * self.turn, output_tokens=len(text.split(" ")) + 9)
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def turn(window: MainWindow, start: Any) -> None:
+    done = asyncio.get_running_loop().create_future()
+
+    def ended(busy: bool) -> None:
+        if not busy and not done.done():
+            done.set_result(True)
+
+    window.session.busy_changed.connect(ended)
+    start()
+    await asyncio.wait_for(done, 30)
+    window.session.busy_changed.disconnect(ended)
+
+
+async def shoot() -> None:
+    workspace = HOME / "workspace"
+    workspace.mkdir()
+    settings = SettingsStore.in_dir(HOME / "config")
+    runtime = Runtime.create(settings_store=settings)
+    store = ConversationStore(HOME / "data" / "conversations.sqlite3")
+    services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
+                        conversations=store, providers_available=True)
+    window = MainWindow()
+    window.resize(1280, 800)
+    window.attach(services)
+    window.set_workspace(str(workspace))
+    window.set_model(Demo())
+    window.set_banner(lambda: "")
+    show_first_frame(window)
+    window.composer.setPlainText("What is the difference between sorted() and sort()?")
+    await turn(window, window.send)
+    window.composer.setPlainText("How do I sort a list?")
+    await turn(window, window.send)
+    asked = next(i for i in reversed(window.session.transcript.items()) if i.kind == USER)
+    await turn(window, lambda: window.message_actions.edit(asked, "How do I sort words, ignoring case?"))
+    window.session.flush_writes()
+    for language, name in (("en", "chat_versions.png"), ("zh_CN", "chat_versions_zh.png")):
+        i18n_qt.apply_language(language)
+        await asyncio.sleep(0.3)
+        QApplication.processEvents()
+        path = OUT / name
+        window.grab().save(str(path))
+        print(f"wrote {path.relative_to(ROOT)}")
+    i18n_qt.apply_language("en")
+    window.close()
+    store.close()
+    runtime.close()
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    compile_catalogs()
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    i18n_qt.apply_language("en")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop, marshal.asyncgen_hooks(loop):
+        loop.run_until_complete(shoot())
+        loop.run_until_complete(marshal.shutdown())
+
+
+if __name__ == "__main__":
+    main()
