@@ -20,6 +20,8 @@ from typing import Any
 
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.redact import redact, redact_text
+from echo_desk.store import message_search
+from echo_desk.store.message_search import SearchHit
 from echo_desk.store.private import connect_private
 
 
@@ -61,7 +63,8 @@ def _v3(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE conversations SET title = '' WHERE title IN (?, ?)", ("New conversation", "新对话"))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
+# add_search_index: the full-text index of message text (its own table and triggers).
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, message_search.add_search_index]
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,12 @@ class ConversationStore:
                     (like, like),
                 ).fetchall()
         return [Conversation(*row) for row in rows]
+
+    def search(self, query: str, limit: int = 100) -> builtins.list[SearchHit]:
+        """Titles and message text containing every word of ``query``, with a snippet each
+        (see :mod:`echo_desk.store.message_search`)."""
+        with self._lock:
+            return message_search.search(self._conn, query, limit)
 
     def update(self, conversation_id: str, **fields: str) -> None:
         allowed = {"title", "workspace", "model"}
