@@ -62,6 +62,8 @@ class TranscriptItem:
     expanded: bool = False
     #: The person reverted this call's file changes (the card says so instead of offering Revert).
     reverted: bool = False
+    #: The stored message the row shows (a card: its result's), 0 when not loaded from the store.
+    message_id: int = 0
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
 
@@ -260,13 +262,14 @@ class TranscriptModel(QAbstractListModel):
             role = msg.role
             content = msg.content
             if role == "user":
-                items.append(TranscriptItem(USER, text=content))
+                items.append(TranscriptItem(USER, text=content, message_id=entry.id))
             elif role == "assistant":
                 if content:
-                    items.append(TranscriptItem(ASSISTANT, text=content))
+                    items.append(TranscriptItem(ASSISTANT, text=content, message_id=entry.id))
                 for call in msg.tool_calls:
                     card = TranscriptItem(TOOL, call_id=call.id, tool_name=call.name,
-                                          arguments=call.arguments, status=ToolStatus.PENDING)
+                                          arguments=call.arguments, status=ToolStatus.PENDING,
+                                          message_id=entry.id)
                     cards[call.id] = card
                     items.append(card)
             elif role == "tool":
@@ -275,6 +278,7 @@ class TranscriptModel(QAbstractListModel):
                 if found is None:
                     continue
                 card = found
+                card.message_id = entry.id
                 card.result = str(env.get("content", content) or "")
                 card.error = str(env.get("error", "") or "")
                 card.error_kind = str(env.get("error_kind", "") or "")
