@@ -123,6 +123,9 @@ def make_snippet(text: str, terms: list[str]) -> Snippet:
     pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
     first = pattern.search(flat)
     start = max(0, first.start() - _SNIPPET_BEFORE) if first else 0
+    space = flat.find(" ", start, first.start()) if first and start > 0 else -1
+    if space >= 0:  # begin at a word, not inside one (text without spaces is cut where it falls)
+        start = space + 1
     end = min(len(flat), start + _SNIPPET_LENGTH)
     parts: list[tuple[str, bool]] = [("…", False)] if start > 0 else []
     at = start

@@ -30,6 +30,7 @@ class ShortcutsSheet(QDialog):
         self.table.setRootIsDecorated(False)
         self.table.setItemsExpandable(False)
         self.table.setSelectionMode(QTreeWidget.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a sheet to read: Close keeps the focus
         self.table.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.header().setStretchLastSection(True)
         layout.addWidget(self.table, 1)

@@ -135,3 +135,5 @@ def test_snippet_marks_every_match_and_terms_are_deduplicated() -> None:
     assert search_terms("tea  TEA\u3000咖啡") == ["tea", "咖啡"]
     long = make_snippet("x" * 200 + " needle " + "y" * 200, ["needle"])
     assert long.text.startswith("…") and long.text.endswith("…") and long.matches == ("needle",)
+    words = make_snippet("one two three four five six seven eight nine ten eleven twelve needle", ["needle"])
+    assert words.text == "…eight nine ten eleven twelve needle"  # starts at a word, not in "seven"
