@@ -3,11 +3,12 @@
 The trigram tokenizer indexes every run of three characters, so text without spaces between
 words (Chinese, Japanese) is found by any part of it, not only by whole words. A search term
 shorter than three characters (``天气``, ``ok``) has no trigram: it is matched by a scan of the
-same indexed text instead. Where this SQLite has no FTS5 or no trigram tokenizer, the index is
-not built and every search scans the messages (slower, same results).
+same text instead. Where this SQLite has no FTS5 or no trigram tokenizer, the index is not built
+and every search scans the text (slower, same results for ASCII case).
 
-The index lives in its own table, kept up to date by triggers on ``messages``; the migration
-step ``add_search_index`` builds it and fills it from the messages already stored.
+The searchable text of each message lives in its own table (the FTS table's external content),
+kept up to date with ``messages`` by triggers; the migration step ``add_search_index`` creates
+both and fills them from the messages already stored.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import sqlite3
 from dataclasses import dataclass
 
 SEARCH_TABLE = "message_search"
+#: The searchable text of each message (the FTS table's external content, and what a scan reads).
+TEXT_TABLE = "message_search_text"
 #: Roles whose text is searched: what the person and the agent wrote, and what tools returned.
 SEARCHED_ROLES = ("user", "assistant", "tool")
 #: A term needs this many characters to be looked up in the trigram index.
@@ -47,31 +50,43 @@ def trigram_available(conn: sqlite3.Connection) -> bool:
 
 
 def add_search_index(conn: sqlite3.Connection) -> None:
-    """Migration step: the index table, its triggers, and the messages stored so far.
+    """Migration step: the searchable text table, the FTS index over it, the triggers that keep
+    both in step with ``messages``, and the messages stored so far.
 
-    Idempotent, so it can run in any place of the migration list. Without trigram support it
-    does nothing and searches scan the messages."""
-    if not trigram_available(conn):
-        return
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {SEARCH_TABLE} "
-                 "USING fts5(body, tokenize='trigram case_sensitive 0')")
+    Idempotent, so it can run in any place of the migration list. Without trigram support only
+    the text table is kept, and searches scan it."""
+    indexed = trigram_available(conn)
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {TEXT_TABLE} (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    if indexed:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {SEARCH_TABLE} USING fts5(body, content='{TEXT_TABLE}', "
+                     "content_rowid='id', tokenize='trigram case_sensitive 0')")
+    # An external-content FTS table is told what leaves it, with the old text.
+    unindex = (f"INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}, rowid, body) SELECT 'delete', id, body "
+               f"FROM {TEXT_TABLE} WHERE id = old.id;" if indexed else "")
+    index = (f"INSERT INTO {SEARCH_TABLE}(rowid, body) SELECT id, body FROM {TEXT_TABLE} WHERE id = new.id;"
+             if indexed else "")
     conn.execute(f"""
         CREATE TRIGGER IF NOT EXISTS message_search_insert AFTER INSERT ON messages
         WHEN new.role IN ({_ROLES_SQL}) BEGIN
-            INSERT INTO {SEARCH_TABLE}(rowid, body) VALUES (new.id, {_body('new')});
+            INSERT INTO {TEXT_TABLE}(id, body) VALUES (new.id, {_body('new')});
+            {index}
         END""")
     conn.execute(f"""
         CREATE TRIGGER IF NOT EXISTS message_search_delete AFTER DELETE ON messages BEGIN
-            DELETE FROM {SEARCH_TABLE} WHERE rowid = old.id;
+            {unindex}
+            DELETE FROM {TEXT_TABLE} WHERE id = old.id;
         END""")
     conn.execute(f"""
         CREATE TRIGGER IF NOT EXISTS message_search_update AFTER UPDATE OF content, role ON messages BEGIN
-            DELETE FROM {SEARCH_TABLE} WHERE rowid = old.id;
-            INSERT INTO {SEARCH_TABLE}(rowid, body) SELECT new.id, {_body('new')}
-                WHERE new.role IN ({_ROLES_SQL});
+            {unindex}
+            DELETE FROM {TEXT_TABLE} WHERE id = old.id;
+            INSERT INTO {TEXT_TABLE}(id, body) SELECT new.id, {_body('new')} WHERE new.role IN ({_ROLES_SQL});
+            {index}
         END""")
-    conn.execute(f"INSERT INTO {SEARCH_TABLE}(rowid, body) SELECT m.id, {_body('m')} FROM messages m "
-                 f"WHERE m.role IN ({_ROLES_SQL}) AND m.id NOT IN (SELECT rowid FROM {SEARCH_TABLE})")
+    added = conn.execute(f"INSERT INTO {TEXT_TABLE}(id, body) SELECT m.id, {_body('m')} FROM messages m "
+                         f"WHERE m.role IN ({_ROLES_SQL}) AND m.id NOT IN (SELECT id FROM {TEXT_TABLE})").rowcount
+    if indexed and added:
+        conn.execute(f"INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}) VALUES ('rebuild')")
 
 
 def has_index(conn: sqlite3.Connection) -> bool:
@@ -156,25 +171,20 @@ def search(conn: sqlite3.Connection, query: str, limit: int = 100) -> list[Searc
                               "ORDER BY updated DESC", [f"%{_escape_like(t)}%" for t in terms]).fetchall()
     hits = [SearchHit(cid, title, 0, "title", make_snippet(title, terms), created)
             for cid, title, created in title_rows]
-    long_terms = [t for t in terms if len(t) >= TRIGRAM]
-    short_terms = [t for t in terms if len(t) < TRIGRAM]
-    # instr(), not LIKE, for the short terms: it is not handed to the FTS table (whose LIKE
-    # support misses two-character CJK patterns in SQLite 3.40) and scans the stored text.
-    short_sql = "".join(" AND instr(lower(body), lower(?)) > 0" for _ in short_terms)
-    if has_index(conn):
-        if long_terms:
-            match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
-            inner = (f"SELECT rowid AS id, body FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?{short_sql} "
-                     "ORDER BY rowid DESC")
-            params: list[object] = [match, *short_terms]
-        else:
-            inner = f"SELECT rowid AS id, body FROM {SEARCH_TABLE} WHERE 1{short_sql} ORDER BY rowid DESC"
-            params = list(short_terms)
+    long_terms = [t for t in terms if len(t) >= TRIGRAM] if has_index(conn) else []
+    # Words long enough for the trigram index are looked up in it; shorter ones (and every word
+    # when there is no index) are matched by a scan of the text (LIKE: case-insensitive for ASCII).
+    scanned = [t for t in terms if t not in long_terms]
+    params: list[object] = [f"%{_escape_like(t)}%" for t in scanned]
+    if long_terms:
+        # Newest first straight from the index, so the scan stops at ``limit``; "+body" keeps the
+        # short words' LIKE out of the FTS table (its own LIKE misses two-character CJK words).
+        params.insert(0, " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms))
+        inner = (f"SELECT rowid AS id, body FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?"
+                 + " AND +body LIKE ? ESCAPE '\\'" * len(scanned) + " ORDER BY rowid DESC")
     else:
-        every = "".join(" AND instr(lower(body), lower(?)) > 0" for _ in terms)
-        inner = (f"SELECT id, body FROM (SELECT m.id AS id, {_body('m')} AS body FROM messages m "
-                 f"WHERE m.role IN ({_ROLES_SQL})) WHERE 1{every} ORDER BY id DESC")
-        params = list(terms)
+        inner = (f"SELECT id, body FROM {TEXT_TABLE} WHERE 1" + " AND body LIKE ? ESCAPE '\\'" * len(scanned)
+                 + " ORDER BY id DESC")
     rows = conn.execute(
         f"SELECT s.id, s.body, m.role, m.created, c.id, c.title FROM ({inner} LIMIT ?) s "
         "JOIN messages m ON m.id = s.id JOIN conversations c ON c.id = m.conversation_id ORDER BY s.id DESC",

@@ -137,3 +137,13 @@ def test_snippet_marks_every_match_and_terms_are_deduplicated() -> None:
     assert long.text.startswith("…") and long.text.endswith("…") and long.matches == ("needle",)
     words = make_snippet("one two three four five six seven eight nine ten eleven twelve needle", ["needle"])
     assert words.text == "…eight nine ten eleven twelve needle"  # starts at a word, not in "seven"
+
+
+def test_a_changed_message_is_found_by_its_new_text_only(store) -> None:
+    c = store.create("")
+    mid = _say(store, c.id, "user", "the old wording")
+    with store._conn:  # as an edit in place would (the store has no edit yet)
+        store._conn.execute("UPDATE messages SET content = 'the new phrasing 新的说法' WHERE id = ?", (mid,))
+    assert store.search("wording") == []
+    assert [h.message_id for h in store.search("phrasing")] == [mid]
+    assert [h.message_id for h in store.search("说法")] == [mid]
