@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import (
@@ -23,7 +24,9 @@ from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.message_search import SearchHit
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, marshal
+
+log = logging.getLogger(__name__)
 
 HitRole = Qt.ItemDataRole.UserRole + 30
 _PAD = 6
@@ -154,12 +157,14 @@ class MessageSearch(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(self.DELAY_MS)
-        self._timer.timeout.connect(self.run_now)
+        self._timer.timeout.connect(self._run_in_background)
+        self._generation = 0
         box.textChanged.connect(self._on_text)
         box.installEventFilter(self)
         results.setVisible(False)
 
     def _on_text(self, text: str) -> None:
+        self._generation += 1  # results still on their way for older text are dropped
         searching = bool(text.strip())
         self._results.setVisible(searching)
         self._hidden.setVisible(not searching)
@@ -169,9 +174,28 @@ class MessageSearch(QObject):
             self._timer.stop()
             self._results.show_hits("", [])
 
+    def _run_in_background(self) -> None:
+        """Typing paused: search off the UI thread (a large store must not freeze typing)."""
+        store = self._store()
+        query = self._box.text().strip()
+        if store is None or not query:
+            return
+        generation = self._generation
+
+        def show(hits: list[SearchHit]) -> None:
+            if generation == self._generation:
+                self._results.show_hits(query, hits)
+
+        def failed(error: BaseException) -> None:
+            log.warning("search for %r failed: %s", query, error)
+            show([])
+
+        marshal.BackgroundOp(store.search, query).on_success(show).on_failure(failed).run()
+
     def run_now(self) -> None:
-        """Search for the box's words now (typing has stopped, or Enter was pressed)."""
+        """Search for the box's words now, on this thread (Enter or Down before results came)."""
         self._timer.stop()
+        self._generation += 1
         store = self._store()
         query = self._box.text().strip()
         if store is not None and query:
@@ -182,7 +206,8 @@ class MessageSearch(QObject):
             return False
         assert isinstance(event, QKeyEvent)
         key = event.key()
-        if self._timer.isActive() and key in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        stale = self._timer.isActive() or self._results.query != self._box.text().strip()
+        if stale and key in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.run_now()
         if key == Qt.Key.Key_Down:
             self._results.setFocus(Qt.FocusReason.TabFocusReason)
