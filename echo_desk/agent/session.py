@@ -140,7 +140,8 @@ class ConversationSession:
         """Where ``node`` stands among the messages that share its parent (``None``: unknown)."""
         return self.tree.position(node) if node in self.tree else None
 
-    def edit_user(self, node: str, text: str) -> str:
+    def edit_user(self, node: str, text: str, images: tuple[ImagePart, ...] = (),
+                  attachments: tuple[AttachmentRef, ...] = ()) -> str:
         """Replace the person's message ``node`` with ``text`` in a new branch: the later turns stay
         on the old branch. Returns the new message's id; run a turn next to answer it."""
         index = self._index_of(node)
@@ -148,7 +149,8 @@ class ConversationSession:
             raise ValueError("only a sent message of the person can be edited, into a non-empty one")
         parent = self.nodes[index - 1] if index else None
         del self.history[index:], self.nodes[index:]
-        self._record(self.conversation, ChatMessage(role="user", content=text), None, self._place(parent))
+        message = ChatMessage(role="user", content=text, images=images, attachments=attachments)
+        self._record(self.conversation, message, None, self._place(parent))
         return self.nodes[-1]
 
     def regenerate(self) -> bool:

@@ -21,8 +21,9 @@ from typing import Any
 from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.redact import redact, redact_text
-from echo_desk.store import message_attachments
+from echo_desk.store import message_attachments, message_search
 from echo_desk.store.blobs import BlobStore
+from echo_desk.store.message_search import SearchHit
 from echo_desk.store.message_tree import MessageTree, TreeNode
 from echo_desk.store.private import connect_private
 
@@ -83,7 +84,8 @@ def _v4(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+# add_search_index: the full-text index of message text (its own table and triggers).
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, message_search.add_search_index]
 #: ``append``'s default parent: the end of the branch shown last.
 LAST_CHOSEN = "<last chosen>"
 
@@ -169,6 +171,12 @@ class ConversationStore:
                     (like, like),
                 ).fetchall()
         return [Conversation(*row) for row in rows]
+
+    def search(self, query: str, limit: int = 100) -> builtins.list[SearchHit]:
+        """Titles and message text containing every word of ``query``, with a snippet each
+        (see :mod:`echo_desk.store.message_search`)."""
+        with self._lock:
+            return message_search.search(self._conn, query, limit)
 
     def update(self, conversation_id: str, **fields: str) -> None:
         allowed = {"title", "workspace", "model"}

@@ -33,7 +33,7 @@ from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import approval_keys, i18n_qt, marshal
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
 from echo_desk.ui.grant_choices import GrantChoices
@@ -226,6 +226,7 @@ class ApprovalDialog(QDialog):
 
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
+        approval_keys.install(self)  # Alt+A / Alt+D; Enter and Escape still deny
         self.deny.setFocus()
         self._update_allow()
 

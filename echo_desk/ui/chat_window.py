@@ -28,12 +28,15 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
 from echo_desk.store.first_workspace import ensure as ensure_workspace
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, window_shortcuts
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.conversation_list import ConversationList
+from echo_desk.ui.find_bar import FindBar
 from echo_desk.ui.message_actions import MessageActions
 from echo_desk.ui.progress_text import progress_text
+from echo_desk.ui.search_jump import open_hit
+from echo_desk.ui.shortcuts_sheet import ShortcutsSheet
 from echo_desk.ui.todo_panel import TodoPanel
 from echo_desk.ui.transcript import TranscriptItem
 from echo_desk.ui.transcript_view import TranscriptView
@@ -64,6 +67,8 @@ class MainWindow(QMainWindow):
         self.conversations.selected.connect(self._open_conversation)
         self.conversations.new_requested.connect(self.new_conversation)
         self.conversations.export_requested.connect(self._export)
+        self.conversations.results.hit_chosen.connect(
+            lambda hit: open_hit(self, hit, self.conversations.results.query))
 
         middle = QWidget()
         mid = QVBoxLayout(middle)
@@ -101,6 +106,8 @@ class MainWindow(QMainWindow):
         self.transcript.open_diff.connect(self._open_diff)
         self._wire_revert()
         self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
+        self.find_bar = FindBar(self.transcript)
+        mid.addWidget(self.find_bar)
         mid.addWidget(self.transcript, 1)
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()
@@ -145,6 +152,9 @@ class MainWindow(QMainWindow):
         self._banner_text: Callable[[], str] = lambda: _("Starting…")
         self._workspace = ""
         self._origin: WorkspaceOrigin | None = None
+        self.shortcut_actions = window_shortcuts.install(self)
+        window_shortcuts.install_list_keys(self)
+        self.shortcuts_sheet: ShortcutsSheet | None = None
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
@@ -173,6 +183,9 @@ class MainWindow(QMainWindow):
         self._show_workspace()
         self.refresh_banner()
         self.session.transcript.relabel()
+        window_shortcuts.retranslate(self.shortcut_actions)
+        self.stop_button.setToolTip(_("Stop the agent ({keys})").format(
+            keys=window_shortcuts.key_text(window_shortcuts.ACTIONS["stop"].keys)))
 
     def _show_workspace(self) -> None:
         path = self._workspace
@@ -358,6 +371,13 @@ class MainWindow(QMainWindow):
                                           engine=lambda: getattr(self.session.runtime, "permissions", None))
         self.attach_button.clicked.connect(self.attachments.pick_files)
         self.attachments.watch(self, self.composer.viewport())
+    def show_shortcuts(self) -> None:
+        """The keyboard shortcuts sheet (one, raised when already open)."""
+        if self.shortcuts_sheet is None:
+            self.shortcuts_sheet = ShortcutsSheet(self)
+        self.shortcuts_sheet.show()
+        self.shortcuts_sheet.raise_()
+        self.shortcuts_sheet.activateWindow()
 
     # -- turns --------------------------------------------------------------------------------
     def send(self) -> None:

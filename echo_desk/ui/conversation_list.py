@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import _
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import i18n_qt
+from echo_desk.ui.search_results import MessageSearch, SearchResults
 
 IdRole = Qt.ItemDataRole.UserRole + 20
 ConversationRole = Qt.ItemDataRole.UserRole + 21
@@ -40,7 +41,6 @@ class ConversationList(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.search = QLineEdit()
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(lambda _t: self.reload())
         layout.addWidget(self.search)
         self.model = QStandardItemModel(self)
         self.model.itemChanged.connect(self._on_renamed)
@@ -51,6 +51,10 @@ class ConversationList(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         layout.addWidget(self.view, 1)
+        # Words in the search box: the matching messages, with snippets, in place of the list.
+        self.results = SearchResults()
+        layout.addWidget(self.results, 1)
+        self.message_search = MessageSearch(self.search, self.results, self.view, lambda: self.store)
         buttons = QHBoxLayout()
         self.new_button = QPushButton()
         self.rename_button = QPushButton()
@@ -98,7 +102,7 @@ class ConversationList(QWidget):
         self._loading = True
         try:
             self.model.clear()
-            for conv in self.store.list(self.search.text().strip()):
+            for conv in self.store.list():
                 item = QStandardItem(display_title(conv))
                 item.setData(str(conv.id), IdRole)
                 item.setData(conv, ConversationRole)

@@ -61,9 +61,11 @@ class MessageActions(QObject):
         row = transcript.row_of(item)
         if self.session.busy or row < 0 or not item.node or not text.strip():
             return False
-        node = self.session.core.edit_user(item.node, text.strip())
+        # The attachments go with the edited message (the person edited the words, not them).
+        node = self.session.core.edit_user(item.node, text.strip(), item.images, item.attachments)
         transcript.truncate(row)
-        transcript.add_user(text.strip(), node, self.session.core.branch_position(node))
+        transcript.add_user(text.strip(), item.images, item.attachments, node=node,
+                            branch=self.session.core.branch_position(node))
         return self.session.start_turn()
 
     # -- regenerate ----------------------------------------------------------------------------

@@ -79,6 +79,8 @@ class TranscriptItem:
     stats: AnswerStats | None = None
     #: The last answer of the conversation: it offers Regenerate.
     last_answer: bool = False
+    #: The stored message the row shows (a card: its result's), 0 when not loaded from the store.
+    message_id: int = 0
     #: Bumped on every change; the delegate's layout cache is keyed on it.
     version: int = 0
 
@@ -314,14 +316,15 @@ class TranscriptModel(QAbstractListModel):
             branch = _switchable(branch_of(entry.node)) if branch_of is not None and entry.node else None
             if role == "user":
                 items.append(TranscriptItem(USER, text=content, images=msg.images, attachments=msg.attachments,
-                                            node=entry.node, branch=branch))
+                                            node=entry.node, branch=branch, message_id=entry.id))
             elif role == "assistant":
                 first = len(items)
                 if content:
-                    items.append(TranscriptItem(ASSISTANT, text=content, stats=entry.stats))
+                    items.append(TranscriptItem(ASSISTANT, text=content, stats=entry.stats, message_id=entry.id))
                 for call in msg.tool_calls:
                     card = TranscriptItem(TOOL, call_id=call.id, tool_name=call.name,
-                                          arguments=call.arguments, status=ToolStatus.PENDING)
+                                          arguments=call.arguments, status=ToolStatus.PENDING,
+                                          message_id=entry.id)
                     cards[call.id] = card
                     items.append(card)
                 if len(items) > first:  # the message's first row stands for it (see answer_saved)
@@ -332,6 +335,7 @@ class TranscriptModel(QAbstractListModel):
                 if found is None:
                     continue
                 card = found
+                card.message_id = entry.id
                 card.result = str(env.get("content", content) or "")
                 card.error = str(env.get("error", "") or "")
                 card.error_kind = str(env.get("error_kind", "") or "")

@@ -47,7 +47,7 @@ def test_a_database_from_before_branches_keeps_every_conversation_in_order(tmp_p
 
     store = ConversationStore(path)
     try:
-        assert store.schema_version == len(MIGRATIONS) == 4
+        assert store.schema_version == len(MIGRATIONS) >= 4
         assert {c.id: c.title for c in store.list()} == {"a": "First", "b": "Second"}
         assert _texts(store, "a") == ["one", "two", "three", "four"]
         assert _texts(store, "b") == ["uno", "dos"]
