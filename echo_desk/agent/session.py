@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
     from echo_desk.agent.host import Host
     from echo_desk.agent.loop import LoopListener, Outcome
     from echo_desk.agent.progress import Progress
+    from echo_desk.agent.runaway import Runaway
     from echo_desk.agent.schema import SchemaFactory
     from echo_desk.agent.status import ToolStatus
 
@@ -104,6 +105,13 @@ class ConversationSession:
         self._save(self.conversation, message, None)
         self.history.append(message)
         return titled
+
+    def add_note(self, message: ChatMessage) -> None:
+        """Record a message the engine adds for the model (a retry note), saved at once."""
+        if self.scope is None:
+            raise RuntimeError("no conversation is open")
+        self._save(self.conversation, message, None)
+        self.history.append(message)
 
     def _title_from(self, text: str) -> bool:
         conversation = self.conversation
@@ -187,6 +195,13 @@ class _Recorder:
         report = getattr(self._listener, "on_progress", None)  # optional for listeners (loop.py)
         if report is not None:
             report(progress)
+
+    def on_runaway(self, runaway: Runaway) -> None:
+        report = getattr(self._listener, "on_runaway", None)  # optional for listeners (loop.py)
+        if report is not None:
+            report(runaway)
+        else:
+            self._listener.on_error(runaway.describe())
 
     def on_tool_status(self, call_id: str, status: ToolStatus) -> None:
         self._listener.on_tool_status(call_id, status)

@@ -17,6 +17,8 @@ from PySide6.QtCore import QObject, Signal
 
 from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
 from echo_desk.agent.progress import Progress
+from echo_desk.agent.retry import retry_note
+from echo_desk.agent.runaway import Runaway
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession
 from echo_desk.agent.status import ToolStatus
@@ -81,6 +83,9 @@ class _Listener:
     def on_progress(self, progress: Progress) -> None:
         marshal.run_on_main(self._session.progress.emit, progress)
 
+    def on_runaway(self, runaway: Runaway) -> None:
+        """Not an error row: the turn's end shows the Retry card instead (``stopped_early``)."""
+
 
 class ChatSession(QObject):
     """The Qt face of the engine's :class:`ConversationSession`: the transcript, busy and title
@@ -91,6 +96,8 @@ class ChatSession(QObject):
     retitled = Signal(str)
     #: What the model is doing now (``agent.progress.Progress``), while a turn runs.
     progress = Signal(object)
+    #: The turn ended with its answer cut (``agent.runaway.Runaway``): the window offers Retry.
+    stopped_early = Signal(object)
 
     def __init__(self, host: QtHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -146,6 +153,17 @@ class ChatSession(QObject):
         self.transcript.add_user(text)
         if self.core.add_user(text):
             self.retitled.emit(str(self.conversation.id))
+        return self._start_turn()
+
+    def retry(self, runaway: Runaway) -> bool:
+        """Run the turn again after it was cut; the model is told what went wrong (``retry_note``)."""
+        if self.busy or self.conversation is None:
+            return False
+        self.core.add_note(retry_note(runaway))
+        self.transcript.add_notice(_("Trying again; the model was told why its last answer was stopped."))
+        return self._start_turn()
+
+    def _start_turn(self) -> bool:
         if self.model is None or self.runtime is None:
             self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "
                                          "Models to connect one."), error=True)
@@ -165,6 +183,8 @@ class ChatSession(QObject):
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished(ToolStatus.FAILED)
             self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
+        elif (runaway := task.result().runaway) is not None:
+            self.stopped_early.emit(runaway)
         elif task.result().unbacked_claim:  # the engine found the answer claims a change none made
             self.transcript.add_notice(_("No file was changed in this turn."))
         self.transcript.end_assistant()

@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.transcript.open_diff.connect(self._open_diff)
         self._wire_revert()
         mid.addWidget(self.transcript, 1)
+        self._add_turn_cards(mid)
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()
         self.composer.setFixedHeight(84)
@@ -237,6 +238,7 @@ class MainWindow(QMainWindow):
             return
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
+        self.retry_card.dismiss()
         self.revert.mark_reverted_cards()
         self.todos.set_todos(())
         self._workspace = conversation.workspace
@@ -332,6 +334,20 @@ class MainWindow(QMainWindow):
             self.revert.revert_since(row, str(self.session.conversation.id))
 
     # -- turns --------------------------------------------------------------------------------
+    def _add_turn_cards(self, layout: QVBoxLayout) -> None:
+        from echo_desk.ui.retry_card import RetryCard
+
+        self.retry_card = RetryCard(lambda name: self.session.transcript.title_for(name))
+        self.session.stopped_early.connect(self.retry_card.show_runaway)
+        self.retry_card.retry_requested.connect(self.session.retry)
+
+        def on_busy(busy: bool) -> None:
+            if busy:  # a new turn: the old cut answer is no longer the one to retry
+                self.retry_card.dismiss()
+
+        self.session.busy_changed.connect(on_busy)
+        layout.addWidget(self.retry_card)
+
     def send(self) -> None:
         text = self.composer.toPlainText()
         if not text.strip() or self.session.busy:
