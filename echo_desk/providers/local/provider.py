@@ -5,15 +5,29 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, ModelErrorKind, StreamEvent
+from echo_desk.agent.model import (
+    ChatMessage,
+    ChatModel,
+    ModelError,
+    ModelErrorKind,
+    ModelStarting,
+    StreamEvent,
+)
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
 from echo_desk.providers.local.structured import constrained_stream
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.providers.transport import RetryPolicy
+
+
+def _with_progress(defaults: dict[str, Any]) -> dict[str, Any]:
+    # The server reports how far it has read the prompt (``PromptProgress``): on a CPU that is
+    # the long silent part of a turn.
+    return {**defaults, "return_progress": True}
 
 
 class LocalModel:
@@ -42,7 +56,7 @@ class LocalModel:
                 base_url=info.url,
                 model=self.model_path.name,
                 name=self.display_name,
-                extra_body=self.profile.request_defaults,
+                extra_body=_with_progress(self.profile.request_defaults),
                 # The server is ours and on loopback: a 5xx is not "busy", so do not retry.
                 retry=RetryPolicy(attempts=1),
             )
@@ -56,6 +70,8 @@ class LocalModel:
         tool_choice: str = "auto",
     ) -> AsyncIterator[StreamEvent]:
         pid_before = self.server.pid
+        if not self.server.running:
+            yield ModelStarting()  # loading the model can take a while: the window says so
         client = await self.ensure_started()
         fresh = self.server.pid != pid_before  # (re)started for this very request
         started = False
@@ -69,6 +85,8 @@ class LocalModel:
             # (seen in CI right after a crash restart). A settled server's failure is reported.
             if started or exc.kind != ModelErrorKind.CONNECTION or (self.server.running and not fresh):
                 raise
+            if not self.server.running:
+                yield ModelStarting()
             client = await self.ensure_started()
             async for event in self._turn(client, messages, tools, tool_choice):
                 yield event
@@ -119,7 +137,7 @@ class _SiblingModel:
                 base_url=info.url,
                 model=self.owner.model_path.name,
                 name=self.owner.display_name,
-                extra_body=self.owner.profile.request_defaults,
+                extra_body=_with_progress(self.owner.profile.request_defaults),
                 retry=RetryPolicy(attempts=1),
             )
         async for event in self.owner._turn(self._client, messages, tools, tool_choice):
