@@ -239,6 +239,7 @@ class MainWindow(QMainWindow):
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
         self.retry_card.dismiss()
+        self.workspace_prompt.setVisible(False)
         self.revert.mark_reverted_cards()
         self.todos.set_todos(())
         self._workspace = conversation.workspace
@@ -348,12 +349,27 @@ class MainWindow(QMainWindow):
         self.session.busy_changed.connect(on_busy)
         layout.addWidget(self.retry_card)
 
+        from echo_desk.ui.workspace_prompt import WorkspacePrompt
+
+        self.workspace_prompt = WorkspacePrompt()
+        self.workspace_prompt.chosen.connect(self._workspace_chosen_to_send)
+        layout.addWidget(self.workspace_prompt)
+
+    def _workspace_chosen_to_send(self, folder: str) -> None:
+        self.set_workspace(folder)
+        self.send()
+
     def send(self) -> None:
         text = self.composer.toPlainText()
         if not text.strip() or self.session.busy:
             return
         if self.session.conversation is None:
             self.new_conversation()
+        if not self._workspace and self.services is not None:
+            # Ask which folder instead of letting the engine refuse every file tool; the text stays.
+            self.workspace_prompt.offer(default_workspace(), self.services.settings.current.recent_workspaces)
+            return
+        self.workspace_prompt.setVisible(False)
         self.composer.clear()
         self.session.send(text)
 
