@@ -133,3 +133,10 @@ class ChatModel(Protocol):
     ) -> AsyncIterator[StreamEvent]: ...
 
     async def aclose(self) -> None: ...
+
+
+def hidden_tools(model: object | None) -> frozenset[str]:
+    """The tools ``model`` is not offered although enabled (its profile hides them from a small
+    model); they stay in the catalog and callable by the person. Empty for most models."""
+    hidden = getattr(model, "hidden_tools", None) if model is not None else None
+    return frozenset(hidden) if hidden else frozenset()

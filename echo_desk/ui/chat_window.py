@@ -207,6 +207,8 @@ class MainWindow(QMainWindow):
 
     def set_model(self, model: ChatModel | None) -> None:
         self.session.model = model
+        if self.services is not None:  # the catalog asks it which tools it hides
+            self.services.backend.model = model
         index = self.model_picker.currentIndex()
         name = model.display_name if model is not None else ""
         if index >= 0 and name:
@@ -354,6 +356,18 @@ class MainWindow(QMainWindow):
         self.workspace_prompt = WorkspacePrompt()
         self.workspace_prompt.chosen.connect(self._workspace_chosen_to_send)
         layout.addWidget(self.workspace_prompt)
+
+        from echo_desk.ui.example_prompts import ExamplePrompts
+
+        self.examples = ExamplePrompts()
+        self.examples.follow(self.session.transcript)
+        self.examples.picked.connect(self._send_example)
+        layout.addWidget(self.examples)
+
+    def _send_example(self, text: str) -> None:
+        if not self.session.busy:
+            self.composer.setPlainText(text)
+            self.send()
 
     def _workspace_chosen_to_send(self, folder: str) -> None:
         self.set_workspace(folder)

@@ -44,6 +44,11 @@ class LocalModel:
     def display_name(self) -> str:
         return _("Local (built-in) · {model}").format(model=self.model_path.stem)
 
+    @property
+    def hidden_tools(self) -> frozenset[str]:
+        """Not offered to this model (see ``agent.model.hidden_tools``)."""
+        return self.profile.hidden_tools
+
     async def ensure_started(self) -> OpenAICompatModel:
         async with self._lock:
             if self._client is not None and self.server.running:
@@ -121,6 +126,10 @@ class _SiblingModel:
     @property
     def display_name(self) -> str:
         return self.owner.display_name
+
+    @property
+    def hidden_tools(self) -> frozenset[str]:
+        return self.owner.hidden_tools
 
     async def stream(
         self,
