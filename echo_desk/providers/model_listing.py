@@ -61,7 +61,8 @@ async def ollama_models(base_url: str, *, transport: httpx.AsyncBaseTransport | 
     for entry in entries:
         if not isinstance(entry, dict) or not entry.get("name"):
             continue
-        details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+        details = entry.get("details")
+        details = details if isinstance(details, dict) else {}
         extra = {k: str(details[k]) for k in ("family", "parameter_size", "quantization_level") if details.get(k)}
         infos.append(ModelInfo(id=str(entry["name"]), extra=extra))
     return infos
