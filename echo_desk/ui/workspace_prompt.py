@@ -38,6 +38,8 @@ class WorkspacePrompt(QFrame):
         self.choose = QPushButton()
         self.choose.clicked.connect(self._choose)
         self.recent_row = QHBoxLayout()
+        self.recent_label = QLabel()
+        self.recent_row.addWidget(self.recent_label)
         self.recent_buttons: list[QPushButton] = []
         buttons = QHBoxLayout()
         buttons.addWidget(self.use_default)
@@ -47,6 +49,7 @@ class WorkspacePrompt(QFrame):
         layout.setContentsMargins(10, 8, 10, 8)
         layout.addWidget(self.question)
         layout.addLayout(buttons)
+        self.recent_row.addStretch(1)
         layout.addLayout(self.recent_row)
         self.setVisible(False)
         self.retranslate()
@@ -56,6 +59,7 @@ class WorkspacePrompt(QFrame):
         self.question.setText(_("Which folder should the agent work in? Your message is kept and sent "
                                 "once you choose."))
         self.choose.setText(_("Choose another folder…"))
+        self.recent_label.setText(_("Recent:"))
         self.setAccessibleName(_("Choose the workspace folder"))
         if self.default is not None:
             where = {
@@ -75,8 +79,9 @@ class WorkspacePrompt(QFrame):
             button = QPushButton(folder)
             button.setFlat(True)
             button.clicked.connect(lambda _checked=False, f=folder: self._pick(f))
-            self.recent_row.addWidget(button)
+            self.recent_row.insertWidget(self.recent_row.count() - 1, button)
             self.recent_buttons.append(button)
+        self.recent_label.setVisible(bool(self.recent_buttons))
         self.retranslate()
         self.setVisible(True)
         self.use_default.setFocus(Qt.FocusReason.OtherFocusReason)
