@@ -1,8 +1,9 @@
 """Three example prompts under an empty conversation: one click fills the composer and sends.
 
 Each was checked with the built-in 0.5B model in an empty workspace (``echo-desk ask --yes
---json``): it creates a file, lists the folder, and answers a coding question without tools —
-what a first message should show. They are shown in the person's language.
+--json``, Dec 2026): it creates a file, lists the folder, and answers a coding question without
+tools. "Write a Python function that checks whether a number is prime" was tried and dropped:
+the 0.5B model tried to write it to the workspace folder itself. They are shown in the person's language.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from echo_desk.ui import i18n_qt
 EXAMPLES = (
     N_("Create a file hello.txt that says Hello from Echo Desk"),
     N_("List the files in the workspace"),
-    N_("Write a Python function that checks whether a number is prime"),
+    N_("Explain what a Python list is in one sentence."),
 )
 
 

@@ -38,7 +38,7 @@ async def _until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-u
 
 
 def test_an_empty_chat_offers_three_examples_and_a_click_sends_one(window, qloop) -> None:  # type: ignore[no-untyped-def]
-    model = ScriptedModel([say("def is_prime(n): ...")])
+    model = ScriptedModel([say("A list holds items in order.")])
     window.set_model(model)
     examples = window.examples
     assert examples.isVisibleTo(window)
