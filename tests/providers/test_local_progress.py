@@ -29,3 +29,28 @@ async def test_first_use_reports_starting_then_the_prompt_read_then_text() -> No
         assert cached and cached[-1].cached > 0  # the same prompt again: the server reuses it
     finally:
         await model.aclose()
+
+
+async def test_stop_while_the_server_starts_ends_quickly_and_leaves_no_server() -> None:
+    import asyncio
+    import time
+
+    from tests.providers.test_local_llm import _wait_gone
+
+    assert MODEL is not None
+    model = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=2048))
+    stream = model.stream([ChatMessage(role="user", content="hi")], [])
+    assert isinstance(await anext(stream), ModelStarting)
+    rest = asyncio.ensure_future(anext(stream))
+    deadline = time.monotonic() + 30
+    while model.server.pid is None:  # the child is being started
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.01)
+    pid = model.server.pid
+    began = time.monotonic()
+    rest.cancel()
+    await asyncio.gather(rest, return_exceptions=True)
+    stopped_after = time.monotonic() - began
+    await model.aclose()
+    assert stopped_after <= 1.0, stopped_after
+    assert _wait_gone(pid), "the half-started server outlived Stop"

@@ -198,3 +198,16 @@ def test_starting_the_model_and_reading_the_prompt_are_shown_with_elapsed_time(w
     assert "only the first message" in seen[0]
     assert seen[1].endswith(" s")
     assert label.text() == ""
+
+
+def test_stop_while_the_model_is_starting_ends_within_a_second(window, qloop) -> None:  # type: ignore[no-untyped-def]
+    window.set_model(SlowStartModel())
+
+    async def scenario() -> float:
+        window.composer.setPlainText("hello")
+        window.send()
+        await _until(lambda: window.progress_label.text().startswith("Starting the local model…"))
+        return await _stop_and_time(window)
+
+    assert qloop.run_until_complete(scenario()) <= 1.0
+    assert window.progress_label.text() == "" and window.send_button.isEnabled()
