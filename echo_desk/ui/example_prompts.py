@@ -1,9 +1,12 @@
 """Three example prompts under an empty conversation: one click fills the composer and sends.
 
-Each was checked with the built-in 0.5B model in an empty workspace (``echo-desk ask --yes
---json``, Dec 2026): it creates a file, lists the folder, and answers a coding question without
-tools. "Write a Python function that checks whether a number is prime" was tried and dropped:
-the 0.5B model tried to write it to the workspace folder itself. They are shown in the person's language.
+Each was checked with the built-in 0.5B model (``echo-desk ask --yes --json``, Dec 2026), in
+English and in Chinese: it creates a file, lists the workspace's files in its answer, and answers
+a coding question without tools. Tried and dropped: "List the files in the workspace" (the call
+ran, but the answer was "The files in the workspace are listed."), "工作区里有哪些文件？" (no
+call, an invented count; "列出工作区中的文件" lists them, so the Chinese text is that), and
+"Write a Python function that checks whether a number is prime" (it wrote to the workspace
+folder itself). They are shown, and sent, in the person's language.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from echo_desk.ui import i18n_qt
 
 EXAMPLES = (
     N_("Create a file hello.txt that says Hello from Echo Desk"),
-    N_("List the files in the workspace"),
+    N_("Which files are in the workspace?"),
     N_("Explain what a Python list is in one sentence."),
 )
 
