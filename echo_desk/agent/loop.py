@@ -27,6 +27,7 @@ from echo_desk.agent.model import (
     ChatModel,
     ModelError,
     ModelErrorKind,
+    StreamEnd,
     StreamWarning,
     TextDelta,
     ToolCall,
@@ -72,6 +73,10 @@ class NullListener:
 
     def on_progress(self, progress: Progress) -> None:
         """Optional for any listener (looked up by name): what the model is doing right now."""
+
+    def on_runaway(self, runaway: Runaway) -> None:
+        """Optional for any listener (looked up by name): the stream was cut (instead of
+        ``on_error`` with its description), so the listener can offer Retry."""
 
     def on_tool_call(self, call: ToolCall) -> None: ...
 
@@ -211,7 +216,12 @@ class AgentLoop:
                     keep(ChatMessage(role="assistant", content="".join(text_parts) + " [stopped]"))
                 outcome.stop_reason, outcome.runaway = StopReason.RUNAWAY, stop.runaway
                 outcome.error = stop.runaway.describe()
-                hear.on_error(outcome.error)
+                # A listener that offers Retry hears the typed reason; others get the words.
+                on_runaway = getattr(hear, "on_runaway", None)
+                if on_runaway is not None:
+                    on_runaway(stop.runaway)
+                else:
+                    hear.on_error(outcome.error)
                 return outcome
             except asyncio.CancelledError:
                 if text_parts:
@@ -304,6 +314,9 @@ class AgentLoop:
                 hear.on_tool_status(event.id, ToolStatus.PENDING)
             elif isinstance(event, StreamWarning):
                 log.warning("model stream: %s", event.message)
+            elif isinstance(event, StreamEnd) and event.stop_reason == "length":
+                # Cut at the token cap: the text is incomplete and a call's arguments are too.
+                runaway = guard.cut_off()
             if runaway is not None:
                 # Closing the stream closes the connection: llama.cpp stops generating.
                 close = getattr(stream, "aclose", None)

@@ -100,7 +100,24 @@ class StreamEnd:
     stop_reason: str = "stop"
 
 
-StreamEvent = TextDelta | ToolCallStarted | ToolCallDelta | ToolCallReady | StreamWarning | Usage | StreamEnd
+@dataclass(frozen=True)
+class ModelStarting:
+    """The model's own server is starting (loading the model file) before the request goes out.
+    For live progress only: the built-in model sends it on first use, a remote one never."""
+
+
+@dataclass(frozen=True)
+class PromptProgress:
+    """The server is reading the prompt: ``processed`` of ``total`` tokens, ``cached`` of them
+    reused from the previous request (llama.cpp's ``prompt_progress``). For live progress only."""
+
+    total: int
+    cached: int = 0
+    processed: int = 0
+
+
+StreamEvent = (TextDelta | ToolCallStarted | ToolCallDelta | ToolCallReady | StreamWarning | Usage | StreamEnd
+               | ModelStarting | PromptProgress)
 
 
 class ModelErrorKind(enum.StrEnum):
@@ -159,3 +176,10 @@ class ChatModel(Protocol):
     ) -> AsyncIterator[StreamEvent]: ...
 
     async def aclose(self) -> None: ...
+
+
+def hidden_tools(model: object | None) -> frozenset[str]:
+    """The tools ``model`` is not offered although enabled (its profile hides them from a small
+    model); they stay in the catalog and callable by the person. Empty for most models."""
+    hidden = getattr(model, "hidden_tools", None) if model is not None else None
+    return frozenset(hidden) if hidden else frozenset()

@@ -13,12 +13,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from echo_desk.agent.model import StreamEvent, TextDelta, ToolCallDelta, ToolCallReady, ToolCallStarted
+from echo_desk.agent.model import (
+    ModelStarting,
+    PromptProgress,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStarted,
+)
 
 
 class Stage(enum.StrEnum):
-    #: Request sent, no token yet (prompt processing; on first use also the model starting).
+    #: The model's own server is loading the model (the built-in model's first use).
+    STARTING_MODEL = "starting_model"
+    #: Request sent, no token yet, and the server says nothing about it (a remote model).
     THINKING = "thinking"
+    #: The server is reading the prompt (``prompt_tokens``, ``cached_tokens`` of them reused).
+    READING_PROMPT = "reading_prompt"
     WRITING_TEXT = "writing_text"
     WRITING_CALL = "writing_call"
 
@@ -30,6 +42,9 @@ class Progress:
     tokens: int = 0
     tokens_per_second: float = 0.0
     tool: str = ""
+    #: The prompt's size and how much of it the server reused, when it says (``READING_PROMPT``).
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
 
 
 class ProgressMeter:
@@ -43,6 +58,8 @@ class ProgressMeter:
         self.tokens = 0
         self.stage = Stage.THINKING
         self.tool = ""
+        self.prompt_tokens = 0
+        self.cached_tokens = 0
         self._last_emit = -1e9
 
     def start(self) -> Progress:
@@ -59,7 +76,13 @@ class ProgressMeter:
 
     def on_event(self, event: StreamEvent) -> Progress | None:
         stage = self.stage
-        if isinstance(event, TextDelta):
+        if isinstance(event, ModelStarting):
+            stage = Stage.STARTING_MODEL
+        elif isinstance(event, PromptProgress):
+            if self.stage in (Stage.WRITING_TEXT, Stage.WRITING_CALL):
+                return None
+            stage, self.prompt_tokens, self.cached_tokens = Stage.READING_PROMPT, event.total, event.cached
+        elif isinstance(event, TextDelta):
             stage = Stage.WRITING_TEXT
             self._count()
         elif isinstance(event, ToolCallStarted):
@@ -86,4 +109,5 @@ class ProgressMeter:
         if self.first_token_at is not None and now > self.first_token_at:
             rate = self.tokens / (now - self.first_token_at)
         return Progress(self.stage, elapsed=now - self.began, tokens=self.tokens,
-                        tokens_per_second=rate, tool=self.tool if self.stage is Stage.WRITING_CALL else "")
+                        tokens_per_second=rate, tool=self.tool if self.stage is Stage.WRITING_CALL else "",
+                        prompt_tokens=self.prompt_tokens, cached_tokens=self.cached_tokens)

@@ -26,6 +26,8 @@ _JSON_SLACK = 200
 class RunawayKind(enum.StrEnum):
     REPEATED = "repeated"
     CALL_TOO_LONG = "call_too_long"
+    #: The server stopped the answer at its token cap (``StreamEnd("length")``): text or a call cut off.
+    CUT_OFF = "cut_off"
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class Runaway:
         """English, for the model's history and the CLI; the UI translates from the fields."""
         if self.kind is RunawayKind.CALL_TOO_LONG:
             return f"the call to {self.tool} grew too long; stopped after {self.tokens} tokens"
+        if self.kind is RunawayKind.CUT_OFF:
+            what = f"the call to {self.tool}" if self.tool else "the answer"
+            return f"{what} reached the length limit and was cut off after {self.tokens} tokens"
         return f"the model repeated itself; stopped after {self.tokens} tokens"
 
 
@@ -111,3 +116,8 @@ class RunawayGuard:
         if len(so_far) > self.call_limits.get(tool, CALL_CHARS_CAP):
             return Runaway(RunawayKind.CALL_TOO_LONG, self.tokens, tool=tool)
         return self._repeated(so_far, tool)
+
+    def cut_off(self) -> Runaway:
+        """The server ended the stream at its token cap: the last call being written, if any."""
+        tool = next(reversed(self._calls.values()))[0] if self._calls else ""
+        return Runaway(RunawayKind.CUT_OFF, self.tokens, tool=tool)

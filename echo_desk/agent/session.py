@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
     from echo_desk.agent.host import Host
     from echo_desk.agent.loop import LoopListener, Outcome
     from echo_desk.agent.progress import Progress
+    from echo_desk.agent.runaway import Runaway
     from echo_desk.agent.schema import SchemaFactory
     from echo_desk.agent.status import ToolStatus
 
@@ -200,6 +201,12 @@ class ConversationSession:
     def _place(self, parent: str | None, stats: AnswerStats | None = None) -> Placement:
         return Placement(uuid.uuid4().hex, parent, stats)
 
+    def add_note(self, message: ChatMessage) -> None:
+        """Record a message the engine adds for the model (a retry note), saved at once."""
+        if self.scope is None:
+            raise RuntimeError("no conversation is open")
+        self._record(self.conversation, message, None, self._place(self.last_node))
+
     def _title_from(self, text: str) -> bool:
         conversation = self.conversation
         if self.store is None or conversation is None or conversation.title:
@@ -293,6 +300,13 @@ class _Recorder:
         report = getattr(self._listener, "on_progress", None)  # optional for listeners (loop.py)
         if report is not None:
             report(progress)
+
+    def on_runaway(self, runaway: Runaway) -> None:
+        report = getattr(self._listener, "on_runaway", None)  # optional for listeners (loop.py)
+        if report is not None:
+            report(runaway)
+        else:
+            self._listener.on_error(runaway.describe())
 
     def on_tool_status(self, call_id: str, status: ToolStatus) -> None:
         self._listener.on_tool_status(call_id, status)

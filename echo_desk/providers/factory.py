@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from echo_desk.agent.model import ChatModel, ModelError, ModelErrorKind
 from echo_desk.i18n import _
 from echo_desk.providers.anthropic import AnthropicModel
 from echo_desk.providers.gemini import GeminiModel
+from echo_desk.providers.local.gguf import GgufError, read_gguf_info
 from echo_desk.providers.local.manager import ModelFileError, resolve_model_path
-from echo_desk.providers.local.profiles import get_profile
+from echo_desk.providers.local.profiles import ModelProfile, get_profile, profile_for_file
 from echo_desk.providers.local.provider import LocalModel
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.store.settings import LocalModelSettings, ProviderKind, ProviderSettings
@@ -32,6 +34,18 @@ def _api_key(settings: ProviderSettings, secrets: SecretStore) -> str | None:
         return None
 
 
+def local_profile(path: Path, local: LocalModelSettings) -> ModelProfile:
+    """The built-in model's profile as configured; a file the person chose gets the profile its
+    own metadata calls for (family, chat template, trained context, size), not one assumed
+    from its name. An unreadable header falls back to the configured profile."""
+    if local.model_path:
+        try:
+            return profile_for_file(read_gguf_info(path), context_size=local.context_size)
+        except (GgufError, OSError):
+            pass
+    return get_profile(local.profile, context_size=local.context_size)
+
+
 def create_model(
     provider_settings: ProviderSettings,
     secrets: SecretStore | None = None,
@@ -51,7 +65,7 @@ def create_model(
             path = resolve_model_path(local)
         except ModelFileError as exc:
             raise ModelError(str(exc), kind=ModelErrorKind.NOT_FOUND) from None
-        return LocalModel(path, get_profile(local.profile, context_size=local.context_size))
+        return LocalModel(path, local_profile(path, local))
     base_url = provider_settings.base_url or DEFAULT_BASE_URLS[kind]
     if not provider_settings.model:
         raise ModelError(_("Choose a model for this provider in Settings → Models."), kind=ModelErrorKind.BAD_REQUEST)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from echo_desk.agent.model import (
+    PromptProgress,
     StreamEvent,
     StreamWarning,
     TextDelta,
@@ -102,6 +103,10 @@ class ChunkMapper:
             return
         if "error" in chunk:
             raise stream_error(chunk)
+        progress = chunk.get("prompt_progress")  # llama.cpp with "return_progress": true
+        if isinstance(progress, dict) and isinstance(progress.get("total"), int):
+            yield PromptProgress(total=progress["total"], cached=int(progress.get("cache") or 0),
+                                 processed=int(progress.get("processed") or 0))
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
                 continue

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from echo_desk.agent.breaker import BreakerState
+from echo_desk.agent.model import hidden_tools
 from echo_desk.agent.permissions import ToolStanding, tool_standing
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.sources import ToolSource
@@ -63,6 +64,12 @@ class CatalogBackend:
         self.runtime = runtime
         self._static = list(entries) if entries is not None else None
         self._index: dict[str, Tool] | None = None
+        #: The connected chat model (the window keeps it current), asked which tools it hides.
+        self.model: object | None = None
+
+    def hidden_from_model(self, name: str) -> bool:
+        """The connected model is not offered this tool (the engine's answer, its profile's)."""
+        return name in hidden_tools(self.model)
 
     def entries(self) -> list[CatalogEntry]:
         if self._static is not None:

@@ -239,6 +239,8 @@ class ToolCatalogModel(QStandardItemModel):
             breaker = self.backend.breaker_text(name)
             if breaker:
                 parts.append(breaker)
+            if self.backend.hidden_from_model(name):
+                parts.append(_("hidden from this model"))
             text = " · ".join(parts) if parts else _("Ready")
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)

@@ -26,6 +26,8 @@ from echo_desk.agent.model import (
     images_refused,
 )
 from echo_desk.agent.progress import Progress
+from echo_desk.agent.retry import retry_note
+from echo_desk.agent.runaway import Runaway
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession, Placement
 from echo_desk.agent.status import ToolStatus
@@ -96,6 +98,9 @@ class _Listener:
     def on_progress(self, progress: Progress) -> None:
         marshal.run_on_main(self._session.progress.emit, progress)
 
+    def on_runaway(self, runaway: Runaway) -> None:
+        """Not an error row: the turn's end shows the Retry card instead (``stopped_early``)."""
+
 
 class ChatSession(QObject):
     """The Qt face of the engine's :class:`ConversationSession`: the transcript, busy and title
@@ -106,6 +111,8 @@ class ChatSession(QObject):
     retitled = Signal(str)
     #: What the model is doing now (``agent.progress.Progress``), while a turn runs.
     progress = Signal(object)
+    #: The turn ended with its answer cut (``agent.runaway.Runaway``): the window offers Retry.
+    stopped_early = Signal(object)
 
     def __init__(self, host: QtHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -174,9 +181,17 @@ class ChatSession(QObject):
         self.transcript.update(row)
         return self.start_turn()
 
+    def retry(self, runaway: Runaway) -> bool:
+        """Run the turn again after it was cut; the model is told what went wrong (``retry_note``)."""
+        if self.busy or self.conversation is None:
+            return False
+        self.core.add_note(retry_note(runaway))
+        self.transcript.add_notice(_("Trying again; the model was told why its last answer was stopped."))
+        return self.start_turn()
+
     def start_turn(self) -> bool:
         """Answer the history as it stands (after a message was sent, edited, or an answer is to be
-        regenerated). Returns ``False`` (and says why) when it cannot."""
+        regenerated or retried). Returns ``False`` (and says why) when it cannot."""
         if self.busy or self.conversation is None:
             return False
         if self.model is None or self.runtime is None:
@@ -198,6 +213,8 @@ class ChatSession(QObject):
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished(ToolStatus.FAILED)
             self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
+        elif (runaway := task.result().runaway) is not None:
+            self.stopped_early.emit(runaway)
         elif task.result().unbacked_claim:  # the engine found the answer claims a change none made
             self.transcript.add_notice(_("No file was changed in this turn."))
         self.transcript.end_assistant()

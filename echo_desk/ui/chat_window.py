@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self.find_bar = FindBar(self.transcript)
         mid.addWidget(self.find_bar)
         mid.addWidget(self.transcript, 1)
+        self._add_turn_cards(mid)
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()
         self.composer.setFixedHeight(84)
@@ -233,6 +234,8 @@ class MainWindow(QMainWindow):
 
     def set_model(self, model: ChatModel | None) -> None:
         self.session.model = model
+        if self.services is not None:  # the catalog asks it which tools it hides
+            self.services.backend.model = model
         index = self.model_picker.currentIndex()
         name = model.display_name if model is not None else ""
         if index >= 0 and name:
@@ -264,6 +267,8 @@ class MainWindow(QMainWindow):
             return
         self.conversations.mark_shown(str(conversation.id))
         self.session.open(conversation)
+        self.retry_card.dismiss()
+        self.workspace_prompt.setVisible(False)
         self.revert.mark_reverted_cards()
         self.attachment_tray.clear()  # grants and mentions belong to the conversation they were made in
         self.todos.set_todos(())
@@ -380,6 +385,42 @@ class MainWindow(QMainWindow):
         self.shortcuts_sheet.activateWindow()
 
     # -- turns --------------------------------------------------------------------------------
+    def _add_turn_cards(self, layout: QVBoxLayout) -> None:
+        from echo_desk.ui.retry_card import RetryCard
+
+        self.retry_card = RetryCard(lambda name: self.session.transcript.title_for(name))
+        self.session.stopped_early.connect(self.retry_card.show_runaway)
+        self.retry_card.retry_requested.connect(self.session.retry)
+
+        def on_busy(busy: bool) -> None:
+            if busy:  # a new turn: the old cut answer is no longer the one to retry
+                self.retry_card.dismiss()
+
+        self.session.busy_changed.connect(on_busy)
+        layout.addWidget(self.retry_card)
+
+        from echo_desk.ui.workspace_prompt import WorkspacePrompt
+
+        self.workspace_prompt = WorkspacePrompt()
+        self.workspace_prompt.chosen.connect(self._workspace_chosen_to_send)
+        layout.addWidget(self.workspace_prompt)
+
+        from echo_desk.ui.example_prompts import ExamplePrompts
+
+        self.examples = ExamplePrompts()
+        self.examples.follow(self.session.transcript)
+        self.examples.picked.connect(self._send_example)
+        layout.addWidget(self.examples)
+
+    def _send_example(self, text: str) -> None:
+        if not self.session.busy:
+            self.composer.setPlainText(text)
+            self.send()
+
+    def _workspace_chosen_to_send(self, folder: str) -> None:
+        self.set_workspace(folder)
+        self.send()
+
     def send(self) -> None:
         text = self.composer.toPlainText()
         attached = self.attachment_tray.attachments()
@@ -387,6 +428,11 @@ class MainWindow(QMainWindow):
             return
         if self.session.conversation is None:
             self.new_conversation()
+        if not self._workspace and self.services is not None:
+            # Ask which folder instead of letting the engine refuse every file tool; the text stays.
+            self.workspace_prompt.offer(default_workspace(), self.services.settings.current.recent_workspaces)
+            return
+        self.workspace_prompt.setVisible(False)
         images = tuple(a.image for a in attached if a.image is not None)
         said = len(self.session.history)
         self.session.send(text, images, tuple(a.ref() for a in attached))

@@ -198,6 +198,7 @@ class LocalModelPanel(QWidget):
             return False
         self._update(model_path=str(path))
         self.message.setText(_("Using {name}.").format(name=path.name))
+        self._describe(path)
         return True
 
     def _browse(self) -> None:
@@ -276,6 +277,15 @@ class LocalModelPanel(QWidget):
         if total and done >= total:
             text = _("Checking the sha256…")
         self.progress_text.setText(text)
+
+    def _describe(self, path: Path) -> None:
+        from echo_desk.ui.model_file_summary import describe_file
+
+        def show(summary: str) -> None:
+            if shiboken6.isValid(self) and self.settings.current.local_model.model_path == str(path):
+                self.message.setText(_("Using {name}: {summary}").format(name=path.name, summary=summary))
+
+        describe_file(path, self.settings.current.local_model.context_size, show)
 
     def _done(self, path: Path) -> None:
         self._forget()

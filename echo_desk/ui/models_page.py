@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -274,21 +275,27 @@ class ModelsPage(QWidget):
                 await model.aclose()
 
     async def _list_models(self) -> None:
-        model = None
+        from echo_desk.providers.model_listing import list_provider_models
+
+        self.list_button.setEnabled(False)
+        self.result.setText(_("Asking the server for its models…"))
         try:
-            model = await self._make(listing=True)
-            lister = getattr(model, "list_models", None)
-            if lister is None:
-                self.result.setText(_("This provider cannot list its models; type the model name."))
-                return
-            models = await lister()
+            # httpx on the event loop: the window stays responsive while the server answers.
+            entry, typed, secrets = self._entry(), self.key.text().strip(), secret_store()
+            if typed:  # list with what is typed, even before saving
+                secrets.set(entry.api_key_ref, typed)
+            models = await list_provider_models(entry, secrets)
             current = self.model.currentText()
             self.model.clear()
-            self.model.addItems([m.id for m in models])
+            for info in models:
+                self.model.addItem(info.id)  # the text is the name that is saved
+                about = " · ".join(v for v in (info.extra.get("parameter_size"), info.extra.get("family")) if v)
+                if about:
+                    self.model.setItemData(self.model.count() - 1, about, Qt.ItemDataRole.ToolTipRole)
             self.model.setEditText(current or (models[0].id if models else ""))
-            self.result.setText(_("{n} models found.").format(n=len(models)))
-        except Exception as exc:  # noqa: BLE001 — the provider's message is what the person needs
+            self.result.setText(_("{n} models found.").format(n=len(models)) if models
+                                else _("The server has no models yet."))
+        except Exception as exc:  # noqa: BLE001 — the provider's message says what to do ("is Ollama running?")
             self.result.setText(_("Could not list the models: {error}").format(error=exc))
         finally:
-            if model is not None:
-                await model.aclose()
+            self.list_button.setEnabled(True)

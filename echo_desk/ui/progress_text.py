@@ -8,6 +8,15 @@ from echo_desk.i18n import _
 
 def progress_text(progress: Progress) -> str:
     seconds = int(progress.elapsed)
+    if progress.stage is Stage.STARTING_MODEL:
+        return _("Starting the local model… {seconds} s (only the first message waits for this)").format(
+            seconds=seconds)
+    if progress.stage is Stage.READING_PROMPT:
+        if progress.cached_tokens:
+            return _("Reading the conversation… {total} tokens, {cached} already read · {seconds} s").format(
+                total=progress.prompt_tokens, cached=progress.cached_tokens, seconds=seconds)
+        return _("Reading the conversation… {total} tokens · {seconds} s").format(
+            total=progress.prompt_tokens, seconds=seconds)
     if progress.stage is Stage.THINKING:
         return _("Thinking… {seconds} s").format(seconds=seconds)
     rate = f"{progress.tokens_per_second:.1f}"

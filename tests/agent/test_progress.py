@@ -78,3 +78,22 @@ async def test_the_loop_reports_progress_to_a_listener_that_wants_it(tmp_path, e
     assert stages[0] is Stage.THINKING
     assert Stage.WRITING_CALL in stages and Stage.WRITING_TEXT in stages
     assert any(p.tool == "echo" for p in hears.progress)
+
+
+def test_starting_the_model_then_reading_the_prompt_are_stages() -> None:
+    from echo_desk.agent.model import ModelStarting, PromptProgress
+
+    clock = Clock()
+    meter = ProgressMeter(interval=0.25, clock=clock)
+    meter.start()
+    starting = meter.on_event(ModelStarting())
+    assert starting is not None and starting.stage is Stage.STARTING_MODEL
+    clock.now += 6.0
+    reading = meter.on_event(PromptProgress(total=900, cached=700))
+    assert reading is not None and reading.stage is Stage.READING_PROMPT
+    assert (reading.prompt_tokens, reading.cached_tokens, reading.elapsed) == (900, 700, 6.0)
+    clock.now += 1.0
+    writing = meter.on_event(TextDelta("Hi"))
+    assert writing is not None and writing.stage is Stage.WRITING_TEXT and writing.tokens == 1
+    clock.now += 1.0
+    assert meter.on_event(PromptProgress(total=900, processed=900)) is None  # late: already writing

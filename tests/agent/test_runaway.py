@@ -120,3 +120,23 @@ async def test_repeating_call_arguments_are_stopped(engine, scope, host) -> None
     assert outcome.runaway is not None and outcome.runaway.kind is RunawayKind.REPEATED
     assert outcome.runaway.tool == "write_note"
     assert model.sent < 40 and outcome.envelopes == {}
+
+
+async def test_an_answer_cut_at_the_token_cap_is_a_typed_stop_and_its_call_is_not_run(engine, scope, host) -> None:  # type: ignore[no-untyped-def]
+    pieces = iter([ToolCallStarted(id="c1", name="write_note"), ToolCallDelta(id="c1", text='{"text": "half')])
+    model = EndlessModel(pieces)  # ends with StreamEnd("length")
+    outcome = await AgentLoop(model, engine[0], engine[1]).run([ChatMessage(role="user", content="x")], scope, host)
+    assert outcome.stop_reason is StopReason.RUNAWAY
+    assert outcome.runaway is not None and outcome.runaway.kind is RunawayKind.CUT_OFF
+    assert outcome.runaway.tool == "write_note" and outcome.envelopes == {}
+    assert "cut off" in outcome.error
+
+
+def test_a_retry_note_names_what_went_wrong() -> None:
+    from echo_desk.agent.retry import retry_note
+    from echo_desk.agent.runaway import Runaway
+
+    note = retry_note(Runaway(RunawayKind.REPEATED, 40, unit="Buy bread\n", repeats=9))
+    assert note.role == "user" and "'Buy bread' 9 times" in note.content
+    assert "edit_file" in retry_note(Runaway(RunawayKind.CALL_TOO_LONG, 900, tool="write_file")).content
+    assert "length limit" in retry_note(Runaway(RunawayKind.CUT_OFF, 1024)).content

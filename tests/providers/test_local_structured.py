@@ -143,3 +143,12 @@ async def test_hidden_tools_are_not_offered_to_the_local_model(tmp_path) -> None
     assert offered == ["read_file"]
     assert "echo_text" not in script.body()["grammar"]
     await client.aclose()
+
+
+def test_prompt_progress_chunks_become_typed_events() -> None:
+    from echo_desk.agent.model import PromptProgress
+    from echo_desk.providers.openai_stream import ChunkMapper
+
+    mapper = ChunkMapper()
+    chunk = '{"choices":[],"prompt_progress":{"total":320,"cache":256,"processed":64,"time_ms":900}}'
+    assert list(mapper.feed(chunk)) == [PromptProgress(total=320, cached=256, processed=64)]

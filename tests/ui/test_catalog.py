@@ -166,3 +166,22 @@ def test_the_catalog_shows_the_engines_default_for_an_mcp_tool_whose_risk_was_lo
         runtime.dispatcher.execute_tool(ToolCall(id="c1", name="gh__lookup", arguments='{"path": "n.txt"}'),
                                         scope, host))
     assert envelope.ok and host.requests == []
+
+
+def test_tools_the_models_profile_hides_say_so_and_stay_enabled(qtbot, builtin_runtime, tmp_path):
+    from pathlib import Path
+
+    from echo_desk.providers.local.profiles import get_profile
+    from echo_desk.providers.local.provider import LocalModel
+    from echo_desk.ui.catalog_model import COL_STATUS
+
+    backend = CatalogBackend(builtin_runtime.settings, builtin_runtime)
+    page = ToolsPage(backend)
+    qtbot.addWidget(page)
+    rows = page.model._rows
+    assert "hidden" not in rows["echo_text"][COL_STATUS].text()  # no model connected yet
+    backend.model = LocalModel(Path(tmp_path / "never-started.gguf"), get_profile("qwen2.5-coder-tools"))
+    page.model.refresh_status()  # what the page's timer does
+    assert rows["echo_text"][COL_STATUS].text().endswith("hidden from this model")
+    assert "hidden" not in rows["read_file"][COL_STATUS].text()
+    assert rows["echo_text"][COL_TOOL].checkState() == Qt.CheckState.Checked  # still enabled

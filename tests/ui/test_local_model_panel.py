@@ -230,3 +230,17 @@ def test_closing_the_page_stops_its_download(qtbot, qloop, server, settings_stor
     qtbot.waitUntil(lambda: widget.job is None, timeout=WAIT_MS)  # the worker ended: nothing left running
     assert not server.release.is_set() and not (models / "tiny.gguf").exists()
     assert job.partial.stat().st_size == FIRST  # kept for a resume
+
+
+def test_a_chosen_gguf_says_what_its_header_says_and_how_it_will_run(qtbot, panel, tmp_path):
+    from tests.providers.test_gguf_profile import LLAMA, write_gguf
+
+    path = write_gguf(tmp_path / "tiny-llama.gguf", {
+        "general.architecture": "llama", "general.name": "Tiny Llama", "llama.context_length": 2048,
+        "tokenizer.chat_template": LLAMA}, {"w": (1000, 1000)})
+    assert panel.use_file(str(path))
+    qtbot.waitUntil(lambda: "trained for" in panel.message.text(), timeout=WAIT_MS)
+    text = panel.message.text()
+    assert text.startswith("Using tiny-llama.gguf: Tiny Llama · 1 million weights")
+    assert "trained for 2,048 tokens, run with 2,048" in text and "own chat template" in text
+    assert "small model" in text

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from PySide6.QtCore import Qt
 
 from echo_desk.store.settings import ProviderKind
 from echo_desk.ui.models_page import ModelsPage
@@ -72,3 +73,61 @@ def test_list_models_and_test_connection_through_the_real_provider(qtbot, qloop,
     page.url.setText("http://127.0.0.1:9/v1")  # nothing listens there
     qloop.run_until_complete(run(page.test_button))
     assert page.result.text().startswith("Connection failed")
+
+
+class _OllamaHandler(BaseHTTPRequestHandler):
+    tags: dict[str, object] = {"models": [
+        {"name": "qwen2.5-coder:7b", "details": {"family": "qwen2", "parameter_size": "7.6B"}},
+        {"name": "llama3.2:1b", "details": {"family": "llama", "parameter_size": "1.2B"}},
+    ]}
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+    def do_GET(self) -> None:
+        if self.path != "/api/tags":
+            self.send_error(404)
+            return
+        body = json.dumps(self.tags).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def ollama() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _OllamaHandler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"  # as the settings keep it
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(5)
+
+
+def test_ollama_models_come_from_api_tags_and_errors_are_plain_words(qtbot, qloop, settings_store, ollama):
+    page = ModelsPage(settings_store, create_model)
+    qtbot.addWidget(page)
+    page._new()  # a new entry is an Ollama one
+    page.url.setText(ollama)
+    page.model.setEditText("")
+
+    async def run() -> None:
+        page.list_button.click()
+        await within(asyncio.shield(page._test))
+
+    qloop.run_until_complete(run())
+    assert [page.model.itemText(i) for i in range(page.model.count())] == ["qwen2.5-coder:7b", "llama3.2:1b"]
+    assert page.model.itemData(0, Qt.ItemDataRole.ToolTipRole) == "7.6B · qwen2"
+    assert page.model.currentText() == "qwen2.5-coder:7b" and page.result.text() == "2 models found."
+    page.model.setCurrentIndex(1)
+    page.save()
+    assert settings_store.current.providers[page.current_name()].model == "llama3.2:1b"  # the name, not a label
+
+    page.url.setText("http://127.0.0.1:9")  # nothing listens there
+    qloop.run_until_complete(run())
+    assert page.result.text().startswith("Could not list the models:")
+    assert "127.0.0.1:9" in page.result.text()
+    assert page.list_button.isEnabled()

@@ -9,7 +9,16 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 
 from echo_desk.agent.definitions import ToolDefinition
-from echo_desk.agent.model import ChatMessage, StreamEvent, ToolCallDelta, ToolCallStarted
+from echo_desk.agent.model import (
+    ChatMessage,
+    ModelStarting,
+    PromptProgress,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallStarted,
+)
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.backend import CatalogBackend
@@ -138,3 +147,67 @@ def test_an_ordinary_answer_is_not_marked(window, qloop) -> None:  # type: ignor
 
     qloop.run_until_complete(scenario())
     assert all(i.kind != "notice" for i in window.session.transcript.items())
+
+
+class SlowStartModel:
+    """A built-in model on a slow machine: starting, then reading the prompt, then the answer;
+    each stage waits for the test to release it."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.read = asyncio.Event()
+
+    @property
+    def display_name(self) -> str:
+        return "slow start"
+
+    async def stream(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                     tool_choice: str = "auto") -> AsyncIterator[StreamEvent]:
+        yield ModelStarting()
+        await self.started.wait()
+        yield PromptProgress(total=812, cached=640, processed=0)
+        await self.read.wait()
+        yield PromptProgress(total=812, cached=640, processed=812)
+        yield TextDelta("Hello")
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_starting_the_model_and_reading_the_prompt_are_shown_with_elapsed_time(window, qloop) -> None:  # type: ignore[no-untyped-def]
+    model = SlowStartModel()
+    window.set_model(model)
+    label = window.progress_label
+    seen: list[str] = []
+
+    async def scenario() -> None:
+        window.composer.setPlainText("hello")
+        window.send()
+        await _until(lambda: label.text().startswith("Starting the local model… 0 s"))
+        # Never a silent minute: the elapsed time moves while the model loads.
+        await _until(lambda: label.text().startswith("Starting the local model… 1 s"), seconds=5)
+        seen.append(label.text())
+        model.started.set()
+        await _until(lambda: label.text().startswith("Reading the conversation… 812 tokens, 640 already read"))
+        seen.append(label.text())
+        model.read.set()
+        await _until(lambda: not window.session.busy)
+
+    qloop.run_until_complete(scenario())
+    assert "only the first message" in seen[0]
+    assert seen[1].endswith(" s")
+    assert label.text() == ""
+
+
+def test_stop_while_the_model_is_starting_ends_within_a_second(window, qloop) -> None:  # type: ignore[no-untyped-def]
+    window.set_model(SlowStartModel())
+
+    async def scenario() -> float:
+        window.composer.setPlainText("hello")
+        window.send()
+        await _until(lambda: window.progress_label.text().startswith("Starting the local model…"))
+        return await _stop_and_time(window)
+
+    assert qloop.run_until_complete(scenario()) <= 1.0
+    assert window.progress_label.text() == "" and window.send_button.isEnabled()

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from echo_desk.providers.local.gguf import GgufInfo
+
 
 def bundled_template(name: str) -> str:
     """The text of ``templates/<name>`` shipped with Echo Desk."""
@@ -87,4 +89,34 @@ def get_profile(
         request_defaults=defaults,
         structured_calls=base.structured_calls,
         hidden_tools=base.hidden_tools,
+    )
+
+
+#: Below this many weights a model is "small": tools that distract it are not offered.
+SMALL_MODEL_PARAMETERS = 3_000_000_000
+#: Hidden from small models (they call them instead of answering, and they cost prompt tokens).
+SMALL_MODEL_HIDDEN = frozenset({"echo_text", "delegate"})
+
+
+def profile_for_file(info: GgufInfo, *, context_size: int | None = None, temperature: float | None = None,
+                     cache_prompt: bool | None = None) -> ModelProfile:
+    """The profile for a model, from its file's own metadata rather than its file name.
+
+    A ChatML model of the Qwen 2 family gets the structured-call profile (its template is the
+    one our grammar-constrained calls were built for); any other keeps the chat template in its
+    file. The context is the one asked for, never more than the model was trained for; a model
+    under ``SMALL_MODEL_PARAMETERS`` is not offered the tools that distract small models.
+    """
+    structured = info.chatml and info.architecture.startswith("qwen2")
+    base = get_profile(DEFAULT_PROFILE if structured else "model-template", temperature=temperature,
+                       cache_prompt=cache_prompt)
+    wanted = context_size or base.context_size
+    small = 0 < info.parameter_count < SMALL_MODEL_PARAMETERS
+    return ModelProfile(
+        name=base.name,
+        chat_template=base.chat_template,
+        context_size=min(wanted, info.context_length) if info.context_length else wanted,
+        request_defaults=base.request_defaults,
+        structured_calls=base.structured_calls,
+        hidden_tools=SMALL_MODEL_HIDDEN if small else frozenset(),
     )

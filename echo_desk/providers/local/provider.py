@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import (
@@ -12,6 +13,7 @@ from echo_desk.agent.model import (
     ChatModel,
     ModelError,
     ModelErrorKind,
+    ModelStarting,
     StreamEvent,
     images_refused,
 )
@@ -21,6 +23,12 @@ from echo_desk.providers.local.server import LlamaServer
 from echo_desk.providers.local.structured import constrained_stream
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.providers.transport import RetryPolicy
+
+
+def _with_progress(defaults: dict[str, Any]) -> dict[str, Any]:
+    # The server reports how far it has read the prompt (``PromptProgress``): on a CPU that is
+    # the long silent part of a turn.
+    return {**defaults, "return_progress": True}
 
 
 class LocalModel:
@@ -39,6 +47,11 @@ class LocalModel:
     def display_name(self) -> str:
         return _("Local (built-in) · {model}").format(model=self.model_path.stem)
 
+    @property
+    def hidden_tools(self) -> frozenset[str]:
+        """Not offered to this model (see ``agent.model.hidden_tools``)."""
+        return self.profile.hidden_tools
+
     async def ensure_started(self) -> OpenAICompatModel:
         async with self._lock:
             if self._client is not None and self.server.running:
@@ -51,7 +64,7 @@ class LocalModel:
                 base_url=info.url,
                 model=self.model_path.name,
                 name=self.display_name,
-                extra_body=self.profile.request_defaults,
+                extra_body=_with_progress(self.profile.request_defaults),
                 # The server is ours and on loopback: a 5xx is not "busy", so do not retry.
                 retry=RetryPolicy(attempts=1),
             )
@@ -66,6 +79,8 @@ class LocalModel:
     ) -> AsyncIterator[StreamEvent]:
         images_refused(messages, self.image_types, self.display_name)
         pid_before = self.server.pid
+        if not self.server.running:
+            yield ModelStarting()  # loading the model can take a while: the window says so
         client = await self.ensure_started()
         fresh = self.server.pid != pid_before  # (re)started for this very request
         started = False
@@ -79,6 +94,8 @@ class LocalModel:
             # (seen in CI right after a crash restart). A settled server's failure is reported.
             if started or exc.kind != ModelErrorKind.CONNECTION or (self.server.running and not fresh):
                 raise
+            if not self.server.running:
+                yield ModelStarting()
             client = await self.ensure_started()
             async for event in self._turn(client, messages, tools, tool_choice):
                 yield event
@@ -114,6 +131,10 @@ class _SiblingModel:
     def display_name(self) -> str:
         return self.owner.display_name
 
+    @property
+    def hidden_tools(self) -> frozenset[str]:
+        return self.owner.hidden_tools
+
     async def stream(
         self,
         messages: Sequence[ChatMessage],
@@ -129,7 +150,7 @@ class _SiblingModel:
                 base_url=info.url,
                 model=self.owner.model_path.name,
                 name=self.owner.display_name,
-                extra_body=self.owner.profile.request_defaults,
+                extra_body=_with_progress(self.owner.profile.request_defaults),
                 retry=RetryPolicy(attempts=1),
             )
         async for event in self.owner._turn(self._client, messages, tools, tool_choice):

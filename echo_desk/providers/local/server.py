@@ -29,6 +29,8 @@ class ServerInfo:
 
 
 LOG_KEEP_BYTES = 2 * 1024 * 1024
+#: Seconds a server stopped while starting gets (half for the lifeline, half after SIGTERM).
+_HALF_STARTED_GRACE = 0.5
 
 
 def default_threads() -> int:
@@ -110,7 +112,9 @@ class LlamaServer:
             url = await asyncio.wait_for(asyncio.to_thread(self._read_address), self.start_timeout)
             await self._wait_healthy(url, began + self.start_timeout)
         except BaseException:
-            await self.stop()
+            # Stop (or a failure) while starting: a half-started server has nothing to finish, and
+            # while it loads the model its lifeline thread may not run for seconds; SIGTERM soon.
+            await self.stop(grace=_HALF_STARTED_GRACE)
             raise
         assert self._proc is not None
         self.info = ServerInfo(url=url, pid=self._proc.pid, start_seconds=time.monotonic() - began)
@@ -176,20 +180,28 @@ class LlamaServer:
         proc, self._proc, self.info = self._proc, None, None
         if proc is None:
             return
-        for stream in (proc.stdin, proc.stdout):
+        try:
+            if proc.stdin:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            for sig in (None, signal.SIGTERM, signal.SIGKILL):
+                if sig is not None and proc.poll() is None:
+                    try:
+                        os.killpg(proc.pid, sig)
+                    except ProcessLookupError:
+                        break
+                try:
+                    await asyncio.to_thread(proc.wait, grace / 2)
+                    return
+                except subprocess.TimeoutExpired:
+                    continue
+        finally:
+            # Closed once the child is gone: a start still reading it holds the reader's lock, and
+            # closing it first would wait for that read (seconds while the model loads).
             try:
-                if stream:
-                    stream.close()
+                if proc.stdout:
+                    proc.stdout.close()
             except OSError:
                 pass
-        for sig in (None, signal.SIGTERM, signal.SIGKILL):
-            if sig is not None and proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, sig)
-                except ProcessLookupError:
-                    break
-            try:
-                await asyncio.to_thread(proc.wait, grace / 2)
-                return
-            except subprocess.TimeoutExpired:
-                continue
