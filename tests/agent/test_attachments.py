@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent import attachments as att
-from echo_desk.agent.attachments import copying
+from echo_desk.agent.attachments import copying, reads
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import GrantScope
@@ -160,7 +160,7 @@ def test_a_copy_over_the_limits_copies_nothing(tree, monkeypatch) -> None:
 def test_the_grant_pattern_escapes_glob_characters(tmp_path) -> None:
     odd = tmp_path / "a[1]*?!"
     odd.mkdir()
-    suggestion = att.read_grant(att.inspect(odd, None))
+    suggestion = reads.read_grant(att.inspect(odd, None))
     assert suggestion.tool == "read" and suggestion.pattern is not None
     assert suggestion.pattern.startswith("//") and suggestion.pattern.endswith("/**")
     assert "\\[1\\]\\*\\?\\!" in suggestion.pattern
@@ -189,7 +189,7 @@ async def test_a_conversation_read_grant_lets_read_file_read_that_file_only_unti
     engine = runtime.permissions
     assert engine is not None
     item = att.inspect(outside / "secret.txt", ws)
-    grant = engine.grant(att.read_grant(item), GrantScope.CONVERSATION, call_id=att.GRANT_CALL_PREFIX + "secret.txt",
+    grant = engine.grant(reads.read_grant(item), GrantScope.CONVERSATION, call_id=reads.GRANT_CALL_PREFIX + "secret.txt",
                          conversation_id="conv-1")
     assert grant is not None and grant in engine.active_grants()
 
@@ -211,8 +211,8 @@ async def test_a_folder_grant_opens_the_folder_to_the_read_tools(runtime, tree) 
     scope = Scope(label="chat", conversation_id="conv-1", workspace_roots=(ws,))
     engine = runtime.permissions
     assert engine is not None
-    engine.grant(att.read_grant(att.inspect(outside, ws)), GrantScope.CONVERSATION,
-                 call_id=att.GRANT_CALL_PREFIX + "outside", conversation_id="conv-1")
+    engine.grant(reads.read_grant(att.inspect(outside, ws)), GrantScope.CONVERSATION,
+                 call_id=reads.GRANT_CALL_PREFIX + "outside", conversation_id="conv-1")
     host = ScriptedHost(choice=ApprovalChoice.DENY)
     read = await runtime.dispatcher.execute_tool(_read("f1", outside / "neighbour.txt"), scope, host)
     assert read.ok and "not granted" in str(read.to_json())
