@@ -84,8 +84,7 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
         window.attachments.dialog.reject()
         window.attachment_tray.chips[-1].remove.click()  # keep the chart only
         window.send()
-        while window.session.busy:
-            await asyncio.sleep(0.05)
+        await window.session.wait_idle()
         await asyncio.sleep(0.3)
         window.grab().save(str(OUT / f"attach_message{suffix}.png"))
         window.close()
