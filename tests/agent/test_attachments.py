@@ -237,3 +237,17 @@ def test_hostile_a_file_name_with_a_newline_cannot_add_a_line_to_the_message(tre
     evil.write_text("x")
     text = att.prompt_with("hi", [att.inspect(evil, ws).ref()])
     assert text.count("\n- ") == 1 and "\n- @shadow" not in text
+
+
+def test_the_markdown_export_lists_what_was_attached(tmp_path) -> None:
+    from echo_desk.agent.model import AttachmentRef, ChatMessage
+    from echo_desk.store.conversations import ConversationStore
+
+    store = ConversationStore(tmp_path / "c.sqlite3")
+    conv = store.create("t")
+    store.append(conv.id, ChatMessage(role="user", content="read these",
+                                      attachments=(AttachmentRef(mention="@docs/a.md"),
+                                                   AttachmentRef(mention="/abs/out.txt", inside=False))))
+    text = store.export_markdown(conv.id)
+    store.close()
+    assert "read these" in text and "- attached: `@docs/a.md`" in text and "- attached: `/abs/out.txt`" in text
