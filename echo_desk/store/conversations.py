@@ -281,8 +281,9 @@ class ConversationStore:
                 status = "ok" if env.get("ok") else f"failed ({env.get('error_kind')}): {env.get('error')}"
                 lines += [f"**Tool result** `{m.name}` — {status}", "", "```", str(env.get("content", "")), "```", ""]
                 continue
-            if m.content:
+            if m.content or m.attachments:
                 lines += [f"**{m.role.capitalize()}:**", "", m.content, ""]
+                lines += [f"- attached: `{a.mention}`" for a in m.attachments] + ([""] if m.attachments else [])
             for call in m.tool_calls:
                 lines += [f"**Tool call** `{call.name}`", "", "```json", call.arguments, "```", ""]
         return "\n".join(lines)

@@ -16,7 +16,6 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from echo_desk.agent import attachments as att
-from echo_desk.agent.permissions import GrantScope
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui import marshal
@@ -163,7 +162,10 @@ class AttachmentFlow(QObject):
             self.tray.show_problem(_("Permission rules are not available, so read access cannot be granted; "
                                      "copy the file into the workspace instead."))
             return
-        engine.grant(att.read_grant(item), GrantScope.CONVERSATION, call_id=att.GRANT_CALL_PREFIX + item.real.name,
+        from echo_desk.agent.attachments.reads import GRANT_CALL_PREFIX, read_grant
+        from echo_desk.agent.permissions import GrantScope
+
+        engine.grant(read_grant(item), GrantScope.CONVERSATION, call_id=GRANT_CALL_PREFIX + item.real.name,
                      conversation_id=conversation)
         self.tray.add(item)
 

@@ -4,6 +4,9 @@ content to the model, and a model that cannot read images saying so."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
-from echo_desk.agent.attachments import GRANT_CALL_PREFIX
+from echo_desk.agent.attachments.reads import GRANT_CALL_PREFIX
 from echo_desk.agent.permissions import GrantScope
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui.backend import CatalogBackend
@@ -281,3 +284,15 @@ def test_a_copy_over_the_limit_says_so_and_copies_nothing(window, places, qtbot,
     qtbot.waitUntil(lambda: window.attachments.copying == 0 and bool(window.attachment_tray.problem.text()))
     assert "nothing was copied" in window.attachment_tray.problem.text()
     assert window.attachment_tray.chips == [] and not (ws / "attachments").exists()
+
+
+def test_the_window_with_attachments_does_not_load_the_permission_engine_before_its_first_frame() -> None:
+    """The window is built and painted before the engine loads; attachments must not pull it in."""
+    probe = ("import sys\nfrom PySide6.QtWidgets import QApplication\napp = QApplication([])\n"
+             "from echo_desk.ui.chat_window import MainWindow\nMainWindow()\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('echo_desk.agent.permissions', 'tree_sitter'))))")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=root,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -87,3 +87,30 @@ def test_a_second_real_process_exits_and_the_first_window_comes_forward(qtbot, n
         first.close()
     assert proc.returncode == 3  # it deferred to the first
     assert not window.isMinimized() and window.isVisible()
+
+
+def test_launching_echo_desk_twice_leaves_one_running(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The real app, twice, with the same settings folder: the second exits 0 at once (before it
+    paints or loads anything), the first keeps running and then closes cleanly."""
+    import signal
+    import time
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO),
+           "ECHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "ECHO_DESK_DATA_DIR": str(tmp_path / "data")}
+    first = subprocess.Popen([sys.executable, "-m", "echo_desk"], env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list((tmp_path / "data").glob("*.sqlite3*")) and time.monotonic() < deadline:
+            assert first.poll() is None, first.stderr.read() if first.stderr else ""
+            time.sleep(0.05)
+        assert list((tmp_path / "data").glob("*.sqlite3*")), "the first instance never loaded"
+        second = subprocess.run([sys.executable, "-m", "echo_desk"], env=env, capture_output=True,
+                                text=True, timeout=30)
+        assert second.returncode == 0, second.stderr
+        assert first.poll() is None  # the first is still there
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=30) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()

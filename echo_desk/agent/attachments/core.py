@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from echo_desk.agent.model import AttachmentRef, ChatMessage, ImagePart
+from echo_desk.agent.visible_text import visible
 
 #: Image types every image-capable provider here takes (Gemini takes no GIF: it says so itself).
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
@@ -115,7 +116,8 @@ def prompt_with(text: str, attachments: Sequence[AttachmentRef]) -> str:
     for item in attachments:
         kind = "folder" if item.is_dir else ("image, also sent as an image" if item.is_image else "file")
         where = "in the workspace" if item.inside else "outside the workspace, read access granted"
-        lines.append(f"- {item.mention} ({kind}, {where})")
+        # A file name is untrusted: a newline in it must not add a line of its own to the message.
+        lines.append(f"- {visible(item.mention, one_line=True)} ({kind}, {where})")
     return "\n".join(lines)
 
 
