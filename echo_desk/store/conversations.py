@@ -226,6 +226,10 @@ class ConversationStore:
 
     def messages(self, conversation_id: str) -> builtins.list[StoredMessage]:
         """The chosen branch, first message first (what is shown and what the model is told)."""
+        return self.branch(conversation_id)[0]
+
+    def branch(self, conversation_id: str) -> tuple[builtins.list[StoredMessage], MessageTree]:
+        """The chosen branch (as :meth:`messages`) and the whole tree, read at once."""
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, role, content, tool_calls, tool_call_id, name, envelope, created, node, parent, stats,"
@@ -234,7 +238,7 @@ class ConversationStore:
             ).fetchall()
         tree = MessageTree(TreeNode(row[8], row[9], row[11], row[0]) for row in rows)
         by_node = {row[8]: row for row in rows}
-        return [_stored(by_node[node]) for node in tree.active_path()]
+        return [_stored(by_node[node]) for node in tree.active_path()], tree
 
     def choose(self, conversation_id: str, node: str) -> builtins.list[StoredMessage]:
         """Show the branch through ``node`` (and, below it, the branches chosen there last);

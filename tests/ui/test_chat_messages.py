@@ -17,7 +17,7 @@ from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.chat_window import MainWindow
 from echo_desk.ui.controller import QtHost
-from echo_desk.ui.message_bar import ANCHOR_PREFIX, MessageAction, bar_html
+from echo_desk.ui.message_bar import ANCHOR_PREFIX, BarDocuments, MessageAction, bar_html
 from echo_desk.ui.services import Services
 from echo_desk.ui.transcript import ASSISTANT, USER, TranscriptItem
 from echo_desk.ui.transcript_view import _MARGIN, _PAD, TranscriptDelegate
@@ -93,9 +93,9 @@ def _link_point(window: MainWindow, item: TranscriptItem, action: MessageAction)
     QApplication.processEvents()
     delegate = view.itemDelegate()
     assert isinstance(delegate, TranscriptDelegate)
-    docs = delegate.documents(item)
-    top = sum(d.size().height() for d in docs[:-1])
-    bar = docs[-1]
+    top = sum(d.size().height() for d in delegate.documents(item)) + BarDocuments.GAP
+    bar = delegate.bars.document(item, view.font())
+    assert bar is not None
     block = bar.begin()
     while block.isValid():
         fragments = block.begin()
