@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 
 from echo_desk.i18n import _
 from echo_desk.store.conversations import StoredMessage
@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 
 
 class MessageActions(QObject):
+    #: Another version is shown (its rows were rebuilt from the store, as when a conversation opens).
+    switched = Signal()
+
     def __init__(self, view: TranscriptView, session: ChatSession) -> None:
         super().__init__(view)
         self.view = view
@@ -105,6 +108,7 @@ class MessageActions(QObject):
                 return  # the person moved on meanwhile; the store already remembers the choice
             session.core.adopt(stored)
             session.transcript.load_history(stored, session.core.branch_position)
+            self.switched.emit()
             self._focus(target)
 
         def failed(exc: BaseException) -> None:

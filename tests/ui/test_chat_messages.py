@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 
 from echo_desk.agent.model import StreamEvent, Usage
 from echo_desk.store.conversations import ConversationStore
@@ -145,6 +145,34 @@ def test_copy_puts_the_exact_message_on_the_clipboard_by_link_and_by_keyboard(qt
     assert "**sort**" in QGuiApplication.clipboard().text()
 
 
+def test_the_context_menu_offers_the_same_actions(qtbot, window, qloop):
+    _model(window, say("Hello."))
+    _send(window, qloop, "hi")
+    view = window.transcript
+    for row, expected in ((0, ["Copy", "Edit…"]), (1, ["Copy", "Regenerate"])):
+        index = window.session.transcript.index(row)
+        view.scrollTo(index)
+        view._menu(view.visualRect(index).center())
+        menu = view.findChildren(QMenu)[-1]
+        assert [a.text() for a in menu.actions() if a.text()][:2] == expected
+        menu.close()
+        menu.deleteLater()
+        QApplication.processEvents()
+
+
+def test_the_editor_refuses_an_empty_message(qtbot, window, qloop):
+    _model(window, say("Hello."))
+    _send(window, qloop, "hi")
+    window.message_actions.run(_row_of(window, USER, "hi"), MessageAction.EDIT)
+    dialog = window.message_actions.dialog
+    dialog.editor.setPlainText("   ")
+    assert not dialog.send_button.isEnabled()
+    dialog.editor.setPlainText("hello")
+    assert dialog.send_button.isEnabled()
+    dialog.reject()
+    assert _rows(window) == [(USER, "hi"), (ASSISTANT, "Hello.")]  # cancelled: nothing changed
+
+
 def test_an_edit_makes_a_branch_that_can_be_switched_back_and_survives_a_restart(qtbot, window, qloop, db):
     model = _model(window, say("A1."), say("A2."), say("A2 again."))
     _send(window, qloop, "first")
@@ -191,23 +219,38 @@ def test_an_edit_makes_a_branch_that_can_be_switched_back_and_survives_a_restart
 
 
 def test_regenerate_keeps_the_old_answer_as_a_version(qtbot, window, qloop, db):
-    model = _model(window, say("Old answer."), say("New answer."))
+    model = _model(window, say("Old answer."), say("New answer."), say("Third answer."))
     _send(window, qloop, "question")
     old = _row_of(window, ASSISTANT, "Old answer.")
-    assert old.last_answer
+    assert old.last_answer and not _row_of(window, USER, "question").last_answer
 
     _wait_turn(window, qloop, lambda: _click(qtbot, window, old, MessageAction.REGENERATE))
     assert _rows(window) == [(USER, "question"), (ASSISTANT, "New answer.")]
-    assert _told(model) == [("user", "question")]
+    assert _told(model) == [("user", "question")]  # the old answer is not in the request
     new = _row_of(window, ASSISTANT, "New answer.")
     assert (new.branch.index, new.branch.count) == (2, 2) and new.last_answer
 
-    _click(qtbot, window, new, MessageAction.PREVIOUS_BRANCH)
+    # The keyboard: Alt+Left and Alt+Right move between versions, Ctrl+R regenerates again.
+    view = window.transcript
+    view.setFocus()
+    view.setCurrentIndex(window.session.transcript.index(1))
+    qtbot.keyClick(view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: _rows(window) == [(USER, "question"), (ASSISTANT, "Old answer.")], timeout=10_000)
+    assert view.currentIndex().row() == 1  # the switched message stays selected
+    qtbot.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: _rows(window) == [(USER, "question"), (ASSISTANT, "New answer.")], timeout=10_000)
+    view.setCurrentIndex(window.session.transcript.index(1))
+    _wait_turn(window, qloop, lambda: qtbot.keyClick(view, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier))
+    third = _row_of(window, ASSISTANT, "Third answer.")
+    assert (third.branch.index, third.branch.count) == (3, 3)
+    assert _told(model) == [("user", "question")]
+
+    _click(qtbot, window, third, MessageAction.PREVIOUS_BRANCH)
+    qtbot.waitUntil(lambda: _rows(window) == [(USER, "question"), (ASSISTANT, "New answer.")], timeout=10_000)
     session, store = _restarted(qtbot, db, window)
     try:
-        assert [i.text.strip() for i in session.transcript.items()] == ["question", "Old answer."]
-        assert session.transcript.items()[1].branch.count == 2
+        assert [i.text.strip() for i in session.transcript.items()] == ["question", "New answer."]
+        assert (session.transcript.items()[1].branch.index, session.transcript.items()[1].branch.count) == (2, 3)
     finally:
         store.close()
 
