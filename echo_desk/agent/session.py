@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
 T = TypeVar("T")
 
 
-
 @dataclass(frozen=True)
 class Placement:
     """Where a message goes in its conversation's tree, and how its answer was produced."""

@@ -66,19 +66,22 @@ def _v3(conn: sqlite3.Connection) -> None:
 def _v4(conn: sqlite3.Connection) -> None:
     # Branches: each message names its parent (``node`` ids, so a writer needs no row id back) and
     # ``chosen`` says which branch was shown last. An old conversation becomes one branch, in order.
-    conn.executescript(
-        """
-        ALTER TABLE messages ADD COLUMN node TEXT;
-        ALTER TABLE messages ADD COLUMN parent TEXT;
-        ALTER TABLE messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE messages ADD COLUMN stats TEXT;
-        UPDATE messages SET node = 'm' || id, chosen = id;
-        UPDATE messages SET parent = (SELECT 'm' || MAX(p.id) FROM messages p
-                                      WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id);
-        CREATE UNIQUE INDEX messages_by_node ON messages(node);
-        CREATE INDEX messages_by_chosen ON messages(conversation_id, chosen);
-        """
-    )
+    # One transaction with the version bump (not executescript, which commits as it goes): a
+    # crash midway leaves the old schema, and the next start migrates again.
+    if not conn.in_transaction:
+        conn.execute("BEGIN")
+    for statement in (
+        "ALTER TABLE messages ADD COLUMN node TEXT",
+        "ALTER TABLE messages ADD COLUMN parent TEXT",
+        "ALTER TABLE messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN stats TEXT",
+        "UPDATE messages SET node = 'm' || messages.id, chosen = messages.id, parent = previous.node FROM ("
+        " SELECT id, 'm' || LAG(id) OVER (PARTITION BY conversation_id ORDER BY id) AS node FROM messages"
+        ") AS previous WHERE previous.id = messages.id",
+        "CREATE UNIQUE INDEX messages_by_node ON messages(node)",
+        "CREATE INDEX messages_by_chosen ON messages(conversation_id, chosen)",
+    ):
+        conn.execute(statement)
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
