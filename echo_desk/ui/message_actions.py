@@ -83,9 +83,13 @@ class MessageActions(QObject):
     def mark_last_answer(self) -> None:
         transcript = self.session.transcript
         rows = transcript.items()
+        # Regenerate answers the person's last message again: it is offered on the answer to that
+        # message, or on the message itself when its turn left no answer (failed or stopped early).
+        last_user = max((r for r, item in enumerate(rows) if item.kind == USER), default=-1)
         last = -1
-        if not self.session.busy and any(item.kind == USER for item in rows):
-            last = max((r for r, item in enumerate(rows) if item.kind == ASSISTANT), default=-1)
+        if not self.session.busy and last_user >= 0:
+            last = max((r for r, item in enumerate(rows) if item.kind == ASSISTANT and r > last_user),
+                       default=last_user)
         for row, item in enumerate(rows):
             if item.last_answer != (row == last):
                 item.last_answer = row == last

@@ -160,6 +160,27 @@ def test_the_context_menu_offers_the_same_actions(qtbot, window, qloop):
         QApplication.processEvents()
 
 
+def test_regenerate_is_offered_on_the_answer_to_the_last_message_or_on_that_message(qtbot, window, qloop):
+    from echo_desk.agent.model import ModelError, ModelErrorKind
+
+    class Failing(ScriptedModel):
+        async def stream(self, messages, tools, *, tool_choice="auto"):  # type: ignore[no-untyped-def]
+            raise ModelError("the server went away", kind=ModelErrorKind.CONNECTION)
+            yield  # pragma: no cover - makes this an async generator
+
+    _model(window, say("First answer."))
+    _send(window, qloop, "one")
+    assert _row_of(window, ASSISTANT, "First answer.").last_answer
+    window.set_model(Failing([]))
+    _send(window, qloop, "two")
+    # The first answer is not the answer to "two": the unanswered message offers it instead.
+    assert [item.text.strip() for item in window.session.transcript.items() if item.last_answer] == ["two"]
+    model = _model(window, say("Second answer."))
+    _wait_turn(window, qloop, lambda: _click(qtbot, window, _row_of(window, USER, "two"), MessageAction.REGENERATE))
+    assert _rows(window) == [(USER, "one"), (ASSISTANT, "First answer."), (USER, "two"), (ASSISTANT, "Second answer.")]
+    assert _told(model)[-1] == ("user", "two") and len(_told(model)) == 3
+
+
 def test_the_editor_refuses_an_empty_message(qtbot, window, qloop):
     _model(window, say("Hello."))
     _send(window, qloop, "hi")
