@@ -8,6 +8,7 @@ forward on open.
 from __future__ import annotations
 
 import builtins
+import enum
 import json
 import sqlite3
 import threading
@@ -85,8 +86,15 @@ def _v4(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
-#: ``append``'s default parent: the end of the branch shown last.
-LAST_CHOSEN = "<last chosen>"
+
+
+class After(enum.Enum):
+    """``append``'s default parent: the end of the branch shown last (a value no node id can be)."""
+
+    LAST_CHOSEN = "last chosen"
+
+
+LAST_CHOSEN = After.LAST_CHOSEN
 
 
 @dataclass(frozen=True)
@@ -194,7 +202,7 @@ class ConversationStore:
             self._conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     def append(self, conversation_id: str, message: ChatMessage, envelope: dict[str, Any] | None = None, *,
-               node: str = "", parent: str | None = LAST_CHOSEN, stats: AnswerStats | None = None) -> int:
+               node: str = "", parent: str | After | None = LAST_CHOSEN, stats: AnswerStats | None = None) -> int:
         """Store one message after ``parent`` (by default the end of the branch shown last); it
         becomes the chosen branch. Secrets are redacted in what is stored (content, call arguments,
         envelope); the caller's ``message`` (the live conversation) is left as it is."""
@@ -204,7 +212,7 @@ class ConversationStore:
         envelope = redact(envelope) if envelope is not None else None
         now = time.time()
         with self._lock, self._conn:
-            if parent == LAST_CHOSEN:
+            if parent is LAST_CHOSEN:
                 row = self._conn.execute("SELECT node FROM messages WHERE conversation_id = ?"
                                          " ORDER BY chosen DESC, id DESC LIMIT 1", (conversation_id,)).fetchone()
                 parent = row[0] if row else None
@@ -245,7 +253,7 @@ class ConversationStore:
 
     def choose(self, conversation_id: str, node: str) -> builtins.list[StoredMessage]:
         """Show the branch through ``node`` (and, below it, the branches chosen there last);
-        returns that branch. Nothing is deleted."""
+        returns that branch. Nothing is deleted. ``KeyError``: no such message here."""
         with self._lock, self._conn:
             tree = self.tree(conversation_id)
             if node not in tree:
