@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # the loop and dispatcher load on the first turn, not with th
 T = TypeVar("T")
 
 
-
 @dataclass(frozen=True)
 class Placement:
     """Where a message goes in its conversation's tree, and how its answer was produced."""
@@ -86,8 +85,8 @@ class ConversationSession:
         """Make ``conversation`` the open one (stopping a running turn); returns its stored messages."""
         self.stop()
         self.conversation = conversation
-        stored = self.store.messages(conversation.id) if (self.store is not None and conversation) else []
-        self.tree = self.store.tree(conversation.id) if (self.store is not None and conversation) else MessageTree()
+        stored, self.tree = (self.store.branch(conversation.id) if (self.store is not None and conversation)
+                             else ([], MessageTree()))
         self._order = self.tree.latest
         self._adopt(stored)
         self.scope = None
@@ -138,8 +137,9 @@ class ConversationSession:
 
     # -- branches ----------------------------------------------------------------------------------
     def branch_position(self, node: str) -> BranchPosition | None:
-        """Where ``node`` stands among the messages that share its parent (``None``: unknown)."""
-        return self.tree.position(node) if node in self.tree else None
+        """Where ``node`` stands among its versions (the messages that share its parent);
+        ``None`` when it has no other version (or is unknown)."""
+        return self.tree.position(node) if self.tree.has_versions(node) else None
 
     def edit_user(self, node: str, text: str, images: tuple[ImagePart, ...] = (),
                   attachments: tuple[AttachmentRef, ...] = ()) -> str:

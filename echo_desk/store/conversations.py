@@ -8,6 +8,7 @@ forward on open.
 from __future__ import annotations
 
 import builtins
+import enum
 import json
 import sqlite3
 import threading
@@ -69,25 +70,35 @@ def _v3(conn: sqlite3.Connection) -> None:
 def _v4(conn: sqlite3.Connection) -> None:
     # Branches: each message names its parent (``node`` ids, so a writer needs no row id back) and
     # ``chosen`` says which branch was shown last. An old conversation becomes one branch, in order.
-    conn.executescript(
-        """
-        ALTER TABLE messages ADD COLUMN node TEXT;
-        ALTER TABLE messages ADD COLUMN parent TEXT;
-        ALTER TABLE messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE messages ADD COLUMN stats TEXT;
-        UPDATE messages SET node = 'm' || id, chosen = id;
-        UPDATE messages SET parent = (SELECT 'm' || MAX(p.id) FROM messages p
-                                      WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id);
-        CREATE UNIQUE INDEX messages_by_node ON messages(node);
-        CREATE INDEX messages_by_chosen ON messages(conversation_id, chosen);
-        """
-    )
+    # One transaction with the version bump (not executescript, which commits as it goes): a
+    # crash midway leaves the old schema, and the next start migrates again.
+    if not conn.in_transaction:
+        conn.execute("BEGIN")
+    for statement in (
+        "ALTER TABLE messages ADD COLUMN node TEXT",
+        "ALTER TABLE messages ADD COLUMN parent TEXT",
+        "ALTER TABLE messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN stats TEXT",
+        "UPDATE messages SET node = 'm' || messages.id, chosen = messages.id, parent = previous.node FROM ("
+        " SELECT id, 'm' || LAG(id) OVER (PARTITION BY conversation_id ORDER BY id) AS node FROM messages"
+        ") AS previous WHERE previous.id = messages.id",
+        "CREATE UNIQUE INDEX messages_by_node ON messages(node)",
+        "CREATE INDEX messages_by_chosen ON messages(conversation_id, chosen)",
+    ):
+        conn.execute(statement)
 
 
 # add_search_index: the full-text index of message text (its own table and triggers).
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, message_search.add_search_index]
-#: ``append``'s default parent: the end of the branch shown last.
-LAST_CHOSEN = "<last chosen>"
+
+
+class After(enum.Enum):
+    """``append``'s default parent: the end of the branch shown last (a value no node id can be)."""
+
+    LAST_CHOSEN = "last chosen"
+
+
+LAST_CHOSEN = After.LAST_CHOSEN
 
 
 @dataclass(frozen=True)
@@ -202,7 +213,7 @@ class ConversationStore:
             self._conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     def append(self, conversation_id: str, message: ChatMessage, envelope: dict[str, Any] | None = None, *,
-               node: str = "", parent: str | None = LAST_CHOSEN, stats: AnswerStats | None = None) -> int:
+               node: str = "", parent: str | After | None = LAST_CHOSEN, stats: AnswerStats | None = None) -> int:
         """Store one message after ``parent`` (by default the end of the branch shown last); it
         becomes the chosen branch. Secrets are redacted in what is stored (content, call arguments,
         envelope); the caller's ``message`` (the live conversation) is left as it is."""
@@ -214,7 +225,7 @@ class ConversationStore:
             envelope = message_attachments.record(message, self._images)
         now = time.time()
         with self._lock, self._conn:
-            if parent == LAST_CHOSEN:
+            if parent is LAST_CHOSEN:
                 row = self._conn.execute("SELECT node FROM messages WHERE conversation_id = ?"
                                          " ORDER BY chosen DESC, id DESC LIMIT 1", (conversation_id,)).fetchone()
                 parent = row[0] if row else None
@@ -239,6 +250,10 @@ class ConversationStore:
 
     def messages(self, conversation_id: str) -> builtins.list[StoredMessage]:
         """The chosen branch, first message first (what is shown and what the model is told)."""
+        return self.branch(conversation_id)[0]
+
+    def branch(self, conversation_id: str) -> tuple[builtins.list[StoredMessage], MessageTree]:
+        """The chosen branch (as :meth:`messages`) and the whole tree, read at once."""
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, role, content, tool_calls, tool_call_id, name, envelope, created, node, parent, stats,"
@@ -247,11 +262,11 @@ class ConversationStore:
             ).fetchall()
         tree = MessageTree(TreeNode(row[8], row[9], row[11], row[0]) for row in rows)
         by_node = {row[8]: row for row in rows}
-        return [_stored(by_node[node], self._images) for node in tree.active_path()]
+        return [_stored(by_node[node], self._images) for node in tree.active_path()], tree
 
     def choose(self, conversation_id: str, node: str) -> builtins.list[StoredMessage]:
         """Show the branch through ``node`` (and, below it, the branches chosen there last);
-        returns that branch. Nothing is deleted."""
+        returns that branch. Nothing is deleted. ``KeyError``: no such message here."""
         with self._lock, self._conn:
             tree = self.tree(conversation_id)
             if node not in tree:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class TreeNode:
-    """What the tree needs of one stored message."""
+class TreeNode(NamedTuple):
+    """What the tree needs of one stored message (a tuple: a long conversation builds many)."""
 
     node: str
     parent: str | None
@@ -70,6 +70,11 @@ class MessageTree:
     def position(self, node: str) -> BranchPosition:
         siblings = tuple(self._children.get(self._nodes[node].parent, ()))
         return BranchPosition(siblings.index(node) + 1, len(siblings), siblings)
+
+    def has_versions(self, node: str) -> bool:
+        """Whether other messages share ``node``'s parent (cheap: asked for every row shown)."""
+        known = self._nodes.get(node)
+        return known is not None and len(self._children.get(known.parent, ())) > 1
 
     def active_path(self, start: str | None = None) -> list[str]:
         """From ``start``'s children (the roots when ``None``) down, the last chosen child each time."""

@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self.transcript.open_diff.connect(self._open_diff)
         self._wire_revert()
         self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
+        self.message_actions.switched.connect(self.revert.mark_reverted_cards)
         self.find_bar = FindBar(self.transcript)
         mid.addWidget(self.find_bar)
         mid.addWidget(self.transcript, 1)

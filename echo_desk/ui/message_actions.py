@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 
 from echo_desk.i18n import _
 from echo_desk.store.conversations import StoredMessage
@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 
 
 class MessageActions(QObject):
+    #: Another version is shown (its rows were rebuilt from the store, as when a conversation opens).
+    switched = Signal()
+
     def __init__(self, view: TranscriptView, session: ChatSession) -> None:
         super().__init__(view)
         self.view = view
@@ -82,9 +85,13 @@ class MessageActions(QObject):
     def mark_last_answer(self) -> None:
         transcript = self.session.transcript
         rows = transcript.items()
+        # Regenerate answers the person's last message again: it is offered on the answer to that
+        # message, or on the message itself when its turn left no answer (failed or stopped early).
+        last_user = max((r for r, item in enumerate(rows) if item.kind == USER), default=-1)
         last = -1
-        if not self.session.busy and any(item.kind == USER for item in rows):
-            last = max((r for r, item in enumerate(rows) if item.kind == ASSISTANT), default=-1)
+        if not self.session.busy and last_user >= 0:
+            last = max((r for r, item in enumerate(rows) if item.kind == ASSISTANT and r > last_user),
+                       default=last_user)
         for row, item in enumerate(rows):
             if item.last_answer != (row == last):
                 item.last_answer = row == last
@@ -107,6 +114,7 @@ class MessageActions(QObject):
                 return  # the person moved on meanwhile; the store already remembers the choice
             session.core.adopt(stored)
             session.transcript.load_history(stored, session.core.branch_position)
+            self.switched.emit()
             self._focus(target)
 
         def failed(exc: BaseException) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import enum
 import html
+import weakref
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QTextDocument, QTextOption
 
+from echo_desk import i18n
 from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.i18n import _
 from echo_desk.ui.transcript import ASSISTANT, TOOL, USER, TranscriptItem
@@ -99,21 +101,69 @@ def bar_html(item: TranscriptItem) -> str:
     parts: list[str] = []
     branch = item.branch
     if branch is not None and branch.count > 1:
-        # The arrows at full size and bold: they are the switcher's click targets.
+        # Bold, padded arrows: they are the switcher's click targets.
         previous = (_link(MessageAction.PREVIOUS_BRANCH, "‹", padded=True)
                     if MessageAction.PREVIOUS_BRANCH in actions
                     else f"<span style='color:{_DISABLED}'>&nbsp;&nbsp;‹&nbsp;&nbsp;</span>")
         following = (_link(MessageAction.NEXT_BRANCH, "›", padded=True) if MessageAction.NEXT_BRANCH in actions
                      else f"<span style='color:{_DISABLED}'>&nbsp;&nbsp;›&nbsp;&nbsp;</span>")
-        parts.append(f"<span style='font-size:14pt; font-weight:700'>{previous}</span>"
+        parts.append(f"<span style='font-weight:700'>{previous}</span>"
                      f"<span style='color:{_MUTED}'>{branch.index}/{branch.count}</span>"
-                     f"<span style='font-size:14pt; font-weight:700'>{following}</span>")
+                     f"<span style='font-weight:700'>{following}</span>")
     for action in (MessageAction.COPY, MessageAction.EDIT, MessageAction.REGENERATE):
         if action in actions:
             parts.append(_link(action, action_label(action)))
     if item.stats is not None:
         parts.append(f"<span style='color:{_MUTED}'>{html.escape(footer_text(item.stats))}</span>")
-    return f"<div style='font-size:small; margin-top:4px'>{'&nbsp;&nbsp;·&nbsp;&nbsp;'.join(parts)}</div>"
+    return f"<div style='font-size:small'>{'&nbsp;&nbsp;·&nbsp;&nbsp;'.join(parts)}</div>"
+
+
+class BarDocuments:
+    """The bars' laid-out documents, made only for the rows that are painted or clicked.
+
+    A bar is one line (it does not wrap), so every bar has the same height and measuring a row —
+    which the view does for every row of a long conversation — needs no bar document.
+    """
+
+    #: Space between a message and its bar.
+    GAP = 4.0
+
+    def __init__(self) -> None:
+        self._docs: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[object, ...], QTextDocument]] = (
+            weakref.WeakKeyDictionary())
+        self._heights: dict[tuple[object, ...], float] = {}
+
+    def height(self, item: TranscriptItem, font: QFont) -> float:
+        """The room ``item``'s bar takes under it (0 without a bar)."""
+        if not has_bar(item):
+            return 0.0
+        key = (font.key(), i18n.current_language())
+        height = self._heights.get(key)
+        if height is None:
+            height = self._heights[key] = self.GAP + _layout(bar_html(TranscriptItem(USER, text="x")), font).size().height()
+        return height
+
+    def document(self, item: TranscriptItem, font: QFont) -> QTextDocument | None:
+        if not has_bar(item):
+            return None
+        key = (item.version, font.key(), i18n.current_language())
+        cached = self._docs.get(item)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        doc = _layout(bar_html(item), font)
+        self._docs[item] = (key, doc)
+        return doc
+
+
+def _layout(markup: str, font: QFont) -> QTextDocument:
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(0)
+    option = doc.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.NoWrap)
+    doc.setDefaultTextOption(option)
+    doc.setHtml(markup)
+    return doc
 
 
 def key_action(item: TranscriptItem, event: QKeyEvent) -> MessageAction | None:

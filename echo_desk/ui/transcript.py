@@ -210,6 +210,9 @@ class TranscriptModel(QAbstractListModel):
         row = self._streaming if self._streaming is not None and self.row_of(self._streaming) >= 0 else None
         if row is None:
             row = next((c for c in map(self._by_call.get, call_ids) if c is not None), None)
+            above = self.row_of(row) - 1 if row is not None else -1
+            if above >= 0 and self._items[above].kind is ASSISTANT and not self._items[above].node:
+                row = self._items[above]  # its text came before its calls (a call ends the text row)
         if row is not None and not row.node:
             row.node, row.stats, row.branch = node, stats, _switchable(branch)
             self._changed(row)

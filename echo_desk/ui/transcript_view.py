@@ -43,7 +43,7 @@ from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
-from echo_desk.ui.message_bar import MessageAction, action_label, actions_for, bar_html, has_bar, key_action
+from echo_desk.ui.message_bar import BarDocuments, MessageAction, action_label, actions_for, key_action
 from echo_desk.ui.result_grid import grid_html
 from echo_desk.ui.sandbox_card import sandbox_html
 from echo_desk.ui.subagent_card import subtranscript_html
@@ -173,6 +173,8 @@ class TranscriptDelegate(QStyledItemDelegate):
     def __init__(self, view: TranscriptView) -> None:
         super().__init__(view)
         self._view = view
+        #: The line under each message: footer, versions, actions (drawn only where painted).
+        self.bars = BarDocuments()
         self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[Any, ...], list[QTextDocument]]] = (
             weakref.WeakKeyDictionary())
 
@@ -211,13 +213,6 @@ class TranscriptDelegate(QStyledItemDelegate):
                             + attachments_html(doc, item.images, item.attachments))
             doc.setTextWidth(width)
             docs = [doc]
-        if has_bar(item):  # footer, branch switcher and actions under the message
-            bar = QTextDocument()
-            bar.setDefaultFont(font)
-            bar.setDocumentMargin(0)
-            bar.setHtml(bar_html(item))
-            bar.setTextWidth(width)
-            docs = [*docs, bar]
         self._cache[item] = (key, docs)
         return docs
 
@@ -229,7 +224,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         item = index.data(ItemRole)
         if item is None:
             return QSize(0, 0)
-        height = sum(doc.size().height() for doc in self.documents(item))
+        height = sum(doc.size().height() for doc in self.documents(item)) + self.bars.height(item, self._view.font())
         return QSize(self._width() + 2 * _PAD, int(height) + 2 * (_MARGIN + _PAD) - _MARGIN)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
@@ -260,6 +255,11 @@ class TranscriptDelegate(QStyledItemDelegate):
                 doc.documentLayout().draw(painter, ctx)
             painter.translate(0, height)
             top += height
+        bar = self.bars.document(item, self._view.font()) if top <= visible.bottom() else None
+        if bar is not None:
+            painter.translate(0, BarDocuments.GAP)
+            ctx.clip = QRectF(0, 0, rect.width() - 2 * _PAD, bar.size().height())  # one line, cut at the edge
+            bar.documentLayout().draw(painter, ctx)
         painter.restore()
 
 
@@ -331,7 +331,9 @@ class TranscriptView(QListView):
             if inner.y() < height:
                 return doc.documentLayout().anchorAt(inner)
             inner.setY(inner.y() - height)
-        return ""
+        bar = delegate.bars.document(item, self.font())
+        inner.setY(inner.y() - BarDocuments.GAP)
+        return bar.documentLayout().anchorAt(inner) if bar is not None and inner.x() < rect.width() - _PAD else ""
 
     def _on_clicked(self, index: QModelIndex) -> None:
         item = index.data(ItemRole)

@@ -139,3 +139,35 @@ def test_each_answer_keeps_its_tokens_and_time(runtime, store, workspace):
     assert (uncounted.input_tokens, uncounted.output_tokens) == (None, None)  # not reported: unknown
     assert uncounted.tokens_per_second is None
     assert stored[0].stats is None and stored[2].stats is None  # the person's messages have none
+
+
+def test_nothing_is_edited_or_regenerated_while_a_turn_runs(runtime, store, workspace):
+    session = ConversationSession(store)
+    session.open(store.create("", str(workspace)))
+    _chat(session, runtime, ScriptedModel([_answer("Hi.")]), "hello")
+
+    async def scenario() -> None:
+        session.add_user("talk")
+        task = session.start_turn(ScriptedModel([say("a b c d e f")], delay=0.05), runtime.dispatcher,
+                                  runtime.schema_factory, ScriptedHost(choice=ApprovalChoice.DENY), max_turns=2)
+        await asyncio.sleep(0)
+        with pytest.raises(RuntimeError):
+            session.edit_user(session.nodes[0], "changed")
+        with pytest.raises(RuntimeError):
+            session.regenerate()
+        session.stop()
+        await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(scenario())
+    assert [m.content for m in session.history][:3] == ["hello", "Hi.", "talk"]
+    assert session.branch_position(session.nodes[0]) is None  # no second version was made
+
+
+@pytest.mark.parametrize("stored", [None, "text", [], {"input_tokens": -3, "output_tokens": "7"},
+                                    {"input_tokens": True, "elapsed_seconds": "slow"}])
+def test_damaged_footer_figures_read_as_unknown(stored):
+    from echo_desk.agent.answer_stats import AnswerStats
+
+    stats = AnswerStats.from_json(stored)
+    assert stats is None or (stats.input_tokens, stats.output_tokens, stats.elapsed_seconds) == (None, None, 0.0)
+    assert stats is None or stats.tokens_per_second is None

@@ -64,6 +64,36 @@ def test_a_database_from_before_branches_keeps_every_conversation_in_order(tmp_p
         store.close()
 
 
+def test_a_migration_that_fails_midway_leaves_the_old_database_whole(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:
+        for migration in MIGRATIONS[:3]:
+            migration(conn)
+        conn.execute("PRAGMA user_version = 3")
+        conn.execute("INSERT INTO conversations VALUES ('a','t','','',1.0,1.0)")
+        conn.execute("INSERT INTO messages (conversation_id, role, content, created) VALUES ('a','user','kept',1.0)")
+    conn.close()
+    import echo_desk.store.conversations as conversations
+
+    def crash(conn: sqlite3.Connection) -> None:
+        MIGRATIONS[3](conn)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(conversations, "MIGRATIONS", [*MIGRATIONS[:3], crash])
+    with pytest.raises(OSError):
+        ConversationStore(path)
+    monkeypatch.undo()
+    with sqlite3.connect(path) as conn:  # rolled back: still version 3, without the new columns
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert "node" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+    conn.close()
+    store = ConversationStore(path)  # and the next start migrates it
+    try:
+        assert store.schema_version == len(MIGRATIONS) and _texts(store, "a") == ["kept"]
+    finally:
+        store.close()
+
+
 def test_an_edit_forks_and_switching_back_restores_the_old_turns(store: ConversationStore) -> None:
     cid = store.create("t").id
     store.append(cid, _say("user", "q1"), node="u1", parent=None)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 
 from echo_desk.agent.model import StreamEvent, Usage
 from echo_desk.store.conversations import ConversationStore
@@ -17,7 +17,7 @@ from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.chat_window import MainWindow
 from echo_desk.ui.controller import QtHost
-from echo_desk.ui.message_bar import ANCHOR_PREFIX, MessageAction, bar_html
+from echo_desk.ui.message_bar import ANCHOR_PREFIX, BarDocuments, MessageAction, bar_html
 from echo_desk.ui.services import Services
 from echo_desk.ui.transcript import ASSISTANT, USER, TranscriptItem
 from echo_desk.ui.transcript_view import _MARGIN, _PAD, TranscriptDelegate
@@ -93,9 +93,9 @@ def _link_point(window: MainWindow, item: TranscriptItem, action: MessageAction)
     QApplication.processEvents()
     delegate = view.itemDelegate()
     assert isinstance(delegate, TranscriptDelegate)
-    docs = delegate.documents(item)
-    top = sum(d.size().height() for d in docs[:-1])
-    bar = docs[-1]
+    top = sum(d.size().height() for d in delegate.documents(item)) + BarDocuments.GAP
+    bar = delegate.bars.document(item, view.font())
+    assert bar is not None
     block = bar.begin()
     while block.isValid():
         fragments = block.begin()
@@ -145,6 +145,55 @@ def test_copy_puts_the_exact_message_on_the_clipboard_by_link_and_by_keyboard(qt
     assert "**sort**" in QGuiApplication.clipboard().text()
 
 
+def test_the_context_menu_offers_the_same_actions(qtbot, window, qloop):
+    _model(window, say("Hello."))
+    _send(window, qloop, "hi")
+    view = window.transcript
+    for row, expected in ((0, ["Copy", "Edit…"]), (1, ["Copy", "Regenerate"])):
+        index = window.session.transcript.index(row)
+        view.scrollTo(index)
+        view._menu(view.visualRect(index).center())
+        menu = view.findChildren(QMenu)[-1]
+        assert [a.text() for a in menu.actions() if a.text()][:2] == expected
+        menu.close()
+        menu.deleteLater()
+        QApplication.processEvents()
+
+
+def test_regenerate_is_offered_on_the_answer_to_the_last_message_or_on_that_message(qtbot, window, qloop):
+    from echo_desk.agent.model import ModelError, ModelErrorKind
+
+    class Failing(ScriptedModel):
+        async def stream(self, messages, tools, *, tool_choice="auto"):  # type: ignore[no-untyped-def]
+            raise ModelError("the server went away", kind=ModelErrorKind.CONNECTION)
+            yield  # pragma: no cover - makes this an async generator
+
+    _model(window, say("First answer."))
+    _send(window, qloop, "one")
+    assert _row_of(window, ASSISTANT, "First answer.").last_answer
+    window.set_model(Failing([]))
+    _send(window, qloop, "two")
+    # The first answer is not the answer to "two": the unanswered message offers it instead.
+    assert [item.text.strip() for item in window.session.transcript.items() if item.last_answer] == ["two"]
+    model = _model(window, say("Second answer."))
+    _wait_turn(window, qloop, lambda: _click(qtbot, window, _row_of(window, USER, "two"), MessageAction.REGENERATE))
+    assert _rows(window) == [(USER, "one"), (ASSISTANT, "First answer."), (USER, "two"), (ASSISTANT, "Second answer.")]
+    assert _told(model)[-1] == ("user", "two") and len(_told(model)) == 3
+
+
+def test_the_editor_refuses_an_empty_message(qtbot, window, qloop):
+    _model(window, say("Hello."))
+    _send(window, qloop, "hi")
+    window.message_actions.run(_row_of(window, USER, "hi"), MessageAction.EDIT)
+    dialog = window.message_actions.dialog
+    dialog.editor.setPlainText("   ")
+    assert not dialog.send_button.isEnabled()
+    dialog.editor.setPlainText("hello")
+    assert dialog.send_button.isEnabled()
+    dialog.reject()
+    assert _rows(window) == [(USER, "hi"), (ASSISTANT, "Hello.")]  # cancelled: nothing changed
+
+
 def test_an_edit_makes_a_branch_that_can_be_switched_back_and_survives_a_restart(qtbot, window, qloop, db):
     model = _model(window, say("A1."), say("A2."), say("A2 again."))
     _send(window, qloop, "first")
@@ -191,23 +240,38 @@ def test_an_edit_makes_a_branch_that_can_be_switched_back_and_survives_a_restart
 
 
 def test_regenerate_keeps_the_old_answer_as_a_version(qtbot, window, qloop, db):
-    model = _model(window, say("Old answer."), say("New answer."))
+    model = _model(window, say("Old answer."), say("New answer."), say("Third answer."))
     _send(window, qloop, "question")
     old = _row_of(window, ASSISTANT, "Old answer.")
-    assert old.last_answer
+    assert old.last_answer and not _row_of(window, USER, "question").last_answer
 
     _wait_turn(window, qloop, lambda: _click(qtbot, window, old, MessageAction.REGENERATE))
     assert _rows(window) == [(USER, "question"), (ASSISTANT, "New answer.")]
-    assert _told(model) == [("user", "question")]
+    assert _told(model) == [("user", "question")]  # the old answer is not in the request
     new = _row_of(window, ASSISTANT, "New answer.")
     assert (new.branch.index, new.branch.count) == (2, 2) and new.last_answer
 
-    _click(qtbot, window, new, MessageAction.PREVIOUS_BRANCH)
+    # The keyboard: Alt+Left and Alt+Right move between versions, Ctrl+R regenerates again.
+    view = window.transcript
+    view.setFocus()
+    view.setCurrentIndex(window.session.transcript.index(1))
+    qtbot.keyClick(view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: _rows(window) == [(USER, "question"), (ASSISTANT, "Old answer.")], timeout=10_000)
+    assert view.currentIndex().row() == 1  # the switched message stays selected
+    qtbot.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: _rows(window) == [(USER, "question"), (ASSISTANT, "New answer.")], timeout=10_000)
+    view.setCurrentIndex(window.session.transcript.index(1))
+    _wait_turn(window, qloop, lambda: qtbot.keyClick(view, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier))
+    third = _row_of(window, ASSISTANT, "Third answer.")
+    assert (third.branch.index, third.branch.count) == (3, 3)
+    assert _told(model) == [("user", "question")]
+
+    _click(qtbot, window, third, MessageAction.PREVIOUS_BRANCH)
+    qtbot.waitUntil(lambda: _rows(window) == [(USER, "question"), (ASSISTANT, "New answer.")], timeout=10_000)
     session, store = _restarted(qtbot, db, window)
     try:
-        assert [i.text.strip() for i in session.transcript.items()] == ["question", "Old answer."]
-        assert session.transcript.items()[1].branch.count == 2
+        assert [i.text.strip() for i in session.transcript.items()] == ["question", "New answer."]
+        assert (session.transcript.items()[1].branch.index, session.transcript.items()[1].branch.count) == (2, 3)
     finally:
         store.close()
 
