@@ -13,7 +13,8 @@ for the built-in model settings_models_local{,_zh}.png (a download from a loopba
 for permission rules approval_rules{,_zh}.png (an approval with the suggested rules), settings_permissions{,_zh}.png
 (Settings › Permissions) and permissions_tester{,_zh}.png (``--permissions-only`` makes just these);
 for the look chat_{light,dark}{,_zh}.png: Markdown, code, a table and tool cards of each family in both
-themes (``--look-only`` makes just these; the transcript is filled directly, no engine needed).
+themes (``--look-only`` makes just these, 1280×1000: run it with ``-screen 0 1280x1024x24``; the
+transcript is filled directly, no engine needed).
 """
 
 from __future__ import annotations
@@ -704,7 +705,7 @@ async def shoot_look() -> None:
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
                         conversations=ConversationStore(HOME / "look.sqlite3"), providers_available=True)
     window = MainWindow()
-    window.resize(1280, 800)
+    window.resize(1280, 1000)
     warm_up()
     window.attach(services)
     window.set_banner(lambda: "")
