@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 
@@ -178,10 +178,12 @@ CJK_FALLBACKS = ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Micro
 
 def _add_cjk_fallbacks(app: QApplication) -> None:
     font = app.font()
-    families = list(font.families()) or [font.family()]
-    if CJK_FALLBACKS[0] in families:
+    if CJK_FALLBACKS[0] in font.families():
         return
-    font.setFamilies([*families, *(f for f in CJK_FALLBACKS if f not in families)])
+    # The family the system really resolved ("Sans Serif" is an alias): named first, so Latin
+    # text keeps the desktop's font and only Chinese falls through to the CJK ones.
+    latin = QFontInfo(font).family()
+    font.setFamilies([latin, *(f for f in CJK_FALLBACKS if f != latin)])
     app.setFont(font)
 
 
