@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         self.transcript = TranscriptView()
         self.transcript.setModel(self.session.transcript)
         self.transcript.open_diff.connect(self._open_diff)
+        self.transcript.code_copied.connect(lambda _code: self.statusBar().showMessage(_("Code copied"), 3000))
         self._wire_revert()
         mid.addWidget(self.transcript, 1)
         composer = QHBoxLayout()

@@ -150,3 +150,12 @@ def test_a_click_on_copy_puts_the_exact_code_on_the_clipboard(qtbot, opened):
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     assert QGuiApplication.clipboard().text() == CODE
     assert opened == []
+
+
+def test_the_window_says_the_code_was_copied(qtbot):
+    from echo_desk.ui.chat_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.transcript.code_copied.emit("x = 1")
+    assert window.statusBar().currentMessage() == "Code copied"
