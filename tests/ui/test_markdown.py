@@ -159,3 +159,21 @@ def test_the_window_says_the_code_was_copied(qtbot):
     qtbot.addWidget(window)
     window.transcript.code_copied.emit("x = 1")
     assert window.statusBar().currentMessage() == "Code copied"
+
+
+def test_colours_can_wait_for_the_first_paint_without_changing_the_size():
+    from echo_desk.ui.markdown import colour_pending
+
+    now = markdown_document(MESSAGE, 500)
+    later = markdown_document(MESSAGE, 500, colour_later=True)
+    assert later.size() == now.size()
+    assert theme.current().syn_comment not in _colours(later).values()  # not yet
+    colour_pending(later)
+    assert _colours(later) == _colours(now)
+    assert later.size() == now.size()
+
+
+def test_colours_land_on_the_right_characters_after_an_emoji():
+    colours = _colours(markdown_document("```python\nx = '😀😀'  # smile\ny = 2\n```\n", 500))
+    assert colours["# smile"] == theme.current().syn_comment
+    assert colours["2"] == theme.current().syn_number
