@@ -11,7 +11,10 @@ settings_databases{,_zh}.png (the Databases page) and chat_database{,_zh}.png (a
 for MCP settings_mcp{,_zh}.png (the servers page) and mcp_server_form{,_zh}.png (the add/edit form);
 for the built-in model settings_models_local{,_zh}.png (a download from a loopback server, in progress);
 for permission rules approval_rules{,_zh}.png (an approval with the suggested rules), settings_permissions{,_zh}.png
-(Settings › Permissions) and permissions_tester{,_zh}.png (``--permissions-only`` makes just these).
+(Settings › Permissions) and permissions_tester{,_zh}.png (``--permissions-only`` makes just these);
+for the look chat_{light,dark}{,_zh}.png: Markdown, code, a table and tool cards of each family in both
+themes (``--look-only`` makes just these, 1280×1000: run it with ``-screen 0 1280x1024x24``; the
+transcript is filled directly, no engine needed).
 """
 
 from __future__ import annotations
@@ -670,6 +673,79 @@ async def shoot_local_model() -> None:
     await app.shutdown()
 
 
+LOOK_ANSWER = {
+    "en": ("I read `shop.py` and ran the tests. Two things stand out:\n\n"
+           "1. `total()` ignores **quantities**;\n2. prices are floats, so cents drift.\n\n"
+           "| File | Lines | Status |\n|---|---:|---|\n| shop.py | 22 | changed |\n| notes.txt | 4 | read |\n\n"
+           "```python\nfrom decimal import Decimal\n\n\ndef total(items):\n"
+           "    # quantities count; Decimal keeps the cents exact\n"
+           "    return sum(Decimal(str(i['price'])) * i.get('quantity', 1) for i in items)\n```\n\n"
+           "See the [decimal docs](https://docs.python.org/3/library/decimal.html) for why."),
+    "zh_CN": ("我读了 `shop.py` 并运行了测试，有两点值得注意：\n\n"
+              "1. `total()` 没有计算**数量**；\n2. 价格用浮点数，分位会有误差。\n\n"
+              "| 文件 | 行数 | 状态 |\n|---|---:|---|\n| shop.py | 22 | 已修改 |\n| notes.txt | 4 | 已读取 |\n\n"
+              "```python\nfrom decimal import Decimal\n\n\ndef total(items):\n"
+              "    # 计入数量；Decimal 让分位保持精确\n"
+              "    return sum(Decimal(str(i['price'])) * i.get('quantity', 1) for i in items)\n```\n\n"
+              "原因见 [decimal 文档](https://docs.python.org/3/library/decimal.html)。"),
+}
+LOOK_QUESTION = {"en": "Why is the total in shop.py wrong? Please fix it.",
+                 "zh_CN": "为什么 shop.py 里的总价不对？请修好它。"}
+
+
+async def shoot_look() -> None:
+    """The chat in light and dark, English and Chinese: Markdown, code, a table, tool cards."""
+    from echo_desk.agent.envelope import Envelope
+    from echo_desk.agent.status import ToolStatus
+    from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
+    from echo_desk.ui import theme
+
+    settings = SettingsStore.in_dir(HOME / "look-config")
+    runtime = Runtime.create(settings_store=settings)
+    services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
+                        conversations=ConversationStore(HOME / "look.sqlite3"), providers_available=True)
+    window = MainWindow()
+    window.resize(1280, 1000)
+    warm_up()
+    window.attach(services)
+    window.set_banner(lambda: "")
+    show_first_frame(window)
+    diff = "--- a/shop.py\n+++ b/shop.py\n@@ -9,4 +9,2 @@\n-    result = 0\n-    for item in items:\n+    return sum(...)\n"
+    for language in ("en", "zh_CN"):
+        i18n_qt.apply_language(language)
+        model = window.session.transcript
+        model.clear()
+        model.add_user(LOOK_QUESTION[language])
+        model.add_tool_call("l1", "read_file", json.dumps({"path": "shop.py"}))
+        model.set_tool_result("l1", Envelope(ok=True, tool="read_file", call_id="l1", content="22 lines"))
+        model.add_tool_call("l2", "run_command", json.dumps({"command": "pytest -q tests/test_shop.py"}))
+        model.set_tool_status("l2", ToolStatus.RUNNING)
+        model.append_output("l2", "..F.\n1 failed, 3 passed in 0.12s\n")
+        model.add_tool_call("l3", "fetch_url", json.dumps({"url": "https://pypi.org/pypi/decimal/json"}))
+        model.set_tool_result("l3", Envelope(ok=False, tool="fetch_url", call_id="l3", error="HTTP 404",
+                                             error_kind=ErrorKind.BUSINESS))
+        model.add_tool_call("l4", "edit_file", json.dumps({"path": "shop.py"}))
+        model.set_tool_result("l4", Envelope(ok=True, tool="edit_file", call_id="l4", content="edited", file_changes=(
+            FileChange(path=str(HOME / "shop.py"), kind=FileChangeKind.MODIFY, before_sha256="a",
+                       after_sha256="b", diff=diff),)))
+        model.add_tool_call("l5", "search_files", json.dumps({"pattern": "total("}))
+        model.set_tool_result("l5", Envelope(ok=False, tool="search_files", call_id="l5",
+                                             error="the person denied this call", error_kind=ErrorKind.REJECTED))
+        model.append_text(LOOK_ANSWER[language])
+        model.end_assistant()
+        suffix = "" if language == "en" else "_zh"
+        for variant in ("light", "dark"):
+            theme.apply_theme(variant)
+            await asyncio.sleep(0.3)
+            window.transcript.scrollToBottom()
+            await asyncio.sleep(0.2)
+            save(window, f"chat_{variant}{suffix}.png")
+    theme.apply_theme("light")
+    i18n_qt.apply_language("en")
+    window.close()
+    runtime.close()
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     compile_catalogs()
@@ -680,6 +756,9 @@ def main() -> None:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop, marshal.asyncgen_hooks(loop):
+        if "--look-only" in sys.argv:
+            loop.run_until_complete(shoot_look())
+            return
         if "--permissions-only" in sys.argv:
             loop.run_until_complete(shoot_permissions_only())
             return

@@ -139,6 +139,8 @@ class Settings(BaseModel):
     schema_version: int = SCHEMA_VERSION
     #: ``None`` follows the system locale.
     language: Literal["en", "zh_CN"] | None = None
+    #: Colours: ``system`` follows the desktop's light/dark scheme.
+    theme: Literal["system", "light", "dark"] = "system"
     active_profile: str = "everything"
     profiles: dict[str, list[str]] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_PROFILES.items()})
     tools: dict[str, ToolSettings] = Field(default_factory=dict)

@@ -20,7 +20,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.i18n import LANGUAGES, _
-from echo_desk.ui import app_icon, i18n_qt, marshal
+from echo_desk.ui import app_icon, i18n_qt, marshal, theme
 from echo_desk.ui.chat_window import MainWindow
 
 if TYPE_CHECKING:
@@ -32,16 +32,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def early_language() -> str | None:
-    """The saved language, read without pydantic so the first frame is already translated."""
+def _early_setting(key: str, allowed: tuple[str, ...]) -> str | None:
+    """A saved setting, read without pydantic so the first frame already uses it."""
     from echo_desk.store.paths import config_dir
 
     try:
         raw = json.loads((config_dir() / "settings.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    value = raw.get("language") if isinstance(raw, dict) else None
-    return value if value in LANGUAGES else None
+    value = raw.get(key) if isinstance(raw, dict) else None
+    return value if value in allowed else None
+
+
+def early_language() -> str | None:
+    """The saved language (``en``/``zh_CN``), or ``None`` for the system's."""
+    return _early_setting("language", LANGUAGES)
 
 
 class _FirstPaint(QObject):
@@ -99,10 +104,11 @@ class App:
         return 0
 
     async def load(self) -> None:
-        from echo_desk.ui.markdown import warm_up
+        from echo_desk.ui.markdown import preload_code_lexers, warm_up
         from echo_desk.ui.services import load_services
 
         warm_up()
+        preload_code_lexers()
         self.services = await load_services(host=self.window.host)
         self.window.attach(self.services)
         self.window.set_model(self.services.model)
@@ -227,6 +233,7 @@ def run_gui(argv: list[str] | None = None) -> int:
         return 0
     marshal.install()
     i18n_qt.apply_language(early_language())
+    theme.apply_theme(_early_setting("theme", tuple(theme.ThemeChoice)))
     app = App(qapp)
     instance.activated.connect(lambda: bring_forward(app.window))
     painted_at = show_first_frame(app.window)

@@ -33,15 +33,15 @@ from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _
-from echo_desk.ui import approval_keys, i18n_qt, marshal
+from echo_desk.ui import approval_keys, i18n_qt, marshal, theme
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
 from echo_desk.ui.grant_choices import GrantChoices
 from echo_desk.ui.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.labels import (
     CHANGE_LABELS,
-    RISK_COLOURS,
     TARGET_LABELS,
+    risk_colour,
     risk_label,
     source_label,
     target_value_text,
@@ -123,7 +123,7 @@ class ApprovalDialog(QDialog):
         # Shown even when everything fits: characters that draw nothing or reorder the text.
         self.hidden_warning = QLabel()
         self.hidden_warning.setWordWrap(True)
-        self.hidden_warning.setStyleSheet("color: #82071e; background: #ffebe9; padding: 4px;")
+        theme.styled(self.hidden_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
         self.hidden_warning.setVisible(request_hides_text(request))
         layout.addWidget(self.hidden_warning)
 
@@ -254,7 +254,7 @@ class ApprovalDialog(QDialog):
         self.tool_value.setText(f"{title}  ({visible(r.tool_name, one_line=True)}) — "
                                 f"{visible(source_label(r.source), one_line=True)}")
         self.risk_label.setText(_("Risk:"))
-        colour = RISK_COLOURS.get(r.risk.value, "#57606a")
+        colour = risk_colour(r.risk.value)
         self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
         self.scope_label.setText(_("Asked by:"))
         chain = " › ".join(scope_names(r.scope_chain)) if r.scope_chain else (r.scope_label or r.scope_id)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 
 _Reader = Callable[[], Any]
 
@@ -93,7 +94,7 @@ class ArgumentEditor(QDialog):
         self.tabs.currentChanged.connect(self._form_to_json)
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #cf222e;")
+        theme.styled(self.error, lambda p: f"color: {p.danger};")
         self.error.setVisible(False)
         layout.addWidget(self.error)
         buttons = QDialogButtonBox()

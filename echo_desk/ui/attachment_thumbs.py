@@ -11,6 +11,7 @@ from PySide6.QtGui import QPixmap, QTextDocument
 from echo_desk.agent.model import AttachmentRef, ImagePart
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 
 #: Thumbnail edge in a message, in device-independent pixels.
 MESSAGE_THUMB = 96
@@ -32,7 +33,7 @@ def attachments_html(doc: QTextDocument, images: Sequence[ImagePart], attachment
     named = ""
     if attachments:
         line = _("Attached: {paths}").format(paths=", ".join(visible(a.mention) for a in attachments))
-        named = f"<div style='color:#57606a; white-space:pre-wrap'>{html.escape(line)}</div>"
+        named = f"<div style='color:{theme.current().muted}; white-space:pre-wrap'>{html.escape(line)}</div>"
     if not images:
         return named
     cells = []

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, 
 from echo_desk.agent.attachments import Attachment
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 from echo_desk.ui.attachment_thumbs import thumbnail
 
 #: Thumbnail edge in the prompt, in device-independent pixels.
@@ -65,7 +66,7 @@ class AttachmentTray(QWidget):
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem.setStyleSheet("color: #cf222e;")
+        theme.styled(self.problem, lambda p: f"color: {p.danger};")
         self.problem.setVisible(False)
         outer.addWidget(self.problem)
         self.chips: list[AttachmentChip] = []

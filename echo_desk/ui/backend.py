@@ -142,6 +142,15 @@ class CatalogBackend:
     def description(tool: Tool) -> str:
         return translate_in(tool.translation_domain, tool.display_description or "")
 
+    def source_for(self, name: str) -> ToolSource | None:
+        """Where tool ``name`` comes from (built-in, plugin, MCP server), if it is registered."""
+        if self._static is not None:
+            return next((e.source for e in self._static if e.tool.name == name), None)
+        if self.runtime is None:
+            return None
+        found = self.runtime.registry.get(name)
+        return found.source if found is not None else None
+
     def title_for(self, name: str) -> str:
         tool = self.tool(name)
         return self.title(tool) if tool is not None else name

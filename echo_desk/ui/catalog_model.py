@@ -26,10 +26,10 @@ from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings, ToolPolicy
-from echo_desk.ui import marshal
+from echo_desk.ui import marshal, theme
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.full_text_box import plain_tooltip
-from echo_desk.ui.labels import RISK_COLOURS, policy_label, risk_label, source_label
+from echo_desk.ui.labels import policy_label, risk_colour, risk_label, source_label
 
 NameRole = Qt.ItemDataRole.UserRole + 10
 SourceRole = Qt.ItemDataRole.UserRole + 11
@@ -115,7 +115,7 @@ class ToolCatalogModel(QStandardItemModel):
         cells[COL_TOOL].setCheckable(True)
         cells[COL_POLICY].setEditable(True)
         risk = _risk(tool)
-        cells[COL_RISK].setForeground(QBrush(QColor(RISK_COLOURS.get(risk, "#57606a"))))
+        cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
         cells[COL_RISK].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         self._rows[name] = cells
         return cells
@@ -209,7 +209,7 @@ class ToolCatalogModel(QStandardItemModel):
             risk = standing.risk if standing is not None else _risk(tool)
             if cells[COL_RISK].text() != risk_label(risk):
                 cells[COL_RISK].setText(risk_label(risk))
-                cells[COL_RISK].setForeground(QBrush(QColor(RISK_COLOURS.get(risk, "#57606a"))))
+                cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
                 changed.append(cells[COL_RISK])
             effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
             text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
@@ -244,7 +244,7 @@ class ToolCatalogModel(QStandardItemModel):
             text = " · ".join(parts) if parts else _("Ready")
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)
-                cells[COL_STATUS].setForeground(QBrush(QColor("#1a7f37" if not parts else "#9a6700")))
+                cells[COL_STATUS].setForeground(QBrush(QColor(theme.colour("ok" if not parts else "warn"))))
                 changed.append(cells[COL_STATUS])
         return changed
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import i18n_qt, marshal, theme
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.catalog_model import (
     COL_DESCRIPTION,
@@ -114,7 +114,7 @@ class ToolsPage(QWidget):
         layout.addWidget(self.tree, 1)
         self.hint = QLabel()
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #57606a")
+        theme.styled(self.hint, lambda p: f"color: {p.muted}")
         # What a scope grants and how sub-agents narrow it: one click from the catalog.
         self.help_button = QPushButton()
         self.help_button.clicked.connect(self.show_scope_help)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
 from echo_desk.store.first_workspace import ensure as ensure_workspace
-from echo_desk.ui import i18n_qt, window_shortcuts
+from echo_desk.ui import i18n_qt, theme, window_shortcuts
 from echo_desk.ui.chat_session import ChatSession
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.conversation_list import ConversationList
@@ -99,11 +99,12 @@ class MainWindow(QMainWindow):
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
-        self.banner.setStyleSheet("background: #fff8c5; border: 1px solid #d4a72c; padding: 6px;")
+        theme.styled(self.banner, lambda p: f"background: {p.warn_bg}; border: 1px solid {p.warn_border}; padding: 6px;")
         mid.addWidget(self.banner)
         self.transcript = TranscriptView()
         self.transcript.setModel(self.session.transcript)
         self.transcript.open_diff.connect(self._open_diff)
+        self.transcript.code_copied.connect(lambda _code: self.statusBar().showMessage(_("Code copied"), 3000))
         self._wire_revert()
         self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
         self.message_actions.switched.connect(self.revert.mark_reverted_cards)
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
         self.session.store = services.conversations
         self.session.runtime = services.runtime
         self.session.transcript.title_for = services.backend.title_for
+        self.session.transcript.source_for = services.backend.source_for
         self.conversations.store = services.conversations
         from echo_desk.ui import window_memory
 

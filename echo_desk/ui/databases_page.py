@@ -40,10 +40,9 @@ from echo_desk.agent.tools.database.editing import (
 )
 from echo_desk.i18n import N_, _
 from echo_desk.store.settings import DatabaseConnection, SettingsStore
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import i18n_qt, marshal, theme
 
 KIND_LABELS = {"postgres": N_("PostgreSQL"), "sqlite": N_("SQLite file")}
-_WARN = "#9a6700"
 
 
 def check_text(result: CheckResult) -> str:
@@ -122,7 +121,7 @@ class DatabasesPage(QWidget):
         layout.addLayout(form)
         self.warning = QLabel()
         self.warning.setWordWrap(True)
-        self.warning.setStyleSheet(f"color: {_WARN}")
+        self.warning.setStyleSheet(f"color: {theme.colour('warn')}")
         layout.addWidget(self.warning)
         buttons = QHBoxLayout()
         self.save_button = QPushButton()

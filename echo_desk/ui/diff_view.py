@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextOption
+from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -22,20 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 from echo_desk.ui.diffparse import ADD, DELETE, FILLER, HUNK, META, ParsedDiff, parse_unified, side_by_side
 
-_BACKGROUND = {
-    ADD: QColor("#e6ffec"),
-    DELETE: QColor("#ffebe9"),
-    HUNK: QColor("#ddf4ff"),
-    META: QColor("#f6f8fa"),
-    FILLER: QColor("#f0f0f0"),
-}
-_GUTTER_BG = QColor("#f6f8fa")
+#: Palette role of each line kind's background.
+_BACKGROUND_ROLE = {ADD: "diff_add", DELETE: "diff_delete", HUNK: "diff_hunk", META: "diff_meta", FILLER: "diff_filler"}
 _FIRST_SLICE = 400  # more than any screen shows
 _SLICE = 1500  # ~5–10 ms of work per event-loop turn
-_GUTTER_FG = QColor("#57606a")
 
 
 class _Gutter(QWidget):
@@ -131,18 +124,19 @@ class DiffTextView(QPlainTextEdit):
         painter = QPainter(self.viewport())
         width = self.viewport().width()
         kinds = self._parsed.kinds
+        palette = theme.current()
         for number, geom in self._visible_blocks():
             if number < len(kinds):
-                colour = _BACKGROUND.get(kinds[number])
-                if colour is not None:
-                    painter.fillRect(QRect(0, int(geom.top()), width, int(geom.height()) + 1), colour)
+                role = _BACKGROUND_ROLE.get(kinds[number])
+                if role is not None:
+                    painter.fillRect(QRect(0, int(geom.top()), width, int(geom.height()) + 1), palette.qcolor(role))
         painter.end()
         super().paintEvent(event)
 
     def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
         painter = QPainter(gutter)
-        painter.fillRect(event.rect(), _GUTTER_BG)
-        painter.setPen(_GUTTER_FG)
+        painter.fillRect(event.rect(), theme.current().qcolor("diff_meta"))
+        painter.setPen(theme.current().qcolor("muted"))
         painter.setFont(self.font())
         column = self.fontMetrics().horizontalAdvance("9") * self._digits + 8
         top_margin = self.contentsRect().top()
@@ -186,7 +180,7 @@ class DiffPane(QWidget):
         layout.addLayout(bar)
         self.truncated_note = QLabel()
         self.truncated_note.setWordWrap(True)
-        self.truncated_note.setStyleSheet("color: #9a6700; background: #fff8c5; padding: 4px;")
+        theme.styled(self.truncated_note, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
         self.truncated_note.setVisible(truncated)
         layout.addWidget(self.truncated_note)
         self.stack = QStackedWidget()

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, 
 
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 
 #: Lines up to this many characters fit the dialog's narrowest width in a monospace font.
 _SURE_TO_FIT = 60
@@ -45,7 +45,7 @@ class FullTextBox(QPlainTextEdit):
         row.setContentsMargins(0, 0, 0, 0)
         self.marker = QLabel()
         self.marker.setWordWrap(True)
-        self.marker.setStyleSheet("color: #9a6700; background: #fff8c5; padding: 2px 4px;")
+        theme.styled(self.marker, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 2px 4px;")
         self.expand = QPushButton()
         self.expand.setAutoDefault(False)
         self.expand.clicked.connect(self._expand)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from echo_desk.agent.permissions import GrantScope, Part, Suggestion, Verdict
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import VERDICT_COLOURS, part_reason, plain_tooltip, scope_label, verdict_label
+from echo_desk.ui.rules_text import part_reason, plain_tooltip, scope_label, verdict_colour, verdict_label
 
 #: The scopes offered for a suggested rule, narrowest first ("once" is the dialog's own button).
 OFFERED_SCOPES = (GrantScope.MINUTES_15, GrantScope.CONVERSATION, GrantScope.WORKSPACE, GrantScope.ALWAYS)
@@ -63,7 +63,7 @@ class PartsTable(QTreeWidget):
         for part in parts:
             item = QTreeWidgetItem([part.text, "", ""])  # item text is never rich text
             item.setToolTip(0, plain_tooltip(part.text))
-            item.setForeground(1, QBrush(QColor(VERDICT_COLOURS.get(part.effect, "#57606a"))))
+            item.setForeground(1, QBrush(QColor(verdict_colour(part.effect))))
             self.addTopLevelItem(item)
         rows = max(1, min(5, len(parts)))
         if self.fit_rows:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, _
+from echo_desk.ui import theme
 
 RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
-RISK_COLOURS = {"read": "#1a7f37", "write": "#9a6700", "exec": "#cf222e"}
+#: Palette roles (``ui.theme``) per risk level and per tool status.
+RISK_ROLES = {"read": "ok", "write": "warn", "exec": "danger"}
 
 STATUS_LABELS = {
     ToolStatus.PENDING: N_("Queued"),
@@ -18,15 +20,25 @@ STATUS_LABELS = {
     ToolStatus.DENIED: N_("Denied"),
     ToolStatus.CANCELLED: N_("Cancelled"),
 }
-STATUS_COLOURS = {
-    ToolStatus.PENDING: "#57606a",
-    ToolStatus.WAITING_APPROVAL: "#9a6700",
-    ToolStatus.RUNNING: "#0969da",
-    ToolStatus.DONE: "#1a7f37",
-    ToolStatus.FAILED: "#cf222e",
-    ToolStatus.DENIED: "#8250df",
-    ToolStatus.CANCELLED: "#57606a",
+STATUS_ROLES = {
+    ToolStatus.PENDING: "muted",
+    ToolStatus.WAITING_APPROVAL: "warn",
+    ToolStatus.RUNNING: "accent",
+    ToolStatus.DONE: "ok",
+    ToolStatus.FAILED: "danger",
+    ToolStatus.DENIED: "denied",
+    ToolStatus.CANCELLED: "muted",
 }
+
+
+def risk_colour(risk: str) -> str:
+    """The colour of a risk level in the current theme (muted for an unknown one)."""
+    return theme.colour(RISK_ROLES.get(risk, "muted"))
+
+
+def status_colour(status: ToolStatus) -> str:
+    """The colour of a tool status in the current theme."""
+    return theme.colour(STATUS_ROLES[status])
 
 POLICY_LABELS = {"ask": N_("Ask"), "always": N_("Always allow"), "never": N_("Never")}
 

@@ -30,13 +30,13 @@ from echo_desk.i18n import N_, _
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
     from echo_desk.mcp.status import ServerState
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import i18n_qt, marshal, theme
 
 _STATE_TEXT = {
     "disabled": N_("Disabled"), "awaiting_approval": N_("Waiting for your approval to start"),
     "starting": N_("Starting"), "connected": N_("Connected"), "error": N_("Error"), "stopped": N_("Stopped"),
 }
-_STATE_COLOUR = {"connected": "#1a7f37", "error": "#cf222e", "awaiting_approval": "#9a6700", "starting": "#0969da"}
+_STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn", "starting": "accent"}
 
 
 def state_text(state: ServerState) -> str:
@@ -132,8 +132,8 @@ class McpPage(QWidget):
             state = status.state
             item = QTreeWidgetItem([status.name, status.transport, state_text(status.state), str(len(status.tools))])
             item.setData(0, Qt.ItemDataRole.UserRole, status.name)
-            if state in _STATE_COLOUR:
-                item.setForeground(2, QBrush(QColor(_STATE_COLOUR[state])))
+            if state in _STATE_ROLE:
+                item.setForeground(2, QBrush(QColor(theme.colour(_STATE_ROLE[state]))))
             self.servers.addTopLevelItem(item)
             if status.name == current:
                 self.servers.setCurrentItem(item)

@@ -40,7 +40,7 @@ from echo_desk.mcp.editing import (
     split_command_line,
     store_secrets,
 )
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import i18n_qt, marshal, theme
 from echo_desk.ui.mcp_rows import KeyValueRows
 
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
@@ -127,7 +127,7 @@ class ServerFormDialog(QDialog):
 
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #cf222e;")
+        theme.styled(self.error, lambda p: f"color: {p.danger};")
         self.error.setVisible(False)
         layout.addWidget(self.error)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)

@@ -14,13 +14,11 @@ from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QTextDocument, QTextOp
 from echo_desk import i18n
 from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 from echo_desk.ui.transcript import ASSISTANT, TOOL, USER, TranscriptItem
 
 #: Links in the bar are ``echo-desk:message:<action>``.
 ANCHOR_PREFIX = "echo-desk:message:"
-_MUTED = "#57606a"
-_LINK = "#0969da"
-_DISABLED = "#afb8c1"
 
 
 class MessageAction(enum.StrEnum):
@@ -91,7 +89,7 @@ def footer_text(stats: AnswerStats) -> str:
 def _link(action: MessageAction, text: str, *, padded: bool = False) -> str:
     # A padded link (an arrow) is wider than its narrow glyph, so it is easy to hit.
     pad = "&nbsp;&nbsp;" if padded else ""
-    return (f"<a href='{ANCHOR_PREFIX}{action.value}' style='color:{_LINK}; text-decoration:none'>"
+    return (f"<a href='{ANCHOR_PREFIX}{action.value}' style='color:{theme.current().link}; text-decoration:none'>"
             f"{pad}{html.escape(text)}{pad}</a>")
 
 
@@ -104,17 +102,17 @@ def bar_html(item: TranscriptItem) -> str:
         # Bold, padded arrows: they are the switcher's click targets.
         previous = (_link(MessageAction.PREVIOUS_BRANCH, "‹", padded=True)
                     if MessageAction.PREVIOUS_BRANCH in actions
-                    else f"<span style='color:{_DISABLED}'>&nbsp;&nbsp;‹&nbsp;&nbsp;</span>")
+                    else f"<span style='color:{theme.current().faint}'>&nbsp;&nbsp;‹&nbsp;&nbsp;</span>")
         following = (_link(MessageAction.NEXT_BRANCH, "›", padded=True) if MessageAction.NEXT_BRANCH in actions
-                     else f"<span style='color:{_DISABLED}'>&nbsp;&nbsp;›&nbsp;&nbsp;</span>")
+                     else f"<span style='color:{theme.current().faint}'>&nbsp;&nbsp;›&nbsp;&nbsp;</span>")
         parts.append(f"<span style='font-weight:700'>{previous}</span>"
-                     f"<span style='color:{_MUTED}'>{branch.index}/{branch.count}</span>"
+                     f"<span style='color:{theme.current().muted}'>{branch.index}/{branch.count}</span>"
                      f"<span style='font-weight:700'>{following}</span>")
     for action in (MessageAction.COPY, MessageAction.EDIT, MessageAction.REGENERATE):
         if action in actions:
             parts.append(_link(action, action_label(action)))
     if item.stats is not None:
-        parts.append(f"<span style='color:{_MUTED}'>{html.escape(footer_text(item.stats))}</span>")
+        parts.append(f"<span style='color:{theme.current().muted}'>{html.escape(footer_text(item.stats))}</span>")
     return f"<div style='font-size:small'>{'&nbsp;&nbsp;·&nbsp;&nbsp;'.join(parts)}</div>"
 
 
@@ -146,7 +144,7 @@ class BarDocuments:
     def document(self, item: TranscriptItem, font: QFont) -> QTextDocument | None:
         if not has_bar(item):
             return None
-        key = (item.version, font.key(), i18n.current_language())
+        key = (item.version, font.key(), i18n.current_language(), theme.current().name)
         cached = self._docs.get(item)
         if cached is not None and cached[0] == key:
             return cached[1]

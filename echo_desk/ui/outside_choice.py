@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 from echo_desk.agent.attachments import Attachment
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 
 
 class OutsideChoice(enum.Enum):
@@ -38,7 +39,7 @@ class OutsideChoiceDialog(QDialog):
         self.path.setTextFormat(Qt.TextFormat.PlainText)
         self.path.setWordWrap(True)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.path.setStyleSheet("font-family: monospace; padding: 4px; background: #f6f8fa;")
+        theme.styled(self.path, lambda p: f"font-family: monospace; padding: 4px; background: {p.code_bg};")
         linked = attachment.given != attachment.real
         self.link_note = QLabel(_("(you dropped {given}, a link to it)").format(given=visible(str(attachment.given))))
         self.link_note.setTextFormat(Qt.TextFormat.PlainText)

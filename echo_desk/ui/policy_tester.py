@@ -16,7 +16,7 @@ from echo_desk.agent.permissions import Default, PermissionEngine, ToolStanding,
 from echo_desk.i18n import N_, _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.grant_choices import PartsTable
-from echo_desk.ui.rules_text import VERDICT_COLOURS, decided_by, verdict_label
+from echo_desk.ui.rules_text import decided_by, verdict_colour, verdict_label
 
 KINDS = (
     ("command", N_("Command line"), "run_command", N_("e.g. git status && npm test")),
@@ -100,7 +100,7 @@ class PolicyTester(QWidget):
             tool = f"{words[0]}__{words[1]}"
         self.verdict, self.tool = verdict, tool
         self.result.setText(self._summary(verdict, tool))
-        self.result.setStyleSheet(f"color: {VERDICT_COLOURS.get(verdict.effect, VERDICT_COLOURS[None])}")
+        self.result.setStyleSheet(f"color: {verdict_colour(verdict.effect)}")
         self.parts.show_parts(verdict.parts)
         return verdict
 

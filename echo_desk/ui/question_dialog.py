@@ -31,6 +31,7 @@ from echo_desk.agent.secret_fields import is_secret_field
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.ui import theme
 from echo_desk.ui.full_text_box import plain_tooltip
 
 
@@ -78,7 +79,7 @@ class QuestionDialog(QDialog):
             self.destination = _plain_label(_(
                 "Your answer is sent to this server. Echo Desk never asks for its own keys or passwords "
                 "in a question: enter them only in Settings."))
-            self.destination.setStyleSheet("color: #82071e; background: #ffebe9; padding: 4px;")
+            theme.styled(self.destination, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
             layout.addWidget(self.destination)
         prompt = _plain_label(visible(question.prompt))
         prompt.setWordWrap(True)

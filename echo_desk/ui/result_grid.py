@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 
 #: Rows a collapsed card shows; an expanded card shows up to ``MAX_ROWS``.
 COLLAPSED_ROWS = 8
@@ -26,7 +27,6 @@ MAX_COLUMNS = 12
 #: card cuts sooner so one long value does not make every row tall.
 MAX_CELL_CHARS = 120
 COLLAPSED_CELL_CHARS = 40
-_MUTED = "#57606a"
 
 
 def _cut(value: Any) -> Any:
@@ -68,7 +68,7 @@ def grid_of(metadata: Any) -> dict[str, Any] | None:
 
 def _cell(value: Any, limit: int) -> str:
     if value is None:
-        return f"<span style='color:{_MUTED}'><i>NULL</i></span>"
+        return f"<span style='color:{theme.colour('muted')}'><i>NULL</i></span>"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
@@ -103,8 +103,8 @@ def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
     shown_rows = rows[:limit]
     shown_cols = columns[:col_limit]
     head = "".join(
-        f"<th align='left' style='background:#eaeef2'>{html.escape(str(c.get('name', '')))}"
-        + (f"<br/><span style='color:{_MUTED}; font-weight:normal'>{html.escape(str(c.get('type', '')))}</span>"
+        f"<th align='left' style='background:{theme.colour('table_header')}'>{html.escape(str(c.get('name', '')))}"
+        + (f"<br/><span style='color:{theme.colour('muted')}; font-weight:normal'>{html.escape(str(c.get('type', '')))}</span>"
            if c.get("type") else "")
         + "</th>"
         for c in shown_cols)
@@ -117,7 +117,7 @@ def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
             cells.append(f"<td{align}>{_cell(value, chars)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     parts = ["<table cellpadding='3' cellspacing='0' border='1' "
-             "style='border-color:#d0d7de; border-style:solid; background:#ffffff; margin-top:4px'>"
+             f"style='border-color:{theme.colour('border')}; border-style:solid; background:{theme.colour('base')}; margin-top:4px'>"
              f"<tr>{head}</tr>{''.join(body)}</table>"]
     notes = []
     more = more_rows_text(grid, len(shown_rows))
@@ -130,6 +130,6 @@ def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
     if grid.get("status"):
         notes.append(str(grid["status"]))
     if notes:
-        parts.append(f"<div style='color:{_MUTED}'>{html.escape(' · '.join(notes))}</div>")
+        parts.append(f"<div style='color:{theme.colour('muted')}'>{html.escape(' · '.join(notes))}</div>")
     cut = any(isinstance(v, str) and len(v) > chars for row in shown_rows for v in row[:col_limit])
     return "".join(parts), len(rows) > len(shown_rows) or len(columns) > col_limit or cut

@@ -16,9 +16,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from echo_desk.agent.runaway import Runaway, RunawayKind
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 
-_STYLE = "#retryCard { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; }"
 #: A repeated span is quoted up to this many characters.
 _UNIT_CHARS = 60
 
@@ -55,7 +54,8 @@ class RetryCard(QFrame):
     def __init__(self, title_for: Callable[[str], str] = lambda name: name, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("retryCard")
-        self.setStyleSheet(_STYLE)
+        theme.styled(self, lambda p: f"#retryCard {{ background: {p.warn_bg}; border: 1px solid {p.warn_border}; "
+                                     "border-radius: 6px; }")
         self.title_for = title_for
         self.runaway: Runaway | None = None
         self.title = QLabel()

@@ -37,8 +37,8 @@ from echo_desk.agent.permissions import (
     Severity,
 )
 from echo_desk.i18n import N_, _
-from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, VERDICT_COLOURS, plain_tooltip, rule_place
+from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, plain_tooltip, rule_place, verdict_colour
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
@@ -47,7 +47,6 @@ PROBLEM_LABELS = {
     ProblemKind.UNREADABLE: N_("the file cannot be read"),
     ProblemKind.SHADOWED: N_("a rule can never decide anything"),
 }
-INACTIVE_GREY = "#8c959f"
 TEMPLATE_PATTERN = "git status **"
 #: What "Add rule" appends (the file format's keys; the person edits it, the engine validates).
 RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPLATE_PATTERN}"\nreason = ""\n'
@@ -85,7 +84,7 @@ class RulesTab(QWidget):
         self.problems = QLabel()
         self.problems.setTextFormat(Qt.TextFormat.PlainText)
         self.problems.setWordWrap(True)
-        self.problems.setStyleSheet(f"color: {VERDICT_COLOURS[None]}")
+        self.problems.setStyleSheet(f"color: {verdict_colour(None)}")
         top_layout.addWidget(self.problems)
         trust_row = QHBoxLayout()
         self.trust_note = QLabel()
@@ -174,9 +173,9 @@ class RulesTab(QWidget):
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:
             for column in range(6):
-                item.setForeground(column, QBrush(QColor(INACTIVE_GREY)))
+                item.setForeground(column, QBrush(QColor(theme.colour("faint"))))
         else:
-            item.setForeground(0, QBrush(QColor(VERDICT_COLOURS[rule.effect])))
+            item.setForeground(0, QBrush(QColor(verdict_colour(rule.effect))))
         return item
 
     def select_source(self, source: str) -> bool:
@@ -258,10 +257,10 @@ class RulesTab(QWidget):
         errors = report.errors
         if errors:
             self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
-            self.validation.setStyleSheet(f"color: {VERDICT_COLOURS[Effect.DENY]}")
+            self.validation.setStyleSheet(f"color: {verdict_colour(Effect.DENY)}")
         else:
             self.validation.setText(_("{n} rules, all valid").format(n=len(report.rules)))
-            self.validation.setStyleSheet(f"color: {VERDICT_COLOURS[None]}")
+            self.validation.setStyleSheet(f"color: {verdict_colour(None)}")
         changed = self.editor.toPlainText() != getattr(self, "saved_text", "")
         self.save.setEnabled(not errors and changed)
         self.revert.setEnabled(changed)

@@ -12,11 +12,18 @@ import time
 
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
 from echo_desk.i18n import N_, _
+from echo_desk.ui import theme
 
 EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ASK: N_("ask"), Effect.DENY: N_("deny")}
 #: What happens to a part: "allowed", "asks", "refused"; ``None`` = no rule spoke.
 VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
-VERDICT_COLOURS = {Effect.ALLOW: "#1a7f37", Effect.ASK: "#9a6700", Effect.DENY: "#cf222e", None: "#57606a"}
+#: Palette roles (``ui.theme``) per verdict; ``None`` = no rule decided.
+VERDICT_ROLES = {Effect.ALLOW: "ok", Effect.ASK: "warn", Effect.DENY: "danger", None: "muted"}
+
+
+def verdict_colour(effect: Effect | None) -> str:
+    """The colour of a verdict in the current theme."""
+    return theme.colour(VERDICT_ROLES.get(effect, "muted"))
 
 SCOPE_LABELS = {
     GrantScope.ONCE: N_("this call only"),

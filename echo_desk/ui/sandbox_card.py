@@ -7,6 +7,7 @@ import html
 from typing import Any
 
 from echo_desk.i18n import N_, _
+from echo_desk.ui import theme
 
 BLOCKED_LABELS = {
     "write_outside": N_("writing outside the workspace"),
@@ -14,7 +15,6 @@ BLOCKED_LABELS = {
     "unix_socket": N_("connecting to a local socket"),
     "hidden_path": N_("reading a hidden folder"),
 }
-_GREY, _WARN = "#57606a", "#9a6700"
 
 
 def sandbox_of(metadata: Any) -> dict[str, Any] | None:
@@ -36,17 +36,17 @@ def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
     if facts["sandboxed"]:
         network = (_("network only to: {domains}").format(domains=", ".join(facts["domains"]))
                    if facts["domains"] else _("no network"))
-        lines = [(_("Ran in the sandbox · {network}").format(network=network), _GREY)]
+        lines = [(_("Ran in the sandbox · {network}").format(network=network), theme.colour('muted'))]
     elif facts["mode"] == "off":
         return []
     else:
-        lines = [(_("Ran outside the sandbox, with all your rights"), _WARN)]
+        lines = [(_("Ran outside the sandbox, with all your rights"), theme.colour('warn'))]
     blocked = [_(BLOCKED_LABELS[b]) for b in facts["blocked"] if b in BLOCKED_LABELS]
     if blocked:
-        lines.append((_("The sandbox probably refused: {what}").format(what=", ".join(blocked)), _WARN))
+        lines.append((_("The sandbox probably refused: {what}").format(what=", ".join(blocked)), theme.colour('warn')))
     if facts["refused_hosts"]:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
-            hosts=", ".join(facts["refused_hosts"])), _WARN))
+            hosts=", ".join(facts["refused_hosts"])), theme.colour('warn')))
     return lines
 
 

@@ -27,14 +27,13 @@ from echo_desk.i18n import N_, _
 from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 
 MODE_LABELS = {
     SandboxMode.SANDBOXED: N_("Sandboxed (recommended)"),
     SandboxMode.ASK_UNSANDBOXED: N_("Ask every time, no sandbox"),
     SandboxMode.OFF: N_("Off"),
 }
-_WARN = "#9a6700"
 
 
 def status_text(found: sandbox.Availability) -> str:
@@ -71,7 +70,7 @@ class SandboxPage(QWidget):
         self.fallback = QLabel()
         self.fallback.setTextFormat(Qt.TextFormat.PlainText)
         self.fallback.setWordWrap(True)
-        self.fallback.setStyleSheet(f"color: {_WARN};")
+        self.fallback.setStyleSheet(f"color: {theme.colour('warn')};")
         form = QFormLayout()
         self.mode = QComboBox()
         for mode in SandboxMode:
@@ -96,7 +95,7 @@ class SandboxPage(QWidget):
         self.save_domains = QPushButton()
         self.domains_error = QLabel()
         self.domains_error.setTextFormat(Qt.TextFormat.PlainText)
-        self.domains_error.setStyleSheet(f"color: {_WARN};")
+        self.domains_error.setStyleSheet(f"color: {theme.colour('warn')};")
         self.domains_error.hide()
         for label in (self.heading, self.status, self.fallback, self.workspace_label):
             layout.addWidget(label)
@@ -128,7 +127,7 @@ class SandboxPage(QWidget):
         font.setBold(True)
         self.heading.setFont(font)
         self.status.setText(status_text(found))
-        self.status.setStyleSheet("" if found.available else f"color: {_WARN};")
+        self.status.setStyleSheet("" if found.available else f"color: {theme.colour('warn')};")
         key = self._key()
         self.workspace_label.setText(_("Workspace: {path}").format(path=key) if key
                                      else _("No workspace open: these choices apply to every workspace."))

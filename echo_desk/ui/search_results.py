@@ -24,13 +24,12 @@ from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.message_search import SearchHit
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui import i18n_qt, marshal, theme
 
 log = logging.getLogger(__name__)
 
 HitRole = Qt.ItemDataRole.UserRole + 30
 _PAD = 6
-_MARK = "background:#fff8c5; color:#1f2328; font-weight:600"
 
 
 def _role_label(role: str) -> str:
@@ -41,11 +40,13 @@ def _role_label(role: str) -> str:
 def hit_html(hit: SearchHit, untitled: str) -> str:
     """The row: the conversation's title, who wrote the message, the snippet with matches marked.
     Stored text is untrusted: escaped, hidden characters made visible."""
-    snippet = "".join(f"<span style='{_MARK}'>{html.escape(visible(text, one_line=True))}</span>" if match
+    palette = theme.current()
+    mark = f"background:{palette.find_match}; color:{palette.text}; font-weight:600"
+    snippet = "".join(f"<span style='{mark}'>{html.escape(visible(text, one_line=True))}</span>" if match
                       else html.escape(visible(text, one_line=True)) for text, match in hit.snippet.parts)
     title = html.escape(visible(hit.title or untitled, one_line=True))
-    return (f"<div style='font-weight:600'>{title} <span style='color:#57606a; font-weight:400'>· "
-            f"{html.escape(_role_label(hit.role))}</span></div><div style='color:#1f2328'>{snippet}</div>")
+    return (f"<div style='font-weight:600'>{title} <span style='color:{palette.muted}; font-weight:400'>· "
+            f"{html.escape(_role_label(hit.role))}</span></div><div style='color:{palette.text}'>{snippet}</div>")
 
 
 class _HitDelegate(QStyledItemDelegate):

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPus
 
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 
 
 def describe(request: Any) -> str:
@@ -57,7 +58,7 @@ class ServerStartDialog(QDialog):
         layout.addWidget(heading)
         self.heading = heading
         self.changed = QLabel(_("Its configuration changed since you last approved it."))
-        self.changed.setStyleSheet("color: #9a6700; background: #fff8c5; padding: 4px;")
+        theme.styled(self.changed, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
         self.changed.setVisible(bool(getattr(request, "previous_fingerprint", None)))
         self.changed.setAccessibleName(self.changed.text())
         layout.addWidget(self.changed)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import LANGUAGE_NAMES, _
 from echo_desk.store.settings import Settings
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.catalog_page import ToolsPage
 from echo_desk.ui.databases_page import DatabasesPage
@@ -52,11 +52,19 @@ class GeneralPage(QWidget):
         self.language.setMinimumContentsLength(16)
         self.language.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         form.addRow(self.language_label, self.language)
+        self.theme_label = QLabel()
+        self.theme = QComboBox()
+        for choice in theme.ThemeChoice:
+            self.theme.addItem("", choice.value)
+        self.theme_label.setBuddy(self.theme)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(backend.settings.current.theme)))
+        self.theme.activated.connect(self._on_theme)
+        form.addRow(self.theme_label, self.theme)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         layout.addLayout(form)
         self.language_hint = QLabel()
         self.language_hint.setWordWrap(True)
-        self.language_hint.setStyleSheet("color: #57606a")
+        theme.styled(self.language_hint, lambda p: f"color: {p.muted}")
         layout.addWidget(self.language_hint)
         layout.addStretch(1)
         self.retranslate()
@@ -69,6 +77,19 @@ class GeneralPage(QWidget):
         self.language.setAccessibleName(_("Language"))
         self.language_hint.setText(_("The whole window switches at once, no restart needed. "
                                      "“System default” follows your computer's language."))
+        self.theme_label.setText(_("Appearance:"))
+        self.theme.setAccessibleName(_("Appearance"))
+        for index, label in enumerate((_("Same as the system"), _("Light"), _("Dark"))):
+            self.theme.setItemText(index, label)
+
+    def _on_theme(self, _index: int) -> None:
+        choice = str(self.theme.currentData())
+
+        def change(s: Settings) -> None:
+            s.theme = choice  # type: ignore[assignment]  # one of ThemeChoice's values
+
+        self.backend.settings.update(change)
+        theme.apply_theme(choice)
 
     def _on_language(self, _index: int) -> None:
         code = self.language.currentData()

@@ -16,10 +16,8 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 from echo_desk.ui.spawn_manifest import access_text, asking_subagent_goal, limits_text, refused_texts
-
-_REFUSED = "#cf222e"
-_MUTED = "#57606a"
 
 
 def _value_label() -> QLabel:
@@ -40,7 +38,7 @@ class ManifestPanel(QFrame):
         self._title_for: Callable[[str], str] = title_for or (lambda name: name)
         self.setObjectName("manifest")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("QFrame#manifest { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; }")
+        theme.styled(self, lambda p: f"QFrame#manifest {{ background: {p.card}; border: 1px solid {p.border}; border-radius: 6px; }}")
         layout = QVBoxLayout(self)
         self.caption = QLabel()
         font = self.caption.font()
@@ -76,7 +74,7 @@ class ManifestPanel(QFrame):
             self.tools.setText(", ".join(self._tool_html(name) for name in m.tools))
         else:
             none = _("none: no sub-agent can start")
-            self.tools.setText(f"<span style='color:{_REFUSED}'>{html.escape(none)}</span>")
+            self.tools.setText(f"<span style='color:{theme.colour('danger')}'>{html.escape(none)}</span>")
         self.access_label.setText(_("Access:"))
         self.access.setText(html.escape(access_text(m)))
         self.roots_label.setText(_("May change:"))
@@ -88,11 +86,11 @@ class ManifestPanel(QFrame):
         if refused:
             items = "".join(f"<li>{html.escape(r)}</li>" for r in refused)
             intro = _("asked for but not granted:")
-            self.refused.setText(f"<span style='color:{_REFUSED}'>{html.escape(intro)}</span>"
-                                 f"<ul style='margin:0; color:{_REFUSED}'>{items}</ul>")
+            self.refused.setText(f"<span style='color:{theme.colour('danger')}'>{html.escape(intro)}</span>"
+                                 f"<ul style='margin:0; color:{theme.colour('danger')}'>{items}</ul>")
         else:
             nothing = _("nothing: every request fits")
-            self.refused.setText(f"<span style='color:{_MUTED}'>{html.escape(nothing)}</span>")
+            self.refused.setText(f"<span style='color:{theme.colour('muted')}'>{html.escape(nothing)}</span>")
         for widget, name in ((self.goal, _("Goal")), (self.tools, _("Tools granted")), (self.access, _("Access")),
                              (self.roots, _("Folders it may change")), (self.limits, _("Limits")),
                              (self.refused, _("Refused"))):
@@ -102,7 +100,7 @@ class ManifestPanel(QFrame):
         title = self._title_for(name)
         if title == name:
             return f"<b>{html.escape(name)}</b>"
-        return f"<b>{html.escape(title)}</b> <span style='color:{_MUTED}'>({html.escape(name)})</span>"
+        return f"<b>{html.escape(title)}</b> <span style='color:{theme.colour('muted')}'>({html.escape(name)})</span>"
 
     def text(self) -> str:
         """Everything the panel shows, as plain text (tests, copy)."""
@@ -130,8 +128,8 @@ class SubagentBanner(QLabel):
         self.goal = asking_subagent_goal(request.scope_chain)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setStyleSheet("QLabel { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;"
-                           " padding: 8px; color: #1f2328; }")
+        theme.styled(self, lambda p: f"QLabel {{ background: {p.warn_bg}; border: 1px solid {p.warn_border};"
+                                     f" border-radius: 6px; padding: 8px; color: {p.text}; }}")
         self.setVisible(self.goal is not None)
         self.retranslate()
 

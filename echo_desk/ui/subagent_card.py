@@ -16,13 +16,13 @@ from typing import Any
 
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _
-from echo_desk.ui.labels import STATUS_COLOURS, status_label
+from echo_desk.ui import theme
+from echo_desk.ui.labels import status_colour, status_label
 
 _COLLAPSED_STEPS = 3
 _ARGS_CHARS = 160
 _RESULT_LINES = 4
 _RESULT_CHARS = 400
-_MUTED = "#57606a"
 
 
 @dataclass
@@ -85,22 +85,22 @@ def _short(text: str) -> str:
 def _step_html(step: Step, title_for: Callable[[str], str]) -> str:
     if not step.is_call:
         who = html.escape(_("Sub-agent:"))
-        return (f"<p style='margin:4px 0'><span style='color:{_MUTED}; font-weight:600'>{who}</span> "
+        return (f"<p style='margin:4px 0'><span style='color:{theme.colour('muted')}; font-weight:600'>{who}</span> "
                 f"<span style='white-space:pre-wrap'>{html.escape(step.text)}</span></p>")
     status = step.status
-    colour = STATUS_COLOURS[status]
+    colour = status_colour(status)
     parts = [f"<p style='margin:4px 0'>→ <b>{html.escape(title_for(step.tool))}</b> "
-             f"<span style='color:{_MUTED}'>({html.escape(step.tool)})</span> "
+             f"<span style='color:{theme.colour('muted')}'>({html.escape(step.tool)})</span> "
              f"<span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span></p>"]
     args = _compact(step.arguments)
     if args:
-        parts.append(f"<pre style='margin:0 0 0 16px; color:{_MUTED}; white-space:pre-wrap'>{html.escape(args)}</pre>")
+        parts.append(f"<pre style='margin:0 0 0 16px; color:{theme.colour('muted')}; white-space:pre-wrap'>{html.escape(args)}</pre>")
     env = step.envelope or {}
     if env.get("error"):
-        parts.append(f"<pre style='margin:0 0 0 16px; color:#cf222e; white-space:pre-wrap'>"
+        parts.append(f"<pre style='margin:0 0 0 16px; color:{theme.colour('danger')}; white-space:pre-wrap'>"
                      f"{html.escape(_short(str(env['error'])))}</pre>")
     elif env.get("content"):
-        parts.append(f"<pre style='margin:0 0 0 16px; color:#1f2328; white-space:pre-wrap'>"
+        parts.append(f"<pre style='margin:0 0 0 16px; color:{theme.colour('text')}; white-space:pre-wrap'>"
                      f"{html.escape(_short(str(env['content'])))}</pre>")
     return "".join(parts)
 
@@ -118,10 +118,10 @@ def subtranscript_html(entries: list[dict[str, Any]], title_for: Callable[[str],
     body = []
     if hidden:
         earlier = _("… {n} earlier steps").format(n=hidden)
-        body.append(f"<p style='margin:2px 0; color:{_MUTED}'>{html.escape(earlier)}</p>")
+        body.append(f"<p style='margin:2px 0; color:{theme.colour('muted')}'>{html.escape(earlier)}</p>")
     body += [_step_html(step, title_for) for step in shown]
-    block = (f"<div style='color:{_MUTED}; margin-top:4px'>{html.escape(caption)}</div>"
+    block = (f"<div style='color:{theme.colour('muted')}; margin-top:4px'>{html.escape(caption)}</div>"
              "<table width='100%' cellpadding='6' cellspacing='0' border='1' "
-             "style='border-color:#d0d7de; border-style:solid; margin-left:12px; background:#ffffff'>"
+             f"style='border-color:{theme.colour('border')}; border-style:solid; margin-left:12px; background:{theme.colour('base')}'>"
              f"<tr><td>{''.join(body)}</td></tr></table>")
     return block, hidden

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 
 from echo_desk.i18n import _
 from echo_desk.tools.host import TodoItem, TodoStatus
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 
 _MARKS = {TodoStatus.DONE: "☑", TodoStatus.IN_PROGRESS: "◐", TodoStatus.PENDING: "☐"}
 
@@ -30,7 +30,7 @@ class TodoPanel(QWidget):
         self.list.setSelectionMode(QListWidget.SelectionMode.NoSelection)
         self.empty = QLabel()
         self.empty.setWordWrap(True)
-        self.empty.setStyleSheet("color: #57606a")
+        theme.styled(self.empty, lambda p: f"color: {p.muted}")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.caption)
         layout.addWidget(self.list, 1)

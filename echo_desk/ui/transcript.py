@@ -21,6 +21,7 @@ from echo_desk.ui.sandbox_card import sandbox_of
 if TYPE_CHECKING:
     from echo_desk.agent.answer_stats import AnswerStats
     from echo_desk.agent.envelope import Envelope
+    from echo_desk.agent.sources import ToolSource
     from echo_desk.store.message_tree import BranchPosition
 
     #: Where a stored message stands among its branches (``None``: unknown).
@@ -115,6 +116,8 @@ class TranscriptModel(QAbstractListModel):
         self._timer.timeout.connect(self.flush)
         #: Localized title for a tool name; the app sets it from the registry.
         self.title_for: Callable[[str], str] = lambda name: name
+        #: Where a tool comes from (its card's icon); set by the window from the registry.
+        self.source_for: Callable[[str], ToolSource | None] = lambda name: None
 
     # -- Qt model -------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:

@@ -10,14 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex
-from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem
 
+from echo_desk.ui import theme
 from echo_desk.ui.transcript import ItemRole, TranscriptItem
 from echo_desk.ui.transcript_view import TranscriptDelegate, TranscriptView
 
-_ALL = QColor("#fff8c5")
-_CURRENT = QColor("#ffb77c")
 _KEPT_COPIES = 300
 
 
@@ -77,7 +76,7 @@ class FindDelegate(TranscriptDelegate):
             cursor.setPosition(position)
             cursor.setPosition(position + len(self.term), QTextCursor.MoveMode.KeepAnchor)
             mark = QTextCharFormat()
-            mark.setBackground(_CURRENT if position == current else _ALL)
+            mark.setBackground(theme.current().qcolor("find_current" if position == current else "find_match"))
             cursor.mergeCharFormat(mark)
         if len(self._copies) > _KEPT_COPIES:
             self._copies.clear()

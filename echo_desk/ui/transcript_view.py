@@ -16,7 +16,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QPointF, 
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QAction,
-    QColor,
+    QDesktopServices,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
@@ -37,17 +37,27 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk import i18n
+from echo_desk.agent.sources import ToolSource
+from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
+from echo_desk.ui import theme
 from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
-from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
-from echo_desk.ui.markdown import markdown_chunks, markdown_document
+from echo_desk.ui.labels import CHANGE_LABELS, status_colour, status_label
+from echo_desk.ui.markdown import (
+    code_block_text,
+    colour_pending,
+    link_target,
+    markdown_chunks,
+    markdown_document,
+)
 from echo_desk.ui.message_bar import BarDocuments, MessageAction, action_label, actions_for, key_action
 from echo_desk.ui.result_grid import grid_html
 from echo_desk.ui.sandbox_card import sandbox_html
 from echo_desk.ui.subagent_card import subtranscript_html
-from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemRole, TranscriptItem
+from echo_desk.ui.tool_icons import add_icon, tool_family
+from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemKind, ItemRole, TranscriptItem
 
 _MARGIN = 6
 _PAD = 10
@@ -56,8 +66,13 @@ _COLLAPSED_LINES = 6
 _COLLAPSED_ARGS = 160
 #: The href of the "Revert" link in a card with file changes.
 REVERT_ANCHOR = "echo-desk:revert"
-_BUBBLES = {USER: "#ddf4ff", ASSISTANT: "#ffffff", TOOL: "#f6f8fa", NOTICE: "#fff8c5", ERROR: "#ffebe9"}
-_BORDERS = {USER: "#b6e3ff", ASSISTANT: "#d0d7de", TOOL: "#d0d7de", NOTICE: "#d4a72c", ERROR: "#ff8182"}
+#: Palette roles (fill, border) of each kind of row: the person's messages in a tinted bubble,
+#: the assistant's as an open block, tool cards as rounded cards.
+_ROW_ROLES = {USER: ("user_bubble", "user_border"), ASSISTANT: ("assistant_bubble", "assistant_border"),
+              TOOL: ("card", "card_border"), NOTICE: ("warn_bg", "warn_border"), ERROR: ("danger_bg", "danger")}
+#: The person's messages sit indented from the left, so who said what shows at a glance.
+_USER_INSET = 56
+_RADIUS = 10
 
 
 def _lines(text: str, limit: int | None) -> tuple[str, int]:
@@ -86,19 +101,25 @@ def _compact_args(arguments: str) -> str:
         return arguments
 
 
-def _pre(text: str, colour: str = "#24292f") -> str:
+def _pre(text: str, colour: str | None = None) -> str:
+    colour = colour or theme.colour("text")
     return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(visible(text))}</pre>"
 
 
-def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None) -> str:
+def status_chip(status: ToolStatus) -> str:
+    """The status as a small tinted label (running, done, failed, denied …)."""
+    colour = status_colour(status)
+    background = theme.tint(colour, theme.colour("card"), 0.16)
+    return (f"<span style='background:{background}; color:{colour}; font-weight:600'>"
+            f"&nbsp;{html.escape(status_label(status))}&nbsp;</span>")
+
+
+def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None,
+              icon: str = "") -> str:
     """The tool card for ``item`` (what the person sees of one call). ``title_for`` names the
-    tools inside a sub-agent's nested transcript."""
-    status = item.status
-    colour = STATUS_COLOURS[status]
-    parts = [
-        f"<div><span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span>"
-        f"&nbsp;&nbsp;<b>{html.escape(title)}</b> <span style='color:#57606a'>({html.escape(item.tool_name)})</span></div>"
-    ]
+    tools inside a sub-agent's nested transcript; ``icon`` is the family's ``<img>`` tag."""
+    p = theme.current()
+    parts: list[str] = []
     limit = None if item.expanded else _COLLAPSED_LINES
     hidden = 0
     if item.expanded:
@@ -110,7 +131,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
             args = args[:_COLLAPSED_ARGS] + " …"
             hidden += 1
     if args:
-        parts.append(_pre(args, "#57606a"))
+        parts.append(_pre(args, p.muted))
     if item.subtranscript:
         # A finished delegate: its sub-agent's steps, structured, instead of the raw live stream.
         nested, more = subtranscript_html(item.subtranscript, title_for or (lambda name: name),
@@ -121,10 +142,10 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         out_lines = item.output.rstrip("\n").split("\n")  # as _lines: "\n" only
         shown = out_lines if item.expanded else out_lines[-12:]
         hidden += len(out_lines) - len(shown)
-        parts.append(_div(_("Output"), "#57606a"))
-        parts.append(_pre("\n".join(shown), "#1f2328"))
+        parts.append(_div(_("Output"), p.muted))
+        parts.append(_pre("\n".join(shown), p.text))
     if item.error:
-        parts.append(_pre(item.error, "#cf222e"))
+        parts.append(_pre(item.error, p.danger))
     if item.sandbox is not None:
         parts.append(sandbox_html(item.sandbox))
     if item.grid is not None:
@@ -142,31 +163,35 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
         parts.append(
             f"<div><b>{html.escape(visible(str(change.get('path', ''))))}</b> ({html.escape(kind)}) "
-            f"<span style='color:#1a7f37'>+{parsed.added}</span> <span style='color:#cf222e'>−{parsed.deleted}</span></div>")
+            f"<span style='color:{p.ok}'>+{parsed.added}</span> <span style='color:{p.danger}'>−{parsed.deleted}</span></div>")
         if item.expanded and len(parsed):
             rows = []
-            colours = {ADD: "#e6ffec", DELETE: "#ffebe9", HUNK: "#ddf4ff"}
+            colours = {ADD: p.diff_add, DELETE: p.diff_delete, HUNK: p.diff_hunk}
             for i in range(min(len(parsed), _CARD_DIFF_LINES)):
-                bg = colours.get(parsed.kinds[i], "#ffffff")
+                bg = colours.get(parsed.kinds[i], p.base)
                 rows.append(f"<div style='background:{bg}; white-space:pre'>{html.escape(parsed.lines[i]) or ' '}</div>")
             parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")
             if len(parsed) > _CARD_DIFF_LINES:
                 more_text = _("{n} more lines: double-click to open the whole diff")
-                parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), "#57606a"))
+                parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), p.muted))
             if change.get("truncated"):
-                parts.append(_div(_("The tool shortened this diff."), "#9a6700"))
+                parts.append(_div(_("The tool shortened this diff."), p.warn))
         elif len(parsed):
             hidden += 1
     if item.file_changes and item.status == "done":
         if item.reverted:
-            parts.append(_div(_("Reverted"), "#57606a"))
+            parts.append(_div(_("Reverted"), p.muted))
         else:
-            parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:#0969da'>↶ {html.escape(_('Revert'))}</a></div>")
+            parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:{p.link}'>↶ {html.escape(_('Revert'))}</a></div>")
+    # The expander: a chevron in the header (the whole card toggles on click, Enter or Space).
+    chevron = "▾" if item.expanded else ("▸" if hidden else "")
+    header = (f"<div><span style='color:{p.muted}'>{chevron or '&nbsp;'}</span>&nbsp;{icon}&nbsp;"
+              f"<b>{html.escape(title)}</b> <span style='color:{p.muted}'>({html.escape(item.tool_name)})</span>"
+              f"&nbsp;&nbsp;{status_chip(item.status)}</div>")
     if hidden and not item.expanded:
-        parts.append(_div(_("Click to show everything"), "#0969da"))
-    elif item.expanded:
-        parts.append(_div(_("Click to collapse"), "#0969da"))
-    return "".join(parts)
+        show_all = _("Show all")
+        parts.append(f"<div style='color:{p.muted}'>▸ {html.escape(show_all)}</div>")
+    return header + "".join(parts)
 
 
 class TranscriptDelegate(QStyledItemDelegate):
@@ -178,13 +203,15 @@ class TranscriptDelegate(QStyledItemDelegate):
         self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[Any, ...], list[QTextDocument]]] = (
             weakref.WeakKeyDictionary())
 
-    def _width(self) -> int:
-        return max(200, self._view.viewport().width() - 2 * (_MARGIN + _PAD) - 4)
+    def _width(self, kind: ItemKind | None = None) -> int:
+        inset = _USER_INSET if kind == USER else 0
+        return max(200, self._view.viewport().width() - 2 * (_MARGIN + _PAD) - 4 - inset)
 
     def documents(self, item: TranscriptItem) -> list[QTextDocument]:
         """The laid-out document(s) of a row; a long Markdown message is a stack of pieces."""
-        width = self._width()
-        key = (item.version, width, i18n.current_language())
+        width = self._width(item.kind)
+        palette = theme.current()
+        key = (item.version, width, i18n.current_language(), palette.name)
         cached = self._cache.get(item)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -197,7 +224,7 @@ class TranscriptDelegate(QStyledItemDelegate):
             for chunk in markdown_chunks(item.text):
                 doc = by_text.get(chunk)
                 if doc is None:
-                    doc = markdown_document(chunk, width, font)
+                    doc = markdown_document(chunk, width, font, colour_later=True)
                     doc.setProperty("chunk", chunk)
                 docs.append(doc)
         else:
@@ -205,10 +232,12 @@ class TranscriptDelegate(QStyledItemDelegate):
             doc.setDefaultFont(font)
             doc.setDocumentMargin(0)
             if item.kind == TOOL:
-                doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for))
+                family = tool_family(item.tool_name, self._view.source_for(item.tool_name))
+                icon = add_icon(doc, family, palette.muted)
+                doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for, icon))
             else:
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
-                doc.setHtml(f"<div style='color:#57606a; font-weight:600'>{html.escape(who)}</div>"
+                doc.setHtml(f"<div style='color:{palette.muted}; font-weight:600'>{html.escape(who)}</div>"
                             f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>"
                             + attachments_html(doc, item.images, item.attachments))
             doc.setTextWidth(width)
@@ -227,6 +256,11 @@ class TranscriptDelegate(QStyledItemDelegate):
         height = sum(doc.size().height() for doc in self.documents(item)) + self.bars.height(item, self._view.font())
         return QSize(self._width() + 2 * _PAD, int(height) + 2 * (_MARGIN + _PAD) - _MARGIN)
 
+    def row_rect(self, item: TranscriptItem, rect: QRectF) -> QRectF:
+        """The bubble or card of ``item`` inside its row's ``rect``."""
+        inset = _USER_INSET if item.kind == USER else 0
+        return rect.adjusted(_MARGIN + inset, _MARGIN / 2, -_MARGIN, -_MARGIN / 2)
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         item: TranscriptItem | None = index.data(ItemRole)
         if item is None:
@@ -234,22 +268,23 @@ class TranscriptDelegate(QStyledItemDelegate):
         docs = self.documents(item)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rect = QRectF(option.rect).adjusted(_MARGIN, _MARGIN / 2, -_MARGIN, -_MARGIN / 2)
-        border = QColor(_BORDERS.get(item.kind, "#d0d7de"))
-        if option.state & QStyle.StateFlag.State_HasFocus:
-            border = QColor("#0969da")
+        rect = self.row_rect(item, QRectF(option.rect))
+        palette = theme.current()
+        fill, border_role = _ROW_ROLES.get(item.kind, ("card", "card_border"))
+        border = palette.qcolor("accent" if option.state & QStyle.StateFlag.State_HasFocus else border_role)
         painter.setPen(border)
-        painter.setBrush(QColor(_BUBBLES.get(item.kind, "#ffffff")))
-        painter.drawRoundedRect(rect, 6, 6)
+        painter.setBrush(palette.qcolor(fill))
+        painter.drawRoundedRect(rect, _RADIUS, _RADIUS)
         # Only what is on screen is drawn: a tall message costs what its visible part costs.
         visible = QRectF(self._view.viewport().rect())
         painter.translate(rect.left() + _PAD, rect.top() + _PAD)
         top = rect.top() + _PAD
         ctx = QAbstractTextDocumentLayout.PaintContext()
-        ctx.palette.setColor(QPalette.ColorRole.Text, QColor("#1f2328"))
+        ctx.palette.setColor(QPalette.ColorRole.Text, palette.qcolor("text"))
         for doc in docs:
             height = doc.size().height()
             if top + height >= visible.top() and top <= visible.bottom():
+                colour_pending(doc)
                 ctx.clip = QRectF(0, max(0.0, visible.top() - top), doc.size().width(),
                                   min(height, visible.bottom() - top))
                 doc.documentLayout().draw(painter, ctx)
@@ -273,6 +308,8 @@ class TranscriptView(QListView):
     revert_call = Signal(str)
     revert_turn = Signal(int)
     revert_since = Signal(int)
+    #: The exact code of a block whose Copy link was clicked (now on the clipboard).
+    code_copied = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -286,7 +323,10 @@ class TranscriptView(QListView):
         self.setLayoutMode(QListView.LayoutMode.Batched)
         self.setBatchSize(40)
         self.setSpacing(0)
-        self.setStyleSheet("QListView { background: #ffffff; border: none; }")
+        theme.styled(self, lambda p: f"QListView {{ background: {p.base}; border: none; }}")
+        # A theme switch re-renders every row in the new colours (the cache key has the theme).
+        theme.on_change(self, self._on_theme)
+        self.setMouseTracking(True)
         self.clicked.connect(self._on_clicked)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
@@ -305,8 +345,17 @@ class TranscriptView(QListView):
             # QListView does not re-measure rows on dataChanged; rows grow while text streams in.
             model.dataChanged.connect(self._on_data_changed)
 
+    def _on_theme(self, _palette: theme.Palette) -> None:
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+
     def _on_data_changed(self, *_args: object) -> None:
         self.scheduleDelayedItemsLayout()
+
+    def source_for(self, name: str) -> ToolSource | None:
+        """Where tool ``name`` comes from (for its card's icon), if the model knows."""
+        fn = getattr(self.model(), "source_for", None)
+        return fn(name) if callable(fn) else None
 
     def title_for(self, name: str) -> str:
         model = self.model()
@@ -317,36 +366,71 @@ class TranscriptView(QListView):
         self._pressed_at = event.position().toPoint()
         super().mousePressEvent(event)
 
-    def anchor_at(self, index: QModelIndex, pos: QPoint) -> str:
-        """The link under ``pos`` (viewport coordinates) in the row at ``index``, or ""."""
+    def _hit(self, index: QModelIndex, pos: QPoint) -> tuple[QTextDocument, str] | None:
+        """The document under ``pos`` (viewport coordinates) in row ``index`` and its link there
+        (the message's own pieces, then the line of actions under it)."""
         item = index.data(ItemRole)
-        if item is None:
-            return ""
-        rect = self.visualRect(index)
-        inner = QPointF(pos.x() - rect.left() - _MARGIN - _PAD, pos.y() - rect.top() - _MARGIN / 2 - _PAD)
         delegate = self.itemDelegate()
-        assert isinstance(delegate, TranscriptDelegate)
+        if item is None or not isinstance(delegate, TranscriptDelegate):
+            return None
+        rect = delegate.row_rect(item, QRectF(self.visualRect(index)))
+        x, y = pos.x() - rect.left() - _PAD, pos.y() - rect.top() - _PAD
         for doc in delegate.documents(item):  # a stack: find the piece under the point
             height = doc.size().height()
-            if inner.y() < height:
-                return doc.documentLayout().anchorAt(inner)
-            inner.setY(inner.y() - height)
+            if y < height:
+                return doc, doc.documentLayout().anchorAt(QPointF(x, y))
+            y -= height
         bar = delegate.bars.document(item, self.font())
-        inner.setY(inner.y() - BarDocuments.GAP)
-        return bar.documentLayout().anchorAt(inner) if bar is not None and inner.x() < rect.width() - _PAD else ""
+        y -= BarDocuments.GAP
+        if bar is not None and 0 <= y < bar.size().height() and x < rect.width() - 2 * _PAD:
+            return bar, bar.documentLayout().anchorAt(QPointF(x, y))
+        return None
+
+    def anchor_at(self, index: QModelIndex, pos: QPoint) -> str:
+        """The link under ``pos`` (viewport coordinates) in the row at ``index``, or ""."""
+        hit = self._hit(index, pos)
+        return hit[1] if hit is not None else ""
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        # A hand over links and Copy; the tooltip shows where a link goes before it is clicked.
+        pos = event.position().toPoint()
+        hit = self._hit(self.indexAt(pos), pos)
+        href = hit[1] if hit is not None else ""
+        shape = Qt.CursorShape.PointingHandCursor if href else Qt.CursorShape.ArrowCursor
+        self.viewport().setCursor(shape)
+        url = link_target(href) if href else None
+        self.viewport().setToolTip(url.toString() if url is not None else "")
+        super().mouseMoveEvent(event)
 
     def _on_clicked(self, index: QModelIndex) -> None:
         item = index.data(ItemRole)
-        action = MessageAction.of_anchor(self.anchor_at(index, self._pressed_at)) if item is not None else None
+        if item is None:
+            return
+        hit = self._hit(index, self._pressed_at)
+        action = MessageAction.of_anchor(hit[1]) if hit is not None else None
         if action is not None and action in actions_for(item):
             self.message_action.emit(item, action)
             return
-        if item is not None and item.kind == TOOL and self.anchor_at(index, self._pressed_at) == REVERT_ANCHOR:
-            self.revert_call.emit(item.call_id)
-            return
-        if item is not None and item.kind == TOOL:
+        if item.kind == TOOL:
+            if hit is not None and hit[1] == REVERT_ANCHOR:
+                self.revert_call.emit(item.call_id)
+                return
             model = self.model()
             model.toggle_expanded(index.row())  # type: ignore[attr-defined]
+        elif item.kind == ASSISTANT and hit is not None and hit[1]:
+            self.activate_link(hit[0], hit[1])
+
+    def activate_link(self, doc: QTextDocument, href: str) -> None:
+        """A click on a link in a message: a code block's Copy, or a web/mail link opened in the
+        system's browser. Nothing is ever opened without this click; other schemes never."""
+        code = code_block_text(doc, href)
+        if code is not None:
+            QGuiApplication.clipboard().setText(code)
+            self.code_copied.emit(code)
+            return
+        url = link_target(href)
+        if url is not None:
+            QDesktopServices.openUrl(url)
 
     def _on_double_clicked(self, index: QModelIndex) -> None:
         item = index.data(ItemRole)
@@ -380,7 +464,7 @@ class TranscriptView(QListView):
         if model is None or model.rowCount() == 0:
             # An empty conversation says what to do instead of showing a blank page.
             painter = QPainter(self.viewport())
-            painter.setPen(QColor("#57606a"))
+            painter.setPen(theme.current().qcolor("muted"))
             area = self.viewport().rect().adjusted(60, 0, -60, 0)
             painter.drawText(area, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), self.empty_text())
             painter.end()

@@ -15,9 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushBut
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
 from echo_desk.store.first_workspace import ensure as ensure_workspace
-from echo_desk.ui import i18n_qt
+from echo_desk.ui import i18n_qt, theme
 
-_STYLE = "#workspacePrompt { background: #ddf4ff; border: 1px solid #54aeff; border-radius: 6px; }"
 #: Recent folders offered beside the default.
 RECENT_SHOWN = 3
 
@@ -28,7 +27,8 @@ class WorkspacePrompt(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("workspacePrompt")
-        self.setStyleSheet(_STYLE)
+        theme.styled(self, lambda p: f"#workspacePrompt {{ background: {p.user_bubble}; "
+                                     f"border: 1px solid {p.user_border}; border-radius: 6px; }}")
         self.default: DefaultWorkspace | None = None
         self.question = QLabel()
         self.question.setWordWrap(True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMenu
 
@@ -20,7 +20,7 @@ from echo_desk.ui.controller import QtHost
 from echo_desk.ui.message_bar import ANCHOR_PREFIX, BarDocuments, MessageAction, bar_html
 from echo_desk.ui.services import Services
 from echo_desk.ui.transcript import ASSISTANT, USER, TranscriptItem
-from echo_desk.ui.transcript_view import _MARGIN, _PAD, TranscriptDelegate
+from echo_desk.ui.transcript_view import _PAD, TranscriptDelegate
 from tests.ui.conftest import next_emission, within
 from tests.ui.fake_model import ScriptedModel, say
 
@@ -105,9 +105,9 @@ def _link_point(window: MainWindow, item: TranscriptItem, action: MessageAction)
                 position = fragment.position() - block.position() + 1
                 line = block.layout().lineForTextPosition(position)
                 box = bar.documentLayout().blockBoundingRect(block)
-                rect = view.visualRect(index)
-                x = rect.left() + _MARGIN + _PAD + box.left() + line.cursorToX(position)[0]
-                y = rect.top() + _MARGIN / 2 + _PAD + top + box.top() + line.y() + line.height() / 2
+                rect = delegate.row_rect(item, QRectF(view.visualRect(index)))  # the bubble or card
+                x = rect.left() + _PAD + box.left() + line.cursorToX(position)[0]
+                y = rect.top() + _PAD + top + box.top() + line.y() + line.height() / 2
                 return QPoint(int(x), int(y))
             fragments += 1
         block = block.next()

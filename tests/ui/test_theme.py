@@ -1,0 +1,115 @@
+"""The palette module: light/dark switch without restart, the setting, and one home for colours."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QLabel
+
+from echo_desk.store.settings import SettingsStore
+from echo_desk.ui import theme
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.settings_dialog import GeneralPage
+from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.transcript_view import TranscriptView
+
+UI = Path(theme.__file__).parent
+# "#abc" or "#aabbcc" (optionally with alpha) but not an HTML entity such as "&#8203;".
+_HEX = re.compile(r"(?<![&\w])#(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{6}|[0-9a-fA-F]{3})(?![0-9a-zA-Z])")
+
+
+@pytest.fixture(autouse=True)
+def _light_again(qapp: QApplication) -> Iterator[None]:
+    yield
+    theme.apply_theme("light")
+
+
+def _hex_literals(source: str) -> list[str]:
+    found = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+            found += [f"{tok.start[0]}: {m.group(0)}" for m in _HEX.finditer(tok.string)]
+    return found
+
+
+def test_no_ui_module_but_the_palette_writes_a_hex_colour():
+    offenders = {}
+    for path in sorted(UI.rglob("*.py")):
+        if path.name == "theme.py":
+            continue
+        hits = _hex_literals(path.read_text(encoding="utf-8"))
+        if hits:
+            offenders[str(path.relative_to(UI))] = hits
+    assert offenders == {}
+
+
+def test_the_hex_check_sees_a_colour_and_ignores_an_entity():
+    assert _hex_literals('x = "color: #57606a"\ny = "&#8203;"\nz = f"<b style=\'color:#fff\'>{x}</b>"\n')[:1] == [
+        "1: #57606a"]
+    assert len(_hex_literals('z = "#fff"\n')) == 1
+
+
+def test_light_and_dark_name_the_same_roles_with_different_colours():
+    assert theme.LIGHT.base != theme.DARK.base and theme.LIGHT.text != theme.DARK.text
+    for field in theme.Palette.__dataclass_fields__:
+        if field != "name":
+            assert re.fullmatch(r"#[0-9a-f]{6}", getattr(theme.DARK, field)), field
+
+
+def test_switching_changes_open_widgets_without_restart(qtbot, qapp):
+    theme.apply_theme("light")
+    plain = QLabel("plain")
+    label = QLabel("hello")
+    theme.styled(label, lambda p: f"color: {p.muted}")
+    view = TranscriptView()
+    view.setModel(TranscriptModel())
+    view.model().add_user("hi")
+    qtbot.addWidget(label)
+    qtbot.addWidget(plain)
+    qtbot.addWidget(view)
+    view.show()
+    assert plain.palette().color(QPalette.ColorRole.Window).name() == theme.LIGHT.window
+    light_pixels = view.grab().toImage()
+
+    theme.apply_theme("dark")
+
+    assert qapp.palette().color(QPalette.ColorRole.Base).name() == theme.DARK.base
+    qtbot.waitUntil(lambda: plain.palette().color(QPalette.ColorRole.Window).name() == theme.DARK.window)
+    assert plain.palette().color(QPalette.ColorRole.WindowText).name() == theme.DARK.text
+    assert theme.DARK.muted in label.styleSheet()
+    assert theme.DARK.base in view.styleSheet()
+    qtbot.waitUntil(lambda: view.grab().toImage().pixelColor(2, 2).name() == theme.DARK.base)
+    assert light_pixels.pixelColor(2, 2).name() == theme.LIGHT.base
+
+
+def test_system_follows_the_colour_scheme(qapp, monkeypatch):
+    from PySide6.QtCore import Qt
+
+    monkeypatch.setattr(theme, "_system_is_dark", lambda: True)
+    assert theme.apply_theme("system") is theme.DARK
+    monkeypatch.setattr(theme, "_system_is_dark", lambda: False)
+    # The desktop switching back: the same slot Qt's colorSchemeChanged calls.
+    theme.manager()._on_system_scheme(Qt.ColorScheme.Light)
+    assert theme.current() is theme.LIGHT
+    # A fixed choice ignores the desktop.
+    theme.apply_theme("dark")
+    theme.manager()._on_system_scheme(Qt.ColorScheme.Light)
+    assert theme.current() is theme.DARK
+
+
+def test_general_settings_switch_and_save_the_theme(qtbot, qapp, settings_store: SettingsStore):
+    page = GeneralPage(CatalogBackend(settings_store, None))
+    qtbot.addWidget(page)
+    assert page.theme.currentData() == "system"
+    assert [page.theme.itemText(i) for i in range(3)] == ["Same as the system", "Light", "Dark"]
+    page.theme.setCurrentIndex(page.theme.findData("dark"))
+    page.theme.activated.emit(page.theme.currentIndex())
+    assert settings_store.current.theme == "dark"
+    assert theme.current() is theme.DARK
+    assert SettingsStore(settings_store.path).current.theme == "dark"
