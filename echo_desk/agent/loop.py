@@ -53,7 +53,13 @@ REPEATED_FAILURE_LIMIT = 3
 
 
 class LoopListener(Protocol):
-    """What the UI, the CLI and the conversation store hear while the loop runs."""
+    """What the UI, the CLI and the conversation store hear while the loop runs.
+
+    Two optional methods are looked up by name: ``on_progress(Progress)`` (what the model is
+    doing now) and ``on_runaway(Runaway)``, heard *instead of* ``on_error`` when the stream was
+    cut, so a listener can offer Retry. (Not on ``NullListener``: a subclass that only prints
+    errors must still hear a cut stream as one.)
+    """
 
     def on_text(self, delta: str) -> None: ...
 
@@ -73,11 +79,6 @@ class NullListener:
 
     def on_progress(self, progress: Progress) -> None:
         """Optional for any listener (looked up by name): what the model is doing right now."""
-
-    def on_runaway(self, runaway: Runaway) -> None:
-        """Optional for any listener (looked up by name): the stream was cut (instead of
-        ``on_error`` with its description), so the listener can offer Retry."""
-
     def on_tool_call(self, call: ToolCall) -> None: ...
 
     def on_tool_status(self, call_id: str, status: ToolStatus) -> None: ...

@@ -140,3 +140,19 @@ def test_a_retry_note_names_what_went_wrong() -> None:
     assert note.role == "user" and "'Buy bread' 9 times" in note.content
     assert "edit_file" in retry_note(Runaway(RunawayKind.CALL_TOO_LONG, 900, tool="write_file")).content
     assert "length limit" in retry_note(Runaway(RunawayKind.CUT_OFF, 1024)).content
+
+
+async def test_a_listener_without_on_runaway_hears_the_cut_as_an_error(engine, scope, host) -> None:  # type: ignore[no-untyped-def]
+    from echo_desk.agent.loop import NullListener
+
+    class Printer(NullListener):  # as the CLI's printer: errors only
+        def __init__(self) -> None:
+            self.errors: list[str] = []
+
+        def on_error(self, message: str) -> None:
+            self.errors.append(message)
+
+    printer = Printer()
+    model = EndlessModel(TextDelta(w) for w in itertools.cycle(["Buy", " bread", "\n"]))
+    await AgentLoop(model, engine[0], engine[1]).run([ChatMessage(role="user", content="x")], scope, host, printer)
+    assert len(printer.errors) == 1 and "repeated itself" in printer.errors[0]
