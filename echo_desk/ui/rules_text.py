@@ -13,10 +13,13 @@ import time
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
 from echo_desk.i18n import N_, _
 
-EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ASK: N_("ask"), Effect.DENY: N_("deny")}
+EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ALLOW_IN_SANDBOX: N_("allow in the sandbox"), Effect.ASK: N_("ask"),
+                 Effect.DENY: N_("deny")}
 #: What happens to a part: "allowed", "asks", "refused"; ``None`` = no rule spoke.
-VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
-VERDICT_COLOURS = {Effect.ALLOW: "#1a7f37", Effect.ASK: "#9a6700", Effect.DENY: "#cf222e", None: "#57606a"}
+VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ALLOW_IN_SANDBOX: N_("Allowed in the sandbox, asks outside it"),
+                  Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
+VERDICT_COLOURS = {Effect.ALLOW: "#1a7f37", Effect.ALLOW_IN_SANDBOX: "#0969da", Effect.ASK: "#9a6700",
+                   Effect.DENY: "#cf222e", None: "#57606a"}
 
 SCOPE_LABELS = {
     GrantScope.ONCE: N_("this call only"),

@@ -13,6 +13,7 @@ import pytest
 from echo_desk import sandbox
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
+from echo_desk.agent.permissions import Effect, sandbox_toggle
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.agent.tools import RunCommand, command_sandbox
 from echo_desk.mcp.config import ServerConfig
@@ -72,21 +73,40 @@ def test_the_settings_dialog_has_the_sandbox_page(qtbot, runtime, tmp_path: Path
 
 
 @pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
-def test_choices_are_saved_for_the_open_workspace(qtbot, settings_store: SettingsStore, tmp_path: Path) -> None:
-    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
+def test_choices_are_saved_for_the_open_workspace(qtbot, runtime, tmp_path: Path) -> None:
+    settings_store, engine = runtime.settings, runtime.permissions
+    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path), rules=engine)
     qtbot.addWidget(page)
     assert "works on this system" in page.status.text() and page.fallback.isHidden()
-    assert page.without_asking.isEnabled()
+    assert page.without_asking.isEnabled() and not page.without_asking.isChecked()
     page.without_asking.setChecked(True)
-    chosen = settings_store.current.sandbox.for_workspace(str(tmp_path))
-    assert chosen.run_without_asking and chosen.mode is SandboxMode.SANDBOXED
-    assert settings_store.current.sandbox.default.run_without_asking is False  # other workspaces untouched
+    # The box is a rule of the workspace's personal file; other workspaces are untouched.
+    assert sandbox_toggle.is_on(engine, tmp_path) and not sandbox_toggle.is_on(engine, None)
+    assert engine.check_command("make", workspace=tmp_path).effect is Effect.ALLOW_IN_SANDBOX
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).mode is SandboxMode.SANDBOXED
+    # Removed by hand in the file: the box shows it at the next look.
+    sandbox_toggle.set_on(engine, tmp_path, False)
+    page.retranslate()
+    assert not page.without_asking.isChecked()
+    page.without_asking.setChecked(True)
     page.mode.setCurrentIndex(page.mode.findData(SandboxMode.ASK_UNSANDBOXED.value))
     assert settings_store.current.sandbox.for_workspace(str(tmp_path)).mode is SandboxMode.ASK_UNSANDBOXED
     assert not page.without_asking.isEnabled() and "Every command is asked about" in page.fallback.text()
     page.hidden.setPlainText("~/projects/secret-notes\n\n/srv/private\n")
     page.save_hidden.click()
     assert settings_store.current.sandbox.hidden_paths == [str(Path.home() / "projects/secret-notes"), "/srv/private"]
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+def test_a_broken_rule_file_leaves_the_box_unticked_and_says_why(qtbot, runtime, tmp_path: Path) -> None:
+    local = tmp_path / ".echo-desk" / "permissions.local.toml"
+    local.parent.mkdir()
+    local.write_text("[[rule]\n")
+    page = SandboxPage(runtime.settings, workspace=lambda: str(tmp_path), rules=runtime.permissions)
+    qtbot.addWidget(page)
+    page.without_asking.setChecked(True)
+    assert not page.without_asking.isChecked() and local.read_text() == "[[rule]\n"
+    assert not page.rule_error.isHidden() and "Not changed" in page.rule_error.text()
 
 
 def _request(*targets: Target) -> ApprovalRequest:
