@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from echo_desk import sandbox
 from echo_desk.agent.permissions import PermissionEngine, sandbox_toggle
 from echo_desk.i18n import N_, _
+from echo_desk.sandbox.detect import UNAVAILABLE
 from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
@@ -38,9 +39,15 @@ MODE_LABELS = {
 _WARN = "#9a6700"
 
 
-def status_text(found: sandbox.Availability) -> str:
-    """Why the sandbox works or not, and the fix, in the person's language (bwrap's words as is)."""
+def reason_text(found: sandbox.Availability) -> str:
+    """One line: "The sandbox works…" or "Sandbox unavailable: <why>" (bwrap's words as is)."""
     reason = _(found.reason).format(detail=found.detail)
+    return reason if found.available else _(UNAVAILABLE).format(reason=reason)
+
+
+def status_text(found: sandbox.Availability) -> str:
+    """Why the sandbox works or not, and the fix, in the person's language."""
+    reason = reason_text(found)
     return reason if not found.fix else f"{reason}\n{_(found.fix)}"
 
 
@@ -143,7 +150,12 @@ class SandboxPage(QWidget):
                                      else _("No workspace open: these choices apply to every workspace."))
         self.mode_label.setText(_("Run commands"))
         for row in range(self.mode.count()):
-            self.mode.setItemText(row, _(MODE_LABELS[SandboxMode(self.mode.itemData(row))]))
+            mode = SandboxMode(self.mode.itemData(row))
+            label = _(MODE_LABELS[mode])
+            if mode is SandboxMode.SANDBOXED and not found.available:
+                # The choice is kept (it applies once bwrap works); meanwhile every command asks.
+                label = _("{mode} — unavailable here, every command asks").format(mode=label)
+            self.mode.setItemText(row, label)
         self.without_asking.setText(_("Run sandboxed commands without asking"))
         self.without_asking.setToolTip(_("Adds or removes the rule allow-in-sandbox shell \"**\" in {file}. "
                                          "Commands that run outside the sandbox still ask.").format(

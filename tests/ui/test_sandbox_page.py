@@ -51,8 +51,10 @@ def test_without_bwrap_the_page_explains_why_and_that_every_command_asks(
     _without_bwrap(monkeypatch, tmp_path)
     page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
     qtbot.addWidget(page)
-    assert "bubblewrap (bwrap) is not installed." in page.status.text()
+    assert page.status.text().startswith("Sandbox unavailable: bubblewrap (bwrap) is not installed.")
     assert "sudo apt install bubblewrap" in page.status.text()
+    # The kept choice says what it means here: nothing runs sandboxed, every command asks.
+    assert "unavailable here, every command asks" in page.mode.currentText()
     assert not page.fallback.isHidden() and "Every command is asked about" in page.fallback.text()
     assert not page.without_asking.isEnabled()
     assert page.mode.currentData() == SandboxMode.SANDBOXED.value
@@ -203,4 +205,16 @@ def test_the_approval_dialog_gives_the_fix_when_the_sandbox_is_unavailable(
                               detail=command_sandbox.OUTSIDE_REASONS["unavailable"]))
     text = format_targets(request)
     assert "the sandbox is unavailable here" in text
-    assert "bubblewrap (bwrap) is not installed." in text and "sudo apt install bubblewrap" in text
+    assert "Sandbox unavailable: bubblewrap (bwrap) is not installed." in text
+    assert "sudo apt install bubblewrap" in text
+
+
+def test_the_card_says_why_the_sandbox_was_unavailable() -> None:
+    facts = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "status": "apparmor_userns"}})
+    assert facts is not None
+    shown = sandbox_html(facts)
+    assert "Ran outside the sandbox" in shown and "Sandbox unavailable: This system (Ubuntu 23.10" in shown
+    chosen = sandbox_of({"sandbox": {"sandboxed": False, "mode": "ask_unsandboxed", "status": "available"}})
+    assert chosen is not None and "unavailable" not in sandbox_html(chosen)
+    odd = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "status": "<made-up>"}})
+    assert odd is not None and "unavailable" not in sandbox_html(odd)
