@@ -38,7 +38,11 @@ def contained(cfg: ServerConfig, env: dict[str, str]) -> tuple[str, list[str], d
     folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
     spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder,
                                hidden=(paths.config_dir(), paths.data_dir(), paths.cache_dir()),
-                               runs_from=(cfg.command, *cfg.args))
+                               runs_from=(cfg.command, *cfg.args),
+                               # A server runs until stopped and nothing here sees it end, so no
+                               # placeholders (they would stay): protected paths missing in its
+                               # folder are not covered (docs/sandbox.md).
+                               guard_missing=False)
     launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
                              seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf")
     return launch.argv[0], launch.argv[1:], launch.env

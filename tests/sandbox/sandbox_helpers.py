@@ -24,6 +24,7 @@ import pytest
 from echo_desk import sandbox
 from echo_desk.agent.policy import APPROVED_BY_PERSON
 from echo_desk.agent.tools import RunCommand
+from echo_desk.sandbox import placeholders
 from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
 from echo_desk.tools import NullToolHost, ToolExecutionContext, ToolResult
 
@@ -78,6 +79,8 @@ def _fresh_probe() -> Iterator[None]:
     sandbox.forget()
     yield
     sandbox.forget()
+    # Every launch released what it took: a leak would keep a placeholder in the workspace.
+    assert placeholders.in_use() == {}
 
 
 @pytest.fixture

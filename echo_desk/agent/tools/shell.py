@@ -179,6 +179,10 @@ class RunCommand(BuiltinTool):
             )
             if leash:
                 await leash.started(proc.stdout)
+        except BaseException:
+            if launch is not None:
+                launch.release()  # nothing started (or it is being torn down): no placeholder stays
+            raise
         finally:
             os.close(dir_fd)
             if launch is not None:
@@ -199,6 +203,9 @@ class RunCommand(BuiltinTool):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
+            if launch is not None and proc.returncode is not None:
+                # The sandbox is gone: its placeholders can go (never earlier, see placeholders).
+                launch.release()
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
