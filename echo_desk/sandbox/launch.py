@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.sandbox import forwarder, placeholders, seccomp
+from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import (
@@ -31,6 +32,7 @@ from echo_desk.sandbox.paths import (
 from echo_desk.sandbox.placeholders import Placeholder
 
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
+RELAY = Path(relay_launcher.__file__)
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
@@ -133,13 +135,16 @@ def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
 
 
 def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None, *,
-            own_env: dict[str, str] | None = None, seccomp_file: Path | None = None) -> Launch:
+            own_env: dict[str, str] | None = None, seccomp_file: Path | None = None,
+            relay_path: Path | None = None) -> Launch:
     """Build the command line; opens the seccomp program descriptor (closed by ``close()``).
 
     ``env`` is filtered through the allow-list; ``own_env`` (e.g. an MCP server's configured
     variables) is added as is. With ``seccomp_file`` the program is written there and read by a
     ``/bin/sh`` redirection instead of an inherited descriptor, for spawners that cannot pass one
-    (then ``pass_fds`` is empty, and no proxy is possible).
+    (then ``pass_fds`` is empty). A proxied sandbox started that way also needs ``relay_path``:
+    the Unix socket the proxy listens on, which the ``relay`` launcher connects to just before it
+    becomes bwrap (outside the sandbox, so the seccomp rule against new Unix sockets holds inside).
     """
     writable = existing_real(spec.writable)
     if not writable:
@@ -186,11 +191,18 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         argv += stand_in.bwrap_args()
     argv += list(spec.extra_args)
     if seccomp_file is not None:
-        if spec.proxied:
-            raise ValueError("a proxied sandbox needs inherited descriptors")
+        if spec.proxied and relay_path is None:
+            raise ValueError("a proxied sandbox started by a spawner needs the proxy's socket (relay_path)")
         _write_private(seccomp_file, seccomp.program())
-        argv += ["--seccomp", "3", "--chdir", str(cwd), "--", *_with_process_limit(command, spec.max_processes)]
-        wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
+        if spec.proxied:
+            command = [*helper_command(forwarder.__name__, FORWARDER), str(relay_launcher.RELAY_FD), "--", *command]
+        argv += ["--seccomp", str(relay_launcher.SECCOMP_FD), "--chdir", str(cwd), "--",
+                 *_with_process_limit(command, spec.max_processes)]
+        if spec.proxied:
+            assert relay_path is not None
+            wrapped = [*helper_command(relay_launcher.__name__, RELAY), str(relay_path), str(seccomp_file), "--", *argv]
+        else:
+            wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
         placeholders.take(stand_ins)
         return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins))
     fd = seccomp.program_fd()

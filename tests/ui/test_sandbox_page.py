@@ -190,10 +190,11 @@ def test_the_card_of_a_command_run_outside_warns_and_lists_refused_hosts() -> No
 
 def test_the_server_form_keeps_the_sandbox_choice(qtbot) -> None:
     form = ServerFormDialog(manager=None, config=ServerConfig(name="files", command="npx", args=("-y", "srv"),
-                                                              sandbox=True))
+                                                              sandbox=True, allowed_domains=("pypi.org",)))
     qtbot.addWidget(form)
     assert form.sandboxed.isChecked() and "sandbox" in form.sandboxed.text()
     assert form.draft().sandbox is True
+    assert form.draft().allowed_domains == ("pypi.org",)  # kept through an edit (mcp.json only)
     form.sandboxed.setChecked(False)
     assert form.draft().sandbox is False
 
