@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from echo_desk import __version__
+from echo_desk import __version__, sandbox
 from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Known at start, off the main thread: the settings page, the approval dialog and the
+    # command plans read the cached answer instead of probing bwrap at first use.
+    sandbox.check_at_start()
     if args.command is None:
         return _run_gui(argv)
     runtime = Runtime.create()

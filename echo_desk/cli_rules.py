@@ -4,7 +4,9 @@ Everything here asks the engine (``PermissionEngine``) — the same code path ``
 takes. Untrusted text (patterns, commands, paths) is printed JSON-escaped (``ensure_ascii``), so
 control, bidi and invisible characters show as ``\\uXXXX`` instead of acting on the terminal.
 
-``rules check`` exits 0 for allow, 1 for ask (or no rule: the tool's default asks), 2 for deny.
+``rules check`` exits 0 for allow, 1 for ask (or no rule: the tool's default asks), 2 for deny,
+3 for allow-in-sandbox (runs without asking only inside the sandbox; the JSON then says whether
+the sandbox works on this system).
 """
 
 from __future__ import annotations
@@ -157,7 +159,13 @@ def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
             return 2
         # One argument is the line as typed; several are joined with spaces (as the shell passed them).
         verdict = engine.check_command(words[0] if len(words) == 1 else " ".join(words), workspace=workspace)
-    print(json.dumps(verdict_json(verdict), indent=2, ensure_ascii=True))
+    out = verdict_json(verdict)
+    if verdict.effect is Effect.ALLOW_IN_SANDBOX:
+        from echo_desk import sandbox
+
+        found = sandbox.availability()
+        out["sandbox"] = {"available": found.available, "status": found.status.value, "why": found.english()}
+    print(json.dumps(out, indent=2, ensure_ascii=True))
     return (verdict.effect or Effect.ASK).exit_code
 
 

@@ -125,6 +125,11 @@ def approval_for(
         return Ruling(Verdict.DENY, rules.provenance.describe(), rules.provenance)
     if preview is not None and any(is_protected(t) for t in preview.targets):
         return Ruling(Verdict.ASK, "protected target")
+    if rules is not None and rules.provenance is not None and said is Effect.ALLOW_IN_SANDBOX:
+        if runs_in_sandbox(entry, preview):
+            return Ruling(Verdict.AUTO, f"{rules.provenance.describe()}, runs in the sandbox", rules.provenance)
+        # Not contained here (sandbox off, unavailable, or asked to leave it): the rule grants nothing.
+        return Ruling(Verdict.ASK, f"{rules.provenance.describe()}, but runs outside the sandbox", rules.provenance)
     if rules is not None and rules.provenance is not None and said in (Effect.ASK, Effect.ALLOW):
         verdict = Verdict.ASK if said is Effect.ASK else Verdict.AUTO
         return Ruling(verdict, rules.provenance.describe(), rules.provenance)
@@ -134,9 +139,6 @@ def approval_for(
         return Ruling(Verdict.AUTO, "allowed for this conversation")
     if policy is ToolPolicy.ASK:
         return Ruling(Verdict.ASK, "settings: ask")
-    workspace = scope.workspace_roots[0] if scope.workspace_roots else None
-    if runs_in_sandbox(entry, preview) and settings.sandbox.for_workspace(workspace).run_without_asking:
-        return Ruling(Verdict.AUTO, "sandbox: runs in the sandbox without asking")
     if entry.tool.requires_approval:
         return Ruling(Verdict.ASK, "the tool always asks")
     if risk is RiskLevel.READ:

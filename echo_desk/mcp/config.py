@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from echo_desk.sandbox.domains import BadDomain, parse_rules
 from echo_desk.store.paths import config_dir
 from echo_desk.store.settings import write_atomically
 from echo_desk.tools.secrets import secret_store
@@ -57,6 +58,9 @@ class ServerConfig:
     #: the rest read-only, secrets hidden, no network. Default on for servers imported from
     #: other apps; in ``mcp.json`` as ``"sandbox": true``.
     sandbox: bool = False
+    #: With ``sandbox``: domains (``example.com``, ``*.example.com``) the server may reach through
+    #: Echo Desk's proxy, as for sandboxed commands; none means no network. ``"allowed_domains"``.
+    allowed_domains: tuple[str, ...] = ()
 
     @property
     def is_stdio(self) -> bool:
@@ -80,6 +84,9 @@ class ServerConfig:
         if self.sandbox:
             # Leaving the sandbox changes what the server may do: a new approval.
             material["sandbox"] = True
+        if self.allowed_domains:
+            # More network is more reach: a new approval.
+            material["allowed_domains"] = sorted(self.allowed_domains)
         text = json.dumps(material, sort_keys=True, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -103,6 +110,8 @@ class ServerConfig:
                 out["cwd"] = self.cwd
             if self.sandbox:
                 out["sandbox"] = True
+            if self.allowed_domains:
+                out["allowed_domains"] = list(self.allowed_domains)
         else:
             out = {"type": self.transport, "url": self.url}
             if self.headers:
@@ -179,6 +188,13 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
         sandboxed = raw.get("sandbox", False)
         if not isinstance(sandboxed, bool):
             raise ConfigError(f"{name}: sandbox must be true or false")
+        domains = raw.get("allowed_domains", [])
+        if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+            raise ConfigError(f"{name}: allowed_domains must be a list of domains")
+        try:
+            parse_rules(domains)
+        except BadDomain as exc:
+            raise ConfigError(f"{name}: allowed_domains: {exc}") from None
         return ServerConfig(
             name=name,
             transport="stdio",
@@ -189,6 +205,7 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
             enabled=bool(enabled),
             timeout=float(timeout),
             sandbox=sandboxed,
+            allowed_domains=tuple(d.strip() for d in domains if d.strip()),
         )
     url = raw.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):

@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from echo_desk import __version__
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
-from echo_desk.mcp.contained import contained
+from echo_desk.mcp.contained import contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
 
 log = logging.getLogger(__name__)
@@ -155,7 +155,10 @@ class ServerConnection:
             env = {**self._extra_env, **cfg.resolved_env()}
             command, args = cfg.command, list(cfg.args)
             if cfg.sandbox:
-                command, args, env = contained(cfg, env)
+                network = network_for(cfg)
+                if network is not None:
+                    stack.push_async_callback(network.close)
+                command, args, env = contained(cfg, env, network.path if network is not None else None)
             # Dies with us, even after kill -9, and so does everything it started (own sessions too).
             command, args = reaped(*leashed(command, args, env), env)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)

@@ -57,6 +57,8 @@ class ServerDraft:
     timeout: float = 60.0
     #: Start a stdio server in the command sandbox.
     sandbox: bool = False
+    #: Its allowed domains (edited in mcp.json; the form keeps them as they were).
+    allowed_domains: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,8 @@ def build_server(draft: ServerDraft, *, taken: set[str], original: str = "") -> 
             raise FormError(N_("A stdio server needs a command to run."))
         config = ServerConfig(name=name, transport="stdio", command=draft.command.strip(), args=draft.args,
                               env=_entries(name, "env", draft.env, secrets), cwd=draft.cwd.strip(),
-                              enabled=draft.enabled, timeout=draft.timeout, sandbox=draft.sandbox)
+                              enabled=draft.enabled, timeout=draft.timeout, sandbox=draft.sandbox,
+                              allowed_domains=draft.allowed_domains if draft.sandbox else ())
     else:
         url = draft.url.strip()
         if not re.match(r"^https?://[^\s/?#]+", url) or any(c.isspace() for c in url):

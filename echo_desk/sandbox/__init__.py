@@ -7,7 +7,7 @@ the environment, and reads back what a failed command was probably refused.
 """
 
 from echo_desk.sandbox.blocked import Blocked, what_was_blocked
-from echo_desk.sandbox.detect import Availability, Status, availability, forget, probe
+from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.launch import Launch, SandboxSpec, prepare
 
@@ -19,6 +19,7 @@ __all__ = [
     "Status",
     "allowed_environment",
     "availability",
+    "check_at_start",
     "forget",
     "prepare",
     "probe",

@@ -42,6 +42,10 @@ REASONS: dict[Status, str] = {
     Status.FAILED: N_("bubblewrap could not start a sandbox: {detail}"),
 }
 
+#: The line the approval dialog, the tool card and the settings page lead with when it does not
+#: work; ``{reason}`` is the translated ``REASONS`` entry.
+UNAVAILABLE = N_("Sandbox unavailable: {reason}")
+
 FIXES: dict[Status, str] = {
     Status.AVAILABLE: "",
     Status.BWRAP_MISSING: N_(
@@ -89,6 +93,8 @@ class Availability:
     def english(self) -> str:
         """One line for the model and the logs."""
         reason = self.reason.format(detail=self.detail)
+        if not self.available:
+            reason = UNAVAILABLE.format(reason=reason)
         return f"{reason} {self.fix}".strip()
 
 
@@ -102,6 +108,21 @@ def availability(path: str | None = None, *, refresh: bool = False) -> Availabil
         if refresh or path not in _cache:
             _cache[path] = probe(path)
         return _cache[path]
+
+
+_at_start: threading.Thread | None = None
+
+
+def check_at_start() -> threading.Thread:
+    """Run the probe once on a daemon thread, so the app and the CLI know at start whether the
+    sandbox works (the window never waits for bwrap). Later ``availability()`` calls get the
+    cached answer, or wait for this probe if it is still running. Idempotent per process."""
+    global _at_start
+    with _lock:
+        if _at_start is None:
+            _at_start = threading.Thread(target=availability, name="sandbox-probe", daemon=True)
+            _at_start.start()
+        return _at_start
 
 
 def forget() -> None:

@@ -16,12 +16,23 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import forwarder, seccomp
+from echo_desk.sandbox import forwarder, placeholders, seccomp
+from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.helper import helper_command
-from echo_desk.sandbox.paths import default_hidden, existing_real, git_dirs, is_under, read_only_in
+from echo_desk.sandbox.paths import (
+    SHELL_STARTUP,
+    SHELL_STARTUP_FOLDERS,
+    default_hidden,
+    existing_real,
+    git_dirs,
+    is_under,
+    read_only_in,
+)
+from echo_desk.sandbox.placeholders import Placeholder
 
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
+RELAY = Path(relay_launcher.__file__)
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
@@ -50,6 +61,9 @@ class SandboxSpec:
     #: Files the program runs from, as configured and approved (an MCP server's command and
     #: arguments): any under /tmp stay visible, read-only, over the private /tmp.
     runs_from: tuple[str, ...] = ()
+    #: Cover protected paths that do not exist yet with read-only placeholders (made in the
+    #: workspace while the command runs; the caller must ``Launch.release()`` after it ended).
+    guard_missing: bool = True
 
 
 @dataclass
@@ -66,6 +80,14 @@ class Launch:
     #: Echo Desk's end of the socket pair the forwarder hands connections through (when proxied).
     relay: socket.socket | None = None
     _child_ends: tuple[socket.socket, ...] = ()
+    #: Empty stand-ins bwrap makes for protected paths that did not exist (see ``placeholders``).
+    placeholders: tuple[Placeholder, ...] = ()
+
+    def release(self) -> None:
+        """Call once the sandbox has ended (never before: see ``placeholders``): removes the
+        placeholders no other running command uses, if they are still empty. Idempotent."""
+        taken, self.placeholders = self.placeholders, ()
+        placeholders.release(taken)
 
     def close(self) -> None:
         """Close what only the child needed (call once it started); ``relay`` stays open."""
@@ -113,13 +135,16 @@ def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
 
 
 def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None, *,
-            own_env: dict[str, str] | None = None, seccomp_file: Path | None = None) -> Launch:
+            own_env: dict[str, str] | None = None, seccomp_file: Path | None = None,
+            relay_path: Path | None = None) -> Launch:
     """Build the command line; opens the seccomp program descriptor (closed by ``close()``).
 
     ``env`` is filtered through the allow-list; ``own_env`` (e.g. an MCP server's configured
     variables) is added as is. With ``seccomp_file`` the program is written there and read by a
     ``/bin/sh`` redirection instead of an inherited descriptor, for spawners that cannot pass one
-    (then ``pass_fds`` is empty, and no proxy is possible).
+    (then ``pass_fds`` is empty). A proxied sandbox started that way also needs ``relay_path``:
+    the Unix socket the proxy listens on, which the ``relay`` launcher connects to just before it
+    becomes bwrap (outside the sandbox, so the seccomp rule against new Unix sockets holds inside).
     """
     writable = existing_real(spec.writable)
     if not writable:
@@ -155,19 +180,31 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
             # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
             # with a hooks folder of the command's own would walk around the read-only hooks.
             argv += ["--bind", str(gitdir), str(gitdir)]
-        if not (gitdir / "hooks").exists():
-            # No hooks folder yet: an empty read-only one, so none can be planted.
+        if not (gitdir / "hooks").exists() and not any(is_under(gitdir, w) for w in writable):
+            # No hooks folder yet in a repository outside the workspace: an empty read-only one,
+            # so none can be planted (inside the workspace, a placeholder does it: see below).
             argv += ["--tmpfs", str(gitdir / "hooks"), "--remount-ro", str(gitdir / "hooks")]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
+    stand_ins = _missing_protected(writable, spec.home) if spec.guard_missing else []
+    for stand_in in stand_ins:
+        argv += stand_in.bwrap_args()
     argv += list(spec.extra_args)
     if seccomp_file is not None:
-        if spec.proxied:
-            raise ValueError("a proxied sandbox needs inherited descriptors")
+        if spec.proxied and relay_path is None:
+            raise ValueError("a proxied sandbox started by a spawner needs the proxy's socket (relay_path)")
         _write_private(seccomp_file, seccomp.program())
-        argv += ["--seccomp", "3", "--chdir", str(cwd), "--", *_with_process_limit(command, spec.max_processes)]
-        wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
-        return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment)
+        if spec.proxied:
+            command = [*helper_command(forwarder.__name__, FORWARDER), str(relay_launcher.RELAY_FD), "--", *command]
+        argv += ["--seccomp", str(relay_launcher.SECCOMP_FD), "--chdir", str(cwd), "--",
+                 *_with_process_limit(command, spec.max_processes)]
+        if spec.proxied:
+            assert relay_path is not None
+            wrapped = [*helper_command(relay_launcher.__name__, RELAY), str(relay_path), str(seccomp_file), "--", *argv]
+        else:
+            wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
+        placeholders.take(stand_ins)
+        return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins))
     fd = seccomp.program_fd()
     argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
     relay = child_end = None
@@ -176,8 +213,28 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         command = [*helper_command(forwarder.__name__, FORWARDER), str(child_end.fileno()), "--", *command]
     argv += _with_process_limit(command, spec.max_processes)
     fds = (fd,) if child_end is None else (fd, child_end.fileno())
+    placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
-                  () if child_end is None else (child_end,))
+                  () if child_end is None else (child_end,), tuple(stand_ins))
+
+
+def _missing_protected(writable: list[Path], home: Path) -> list[Placeholder]:
+    """Stand-ins for the protected paths of each workspace that do not exist yet: Echo Desk's
+    ``.echo-desk`` (its rules) and a repository's ``hooks`` and ``info`` (empty folders, which git
+    neither lists nor commits); shell start-up files only when the workspace is the home folder,
+    the one place a shell reads them from (an empty placeholder file would show up in
+    ``git status`` and be committed by ``git add -A``)."""
+    real_home = Path(os.path.realpath(home))
+    candidates: list[tuple[Path, bool]] = []
+    for w in writable:
+        in_home = w == real_home
+        for path in read_only_in(w):
+            relative = path.relative_to(w).as_posix() if is_under(path, w) else ""
+            if (path.name in ("hooks", "info") and path.parent != w) or relative == ".echo-desk":
+                candidates.append((path, True))
+            elif in_home and relative in SHELL_STARTUP:
+                candidates.append((path, relative in SHELL_STARTUP_FOLDERS))
+    return placeholders.missing(candidates, writable)
 
 
 def _write_private(path: Path, data: bytes) -> None:

@@ -22,6 +22,10 @@ SHELL_STARTUP = (
 )
 
 
+#: The start-up entries above that are folders.
+SHELL_STARTUP_FOLDERS = frozenset({".config/fish"})
+
+
 def default_hidden(home: Path) -> tuple[Path, ...]:
     return tuple(home / name for name in HIDDEN_IN_HOME)
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import socket
+import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from echo_desk.sandbox.domains import DomainRule, address_is_public, host_allowed
@@ -157,3 +160,33 @@ async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> Non
     finally:
         with contextlib.suppress(Exception):
             sink.close()
+
+
+class RelayListener:
+    """A private Unix socket the ``relay`` launcher of a spawned sandbox connects to; the one
+    connection it makes becomes ``proxy``'s relay. For servers whose spawner cannot pass a
+    descriptor. The socket lives in a folder of its own (mode 0700), removed by ``close()``."""
+
+    def __init__(self, proxy: DomainProxy) -> None:
+        self.proxy = proxy
+        self._folder = Path(tempfile.mkdtemp(prefix="echo-desk-relay-"))
+        self.path = self._folder / "proxy.sock"
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(str(self.path))
+        self._listener.listen(4)
+        self._listener.setblocking(False)
+        asyncio.get_running_loop().add_reader(self._listener.fileno(), self._accept)
+
+    def _accept(self) -> None:
+        try:
+            conn, _addr = self._listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        self.proxy.attach(conn)  # a restarted server connects anew: the newest is the relay
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            asyncio.get_running_loop().remove_reader(self._listener.fileno())
+        self._listener.close()
+        await self.proxy.close()
+        shutil.rmtree(self._folder, ignore_errors=True)

@@ -111,8 +111,9 @@ class WorkspaceSandbox(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     mode: SandboxMode = SandboxMode.SANDBOXED
-    #: Sandboxed commands run without asking (until the permission rules' ``allow-in-sandbox``).
-    run_without_asking: bool = False
+    # "Run sandboxed commands without asking" is not stored here: it is an ``allow-in-sandbox``
+    # permission rule (echo_desk.agent.permissions.sandbox_toggle). An older file's
+    # ``run_without_asking`` is ignored: that choice asks again until the box is ticked anew.
     #: ``example.com`` / ``*.example.com`` reachable through the sandbox's proxy (none: no network).
     allowed_domains: list[str] = Field(default_factory=list)
 

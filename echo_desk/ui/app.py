@@ -219,6 +219,9 @@ def close_on_signals(window: QWidget) -> None:
 def run_gui(argv: list[str] | None = None) -> int:
     """Open the main window and run until it is closed. Returns the process exit code."""
     argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
+    from echo_desk import sandbox
+
+    sandbox.check_at_start()  # bwrap is probed on its own thread while the window comes up
     qapp = QApplication.instance() or QApplication(argv)
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Echo Desk")

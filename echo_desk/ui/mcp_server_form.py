@@ -66,6 +66,8 @@ class ServerFormDialog(QDialog):
         super().__init__(parent)
         self.manager = manager
         self.original = config.name if config is not None else ""
+        # Not on the form (mcp.json only): kept as they were, never dropped by an edit.
+        self._allowed_domains = config.allowed_domains if config is not None else ()
         self.resize(860, 660)
         layout = QVBoxLayout(self)
         top, form = _form_page()
@@ -202,7 +204,8 @@ class ServerFormDialog(QDialog):
                            command=self.command.text(), args=args_from_text(self.args.toPlainText()),
                            env=tuple(self.env.values()), cwd=self.cwd.text(), url=self.url.text(),
                            headers=tuple(self.headers.values()), enabled=self.enabled.isChecked(),
-                           timeout=float(self.timeout.value()), sandbox=self.sandboxed.isChecked())
+                           timeout=float(self.timeout.value()), sandbox=self.sandboxed.isChecked(),
+                           allowed_domains=self._allowed_domains)
 
     def _show_runs(self) -> None:
         line = [self.command.text().strip(), *args_from_text(self.args.toPlainText())]

@@ -14,11 +14,14 @@ from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaq
 from echo_desk.i18n import N_, _
 from echo_desk.ui import theme
 
-EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ASK: N_("ask"), Effect.DENY: N_("deny")}
+EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ALLOW_IN_SANDBOX: N_("allow in the sandbox"), Effect.ASK: N_("ask"),
+                 Effect.DENY: N_("deny")}
 #: What happens to a part: "allowed", "asks", "refused"; ``None`` = no rule spoke.
-VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
+VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ALLOW_IN_SANDBOX: N_("Allowed in the sandbox, asks outside it"),
+                  Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
 #: Palette roles (``ui.theme``) per verdict; ``None`` = no rule decided.
-VERDICT_ROLES = {Effect.ALLOW: "ok", Effect.ASK: "warn", Effect.DENY: "danger", None: "muted"}
+VERDICT_ROLES = {Effect.ALLOW: "ok", Effect.ALLOW_IN_SANDBOX: "accent", Effect.ASK: "warn", Effect.DENY: "danger",
+                 None: "muted"}
 
 
 def verdict_colour(effect: Effect | None) -> str:

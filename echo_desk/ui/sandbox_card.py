@@ -7,6 +7,7 @@ import html
 from typing import Any
 
 from echo_desk.i18n import N_, _
+from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
 from echo_desk.ui import theme
 
 BLOCKED_LABELS = {
@@ -28,7 +29,8 @@ def sandbox_of(metadata: Any) -> dict[str, Any] | None:
         value = facts.get(key)
         return [str(v) for v in value][:50] if isinstance(value, list) else []
     return {"sandboxed": facts["sandboxed"], "domains": strings("domains"), "blocked": strings("blocked"),
-            "refused_hosts": strings("refused_hosts"), "mode": str(facts.get("mode", ""))}
+            "refused_hosts": strings("refused_hosts"), "mode": str(facts.get("mode", "")),
+            "status": str(facts.get("status", ""))}
 
 
 def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
@@ -40,7 +42,10 @@ def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
     elif facts["mode"] == "off":
         return []
     else:
-        lines = [(_("Ran outside the sandbox, with all your rights"), theme.colour('warn'))]
+        lines = [(_("Ran outside the sandbox, with all your rights"), theme.colour("warn"))]
+        unavailable = _unavailable_reason(facts["status"])
+        if unavailable:
+            lines.append((unavailable, theme.colour("warn")))
     blocked = [_(BLOCKED_LABELS[b]) for b in facts["blocked"] if b in BLOCKED_LABELS]
     if blocked:
         lines.append((_("The sandbox probably refused: {what}").format(what=", ".join(blocked)), theme.colour('warn')))
@@ -48,6 +53,17 @@ def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=", ".join(facts["refused_hosts"])), theme.colour('warn')))
     return lines
+
+
+def _unavailable_reason(status: str) -> str:
+    """"Sandbox unavailable: <why>" for a stored status that is not "available", else ''."""
+    try:
+        found = Status(status)
+    except ValueError:
+        return ""
+    if found is Status.AVAILABLE:
+        return ""
+    return _(UNAVAILABLE).format(reason=_(REASONS[found]).format(detail="")).rstrip(": ：")
 
 
 def sandbox_html(facts: dict[str, Any]) -> str:

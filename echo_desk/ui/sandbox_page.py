@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk import sandbox
+from echo_desk.agent.permissions import PermissionEngine, sandbox_toggle
 from echo_desk.i18n import N_, _
+from echo_desk.sandbox.detect import UNAVAILABLE
 from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
@@ -36,9 +38,15 @@ MODE_LABELS = {
 }
 
 
-def status_text(found: sandbox.Availability) -> str:
-    """Why the sandbox works or not, and the fix, in the person's language (bwrap's words as is)."""
+def reason_text(found: sandbox.Availability) -> str:
+    """One line: "The sandbox works…" or "Sandbox unavailable: <why>" (bwrap's words as is)."""
     reason = _(found.reason).format(detail=found.detail)
+    return reason if found.available else _(UNAVAILABLE).format(reason=reason)
+
+
+def status_text(found: sandbox.Availability) -> str:
+    """Why the sandbox works or not, and the fix, in the person's language."""
+    reason = reason_text(found)
     return reason if not found.fix else f"{reason}\n{_(found.fix)}"
 
 
@@ -55,9 +63,11 @@ class SandboxPage(QWidget):
 
     def __init__(self, settings: SettingsStore, workspace: Callable[[], str] = lambda: "",
                  availability: Callable[[], sandbox.Availability] = sandbox.availability,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, rules: PermissionEngine | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
+        #: The box "run without asking" shows and edits an allow-in-sandbox rule of this engine.
+        self.rules = rules
         self.workspace = workspace
         self.availability = availability
         layout = QVBoxLayout(self)
@@ -97,6 +107,12 @@ class SandboxPage(QWidget):
         self.domains_error.setTextFormat(Qt.TextFormat.PlainText)
         self.domains_error.setStyleSheet(f"color: {theme.colour('warn')};")
         self.domains_error.hide()
+        self.rule_error = QLabel()
+        self.rule_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.rule_error.setWordWrap(True)
+        self.rule_error.setStyleSheet(f"color: {theme.colour('warn')};")
+        self.rule_error.hide()
+        form.addRow("", self.rule_error)
         for label in (self.heading, self.status, self.fallback, self.workspace_label):
             layout.addWidget(label)
         layout.addLayout(form)
@@ -106,7 +122,7 @@ class SandboxPage(QWidget):
             layout.addWidget(widget)
         layout.addStretch(1)
         self.mode.currentIndexChanged.connect(self._on_change)
-        self.without_asking.toggled.connect(self._on_change)
+        self.without_asking.toggled.connect(self._on_without_asking)
         self.save_hidden.clicked.connect(self._on_save_hidden)
         self.save_domains.clicked.connect(self._on_save_domains)
         self._loading = False
@@ -133,8 +149,16 @@ class SandboxPage(QWidget):
                                      else _("No workspace open: these choices apply to every workspace."))
         self.mode_label.setText(_("Run commands"))
         for row in range(self.mode.count()):
-            self.mode.setItemText(row, _(MODE_LABELS[SandboxMode(self.mode.itemData(row))]))
+            mode = SandboxMode(self.mode.itemData(row))
+            label = _(MODE_LABELS[mode])
+            if mode is SandboxMode.SANDBOXED and not found.available:
+                # The choice is kept (it applies once bwrap works); meanwhile every command asks.
+                label = _("{mode} — unavailable here, every command asks").format(mode=label)
+            self.mode.setItemText(row, label)
         self.without_asking.setText(_("Run sandboxed commands without asking"))
+        self.without_asking.setToolTip(_("Adds or removes the rule allow-in-sandbox shell \"**\" in {file}. "
+                                         "Commands that run outside the sandbox still ask.").format(
+            file=str(sandbox_toggle.toggle_file(self.rules, self._workspace_path())[0]) if self.rules else "-"))
         self.hidden_label.setText(_("Hidden from sandboxed commands, even for reading: your secret folders, "
                                     "Echo Desk's own settings, data and cache, and these paths (one per line):"))
         self.always_hidden.setText(_("Always hidden: {paths}").format(
@@ -150,9 +174,10 @@ class SandboxPage(QWidget):
     def _load(self, found: sandbox.Availability) -> None:
         chosen = self.current()
         self.mode.setCurrentIndex(self.mode.findData(chosen.mode.value))
-        self.without_asking.setChecked(chosen.run_without_asking)
+        self.without_asking.setChecked(self.rules is not None
+                                       and sandbox_toggle.is_on(self.rules, self._workspace_path()))
         sandboxed = chosen.mode is SandboxMode.SANDBOXED
-        self.without_asking.setEnabled(sandboxed and found.available)
+        self.without_asking.setEnabled(sandboxed and found.available and self.rules is not None)
         if chosen.mode is SandboxMode.OFF:
             fallback = _("Commands run with all your rights, asked about as the tool's approval setting says.")
         elif not found.available or chosen.mode is SandboxMode.ASK_UNSANDBOXED:
@@ -168,9 +193,25 @@ class SandboxPage(QWidget):
     def _on_change(self, *_args: object) -> None:
         if self._loading:
             return
-        chosen = WorkspaceSandbox(mode=SandboxMode(self.mode.currentData()), run_without_asking=self.without_asking.isChecked(),
+        chosen = WorkspaceSandbox(mode=SandboxMode(self.mode.currentData()),
                                   allowed_domains=self.current().allowed_domains)
         self._save_choice(chosen)
+
+    def _workspace_path(self) -> Path | None:
+        return Path(self._key()) if self._key() else None
+
+    def _on_without_asking(self, on: bool) -> None:
+        if self._loading or self.rules is None:
+            return
+        try:
+            sandbox_toggle.set_on(self.rules, self._workspace_path(), on)
+        except (ValueError, OSError) as exc:
+            # The rule file is broken or unwritable: nothing was changed; say so, show the truth.
+            self.rule_error.setText(_("Not changed: {error}").format(error=str(exc)))
+            self.rule_error.show()
+        else:
+            self.rule_error.hide()
+        self.retranslate()
 
     def _on_save_domains(self) -> None:
         entries = [line.strip() for line in self.domains.toPlainText().splitlines() if line.strip()]

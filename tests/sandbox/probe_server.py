@@ -5,6 +5,8 @@ a sandboxed server is contained."""
 import json
 import os
 import sys
+import urllib.error
+import urllib.request
 
 
 def send(message):
@@ -24,6 +26,17 @@ def attempt(action, path):
         return f"refused:{exc.strerror}"
 
 
+def fetch(url):
+    # urllib takes HTTP_PROXY from the environment, as most tools do.
+    try:
+        with urllib.request.urlopen(url, timeout=20) as response:
+            return "fetched:" + response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return f"refused:{exc.code}"
+    except OSError as exc:
+        return f"failed:{exc}"
+
+
 def handle(msg):
     method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
     if method == "initialize":
@@ -31,11 +44,12 @@ def handle(msg):
             "protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "probe", "version": "1"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "probe", "description": "Probe.",
-              "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}}}}]}})
+              "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}, "fetch": {"type": "array"}}}}]}})
     elif method == "tools/call":
         args = params.get("arguments") or {}
         report = {"read": {p: attempt("read", p) for p in args.get("read", [])},
                   "write": {p: attempt("write", p) for p in args.get("write", [])},
+                  "fetch": {u: fetch(u) for u in args.get("fetch", [])},
                   "env": dict(os.environ), "cwd": os.getcwd()}
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(report)}]}})
     elif rid is not None:

@@ -24,8 +24,9 @@ import pytest
 from echo_desk import sandbox
 from echo_desk.agent.policy import APPROVED_BY_PERSON
 from echo_desk.agent.tools import RunCommand
-from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
+from echo_desk.sandbox import placeholders
 from echo_desk.tools import NullToolHost, ToolExecutionContext, ToolResult
+from tests.run_command_helpers import run_command_tool
 
 HIDDEN_FILES = (
     ".ssh/id_ed25519", ".aws/credentials", ".gnupg/private-keys-v1.d/key.key", ".config/gcloud/credentials.db",
@@ -78,6 +79,8 @@ def _fresh_probe() -> Iterator[None]:
     sandbox.forget()
     yield
     sandbox.forget()
+    # Every launch released what it took: a leak would keep a placeholder in the workspace.
+    assert placeholders.in_use() == {}
 
 
 @pytest.fixture
@@ -109,10 +112,8 @@ def _canary(jail: Jail, path: Path) -> None:
     jail.secrets[path] = value
 
 
-def tool_with(mode: SandboxMode = SandboxMode.SANDBOXED, *, default: WorkspaceSandbox | None = None,
-              **fields: Any) -> RunCommand:
-    settings = Settings(sandbox=SandboxSettings(default=default or WorkspaceSandbox(mode=mode), **fields))
-    return RunCommand(lambda: settings)
+#: The shared helper under the name these tests use.
+tool_with = run_command_tool
 
 
 def context(workspace: Path, *, approved: bool = False, host: Any = None) -> ToolExecutionContext:

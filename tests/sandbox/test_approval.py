@@ -13,6 +13,7 @@ from sandbox_helpers import Jail, requires_bwrap
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
+from echo_desk.agent.permissions import sandbox_toggle
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
@@ -55,7 +56,7 @@ async def test_sandboxed_command_asks_by_default_and_says_it_runs_in_the_sandbox
 
 @requires_bwrap
 async def test_run_without_asking_lets_sandboxed_commands_run_but_never_outside(runtime: Runtime, jail: Jail) -> None:
-    _set(runtime, jail.workspace, run_without_asking=True)
+    sandbox_toggle.set_on(runtime.permissions, jail.workspace, True)
     envelope, host = await _call(runtime, jail.workspace, {"command": "echo hi"}, ApprovalChoice.DENY)
     assert envelope.ok and host.requests == []  # type: ignore[attr-defined]
     # The model asks to leave the sandbox: the person is asked, and a "no" means nothing ran.
@@ -81,13 +82,25 @@ async def test_without_bwrap_every_command_asks_even_when_always_allowed(
     sandbox.forget()
     assert sandbox.availability().status is sandbox.Status.BWRAP_MISSING
     runtime.settings.set_tool("run_command", policy=ToolPolicy.ALWAYS)
-    _set(runtime, jail.workspace, run_without_asking=True)
+    sandbox_toggle.set_on(runtime.permissions, jail.workspace, True)
     for n in range(2):
         envelope, host = await _call(runtime, jail.workspace, {"command": "/bin/echo hi"},
                                      ApprovalChoice.ALLOW_CONVERSATION, f"c{n}")
         assert len(host.requests) == 1, n  # asked each time, the conversation grant does not cover it
         assert envelope.ok and envelope.metadata["sandbox"]["sandboxed"] is False  # type: ignore[attr-defined]
         assert "unavailable" in _where(host)[0][1]
+
+
+@requires_bwrap
+async def test_an_allow_in_sandbox_rule_asks_when_the_workspace_runs_commands_outside(runtime: Runtime,
+                                                                                     jail: Jail) -> None:
+    sandbox_toggle.set_on(runtime.permissions, jail.workspace, True)
+    for n, mode in enumerate((SandboxMode.OFF, SandboxMode.ASK_UNSANDBOXED)):
+        _set(runtime, jail.workspace, mode=mode)
+        envelope, host = await _call(runtime, jail.workspace, {"command": "touch made"}, ApprovalChoice.DENY,
+                                     f"c{n}")
+        assert len(host.requests) == 1 and not envelope.ok, mode  # type: ignore[attr-defined]
+        assert not (jail.workspace / "made").exists()
 
 
 async def test_ask_every_time_mode_asks_even_when_always_allowed(runtime: Runtime, jail: Jail) -> None:

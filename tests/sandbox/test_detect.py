@@ -73,3 +73,35 @@ def test_seccomp_program_per_architecture() -> None:
     assert x86[:2] == b"\x20\x00" and int.from_bytes(x86[12:16], sys.byteorder) == 0xC000003E
     with pytest.raises(seccomp.UnsupportedArchitecture):
         seccomp.program("mips")
+
+
+def test_the_start_up_check_probes_once_off_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    seen: list[str] = []
+
+    def fake_probe(path: str | None = None) -> detect.Availability:
+        seen.append(threading.current_thread().name)
+        return detect.Availability(Status.BWRAP_MISSING)
+
+    monkeypatch.setattr(detect, "probe", fake_probe)
+    monkeypatch.setattr(detect, "_at_start", None)
+    sandbox.forget()
+    try:
+        thread = sandbox.check_at_start()
+        assert sandbox.check_at_start() is thread  # once per process
+        thread.join(timeout=30)
+        assert seen == ["sandbox-probe"]
+        assert sandbox.availability().status is Status.BWRAP_MISSING and seen == ["sandbox-probe"]  # cached
+        assert detect.Availability(Status.BWRAP_MISSING).english().startswith("Sandbox unavailable: bubblewrap")
+    finally:
+        sandbox.forget()
+
+
+def test_the_cli_starts_the_check_before_anything_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    from echo_desk import cli
+
+    started: list[bool] = []
+    monkeypatch.setattr(sandbox, "check_at_start", lambda: started.append(True))
+    monkeypatch.setattr(cli, "_run_gui", lambda argv: 0 if started else 99)
+    assert cli.main([]) == 0 and started == [True]

@@ -18,8 +18,9 @@ from tool_test_helpers import MakeCtx, run_tool
 from echo_desk import sandbox
 from echo_desk.agent.reaper import descendants
 from echo_desk.agent.tools import RunCommand
-from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
+from echo_desk.store.settings import SandboxMode
 from echo_desk.tools import ErrorKind
+from tests.run_command_helpers import run_command_tool
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper needs Linux /proc")
 
@@ -31,8 +32,7 @@ def run_command(request: pytest.FixtureRequest) -> RunCommand:
     mode = request.param
     if mode is SandboxMode.SANDBOXED and not sandbox.availability().available:
         pytest.skip(f"bwrap cannot run here: {sandbox.availability().english()}")
-    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=mode)))
-    return RunCommand(lambda: settings)
+    return run_command_tool(mode)
 
 
 def _marker() -> str:

@@ -15,19 +15,17 @@ import pytest
 from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 
 from echo_desk import sandbox
-from echo_desk.agent.tools import RunCommand
 from echo_desk.agent.tools.shell import OutputBuffer, command_environment
-from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
+from echo_desk.store.settings import SandboxMode
 from echo_desk.tools import CancelledByUser, ErrorKind
+from tests.run_command_helpers import run_command_tool, unsandboxed
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _unsandboxed() -> RunCommand:
-    """These tests watch host process ids, so they run the command outside the sandbox
-    (tests/sandbox/ runs the same checks inside it)."""
-    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=SandboxMode.OFF)))
-    return RunCommand(lambda: settings)
+# These tests watch host process ids, so they run the command outside the sandbox
+# (tests/sandbox/ runs the same checks inside it).
+_unsandboxed = unsandboxed
 
 
 def _live_members(pgid: int) -> list[int]:
@@ -133,8 +131,7 @@ async def test_only_allowed_variables_are_inherited(mode: SandboxMode, make_ctx:
     for name in SECRET_VARIABLES:
         monkeypatch.setenv(name, f"hunter2-{name}")
     monkeypatch.setenv("LC_TIME", "C")
-    settings = Settings(sandbox=SandboxSettings(default=WorkspaceSandbox(mode=mode)))
-    result = await run_tool(RunCommand(lambda: settings), {"command": "env"}, make_ctx("run_command"))
+    result = await run_tool(run_command_tool(mode), {"command": "env"}, make_ctx("run_command"))
     assert result.success, result.error
     assert result.metadata["sandbox"]["sandboxed"] is (mode is SandboxMode.SANDBOXED)
     assert "hunter2" not in result.output

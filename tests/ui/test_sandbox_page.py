@@ -13,6 +13,7 @@ import pytest
 from echo_desk import sandbox
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
+from echo_desk.agent.permissions import Effect, sandbox_toggle
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.agent.tools import RunCommand, command_sandbox
 from echo_desk.mcp.config import ServerConfig
@@ -50,8 +51,10 @@ def test_without_bwrap_the_page_explains_why_and_that_every_command_asks(
     _without_bwrap(monkeypatch, tmp_path)
     page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
     qtbot.addWidget(page)
-    assert "bubblewrap (bwrap) is not installed." in page.status.text()
+    assert page.status.text().startswith("Sandbox unavailable: bubblewrap (bwrap) is not installed.")
     assert "sudo apt install bubblewrap" in page.status.text()
+    # The kept choice says what it means here: nothing runs sandboxed, every command asks.
+    assert "unavailable here, every command asks" in page.mode.currentText()
     assert not page.fallback.isHidden() and "Every command is asked about" in page.fallback.text()
     assert not page.without_asking.isEnabled()
     assert page.mode.currentData() == SandboxMode.SANDBOXED.value
@@ -72,21 +75,40 @@ def test_the_settings_dialog_has_the_sandbox_page(qtbot, runtime, tmp_path: Path
 
 
 @pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
-def test_choices_are_saved_for_the_open_workspace(qtbot, settings_store: SettingsStore, tmp_path: Path) -> None:
-    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
+def test_choices_are_saved_for_the_open_workspace(qtbot, runtime, tmp_path: Path) -> None:
+    settings_store, engine = runtime.settings, runtime.permissions
+    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path), rules=engine)
     qtbot.addWidget(page)
     assert "works on this system" in page.status.text() and page.fallback.isHidden()
-    assert page.without_asking.isEnabled()
+    assert page.without_asking.isEnabled() and not page.without_asking.isChecked()
     page.without_asking.setChecked(True)
-    chosen = settings_store.current.sandbox.for_workspace(str(tmp_path))
-    assert chosen.run_without_asking and chosen.mode is SandboxMode.SANDBOXED
-    assert settings_store.current.sandbox.default.run_without_asking is False  # other workspaces untouched
+    # The box is a rule of the workspace's personal file; other workspaces are untouched.
+    assert sandbox_toggle.is_on(engine, tmp_path) and not sandbox_toggle.is_on(engine, None)
+    assert engine.check_command("make", workspace=tmp_path).effect is Effect.ALLOW_IN_SANDBOX
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).mode is SandboxMode.SANDBOXED
+    # Removed by hand in the file: the box shows it at the next look.
+    sandbox_toggle.set_on(engine, tmp_path, False)
+    page.retranslate()
+    assert not page.without_asking.isChecked()
+    page.without_asking.setChecked(True)
     page.mode.setCurrentIndex(page.mode.findData(SandboxMode.ASK_UNSANDBOXED.value))
     assert settings_store.current.sandbox.for_workspace(str(tmp_path)).mode is SandboxMode.ASK_UNSANDBOXED
     assert not page.without_asking.isEnabled() and "Every command is asked about" in page.fallback.text()
     page.hidden.setPlainText("~/projects/secret-notes\n\n/srv/private\n")
     page.save_hidden.click()
     assert settings_store.current.sandbox.hidden_paths == [str(Path.home() / "projects/secret-notes"), "/srv/private"]
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+def test_a_broken_rule_file_leaves_the_box_unticked_and_says_why(qtbot, runtime, tmp_path: Path) -> None:
+    local = tmp_path / ".echo-desk" / "permissions.local.toml"
+    local.parent.mkdir()
+    local.write_text("[[rule]\n")
+    page = SandboxPage(runtime.settings, workspace=lambda: str(tmp_path), rules=runtime.permissions)
+    qtbot.addWidget(page)
+    page.without_asking.setChecked(True)
+    assert not page.without_asking.isChecked() and local.read_text() == "[[rule]\n"
+    assert not page.rule_error.isHidden() and "Not changed" in page.rule_error.text()
 
 
 def _request(*targets: Target) -> ApprovalRequest:
@@ -168,10 +190,11 @@ def test_the_card_of_a_command_run_outside_warns_and_lists_refused_hosts() -> No
 
 def test_the_server_form_keeps_the_sandbox_choice(qtbot) -> None:
     form = ServerFormDialog(manager=None, config=ServerConfig(name="files", command="npx", args=("-y", "srv"),
-                                                              sandbox=True))
+                                                              sandbox=True, allowed_domains=("pypi.org",)))
     qtbot.addWidget(form)
     assert form.sandboxed.isChecked() and "sandbox" in form.sandboxed.text()
     assert form.draft().sandbox is True
+    assert form.draft().allowed_domains == ("pypi.org",)  # kept through an edit (mcp.json only)
     form.sandboxed.setChecked(False)
     assert form.draft().sandbox is False
 
@@ -183,4 +206,16 @@ def test_the_approval_dialog_gives_the_fix_when_the_sandbox_is_unavailable(
                               detail=command_sandbox.OUTSIDE_REASONS["unavailable"]))
     text = format_targets(request)
     assert "the sandbox is unavailable here" in text
-    assert "bubblewrap (bwrap) is not installed." in text and "sudo apt install bubblewrap" in text
+    assert "Sandbox unavailable: bubblewrap (bwrap) is not installed." in text
+    assert "sudo apt install bubblewrap" in text
+
+
+def test_the_card_says_why_the_sandbox_was_unavailable() -> None:
+    facts = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "status": "apparmor_userns"}})
+    assert facts is not None
+    shown = sandbox_html(facts)
+    assert "Ran outside the sandbox" in shown and "Sandbox unavailable: This system (Ubuntu 23.10" in shown
+    chosen = sandbox_of({"sandbox": {"sandboxed": False, "mode": "ask_unsandboxed", "status": "available"}})
+    assert chosen is not None and "unavailable" not in sandbox_html(chosen)
+    odd = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "status": "<made-up>"}})
+    assert odd is not None and "unavailable" not in sandbox_html(odd)

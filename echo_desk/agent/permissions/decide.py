@@ -1,8 +1,10 @@
 """The verdict for one subject, from compiled rules and grants (no I/O here but ``realpath``).
 
-Precedence: floor → deny → ask → allow (rules, then grants) → nothing (the tool's policy and
-risk defaults). An allow of a shell line needs *every* collected command allowed, every
-redirection target allowed by the write rules, and nothing opaque.
+Precedence: floor → deny → ask → allow (rules, then grants) → allow-in-sandbox → nothing (the
+tool's policy and risk defaults). An allow of a shell line needs *every* collected command
+allowed, every redirection target allowed by the write rules, and nothing opaque. A line whose
+parts are all allowed, some only in the sandbox, is ``ALLOW_IN_SANDBOX`` as a whole: it runs
+without asking only where the sandbox contains it (``policy.approval_for`` decides that).
 """
 
 from __future__ import annotations
@@ -80,13 +82,15 @@ class Rules:
     ask: Sequence[Compiled]
     allow: Sequence[Compiled]
     grants: Sequence[Compiled]
+    #: Shell rules with the effect allow-in-sandbox (consulted after allow rules and grants).
+    sandbox_allow: Sequence[Compiled] = ()
     #: Path rules for shell redirections (write and read families).
     write: Sequence[Compiled] = ()
     read: Sequence[Compiled] = ()
     buckets: dict[str, Bucket] | None = None
 
     def bucket(self, name: str) -> Bucket:
-        """``deny`` / ``ask`` / ``allow`` / ``grants`` indexed by program (built once)."""
+        """``deny`` / ``ask`` / ``allow`` / ``grants`` / ``sandbox_allow`` indexed by program (built once)."""
         if self.buckets is None:
             self.buckets = {}
         found = self.buckets.get(name)
@@ -256,6 +260,9 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
     chosen = _allowed_by(values, rules.bucket("allow")) or _allowed_by(values, rules.grants)
     if chosen is not None:
         return part(Effect.ALLOW, provenance_of(chosen))
+    in_sandbox = _allowed_by(values, rules.bucket("sandbox_allow")) if rules.sandbox_allow else None
+    if in_sandbox is not None:
+        return part(Effect.ALLOW_IN_SANDBOX, provenance_of(in_sandbox))
     return part(None, Provenance(kind=Decider.DEFAULT, detail="no rule matches"))
 
 
@@ -306,6 +313,12 @@ def _redirect_part(redirect: Redirect, rules: Rules, where: floor.Where, analysi
     if verdict.effect is Effect.ALLOW and relative and analysis.changes_directory:
         return Part(text=redirect.text, effect=None, kind=kind,
                     provenance=Provenance(kind=Decider.OPAQUE, detail="relative target after cd"))
+    if verdict.effect is None and rules.sandbox_allow and not (relative and analysis.changes_directory) \
+            and floor.inside(Path(os.path.realpath(path)), where.workspaces):
+        # No rule spoke about a file inside the workspace: where the sandbox contains the
+        # command, its writes cannot leave the workspace anyway (deny and ask rules came first).
+        return Part(text=redirect.text, effect=Effect.ALLOW_IN_SANDBOX, kind=kind,
+                    provenance=Provenance(kind=Decider.DEFAULT, detail="a file inside the workspace, in the sandbox"))
     return verdict.parts[0]
 
 
@@ -316,10 +329,12 @@ def _combine(parts: list[Part], suggestions: tuple[Suggestion, ...], *, opaque_l
         first = next((p for p in parts if p.effect is effect), None)
         if first is not None:
             return Verdict(effect=effect, provenance=first.provenance, parts=tuple(parts), suggestions=suggestions)
-    if all(p.effect is Effect.ALLOW for p in parts) and not opaque_line:
-        decider = next((p for p in parts if p.provenance.kind in (Decider.RULE, Decider.GRANT)), parts[0])
-        return Verdict(effect=Effect.ALLOW, provenance=decider.provenance, parts=tuple(parts),
-                       suggestions=suggestions)
+    if all(p.effect is not None and p.effect.allows for p in parts) and not opaque_line:
+        only_sandbox = [p for p in parts if p.effect is Effect.ALLOW_IN_SANDBOX]
+        effect = Effect.ALLOW_IN_SANDBOX if only_sandbox else Effect.ALLOW
+        deciders = [p for p in (only_sandbox or parts) if p.provenance.kind in (Decider.RULE, Decider.GRANT)]
+        decider = deciders[0] if deciders else (only_sandbox or parts)[0]
+        return Verdict(effect=effect, provenance=decider.provenance, parts=tuple(parts), suggestions=suggestions)
     return Verdict(effect=None, provenance=None, parts=tuple(parts), suggestions=suggestions)
 
 

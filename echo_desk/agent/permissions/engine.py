@@ -100,10 +100,11 @@ class _Index:
                 ask=[c for c in mine if c.rule and c.rule.effect is Effect.ASK],
                 allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW],
                 grants=[],
+                sandbox_allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW_IN_SANDBOX],
                 write=self.by_tool.get("write", ()),
                 read=self.by_tool.get("read", ()),
             )
-            for name in ("deny", "ask", "allow"):
+            for name in ("deny", "ask", "allow", "sandbox_allow"):
                 found.bucket(name)
             self.per_subject[names] = found
         return found
@@ -295,10 +296,13 @@ class PermissionEngine:
     @staticmethod
     def _would_allow(subject: Subject, rules: decide.Rules, waiting: list[Compiled], where: floor.Where) -> bool:
         """Whether the untrusted workspace's allow rules would allow this call once trusted."""
-        trial = decide.Rules(deny=rules.deny, ask=rules.ask, allow=[*rules.allow, *waiting], grants=rules.grants,
+        plain = [c for c in waiting if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
+        trial = decide.Rules(deny=rules.deny, ask=rules.ask, allow=[*rules.allow, *plain], grants=rules.grants,
+                             sandbox_allow=[*rules.sandbox_allow, *(c for c in waiting if c not in plain)],
                              write=rules.write, read=rules.read)
         if subject.family is Family.SHELL:
-            return decide.shell_verdict(subject, trial, where, suggest=False).effect is Effect.ALLOW
+            said = decide.shell_verdict(subject, trial, where, suggest=False).effect
+            return said is not None and said.allows
         if subject.family in (Family.READ, Family.WRITE):
             write = subject.family is Family.WRITE
             return all(decide.path_verdict(decide.resolve_paths(raw, where), write, trial, where, text=raw).effect
@@ -361,7 +365,7 @@ class PermissionEngine:
         effect = rule.effect if rule else Effect.ALLOW
         if family is Family.SHELL:
             analysis = analyse(example)
-            if effect is Effect.ALLOW:
+            if effect.allows:
                 if not analysis.allowable or not analysis.commands:
                     return False
                 return all(c.transparent or decide._allowed_by([w.value for w in c.argv], [item]) is not None
@@ -468,7 +472,7 @@ class PermissionEngine:
         ws = _norm((workspace,))[0]
         committed = workspace_files(ws)[0]
         rules, _problems, _text = read_rule_file(committed, Layer.WORKSPACE, self.example_matches)
-        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect is Effect.ALLOW)
+        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
 
     def trust(self, workspace: Path) -> tuple[Rule, ...]:
         """Trust the workspace's ``permissions.toml`` as it is now (bound to its sha256); returns
@@ -485,7 +489,7 @@ class PermissionEngine:
             raise ValueError(f"{committed} has errors; nothing was trusted: {errors[0].describe()}")
         self.grants.trust(str(ws), hashlib.sha256(raw).hexdigest())
         self.refresh()
-        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect is Effect.ALLOW)
+        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
 
     def untrust(self, workspace: Path) -> None:
         self.grants.untrust(str(_norm((workspace,))[0]))
@@ -515,7 +519,7 @@ def _ws(workspace: Path | None) -> tuple[Path, ...]:
 
 def _deactivate(item: Compiled) -> Compiled:
     rule = item.rule
-    if rule is None or rule.effect is not Effect.ALLOW:
+    if rule is None or not rule.effect.allows:
         return item
     return replace(item, rule=replace(rule, inactive=Inactive.UNTRUSTED_WORKSPACE))
 
@@ -542,7 +546,8 @@ def _shadowed(rules: list[Compiled]) -> list[LoadProblem]:
         for other in active:
             o = other.rule
             assert o is not None
-            if o.tool != rule.tool or o.effect.rank <= rule.effect.rank:
+            if o.tool != rule.tool or o.effect.rank <= rule.effect.rank or (o.effect.allows and rule.effect.allows):
+                # An allow is consulted before an allow-in-sandbox: neither hides the other.
                 continue
             if o.pattern is None or o.pattern == rule.pattern or _covers(other, c):
                 out.append(LoadProblem(

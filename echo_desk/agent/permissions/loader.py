@@ -20,6 +20,7 @@ from echo_desk.agent.permissions.compiled import Compiled, compile_pattern, fami
 from echo_desk.agent.permissions.model import (
     Effect,
     Examples,
+    Family,
     Inactive,
     Layer,
     LoadProblem,
@@ -120,7 +121,8 @@ def _one_rule(
     try:
         effect = Effect(str(table.get("effect")))
     except ValueError:
-        error(ProblemKind.BAD_RULE, line, f"effect must be allow, ask or deny, not {table.get('effect')!r}")
+        error(ProblemKind.BAD_RULE, line,
+              f"effect must be allow, allow-in-sandbox, ask or deny, not {table.get('effect')!r}")
         return None
     tool = table.get("tool")
     if not isinstance(tool, str):
@@ -130,6 +132,10 @@ def _one_rule(
         family = family_of(tool)
     except ValueError as exc:
         error(ProblemKind.BAD_RULE, line, str(exc))
+        return None
+    if effect is Effect.ALLOW_IN_SANDBOX and family is not Family.SHELL:
+        error(ProblemKind.BAD_RULE, line,
+              f"allow-in-sandbox applies to commands only (tool shell or run_command), not {tool!r}")
         return None
     pattern = table.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
@@ -150,7 +156,7 @@ def _one_rule(
     rule = Rule(
         effect=effect, tool=tool, family=family, pattern=pattern, reason=reason, examples=examples,
         source=RuleSource(layer=layer, path=path, line=line),
-        inactive=inactive_allow if effect is Effect.ALLOW else None,
+        inactive=inactive_allow if effect.allows else None,
     )
     built = Compiled(tool=tool, family=family, matcher=matcher, rule=rule)
     for example in examples.match:

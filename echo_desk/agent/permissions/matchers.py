@@ -7,7 +7,6 @@ Each ``compile_*`` raises ``PatternError`` with a precise message; each compiled
 from __future__ import annotations
 
 import fnmatch
-import ipaddress
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from urllib.parse import urlsplit
 import pathspec
 
 from echo_desk.agent.permissions.tokens import Match, PatternError
+from echo_desk.sandbox.domains import DomainRule, is_ip, normalize_host
 
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 DB_CLASSES = frozenset({"read", "write", "schema"})
@@ -101,15 +101,13 @@ class FetchPattern:
     def match(self, url: str, method: str) -> Match:
         try:
             parts = urlsplit(url)
-            host = (parts.hostname or "").rstrip(".").lower()
+            host = normalize_host(parts.hostname or "")
         except ValueError:
             return Match.NO
-        if parts.scheme not in ("http", "https") or not host or _is_ip(host):
+        if parts.scheme not in ("http", "https") or not host or is_ip(host):
             return Match.NO
-        if self.wildcard:
-            if not host.endswith("." + self.host):
-                return Match.NO
-        elif host != self.host:
+        # The same host matching as the sandbox's allowed domains (one copy, in the leaf package).
+        if not DomainRule(self.host, self.wildcard).matches(host):
             return Match.NO
         if self.method is not None and method.upper() != self.method:
             return Match.NO
@@ -122,14 +120,6 @@ class FetchPattern:
         return Match.YES
 
 
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True
-
-
 def compile_fetch(text: str) -> FetchPattern:
     words = text.split()
     if not words or not words[0].startswith("domain:"):
@@ -140,7 +130,7 @@ def compile_fetch(text: str) -> FetchPattern:
         host = host[2:]
     if not host or "*" in host or "/" in host or ":" in host:
         raise PatternError(f"fetch pattern {text!r}: the domain must be a host name (optionally *.host)")
-    if _is_ip(host):
+    if is_ip(host.strip("[]")):
         raise PatternError(f"fetch pattern {text!r}: an IP address is not a domain (bare IPs never match)")
     if not host.isascii():
         raise PatternError(f"fetch pattern {text!r}: write the domain in ASCII (punycode, xn--…)")

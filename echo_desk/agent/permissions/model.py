@@ -19,20 +19,29 @@ __all__ = ["Grant", "GrantScope"]  # re-exported: the rules API in one place
 
 class Effect(enum.StrEnum):
     """What a rule (or the whole engine) says about a call. Ordered: ``DENY`` beats ``ASK``
-    beats ``ALLOW`` when several rules match (see ``strictest``)."""
+    beats ``ALLOW_IN_SANDBOX`` beats ``ALLOW`` when several parts of a call differ (see
+    ``strictest``)."""
 
     ALLOW = "allow"
+    #: Runs without asking only when the command runs in the sandbox; asks otherwise (shell only).
+    ALLOW_IN_SANDBOX = "allow-in-sandbox"
     ASK = "ask"
     DENY = "deny"
 
     @property
     def rank(self) -> int:
-        return {Effect.ALLOW: 0, Effect.ASK: 1, Effect.DENY: 2}[self]
+        return {Effect.ALLOW: 0, Effect.ALLOW_IN_SANDBOX: 1, Effect.ASK: 2, Effect.DENY: 3}[self]
+
+    @property
+    def allows(self) -> bool:
+        """An allow of some kind (plain, or only in the sandbox)."""
+        return self in (Effect.ALLOW, Effect.ALLOW_IN_SANDBOX)
 
     @property
     def exit_code(self) -> int:
-        """The exit code of ``echo-desk rules check``: 0 allow, 1 ask, 2 deny."""
-        return self.rank
+        """The exit code of ``echo-desk rules check``: 0 allow, 1 ask, 2 deny, 3 allow in the
+        sandbox only."""
+        return {Effect.ALLOW: 0, Effect.ASK: 1, Effect.DENY: 2, Effect.ALLOW_IN_SANDBOX: 3}[self]
 
 
 def strictest(effects: list[Effect] | tuple[Effect, ...]) -> Effect:

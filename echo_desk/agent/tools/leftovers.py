@@ -71,6 +71,22 @@ class CommandLeash:
             self.exit_code = int(line.split()[1])
             self.exited_at = time.monotonic()
 
+    async def wait_done(self, output_ended: asyncio.Event) -> None:
+        """Return once ``done()`` holds: the command's exit has been read, then either its output
+        ended (``output_ended``, set by the caller's reader at EOF) or the grace is over. Waits on
+        the supervisor's exit line, the event and a timer; never polls."""
+        if self._watch is None:
+            await asyncio.Event().wait()  # no supervisor: never done this way
+        assert self._watch is not None
+        await asyncio.wait({self._watch})  # its end, whatever it was (our own cancel still propagates)
+        if self.exited_at is None:
+            await asyncio.Event().wait()  # the supervisor went away without an exit line
+        assert self.exited_at is not None
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(asyncio.get_running_loop().time()
+                                          + max(0.0, self.exited_at + GRACE_SECONDS - time.monotonic())):
+                await output_ended.wait()
+
     def done(self) -> bool:
         """The command's own process has exited, and its output has ended or the grace is over."""
         if self.exited_at is None:

@@ -179,16 +179,21 @@ class RunCommand(BuiltinTool):
             )
             if leash:
                 await leash.started(proc.stdout)
+        except BaseException:
+            if launch is not None:
+                launch.release()  # nothing started (or it is being torn down): no placeholder stays
+            raise
         finally:
             os.close(dir_fd)
             if launch is not None:
                 launch.close()
         network = command_sandbox.start_network(plan, launch)
         buffer = OutputBuffer()
-        reader = asyncio.create_task(self._pump(proc, buffer, ctx))
+        output_ended = asyncio.Event()
+        reader = asyncio.create_task(self._pump(proc, buffer, ctx, output_ended))
         ended = ""
         try:
-            ended = await self._supervise(reader, ctx, started + timeout, leash)
+            ended = await self._supervise(reader, ctx, started + timeout, leash, output_ended)
         finally:
             # Whatever happened (normal end included), no straggler survives us.
             if leash:
@@ -199,6 +204,9 @@ class RunCommand(BuiltinTool):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
+            if launch is not None and proc.returncode is not None:
+                # The sandbox is gone: its placeholders can go (never earlier, see placeholders).
+                launch.release()
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
@@ -240,19 +248,31 @@ class RunCommand(BuiltinTool):
 
     @staticmethod
     async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float,
-                         leash: CommandLeash | None = None) -> str:
-        # Poll so a Stop from another thread (cancel_event) is noticed within 0.1 s.
-        while True:
-            done, _ = await asyncio.wait({reader}, timeout=0.05 if leash else 0.1)
-            if done or (leash and leash.done()):
-                return ""
-            if ctx.cancel_event.is_set():
-                return "cancel"
-            if time.monotonic() >= deadline:
-                return "timeout"
+                         leash: CommandLeash | None = None, output_ended: asyncio.Event | None = None) -> str:
+        # The end of the output, and the supervisor's exit line plus its grace, are awaited; only
+        # a Stop from another thread (a threading.Event) is looked at every 0.1 s.
+        leashed = asyncio.create_task(leash.wait_done(output_ended or asyncio.Event())) if leash else None
+        waiting = {reader} if leashed is None else {reader, leashed}
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                done, _ = await asyncio.wait(waiting, timeout=max(0.0, min(0.1, left)),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if done:
+                    return ""
+                if ctx.cancel_event.is_set():
+                    return "cancel"
+                if time.monotonic() >= deadline:
+                    return "timeout"
+        finally:
+            if leashed is not None:
+                leashed.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await leashed
 
     @staticmethod
-    async def _pump(proc: asyncio.subprocess.Process, buffer: OutputBuffer, ctx: ToolExecutionContext) -> None:
+    async def _pump(proc: asyncio.subprocess.Process, buffer: OutputBuffer, ctx: ToolExecutionContext,
+                    output_ended: asyncio.Event | None = None) -> None:
         assert proc.stdout is not None
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         streamed = 0
@@ -263,4 +283,6 @@ class RunCommand(BuiltinTool):
                 ctx.emit(decoder.decode(chunk))
                 if streamed >= STREAM_LIMIT:
                     ctx.emit("\n[live output paused after 1 MB; the result keeps the start and the end]\n")
+        if output_ended is not None:
+            output_ended.set()  # EOF: with a supervisor, the process itself ends only when told
         await proc.wait()

@@ -76,3 +76,19 @@ def test_list_grants_revoke_and_trust(tmp_path: Path) -> None:
     assert refused.returncode == 1 and '"make **"' in refused.stdout
     assert rules("trust", str(tmp_path), "--yes").returncode == 0
     assert rules("check", "--workspace", str(tmp_path), "--", "make test").returncode == 0
+
+
+def test_allow_in_sandbox_is_listed_and_checked_with_its_own_exit_code(tmp_path: Path) -> None:
+    config = _config()
+    with (config / "permissions.toml").open("a") as f:
+        f.write('\n[[rule]]\neffect = "allow-in-sandbox"\ntool = "shell"\npattern = "make **"\n')
+    listed = rules("list", "--workspace", str(tmp_path))
+    assert listed.returncode == 0 and 'allow-in-sandbox "shell" "make **"' in listed.stdout
+    checked = rules("check", "--workspace", str(tmp_path), "--", "make test && git status")
+    assert checked.returncode == 3, checked.stderr
+    out = json.loads(checked.stdout)
+    assert out["verdict"] == "allow-in-sandbox" and out["sandbox"]["status"] in {s for s in (
+        "available", "bwrap_missing", "apparmor_userns", "userns_disabled", "container", "wsl1", "flatpak",
+        "unsupported_os", "failed")}
+    # A chain with one part not covered is not allowed anywhere.
+    assert rules("check", "--workspace", str(tmp_path), "--", "make test; curl x").returncode == 1

@@ -62,7 +62,7 @@ def test_a_syntax_error_names_its_line_and_the_other_layers_keep_working(setup: 
 
 def test_bad_rules_are_refused_with_clear_messages(setup: Setup) -> None:
     cases = {
-        'effect = "maybe"\ntool = "shell"': "effect must be allow, ask or deny",
+        'effect = "maybe"\ntool = "shell"': "effect must be allow, allow-in-sandbox, ask or deny",
         'effect = "allow"\ntool = "shell"\npatern = "ls"': "unknown key 'patern'",
         'effect = "allow"\ntool = "read"\npattern = "src/**"': "must start with @workspace/, ~/ or //",
         'effect = "allow"\ntool = "fetch"\npattern = "domain:10.0.0.1"': "an IP address is not a domain",
