@@ -133,6 +133,13 @@ class ApprovalDialog(QDialog):
         # The spawn manifest is shown field by field below; its one-line summary would repeat it.
         self.summary.setVisible(bool(request.summary) and not self.is_spawn)
         layout.addWidget(self.summary)
+        # Before approval: what Revert will not be able to put back (over the undo size limit).
+        self.undo_warning = QLabel()
+        self.undo_warning.setWordWrap(True)
+        self.undo_warning.setTextFormat(Qt.TextFormat.PlainText)
+        self.undo_warning.setStyleSheet("color: #82071e; background: #ffebe9; padding: 4px;")
+        self.undo_warning.setVisible(bool(request.not_restorable))
+        layout.addWidget(self.undo_warning)
         self.manifest: ManifestPanel | None = None
         if request.spawn is not None:
             self.manifest = ManifestPanel(request, request.spawn, title_for)
@@ -261,6 +268,10 @@ class ApprovalDialog(QDialog):
         self.hidden_warning.setText(_("This request contains hidden or control characters (bidi, zero-width, "
                                       "line separators…). They are shown as ⟨U+…⟩ where they are: read "
                                       "the targets, arguments and changes carefully."))
+        if r.not_restorable:
+            self.undo_warning.setText(_("Not restorable: Revert will not be able to put back these files, larger "
+                                        "than the undo size limit in Settings: {paths}").format(
+                paths=", ".join(visible(p, one_line=True) for p in r.not_restorable)))
         self.targets_caption.setText(_("Targets"))
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language

@@ -15,7 +15,7 @@ import os
 import stat
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from echo_desk.store.blobs import BlobStore, sha256
@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 CREATED_FOLDERS = "created_folders"
 #: ``ChangeRecord.kind`` of a created folder.
 FOLDER_CREATED = "create_folder"
+#: ``ToolResult.metadata`` key: folders a call took away (moved or deleted), parents first.
+REMOVED_FOLDERS = "removed_folders"
+#: ``ChangeRecord.kind`` of a folder taken away (Revert makes it again, empty ones included).
+FOLDER_REMOVED = "remove_folder"
 
 #: The person's turn a tool call belongs to (one message and everything the agent did for it).
 _TURN: contextvars.ContextVar[str] = contextvars.ContextVar("echo_desk_turn", default="")
@@ -79,12 +83,26 @@ class UndoJournal:
 
     async def after(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
         """Record the files ``result`` reports changed (the tool's own account)."""
-        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS):
+        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS) \
+                and not result.metadata.get(REMOVED_FOLDERS):
             return
         try:
             await asyncio.to_thread(self._record, ctx, result, seen)
         except Exception:
             log.exception("undo: could not record the changes of %s", ctx.call_id)
+
+    def over_the_cap(self, changes: Iterable[FileChange]) -> tuple[str, ...]:
+        """The files whose present content is too large to keep: Revert could not restore them.
+        Said before approval, so nobody counts on an undo that will not exist."""
+        cap = self._max_bytes()
+        found = []
+        for change in changes:
+            if change.kind is FileChangeKind.CREATE:
+                continue
+            with contextlib.suppress(OSError):
+                if os.lstat(change.path).st_size > cap:
+                    found.append(change.path)
+        return tuple(found)
 
     def _read(self, path: str) -> tuple[bytes | None, os.stat_result | None, str]:
         try:
@@ -123,6 +141,12 @@ class UndoJournal:
                          tool=ctx.tool_name, path=str(folder), kind=FOLDER_CREATED, before_sha256=None,
                          before_mode=None, after_sha256=None, restorable=True)
             for folder in result.metadata.get(CREATED_FOLDERS, ()) or ()
+        ]
+        records += [
+            ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
+                         tool=ctx.tool_name, path=str(folder), kind=FOLDER_REMOVED, before_sha256=None,
+                         before_mode=None, after_sha256=None, restorable=True)
+            for folder in result.metadata.get(REMOVED_FOLDERS, ()) or ()
         ]
         for change in result.file_changes:
             before = seen.get(change.path)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.agent.tools.atomic import ABSENT, atomic_write, sha256
-from echo_desk.agent.tools.fs import Resolved
-from echo_desk.agent.undo.journal import FOLDER_CREATED
+from echo_desk.agent.tools.fs import Resolved, open_dir
+from echo_desk.agent.undo.journal import FOLDER_CREATED, FOLDER_REMOVED
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeRecord, ChangeStore
 from echo_desk.tools import ToolError
@@ -156,7 +156,7 @@ class Reverter:
             if not record.restorable or (record.before_sha256 and not self.blobs.has(record.before_sha256)):
                 not_restorable.append(record)
                 continue
-            if record.kind == FOLDER_CREATED:  # judged when it is its turn: emptied by the steps before
+            if record.kind in (FOLDER_CREATED, FOLDER_REMOVED):  # judged when it is its turn
                 steps.append(RevertStep(record, None, conflict=False))
                 continue
             now = expected[record.path] if record.path in expected else current_sha256(record.path)
@@ -191,6 +191,9 @@ class Reverter:
                 continue
             if record.kind == FOLDER_CREATED:
                 self._remove_folder(record, report)
+                continue
+            if record.kind == FOLDER_REMOVED:
+                self._restore_folder(record, report)
                 continue
             if choice is Resolution.WHAT_IT_IS_NOW:
                 report.kept.append((record, "kept as it is now, as you chose"))
@@ -237,6 +240,26 @@ class Reverter:
                 report.failed.append((record, "it is not a folder now; nothing was changed"))
             else:
                 report.kept.append((record, f"the folder is not empty; kept ({exc.strerror})"))
+            return
+        self.changes.mark_reverted([record.id], time.time())
+        report.reverted.append(record)
+
+    def _restore_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+        """Make a moved or deleted folder again (its files come back through their own steps;
+        this keeps the empty ones too)."""
+        try:
+            st: os.stat_result | None = os.lstat(record.path)
+        except FileNotFoundError:
+            st = None
+        if st is None:
+            target = _resolved(record.path)
+            try:
+                os.close(open_dir(target.root, target.parts, create=True))
+            except OSError as exc:
+                report.failed.append((record, f"the folder could not be made again ({exc.strerror})"))
+                return
+        elif not stat.S_ISDIR(st.st_mode):
+            report.failed.append((record, "something that is not a folder is there now; nothing was changed"))
             return
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
