@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.undo import Resolution, RevertPlan, RevertStep
 from echo_desk.i18n import _
+from echo_desk.ui.revert_text import record_not_restorable_text
 
 _MAX_SHOWN_CHARS = 200_000
 
@@ -69,7 +70,7 @@ class ConfirmRevertDialog(QDialog):
             self.files.addItem(f"{visible_text(step.record.path)} — {label}{mark}")
         for record in plan.not_restorable:
             self.files.addItem(_("{path} — not restorable: {why}").format(
-                path=visible_text(record.path), why=record.not_restorable_why or _("content not kept")))
+                path=visible_text(record.path), why=record_not_restorable_text(record)))
         layout.addWidget(self.files, 1)
         buttons = QDialogButtonBox()
         self.revert_button = buttons.addButton(_("Revert"), QDialogButtonBox.ButtonRole.AcceptRole)

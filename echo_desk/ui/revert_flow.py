@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QDialog, QWidget
 from echo_desk.agent.undo import Resolution, Reverter, RevertPlan, RevertReport, RevertStep
 from echo_desk.i18n import _
 from echo_desk.ui.revert_dialog import ConfirmRevertDialog, ConflictDialog, visible_text
+from echo_desk.ui.revert_text import issue_text
 from echo_desk.ui.transcript import TOOL, USER, TranscriptItem, TranscriptModel
 
 
@@ -109,8 +110,8 @@ class RevertFlow(QObject):
     def _finish(self, report: RevertReport) -> None:
         self.dialog = None
         lines = [_("Reverted {path}").format(path=visible_text(r.path)) for r in report.reverted]
-        lines += [_("Not reverted: {path} ({why})").format(path=visible_text(r.path), why=why)
-                  for r, why in report.kept + report.failed]
+        lines += [_("Not reverted: {path} ({why})").format(path=visible_text(r.path), why=visible_text(issue_text(issue)))
+                  for r, issue in report.kept + report.failed]
         reverted_calls = {r.call_id for r in report.reverted}
         for item in self._transcript.items():
             if item.call_id in reverted_calls:

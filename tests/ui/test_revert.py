@@ -129,3 +129,50 @@ def test_reopened_conversation_shows_reverted_cards(qtbot, chat, builtin_runtime
     assert not model.items()[0].reverted
     flow.mark_reverted_cards()
     assert model.items()[0].reverted
+
+
+def _has_chinese(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_every_revert_outcome_is_worded_in_the_ui_language() -> None:
+    """The engine hands typed outcomes; the UI words each one, none is English in Chinese."""
+    from echo_desk import i18n
+    from echo_desk.agent.undo import LeftAlone, RevertIssue
+    from echo_desk.store.changes import NotRestorable
+    from echo_desk.ui.revert_text import issue_text
+
+    issues = [RevertIssue(reason) for reason in LeftAlone if reason is not LeftAlone.NOT_RESTORABLE]
+    issues += [RevertIssue(LeftAlone.NOT_RESTORABLE, why) for why in (*NotRestorable, None)]
+    english = {issue: issue_text(issue) for issue in issues}
+    i18n.set_language("zh_CN")
+    try:
+        for issue in issues:
+            text = issue_text(issue)
+            assert _has_chinese(text) and text != english[issue], (issue, text)
+            assert not any(word in text for word in ("restorable", "changed", "folder", "file")), text
+    finally:
+        i18n.set_language("en")
+
+
+def test_a_pruned_change_says_no_longer_restorable_in_chinese(qtbot, chat, builtin_runtime: Runtime,
+                                                              scope: Scope, workspace: Path) -> None:
+    from echo_desk import i18n
+    from echo_desk.store.changes import NotRestorable
+
+    view, model, flow = chat
+    (workspace / "p.txt").write_text("before\n")
+    call, envelope = _write(builtin_runtime, scope, "c1", "p.txt", "agent\n")
+    _show_card(model, call, envelope)
+    assert builtin_runtime.reverter is not None
+    [record] = builtin_runtime.reverter.changes.for_call("c1")
+    builtin_runtime.reverter.changes.forget([record.id], NotRestorable.OVER_SPACE_LIMIT)  # as pruning does
+    i18n.set_language("zh_CN")
+    try:
+        flow.revert_call("c1")
+        qtbot.waitUntil(lambda: "未还原" in model.items()[-1].text, timeout=5000)
+    finally:
+        i18n.set_language("en")
+    notice = model.items()[-1].text
+    assert "已无法恢复" in notice and "restorable" not in notice and "space" not in notice
+    assert (workspace / "p.txt").read_text() == "agent\n" and not model.items()[0].reverted
