@@ -160,7 +160,7 @@ def test_a_pruned_change_says_no_longer_restorable_in_chinese(qtbot, chat, built
     from echo_desk import i18n
     from echo_desk.store.changes import NotRestorable
 
-    view, model, flow = chat
+    _view, model, flow = chat
     (workspace / "p.txt").write_text("before\n")
     call, envelope = _write(builtin_runtime, scope, "c1", "p.txt", "agent\n")
     _show_card(model, call, envelope)
