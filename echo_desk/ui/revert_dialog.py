@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPlainTextEdit,
+    QProgressDialog,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -152,3 +153,23 @@ class ConflictDialog(QDialog):
     def _choose(self, resolution: Resolution) -> None:
         self.choice = resolution
         self.accept()
+
+
+class RevertProgress(QProgressDialog):
+    """Shown only when a revert lasts (Qt's minimum duration); the window stays usable."""
+
+    SHOW_AFTER_MS = 400
+
+    def __init__(self, total: int, parent: QWidget | None = None) -> None:
+        super().__init__(_("Reverting…"), "", 0, max(total, 1), parent)
+        self.setWindowTitle(_("Revert changes"))
+        self.setCancelButton(None)  # half a revert is worse than waiting: each step is atomic, the set is not
+        self.setMinimumDuration(self.SHOW_AFTER_MS)
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.setAutoClose(False)
+        self.setValue(0)
+
+    def advance(self, done: int, total: int) -> None:
+        self.setMaximum(max(total, 1))
+        self.setValue(done)
+        self.setLabelText(_("Reverting… {done} of {total} changes").format(done=done, total=total))

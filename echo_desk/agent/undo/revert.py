@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -210,14 +210,18 @@ class Reverter:
         return before, wrote, now
 
     # -- doing it -------------------------------------------------------------------------
-    def apply(self, plan: RevertPlan, choices: Mapping[int, Resolution] | None = None) -> RevertReport:
+    def apply(self, plan: RevertPlan, choices: Mapping[int, Resolution] | None = None, *,
+              progress: Callable[[int, int], None] | None = None) -> RevertReport:
         """Carry out ``plan``, newest first. A conflicting step runs only with a choice in
-        ``choices`` (keyed by record id), and only if the file is still what was shown."""
+        ``choices`` (keyed by record id), and only if the file is still what was shown.
+        ``progress(done, total)`` is called before each step (from the calling thread)."""
         chosen = choices or {}
         report = RevertReport()
         for record in plan.not_restorable:
             report.kept.append((record, RevertIssue(LeftAlone.NOT_RESTORABLE, record.why_not_restorable)))
-        for step in plan.steps:
+        for done, step in enumerate(plan.steps):
+            if progress is not None:
+                progress(done, len(plan.steps))
             record = step.record
             choice = chosen.get(record.id, Resolution.WHAT_IT_WAS if not step.conflict else None)
             if choice is None:
