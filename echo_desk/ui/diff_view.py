@@ -36,6 +36,21 @@ _GUTTER_BG = QColor("#f6f8fa")
 _FIRST_SLICE = 400  # more than any screen shows
 _SLICE = 1500  # ~5–10 ms of work per event-loop turn
 _GUTTER_FG = QColor("#57606a")
+#: A hunk the person unchecked: grey under the text and a veil over it, so it reads as declined.
+_DECLINED_BG = QColor("#eaeef2")
+_DECLINED_VEIL = QColor(246, 248, 250, 170)
+_DECLINED_FG = QColor("#6e7781")
+
+
+def hunk_of_lines(kinds: list[str]) -> list[int]:
+    """For each line, the index of the hunk it belongs to (-1 before the first hunk)."""
+    owners: list[int] = []
+    current = -1
+    for kind in kinds:
+        if kind == HUNK:
+            current += 1
+        owners.append(current)
+    return owners
 
 
 class _Gutter(QWidget):
@@ -82,10 +97,26 @@ class DiffTextView(QPlainTextEdit):
         self._gutter = _Gutter(self)
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
         self.updateRequest.connect(self._on_update_request)
+        self._hunk_of = hunk_of_lines(parsed.kinds)
+        self._declined: frozenset[int] = frozenset()
 
     @property
     def parsed(self) -> ParsedDiff:
         return self._parsed
+
+    @property
+    def declined(self) -> frozenset[int]:
+        return self._declined
+
+    def set_declined(self, hunks: frozenset[int]) -> None:
+        """Grey out these hunks (indices in diff order): they will not be written."""
+        if hunks != self._declined:
+            self._declined = hunks
+            self.viewport().update()
+            self._gutter.update()
+
+    def is_declined_line(self, number: int) -> bool:
+        return 0 <= number < len(self._hunk_of) and self._hunk_of[number] in self._declined
 
     def _load_more(self) -> None:
         lines = self._parsed.lines
@@ -131,13 +162,37 @@ class DiffTextView(QPlainTextEdit):
         painter = QPainter(self.viewport())
         width = self.viewport().width()
         kinds = self._parsed.kinds
+        declined: list[tuple[int, QRectF]] = []
         for number, geom in self._visible_blocks():
             if number < len(kinds):
                 colour = _BACKGROUND.get(kinds[number])
+                if self._declined and self.is_declined_line(number):
+                    colour = _DECLINED_BG
+                    declined.append((number, geom))
                 if colour is not None:
                     painter.fillRect(QRect(0, int(geom.top()), width, int(geom.height()) + 1), colour)
         painter.end()
         super().paintEvent(event)
+        if declined:
+            self._veil(declined, width)
+
+    def _veil(self, rows: list[tuple[int, QRectF]], width: int) -> None:
+        # Over the text: faded, and the hunk's header says it will not be written.
+        painter = QPainter(self.viewport())
+        for number, geom in rows:
+            rect = QRect(0, int(geom.top()), width, int(geom.height()) + 1)
+            painter.fillRect(rect, _DECLINED_VEIL)
+            if self._parsed.kinds[number] == HUNK:
+                painter.setPen(_DECLINED_FG)
+                painter.drawText(rect.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                                 _("declined: not written"))
+            elif self._parsed.kinds[number] in (ADD, DELETE):
+                # A change that will not happen is struck through (context lines stay readable).
+                painter.setPen(_DECLINED_FG)
+                left = int(self.contentOffset().x() + self.document().documentMargin())
+                right = left + self.fontMetrics().horizontalAdvance(self._parsed.lines[number])
+                painter.drawLine(left, rect.center().y(), right, rect.center().y())
+        painter.end()
 
     def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
         painter = QPainter(gutter)
@@ -174,6 +229,8 @@ class DiffPane(QWidget):
         self._parsed = parse_unified(diff)
         self._truncated = truncated
         self._side: QSplitter | None = None
+        self._side_views: tuple[DiffTextView, ...] = ()
+        self._declined: frozenset[int] = frozenset()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
@@ -205,6 +262,12 @@ class DiffPane(QWidget):
     def is_loaded(self) -> bool:
         return self.unified.is_loaded
 
+    def set_declined(self, hunks: frozenset[int]) -> None:
+        """Show these hunks as declined, in the unified and the side-by-side view."""
+        self._declined = hunks
+        for view in (self.unified, *self._side_views):
+            view.set_declined(hunks)
+
     def retranslate(self, *_args: object) -> None:
         self.toggle.setText(_("Side by side"))
         self.toggle.setAccessibleName(_("Show the diff side by side"))
@@ -227,6 +290,9 @@ class DiffPane(QWidget):
             # One scroll position for both columns.
             left.verticalScrollBar().valueChanged.connect(right.verticalScrollBar().setValue)
             right.verticalScrollBar().valueChanged.connect(left.verticalScrollBar().setValue)
+            self._side_views = (left, right)
+            for view in self._side_views:
+                view.set_declined(self._declined)
             self._side.addWidget(left)
             self._side.addWidget(right)
             self._side.setAccessibleName(_("Side-by-side diff"))

@@ -38,6 +38,12 @@ class HunkPicker(QListWidget):
         self.setAccessibleName(_("Hunks to write (j/k move, space toggles, a all, n none)"))
         self.currentRowChanged.connect(self._show_hunk)
         self.itemChanged.connect(lambda _item: self.changed.emit())
+        # What is unchecked is greyed out in the diff itself, in both views.
+        self.changed.connect(self._grey_declined)
+
+    def _grey_declined(self) -> None:
+        chosen = set(self.chosen())
+        self._pane.set_declined(frozenset(i for i in range(self.count()) if i not in chosen))
 
     def chosen(self) -> tuple[int, ...]:
         """Indices of the checked hunks."""
