@@ -107,6 +107,7 @@ _LEFT_ALONE = {
     LeftAlone.CHANGED_AGAIN: "changed again meanwhile; nothing was changed",
     LeftAlone.CONTENT_NOT_KEPT: "no longer restorable: its kept copy is gone; nothing was changed",
     LeftAlone.COULD_NOT_WRITE: "the system refused the write; nothing was changed",
+    LeftAlone.LINK_IN_THE_PATH_NOW: "a folder on its path is a symbolic link now; nothing was written through it",
 }
 _NOT_RESTORABLE = {
     "too_large": "larger than undo_max_file_bytes", "not_regular": "it was not a regular file",

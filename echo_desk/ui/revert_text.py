@@ -38,6 +38,7 @@ _LEFT_ALONE = {
     LeftAlone.CHANGED_AGAIN: N_("it changed again meanwhile; nothing was changed"),
     LeftAlone.CONTENT_NOT_KEPT: N_("no longer restorable: its kept copy is gone; nothing was changed"),
     LeftAlone.COULD_NOT_WRITE: N_("the system refused the write; nothing was changed"),
+    LeftAlone.LINK_IN_THE_PATH_NOW: N_("a folder on its path is a symbolic link now; nothing was written through it"),
 }
 
 

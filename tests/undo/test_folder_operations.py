@@ -140,3 +140,22 @@ async def test_files_over_the_undo_cap_are_named_before_approval(runtime: Runtim
     assert (workspace / "proj" / "README.md").read_bytes() == b"\xef\xbb\xbfhello\r\nworld"
     assert not (workspace / "proj" / "src" / "pkg" / "data.bin").exists()
     assert [r.path for r, _why in report.kept] == [big]
+
+
+async def test_revert_never_writes_through_a_folder_swapped_for_a_link(runtime: Runtime, scope: Scope,
+                                                                       host: ScriptedHost, workspace: Path,
+                                                                       tmp_path: Path) -> None:
+    from echo_desk.agent.undo import LeftAlone
+
+    _make_project(workspace / "proj")
+    env = await _call(runtime, scope, host, "delete_path", {"path": "proj"}, "c1")
+    assert env.ok, env.error
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, workspace / "proj")  # someone puts a link where the folder was
+    assert runtime.reverter is not None
+    report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
+    assert not report.reverted and list(outside.iterdir()) == []
+    reasons = {issue.reason for _r, issue in report.failed}
+    assert reasons <= {LeftAlone.LINK_IN_THE_PATH_NOW, LeftAlone.NOT_A_FOLDER_NOW} and reasons
+    assert stat.S_ISLNK(os.lstat(workspace / "proj").st_mode)

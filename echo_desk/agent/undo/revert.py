@@ -80,6 +80,7 @@ class LeftAlone(enum.StrEnum):
     CHANGED_AGAIN = "changed_again"  # between the plan (or the choice) and the write
     CONTENT_NOT_KEPT = "content_not_kept"  # the copy to restore went missing meanwhile
     COULD_NOT_WRITE = "could_not_write"  # the system refused; ``detail`` holds its error
+    LINK_IN_THE_PATH_NOW = "link_in_the_path_now"  # a folder on the way was replaced by a link
 
 
 @dataclass(frozen=True)
@@ -134,12 +135,22 @@ def _read(path: str) -> bytes:
 
 
 def _resolved(path: str) -> Resolved:
-    """``path`` under its nearest existing folder (missing folders are made again on restore)."""
+    """``path`` under its nearest existing folder (missing folders are made again on restore).
+
+    Recorded paths were free of links when the tool wrote them: a link in the way now (a
+    folder swapped for a link to elsewhere) refuses the step, so a revert never writes through it.
+    """
     target = Path(path)
     root = target.parent
     while not root.is_dir() and root != root.parent:
         root = root.parent
-    return Resolved(target, Path(os.path.realpath(root)))
+    _no_link_in(root)
+    return Resolved(target, root)
+
+
+def _no_link_in(folder: Path | str) -> None:
+    if os.path.realpath(folder) != str(folder):
+        raise _Refused(RevertIssue(LeftAlone.LINK_IN_THE_PATH_NOW))
 
 
 class Reverter:
@@ -298,9 +309,12 @@ class Reverter:
         except FileNotFoundError:
             st = None
         if st is None:
-            target = _resolved(record.path)
             try:
+                target = _resolved(record.path)
                 os.close(open_dir(target.root, target.parts, create=True))
+            except _Refused as refused:
+                report.failed.append((record, refused.issue))
+                return
             except OSError as exc:
                 report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
                 return
@@ -315,6 +329,7 @@ class Reverter:
         if expect is None:
             return
         parent = os.path.dirname(path)
+        _no_link_in(parent)
         dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             name = os.path.basename(path)
