@@ -124,7 +124,8 @@ class ApprovalDialog(QDialog):
         self.hidden_warning = QLabel()
         self.hidden_warning.setWordWrap(True)
         self.hidden_warning.setStyleSheet("color: #82071e; background: #ffebe9; padding: 4px;")
-        self.hidden_warning.setVisible(request_hides_text(request))
+        # The diffs are read a slice at a time by their panes, which say when they hold any.
+        self.hidden_warning.setVisible(request_hides_text(request, with_diffs=False))
         layout.addWidget(self.hidden_warning)
 
         self.summary = QLabel(visible(request.summary))
@@ -185,6 +186,9 @@ class ApprovalDialog(QDialog):
         self._must_see: list[DiffPane | FullTextBox] = [*self.diff_panes, self.targets, self.arguments]
         for part in self._must_see:
             part.loaded.connect(self._update_allow)
+        for pane in self.diff_panes:
+            pane.loaded.connect(self._show_hidden_in_diffs)
+        self._show_hidden_in_diffs()  # a short diff was read whole already
         self.tabs.setVisible(bool(request.file_changes))
         splitter.addWidget(self.tabs)
         splitter.setCollapsible(0, False)
@@ -235,6 +239,10 @@ class ApprovalDialog(QDialog):
         i18n_qt.bus().language_changed.connect(self.retranslate)
         self.deny.setFocus()
         self._update_allow()
+
+    def _show_hidden_in_diffs(self) -> None:
+        if any(pane.hides_text for pane in self.diff_panes):
+            self.hidden_warning.setVisible(True)
 
     def _update_allow(self) -> None:
         # Nothing can be allowed before every line of every diff is in the dialog and every

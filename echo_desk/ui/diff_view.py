@@ -6,6 +6,7 @@ opens in milliseconds and scrolls smoothly.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.diffparse import ADD, DELETE, FILLER, HUNK, META, ParsedDiff, parse_unified, side_by_side
+from echo_desk.ui.diffparse import ADD, DELETE, FILLER, HUNK, META, ParsedDiff, UnifiedParser, side_by_side
 
 _BACKGROUND = {
     ADD: QColor("#e6ffec"),
@@ -34,6 +35,7 @@ _BACKGROUND = {
 }
 _GUTTER_BG = QColor("#f6f8fa")
 _FIRST_SLICE = 400  # more than any screen shows
+_FIRST_SCREEN = 120  # a parsed diff's first lines, shown with the dialog (a tall screen shows ~60)
 _SLICE = 1500  # ~5–10 ms of work per event-loop turn
 _GUTTER_FG = QColor("#57606a")
 #: A hunk the person unchecked: grey under the text and a veil over it, so it reads as declined.
@@ -42,10 +44,11 @@ _DECLINED_VEIL = QColor(246, 248, 250, 170)
 _DECLINED_FG = QColor("#6e7781")
 
 
-def hunk_of_lines(kinds: list[str]) -> list[int]:
-    """For each line, the index of the hunk it belongs to (-1 before the first hunk)."""
+def hunk_of_lines(kinds: list[str], *, first: int = -1) -> list[int]:
+    """For each line, the index of the hunk it belongs to (-1 before the first hunk; ``first``
+    is the hunk the lines before ``kinds`` ended in)."""
     owners: list[int] = []
-    current = -1
+    current = first
     for kind in kinds:
         if kind == HUNK:
             current += 1
@@ -75,9 +78,12 @@ class DiffTextView(QPlainTextEdit):
     loaded = Signal()
 
     def __init__(self, parsed: ParsedDiff, *, show_old: bool = True, show_new: bool = True,
-                 parent: QWidget | None = None) -> None:
+                 fed: bool = False, parent: QWidget | None = None) -> None:
+        """``fed``: ``parsed`` is still growing; whoever parses calls ``take`` and ``finish``
+        (the view loads nothing on its own)."""
         super().__init__(parent)
         self._parsed = parsed
+        self._fed = fed
         self._show_old = show_old
         self._show_new = show_new
         self.setReadOnly(True)
@@ -89,11 +95,11 @@ class DiffTextView(QPlainTextEdit):
         self.setUndoRedoEnabled(False)
         self._next_line = min(len(parsed.lines), _FIRST_SLICE)
         self.setPlainText("\n".join(parsed.lines[: self._next_line]))
-        self.is_loaded = self._next_line >= len(parsed.lines)
-        if not self.is_loaded:
+        self.is_loaded = not fed and self._next_line >= len(parsed.lines)
+        if not self.is_loaded and not fed:
             QTimer.singleShot(0, self._load_more)
-        width = max((n for n in (*parsed.old, *parsed.new) if n is not None), default=0)
-        self._digits = max(3, len(str(width)))
+        self._digits = 3
+        self._widen_numbers(0)
         self._gutter = _Gutter(self)
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
         self.updateRequest.connect(self._on_update_request)
@@ -103,6 +109,35 @@ class DiffTextView(QPlainTextEdit):
     @property
     def parsed(self) -> ParsedDiff:
         return self._parsed
+
+    def _widen_numbers(self, start: int) -> None:
+        """Room in the gutter for the largest line number from ``start`` on."""
+        width = max((n for n in (*self._parsed.old[start:], *self._parsed.new[start:]) if n is not None), default=0)
+        digits = max(self._digits, len(str(width)))
+        if digits != self._digits:
+            self._digits = digits
+            if hasattr(self, "_gutter"):
+                self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+                self._place_gutter()
+
+    def take(self) -> None:
+        """Show the lines parsed since the last call (``fed`` views)."""
+        lines = self._parsed.lines
+        start, end = self._next_line, len(lines)
+        if start >= end:
+            return
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(("\n" if start else "") + "\n".join(lines[start:end]))
+        self._next_line = end
+        self._hunk_of.extend(hunk_of_lines(self._parsed.kinds[start:end], first=self._hunk_of[-1] if self._hunk_of else -1))
+        self._widen_numbers(start)
+
+    def finish(self) -> None:
+        """Every line is parsed and shown (``fed`` views)."""
+        self.take()
+        self.is_loaded = True
+        self.loaded.emit()
 
     @property
     def declined(self) -> frozenset[int]:
@@ -143,6 +178,9 @@ class DiffTextView(QPlainTextEdit):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._place_gutter()
+
+    def _place_gutter(self) -> None:
         cr = self.contentsRect()
         self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
 
@@ -224,9 +262,19 @@ class DiffPane(QWidget):
 
     loaded = Signal()
 
+    #: Lines parsed (and shown) per event-loop turn: a few milliseconds of work each.
+    PARSE_SLICE = 150
+    #: One turn stops taking slices after this long, so the window stays responsive.
+    TURN_BUDGET_S = 0.005
+    #: More lines were parsed and shown (``parsed`` grew); the hunk picker follows it.
+    grew = Signal()
+
     def __init__(self, diff: str, *, truncated: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._parsed = parse_unified(diff)
+        # Parsed a slice per event-loop turn: the first screenful now, the rest while the window runs.
+        self._parser = UnifiedParser(diff)
+        self._parser.feed(_FIRST_SCREEN)
+        self._parsed = self._parser.parsed
         self._truncated = truncated
         self._side: QSplitter | None = None
         self._side_views: tuple[DiffTextView, ...] = ()
@@ -247,12 +295,41 @@ class DiffPane(QWidget):
         self.truncated_note.setVisible(truncated)
         layout.addWidget(self.truncated_note)
         self.stack = QStackedWidget()
-        self.unified = DiffTextView(self._parsed)
+        self.unified = DiffTextView(self._parsed, fed=True)
         self.unified.loaded.connect(self.loaded.emit)
         self.stack.addWidget(self.unified)
         layout.addWidget(self.stack, 1)
+        self.toggle.setEnabled(False)  # side by side needs every line
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
+        self.unified.take()
+        if self._parser.done:
+            self._finish_parse()
+        else:
+            QTimer.singleShot(0, self._parse_more)
+
+    @property
+    def hides_text(self) -> bool:
+        """A line parsed so far held a hidden character (final once ``is_loaded``)."""
+        return self._parser.hides_text
+
+    def _parse_more(self) -> None:
+        # Parse and show small slices until this turn's budget is spent: the cost per line
+        # varies with the machine's load, the budget does not.
+        started = time.perf_counter()
+        while not self._parser.done and time.perf_counter() - started < self.TURN_BUDGET_S:
+            self._parser.feed(self.PARSE_SLICE)
+            self.unified.take()
+        self.grew.emit()
+        if self._parser.done:
+            self._finish_parse()
+        else:
+            QTimer.singleShot(0, self._parse_more)
+
+    def _finish_parse(self) -> None:
+        self.toggle.setEnabled(True)
+        self.retranslate()  # the counts are final now
+        self.unified.finish()
 
     @property
     def parsed(self) -> ParsedDiff:
@@ -298,3 +375,12 @@ class DiffPane(QWidget):
             self._side.setAccessibleName(_("Side-by-side diff"))
             self.stack.addWidget(self._side)
         self.stack.setCurrentWidget(self._side if on and self._side is not None else self.unified)
+
+
+def warm_up() -> None:
+    """Paint a tiny diff once, off screen: Qt's first paint of these widgets sets up its enum
+    and font machinery (~100 ms here); the app pays it while loading, not when an approval opens."""
+    pane = DiffPane("@@ -1 +1 @@\n-a\n+b\n")
+    pane.resize(240, 120)
+    pane.grab()
+    pane.deleteLater()
