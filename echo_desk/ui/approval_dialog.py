@@ -51,6 +51,9 @@ from echo_desk.ui.sandbox_page import status_text
 from echo_desk.ui.spawn_manifest import scope_names
 from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
 
+#: More file changes without a diff than this (a folder's files) get no tab each.
+_MOST_TABS_WITHOUT_DIFF = 20
+
 
 def format_targets(request: ApprovalRequest) -> str:
     """Every target in full: absolute paths, the whole command line with its folder, full URLs.
@@ -175,7 +178,12 @@ class ApprovalDialog(QDialog):
         self.tabs = QTabWidget()
         self.diff_panes: list[DiffPane] = []
         self.hunk_pickers: dict[str, HunkPicker] = {}
-        for change in request.file_changes:
+        # A whole folder moved or deleted is many files without a diff: they are listed in
+        # Targets (which must be read to its end), not as thousands of empty tabs.
+        without_diff = [c for c in request.file_changes if not c.diff and not c.truncated]
+        self._tab_changes = [c for c in request.file_changes
+                             if len(without_diff) <= _MOST_TABS_WITHOUT_DIFF or c.diff or c.truncated]
+        for change in self._tab_changes:
             pane = DiffPane(change.diff, truncated=change.truncated)
             self.diff_panes.append(pane)
             if request.hunk_selectable and not change.truncated:
@@ -189,13 +197,13 @@ class ApprovalDialog(QDialog):
         for pane in self.diff_panes:
             pane.loaded.connect(self._show_hidden_in_diffs)
         self._show_hidden_in_diffs()  # a short diff was read whole already
-        self.tabs.setVisible(bool(request.file_changes))
+        self.tabs.setVisible(bool(self._tab_changes))
         splitter.addWidget(self.tabs)
         splitter.setCollapsible(0, False)
-        if request.file_changes:
+        if self._tab_changes:
             splitter.setStretchFactor(1, 1)
         # The diff takes the room; without one, the rules' table below does (no empty gap).
-        fills = bool(request.file_changes) or self.is_spawn or request.rules is None
+        fills = bool(self._tab_changes) or self.is_spawn or request.rules is None
         layout.addWidget(splitter, 1 if fills else 0)
 
         # Permission rules: how each part was checked, and narrow grants to remember.
@@ -284,7 +292,7 @@ class ApprovalDialog(QDialog):
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language
         self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
-        for i, change in enumerate(r.file_changes):
+        for i, change in enumerate(self._tab_changes):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             self.tabs.setTabText(i, f"{_tab_name(change.path)} ({kind})")
         self.message_caption.setText(_("Message if denied:"))
