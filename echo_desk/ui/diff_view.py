@@ -145,10 +145,16 @@ class DiffTextView(QPlainTextEdit):
 
     def set_declined(self, hunks: frozenset[int]) -> None:
         """Grey out these hunks (indices in diff order): they will not be written."""
-        if hunks != self._declined:
-            self._declined = hunks
+        changed = hunks ^ self._declined
+        self._declined = hunks
+        # Repaint only when a hunk that changed is on screen: toggling one of 500 hunks must
+        # not cost a repaint of the whole view each time.
+        if not changed or not self.isVisible():
+            return
+        first = self.firstVisibleBlock().blockNumber()
+        last = min(len(self._hunk_of), first + self.viewport().height() // max(1, self.fontMetrics().lineSpacing()) + 2)
+        if any(self._hunk_of[n] in changed for n in range(max(0, first), last)):
             self.viewport().update()
-            self._gutter.update()
 
     def is_declined_line(self, number: int) -> bool:
         return 0 <= number < len(self._hunk_of) and self._hunk_of[number] in self._declined

@@ -33,9 +33,8 @@ class HunkPicker(QListWidget):
         pane.grew.connect(self._add_new_hunks)
         self.setAccessibleName(_("Hunks to write (j/k move, space toggles, a all, n none)"))
         self.currentRowChanged.connect(self._show_hunk)
-        self.itemChanged.connect(lambda _item: self.changed.emit())
-        # What is unchecked is greyed out in the diff itself, in both views.
-        self.changed.connect(self._grey_declined)
+        self._declined: set[int] = set()
+        self.itemChanged.connect(self._item_changed)
 
     def _add_new_hunks(self) -> None:
         parsed = self._pane.parsed
@@ -53,9 +52,16 @@ class HunkPicker(QListWidget):
         row = self.sizeHintForRow(0) if self.count() else 0
         self.setMaximumHeight(min(max(self.count(), 1), 5) * row + 2 * self.frameWidth() + 4)
 
-    def _grey_declined(self) -> None:
-        chosen = set(self.chosen())
-        self._pane.set_declined(frozenset(i for i in range(self.count()) if i not in chosen))
+    def _item_changed(self, item: QListWidgetItem) -> None:
+        # What is unchecked is greyed out in the diff itself, in both views (one hunk at a time:
+        # a toggle among 500 hunks stays cheap).
+        index = self.row(item)
+        if item.checkState() == Qt.CheckState.Checked:
+            self._declined.discard(index)
+        else:
+            self._declined.add(index)
+        self._pane.set_declined(frozenset(self._declined))
+        self.changed.emit()
 
     def chosen(self) -> tuple[int, ...]:
         """Indices of the checked hunks."""
@@ -73,6 +79,8 @@ class HunkPicker(QListWidget):
                 self.item(i).setCheckState(state)
         finally:
             self.blockSignals(False)
+        self._declined = set() if on else set(range(self.count()))
+        self._pane.set_declined(frozenset(self._declined))
         self.changed.emit()
 
     def toggle(self, index: int) -> None:
