@@ -19,7 +19,7 @@ from echo_desk.tools import ErrorKind, ToolError
 
 #: A folder operation shows every file for approval: past this many entries it is refused.
 MAX_TREE_ENTRIES = 5000
-MAX_TREE_BYTES = 512 * 1024 * 1024
+MAX_TREE_BYTES = 100 * 1024 * 1024  # read whole for the preview and the undo copies: kept modest
 
 
 @dataclass(frozen=True)
