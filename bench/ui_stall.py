@@ -43,6 +43,7 @@ from echo_desk.ui import marshal
 from echo_desk.ui.app import show_first_frame
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_window import MainWindow
+from echo_desk.ui.diff_view import warm_up as warm_up_diffs
 from echo_desk.ui.markdown import warm_up
 from echo_desk.ui.services import Services
 
@@ -100,7 +101,8 @@ class StreamingModel:
             for i in range(count):
                 # Keep the rate without drift: sleep until the token's due time.
                 await asyncio.sleep(max(0.0, start + i / TOKENS_PER_SECOND - time.perf_counter()))
-                yield TextDelta(words[i % len(words)] + " ")
+                # Numbered, so the runaway guard (#16) does not take the Markdown for a loop.
+                yield TextDelta(words[i % len(words)] + (f" {i}" if i % 3 == 0 else "") + " ")
             yield ToolCallReady(ToolCall(id="c1", name="slow_scan", arguments="{}"))
         elif self.turn == 2:
             yield ToolCallReady(ToolCall(id="c2", name="big_edit", arguments="{}"))
@@ -207,6 +209,7 @@ def main() -> None:
                             conversations=store, providers_available=True)
         window = MainWindow()
         warm_up()  # as App.load does after the first frame
+        warm_up_diffs()
         window.attach(services)
         window.set_model(StreamingModel())
         show_first_frame(window)  # as run_gui does, before the loop starts

@@ -9,7 +9,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from echo_desk.agent.undo import Resolution, Reverter
+from echo_desk.agent.undo import LeftAlone, Resolution, Reverter, RevertIssue
 from echo_desk.agent.undo.revert import UNREADABLE, RevertReport
 from echo_desk.runtime import Runtime
 from echo_desk.store.changes import ChangeRecord
@@ -88,10 +88,41 @@ def _revert(reverter: Reverter, call_id: str, choice: Resolution | None) -> int:
     return EXIT_NEEDS_CHOICE if plan.conflicts and choice is None else 0
 
 
+def _issue(issue: RevertIssue) -> str:
+    """The terminal's words for a typed outcome (the codes are in ``--json`` listings)."""
+    if issue.reason is LeftAlone.NOT_RESTORABLE:
+        why = issue.not_restorable.value if issue.not_restorable else "unknown"
+        return f"not restorable: {_NOT_RESTORABLE.get(why, why)}"
+    text = _LEFT_ALONE.get(issue.reason, issue.reason.value)
+    return f"{text} ({_shown(issue.detail)})" if issue.detail else text
+
+
+_LEFT_ALONE = {
+    LeftAlone.WAITING_FOR_CHOICE: "changed since the tool wrote it; waiting for your choice (--choose)",
+    LeftAlone.KEPT_AS_IT_IS_NOW: "kept as it is now, as you chose",
+    LeftAlone.RESTORED_WHAT_THE_TOOL_WROTE: "holds what the tool wrote, as you chose",
+    LeftAlone.FOLDER_NOT_EMPTY: "the folder holds other files now; kept",
+    LeftAlone.NOT_A_FOLDER_NOW: "not a folder now; nothing was changed",
+    LeftAlone.NOT_A_REGULAR_FILE_NOW: "not a regular file now; nothing was changed",
+    LeftAlone.CHANGED_AGAIN: "changed again meanwhile; nothing was changed",
+    LeftAlone.CONTENT_NOT_KEPT: "no longer restorable: its kept copy is gone; nothing was changed",
+    LeftAlone.COULD_NOT_WRITE: "the system refused the write; nothing was changed",
+    LeftAlone.LINK_IN_THE_PATH_NOW: "a folder on its path is a symbolic link now; nothing was written through it",
+}
+_NOT_RESTORABLE = {
+    "too_large": "larger than undo_max_file_bytes", "not_regular": "it was not a regular file",
+    "not_previewed": "its previous content was not previewed",
+    "changed_before_write": "it changed between the preview and the write",
+    "too_old": "no longer restorable: older than undo_keep_days, its copy was removed",
+    "over_space_limit": "no longer restorable: its copy was removed to stay under undo_max_total_bytes",
+    "content_missing": "no longer restorable: its kept copy is gone or damaged",
+}
+
+
 def _print_report(report: RevertReport) -> None:
     for r in report.reverted:
         print(f"reverted: {_shown(r.path)}")
-    for r, why in report.kept:
-        print(f"left alone: {_shown(r.path)} ({why})")
-    for r, why in report.failed:
-        print(f"failed: {_shown(r.path)} ({_shown(why)})", file=sys.stderr)
+    for r, issue in report.kept:
+        print(f"left alone: {_shown(r.path)} ({_issue(issue)})")
+    for r, issue in report.failed:
+        print(f"failed: {_shown(r.path)} ({_issue(issue)})", file=sys.stderr)

@@ -164,7 +164,7 @@ class Runtime:
         if self.permissions is not None:
             self.permissions.grants.close()
         if self.undo is not None:
-            self.undo.changes.close()
+            self.undo.close()
 
 
 GRANTS_FILE = "grants.sqlite3"

@@ -444,6 +444,7 @@ class Dispatcher:
             rules=rules,
             hunk_selectable=bool(changes) and getattr(entry.tool, "writes_hunk_selection", False) is True,
             parameters_schema=entry.tool.parameters,
+            not_restorable=self.undo.over_the_cap(changes) if self.undo else (),
         )
 
     async def _run_with_retries(

@@ -62,6 +62,8 @@ class ApprovalRequest:
     #: Raises ``agent.revision.RevisionRefused`` with a reason. ``None``: editing is not offered.
     #: The tool's JSON schema (the argument editor builds its form from it).
     parameters_schema: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: Files Revert could not restore (over the undo size limit): said before approval.
+    not_restorable: tuple[str, ...] = ()
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
 
 

@@ -71,6 +71,27 @@ class BlobStore:
     def has(self, digest: str) -> bool:
         return self._path(digest).is_file()
 
+    def sizes(self) -> dict[str, tuple[int, float]]:
+        """Every blob's size and last use (mtime), by digest."""
+        found: dict[str, tuple[int, float]] = {}
+        for folder in self.root.iterdir():
+            if not folder.is_dir() or len(folder.name) != 2:
+                continue
+            for blob in folder.iterdir():
+                if blob.name.startswith("."):
+                    continue
+                with contextlib.suppress(FileNotFoundError):
+                    st = blob.stat()
+                    found[folder.name + blob.name] = (st.st_size, st.st_mtime)
+        return found
+
+    def remove(self, digest: str) -> bool:
+        try:
+            self._path(digest).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
     def prune(self, max_age_seconds: float, *, keep: set[str] | frozenset[str] = frozenset()) -> int:
         """Remove blobs not used for ``max_age_seconds`` (except ``keep``). Returns how many."""
         cutoff = time.time() - max_age_seconds

@@ -7,6 +7,7 @@ pruned) is kept as "not restorable" so the person is told instead of guessing.
 
 from __future__ import annotations
 
+import enum
 import os
 import sqlite3
 import threading
@@ -42,6 +43,26 @@ _COLUMNS = ("id, at, conversation_id, turn_id, call_id, tool, path, kind, before
             "after_sha256, restorable, not_restorable_why, reverted_at")
 
 
+class NotRestorable(enum.StrEnum):
+    """Why a change cannot be undone; stored as this code, translated where it is shown."""
+
+    TOO_LARGE = "too_large"  # over the undo size limit for one file
+    NOT_REGULAR = "not_regular"  # a folder, link or device stood there
+    NOT_PREVIEWED = "not_previewed"  # the tool changed a file its preview did not name
+    CHANGED_BEFORE_WRITE = "changed_before_write"  # between the preview and the write
+    TOO_OLD = "too_old"  # past the age limit: its copy was pruned
+    OVER_SPACE_LIMIT = "over_space_limit"  # pruned to keep the kept copies under the size cap
+    CONTENT_MISSING = "content_missing"  # the kept copy is gone or damaged
+    UNKNOWN = "unknown"  # a record from before the codes
+
+    @classmethod
+    def of(cls, stored: str) -> NotRestorable:
+        try:
+            return cls(stored)
+        except ValueError:
+            return cls.UNKNOWN
+
+
 @dataclass(frozen=True, kw_only=True)
 class ChangeRecord:
     """One file one call changed. ``before_sha256 is None``: the file did not exist before;
@@ -65,6 +86,11 @@ class ChangeRecord:
     @property
     def reverted(self) -> bool:
         return self.reverted_at is not None
+
+    @property
+    def why_not_restorable(self) -> NotRestorable | None:
+        """``None`` while the change can be undone."""
+        return None if self.restorable else NotRestorable.of(self.not_restorable_why)
 
 
 def _record(row: tuple[Any, ...]) -> ChangeRecord:
@@ -155,19 +181,30 @@ class ChangeStore:
         return [_record(r) for r in rows]
 
     def live_blobs(self) -> set[str]:
-        """Every blob a restorable change may still need."""
+        """Every blob a change that can still be reverted may need."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT before_sha256, after_sha256 FROM changes WHERE restorable = 1").fetchall()
+                "SELECT before_sha256, after_sha256 FROM changes WHERE restorable = 1 AND reverted_at IS NULL"
+            ).fetchall()
         return {d for row in rows for d in row if d}
 
     def forget_older_than(self, cutoff: float) -> int:
         """Mark changes recorded before ``cutoff`` as no longer restorable (their blobs may go)."""
         with self._lock:
             cur = self._conn.execute(
-                "UPDATE changes SET restorable = 0, not_restorable_why = 'older than the age limit' "
-                "WHERE at < ? AND restorable = 1", (cutoff,))
+                "UPDATE changes SET restorable = 0, not_restorable_why = ? WHERE at < ? AND restorable = 1",
+                (NotRestorable.TOO_OLD.value, cutoff))
         return cur.rowcount
+
+    def restorable_oldest_first(self) -> list[ChangeRecord]:
+        """Changes that can still be undone (and are not yet), oldest first: pruning order."""
+        return self._select("WHERE restorable = 1 AND reverted_at IS NULL ORDER BY id", ())
+
+    def forget(self, ids: Iterable[int], why: NotRestorable) -> None:
+        """Mark changes as no longer restorable, with why."""
+        with self._lock:
+            self._conn.executemany("UPDATE changes SET restorable = 0, not_restorable_why = ? WHERE id = ?",
+                                   [(why.value, i) for i in ids])
 
     def close(self) -> None:
         with self._lock:

@@ -162,6 +162,8 @@ class Settings(BaseModel):
     undo_max_file_bytes: int = Field(default=10 * 1024 * 1024, ge=0)
     #: Previous contents older than this many days are forgotten (and their blobs removed).
     undo_keep_days: float = Field(default=30.0, gt=0)
+    #: Kept previous contents and Echo Desk's trash together stay under this (oldest go first).
+    undo_max_total_bytes: int = Field(default=2 * 1024 * 1024 * 1024, ge=0)
     recent_workspaces: list[str] = Field(default_factory=list)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 

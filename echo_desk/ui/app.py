@@ -104,10 +104,12 @@ class App:
         return 0
 
     async def load(self) -> None:
+        from echo_desk.ui.diff_view import warm_up as warm_up_diffs
         from echo_desk.ui.markdown import preload_code_lexers, warm_up
         from echo_desk.ui.services import load_services
 
         warm_up()
+        warm_up_diffs()
         preload_code_lexers()
         self.services = await load_services(host=self.window.host)
         self.window.attach(self.services)

@@ -51,6 +51,9 @@ from echo_desk.ui.sandbox_page import status_text
 from echo_desk.ui.spawn_manifest import scope_names
 from echo_desk.ui.spawn_view import ManifestPanel, SubagentBanner
 
+#: More file changes without a diff than this (a folder's files) get no tab each.
+_MOST_TABS_WITHOUT_DIFF = 20
+
 
 def format_targets(request: ApprovalRequest) -> str:
     """Every target in full: absolute paths, the whole command line with its folder, full URLs.
@@ -124,7 +127,8 @@ class ApprovalDialog(QDialog):
         self.hidden_warning = QLabel()
         self.hidden_warning.setWordWrap(True)
         theme.styled(self.hidden_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
-        self.hidden_warning.setVisible(request_hides_text(request))
+        # The diffs are read a slice at a time by their panes, which say when they hold any.
+        self.hidden_warning.setVisible(request_hides_text(request, with_diffs=False))
         layout.addWidget(self.hidden_warning)
 
         self.summary = QLabel(visible(request.summary))
@@ -133,6 +137,13 @@ class ApprovalDialog(QDialog):
         # The spawn manifest is shown field by field below; its one-line summary would repeat it.
         self.summary.setVisible(bool(request.summary) and not self.is_spawn)
         layout.addWidget(self.summary)
+        # Before approval: what Revert will not be able to put back (over the undo size limit).
+        self.undo_warning = QLabel()
+        self.undo_warning.setWordWrap(True)
+        self.undo_warning.setTextFormat(Qt.TextFormat.PlainText)
+        theme.styled(self.undo_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
+        self.undo_warning.setVisible(bool(request.not_restorable))
+        layout.addWidget(self.undo_warning)
         self.manifest: ManifestPanel | None = None
         if request.spawn is not None:
             self.manifest = ManifestPanel(request, request.spawn, title_for)
@@ -167,7 +178,12 @@ class ApprovalDialog(QDialog):
         self.tabs = QTabWidget()
         self.diff_panes: list[DiffPane] = []
         self.hunk_pickers: dict[str, HunkPicker] = {}
-        for change in request.file_changes:
+        # A whole folder moved or deleted is many files without a diff: they are listed in
+        # Targets (which must be read to its end), not as thousands of empty tabs.
+        without_diff = [c for c in request.file_changes if not c.diff and not c.truncated]
+        self._tab_changes = [c for c in request.file_changes
+                             if len(without_diff) <= _MOST_TABS_WITHOUT_DIFF or c.diff or c.truncated]
+        for change in self._tab_changes:
             pane = DiffPane(change.diff, truncated=change.truncated)
             self.diff_panes.append(pane)
             if request.hunk_selectable and not change.truncated:
@@ -178,13 +194,16 @@ class ApprovalDialog(QDialog):
         self._must_see: list[DiffPane | FullTextBox] = [*self.diff_panes, self.targets, self.arguments]
         for part in self._must_see:
             part.loaded.connect(self._update_allow)
-        self.tabs.setVisible(bool(request.file_changes))
+        for pane in self.diff_panes:
+            pane.loaded.connect(self._show_hidden_in_diffs)
+        self._show_hidden_in_diffs()  # a short diff was read whole already
+        self.tabs.setVisible(bool(self._tab_changes))
         splitter.addWidget(self.tabs)
         splitter.setCollapsible(0, False)
-        if request.file_changes:
+        if self._tab_changes:
             splitter.setStretchFactor(1, 1)
         # The diff takes the room; without one, the rules' table below does (no empty gap).
-        fills = bool(request.file_changes) or self.is_spawn or request.rules is None
+        fills = bool(self._tab_changes) or self.is_spawn or request.rules is None
         layout.addWidget(splitter, 1 if fills else 0)
 
         # Permission rules: how each part was checked, and narrow grants to remember.
@@ -230,6 +249,10 @@ class ApprovalDialog(QDialog):
         self.deny.setFocus()
         self._update_allow()
 
+    def _show_hidden_in_diffs(self) -> None:
+        if any(pane.hides_text for pane in self.diff_panes):
+            self.hidden_warning.setVisible(True)
+
     def _update_allow(self) -> None:
         # Nothing can be allowed before every line of every diff is in the dialog and every
         # target and argument was in view to its end.
@@ -262,11 +285,15 @@ class ApprovalDialog(QDialog):
         self.hidden_warning.setText(_("This request contains hidden or control characters (bidi, zero-width, "
                                       "line separators…). They are shown as ⟨U+…⟩ where they are: read "
                                       "the targets, arguments and changes carefully."))
+        if r.not_restorable:
+            self.undo_warning.setText(_("Not restorable: Revert will not be able to put back these files, larger "
+                                        "than the undo size limit in Settings: {paths}").format(
+                paths=", ".join(visible(p, one_line=True) for p in r.not_restorable)))
         self.targets_caption.setText(_("Targets"))
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language
         self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
-        for i, change in enumerate(r.file_changes):
+        for i, change in enumerate(self._tab_changes):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             self.tabs.setTabText(i, f"{_tab_name(change.path)} ({kind})")
         self.message_caption.setText(_("Message if denied:"))

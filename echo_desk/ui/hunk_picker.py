@@ -24,20 +24,44 @@ class HunkPicker(QListWidget):
     def __init__(self, pane: DiffPane, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pane = pane
-        parsed = pane.parsed
-        self._rows = [i for i, kind in enumerate(parsed.kinds) if kind == HUNK]
+        self._rows: list[int] = []
+        self._seen_lines = 0
         self.setUniformItemSizes(True)  # 500 hunks lay out at once
-        for number, row in enumerate(self._rows, start=1):
+        self._add_new_hunks()
+        # The diff is parsed a slice at a time: hunks join the list as they are read (Allow
+        # waits for the whole diff, so the list is complete before anything can be approved).
+        pane.grew.connect(self._add_new_hunks)
+        self.setAccessibleName(_("Hunks to write (j/k move, space toggles, a all, n none)"))
+        self.currentRowChanged.connect(self._show_hunk)
+        self._declined: set[int] = set()
+        self.itemChanged.connect(self._item_changed)
+
+    def _add_new_hunks(self) -> None:
+        parsed = self._pane.parsed
+        start, self._seen_lines = self._seen_lines, len(parsed)
+        new_rows = [i for i in range(start, len(parsed)) if parsed.kinds[i] == HUNK]
+        for number, row in enumerate(new_rows, start=len(self._rows) + 1):
             item = QListWidgetItem(f"{number}. {parsed.lines[row]}")
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
+            self.blockSignals(True)  # a new hunk is not a change of the person's choice
             self.addItem(item)
+            self.blockSignals(False)
+        self._rows.extend(new_rows)
         # Room for a few hunks; more scroll (the diff below keeps the space).
         row = self.sizeHintForRow(0) if self.count() else 0
         self.setMaximumHeight(min(max(self.count(), 1), 5) * row + 2 * self.frameWidth() + 4)
-        self.setAccessibleName(_("Hunks to write (j/k move, space toggles, a all, n none)"))
-        self.currentRowChanged.connect(self._show_hunk)
-        self.itemChanged.connect(lambda _item: self.changed.emit())
+
+    def _item_changed(self, item: QListWidgetItem) -> None:
+        # What is unchecked is greyed out in the diff itself, in both views (one hunk at a time:
+        # a toggle among 500 hunks stays cheap).
+        index = self.row(item)
+        if item.checkState() == Qt.CheckState.Checked:
+            self._declined.discard(index)
+        else:
+            self._declined.add(index)
+        self._pane.set_declined(frozenset(self._declined))
+        self.changed.emit()
 
     def chosen(self) -> tuple[int, ...]:
         """Indices of the checked hunks."""
@@ -55,6 +79,8 @@ class HunkPicker(QListWidget):
                 self.item(i).setCheckState(state)
         finally:
             self.blockSignals(False)
+        self._declined = set() if on else set(range(self.count()))
+        self._pane.set_declined(frozenset(self._declined))
         self.changed.emit()
 
     def toggle(self, index: int) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPlainTextEdit,
+    QProgressDialog,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.undo import Resolution, RevertPlan, RevertStep
 from echo_desk.i18n import _
+from echo_desk.ui.revert_text import record_not_restorable_text
 
 _MAX_SHOWN_CHARS = 200_000
 
@@ -69,7 +71,7 @@ class ConfirmRevertDialog(QDialog):
             self.files.addItem(f"{visible_text(step.record.path)} — {label}{mark}")
         for record in plan.not_restorable:
             self.files.addItem(_("{path} — not restorable: {why}").format(
-                path=visible_text(record.path), why=record.not_restorable_why or _("content not kept")))
+                path=visible_text(record.path), why=record_not_restorable_text(record)))
         layout.addWidget(self.files, 1)
         buttons = QDialogButtonBox()
         self.revert_button = buttons.addButton(_("Revert"), QDialogButtonBox.ButtonRole.AcceptRole)
@@ -151,3 +153,23 @@ class ConflictDialog(QDialog):
     def _choose(self, resolution: Resolution) -> None:
         self.choice = resolution
         self.accept()
+
+
+class RevertProgress(QProgressDialog):
+    """Shown only when a revert lasts (Qt's minimum duration); the window stays usable."""
+
+    SHOW_AFTER_MS = 400
+
+    def __init__(self, total: int, parent: QWidget | None = None) -> None:
+        super().__init__(_("Reverting…"), "", 0, max(total, 1), parent)
+        self.setWindowTitle(_("Revert changes"))
+        self.setCancelButton(None)  # half a revert is worse than waiting: each step is atomic, the set is not
+        self.setMinimumDuration(self.SHOW_AFTER_MS)
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.setAutoClose(False)
+        self.setValue(0)
+
+    def advance(self, done: int, total: int) -> None:
+        self.setMaximum(max(total, 1))
+        self.setValue(done)
+        self.setLabelText(_("Reverting… {done} of {total} changes").format(done=done, total=total))

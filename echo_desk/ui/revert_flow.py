@@ -5,6 +5,7 @@ asks about each file changed since the tool wrote it, then lets the engine write
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -12,8 +13,12 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.undo import Resolution, Reverter, RevertPlan, RevertReport, RevertStep
 from echo_desk.i18n import _
-from echo_desk.ui.revert_dialog import ConfirmRevertDialog, ConflictDialog, visible_text
+from echo_desk.ui.marshal import BackgroundOp, run_on_main
+from echo_desk.ui.revert_dialog import ConfirmRevertDialog, ConflictDialog, RevertProgress, visible_text
+from echo_desk.ui.revert_text import issue_text
 from echo_desk.ui.transcript import TOOL, USER, TranscriptItem, TranscriptModel
+
+log = logging.getLogger(__name__)
 
 
 def turn_call_ids(items: list[TranscriptItem], row: int, *, to_end: bool) -> list[str]:
@@ -35,9 +40,17 @@ def turn_call_ids(items: list[TranscriptItem], row: int, *, to_end: bool) -> lis
 
 
 class RevertFlow(QObject):
-    """One revert at a time; ``finished`` carries the engine's report."""
+    """One revert at a time; ``finished`` carries the engine's report.
+
+    Planning, reading the three versions and writing all run off the UI thread (a revert of a
+    large turn reads and writes many files); ``progress`` reports each step, and a progress
+    dialog appears when the work lasts.
+    """
 
     finished = Signal(object)
+    #: (steps done, steps in all) while the engine writes.
+    progress = Signal(int, int)
+    busy_changed = Signal(bool)
 
     def __init__(self, reverter: Callable[[], Reverter | None], transcript: TranscriptModel,
                  parent_widget: QWidget) -> None:
@@ -46,23 +59,19 @@ class RevertFlow(QObject):
         self._transcript = transcript
         self._parent = parent_widget
         self.dialog: QDialog | None = None
+        self.busy = False
+        self.progress_dialog: RevertProgress | None = None
 
     def revert_call(self, call_id: str) -> None:
-        reverter = self._reverter()
-        if reverter is not None:
-            self._start(reverter, reverter.plan_calls([call_id]), confirm=False)
+        self._plan(lambda r: r.plan_calls([call_id]), confirm=False)
 
     def revert_turn(self, row: int) -> None:
-        reverter = self._reverter()
-        if reverter is not None:
-            ids = turn_call_ids(self._transcript.items(), row, to_end=False)
-            self._start(reverter, reverter.plan_turns_of(ids), confirm=True)
+        ids = turn_call_ids(self._transcript.items(), row, to_end=False)
+        self._plan(lambda r: r.plan_turns_of(ids), confirm=True)
 
     def revert_since(self, row: int, conversation_id: str) -> None:
-        reverter = self._reverter()
-        if reverter is not None:
-            ids = turn_call_ids(self._transcript.items(), row, to_end=True)
-            self._start(reverter, reverter.plan_since(conversation_id, ids), confirm=True)
+        ids = turn_call_ids(self._transcript.items(), row, to_end=True)
+        self._plan(lambda r: r.plan_since(conversation_id, ids), confirm=True)
 
     def mark_reverted_cards(self) -> None:
         """After a conversation is opened: cards whose changes were all reverted say so."""
@@ -78,21 +87,45 @@ class RevertFlow(QObject):
                 item.touch()
         self._transcript.relabel()
 
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.busy_changed.emit(busy)
+
+    def _plan(self, make: Callable[[Reverter], RevertPlan], *, confirm: bool) -> None:
+        reverter = self._reverter()
+        if reverter is None:
+            return
+        if self.busy:
+            self._transcript.add_notice(_("A revert is still running; try again when it is done."))
+            return
+        self._set_busy(True)
+        (BackgroundOp(make, reverter)
+         .on_success(lambda plan: self._start(reverter, plan, confirm=confirm))
+         .on_failure(self._failed)
+         .run())
+
     def _start(self, reverter: Reverter, plan: RevertPlan, *, confirm: bool) -> None:
         if not plan.steps and not plan.not_restorable:
+            self._set_busy(False)
             self._transcript.add_notice(_("Nothing to revert: these changes were already reverted.")
                                         if plan.already_reverted else _("Nothing to revert here."))
             return
         if confirm or len(plan.steps) > 1:
             dialog = ConfirmRevertDialog(plan, self._parent)
             dialog.accepted.connect(lambda: self._ask_conflicts(reverter, plan, list(plan.conflicts), {}))
+            dialog.rejected.connect(lambda: self._cancelled())
             self._show(dialog)
         else:
             self._ask_conflicts(reverter, plan, list(plan.conflicts), {})
 
-    def _ask_conflicts(self, reverter: Reverter, plan: RevertPlan, left: list[RevertStep], choices: dict[int, Resolution]) -> None:
+    def _cancelled(self) -> None:
+        self.dialog = None
+        self._set_busy(False)
+
+    def _ask_conflicts(self, reverter: Reverter, plan: RevertPlan, left: list[RevertStep],
+                       choices: dict[int, Resolution]) -> None:
         if not left:
-            self._finish(reverter.apply(plan, choices))
+            self._apply(reverter, plan, choices)
             return
         step = left.pop(0)
 
@@ -100,17 +133,50 @@ class RevertFlow(QObject):
             choices[step.record.id] = resolution
             self._ask_conflicts(reverter, plan, left, choices)
 
-        self._show(ConflictDialog(step, reverter.contents(step), chosen, self._parent))
+        (BackgroundOp(reverter.contents, step)
+         .on_success(lambda contents: self._show(ConflictDialog(step, contents, chosen, self._parent)))
+         .on_failure(self._failed)
+         .run())
+
+    def _apply(self, reverter: Reverter, plan: RevertPlan, choices: dict[int, Resolution]) -> None:
+        self.dialog = None
+        self.progress_dialog = RevertProgress(len(plan.steps), self._parent)
+        self.progress.connect(self.progress_dialog.advance)
+
+        def report_progress(done: int, total: int) -> None:
+            run_on_main(self.progress.emit, done, total)
+
+        (BackgroundOp(lambda: reverter.apply(plan, choices, progress=report_progress))
+         .on_success(self._finish)
+         .on_failure(self._failed)
+         .run())
 
     def _show(self, dialog: QDialog) -> None:
         self.dialog = dialog
         dialog.open()
 
+    def _close_progress(self) -> None:
+        if self.progress_dialog is not None:
+            self.progress.disconnect(self.progress_dialog.advance)
+            self.progress_dialog.close()
+            self.progress_dialog.deleteLater()
+            self.progress_dialog = None
+
+    def _failed(self, exc: BaseException) -> None:
+        self.dialog = None
+        self._close_progress()
+        self._set_busy(False)
+        log.error("revert failed", exc_info=exc)
+        self.mark_reverted_cards()  # what was done before the error, from the change log
+        self._transcript.add_notice(_("The revert stopped on an error; files already reverted are listed as "
+                                      "reverted in their cards, the others were not changed."), error=True)
+
     def _finish(self, report: RevertReport) -> None:
         self.dialog = None
+        self._close_progress()
         lines = [_("Reverted {path}").format(path=visible_text(r.path)) for r in report.reverted]
-        lines += [_("Not reverted: {path} ({why})").format(path=visible_text(r.path), why=why)
-                  for r, why in report.kept + report.failed]
+        lines += [_("Not reverted: {path} ({why})").format(path=visible_text(r.path), why=visible_text(issue_text(issue)))
+                  for r, issue in report.kept + report.failed]
         reverted_calls = {r.call_id for r in report.reverted}
         for item in self._transcript.items():
             if item.call_id in reverted_calls:
@@ -118,4 +184,5 @@ class RevertFlow(QObject):
                 item.touch()
         self._transcript.relabel()
         self._transcript.add_notice("\n".join(lines), error=bool(report.failed))
+        self._set_busy(False)
         self.finished.emit(report)

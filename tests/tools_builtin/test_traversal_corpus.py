@@ -51,6 +51,8 @@ def build_world(workspace: Path) -> tuple[Path, Path]:
     }
     for name, target in links.items():
         os.symlink(target, workspace / name)
+    (workspace / "tree" / "a").mkdir(parents=True)
+    (workspace / "tree" / "a" / "f.txt").write_text("f\n")
     return outside, evil
 
 
@@ -108,6 +110,7 @@ def _ops(path: str) -> list[tuple[Any, dict[str, Any]]]:
         (MovePath(), {"source": "inside.txt", "destination": path}),
         (CopyPath(), {"source": path, "destination": "copied-in.txt"}),
         (CopyPath(), {"source": "inside.txt", "destination": path}),
+        (CopyPath(), {"source": "tree", "destination": path}),  # a whole folder, to a hostile place
         (DeletePath(), {"path": path}),
         (CreateFolder(), {"path": path}),
     ]
@@ -210,3 +213,32 @@ async def test_racing_symlink_flips_never_let_a_write_escape(workspace: Path, ma
     assert tree_hash(outside) == before
     assert not list(outside.rglob("race-*"))
     assert sum(outcomes.values()) == 300
+
+
+#: Links planted inside a folder, each alone in its own copy of the folder.
+_INSIDE_LINKS = {
+    "to_outside_folder": "../../../outside", "to_outside_file": "../../../outside/secret.txt",
+    "to_evil": "../../../ws-evil", "up_and_out": "../../..", "absolute": "/", "proc_root": "/proc/self/root",
+    "dangling_outside": "../../../outside/new.txt", "to_inside": "../../inside.txt", "self_loop": "self_loop",
+}
+
+
+@pytest.mark.parametrize("link", sorted(_INSIDE_LINKS))
+async def test_folders_holding_links_are_refused_and_never_followed(workspace: Path, make_ctx: MakeCtx,
+                                                                    link: str) -> None:
+    outside, evil = build_world(workspace)
+    folder = workspace / "trap"
+    (folder / "deep" / "er").mkdir(parents=True)
+    (folder / "deep" / "plain.txt").write_text("plain\n")
+    os.symlink(_INSIDE_LINKS[link], folder / "deep" / "er" / link)
+    before = (tree_hash(outside), tree_hash(evil), tree_hash(folder))
+    for tool, params in ((MovePath(), {"source": "trap", "destination": "moved"}),
+                         (CopyPath(), {"source": "trap", "destination": "copied"}),
+                         (DeletePath(), {"path": "trap"}),
+                         (MovePath(), {"source": "trap/deep", "destination": "deep-moved"})):
+        result = await run_tool(tool, params, make_ctx(tool))
+        assert not result.success and "symbolic link" in result.error, (tool.name, link, result.error)
+        assert MARKER not in result.output + result.error
+        assert (tree_hash(outside), tree_hash(evil), tree_hash(folder)) == before
+    assert not (workspace / "moved").exists() and not (workspace / "copied").exists()
+    assert not [p for p in workspace.iterdir() if ".echo-desk-copy-" in p.name]

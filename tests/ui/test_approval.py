@@ -280,3 +280,29 @@ def test_the_real_ask_user_tool_asks_from_its_worker_thread_and_gets_the_choice(
     prompt_shown, envelope = qloop.run_until_complete(scenario())
     assert prompt_shown
     assert envelope.ok and "green" in envelope.content
+
+
+def test_a_folder_of_many_files_is_listed_in_targets_not_as_a_tab_each(qtbot) -> None:
+    """delete_path of a folder reports every file (no diffs): the dialog lists them in Targets,
+    which must be read to the end before Allow, instead of building thousands of tabs."""
+    from echo_desk.agent.host import ApprovalRequest
+    from echo_desk.tools import FileChange, FileChangeKind, RiskLevel, Target
+    from echo_desk.ui.approval_dialog import ApprovalDialog
+
+    changes = tuple(FileChange(path=f"/w/proj/f{i}.txt", kind=FileChangeKind.DELETE, before_sha256="a" * 64,
+                               after_sha256=None, diff="") for i in range(300))
+    request = ApprovalRequest(call_id="c1", tool_name="delete_path", tool_title="Delete file", risk=RiskLevel.WRITE,
+                              scope_id="s", scope_label="conversation", scope_chain=(), arguments={"path": "proj"},
+                              targets=(Target(kind="path", value="/w/proj", detail="delete folder"),),
+                              file_changes=changes, summary="", binding="x")
+    dialog = ApprovalDialog(request)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.tabs.count() == 0 and not dialog.tabs.isVisibleTo(dialog)
+    listed = dialog.targets.toPlainText()
+    assert all(c.path in listed for c in changes)
+    assert not dialog.allow_once.isEnabled()  # the list must be read to its end first
+    bar = dialog.targets.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    qtbot.waitUntil(dialog.allow_once.isEnabled)

@@ -99,3 +99,50 @@ def test_every_hunk_kept_is_the_whole_change_as_before(qtbot, builtin_runtime: R
     env = _run(builtin_runtime, scope, host)
     assert env.ok and target.read_text() == NEW
     assert host.dialogs[0].decision is not None and host.dialogs[0].decision.selection is None
+
+
+def _row_colour(view, text: str):
+    """The colour painted at the right end of the line ``text`` (scrolled into view)."""
+    from PySide6.QtGui import QTextCursor
+
+    block = view.document().find(text).block()
+    assert block.isValid(), text
+    view.setTextCursor(QTextCursor(block))
+    view.centerCursor()
+    view.viewport().repaint()
+    geom = view.blockBoundingGeometry(block).translated(view.contentOffset())
+    image = view.viewport().grab().toImage()
+    return image.pixelColor(view.viewport().width() - 3, int(geom.center().y())).name()
+
+
+def test_unticked_hunks_are_greyed_out_in_both_views(qtbot, builtin_runtime: Runtime, scope: Scope,
+                                                     workspace: Path) -> None:
+    target = workspace / "f.txt"
+    target.write_text(OLD)
+    seen: dict[str, object] = {}
+
+    def person(dialog: ApprovalDialog) -> None:
+        [picker] = dialog.hunk_pickers.values()
+        pane = dialog.diff_panes[0]
+        green = _row_colour(pane.unified, "twenty")
+        picker.setFocus()
+        picker.setCurrentRow(1)
+        qtbot.keyClick(picker, Qt.Key.Key_Space)  # decline the middle hunk
+        seen["declined"] = pane.unified.declined
+        seen["unified"] = (green, _row_colour(pane.unified, "twenty"), _row_colour(pane.unified, "thirty-seven"))
+        pane.toggle.setChecked(True)
+        left, right = pane._side_views
+        seen["side"] = (left.declined, right.declined, _row_colour(right, "twenty"), _row_colour(right, "two"))
+        qtbot.keyClick(picker, Qt.Key.Key_Space)  # and take it back: no longer grey
+        seen["back"] = (pane.unified.declined, _row_colour(right, "twenty"))
+        qtbot.mouseClick(dialog.deny, Qt.MouseButton.LeftButton)
+
+    env = _run(builtin_runtime, scope, DialogHost(qtbot=qtbot, act=person))
+    assert not env.ok and target.read_text() == OLD
+    assert seen["declined"] == frozenset({1})
+    green, declined, kept = seen["unified"]  # type: ignore[misc]
+    assert green == kept == "#e6ffec" and declined != green
+    left_declined, right_declined, right_twenty, right_two = seen["side"]  # type: ignore[misc]
+    assert left_declined == right_declined == frozenset({1})
+    assert right_two == "#e6ffec" and right_twenty != "#e6ffec"
+    assert seen["back"] == (frozenset(), "#e6ffec")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,7 @@ def test_revert_after_an_outside_change_never_overwrites_without_a_choice(
     assert [dialog.panes[r].toPlainText() for r in Resolution] == ["one\n", "two\n", "three\n"]
     assert target.read_text() == "three\n"  # asking wrote nothing
     dialog.reject()  # closing the dialog keeps the file as it is now
-    qtbot.waitUntil(lambda: flow.dialog is None, timeout=5000)
+    qtbot.waitUntil(lambda: not flow.busy, timeout=5000)  # the revert runs off the UI thread
     assert target.read_text() == "three\n" and not model.items()[0].reverted
     assert "Not reverted" in model.items()[-1].text
 
@@ -85,7 +86,7 @@ def test_revert_after_an_outside_change_never_overwrites_without_a_choice(
     qtbot.waitUntil(lambda: isinstance(flow.dialog, ConflictDialog) and flow.dialog.isVisible(), timeout=5000)
     target.write_text("four\n")  # it changes again while the person looks: their choice is not applied
     qtbot.mouseClick(flow.dialog.buttons[Resolution.WHAT_IT_WAS], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: flow.dialog is None, timeout=5000)
+    qtbot.waitUntil(lambda: not flow.busy, timeout=5000)  # the revert runs off the UI thread
     assert target.read_text() == "four\n"
 
     target.write_text("two\n")  # as the tool left it: Revert needs no choice
@@ -129,3 +130,111 @@ def test_reopened_conversation_shows_reverted_cards(qtbot, chat, builtin_runtime
     assert not model.items()[0].reverted
     flow.mark_reverted_cards()
     assert model.items()[0].reverted
+
+
+def _has_chinese(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_every_revert_outcome_is_worded_in_the_ui_language() -> None:
+    """The engine hands typed outcomes; the UI words each one, none is English in Chinese."""
+    from echo_desk import i18n
+    from echo_desk.agent.undo import LeftAlone, RevertIssue
+    from echo_desk.store.changes import NotRestorable
+    from echo_desk.ui.revert_text import issue_text
+
+    issues = [RevertIssue(reason) for reason in LeftAlone if reason is not LeftAlone.NOT_RESTORABLE]
+    issues += [RevertIssue(LeftAlone.NOT_RESTORABLE, why) for why in (*NotRestorable, None)]
+    english = {issue: issue_text(issue) for issue in issues}
+    i18n.set_language("zh_CN")
+    try:
+        for issue in issues:
+            text = issue_text(issue)
+            assert _has_chinese(text) and text != english[issue], (issue, text)
+            assert not any(word in text for word in ("restorable", "changed", "folder", "file")), text
+    finally:
+        i18n.set_language("en")
+
+
+def test_a_pruned_change_says_no_longer_restorable_in_chinese(qtbot, chat, builtin_runtime: Runtime,
+                                                              scope: Scope, workspace: Path) -> None:
+    from echo_desk import i18n
+    from echo_desk.store.changes import NotRestorable
+
+    _view, model, flow = chat
+    (workspace / "p.txt").write_text("before\n")
+    call, envelope = _write(builtin_runtime, scope, "c1", "p.txt", "agent\n")
+    _show_card(model, call, envelope)
+    assert builtin_runtime.reverter is not None
+    [record] = builtin_runtime.reverter.changes.for_call("c1")
+    builtin_runtime.reverter.changes.forget([record.id], NotRestorable.OVER_SPACE_LIMIT)  # as pruning does
+    i18n.set_language("zh_CN")
+    try:
+        flow.revert_call("c1")
+        qtbot.waitUntil(lambda: "未还原" in model.items()[-1].text, timeout=5000)
+    finally:
+        i18n.set_language("en")
+    notice = model.items()[-1].text
+    assert "已无法恢复" in notice and "restorable" not in notice and "space" not in notice
+    assert (workspace / "p.txt").read_text() == "agent\n" and not model.items()[0].reverted
+
+
+class _SlowBlobs:
+    """The real blob store, except that reading a kept copy waits for ``gate`` (a slow disk)."""
+
+    def __init__(self, real, gate: threading.Event, entered: threading.Event) -> None:
+        self._real = real
+        self._gate = gate
+        self._entered = entered
+
+    def get(self, digest: str):
+        self._entered.set()
+        assert self._gate.wait(20), "the test never opened the gate"
+        return self._real.get(digest)
+
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
+
+def test_a_long_revert_leaves_the_ui_thread_free_and_shows_progress(
+        qtbot, chat, builtin_runtime: Runtime, scope: Scope, workspace: Path) -> None:
+    from PySide6.QtCore import QTimer
+
+    from echo_desk.agent.undo import turn
+
+    view, model, flow = chat
+    model.add_user("rewrite them all")
+    with turn("t-big"):
+        for index in range(12):
+            (workspace / f"f{index}.txt").write_text(f"original {index}\n")
+            _show_card(model, *_write(builtin_runtime, scope, f"c{index}", f"f{index}.txt", "agent\n"))
+    reverter = builtin_runtime.reverter
+    assert reverter is not None
+    gate, entered = threading.Event(), threading.Event()
+    reverter.blobs = _SlowBlobs(reverter.blobs, gate, entered)  # type: ignore[assignment]
+    steps: list[tuple[int, int]] = []
+    flow.progress.connect(lambda done, total: steps.append((done, total)))
+    ticks: list[int] = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: ticks.append(1))
+    heartbeat.start()
+    try:
+        view.revert_turn.emit(0)
+        qtbot.waitUntil(lambda: isinstance(flow.dialog, ConfirmRevertDialog), timeout=5000)
+        qtbot.mouseClick(flow.dialog.revert_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(entered.is_set, timeout=5000)  # the engine is stuck reading a kept copy...
+        seen = len(ticks)
+        qtbot.waitUntil(lambda: len(ticks) >= seen + 10, timeout=5000)  # ...and the UI thread keeps running
+        qtbot.waitUntil(lambda: flow.progress_dialog is not None and flow.progress_dialog.isVisible(), timeout=5000)
+        assert flow.busy and steps and steps[0] == (0, 12)
+        assert (workspace / "f0.txt").read_text() == "agent\n"
+        view.revert_turn.emit(0)  # a second revert waits its turn: said, not started
+        assert "still running" in model.items()[-1].text
+    finally:
+        gate.set()
+        heartbeat.stop()
+    qtbot.waitUntil(lambda: not flow.busy, timeout=20000)
+    assert flow.progress_dialog is None
+    assert [(workspace / f"f{i}.txt").read_text() for i in range(12)] == [f"original {i}\n" for i in range(12)]
+    assert all(item.reverted for item in model.items()[1:13])

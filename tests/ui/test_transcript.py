@@ -133,6 +133,7 @@ def test_double_clicking_a_card_opens_the_whole_diff(qtbot):
     dialogs = [w for w in window.findChildren(DiffDialog)]
     assert len(dialogs) == 1
     pane = dialogs[0].tabs.widget(0)
+    qtbot.waitUntil(lambda: pane.is_loaded, timeout=5000)  # parsed a slice per event-loop turn
     assert pane.parsed.added == 600 and pane.truncated_note.isVisibleTo(dialogs[0])
     dialogs[0].close()
 

@@ -12,9 +12,10 @@ from typing import Any
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.undo import Resolution, turn
+from echo_desk.agent.undo import LeftAlone, Resolution, RevertIssue, turn
 from echo_desk.agent.undo.notes import revert_note
 from echo_desk.runtime import Runtime
+from echo_desk.store.changes import NotRestorable
 
 
 async def _run(runtime: Runtime, scope: Scope, host: ScriptedHost, name: str, args: dict[str, Any],
@@ -51,7 +52,7 @@ async def test_revert_of_a_created_file_deletes_it_only_if_unchanged(
     assert [s.record.path for s in plan.conflicts] == [str(created)]
     report = runtime.reverter.apply(plan)  # no choice given: nothing happens
     assert created.read_text() == "the person's own words\n"
-    assert not report.reverted and "waiting for your choice" in report.kept[0][1]
+    assert not report.reverted and report.kept[0][1].reason is LeftAlone.WAITING_FOR_CHOICE
     created.write_text("bee\n")  # back to exactly what the tool wrote
     report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
     assert report.complete and not created.exists()
@@ -73,7 +74,8 @@ async def test_conflict_choices_are_honoured_and_checked_again(runtime: Runtime,
     # The file changes again after the person saw the three versions: their choice is not applied.
     target.write_text("four\n")
     report = runtime.reverter.apply(plan, {record_id: Resolution.WHAT_IT_WAS})
-    assert target.read_text() == "four\n" and report.failed and not report.reverted
+    assert target.read_text() == "four\n" and not report.reverted
+    assert [issue.reason for _r, issue in report.failed] == [LeftAlone.CHANGED_AGAIN]
     plan = runtime.reverter.plan_calls(["c1"])
     report = runtime.reverter.apply(plan, {plan.conflicts[0].record.id: Resolution.WHAT_THE_TOOL_WROTE})
     assert target.read_text() == "two\n" and not report.reverted
@@ -113,9 +115,9 @@ async def test_a_file_over_the_cap_is_noted_not_restorable(runtime: Runtime, sco
     await _run(runtime, scope, host, "write_file", {"path": "big.txt", "content": "small\n"}, "c1")
     assert runtime.reverter is not None
     [record] = runtime.reverter.changes.for_call("c1")
-    assert not record.restorable and "limit for undo" in record.not_restorable_why
+    assert not record.restorable and record.why_not_restorable is NotRestorable.TOO_LARGE
     report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
-    assert target.read_text() == "small\n" and "not restorable" in report.kept[0][1]
+    assert target.read_text() == "small\n" and report.kept[0][1] == RevertIssue(LeftAlone.NOT_RESTORABLE, NotRestorable.TOO_LARGE)
 
 
 async def test_kept_contents_are_private(runtime: Runtime, scope: Scope, host: ScriptedHost,

@@ -80,9 +80,14 @@ def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
     os.unlink(src, dir_fd=src_dir)
 
 
+def trash_root() -> Path:
+    """Where Echo Desk's trash lives (one sub-folder per deletion)."""
+    return paths.data_dir() / TRASH_FOLDER
+
+
 def trash_dir() -> Path:
     """Echo Desk's own trash (0700): deleted files wait here instead of being unlinked."""
-    folder = paths.data_dir() / TRASH_FOLDER / secrets.token_hex(8)
+    folder = trash_root() / secrets.token_hex(8)
     folder.mkdir(mode=0o700, parents=True)
     os.chmod(folder.parent, 0o700)
     return folder

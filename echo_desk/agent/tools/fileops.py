@@ -1,9 +1,10 @@
 """``move_path``, ``copy_path``, ``delete_path`` and ``create_folder``: the file operations
 people expect, confined like the other file tools, previewed in full, undoable.
 
-Deleting moves the file into Echo Desk's own trash; nothing is ever unlinked. Every change
-is reported as ``FileChange``s (a move is the source deleted and the destination created),
-so the undo journal keeps the content and Revert puts it back.
+Deleting moves the file or folder into Echo Desk's own trash; nothing is ever unlinked. Every
+change is reported as ``FileChange``s (a move is the source deleted and the destination
+created; a folder is every file in it), so the undo journal keeps the content and Revert puts
+it back; the folders a call made or took away are in its metadata for Revert too.
 """
 
 from __future__ import annotations
@@ -11,18 +12,20 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from echo_desk.agent.policy import PROTECTED, approved_protected_targets
-from echo_desk.agent.tools import entries, fs
+from echo_desk.agent.tools import entries, fs, trees
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import cap, unified_diff
 from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protection_warnings
 from echo_desk.agent.tools.textcodec import BinaryFile, decode
-from echo_desk.agent.undo.journal import CREATED_FOLDERS
+from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
 from echo_desk.i18n import _
 from echo_desk.tools import (
     N_,
@@ -138,32 +141,83 @@ def _still(file: _File) -> None:
         raise ChangedSincePreview(file.target)
 
 
-def _source_and_destination(params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[_File, fs.Resolved]:
+def _file_or_folder(target: fs.Resolved, what: str) -> _File | trees.Tree:
+    """A regular file, or a whole folder read through links-refusing descriptors."""
+    st = entries.lstat_entry(target)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        if not target.parts:
+            raise ToolError(f"{what} {target} is a workspace folder itself; it is not moved, copied or deleted",
+                            kind=ErrorKind.BUSINESS)
+        return trees.read_tree(target, what)
+    return _read(target, what)
+
+
+def _source_and_destination(params: Mapping[str, Any],
+                            ctx: ToolExecutionContext) -> tuple[_File | trees.Tree, fs.Resolved]:
     # Both arguments are checked before the file system is touched.
     source = get_str(params, "source", max_len=fs.MAX_PATH_CHARS)
     destination = get_str(params, "destination", max_len=fs.MAX_PATH_CHARS)
     src = entries.entry(source, ctx.write_roots, what="source")
     dst = entries.entry(destination, ctx.write_roots, what="destination")
-    return _read(src, "source"), dst
+    if dst.path == src.path or dst.path.is_relative_to(src.path):
+        raise ToolError(f"destination {dst} is inside the source {src}; nothing was done", kind=ErrorKind.BUSINESS)
+    return _file_or_folder(src, "source"), dst
+
+
+def _tree_gone(tree: trees.Tree) -> tuple[FileChange, ...]:
+    # A folder's files are listed without diffs: the list is what the person approves.
+    return tuple(FileChange(path=tree.path(f.parts), kind=FileChangeKind.DELETE, before_sha256=sha256(f.data),
+                            after_sha256=None, diff="") for f in tree.files)
+
+
+def _tree_made(tree: trees.Tree, destination: fs.Resolved) -> tuple[FileChange, ...]:
+    return tuple(FileChange(path=str(destination.path.joinpath(*f.parts)), kind=FileChangeKind.CREATE,
+                            before_sha256=None, after_sha256=sha256(f.data), diff="") for f in tree.files)
+
+
+def _folders_at(tree: trees.Tree, base: fs.Resolved) -> list[str]:
+    """The tree's folders placed at ``base``, parents first."""
+    return [str(base.path.joinpath(*parts)) for parts, _mode in tree.folders]
+
+
+_MAX_NAMED_INSIDE = 5
+
+
+def _folder_target(tree: trees.Tree, role: str) -> Target:
+    count = f"folder with {len(tree.files)} files and {len(tree.folders) - 1} sub-folders"
+    # A protected file inside (a .git folder, a hard link) makes the folder need the same exact approval.
+    inside = [f"{warning} ({path})" for path in (tree.path(f.parts) for f in tree.files)
+              for warning in protection_warnings(fs.Resolved(Path(path), tree.root.root))]
+    if len(inside) > _MAX_NAMED_INSIDE:
+        inside = [*inside[:_MAX_NAMED_INSIDE], f"{PROTECTED}: {len(inside) - _MAX_NAMED_INSIDE} more inside"]
+    return Target(kind="path", value=str(tree.root),
+                  detail="; ".join((role, count, *protection_warnings(tree.root), *inside)))
 
 
 class MovePath(_PathTool):
     name = "move_path"
-    description = ("Move or rename a file inside the workspace. The destination must not exist "
-                   "(nothing is replaced); its folder must exist. Symbolic links and folders are refused.")
+    description = ("Move or rename a file or a whole folder inside the workspace. The destination must not "
+                   "exist (nothing is replaced); its folder must exist. Symbolic links (also inside a folder) "
+                   "are refused.")
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
-        "properties": {"source": {**_PATH_SCHEMA, "description": "The file to move."},
+        "properties": {"source": {**_PATH_SCHEMA, "description": "The file or folder to move."},
                        "destination": {**_PATH_SCHEMA, "description": "Its new path (not an existing file)."}},
         "required": ["source", "destination"],
         "additionalProperties": False,
     }
     title = N_("Move or rename")
-    catalog_description = N_("Moves or renames a file in your workspace; never replaces an existing file.")
+    catalog_description = N_("Moves or renames a file or folder in your workspace; never replaces an existing file.")
 
     def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         src, dst = _source_and_destination(params, ctx)
         _require_absent(dst, "destination")
+        if isinstance(src, trees.Tree):
+            preview = ToolPreview(targets=(_folder_target(src, "move folder from"), _target(dst, "move to")),
+                                  file_changes=_tree_gone(src) + _tree_made(src, dst),
+                                  summary=_("Move the folder {source} to {destination}").format(
+                                      source=src.root, destination=dst))
+            return preview, (src, dst, preview.file_changes)
         preview = ToolPreview(targets=(_target(src, "move from"), _target(dst, "move to")),
                               file_changes=(_gone(src), _made(dst, src.data)),
                               summary=_("Move {source} to {destination}").format(source=src.target, destination=dst))
@@ -171,8 +225,10 @@ class MovePath(_PathTool):
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
         src, dst, changes = plan
-        _still(src)
-        src_dir, src_name = fs.open_parent(src.target)
+        if isinstance(src, _File):
+            _still(src)  # a folder was read again by ``run`` right before: the same tree was shown
+        source = src.target if isinstance(src, _File) else src.root
+        src_dir, src_name = fs.open_parent(source)
         try:
             dst_dir, dst_name = fs.open_parent(dst)
             try:
@@ -181,33 +237,42 @@ class MovePath(_PathTool):
                 raise ToolError(f"{dst} appeared meanwhile; nothing was moved", kind=ErrorKind.BUSINESS) from exc
             except OSError as exc:
                 if exc.errno == errno.EXDEV:
-                    raise ToolError(f"{src.target} and {dst} are on different file systems; use copy_path "
+                    raise ToolError(f"{source} and {dst} are on different file systems; use copy_path "
                                     "then delete_path. Nothing was moved.", kind=ErrorKind.BUSINESS) from exc
-                raise fs.os_error(exc, src.target, "move") from exc
+                raise fs.os_error(exc, source, "move") from exc
             finally:
                 os.close(dst_dir)
         finally:
             os.close(src_dir)
-        ctx.host.file_mutated(str(src.target))
+        ctx.host.file_mutated(str(source))
         ctx.host.file_mutated(str(dst))
-        return ToolResult.ok(f"Moved {src.target} to {dst}.", metadata={"source": str(src.target),
-                             "destination": str(dst)}, file_changes=changes)
+        metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
+        if isinstance(src, trees.Tree):
+            metadata |= {CREATED_FOLDERS: _folders_at(src, dst), REMOVED_FOLDERS: _folders_at(src, src.root)}
+        return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes)
 
 
 class CopyPath(_PathTool):
     name = "copy_path"
-    description = ("Copy a file inside the workspace (content and permissions). The destination must not "
-                   "exist; its folder must exist. Symbolic links and folders are refused.")
+    description = ("Copy a file or a whole folder inside the workspace (content and permissions). The "
+                   "destination must not exist; its folder must exist. Symbolic links (also inside a folder) "
+                   "are refused.")
     parameters: ClassVar[dict[str, Any]] = MovePath.parameters | {
-        "properties": {"source": {**_PATH_SCHEMA, "description": "The file to copy."},
-                       "destination": {**_PATH_SCHEMA, "description": "The new file's path."}},
+        "properties": {"source": {**_PATH_SCHEMA, "description": "The file or folder to copy."},
+                       "destination": {**_PATH_SCHEMA, "description": "The new path."}},
     }
     title = N_("Copy file")
-    catalog_description = N_("Copies a file in your workspace; never replaces an existing file.")
+    catalog_description = N_("Copies a file or folder in your workspace; never replaces an existing file.")
 
     def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         src, dst = _source_and_destination(params, ctx)
         _require_absent(dst, "destination")
+        if isinstance(src, trees.Tree):
+            preview = ToolPreview(targets=(_folder_target(src, "copy folder from"), _target(dst, "copy to")),
+                                  file_changes=_tree_made(src, dst),
+                                  summary=_("Copy the folder {source} to {destination}").format(
+                                      source=src.root, destination=dst))
+            return preview, (src, dst, preview.file_changes)
         preview = ToolPreview(targets=(_target(src, "copy from"), _target(dst, "copy to")),
                               file_changes=(_made(dst, src.data),),
                               summary=_("Copy {source} to {destination}").format(source=src.target, destination=dst))
@@ -215,6 +280,17 @@ class CopyPath(_PathTool):
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
         src, dst, changes = plan
+        if isinstance(src, trees.Tree):
+            try:
+                trees.copy_tree(src, dst)
+            except FileExistsError as exc:
+                raise ToolError(f"{dst} appeared meanwhile; nothing was copied", kind=ErrorKind.BUSINESS) from exc
+            except OSError as exc:
+                raise fs.os_error(exc, dst, "copy the folder to") from exc
+            ctx.host.file_mutated(str(dst))
+            return ToolResult.ok(f"Copied the folder {src.root} to {dst} ({len(src.files)} files).",
+                                 metadata={"source": str(src.root), "destination": str(dst),
+                                           CREATED_FOLDERS: _folders_at(src, dst)}, file_changes=changes)
         _still(src)
         atomic_write(dst, src.data, expect_sha256=ABSENT, check_cancelled=ctx.check_cancelled,
                      limit=MAX_FILE_BYTES, mode=src.mode)
@@ -225,20 +301,26 @@ class CopyPath(_PathTool):
 
 class DeletePath(_PathTool):
     name = "delete_path"
-    description = ("Delete a file inside the workspace. It is moved to Echo Desk's trash (the person can "
-                   "restore it), never erased. Symbolic links and folders are refused.")
+    description = ("Delete a file or a whole folder inside the workspace. It is moved to Echo Desk's trash "
+                   "(the person can restore it), never erased. Symbolic links (also inside a folder) are refused.")
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
-        "properties": {"path": {**_PATH_SCHEMA, "description": "The file to delete."}},
+        "properties": {"path": {**_PATH_SCHEMA, "description": "The file or folder to delete."}},
         "required": ["path"],
         "additionalProperties": False,
     }
     title = N_("Delete file")
-    catalog_description = N_("Moves a file of your workspace to Echo Desk's trash, from where Revert restores it.")
+    catalog_description = N_("Moves a file or folder of your workspace to Echo Desk's trash, from where Revert "
+                             "restores it.")
 
     def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src = _read(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
-                                  what="path"), "path")
+        src = _file_or_folder(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
+                                            what="path"), "path")
+        if isinstance(src, trees.Tree):
+            preview = ToolPreview(targets=(_folder_target(src, "delete folder (to Echo Desk's trash)"),),
+                                  file_changes=_tree_gone(src),
+                                  summary=_("Delete the folder {path} (to Echo Desk's trash)").format(path=src.root))
+            return preview, (src, preview.file_changes)
         preview = ToolPreview(targets=(_target(src, "delete (to Echo Desk's trash)"),),
                               file_changes=(_gone(src),),
                               summary=_("Delete {path} (to Echo Desk's trash)").format(path=src.target))
@@ -246,6 +328,8 @@ class DeletePath(_PathTool):
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
         src, changes = plan
+        if isinstance(src, trees.Tree):
+            return self._delete_folder(src, changes, ctx)
         _still(src)
         trash = entries.trash_dir()
         src_dir, name = fs.open_parent(src.target)
@@ -268,6 +352,30 @@ class DeletePath(_PathTool):
         ctx.host.file_mutated(str(src.target))
         return ToolResult.ok(f"Deleted {src.target} (moved to Echo Desk's trash: {trash / name}).",
                              metadata={"path": str(src.target), "trash": str(trash / name)}, file_changes=changes)
+
+    @staticmethod
+    def _delete_folder(src: trees.Tree, changes: tuple[FileChange, ...], ctx: ToolExecutionContext) -> ToolResult:
+        trash = entries.trash_dir()
+        src_dir, name = fs.open_parent(src.root)
+        trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            try:
+                entries.rename_noreplace(src_dir, name, trash_fd, name)
+            except OSError as exc:
+                if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
+                    raise ToolError(f"{src.root} is on another file system than Echo Desk's trash; nothing was "
+                                    "deleted", kind=ErrorKind.BUSINESS) from exc
+                raise fs.os_error(exc, src.root, "move to the trash") from exc
+            with contextlib.suppress(OSError):
+                os.fsync(src_dir)
+        finally:
+            os.close(trash_fd)
+            os.close(src_dir)
+        ctx.host.file_mutated(str(src.root))
+        return ToolResult.ok(f"Deleted the folder {src.root} with {len(src.files)} files (moved to Echo Desk's "
+                             f"trash: {trash / name}).",
+                             metadata={"path": str(src.root), "trash": str(trash / name),
+                                       REMOVED_FOLDERS: _folders_at(src, src.root)}, file_changes=changes)
 
 
 def _missing(target: fs.Resolved) -> list[str]:

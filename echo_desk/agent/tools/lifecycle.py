@@ -9,6 +9,7 @@ untouched and the error says so.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +62,7 @@ def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
         st = os.lstat(target.path)
     except OSError:
         st = None
-    if st is not None and st.st_nlink > 1:
+    if st is not None and st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):  # a folder's links are its children
         found.append(f"{PROTECTED}: hard-linked ({st.st_nlink} names share this file)")
     return tuple(found)
 

@@ -13,13 +13,16 @@ import contextvars
 import logging
 import os
 import stat
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from echo_desk.agent.undo import pruning
 from echo_desk.store.blobs import BlobStore, sha256
-from echo_desk.store.changes import ChangeRecord, ChangeStore
+from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
 from echo_desk.tools import FileChange, FileChangeKind, ToolExecutionContext, ToolResult
 
 log = logging.getLogger(__name__)
@@ -28,6 +31,10 @@ log = logging.getLogger(__name__)
 CREATED_FOLDERS = "created_folders"
 #: ``ChangeRecord.kind`` of a created folder.
 FOLDER_CREATED = "create_folder"
+#: ``ToolResult.metadata`` key: folders a call took away (moved or deleted), parents first.
+REMOVED_FOLDERS = "removed_folders"
+#: ``ChangeRecord.kind`` of a folder taken away (Revert makes it again, empty ones included).
+FOLDER_REMOVED = "remove_folder"
 
 #: The person's turn a tool call belongs to (one message and everything the agent did for it).
 _TURN: contextvars.ContextVar[str] = contextvars.ContextVar("echo_desk_turn", default="")
@@ -58,13 +65,28 @@ class _Seen:
     why_not: str = ""
 
 
+#: After writes, pruning runs at most this often (it walks every kept copy)...
+PRUNE_EVERY_SECONDS = 300.0
+#: ...unless the copies kept since the last run add up to this share of the size cap.
+PRUNE_AT_SHARE_OF_CAP = 0.1
+
+
 class UndoJournal:
     def __init__(self, changes: ChangeStore, blobs: BlobStore, max_file_bytes: Callable[[], int],
-                 keep_seconds: Callable[[], float]) -> None:
+                 keep_seconds: Callable[[], float], *, max_total_bytes: Callable[[], int] | None = None,
+                 trash_root: Path | None = None) -> None:
         self.changes = changes
         self.blobs = blobs
         self._max_bytes = max_file_bytes
         self._keep_seconds = keep_seconds
+        self._max_total = max_total_bytes or (lambda: 1 << 62)
+        self._trash_root = trash_root
+        self._prune_lock = threading.Lock()
+        self._pruner: threading.Thread | None = None
+        self._last_prune = 0.0
+        self._kept_since_prune = 0
+        #: The last pruning's figures (for the log and tests).
+        self.last_prune: pruning.PruneReport | None = None
 
     async def before(self, ctx: ToolExecutionContext) -> dict[str, _Seen]:
         """The current state of every file the approved preview will change."""
@@ -79,12 +101,26 @@ class UndoJournal:
 
     async def after(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
         """Record the files ``result`` reports changed (the tool's own account)."""
-        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS):
+        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS) \
+                and not result.metadata.get(REMOVED_FOLDERS):
             return
         try:
             await asyncio.to_thread(self._record, ctx, result, seen)
         except Exception:
             log.exception("undo: could not record the changes of %s", ctx.call_id)
+
+    def over_the_cap(self, changes: Iterable[FileChange]) -> tuple[str, ...]:
+        """The files whose present content is too large to keep: Revert could not restore them.
+        Said before approval, so nobody counts on an undo that will not exist."""
+        cap = self._max_bytes()
+        found = []
+        for change in changes:
+            if change.kind is FileChangeKind.CREATE:
+                continue
+            with contextlib.suppress(OSError):
+                if os.lstat(change.path).st_size > cap:
+                    found.append(change.path)
+        return tuple(found)
 
     def _read(self, path: str) -> tuple[bytes | None, os.stat_result | None, str]:
         try:
@@ -92,9 +128,9 @@ class UndoJournal:
         except FileNotFoundError:
             return None, None, ""
         if not stat.S_ISREG(st.st_mode):
-            return None, st, "not a regular file"
+            return None, st, NotRestorable.NOT_REGULAR.value
         if st.st_size > self._max_bytes():
-            return None, st, f"larger than the {self._max_bytes()}-byte limit for undo"
+            return None, st, NotRestorable.TOO_LARGE.value
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             chunks = []
@@ -114,6 +150,7 @@ class UndoJournal:
                 seen[path] = _Seen("", stat.S_IMODE(st.st_mode), False, why)
             else:
                 seen[path] = _Seen(self.blobs.put(data), stat.S_IMODE(st.st_mode), True)
+                self._kept_since_prune += len(data)
         return seen
 
     def _record(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
@@ -124,6 +161,12 @@ class UndoJournal:
                          before_mode=None, after_sha256=None, restorable=True)
             for folder in result.metadata.get(CREATED_FOLDERS, ()) or ()
         ]
+        records += [
+            ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
+                         tool=ctx.tool_name, path=str(folder), kind=FOLDER_REMOVED, before_sha256=None,
+                         before_mode=None, after_sha256=None, restorable=True)
+            for folder in result.metadata.get(REMOVED_FOLDERS, ()) or ()
+        ]
         for change in result.file_changes:
             before = seen.get(change.path)
             restorable, why = True, ""
@@ -131,11 +174,11 @@ class UndoJournal:
                 if change.kind is FileChangeKind.CREATE:
                     before = _Seen(None, None, True)
                 else:
-                    before = _Seen("", None, False, "its previous content was not previewed")
+                    before = _Seen("", None, False, NotRestorable.NOT_PREVIEWED.value)
             if not before.restorable:
                 restorable, why = False, before.why_not
             elif before.sha256 != change.before_sha256:
-                restorable, why = False, "it changed between the preview and the write"
+                restorable, why = False, NotRestorable.CHANGED_BEFORE_WRITE.value
             # What the tool wrote is kept for the three-way view only; a revert checks its hash.
             self._keep_after(change)
             records.append(ChangeRecord(
@@ -145,6 +188,7 @@ class UndoJournal:
                 after_sha256=change.after_sha256, restorable=restorable, not_restorable_why=why,
             ))
         self.changes.add(records)
+        self._prune_if_due()
 
     def _keep_after(self, change: FileChange) -> None:
         if change.after_sha256 is None or self.blobs.has(change.after_sha256):
@@ -153,7 +197,41 @@ class UndoJournal:
         if data is not None and sha256(data) == change.after_sha256:
             self.blobs.put(data)
 
-    def prune(self) -> int:
-        """Forget changes past the age limit and remove blobs nothing restorable needs."""
-        self.changes.forget_older_than(time.time() - self._keep_seconds())
-        return self.blobs.prune(self._keep_seconds(), keep=self.changes.live_blobs())
+    def prune(self, now: float | None = None) -> pruning.PruneReport:
+        """Apply the age limit and the size cap to the kept copies and the trash, now."""
+        with self._prune_lock:
+            self._last_prune = time.monotonic()
+            self._kept_since_prune = 0
+            report = pruning.prune(self.changes, self.blobs, self._trash_root, keep_seconds=self._keep_seconds(),
+                                   max_total_bytes=self._max_total(), now=now)
+        self.last_prune = report
+        if report.bytes_freed or report.forgotten_for_space or report.forgotten_for_age:
+            log.info("undo: pruned %s", report)
+        return report
+
+    def prune_in_background(self) -> threading.Thread:
+        """Prune on a thread of its own (start-up, after writes); one run at a time."""
+        with self._prune_lock:
+            if self._pruner is not None and self._pruner.is_alive():
+                return self._pruner
+            self._pruner = threading.Thread(target=self._prune_logged, name="undo-prune", daemon=True)
+            self._pruner.start()
+            return self._pruner
+
+    def _prune_logged(self) -> None:
+        try:
+            self.prune()
+        except Exception:
+            log.exception("undo: could not prune the kept contents")
+
+    def _prune_if_due(self) -> None:
+        due = time.monotonic() - self._last_prune > PRUNE_EVERY_SECONDS
+        if due or self._kept_since_prune > self._max_total() * PRUNE_AT_SHARE_OF_CAP:
+            self.prune_in_background()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Wait for a pruning run (it uses the change log), then close the log."""
+        pruner = self._pruner
+        if pruner is not None:
+            pruner.join(timeout)
+        self.changes.close()

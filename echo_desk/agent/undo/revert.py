@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import os
 import stat
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from echo_desk.agent.tools.atomic import ABSENT, atomic_write, sha256
-from echo_desk.agent.tools.fs import Resolved
-from echo_desk.agent.undo.journal import FOLDER_CREATED
+from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.agent.tools.fs import Resolved, open_dir
+from echo_desk.agent.undo.journal import FOLDER_CREATED, FOLDER_REMOVED
 from echo_desk.store.blobs import BlobStore
-from echo_desk.store.changes import ChangeRecord, ChangeStore
+from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
 from echo_desk.tools import ToolError
 
 #: The file exists but cannot be compared (a folder, a symlink, unreadable).
@@ -66,12 +67,42 @@ class RevertPlan:
         return list(dict.fromkeys(s.record.path for s in self.steps))
 
 
+class LeftAlone(enum.StrEnum):
+    """Why a change was not (or not fully) undone. Data: each view words it in its language."""
+
+    NOT_RESTORABLE = "not_restorable"  # ``RevertIssue.not_restorable`` says why
+    WAITING_FOR_CHOICE = "waiting_for_choice"  # changed since the tool wrote it; nobody chose yet
+    KEPT_AS_IT_IS_NOW = "kept_as_it_is_now"  # the person chose so
+    RESTORED_WHAT_THE_TOOL_WROTE = "restored_what_the_tool_wrote"  # the person chose so
+    FOLDER_NOT_EMPTY = "folder_not_empty"  # a folder the call made holds other files now
+    NOT_A_FOLDER_NOW = "not_a_folder_now"
+    NOT_A_REGULAR_FILE_NOW = "not_a_regular_file_now"
+    CHANGED_AGAIN = "changed_again"  # between the plan (or the choice) and the write
+    CONTENT_NOT_KEPT = "content_not_kept"  # the copy to restore went missing meanwhile
+    COULD_NOT_WRITE = "could_not_write"  # the system refused; ``detail`` holds its error
+    LINK_IN_THE_PATH_NOW = "link_in_the_path_now"  # a folder on the way was replaced by a link
+
+
+@dataclass(frozen=True)
+class RevertIssue:
+    reason: LeftAlone
+    not_restorable: NotRestorable | None = None
+    #: The system's own error text, for ``COULD_NOT_WRITE`` only (shown as it is).
+    detail: str = ""
+
+
+class _Refused(Exception):
+    def __init__(self, issue: RevertIssue) -> None:
+        super().__init__(issue.reason.value)
+        self.issue = issue
+
+
 @dataclass
 class RevertReport:
     reverted: list[ChangeRecord] = field(default_factory=list)
-    #: Changes left as they are, with why (waiting for a choice, kept by choice, changed since).
-    kept: list[tuple[ChangeRecord, str]] = field(default_factory=list)
-    failed: list[tuple[ChangeRecord, str]] = field(default_factory=list)
+    #: Changes left as they are, with why (waiting for a choice, kept by choice, not restorable).
+    kept: list[tuple[ChangeRecord, RevertIssue]] = field(default_factory=list)
+    failed: list[tuple[ChangeRecord, RevertIssue]] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -104,12 +135,22 @@ def _read(path: str) -> bytes:
 
 
 def _resolved(path: str) -> Resolved:
-    """``path`` under its nearest existing folder (missing folders are made again on restore)."""
+    """``path`` under its nearest existing folder (missing folders are made again on restore).
+
+    Recorded paths were free of links when the tool wrote them: a link in the way now (a
+    folder swapped for a link to elsewhere) refuses the step, so a revert never writes through it.
+    """
     target = Path(path)
     root = target.parent
     while not root.is_dir() and root != root.parent:
         root = root.parent
-    return Resolved(target, Path(os.path.realpath(root)))
+    _no_link_in(root)
+    return Resolved(target, root)
+
+
+def _no_link_in(folder: Path | str) -> None:
+    if os.path.realpath(folder) != str(folder):
+        raise _Refused(RevertIssue(LeftAlone.LINK_IN_THE_PATH_NOW))
 
 
 class Reverter:
@@ -153,10 +194,14 @@ class Reverter:
             if record.reverted:
                 reverted.append(record)
                 continue
-            if not record.restorable or (record.before_sha256 and not self.blobs.has(record.before_sha256)):
+            if not record.restorable:
                 not_restorable.append(record)
                 continue
-            if record.kind == FOLDER_CREATED:  # judged when it is its turn: emptied by the steps before
+            if record.before_sha256 and not self.blobs.has(record.before_sha256):
+                not_restorable.append(replace(record, restorable=False,
+                                              not_restorable_why=NotRestorable.CONTENT_MISSING.value))
+                continue
+            if record.kind in (FOLDER_CREATED, FOLDER_REMOVED):  # judged when it is its turn
                 steps.append(RevertStep(record, None, conflict=False))
                 continue
             now = expected[record.path] if record.path in expected else current_sha256(record.path)
@@ -176,41 +221,54 @@ class Reverter:
         return before, wrote, now
 
     # -- doing it -------------------------------------------------------------------------
-    def apply(self, plan: RevertPlan, choices: Mapping[int, Resolution] | None = None) -> RevertReport:
+    def apply(self, plan: RevertPlan, choices: Mapping[int, Resolution] | None = None, *,
+              progress: Callable[[int, int], None] | None = None) -> RevertReport:
         """Carry out ``plan``, newest first. A conflicting step runs only with a choice in
-        ``choices`` (keyed by record id), and only if the file is still what was shown."""
+        ``choices`` (keyed by record id), and only if the file is still what was shown.
+        ``progress(done, total)`` is called before each step (from the calling thread)."""
         chosen = choices or {}
         report = RevertReport()
         for record in plan.not_restorable:
-            report.kept.append((record, "not restorable: " + (record.not_restorable_why or "content not kept")))
-        for step in plan.steps:
+            report.kept.append((record, RevertIssue(LeftAlone.NOT_RESTORABLE, record.why_not_restorable)))
+        for done, step in enumerate(plan.steps):
+            if progress is not None:
+                progress(done, len(plan.steps))
             record = step.record
             choice = chosen.get(record.id, Resolution.WHAT_IT_WAS if not step.conflict else None)
             if choice is None:
-                report.kept.append((record, "changed since the tool wrote it; waiting for your choice"))
+                report.kept.append((record, RevertIssue(LeftAlone.WAITING_FOR_CHOICE)))
                 continue
             if record.kind == FOLDER_CREATED:
                 self._remove_folder(record, report)
                 continue
+            if record.kind == FOLDER_REMOVED:
+                self._restore_folder(record, report)
+                continue
             if choice is Resolution.WHAT_IT_IS_NOW:
-                report.kept.append((record, "kept as it is now, as you chose"))
+                report.kept.append((record, RevertIssue(LeftAlone.KEPT_AS_IT_IS_NOW)))
                 continue
             # A clean step expects what the tool wrote; a resolved conflict, what was shown.
             expect = step.current_sha256 if step.conflict else record.after_sha256
             if expect == UNREADABLE:
-                report.failed.append((record, "it is not a regular file now; nothing was changed"))
+                report.failed.append((record, RevertIssue(LeftAlone.NOT_A_REGULAR_FILE_NOW)))
                 continue
             wanted = record.before_sha256 if choice is Resolution.WHAT_IT_WAS else record.after_sha256
             try:
                 self._put(record, wanted, expect)
+            except _Refused as refused:
+                report.failed.append((record, refused.issue))
+                continue
+            except ChangedSincePreview:
+                report.failed.append((record, RevertIssue(LeftAlone.CHANGED_AGAIN)))
+                continue
             except ToolError as exc:
-                report.failed.append((record, exc.message))
+                report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=exc.message)))
                 continue
             if choice is Resolution.WHAT_IT_WAS:
                 self.changes.mark_reverted([record.id], time.time())
                 report.reverted.append(record)
             else:
-                report.kept.append((record, "restored what the tool wrote, as you chose"))
+                report.kept.append((record, RevertIssue(LeftAlone.RESTORED_WHAT_THE_TOOL_WROTE)))
         return report
 
     def _put(self, record: ChangeRecord, wanted: str | None, expect: str | None) -> None:
@@ -222,7 +280,7 @@ class Reverter:
             return
         data = self.blobs.get(wanted)
         if data is None:
-            raise ToolError(f"the content to restore for {record.path} is no longer kept; nothing was changed")
+            raise _Refused(RevertIssue(LeftAlone.CONTENT_NOT_KEPT))
         mode = record.before_mode if wanted == record.before_sha256 else None
         atomic_write(_resolved(record.path), data, expect_sha256=expect or ABSENT, create_parents=True,
                      mode=mode)
@@ -234,9 +292,34 @@ class Reverter:
             pass
         except OSError as exc:
             if not os.path.isdir(record.path) or os.path.islink(record.path):
-                report.failed.append((record, "it is not a folder now; nothing was changed"))
+                report.failed.append((record, RevertIssue(LeftAlone.NOT_A_FOLDER_NOW)))
+            elif exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                report.kept.append((record, RevertIssue(LeftAlone.FOLDER_NOT_EMPTY)))
             else:
-                report.kept.append((record, f"the folder is not empty; kept ({exc.strerror})"))
+                report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+            return
+        self.changes.mark_reverted([record.id], time.time())
+        report.reverted.append(record)
+
+    def _restore_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+        """Make a moved or deleted folder again (its files come back through their own steps;
+        this keeps the empty ones too)."""
+        try:
+            st: os.stat_result | None = os.lstat(record.path)
+        except FileNotFoundError:
+            st = None
+        if st is None:
+            try:
+                target = _resolved(record.path)
+                os.close(open_dir(target.root, target.parts, create=True))
+            except _Refused as refused:
+                report.failed.append((record, refused.issue))
+                return
+            except OSError as exc:
+                report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+                return
+        elif not stat.S_ISDIR(st.st_mode):
+            report.failed.append((record, RevertIssue(LeftAlone.NOT_A_FOLDER_NOW)))
             return
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
@@ -246,13 +329,14 @@ class Reverter:
         if expect is None:
             return
         parent = os.path.dirname(path)
+        _no_link_in(parent)
         dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             name = os.path.basename(path)
             with contextlib.suppress(FileNotFoundError):
                 st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 if not stat.S_ISREG(st.st_mode):
-                    raise ToolError(f"{path} is not a regular file now; nothing was removed")
+                    raise _Refused(RevertIssue(LeftAlone.NOT_A_REGULAR_FILE_NOW))
                 fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
                 try:
                     chunks = []
@@ -261,7 +345,7 @@ class Reverter:
                 finally:
                     os.close(fd)
                 if sha256(b"".join(chunks)) != expect:
-                    raise ToolError(f"{path} changed again; nothing was removed")
+                    raise _Refused(RevertIssue(LeftAlone.CHANGED_AGAIN))
                 os.unlink(name, dir_fd=dir_fd)
                 os.fsync(dir_fd)
         finally:

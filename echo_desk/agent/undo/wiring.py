@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
+from echo_desk.agent.tools.entries import trash_root
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.undo.revert import Reverter
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeStore
 from echo_desk.store.settings import SettingsStore
-
-log = logging.getLogger(__name__)
 
 CHANGES_FILE = "changes.sqlite3"
 BLOBS_FOLDER = "undo-blobs"
@@ -27,9 +25,9 @@ def open_undo(data_dir: Path, settings: SettingsStore) -> tuple[UndoJournal, Rev
         blobs,
         max_file_bytes=lambda: settings.current.undo_max_file_bytes,
         keep_seconds=lambda: settings.current.undo_keep_days * _DAY,
+        max_total_bytes=lambda: settings.current.undo_max_total_bytes,
+        trash_root=trash_root(),
     )
-    try:
-        journal.prune()
-    except OSError:
-        log.exception("undo: could not remove old kept contents")
+    # Off the caller's thread: start-up (the window) never waits for a walk of the kept copies.
+    journal.prune_in_background()
     return journal, Reverter(changes, blobs)
