@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextOption
+from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,

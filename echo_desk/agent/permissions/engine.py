@@ -196,9 +196,12 @@ class PermissionEngine:
                 committed, local = workspace_files(ws)
                 states.append((self._file(committed, Layer.WORKSPACE), Layer.WORKSPACE, ws))
                 states.append((self._file(local, Layer.WORKSPACE_LOCAL), Layer.WORKSPACE_LOCAL, ws))
+            # Both workspace files wait for trust: a cloned repository can carry the personal
+            # file as easily as the shared one.
             trusted = tuple(
-                ws is not None and state.sha256 is not None and self.grants.trusted_hash(str(ws)) == state.sha256
-                for state, layer, ws in states if layer is Layer.WORKSPACE
+                ws is not None and state.sha256 is not None
+                and self.grants.trusted_hash(_trust_key(ws, layer)) == state.sha256
+                for state, layer, ws in states if layer in _NEEDS_TRUST
             )
             key = (workspaces, tuple(s.serial for s, _, _ in states), trusted)
             index = self._indexes.get(key)
@@ -209,7 +212,7 @@ class PermissionEngine:
             trust_iter = iter(trusted)
             for state, layer, _ws in states:
                 problems.extend(state.problems)
-                if layer is Layer.WORKSPACE and not next(trust_iter):
+                if layer in _NEEDS_TRUST and not next(trust_iter):
                     rules.extend(_deactivate(c) for c in state.rules)
                 else:
                     rules.extend(state.rules)
@@ -462,38 +465,84 @@ class PermissionEngine:
         return self.grants.revoke_all()
 
     def is_trusted(self, workspace: Path) -> bool:
-        """Whether the person trusted ``workspace``'s rule file *as it is now* (hash-bound)."""
+        """Whether the person trusted ``workspace``'s rule files *as they are now* (hash-bound):
+        each of ``permissions.toml`` and ``permissions.local.toml`` trusted or absent, one present."""
         ws = _norm((workspace,))[0]
-        sha = file_sha256(workspace_files(ws)[0])
-        return sha is not None and self.grants.trusted_hash(str(ws)) == sha
+        present = [(path, layer) for path, layer in _workspace_layers(ws) if file_sha256(path) is not None]
+        return bool(present) and all(self._file_trusted(ws, path, layer) for path, layer in present)
+
+    def _file_trusted(self, ws: Path, path: Path, layer: Layer) -> bool:
+        sha = file_sha256(path)
+        return sha is not None and self.grants.trusted_hash(_trust_key(ws, layer)) == sha
 
     def trust_preview(self, workspace: Path) -> tuple[Rule, ...]:
         """The allow rules that trusting ``workspace`` now would make active (show them first)."""
         ws = _norm((workspace,))[0]
-        committed = workspace_files(ws)[0]
-        rules, _problems, _text = read_rule_file(committed, Layer.WORKSPACE, self.example_matches)
-        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
+        allows: list[Rule] = []
+        for path, layer in _workspace_layers(ws):
+            rules, _problems, _text = read_rule_file(path, layer, self.example_matches)
+            allows.extend(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
+        return tuple(allows)
 
     def trust(self, workspace: Path) -> tuple[Rule, ...]:
-        """Trust the workspace's ``permissions.toml`` as it is now (bound to its sha256); returns
-        the allow rules that became active. ``ValueError`` when there is no such file or it has errors."""
+        """Trust the workspace's ``permissions.toml`` and ``permissions.local.toml`` as they are now
+        (each bound to its sha256); returns the allow rules that became active. ``ValueError`` when
+        there is no such file or one has errors (then nothing is trusted)."""
         ws = _norm((workspace,))[0]
-        committed = workspace_files(ws)[0]
-        try:
-            raw = committed.read_bytes()
-        except FileNotFoundError:
-            raise ValueError(f"{committed} does not exist: nothing to trust") from None
-        rules, problems, _text = read_rule_file(committed, Layer.WORKSPACE, self.example_matches)
-        errors = [p for p in problems if p.severity is Severity.ERROR]
-        if errors:
-            raise ValueError(f"{committed} has errors; nothing was trusted: {errors[0].describe()}")
-        self.grants.trust(str(ws), hashlib.sha256(raw).hexdigest())
+        found: list[tuple[str, str, tuple[Rule, ...]]] = []
+        for path, layer in _workspace_layers(ws):
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            rules, problems, _text = read_rule_file(path, layer, self.example_matches)
+            errors = [p for p in problems if p.severity is Severity.ERROR]
+            if errors:
+                raise ValueError(f"{path} has errors; nothing was trusted: {errors[0].describe()}")
+            allows = tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
+            found.append((_trust_key(ws, layer), hashlib.sha256(raw).hexdigest(), allows))
+        if not found:
+            raise ValueError(f"{workspace_files(ws)[0]} does not exist: nothing to trust")
+        for key, sha, _allows in found:
+            self.grants.trust(key, sha)
         self.refresh()
-        return tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
+        return tuple(rule for _key, _sha, allows in found for rule in allows)
+
+    def personal_file_trusted(self, workspace: Path) -> bool:
+        """Whether the workspace's ``permissions.local.toml`` is absent or trusted as it is now."""
+        ws = _norm((workspace,))[0]
+        local = workspace_files(ws)[1]
+        return file_sha256(local) is None or self._file_trusted(ws, local, Layer.WORKSPACE_LOCAL)
+
+    def trust_own_edit(self, workspace: Path) -> None:
+        """Echo Desk itself just wrote the workspace's personal file from a trusted one (the
+        Sandbox page's box): trust the new content, so the person's own choice takes effect."""
+        ws = _norm((workspace,))[0]
+        sha = file_sha256(workspace_files(ws)[1])
+        if sha is not None:
+            self.grants.trust(_trust_key(ws, Layer.WORKSPACE_LOCAL), sha)
+        self.refresh()
 
     def untrust(self, workspace: Path) -> None:
-        self.grants.untrust(str(_norm((workspace,))[0]))
+        ws = _norm((workspace,))[0]
+        for _path, layer in _workspace_layers(ws):
+            self.grants.untrust(_trust_key(ws, layer))
         self.refresh()
+
+
+#: Rule files that live in a workspace (so may come with a cloned repository) and wait for trust.
+_NEEDS_TRUST = frozenset({Layer.WORKSPACE, Layer.WORKSPACE_LOCAL})
+
+
+def _workspace_layers(ws: Path) -> tuple[tuple[Path, Layer], ...]:
+    committed, local = workspace_files(ws)
+    return (committed, Layer.WORKSPACE), (local, Layer.WORKSPACE_LOCAL)
+
+
+def _trust_key(ws: Path, layer: Layer) -> str:
+    """Where the trust of a workspace's rule file is kept: the folder for the shared file (as it
+    always was), the folder plus a marker no path contains for the personal one."""
+    return str(ws) if layer is Layer.WORKSPACE else f"{ws}\x00local"
 
 
 def _toml(text: str) -> str:

@@ -46,6 +46,10 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
         old = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         old = ""
+    if workspace is not None and not engine.personal_file_trusted(Path(workspace)):
+        # Echo Desk trusts what it writes itself; it must not vouch for rules it did not write.
+        raise ValueError(f"{path} holds rules you have not trusted yet; review and trust them in "
+                         "Settings › Permissions first")
     if on:
         if is_on(engine, workspace):
             return
@@ -62,7 +66,10 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(new, encoding="utf-8")
     os.replace(tmp, path)
-    engine.refresh()
+    if workspace is not None:
+        engine.trust_own_edit(Path(workspace))
+    else:
+        engine.refresh()
 
 
 def _without_toggle_rules(text: str, path: Path) -> str:

