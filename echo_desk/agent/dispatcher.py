@@ -17,7 +17,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import Envelope, cap_content
-from echo_desk.agent.host import ApprovalChoice, ApprovalRequest, Host
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
 from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
@@ -280,6 +280,50 @@ class Dispatcher:
         current = Revision(dict(params), ctx.preview,
                            self._approval_request(state, entry, risk, params, ctx.preview, rules))
 
+        revise = self._reviser(state, entry, risk, ctx, current)
+        current.request = replace(current.request, revise=revise)
+        on_status(ToolStatus.WAITING_APPROVAL)
+        decision = await host.request_approval(current.request)
+        # Only the latest version the person saw (re-previewed after an edit) can be approved.
+        request = current.request
+        _check_answer(state, request, decision)
+        state.decision = Decision.ALLOWED
+        state.provenance = f"person: {decision.choice.value}"
+        state.deciding = None
+        ctx.extras[APPROVED_BY_PERSON] = True
+        if current.edited:
+            ctx.preview = current.preview
+            state.edited_params = current.params
+            shown = redact(current.params, entry.tool.hidden_parameters)
+            state.provenance += " (arguments edited by the person: " + json.dumps(shown, ensure_ascii=False,
+                                                                                   default=str) + ")"
+        if decision.selection is not None:
+            _take_selection(state, entry, request, decision, ctx)
+        self._remember(state, entry, decision)
+
+    def _remember(self, state: _Call, entry: RegisteredTool, decision: ApprovalDecision) -> None:
+        """Keep what the person chose beyond this call: a grant, or "always allow" in settings."""
+        if decision.suggestion is not None and decision.grant_scope is not None and self.permissions is not None:
+            self._store_grant(state, decision.suggestion, decision.grant_scope)
+        elif decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
+            if self.permissions is not None:
+                # A visible, revocable grant for the whole tool in this conversation (it
+                # never covers a deny, an opaque command or a protected target).
+                from echo_desk.agent.permissions.model import GrantScope as Scopes
+                from echo_desk.agent.permissions.model import Suggestion as Made
+
+                self._store_grant(state, Made(tool=entry.name, pattern=None, label=entry.name),
+                                  Scopes.CONVERSATION)
+            else:
+                state.scope.root().session_grants.add(entry.name)
+        elif decision.choice is ApprovalChoice.ALWAYS_ALLOW:
+            self.settings.set_tool(entry.name, policy=ToolPolicy.ALWAYS)
+
+    def _reviser(self, state: _Call, entry: RegisteredTool, risk: RiskLevel, ctx: ToolExecutionContext,
+                 current: Revision) -> Callable[[dict[str, Any]], Awaitable[ApprovalRequest]]:
+        """What the dialog's "Edit" calls: the edited call validated, previewed and checked again;
+        the re-previewed version becomes the only one that can be approved."""
+
         async def revise(arguments: dict[str, Any]) -> ApprovalRequest:
             edited = checked_arguments(entry.tool, arguments)
             for name in entry.tool.hidden_parameters:
@@ -300,58 +344,7 @@ class Dispatcher:
             current.params, current.preview, current.request, current.edited = edited, preview, request, True
             return request
 
-        current.request = replace(current.request, revise=revise)
-        on_status(ToolStatus.WAITING_APPROVAL)
-        decision = await host.request_approval(current.request)
-        # Only the latest version the person saw (re-previewed after an edit) can be approved.
-        request = current.request
-        if decision.binding != bind_selection(request.binding, decision.selection) or decision.call_id != request.call_id:
-            # An answer to something other than what was shown is no answer.
-            state.decision = Decision.DENIED
-            state.provenance = "person: answer did not match the request shown"
-            raise _Stop(ErrorKind.REJECTED, "the approval did not match this call; nothing was done")
-        if not decision.allowed:
-            state.decision = Decision.DENIED
-            state.provenance = "person: denied"
-            message = f": {decision.message}" if decision.message else ""
-            raise _Stop(ErrorKind.REJECTED, f"the person denied this call{message}")
-        state.decision = Decision.ALLOWED
-        state.provenance = f"person: {decision.choice.value}"
-        state.deciding = None
-        ctx.extras[APPROVED_BY_PERSON] = True
-        if current.edited:
-            ctx.preview = current.preview
-            state.edited_params = current.params
-            shown = redact(current.params, entry.tool.hidden_parameters)
-            state.provenance += " (arguments edited by the person: " + json.dumps(shown, ensure_ascii=False,
-                                                                                   default=str) + ")"
-        if decision.selection is not None:
-            problem = selection_problem(decision.selection, request.file_changes)
-            if not request.hunk_selectable:
-                problem = problem or f"'{entry.name}' cannot write part of its changes"
-            if problem:
-                state.decision, state.provenance = Decision.DENIED, f"person: selection refused ({problem})"
-                raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
-                                                "nothing was done")
-            ctx.extras[SELECTION_KEY] = {p: tuple(sorted(set(i))) for p, i in decision.selection.items()}
-            ctx.extras[SELECTION_MESSAGE_KEY] = decision.message
-            state.provenance += " (hunks: " + "; ".join(
-                f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"
-        if decision.suggestion is not None and decision.grant_scope is not None and self.permissions is not None:
-            self._store_grant(state, decision.suggestion, decision.grant_scope)
-        elif decision.choice is ApprovalChoice.ALLOW_CONVERSATION:
-            if self.permissions is not None:
-                # A visible, revocable grant for the whole tool in this conversation (it
-                # never covers a deny, an opaque command or a protected target).
-                from echo_desk.agent.permissions.model import GrantScope as Scopes
-                from echo_desk.agent.permissions.model import Suggestion as Made
-
-                self._store_grant(state, Made(tool=entry.name, pattern=None, label=entry.name),
-                                  Scopes.CONVERSATION)
-            else:
-                state.scope.root().session_grants.add(entry.name)
-        elif decision.choice is ApprovalChoice.ALWAYS_ALLOW:
-            self.settings.set_tool(entry.name, policy=ToolPolicy.ALWAYS)
+        return revise
 
     def _rules_verdict(self, state: _Call, entry: RegisteredTool, params: Mapping[str, Any], *,
                        for_dialog: bool = False) -> RulesVerdict | None:
@@ -571,3 +564,34 @@ def new_call_id() -> str:
 
 def _ignore(_: ToolStatus) -> None:
     return None
+
+
+def _check_answer(state: _Call, request: ApprovalRequest, decision: ApprovalDecision) -> None:
+    """Refuse an answer to something other than what was shown, and a denial."""
+    if decision.binding != bind_selection(request.binding, decision.selection) or decision.call_id != request.call_id:
+        # An answer to something other than what was shown is no answer.
+        state.decision = Decision.DENIED
+        state.provenance = "person: answer did not match the request shown"
+        raise _Stop(ErrorKind.REJECTED, "the approval did not match this call; nothing was done")
+    if not decision.allowed:
+        state.decision = Decision.DENIED
+        state.provenance = "person: denied"
+        message = f": {decision.message}" if decision.message else ""
+        raise _Stop(ErrorKind.REJECTED, f"the person denied this call{message}")
+
+
+def _take_selection(state: _Call, entry: RegisteredTool, request: ApprovalRequest, decision: ApprovalDecision,
+                    ctx: ToolExecutionContext) -> None:
+    """The hunks the person checked, if they match what was shown; else nothing is done."""
+    assert decision.selection is not None
+    problem = selection_problem(decision.selection, request.file_changes)
+    if not request.hunk_selectable:
+        problem = problem or f"'{entry.name}' cannot write part of its changes"
+    if problem:
+        state.decision, state.provenance = Decision.DENIED, f"person: selection refused ({problem})"
+        raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
+                                        "nothing was done")
+    ctx.extras[SELECTION_KEY] = {p: tuple(sorted(set(i))) for p, i in decision.selection.items()}
+    ctx.extras[SELECTION_MESSAGE_KEY] = decision.message
+    state.provenance += " (hunks: " + "; ".join(
+        f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"

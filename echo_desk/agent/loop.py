@@ -13,7 +13,7 @@ import contextlib
 import enum
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -160,6 +160,31 @@ class AgentLoop:
         with person_turn():
             return await self._run_exchange(history, scope, host, listener, tool_choice=tool_choice)
 
+    async def _stream_with_one_retry(self, messages: list[ChatMessage], scope: Scope, choice: str,
+                                     hear: LoopListener, text_parts: list[str], calls: list[ToolCall]) -> None:
+        definitions = self.schema_factory.definitions(scope)
+        try:
+            await self._stream_turn(messages, definitions, choice, hear, text_parts, calls)
+        except ModelError as exc:
+            # A small model sometimes emits something that is neither text nor a valid
+            # call; ask once more for a plain answer before giving up.
+            if exc.kind is not ModelErrorKind.MODEL_OUTPUT or text_parts or calls or choice == "none":
+                raise
+            log.warning("model output unreadable (%s); retrying this turn without tools", exc)
+            await self._stream_turn(messages, definitions, "none", hear, text_parts, calls)
+
+    def _count_results(self, calls: list[ToolCall], results: Mapping[str, Envelope],
+                       failures: dict[tuple[str, str], int], outcome: Outcome) -> None:
+        """Failures per (tool, arguments) for the repeated-failure stop; whether anything changed."""
+        for call in calls:
+            envelope = results[call.id]
+            key = (call.name, _canonical(call.arguments))
+            if envelope.ok:
+                failures.pop(key, None)
+                outcome.made_changes |= bool(envelope.file_changes) or not self._is_read(call)
+            else:
+                failures[key] = failures.get(key, 0) + 1
+
     async def _run_exchange(
         self,
         history: Sequence[ChatMessage],
@@ -195,16 +220,7 @@ class AgentLoop:
             calls: list[ToolCall] = []
             choice = tool_choice if turn == 0 else "auto"
             try:
-                definitions = self.schema_factory.definitions(scope)
-                try:
-                    await self._stream_turn(messages, definitions, choice, hear, text_parts, calls)
-                except ModelError as exc:
-                    # A small model sometimes emits something that is neither text nor a valid
-                    # call; ask once more for a plain answer before giving up.
-                    if exc.kind is not ModelErrorKind.MODEL_OUTPUT or text_parts or calls or choice == "none":
-                        raise
-                    log.warning("model output unreadable (%s); retrying this turn without tools", exc)
-                    await self._stream_turn(messages, definitions, "none", hear, text_parts, calls)
+                await self._stream_with_one_retry(messages, scope, choice, hear, text_parts, calls)
             except ModelError as exc:
                 if text_parts:
                     keep(ChatMessage(role="assistant", content="".join(text_parts)))
@@ -237,14 +253,7 @@ class AgentLoop:
             repeated = [c for c in calls if failures.get((c.name, _canonical(c.arguments)), 0)
                         >= REPEATED_FAILURE_LIMIT - 1]
             results = await self._run_calls(calls, scope, host, hear, keep, outcome, skip=repeated)
-            for call in calls:
-                envelope = results[call.id]
-                key = (call.name, _canonical(call.arguments))
-                if envelope.ok:
-                    failures.pop(key, None)
-                    outcome.made_changes |= bool(envelope.file_changes) or not self._is_read(call)
-                else:
-                    failures[key] = failures.get(key, 0) + 1
+            self._count_results(calls, results, failures, outcome)
             if repeated:
                 names = ", ".join(sorted({c.name for c in repeated}))
                 outcome.stop_reason = StopReason.REPEATED_FAILURE

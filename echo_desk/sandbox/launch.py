@@ -165,27 +165,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
-    for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
-        argv += ["--ro-bind", str(folder), str(folder)]
-    for path in hidden:
-        if not any(is_under(path, w) for w in writable):
-            argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
-    for folder in writable:
-        argv += ["--bind", str(folder), str(folder)]
-    for path in hidden:
-        if any(is_under(path, w) for w in writable):
-            argv += _hide(path)
-    for gitdir in existing_real(g for w in writable for g in git_dirs(w)):
-        if any(is_under(gitdir, w) for w in writable):
-            # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
-            # with a hooks folder of the command's own would walk around the read-only hooks.
-            argv += ["--bind", str(gitdir), str(gitdir)]
-        if not (gitdir / "hooks").exists() and not any(is_under(gitdir, w) for w in writable):
-            # No hooks folder yet in a repository outside the workspace: an empty read-only one,
-            # so none can be planted (inside the workspace, a placeholder does it: see below).
-            argv += ["--tmpfs", str(gitdir / "hooks"), "--remount-ro", str(gitdir / "hooks")]
-    for path in read_only:
-        argv += ["--ro-bind", str(path), str(path)]
+    argv += _mounts(spec, command, writable, hidden, read_only)
     stand_ins = _missing_protected(writable, spec.home) if spec.guard_missing else []
     for stand_in in stand_ins:
         argv += stand_in.bwrap_args()
@@ -216,6 +196,36 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
                   () if child_end is None else (child_end,), tuple(stand_ins))
+
+
+def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden: list[Path],
+            read_only: list[Path]) -> list[str]:
+    """bwrap's arguments for what the command sees over the read-only root: its own program's
+    folders under /tmp, the hidden paths, the writable folders and, inside them, what stays
+    read-only (the order matters: a later mount covers an earlier one)."""
+    argv: list[str] = []
+    for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
+        argv += ["--ro-bind", str(folder), str(folder)]
+    for path in hidden:
+        if not any(is_under(path, w) for w in writable):
+            argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
+    for folder in writable:
+        argv += ["--bind", str(folder), str(folder)]
+    for path in hidden:
+        if any(is_under(path, w) for w in writable):
+            argv += _hide(path)
+    for gitdir in existing_real(g for w in writable for g in git_dirs(w)):
+        if any(is_under(gitdir, w) for w in writable):
+            # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
+            # with a hooks folder of the command's own would walk around the read-only hooks.
+            argv += ["--bind", str(gitdir), str(gitdir)]
+        if not (gitdir / "hooks").exists() and not any(is_under(gitdir, w) for w in writable):
+            # No hooks folder yet in a repository outside the workspace: an empty read-only one,
+            # so none can be planted (inside the workspace, a placeholder does it: see below).
+            argv += ["--tmpfs", str(gitdir / "hooks"), "--remount-ro", str(gitdir / "hooks")]
+    for path in read_only:
+        argv += ["--ro-bind", str(path), str(path)]
+    return argv
 
 
 def _missing_protected(writable: list[Path], home: Path) -> list[Placeholder]:

@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from echo_desk.agent.permissions import floor, programs
 from echo_desk.agent.permissions.compiled import Compiled
@@ -216,33 +217,27 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
             return part(Effect.DENY, provenance_of(item))
         if m is Match.MAYBE:
             return part(Effect.ASK, provenance_of(item))
-    path_denies = [c for c in (*rules.read, *rules.write)
-                   if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
-    for w in command.argv:
-        if w.value is None and path_denies and not w.raw.startswith(("<(", ">(")):
-            # Only known when it runs ($x, $(…), a glob): it may name a denied path.
-            return part(Effect.ASK, provenance_of(path_denies[0]))
-        target = _path_of(w, where)
-        if target is None:
-            continue
-        if floor.inside(target, where.protected):
-            return part(Effect.ASK, _floor(floor.OWN_SETTINGS_NAMED))
-        # A word naming a path a read/write rule denies: the program may well read or write it.
-        real = Path(os.path.realpath(target))
-        # ...or a folder holding such paths (``grep -r x ~/.ssh``): try a file inside it too.
-        forms = {target, real, target / "any-file", real / "any-file"}
-        for item in path_denies:
-            if any(item.matcher.match(f, workspaces=where.workspaces, home=where.home) is Match.YES for f in forms):
-                return part(Effect.ASK, provenance_of(item))
-            # A folder above what the rule denies (``grep -r x ~``): a recursive program reaches it.
-            bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
-            if any(b == f or f in b.parents for b in bases for f in (target, real)):
-                return part(Effect.ASK, provenance_of(item))
+    asking = _words_naming_denied_paths(command, rules, where)
+    if asking is not None:
+        return part(Effect.ASK, asking)
     if floor_effect is Effect.ASK:
         return part(Effect.ASK, _floor(floor.RM_ROOTS, "target only known when it runs"))
     for item in rules.bucket("ask").for_argvs(variants or [[None]]):
         if loose_match(item.matcher, values, variants) is not Match.NO:
             return part(Effect.ASK, provenance_of(item))
+    return _by_shape_and_allow_rules(command, values, rules, where, part)
+
+
+class PartMaker(Protocol):
+    """Makes the command's ``Part`` with a verdict (see ``_command_part``)."""
+
+    def __call__(self, effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part: ...
+
+
+def _by_shape_and_allow_rules(command: Command, values: list[str | None], rules: Rules, where: floor.Where,
+                              part: PartMaker) -> Part:
+    """What no deny, ask or floor rule decided: opaque commands stay undecided, a ``cd`` inside the
+    workspace and a wrapper are allowed, the rest only by an allow rule, a grant or allow-in-sandbox."""
     if command.opaque is Opaque.ELEVATION:
         return part(Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.ELEVATION.value))
     if command.opaque is not None:
@@ -264,6 +259,34 @@ def _command_part(command: Command, rules: Rules, where: floor.Where, *, moved: 
     if in_sandbox is not None:
         return part(Effect.ALLOW_IN_SANDBOX, provenance_of(in_sandbox))
     return part(None, Provenance(kind=Decider.DEFAULT, detail="no rule matches"))
+
+
+def _words_naming_denied_paths(command: Command, rules: Rules, where: floor.Where) -> Provenance | None:
+    """Why to ask when a word of ``command`` may name a path a read/write deny rule (or the floor's
+    own settings) covers; ``None`` when none does."""
+    path_denies = [c for c in (*rules.read, *rules.write)
+                   if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+    for w in command.argv:
+        if w.value is None and path_denies and not w.raw.startswith(("<(", ">(")):
+            # Only known when it runs ($x, $(…), a glob): it may name a denied path.
+            return provenance_of(path_denies[0])
+        target = _path_of(w, where)
+        if target is None:
+            continue
+        if floor.inside(target, where.protected):
+            return _floor(floor.OWN_SETTINGS_NAMED)
+        # A word naming a path a read/write rule denies: the program may well read or write it.
+        real = Path(os.path.realpath(target))
+        # ...or a folder holding such paths (``grep -r x ~/.ssh``): try a file inside it too.
+        forms = {target, real, target / "any-file", real / "any-file"}
+        for item in path_denies:
+            if any(item.matcher.match(f, workspaces=where.workspaces, home=where.home) is Match.YES for f in forms):
+                return provenance_of(item)
+            # A folder above what the rule denies (``grep -r x ~``): a recursive program reaches it.
+            bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
+            if any(b == f or f in b.parents for b in bases for f in (target, real)):
+                return provenance_of(item)
+    return None
 
 
 def _cd_target(command: Command, where: floor.Where) -> Path | None:
