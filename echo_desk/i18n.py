@@ -9,7 +9,7 @@ from __future__ import annotations
 import gettext
 import locale
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 DOMAIN = "echo_desk"
@@ -74,3 +74,53 @@ def translate_in(domain: str, message: str, localedir: Path | None = None) -> st
         _domains[key] = gettext.translation(domain, localedir, languages=[_language], fallback=True)
     translated = _domains[key].gettext(message)
     return translated if translated != message else _(message)
+
+
+def list_text(items: Iterable[str]) -> str:
+    """Names in a row, with the language's own separator ("a, b" / "a、b")."""
+    return _(", ").join(items)
+
+
+def clause_text(items: Iterable[str]) -> str:
+    """Clauses in a row ("a; b" / "a；b")."""
+    return _("; ").join(items)
+
+
+def labelled(label: str, value: str) -> str:
+    """"Label: value" with the language's own colon ("标签：值")."""
+    return _("{label}: {value}").format(label=label, value=value)
+
+
+def aside(text: str, note: str) -> str:
+    """"text (note)" with the language's own brackets ("文本（注）")."""
+    return _("{text} ({note})").format(text=text, note=note)
+
+
+class Deferred(str):
+    """Text translated now that can be translated again after a language switch.
+
+    The engine builds some text shown much later (an approval's summary line); it passes a
+    ``Deferred`` (a plain ``str`` to everything else) so the UI can show it in the language of
+    the moment with ``shown()``.
+    """
+
+    msgid: str
+    params: dict[str, object]
+
+    def __new__(cls, text: str, msgid: str = "", params: dict[str, object] | None = None) -> Deferred:
+        made = super().__new__(cls, text)
+        made.msgid, made.params = msgid or text, dict(params or {})
+        return made
+
+    def again(self) -> str:
+        return _(self.msgid).format(**self.params) if self.params else _(self.msgid)
+
+
+def deferred(msgid: str, **params: object) -> str:
+    """``_(msgid).format(**params)``, kept re-translatable (see ``Deferred``)."""
+    return Deferred(_(msgid).format(**params) if params else _(msgid), msgid, params)
+
+
+def shown(text: str) -> str:
+    """``text`` in the current language if it was built with ``deferred``, else as it is."""
+    return text.again() if isinstance(text, Deferred) else text

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
     from echo_desk.mcp.status import ServerState
@@ -184,8 +184,9 @@ class McpPage(QWidget):
             lines.append("")
             lines.append(_("Tools:"))
             for tool in status.tools:
-                flags = "; ".join(f"{f.kind}: {f.detail}" for f in getattr(tool, "flags", ()))
-                lines.append(f"  {tool.registry_name} ({tool.original_name})" + (f" — {flags}" if flags else ""))
+                flags = clause_text(labelled(f.kind, f.detail) for f in getattr(tool, "flags", ()))
+                named = aside(tool.registry_name, tool.original_name)
+                lines.append(f"  {named} — {flags}" if flags else f"  {named}")
         if status.stderr_tail:
             lines.append("")
             lines.append(_("Last lines of its error output:"))
@@ -304,7 +305,7 @@ class McpPage(QWidget):
             self.details.setPlainText(_("Import failed: {error}").format(error=exc))
             return
         await self._call(self.manager.reload())  # new servers wait for their first-start approval
-        self.details.appendPlainText("\n" + _("Imported: {names}").format(names=", ".join(done)))
+        self.details.appendPlainText("\n" + _("Imported: {names}").format(names=list_text(done)))
 
     def _approve(self) -> None:
         name = self.current_name()

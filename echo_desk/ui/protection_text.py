@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from echo_desk.agent.policy import PROTECTED
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, clause_text
 from echo_desk.ui.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 MARKER = f"{PROTECTED}: "
@@ -44,7 +44,7 @@ def shown_detail(detail: str) -> str:
         return _("network only to: {domains}").format(domains=detail[len(SANDBOX_ONLY_DOMAINS):])
     if not detail.startswith(MARKER):
         return detail
-    return "; ".join(_shown_reason(part) for part in detail.split("; "))
+    return clause_text(_shown_reason(part) for part in detail.split("; "))
 
 
 def _shown_reason(part: str) -> str:

@@ -14,7 +14,7 @@ from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, list_text
 
 
 def describe(request: Any) -> str:
@@ -27,11 +27,11 @@ def describe(request: Any) -> str:
             lines.append(_("Argument {n}: {arg}").format(n=i, arg=arg))
         if request.cwd:
             lines.append(_("Working folder: {cwd}").format(cwd=request.cwd))
-        names = ", ".join(request.env_names) if request.env_names else _("none")
+        names = list_text(request.env_names) if request.env_names else _("none")
         lines.append(_("Environment variables set (values not shown): {names}").format(names=names))
     if getattr(request, "url", ""):
         lines.append(_("URL: {url}").format(url=request.url))
-        names = ", ".join(request.header_names) if request.header_names else _("none")
+        names = list_text(request.header_names) if request.header_names else _("none")
         lines.append(_("Headers sent (values not shown): {names}").format(names=names))
     lines.append(_("Transport: {transport}").format(transport=request.transport))
     return "\n".join(lines)

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk import i18n
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, aside, shown
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
 from echo_desk.ui.labels import CHANGE_LABELS, STATUS_COLOURS, status_label
 from echo_desk.ui.markdown import markdown_chunks, markdown_document
@@ -84,6 +84,14 @@ def _compact_args(arguments: str) -> str:
         return arguments
 
 
+def _bold(text: str) -> str:
+    return f"<b>{html.escape(text)}</b>"
+
+
+def _muted(text: str) -> str:
+    return f"<span style='color:#57606a'>{html.escape(text)}</span>"
+
+
 def _pre(text: str, colour: str = "#24292f") -> str:
     return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(visible(text))}</pre>"
 
@@ -95,7 +103,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
     colour = STATUS_COLOURS[status]
     parts = [
         f"<div><span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span>"
-        f"&nbsp;&nbsp;<b>{html.escape(title)}</b> <span style='color:#57606a'>({html.escape(item.tool_name)})</span></div>"
+        f"&nbsp;&nbsp;{aside(f'<b>{html.escape(title)}</b>', _muted(item.tool_name))}</div>"
     ]
     limit = None if item.expanded else _COLLAPSED_LINES
     hidden = 0
@@ -139,7 +147,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         parsed = parse_unified(diff)
         kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
         parts.append(
-            f"<div><b>{html.escape(visible(str(change.get('path', ''))))}</b> ({html.escape(kind)}) "
+            f"<div>{aside(_bold(visible(str(change.get('path', '')))), html.escape(kind))} "
             f"<span style='color:#1a7f37'>+{parsed.added}</span> <span style='color:#cf222e'>−{parsed.deleted}</span></div>")
         if item.expanded and len(parsed):
             rows = []
@@ -205,7 +213,7 @@ class TranscriptDelegate(QStyledItemDelegate):
             else:
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
                 doc.setHtml(f"<div style='color:#57606a; font-weight:600'>{html.escape(who)}</div>"
-                            f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>")
+                            f"<div style='white-space:pre-wrap'>{html.escape(shown(item.text))}</div>")
             doc.setTextWidth(width)
             docs = [doc]
         self._cache[item] = (key, docs)

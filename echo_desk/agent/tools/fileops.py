@@ -23,7 +23,7 @@ from echo_desk.agent.tools.diffs import cap, unified_diff
 from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protection_warnings
 from echo_desk.agent.tools.textcodec import BinaryFile, decode
 from echo_desk.agent.undo.journal import CREATED_FOLDERS
-from echo_desk.i18n import _
+from echo_desk.i18n import deferred
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -166,7 +166,7 @@ class MovePath(_PathTool):
         _require_absent(dst, "destination")
         preview = ToolPreview(targets=(_target(src, "move from"), _target(dst, "move to")),
                               file_changes=(_gone(src), _made(dst, src.data)),
-                              summary=_("Move {source} to {destination}").format(source=src.target, destination=dst))
+                              summary=deferred(N_("Move {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
@@ -210,7 +210,7 @@ class CopyPath(_PathTool):
         _require_absent(dst, "destination")
         preview = ToolPreview(targets=(_target(src, "copy from"), _target(dst, "copy to")),
                               file_changes=(_made(dst, src.data),),
-                              summary=_("Copy {source} to {destination}").format(source=src.target, destination=dst))
+                              summary=deferred(N_("Copy {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
@@ -241,7 +241,7 @@ class DeletePath(_PathTool):
                                   what="path"), "path")
         preview = ToolPreview(targets=(_target(src, "delete (to Echo Desk's trash)"),),
                               file_changes=(_gone(src),),
-                              summary=_("Delete {path} (to Echo Desk's trash)").format(path=src.target))
+                              summary=deferred(N_("Delete {path} (to Echo Desk's trash)"), path=src.target))
         return preview, (src, preview.file_changes)
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
@@ -302,7 +302,7 @@ class CreateFolder(_PathTool):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
         _missing(target)
         preview = ToolPreview(targets=(_target(target, "new folder"),),
-                              summary=_("Create the folder {path}").format(path=target))
+                              summary=deferred(N_("Create the folder {path}"), path=target))
         return preview, target
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
