@@ -42,14 +42,14 @@ def shown_detail(detail: str) -> str:
         return _(SANDBOX_NETWORK[detail])
     if detail.startswith(SANDBOX_ONLY_DOMAINS):
         return _("network only to: {domains}").format(domains=detail[len(SANDBOX_ONLY_DOMAINS):])
-    if not detail.startswith(MARKER):
-        return detail
+    if MARKER not in detail:
+        return _(detail)  # an engine message id (a file tool's role), or a path, shown as it is
     return clause_text(_shown_reason(part) for part in detail.split("; "))
 
 
 def _shown_reason(part: str) -> str:
     if not part.startswith(MARKER):
-        return part
+        return _(part)
     reason = part[len(MARKER):]
     for pattern, template in _REASONS:
         match = pattern.fullmatch(reason)

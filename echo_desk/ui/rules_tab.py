@@ -38,7 +38,15 @@ from echo_desk.agent.permissions import (
 )
 from echo_desk.i18n import N_, _, labelled
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, VERDICT_COLOURS, plain_tooltip, rule_place
+from echo_desk.ui.rules_text import (
+    EFFECT_LABELS,
+    LAYER_LABELS,
+    VERDICT_COLOURS,
+    plain_tooltip,
+    rule_pattern,
+    rule_place,
+    rule_reason,
+)
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
@@ -167,8 +175,8 @@ class RulesTab(QWidget):
 
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         item = QTreeWidgetItem([
-            _(EFFECT_LABELS[rule.effect]), rule.tool, rule.pattern if rule.pattern is not None else _("(whole tool)"),
-            rule.reason, _layer_text(rule),
+            _(EFFECT_LABELS[rule.effect]), rule.tool, rule_pattern(rule) or _("(whole tool)"),
+            rule_reason(rule), _layer_text(rule),
             _("inactive: not trusted") if not rule.active else _("active"),
         ])
         if not rule.active:

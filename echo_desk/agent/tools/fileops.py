@@ -164,7 +164,7 @@ class MovePath(_PathTool):
     def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         src, dst = _source_and_destination(params, ctx)
         _require_absent(dst, "destination")
-        preview = ToolPreview(targets=(_target(src, "move from"), _target(dst, "move to")),
+        preview = ToolPreview(targets=(_target(src, N_("move from")), _target(dst, N_("move to"))),
                               file_changes=(_gone(src), _made(dst, src.data)),
                               summary=deferred(N_("Move {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
@@ -208,7 +208,7 @@ class CopyPath(_PathTool):
     def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         src, dst = _source_and_destination(params, ctx)
         _require_absent(dst, "destination")
-        preview = ToolPreview(targets=(_target(src, "copy from"), _target(dst, "copy to")),
+        preview = ToolPreview(targets=(_target(src, N_("copy from")), _target(dst, N_("copy to"))),
                               file_changes=(_made(dst, src.data),),
                               summary=deferred(N_("Copy {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
@@ -239,7 +239,7 @@ class DeletePath(_PathTool):
     def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         src = _read(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
                                   what="path"), "path")
-        preview = ToolPreview(targets=(_target(src, "delete (to Echo Desk's trash)"),),
+        preview = ToolPreview(targets=(_target(src, N_("delete (to Echo Desk's trash)")),),
                               file_changes=(_gone(src),),
                               summary=deferred(N_("Delete {path} (to Echo Desk's trash)"), path=src.target))
         return preview, (src, preview.file_changes)
@@ -301,7 +301,7 @@ class CreateFolder(_PathTool):
         if os.path.lexists(target.path):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
         _missing(target)
-        preview = ToolPreview(targets=(_target(target, "new folder"),),
+        preview = ToolPreview(targets=(_target(target, N_("new folder")),),
                               summary=deferred(N_("Create the folder {path}"), path=target))
         return preview, target
 
