@@ -6,9 +6,11 @@ switching the language at run time only needs ``set_language`` and a repaint.
 
 from __future__ import annotations
 
+import functools
 import gettext
 import locale
 import os
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -66,14 +68,53 @@ def N_(message: str) -> str:
 
 
 def translate_in(domain: str, message: str, localedir: Path | None = None) -> str:
-    """Translate a plugin's catalog text from its own gettext domain (falls back to ours)."""
+    """Translate a plugin's catalog text from its own gettext domain (falls back to ours).
+
+    ``localedir`` holds ``<lang>/LC_MESSAGES/<domain>.mo`` or, with no build step, the ``.po``
+    itself (see ``locale_dir_of``)."""
     if domain == DOMAIN or not message:
         return _(message)
     key = (domain, _language)
     if key not in _domains:
-        _domains[key] = gettext.translation(domain, localedir, languages=[_language], fallback=True)
+        _domains[key] = _plugin_catalog(domain, localedir, _language)
     translated = _domains[key].gettext(message)
     return translated if translated != message else _(message)
+
+
+@functools.cache  # asked for every title the catalog draws
+def locale_dir_of(tool_class: type) -> Path | None:
+    """Where a plugin ships its catalogs: the ``locale`` folder of the package defining the tool."""
+    module = sys.modules.get(tool_class.__module__)
+    top = sys.modules.get(tool_class.__module__.split(".")[0])
+    for candidate in (module, top):
+        file = getattr(candidate, "__file__", None)
+        if file and (Path(file).parent / "locale").is_dir():
+            return Path(file).parent / "locale"
+    return None
+
+
+class _PoTranslations(gettext.NullTranslations):
+    """A plugin's ``.po`` read as it is (translated, non-fuzzy entries), so a plugin needs no build step."""
+
+    def __init__(self, po: Path) -> None:
+        super().__init__()
+        from babel.messages.pofile import read_po  # only for plugins that ship a .po
+
+        with po.open("rb") as f:
+            catalog = read_po(f)
+        self._strings = {m.id: m.string for m in catalog
+                         if m.id and isinstance(m.id, str) and isinstance(m.string, str) and m.string and not m.fuzzy}
+
+    def gettext(self, message: str) -> str:
+        return self._strings.get(message, message)
+
+
+def _plugin_catalog(domain: str, localedir: Path | None, language: str) -> gettext.NullTranslations:
+    if localedir is not None:
+        po = localedir / language / "LC_MESSAGES" / f"{domain}.po"
+        if not (po.with_suffix(".mo")).exists() and po.exists():
+            return _PoTranslations(po)
+    return gettext.translation(domain, localedir, languages=[language], fallback=True)
 
 
 def list_text(items: Iterable[str]) -> str:

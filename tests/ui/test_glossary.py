@@ -129,6 +129,13 @@ def test_chinese_docs_and_packaging_use_the_glossary_terms() -> None:
     assert problems == [], "\n".join(problems)
 
 
+def test_plugin_catalogs_use_the_glossary_terms() -> None:
+    catalogs = sorted((ROOT / "examples").glob("*/src/*/locale/zh_CN/LC_MESSAGES/*.po"))
+    assert catalogs, "the example plugin ships a zh_CN catalog"
+    problems = [f"{po.relative_to(ROOT)}: {p}" for po in catalogs for p in catalog_problems(_zh_catalog_pairs(po))]
+    assert problems == [], "\n".join(problems)
+
+
 def test_agent_is_a_search_keyword_only_in_the_desktop_entry() -> None:
     desktop = next((ROOT / "packaging").glob("*.desktop")).read_text(encoding="utf-8")
     keywords = next(line for line in desktop.splitlines() if line.startswith("Keywords[zh_CN]="))
