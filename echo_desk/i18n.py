@@ -6,7 +6,6 @@ switching the language at run time only needs ``set_language`` and a repaint.
 
 from __future__ import annotations
 
-import functools
 import gettext
 import locale
 import os
@@ -22,6 +21,7 @@ _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = "en"
 _listeners: list[Callable[[str], None]] = []
 _domains: dict[tuple[str, str], gettext.NullTranslations] = {}
+_locale_dirs: dict[str, Path | None] = {}
 
 
 def system_language() -> str:
@@ -81,11 +81,17 @@ def translate_in(domain: str, message: str, localedir: Path | None = None) -> st
     return translated if translated != message else _(message)
 
 
-@functools.cache  # asked for every title the catalog draws
 def locale_dir_of(tool_class: type) -> Path | None:
     """Where a plugin ships its catalogs: the ``locale`` folder of the package defining the tool."""
-    module = sys.modules.get(tool_class.__module__)
-    top = sys.modules.get(tool_class.__module__.split(".")[0])
+    name = tool_class.__module__
+    if name not in _locale_dirs:  # asked for every title the catalog draws
+        _locale_dirs[name] = _find_locale_dir(name)
+    return _locale_dirs[name]
+
+
+def _find_locale_dir(module_name: str) -> Path | None:
+    module = sys.modules.get(module_name)
+    top = sys.modules.get(module_name.split(".")[0])
     for candidate in (module, top):
         file = getattr(candidate, "__file__", None)
         if file and (Path(file).parent / "locale").is_dir():
