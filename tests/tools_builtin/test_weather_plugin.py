@@ -139,6 +139,8 @@ def test_the_plugin_ships_its_own_chinese_catalog() -> None:
         i18n.set_language("zh_CN")
         assert CatalogBackend.title(tool) == "天气"
         assert CatalogBackend.description(tool).startswith("查询某个城市的当前天气")
+        assert i18n.translate_in(tool.translation_domain, tool.readiness_detail(), i18n.locale_dir_of(WeatherTool)) \
+            == "未设置 API 密钥"  # not ready: no key saved in the test's keyring
         i18n.set_language("en")
         assert CatalogBackend.title(tool) == "Weather"
     finally:
