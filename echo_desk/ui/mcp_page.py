@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text
+from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
     from echo_desk.mcp.status import ServerState
@@ -169,7 +169,7 @@ class McpPage(QWidget):
             return
         lines = [f"{status.name} — {state_text(status.state)}"]
         if status.detail:
-            lines.append(_(status.detail))
+            lines.append(_(shown(status.detail)))  # a message id, or text the engine built (deferred)
         if getattr(status, "server_info", ""):
             lines.append(_("Server: {info}").format(info=status.server_info))
         try:

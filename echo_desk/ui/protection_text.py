@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from echo_desk.agent.policy import PROTECTED
-from echo_desk.i18n import N_, _, clause_text
+from echo_desk.i18n import N_, _, clause_text, shown
 from echo_desk.ui.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 MARKER = f"{PROTECTED}: "
@@ -38,6 +38,8 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def shown_detail(detail: str) -> str:
     """``detail`` as the approval dialog shows it: each protected reason translated."""
+    if shown(detail) is not detail:
+        return shown(detail)  # built by the engine with deferred(): in the language of the moment
     if detail in SANDBOX_NETWORK:
         return _(SANDBOX_NETWORK[detail])
     if detail.startswith(SANDBOX_ONLY_DOMAINS):
