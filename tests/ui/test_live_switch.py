@@ -67,7 +67,7 @@ DATA = {"local", "hello", "main", "dev", "ls", "la"}
 TOOL_IDS = {"shell"}
 #: Views of file content (diffs): code, not interface text.
 CONTENT_VIEWS = {"DiffTextView"}
-_CODE = re.compile(r"`[^`]*`|\{[^}]*\}|\S*[/\\~]\S*|\S*[._]\w\S*|https?://\S+|\b\w*\d\w*\b|⟨[^⟩]*⟩|[$@]\w+")
+_CODE = re.compile(r"`[^`]*`|\{[^}]*\}|\S*[/\\~]\S*|\S*[._]\w\S*|https?://\S+|\b\w*\d\w*\b|⟨[^⟩]*⟩|[$@]\w+|(?<!\w)--?[\w-]+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -266,3 +266,37 @@ def test_a_question_and_a_file_change_tab_read_in_chinese_after_a_switch(qtbot) 
         assert left == [], "\n".join(left)
     finally:
         _switch("en")
+
+
+def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop, runtime) -> None:
+    from echo_desk.mcp import McpManager
+    from echo_desk.mcp.approvals import start_request
+    from echo_desk.mcp.config import parse_server
+    from echo_desk.ui.mcp_page import McpPage
+    from echo_desk.ui.server_start_dialog import ServerStartDialog
+
+    servers = {
+        "github": parse_server("github", {"command": "docker", "args": ["run", "-i", "--rm", "ghcr.io/github/server"],
+                                          "env": {"GITHUB_TOOLSETS": "repos"}}),
+        "remote": parse_server("remote", {"type": "http", "url": "https://mcp.example.com/mcp", "enabled": False}),
+    }
+    manager = McpManager(runtime.settings, servers=servers)  # never started: nothing is approved
+    page = McpPage(manager, QtHost(transcript=TranscriptModel()), "/home/me/.config/echo-desk/mcp.json")
+    settings = SettingsDialog(CatalogBackend(runtime.settings, runtime), mcp_page=page)
+    qtbot.addWidget(settings)
+    settings.show_page("mcp")
+    settings.show()
+    request = start_request(servers["github"], runtime.settings.current)
+    assert request is not None
+    start = ServerStartDialog(request)
+    qtbot.addWidget(start)
+    start.show()
+    _switch("zh_CN")
+    try:
+        left = untranslated(settings, {"github", "remote", "repos", "run"}) + untranslated(start, {"github", "repos", "run"})
+        assert left == [], "\n".join(left)
+        assert "启动" in start.windowTitle() and "启动" in start.allow.text()
+    finally:
+        _switch("en")
+        settings.close()
+        qloop.run_until_complete(manager.aclose())
