@@ -184,6 +184,13 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
     transcript.add_user("hello")
     for number, status in enumerate(ToolStatus):
         transcript.add_tool_call(f"c{number}", "write_note", json.dumps({"path": "shop.py"}), status)
+    # A finished card with everything a card can show: a file change and what the sandbox refused.
+    done = transcript.add_tool_call("full", "write_note", json.dumps({"path": "shop.py"}), ToolStatus.DONE)
+    done.file_changes = [{"path": str(tmp_path / "shop.py"), "kind": "modify", "diff": "@@ -1 +1 @@\n-a\n+b\n"}]
+    done.sandbox = {"sandboxed": True, "domains": ["pypi.org"], "blocked": ["network"],
+                    "refused_hosts": ["example.com"], "mode": "sandboxed"}
+    done.expanded = True
+    done.touch()
     transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))
     window.host.file_changed.emit(str(tmp_path / "shop.py"))
     settings = SettingsDialog(services.backend, window, models_page=ModelsPage(runtime.settings, lambda *a, **k: None))
@@ -194,6 +201,10 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
     try:
         allowed = _test_tools(runtime) | {"hello"}
         left = untranslated(window, allowed)
+        shown = "\n".join(text for _kind, text in visible_texts(window))
+        # The walk reached the cards: their statuses, the change and the sandbox lines, the notice.
+        for chinese in ("已拒绝", "已取消", "（已修改）", "网络访问未获准", "已停止，仍在运行的操作都已取消"):
+            assert chinese in shown, chinese
         assert window.statusBar().currentMessage().startswith("已修改")
         for page in settings.PAGES:
             settings.show_page(page)
