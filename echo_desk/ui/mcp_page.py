@@ -42,6 +42,9 @@ _STATE_COLOUR = {"connected": "#1a7f37", "error": "#cf222e", "awaiting_approval"
 def state_text(state: ServerState) -> str:
     return _(_STATE_TEXT.get(state, state))
 
+#: What an MCP tool's flag is about (``ToolFlag.kind``), as the server's details say it.
+FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed"), "annotation": N_("Hints")}
+
 
 class McpPage(QWidget):
     def __init__(self, manager: Any, host: Any, config_path: str = "", parent: QWidget | None = None) -> None:
@@ -184,7 +187,8 @@ class McpPage(QWidget):
             lines.append("")
             lines.append(_("Tools:"))
             for tool in status.tools:
-                flags = clause_text(labelled(f.kind, f.detail) for f in getattr(tool, "flags", ()))
+                flags = clause_text(labelled(_(FLAG_LABELS.get(f.kind, f.kind)), shown(f.detail))
+                                    for f in getattr(tool, "flags", ()))
                 named = aside(tool.registry_name, tool.original_name)
                 lines.append(f"  {named} — {flags}" if flags else f"  {named}")
         if status.stderr_tail:
@@ -247,7 +251,7 @@ class McpPage(QWidget):
         changed = self._changed_tools(self._status(self.current_name()))
         if not changed:
             return
-        text = "\n\n".join(f"{name}:\n" + "\n".join(f"  • {c}" for c in changes) for name, changes in changed)
+        text = "\n\n".join(f"{name}:\n" + "\n".join(f"  • {shown(c)}" for c in changes) for name, changes in changed)
         box = QMessageBox(QMessageBox.Icon.Warning, _("Changed MCP tools"),
                           _("The server changed these tools since you enabled them. They stay blocked until "
                             "you approve the new definitions."),
