@@ -1,7 +1,8 @@
 """Per-call overhead of execute_tool for a read-only echo tool vs calling the handler directly.
 
-Prints the median overhead in µs (validation, policy, worker hop, envelope, audit write),
-serial calls/s, and calls/s with 8 concurrent callers. Run: python bench/dispatch.py
+Prints the median overhead in µs (validation, policy, worker hop, envelope, audit write), as a
+ratio to one bare worker round trip measured in the same run, serial calls/s, and calls/s with 8
+concurrent callers. Run: python bench/dispatch.py
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolResult
 
@@ -53,6 +55,20 @@ async def main(n: int) -> None:
     for i in range(500):  # warm up caches, the worker thread and SQLite
         await dispatcher.execute_tool(ToolCall(id=f"w{i}", name="echo_text", arguments=args), scope, host)
         await tool.execute({"text": "hello"}, ctx)
+
+    async def nothing() -> None:
+        return None
+
+    bare_pool = ToolWorkerPool()
+    for _ in range(500):
+        await bare_pool.run(nothing(), 10.0)
+    bare = []
+    for _ in range(n):
+        t0 = time.perf_counter_ns()
+        await bare_pool.run(nothing(), 10.0)
+        bare.append(time.perf_counter_ns() - t0)
+    bare_pool.close()
+    med_bare = statistics.median(bare) / 1000
 
     direct, full = [], []
     for i in range(n):
@@ -86,6 +102,8 @@ async def main(n: int) -> None:
     print(f"execute_tool (median)   : {med_full:8.1f} µs")
     print(f"overhead (median)       : {med_full - med_direct:8.1f} µs   (target ≤ 150 µs)")
     print(f"overhead ratio          : {med_full / med_direct:8.1f} ×  handler alone")
+    print(f"bare worker round trip  : {med_bare:8.1f} µs   (one hop to a tool worker and back, same run)")
+    print(f"overhead / bare hop     : {(med_full - med_direct) / med_bare:8.2f} ×  (target ≤ 2 ×)")
     print(f"serial throughput       : {serial:8.0f} calls/s (target ≥ 5,000)")
     print(f"8 concurrent callers    : {concurrent:8.0f} calls/s")
     print(f"audit rows written      : {rows[0]['id'] if rows else 0}")

@@ -16,6 +16,8 @@ from pathlib import Path
 DOMAIN = "echo_desk"
 LOCALE_DIR = Path(__file__).parent / "locale"
 LANGUAGES = ("en", "zh_CN")
+#: Each language named in itself, for the language choice (never translated).
+LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = "en"

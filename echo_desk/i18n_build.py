@@ -11,10 +11,12 @@ from pathlib import Path
 
 from babel.messages import frontend
 
+from echo_desk.i18n import LANGUAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "i18n"
 LOCALE = Path(__file__).resolve().parent / "locale"
-LANGS = ("en", "zh_CN")
+LANGS = LANGUAGES
 
 
 def _run(argv: list[str]) -> None:

@@ -4,7 +4,7 @@ plugins, later MCP), breakers, audit, dispatcher and schema factory. Qt-free."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,6 +113,14 @@ class Runtime:
     def permissions(self) -> PermissionEngine | None:
         """The permission rules engine (rules, grants, trust) the dispatcher consults."""
         return self.dispatcher.permissions
+
+    def standings(self, names: Iterable[str], workspaces: tuple[Path, ...] = ()) -> dict[str, ToolStanding]:
+        """``standing`` for many tools at once (the rules are loaded once, not per tool)."""
+        engine = self.permissions
+        rules = engine.load(workspaces).rules if engine is not None else ()
+        settings = self.settings.current
+        found = ((name, self.registry.get(name)) for name in names)
+        return {name: tool_standing(entry, settings, rules) for name, entry in found if entry is not None}
 
     def standing(self, name: str, workspaces: tuple[Path, ...] = ()) -> ToolStanding | None:
         """The engine's one answer for a tool: enabled? default? what decided? how many rules."""

@@ -348,10 +348,7 @@ class Dispatcher:
                 self._store_grant(state, Made(tool=entry.name, pattern=None, label=entry.name),
                                   Scopes.CONVERSATION)
             else:
-                root = state.scope
-                while root.parent is not None:
-                    root = root.parent
-                root.session_grants.add(entry.name)
+                state.scope.root().session_grants.add(entry.name)
         elif decision.choice is ApprovalChoice.ALWAYS_ALLOW:
             self.settings.set_tool(entry.name, policy=ToolPolicy.ALWAYS)
 

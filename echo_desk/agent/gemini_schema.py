@@ -187,31 +187,19 @@ class _Converter:
         for key in _KEEP[kind]:
             if key in node:
                 out[key] = node[key]
-        if isinstance(enum, list):
-            if kind == "string" and enum and all(isinstance(v, str) for v in enum):
-                out["enum"] = list(enum)  # never share a list with the registry's schema
-            else:
-                _hint(out, "one of " + ", ".join(_show(v) for v in enum))
-        fmt = node.get("format")
-        if isinstance(fmt, str):
-            if fmt in _NUMBER_FORMATS.get(kind, ()) or (kind == "string" and fmt in _STRING_FORMATS):
-                out["format"] = fmt
-            else:
-                _hint(out, f"format: {fmt}")
-        for key, sign in (("exclusiveMinimum", ">"), ("exclusiveMaximum", "<")):
-            if isinstance(node.get(key), int | float) and kind in ("number", "integer"):
-                _hint(out, f"must be {sign} {node[key]}")
-        if node.get("default") is not None:
-            _hint(out, f"default: {_show(node['default'])}")
+        _values_and_hints(node, out, kind, enum)
         if kind == "object":
             self._object(node, out, path)
         elif kind == "array":
-            items = node.get("items")
-            if items is None or items is False:
-                what = "a tuple (prefixItems)" if "prefixItems" in node else "an array without 'items'"
-                raise GeminiSchemaError(f"{_where(path)}: {what} cannot be expressed for Gemini")
-            out["items"] = self.convert(items, f"{path}[]" if path else "[]")
+            self._array(node, out, path)
         return out
+
+    def _array(self, node: dict[str, Any], out: dict[str, Any], path: str) -> None:
+        items = node.get("items")
+        if items is None or items is False:
+            what = "a tuple (prefixItems)" if "prefixItems" in node else "an array without 'items'"
+            raise GeminiSchemaError(f"{_where(path)}: {what} cannot be expressed for Gemini")
+        out["items"] = self.convert(items, f"{path}[]" if path else "[]")
 
     def _infer(self, node: dict[str, Any], enum: Any, path: str) -> str:
         if "properties" in node:
@@ -254,3 +242,23 @@ def to_gemini_schema(parameters: dict[str, Any]) -> dict[str, Any] | None:
     if result.get("type") != "OBJECT" or result.get("nullable"):
         raise GeminiSchemaError("the parameters must be an object schema")
     return result if "properties" in result else None
+
+
+def _values_and_hints(node: dict[str, Any], out: dict[str, Any], kind: str, enum: Any) -> None:
+    """Keep what Gemini can check (string enums, known formats); say the rest in the description."""
+    if isinstance(enum, list):
+        if kind == "string" and enum and all(isinstance(v, str) for v in enum):
+            out["enum"] = list(enum)  # never share a list with the registry's schema
+        else:
+            _hint(out, "one of " + ", ".join(_show(v) for v in enum))
+    fmt = node.get("format")
+    if isinstance(fmt, str):
+        if fmt in _NUMBER_FORMATS.get(kind, ()) or (kind == "string" and fmt in _STRING_FORMATS):
+            out["format"] = fmt
+        else:
+            _hint(out, f"format: {fmt}")
+    for key, sign in (("exclusiveMinimum", ">"), ("exclusiveMaximum", "<")):
+        if isinstance(node.get(key), int | float) and kind in ("number", "integer"):
+            _hint(out, f"must be {sign} {node[key]}")
+    if node.get("default") is not None:
+        _hint(out, f"default: {_show(node['default'])}")

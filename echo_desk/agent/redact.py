@@ -22,13 +22,17 @@ from typing import Any
 
 REDACTED = "«redacted»"
 
-# One list of secret-looking names, for argument keys, config keys and environment variables.
+# One list of secret-looking names, for argument keys, config keys and environment variables:
+# each part as (a lower-case substring any match contains, the pattern). The substrings are the
+# cheap pre-check of the shapes below, so they come from the same list and cannot drift.
 # "pat" only as a whole word part (GITHUB_PAT), not inside "path".
-_NAME_WORDS = (
-    r"key(?!s\b|word|board)|token(?!s)|secret|passw(?:or)?d|passphrase|pgpass|credential|auth(?!or)|cookie"
-    r"|session|dsn"
-    r"|signature|private|(?<![a-z])pat(?![a-z])"
+_NAME_PARTS = (
+    ("key", r"key(?!s\b|word|board)"), ("token", r"token(?!s)"), ("secret", "secret"),
+    ("passw", r"passw(?:or)?d"), ("passphrase", "passphrase"), ("pgpass", "pgpass"),
+    ("credential", "credential"), ("auth", r"auth(?!or)"), ("cookie", "cookie"), ("session", "session"),
+    ("dsn", "dsn"), ("signature", "signature"), ("private", "private"), ("pat", r"(?<![a-z])pat(?![a-z])"),
 )
+_NAME_WORDS = "|".join(pattern for _needle, pattern in _NAME_PARTS)
 SECRET_NAME = re.compile(rf"({_NAME_WORDS})", re.IGNORECASE)
 # A name, matched whole (possessive, starting where a name starts) so matching stays linear;
 # whether it looks secret is then asked of SECRET_NAME.
@@ -84,8 +88,7 @@ def _shape(pattern: str, needles: tuple[str, ...] | str, replace: Replacement = 
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0), needles, replace
 
 
-_SECRET_WORDS = ("key", "token", "secret", "passw", "pwd", "passphrase", "pgpass", "credential", "auth", "cookie",
-                 "session", "dsn", "signature", "private", "pat")
+_SECRET_WORDS = tuple(needle for needle, _pattern in _NAME_PARTS)
 # (pattern, lower-case substrings of which one must be present for it to match, replacement)
 _SHAPES: tuple[Shape, ...] = (
     # scheme://user:password@host (also DSNs: postgresql://admin:pw@db/app)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 
+from echo_desk.agent.converters import name_is_valid_for_all_providers
 from echo_desk.agent.sources import BUILTIN, PLUGIN, ToolSource
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS, Tool, synchronous_handlers
 
@@ -15,9 +15,6 @@ log = logging.getLogger(__name__)
 
 RESERVED_NAMES = frozenset({"load_skill", "unload_skill"})
 PLUGIN_GROUP = "echo_desk.tools"
-# The strictest rule the providers share (OpenAI, Anthropic, Gemini, Bedrock all accept it).
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
-
 
 @dataclass(frozen=True)
 class RegisteredTool:
@@ -69,7 +66,7 @@ class ToolRegistry:
             return refuse("is not an echo_desk.tools.Tool")
         if name in RESERVED_NAMES:
             return refuse("the name is reserved")
-        if not _NAME_RE.match(name):
+        if not name_is_valid_for_all_providers(name):
             return refuse("names must be 1-64 letters, digits, '_' or '-', starting with a letter or '_'")
         if name in self._tools:
             return refuse(f"a tool with this name is already registered (from {self._tools[name].source})")
@@ -118,7 +115,7 @@ class ToolRegistry:
                 tools = loaded() if callable(loaded) and not isinstance(loaded, type) else [loaded()]
                 if isinstance(tools, Tool):
                     tools = [tools]
-            except Exception as exc:  # a broken plugin must not stop the app
+            except Exception as exc:  # a broken plugin must not stop the app  # noqa: BLE001
                 problem = RegistrationResult(False, entry.name, f"plugin {entry.name}: {exc!r}")
                 log.warning("%s", problem.message)
                 self.problems.append(problem)

@@ -77,7 +77,11 @@ class Scope:
 
     def conversation_allows(self, tool_name: str) -> bool:
         """Whether the person said "allow for this conversation" for this tool (at the root)."""
+        return tool_name in self.root().session_grants
+
+    def root(self) -> Scope:
+        """The conversation's scope at the top of this one's chain."""
         root: Scope = self
         while root.parent is not None:
             root = root.parent
-        return tool_name in root.session_grants
+        return root

@@ -251,7 +251,7 @@ class ServerConnection:
             async with client.listen(tools_list_changed=True) as subscription:
                 async for _event in subscription:
                     self._spawn(self._on_tools_changed())
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — the subscription ends with whatever the server's transport raised; nothing to do but note it
             log.debug("MCP server %s: listen ended: %s", self.config.name, exc)
 
     # -- requests ------------------------------------------------------------------------------

@@ -246,7 +246,7 @@ class McpManager:
             try:
                 await conn.start(self.handshake_timeout)
                 listed = await asyncio.wait_for(conn.list_tools(), self.handshake_timeout)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — any failure to start is shown on the server's row, never raised into the app
                 await conn.close()
                 srv.stderr = conn.stderr_tail
                 srv.conn = None
@@ -325,7 +325,7 @@ class McpManager:
             return
         try:
             listed = await conn.list_tools()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any failure is the server's state on its row
             self._set(name, ServerState.ERROR, f"listing tools after a change failed: {_explain(exc)}")
             return
         self._install(name, listed)

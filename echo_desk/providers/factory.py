@@ -28,7 +28,7 @@ def _api_key(settings: ProviderSettings, secrets: SecretStore) -> str | None:
         return None
     try:
         return secrets.get(settings.api_key_ref)
-    except Exception:  # a locked keyring reads as "no key"; the server's 401 then says so
+    except Exception:  # a locked keyring reads as "no key"; the server's 401 then says so  # noqa: BLE001
         return None
 
 

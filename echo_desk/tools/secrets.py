@@ -47,5 +47,5 @@ def get_secret(key: str) -> str | None:
     """The secret saved under ``key`` (e.g. ``"weather.api_key"``), or ``None``."""
     try:
         return _store.get(key)
-    except Exception:  # a locked or missing keyring is "not configured", not a crash
+    except Exception:  # a locked or missing keyring is "not configured", not a crash  # noqa: BLE001
         return None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
-from echo_desk.i18n import _
+from echo_desk.i18n import LANGUAGES, _
 from echo_desk.ui import app_icon, i18n_qt, marshal
 from echo_desk.ui.chat_window import MainWindow
 
@@ -41,7 +41,7 @@ def early_language() -> str | None:
     except (OSError, ValueError):
         return None
     value = raw.get("language") if isinstance(raw, dict) else None
-    return value if value in ("en", "zh_CN") else None
+    return value if value in LANGUAGES else None
 
 
 class _FirstPaint(QObject):

@@ -8,7 +8,7 @@ how the engine is wired. No Qt here.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,7 +21,9 @@ from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
+    from echo_desk.agent.audit import AuditLog
     from echo_desk.agent.breaker import BreakerBoard
+    from echo_desk.agent.permissions import PermissionEngine
     from echo_desk.agent.registry import ToolRegistry
 
 
@@ -40,10 +42,16 @@ class EngineLike(Protocol):
     settings: SettingsStore
     registry: ToolRegistry
     breakers: BreakerBoard
+    audit: AuditLog
+
+    @property
+    def permissions(self) -> PermissionEngine | None: ...
 
     def is_enabled(self, name: str) -> bool: ...
 
     def standing(self, name: str) -> ToolStanding | None: ...
+
+    def standings(self, names: Iterable[str]) -> dict[str, ToolStanding]: ...
 
 
 class CatalogBackend:
@@ -83,6 +91,18 @@ class CatalogBackend:
             return None
         return tool_standing(RegisteredTool(tool, ToolSource(source or self._source_of(name))),
                              self.settings.current)
+
+    def standings(self, sources: Mapping[str, str]) -> dict[str, ToolStanding]:
+        """``standing`` for every tool in ``sources`` (name → source) in one pass."""
+        if self.runtime is not None:
+            return self.runtime.standings(sources)
+        settings = self.settings.current
+        answers: dict[str, ToolStanding] = {}
+        for name, source in sources.items():
+            tool = self.tool(name)
+            if tool is not None:
+                answers[name] = tool_standing(RegisteredTool(tool, ToolSource(source or "builtin")), settings)
+        return answers
 
     def _source_of(self, name: str) -> str:
         return next((e.source for e in self.entries() if e.tool.name == name), "builtin")

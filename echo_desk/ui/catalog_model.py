@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
+from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _, locale_dir_of, translate_in
@@ -119,10 +120,9 @@ class ToolCatalogModel(QStandardItemModel):
         self._rows[name] = cells
         return cells
 
-    def _risk_of(self, name: str) -> str:
-        """The effective risk the engine uses (the person may lower an MCP tool's)."""
-        standing = self.backend.standing(name, self._sources[name])
-        return standing.risk if standing is not None else _risk(self._tools[name])
+    def _standings(self) -> dict[str, ToolStanding]:
+        """The engine's answer for every row, asked once per refresh (not once per cell)."""
+        return self.backend.standings(self._sources)
 
     def _bulk(self, fill: Callable[[], list[QStandardItem]]) -> None:
         """Run an update with per-cell signals off, then tell the views as cheaply as possible:
@@ -158,8 +158,10 @@ class ToolCatalogModel(QStandardItemModel):
         for source, group in self._groups.items():
             group.setText(_("{source} ({count})").format(source=source_label(source), count=group.rowCount()))
             group.setToolTip(_("Turn every tool of this source on or off"))
+        standings = self._standings()
         for name, cells in self._rows.items():
             tool = self._tools[name]
+            standing = standings.get(name)
             title = self.backend.title(tool)
             description = self.backend.description(tool)
             cells[COL_TOOL].setText(visible(title, one_line=True))
@@ -169,7 +171,8 @@ class ToolCatalogModel(QStandardItemModel):
             # Plain text: an HTML comment in a server's description must not hide from the
             # person what the model reads.
             cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
-            cells[COL_RISK].setText(risk_label(self._risk_of(name)))
+            # The effective risk the engine uses (the person may lower an MCP tool's).
+            cells[COL_RISK].setText(risk_label(standing.risk if standing is not None else _risk(tool)))
             tags = " ".join(f"#{c}" for c in sorted(getattr(tool, "capabilities", ()) or ()))
             english = f"{tool.name} {getattr(tool, 'display_title', '')} {getattr(tool, 'description', '')}"
             search = f"{name} {title} {description} {english} {tags} ".lower()
@@ -184,6 +187,7 @@ class ToolCatalogModel(QStandardItemModel):
     def _fill_states(self) -> list[QStandardItem]:
         settings = self.backend.settings.current
         changed: list[QStandardItem] = []
+        standings = self._standings()
         for source, group in self._groups.items():
             state = Qt.CheckState.Unchecked if source in settings.disabled_sources else Qt.CheckState.Checked
             if group.checkState() != state:
@@ -191,16 +195,16 @@ class ToolCatalogModel(QStandardItemModel):
                 changed.append(group)
         for name, cells in self._rows.items():
             tool = self._tools[name]
-            on = self.backend.is_enabled(name, self._sources[name], getattr(tool, "capabilities", ()))
+            # The engine's own answers (effective risk included: an MCP tool the person lowered
+            # to read runs without asking), never a re-computation here.
+            standing = standings.get(name)
+            on = standing is not None and standing.enabled
             state = Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
             if cells[COL_TOOL].checkState() != state:
                 cells[COL_TOOL].setCheckState(state)
                 changed.append(cells[COL_TOOL])
             policy = settings.tool(name).policy
             value = policy.value if policy is not None else ""
-            # The engine's own answer (effective risk included: an MCP tool the person lowered
-            # to read runs without asking), never a re-computation here.
-            standing = self.backend.standing(name, self._sources[name])
             default = standing.default.value if standing is not None else "asks"
             risk = standing.risk if standing is not None else _risk(tool)
             if cells[COL_RISK].text() != risk_label(risk):
@@ -232,7 +236,7 @@ class ToolCatalogModel(QStandardItemModel):
                     # A plugin's detail is a message id of its own catalog (ours are translated already).
                     detail = translate_in(tool.translation_domain, tool.readiness_detail(), locale_dir_of(type(tool)))
                     parts.append(detail or _("Not ready"))
-            except Exception as exc:  # a broken readiness check is itself worth showing
+            except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
                 parts.append(_("Readiness check failed: {error}").format(error=exc))
             breaker = self.backend.breaker_text(name)
             if breaker:

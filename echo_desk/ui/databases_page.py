@@ -269,7 +269,7 @@ class DatabasesPage(QWidget):
         except ConnectionFormError as problem:
             self.result.setText(_(problem.message).format(**problem.params))
             return False
-        except Exception as exc:  # a locked keyring: say so, keep the form, change nothing else
+        except Exception as exc:  # a locked keyring: say so, keep the form, change nothing else  # noqa: BLE001
             self.result.setText(_("The password could not be saved: {error}").format(error=exc))
             return False
         self.editing = conn.name
@@ -296,7 +296,7 @@ class DatabasesPage(QWidget):
         """Remove a connection from the settings and its password from the keyring."""
         try:
             remove_connection(self.settings, name)
-        except Exception as exc:  # the connection is kept rather than leave a password behind
+        except Exception as exc:  # the connection is kept rather than leave a password behind  # noqa: BLE001
             self.result.setText(_("The saved password could not be removed: {error}").format(error=exc))
             return
         self.refresh()

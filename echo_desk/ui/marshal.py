@@ -128,7 +128,7 @@ def call_on_main(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Futur
             return
         try:
             value = fn(*args)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 — everything, cancellation too, goes to the awaiting future
             future.set_exception(exc)
             return
         if inspect.isawaitable(value):

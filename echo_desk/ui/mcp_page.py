@@ -177,7 +177,7 @@ class McpPage(QWidget):
             lines.append(_("Server: {info}").format(info=status.server_info))
         try:
             target = self.manager.server_target(status.name)
-        except Exception:  # an unknown server: nothing more to say
+        except Exception:  # an unknown server: nothing more to say  # noqa: BLE001
             target = ""
         if target:
             lines.append(_("Runs: {target}").format(target=target))
@@ -213,7 +213,7 @@ class McpPage(QWidget):
     async def _call(self, awaitable: Any) -> None:
         try:
             await awaitable
-        except Exception as exc:  # the manager's message is what the person needs
+        except Exception as exc:  # the manager's message is what the person needs  # noqa: BLE001
             self.details.appendPlainText("\n" + _("Failed: {error}").format(error=exc))
         self.refresh()
 
@@ -305,7 +305,7 @@ class McpPage(QWidget):
 
         try:
             done = await marshal.BackgroundOp(lambda: apply_import(preview, names=names)).run_async()
-        except Exception as exc:  # e.g. mcp.json not writable: say so, keep what was there
+        except Exception as exc:  # e.g. mcp.json not writable: say so, keep what was there  # noqa: BLE001
             self.details.setPlainText(_("Import failed: {error}").format(error=exc))
             return
         await self._call(self.manager.reload())  # new servers wait for their first-start approval

@@ -251,7 +251,7 @@ class ServerFormDialog(QDialog):
                 self.manager.revoke_start(self.original)
             else:
                 await self.manager.set_server(config, wait=False)
-        except Exception as exc:  # e.g. mcp.json not writable, keyring locked: say so, stay open
+        except Exception as exc:  # e.g. mcp.json not writable, keyring locked: say so, stay open  # noqa: BLE001
             self._fail(_("Could not save the server: {error}").format(error=exc))
             return
         self.saved.emit(config.name)

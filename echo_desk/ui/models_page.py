@@ -271,7 +271,7 @@ class ModelsPage(QWidget):
             self.result.setText(_("Connected: the model answered “{reply}”.").format(reply=reply.strip()[:80]))
         except TimeoutError:
             self.result.setText(_("No answer within {s} seconds.").format(s=int(_TEST_TIMEOUT)))
-        except Exception as exc:  # the provider's message is the useful part ("is Ollama running?")
+        except Exception as exc:  # the provider's message is the useful part ("is Ollama running?")  # noqa: BLE001
             self.result.setText(_("Connection failed: {error}").format(error=exc))
         finally:
             self.test_button.setEnabled(True)
@@ -292,7 +292,7 @@ class ModelsPage(QWidget):
             self.model.addItems([m.id for m in models])
             self.model.setEditText(current or (models[0].id if models else ""))
             self.result.setText(_("{n} models found.").format(n=len(models)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — the provider's message is what the person needs
             self.result.setText(_("Could not list the models: {error}").format(error=exc))
         finally:
             if model is not None:

@@ -175,7 +175,7 @@ async def connect_model(services: Services) -> None:
     try:
         # Creating a local model may start a llama.cpp server: never on the UI thread.
         services.model = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 — shown in the window as the model's error; the app still opens
         services.model_error = str(exc) or type(exc).__name__
     wire_delegation(services, provider, settings.local_model)
 

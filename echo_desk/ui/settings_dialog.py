@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import _
+from echo_desk.i18n import LANGUAGE_NAMES, _
 from echo_desk.store.settings import Settings
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.backend import CatalogBackend
@@ -32,7 +32,7 @@ from echo_desk.ui.catalog_page import ToolsPage
 from echo_desk.ui.databases_page import DatabasesPage
 from echo_desk.ui.sandbox_page import SandboxPage
 
-LANGUAGE_CHOICES = ((None, ""), ("en", "English"), ("zh_CN", "简体中文"))
+LANGUAGE_CHOICES = ((None, ""), *LANGUAGE_NAMES.items())
 
 
 class GeneralPage(QWidget):
@@ -117,12 +117,12 @@ def _mcp_text() -> str:
 def permissions_page(backend: CatalogBackend, workspace: Callable[[], str]) -> QWidget:
     """The Permissions page when the engine has permission rules, else a page saying so."""
     runtime = backend.runtime
-    engine = getattr(runtime, "permissions", None) if runtime is not None else None
-    if engine is None:
+    engine = runtime.permissions if runtime is not None else None
+    if runtime is None or engine is None:
         return PlaceholderPage(lambda: _("Permission rules are not available: no engine is connected."))
     from echo_desk.ui.permissions_page import PermissionsPage
 
-    return PermissionsPage(engine, getattr(runtime, "audit", None), workspace, backend.standing)
+    return PermissionsPage(engine, runtime.audit, workspace, backend.standing)
 
 
 class SettingsDialog(QDialog):

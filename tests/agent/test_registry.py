@@ -51,7 +51,7 @@ def test_reserved_names_are_refused(name: str) -> None:
     assert not result.ok and "reserved" in result.message
 
 
-@pytest.mark.parametrize("name", ["has space", "x" * 65, "", "dot.ted", "1starts_with_digit", "ünï"])
+@pytest.mark.parametrize("name", ["has space", "x" * 65, "", "dot.ted", "1starts_with_digit", "ünï", "trailing_newline\n"])
 def test_names_providers_reject_are_refused(name: str) -> None:
     assert not ToolRegistry().register(named(name)).ok
 

@@ -185,3 +185,14 @@ def test_settings_data_and_cache_folders_and_the_settings_file_are_private(
     store.update(lambda s: setattr(s, "max_turns", 7))
     written = list(paths.config_dir().iterdir())
     assert written and all(_mode(p) == 0o600 for p in written)
+
+
+def test_every_secret_name_part_has_the_pre_check_that_lets_it_be_found() -> None:
+    # The shapes only run where one of the lower-case pre-check words occurs; a secret name
+    # the pattern knows but the pre-check does not would be stored in clear.
+    from echo_desk.agent import redact
+
+    for name in ("MY_API_KEY", "GITHUB_PAT", "db_password", "PGPASSFILE_x", "session_id", "AUTH_HEADER"):
+        assert redact.SECRET_NAME.search(name)
+        assert any(needle in name.lower() for needle in redact._SECRET_WORDS)
+    assert redact.redact_text("export GITHUB_PAT=abc123def456") != "export GITHUB_PAT=abc123def456"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from echo_desk.store.settings import SCHEMA_VERSION, SettingsStore, ToolPolicy
+import pytest
+
+from echo_desk.store.settings import SCHEMA_VERSION, Settings, SettingsStore, ToolPolicy
 
 
 def test_changes_persist_and_notify(tmp_path: Path) -> None:
@@ -37,11 +39,19 @@ def test_a_broken_file_is_kept_aside_not_overwritten(tmp_path: Path) -> None:
 
 def test_invalid_values_are_refused_and_nothing_changes(tmp_path: Path) -> None:
     store = SettingsStore.in_dir(tmp_path)
-    try:
+    with pytest.raises(ValueError, match="language"):
         store.update(lambda s: setattr(s, "language", "klingon"))
-    except Exception as exc:
-        assert "language" in str(exc)
-    else:
-        raise AssertionError("an invalid language was accepted")
     assert store.current.language is None
     assert not (tmp_path / "settings.json").exists()
+
+
+def test_the_saved_language_accepts_exactly_the_languages_echo_desk_ships() -> None:
+    # One list of languages (echo_desk.i18n); the settings' Literal must not drift from it.
+    from typing import get_args
+
+    from echo_desk.i18n import LANGUAGE_NAMES, LANGUAGES
+
+    field = Settings.model_fields["language"].annotation
+    literal = next(arg for arg in get_args(field) if arg is not type(None))
+    assert get_args(literal) == LANGUAGES
+    assert tuple(LANGUAGE_NAMES) == LANGUAGES

@@ -155,22 +155,8 @@ def compile_tokens(text: str) -> TokenPattern:
     while i < len(items):
         kind, value = items[i]
         if kind == "open":
-            alternatives: list[list[Element]] = [[]]
-            i += 1
-            while i < len(items) and items[i][0] != "close":
-                k, v = items[i]
-                if k == "bar":
-                    alternatives.append([])
-                elif k == "open":
-                    raise PatternError(f"'[' inside '[…]' in pattern {text!r}: alternatives do not nest")
-                elif k in ("not", "notquoted"):
-                    raise PatternError(f"'!{v}' inside '[…]' in pattern {text!r}: put it outside")
-                else:
-                    alternatives[-1].append(_element(k, v, named))
-                i += 1
-            if i >= len(items):
-                raise PatternError(f"'[' without ']' in pattern {text!r}")
-            groups.append([tuple(a) for a in alternatives])
+            i, alternatives = _alternatives(text, items, i + 1, named)
+            groups.append(alternatives)
         elif kind in ("close", "bar"):
             raise PatternError(f"'{']' if kind == 'close' else '|'}' outside '[…]' in pattern {text!r}")
         elif kind in ("not", "notquoted"):
@@ -191,15 +177,41 @@ def compile_tokens(text: str) -> TokenPattern:
     sequences = tuple(
         tuple(itertools.chain.from_iterable(choice)) for choice in itertools.product(*groups)
     )
-    heads: set[str] | None = set()
+    return TokenPattern(text=text, sequences=sequences, forbidden=tuple(forbidden), named=frozenset(named),
+                        heads=_heads(sequences))
+
+
+def _alternatives(
+    text: str, items: list[tuple[str, str]], i: int, named: set[str]
+) -> tuple[int, list[tuple[Element, ...]]]:
+    """The ``[a | b c]`` group whose first item is ``items[i]``: where it ends, and its choices."""
+    alternatives: list[list[Element]] = [[]]
+    while i < len(items) and items[i][0] != "close":
+        k, v = items[i]
+        if k == "bar":
+            alternatives.append([])
+        elif k == "open":
+            raise PatternError(f"'[' inside '[…]' in pattern {text!r}: alternatives do not nest")
+        elif k in ("not", "notquoted"):
+            raise PatternError(f"'!{v}' inside '[…]' in pattern {text!r}: put it outside")
+        else:
+            alternatives[-1].append(_element(k, v, named))
+        i += 1
+    if i >= len(items):
+        raise PatternError(f"'[' without ']' in pattern {text!r}")
+    return i, [tuple(a) for a in alternatives]
+
+
+def _heads(sequences: tuple[tuple[Element, ...], ...]) -> frozenset[str] | None:
+    """The literal first words the pattern can start with (an index key), or ``None`` if any
+    alternative may start with anything."""
+    heads: set[str] = set()
     for sequence in sequences:
         first = sequence[0] if sequence else _ANY
-        if heads is None or not isinstance(first, str) or (not first.startswith(_EXACT) and "*" in first):
-            heads = None
-            continue
+        if not isinstance(first, str) or (not first.startswith(_EXACT) and "*" in first):
+            return None
         heads.add(first.removeprefix(_EXACT))
-    return TokenPattern(text=text, sequences=sequences, forbidden=tuple(forbidden), named=frozenset(named),
-                        heads=frozenset(heads) if heads is not None else None)
+    return frozenset(heads)
 
 
 def _element(kind: str, value: str, named: set[str]) -> Element:

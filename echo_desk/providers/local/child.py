@@ -64,7 +64,7 @@ def main() -> None:
     _die_with_parent(int(config["parent_pid"]))
     try:
         _serve(config)
-    except Exception as exc:  # reported to the parent, which shows it
+    except Exception as exc:  # reported to the parent, which shows it  # noqa: BLE001
         print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), flush=True)
         os._exit(2)
 

@@ -54,7 +54,7 @@ def check_connection(conn: DatabaseConnection, password: str | None, workspace: 
                                            timeout_seconds=CHECK_TIMEOUT_SECONDS, readonly=True))
     except ToolError as error:
         return CheckResult(CheckKind.FAILED, error.message)
-    except Exception as error:  # an odd DSN asyncpg cannot parse: say what it said
+    except Exception as error:  # an odd DSN asyncpg cannot parse: say what it said  # noqa: BLE001
         return CheckResult(CheckKind.FAILED, str(error) or type(error).__name__)
     return CheckResult(CheckKind.OK)
 

@@ -179,7 +179,7 @@ class ReadinessCache:
     def _run(self, key: tuple[str, str, str], conn: DatabaseConnection, done: threading.Event) -> None:
         try:
             result = self._probe(conn)
-        except Exception:  # a broken probe must not hide a tool
+        except Exception:  # a broken probe must not hide a tool  # noqa: BLE001
             result = ""
         with self._lock:
             self._results[key] = (time.monotonic(), result)

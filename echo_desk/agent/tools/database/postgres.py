@@ -101,7 +101,7 @@ async def _connect(conn: DatabaseConnection, password: str | None) -> Any:
 async def _close(pg: Any) -> None:
     try:
         await asyncio.wait_for(pg.close(), 2.0)
-    except Exception:  # already broken: drop it without ceremony
+    except Exception:  # already broken: drop it without ceremony  # noqa: BLE001
         pg.terminate()
 
 
