@@ -9,7 +9,8 @@ from __future__ import annotations
 import gettext
 import locale
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 DOMAIN = "echo_desk"
@@ -22,6 +23,7 @@ _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = "en"
 _listeners: list[Callable[[str], None]] = []
 _domains: dict[tuple[str, str], gettext.NullTranslations] = {}
+_locale_dirs: dict[str, Path | None] = {}
 
 
 def system_language() -> str:
@@ -68,11 +70,106 @@ def N_(message: str) -> str:
 
 
 def translate_in(domain: str, message: str, localedir: Path | None = None) -> str:
-    """Translate a plugin's catalog text from its own gettext domain (falls back to ours)."""
+    """Translate a plugin's catalog text from its own gettext domain (falls back to ours).
+
+    ``localedir`` holds ``<lang>/LC_MESSAGES/<domain>.mo`` or, with no build step, the ``.po``
+    itself (see ``locale_dir_of``)."""
     if domain == DOMAIN or not message:
         return _(message)
     key = (domain, _language)
     if key not in _domains:
-        _domains[key] = gettext.translation(domain, localedir, languages=[_language], fallback=True)
+        _domains[key] = _plugin_catalog(domain, localedir, _language)
     translated = _domains[key].gettext(message)
     return translated if translated != message else _(message)
+
+
+def locale_dir_of(tool_class: type) -> Path | None:
+    """Where a plugin ships its catalogs: the ``locale`` folder of the package defining the tool."""
+    name = tool_class.__module__
+    if name not in _locale_dirs:  # asked for every title the catalog draws
+        _locale_dirs[name] = _find_locale_dir(name)
+    return _locale_dirs[name]
+
+
+def _find_locale_dir(module_name: str) -> Path | None:
+    module = sys.modules.get(module_name)
+    top = sys.modules.get(module_name.split(".")[0])
+    for candidate in (module, top):
+        file = getattr(candidate, "__file__", None)
+        if file and (Path(file).parent / "locale").is_dir():
+            return Path(file).parent / "locale"
+    return None
+
+
+class _PoTranslations(gettext.NullTranslations):
+    """A plugin's ``.po`` read as it is (translated, non-fuzzy entries), so a plugin needs no build step."""
+
+    def __init__(self, po: Path) -> None:
+        super().__init__()
+        from babel.messages.pofile import read_po  # only for plugins that ship a .po
+
+        with po.open("rb") as f:
+            catalog = read_po(f)
+        self._strings = {m.id: m.string for m in catalog
+                         if m.id and isinstance(m.id, str) and isinstance(m.string, str) and m.string and not m.fuzzy}
+
+    def gettext(self, message: str) -> str:
+        return self._strings.get(message, message)
+
+
+def _plugin_catalog(domain: str, localedir: Path | None, language: str) -> gettext.NullTranslations:
+    if localedir is not None:
+        po = localedir / language / "LC_MESSAGES" / f"{domain}.po"
+        if not (po.with_suffix(".mo")).exists() and po.exists():
+            return _PoTranslations(po)
+    return gettext.translation(domain, localedir, languages=[language], fallback=True)
+
+
+def list_text(items: Iterable[str]) -> str:
+    """Names in a row, with the language's own separator ("a, b" / "a、b")."""
+    return _(", ").join(items)
+
+
+def clause_text(items: Iterable[str]) -> str:
+    """Clauses in a row ("a; b" / "a；b")."""
+    return _("; ").join(items)
+
+
+def labelled(label: str, value: str) -> str:
+    """"Label: value" with the language's own colon ("标签：值")."""
+    return _("{label}: {value}").format(label=label, value=value)
+
+
+def aside(text: str, note: str) -> str:
+    """"text (note)" with the language's own brackets ("文本（注）")."""
+    return _("{text} ({note})").format(text=text, note=note)
+
+
+class Deferred(str):
+    """Text translated now that can be translated again after a language switch.
+
+    The engine builds some text shown much later (an approval's summary line); it passes a
+    ``Deferred`` (a plain ``str`` to everything else) so the UI can show it in the language of
+    the moment with ``shown()``.
+    """
+
+    msgid: str
+    params: dict[str, object]
+
+    def __new__(cls, text: str, msgid: str = "", params: dict[str, object] | None = None) -> Deferred:
+        made = super().__new__(cls, text)
+        made.msgid, made.params = msgid or text, dict(params or {})
+        return made
+
+    def again(self) -> str:
+        return _(self.msgid).format(**self.params) if self.params else _(self.msgid)
+
+
+def deferred(msgid: str, **params: object) -> str:
+    """``_(msgid).format(**params)``, kept re-translatable (see ``Deferred``)."""
+    return Deferred(_(msgid).format(**params) if params else _(msgid), msgid, params)
+
+
+def shown(text: str) -> str:
+    """``text`` in the current language if it was built with ``deferred``, else as it is."""
+    return text.again() if isinstance(text, Deferred) else text

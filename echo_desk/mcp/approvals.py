@@ -6,6 +6,7 @@ is stored in ``Settings.mcp_approved[server]`` and any change of those makes it 
 
 from __future__ import annotations
 
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.status import ServerStartRequest
 from echo_desk.store.settings import Settings, SettingsStore
@@ -33,7 +34,7 @@ def start_request(cfg: ServerConfig, settings: Settings) -> ServerStartRequest |
         header_names=tuple(sorted(cfg.headers)),
         fingerprint=fingerprint,
         previous_fingerprint=previous,
-        summary=f"Start MCP server {cfg.name!r}: {server_target(cfg)}",
+        summary=deferred(N_("Start the MCP server “{name}”: {target}"), name=cfg.name, target=server_target(cfg)),
     )
 
 

@@ -12,12 +12,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from echo_desk.i18n import N_, deferred
 from echo_desk.store.paths import config_dir
 from echo_desk.store.settings import write_atomically
 
 PINS_FILE = "mcp-pins.json"
 _SHOWN = 160
-_LABELS = {"title": "title", "annotations": "annotations", "outputSchema": "output schema"}
+# Each change is a deferred message: English for the CLI and the logs, translated in the app.
+_CHANGED = {"title": N_("title: {old} → {new}"), "annotations": N_("annotations: {old} → {new}"),
+            "outputSchema": N_("output schema: {old} → {new}")}
 
 
 class PinStore:
@@ -50,29 +53,31 @@ def _short(value: Any) -> str:
 def describe_changes(old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
     """Person-readable differences between an approved definition and the current one."""
     if old is None:
-        return ["the definition changed (the approved copy is not available to compare)"]
+        return [deferred(N_("the definition changed (the approved copy is not available to compare)"))]
     changes: list[str] = []
     if old.get("description") != new.get("description"):
-        changes.append(f"description: {_short(old.get('description'))!r} → {_short(new.get('description'))!r}")
+        changes.append(deferred(N_("description: {old} → {new}"), old=repr(_short(old.get("description"))),
+                                new=repr(_short(new.get("description")))))
     old_schema = old.get("inputSchema") or {}
     new_schema = new.get("inputSchema") or {}
     if old_schema != new_schema:
         old_props = old_schema.get("properties") or {} if isinstance(old_schema, dict) else {}
         new_props = new_schema.get("properties") or {} if isinstance(new_schema, dict) else {}
         for key in sorted(set(new_props) - set(old_props)):
-            changes.append(f"parameter added: {key} {_short(new_props[key])}")
+            changes.append(deferred(N_("parameter added: {key} {schema}"), key=key, schema=_short(new_props[key])))
         for key in sorted(set(old_props) - set(new_props)):
-            changes.append(f"parameter removed: {key}")
+            changes.append(deferred(N_("parameter removed: {key}"), key=key))
         for key in sorted(set(old_props) & set(new_props)):
             if old_props[key] != new_props[key]:
-                changes.append(f"parameter {key}: {_short(old_props[key])} → {_short(new_props[key])}")
+                changes.append(deferred(N_("parameter {key}: {old} → {new}"), key=key, old=_short(old_props[key]),
+                                        new=_short(new_props[key])))
         rest_old = {k: v for k, v in old_schema.items() if k != "properties"}
         rest_new = {k: v for k, v in new_schema.items() if k != "properties"}
         if rest_old != rest_new:
-            changes.append(f"schema: {_short(rest_old)} → {_short(rest_new)}")
+            changes.append(deferred(N_("schema: {old} → {new}"), old=_short(rest_old), new=_short(rest_new)))
     for key in ("title", "annotations", "outputSchema"):
         if key in old and old.get(key) != new.get(key):  # an older pin did not cover them
-            changes.append(f"{_LABELS[key]}: {_short(old.get(key))!r} → {_short(new.get(key))!r}")
+            changes.append(deferred(_CHANGED[key], old=repr(_short(old.get(key))), new=repr(_short(new.get(key)))))
     if old.get("name") != new.get("name"):
-        changes.append(f"name: {old.get('name')!r} → {new.get('name')!r}")
-    return changes or ["the definition changed"]
+        changes.append(deferred(N_("name: {old} → {new}"), old=repr(old.get("name")), new=repr(new.get("name"))))
+    return changes or [deferred(N_("the definition changed"))]

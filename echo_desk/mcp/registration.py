@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.pins import PinStore
@@ -151,7 +151,7 @@ def tool_info(srv: ServerRecord, built: BuiltTool) -> McpToolInfo:
     flags = []
     if tool.hidden_characters:
         shown = ", ".join(sorted(set(tool.hidden_characters))[:8])
-        flags.append(ToolFlag(kind="hidden_chars", detail=f"hidden characters removed: {shown}"))
+        flags.append(ToolFlag(kind="hidden_chars", detail=deferred(N_("hidden characters removed: {chars}"), chars=shown)))
     flags.extend(ToolFlag(kind="changed", detail=change) for change in built.changes)
     hints = {k: v for k, v in tool.annotations.items() if k.endswith("Hint")}
     if hints:

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from echo_desk.i18n import N_, deferred
 from echo_desk.tools import (
     CancelledByUser,
     RiskLevel,
@@ -58,8 +59,9 @@ class MCPTool(Tool):
         """The approval dialog names the server in full (command line or URL) and the tool."""
         where = self._manager.server_target(self.server)
         return ToolPreview(
-            targets=(Target(kind="server", value=where, detail=f"MCP server {self.server!r}"),),
-            summary=f"Call {self.original_name!r} on MCP server {self.server!r}",
+            targets=(Target(kind="server", value=where, detail=deferred(N_("MCP server: {name}"), name=self.server)),),
+            summary=deferred(N_("Call “{tool}” on the MCP server “{server}”"), tool=self.original_name,
+                             server=self.server),
         )
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:

@@ -85,7 +85,7 @@ def error_for_status(status: int, body: bytes | str, *, base_url: str, model: st
     # Gemini answers a bad key with 400 INVALID_ARGUMENT, not 401.
     if status in (401, 403) or (status == 400 and "api key not valid" in detail.lower()):
         return ModelError(
-            _("API key rejected by {where} (HTTP {status}). Check the key in Settings → Models.").format(
+            _("API key rejected by {where} (HTTP {status}). Check the key in Settings › Models.").format(
                 where=where, status=status
             )
             + (f" ({detail})" if detail else ""),

@@ -68,7 +68,7 @@ def create_model(
         return LocalModel(path, local_profile(path, local))
     base_url = provider_settings.base_url or DEFAULT_BASE_URLS[kind]
     if not provider_settings.model:
-        raise ModelError(_("Choose a model for this provider in Settings → Models."), kind=ModelErrorKind.BAD_REQUEST)
+        raise ModelError(_("Choose a model for this provider in Settings › Models."), kind=ModelErrorKind.BAD_REQUEST)
     key = _api_key(provider_settings, secrets)
     if kind == ProviderKind.ANTHROPIC:
         return AnthropicModel(model=provider_settings.model, api_key=key, base_url=base_url)

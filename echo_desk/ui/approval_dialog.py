@@ -32,7 +32,7 @@ from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
-from echo_desk.i18n import _
+from echo_desk.i18n import _, aside, labelled, list_text, shown
 from echo_desk.ui import approval_keys, i18n_qt, marshal, theme
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
@@ -63,17 +63,17 @@ def format_targets(request: ApprovalRequest) -> str:
         return ""
     for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        lines.append(f"{label}: {visible(target_value_text(target.kind, target.value))}")
+        lines.append(labelled(label, visible(target_value_text(target.kind, target.value))))
         if target.detail:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
-            lines.append(f"    {detail_label}: {visible(shown_detail(target.detail))}")
+            lines.append("    " + labelled(detail_label, visible(shown_detail(target.detail))))
         if target.kind == "sandbox" and target.detail == OUTSIDE_REASONS["unavailable"]:
             lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             file_label = _(TARGET_LABELS["path"])
-            lines.append(f"{file_label}: {visible(change.path)}  ({kind})")
+            lines.append(labelled(file_label, aside(visible(change.path), kind)))
     return "\n".join(lines) if lines else _("(this call names no target)")
 
 
@@ -131,7 +131,7 @@ class ApprovalDialog(QDialog):
         self.hidden_warning.setVisible(request_hides_text(request, with_diffs=False))
         layout.addWidget(self.hidden_warning)
 
-        self.summary = QLabel(visible(request.summary))
+        self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         # The spawn manifest is shown field by field below; its one-line summary would repeat it.
@@ -274,7 +274,7 @@ class ApprovalDialog(QDialog):
         if self.manifest is not None:
             self.manifest.retranslate()
         self.tool_label.setText(_("Tool:"))
-        self.tool_value.setText(f"{title}  ({visible(r.tool_name, one_line=True)}) — "
+        self.tool_value.setText(f"{aside(title, visible(r.tool_name, one_line=True))} — "
                                 f"{visible(source_label(r.source), one_line=True)}")
         self.risk_label.setText(_("Risk:"))
         colour = risk_colour(r.risk.value)
@@ -288,14 +288,15 @@ class ApprovalDialog(QDialog):
         if r.not_restorable:
             self.undo_warning.setText(_("Not restorable: Revert will not be able to put back these files, larger "
                                         "than the undo size limit in Settings: {paths}").format(
-                paths=", ".join(visible(p, one_line=True) for p in r.not_restorable)))
+                paths=list_text(visible(p, one_line=True) for p in r.not_restorable)))
+        self.summary.setText(visible(shown(r.summary)))  # built by the engine, in the language of its time
         self.targets_caption.setText(_("Targets"))
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language
         self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
         for i, change in enumerate(self._tab_changes):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
-            self.tabs.setTabText(i, f"{_tab_name(change.path)} ({kind})")
+            self.tabs.setTabText(i, aside(_tab_name(change.path), kind))
         self.message_caption.setText(_("Message if denied:"))
         self.message.setPlaceholderText(_("Optional: tell the agent why, or what to do instead"))
         self.allow_once.setText(_("Allow once"))

@@ -10,7 +10,7 @@ from PySide6.QtGui import QPixmap, QTextDocument
 
 from echo_desk.agent.model import AttachmentRef, ImagePart
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, list_text
 from echo_desk.ui import theme
 
 #: Thumbnail edge in a message, in device-independent pixels.
@@ -32,7 +32,7 @@ def attachments_html(doc: QTextDocument, images: Sequence[ImagePart], attachment
     registered as a resource of ``doc``; an image Qt cannot decode is named instead)."""
     named = ""
     if attachments:
-        line = _("Attached: {paths}").format(paths=", ".join(visible(a.mention) for a in attachments))
+        line = _("Attached: {paths}").format(paths=list_text(visible(a.mention) for a in attachments))
         named = f"<div style='color:{theme.current().muted}; white-space:pre-wrap'>{html.escape(line)}</div>"
     if not images:
         return named

@@ -17,7 +17,7 @@ from echo_desk.agent.model import hidden_tools
 from echo_desk.agent.permissions import ToolStanding, tool_standing
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.sources import ToolSource
-from echo_desk.i18n import _, translate_in
+from echo_desk.i18n import _, locale_dir_of, translate_in
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool
 
@@ -136,11 +136,11 @@ class CatalogBackend:
 
     @staticmethod
     def title(tool: Tool) -> str:
-        return translate_in(tool.translation_domain, tool.display_title or tool.name)
+        return translate_in(tool.translation_domain, tool.display_title or tool.name, locale_dir_of(type(tool)))
 
     @staticmethod
     def description(tool: Tool) -> str:
-        return translate_in(tool.translation_domain, tool.display_description or "")
+        return translate_in(tool.translation_domain, tool.display_description or "", locale_dir_of(type(tool)))
 
     def source_for(self, name: str) -> ToolSource | None:
         """Where tool ``name`` comes from (built-in, plugin, MCP server), if it is registered."""

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QTreeView
 from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, locale_dir_of, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.ui import marshal, theme
 from echo_desk.ui.backend import CatalogBackend
@@ -233,7 +233,9 @@ class ToolCatalogModel(QStandardItemModel):
             parts = []
             try:
                 if not tool.is_ready():
-                    parts.append(tool.readiness_detail() or _("Not ready"))
+                    # A plugin's detail is a message id of its own catalog (ours are translated already).
+                    detail = translate_in(tool.translation_domain, tool.readiness_detail(), locale_dir_of(type(tool)))
+                    parts.append(detail or _("Not ready"))
             except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
                 parts.append(_("Readiness check failed: {error}").format(error=exc))
             breaker = self.backend.breaker_text(name)

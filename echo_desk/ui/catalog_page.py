@@ -33,7 +33,7 @@ from echo_desk.ui.catalog_model import (
     PolicyRole,
     ToolCatalogModel,
 )
-from echo_desk.ui.labels import policy_label, profile_label, risk_label
+from echo_desk.ui.labels import capability_label, policy_label, profile_label, risk_label
 
 _POLICIES = ("", "ask", "always", "never")
 
@@ -153,7 +153,7 @@ class ToolsPage(QWidget):
         self.tags.clear()
         self.tags.addItem(_("All capabilities"), "")
         for tag in self.model.capability_tags():
-            self.tags.addItem(tag, tag)
+            self.tags.addItem(capability_label(tag), tag)
         self.tags.setCurrentIndex(max(0, self.tags.findData(current_tag)))
         self.tags.blockSignals(False)
         self._fill_profiles(self.backend.settings.current)

@@ -31,7 +31,7 @@ from echo_desk.agent.runaway import Runaway
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession, Placement
 from echo_desk.agent.status import ToolStatus
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import marshal
 from echo_desk.ui.controller import QtHost
@@ -186,7 +186,7 @@ class ChatSession(QObject):
         if self.busy or self.conversation is None:
             return False
         self.core.add_note(retry_note(runaway))
-        self.transcript.add_notice(_("Trying again; the model was told why its last answer was stopped."))
+        self.transcript.add_notice(deferred(N_("Trying again; the model was told why its last answer was stopped.")))
         return self.start_turn()
 
     def start_turn(self) -> bool:
@@ -195,8 +195,8 @@ class ChatSession(QObject):
         if self.busy or self.conversation is None:
             return False
         if self.model is None or self.runtime is None:
-            self.transcript.add_notice(_("No model is connected, so nobody can answer yet. Open Settings › "
-                                         "Models to connect one."), error=True)
+            self.transcript.add_notice(deferred(N_("No model is connected, so nobody can answer yet. Open "
+                                                   "Settings › Models to connect one.")), error=True)
             return False
         task = self.core.start_turn(self.model, self.runtime.dispatcher, self.runtime.schema_factory, self.host,
                                     _Listener(self), max_turns=self.runtime.settings.current.max_turns,
@@ -209,14 +209,14 @@ class ChatSession(QObject):
     def _turn_ended(self, task: asyncio.Task[Outcome]) -> None:
         if task.cancelled():
             self._mark_unfinished(ToolStatus.CANCELLED)
-            self.transcript.add_notice(_("Stopped. Anything still running was cancelled."))
+            self.transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished(ToolStatus.FAILED)
-            self.transcript.add_notice(_("The turn failed: {error}").format(error=exc), error=True)
+            self.transcript.add_notice(deferred(N_("The turn failed: {error}"), error=str(exc)), error=True)
         elif (runaway := task.result().runaway) is not None:
             self.stopped_early.emit(runaway)
         elif task.result().unbacked_claim:  # the engine found the answer claims a change none made
-            self.transcript.add_notice(_("No file was changed in this turn."))
+            self.transcript.add_notice(deferred(N_("No file was changed in this turn.")))
         self.transcript.end_assistant()
         self.busy_changed.emit(False)
 
@@ -234,7 +234,7 @@ class ChatSession(QObject):
 
         def failed(exc: BaseException) -> None:  # storage trouble is shown; the message stays on screen
             log.error("saving a message failed", exc_info=exc)
-            self.transcript.add_notice(_("This message could not be saved: {error}").format(error=exc), error=True)
+            self.transcript.add_notice(deferred(N_("This message could not be saved: {error}"), error=str(exc)), error=True)
 
         # SQLite commits (fsync) stay off the UI thread; one writer keeps the order.
         append = functools.partial(store.append, node=placement.node, parent=placement.parent,

@@ -136,8 +136,8 @@ class MainWindow(QMainWindow):
         self.todos = TodoPanel()
         self.host.todos_changed.connect(lambda _scope, todos: self.todos.set_todos(todos))
         self.host.activity_changed.connect(self._on_activity)
-        self.host.file_changed.connect(lambda path: self.statusBar().showMessage(
-            _("Changed: {path}").format(path=path), 8000))
+        self.host.file_changed.connect(self._show_changed)
+        self._changed_path = ""
         self.activity = QLabel()
         self.statusBar().addPermanentWidget(self.activity)
         self.progress_label = QLabel()
@@ -189,6 +189,12 @@ class MainWindow(QMainWindow):
         window_shortcuts.retranslate(self.shortcut_actions)
         self.stop_button.setToolTip(_("Stop the agent ({keys})").format(
             keys=window_shortcuts.key_text(window_shortcuts.ACTIONS["stop"].keys)))
+        if self._changed_path and self.statusBar().currentMessage():
+            self._show_changed(self._changed_path)  # still on screen: say it in the new language
+
+    def _show_changed(self, path: str) -> None:
+        self._changed_path = path
+        self.statusBar().showMessage(_("Changed: {path}").format(path=path), 8000)
 
     def _show_workspace(self) -> None:
         path = self._workspace
@@ -328,7 +334,7 @@ class MainWindow(QMainWindow):
         dialog = QFileDialog(self, _("Export conversation"))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(_("Markdown (*.md)"))
-        dialog.selectFile(f"{conversation.title or _('New conversation')}.md")
+        dialog.selectFile(f"{conversation.title or _('New conversation')}.md")  # not prose: a file name
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         store = self.services.conversations
 

@@ -61,6 +61,15 @@ def target_value_text(kind: str, value: str) -> str:
 
 PROFILE_LABELS = {"read-only": N_("Read only"), "coding": N_("Coding"), "everything": N_("Everything")}
 
+#: A tool's ``capabilities`` tags as the catalog's filter shows them; a tag not listed (a
+#: plugin's own) is shown as it is.
+CAPABILITY_LABELS = {
+    "basic": N_("Basic"), "files.read": N_("Read files"), "files.write": N_("Change files"),
+    "shell": N_("Run commands"), "web": N_("Web pages"), "database.read": N_("Read databases"),
+    "database.write": N_("Change databases"), "agents": N_("Sub-agents"), "ask": N_("Questions to you"),
+    "todos": N_("Task list"), "mcp": N_("MCP tools"),
+}
+
 CHANGE_LABELS = {"create": N_("new file"), "modify": N_("modified"), "delete": N_("deleted")}
 
 
@@ -84,6 +93,10 @@ def source_label(source: ToolSource) -> str:
             return _("Plugin: {name}").format(name=source.name) if source.name else _("Plugins")
         case SourceKind.MCP:
             return _("MCP server: {name}").format(name=source.server)
+
+
+def capability_label(tag: str) -> str:
+    return _(CAPABILITY_LABELS[tag]) if tag in CAPABILITY_LABELS else tag
 
 
 def profile_label(name: str) -> str:

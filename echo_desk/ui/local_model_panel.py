@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import _
+from echo_desk.i18n import _, aside
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.manager import ModelFileError, check_chosen_file
 from echo_desk.providers.local.verify import recorded_sha256
@@ -150,7 +150,7 @@ class LocalModelPanel(QWidget):
         self.context.blockSignals(False)
         path = Path(local.model_path).expanduser() if local.model_path else dm.default_model_path()
         which = _("chosen file") if local.model_path else _("default model")
-        self.file.setText(f"{path}  ({which})")
+        self.file.setText(aside(str(path), which))
         self.default_button.setEnabled(bool(local.model_path))
         try:
             size = path.stat().st_size

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, list_text
 
 ACTION_LABELS = {"add": N_("Add"), "change": N_("Change"), "same": N_("Already there"), "skip": N_("Skip")}
 
@@ -38,9 +38,9 @@ def describe_item(item: Any) -> str:
     if item.reason:
         parts.append(_(item.reason))
     if item.to_keyring:
-        parts.append(_("to the keyring: {keys}").format(keys=", ".join(item.to_keyring)))
+        parts.append(_("to the keyring: {keys}").format(keys=list_text(item.to_keyring)))
     if item.needs_secrets:
-        parts.append(_("needs secrets first: {keys}").format(keys=", ".join(item.needs_secrets)))
+        parts.append(_("needs secrets first: {keys}").format(keys=list_text(item.needs_secrets)))
     return " — ".join(parts)
 
 

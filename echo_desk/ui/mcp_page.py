@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
     from echo_desk.mcp.status import ServerState
@@ -41,6 +41,9 @@ _STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn"
 
 def state_text(state: ServerState) -> str:
     return _(_STATE_TEXT.get(state, state))
+
+#: What an MCP tool's flag is about (``ToolFlag.kind``), as the server's details say it.
+FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed"), "annotation": N_("Hints")}
 
 
 class McpPage(QWidget):
@@ -169,7 +172,7 @@ class McpPage(QWidget):
             return
         lines = [f"{status.name} — {state_text(status.state)}"]
         if status.detail:
-            lines.append(_(status.detail))
+            lines.append(_(shown(status.detail)))  # a message id, or text the engine built (deferred)
         if getattr(status, "server_info", ""):
             lines.append(_("Server: {info}").format(info=status.server_info))
         try:
@@ -184,8 +187,10 @@ class McpPage(QWidget):
             lines.append("")
             lines.append(_("Tools:"))
             for tool in status.tools:
-                flags = "; ".join(f"{f.kind}: {f.detail}" for f in getattr(tool, "flags", ()))
-                lines.append(f"  {tool.registry_name} ({tool.original_name})" + (f" — {flags}" if flags else ""))
+                flags = clause_text(labelled(_(FLAG_LABELS.get(f.kind, f.kind)), shown(f.detail))
+                                    for f in getattr(tool, "flags", ()))
+                named = aside(tool.registry_name, tool.original_name)
+                lines.append(f"  {named} — {flags}" if flags else f"  {named}")
         if status.stderr_tail:
             lines.append("")
             lines.append(_("Last lines of its error output:"))
@@ -246,7 +251,7 @@ class McpPage(QWidget):
         changed = self._changed_tools(self._status(self.current_name()))
         if not changed:
             return
-        text = "\n\n".join(f"{name}:\n" + "\n".join(f"  • {c}" for c in changes) for name, changes in changed)
+        text = "\n\n".join(f"{name}:\n" + "\n".join(f"  • {shown(c)}" for c in changes) for name, changes in changed)
         box = QMessageBox(QMessageBox.Icon.Warning, _("Changed MCP tools"),
                           _("The server changed these tools since you enabled them. They stay blocked until "
                             "you approve the new definitions."),
@@ -304,7 +309,7 @@ class McpPage(QWidget):
             self.details.setPlainText(_("Import failed: {error}").format(error=exc))
             return
         await self._call(self.manager.reload())  # new servers wait for their first-start approval
-        self.details.appendPlainText("\n" + _("Imported: {names}").format(names=", ".join(done)))
+        self.details.appendPlainText("\n" + _("Imported: {names}").format(names=list_text(done)))
 
     def _approve(self) -> None:
         name = self.current_name()

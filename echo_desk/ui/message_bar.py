@@ -113,7 +113,8 @@ def bar_html(item: TranscriptItem) -> str:
             parts.append(_link(action, action_label(action)))
     if item.stats is not None:
         parts.append(f"<span style='color:{theme.current().muted}'>{html.escape(footer_text(item.stats))}</span>")
-    return f"<div style='font-size:small'>{'&nbsp;&nbsp;·&nbsp;&nbsp;'.join(parts)}</div>"
+    separator = "&nbsp;&nbsp;·&nbsp;&nbsp;"  # not prose: links and figures side by side, a dot between
+    return f"<div style='font-size:small'>{separator.join(parts)}</div>"
 
 
 class BarDocuments:

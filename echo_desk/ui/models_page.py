@@ -118,6 +118,8 @@ class ModelsPage(QWidget):
     # -- text -------------------------------------------------------------------------------
     def retranslate(self, *_args: object) -> None:
         self.provider_label.setText(_("Provider:"))
+        for row in range(self.provider.count()):  # "(in use)" in the new language, form kept as typed
+            self.provider.setItemText(row, self._provider_text(str(self.provider.itemData(row))))
         self.provider.setAccessibleName(_("Provider"))
         self.new_button.setText(_("New…"))
         self.new_button.setAccessibleName(_("New provider entry"))
@@ -146,11 +148,14 @@ class ModelsPage(QWidget):
         self.provider.blockSignals(True)
         self.provider.clear()
         for name in s.providers:
-            active = _(" (in use)") if name == s.active_provider else ""
-            self.provider.addItem(name + active, name)
+            self.provider.addItem(self._provider_text(name), name)
         self.provider.setCurrentIndex(max(0, self.provider.findData(select or s.active_provider)))
         self.provider.blockSignals(False)
         self._load()
+
+    def _provider_text(self, name: str) -> str:
+        in_use = name == self.settings.current.active_provider
+        return _("{name} (in use)").format(name=name) if in_use else name
 
     def current_name(self) -> str:
         return str(self.provider.currentData() or "")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from echo_desk.agent.policy import PROTECTED
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, clause_text, shown
 from echo_desk.ui.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 MARKER = f"{PROTECTED}: "
@@ -38,18 +38,20 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def shown_detail(detail: str) -> str:
     """``detail`` as the approval dialog shows it: each protected reason translated."""
+    if shown(detail) is not detail:
+        return shown(detail)  # built by the engine with deferred(): in the language of the moment
     if detail in SANDBOX_NETWORK:
         return _(SANDBOX_NETWORK[detail])
     if detail.startswith(SANDBOX_ONLY_DOMAINS):
         return _("network only to: {domains}").format(domains=detail[len(SANDBOX_ONLY_DOMAINS):])
-    if not detail.startswith(MARKER):
-        return detail
-    return "; ".join(_shown_reason(part) for part in detail.split("; "))
+    if MARKER not in detail:
+        return _(detail)  # an engine message id (a file tool's role), or a path, shown as it is
+    return clause_text(_shown_reason(part) for part in detail.split("; "))
 
 
 def _shown_reason(part: str) -> str:
     if not part.startswith(MARKER):
-        return part
+        return _(part)
     reason = part[len(MARKER):]
     for pattern, template in _REASONS:
         match = pattern.fullmatch(reason)

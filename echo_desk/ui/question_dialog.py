@@ -31,7 +31,7 @@ from echo_desk.agent.secret_fields import is_secret_field
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
-from echo_desk.ui import theme
+from echo_desk.ui import i18n_qt, theme
 from echo_desk.ui.full_text_box import plain_tooltip
 
 
@@ -64,7 +64,6 @@ class QuestionDialog(QDialog):
         self.question = question
         self.answer: Answer | None = None
         self.fields: dict[str, QWidget] = {}
-        self.setWindowTitle(_("A question for you"))
         self.setMinimumWidth(480)
         layout = QVBoxLayout(self)
         # Who asks comes first, in bold, from typed data: a server's question must never pass
@@ -76,16 +75,14 @@ class QuestionDialog(QDialog):
         layout.addWidget(self.asker)
         self.destination: QLabel | None = None
         if question.mcp_server:
-            self.destination = _plain_label(_(
-                "Your answer is sent to this server. Echo Desk never asks for its own keys or passwords "
-                "in a question: enter them only in Settings."))
+            self.destination = _plain_label("")
             theme.styled(self.destination, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
             layout.addWidget(self.destination)
         prompt = _plain_label(visible(question.prompt))
         prompt.setWordWrap(True)
         prompt.setTextFormat(Qt.TextFormat.PlainText)
         prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        prompt.setAccessibleName(_("Question"))
+        self.prompt = prompt
         layout.addWidget(prompt)
 
         self.text: QLineEdit | None = None
@@ -114,23 +111,15 @@ class QuestionDialog(QDialog):
                 item.setData(Qt.ItemDataRole.UserRole, choice)
                 self.choices.addItem(item)
             self.choices.setCurrentRow(0)
-            self.choices.setAccessibleName(_("Choices"))
             self.choices.itemDoubleClicked.connect(lambda _item: self._finish(AnswerAction.ACCEPT))
             layout.addWidget(self.choices)
         else:
             self.text = QLineEdit()
-            self.text.setAccessibleName(_("Your answer"))
-            self.text.setPlaceholderText(_("Your answer"))
             layout.addWidget(self.text)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.decline = QPushButton(_("Decline"))
-        self.cancel = QPushButton(_("Cancel"))
-        self.ok = QPushButton(_("Answer"))
-        self.decline.setAccessibleName(_("Decline to answer"))
-        self.cancel.setAccessibleName(_("Cancel the question"))
-        self.ok.setAccessibleName(_("Send the answer"))
+        self.decline, self.cancel, self.ok = QPushButton(), QPushButton(), QPushButton()
         self.ok.setDefault(True)
         self.decline.setAutoDefault(False)
         self.cancel.setAutoDefault(False)
@@ -140,6 +129,27 @@ class QuestionDialog(QDialog):
         for b in (self.decline, self.cancel, self.ok):
             buttons.addWidget(b)
         layout.addLayout(buttons)
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def retranslate(self, *_args: object) -> None:
+        self.setWindowTitle(_("A question for you"))
+        self.asker.setText(_asker_text(self.question))
+        if self.destination is not None:
+            self.destination.setText(_("Your answer is sent to this server. Echo Desk never asks for its own keys "
+                                       "or passwords in a question: enter them only in Settings."))
+        self.prompt.setAccessibleName(_("Question"))
+        if self.choices is not None:
+            self.choices.setAccessibleName(_("Choices"))
+        if self.text is not None:
+            self.text.setAccessibleName(_("Your answer"))
+            self.text.setPlaceholderText(_("Your answer"))
+        self.decline.setText(_("Decline"))
+        self.cancel.setText(_("Cancel"))
+        self.ok.setText(_("Answer"))
+        self.decline.setAccessibleName(_("Decline to answer"))
+        self.cancel.setAccessibleName(_("Cancel the question"))
+        self.ok.setAccessibleName(_("Send the answer"))
 
     @staticmethod
     def _field(spec: dict[str, Any]) -> QWidget:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.undo import Resolution, Reverter, RevertPlan, RevertReport, RevertStep
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, _, deferred
 from echo_desk.ui.marshal import BackgroundOp, run_on_main
 from echo_desk.ui.revert_dialog import ConfirmRevertDialog, ConflictDialog, RevertProgress, visible_text
 from echo_desk.ui.revert_text import issue_text
@@ -107,8 +107,8 @@ class RevertFlow(QObject):
     def _start(self, reverter: Reverter, plan: RevertPlan, *, confirm: bool) -> None:
         if not plan.steps and not plan.not_restorable:
             self._set_busy(False)
-            self._transcript.add_notice(_("Nothing to revert: these changes were already reverted.")
-                                        if plan.already_reverted else _("Nothing to revert here."))
+            self._transcript.add_notice(deferred(N_("Nothing to revert: these changes were already reverted.")
+                                                 if plan.already_reverted else N_("Nothing to revert here.")))
             return
         if confirm or len(plan.steps) > 1:
             dialog = ConfirmRevertDialog(plan, self._parent)

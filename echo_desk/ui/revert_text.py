@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from echo_desk.agent.undo import LeftAlone, RevertIssue
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, aside
 from echo_desk.store.changes import ChangeRecord, NotRestorable
 
 _NOT_RESTORABLE = {
@@ -48,4 +48,4 @@ def issue_text(issue: RevertIssue) -> str:
         return _("not restorable: {why}").format(why=not_restorable_text(issue.not_restorable))
     text = _(_LEFT_ALONE[issue.reason])
     # The system's own error (an OS message) is added as it came, for someone who can read it.
-    return f"{text} ({issue.detail})" if issue.detail else text
+    return aside(text, issue.detail) if issue.detail else text

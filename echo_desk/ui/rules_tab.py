@@ -36,9 +36,17 @@ from echo_desk.agent.permissions import (
     Rule,
     Severity,
 )
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, labelled
 from echo_desk.ui import i18n_qt, theme
-from echo_desk.ui.rules_text import EFFECT_LABELS, LAYER_LABELS, plain_tooltip, rule_place, verdict_colour
+from echo_desk.ui.rules_text import (
+    EFFECT_LABELS,
+    LAYER_LABELS,
+    plain_tooltip,
+    rule_pattern,
+    rule_place,
+    rule_reason,
+    verdict_colour,
+)
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
@@ -53,13 +61,18 @@ RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPL
                  f'examples = {{ match = ["git status -s"], not_match = ["git status; rm -rf x"] }}\n')
 
 
+def _layer_text(rule: Rule) -> str:
+    layer = _(LAYER_LABELS[rule.source.layer])
+    return f"{layer} · {rule_place(rule)}" if rule.source.path else layer
+
+
 def problem_lines(report: LoadReport) -> list[str]:
     """One line per error or warning: where (file, line), what kind, and the engine's detail."""
     lines = []
     for p in report.problems:
         where = _("{file} line {line}").format(file=p.path.name, line=p.line) if p.line else p.path.name
         severity = _("Error") if p.severity is Severity.ERROR else _("Warning")
-        lines.append(f"{severity} · {where} · {_(PROBLEM_LABELS[p.kind])}: {p.message}")
+        lines.append(f"{severity} · {where} · {labelled(_(PROBLEM_LABELS[p.kind]), p.message)}")
     return lines
 
 
@@ -161,8 +174,8 @@ class RulesTab(QWidget):
 
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         item = QTreeWidgetItem([
-            _(EFFECT_LABELS[rule.effect]), rule.tool, rule.pattern if rule.pattern is not None else _("(whole tool)"),
-            rule.reason, _(LAYER_LABELS[rule.source.layer]) + (f" · {rule_place(rule)}" if rule.source.path else ""),
+            _(EFFECT_LABELS[rule.effect]), rule.tool, rule_pattern(rule) or _("(whole tool)"),
+            rule_reason(rule), _layer_text(rule),
             _("inactive: not trusted") if not rule.active else _("active"),
         ])
         if not rule.active:
@@ -211,8 +224,8 @@ class RulesTab(QWidget):
         lines = [_("Trusting {folder} lets these rules allow calls without asking:").format(folder=str(workspace)), ""]
         for rule in rules:
             pattern = rule.pattern if rule.pattern is not None else _("(whole tool)")
-            lines.append(f"  {_('line {n}').format(n=rule.source.line)}: {rule.tool}  {pattern}"
-                         + (f"  — {rule.reason}" if rule.reason else ""))
+            entry = labelled(_("line {n}").format(n=rule.source.line), f"{rule.tool}  {pattern}")
+            lines.append(f"  {entry}  — {rule.reason}" if rule.reason else f"  {entry}")
         if not rules:
             lines.append("  " + _("(none)"))
         lines += ["", _("If the file changes, Echo Desk asks again.")]

@@ -11,6 +11,7 @@ import html
 import time
 
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
+from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
 from echo_desk.i18n import N_, _
 from echo_desk.ui import theme
 
@@ -71,9 +72,22 @@ def rule_place(rule: Rule) -> str:
     return _("{file} line {line}").format(file=rule.source.path.name, line=rule.source.line)
 
 
+def rule_reason(rule: Rule) -> str:
+    """A built-in rule's reason in the person's language; a file's rule says what its author wrote."""
+    return _(rule.reason) if rule.source.layer is Layer.FLOOR and rule.reason else rule.reason
+
+
+def rule_pattern(rule: Rule) -> str | None:
+    """The pattern as shown: a built-in rule's placeholder for the settings folder is translated."""
+    if rule.pattern is None or rule.source.layer is not Layer.FLOOR or SETTINGS_FOLDER not in rule.pattern:
+        return rule.pattern
+    return rule.pattern.replace(SETTINGS_FOLDER, _(SETTINGS_FOLDER))
+
+
 def rule_phrase(rule: Rule) -> str:
     """``rule `git status **` (shell) in permissions.toml line 4``."""
-    what = f"`{rule.pattern}` ({rule.tool})" if rule.pattern is not None else f"`{rule.tool}`"
+    pattern = rule_pattern(rule)
+    what = f"`{pattern}` ({rule.tool})" if pattern is not None else f"`{rule.tool}`"
     return _("rule {what} in {place}").format(what=what, place=rule_place(rule))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
 from echo_desk.ui import theme
 
@@ -36,7 +36,7 @@ def sandbox_of(metadata: Any) -> dict[str, Any] | None:
 def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
     """``(text, colour)`` lines for the card, in the person's language."""
     if facts["sandboxed"]:
-        network = (_("network only to: {domains}").format(domains=", ".join(facts["domains"]))
+        network = (_("network only to: {domains}").format(domains=list_text(facts["domains"]))
                    if facts["domains"] else _("no network"))
         lines = [(_("Ran in the sandbox · {network}").format(network=network), theme.colour('muted'))]
     elif facts["mode"] == "off":
@@ -48,10 +48,10 @@ def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
             lines.append((unavailable, theme.colour("warn")))
     blocked = [_(BLOCKED_LABELS[b]) for b in facts["blocked"] if b in BLOCKED_LABELS]
     if blocked:
-        lines.append((_("The sandbox probably refused: {what}").format(what=", ".join(blocked)), theme.colour('warn')))
+        lines.append((_("The sandbox probably refused: {what}").format(what=list_text(blocked)), theme.colour("warn")))
     if facts["refused_hosts"]:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
-            hosts=", ".join(facts["refused_hosts"])), theme.colour('warn')))
+            hosts=list_text(facts["refused_hosts"])), theme.colour("warn")))
     return lines
 
 

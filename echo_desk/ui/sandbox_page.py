@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.agent.permissions import PermissionEngine, sandbox_toggle
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.detect import UNAVAILABLE
 from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
@@ -162,7 +162,7 @@ class SandboxPage(QWidget):
         self.hidden_label.setText(_("Hidden from sandboxed commands, even for reading: your secret folders, "
                                     "Echo Desk's own settings, data and cache, and these paths (one per line):"))
         self.always_hidden.setText(_("Always hidden: {paths}").format(
-            paths=", ".join(f"~/{p}" for p in HIDDEN_IN_HOME)))
+            paths=list_text(f"~/{p}" for p in HIDDEN_IN_HOME)))
         self.save_hidden.setText(_("Save hidden paths"))
         self.domains_label.setText(_("Network: sandboxed commands have none, except these domains (one per line, "
                                      "example.com or *.example.com; IP addresses and local names are never "
@@ -218,7 +218,7 @@ class SandboxPage(QWidget):
         bad = [e for e in entries if not _is_domain(e)]
         if bad:
             self.domains_error.setText(_("Not saved: {entries} — write a domain such as example.com or "
-                                         "*.example.com.").format(entries=", ".join(bad)))
+                                         "*.example.com.").format(entries=list_text(bad)))
             self.domains_error.show()
             return
         self.domains_error.hide()

@@ -14,8 +14,8 @@ from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _
-from echo_desk.ui import theme
+from echo_desk.i18n import _, list_text
+from echo_desk.ui import i18n_qt, theme
 
 
 def describe(request: Any) -> str:
@@ -28,11 +28,11 @@ def describe(request: Any) -> str:
             lines.append(_("Argument {n}: {arg}").format(n=i, arg=arg))
         if request.cwd:
             lines.append(_("Working folder: {cwd}").format(cwd=request.cwd))
-        names = ", ".join(request.env_names) if request.env_names else _("none")
+        names = list_text(request.env_names) if request.env_names else _("none")
         lines.append(_("Environment variables set (values not shown): {names}").format(names=names))
     if getattr(request, "url", ""):
         lines.append(_("URL: {url}").format(url=request.url))
-        names = ", ".join(request.header_names) if request.header_names else _("none")
+        names = list_text(request.header_names) if request.header_names else _("none")
         lines.append(_("Headers sent (values not shown): {names}").format(names=names))
     lines.append(_("Transport: {transport}").format(transport=request.transport))
     return "\n".join(lines)
@@ -46,41 +46,50 @@ class ServerStartDialog(QDialog):
         self.request = request
         self.answer: bool | None = None
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        name = visible(request.server, one_line=True)  # a configured name is untrusted text
-        self.setWindowTitle(_("Start the MCP server “{name}”?").format(name=name))
         self.resize(760, 420)
         layout = QVBoxLayout(self)
-        heading = QLabel(_("Echo Desk wants to start the MCP server “{name}”. It will run on your computer "
-                           "with your permissions.").format(name=name))
+        heading = QLabel()
         heading.setTextFormat(Qt.TextFormat.PlainText)
         heading.setWordWrap(True)
-        heading.setAccessibleName(heading.text())
         layout.addWidget(heading)
         self.heading = heading
-        self.changed = QLabel(_("Its configuration changed since you last approved it."))
+        self.changed = QLabel()
         theme.styled(self.changed, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
         self.changed.setVisible(bool(getattr(request, "previous_fingerprint", None)))
-        self.changed.setAccessibleName(self.changed.text())
         layout.addWidget(self.changed)
-        self.details = QPlainTextEdit(visible(describe(request)))
+        self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.details.setAccessibleName(_("What will be started"))
         layout.addWidget(self.details, 1)
         buttons = QHBoxLayout()
-        self.allow = QPushButton(_("Start this server"))
+        self.allow = QPushButton()
         self.allow.setAutoDefault(False)
-        self.allow.setAccessibleName(_("Start this server"))
-        self.refuse = QPushButton(_("Don't start"))
+        self.refuse = QPushButton()
         self.refuse.setDefault(True)
-        self.refuse.setAccessibleName(_("Don't start this server"))
         self.allow.clicked.connect(lambda: self._finish(True))
         self.refuse.clicked.connect(lambda: self._finish(False))
         buttons.addWidget(self.allow)
         buttons.addStretch(1)
         buttons.addWidget(self.refuse)
         layout.addLayout(buttons)
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
         self.refuse.setFocus()
+
+    def retranslate(self, *_args: object) -> None:
+        name = visible(self.request.server, one_line=True)  # a configured name is untrusted text
+        self.setWindowTitle(_("Start the MCP server “{name}”?").format(name=name))
+        self.heading.setText(_("Echo Desk wants to start the MCP server “{name}”. It will run on your computer "
+                               "with your permissions.").format(name=name))
+        self.heading.setAccessibleName(self.heading.text())
+        self.changed.setText(_("Its configuration changed since you last approved it."))
+        self.changed.setAccessibleName(self.changed.text())
+        self.details.setPlainText(visible(describe(self.request)))
+        self.details.setAccessibleName(_("What will be started"))
+        self.allow.setText(_("Start this server"))
+        self.allow.setAccessibleName(_("Start this server"))
+        self.refuse.setText(_("Don't start"))
+        self.refuse.setAccessibleName(_("Don't start this server"))
 
     def _finish(self, allowed: bool) -> None:
         if self.answer is not None:

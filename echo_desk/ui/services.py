@@ -99,7 +99,7 @@ async def load_services(settings_store: SettingsStore | None = None, host: ToolH
         module = await BackgroundOp(_import, "echo_desk.runtime").run_async()
         runtime = module.Runtime.create(settings_store=settings_store)
     except ImportError as exc:
-        engine_error = _("not available in this build") + f" ({exc.name})"
+        engine_error = _("not available in this build ({module})").format(module=exc.name)
     except Exception as exc:  # the window must come up and say what went wrong
         log.exception("starting the engine failed")
         engine_error = str(exc)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.subagents import SpawnGrants
-from echo_desk.i18n import _
+from echo_desk.i18n import _, list_text
 from echo_desk.ui import theme
 from echo_desk.ui.spawn_manifest import access_text, asking_subagent_goal, limits_text, refused_texts
 
@@ -71,7 +71,7 @@ class ManifestPanel(QFrame):
         self.goal.setText(m.goal or _("(no goal given)"))
         self.tools_label.setText(_("Tools granted:"))
         if m.tools:
-            self.tools.setText(", ".join(self._tool_html(name) for name in m.tools))
+            self.tools.setText(list_text(self._tool_html(name) for name in m.tools))
         else:
             none = _("none: no sub-agent can start")
             self.tools.setText(f"<span style='color:{theme.colour('danger')}'>{html.escape(none)}</span>")

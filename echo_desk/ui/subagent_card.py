@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from echo_desk.agent.status import ToolStatus
-from echo_desk.i18n import _
+from echo_desk.i18n import _, aside
 from echo_desk.ui import theme
 from echo_desk.ui.labels import status_colour, status_label
 
@@ -89,8 +89,9 @@ def _step_html(step: Step, title_for: Callable[[str], str]) -> str:
                 f"<span style='white-space:pre-wrap'>{html.escape(step.text)}</span></p>")
     status = step.status
     colour = status_colour(status)
-    parts = [f"<p style='margin:4px 0'>→ <b>{html.escape(title_for(step.tool))}</b> "
-             f"<span style='color:{theme.colour('muted')}'>({html.escape(step.tool)})</span> "
+    named = aside(f"<b>{html.escape(title_for(step.tool))}</b>",
+                  f"<span style='color:{theme.colour('muted')}'>{html.escape(step.tool)}</span>")
+    parts = [f"<p style='margin:4px 0'>→ {named} "
              f"<span style='color:{colour}; font-weight:600'>● {html.escape(status_label(status))}</span></p>"]
     args = _compact(step.arguments)
     if args:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from echo_desk.i18n import _
+from echo_desk.i18n import _, aside
 from echo_desk.tools.host import TodoItem, TodoStatus
 from echo_desk.ui import i18n_qt, theme
 
@@ -55,7 +55,7 @@ class TodoPanel(QWidget):
                   TodoStatus.PENDING: _("to do")}
         for todo in self.todos:
             item = QListWidgetItem(f"{_MARKS[todo.status]} {todo.text}")
-            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{todo.text} ({states[todo.status]})")
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, aside(todo.text, states[todo.status]))
             if todo.status is TodoStatus.DONE:
                 font = QFont(self.list.font())
                 font.setStrikeOut(True)

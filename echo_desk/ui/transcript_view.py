@@ -40,7 +40,7 @@ from echo_desk import i18n
 from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, aside, shown
 from echo_desk.ui import theme
 from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
@@ -99,6 +99,14 @@ def _compact_args(arguments: str) -> str:
         return json.dumps(json.loads(arguments), ensure_ascii=False) if arguments else ""
     except ValueError:
         return arguments
+
+
+def _bold(text: str) -> str:
+    return f"<b>{html.escape(text)}</b>"
+
+
+def _muted(text: str) -> str:
+    return f"<span style='color:{theme.colour('muted')}'>{html.escape(text)}</span>"
 
 
 def _pre(text: str, colour: str | None = None) -> str:
@@ -162,7 +170,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         parsed = parse_unified(diff)
         kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
         parts.append(
-            f"<div><b>{html.escape(visible(str(change.get('path', ''))))}</b> ({html.escape(kind)}) "
+            f"<div>{aside(_bold(visible(str(change.get('path', '')))), html.escape(kind))} "
             f"<span style='color:{p.ok}'>+{parsed.added}</span> <span style='color:{p.danger}'>−{parsed.deleted}</span></div>")
         if item.expanded and len(parsed):
             rows = []
@@ -186,12 +194,11 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
     # The expander: a chevron in the header (the whole card toggles on click, Enter or Space).
     chevron = "▾" if item.expanded else ("▸" if hidden else "")
     header = (f"<div><span style='color:{p.muted}'>{chevron or '&nbsp;'}</span>&nbsp;{icon}&nbsp;"
-              f"<b>{html.escape(title)}</b> <span style='color:{p.muted}'>({html.escape(item.tool_name)})</span>"
-              f"&nbsp;&nbsp;{status_chip(item.status)}</div>")
+              f"{aside(_bold(title), _muted(item.tool_name))}&nbsp;&nbsp;{status_chip(item.status)}</div>")
     if hidden and not item.expanded:
         show_all = _("Show all")
         parts.append(f"<div style='color:{p.muted}'>▸ {html.escape(show_all)}</div>")
-    return header + "".join(parts)
+    return header + "".join(parts)  # not prose: HTML blocks one under another
 
 
 class TranscriptDelegate(QStyledItemDelegate):
@@ -237,8 +244,8 @@ class TranscriptDelegate(QStyledItemDelegate):
                 doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for, icon))
             else:
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
-                doc.setHtml(f"<div style='color:{palette.muted}; font-weight:600'>{html.escape(who)}</div>"
-                            f"<div style='white-space:pre-wrap'>{html.escape(item.text)}</div>"
+                doc.setHtml(f"<div style='color:{palette.muted}; font-weight:600'>{html.escape(who)}</div>"  # not prose: HTML blocks
+                            f"<div style='white-space:pre-wrap'>{html.escape(shown(item.text))}</div>"
                             + attachments_html(doc, item.images, item.attachments))
             doc.setTextWidth(width)
             docs = [doc]

@@ -122,3 +122,38 @@ async def test_through_the_runtime_like_the_app(api: LoopbackServer, tmp_path: P
         assert host.requests == []  # a read tool: no approval needed
     finally:
         runtime.close()
+
+
+PLUGIN_SRC = Path(__file__).resolve().parents[2] / "examples" / "weather-plugin" / "src"
+
+
+def test_the_plugin_ships_its_own_chinese_catalog() -> None:
+    # The catalog shows the plugin's title and description from its own gettext domain, read
+    # from the .po it ships in its package (no compile step), in the language of the moment.
+    from echo_desk import i18n
+    from echo_desk.ui.backend import CatalogBackend
+
+    tool = WeatherTool()
+    assert i18n.locale_dir_of(WeatherTool) == Path(sys.modules["echo_desk_weather"].__file__).parent / "locale"
+    try:
+        i18n.set_language("zh_CN")
+        assert CatalogBackend.title(tool) == "天气"
+        assert CatalogBackend.description(tool).startswith("查询某个城市的当前天气")
+        assert i18n.translate_in(tool.translation_domain, tool.readiness_detail(), i18n.locale_dir_of(WeatherTool)) \
+            == "未设置 API 密钥"  # not ready: no key saved in the test's keyring
+        i18n.set_language("en")
+        assert CatalogBackend.title(tool) == "Weather"
+    finally:
+        i18n.set_language("en")
+
+
+def test_every_marked_string_of_the_plugin_is_in_its_catalog() -> None:
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.pofile import read_po
+
+    marked = {message for _file, _line, message, _comments, _context
+              in extract_from_dir(str(PLUGIN_SRC), keywords={"N_": None}) if isinstance(message, str)}
+    po = PLUGIN_SRC / "echo_desk_weather" / "locale" / "zh_CN" / "LC_MESSAGES" / "echo_desk_weather.po"
+    with po.open("rb") as f:
+        translated = {m.id for m in read_po(f) if m.id and m.string}
+    assert marked and marked <= translated, marked - translated

@@ -36,3 +36,23 @@ def test_placeholders_survive_translation():
     broken = [m.id for m in _catalog(ZH)
               if m.id and m.string and sorted(_PLACEHOLDER.findall(m.id)) != sorted(_PLACEHOLDER.findall(m.string))]
     assert broken == []
+
+
+def test_helpers_use_each_languages_own_punctuation_and_deferred_text_follows_a_switch():
+    import copy
+
+    from echo_desk import i18n
+
+    summary = i18n.deferred(i18n.N_("Change {path}"), path="/w/shop.py")  # built while English
+    assert summary == "Change /w/shop.py" and copy.copy(summary).again() == "Change /w/shop.py"
+    assert i18n.list_text(["a", "b"]) == "a, b" and i18n.labelled("File", "x") == "File: x"
+    try:
+        i18n.set_language("zh_CN")
+        assert i18n.shown(summary) == "修改 /w/shop.py"
+        assert i18n.shown("plain text") == "plain text"
+        assert i18n.list_text(["a", "b"]) == "a、b"
+        assert i18n.clause_text(["a", "b"]) == "a；b"
+        assert i18n.labelled("文件", "x") == "文件：x"
+        assert i18n.aside("shop.py", "已修改") == "shop.py（已修改）"
+    finally:
+        i18n.set_language("en")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from echo_desk.agent.permissions.model import Effect, Examples, Family, Layer, Rule, RuleSource
 from echo_desk.agent.permissions.shell import Word
+from echo_desk.i18n import N_
 
 
 def _floor_rule(tool: str, family: Family, pattern: str, reason: str) -> Rule:
@@ -22,12 +23,15 @@ def _floor_rule(tool: str, family: Family, pattern: str, reason: str) -> Rule:
                 examples=Examples(), source=RuleSource(layer=Layer.FLOOR))
 
 
+# Reasons are message ids (English in the engine, the CLI and the audit; the UI translates a
+# floor rule's reason, never the text of a rule from a file).
+SETTINGS_FOLDER = N_("<Echo Desk settings folder>")
 RM_ROOTS = _floor_rule("shell", Family.SHELL, "rm -r / ~ $HOME @workspace",
-                       "recursive delete of /, the home folder or the workspace root")
-OWN_SETTINGS = _floor_rule("write", Family.WRITE, "<Echo Desk settings folder>/**",
-                           "Echo Desk's own settings are changed in Settings, not by tools")
-OWN_SETTINGS_NAMED = Rule(effect=Effect.ASK, tool="shell", family=Family.SHELL, pattern="<Echo Desk settings folder>",
-                          reason="a command names Echo Desk's own settings folder", examples=Examples(),
+                       N_("recursive delete of /, the home folder or the workspace root"))
+OWN_SETTINGS = _floor_rule("write", Family.WRITE, f"{SETTINGS_FOLDER}/**",
+                           N_("Echo Desk's own settings are changed in Settings, not by tools"))
+OWN_SETTINGS_NAMED = Rule(effect=Effect.ASK, tool="shell", family=Family.SHELL, pattern=SETTINGS_FOLDER,
+                          reason=N_("a command names Echo Desk's own settings folder"), examples=Examples(),
                           source=RuleSource(layer=Layer.FLOOR))
 FLOOR_RULES = (RM_ROOTS, OWN_SETTINGS, OWN_SETTINGS_NAMED)
 

@@ -26,7 +26,7 @@ from echo_desk.agent.tools.diffs import cap, unified_diff
 from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protection_warnings
 from echo_desk.agent.tools.textcodec import BinaryFile, decode
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
-from echo_desk.i18n import _
+from echo_desk.i18n import deferred
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -213,14 +213,14 @@ class MovePath(_PathTool):
         src, dst = _source_and_destination(params, ctx)
         _require_absent(dst, "destination")
         if isinstance(src, trees.Tree):
-            preview = ToolPreview(targets=(_folder_target(src, "move folder from"), _target(dst, "move to")),
+            preview = ToolPreview(targets=(_folder_target(src, N_("move folder from")), _target(dst, N_("move to"))),
                                   file_changes=_tree_gone(src) + _tree_made(src, dst),
-                                  summary=_("Move the folder {source} to {destination}").format(
-                                      source=src.root, destination=dst))
+                                  summary=deferred(N_("Move the folder {source} to {destination}"),
+                                                   source=src.root, destination=dst))
             return preview, (src, dst, preview.file_changes)
-        preview = ToolPreview(targets=(_target(src, "move from"), _target(dst, "move to")),
+        preview = ToolPreview(targets=(_target(src, N_("move from")), _target(dst, N_("move to"))),
                               file_changes=(_gone(src), _made(dst, src.data)),
-                              summary=_("Move {source} to {destination}").format(source=src.target, destination=dst))
+                              summary=deferred(N_("Move {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
@@ -268,14 +268,14 @@ class CopyPath(_PathTool):
         src, dst = _source_and_destination(params, ctx)
         _require_absent(dst, "destination")
         if isinstance(src, trees.Tree):
-            preview = ToolPreview(targets=(_folder_target(src, "copy folder from"), _target(dst, "copy to")),
+            preview = ToolPreview(targets=(_folder_target(src, N_("copy folder from")), _target(dst, N_("copy to"))),
                                   file_changes=_tree_made(src, dst),
-                                  summary=_("Copy the folder {source} to {destination}").format(
-                                      source=src.root, destination=dst))
+                                  summary=deferred(N_("Copy the folder {source} to {destination}"),
+                                                   source=src.root, destination=dst))
             return preview, (src, dst, preview.file_changes)
-        preview = ToolPreview(targets=(_target(src, "copy from"), _target(dst, "copy to")),
+        preview = ToolPreview(targets=(_target(src, N_("copy from")), _target(dst, N_("copy to"))),
                               file_changes=(_made(dst, src.data),),
-                              summary=_("Copy {source} to {destination}").format(source=src.target, destination=dst))
+                              summary=deferred(N_("Copy {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
@@ -317,13 +317,13 @@ class DeletePath(_PathTool):
         src = _file_or_folder(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
                                             what="path"), "path")
         if isinstance(src, trees.Tree):
-            preview = ToolPreview(targets=(_folder_target(src, "delete folder (to Echo Desk's trash)"),),
+            preview = ToolPreview(targets=(_folder_target(src, N_("delete folder (to Echo Desk's trash)")),),
                                   file_changes=_tree_gone(src),
-                                  summary=_("Delete the folder {path} (to Echo Desk's trash)").format(path=src.root))
+                                  summary=deferred(N_("Delete the folder {path} (to Echo Desk's trash)"), path=src.root))
             return preview, (src, preview.file_changes)
-        preview = ToolPreview(targets=(_target(src, "delete (to Echo Desk's trash)"),),
+        preview = ToolPreview(targets=(_target(src, N_("delete (to Echo Desk's trash)")),),
                               file_changes=(_gone(src),),
-                              summary=_("Delete {path} (to Echo Desk's trash)").format(path=src.target))
+                              summary=deferred(N_("Delete {path} (to Echo Desk's trash)"), path=src.target))
         return preview, (src, preview.file_changes)
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
@@ -409,8 +409,8 @@ class CreateFolder(_PathTool):
         if os.path.lexists(target.path):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
         _missing(target)
-        preview = ToolPreview(targets=(_target(target, "new folder"),),
-                              summary=_("Create the folder {path}").format(path=target))
+        preview = ToolPreview(targets=(_target(target, N_("new folder")),),
+                              summary=deferred(N_("Create the folder {path}"), path=target))
         return preview, target
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:

@@ -20,7 +20,7 @@ from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_wri
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import file_change
 from echo_desk.agent.tools.partial import chosen_hunks
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, _, deferred
 from echo_desk.store import paths
 from echo_desk.tools import (
     ErrorKind,
@@ -122,11 +122,11 @@ class FileWriteTool(BuiltinTool):
         detail = "; ".join(plan.warnings) or ("new file" if plan.before is None else "")
         # Person-facing text is translated here; the "protected" marker in ``detail`` stays
         # English because the approval policy looks for it.
-        summary = _("Create {path}") if plan.before is None else _("Change {path}")
+        summary = N_("Create {path}") if plan.before is None else N_("Change {path}")
         return ToolPreview(
             targets=(Target(kind="path", value=str(plan.target), detail=detail),),
             file_changes=(plan.change,),
-            summary=summary.format(path=plan.target),
+            summary=deferred(summary, path=plan.target),
         )
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:

@@ -21,7 +21,7 @@ from echo_desk.agent.policy import approved_protected_targets, is_protected
 from echo_desk.agent.tools import command_sandbox, fs
 from echo_desk.agent.tools.common import BuiltinTool, get_int, get_str, require_writable
 from echo_desk.agent.tools.leftovers import CommandLeash
-from echo_desk.i18n import _
+from echo_desk.i18n import deferred
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
@@ -152,7 +152,7 @@ class RunCommand(BuiltinTool):
         command, cwd, timeout = self._args(params, ctx)
         _plan, extra = self._plan(params, ctx, command, cwd)
         return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)), *extra),
-                           summary=_("Run in {cwd} (timeout {seconds} s)").format(cwd=cwd, seconds=timeout))
+                           summary=deferred(N_("Run in {cwd} (timeout {seconds} s)"), cwd=cwd, seconds=timeout))
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         command, cwd, timeout = self._args(params, ctx)

@@ -106,7 +106,7 @@ class DatabaseTool(Tool):
         password = password_for(conn)
         if password is None and needs_password(conn):
             raise ToolError(f"password missing for connection {conn.name!r}: the person must store it "
-                            f"in the keyring as {password_key(conn.name)!r} (Settings → Databases)",
+                            f"in the keyring as {password_key(conn.name)!r} (Settings › Databases)",
                             kind=ErrorKind.BUSINESS)
         return password
 

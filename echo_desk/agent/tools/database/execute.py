@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from echo_desk.agent.tools.database.base import DatabaseTool, connection_property
 from echo_desk.agent.tools.database.connections import NO_WRITE_CONNECTION, redact_dsn
 from echo_desk.agent.tools.database.formatting import result_metadata, text_table
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, deferred
 from echo_desk.store.settings import DatabaseConnection
 from echo_desk.tools import (
     ErrorKind,
@@ -78,7 +78,7 @@ class DbExecuteTool(DatabaseTool):
             return None  # execute reports the unknown connection
         sql = str(params.get("sql", ""))
         return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=sql, detail="SQL")),
-                           summary=_(SUMMARY).format(connection=conn.name, kind=conn.kind))
+                           summary=deferred(SUMMARY, connection=conn.name, kind=conn.kind))
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:

@@ -11,7 +11,7 @@ from echo_desk.tools import N_, BaseTool, ErrorKind, RiskLevel, ToolError, get_s
 
 DEFAULT_BASE_URL = "https://api.openweathermap.org/data/2.5"
 SECRET_KEY = "weather.api_key"
-NOT_CONFIGURED = "API key not configured"
+NOT_CONFIGURED = N_("API key not configured")  # the catalog shows it translated; the model reads it as is
 
 
 class WeatherTool(BaseTool):

@@ -1,0 +1,143 @@
+"""One Chinese term per concept (i18n/glossary.toml), in the catalog, the docs and the packaging.
+
+A catalog entry whose English names a glossary concept must use the glossary's Chinese term and
+none of its forbidden variants; some variants (停用, 智能体, 副作用, 工作目录…) are banned from every
+Chinese text we ship. Settings pages are named one way in both languages: "Settings › Models".
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.pofile import read_po
+
+ROOT = Path(__file__).resolve().parents[2]
+GLOSSARY = ROOT / "i18n" / "glossary.toml"
+ZH = ROOT / "i18n" / "zh_CN" / "LC_MESSAGES" / "echo_desk.po"
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# Where 智能体 may stay: a search keyword is matched against what people type, not read.
+_KEYWORD_LINE = re.compile(r"^Keywords\[zh_CN\]=|<keyword xml:lang=\"zh-CN\">")
+
+
+@dataclass(frozen=True)
+class Term:
+    english: tuple[re.Pattern[str], ...]
+    chinese: str
+    forbidden: tuple[str, ...]
+    everywhere: tuple[str, ...]
+    exceptions: tuple[re.Pattern[str], ...]
+    required: bool
+
+    def found_in(self, msgid: str) -> bool:
+        text = _PLACEHOLDER.sub(" ", msgid)
+        for exception in self.exceptions:
+            text = exception.sub(" ", text)
+        return any(p.search(text) for p in self.english)
+
+
+def _glossary() -> tuple[list[Term], list[re.Pattern[str]]]:
+    data = tomllib.loads(GLOSSARY.read_text(encoding="utf-8"))
+    terms = [
+        Term(english=tuple(re.compile(p, re.IGNORECASE) for p in t["en"]), chinese=t["zh"],
+             forbidden=tuple(t.get("forbidden", ())), everywhere=tuple(t.get("everywhere", ())),
+             exceptions=tuple(re.compile(p, re.IGNORECASE) for p in t.get("except", ())),
+             required=t.get("zh_required", True))
+        for t in data["term"]
+    ]
+    return terms, [re.compile(p) for p in data["settings_path"]["forbidden"]]
+
+
+TERMS, SETTINGS_PATH_FORBIDDEN = _glossary()
+
+
+def catalog_problems(pairs: list[tuple[str, str]]) -> list[str]:
+    """Every glossary breach in (msgid, Chinese msgstr) pairs, as readable lines."""
+    problems: list[str] = []
+    for msgid, msgstr in pairs:
+        shown = _PLACEHOLDER.sub(" ", msgstr)
+        present = [t for t in TERMS if t.found_in(msgid)]
+        allowed = " ".join(t.chinese for t in present)
+        for term in present:
+            if term.required and term.chinese not in shown:
+                problems.append(f"{msgid!r}: uses no {term.chinese} → {msgstr!r}")
+            for variant in term.forbidden:
+                if variant in shown and variant not in allowed:
+                    problems.append(f"{msgid!r}: {variant} instead of {term.chinese} → {msgstr!r}")
+        problems += [f"{msgid!r}: {p}" for p in text_problems(msgstr)]
+    return problems
+
+
+def text_problems(text: str) -> list[str]:
+    """Variants banned from every Chinese text, and the arrow form of a settings path."""
+    found = [f"{v} (banned everywhere; the term is {t.chinese})"
+             for t in TERMS for v in t.everywhere if v in text]
+    found += [f"settings path written {p.pattern!r}: use “设置 › 模型”" for p in SETTINGS_PATH_FORBIDDEN if p.search(text)]
+    return found
+
+
+def _zh_catalog_pairs(path: Path = ZH) -> list[tuple[str, str]]:
+    with path.open("rb") as f:
+        catalog = read_po(f, locale="zh_CN")
+    return [(m.id, m.string) for m in catalog if m.id and isinstance(m.id, str)]
+
+
+def _chinese_doc_lines() -> list[tuple[str, str]]:
+    """(where, line) for every line of Chinese we ship outside the catalog."""
+    files = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md",
+             *sorted((ROOT / "packaging").glob("*.desktop")), *sorted((ROOT / "packaging").glob("*.metainfo.xml")),
+             *sorted((ROOT / "examples").glob("*/README.md"))]
+    lines = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _CJK.search(line) and not _KEYWORD_LINE.search(line):
+                lines.append((f"{path.relative_to(ROOT)}:{number}", line))
+    return lines
+
+
+def test_the_glossary_catches_a_forbidden_variant() -> None:
+    # The checker itself: each kind of breach it exists for is found.
+    assert catalog_problems([("Disable", "停用")])
+    assert catalog_problems([("Target", "目标")])
+    assert catalog_problems([("Working folder: {cwd}", "工作目录：{cwd}")])
+    assert catalog_problems([("Its side effects", "副作用")])
+    assert catalog_problems([("Never", "从不")])
+    assert catalog_problems([("URL:", "URL：")])
+    assert catalog_problems([("Check the key in Settings → Models.", "请在“设置 → 模型”中检查密钥。")])
+    # …and what is right passes: 目标 is the goal's term when both meet in one message.
+    assert catalog_problems([("Goal and targets", "目标和操作对象")]) == []
+    assert catalog_problems([("Endpoint URL", "接口地址")]) == []
+    assert catalog_problems([("Fetch {url}", "获取 {url}")]) == []
+
+
+def test_every_zh_cn_catalog_entry_uses_the_glossary_terms() -> None:
+    problems = catalog_problems(_zh_catalog_pairs())
+    assert problems == [], "\n".join(problems)
+
+
+def test_english_messages_name_settings_pages_one_way() -> None:
+    wrong = [msgid for msgid, _msgstr in _zh_catalog_pairs()
+             if any(p.search(msgid) for p in SETTINGS_PATH_FORBIDDEN)]
+    assert wrong == []
+
+
+def test_chinese_docs_and_packaging_use_the_glossary_terms() -> None:
+    problems = [f"{where}: {p}" for where, line in _chinese_doc_lines() for p in text_problems(line)]
+    assert problems == [], "\n".join(problems)
+
+
+def test_plugin_catalogs_use_the_glossary_terms() -> None:
+    catalogs = sorted((ROOT / "examples").glob("*/src/*/locale/zh_CN/LC_MESSAGES/*.po"))
+    assert catalogs, "the example plugin ships a zh_CN catalog"
+    problems = [f"{po.relative_to(ROOT)}: {p}" for po in catalogs for p in catalog_problems(_zh_catalog_pairs(po))]
+    assert problems == [], "\n".join(problems)
+
+
+def test_agent_is_a_search_keyword_only_in_the_desktop_entry() -> None:
+    desktop = next((ROOT / "packaging").glob("*.desktop")).read_text(encoding="utf-8")
+    keywords = next(line for line in desktop.splitlines() if line.startswith("Keywords[zh_CN]="))
+    assert "智能体" in keywords and "代理" in keywords
+    assert "智能体" not in desktop.replace(keywords, "")

@@ -1,0 +1,313 @@
+"""After a live switch to Chinese, nothing on screen is left in English.
+
+Every window is built in English first (as a person who switches later has it), with requests,
+cards and notices made by the real engine before the switch; then the language is switched and
+every visible widget is walked: labels, buttons, group boxes, placeholders, combo boxes, tabs,
+lists, trees, tables, text boxes, window titles, the status bar and the transcript's cards.
+What may stay in Latin letters: names (products, protocols, file formats), paths, code, tool
+identifiers, numbers and the test's own data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QTabWidget,
+    QTextEdit,
+    QWidget,
+)
+
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.status import ToolStatus
+from echo_desk.i18n import N_, deferred
+from echo_desk.store.conversations import ConversationStore
+from echo_desk.tools import FileChange, FileChangeKind
+from echo_desk.tools.host import Question
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.approval_dialog import ApprovalDialog
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.chat_window import MainWindow
+from echo_desk.ui.controller import QtHost
+from echo_desk.ui.models_page import ModelsPage
+from echo_desk.ui.question_dialog import QuestionDialog
+from echo_desk.ui.services import Services
+from echo_desk.ui.settings_dialog import SettingsDialog
+from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.transcript_view import TranscriptView
+from tests.ui.conftest import within
+
+#: Names that are the same in both languages: products, protocols, formats, commands, units.
+PHRASES = ("Echo Desk", "VS Code", "Claude Desktop", "JSON Lines", "Streamable HTTP", "Google Gemini",
+           "git status && npm test", "python -m", "rm -r")
+NAMES = {
+    "mcp", "json", "sql", "api", "http", "https", "url", "id", "dsn", "sqlite", "postgresql", "ollama", "openai",
+    "anthropic", "gemini", "gguf", "markdown", "llama", "cpp", "sha", "ctrl", "enter", "cursor", "stdio", "sse",
+    "bubblewrap", "bwrap", "token", "toml", "ai", "llm", "qwen", "kib", "mib", "gib", "ms", "utf", "ssh", "gnupg",
+    "aws", "kube", "docker", "gcloud", "azure", "localhost", "npx", "uvx", "wsl", "apparmor", "sudo", "sysctl",
+    "systemctl", "eval", "exec", "english",
+}
+#: The test's own data (a provider's name, a file, a command, a question's choices).
+DATA = {"local", "hello", "main", "dev", "ls", "la"}
+#: Tool identifiers in a rule's Tool column (the family names of permissions.toml).
+TOOL_IDS = {"shell"}
+#: Views of file content (diffs): code, not interface text.
+CONTENT_VIEWS = {"DiffTextView"}
+_CODE = re.compile(r"`[^`]*`|\{[^}]*\}|\S*[/\\~]\S*|\S*[._]\w\S*|https?://\S+|\b\w*\d\w*\b|⟨[^⟩]*⟩|[$@]\w+|(?<!\w)--?[\w-]+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def english_left(text: str, also_allowed: set[str] = frozenset()) -> list[str]:
+    """The English words in ``text`` once names, paths, code, identifiers and numbers are set aside."""
+    for phrase in PHRASES:
+        text = text.replace(phrase, " ")
+    words = _WORD.findall(_CODE.sub(" ", text))
+    allowed = NAMES | DATA | TOOL_IDS | {a.lower() for a in also_allowed}
+    return [w for w in words if w.lower() not in allowed]
+
+
+def _plain(text: str) -> str:
+    if "<" in text and ">" in text:
+        doc = QTextDocument()
+        doc.setHtml(text)
+        return doc.toPlainText()
+    return text
+
+
+def _model_texts(view: QAbstractItemView) -> Iterator[str]:
+    model = view.model()
+    if model is None:
+        return
+    header = getattr(view, "header", None) or getattr(view, "horizontalHeader", None)
+    if header is not None and header() is not None and not header().isHidden():
+        for column in range(model.columnCount()):
+            yield str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+    pending = [QModelIndex()]
+    while pending:
+        parent = pending.pop()
+        for row in range(model.rowCount(parent)):
+            for column in range(model.columnCount(parent)):
+                index = model.index(row, column, parent)
+                value = model.data(index, Qt.ItemDataRole.DisplayRole)
+                if isinstance(value, str):
+                    yield value
+            pending.append(model.index(row, 0, parent))
+
+
+def visible_texts(root: QWidget) -> Iterator[tuple[str, str]]:
+    """(widget class, text) for everything ``root`` shows."""
+    yield type(root).__name__, root.windowTitle()
+    for widget in [root, *root.findChildren(QWidget)]:
+        if widget is not root and not widget.isVisibleTo(root):
+            continue
+        kind = type(widget).__name__
+        if kind in CONTENT_VIEWS:
+            continue
+        if isinstance(widget, QLabel):
+            yield kind, _plain(widget.text())
+        elif isinstance(widget, QAbstractButton):
+            yield kind, widget.text()
+        elif isinstance(widget, QGroupBox):
+            yield kind, widget.title()
+        elif isinstance(widget, QLineEdit):
+            yield kind, widget.placeholderText()
+        elif isinstance(widget, (QPlainTextEdit, QTextEdit)):
+            yield kind, widget.placeholderText()
+            yield kind, widget.toPlainText()
+        elif isinstance(widget, QComboBox):
+            yield from ((kind, widget.itemText(i)) for i in range(widget.count()))
+        elif isinstance(widget, QTabWidget):
+            yield from ((kind, widget.tabText(i)) for i in range(widget.count()))
+        if isinstance(widget, TranscriptView):
+            delegate = widget.itemDelegate()
+            for item in widget.model().items():
+                yield from ((kind, doc.toPlainText()) for doc in delegate.documents(item))
+        elif isinstance(widget, QAbstractItemView) and not isinstance(widget, QListWidget | QComboBox):
+            yield from ((kind, text) for text in _model_texts(widget))
+        elif isinstance(widget, QListWidget):
+            yield from ((kind, widget.item(i).text()) for i in range(widget.count()))
+
+
+def untranslated(root: QWidget, also_allowed: set[str] = frozenset()) -> list[str]:
+    return sorted({f"{kind}: {text!r} → {left}" for kind, text in visible_texts(root)
+                   if (left := english_left(text, also_allowed))})
+
+
+def _switch(language: str) -> None:
+    i18n_qt.apply_language(language)
+    QApplication.processEvents()  # Qt delivers its LanguageChange events queued
+
+
+def test_the_checker_sees_english_and_lets_names_paths_and_code_pass() -> None:
+    assert english_left("Allow once") == ["Allow", "once"]
+    assert english_left("已修改：/home/me/shop.py") == []
+    assert english_left("在 /tmp/ws 中运行（最长 120 秒）") == []
+    assert english_left("write_file · run_command · files.read · `git status` · MCP · JSON · $HOME") == []
+    assert english_left("Echo Desk 自己的设置文件夹") == []
+    assert english_left("Server") == ["Server"]
+    assert english_left("正在校验 sha256…") == []
+
+
+def _test_tools(runtime) -> set[str]:
+    # A test plugin's own titles and descriptions have no Chinese: a plugin's words, not ours.
+    backend = CatalogBackend(runtime.settings, runtime)
+    return {w for e in backend.entries() if e.source.kind.value != "builtin"
+            for text in (backend.title(e.tool), backend.description(e.tool)) for w in _WORD.findall(text)}
+
+
+def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(qtbot, qloop, runtime, tmp_path):
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
+                        runtime=runtime, conversations=store, providers_available=True)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.attach(services)
+    window.set_banner(services.banner)
+    window.resize(1200, 800)
+    window.show()
+    transcript = window.session.transcript
+    transcript.add_user("hello")
+    for number, status in enumerate(ToolStatus):
+        transcript.add_tool_call(f"c{number}", "write_note", json.dumps({"path": "shop.py"}), status)
+    # A finished card with everything a card can show: a file change and what the sandbox refused.
+    done = transcript.add_tool_call("full", "write_note", json.dumps({"path": "shop.py"}), ToolStatus.DONE)
+    done.file_changes = [{"path": str(tmp_path / "shop.py"), "kind": "modify", "diff": "@@ -1 +1 @@\n-a\n+b\n"}]
+    done.sandbox = {"sandboxed": True, "domains": ["pypi.org"], "blocked": ["network"],
+                    "refused_hosts": ["example.com"], "mode": "sandboxed"}
+    done.expanded = True
+    done.touch()
+    transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))
+    window.host.file_changed.emit(str(tmp_path / "shop.py"))
+    settings = SettingsDialog(services.backend, window, models_page=ModelsPage(runtime.settings, lambda *a, **k: None))
+    qtbot.addWidget(settings)
+    settings.show()
+
+    _switch("zh_CN")
+    try:
+        allowed = _test_tools(runtime) | {"hello"}
+        left = untranslated(window, allowed)
+        shown = "\n".join(text for _kind, text in visible_texts(window))
+        # The walk reached the cards: their statuses, the change and the sandbox lines, the notice.
+        for chinese in ("已拒绝", "已取消", "（已修改）", "网络访问未获准", "已停止，仍在运行的操作都已取消"):
+            assert chinese in shown, chinese
+        assert window.statusBar().currentMessage().startswith("已修改")
+        for page in settings.PAGES:
+            settings.show_page(page)
+            QApplication.processEvents()
+            left += [f"{page}: {line}" for line in untranslated(settings, allowed)]
+        assert left == [], "\n".join(left)
+    finally:
+        _switch("en")
+        settings.close()
+        window.session.stop()
+        store.close()
+
+
+def _dialog_after_switch(qloop, runtime, scope, call: ToolCall) -> list[str]:
+    host = QtHost(transcript=TranscriptModel())
+    left: list[str] = []
+    opened: list[ApprovalDialog] = []
+
+    def on_open(dialog: ApprovalDialog) -> None:
+        # Opened (and its request built by the engine) in English; read after the switch.
+        opened.append(dialog)
+
+        def read() -> None:
+            _switch("zh_CN")
+            left.extend(untranslated(dialog, _test_tools(runtime)))
+            # The summary line was built by the engine in English; it is shown in Chinese now.
+            if dialog.summary.isVisibleTo(dialog) and not _CJK.search(dialog.summary.text()):
+                left.append(f"summary: {dialog.summary.text()!r}")
+            _switch("en")
+            dialog.deny.click()
+        qloop.call_soon(read)
+
+    host.dialog_opened.connect(on_open)
+    qloop.run_until_complete(within(runtime.dispatcher.execute_tool(call, scope, host)))
+    assert len(opened) == 1, f"{call.name} asked for no approval"
+    return left
+
+
+def test_approval_dialogs_built_in_english_read_in_chinese_after_a_switch(qloop, builtin_runtime, scope,
+                                                                           workspace: Path):
+    (workspace / "shop.py").write_text("print('hi')\n")
+    calls = [
+        ToolCall(id="r1", name="run_command", arguments=json.dumps({"command": "ls -la"})),
+        ToolCall(id="w1", name="write_file", arguments=json.dumps({"path": "shop.py", "content": "print(1)\n"})),
+        ToolCall(id="d1", name="delete_path", arguments=json.dumps({"path": "shop.py"})),
+        ToolCall(id="f1", name="create_folder", arguments=json.dumps({"path": "notes"})),
+    ]
+    left = [line for call in calls for line in _dialog_after_switch(qloop, builtin_runtime, scope, call)]
+    assert left == [], "\n".join(left)
+
+
+def test_a_question_and_a_file_change_tab_read_in_chinese_after_a_switch(qtbot) -> None:
+    question = QuestionDialog(Question(prompt="main?", choices=("main", "dev"), asked_by="agent"))
+    qtbot.addWidget(question)
+    question.show()
+    change = FileChange(path="/home/me/ws/shop.py", kind=FileChangeKind.MODIFY, before_sha256="a",
+                        after_sha256="b", diff="@@ -1 +1 @@\n-a\n+b\n")
+    from tests.ui.test_language import _request
+
+    request = _request()
+    approval = ApprovalDialog(type(request)(**{**request.__dict__, "file_changes": (change,),
+                                               "summary": deferred(N_("Change {path}"), path=change.path)}))
+    qtbot.addWidget(approval)
+    approval.show()
+    _switch("zh_CN")
+    try:
+        left = untranslated(question) + untranslated(approval, {"Write", "note"})
+        assert approval.summary.text() == "修改 /home/me/ws/shop.py"
+        assert approval.tabs.tabText(0) == "shop.py（已修改）"
+        assert left == [], "\n".join(left)
+    finally:
+        _switch("en")
+
+
+def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop, runtime) -> None:
+    from echo_desk.mcp import McpManager
+    from echo_desk.mcp.approvals import start_request
+    from echo_desk.mcp.config import parse_server
+    from echo_desk.ui.mcp_page import McpPage
+    from echo_desk.ui.server_start_dialog import ServerStartDialog
+
+    servers = {
+        "github": parse_server("github", {"command": "docker", "args": ["run", "-i", "--rm", "ghcr.io/github/server"],
+                                          "env": {"GITHUB_TOOLSETS": "repos"}}),
+        "remote": parse_server("remote", {"type": "http", "url": "https://mcp.example.com/mcp", "enabled": False}),
+    }
+    manager = McpManager(runtime.settings, servers=servers)  # never started: nothing is approved
+    page = McpPage(manager, QtHost(transcript=TranscriptModel()), "/home/me/.config/echo-desk/mcp.json")
+    settings = SettingsDialog(CatalogBackend(runtime.settings, runtime), mcp_page=page)
+    qtbot.addWidget(settings)
+    settings.show_page("mcp")
+    settings.show()
+    request = start_request(servers["github"], runtime.settings.current)
+    assert request is not None
+    start = ServerStartDialog(request)
+    qtbot.addWidget(start)
+    start.show()
+    _switch("zh_CN")
+    try:
+        left = untranslated(settings, {"github", "remote", "repos", "run"}) + untranslated(start, {"github", "repos", "run"})
+        assert left == [], "\n".join(left)
+        assert "启动" in start.windowTitle() and "启动" in start.allow.text()
+    finally:
+        _switch("en")
+        settings.close()
+        qloop.run_until_complete(manager.aclose())
