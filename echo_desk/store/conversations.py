@@ -279,6 +279,12 @@ class ConversationStore:
                                    [(top + i, n) for i, n in enumerate(path, start=1)])
         return self.messages(conversation_id)
 
+    def node_of(self, message_id: int) -> str | None:
+        """The tree id of stored message ``message_id`` (``None``: no such message)."""
+        with self._lock:
+            row = self._conn.execute("SELECT node FROM messages WHERE id = ?", (message_id,)).fetchone()
+        return str(row[0]) if row else None
+
     def history(self, conversation_id: str) -> builtins.list[ChatMessage]:
         return [m.message for m in self.messages(conversation_id)]
 

@@ -25,6 +25,8 @@ def open_hit(window: MainWindow, hit: SearchHit, query: str) -> bool:
         # Selecting it in the list opens it, as a click would.
         window.conversations.reload(hit.conversation_id)
     row = row_of_message(window.transcript, hit.message_id)
+    if row < 0 and hit.message_id and not window.session.busy:
+        row = _show_branch_of(window, hit)
     words = sorted(query.split(), key=len, reverse=True)
     if words:
         window.find_bar.open_find(words[0], near_row=max(row, 0))
@@ -33,3 +35,17 @@ def open_hit(window: MainWindow, hit: SearchHit, query: str) -> bool:
         reveal_row(window.transcript, row)  # the word is not shown as typed there (a folded card)
     window.transcript.setFocus()
     return True
+
+
+def _show_branch_of(window: MainWindow, hit: SearchHit) -> int:
+    """The message is in a version of the conversation not shown (an edit or a regenerated answer
+    moved past it): show that version, as its ‹ › switcher would. Returns the message's row."""
+    store = window.session.store
+    node = store.node_of(hit.message_id) if store is not None else None
+    if store is None or node is None:
+        return -1
+    stored = store.choose(hit.conversation_id, node)
+    window.session.core.adopt(stored)
+    window.session.transcript.load_history(stored, window.session.core.branch_position)
+    window.message_actions.switched.emit()
+    return row_of_message(window.transcript, hit.message_id)

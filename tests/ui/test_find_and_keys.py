@@ -82,6 +82,23 @@ def _has_colour(widget: QWidget, colour: str) -> bool:
     return any(image.pixel(x, y) == wanted for y in range(0, image.height(), 2) for x in range(0, image.width(), 2))
 
 
+def test_a_hit_in_a_version_not_shown_opens_that_version(qtbot, window):
+    # An edit moved the conversation past the message: the result still opens it, in its version.
+    store = window.services.conversations
+    conv = store.create("Versions")
+    first = store.append(conv.id, ChatMessage(role="user", content="plan the zanzibar trip"))
+    root = store.node_of(first)
+    old = store.append(conv.id, ChatMessage(role="assistant", content="the zanzibar itinerary"))
+    store.append(conv.id, ChatMessage(role="assistant", content="a newer answer"), parent=root)
+    assert [m.message.content for m in store.messages(conv.id)][-1] == "a newer answer"
+    window.conversations.reload(window.session.conversation.id)
+    _search(qtbot, window, "itinerary")
+    QTest.keyClick(window.conversations.search, Qt.Key.Key_Return)
+    assert window.session.conversation.id == conv.id
+    assert row_of_message(window.transcript, old) == 1
+    assert [m.message.content for m in store.messages(conv.id)][-1] == "the zanzibar itinerary"  # remembered
+
+
 def test_search_in_english_shows_snippets_and_enter_opens_the_conversation_at_the_message(qtbot, window):
     filler = [f"message number {n} about nothing in particular\n\nwith a second paragraph" for n in range(80)]
     texts = [*filler[:10], "The quarterly report is in reports/q3.md", *filler[10:]]
