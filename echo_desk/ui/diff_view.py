@@ -10,7 +10,16 @@ import time
 from collections.abc import Iterator
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextOption
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QImage,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+    QTextCursor,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -390,5 +399,7 @@ def warm_up() -> None:
     and font machinery (~100 ms here); the app pays it while loading, not when an approval opens."""
     pane = DiffPane("@@ -1 +1 @@\n-a\n+b\n")
     pane.resize(240, 120)
-    pane.grab()
+    # Into an image of our own: grab() converts a pixmap on Qt's global thread pool, whose idle
+    # threads then outlive the app by half a minute.
+    pane.render(QImage(pane.size(), QImage.Format.Format_ARGB32_Premultiplied))
     pane.deleteLater()

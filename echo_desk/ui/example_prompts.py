@@ -11,8 +11,8 @@ folder itself). They are shown, and sent, in the person's language.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QAbstractItemModel, Qt, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from echo_desk.i18n import N_, _
 from echo_desk.ui import i18n_qt
@@ -33,14 +33,14 @@ class ExamplePrompts(QWidget):
         super().__init__(parent)
         self.label = QLabel()
         self.buttons = [QPushButton() for _ in EXAMPLES]
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label)
+        # One under another: side by side, three sentences made the window 1,190 px wide at least.
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.label)
         for button, example in zip(self.buttons, EXAMPLES, strict=True):
             button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, e=example: self.picked.emit(_(e)))
-            row.addWidget(button)
-        row.addStretch(1)
+            column.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 

@@ -63,3 +63,14 @@ def test_the_examples_are_shown_and_sent_in_chinese(window, qloop) -> None:  # t
         assert model.seen_messages[0][-1].content == texts[0]
     finally:
         i18n_qt.apply_language("en")
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_examples_do_not_make_the_window_wider_than_a_small_screen(window, language) -> None:  # type: ignore[no-untyped-def]
+    # Side by side, the three sentences once made the window at least 1,190 px wide.
+    i18n_qt.apply_language(language)
+    try:
+        assert window.examples.isVisibleTo(window)
+        assert window.minimumSizeHint().width() <= 1000
+    finally:
+        i18n_qt.apply_language("en")
