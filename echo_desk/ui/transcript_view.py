@@ -122,6 +122,29 @@ def status_chip(status: ToolStatus) -> str:
             f"&nbsp;{html.escape(status_label(status))}&nbsp;</span>")
 
 
+def _change_html(change: dict[str, Any], expanded: bool, p: theme.Palette) -> tuple[list[str], int]:
+    """One file change of a card: its path, kind and counts, and (expanded) its first lines; with
+    how many parts a collapsed card hides."""
+    parsed = parse_unified(str(change.get("diff", "") or ""))
+    kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
+    parts = [f"<div>{aside(_bold(visible(str(change.get('path', '')))), html.escape(kind))} "
+             f"<span style='color:{p.ok}'>+{parsed.added}</span> <span style='color:{p.danger}'>−{parsed.deleted}</span></div>"]
+    if not len(parsed):
+        return parts, 0
+    if not expanded:
+        return parts, 1
+    colours = {ADD: p.diff_add, DELETE: p.diff_delete, HUNK: p.diff_hunk}
+    rows = [f"<div style='background:{colours.get(parsed.kinds[i], p.base)}; white-space:pre'>"
+            f"{html.escape(parsed.lines[i]) or ' '}</div>" for i in range(min(len(parsed), _CARD_DIFF_LINES))]
+    parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")  # not prose: HTML rows
+    if len(parsed) > _CARD_DIFF_LINES:
+        more_text = _("{n} more lines: double-click to open the whole diff")
+        parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), p.muted))
+    if change.get("truncated"):
+        parts.append(_div(_("The tool shortened this diff."), p.warn))
+    return parts, 0
+
+
 def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None,
               icon: str = "") -> str:
     """The tool card for ``item`` (what the person sees of one call). ``title_for`` names the
@@ -166,26 +189,9 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         hidden += more
         parts.append(_pre(result))
     for change in item.file_changes:
-        diff = str(change.get("diff", "") or "")
-        parsed = parse_unified(diff)
-        kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
-        parts.append(
-            f"<div>{aside(_bold(visible(str(change.get('path', '')))), html.escape(kind))} "
-            f"<span style='color:{p.ok}'>+{parsed.added}</span> <span style='color:{p.danger}'>−{parsed.deleted}</span></div>")
-        if item.expanded and len(parsed):
-            rows = []
-            colours = {ADD: p.diff_add, DELETE: p.diff_delete, HUNK: p.diff_hunk}
-            for i in range(min(len(parsed), _CARD_DIFF_LINES)):
-                bg = colours.get(parsed.kinds[i], p.base)
-                rows.append(f"<div style='background:{bg}; white-space:pre'>{html.escape(parsed.lines[i]) or ' '}</div>")
-            parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")
-            if len(parsed) > _CARD_DIFF_LINES:
-                more_text = _("{n} more lines: double-click to open the whole diff")
-                parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), p.muted))
-            if change.get("truncated"):
-                parts.append(_div(_("The tool shortened this diff."), p.warn))
-        elif len(parsed):
-            hidden += 1
+        html_part, more = _change_html(change, item.expanded, p)
+        parts.extend(html_part)
+        hidden += more
     if item.file_changes and item.status == "done":
         if item.reverted:
             parts.append(_div(_("Reverted"), p.muted))
