@@ -162,12 +162,17 @@ class Deferred(str):
         return made
 
     def again(self) -> str:
-        return _(self.msgid).format(**self.params) if self.params else _(self.msgid)
+        return _(self.msgid).format(**_shown_params(self.params)) if self.params else _(self.msgid)
 
 
 def deferred(msgid: str, **params: object) -> str:
-    """``_(msgid).format(**params)``, kept re-translatable (see ``Deferred``)."""
-    return Deferred(_(msgid).format(**params) if params else _(msgid), msgid, params)
+    """``_(msgid).format(**params)``, kept re-translatable (see ``Deferred``); a parameter that is
+    itself deferred is shown in the same language."""
+    return Deferred(_(msgid).format(**_shown_params(params)) if params else _(msgid), msgid, params)
+
+
+def _shown_params(params: dict[str, object]) -> dict[str, object]:
+    return {k: v.again() if isinstance(v, Deferred) else v for k, v in params.items()}
 
 
 def shown(text: str) -> str:

@@ -311,3 +311,24 @@ def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop
         _switch("en")
         settings.close()
         qloop.run_until_complete(manager.aclose())
+
+
+def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # "move folder from; folder with 2 files and 1 sub-folders", built once by the engine in English.
+    from echo_desk.agent.tools import fs, trees
+    from echo_desk.agent.tools.fileops import _folder_target
+    from echo_desk.ui.protection_text import shown_detail
+
+    folder = tmp_path / "proj"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("a")
+    (folder / "sub" / "b.txt").write_text("b")
+    i18n_qt.apply_language("en")
+    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
+    assert shown_detail(target.detail) == "move folder from; folder with 2 files and 1 sub-folders"
+    i18n_qt.apply_language("zh_CN")
+    try:
+        chinese = shown_detail(target.detail)
+        assert "2 个文件" in chinese and "move" not in chinese and "folder" not in chinese
+    finally:
+        i18n_qt.apply_language("en")

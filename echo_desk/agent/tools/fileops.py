@@ -184,14 +184,18 @@ _MAX_NAMED_INSIDE = 5
 
 
 def _folder_target(tree: trees.Tree, role: str) -> Target:
-    count = f"folder with {len(tree.files)} files and {len(tree.folders) - 1} sub-folders"
+    count = deferred(N_("folder with {files} files and {folders} sub-folders"), files=len(tree.files),
+                     folders=len(tree.folders) - 1)
     # A protected file inside (a .git folder, a hard link) makes the folder need the same exact approval.
     inside = [f"{warning} ({path})" for path in (tree.path(f.parts) for f in tree.files)
               for warning in protection_warnings(fs.Resolved(Path(path), tree.root.root))]
     if len(inside) > _MAX_NAMED_INSIDE:
         inside = [*inside[:_MAX_NAMED_INSIDE], f"{PROTECTED}: {len(inside) - _MAX_NAMED_INSIDE} more inside"]
-    return Target(kind="path", value=str(tree.root),
-                  detail="; ".join((role, count, *protection_warnings(tree.root), *inside)))
+    warnings = (*protection_warnings(tree.root), *inside)
+    if not warnings:  # kept re-translatable, role and count (a protected folder's reasons are read part by part)
+        return Target(kind="path", value=str(tree.root),
+                      detail=deferred(N_("{role}; {count}"), role=deferred(role), count=count))
+    return Target(kind="path", value=str(tree.root), detail="; ".join((role, count, *warnings)))
 
 
 class MovePath(_PathTool):
