@@ -45,6 +45,7 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
+from echo_desk.i18n import locale_dir_of
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
@@ -423,6 +424,8 @@ class Dispatcher:
             call_id=state.call.id,
             tool_name=entry.name,
             tool_title=entry.tool.display_title,
+            tool_domain=entry.tool.translation_domain,
+            tool_locale_dir=locale_dir_of(type(entry.tool)),
             risk=risk,
             scope_id=state.scope.id,
             scope_label=state.scope.label,

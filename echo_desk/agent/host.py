@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from echo_desk.agent.sources import BUILTIN, ToolSource
@@ -51,6 +52,10 @@ class ApprovalRequest:
     summary: str
     binding: str
     source: ToolSource = BUILTIN
+    #: The gettext domain of ``tool_title`` (a plugin's own catalog; Echo Desk's by default) and
+    #: the folder the plugin ships it in.
+    tool_domain: str = "echo_desk"
+    tool_locale_dir: Path | None = None
     #: Set for a sub-agent spawn (``delegate``): what the sub-agent would get, typed.
     spawn: SpawnGrants | None = None
     #: The permission rules' view of this call: per-part verdicts and the narrow rules the

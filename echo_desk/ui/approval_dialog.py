@@ -32,7 +32,7 @@ from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
-from echo_desk.i18n import _, aside, labelled, list_text, shown
+from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.ui import approval_keys, i18n_qt, marshal, theme
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
@@ -264,7 +264,8 @@ class ApprovalDialog(QDialog):
 
     def retranslate(self, *_args: object) -> None:
         r = self.request
-        title = visible(_(r.tool_title) if r.tool_title else r.tool_name, one_line=True)
+        title = visible(translate_in(r.tool_domain, r.tool_title, r.tool_locale_dir) if r.tool_title else r.tool_name,
+                        one_line=True)
         self.setWindowTitle(_("Approve {tool}?").format(tool=title))
         if self.is_spawn:
             self.heading.setText(_("Echo Desk wants to start a sub-agent"))

@@ -6,12 +6,14 @@ import asyncio
 import json
 import threading
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from echo_desk.agent.model import ToolCall
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import Question
+from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval_dialog import ApprovalDialog
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.question_dialog import QuestionDialog
@@ -306,3 +308,25 @@ def test_a_folder_of_many_files_is_listed_in_targets_not_as_a_tab_each(qtbot) ->
     qtbot.waitUntil(lambda: bar.maximum() > 0)
     bar.setValue(bar.maximum())
     qtbot.waitUntil(dialog.allow_once.isEnabled)
+
+
+def test_a_plugin_tools_title_comes_from_the_plugins_own_catalog(qtbot) -> None:
+    from echo_desk import i18n
+    from echo_desk.agent.host import ApprovalRequest
+    from echo_desk.tools import RiskLevel
+    from echo_desk.ui.approval_dialog import ApprovalDialog
+
+    weather = pytest.importorskip("echo_desk_weather")
+    tool = weather.WeatherTool()
+    request = ApprovalRequest(call_id="c1", tool_name=tool.name, tool_title=tool.display_title,
+                              tool_domain=tool.translation_domain, tool_locale_dir=i18n.locale_dir_of(type(tool)),
+                              risk=RiskLevel.READ, scope_id="s",
+                              scope_label="conversation", scope_chain=(), arguments={"city": "Paris"},
+                              targets=(), file_changes=(), summary="", binding="x")
+    i18n_qt.apply_language("zh_CN")
+    try:
+        dialog = ApprovalDialog(request)
+        qtbot.addWidget(dialog)
+        assert "天气" in dialog.windowTitle() and "Weather" not in dialog.windowTitle()
+    finally:
+        i18n_qt.apply_language("en")
