@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
-from echo_desk.agent.envelope import Envelope, cap_content
+from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
 from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
@@ -75,10 +75,11 @@ StatusCallback = Callable[[ToolStatus], None]
 class _Stop(Exception):
     """Ends the pipeline early with a failure envelope."""
 
-    def __init__(self, kind: ErrorKind, error: str) -> None:
+    def __init__(self, kind: ErrorKind, error: str, metadata: dict[str, Any] | None = None) -> None:
         super().__init__(error)
         self.kind = kind
         self.error = error
+        self.metadata = metadata
 
 
 @dataclass
@@ -132,7 +133,7 @@ class Dispatcher:
         try:
             envelope = await self._pipeline(state, host, on_status or _ignore)
         except _Stop as stop:
-            envelope = Envelope.failure(call.name, call.id, stop.kind, stop.error)
+            envelope = Envelope.failure(call.name, call.id, stop.kind, stop.error, stop.metadata)
         except asyncio.CancelledError:
             self._record(state, Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled"))
             raise
@@ -580,7 +581,9 @@ def _check_answer(state: _Call, request: ApprovalRequest, decision: ApprovalDeci
         state.decision = Decision.DENIED
         state.provenance = "person: denied"
         message = f": {decision.message}" if decision.message else ""
-        raise _Stop(ErrorKind.REJECTED, f"the person denied this call{message}")
+        # The card says it in the person's language from the metadata; the model reads the words.
+        raise _Stop(ErrorKind.REJECTED, f"the person denied this call{message}",
+                    {DENIED_KEY: {"message": decision.message or ""}})
 
 
 def _take_selection(state: _Call, entry: RegisteredTool, request: ApprovalRequest, decision: ApprovalDecision,

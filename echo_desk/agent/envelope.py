@@ -19,6 +19,11 @@ def cap_content(text: str, limit: int = MAX_CONTENT_CHARS) -> str:
     return text[:limit] + f"\n…[truncated: {len(text) - limit} more characters not shown]"
 
 
+#: Envelope metadata of a call the person denied: ``{"message": their note to the agent}`` (the
+#: card says it in the person's language; the model reads the English ``error``).
+DENIED_KEY = "denied_by_person"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Envelope:
     ok: bool
@@ -36,8 +41,9 @@ class Envelope:
             raise ValueError("a failed envelope needs both error and error_kind")
 
     @classmethod
-    def failure(cls, tool: str, call_id: str, kind: ErrorKind, error: str) -> Envelope:
-        return cls(ok=False, tool=tool, call_id=call_id, error=error, error_kind=kind)
+    def failure(cls, tool: str, call_id: str, kind: ErrorKind, error: str,
+                metadata: dict[str, Any] | None = None) -> Envelope:
+        return cls(ok=False, tool=tool, call_id=call_id, error=error, error_kind=kind, metadata=metadata or {})
 
     def to_json(self) -> dict[str, Any]:
         return {

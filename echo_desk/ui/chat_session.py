@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from echo_desk.agent.envelope import DENIED_KEY
 from echo_desk.agent.model import (
     AttachmentRef,
     ChatMessage,
@@ -61,6 +62,8 @@ def _envelope_dict(envelope: Envelope) -> dict[str, Any]:
     sandbox = sandbox_of(metadata)
     if sandbox is not None:
         value = {**value, "sandbox": sandbox}
+    if isinstance(metadata.get(DENIED_KEY), dict):
+        value = {**value, DENIED_KEY: metadata[DENIED_KEY]}
     return value
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
+from echo_desk.agent.envelope import DENIED_KEY
 from echo_desk.agent.status import ToolStatus
 from echo_desk.store.conversations import StoredMessage
 from echo_desk.ui.result_grid import grid_of
@@ -57,6 +58,8 @@ class TranscriptItem:
     result: str = ""
     error: str = ""
     error_kind: str = ""
+    #: The person denied this call: their note to the agent ("" for none); ``None`` otherwise.
+    denied_note: str | None = None
     file_changes: list[dict[str, Any]] = field(default_factory=list)
     output: str = ""
     #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
@@ -268,6 +271,7 @@ class TranscriptModel(QAbstractListModel):
         item.subtranscript = subtranscript_of(envelope.metadata)
         item.grid = grid_of(envelope.metadata)
         item.sandbox = sandbox_of(envelope.metadata)
+        item.denied_note = denial_of(envelope.metadata)
         item.status = ToolStatus.of_result(envelope.ok, envelope.error_kind)
         self._changed(item)
 
@@ -349,6 +353,7 @@ class TranscriptModel(QAbstractListModel):
                 card.subtranscript = subtranscript_of(env)
                 card.grid = grid_of(env.get("grid"))
                 card.sandbox = sandbox_of(env.get("sandbox"))
+                card.denied_note = denial_of(env)
                 card.status = ToolStatus.of_result(bool(env.get("ok", not card.error)), card.error_kind)
         self._timer.stop()
         self.beginResetModel()
@@ -358,3 +363,13 @@ class TranscriptModel(QAbstractListModel):
         self._pending_output.clear()
         self._streaming = None
         self.endResetModel()
+
+
+def denial_of(metadata: Any) -> str | None:
+    """The person's note when they denied the call (``""``: none), from an envelope's metadata or
+    a stored envelope; ``None`` when the call was not denied by the person."""
+    denied = metadata.get(DENIED_KEY) if isinstance(metadata, dict) else None
+    if not isinstance(denied, dict):
+        return None
+    note = denied.get("message", "")
+    return note if isinstance(note, str) else ""

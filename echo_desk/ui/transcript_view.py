@@ -40,7 +40,7 @@ from echo_desk import i18n
 from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.visible_text import visible
-from echo_desk.i18n import _, aside, shown
+from echo_desk.i18n import _, aside, labelled, shown
 from echo_desk.ui import theme
 from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
@@ -145,6 +145,17 @@ def _change_html(change: dict[str, Any], expanded: bool, p: theme.Palette) -> tu
     return parts, 0
 
 
+def _failure_parts(item: TranscriptItem, p: theme.Palette) -> list[str]:
+    """Why the call failed: a denial by the person in their language (the model got the English
+    words), else the engine's error as it came."""
+    if item.denied_note is not None:
+        parts = [_div(_("You denied this call."), p.danger)]
+        if item.denied_note:
+            parts.append(_pre(labelled(_("Your note to the agent"), item.denied_note), p.muted))
+        return parts
+    return [_pre(item.error, p.danger)] if item.error else []
+
+
 def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None,
               icon: str = "") -> str:
     """The tool card for ``item`` (what the person sees of one call). ``title_for`` names the
@@ -175,8 +186,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         hidden += len(out_lines) - len(shown)
         parts.append(_div(_("Output"), p.muted))
         parts.append(_pre("\n".join(shown), p.text))
-    if item.error:
-        parts.append(_pre(item.error, p.danger))
+    parts.extend(_failure_parts(item, p))
     if item.sandbox is not None:
         parts.append(sandbox_html(item.sandbox))
     if item.grid is not None:

@@ -123,6 +123,7 @@ async def test_write_asks_and_deny_leaves_file_untouched_with_message(engine, sc
     env = await engine[0].execute_tool(call("write_note", {"path": "notes.txt", "content": "new"}), scope, host)
     assert env.error_kind is ErrorKind.REJECTED
     assert "not that file" in env.error
+    assert env.metadata["denied_by_person"] == {"message": "not that file"}  # for the card, in any language
     assert target.read_bytes() == b"original\n"
     (request,) = host.requests
     assert request.targets[0].value == str(target)  # full absolute path shown

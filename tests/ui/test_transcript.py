@@ -153,3 +153,28 @@ def test_keyboard_opens_cards_and_copies(view, qtbot):
     assert card.expanded
     QTest.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert "wrote it" in QGuiApplication.clipboard().text()
+
+
+def test_a_denied_card_says_so_in_the_language_of_the_moment_live_and_after_reload(view):
+    from echo_desk.agent.envelope import DENIED_KEY
+    from echo_desk.ui import i18n_qt
+
+    model: TranscriptModel = view.model()
+    call = ToolCall(id="c1", name="write_note", arguments="{}")
+    card = model.add_tool_call("c1", "write_note", "{}")
+    denied = Envelope.failure("write_note", "c1", ErrorKind.REJECTED, "the person denied this call: use b.txt",
+                              {DENIED_KEY: {"message": "use b.txt"}})
+    model.set_tool_result("c1", denied)
+    assert card.denied_note == "use b.txt"
+    stored = [StoredMessage(1, ChatMessage(role="assistant", content="", tool_calls=(call,)), None, 0.0),
+              StoredMessage(2, ChatMessage(role="tool", content="...", tool_call_id="c1", name="write_note"),
+                            {**denied.to_json(), DENIED_KEY: {"message": "use b.txt"}}, 0.0)]
+    i18n_qt.apply_language("zh_CN")
+    try:
+        live = card_html(card, "写入")
+        model.load_history(stored)
+        reloaded = card_html(model.items()[0], "写入")
+        for html in (live, reloaded):
+            assert "你已拒绝此调用" in html and "use b.txt" in html and "the person denied" not in html
+    finally:
+        i18n_qt.apply_language("en")
