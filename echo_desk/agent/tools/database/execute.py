@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from echo_desk.agent.tools.database.base import DatabaseTool, connection_property
 from echo_desk.agent.tools.database.connections import NO_WRITE_CONNECTION, redact_dsn
 from echo_desk.agent.tools.database.formatting import result_metadata, text_table
-from echo_desk.i18n import N_, _, deferred
+from echo_desk.i18n import N_, deferred
 from echo_desk.store.settings import DatabaseConnection
 from echo_desk.tools import (
     ErrorKind,
@@ -69,7 +69,7 @@ class DbExecuteTool(DatabaseTool):
                 where = f"{conn.dsn} ({error.message})"
         else:
             where = redact_dsn(conn.dsn)
-        return Target(kind="database", value=f"{conn.name}: {where}", detail=_(TARGET_DETAIL).format(kind=conn.kind))
+        return Target(kind="database", value=f"{conn.name}: {where}", detail=deferred(TARGET_DETAIL, kind=conn.kind))
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
         try:
