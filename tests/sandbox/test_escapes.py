@@ -243,6 +243,7 @@ launch = sandbox.prepare(sandbox.SandboxSpec(writable=(ws,), cwd=ws, max_process
 proc = subprocess.Popen(launch.argv, pass_fds=launch.pass_fds, env=launch.env, stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL)
 launch.close()
+print("launched", flush=True)
 sys.exit(proc.wait(timeout=60))
 """
 NOBODY = 65534
@@ -262,19 +263,55 @@ def _count_uid(uid: int) -> int:
     return found
 
 
+def _as_nobody(*argv: str) -> list[str]:
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+
+
+def _python_nobody_can_run() -> str | None:
+    """An interpreter the user 'nobody' may execute. The venv's Python often lives under a home
+    folder only its owner may enter (pyenv under /root), so the system's Python is tried too."""
+    for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
+        if Path(candidate).exists() and subprocess.run(_as_nobody(candidate, "-I", "-c", "pass"),
+                                                       capture_output=True, timeout=30).returncode == 0:
+            return candidate
+    return None
+
+
+def _sandbox_package_for_nobody(base: Path) -> Path:
+    """A copy of ``echo_desk.sandbox`` that 'nobody' can read: the checkout may sit in a folder
+    only its owner may enter. The package is a leaf that imports only the public tool contract,
+    which depends on nothing of ours (import-linter contracts), so the two packages with an
+    empty ``echo_desk/__init__.py`` are complete."""
+    import echo_desk.sandbox
+    import echo_desk.tools
+
+    root = base / "nobody-lib"
+    package = root / "echo_desk"
+    for leaf in (echo_desk.sandbox, echo_desk.tools):
+        shutil.copytree(Path(leaf.__file__).parent, package / leaf.__name__.rsplit(".", 1)[1],
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "__init__.py").write_text("")
+    for path in (root, *root.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to run as an ordinary user")
 def test_a_fork_bomb_of_an_ordinary_user_is_bounded_and_ends_with_the_command(jail: Jail) -> None:
     """Run as an ordinary user (as root the kernel ignores RLIMIT_NPROC: there only the end of
     the command bounds it). The limit is set low so the bomb cannot hurt this shared machine."""
     if _count_uid(NOBODY):
         pytest.skip("processes of 'nobody' already run here; the count would be wrong")
+    python = _python_nobody_can_run()
+    if python is None:
+        pytest.skip("no Python interpreter here that the user 'nobody' may execute")
     workspace = jail.base / "nobody-ws"
     workspace.mkdir()
     os.chown(workspace, NOBODY, NOBODY)
     jail.base.chmod(0o755)
-    repo = str(Path(__file__).resolve().parents[2])
-    runner = subprocess.Popen(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                               sys.executable, "-I", "-c", _BOMB_RUNNER, repo, str(workspace), "48"])
+    library = _sandbox_package_for_nobody(jail.base)
+    runner = subprocess.Popen(_as_nobody(python, "-I", "-c", _BOMB_RUNNER, str(library), str(workspace), "48"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0
     deadline = time.monotonic() + 60
     while runner.poll() is None and time.monotonic() < deadline:
@@ -282,6 +319,8 @@ def test_a_fork_bomb_of_an_ordinary_user_is_bounded_and_ends_with_the_command(ja
         time.sleep(0.02)  # sampling the process count until the runner ends, with a deadline
     # The command ends on its own (its shell may fail to fork 'sleep' under the limit: exit 2).
     assert runner.poll() is not None, "the bombed command did not end"
+    out, err = runner.communicate()
+    assert "launched" in out, f"the runner failed before the sandbox started: {err[-2000:]}"
     assert 10 < peak <= 48 + 8, peak  # the bomb ran, and hit the limit (+ bwrap, init, setpriv, runner)
     deadline = time.monotonic() + 5
     while _count_uid(NOBODY) and time.monotonic() < deadline:
