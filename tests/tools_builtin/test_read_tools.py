@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tool_test_helpers import MakeCtx, run_tool
 
-from echo_desk.agent.tools import ListDir, ReadFile, SearchFiles
+from echo_desk.agent.tools import EditFile, ListDir, ReadFile, SearchFiles, WriteFile
+from echo_desk.agent.tools.fs import LISTED_NAMES
 from echo_desk.agent.tools.reading import MAX_FILE_BYTES
 from echo_desk.agent.tools.search import glob_to_regex
 from echo_desk.tools import ErrorKind
@@ -102,3 +103,37 @@ async def test_folder_tools_say_when_the_path_is_not_a_folder(workspace: Path, m
         result = await run_tool(tool, params, make_ctx(tool))
         assert result.error_kind is ErrorKind.BUSINESS
         assert result.error.endswith(("is not a folder", "does not exist")), result.error
+
+
+async def test_a_folder_or_a_missing_name_given_as_the_file_says_what_is_there(
+    workspace: Path, make_ctx: MakeCtx
+) -> None:
+    # The small built-in model sends the workspace's own path as the file: the error names the
+    # files there and a relative path to use, so its next call can be the right one.
+    (workspace / "config.json").write_text("{}\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "guide.md").write_text("go\n")
+    root = await run_tool(ReadFile(), {"path": str(workspace)}, make_ctx("read_file"))
+    assert root.error_kind is ErrorKind.BUSINESS
+    assert "is the workspace folder, not a file" in root.error
+    assert "It holds: config.json, docs/." in root.error and 'like "config.json"' in root.error
+    folder = await run_tool(ReadFile(), {"path": "docs"}, make_ctx("read_file"))
+    assert "is a folder, not a file" in folder.error and "docs/guide.md" in folder.error
+    missing = await run_tool(ReadFile(), {"path": "docs/gide.md"}, make_ctx("read_file"))
+    assert missing.error == (f"{workspace / 'docs' / 'gide.md'} does not exist. {workspace / 'docs'} holds: "
+                             'docs/guide.md. Give a path relative to the workspace, like "docs/guide.md".')
+    write = await run_tool(WriteFile(), {"path": str(workspace), "content": "x"}, make_ctx("write_file"))
+    assert "is the workspace folder, not a file" in write.error and "config.json" in write.error
+    edit = await run_tool(EditFile(), {"path": "conf.json", "edits": [{"old": "{", "new": "["}]}, make_ctx("edit_file"))
+    assert "does not exist (write_file creates a new file)" in edit.error and "config.json" in edit.error
+
+
+async def test_the_list_in_a_not_a_file_error_is_short(workspace: Path, make_ctx: MakeCtx) -> None:
+    for i in range(LISTED_NAMES + 3):
+        (workspace / f"f{i:02}.txt").write_text("x\n")
+    result = await run_tool(ReadFile(), {"path": "."}, make_ctx("read_file"))
+    assert "f00.txt" in result.error and f"f{LISTED_NAMES:02}.txt" not in result.error
+    assert "… and 3 more" in result.error
+    empty = workspace / "empty"
+    empty.mkdir()
+    assert (await run_tool(ReadFile(), {"path": "empty/x.txt"}, make_ctx("read_file"))).error.endswith("is empty.")

@@ -107,7 +107,7 @@ class EditFile(FileWriteTool):
                 raise bad(f"edit {number}: 'old' and 'new' are the same")
             pairs.append((old, new))
         if before is None:
-            raise ToolError(f"{target} does not exist; use write_file to create it", kind=ErrorKind.BUSINESS)
+            raise fs.not_a_file(target, "does not exist (write_file creates a new file)")
         old_text, fmt = decode(before, target)
         text = old_text
         for number, (old, new) in enumerate(pairs, start=1):

@@ -129,11 +129,55 @@ def require_dir(target: Resolved) -> None:
         raise ToolError(f"{target} {what}", kind=ErrorKind.BUSINESS)
 
 
+#: At most this many names in an error's list of what a folder holds.
+LISTED_NAMES = 12
+
+
+def folder_names(folder: Path, root: Path) -> list[str]:
+    """What ``folder`` holds, relative to ``root``, a folder with a trailing "/" (at most
+    ``LISTED_NAMES``, then "… and N more"); empty when it cannot be listed."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+    names = [os.path.relpath(os.path.join(folder, e.name), root) + ("/" if e.is_dir(follow_symlinks=False) else "")
+             for e in entries[:LISTED_NAMES]]
+    if len(entries) > LISTED_NAMES:
+        names.append(f"… and {len(entries) - LISTED_NAMES} more")
+    return names
+
+
+def _nearest_folder(target: Resolved) -> Path:
+    folder = target.path if target.path.is_dir() else target.path.parent
+    while folder != target.root and not folder.is_dir():
+        folder = folder.parent
+    return folder
+
+
+def not_a_file(target: Resolved, why: str) -> ToolError:
+    """A file argument that names a folder or nothing: the error says what is there instead.
+
+    The small built-in model often sends the workspace's own absolute path (or a made-up name)
+    as the file; with "It holds: notes.txt, docs/. Give a path relative to the workspace, like
+    "notes.txt"." its next call names the right file. Names only, of a folder inside the
+    workspace (the target is already confined).
+    """
+    folder = _nearest_folder(target)
+    names = folder_names(folder, target.root)
+    if not names:
+        return ToolError(f"{target} {why}. {folder} is empty.", kind=ErrorKind.BUSINESS)
+    where = "It holds" if folder == target.path else f"{folder} holds"
+    files = [n for n in names if not n.endswith("/") and not n.startswith("…")]
+    hint = f' Give a path relative to the workspace, like "{files[0]}".' if files else ""
+    return ToolError(f"{target} {why}. {where}: {', '.join(names)}.{hint}", kind=ErrorKind.BUSINESS)
+
+
 def open_parent(target: Resolved, *, create: bool = False) -> tuple[int, str]:
     """The folder fd holding ``target`` and the final name. ``target`` must not be a root."""
     parts = target.parts
     if not parts:
-        raise ToolError(f"{target} is a workspace folder, not a file", kind=ErrorKind.BUSINESS)
+        raise not_a_file(target, "is the workspace folder, not a file")
     return open_dir(target.root, parts[:-1], create=create), parts[-1]
 
 
@@ -166,12 +210,16 @@ def read_regular(dir_fd: int, name: str, *, limit: int) -> tuple[bytes, os.stat_
 
 def read_file_bytes(target: Resolved, *, limit: int) -> tuple[bytes, os.stat_result]:
     """Read ``target`` through the symlink-free walk. Raises ``ToolError`` on any problem."""
+    if target.path.is_dir():  # only for the message: the read below stays the safe one
+        raise not_a_file(target, "is a folder, not a file" if target.parts else "is the workspace folder, not a file")
     try:
         dir_fd, name = open_parent(target)
         try:
             return read_regular(dir_fd, name, limit=limit)
         finally:
             os.close(dir_fd)
+    except FileNotFoundError as exc:
+        raise not_a_file(target, "does not exist") from exc
     except OSError as exc:
         raise os_error(exc, target, "read") from exc
 
@@ -190,6 +238,8 @@ def read_existing(target: Resolved, *, limit: int) -> bytes | None:
             return None
         if stat.S_ISLNK(st.st_mode):
             raise ToolError(f"{target} became a symbolic link; nothing was written", kind=ErrorKind.BUSINESS)
+        if stat.S_ISDIR(st.st_mode):
+            raise not_a_file(target, "is a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(f"{target} is not a regular file", kind=ErrorKind.BUSINESS)
         if st.st_size > limit:

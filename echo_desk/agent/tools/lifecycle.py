@@ -104,7 +104,7 @@ class FileWriteTool(BuiltinTool):
         require_writable(ctx, self.name)
         target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
         if not target.parts:
-            raise ToolError(f"{target} is a workspace folder, not a file", kind=ErrorKind.BUSINESS)
+            raise fs.not_a_file(target, "is the workspace folder, not a file")
         if self.create_parents:
             _check_new_folders(target)
         return target, fs.read_existing(target, limit=MAX_WRITE_BYTES)
