@@ -10,7 +10,7 @@ import pytest
 
 from echo_desk.providers.factory import create_model
 from echo_desk.providers.local.gguf import GgufError, read_gguf_info
-from echo_desk.providers.local.profiles import profile_for_file
+from echo_desk.providers.local.profiles import SMALL_MODEL_HIDDEN, profile_for_file
 from echo_desk.store.settings import LocalModelSettings, ProviderKind, ProviderSettings
 from tests.providers.test_local_llm import MODEL
 
@@ -98,4 +98,4 @@ def test_the_real_built_in_model_reads_as_a_small_chatml_qwen() -> None:
     assert info.architecture == "qwen2" and info.chatml and info.context_length == 32768
     assert 400_000_000 < info.parameter_count < 1_000_000_000
     profile = profile_for_file(info, context_size=8192)
-    assert profile.structured_calls and profile.hidden_tools == frozenset({"echo_text", "delegate"})
+    assert profile.structured_calls and profile.relative_paths and profile.hidden_tools == SMALL_MODEL_HIDDEN

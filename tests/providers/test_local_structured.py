@@ -11,6 +11,7 @@ from echo_desk.agent.model import (
     ChatMessage,
     StreamEnd,
     TextDelta,
+    ToolCall,
     ToolCallDelta,
     ToolCallReady,
     ToolCallStarted,
@@ -18,6 +19,8 @@ from echo_desk.agent.model import (
 from echo_desk.providers.local.structured import (
     CallTextReader,
     constrained_stream,
+    plain_tool_results,
+    repeats_a_call,
     structured_request,
     tool_call_grammar,
 )
@@ -152,3 +155,69 @@ def test_prompt_progress_chunks_become_typed_events() -> None:
     mapper = ChunkMapper()
     chunk = '{"choices":[],"prompt_progress":{"total":320,"cache":256,"processed":64,"time_ms":900}}'
     assert list(mapper.feed(chunk)) == [PromptProgress(total=320, cached=256, processed=64)]
+
+
+def test_path_arguments_of_the_small_model_are_relative() -> None:
+    # The 0.5B model copies the workspace's absolute path from the system prompt as the file.
+    grammar = tool_call_grammar([READ, WRITE], relative_paths=True)
+    assert grammar is not None
+    options = _schema_of(grammar)["oneOf"]
+    path = options[0]["properties"]["arguments"]["properties"]["path"]
+    assert path["pattern"] == "^[^/\\\\~].*$"
+    assert "pattern" not in options[1]["properties"]["arguments"]["properties"]["content"]
+    plain = _schema_of(tool_call_grammar([READ]) or "")["oneOf"][0]["properties"]["arguments"]
+    assert plain == READ.parameters  # the tool's own schema is left alone
+
+
+def _envelope(ok: bool, content: str = "", error: str = "", kind: str = "") -> str:
+    return json.dumps({"schema": "echo_desk_tool_output_v1", "ok": ok, "tool": "read_file", "content": content,
+                       "error": error, "error_kind": kind, "file_changes": []})
+
+
+def test_tool_results_reach_the_small_model_as_plain_text() -> None:
+    messages = [
+        ChatMessage(role="user", content="hi"),
+        ChatMessage(role="tool", content=_envelope(True, "milk\neggs\n"), tool_call_id="1"),
+        ChatMessage(role="tool", content=_envelope(False, error="/ws is a folder", kind="business"), tool_call_id="2"),
+        ChatMessage(role="tool", content=_envelope(False, error="the person denied this call", kind="rejected"),
+                    tool_call_id="3"),
+        ChatMessage(role="tool", content=_envelope(True), tool_call_id="4"),
+        ChatMessage(role="tool", content="not an envelope", tool_call_id="5"),
+    ]
+    plain = [m.content for m in plain_tool_results(messages)]
+    assert plain == ["hi", "milk\neggs\n", "Error: /ws is a folder", "Not done: the person denied this call.",
+                     "Done.", "not an envelope"]
+
+
+def _exchange(*arguments: str) -> list[ChatMessage]:
+    messages = [ChatMessage(role="user", content="What is in notes.txt?")]
+    for number, args in enumerate(arguments):
+        call = ToolCall(id=str(number), name="read_file", arguments=args)
+        messages += [ChatMessage(role="assistant", tool_calls=(call,)),
+                     ChatMessage(role="tool", content=_envelope(True, "milk\n"), tool_call_id=call.id)]
+    return messages
+
+
+def test_a_call_repeated_with_the_same_arguments_gets_a_text_only_turn() -> None:
+    assert not repeats_a_call(_exchange('{"path": "notes.txt"}'))
+    assert not repeats_a_call(_exchange('{"path": "a.txt"}', '{"path": "notes.txt"}'))
+    assert repeats_a_call(_exchange('{"path": "notes.txt"}', '{ "path":"notes.txt"}'))
+
+
+async def test_after_a_repeated_call_no_grammar_and_no_tools_are_sent() -> None:
+    script = Scripted([sse_response(_sse("It says milk."))])
+    client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
+    messages = _exchange('{"path": "notes.txt"}', '{"path": "notes.txt"}')
+    events = await collect(constrained_stream(client, messages, [READ], "auto"))
+    assert TextDelta("It says milk.") in events
+    body = script.body()
+    assert "grammar" not in body and "chat_template_kwargs" not in body
+    assert body["messages"][-1]["content"] == "milk\n"  # the plain result, not the envelope
+    await client.aclose()
+
+
+def test_without_the_grammar_the_prompt_is_the_same() -> None:
+    with_grammar = structured_request([READ], "auto")
+    without = structured_request([READ], "auto", grammar=False)
+    assert "grammar" in with_grammar and "grammar" not in without
+    assert without["chat_template_kwargs"] == with_grammar["chat_template_kwargs"]

@@ -35,9 +35,24 @@ class ModelProfile:
     #: The template reads ``echo_tools`` and calls are bare JSON objects: tool calls are then
     #: constrained by a grammar (see ``structured``) instead of parsed by the server.
     structured_calls: bool = False
+    #: With ``structured_calls``: the grammar is sent (off only to measure what it does:
+    #: ``bench/agent_tasks.py --no-grammar``).
+    call_grammar: bool = True
+    #: With ``structured_calls``: path arguments must be relative to the workspace (the 0.5B
+    #: model sends the workspace's absolute path as the file otherwise). A scope with a second
+    #: workspace folder is then out of this model's reach (relative paths start at the first).
+    relative_paths: bool = False
     #: Tools not offered to this model (they distract a small one and cost prompt tokens); they
     #: stay in the catalog and callable by the person (``echo-desk call``).
     hidden_tools: frozenset[str] = frozenset()
+
+
+#: Hidden from small models: they call them instead of answering (echo_text, delegate,
+#: ask_user, update_todos), another tool or a path argument does the job (copy_path,
+#: create_folder: write_file makes missing folders), or they are rarely what a 0.5B model
+#: is asked for (fetch_url); each one costs prompt tokens at every turn.
+SMALL_MODEL_HIDDEN = frozenset({"echo_text", "delegate", "ask_user", "update_todos", "copy_path",
+                                "create_folder", "fetch_url"})
 
 
 def _qwen_tools() -> ModelProfile:
@@ -48,7 +63,8 @@ def _qwen_tools() -> ModelProfile:
         chat_template=bundled_template("chatml_tools.jinja"),
         request_defaults={"cache_prompt": True, "temperature": 0.0, "max_tokens": 1024},
         structured_calls=True,
-        hidden_tools=frozenset({"echo_text", "delegate"}),
+        relative_paths=True,
+        hidden_tools=SMALL_MODEL_HIDDEN,
     )
 
 
@@ -88,14 +104,14 @@ def get_profile(
         context_size=context_size or base.context_size,
         request_defaults=defaults,
         structured_calls=base.structured_calls,
+        call_grammar=base.call_grammar,
+        relative_paths=base.relative_paths,
         hidden_tools=base.hidden_tools,
     )
 
 
 #: Below this many weights a model is "small": tools that distract it are not offered.
 SMALL_MODEL_PARAMETERS = 3_000_000_000
-#: Hidden from small models (they call them instead of answering, and they cost prompt tokens).
-SMALL_MODEL_HIDDEN = frozenset({"echo_text", "delegate"})
 
 
 def profile_for_file(info: GgufInfo, *, context_size: int | None = None, temperature: float | None = None,
@@ -118,5 +134,6 @@ def profile_for_file(info: GgufInfo, *, context_size: int | None = None, tempera
         context_size=min(wanted, info.context_length) if info.context_length else wanted,
         request_defaults=base.request_defaults,
         structured_calls=base.structured_calls,
+        relative_paths=base.relative_paths,
         hidden_tools=SMALL_MODEL_HIDDEN if small else frozenset(),
     )

@@ -106,7 +106,8 @@ class LocalModel:
     ) -> AsyncIterator[StreamEvent]:
         tools = [t for t in tools if t.name not in self.profile.hidden_tools]
         if self.profile.structured_calls:
-            return constrained_stream(client, messages, tools, tool_choice)
+            return constrained_stream(client, messages, tools, tool_choice, grammar=self.profile.call_grammar,
+                                      relative_paths=self.profile.relative_paths)
         return client.stream(messages, tools, tool_choice=tool_choice)
 
     def sibling(self) -> ChatModel:

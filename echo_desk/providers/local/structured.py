@@ -7,6 +7,17 @@ template as ``chat_template_kwargs.echo_tools`` instead of ``tools`` and one gra
 *either* plain text (not starting with ``{``) *or* one call object
 ``{"name": <a tool>, "arguments": <that tool's schema>}``. The call then arrives as message
 text, which ``CallTextReader`` turns back into the usual stream events.
+
+What else the small model gets here, each measured in ``bench/agent_tasks.py``:
+
+- Path arguments must be relative (``relative_paths``): the 0.5B model copied the workspace's
+  absolute path from the system prompt as the file to read or write in most failed jobs, and no
+  wording of the prompt stopped it. With the grammar it cannot start a path with "/".
+- Tool results arrive as plain text (``plain_tool_results``), not the JSON envelope: a file's
+  lines stay lines (it counted ``\\n`` escapes badly) and an error reads "Error: …", which the
+  chat template answers with "correct the call" instead of "answer now".
+- A call repeated with the same arguments is not offered a third time: the turn after it may
+  only be text (a small model otherwise reads the same file until the turn limit).
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from echo_desk.agent.definitions import ToolDefinition
@@ -36,31 +48,99 @@ from echo_desk.providers.tool_schemas import openai_tools
 _TEXT_RULE = r"TEXT: /[^{\s`][\s\S]*/"
 
 
-def _call_schema(tool: ToolDefinition) -> dict[str, Any]:
+#: Arguments that name a path in the workspace (the built-in tools' names for them).
+PATH_ARGUMENTS = frozenset({"path", "source", "destination", "cwd"})
+#: A relative path: not "/…", "\\…" or "~…" (a drive letter "C:" is refused by the tools).
+RELATIVE_PATH = r"^[^/\\~].*$"
+
+
+def _relative_paths(parameters: dict[str, Any]) -> dict[str, Any]:
+    """``parameters`` with every path argument limited to a relative path."""
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict):
+        return parameters
+    changed = {
+        name: {**spec, "pattern": RELATIVE_PATH}
+        if name in PATH_ARGUMENTS and isinstance(spec, dict) and spec.get("type") == "string" else spec
+        for name, spec in properties.items()
+    }
+    return {**parameters, "properties": changed}
+
+
+def _call_schema(tool: ToolDefinition, relative_paths: bool = False) -> dict[str, Any]:
+    arguments = tool.parameters or {"type": "object"}
+    if relative_paths:
+        arguments = _relative_paths(arguments)
     return {
         "type": "object",
-        "properties": {"name": {"const": tool.name}, "arguments": tool.parameters or {"type": "object"}},
+        "properties": {"name": {"const": tool.name}, "arguments": arguments},
         "required": ["name", "arguments"],
         "additionalProperties": False,
     }
 
 
-def tool_call_grammar(tools: Sequence[ToolDefinition], tool_choice: str = "auto") -> str | None:
+def tool_call_grammar(tools: Sequence[ToolDefinition], tool_choice: str = "auto", *,
+                      relative_paths: bool = False) -> str | None:
     """The llguidance grammar for one turn, or ``None`` when the model may only answer in text."""
     if not tools or tool_choice == "none":
         return None
     offered = [t for t in tools if tool_choice in ("auto", "required") or t.name == tool_choice] or list(tools)
-    schema = {"oneOf": [_call_schema(t) for t in offered]}
+    schema = {"oneOf": [_call_schema(t, relative_paths) for t in offered]}
     start = "start: call" if tool_choice != "auto" else "start: TEXT | call"
     return "\n".join(["%llguidance {}", start, "call: %json " + json.dumps(schema), _TEXT_RULE, ""])
 
 
-def structured_request(tools: Sequence[ToolDefinition], tool_choice: str) -> dict[str, Any]:
-    """What goes into the request body instead of ``tools``/``tool_choice``."""
-    grammar = tool_call_grammar(tools, tool_choice)
-    if grammar is None:
+def structured_request(tools: Sequence[ToolDefinition], tool_choice: str, *, grammar: bool = True,
+                       relative_paths: bool = False) -> dict[str, Any]:
+    """What goes into the request body instead of ``tools``/``tool_choice``.
+
+    ``grammar=False`` sends the same prompt without the constraint (the calls are then read
+    from free text as they come): only for measuring what the grammar does.
+    """
+    rules = tool_call_grammar(tools, tool_choice, relative_paths=relative_paths)
+    if rules is None:
         return {}
-    return {"grammar": grammar, "chat_template_kwargs": {"echo_tools": openai_tools(tools)}}
+    body: dict[str, Any] = {"chat_template_kwargs": {"echo_tools": openai_tools(tools)}}
+    if grammar:
+        body["grammar"] = rules
+    return body
+
+
+def _result_text(content: str) -> str:
+    """One tool result as the small model reads it: the output, or "Error: …"."""
+    try:
+        envelope = json.loads(content)
+    except ValueError:
+        return content
+    if not isinstance(envelope, dict) or "ok" not in envelope:
+        return content
+    if envelope["ok"]:
+        return str(envelope.get("content") or "") or "Done."
+    if envelope.get("error_kind") == "rejected":  # the person said no: not something to retry
+        return f"Not done: {envelope.get('error', '')}."
+    return f"Error: {envelope.get('error', '')}"
+
+
+def plain_tool_results(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """``messages`` with each tool result (the JSON envelope) as plain text."""
+    return [replace(m, content=_result_text(m.content)) if m.role == "tool" else m for m in messages]
+
+
+def _key(call: ToolCall) -> tuple[str, str]:
+    try:
+        arguments = json.dumps(json.loads(call.arguments), sort_keys=True)
+    except ValueError:
+        arguments = call.arguments
+    return call.name, arguments
+
+
+def repeats_a_call(messages: Sequence[ChatMessage]) -> bool:
+    """The last calls the model made are all ones it had already made in this exchange."""
+    assistant = [m for m in messages if m.role == "assistant" and m.tool_calls]
+    if len(assistant) < 2 or messages[-1].role != "tool":
+        return False
+    earlier = {_key(c) for m in assistant[:-1] for c in m.tool_calls}
+    return all(_key(c) in earlier for c in assistant[-1].tool_calls)
 
 
 _NAME = re.compile(r'^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -139,11 +219,16 @@ async def constrained_stream(
     messages: Sequence[ChatMessage],
     tools: Sequence[ToolDefinition],
     tool_choice: str,
+    *,
+    grammar: bool = True,
+    relative_paths: bool = False,
 ) -> AsyncIterator[StreamEvent]:
     """One turn with the tool-call grammar; events as if the server had parsed the call."""
-    extra = structured_request(tools, tool_choice)
+    if tool_choice == "auto" and repeats_a_call(messages):
+        tool_choice = "none"
+    extra = structured_request(tools, tool_choice, grammar=grammar, relative_paths=relative_paths)
     reader = CallTextReader(f"call_{uuid.uuid4().hex[:24]}")
-    async for event in client.stream(messages, (), tool_choice="auto", extra=extra):
+    async for event in client.stream(plain_tool_results(messages), (), tool_choice="auto", extra=extra):
         if isinstance(event, TextDelta):
             for item in reader.feed(event.text):
                 yield item
