@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--only ID,ID] [--limit N] [--threads N] [--json OUT]
+    python bench/agent_tasks.py [--only ID,ID] [--limit N] [--threads N] [--no-grammar] [--json OUT]
 
 Each job gets a fresh temporary workspace with a few files, one prompt (English or Chinese) and
 an approval answer (``--yes`` or ``--no``), and runs through the same engine path as
@@ -13,12 +13,15 @@ measured here).
 Printed per job: done or not, seconds, tool calls, calls whose arguments were not JSON, the
 longest silence (no stream event) and the stop reason; then the success rate, median/p90 time,
 unparsable calls and runaway stops (a stream ended by the token cap or the runaway guard).
+``--no-grammar`` sends the same prompts without the tool-call grammar (calls are read from the
+model's free text): the share of calls that parse with and without it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import io
 import json
 import re
@@ -324,6 +327,7 @@ def summary(results: list[JobResult]) -> dict[str, Any]:
         "p90_s": _p90(times),
         "tool_calls": sum(r.calls for r in results),
         "bad_json_calls": sum(r.bad_json for r in results),
+        "share_of_calls_parsed": 1 - sum(r.bad_json for r in results) / max(1, sum(r.calls for r in results)),
         "runaway_jobs": sum(r.runaway for r in results),
         "jobs_silent_over_5s": sum(r.longest_silence > 5 for r in results),
         "jobs_over_120s": sum(r.seconds > 120 for r in results),
@@ -342,6 +346,7 @@ async def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated job ids")
     parser.add_argument("--limit", type=int, default=0, help="run only the first N jobs")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the app's)")
+    parser.add_argument("--no-grammar", action="store_true", help="send no tool-call grammar (to measure it)")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     args = parser.parse_args()
 
@@ -356,11 +361,14 @@ async def main() -> int:
         # Settings and audit of a fresh install, not the person's own.
         runtime = Runtime.create(settings_store=SettingsStore.in_dir(Path(home) / "config"),
                                  data_dir=Path(home) / "data", with_plugins=False)
-        model = LocalModel(default_model_path(), get_profile(runtime.settings.current.local_model.profile),
-                           threads=args.threads)
+        profile = get_profile(runtime.settings.current.local_model.profile)
+        if args.no_grammar:
+            profile = dataclasses.replace(profile, call_grammar=False)
+        model = LocalModel(default_model_path(), profile, threads=args.threads)
         began = time.monotonic()
         await model.ensure_started()
-        print(f"server started in {time.monotonic() - began:.1f} s; load {_load()}", flush=True)
+        print(f"server started in {time.monotonic() - began:.1f} s; load {_load()}; grammar "
+              f"{'on' if profile.structured_calls and profile.call_grammar else 'off'}", flush=True)
         results: list[JobResult] = []
         try:
             for job in jobs:
