@@ -17,6 +17,7 @@ from echo_desk.agent.model import (
     ToolCallStarted,
 )
 from echo_desk.providers.local.structured import (
+    TEXT_ONLY_GRAMMAR,
     CallTextReader,
     constrained_stream,
     plain_tool_results,
@@ -54,7 +55,8 @@ def test_named_choice_forces_that_call_and_none_means_no_grammar() -> None:
     assert [o["properties"]["name"]["const"] for o in _schema_of(grammar)["oneOf"]] == ["write_file"]
     assert tool_call_grammar([READ], "none") is None
     assert tool_call_grammar([], "auto") is None
-    assert structured_request([READ], "none") == {}
+    assert structured_request([READ], "none") == {"grammar": TEXT_ONLY_GRAMMAR}  # held to text, no tools
+    assert structured_request([], "auto") == {}
 
 
 def test_tools_go_to_the_template_not_the_server() -> None:
@@ -204,14 +206,14 @@ def test_a_call_repeated_with_the_same_arguments_gets_a_text_only_turn() -> None
     assert repeats_a_call(_exchange('{"path": "notes.txt"}', '{ "path":"notes.txt"}'))
 
 
-async def test_after_a_repeated_call_no_grammar_and_no_tools_are_sent() -> None:
+async def test_after_a_repeated_call_only_text_is_allowed_and_no_tools_are_shown() -> None:
     script = Scripted([sse_response(_sse("It says milk."))])
     client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
     messages = _exchange('{"path": "notes.txt"}', '{"path": "notes.txt"}')
     events = await collect(constrained_stream(client, messages, [READ], "auto"))
     assert TextDelta("It says milk.") in events
     body = script.body()
-    assert "grammar" not in body and "chat_template_kwargs" not in body
+    assert body["grammar"] == TEXT_ONLY_GRAMMAR and "chat_template_kwargs" not in body
     assert body["messages"][-1]["content"] == "milk\n"  # the plain result, not the envelope
     await client.aclose()
 

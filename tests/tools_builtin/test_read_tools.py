@@ -102,7 +102,8 @@ async def test_folder_tools_say_when_the_path_is_not_a_folder(workspace: Path, m
     for tool, params in ((ListDir(), {"path": "a.txt"}), (SearchFiles(), {"path": "nope", "glob": "*"})):
         result = await run_tool(tool, params, make_ctx(tool))
         assert result.error_kind is ErrorKind.BUSINESS
-        assert result.error.endswith(("is not a folder", "does not exist")), result.error
+        assert ("is not a folder. " in result.error or "does not exist. " in result.error), result.error
+        assert "holds: a.txt." in result.error and '"." for the workspace itself' in result.error
 
 
 async def test_a_folder_or_a_missing_name_given_as_the_file_says_what_is_there(
@@ -137,3 +138,23 @@ async def test_the_list_in_a_not_a_file_error_is_short(workspace: Path, make_ctx
     empty = workspace / "empty"
     empty.mkdir()
     assert (await run_tool(ReadFile(), {"path": "empty/x.txt"}, make_ctx("read_file"))).error.endswith("is empty.")
+
+
+async def test_a_relative_path_that_repeats_the_workspace_path_means_the_path_inside(
+    workspace: Path, make_ctx: MakeCtx
+) -> None:
+    # The 0.5B model writes "tmp/…/ws/notes.txt" (the workspace's path without its "/").
+    (workspace / "notes.txt").write_text("milk\n")
+    repeated = str(workspace.relative_to(workspace.anchor))
+    for path in (f"{repeated}/notes.txt", f"{workspace.name}/notes.txt"):
+        result = await run_tool(ReadFile(), {"path": path}, make_ctx("read_file"))
+        assert result.success and result.output.endswith("milk\n"), path
+    listed = await run_tool(ListDir(), {"path": repeated}, make_ctx("list_dir"))
+    assert "file  notes.txt" in listed.output
+    # A folder of that name in the workspace is what the path means: taken as written.
+    (workspace / workspace.name).mkdir()
+    (workspace / workspace.name / "notes.txt").write_text("own\n")
+    own = await run_tool(ReadFile(), {"path": f"{workspace.name}/notes.txt"}, make_ctx("read_file"))
+    assert own.output.endswith("own\n")
+    escape = await run_tool(ReadFile(), {"path": f"{repeated}/../../etc/passwd"}, make_ctx("read_file"))
+    assert not escape.success and "outside the workspace" in escape.error

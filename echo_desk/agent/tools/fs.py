@@ -41,6 +41,21 @@ def _real_roots(roots: Sequence[Path]) -> list[Path]:
     return [Path(os.path.realpath(r)) for r in roots]
 
 
+def _inside(raw: str, root: Path) -> str:
+    """A relative path that repeats the workspace's own path, as the path inside it.
+
+    The small built-in model copies the workspace's path from the system prompt into a relative
+    path ("tmp/ws/notes.txt" or "ws/notes.txt" for the workspace /tmp/ws; its grammar refuses
+    absolute paths). That means "notes.txt", unless the workspace has a "tmp" (or "ws") of its
+    own: then the path is taken as written. The result is confined like any other path.
+    """
+    parts = Path(raw).parts
+    for repeated in (root.parts[1:], root.parts[-1:]):
+        if repeated and parts[: len(repeated)] == repeated and not os.path.lexists(root / repeated[0]):
+            return os.path.join(".", *parts[len(repeated):])
+    return raw
+
+
 def resolve(raw: object, roots: Sequence[Path], *, what: str = "path") -> Resolved:
     """Resolve a model-supplied path inside one of ``roots`` or raise a ``ToolError``.
 
@@ -56,7 +71,7 @@ def resolve(raw: object, roots: Sequence[Path], *, what: str = "path") -> Resolv
     real_roots = _real_roots(roots)
     if not real_roots:
         raise ToolError("this scope has no workspace folder for that", kind=ErrorKind.BUSINESS)
-    joined = raw if os.path.isabs(raw) else os.path.join(real_roots[0], raw)
+    joined = raw if os.path.isabs(raw) else os.path.join(real_roots[0], _inside(raw, real_roots[0]))
     try:
         real = Path(os.path.realpath(joined))
     except (OSError, ValueError) as exc:
@@ -126,7 +141,7 @@ def require_dir(target: Resolved) -> None:
     """A clear error when a folder argument names a file or nothing."""
     if not os.path.isdir(target.path):
         what = "does not exist" if not os.path.lexists(target.path) else "is not a folder"
-        raise ToolError(f"{target} {what}", kind=ErrorKind.BUSINESS)
+        raise not_a_file(target, what, want="folder")
 
 
 #: At most this many names in an error's list of what a folder holds.
@@ -149,27 +164,31 @@ def folder_names(folder: Path, root: Path) -> list[str]:
 
 
 def _nearest_folder(target: Resolved) -> Path:
-    folder = target.path if target.path.is_dir() else target.path.parent
-    while folder != target.root and not folder.is_dir():
+    folder = target.path if os.path.isdir(target.path) else target.path.parent
+    while folder != target.root and not os.path.isdir(folder):
         folder = folder.parent
     return folder
 
 
-def not_a_file(target: Resolved, why: str) -> ToolError:
-    """A file argument that names a folder or nothing: the error says what is there instead.
+def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
+    """A path argument that names the wrong kind of thing, or nothing: the error says what is
+    there instead.
 
     The small built-in model often sends the workspace's own absolute path (or a made-up name)
     as the file; with "It holds: notes.txt, docs/. Give a path relative to the workspace, like
     "notes.txt"." its next call names the right file. Names only, of a folder inside the
-    workspace (the target is already confined).
+    workspace (the target is already confined). ``want`` is "file" or "folder".
     """
     folder = _nearest_folder(target)
     names = folder_names(folder, target.root)
     if not names:
         return ToolError(f"{target} {why}. {folder} is empty.", kind=ErrorKind.BUSINESS)
     where = "It holds" if folder == target.path else f"{folder} holds"
-    files = [n for n in names if not n.endswith("/") and not n.startswith("…")]
-    hint = f' Give a path relative to the workspace, like "{files[0]}".' if files else ""
+    if want == "folder":
+        hint = ' Give a folder relative to the workspace, or "." for the workspace itself.'
+    else:
+        files = [n for n in names if not n.endswith("/") and not n.startswith("…")]
+        hint = f' Give a path relative to the workspace, like "{files[0]}".' if files else ""
     return ToolError(f"{target} {why}. {where}: {', '.join(names)}.{hint}", kind=ErrorKind.BUSINESS)
 
 
@@ -210,7 +229,7 @@ def read_regular(dir_fd: int, name: str, *, limit: int) -> tuple[bytes, os.stat_
 
 def read_file_bytes(target: Resolved, *, limit: int) -> tuple[bytes, os.stat_result]:
     """Read ``target`` through the symlink-free walk. Raises ``ToolError`` on any problem."""
-    if target.path.is_dir():  # only for the message: the read below stays the safe one
+    if os.path.isdir(target.path):  # only for the message: the read below stays the safe one
         raise not_a_file(target, "is a folder, not a file" if target.parts else "is the workspace folder, not a file")
     try:
         dir_fd, name = open_parent(target)

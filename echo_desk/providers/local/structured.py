@@ -67,6 +67,10 @@ def _relative_paths(parameters: dict[str, Any]) -> dict[str, Any]:
     return {**parameters, "properties": changed}
 
 
+#: A turn that may only be text (``tool_choice="none"``).
+TEXT_ONLY_GRAMMAR = "\n".join(["%llguidance {}", "start: TEXT", _TEXT_RULE, ""])
+
+
 def _call_schema(tool: ToolDefinition, relative_paths: bool = False) -> dict[str, Any]:
     arguments = tool.parameters or {"type": "object"}
     if relative_paths:
@@ -99,7 +103,9 @@ def structured_request(tools: Sequence[ToolDefinition], tool_choice: str, *, gra
     """
     rules = tool_call_grammar(tools, tool_choice, relative_paths=relative_paths)
     if rules is None:
-        return {}
+        # Text only, and held to it: unconstrained, the small model still writes a call (as
+        # text, often with a stray "}"), which then fails to parse.
+        return {"grammar": TEXT_ONLY_GRAMMAR} if grammar and tools else {}
     body: dict[str, Any] = {"chat_template_kwargs": {"echo_tools": openai_tools(tools)}}
     if grammar:
         body["grammar"] = rules
