@@ -37,6 +37,7 @@ from echo_desk.agent.model import (
 )
 from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.progress import Progress, ProgressMeter
+from echo_desk.agent.read_first import unread_overwrite
 from echo_desk.agent.runaway import Runaway, RunawayGuard, call_chars_limit
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
@@ -252,7 +253,8 @@ class AgentLoop:
 
             repeated = [c for c in calls if failures.get((c.name, _canonical(c.arguments)), 0)
                         >= REPEATED_FAILURE_LIMIT - 1]
-            results = await self._run_calls(calls, scope, host, hear, keep, outcome, skip=repeated)
+            results = await self._run_calls(calls, scope, host, hear, keep, outcome, skip=repeated,
+                                            history=messages)
             self._count_results(calls, results, failures, outcome)
             if repeated:
                 names = ", ".join(sorted({c.name for c in repeated}))
@@ -344,15 +346,19 @@ class AgentLoop:
         outcome: Outcome,
         *,
         skip: list[ToolCall],
+        history: Sequence[ChatMessage] = (),
     ) -> dict[str, Envelope]:
         results: dict[str, Envelope] = {}
 
         async def one(call: ToolCall) -> None:
+            unread = unread_overwrite(call, history, scope.workspace_roots)
             if call in skip:
                 envelope = Envelope.failure(
                     call.name, call.id, ErrorKind.REJECTED,
                     "not run: this exact call already failed; change the arguments or answer in text",
                 )
+            elif unread:
+                envelope = Envelope.failure(call.name, call.id, ErrorKind.BUSINESS, unread)
             else:
                 hear.on_tool_status(call.id, ToolStatus.PENDING)
                 envelope = await self.dispatcher.execute_tool(

@@ -175,3 +175,23 @@ async def test_unreadable_output_twice_is_reported(engine, scope, host) -> None:
     garbled = ModelError("output does not match the expected format", kind=ModelErrorKind.MODEL_OUTPUT)
     outcome = await loop_for(engine, ScriptedModel([garbled, garbled])).run(user("hi"), scope, host)
     assert outcome.stop_reason is StopReason.MODEL_ERROR
+
+
+async def test_overwriting_a_file_not_read_is_not_run_and_the_model_is_told(tmp_path, scope, host, workspace,
+                                                                             engines) -> None:
+    from echo_desk.agent.tools import ReadFile, WriteFile
+
+    engine = make_engine(tmp_path, ReadFile(), WriteFile())
+    engines.append(engine[0])
+    (workspace / "notes.txt").write_text("milk\neggs\n")
+    blind = '{"path": "notes.txt", "content": "Buy butter"}'
+    model = ScriptedModel([calls(("c1", "write_file", blind)), calls(("c2", "write_file", blind)),
+                           calls(("c3", "write_file", '{"path": "notes.txt", "content": "milk\\neggs\\nBuy butter\\n"}')),
+                           say("added")])
+    outcome = await loop_for(engine, model).run(user("add Buy butter to notes.txt"), scope, host)
+    first = outcome.envelopes["c1"]
+    assert not first.ok and first.error_kind is ErrorKind.BUSINESS and "was not read" in first.error
+    assert "It holds now:\nmilk\neggs\n" in first.error
+    assert not outcome.envelopes["c2"].ok  # the same blind write again
+    assert outcome.envelopes["c3"].ok  # shown the file, it writes what keeps it
+    assert (workspace / "notes.txt").read_text() == "milk\neggs\nBuy butter\n"

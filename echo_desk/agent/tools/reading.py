@@ -68,7 +68,10 @@ class ReadFile(BuiltinTool):
             chosen.append(line[:MAX_OUTPUT_CHARS])
             size += len(chosen[-1])
         end = start - 1 + len(chosen)
-        header = f"[{target} — lines {start if chosen else 0}-{end} of {total} — {fmt.label}, {fmt.newline_label}]"
+        # A whole file says "5 lines": from "lines 1-5 of 5" the 0.5B model counted 15.
+        span = (f"{total} lines" if start == 1 and end == total
+                else f"lines {start if chosen else 0}-{end} of {total}")
+        header = f"[{target} — {span} — {fmt.label}, {fmt.newline_label}]"
         body = "".join(chosen)
         if end < total:
             body += (f"\n[truncated: showing lines {start}-{end} of {total}. "

@@ -69,7 +69,7 @@ class _Ignores:
 class SearchFiles(BuiltinTool):
     name = "search_files"
     description = (
-        "Search the workspace for files whose name matches a glob (e.g. '*.py', 'src/**/test_*.py') "
+        "Search the workspace for files whose name matches a glob (like '*.py' or 'src/**/test_*.py') "
         "and/or whose content matches a regular expression (RE2 syntax: no backreferences or "
         "lookaround). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
         ".gitignore; symbolic links are not followed."

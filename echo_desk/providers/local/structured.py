@@ -16,8 +16,9 @@ What else the small model gets here, each measured in ``bench/agent_tasks.py``:
 - Tool results arrive as plain text (``plain_tool_results``), not the JSON envelope: a file's
   lines stay lines (it counted ``\\n`` escapes badly) and an error reads "Error: …", which the
   chat template answers with "correct the call" instead of "answer now".
-- A call repeated with the same arguments is not offered a third time: the turn after it may
-  only be text (a small model otherwise reads the same file until the turn limit).
+- A call repeated with the same arguments is not offered a third time, and after a change
+  (a file written, a command run) or a denied call the turn is text: the grammar holds it to
+  text (a small model otherwise reads the same file until the turn limit, or writes it again).
 """
 
 from __future__ import annotations
@@ -140,6 +141,24 @@ def _key(call: ToolCall) -> tuple[str, str]:
     return call.name, arguments
 
 
+#: Tools after whose result the small model may go on (read, then change); after any other
+#: tool's result it answers in text. The chat template keeps the same list.
+READ_TOOLS = frozenset({"read_file", "list_dir", "search_files"})
+
+
+def answer_now(messages: Sequence[ChatMessage]) -> bool:
+    """The last message is a result after which the template asks for the answer: a change
+    made (a file written, a command run) or a call the person denied. A 0.5B model otherwise
+    makes the same call again."""
+    last = messages[-1] if messages else None
+    if last is None or last.role != "tool":
+        return False
+    text = _result_text(last.content)
+    if text.startswith("Not done: "):
+        return True
+    return last.name not in READ_TOOLS and not text.startswith("Error: ")
+
+
 def repeats_a_call(messages: Sequence[ChatMessage]) -> bool:
     """The last calls the model made are all ones it had already made in this exchange."""
     assistant = [m for m in messages if m.role == "assistant" and m.tool_calls]
@@ -230,7 +249,7 @@ async def constrained_stream(
     relative_paths: bool = False,
 ) -> AsyncIterator[StreamEvent]:
     """One turn with the tool-call grammar; events as if the server had parsed the call."""
-    if tool_choice == "auto" and repeats_a_call(messages):
+    if tool_choice == "auto" and (repeats_a_call(messages) or answer_now(messages)):
         tool_choice = "none"
     extra = structured_request(tools, tool_choice, grammar=grammar, relative_paths=relative_paths)
     reader = CallTextReader(f"call_{uuid.uuid4().hex[:24]}")
