@@ -37,6 +37,7 @@ def system_message(scope: Scope, *, today: datetime.date | None = None, system: 
             "- Read a file before changing it; never invent its content.\n"
             "- Change an existing file with edit_file; write_file only creates new files.\n"
             "- Rename or move files with run_command (mv).\n"
+            "- Find which file contains a text with search_files (regex).\n"
             "- After a tool result, answer briefly in plain text from that result.\n"
             "- If the user denies a call, say it was not done; do not retry it.\n"
             "- Answer in the user's language."

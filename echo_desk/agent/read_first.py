@@ -87,5 +87,5 @@ def unread_overwrite(call: ToolCall, messages: Sequence[ChatMessage], roots: Seq
     if content is None:
         return (f"not run: {target} {_REFUSED}. Read it with read_file first, then change it with "
                 "edit_file (or write_file with its whole new content).")
-    return (f"not run: {target} {_REFUSED}. It holds now:\n{content}\n[end of file] To change it, call "
-            "edit_file, or write_file with the whole new content (keeping the lines that stay).")
+    return (f"not run: {target} {_REFUSED}. It holds now:\n{content}\n[end of file] Call write_file again "
+            "with the whole new content: these lines with your change made.")

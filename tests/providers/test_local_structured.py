@@ -226,13 +226,13 @@ def test_without_the_grammar_the_prompt_is_the_same() -> None:
     assert without["chat_template_kwargs"] == with_grammar["chat_template_kwargs"]
 
 
-def test_after_a_change_or_a_denial_the_turn_is_text_and_after_a_read_or_an_error_it_may_call() -> None:
+def test_after_a_result_the_turn_is_text_and_after_an_error_it_may_call() -> None:
     def last(name: str, envelope: str) -> list[ChatMessage]:
         return [ChatMessage(role="user", content="hi"),
                 ChatMessage(role="tool", content=envelope, tool_call_id="1", name=name)]
 
     assert answer_now(last("write_file", _envelope(True, "wrote notes.txt")))
     assert answer_now(last("read_file", _envelope(False, error="the person denied this call", kind="rejected")))
-    assert not answer_now(last("read_file", _envelope(True, "milk\n")))  # read, then maybe edit
+    assert answer_now(last("read_file", _envelope(True, "milk\n")))
     assert not answer_now(last("write_file", _envelope(False, error="/ws is a folder", kind="business")))
     assert not answer_now([ChatMessage(role="user", content="hi")])

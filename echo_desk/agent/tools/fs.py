@@ -184,7 +184,9 @@ def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
     if not names:
         return ToolError(f"{target} {why}. {folder} is empty.", kind=ErrorKind.BUSINESS)
     where = "It holds" if folder == target.path else f"{folder} holds"
-    if want == "folder":
+    if want == "folder" and os.path.isfile(target.path):
+        hint = " It is a file: read it with read_file."
+    elif want == "folder":
         hint = ' Give a folder relative to the workspace, or "." for the workspace itself.'
     else:
         files = [n for n in names if not n.endswith("/") and not n.startswith("…")]

@@ -49,6 +49,10 @@ def _serve(config: dict[str, Any]) -> None:
     params.cache_prompt = False
     params.warmup = False  # a warm-up pass costs a second and the first request warms anyway
     params.n_parallel = 1
+    # The server reports prompt progress once per batch: with the default 2,048 a whole prompt
+    # was one silent stretch (7-14 s on 2 cores); 128 tokens is a report every few seconds.
+    params.n_batch = 128
+    params.n_ubatch = 128
     if config.get("threads"):
         params.cpuparams.n_threads = int(config["threads"])
         params.cpuparams_batch.n_threads = int(config["threads"])

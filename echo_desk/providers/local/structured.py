@@ -16,9 +16,8 @@ What else the small model gets here, each measured in ``bench/agent_tasks.py``:
 - Tool results arrive as plain text (``plain_tool_results``), not the JSON envelope: a file's
   lines stay lines (it counted ``\\n`` escapes badly) and an error reads "Error: …", which the
   chat template answers with "correct the call" instead of "answer now".
-- A call repeated with the same arguments is not offered a third time, and after a change
-  (a file written, a command run) or a denied call the turn is text: the grammar holds it to
-  text (a small model otherwise reads the same file until the turn limit, or writes it again).
+- After a result the turn is text, held to it by the grammar (only a failed call may be
+  followed by another); a call repeated with the same arguments is not offered a third time.
 """
 
 from __future__ import annotations
@@ -141,22 +140,14 @@ def _key(call: ToolCall) -> tuple[str, str]:
     return call.name, arguments
 
 
-#: Tools after whose result the small model may go on (read, then change); after any other
-#: tool's result it answers in text. The chat template keeps the same list.
-READ_TOOLS = frozenset({"read_file", "list_dir", "search_files"})
-
-
 def answer_now(messages: Sequence[ChatMessage]) -> bool:
-    """The last message is a result after which the template asks for the answer: a change
-    made (a file written, a command run) or a call the person denied. A 0.5B model otherwise
-    makes the same call again."""
+    """The last message is a result the template asks the answer for: any but a failed call.
+
+    A 0.5B model otherwise calls again: the same read until the turn limit (after a read it
+    copied its own call instead of answering), an edit nobody asked for, or the same write.
+    """
     last = messages[-1] if messages else None
-    if last is None or last.role != "tool":
-        return False
-    text = _result_text(last.content)
-    if text.startswith("Not done: "):
-        return True
-    return last.name not in READ_TOOLS and not text.startswith("Error: ")
+    return last is not None and last.role == "tool" and not _result_text(last.content).startswith("Error: ")
 
 
 def repeats_a_call(messages: Sequence[ChatMessage]) -> bool:
