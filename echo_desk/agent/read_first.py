@@ -5,7 +5,8 @@ The system prompt says "read before changing", and a 0.5B model still replaced n
 the one line it was asked to add (bench/agent_tasks.py, append jobs): the person would have
 approved a diff that deletes the file's content. Told to read first, it sent the same call
 again; shown the content in the refusal, its next write can keep it. A model that read the
-file (or wrote it) in this conversation writes as before; the same blind write is refused again.
+file (or wrote it, or was shown it in a refusal) in this conversation writes as before: the
+person approves the diff, so an overwrite they asked for still happens.
 """
 
 from __future__ import annotations
@@ -19,23 +20,17 @@ from echo_desk.agent.model import ChatMessage, ToolCall
 
 #: Calls after which the model knows a file's content: it read it, or wrote all of it.
 _KNOWS = frozenset({"read_file", "write_file"})
-
-
 #: A file up to this size is shown in the refusal.
 SHOWN_BYTES = 4000
 _REFUSED = "already exists and was not read in this conversation"
 
 
-def _argument(call: ToolCall, name: str) -> str:
+def _path_argument(call: ToolCall) -> str:
     try:
-        value = json.loads(call.arguments).get(name)
+        value = json.loads(call.arguments).get("path")
     except (ValueError, AttributeError):
         return ""
     return value if isinstance(value, str) else ""
-
-
-def _path_argument(call: ToolCall) -> str:
-    return _argument(call, "path")
 
 
 def _locate(raw: str, roots: Sequence[Path]) -> str:
@@ -71,18 +66,15 @@ def unread_overwrite(call: ToolCall, messages: Sequence[ChatMessage], roots: Seq
     target = _locate(_path_argument(call), roots)
     if not target or not os.path.isfile(target):
         return ""
-    refused: set[str] = set()
     for message in messages:
         for earlier in message.tool_calls:
             if earlier.name not in _KNOWS or _locate(_path_argument(earlier), roots) != target:
                 continue
             result = _result(earlier.id, messages)
-            if result.get("ok"):
+            # Read or written here, or shown in a refusal: the next write goes to the person's
+            # approval with its diff (an overwrite they asked for is theirs to allow).
+            if result.get("ok") or (earlier.name == "write_file" and _REFUSED in str(result.get("error", ""))):
                 return ""
-            if earlier.name == "write_file" and _REFUSED in str(result.get("error", "")):
-                refused.add(_argument(earlier, "content"))
-    if refused and _argument(call, "content") not in refused:
-        return ""  # it was shown the file in the refusal and now writes something else
     content = _content(target)
     if content is None:
         return (f"not run: {target} {_REFUSED}. Read it with read_file first, then change it with "

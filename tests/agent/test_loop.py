@@ -185,13 +185,12 @@ async def test_overwriting_a_file_not_read_is_not_run_and_the_model_is_told(tmp_
     engines.append(engine[0])
     (workspace / "notes.txt").write_text("milk\neggs\n")
     blind = '{"path": "notes.txt", "content": "Buy butter"}'
-    model = ScriptedModel([calls(("c1", "write_file", blind)), calls(("c2", "write_file", blind)),
-                           calls(("c3", "write_file", '{"path": "notes.txt", "content": "milk\\neggs\\nBuy butter\\n"}')),
+    model = ScriptedModel([calls(("c1", "write_file", blind)),
+                           calls(("c2", "write_file", '{"path": "notes.txt", "content": "milk\\neggs\\nBuy butter\\n"}')),
                            say("added")])
     outcome = await loop_for(engine, model).run(user("add Buy butter to notes.txt"), scope, host)
     first = outcome.envelopes["c1"]
     assert not first.ok and first.error_kind is ErrorKind.BUSINESS and "was not read" in first.error
     assert "It holds now:\nmilk\neggs\n" in first.error
-    assert not outcome.envelopes["c2"].ok  # the same blind write again
-    assert outcome.envelopes["c3"].ok  # shown the file, it writes what keeps it
+    assert outcome.envelopes["c2"].ok  # shown the file, it writes what keeps it
     assert (workspace / "notes.txt").read_text() == "milk\neggs\nBuy butter\n"

@@ -42,7 +42,7 @@ def test_a_new_file_a_file_written_here_and_other_tools_are_left_alone(tmp_path:
     assert unread_overwrite(ToolCall(id="c", name="write_file", arguments="{not json"), [], (tmp_path,)) == ""
 
 
-def test_the_refusal_shows_the_file_and_a_changed_write_then_runs(tmp_path: Path) -> None:
+def test_the_refusal_shows_the_file_and_the_next_write_then_runs(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("milk\neggs\n")
     blind = _call("write_file", "notes.txt", 1)  # content "x"
     why = unread_overwrite(blind, [], (tmp_path,))
@@ -51,7 +51,7 @@ def test_the_refusal_shows_the_file_and_a_changed_write_then_runs(tmp_path: Path
                ChatMessage(role="tool", tool_call_id="c1", name="write_file",
                            content=json.dumps({"ok": False, "error": why}))]
     same = _call("write_file", "notes.txt", 2)
-    assert unread_overwrite(same, refused, (tmp_path,)), "the same blind write is refused again"
+    assert unread_overwrite(same, refused, (tmp_path,)) == "", "shown the file: the person decides on the diff"
     kept = ToolCall(id="c3", name="write_file", arguments=json.dumps({"path": "notes.txt",
                                                                       "content": "milk\neggs\nBuy butter\n"}))
     assert unread_overwrite(kept, refused, (tmp_path,)) == ""
