@@ -1,6 +1,7 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
     python bench/agent_tasks.py [--only ID,ID] [--limit N] [--threads N] [--no-grammar] [--json OUT]
+    python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
 Each job gets a fresh temporary workspace with a few files, one prompt (English or Chinese) and
 an approval answer (``--yes`` or ``--no``), and runs through the same engine path as
@@ -14,7 +15,8 @@ Printed per job: done or not, seconds, tool calls, calls whose arguments were no
 longest silence (no stream event) and the stop reason; then the success rate, median/p90 time,
 unparsable calls and runaway stops (a stream ended by the token cap or the runaway guard).
 ``--no-grammar`` sends the same prompts without the tool-call grammar (calls are read from the
-model's free text): the share of calls that parse with and without it.
+model's free text): the share of calls that parse with and without it. ``--compare`` prints
+two saved runs side by side (per job, and each figure with the ratio after/before).
 """
 
 from __future__ import annotations
@@ -341,6 +343,24 @@ def _load() -> str:
         return "?"
 
 
+def compare(before_path: Path, after_path: Path) -> None:
+    """Two ``--json`` files side by side: per job, then each figure and its ratio."""
+    before, after = (json.loads(p.read_text(encoding="utf-8")) for p in (before_path, after_path))
+    rows = {r["id"]: r for r in before["results"]}
+    for r in after["results"]:
+        b = rows.get(r["id"])
+        was = ("DONE" if b["done"] else "fail") if b else "-"
+        print(f"{r['id']:<13} {was:>4} -> {'DONE' if r['done'] else 'fail'}  "
+              f"{b['seconds'] if b else 0:6.1f}s -> {r['seconds']:6.1f}s")
+    for key, value in after["summary"].items():
+        old = before["summary"].get(key)
+        ratio = f"{value / old:.2f}x" if isinstance(old, (int, float)) and old else "-"
+        shown = [f"{v:.3g}" if isinstance(v, float) else str(v) for v in (old, value)]
+        print(f"{key:<24} {shown[0]:>8} -> {shown[1]:<8} {ratio}")
+    longest = [max(r["longest_silence"] for r in run["results"]) for run in (before, after)]
+    print(f"{'longest_silence_s':<24} {longest[0]:>8.1f} -> {longest[1]:<8.1f} {longest[1] / longest[0]:.2f}x")
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="", help="comma-separated job ids")
@@ -348,7 +368,12 @@ async def main() -> int:
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the app's)")
     parser.add_argument("--no-grammar", action="store_true", help="send no tool-call grammar (to measure it)")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="print two saved runs side by side (no model is started)")
     args = parser.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return 0
 
     from echo_desk.providers.local.default_model import default_model_path
     from echo_desk.providers.local.profiles import get_profile

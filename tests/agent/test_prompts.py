@@ -12,7 +12,7 @@ from echo_desk.agent.scope import Scope
 def test_system_prompt_says_where_when_what_and_how() -> None:
     scope = Scope(label="t", workspace_roots=(Path("/home/ada/project"),))
     text = system_message(scope, today=datetime.date(2026, 11, 30), system="Linux 6.1").content
-    for fact in ("/home/ada/project", "2026-11-30", "Linux 6.1", "relative", "Read a file before changing it",
+    for fact in ("/home/ada/project", "2026-11-30", "Linux 6.1", "relative", "Read a file before answering about it or changing it", "search_files",
                  "edit_file", "write_file only creates new files", "denies", "user's language"):
         assert fact in text, fact
     # Every word is prompt processing on a CPU at every turn: keep it near 120 words.

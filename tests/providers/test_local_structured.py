@@ -186,10 +186,11 @@ def test_tool_results_reach_the_small_model_as_plain_text() -> None:
                     tool_call_id="3"),
         ChatMessage(role="tool", content=_envelope(True), tool_call_id="4"),
         ChatMessage(role="tool", content="not an envelope", tool_call_id="5"),
+        ChatMessage(role="tool", content=_envelope(True, "exit code 0\n1337\n"), tool_call_id="6"),
     ]
     plain = [m.content for m in plain_tool_results(messages)]
     assert plain == ["hi", "milk\neggs\n", "Error: /ws is a folder", "Not done: the person denied this call.",
-                     "Done.", "not an envelope"]
+                     "Done.", "not an envelope", "Output:\n1337\n\n(exit code 0)"]
 
 
 def _exchange(*arguments: str) -> list[ChatMessage]:

@@ -123,7 +123,8 @@ async def test_a_folder_or_a_missing_name_given_as_the_file_says_what_is_there(
     assert "is a folder, not a file" in folder.error and "docs/guide.md" in folder.error
     missing = await run_tool(ReadFile(), {"path": "docs/gide.md"}, make_ctx("read_file"))
     assert missing.error == (f"{workspace / 'docs' / 'gide.md'} does not exist. {workspace / 'docs'} holds: "
-                             'docs/guide.md. Give a path relative to the workspace, like "docs/guide.md".')
+                             'docs/guide.md. Give a path relative to the workspace, like "docs/guide.md". '
+                             "search_files finds a file by its name or its text.")
     write = await run_tool(WriteFile(), {"path": str(workspace), "content": "x"}, make_ctx("write_file"))
     assert "is the workspace folder, not a file" in write.error and "config.json" in write.error
     edit = await run_tool(EditFile(), {"path": "conf.json", "edits": [{"old": "{", "new": "["}]}, make_ctx("edit_file"))

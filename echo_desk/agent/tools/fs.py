@@ -191,6 +191,8 @@ def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
     else:
         files = [n for n in names if not n.endswith("/") and not n.startswith("…")]
         hint = f' Give a path relative to the workspace, like "{files[0]}".' if files else ""
+        if not os.path.lexists(target.path):  # a guessed name: searching finds the real one
+            hint += " search_files finds a file by its name or its text."
     return ToolError(f"{target} {why}. {where}: {', '.join(names)}.{hint}", kind=ErrorKind.BUSINESS)
 
 

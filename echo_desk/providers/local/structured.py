@@ -112,6 +112,18 @@ def structured_request(tools: Sequence[ToolDefinition], tool_choice: str, *, gra
     return body
 
 
+_EXIT_LINE = re.compile(r"\Aexit code (-?\d+)\n")
+
+
+def _output_first(text: str) -> str:
+    """A command's output before its exit code: from "exit code 0" first the 0.5B model
+    answered "it ran successfully" and left out what the command printed."""
+    match = _EXIT_LINE.match(text)
+    if match is None:
+        return text
+    return f"Output:\n{text[match.end():]}\n(exit code {match.group(1)})"
+
+
 def _result_text(content: str) -> str:
     """One tool result as the small model reads it: the output, or "Error: …"."""
     try:
@@ -121,7 +133,7 @@ def _result_text(content: str) -> str:
     if not isinstance(envelope, dict) or "ok" not in envelope:
         return content
     if envelope["ok"]:
-        return str(envelope.get("content") or "") or "Done."
+        return _output_first(str(envelope.get("content") or "")) or "Done."
     if envelope.get("error_kind") == "rejected":  # the person said no: not something to retry
         return f"Not done: {envelope.get('error', '')}."
     return f"Error: {envelope.get('error', '')}"
