@@ -21,7 +21,9 @@ async def test_revert_is_told_in_the_next_turn(runtime: Runtime, scope: Scope, h
     target = workspace / "n.txt"
     target.write_text("mine\n")
     write = json.dumps({"path": "n.txt", "content": "agent\n"})
-    model = ScriptedModel([calls(("c1", "write_file", write)), say("done"), say("ok"), say("ok again")])
+    # It reads the file first: an existing file not read in the conversation is not overwritten.
+    model = ScriptedModel([calls(("c0", "read_file", json.dumps({"path": "n.txt"}))),
+                           calls(("c1", "write_file", write)), say("done"), say("ok"), say("ok again")])
     loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory)
     first = await loop.run([ChatMessage(role="user", content="change it")], scope, host)
     assert target.read_text() == "agent\n"
