@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from echo_desk.agent.envelope import DENIED_KEY
 from echo_desk.agent.status import ToolStatus
+from echo_desk.agent.undo.notes import is_engine_note
 from echo_desk.store.conversations import StoredMessage
 from echo_desk.ui.result_grid import grid_of
 from echo_desk.ui.sandbox_card import sandbox_of
@@ -324,6 +325,8 @@ class TranscriptModel(QAbstractListModel):
             role = msg.role
             content = msg.content
             branch = _switchable(branch_of(entry.node)) if branch_of is not None and entry.node else None
+            if is_engine_note(msg):
+                continue  # for the model only, as when it was sent (the Retry card stood for it)
             if role == "user":
                 items.append(TranscriptItem(USER, text=content, images=msg.images, attachments=msg.attachments,
                                             node=entry.node, branch=branch, message_id=entry.id))

@@ -80,6 +80,15 @@ def test_a_repeating_answer_offers_retry_and_enter_retries_with_a_note(window, q
     assert "notes.txt has two lines." in texts
     # Saved: the note is part of the conversation the model sees next time too.
     assert window.session.history[-2].content == note.content
+    # Opened again, the note is still not shown as the person's words.
+    conversation = window.session.conversation
+    window.session.flush_writes()
+    window.session.open(None)
+    window.session.open(conversation)
+    reopened = window.session.transcript.items()
+    assert [i.text for i in reopened if i.kind == "user"] == ["What is in notes.txt?"]
+    assert "notes.txt has two lines." in [i.text.strip() for i in reopened]
+    assert note.content in [m.content for m in window.session.history]
 
 
 def test_a_call_cut_at_the_token_cap_is_not_run_and_one_click_retries(window, qloop, workspace) -> None:  # type: ignore[no-untyped-def]
