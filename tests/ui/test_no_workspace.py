@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 
 from echo_desk.store.conversations import ConversationStore
@@ -12,6 +10,7 @@ from echo_desk.ui import chat_window, i18n_qt
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_window import MainWindow
 from echo_desk.ui.services import Services
+from tests.ui.conftest import until
 from tests.ui.fake_model import ScriptedModel, say
 
 
@@ -24,13 +23,6 @@ def _window(qtbot, runtime, tmp_path: Path) -> tuple[MainWindow, ConversationSto
     qtbot.addWidget(win)
     win.attach(services)
     return win, store
-
-
-async def _until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 def test_send_without_a_workspace_offers_the_default_and_then_sends(qtbot, qloop, runtime, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -53,7 +45,7 @@ def test_send_without_a_workspace_offers_the_default_and_then_sends(qtbot, qloop
         assert not folder.exists()  # proposed, not created until chosen
 
         prompt.use_default.click()
-        qloop.run_until_complete(_until(lambda: bool(model.seen_messages) and not win.session.busy))
+        qloop.run_until_complete(until(lambda: bool(model.seen_messages) and not win.session.busy))
         assert folder.is_dir()
         assert not prompt.isVisibleTo(win)
         assert win.workspace_folder() == str(folder.resolve())
@@ -83,7 +75,7 @@ def test_a_recent_folder_can_be_picked_and_the_prompt_speaks_chinese(qtbot, qloo
         assert prompt.isVisibleTo(win) and "文件夹" in prompt.question.text()
         assert [b.text() for b in prompt.recent_buttons] == [str(recent)]
         prompt.recent_buttons[0].click()
-        qloop.run_until_complete(_until(lambda: bool(model.seen_messages) and not win.session.busy))
+        qloop.run_until_complete(until(lambda: bool(model.seen_messages) and not win.session.busy))
         assert win.workspace_folder() == str(recent.resolve())
     finally:
         i18n_qt.apply_language("en")

@@ -19,12 +19,9 @@ from echo_desk.agent.model import (
     ToolCallDelta,
     ToolCallStarted,
 )
-from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_window import MainWindow
-from echo_desk.ui.services import Services
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import next_emission, until, within
 
 
 class StagedModel:
@@ -51,27 +48,6 @@ class StagedModel:
         return None
 
 
-@pytest.fixture
-def window(qtbot, qloop, runtime, tmp_path, workspace):  # type: ignore[no-untyped-def]
-    store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
-    win.set_workspace(str(workspace))
-    yield win
-    win.session.stop()
-    store.close()
-
-
-async def _until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
-
-
 async def _stop_and_time(window: MainWindow) -> float:
     idle = next_emission(window.session.busy_changed)
     began = time.monotonic()
@@ -89,10 +65,10 @@ def test_progress_is_shown_and_stop_ends_it_within_a_second(window, qloop, stage
     async def scenario() -> float:
         window.composer.setPlainText("fix the typo")
         window.send()
-        await _until(lambda: label.text().startswith("Thinking…"))
+        await until(lambda: label.text().startswith("Thinking…"))
         if stage == "writing_call":
             model.speak.set()
-            await _until(lambda: "Writing a call to edit_file…" in label.text() and "tokens/s" in label.text())
+            await until(lambda: "Writing a call to edit_file…" in label.text() and "tokens/s" in label.text())
         return await _stop_and_time(window)
 
     assert qloop.run_until_complete(scenario()) <= 1.0
@@ -109,7 +85,7 @@ def test_progress_text_is_translated(window, qloop) -> None:  # type: ignore[no-
             window.composer.setPlainText("修改")
             window.send()
             model.speak.set()
-            await _until(lambda: "正在" in window.progress_label.text())
+            await until(lambda: "正在" in window.progress_label.text())
             await _stop_and_time(window)
 
         qloop.run_until_complete(scenario())
@@ -127,7 +103,7 @@ def test_an_answer_claiming_a_change_no_call_made_is_marked(window, qloop) -> No
         window.composer.setPlainText("Add a line 'Buy butter' at the end of notes.txt")
         window.send()
         await within(idle)
-        await _until(lambda: window.session.transcript.items()[-1].kind == "notice")
+        await until(lambda: window.session.transcript.items()[-1].kind == "notice")
 
     qloop.run_until_complete(scenario())
     last = window.session.transcript.items()[-1]
@@ -184,15 +160,15 @@ def test_starting_the_model_and_reading_the_prompt_are_shown_with_elapsed_time(w
     async def scenario() -> None:
         window.composer.setPlainText("hello")
         window.send()
-        await _until(lambda: label.text().startswith("Starting the local model… 0 s"))
+        await until(lambda: label.text().startswith("Starting the local model… 0 s"))
         # Never a silent minute: the elapsed time moves while the model loads.
-        await _until(lambda: label.text().startswith("Starting the local model… 1 s"), seconds=5)
+        await until(lambda: label.text().startswith("Starting the local model… 1 s"), seconds=5)
         seen.append(label.text())
         model.started.set()
-        await _until(lambda: label.text().startswith("Reading the conversation… 812 tokens, 640 already read"))
+        await until(lambda: label.text().startswith("Reading the conversation… 812 tokens, 640 already read"))
         seen.append(label.text())
         model.read.set()
-        await _until(lambda: not window.session.busy)
+        await until(lambda: not window.session.busy)
 
     qloop.run_until_complete(scenario())
     assert "only the first message" in seen[0]
@@ -206,7 +182,7 @@ def test_stop_while_the_model_is_starting_ends_within_a_second(window, qloop) ->
     async def scenario() -> float:
         window.composer.setPlainText("hello")
         window.send()
-        await _until(lambda: window.progress_label.text().startswith("Starting the local model…"))
+        await until(lambda: window.progress_label.text().startswith("Starting the local model…"))
         return await _stop_and_time(window)
 
     assert qloop.run_until_complete(scenario()) <= 1.0

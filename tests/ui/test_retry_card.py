@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from echo_desk.agent.model import StreamEnd, TextDelta, ToolCallDelta, ToolCallStarted
-from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat_window import MainWindow
-from echo_desk.ui.services import Services
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import next_emission, until, within
 from tests.ui.fake_model import ScriptedModel, say
-
-
-@pytest.fixture
-def window(qtbot, qloop, runtime, tmp_path, workspace):  # type: ignore[no-untyped-def]
-    store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
-    win.set_workspace(str(workspace))
-    yield win
-    win.session.stop()
-    store.close()
-
 
 REPEATING = [TextDelta("Buy bread\n") for _ in range(12)] + [StreamEnd()]
 CUT_CALL = [ToolCallStarted(id="c1", name="write_note"), ToolCallDelta(id="c1", text='{"path": "notes.txt", "te'),
@@ -43,14 +21,7 @@ async def _turn(window: MainWindow, text: str) -> None:
     window.composer.setPlainText(text)
     window.send()
     await within(idle)
-    await _until(lambda: not window.session.busy)
-
-
-async def _until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
+    await until(lambda: not window.session.busy)
 
 
 def test_a_repeating_answer_offers_retry_and_enter_retries_with_a_note(window, qloop, workspace) -> None:  # type: ignore[no-untyped-def]
@@ -60,7 +31,7 @@ def test_a_repeating_answer_offers_retry_and_enter_retries_with_a_note(window, q
 
     async def scenario() -> None:
         await _turn(window, "What is in notes.txt?")
-        await _until(lambda: card.isVisibleTo(window))
+        await until(lambda: card.isVisibleTo(window))
         assert "repeated itself" in card.title.text()
         assert "“Buy bread” 8 times" in card.detail.text() and "was run" in card.detail.text()
         # No English engine error row: the card says it.
@@ -69,7 +40,7 @@ def test_a_repeating_answer_offers_retry_and_enter_retries_with_a_note(window, q
         started = next_emission(window.session.busy_changed)
         QTest.keyClick(card.retry_button, Qt.Key.Key_Return)
         assert await within(started) is True
-        await _until(lambda: not window.session.busy)
+        await until(lambda: not window.session.busy)
 
     qloop.run_until_complete(scenario())
     assert not card.isVisibleTo(window)
@@ -98,11 +69,11 @@ def test_a_call_cut_at_the_token_cap_is_not_run_and_one_click_retries(window, ql
 
     async def scenario() -> None:
         await _turn(window, "Write notes.txt")
-        await _until(lambda: card.isVisibleTo(window))
+        await until(lambda: card.isVisibleTo(window))
         assert card.title.text() == "The answer was cut off"
         assert "The unfinished call was not run." in card.detail.text()
         card.retry_button.click()
-        await _until(lambda: len(model.seen_messages) == 2 and not window.session.busy)
+        await until(lambda: len(model.seen_messages) == 2 and not window.session.busy)
 
     qloop.run_until_complete(scenario())
     assert not (workspace / "notes.txt").exists()  # the cut-off call never ran
