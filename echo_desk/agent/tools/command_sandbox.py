@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk import sandbox
-from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, PROTECTED, SANDBOX_TARGET
+from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings
-from echo_desk.tools import Target
+from echo_desk.tools import Protection, ProtectionReason, Target
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
 OUTSIDE_REASONS = {
-    "agent": f"{PROTECTED}: runs outside the sandbox with all your rights (the agent asked for it)",
-    "ask": f"{PROTECTED}: runs outside the sandbox with all your rights (the sandbox is set to ask every time)",
-    "unavailable": f"{PROTECTED}: runs outside the sandbox with all your rights (the sandbox is unavailable here)",
+    "agent": ProtectionReason.OUTSIDE_SANDBOX_ASKED,
+    "ask": ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK,
+    "unavailable": ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE,
 }
 
 
@@ -55,7 +55,8 @@ class CommandPlan:
         if self.sandboxed:
             return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=self.network)
         if self.outside_reason:
-            return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, detail=OUTSIDE_REASONS[self.outside_reason])
+            why = Protection(reason=OUTSIDE_REASONS[self.outside_reason])
+            return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, protections=(why,))
         return None
 
     def metadata(self) -> dict[str, object]:
@@ -89,15 +90,15 @@ def _valid(domain: str) -> bool:
     return True
 
 
-def own_folders() -> tuple[tuple[str, Path], ...]:
-    """Echo Desk's own folders and the keyrings, each with its protected reason (English)."""
+def own_folders() -> tuple[tuple[ProtectionReason, Path], ...]:
+    """Echo Desk's own folders and the keyrings, each with its protected reason."""
     home = Path.home()
     return (
-        ("Echo Desk's own settings folder", paths.config_dir()),
-        ("Echo Desk's own data folder", paths.data_dir()),
-        ("Echo Desk's own cache folder", paths.cache_dir()),
-        ("the keyring folder", home / ".local/share/keyrings"),
-        ("the keyring folder", home / ".local/share/python_keyring"),
+        (ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
+        (ProtectionReason.DATA_FOLDER, paths.data_dir()),
+        (ProtectionReason.CACHE_FOLDER, paths.cache_dir()),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
     )
 
 
@@ -125,7 +126,7 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
         named = any(spelling in command for spelling in _spellings(folder))
         inside = real_cwd == real or real_cwd.is_relative_to(real)
         if named or inside:
-            found.append(Target(kind="path", value=str(real), detail=f"{PROTECTED}: {reason}"))
+            found.append(Target(kind="path", value=str(real), protections=(Protection(reason=reason),)))
     return tuple(found)
 
 
