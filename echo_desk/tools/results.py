@@ -8,6 +8,11 @@ from typing import Any
 
 from echo_desk.tools.protection import Protection
 
+#: A JSON object as parsed from JSON or about to be written to it (a tool's metadata or
+#: arguments, a stored envelope, a JSON Schema, an audit record). Its values are ``Any`` on
+#: purpose: JSON holds anything, and each reader checks the type of what it takes.
+JsonObject = dict[str, Any]
+
 
 class RiskLevel(enum.StrEnum):
     """How much a tool can change. Drives the default approval policy."""

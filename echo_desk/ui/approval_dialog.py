@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -33,6 +32,7 @@ from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools import ProtectionReason
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui import approval_keys, i18n_qt, marshal, theme
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
@@ -345,10 +345,10 @@ class ApprovalDialog(QDialog):
                                      self._start_revise, self)
         self.editor.open()
 
-    def _start_revise(self, arguments: dict[str, Any]) -> None:
+    def _start_revise(self, arguments: JsonObject) -> None:
         marshal.spawn(self._revise(arguments))
 
-    async def _revise(self, arguments: dict[str, Any]) -> None:
+    async def _revise(self, arguments: JsonObject) -> None:
         """The engine checks and previews the edit; the new version replaces this dialog."""
         from echo_desk.agent.revision import RevisionRefused
 
