@@ -23,21 +23,17 @@ from echo_desk.tools import Protection, ProtectionReason, Target
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
-OUTSIDE_REASONS = {
-    "agent": ProtectionReason.OUTSIDE_SANDBOX_ASKED,
-    "ask": ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK,
-    "unavailable": ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE,
-}
 
 
 @dataclass(frozen=True)
 class CommandPlan:
-    """Where one command will run. ``outside_reason`` is a key of ``OUTSIDE_REASONS`` or ''."""
+    """Where one command will run; ``outside_reason`` says why it runs outside (``None``: it does not
+    need saying: in the sandbox, or the sandbox is off)."""
 
     mode: SandboxMode
     sandboxed: bool
     availability: sandbox.Availability
-    outside_reason: str = ""
+    outside_reason: ProtectionReason | None = None
     #: Allowed domains as the person wrote them (empty: no network at all).
     domains: tuple[str, ...] = ()
 
@@ -54,8 +50,8 @@ class CommandPlan:
         """The line the approval dialog shows (and the policy reads); none when the sandbox is off."""
         if self.sandboxed:
             return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=self.network)
-        if self.outside_reason:
-            why = Protection(reason=OUTSIDE_REASONS[self.outside_reason])
+        if self.outside_reason is not None:
+            why = Protection(reason=self.outside_reason)
             return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, protections=(why,))
         return None
 
@@ -73,11 +69,11 @@ def plan_command(settings: Settings, workspace: Path | None, *, outside: bool) -
     if mode is SandboxMode.OFF:
         return CommandPlan(mode, False, found)
     if mode is SandboxMode.ASK_UNSANDBOXED:
-        return CommandPlan(mode, False, found, "ask")
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK)
     if not found.available:
-        return CommandPlan(mode, False, found, "unavailable")
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE)
     if outside:
-        return CommandPlan(mode, False, found, "agent")
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_ASKED)
     return CommandPlan(mode, True, found, domains=tuple(d for d in chosen.allowed_domains if _valid(d)))
 
 
