@@ -413,7 +413,7 @@ class Dispatcher:
         shown = {
             "tool": entry.name,
             "arguments": params,
-            "targets": [(t.kind, t.value, t.detail) for t in targets],
+            "targets": [(t.kind, t.value, t.full_detail) for t in targets],
             "changes": [(c.path, c.kind.value, c.before_sha256, c.after_sha256) for c in changes],
             "spawn": dataclasses.asdict(spawn) if spawn is not None else None,
         }

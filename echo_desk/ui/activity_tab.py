@@ -8,7 +8,6 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,6 +27,7 @@ from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.dispatcher import Decision
 from echo_desk.agent.permissions import Rule
 from echo_desk.i18n import N_, _
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.rules_text import plain_tooltip, rule_phrase, when
 
@@ -51,7 +51,7 @@ class ActivityTab(QWidget):
         super().__init__(parent)
         self.audit = audit
         self.rule_for = rule_for
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[JsonObject] = []
         layout = QVBoxLayout(self)
         filters = QHBoxLayout()
         self.tool = QLineEdit()
@@ -97,7 +97,7 @@ class ActivityTab(QWidget):
         self.reload()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
-    def filtered(self) -> list[dict[str, Any]]:
+    def filtered(self) -> list[JsonObject]:
         """The audit records matching the filters, newest first."""
         tool = self.tool.text().strip() or None
         conversation = self.conversation.text().strip()
@@ -129,7 +129,7 @@ class ActivityTab(QWidget):
             self.calls.addTopLevelItem(item)
         self._update_why()
 
-    def _decider(self, record: dict[str, Any]) -> str:
+    def _decider(self, record: JsonObject) -> str:
         if record.get("grant_id"):
             return _("grant {id}").format(id=record["grant_id"])
         source = str(record.get("rule_source") or "")
@@ -138,7 +138,7 @@ class ActivityTab(QWidget):
             return rule_phrase(rule) if rule is not None else source
         return str(record["provenance"])
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> JsonObject | None:
         item = self.calls.currentItem()
         if item is None:
             return None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -30,9 +29,10 @@ from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.permissions import GrantScope, Suggestion
-from echo_desk.agent.tools.command_sandbox import OUTSIDE_REASONS
 from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
+from echo_desk.tools import ProtectionReason
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui import approval_keys, i18n_qt, marshal, theme
 from echo_desk.ui.diff_view import DiffPane
 from echo_desk.ui.full_text_box import FullTextBox, plain_tooltip
@@ -64,10 +64,10 @@ def format_targets(request: ApprovalRequest) -> str:
     for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
         lines.append(labelled(label, visible(target_value_text(target.kind, target.value))))
-        if target.detail:
+        if target.detail or target.protections:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
-            lines.append("    " + labelled(detail_label, visible(shown_detail(target.detail))))
-        if target.kind == "sandbox" and target.detail == OUTSIDE_REASONS["unavailable"]:
+            lines.append("    " + labelled(detail_label, visible(shown_detail(target))))
+        if any(p.reason is ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE for p in target.protections):
             lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
@@ -345,10 +345,10 @@ class ApprovalDialog(QDialog):
                                      self._start_revise, self)
         self.editor.open()
 
-    def _start_revise(self, arguments: dict[str, Any]) -> None:
+    def _start_revise(self, arguments: JsonObject) -> None:
         marshal.spawn(self._revise(arguments))
 
-    async def _revise(self, arguments: dict[str, Any]) -> None:
+    async def _revise(self, arguments: JsonObject) -> None:
         """The engine checks and previews the edit; the new version replaces this dialog."""
         from echo_desk.agent.revision import RevisionRefused
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -27,12 +26,14 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui import theme
 
-_Reader = Callable[[], Any]
+#: Reads a field back as a JSON value.
+_Reader = Callable[[], object]
 
 
-def _field(spec: dict[str, Any], value: Any) -> tuple[QWidget, _Reader]:
+def _field(spec: JsonObject, value: object) -> tuple[QWidget, _Reader]:
     """A widget for one property and how to read it back (JSON for what has no simple widget)."""
     kind = spec.get("type")
     if isinstance(spec.get("enum"), list) and all(isinstance(v, str) for v in spec["enum"]):
@@ -62,8 +63,8 @@ def _field(spec: dict[str, Any], value: Any) -> tuple[QWidget, _Reader]:
 class ArgumentEditor(QDialog):
     """``on_apply`` receives the edited arguments; call ``show_error`` when they are refused."""
 
-    def __init__(self, schema: dict[str, Any], arguments: dict[str, Any],
-                 on_apply: Callable[[dict[str, Any]], None], parent: QWidget | None = None) -> None:
+    def __init__(self, schema: JsonObject, arguments: JsonObject,
+                 on_apply: Callable[[JsonObject], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(_("Edit the arguments"))
         self.resize(720, 520)
@@ -104,14 +105,14 @@ class ArgumentEditor(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
-    def edited(self) -> dict[str, Any]:
+    def edited(self) -> JsonObject:
         """The arguments from the visible tab. Raises ``ValueError`` for unreadable JSON."""
         if self.tabs.currentWidget() is self.raw:
             value = json.loads(self.raw.toPlainText())
             if not isinstance(value, dict):
                 raise ValueError(_("the arguments must be a JSON object"))
             return value
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         for name, read in self.readers.items():
             value = read()
             if value not in (None, ""):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -26,6 +25,7 @@ from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _, locale_dir_of, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
+from echo_desk.tools import Tool
 from echo_desk.ui import marshal, theme
 from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.full_text_box import plain_tooltip
@@ -40,11 +40,6 @@ COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY = range(5)
 _FEW = 64
 
 
-def _risk(tool: Any) -> str:
-    risk = getattr(tool, "risk_level", "read")
-    return str(getattr(risk, "value", risk))
-
-
 class ToolCatalogModel(QStandardItemModel):
     def __init__(self, backend: CatalogBackend, parent: QObject | None = None) -> None:
         super().__init__(0, 5, parent)
@@ -52,7 +47,7 @@ class ToolCatalogModel(QStandardItemModel):
         self._syncing = False
         self._rows: dict[str, list[QStandardItem]] = {}
         self._groups: dict[ToolSource, QStandardItem] = {}
-        self._tools: dict[str, Any] = {}
+        self._tools: dict[str, Tool] = {}
         self._sources: dict[str, str] = {}
         self._search: dict[str, str] = {}
         self.itemChanged.connect(self._on_item_changed)
@@ -73,7 +68,7 @@ class ToolCatalogModel(QStandardItemModel):
         self._rows.clear()
         self._groups.clear()
         self._tools.clear()
-        by_source: dict[ToolSource, list[Any]] = defaultdict(list)
+        by_source: dict[ToolSource, list[Tool]] = defaultdict(list)
         for entry in self.backend.entries():
             by_source[entry.source].append(entry.tool)
         order = sorted(by_source, key=lambda s: (s.kind is not SourceKind.BUILTIN, s.kind is SourceKind.MCP, s))
@@ -104,7 +99,7 @@ class ToolCatalogModel(QStandardItemModel):
             self._syncing = False
         self._set_headers()
 
-    def _make_row(self, tool: Any, source: str) -> list[QStandardItem]:
+    def _make_row(self, tool: Tool, source: str) -> list[QStandardItem]:
         name = tool.name
         self._tools[name] = tool
         self._sources[name] = source
@@ -114,7 +109,7 @@ class ToolCatalogModel(QStandardItemModel):
             cell.setData(name, NameRole)
         cells[COL_TOOL].setCheckable(True)
         cells[COL_POLICY].setEditable(True)
-        risk = _risk(tool)
+        risk = tool.risk_level
         cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
         cells[COL_RISK].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         self._rows[name] = cells
@@ -172,9 +167,9 @@ class ToolCatalogModel(QStandardItemModel):
             # person what the model reads.
             cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
             # The effective risk the engine uses (the person may lower an MCP tool's).
-            cells[COL_RISK].setText(risk_label(standing.risk if standing is not None else _risk(tool)))
-            tags = " ".join(f"#{c}" for c in sorted(getattr(tool, "capabilities", ()) or ()))
-            english = f"{tool.name} {getattr(tool, 'display_title', '')} {getattr(tool, 'description', '')}"
+            cells[COL_RISK].setText(risk_label(standing.risk if standing is not None else tool.risk_level))
+            tags = " ".join(f"#{c}" for c in sorted(tool.capabilities))
+            english = f"{tool.name} {tool.display_title} {tool.description}"
             search = f"{name} {title} {description} {english} {tags} ".lower()
             cells[COL_TOOL].setData(search, SearchRole)
             self._search[name] = search
@@ -206,7 +201,7 @@ class ToolCatalogModel(QStandardItemModel):
             policy = settings.tool(name).policy
             value = policy.value if policy is not None else ""
             default = standing.default.value if standing is not None else "asks"
-            risk = standing.risk if standing is not None else _risk(tool)
+            risk = standing.risk if standing is not None else tool.risk_level
             if cells[COL_RISK].text() != risk_label(risk):
                 cells[COL_RISK].setText(risk_label(risk))
                 cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
@@ -294,7 +289,7 @@ class ToolCatalogModel(QStandardItemModel):
     def capability_tags(self) -> list[str]:
         tags: set[str] = set()
         for tool in self._tools.values():
-            tags.update(getattr(tool, "capabilities", ()) or ())
+            tags.update(tool.capabilities)
         return sorted(tags)
 
     def search_texts(self) -> dict[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -44,11 +44,12 @@ if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope
     from echo_desk.agent.loop import Outcome
     from echo_desk.runtime import Runtime
+    from echo_desk.tools.results import JsonObject
 
 log = logging.getLogger(__name__)
 
 
-def _envelope_dict(envelope: Envelope) -> dict[str, Any]:
+def _envelope_dict(envelope: Envelope) -> JsonObject:
     """What is stored with a tool message: the envelope, plus what only the card needs."""
     value = envelope.to_json()
     # The model never sees metadata; a sub-agent's transcript is kept so the card can show it again.

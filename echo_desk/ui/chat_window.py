@@ -363,7 +363,7 @@ class MainWindow(QMainWindow):
     def _wire_revert(self) -> None:
         from echo_desk.ui.revert_flow import RevertFlow
 
-        self.revert = RevertFlow(lambda: getattr(self.session.runtime, "reverter", None),
+        self.revert = RevertFlow(lambda: self.session.runtime.reverter if self.session.runtime else None,
                                  self.session.transcript, self)
         self.transcript.revert_call.connect(self.revert.revert_call)
         self.transcript.revert_turn.connect(self.revert.revert_turn)
@@ -382,7 +382,7 @@ class MainWindow(QMainWindow):
         conversation_id = lambda: str(self.session.conversation.id) if self.session.conversation else ""  # noqa: E731
         self.attachments = AttachmentFlow(self.attachment_tray, self, workspace=lambda: self._workspace,
                                           conversation_id=conversation_id,
-                                          engine=lambda: getattr(self.session.runtime, "permissions", None))
+                                          engine=lambda: self.session.runtime.permissions if self.session.runtime else None)
         self.attach_button.clicked.connect(self.attachments.pick_files)
         self.attachments.watch(self, self.composer.viewport())
     def show_shortcuts(self) -> None:

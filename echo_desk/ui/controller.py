@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
@@ -21,6 +21,8 @@ from echo_desk.ui.transcript import TranscriptModel
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import ServerStartRequest
+
+T = TypeVar("T")
 
 
 class QtHost(QObject):
@@ -51,15 +53,13 @@ class QtHost(QObject):
         # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
         title_for = self.transcript.title_for if self.transcript is not None else None
         dialog = ApprovalDialog(request, self._parent_widget(), title_for=title_for)
-        decision: ApprovalDecision = await self._run_dialog(dialog, dialog.decided)
-        return decision
+        return await self._run_dialog(dialog, dialog.decided, ApprovalDecision)
 
     async def _show_question(self, question: Question) -> Answer:
         from echo_desk.ui.question_dialog import QuestionDialog
 
         dialog = QuestionDialog(question, self._parent_widget())
-        answer: Answer = await self._run_dialog(dialog, dialog.answered)
-        return answer
+        return await self._run_dialog(dialog, dialog.answered, Answer)
 
     async def approve_server_start(self, request: ServerStartRequest) -> bool:
         """MCP: may this server start (first time, or after its configuration changed)?"""
@@ -69,15 +69,19 @@ class QtHost(QObject):
         from echo_desk.ui.server_start_dialog import ServerStartDialog
 
         dialog = ServerStartDialog(request, self._parent_widget())
-        allowed: bool = await self._run_dialog(dialog, dialog.decided)
-        return allowed
+        return await self._run_dialog(dialog, dialog.decided, bool)
 
-    async def _run_dialog(self, dialog: QDialog, signal: Any) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    async def _run_dialog(self, dialog: QDialog, signal: SignalInstance, answer: type[T]) -> T:
+        """Open ``dialog`` and wait for the ``answer`` its ``signal`` carries."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
-        def resolve(value: Any) -> None:
-            if not future.done():
+        def resolve(value: object) -> None:
+            if future.done():
+                return
+            if isinstance(value, answer):
                 future.set_result(value)
+            else:  # a wiring mistake: fail the caller rather than answer wrongly
+                future.set_exception(TypeError(f"{type(dialog).__name__} answered {value!r}, not {answer.__name__}"))
 
         signal.connect(resolve)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
 from echo_desk.i18n import _
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui.diff_view import DiffPane
 
 
 class DiffDialog(QDialog):
-    def __init__(self, title: str, changes: list[dict[str, Any]], parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, changes: list[JsonObject], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setWindowTitle(_("Changes made by {tool}").format(tool=title))

@@ -8,7 +8,7 @@ Nothing is written until "Import selected".
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -23,10 +23,13 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import N_, _, list_text
 
+if TYPE_CHECKING:  # the MCP package loads when the page is first opened
+    from echo_desk.mcp.importers import ImportItem, ImportPreview
+
 ACTION_LABELS = {"add": N_("Add"), "change": N_("Change"), "same": N_("Already there"), "skip": N_("Skip")}
 
 
-def describe_item(item: Any) -> str:
+def describe_item(item: ImportItem) -> str:
     """One line with what the server would run, plus the keyring notes."""
     parts: list[str] = []
     cfg = item.config
@@ -49,7 +52,7 @@ class ImportPreviewDialog(QDialog):
 
     chosen = Signal(object)
 
-    def __init__(self, preview: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, preview: ImportPreview, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.preview = preview
         self.setWindowTitle(_("Import MCP servers"))

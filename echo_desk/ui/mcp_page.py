@@ -7,8 +7,9 @@ events arrive on its thread, so they are marshalled here.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -29,7 +30,10 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
-    from echo_desk.mcp.status import ServerState
+    from echo_desk.mcp.importers import ImportPreview
+    from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.status import ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
+    from echo_desk.ui.mcp_server_form import ServerFormDialog
 from echo_desk.ui import i18n_qt, marshal, theme
 
 _STATE_TEXT = {
@@ -47,11 +51,13 @@ FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed")
 
 
 class McpPage(QWidget):
-    def __init__(self, manager: Any, host: Any, config_path: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, manager: McpManager, host: ServerStartApprover, config_path: str = "",
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.manager = manager
         self.host = host
         self.config_path = config_path
+        self.server_form: ServerFormDialog | None = None
         layout = QVBoxLayout(self)
         self.intro = QLabel()
         self.intro.setWordWrap(True)
@@ -83,9 +89,9 @@ class McpPage(QWidget):
         self.import_button.clicked.connect(self._choose_import)
         self.reload_button = QPushButton()
         self.toggle_button.clicked.connect(self._toggle)
-        self.restart_button.clicked.connect(lambda: self._do("restart"))
+        self.restart_button.clicked.connect(lambda: self._do(self.manager.restart))
         self.approve_button.clicked.connect(self._approve)
-        self.remove_button.clicked.connect(lambda: self._do("remove_server"))
+        self.remove_button.clicked.connect(lambda: self._do(self.manager.remove_server))
         self.reload_button.clicked.connect(lambda: marshal.spawn(self._call(self.manager.reload())))
         for b in (self.add_button, self.edit_button, self.toggle_button, self.restart_button,
                   self.approve_button, self.changes_button, self.remove_button):
@@ -125,7 +131,7 @@ class McpPage(QWidget):
         self._unsubscribe()
 
     # -- showing ----------------------------------------------------------------------------
-    def statuses(self) -> list[Any]:
+    def statuses(self) -> list[ServerStatus]:
         return list(self.manager.statuses())
 
     def refresh(self) -> None:
@@ -151,7 +157,7 @@ class McpPage(QWidget):
         item = self.servers.currentItem()
         return str(item.data(0, Qt.ItemDataRole.UserRole)) if item is not None else ""
 
-    def _status(self, name: str) -> Any:
+    def _status(self, name: str) -> ServerStatus | None:
         for status in self.statuses():
             if status.name == name:
                 return status
@@ -159,21 +165,20 @@ class McpPage(QWidget):
 
     def _show_details(self) -> None:
         status = self._status(self.current_name())
-        has = status is not None
         for b in (self.edit_button, self.toggle_button, self.restart_button, self.remove_button):
-            b.setEnabled(has)
-        state = status.state if has else ""
+            b.setEnabled(status is not None)
+        state = status.state if status is not None else ""
         self.toggle_button.setText(_("Enable") if state == "disabled" else _("Disable"))
         self.toggle_button.setAccessibleName(self.toggle_button.text())
         self.approve_button.setEnabled(state == "awaiting_approval")
         self.changes_button.setEnabled(bool(self._changed_tools(status)))
-        if not has:
+        if status is None:
             self.details.setPlainText(_("No MCP servers are configured."))
             return
         lines = [f"{status.name} — {state_text(status.state)}"]
         if status.detail:
             lines.append(_(shown(status.detail)))  # a message id, or text the engine built (deferred)
-        if getattr(status, "server_info", ""):
+        if status.server_info:
             lines.append(_("Server: {info}").format(info=status.server_info))
         try:
             target = self.manager.server_target(status.name)
@@ -181,14 +186,14 @@ class McpPage(QWidget):
             target = ""
         if target:
             lines.append(_("Runs: {target}").format(target=target))
-        for problem in getattr(status, "problems", ()):
+        for problem in status.problems:
             lines.append(_("Problem: {problem}").format(problem=problem))
         if status.tools:
             lines.append("")
             lines.append(_("Tools:"))
             for tool in status.tools:
                 flags = clause_text(labelled(_(FLAG_LABELS.get(f.kind, f.kind)), shown(f.detail))
-                                    for f in getattr(tool, "flags", ()))
+                                    for f in tool.flags)
                 named = aside(tool.registry_name, tool.original_name)
                 lines.append(f"  {named} — {flags}" if flags else f"  {named}")
         if status.stderr_tail:
@@ -198,29 +203,29 @@ class McpPage(QWidget):
         self.details.setPlainText("\n".join(lines))
 
     @staticmethod
-    def _changed_tools(status: Any) -> list[tuple[str, list[str]]]:
+    def _changed_tools(status: ServerStatus | None) -> list[tuple[str, list[str]]]:
         """Tools blocked because the server changed their definition since it was pinned."""
         if status is None:
             return []
         found = []
         for tool in status.tools:
-            changes = [f.detail for f in getattr(tool, "flags", ()) if f.kind == "changed"]
+            changes = [f.detail for f in tool.flags if f.kind == "changed"]
             if changes:
                 found.append((tool.registry_name, changes))
         return found
 
     # -- acting -----------------------------------------------------------------------------
-    async def _call(self, awaitable: Any) -> None:
+    async def _call(self, awaitable: Awaitable[object]) -> None:
         try:
             await awaitable
         except Exception as exc:  # the manager's message is what the person needs  # noqa: BLE001
             self.details.appendPlainText("\n" + _("Failed: {error}").format(error=exc))
         self.refresh()
 
-    def _do(self, method: str) -> None:
+    def _do(self, action: Callable[[str], Awaitable[object]]) -> None:
         name = self.current_name()
         if name:
-            marshal.spawn(self._call(getattr(self.manager, method)(name)))
+            marshal.spawn(self._call(action(name)))
 
     def open_form(self, name: str | None) -> None:
         """The add (``None``) or edit form; it saves through the manager itself."""
@@ -231,7 +236,7 @@ class McpPage(QWidget):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.saved.connect(self._select_saved)
         dialog.destroyed.connect(lambda *_a: setattr(self, "server_form", None))
-        self.server_form: Any = dialog
+        self.server_form = dialog
         dialog.open()
 
     def _select_saved(self, name: str) -> None:
@@ -291,7 +296,7 @@ class McpPage(QWidget):
 
         marshal.BackgroundOp(preview_import, Path(path)).on_success(self._show_preview).on_failure(failed).run()
 
-    def _show_preview(self, preview: Any) -> None:
+    def _show_preview(self, preview: ImportPreview) -> None:
         from echo_desk.ui.mcp_import import ImportPreviewDialog
 
         dialog = ImportPreviewDialog(preview, self)
@@ -300,7 +305,7 @@ class McpPage(QWidget):
         self.import_dialog = dialog
         dialog.open()
 
-    async def _import(self, preview: Any, names: set[str]) -> None:
+    async def _import(self, preview: ImportPreview, names: set[str]) -> None:
         from echo_desk.mcp import apply_import
 
         try:
@@ -317,7 +322,7 @@ class McpPage(QWidget):
         if request is not None:
             marshal.spawn(self._approve_async(name, request))
 
-    async def _approve_async(self, name: str, request: Any) -> None:
+    async def _approve_async(self, name: str, request: ServerStartRequest) -> None:
         if await self.host.approve_server_start(request):
             self.manager.approve_start(name, request.fingerprint)
             await self._call(self.manager.start(name))

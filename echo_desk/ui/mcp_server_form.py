@@ -9,7 +9,7 @@ for a new first-start approval when the command line, env names or URL changed.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase, QTextOption
@@ -43,6 +43,9 @@ from echo_desk.mcp.editing import (
 from echo_desk.ui import i18n_qt, marshal, theme
 from echo_desk.ui.mcp_rows import KeyValueRows
 
+if TYPE_CHECKING:
+    from echo_desk.mcp.manager import McpManager
+
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
 
 
@@ -62,7 +65,8 @@ class ServerFormDialog(QDialog):
 
     saved = Signal(str)
 
-    def __init__(self, manager: Any, config: ServerConfig | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, manager: McpManager, config: ServerConfig | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.manager = manager
         self.original = config.name if config is not None else ""
@@ -227,7 +231,7 @@ class ServerFormDialog(QDialog):
 
     def save(self) -> None:
         """Check the form; if it is fine, store the secrets and save through the manager."""
-        broken = getattr(self.manager, "config_error", "")
+        broken = self.manager.config_error
         if broken:  # saving now would replace the unreadable file and lose what the person wrote
             self._fail(_("mcp.json could not be read, so nothing is saved: {error}. Fix the file and press "
                          "Reload first.").format(error=broken))

@@ -8,9 +8,8 @@ package is in the build (otherwise the page says so).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncGenerator, Coroutine
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -24,12 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.model import ChatMessage, TextDelta
+from echo_desk.agent.model import ChatMessage, ChatModel, TextDelta
 from echo_desk.i18n import N_, _
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
 from echo_desk.ui import i18n_qt, marshal
 from echo_desk.ui.local_model_panel import LocalModelPanel
+
+if TYPE_CHECKING:
+    from echo_desk.ui.services import ModelFactory
 
 KIND_LABELS = {
     ProviderKind.LOCAL: N_("Built-in local model (llama.cpp)"),
@@ -52,7 +54,7 @@ def key_ref(name: str) -> str:
 
 
 class ModelsPage(QWidget):
-    def __init__(self, settings: SettingsStore, create_model: Callable[..., Any],
+    def __init__(self, settings: SettingsStore, create_model: ModelFactory,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
@@ -237,13 +239,13 @@ class ModelsPage(QWidget):
         self._fill_providers(name)
 
     # -- talking to the provider ----------------------------------------------------------------
-    def _run(self, coro: Any) -> None:
+    def _run(self, coro: Coroutine[object, object, None]) -> None:
         if self._test is not None and not self._test.done():
             coro.close()
             return
         self._test = marshal.spawn(coro)
 
-    async def _make(self, *, listing: bool = False) -> Any:
+    async def _make(self, *, listing: bool = False) -> ChatModel:
         entry = self._entry()
         if listing and not entry.model:
             entry = entry.model_copy(update={"model": "-"})  # any name will do to ask for the list
@@ -262,13 +264,18 @@ class ModelsPage(QWidget):
             model = await self._make()
             reply = ""
             stream = model.stream([ChatMessage(role="user", content="Reply with the word OK.")], [])
-            # Close the stream ourselves when we stop early: its HTTP response must end on this loop.
-            async with asyncio.timeout(_TEST_TIMEOUT), contextlib.aclosing(stream):
-                async for event in stream:
-                    if isinstance(event, TextDelta):
-                        reply += event.text
-                    if len(reply) > 200:  # enough to know it works; the stream is closed for us
-                        break
+            try:
+                async with asyncio.timeout(_TEST_TIMEOUT):
+                    async for event in stream:
+                        if isinstance(event, TextDelta):
+                            reply += event.text
+                        if len(reply) > 200:  # enough to know it works; the stream is closed below
+                            break
+            finally:
+                # Close the stream ourselves when we stop early: its HTTP response must end on this
+                # loop (every provider's stream is an async generator; the protocol only says iterator).
+                if isinstance(stream, AsyncGenerator):
+                    await stream.aclose()
             self.result.setText(_("Connected: the model answered “{reply}”.").format(reply=reply.strip()[:80]))
         except TimeoutError:
             self.result.setText(_("No answer within {s} seconds.").format(s=int(_TEST_TIMEOUT)))

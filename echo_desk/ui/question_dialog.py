@@ -6,8 +6,6 @@ defaults filled in. The answer is data: accept (with text/values), decline or ca
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -31,6 +29,7 @@ from echo_desk.agent.secret_fields import is_secret_field
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui import i18n_qt, theme
 from echo_desk.ui.full_text_box import plain_tooltip
 
@@ -152,7 +151,7 @@ class QuestionDialog(QDialog):
         self.ok.setAccessibleName(_("Send the answer"))
 
     @staticmethod
-    def _field(spec: dict[str, Any]) -> QWidget:
+    def _field(spec: JsonObject) -> QWidget:
         kind = spec.get("type", "string")
         default = spec.get("default")
         if "enum" in spec:
@@ -182,8 +181,8 @@ class QuestionDialog(QDialog):
             line.setText(str(default))
         return line
 
-    def values(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def values(self) -> JsonObject:
+        out: JsonObject = {}
         for name, widget in self.fields.items():
             if isinstance(widget, QComboBox):
                 out[name] = widget.property("enum_values")[widget.currentIndex()]

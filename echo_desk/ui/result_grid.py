@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from echo_desk.i18n import _
 from echo_desk.ui import theme
+
+if TYPE_CHECKING:
+    from echo_desk.tools.results import JsonObject
 
 #: Rows a collapsed card shows; an expanded card shows up to ``MAX_ROWS``.
 COLLAPSED_ROWS = 8
@@ -29,7 +32,7 @@ MAX_CELL_CHARS = 120
 COLLAPSED_CELL_CHARS = 40
 
 
-def _cut(value: Any) -> Any:
+def _cut(value: object) -> bool | int | float | str | None:
     """The value as stored for the card: scalars as they are, long text and structures cut."""
     if value is None or isinstance(value, bool | int | float):
         return value
@@ -37,7 +40,7 @@ def _cut(value: Any) -> Any:
     return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
 
 
-def grid_of(metadata: Any) -> dict[str, Any] | None:
+def grid_of(metadata: object) -> JsonObject | None:
     """The card's grid from a database envelope's metadata (or from a stored grid: the
     function is idempotent); ``None`` when there is no result table (e.g. ``3 rows affected``)."""
     if not isinstance(metadata, dict):
@@ -66,7 +69,7 @@ def grid_of(metadata: Any) -> dict[str, Any] | None:
     }
 
 
-def _cell(value: Any, limit: int) -> str:
+def _cell(value: object, limit: int) -> str:
     if value is None:
         return f"<span style='color:{theme.colour('muted')}'><i>NULL</i></span>"
     if isinstance(value, bool):
@@ -79,11 +82,11 @@ def _cell(value: Any, limit: int) -> str:
     return html.escape(text).replace("\n", "<br/>")
 
 
-def _numeric(value: Any) -> bool:
+def _numeric(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def more_rows_text(grid: dict[str, Any], shown: int) -> str:
+def more_rows_text(grid: JsonObject, shown: int) -> str:
     """"N more rows" under the grid: rows returned but not drawn plus rows past the tool's cap."""
     more = int(grid.get("row_count", 0)) - shown + int(grid.get("more_rows", 0))
     if more <= 0:
@@ -93,7 +96,7 @@ def more_rows_text(grid: dict[str, Any], shown: int) -> str:
     return _("{n} more rows").format(n=more)
 
 
-def grid_html(grid: dict[str, Any], *, expanded: bool) -> tuple[str, bool]:
+def grid_html(grid: JsonObject, *, expanded: bool) -> tuple[str, bool]:
     """The table and whether expanding the card would show more rows."""
     columns = grid.get("columns") or []
     rows = grid.get("rows") or []

@@ -4,11 +4,14 @@ sandbox refused. Read from the envelope's ``metadata["sandbox"]`` (typed values,
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING
 
 from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
 from echo_desk.ui import theme
+
+if TYPE_CHECKING:
+    from echo_desk.tools.results import JsonObject
 
 BLOCKED_LABELS = {
     "write_outside": N_("writing outside the workspace"),
@@ -18,7 +21,7 @@ BLOCKED_LABELS = {
 }
 
 
-def sandbox_of(metadata: Any) -> dict[str, Any] | None:
+def sandbox_of(metadata: object) -> JsonObject | None:
     """The card's sandbox facts from an envelope's metadata (or a stored copy), or ``None``."""
     if not isinstance(metadata, dict):
         return None
@@ -33,7 +36,7 @@ def sandbox_of(metadata: Any) -> dict[str, Any] | None:
             "status": str(facts.get("status", ""))}
 
 
-def sandbox_lines(facts: dict[str, Any]) -> list[tuple[str, str]]:
+def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
     """``(text, colour)`` lines for the card, in the person's language."""
     if facts["sandboxed"]:
         network = (_("network only to: {domains}").format(domains=list_text(facts["domains"]))
@@ -66,5 +69,5 @@ def _unavailable_reason(status: str) -> str:
     return _(UNAVAILABLE).format(reason=_(REASONS[found]).format(detail="")).rstrip(": ：")
 
 
-def sandbox_html(facts: dict[str, Any]) -> str:
+def sandbox_html(facts: JsonObject) -> str:
     return "".join(f"<div style='color:{colour}'>{html.escape(text)}</div>" for text, colour in sandbox_lines(facts))

@@ -7,7 +7,7 @@ answer is bound to the request's fingerprint by the MCP manager.
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFontDatabase
@@ -17,11 +17,14 @@ from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _, list_text
 from echo_desk.ui import i18n_qt, theme
 
+if TYPE_CHECKING:  # the MCP package loads after the window shows
+    from echo_desk.mcp.status import ServerStartRequest
 
-def describe(request: Any) -> str:
+
+def describe(request: ServerStartRequest) -> str:
     """Everything the server start involves, in full, one fact per line."""
     lines: list[str] = []
-    if getattr(request, "command", ""):
+    if request.command:
         lines.append(_("Command line: {cmd}").format(cmd=shlex.join(request.command_line)))
         lines.append(_("Program: {cmd}").format(cmd=request.command))
         for i, arg in enumerate(request.args, 1):
@@ -30,7 +33,7 @@ def describe(request: Any) -> str:
             lines.append(_("Working folder: {cwd}").format(cwd=request.cwd))
         names = list_text(request.env_names) if request.env_names else _("none")
         lines.append(_("Environment variables set (values not shown): {names}").format(names=names))
-    if getattr(request, "url", ""):
+    if request.url:
         lines.append(_("URL: {url}").format(url=request.url))
         names = list_text(request.header_names) if request.header_names else _("none")
         lines.append(_("Headers sent (values not shown): {names}").format(names=names))
@@ -41,7 +44,7 @@ def describe(request: Any) -> str:
 class ServerStartDialog(QDialog):
     decided = Signal(bool)
 
-    def __init__(self, request: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, request: ServerStartRequest, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.request = request
         self.answer: bool | None = None
@@ -55,7 +58,7 @@ class ServerStartDialog(QDialog):
         self.heading = heading
         self.changed = QLabel()
         theme.styled(self.changed, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
-        self.changed.setVisible(bool(getattr(request, "previous_fingerprint", None)))
+        self.changed.setVisible(bool(request.previous_fingerprint))
         layout.addWidget(self.changed)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)

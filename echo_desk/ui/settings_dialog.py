@@ -162,9 +162,9 @@ class SettingsDialog(QDialog):
         self.stack = QStackedWidget()
         self.general = GeneralPage(backend)
         self.tools = ToolsPage(backend)
-        runtime = getattr(backend, "runtime", None)
+        runtime = backend.runtime
         self.sandbox = SandboxPage(backend.settings, workspace,
-                                   rules=getattr(runtime, "permissions", None) if runtime is not None else None)
+                                   rules=runtime.permissions if runtime is not None else None)
         self.models = models_page or PlaceholderPage(_models_text)
         self.databases = DatabasesPage(backend.settings, workspace)
         self.mcp = mcp_page or PlaceholderPage(_mcp_text)

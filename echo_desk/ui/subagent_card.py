@@ -12,12 +12,15 @@ import html
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _, aside
 from echo_desk.ui import theme
 from echo_desk.ui.labels import status_colour, status_label
+
+if TYPE_CHECKING:
+    from echo_desk.tools.results import JsonObject
 
 _COLLAPSED_STEPS = 3
 _ARGS_CHARS = 160
@@ -33,7 +36,7 @@ class Step:
     call_id: str = ""
     tool: str = ""
     arguments: str = ""
-    envelope: dict[str, Any] | None = field(default=None)
+    envelope: JsonObject | None = field(default=None)
 
     @property
     def is_call(self) -> bool:
@@ -46,7 +49,7 @@ class Step:
         return ToolStatus.of_result(bool(self.envelope.get("ok")), str(self.envelope.get("error_kind") or ""))
 
 
-def steps_of(entries: list[dict[str, Any]]) -> list[Step]:
+def steps_of(entries: list[JsonObject]) -> list[Step]:
     """Pair each call with its result, in the order the sub-agent worked."""
     steps: list[Step] = []
     by_id: dict[str, Step] = {}
@@ -106,7 +109,7 @@ def _step_html(step: Step, title_for: Callable[[str], str]) -> str:
     return "".join(parts)
 
 
-def subtranscript_html(entries: list[dict[str, Any]], title_for: Callable[[str], str],
+def subtranscript_html(entries: list[JsonObject], title_for: Callable[[str], str],
                        *, expanded: bool) -> tuple[str, int]:
     """The nested block and how many steps it leaves out (collapsed cards show the last few)."""
     steps = steps_of(entries)

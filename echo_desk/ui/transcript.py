@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
@@ -23,8 +23,10 @@ from echo_desk.ui.sandbox_card import sandbox_of
 if TYPE_CHECKING:
     from echo_desk.agent.answer_stats import AnswerStats
     from echo_desk.agent.envelope import Envelope
+    from echo_desk.agent.model import AttachmentRef, ImagePart
     from echo_desk.agent.sources import ToolSource
     from echo_desk.store.message_tree import BranchPosition
+    from echo_desk.tools.results import JsonObject
 
     #: Where a stored message stands among its branches (``None``: unknown).
     BranchOf = Callable[[str], BranchPosition | None]
@@ -61,18 +63,18 @@ class TranscriptItem:
     error_kind: str = ""
     #: The person denied this call: their note to the agent ("" for none); ``None`` otherwise.
     denied_note: str | None = None
-    file_changes: list[dict[str, Any]] = field(default_factory=list)
+    file_changes: list[JsonObject] = field(default_factory=list)
     output: str = ""
     #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
-    subtranscript: list[dict[str, Any]] = field(default_factory=list)
+    subtranscript: list[JsonObject] = field(default_factory=list)
     #: Images the person attached to a user message (shown as thumbnails).
-    images: tuple[Any, ...] = ()
-    #: Paths attached to a user message (``AttachmentRef``), listed under its text.
-    attachments: tuple[Any, ...] = ()
+    images: tuple[ImagePart, ...] = ()
+    #: Paths attached to a user message, listed under its text.
+    attachments: tuple[AttachmentRef, ...] = ()
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
-    grid: dict[str, Any] | None = None
+    grid: JsonObject | None = None
     #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
-    sandbox: dict[str, Any] | None = None
+    sandbox: JsonObject | None = None
     expanded: bool = False
     #: The person reverted this call's file changes (the card says so instead of offering Revert).
     reverted: bool = False
@@ -98,7 +100,7 @@ def _switchable(branch: BranchPosition | None) -> BranchPosition | None:
     return branch if branch is not None and branch.count > 1 else None
 
 
-def subtranscript_of(metadata: Any) -> list[dict[str, Any]]:
+def subtranscript_of(metadata: object) -> list[JsonObject]:
     """The sub-agent transcript in an envelope's metadata (``[]`` when there is none)."""
     entries = metadata.get("transcript") if isinstance(metadata, dict) else None
     return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
@@ -127,7 +129,7 @@ class TranscriptModel(QAbstractListModel):
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self._items)
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid() or index.row() >= len(self._items):
             return None
         item = self._items[index.row()]
@@ -183,7 +185,7 @@ class TranscriptModel(QAbstractListModel):
         self._streaming = None
         self.endResetModel()
 
-    def add_user(self, text: str, images: tuple[Any, ...] = (), attachments: tuple[Any, ...] = (),
+    def add_user(self, text: str, images: tuple[ImagePart, ...] = (), attachments: tuple[AttachmentRef, ...] = (),
                  node: str = "", branch: BranchPosition | None = None) -> TranscriptItem:
         self.flush()
         self._streaming = None
@@ -344,7 +346,7 @@ class TranscriptModel(QAbstractListModel):
                     items[first].node, items[first].branch = entry.node, branch
             elif role == "tool":
                 found = cards.get(msg.tool_call_id)
-                env: dict[str, Any] = entry.envelope or {}
+                env: JsonObject = entry.envelope or {}
                 if found is None:
                     continue
                 card = found
@@ -368,7 +370,7 @@ class TranscriptModel(QAbstractListModel):
         self.endResetModel()
 
 
-def denial_of(metadata: Any) -> str | None:
+def denial_of(metadata: object) -> str | None:
     """The person's note when they denied the call (``""``: none), from an envelope's metadata or
     a stored envelope; ``None`` when the call was not denied by the person."""
     denied = metadata.get(DENIED_KEY) if isinstance(metadata, dict) else None

@@ -10,9 +10,18 @@ import html
 import json
 import weakref
 from collections.abc import Callable
-from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QAction,
@@ -41,6 +50,7 @@ from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _, aside, labelled, shown
+from echo_desk.tools.results import JsonObject
 from echo_desk.ui import theme
 from echo_desk.ui.attachment_thumbs import attachments_html
 from echo_desk.ui.diffparse import ADD, DELETE, HUNK, parse_unified
@@ -57,7 +67,17 @@ from echo_desk.ui.result_grid import grid_html
 from echo_desk.ui.sandbox_card import sandbox_html
 from echo_desk.ui.subagent_card import subtranscript_html
 from echo_desk.ui.tool_icons import add_icon, tool_family
-from echo_desk.ui.transcript import ASSISTANT, ERROR, NOTICE, TOOL, USER, ItemKind, ItemRole, TranscriptItem
+from echo_desk.ui.transcript import (
+    ASSISTANT,
+    ERROR,
+    NOTICE,
+    TOOL,
+    USER,
+    ItemKind,
+    ItemRole,
+    TranscriptItem,
+    TranscriptModel,
+)
 
 _MARGIN = 6
 _PAD = 10
@@ -122,7 +142,7 @@ def status_chip(status: ToolStatus) -> str:
             f"&nbsp;{html.escape(status_label(status))}&nbsp;</span>")
 
 
-def _change_html(change: dict[str, Any], expanded: bool, p: theme.Palette) -> tuple[list[str], int]:
+def _change_html(change: JsonObject, expanded: bool, p: theme.Palette) -> tuple[list[str], int]:
     """One file change of a card: its path, kind and counts, and (expanded) its first lines; with
     how many parts a collapsed card hides."""
     parsed = parse_unified(str(change.get("diff", "") or ""))
@@ -223,7 +243,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         self._view = view
         #: The line under each message: footer, versions, actions (drawn only where painted).
         self.bars = BarDocuments()
-        self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[Any, ...], list[QTextDocument]]] = (
+        self._cache: weakref.WeakKeyDictionary[TranscriptItem, tuple[tuple[object, ...], list[QTextDocument]]] = (
             weakref.WeakKeyDictionary())
 
     def _width(self, kind: ItemKind | None = None) -> int:
@@ -359,7 +379,7 @@ class TranscriptView(QListView):
         self.verticalScrollBar().rangeChanged.connect(self._keep_at_bottom)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
-    def setModel(self, model: Any) -> None:
+    def setModel(self, model: QAbstractItemModel | None) -> None:
         old = self.model()
         if old is not None:
             old.dataChanged.disconnect(self._on_data_changed)
@@ -377,13 +397,12 @@ class TranscriptView(QListView):
 
     def source_for(self, name: str) -> ToolSource | None:
         """Where tool ``name`` comes from (for its card's icon), if the model knows."""
-        fn = getattr(self.model(), "source_for", None)
-        return fn(name) if callable(fn) else None
+        model = self.model()
+        return model.source_for(name) if isinstance(model, TranscriptModel) else None
 
     def title_for(self, name: str) -> str:
         model = self.model()
-        fn = getattr(model, "title_for", None)
-        return fn(name) if callable(fn) else name
+        return model.title_for(name) if isinstance(model, TranscriptModel) else name
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._pressed_at = event.position().toPoint()

@@ -10,7 +10,7 @@ from tool_test_helpers import LoopbackServer, MakeCtx, Route, run_tool
 
 from echo_desk.agent.tools import FetchUrl
 from echo_desk.agent.tools.web import MAX_BYTES, html_to_text
-from echo_desk.tools import ErrorKind, ToolExecutionContext
+from echo_desk.tools import ErrorKind, Protection, ProtectionReason, ToolExecutionContext
 
 PAGE = b"""<!doctype html><html><head><title>Echo  Page</title><style>p{color:red}</style>
 <script>var secret = 1;</script></head><body><h1>Hello</h1><p>First &amp; <b>bold</b>.</p>
@@ -65,7 +65,9 @@ async def test_preview_shows_the_full_url(server: LoopbackServer, make_ctx: Make
     url = f"{server.url}/page.html?q=1#frag"
     preview = await FetchUrl().preview({"url": url}, approved(make_ctx))
     assert (preview.targets[0].kind, preview.targets[0].value) == ("url", url)
-    assert preview.targets[0].detail == "protected: 127.0.0.1 is this computer or its local network (127.0.0.1)"
+    assert preview.targets[0].protections == (
+        Protection(reason=ProtectionReason.LOCAL_NETWORK, host="127.0.0.1", addresses=("127.0.0.1",)),)
+    assert preview.targets[0].full_detail == "protected: 127.0.0.1 is this computer or its local network (127.0.0.1)"
 
 
 async def test_limits_and_failures_have_the_right_kind(server: LoopbackServer, make_ctx: MakeCtx) -> None:
@@ -123,7 +125,7 @@ async def test_a_redirect_to_another_local_host_is_refused(server: LoopbackServe
                                    "10.0.0.8", "192.168.1.1", "localhost", "0.0.0.0"])
 async def test_every_spelling_of_a_local_address_is_marked(local: str, make_ctx: MakeCtx) -> None:
     preview = await FetchUrl().preview({"url": f"http://{local}/x"}, make_ctx("fetch_url"))
-    assert preview.targets[0].detail.startswith("protected: ")
+    assert [p.reason for p in preview.targets[0].protections] == [ProtectionReason.LOCAL_NETWORK]
 
 
 async def test_a_public_address_needs_no_approval_but_may_not_redirect_inside(make_ctx: MakeCtx) -> None:

@@ -14,7 +14,7 @@ from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 from echo_desk.agent.tools import EditFile, WriteFile, atomic
 from echo_desk.agent.tools.atomic import TEMP_SUFFIX
 from echo_desk.store import paths
-from echo_desk.tools import CancelledByUser, ErrorKind, FileChangeKind
+from echo_desk.tools import CancelledByUser, ErrorKind, FileChangeKind, Protection, ProtectionReason
 
 ENCODINGS = {
     "utf-8": (b"", "utf-8"),
@@ -213,8 +213,9 @@ async def test_hard_links_and_protected_paths_need_exact_approval(workspace: Pat
     os.link(workspace / "a.txt", workspace / "b.txt")
     (workspace / ".git").mkdir()
     (workspace / ".git" / "config").write_text("[core]\n")
-    targets = {"a.txt": "protected: hard-linked", ".git/config": "protected: inside a .git folder"}
-    for name, marker in targets.items():
+    targets = {"a.txt": ("protected: hard-linked", Protection(reason=ProtectionReason.HARD_LINKED, links=2)),
+               ".git/config": ("protected: inside a .git folder", Protection(reason=ProtectionReason.GIT_FOLDER))}
+    for name, (marker, protection) in targets.items():
         params = {"path": name, "content": "changed\n"}
         # Without a preview (nobody saw the exact target): refused.
         plain = await WriteFile().execute(params, make_ctx("write_file"))
@@ -222,7 +223,8 @@ async def test_hard_links_and_protected_paths_need_exact_approval(workspace: Pat
         # An automatic approval (e.g. "always allow": no person looked at it) does not cover it.
         auto = make_ctx("write_file")
         auto.preview = await WriteFile().preview(params, auto)
-        assert auto.preview.targets[0].detail.startswith(marker)
+        assert auto.preview.targets[0].protections == (protection,)
+        assert auto.preview.targets[0].full_detail.startswith(marker)
         assert not (await WriteFile().execute(params, auto)).success
         # The person approved this exact, marked target: it is written.
         asked = make_ctx("write_file", extras={"approved_by_person": True})

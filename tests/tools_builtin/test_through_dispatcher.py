@@ -17,7 +17,7 @@ from echo_desk.agent.scope import Scope
 from echo_desk.agent.tools import builtin_tools
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore, ToolPolicy
-from echo_desk.tools import Answer, ErrorKind, Question, RiskLevel
+from echo_desk.tools import Answer, ErrorKind, ProtectionReason, Question, RiskLevel
 
 
 @dataclass
@@ -86,7 +86,7 @@ async def test_every_builtin_runs_through_execute_tool(runtime: Runtime, workspa
                           "move_path", "delete_path"}
     assert asked["move_path"].targets[1].value == str(workspace / "made" / "deeper" / "moved.txt")
     assert not (workspace / "made" / "deeper" / "moved.txt").exists()
-    assert asked["fetch_url"].targets[0].detail.startswith("protected: 127.0.0.1")
+    assert asked["fetch_url"].targets[0].full_detail.startswith("protected: 127.0.0.1")
     assert asked["edit_file"].targets[0].value == str(workspace / "a.txt")
     assert "-alpha\n+beta\n" in asked["edit_file"].file_changes[0].diff
     assert (asked["run_command"].targets[0].kind, asked["run_command"].targets[0].detail) == ("command", str(workspace))
@@ -140,7 +140,7 @@ async def test_always_allow_still_asks_for_a_protected_target(runtime: Runtime, 
     env = await runtime.dispatcher.execute_tool(_call("write_file", {"path": ".git/config", "content": "x"}),
                                                 scope, deny)
     assert env.error_kind is ErrorKind.REJECTED and deny.requests
-    assert deny.requests[0].targets[0].detail.startswith("protected")
+    assert [p.reason for p in deny.requests[0].targets[0].protections] == [ProtectionReason.GIT_FOLDER]
     allow = AnsweringHost(choice=ApprovalChoice.ALLOW_ONCE)
     env = await runtime.dispatcher.execute_tool(_call("write_file", {"path": ".git/config", "content": "x"}),
                                                 scope, allow)
@@ -179,7 +179,7 @@ async def test_a_local_fetch_asks_even_when_the_tool_is_always_allowed(runtime: 
     denying = ScriptedHost(choice=ApprovalChoice.DENY)
     env = await runtime.dispatcher.execute_tool(_call("fetch_url", {"url": f"{server.url}/t"}), scope, denying)
     assert env.error_kind is ErrorKind.REJECTED and server.requests == []
-    assert denying.requests[0].targets[0].detail.startswith("protected: 127.0.0.1")
+    assert denying.requests[0].targets[0].full_detail.startswith("protected: 127.0.0.1")
     # "Allow for this conversation" does not cover the next local fetch either: each one is shown.
     allowing = ScriptedHost(choice=ApprovalChoice.ALLOW_CONVERSATION)
     for cid in ("c1", "c2"):

@@ -325,10 +325,31 @@ def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> Non
     (folder / "sub" / "b.txt").write_text("b")
     i18n_qt.apply_language("en")
     target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
-    assert shown_detail(target.detail) == "move folder from; folder with 2 files and 1 sub-folders"
+    assert shown_detail(target) == "move folder from; folder with 2 files and 1 sub-folders"
     i18n_qt.apply_language("zh_CN")
     try:
-        chinese = shown_detail(target.detail)
+        chinese = shown_detail(target)
         assert "2 个文件" in chinese and "move" not in chinese and "folder" not in chinese
+    finally:
+        i18n_qt.apply_language("en")
+
+
+def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Typed protections keep the role and count re-translatable too (they were English text before).
+    from echo_desk.agent.tools import fs, trees
+    from echo_desk.agent.tools.fileops import _folder_target
+    from echo_desk.ui.protection_text import shown_detail
+
+    folder = tmp_path / "proj"
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "HEAD").write_text("ref")
+    i18n_qt.apply_language("en")
+    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
+    assert shown_detail(target) == ("move folder from; folder with 1 files and 1 sub-folders; Protected: inside a "
+                                    f".git folder (repository internals) ({folder / '.git' / 'HEAD'})")
+    i18n_qt.apply_language("zh_CN")
+    try:
+        chinese = shown_detail(target)
+        assert "1 个文件" in chinese and "受保护：位于 .git 文件夹内" in chinese and "move" not in chinese
     finally:
         i18n_qt.apply_language("en")

@@ -15,10 +15,10 @@ from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.permissions import Effect, sandbox_toggle
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
-from echo_desk.agent.tools import RunCommand, command_sandbox
+from echo_desk.agent.tools import RunCommand
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
-from echo_desk.tools import RiskLevel, Target, ToolExecutionContext
+from echo_desk.tools import Protection, ProtectionReason, RiskLevel, Target, ToolExecutionContext
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval_dialog import ApprovalDialog, format_targets
 from echo_desk.ui.backend import CatalogBackend
@@ -122,7 +122,7 @@ def test_the_approval_dialog_says_where_the_command_runs_and_with_what_network(q
     inside = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: none"))
     assert "Runs: in the sandbox\n    Details: no network" in format_targets(inside)
     outside = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
-                              detail=command_sandbox.OUTSIDE_REASONS["agent"]))
+                              protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_ASKED),)))
     text = format_targets(outside)
     assert "Runs: outside the sandbox, with all your rights" in text
     assert "Protected: runs outside the sandbox with all your rights (the agent asked for it)" in text
@@ -203,7 +203,7 @@ def test_the_approval_dialog_gives_the_fix_when_the_sandbox_is_unavailable(
         qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _without_bwrap(monkeypatch, tmp_path)
     request = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
-                              detail=command_sandbox.OUTSIDE_REASONS["unavailable"]))
+                              protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE),)))
     text = format_targets(request)
     assert "the sandbox is unavailable here" in text
     assert "Sandbox unavailable: bubblewrap (bwrap) is not installed." in text

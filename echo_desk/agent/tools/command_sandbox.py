@@ -14,30 +14,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk import sandbox
-from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, PROTECTED, SANDBOX_TARGET
+from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings
-from echo_desk.tools import Target
+from echo_desk.tools import Protection, ProtectionReason, Target
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
-OUTSIDE_REASONS = {
-    "agent": f"{PROTECTED}: runs outside the sandbox with all your rights (the agent asked for it)",
-    "ask": f"{PROTECTED}: runs outside the sandbox with all your rights (the sandbox is set to ask every time)",
-    "unavailable": f"{PROTECTED}: runs outside the sandbox with all your rights (the sandbox is unavailable here)",
-}
 
 
 @dataclass(frozen=True)
 class CommandPlan:
-    """Where one command will run. ``outside_reason`` is a key of ``OUTSIDE_REASONS`` or ''."""
+    """Where one command will run; ``outside_reason`` says why it runs outside (``None``: it does not
+    need saying: in the sandbox, or the sandbox is off)."""
 
     mode: SandboxMode
     sandboxed: bool
     availability: sandbox.Availability
-    outside_reason: str = ""
+    outside_reason: ProtectionReason | None = None
     #: Allowed domains as the person wrote them (empty: no network at all).
     domains: tuple[str, ...] = ()
 
@@ -54,8 +50,9 @@ class CommandPlan:
         """The line the approval dialog shows (and the policy reads); none when the sandbox is off."""
         if self.sandboxed:
             return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=self.network)
-        if self.outside_reason:
-            return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, detail=OUTSIDE_REASONS[self.outside_reason])
+        if self.outside_reason is not None:
+            why = Protection(reason=self.outside_reason)
+            return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, protections=(why,))
         return None
 
     def metadata(self) -> dict[str, object]:
@@ -72,11 +69,11 @@ def plan_command(settings: Settings, workspace: Path | None, *, outside: bool) -
     if mode is SandboxMode.OFF:
         return CommandPlan(mode, False, found)
     if mode is SandboxMode.ASK_UNSANDBOXED:
-        return CommandPlan(mode, False, found, "ask")
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK)
     if not found.available:
-        return CommandPlan(mode, False, found, "unavailable")
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE)
     if outside:
-        return CommandPlan(mode, False, found, "agent")
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_ASKED)
     return CommandPlan(mode, True, found, domains=tuple(d for d in chosen.allowed_domains if _valid(d)))
 
 
@@ -89,15 +86,15 @@ def _valid(domain: str) -> bool:
     return True
 
 
-def own_folders() -> tuple[tuple[str, Path], ...]:
-    """Echo Desk's own folders and the keyrings, each with its protected reason (English)."""
+def own_folders() -> tuple[tuple[ProtectionReason, Path], ...]:
+    """Echo Desk's own folders and the keyrings, each with its protected reason."""
     home = Path.home()
     return (
-        ("Echo Desk's own settings folder", paths.config_dir()),
-        ("Echo Desk's own data folder", paths.data_dir()),
-        ("Echo Desk's own cache folder", paths.cache_dir()),
-        ("the keyring folder", home / ".local/share/keyrings"),
-        ("the keyring folder", home / ".local/share/python_keyring"),
+        (ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
+        (ProtectionReason.DATA_FOLDER, paths.data_dir()),
+        (ProtectionReason.CACHE_FOLDER, paths.cache_dir()),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
     )
 
 
@@ -125,7 +122,7 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
         named = any(spelling in command for spelling in _spellings(folder))
         inside = real_cwd == real or real_cwd.is_relative_to(real)
         if named or inside:
-            found.append(Target(kind="path", value=str(real), detail=f"{PROTECTED}: {reason}"))
+            found.append(Target(kind="path", value=str(real), protections=(Protection(reason=reason),)))
     return tuple(found)
 
 

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from echo_desk.agent.policy import PROTECTED, approved_protected_targets
+from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.tools import entries, fs, trees
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
 from echo_desk.agent.tools.diffs import cap, unified_diff
-from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protection_warnings
+from echo_desk.agent.tools.lifecycle import MAX_NEW_FOLDERS, protections_of
 from echo_desk.agent.tools.textcodec import BinaryFile, decode
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
 from echo_desk.i18n import deferred
@@ -32,6 +32,8 @@ from echo_desk.tools import (
     ErrorKind,
     FileChange,
     FileChangeKind,
+    Protection,
+    ProtectionReason,
     RiskLevel,
     Target,
     ToolError,
@@ -49,7 +51,7 @@ class _File:
     target: fs.Resolved
     data: bytes
     mode: int
-    warnings: tuple[str, ...]
+    protections: tuple[Protection, ...]
 
 
 def _read(target: fs.Resolved, what: str) -> _File:
@@ -58,7 +60,7 @@ def _read(target: fs.Resolved, what: str) -> _File:
         raise ToolError(f"{what} {target} is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}",
                         kind=ErrorKind.BUSINESS)
     data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
-    return _File(target, data, st.st_mode & 0o7777, protection_warnings(target))
+    return _File(target, data, st.st_mode & 0o7777, protections_of(target))
 
 
 def _require_absent(target: fs.Resolved, what: str) -> None:
@@ -95,8 +97,8 @@ def _made(target: fs.Resolved, data: bytes) -> FileChange:
 
 def _target(file: _File | fs.Resolved, role: str) -> Target:
     path = file.target if isinstance(file, _File) else file
-    warnings = file.warnings if isinstance(file, _File) else protection_warnings(path)
-    return Target(kind="path", value=str(path), detail="; ".join((role, *warnings)))
+    protections = file.protections if isinstance(file, _File) else protections_of(path)
+    return Target(kind="path", value=str(path), detail=role, protections=protections)
 
 
 class _PathTool(BuiltinTool):
@@ -120,18 +122,17 @@ class _PathTool(BuiltinTool):
         preview, plan = self.plan(params, ctx)
         if ctx.preview is not None and _shown(ctx.preview) != _shown(preview):
             raise ChangedSincePreview(", ".join(t.value for t in preview.targets))
-        protected = [t for t in preview.targets if PROTECTED in t.detail]
-        approved = {(t.value, t.detail) for t in approved_protected_targets(ctx, "path")}
-        for t in protected:
-            if (t.value, t.detail) not in approved:
-                raise ToolError(f"{t.value} is {t.detail}. This needs your approval of this exact path; "
+        approved = {(t.value, t.protections) for t in approved_protected_targets(ctx, "path")}
+        for t in preview.targets:
+            if t.protections and (t.value, t.protections) not in approved:
+                raise ToolError(f"{t.value} is {t.full_detail}. This needs your approval of this exact path; "
                                 "nothing was done.", kind=ErrorKind.BUSINESS)
         ctx.check_cancelled()
         return self.apply(plan, ctx)
 
 
 def _shown(preview: ToolPreview) -> tuple[Any, ...]:
-    return (tuple((t.value, t.detail) for t in preview.targets),
+    return (tuple((t.value, t.detail, t.protections) for t in preview.targets),
             tuple((c.path, c.kind, c.before_sha256, c.after_sha256) for c in preview.file_changes))
 
 
@@ -187,15 +188,15 @@ def _folder_target(tree: trees.Tree, role: str) -> Target:
     count = deferred(N_("folder with {files} files and {folders} sub-folders"), files=len(tree.files),
                      folders=len(tree.folders) - 1)
     # A protected file inside (a .git folder, a hard link) makes the folder need the same exact approval.
-    inside = [f"{warning} ({path})" for path in (tree.path(f.parts) for f in tree.files)
-              for warning in protection_warnings(fs.Resolved(Path(path), tree.root.root))]
+    inside = [protection for path in (tree.path(f.parts) for f in tree.files)
+              for protection in protections_of(fs.Resolved(Path(path), tree.root.root), inside=path)]
     if len(inside) > _MAX_NAMED_INSIDE:
-        inside = [*inside[:_MAX_NAMED_INSIDE], f"{PROTECTED}: {len(inside) - _MAX_NAMED_INSIDE} more inside"]
-    warnings = (*protection_warnings(tree.root), *inside)
-    if not warnings:  # kept re-translatable, role and count (a protected folder's reasons are read part by part)
-        return Target(kind="path", value=str(tree.root),
-                      detail=deferred(N_("{role}; {count}"), role=deferred(role), count=count))
-    return Target(kind="path", value=str(tree.root), detail="; ".join((role, count, *warnings)))
+        more = Protection(reason=ProtectionReason.MORE_INSIDE, more=len(inside) - _MAX_NAMED_INSIDE)
+        inside = [*inside[:_MAX_NAMED_INSIDE], more]
+    # Role and count kept re-translatable (a live language switch shows them again).
+    return Target(kind="path", value=str(tree.root),
+                  detail=deferred(N_("{role}; {count}"), role=deferred(role), count=count),
+                  protections=(*protections_of(tree.root), *inside))
 
 
 class MovePath(_PathTool):

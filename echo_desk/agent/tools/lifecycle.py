@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from echo_desk.agent.policy import PROTECTED, approved_protected_targets
+from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.tools import fs, fscase, partial
 from echo_desk.agent.tools.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.agent.tools.common import BuiltinTool, get_str, require_writable
@@ -25,6 +25,8 @@ from echo_desk.store import paths
 from echo_desk.tools import (
     ErrorKind,
     FileChange,
+    Protection,
+    ProtectionReason,
     RiskLevel,
     Target,
     ToolError,
@@ -43,27 +45,29 @@ class Plan:
     before: bytes | None
     after: bytes
     change: FileChange
-    warnings: tuple[str, ...]
+    protections: tuple[Protection, ...]
     #: The previewed base and the proposed text (per-hunk approval narrows between them).
     old_text: str = ""
     new_text: str = ""
 
 
-def protection_warnings(target: fs.Resolved) -> tuple[str, ...]:
-    """Why writing ``target`` needs the person's explicit approval of that exact path."""
-    found: list[str] = []
+def protections_of(target: fs.Resolved, *, inside: str = "") -> tuple[Protection, ...]:
+    """Why writing ``target`` needs the person's explicit approval of that exact path
+    (``inside``: the path to name when ``target`` is a file inside the folder being approved)."""
+    found: list[Protection] = []
     # Compared as the file system compares names: ``.GIT`` is ``.git`` on macOS and Windows.
     if fscase.inside_git_folder(target.path):
-        found.append(f"{PROTECTED}: inside a .git folder (repository internals)")
-    for label, folder in (("settings", paths.config_dir()), ("data", paths.data_dir())):
+        found.append(Protection(reason=ProtectionReason.GIT_FOLDER, inside=inside))
+    for reason, folder in ((ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
+                           (ProtectionReason.DATA_FOLDER, paths.data_dir())):
         if fscase.inside_folder(target.path, folder):
-            found.append(f"{PROTECTED}: Echo Desk's own {label} folder")
+            found.append(Protection(reason=reason, inside=inside))
     try:
         st = os.lstat(target.path)
     except OSError:
         st = None
     if st is not None and st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):  # a folder's links are its children
-        found.append(f"{PROTECTED}: hard-linked ({st.st_nlink} names share this file)")
+        found.append(Protection(reason=ProtectionReason.HARD_LINKED, links=st.st_nlink, inside=inside))
     return tuple(found)
 
 
@@ -79,8 +83,8 @@ def _check_new_folders(target: fs.Resolved) -> None:
 
 
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
-    shown = {t.detail for t in approved_protected_targets(ctx, "path") if t.value == str(plan.target)}
-    return all(any(w in detail for detail in shown) for w in plan.warnings)
+    shown = {p for t in approved_protected_targets(ctx, "path") if t.value == str(plan.target) for p in t.protections}
+    return all(p in shown for p in plan.protections)
 
 
 class FileWriteTool(BuiltinTool):
@@ -115,16 +119,14 @@ class FileWriteTool(BuiltinTool):
             raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
                             kind=ErrorKind.VALIDATION)
         change = file_change(str(target), before, after, old_text, new_text)
-        return Plan(target, before, after, change, protection_warnings(target), old_text, new_text)
+        return Plan(target, before, after, change, protections_of(target), old_text, new_text)
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         plan = self.plan(params, *self.load(params, ctx))
-        detail = "; ".join(plan.warnings) or ("new file" if plan.before is None else "")
-        # Person-facing text is translated here; the "protected" marker in ``detail`` stays
-        # English because the approval policy looks for it.
+        detail = "new file" if plan.before is None and not plan.protections else ""
         summary = N_("Create {path}") if plan.before is None else N_("Change {path}")
         return ToolPreview(
-            targets=(Target(kind="path", value=str(plan.target), detail=detail),),
+            targets=(Target(kind="path", value=str(plan.target), detail=detail, protections=plan.protections),),
             file_changes=(plan.change,),
             summary=deferred(summary, path=plan.target),
         )
@@ -152,9 +154,9 @@ class FileWriteTool(BuiltinTool):
             if narrowed is None:  # the person kept no hunk: the file is not touched
                 return ToolResult.ok(hunk_note, metadata={"path": target, "bytes": 0, "hunks_applied": []})
             plan = narrowed
-        if plan.warnings and not _approved_exactly(ctx, plan):
+        if plan.protections and not _approved_exactly(ctx, plan):
             raise ToolError(
-                f"{target} is {'; '.join(plan.warnings)}. Writing it needs your approval of this exact "
+                f"{target} is {'; '.join(p.english for p in plan.protections)}. Writing it needs your approval of this exact "
                 "file; nothing was written.",
                 kind=ErrorKind.BUSINESS,
             )
@@ -169,7 +171,7 @@ class FileWriteTool(BuiltinTool):
                     plan.target,
                     plan.after,
                     expect_sha256=plan.change.before_sha256 or ABSENT,
-                    allow_hardlink=bool(plan.warnings),
+                    allow_hardlink=bool(plan.protections),
                     create_parents=self.create_parents,
                     check_cancelled=ctx.check_cancelled,
                     limit=MAX_WRITE_BYTES,

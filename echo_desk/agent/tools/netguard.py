@@ -16,7 +16,7 @@ import asyncio
 import ipaddress
 import socket
 
-from echo_desk.agent.policy import PROTECTED
+from echo_desk.tools import Protection, ProtectionReason
 
 RESOLVE_TIMEOUT_SECONDS = 3.0
 
@@ -46,5 +46,5 @@ async def local_addresses(host: str, port: int) -> tuple[str, ...]:
     return tuple(sorted({str(info[4][0]) for info in infos if is_local_ip(str(info[4][0]))}))
 
 
-def protected_detail(host: str, addresses: tuple[str, ...]) -> str:
-    return f"{PROTECTED}: {host} is this computer or its local network ({', '.join(addresses)})"
+def local_protection(host: str, addresses: tuple[str, ...]) -> Protection:
+    return Protection(reason=ProtectionReason.LOCAL_NETWORK, host=host, addresses=addresses)

@@ -243,7 +243,8 @@ class RunCommand(BuiltinTool):
                                 "approved; nothing was run", kind=ErrorKind.BUSINESS)
         for target in extra:
             if is_protected(target) and target not in approved_protected_targets(ctx, target.kind):
-                raise ToolError(f"not run: {target.detail.removeprefix('protected: ')} needs the person's "
+                why = "; ".join(p.english_reason for p in target.protections)
+                raise ToolError(f"not run: {why} needs the person's "
                                 "own approval", kind=ErrorKind.BUSINESS)
 
     @staticmethod

@@ -13,7 +13,7 @@ import httpx
 
 from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.tools.common import BuiltinTool, bad, get_int, get_str
-from echo_desk.agent.tools.netguard import local_addresses, protected_detail
+from echo_desk.agent.tools.netguard import local_addresses, local_protection
 from echo_desk.i18n import deferred
 from echo_desk.tools import (
     N_,
@@ -154,9 +154,9 @@ class FetchUrl(BuiltinTool):
         url = check_url(get_str(params, "url", max_len=MAX_URL))
         parsed = httpx.URL(url)
         local = await local_addresses(parsed.host, _port(parsed))
-        detail = protected_detail(parsed.host, local) if local else ""
+        protections = (local_protection(parsed.host, local),) if local else ()
         return ToolPreview(
-            targets=(Target(kind="url", value=url, detail=detail),), summary=deferred(N_("Fetch {url}"), url=url)
+            targets=(Target(kind="url", value=url, protections=protections),), summary=deferred(N_("Fetch {url}"), url=url)
         )
 
     async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
