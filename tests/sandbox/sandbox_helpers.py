@@ -23,7 +23,7 @@ import pytest
 
 from echo_desk import sandbox
 from echo_desk.agent.policy import APPROVED_BY_PERSON
-from echo_desk.agent.tools import RunCommand
+from echo_desk.builtins import RunCommand
 from echo_desk.sandbox import placeholders
 from echo_desk.tools import NullToolHost, ToolExecutionContext, ToolResult
 from tests.run_command_helpers import run_command_tool
