@@ -23,7 +23,7 @@ from echo_desk.builtins import builtin_tools
 from echo_desk.builtins.database import database_tools
 from echo_desk.store.settings import SettingsStore
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
 CATALOG = ROOT / "i18n" / "zh_CN" / "LC_MESSAGES" / "echo_desk.po"
 MISSING = "(not translated yet)"

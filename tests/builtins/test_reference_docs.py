@@ -39,10 +39,10 @@ def test_every_marked_string_of_the_builtin_tools_is_translated() -> None:
     from babel.messages.extract import extract_from_file
 
     zh = chinese_catalog()
-    folder = Path(__file__).resolve().parents[2] / "echo_desk" / "agent" / "tools"
+    folder = Path(__file__).resolve().parents[2] / "echo_desk" / "builtins"
     found = {
         message
-        for module in folder.glob("*.py")
+        for module in folder.rglob("*.py")
         for _, message, _, _ in extract_from_file("python", str(module), keywords={"_": None, "N_": None})
     }
     assert "Saving {path}" in found and "Read file" in found
