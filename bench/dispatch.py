@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.host import ScriptedHost
@@ -25,6 +24,7 @@ from echo_desk.agent.model import ToolCall
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.worker import ToolWorkerPool
+from echo_desk.store.audit import AuditLog
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolResult
 

@@ -42,10 +42,10 @@ from echo_desk.tools import (
 from echo_desk.ui import marshal
 from echo_desk.ui.app import show_first_frame
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.chat_window import MainWindow
-from echo_desk.ui.diff_view import warm_up as warm_up_diffs
-from echo_desk.ui.markdown import warm_up
+from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.chat.markdown import warm_up
 from echo_desk.ui.services import Services
+from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
 
 TOKENS_PER_SECOND = 200
 STREAM_SECONDS = 3.0

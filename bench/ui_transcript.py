@@ -96,9 +96,9 @@ def fill(store: object, conversation_id: str) -> tuple[int, int]:
 
 def measure_open(app: object, tmp: str) -> dict[str, float]:
     from echo_desk.store.conversations import ConversationStore
-    from echo_desk.ui.chat_session import ChatSession
+    from echo_desk.ui.chat.chat_session import ChatSession
+    from echo_desk.ui.chat.transcript_view import TranscriptView
     from echo_desk.ui.controller import QtHost
-    from echo_desk.ui.transcript_view import TranscriptView
 
     store = ConversationStore(Path(tmp) / "c.sqlite3")
     conversation = store.create("Long one", tmp, "bench")
@@ -175,8 +175,8 @@ def measure_idle(app: object, seconds: float = 2.0) -> dict[str, float]:
 def measure_stream(app: object) -> dict[str, float]:
     from PySide6.QtCore import QTimer
 
-    from echo_desk.ui.transcript import TranscriptModel
-    from echo_desk.ui.transcript_view import TranscriptView
+    from echo_desk.ui.chat.transcript import TranscriptModel
+    from echo_desk.ui.chat.transcript_view import TranscriptView
 
     model = TranscriptModel()
     view = TranscriptView()
@@ -218,7 +218,8 @@ def child(tree: str) -> None:
     sys.path.insert(0, tree)
     from PySide6.QtWidgets import QApplication
 
-    from echo_desk.ui import markdown, marshal
+    from echo_desk.ui import marshal
+    from echo_desk.ui.chat import markdown
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     marshal.install()

@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
@@ -46,6 +45,7 @@ from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.i18n import locale_dir_of
+from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext

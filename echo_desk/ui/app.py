@@ -21,13 +21,13 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.i18n import LANGUAGES, _
 from echo_desk.ui import app_icon, i18n_qt, marshal, theme
-from echo_desk.ui.chat_window import MainWindow
+from echo_desk.ui.chat.chat_window import MainWindow
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
     from echo_desk.ui.services import Services
-    from echo_desk.ui.settings_dialog import SettingsDialog
+    from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +104,9 @@ class App:
         return 0
 
     async def load(self) -> None:
-        from echo_desk.ui.diff_view import warm_up as warm_up_diffs
-        from echo_desk.ui.markdown import preload_code_lexers, warm_up
+        from echo_desk.ui.chat.markdown import preload_code_lexers, warm_up
         from echo_desk.ui.services import load_services
+        from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
 
         warm_up()
         warm_up_diffs()
@@ -160,24 +160,24 @@ class App:
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return
-        from echo_desk.ui.settings_dialog import SettingsDialog
+        from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
         models_page = None
         from echo_desk.ui.services import model_factory
 
         factory = model_factory()
         if factory is not None:
-            from echo_desk.ui.models_page import ModelsPage
+            from echo_desk.ui.settings.models_page import ModelsPage
 
             models_page = ModelsPage(self.services.settings, factory)
         mcp_page: QWidget | None = None
         if self.services.mcp is not None:
             from echo_desk.store.paths import config_dir
-            from echo_desk.ui.mcp_page import McpPage
+            from echo_desk.ui.settings.mcp_page import McpPage
 
             mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
         elif self.services.mcp_error:
-            from echo_desk.ui.settings_dialog import PlaceholderPage
+            from echo_desk.ui.settings.settings_dialog import PlaceholderPage
 
             error = self.services.mcp_error
             mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))

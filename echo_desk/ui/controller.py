@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDialog, QWidget
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
 from echo_desk.ui import marshal
-from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript import TranscriptModel
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import ServerStartRequest
@@ -48,7 +48,9 @@ class QtHost(QObject):
         return await marshal.await_on_main(self._show_question, question)
 
     async def _show_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        from echo_desk.ui.approval_dialog import ApprovalDialog  # first use only: keeps start-up light
+        from echo_desk.ui.approval.approval_dialog import (
+            ApprovalDialog,  # first use only: keeps start-up light
+        )
 
         # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
         title_for = self.transcript.title_for if self.transcript is not None else None
@@ -56,7 +58,7 @@ class QtHost(QObject):
         return await self._run_dialog(dialog, dialog.decided, ApprovalDecision)
 
     async def _show_question(self, question: Question) -> Answer:
-        from echo_desk.ui.question_dialog import QuestionDialog
+        from echo_desk.ui.approval.question_dialog import QuestionDialog
 
         dialog = QuestionDialog(question, self._parent_widget())
         return await self._run_dialog(dialog, dialog.answered, Answer)
@@ -66,7 +68,7 @@ class QtHost(QObject):
         return await marshal.await_on_main(self._show_server_start, request)
 
     async def _show_server_start(self, request: ServerStartRequest) -> bool:
-        from echo_desk.ui.server_start_dialog import ServerStartDialog
+        from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
 
         dialog = ServerStartDialog(request, self._parent_widget())
         return await self._run_dialog(dialog, dialog.decided, bool)

@@ -1,5 +1,5 @@
 """The Qt-free conversation session, with a real store and runtime and a scripted model; and
-``echo-desk ask`` through it (the app's side is in tests/ui/test_chat.py)."""
+``echo-desk ask`` through it (the app's side is in tests/ui/chat/test_chat.py)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ import pytest
 
 from echo_desk import sandbox
 from echo_desk.agent.policy import APPROVED_BY_PERSON
-from echo_desk.agent.tools import RunCommand
+from echo_desk.builtins import RunCommand
 from echo_desk.sandbox import placeholders
 from echo_desk.sandbox.domains import DomainRule
 from echo_desk.sandbox.proxy import DomainProxy

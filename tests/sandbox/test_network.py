@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from sandbox_helpers import Jail, LoopbackSite, context, loopback_site, requires_bwrap, run, tool_with
 
-from echo_desk.agent.tools import command_sandbox
+from echo_desk.builtins.shell import command_sandbox
 from echo_desk.sandbox.domains import BadDomain, DomainRule, address_is_public, host_allowed, parse_rules
 from echo_desk.store.settings import WorkspaceSandbox
 

@@ -198,7 +198,7 @@ def window(qtbot: Any, qloop: qasync.QEventLoop, runtime: Runtime, tmp_path: Pat
     (a test module may define its own ``window``: that one wins)."""
     from echo_desk.store.conversations import ConversationStore
     from echo_desk.ui.backend import CatalogBackend
-    from echo_desk.ui.chat_window import MainWindow
+    from echo_desk.ui.chat.chat_window import MainWindow
     from echo_desk.ui.services import Services
 
     store = ConversationStore(tmp_path / "conversations.sqlite3")

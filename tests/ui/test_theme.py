@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QLabel
 from echo_desk.store.settings import SettingsStore
 from echo_desk.ui import theme
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.settings_dialog import GeneralPage
-from echo_desk.ui.transcript import TranscriptModel
-from echo_desk.ui.transcript_view import TranscriptView
+from echo_desk.ui.chat.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript_view import TranscriptView
+from echo_desk.ui.settings.settings_dialog import GeneralPage
 
 UI = Path(theme.__file__).parent
 # "#abc" or "#aabbcc" (optionally with alpha) but not an HTML entity such as "&#8203;".

@@ -19,7 +19,7 @@ from echo_desk.agent.policy import (
 )
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.tools.shell import RunCommand
+from echo_desk.builtins.shell.run_command import RunCommand
 from echo_desk.store.settings import Settings
 from echo_desk.tools import Protection, ProtectionReason, RiskLevel, Target, ToolPreview
 
