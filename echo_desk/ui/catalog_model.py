@@ -35,6 +35,10 @@ NameRole = Qt.ItemDataRole.UserRole + 10
 SourceRole = Qt.ItemDataRole.UserRole + 11
 SearchRole = Qt.ItemDataRole.UserRole + 12
 PolicyRole = Qt.ItemDataRole.UserRole + 13
+#: The risk level a row shows (``read``/``write``/``exec``): its colour is looked up per theme.
+RiskRole = Qt.ItemDataRole.UserRole + 14
+#: Whether a row's status is "Ready" (the theme's ok colour) or a warning.
+ReadyRole = Qt.ItemDataRole.UserRole + 15
 
 COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY = range(5)
 _FEW = 64
@@ -43,6 +47,16 @@ _FEW = 64
 def _risk(tool: Any) -> str:
     risk = getattr(tool, "risk_level", "read")
     return str(getattr(risk, "value", risk))
+
+
+def _show_risk(cell: QStandardItem, risk: str) -> None:
+    cell.setText(risk_label(risk))
+    cell.setData(risk, RiskRole)
+    cell.setForeground(QBrush(QColor(risk_colour(risk))))
+
+
+def _status_colour(ready: bool) -> QColor:
+    return QColor(theme.colour("ok" if ready else "warn"))
 
 
 class ToolCatalogModel(QStandardItemModel):
@@ -57,6 +71,8 @@ class ToolCatalogModel(QStandardItemModel):
         self._search: dict[str, str] = {}
         self.itemChanged.connect(self._on_item_changed)
         self._unsubscribe = backend.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        # Colours are the theme's: a light/dark switch repaints the open catalog in the new ones.
+        theme.on_change(self, lambda _palette: self._bulk(self._fill_colours))
         self.rebuild()
 
     def close(self) -> None:
@@ -114,8 +130,6 @@ class ToolCatalogModel(QStandardItemModel):
             cell.setData(name, NameRole)
         cells[COL_TOOL].setCheckable(True)
         cells[COL_POLICY].setEditable(True)
-        risk = _risk(tool)
-        cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
         cells[COL_RISK].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         self._rows[name] = cells
         return cells
@@ -172,7 +186,7 @@ class ToolCatalogModel(QStandardItemModel):
             # person what the model reads.
             cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
             # The effective risk the engine uses (the person may lower an MCP tool's).
-            cells[COL_RISK].setText(risk_label(standing.risk if standing is not None else _risk(tool)))
+            _show_risk(cells[COL_RISK], standing.risk if standing is not None else _risk(tool))
             tags = " ".join(f"#{c}" for c in sorted(getattr(tool, "capabilities", ()) or ()))
             english = f"{tool.name} {getattr(tool, 'display_title', '')} {getattr(tool, 'description', '')}"
             search = f"{name} {title} {description} {english} {tags} ".lower()
@@ -207,9 +221,8 @@ class ToolCatalogModel(QStandardItemModel):
             value = policy.value if policy is not None else ""
             default = standing.default.value if standing is not None else "asks"
             risk = standing.risk if standing is not None else _risk(tool)
-            if cells[COL_RISK].text() != risk_label(risk):
-                cells[COL_RISK].setText(risk_label(risk))
-                cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
+            if cells[COL_RISK].data(RiskRole) != risk or cells[COL_RISK].text() != risk_label(risk):
+                _show_risk(cells[COL_RISK], risk)
                 changed.append(cells[COL_RISK])
             effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
             text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
@@ -246,7 +259,22 @@ class ToolCatalogModel(QStandardItemModel):
             text = " · ".join(parts) if parts else _("Ready")
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)
-                cells[COL_STATUS].setForeground(QBrush(QColor(theme.colour("ok" if not parts else "warn"))))
+                cells[COL_STATUS].setData(not parts, ReadyRole)
+                cells[COL_STATUS].setForeground(QBrush(_status_colour(not parts)))
+                changed.append(cells[COL_STATUS])
+        return changed
+
+    def _fill_colours(self) -> list[QStandardItem]:
+        """Every coloured cell in the current theme's colours (after a light/dark switch)."""
+        changed: list[QStandardItem] = []
+        for cells in self._rows.values():
+            risk = cells[COL_RISK].data(RiskRole)
+            if risk is not None:
+                cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(str(risk)))))
+                changed.append(cells[COL_RISK])
+            ready = cells[COL_STATUS].data(ReadyRole)
+            if ready is not None:
+                cells[COL_STATUS].setForeground(QBrush(_status_colour(bool(ready))))
                 changed.append(cells[COL_STATUS])
         return changed
 
