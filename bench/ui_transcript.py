@@ -7,6 +7,11 @@
 2. Stream: 2,000 tokens of Markdown with code blocks, a table and lists, 400 tokens/s into the
    transcript while a 5 ms timer records how late each tick arrives. Target: UI stall p99 ≤ 16 ms.
 
+Before measuring, each process starts up as the app does (``start_up_as_the_app``: the app,
+engine and agent-loop imports, the Markdown and diff warm-ups, the Pygments lexers, the garbage
+collector's freeze), with what its own tree has of that start-up: the app pays those once while
+loading, not when a conversation opens.
+
 Both run for this tree and for a baseline (``--baseline REF``, default ``main``: its files are
 taken with ``git archive``, nothing in any checkout changes), each in a fresh process, rounds
 alternating; the figures are medians, the open time also as a ratio to the baseline's.
@@ -214,18 +219,44 @@ def measure_stream(app: object) -> dict[str, float]:
     return {**figures, "stream_tokens": len(tokens), "stream_seconds": time.perf_counter() - start}
 
 
+def start_up_as_the_app() -> None:
+    """What ``App.load`` (``ui/app.py``) does before a conversation can be opened, whatever that
+    tree has of it: import the app's module, the engine (``echo_desk.runtime``, which loads the
+    permission engine the tool cards ask for their icon's family) and the agent loop, render the
+    warm-up documents, ready the Pygments lexers, and freeze start-up's objects out of the garbage
+    collector (``freeze_start_up_objects``). Each side gets its own tree's start-up, so neither is charged
+    at open time for an import or a compile its app has already paid for."""
+    import importlib
+
+    from echo_desk.ui import markdown
+
+    for module in ("echo_desk.ui.app", "echo_desk.runtime", "echo_desk.agent.loop"):
+        importlib.import_module(module)
+    markdown.warm_up()
+    try:
+        from echo_desk.ui.diff_view import warm_up as warm_up_diffs
+    except ImportError:  # an older tree
+        pass
+    else:
+        warm_up_diffs()
+    preload = getattr(markdown, "preload_code_lexers", None)  # a tree with Pygments
+    if preload is not None:
+        preload().result(timeout=60)
+    # Last in App.load, in a tree that has it: start-up's objects leave the collector's reach.
+    freeze = getattr(importlib.import_module("echo_desk.ui.app"), "freeze_start_up_objects", None)
+    if freeze is not None:
+        freeze()
+
+
 def child(tree: str) -> None:
     sys.path.insert(0, tree)
     from PySide6.QtWidgets import QApplication
 
-    from echo_desk.ui import markdown, marshal
+    from echo_desk.ui import marshal
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     marshal.install()
-    markdown.warm_up()
-    preload = getattr(markdown, "preload_code_lexers", None)  # a tree with Pygments: as the app loads
-    if preload is not None:
-        preload().result(timeout=60)
+    start_up_as_the_app()
     with tempfile.TemporaryDirectory() as tmp:
         figures = measure_open(app, tmp)
     figures.update(measure_idle(app))
