@@ -2,8 +2,9 @@
 model is a scripted demo that accepts images).
 
 Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_attachments.py
-Writes docs/screenshots/attach_{prompt,outside,message}{,_zh}.png: the prompt with an image and a
-file attached, the outside-the-workspace choice, and the sent message with its thumbnail.
+Writes docs/screenshots/attach_{prompt,menu,outside,message}{,_zh}.png: the prompt with an image and a
+file attached, the paperclip's menu (files or a folder), the outside-the-workspace choice, and the
+sent message with its thumbnail.
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
         window.composer.setPlainText(question)
         await asyncio.sleep(0.3)
         window.grab().save(str(OUT / f"attach_prompt{suffix}.png"))
+        # The paperclip's menu is a window of its own: the screen under the main window is grabbed.
+        menu = window.attach_button.menu()
+        menu.popup(window.attach_button.mapToGlobal(window.attach_button.rect().bottomLeft()))
+        await asyncio.sleep(0.3)
+        frame = window.frameGeometry()
+        shot = app.primaryScreen().grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+        shot.save(str(OUT / f"attach_menu{suffix}.png"))
+        menu.hide()
         window.attachments.add_paths([outside / "invoice-2026-11.pdf"])
         await asyncio.sleep(0.3)
         assert window.attachments.dialog is not None

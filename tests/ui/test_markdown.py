@@ -193,7 +193,7 @@ def test_a_streaming_answer_is_coloured_before_layout_and_an_opened_one_at_first
     item = model.items()[-1]
     assert comment not in _colours(delegate.documents(item)[-1]).values()
     # Streamed on: the row was measured before, so its new piece comes coloured.
-    model.append_text(f"Step two.\n\n```python\nsecond = 2  # streamed\n```\n")
+    model.append_text("Step two.\n\n```python\nsecond = 2  # streamed\n```\n")
     model.flush()
     last = delegate.documents(item)[-1]
     assert _colours(last)["# streamed"] == comment
