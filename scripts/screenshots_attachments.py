@@ -25,6 +25,7 @@ for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "dat
     os.environ[var] = str(HOME / sub)
 
 import qasync  # noqa: E402
+from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -80,7 +81,9 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
         window.grab().save(str(OUT / f"attach_prompt{suffix}.png"))
         # The paperclip's menu is a window of its own: the screen under the main window is grabbed.
         menu = window.attach_button.menu()
-        menu.popup(window.attach_button.mapToGlobal(window.attach_button.rect().bottomLeft()))
+        # Above the button (the button sits at the window's bottom edge), as Qt places it there.
+        above = window.attach_button.rect().topLeft() - QPoint(0, menu.sizeHint().height())
+        menu.popup(window.attach_button.mapToGlobal(above))
         await asyncio.sleep(0.3)
         frame = window.frameGeometry()
         shot = app.primaryScreen().grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
