@@ -80,3 +80,18 @@ def test_sigterm_closes_the_app_cleanly_like_the_close_button(tmp_path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert code == 0, proc.stderr.read() if proc.stderr else ""
+
+
+def test_start_up_objects_are_kept_out_of_later_collections() -> None:
+    import gc
+
+    from echo_desk.ui.app import freeze_start_up_objects
+
+    alive: list[object] = []  # a container: the collector tracks it
+    assert gc.is_tracked(alive) and any(o is alive for o in gc.get_objects())
+    try:
+        freeze_start_up_objects()
+        assert gc.get_freeze_count() > 0
+        assert not any(o is alive for o in gc.get_objects())  # a full collection no longer walks it
+    finally:
+        gc.unfreeze()

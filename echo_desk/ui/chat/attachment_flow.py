@@ -90,13 +90,22 @@ class AttachmentFlow(QObject):
         return False
 
     def pick_files(self) -> None:
-        """The paperclip: a file dialog (folders are attached by dropping them)."""
-        dialog = QFileDialog(self._parent, _("Attach files"))
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        """The paperclip's "Files…": a dialog for one or more files."""
+        self._pick(_("Attach files"), QFileDialog.FileMode.ExistingFiles)
+
+    def pick_folder(self) -> None:
+        """The paperclip's "Folder…": a dialog for one folder (it becomes one mention, as a drop)."""
+        self._pick(_("Attach a folder"), QFileDialog.FileMode.Directory)
+
+    def _pick(self, title: str, mode: QFileDialog.FileMode) -> None:
+        dialog = QFileDialog(self._parent, title)
+        dialog.setFileMode(mode)
+        if mode is QFileDialog.FileMode.Directory:
+            dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if self._workspace():
             dialog.setDirectory(self._workspace())
-        dialog.filesSelected.connect(lambda files: self.add_paths([Path(f) for f in files]))
+        dialog.filesSelected.connect(lambda chosen: self.add_paths([Path(f) for f in chosen]))
         self.file_dialog = dialog
         dialog.open()  # never exec(): a nested loop would stall qasync
 

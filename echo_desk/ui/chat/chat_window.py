@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -179,8 +180,10 @@ class MainWindow(QMainWindow):
         self.stop_button.setAccessibleName(_("Stop the agent"))
         self.transcript.setAccessibleName(_("Transcript"))
         self.attach_button.setText(_("Attach…"))
-        self.attach_button.setToolTip(_("Attach files (or drop files and folders on the window)"))
-        self.attach_button.setAccessibleName(_("Attach files"))
+        self.attach_button.setToolTip(_("Attach files or a folder (or drop them on the window)"))
+        self.attach_button.setAccessibleName(_("Attach files or a folder"))
+        self.attach_files_action.setText(_("Files…"))
+        self.attach_folder_action.setText(_("Folder…"))
         self.attachment_tray.retranslate()
         self.banner.setAccessibleName(_("Notice"))
         self._show_workspace()
@@ -383,7 +386,13 @@ class MainWindow(QMainWindow):
         self.attachments = AttachmentFlow(self.attachment_tray, self, workspace=lambda: self._workspace,
                                           conversation_id=conversation_id,
                                           engine=lambda: self.session.runtime.permissions if self.session.runtime else None)
-        self.attach_button.clicked.connect(self.attachments.pick_files)
+        # A menu rather than one dialog: a native file dialog picks files or a folder, not both.
+        menu = QMenu(self.attach_button)
+        self.attach_files_action = menu.addAction("")
+        self.attach_files_action.triggered.connect(self.attachments.pick_files)
+        self.attach_folder_action = menu.addAction("")
+        self.attach_folder_action.triggered.connect(self.attachments.pick_folder)
+        self.attach_button.setMenu(menu)
         self.attachments.watch(self, self.composer.viewport())
     def show_shortcuts(self) -> None:
         """The keyboard shortcuts sheet (one, raised when already open)."""

@@ -350,7 +350,7 @@ def link_target(href: str) -> QUrl | None:
     return url
 
 
-def markdown_chunks(text: str, min_chars: int = 1200) -> list[str]:
+def markdown_chunks(text: str, min_chars: int = 600) -> list[str]:
     """Cut ``text`` at blank lines outside code fences into pieces of at least ``min_chars``.
 
     The cuts only depend on the text before them, so while a message streams in every piece but

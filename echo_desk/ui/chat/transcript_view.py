@@ -263,11 +263,16 @@ class TranscriptDelegate(QStyledItemDelegate):
             # Reuse the pieces that did not change (see markdown_chunks): streaming stays cheap.
             old = {id(d): d for d in (cached[1] if cached is not None and cached[0][1:] == key[1:] else [])}
             by_text = {d.property("chunk"): d for d in old.values()}
+            # A row drawn before and changed since (the answer streaming in) is on screen: its new
+            # pieces get their colours before layout, a third of the cost of colouring them after
+            # it, and off the paint. A row measured for the first time (a conversation opening)
+            # may never be shown: its colours wait for its first paint.
+            later = not old
             docs = []
             for chunk in markdown_chunks(item.text):
                 doc = by_text.get(chunk)
                 if doc is None:
-                    doc = markdown_document(chunk, width, font, colour_later=True)
+                    doc = markdown_document(chunk, width, font, colour_later=later)
                     doc.setProperty("chunk", chunk)
                 docs.append(doc)
         else:
@@ -362,9 +367,11 @@ class TranscriptView(QListView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setWordWrap(True)
         self.setUniformItemSizes(False)
-        # Long conversations: lay rows out in batches so the window shows at once.
+        # Long conversations: lay rows out in batches so the window shows at once. The first batch
+        # is measured before the first frame; 20 rows fill a tall window, the rest follow on later
+        # turns of the event loop.
         self.setLayoutMode(QListView.LayoutMode.Batched)
-        self.setBatchSize(40)
+        self.setBatchSize(20)
         self.setSpacing(0)
         theme.styled(self, lambda p: f"QListView {{ background: {p.base}; border: none; }}")
         # A theme switch re-renders every row in the new colours (the cache key has the theme).

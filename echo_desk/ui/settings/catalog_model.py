@@ -35,9 +35,23 @@ NameRole = Qt.ItemDataRole.UserRole + 10
 SourceRole = Qt.ItemDataRole.UserRole + 11
 SearchRole = Qt.ItemDataRole.UserRole + 12
 PolicyRole = Qt.ItemDataRole.UserRole + 13
+#: The risk level a row shows (``read``/``write``/``exec``): its colour is looked up per theme.
+RiskRole = Qt.ItemDataRole.UserRole + 14
+#: Whether a row's status is "Ready" (the theme's ok colour) or a warning.
+ReadyRole = Qt.ItemDataRole.UserRole + 15
 
 COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY = range(5)
 _FEW = 64
+
+
+def _show_risk(cell: QStandardItem, risk: str) -> None:
+    cell.setText(risk_label(risk))
+    cell.setData(risk, RiskRole)
+    cell.setForeground(QBrush(QColor(risk_colour(risk))))
+
+
+def _status_colour(ready: bool) -> QColor:
+    return QColor(theme.colour("ok" if ready else "warn"))
 
 
 class ToolCatalogModel(QStandardItemModel):
@@ -52,6 +66,8 @@ class ToolCatalogModel(QStandardItemModel):
         self._search: dict[str, str] = {}
         self.itemChanged.connect(self._on_item_changed)
         self._unsubscribe = backend.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        # Colours are the theme's: a light/dark switch repaints the open catalog in the new ones.
+        theme.on_change(self, lambda _palette: self._bulk(self._fill_colours))
         self.rebuild()
 
     def close(self) -> None:
@@ -109,8 +125,6 @@ class ToolCatalogModel(QStandardItemModel):
             cell.setData(name, NameRole)
         cells[COL_TOOL].setCheckable(True)
         cells[COL_POLICY].setEditable(True)
-        risk = tool.risk_level
-        cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
         cells[COL_RISK].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         self._rows[name] = cells
         return cells
@@ -167,7 +181,7 @@ class ToolCatalogModel(QStandardItemModel):
             # person what the model reads.
             cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
             # The effective risk the engine uses (the person may lower an MCP tool's).
-            cells[COL_RISK].setText(risk_label(standing.risk if standing is not None else tool.risk_level))
+            _show_risk(cells[COL_RISK], standing.risk if standing is not None else tool.risk_level)
             tags = " ".join(f"#{c}" for c in sorted(tool.capabilities))
             english = f"{tool.name} {tool.display_title} {tool.description}"
             search = f"{name} {title} {description} {english} {tags} ".lower()
@@ -202,9 +216,8 @@ class ToolCatalogModel(QStandardItemModel):
             value = policy.value if policy is not None else ""
             default = standing.default.value if standing is not None else "asks"
             risk = standing.risk if standing is not None else tool.risk_level
-            if cells[COL_RISK].text() != risk_label(risk):
-                cells[COL_RISK].setText(risk_label(risk))
-                cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(risk))))
+            if cells[COL_RISK].data(RiskRole) != risk or cells[COL_RISK].text() != risk_label(risk):
+                _show_risk(cells[COL_RISK], risk)
                 changed.append(cells[COL_RISK])
             effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
             text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
@@ -241,7 +254,22 @@ class ToolCatalogModel(QStandardItemModel):
             text = " · ".join(parts) if parts else _("Ready")
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)
-                cells[COL_STATUS].setForeground(QBrush(QColor(theme.colour("ok" if not parts else "warn"))))
+                cells[COL_STATUS].setData(not parts, ReadyRole)
+                cells[COL_STATUS].setForeground(QBrush(_status_colour(not parts)))
+                changed.append(cells[COL_STATUS])
+        return changed
+
+    def _fill_colours(self) -> list[QStandardItem]:
+        """Every coloured cell in the current theme's colours (after a light/dark switch)."""
+        changed: list[QStandardItem] = []
+        for cells in self._rows.values():
+            risk = cells[COL_RISK].data(RiskRole)
+            if risk is not None:
+                cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(str(risk)))))
+                changed.append(cells[COL_RISK])
+            ready = cells[COL_STATUS].data(ReadyRole)
+            if ready is not None:
+                cells[COL_STATUS].setForeground(QBrush(_status_colour(bool(ready))))
                 changed.append(cells[COL_STATUS])
         return changed
 

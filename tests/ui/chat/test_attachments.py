@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from echo_desk.agent.attachments.reads import GRANT_CALL_PREFIX
 from echo_desk.agent.permissions import GrantScope
@@ -116,6 +116,47 @@ def test_a_folder_dropped_on_the_window_is_a_mention_too(window, places) -> None
     ws, _ = places
     assert drop(window, ws / "docs")
     assert [c.label.text() for c in window.attachment_tray.chips] == ["@docs"]
+
+
+def _menu_dialog(window: MainWindow, text: str) -> QFileDialog:
+    """Choose ``text`` in the paperclip's menu; the file dialog it opens."""
+    menu = window.attach_button.menu()
+    action = next(a for a in menu.actions() if a.text() == text)
+    action.trigger()
+    dialog = window.attachments.file_dialog
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    return dialog
+
+
+def test_the_paperclip_offers_files_and_a_folder(window, places) -> None:
+    ws, _ = places
+    assert [a.text() for a in window.attach_button.menu().actions()] == ["Files…", "Folder…"]
+    dialog = _menu_dialog(window, "Files…")
+    assert dialog.fileMode() == QFileDialog.FileMode.ExistingFiles
+    assert Path(dialog.directory().absolutePath()).resolve() == ws  # it starts in the workspace
+    dialog.reject()
+
+
+def test_a_folder_picked_with_the_paperclip_is_a_mention(window, places, qtbot) -> None:
+    ws, _ = places
+    dialog = _menu_dialog(window, "Folder…")
+    assert dialog.fileMode() == QFileDialog.FileMode.Directory
+    assert dialog.testOption(QFileDialog.Option.ShowDirsOnly)
+    with qtbot.waitSignal(dialog.filesSelected, timeout=5000):
+        dialog.selectFile(str(ws / "docs"))
+        dialog.accept()
+    assert [c.label.text() for c in window.attachment_tray.chips] == ["@docs"]
+
+
+def test_an_outside_folder_picked_with_the_paperclip_is_asked_about(window, places) -> None:
+    _, outside = places
+    dialog = _menu_dialog(window, "Folder…")
+    dialog.selectFile(str(outside))
+    dialog.accept()
+    assert window.attachment_tray.chips == []  # nothing attached before the answer
+    choice = window.attachments.dialog
+    assert isinstance(choice, OutsideChoiceDialog) and str(outside) in choice.path.text()
+    choice.reject()
 
 
 def _answer(window: MainWindow, button: str) -> OutsideChoiceDialog:

@@ -178,3 +178,23 @@ def test_colours_land_on_the_right_characters_after_an_emoji():
     colours = _colours(markdown_document("```python\nx = '😀😀'  # smile\ny = 2\n```\n", 500))
     assert colours["# smile"] == theme.current().syn_comment
     assert colours["2"] == theme.current().syn_number
+
+
+def test_a_streaming_answer_is_coloured_before_layout_and_an_opened_one_at_first_paint(qtbot):
+    model = TranscriptModel()
+    view = TranscriptView()
+    view.setModel(model)
+    qtbot.addWidget(view)
+    delegate = view.itemDelegate()
+    assert isinstance(delegate, TranscriptDelegate)
+    comment = theme.current().syn_comment
+    # First measured (as when a conversation opens): the colours wait for a paint.
+    model.append_text(f"Step one.\n\n```python\n{CODE}\n```\n\n")
+    model.flush()
+    item = model.items()[-1]
+    assert comment not in _colours(delegate.documents(item)[-1]).values()
+    # Streamed on: the row was measured before, so its new piece comes coloured.
+    model.append_text("Step two.\n\n```python\nsecond = 2  # streamed\n```\n")
+    model.flush()
+    last = delegate.documents(item)[-1]
+    assert _colours(last)["# streamed"] == comment
