@@ -569,20 +569,17 @@ class Dispatcher:
         tool = entry.tool
         may_retry = risk is RiskLevel.READ or tool.idempotent
         attempts = 1 + (max(0, tool.max_retries) if may_retry else 0)
-        result = ToolResult.fail(ErrorKind.INTERNAL, "the tool did not run")
         try:
-            for attempt in range(attempts):
-                if attempt == 0 and first is not None:
-                    result = first
-                else:
-                    result = await self._run_handler(
-                        tool.execute(params, ctx), tool.timeout_seconds, ctx, inline=entry.offloaded
-                    )
+            result = first if first is not None else await self._run_handler(
+                tool.execute(params, ctx), tool.timeout_seconds, ctx, inline=entry.offloaded
+            )
+            for attempt in range(1, attempts):
                 if result.success or result.error_kind is None or not result.error_kind.is_retryable:
                     break
-                if attempt + 1 < attempts:
-                    log.info("retrying %s after %s (%d/%d)", tool.name, result.error_kind.value,
-                             attempt + 1, attempts - 1)
+                log.info("retrying %s after %s (%d/%d)", tool.name, result.error_kind.value, attempt, attempts - 1)
+                result = await self._run_handler(
+                    tool.execute(params, ctx), tool.timeout_seconds, ctx, inline=entry.offloaded
+                )
         finally:
             host.set_activity(None)
         return result
