@@ -104,6 +104,7 @@ class App:
         return 0
 
     async def load(self) -> None:
+        from echo_desk.ui.controller import warm_up_approvals
         from echo_desk.ui.diff_view import warm_up as warm_up_diffs
         from echo_desk.ui.markdown import preload_code_lexers, warm_up
         from echo_desk.ui.services import load_services
@@ -120,6 +121,7 @@ class App:
         current = self.services.settings.current
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        warm_up_approvals()
 
     def _on_settings(self, settings: Settings) -> None:
         wanted = (settings.active_provider, settings.providers, settings.local_model)
