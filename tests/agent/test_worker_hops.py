@@ -37,10 +37,10 @@ class CountingPool(ToolWorkerPool):
         return future
 
     async def settled(self) -> None:
-        """Every coroutine sent to a worker has finished (run, failed or cancelled)."""
-        for future in self.futures:
-            with contextlib.suppress(BaseException):
-                await asyncio.wrap_future(future)
+        """Every worker loop is done with what it was doing, a step still blocked in its thread
+        after the caller gave up included (a cancelled future says nothing about that)."""
+        for worker in list(self._workers):
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asyncio.sleep(0), worker.loop))
 
 
 class Looked(Tool):
@@ -56,9 +56,11 @@ class Looked(Tool):
         self.preview_sleep, self.execute_sleep = preview_sleep, execute_sleep
         self.steps: list[tuple[str, str]] = []
         self.executed_with: ToolPreview | None = None
+        self.previewing = threading.Event()
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         self.steps.append(("preview", threading.current_thread().name))
+        self.previewing.set()
         time.sleep(self.preview_sleep)  # noqa: ASYNC251 -- blocking on purpose: only the caller's timer ends it
         return ToolPreview(targets=(Target(kind="other", value=params["text"]),), summary="look")
 
@@ -199,3 +201,16 @@ async def test_a_deadline_moved_by_the_worker_keeps_the_trip_alive() -> None:
         assert await pool.run(two_steps(), deadline) == 1
     finally:
         pool.close()
+
+
+async def test_a_call_cancelled_during_its_preview_never_runs(tmp_path, engines, scope, host) -> None:
+    tool = Looked(preview_sleep=0.5)
+    dispatcher, pool, _ = engine_with(tmp_path, engines, tool)
+    task = asyncio.create_task(dispatcher.execute_tool(call("looked", {"text": "hi"}), scope, host))
+    assert await asyncio.to_thread(tool.previewing.wait, 5), "the preview never started"
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await pool.settled()  # the blocked preview returned; nothing may follow it
+    assert [step for step, _ in tool.steps] == ["preview"]
+    assert dispatcher.audit.query(limit=1)[0]["error_kind"] == "cancelled"
