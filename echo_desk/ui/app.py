@@ -115,6 +115,7 @@ class App:
 
     async def load(self) -> None:
         from echo_desk.ui.chat.markdown import preload_code_lexers, warm_up
+        from echo_desk.ui.controller import warm_up_approvals
         from echo_desk.ui.services import load_services
         from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
 
@@ -130,6 +131,7 @@ class App:
         current = self.services.settings.current
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        warm_up_approvals()
         freeze_start_up_objects()
 
     def _on_settings(self, settings: Settings) -> None:

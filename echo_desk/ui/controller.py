@@ -48,9 +48,7 @@ class QtHost(QObject):
         return await marshal.await_on_main(self._show_question, question)
 
     async def _show_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        from echo_desk.ui.approval.approval_dialog import (
-            ApprovalDialog,  # first use only: keeps start-up light
-        )
+        from echo_desk.ui.approval.approval_dialog import ApprovalDialog  # loaded by warm_up_approvals
 
         # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
         title_for = self.transcript.title_for if self.transcript is not None else None
@@ -128,3 +126,8 @@ class QtHost(QObject):
     def todos_updated(self, scope_id: str, todos: tuple[TodoItem, ...]) -> None:
         marshal.run_on_main(self.todos_changed.emit, scope_id, tuple(todos))
 
+
+def warm_up_approvals() -> None:
+    """Import the approval dialog's modules (~40 ms) while the app loads, after the first frame:
+    paid then, they would otherwise stall the window when the first approval opens."""
+    import echo_desk.ui.approval.approval_dialog  # noqa: F401

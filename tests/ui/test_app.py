@@ -26,12 +26,15 @@ def test_run_gui_opens_loads_and_closes_without_leftovers(qapp: QApplication, mo
         self.window.close()  # what the person does
 
     monkeypatch.setattr(app_module.App, "load", load_then_close)
+    warmed: list[bool] = []
+    monkeypatch.setattr("echo_desk.ui.controller.warm_up_approvals", lambda: warmed.append(True))
     before = {t.ident for t in threading.enumerate()}
     os_threads_before = set(os.listdir("/proc/self/task"))
 
     assert app_module.run_gui(["echo-desk"]) == 0
 
     assert seen["painted_before_load"] is True
+    assert warmed == [True]  # the approval dialog's imports are paid while loading, not at the first approval
     assert seen["runtime"] is True
     assert seen["conversations"] == 1  # a first conversation is ready to type into
     assert "No model is connected" in str(seen["banner"])

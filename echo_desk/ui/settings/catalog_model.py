@@ -104,8 +104,9 @@ class ToolCatalogModel(QStandardItemModel):
             for tool in sorted(by_source[source], key=lambda t: t.name):
                 group.appendRow(self._make_row(tool, source))
             groups.append([group, *filler])
-        self._fill_texts()
-        self._fill_states()
+        standings = self._standings()  # one pass of the engine's answers for both fills
+        self._fill_texts(standings)
+        self._fill_states(standings)
         self._fill_status()
         self._syncing = True
         try:
@@ -159,15 +160,17 @@ class ToolCatalogModel(QStandardItemModel):
     def retranslate(self) -> None:
         """Titles, descriptions, badges and the search text in the current language."""
         self._set_headers()
-        self._bulk(self._fill_texts)
-        self._bulk(self._fill_states)
+        standings = self._standings()
+        self._bulk(lambda: self._fill_texts(standings))
+        self._bulk(lambda: self._fill_states(standings))
         self._bulk(self._fill_status)
 
-    def _fill_texts(self) -> list[QStandardItem]:
+    def _fill_texts(self, standings: dict[str, ToolStanding] | None = None) -> list[QStandardItem]:
         for source, group in self._groups.items():
             group.setText(_("{source} ({count})").format(source=source_label(source), count=group.rowCount()))
             group.setToolTip(_("Turn every tool of this source on or off"))
-        standings = self._standings()
+        if standings is None:
+            standings = self._standings()
         for name, cells in self._rows.items():
             tool = self._tools[name]
             standing = standings.get(name)
@@ -193,10 +196,11 @@ class ToolCatalogModel(QStandardItemModel):
         """Check marks and policies from the settings (and the engine's enabled rule)."""
         self._bulk(self._fill_states)
 
-    def _fill_states(self) -> list[QStandardItem]:
+    def _fill_states(self, standings: dict[str, ToolStanding] | None = None) -> list[QStandardItem]:
         settings = self.backend.settings.current
         changed: list[QStandardItem] = []
-        standings = self._standings()
+        if standings is None:
+            standings = self._standings()
         for source, group in self._groups.items():
             state = Qt.CheckState.Unchecked if source in settings.disabled_sources else Qt.CheckState.Checked
             if group.checkState() != state:
