@@ -98,6 +98,21 @@ class ApprovalDialog(QDialog):
         self.resize(980, 720)
 
         layout = QVBoxLayout(self)
+        self._add_heading(layout, request)
+        self._add_facts(layout)
+        self._add_notices(layout, request, title_for)
+        fills = self._add_request_and_diffs(layout, request)
+        self._add_rule_choices(layout, request, fills)
+        self._add_decision(layout, request, title_for)
+
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+        approval_keys.install(self)  # Alt+A / Alt+D; Enter and Escape still deny
+        self.deny.setFocus()
+        self._update_allow()
+
+    def _add_heading(self, layout: QVBoxLayout, request: ApprovalRequest) -> None:
+        """What is asked, in large type, and who asks when a sub-agent does."""
         self.heading = QLabel()
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.heading.setWordWrap(True)
@@ -110,6 +125,8 @@ class ApprovalDialog(QDialog):
         self.subagent_banner = SubagentBanner(request)
         layout.addWidget(self.subagent_banner)
 
+    def _add_facts(self, layout: QVBoxLayout) -> None:
+        """Tool, risk and scope, as a form."""
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.tool_label, self.tool_value = QLabel(), QLabel()
@@ -124,6 +141,8 @@ class ApprovalDialog(QDialog):
         form.addRow(self.scope_label, self.scope_value)
         layout.addLayout(form)
 
+    def _add_notices(self, layout: QVBoxLayout, request: ApprovalRequest, title_for: Callable[[str], str] | None) -> None:
+        """Warnings and the summary above the request: hidden characters, what cannot be undone, a spawn manifest."""
         # Shown even when everything fits: characters that draw nothing or reorder the text.
         self.hidden_warning = QLabel()
         self.hidden_warning.setWordWrap(True)
@@ -150,6 +169,8 @@ class ApprovalDialog(QDialog):
             self.manifest = ManifestPanel(request, request.spawn, title_for)
             layout.addWidget(self.manifest)
 
+    def _add_request_and_diffs(self, layout: QVBoxLayout, request: ApprovalRequest) -> bool:
+        """Targets and arguments above, one diff tab per changed file below; True when they take the room."""
         splitter = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
@@ -206,13 +227,18 @@ class ApprovalDialog(QDialog):
         # The diff takes the room; without one, the rules' table below does (no empty gap).
         fills = bool(self._tab_changes) or self.is_spawn or request.rules is None
         layout.addWidget(splitter, 1 if fills else 0)
+        return fills
 
+    def _add_rule_choices(self, layout: QVBoxLayout, request: ApprovalRequest, fills: bool) -> None:
+        """How the permission rules checked each part, and narrow grants to remember."""
         # Permission rules: how each part was checked, and narrow grants to remember.
         self.grant_choices = GrantChoices(request.rules) if request.rules is not None else None
         if self.grant_choices is not None:
             self.grant_choices.chosen.connect(self._grant)
             layout.addWidget(self.grant_choices, 0 if fills else 1)
 
+    def _add_decision(self, layout: QVBoxLayout, request: ApprovalRequest, title_for: Callable[[str], str] | None) -> None:
+        """The note for a denial and the buttons; Deny is the default."""
         deny_row = QHBoxLayout()
         self.message_caption = QLabel()
         self.message = QLineEdit()
@@ -243,12 +269,6 @@ class ApprovalDialog(QDialog):
         self.deny.clicked.connect(self._choose(ApprovalChoice.DENY))
         buttons.addWidget(self.deny)
         layout.addLayout(buttons)
-
-        self.retranslate()
-        i18n_qt.bus().language_changed.connect(self.retranslate)
-        approval_keys.install(self)  # Alt+A / Alt+D; Enter and Escape still deny
-        self.deny.setFocus()
-        self._update_allow()
 
     def _show_hidden_in_diffs(self) -> None:
         if any(pane.hides_text for pane in self.diff_panes):
