@@ -74,6 +74,46 @@ class MainWindow(QMainWindow):
         middle = QWidget()
         mid = QVBoxLayout(middle)
         mid.setContentsMargins(4, 4, 4, 4)
+        mid.addLayout(self._top_bar())
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)
+        theme.styled(self.banner, lambda p: f"background: {p.warn_bg}; border: 1px solid {p.warn_border}; padding: 6px;")
+        mid.addWidget(self.banner)
+        self.transcript = TranscriptView()
+        self.transcript.setModel(self.session.transcript)
+        self.transcript.open_diff.connect(self._open_diff)
+        self.transcript.code_copied.connect(lambda _code: self.statusBar().showMessage(_("Code copied"), 3000))
+        self._wire_revert()
+        self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
+        self.message_actions.switched.connect(self.revert.mark_reverted_cards)
+        self.find_bar = FindBar(self.transcript)
+        mid.addWidget(self.find_bar)
+        mid.addWidget(self.transcript, 1)
+        self._add_turn_cards(mid)
+        self._add_composer(mid)
+
+        self._add_side_and_status()
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.conversations)
+        splitter.addWidget(middle)
+        splitter.addWidget(self.todos)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([230, 720, 230])
+        self.splitter = splitter
+        self.setCentralWidget(splitter)
+        self._banner_text: Callable[[], str] = lambda: _("Starting…")
+        self._workspace = ""
+        self._origin: WorkspaceOrigin | None = None
+        self.shortcut_actions = window_shortcuts.install(self)
+        window_shortcuts.install_list_keys(self)
+        self.shortcuts_sheet: ShortcutsSheet | None = None
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def _top_bar(self) -> QHBoxLayout:
+        """Model picker, workspace and Settings, above the transcript."""
         bar = QHBoxLayout()
         self.model_label = QLabel()
         self.model_picker = QComboBox()
@@ -96,23 +136,10 @@ class MainWindow(QMainWindow):
         self.workspace_origin.setVisible(False)
         bar.addWidget(self.workspace_origin)
         bar.addWidget(self.settings_button)
-        mid.addLayout(bar)
-        self.banner = QLabel()
-        self.banner.setWordWrap(True)
-        self.banner.setTextFormat(Qt.TextFormat.PlainText)
-        theme.styled(self.banner, lambda p: f"background: {p.warn_bg}; border: 1px solid {p.warn_border}; padding: 6px;")
-        mid.addWidget(self.banner)
-        self.transcript = TranscriptView()
-        self.transcript.setModel(self.session.transcript)
-        self.transcript.open_diff.connect(self._open_diff)
-        self.transcript.code_copied.connect(lambda _code: self.statusBar().showMessage(_("Code copied"), 3000))
-        self._wire_revert()
-        self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
-        self.message_actions.switched.connect(self.revert.mark_reverted_cards)
-        self.find_bar = FindBar(self.transcript)
-        mid.addWidget(self.find_bar)
-        mid.addWidget(self.transcript, 1)
-        self._add_turn_cards(mid)
+        return bar
+
+    def _add_composer(self, mid: QVBoxLayout) -> None:
+        """The prompt box with Send, Stop and Attach, and the tray of attachments above it."""
         composer = QHBoxLayout()
         self.composer = QPlainTextEdit()
         self.composer.setFixedHeight(84)
@@ -134,6 +161,8 @@ class MainWindow(QMainWindow):
         mid.addWidget(self.attachment_tray)
         mid.addLayout(composer)
 
+    def _add_side_and_status(self) -> None:
+        """The to-do panel on the right and the status bar's activity and progress."""
         self.todos = TodoPanel()
         self.host.todos_changed.connect(lambda _scope, todos: self.todos.set_todos(todos))
         self.host.activity_changed.connect(self._on_activity)
@@ -144,23 +173,6 @@ class MainWindow(QMainWindow):
         self.progress_label = QLabel()
         self.statusBar().addWidget(self.progress_label, 1)
         self.session.progress.connect(self._on_progress)
-
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.conversations)
-        splitter.addWidget(middle)
-        splitter.addWidget(self.todos)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([230, 720, 230])
-        self.splitter = splitter
-        self.setCentralWidget(splitter)
-        self._banner_text: Callable[[], str] = lambda: _("Starting…")
-        self._workspace = ""
-        self._origin: WorkspaceOrigin | None = None
-        self.shortcut_actions = window_shortcuts.install(self)
-        window_shortcuts.install_list_keys(self)
-        self.shortcuts_sheet: ShortcutsSheet | None = None
-        self.retranslate()
-        i18n_qt.bus().language_changed.connect(self.retranslate)
 
     # -- text -------------------------------------------------------------------------------
     def retranslate(self, *_args: object) -> None:
