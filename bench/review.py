@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from echo_desk.agent.host import ApprovalRequest
-from echo_desk.agent.tools.diffs import unified_diff
+from echo_desk.builtins.files.diffs import unified_diff
 from echo_desk.tools import FileChange, FileChangeKind, RiskLevel
 
 HUNKS = 500
@@ -46,7 +46,7 @@ def _request(selectable: bool) -> ApprovalRequest:
 
 
 def _open(app: QApplication, request: ApprovalRequest) -> tuple[float, object]:
-    from echo_desk.ui.approval_dialog import ApprovalDialog
+    from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 
     started = time.perf_counter()
     dialog = ApprovalDialog(request)

@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.tools.search import SearchFiles
+from echo_desk.builtins.search.search_files import SearchFiles
 from echo_desk.tools import ToolExecutionContext
 
 OLD_COMMIT = "d092ecd"

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.model import ChatModel
@@ -20,6 +19,7 @@ from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.undo import Reverter, UndoJournal
 from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.store import paths
+from echo_desk.store.audit import AuditLog
 from echo_desk.store.grants import GrantStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
@@ -177,8 +177,8 @@ def _permission_engine(settings: SettingsStore, data_dir: Path) -> PermissionEng
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:
-    from echo_desk.agent.tools import builtin_tools
-    from echo_desk.agent.tools.database import database_tools
+    from echo_desk.builtins import builtin_tools
+    from echo_desk.builtins.database import database_tools
 
     # The database tools read the connection list from the settings on every use.
     return [*builtin_tools(lambda: settings.current), *database_tools(settings)]

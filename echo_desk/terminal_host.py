@@ -54,7 +54,7 @@ class TerminalHost(NullToolHost):
                 self._print(f"   {show(line, one_line=True)}")
         else:
             for target in request.targets:
-                detail = f"   ({show(target.detail, one_line=True)})" if target.detail else ""
+                detail = f"   ({show(target.full_detail, one_line=True)})" if target.full_detail else ""
                 self._print(f"   {show(target.kind, one_line=True)}: {show(target.value, one_line=True)}{detail}")
         if request.arguments:
             self._print("   arguments: " + visible_json(request.arguments))

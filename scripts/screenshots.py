@@ -48,10 +48,10 @@ from echo_desk.store.settings import SettingsStore  # noqa: E402
 from echo_desk.ui import i18n_qt, marshal  # noqa: E402
 from echo_desk.ui.app import show_first_frame  # noqa: E402
 from echo_desk.ui.backend import CatalogBackend  # noqa: E402
-from echo_desk.ui.chat_window import MainWindow  # noqa: E402
-from echo_desk.ui.markdown import warm_up  # noqa: E402
+from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.chat.markdown import warm_up  # noqa: E402
 from echo_desk.ui.services import Services, wire_delegation  # noqa: E402
-from echo_desk.ui.settings_dialog import SettingsDialog  # noqa: E402
+from echo_desk.ui.settings.settings_dialog import SettingsDialog  # noqa: E402
 
 NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
 SCRIPT_PY = "\n".join([
@@ -311,8 +311,8 @@ class _StalledModelServer:
 async def shoot_models(window: MainWindow, settings: SettingsStore) -> None:
     """The Models page with the built-in model panel: a download in progress (into a temp cache)."""
     from echo_desk.store.settings import ProviderKind
-    from echo_desk.ui.models_page import ModelsPage
     from echo_desk.ui.services import model_factory
+    from echo_desk.ui.settings.models_page import ModelsPage
 
     factory = model_factory()
     page = ModelsPage(settings, factory or (lambda *a, **k: None))
@@ -362,7 +362,7 @@ async def shoot_mcp_form(window: MainWindow, services: Services) -> None:
     from echo_desk.mcp import McpManager
     from echo_desk.mcp.config import parse_server
     from echo_desk.store.paths import config_dir
-    from echo_desk.ui.mcp_page import McpPage
+    from echo_desk.ui.settings.mcp_page import McpPage
 
     servers = {
         "github": parse_server("github", {
@@ -406,7 +406,7 @@ async def next_dialog(approvals: list[Any], seen: int) -> Any:
 
 async def shoot_delegate(window: MainWindow, runtime: Runtime, workspace: Path, approvals: list[Any]) -> None:
     """The spawn approval, a sub-agent's own approval, and its transcript nested in the card."""
-    from echo_desk.ui.approval_dialog import ApprovalDialog
+    from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 
     runtime.enable_delegation(SubAgentModel)
     window.new_conversation(str(workspace))
@@ -490,7 +490,7 @@ async def shoot_permissions(runtime: Runtime, backend: CatalogBackend, workspace
     """Settings › Permissions (rules, tester) and an approval with the engine's suggested rules, en + zh."""
     from echo_desk.agent.host import ApprovalRequest, ScriptedHost
     from echo_desk.agent.scope import Scope
-    from echo_desk.ui.approval_dialog import ApprovalDialog
+    from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 
     engine = runtime.permissions
     assert engine is not None
@@ -626,7 +626,7 @@ async def shoot(app: QApplication) -> None:
     settings_dialog.close()
     await asyncio.sleep(0.1)
     save(window, "chat_zh.png")
-    from echo_desk.ui.approval_dialog import ApprovalDialog
+    from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 
     again = ApprovalDialog(dialog.request, window)  # the same request, shown in Chinese
     again.resize(1100, 760)

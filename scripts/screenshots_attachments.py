@@ -2,8 +2,9 @@
 model is a scripted demo that accepts images).
 
 Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_attachments.py
-Writes docs/screenshots/attach_{prompt,outside,message}{,_zh}.png: the prompt with an image and a
-file attached, the outside-the-workspace choice, and the sent message with its thumbnail.
+Writes docs/screenshots/attach_{prompt,menu,outside,message}{,_zh}.png: the prompt with an image and a
+file attached, the paperclip's menu (files or a folder), the outside-the-workspace choice, and the
+sent message with its thumbnail.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "dat
     os.environ[var] = str(HOME / sub)
 
 import qasync  # noqa: E402
+from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -33,7 +35,7 @@ from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
 from echo_desk.ui import i18n_qt, marshal  # noqa: E402
 from echo_desk.ui.backend import CatalogBackend  # noqa: E402
-from echo_desk.ui.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
 from echo_desk.ui.services import Services  # noqa: E402
 
 
@@ -77,6 +79,16 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
         window.composer.setPlainText(question)
         await asyncio.sleep(0.3)
         window.grab().save(str(OUT / f"attach_prompt{suffix}.png"))
+        # The paperclip's menu is a window of its own: the screen under the main window is grabbed.
+        menu = window.attach_button.menu()
+        # Above the button (the button sits at the window's bottom edge), as Qt places it there.
+        above = window.attach_button.rect().topLeft() - QPoint(0, menu.sizeHint().height())
+        menu.popup(window.attach_button.mapToGlobal(above))
+        await asyncio.sleep(0.3)
+        frame = window.frameGeometry()
+        shot = app.primaryScreen().grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+        shot.save(str(OUT / f"attach_menu{suffix}.png"))
+        menu.hide()
         window.attachments.add_paths([outside / "invoice-2026-11.pdf"])
         await asyncio.sleep(0.3)
         assert window.attachments.dialog is not None

@@ -34,9 +34,9 @@ from echo_desk.store.settings import SettingsStore  # noqa: E402
 from echo_desk.ui import i18n_qt, marshal  # noqa: E402
 from echo_desk.ui.app import show_first_frame  # noqa: E402
 from echo_desk.ui.backend import CatalogBackend  # noqa: E402
-from echo_desk.ui.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.chat.transcript import USER  # noqa: E402
 from echo_desk.ui.services import Services  # noqa: E402
-from echo_desk.ui.transcript import USER  # noqa: E402
 
 ANSWERS = [
     "Python's `sorted()` returns a new list; `list.sort()` sorts in place and returns `None`.",

@@ -1,11 +1,11 @@
 """One way for tests to get a ``run_command`` tool that runs in the sandbox or outside it, with
-the rest of the sandbox settings as given (shared by tests/sandbox and tests/tools_builtin)."""
+the rest of the sandbox settings as given (shared by tests/sandbox and tests/builtins)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from echo_desk.agent.tools import RunCommand
+from echo_desk.builtins import RunCommand
 from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
 
 

@@ -4,6 +4,10 @@ unknown → disabled → not granted → not ready / breaker open → parse argu
 parameters → validate against the schema → inject hidden parameters → preview → approval →
 run on a worker (timeout, retries) → breaker bookkeeping → envelope → audit.
 
+A tool with a preview runs it on a worker; when the approval then turns out automatic, the
+same worker goes on to run the call (one round trip instead of two). The ruling is the same
+function of the same preview either way, and a call that needs asking comes back first.
+
 Chat, sub-agents, the CLI and replays all call this; no caller has a shortcut around it.
 """
 
@@ -18,11 +22,10 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
@@ -30,6 +33,7 @@ from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_sel
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
     APPROVED_BY_PERSON,
+    Ruling,
     Verdict,
     approval_for,
     effective_risk,
@@ -44,8 +48,9 @@ from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.undo.journal import UndoJournal
-from echo_desk.agent.worker import ToolWorkerPool
+from echo_desk.agent.worker import Deadline, ToolWorkerPool
 from echo_desk.i18n import locale_dir_of
+from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
@@ -96,6 +101,24 @@ class _Call:
     deciding: Provenance | None = None
     #: The arguments the person edited and approved (they ran instead of the model's).
     edited_params: dict[str, Any] | None = None
+    #: The call's handler was started (a failure now counts for the breaker).
+    ran: bool = False
+
+
+@dataclass
+class _Trip:
+    """One worker round trip holding the preview, the ruling and, when that is automatic, the
+    first run: filled in on the worker, read by the caller once the trip is over."""
+
+    deadline: Deadline
+    rules: RulesVerdict | None = None
+    ruling: Ruling | None = None
+    kept: dict[str, Any] = field(default_factory=dict)
+    result: Any = None
+
+    @property
+    def ran(self) -> bool:
+        return self.deadline.step > 0
 
 
 class Dispatcher:
@@ -168,7 +191,6 @@ class Dispatcher:
                 f"tool '{call.name}' is paused after {status.consecutive_failures} failures "
                 f"(last: {status.last_error or 'unknown'}); retry in {status.retry_in_seconds:.0f} s",
             )
-        ran = False
         try:
             ctx = ToolExecutionContext(
                 call_id=call.id,
@@ -185,27 +207,12 @@ class Dispatcher:
                 # does not promise it.
                 extras={"scope": scope},
             )
-            if tool.has_preview:
-                preview = await self._run_handler(
-                    tool.preview(params, ctx),
-                    tool.timeout_seconds,
-                    ctx,
-                    is_preview=True,
-                    inline=entry.offloaded,
-                )
-                ctx.preview = preview if isinstance(preview, ToolPreview) else None
-            await self._approve(state, entry, risk, params, ctx, host, on_status)
-            params = state.edited_params if state.edited_params is not None else params
-            on_status(ToolStatus.RUNNING)
-            ran = True
-            kept = await self.undo.before(ctx) if self.undo else {}
-            result = await self._run_with_retries(entry, risk, params, ctx, host)
-            if self.undo:
-                await self.undo.after(ctx, result, kept)
+            result = await self._approve_and_run(state, entry, risk, params, ctx, host, on_status)
         finally:
-            if not ran:
+            if not state.ran:
                 self.breakers.release_probe(call.name)
         if state.edited_params is not None:
+            params = state.edited_params
             visible = {k: v for k, v in params.items() if k not in tool.hidden_parameters}
             result = replace(result, output=told_to_model(visible) + "\n" + result.output)
         if result.success:
@@ -230,6 +237,109 @@ class Dispatcher:
             file_changes=result.file_changes,
             metadata=result.metadata,
         )
+
+    async def _approve_and_run(
+        self,
+        state: _Call,
+        entry: RegisteredTool,
+        risk: RiskLevel,
+        params: dict[str, Any],
+        ctx: ToolExecutionContext,
+        host: Host,
+        on_status: StatusCallback,
+    ) -> ToolResult:
+        """Preview → approval → run (with retries) → undo bookkeeping."""
+        tool = entry.tool
+        if tool.has_preview and not entry.offloaded:
+            trip = await self._preview_on_worker(state, entry, risk, params, ctx, host, on_status)
+            assert trip.ruling is not None
+            await self._approve(state, entry, risk, params, ctx, host, on_status, trip.rules, trip.ruling)
+            if trip.ran:  # automatic: the worker already took the first attempt
+                result = await self._run_with_retries(entry, risk, params, ctx, host, first=trip.result)
+                if self.undo:
+                    await self.undo.after(ctx, result, trip.kept)
+                return result
+        else:
+            if tool.has_preview:  # an engine adapter's preview runs on this loop: no hop to save
+                preview = await self._run_handler(
+                    tool.preview(params, ctx), tool.timeout_seconds, ctx, is_preview=True, inline=True
+                )
+                ctx.preview = preview if isinstance(preview, ToolPreview) else None
+            rules = self._rules_verdict(state, entry, params)
+            ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, rules)
+            await self._approve(state, entry, risk, params, ctx, host, on_status, rules, ruling)
+        params = state.edited_params if state.edited_params is not None else params
+        on_status(ToolStatus.RUNNING)
+        state.ran = True
+        kept = await self.undo.before(ctx) if self.undo else {}
+        result = await self._run_with_retries(entry, risk, params, ctx, host)
+        if self.undo:
+            await self.undo.after(ctx, result, kept)
+        return result
+
+    async def _preview_on_worker(
+        self,
+        state: _Call,
+        entry: RegisteredTool,
+        risk: RiskLevel,
+        params: dict[str, Any],
+        ctx: ToolExecutionContext,
+        host: Host,
+        on_status: StatusCallback,
+    ) -> _Trip:
+        """One round trip: the preview and its ruling, and the first run when that is automatic.
+        A failed preview stops the call as before; a failed first run is that attempt's result."""
+        timeout = entry.tool.timeout_seconds
+        trip = _Trip(Deadline(timeout))
+        loop = asyncio.get_running_loop()
+
+        def running() -> None:  # from the worker: the status listener lives on this loop
+            if on_status is not _ignore:
+                loop.call_soon_threadsafe(on_status, ToolStatus.RUNNING)
+
+        try:
+            await self.workers.run(self._preview_then_run(state, entry, risk, params, ctx, trip, running),
+                                   trip.deadline)
+        except asyncio.CancelledError:
+            ctx.cancel_event.set()
+            state.ran = trip.ran
+            if trip.ran:
+                host.set_activity(None)
+            raise
+        except (TimeoutError, CancelledByUser, ToolError) as exc:
+            state.ran = trip.ran
+            trip.result = self._failure(exc, ctx, timeout, is_preview=not trip.ran)
+        except Exception as exc:
+            log.exception("tool %s raised", ctx.tool_name)
+            state.ran = trip.ran
+            trip.result = self._failure(exc, ctx, timeout, is_preview=not trip.ran)
+        else:
+            state.ran = trip.ran
+            if trip.ran:
+                trip.result = self._checked(trip.result, ctx, is_preview=False)
+        return trip
+
+    async def _preview_then_run(
+        self,
+        state: _Call,
+        entry: RegisteredTool,
+        risk: RiskLevel,
+        params: dict[str, Any],
+        ctx: ToolExecutionContext,
+        trip: _Trip,
+        running: Callable[[], None],
+    ) -> None:
+        """On the worker: what the caller's loop would otherwise do between two round trips
+        (the ruling reads an immutable settings snapshot and the thread-safe rules engine)."""
+        preview = await entry.tool.preview(params, ctx)
+        ctx.preview = preview if isinstance(preview, ToolPreview) else None
+        trip.rules = self._rules_verdict(state, entry, params)
+        trip.ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, trip.rules)
+        if trip.ruling.verdict is not Verdict.AUTO or not trip.deadline.next_step():
+            return  # asked or refused on the caller's loop; or the caller has given up
+        running()
+        trip.kept = self.undo.before_here(ctx) if self.undo else {}
+        trip.result = await entry.tool.execute(params, ctx)
 
     def _parse_and_validate(self, state: _Call) -> dict[str, Any]:
         assert state.entry is not None
@@ -262,9 +372,10 @@ class Dispatcher:
         ctx: ToolExecutionContext,
         host: Host,
         on_status: StatusCallback,
+        rules: RulesVerdict | None,
+        ruling: Ruling,
     ) -> None:
-        rules = self._rules_verdict(state, entry, params)
-        ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, rules)
+        """Act on ``ruling`` (worked out from ``rules`` and the preview): refuse, go on, or ask."""
         state.provenance = ruling.provenance
         state.deciding = ruling.deciding
         if ruling.verdict is Verdict.DENY:
@@ -413,7 +524,7 @@ class Dispatcher:
         shown = {
             "tool": entry.name,
             "arguments": params,
-            "targets": [(t.kind, t.value, t.detail) for t in targets],
+            "targets": [(t.kind, t.value, t.full_detail) for t in targets],
             "changes": [(c.path, c.kind.value, c.before_sha256, c.after_sha256) for c in changes],
             "spawn": dataclasses.asdict(spawn) if spawn is not None else None,
         }
@@ -451,21 +562,24 @@ class Dispatcher:
         params: dict[str, Any],
         ctx: ToolExecutionContext,
         host: Host,
+        *,
+        first: ToolResult | None = None,
     ) -> ToolResult:
+        """``first``: the first attempt's result, when it already ran (on the preview's trip)."""
         tool = entry.tool
         may_retry = risk is RiskLevel.READ or tool.idempotent
         attempts = 1 + (max(0, tool.max_retries) if may_retry else 0)
-        result = ToolResult.fail(ErrorKind.INTERNAL, "the tool did not run")
         try:
-            for attempt in range(attempts):
+            result = first if first is not None else await self._run_handler(
+                tool.execute(params, ctx), tool.timeout_seconds, ctx, inline=entry.offloaded
+            )
+            for attempt in range(1, attempts):
+                if result.success or result.error_kind is None or not result.error_kind.is_retryable:
+                    break
+                log.info("retrying %s after %s (%d/%d)", tool.name, result.error_kind.value, attempt, attempts - 1)
                 result = await self._run_handler(
                     tool.execute(params, ctx), tool.timeout_seconds, ctx, inline=entry.offloaded
                 )
-                if result.success or result.error_kind is None or not result.error_kind.is_retryable:
-                    break
-                if attempt + 1 < attempts:
-                    log.info("retrying %s after %s (%d/%d)", tool.name, result.error_kind.value,
-                             attempt + 1, attempts - 1)
         finally:
             host.set_activity(None)
         return result
@@ -491,22 +605,33 @@ class Dispatcher:
         except asyncio.CancelledError:
             ctx.cancel_event.set()
             raise
-        except TimeoutError:
-            ctx.cancel_event.set()
-            failure = ToolResult.fail(ErrorKind.TIMEOUT, f"'{ctx.tool_name}' timed out after {timeout:g} s")
-        except CancelledByUser as exc:
-            failure = ToolResult.fail(ErrorKind.CANCELLED, str(exc) or "cancelled")
-        except ToolError as exc:
-            failure = ToolResult.fail(exc.kind, exc.message)
+        except (TimeoutError, CancelledByUser, ToolError) as exc:
+            return self._failure(exc, ctx, timeout, is_preview=is_preview)
         except Exception as exc:
             log.exception("tool %s raised", ctx.tool_name)
+            return self._failure(exc, ctx, timeout, is_preview=is_preview)
+        return self._checked(result, ctx, is_preview=is_preview)
+
+    @staticmethod
+    def _checked(result: Any, ctx: ToolExecutionContext, *, is_preview: bool) -> Any:
+        if is_preview or isinstance(result, ToolResult):
+            return result
+        return ToolResult.fail(
+            ErrorKind.INTERNAL, f"'{ctx.tool_name}' returned {type(result).__name__}, not a ToolResult"
+        )
+
+    @staticmethod
+    def _failure(exc: Exception, ctx: ToolExecutionContext, timeout: float, *, is_preview: bool) -> ToolResult:
+        """What a handler's exception means for the call; a failed preview stops it (``_Stop``)."""
+        if isinstance(exc, TimeoutError):
+            ctx.cancel_event.set()
+            failure = ToolResult.fail(ErrorKind.TIMEOUT, f"'{ctx.tool_name}' timed out after {timeout:g} s")
+        elif isinstance(exc, CancelledByUser):
+            failure = ToolResult.fail(ErrorKind.CANCELLED, str(exc) or "cancelled")
+        elif isinstance(exc, ToolError):
+            failure = ToolResult.fail(exc.kind, exc.message)
+        else:  # a bug in the tool (logged by the caller)
             failure = ToolResult.fail(ErrorKind.INTERNAL, f"{type(exc).__name__}: {exc}")
-        else:
-            if is_preview or isinstance(result, ToolResult):
-                return result
-            return ToolResult.fail(
-                ErrorKind.INTERNAL, f"'{ctx.tool_name}' returned {type(result).__name__}, not a ToolResult"
-            )
         if is_preview:
             raise _Stop(failure.error_kind or ErrorKind.INTERNAL, f"preview failed: {failure.error}")
         return failure

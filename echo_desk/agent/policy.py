@@ -19,22 +19,19 @@ if TYPE_CHECKING:
     from echo_desk.agent.permissions.model import Provenance
     from echo_desk.agent.permissions.model import Verdict as RulesVerdict
 
-#: A target whose ``detail`` starts with this always needs the person's own approval, whatever
-#: the settings allow; tools write ``f"{PROTECTED}: <English reason>"`` (the reason goes back to
-#: the model too; the approval dialog translates it).
-PROTECTED = "protected"
 #: Set in ``ctx.extras`` by the dispatcher when the person approved this very call (not an
 #: automatic "always allow"): only such an approval covers a protected target.
 APPROVED_BY_PERSON = "approved_by_person"
 #: ``Target.kind`` of the line saying where a command runs; ``Target.value`` is one of the two
-#: tokens below, ``Target.detail`` the network it gets (or a protected reason when outside).
+#: tokens below, ``Target.detail`` the network it gets (outside, ``Target.protections`` says why).
 SANDBOX_TARGET = "sandbox"
 IN_SANDBOX = "in_sandbox"
 OUTSIDE_SANDBOX = "outside_sandbox"
 
 
 def is_protected(target: Target) -> bool:
-    return target.detail.startswith(PROTECTED)
+    """The target always needs the person's own approval, whatever the settings allow."""
+    return bool(target.protections)
 
 
 def approved_protected_targets(ctx: ToolExecutionContext, kind: str) -> tuple[Target, ...]:
@@ -111,9 +108,9 @@ def approval_for(
     from ``PermissionEngine.evaluate``: floor, deny, ask, then allow) → settings, conversation
     grants and risk defaults.
 
-    A protected target (a ``Target`` whose detail starts with ``protected``, e.g. a file
-    under ``.git/``) is always asked about, whatever a rule or a setting says "allow"; a rule
-    never makes a disabled or ungranted tool run (those are refused before this step).
+    A protected target (a ``Target`` with ``protections``, e.g. a file under ``.git/``) is
+    always asked about, whatever a rule or a setting says "allow"; a rule never makes a disabled
+    or ungranted tool run (those are refused before this step).
     """
     from echo_desk.agent.permissions.model import Effect
 

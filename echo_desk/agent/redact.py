@@ -128,12 +128,19 @@ _SHAPES: tuple[Shape, ...] = (
 )
 
 
+#: Every shape's needles in one pattern: most stored text (a path, "risk default: read") holds
+#: none, and one search says so for the price of one of the nine checks below.
+_ANY_NEEDLE = re.compile("|".join(re.escape(n) for _p, needles, _r in _SHAPES for n in needles))
+
+
 def redact_text(text: str) -> str:
     """``text`` with every secret-shaped part replaced by :data:`REDACTED`, the rest kept."""
     if not text:
         return text
     if "PRIVATE KEY" in text:
         text = _PEM.sub(lambda m: f"{m.group(1)}\n{REDACTED}\n{m.group(3)}".rstrip("\n"), text)
+    if len(text) <= _PIECE_CHARS:  # one piece (what _pieces would yield), without the generator
+        return _redact_piece(text)
     # Piece by piece (whole lines): each regex call is short, so other threads (the UI) are
     # not held off for seconds by a 10 MB file, and patterns a piece cannot match are skipped.
     return "".join(_redact_piece(piece) for piece in _pieces(text))
@@ -150,6 +157,8 @@ def _pieces(text: str) -> Iterator[str]:
 
 def _redact_piece(piece: str) -> str:
     lowered = piece.lower()
+    if not _ANY_NEEDLE.search(lowered):
+        return piece
     for pattern, needles, replace in _SHAPES:
         if any(n in lowered for n in needles):
             piece = pattern.sub(replace, piece)

@@ -1,6 +1,6 @@
 """One conversation without Qt: its history, system prompt, title, persistence and stop.
 
-The desktop app (``ui/chat_session.py``, a thin adapter to signals) and ``echo-desk ask`` both
+The desktop app (``ui/chat/chat_session.py``, a thin adapter to signals) and ``echo-desk ask`` both
 run their turns through :class:`ConversationSession`, so what reaches the model — the system
 prompt with the workspace folder first, then the history — is the same in both.
 """

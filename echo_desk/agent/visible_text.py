@@ -146,6 +146,6 @@ def request_hides_text(request: ApprovalRequest, *, with_diffs: bool = True) -> 
     """Whether anything an approval shows (targets, arguments, summary, paths, diffs) holds a
     hidden character: the dialog and the terminal then say so above it. ``with_diffs=False``
     leaves the diffs to a caller that reads them itself (the dialog, a slice at a time)."""
-    texts = [request.summary, *(t.value for t in request.targets), *(t.detail or "" for t in request.targets),
+    texts = [request.summary, *(t.value for t in request.targets), *(t.full_detail for t in request.targets),
              *(c.diff for c in request.file_changes if with_diffs), *(c.path for c in request.file_changes)]
     return any(has_hidden(t) for t in texts) or any_hidden(request.arguments)

@@ -4,6 +4,10 @@
 Calls go to an idle worker; when every worker is busy a new one is started, up to
 ``max_workers``. A worker stuck in a blocking handler simply stays busy until it returns;
 the caller's timeout does not wait for it.
+
+A ``Deadline`` lets one round trip hold several steps, each with its own time limit (a tool's
+preview, then its run): the worker starts the next step's limit itself, and the caller's timer
+reads it only when it fires, so a step costs no extra wake-up of either thread.
 """
 
 from __future__ import annotations
@@ -11,10 +15,53 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+class Deadline:
+    """The time limit of the step a handler is in, shared by the caller's loop and the worker.
+
+    The worker calls ``next_step`` before each step after the first; the caller's timer, when
+    it fires, either finds a later limit (and waits for it) or ends the round trip, after which
+    no further step may start. Both sides take the lock, so a step never starts once the caller
+    has given up (timed out or cancelled) — what the caller reports is what happened.
+    """
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds if seconds is not None else None
+        #: Steps started after the first (0: still in the first step).
+        self.step = 0
+        self.abandoned = False
+        self._lock = threading.Lock()
+
+    def next_step(self) -> bool:
+        """Start the next step's limit; ``False`` when the caller has already given up."""
+        with self._lock:
+            if self.abandoned:
+                return False
+            self.step += 1
+            if self.seconds is not None:
+                self.at = time.monotonic() + self.seconds
+            return True
+
+    def abandon(self) -> int:
+        """The caller gives up: no further step starts. Returns the step the handler was in."""
+        with self._lock:
+            self.abandoned = True
+            return self.step
+
+    def _reached(self, armed_at: float | None) -> float | None:
+        """On the caller's timer: the later limit to wait for, or ``None`` (abandoned now)."""
+        with self._lock:
+            if self.at is not None and self.at != armed_at and self.at > time.monotonic():
+                return self.at
+            self.abandoned = True
+            return None
 
 
 class _LoopThread:
@@ -80,32 +127,46 @@ class ToolWorkerPool:
         future.add_done_callback(done)
         return future
 
-    async def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    async def run(self, coro: Coroutine[Any, Any, T], timeout: float | Deadline | None = None) -> T:
         """Await ``coro`` run on a worker, from the caller's loop.
 
         Cancellation propagates to the handler. On ``timeout`` the handler is cancelled and
-        ``TimeoutError`` raised at once, even if the handler's thread is blocked.
+        ``TimeoutError`` raised at once, even if the handler's thread is blocked. A ``Deadline``
+        may be moved on by the handler (see ``Deadline.next_step``).
         """
         future = self.submit(coro)
         waiter = asyncio.wrap_future(future)
-        if timeout is None:
-            return await waiter
+        deadline = timeout if isinstance(timeout, Deadline) else Deadline(timeout)
+        if deadline.at is None:
+            try:
+                return await waiter
+            except asyncio.CancelledError:
+                deadline.abandon()
+                raise
+        loop = asyncio.get_running_loop()
         timed_out = False
+        timer: asyncio.TimerHandle | None = None
 
-        def expire() -> None:
-            nonlocal timed_out
+        def expire(armed_at: float) -> None:
+            nonlocal timed_out, timer
+            later = deadline._reached(armed_at)
+            if later is not None:
+                timer = loop.call_later(later - time.monotonic(), expire, later)
+                return
             timed_out = True
             waiter.cancel()
 
-        timer = asyncio.get_running_loop().call_later(timeout, expire)
+        timer = loop.call_later(deadline.at - time.monotonic(), expire, deadline.at)
         try:
             return await waiter
         except asyncio.CancelledError:
+            deadline.abandon()
             if timed_out:
-                raise TimeoutError(f"timed out after {timeout:g} s") from None
+                raise TimeoutError(f"timed out after {deadline.seconds:g} s") from None
             raise
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
 
     @property
     def size(self) -> int:

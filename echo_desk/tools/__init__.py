@@ -23,6 +23,7 @@ from echo_desk.tools.base import (
 )
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
+from echo_desk.tools.protection import Protection, ProtectionReason
 from echo_desk.tools.results import (
     ErrorKind,
     FileChange,
@@ -47,6 +48,8 @@ __all__ = [
     "FileChange",
     "FileChangeKind",
     "NullToolHost",
+    "Protection",
+    "ProtectionReason",
     "Question",
     "RiskLevel",
     "Target",

@@ -6,6 +6,13 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from echo_desk.tools.protection import Protection
+
+#: A JSON object as parsed from JSON or about to be written to it (a tool's metadata or
+#: arguments, a stored envelope, a JSON Schema, an audit record). Its values are ``Any`` on
+#: purpose: JSON holds anything, and each reader checks the type of what it takes.
+JsonObject = dict[str, Any]
+
 
 class RiskLevel(enum.StrEnum):
     """How much a tool can change. Drives the default approval policy."""
@@ -124,12 +131,20 @@ class Target:
 
     ``kind`` is one of ``path``, ``command``, ``url``, ``server``, ``database`` or ``other``;
     ``value`` is the full absolute path, command line, URL...; ``detail`` adds context such
-    as the working directory of a command.
+    as the working directory of a command. ``protections`` says why the target always needs the
+    person's own approval (empty: it does not).
     """
 
     kind: str
     value: str
     detail: str = ""
+    protections: tuple[Protection, ...] = ()
+
+    @property
+    def full_detail(self) -> str:
+        """``detail`` then each protection in English, ``; ``-separated: what the terminal, the
+        audit log and the model read (the approval dialog translates the parts instead)."""
+        return "; ".join(part for part in (self.detail, *(p.english for p in self.protections)) if part)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,10 +22,10 @@ from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
-    from echo_desk.agent.audit import AuditLog
     from echo_desk.agent.breaker import BreakerBoard
     from echo_desk.agent.permissions import PermissionEngine
     from echo_desk.agent.registry import ToolRegistry
+    from echo_desk.store.audit import AuditLog
 
 
 @dataclass(frozen=True)

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
 from echo_desk.ui import marshal
-from echo_desk.ui.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript import TranscriptModel
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import ServerStartRequest
+
+T = TypeVar("T")
 
 
 class QtHost(QObject):
@@ -46,38 +48,40 @@ class QtHost(QObject):
         return await marshal.await_on_main(self._show_question, question)
 
     async def _show_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        from echo_desk.ui.approval_dialog import ApprovalDialog  # first use only: keeps start-up light
+        from echo_desk.ui.approval.approval_dialog import ApprovalDialog  # loaded by warm_up_approvals
 
         # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
         title_for = self.transcript.title_for if self.transcript is not None else None
         dialog = ApprovalDialog(request, self._parent_widget(), title_for=title_for)
-        decision: ApprovalDecision = await self._run_dialog(dialog, dialog.decided)
-        return decision
+        return await self._run_dialog(dialog, dialog.decided, ApprovalDecision)
 
     async def _show_question(self, question: Question) -> Answer:
-        from echo_desk.ui.question_dialog import QuestionDialog
+        from echo_desk.ui.approval.question_dialog import QuestionDialog
 
         dialog = QuestionDialog(question, self._parent_widget())
-        answer: Answer = await self._run_dialog(dialog, dialog.answered)
-        return answer
+        return await self._run_dialog(dialog, dialog.answered, Answer)
 
     async def approve_server_start(self, request: ServerStartRequest) -> bool:
         """MCP: may this server start (first time, or after its configuration changed)?"""
         return await marshal.await_on_main(self._show_server_start, request)
 
     async def _show_server_start(self, request: ServerStartRequest) -> bool:
-        from echo_desk.ui.server_start_dialog import ServerStartDialog
+        from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
 
         dialog = ServerStartDialog(request, self._parent_widget())
-        allowed: bool = await self._run_dialog(dialog, dialog.decided)
-        return allowed
+        return await self._run_dialog(dialog, dialog.decided, bool)
 
-    async def _run_dialog(self, dialog: QDialog, signal: Any) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    async def _run_dialog(self, dialog: QDialog, signal: SignalInstance, answer: type[T]) -> T:
+        """Open ``dialog`` and wait for the ``answer`` its ``signal`` carries."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
-        def resolve(value: Any) -> None:
-            if not future.done():
+        def resolve(value: object) -> None:
+            if future.done():
+                return
+            if isinstance(value, answer):
                 future.set_result(value)
+            else:  # a wiring mistake: fail the caller rather than answer wrongly
+                future.set_exception(TypeError(f"{type(dialog).__name__} answered {value!r}, not {answer.__name__}"))
 
         signal.connect(resolve)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -122,3 +126,8 @@ class QtHost(QObject):
     def todos_updated(self, scope_id: str, todos: tuple[TodoItem, ...]) -> None:
         marshal.run_on_main(self.todos_changed.emit, scope_id, tuple(todos))
 
+
+def warm_up_approvals() -> None:
+    """Import the approval dialog's modules (~40 ms) while the app loads, after the first frame:
+    paid then, they would otherwise stall the window when the first approval opens."""
+    import echo_desk.ui.approval.approval_dialog  # noqa: F401

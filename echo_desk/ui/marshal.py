@@ -23,7 +23,7 @@ import logging
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Generic, ParamSpec, TypeVar, TypeVarTuple
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
 class _Invoker(QObject):
@@ -54,7 +55,7 @@ _invoker: _Invoker | None = None
 _invoker_lock = threading.Lock()
 _executor: concurrent.futures.ThreadPoolExecutor | None = None
 _serial: concurrent.futures.ThreadPoolExecutor | None = None
-_tasks: set[asyncio.Task[Any]] = set()
+_tasks: set[asyncio.Task[object]] = set()
 
 
 def _get_invoker() -> _Invoker:
@@ -101,7 +102,7 @@ def is_main_thread() -> bool:
     return app is not None and QThread.currentThread() is app.thread()
 
 
-def run_on_main(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+def run_on_main(fn: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> None:
     """Run ``fn(*args, **kwargs)`` on the main thread; direct call when already there."""
     if is_main_thread():
         fn(*args, **kwargs)
@@ -119,9 +120,9 @@ def ensure_main_thread(fn: Callable[P, None]) -> Callable[P, None]:
     return wrapper
 
 
-def call_on_main(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+def call_on_main(fn: Callable[[*Ts], Awaitable[T] | T], *args: *Ts) -> concurrent.futures.Future[T]:
     """Run ``fn`` on the main thread and hand back its (awaited) result as a thread-safe future."""
-    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
     def invoke() -> None:
         if not future.set_running_or_notify_cancel():
@@ -135,7 +136,7 @@ def call_on_main(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Futur
             task = spawn(value)
             future.main_task = task  # type: ignore[attr-defined]  # lets a cancelled caller cancel it
 
-            def done(t: asyncio.Task[Any]) -> None:
+            def done(t: asyncio.Task[T]) -> None:
                 if t.cancelled():
                     future.set_exception(concurrent.futures.CancelledError())
                 elif t.exception() is not None:
@@ -151,7 +152,7 @@ def call_on_main(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Futur
     return future
 
 
-async def await_on_main(fn: Callable[..., Awaitable[T] | T], *args: Any) -> T:
+async def await_on_main(fn: Callable[[*Ts], Awaitable[T] | T], *args: *Ts) -> T:
     """From any thread's event loop: run ``fn`` on the main thread and await the result there.
 
     Cancelling the caller cancels the work on the main thread too (e.g. closes a dialog).
@@ -175,7 +176,7 @@ def spawn(coro: Awaitable[T]) -> asyncio.Task[T]:
     task: asyncio.Task[T] = asyncio.ensure_future(coro)
     _tasks.add(task)
 
-    def done(t: asyncio.Task[Any]) -> None:
+    def done(t: asyncio.Task[T]) -> None:
         _tasks.discard(t)
         if not t.cancelled() and t.exception() is not None:
             log.error("background task failed", exc_info=t.exception())
@@ -184,7 +185,7 @@ def spawn(coro: Awaitable[T]) -> asyncio.Task[T]:
     return task
 
 
-def pending_tasks() -> list[asyncio.Task[Any]]:
+def pending_tasks() -> list[asyncio.Task[object]]:
     return list(_tasks)
 
 
@@ -205,9 +206,8 @@ class BackgroundOp(Generic[T]):
     ``BackgroundOp(load, path).on_success(show).on_failure(report).run()``
     """
 
-    def __init__(self, fn: Callable[..., T], *args: Any) -> None:
-        self._fn = fn
-        self._args = args
+    def __init__(self, fn: Callable[[*Ts], T], *args: *Ts) -> None:
+        self._work: Callable[[], T] = functools.partial(fn, *args)
         self._success: Callable[[T], None] | None = None
         self._failure: Callable[[BaseException], None] | None = None
         self._awaited = False
@@ -223,7 +223,7 @@ class BackgroundOp(Generic[T]):
     def run(self, *, serial: bool = False) -> concurrent.futures.Future[T]:
         """Start the work. ``serial=True``: one after another, in submission order (e.g. the
         conversation store's writes)."""
-        future = _pool(serial).submit(self._fn, *self._args)
+        future = _pool(serial).submit(self._work)
 
         def done(f: concurrent.futures.Future[T]) -> None:
             if f.cancelled():

@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from echo_desk.i18n import _
 from echo_desk.ui.backend import CatalogBackend
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # loaded after the first frame, see load_services
     from echo_desk.store.conversations import ConversationStore
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, SettingsStore
     from echo_desk.tools.host import ToolHost
+    from echo_desk.tools.secrets import SecretStore
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,6 @@ class Services:
     engine_error: str = ""
     mcp: McpManager | None = None
     mcp_error: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def banner(self) -> str:
         """The honest one-paragraph state of the chat ('' when all is well)."""
@@ -131,20 +131,27 @@ async def attach_mcp_servers(services: Services, host: ToolHost | None) -> None:
         services.mcp_error = str(exc)
 
 
-def _create(create_model: Callable[..., ChatModel], provider: ProviderSettings,
+class ModelFactory(Protocol):
+    """``echo_desk.providers.create_model``, named here because the providers load late."""
+
+    def __call__(self, provider_settings: ProviderSettings, secrets: SecretStore | None = None, *,
+                 local: LocalModelSettings | None = None) -> ChatModel: ...
+
+
+def _create(create_model: ModelFactory, provider: ProviderSettings,
             local: LocalModelSettings) -> ChatModel:
     from echo_desk.tools.secrets import secret_store
 
     return create_model(provider, secret_store(), local=local)
 
 
-def model_factory() -> Callable[..., ChatModel] | None:
+def model_factory() -> ModelFactory | None:
     """``echo_desk.providers.create_model`` when this build has it, else ``None``."""
     try:
         providers = importlib.import_module("echo_desk.providers")
     except ImportError:
         return None
-    factory: Callable[..., ChatModel] = providers.create_model
+    factory: ModelFactory = providers.create_model
     return factory
 
 

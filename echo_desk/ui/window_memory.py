@@ -11,7 +11,7 @@ from echo_desk.store import window_state
 from echo_desk.store.window_state import WindowState
 
 if TYPE_CHECKING:
-    from echo_desk.ui.chat_window import MainWindow
+    from echo_desk.ui.chat.chat_window import MainWindow
 
 log = logging.getLogger(__name__)
 

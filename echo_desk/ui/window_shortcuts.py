@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from echo_desk.i18n import N_, _
 
 if TYPE_CHECKING:
-    from echo_desk.ui.chat_window import MainWindow
+    from echo_desk.ui.chat.chat_window import MainWindow
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ import pytest
 
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.scope import Scope
+from echo_desk.runtime import Runtime
+from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.settings import SettingsStore
 
 
 @pytest.fixture
@@ -19,6 +22,22 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def scope(workspace: Path) -> Scope:
     return Scope(label="conversation", workspace_roots=(workspace,), hidden={"user_id": "u-42"})
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
+    """A real engine runtime without plugins, its settings and data in the test's folder."""
+    rt = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "config"), data_dir=tmp_path,
+                        with_plugins=False)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[ConversationStore]:
+    conversations = ConversationStore(tmp_path / "conversations.sqlite3")
+    yield conversations
+    conversations.close()
 
 
 @pytest.fixture

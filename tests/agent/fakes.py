@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.audit import AuditLog
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
+from echo_desk.store.audit import AuditLog
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import (
     BaseTool,

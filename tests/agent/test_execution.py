@@ -158,7 +158,7 @@ async def test_validation_failures_do_not_trip_the_breaker(tmp_path, engines, sc
 
 
 def test_audit_survives_restart(tmp_path: Path) -> None:
-    from echo_desk.agent.audit import AuditLog, AuditRecord
+    from echo_desk.store.audit import AuditLog, AuditRecord
 
     log = AuditLog(tmp_path / "a.sqlite3")
     log.append(AuditRecord(at=1.0, conversation_id="c", scope_chain=("c",), call_id="x", tool="t", source="builtin",

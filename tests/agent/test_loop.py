@@ -179,7 +179,7 @@ async def test_unreadable_output_twice_is_reported(engine, scope, host) -> None:
 
 async def test_overwriting_a_file_not_read_is_not_run_and_the_model_is_told(tmp_path, scope, host, workspace,
                                                                              engines) -> None:
-    from echo_desk.agent.tools import ReadFile, WriteFile
+    from echo_desk.builtins import ReadFile, WriteFile
 
     engine = make_engine(tmp_path, ReadFile(), WriteFile())
     engines.append(engine[0])

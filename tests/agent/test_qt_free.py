@@ -13,7 +13,8 @@ def test_engine_cli_and_stores_import_without_loading_qt() -> None:
     code = (
         "import sys\n"
         "import echo_desk.runtime, echo_desk.cli, echo_desk.cli_ask, echo_desk.agent.loop, echo_desk.agent.delegate\n"
-        "import echo_desk.store.conversations, echo_desk.providers.factory, echo_desk.mcp\n"
+        "import echo_desk.store.conversations, echo_desk.store.audit, echo_desk.providers.factory, echo_desk.mcp\n"
+        "import echo_desk.builtins, echo_desk.builtins.database\n"
         "echo_desk.runtime.Runtime\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'qasync', 'shiboken6')]\n"
         "print(loaded)\n"

@@ -1,35 +1,13 @@
 """The Qt-free conversation session, with a real store and runtime and a scripted model; and
-``echo-desk ask`` through it (the app's side is in tests/ui/test_chat.py)."""
+``echo-desk ask`` through it (the app's side is in tests/ui/chat/test_chat.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from echo_desk.agent.session import TITLE_LENGTH, ConversationSession, title_from_text
-from echo_desk.runtime import Runtime
-from echo_desk.store.conversations import ConversationStore
-from echo_desk.store.settings import SettingsStore
 from tests.agent.fake_model import ScriptedModel, say
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Iterator[Runtime]:
-    rt = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "config"), data_dir=tmp_path,
-                        with_plugins=False)
-    yield rt
-    rt.close()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[ConversationStore]:
-    conversations = ConversationStore(tmp_path / "conversations.sqlite3")
-    yield conversations
-    conversations.close()
 
 
 def test_the_model_receives_the_system_prompt_with_the_workspace_then_the_history(runtime, store, workspace):

@@ -5,8 +5,6 @@ every request; and the footer figures of each answer are kept with it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -14,24 +12,7 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import StreamEvent, Usage
 from echo_desk.agent.session import ConversationSession
 from echo_desk.runtime import Runtime
-from echo_desk.store.conversations import ConversationStore
-from echo_desk.store.settings import SettingsStore
 from tests.agent.fake_model import ScriptedModel, say
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Iterator[Runtime]:
-    rt = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "config"), data_dir=tmp_path,
-                        with_plugins=False)
-    yield rt
-    rt.close()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[ConversationStore]:
-    conversations = ConversationStore(tmp_path / "conversations.sqlite3")
-    yield conversations
-    conversations.close()
 
 
 def _answer(text: str, tokens_in: int = 0, tokens_out: int = 0) -> list[StreamEvent]:

@@ -52,7 +52,7 @@ def test_a_tool_source_is_typed_and_keeps_its_stored_spelling():
 def test_the_registry_keeps_sources_typed():
     from echo_desk.agent.registry import ToolRegistry
     from echo_desk.agent.sources import SourceKind
-    from echo_desk.agent.tools.echo import EchoText
+    from echo_desk.builtins.echo import EchoText
 
     registry = ToolRegistry()
     assert registry.register(EchoText(), source="mcp:memory").ok

@@ -8,13 +8,16 @@ canary under /tmp would be out of reach for a reason that has nothing to do with
 from __future__ import annotations
 
 import hashlib
+import http.server
 import os
 import secrets
 import shutil
 import subprocess
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +26,10 @@ import pytest
 
 from echo_desk import sandbox
 from echo_desk.agent.policy import APPROVED_BY_PERSON
-from echo_desk.agent.tools import RunCommand
+from echo_desk.builtins import RunCommand
 from echo_desk.sandbox import placeholders
+from echo_desk.sandbox.domains import DomainRule
+from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.tools import NullToolHost, ToolExecutionContext, ToolResult
 from tests.run_command_helpers import run_command_tool
 
@@ -128,3 +133,52 @@ async def run(tool: RunCommand, params: dict[str, Any], ctx: ToolExecutionContex
     """Preview, then execute with that preview: what the dispatcher does for an approved call."""
     ctx.preview = await tool.preview(params, ctx)
     return await tool.execute(params, ctx)
+
+
+@dataclass
+class LoopbackSite:
+    """A loopback HTTP server that sandbox proxies made by :meth:`make_proxy` know by one name."""
+
+    port: int
+    #: The Host header of every request that reached the site.
+    hits: list[str] = field(default_factory=list)
+    #: Every proxy made, to check that each was closed.
+    proxies: list[DomainProxy] = field(default_factory=list)
+    name: str = ""
+
+    def make_proxy(self, rules: tuple[DomainRule, ...]) -> DomainProxy:
+        async def resolve(host: str, port: int) -> list[str]:
+            if host == self.name:
+                return ["127.0.0.1"]
+            raise OSError(f"{host}: no such test name")
+
+        proxy = DomainProxy(rules, resolve=resolve, address_allowed=lambda a: a == "127.0.0.1")
+        self.proxies.append(proxy)
+        return proxy
+
+
+@contextmanager
+def loopback_site(name: str, body: bytes) -> Iterator[LoopbackSite]:
+    """Serve ``body`` on loopback under the test name ``name`` (tests send traffic to loopback
+    only); patch a module's ``make_proxy`` with the site's :meth:`LoopbackSite.make_proxy`."""
+    site = LoopbackSite(port=0, name=name)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            site.hits.append(self.headers.get("Host", ""))
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    site.port = srv.server_address[1]
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield site
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -18,6 +18,7 @@ from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SandboxMode, SettingsStore, ToolPolicy, WorkspaceSandbox
+from echo_desk.tools import Protection, ProtectionReason
 
 
 @pytest.fixture
@@ -44,7 +45,7 @@ async def _call(runtime: Runtime, workspace: Path, args: dict[str, object], choi
 
 
 def _where(host: ScriptedHost) -> list[tuple[str, str]]:
-    return [(t.value, t.detail) for r in host.requests for t in r.targets if t.kind == SANDBOX_TARGET]
+    return [(t.value, t.full_detail) for r in host.requests for t in r.targets if t.kind == SANDBOX_TARGET]
 
 
 @requires_bwrap
@@ -130,7 +131,8 @@ async def test_naming_echo_desks_own_folders_always_asks(runtime: Runtime, jail:
     command = f"rm -f {spelling.format(absolute=config)}/settings.json"
     envelope, host = await _call(runtime, jail.workspace, {"command": command}, ApprovalChoice.DENY)
     assert len(host.requests) == 1 and not envelope.ok  # type: ignore[attr-defined]
-    assert [t.value for t in host.requests[0].targets if "Echo Desk's own settings folder" in t.detail] == [str(config)]
+    settings_folder = (Protection(reason=ProtectionReason.SETTINGS_FOLDER),)
+    assert [t.value for t in host.requests[0].targets if t.protections == settings_folder] == [str(config)]
 
 
 async def test_a_working_folder_inside_echo_desks_data_always_asks(runtime: Runtime, jail: Jail,

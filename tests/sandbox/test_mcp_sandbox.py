@@ -3,24 +3,20 @@ secrets hidden; imported servers default to it; no bwrap means it is not started
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, requires_bwrap
+from sandbox_helpers import Jail, LoopbackSite, loopback_site, requires_bwrap
 
 from echo_desk import sandbox
 from echo_desk.mcp import contained as contained_module
 from echo_desk.mcp.config import ServerConfig, parse_server
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.importers import apply_import, preview_import
-from echo_desk.sandbox.domains import DomainRule
-from echo_desk.sandbox.proxy import DomainProxy
 
 PROBE = Path(__file__).with_name("probe_server.py")
 #: The interpreter itself, not a venv's link to it (a venv under /tmp would be hidden).
@@ -104,48 +100,15 @@ def test_servers_imported_from_other_apps_start_in_the_sandbox(tmp_path: Path) -
     assert loaded["web"].sandbox is False  # an HTTP server runs elsewhere: nothing to contain
 
 
-class _Hello(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
-    proxies: list[DomainProxy] = []
-
-    def do_GET(self) -> None:
-        _Hello.hits.append(self.headers.get("Host", ""))
-        body = b"hello-mcp-through-the-proxy"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def loopback_site(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    """A loopback HTTP server the proxy's resolver gives the name api.example.test (tests send
-    traffic to loopback only)."""
-    _Hello.hits, _Hello.proxies = [], []
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-
-    async def resolve(host: str, port: int) -> list[str]:
-        if host == "api.example.test":
-            return ["127.0.0.1"]
-        raise OSError(f"{host}: no such test name")
-
-    def make(rules: tuple[DomainRule, ...]) -> DomainProxy:
-        proxy = DomainProxy(rules, resolve=resolve, address_allowed=lambda a: a == "127.0.0.1")
-        _Hello.proxies.append(proxy)
-        return proxy
-
-    monkeypatch.setattr(contained_module, "make_proxy", make)
-    yield srv.server_address[1]
-    srv.shutdown()
-    srv.server_close()
+def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackSite]:
+    with loopback_site("api.example.test", b"hello-mcp-through-the-proxy") as served:
+        monkeypatch.setattr(contained_module, "make_proxy", served.make_proxy)
+        yield served
 
 
 @requires_bwrap
-async def test_a_sandboxed_server_reaches_its_allowed_domains_only(jail: Jail, loopback_site: int) -> None:
+async def test_a_sandboxed_server_reaches_its_allowed_domains_only(jail: Jail, site: LoopbackSite) -> None:
     own = jail.base / "net-server"
     own.mkdir()
     cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)),
@@ -153,8 +116,8 @@ async def test_a_sandboxed_server_reaches_its_allowed_domains_only(jail: Jail, l
     conn = _connection(cfg)
     await conn.start()
     try:
-        allowed = f"http://api.example.test:{loopback_site}/ok"
-        others = [f"http://evil.test:{loopback_site}/no", f"http://127.0.0.1:{loopback_site}/direct"]
+        allowed = f"http://api.example.test:{site.port}/ok"
+        others = [f"http://evil.test:{site.port}/no", f"http://127.0.0.1:{site.port}/direct"]
         result = await conn.call_tool("probe", {"fetch": [allowed, *others]})
     finally:
         await conn.close()
@@ -162,13 +125,13 @@ async def test_a_sandboxed_server_reaches_its_allowed_domains_only(jail: Jail, l
     assert report["fetch"][allowed] == "fetched:hello-mcp-through-the-proxy"
     assert report["fetch"][others[0]] == "refused:403"
     assert not report["fetch"][others[1]].startswith("fetched")  # a bare IP: never through the proxy
-    assert _Hello.hits == [f"api.example.test:{loopback_site}"]  # nothing else reached the site
+    assert site.hits == [f"api.example.test:{site.port}"]  # nothing else reached the site
     assert report["env"]["HTTP_PROXY"].startswith("http://127.0.0.1:")
-    assert len(_Hello.proxies) == 1 and _Hello.proxies[0]._relay is None  # closed with the server
+    assert len(site.proxies) == 1 and site.proxies[0]._relay is None  # closed with the server
 
 
 @requires_bwrap
-async def test_a_sandboxed_server_without_domains_has_no_network(jail: Jail, loopback_site: int) -> None:
+async def test_a_sandboxed_server_without_domains_has_no_network(jail: Jail, site: LoopbackSite) -> None:
     own = jail.base / "no-net-server"
     own.mkdir()
     cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)),
@@ -176,13 +139,13 @@ async def test_a_sandboxed_server_without_domains_has_no_network(jail: Jail, loo
     conn = _connection(cfg)
     await conn.start()
     try:
-        url = f"http://api.example.test:{loopback_site}/ok"
-        result = await conn.call_tool("probe", {"fetch": [url, f"http://127.0.0.1:{loopback_site}/x"]})
+        url = f"http://api.example.test:{site.port}/ok"
+        result = await conn.call_tool("probe", {"fetch": [url, f"http://127.0.0.1:{site.port}/x"]})
     finally:
         await conn.close()
     report = json.loads(result.content[0].text)  # type: ignore[union-attr]
     assert all(v.startswith("failed:") for v in report["fetch"].values()), report["fetch"]
-    assert "HTTP_PROXY" not in report["env"] and _Hello.hits == []
+    assert "HTTP_PROXY" not in report["env"] and site.hits == []
 
 
 def test_allowed_domains_are_checked_in_mcp_json_and_need_a_new_approval() -> None:

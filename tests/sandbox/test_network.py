@@ -4,18 +4,15 @@ allowed test name is mapped to the test's own loopback server by the proxy's res
 
 from __future__ import annotations
 
-import http.server
 import os
 import sys
-import threading
 from collections.abc import Iterator
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import Jail, LoopbackSite, context, loopback_site, requires_bwrap, run, tool_with
 
-from echo_desk.agent.tools import command_sandbox
+from echo_desk.builtins.shell import command_sandbox
 from echo_desk.sandbox.domains import BadDomain, DomainRule, address_is_public, host_allowed, parse_rules
-from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store.settings import WorkspaceSandbox
 
 ALLOWED = "api.example.test"
@@ -42,39 +39,11 @@ def test_only_public_addresses_are_dialled() -> None:
     assert address_is_public("93.184.215.14") and address_is_public("2606:4700::1111")
 
 
-class _Counting(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:
-        _Counting.hits.append(self.headers.get("Host", ""))
-        body = b"hello-through-the-proxy"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    _Counting.hits = []
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-
-    async def resolve(host: str, port: int) -> list[str]:
-        if host == ALLOWED:
-            return ["127.0.0.1"]
-        raise OSError(f"{host}: no such test name")
-
-    def make(rules: tuple[DomainRule, ...]) -> DomainProxy:
-        return DomainProxy(rules, resolve=resolve, address_allowed=lambda a: a == "127.0.0.1")
-
-    monkeypatch.setattr(command_sandbox, "make_proxy", make)
-    yield srv.server_address[1]
-    srv.shutdown()
-    srv.server_close()
+def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackSite]:
+    with loopback_site(ALLOWED, b"hello-through-the-proxy") as served:
+        monkeypatch.setattr(command_sandbox, "make_proxy", served.make_proxy)
+        yield served
 
 
 def _fetch(url: str) -> str:
@@ -88,15 +57,15 @@ def _fetch(url: str) -> str:
 
 
 @requires_bwrap
-async def test_an_allowed_domain_is_reached_and_others_are_refused_and_reported(jail: Jail, server: int) -> None:
+async def test_an_allowed_domain_is_reached_and_others_are_refused_and_reported(jail: Jail, site: LoopbackSite) -> None:
     tool = tool_with(default=WorkspaceSandbox(allowed_domains=["*.example.test"]))
-    command = "; ".join([_fetch(f"http://{ALLOWED}:{server}/ok"), _fetch(f"http://evil.test:{server}/no"),
-                         _fetch(f"http://10.1.2.3:{server}/ip"), _fetch(f"https://other.example.org:{server}/")])
+    command = "; ".join([_fetch(f"http://{ALLOWED}:{site.port}/ok"), _fetch(f"http://evil.test:{site.port}/no"),
+                         _fetch(f"http://10.1.2.3:{site.port}/ip"), _fetch(f"https://other.example.org:{site.port}/")])
     ctx = context(jail.workspace)
     result = await run(tool, {"command": command}, ctx)
     assert result.success, result.error
     assert "hello-through-the-proxy" in result.output
-    assert _Counting.hits == [f"{ALLOWED}:{server}"]  # nothing else reached the server
+    assert site.hits == [f"{ALLOWED}:{site.port}"]  # nothing else reached the server
     assert result.metadata["sandbox"]["refused_hosts"] == ["evil.test", "10.1.2.3", "other.example.org"]
     assert "network access refused for: evil.test, 10.1.2.3, other.example.org" in result.output
     assert ctx.preview is not None
@@ -104,10 +73,10 @@ async def test_an_allowed_domain_is_reached_and_others_are_refused_and_reported(
 
 
 @requires_bwrap
-async def test_without_domains_there_is_no_network_and_no_proxy(jail: Jail, server: int) -> None:
-    command = "env | grep -i proxy; " + _fetch(f"http://{ALLOWED}:{server}/ok") + "; " + _fetch(
-        f"http://127.0.0.1:{server}/direct")
+async def test_without_domains_there_is_no_network_and_no_proxy(jail: Jail, site: LoopbackSite) -> None:
+    command = "env | grep -i proxy; " + _fetch(f"http://{ALLOWED}:{site.port}/ok") + "; " + _fetch(
+        f"http://127.0.0.1:{site.port}/direct")
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert "proxy=" not in result.output.lower()
-    assert result.output.count("FAILED") == 2 and _Counting.hits == []
+    assert result.output.count("FAILED") == 2 and site.hits == []
     assert result.metadata["sandbox"]["network"] == "none"

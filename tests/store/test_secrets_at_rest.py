@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.audit import AuditLog, AuditRecord
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.redact import REDACTED, redact, redact_text
+from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.conversations import ConversationStore
 
 SK = "sk-proj-Zx8Qw2Lm4Np6Rt0Vb3Yc5Hd7"

@@ -10,6 +10,7 @@ import asyncio
 import difflib
 import gc
 import hashlib
+import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -181,6 +182,35 @@ def next_emission(signal: Any) -> asyncio.Future[Any]:
 
 async def within(awaitable: Awaitable[T], seconds: float = 10.0) -> T:
     return await asyncio.wait_for(awaitable, seconds)
+
+
+async def until(condition: Callable[[], object], seconds: float = 10.0) -> None:
+    """Wait on the running (qasync) loop until ``condition()`` holds, failing after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)  # polling a condition with a deadline
+
+
+@pytest.fixture
+def window(qtbot: Any, qloop: qasync.QEventLoop, runtime: Runtime, tmp_path: Path, workspace: Path) -> Iterator[Any]:
+    """A main window on the real engine with a conversation store and the workspace chosen
+    (a test module may define its own ``window``: that one wins)."""
+    from echo_desk.store.conversations import ConversationStore
+    from echo_desk.ui.backend import CatalogBackend
+    from echo_desk.ui.chat.chat_window import MainWindow
+    from echo_desk.ui.services import Services
+
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
+                        runtime=runtime, conversations=store, providers_available=True)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach(services)
+    win.set_workspace(str(workspace))
+    yield win
+    win.session.stop()
+    store.close()
 
 
 def tr(message: str) -> str:

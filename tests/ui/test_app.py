@@ -26,12 +26,15 @@ def test_run_gui_opens_loads_and_closes_without_leftovers(qapp: QApplication, mo
         self.window.close()  # what the person does
 
     monkeypatch.setattr(app_module.App, "load", load_then_close)
+    warmed: list[bool] = []
+    monkeypatch.setattr("echo_desk.ui.controller.warm_up_approvals", lambda: warmed.append(True))
     before = {t.ident for t in threading.enumerate()}
     os_threads_before = set(os.listdir("/proc/self/task"))
 
     assert app_module.run_gui(["echo-desk"]) == 0
 
     assert seen["painted_before_load"] is True
+    assert warmed == [True]  # the approval dialog's imports are paid while loading, not at the first approval
     assert seen["runtime"] is True
     assert seen["conversations"] == 1  # a first conversation is ready to type into
     assert "No model is connected" in str(seen["banner"])
@@ -80,3 +83,18 @@ def test_sigterm_closes_the_app_cleanly_like_the_close_button(tmp_path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert code == 0, proc.stderr.read() if proc.stderr else ""
+
+
+def test_start_up_objects_are_kept_out_of_later_collections() -> None:
+    import gc
+
+    from echo_desk.ui.app import freeze_start_up_objects
+
+    alive: list[object] = []  # a container: the collector tracks it
+    assert gc.is_tracked(alive) and any(o is alive for o in gc.get_objects())
+    try:
+        freeze_start_up_objects()
+        assert gc.get_freeze_count() > 0
+        assert not any(o is alive for o in gc.get_objects())  # a full collection no longer walks it
+    finally:
+        gc.unfreeze()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = [*sorted((ROOT / "echo_desk" / "ui").glob("*.py")), *sorted((ROOT / "echo_desk").glob("cli*.py")),
+CHECKED = [*sorted((ROOT / "echo_desk" / "ui").rglob("*.py")), *sorted((ROOT / "echo_desk").glob("cli*.py")),
            ROOT / "echo_desk" / "mcp" / "cli.py", ROOT / "echo_desk" / "terminal_host.py"]
 #: Functions that return text already translated (besides ``_`` itself).
 TRANSLATING = {"_", "risk_label", "status_label", "policy_label", "source_label", "profile_label",
@@ -110,6 +110,6 @@ def test_ui_and_cli_text_is_never_glued_together() -> None:
     found: list[str] = []
     for path in CHECKED:
         # The CLI speaks English only: its joins are not translated text.
-        in_ui = path.parent.name == "ui"
+        in_ui = "ui" in path.relative_to(ROOT).parts
         found += glued_text(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)), check_joins=in_ui)
     assert found == [], "\n".join(found)

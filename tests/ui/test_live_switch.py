@@ -39,16 +39,16 @@ from echo_desk.store.conversations import ConversationStore
 from echo_desk.tools import FileChange, FileChangeKind
 from echo_desk.tools.host import Question
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.approval_dialog import ApprovalDialog
+from echo_desk.ui.approval.approval_dialog import ApprovalDialog
+from echo_desk.ui.approval.question_dialog import QuestionDialog
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.chat_window import MainWindow
+from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.chat.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.controller import QtHost
-from echo_desk.ui.models_page import ModelsPage
-from echo_desk.ui.question_dialog import QuestionDialog
 from echo_desk.ui.services import Services
-from echo_desk.ui.settings_dialog import SettingsDialog
-from echo_desk.ui.transcript import TranscriptModel
-from echo_desk.ui.transcript_view import TranscriptView
+from echo_desk.ui.settings.models_page import ModelsPage
+from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import within
 
 #: Names that are the same in both languages: products, protocols, formats, commands, units.
@@ -283,8 +283,8 @@ def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop
     from echo_desk.mcp import McpManager
     from echo_desk.mcp.approvals import start_request
     from echo_desk.mcp.config import parse_server
-    from echo_desk.ui.mcp_page import McpPage
-    from echo_desk.ui.server_start_dialog import ServerStartDialog
+    from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
+    from echo_desk.ui.settings.mcp_page import McpPage
 
     servers = {
         "github": parse_server("github", {"command": "docker", "args": ["run", "-i", "--rm", "ghcr.io/github/server"],
@@ -315,9 +315,9 @@ def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop
 
 def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # "move folder from; folder with 2 files and 1 sub-folders", built once by the engine in English.
-    from echo_desk.agent.tools import fs, trees
-    from echo_desk.agent.tools.fileops import _folder_target
-    from echo_desk.ui.protection_text import shown_detail
+    from echo_desk.builtins.files import fs, trees
+    from echo_desk.builtins.files.operations import _folder_target
+    from echo_desk.ui.approval.protection_text import shown_detail
 
     folder = tmp_path / "proj"
     (folder / "sub").mkdir(parents=True)
@@ -325,10 +325,31 @@ def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> Non
     (folder / "sub" / "b.txt").write_text("b")
     i18n_qt.apply_language("en")
     target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
-    assert shown_detail(target.detail) == "move folder from; folder with 2 files and 1 sub-folders"
+    assert shown_detail(target) == "move folder from; folder with 2 files and 1 sub-folders"
     i18n_qt.apply_language("zh_CN")
     try:
-        chinese = shown_detail(target.detail)
+        chinese = shown_detail(target)
         assert "2 个文件" in chinese and "move" not in chinese and "folder" not in chinese
+    finally:
+        i18n_qt.apply_language("en")
+
+
+def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Typed protections keep the role and count re-translatable too (they were English text before).
+    from echo_desk.builtins.files import fs, trees
+    from echo_desk.builtins.files.operations import _folder_target
+    from echo_desk.ui.approval.protection_text import shown_detail
+
+    folder = tmp_path / "proj"
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "HEAD").write_text("ref")
+    i18n_qt.apply_language("en")
+    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
+    assert shown_detail(target) == ("move folder from; folder with 1 files and 1 sub-folders; Protected: inside a "
+                                    f".git folder (repository internals) ({folder / '.git' / 'HEAD'})")
+    i18n_qt.apply_language("zh_CN")
+    try:
+        chinese = shown_detail(target)
+        assert "1 个文件" in chinese and "受保护：位于 .git 文件夹内" in chinese and "move" not in chinese
     finally:
         i18n_qt.apply_language("en")

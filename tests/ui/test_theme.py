@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QLabel
 from echo_desk.store.settings import SettingsStore
 from echo_desk.ui import theme
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.settings_dialog import GeneralPage
-from echo_desk.ui.transcript import TranscriptModel
-from echo_desk.ui.transcript_view import TranscriptView
+from echo_desk.ui.chat.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript_view import TranscriptView
+from echo_desk.ui.settings.settings_dialog import GeneralPage
 
 UI = Path(theme.__file__).parent
 # "#abc" or "#aabbcc" (optionally with alpha) but not an HTML entity such as "&#8203;".
@@ -113,3 +113,41 @@ def test_general_settings_switch_and_save_the_theme(qtbot, qapp, settings_store:
     assert settings_store.current.theme == "dark"
     assert theme.current() is theme.DARK
     assert SettingsStore(settings_store.path).current.theme == "dark"
+
+
+def test_the_open_tool_catalog_follows_a_theme_switch(qtbot, qapp, builtin_runtime):
+    from echo_desk.ui.labels import RISK_ROLES
+    from echo_desk.ui.settings.catalog_model import COL_RISK, COL_STATUS
+    from echo_desk.ui.settings.catalog_page import ToolsPage
+
+    theme.apply_theme("light")
+    page = ToolsPage(CatalogBackend(builtin_runtime.settings, builtin_runtime))
+    qtbot.addWidget(page)
+    page.show()
+    model = page.model
+
+    def colours(palette: theme.Palette) -> dict[str, tuple[str, str]]:
+        """Each tool's risk and status colour as shown, next to what ``palette`` says they should be."""
+        out = {}
+        for name in ("read_file", "write_file", "run_command"):
+            row = model.tool_index(name)
+            risk = model.itemFromIndex(row.siblingAtColumn(COL_RISK))
+            status = model.itemFromIndex(row.siblingAtColumn(COL_STATUS))
+            wanted_risk = getattr(palette, RISK_ROLES[str(builtin_runtime.registry.get(name).tool.risk_level)])
+            wanted_status = palette.ok if status.text() == "Ready" else palette.warn
+            out[name] = ((risk.foreground().color().name(), status.foreground().color().name()),
+                         (wanted_risk, wanted_status))
+        return out
+
+    for shown, wanted in colours(theme.LIGHT).values():
+        assert shown == wanted
+    risks_before = {name: shown[0] for name, (shown, _) in colours(theme.LIGHT).items()}
+    assert len(set(risks_before.values())) == 3  # read, write and exec each in their own colour
+
+    theme.apply_theme("dark")
+
+    for name, (shown, wanted) in colours(theme.DARK).items():
+        assert shown == wanted, name
+        assert shown[0] != risks_before[name]  # not the light colour left behind
+    theme.apply_theme("light")
+    assert all(shown == wanted for shown, wanted in colours(theme.LIGHT).values())

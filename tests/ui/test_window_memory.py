@@ -14,7 +14,7 @@ import pytest
 from echo_desk.store import window_state
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.chat_window import MainWindow
+from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.services import Services
 
 
@@ -79,7 +79,7 @@ from echo_desk.runtime import Runtime
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.chat_window import MainWindow
+from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.services import Services
 base = Path(sys.argv[1])
 settings = SettingsStore.in_dir(base / "config")

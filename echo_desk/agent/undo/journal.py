@@ -90,11 +90,17 @@ class UndoJournal:
 
     async def before(self, ctx: ToolExecutionContext) -> dict[str, _Seen]:
         """The current state of every file the approved preview will change."""
+        if not (ctx.preview and ctx.preview.file_changes):
+            return {}
+        return await asyncio.to_thread(self.before_here, ctx)
+
+    def before_here(self, ctx: ToolExecutionContext) -> dict[str, _Seen]:
+        """``before`` on the calling thread: for a tool worker, already off the caller's loop."""
         paths = [c.path for c in (ctx.preview.file_changes if ctx.preview else ())]
         if not paths:
             return {}
         try:
-            return await asyncio.to_thread(self._snapshot, paths)
+            return self._snapshot(paths)
         except Exception:
             log.exception("undo: could not keep the previous contents of %s", paths)
             return {}

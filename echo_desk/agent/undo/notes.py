@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from echo_desk.agent.model import ChatMessage
 from echo_desk.store.changes import ChangeRecord
 
+#: Opens every user-role message the engine writes for the model (revert and retry notes).
 NOTE_PREFIX = "[Echo Desk]"
+
+
+def is_engine_note(message: ChatMessage) -> bool:
+    """A note the engine added for the model, not words of the person: the window does not show
+    it as theirs, live or when the conversation is opened again."""
+    return message.role == "user" and message.content.startswith(NOTE_PREFIX)
 
 
 def revert_note(records: list[ChangeRecord]) -> str:

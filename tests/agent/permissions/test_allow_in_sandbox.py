@@ -13,16 +13,15 @@ from echo_desk.agent.permissions import Effect, Layer, sandbox_toggle
 from echo_desk.agent.policy import (
     IN_SANDBOX,
     OUTSIDE_SANDBOX,
-    PROTECTED,
     SANDBOX_TARGET,
     Verdict,
     approval_for,
 )
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.tools.shell import RunCommand
+from echo_desk.builtins.shell.run_command import RunCommand
 from echo_desk.store.settings import Settings
-from echo_desk.tools import RiskLevel, Target, ToolPreview
+from echo_desk.tools import Protection, ProtectionReason, RiskLevel, Target, ToolPreview
 
 from .conftest import HERE, Setup
 
@@ -107,9 +106,10 @@ def _entry(source: str = "builtin") -> RegisteredTool:
     return RegisteredTool(tool=RunCommand(), source=source)
 
 
-def _preview(value: str, detail: str = "network: none") -> ToolPreview:
+def _preview(value: str, *protections: Protection) -> ToolPreview:
+    detail = "network: none" if value == IN_SANDBOX else ""
     return ToolPreview(targets=(Target(kind="command", value="make"), Target(kind=SANDBOX_TARGET, value=value,
-                                                                           detail=detail)))
+                                                                           detail=detail, protections=protections)))
 
 
 def _ruling(sandbox_rules: Setup, command: str, preview: ToolPreview | None, source: str = "builtin") -> Verdict:
@@ -120,7 +120,7 @@ def _ruling(sandbox_rules: Setup, command: str, preview: ToolPreview | None, sou
 
 def test_it_runs_without_asking_only_in_the_sandbox(sandbox_rules: Setup) -> None:
     assert _ruling(sandbox_rules, "make test", _preview(IN_SANDBOX)) is Verdict.AUTO
-    outside = _preview(OUTSIDE_SANDBOX, f"{PROTECTED}: runs outside the sandbox (the sandbox is unavailable here)")
+    outside = _preview(OUTSIDE_SANDBOX, Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE))
     assert _ruling(sandbox_rules, "make test", outside) is Verdict.ASK
     # Sandbox off for the workspace: no sandbox line at all.
     assert _ruling(sandbox_rules, "make test", ToolPreview(targets=(Target(kind="command", value="make"),))) \
@@ -134,7 +134,8 @@ def test_a_tool_that_is_not_built_in_is_not_believed_when_it_says_sandbox(sandbo
 
 def test_a_protected_target_asks_even_in_the_sandbox(sandbox_rules: Setup) -> None:
     preview = ToolPreview(targets=(*_preview(IN_SANDBOX).targets,
-                                   Target(kind="path", value="/x", detail=f"{PROTECTED}: Echo Desk's own folder")))
+                                   Target(kind="path", value="/x",
+                                          protections=(Protection(reason=ProtectionReason.DATA_FOLDER),))))
     assert _ruling(sandbox_rules, "make test", preview) is Verdict.ASK
 
 

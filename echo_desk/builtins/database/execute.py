@@ -1,0 +1,94 @@
+"""``db_execute``: one statement that may change data, only on write-mode connections.
+
+A separate tool rather than a flag on ``db_query``: the risk level is a class attribute the
+dispatcher's approval policy reads, so "read" and "exec" calls need different tools. Every call
+is ``exec`` risk; its preview shows the target database and the full SQL text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from echo_desk.builtins.database.base import DatabaseTool, connection_property
+from echo_desk.builtins.database.connections import NO_WRITE_CONNECTION, redact_dsn
+from echo_desk.builtins.database.formatting import result_metadata, text_table
+from echo_desk.i18n import N_, deferred
+from echo_desk.store.settings import DatabaseConnection
+from echo_desk.tools import (
+    ErrorKind,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+MAX_RETURNED_ROWS = 100
+
+# Shown in the approval dialog.
+SUMMARY = N_("Run SQL on {connection} ({kind}, write mode)")
+TARGET_DETAIL = N_("{kind}, write mode")
+
+
+class DbExecuteTool(DatabaseTool):
+    name = "db_execute"
+    description = (
+        "Run ONE SQL statement that may change data or schema (INSERT, UPDATE, DELETE, CREATE...) on a "
+        "database connection the person put in write mode. The person approves every call after seeing "
+        "the full SQL. It runs in one transaction, committed only if it succeeds. Use db_query for reads."
+    )
+    base_parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "connection": connection_property("Name of a write-mode database connection."),
+            "sql": {"type": "string", "description": "Exactly one SQL statement, in the database's dialect."},
+        },
+        "required": ["connection", "sql"],
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.EXEC
+    timeout_seconds = 60.0
+    capabilities = frozenset({"database.write"})
+    none_configured = NO_WRITE_CONNECTION
+    title = N_("Change a database")
+    catalog_description = N_(
+        "Runs one SQL statement that may change data, only on connections you put in write mode. "
+        "You approve each call after seeing the database and the full SQL."
+    )
+
+    def eligible(self, conn: DatabaseConnection) -> bool:
+        return conn.write_mode
+
+    def target(self, conn: DatabaseConnection, ctx: ToolExecutionContext) -> Target:
+        if conn.kind == "sqlite":
+            try:
+                where = str(self.sqlite_file(conn, ctx, write=True))
+            except ToolError as error:
+                where = f"{conn.dsn} ({error.message})"
+        else:
+            where = redact_dsn(conn.dsn)
+        return Target(kind="database", value=f"{conn.name}: {where}", detail=deferred(TARGET_DETAIL, kind=conn.kind))
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
+        try:
+            conn = self.connection(params)
+        except ToolError:
+            return None  # execute reports the unknown connection
+        sql = str(params.get("sql", ""))
+        return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=sql, detail="SQL")),
+                           summary=deferred(SUMMARY, connection=conn.name, kind=conn.kind))
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        try:
+            if ctx.read_only:
+                raise ToolError("this scope is read-only; db_execute is not available", kind=ErrorKind.BUSINESS)
+            conn = self.connection(params)
+            result = await self.run_sql(conn, str(params.get("sql", "")), ctx,
+                                        max_rows=MAX_RETURNED_ROWS, readonly=False)
+        except ToolError as error:
+            return self.failed(error)
+        metadata = result_metadata(result, conn.name)
+        metadata["sql"] = params.get("sql", "")
+        return ToolResult.ok(text_table(result), metadata=metadata)

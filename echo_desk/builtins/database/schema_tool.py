@@ -1,0 +1,48 @@
+"""``db_schema``: the tables and columns of a connection, so the model writes correct SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from echo_desk.builtins.database.base import DatabaseTool, connection_property
+from echo_desk.builtins.database.formatting import schema_metadata, schema_text
+from echo_desk.i18n import N_
+from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult
+
+#: Tables listed in one answer when no ``table`` is given (the rest are counted).
+MAX_TABLES = 150
+
+
+class DbSchemaTool(DatabaseTool):
+    name = "db_schema"
+    description = (
+        "List the tables and views of a configured database connection with their columns, types, "
+        "NOT NULL and primary keys (pk). Pass table (name or schema.name) to see just one. "
+        "Call this before writing SQL for db_query."
+    )
+    base_parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "connection": connection_property("Name of the configured database connection."),
+            "table": {"type": "string", "description": "Only this table or view (name or schema.name)."},
+        },
+        "required": ["connection"],
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.READ
+    timeout_seconds = 60.0
+    capabilities = frozenset({"database.read"})
+    title = N_("Database tables")
+    catalog_description = N_("Lists the tables and columns of a database you configured, read-only.")
+
+    async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        table = params.get("table") or None
+        try:
+            conn = self.connection(params)
+            tables = await self.tables(conn, str(table) if table else None, ctx)
+        except ToolError as error:
+            return self.failed(error)
+        if table and not tables:
+            return self.failed(ToolError(f"no table or view named {table!r} on {conn.name!r}"))
+        return ToolResult.ok(schema_text(tables, MAX_TABLES), metadata=schema_metadata(tables, conn.name))

@@ -1,0 +1,189 @@
+"""The file-tool lifecycle shared by ``write_file`` and ``edit_file``.
+
+``preview`` reads the old content and computes the new content and its diff. ``execute``
+recomputes, checks the file still hashes to what was previewed, takes the file from the
+editor, saves atomically, reports the change and tells the Host. On any failure the file is
+untouched and the error says so.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from echo_desk.agent.policy import approved_protected_targets
+from echo_desk.builtins.common import BuiltinTool, get_str, require_writable
+from echo_desk.builtins.files import fs, fscase, partial
+from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.builtins.files.diffs import file_change
+from echo_desk.builtins.files.partial import chosen_hunks
+from echo_desk.i18n import N_, _, deferred
+from echo_desk.store import paths
+from echo_desk.tools import (
+    ErrorKind,
+    FileChange,
+    Protection,
+    ProtectionReason,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+MAX_WRITE_BYTES = 10 * 1024 * 1024
+MAX_NEW_FOLDERS = 16
+
+
+@dataclass(frozen=True)
+class Plan:
+    target: fs.Resolved
+    before: bytes | None
+    after: bytes
+    change: FileChange
+    protections: tuple[Protection, ...]
+    #: The previewed base and the proposed text (per-hunk approval narrows between them).
+    old_text: str = ""
+    new_text: str = ""
+
+
+def protections_of(target: fs.Resolved, *, inside: str = "") -> tuple[Protection, ...]:
+    """Why writing ``target`` needs the person's explicit approval of that exact path
+    (``inside``: the path to name when ``target`` is a file inside the folder being approved)."""
+    found: list[Protection] = []
+    # Compared as the file system compares names: ``.GIT`` is ``.git`` on macOS and Windows.
+    if fscase.inside_git_folder(target.path):
+        found.append(Protection(reason=ProtectionReason.GIT_FOLDER, inside=inside))
+    for reason, folder in ((ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
+                           (ProtectionReason.DATA_FOLDER, paths.data_dir())):
+        if fscase.inside_folder(target.path, folder):
+            found.append(Protection(reason=reason, inside=inside))
+    try:
+        st = os.lstat(target.path)
+    except OSError:
+        st = None
+    if st is not None and st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):  # a folder's links are its children
+        found.append(Protection(reason=ProtectionReason.HARD_LINKED, links=st.st_nlink, inside=inside))
+    return tuple(found)
+
+
+def _check_new_folders(target: fs.Resolved) -> None:
+    missing = 0
+    folder = target.path.parent
+    while folder != target.root and not os.path.lexists(folder):
+        missing += 1
+        folder = folder.parent
+    if missing > MAX_NEW_FOLDERS:
+        raise ToolError(f"{target} would need {missing} new folders; the limit is {MAX_NEW_FOLDERS}",
+                        kind=ErrorKind.BUSINESS)
+
+
+def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
+    shown = {p for t in approved_protected_targets(ctx, "path") if t.value == str(plan.target) for p in t.protections}
+    return all(p in shown for p in plan.protections)
+
+
+class FileWriteTool(BuiltinTool):
+    """A write tool built on the lifecycle; subclasses compute the new content."""
+
+    risk_level = RiskLevel.WRITE
+    capabilities = frozenset({"files.write"})
+    timeout_seconds = 60.0
+    create_parents = False
+    #: Per-hunk approval: ``run`` writes only the hunks the person kept (see ``partial``).
+    writes_hunk_selection = True
+
+    def new_content(
+        self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
+    ) -> tuple[str, str, bytes]:
+        """``(old_text, new_text, new_bytes)`` for the file; raise ``ToolError`` to refuse."""
+        raise NotImplementedError
+
+    def load(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[fs.Resolved, bytes | None]:
+        """The confined target and its current content (``None``: it does not exist yet)."""
+        require_writable(ctx, self.name)
+        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
+        if not target.parts:
+            raise fs.not_a_file(target, "is the workspace folder, not a file")
+        if self.create_parents:
+            _check_new_folders(target)
+        return target, fs.read_existing(target, limit=MAX_WRITE_BYTES)
+
+    def plan(self, params: Mapping[str, Any], target: fs.Resolved, before: bytes | None) -> Plan:
+        old_text, new_text, after = self.new_content(params, before, target)
+        if len(after) > MAX_WRITE_BYTES:
+            raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
+                            kind=ErrorKind.VALIDATION)
+        change = file_change(str(target), before, after, old_text, new_text)
+        return Plan(target, before, after, change, protections_of(target), old_text, new_text)
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        plan = self.plan(params, *self.load(params, ctx))
+        detail = "new file" if plan.before is None and not plan.protections else ""
+        summary = N_("Create {path}") if plan.before is None else N_("Change {path}")
+        return ToolPreview(
+            targets=(Target(kind="path", value=str(plan.target), detail=detail, protections=plan.protections),),
+            file_changes=(plan.change,),
+            summary=deferred(summary, path=plan.target),
+        )
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        resolved, before = self.load(params, ctx)
+        target = str(resolved)
+        shown: FileChange | None = None
+        if ctx.preview is not None:
+            shown = next((c for c in ctx.preview.file_changes if c.path == target), None)
+            if shown is None:
+                raise ToolError(f"the approved preview does not cover {target}; nothing was written",
+                                kind=ErrorKind.BUSINESS)
+            # Compare before recomputing: an edit may no longer apply to the changed file.
+            if shown.before_sha256 != (None if before is None else sha256(before)):
+                raise ChangedSincePreview(target)
+        plan = self.plan(params, resolved, before)
+        if shown is not None and shown.after_sha256 != plan.change.after_sha256:
+            raise ChangedSincePreview(target)
+        hunk_note = ""
+        chosen = chosen_hunks(ctx, target)
+        if chosen is not None:
+            narrowed, applied, declined = partial.narrow(plan, chosen)
+            hunk_note = partial.report(target, applied, declined, ctx)
+            if narrowed is None:  # the person kept no hunk: the file is not touched
+                return ToolResult.ok(hunk_note, metadata={"path": target, "bytes": 0, "hunks_applied": []})
+            plan = narrowed
+        if plan.protections and not _approved_exactly(ctx, plan):
+            raise ToolError(
+                f"{target} is {'; '.join(p.english for p in plan.protections)}. Writing it needs your approval of this exact "
+                "file; nothing was written.",
+                kind=ErrorKind.BUSINESS,
+            )
+        ctx.host.set_activity(_("Saving {path}").format(path=target))
+        try:
+            if not await ctx.host.acquire_editor(target):
+                raise ToolError(f"the editor that has {target} open did not release it (unsaved changes?); "
+                                "nothing was written", kind=ErrorKind.BUSINESS)
+            try:
+                ctx.check_cancelled()
+                atomic_write(
+                    plan.target,
+                    plan.after,
+                    expect_sha256=plan.change.before_sha256 or ABSENT,
+                    allow_hardlink=bool(plan.protections),
+                    create_parents=self.create_parents,
+                    check_cancelled=ctx.check_cancelled,
+                    limit=MAX_WRITE_BYTES,
+                )
+                ctx.host.file_mutated(target)
+            finally:
+                ctx.host.release_editor(target)
+        finally:
+            ctx.host.set_activity(None)
+        verb = "Created" if plan.before is None else "Saved"
+        return ToolResult.ok(
+            f"{verb} {target} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
+            metadata={"path": target, "bytes": len(plan.after)},
+            file_changes=(plan.change,),
+        )

@@ -1,0 +1,429 @@
+"""``move_path``, ``copy_path``, ``delete_path`` and ``create_folder``: the file operations
+people expect, confined like the other file tools, previewed in full, undoable.
+
+Deleting moves the file or folder into Echo Desk's own trash; nothing is ever unlinked. Every
+change is reported as ``FileChange``s (a move is the source deleted and the destination
+created; a folder is every file in it), so the undo journal keeps the content and Revert puts
+it back; the folders a call made or took away are in its metadata for Revert too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from echo_desk.agent.policy import approved_protected_targets
+from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
+from echo_desk.builtins.common import BuiltinTool, get_str, require_writable
+from echo_desk.builtins.files import entries, fs, trees
+from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.builtins.files.diffs import cap, unified_diff
+from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, protections_of
+from echo_desk.builtins.files.textcodec import BinaryFile, decode
+from echo_desk.i18n import deferred
+from echo_desk.tools import (
+    N_,
+    ErrorKind,
+    FileChange,
+    FileChangeKind,
+    Protection,
+    ProtectionReason,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+MAX_FILE_BYTES = 100 * 1024 * 1024
+_PATH_SCHEMA = {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS}
+
+
+@dataclass(frozen=True)
+class _File:
+    target: fs.Resolved
+    data: bytes
+    mode: int
+    protections: tuple[Protection, ...]
+
+
+def _read(target: fs.Resolved, what: str) -> _File:
+    st = entries.require_regular(target, entries.lstat_entry(target), what)
+    if st.st_size > MAX_FILE_BYTES:
+        raise ToolError(f"{what} {target} is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}",
+                        kind=ErrorKind.BUSINESS)
+    data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
+    return _File(target, data, st.st_mode & 0o7777, protections_of(target))
+
+
+def _require_absent(target: fs.Resolved, what: str) -> None:
+    if entries.lstat_entry(target) is not None:
+        raise ToolError(f"{what} {target} already exists; nothing is replaced. Choose another name or "
+                        "delete it first.", kind=ErrorKind.BUSINESS)
+    if not os.path.isdir(target.path.parent):
+        raise ToolError(f"the folder {target.path.parent} does not exist; create it first with create_folder",
+                        kind=ErrorKind.BUSINESS)
+
+
+def _text_diff(path: str, data: bytes, *, removed: bool) -> tuple[str, bool]:
+    """The whole text going away (or arriving) as a diff, so the person sees what moves;
+    empty for a binary file."""
+    try:
+        text, _fmt = decode(data, path)
+    except BinaryFile:
+        return "", False
+    old, new = (text, "") if removed else ("", text)
+    return cap(unified_diff(old, new, path, created=not removed))
+
+
+def _gone(file: _File) -> FileChange:
+    diff, truncated = _text_diff(str(file.target), file.data, removed=True)
+    return FileChange(path=str(file.target), kind=FileChangeKind.DELETE, before_sha256=sha256(file.data),
+                      after_sha256=None, diff=diff, truncated=truncated)
+
+
+def _made(target: fs.Resolved, data: bytes) -> FileChange:
+    diff, truncated = _text_diff(str(target), data, removed=False)
+    return FileChange(path=str(target), kind=FileChangeKind.CREATE, before_sha256=None,
+                      after_sha256=sha256(data), diff=diff, truncated=truncated)
+
+
+def _target(file: _File | fs.Resolved, role: str) -> Target:
+    path = file.target if isinstance(file, _File) else file
+    protections = file.protections if isinstance(file, _File) else protections_of(path)
+    return Target(kind="path", value=str(path), detail=role, protections=protections)
+
+
+class _PathTool(BuiltinTool):
+    risk_level = RiskLevel.WRITE
+    capabilities = frozenset({"files.write"})
+    timeout_seconds = 60.0
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        """What the call would do (the preview) and what ``apply`` needs to do it."""
+        raise NotImplementedError
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        raise NotImplementedError
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        require_writable(ctx, self.name)
+        return self.plan(params, ctx)[0]
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        require_writable(ctx, self.name)
+        preview, plan = self.plan(params, ctx)
+        if ctx.preview is not None and _shown(ctx.preview) != _shown(preview):
+            raise ChangedSincePreview(", ".join(t.value for t in preview.targets))
+        approved = {(t.value, t.protections) for t in approved_protected_targets(ctx, "path")}
+        for t in preview.targets:
+            if t.protections and (t.value, t.protections) not in approved:
+                raise ToolError(f"{t.value} is {t.full_detail}. This needs your approval of this exact path; "
+                                "nothing was done.", kind=ErrorKind.BUSINESS)
+        ctx.check_cancelled()
+        return self.apply(plan, ctx)
+
+
+def _shown(preview: ToolPreview) -> tuple[Any, ...]:
+    return (tuple((t.value, t.detail, t.protections) for t in preview.targets),
+            tuple((c.path, c.kind, c.before_sha256, c.after_sha256) for c in preview.file_changes))
+
+
+def _still(file: _File) -> None:
+    """Right before acting: the file still holds what was previewed."""
+    if _read(file.target, "source").data != file.data:
+        raise ChangedSincePreview(file.target)
+
+
+def _file_or_folder(target: fs.Resolved, what: str) -> _File | trees.Tree:
+    """A regular file, or a whole folder read through links-refusing descriptors."""
+    st = entries.lstat_entry(target)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        if not target.parts:
+            raise ToolError(f"{what} {target} is a workspace folder itself; it is not moved, copied or deleted",
+                            kind=ErrorKind.BUSINESS)
+        return trees.read_tree(target, what)
+    return _read(target, what)
+
+
+def _source_and_destination(params: Mapping[str, Any],
+                            ctx: ToolExecutionContext) -> tuple[_File | trees.Tree, fs.Resolved]:
+    # Both arguments are checked before the file system is touched.
+    source = get_str(params, "source", max_len=fs.MAX_PATH_CHARS)
+    destination = get_str(params, "destination", max_len=fs.MAX_PATH_CHARS)
+    src = entries.entry(source, ctx.write_roots, what="source")
+    dst = entries.entry(destination, ctx.write_roots, what="destination")
+    if dst.path == src.path or dst.path.is_relative_to(src.path):
+        raise ToolError(f"destination {dst} is inside the source {src}; nothing was done", kind=ErrorKind.BUSINESS)
+    return _file_or_folder(src, "source"), dst
+
+
+def _tree_gone(tree: trees.Tree) -> tuple[FileChange, ...]:
+    # A folder's files are listed without diffs: the list is what the person approves.
+    return tuple(FileChange(path=tree.path(f.parts), kind=FileChangeKind.DELETE, before_sha256=sha256(f.data),
+                            after_sha256=None, diff="") for f in tree.files)
+
+
+def _tree_made(tree: trees.Tree, destination: fs.Resolved) -> tuple[FileChange, ...]:
+    return tuple(FileChange(path=str(destination.path.joinpath(*f.parts)), kind=FileChangeKind.CREATE,
+                            before_sha256=None, after_sha256=sha256(f.data), diff="") for f in tree.files)
+
+
+def _folders_at(tree: trees.Tree, base: fs.Resolved) -> list[str]:
+    """The tree's folders placed at ``base``, parents first."""
+    return [str(base.path.joinpath(*parts)) for parts, _mode in tree.folders]
+
+
+_MAX_NAMED_INSIDE = 5
+
+
+def _folder_target(tree: trees.Tree, role: str) -> Target:
+    count = deferred(N_("folder with {files} files and {folders} sub-folders"), files=len(tree.files),
+                     folders=len(tree.folders) - 1)
+    # A protected file inside (a .git folder, a hard link) makes the folder need the same exact approval.
+    inside = [protection for path in (tree.path(f.parts) for f in tree.files)
+              for protection in protections_of(fs.Resolved(Path(path), tree.root.root), inside=path)]
+    if len(inside) > _MAX_NAMED_INSIDE:
+        more = Protection(reason=ProtectionReason.MORE_INSIDE, more=len(inside) - _MAX_NAMED_INSIDE)
+        inside = [*inside[:_MAX_NAMED_INSIDE], more]
+    # Role and count kept re-translatable (a live language switch shows them again).
+    return Target(kind="path", value=str(tree.root),
+                  detail=deferred(N_("{role}; {count}"), role=deferred(role), count=count),
+                  protections=(*protections_of(tree.root), *inside))
+
+
+class MovePath(_PathTool):
+    name = "move_path"
+    description = ("Move or rename a file or a whole folder inside the workspace. The destination must not "
+                   "exist (nothing is replaced); its folder must exist. Symbolic links (also inside a folder) "
+                   "are refused.")
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"source": {**_PATH_SCHEMA, "description": "The file or folder to move."},
+                       "destination": {**_PATH_SCHEMA, "description": "Its new path (not an existing file)."}},
+        "required": ["source", "destination"],
+        "additionalProperties": False,
+    }
+    title = N_("Move or rename")
+    catalog_description = N_("Moves or renames a file or folder in your workspace; never replaces an existing file.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src, dst = _source_and_destination(params, ctx)
+        _require_absent(dst, "destination")
+        if isinstance(src, trees.Tree):
+            preview = ToolPreview(targets=(_folder_target(src, N_("move folder from")), _target(dst, N_("move to"))),
+                                  file_changes=_tree_gone(src) + _tree_made(src, dst),
+                                  summary=deferred(N_("Move the folder {source} to {destination}"),
+                                                   source=src.root, destination=dst))
+            return preview, (src, dst, preview.file_changes)
+        preview = ToolPreview(targets=(_target(src, N_("move from")), _target(dst, N_("move to"))),
+                              file_changes=(_gone(src), _made(dst, src.data)),
+                              summary=deferred(N_("Move {source} to {destination}"), source=src.target, destination=dst))
+        return preview, (src, dst, preview.file_changes)
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        src, dst, changes = plan
+        if isinstance(src, _File):
+            _still(src)  # a folder was read again by ``run`` right before: the same tree was shown
+        source = src.target if isinstance(src, _File) else src.root
+        src_dir, src_name = fs.open_parent(source)
+        try:
+            dst_dir, dst_name = fs.open_parent(dst)
+            try:
+                entries.rename_noreplace(src_dir, src_name, dst_dir, dst_name)
+            except FileExistsError as exc:
+                raise ToolError(f"{dst} appeared meanwhile; nothing was moved", kind=ErrorKind.BUSINESS) from exc
+            except OSError as exc:
+                if exc.errno == errno.EXDEV:
+                    raise ToolError(f"{source} and {dst} are on different file systems; use copy_path "
+                                    "then delete_path. Nothing was moved.", kind=ErrorKind.BUSINESS) from exc
+                raise fs.os_error(exc, source, "move") from exc
+            finally:
+                os.close(dst_dir)
+        finally:
+            os.close(src_dir)
+        ctx.host.file_mutated(str(source))
+        ctx.host.file_mutated(str(dst))
+        metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
+        if isinstance(src, trees.Tree):
+            metadata |= {CREATED_FOLDERS: _folders_at(src, dst), REMOVED_FOLDERS: _folders_at(src, src.root)}
+        return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes)
+
+
+class CopyPath(_PathTool):
+    name = "copy_path"
+    description = ("Copy a file or a whole folder inside the workspace (content and permissions). The "
+                   "destination must not exist; its folder must exist. Symbolic links (also inside a folder) "
+                   "are refused.")
+    parameters: ClassVar[dict[str, Any]] = MovePath.parameters | {
+        "properties": {"source": {**_PATH_SCHEMA, "description": "The file or folder to copy."},
+                       "destination": {**_PATH_SCHEMA, "description": "The new path."}},
+    }
+    title = N_("Copy file")
+    catalog_description = N_("Copies a file or folder in your workspace; never replaces an existing file.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src, dst = _source_and_destination(params, ctx)
+        _require_absent(dst, "destination")
+        if isinstance(src, trees.Tree):
+            preview = ToolPreview(targets=(_folder_target(src, N_("copy folder from")), _target(dst, N_("copy to"))),
+                                  file_changes=_tree_made(src, dst),
+                                  summary=deferred(N_("Copy the folder {source} to {destination}"),
+                                                   source=src.root, destination=dst))
+            return preview, (src, dst, preview.file_changes)
+        preview = ToolPreview(targets=(_target(src, N_("copy from")), _target(dst, N_("copy to"))),
+                              file_changes=(_made(dst, src.data),),
+                              summary=deferred(N_("Copy {source} to {destination}"), source=src.target, destination=dst))
+        return preview, (src, dst, preview.file_changes)
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        src, dst, changes = plan
+        if isinstance(src, trees.Tree):
+            try:
+                trees.copy_tree(src, dst)
+            except FileExistsError as exc:
+                raise ToolError(f"{dst} appeared meanwhile; nothing was copied", kind=ErrorKind.BUSINESS) from exc
+            except OSError as exc:
+                raise fs.os_error(exc, dst, "copy the folder to") from exc
+            ctx.host.file_mutated(str(dst))
+            return ToolResult.ok(f"Copied the folder {src.root} to {dst} ({len(src.files)} files).",
+                                 metadata={"source": str(src.root), "destination": str(dst),
+                                           CREATED_FOLDERS: _folders_at(src, dst)}, file_changes=changes)
+        _still(src)
+        atomic_write(dst, src.data, expect_sha256=ABSENT, check_cancelled=ctx.check_cancelled,
+                     limit=MAX_FILE_BYTES, mode=src.mode)
+        ctx.host.file_mutated(str(dst))
+        return ToolResult.ok(f"Copied {src.target} to {dst} ({len(src.data)} bytes).",
+                             metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
+
+
+class DeletePath(_PathTool):
+    name = "delete_path"
+    description = ("Delete a file or a whole folder inside the workspace. It is moved to Echo Desk's trash "
+                   "(the person can restore it), never erased. Symbolic links (also inside a folder) are refused.")
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"path": {**_PATH_SCHEMA, "description": "The file or folder to delete."}},
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    title = N_("Delete file")
+    catalog_description = N_("Moves a file or folder of your workspace to Echo Desk's trash, from where Revert "
+                             "restores it.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src = _file_or_folder(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
+                                            what="path"), "path")
+        if isinstance(src, trees.Tree):
+            preview = ToolPreview(targets=(_folder_target(src, N_("delete folder (to Echo Desk's trash)")),),
+                                  file_changes=_tree_gone(src),
+                                  summary=deferred(N_("Delete the folder {path} (to Echo Desk's trash)"), path=src.root))
+            return preview, (src, preview.file_changes)
+        preview = ToolPreview(targets=(_target(src, N_("delete (to Echo Desk's trash)")),),
+                              file_changes=(_gone(src),),
+                              summary=deferred(N_("Delete {path} (to Echo Desk's trash)"), path=src.target))
+        return preview, (src, preview.file_changes)
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        src, changes = plan
+        if isinstance(src, trees.Tree):
+            return self._delete_folder(src, changes, ctx)
+        _still(src)
+        trash = entries.trash_dir()
+        src_dir, name = fs.open_parent(src.target)
+        trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            try:
+                entries.rename_noreplace(src_dir, name, trash_fd, name)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise fs.os_error(exc, src.target, "move to the trash") from exc
+                # Another file system: the trash gets a durable copy before the name goes.
+                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=src.mode)
+                _still(src)
+                os.unlink(name, dir_fd=src_dir)
+            with contextlib.suppress(OSError):
+                os.fsync(src_dir)
+        finally:
+            os.close(trash_fd)
+            os.close(src_dir)
+        ctx.host.file_mutated(str(src.target))
+        return ToolResult.ok(f"Deleted {src.target} (moved to Echo Desk's trash: {trash / name}).",
+                             metadata={"path": str(src.target), "trash": str(trash / name)}, file_changes=changes)
+
+    @staticmethod
+    def _delete_folder(src: trees.Tree, changes: tuple[FileChange, ...], ctx: ToolExecutionContext) -> ToolResult:
+        trash = entries.trash_dir()
+        src_dir, name = fs.open_parent(src.root)
+        trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            try:
+                entries.rename_noreplace(src_dir, name, trash_fd, name)
+            except OSError as exc:
+                if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
+                    raise ToolError(f"{src.root} is on another file system than Echo Desk's trash; nothing was "
+                                    "deleted", kind=ErrorKind.BUSINESS) from exc
+                raise fs.os_error(exc, src.root, "move to the trash") from exc
+            with contextlib.suppress(OSError):
+                os.fsync(src_dir)
+        finally:
+            os.close(trash_fd)
+            os.close(src_dir)
+        ctx.host.file_mutated(str(src.root))
+        return ToolResult.ok(f"Deleted the folder {src.root} with {len(src.files)} files (moved to Echo Desk's "
+                             f"trash: {trash / name}).",
+                             metadata={"path": str(src.root), "trash": str(trash / name),
+                                       REMOVED_FOLDERS: _folders_at(src, src.root)}, file_changes=changes)
+
+
+def _missing(target: fs.Resolved) -> list[str]:
+    """The folders that creating ``target`` makes, outermost first."""
+    missing = []
+    folder = target.path
+    while folder != target.root and not os.path.lexists(folder):
+        missing.append(str(folder))
+        folder = folder.parent
+    if len(missing) > MAX_NEW_FOLDERS:
+        raise ToolError(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
+                        kind=ErrorKind.BUSINESS)
+    return missing[::-1]
+
+
+class CreateFolder(_PathTool):
+    name = "create_folder"
+    description = ("Create a folder inside the workspace, with any missing parent folders. "
+                   "Fails if something already exists at that path.")
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"path": {**_PATH_SCHEMA, "description": "The folder to create."}},
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    title = N_("Create folder")
+    catalog_description = N_("Creates a folder (and missing parent folders) in your workspace.")
+
+    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
+        if os.path.lexists(target.path):
+            raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
+        _missing(target)
+        preview = ToolPreview(targets=(_target(target, N_("new folder")),),
+                              summary=deferred(N_("Create the folder {path}"), path=target))
+        return preview, target
+
+    def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
+        target = plan
+        missing = _missing(target)
+        try:
+            os.close(fs.open_dir(target.root, target.parts, create=True))
+        except OSError as exc:
+            raise fs.os_error(exc, target, "create") from exc
+        ctx.host.file_mutated(str(target))
+        return ToolResult.ok(f"Created the folder {target}.", metadata={"path": str(target), CREATED_FOLDERS: missing})

@@ -1,0 +1,60 @@
+"""Per-hunk approval for the file-write lifecycle: narrow a plan to the hunks the person kept.
+
+The partial content is computed from the previewed base (the plan's old text) and the chosen
+hunks; the lifecycle then writes it with the same hash check and atomic save as a whole change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, Hunk, apply_hunks, hunks_of
+from echo_desk.builtins.files.diffs import file_change
+from echo_desk.builtins.files.textcodec import TextFormat, decode, encode
+from echo_desk.tools import ToolExecutionContext
+
+if TYPE_CHECKING:
+    from echo_desk.builtins.files.lifecycle import Plan
+
+
+def chosen_hunks(ctx: ToolExecutionContext, path: str) -> tuple[int, ...] | None:
+    """The hunks of ``path`` the person kept (``None``: no selection, take everything)."""
+    selection = ctx.extras.get(SELECTION_KEY)
+    if not isinstance(selection, dict) or path not in selection:
+        return None
+    return tuple(selection[path])
+
+
+def narrow(plan: Plan, chosen: Collection[int]) -> tuple[Plan | None, list[Hunk], list[Hunk]]:
+    """``(plan for the kept hunks or None when none is kept, applied hunks, declined hunks)``."""
+    hunks = hunks_of(plan.old_text, plan.new_text)
+    applied = [h for h in hunks if h.index in chosen]
+    declined = [h for h in hunks if h.index not in chosen]
+    if not declined:
+        return plan, applied, declined
+    if not applied:
+        return None, applied, declined
+    text = apply_hunks(plan.old_text, hunks, chosen)
+    fmt = decode(plan.before, plan.target)[1] if plan.before is not None else TextFormat()
+    after = encode(text, fmt, plan.target)
+    change = file_change(str(plan.target), plan.before, after, plan.old_text, text)
+    return replace(plan, after=after, change=change, new_text=text), applied, declined
+
+
+def report(path: str, applied: list[Hunk], declined: list[Hunk], ctx: ToolExecutionContext) -> str:
+    """What the model is told: which hunks were written and which the person declined, with text."""
+    total = len(applied) + len(declined)
+    if not declined:
+        return ""
+    numbers = ", ".join(str(h.index + 1) for h in applied) or "none"
+    lines = [f"The person reviewed the {total} hunks of {path} and approved only hunk(s) {numbers}; "
+             f"{'nothing was written' if not applied else 'only those were written'}. "
+             "Declined (not written):"]
+    lines += [h.describe() for h in declined]
+    message = ctx.extras.get(SELECTION_MESSAGE_KEY)
+    if message:
+        lines.append(f"The person said about the declined hunks: {message}")
+    lines.append("Read the file again before changing it further.")
+    return "\n".join(lines)

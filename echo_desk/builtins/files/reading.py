@@ -1,0 +1,162 @@
+"""Read-only file tools: ``read_file`` and ``list_dir``."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from echo_desk.builtins.common import BuiltinTool, get_int, get_str
+from echo_desk.builtins.files import fs
+from echo_desk.builtins.files.textcodec import decode, split_keep
+from echo_desk.tools import N_, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_OUTPUT_CHARS = 100_000
+MAX_LINES = 2000
+
+
+class ReadFile(BuiltinTool):
+    name = "read_file"
+    description = (
+        "Read a text file inside the workspace. Returns the text exactly (no line numbers) with a "
+        "header giving the line range, encoding and line endings. Use start_line/max_lines to read "
+        "long files in parts. Binary files are refused."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS,
+                     "description": "File path, relative to the workspace or absolute inside it."},
+            "start_line": {"type": "integer", "minimum": 1, "default": 1,
+                           "description": "First line to return (1-based)."},
+            "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": 500,
+                          "description": "How many lines to return at most."},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.READ
+    timeout_seconds = 30.0
+    idempotent = True
+    capabilities = frozenset({"files.read"})
+    title = N_("Read file")
+    catalog_description = N_("Reads a text file in your workspace, or a range of its lines.")
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.workspace_roots)
+        start = get_int(params, "start_line", default=1, low=1, high=10**9)
+        count = get_int(params, "max_lines", default=500, low=1, high=MAX_LINES)
+        data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
+        if len(data) > MAX_FILE_BYTES:
+            raise ToolError(
+                f"{target} is {st.st_size} bytes; read_file reads files up to {MAX_FILE_BYTES} bytes. "
+                "Use search_files to find the part you need, or run_command with head/tail/sed.",
+                kind=ErrorKind.BUSINESS,
+            )
+        text, fmt = decode(data, target)
+        lines = split_keep(text)
+        total = len(lines)
+        if total and start > total:
+            raise ToolError(f"{target} has {total} lines; start_line {start} is past the end", kind=ErrorKind.BUSINESS)
+        chosen: list[str] = []
+        size = 0
+        for line in lines[start - 1 : start - 1 + count]:
+            if chosen and size + len(line) > MAX_OUTPUT_CHARS:
+                break
+            chosen.append(line[:MAX_OUTPUT_CHARS])
+            size += len(chosen[-1])
+        end = start - 1 + len(chosen)
+        # A whole file says "5 lines": from "lines 1-5 of 5" the 0.5B model counted 15.
+        span = (f"{total} lines" if start == 1 and end == total
+                else f"lines {start if chosen else 0}-{end} of {total}")
+        header = f"[{target} — {span} — {fmt.label}, {fmt.newline_label}]"
+        body = "".join(chosen)
+        if end < total:
+            body += (f"\n[truncated: showing lines {start}-{end} of {total}. "
+                     f"Call read_file with start_line={end + 1} to read further.]")
+        meta = {"encoding": fmt.label, "newline": fmt.newline_label, "total_lines": total,
+                "start_line": start, "end_line": end, "path": str(target)}
+        return ToolResult.ok(f"{header}\n{body}", metadata=meta)
+
+
+def _describe(name: str, st: os.stat_result) -> str:
+    if stat.S_ISDIR(st.st_mode):
+        return f"dir   {name}/"
+    if stat.S_ISLNK(st.st_mode):
+        return f"link  {name} (symbolic link, not followed)"
+    if stat.S_ISREG(st.st_mode):
+        return f"file  {name}  {st.st_size} bytes"
+    return f"other {name}"
+
+
+class ListDir(BuiltinTool):
+    name = "list_dir"
+    description = (
+        "List a folder inside the workspace: one entry per line with its type (file, dir, link) "
+        "and size. depth > 1 lists sub-folders too (symbolic links are not followed; .git is not entered)."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
+                     "description": "Folder path, relative to the workspace or absolute inside it."},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1,
+                      "description": "How many levels to list."},
+            "max_entries": {"type": "integer", "minimum": 1, "maximum": 2000, "default": 200,
+                            "description": "Stop after this many entries."},
+        },
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.READ
+    timeout_seconds = 30.0
+    idempotent = True
+    capabilities = frozenset({"files.read"})
+    title = N_("List folder")
+    catalog_description = N_("Lists the files and folders in a folder of your workspace, with their sizes.")
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
+                            ctx.workspace_roots)
+        depth = get_int(params, "depth", default=1, low=1, high=5)
+        limit = get_int(params, "max_entries", default=200, low=1, high=2000)
+        fs.require_dir(target)
+        rows: list[str] = []
+        try:
+            fd = fs.open_dir(target.root, target.parts)
+        except OSError as exc:
+            raise fs.os_error(exc, target, "list") from exc
+        try:
+            complete = self._walk(fd, "", depth, limit, rows, ctx)
+        finally:
+            os.close(fd)
+        text = f"[{target}]\n" + ("\n".join(rows) if rows else "(empty folder)")
+        if not complete:
+            text += f"\n[stopped after {limit} entries; list a sub-folder or raise max_entries]"
+        return ToolResult.ok(text, metadata={"entries": len(rows), "complete": complete, "path": str(target)})
+
+    def _walk(self, fd: int, prefix: str, depth: int, limit: int, rows: list[str],
+              ctx: ToolExecutionContext) -> bool:
+        ctx.check_cancelled()
+        with os.scandir(fd) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in entries:
+            if len(rows) >= limit:
+                return False
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            rows.append(_describe(prefix + entry.name, st))
+            if depth > 1 and stat.S_ISDIR(st.st_mode) and entry.name != ".git":
+                try:
+                    sub = os.open(entry.name, fs.DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    continue
+                try:
+                    if not self._walk(sub, f"{prefix}{entry.name}/", depth - 1, limit, rows, ctx):
+                        return False
+                finally:
+                    os.close(sub)
+        return True

@@ -1,0 +1,1 @@
+"""``search_files`` and the linear-time patterns it matches with."""

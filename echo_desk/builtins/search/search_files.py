@@ -1,0 +1,170 @@
+"""``search_files``: find files by name (glob) and/or content (regex) under the workspace.
+
+Walks with directory file descriptors and never follows symbolic links, skips ``.git`` and
+whatever the ``.gitignore`` files on the way ignore, and stops at a result cap.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pathspec
+
+from echo_desk.builtins.common import BuiltinTool, bad, get_bool, get_int, get_str
+from echo_desk.builtins.files import fs
+from echo_desk.builtins.files.textcodec import BinaryFile, decode
+from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
+from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+
+MAX_SCAN_BYTES = 2 * 1024 * 1024
+MAX_LINE_CHARS = 200
+
+
+def glob_to_regex(pattern: str) -> Any:
+    """A glob as a linear-time pattern (see ``patterns``); its ``match`` covers the whole name."""
+    try:
+        return compile_glob(pattern)
+    except PatternError as exc:
+        raise bad(str(exc)) from exc
+
+
+def _rel(dirpath: str) -> str:
+    """fwalk's ``./a/b`` as ``a/b`` ('' for the top)."""
+    return "/".join(p for p in dirpath.split("/") if p not in ("", "."))
+
+
+class _Ignores:
+    """The ``.gitignore`` rules in force for one folder, deepest first."""
+
+    def __init__(self) -> None:
+        self.specs: dict[str, pathspec.GitIgnoreSpec] = {}
+
+    def load(self, rel_dir: str, dir_fd: int) -> None:
+        try:
+            data, _ = fs.read_regular(dir_fd, ".gitignore", limit=256 * 1024)
+        except (OSError, ToolError):
+            return
+        # A workspace's .gitignore is untrusted too: RE2, not backtracking ``re``.
+        self.specs[rel_dir] = pathspec.GitIgnoreSpec.from_lines(
+            data.decode("utf-8", "replace").splitlines(), backend="re2"
+        )
+
+    def ignored(self, rel_path: str, is_dir: bool) -> bool:
+        parts = rel_path.split("/")
+        for depth in range(len(parts) - 1, -1, -1):
+            base = "/".join(parts[:depth])
+            spec = self.specs.get(base)
+            if spec is None:
+                continue
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            include = spec.check_file(sub).include
+            if include is not None:
+                return bool(include)
+        return False
+
+
+class SearchFiles(BuiltinTool):
+    name = "search_files"
+    description = (
+        "Search the workspace for files whose name matches a glob (like '*.py' or 'src/**/test_*.py') "
+        "and/or whose content matches a regular expression (RE2 syntax: no backreferences or "
+        "lookaround). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
+        ".gitignore; symbolic links are not followed."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "glob": {"type": "string", "minLength": 1, "maxLength": 500,
+                     "description": "File name pattern; with a '/' it matches the path below 'path'."},
+            "regex": {"type": "string", "minLength": 1, "maxLength": 1000,
+                      "description": "Regular expression searched in each line of text files."},
+            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
+                     "description": "Folder to search in (default: the workspace)."},
+            "case_sensitive": {"type": "boolean", "default": True},
+            "max_results": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+        },
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.READ
+    timeout_seconds = 60.0
+    idempotent = True
+    capabilities = frozenset({"files.read"})
+    title = N_("Search files")
+    catalog_description = N_("Finds files in your workspace by name or by the text they contain.")
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        name_glob = get_str(params, "glob", max_len=500, required=False)
+        regex_text = get_str(params, "regex", max_len=1000, required=False)
+        if not name_glob and not regex_text:
+            raise bad("give 'glob', 'regex' or both")
+        case_sensitive = get_bool(params, "case_sensitive", default=True)
+        try:
+            content_re = LineSearch(regex_text, case_sensitive=case_sensitive) if regex_text else None
+        except PatternError as exc:
+            raise bad(f"'regex' is not a valid regular expression: {exc}") from exc
+        name_re = glob_to_regex(name_glob) if name_glob else None
+        limit = get_int(params, "max_results", default=100, low=1, high=1000)
+        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
+                            ctx.workspace_roots)
+        fs.require_dir(target)
+        try:
+            top_fd = fs.open_dir(target.root, target.parts)
+        except OSError as exc:
+            raise fs.os_error(exc, target, "search") from exc
+        anchor = ctx.workspace.resolve() if ctx.workspace else None
+        results: list[str] = []
+        ignores = _Ignores()
+        complete = True
+        try:
+            for dirpath, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=top_fd, follow_symlinks=False):
+                ctx.check_cancelled()
+                rel_dir = _rel(dirpath)
+                ignores.load(rel_dir, dir_fd)
+                dirnames[:] = sorted(
+                    d for d in dirnames
+                    if d != ".git" and not ignores.ignored(f"{rel_dir}/{d}".lstrip("/"), True)
+                )
+                for fname in sorted(filenames):
+                    ctx.check_cancelled()
+                    rel = f"{rel_dir}/{fname}".lstrip("/")
+                    if ignores.ignored(rel, False):
+                        continue
+                    if name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
+                        continue
+                    found = target.path / rel
+                    label = str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
+                    if content_re is None:
+                        results.append(label)
+                    else:
+                        self._grep(dir_fd, fname, label, content_re, results, limit)
+                    if len(results) >= limit:
+                        complete = False
+                        break
+                if not complete:
+                    break
+        finally:
+            os.close(top_fd)
+        text = "\n".join(results) if results else "no matches"
+        if not complete:
+            text += f"\n[stopped at {limit} results; narrow the search or raise max_results]"
+        return ToolResult.ok(text, metadata={"results": len(results), "complete": complete})
+
+    @staticmethod
+    def _grep(dir_fd: int, fname: str, label: str, pattern: LineSearch, results: list[str],
+              limit: int) -> None:
+        try:
+            st = os.stat(fname, dir_fd=dir_fd, follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SCAN_BYTES:
+                return
+            data, _ = fs.read_regular(dir_fd, fname, limit=MAX_SCAN_BYTES)
+            text, _ = decode(data)
+        except (OSError, BinaryFile, ToolError):
+            return
+        for number, line in pattern.lines(text):
+            results.append(f"{label}:{number}: {line.rstrip()[:MAX_LINE_CHARS]}")
+            if len(results) >= limit:
+                return
+

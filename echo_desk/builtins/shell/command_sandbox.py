@@ -1,0 +1,167 @@
+"""Where ``run_command`` runs a command: in the sandbox or outside, decided from the workspace's
+sandbox settings and whether the sandbox works here, shown as a target before approval.
+
+The sandbox itself (``echo_desk.sandbox``) knows nothing of settings or Echo Desk's folders; this
+module is the glue: it passes in the workspaces, Echo Desk's own folders, the person's hidden
+paths, and turns the plan into the targets the approval policy reads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from echo_desk import sandbox
+from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
+from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
+from echo_desk.sandbox.proxy import DomainProxy
+from echo_desk.store import paths
+from echo_desk.store.settings import SandboxMode, Settings
+from echo_desk.tools import Protection, ProtectionReason, Target
+
+NO_NETWORK = "network: none"
+ONLY_DOMAINS = "network: only "
+
+
+@dataclass(frozen=True)
+class CommandPlan:
+    """Where one command will run; ``outside_reason`` says why it runs outside (``None``: it does not
+    need saying: in the sandbox, or the sandbox is off)."""
+
+    mode: SandboxMode
+    sandboxed: bool
+    availability: sandbox.Availability
+    outside_reason: ProtectionReason | None = None
+    #: Allowed domains as the person wrote them (empty: no network at all).
+    domains: tuple[str, ...] = ()
+
+    @property
+    def rules(self) -> tuple[DomainRule, ...]:
+        return parse_rules(self.domains)
+
+    @property
+    def network(self) -> str:
+        return ONLY_DOMAINS + ", ".join(self.domains) if self.domains else NO_NETWORK
+
+    @property
+    def target(self) -> Target | None:
+        """The line the approval dialog shows (and the policy reads); none when the sandbox is off."""
+        if self.sandboxed:
+            return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=self.network)
+        if self.outside_reason is not None:
+            why = Protection(reason=self.outside_reason)
+            return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, protections=(why,))
+        return None
+
+    def metadata(self) -> dict[str, object]:
+        network = ("domains" if self.domains else "none") if self.sandboxed else "host"
+        return {"mode": self.mode.value, "sandboxed": self.sandboxed, "network": network,
+                "domains": list(self.domains) if self.sandboxed else [], "status": self.availability.status.value}
+
+
+def plan_command(settings: Settings, workspace: Path | None, *, outside: bool) -> CommandPlan:
+    """The plan for a command in ``workspace``; ``outside``: the model asked to leave the sandbox."""
+    chosen = settings.sandbox.for_workspace(workspace)
+    mode = chosen.mode
+    found = sandbox.availability()
+    if mode is SandboxMode.OFF:
+        return CommandPlan(mode, False, found)
+    if mode is SandboxMode.ASK_UNSANDBOXED:
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK)
+    if not found.available:
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE)
+    if outside:
+        return CommandPlan(mode, False, found, ProtectionReason.OUTSIDE_SANDBOX_ASKED)
+    return CommandPlan(mode, True, found, domains=tuple(d for d in chosen.allowed_domains if _valid(d)))
+
+
+def _valid(domain: str) -> bool:
+    # The settings page refuses bad entries; one written by hand into the file is left out.
+    try:
+        DomainRule.parse(domain)
+    except BadDomain:
+        return False
+    return True
+
+
+def own_folders() -> tuple[tuple[ProtectionReason, Path], ...]:
+    """Echo Desk's own folders and the keyrings, each with its protected reason."""
+    home = Path.home()
+    return (
+        (ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
+        (ProtectionReason.DATA_FOLDER, paths.data_dir()),
+        (ProtectionReason.CACHE_FOLDER, paths.cache_dir()),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
+    )
+
+
+def _spellings(folder: Path) -> set[str]:
+    real = os.path.realpath(folder)
+    found = {str(folder), real}
+    home = str(Path.home())
+    for path in (str(folder), real):
+        if path.startswith(home + os.sep):
+            rest = path[len(home):]
+            found |= {f"~{rest}", f"$HOME{rest}", f"${{HOME}}{rest}"}
+    return found
+
+
+def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
+    """Protected targets for Echo Desk's own folders that the command names or runs in.
+
+    Best effort on the command text (a command can build a path at run time); in the sandbox
+    these folders are hidden anyway, so this is the always-ask for commands run outside.
+    """
+    found: list[Target] = []
+    real_cwd = Path(os.path.realpath(cwd))
+    for reason, folder in own_folders():
+        real = Path(os.path.realpath(folder))
+        named = any(spelling in command for spelling in _spellings(folder))
+        inside = real_cwd == real or real_cwd.is_relative_to(real)
+        if named or inside:
+            found.append(Target(kind="path", value=str(real), protections=(Protection(reason=reason),)))
+    return tuple(found)
+
+
+def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
+    hidden = [folder for _, folder in own_folders()]
+    hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
+    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains))
+
+
+#: Builds the proxy from the rules (tests give it a resolver that maps a test name to loopback).
+make_proxy: Callable[[tuple[DomainRule, ...]], DomainProxy] = DomainProxy
+
+
+def start_network(plan: CommandPlan, launch: sandbox.Launch | None) -> DomainProxy | None:
+    """The proxy for the allowed domains, serving the forwarder of ``launch`` (on this loop)."""
+    if launch is None or launch.relay is None:
+        return None
+    proxy = make_proxy(plan.rules)
+    proxy.attach(launch.relay)
+    return proxy
+
+
+async def finish_network(proxy: DomainProxy | None, meta: dict[str, object]) -> str:
+    """Stop the proxy; record refused hosts in ``meta`` and return the line for the model."""
+    if proxy is None:
+        return ""
+    await proxy.close()
+    meta["refused_hosts"] = list(proxy.refused)
+    if not proxy.refused:
+        return ""
+    return (f"\n[sandbox] network access refused for: {', '.join(proxy.refused)} (not an allowed domain of this "
+            "workspace, a bare IP address, or a local address). The person can add a domain in Settings › Sandbox.")
+
+
+def blocked_note(blocked: tuple[sandbox.Blocked, ...]) -> str:
+    """English lines for the model when a sandboxed command failed, saying what was refused."""
+    if not blocked:
+        return ""
+    what = "; ".join(b.english for b in blocked)
+    return (f"\n[sandbox] the command probably failed because the sandbox refused: {what}. "
+            "If it must run outside the sandbox, call run_command again with outside_sandbox: true; "
+            "the person has to approve that themselves.")

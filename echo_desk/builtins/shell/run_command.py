@@ -1,0 +1,290 @@
+"""``run_command``: a shell command line in the workspace, streamed live, bounded in time and memory.
+
+The child runs in its own session (so its own process group); on timeout or cancel the whole
+group is killed, grandchildren included. Output is streamed to the card up to a limit and kept
+as head + tail, so gigabytes of output cost a fixed amount of memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from echo_desk import sandbox
+from echo_desk.agent.policy import approved_protected_targets, is_protected
+from echo_desk.builtins.common import BuiltinTool, get_int, get_str, require_writable
+from echo_desk.builtins.files import fs
+from echo_desk.builtins.shell import command_sandbox
+from echo_desk.builtins.shell.leftovers import CommandLeash
+from echo_desk.i18n import deferred
+from echo_desk.store.settings import Settings
+from echo_desk.tools import (
+    N_,
+    CancelledByUser,
+    ErrorKind,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+MAX_COMMAND = 10_000
+MAX_TIMEOUT = 600
+HEAD_BYTES = 32 * 1024
+TAIL_BYTES = 32 * 1024
+STREAM_LIMIT = 1024 * 1024
+CHUNK = 64 * 1024
+
+
+def command_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables a command may see: an allow-list (``echo_desk.sandbox.environment``)."""
+    return sandbox.allowed_environment(source)
+
+
+class OutputBuffer:
+    """Keeps the first and the last bytes of an unbounded stream."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > TAIL_BYTES:
+                del self.tail[: len(self.tail) - TAIL_BYTES]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.head) + len(self.tail)
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", "replace")
+        if not self.truncated:
+            return head + self.tail.decode("utf-8", "replace")
+        omitted = self.total - len(self.head) - len(self.tail)
+        return f"{head}\n[... {omitted} bytes of output omitted ...]\n{self.tail.decode('utf-8', 'replace')}"
+
+
+def _enter(cwd: fs.Resolved) -> tuple[int, str]:
+    """Open the working folder through the symlink-free walk; the child changes into that very
+    folder (``/proc/self/fd/N`` on Linux), so a folder swapped for a link after the check is not
+    followed."""
+    try:
+        fd = fs.open_dir(cwd.root, cwd.parts)
+    except OSError as exc:
+        raise fs.os_error(exc, cwd, "enter") from exc
+    return fd, (f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else str(cwd))
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class RunCommand(BuiltinTool):
+    name = "run_command"
+    description = (
+        "Run a shell command line (/bin/sh -c) with its working folder inside the workspace. "
+        "stdout and stderr are merged and returned with the exit code; long output keeps its start "
+        "and end. The command is killed (with all its child processes) after timeout_seconds; "
+        "background processes it started are stopped when it ends. Only harmless environment "
+        "variables are passed on. Usually it runs in a sandbox: the workspace is writable, the rest "
+        "of the disk read-only, secret folders hidden, no network; if it failed because of the "
+        "sandbox, you may ask to run it outside with outside_sandbox: true (the person decides)."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1, "maxLength": MAX_COMMAND,
+                        "description": "The command line, run by /bin/sh -c."},
+            "cwd": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
+                    "description": "Working folder, relative to the workspace or absolute inside it."},
+            "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
+            "outside_sandbox": {"type": "boolean", "default": False,
+                                "description": "Ask to run outside the sandbox with all the person's "
+                                               "rights; only the person can approve it."},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.EXEC
+    timeout_seconds = float(MAX_TIMEOUT + 30)  # the tool enforces the per-call timeout itself
+    stream_capable = True
+    capabilities = frozenset({"shell"})
+    title = N_("Run command")
+    catalog_description = N_("Runs a command in a terminal in your workspace and shows its output live.")
+
+    def __init__(self, settings: Callable[[], Settings] | None = None) -> None:
+        self._settings = settings or Settings
+
+    def _plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext,
+              command: str, cwd: fs.Resolved) -> tuple[command_sandbox.CommandPlan, tuple[Target, ...]]:
+        outside = params.get("outside_sandbox") is True
+        plan = command_sandbox.plan_command(self._settings(), ctx.workspace, outside=outside)
+        extra = (plan.target,) if plan.target else ()
+        return plan, (*extra, *command_sandbox.own_folder_targets(command, cwd.path))
+
+    def _args(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[str, fs.Resolved, int]:
+        require_writable(ctx, self.name)
+        command = get_str(params, "command", max_len=MAX_COMMAND)
+        if not command.strip():
+            raise ToolError("'command' is blank", kind=ErrorKind.VALIDATION)
+        cwd = fs.resolve(get_str(params, "cwd", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
+                         ctx.write_roots, what="cwd")
+        fs.require_dir(cwd)
+        return command, cwd, get_int(params, "timeout_seconds", default=120, low=1, high=MAX_TIMEOUT)
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        command, cwd, timeout = self._args(params, ctx)
+        _plan, extra = self._plan(params, ctx, command, cwd)
+        return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)), *extra),
+                           summary=deferred(N_("Run in {cwd} (timeout {seconds} s)"), cwd=cwd, seconds=timeout))
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        command, cwd, timeout = self._args(params, ctx)
+        plan, extra = self._plan(params, ctx, command, cwd)
+        self._check_as_approved(ctx, extra)
+        started = time.monotonic()
+        dir_fd, workdir = _enter(cwd)
+        argv, env = ["/bin/sh", "-c", command], {**command_environment(), "PWD": str(cwd)}
+        pass_fds: tuple[int, ...] = ()
+        launch: sandbox.Launch | None = None
+        # Outside the sandbox a supervisor ends setsid/daemonized leftovers and knows the shell's
+        # exit; inside, the sandbox's own process namespace ends them all with the command.
+        leash = None if plan.sandboxed else CommandLeash.create()
+        try:
+            if plan.sandboxed:
+                spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
+                launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap")
+                argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
+            proc = await asyncio.create_subprocess_exec(
+                *(leash.wrap(argv) if leash else argv), cwd=workdir, env=env,
+                pass_fds=pass_fds + (leash.pass_fds if leash else ()),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            )
+            if leash:
+                await leash.started(proc.stdout)
+        except BaseException:
+            if launch is not None:
+                launch.release()  # nothing started (or it is being torn down): no placeholder stays
+            raise
+        finally:
+            os.close(dir_fd)
+            if launch is not None:
+                launch.close()
+        network = command_sandbox.start_network(plan, launch)
+        buffer = OutputBuffer()
+        output_ended = asyncio.Event()
+        reader = asyncio.create_task(self._pump(proc, buffer, ctx, output_ended))
+        ended = ""
+        try:
+            ended = await self._supervise(reader, ctx, started + timeout, leash, output_ended)
+        finally:
+            # Whatever happened (normal end included), no straggler survives us.
+            if leash:
+                await leash.end()
+            kill_group(proc.pid)
+            if not reader.done():
+                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(reader, 2.0)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(proc.wait(), 5.0)
+            if launch is not None and proc.returncode is not None:
+                # The sandbox is gone: its placeholders can go (never earlier, see placeholders).
+                launch.release()
+        exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
+        if leash and leash.ended and not ended:
+            buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
+        sandbox_meta = plan.metadata()
+        refused_note = await command_sandbox.finish_network(network, sandbox_meta)
+        meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total,
+                "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
+                "sandbox": sandbox_meta}
+        if ended == "cancel":
+            raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
+                                  f"Output so far:\n{buffer.text()}")
+        if ended == "timeout":
+            return ToolResult.fail(
+                ErrorKind.TIMEOUT,
+                f"the command ran longer than {timeout} s; its process group was killed. "
+                f"Output so far:\n{buffer.text()}",
+                metadata=meta,
+            )
+        note = ""
+        if plan.sandboxed:
+            blocked = sandbox.what_was_blocked(exit_code, buffer.text())
+            sandbox_meta["blocked"] = [b.value for b in blocked]
+            note = command_sandbox.blocked_note(blocked) + refused_note
+        return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta)
+
+    @staticmethod
+    def _check_as_approved(ctx: ToolExecutionContext, extra: tuple[Target, ...]) -> None:
+        """Run only what was shown: the same place (sandbox or not) and, for a protected target
+        (outside the sandbox, Echo Desk's own folders), the person's own approval of it."""
+        if ctx.preview is not None:
+            shown = tuple(t for t in ctx.preview.targets if t.kind != "command")
+            if shown != extra:
+                raise ToolError("where the command runs (sandbox, protected folders) changed since it was "
+                                "approved; nothing was run", kind=ErrorKind.BUSINESS)
+        for target in extra:
+            if is_protected(target) and target not in approved_protected_targets(ctx, target.kind):
+                why = "; ".join(p.english_reason for p in target.protections)
+                raise ToolError(f"not run: {why} needs the person's "
+                                "own approval", kind=ErrorKind.BUSINESS)
+
+    @staticmethod
+    async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float,
+                         leash: CommandLeash | None = None, output_ended: asyncio.Event | None = None) -> str:
+        # The end of the output, and the supervisor's exit line plus its grace, are awaited; only
+        # a Stop from another thread (a threading.Event) is looked at every 0.1 s.
+        leashed = asyncio.create_task(leash.wait_done(output_ended or asyncio.Event())) if leash else None
+        waiting = {reader} if leashed is None else {reader, leashed}
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                done, _ = await asyncio.wait(waiting, timeout=max(0.0, min(0.1, left)),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if done:
+                    return ""
+                if ctx.cancel_event.is_set():
+                    return "cancel"
+                if time.monotonic() >= deadline:
+                    return "timeout"
+        finally:
+            if leashed is not None:
+                leashed.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await leashed
+
+    @staticmethod
+    async def _pump(proc: asyncio.subprocess.Process, buffer: OutputBuffer, ctx: ToolExecutionContext,
+                    output_ended: asyncio.Event | None = None) -> None:
+        assert proc.stdout is not None
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        streamed = 0
+        while chunk := await proc.stdout.read(CHUNK):
+            buffer.feed(chunk)
+            if streamed < STREAM_LIMIT:
+                streamed += len(chunk)
+                ctx.emit(decoder.decode(chunk))
+                if streamed >= STREAM_LIMIT:
+                    ctx.emit("\n[live output paused after 1 MB; the result keeps the start and the end]\n")
+        if output_ended is not None:
+            output_ended.set()  # EOF: with a supervisor, the process itself ends only when told
+        await proc.wait()

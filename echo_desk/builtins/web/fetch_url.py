@@ -1,0 +1,236 @@
+"""``fetch_url``: read a web page or text resource over http(s), bounded in time, size and redirects."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from html.parser import HTMLParser
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from echo_desk.agent.policy import approved_protected_targets
+from echo_desk.builtins.common import BuiltinTool, bad, get_int, get_str
+from echo_desk.builtins.web.netguard import local_addresses, local_protection
+from echo_desk.i18n import deferred
+from echo_desk.tools import (
+    N_,
+    ErrorKind,
+    RiskLevel,
+    Target,
+    ToolError,
+    ToolExecutionContext,
+    ToolPreview,
+    ToolResult,
+)
+
+MAX_URL = 8192
+MAX_BYTES = 5 * 1024 * 1024
+MAX_CHARS = 100_000
+MAX_REDIRECTS = 5
+USER_AGENT = "EchoDesk/1 (+fetch_url tool)"
+_TEXT_TYPES = frozenset({"application/json", "application/xml", "application/javascript", "application/x-yaml",
+                         "application/yaml", "application/toml"})
+
+
+def is_text_type(ctype: str) -> bool:
+    """Whether a (lower-case, parameter-free) content type is text; no type counts as text."""
+    return (not ctype or ctype.startswith("text/") or ctype in _TEXT_TYPES
+            or ctype.endswith(("+json", "+xml")))
+
+
+class _TextExtractor(HTMLParser):
+    """Visible text of an HTML page: no scripts/styles, block elements become line breaks."""
+
+    _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+    _BLOCK = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
+                        "article", "header", "footer", "pre", "blockquote", "table", "ul", "ol", "title"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title = ""
+        self._skip = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title":
+            self._in_title = True
+        elif tag in self._SKIP:
+            self._skip += 1
+        if tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+        elif tag in self._SKIP and self._skip:
+            self._skip -= 1
+        if tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+        elif not self._skip:
+            self.parts.append(data)
+
+    def text(self) -> str:
+        lines = (" ".join(line.split()) for line in "".join(self.parts).splitlines())
+        return "\n".join(line for line in lines if line)
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """``(title, visible text)`` of an HTML document."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    return " ".join(parser.title.split()), parser.text()
+
+
+def _port(url: httpx.URL) -> int:
+    return url.port or (443 if url.scheme == "https" else 80)
+
+
+Origin = tuple[str, str, int]
+
+
+def origin(url: httpx.URL) -> Origin:
+    """``(scheme, host, port)``: what an approval of a local address covers."""
+    return url.scheme, url.host, _port(url)
+
+
+def _approved_local_origins(ctx: ToolExecutionContext) -> frozenset[Origin]:
+    """The local origins the person saw marked in the approval and allowed, for this call only.
+
+    Exactly the origin shown: approving ``http://localhost:8000`` does not let a redirect reach
+    another port (another service) or scheme on the same host."""
+    return frozenset(origin(httpx.URL(t.value)) for t in approved_protected_targets(ctx, "url"))
+
+
+def check_url(raw: str) -> str:
+    parts = urlsplit(raw)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise bad(f"only http and https URLs can be fetched, not {parts.scheme or 'a relative URL'!r}")
+    if not parts.hostname:
+        raise bad("the URL has no host")
+    return raw
+
+
+class FetchUrl(BuiltinTool):
+    name = "fetch_url"
+    description = (
+        "Fetch an http(s) URL and return its content as text: HTML is reduced to its visible text, "
+        "JSON is pretty-printed, other text is returned as is. Binary content is refused. "
+        f"At most {MAX_BYTES // (1024 * 1024)} MB are downloaded and {MAX_REDIRECTS} redirects followed. "
+        "Addresses on this computer or its local network are fetched only if the person approves the call."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "minLength": 1, "maxLength": MAX_URL, "description": "An http:// or https:// URL."},
+            "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 60, "default": 20},
+        },
+        "required": ["url"],
+        "additionalProperties": False,
+    }
+    risk_level = RiskLevel.READ
+    timeout_seconds = 75.0
+    idempotent = True
+    max_retries = 1
+    capabilities = frozenset({"web"})
+    title = N_("Fetch web page")
+    catalog_description = N_(
+        "Downloads a web page and gives the agent its text. Addresses on this computer or your local "
+        "network are fetched only after you approve."
+    )
+
+    def __init__(self, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._transport = transport
+
+    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+        url = check_url(get_str(params, "url", max_len=MAX_URL))
+        parsed = httpx.URL(url)
+        local = await local_addresses(parsed.host, _port(parsed))
+        protections = (local_protection(parsed.host, local),) if local else ()
+        return ToolPreview(
+            targets=(Target(kind="url", value=url, protections=protections),), summary=deferred(N_("Fetch {url}"), url=url)
+        )
+
+    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        url = check_url(get_str(params, "url", max_len=MAX_URL))
+        timeout = get_int(params, "timeout_seconds", default=20, low=1, high=60)
+        allowed_local = _approved_local_origins(ctx)
+
+        async def refuse_unapproved_local(request: httpx.Request) -> None:
+            # Every request, redirects included: a public page may redirect inside.
+            if request.url.scheme not in ("http", "https"):
+                raise ToolError(f"a redirect led to an unsupported URL: {request.url}", kind=ErrorKind.BUSINESS)
+            local = await local_addresses(request.url.host, _port(request.url))
+            if local and origin(request.url) not in allowed_local:
+                scheme, host, port = origin(request.url)
+                raise ToolError(
+                    f"not fetched: {host} is this computer or its local network ({', '.join(local)}); "
+                    f"fetch_url goes to {scheme}://{host}:{port} only when the person approves that very "
+                    "call, which shows that exact origin (scheme, host and port)",
+                    kind=ErrorKind.BUSINESS,
+                )
+
+        try:
+            # httpx's timeout bounds each read, not the whole download: a server sending one
+            # byte a second would never trip it. The tool's timeout is a deadline for it all.
+            async with asyncio.timeout(timeout):
+                return await self._fetch(url, ctx, timeout, refuse_unapproved_local)
+        except TimeoutError as exc:
+            raise ToolError(f"{url} was not fetched within {timeout} s; stopped", kind=ErrorKind.TIMEOUT) from exc
+
+    async def _fetch(self, url: str, ctx: ToolExecutionContext, timeout: int,
+                     refuse_unapproved_local: Callable[[httpx.Request], Awaitable[None]]) -> ToolResult:
+        try:
+            async with httpx.AsyncClient(
+                follow_redirects=True, max_redirects=MAX_REDIRECTS, timeout=timeout,
+                headers={"User-Agent": USER_AGENT}, transport=self._transport, trust_env=False,
+                event_hooks={"request": [refuse_unapproved_local]},
+            ) as client, client.stream("GET", url) as response:
+                ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if response.status_code >= 400:
+                    kind = ErrorKind.DEPENDENCY if response.status_code >= 500 else ErrorKind.BUSINESS
+                    raise ToolError(f"{response.url} answered HTTP {response.status_code} "
+                                    f"{response.reason_phrase}", kind=kind)
+                if not is_text_type(ctype):
+                    raise ToolError(f"{response.url} is {ctype}, not text; fetch_url only returns text",
+                                    kind=ErrorKind.BUSINESS)
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    ctx.check_cancelled()
+                    if len(body) > MAX_BYTES:
+                        raise ToolError(f"{response.url} is larger than {MAX_BYTES} bytes; not downloaded",
+                                        kind=ErrorKind.BUSINESS)
+                final_url = str(response.url)
+                encoding = response.charset_encoding or ("utf-8" if "json" in ctype else None)
+                status = response.status_code
+        except httpx.TooManyRedirects as exc:
+            raise ToolError(f"more than {MAX_REDIRECTS} redirects from {url}", kind=ErrorKind.BUSINESS) from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise ToolError(f"a redirect led to an unsupported URL: {exc}", kind=ErrorKind.BUSINESS) from exc
+        except httpx.TimeoutException as exc:
+            raise ToolError(f"{url} did not answer within {timeout} s", kind=ErrorKind.TIMEOUT) from exc
+        except httpx.HTTPError as exc:
+            raise ToolError(f"could not fetch {url}: {exc}", kind=ErrorKind.DEPENDENCY) from exc
+        text = bytes(body).decode(encoding or "utf-8", "replace")
+        title = ""
+        if "html" in ctype:
+            title, text = html_to_text(text)
+        elif "json" in ctype:
+            try:
+                text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+            except ValueError:
+                pass
+        cut = len(text) > MAX_CHARS
+        text = text[:MAX_CHARS] + (f"\n[truncated at {MAX_CHARS} characters]" if cut else "")
+        header = f"[{final_url} — HTTP {status} — {ctype or 'unknown type'}" + (f" — {title}" if title else "") + "]"
+        return ToolResult.ok(f"{header}\n{text}", metadata={"url": final_url, "status": status,
+                                                            "content_type": ctype, "truncated": cut})

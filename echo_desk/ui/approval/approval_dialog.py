@@ -1,0 +1,401 @@
+"""The approval dialog: one view of an ``ApprovalRequest``; its answer is an ``ApprovalDecision``.
+
+Shows the tool (localized title + internal name), risk, the scope asking, the full targets and
+every file change as a diff tab. Escape, closing the window and Enter all deny: nothing is
+approved without pressing an Allow button.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk import sandbox
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.hunks import bind_selection
+from echo_desk.agent.permissions import GrantScope, Suggestion
+from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
+from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
+from echo_desk.tools import ProtectionReason
+from echo_desk.tools.results import JsonObject
+from echo_desk.ui import i18n_qt, marshal, theme
+from echo_desk.ui.approval import approval_keys
+from echo_desk.ui.approval.grant_choices import GrantChoices
+from echo_desk.ui.approval.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
+from echo_desk.ui.approval.protection_text import shown_detail
+from echo_desk.ui.approval.spawn_manifest import scope_names
+from echo_desk.ui.approval.spawn_view import ManifestPanel, SubagentBanner
+from echo_desk.ui.labels import (
+    CHANGE_LABELS,
+    TARGET_LABELS,
+    risk_colour,
+    risk_label,
+    source_label,
+    target_value_text,
+)
+from echo_desk.ui.settings.sandbox_page import status_text
+from echo_desk.ui.widgets.diff_view import DiffPane
+from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
+
+#: More file changes without a diff than this (a folder's files) get no tab each.
+_MOST_TABS_WITHOUT_DIFF = 20
+
+
+def format_targets(request: ApprovalRequest) -> str:
+    """Every target in full: absolute paths, the whole command line with its folder, full URLs.
+    (A sub-agent spawn's targets, its write folders, are in its manifest panel instead.)"""
+    lines: list[str] = []
+    if request.spawn is not None:
+        return ""
+    for target in request.targets:
+        label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
+        lines.append(labelled(label, visible(target_value_text(target.kind, target.value))))
+        if target.detail or target.protections:
+            detail_label = _("Working folder") if target.kind == "command" else _("Details")
+            lines.append("    " + labelled(detail_label, visible(shown_detail(target))))
+        if any(p.reason is ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE for p in target.protections):
+            lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
+    for change in request.file_changes:
+        if not any(t.value == change.path for t in request.targets):
+            kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
+            file_label = _(TARGET_LABELS["path"])
+            lines.append(labelled(file_label, aside(visible(change.path), kind)))
+    return "\n".join(lines) if lines else _("(this call names no target)")
+
+
+def _tab_name(path: str) -> str:
+    return visible(os.path.basename(path) or path, one_line=True)
+
+
+class ApprovalDialog(QDialog):
+    """Non-blocking: call ``open()`` and listen to ``decided`` (emitted exactly once)."""
+
+    decided = Signal(object)
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None,
+                 title_for: Callable[[str], str] | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.is_spawn = request.spawn is not None
+        self.decision: ApprovalDecision | None = None
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumSize(720, 520)
+        self.resize(980, 720)
+
+        layout = QVBoxLayout(self)
+        self._add_heading(layout, request)
+        self._add_facts(layout)
+        self._add_notices(layout, request, title_for)
+        fills = self._add_request_and_diffs(layout, request)
+        self._add_rule_choices(layout, request, fills)
+        self._add_decision(layout, request, title_for)
+
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+        approval_keys.install(self)  # Alt+A / Alt+D; Enter and Escape still deny
+        self.deny.setFocus()
+        self._update_allow()
+
+    def _add_heading(self, layout: QVBoxLayout, request: ApprovalRequest) -> None:
+        """What is asked, in large type, and who asks when a sub-agent does."""
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.heading.setWordWrap(True)
+        font = self.heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.heading.setFont(font)
+        layout.addWidget(self.heading)
+        # A sub-agent asking says so first, with its goal: the person must know who wants this.
+        self.subagent_banner = SubagentBanner(request)
+        layout.addWidget(self.subagent_banner)
+
+    def _add_facts(self, layout: QVBoxLayout) -> None:
+        """Tool, risk and scope, as a form."""
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.tool_label, self.tool_value = QLabel(), QLabel()
+        self.risk_label, self.risk_value = QLabel(), QLabel()
+        self.scope_label, self.scope_value = QLabel(), QLabel()
+        for value in (self.tool_value, self.scope_value):
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setWordWrap(True)
+            value.setTextFormat(Qt.TextFormat.PlainText)
+        form.addRow(self.tool_label, self.tool_value)
+        form.addRow(self.risk_label, self.risk_value)
+        form.addRow(self.scope_label, self.scope_value)
+        layout.addLayout(form)
+
+    def _add_notices(self, layout: QVBoxLayout, request: ApprovalRequest, title_for: Callable[[str], str] | None) -> None:
+        """Warnings and the summary above the request: hidden characters, what cannot be undone, a spawn manifest."""
+        # Shown even when everything fits: characters that draw nothing or reorder the text.
+        self.hidden_warning = QLabel()
+        self.hidden_warning.setWordWrap(True)
+        theme.styled(self.hidden_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
+        # The diffs are read a slice at a time by their panes, which say when they hold any.
+        self.hidden_warning.setVisible(request_hides_text(request, with_diffs=False))
+        layout.addWidget(self.hidden_warning)
+
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        # The spawn manifest is shown field by field below; its one-line summary would repeat it.
+        self.summary.setVisible(bool(request.summary) and not self.is_spawn)
+        layout.addWidget(self.summary)
+        # Before approval: what Revert will not be able to put back (over the undo size limit).
+        self.undo_warning = QLabel()
+        self.undo_warning.setWordWrap(True)
+        self.undo_warning.setTextFormat(Qt.TextFormat.PlainText)
+        theme.styled(self.undo_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
+        self.undo_warning.setVisible(bool(request.not_restorable))
+        layout.addWidget(self.undo_warning)
+        self.manifest: ManifestPanel | None = None
+        if request.spawn is not None:
+            self.manifest = ManifestPanel(request, request.spawn, title_for)
+            layout.addWidget(self.manifest)
+
+    def _add_request_and_diffs(self, layout: QVBoxLayout, request: ApprovalRequest) -> bool:
+        """Targets and arguments above, one diff tab per changed file below; True when they take the room."""
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        self.targets_caption = QLabel()
+        # As tall as the text (within reason); text that does not fit says how much is below
+        # and must be scrolled or expanded to its end before anything can be allowed.
+        self.targets = FullTextBox(format_targets(request), most_lines=6)
+        self.arguments_caption = QLabel()
+        self.arguments = FullTextBox(visible_json(request.arguments, indent=2), most_lines=10)
+        top_layout.addWidget(self.targets_caption)
+        top_layout.addWidget(self.targets)
+        top_layout.addWidget(self.targets.footer)
+        for widget in (self.targets_caption, self.targets):
+            widget.setVisible(bool(self.targets.toPlainText()))
+        self.targets.is_loaded = self.targets.is_loaded or not self.targets.toPlainText()
+        top_layout.addWidget(self.arguments_caption)
+        top_layout.addWidget(self.arguments)
+        top_layout.addWidget(self.arguments.footer)
+        if self.is_spawn:
+            # No diff below: the request itself may use the room instead of a scroll bar.
+            self.arguments.setMaximumHeight(16777215)
+        else:
+            top_layout.addStretch(1)
+        splitter.addWidget(top)
+
+        self.tabs = QTabWidget()
+        self.diff_panes: list[DiffPane] = []
+        self.hunk_pickers: dict[str, HunkPicker] = {}
+        # A whole folder moved or deleted is many files without a diff: they are listed in
+        # Targets (which must be read to its end), not as thousands of empty tabs.
+        without_diff = [c for c in request.file_changes if not c.diff and not c.truncated]
+        self._tab_changes = [c for c in request.file_changes
+                             if len(without_diff) <= _MOST_TABS_WITHOUT_DIFF or c.diff or c.truncated]
+        for change in self._tab_changes:
+            pane = DiffPane(change.diff, truncated=change.truncated)
+            self.diff_panes.append(pane)
+            if request.hunk_selectable and not change.truncated:
+                self.hunk_pickers[change.path] = add_hunk_picker(pane)
+            self.tabs.addTab(pane, _tab_name(change.path))
+            self.tabs.setTabToolTip(self.tabs.count() - 1, plain_tooltip(change.path))
+        # One rule for diffs and text boxes: every line in front of the person before Allow.
+        self._must_see: list[DiffPane | FullTextBox] = [*self.diff_panes, self.targets, self.arguments]
+        for part in self._must_see:
+            part.loaded.connect(self._update_allow)
+        for pane in self.diff_panes:
+            pane.loaded.connect(self._show_hidden_in_diffs)
+        self._show_hidden_in_diffs()  # a short diff was read whole already
+        self.tabs.setVisible(bool(self._tab_changes))
+        splitter.addWidget(self.tabs)
+        splitter.setCollapsible(0, False)
+        if self._tab_changes:
+            splitter.setStretchFactor(1, 1)
+        # The diff takes the room; without one, the rules' table below does (no empty gap).
+        fills = bool(self._tab_changes) or self.is_spawn or request.rules is None
+        layout.addWidget(splitter, 1 if fills else 0)
+        return fills
+
+    def _add_rule_choices(self, layout: QVBoxLayout, request: ApprovalRequest, fills: bool) -> None:
+        """How the permission rules checked each part, and narrow grants to remember."""
+        # Permission rules: how each part was checked, and narrow grants to remember.
+        self.grant_choices = GrantChoices(request.rules) if request.rules is not None else None
+        if self.grant_choices is not None:
+            self.grant_choices.chosen.connect(self._grant)
+            layout.addWidget(self.grant_choices, 0 if fills else 1)
+
+    def _add_decision(self, layout: QVBoxLayout, request: ApprovalRequest, title_for: Callable[[str], str] | None) -> None:
+        """The note for a denial and the buttons; Deny is the default."""
+        deny_row = QHBoxLayout()
+        self.message_caption = QLabel()
+        self.message = QLineEdit()
+        self.message_caption.setBuddy(self.message)
+        deny_row.addWidget(self.message_caption)
+        deny_row.addWidget(self.message, 1)
+        layout.addLayout(deny_row)
+
+        buttons = QHBoxLayout()
+        self.allow_once = QPushButton()
+        self.allow_conversation = QPushButton()
+        self.always_allow = QPushButton()
+        self.deny = QPushButton()
+        for button, choice in ((self.allow_once, ApprovalChoice.ALLOW_ONCE),
+                               (self.allow_conversation, ApprovalChoice.ALLOW_CONVERSATION),
+                               (self.always_allow, ApprovalChoice.ALWAYS_ALLOW)):
+            button.setAutoDefault(False)  # Enter on a focused Allow button must not approve
+            button.clicked.connect(self._choose(choice))
+            buttons.addWidget(button)
+        self.edit = QPushButton()
+        self.edit.setAutoDefault(False)
+        self.edit.setVisible(request.revise is not None and not self.is_spawn)
+        self.edit.clicked.connect(self._edit_arguments)
+        self._title_for = title_for
+        buttons.addWidget(self.edit)
+        buttons.addStretch(1)
+        self.deny.setDefault(True)
+        self.deny.clicked.connect(self._choose(ApprovalChoice.DENY))
+        buttons.addWidget(self.deny)
+        layout.addLayout(buttons)
+
+    def _show_hidden_in_diffs(self) -> None:
+        if any(pane.hides_text for pane in self.diff_panes):
+            self.hidden_warning.setVisible(True)
+
+    def _update_allow(self) -> None:
+        # Nothing can be allowed before every line of every diff is in the dialog and every
+        # target and argument was in view to its end.
+        ready = all(part.is_loaded for part in self._must_see)
+        for button in (self.allow_once, self.allow_conversation, self.always_allow):
+            button.setEnabled(ready)
+        if self.grant_choices is not None:
+            self.grant_choices.set_ready(ready)
+
+    def retranslate(self, *_args: object) -> None:
+        r = self.request
+        title = visible(translate_in(r.tool_domain, r.tool_title, r.tool_locale_dir) if r.tool_title else r.tool_name,
+                        one_line=True)
+        self.setWindowTitle(_("Approve {tool}?").format(tool=title))
+        if self.is_spawn:
+            self.heading.setText(_("Echo Desk wants to start a sub-agent"))
+        else:
+            self.heading.setText(_("Echo Desk wants to use “{tool}”").format(tool=title))
+        self.subagent_banner.retranslate()
+        if self.manifest is not None:
+            self.manifest.retranslate()
+        self.tool_label.setText(_("Tool:"))
+        self.tool_value.setText(f"{aside(title, visible(r.tool_name, one_line=True))} — "
+                                f"{visible(source_label(r.source), one_line=True)}")
+        self.risk_label.setText(_("Risk:"))
+        colour = risk_colour(r.risk.value)
+        self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
+        self.scope_label.setText(_("Asked by:"))
+        chain = " › ".join(scope_names(r.scope_chain)) if r.scope_chain else (r.scope_label or r.scope_id)
+        self.scope_value.setText(visible(chain, one_line=True))
+        self.hidden_warning.setText(_("This request contains hidden or control characters (bidi, zero-width, "
+                                      "line separators…). They are shown as ⟨U+…⟩ where they are: read "
+                                      "the targets, arguments and changes carefully."))
+        if r.not_restorable:
+            self.undo_warning.setText(_("Not restorable: Revert will not be able to put back these files, larger "
+                                        "than the undo size limit in Settings: {paths}").format(
+                paths=list_text(visible(p, one_line=True) for p in r.not_restorable)))
+        self.summary.setText(visible(shown(r.summary)))  # built by the engine, in the language of its time
+        self.targets_caption.setText(_("Targets"))
+        if self.targets.toPlainText() != format_targets(r):
+            self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language
+        self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
+        for i, change in enumerate(self._tab_changes):
+            kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
+            self.tabs.setTabText(i, aside(_tab_name(change.path), kind))
+        self.message_caption.setText(_("Message if denied:"))
+        self.message.setPlaceholderText(_("Optional: tell the agent why, or what to do instead"))
+        self.allow_once.setText(_("Allow once"))
+        self.allow_conversation.setText(_("Allow for this conversation"))
+        self.always_allow.setText(_("Always allow this tool"))
+        self.deny.setText(_("Deny"))
+        self.edit.setText(_("Edit…"))
+        names = {
+            self.targets: _("Targets of this call"), self.arguments: _("Arguments of this call"),
+            self.tabs: _("Proposed file changes"), self.message: _("Message for the agent if denied"),
+            self.allow_once: _("Allow once"), self.allow_conversation: _("Allow for this conversation"),
+            self.always_allow: _("Always allow this tool"), self.deny: _("Deny"),
+            self.edit: _("Edit the arguments"),
+            self.tool_value: _("Tool"), self.risk_value: _("Risk level"), self.scope_value: _("Asked by"),
+            self.heading: self.heading.text(), self.summary: _("Summary"),
+        }
+        for widget, name in names.items():
+            widget.setAccessibleName(name)
+
+    def _choose(self, choice: ApprovalChoice) -> Callable[[], None]:
+        return lambda: self._finish(choice)
+
+    def _grant(self, suggestion: Suggestion, scope: GrantScope) -> None:
+        # Allowed now, and the engine stores the chosen narrow grant (or rule, for "always").
+        self._finish(ApprovalChoice.ALLOW_ONCE, suggestion, scope)
+
+    def _finish(self, choice: ApprovalChoice, suggestion: Suggestion | None = None,
+                scope: GrantScope | None = None) -> None:
+        if self.decision is not None:
+            return
+        selection = chosen_hunks(self.hunk_pickers) if choice is not ApprovalChoice.DENY else None
+        message = self.message.text().strip() if choice is ApprovalChoice.DENY or selection else ""
+        self.decision = ApprovalDecision(call_id=self.request.call_id, choice=choice, message=message,
+                                         binding=bind_selection(self.request.binding, selection),
+                                         selection=selection, suggestion=suggestion, grant_scope=scope)
+        self.decided.emit(self.decision)
+        if choice is ApprovalChoice.DENY:
+            super().reject()
+        else:
+            super().accept()
+
+    def _edit_arguments(self) -> None:
+        from echo_desk.ui.approval.argument_editor import ArgumentEditor
+        self.editor = ArgumentEditor(self.request.parameters_schema, self.request.arguments,
+                                     self._start_revise, self)
+        self.editor.open()
+
+    def _start_revise(self, arguments: JsonObject) -> None:
+        marshal.spawn(self._revise(arguments))
+
+    async def _revise(self, arguments: JsonObject) -> None:
+        """The engine checks and previews the edit; the new version replaces this dialog."""
+        from echo_desk.agent.revision import RevisionRefused
+
+        assert self.request.revise is not None
+        try:
+            revised = await self.request.revise(arguments)
+        except RevisionRefused as exc:
+            self.editor.show_error(str(exc))
+            return
+        self.editor.accept()
+        self.follow = ApprovalDialog(revised, self.parentWidget(), self._title_for)
+        self.follow.decided.connect(self._adopt)
+        self.hide()
+        self.follow.open()
+
+    def _adopt(self, decision: ApprovalDecision) -> None:
+        # The answer given to the re-previewed version is this dialog's answer.
+        if self.decision is None:
+            self.decision = decision
+            self.decided.emit(decision)
+            super().accept()
+
+    def reject(self) -> None:
+        """Escape and the window's close button deny."""
+        self._finish(ApprovalChoice.DENY)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._finish(ApprovalChoice.DENY)
+        super().closeEvent(event)

@@ -1,0 +1,145 @@
+"""Edit a call's arguments before approving: a form generated from the tool's JSON schema
+(strings, numbers, booleans, enums; anything else as JSON), with a raw-JSON tab as fallback.
+
+The editor only collects the new arguments; the engine validates and previews them again
+(``ApprovalRequest.revise``) and the dialog then shows that version for approval.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.i18n import _
+from echo_desk.tools.results import JsonObject
+from echo_desk.ui import theme
+
+#: Reads a field back as a JSON value.
+_Reader = Callable[[], object]
+
+
+def _field(spec: JsonObject, value: object) -> tuple[QWidget, _Reader]:
+    """A widget for one property and how to read it back (JSON for what has no simple widget)."""
+    kind = spec.get("type")
+    if isinstance(spec.get("enum"), list) and all(isinstance(v, str) for v in spec["enum"]):
+        combo = QComboBox()
+        combo.addItems(spec["enum"])
+        if isinstance(value, str) and value in spec["enum"]:
+            combo.setCurrentText(value)
+        return combo, combo.currentText
+    if kind == "boolean":
+        box = QCheckBox()
+        box.setChecked(bool(value))
+        return box, box.isChecked
+    if kind == "string" and not (isinstance(value, str) and "\n" in value):
+        line = QLineEdit("" if value is None else str(value))
+        return line, line.text
+    if kind == "string":
+        text = QPlainTextEdit(str(value))
+        return text, text.toPlainText
+    if kind in ("integer", "number"):
+        line = QLineEdit("" if value is None else json.dumps(value))
+        return line, lambda: json.loads(line.text()) if line.text().strip() else None
+    raw = QPlainTextEdit(json.dumps(value, indent=2, ensure_ascii=False))
+    raw.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    return raw, lambda: json.loads(raw.toPlainText()) if raw.toPlainText().strip() else None
+
+
+class ArgumentEditor(QDialog):
+    """``on_apply`` receives the edited arguments; call ``show_error`` when they are refused."""
+
+    def __init__(self, schema: JsonObject, arguments: JsonObject,
+                 on_apply: Callable[[JsonObject], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(_("Edit the arguments"))
+        self.resize(720, 520)
+        self._on_apply = on_apply
+        layout = QVBoxLayout(self)
+        intro = QLabel(_("Change what the agent asked for. The changed call is checked and previewed again; "
+                         "you approve that version, and the agent is told what ran."))
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.tabs = QTabWidget()
+        form_page = QWidget()
+        form = QFormLayout(form_page)
+        self.readers: dict[str, _Reader] = {}
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        for name, spec in properties.items():
+            widget, reader = _field(spec if isinstance(spec, dict) else {}, arguments.get(name))
+            widget.setAccessibleName(name)
+            label = QLabel(name)
+            label.setToolTip(str(spec.get("description", "")) if isinstance(spec, dict) else "")
+            form.addRow(label, widget)
+            self.readers[name] = reader
+        self.tabs.addTab(form_page, _("Form"))
+        self.raw = QPlainTextEdit(json.dumps(arguments, indent=2, ensure_ascii=False))
+        self.raw.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.raw.setAccessibleName(_("Arguments as JSON"))
+        self.tabs.addTab(self.raw, _("JSON"))
+        layout.addWidget(self.tabs, 1)
+        self.tabs.currentChanged.connect(self._form_to_json)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        theme.styled(self.error, lambda p: f"color: {p.danger};")
+        self.error.setVisible(False)
+        layout.addWidget(self.error)
+        buttons = QDialogButtonBox()
+        self.apply_button = buttons.addButton(_("Check and preview"), QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.accepted.connect(self._apply)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def edited(self) -> JsonObject:
+        """The arguments from the visible tab. Raises ``ValueError`` for unreadable JSON."""
+        if self.tabs.currentWidget() is self.raw:
+            value = json.loads(self.raw.toPlainText())
+            if not isinstance(value, dict):
+                raise ValueError(_("the arguments must be a JSON object"))
+            return value
+        out: JsonObject = {}
+        for name, read in self.readers.items():
+            value = read()
+            if value not in (None, ""):
+                out[name] = value
+        return out
+
+    def _form_to_json(self, index: int) -> None:
+        # Opening the JSON tab carries over what was typed in the form (when it reads as values).
+        if self.tabs.widget(index) is not self.raw:
+            return
+        try:
+            values = {name: read() for name, read in self.readers.items()}
+        except ValueError:
+            return
+        self.raw.setPlainText(json.dumps({k: v for k, v in values.items() if v not in (None, "")},
+                                         indent=2, ensure_ascii=False))
+
+    def _apply(self) -> None:
+        try:
+            arguments = self.edited()
+        except ValueError as exc:
+            self.show_error(_("Not valid JSON: {error}").format(error=exc))
+            return
+        self.apply_button.setEnabled(False)
+        self._on_apply(arguments)
+
+    def show_error(self, text: str) -> None:
+        self.apply_button.setEnabled(True)
+        self.error.setText(text)
+        self.error.setVisible(True)

@@ -1,0 +1,218 @@
+"""The question dialog behind ``Host.ask``: free text, a list of choices, or a small form.
+
+Forms come from a flat JSON schema (``{"type": "object", "properties": {...}}``) with its
+defaults filled in. The answer is data: accept (with text/values), decline or cancel.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.secret_fields import is_secret_field
+from echo_desk.agent.visible_text import visible
+from echo_desk.i18n import _
+from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.tools.results import JsonObject
+from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.widgets.full_text_box import plain_tooltip
+
+
+def _plain_label(text: str) -> QLabel:
+    """Untrusted text as a label: plain text only (no tags, no image loads), selectable."""
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setText(text)
+    return label
+
+
+def _asker_text(question: Question) -> str:
+    if question.mcp_server:
+        return _("MCP server “{name}” asks:").format(name=visible(question.mcp_server, one_line=True))
+    who = question.asked_by if question.asked_by not in ("", "agent") else ""
+    if who:
+        return _("The agent ({scope}) asks:").format(scope=visible(who, one_line=True))
+    return _("The agent asks:")
+
+
+class QuestionDialog(QDialog):
+    """Non-blocking: ``open()`` it and listen to ``answered`` (emitted exactly once)."""
+
+    answered = Signal(object)
+
+    def __init__(self, question: Question, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.question = question
+        self.answer: Answer | None = None
+        self.fields: dict[str, QWidget] = {}
+        self.setMinimumWidth(480)
+        layout = QVBoxLayout(self)
+        # Who asks comes first, in bold, from typed data: a server's question must never pass
+        # for Echo Desk's own, and every text below it is the asker's, shown as plain text.
+        self.asker = _plain_label(_asker_text(question))
+        font = self.asker.font()
+        font.setBold(True)
+        self.asker.setFont(font)
+        layout.addWidget(self.asker)
+        self.destination: QLabel | None = None
+        if question.mcp_server:
+            self.destination = _plain_label("")
+            theme.styled(self.destination, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
+            layout.addWidget(self.destination)
+        prompt = _plain_label(visible(question.prompt))
+        prompt.setWordWrap(True)
+        prompt.setTextFormat(Qt.TextFormat.PlainText)
+        prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.prompt = prompt
+        layout.addWidget(prompt)
+
+        self.text: QLineEdit | None = None
+        self.choices: QListWidget | None = None
+        properties = (question.schema or {}).get("properties") or {}
+        if properties:
+            form = QFormLayout()
+            required = set((question.schema or {}).get("required") or [])
+            for name, spec in properties.items():
+                spec = spec if isinstance(spec, dict) else {}
+                widget = self._field(spec)
+                title = str(spec.get("title") or name)
+                label = visible(title, one_line=True) + (" *" if name in required else "")
+                if isinstance(widget, QLineEdit) and is_secret_field(name, title, str(spec.get("format") or "")):
+                    widget.setEchoMode(QLineEdit.EchoMode.Password)
+                widget.setAccessibleName(label)
+                if spec.get("description"):
+                    widget.setToolTip(plain_tooltip(str(spec["description"])))
+                self.fields[name] = widget
+                form.addRow(_plain_label(label), widget)
+            layout.addLayout(form)
+        elif question.choices:
+            self.choices = QListWidget()
+            for choice in question.choices:  # shown visibly; the answer is the real choice
+                item = QListWidgetItem(visible(choice, one_line=True))
+                item.setData(Qt.ItemDataRole.UserRole, choice)
+                self.choices.addItem(item)
+            self.choices.setCurrentRow(0)
+            self.choices.itemDoubleClicked.connect(lambda _item: self._finish(AnswerAction.ACCEPT))
+            layout.addWidget(self.choices)
+        else:
+            self.text = QLineEdit()
+            layout.addWidget(self.text)
+
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.decline, self.cancel, self.ok = QPushButton(), QPushButton(), QPushButton()
+        self.ok.setDefault(True)
+        self.decline.setAutoDefault(False)
+        self.cancel.setAutoDefault(False)
+        self.decline.clicked.connect(lambda: self._finish(AnswerAction.DECLINE))
+        self.cancel.clicked.connect(lambda: self._finish(AnswerAction.CANCEL))
+        self.ok.clicked.connect(lambda: self._finish(AnswerAction.ACCEPT))
+        for b in (self.decline, self.cancel, self.ok):
+            buttons.addWidget(b)
+        layout.addLayout(buttons)
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def retranslate(self, *_args: object) -> None:
+        self.setWindowTitle(_("A question for you"))
+        self.asker.setText(_asker_text(self.question))
+        if self.destination is not None:
+            self.destination.setText(_("Your answer is sent to this server. Echo Desk never asks for its own keys "
+                                       "or passwords in a question: enter them only in Settings."))
+        self.prompt.setAccessibleName(_("Question"))
+        if self.choices is not None:
+            self.choices.setAccessibleName(_("Choices"))
+        if self.text is not None:
+            self.text.setAccessibleName(_("Your answer"))
+            self.text.setPlaceholderText(_("Your answer"))
+        self.decline.setText(_("Decline"))
+        self.cancel.setText(_("Cancel"))
+        self.ok.setText(_("Answer"))
+        self.decline.setAccessibleName(_("Decline to answer"))
+        self.cancel.setAccessibleName(_("Cancel the question"))
+        self.ok.setAccessibleName(_("Send the answer"))
+
+    @staticmethod
+    def _field(spec: JsonObject) -> QWidget:
+        kind = spec.get("type", "string")
+        default = spec.get("default")
+        if "enum" in spec:
+            combo = QComboBox()
+            combo.addItems([visible(str(v), one_line=True) for v in spec["enum"]])
+            if default in spec["enum"]:
+                combo.setCurrentIndex(list(spec["enum"]).index(default))
+            combo.setProperty("enum_values", list(spec["enum"]))
+            return combo
+        if kind == "boolean":
+            box = QCheckBox()
+            box.setChecked(bool(default))
+            return box
+        if kind == "integer":
+            spin = QSpinBox()
+            spin.setRange(int(spec.get("minimum", -2**31)), int(spec.get("maximum", 2**31 - 1)))
+            spin.setValue(int(default or 0))
+            return spin
+        if kind == "number":
+            dspin = QDoubleSpinBox()
+            dspin.setDecimals(4)
+            dspin.setRange(float(spec.get("minimum", -1e12)), float(spec.get("maximum", 1e12)))
+            dspin.setValue(float(default or 0))
+            return dspin
+        line = QLineEdit()
+        if default is not None:
+            line.setText(str(default))
+        return line
+
+    def values(self) -> JsonObject:
+        out: JsonObject = {}
+        for name, widget in self.fields.items():
+            if isinstance(widget, QComboBox):
+                out[name] = widget.property("enum_values")[widget.currentIndex()]
+            elif isinstance(widget, QCheckBox):
+                out[name] = widget.isChecked()
+            elif isinstance(widget, QSpinBox | QDoubleSpinBox):
+                out[name] = widget.value()
+            elif isinstance(widget, QLineEdit):
+                out[name] = widget.text()
+        return out
+
+    def _finish(self, action: AnswerAction) -> None:
+        if self.answer is not None:
+            return
+        text = ""
+        if action is AnswerAction.ACCEPT:
+            if self.text is not None:
+                text = self.text.text()
+            elif self.choices is not None and self.choices.currentItem() is not None:
+                text = self.choices.currentItem().data(Qt.ItemDataRole.UserRole)
+        self.answer = Answer(action=action, text=text, values=self.values() if action is AnswerAction.ACCEPT else {})
+        self.answered.emit(self.answer)
+        if action is AnswerAction.ACCEPT:
+            super().accept()
+        else:
+            super().reject()
+
+    def reject(self) -> None:
+        self._finish(AnswerAction.CANCEL)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._finish(AnswerAction.CANCEL)
+        super().closeEvent(event)

@@ -1,0 +1,1 @@
+"""The conversation window: transcript, composer, attachments, find, revert."""

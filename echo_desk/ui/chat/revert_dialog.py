@@ -1,0 +1,175 @@
+"""The dialogs of Revert: one confirmation listing every file, and the three-way choice for a
+file that changed after the tool wrote it (what it was / what the tool wrote / what it is now).
+
+They only ask; the engine (``echo_desk.agent.undo``) decides what can be reverted and writes.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QProgressDialog,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.undo import Resolution, RevertPlan, RevertStep
+from echo_desk.i18n import _
+from echo_desk.ui.chat.revert_text import record_not_restorable_text
+
+_MAX_SHOWN_CHARS = 200_000
+
+
+def visible_text(text: str) -> str:
+    """Plain text with control, bidi and invisible characters shown as ``\\uXXXX``."""
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp")
+                   else f"\\u{ord(c):04x}" for c in text)
+
+
+def shown_content(data: bytes | None, *, absent: str) -> str:
+    """File content as the person can read it: text if it is text, otherwise what it is."""
+    if data is None:
+        return absent
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return _("Binary content, {n} bytes").format(n=len(data))
+    if len(text) > _MAX_SHOWN_CHARS:
+        text = text[:_MAX_SHOWN_CHARS] + "\n…"
+    return visible_text(text)
+
+
+class ConfirmRevertDialog(QDialog):
+    """One confirmation for several changes: the files that will go back, newest first."""
+
+    def __init__(self, plan: RevertPlan, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(_("Revert changes"))
+        self.resize(720, 420)
+        layout = QVBoxLayout(self)
+        intro = QLabel(_("These files go back to what they held before the agent changed them, newest "
+                         "change first. A file changed since by someone else is not overwritten: you "
+                         "will be asked about it."))
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.files = QListWidget()
+        self.files.setAccessibleName(_("Files to revert"))
+        for step in plan.steps:
+            label = _("delete (it was created)") if step.deletes else _("restore")
+            mark = "  ⚠ " + _("changed since") if step.conflict else ""
+            self.files.addItem(f"{visible_text(step.record.path)} — {label}{mark}")
+        for record in plan.not_restorable:
+            self.files.addItem(_("{path} — not restorable: {why}").format(
+                path=visible_text(record.path), why=record_not_restorable_text(record)))
+        layout.addWidget(self.files, 1)
+        buttons = QDialogButtonBox()
+        self.revert_button = buttons.addButton(_("Revert"), QDialogButtonBox.ButtonRole.AcceptRole)
+        cancel = buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
+        cancel.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
+class ConflictDialog(QDialog):
+    """A file is not what the tool wrote: the person picks which version it should hold.
+
+    Closing the dialog keeps the file as it is now; nothing is overwritten without a choice.
+    """
+
+    def __init__(self, step: RevertStep, contents: tuple[bytes | None, bytes | None, bytes | None],
+                 on_choice: Callable[[Resolution], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setWindowTitle(_("This file changed after the agent wrote it"))
+        self.resize(1100, 560)
+        self._on_choice = on_choice
+        self.choice = Resolution.WHAT_IT_IS_NOW
+        layout = QVBoxLayout(self)
+        path = QLabel(visible_text(step.record.path))
+        path.setTextFormat(Qt.TextFormat.PlainText)
+        path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bold = path.font()
+        bold.setBold(True)
+        path.setFont(bold)
+        layout.addWidget(path)
+        why = QLabel(_("Someone changed this file after the agent's change. Choose what it should hold; "
+                       "if it changes again before you choose, nothing is written."))
+        why.setWordWrap(True)
+        layout.addWidget(why)
+        before, wrote, now = contents
+        panes = QHBoxLayout()
+        self.panes: dict[Resolution, QPlainTextEdit] = {}
+        absent = _("(no file)")
+        for resolution, title, data in (
+            (Resolution.WHAT_IT_WAS, _("What it was"), before),
+            (Resolution.WHAT_THE_TOOL_WROTE, _("What the tool wrote"), wrote),
+            (Resolution.WHAT_IT_IS_NOW, _("What it is now"), now),
+        ):
+            column = QVBoxLayout()
+            column.addWidget(QLabel(title))
+            pane = QPlainTextEdit()
+            pane.setReadOnly(True)
+            pane.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+            pane.setFont(QFont("monospace"))
+            pane.setAccessibleName(title)
+            if data is None and resolution is Resolution.WHAT_THE_TOOL_WROTE and step.record.after_sha256:
+                pane.setPlainText(_("(not kept)"))
+            else:
+                pane.setPlainText(shown_content(data, absent=absent))
+            column.addWidget(pane, 1)
+            panes.addLayout(column, 1)
+            self.panes[resolution] = pane
+        layout.addLayout(panes, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.buttons: dict[Resolution, QPushButton] = {}
+        for resolution, label in (
+            (Resolution.WHAT_IT_WAS, _("Restore what it was")),
+            (Resolution.WHAT_THE_TOOL_WROTE, _("Restore what the tool wrote")),
+            (Resolution.WHAT_IT_IS_NOW, _("Keep what it is now")),
+        ):
+            button = QPushButton(label)
+            button.clicked.connect(lambda _checked=False, r=resolution: self._choose(r))
+            row.addWidget(button)
+            self.buttons[resolution] = button
+        self.buttons[Resolution.WHAT_THE_TOOL_WROTE].setEnabled(
+            wrote is not None or step.record.after_sha256 is None)
+        self.buttons[Resolution.WHAT_IT_IS_NOW].setDefault(True)
+        layout.addLayout(row)
+        self.finished.connect(lambda _code: self._on_choice(self.choice))
+
+    def _choose(self, resolution: Resolution) -> None:
+        self.choice = resolution
+        self.accept()
+
+
+class RevertProgress(QProgressDialog):
+    """Shown only when a revert lasts (Qt's minimum duration); the window stays usable."""
+
+    SHOW_AFTER_MS = 400
+
+    def __init__(self, total: int, parent: QWidget | None = None) -> None:
+        super().__init__(_("Reverting…"), "", 0, max(total, 1), parent)
+        self.setWindowTitle(_("Revert changes"))
+        self.setCancelButton(None)  # half a revert is worse than waiting: each step is atomic, the set is not
+        self.setMinimumDuration(self.SHOW_AFTER_MS)
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.setAutoClose(False)
+        self.setValue(0)
+
+    def advance(self, done: int, total: int) -> None:
+        self.setMaximum(max(total, 1))
+        self.setValue(done)
+        self.setLabelText(_("Reverting… {done} of {total} changes").format(done=done, total=total))

@@ -1,0 +1,2 @@
+"""The settings window and its pages: General, Tools, Sandbox, Models, Databases, MCP,
+Permissions."""

@@ -1,0 +1,200 @@
+"""The Permissions page's Activity tab: the audit log of tool calls with filters (tool, verdict,
+conversation, time), "why was this allowed?" pointing at the deciding rule or grant, and an
+export as JSON Lines."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.agent.dispatcher import Decision
+from echo_desk.agent.permissions import Rule
+from echo_desk.i18n import N_, _
+from echo_desk.store.audit import AuditLog
+from echo_desk.tools.results import JsonObject
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.rules_text import plain_tooltip, rule_phrase, when
+
+DECISION_LABELS = {
+    Decision.AUTO: N_("ran without asking"),
+    Decision.ALLOWED: N_("allowed by you"),
+    Decision.DENIED: N_("refused or denied"),
+    Decision.NOT_ASKED: N_("stopped before approval"),
+}
+#: (seconds back, label); 0 = any time.
+PERIODS = ((0, N_("Any time")), (3600, N_("Last hour")), (86400, N_("Last day")), (7 * 86400, N_("Last week")))
+MOST_ROWS = 1000
+
+
+class ActivityTab(QWidget):
+    #: (rule_source, grant_id) of the selected call: the page shows that rule or grant.
+    why = Signal(str, str)
+
+    def __init__(self, audit: AuditLog, rule_for: Callable[[str], Rule | None] = lambda _source: None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.audit = audit
+        self.rule_for = rule_for
+        self.rows: list[JsonObject] = []
+        layout = QVBoxLayout(self)
+        filters = QHBoxLayout()
+        self.tool = QLineEdit()
+        self.conversation = QLineEdit()
+        self.decision = QComboBox()
+        self.decision.addItem("", "")
+        for decision in Decision:
+            self.decision.addItem("", decision.value)
+        self.period = QComboBox()
+        for seconds, _label in PERIODS:
+            self.period.addItem("", seconds)
+        for widget in (self.tool, self.decision, self.conversation, self.period):
+            filters.addWidget(widget)
+        self.tool.textChanged.connect(self.reload)
+        self.conversation.textChanged.connect(self.reload)
+        self.decision.currentIndexChanged.connect(self.reload)
+        self.period.currentIndexChanged.connect(self.reload)
+        layout.addLayout(filters)
+        self.calls = QTreeWidget()
+        self.calls.setColumnCount(5)
+        self.calls.setRootIsDecorated(False)
+        self.calls.setUniformRowHeights(True)
+        self.calls.currentItemChanged.connect(lambda *_: self._update_why())
+        layout.addWidget(self.calls, 1)
+        self.detail = QLabel()
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.detail)
+        row = QHBoxLayout()
+        self.refresh = QPushButton()
+        self.refresh.clicked.connect(self.reload)
+        self.why_button = QPushButton()
+        self.why_button.clicked.connect(self._why)
+        self.export = QPushButton()
+        self.export.clicked.connect(self._ask_export)
+        row.addWidget(self.refresh)
+        row.addStretch(1)
+        row.addWidget(self.why_button)
+        row.addWidget(self.export)
+        layout.addLayout(row)
+        self.retranslate()
+        self.reload()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def filtered(self) -> list[JsonObject]:
+        """The audit records matching the filters, newest first."""
+        tool = self.tool.text().strip() or None
+        conversation = self.conversation.text().strip()
+        rows = self.audit.query(tool=tool, limit=MOST_ROWS)
+        if conversation:  # the table shows the first characters of an id: they are enough
+            rows = [r for r in rows if str(r["conversation_id"]).startswith(conversation)]
+        decision = self.decision.currentData()
+        if decision:
+            rows = [r for r in rows if r["decision"] == decision]
+        seconds = int(self.period.currentData() or 0)
+        if seconds:
+            since = time.time() - seconds
+            rows = [r for r in rows if r["at"] >= since]
+        return rows
+
+    def reload(self, *_args: object) -> None:
+        """Read the audit log again with the filters."""
+        self.rows = self.filtered()
+        self._render()
+
+    def _render(self) -> None:
+        self.calls.clear()
+        for r in self.rows:
+            decision = r["decision"]
+            label = _(DECISION_LABELS[Decision(decision)]) if decision in Decision._value2member_map_ else decision
+            item = QTreeWidgetItem([when(r["at"]), r["tool"], label, self._decider(r), r["conversation_id"][:8]])
+            item.setToolTip(3, plain_tooltip(str(r["provenance"])))
+            item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
+            self.calls.addTopLevelItem(item)
+        self._update_why()
+
+    def _decider(self, record: JsonObject) -> str:
+        if record.get("grant_id"):
+            return _("grant {id}").format(id=record["grant_id"])
+        source = str(record.get("rule_source") or "")
+        if source:
+            rule = self.rule_for(source)  # the audit keeps where the rule was written
+            return rule_phrase(rule) if rule is not None else source
+        return str(record["provenance"])
+
+    def selected(self) -> JsonObject | None:
+        item = self.calls.currentItem()
+        if item is None:
+            return None
+        index = self.calls.indexOfTopLevelItem(item)
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    def _update_why(self) -> None:
+        record = self.selected()
+        self.why_button.setEnabled(bool(record and (record.get("rule_source") or record.get("grant_id"))))
+        if record is None:
+            self.detail.setText("")
+            return
+        arguments = json.dumps(record["arguments"], ensure_ascii=False)
+        self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n{record['provenance']}")
+
+    def _why(self) -> None:
+        record = self.selected()
+        if record is not None:
+            self.why.emit(str(record.get("rule_source") or ""), str(record.get("grant_id") or ""))
+
+    def export_to(self, path: Path) -> int:
+        """Write the filtered records as JSON Lines; returns how many."""
+        rows = self.filtered()
+        with open(path, "w", encoding="utf-8") as out:
+            for r in rows:
+                out.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+        return len(rows)
+
+    def _ask_export(self) -> None:
+        name, _filter = QFileDialog.getSaveFileName(self, _("Export activity"), "echo-desk-activity.jsonl",
+                                                    _("JSON Lines (*.jsonl)"))
+        if name:
+            try:
+                count = self.export_to(Path(name))
+            except OSError as exc:
+                self.detail.setText(_("Nothing was exported: {error}").format(error=str(exc)))
+                return
+            self.detail.setText(_("{n} calls exported to {path}").format(n=count, path=name))
+
+    def retranslate(self, *_args: object) -> None:
+        self.tool.setPlaceholderText(_("Tool (exact name)"))
+        self.tool.setAccessibleName(_("Filter by tool"))
+        self.conversation.setPlaceholderText(_("Conversation id (its first characters)"))
+        self.conversation.setAccessibleName(_("Filter by conversation"))
+        self.decision.setItemText(0, _("Any verdict"))
+        for i, decision in enumerate(Decision, start=1):
+            self.decision.setItemText(i, _(DECISION_LABELS[decision]))
+        self.decision.setAccessibleName(_("Filter by verdict"))
+        for i, (_seconds, label) in enumerate(PERIODS):
+            self.period.setItemText(i, _(label))
+        self.period.setAccessibleName(_("Filter by time"))
+        self.calls.setHeaderLabels([_("Time"), _("Tool"), _("Verdict"), _("Decided by"), _("Conversation")])
+        for column, width in ((0, 130), (1, 130), (2, 150), (3, 320)):
+            self.calls.setColumnWidth(column, width)
+        self.calls.setAccessibleName(_("Tool calls"))
+        self.refresh.setText(_("Refresh"))
+        self.why_button.setText(_("Why was this allowed?"))
+        self.export.setText(_("Export as JSON Lines…"))
+        self._render()

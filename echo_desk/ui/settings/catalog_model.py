@@ -1,0 +1,394 @@
+"""The tools catalog as a Qt item model: sources as groups, tools as rows.
+
+A ``QStandardItemModel`` so filtering runs in C++ over a prepared search role (a keystroke over
+2,000 tools stays well under a frame). Every toggle goes straight to the ``SettingsStore``;
+the model then re-reads the engine's view of what is enabled, so what you see is what the
+engine will do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+
+from PySide6.QtCore import (
+    QModelIndex,
+    QObject,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QTreeView
+
+from echo_desk.agent.permissions import ToolStanding
+from echo_desk.agent.sources import SourceKind, ToolSource
+from echo_desk.agent.visible_text import visible
+from echo_desk.i18n import _, locale_dir_of, translate_in
+from echo_desk.store.settings import Settings, ToolPolicy
+from echo_desk.tools import Tool
+from echo_desk.ui import marshal, theme
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.labels import policy_label, risk_colour, risk_label, source_label
+from echo_desk.ui.widgets.full_text_box import plain_tooltip
+
+NameRole = Qt.ItemDataRole.UserRole + 10
+SourceRole = Qt.ItemDataRole.UserRole + 11
+SearchRole = Qt.ItemDataRole.UserRole + 12
+PolicyRole = Qt.ItemDataRole.UserRole + 13
+#: The risk level a row shows (``read``/``write``/``exec``): its colour is looked up per theme.
+RiskRole = Qt.ItemDataRole.UserRole + 14
+#: Whether a row's status is "Ready" (the theme's ok colour) or a warning.
+ReadyRole = Qt.ItemDataRole.UserRole + 15
+
+COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY = range(5)
+_FEW = 64
+
+
+def _show_risk(cell: QStandardItem, risk: str) -> None:
+    cell.setText(risk_label(risk))
+    cell.setData(risk, RiskRole)
+    cell.setForeground(QBrush(QColor(risk_colour(risk))))
+
+
+def _status_colour(ready: bool) -> QColor:
+    return QColor(theme.colour("ok" if ready else "warn"))
+
+
+class ToolCatalogModel(QStandardItemModel):
+    def __init__(self, backend: CatalogBackend, parent: QObject | None = None) -> None:
+        super().__init__(0, 5, parent)
+        self.backend = backend
+        self._syncing = False
+        self._rows: dict[str, list[QStandardItem]] = {}
+        self._groups: dict[ToolSource, QStandardItem] = {}
+        self._tools: dict[str, Tool] = {}
+        self._sources: dict[str, str] = {}
+        self._search: dict[str, str] = {}
+        self.itemChanged.connect(self._on_item_changed)
+        self._unsubscribe = backend.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        # Colours are the theme's: a light/dark switch repaints the open catalog in the new ones.
+        theme.on_change(self, lambda _palette: self._bulk(self._fill_colours))
+        self.rebuild()
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+    # -- building ---------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Re-read the registry (tools come and go with MCP servers and plugins).
+
+        Rows are filled before they enter the model, so building 2,000 rows emits no per-cell
+        signals.
+        """
+        self.removeRows(0, self.rowCount())
+        self._rows.clear()
+        self._groups.clear()
+        self._tools.clear()
+        by_source: dict[ToolSource, list[Tool]] = defaultdict(list)
+        for entry in self.backend.entries():
+            by_source[entry.source].append(entry.tool)
+        order = sorted(by_source, key=lambda s: (s.kind is not SourceKind.BUILTIN, s.kind is SourceKind.MCP, s))
+        groups = []
+        for source in order:
+            group = QStandardItem()
+            group.setData(source, SourceRole)
+            group.setCheckable(True)
+            group.setEditable(False)
+            font = group.font()
+            font.setBold(True)
+            group.setFont(font)
+            filler = [QStandardItem() for _ in range(4)]
+            for f in filler:
+                f.setEditable(False)
+            self._groups[source] = group
+            for tool in sorted(by_source[source], key=lambda t: t.name):
+                group.appendRow(self._make_row(tool, source))
+            groups.append([group, *filler])
+        standings = self._standings()  # one pass of the engine's answers for both fills
+        self._fill_texts(standings)
+        self._fill_states(standings)
+        self._fill_status()
+        self._syncing = True
+        try:
+            for row in groups:
+                self.invisibleRootItem().appendRow(row)
+        finally:
+            self._syncing = False
+        self._set_headers()
+
+    def _make_row(self, tool: Tool, source: str) -> list[QStandardItem]:
+        name = tool.name
+        self._tools[name] = tool
+        self._sources[name] = source
+        cells = [QStandardItem() for _ in range(5)]
+        for cell in cells:
+            cell.setEditable(False)
+            cell.setData(name, NameRole)
+        cells[COL_TOOL].setCheckable(True)
+        cells[COL_POLICY].setEditable(True)
+        cells[COL_RISK].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._rows[name] = cells
+        return cells
+
+    def _standings(self) -> dict[str, ToolStanding]:
+        """The engine's answer for every row, asked once per refresh (not once per cell)."""
+        return self.backend.standings(self._sources)
+
+    def _bulk(self, fill: Callable[[], list[QStandardItem]]) -> None:
+        """Run an update with per-cell signals off, then tell the views as cheaply as possible:
+        a few cells one by one, a mass change (a language switch) as one layout change."""
+        self._syncing = True
+        blocked = self.blockSignals(True)
+        try:
+            changed = fill()
+        finally:
+            self.blockSignals(blocked)
+        try:
+            if len(changed) > _FEW:
+                self.layoutAboutToBeChanged.emit()
+                self.layoutChanged.emit()
+            else:
+                for item in changed:
+                    item.emitDataChanged()
+        finally:
+            self._syncing = False
+
+    # -- text -------------------------------------------------------------------------------
+    def _set_headers(self) -> None:
+        self.setHorizontalHeaderLabels([_("Tool"), _("Description"), _("Risk"), _("Status"), _("Approval")])
+
+    def retranslate(self) -> None:
+        """Titles, descriptions, badges and the search text in the current language."""
+        self._set_headers()
+        standings = self._standings()
+        self._bulk(lambda: self._fill_texts(standings))
+        self._bulk(lambda: self._fill_states(standings))
+        self._bulk(self._fill_status)
+
+    def _fill_texts(self, standings: dict[str, ToolStanding] | None = None) -> list[QStandardItem]:
+        for source, group in self._groups.items():
+            group.setText(_("{source} ({count})").format(source=source_label(source), count=group.rowCount()))
+            group.setToolTip(_("Turn every tool of this source on or off"))
+        if standings is None:
+            standings = self._standings()
+        for name, cells in self._rows.items():
+            tool = self._tools[name]
+            standing = standings.get(name)
+            title = self.backend.title(tool)
+            description = self.backend.description(tool)
+            cells[COL_TOOL].setText(visible(title, one_line=True))
+            cells[COL_TOOL].setToolTip(name)  # a registry name: [A-Za-z0-9_-] only
+            cells[COL_TOOL].setData(_("Enable {tool}").format(tool=title), Qt.ItemDataRole.AccessibleTextRole)
+            cells[COL_DESCRIPTION].setText(visible(description, one_line=True))
+            # Plain text: an HTML comment in a server's description must not hide from the
+            # person what the model reads.
+            cells[COL_DESCRIPTION].setToolTip(plain_tooltip(description))
+            # The effective risk the engine uses (the person may lower an MCP tool's).
+            _show_risk(cells[COL_RISK], standing.risk if standing is not None else tool.risk_level)
+            tags = " ".join(f"#{c}" for c in sorted(tool.capabilities))
+            english = f"{tool.name} {tool.display_title} {tool.description}"
+            search = f"{name} {title} {description} {english} {tags} ".lower()
+            cells[COL_TOOL].setData(search, SearchRole)
+            self._search[name] = search
+        return [cell for cells in self._rows.values() for cell in cells] + list(self._groups.values())
+
+    def refresh_states(self) -> None:
+        """Check marks and policies from the settings (and the engine's enabled rule)."""
+        self._bulk(self._fill_states)
+
+    def _fill_states(self, standings: dict[str, ToolStanding] | None = None) -> list[QStandardItem]:
+        settings = self.backend.settings.current
+        changed: list[QStandardItem] = []
+        if standings is None:
+            standings = self._standings()
+        for source, group in self._groups.items():
+            state = Qt.CheckState.Unchecked if source in settings.disabled_sources else Qt.CheckState.Checked
+            if group.checkState() != state:
+                group.setCheckState(state)
+                changed.append(group)
+        for name, cells in self._rows.items():
+            tool = self._tools[name]
+            # The engine's own answers (effective risk included: an MCP tool the person lowered
+            # to read runs without asking), never a re-computation here.
+            standing = standings.get(name)
+            on = standing is not None and standing.enabled
+            state = Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+            if cells[COL_TOOL].checkState() != state:
+                cells[COL_TOOL].setCheckState(state)
+                changed.append(cells[COL_TOOL])
+            policy = settings.tool(name).policy
+            value = policy.value if policy is not None else ""
+            default = standing.default.value if standing is not None else "asks"
+            risk = standing.risk if standing is not None else tool.risk_level
+            if cells[COL_RISK].data(RiskRole) != risk or cells[COL_RISK].text() != risk_label(risk):
+                _show_risk(cells[COL_RISK], risk)
+                changed.append(cells[COL_RISK])
+            effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
+            text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
+            if standing is not None and standing.rule_count:
+                # How many permission rules mention the tool (the engine counts; Settings › Permissions lists them).
+                text += " · " + _("rules: {n}").format(n=standing.rule_count)
+            if cells[COL_POLICY].data(PolicyRole) != value or cells[COL_POLICY].text() != text:
+                cells[COL_POLICY].setData(value, PolicyRole)
+                cells[COL_POLICY].setText(text)
+                changed.append(cells[COL_POLICY])
+        return changed
+
+    def refresh_status(self) -> None:
+        """Readiness and breaker text (called on a timer while the catalog is visible)."""
+        self._bulk(self._fill_status)
+
+    def _fill_status(self) -> list[QStandardItem]:
+        changed: list[QStandardItem] = []
+        for name, cells in self._rows.items():
+            tool = self._tools[name]
+            parts = []
+            try:
+                if not tool.is_ready():
+                    # A plugin's detail is a message id of its own catalog (ours are translated already).
+                    detail = translate_in(tool.translation_domain, tool.readiness_detail(), locale_dir_of(type(tool)))
+                    parts.append(detail or _("Not ready"))
+            except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
+                parts.append(_("Readiness check failed: {error}").format(error=exc))
+            breaker = self.backend.breaker_text(name)
+            if breaker:
+                parts.append(breaker)
+            if self.backend.hidden_from_model(name):
+                parts.append(_("hidden from this model"))
+            text = " · ".join(parts) if parts else _("Ready")
+            if cells[COL_STATUS].text() != text:
+                cells[COL_STATUS].setText(text)
+                cells[COL_STATUS].setData(not parts, ReadyRole)
+                cells[COL_STATUS].setForeground(QBrush(_status_colour(not parts)))
+                changed.append(cells[COL_STATUS])
+        return changed
+
+    def _fill_colours(self) -> list[QStandardItem]:
+        """Every coloured cell in the current theme's colours (after a light/dark switch)."""
+        changed: list[QStandardItem] = []
+        for cells in self._rows.values():
+            risk = cells[COL_RISK].data(RiskRole)
+            if risk is not None:
+                cells[COL_RISK].setForeground(QBrush(QColor(risk_colour(str(risk)))))
+                changed.append(cells[COL_RISK])
+            ready = cells[COL_STATUS].data(ReadyRole)
+            if ready is not None:
+                cells[COL_STATUS].setForeground(QBrush(_status_colour(bool(ready))))
+                changed.append(cells[COL_STATUS])
+        return changed
+
+    # -- changes from the person ------------------------------------------------------------
+    def _on_item_changed(self, item: QStandardItem) -> None:
+        if self._syncing:
+            return
+        source = item.data(SourceRole)
+        if source is not None and item.parent() is None:
+            self.set_source_enabled(str(source), item.checkState() == Qt.CheckState.Checked)
+            return
+        name = item.data(NameRole)
+        if name is None:
+            return
+        if item.column() == COL_TOOL:
+            self.set_tool_enabled(str(name), item.checkState() == Qt.CheckState.Checked)
+
+    def set_tool_enabled(self, name: str, enabled: bool) -> None:
+        self.backend.settings.set_tool(name, enabled=enabled)
+
+    def set_source_enabled(self, source: str, enabled: bool) -> None:
+        def change(s: Settings) -> None:
+            disabled = [x for x in s.disabled_sources if x != source]
+            if not enabled:
+                disabled.append(source)
+            s.disabled_sources = disabled
+
+        self.backend.settings.update(change)
+
+    def set_policy(self, name: str, policy: str) -> None:
+        self.backend.settings.set_tool(name, policy=ToolPolicy(policy) if policy else None)
+
+    def _on_settings(self, _settings: Settings) -> None:
+        self.refresh_states()
+
+    # -- queries ----------------------------------------------------------------------------
+    def tool_index(self, name: str) -> QModelIndex:
+        cells = self._rows.get(name)
+        return cells[COL_TOOL].index() if cells else QModelIndex()
+
+    def group_index(self, source: ToolSource | str) -> QModelIndex:
+        group = self._groups.get(ToolSource(source))
+        return group.index() if group else QModelIndex()
+
+    def capability_tags(self) -> list[str]:
+        tags: set[str] = set()
+        for tool in self._tools.values():
+            tags.update(tool.capabilities)
+        return sorted(tags)
+
+    def search_texts(self) -> dict[str, str]:
+        return self._search
+
+    def source_of(self, name: str) -> str:
+        return self._sources.get(name, "")
+
+    def sources(self) -> list[str]:
+        return list(self._groups)
+
+    def tool_names(self) -> list[str]:
+        return list(self._rows)
+
+
+class CatalogFilter:
+    """Text and capability-tag filter that hides rows in the tree view.
+
+    Hiding rows, rather than a proxy model, because a tree digests a proxy's scattered row
+    removals one range at a time (40 ms when a keystroke hides 1,800 of 2,000 tools); here a
+    keystroke costs the regex over our own copy of the search text plus one relayout. Only rows
+    whose visibility changes are touched.
+    """
+
+    def __init__(self, tree: QTreeView, model: ToolCatalogModel) -> None:
+        self._tree = tree
+        self._model = model
+        self._text = ""
+        self._tag = ""
+        self._hidden: set[str] = set()
+        self._hidden_groups: set[str] = set()
+
+    def set_filter(self, text: str | None = None, tag: str | None = None) -> None:
+        if text is not None:
+            self._text = text.strip().lower()
+        if tag is not None:
+            self._tag = tag
+        self.apply()
+
+    def apply(self) -> None:
+        words = [re.escape(word) for word in self._text.split()]
+        if self._tag:
+            words.append(re.escape(f"#{self._tag.lower()} "))
+        pattern = re.compile("".join(f"(?=.*{w})" for w in words), re.DOTALL) if words else None
+        texts = self._model.search_texts()
+        hidden = {n for n, t in texts.items() if not pattern.match(t)} if pattern is not None else set()
+        for name in hidden ^ self._hidden:
+            index = self._model.tool_index(name)
+            if index.isValid():
+                self._tree.setRowHidden(index.row(), index.parent(), name in hidden)
+        self._hidden = hidden
+        # A group with nothing left to show is hidden too.
+        counts: dict[str, int] = defaultdict(int)
+        for name in texts:
+            if name not in hidden:
+                counts[self._model.source_of(name)] += 1
+        hidden_groups = {source for source in self._model.sources() if counts[source] == 0}
+        for source in hidden_groups ^ self._hidden_groups:
+            index = self._model.group_index(source)
+            self._tree.setRowHidden(index.row(), index.parent(), source in hidden_groups)
+        self._hidden_groups = hidden_groups
+
+    def reset(self) -> None:
+        """After the model was rebuilt: every row starts visible again."""
+        self._hidden = set()
+        self._hidden_groups = set()
+        self.apply()
+
+    def is_hidden(self, name: str) -> bool:
+        return name in self._hidden or self._model.source_of(name) in self._hidden_groups

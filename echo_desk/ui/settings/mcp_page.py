@@ -1,0 +1,328 @@
+"""The MCP servers page: each configured server with its state, last errors and tools;
+enable/disable, restart, approve the first start, remove, reload ``mcp.json``.
+
+The manager runs on its own thread; its coroutines may be awaited from our loop, and its
+events arrive on its thread, so they are marshalled here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
+
+if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
+    from echo_desk.mcp.importers import ImportPreview
+    from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.status import ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
+    from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
+from echo_desk.ui import i18n_qt, marshal, theme
+
+_STATE_TEXT = {
+    "disabled": N_("Disabled"), "awaiting_approval": N_("Waiting for your approval to start"),
+    "starting": N_("Starting"), "connected": N_("Connected"), "error": N_("Error"), "stopped": N_("Stopped"),
+}
+_STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn", "starting": "accent"}
+
+
+def state_text(state: ServerState) -> str:
+    return _(_STATE_TEXT.get(state, state))
+
+#: What an MCP tool's flag is about (``ToolFlag.kind``), as the server's details say it.
+FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed"), "annotation": N_("Hints")}
+
+
+class McpPage(QWidget):
+    def __init__(self, manager: McpManager, host: ServerStartApprover, config_path: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.manager = manager
+        self.host = host
+        self.config_path = config_path
+        self.server_form: ServerFormDialog | None = None
+        layout = QVBoxLayout(self)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        self.intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.intro)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.servers = QTreeWidget()
+        self.servers.setColumnCount(4)
+        self.servers.setRootIsDecorated(False)
+        self.servers.header().setMinimumSectionSize(110)
+        self.servers.currentItemChanged.connect(lambda *_a: self._show_details())
+        splitter.addWidget(self.servers)
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        splitter.addWidget(self.details)
+        layout.addWidget(splitter, 1)
+        buttons = QHBoxLayout()
+        self.add_button = QPushButton()
+        self.add_button.clicked.connect(lambda: self.open_form(None))
+        self.edit_button = QPushButton()
+        self.edit_button.clicked.connect(lambda: self.open_form(self.current_name() or None))
+        self.toggle_button = QPushButton()
+        self.restart_button = QPushButton()
+        self.approve_button = QPushButton()
+        self.remove_button = QPushButton()
+        self.changes_button = QPushButton()
+        self.changes_button.clicked.connect(self._review_changes)
+        self.import_button = QPushButton()
+        self.import_button.clicked.connect(self._choose_import)
+        self.reload_button = QPushButton()
+        self.toggle_button.clicked.connect(self._toggle)
+        self.restart_button.clicked.connect(lambda: self._do(self.manager.restart))
+        self.approve_button.clicked.connect(self._approve)
+        self.remove_button.clicked.connect(lambda: self._do(self.manager.remove_server))
+        self.reload_button.clicked.connect(lambda: marshal.spawn(self._call(self.manager.reload())))
+        for b in (self.add_button, self.edit_button, self.toggle_button, self.restart_button,
+                  self.approve_button, self.changes_button, self.remove_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.import_button)
+        buttons.addWidget(self.reload_button)
+        layout.addLayout(buttons)
+        self._unsubscribe = manager.subscribe(lambda _event: marshal.run_on_main(self.refresh))
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def retranslate(self, *_args: object) -> None:
+        self.intro.setText(_("Servers come from {path} (the same format as Claude Desktop's mcp.json). "
+                             "Add or edit servers here, or edit the file and press Reload. A server starts "
+                             "only after you approved its exact command line.").format(
+                                 path=self.config_path or "mcp.json"))
+        self.servers.setHeaderLabels([_("Server"), _("Transport"), _("State"), _("Tools")])
+        self.servers.setAccessibleName(_("MCP servers"))
+        self.details.setAccessibleName(_("Server details"))
+        self.add_button.setText(_("Add…"))
+        self.edit_button.setText(_("Edit…"))
+        self.restart_button.setText(_("Restart"))
+        self.approve_button.setText(_("Review and approve start…"))
+        self.remove_button.setText(_("Remove"))
+        self.changes_button.setText(_("Review changed tools…"))
+        self.reload_button.setText(_("Reload mcp.json"))
+        self.import_button.setText(_("Import…"))
+        self.add_button.setAccessibleName(_("Add an MCP server"))
+        self.edit_button.setAccessibleName(_("Edit the selected MCP server"))
+        for b in (self.toggle_button, self.restart_button, self.approve_button, self.remove_button,
+                  self.changes_button, self.import_button, self.reload_button):
+            b.setAccessibleName(b.text())
+        self.refresh()
+
+    def close_page(self) -> None:
+        self._unsubscribe()
+
+    # -- showing ----------------------------------------------------------------------------
+    def statuses(self) -> list[ServerStatus]:
+        return list(self.manager.statuses())
+
+    def refresh(self) -> None:
+        current = self.current_name()
+        self.servers.clear()
+        for status in self.statuses():
+            state = status.state
+            item = QTreeWidgetItem([status.name, status.transport, state_text(status.state), str(len(status.tools))])
+            item.setData(0, Qt.ItemDataRole.UserRole, status.name)
+            if state in _STATE_ROLE:
+                item.setForeground(2, QBrush(QColor(theme.colour(_STATE_ROLE[state]))))
+            self.servers.addTopLevelItem(item)
+            if status.name == current:
+                self.servers.setCurrentItem(item)
+        first = self.servers.topLevelItem(0)
+        if self.servers.currentItem() is None and first is not None:
+            self.servers.setCurrentItem(first)
+        for column in range(3):
+            self.servers.resizeColumnToContents(column)
+        self._show_details()
+
+    def current_name(self) -> str:
+        item = self.servers.currentItem()
+        return str(item.data(0, Qt.ItemDataRole.UserRole)) if item is not None else ""
+
+    def _status(self, name: str) -> ServerStatus | None:
+        for status in self.statuses():
+            if status.name == name:
+                return status
+        return None
+
+    def _show_details(self) -> None:
+        status = self._status(self.current_name())
+        for b in (self.edit_button, self.toggle_button, self.restart_button, self.remove_button):
+            b.setEnabled(status is not None)
+        state = status.state if status is not None else ""
+        self.toggle_button.setText(_("Enable") if state == "disabled" else _("Disable"))
+        self.toggle_button.setAccessibleName(self.toggle_button.text())
+        self.approve_button.setEnabled(state == "awaiting_approval")
+        self.changes_button.setEnabled(bool(self._changed_tools(status)))
+        if status is None:
+            self.details.setPlainText(_("No MCP servers are configured."))
+            return
+        lines = [f"{status.name} — {state_text(status.state)}"]
+        if status.detail:
+            lines.append(_(shown(status.detail)))  # a message id, or text the engine built (deferred)
+        if status.server_info:
+            lines.append(_("Server: {info}").format(info=status.server_info))
+        try:
+            target = self.manager.server_target(status.name)
+        except Exception:  # an unknown server: nothing more to say  # noqa: BLE001
+            target = ""
+        if target:
+            lines.append(_("Runs: {target}").format(target=target))
+        for problem in status.problems:
+            lines.append(_("Problem: {problem}").format(problem=problem))
+        if status.tools:
+            lines.append("")
+            lines.append(_("Tools:"))
+            for tool in status.tools:
+                flags = clause_text(labelled(_(FLAG_LABELS.get(f.kind, f.kind)), shown(f.detail))
+                                    for f in tool.flags)
+                named = aside(tool.registry_name, tool.original_name)
+                lines.append(f"  {named} — {flags}" if flags else f"  {named}")
+        if status.stderr_tail:
+            lines.append("")
+            lines.append(_("Last lines of its error output:"))
+            lines.extend(f"  {line}" for line in status.stderr_tail)
+        self.details.setPlainText("\n".join(lines))
+
+    @staticmethod
+    def _changed_tools(status: ServerStatus | None) -> list[tuple[str, list[str]]]:
+        """Tools blocked because the server changed their definition since it was pinned."""
+        if status is None:
+            return []
+        found = []
+        for tool in status.tools:
+            changes = [f.detail for f in tool.flags if f.kind == "changed"]
+            if changes:
+                found.append((tool.registry_name, changes))
+        return found
+
+    # -- acting -----------------------------------------------------------------------------
+    async def _call(self, awaitable: Awaitable[object]) -> None:
+        try:
+            await awaitable
+        except Exception as exc:  # the manager's message is what the person needs  # noqa: BLE001
+            self.details.appendPlainText("\n" + _("Failed: {error}").format(error=exc))
+        self.refresh()
+
+    def _do(self, action: Callable[[str], Awaitable[object]]) -> None:
+        name = self.current_name()
+        if name:
+            marshal.spawn(self._call(action(name)))
+
+    def open_form(self, name: str | None) -> None:
+        """The add (``None``) or edit form; it saves through the manager itself."""
+        from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
+
+        config = self.manager.config_of(name) if name else None
+        dialog = ServerFormDialog(self.manager, config, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.saved.connect(self._select_saved)
+        dialog.destroyed.connect(lambda *_a: setattr(self, "server_form", None))
+        self.server_form = dialog
+        dialog.open()
+
+    def _select_saved(self, name: str) -> None:
+        self.refresh()
+        for i in range(self.servers.topLevelItemCount()):
+            item = self.servers.topLevelItem(i)
+            if item is not None and item.data(0, Qt.ItemDataRole.UserRole) == name:
+                self.servers.setCurrentItem(item)
+
+    def _toggle(self) -> None:
+        status = self._status(self.current_name())
+        if status is not None:
+            enable = status.state == "disabled"
+            marshal.spawn(self._call(self.manager.set_enabled(status.name, enable)))
+
+    def _review_changes(self) -> None:
+        changed = self._changed_tools(self._status(self.current_name()))
+        if not changed:
+            return
+        text = "\n\n".join(f"{name}:\n" + "\n".join(f"  • {shown(c)}" for c in changes) for name, changes in changed)
+        box = QMessageBox(QMessageBox.Icon.Warning, _("Changed MCP tools"),
+                          _("The server changed these tools since you enabled them. They stay blocked until "
+                            "you approve the new definitions."),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDetailedText(text)
+        box.setInformativeText(text)
+        box.button(QMessageBox.StandardButton.Yes).setText(_("Approve the new definitions"))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def done(result: int) -> None:
+            if result == QMessageBox.StandardButton.Yes:
+                marshal.spawn(self._approve_changes([name for name, _c in changed]))
+
+        box.finished.connect(done)
+        box.open()
+        self.review_box = box
+
+    async def _approve_changes(self, names: list[str]) -> None:
+        for name in names:
+            await self._call(self.manager.approve_tool_change(name))
+
+    def _choose_import(self) -> None:
+        dialog = QFileDialog(self, _("Import MCP servers from Claude Desktop, Cursor or VS Code"))
+        dialog.setNameFilter(_("MCP configuration (*.json)"))
+        dialog.setDirectory(str(Path.home()))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(self.preview_import)
+        dialog.open()
+
+    def preview_import(self, path: str) -> None:
+        """Read ``path`` (off the UI thread) and show what importing it would do."""
+        from echo_desk.mcp import preview_import
+
+        def failed(exc: BaseException) -> None:
+            self.details.setPlainText(_("Cannot import {path}: {error}").format(path=path, error=exc))
+
+        marshal.BackgroundOp(preview_import, Path(path)).on_success(self._show_preview).on_failure(failed).run()
+
+    def _show_preview(self, preview: ImportPreview) -> None:
+        from echo_desk.ui.settings.mcp_import import ImportPreviewDialog
+
+        dialog = ImportPreviewDialog(preview, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.chosen.connect(lambda names: names and marshal.spawn(self._import(preview, names)))
+        self.import_dialog = dialog
+        dialog.open()
+
+    async def _import(self, preview: ImportPreview, names: set[str]) -> None:
+        from echo_desk.mcp import apply_import
+
+        try:
+            done = await marshal.BackgroundOp(lambda: apply_import(preview, names=names)).run_async()
+        except Exception as exc:  # e.g. mcp.json not writable: say so, keep what was there  # noqa: BLE001
+            self.details.setPlainText(_("Import failed: {error}").format(error=exc))
+            return
+        await self._call(self.manager.reload())  # new servers wait for their first-start approval
+        self.details.appendPlainText("\n" + _("Imported: {names}").format(names=list_text(done)))
+
+    def _approve(self) -> None:
+        name = self.current_name()
+        request = self.manager.start_request(name) if name else None
+        if request is not None:
+            marshal.spawn(self._approve_async(name, request))
+
+    async def _approve_async(self, name: str, request: ServerStartRequest) -> None:
+        if await self.host.approve_server_start(request):
+            self.manager.approve_start(name, request.fingerprint)
+            await self._call(self.manager.start(name))

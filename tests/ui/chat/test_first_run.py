@@ -1,0 +1,50 @@
+"""First run: a conversation gets a default workspace, and the window says which."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.chat import chat_window
+from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.services import Services
+
+
+def _open_window(qtbot, runtime, tmp_path: Path) -> tuple[MainWindow, ConversationStore]:  # type: ignore[no-untyped-def]
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
+                        runtime=runtime, conversations=store, providers_available=True)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach(services)
+    return win, store
+
+
+@pytest.mark.parametrize(("origin", "words"), [
+    (WorkspaceOrigin.DOCUMENTS, "new folder in your Documents"),
+    (WorkspaceOrigin.START_FOLDER, "started from"),
+])
+def test_first_conversation_gets_a_default_workspace_and_says_which(
+    qtbot, qloop, runtime, tmp_path, monkeypatch, origin, words  # type: ignore[no-untyped-def]
+) -> None:
+    folder = tmp_path / "Documents" / "Echo Desk"
+    monkeypatch.setattr(chat_window, "default_workspace", lambda: DefaultWorkspace(folder, origin))
+    win, store = _open_window(qtbot, runtime, tmp_path)
+    try:
+        assert folder.is_dir()  # created on first use
+        assert win.workspace_folder() == str(folder.resolve())
+        assert win.session.scope is not None and win.session.scope.workspace_roots == (folder.resolve(),)
+        assert store.get(win.session.conversation.id).workspace == str(folder.resolve())  # remembered
+        assert win.workspace_origin.isVisibleTo(win) and words in win.workspace_origin.text()
+        chosen = tmp_path / "mine"
+        chosen.mkdir()
+        win.set_workspace(str(chosen))
+        assert win.workspace_folder() == str(chosen.resolve())
+        assert not win.workspace_origin.isVisibleTo(win)  # the person's own choice needs no note
+    finally:
+        win.session.stop()
+        store.close()

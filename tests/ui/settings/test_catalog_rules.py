@@ -1,0 +1,44 @@
+"""The tools catalog says how many permission rules mention each tool (the engine counts)."""
+
+from __future__ import annotations
+
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.settings.catalog_model import COL_POLICY
+from echo_desk.ui.settings.catalog_page import ToolsPage
+
+RULES = """[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "git status **"
+
+[[rule]]
+effect = "deny"
+tool = "run_command"
+pattern = "git push **"
+
+[[rule]]
+effect = "allow"
+tool = "fetch"
+pattern = "domain:example.com"
+"""
+
+
+def test_each_tool_shows_the_engines_rule_count(qtbot, builtin_runtime, config_dir):
+    (config_dir / "permissions.toml").write_text(RULES)
+    builtin_runtime.permissions.refresh()
+    page = ToolsPage(CatalogBackend(builtin_runtime.settings, builtin_runtime))
+    qtbot.addWidget(page)
+    rows = page.model._rows
+    for name in ("run_command", "fetch_url", "read_file"):
+        standing = builtin_runtime.standing(name)
+        assert standing is not None
+        text = rows[name][COL_POLICY].text()
+        if standing.rule_count:
+            assert text.endswith(f" · rules: {standing.rule_count}")
+        else:
+            assert "rules:" not in text
+    # Counted by the engine: both the family and the tool's own name mention run_command.
+    assert builtin_runtime.standing("run_command").rule_count >= 2
+    assert rows["run_command"][COL_POLICY].text().endswith(
+        f"rules: {builtin_runtime.standing('run_command').rule_count}")
+    assert "rules:" not in rows["read_file"][COL_POLICY].text()

@@ -1,0 +1,67 @@
+"""The MCP page and first-start approval against the real MCP manager and a real server
+(``mcp-server-time`` from PyPI, over stdio)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.store.paths import config_dir
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.controller import QtHost
+from echo_desk.ui.settings.mcp_page import McpPage
+from echo_desk.ui.settings.settings_dialog import SettingsDialog
+from tests.ui.conftest import next_emission, within
+
+SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+
+
+@pytest.mark.skipif(not Path(SERVER).exists(), reason="mcp-server-time is not installed")
+def test_first_start_is_approved_in_a_dialog_and_the_tools_reach_the_catalog(qtbot, qloop, builtin_runtime):
+    (config_dir() / "mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": SERVER, "args": []}}}))
+    host = QtHost()
+
+    async def scenario():
+        opened = next_emission(host.dialog_opened)
+        await builtin_runtime.attach_mcp(host, wait=False)
+        dialog = await within(opened, 30)
+        shown = dialog.details.toPlainText()
+        registered = asyncio.get_running_loop().create_future()
+        builtin_runtime.mcp.subscribe(lambda e: None if e.kind != "tools" else qloop.call_soon_threadsafe(
+            lambda: registered.done() or registered.set_result(True)))
+        dialog.allow.click()
+        await within(registered, 30)
+        # The app's own path for a call: the dispatcher on the Qt loop awaits the MCP adapter
+        # there (no tool worker), the session answers on the manager's thread.
+        call = ToolCall(id="t1", name="time__get_current_time", arguments=json.dumps({"timezone": "UTC"}))
+        approver = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+        envelope = await within(builtin_runtime.dispatcher.execute_tool(call, Scope(label="chat"), approver), 30)
+        assert envelope.ok, envelope.error
+        assert str(datetime.now(UTC).year) in envelope.content and approver.requests[0].source == "mcp:time"
+        return shown
+
+    try:
+        shown = qloop.run_until_complete(scenario())
+        assert SERVER in shown
+        settings = SettingsDialog(CatalogBackend(builtin_runtime.settings, builtin_runtime),
+                                  mcp_page=McpPage(builtin_runtime.mcp, host, str(config_dir() / "mcp.json")))
+        qtbot.addWidget(settings)
+        tools = settings.tools
+        assert {"time__get_current_time", "time__convert_time"} <= set(tools.model.tool_names())
+        group = tools.model.itemFromIndex(tools.model.group_index("mcp:time"))
+        assert group.text().startswith("MCP server: time")
+        page = settings.mcp
+        assert page.servers.topLevelItem(0).text(2) == "Connected"
+        assert "time__get_current_time" in page.details.toPlainText()
+        settings.close()
+    finally:
+        qloop.run_until_complete(builtin_runtime.close_mcp())

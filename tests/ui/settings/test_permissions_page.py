@@ -1,0 +1,229 @@
+"""Settings › Permissions with the real engine, grant store, audit log and dispatcher: rules of
+every layer with file and line, editing with the engine's validation, trust after seeing what it
+allows, revoking before the next call, the tester, the activity log and its export."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.permissions import Effect, GrantScope, Suggestion
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.settings.permissions_page import PermissionsPage
+from echo_desk.ui.settings.settings_dialog import SettingsDialog
+
+USER_RULES = """[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "echo **"
+reason = "printing is harmless"
+"""
+
+WORKSPACE_RULES = """[[rule]]
+effect = "deny"
+tool = "shell"
+pattern = "git push **"
+
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "<b>true</b> **"
+reason = "from the repository"
+"""
+
+
+@pytest.fixture
+def page(qtbot, builtin_runtime, config_dir: Path, workspace: Path) -> PermissionsPage:
+    (config_dir / "permissions.toml").write_text(USER_RULES)
+    (workspace / ".echo-desk").mkdir()
+    (workspace / ".echo-desk" / "permissions.toml").write_text(WORKSPACE_RULES)
+    builtin_runtime.permissions.refresh()
+    backend = CatalogBackend(builtin_runtime.settings, builtin_runtime)
+    widget = PermissionsPage(builtin_runtime.permissions, builtin_runtime.audit, lambda: str(workspace),
+                             backend.standing)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _rows(tree) -> list[list[str]]:
+    return [[tree.topLevelItem(i).text(c) for c in range(tree.columnCount())] for i in range(tree.topLevelItemCount())]
+
+
+def _run(runtime, scope, command: str, call_id: str, host=None):
+    host = host or ScriptedHost(choice=ApprovalChoice.DENY)
+    call = ToolCall(id=call_id, name="run_command", arguments=json.dumps({"command": command}))
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(runtime.dispatcher.execute_tool(call, scope, host)), host
+    finally:
+        loop.close()
+
+
+def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactive_until_trusted(page, workspace):
+    rows = _rows(page.rules.rules)
+    mine = next(r for r in rows if r[2] == "echo **")
+    assert mine[:2] == ["allow", "shell"] and mine[3] == "printing is harmless"
+    assert mine[4] == "Your rules · permissions.toml line 1" and mine[5] == "active"
+    untrusted = next(r for r in rows if r[2] == "<b>true</b> **")  # shown as written, never as markup
+    assert untrusted[5] == "inactive: not trusted"
+    assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
+    assert any(r[4] == "Built in" for r in rows)
+    assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
+    shown = page.rules.trust_text(workspace)
+    assert "line 6: shell  <b>true</b> **  — from the repository" in shown and "git push" not in shown
+    page.rules.ask_trust()
+    assert page.rules.trust_box.textFormat() == Qt.TextFormat.PlainText
+    page.rules.trust_box.done(QMessageBox.StandardButton.Yes)
+    assert page.engine.is_trusted(workspace)
+    assert next(r for r in _rows(page.rules.rules) if r[2] == "<b>true</b> **")[5] == "active"
+    assert not page.rules.trust_button.isVisibleTo(page)
+
+
+def test_the_editor_validates_as_you_type_and_saves_only_valid_rules(page, config_dir):
+    editor = page.rules
+    editor.editor.setPlainText(USER_RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "ls **"\n'
+                               'examples = { match = ["cat x"] }\n')
+    assert not editor.save.isEnabled()
+    assert "line 7" in editor.validation.text() and "cat x" in editor.validation.text()
+    editor.editor.setPlainText(USER_RULES + '\n[[rule]]\neffect = "maybe"\n')
+    assert not editor.save.isEnabled() and editor.validation.text().startswith("Error")
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES  # nothing written, nothing lost
+    new = USER_RULES + '\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\nreason = "no listing"\n'
+    editor.editor.setPlainText(new)
+    assert editor.save.isEnabled() and editor.validation.text() == "2 rules, all valid"
+    editor.save.click()
+    assert (config_dir / "permissions.toml").read_text() == new
+    assert ["deny", "shell", "ls **", "no listing", "Your rules · permissions.toml line 7", "active"] in \
+        _rows(editor.rules)
+    assert page.engine.check_command("ls -l").effect is Effect.DENY
+
+
+def test_revoke_takes_effect_before_the_next_call(page, builtin_runtime, scope):
+    engine = builtin_runtime.permissions
+    engine.grant(Suggestion(tool="shell", pattern="true **", label="true"), GrantScope.MINUTES_15, call_id="c0")
+    page.tabs.setCurrentWidget(page.grants)
+    rows = _rows(page.grants.grants)
+    assert len(rows) == 1 and rows[0][0] == "shell  true **" and rows[0][1] == "for 15 minutes"
+    assert rows[0][3].startswith("c0 · ") and rows[0][4] == "0"
+    first, host = _run(builtin_runtime, scope, "true", "c1")
+    assert first.ok and host.requests == []  # the grant allowed it
+    page.grants.reload()
+    assert _rows(page.grants.grants)[0][4] == "1"
+    page.grants.grants.setCurrentItem(page.grants.grants.topLevelItem(0))
+    page.grants.revoke.click()
+    assert page.grants.grants.topLevelItemCount() == 0 and page.grants.empty.isVisibleTo(page)
+    second, host = _run(builtin_runtime, scope, "true", "c2")
+    assert not second.ok and len(host.requests) == 1  # asked at once (and denied)
+
+
+def test_the_tester_shows_the_engines_verdict_per_sub_command(page, workspace):
+    tester = page.tester
+    tester.input.setText("echo hi && git push origin")
+    expected = page.engine.check_command("echo hi && git push origin", workspace=workspace)
+    assert tester.verdict == expected
+    rows = _rows(tester.parts)
+    assert rows[0] == ["echo hi", "Allowed", "rule `echo **` (shell) in permissions.toml line 1"]
+    assert rows[1][:2] == ["git push origin", "Refused"] and "permissions.toml line 1" in rows[1][2]
+    assert tester.result.text().startswith("Refused — decided by rule `git push **`")
+    tester.input.setText("npm test")
+    assert tester.result.text() == "No rule or grant decides: run_command asks you by default."
+    tester.kind.setCurrentIndex(3)
+    tester.input.setText("https://example.com/x")
+    assert _rows(tester.parts)[0][:2] == ["https://example.com/x", "No rule"]
+    tester.kind.setCurrentIndex(4)
+    tester.input.setText("github create_issue {bad")
+    assert "not valid JSON" in tester.result.text() and tester.verdict is None
+
+
+def test_activity_filters_explains_and_exports(page, builtin_runtime, scope, tmp_path):
+    _run(builtin_runtime, scope, "echo one", "c1")
+    _run(builtin_runtime, scope, "uname", "c2")
+    activity = page.activity
+    assert activity is not None
+    page.tabs.setCurrentWidget(activity)
+    rows = _rows(activity.calls)
+    assert [r[1] for r in rows] == ["run_command", "run_command"]
+    assert rows[1][2] == "ran without asking" and rows[1][3] == "rule `echo **` (shell) in permissions.toml line 1"
+    assert rows[0][2] == "refused or denied"
+    activity.conversation.setText(rows[0][4])  # the first characters, as the table shows them
+    assert activity.calls.topLevelItemCount() == 2
+    activity.conversation.setText("zz-other")
+    assert activity.calls.topLevelItemCount() == 0
+    activity.conversation.setText("")
+    activity.decision.setCurrentIndex(activity.decision.findData("auto"))
+    assert activity.calls.topLevelItemCount() == 1
+    activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+    assert activity.why_button.isEnabled()
+    activity.why_button.click()
+    assert page.tabs.currentWidget() is page.rules
+    assert page.rules.rules.currentItem().text(2) == "echo **"
+    out = tmp_path / "activity.jsonl"
+    assert activity.export_to(out) == 1
+    (line,) = out.read_text().splitlines()
+    assert json.loads(line)["call_id"] == "c1"
+
+
+def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
+    from echo_desk.ui import i18n_qt
+
+    dialog = SettingsDialog(CatalogBackend(builtin_runtime.settings, builtin_runtime))
+    qtbot.addWidget(dialog)
+    dialog.show_page("permissions")
+    assert isinstance(dialog.stack.currentWidget(), PermissionsPage)
+    row = SettingsDialog.PAGES.index("permissions")
+    assert dialog.nav.item(row).text() == "Permissions"
+    i18n_qt.apply_language("zh_CN")
+    assert dialog.nav.item(row).text() == "权限"
+    assert dialog.permissions.tabs.tabText(2) == "策略测试"
+
+
+def test_add_rule_appends_a_valid_template_and_selects_its_pattern(page, config_dir):
+    rules = page.rules
+    rules.add_rule.click()
+    assert rules.editor.textCursor().selectedText() == "git status **"
+    assert rules.save.isEnabled() and rules.validation.text() == "2 rules, all valid"
+    rules.editor.textCursor().insertText("git status; rm")  # typing over the selection
+    assert not rules.save.isEnabled() and rules.validation.text().startswith("Error")
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES
+
+
+def test_delete_removes_only_the_selected_user_rule_and_saving_applies_it(page, config_dir):
+    rules = page.rules
+    two = USER_RULES + '\n# no listing\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\n'
+    rules.editor.setPlainText(two)
+    rules.save.click()
+
+    def select(pattern: str) -> None:
+        tree = rules.rules
+        item = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                    if tree.topLevelItem(i).text(2) == pattern)
+        tree.setCurrentItem(item)
+
+    select("git push **")  # a workspace rule: not the user's to delete here
+    assert not rules.delete_rule.isEnabled()
+    select("echo **")
+    assert rules.delete_rule.isEnabled()
+    rules.delete_rule.click()
+    assert rules.editor.toPlainText() == '# no listing\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\n'
+    assert (config_dir / "permissions.toml").read_text() == two  # nothing written before Save
+    assert not rules.delete_rule.isEnabled()  # line numbers now differ from the file's
+    rules.save.click()
+    patterns = [rules.rules.topLevelItem(i).text(2) for i in range(rules.rules.topLevelItemCount())]
+    assert "echo **" not in patterns and "ls **" in patterns
+
+
+def test_tool_tips_show_a_repository_pattern_literally(page):
+    from PySide6.QtGui import QTextDocument
+
+    item = next(page.rules.rules.topLevelItem(i) for i in range(page.rules.rules.topLevelItemCount())
+                if page.rules.rules.topLevelItem(i).text(2) == "<b>true</b> **")
+    doc = QTextDocument()
+    doc.setHtml(item.toolTip(2))  # as Qt renders a tip it takes for rich text
+    assert doc.toPlainText() == "<b>true</b> **"

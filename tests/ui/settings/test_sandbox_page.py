@@ -1,0 +1,221 @@
+"""The Sandbox settings page: it says why the sandbox cannot run here and what happens instead,
+and its choices land in the settings for the open workspace."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from echo_desk import sandbox
+from echo_desk.agent.envelope import Envelope
+from echo_desk.agent.host import ApprovalRequest
+from echo_desk.agent.permissions import Effect, sandbox_toggle
+from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
+from echo_desk.builtins import RunCommand
+from echo_desk.mcp.config import ServerConfig
+from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
+from echo_desk.tools import Protection, ProtectionReason, RiskLevel, Target, ToolExecutionContext
+from echo_desk.ui import i18n_qt
+from echo_desk.ui.approval.approval_dialog import ApprovalDialog, format_targets
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.chat.chat_session import _envelope_dict
+from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_of
+from echo_desk.ui.chat.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript_view import card_html
+from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
+from echo_desk.ui.settings.sandbox_page import SandboxPage
+from echo_desk.ui.settings.settings_dialog import SettingsDialog
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_probe() -> Iterator[None]:
+    sandbox.forget()
+    yield
+    sandbox.forget()
+
+
+def _without_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "bin-without-bwrap"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+def test_without_bwrap_the_page_explains_why_and_that_every_command_asks(
+        qtbot, settings_store: SettingsStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_bwrap(monkeypatch, tmp_path)
+    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
+    qtbot.addWidget(page)
+    assert page.status.text().startswith("Sandbox unavailable: bubblewrap (bwrap) is not installed.")
+    assert "sudo apt install bubblewrap" in page.status.text()
+    # The kept choice says what it means here: nothing runs sandboxed, every command asks.
+    assert "unavailable here, every command asks" in page.mode.currentText()
+    assert not page.fallback.isHidden() and "Every command is asked about" in page.fallback.text()
+    assert not page.without_asking.isEnabled()
+    assert page.mode.currentData() == SandboxMode.SANDBOXED.value
+    i18n_qt.apply_language("zh_CN")
+    assert CJK.search(page.status.text()) and "bubblewrap" in page.status.text()
+    assert CJK.search(page.fallback.text()) and CJK.search(page.without_asking.text())
+
+
+def test_the_settings_dialog_has_the_sandbox_page(qtbot, runtime, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_bwrap(monkeypatch, tmp_path)
+    dialog = SettingsDialog(CatalogBackend(runtime.settings, runtime), workspace=lambda: str(tmp_path))
+    qtbot.addWidget(dialog)
+    dialog.show_page("sandbox")
+    assert dialog.stack.currentWidget() is dialog.sandbox
+    assert dialog.nav.item(dialog.PAGES.index("sandbox")).text() == "Sandbox"
+    assert "not installed" in dialog.sandbox.status.text()
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+def test_choices_are_saved_for_the_open_workspace(qtbot, runtime, tmp_path: Path) -> None:
+    settings_store, engine = runtime.settings, runtime.permissions
+    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path), rules=engine)
+    qtbot.addWidget(page)
+    assert "works on this system" in page.status.text() and page.fallback.isHidden()
+    assert page.without_asking.isEnabled() and not page.without_asking.isChecked()
+    page.without_asking.setChecked(True)
+    # The box is a rule of the workspace's personal file; other workspaces are untouched.
+    assert sandbox_toggle.is_on(engine, tmp_path) and not sandbox_toggle.is_on(engine, None)
+    assert engine.check_command("make", workspace=tmp_path).effect is Effect.ALLOW_IN_SANDBOX
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).mode is SandboxMode.SANDBOXED
+    # Removed by hand in the file: the box shows it at the next look.
+    sandbox_toggle.set_on(engine, tmp_path, False)
+    page.retranslate()
+    assert not page.without_asking.isChecked()
+    page.without_asking.setChecked(True)
+    page.mode.setCurrentIndex(page.mode.findData(SandboxMode.ASK_UNSANDBOXED.value))
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).mode is SandboxMode.ASK_UNSANDBOXED
+    assert not page.without_asking.isEnabled() and "Every command is asked about" in page.fallback.text()
+    page.hidden.setPlainText("~/projects/secret-notes\n\n/srv/private\n")
+    page.save_hidden.click()
+    assert settings_store.current.sandbox.hidden_paths == [str(Path.home() / "projects/secret-notes"), "/srv/private"]
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+def test_a_broken_rule_file_leaves_the_box_unticked_and_says_why(qtbot, runtime, tmp_path: Path) -> None:
+    local = tmp_path / ".echo-desk" / "permissions.local.toml"
+    local.parent.mkdir()
+    local.write_text("[[rule]\n")
+    page = SandboxPage(runtime.settings, workspace=lambda: str(tmp_path), rules=runtime.permissions)
+    qtbot.addWidget(page)
+    page.without_asking.setChecked(True)
+    assert not page.without_asking.isChecked() and local.read_text() == "[[rule]\n"
+    assert not page.rule_error.isHidden() and "Not changed" in page.rule_error.text()
+
+
+def _request(*targets: Target) -> ApprovalRequest:
+    return ApprovalRequest(call_id="c", tool_name="run_command", tool_title="Run command", risk=RiskLevel.EXEC,
+                           scope_id="s", scope_label="", scope_chain=(), arguments={"command": "make"},
+                           targets=(Target(kind="command", value="make", detail="/ws"), *targets),
+                           file_changes=(), summary="", binding="b")
+
+
+def test_the_approval_dialog_says_where_the_command_runs_and_with_what_network(qtbot) -> None:
+    inside = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: none"))
+    assert "Runs: in the sandbox\n    Details: no network" in format_targets(inside)
+    outside = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
+                              protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_ASKED),)))
+    text = format_targets(outside)
+    assert "Runs: outside the sandbox, with all your rights" in text
+    assert "Protected: runs outside the sandbox with all your rights (the agent asked for it)" in text
+    dialog = ApprovalDialog(outside)
+    qtbot.addWidget(dialog)
+    i18n_qt.apply_language("zh_CN")
+    text = format_targets(outside)
+    assert "运行位置：在沙箱之外，拥有你的全部权限" in text.replace(": ", "：")
+    assert "代理请求的" in text
+
+
+def test_allowed_domains_are_checked_before_they_are_saved(qtbot, settings_store: SettingsStore,
+                                                            tmp_path: Path) -> None:
+    page = SandboxPage(settings_store, workspace=lambda: str(tmp_path))
+    qtbot.addWidget(page)
+    page.domains.setPlainText("pypi.org\n127.0.0.1\n*.local\n")
+    page.save_domains.click()
+    assert not page.domains_error.isHidden() and "127.0.0.1, *.local" in page.domains_error.text()
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).allowed_domains == []
+    page.domains.setPlainText("pypi.org\n*.pythonhosted.org\n")
+    page.save_domains.click()
+    assert page.domains_error.isHidden()
+    assert settings_store.current.sandbox.for_workspace(str(tmp_path)).allowed_domains == [
+        "pypi.org", "*.pythonhosted.org"]
+    assert settings_store.current.sandbox.default.allowed_domains == []
+    request = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: only pypi.org, *.pythonhosted.org"))
+    assert "Details: network only to: pypi.org, *.pythonhosted.org" in format_targets(request)
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+async def test_the_card_says_where_a_command_ran_and_what_was_refused(qtbot, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    tool = RunCommand(lambda: Settings())
+    ctx = ToolExecutionContext(call_id="c1", tool_name="run_command", scope_id="s",
+                               workspace_roots=(workspace,), write_roots=(workspace,))
+    params = {"command": "echo x > /usr/escape-attempt"}
+    ctx.preview = await tool.preview(params, ctx)
+    result = await tool.execute(params, ctx)
+    envelope = Envelope(ok=True, tool="run_command", call_id="c1", content=result.output, metadata=result.metadata)
+    model = TranscriptModel()
+    model.add_tool_call("c1", "run_command", json.dumps(params))
+    model.set_tool_result("c1", envelope)
+    item = model._by_call["c1"]
+    text = card_html(item, "Run command")
+    assert "Ran in the sandbox · no network" in text
+    assert "The sandbox probably refused: writing outside the workspace" in text
+    stored = _envelope_dict(envelope)
+    assert stored is not None and sandbox_of(stored["sandbox"]) == item.sandbox  # kept for reopening
+    i18n_qt.apply_language("zh_CN")
+    assert "在沙箱中运行" in card_html(item, "运行命令")
+
+
+def test_the_card_of_a_command_run_outside_warns_and_lists_refused_hosts() -> None:
+    outside = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "domains": [], "blocked": []}})
+    assert outside is not None and "Ran outside the sandbox, with all your rights" in sandbox_html(outside)
+    off = sandbox_of({"sandbox": {"sandboxed": False, "mode": "off"}})
+    assert off is not None and sandbox_html(off) == ""
+    refused = sandbox_of({"sandbox": {"sandboxed": True, "domains": ["pypi.org"], "blocked": [],
+                                      "refused_hosts": ["<b>evil</b>.test"]}})
+    assert refused is not None
+    shown = sandbox_html(refused)
+    assert "network only to: pypi.org" in shown and "&lt;b&gt;evil&lt;/b&gt;.test" in shown
+
+
+def test_the_server_form_keeps_the_sandbox_choice(qtbot) -> None:
+    form = ServerFormDialog(manager=None, config=ServerConfig(name="files", command="npx", args=("-y", "srv"),
+                                                              sandbox=True, allowed_domains=("pypi.org",)))
+    qtbot.addWidget(form)
+    assert form.sandboxed.isChecked() and "sandbox" in form.sandboxed.text()
+    assert form.draft().sandbox is True
+    assert form.draft().allowed_domains == ("pypi.org",)  # kept through an edit (mcp.json only)
+    form.sandboxed.setChecked(False)
+    assert form.draft().sandbox is False
+
+
+def test_the_approval_dialog_gives_the_fix_when_the_sandbox_is_unavailable(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_bwrap(monkeypatch, tmp_path)
+    request = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
+                              protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE),)))
+    text = format_targets(request)
+    assert "the sandbox is unavailable here" in text
+    assert "Sandbox unavailable: bubblewrap (bwrap) is not installed." in text
+    assert "sudo apt install bubblewrap" in text
+
+
+def test_the_card_says_why_the_sandbox_was_unavailable() -> None:
+    facts = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "status": "apparmor_userns"}})
+    assert facts is not None
+    shown = sandbox_html(facts)
+    assert "Ran outside the sandbox" in shown and "Sandbox unavailable: This system (Ubuntu 23.10" in shown
+    chosen = sandbox_of({"sandbox": {"sandboxed": False, "mode": "ask_unsandboxed", "status": "available"}})
+    assert chosen is not None and "unavailable" not in sandbox_html(chosen)
+    odd = sandbox_of({"sandbox": {"sandboxed": False, "mode": "sandboxed", "status": "<made-up>"}})
+    assert odd is not None and "unavailable" not in sandbox_html(odd)
