@@ -37,7 +37,7 @@ from echo_desk.agent.model import (
 )
 from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.progress import Progress, ProgressMeter
-from echo_desk.agent.read_first import unread_overwrite
+from echo_desk.agent.read_first import AsksNobody, read_call, refusal, unread_target
 from echo_desk.agent.runaway import Runaway, RunawayGuard, call_chars_limit
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
@@ -351,14 +351,17 @@ class AgentLoop:
         results: dict[str, Envelope] = {}
 
         async def one(call: ToolCall) -> None:
-            unread = unread_overwrite(call, history, scope.workspace_roots)
+            unread = unread_target(call, history, scope.workspace_roots)
             if call in skip:
                 envelope = Envelope.failure(
                     call.name, call.id, ErrorKind.REJECTED,
                     "not run: this exact call already failed; change the arguments or answer in text",
                 )
             elif unread:
-                envelope = Envelope.failure(call.name, call.id, ErrorKind.BUSINESS, unread)
+                # Shown only what the model's own read_file would get without a question.
+                read = await self.dispatcher.execute_tool(read_call(call, unread), scope, AsksNobody())
+                why = refusal(unread, read.content if read.ok else None)
+                envelope = Envelope.failure(call.name, call.id, ErrorKind.BUSINESS, why)
             else:
                 hear.on_tool_status(call.id, ToolStatus.PENDING)
                 envelope = await self.dispatcher.execute_tool(

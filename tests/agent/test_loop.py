@@ -191,6 +191,34 @@ async def test_overwriting_a_file_not_read_is_not_run_and_the_model_is_told(tmp_
     outcome = await loop_for(engine, model).run(user("add Buy butter to notes.txt"), scope, host)
     first = outcome.envelopes["c1"]
     assert not first.ok and first.error_kind is ErrorKind.BUSINESS and "was not read" in first.error
-    assert "It holds now:\nmilk\neggs\n" in first.error
+    # What read_file returned (its header, then the lines), as the model's own read would show.
+    assert "It holds now:\n[" in first.error and "]\nmilk\neggs\n\n[end of file]" in first.error
     assert outcome.envelopes["c2"].ok  # shown the file, it writes what keeps it
     assert (workspace / "notes.txt").read_text() == "milk\neggs\nBuy butter\n"
+
+
+async def test_the_refusal_shows_only_what_read_file_may_show(tmp_path, scope, host, workspace, engines) -> None:
+    """The content comes from a real read_file through the dispatcher: a disabled read_file or a
+    read the rules would ask about shows nothing, and the person is never asked for it."""
+    from echo_desk.builtins import ReadFile, WriteFile
+    from echo_desk.store.settings import ToolPolicy
+
+    engine = make_engine(tmp_path, ReadFile(), WriteFile())
+    engines.append(engine[0])
+    settings = engine[2]
+    (workspace / "notes.txt").write_text("milk\neggs\n")
+    blind = '{"path": "notes.txt", "content": "Buy butter"}'
+    asked = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+
+    settings.set_tool("read_file", enabled=False)
+    outcome = await loop_for(engine, ScriptedModel([calls(("c1", "write_file", blind)), say("ok")])).run(
+        user("add Buy butter"), scope, asked)
+    assert "was not read" in outcome.envelopes["c1"].error and "milk" not in outcome.envelopes["c1"].error
+
+    settings.set_tool("read_file", enabled=True)
+    settings.set_tool("read_file", policy=ToolPolicy.ASK)
+    outcome = await loop_for(engine, ScriptedModel([calls(("c2", "write_file", blind)), say("ok")])).run(
+        user("add Buy butter"), scope, asked)
+    assert "was not read" in outcome.envelopes["c2"].error and "milk" not in outcome.envelopes["c2"].error
+    assert asked.requests == []  # nobody was asked about a read they did not request
+    assert (workspace / "notes.txt").read_text() == "milk\neggs\n"
