@@ -250,32 +250,38 @@ class Dispatcher:
     ) -> ToolResult:
         """Preview → approval → run (with retries) → undo bookkeeping."""
         tool = entry.tool
+        first: ToolResult | None = None  # the first attempt, when the preview's trip took it
+        kept: dict[str, Any] = {}
         if tool.has_preview and not entry.offloaded:
             trip = await self._preview_on_worker(state, entry, risk, params, ctx, host, on_status)
             assert trip.ruling is not None
             await self._approve(state, entry, risk, params, ctx, host, on_status, trip.rules, trip.ruling)
             if trip.ran:  # automatic: the worker already took the first attempt
-                result = await self._run_with_retries(entry, risk, params, ctx, host, first=trip.result)
-                if self.undo:
-                    await self.undo.after(ctx, result, trip.kept)
-                return result
+                first, kept = trip.result, trip.kept
         else:
             if tool.has_preview:  # an engine adapter's preview runs on this loop: no hop to save
                 preview = await self._run_handler(
                     tool.preview(params, ctx), tool.timeout_seconds, ctx, is_preview=True, inline=True
                 )
                 ctx.preview = preview if isinstance(preview, ToolPreview) else None
-            rules = self._rules_verdict(state, entry, params)
-            ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, rules)
+            rules, ruling = self._ruling(state, entry, risk, params, ctx)
             await self._approve(state, entry, risk, params, ctx, host, on_status, rules, ruling)
-        params = state.edited_params if state.edited_params is not None else params
-        on_status(ToolStatus.RUNNING)
-        state.ran = True
-        kept = await self.undo.before(ctx) if self.undo else {}
-        result = await self._run_with_retries(entry, risk, params, ctx, host)
+        if first is None:
+            params = state.edited_params if state.edited_params is not None else params
+            on_status(ToolStatus.RUNNING)
+            state.ran = True
+            kept = await self.undo.before(ctx) if self.undo else {}
+        result = await self._run_with_retries(entry, risk, params, ctx, host, first=first)
         if self.undo:
             await self.undo.after(ctx, result, kept)
         return result
+
+    def _ruling(self, state: _Call, entry: RegisteredTool, risk: RiskLevel, params: Mapping[str, Any],
+                ctx: ToolExecutionContext) -> tuple[RulesVerdict | None, Ruling]:
+        """The rules' verdict and the approval ruling on the preview in ``ctx`` (on either thread:
+        it reads an immutable settings snapshot and the thread-safe rules engine)."""
+        rules = self._rules_verdict(state, entry, params)
+        return rules, approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, rules)
 
     async def _preview_on_worker(
         self,
@@ -302,21 +308,19 @@ class Dispatcher:
                                    trip.deadline)
         except asyncio.CancelledError:
             ctx.cancel_event.set()
-            state.ran = trip.ran
             if trip.ran:
                 host.set_activity(None)
             raise
         except (TimeoutError, CancelledByUser, ToolError) as exc:
-            state.ran = trip.ran
             trip.result = self._failure(exc, ctx, timeout, is_preview=not trip.ran)
         except Exception as exc:
             log.exception("tool %s raised", ctx.tool_name)
-            state.ran = trip.ran
             trip.result = self._failure(exc, ctx, timeout, is_preview=not trip.ran)
         else:
-            state.ran = trip.ran
             if trip.ran:
                 trip.result = self._checked(trip.result, ctx, is_preview=False)
+        finally:
+            state.ran = trip.ran  # the round trip is over: no step starts after this
         return trip
 
     async def _preview_then_run(
@@ -329,12 +333,10 @@ class Dispatcher:
         trip: _Trip,
         running: Callable[[], None],
     ) -> None:
-        """On the worker: what the caller's loop would otherwise do between two round trips
-        (the ruling reads an immutable settings snapshot and the thread-safe rules engine)."""
+        """On the worker: what the caller's loop would otherwise do between two round trips."""
         preview = await entry.tool.preview(params, ctx)
         ctx.preview = preview if isinstance(preview, ToolPreview) else None
-        trip.rules = self._rules_verdict(state, entry, params)
-        trip.ruling = approval_for(entry, risk, self.settings.current, state.scope, ctx.preview, trip.rules)
+        trip.rules, trip.ruling = self._ruling(state, entry, risk, params, ctx)
         if trip.ruling.verdict is not Verdict.AUTO or not trip.deadline.next_step():
             return  # asked or refused on the caller's loop; or the caller has given up
         running()
