@@ -37,7 +37,7 @@ from echo_desk.agent.model import (
 )
 from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.progress import Progress, ProgressMeter
-from echo_desk.agent.read_first import AsksNobody, read_call, refusal, unread_target
+from echo_desk.agent.read_first import asks_nobody, read_call, refusal, unread_target
 from echo_desk.agent.runaway import Runaway, RunawayGuard, call_chars_limit
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
@@ -359,7 +359,7 @@ class AgentLoop:
                 )
             elif unread:
                 # Shown only what the model's own read_file would get without a question.
-                read = await self.dispatcher.execute_tool(read_call(call, unread), scope, AsksNobody())
+                read = await self.dispatcher.execute_tool(read_call(call, unread), scope, asks_nobody())
                 why = refusal(unread, read.content if read.ok else None)
                 envelope = Envelope.failure(call.name, call.id, ErrorKind.BUSINESS, why)
             else:

@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ChatMessage, ToolCall
-from echo_desk.tools import NullToolHost
+from echo_desk.builtins.files import fs
+from echo_desk.tools import ToolError
 
 #: Calls after which the model knows a file's content: it read it, or wrote all of it.
 _KNOWS = frozenset({"read_file", "write_file"})
@@ -43,15 +43,12 @@ def _path_argument(call: ToolCall) -> str:
 
 
 def _inside(raw: str, roots: Sequence[Path]) -> str:
-    """``raw`` resolved (links followed) when that lands inside a workspace root, else ""."""
-    if not raw or not roots or "\x00" in raw:
+    """The file ``raw`` names, as the file tools resolve it, when that is inside the workspace;
+    "" for a path elsewhere or one they would refuse."""
+    try:
+        return str(fs.resolve(raw, roots).path) if raw else ""
+    except ToolError:
         return ""
-    target = os.path.realpath(raw if os.path.isabs(raw) else os.path.join(roots[0], raw))
-    for root in roots:
-        real_root = os.path.realpath(root)
-        if target == real_root or target.startswith(real_root.rstrip(os.sep) + os.sep):
-            return target
-    return ""
 
 
 def _result(call_id: str, messages: Sequence[ChatMessage]) -> dict[str, object]:
@@ -91,15 +88,11 @@ def read_call(call: ToolCall, path: str) -> ToolCall:
     return ToolCall(id=f"{call.id}-read-first", name="read_file", arguments=json.dumps({"path": path}))
 
 
-@dataclass
-class AsksNobody(NullToolHost):
+def asks_nobody() -> ScriptedHost:
     """The host of that read: it never puts a question to the person (they did not ask for this
     read), so a read that would need their approval is declined and nothing is shown."""
-
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        return ApprovalDecision(call_id=request.call_id, choice=ApprovalChoice.DENY,
-                                message="not asked: Echo Desk only wanted to show the file before a write",
-                                binding=request.binding)
+    return ScriptedHost(choice=ApprovalChoice.DENY,
+                        message="not asked: Echo Desk only wanted to show the file before a write")
 
 
 def refusal(path: str, shown: str | None) -> str:
