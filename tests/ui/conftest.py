@@ -26,6 +26,7 @@ from echo_desk import i18n
 from echo_desk.agent.scope import Scope
 from echo_desk.i18n_build import compile_catalogs
 from echo_desk.runtime import Runtime
+from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import (
     FileChange,
@@ -39,6 +40,9 @@ from echo_desk.tools import (
 )
 from echo_desk.tools.base import N_
 from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.services import Services
 
 T = TypeVar("T")
 
@@ -192,21 +196,23 @@ async def until(condition: Callable[[], object], seconds: float = 10.0) -> None:
         await asyncio.sleep(0.02)  # polling a condition with a deadline
 
 
-@pytest.fixture
-def window(qtbot: Any, qloop: qasync.QEventLoop, runtime: Runtime, tmp_path: Path, workspace: Path) -> Iterator[Any]:
-    """A main window on the real engine with a conversation store and the workspace chosen
-    (a test module may define its own ``window``: that one wins)."""
-    from echo_desk.store.conversations import ConversationStore
-    from echo_desk.ui.backend import CatalogBackend
-    from echo_desk.ui.chat.chat_window import MainWindow
-    from echo_desk.ui.services import Services
-
-    store = ConversationStore(tmp_path / "conversations.sqlite3")
+def attached_window(qtbot: Any, runtime: Runtime, store: ConversationStore) -> MainWindow:
+    """A main window on ``runtime``'s engine, attached to services over ``store`` (not shown)."""
     services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
                         runtime=runtime, conversations=store, providers_available=True)
     win = MainWindow()
     qtbot.addWidget(win)
     win.attach(services)
+    return win
+
+
+@pytest.fixture
+def window(qtbot: Any, qloop: qasync.QEventLoop, runtime: Runtime, tmp_path: Path,
+           workspace: Path) -> Iterator[MainWindow]:
+    """A main window on the real engine with a conversation store and the workspace chosen
+    (a test module may define its own ``window``: that one wins)."""
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    win = attached_window(qtbot, runtime, store)
     win.set_workspace(str(workspace))
     yield win
     win.session.stop()

@@ -17,23 +17,17 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from echo_desk.agent.attachments.reads import GRANT_CALL_PREFIX
 from echo_desk.agent.permissions import GrantScope
 from echo_desk.store.conversations import ConversationStore
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.outside_choice import OutsideChoiceDialog
 from echo_desk.ui.chat.transcript import USER
-from echo_desk.ui.services import Services
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import attached_window, next_emission, within
 from tests.ui.fake_model import ScriptedModel, say
 
 
 @pytest.fixture
 def window(qtbot, qloop, builtin_runtime, tmp_path):
     store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=builtin_runtime.settings, backend=CatalogBackend(builtin_runtime.settings, builtin_runtime),
-                        runtime=builtin_runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, builtin_runtime, store)
     yield win
     win.session.stop()
     store.close()

@@ -9,23 +9,17 @@ from PySide6.QtWidgets import QApplication
 
 from echo_desk.agent.prompts import system_message
 from echo_desk.store.conversations import ConversationStore
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript import ASSISTANT, TOOL, USER
-from echo_desk.ui.services import Services
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import attached_window, next_emission, within
 from tests.ui.fake_model import ScriptedModel, call, say
 
 
 @pytest.fixture
 def window(qtbot, qloop, runtime, tmp_path):
     store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
-    win.set_banner(services.banner)
+    win = attached_window(qtbot, runtime, store)
+    win.set_banner(win.services.banner)
     yield win
     win.session.stop()
     store.close()

@@ -13,15 +13,13 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from echo_desk.agent.model import StreamEvent, Usage
 from echo_desk.store.conversations import ConversationStore
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.message_bar import ANCHOR_PREFIX, BarDocuments, MessageAction, bar_html
 from echo_desk.ui.chat.transcript import ASSISTANT, USER, TranscriptItem
 from echo_desk.ui.chat.transcript_view import _PAD, TranscriptDelegate
 from echo_desk.ui.controller import QtHost
-from echo_desk.ui.services import Services
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import attached_window, next_emission, within
 from tests.ui.fake_model import ScriptedModel, say
 
 
@@ -33,11 +31,7 @@ def db(tmp_path: Path) -> Path:
 @pytest.fixture
 def window(qtbot, qloop, runtime, db, workspace):
     store = ConversationStore(db)
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, runtime, store)
     win.set_workspace(str(workspace))
     win.show()
     qtbot.waitExposed(win)

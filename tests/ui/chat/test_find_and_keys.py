@@ -24,12 +24,10 @@ from echo_desk.i18n import _ as tr
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript_find import row_of_message
-from echo_desk.ui.services import Services
 from echo_desk.ui.window_shortcuts import ACTIONS, key_text
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import attached_window, next_emission, within
 from tests.ui.fake_model import ScriptedModel
 
 CTRL, SHIFT, ALT = (Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier,
@@ -39,11 +37,7 @@ CTRL, SHIFT, ALT = (Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.Shi
 @pytest.fixture
 def window(qtbot, qloop, runtime, tmp_path):
     store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, runtime, store)
     win.show()
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)

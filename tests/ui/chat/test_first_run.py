@@ -8,19 +8,14 @@ import pytest
 
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat import chat_window
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.services import Services
+from tests.ui.conftest import attached_window
 
 
 def _open_window(qtbot, runtime, tmp_path: Path) -> tuple[MainWindow, ConversationStore]:  # type: ignore[no-untyped-def]
     store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, runtime, store)
     return win, store
 
 

@@ -7,22 +7,16 @@ from pathlib import Path
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat import chat_window
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.services import Services
-from tests.ui.conftest import until
+from tests.ui.conftest import attached_window, until
 from tests.ui.fake_model import ScriptedModel, say
 
 
 def _window(qtbot, runtime, tmp_path: Path) -> tuple[MainWindow, ConversationStore]:  # type: ignore[no-untyped-def]
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     store.create("Old chat", "", "")  # from before workspaces were remembered: none
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, runtime, store)
     return win, store
 
 

@@ -18,12 +18,11 @@ from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript import TOOL, TranscriptModel
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.services import Services, wire_delegation
 from tests.agent.fake_model import ScriptedModel, calls, say
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import attached_window, next_emission, within
 
 GOAL = "Summarise notes.txt for the weekly report"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -148,11 +147,7 @@ def test_a_sub_agents_approval_names_the_sub_agent_and_its_goal(qloop, runtime, 
 @pytest.fixture
 def window(qtbot, qloop, runtime, tmp_path):
     store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
-                        runtime=runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, runtime, store)
     win.resize(900, 700)
     win.show()
     yield win

@@ -20,13 +20,11 @@ from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.settings import DatabaseConnection, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
 from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript import TOOL
-from echo_desk.ui.services import Services
 from echo_desk.ui.settings.databases_page import DatabasesPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.agent.fake_model import ScriptedModel, calls, say
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import attached_window, next_emission, within
 
 EVIL = "<b>bold</b> & <script>x</script>"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -145,12 +143,7 @@ def test_settings_dialog_has_the_databases_page(qtbot, runtime):
 @pytest.fixture
 def window(qtbot, qloop, builtin_runtime, tmp_path):
     store = ConversationStore(tmp_path / "conversations.sqlite3")
-    services = Services(settings=builtin_runtime.settings, backend=CatalogBackend(builtin_runtime.settings,
-                                                                                 builtin_runtime),
-                        runtime=builtin_runtime, conversations=store, providers_available=True)
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.attach(services)
+    win = attached_window(qtbot, builtin_runtime, store)
     win.resize(900, 700)
     win.show()
     yield win
