@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -30,3 +33,44 @@ async def test_missing_model_file_is_not_found(tmp_path: Path) -> None:
     with pytest.raises(ModelError) as info:
         await server.start()
     assert info.value.kind == ModelErrorKind.NOT_FOUND and server.pid is None
+
+
+#: A process whose main thread ends while another thread lives on: its leader is a zombie that
+#: waitpid does not report yet (as a killed multi-threaded server is for a moment).
+_HEADLESS = (
+    "import ctypes, threading, time\n"
+    "threading.Thread(target=time.sleep, args=(60,)).start()\n"
+    "print('ready', flush=True)\n"
+    "ctypes.CDLL(None).pthread_exit(None)\n"
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_server_whose_main_thread_has_ended_is_not_running(tmp_path: Path) -> None:
+    server = LlamaServer(tmp_path / "model.gguf", get_profile("qwen2.5-coder-tools"))
+    proc = subprocess.Popen([sys.executable, "-c", _HEADLESS], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        server._proc = proc  # the running check of a server this process started
+        deadline = time.monotonic() + 10
+        state = ""
+        while state != "Z" and time.monotonic() < deadline:
+            state = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+            time.sleep(0.02)  # polling a condition with a deadline
+        assert state == "Z" and proc.poll() is None  # waitpid does not report it yet
+        assert not server.running
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_a_live_server_process_is_running(tmp_path: Path) -> None:
+    server = LlamaServer(tmp_path / "model.gguf", get_profile("qwen2.5-coder-tools"))
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        server._proc = proc
+        assert server.running
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert not server.running

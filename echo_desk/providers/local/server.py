@@ -21,6 +21,21 @@ from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.store.paths import cache_dir
 
 
+def _ending(pid: int) -> bool:
+    """Whether ``pid``'s main thread has already ended (Linux: state Z or X in ``/proc``).
+
+    A killed server ends thread by thread; its main thread is a zombie at once, but ``waitpid``
+    (so ``poll()``) reports the process only when the last thread is gone. Until then its
+    socket may still take a connection and break it: the server is not running any more.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc (not Linux), or gone already
+        return False
+    fields = stat.rsplit(")", 1)[-1].split()  # the name in brackets may hold spaces
+    return bool(fields) and fields[0] in ("Z", "X")
+
+
 @dataclass(frozen=True)
 class ServerInfo:
     url: str
@@ -81,7 +96,7 @@ class LlamaServer:
             os.kill(self._proc.pid, 0)
         except ProcessLookupError:
             return False
-        return True
+        return not _ending(self._proc.pid)
 
     @property
     def pid(self) -> int | None:
