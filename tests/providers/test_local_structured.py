@@ -16,13 +16,12 @@ from echo_desk.agent.model import (
     ToolCallReady,
     ToolCallStarted,
 )
+from echo_desk.providers.local.steering import answer_now, repeats_a_call
 from echo_desk.providers.local.structured import (
     TEXT_ONLY_GRAMMAR,
     CallTextReader,
-    answer_now,
     constrained_stream,
     plain_tool_results,
-    repeats_a_call,
     structured_request,
     tool_call_grammar,
 )
@@ -44,7 +43,7 @@ def test_auto_allows_text_or_one_call_of_any_offered_tool() -> None:
     grammar = tool_call_grammar([READ, WRITE])
     assert grammar is not None and grammar.startswith("%llguidance")
     assert "start: TEXT | call" in grammar
-    assert "TEXT: /[^{\\s`]" in grammar  # text cannot open with a call, a fence or blank space
+    assert "TEXT: /[^{\\[\\s`]" in grammar  # text cannot open with a call, a fence, "[" or blank space
     options = _schema_of(grammar)["oneOf"]
     assert [o["properties"]["name"]["const"] for o in options] == ["read_file", "write_file"]
     assert options[1]["properties"]["arguments"] == WRITE.parameters
@@ -237,3 +236,15 @@ def test_after_a_result_the_turn_is_text_and_after_an_error_it_may_call() -> Non
     assert answer_now(last("read_file", _envelope(True, "milk\n")))
     assert not answer_now(last("write_file", _envelope(False, error="/ws is a folder", kind="business")))
     assert not answer_now([ChatMessage(role="user", content="hi")])
+
+
+async def test_a_request_to_change_a_named_file_is_sent_as_a_read_of_that_file_it_must_make() -> None:
+    script = Scripted([sse_response(_sse('{"name": "read_file", "arguments": {"path": "notes.txt"}}'))])
+    client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
+    request = [ChatMessage(role="user", content="Add a line 'Buy butter' at the end of notes.txt")]
+    await collect(constrained_stream(client, request, [READ, WRITE], "auto"))
+    body = script.body()
+    assert [t["function"]["name"] for t in body["chat_template_kwargs"]["echo_tools"]] == ["read_file"]
+    assert "start: call\n" in body["grammar"] and "start: TEXT" not in body["grammar"]
+    assert '"enum": ["notes.txt"]' in body["grammar"]
+    await client.aclose()

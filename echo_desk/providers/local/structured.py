@@ -16,8 +16,8 @@ What else the small model gets here, each measured in ``bench/agent_tasks.py``:
 - Tool results arrive as plain text (``plain_tool_results``), not the JSON envelope: a file's
   lines stay lines (it counted ``\\n`` escapes badly) and an error reads "Error: …", which the
   chat template answers with "correct the call" instead of "answer now".
-- After a result the turn is text, held to it by the grammar (only a failed call may be
-  followed by another); a call repeated with the same arguments is not offered a third time.
+- What each turn is offered (text, any call, or a call it must make) follows the exchange so
+  far: ``steering``.
 """
 
 from __future__ import annotations
@@ -40,12 +40,14 @@ from echo_desk.agent.model import (
     ToolCallReady,
     ToolCallStarted,
 )
+from echo_desk.providers.local.steering import next_turn, result_text
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.providers.tool_schemas import openai_tools
 
-# Plain text must not start with "{" (that is how a call starts), white space or a backtick: a
-# small model otherwise slips a call in after a newline or inside a ```json fence, unchecked.
-_TEXT_RULE = r"TEXT: /[^{\s`][\s\S]*/"
+# Plain text must not start with "{" (that is how a call starts), white space, a backtick or "[":
+# a small model otherwise slips a call in after a newline, inside a ```json fence, or as
+# '["name": "edit_file", …' for an answer, unchecked.
+_TEXT_RULE = r"TEXT: /[^{\[\s`][\s\S]*/"
 
 
 #: Arguments that name a path in the workspace (the built-in tools' names for them).
@@ -112,63 +114,9 @@ def structured_request(tools: Sequence[ToolDefinition], tool_choice: str, *, gra
     return body
 
 
-_EXIT_LINE = re.compile(r"\Aexit code (-?\d+)\n")
-
-
-def _output_first(text: str) -> str:
-    """A command's output before its exit code: from "exit code 0" first the 0.5B model
-    answered "it ran successfully" and left out what the command printed."""
-    match = _EXIT_LINE.match(text)
-    if match is None:
-        return text
-    return f"Output:\n{text[match.end():]}\n(exit code {match.group(1)})"
-
-
-def _result_text(content: str) -> str:
-    """One tool result as the small model reads it: the output, or "Error: …"."""
-    try:
-        envelope = json.loads(content)
-    except ValueError:
-        return content
-    if not isinstance(envelope, dict) or "ok" not in envelope:
-        return content
-    if envelope["ok"]:
-        return _output_first(str(envelope.get("content") or "")) or "Done."
-    if envelope.get("error_kind") == "rejected":  # the person said no: not something to retry
-        return f"Not done: {envelope.get('error', '')}."
-    return f"Error: {envelope.get('error', '')}"
-
-
 def plain_tool_results(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
     """``messages`` with each tool result (the JSON envelope) as plain text."""
-    return [replace(m, content=_result_text(m.content)) if m.role == "tool" else m for m in messages]
-
-
-def _key(call: ToolCall) -> tuple[str, str]:
-    try:
-        arguments = json.dumps(json.loads(call.arguments), sort_keys=True)
-    except ValueError:
-        arguments = call.arguments
-    return call.name, arguments
-
-
-def answer_now(messages: Sequence[ChatMessage]) -> bool:
-    """The last message is a result the template asks the answer for: any but a failed call.
-
-    A 0.5B model otherwise calls again: the same read until the turn limit (after a read it
-    copied its own call instead of answering), an edit nobody asked for, or the same write.
-    """
-    last = messages[-1] if messages else None
-    return last is not None and last.role == "tool" and not _result_text(last.content).startswith("Error: ")
-
-
-def repeats_a_call(messages: Sequence[ChatMessage]) -> bool:
-    """The last calls the model made are all ones it had already made in this exchange."""
-    assistant = [m for m in messages if m.role == "assistant" and m.tool_calls]
-    if len(assistant) < 2 or messages[-1].role != "tool":
-        return False
-    earlier = {_key(c) for m in assistant[:-1] for c in m.tool_calls}
-    return all(_key(c) in earlier for c in assistant[-1].tool_calls)
+    return [replace(m, content=result_text(m.content)) if m.role == "tool" else m for m in messages]
 
 
 _NAME = re.compile(r'^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -252,9 +200,8 @@ async def constrained_stream(
     relative_paths: bool = False,
 ) -> AsyncIterator[StreamEvent]:
     """One turn with the tool-call grammar; events as if the server had parsed the call."""
-    if tool_choice == "auto" and (repeats_a_call(messages) or answer_now(messages)):
-        tool_choice = "none"
-    extra = structured_request(tools, tool_choice, grammar=grammar, relative_paths=relative_paths)
+    turn = next_turn(messages, tools, tool_choice)
+    extra = structured_request(turn.tools, turn.tool_choice, grammar=grammar, relative_paths=relative_paths)
     reader = CallTextReader(f"call_{uuid.uuid4().hex[:24]}")
     async for event in client.stream(plain_tool_results(messages), (), tool_choice="auto", extra=extra):
         if isinstance(event, TextDelta):
