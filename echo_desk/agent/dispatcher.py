@@ -676,7 +676,7 @@ class Dispatcher:
 
 #: Tools whose verdict the floor rules may change even when no rule names them (rm -rf /,
 #: writes into Echo Desk's own settings): evaluated on every call.
-_ALWAYS_EVALUATED = frozenset({"run_command", "write_file", "edit_file"})
+_ALWAYS_EVALUATED = frozenset({"run_command", "write_file", "edit_file", "append_to_file"})
 
 
 def _rule_source(deciding: Provenance | None) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from echo_desk.builtins.echo import EchoText
 from echo_desk.builtins.files.operations import CopyPath, CreateFolder, DeletePath, MovePath
 from echo_desk.builtins.files.reading import ListDir, ReadFile
-from echo_desk.builtins.files.writing import EditFile, WriteFile
+from echo_desk.builtins.files.writing import AppendToFile, EditFile, WriteFile
 from echo_desk.builtins.interaction import AskUser, UpdateTodos
 from echo_desk.builtins.search.search_files import SearchFiles
 from echo_desk.builtins.shell.run_command import RunCommand
@@ -26,6 +26,7 @@ BUILTIN_CLASSES: tuple[type[Tool], ...] = (
     SearchFiles,
     WriteFile,
     EditFile,
+    AppendToFile,
     MovePath,
     CopyPath,
     DeletePath,
@@ -45,6 +46,7 @@ def builtin_tools(settings: Callable[[], Settings] | None = None) -> list[Tool]:
 
 __all__ = [
     "BUILTIN_CLASSES",
+    "AppendToFile",
     "AskUser",
     "CopyPath",
     "CreateFolder",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 
-from echo_desk.builtins import EditFile, WriteFile
+from echo_desk.builtins import AppendToFile, EditFile, WriteFile
 from echo_desk.builtins.files import atomic
 from echo_desk.builtins.files.atomic import TEMP_SUFFIX
 from echo_desk.store import paths
@@ -263,3 +263,26 @@ async def test_crlf_text_from_the_model_matches_an_lf_file(workspace: Path, make
     result = await run_tool(EditFile(), params, make_ctx("edit_file"))
     assert result.success, result.error
     assert (workspace / "a.txt").read_bytes() == b"1\n2\nthree\n"
+
+
+@pytest.mark.parametrize(("before", "added", "after"), [
+    (b"milk\neggs\n", "Buy butter", b"milk\neggs\nBuy butter\n"),
+    (b"milk\neggs", "Buy butter", b"milk\neggs\nBuy butter\n"),  # the last line is ended first
+    (b"milk\r\neggs\r\n", "one\ntwo\n", b"milk\r\neggs\r\none\r\ntwo\r\n"),  # the file's own line endings
+    (b"", "first", b"first\n"),
+])
+async def test_append_adds_whole_lines_at_the_end_and_changes_nothing_before(
+    workspace: Path, make_ctx: MakeCtx, before: bytes, added: str, after: bytes,
+) -> None:
+    (workspace / "notes.txt").write_bytes(before)
+    result = await run_tool(AppendToFile(), {"path": "notes.txt", "text": added}, make_ctx("append_to_file"))
+    assert result.success, result.error
+    assert (workspace / "notes.txt").read_bytes() == after
+
+
+async def test_append_to_a_missing_file_writes_nothing_and_says_how_to_create_it(
+    workspace: Path, make_ctx: MakeCtx,
+) -> None:
+    result = await run_tool(AppendToFile(), {"path": "nope.txt", "text": "x"}, make_ctx("append_to_file"))
+    assert not result.success and "write_file creates a new file" in result.error
+    assert not (workspace / "nope.txt").exists()

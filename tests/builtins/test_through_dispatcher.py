@@ -55,6 +55,7 @@ def _normal_calls(url: str) -> dict[str, dict[str, Any]]:
         "list_dir": {},
         "search_files": {"regex": "alpha"},
         "write_file": {"path": "new/b.txt", "content": "bee\n"},
+        "append_to_file": {"path": "new/b.txt", "text": "more"},
         "edit_file": {"path": "a.txt", "edits": [{"old": "alpha", "new": "beta"}]},
         "create_folder": {"path": "made/deeper"},
         "copy_path": {"source": "a.txt", "destination": "made/a-copy.txt"},
@@ -79,11 +80,12 @@ async def test_every_builtin_runs_through_execute_tool(runtime: Runtime, workspa
         env = await runtime.dispatcher.execute_tool(_call(name, args), scope, host)
         assert env.ok, (name, env.error_kind, env.error)
     assert (workspace / "a.txt").read_text() == "beta\n"
-    assert (workspace / "new" / "b.txt").read_text() == "bee\n"
+    assert (workspace / "new" / "b.txt").read_text() == "bee\nmore\n"
     asked = {r.tool_name: r for r in host.requests}
     # Read tools run without asking, except fetch_url here: the test server is a local address.
-    assert set(asked) == {"write_file", "edit_file", "run_command", "fetch_url", "create_folder", "copy_path",
-                          "move_path", "delete_path"}
+    assert set(asked) == {"write_file", "append_to_file", "edit_file", "run_command", "fetch_url", "create_folder",
+                          "copy_path", "move_path", "delete_path"}
+    assert "+more\n" in asked["append_to_file"].file_changes[0].diff
     assert asked["move_path"].targets[1].value == str(workspace / "made" / "deeper" / "moved.txt")
     assert not (workspace / "made" / "deeper" / "moved.txt").exists()
     assert asked["fetch_url"].targets[0].full_detail.startswith("protected: 127.0.0.1")
@@ -93,6 +95,7 @@ async def test_every_builtin_runs_through_execute_tool(runtime: Runtime, workspa
     assert host.outputs and "ran" in "".join(text for _, text in host.outputs)
     made = workspace / "made"
     assert sorted(host.mutated) == sorted([str(workspace / "a.txt"), str(workspace / "new" / "b.txt"),
+                                           str(workspace / "new" / "b.txt"),
                                            str(made / "deeper"), str(made / "a-copy.txt"), str(made / "a-copy.txt"),
                                            str(made / "deeper" / "moved.txt"), str(made / "deeper" / "moved.txt")])
 

@@ -34,6 +34,8 @@ def _cases(url: str) -> dict[str, dict[str, Any]]:
                       "empty": {"path": "a.txt", "edits": []},
                       "oversized": {"path": "a.txt", "edits": [{"old": "a", "new": str(i)} for i in range(51)]},
                       "missing": {"path": "a.txt"}},
+        "append_to_file": {"normal": {"path": "a.txt", "text": "gamma"}, "empty": {"path": "a.txt", "text": ""},
+                           "oversized": {"path": "a.txt", "text": BIG}, "missing": {"path": "a.txt"}},
         "move_path": {"normal": {"source": "new.txt", "destination": "moved.txt"},
                       "empty": {"source": "", "destination": "x.txt"},
                       "oversized": {"source": "a" * 5000, "destination": "x.txt"}, "missing": {"source": "a.txt"}},
@@ -65,7 +67,7 @@ def server() -> LoopbackServer:
 def test_every_tool_has_complete_catalog_metadata() -> None:
     tools = builtin_tools()
     assert [t.name for t in tools] == ["echo_text", "read_file", "list_dir", "search_files", "write_file",
-                                       "edit_file", "move_path", "copy_path", "delete_path", "create_folder",
+                                       "edit_file", "append_to_file", "move_path", "copy_path", "delete_path", "create_folder",
                                        "run_command", "fetch_url", "ask_user", "update_todos"]
     for tool in tools:
         jsonschema.Draft202012Validator.check_schema(tool.parameters)
@@ -75,7 +77,7 @@ def test_every_tool_has_complete_catalog_metadata() -> None:
         assert 0 < tool.timeout_seconds <= 3600
         assert tool.parameters.get("additionalProperties") is False
     risks = {t.name: t.risk_level for t in tools}
-    assert risks["write_file"] is risks["edit_file"] is RiskLevel.WRITE
+    assert risks["write_file"] is risks["edit_file"] is risks["append_to_file"] is RiskLevel.WRITE
     assert risks["run_command"] is RiskLevel.EXEC
     assert {n for n, r in risks.items() if r is RiskLevel.READ} == {
         "echo_text", "read_file", "list_dir", "search_files", "fetch_url", "ask_user", "update_todos"}
@@ -84,7 +86,7 @@ def test_every_tool_has_complete_catalog_metadata() -> None:
     assert {t.name for t in tools if t.capabilities <= set(DEFAULT_PROFILES["read-only"])} == {
         "echo_text", "read_file", "list_dir", "search_files", "fetch_url", "ask_user", "update_todos"}
     previewing = {t.name for t in tools if t.has_preview}
-    assert previewing == {"write_file", "edit_file", "run_command", "fetch_url", "move_path", "copy_path",
+    assert previewing == {"write_file", "edit_file", "append_to_file", "run_command", "fetch_url", "move_path", "copy_path",
                           "delete_path", "create_folder"}
 
 
@@ -111,7 +113,7 @@ async def test_arguments(variant: str, workspace: Path, make_ctx: MakeCtx, serve
             # "glob or regex" would need a top-level anyOf, which some providers refuse: the tool checks it.
             if (tool.name, variant) != ("search_files", "missing"):
                 assert _schema_rejects(tool, params), (tool.name, variant)
-        assert (workspace / "a.txt").read_text() in ("alpha\n", "beta\n")
+        assert (workspace / "a.txt").read_text() in ("alpha\n", "beta\n", "beta\ngamma\n")
 
 
 def _schema_rejects(tool: Tool, params: dict[str, Any]) -> bool:
@@ -126,6 +128,7 @@ def _check_normal(tool: Tool, output: str, host: RecordingHost, workspace: Path)
         "search_files": lambda: "a.txt" in output,
         "write_file": lambda: (workspace / "new.txt").read_text() == "hi\n",
         "edit_file": lambda: (workspace / "a.txt").read_text() == "beta\n",
+        "append_to_file": lambda: (workspace / "a.txt").read_text() == "beta\ngamma\n",
         "move_path": lambda: (workspace / "moved.txt").read_text() == "hi\n" and not (workspace / "new.txt").exists(),
         "copy_path": lambda: (workspace / "copied.txt").read_text() == "hi\n",
         "delete_path": lambda: not (workspace / "copied.txt").exists() and "trash" in output,

@@ -17,7 +17,7 @@ from echo_desk.agent.registry import RegisteredTool
 
 SHELL_TOOLS = frozenset({"run_command"})
 READ_TOOLS = frozenset({"read_file", "list_dir", "search_files"})
-WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+WRITE_TOOLS = frozenset({"write_file", "edit_file", "append_to_file"})
 FETCH_TOOLS = frozenset({"fetch_url"})
 DB_TOOLS = {"db_query": "read", "db_schema": "read", "db_execute": "write"}
 _SCHEMA_WORDS = ("create", "alter", "drop", "truncate", "rename", "comment")

@@ -1,4 +1,5 @@
-"""The write tools: ``write_file`` (create or overwrite) and ``edit_file`` (exact replacements)."""
+"""The write tools: ``write_file`` (create or overwrite), ``edit_file`` (exact replacements) and
+``append_to_file`` (text added at the end)."""
 
 from __future__ import annotations
 
@@ -136,3 +137,42 @@ class EditFile(FileWriteTool):
             "Nothing was written.",
             kind=ErrorKind.BUSINESS,
         )
+
+
+class AppendToFile(FileWriteTool):
+    """Text added at the end of an existing file: nothing there can be lost, so nothing of it has
+    to be read or repeated first. Small models asked to "add a line at the end" rewrote the whole
+    file with ``write_file`` and dropped or reordered lines, or replaced the last line with
+    ``edit_file`` (bench/agent_tasks.py)."""
+
+    name = "append_to_file"
+    description = (
+        "Add text at the end of an existing text file in the workspace, on a new line. The file keeps "
+        "its encoding and line endings. To create a file use write_file."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS,
+                     "description": "File path, relative to the workspace or absolute inside it."},
+            "text": {"type": "string", "minLength": 1, "maxLength": MAX_CONTENT,
+                     "description": "The text to add, without the file's current content."},
+        },
+        "required": ["path", "text"],
+        "additionalProperties": False,
+    }
+    title = N_("Append to file")
+    catalog_description = N_("Adds text at the end of a file in your workspace. You see the diff first.")
+
+    def new_content(
+        self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
+    ) -> tuple[str, str, bytes]:
+        added = get_str(params, "text", max_len=MAX_CONTENT)
+        if before is None:
+            raise fs.not_a_file(target, "does not exist (write_file creates a new file)")
+        old_text, fmt = decode(before, target)
+        # Whole lines: the text starts on a line of its own and ends its line.
+        separator = "" if not old_text or old_text.endswith(("\n", "\r")) else "\n"
+        tail = "" if added.endswith(("\n", "\r")) else "\n"
+        new_text = old_text + to_newline(separator + added + tail, fmt.newline)
+        return old_text, new_text, encode(new_text, fmt, target)
