@@ -3,7 +3,8 @@ dialog. Everything runs through the real window, engine, dispatcher and store; o
 is a scripted demo (so the pictures are reproducible without a model server).
 
 Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots.py [--with-local-model]
-(``--with-local-model`` adds chat_local_model.png: the real built-in model answering, ~30-60 s.)
+(``--with-local-model`` adds approval_local_append{,_zh}.png and chat_local_model{,_zh}.png: the real
+built-in model adding a line to a file, its approval and its answer, ~1-2 min.)
 Writes docs/screenshots/{chat,approval,catalog_en,catalog_zh,chat_zh}.png, and for sub-agents
 approval_delegate{,_zh}.png (the spawn manifest), scope_help_zh.png, approval_subagent.png (a sub-agent's own
 approval) and chat_subagent{,_zh}.png (its transcript nested in the delegate card); for databases
@@ -647,28 +648,42 @@ async def shoot(app: QApplication) -> None:
 
 
 async def shoot_local_model() -> None:
-    """The built-in local model (real llama.cpp) answering about a file: needs the default model
-    downloaded (python -m echo_desk.providers.local.fetch_default)."""
+    """The built-in local model (real llama.cpp) adding a line to a file, in both languages: its
+    approval (approval_local_append{,_zh}.png) and the answer (chat_local_model{,_zh}.png). Needs
+    the default model downloaded (python -m echo_desk.providers.local.fetch_default)."""
     from echo_desk.ui.app import App
 
-    workspace = HOME / "local-workspace"
-    workspace.mkdir(exist_ok=True)
-    (workspace / "notes.txt").write_text("Buy oat milk and call Alice at 5pm.\n")
     app = App(QApplication.instance())  # type: ignore[arg-type]
     app.window.resize(1280, 800)
     show_first_frame(app.window)
     await app.load()
     if app.services.model is None:
         print(f"skipped chat_local_model.png: {app.services.model_error}")
-    else:
-        app.window.set_workspace(str(workspace))
-        app.window.composer.setPlainText("What is in notes.txt?")
+    approvals: list[Any] = []
+    app.window.host.dialog_opened.connect(lambda dialog: (dialog.resize(1100, 700), approvals.append(dialog)))
+    jobs = (("en", "", "Add a line 'Buy butter' at the end of notes.txt", "milk\neggs\n"),
+            ("zh_CN", "_zh", "在 notes.txt 末尾加一行：买黄油", "牛奶\n鸡蛋\n"))
+    for language, suffix, prompt, notes in jobs if app.services.model is not None else ():
+        i18n_qt.apply_language(language)
+        workspace = HOME / f"local-workspace{suffix}"
+        workspace.mkdir(exist_ok=True)
+        (workspace / "notes.txt").write_text(notes, encoding="utf-8")
+        app.window.new_conversation(str(workspace))
+        app.window.composer.setPlainText(prompt)
         done = asyncio.get_running_loop().create_future()
-        app.window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(1))
+        app.window.session.busy_changed.connect(lambda busy, done=done: None if busy or done.done() else done.set_result(1))
+        seen = len(approvals)
         app.window.send()
+        while len(approvals) <= seen and not done.done():  # noqa: ASYNC110  (a screenshot script)
+            await asyncio.sleep(0.05)
+        if len(approvals) > seen:
+            dialog = await next_dialog(approvals, seen)
+            save(dialog, f"approval_local_append{suffix}.png")
+            dialog.allow_once.click()
         await asyncio.wait_for(done, 300)
         await asyncio.sleep(0.3)
-        save(app.window, "chat_local_model.png")
+        save(app.window, f"chat_local_model{suffix}.png")
+    i18n_qt.apply_language("en")
     app.window.close()
     await app.shutdown()
 

@@ -81,13 +81,17 @@ def test_a_request_to_change_a_file_reads_it_first_then_edits_it_then_answers() 
     assert next_turn(done, TOOLS).tool_choice == "none"
 
 
-def test_a_request_to_create_from_what_was_read_is_offered_the_file_changing_tools() -> None:
+def test_a_request_to_create_from_what_was_read_is_offered_the_tool_that_creates() -> None:
     request = "Read name.txt and create greeting.txt that says Hello, followed by that name."
     first = next_turn(_after(request), TOOLS)
     assert first.tool_choice == "required" and "write_file" in _names(first.tools)  # no reading needed first
     turn = next_turn(_after(request, ("read_file", _result(True, "Ada\n"))), TOOLS)
-    assert turn.tool_choice == "required"
-    assert set(_names(turn.tools)) == {"write_file", "edit_file", "move_path", "delete_path"}  # not run_command
+    assert turn.tool_choice == "required" and _names(turn.tools) == ["write_file"]  # not edit_file, not run_command
+    moving = next_turn(_after("Read a.txt, then move it to b.txt", ("read_file", _result(True, "a"))), TOOLS)
+    assert _names(moving.tools) == ["move_path"]
+    unclear = next_turn(_after("Read a.txt, then create b.txt and move a.txt", ("read_file", _result(True, "a"))),
+                        TOOLS)
+    assert set(_names(unclear.tools)) == {"write_file", "edit_file", "move_path", "delete_path"}
 
 
 def test_a_question_is_answered_after_the_read() -> None:

@@ -13,8 +13,9 @@ fix is a choice of what the next turn is offered:
   it before anything is changed, and the change is an edit, not a rewrite; text to add at its
   end is appended at once.
 - A request asking which file holds or defines something: the first turn is a search by text.
-- After a look in an exchange that asks for a change, the next turn must be a call of a tool
-  that changes files — once: after that it answers.
+- After a look in an exchange that asks for a change, the next turn must be a call of the tool
+  that makes that kind of change (edit, new file, move; all file-changing tools when the words
+  do not say which) — once: after that it answers.
 - After any other successful result, or a call repeated with the same arguments, the turn is
   text; after a failed call the model may call again.
 
@@ -49,6 +50,8 @@ READ_TOOL = "read_file"
 #: What a request to change a file's content is offered after reading it: given ``write_file``
 #: too, the 0.5B model rewrote the whole file and dropped or reordered lines ("add a line").
 EDIT_TOOL = "edit_file"
+NEW_FILE_TOOL = "write_file"
+MOVE_TOOL = "move_path"
 #: What a request to add at the end of a file is offered, at once: nothing has to be read first.
 APPEND_TOOL = "append_to_file"
 
@@ -65,7 +68,9 @@ _MODIFY_WORDS = re.compile(
 )
 _APPEND_WORDS = re.compile(r"\b(append|at the end|to the end|add a line|add the line)\b|(末尾|结尾|追加)", re.IGNORECASE)
 # Words of a request for a change that needs no reading first.
-_CREATE_WORDS = re.compile(r"\b(create|write|rename|move)\b|(创建|新建|写入|写一|重命名|移动|移到)", re.IGNORECASE)
+_NEW_FILE_WORDS = re.compile(r"\b(create|write)\b|(创建|新建|写入|写一)", re.IGNORECASE)
+_MOVE_WORDS = re.compile(r"\b(rename|move)\b|(重命名|移动|移到)", re.IGNORECASE)
+_CREATE_WORDS = re.compile(f"{_NEW_FILE_WORDS.pattern}|{_MOVE_WORDS.pattern}", re.IGNORECASE)
 _WHICH_FILE_HOLDS = re.compile(
     r"\bwhich\b[^.?!]*\bfiles?\b[^.?!]*\b(contains?|defines?|mentions?|has|have|uses?|holds?)\b"
     r"|(哪个|哪些)文件[^。？?]*(包含|定义|提到|含有|用到|有)",
@@ -213,6 +218,20 @@ def _path_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
                             list(tool.parameters.get("required", [])))
 
 
+def _changer_for(request: str) -> str:
+    """The one file-changing tool a change request is offered after a look ("" when unclear):
+    offered all of them, the model edited a file it was asked to create, and rewrote one it was
+    asked to edit."""
+    words = _words(request)
+    if asks_to_modify(request):
+        return EDIT_TOOL
+    if _NEW_FILE_WORDS.search(words) and not _MOVE_WORDS.search(words):
+        return NEW_FILE_TOOL
+    if _MOVE_WORDS.search(words) and not _NEW_FILE_WORDS.search(words):
+        return MOVE_TOOL
+    return ""
+
+
 def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
     search = tuple(_search_by_text(t) for t in offered if t.name == SEARCH_TOOL)
     if search and asks_which_file(request):
@@ -244,8 +263,8 @@ def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], 
         return Turn("auto", offered)
     done = _answered(exchange)
     changers = tuple(t for t in offered if t.name in CHANGING_TOOLS)
-    if asks_to_modify(request):
-        changers = tuple(t for t in changers if t.name == EDIT_TOOL) or changers
+    wanted = _changer_for(request)
+    changers = tuple(t for t in changers if t.name == wanted) or changers
     if changers and asks_for_change(request) and done and all(name in LOOKING_TOOLS for name in done):
         return Turn("required", changers)
     return Turn("none", offered)
