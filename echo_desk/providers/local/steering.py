@@ -8,8 +8,8 @@ read, and reaches for ``read_file`` with a made-up path when asked *which* file 
 The grammar (``structured``) can hold a turn to text, or to a call of given tools, so each
 fix is a choice of what the next turn is offered:
 
-- A request that names a file (``notes.txt``): the first turn must be a call, and a file
-  tool's path is one of the names. A request to change what is in it: the first call reads
+- A request that names a file (``notes.txt``): the first turn must be a call (not a listing),
+  and a file tool's path is one of the names. A request to change what is in it: the first call reads
   it before anything is changed, and the change is an edit, not a rewrite; text to add at its
   end is appended at once.
 - A request asking which file holds or defines something: the first turn is a search by text.
@@ -47,6 +47,7 @@ CHANGING_TOOLS = frozenset({"write_file", "edit_file", "append_to_file", "move_p
 NAMED_PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "append_to_file"})
 SEARCH_TOOL = "search_files"
 READ_TOOL = "read_file"
+LIST_TOOL = "list_dir"
 #: What a request to change a file's content is offered after reading it: given ``write_file``
 #: too, the 0.5B model rewrote the whole file and dropped or reordered lines ("add a line").
 EDIT_TOOL = "edit_file"
@@ -239,7 +240,8 @@ def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
     names = named_files(request)
     if not names:
         return Turn("auto", offered)
-    tools = tuple(_path_among(t, names) for t in offered)
+    # Not list_dir: asked about notes.txt (in Chinese), the model listed "notes.txt", twice.
+    tools = tuple(_path_among(t, names) for t in offered if t.name != LIST_TOOL)
     append = tuple(t for t in tools if t.name == APPEND_TOOL)
     if append and asks_to_append(request):
         return Turn("required", append)
