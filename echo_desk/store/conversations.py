@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.chat_messages import ChatMessage, ToolCall
 from echo_desk.store import message_attachments, message_search
 from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.blobs import BlobStore
