@@ -40,7 +40,6 @@ from echo_desk.agent.policy import (
     grant_problem,
     is_enabled,
 )
-from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.revision import Revision, RevisionRefused, checked_arguments, told_to_model
 from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
@@ -51,6 +50,7 @@ from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import Deadline, ToolWorkerPool
 from echo_desk.i18n import locale_dir_of
 from echo_desk.store.audit import AuditLog, AuditRecord
+from echo_desk.store.redact import redact
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.context import CancelledByUser, ToolExecutionContext

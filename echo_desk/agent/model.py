@@ -1,59 +1,22 @@
-"""The small protocol the agent loop uses to talk to a model. Providers implement it."""
+"""The small protocol the agent loop uses to talk to a model. Providers implement it.
+
+The messages it carries (``ChatMessage``, ``ToolCall``, ...) are ``echo_desk.chat_messages``,
+below the engine, because the store keeps them too."""
 
 from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
 from echo_desk.agent.definitions import ToolDefinition
+
+# Re-exported only because the providers, the loop, the CLI, bench and tests still import these
+# two from here; once they import echo_desk.chat_messages, the aliases go.
+from echo_desk.chat_messages import ChatMessage as ChatMessage
+from echo_desk.chat_messages import ToolCall as ToolCall
 from echo_desk.i18n import _
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCall:
-    """A complete call the model asked for. ``arguments`` is the raw JSON text it sent."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class ImagePart:
-    """An image the person attached to a message: the bytes as read, and their MIME type
-    (``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``)."""
-
-    mime: str
-    data: bytes
-    name: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class AttachmentRef:
-    """A path the person attached to a message, as the model is told about it: ``mention`` is
-    ``@relative/path`` inside the workspace or the resolved absolute path outside it."""
-
-    mention: str
-    is_dir: bool = False
-    is_image: bool = False
-    inside: bool = True
-
-
-@dataclass(frozen=True, kw_only=True)
-class ChatMessage:
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str = ""
-    name: str = ""
-    #: Images sent with a user message; a provider that cannot send them refuses the request
-    #: (``images_refused``), it never drops them.
-    images: tuple[ImagePart, ...] = ()
-    #: Paths attached to a user message; ``content`` stays what the person typed, and the
-    #: session names these paths to the model (``attachments.with_attachments_named``).
-    attachments: tuple[AttachmentRef, ...] = ()
 
 
 @dataclass(frozen=True)

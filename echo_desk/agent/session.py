@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from echo_desk.agent.answer_stats import AnswerStats, MeteredModel
 from echo_desk.agent.attachments.core import with_attachments_named
-from echo_desk.agent.model import AttachmentRef, ChatMessage, ChatModel, ImagePart, ToolCall
+from echo_desk.agent.metered_model import MeteredModel
+from echo_desk.agent.model import ChatModel
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
+from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ToolCall
+from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.conversations import Conversation, ConversationStore, StoredMessage
 from echo_desk.store.message_tree import BranchPosition, MessageTree, TreeNode
 

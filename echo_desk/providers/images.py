@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from echo_desk.agent.model import ImagePart
+from echo_desk.chat_messages import ImagePart
 
 #: OpenAI-compatible servers and Anthropic take these four.
 ALL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.redact import redact, redact_text
 from echo_desk.store.private import connect_private
+from echo_desk.store.redact import redact, redact_text
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (

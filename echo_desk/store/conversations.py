@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.answer_stats import AnswerStats
-from echo_desk.agent.model import ChatMessage, ToolCall
-from echo_desk.agent.redact import redact, redact_text
+from echo_desk.chat_messages import ChatMessage, ToolCall
 from echo_desk.store import message_attachments, message_search
+from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.message_search import SearchHit
 from echo_desk.store.message_tree import MessageTree, TreeNode
 from echo_desk.store.private import connect_private
+from echo_desk.store.redact import redact, redact_text
 
 
 def _v1(conn: sqlite3.Connection) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.model import AttachmentRef, ChatMessage, ImagePart
+from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart
 from echo_desk.store.blobs import BlobStore
 
 FOLDER = "attachment-images"

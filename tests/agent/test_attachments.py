@@ -16,9 +16,9 @@ import pytest
 from echo_desk.agent import attachments as att
 from echo_desk.agent.attachments import copying, reads
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
-from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import GrantScope
 from echo_desk.agent.scope import Scope
+from echo_desk.chat_messages import ToolCall
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore
 
@@ -240,7 +240,7 @@ def test_hostile_a_file_name_with_a_newline_cannot_add_a_line_to_the_message(tre
 
 
 def test_the_markdown_export_lists_what_was_attached(tmp_path) -> None:
-    from echo_desk.agent.model import AttachmentRef, ChatMessage
+    from echo_desk.chat_messages import AttachmentRef, ChatMessage
     from echo_desk.store.conversations import ConversationStore
 
     store = ConversationStore(tmp_path / "c.sqlite3")

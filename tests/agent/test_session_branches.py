@@ -147,7 +147,7 @@ def test_nothing_is_edited_or_regenerated_while_a_turn_runs(runtime, store, work
 @pytest.mark.parametrize("stored", [None, "text", [], {"input_tokens": -3, "output_tokens": "7"},
                                     {"input_tokens": True, "elapsed_seconds": "slow"}])
 def test_damaged_footer_figures_read_as_unknown(stored):
-    from echo_desk.agent.answer_stats import AnswerStats
+    from echo_desk.store.answer_stats import AnswerStats
 
     stats = AnswerStats.from_json(stored)
     assert stats is None or (stats.input_tokens, stats.output_tokens, stats.elapsed_seconds) == (None, None, 0.0)

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from providers_kit import collect
 
-from echo_desk.agent.model import ChatMessage, ImagePart, ModelError, ModelErrorKind, TextDelta
+from echo_desk.agent.model import ModelError, ModelErrorKind, TextDelta
+from echo_desk.chat_messages import ChatMessage, ImagePart
 from echo_desk.providers.anthropic import AnthropicModel
 from echo_desk.providers.factory import create_model
 from echo_desk.providers.gemini import GeminiModel

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.conversations import MIGRATIONS, ConversationStore
 
 

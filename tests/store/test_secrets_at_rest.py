@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.model import ChatMessage, ToolCall
-from echo_desk.agent.redact import REDACTED, redact, redact_text
 from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.redact import REDACTED, redact, redact_text
 
 SK = "sk-proj-Zx8Qw2Lm4Np6Rt0Vb3Yc5Hd7"
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -190,7 +190,7 @@ def test_settings_data_and_cache_folders_and_the_settings_file_are_private(
 def test_every_secret_name_part_has_the_pre_check_that_lets_it_be_found() -> None:
     # The shapes only run where one of the lower-case pre-check words occurs; a secret name
     # the pattern knows but the pre-check does not would be stored in clear.
-    from echo_desk.agent import redact
+    from echo_desk.store import redact
 
     for name in ("MY_API_KEY", "GITHUB_PAT", "db_password", "PGPASSFILE_x", "session_id", "AUTH_HEADER"):
         assert redact.SECRET_NAME.search(name)

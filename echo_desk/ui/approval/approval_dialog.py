@@ -48,7 +48,7 @@ from echo_desk.ui.labels import (
     source_label,
     target_value_text,
 )
-from echo_desk.ui.settings.sandbox_page import status_text
+from echo_desk.ui.sandbox_text import status_text
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 

@@ -8,8 +8,7 @@ decides anything; an opaque command never has a suggestion because the engine of
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -17,16 +16,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QRadioButton,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from echo_desk.agent.permissions import GrantScope, Part, Suggestion, Verdict
+from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import part_reason, plain_tooltip, scope_label, verdict_colour, verdict_label
+from echo_desk.ui.rules_text import plain_tooltip, scope_label
+from echo_desk.ui.widgets.parts_table import PartsTable
 
 #: The scopes offered for a suggested rule, narrowest first ("once" is the dialog's own button).
 OFFERED_SCOPES = (GrantScope.MINUTES_15, GrantScope.CONVERSATION, GrantScope.WORKSPACE, GrantScope.ALWAYS)
@@ -40,47 +38,6 @@ def plain_button_text(text: str) -> str:
 def suggestion_text(suggestion: Suggestion) -> str:
     """What the rule would allow: its pattern (or the whole tool when it has none)."""
     return suggestion.pattern if suggestion.pattern is not None else suggestion.tool
-
-
-class PartsTable(QTreeWidget):
-    """One row per collected sub-command (or path, URL, call): its text, verdict and what
-    decided it. Shared by the approval dialog and the Permissions page's tester."""
-
-    def __init__(self, parent: QWidget | None = None, *, fit_rows: bool = True) -> None:
-        super().__init__(parent)
-        #: As tall as its rows (the dialog); otherwise it takes the room it is given (the tester).
-        self.fit_rows = fit_rows
-        self.setColumnCount(3)
-        self.setRootIsDecorated(False)
-        self.setUniformRowHeights(True)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self._parts: tuple[Part, ...] = ()
-        self.retranslate()
-
-    def show_parts(self, parts: tuple[Part, ...]) -> None:
-        self.clear()
-        self._parts = parts
-        for part in parts:
-            item = QTreeWidgetItem([part.text, "", ""])  # item text is never rich text
-            item.setToolTip(0, plain_tooltip(part.text))
-            item.setForeground(1, QBrush(QColor(verdict_colour(part.effect))))
-            self.addTopLevelItem(item)
-        rows = max(1, min(5, len(parts)))
-        if self.fit_rows:
-            self.setFixedHeight(max(self.sizeHintForRow(0), 20) * rows + self.header().sizeHint().height() + 8)
-        self.retranslate()
-
-    def retranslate(self, *_args: object) -> None:
-        self.setHeaderLabels([_("Part"), _("Verdict"), _("Decided by")])
-        for i, part in enumerate(self._parts):
-            item = self.topLevelItem(i)
-            if item is None:
-                continue
-            item.setText(1, verdict_label(part.effect))
-            item.setText(2, part_reason(part))
-            item.setToolTip(2, plain_tooltip(part.provenance.rule.source.describe() if part.provenance.rule else ""))
-        for column, width in ((0, 260), (1, 90)):
-            self.setColumnWidth(column, width)
 
 
 class GrantChoices(QWidget):

@@ -17,21 +17,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from echo_desk.agent.envelope import DENIED_KEY
-from echo_desk.agent.model import (
-    AttachmentRef,
-    ChatMessage,
-    ChatModel,
-    ImagePart,
-    ModelError,
-    ToolCall,
-    images_refused,
-)
+from echo_desk.agent.model import ChatModel, ModelError, images_refused
 from echo_desk.agent.progress import Progress
 from echo_desk.agent.retry import retry_note
 from echo_desk.agent.runaway import Runaway
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession, Placement
 from echo_desk.agent.status import ToolStatus
+from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ToolCall
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui import marshal

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QTextDocument, QTextOption
 
 from echo_desk import i18n
-from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.i18n import _
+from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.ui import theme
 from echo_desk.ui.chat.transcript import ASSISTANT, TOOL, USER, TranscriptItem
 

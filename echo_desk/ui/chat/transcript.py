@@ -21,10 +21,10 @@ from echo_desk.ui.chat.result_grid import grid_of
 from echo_desk.ui.chat.sandbox_card import sandbox_of
 
 if TYPE_CHECKING:
-    from echo_desk.agent.answer_stats import AnswerStats
     from echo_desk.agent.envelope import Envelope
-    from echo_desk.agent.model import AttachmentRef, ImagePart
     from echo_desk.agent.sources import ToolSource
+    from echo_desk.chat_messages import AttachmentRef, ImagePart
+    from echo_desk.store.answer_stats import AnswerStats
     from echo_desk.store.message_tree import BranchPosition
     from echo_desk.tools.results import JsonObject
 

@@ -2,7 +2,7 @@
 sandbox works on this system (and the fix when it does not), and the paths hidden from it.
 
 The page shows the engine's answers (``echo_desk.sandbox.availability``, ``SandboxSettings``);
-it decides nothing itself. Its own reason and fix texts are message ids translated here.
+it decides nothing itself. The status line (reason and fix) is worded by ``ui.sandbox_text``.
 """
 
 from __future__ import annotations
@@ -25,29 +25,17 @@ from PySide6.QtWidgets import (
 from echo_desk import sandbox
 from echo_desk.agent.permissions import PermissionEngine, sandbox_toggle
 from echo_desk.i18n import N_, _, list_text
-from echo_desk.sandbox.detect import UNAVAILABLE
 from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
 from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.sandbox_text import status_text
 
 MODE_LABELS = {
     SandboxMode.SANDBOXED: N_("Sandboxed (recommended)"),
     SandboxMode.ASK_UNSANDBOXED: N_("Ask every time, no sandbox"),
     SandboxMode.OFF: N_("Off"),
 }
-
-
-def reason_text(found: sandbox.Availability) -> str:
-    """One line: "The sandbox works…" or "Sandbox unavailable: <why>" (bwrap's words as is)."""
-    reason = _(found.reason).format(detail=found.detail)
-    return reason if found.available else _(UNAVAILABLE).format(reason=reason)
-
-
-def status_text(found: sandbox.Availability) -> str:
-    """Why the sandbox works or not, and the fix, in the person's language."""
-    reason = reason_text(found)
-    return reason if not found.fix else f"{reason}\n{_(found.fix)}"
 
 
 def _is_domain(entry: str) -> bool:

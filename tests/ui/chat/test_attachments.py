@@ -254,7 +254,7 @@ def test_an_image_is_a_thumbnail_in_the_prompt_and_the_message_and_image_content
 
 
 def test_a_stored_image_whose_file_is_gone_leaves_the_text(tmp_path) -> None:
-    from echo_desk.agent.model import ChatMessage, ImagePart
+    from echo_desk.chat_messages import ChatMessage, ImagePart
     from echo_desk.store.message_attachments import FOLDER
 
     store = ConversationStore(tmp_path / "c.sqlite3")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from echo_desk.agent.answer_stats import AnswerStats
 from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.conversations import StoredMessage
 from echo_desk.store.message_tree import BranchPosition
 from echo_desk.ui import i18n_qt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from echo_desk.agent import redact as r
+from echo_desk.store import redact as r
 
 SAMPLES = [
     "risk default: read", "", "hello", "settings: always allow", "/home/me/project/src/main.py",
