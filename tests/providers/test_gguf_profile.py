@@ -63,16 +63,17 @@ def test_a_chatml_qwen_file_gets_structured_calls_and_another_keeps_its_template
     qwen = profile_for_file(read_gguf_info(_model(tmp_path, "qwen2", CHATML, 32768, {"w": (10, 10)})),
                             context_size=8192)
     assert qwen.structured_calls and qwen.chat_template is not None and qwen.context_size == 8192
-    assert "echo_text" in qwen.hidden_tools  # 100 weights: a small model
+    assert "echo_text" in qwen.hidden_tools and qwen.steer_turns  # 100 weights: a small model
     llama = profile_for_file(read_gguf_info(_model(tmp_path, "llama", LLAMA, 2048, {"w": (3, 3)})),
                              context_size=8192)
     assert not llama.structured_calls and llama.chat_template is None  # the file's own template
     assert llama.context_size == 2048  # never more than it was trained for
 
 
-def test_a_large_model_is_offered_every_tool(tmp_path: Path) -> None:
+def test_a_large_model_is_offered_every_tool_and_chooses_its_own_steps(tmp_path: Path) -> None:
     path = _model(tmp_path, "qwen2", CHATML, 32768, {"w": (100_000, 80_000)})  # 8 billion weights
-    assert profile_for_file(read_gguf_info(path)).hidden_tools == frozenset()
+    profile = profile_for_file(read_gguf_info(path))
+    assert profile.hidden_tools == frozenset() and not profile.steer_turns
 
 
 @pytest.mark.parametrize("content", [b"", b"GGML" + b"\0" * 40, b"GGUF" + struct.pack("<I", 1) + b"\0" * 16,
@@ -99,3 +100,4 @@ def test_the_real_built_in_model_reads_as_a_small_chatml_qwen() -> None:
     assert 400_000_000 < info.parameter_count < 1_000_000_000
     profile = profile_for_file(info, context_size=8192)
     assert profile.structured_calls and profile.relative_paths and profile.hidden_tools == SMALL_MODEL_HIDDEN
+    assert profile.steer_turns

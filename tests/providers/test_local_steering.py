@@ -8,7 +8,7 @@ import pytest
 
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import ChatMessage, ToolCall
-from echo_desk.providers.local.steering import asks_for_change, asks_which_file, named_files, next_turn
+from echo_desk.providers.local.steering import Turn, asks_for_change, asks_which_file, named_files, next_turn
 
 
 def _tool(name: str, **properties: dict[str, object]) -> ToolDefinition:
@@ -159,3 +159,11 @@ def test_a_request_to_add_at_the_end_of_a_named_file_is_an_append_at_once() -> N
 def test_a_change_to_what_is_there_is_told_from_a_new_file(request_text: str, modify: bool) -> None:
     first = next_turn(_after(request_text), TOOLS)
     assert (_names(first.tools) == ["read_file"]) is modify
+
+
+def test_a_larger_model_is_not_steered_only_held_to_an_answer_after_a_result() -> None:
+    assert next_turn(_after("Add a line at the end of notes.txt"), TOOLS, steer=False) == Turn("auto", tuple(TOOLS))
+    after_read = _after("Fix notes.txt", ("read_file", _result(True, "milk\n")))
+    assert next_turn(after_read, TOOLS, steer=False).tool_choice == "none"
+    after_error = _after("Fix notes.txt", ("read_file", _result(False, "no such file")))
+    assert next_turn(after_error, TOOLS, steer=False).tool_choice == "auto"

@@ -45,6 +45,10 @@ class ModelProfile:
     #: Tools not offered to this model (they distract a small one and cost prompt tokens); they
     #: stay in the catalog and callable by the person (``echo-desk call``).
     hidden_tools: frozenset[str] = frozenset()
+    #: With ``structured_calls``: what each turn is offered follows the exchange so far (read
+    #: before an edit, a search when asked which file…: see ``steering``). For small models: a
+    #: larger one chooses its own steps.
+    steer_turns: bool = False
 
 
 #: Hidden from small models: they call them instead of answering (echo_text, delegate,
@@ -65,6 +69,7 @@ def _qwen_tools() -> ModelProfile:
         structured_calls=True,
         relative_paths=True,
         hidden_tools=SMALL_MODEL_HIDDEN,
+        steer_turns=True,
     )
 
 
@@ -107,6 +112,7 @@ def get_profile(
         call_grammar=base.call_grammar,
         relative_paths=base.relative_paths,
         hidden_tools=base.hidden_tools,
+        steer_turns=base.steer_turns,
     )
 
 
@@ -121,7 +127,8 @@ def profile_for_file(info: GgufInfo, *, context_size: int | None = None, tempera
     A ChatML model of the Qwen 2 family gets the structured-call profile (its template is the
     one our grammar-constrained calls were built for); any other keeps the chat template in its
     file. The context is the one asked for, never more than the model was trained for; a model
-    under ``SMALL_MODEL_PARAMETERS`` is not offered the tools that distract small models.
+    under ``SMALL_MODEL_PARAMETERS`` is not offered the tools that distract small models, and
+    its turns are steered.
     """
     structured = info.chatml and info.architecture.startswith("qwen2")
     base = get_profile(DEFAULT_PROFILE if structured else "model-template", temperature=temperature,
@@ -136,4 +143,5 @@ def profile_for_file(info: GgufInfo, *, context_size: int | None = None, tempera
         structured_calls=base.structured_calls,
         relative_paths=base.relative_paths,
         hidden_tools=SMALL_MODEL_HIDDEN if small else frozenset(),
+        steer_turns=base.steer_turns and small,
     )

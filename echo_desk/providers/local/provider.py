@@ -107,7 +107,7 @@ class LocalModel:
         tools = [t for t in tools if t.name not in self.profile.hidden_tools]
         if self.profile.structured_calls:
             return constrained_stream(client, messages, tools, tool_choice, grammar=self.profile.call_grammar,
-                                      relative_paths=self.profile.relative_paths)
+                                      relative_paths=self.profile.relative_paths, steer=self.profile.steer_turns)
         return client.stream(messages, tools, tool_choice=tool_choice)
 
     def sibling(self) -> ChatModel:

@@ -250,12 +250,16 @@ def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
     return Turn("required", tools)
 
 
-def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str = "auto") -> Turn:
+def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str = "auto", *,
+              steer: bool = True) -> Turn:
     """The next turn's offer (see the module's text). A caller's own choice other than "auto"
-    is kept as it is."""
+    is kept as it is. Without ``steer`` (a larger model) only this holds: after a result other
+    than a failure, or a repeated call, the turn is text."""
     offered = tuple(tools)
     if tool_choice != "auto" or not offered:
         return Turn(tool_choice, offered)
+    if not steer:
+        return Turn("none" if repeats_a_call(messages) or answer_now(messages) else "auto", offered)
     request, exchange = _exchange(messages)
     if not any(m.role == "tool" for m in exchange):
         return _first_turn(request, offered)

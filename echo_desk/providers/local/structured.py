@@ -198,9 +198,11 @@ async def constrained_stream(
     *,
     grammar: bool = True,
     relative_paths: bool = False,
+    steer: bool = True,
 ) -> AsyncIterator[StreamEvent]:
-    """One turn with the tool-call grammar; events as if the server had parsed the call."""
-    turn = next_turn(messages, tools, tool_choice)
+    """One turn with the tool-call grammar; events as if the server had parsed the call.
+    ``steer``: what the turn is offered follows the exchange (``steering.next_turn``)."""
+    turn = next_turn(messages, tools, tool_choice, steer=steer)
     extra = structured_request(turn.tools, turn.tool_choice, grammar=grammar, relative_paths=relative_paths)
     reader = CallTextReader(f"call_{uuid.uuid4().hex[:24]}")
     async for event in client.stream(plain_tool_results(messages), (), tool_choice="auto", extra=extra):
