@@ -59,11 +59,16 @@ def test_the_files_a_request_names(request_text: str, files: list[str]) -> None:
 
 def test_a_request_naming_a_file_must_start_with_a_call_whose_path_is_one_of_the_names() -> None:
     turn = next_turn(_after("In one sentence, what is README.md about?"), TOOLS)
-    assert turn.tool_choice == "required" and _names(turn.tools) == [n for n in _names(tuple(TOOLS)) if n != "list_dir"]
+    assert turn.tool_choice == "required" and _names(turn.tools) == ["read_file", "search_files"]  # looks only
+    running = next_turn(_after("Run python3 compute.py and tell me what it prints."), TOOLS)
+    assert _names(running.tools) == ["read_file", "search_files", "run_command"]
+    renaming = next_turn(_after("Rename draft.txt to final.txt."), TOOLS)
+    assert renaming.tool_choice == "required"
+    assert _names(renaming.tools) == [n for n in _names(tuple(TOOLS)) if n != "list_dir"]
+    move = next(t for t in renaming.tools if t.name == "move_path")
+    assert move.parameters == TOOLS[5].parameters  # not a tool whose "path" is the file itself
     read = next(t for t in turn.tools if t.name == "read_file")
     assert read.parameters["properties"]["path"]["enum"] == ["README.md"]
-    move = next(t for t in turn.tools if t.name == "move_path")
-    assert move.parameters == TOOLS[5].parameters  # not a tool whose "path" is the file itself
 
 
 def test_a_request_naming_no_file_leaves_the_choice_to_the_model() -> None:

@@ -9,7 +9,8 @@ The grammar (``structured``) can hold a turn to text, or to a call of given tool
 fix is a choice of what the next turn is offered:
 
 - A request that names a file (``notes.txt``): the first turn must be a call (not a listing),
-  and a file tool's path is one of the names. A request to change what is in it: the first call reads
+  and a file tool's path is one of the names. A question about it is offered only what looks
+  (and runs, when it says to run something). A request to change what is in it: the first call reads
   it before anything is changed, and the change is an edit, not a rewrite; text to add at its
   end is appended at once.
 - A request asking which file holds or defines something: the first turn is a search by text.
@@ -48,6 +49,7 @@ NAMED_PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "append_to
 SEARCH_TOOL = "search_files"
 READ_TOOL = "read_file"
 LIST_TOOL = "list_dir"
+RUN_TOOL = "run_command"
 #: What a request to change a file's content is offered after reading it: given ``write_file``
 #: too, the 0.5B model rewrote the whole file and dropped or reordered lines ("add a line").
 EDIT_TOOL = "edit_file"
@@ -72,6 +74,7 @@ _APPEND_WORDS = re.compile(r"\b(append|at the end|to the end|add a line|add the 
 _NEW_FILE_WORDS = re.compile(r"\b(create|write)\b|(创建|新建|写入|写一)", re.IGNORECASE)
 _MOVE_WORDS = re.compile(r"\b(rename|move)\b|(重命名|移动|移到)", re.IGNORECASE)
 _CREATE_WORDS = re.compile(f"{_NEW_FILE_WORDS.pattern}|{_MOVE_WORDS.pattern}", re.IGNORECASE)
+_RUN_WORDS = re.compile(r"\b(run|execute|start|launch)\b|(运行|执行|启动)", re.IGNORECASE)
 _WHICH_FILE_HOLDS = re.compile(
     r"\bwhich\b[^.?!]*\bfiles?\b[^.?!]*\b(contains?|defines?|mentions?|has|have|uses?|holds?)\b"
     r"|(哪个|哪些)文件[^。？?]*(包含|定义|提到|含有|用到|有)",
@@ -247,6 +250,11 @@ def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
         return Turn("required", append)
     if asks_to_modify(request):  # read what is there before changing it (not list it: it did)
         tools = tuple(t for t in tools if t.name == READ_TOOL) or tools
+    elif not asks_for_change(request):
+        # A question about the file: nothing that changes files (asked what README.md is about,
+        # the model appended a sentence to it), and a command only when one is asked for.
+        runs = _RUN_WORDS.search(_words(request)) is not None
+        tools = tuple(t for t in tools if t.name in LOOKING_TOOLS or (runs and t.name == RUN_TOOL)) or tools
     return Turn("required", tools)
 
 
