@@ -202,6 +202,21 @@ JOBS: list[Job] = [
     Job("zh_search", "zh", "search", "哪个文件定义了函数 parse_date？", SRC, has("dates.py")),
     Job("zh_deny", "zh", "refusal", "把 notes.txt 里的 milk 改成 oat milk", {"notes.txt": NOTES},
         both(unchanged({"notes.txt": NOTES}), says_refused), approve=False),
+    # Held out: written after the local model's steering (providers/local/steering.py) was tuned
+    # on the jobs above, and never tuned against: how far it carries to jobs it was not fitted to.
+    Job("ho_append", "en", "append", "Append 'call Bob' to todo.txt.", {"todo.txt": TODO},
+        _appended("todo.txt", [line for line in TODO.splitlines() if line], "call Bob")),
+    Job("ho_search", "en", "search", "Which file mentions the budget?",
+        {"notes.txt": MEETING, "plan.md": "# Plan\nShip in May.\n"}, has("notes.txt")),
+    Job("ho_read", "en", "read", "What port does config.ini use?", {"config.ini": CONFIG_INI}, has("8080")),
+    Job("ho_edit", "en", "edit", "In util.py, rename the function slugify to make_slug.", {"util.py": SRC["src/util.py"]},
+        _edited("util.py", "def make_slug(", "slugify", "text.lower()")),
+    Job("ho_zh_summarise", "zh", "summarise", "README.md 讲的是什么项目？用一句话回答。", {"README.md": README},
+        lambda ws, a: ("tide" in a.lower() or "潮" in a) and ("calendar" in a.lower() or "日历" in a)),
+    Job("ho_zh_rename", "zh", "rename", "把 draft.txt 重命名为 final.txt", {"draft.txt": "version one\n"},
+        lambda ws, a: _text(ws, "final.txt") == "version one\n" and not (ws / "draft.txt").exists()),
+    Job("ho_deny_append", "en", "refusal", "Add a line 'call Bob' at the end of todo.txt", {"todo.txt": TODO},
+        both(unchanged({"todo.txt": TODO}), says_refused), approve=False),
 ]
 
 
