@@ -643,6 +643,10 @@ async def shoot(app: QApplication) -> None:
     await shoot_permissions(runtime, services.backend, workspace, window)
     window.close()
     await window.session.wait_idle()
+    # Gone before the store closes: a later language switch would retranslate its settings pages.
+    for widget in QApplication.topLevelWidgets():
+        widget.deleteLater()
+    await asyncio.sleep(0.1)
     runtime.close()
     store.close()
 
