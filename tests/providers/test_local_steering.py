@@ -172,3 +172,11 @@ def test_a_larger_model_is_not_steered_only_held_to_an_answer_after_a_result() -
     assert next_turn(after_read, TOOLS, steer=False).tool_choice == "none"
     after_error = _after("Fix notes.txt", ("read_file", _result(False, "no such file")))
     assert next_turn(after_error, TOOLS, steer=False).tool_choice == "auto"
+
+
+def test_a_request_naming_a_tool_starts_with_a_call_of_that_tool() -> None:
+    turn = next_turn(_after("Overwrite todo.txt with the text 'eggs' using write_file."), TOOLS)
+    assert turn.tool_choice == "required" and _names(turn.tools) == ["write_file"]
+    assert turn.tools[0].parameters["properties"]["path"]["enum"] == ["todo.txt"]
+    assert asks_for_change("Overwrite todo.txt with the text 'eggs'.")  # a new content, not a question
+    assert _names(next_turn(_after("Is read_files a tool?"), TOOLS).tools) == _names(tuple(TOOLS))  # not a name

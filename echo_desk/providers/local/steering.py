@@ -8,6 +8,7 @@ read, and reaches for ``read_file`` with a made-up path when asked *which* file 
 The grammar (``structured``) can hold a turn to text, or to a call of given tools, so each
 fix is a choice of what the next turn is offered:
 
+- A request that names a tool ("… using write_file"): the first turn is a call of that tool.
 - A request that names a file (``notes.txt``): the first turn must be a call (not a listing),
   and a file tool's path is one of the names. A question about it is offered only what looks
   (and runs, when it says to run something). A request to change what is in it: the first call reads
@@ -71,7 +72,7 @@ _MODIFY_WORDS = re.compile(
 )
 _APPEND_WORDS = re.compile(r"\b(append|at the end|to the end|add a line|add the line)\b|(末尾|结尾|追加)", re.IGNORECASE)
 # Words of a request for a change that needs no reading first.
-_NEW_FILE_WORDS = re.compile(r"\b(create|write)\b|(创建|新建|写入|写一)", re.IGNORECASE)
+_NEW_FILE_WORDS = re.compile(r"\b(create|write|overwrite|save)\b|(创建|新建|写入|写一|覆盖|保存)", re.IGNORECASE)
 _MOVE_WORDS = re.compile(r"\b(rename|move)\b|(重命名|移动|移到)", re.IGNORECASE)
 _CREATE_WORDS = re.compile(f"{_NEW_FILE_WORDS.pattern}|{_MOVE_WORDS.pattern}", re.IGNORECASE)
 _RUN_WORDS = re.compile(r"\b(run|execute|start|launch)\b|(运行|执行|启动)", re.IGNORECASE)
@@ -237,10 +238,14 @@ def _changer_for(request: str) -> str:
 
 
 def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
+    names = named_files(request)
+    asked_for = tuple(_path_among(t, names) if names else t for t in offered
+                      if re.search(rf"(?<![\w]){re.escape(t.name)}(?![\w])", request))
+    if asked_for:  # "… using write_file": the person chose the tool
+        return Turn("required", asked_for)
     search = tuple(_search_by_text(t) for t in offered if t.name == SEARCH_TOOL)
     if search and asks_which_file(request):
         return Turn("required", search)
-    names = named_files(request)
     if not names:
         return Turn("auto", offered)
     # Not list_dir: asked about notes.txt (in Chinese), the model listed "notes.txt", twice.
