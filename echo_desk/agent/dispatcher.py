@@ -43,7 +43,7 @@ from echo_desk.agent.policy import (
 from echo_desk.agent.redact import redact
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.revision import Revision, RevisionRefused, checked_arguments, told_to_model
-from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
+from echo_desk.agent.schema_checks import describe_validation_error, validation_errors
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
@@ -360,7 +360,7 @@ class Dispatcher:
                 ErrorKind.VALIDATION,
                 f"argument '{hidden[0]}' is not accepted: it is supplied by the application, not the model",
             )
-        errors = sorted(compiled_validator(tool.parameters).iter_errors(params), key=lambda e: list(e.path))
+        errors = validation_errors(tool.parameters, params)
         if errors:
             raise _Stop(ErrorKind.VALIDATION, "; ".join(describe_validation_error(e) for e in errors[:5]))
         return params
