@@ -20,6 +20,9 @@ T = TypeVar("T")
 async def bounded(coro: Coroutine[Any, Any, T], seconds: float) -> T:
     """``await coro`` under a limit of ``seconds`` (``TimeoutError`` past it)."""
     when = asyncio.get_running_loop().time() + seconds
+    if type(coro) is not types.CoroutineType:  # another awaitable: no first step to take here
+        async with asyncio.timeout_at(when):
+            return await coro
     try:
         waiting = coro.send(None)
     except StopIteration as done:

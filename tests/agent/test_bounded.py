@@ -106,3 +106,12 @@ async def test_a_coroutine_may_catch_what_is_thrown_in_and_go_on() -> None:
     await asyncio.sleep(0)
     task.cancel()
     assert await task == "kept going"
+
+
+async def test_an_awaitable_that_is_not_a_coroutine_is_awaited_under_the_limit() -> None:
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    loop.call_soon(ready.set_result, "from a future")
+    assert await bounded(ready, 30) == "from a future"  # type: ignore[arg-type]
+    with pytest.raises(TimeoutError):
+        await bounded(loop.create_future(), 0.01)  # type: ignore[arg-type]
