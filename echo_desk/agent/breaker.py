@@ -69,6 +69,10 @@ class BreakerBoard:
 
     def try_acquire(self, name: str) -> bool:
         """Whether a call may go ahead now. In half-open, only one probe at a time."""
+        with self._lock:
+            b = self._breakers.get(name)
+            if b is None or b.opened_at is None:
+                return True  # closed: the usual case, without building a status
         status = self.status(name)
         if status.state is BreakerState.CLOSED:
             return True

@@ -52,7 +52,8 @@ def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
     """A source switched off as a group wins; then the tool's own toggle; then the profile."""
     if entry.source in settings.disabled_sources:
         return False
-    explicit = settings.tool(entry.name).enabled
+    own = settings.tools.get(entry.name)  # not settings.tool(): no default model built per call
+    explicit = own.enabled if own is not None else None
     if explicit is not None:
         return explicit
     return profile_includes(settings, entry.tool.capabilities)
@@ -67,7 +68,8 @@ def profile_includes(settings: Settings, capabilities: frozenset[str]) -> bool:
 
 def effective_risk(entry: RegisteredTool, settings: Settings) -> RiskLevel:
     """The tool's risk, unless the person lowered it for an MCP tool (MCP tools start at exec)."""
-    override = settings.tool(entry.name).risk_override
+    own = settings.tools.get(entry.name)
+    override = own.risk_override if own is not None else None
     if override is not None and entry.source.startswith("mcp:"):
         return override
     return entry.tool.risk_level
@@ -114,7 +116,8 @@ def approval_for(
     """
     from echo_desk.agent.permissions.model import Effect
 
-    policy = settings.tool(entry.name).policy
+    own = settings.tools.get(entry.name)
+    policy = own.policy if own is not None else None
     if policy is ToolPolicy.NEVER:
         return Ruling(Verdict.DENY, "settings: never")
     said = rules.effect if rules is not None else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from echo_desk.agent.host import ApprovalRequest
-from echo_desk.agent.schema_checks import compiled_validator, describe_validation_error
+from echo_desk.agent.schema_checks import describe_validation_error, validation_errors
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS, Tool
 from echo_desk.tools.results import ToolPreview
 
@@ -39,7 +39,7 @@ def checked_arguments(tool: Tool, arguments: object) -> dict[str, Any]:
     hidden = sorted(set(arguments) & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters)))
     if hidden:
         raise RevisionRefused(f"argument '{hidden[0]}' is supplied by the application and cannot be set")
-    errors = sorted(compiled_validator(tool.parameters).iter_errors(arguments), key=lambda e: list(e.path))
+    errors = validation_errors(tool.parameters, arguments)
     if errors:
         raise RevisionRefused("; ".join(describe_validation_error(e) for e in errors[:5]))
     return dict(arguments)

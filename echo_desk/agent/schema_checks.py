@@ -14,10 +14,13 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
+
+from echo_desk.agent.schema_quick import Quick, compile_quick
 
 # Keywords whose value is one subschema / a list of subschemas / a map of name -> subschema.
 _SINGLE = (
@@ -131,11 +134,20 @@ def canonical_json(value: Any) -> str:
 
 
 _CACHE_SIZE = 512
-_cache: OrderedDict[str, Draft202012Validator] = OrderedDict()
-#: id(schema) -> (that schema object, a deep copy of it then, its validator). A tool passes
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    validator: Draft202012Validator
+    #: ``True`` only for arguments the validator certainly accepts (None: no quick check).
+    quick: Quick | None
+
+
+_cache: OrderedDict[str, _Compiled] = OrderedDict()
+#: id(schema) -> (that schema object, a deep copy of it then, its compiled checks). A tool passes
 #: the same dict on every call; comparing it with the copy (a C-level walk) is far cheaper than
 #: canonical JSON + SHA-256 of it, and still notices a dict changed in place.
-_by_identity: OrderedDict[int, tuple[Mapping[str, Any], dict[str, Any], Draft202012Validator]] = OrderedDict()
+_by_identity: OrderedDict[int, tuple[Mapping[str, Any], dict[str, Any], _Compiled]] = OrderedDict()
 _cache_lock = threading.Lock()
 _stats = {"hits": 0, "misses": 0}
 
@@ -146,6 +158,22 @@ def compiled_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
     The key is a SHA-256 of the canonical JSON, so two equal schemas share one validator even when
     they are different dict objects. ``format`` stays an annotation, as Draft 2020-12 specifies.
     """
+    return _compiled(schema).validator
+
+
+def validation_errors(schema: Mapping[str, Any], instance: Any) -> list[ValidationError]:
+    """The validator's errors for ``instance``, in path order (empty when it is valid).
+
+    Arguments the schema's quick check accepts skip jsonschema (they have no error to find);
+    all others, and so every error and its message, come from the validator itself.
+    """
+    compiled = _compiled(schema)
+    if compiled.quick is not None and compiled.quick(instance):
+        return []
+    return sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.path))
+
+
+def _compiled(schema: Mapping[str, Any]) -> _Compiled:
     with _cache_lock:
         seen = _by_identity.get(id(schema))
     if seen is not None and seen[0] is schema and seen[1] == schema:
@@ -155,25 +183,25 @@ def compiled_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
     snapshot = copy.deepcopy(dict(schema))
     key = hashlib.sha256(canonical_json(snapshot).encode()).hexdigest()
     with _cache_lock:
-        validator = _cache.get(key)
-        if validator is not None:
+        compiled = _cache.get(key)
+        if compiled is not None:
             _cache.move_to_end(key)
             _stats["hits"] += 1
         else:
             _stats["misses"] += 1
-    if validator is None:
+    if compiled is None:
         # Compiled outside the lock; a rare duplicate compile is harmless. The validator gets
         # the copy, so a caller's later change to its dict cannot change what it checks.
-        validator = Draft202012Validator(snapshot)
+        compiled = _Compiled(Draft202012Validator(snapshot), compile_quick(snapshot))
     with _cache_lock:
-        _cache[key] = validator
+        _cache[key] = compiled
         _cache.move_to_end(key)
-        _by_identity[id(schema)] = (schema, snapshot, validator)
+        _by_identity[id(schema)] = (schema, snapshot, compiled)
         _by_identity.move_to_end(id(schema))
         for table in (_cache, _by_identity):
             while len(table) > _CACHE_SIZE:
                 table.popitem(last=False)
-    return validator
+    return compiled
 
 
 def validator_cache_info() -> dict[str, int]:

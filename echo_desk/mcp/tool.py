@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, current_language, deferred
 from echo_desk.tools import (
     CancelledByUser,
     RiskLevel,
@@ -44,6 +44,9 @@ class MCPTool(Tool):
 
     def __init__(self, manager: McpManager) -> None:
         self._manager = manager
+        #: The last preview made, by (server target, language): it names only the server and
+        #: the tool, never the arguments, and is immutable, so every call may share it.
+        self._kept_preview: tuple[tuple[str, str], ToolPreview] | None = None
 
     @property
     def source(self) -> str:
@@ -58,11 +61,17 @@ class MCPTool(Tool):
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
         """The approval dialog names the server in full (command line or URL) and the tool."""
         where = self._manager.server_target(self.server)
-        return ToolPreview(
-            targets=(Target(kind="server", value=where, detail=deferred(N_("MCP server: {name}"), name=self.server)),),
-            summary=deferred(N_("Call “{tool}” on the MCP server “{server}”"), tool=self.original_name,
-                             server=self.server),
-        )
+        key = (where, current_language())
+        kept = self._kept_preview
+        if kept is None or kept[0] != key:
+            made = ToolPreview(
+                targets=(Target(kind="server", value=where,
+                                detail=deferred(N_("MCP server: {name}"), name=self.server)),),
+                summary=deferred(N_("Call “{tool}” on the MCP server “{server}”"), tool=self.original_name,
+                                 server=self.server),
+            )
+            kept = self._kept_preview = (key, made)
+        return kept[1]
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)

@@ -2,22 +2,27 @@
 
 Writes go through a queue to one writer thread that commits in batches, so recording a call
 costs the dispatcher microseconds. ``query`` flushes first, so readers see every call made.
+A record may also be queued still to be put together (``append_deferred``): its copying and
+redaction then run on the writer thread too, not on the caller's.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
@@ -74,6 +79,13 @@ class AuditRecord:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Deferred:
+    """A record put together on the writer thread (from values the caller already fixed)."""
+
+    build: Callable[[], AuditRecord]
+
+
 _STOP = object()
 #: The writer gathers records for this long before one commit: fewer wake-ups of the
 #: writer thread, so recording a call costs the dispatcher only a queue put.
@@ -83,7 +95,7 @@ _BATCH_WINDOW_SECONDS = 0.02
 class AuditLog:
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
-        self._queue: queue.Queue[Any] = queue.Queue()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()  # a C put: no lock, no notify in Python
         self._read_lock = threading.Lock()
         self._reader = self._connect(check_same_thread=False)
         self._writer_error: BaseException | None = None
@@ -104,20 +116,39 @@ class AuditLog:
     def append(self, record: AuditRecord) -> None:
         self._queue.put(record)
 
+    def append_deferred(self, build: Callable[[], AuditRecord]) -> None:
+        """Queue the record ``build`` returns, called on the writer thread in the order queued
+        (``build`` must only read values that no longer change)."""
+        self._queue.put(_Deferred(build))
+
+    @staticmethod
+    def _rows(batch: list[Any]) -> list[tuple[Any, ...]]:
+        rows = []
+        for item in batch:
+            if isinstance(item, _Deferred):
+                try:
+                    item = item.build()
+                except Exception:  # a bug in building one record must not stop the writer
+                    log.exception("an audit record could not be put together")
+                    continue
+            if isinstance(item, AuditRecord):
+                rows.append(item.row())
+        return rows
+
     def _write_loop(self) -> None:
         conn = self._connect()
         try:
             while True:
                 item = self._queue.get()
                 batch: list[Any] = [item]
-                if isinstance(item, AuditRecord):
+                if isinstance(item, AuditRecord | _Deferred):
                     time.sleep(_BATCH_WINDOW_SECONDS)
                 while True:  # drain what is already waiting: one commit per batch
                     try:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                rows = [r.row() for r in batch if isinstance(r, AuditRecord)]
+                rows = self._rows(batch)
                 if rows:
                     try:
                         conn.executemany(

@@ -232,3 +232,27 @@ async def test_an_offloaded_handler_still_times_out_and_cancels(tmp_path, engine
     with pytest.raises(asyncio.CancelledError):
         await task
     assert waits.saw_cancel.is_set()
+
+
+def test_deferred_audit_records_keep_their_order_and_a_failing_one_stops_nothing(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from echo_desk.store.audit import AuditLog, AuditRecord
+
+    def record(call_id: str) -> AuditRecord:
+        return AuditRecord(at=1.0, conversation_id="c", scope_chain=("c",), call_id=call_id, tool="t",
+                           source="builtin", arguments={"token": "sk-abcdefghijklmnopqrstuvwx"}, decision="auto",
+                           provenance="p", ok=True, error_kind=None, error="", duration_ms=1.0)
+
+    def broken() -> AuditRecord:
+        raise RuntimeError("boom")
+
+    log = AuditLog(tmp_path / "a.sqlite3")
+    log.append(record("first"))
+    log.append_deferred(lambda: record("second"))
+    log.append_deferred(broken)
+    log.append(record("third"))
+    rows = log.query()
+    log.close()
+    assert [r["call_id"] for r in rows] == ["third", "second", "first"]
+    assert rows[1]["arguments"] == {"token": "«redacted»"}  # built on the writer, redacted as any row
+    assert "could not be put together" in caplog.text

@@ -8,6 +8,7 @@ is matched by its own name only (a rule ``tool = "<name>"`` without pattern).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +45,11 @@ class Subject:
 
 def rule_names_for(entry: RegisteredTool) -> frozenset[str]:
     """The rule ``tool`` values that mention this tool: its name, its family, its MCP server."""
-    name = entry.name
+    return _rule_names(entry.name, entry.source, str(getattr(entry.tool, "original_name", "") or entry.name))
+
+
+@functools.lru_cache(maxsize=4096)  # asked on every call; a function of these three strings
+def _rule_names(name: str, source: str, original: str) -> frozenset[str]:
     names = {name}
     if name in SHELL_TOOLS:
         names.add("shell")
@@ -54,9 +59,8 @@ def rule_names_for(entry: RegisteredTool) -> frozenset[str]:
         names.add("write")
     elif name in FETCH_TOOLS:
         names.add("fetch")
-    elif entry.source.startswith("mcp:"):
-        server = entry.source[4:]
-        original = str(getattr(entry.tool, "original_name", "") or name)
+    elif source.startswith("mcp:"):
+        server = source[4:]
         names |= {f"mcp:{server}", f"mcp:{server}/{original}"}
     return frozenset(names)
 
