@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import functools
 import hashlib
 import json
 import logging
@@ -62,7 +63,8 @@ if TYPE_CHECKING:
     from echo_desk.agent.permissions.engine import PermissionEngine
     from echo_desk.agent.permissions.model import Provenance, Suggestion
     from echo_desk.agent.permissions.model import Verdict as RulesVerdict
-    from echo_desk.store.grants import GrantScope
+    from echo_desk.agent.permissions.subjects import Subject
+    from echo_desk.store.grants import Grant, GrantScope
 
 log = logging.getLogger(__name__)
 
@@ -356,8 +358,8 @@ class Dispatcher:
         state.arguments = params
         if not isinstance(params, dict):
             raise _Stop(ErrorKind.VALIDATION, f"arguments must be a JSON object, got {type(params).__name__}")
-        hidden = sorted(set(params) & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters)))
-        if hidden:
+        if not RESERVED_HIDDEN_PARAMETERS.isdisjoint(params) or not params.keys().isdisjoint(tool.hidden_parameters):
+            hidden = sorted(set(params) & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters)))
             raise _Stop(
                 ErrorKind.VALIDATION,
                 f"argument '{hidden[0]}' is not accepted: it is supplied by the application, not the model",
@@ -470,8 +472,7 @@ class Dispatcher:
         engine = self.permissions
         if engine is None:
             return None
-        from echo_desk.agent.permissions.subjects import rule_names_for, subject_for
-
+        rule_names_for, subject_for = _subjects()
         roots = state.scope.workspace_roots
         if (not for_dialog and entry.name not in _ALWAYS_EVALUATED
                 and not engine.mentions(rule_names_for(entry), roots)):
@@ -494,9 +495,7 @@ class Dispatcher:
         for this conversation (the rules still decide the call itself)."""
         if risk is not RiskLevel.READ or self.permissions is None:
             return ()
-        from echo_desk.agent.attachments.reads import read_roots_for
-
-        return read_roots_for(self.permissions.active_grants(), scope.conversation_id, params.get("path"))
+        return _read_roots_for()(self.permissions.active_grants(), scope.conversation_id, params.get("path"))
 
     def _store_grant(self, state: _Call, suggestion: Suggestion, scope: GrantScope) -> None:
         assert self.permissions is not None
@@ -719,6 +718,22 @@ def _rule_source(deciding: Provenance | None) -> str:
 
 def _grant_id(deciding: Provenance | None) -> str:
     return deciding.grant.id if deciding is not None and deciding.grant is not None else ""
+
+
+@functools.cache
+def _subjects() -> tuple[Callable[[RegisteredTool], frozenset[str]], Callable[[RegisteredTool, Mapping[str, Any]], Subject]]:
+    """The rules' view of a call, imported on first use: the permission engine (and its shell
+    parser) loads only with a dispatcher that has one, and an import per call costs ~3 µs."""
+    from echo_desk.agent.permissions.subjects import rule_names_for, subject_for
+
+    return rule_names_for, subject_for
+
+
+@functools.cache
+def _read_roots_for() -> Callable[[list[Grant], str, object], tuple[Path, ...]]:
+    from echo_desk.agent.attachments.reads import read_roots_for
+
+    return read_roots_for
 
 
 def new_call_id() -> str:

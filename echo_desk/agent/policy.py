@@ -60,10 +60,13 @@ def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
 
 
 def profile_includes(settings: Settings, capabilities: frozenset[str]) -> bool:
-    wanted = set(settings.profiles.get(settings.active_profile, [ALL_CAPABILITIES]))
+    wanted = settings.profiles.get(settings.active_profile, _EVERY_CAPABILITY)
     if ALL_CAPABILITIES in wanted:
         return True
-    return bool(wanted & capabilities)
+    return any(capability in capabilities for capability in wanted)
+
+
+_EVERY_CAPABILITY = (ALL_CAPABILITIES,)
 
 
 def effective_risk(entry: RegisteredTool, settings: Settings) -> RiskLevel:
@@ -114,33 +117,47 @@ def approval_for(
     always asked about, whatever a rule or a setting says "allow"; a rule never makes a disabled
     or ungranted tool run (those are refused before this step).
     """
-    from echo_desk.agent.permissions.model import Effect
-
     own = settings.tools.get(entry.name)
     policy = own.policy if own is not None else None
     if policy is ToolPolicy.NEVER:
-        return Ruling(Verdict.DENY, "settings: never")
-    said = rules.effect if rules is not None else None
-    if said is Effect.DENY and rules is not None and rules.provenance is not None:
-        return Ruling(Verdict.DENY, rules.provenance.describe(), rules.provenance)
+        return _NEVER
+    # Only a verdict with a deciding rule or grant speaks (``effect None``: nothing did).
+    why = rules.provenance if rules is not None else None
+    said = rules.effect if rules is not None and why is not None else None
+    if why is not None and said is not None:
+        from echo_desk.agent.permissions.model import Effect  # loaded with the rules that spoke
+
+        if said is Effect.DENY:
+            return Ruling(Verdict.DENY, why.describe(), why)
     if preview is not None and any(is_protected(t) for t in preview.targets):
-        return Ruling(Verdict.ASK, "protected target")
-    if rules is not None and rules.provenance is not None and said is Effect.ALLOW_IN_SANDBOX:
-        if runs_in_sandbox(entry, preview):
-            return Ruling(Verdict.AUTO, f"{rules.provenance.describe()}, runs in the sandbox", rules.provenance)
-        # Not contained here (sandbox off, unavailable, or asked to leave it): the rule grants nothing.
-        return Ruling(Verdict.ASK, f"{rules.provenance.describe()}, but runs outside the sandbox", rules.provenance)
-    if rules is not None and rules.provenance is not None and said in (Effect.ASK, Effect.ALLOW):
-        verdict = Verdict.ASK if said is Effect.ASK else Verdict.AUTO
-        return Ruling(verdict, rules.provenance.describe(), rules.provenance)
+        return _PROTECTED
+    if why is not None and said is not None:
+        if said is Effect.ALLOW_IN_SANDBOX:
+            if runs_in_sandbox(entry, preview):
+                return Ruling(Verdict.AUTO, f"{why.describe()}, runs in the sandbox", why)
+            # Not contained here (sandbox off, unavailable, or asked to leave it): the rule grants nothing.
+            return Ruling(Verdict.ASK, f"{why.describe()}, but runs outside the sandbox", why)
+        if said is Effect.ASK or said is Effect.ALLOW:
+            return Ruling(Verdict.ASK if said is Effect.ASK else Verdict.AUTO, why.describe(), why)
     if policy is ToolPolicy.ALWAYS:
-        return Ruling(Verdict.AUTO, "settings: always allow")
+        return _ALWAYS
     if scope.conversation_allows(entry.name):
-        return Ruling(Verdict.AUTO, "allowed for this conversation")
+        return _CONVERSATION
     if policy is ToolPolicy.ASK:
-        return Ruling(Verdict.ASK, "settings: ask")
+        return _ASK
     if entry.tool.requires_approval:
-        return Ruling(Verdict.ASK, "the tool always asks")
-    if risk is RiskLevel.READ:
-        return Ruling(Verdict.AUTO, "risk default: read")
-    return Ruling(Verdict.ASK, f"risk default: {risk.value}")
+        return _TOOL_ASKS
+    return _RISK_DEFAULTS[risk]
+
+
+# The rulings that name no rule: one immutable value each, not one built per call.
+_NEVER = Ruling(Verdict.DENY, "settings: never")
+_PROTECTED = Ruling(Verdict.ASK, "protected target")
+_ALWAYS = Ruling(Verdict.AUTO, "settings: always allow")
+_CONVERSATION = Ruling(Verdict.AUTO, "allowed for this conversation")
+_ASK = Ruling(Verdict.ASK, "settings: ask")
+_TOOL_ASKS = Ruling(Verdict.ASK, "the tool always asks")
+_RISK_DEFAULTS = {
+    level: Ruling(Verdict.AUTO if level is RiskLevel.READ else Verdict.ASK, f"risk default: {level.value}")
+    for level in RiskLevel
+}

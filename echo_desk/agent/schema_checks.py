@@ -174,8 +174,7 @@ def validation_errors(schema: Mapping[str, Any], instance: Any) -> list[Validati
 
 
 def _compiled(schema: Mapping[str, Any]) -> _Compiled:
-    with _cache_lock:
-        seen = _by_identity.get(id(schema))
+    seen = _by_identity.get(id(schema))  # one dict read: atomic, no lock needed to look
     if seen is not None and seen[0] is schema and seen[1] == schema:
         with _cache_lock:
             _stats["hits"] += 1

@@ -72,11 +72,17 @@ class AuditRecord:
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (run on the writer thread)."""
         return (
-            self.at, self.conversation_id, json.dumps(list(self.scope_chain)), self.call_id, self.tool,
-            self.source, json.dumps(redact(self.arguments), ensure_ascii=False, default=str), self.decision,
+            self.at, self.conversation_id, _encode_plain(list(self.scope_chain)), self.call_id, self.tool,
+            self.source, _encode_text(redact(self.arguments)), self.decision,
             redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
-            json.dumps(redact(list(self.file_changes))), self.rule_source, self.grant_id,
+            _encode_plain(redact(list(self.file_changes))) if self.file_changes else "[]", self.rule_source,
+            self.grant_id,
         )
+
+
+# Made once: ``json.dumps`` with options builds a new encoder on every call (~1.5 µs a column).
+_encode_plain = json.JSONEncoder().encode
+_encode_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 @dataclass(frozen=True, slots=True)
