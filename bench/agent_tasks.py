@@ -217,6 +217,34 @@ JOBS: list[Job] = [
         lambda ws, a: _text(ws, "final.txt") == "version one\n" and not (ws / "draft.txt").exists()),
     Job("ho_deny_append", "en", "refusal", "Add a line 'call Bob' at the end of todo.txt", {"todo.txt": TODO},
         both(unchanged({"todo.txt": TODO}), says_refused), approve=False),
+    # A second held-out set (ho2_), written and first run before any further change to the
+    # steering: the first set's results had been looked at when ho_edit's failure was fixed.
+    Job("ho2_read_yaml", "en", "read", "What is the timeout in settings.yaml?",
+        {"settings.yaml": "retries: 3\ntimeout: 45\n"}, has("45")),
+    Job("ho2_list_src", "en", "list", "What files are inside src?", SRC, has("util.py", "dates.py", "main.py")),
+    Job("ho2_create_md", "en", "create", "Make a new file ideas.md with the heading # Ideas", {},
+        lambda ws, a: "# Ideas" in (_text(ws, "ideas.md") or "")),
+    Job("ho2_edit_port", "en", "edit", "Set the port in server.conf to 9090 instead of 8000.",
+        {"server.conf": "host = localhost\nport = 8000\n"},
+        _edited("server.conf", "9090", "8000", "host = localhost")),
+    Job("ho2_rename_var", "en", "edit", "In calc.py, rename the variable total to subtotal.",
+        {"calc.py": "total = 1 + 2\nprint(total)\n"},
+        lambda ws, a: re.search(r"\btotal\b", _text(ws, "calc.py") or "total") is None
+        and "subtotal = 1 + 2" in (_text(ws, "calc.py") or "")),
+    Job("ho2_search_todo", "en", "search", "Which file has a TODO comment?",
+        {"a.py": "x = 1\n", "b.py": "# TODO: handle errors\ny = 2\n"}, has("b.py")),
+    Job("ho2_count_names", "en", "count", "How many names are listed in names.txt, one per line?",
+        {"names.txt": "Ada\nBo\nCy\nDee\nEd\nFay\nGus\n"}, has("7")),
+    Job("ho2_run_ls", "en", "run", "Run ls and tell me which files it lists.", {"alpha.txt": "a\n", "beta.log": "b\n"},
+        has("alpha.txt", "beta.log")),
+    Job("ho2_deny_rename", "en", "refusal", "Rename a.txt to b.txt.", {"a.txt": "a\n"},
+        both(unchanged({"a.txt": "a\n"}), lambda ws, a: not (ws / "b.txt").exists(), says_refused), approve=False),
+    Job("ho2_zh_read", "zh", "read", "config.json 里的 port 是多少？", {"config.json": '{"name": "svc", "port": 8731}\n'},
+        has("8731")),
+    Job("ho2_zh_move", "zh", "rename", "把 report.csv 移到 archive 文件夹里", {"report.csv": "a,b\n", "archive/old.csv": "x\n"},
+        lambda ws, a: _text(ws, "archive/report.csv") == "a,b\n" and not (ws / "report.csv").exists()),
+    Job("ho2_zh_append", "zh", "append", "在 todo.txt 最后添加一行：买鸡蛋", {"todo.txt": "买牛奶\n"},
+        _appended("todo.txt", ["买牛奶"], "买鸡蛋")),
 ]
 
 

@@ -161,6 +161,20 @@ async def test_edit_errors_name_the_text_and_write_nothing(workspace: Path, make
     assert absent.error_kind is ErrorKind.BUSINESS and "write_file" in absent.error
 
 
+async def test_replace_all_changes_every_occurrence_and_only_when_asked(workspace: Path, make_ctx: MakeCtx) -> None:
+    path = workspace / "calc.py"
+    path.write_text("total = 1 + 2\nprint(total)\n")
+    tool = EditFile()
+    one = await run_tool(tool, {"path": "calc.py", "edits": [{"old": "total", "new": "subtotal"}]}, make_ctx(tool))
+    assert one.error_kind is ErrorKind.BUSINESS and "replace_all" in one.error
+    assert path.read_text() == "total = 1 + 2\nprint(total)\n"
+    every = await run_tool(tool, {"path": "calc.py", "edits": [{"old": "total", "new": "subtotal", "replace_all": True}]},
+                           make_ctx(tool))
+    assert every.success, every.error
+    assert path.read_text() == "subtotal = 1 + 2\nprint(subtotal)\n"
+    assert every.file_changes[0].diff.count("+") >= 2
+
+
 async def test_disk_full_keeps_the_original(workspace: Path, make_ctx: MakeCtx, monkeypatch: pytest.MonkeyPatch) -> None:
     path = workspace / "a.txt"
     path.write_text("precious\n")

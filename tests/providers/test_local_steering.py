@@ -180,3 +180,32 @@ def test_a_request_naming_a_tool_starts_with_a_call_of_that_tool() -> None:
     assert turn.tools[0].parameters["properties"]["path"]["enum"] == ["todo.txt"]
     assert asks_for_change("Overwrite todo.txt with the text 'eggs'.")  # a new content, not a question
     assert _names(next_turn(_after("Is read_files a tool?"), TOOLS).tools) == _names(tuple(TOOLS))  # not a name
+
+
+@pytest.mark.parametrize(("request_text", "first"), [
+    # A function or a variable renamed is an edit of the file: read it first, not a move.
+    ("In util.py, rename the function slugify to make_slug.", ["read_file"]),
+    ("把 util.py 里的函数 slugify 重命名为 make_slug", ["read_file"]),
+    # "Set … to …" as an order is a change; "what port is set" stays a question.
+    ("Set the port in server.conf to 9090 instead of 8000.", ["read_file"]),
+    ("What port is set in config.json?", ["read_file", "search_files"]),
+    # A new file with what the request says is written at once; made from another file, it is not.
+    ("Make a new file ideas.md with the heading # Ideas", ["write_file"]),
+])
+def test_the_first_turn_of_a_change_by_its_words(request_text: str, first: list[str]) -> None:
+    assert _names(next_turn(_after(request_text), TOOLS).tools) == first
+
+
+def test_a_file_rename_is_still_a_move_and_a_summary_into_a_new_file_may_read_first() -> None:
+    rename = next_turn(_after("Rename draft.txt to final.txt."), TOOLS)
+    assert "move_path" in _names(rename.tools) and "read_file" in _names(rename.tools)
+    summary = next_turn(_after("Write summary.md summarising the project"), TOOLS)
+    assert "read_file" in _names(summary.tools)
+
+
+def test_adding_a_line_at_the_end_in_chinese_is_an_append_whatever_the_wording() -> None:
+    tools = [*TOOLS, _tool("append_to_file", path={"type": "string"}, text={"type": "string"})]
+    for request in ("在 todo.txt 最后添加一行：买鸡蛋", "给 todo.txt 加一行：买鸡蛋"):
+        assert _names(next_turn(_after(request), tools).tools) == ["append_to_file"]
+    # "最后" opening a last step is no append.
+    assert _names(next_turn(_after("最后，告诉我 notes.txt 有几行"), tools).tools) != ["append_to_file"]

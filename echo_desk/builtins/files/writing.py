@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from echo_desk.builtins.common import bad, get_str
+from echo_desk.builtins.common import bad, get_bool, get_str
 from echo_desk.builtins.files import fs
 from echo_desk.builtins.files.lifecycle import FileWriteTool
 from echo_desk.builtins.files.textcodec import TextFormat, decode, encode, to_newline
@@ -76,6 +76,9 @@ class EditFile(FileWriteTool):
                         "old": {"type": "string", "minLength": 1, "maxLength": MAX_EDIT_TEXT,
                                 "description": "Exact text to replace; must occur once."},
                         "new": {"type": "string", "maxLength": MAX_EDIT_TEXT, "description": "Replacement text."},
+                        "replace_all": {"type": "boolean", "default": False,
+                                        "description": "Replace every occurrence of 'old' (e.g. to rename a "
+                                                       "variable), not just one."},
                     },
                     "required": ["old", "new"],
                     "additionalProperties": False,
@@ -98,25 +101,26 @@ class EditFile(FileWriteTool):
             raise bad("'edits' must be a non-empty list of {old, new}")
         if len(edits) > MAX_EDITS:
             raise bad(f"'edits' has {len(edits)} items; the limit is {MAX_EDITS}")
-        pairs: list[tuple[str, str]] = []
+        pairs: list[tuple[str, str, bool]] = []
         for number, edit in enumerate(edits, start=1):
-            if not isinstance(edit, Mapping) or set(edit) - {"old", "new"}:
-                raise bad(f"edit {number} must be an object with 'old' and 'new'")
+            if not isinstance(edit, Mapping) or set(edit) - {"old", "new", "replace_all"}:
+                raise bad(f"edit {number} must be an object with 'old' and 'new' (and 'replace_all')")
             old = get_str(edit, "old", max_len=MAX_EDIT_TEXT)
             new = get_str(edit, "new", max_len=MAX_EDIT_TEXT, allow_empty=True)
+            every = get_bool(edit, "replace_all", default=False)
             if old == new:
                 raise bad(f"edit {number}: 'old' and 'new' are the same")
-            pairs.append((old, new))
+            pairs.append((old, new, every))
         if before is None:
             raise fs.not_a_file(target, "does not exist (write_file creates a new file)")
         old_text, fmt = decode(before, target)
         text = old_text
-        for number, (old, new) in enumerate(pairs, start=1):
-            text = self._apply(text, old, new, fmt, number)
+        for number, (old, new, every) in enumerate(pairs, start=1):
+            text = self._apply(text, old, new, fmt, number, every=every)
         return old_text, text, encode(text, fmt, target)
 
     @staticmethod
-    def _apply(text: str, old: str, new: str, fmt: TextFormat, number: int) -> str:
+    def _apply(text: str, old: str, new: str, fmt: TextFormat, number: int, *, every: bool) -> str:
         # The model usually writes LF: in a CRLF file look for the CRLF form first (and for the
         # LF form of a CRLF text in an LF file), then for the text exactly as given.
         candidates = [(old, new)]
@@ -124,12 +128,13 @@ class EditFile(FileWriteTool):
             candidates.insert(0, (to_newline(old, fmt.newline), to_newline(new, fmt.newline)))
         for find, replace in candidates:
             count = text.count(find)
-            if count == 1:
-                return text.replace(find, replace, 1)
+            if count == 1 or (count > 1 and every):
+                return text.replace(find, replace)
             if count > 1:
                 raise ToolError(
                     f"edit {number}: the old text {_short(old)} occurs {count} times; include more "
-                    "surrounding text so it is unique. Nothing was written.",
+                    "surrounding text so it is unique, or set replace_all to change every one. "
+                    "Nothing was written.",
                     kind=ErrorKind.BUSINESS,
                 )
         raise ToolError(

@@ -12,8 +12,9 @@ fix is a choice of what the next turn is offered:
 - A request that names a file (``notes.txt``): the first turn must be a call (not a listing),
   and a file tool's path is one of the names. A question about it is offered only what looks
   (and runs, when it says to run something). A request to change what is in it: the first call reads
-  it before anything is changed, and the change is an edit, not a rewrite; text to add at its
-  end is appended at once.
+  it before anything is changed, and the change is an edit, not a rewrite (a function or a
+  variable renamed is such an edit, not a move of the file); text to add at its end is appended
+  at once; a new file with the content the request gives is written at once.
 - A request asking which file holds or defines something: the first turn is a search by text.
 - After a look in an exchange that asks for a change, the next turn must be a call of the tool
   that makes that kind of change (edit, new file, move; all file-changing tools when the words
@@ -65,16 +66,38 @@ _FILE_NAME = re.compile(r"(?<![\w./~\\])[A-Za-z_][\w./-]*\.[A-Za-z][A-Za-z0-9]{0
 _NOT_FILES = frozenset({"e.g", "i.e"})
 # Words of a request to change what is there: the file is read first. Not "set" or "make":
 # they open questions ("what port is set").
+# "Set" only as an order ("Set the port to 9090"), at the start of a sentence.
 _MODIFY_WORDS = re.compile(
     r"\b(add|append|change|edit|fix|replace|delete|remove|increase|decrease|bump|update|insert)\b"
+    r"|(?:^|[.!;]\s+|\bplease\s+)set\b"
     r"|(改|加一|添加|追加|删除|删掉|去掉|替换|更新|修复|增加)",
     re.IGNORECASE,
 )
-_APPEND_WORDS = re.compile(r"\b(append|at the end|to the end|add a line|add the line)\b|(末尾|结尾|追加)", re.IGNORECASE)
+# Not "最后" alone: it also opens a last step ("最后，告诉我…").
+_APPEND_WORDS = re.compile(
+    r"\b(append|at the end|to the end|at the bottom|to the bottom|add a line|add the line)\b"
+    r"|(末尾|结尾|追加|最后(?:面)?(?:加|添加|增加)|(?:加|添加|增加)一行)",
+    re.IGNORECASE,
+)
 # Words of a request for a change that needs no reading first.
-_NEW_FILE_WORDS = re.compile(r"\b(create|write|overwrite|save)\b|(创建|新建|写入|写一|覆盖|保存)", re.IGNORECASE)
+_NEW_FILE_WORDS = re.compile(
+    r"\b(create|write|overwrite|save|new file|make (?:a |an )?(?:new )?file)\b|(创建|新建|写入|写一|覆盖|保存|新文件)",
+    re.IGNORECASE,
+)
+# A rename inside a file's content (a function, a variable): an edit, not a move of the file.
+_RENAME_IN_CODE = re.compile(
+    r"\brename\s+(?:the\s+|a\s+)?(?:function|method|class|variable|field|parameter|argument|constant|attribute|"
+    r"property|key|identifier|setting)s?\b"
+    r"|(?:函数|方法|类|变量|参数|常量|字段|属性)[^，。,.;；]{0,40}?(?:重命名|改名)",
+    re.IGNORECASE,
+)
 _MOVE_WORDS = re.compile(r"\b(rename|move)\b|(重命名|移动|移到)", re.IGNORECASE)
 _CREATE_WORDS = re.compile(f"{_NEW_FILE_WORDS.pattern}|{_MOVE_WORDS.pattern}", re.IGNORECASE)
+# Words saying a new file is made from something to look at first.
+_LOOK_WORDS = re.compile(
+    r"\b(read|look|summar\w*|based on|from|according|copy|list|search|find)\b|(读|看|总结|根据|基于|复制|列出|查找|搜索)",
+    re.IGNORECASE,
+)
 _RUN_WORDS = re.compile(r"\b(run|execute|start|launch)\b|(运行|执行|启动)", re.IGNORECASE)
 _WHICH_FILE_HOLDS = re.compile(
     r"\bwhich\b[^.?!]*\bfiles?\b[^.?!]*\b(contains?|defines?|mentions?|has|have|uses?|holds?)\b"
@@ -174,8 +197,11 @@ def _words(request: str) -> str:
 
 
 def asks_to_modify(request: str) -> bool:
-    """A change to what is there (read first), not a new file ("create add.py with add(a, b)")."""
+    """A change to what is there (read first), not a new file ("create add.py with add(a, b)"),
+    nor a move: a function or a variable renamed is an edit of the file."""
     words = _words(request)
+    if _RENAME_IN_CODE.search(words) is not None:
+        return True
     return _MODIFY_WORDS.search(words) is not None and _CREATE_WORDS.search(words) is None
 
 
@@ -255,6 +281,11 @@ def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
         return Turn("required", append)
     if asks_to_modify(request):  # read what is there before changing it (not list it: it did)
         tools = tuple(t for t in tools if t.name == READ_TOOL) or tools
+    elif len(names) == 1 and _changer_for(request) == NEW_FILE_TOOL and not _LOOK_WORDS.search(_words(request)):
+        # A new file with what the request says: written at once (asked to make ideas.md, the
+        # model read the file that did not exist yet, twice). Not when it is to say what another
+        # file holds: that is read first.
+        tools = tuple(t for t in tools if t.name == NEW_FILE_TOOL) or tools
     elif not asks_for_change(request):
         # A question about the file: nothing that changes files (asked what README.md is about,
         # the model appended a sentence to it), and a command only when one is asked for.
