@@ -209,3 +209,9 @@ def test_adding_a_line_at_the_end_in_chinese_is_an_append_whatever_the_wording()
         assert _names(next_turn(_after(request), tools).tools) == ["append_to_file"]
     # "最后" opening a last step is no append.
     assert _names(next_turn(_after("最后，告诉我 notes.txt 有几行"), tools).tools) != ["append_to_file"]
+
+
+@pytest.mark.parametrize("request_text", ["Which file imports datetime?", "Which files call parse_date?",
+                                          "哪个文件导入了 datetime？"])
+def test_asking_which_file_imports_or_calls_something_is_a_search(request_text: str) -> None:
+    assert asks_which_file(request_text)

@@ -100,8 +100,9 @@ _LOOK_WORDS = re.compile(
 )
 _RUN_WORDS = re.compile(r"\b(run|execute|start|launch)\b|(运行|执行|启动)", re.IGNORECASE)
 _WHICH_FILE_HOLDS = re.compile(
-    r"\bwhich\b[^.?!]*\bfiles?\b[^.?!]*\b(contains?|defines?|mentions?|has|have|uses?|holds?)\b"
-    r"|(哪个|哪些)文件[^。？?]*(包含|定义|提到|含有|用到|有)",
+    r"\bwhich\b[^.?!]*\bfiles?\b[^.?!]*\b(contains?|defines?|mentions?|has|have|uses?|holds?|imports?|calls?|"
+    r"references?|includes?|declares?|exports?|prints?|says?)\b"
+    r"|(哪个|哪些)文件[^。？?]*(包含|定义|提到|含有|用到|导入|引用|调用|声明|有)",
     re.IGNORECASE,
 )
 
