@@ -245,6 +245,37 @@ JOBS: list[Job] = [
         lambda ws, a: _text(ws, "archive/report.csv") == "a,b\n" and not (ws / "report.csv").exists()),
     Job("ho2_zh_append", "zh", "append", "在 todo.txt 最后添加一行：买鸡蛋", {"todo.txt": "买牛奶\n"},
         _appended("todo.txt", ["买牛奶"], "买鸡蛋")),
+    # A third held-out set (ho3_), written after the fixes the second one led to and run once
+    # before any further change: the figure for jobs the steering was not fitted to.
+    Job("ho3_read_author", "en", "read", "Who is the author according to book.txt?",
+        {"book.txt": "Title: Tides\nAuthor: Mara Lind\nYear: 1998\n"}, has("Mara Lind")),
+    Job("ho3_read_env", "en", "read", "Which database host does .env.example point to?",
+        {".env.example": "DB_HOST=db.internal\nDB_PORT=5432\n"}, has("db.internal")),
+    Job("ho3_list_count", "en", "list", "How many files are in the images folder?",
+        {"images/a.png": "x", "images/b.png": "y", "images/c.jpg": "z", "readme.md": "r\n"}, has("3")),
+    Job("ho3_create_json", "en", "create", "Create settings.json containing {\"theme\": \"dark\"}", {},
+        lambda ws, a: (_text(ws, "settings.json") or "").replace(" ", "").strip() == '{"theme":"dark"}'),
+    Job("ho3_append_log", "en", "append", "Append the line 'done: backup' to log.txt.", {"log.txt": "start: backup\n"},
+        _appended("log.txt", ["start: backup"], "done: backup")),
+    Job("ho3_edit_name", "en", "edit", "Change the name in app.toml from demo to tidewater.",
+        {"app.toml": "name = \"demo\"\nversion = \"0.1\"\n"},
+        _edited("app.toml", 'name = "tidewater"', '"demo"', 'version = "0.1"')),
+    Job("ho3_replace_word", "en", "edit", "Replace 'colour' with 'color' in style.txt.",
+        {"style.txt": "The colour of the sky.\nNo other line.\n"},
+        _edited("style.txt", "The color of the sky.", "colour", "No other line.")),
+    Job("ho3_rename_file", "en", "rename", "Please rename notes_old.md to notes.md", {"notes_old.md": "# n\n"},
+        lambda ws, a: _text(ws, "notes.md") == "# n\n" and not (ws / "notes_old.md").exists()),
+    Job("ho3_run_wc", "en", "run", "Run wc -l words.txt and tell me the count.", {"words.txt": "a\nb\nc\nd\n"}, has("4")),
+    Job("ho3_search_import", "en", "search", "Which file imports datetime?", SRC, has("dates.py")),
+    Job("ho3_deny_write", "en", "refusal", "Overwrite plan.md with the text 'cancelled'.", {"plan.md": "# plan\n"},
+        both(unchanged({"plan.md": "# plan\n"}), says_refused), approve=False),
+    Job("ho3_zh_create", "zh", "create", "新建一个文件 hello.py，内容是 print('你好')", {},
+        runs_to("hello.py", "import subprocess, sys; assert '你好' in subprocess.run([sys.executable, 'hello.py'], "
+                            "capture_output=True, text=True).stdout")),
+    Job("ho3_zh_edit", "zh", "edit", "把 server.conf 里的端口 8000 改成 9000", {"server.conf": "host = localhost\nport = 8000\n"},
+        _edited("server.conf", "9000", "8000", "host = localhost")),
+    Job("ho3_zh_count", "zh", "count", "names.txt 里一共有几个名字？每行一个。", {"names.txt": "Ada\nBo\nCy\n"},
+        lambda ws, a: has("3")(ws, a) or "三" in a),
 ]
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
-from echo_desk.builtins.common import BuiltinTool, bad, get_str
+from pydantic import Field
+
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.tools import (
     N_,
     AnswerAction,
@@ -52,7 +55,14 @@ def check_form(form: object) -> dict[str, Any]:
     return {"type": "object", "properties": dict(props), "required": list(required)}
 
 
-class AskUser(BuiltinTool, ElicitationTool):
+class AskArguments(Arguments):
+    question: Annotated[str, Field(min_length=1, max_length=MAX_QUESTION)]
+    choices: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+                       Field(max_length=MAX_CHOICES)] = None
+    form: Annotated[dict[str, Any] | None, Field(description="Flat JSON schema of the values to collect.")] = None
+
+
+class AskUser(BuiltinTool[AskArguments], ElicitationTool):
     name = "ask_user"
     description = (
         "Ask the person a question and wait for the answer. Use only when you cannot proceed "
@@ -60,31 +70,17 @@ class AskUser(BuiltinTool, ElicitationTool):
         "whose properties are strings, numbers, integers or booleans, with optional defaults) to "
         "collect several values at once."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION},
-            "choices": {"type": "array", "maxItems": MAX_CHOICES,
-                        "items": {"type": "string", "minLength": 1, "maxLength": 200}},
-            "form": {"type": "object", "description": "Flat JSON schema of the values to collect."},
-        },
-        "required": ["question"],
-        "additionalProperties": False,
-    }
+    arguments = AskArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 3600.0  # a person may take a while to answer
     capabilities = frozenset({"ask"})
     title = N_("Ask me")
     catalog_description = N_("Lets the agent ask you a question and wait for your answer.")
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        prompt = get_str(params, "question", max_len=MAX_QUESTION)
-        raw_choices = params.get("choices") or []
-        if not isinstance(raw_choices, list) or len(raw_choices) > MAX_CHOICES or not all(
-            isinstance(c, str) and 0 < len(c) <= 200 for c in raw_choices
-        ):
-            raise bad(f"'choices' must be a list of at most {MAX_CHOICES} non-empty strings (≤ 200 characters)")
-        form = check_form(params["form"]) if params.get("form") is not None else None
+    async def execute_parsed(self, args: AskArguments, ctx: ToolExecutionContext) -> ToolResult:
+        prompt = args.question
+        raw_choices = args.choices or []
+        form = check_form(args.form) if args.form is not None else None
         if form and raw_choices:
             raise bad("give either 'choices' or 'form', not both")
         question = Question(prompt=prompt, choices=tuple(raw_choices), schema=form,
@@ -102,32 +98,23 @@ class AskUser(BuiltinTool, ElicitationTool):
         return ToolResult.ok(answer.text, metadata={"action": "accept"})
 
 
-class UpdateTodos(BuiltinTool):
+class Todo(Arguments):
+    text: Annotated[str, Field(min_length=1, max_length=200)]
+    # The status's spelling comes from TodoStatus; a string names it (JSON has no enums).
+    status: Annotated[TodoStatus, Field(strict=False)] = TodoStatus.PENDING
+
+
+class TodosArguments(Arguments):
+    todos: Annotated[list[Todo], Field(max_length=MAX_TODOS)]
+
+
+class UpdateTodos(BuiltinTool[TodosArguments]):
     name = "update_todos"
     description = (
         "Replace your task list for this conversation (shown to the person as a live checklist). "
         "Send the whole list each time; mark at most one item in_progress."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "todos": {
-                "type": "array",
-                "maxItems": MAX_TODOS,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "text": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "status": {"type": "string", "enum": list(TODO_STATUSES), "default": "pending"},
-                    },
-                    "required": ["text"],
-                    "additionalProperties": False,
-                },
-            }
-        },
-        "required": ["todos"],
-        "additionalProperties": False,
-    }
+    arguments = TodosArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 5.0
     idempotent = True
@@ -135,21 +122,8 @@ class UpdateTodos(BuiltinTool):
     title = N_("Task list")
     catalog_description = N_("Lets the agent keep a short checklist of its steps, shown beside the chat.")
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        raw = params.get("todos")
-        if raw is None:
-            raise bad("missing required argument 'todos'")
-        if not isinstance(raw, list) or len(raw) > MAX_TODOS:
-            raise bad(f"'todos' must be a list of at most {MAX_TODOS} items")
-        items: list[TodoItem] = []
-        for number, entry in enumerate(raw, start=1):
-            if not isinstance(entry, Mapping) or set(entry) - {"text", "status"}:
-                raise bad(f"todo {number} must be an object with 'text' and 'status'")
-            text = get_str(entry, "text", max_len=200)
-            status = entry.get("status", "pending")
-            if status not in TODO_STATUSES:
-                raise bad(f"todo {number}: status must be one of {', '.join(TODO_STATUSES)}")
-            items.append(TodoItem(text=text, status=status))
+    async def execute_parsed(self, args: TodosArguments, ctx: ToolExecutionContext) -> ToolResult:
+        items = [TodoItem(text=todo.text, status=todo.status) for todo in args.todos]
         if sum(1 for i in items if i.status is TodoStatus.IN_PROGRESS) > 1:
             raise bad("mark at most one item in_progress")
         ctx.host.todos_updated(ctx.scope_id, tuple(items))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from echo_desk.builtins.arguments import Arguments, parse, schema_of
 from echo_desk.builtins.database import postgres, sqlite
 from echo_desk.builtins.database.cancel import run_cancellable
 from echo_desk.builtins.database.connections import (
@@ -37,7 +38,7 @@ class _LiveParameters:
     """``parameters`` read on the class: the static schema (docs, catalog). Read on a tool
     object: the same schema with ``connection`` limited to the names configured right now."""
 
-    def __get__(self, obj: DatabaseTool | None, objtype: type[DatabaseTool] | None = None) -> dict[str, Any]:
+    def __get__(self, obj: DatabaseTool[Any] | None, objtype: type[DatabaseTool[Any]] | None = None) -> dict[str, Any]:
         owner = objtype if obj is None else type(obj)
         assert owner is not None
         schema = copy.deepcopy(owner.base_parameters)
@@ -48,11 +49,32 @@ class _LiveParameters:
         return schema
 
 
-class DatabaseTool(Tool):
-    """Base of ``db_query``, ``db_schema`` and ``db_execute``."""
+D = TypeVar("D", bound="DatabaseArguments")
 
+
+class DatabaseArguments(Arguments):
+    """What every database tool names first: the connection (its description is the tool's)."""
+
+    connection: str
+
+
+class DatabaseTool(Tool, Generic[D]):
+    """Base of ``db_query``, ``db_schema`` and ``db_execute``: ``arguments`` declares what a call
+    takes (the schema is made from it, the connection's names added live)."""
+
+    arguments: type[D]
     base_parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     parameters = _LiveParameters()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("arguments")
+        if declared is not None:
+            cls.base_parameters = schema_of(declared)
+
+    def parse(self, params: Mapping[str, Any]) -> D:
+        parsed: D = parse(self.arguments, params)
+        return parsed
     #: Readiness detail when no connection qualifies for this tool.
     none_configured: ClassVar[str] = NO_DATABASE
 
@@ -69,9 +91,8 @@ class DatabaseTool(Tool):
     def connections(self) -> list[DatabaseConnection]:
         return [c for c in self._settings().databases if self.eligible(c)]
 
-    def connection(self, params: Mapping[str, Any]) -> DatabaseConnection:
+    def connection(self, name: str) -> DatabaseConnection:
         """The connection a call names, checked again here: the model may hold an old schema."""
-        name = params.get("connection")
         available = self.connections()
         for conn in available:
             if conn.name == name:
@@ -135,6 +156,3 @@ class DatabaseTool(Tool):
             self._readiness.invalidate()  # the catalog should re-check instead of trusting the cache
         return ToolResult.fail(error.kind, error.message)
 
-
-def connection_property(description: str) -> dict[str, Any]:
-    return {"type": "string", "description": description}

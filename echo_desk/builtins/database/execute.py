@@ -8,9 +8,11 @@ is ``exec`` risk; its preview shows the target database and the full SQL text.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
-from echo_desk.builtins.database.base import DatabaseTool, connection_property
+from pydantic import Field
+
+from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.connections import NO_WRITE_CONNECTION, redact_dsn
 from echo_desk.builtins.database.formatting import result_metadata, text_table
 from echo_desk.i18n import N_, deferred
@@ -32,22 +34,19 @@ SUMMARY = N_("Run SQL on {connection} ({kind}, write mode)")
 TARGET_DETAIL = N_("{kind}, write mode")
 
 
-class DbExecuteTool(DatabaseTool):
+class ExecuteArguments(DatabaseArguments):
+    connection: Annotated[str, Field(description="Name of a write-mode database connection.")]
+    sql: Annotated[str, Field(description="Exactly one SQL statement, in the database's dialect.")]
+
+
+class DbExecuteTool(DatabaseTool[ExecuteArguments]):
     name = "db_execute"
     description = (
         "Run ONE SQL statement that may change data or schema (INSERT, UPDATE, DELETE, CREATE...) on a "
         "database connection the person put in write mode. The person approves every call after seeing "
         "the full SQL. It runs in one transaction, committed only if it succeeds. Use db_query for reads."
     )
-    base_parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "connection": connection_property("Name of a write-mode database connection."),
-            "sql": {"type": "string", "description": "Exactly one SQL statement, in the database's dialect."},
-        },
-        "required": ["connection", "sql"],
-        "additionalProperties": False,
-    }
+    arguments = ExecuteArguments
     risk_level = RiskLevel.EXEC
     timeout_seconds = 60.0
     capabilities = frozenset({"database.write"})
@@ -72,23 +71,23 @@ class DbExecuteTool(DatabaseTool):
         return Target(kind="database", value=f"{conn.name}: {where}", detail=deferred(TARGET_DETAIL, kind=conn.kind))
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
+        args = self.parse(params)  # a call that does not parse is no call to show
         try:
-            conn = self.connection(params)
+            conn = self.connection(args.connection)
         except ToolError:
             return None  # execute reports the unknown connection
-        sql = str(params.get("sql", ""))
-        return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=sql, detail="SQL")),
+        return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=args.sql, detail="SQL")),
                            summary=deferred(SUMMARY, connection=conn.name, kind=conn.kind))
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:
             if ctx.read_only:
                 raise ToolError("this scope is read-only; db_execute is not available", kind=ErrorKind.BUSINESS)
-            conn = self.connection(params)
-            result = await self.run_sql(conn, str(params.get("sql", "")), ctx,
-                                        max_rows=MAX_RETURNED_ROWS, readonly=False)
+            args = self.parse(params)
+            conn = self.connection(args.connection)
+            result = await self.run_sql(conn, args.sql, ctx, max_rows=MAX_RETURNED_ROWS, readonly=False)
         except ToolError as error:
             return self.failed(error)
         metadata = result_metadata(result, conn.name)
-        metadata["sql"] = params.get("sql", "")
+        metadata["sql"] = args.sql
         return ToolResult.ok(text_table(result), metadata=metadata)

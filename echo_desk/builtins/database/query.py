@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
-from echo_desk.builtins.database.base import DatabaseTool, connection_property
+from pydantic import Field
+
+from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.formatting import result_metadata, text_table
 from echo_desk.i18n import N_
 from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult
@@ -14,7 +16,13 @@ DEFAULT_MAX_ROWS = 100
 MAX_ROWS_LIMIT = 1000
 
 
-class DbQueryTool(DatabaseTool):
+class QueryArguments(DatabaseArguments):
+    connection: Annotated[str, Field(description="Name of the configured database connection.")]
+    sql: Annotated[str, Field(description="Exactly one SQL statement, in the database's dialect.")]
+    max_rows: Annotated[int | None, Field(ge=1, le=MAX_ROWS_LIMIT, description=f"Row cap (default {DEFAULT_MAX_ROWS}).")] = None
+
+
+class DbQueryTool(DatabaseTool[QueryArguments]):
     name = "db_query"
     description = (
         "Run ONE read-only SQL statement (SELECT, WITH, EXPLAIN, SHOW...) on a configured database "
@@ -23,17 +31,7 @@ class DbQueryTool(DatabaseTool):
         "opened read-only. Use db_schema first to learn table and column names. Results are capped "
         "at max_rows; the output says how many more rows there are."
     )
-    base_parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "connection": connection_property("Name of the configured database connection."),
-            "sql": {"type": "string", "description": "Exactly one SQL statement, in the database's dialect."},
-            "max_rows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS_LIMIT,
-                         "description": f"Row cap (default {DEFAULT_MAX_ROWS})."},
-        },
-        "required": ["connection", "sql"],
-        "additionalProperties": False,
-    }
+    arguments = QueryArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 60.0
     capabilities = frozenset({"database.read"})
@@ -45,11 +43,11 @@ class DbQueryTool(DatabaseTool):
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:
-            conn = self.connection(params)
-            max_rows = max(1, min(int(params.get("max_rows") or DEFAULT_MAX_ROWS), MAX_ROWS_LIMIT))
-            result = await self.run_sql(conn, str(params.get("sql", "")), ctx, max_rows=max_rows, readonly=True)
+            args = self.parse(params)
+            conn = self.connection(args.connection)
+            result = await self.run_sql(conn, args.sql, ctx, max_rows=args.max_rows or DEFAULT_MAX_ROWS, readonly=True)
         except ToolError as error:
             return self.failed(error)
         metadata = result_metadata(result, conn.name)
-        metadata["sql"] = params.get("sql", "")
+        metadata["sql"] = args.sql
         return ToolResult.ok(text_table(result), metadata=metadata)

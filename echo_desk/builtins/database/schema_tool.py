@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
-from echo_desk.builtins.database.base import DatabaseTool, connection_property
+from pydantic import Field
+
+from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.formatting import schema_metadata, schema_text
 from echo_desk.i18n import N_
 from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult
@@ -14,22 +16,19 @@ from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResu
 MAX_TABLES = 150
 
 
-class DbSchemaTool(DatabaseTool):
+class SchemaArguments(DatabaseArguments):
+    connection: Annotated[str, Field(description="Name of the configured database connection.")]
+    table: Annotated[str | None, Field(description="Only this table or view (name or schema.name).")] = None
+
+
+class DbSchemaTool(DatabaseTool[SchemaArguments]):
     name = "db_schema"
     description = (
         "List the tables and views of a configured database connection with their columns, types, "
         "NOT NULL and primary keys (pk). Pass table (name or schema.name) to see just one. "
         "Call this before writing SQL for db_query."
     )
-    base_parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "connection": connection_property("Name of the configured database connection."),
-            "table": {"type": "string", "description": "Only this table or view (name or schema.name)."},
-        },
-        "required": ["connection"],
-        "additionalProperties": False,
-    }
+    arguments = SchemaArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 60.0
     capabilities = frozenset({"database.read"})
@@ -37,10 +36,11 @@ class DbSchemaTool(DatabaseTool):
     catalog_description = N_("Lists the tables and columns of a database you configured, read-only.")
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        table = params.get("table") or None
         try:
-            conn = self.connection(params)
-            tables = await self.tables(conn, str(table) if table else None, ctx)
+            args = self.parse(params)
+            table = args.table or None
+            conn = self.connection(args.connection)
+            tables = await self.tables(conn, table, ctx)
         except ToolError as error:
             return self.failed(error)
         if table and not tables:

@@ -14,11 +14,23 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
 
 from echo_desk.tools import ErrorKind, ToolError
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 MAX_PATH_CHARS = 4096
+
+
+def path_argument(description: str) -> object:
+    """The ``Field`` of a path argument (its limits are the file tools' own)."""
+    return Field(min_length=1, max_length=MAX_PATH_CHARS, description=description)
+
+
+#: A file path argument, as the file tools take it.
+FilePath = Annotated[str, path_argument("File path, relative to the workspace or absolute inside it.")]
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
 from echo_desk.agent.policy import approved_protected_targets
-from echo_desk.builtins.common import BuiltinTool, get_str, require_writable
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import fs, fscase, partial
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.builtins.files.diffs import file_change
@@ -87,7 +87,16 @@ def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
     return all(p in shown for p in plan.protections)
 
 
-class FileWriteTool(BuiltinTool):
+class FileArguments(Arguments):
+    """What every write tool names first: the file."""
+
+    path: fs.FilePath
+
+
+W = TypeVar("W", bound=FileArguments)
+
+
+class FileWriteTool(BuiltinTool[W], Generic[W]):
     """A write tool built on the lifecycle; subclasses compute the new content."""
 
     risk_level = RiskLevel.WRITE
@@ -97,32 +106,30 @@ class FileWriteTool(BuiltinTool):
     #: Per-hunk approval: ``run`` writes only the hunks the person kept (see ``partial``).
     writes_hunk_selection = True
 
-    def new_content(
-        self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
-    ) -> tuple[str, str, bytes]:
+    def new_content(self, args: W, before: bytes | None, target: fs.Resolved) -> tuple[str, str, bytes]:
         """``(old_text, new_text, new_bytes)`` for the file; raise ``ToolError`` to refuse."""
         raise NotImplementedError
 
-    def load(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[fs.Resolved, bytes | None]:
+    def load(self, args: W, ctx: ToolExecutionContext) -> tuple[fs.Resolved, bytes | None]:
         """The confined target and its current content (``None``: it does not exist yet)."""
         require_writable(ctx, self.name)
-        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
+        target = fs.resolve(args.path, ctx.write_roots)
         if not target.parts:
             raise fs.not_a_file(target, "is the workspace folder, not a file")
         if self.create_parents:
             _check_new_folders(target)
         return target, fs.read_existing(target, limit=MAX_WRITE_BYTES)
 
-    def plan(self, params: Mapping[str, Any], target: fs.Resolved, before: bytes | None) -> Plan:
-        old_text, new_text, after = self.new_content(params, before, target)
+    def plan(self, args: W, target: fs.Resolved, before: bytes | None) -> Plan:
+        old_text, new_text, after = self.new_content(args, before, target)
         if len(after) > MAX_WRITE_BYTES:
             raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
                             kind=ErrorKind.VALIDATION)
         change = file_change(str(target), before, after, old_text, new_text)
         return Plan(target, before, after, change, protections_of(target), old_text, new_text)
 
-    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
-        plan = self.plan(params, *self.load(params, ctx))
+    async def preview_parsed(self, args: W, ctx: ToolExecutionContext) -> ToolPreview:
+        plan = self.plan(args, *self.load(args, ctx))
         detail = "new file" if plan.before is None and not plan.protections else ""
         summary = N_("Create {path}") if plan.before is None else N_("Change {path}")
         return ToolPreview(
@@ -131,8 +138,8 @@ class FileWriteTool(BuiltinTool):
             summary=deferred(summary, path=plan.target),
         )
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        resolved, before = self.load(params, ctx)
+    async def execute_parsed(self, args: W, ctx: ToolExecutionContext) -> ToolResult:
+        resolved, before = self.load(args, ctx)
         target = str(resolved)
         shown: FileChange | None = None
         if ctx.preview is not None:
@@ -143,7 +150,7 @@ class FileWriteTool(BuiltinTool):
             # Compare before recomputing: an edit may no longer apply to the changed file.
             if shown.before_sha256 != (None if before is None else sha256(before)):
                 raise ChangedSincePreview(target)
-        plan = self.plan(params, resolved, before)
+        plan = self.plan(args, resolved, before)
         if shown is not None and shown.after_sha256 != plan.change.after_sha256:
             raise ChangedSincePreview(target)
         hunk_note = ""

@@ -13,14 +13,14 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, Generic
 
 from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
-from echo_desk.builtins.common import BuiltinTool, get_str, require_writable
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import A, BuiltinTool, require_writable
 from echo_desk.builtins.files import entries, fs, trees
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.builtins.files.diffs import cap, unified_diff
@@ -43,7 +43,6 @@ from echo_desk.tools import (
 )
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
-_PATH_SCHEMA = {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS}
 
 
 @dataclass(frozen=True)
@@ -101,25 +100,25 @@ def _target(file: _File | fs.Resolved, role: str) -> Target:
     return Target(kind="path", value=str(path), detail=role, protections=protections)
 
 
-class _PathTool(BuiltinTool):
+class _PathTool(BuiltinTool[A], Generic[A]):
     risk_level = RiskLevel.WRITE
     capabilities = frozenset({"files.write"})
     timeout_seconds = 60.0
 
-    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+    def plan(self, args: A, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         """What the call would do (the preview) and what ``apply`` needs to do it."""
         raise NotImplementedError
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
         raise NotImplementedError
 
-    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
+    async def preview_parsed(self, args: A, ctx: ToolExecutionContext) -> ToolPreview:
         require_writable(ctx, self.name)
-        return self.plan(params, ctx)[0]
+        return self.plan(args, ctx)[0]
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+    async def execute_parsed(self, args: A, ctx: ToolExecutionContext) -> ToolResult:
         require_writable(ctx, self.name)
-        preview, plan = self.plan(params, ctx)
+        preview, plan = self.plan(args, ctx)
         if ctx.preview is not None and _shown(ctx.preview) != _shown(preview):
             raise ChangedSincePreview(", ".join(t.value for t in preview.targets))
         approved = {(t.value, t.protections) for t in approved_protected_targets(ctx, "path")}
@@ -153,11 +152,8 @@ def _file_or_folder(target: fs.Resolved, what: str) -> _File | trees.Tree:
     return _read(target, what)
 
 
-def _source_and_destination(params: Mapping[str, Any],
+def _source_and_destination(source: str, destination: str,
                             ctx: ToolExecutionContext) -> tuple[_File | trees.Tree, fs.Resolved]:
-    # Both arguments are checked before the file system is touched.
-    source = get_str(params, "source", max_len=fs.MAX_PATH_CHARS)
-    destination = get_str(params, "destination", max_len=fs.MAX_PATH_CHARS)
     src = entries.entry(source, ctx.write_roots, what="source")
     dst = entries.entry(destination, ctx.write_roots, what="destination")
     if dst.path == src.path or dst.path.is_relative_to(src.path):
@@ -199,23 +195,22 @@ def _folder_target(tree: trees.Tree, role: str) -> Target:
                   protections=(*protections_of(tree.root), *inside))
 
 
-class MovePath(_PathTool):
+class MoveArguments(Arguments):
+    source: Annotated[str, fs.path_argument("The file or folder to move.")]
+    destination: Annotated[str, fs.path_argument("Its new path (not an existing file).")]
+
+
+class MovePath(_PathTool[MoveArguments]):
     name = "move_path"
     description = ("Move or rename a file or a whole folder inside the workspace. The destination must not "
                    "exist (nothing is replaced); its folder must exist. Symbolic links (also inside a folder) "
                    "are refused.")
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {"source": {**_PATH_SCHEMA, "description": "The file or folder to move."},
-                       "destination": {**_PATH_SCHEMA, "description": "Its new path (not an existing file)."}},
-        "required": ["source", "destination"],
-        "additionalProperties": False,
-    }
+    arguments = MoveArguments
     title = N_("Move or rename")
     catalog_description = N_("Moves or renames a file or folder in your workspace; never replaces an existing file.")
 
-    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src, dst = _source_and_destination(params, ctx)
+    def plan(self, args: MoveArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src, dst = _source_and_destination(args.source, args.destination, ctx)
         _require_absent(dst, "destination")
         if isinstance(src, trees.Tree):
             preview = ToolPreview(targets=(_folder_target(src, N_("move folder from")), _target(dst, N_("move to"))),
@@ -257,20 +252,22 @@ class MovePath(_PathTool):
         return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes)
 
 
-class CopyPath(_PathTool):
+class CopyArguments(Arguments):
+    source: Annotated[str, fs.path_argument("The file or folder to copy.")]
+    destination: Annotated[str, fs.path_argument("The new path.")]
+
+
+class CopyPath(_PathTool[CopyArguments]):
     name = "copy_path"
     description = ("Copy a file or a whole folder inside the workspace (content and permissions). The "
                    "destination must not exist; its folder must exist. Symbolic links (also inside a folder) "
                    "are refused.")
-    parameters: ClassVar[dict[str, Any]] = MovePath.parameters | {
-        "properties": {"source": {**_PATH_SCHEMA, "description": "The file or folder to copy."},
-                       "destination": {**_PATH_SCHEMA, "description": "The new path."}},
-    }
+    arguments = CopyArguments
     title = N_("Copy file")
     catalog_description = N_("Copies a file or folder in your workspace; never replaces an existing file.")
 
-    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src, dst = _source_and_destination(params, ctx)
+    def plan(self, args: CopyArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src, dst = _source_and_destination(args.source, args.destination, ctx)
         _require_absent(dst, "destination")
         if isinstance(src, trees.Tree):
             preview = ToolPreview(targets=(_folder_target(src, N_("copy folder from")), _target(dst, N_("copy to"))),
@@ -304,23 +301,21 @@ class CopyPath(_PathTool):
                              metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
 
 
-class DeletePath(_PathTool):
+class DeleteArguments(Arguments):
+    path: Annotated[str, fs.path_argument("The file or folder to delete.")]
+
+
+class DeletePath(_PathTool[DeleteArguments]):
     name = "delete_path"
     description = ("Delete a file or a whole folder inside the workspace. It is moved to Echo Desk's trash "
                    "(the person can restore it), never erased. Symbolic links (also inside a folder) are refused.")
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {"path": {**_PATH_SCHEMA, "description": "The file or folder to delete."}},
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    arguments = DeleteArguments
     title = N_("Delete file")
     catalog_description = N_("Moves a file or folder of your workspace to Echo Desk's trash, from where Revert "
                              "restores it.")
 
-    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src = _file_or_folder(entries.entry(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots,
-                                            what="path"), "path")
+    def plan(self, args: DeleteArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        src = _file_or_folder(entries.entry(args.path, ctx.write_roots, what="path"), "path")
         if isinstance(src, trees.Tree):
             preview = ToolPreview(targets=(_folder_target(src, N_("delete folder (to Echo Desk's trash)")),),
                                   file_changes=_tree_gone(src),
@@ -396,21 +391,20 @@ def _missing(target: fs.Resolved) -> list[str]:
     return missing[::-1]
 
 
-class CreateFolder(_PathTool):
+class CreateFolderArguments(Arguments):
+    path: Annotated[str, fs.path_argument("The folder to create.")]
+
+
+class CreateFolder(_PathTool[CreateFolderArguments]):
     name = "create_folder"
     description = ("Create a folder inside the workspace, with any missing parent folders. "
                    "Fails if something already exists at that path.")
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {"path": {**_PATH_SCHEMA, "description": "The folder to create."}},
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    arguments = CreateFolderArguments
     title = N_("Create folder")
     catalog_description = N_("Creates a folder (and missing parent folders) in your workspace.")
 
-    def plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.write_roots)
+    def plan(self, args: CreateFolderArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
+        target = fs.resolve(args.path, ctx.write_roots)
         if os.path.lexists(target.path):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
         _missing(target)

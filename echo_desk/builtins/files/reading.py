@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated
 
-from echo_desk.builtins.common import BuiltinTool, get_int, get_str
+from pydantic import Field
+
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import BuiltinTool
 from echo_desk.builtins.files import fs
 from echo_desk.builtins.files.textcodec import decode, split_keep
 from echo_desk.tools import N_, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
@@ -17,26 +19,20 @@ MAX_OUTPUT_CHARS = 100_000
 MAX_LINES = 2000
 
 
-class ReadFile(BuiltinTool):
+class ReadFileArguments(Arguments):
+    path: fs.FilePath
+    start_line: Annotated[int, Field(ge=1, description="First line to return (1-based).")] = 1
+    max_lines: Annotated[int, Field(ge=1, le=MAX_LINES, description="How many lines to return at most.")] = 500
+
+
+class ReadFile(BuiltinTool[ReadFileArguments]):
     name = "read_file"
     description = (
         "Read a text file inside the workspace. Returns the text exactly (no line numbers) with a "
         "header giving the line range, encoding and line endings. Use start_line/max_lines to read "
         "long files in parts. Binary files are refused."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS,
-                     "description": "File path, relative to the workspace or absolute inside it."},
-            "start_line": {"type": "integer", "minimum": 1, "default": 1,
-                           "description": "First line to return (1-based)."},
-            "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": 500,
-                          "description": "How many lines to return at most."},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    arguments = ReadFileArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 30.0
     idempotent = True
@@ -44,10 +40,9 @@ class ReadFile(BuiltinTool):
     title = N_("Read file")
     catalog_description = N_("Reads a text file in your workspace, or a range of its lines.")
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS), ctx.workspace_roots)
-        start = get_int(params, "start_line", default=1, low=1, high=10**9)
-        count = get_int(params, "max_lines", default=500, low=1, high=MAX_LINES)
+    async def execute_parsed(self, args: ReadFileArguments, ctx: ToolExecutionContext) -> ToolResult:
+        target = fs.resolve(args.path, ctx.workspace_roots)
+        start, count = args.start_line, args.max_lines
         data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
         if len(data) > MAX_FILE_BYTES:
             raise ToolError(
@@ -91,24 +86,19 @@ def _describe(name: str, st: os.stat_result) -> str:
     return f"other {name}"
 
 
-class ListDir(BuiltinTool):
+class ListDirArguments(Arguments):
+    path: Annotated[str, fs.path_argument("Folder path, relative to the workspace or absolute inside it.")] = "."
+    depth: Annotated[int, Field(ge=1, le=5, description="How many levels to list.")] = 1
+    max_entries: Annotated[int, Field(ge=1, le=2000, description="Stop after this many entries.")] = 200
+
+
+class ListDir(BuiltinTool[ListDirArguments]):
     name = "list_dir"
     description = (
         "List a folder inside the workspace: one entry per line with its type (file, dir, link) "
         "and size. depth > 1 lists sub-folders too (symbolic links are not followed; .git is not entered)."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
-                     "description": "Folder path, relative to the workspace or absolute inside it."},
-            "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1,
-                      "description": "How many levels to list."},
-            "max_entries": {"type": "integer", "minimum": 1, "maximum": 2000, "default": 200,
-                            "description": "Stop after this many entries."},
-        },
-        "additionalProperties": False,
-    }
+    arguments = ListDirArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 30.0
     idempotent = True
@@ -116,11 +106,9 @@ class ListDir(BuiltinTool):
     title = N_("List folder")
     catalog_description = N_("Lists the files and folders in a folder of your workspace, with their sizes.")
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
-                            ctx.workspace_roots)
-        depth = get_int(params, "depth", default=1, low=1, high=5)
-        limit = get_int(params, "max_entries", default=200, low=1, high=2000)
+    async def execute_parsed(self, args: ListDirArguments, ctx: ToolExecutionContext) -> ToolResult:
+        target = fs.resolve(args.path, ctx.workspace_roots)
+        depth, limit = args.depth, args.max_entries
         fs.require_dir(target)
         rows: list[str] = []
         try:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated
 
-from echo_desk.builtins.common import bad, get_bool, get_str
+from pydantic import Field
+
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import bad
 from echo_desk.builtins.files import fs
-from echo_desk.builtins.files.lifecycle import FileWriteTool
+from echo_desk.builtins.files.lifecycle import FileArguments, FileWriteTool
 from echo_desk.builtins.files.textcodec import TextFormat, decode, encode, to_newline
 from echo_desk.tools import N_, ErrorKind, ToolError
 
@@ -22,31 +24,24 @@ def _short(text: str, limit: int = 60) -> str:
     return repr(one_line if len(one_line) <= limit else one_line[:limit] + "…")
 
 
-class WriteFile(FileWriteTool):
+class WriteArguments(FileArguments):
+    content: Annotated[str, Field(max_length=MAX_CONTENT, description="The complete new text.")]
+
+
+class WriteFile(FileWriteTool[WriteArguments]):
     name = "write_file"
     description = (
         "Create a text file, or replace the whole content of an existing one, inside the workspace. "
         "Missing parent folders are created. An existing file keeps its encoding, BOM and line endings. "
         "To change part of a file prefer edit_file."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS,
-                     "description": "File path, relative to the workspace or absolute inside it."},
-            "content": {"type": "string", "maxLength": MAX_CONTENT, "description": "The complete new text."},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }
+    arguments = WriteArguments
     create_parents = True
     title = N_("Write file")
     catalog_description = N_("Creates a file in your workspace or replaces its whole content. You see the diff first.")
 
-    def new_content(
-        self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
-    ) -> tuple[str, str, bytes]:
-        content = get_str(params, "content", max_len=MAX_CONTENT, allow_empty=True)
+    def new_content(self, args: WriteArguments, before: bytes | None, target: fs.Resolved) -> tuple[str, str, bytes]:
+        content = args.content
         if before is None:
             return "", content, encode(content, TextFormat(), target)
         old_text, fmt = decode(before, target)
@@ -54,69 +49,38 @@ class WriteFile(FileWriteTool):
         return old_text, new_text, encode(new_text, fmt, target)
 
 
-class EditFile(FileWriteTool):
+class Edit(Arguments):
+    old: Annotated[str, Field(min_length=1, max_length=MAX_EDIT_TEXT, description="Exact text to replace; must occur once.")]
+    new: Annotated[str, Field(max_length=MAX_EDIT_TEXT, description="Replacement text.")]
+    replace_all: Annotated[bool, Field(description="Replace every occurrence of 'old' (e.g. to rename a variable), "
+                                                   "not just one.")] = False
+
+
+class EditArguments(FileArguments):
+    edits: Annotated[list[Edit], Field(min_length=1, max_length=MAX_EDITS)]
+
+
+class EditFile(FileWriteTool[EditArguments]):
     name = "edit_file"
     description = (
         "Change a text file by exact text replacement. Each edit replaces 'old' (which must occur "
         "exactly once, including whitespace) with 'new'. Several edits are applied in order, all or "
         "nothing. Read the file first; include enough surrounding lines to make 'old' unique."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS,
-                     "description": "File path, relative to the workspace or absolute inside it."},
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": MAX_EDITS,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old": {"type": "string", "minLength": 1, "maxLength": MAX_EDIT_TEXT,
-                                "description": "Exact text to replace; must occur once."},
-                        "new": {"type": "string", "maxLength": MAX_EDIT_TEXT, "description": "Replacement text."},
-                        "replace_all": {"type": "boolean", "default": False,
-                                        "description": "Replace every occurrence of 'old' (e.g. to rename a "
-                                                       "variable), not just one."},
-                    },
-                    "required": ["old", "new"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        "required": ["path", "edits"],
-        "additionalProperties": False,
-    }
+    arguments = EditArguments
     title = N_("Edit file")
     catalog_description = N_("Replaces exact pieces of text in a file of your workspace. You see the diff first.")
 
-    def new_content(
-        self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
-    ) -> tuple[str, str, bytes]:
-        edits = params.get("edits")
-        if edits is None:
-            raise bad("missing required argument 'edits'")
-        if not isinstance(edits, list) or not edits:
-            raise bad("'edits' must be a non-empty list of {old, new}")
-        if len(edits) > MAX_EDITS:
-            raise bad(f"'edits' has {len(edits)} items; the limit is {MAX_EDITS}")
-        pairs: list[tuple[str, str, bool]] = []
-        for number, edit in enumerate(edits, start=1):
-            if not isinstance(edit, Mapping) or set(edit) - {"old", "new", "replace_all"}:
-                raise bad(f"edit {number} must be an object with 'old' and 'new' (and 'replace_all')")
-            old = get_str(edit, "old", max_len=MAX_EDIT_TEXT)
-            new = get_str(edit, "new", max_len=MAX_EDIT_TEXT, allow_empty=True)
-            every = get_bool(edit, "replace_all", default=False)
-            if old == new:
+    def new_content(self, args: EditArguments, before: bytes | None, target: fs.Resolved) -> tuple[str, str, bytes]:
+        for number, edit in enumerate(args.edits, start=1):
+            if edit.old == edit.new:
                 raise bad(f"edit {number}: 'old' and 'new' are the same")
-            pairs.append((old, new, every))
         if before is None:
             raise fs.not_a_file(target, "does not exist (write_file creates a new file)")
         old_text, fmt = decode(before, target)
         text = old_text
-        for number, (old, new, every) in enumerate(pairs, start=1):
-            text = self._apply(text, old, new, fmt, number, every=every)
+        for number, edit in enumerate(args.edits, start=1):
+            text = self._apply(text, edit.old, edit.new, fmt, number, every=edit.replace_all)
         return old_text, text, encode(text, fmt, target)
 
     @staticmethod
@@ -144,7 +108,12 @@ class EditFile(FileWriteTool):
         )
 
 
-class AppendToFile(FileWriteTool):
+class AppendArguments(FileArguments):
+    text: Annotated[str, Field(min_length=1, max_length=MAX_CONTENT,
+                               description="The text to add, without the file's current content.")]
+
+
+class AppendToFile(FileWriteTool[AppendArguments]):
     """Text added at the end of an existing file: nothing there can be lost, so nothing of it has
     to be read or repeated first. Small models asked to "add a line at the end" rewrote the whole
     file with ``write_file`` and dropped or reordered lines, or replaced the last line with
@@ -155,24 +124,12 @@ class AppendToFile(FileWriteTool):
         "Add text at the end of an existing text file in the workspace, on a new line. The file keeps "
         "its encoding and line endings. To create a file use write_file."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS,
-                     "description": "File path, relative to the workspace or absolute inside it."},
-            "text": {"type": "string", "minLength": 1, "maxLength": MAX_CONTENT,
-                     "description": "The text to add, without the file's current content."},
-        },
-        "required": ["path", "text"],
-        "additionalProperties": False,
-    }
+    arguments = AppendArguments
     title = N_("Append to file")
     catalog_description = N_("Adds text at the end of a file in your workspace. You see the diff first.")
 
-    def new_content(
-        self, params: Mapping[str, Any], before: bytes | None, target: fs.Resolved
-    ) -> tuple[str, str, bytes]:
-        added = get_str(params, "text", max_len=MAX_CONTENT)
+    def new_content(self, args: AppendArguments, before: bytes | None, target: fs.Resolved) -> tuple[str, str, bytes]:
+        added = args.text
         if before is None:
             raise fs.not_a_file(target, "does not exist (write_file creates a new file)")
         old_text, fmt = decode(before, target)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 import pathspec
+from pydantic import Field
 
-from echo_desk.builtins.common import BuiltinTool, bad, get_bool, get_int, get_str
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.files import fs
 from echo_desk.builtins.files.textcodec import BinaryFile, decode
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
@@ -66,7 +67,17 @@ class _Ignores:
         return False
 
 
-class SearchFiles(BuiltinTool):
+class SearchArguments(Arguments):
+    glob: Annotated[str | None, Field(min_length=1, max_length=500, description=(
+        "File name pattern; with a '/' it matches the path below 'path'."))] = None
+    regex: Annotated[str | None, Field(min_length=1, max_length=1000, description=(
+        "Regular expression searched in each line of text files."))] = None
+    path: Annotated[str, fs.path_argument("Folder to search in (default: the workspace).")] = "."
+    case_sensitive: bool = True
+    max_results: Annotated[int, Field(ge=1, le=1000)] = 100
+
+
+class SearchFiles(BuiltinTool[SearchArguments]):
     name = "search_files"
     description = (
         "Search the workspace for files whose name matches a glob (like '*.py' or 'src/**/test_*.py') "
@@ -74,20 +85,7 @@ class SearchFiles(BuiltinTool):
         "lookaround). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
         ".gitignore; symbolic links are not followed."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "glob": {"type": "string", "minLength": 1, "maxLength": 500,
-                     "description": "File name pattern; with a '/' it matches the path below 'path'."},
-            "regex": {"type": "string", "minLength": 1, "maxLength": 1000,
-                      "description": "Regular expression searched in each line of text files."},
-            "path": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
-                     "description": "Folder to search in (default: the workspace)."},
-            "case_sensitive": {"type": "boolean", "default": True},
-            "max_results": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-        },
-        "additionalProperties": False,
-    }
+    arguments = SearchArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 60.0
     idempotent = True
@@ -95,20 +93,18 @@ class SearchFiles(BuiltinTool):
     title = N_("Search files")
     catalog_description = N_("Finds files in your workspace by name or by the text they contain.")
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        name_glob = get_str(params, "glob", max_len=500, required=False)
-        regex_text = get_str(params, "regex", max_len=1000, required=False)
+    async def execute_parsed(self, args: SearchArguments, ctx: ToolExecutionContext) -> ToolResult:
+        name_glob, regex_text = args.glob, args.regex
         if not name_glob and not regex_text:
             raise bad("give 'glob', 'regex' or both")
-        case_sensitive = get_bool(params, "case_sensitive", default=True)
+        case_sensitive = args.case_sensitive
         try:
             content_re = LineSearch(regex_text, case_sensitive=case_sensitive) if regex_text else None
         except PatternError as exc:
             raise bad(f"'regex' is not a valid regular expression: {exc}") from exc
         name_re = glob_to_regex(name_glob) if name_glob else None
-        limit = get_int(params, "max_results", default=100, low=1, high=1000)
-        target = fs.resolve(get_str(params, "path", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
-                            ctx.workspace_roots)
+        limit = args.max_results
+        target = fs.resolve(args.path, ctx.workspace_roots)
         fs.require_dir(target)
         try:
             top_fd = fs.open_dir(target.root, target.parts)
@@ -132,7 +128,7 @@ class SearchFiles(BuiltinTool):
                     rel = f"{rel_dir}/{fname}".lstrip("/")
                     if ignores.ignored(rel, False):
                         continue
-                    if name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
+                    if name_glob and name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
                         continue
                     found = target.path / rel
                     label = str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)

@@ -14,11 +14,14 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Annotated
+
+from pydantic import Field
 
 from echo_desk import sandbox
 from echo_desk.agent.policy import approved_protected_targets, is_protected
-from echo_desk.builtins.common import BuiltinTool, get_int, get_str, require_writable
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import fs
 from echo_desk.builtins.shell import command_sandbox
 from echo_desk.builtins.shell.leftovers import CommandLeash
@@ -96,7 +99,15 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-class RunCommand(BuiltinTool):
+class CommandArguments(Arguments):
+    command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, description="The command line, run by /bin/sh -c.")]
+    cwd: Annotated[str, fs.path_argument("Working folder, relative to the workspace or absolute inside it.")] = "."
+    timeout_seconds: Annotated[int, Field(ge=1, le=MAX_TIMEOUT)] = 120
+    outside_sandbox: Annotated[bool, Field(description="Ask to run outside the sandbox with all the person's rights; "
+                                                       "only the person can approve it.")] = False
+
+
+class RunCommand(BuiltinTool[CommandArguments]):
     name = "run_command"
     description = (
         "Run a shell command line (/bin/sh -c) with its working folder inside the workspace. "
@@ -107,21 +118,7 @@ class RunCommand(BuiltinTool):
         "of the disk read-only, secret folders hidden, no network; if it failed because of the "
         "sandbox, you may ask to run it outside with outside_sandbox: true (the person decides)."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "minLength": 1, "maxLength": MAX_COMMAND,
-                        "description": "The command line, run by /bin/sh -c."},
-            "cwd": {"type": "string", "minLength": 1, "maxLength": fs.MAX_PATH_CHARS, "default": ".",
-                    "description": "Working folder, relative to the workspace or absolute inside it."},
-            "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
-            "outside_sandbox": {"type": "boolean", "default": False,
-                                "description": "Ask to run outside the sandbox with all the person's "
-                                               "rights; only the person can approve it."},
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
+    arguments = CommandArguments
     risk_level = RiskLevel.EXEC
     timeout_seconds = float(MAX_TIMEOUT + 30)  # the tool enforces the per-call timeout itself
     stream_capable = True
@@ -132,32 +129,30 @@ class RunCommand(BuiltinTool):
     def __init__(self, settings: Callable[[], Settings] | None = None) -> None:
         self._settings = settings or Settings
 
-    def _plan(self, params: Mapping[str, Any], ctx: ToolExecutionContext,
+    def _plan(self, args: CommandArguments, ctx: ToolExecutionContext,
               command: str, cwd: fs.Resolved) -> tuple[command_sandbox.CommandPlan, tuple[Target, ...]]:
-        outside = params.get("outside_sandbox") is True
-        plan = command_sandbox.plan_command(self._settings(), ctx.workspace, outside=outside)
+        plan = command_sandbox.plan_command(self._settings(), ctx.workspace, outside=args.outside_sandbox)
         extra = (plan.target,) if plan.target else ()
         return plan, (*extra, *command_sandbox.own_folder_targets(command, cwd.path))
 
-    def _args(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[str, fs.Resolved, int]:
+    def _args(self, args: CommandArguments, ctx: ToolExecutionContext) -> tuple[str, fs.Resolved, int]:
         require_writable(ctx, self.name)
-        command = get_str(params, "command", max_len=MAX_COMMAND)
+        command = args.command
         if not command.strip():
             raise ToolError("'command' is blank", kind=ErrorKind.VALIDATION)
-        cwd = fs.resolve(get_str(params, "cwd", max_len=fs.MAX_PATH_CHARS, required=False, default="."),
-                         ctx.write_roots, what="cwd")
+        cwd = fs.resolve(args.cwd, ctx.write_roots, what="cwd")
         fs.require_dir(cwd)
-        return command, cwd, get_int(params, "timeout_seconds", default=120, low=1, high=MAX_TIMEOUT)
+        return command, cwd, args.timeout_seconds
 
-    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
-        command, cwd, timeout = self._args(params, ctx)
-        _plan, extra = self._plan(params, ctx, command, cwd)
+    async def preview_parsed(self, args: CommandArguments, ctx: ToolExecutionContext) -> ToolPreview:
+        command, cwd, timeout = self._args(args, ctx)
+        _plan, extra = self._plan(args, ctx, command, cwd)
         return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)), *extra),
                            summary=deferred(N_("Run in {cwd} (timeout {seconds} s)"), cwd=cwd, seconds=timeout))
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        command, cwd, timeout = self._args(params, ctx)
-        plan, extra = self._plan(params, ctx, command, cwd)
+    async def execute_parsed(self, args: CommandArguments, ctx: ToolExecutionContext) -> ToolResult:
+        command, cwd, timeout = self._args(args, ctx)
+        plan, extra = self._plan(args, ctx, command, cwd)
         self._check_as_approved(ctx, extra)
         started = time.monotonic()
         dir_fd, workdir = _enter(cwd)

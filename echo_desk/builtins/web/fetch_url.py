@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from html.parser import HTMLParser
-from typing import Any, ClassVar
+from typing import Annotated
 from urllib.parse import urlsplit
 
 import httpx
+from pydantic import Field
 
 from echo_desk.agent.policy import approved_protected_targets
-from echo_desk.builtins.common import BuiltinTool, bad, get_int, get_str
+from echo_desk.builtins.arguments import Arguments
+from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.web.netguard import local_addresses, local_protection
 from echo_desk.i18n import deferred
 from echo_desk.tools import (
@@ -119,7 +121,12 @@ def check_url(raw: str) -> str:
     return raw
 
 
-class FetchUrl(BuiltinTool):
+class FetchArguments(Arguments):
+    url: Annotated[str, Field(min_length=1, max_length=MAX_URL, description="An http:// or https:// URL.")]
+    timeout_seconds: Annotated[int, Field(ge=1, le=60)] = 20
+
+
+class FetchUrl(BuiltinTool[FetchArguments]):
     name = "fetch_url"
     description = (
         "Fetch an http(s) URL and return its content as text: HTML is reduced to its visible text, "
@@ -127,15 +134,7 @@ class FetchUrl(BuiltinTool):
         f"At most {MAX_BYTES // (1024 * 1024)} MB are downloaded and {MAX_REDIRECTS} redirects followed. "
         "Addresses on this computer or its local network are fetched only if the person approves the call."
     )
-    parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "minLength": 1, "maxLength": MAX_URL, "description": "An http:// or https:// URL."},
-            "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 60, "default": 20},
-        },
-        "required": ["url"],
-        "additionalProperties": False,
-    }
+    arguments = FetchArguments
     risk_level = RiskLevel.READ
     timeout_seconds = 75.0
     idempotent = True
@@ -150,8 +149,8 @@ class FetchUrl(BuiltinTool):
     def __init__(self, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self._transport = transport
 
-    async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
-        url = check_url(get_str(params, "url", max_len=MAX_URL))
+    async def preview_parsed(self, args: FetchArguments, ctx: ToolExecutionContext) -> ToolPreview:
+        url = check_url(args.url)
         parsed = httpx.URL(url)
         local = await local_addresses(parsed.host, _port(parsed))
         protections = (local_protection(parsed.host, local),) if local else ()
@@ -159,9 +158,9 @@ class FetchUrl(BuiltinTool):
             targets=(Target(kind="url", value=url, protections=protections),), summary=deferred(N_("Fetch {url}"), url=url)
         )
 
-    async def run(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
-        url = check_url(get_str(params, "url", max_len=MAX_URL))
-        timeout = get_int(params, "timeout_seconds", default=20, low=1, high=60)
+    async def execute_parsed(self, args: FetchArguments, ctx: ToolExecutionContext) -> ToolResult:
+        url = check_url(args.url)
+        timeout = args.timeout_seconds
         allowed_local = _approved_local_origins(ctx)
 
         async def refuse_unapproved_local(request: httpx.Request) -> None:
