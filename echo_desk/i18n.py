@@ -12,10 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Literal, get_args
 
 DOMAIN = "echo_desk"
 LOCALE_DIR = Path(__file__).parent / "locale"
-LANGUAGES = ("en", "zh_CN")
+#: The languages Echo Desk speaks; settings store one of them (the one list: ``LANGUAGES``).
+Language = Literal["en", "zh_CN"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
 #: Each language named in itself, for the language choice (never translated).
 LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}
 

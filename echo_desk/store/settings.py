@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from echo_desk.i18n import Language
 from echo_desk.tools.results import RiskLevel
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class Settings(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     #: ``None`` follows the system locale.
-    language: Literal["en", "zh_CN"] | None = None
+    language: Language | None = None
     #: Colours: ``system`` follows the desktop's light/dark scheme.
     theme: Literal["system", "light", "dark"] = "system"
     active_profile: str = "everything"
