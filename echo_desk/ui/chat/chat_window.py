@@ -41,6 +41,7 @@ from echo_desk.ui.chat.transcript import TranscriptItem
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.controller import QtHost
 from echo_desk.ui.shortcuts_sheet import ShortcutsSheet
+from echo_desk.ui.widgets.path_button import PathButton
 
 if TYPE_CHECKING:
     from echo_desk.agent.model import ChatModel
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         mid = QVBoxLayout(middle)
         mid.setContentsMargins(4, 4, 4, 4)
         mid.addLayout(self._top_bar())
+        mid.addWidget(self.workspace_origin)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
@@ -123,7 +125,7 @@ class MainWindow(QMainWindow):
         self.model_picker.activated.connect(lambda _i: self.model_chosen.emit(self.model_picker.currentData() or ""))
         self.model_label.setBuddy(self.model_picker)
         self.workspace_label = QLabel()
-        self.workspace_button = QPushButton()
+        self.workspace_button = PathButton()
         self.workspace_button.clicked.connect(self.choose_workspace)
         self.settings_button = QPushButton()
         self.settings_button.clicked.connect(self.settings_requested.emit)
@@ -132,9 +134,10 @@ class MainWindow(QMainWindow):
         bar.addSpacing(12)
         bar.addWidget(self.workspace_label)
         bar.addWidget(self.workspace_button, 1)
+        # Under the bar, not in it: beside a long path it left the path a few letters.
         self.workspace_origin = QLabel()
         self.workspace_origin.setVisible(False)
-        bar.addWidget(self.workspace_origin)
+        theme.styled(self.workspace_origin, lambda p: f"color: {p.muted};")
         bar.addWidget(self.settings_button)
         return bar
 
@@ -213,7 +216,7 @@ class MainWindow(QMainWindow):
 
     def _show_workspace(self) -> None:
         path = self._workspace
-        self.workspace_button.setText(path if path else _("Choose a folder…"))
+        self.workspace_button.set_full_text(path if path else _("Choose a folder…"))
         self.workspace_button.setToolTip(path or _("The folder the agent may read and change"))
         self.workspace_button.setAccessibleName(_("Workspace folder: {path}").format(path=path or _("none")))
 
@@ -479,7 +482,7 @@ class MainWindow(QMainWindow):
 
     def _on_progress(self, progress: Progress) -> None:
         if self.session.busy:  # a report still queued when the turn ended is stale
-            self.progress_label.setText(progress_text(progress))
+            self.progress_label.setText(progress_text(progress, self.session.transcript.title_for))
 
     def _on_activity(self, text: str) -> None:
         self.activity.setText(text)

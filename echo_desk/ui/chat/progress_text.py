@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from echo_desk.agent.progress import Progress, Stage
 from echo_desk.i18n import _
 
 
-def progress_text(progress: Progress) -> str:
+def progress_text(progress: Progress, title_for: Callable[[str], str] = str) -> str:
+    """``title_for``: the tool's title in the person's language (the catalog's), from its name."""
     seconds = int(progress.elapsed)
     if progress.stage is Stage.STARTING_MODEL:
         return _("Starting the local model… {seconds} s (only the first message waits for this)").format(
@@ -22,6 +25,6 @@ def progress_text(progress: Progress) -> str:
     rate = f"{progress.tokens_per_second:.1f}"
     if progress.stage is Stage.WRITING_CALL:
         return _("Writing a call to {tool}… {tokens} tokens · {rate} tokens/s · {seconds} s").format(
-            tool=progress.tool, tokens=progress.tokens, rate=rate, seconds=seconds)
+            tool=title_for(progress.tool), tokens=progress.tokens, rate=rate, seconds=seconds)
     return _("Writing the answer… {tokens} tokens · {rate} tokens/s · {seconds} s").format(
         tokens=progress.tokens, rate=rate, seconds=seconds)

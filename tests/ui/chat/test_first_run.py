@@ -43,3 +43,21 @@ def test_first_conversation_gets_a_default_workspace_and_says_which(
     finally:
         win.session.stop()
         store.close()
+
+
+def test_a_long_workspace_path_is_elided_and_leaves_the_side_panel_its_room(qtbot, qloop, runtime, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    win, store = _open_window(qtbot, runtime, tmp_path)
+    try:
+        deep = tmp_path.joinpath(*(["a-rather-long-folder-name"] * 8))
+        deep.mkdir(parents=True)
+        win.resize(1180, 760)
+        win.show()
+        win.set_workspace(str(deep))
+        qtbot.waitUntil(lambda: win.workspace_button.text() != "")
+        full = str(deep.resolve())
+        assert win.workspace_button.full_text() == full and win.workspace_button.toolTip() == full
+        assert "…" in win.workspace_button.text() and len(win.workspace_button.text()) < len(full)
+        assert win.todos.width() >= 150  # it was squeezed to a few pixels by the full path
+    finally:
+        win.session.stop()
+        store.close()

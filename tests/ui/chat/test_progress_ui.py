@@ -38,7 +38,7 @@ class StagedModel:
     async def stream(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                      tool_choice: str = "auto") -> AsyncIterator[StreamEvent]:
         await self.speak.wait()
-        yield ToolCallStarted(id="c1", name="edit_file")
+        yield ToolCallStarted(id="c1", name="write_note")
         while True:
             await asyncio.sleep(0.01)
             self.pieces += 1
@@ -68,7 +68,8 @@ def test_progress_is_shown_and_stop_ends_it_within_a_second(window, qloop, stage
         await until(lambda: label.text().startswith("Thinking…"))
         if stage == "writing_call":
             model.speak.set()
-            await until(lambda: "Writing a call to edit_file…" in label.text() and "tokens/s" in label.text())
+            # The tool by its title, as the cards name it, not by its registry name.
+            await until(lambda: "Writing a call to Write note…" in label.text() and "tokens/s" in label.text())
         return await _stop_and_time(window)
 
     assert qloop.run_until_complete(scenario()) <= 1.0

@@ -1,0 +1,162 @@
+"""Screenshots of the built-in agent's first hour, in English and Chinese: the first run (a default
+workspace, said which, and the example prompts), a long call being written (the status line with
+tokens and tokens/s), and a runaway stop (the Retry card). Real window, store and engine; the
+model is scripted, so the shots show exactly these states.
+
+Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_local_agent.py
+Writes docs/screenshots/{first_run,writing_call,runaway_stop}{,_zh}.png.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "docs" / "screenshots"
+HOME = Path(tempfile.mkdtemp(prefix="echo-desk-agent-shots-"))
+# A person's first start: their own (empty) home, started from it, so the default workspace is
+# a new "Echo Desk" folder in their documents.
+os.environ["HOME"] = str(HOME)
+os.environ.pop("XDG_DOCUMENTS_DIR", None)
+for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
+    os.environ[var] = str(HOME / ".echo-desk" / sub)
+os.chdir(HOME)
+
+import qasync  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from echo_desk.agent.model import StreamEnd, TextDelta, ToolCallDelta, ToolCallStarted  # noqa: E402
+from echo_desk.i18n_build import compile_catalogs  # noqa: E402
+from echo_desk.runtime import Runtime  # noqa: E402
+from echo_desk.store.conversations import ConversationStore  # noqa: E402
+from echo_desk.store.settings import SettingsStore  # noqa: E402
+from echo_desk.ui import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui.app import show_first_frame  # noqa: E402
+from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
+from echo_desk.ui.services import Services  # noqa: E402
+
+NOTES = "milk\neggs\n"
+VOCABULARY = ("free-range", "eggs", "from", "the", "farm", "market", "on", "Saturday", "morning", "large",
+              "brown", "a", "dozen", "organic", "local", "fresh", "box", "of", "six", "twelve", "and", "milk")
+
+
+class LongCall:
+    """Writes an edit_file call slowly and never finishes it (the shot is taken meanwhile)."""
+
+    @property
+    def display_name(self) -> str:
+        return "Qwen2.5-Coder 0.5B (built-in)"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        await asyncio.sleep(0.4)
+        yield ToolCallStarted(id="c1", name="edit_file")
+        yield ToolCallDelta(id="c1", text='{"path": "notes.txt", "edits": [{"old": "eggs\\n", "new": "')
+        words = random.Random(7)
+        while True:  # varied text: the same words over and over would be stopped as a runaway
+            await asyncio.sleep(0.02)
+            yield ToolCallDelta(id="c1", text=words.choice(VOCABULARY) + " ")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Repeats:
+    """Answers with the same line again and again: the runaway guard stops it."""
+
+    @property
+    def display_name(self) -> str:
+        return "Qwen2.5-Coder 0.5B (built-in)"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        for _ in range(40):
+            await asyncio.sleep(0.01)
+            yield TextDelta("Buy bread\n")
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def save(window: MainWindow, name: str) -> None:
+    QApplication.processEvents()
+    path = OUT / name
+    window.grab().save(str(path))
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+async def until(condition: Callable[[], object], seconds: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("the window never reached the state to shoot")
+        await asyncio.sleep(0.05)
+
+
+async def shoot(language: str, suffix: str) -> None:
+    i18n_qt.apply_language(language)
+    data = HOME / ".echo-desk" / "data"
+    settings = SettingsStore.in_dir(HOME / ".echo-desk" / "config")
+    runtime = Runtime.create(settings_store=settings, data_dir=data, with_plugins=False)
+    store = ConversationStore(data / f"conversations-{language}.sqlite3")
+    services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
+                        conversations=store, providers_available=True)
+    window = MainWindow()
+    window.resize(1180, 760)
+    window.attach(services)
+    window.set_banner(lambda: "")
+    show_first_frame(window)
+    await asyncio.sleep(0.5)
+    save(window, f"first_run{suffix}.png")
+
+    workspace = Path(window.workspace_folder())
+    (workspace / "notes.txt").write_text(NOTES, encoding="utf-8")
+    window.set_model(LongCall())
+    window.composer.setPlainText("在 notes.txt 里把 eggs 改成 free-range eggs" if suffix else
+                                 "In notes.txt, change eggs to free-range eggs")
+    window.send()
+    await until(lambda: "/s" in window.progress_label.text() or "秒" in window.progress_label.text())
+    await asyncio.sleep(1.2)  # a few seconds into the call: tokens and a rate to show
+    save(window, f"writing_call{suffix}.png")
+    window.stop_button.click()
+    await until(lambda: not window.session.busy)
+
+    window.new_conversation()
+    window.set_model(Repeats())
+    window.composer.setPlainText("notes.txt 里有什么？" if suffix else "What is in notes.txt?")
+    window.send()
+    await until(lambda: window.retry_card.isVisibleTo(window) and not window.session.busy)
+    await asyncio.sleep(0.3)
+    save(window, f"runaway_stop{suffix}.png")
+    window.session.flush_writes()
+    window.close()
+    store.close()
+    runtime.close()
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    compile_catalogs()
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop, marshal.asyncgen_hooks(loop):
+        loop.run_until_complete(shoot("en", ""))
+        loop.run_until_complete(shoot("zh_CN", "_zh"))
+        loop.run_until_complete(marshal.shutdown())
+
+
+if __name__ == "__main__":
+    main()
