@@ -30,15 +30,14 @@ for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "dat
     os.environ[var] = str(HOME / ".echo-desk" / sub)
 os.chdir(HOME)
 
-import qasync  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from shots_loop import run_shots  # noqa: E402
 
 from echo_desk.agent.model import StreamEnd, TextDelta, ToolCallDelta, ToolCallStarted  # noqa: E402
-from echo_desk.i18n_build import compile_catalogs  # noqa: E402
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.ui import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui import i18n_qt  # noqa: E402
 from echo_desk.ui.app import show_first_frame  # noqa: E402
 from echo_desk.ui.backend import CatalogBackend  # noqa: E402
 from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
@@ -145,17 +144,7 @@ async def shoot(language: str, suffix: str) -> None:
 
 
 def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    compile_catalogs()
-    app = QApplication.instance() or QApplication(sys.argv)
-    app.setQuitOnLastWindowClosed(False)
-    marshal.install()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop, marshal.asyncgen_hooks(loop):
-        loop.run_until_complete(shoot("en", ""))
-        loop.run_until_complete(shoot("zh_CN", "_zh"))
-        loop.run_until_complete(marshal.shutdown())
+    run_shots(OUT, lambda: shoot("en", ""), lambda: shoot("zh_CN", "_zh"))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ keywords in one order. Only the constructs the built-ins use are supported; anyt
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -41,6 +42,28 @@ class Arguments(BaseModel):
             if nulls:
                 raise ValueError(f"'{nulls[0]}' must not be null (leave it out instead)")
         return data
+
+
+A = TypeVar("A", bound=Arguments)
+
+
+class TakesArguments(Generic[A]):
+    """Mixed into a tool class: its ``arguments`` model declares what a call takes. The schema
+    the model sees (the class attribute ``schema_attribute`` names) is made from it when the class
+    is defined, and ``parse`` turns a call's arguments into it."""
+
+    arguments: type[A]
+    schema_attribute: ClassVar[str] = "parameters"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("arguments")
+        if declared is not None:
+            setattr(cls, cls.schema_attribute, schema_of(declared))
+
+    def parse(self, params: Mapping[str, Any]) -> A:
+        parsed: A = parse(self.arguments, params)
+        return parsed
 
 
 def schema_of(model: type[Arguments]) -> dict[str, Any]:

@@ -4,12 +4,10 @@ funnel) and the checks they share."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from echo_desk.builtins.arguments import Arguments, parse, schema_of
+from echo_desk.builtins.arguments import A, TakesArguments
 from echo_desk.tools import ErrorKind, Tool, ToolError, ToolExecutionContext, ToolPreview, ToolResult
-
-A = TypeVar("A", bound=Arguments)
 
 
 def bad(message: str) -> ToolError:
@@ -22,23 +20,11 @@ def require_writable(ctx: ToolExecutionContext, what: str) -> None:
         raise ToolError(f"this scope is read-only: {what} is not allowed here", kind=ErrorKind.BUSINESS)
 
 
-class BuiltinTool(Tool, Generic[A]):
+class BuiltinTool(TakesArguments[A], Tool):
     """A built-in: its ``arguments`` model is the one declaration of what it takes (the schema
     the model sees is made from it); ``execute_parsed`` and ``preview_parsed`` get the typed
     values and may raise ``ToolError``, which becomes a failed result (a failed preview stops
     the call)."""
-
-    arguments: type[A]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        declared = cls.__dict__.get("arguments")
-        if declared is not None:
-            cls.parameters = schema_of(declared)
-
-    def parse(self, params: Mapping[str, Any]) -> A:
-        parsed: A = parse(self.arguments, params)
-        return parsed
 
     async def execute_parsed(self, args: A, ctx: ToolExecutionContext) -> ToolResult:
         raise NotImplementedError

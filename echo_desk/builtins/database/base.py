@@ -9,11 +9,11 @@ settings dialog shows up in the next request's schema without re-registering any
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from echo_desk.builtins.arguments import Arguments, parse, schema_of
+from echo_desk.builtins.arguments import Arguments, TakesArguments
 from echo_desk.builtins.database import postgres, sqlite
 from echo_desk.builtins.database.cancel import run_cancellable
 from echo_desk.builtins.database.connections import (
@@ -58,23 +58,13 @@ class DatabaseArguments(Arguments):
     connection: str
 
 
-class DatabaseTool(Tool, Generic[D]):
+class DatabaseTool(TakesArguments[D], Tool):
     """Base of ``db_query``, ``db_schema`` and ``db_execute``: ``arguments`` declares what a call
     takes (the schema is made from it, the connection's names added live)."""
 
-    arguments: type[D]
+    schema_attribute = "base_parameters"
     base_parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     parameters = _LiveParameters()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        declared = cls.__dict__.get("arguments")
-        if declared is not None:
-            cls.base_parameters = schema_of(declared)
-
-    def parse(self, params: Mapping[str, Any]) -> D:
-        parsed: D = parse(self.arguments, params)
-        return parsed
     #: Readiness detail when no connection qualifies for this tool.
     none_configured: ClassVar[str] = NO_DATABASE
 

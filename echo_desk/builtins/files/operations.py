@@ -19,8 +19,8 @@ from typing import Annotated, Any, Generic
 
 from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
-from echo_desk.builtins.arguments import Arguments
-from echo_desk.builtins.common import A, BuiltinTool, require_writable
+from echo_desk.builtins.arguments import A, Arguments
+from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import entries, fs, trees
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.builtins.files.diffs import cap, unified_diff

@@ -1,0 +1,32 @@
+"""The app's own loop for a screenshot script: catalogs compiled, a QApplication that outlives
+its windows, the one marshalling module installed, qasync with the app's async-generator hooks.
+Each shot is a coroutine function run to its end, in order; then the marshal shuts down."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from echo_desk.i18n_build import compile_catalogs
+from echo_desk.ui import i18n_qt, marshal
+
+
+def run_shots(out: Path, *shots: Callable[[], Awaitable[None]]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    compile_catalogs()
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setQuitOnLastWindowClosed(False)
+    marshal.install()
+    i18n_qt.apply_language("en")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop, marshal.asyncgen_hooks(loop):
+        for shot in shots:
+            loop.run_until_complete(shot())
+        loop.run_until_complete(marshal.shutdown())
