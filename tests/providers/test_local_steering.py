@@ -63,9 +63,8 @@ def test_a_request_naming_a_file_must_start_with_a_call_whose_path_is_one_of_the
     running = next_turn(_after("Run python3 compute.py and tell me what it prints."), TOOLS)
     assert _names(running.tools) == ["read_file", "search_files", "run_command"]
     renaming = next_turn(_after("Rename draft.txt to final.txt."), TOOLS)
-    assert renaming.tool_choice == "required"
-    assert _names(renaming.tools) == [n for n in _names(tuple(TOOLS)) if n != "list_dir"]
-    move = next(t for t in renaming.tools if t.name == "move_path")
+    assert renaming.tool_choice == "required" and _names(renaming.tools) == ["move_path"]
+    move = renaming.tools[0]
     assert move.parameters == TOOLS[5].parameters  # not a tool whose "path" is the file itself
     read = next(t for t in turn.tools if t.name == "read_file")
     assert read.parameters["properties"]["path"]["enum"] == ["README.md"]
@@ -196,9 +195,9 @@ def test_the_first_turn_of_a_change_by_its_words(request_text: str, first: list[
     assert _names(next_turn(_after(request_text), TOOLS).tools) == first
 
 
-def test_a_file_rename_is_still_a_move_and_a_summary_into_a_new_file_may_read_first() -> None:
-    rename = next_turn(_after("Rename draft.txt to final.txt."), TOOLS)
-    assert "move_path" in _names(rename.tools) and "read_file" in _names(rename.tools)
+def test_a_file_renamed_or_moved_is_a_move_and_a_summary_into_a_new_file_may_read_first() -> None:
+    for request in ("Rename draft.txt to final.txt.", "把 draft.txt 重命名为 final.txt", "Move report.csv into archive"):
+        assert _names(next_turn(_after(request), TOOLS).tools) == ["move_path"]
     summary = next_turn(_after("Write summary.md summarising the project"), TOOLS)
     assert "read_file" in _names(summary.tools)
 

@@ -14,7 +14,8 @@ fix is a choice of what the next turn is offered:
   (and runs, when it says to run something). A request to change what is in it: the first call reads
   it before anything is changed, and the change is an edit, not a rewrite (a function or a
   variable renamed is such an edit, not a move of the file); text to add at its end is appended
-  at once; a new file with the content the request gives is written at once.
+  at once; a new file with the content the request gives is written at once; a file renamed or
+  moved is moved.
 - A request asking which file holds or defines something: the first turn is a search by text.
 - After a look in an exchange that asks for a change, the next turn must be a call of the tool
   that makes that kind of change (edit, new file, move; all file-changing tools when the words
@@ -282,6 +283,9 @@ def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
         return Turn("required", append)
     if asks_to_modify(request):  # read what is there before changing it (not list it: it did)
         tools = tuple(t for t in tools if t.name == READ_TOOL) or tools
+    elif _changer_for(request) == MOVE_TOOL:
+        # A file renamed or moved: the move itself (asked to rename draft.txt, the model edited it).
+        tools = tuple(t for t in tools if t.name == MOVE_TOOL) or tools
     elif len(names) == 1 and _changer_for(request) == NEW_FILE_TOOL and not _LOOK_WORDS.search(_words(request)):
         # A new file with what the request says: written at once (asked to make ideas.md, the
         # model read the file that did not exist yet, twice). Not when it is to say what another
