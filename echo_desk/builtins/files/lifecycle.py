@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.builtins.arguments import Arguments
@@ -96,7 +96,7 @@ class FileArguments(Arguments):
 W = TypeVar("W", bound=FileArguments)
 
 
-class FileWriteTool(BuiltinTool[W], Generic[W]):
+class FileWriteTool(BuiltinTool[W]):
     """A write tool built on the lifecycle; subclasses compute the new content."""
 
     risk_level = RiskLevel.WRITE

@@ -15,7 +15,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Generic
+from typing import Annotated, Any
 
 from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
@@ -100,7 +100,7 @@ def _target(file: _File | fs.Resolved, role: str) -> Target:
     return Target(kind="path", value=str(path), detail=role, protections=protections)
 
 
-class _PathTool(BuiltinTool[A], Generic[A]):
+class _PathTool(BuiltinTool[A]):
     risk_level = RiskLevel.WRITE
     capabilities = frozenset({"files.write"})
     timeout_seconds = 60.0

@@ -281,12 +281,13 @@ def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
     append = tuple(t for t in tools if t.name == APPEND_TOOL)
     if append and asks_to_append(request):
         return Turn("required", append)
+    changer = _changer_for(request)
     if asks_to_modify(request):  # read what is there before changing it (not list it: it did)
         tools = tuple(t for t in tools if t.name == READ_TOOL) or tools
-    elif _changer_for(request) == MOVE_TOOL:
+    elif changer == MOVE_TOOL:
         # A file renamed or moved: the move itself (asked to rename draft.txt, the model edited it).
         tools = tuple(t for t in tools if t.name == MOVE_TOOL) or tools
-    elif len(names) == 1 and _changer_for(request) == NEW_FILE_TOOL and not _LOOK_WORDS.search(_words(request)):
+    elif len(names) == 1 and changer == NEW_FILE_TOOL and not _LOOK_WORDS.search(_words(request)):
         # A new file with what the request says: written at once (asked to make ideas.md, the
         # model read the file that did not exist yet, twice). Not when it is to say what another
         # file holds: that is read first.
