@@ -13,7 +13,7 @@ from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.visible_text import visible, visible_json
+from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.mcp.cli import (
     CLI_HANDSHAKE_TIMEOUT,
     add_mcp_parser,

@@ -32,7 +32,6 @@ from echo_desk.agent.bounded import bounded
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
-from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
     APPROVED_BY_PERSON,
@@ -51,6 +50,7 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import Deadline, ToolWorkerPool
+from echo_desk.common.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.i18n import locale_dir_of
 from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.redact import redact

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from echo_desk.agent.visible_text import visible, visible_json
+from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager

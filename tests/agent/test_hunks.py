@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from echo_desk.agent.hunks import apply_hunks, bind_selection, hunks_of, selection_problem
-from echo_desk.builtins.files.diffs import unified_diff
-from echo_desk.builtins.files.textcodec import split_keep
+from echo_desk.common.diffs import unified_diff
+from echo_desk.common.hunks import apply_hunks, bind_selection, hunks_of, selection_problem
+from echo_desk.common.textcodec import split_keep
 from echo_desk.tools import FileChange, FileChangeKind
 
 PATCH = shutil.which("patch")

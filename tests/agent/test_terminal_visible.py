@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.host import ApprovalChoice
-from echo_desk.agent.visible_text import has_hidden
+from echo_desk.common.visible_text import has_hidden
 from echo_desk.terminal_host import TerminalHost
 from echo_desk.tools.host import Answer, Question
 from tests import hostile_text as H

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from echo_desk.agent.visible_text import any_hidden, has_hidden, split_lines, visible, visible_json
+from echo_desk.common.visible_text import any_hidden, has_hidden, split_lines, visible, visible_json
 from echo_desk.mcp.sanitize import strip_hidden
 from tests import hostile_text as H
 

@@ -12,8 +12,8 @@ import pytest
 from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 
 from echo_desk.builtins import AppendToFile, EditFile, WriteFile
-from echo_desk.builtins.files import atomic
-from echo_desk.builtins.files.atomic import TEMP_SUFFIX
+from echo_desk.common import atomic
+from echo_desk.common.atomic import TEMP_SUFFIX
 from echo_desk.store import paths
 from echo_desk.tools import CancelledByUser, ErrorKind, FileChangeKind, Protection, ProtectionReason
 

@@ -315,8 +315,9 @@ def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop
 
 def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # "move folder from; folder with 2 files and 1 sub-folders", built once by the engine in English.
-    from echo_desk.builtins.files import fs, trees
+    from echo_desk.builtins.files import trees
     from echo_desk.builtins.files.operations import _folder_target
+    from echo_desk.common import fs
     from echo_desk.ui.approval.protection_text import shown_detail
 
     folder = tmp_path / "proj"
@@ -336,8 +337,9 @@ def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> Non
 
 def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Typed protections keep the role and count re-translatable too (they were English text before).
-    from echo_desk.builtins.files import fs, trees
+    from echo_desk.builtins.files import trees
     from echo_desk.builtins.files.operations import _folder_target
+    from echo_desk.common import fs
     from echo_desk.ui.approval.protection_text import shown_detail
 
     folder = tmp_path / "proj"

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from echo_desk.agent.undo.journal import FOLDER_CREATED, FOLDER_REMOVED
-from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.fs import Resolved, open_dir
+from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.common.fs import Resolved, open_dir
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
 from echo_desk.tools import ToolError

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.undo.revert import Reverter
-from echo_desk.builtins.files.entries import trash_root
+from echo_desk.common.entries import trash_root
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeStore
 from echo_desk.store.settings import SettingsStore

@@ -21,11 +21,12 @@ from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import entries, fs, trees
-from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.diffs import cap, unified_diff
+from echo_desk.builtins.files import trees
 from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, protections_of
-from echo_desk.builtins.files.textcodec import BinaryFile, decode
+from echo_desk.common import entries, fs
+from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.common.diffs import cap, unified_diff
+from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
 from echo_desk.tools import (
     N_,

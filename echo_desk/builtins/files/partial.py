@@ -10,9 +10,9 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, Hunk, apply_hunks, hunks_of
-from echo_desk.builtins.files.diffs import file_change
-from echo_desk.builtins.files.textcodec import TextFormat, decode, encode
+from echo_desk.common.diffs import file_change
+from echo_desk.common.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, Hunk, apply_hunks, hunks_of
+from echo_desk.common.textcodec import TextFormat, decode, encode
 from echo_desk.tools import ToolExecutionContext
 
 if TYPE_CHECKING:

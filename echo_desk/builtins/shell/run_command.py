@@ -22,9 +22,9 @@ from echo_desk import sandbox
 from echo_desk.agent.policy import approved_protected_targets, is_protected
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import fs
 from echo_desk.builtins.shell import command_sandbox
 from echo_desk.builtins.shell.leftovers import CommandLeash
+from echo_desk.common import fs
 from echo_desk.i18n import deferred
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
-from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.permissions import GrantScope, Suggestion
-from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
+from echo_desk.common.hunks import bind_selection
+from echo_desk.common.visible_text import request_hides_text, visible, visible_json
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools import ProtectionReason
 from echo_desk.tools.results import JsonObject

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.secret_fields import is_secret_field
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
 from echo_desk.tools.results import JsonObject

@@ -16,7 +16,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from echo_desk.agent import attachments as att
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui import marshal
 from echo_desk.ui.chat.attachment_tray import AttachmentTray

@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
 from echo_desk import i18n
 from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.status import ToolStatus
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside, labelled, shown
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui import theme

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QTreeView
 
 from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.sources import SourceKind, ToolSource
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, locale_dir_of, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from echo_desk.builtins.files.fs import Resolved, lstat_in, open_parent, os_error, read_regular
+from echo_desk.common.fs import Resolved, lstat_in, open_parent, os_error, read_regular
 from echo_desk.tools import ErrorKind, ToolError
 
 TEMP_SUFFIX = ".echo-desk-tmp"

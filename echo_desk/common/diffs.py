@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 
-from echo_desk.builtins.files.atomic import sha256
-from echo_desk.builtins.files.textcodec import split_keep
+from echo_desk.common.atomic import sha256
+from echo_desk.common.textcodec import split_keep
 from echo_desk.tools import FileChange, FileChangeKind
 
 #: Diffs longer than this are cut (the envelope says ``truncated``) to keep the card small.

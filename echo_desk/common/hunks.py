@@ -52,7 +52,7 @@ def _line(text: str) -> str:
 
 def _split(text: str) -> list[str]:
     # Imported here: the file tools (which import this module) own the one line splitter.
-    from echo_desk.builtins.files.textcodec import split_keep
+    from echo_desk.common.textcodec import split_keep
 
     return split_keep(text)
 

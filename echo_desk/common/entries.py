@@ -16,7 +16,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.builtins.files import fs
+from echo_desk.common import fs
 from echo_desk.store import paths
 from echo_desk.tools import ErrorKind, ToolError
 
