@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.secret_fields import is_secret_field
-from echo_desk.common.visible_text import request_hides_text, split_lines, visible, visible_json
+from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
 
 
@@ -46,7 +46,7 @@ class TerminalHost(NullToolHost):
         self._print(f"\n── Approval needed: {show(request.tool_title, one_line=True)} "
                     f"({show(request.tool_name, one_line=True)}), risk {request.risk.value}")
         self._print(f"   asked by: {show(' → '.join(request.scope_chain), one_line=True)}")
-        if request_hides_text(request):
+        if request.hides_text():
             self._print("   ! this request contains hidden or control characters, shown as "
                         + ("\\x.. / \\u...." if self.ascii_only else "⟨…⟩") + ": read it carefully")
         if request.spawn is not None:  # a sub-agent start: its manifest (its targets are its write roots)

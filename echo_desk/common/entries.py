@@ -11,20 +11,17 @@ import ctypes
 import ctypes.util
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from echo_desk.common import fs
-from echo_desk.store import paths
 from echo_desk.tools import ErrorKind, ToolError
 
 _RENAME_NOREPLACE = 1
 _AT_FDCWD = -100
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 _renameat2 = getattr(_libc, "renameat2", None)
-TRASH_FOLDER = "trash"
 
 
 def entry(raw: object, roots: Sequence[Path], *, what: str) -> fs.Resolved:
@@ -79,15 +76,3 @@ def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
     os.link(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False)
     os.unlink(src, dir_fd=src_dir)
 
-
-def trash_root() -> Path:
-    """Where Echo Desk's trash lives (one sub-folder per deletion)."""
-    return paths.data_dir() / TRASH_FOLDER
-
-
-def trash_dir() -> Path:
-    """Echo Desk's own trash (0700): deleted files wait here instead of being unlinked."""
-    folder = trash_root() / secrets.token_hex(8)
-    folder.mkdir(mode=0o700, parents=True)
-    os.chmod(folder.parent, 0o700)
-    return folder

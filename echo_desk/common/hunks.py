@@ -1,7 +1,7 @@
 """Hunks of a text change, and applying a chosen subset of them (per-hunk approval).
 
 The hunks are difflib's groups with three lines of context — the same grouping as the
-unified diff the person is shown (``builtins.files.diffs.unified_diff``), so hunk ``i`` here is
+unified diff the person is shown (``common.diffs.unified_diff``), so hunk ``i`` here is
 the ``i``-th ``@@`` block on screen. Applying a subset replaces only the chosen hunks' lines
 of the previewed base; everything else (line endings, a missing final newline) stays as it was.
 """
@@ -14,6 +14,7 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from echo_desk.common.textcodec import split_keep
 from echo_desk.tools import FileChange
 
 CONTEXT_LINES = 3
@@ -51,10 +52,7 @@ def _line(text: str) -> str:
 
 
 def _split(text: str) -> list[str]:
-    # Imported here: the file tools (which import this module) own the one line splitter.
-    from echo_desk.common.textcodec import split_keep
-
-    return split_keep(text)
+    return split_keep(text)  # the one line splitter of the file tools
 
 
 def hunks_of(old_text: str, new_text: str) -> list[Hunk]:

@@ -21,10 +21,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from echo_desk.agent.host import ApprovalRequest
+from typing import Any
 
 #: Short names for the controls people know; every other hidden character is ``U+XXXX``.
 _NAMES = {
@@ -141,11 +138,3 @@ def split_lines(text: str) -> list[str]:
     # A "\r" before the "\n" is that line's CRLF end, not hidden content.
     return [visible(line[:-1] if i < last and line.endswith("\r") else line) for i, line in enumerate(lines)]
 
-
-def request_hides_text(request: ApprovalRequest, *, with_diffs: bool = True) -> bool:
-    """Whether anything an approval shows (targets, arguments, summary, paths, diffs) holds a
-    hidden character: the dialog and the terminal then say so above it. ``with_diffs=False``
-    leaves the diffs to a caller that reads them itself (the dialog, a slice at a time)."""
-    texts = [request.summary, *(t.value for t in request.targets), *(t.full_detail for t in request.targets),
-             *(c.diff for c in request.file_changes if with_diffs), *(c.path for c in request.file_changes)]
-    return any(has_hidden(t) for t in texts) or any_hidden(request.arguments)

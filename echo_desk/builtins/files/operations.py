@@ -28,6 +28,7 @@ from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, s
 from echo_desk.common.diffs import cap, unified_diff
 from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
+from echo_desk.store import paths
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -332,7 +333,7 @@ class DeletePath(_PathTool[DeleteArguments]):
         if isinstance(src, trees.Tree):
             return self._delete_folder(src, changes, ctx)
         _still(src)
-        trash = entries.trash_dir()
+        trash = paths.trash_dir()
         src_dir, name = fs.open_parent(src.target)
         trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
@@ -356,7 +357,7 @@ class DeletePath(_PathTool[DeleteArguments]):
 
     @staticmethod
     def _delete_folder(src: trees.Tree, changes: tuple[FileChange, ...], ctx: ToolExecutionContext) -> ToolResult:
-        trash = entries.trash_dir()
+        trash = paths.trash_dir()
         src_dir, name = fs.open_parent(src.root)
         trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:

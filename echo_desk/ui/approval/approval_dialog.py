@@ -29,7 +29,7 @@ from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.common.hunks import bind_selection
-from echo_desk.common.visible_text import request_hides_text, visible, visible_json
+from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools import ProtectionReason
 from echo_desk.tools.results import JsonObject
@@ -148,7 +148,7 @@ class ApprovalDialog(QDialog):
         self.hidden_warning.setWordWrap(True)
         theme.styled(self.hidden_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
         # The diffs are read a slice at a time by their panes, which say when they hold any.
-        self.hidden_warning.setVisible(request_hides_text(request, with_diffs=False))
+        self.hidden_warning.setVisible(request.hides_text(with_diffs=False))
         layout.addWidget(self.hidden_warning)
 
         self.summary = QLabel()
