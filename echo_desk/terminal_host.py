@@ -17,7 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
-from echo_desk.agent.secret_fields import is_secret_field
+from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
 

@@ -86,7 +86,7 @@ def test_the_mcp_sanitizer_strips_the_braille_blank_and_fillers() -> None:
     ("pin", "", ""), ("auth", "", ""), ("k", "密码", ""), ("session_id", "", ""), ("aws_secret_access_key", "", ""),
 ])
 def test_secret_looking_fields_are_masked(name: str, title: str, fmt: str) -> None:
-    from echo_desk.agent.secret_fields import is_secret_field
+    from echo_desk.common.secret_names import is_secret_field
 
     assert is_secret_field(name, title, fmt)
 
@@ -94,6 +94,6 @@ def test_secret_looking_fields_are_masked(name: str, title: str, fmt: str) -> No
 @pytest.mark.parametrize(("name", "title"), [("author", "Author"), ("city", "City"), ("keyboard", "Keyboard layout"),
                                              ("spin", "Spin count"), ("note", "A note")])
 def test_ordinary_fields_are_not_masked(name: str, title: str) -> None:
-    from echo_desk.agent.secret_fields import is_secret_field
+    from echo_desk.common.secret_names import is_secret_field
 
     assert not is_secret_field(name, title)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.secret_fields import is_secret_field
+from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
