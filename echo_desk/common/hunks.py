@@ -18,10 +18,6 @@ from echo_desk.common.textcodec import split_keep
 from echo_desk.tools import FileChange
 
 CONTEXT_LINES = 3
-#: ``ToolExecutionContext.extras`` keys: the approved selection (path → hunk indices) and the
-#: person's message about the hunks they declined.
-SELECTION_KEY = "hunk_selection"
-SELECTION_MESSAGE_KEY = "hunk_selection_message"
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ TARGET_LABELS = {
     "database": N_("Database"), "sandbox": N_("Runs"), "other": N_("Target"),
 }
 
-#: ``Target.value`` of a ``sandbox`` target (``agent.policy.IN_SANDBOX`` / ``OUTSIDE_SANDBOX``).
+#: ``Target.value`` of a ``sandbox`` target (``tools.Placement``).
 SANDBOX_VALUES = {"in_sandbox": N_("in the sandbox"), "outside_sandbox": N_("outside the sandbox, with all your rights")}
 SANDBOX_NETWORK = {"network: none": N_("no network")}
 SANDBOX_ONLY_DOMAINS = "network: only "

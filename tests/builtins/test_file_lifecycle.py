@@ -242,7 +242,7 @@ async def test_hard_links_and_protected_paths_need_exact_approval(workspace: Pat
         assert auto.preview.targets[0].full_detail.startswith(marker)
         assert not (await WriteFile().execute(params, auto)).success
         # The person approved this exact, marked target: it is written.
-        asked = make_ctx("write_file", extras={"approved_by_person": True})
+        asked = make_ctx("write_file", approved_by_person=True)
         asked.preview = await WriteFile().preview(params, asked)
         assert (await WriteFile().execute(params, asked)).success
     assert (workspace / ".git" / "config").read_text() == "changed\n"

@@ -13,7 +13,6 @@ import stat
 from dataclasses import dataclass
 from typing import TypeVar
 
-from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import fscase, partial
@@ -84,7 +83,7 @@ def _check_new_folders(target: fs.Resolved) -> None:
 
 
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
-    shown = {p for t in approved_protected_targets(ctx, "path") if t.value == str(plan.target) for p in t.protections}
+    shown = {p for t in ctx.approved_protected_targets("path") if t.value == str(plan.target) for p in t.protections}
     return all(p in shown for p in plan.protections)
 
 
