@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from echo_desk.terminal_host import TerminalHost, field_value
+from echo_desk.cli.terminal_host import TerminalHost, field_value
 from echo_desk.tools import AnswerAction, Question
 
 

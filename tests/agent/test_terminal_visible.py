@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.host import ApprovalChoice
+from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import has_hidden
-from echo_desk.terminal_host import TerminalHost
 from echo_desk.tools.host import Answer, Question
 from tests import hostile_text as H
 
@@ -199,7 +199,7 @@ def test_command_output_streamed_to_the_terminal_is_shown_not_obeyed() -> None:
 
 def test_model_text_and_tool_calls_in_ask_are_shown_not_obeyed(capsys: pytest.CaptureFixture[str]) -> None:
     from echo_desk.agent.model import ToolCall
-    from echo_desk.cli_ask import _Printer
+    from echo_desk.cli.ask import _Printer
 
     printer = _Printer(quiet=False)
     for text in H.HIDDEN.values():

@@ -13,18 +13,18 @@ from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.mcp.cli import (
+from echo_desk.cli.mcp import (
     CLI_HANDSHAKE_TIMEOUT,
     add_mcp_parser,
     report_failed_servers,
     run_mcp_command,
     servers_for_call,
 )
+from echo_desk.cli.terminal_host import TerminalHost
+from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
-from echo_desk.terminal_host import TerminalHost
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,13 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("--yes", action="store_true", help="approve without asking")
     answer.add_argument("--no", action="store_true", help="deny without asking")
     add_mcp_parser(sub)
-    from echo_desk.cli_ask import add_parser as add_ask
+    from echo_desk.cli.ask import add_parser as add_ask
 
     add_ask(sub)
-    from echo_desk.cli_rules import add_parser as add_rules
+    from echo_desk.cli.rules import add_parser as add_rules
 
     add_rules(sub)
-    from echo_desk.cli_changes import add_parser as add_changes
+    from echo_desk.cli.changes import add_parser as add_changes
 
     add_changes(sub)
     return parser
@@ -84,11 +84,11 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
     if args.command == "mcp":
         return await run_mcp_command(runtime, args)
     if args.command == "rules":
-        from echo_desk.cli_rules import run_rules_command
+        from echo_desk.cli.rules import run_rules_command
 
         return run_rules_command(runtime.permissions, args)
     if args.command == "changes":  # files on disk only: no MCP server needs to start
-        from echo_desk.cli_changes import run_changes
+        from echo_desk.cli.changes import run_changes
 
         return run_changes(runtime, args)
     servers = _servers_needed(runtime, args)
@@ -111,7 +111,7 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
         if args.command == "call":
             return await _call(runtime, args)
         if args.command == "ask":
-            from echo_desk.cli_ask import run_ask
+            from echo_desk.cli.ask import run_ask
 
             return await run_ask(runtime, args)
         return None

@@ -12,10 +12,10 @@ from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.loop import NullListener
 from echo_desk.agent.model import ModelError, ToolCall
 from echo_desk.agent.session import ConversationSession
+from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings
-from echo_desk.terminal_host import TerminalHost
 
 
 def add_parser(sub: Any) -> None:
