@@ -34,7 +34,7 @@ p = Paint(); w.installEventFilter(p); w.show()
 app.exec()
 """
 
-APP = "from echo_desk.ui.app import run_gui; raise SystemExit(run_gui(['echo-desk']))"
+APP = "from echo_desk.ui.app.main import run_gui; raise SystemExit(run_gui(['echo-desk']))"
 
 
 def first_frame(code: str, env: dict[str, str]) -> float:

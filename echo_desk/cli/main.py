@@ -139,7 +139,7 @@ def _servers_needed(runtime: Runtime, args: argparse.Namespace) -> list[str] | N
 
 def _run_gui(argv: list[str]) -> int:
     try:
-        from echo_desk.ui.app import run_gui
+        from echo_desk.ui.app.main import run_gui
     except ImportError as exc:
         print(f"The desktop app is not available: {exc}. The CLI works: echo-desk --help", file=sys.stderr)
         return 1

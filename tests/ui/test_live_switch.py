@@ -38,15 +38,15 @@ from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.tools import FileChange, FileChangeKind
 from echo_desk.tools.host import Question
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.app.services import Services
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.question_dialog import QuestionDialog
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
-from echo_desk.ui.controller import QtHost
-from echo_desk.ui.services import Services
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.models_page import ModelsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import within

@@ -33,14 +33,14 @@ from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools import ProtectionReason
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui import i18n_qt, marshal, theme
 from echo_desk.ui.approval import approval_keys
 from echo_desk.ui.approval.grant_choices import GrantChoices
 from echo_desk.ui.approval.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.approval.protection_text import shown_detail
 from echo_desk.ui.approval.spawn_manifest import scope_names
 from echo_desk.ui.approval.spawn_view import ManifestPanel, SubagentBanner
-from echo_desk.ui.labels import (
+from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core.labels import (
     CHANGE_LABELS,
     TARGET_LABELS,
     risk_colour,
@@ -48,7 +48,7 @@ from echo_desk.ui.labels import (
     source_label,
     target_value_text,
 )
-from echo_desk.ui.sandbox_text import status_text
+from echo_desk.ui.core.sandbox_text import status_text
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPus
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 if TYPE_CHECKING:  # the MCP package loads after the window shows
     from echo_desk.mcp.status import ServerStartRequest

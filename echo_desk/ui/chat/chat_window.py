@@ -29,18 +29,19 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
 from echo_desk.store.first_workspace import ensure as ensure_workspace
-from echo_desk.ui import i18n_qt, theme, window_shortcuts
+from echo_desk.ui.approval.host import QtHost
+from echo_desk.ui.chat import window_shortcuts
 from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.conversation_list import ConversationList
 from echo_desk.ui.chat.find_bar import FindBar
 from echo_desk.ui.chat.message_actions import MessageActions
 from echo_desk.ui.chat.progress_text import progress_text
 from echo_desk.ui.chat.search_jump import open_hit
+from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
 from echo_desk.ui.chat.todo_panel import TodoPanel
 from echo_desk.ui.chat.transcript import TranscriptItem
 from echo_desk.ui.chat.transcript_view import TranscriptView
-from echo_desk.ui.controller import QtHost
-from echo_desk.ui.shortcuts_sheet import ShortcutsSheet
+from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.path_button import PathButton
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.progress import Progress
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
-    from echo_desk.ui.services import Services
+    from echo_desk.ui.app.services import Services
 
 
 class MainWindow(QMainWindow):
@@ -238,7 +239,7 @@ class MainWindow(QMainWindow):
         self.session.transcript.title_for = services.backend.title_for
         self.session.transcript.source_for = services.backend.source_for
         self.conversations.store = services.conversations
-        from echo_desk.ui import window_memory
+        from echo_desk.ui.chat import window_memory
 
         state = window_memory.remembered(self)
         window_memory.restore_layout(self, state)
@@ -488,7 +489,7 @@ class MainWindow(QMainWindow):
         self.activity.setText(text)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        from echo_desk.ui import window_memory
+        from echo_desk.ui.chat import window_memory
 
         window_memory.remember(self)
         self.session.stop()

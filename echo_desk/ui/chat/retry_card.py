@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from echo_desk.agent.runaway import Runaway, RunawayKind
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 #: A repeated span is quoted up to this many characters.
 _UNIT_CHARS = 60

@@ -24,7 +24,7 @@ from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.message_search import SearchHit
-from echo_desk.ui import i18n_qt, marshal, theme
+from echo_desk.ui.core import i18n_qt, marshal, theme
 
 log = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, locale_dir_of, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
-from echo_desk.ui import marshal, theme
-from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.labels import policy_label, risk_colour, risk_label, source_label
+from echo_desk.ui.core import marshal, theme
+from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10

@@ -27,11 +27,11 @@ from echo_desk.agent.model import ChatMessage, ChatModel, TextDelta
 from echo_desk.i18n import N_, _
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.core import i18n_qt, marshal
 from echo_desk.ui.settings.local_model_panel import LocalModelPanel
 
 if TYPE_CHECKING:
-    from echo_desk.ui.services import ModelFactory
+    from echo_desk.ui.app.services import ModelFactory
 
 KIND_LABELS = {
     ProviderKind.LOCAL: N_("Built-in local model (llama.cpp)"),

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
-from echo_desk.ui import marshal
 from echo_desk.ui.chat.transcript import TranscriptModel
+from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import ServerStartRequest

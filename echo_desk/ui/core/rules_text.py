@@ -13,7 +13,7 @@ import time
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
 from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
 from echo_desk.i18n import N_, _
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ALLOW_IN_SANDBOX: N_("allow in the sandbox"), Effect.ASK: N_("ask"),
                  Effect.DENY: N_("deny")}

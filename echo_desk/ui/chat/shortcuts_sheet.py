@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
-from echo_desk.ui.window_shortcuts import key_text, sheet
+from echo_desk.ui.chat.window_shortcuts import key_text, sheet
+from echo_desk.ui.core import i18n_qt
 
 
 class ShortcutsSheet(QDialog):

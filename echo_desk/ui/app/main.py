@@ -21,13 +21,14 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.i18n import LANGUAGES, _
-from echo_desk.ui import app_icon, i18n_qt, marshal, theme
+from echo_desk.ui.app import app_icon
 from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.core import i18n_qt, marshal, theme
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
-    from echo_desk.ui.services import Services
+    from echo_desk.ui.app.services import Services
     from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
@@ -114,9 +115,9 @@ class App:
         return 0
 
     async def load(self) -> None:
+        from echo_desk.ui.app.services import load_services
+        from echo_desk.ui.approval.host import warm_up_approvals
         from echo_desk.ui.chat.markdown import preload_code_lexers, warm_up
-        from echo_desk.ui.controller import warm_up_approvals
-        from echo_desk.ui.services import load_services
         from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
 
         warm_up()
@@ -157,7 +158,7 @@ class App:
         self.services.settings.update(change)  # _on_settings reconnects
 
     async def _reconnect(self) -> None:
-        from echo_desk.ui.services import connect_model
+        from echo_desk.ui.app.services import connect_model
 
         services = self.services
         if services is None:  # settings change before the services loaded: nothing is connected yet
@@ -176,7 +177,7 @@ class App:
         from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
         models_page = None
-        from echo_desk.ui.services import model_factory
+        from echo_desk.ui.app.services import model_factory
 
         factory = model_factory()
         if factory is not None:
@@ -244,7 +245,7 @@ def run_gui(argv: list[str] | None = None) -> int:
     app_icon.apply_app_identity(qapp)
     # We quit after our own clean shutdown, not when the last window hides.
     qapp.setQuitOnLastWindowClosed(False)
-    from echo_desk.ui.single_instance import SingleInstance, bring_forward
+    from echo_desk.ui.app.single_instance import SingleInstance, bring_forward
 
     instance = SingleInstance()
     if not instance.claim():  # another Echo Desk of this person is open: it comes forward

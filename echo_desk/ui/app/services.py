@@ -15,9 +15,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 from echo_desk.i18n import _
-from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.conversations import open_store
-from echo_desk.ui.marshal import BackgroundOp
+from echo_desk.ui.app.conversations import open_store
+from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.marshal import BackgroundOp
 
 if TYPE_CHECKING:  # loaded after the first frame, see load_services
     from echo_desk.agent.model import ChatModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, _
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
 #: Palette roles (``ui.theme``) per risk level and per tool status.
