@@ -12,11 +12,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from echo_desk.i18n import _
 from echo_desk.ui.app.conversations import open_store
-from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.backend import CatalogBackend, ModelFactory
 from echo_desk.ui.core.marshal import BackgroundOp
 
 if TYPE_CHECKING:  # loaded after the first frame, see load_services
@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # loaded after the first frame, see load_services
     from echo_desk.store.conversations import ConversationStore
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, SettingsStore
     from echo_desk.tools.host import ToolHost
-    from echo_desk.tools.secrets import SecretStore
 
 log = logging.getLogger(__name__)
 
@@ -129,13 +128,6 @@ async def attach_mcp_servers(services: Services, host: ToolHost | None) -> None:
     except Exception as exc:  # a broken mcp.json must not keep the window from working
         log.exception("starting MCP servers failed")
         services.mcp_error = str(exc)
-
-
-class ModelFactory(Protocol):
-    """``echo_desk.providers.create_model``, named here because the providers load late."""
-
-    def __call__(self, provider_settings: ProviderSettings, secrets: SecretStore | None = None, *,
-                 local: LocalModelSettings | None = None) -> ChatModel: ...
 
 
 def _create(create_model: ModelFactory, provider: ProviderSettings,

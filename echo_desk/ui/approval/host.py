@@ -9,20 +9,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
 from echo_desk.tools.host import Answer, Question, TodoItem
-from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import ServerStartRequest
 
 T = TypeVar("T")
+
+
+class LiveTranscript(Protocol):
+    """The part of the chat's transcript the host feeds: tool titles for the dialogs, live output."""
+
+    title_for: Callable[[str], str]
+
+    def append_output(self, call_id: str, text: str) -> None: ...
 
 
 class QtHost(QObject):
@@ -34,7 +41,7 @@ class QtHost(QObject):
     dialog_opened = Signal(object)
 
     def __init__(self, parent_widget: Callable[[], QWidget | None] = lambda: None,
-                 transcript: TranscriptModel | None = None) -> None:
+                 transcript: LiveTranscript | None = None) -> None:
         super().__init__()
         self._parent_widget = parent_widget
         self.transcript = transcript

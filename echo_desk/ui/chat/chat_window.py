@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.progress import Progress
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
-    from echo_desk.ui.app.services import Services
+    from echo_desk.ui.chat.window_services import WindowServices
 
 
 class MainWindow(QMainWindow):
@@ -59,7 +59,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self) -> None:
         super().__init__()
-        self.services: Services | None = None
+        self.services: WindowServices | None = None
         self.resize(1180, 760)
         self.host = QtHost(lambda: self)
         self.session = ChatSession(self.host, self)
@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(bool(text))
 
     # -- wiring -----------------------------------------------------------------------------
-    def attach(self, services: Services) -> None:
+    def attach(self, services: WindowServices) -> None:
         self.services = services
         self.session.store = services.conversations
         self.session.runtime = services.runtime

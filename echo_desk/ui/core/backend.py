@@ -23,9 +23,12 @@ from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
     from echo_desk.agent.breaker import BreakerBoard
+    from echo_desk.agent.model import ChatModel
     from echo_desk.agent.permissions import PermissionEngine
     from echo_desk.agent.registry import ToolRegistry
     from echo_desk.store.audit import AuditLog
+    from echo_desk.store.settings import LocalModelSettings, ProviderSettings
+    from echo_desk.tools.secrets import SecretStore
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,13 @@ class EngineLike(Protocol):
     def standing(self, name: str) -> ToolStanding | None: ...
 
     def standings(self, names: Iterable[str]) -> dict[str, ToolStanding]: ...
+
+
+class ModelFactory(Protocol):
+    """``echo_desk.providers.create_model``, named here because the providers load late."""
+
+    def __call__(self, provider_settings: ProviderSettings, secrets: SecretStore | None = None, *,
+                 local: LocalModelSettings | None = None) -> ChatModel: ...
 
 
 class CatalogBackend:
