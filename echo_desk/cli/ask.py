@@ -18,20 +18,6 @@ from echo_desk.runtime import Runtime
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings
 
 
-def add_parser(sub: Any) -> None:
-    ask = sub.add_parser("ask", help="one agent exchange in the terminal")
-    ask.add_argument("prompt")
-    ask.add_argument("--workspace", type=Path, default=None, help="workspace folder (default: current)")
-    ask.add_argument("--provider", default=None,
-                     help="a configured provider name, or a kind: local, ollama, openai, anthropic, gemini")
-    ask.add_argument("--base-url", default=None, help="endpoint of the provider (e.g. http://127.0.0.1:11434/v1)")
-    ask.add_argument("--model", default=None, help="model name at the provider")
-    ask.add_argument("--json", action="store_true", help="print the whole exchange as JSON at the end")
-    answer = ask.add_mutually_exclusive_group()
-    answer.add_argument("--yes", action="store_true", help="approve every side effect without asking")
-    answer.add_argument("--no", action="store_true", help="deny every side effect without asking")
-
-
 def provider_settings(settings: Settings, name: str | None, base_url: str | None, model: str | None) -> ProviderSettings:
     chosen = name or settings.active_provider
     if chosen in settings.providers:

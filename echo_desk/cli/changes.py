@@ -9,27 +9,13 @@ import sys
 import unicodedata
 from typing import Any
 
-from echo_desk.agent.undo import LeftAlone, Resolution, Reverter, RevertIssue
-from echo_desk.agent.undo.revert import UNREADABLE, RevertReport
+from echo_desk.agent.undo.resolution import Resolution
+from echo_desk.agent.undo.revert import UNREADABLE, LeftAlone, Reverter, RevertIssue, RevertReport
 from echo_desk.runtime import Runtime
 from echo_desk.store.changes import ChangeRecord
 
 #: Exit status when a file changed after the tool wrote it and no ``--choose`` was given.
 EXIT_NEEDS_CHOICE = 3
-
-
-def add_parser(sub: Any) -> None:
-    changes = sub.add_parser("changes", help="files tools wrote, and reverting them")
-    changes_sub = changes.add_subparsers(dest="changes_command", required=True)
-    listing = changes_sub.add_parser("list", help="every recorded file change, newest first")
-    listing.add_argument("--conversation", default=None, help="only this conversation's changes")
-    listing.add_argument("--json", action="store_true", help="machine-readable output")
-    revert = changes_sub.add_parser("revert", help="restore what a call's files held before it")
-    revert.add_argument("call_id")
-    revert.add_argument(
-        "--choose", choices=[r.value for r in Resolution], default=None,
-        help="for a file changed since the tool wrote it: restore what it was (before), what the "
-             "tool wrote (tool), or keep what it is now (current). Without it such a file is left alone.")
 
 
 def _shown(text: str) -> str:

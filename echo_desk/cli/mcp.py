@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from echo_desk.common.visible_text import visible, visible_json
@@ -17,20 +16,6 @@ from echo_desk.mcp.status import ServerState
 
 if TYPE_CHECKING:
     from echo_desk.runtime import Runtime
-
-
-def add_mcp_parser(sub: Any) -> None:
-    mcp = sub.add_parser("mcp", help="MCP servers: list, approve, import")
-    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
-    listing = mcp_sub.add_parser("list", help="configured servers, their state and tools (starts approved ones)")
-    listing.add_argument("--json", action="store_true")
-    approve = mcp_sub.add_parser("approve", help="show a server's exact command line and approve its first start")
-    approve.add_argument("name")
-    approve.add_argument("--yes", action="store_true", help="approve without asking")
-    imp = mcp_sub.add_parser("import", help="preview (or --apply) servers from Claude Desktop, Cursor or VS Code")
-    imp.add_argument("file", type=Path)
-    imp.add_argument("--apply", action="store_true", help="write them to mcp.json")
-    imp.add_argument("--no-keyring", action="store_true", help="keep env/header values in mcp.json")
 
 
 def _v(text: object) -> str:

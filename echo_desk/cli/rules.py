@@ -19,33 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.permissions import Effect, Part, PermissionEngine, Provenance, Verdict, workspace_files
+from echo_desk.store import paths
+from echo_desk.store.grants import GRANTS_FILE, GrantStore
 
 
-def add_parser(sub: Any) -> None:
-    rules = sub.add_parser("rules", help="permission rules, grants and workspace trust")
-    rules_sub = rules.add_subparsers(dest="rules_command", required=True)
-    listing = rules_sub.add_parser("list", help="every rule of every layer, with file and line")
-    listing.add_argument("--workspace", type=Path, default=None, help="workspace folder (default: current)")
-    listing.add_argument("--json", action="store_true")
-    check = rules_sub.add_parser("check", help="the verdict for a command line, a path, a URL or an MCP call")
-    check.add_argument("--workspace", type=Path, default=None, help="workspace folder (default: current)")
-    what = check.add_mutually_exclusive_group()
-    what.add_argument("--path", help="a file path a file tool would read (or write, with --write)")
-    check.add_argument("--write", action="store_true", help="with --path: check writing it")
-    what.add_argument("--url", help="a URL fetch_url would request")
-    check.add_argument("--method", default="GET")
-    what.add_argument("--mcp", metavar="SERVER/TOOL", help="an MCP call; arguments with --args")
-    check.add_argument("--args", default="{}", help="with --mcp: the arguments as a JSON object")
-    check.add_argument("command_line", nargs=argparse.REMAINDER, help="-- <command line>")
-    grants = rules_sub.add_parser("grants", help="grants in force now")
-    grants.add_argument("--json", action="store_true")
-    revoke = rules_sub.add_parser("revoke", help="revoke one grant (by id) or all of them")
-    target = revoke.add_mutually_exclusive_group(required=True)
-    target.add_argument("grant_id", nargs="?")
-    target.add_argument("--all", action="store_true")
-    trust = rules_sub.add_parser("trust", help="trust a workspace's .echo-desk/permissions.toml as it is now")
-    trust.add_argument("workspace", nargs="?", type=Path, default=None)
-    trust.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+def run_with_own_engine(args: argparse.Namespace) -> int:
+    """Run a rules command on the person's rule files and grants, without the rest of the
+    runtime: the same folders ``Runtime.create`` gives the dispatcher's engine, no tool loaded and
+    no MCP server started (a policy check other programs call answers at once)."""
+    engine = PermissionEngine(config_dir=paths.config_dir(), grants=GrantStore(paths.data_dir() / GRANTS_FILE))
+    try:
+        return run_rules_command(engine, args)
+    finally:
+        engine.grants.close()
 
 
 def run_rules_command(engine: PermissionEngine | None, args: argparse.Namespace) -> int:

@@ -14,23 +14,36 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Annotated
 
 from echo_desk.tools import ErrorKind, ToolError
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 MAX_PATH_CHARS = 4096
+_FILE_PATH = "File path, relative to the workspace or absolute inside it."
 
 
 def path_argument(description: str) -> object:
     """The ``Field`` of a path argument (its limits are the file tools' own)."""
+    # pydantic only for the tools' argument models: the engine's undo and read-first checks use
+    # these primitives without it (and the window's first frame does not wait for it).
+    from pydantic import Field
+
     return Field(min_length=1, max_length=MAX_PATH_CHARS, description=description)
 
 
-#: A file path argument, as the file tools take it.
-FilePath = Annotated[str, path_argument("File path, relative to the workspace or absolute inside it.")]
+if TYPE_CHECKING:
+    #: A file path argument, as the file tools take it.
+    FilePath = Annotated[str, path_argument(_FILE_PATH)]
+
+
+def __getattr__(name: str) -> object:
+    """``FilePath``, made (with pydantic) when an argument model first names it."""
+    if name == "FilePath":
+        made = Annotated[str, path_argument(_FILE_PATH)]
+        globals()[name] = made
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def test_ask_without_a_model_says_so_clearly(tmp_path: Path) -> None:
 
 
 def test_the_note_on_servers_awaiting_approval_names_each_command() -> None:
-    from echo_desk.cli.main import awaiting_note
+    from echo_desk.cli.with_runtime import awaiting_note
 
     assert awaiting_note(["memory"]) == "1 MCP server awaits approval: echo-desk mcp approve memory"
     assert awaiting_note(["a", "b"]) == ("2 MCP servers await approval: echo-desk mcp approve a; "

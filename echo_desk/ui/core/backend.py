@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from echo_desk.agent.breaker import BreakerState
 from echo_desk.agent.model import hidden_tools
-from echo_desk.agent.permissions import ToolStanding, tool_standing
+from echo_desk.agent.permissions import ToolStanding
+from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.sources import ToolSource
 from echo_desk.i18n import _, locale_dir_of, translate_in
