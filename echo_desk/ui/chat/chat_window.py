@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.progress import Progress
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
+    from echo_desk.ui.chat.revert_flow import RevertFlow
     from echo_desk.ui.chat.window_services import WindowServices
 
 
@@ -89,7 +90,7 @@ class MainWindow(QMainWindow):
         self.transcript.code_copied.connect(lambda _code: self.statusBar().showMessage(_("Code copied"), 3000))
         self._wire_revert()
         self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
-        self.message_actions.switched.connect(self.revert.mark_reverted_cards)
+        self.message_actions.switched.connect(lambda: self.revert.mark_reverted_cards())
         self.find_bar = FindBar(self.transcript)
         mid.addWidget(self.find_bar)
         mid.addWidget(self.transcript, 1)
@@ -380,13 +381,21 @@ class MainWindow(QMainWindow):
         DiffDialog(self.session.transcript.title_for(item.tool_name), item.file_changes, self).show()
 
     def _wire_revert(self) -> None:
-        from echo_desk.ui.chat.revert_flow import RevertFlow
-
-        self.revert = RevertFlow(lambda: self.session.runtime.reverter if self.session.runtime else None,
-                                 self.session.transcript, self)
-        self.transcript.revert_call.connect(self.revert.revert_call)
-        self.transcript.revert_turn.connect(self.revert.revert_turn)
+        # The revert flow (and the engine's reverter behind it) loads when first asked for: there
+        # is nothing to revert before the engine is attached, so the first frame does not wait.
+        self._revert: RevertFlow | None = None
+        self.transcript.revert_call.connect(lambda call_id: self.revert.revert_call(call_id))
+        self.transcript.revert_turn.connect(lambda row: self.revert.revert_turn(row))
         self.transcript.revert_since.connect(self._revert_since)
+
+    @property
+    def revert(self) -> RevertFlow:
+        if self._revert is None:
+            from echo_desk.ui.chat.revert_flow import RevertFlow
+
+            self._revert = RevertFlow(lambda: self.session.runtime.reverter if self.session.runtime else None,
+                                      self.session.transcript, self)
+        return self._revert
 
     def _revert_since(self, row: int) -> None:
         if self.session.conversation is not None:
