@@ -47,7 +47,7 @@ mcp-test-servers:
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
 test-only: $(STAMP) mcp-test-servers
 	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
-	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins
+	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins tests/common tests/tools tests/cli
 
 # A wheel + sdist (python -m build, isolated: fetches hatchling and Babel like any user's build)
 # and the one-folder desktop bundle dist/echo-desk/ (+ a .tar.gz of it to hand out).

@@ -102,8 +102,8 @@ def local_model_rendering() -> None:
     from echo_desk.providers.local.profiles import get_profile
     from echo_desk.providers.local.provider import LocalModel
     from echo_desk.store.settings import LocalModelSettings
-    from echo_desk.ui import marshal
     from echo_desk.ui.chat.transcript import TranscriptModel
+    from echo_desk.ui.core import marshal
 
     app = QApplication.instance() or QApplication([])
     transcript = TranscriptModel()

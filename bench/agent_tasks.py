@@ -45,9 +45,9 @@ from echo_desk.agent.loop import AgentLoop, NullListener
 from echo_desk.agent.model import ChatMessage, ChatModel, StreamEnd, StreamEvent, ToolCall, ToolCallReady
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
+from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore
-from echo_desk.terminal_host import TerminalHost
 
 JOB_SECONDS = 180.0
 

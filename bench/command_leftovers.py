@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk import sandbox
-from echo_desk.agent.reaper import descendants
 from echo_desk.builtins import RunCommand
 from echo_desk.builtins.shell import run_command as shell_module
+from echo_desk.sandbox.reaper import descendants
 from echo_desk.store.settings import SandboxMode, SandboxSettings, Settings, WorkspaceSandbox
 from echo_desk.tools import ToolExecutionContext
 

@@ -137,7 +137,7 @@ def run_on_qt_loop(n: int) -> None:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from echo_desk.ui.marshal import asyncgen_hooks
+    from echo_desk.ui.core.marshal import asyncgen_hooks
 
     app = QApplication([])
     loop = qasync.QEventLoop(app)

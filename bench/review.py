@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from echo_desk.agent.host import ApprovalRequest
-from echo_desk.builtins.files.diffs import unified_diff
+from echo_desk.common.diffs import unified_diff
 from echo_desk.tools import FileChange, FileChangeKind, RiskLevel
 
 HUNKS = 500

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import RiskLevel, Tool
-from echo_desk.ui.backend import CatalogBackend, CatalogEntry
+from echo_desk.ui.core.backend import CatalogBackend, CatalogEntry
 from echo_desk.ui.settings.catalog_page import ToolsPage
 
 TOOLS = 2000

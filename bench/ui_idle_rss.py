@@ -26,7 +26,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         for var, sub in (("ECHO_DESK_CONFIG_DIR", "c"), ("ECHO_DESK_DATA_DIR", "d"), ("ECHO_DESK_CACHE_DIR", "k")):
             os.environ.setdefault(var, f"{home}/{sub}")
-        from echo_desk.ui import app as app_module
+        from echo_desk.ui.app import main as app_module
 
         original = app_module.App.load
         figures: dict[str, float] = {}

@@ -39,13 +39,13 @@ from echo_desk.tools import (
     ToolPreview,
     ToolResult,
 )
-from echo_desk.ui import marshal
-from echo_desk.ui.app import show_first_frame
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.app.main import show_first_frame
+from echo_desk.ui.app.services import Services
+from echo_desk.ui.approval.host import warm_up_approvals
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.markdown import warm_up
-from echo_desk.ui.controller import warm_up_approvals
-from echo_desk.ui.services import Services
+from echo_desk.ui.core import marshal
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
 
 TOKENS_PER_SECOND = 200

@@ -115,7 +115,7 @@ def fill(store: object, conversation_id: str) -> tuple[int, int]:
 
 def measure_open(app: object, tmp: str) -> dict[str, float]:
     from echo_desk.store.conversations import ConversationStore
-    from echo_desk.ui.controller import QtHost
+    from echo_desk.ui.approval.host import QtHost
 
     ChatSession = ui_module("chat", "chat_session").ChatSession
     TranscriptView = ui_module("chat", "transcript_view").TranscriptView
@@ -245,7 +245,7 @@ def start_up_as_the_app() -> None:
     import importlib
 
     markdown = ui_module("chat", "markdown")
-    for module in ("echo_desk.ui.app", "echo_desk.runtime", "echo_desk.agent.loop"):
+    for module in ("echo_desk.ui.app.main", "echo_desk.runtime", "echo_desk.agent.loop"):
         importlib.import_module(module)
     markdown.warm_up()
     try:
@@ -258,7 +258,7 @@ def start_up_as_the_app() -> None:
     if preload is not None:
         preload().result(timeout=60)
     # Last in App.load, in a tree that has it: start-up's objects leave the collector's reach.
-    freeze = getattr(importlib.import_module("echo_desk.ui.app"), "freeze_start_up_objects", None)
+    freeze = getattr(importlib.import_module("echo_desk.ui.app.main"), "freeze_start_up_objects", None)
     if freeze is not None:
         freeze()
 
@@ -267,7 +267,7 @@ def child(tree: str) -> None:
     sys.path.insert(0, tree)
     from PySide6.QtWidgets import QApplication
 
-    from echo_desk.ui import marshal
+    from echo_desk.ui.core import marshal
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     marshal.install()

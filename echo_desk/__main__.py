@@ -6,7 +6,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from echo_desk.cli import main as cli_main
+    from echo_desk.cli.main import main as cli_main
 
     return cli_main(sys.argv[1:] if argv is None else argv)
 

@@ -12,15 +12,17 @@ from typing import TYPE_CHECKING, Any
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.model import ChatModel
-from echo_desk.agent.permissions import PermissionEngine, ToolStanding, tool_standing
+from echo_desk.agent.permissions import PermissionEngine, ToolStanding
+from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
-from echo_desk.agent.undo import Reverter, UndoJournal
+from echo_desk.agent.undo.journal import UndoJournal
+from echo_desk.agent.undo.revert import Reverter
 from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.store import paths
 from echo_desk.store.audit import AuditLog
-from echo_desk.store.grants import GrantStore
+from echo_desk.store.grants import GRANTS_FILE, GrantStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
@@ -165,9 +167,6 @@ class Runtime:
             self.permissions.grants.close()
         if self.undo is not None:
             self.undo.close()
-
-
-GRANTS_FILE = "grants.sqlite3"
 
 
 def _permission_engine(settings: SettingsStore, data_dir: Path) -> PermissionEngine:

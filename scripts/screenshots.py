@@ -45,12 +45,12 @@ from echo_desk.agent.model import StreamEnd, TextDelta, ToolCall, ToolCallReady 
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.ui import i18n_qt  # noqa: E402
-from echo_desk.ui.app import show_first_frame  # noqa: E402
-from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.app.main import show_first_frame  # noqa: E402
+from echo_desk.ui.app.services import Services, wire_delegation  # noqa: E402
 from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
 from echo_desk.ui.chat.markdown import warm_up  # noqa: E402
-from echo_desk.ui.services import Services, wire_delegation  # noqa: E402
+from echo_desk.ui.core import i18n_qt  # noqa: E402
+from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 from echo_desk.ui.settings.settings_dialog import SettingsDialog  # noqa: E402
 
 NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
@@ -311,7 +311,7 @@ class _StalledModelServer:
 async def shoot_models(window: MainWindow, settings: SettingsStore) -> None:
     """The Models page with the built-in model panel: a download in progress (into a temp cache)."""
     from echo_desk.store.settings import ProviderKind
-    from echo_desk.ui.services import model_factory
+    from echo_desk.ui.app.services import model_factory
     from echo_desk.ui.settings.models_page import ModelsPage
 
     factory = model_factory()
@@ -654,7 +654,7 @@ async def shoot_local_model() -> None:
     """The built-in local model (real llama.cpp) adding a line to a file, in both languages: its
     approval (approval_local_append{,_zh}.png) and the answer (chat_local_model{,_zh}.png). Needs
     the default model downloaded (python -m echo_desk.providers.local.fetch_default)."""
-    from echo_desk.ui.app import App
+    from echo_desk.ui.app.main import App
 
     app = App(QApplication.instance())  # type: ignore[arg-type]
     app.window.resize(1280, 800)
@@ -716,7 +716,7 @@ async def shoot_look() -> None:
     from echo_desk.agent.envelope import Envelope
     from echo_desk.agent.status import ToolStatus
     from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
-    from echo_desk.ui import theme
+    from echo_desk.ui.core import theme
 
     settings = SettingsStore.in_dir(HOME / "look-config")
     runtime = Runtime.create(settings_store=settings)

@@ -33,10 +33,10 @@ from echo_desk.agent.model import StreamEnd, StreamEvent, TextDelta  # noqa: E40
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.ui import i18n_qt, marshal  # noqa: E402
-from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.app.services import Services  # noqa: E402
 from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
-from echo_desk.ui.services import Services  # noqa: E402
+from echo_desk.ui.core import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 
 
 class VisionDemo:

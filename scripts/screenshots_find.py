@@ -28,10 +28,10 @@ from echo_desk.i18n_build import compile_catalogs  # noqa: E402
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
-from echo_desk.ui import i18n_qt, marshal  # noqa: E402
-from echo_desk.ui.backend import CatalogBackend  # noqa: E402
+from echo_desk.ui.app.services import Services  # noqa: E402
 from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
-from echo_desk.ui.services import Services  # noqa: E402
+from echo_desk.ui.core import i18n_qt, marshal  # noqa: E402
+from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 
 CONVERSATIONS = {
     "en": [

@@ -13,7 +13,7 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from echo_desk.i18n_build import compile_catalogs
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.core import i18n_qt, marshal
 
 
 def run_shots(out: Path, *shots: Callable[[], Awaitable[None]]) -> None:

@@ -19,7 +19,7 @@ from echo_desk.agent.loop import AgentLoop, NullListener
 from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
 from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.schema import SchemaFactory
-from echo_desk.agent.scope import Scope
+from echo_desk.agent.scope import Scope, ScopedContext
 from echo_desk.agent.subagents import (
     DEFAULT_SUBAGENT_SECONDS,
     DEFAULT_SUBAGENT_TURNS,
@@ -97,9 +97,9 @@ class DelegateTool(Tool):
         )
 
     def _grants(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[Scope, Manifest, Grants]:
-        parent = ctx.extras.get("scope")
-        if not isinstance(parent, Scope):
+        if not isinstance(ctx, ScopedContext):
             raise ToolError("delegate can only run inside an agent conversation", kind=ErrorKind.VALIDATION)
+        parent = ctx.scope
         manifest = self._manifest(params)
         return parent, manifest, narrow(parent, manifest, tool_risks=self.services.tool_risks())
 

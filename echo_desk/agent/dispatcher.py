@@ -32,10 +32,8 @@ from echo_desk.agent.bounded import bounded
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
-from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
-    APPROVED_BY_PERSON,
     Ruling,
     Verdict,
     approval_for,
@@ -46,17 +44,18 @@ from echo_desk.agent.policy import (
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.revision import Revision, RevisionRefused, checked_arguments, told_to_model
 from echo_desk.agent.schema_checks import describe_validation_error, validation_errors
-from echo_desk.agent.scope import Scope
+from echo_desk.agent.scope import Scope, ScopedContext
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import Deadline, ToolWorkerPool
+from echo_desk.common.hunks import bind_selection, selection_problem
 from echo_desk.i18n import locale_dir_of
 from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.redact import redact
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
-from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
+from echo_desk.tools.context import CancelledByUser, HunkSelection, ToolExecutionContext
 from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview, ToolResult
 
 if TYPE_CHECKING:
@@ -196,7 +195,7 @@ class Dispatcher:
                 f"(last: {status.last_error or 'unknown'}); retry in {status.retry_in_seconds:.0f} s",
             )
         try:
-            ctx = ToolExecutionContext(
+            ctx = ScopedContext(
                 call_id=call.id,
                 tool_name=call.name,
                 scope_id=scope.id,
@@ -207,9 +206,7 @@ class Dispatcher:
                 read_only=scope.read_only,
                 hidden=dict(scope.hidden),
                 host=host,
-                # Engine-level tools (``delegate``) need the scope itself; the public contract
-                # does not promise it.
-                extras={"scope": scope},
+                scope=scope,
             )
             result = await self._approve_and_run(state, entry, risk, params, ctx, host, on_status)
         finally:
@@ -409,7 +406,7 @@ class Dispatcher:
         state.decision = Decision.ALLOWED
         state.provenance = f"person: {decision.choice.value}"
         state.deciding = None
-        ctx.extras[APPROVED_BY_PERSON] = True
+        ctx.approved_by_person = True
         if current.edited:
             ctx.preview = current.preview
             state.edited_params = current.params
@@ -553,7 +550,7 @@ class Dispatcher:
             source=entry.source,
             spawn=spawn,
             rules=rules,
-            hunk_selectable=bool(changes) and getattr(entry.tool, "writes_hunk_selection", False) is True,
+            hunk_selectable=bool(changes) and entry.tool.writes_hunk_selection is True,
             parameters_schema=entry.tool.parameters,
             not_restorable=self.undo.over_the_cap(changes) if self.undo else (),
         )
@@ -772,7 +769,7 @@ def _take_selection(state: _Call, entry: RegisteredTool, request: ApprovalReques
         state.decision, state.provenance = Decision.DENIED, f"person: selection refused ({problem})"
         raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
                                         "nothing was done")
-    ctx.extras[SELECTION_KEY] = {p: tuple(sorted(set(i))) for p, i in decision.selection.items()}
-    ctx.extras[SELECTION_MESSAGE_KEY] = decision.message
+    ctx.hunk_selection = HunkSelection({p: tuple(sorted(set(i))) for p, i in decision.selection.items()},
+                                       decision.message)
     state.provenance += " (hunks: " + "; ".join(
         f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"

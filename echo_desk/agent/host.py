@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from echo_desk.agent.sources import BUILTIN, ToolSource
 from echo_desk.agent.subagents import SpawnGrants
+from echo_desk.common.visible_text import any_hidden, has_hidden
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
 
@@ -70,6 +71,14 @@ class ApprovalRequest:
     #: Files Revert could not restore (over the undo size limit): said before approval.
     not_restorable: tuple[str, ...] = ()
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
+
+    def hides_text(self, *, with_diffs: bool = True) -> bool:
+        """Whether anything shown (targets, arguments, summary, paths, diffs) holds a hidden
+        character: the dialog and the terminal then say so above it. ``with_diffs=False`` leaves
+        the diffs to a caller that reads them itself (the dialog, a slice at a time)."""
+        texts = [self.summary, *(t.value for t in self.targets), *(t.full_detail for t in self.targets),
+                 *(c.diff for c in self.file_changes if with_diffs), *(c.path for c in self.file_changes)]
+        return any(has_hidden(t) for t in texts) or any_hidden(self.arguments)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,21 +12,11 @@ from typing import TYPE_CHECKING
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.store.settings import ALL_CAPABILITIES, Settings, ToolPolicy
-from echo_desk.tools.context import ToolExecutionContext
-from echo_desk.tools.results import RiskLevel, Target, ToolPreview
+from echo_desk.tools.results import SANDBOX_TARGET, Placement, RiskLevel, Target, ToolPreview
 
 if TYPE_CHECKING:
     from echo_desk.agent.permissions.model import Provenance
     from echo_desk.agent.permissions.model import Verdict as RulesVerdict
-
-#: Set in ``ctx.extras`` by the dispatcher when the person approved this very call (not an
-#: automatic "always allow"): only such an approval covers a protected target.
-APPROVED_BY_PERSON = "approved_by_person"
-#: ``Target.kind`` of the line saying where a command runs; ``Target.value`` is one of the two
-#: tokens below, ``Target.detail`` the network it gets (outside, ``Target.protections`` says why).
-SANDBOX_TARGET = "sandbox"
-IN_SANDBOX = "in_sandbox"
-OUTSIDE_SANDBOX = "outside_sandbox"
 
 
 def is_protected(target: Target) -> bool:
@@ -34,18 +24,11 @@ def is_protected(target: Target) -> bool:
     return bool(target.protections)
 
 
-def approved_protected_targets(ctx: ToolExecutionContext, kind: str) -> tuple[Target, ...]:
-    """The protected targets of ``kind`` the person saw and approved for this very call."""
-    if ctx.preview is None or ctx.extras.get(APPROVED_BY_PERSON) is not True:
-        return ()
-    return tuple(t for t in ctx.preview.targets if t.kind == kind and is_protected(t))
-
-
 def runs_in_sandbox(entry: RegisteredTool, preview: ToolPreview | None) -> bool:
     """The previewed call runs in the sandbox (only a built-in tool is believed when it says so)."""
     if preview is None or entry.source != "builtin":
         return False
-    return any(t.kind == SANDBOX_TARGET and t.value == IN_SANDBOX for t in preview.targets)
+    return any(t.kind == SANDBOX_TARGET and t.value == Placement.IN_SANDBOX for t in preview.targets)
 
 
 def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:

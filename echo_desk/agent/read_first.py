@@ -24,7 +24,7 @@ from pathlib import Path
 
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ChatMessage, ToolCall
-from echo_desk.builtins.files import fs
+from echo_desk.common import fs
 from echo_desk.tools import ToolError
 
 #: Calls after which the model knows a file's content: it read it, or wrote all of it.

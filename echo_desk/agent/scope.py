@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from echo_desk.tools.context import ToolExecutionContext
 from echo_desk.tools.results import RiskLevel
 
 
@@ -85,3 +86,14 @@ class Scope:
         while root.parent is not None:
             root = root.parent
         return root
+
+
+@dataclass(kw_only=True)
+class ScopedContext(ToolExecutionContext):
+    """The context of a call the engine runs: the public one plus the caller's ``Scope``.
+
+    For the engine's own tools (``delegate`` starts a sub-agent inside it); a plugin sees and
+    needs only the public fields.
+    """
+
+    scope: Scope

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from echo_desk.agent import reaper
+from echo_desk.sandbox import reaper
 from echo_desk.sandbox.helper import helper_command
 
 

@@ -13,7 +13,7 @@ import unicodedata
 from typing import Any
 
 from echo_desk.agent.schema_checks import check_tool_schema
-from echo_desk.agent.visible_text import BLANK_LOOKING
+from echo_desk.common.visible_text import BLANK_LOOKING
 
 #: Zero-width characters, bidi controls, Unicode tag characters (U+E0000–U+E007F) and other
 #: invisible format characters that can smuggle instructions past a person reading a catalog.

@@ -23,6 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+#: The grants database in the data folder (the runtime's and ``echo-desk rules``'s).
+GRANTS_FILE = "grants.sqlite3"
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS grants (
     id TEXT PRIMARY KEY,

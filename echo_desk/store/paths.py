@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import platformdirs
@@ -10,6 +11,7 @@ import platformdirs
 from echo_desk.store.private import private_dir
 
 APP_NAME = "echo-desk"
+TRASH_FOLDER = "trash"
 
 
 def _dir(env: str, default: str) -> Path:
@@ -31,3 +33,16 @@ def data_dir() -> Path:
 def cache_dir() -> Path:
     """Downloaded models and other things that can be fetched again (``ECHO_DESK_CACHE_DIR``)."""
     return _dir("ECHO_DESK_CACHE_DIR", platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def trash_root() -> Path:
+    """Where Echo Desk's trash lives (one sub-folder per deletion)."""
+    return data_dir() / TRASH_FOLDER
+
+
+def trash_dir() -> Path:
+    """Echo Desk's own trash (0700): deleted files wait here instead of being unlinked."""
+    folder = trash_root() / secrets.token_hex(8)
+    folder.mkdir(mode=0o700, parents=True)
+    os.chmod(folder.parent, 0o700)
+    return folder

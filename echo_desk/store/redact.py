@@ -2,8 +2,9 @@
 
 Two ways of spotting a secret, used together:
 
-* by **name**: a value under a key such as ``api_key``/``password``/``DATABASE_DSN`` (one list,
-  :data:`SECRET_NAME`, also used for environment variable names);
+* by **name**: a value under a key such as ``api_key``/``password``/``DATABASE_DSN``/``pin`` (the
+  one list of ``common.secret_names``, which also decides which form fields are typed masked; for
+  keys, options and environment variable names alike);
 * by **shape**, inside any text: ``user:password@`` in URLs (DSNs included), URL query
   parameters with secret-looking names, ``Authorization:`` headers and ``Bearer …``, well-known
   key formats (``sk-``, ``ghp_``, ``github_pat_``, ``xox?-``, ``AKIA``, JWTs, …), PEM private
@@ -20,22 +21,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from echo_desk.common.secret_names import NEEDLES, is_secret_name
+
 REDACTED = "«redacted»"
 
-# One list of secret-looking names, for argument keys, config keys and environment variables:
-# each part as (a lower-case substring any match contains, the pattern). The substrings are the
-# cheap pre-check of the shapes below, so they come from the same list and cannot drift.
-# "pat" only as a whole word part (GITHUB_PAT), not inside "path".
-_NAME_PARTS = (
-    ("key", r"key(?!s\b|word|board)"), ("token", r"token(?!s)"), ("secret", "secret"),
-    ("passw", r"passw(?:or)?d"), ("passphrase", "passphrase"), ("pgpass", "pgpass"),
-    ("credential", "credential"), ("auth", r"auth(?!or)"), ("cookie", "cookie"), ("session", "session"),
-    ("dsn", "dsn"), ("signature", "signature"), ("private", "private"), ("pat", r"(?<![a-z])pat(?![a-z])"),
-)
-_NAME_WORDS = "|".join(pattern for _needle, pattern in _NAME_PARTS)
-SECRET_NAME = re.compile(rf"({_NAME_WORDS})", re.IGNORECASE)
 # A name, matched whole (possessive, starting where a name starts) so matching stays linear;
-# whether it looks secret is then asked of SECRET_NAME.
+# whether it looks secret is then asked of is_secret_name.
 _NAME = r"(?P<name>[A-Za-z0-9_.\-]++)"
 _NAME_START = r"(?<![A-Za-z0-9_.\-])"
 _NOT_DONE = f"(?!{REDACTED})"
@@ -69,7 +60,7 @@ def _keep_lead(match: re.Match[str]) -> str:
 def _if_secret_name(replace: Replacement, *, check_value: bool = False) -> Replacement:
     def apply(match: re.Match[str]) -> str:
         name = match.group("name")
-        if not SECRET_NAME.search(name):
+        if not is_secret_name(name):
             return match.group(0)
         if check_value:
             value = match.group(0)[len(match.group("lead")):]
@@ -88,7 +79,7 @@ def _shape(pattern: str, needles: tuple[str, ...] | str, replace: Replacement = 
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0), needles, replace
 
 
-_SECRET_WORDS = tuple(needle for needle, _pattern in _NAME_PARTS)
+_SECRET_WORDS = NEEDLES
 # (pattern, lower-case substrings of which one must be present for it to match, replacement)
 _SHAPES: tuple[Shape, ...] = (
     # scheme://user:password@host (also DSNs: postgresql://admin:pw@db/app)
@@ -171,7 +162,7 @@ def redact(value: Any, hidden: Iterable[str] = (), *, shapes: bool = True) -> An
     hidden_set = frozenset(hidden)
 
     def walk(v: Any, key: str | None) -> Any:
-        if key is not None and (key in hidden_set or SECRET_NAME.search(key)) and not (
+        if key is not None and (key in hidden_set or is_secret_name(key)) and not (
                 v is None or isinstance(v, bool | int | float)):  # a count or a flag is no secret
             return REDACTED
         if isinstance(v, dict):

@@ -21,13 +21,15 @@ from echo_desk.tools.base import (
     ElicitationTool,
     Tool,
 )
-from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
+from echo_desk.tools.context import CancelledByUser, HunkSelection, ToolExecutionContext
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
 from echo_desk.tools.protection import Protection, ProtectionReason
 from echo_desk.tools.results import (
+    SANDBOX_TARGET,
     ErrorKind,
     FileChange,
     FileChangeKind,
+    Placement,
     RiskLevel,
     Target,
     ToolError,
@@ -39,6 +41,7 @@ from echo_desk.tools.secrets import get_secret
 __all__ = [
     "N_",
     "RESERVED_HIDDEN_PARAMETERS",
+    "SANDBOX_TARGET",
     "Answer",
     "AnswerAction",
     "BaseTool",
@@ -47,7 +50,9 @@ __all__ = [
     "ErrorKind",
     "FileChange",
     "FileChangeKind",
+    "HunkSelection",
     "NullToolHost",
+    "Placement",
     "Protection",
     "ProtectionReason",
     "Question",

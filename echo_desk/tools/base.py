@@ -44,6 +44,9 @@ class Tool:
     #: Ask the person before every call even if the risk is ``read`` (e.g. spawning a
     #: sub-agent); settings ("Always allow") and conversation grants still apply.
     requires_approval: ClassVar[bool] = False
+    #: The tool can write part of a previewed change: the person may keep only some hunks of
+    #: each diff, and ``execute`` then writes exactly ``ctx.hunk_selection`` of them.
+    writes_hunk_selection: ClassVar[bool] = False
     capabilities: ClassVar[frozenset[str]] = frozenset()
     hidden_parameters: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from echo_desk.tools.host import NullToolHost, ToolHost
-from echo_desk.tools.results import ToolPreview
+from echo_desk.tools.results import Target, ToolPreview
 
 
 class CancelledByUser(Exception):
@@ -44,6 +44,24 @@ class _CancelEventField:
             ctx.__dict__[self._slot] = event
 
 
+@dataclass(frozen=True)
+class HunkSelection:
+    """The hunks of each file the person kept when they approved only part of a change.
+
+    ``hunks`` maps a path as previewed (``FileChange.path``) to the 0-based indices of the ``@@``
+    blocks of its diff that may be written; ``message`` is what the person said about the rest.
+    The engine has checked that every index was shown; a tool that sets ``writes_hunk_selection``
+    writes exactly those hunks of a file it gets a selection for (and the whole change otherwise).
+    """
+
+    hunks: Mapping[str, tuple[int, ...]]
+    message: str = ""
+
+    def of(self, path: str) -> tuple[int, ...] | None:
+        """The kept hunks of ``path`` (``None``: no selection for it, take the change as shown)."""
+        return self.hunks.get(path)
+
+
 @dataclass(kw_only=True)
 class ToolExecutionContext:
     """Everything a handler may know about the call it serves.
@@ -52,6 +70,9 @@ class ToolExecutionContext:
     those it may change (empty for a read-only scope). ``hidden`` carries values such as
     ``user_id`` or ``workspace_id`` that the model never sees; the dispatcher injects those a
     tool declares. ``preview`` is what was shown for approval, if the tool previews.
+    ``approved_by_person`` says the person approved this very call themselves (not a setting, a
+    rule or a grant): only then does the approval cover a protected target
+    (``approved_protected_targets``). ``hunk_selection`` is set when they kept only some hunks.
     """
 
     call_id: str
@@ -66,7 +87,8 @@ class ToolExecutionContext:
     host: ToolHost = field(default_factory=NullToolHost)
     preview: ToolPreview | None = None
     cancel_event: _CancelEventField = _CancelEventField()
-    extras: dict[str, Any] = field(default_factory=dict)
+    approved_by_person: bool = False
+    hunk_selection: HunkSelection | None = None
 
     @property
     def cancelled(self) -> bool:
@@ -80,6 +102,16 @@ class ToolExecutionContext:
     def emit(self, text: str) -> None:
         """Send partial output of a stream-capable tool to the card showing this call."""
         self.host.tool_output(self.call_id, text)
+
+    def approved_protected_targets(self, kind: str) -> tuple[Target, ...]:
+        """The protected targets of ``kind`` the person saw and approved for this very call.
+
+        A tool acts on a protected target (``Target.protections``) only if it is in here: an
+        automatic approval (a setting, a rule, a grant) never covers one.
+        """
+        if self.preview is None or self.approved_by_person is not True:  # only a real True counts
+            return ()
+        return tuple(t for t in self.preview.targets if t.kind == kind and t.protections)
 
     @property
     def workspace(self) -> Path | None:

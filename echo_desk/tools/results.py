@@ -96,6 +96,10 @@ class ToolResult:
     error_kind: ErrorKind | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     file_changes: tuple[FileChange, ...] = ()
+    #: Folders the call created, outermost first (Revert removes them again if they are empty).
+    folders_created: tuple[str, ...] = ()
+    #: Folders the call took away (moved or deleted), parents first (Revert makes them again).
+    folders_removed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.success and (not self.error or self.error_kind is None):
@@ -108,8 +112,11 @@ class ToolResult:
         *,
         metadata: dict[str, Any] | None = None,
         file_changes: tuple[FileChange, ...] = (),
+        folders_created: tuple[str, ...] = (),
+        folders_removed: tuple[str, ...] = (),
     ) -> ToolResult:
-        return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes)
+        return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes,
+                   folders_created=folders_created, folders_removed=folders_removed)
 
     @classmethod
     def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None) -> ToolResult:
@@ -145,6 +152,22 @@ class Target:
         """``detail`` then each protection in English, ``; ``-separated: what the terminal, the
         audit log and the model read (the approval dialog translates the parts instead)."""
         return "; ".join(part for part in (self.detail, *(p.english for p in self.protections)) if part)
+
+
+#: ``Target.kind`` of the line saying where a command runs: ``value`` is a ``Placement``,
+#: ``detail`` the network it gets (outside, ``protections`` says why it runs there).
+SANDBOX_TARGET = "sandbox"
+
+
+class Placement(enum.StrEnum):
+    """Where a command runs, as its preview says (``Target(kind=SANDBOX_TARGET, value=...)``).
+
+    The approval policy lets an allow-in-the-sandbox rule run a call without asking only when
+    its preview says ``IN_SANDBOX``, and believes that only of a built-in tool.
+    """
+
+    IN_SANDBOX = "in_sandbox"
+    OUTSIDE_SANDBOX = "outside_sandbox"
 
 
 @dataclass(frozen=True, kw_only=True)

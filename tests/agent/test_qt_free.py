@@ -12,7 +12,8 @@ import pytest
 def test_engine_cli_and_stores_import_without_loading_qt() -> None:
     code = (
         "import sys\n"
-        "import echo_desk.runtime, echo_desk.cli, echo_desk.cli_ask, echo_desk.agent.loop, echo_desk.agent.delegate\n"
+        "import echo_desk.runtime, echo_desk.cli.main, echo_desk.cli.with_runtime, echo_desk.cli.ask, echo_desk.cli.rules\n"
+        "import echo_desk.cli.changes, echo_desk.cli.mcp, echo_desk.agent.loop, echo_desk.agent.delegate\n"
         "import echo_desk.store.conversations, echo_desk.store.audit, echo_desk.providers.factory, echo_desk.mcp\n"
         "import echo_desk.builtins, echo_desk.builtins.database\n"
         "echo_desk.runtime.Runtime\n"

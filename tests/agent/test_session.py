@@ -72,7 +72,7 @@ def test_titles_are_folded_and_cut():
 
 def test_ask_sends_the_same_system_prompt_through_the_cli_path(runtime, workspace, monkeypatch, capsys):
     import echo_desk.providers.factory as factory
-    from echo_desk.cli_ask import run_ask
+    from echo_desk.cli.ask import run_ask
 
     model = ScriptedModel([say("Done.")])
     monkeypatch.setattr(factory, "create_model", lambda *a, **k: model)

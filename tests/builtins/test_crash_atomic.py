@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.builtins.files import fs
-from echo_desk.builtins.files.atomic import TEMP_SUFFIX, atomic_write, sha256, sweep_stale_temps
+from echo_desk.common import fs
+from echo_desk.common.atomic import TEMP_SUFFIX, atomic_write, sha256, sweep_stale_temps
 
 TRIALS = 200
 SIZE = 1024 * 1024

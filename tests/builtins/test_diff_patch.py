@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from echo_desk.builtins import EditFile, WriteFile
-from echo_desk.builtins.files.diffs import cap, unified_diff
+from echo_desk.common.diffs import cap, unified_diff
 from echo_desk.tools import ToolExecutionContext, ToolResult
 
 PATCH = shutil.which("patch")

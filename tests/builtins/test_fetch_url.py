@@ -19,7 +19,7 @@ PAGE = b"""<!doctype html><html><head><title>Echo  Page</title><style>p{color:re
 
 def approved(make_ctx: MakeCtx) -> ToolExecutionContext:
     """The loopback test server is a local address: these calls are ones the person approved."""
-    return make_ctx("fetch_url", extras={"approved_by_person": True})
+    return make_ctx("fetch_url", approved_by_person=True)
 
 
 def _redirect(path: str) -> Route:
@@ -105,7 +105,7 @@ async def test_a_local_address_is_fetched_only_after_the_person_approved_it(
     server: LoopbackServer, make_ctx: MakeCtx
 ) -> None:
     url = f"{server.url}/page.html"
-    for ctx in (make_ctx("fetch_url"), make_ctx("fetch_url", extras={"approved_by_person": "maybe"})):
+    for ctx in (make_ctx("fetch_url"), make_ctx("fetch_url", approved_by_person="maybe")):
         refused = await run_tool(FetchUrl(), {"url": url}, ctx)
         assert refused.error_kind is ErrorKind.BUSINESS and "not fetched: 127.0.0.1" in refused.error
     # Approved, but without a preview that showed the address: still refused.

@@ -12,8 +12,8 @@ import pytest
 from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 
 from echo_desk.builtins import AppendToFile, EditFile, WriteFile
-from echo_desk.builtins.files import atomic
-from echo_desk.builtins.files.atomic import TEMP_SUFFIX
+from echo_desk.common import atomic
+from echo_desk.common.atomic import TEMP_SUFFIX
 from echo_desk.store import paths
 from echo_desk.tools import CancelledByUser, ErrorKind, FileChangeKind, Protection, ProtectionReason
 
@@ -242,7 +242,7 @@ async def test_hard_links_and_protected_paths_need_exact_approval(workspace: Pat
         assert auto.preview.targets[0].full_detail.startswith(marker)
         assert not (await WriteFile().execute(params, auto)).success
         # The person approved this exact, marked target: it is written.
-        asked = make_ctx("write_file", extras={"approved_by_person": True})
+        asked = make_ctx("write_file", approved_by_person=True)
         asked.preview = await WriteFile().preview(params, asked)
         assert (await WriteFile().execute(params, asked)).success
     assert (workspace / ".git" / "config").read_text() == "changed\n"

@@ -16,8 +16,8 @@ import pytest
 from tool_test_helpers import MakeCtx, run_tool
 
 from echo_desk import sandbox
-from echo_desk.agent.reaper import descendants
 from echo_desk.builtins import RunCommand
+from echo_desk.sandbox.reaper import descendants
 from echo_desk.store.settings import SandboxMode
 from echo_desk.tools import ErrorKind
 from tests.run_command_helpers import run_command_tool

@@ -12,9 +12,9 @@ from tool_test_helpers import MakeCtx
 from echo_desk import sandbox
 from echo_desk.agent.policy import is_protected
 from echo_desk.builtins import DeletePath, FetchUrl
-from echo_desk.builtins.files.fs import resolve
 from echo_desk.builtins.files.lifecycle import protections_of
 from echo_desk.builtins.shell import command_sandbox
+from echo_desk.common.fs import resolve
 from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings, WorkspaceSandbox
 from echo_desk.tools import Protection, ProtectionReason, Target

@@ -8,9 +8,9 @@ from pathlib import Path
 from tool_test_helpers import MakeCtx, run_tool
 
 from echo_desk.builtins import EditFile, ListDir, ReadFile, SearchFiles, WriteFile
-from echo_desk.builtins.files.fs import LISTED_NAMES
 from echo_desk.builtins.files.reading import MAX_FILE_BYTES
 from echo_desk.builtins.search.search_files import glob_to_regex
+from echo_desk.common.fs import LISTED_NAMES
 from echo_desk.tools import ErrorKind
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from echo_desk.agent.tool_reference import DEFAULT_OUTPUT, MISSING, chinese_catalog, generate, main
 from echo_desk.builtins import builtin_tools
+from scripts.tool_reference import DEFAULT_OUTPUT, MISSING, chinese_catalog, generate, main
 
 
 def test_committed_reference_is_current() -> None:
-    assert DEFAULT_OUTPUT.exists(), "docs/tools.md is missing: run python -m echo_desk.agent.tool_reference"
+    assert DEFAULT_OUTPUT.exists(), "docs/tools.md is missing: run python -m scripts.tool_reference"
     assert DEFAULT_OUTPUT.read_text(encoding="utf-8") == generate(), (
-        "docs/tools.md is stale: run python -m echo_desk.agent.tool_reference and commit the result"
+        "docs/tools.md is stale: run python -m scripts.tool_reference and commit the result"
     )
 
 

@@ -103,8 +103,7 @@ async def test_arguments(variant: str, workspace: Path, make_ctx: MakeCtx, serve
             expect_ok = variant == "normal"
         host = RecordingHost(answers=[Answer(action="accept", text="a")])
         # The test server is on 127.0.0.1, which fetch_url reaches only on the person's approval.
-        extras = {"approved_by_person": True} if tool.name == "fetch_url" else {}
-        result = await run_tool(tool, params, make_ctx(tool, host=host, extras=extras))
+        result = await run_tool(tool, params, make_ctx(tool, host=host, approved_by_person=tool.name == "fetch_url"))
         if expect_ok:
             assert result.success, (tool.name, result.error)
             _check_normal(tool, result.output, host, workspace)

@@ -27,8 +27,8 @@ from echo_desk.builtins import (
     SearchFiles,
     WriteFile,
 )
-from echo_desk.builtins.files import fs
-from echo_desk.builtins.files.atomic import ABSENT, atomic_write, sha256
+from echo_desk.common import fs
+from echo_desk.common.atomic import ABSENT, atomic_write, sha256
 from echo_desk.tools import ToolError
 
 MARKER = "CANARY-" + uuid.uuid4().hex

@@ -131,7 +131,7 @@ def test_the_plugin_ships_its_own_chinese_catalog() -> None:
     # The catalog shows the plugin's title and description from its own gettext domain, read
     # from the .po it ships in its package (no compile step), in the language of the moment.
     from echo_desk import i18n
-    from echo_desk.ui.backend import CatalogBackend
+    from echo_desk.ui.core.backend import CatalogBackend
 
     tool = WeatherTool()
     assert i18n.locale_dir_of(WeatherTool) == Path(sys.modules["echo_desk_weather"].__file__).parent / "locale"

@@ -56,7 +56,7 @@ def server_pids(mark: str) -> list[int]:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
-            if any(a.endswith(b"echo_desk/agent/reaper.py") or a == b"echo_desk.agent.reaper" for a in argv):
+            if any(a.endswith(b"echo_desk/sandbox/reaper.py") or a == b"echo_desk.sandbox.reaper" for a in argv):
                 continue
         except OSError:
             continue

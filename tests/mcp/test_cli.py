@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.cli import main
+from echo_desk.cli.main import main
 from echo_desk.mcp.config import config_path
 from tests.mcp.helpers import TINY_SERVER
 

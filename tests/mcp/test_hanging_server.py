@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import echo_desk.cli
-from echo_desk.cli import main
+import echo_desk.cli.with_runtime
+from echo_desk.cli.main import main
+from echo_desk.cli.mcp import servers_for_call
 from echo_desk.mcp import ServerState
-from echo_desk.mcp.cli import servers_for_call
 from echo_desk.mcp.config import config_path
 from tests.mcp.conftest import fault_config
 from tests.mcp.helpers import FAULT_SERVER, MARK, marked_pids, wait_until
@@ -34,7 +34,7 @@ def silent_server(tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) ->
              "env": {"FAULT_SILENT": "1", "FAULT_LOG": str(log), MARK: mark}}
     config_path().write_text(json.dumps({"mcpServers": {"hang": entry}}), encoding="utf-8")
     assert main(["mcp", "approve", "hang", "--yes"]) == 0
-    monkeypatch.setattr(echo_desk.cli, "CLI_HANDSHAKE_TIMEOUT", HANDSHAKE)
+    monkeypatch.setattr(echo_desk.cli.with_runtime, "CLI_HANDSHAKE_TIMEOUT", HANDSHAKE)
     return log
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.cli import main
+from echo_desk.cli.main import main
 from echo_desk.mcp import ServerState
 from echo_desk.mcp.config import config_path
 from echo_desk.mcp.toolset import tool_identity

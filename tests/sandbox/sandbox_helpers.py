@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 
 from echo_desk import sandbox
-from echo_desk.agent.policy import APPROVED_BY_PERSON
 from echo_desk.builtins import RunCommand
 from echo_desk.sandbox import placeholders
 from echo_desk.sandbox.domains import DomainRule
@@ -125,7 +124,7 @@ def context(workspace: Path, *, approved: bool = False, host: Any = None) -> Too
     ctx = ToolExecutionContext(call_id=uuid.uuid4().hex, tool_name="run_command", scope_id="s",
                                workspace_roots=(workspace,), write_roots=(workspace,), host=host or NullToolHost())
     if approved:
-        ctx.extras[APPROVED_BY_PERSON] = True
+        ctx.approved_by_person = True
     return ctx
 
 

@@ -14,11 +14,10 @@ from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import sandbox_toggle
-from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SandboxMode, SettingsStore, ToolPolicy, WorkspaceSandbox
-from echo_desk.tools import Protection, ProtectionReason
+from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason
 
 
 @pytest.fixture
@@ -52,7 +51,7 @@ def _where(host: ScriptedHost) -> list[tuple[str, str]]:
 async def test_sandboxed_command_asks_by_default_and_says_it_runs_in_the_sandbox(runtime: Runtime, jail: Jail) -> None:
     envelope, host = await _call(runtime, jail.workspace, {"command": "echo hi"}, ApprovalChoice.ALLOW_ONCE)
     assert envelope.ok and envelope.metadata["sandbox"]["sandboxed"] is True  # type: ignore[attr-defined]
-    assert _where(host) == [(IN_SANDBOX, "network: none")]
+    assert _where(host) == [(Placement.IN_SANDBOX, "network: none")]
 
 
 @requires_bwrap
@@ -64,7 +63,7 @@ async def test_run_without_asking_lets_sandboxed_commands_run_but_never_outside(
     envelope, host = await _call(runtime, jail.workspace, {"command": "touch left", "outside_sandbox": True},
                                  ApprovalChoice.DENY, "c2")
     assert not envelope.ok and not (jail.workspace / "left").exists()  # type: ignore[attr-defined]
-    assert _where(host)[0][0] == OUTSIDE_SANDBOX and "with all your rights" in _where(host)[0][1]
+    assert _where(host)[0][0] == Placement.OUTSIDE_SANDBOX and "with all your rights" in _where(host)[0][1]
 
 
 @requires_bwrap

@@ -99,7 +99,7 @@ def test_the_start_up_check_probes_once_off_the_calling_thread(monkeypatch: pyte
 
 
 def test_the_cli_starts_the_check_before_anything_else(monkeypatch: pytest.MonkeyPatch) -> None:
-    from echo_desk import cli
+    from echo_desk.cli import main as cli
 
     started: list[bool] = []
     monkeypatch.setattr(sandbox, "check_at_start", lambda: started.append(True))

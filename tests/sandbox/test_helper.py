@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent import reaper
-from echo_desk.sandbox import forwarder
+from echo_desk.sandbox import forwarder, reaper
 from echo_desk.sandbox.helper import helper_command
 
 LAUNCHER = Path(__file__).resolve().parents[2] / "packaging" / "launcher.py"
@@ -31,7 +30,7 @@ def test_in_the_bundle_the_launcher_runs_the_module(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper supervises on Linux")
 def test_the_bundles_launcher_runs_the_reaper_as_the_bundle_would() -> None:
-    # What the bundle runs: <echo-desk> -m echo_desk.agent.reaper -- PROGRAM; the launcher is
+    # What the bundle runs: <echo-desk> -m echo_desk.sandbox.reaper -- PROGRAM; the launcher is
     # the bundle's entry script, here run by this Python.
     done = subprocess.run([sys.executable, str(LAUNCHER), "-m", reaper.__name__, "--", "sh", "-c", "echo hi; exit 3"],
                           capture_output=True, text=True, timeout=60)

@@ -39,10 +39,10 @@ from echo_desk.tools import (
     ToolResult,
 )
 from echo_desk.tools.base import N_
-from echo_desk.ui import i18n_qt, marshal
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.app.services import Services
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.services import Services
+from echo_desk.ui.core import i18n_qt, marshal
+from echo_desk.ui.core.backend import CatalogBackend
 
 T = TypeVar("T")
 

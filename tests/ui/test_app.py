@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from echo_desk.ui import app as app_module
+from echo_desk.ui.app import main as app_module
 
 
 def test_run_gui_opens_loads_and_closes_without_leftovers(qapp: QApplication, monkeypatch):
@@ -27,7 +27,7 @@ def test_run_gui_opens_loads_and_closes_without_leftovers(qapp: QApplication, mo
 
     monkeypatch.setattr(app_module.App, "load", load_then_close)
     warmed: list[bool] = []
-    monkeypatch.setattr("echo_desk.ui.controller.warm_up_approvals", lambda: warmed.append(True))
+    monkeypatch.setattr("echo_desk.ui.approval.host.warm_up_approvals", lambda: warmed.append(True))
     before = {t.ident for t in threading.enumerate()}
     os_threads_before = set(os.listdir("/proc/self/task"))
 
@@ -88,7 +88,7 @@ def test_sigterm_closes_the_app_cleanly_like_the_close_button(tmp_path) -> None:
 def test_start_up_objects_are_kept_out_of_later_collections() -> None:
     import gc
 
-    from echo_desk.ui.app import freeze_start_up_objects
+    from echo_desk.ui.app.main import freeze_start_up_objects
 
     alive: list[object] = []  # a container: the collector tracks it
     assert gc.is_tracked(alive) and any(o is alive for o in gc.get_objects())

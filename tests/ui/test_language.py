@@ -7,9 +7,9 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPushButton
 from echo_desk import i18n
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.tools import FileChange, FileChangeKind, RiskLevel, Target
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.catalog_model import COL_RISK
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 

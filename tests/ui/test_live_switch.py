@@ -38,15 +38,15 @@ from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.tools import FileChange, FileChangeKind
 from echo_desk.tools.host import Question
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.app.services import Services
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.question_dialog import QuestionDialog
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
-from echo_desk.ui.controller import QtHost
-from echo_desk.ui.services import Services
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.models_page import ModelsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import within
@@ -315,8 +315,9 @@ def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop
 
 def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # "move folder from; folder with 2 files and 1 sub-folders", built once by the engine in English.
-    from echo_desk.builtins.files import fs, trees
+    from echo_desk.builtins.files import trees
     from echo_desk.builtins.files.operations import _folder_target
+    from echo_desk.common import fs
     from echo_desk.ui.approval.protection_text import shown_detail
 
     folder = tmp_path / "proj"
@@ -336,8 +337,9 @@ def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> Non
 
 def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Typed protections keep the role and count re-translatable too (they were English text before).
-    from echo_desk.builtins.files import fs, trees
+    from echo_desk.builtins.files import trees
     from echo_desk.builtins.files.operations import _folder_target
+    from echo_desk.common import fs
     from echo_desk.ui.approval.protection_text import shown_detail
 
     folder = tmp_path / "proj"

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QDir
 from PySide6.QtWidgets import QMainWindow
 
-from echo_desk.ui.single_instance import SingleInstance, bring_forward, server_name
+from echo_desk.ui.app.single_instance import SingleInstance, bring_forward, server_name
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,7 @@ def test_the_name_is_per_user_and_per_settings_folder(monkeypatch, tmp_path) -> 
 SECOND_LAUNCH = """
 import sys
 from PySide6.QtCore import QCoreApplication
-from echo_desk.ui.single_instance import SingleInstance
+from echo_desk.ui.app.single_instance import SingleInstance
 app = QCoreApplication(sys.argv)
 sys.exit(0 if SingleInstance(sys.argv[1]).claim() else 3)
 """

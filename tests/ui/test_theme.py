@@ -13,10 +13,10 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
 from echo_desk.store.settings import SettingsStore
-from echo_desk.ui import theme
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
+from echo_desk.ui.core import theme
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.settings_dialog import GeneralPage
 
 UI = Path(theme.__file__).parent
@@ -116,7 +116,7 @@ def test_general_settings_switch_and_save_the_theme(qtbot, qapp, settings_store:
 
 
 def test_the_open_tool_catalog_follows_a_theme_switch(qtbot, qapp, builtin_runtime):
-    from echo_desk.ui.labels import RISK_ROLES
+    from echo_desk.ui.core.labels import RISK_ROLES
     from echo_desk.ui.settings.catalog_model import COL_RISK, COL_STATUS
     from echo_desk.ui.settings.catalog_page import ToolsPage
 

@@ -13,9 +13,9 @@ import pytest
 
 from echo_desk.store import window_state
 from echo_desk.store.conversations import ConversationStore
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.app.services import Services
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.services import Services
+from echo_desk.ui.core.backend import CatalogBackend
 
 
 @pytest.fixture
@@ -78,9 +78,9 @@ app = QApplication(sys.argv)
 from echo_desk.runtime import Runtime
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.settings import SettingsStore
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.services import Services
+from echo_desk.ui.app.services import Services
 base = Path(sys.argv[1])
 settings = SettingsStore.in_dir(base / "config")
 runtime = Runtime.create(settings_store=settings, data_dir=base / "data", with_builtins=False, with_plugins=False)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from echo_desk.cli_changes import EXIT_NEEDS_CHOICE
+from echo_desk.cli.changes import EXIT_NEEDS_CHOICE
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

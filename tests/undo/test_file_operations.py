@@ -115,7 +115,7 @@ async def test_create_folder_and_revert_removes_only_empty_folders(runtime: Runt
 
 async def test_a_turn_that_made_a_folder_and_files_reverts_in_order(runtime: Runtime, scope: Scope,
                                                                     host: ScriptedHost, workspace: Path) -> None:
-    from echo_desk.agent.undo import turn
+    from echo_desk.agent.undo.journal import turn
 
     with turn("t1"):
         assert (await _call(runtime, scope, host, "create_folder", {"path": "docs"}, "c1")).ok

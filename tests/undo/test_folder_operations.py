@@ -145,7 +145,7 @@ async def test_files_over_the_undo_cap_are_named_before_approval(runtime: Runtim
 async def test_revert_never_writes_through_a_folder_swapped_for_a_link(runtime: Runtime, scope: Scope,
                                                                        host: ScriptedHost, workspace: Path,
                                                                        tmp_path: Path) -> None:
-    from echo_desk.agent.undo import LeftAlone
+    from echo_desk.agent.undo.revert import LeftAlone
 
     _make_project(workspace / "proj")
     env = await _call(runtime, scope, host, "delete_path", {"path": "proj"}, "c1")

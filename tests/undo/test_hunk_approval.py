@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, ScriptedHost
-from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.builtins.files.diffs import unified_diff
+from echo_desk.common.diffs import unified_diff
+from echo_desk.common.hunks import bind_selection
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import (

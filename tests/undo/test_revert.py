@@ -12,8 +12,10 @@ from typing import Any
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.undo import LeftAlone, Resolution, RevertIssue, turn
+from echo_desk.agent.undo.journal import turn
 from echo_desk.agent.undo.notes import revert_note
+from echo_desk.agent.undo.resolution import Resolution
+from echo_desk.agent.undo.revert import LeftAlone, RevertIssue
 from echo_desk.runtime import Runtime
 from echo_desk.store.changes import NotRestorable
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from echo_desk.agent.visible_text import visible
 from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart
+from echo_desk.common.visible_text import visible
 
 #: Image types every image-capable provider here takes (Gemini takes no GIF: it says so itself).
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",

@@ -5,8 +5,9 @@ The public API for the dispatcher, the CLI and the UI (import from here):
 - ``PermissionEngine`` — load layers, ``evaluate`` a ``Subject``, ``check_command`` /
   ``check_path`` / ``check_url`` / ``check_mcp`` for the tester, ``grant`` / ``revoke`` /
   ``trust``.
-- ``tool_standing(entry, settings, rules)`` — enabled? default? what decided? (one answer for
-  the dispatcher, ``tools list`` and the catalog).
+- ``standing.tool_standing(entry, settings, rules)`` — enabled? default? what decided? (one
+  answer for the dispatcher, ``tools list`` and the catalog; import it from its module: it reads
+  the settings model, which a rules check does not need).
 - ``subject_for(entry, params)`` — a call in the rules' terms; ``rule_names_for(entry)`` — the
   rule ``tool`` values that mention a tool; ``family_of(tool)`` — which grammar a rule uses
   (``ValueError`` for a malformed ``tool``).
@@ -47,7 +48,6 @@ from echo_desk.agent.permissions.model import (
     ToolStanding,
     Verdict,
 )
-from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.permissions.subjects import Subject, rule_names_for, subject_for
 
 __all__ = [
@@ -79,6 +79,5 @@ __all__ = [
     "file_sha256",
     "rule_names_for",
     "subject_for",
-    "tool_standing",
     "workspace_files",
 ]

@@ -11,10 +11,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from echo_desk.agent.permissions.model import Family
-from echo_desk.agent.registry import RegisteredTool
+
+if TYPE_CHECKING:
+    from echo_desk.agent.registry import RegisteredTool
 
 SHELL_TOOLS = frozenset({"run_command"})
 READ_TOOLS = frozenset({"read_file", "list_dir", "search_files"})

@@ -1,25 +1,6 @@
-"""Undo of what tools wrote: the journal that keeps previous contents, and the revert."""
+"""Undo of what tools wrote: the journal that keeps previous contents (``journal``, pruned by
+``pruning``), the revert (``revert``) and the notes the model reads about it (``notes``).
 
-from echo_desk.agent.undo.journal import UndoJournal, current_turn, turn
-from echo_desk.agent.undo.revert import (
-    LeftAlone,
-    Resolution,
-    Reverter,
-    RevertIssue,
-    RevertPlan,
-    RevertReport,
-    RevertStep,
-)
-
-__all__ = [
-    "LeftAlone",
-    "Resolution",
-    "RevertIssue",
-    "RevertPlan",
-    "RevertReport",
-    "RevertStep",
-    "Reverter",
-    "UndoJournal",
-    "current_turn",
-    "turn",
-]
+Nothing is imported here: the chat reads the notes at start-up and needs neither the journal's
+SQLite store nor the reverter's atomic writer for that.
+"""

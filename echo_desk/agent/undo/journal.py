@@ -27,13 +27,10 @@ from echo_desk.tools import FileChange, FileChangeKind, ToolExecutionContext, To
 
 log = logging.getLogger(__name__)
 
-#: ``ToolResult.metadata`` key: folders a call created, outermost first (Revert removes them if empty).
-CREATED_FOLDERS = "created_folders"
-#: ``ChangeRecord.kind`` of a created folder.
+#: ``ChangeRecord.kind`` of a folder a call created (``ToolResult.folders_created``).
 FOLDER_CREATED = "create_folder"
-#: ``ToolResult.metadata`` key: folders a call took away (moved or deleted), parents first.
-REMOVED_FOLDERS = "removed_folders"
-#: ``ChangeRecord.kind`` of a folder taken away (Revert makes it again, empty ones included).
+#: ``ChangeRecord.kind`` of a folder a call took away (``ToolResult.folders_removed``; Revert
+#: makes it again, empty ones included).
 FOLDER_REMOVED = "remove_folder"
 
 #: The person's turn a tool call belongs to (one message and everything the agent did for it).
@@ -107,8 +104,7 @@ class UndoJournal:
 
     async def after(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
         """Record the files ``result`` reports changed (the tool's own account)."""
-        if not result.file_changes and not result.metadata.get(CREATED_FOLDERS) \
-                and not result.metadata.get(REMOVED_FOLDERS):
+        if not result.file_changes and not result.folders_created and not result.folders_removed:
             return
         try:
             await asyncio.to_thread(self._record, ctx, result, seen)
@@ -165,13 +161,13 @@ class UndoJournal:
             ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
                          tool=ctx.tool_name, path=str(folder), kind=FOLDER_CREATED, before_sha256=None,
                          before_mode=None, after_sha256=None, restorable=True)
-            for folder in result.metadata.get(CREATED_FOLDERS, ()) or ()
+            for folder in result.folders_created
         ]
         records += [
             ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
                          tool=ctx.tool_name, path=str(folder), kind=FOLDER_REMOVED, before_sha256=None,
                          before_mode=None, after_sha256=None, restorable=True)
-            for folder in result.metadata.get(REMOVED_FOLDERS, ()) or ()
+            for folder in result.folders_removed
         ]
         for change in result.file_changes:
             before = seen.get(change.path)

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from echo_desk.agent.undo.journal import FOLDER_CREATED, FOLDER_REMOVED
-from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.fs import Resolved, open_dir
+from echo_desk.agent.undo.resolution import Resolution
+from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.common.fs import Resolved, open_dir
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
 from echo_desk.tools import ToolError
@@ -28,14 +29,6 @@ from echo_desk.tools import ToolError
 #: The file exists but cannot be compared (a folder, a symlink, unreadable).
 UNREADABLE = "unreadable"
 _READ_LIMIT = 1 << 30
-
-
-class Resolution(enum.StrEnum):
-    """The person's answer when a file changed after the tool wrote it."""
-
-    WHAT_IT_WAS = "before"
-    WHAT_THE_TOOL_WROTE = "tool"
-    WHAT_IT_IS_NOW = "current"
 
 
 @dataclass(frozen=True)

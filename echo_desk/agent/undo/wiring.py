@@ -6,7 +6,7 @@ from pathlib import Path
 
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.undo.revert import Reverter
-from echo_desk.builtins.files.entries import trash_root
+from echo_desk.store import paths
 from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeStore
 from echo_desk.store.settings import SettingsStore
@@ -26,7 +26,7 @@ def open_undo(data_dir: Path, settings: SettingsStore) -> tuple[UndoJournal, Rev
         max_file_bytes=lambda: settings.current.undo_max_file_bytes,
         keep_seconds=lambda: settings.current.undo_keep_days * _DAY,
         max_total_bytes=lambda: settings.current.undo_max_total_bytes,
-        trash_root=trash_root(),
+        trash_root=paths.trash_root(),
     )
     # Off the caller's thread: start-up (the window) never waits for a walk of the kept copies.
     journal.prune_in_background()

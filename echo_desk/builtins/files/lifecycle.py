@@ -13,13 +13,13 @@ import stat
 from dataclasses import dataclass
 from typing import TypeVar
 
-from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import fs, fscase, partial
-from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.diffs import file_change
+from echo_desk.builtins.files import fscase, partial
 from echo_desk.builtins.files.partial import chosen_hunks
+from echo_desk.common import fs
+from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.common.diffs import file_change
 from echo_desk.i18n import N_, _, deferred
 from echo_desk.store import paths
 from echo_desk.tools import (
@@ -83,7 +83,7 @@ def _check_new_folders(target: fs.Resolved) -> None:
 
 
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
-    shown = {p for t in approved_protected_targets(ctx, "path") if t.value == str(plan.target) for p in t.protections}
+    shown = {p for t in ctx.approved_protected_targets("path") if t.value == str(plan.target) for p in t.protections}
     return all(p in shown for p in plan.protections)
 
 

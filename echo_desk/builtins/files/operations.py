@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from echo_desk.agent.policy import approved_protected_targets
-from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import entries, fs, trees
-from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.diffs import cap, unified_diff
+from echo_desk.builtins.files import trees
 from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, protections_of
-from echo_desk.builtins.files.textcodec import BinaryFile, decode
+from echo_desk.common import entries, fs
+from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
+from echo_desk.common.diffs import cap, unified_diff
+from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
+from echo_desk.store import paths
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -121,7 +121,7 @@ class _PathTool(BuiltinTool[A]):
         preview, plan = self.plan(args, ctx)
         if ctx.preview is not None and _shown(ctx.preview) != _shown(preview):
             raise ChangedSincePreview(", ".join(t.value for t in preview.targets))
-        approved = {(t.value, t.protections) for t in approved_protected_targets(ctx, "path")}
+        approved = {(t.value, t.protections) for t in ctx.approved_protected_targets("path")}
         for t in preview.targets:
             if t.protections and (t.value, t.protections) not in approved:
                 raise ToolError(f"{t.value} is {t.full_detail}. This needs your approval of this exact path; "
@@ -172,9 +172,9 @@ def _tree_made(tree: trees.Tree, destination: fs.Resolved) -> tuple[FileChange, 
                             before_sha256=None, after_sha256=sha256(f.data), diff="") for f in tree.files)
 
 
-def _folders_at(tree: trees.Tree, base: fs.Resolved) -> list[str]:
+def _folders_at(tree: trees.Tree, base: fs.Resolved) -> tuple[str, ...]:
     """The tree's folders placed at ``base``, parents first."""
-    return [str(base.path.joinpath(*parts)) for parts, _mode in tree.folders]
+    return tuple(str(base.path.joinpath(*parts)) for parts, _mode in tree.folders)
 
 
 _MAX_NAMED_INSIDE = 5
@@ -248,7 +248,8 @@ class MovePath(_PathTool[MoveArguments]):
         ctx.host.file_mutated(str(dst))
         metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
         if isinstance(src, trees.Tree):
-            metadata |= {CREATED_FOLDERS: _folders_at(src, dst), REMOVED_FOLDERS: _folders_at(src, src.root)}
+            return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes,
+                                 folders_created=_folders_at(src, dst), folders_removed=_folders_at(src, src.root))
         return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes)
 
 
@@ -291,8 +292,8 @@ class CopyPath(_PathTool[CopyArguments]):
                 raise fs.os_error(exc, dst, "copy the folder to") from exc
             ctx.host.file_mutated(str(dst))
             return ToolResult.ok(f"Copied the folder {src.root} to {dst} ({len(src.files)} files).",
-                                 metadata={"source": str(src.root), "destination": str(dst),
-                                           CREATED_FOLDERS: _folders_at(src, dst)}, file_changes=changes)
+                                 metadata={"source": str(src.root), "destination": str(dst)}, file_changes=changes,
+                                 folders_created=_folders_at(src, dst))
         _still(src)
         atomic_write(dst, src.data, expect_sha256=ABSENT, check_cancelled=ctx.check_cancelled,
                      limit=MAX_FILE_BYTES, mode=src.mode)
@@ -331,7 +332,7 @@ class DeletePath(_PathTool[DeleteArguments]):
         if isinstance(src, trees.Tree):
             return self._delete_folder(src, changes, ctx)
         _still(src)
-        trash = entries.trash_dir()
+        trash = paths.trash_dir()
         src_dir, name = fs.open_parent(src.target)
         trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
@@ -355,7 +356,7 @@ class DeletePath(_PathTool[DeleteArguments]):
 
     @staticmethod
     def _delete_folder(src: trees.Tree, changes: tuple[FileChange, ...], ctx: ToolExecutionContext) -> ToolResult:
-        trash = entries.trash_dir()
+        trash = paths.trash_dir()
         src_dir, name = fs.open_parent(src.root)
         trash_fd = os.open(trash, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
@@ -374,8 +375,8 @@ class DeletePath(_PathTool[DeleteArguments]):
         ctx.host.file_mutated(str(src.root))
         return ToolResult.ok(f"Deleted the folder {src.root} with {len(src.files)} files (moved to Echo Desk's "
                              f"trash: {trash / name}).",
-                             metadata={"path": str(src.root), "trash": str(trash / name),
-                                       REMOVED_FOLDERS: _folders_at(src, src.root)}, file_changes=changes)
+                             metadata={"path": str(src.root), "trash": str(trash / name)}, file_changes=changes,
+                             folders_removed=_folders_at(src, src.root))
 
 
 def _missing(target: fs.Resolved) -> list[str]:
@@ -420,4 +421,5 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         except OSError as exc:
             raise fs.os_error(exc, target, "create") from exc
         ctx.host.file_mutated(str(target))
-        return ToolResult.ok(f"Created the folder {target}.", metadata={"path": str(target), CREATED_FOLDERS: missing})
+        return ToolResult.ok(f"Created the folder {target}.", metadata={"path": str(target)},
+                             folders_created=tuple(missing))

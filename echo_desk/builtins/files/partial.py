@@ -10,9 +10,9 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, Hunk, apply_hunks, hunks_of
-from echo_desk.builtins.files.diffs import file_change
-from echo_desk.builtins.files.textcodec import TextFormat, decode, encode
+from echo_desk.common.diffs import file_change
+from echo_desk.common.hunks import Hunk, apply_hunks, hunks_of
+from echo_desk.common.textcodec import TextFormat, decode, encode
 from echo_desk.tools import ToolExecutionContext
 
 if TYPE_CHECKING:
@@ -21,10 +21,7 @@ if TYPE_CHECKING:
 
 def chosen_hunks(ctx: ToolExecutionContext, path: str) -> tuple[int, ...] | None:
     """The hunks of ``path`` the person kept (``None``: no selection, take everything)."""
-    selection = ctx.extras.get(SELECTION_KEY)
-    if not isinstance(selection, dict) or path not in selection:
-        return None
-    return tuple(selection[path])
+    return ctx.hunk_selection.of(path) if ctx.hunk_selection is not None else None
 
 
 def narrow(plan: Plan, chosen: Collection[int]) -> tuple[Plan | None, list[Hunk], list[Hunk]]:
@@ -53,7 +50,7 @@ def report(path: str, applied: list[Hunk], declined: list[Hunk], ctx: ToolExecut
              f"{'nothing was written' if not applied else 'only those were written'}. "
              "Declined (not written):"]
     lines += [h.describe() for h in declined]
-    message = ctx.extras.get(SELECTION_MESSAGE_KEY)
+    message = ctx.hunk_selection.message if ctx.hunk_selection is not None else ""
     if message:
         lines.append(f"The person said about the declined hunks: {message}")
     lines.append("Read the file again before changing it further.")

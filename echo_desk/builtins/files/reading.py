@@ -10,8 +10,8 @@ from pydantic import Field
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool
-from echo_desk.builtins.files import fs
-from echo_desk.builtins.files.textcodec import decode, split_keep
+from echo_desk.common import fs
+from echo_desk.common.textcodec import decode, split_keep
 from echo_desk.tools import N_, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
 
 MAX_FILE_BYTES = 20 * 1024 * 1024

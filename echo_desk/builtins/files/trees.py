@@ -14,7 +14,7 @@ import shutil
 import stat
 from dataclasses import dataclass
 
-from echo_desk.builtins.files import entries, fs
+from echo_desk.common import entries, fs
 from echo_desk.tools import ErrorKind, ToolError
 
 #: A folder operation shows every file for approval: past this many entries it is refused.

@@ -9,9 +9,9 @@ from pydantic import Field
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import bad
-from echo_desk.builtins.files import fs
 from echo_desk.builtins.files.lifecycle import FileArguments, FileWriteTool
-from echo_desk.builtins.files.textcodec import TextFormat, decode, encode, to_newline
+from echo_desk.common import fs
+from echo_desk.common.textcodec import TextFormat, decode, encode, to_newline
 from echo_desk.tools import N_, ErrorKind, ToolError
 
 MAX_CONTENT = 2_000_000

@@ -15,9 +15,9 @@ from pydantic import Field
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, bad
-from echo_desk.builtins.files import fs
-from echo_desk.builtins.files.textcodec import BinaryFile, decode
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
+from echo_desk.common import fs
+from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult
 
 MAX_SCAN_BYTES = 2 * 1024 * 1024

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk import sandbox
-from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings
-from echo_desk.tools import Protection, ProtectionReason, Target
+from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason, Target
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
@@ -49,10 +48,10 @@ class CommandPlan:
     def target(self) -> Target | None:
         """The line the approval dialog shows (and the policy reads); none when the sandbox is off."""
         if self.sandboxed:
-            return Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail=self.network)
+            return Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail=self.network)
         if self.outside_reason is not None:
             why = Protection(reason=self.outside_reason)
-            return Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX, protections=(why,))
+            return Target(kind=SANDBOX_TARGET, value=Placement.OUTSIDE_SANDBOX, protections=(why,))
         return None
 
     def metadata(self) -> dict[str, object]:

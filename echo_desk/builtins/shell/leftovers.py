@@ -1,6 +1,6 @@
 """No process of a command outlives it: ``run_command`` runs under the reaper supervisor.
 
-The shell and everything it starts live below a small supervisor (``echo_desk/agent/reaper.py``,
+The shell and everything it starts live below a small supervisor (``echo_desk/sandbox/reaper.py``,
 a child subreaper on Linux) that tells us the moment the command's *own* process exits — so a
 background child still holding stdout no longer makes a finished command wait for its full
 timeout — and, when told, ends every process the command left behind, ``setsid`` and
@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent import reaper
+from echo_desk.sandbox import reaper
 from echo_desk.sandbox.helper import helper_command
 
 #: After the command's own process exits, output is still read this long (a child finishing

@@ -19,12 +19,11 @@ from typing import Annotated
 from pydantic import Field
 
 from echo_desk import sandbox
-from echo_desk.agent.policy import approved_protected_targets, is_protected
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import fs
 from echo_desk.builtins.shell import command_sandbox
 from echo_desk.builtins.shell.leftovers import CommandLeash
+from echo_desk.common import fs
 from echo_desk.i18n import deferred
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
@@ -238,7 +237,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                 raise ToolError("where the command runs (sandbox, protected folders) changed since it was "
                                 "approved; nothing was run", kind=ErrorKind.BUSINESS)
         for target in extra:
-            if is_protected(target) and target not in approved_protected_targets(ctx, target.kind):
+            if target.protections and target not in ctx.approved_protected_targets(target.kind):
                 why = "; ".join(p.english_reason for p in target.protections)
                 raise ToolError(f"not run: {why} needs the person's "
                                 "own approval", kind=ErrorKind.BUSINESS)

@@ -12,7 +12,6 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import Field
 
-from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.web.netguard import local_addresses, local_protection
@@ -109,7 +108,7 @@ def _approved_local_origins(ctx: ToolExecutionContext) -> frozenset[Origin]:
 
     Exactly the origin shown: approving ``http://localhost:8000`` does not let a redirect reach
     another port (another service) or scheme on the same host."""
-    return frozenset(origin(httpx.URL(t.value)) for t in approved_protected_targets(ctx, "url"))
+    return frozenset(origin(httpx.URL(t.value)) for t in ctx.approved_protected_targets("url"))
 
 
 def check_url(raw: str) -> str:

@@ -27,20 +27,20 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
-from echo_desk.agent.hunks import bind_selection
 from echo_desk.agent.permissions import GrantScope, Suggestion
-from echo_desk.agent.visible_text import request_hides_text, visible, visible_json
+from echo_desk.common.hunks import bind_selection
+from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools import ProtectionReason
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui import i18n_qt, marshal, theme
 from echo_desk.ui.approval import approval_keys
 from echo_desk.ui.approval.grant_choices import GrantChoices
 from echo_desk.ui.approval.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.approval.protection_text import shown_detail
 from echo_desk.ui.approval.spawn_manifest import scope_names
 from echo_desk.ui.approval.spawn_view import ManifestPanel, SubagentBanner
-from echo_desk.ui.labels import (
+from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core.labels import (
     CHANGE_LABELS,
     TARGET_LABELS,
     risk_colour,
@@ -48,7 +48,7 @@ from echo_desk.ui.labels import (
     source_label,
     target_value_text,
 )
-from echo_desk.ui.sandbox_text import status_text
+from echo_desk.ui.core.sandbox_text import status_text
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 
@@ -148,7 +148,7 @@ class ApprovalDialog(QDialog):
         self.hidden_warning.setWordWrap(True)
         theme.styled(self.hidden_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
         # The diffs are read a slice at a time by their panes, which say when they hold any.
-        self.hidden_warning.setVisible(request_hides_text(request, with_diffs=False))
+        self.hidden_warning.setVisible(request.hides_text(with_diffs=False))
         layout.addWidget(self.hidden_warning)
 
         self.summary = QLabel()

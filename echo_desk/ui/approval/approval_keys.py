@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.core import i18n_qt
 
 if TYPE_CHECKING:
     from echo_desk.ui.approval.approval_dialog import ApprovalDialog

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import _
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 #: Reads a field back as a JSON value.
 _Reader = Callable[[], object]

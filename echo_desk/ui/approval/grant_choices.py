@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import plain_tooltip, scope_label
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.rules_text import plain_tooltip, scope_label
 from echo_desk.ui.widgets.parts_table import PartsTable
 
 #: The scopes offered for a suggested rule, narrowest first ("once" is the dialog's own button).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from echo_desk.i18n import N_, _, aside, clause_text, list_text, shown
 from echo_desk.tools import Protection, ProtectionReason, Target
-from echo_desk.ui.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
+from echo_desk.ui.core.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 #: Every reason's message id; the named facts are ``{count}``, ``{host}``, ``{addresses}``.
 REASON_TEXTS: dict[ProtectionReason, str] = {

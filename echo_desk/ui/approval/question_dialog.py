@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.secret_fields import is_secret_field
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.secret_names import is_secret_field
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 

@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 if TYPE_CHECKING:  # the MCP package loads after the window shows
     from echo_desk.mcp.status import ServerStartRequest

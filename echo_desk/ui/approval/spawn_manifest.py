@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
 from echo_desk.i18n import _
-from echo_desk.ui.labels import risk_label
+from echo_desk.ui.core.labels import risk_label
 
 SUBAGENT_PREFIX = "sub-agent: "
 

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.i18n import _, list_text
-from echo_desk.ui import theme
 from echo_desk.ui.approval.spawn_manifest import access_text, asking_subagent_goal, limits_text, refused_texts
+from echo_desk.ui.core import theme
 
 
 def _value_label() -> QLabel:

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QPixmap, QTextDocument
 
-from echo_desk.agent.visible_text import visible
 from echo_desk.chat_messages import AttachmentRef, ImagePart
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 #: Thumbnail edge in a message, in device-independent pixels.
 MESSAGE_THUMB = 96

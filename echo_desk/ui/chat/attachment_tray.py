@@ -7,10 +7,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QVBoxLayout, QWidget
 
 from echo_desk.agent.attachments import Attachment
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import theme
 from echo_desk.ui.chat.attachment_thumbs import thumbnail
+from echo_desk.ui.core import theme
 
 #: Thumbnail edge in the prompt, in device-independent pixels.
 THUMB = 48

@@ -27,11 +27,11 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ToolCall
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
-from echo_desk.ui import marshal
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.chat.result_grid import grid_of
 from echo_desk.ui.chat.sandbox_card import sandbox_of
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
-from echo_desk.ui.controller import QtHost
+from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope

@@ -29,18 +29,19 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
 from echo_desk.store.first_workspace import ensure as ensure_workspace
-from echo_desk.ui import i18n_qt, theme, window_shortcuts
+from echo_desk.ui.approval.host import QtHost
+from echo_desk.ui.chat import window_shortcuts
 from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.conversation_list import ConversationList
 from echo_desk.ui.chat.find_bar import FindBar
 from echo_desk.ui.chat.message_actions import MessageActions
 from echo_desk.ui.chat.progress_text import progress_text
 from echo_desk.ui.chat.search_jump import open_hit
+from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
 from echo_desk.ui.chat.todo_panel import TodoPanel
 from echo_desk.ui.chat.transcript import TranscriptItem
 from echo_desk.ui.chat.transcript_view import TranscriptView
-from echo_desk.ui.controller import QtHost
-from echo_desk.ui.shortcuts_sheet import ShortcutsSheet
+from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.path_button import PathButton
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
     from echo_desk.agent.progress import Progress
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
-    from echo_desk.ui.services import Services
+    from echo_desk.ui.chat.revert_flow import RevertFlow
+    from echo_desk.ui.chat.window_services import WindowServices
 
 
 class MainWindow(QMainWindow):
@@ -58,7 +60,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self) -> None:
         super().__init__()
-        self.services: Services | None = None
+        self.services: WindowServices | None = None
         self.resize(1180, 760)
         self.host = QtHost(lambda: self)
         self.session = ChatSession(self.host, self)
@@ -88,7 +90,7 @@ class MainWindow(QMainWindow):
         self.transcript.code_copied.connect(lambda _code: self.statusBar().showMessage(_("Code copied"), 3000))
         self._wire_revert()
         self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
-        self.message_actions.switched.connect(self.revert.mark_reverted_cards)
+        self.message_actions.switched.connect(lambda: self.revert.mark_reverted_cards())
         self.find_bar = FindBar(self.transcript)
         mid.addWidget(self.find_bar)
         mid.addWidget(self.transcript, 1)
@@ -231,14 +233,14 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(bool(text))
 
     # -- wiring -----------------------------------------------------------------------------
-    def attach(self, services: Services) -> None:
+    def attach(self, services: WindowServices) -> None:
         self.services = services
         self.session.store = services.conversations
         self.session.runtime = services.runtime
         self.session.transcript.title_for = services.backend.title_for
         self.session.transcript.source_for = services.backend.source_for
         self.conversations.store = services.conversations
-        from echo_desk.ui import window_memory
+        from echo_desk.ui.chat import window_memory
 
         state = window_memory.remembered(self)
         window_memory.restore_layout(self, state)
@@ -379,13 +381,21 @@ class MainWindow(QMainWindow):
         DiffDialog(self.session.transcript.title_for(item.tool_name), item.file_changes, self).show()
 
     def _wire_revert(self) -> None:
-        from echo_desk.ui.chat.revert_flow import RevertFlow
-
-        self.revert = RevertFlow(lambda: self.session.runtime.reverter if self.session.runtime else None,
-                                 self.session.transcript, self)
-        self.transcript.revert_call.connect(self.revert.revert_call)
-        self.transcript.revert_turn.connect(self.revert.revert_turn)
+        # The revert flow (and the engine's reverter behind it) loads when first asked for: there
+        # is nothing to revert before the engine is attached, so the first frame does not wait.
+        self._revert: RevertFlow | None = None
+        self.transcript.revert_call.connect(lambda call_id: self.revert.revert_call(call_id))
+        self.transcript.revert_turn.connect(lambda row: self.revert.revert_turn(row))
         self.transcript.revert_since.connect(self._revert_since)
+
+    @property
+    def revert(self) -> RevertFlow:
+        if self._revert is None:
+            from echo_desk.ui.chat.revert_flow import RevertFlow
+
+            self._revert = RevertFlow(lambda: self.session.runtime.reverter if self.session.runtime else None,
+                                      self.session.transcript, self)
+        return self._revert
 
     def _revert_since(self, row: int) -> None:
         if self.session.conversation is not None:
@@ -488,7 +498,7 @@ class MainWindow(QMainWindow):
         self.activity.setText(text)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        from echo_desk.ui import window_memory
+        from echo_desk.ui.chat import window_memory
 
         window_memory.remember(self)
         self.session.stop()

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import _
 from echo_desk.store.conversations import Conversation, ConversationStore
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat.search_results import MessageSearch, SearchResults
+from echo_desk.ui.core import i18n_qt
 
 IdRole = Qt.ItemDataRole.UserRole + 20
 ConversationRole = Qt.ItemDataRole.UserRole + 21

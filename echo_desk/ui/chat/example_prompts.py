@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractItemModel, Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from echo_desk.i18n import N_, _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.core import i18n_qt
 
 EXAMPLES = (
     N_("Create a file hello.txt that says Hello from Echo Desk"),

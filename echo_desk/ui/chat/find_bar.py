@@ -8,9 +8,9 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat.transcript_find import TranscriptFinder
 from echo_desk.ui.chat.transcript_view import TranscriptView
+from echo_desk.ui.core import i18n_qt
 
 
 class FindBar(QWidget):

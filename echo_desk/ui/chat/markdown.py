@@ -30,8 +30,8 @@ from PySide6.QtGui import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.ui import marshal, theme
 from echo_desk.ui.chat import code_highlight
+from echo_desk.ui.core import marshal, theme
 
 #: The href of a code block's "Copy" link: this prefix and the block's number in its document.
 COPY_CODE_ANCHOR = "echo-desk:copy-code:"

@@ -14,8 +14,8 @@ from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QTextDocument, QTextOp
 from echo_desk import i18n
 from echo_desk.i18n import _
 from echo_desk.store.answer_stats import AnswerStats
-from echo_desk.ui import theme
 from echo_desk.ui.chat.transcript import ASSISTANT, TOOL, USER, TranscriptItem
+from echo_desk.ui.core import theme
 
 #: Links in the bar are ``echo-desk:message:<action>``.
 ANCHOR_PREFIX = "echo-desk:message:"

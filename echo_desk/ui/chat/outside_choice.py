@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from echo_desk.agent.attachments import Attachment
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 
 class OutsideChoice(enum.Enum):

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING
 
 from echo_desk.i18n import _
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 if TYPE_CHECKING:
     from echo_desk.tools.results import JsonObject

@@ -14,9 +14,9 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from echo_desk.agent.runaway import Runaway, RunawayKind
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 #: A repeated span is quoted up to this many characters.
 _UNIT_CHARS = 60

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.undo import Resolution, RevertPlan, RevertStep
+from echo_desk.agent.undo.resolution import Resolution
+from echo_desk.agent.undo.revert import RevertPlan, RevertStep
 from echo_desk.i18n import _
 from echo_desk.ui.chat.revert_text import record_not_restorable_text
 

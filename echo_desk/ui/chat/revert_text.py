@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from echo_desk.agent.undo import LeftAlone, RevertIssue
+from echo_desk.agent.undo.revert import LeftAlone, RevertIssue
 from echo_desk.i18n import N_, _, aside
 from echo_desk.store.changes import ChangeRecord, NotRestorable
 

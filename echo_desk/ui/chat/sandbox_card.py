@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
-from echo_desk.ui import theme
+from echo_desk.ui.core import theme
 
 if TYPE_CHECKING:
     from echo_desk.tools.results import JsonObject

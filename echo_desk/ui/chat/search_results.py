@@ -20,11 +20,11 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QStandardItem, QStandardItemModel, QTextDocument
 from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.message_search import SearchHit
-from echo_desk.ui import i18n_qt, marshal, theme
+from echo_desk.ui.core import i18n_qt, marshal, theme
 
 log = logging.getLogger(__name__)
 

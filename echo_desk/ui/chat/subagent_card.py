@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import _, aside
-from echo_desk.ui import theme
-from echo_desk.ui.labels import status_colour, status_label
+from echo_desk.ui.core import theme
+from echo_desk.ui.core.labels import status_colour, status_label
 
 if TYPE_CHECKING:
     from echo_desk.tools.results import JsonObject

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 
 from echo_desk.i18n import _, aside
 from echo_desk.tools.host import TodoItem, TodoStatus
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 _MARKS = {TodoStatus.DONE: "☑", TodoStatus.IN_PROGRESS: "◐", TodoStatus.PENDING: "☐"}
 

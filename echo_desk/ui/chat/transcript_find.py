@@ -13,9 +13,9 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex
 from PySide6.QtGui import QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem
 
-from echo_desk.ui import theme
 from echo_desk.ui.chat.transcript import ItemRole, TranscriptItem
 from echo_desk.ui.chat.transcript_view import TranscriptDelegate, TranscriptView
+from echo_desk.ui.core import theme
 
 _KEPT_COPIES = 300
 

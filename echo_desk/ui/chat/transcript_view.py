@@ -48,10 +48,9 @@ from PySide6.QtWidgets import (
 from echo_desk import i18n
 from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.status import ToolStatus
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside, labelled, shown
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui import theme
 from echo_desk.ui.chat.attachment_thumbs import attachments_html
 from echo_desk.ui.chat.markdown import (
     code_block_text,
@@ -76,7 +75,8 @@ from echo_desk.ui.chat.transcript import (
     TranscriptItem,
     TranscriptModel,
 )
-from echo_desk.ui.labels import CHANGE_LABELS, status_colour, status_label
+from echo_desk.ui.core import theme
+from echo_desk.ui.core.labels import CHANGE_LABELS, status_colour, status_label
 from echo_desk.ui.widgets.diffparse import ADD, DELETE, HUNK, parse_unified
 
 _MARGIN = 6

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushBut
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
 from echo_desk.store.first_workspace import ensure as ensure_workspace
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 #: Recent folders offered beside the default.
 RECENT_SHOWN = 3

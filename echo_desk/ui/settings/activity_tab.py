@@ -28,8 +28,8 @@ from echo_desk.agent.permissions import Rule
 from echo_desk.i18n import N_, _
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import plain_tooltip, rule_phrase, when
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 
 DECISION_LABELS = {
     Decision.AUTO: N_("ran without asking"),

@@ -22,13 +22,13 @@ from PySide6.QtWidgets import QTreeView
 
 from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.sources import SourceKind, ToolSource
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, locale_dir_of, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
-from echo_desk.ui import marshal, theme
-from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.labels import policy_label, risk_colour, risk_label, source_label
+from echo_desk.ui.core import marshal, theme
+from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10

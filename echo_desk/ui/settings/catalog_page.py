@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings
-from echo_desk.ui import i18n_qt, marshal, theme
-from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.labels import capability_label, policy_label, profile_label, risk_label
+from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.labels import capability_label, policy_label, profile_label, risk_label
 from echo_desk.ui.settings.catalog_model import (
     COL_DESCRIPTION,
     COL_POLICY,

@@ -40,7 +40,7 @@ from echo_desk.builtins.database.connection_editing import (
 from echo_desk.builtins.database.connections import redact_dsn
 from echo_desk.i18n import N_, _
 from echo_desk.store.settings import DatabaseConnection, SettingsStore
-from echo_desk.ui import i18n_qt, marshal, theme
+from echo_desk.ui.core import i18n_qt, marshal, theme
 
 KIND_LABELS = {"postgres": N_("PostgreSQL"), "sqlite": N_("SQLite file")}
 

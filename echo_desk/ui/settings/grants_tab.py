@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.permissions import Grant, PermissionEngine
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import plain_tooltip, scope_label, when
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.rules_text import plain_tooltip, scope_label, when
 
 
 class GrantsTab(QWidget):

@@ -31,7 +31,7 @@ from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.manager import ModelFileError, check_chosen_file
 from echo_desk.providers.local.verify import recorded_sha256
 from echo_desk.store.settings import Settings, SettingsStore
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.model_download import (
     DownloadCancelled,
     DownloadJob,

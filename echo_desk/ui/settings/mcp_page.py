@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, th
     from echo_desk.mcp.manager import McpManager
     from echo_desk.mcp.status import ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
     from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
-from echo_desk.ui import i18n_qt, marshal, theme
+from echo_desk.ui.core import i18n_qt, marshal, theme
 
 _STATE_TEXT = {
     "disabled": N_("Disabled"), "awaiting_approval": N_("Waiting for your approval to start"),

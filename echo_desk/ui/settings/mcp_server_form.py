@@ -40,7 +40,7 @@ from echo_desk.mcp.editing import (
     split_command_line,
     store_secrets,
 )
-from echo_desk.ui import i18n_qt, marshal, theme
+from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.settings.mcp_rows import KeyValueRows
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import httpx
 from echo_desk.i18n import _
 from echo_desk.providers.local.manager import ModelFileError, download_model
 from echo_desk.providers.local.verify import is_gguf, recorded_sha256
-from echo_desk.ui import marshal
+from echo_desk.ui.core import marshal
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _UI_INTERVAL = 0.1  # seconds between progress updates sent to the UI thread

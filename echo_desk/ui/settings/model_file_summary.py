@@ -12,7 +12,7 @@ from pathlib import Path
 from echo_desk.i18n import _
 from echo_desk.providers.local.gguf import GgufInfo, read_gguf_info
 from echo_desk.providers.local.profiles import ModelProfile, profile_for_file
-from echo_desk.ui import marshal
+from echo_desk.ui.core import marshal
 
 
 def summary_text(info: GgufInfo, profile: ModelProfile) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Coroutine
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -27,11 +26,9 @@ from echo_desk.agent.model import ChatMessage, ChatModel, TextDelta
 from echo_desk.i18n import N_, _
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
-from echo_desk.ui import i18n_qt, marshal
+from echo_desk.ui.core import i18n_qt, marshal
+from echo_desk.ui.core.backend import ModelFactory
 from echo_desk.ui.settings.local_model_panel import LocalModelPanel
-
-if TYPE_CHECKING:
-    from echo_desk.ui.services import ModelFactory
 
 KIND_LABELS = {
     ProviderKind.LOCAL: N_("Built-in local model (llama.cpp)"),

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from echo_desk.agent.permissions import PermissionEngine, Rule, ToolStanding
 from echo_desk.i18n import _
 from echo_desk.store.audit import AuditLog
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.activity_tab import ActivityTab
 from echo_desk.ui.settings.grants_tab import GrantsTab
 from echo_desk.ui.settings.policy_tester import PolicyTester

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLa
 
 from echo_desk.agent.permissions import Default, PermissionEngine, ToolStanding, Verdict
 from echo_desk.i18n import N_, _
-from echo_desk.ui import i18n_qt
-from echo_desk.ui.rules_text import decided_by, verdict_colour, verdict_label
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.rules_text import decided_by, verdict_colour, verdict_label
 from echo_desk.ui.widgets.parts_table import PartsTable
 
 KINDS = (

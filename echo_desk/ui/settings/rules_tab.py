@@ -37,8 +37,8 @@ from echo_desk.agent.permissions import (
     Severity,
 )
 from echo_desk.i18n import N_, _, labelled
-from echo_desk.ui import i18n_qt, theme
-from echo_desk.ui.rules_text import (
+from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.rules_text import (
     EFFECT_LABELS,
     LAYER_LABELS,
     plain_tooltip,

@@ -28,8 +28,8 @@ from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.domains import BadDomain, DomainRule
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
-from echo_desk.ui import i18n_qt, theme
-from echo_desk.ui.sandbox_text import status_text
+from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.sandbox_text import status_text
 
 MODE_LABELS = {
     SandboxMode.SANDBOXED: N_("Sandboxed (recommended)"),

@@ -9,7 +9,7 @@ import html
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from echo_desk.i18n import N_, _
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.core import i18n_qt
 
 TITLE = N_("About scopes and sub-agents")
 PARAGRAPHS = (

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from echo_desk.i18n import LANGUAGE_NAMES, _
 from echo_desk.store.settings import Settings
-from echo_desk.ui import i18n_qt, theme
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.catalog_page import ToolsPage
 from echo_desk.ui.settings.databases_page import DatabasesPage
 from echo_desk.ui.settings.sandbox_page import SandboxPage

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.diffparse import (
     ADD,
     DELETE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 
 CONTEXT, ADD, DELETE, HUNK, META, FILLER = "c", "+", "-", "@", "m", " "
 

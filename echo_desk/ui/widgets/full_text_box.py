@@ -15,9 +15,9 @@ from PySide6.QtCore import QPoint, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QWidget
 
-from echo_desk.agent.visible_text import visible
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt, theme
 
 #: Lines up to this many characters fit the dialog's narrowest width in a monospace font.
 _SURE_TO_FIT = 60

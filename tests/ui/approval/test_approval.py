@@ -13,10 +13,10 @@ from PySide6.QtTest import QTest
 from echo_desk.agent.model import ToolCall
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import Question
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.question_dialog import QuestionDialog
-from echo_desk.ui.controller import QtHost
+from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import next_emission, within
 
 

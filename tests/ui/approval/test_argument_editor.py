@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLineEdit
 
 from echo_desk.agent.model import ToolCall
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
-from echo_desk.ui.controller import QtHost
+from echo_desk.ui.approval.host import QtHost
 from tests.ui.conftest import next_emission, within
 
 

@@ -15,7 +15,7 @@ from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import GrantScope
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.grant_choices import GrantChoices, plain_button_text
-from echo_desk.ui.controller import QtHost
+from echo_desk.ui.approval.host import QtHost
 from tests.ui.conftest import next_emission, within
 
 RULES = """# my rules
@@ -122,7 +122,7 @@ def test_always_appends_a_rule_and_the_keyboard_reaches_every_choice(qloop, buil
 
 
 def test_the_panel_shows_untrusted_text_plainly_and_in_chinese(qtbot, builtin_runtime, workspace, rules_file):
-    from echo_desk.ui import i18n_qt
+    from echo_desk.ui.core import i18n_qt
 
     engine = builtin_runtime.permissions
     verdict = engine.check_command("echo '<b>x</b>' && printf '%s' 'a&b'", workspace=workspace)

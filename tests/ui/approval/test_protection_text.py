@@ -11,8 +11,8 @@ import pytest
 import echo_desk.ui
 from echo_desk import i18n
 from echo_desk.builtins import FetchUrl
-from echo_desk.builtins.files.fs import resolve
 from echo_desk.builtins.files.lifecycle import protections_of
+from echo_desk.common.fs import resolve
 from echo_desk.tools import Protection, ProtectionReason, Target, ToolExecutionContext
 from echo_desk.ui.approval.protection_text import REASON_TEXTS, protection_text, shown_detail
 

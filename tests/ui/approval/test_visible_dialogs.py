@@ -8,8 +8,8 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QLineEdit
 
 from echo_desk.agent.host import ApprovalRequest
-from echo_desk.agent.visible_text import has_hidden
-from echo_desk.builtins.files.diffs import unified_diff
+from echo_desk.common.diffs import unified_diff
+from echo_desk.common.visible_text import has_hidden
 from echo_desk.mcp.status import ServerStartRequest
 from echo_desk.tools import FileChange, FileChangeKind, RiskLevel
 from echo_desk.tools.host import Question

@@ -160,7 +160,7 @@ def test_the_model_in_the_window_receives_the_system_prompt_with_the_workspace(w
 
 
 def test_auto_title_still_works_after_a_live_language_switch(window, qloop, workspace):
-    from echo_desk.ui import i18n_qt
+    from echo_desk.ui.core import i18n_qt
 
     _workspace(window, workspace)
     store = window.services.conversations

@@ -13,12 +13,12 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from echo_desk.agent.model import StreamEvent, Usage
 from echo_desk.store.conversations import ConversationStore
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.message_bar import ANCHOR_PREFIX, BarDocuments, MessageAction, bar_html
 from echo_desk.ui.chat.transcript import ASSISTANT, USER, TranscriptItem
 from echo_desk.ui.chat.transcript_view import _PAD, TranscriptDelegate
-from echo_desk.ui.controller import QtHost
 from tests.ui.conftest import attached_window, next_emission, within
 from tests.ui.fake_model import ScriptedModel, say
 

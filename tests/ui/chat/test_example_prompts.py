@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat.example_prompts import EXAMPLES
+from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import until
 from tests.ui.fake_model import ScriptedModel, say
 

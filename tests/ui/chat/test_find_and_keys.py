@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.i18n import _ as tr
 from echo_desk.store.conversations import ConversationStore
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript_find import row_of_message
-from echo_desk.ui.window_shortcuts import ACTIONS, key_text
+from echo_desk.ui.chat.window_shortcuts import ACTIONS, key_text
+from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import attached_window, next_emission, within
 from tests.ui.fake_model import ScriptedModel
 
@@ -291,7 +291,7 @@ def _approval_call(text: str) -> ToolCall:
     ((Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier), "deny"),
 ])
 def test_approval_dialog_keys(qloop, runtime, scope, workspace, keys, expected):
-    from echo_desk.ui.controller import QtHost
+    from echo_desk.ui.approval.host import QtHost
 
     (workspace / "notes.txt").write_text("old\n")
 
@@ -313,7 +313,7 @@ def test_approval_dialog_keys(qloop, runtime, scope, workspace, keys, expected):
 
 
 def test_alt_a_does_nothing_while_allow_is_disabled(qtbot, qloop, runtime, scope, workspace):
-    from echo_desk.ui.controller import QtHost
+    from echo_desk.ui.approval.host import QtHost
 
     async def run():
         import asyncio

@@ -9,11 +9,11 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from echo_desk.ui import theme
 from echo_desk.ui.chat import code_highlight
 from echo_desk.ui.chat.markdown import COPY_CODE_ANCHOR, code_block_text, link_target, markdown_document
 from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptDelegate, TranscriptView
+from echo_desk.ui.core import theme
 
 CODE = 'url = "http://example.com/#x"  # a comment\nfor i in range(3):\n    print(i)\n\tdone = True'
 MESSAGE = (f"See [the docs](https://example.org/docs) and `inline`.\n\n```python\n{CODE}\n```\n\n"

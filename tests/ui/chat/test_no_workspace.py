@@ -6,9 +6,9 @@ from pathlib import Path
 
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat import chat_window
 from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import attached_window, until
 from tests.ui.fake_model import ScriptedModel, say
 

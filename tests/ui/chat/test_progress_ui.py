@@ -19,8 +19,8 @@ from echo_desk.agent.model import (
     ToolCallDelta,
     ToolCallStarted,
 )
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import next_emission, until, within
 
 

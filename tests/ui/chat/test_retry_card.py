@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from echo_desk.agent.model import StreamEnd, TextDelta, ToolCallDelta, ToolCallStarted
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import next_emission, until, within
 from tests.ui.fake_model import ScriptedModel, say
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, Qt
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.agent.undo import Resolution
+from echo_desk.agent.undo.resolution import Resolution
 from echo_desk.runtime import Runtime
 from echo_desk.ui.chat.revert_dialog import ConfirmRevertDialog, ConflictDialog
 from echo_desk.ui.chat.revert_flow import RevertFlow
@@ -100,7 +100,7 @@ def test_revert_this_turn_confirms_once_with_every_file(qtbot, chat, builtin_run
     view, model, flow = chat
     (workspace / "b.txt").write_text("b\n")
     model.add_user("change both")
-    from echo_desk.agent.undo import turn
+    from echo_desk.agent.undo.journal import turn
 
     with turn("t1"):
         for cid, name in (("c1", "b.txt"), ("c2", "new.txt")):
@@ -139,7 +139,7 @@ def _has_chinese(text: str) -> bool:
 def test_every_revert_outcome_is_worded_in_the_ui_language() -> None:
     """The engine hands typed outcomes; the UI words each one, none is English in Chinese."""
     from echo_desk import i18n
-    from echo_desk.agent.undo import LeftAlone, RevertIssue
+    from echo_desk.agent.undo.revert import LeftAlone, RevertIssue
     from echo_desk.store.changes import NotRestorable
     from echo_desk.ui.chat.revert_text import issue_text
 
@@ -200,7 +200,7 @@ def test_a_long_revert_leaves_the_ui_thread_free_and_shows_progress(
         qtbot, chat, builtin_runtime: Runtime, scope: Scope, workspace: Path) -> None:
     from PySide6.QtCore import QTimer
 
-    from echo_desk.agent.undo import turn
+    from echo_desk.agent.undo.journal import turn
 
     view, model, flow = chat
     model.add_user("rewrite them all")

@@ -15,12 +15,12 @@ import pytest
 
 from echo_desk.agent.model import ToolCall
 from echo_desk.store.conversations import ConversationStore
-from echo_desk.ui import i18n_qt
+from echo_desk.ui.app.services import Services, wire_delegation
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.chat.transcript import TOOL, TranscriptModel
-from echo_desk.ui.controller import QtHost
-from echo_desk.ui.services import Services, wire_delegation
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.backend import CatalogBackend
 from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.ui.conftest import attached_window, next_emission, within
 

@@ -157,7 +157,7 @@ def test_keyboard_opens_cards_and_copies(view, qtbot):
 
 def test_a_denied_card_says_so_in_the_language_of_the_moment_live_and_after_reload(view):
     from echo_desk.agent.envelope import DENIED_KEY
-    from echo_desk.ui import i18n_qt
+    from echo_desk.ui.core import i18n_qt
 
     model: TranscriptModel = view.model()
     call = ToolCall(id="c1", name="write_note", arguments="{}")

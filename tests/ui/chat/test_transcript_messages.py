@@ -9,10 +9,10 @@ from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.conversations import StoredMessage
 from echo_desk.store.message_tree import BranchPosition
-from echo_desk.ui import i18n_qt
 from echo_desk.ui.chat.message_bar import MessageAction, actions_for, bar_html, footer_text
 from echo_desk.ui.chat.transcript import ASSISTANT, TOOL, USER, TranscriptModel
 from echo_desk.ui.chat.transcript_view import _MARGIN, _PAD, TranscriptView
+from echo_desk.ui.core import i18n_qt
 
 STATS = AnswerStats(input_tokens=900, output_tokens=30, elapsed_seconds=2.5, first_token_seconds=0.5)
 TWO = BranchPosition(2, 2, ("old", "a1"))

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.store.settings import SettingsStore, ToolPolicy
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.catalog_model import COL_POLICY, COL_TOOL, PolicyRole
 from echo_desk.ui.settings.catalog_page import ToolsPage
 from tests.ui.conftest import ReadNote
@@ -143,7 +143,7 @@ def test_a_description_with_an_html_comment_shows_it_in_the_tooltip(qtbot, runti
 
 def test_the_catalog_shows_the_engines_default_for_an_mcp_tool_whose_risk_was_lowered(qtbot, qloop, runtime, scope):
     from echo_desk.tools.results import RiskLevel
-    from echo_desk.ui.labels import risk_label
+    from echo_desk.ui.core.labels import risk_label
     from echo_desk.ui.settings.catalog_model import COL_RISK
 
     class RemoteLookup(ReadNote):  # exec, like every MCP tool starts

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.catalog_model import COL_POLICY
 from echo_desk.ui.settings.catalog_page import ToolsPage
 

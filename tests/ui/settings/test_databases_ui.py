@@ -19,8 +19,8 @@ from echo_desk.builtins.database import DbExecuteTool, DbQueryTool, database_too
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.settings import DatabaseConnection, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.transcript import TOOL
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.databases_page import DatabasesPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.agent.fake_model import ScriptedModel, calls, say
@@ -217,8 +217,8 @@ def test_the_stored_grid_is_bounded():
 
 
 def test_the_page_and_the_grid_note_follow_the_language(qtbot, settings_store):
-    from echo_desk.ui import i18n_qt
     from echo_desk.ui.chat.result_grid import grid_html, grid_of
+    from echo_desk.ui.core import i18n_qt
 
     page = DatabasesPage(settings_store)
     qtbot.addWidget(page)

@@ -17,7 +17,7 @@ from echo_desk.mcp import McpManager
 from echo_desk.mcp.config import config_path
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.secrets import secret_store
-from echo_desk.ui.controller import QtHost
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.settings.mcp_page import McpPage
 from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
 from tests.ui.conftest import next_emission, within

@@ -16,8 +16,8 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.store.paths import config_dir
-from echo_desk.ui.backend import CatalogBackend
-from echo_desk.ui.controller import QtHost
+from echo_desk.ui.approval.host import QtHost
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.mcp_page import McpPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import next_emission, within

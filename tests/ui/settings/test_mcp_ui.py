@@ -10,8 +10,8 @@ from types import SimpleNamespace
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
-from echo_desk.ui.controller import QtHost
 from echo_desk.ui.settings.mcp_page import McpPage
 from tests.ui.conftest import next_emission, within
 

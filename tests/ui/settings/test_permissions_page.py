@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import Effect, GrantScope, Suggestion
-from echo_desk.ui.backend import CatalogBackend
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.permissions_page import PermissionsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
@@ -171,7 +171,7 @@ def test_activity_filters_explains_and_exports(page, builtin_runtime, scope, tmp
 
 
 def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
-    from echo_desk.ui import i18n_qt
+    from echo_desk.ui.core import i18n_qt
 
     dialog = SettingsDialog(CatalogBackend(builtin_runtime.settings, builtin_runtime))
     qtbot.addWidget(dialog)

@@ -14,18 +14,25 @@ from echo_desk import sandbox
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.permissions import Effect, sandbox_toggle
-from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
 from echo_desk.builtins import RunCommand
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
-from echo_desk.tools import Protection, ProtectionReason, RiskLevel, Target, ToolExecutionContext
-from echo_desk.ui import i18n_qt
+from echo_desk.tools import (
+    SANDBOX_TARGET,
+    Placement,
+    Protection,
+    ProtectionReason,
+    RiskLevel,
+    Target,
+    ToolExecutionContext,
+)
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog, format_targets
-from echo_desk.ui.backend import CatalogBackend
 from echo_desk.ui.chat.chat_session import _envelope_dict
 from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_of
 from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import card_html
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
 from echo_desk.ui.settings.sandbox_page import SandboxPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
@@ -119,9 +126,9 @@ def _request(*targets: Target) -> ApprovalRequest:
 
 
 def test_the_approval_dialog_says_where_the_command_runs_and_with_what_network(qtbot) -> None:
-    inside = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: none"))
+    inside = _request(Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail="network: none"))
     assert "Runs: in the sandbox\n    Details: no network" in format_targets(inside)
-    outside = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
+    outside = _request(Target(kind=SANDBOX_TARGET, value=Placement.OUTSIDE_SANDBOX,
                               protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_ASKED),)))
     text = format_targets(outside)
     assert "Runs: outside the sandbox, with all your rights" in text
@@ -148,7 +155,7 @@ def test_allowed_domains_are_checked_before_they_are_saved(qtbot, settings_store
     assert settings_store.current.sandbox.for_workspace(str(tmp_path)).allowed_domains == [
         "pypi.org", "*.pythonhosted.org"]
     assert settings_store.current.sandbox.default.allowed_domains == []
-    request = _request(Target(kind=SANDBOX_TARGET, value=IN_SANDBOX, detail="network: only pypi.org, *.pythonhosted.org"))
+    request = _request(Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail="network: only pypi.org, *.pythonhosted.org"))
     assert "Details: network only to: pypi.org, *.pythonhosted.org" in format_targets(request)
 
 
@@ -202,7 +209,7 @@ def test_the_server_form_keeps_the_sandbox_choice(qtbot) -> None:
 def test_the_approval_dialog_gives_the_fix_when_the_sandbox_is_unavailable(
         qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _without_bwrap(monkeypatch, tmp_path)
-    request = _request(Target(kind=SANDBOX_TARGET, value=OUTSIDE_SANDBOX,
+    request = _request(Target(kind=SANDBOX_TARGET, value=Placement.OUTSIDE_SANDBOX,
                               protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE),)))
     text = format_targets(request)
     assert "the sandbox is unavailable here" in text

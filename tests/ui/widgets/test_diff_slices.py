@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from echo_desk.agent.visible_text import has_hidden
+from echo_desk.common.visible_text import has_hidden
 from echo_desk.ui.widgets.diffparse import UnifiedParser, parse_unified
 
 _PIECES = ["a", " ", "+", "-", "@@ -1,3 +1,4 @@", "\r", "\u202e", "\u2029", "\x0b", "\\", "--- a", "+++ b", "é",

@@ -1,0 +1,44 @@
+"""The headless command line. ``echo-desk`` alone starts the desktop app.
+
+Light on purpose: parsing the arguments (``arguments``) imports no engine, no tool and no MCP
+SDK, so ``--help`` answers at once; ``rules`` asks the rules engine alone; the other commands
+load the whole runtime (``with_runtime``), and no command the window.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from echo_desk.cli.arguments import build_parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "rules":  # the rules engine and its files only: no tools, no MCP
+        from echo_desk.cli.rules import run_with_own_engine
+
+        return run_with_own_engine(args)
+    from echo_desk import sandbox
+
+    # Known at start, off the main thread: the settings page, the approval dialog and the
+    # command plans read the cached answer instead of probing bwrap at first use.
+    sandbox.check_at_start()
+    if args.command is None:
+        return _run_gui(argv)
+    from echo_desk.cli.with_runtime import run
+
+    code = run(args)
+    if code is None:
+        parser.print_help()
+        return 2
+    return code
+
+
+def _run_gui(argv: list[str]) -> int:
+    try:
+        from echo_desk.ui.app.main import run_gui
+    except ImportError as exc:
+        print(f"The desktop app is not available: {exc}. The CLI works: echo-desk --help", file=sys.stderr)
+        return 1
+    return int(run_gui(argv))

@@ -1,0 +1,201 @@
+"""``echo-desk rules …``: list the rules, check a command/path/URL/MCP call, manage grants and trust.
+
+Everything here asks the engine (``PermissionEngine``) — the same code path ``execute_tool``
+takes. Untrusted text (patterns, commands, paths) is printed JSON-escaped (``ensure_ascii``), so
+control, bidi and invisible characters show as ``\\uXXXX`` instead of acting on the terminal.
+
+``rules check`` exits 0 for allow, 1 for ask (or no rule: the tool's default asks), 2 for deny,
+3 for allow-in-sandbox (runs without asking only inside the sandbox; the JSON then says whether
+the sandbox works on this system).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from echo_desk.agent.permissions import Effect, Part, PermissionEngine, Provenance, Verdict, workspace_files
+from echo_desk.store import paths
+from echo_desk.store.grants import GRANTS_FILE, GrantStore
+
+
+def run_with_own_engine(args: argparse.Namespace) -> int:
+    """Run a rules command on the person's rule files and grants, without the rest of the
+    runtime: the same folders ``Runtime.create`` gives the dispatcher's engine, no tool loaded and
+    no MCP server started (a policy check other programs call answers at once)."""
+    engine = PermissionEngine(config_dir=paths.config_dir(), grants=GrantStore(paths.data_dir() / GRANTS_FILE))
+    try:
+        return run_rules_command(engine, args)
+    finally:
+        engine.grants.close()
+
+
+def run_rules_command(engine: PermissionEngine | None, args: argparse.Namespace) -> int:
+    if engine is None:
+        print("permission rules are not available in this set-up", file=sys.stderr)
+        return 2
+    command = args.rules_command
+    if command == "list":
+        return _list(engine, _workspace(args.workspace), as_json=args.json)
+    if command == "check":
+        return _check(engine, args)
+    if command == "grants":
+        return _grants(engine, as_json=args.json)
+    if command == "revoke":
+        if args.all:
+            print(f"revoked {engine.revoke_all()} grant(s)")
+            return 0
+        if engine.revoke(args.grant_id):
+            print(f"revoked {args.grant_id}")
+            return 0
+        print(f"no grant {args.grant_id!r} (nothing was changed)", file=sys.stderr)
+        return 1
+    if command == "trust":
+        return _trust(engine, _workspace(args.workspace), assume_yes=args.yes)
+    return 2
+
+
+def _workspace(given: Path | None) -> Path:
+    return (given or Path.cwd()).resolve()
+
+
+def _show(text: str | None) -> str:
+    return json.dumps(text, ensure_ascii=True)
+
+
+def _list(engine: PermissionEngine, workspace: Path, *, as_json: bool) -> int:
+    report = engine.load((workspace,))
+    if as_json:
+        rows = [{"effect": r.effect.value, "tool": r.tool, "pattern": r.pattern, "reason": r.reason,
+                 "layer": r.source.layer.value, "file": str(r.source.path) if r.source.path else None,
+                 "line": r.source.line, "active": r.active, "inactive": r.inactive.value if r.inactive else None}
+                for r in report.rules]
+        problems = [{"severity": p.severity.value, "kind": p.kind.value, "file": str(p.path), "line": p.line,
+                     "message": p.message, "example": p.example} for p in report.problems]
+        print(json.dumps({"rules": rows, "problems": problems}, indent=2, ensure_ascii=True))
+    else:
+        for r in report.rules:
+            state = "" if r.active else f"  [inactive: {r.inactive.value if r.inactive else ''}]"
+            reason = f"  # {_show(r.reason)}" if r.reason else ""
+            print(f"{r.effect.value:<5} {_show(r.tool)} {_show(r.pattern) if r.pattern is not None else '(whole tool)'}"
+                  f"  <{r.source.describe()}>{state}{reason}")
+        for p in report.problems:
+            print(_show(p.describe())[1:-1], file=sys.stderr)
+    return 1 if report.errors else 0
+
+
+def _provenance(p: Provenance | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    out: dict[str, Any] = {"kind": p.kind.value, "describe": p.describe()}
+    if p.rule is not None:
+        out["rule"] = {"effect": p.rule.effect.value, "tool": p.rule.tool, "pattern": p.rule.pattern,
+                       "file": str(p.rule.source.path) if p.rule.source.path else None, "line": p.rule.source.line}
+    if p.grant is not None:
+        out["grant"] = p.grant.id
+    if p.detail:
+        out["detail"] = p.detail
+    return out
+
+
+def _part(part: Part) -> dict[str, Any]:
+    return {"text": part.text, "kind": part.kind, "verdict": part.effect.value if part.effect else None,
+            "opaque": part.opaque.value if part.opaque else None, "decided_by": _provenance(part.provenance)}
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """The verdict as printed by ``rules check`` (also useful to tests and scripts)."""
+    overall = verdict.effect.value if verdict.effect else "ask"
+    return {
+        "verdict": overall,
+        "rules_said": verdict.effect.value if verdict.effect else None,
+        "decided_by": _provenance(verdict.provenance),
+        "parts": [_part(p) for p in verdict.parts],
+        "suggestions": [{"tool": s.tool, "pattern": s.pattern, "label": s.label} for s in verdict.suggestions],
+    }
+
+
+def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
+    workspace = _workspace(args.workspace)
+    if args.path is not None:
+        verdict = engine.check_path(args.path, write=args.write, workspace=workspace)
+    elif args.url is not None:
+        verdict = engine.check_url(args.url, method=args.method, workspace=workspace)
+    elif args.mcp is not None:
+        server, _, tool = args.mcp.partition("/")
+        try:
+            arguments = json.loads(args.args)
+        except json.JSONDecodeError as exc:
+            print(f"--args is not JSON: {exc}", file=sys.stderr)
+            return 2
+        if not server or not tool or not isinstance(arguments, dict):
+            print("--mcp takes SERVER/TOOL and --args a JSON object", file=sys.stderr)
+            return 2
+        verdict = engine.check_mcp(server, tool, arguments, workspace=workspace)
+    else:
+        words = list(args.command_line)
+        if words and words[0] == "--":
+            words = words[1:]
+        if not words:
+            print("give a command line after --, or --path/--url/--mcp", file=sys.stderr)
+            return 2
+        # One argument is the line as typed; several are joined with spaces (as the shell passed them).
+        verdict = engine.check_command(words[0] if len(words) == 1 else " ".join(words), workspace=workspace)
+    out = verdict_json(verdict)
+    if verdict.effect is Effect.ALLOW_IN_SANDBOX:
+        from echo_desk import sandbox
+
+        found = sandbox.availability()
+        out["sandbox"] = {"available": found.available, "status": found.status.value, "why": found.english()}
+    print(json.dumps(out, indent=2, ensure_ascii=True))
+    return (verdict.effect or Effect.ASK).exit_code
+
+
+def _grants(engine: PermissionEngine, *, as_json: bool) -> int:
+    grants = engine.active_grants()
+    rows = [{"id": g.id, "tool": g.tool, "pattern": g.pattern, "scope": g.scope.value, "created_at": g.created_at,
+             "expires_at": g.expires_at, "created_by_call": g.created_by_call, "conversation": g.conversation_id,
+             "workspace": g.workspace, "uses": g.uses} for g in grants]
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=True))
+        return 0
+    if not rows:
+        print("no grants in force")
+    for g in grants:
+        until = (f"until {time.strftime('%H:%M:%S', time.localtime(g.expires_at))}" if g.expires_at
+                 else g.scope.value)
+        print(f"{g.id}  {_show(g.tool)} {_show(g.pattern) if g.pattern is not None else '(whole tool)'}  {until}"
+              f"  uses={g.uses}  by {g.created_by_call}")
+    return 0
+
+
+def _trust(engine: PermissionEngine, workspace: Path, *, assume_yes: bool) -> int:
+    committed = workspace_files(workspace)[0]
+    if not committed.is_file():
+        print(f"{committed} does not exist: nothing to trust", file=sys.stderr)
+        return 1
+    allows = engine.trust_preview(workspace)
+    print(f"Trusting {committed} as it is now would allow:")
+    for r in allows:
+        print(f"  allow {_show(r.tool)} {_show(r.pattern) if r.pattern is not None else '(whole tool)'}"
+              f"  <line {r.source.line}>")
+    if not allows:
+        print("  (no allow rules: its deny and ask rules apply already)")
+    if not assume_yes:
+        if not sys.stdin.isatty():
+            print("not trusted: confirm with --yes (no terminal to ask)", file=sys.stderr)
+            return 1
+        if input("Trust it? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("not trusted")
+            return 1
+    try:
+        engine.trust(workspace)
+    except ValueError as exc:
+        print(f"not trusted: {exc}", file=sys.stderr)
+        return 1
+    print("trusted; a change to the file will ask again")
+    return 0

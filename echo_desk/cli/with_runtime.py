@@ -1,0 +1,164 @@
+"""The commands that need the whole runtime: the tool catalog, one call, a chat (``ask``), the
+MCP servers and the undo journal (``changes``). Each runs with the MCP servers of mcp.json
+attached where it lists or calls tools (the app sees the same tools)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from echo_desk.agent.dispatcher import new_call_id
+from echo_desk.agent.host import ApprovalChoice
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.cli.mcp import (
+    CLI_HANDSHAKE_TIMEOUT,
+    report_failed_servers,
+    run_mcp_command,
+    servers_for_call,
+)
+from echo_desk.cli.terminal_host import TerminalHost
+from echo_desk.common.visible_text import visible, visible_json
+from echo_desk.mcp.config import ConfigError, load_config
+from echo_desk.mcp.status import ServerState
+from echo_desk.runtime import Runtime
+
+
+def run(args: argparse.Namespace) -> int | None:
+    """Run one command on a runtime made for it; ``None`` when ``args`` names none."""
+    runtime = Runtime.create()
+    try:
+        return asyncio.run(_with_mcp(runtime, args))
+    finally:
+        runtime.close()
+
+
+async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
+    """Run one command with the MCP servers of mcp.json attached (the app sees the same tools)."""
+    if args.command == "mcp":
+        return await run_mcp_command(runtime, args)
+    if args.command == "changes":  # files on disk only: no MCP server needs to start
+        from echo_desk.cli.changes import run_changes
+
+        return run_changes(runtime, args)
+    servers = _servers_needed(runtime, args)
+    if servers is None or servers:
+        # No window to keep responsive: the sessions share this loop (fewer thread hops per call).
+        manager = await runtime.attach_mcp(
+            TerminalHost(auto=ApprovalChoice.DENY), own_thread=False, only=servers,
+            handshake_timeout=CLI_HANDSHAKE_TIMEOUT,
+        )
+        report_failed_servers(manager)
+    try:
+        if args.command == "tools" and args.tools_command == "list":
+            return _tools_list(runtime, as_json=args.json)
+        if args.command == "tools" and args.tools_command == "schema":
+            definitions, errors = runtime.schema_factory.for_provider(args.provider)
+            print(visible_json(definitions, indent=2))
+            for error in errors:
+                print(f"not sent: {visible(str(error), one_line=True)}", file=sys.stderr)
+            return 0
+        if args.command == "call":
+            return await _call(runtime, args)
+        if args.command == "ask":
+            from echo_desk.cli.ask import run_ask
+
+            return await run_ask(runtime, args)
+        return None
+    finally:
+        await runtime.close_mcp()
+
+
+def _servers_needed(runtime: Runtime, args: argparse.Namespace) -> list[str] | None:
+    """Which MCP servers the command needs started: ``None`` all, ``[]`` none.
+
+    ``call`` of a built-in or plugin tool needs none, and of an MCP tool only its server: a
+    server that hangs must not delay commands that do not use it."""
+    if args.no_mcp:
+        return []
+    if args.command != "call":
+        return None  # listing tools and chatting show every server's tools
+    if runtime.registry.get(args.name) is not None:
+        return []
+    try:
+        names = list(load_config())
+    except ConfigError:
+        return None  # attaching reports the broken mcp.json
+    return servers_for_call(args.name, names)
+
+
+def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
+    availability = {a.name: a for a in runtime.schema_factory.availability()}
+    rows: list[dict[str, Any]] = []
+    for entry in runtime.registry.entries():
+        breaker = runtime.breakers.status(entry.name)
+        standing = runtime.standing(entry.name)
+        assert standing is not None
+        rows.append({
+            "name": entry.name,
+            "source": entry.source,
+            "risk": standing.risk,
+            "enabled": standing.enabled,
+            "default": standing.default.value,
+            "default_by": standing.default_by,
+            "rules": standing.rule_count,
+            "ready": entry.tool.is_ready(),
+            "readiness": entry.tool.readiness_detail(),
+            "breaker": breaker.state.value,
+            "visible": availability[entry.name].visible,
+        })
+    # A server waiting for its first-start approval has no tools yet: say why they are missing.
+    waiting = awaiting_approval(runtime)
+    if as_json:
+        print(visible_json({"tools": rows, "mcp_awaiting_approval": waiting}, indent=2))
+    else:
+        _print_tool_rows(rows)
+    if waiting:
+        print(visible(awaiting_note(waiting)), file=sys.stderr)
+    if as_json:
+        return 0
+    for problem in runtime.problems:
+        print(f"not loaded: {visible(problem.message, one_line=True)}", file=sys.stderr)
+    return 0
+
+
+def awaiting_approval(runtime: Runtime) -> list[str]:
+    """The MCP servers of mcp.json that wait for the person to approve their first start."""
+    if runtime.mcp is None:
+        return []
+    return sorted(s.name for s in runtime.mcp.statuses() if s.state is ServerState.AWAITING_APPROVAL)
+
+
+def awaiting_note(names: list[str]) -> str:
+    """``1 MCP server awaits approval: echo-desk mcp approve memory`` (one command per server)."""
+    commands = "; ".join(f"echo-desk mcp approve {name}" for name in names)
+    if len(names) == 1:
+        return f"1 MCP server awaits approval: {commands}"
+    return f"{len(names)} MCP servers await approval: {commands}"
+
+
+def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
+    print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'DEFAULT':<8} {'RULES':<6} {'READY':<6} BREAKER")
+    for r in rows:
+        ready = "yes" if r["ready"] else "no"
+        name, source, readiness = (visible(str(r[k]), one_line=True) for k in ("name", "source", "readiness"))
+        print(f"{name:<24} {source:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
+              f"{r['default']:<8} {r['rules']:<6} {ready:<6} {r['breaker']}" + (f"  ({readiness})" if r["readiness"] else ""))
+
+
+async def _call(runtime: Runtime, args: argparse.Namespace) -> int:
+    workspace = (args.workspace or Path.cwd()).resolve()
+    if not workspace.is_dir():
+        print(f"workspace {workspace} is not a folder", file=sys.stderr)
+        return 2
+    auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
+    host = TerminalHost(auto=auto)
+    scope = Scope(label="cli", workspace_roots=(workspace,))
+    envelope = await runtime.dispatcher.execute_tool(
+        ToolCall(id=new_call_id(), name=args.name, arguments=args.args), scope, host
+    )
+    print(visible_json(envelope.to_json(), indent=2))
+    return 0 if envelope.ok else 1

@@ -1,0 +1,279 @@
+"""``run_gui``: the desktop app on a qasync loop.
+
+Order matters for start-up time: Qt and the (light) window first, painted; then settings,
+engine, storage and model in ``services.load_services``. Closing the window stops the turn,
+closes the engine and the model, ends our worker threads, and only then quits Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QWidget
+
+from echo_desk.i18n import LANGUAGES, _
+from echo_desk.ui.app import app_icon
+from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.core import i18n_qt, marshal, theme
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.status import McpEvent
+    from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
+    from echo_desk.ui.app.services import Services
+    from echo_desk.ui.settings.settings_dialog import SettingsDialog
+
+log = logging.getLogger(__name__)
+
+
+def _early_setting(key: str, allowed: tuple[str, ...]) -> str | None:
+    """A saved setting, read without pydantic so the first frame already uses it."""
+    from echo_desk.store.paths import config_dir
+
+    try:
+        raw = json.loads((config_dir() / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = raw.get(key) if isinstance(raw, dict) else None
+    return value if value in allowed else None
+
+
+def early_language() -> str | None:
+    """The saved language (``en``/``zh_CN``), or ``None`` for the system's."""
+    return _early_setting("language", LANGUAGES)
+
+
+class _FirstPaint(QObject):
+    """Notes the time of the window's first paint."""
+
+    painted = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted_at: float | None = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.painted_at is None:
+            self.painted_at = time.time()
+            self.painted.emit()
+        return False
+
+
+def freeze_start_up_objects() -> None:
+    """Collect once, then move everything alive after start-up (modules, the engine, Pygments'
+    tables, Qt wrappers: ~80,000 objects) out of the garbage collector's reach. Otherwise the
+    next full collection walks them all, a pause of ~100 ms that lands on whatever the person
+    does first (often opening a conversation). They live until the app quits anyway."""
+    gc.collect()
+    gc.freeze()
+
+
+def show_first_frame(window: QWidget, timeout_ms: int = 3000) -> float | None:
+    """Show ``window`` and run Qt until it has painted once (before asyncio/qasync exist)."""
+    painter = _FirstPaint()
+    window.installEventFilter(painter)
+    local = QEventLoop()
+    painter.painted.connect(local.quit)
+    QTimer.singleShot(timeout_ms, local.quit)
+    window.show()
+    if painter.painted_at is None:
+        local.exec()
+    window.removeEventFilter(painter)
+    return painter.painted_at
+
+
+class App:
+    """Owns the window and the services for one run of the GUI."""
+
+    def __init__(self, qapp: QApplication) -> None:
+        self.qapp = qapp
+        self.window = MainWindow()
+        self.services: Services | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        # What the connected model was made from; a change reconnects.
+        self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
+        self._closed = asyncio.Event()
+        self.window.closing.connect(self._closed.set)
+        qapp.aboutToQuit.connect(self._closed.set)
+        self.window.settings_requested.connect(self.open_settings)
+        self.window.model_chosen.connect(self._on_model_chosen)
+
+    async def main(self) -> int:
+        if not self.window.isVisible():
+            self.window.show()
+        await self.load()
+        await self._closed.wait()
+        await self.shutdown()
+        return 0
+
+    async def load(self) -> None:
+        from echo_desk.ui.app.services import load_services
+        from echo_desk.ui.approval.host import warm_up_approvals
+        from echo_desk.ui.chat.markdown import preload_code_lexers, warm_up
+        from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
+
+        warm_up()
+        warm_up_diffs()
+        preload_code_lexers()
+        self.services = await load_services(host=self.window.host)
+        self.window.attach(self.services)
+        self.window.set_model(self.services.model)
+        self.window.set_banner(self.services.banner)
+        if self.services.mcp is not None:
+            self.services.mcp.subscribe(lambda event: marshal.run_on_main(self._on_mcp_event, event))
+        current = self.services.settings.current
+        self._model_config = (current.active_provider, current.providers, current.local_model)
+        self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        warm_up_approvals()
+        freeze_start_up_objects()
+
+    def _on_settings(self, settings: Settings) -> None:
+        wanted = (settings.active_provider, settings.providers, settings.local_model)
+        if wanted != self._model_config:
+            # The model's configuration changed (Models page, model picker): connect anew.
+            self._model_config = wanted
+            self.window.fill_models()
+            marshal.spawn(self._reconnect())
+
+    def _on_mcp_event(self, event: McpEvent) -> None:
+        # New or changed MCP tools: the catalog (if open) re-reads the registry.
+        if self.settings_dialog is not None:
+            self.settings_dialog.tools.sync_registry()
+
+    def _on_model_chosen(self, name: str) -> None:
+        if self.services is None or not name:
+            return
+
+        def change(s: Settings) -> None:
+            s.active_provider = name
+
+        self.services.settings.update(change)  # _on_settings reconnects
+
+    async def _reconnect(self) -> None:
+        from echo_desk.ui.app.services import connect_model
+
+        services = self.services
+        if services is None:  # settings change before the services loaded: nothing is connected yet
+            return
+        await connect_model(services)
+        self.window.set_model(services.model)
+        self.window.refresh_banner()
+
+    def open_settings(self) -> None:
+        if self.services is None:
+            return
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return
+        from echo_desk.ui.settings.settings_dialog import SettingsDialog
+
+        models_page = None
+        from echo_desk.ui.app.services import model_factory
+
+        factory = model_factory()
+        if factory is not None:
+            from echo_desk.ui.settings.models_page import ModelsPage
+
+            models_page = ModelsPage(self.services.settings, factory)
+        mcp_page: QWidget | None = None
+        if self.services.mcp is not None:
+            from echo_desk.store.paths import config_dir
+            from echo_desk.ui.settings.mcp_page import McpPage
+
+            mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
+        elif self.services.mcp_error:
+            from echo_desk.ui.settings.settings_dialog import PlaceholderPage
+
+            error = self.services.mcp_error
+            mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
+        self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
+                                              mcp_page=mcp_page, workspace=self.window.workspace_folder)
+        self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.settings_dialog.destroyed.connect(self._settings_gone)
+        self.settings_dialog.show()
+
+    def _settings_gone(self, *_args: object) -> None:
+        self.settings_dialog = None
+
+    async def shutdown(self) -> None:
+        self.window.session.stop()
+        self.window.host.cancel_dialogs()  # e.g. an MCP first-start question still open: refused
+        await self.window.session.wait_idle()
+        if self.settings_dialog is not None:
+            self.settings_dialog.close()
+        if self.services is not None:
+            await self.services.aclose()
+        current = asyncio.current_task()
+        others = [t for t in marshal.pending_tasks() if t is not current]
+        for task in others:
+            task.cancel()
+        if others:
+            await asyncio.wait(others, timeout=5)
+        await marshal.shutdown()
+
+
+def close_on_signals(window: QWidget) -> None:
+    """SIGTERM and SIGINT close the window like its close button: the same clean shutdown
+    (turn stopped, dialogs refused, MCP servers and the model server ended)."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: QTimer.singleShot(0, window.close))
+    # Python runs signal handlers only between bytecodes; let it look while Qt idles.
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+
+
+def run_gui(argv: list[str] | None = None) -> int:
+    """Open the main window and run until it is closed. Returns the process exit code."""
+    argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
+    from echo_desk import sandbox
+
+    sandbox.check_at_start()  # bwrap is probed on its own thread while the window comes up
+    qapp = QApplication.instance() or QApplication(argv)
+    assert isinstance(qapp, QApplication)
+    qapp.setApplicationName("Echo Desk")
+    qapp.setOrganizationName("Echo Desk")
+    app_icon.apply_app_identity(qapp)
+    # We quit after our own clean shutdown, not when the last window hides.
+    qapp.setQuitOnLastWindowClosed(False)
+    from echo_desk.ui.app.single_instance import SingleInstance, bring_forward
+
+    instance = SingleInstance()
+    if not instance.claim():  # another Echo Desk of this person is open: it comes forward
+        return 0
+    marshal.install()
+    i18n_qt.apply_language(early_language())
+    theme.apply_theme(_early_setting("theme", tuple(theme.ThemeChoice)))
+    app = App(qapp)
+    instance.activated.connect(lambda: bring_forward(app.window))
+    painted_at = show_first_frame(app.window)
+    if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
+        # For bench/ui_startup.py: report when the first frame was painted, then leave.
+        print(f"FIRST_FRAME {painted_at or 0:.6f}", flush=True)
+        app.window.hide()
+        return 0
+    import qasync  # after the first frame: the window is already on screen
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    close_on_signals(app.window)
+    try:
+        with loop, marshal.asyncgen_hooks(loop):
+            return int(loop.run_until_complete(app.main()))
+    finally:
+        instance.close()
+        asyncio.set_event_loop(None)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO)
+    raise SystemExit(run_gui())

@@ -1,0 +1,103 @@
+"""Localized labels for engine values (risk, statuses, policies, sources, targets)."""
+
+from __future__ import annotations
+
+from echo_desk.agent.sources import SourceKind, ToolSource
+from echo_desk.agent.status import ToolStatus
+from echo_desk.i18n import N_, _
+from echo_desk.ui.core import theme
+
+RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
+#: Palette roles (``ui.theme``) per risk level and per tool status.
+RISK_ROLES = {"read": "ok", "write": "warn", "exec": "danger"}
+
+STATUS_LABELS = {
+    ToolStatus.PENDING: N_("Queued"),
+    ToolStatus.WAITING_APPROVAL: N_("Waiting for approval"),
+    ToolStatus.RUNNING: N_("Running"),
+    ToolStatus.DONE: N_("Done"),
+    ToolStatus.FAILED: N_("Failed"),
+    ToolStatus.DENIED: N_("Denied"),
+    ToolStatus.CANCELLED: N_("Cancelled"),
+}
+STATUS_ROLES = {
+    ToolStatus.PENDING: "muted",
+    ToolStatus.WAITING_APPROVAL: "warn",
+    ToolStatus.RUNNING: "accent",
+    ToolStatus.DONE: "ok",
+    ToolStatus.FAILED: "danger",
+    ToolStatus.DENIED: "denied",
+    ToolStatus.CANCELLED: "muted",
+}
+
+
+def risk_colour(risk: str) -> str:
+    """The colour of a risk level in the current theme (muted for an unknown one)."""
+    return theme.colour(RISK_ROLES.get(risk, "muted"))
+
+
+def status_colour(status: ToolStatus) -> str:
+    """The colour of a tool status in the current theme."""
+    return theme.colour(STATUS_ROLES[status])
+
+POLICY_LABELS = {"ask": N_("Ask"), "always": N_("Always allow"), "never": N_("Never")}
+
+TARGET_LABELS = {
+    "path": N_("File"), "command": N_("Command"), "url": N_("URL"), "server": N_("Server"),
+    "database": N_("Database"), "sandbox": N_("Runs"), "other": N_("Target"),
+}
+
+#: ``Target.value`` of a ``sandbox`` target (``tools.Placement``).
+SANDBOX_VALUES = {"in_sandbox": N_("in the sandbox"), "outside_sandbox": N_("outside the sandbox, with all your rights")}
+SANDBOX_NETWORK = {"network: none": N_("no network")}
+SANDBOX_ONLY_DOMAINS = "network: only "
+
+
+def target_value_text(kind: str, value: str) -> str:
+    """A target's value as shown: as is, except the sandbox tokens, which are translated."""
+    if kind == "sandbox" and value in SANDBOX_VALUES:
+        return _(SANDBOX_VALUES[value])
+    return value
+
+PROFILE_LABELS = {"read-only": N_("Read only"), "coding": N_("Coding"), "everything": N_("Everything")}
+
+#: A tool's ``capabilities`` tags as the catalog's filter shows them; a tag not listed (a
+#: plugin's own) is shown as it is.
+CAPABILITY_LABELS = {
+    "basic": N_("Basic"), "files.read": N_("Read files"), "files.write": N_("Change files"),
+    "shell": N_("Run commands"), "web": N_("Web pages"), "database.read": N_("Read databases"),
+    "database.write": N_("Change databases"), "agents": N_("Sub-agents"), "ask": N_("Questions to you"),
+    "todos": N_("Task list"), "mcp": N_("MCP tools"),
+}
+
+CHANGE_LABELS = {"create": N_("new file"), "modify": N_("modified"), "delete": N_("deleted")}
+
+
+def risk_label(risk: str) -> str:
+    return _(RISK_LABELS.get(risk, risk))
+
+
+def status_label(status: ToolStatus) -> str:
+    return _(STATUS_LABELS[status])
+
+
+def policy_label(policy: str) -> str:
+    return _(POLICY_LABELS.get(policy, policy))
+
+
+def source_label(source: ToolSource) -> str:
+    match source.kind:
+        case SourceKind.BUILTIN:
+            return _("Built-in")
+        case SourceKind.PLUGIN:
+            return _("Plugin: {name}").format(name=source.name) if source.name else _("Plugins")
+        case SourceKind.MCP:
+            return _("MCP server: {name}").format(name=source.server)
+
+
+def capability_label(tag: str) -> str:
+    return _(CAPABILITY_LABELS[tag]) if tag in CAPABILITY_LABELS else tag
+
+
+def profile_label(name: str) -> str:
+    return _(PROFILE_LABELS[name]) if name in PROFILE_LABELS else name

@@ -1,0 +1,134 @@
+"""The permission engine's values in the person's language: effects, scopes, why a command is
+opaque, and "allowed by rule `git status **` in permissions.toml line 4".
+
+Everything is worded from the engine's enums and fields, never by parsing its English text.
+Patterns, commands and paths are untrusted: callers show the results as plain text.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
+from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
+from echo_desk.i18n import N_, _
+from echo_desk.ui.core import theme
+
+EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ALLOW_IN_SANDBOX: N_("allow in the sandbox"), Effect.ASK: N_("ask"),
+                 Effect.DENY: N_("deny")}
+#: What happens to a part: "allowed", "asks", "refused"; ``None`` = no rule spoke.
+VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ALLOW_IN_SANDBOX: N_("Allowed in the sandbox, asks outside it"),
+                  Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
+#: Palette roles (``ui.theme``) per verdict; ``None`` = no rule decided.
+VERDICT_ROLES = {Effect.ALLOW: "ok", Effect.ALLOW_IN_SANDBOX: "accent", Effect.ASK: "warn", Effect.DENY: "danger",
+                 None: "muted"}
+
+
+def verdict_colour(effect: Effect | None) -> str:
+    """The colour of a verdict in the current theme."""
+    return theme.colour(VERDICT_ROLES.get(effect, "muted"))
+
+SCOPE_LABELS = {
+    GrantScope.ONCE: N_("this call only"),
+    GrantScope.MINUTES_15: N_("for 15 minutes"),
+    GrantScope.CONVERSATION: N_("for this conversation"),
+    GrantScope.WORKSPACE: N_("in this workspace"),
+    GrantScope.ALWAYS: N_("always (added to permissions.toml)"),
+}
+
+LAYER_LABELS = {
+    Layer.FLOOR: N_("Built in"),
+    Layer.USER: N_("Your rules"),
+    Layer.WORKSPACE: N_("Workspace (shared)"),
+    Layer.WORKSPACE_LOCAL: N_("Workspace (personal)"),
+    Layer.GRANT: N_("Grant"),
+}
+
+OPAQUE_LABELS = {
+    Opaque.PARSE_ERROR: N_("the command line could not be parsed"),
+    Opaque.TOO_LONG: N_("the command is too long to check"),
+    Opaque.FUNCTION_DEFINITION: N_("it defines a shell function"),
+    Opaque.EVAL: N_("it runs text as a command (eval, source, exec)"),
+    Opaque.EXPANSION_IN_COMMAND: N_("the program name is only known when it runs"),
+    Opaque.UNSAFE_ASSIGNMENT: N_("it sets an environment variable that can change what runs"),
+    Opaque.CD_OUTSIDE: N_("it changes into a folder outside the workspace"),
+    Opaque.ELEVATION: N_("it runs as another user or on another machine"),
+    Opaque.DANGEROUS_OPTION: N_("an option that runs other programs"),
+    Opaque.DYNAMIC_ARGUMENT: N_("its arguments are only known when it runs"),
+    Opaque.UNSUPPORTED: N_("a shell construct Echo Desk does not check"),
+}
+
+
+def verdict_label(effect: Effect | None) -> str:
+    """"Allowed" / "Asks" / "Refused", or "No rule" when nothing spoke."""
+    return _(VERDICT_LABELS[effect]) if effect is not None else _("No rule")
+
+
+def rule_place(rule: Rule) -> str:
+    """``permissions.toml line 4`` or ``built-in floor rule`` (the file's name; the tool tip has the path)."""
+    if rule.source.path is None:
+        return _("built-in rule")
+    return _("{file} line {line}").format(file=rule.source.path.name, line=rule.source.line)
+
+
+def rule_reason(rule: Rule) -> str:
+    """A built-in rule's reason in the person's language; a file's rule says what its author wrote."""
+    return _(rule.reason) if rule.source.layer is Layer.FLOOR and rule.reason else rule.reason
+
+
+def rule_pattern(rule: Rule) -> str | None:
+    """The pattern as shown: a built-in rule's placeholder for the settings folder is translated."""
+    if rule.pattern is None or rule.source.layer is not Layer.FLOOR or SETTINGS_FOLDER not in rule.pattern:
+        return rule.pattern
+    return rule.pattern.replace(SETTINGS_FOLDER, _(SETTINGS_FOLDER))
+
+
+def rule_phrase(rule: Rule) -> str:
+    """``rule `git status **` (shell) in permissions.toml line 4``."""
+    pattern = rule_pattern(rule)
+    what = f"`{pattern}` ({rule.tool})" if pattern is not None else f"`{rule.tool}`"
+    return _("rule {what} in {place}").format(what=what, place=rule_place(rule))
+
+
+def scope_label(scope: GrantScope) -> str:
+    return _(SCOPE_LABELS[scope])
+
+
+def decided_by(provenance: Provenance | None) -> str:
+    """Who decided, in words: a rule with its file and line, a grant, why a command is opaque…"""
+    if provenance is None:
+        return _("no rule or grant: the tool's own setting decides")
+    if provenance.rule is not None:
+        return rule_phrase(provenance.rule)
+    grant = provenance.grant
+    if grant is not None:
+        what = f"`{grant.pattern}` ({grant.tool})" if grant.pattern is not None else f"`{grant.tool}`"
+        return _("grant {what}, {scope}").format(what=what, scope=scope_label(grant.scope))
+    if provenance.kind is Decider.PROTECTED:
+        return _("a protected target: always asks")
+    if provenance.kind is Decider.OPAQUE:
+        return _("cannot be allowed by a rule")
+    return _("no rule matches: the tool's own setting decides")
+
+
+def part_reason(part: Part) -> str:
+    """The "decided by" text of one part, with the reason an opaque command always asks."""
+    if part.opaque is not None:
+        return _("cannot be allowed by a rule: {why}").format(why=_(OPAQUE_LABELS[part.opaque]))
+    return decided_by(part.provenance)
+
+
+def when(seconds: float | None) -> str:
+    """A local date and time (``—`` for none)."""
+    if seconds is None:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def plain_tooltip(text: str) -> str:
+    """A tool tip that shows ``text`` literally: Qt guesses whether a tip is rich text, so a
+    pattern like ``<b>x</b>`` from a repository's rule file would otherwise be rendered."""
+    if not text:
+        return ""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"

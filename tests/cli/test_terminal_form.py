@@ -1,0 +1,92 @@
+"""The terminal's question form gives values of the schema's type, as the app's form does."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+
+from echo_desk.cli.terminal_host import TerminalHost, field_value
+from echo_desk.tools import AnswerAction, Question
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+SCHEMA = {"type": "object", "properties": {
+    "count": {"type": "integer", "minimum": 1, "maximum": 10},
+    "ratio": {"type": "number", "default": 0.5},
+    "confirm": {"type": "boolean"},
+    "colour": {"type": "string", "enum": ["red", "green"]},
+    "note": {"type": "string"},
+    "limit": {"type": "integer"},
+}}
+
+
+def _ask(typed: str) -> tuple[object, str]:
+    out = io.StringIO()
+    host = TerminalHost(inp=_Terminal(typed), out=out)
+    answer = asyncio.run(host.ask(Question(prompt="Settings?", schema=SCHEMA)))
+    return answer, out.getvalue()
+
+
+def test_typed_text_becomes_the_schema_type_and_bad_text_is_asked_again():
+    # count: "many" and "42" do not fit, "3" does; ratio: default; confirm: "maybe" then "yes";
+    # colour: "blue" then "green"; note: text; limit: left empty, no default → left out.
+    answer, shown = _ask("many\n42\n3\n\nmaybe\nyes\nblue\ngreen\nhello 1\n\n")
+    assert answer.action is AnswerAction.ACCEPT
+    assert answer.values == {"count": 3, "ratio": 0.5, "confirm": True, "colour": "green", "note": "hello 1"}
+    assert type(answer.values["count"]) is int
+    for reason in ("a whole number is needed", "at most 10", "answer yes or no", "choose one of red, green"):
+        assert reason in shown
+
+
+@pytest.mark.parametrize(("spec", "raw", "value"), [
+    ({"type": "number"}, "2.5", 2.5),
+    ({"type": "number"}, "-3", -3.0),
+    ({"type": "integer"}, "7", 7),
+    ({"type": "boolean"}, "No", False),
+    ({"type": "string", "maxLength": 3}, "abc", "abc"),
+    ({"enum": [1, 2]}, "2", 2),
+])
+def test_values_that_fit(spec, raw, value):
+    assert field_value(spec, raw) == value and type(field_value(spec, raw)) is type(value)
+
+
+@pytest.mark.parametrize(("spec", "raw"), [
+    ({"type": "integer"}, "2.5"),
+    ({"type": "number"}, "nan"),
+    ({"type": "number"}, "inf"),
+    ({"type": "number", "minimum": 0}, "-1"),
+    ({"type": "string", "minLength": 2}, "a"),
+    ({"type": "boolean"}, "sure"),
+])
+def test_values_that_do_not_fit(spec, raw):
+    with pytest.raises(ValueError):
+        field_value(spec, raw)
+
+
+def test_a_sub_agent_start_shows_its_manifest_in_the_terminal(tmp_path):
+    from pathlib import Path
+
+    from echo_desk.agent.host import ApprovalChoice, ApprovalRequest
+    from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
+    from echo_desk.tools import RiskLevel
+
+    root = Path("/home/me/Smith, John")
+    spawn = SpawnGrants(goal="sum up", tools=("read_file",), read_only=False, risk_ceiling=RiskLevel.WRITE,
+                        write_roots=(root,), max_turns=4, time_limit_seconds=60,
+                        refused=(Refusal(reason=RefusalReason.NO_SUCH_TOOL, subject="nope"),))
+    request = ApprovalRequest(call_id="d1", tool_name="delegate", tool_title="Delegate", risk=RiskLevel.READ,
+                              scope_id="s", scope_label="c", scope_chain=("c",), arguments={"goal": "sum up"},
+                              targets=(), file_changes=(), summary="", binding="b", spawn=spawn)
+    out = io.StringIO()
+    decision = asyncio.run(TerminalHost(auto=ApprovalChoice.DENY, out=out).request_approval(request))
+    shown = out.getvalue()
+    assert not decision.allowed
+    for line in ("goal: sum up", "tools: read_file", f"write root: {root}", "limits: 4 turns, 60 s",
+                 "refused: nope: no such tool"):
+        assert line in shown

@@ -1,0 +1,33 @@
+"""The window's first frame pays only for what it shows: no built-in tool, no HTTP client, no MCP
+SDK, no settings model and no runtime are loaded before it is painted (a fresh interpreter)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("echo_desk.builtins", "echo_desk.runtime", "echo_desk.agent.dispatcher", "echo_desk.mcp", "echo_desk.providers",
+         "echo_desk.store.settings", "httpx", "mcp", "pydantic", "qasync")
+
+CODE = """
+import json, sys
+from echo_desk.ui.app.main import run_gui
+assert run_gui(["echo-desk"]) == 0
+print("MODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_first_frame_loads_no_tool_no_http_client_no_mcp(tmp_path: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "ECHO_DESK_EXIT_AFTER_FIRST_FRAME": "1",
+           "ECHO_DESK_CONFIG_DIR": str(tmp_path / "c"), "ECHO_DESK_DATA_DIR": str(tmp_path / "d"),
+           "ECHO_DESK_CACHE_DIR": str(tmp_path / "k")}
+    done = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=120, env=env,
+                          check=False)
+    assert "FIRST_FRAME " in done.stdout, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("MODULES "))
+    modules: list[str] = json.loads(line[len("MODULES "):])
+    assert "echo_desk.ui.chat.chat_window" in modules  # the window was really built
+    assert sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)) == []
