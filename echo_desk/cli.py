@@ -57,12 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     from echo_desk.cli_changes import add_parser as add_changes
 
     add_changes(sub)
+    from echo_desk.cli_gateway import add_parser as add_gateway
+
+    add_gateway(sub)
     return parser
 
 
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "gateway":  # a client waits for it: no engine, no sandbox probe up front
+        from echo_desk.cli_gateway import run as run_gateway
+
+        return run_gateway(args)
     # Known at start, off the main thread: the settings page, the approval dialog and the
     # command plans read the cached answer instead of probing bwrap at first use.
     sandbox.check_at_start()

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from echo_desk.agent.bounded import bounded
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
-from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host, NoOneToAsk
 from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
@@ -402,7 +402,11 @@ class Dispatcher:
         revise = self._reviser(state, entry, risk, ctx, current)
         current.request = replace(current.request, revise=revise)
         on_status(ToolStatus.WAITING_APPROVAL)
-        decision = await host.request_approval(current.request)
+        try:
+            decision = await host.request_approval(current.request)
+        except NoOneToAsk as exc:
+            state.decision, state.provenance = Decision.DENIED, f"no one to ask: {exc}"
+            raise _Stop(ErrorKind.REJECTED, str(exc)) from None
         # Only the latest version the person saw (re-previewed after an edit) can be approved.
         request = current.request
         _check_answer(state, request, decision)

@@ -95,6 +95,12 @@ class ApprovalDecision:
         return self.choice.allows
 
 
+class NoOneToAsk(Exception):
+    """Raised by ``Host.request_approval`` when no person can answer now (a gateway client's
+    call while Echo Desk's window is not running): the call is refused at once with this
+    message instead of waiting for an answer that cannot come."""
+
+
 @runtime_checkable
 class Host(ToolHost, Protocol):
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
