@@ -12,6 +12,7 @@ thread, or the MCP manager's, never on the window's.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -55,8 +56,24 @@ class _Connection:
     def __init__(self, session: ClientSession, out: LineWriter) -> None:
         self.session = session
         self.out = out
+        #: Calls in flight by the client's request id (what ``cancel`` names).
         self.calls: dict[Any, asyncio.Task[None]] = {}
+        #: Notices on their way out (kept so they are not collected half-sent).
+        self.notices: set[asyncio.Task[None]] = set()
         self.tools_signature = ""
+
+    def track(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        self.calls[request_id] = task
+        task.add_done_callback(functools.partial(self._forget, request_id))
+
+    def _forget(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        if self.calls.get(request_id) is task:
+            del self.calls[request_id]
+
+    def notice(self, message: Message) -> None:
+        task = asyncio.ensure_future(_try_send(self.out, message))
+        self.notices.add(task)
+        task.add_done_callback(self.notices.discard)
 
 
 class GatewayService:
@@ -109,8 +126,23 @@ class GatewayService:
             connection.out.close()
         self.path.unlink(missing_ok=True)
 
+    async def shutdown(self, timeout: float = 10.0) -> None:
+        """From any loop: stop listening, withdraw every call, end the service's own thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            if asyncio.get_running_loop() is loop:
+                await asyncio.wait_for(self.aclose(), timeout)
+            else:
+                await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.aclose(), loop)),
+                                       timeout)
+        except (TimeoutError, RuntimeError):
+            log.warning("the gateway did not close in time")
+        self._end_thread(timeout)
+
     def close(self, timeout: float = 10.0) -> None:
-        """From any thread but the service's own: stop, withdraw every call, end the thread."""
+        """From a thread without a running loop (tests, scripts): like ``shutdown``."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -118,11 +150,17 @@ class GatewayService:
             asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(timeout)
         except (TimeoutError, RuntimeError):
             log.warning("the gateway did not close in time")
-        if self._thread is not None:
-            loop.call_soon_threadsafe(loop.stop)
-            self._thread.join(timeout)
+        self._end_thread(timeout)
+
+    def _end_thread(self, timeout: float) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout)
+        if not thread.is_alive():
             loop.close()
-            self._thread = None
+        self._thread = None
 
     # -- what clients are connected -----------------------------------------------------------
     def clients(self) -> list[dict[str, Any]]:
@@ -188,9 +226,7 @@ class GatewayService:
                 if request_id in connection.calls:
                     await connection.out.send(protocol.error("a call with this id is still running", request_id))
                     continue
-                task = asyncio.ensure_future(self._call(connection, message))
-                connection.calls[request_id] = task
-                task.add_done_callback(lambda _t, key=request_id: connection.calls.pop(key, None))
+                connection.track(request_id, asyncio.ensure_future(self._call(connection, message)))
             elif kind == "cancel":
                 running = connection.calls.get(request_id)
                 if running is not None:
@@ -242,9 +278,7 @@ class GatewayService:
             signature = _signature(connection.session.tools())
             if signature != connection.tools_signature:
                 connection.tools_signature = signature
-                task = asyncio.ensure_future(_try_send(connection.out, {"type": "tools_changed"}))
-                connection.calls.setdefault(("tools_changed", id(task)), task)
-                task.add_done_callback(lambda t, c=connection: c.calls.pop(("tools_changed", id(t)), None))
+                connection.notice({"type": "tools_changed"})
 
 
 def _signature(tools: list[dict[str, Any]]) -> str:

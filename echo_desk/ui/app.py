@@ -116,13 +116,14 @@ class App:
     async def load(self) -> None:
         from echo_desk.ui.chat.markdown import preload_code_lexers, warm_up
         from echo_desk.ui.controller import warm_up_approvals
-        from echo_desk.ui.services import load_services
+        from echo_desk.ui.services import load_services, start_gateway
         from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
 
         warm_up()
         warm_up_diffs()
         preload_code_lexers()
         self.services = await load_services(host=self.window.host)
+        start_gateway(self.services, self.window.host)
         self.window.attach(self.services)
         self.window.set_model(self.services.model)
         self.window.set_banner(self.services.banner)
