@@ -22,6 +22,10 @@ from typing import Any
 
 def add_parser(sub: Any) -> None:
     gateway = sub.add_parser("gateway", help="serve Echo Desk's tools to another MCP client (docs/gateway.md)")
+    add_arguments(gateway)
+
+
+def add_arguments(gateway: argparse.ArgumentParser) -> None:
     gateway.add_argument("action", nargs="?", default="serve", choices=["serve", "status", "token"],
                          help="serve (default): MCP on stdio, or over HTTP with --http; status; token")
     gateway.add_argument("--client", help="the client's name: cursor, claude-code, vscode, claude-desktop, goose…")
@@ -32,6 +36,15 @@ def add_parser(sub: Any) -> None:
     gateway.add_argument("--no-start", action="store_true",
                          help="never start the Echo Desk app when it is not running")
     gateway.add_argument("--json", action="store_true", help="status: machine-readable")
+
+
+def main(argv: list[str]) -> int:
+    """``echo-desk gateway ARGS`` without the rest of the CLI's imports (``echo_desk.__main__``
+    comes here directly: a client starts the gateway often and waits for it)."""
+    parser = argparse.ArgumentParser(prog="echo-desk gateway",
+                                     description="Serve Echo Desk's tools to another MCP client (docs/gateway.md).")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +86,7 @@ def _serve_stdio(args: argparse.Namespace) -> int:
 async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
     """The engine in this process, for when the app cannot be reached: what the rules allow
     runs; what needs the person is refused at once, saying why."""
-    from echo_desk.gateway.backend import NobodyHost, local_backend
+    from echo_desk.gateway.fallback import NobodyHost, local_backend
     from echo_desk.gateway.service import workspace_of
     from echo_desk.runtime import Runtime
 

@@ -3,7 +3,7 @@
 ``AppBackend`` relays to the app over the socket. When the app is not running it is started if
 a display is there (once, waiting up to ``APP_START_SECONDS`` for its socket). When the app
 cannot be reached, requests go to the fallback: the same engine, settings, rules and audit log
-in this process (``LocalBackend``), where a call the rules or settings allow runs, and a call that
+in this process (``fallback.LocalBackend``, made only then), where a call the rules or settings allow runs, and a call that
 needs the person is refused AT ONCE with the reason ("Echo Desk is not running; open it…")
 instead of waiting for an answer nobody can give. A call under way when the app quits ends with
 that said, never a hang.
@@ -18,50 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, NoOneToAsk
 from echo_desk.gateway.launch import AppLauncher
 from echo_desk.gateway.relay import AppUnreachable, Relay
 from echo_desk.gateway.results import error_result
 from echo_desk.gateway.server import Backend, Progress
-from echo_desk.gateway.session import ClientSession, Engine
-from echo_desk.tools.host import NullToolHost
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class NobodyHost(NullToolHost):
-    """No person to ask (the app is not running): every approval is refused at once, saying why."""
-
-    why: str = "Echo Desk is not running"
-
-    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        raise NoOneToAsk(
-            f"{self.why}, so no one can approve this call of {request.tool_name}. Open Echo Desk "
-            "(run echo-desk) and call again; calls that Echo Desk's rules allow run without it."
-        )
-
-    async def approve_server_start(self, request: object) -> bool:
-        return False  # an MCP server's first start is approved in the app, never here
-
-
-@dataclass
-class LocalBackend:
-    """A client's session on an engine in this process (the fallback without the app)."""
-
-    session: ClientSession
-    close: Callable[[], Awaitable[None]]
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        return self.session.tools()
-
-    async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
-        return await self.session.call(name, arguments, progress)
-
-
-def local_backend(engine: Engine, client: str, workspace: Path | None,
-                  close: Callable[[], Awaitable[None]], why: str) -> LocalBackend:
-    return LocalBackend(ClientSession(engine, NobodyHost(why=why), client, workspace, transport="local"), close)
 
 
 #: Makes the fallback when it is first needed (``why``: why the app cannot be reached).

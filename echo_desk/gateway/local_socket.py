@@ -16,6 +16,7 @@ import socket
 import stat
 import struct
 import sys
+import warnings
 from pathlib import Path
 
 import platformdirs
@@ -30,8 +31,22 @@ SOCKET_ENV = "ECHO_DESK_GATEWAY_SOCKET"
 def runtime_dir() -> Path:
     """``$XDG_RUNTIME_DIR/echo-desk`` (made 0700), or the platform's user runtime folder."""
     base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(base) / APP_NAME if base else Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
+    if base:
+        folder = Path(base) / APP_NAME
+    else:
+        with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set": known, and checked below
+            warnings.simplefilter("ignore")
+            folder = Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
     return private_dir(folder)
+
+
+def check_private(folder: Path) -> None:
+    """Refuse a socket folder someone else could have made or can enter (``/tmp/runtime-<uid>``
+    may be anyone's): it must be a real folder of ours, closed to others."""
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+        raise OSError(f"{folder} is not a private folder of this user (mode {stat.S_IMODE(st.st_mode):o}, "
+                      f"owner {st.st_uid}); not using it for Echo Desk's socket")
 
 
 def socket_path() -> Path:
@@ -47,6 +62,7 @@ def listening_socket(path: Path) -> socket.socket:
     """A bound, listening Unix socket at ``path``, 0600 in a 0700 folder. A socket file left by
     a crashed app (no one accepts on it) is replaced; a live one is refused (``OSError``)."""
     private_dir(path.parent)
+    check_private(path.parent)
     if path.exists() or path.is_symlink():
         if not stat.S_ISSOCK(path.lstat().st_mode):
             raise OSError(f"{path} exists and is not a socket; not touching it")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.gateway import protocol
+from echo_desk.gateway.local_socket import check_private, same_user
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,12 @@ class Relay:
     async def connect(cls, path: Path, client: str, *, workspace: str = "", transport: str = "stdio") -> Relay:
         try:
             async with asyncio.timeout(CONNECT_SECONDS):
+                check_private(path.parent)
                 reader, writer = await asyncio.open_unix_connection(str(path), limit=protocol.MAX_LINE_BYTES)
+                sock = writer.get_extra_info("socket")
+                if sock is None or not same_user(sock):
+                    writer.close()
+                    raise AppUnreachable(f"the socket {path} is not Echo Desk's: another user listens on it")
                 relay = cls(reader, writer)
                 await relay._out.send({"type": "hello", "version": protocol.PROTOCOL_VERSION, "client": client,
                                        "workspace": workspace, "transport": transport})
