@@ -20,6 +20,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from echo_desk import __version__
 
@@ -46,18 +48,26 @@ BackendFor = Callable[[ServerRequestContext[Any, Any]], Awaitable[Backend]]
 
 
 class ListWatchers:
-    """Sessions that listed tools, to tell when the list changed (held weakly)."""
+    """Who to tell when the tools changed: connections of the handshake era that listed them
+    (``notifications/tools/list_changed``), and 2026-era clients listening through
+    ``subscriptions/listen`` (the bus)."""
 
     def __init__(self) -> None:
-        self._sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()
+        # The SDK makes a session object per request; its connection lives as long as the client
+        # stays. Keyed weakly by that connection, the latest session of each is kept to notify on.
+        self._sessions: weakref.WeakKeyDictionary[object, ServerSession] = weakref.WeakKeyDictionary()
+        self.bus = InMemorySubscriptionBus()
 
     def add(self, session: ServerSession) -> None:
         with contextlib.suppress(TypeError):
-            self._sessions.add(session)
+            self._sessions[getattr(session, "_connection", session)] = session
 
     async def changed(self) -> None:
-        for session in list(self._sessions):
-            with contextlib.suppress(Exception):  # a session gone or on an era without it: nothing to tell
+        await self.bus.publish(ToolsListChanged())
+        for session in list(self._sessions.values()):
+            if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                continue  # told through its listen stream
+            with contextlib.suppress(Exception):  # a session gone: nothing to tell
                 await session.send_tool_list_changed()
 
 
@@ -82,7 +92,8 @@ def mcp_server(backend_for: BackendFor, watchers: ListWatchers) -> Server[Any]:
             await backend.call(params.name, dict(params.arguments or {}), progress))
 
     return Server("echo-desk", version=__version__, title="Echo Desk", instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_subscriptions_listen=ListenHandler(watchers.bus))
 
 
 def init_options(server: Server[Any]) -> Any:

@@ -28,7 +28,8 @@ from mcp.shared.message import SessionMessage
 
 #: The largest request accepted (a write of a few MB of text fits; a flood does not).
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
-#: How long a client may leave our answers unread before it is given up.
+#: How long a client may leave our answers unread before it is given up
+#: (``ECHO_DESK_GATEWAY_WRITE_DEADLINE`` seconds overrides it).
 WRITE_DEADLINE_SECONDS = 30.0
 _HEAD_BYTES = 4096
 _ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})')
@@ -107,6 +108,13 @@ def parsed(line: bytes) -> SessionMessage | bytes:
     return error_line(found, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
 
 
+def write_deadline() -> float:
+    try:
+        return max(0.1, float(os.environ.get("ECHO_DESK_GATEWAY_WRITE_DEADLINE", WRITE_DEADLINE_SECONDS)))
+    except ValueError:
+        return WRITE_DEADLINE_SECONDS
+
+
 def _claim_stdio() -> tuple[int, int, int, int]:
     """Private copies of fds 0 and 1 for the protocol; 0 then reads /dev/null, 1 goes to stderr.
     Returns (protocol in, protocol out, saved 0, saved 1)."""
@@ -144,13 +152,15 @@ async def capped_stdio(cap: int = MAX_REQUEST_BYTES) -> AsyncIterator[tuple[Any,
     to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_client, from_server = anyio.create_memory_object_stream[SessionMessage](0)
 
+    deadline = write_deadline()
+
     async def write(data: bytes) -> None:
         writer.write(data)
         try:
-            async with asyncio.timeout(WRITE_DEADLINE_SECONDS):
+            async with asyncio.timeout(deadline):
                 await writer.drain()
         except TimeoutError:
-            raise ConnectionError(f"the client did not read for {WRITE_DEADLINE_SECONDS:g} s") from None
+            raise ConnectionError(f"the client did not read for {deadline:g} s") from None
 
     async def pump_in() -> None:
         async with to_server:
