@@ -49,14 +49,17 @@ def main(argv: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="echo-desk gateway: %(message)s")
+    _use_keyring()
     if args.action == "status":
         return _status(as_json=args.json)
     if args.action == "token":
         return _token(args.client)
     if args.http is not None:
-        from echo_desk.gateway.http import serve_http
-
-        asyncio.run(serve_http(args.http, start_app=not args.no_start, fallback=_fallback_factory))
+        try:
+            asyncio.run(_serve_http(args.http, start_app=not args.no_start))
+        except OSError as exc:
+            print(f"echo-desk gateway: {exc}", file=sys.stderr)
+            return 1
         return 0
     if not args.client:
         print("echo-desk gateway: --client NAME is required (for example --client cursor)", file=sys.stderr)
@@ -81,6 +84,34 @@ def _serve_stdio(args: argparse.Namespace) -> int:
                          fallback_factory=lambda why: _fallback_factory(client, workspace, why))
     asyncio.run(serve_stdio(backend))
     return 0
+
+
+def _use_keyring() -> None:
+    """The HTTP tokens (and MCP servers' secrets) live in the OS keyring, where there is one."""
+    from echo_desk.store.secrets import KeyringSecretStore, available
+    from echo_desk.tools.secrets import install_secret_store
+
+    if available():
+        install_secret_store(KeyringSecretStore())
+
+
+async def _serve_http(port: int, *, start_app: bool) -> None:
+    from echo_desk.gateway.backend import AppBackend
+    from echo_desk.gateway.http import HttpGateway, settings_clients
+    from echo_desk.gateway.launch import AppLauncher
+    from echo_desk.gateway.local_socket import socket_path
+    from echo_desk.store.paths import config_dir
+    from echo_desk.store.settings import SETTINGS_FILE
+
+    path, launcher = socket_path(), AppLauncher(allowed=start_app)
+
+    def make_backend(client: str) -> AppBackend:
+        return AppBackend(path, client, transport="http", launcher=launcher,
+                          fallback_factory=lambda why: _fallback_factory(client, "", why))
+
+    print(f"echo-desk gateway: MCP over HTTP on http://127.0.0.1:{port}/mcp (a client's bearer token needed)",
+          file=sys.stderr)
+    await HttpGateway(port, settings_clients(config_dir() / SETTINGS_FILE), make_backend).serve()
 
 
 async def _fallback_factory(client: str, workspace: str, why: str) -> Any:

@@ -19,7 +19,7 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from echo_desk import __version__
 from echo_desk.agent.host import Host
@@ -28,6 +28,9 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.session import KEEPALIVE_SECONDS, ClientSession, Engine
+
+if TYPE_CHECKING:
+    from echo_desk.gateway.http import HttpGateway
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,8 @@ class GatewayService:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._unsubscribe: list[Callable[[], None]] = []
+        self._http: HttpGateway | None = None
+        self._http_task: asyncio.Task[None] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -111,7 +116,40 @@ class GatewayService:
         """Run on ``loop`` (already running on another thread, e.g. the MCP manager's)."""
         asyncio.run_coroutine_threadsafe(self.start(), loop).result(timeout)
 
+    # -- the optional HTTP transport ------------------------------------------------------------
+    async def start_http(self, port: int) -> None:
+        """Serve streamable HTTP on 127.0.0.1:``port`` too (each client by its bearer token),
+        relaying through this service's own socket like any gateway. ``OSError`` when the port is
+        taken."""
+        from echo_desk.gateway.backend import AppBackend
+        from echo_desk.gateway.http import HttpGateway
+
+        await self.stop_http()
+        gateway = HttpGateway(port, lambda: list(self.engine.settings.current.gateway.clients),
+                              lambda client: AppBackend(self.path, client, transport="http"))
+        ready = asyncio.Event()
+        task = asyncio.ensure_future(gateway.serve(ready))
+        await asyncio.wait([task, asyncio.ensure_future(ready.wait())], timeout=10,
+                           return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            task.result()  # raises why it could not listen
+        if not ready.is_set():
+            gateway.stop()
+            raise OSError(f"the HTTP gateway did not start on 127.0.0.1:{port}")
+        self._http, self._http_task = gateway, task
+
+    async def stop_http(self) -> None:
+        gateway, task, self._http, self._http_task = self._http, self._http_task, None, None
+        if gateway is not None and task is not None:
+            gateway.stop()
+            await asyncio.wait([task], timeout=10)
+
+    @property
+    def http_port(self) -> int | None:
+        return self._http.port if self._http is not None else None
+
     async def aclose(self) -> None:
+        await self.stop_http()
         for stop in self._unsubscribe:
             stop()
         self._unsubscribe.clear()
