@@ -49,7 +49,6 @@ def main(argv: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="echo-desk gateway: %(message)s")
-    _use_keyring()
     if args.action == "status":
         return _status(as_json=args.json)
     if args.action == "token":
@@ -84,15 +83,6 @@ def _serve_stdio(args: argparse.Namespace) -> int:
                          fallback_factory=lambda why: _fallback_factory(client, workspace, why))
     asyncio.run(serve_stdio(backend))
     return 0
-
-
-def _use_keyring() -> None:
-    """The HTTP tokens (and MCP servers' secrets) live in the OS keyring, where there is one."""
-    from echo_desk.store.secrets import KeyringSecretStore, available
-    from echo_desk.tools.secrets import install_secret_store
-
-    if available():
-        install_secret_store(KeyringSecretStore())
 
 
 async def _serve_http(port: int, *, start_app: bool) -> None:

@@ -95,6 +95,9 @@ class GatewayService:
         self._unsubscribe: list[Callable[[], None]] = []
         self._http: HttpGateway | None = None
         self._http_task: asyncio.Task[None] | None = None
+        #: Why the HTTP gateway the settings ask for is not running ('' when it is, or is off).
+        self.http_error = ""
+        self._applying: set[asyncio.Task[None]] = set()
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -103,6 +106,7 @@ class GatewayService:
         sock = listening_socket(self.path)
         self._server = await asyncio.start_unix_server(self._serve, sock=sock, limit=protocol.MAX_LINE_BYTES)
         self._watch_tools()
+        await self.apply_http_setting()
         log.info("gateway listening on %s", self.path)
 
     def start_in_thread(self, timeout: float = 10.0) -> None:
@@ -147,6 +151,28 @@ class GatewayService:
     @property
     def http_port(self) -> int | None:
         return self._http.port if self._http is not None else None
+
+    async def apply_http_setting(self) -> None:
+        """Start, move or stop the HTTP gateway as ``Settings.gateway`` says now."""
+        current = self.engine.settings.current.gateway
+        wanted = current.http_port if current.http_enabled else None
+        if wanted == self.http_port:
+            return
+        if wanted is None:
+            await self.stop_http()
+            self.http_error = ""
+            return
+        try:
+            await self.start_http(wanted)
+            self.http_error = ""
+        except OSError as exc:
+            self.http_error = str(exc)
+            log.warning("the HTTP gateway is not running: %s", exc)
+
+    def _follow_http_setting(self) -> None:
+        task = asyncio.ensure_future(self.apply_http_setting())
+        self._applying.add(task)
+        task.add_done_callback(self._applying.discard)
 
     async def aclose(self) -> None:
         await self.stop_http()
@@ -304,10 +330,15 @@ class GatewayService:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(self._tools_may_have_changed)
 
+        def settings_changed(*_args: object) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self._tools_may_have_changed)
+                loop.call_soon_threadsafe(self._follow_http_setting)
+
         mcp = getattr(self.engine, "mcp", None)
         if mcp is not None:
             self._unsubscribe.append(mcp.subscribe(changed))
-        self._unsubscribe.append(self.engine.settings.subscribe(changed))
+        self._unsubscribe.append(self.engine.settings.subscribe(settings_changed))
 
     def _tools_may_have_changed(self) -> None:
         for connection in list(self._connections):

@@ -159,3 +159,20 @@ async def test_inspector_cli_over_http(http: Http, gateway_env: dict[str, str], 
                                             "--method", "tools/list"], gateway_env, short_dir)
     assert code != 0  # no token: refused
 
+
+
+async def test_the_setting_starts_and_stops_the_http_gateway(app: App) -> None:
+    port = free_port()
+    store = app.runtime.settings
+
+    def http(enabled: bool) -> None:
+        store.update(lambda s: setattr(s, "gateway", s.gateway.model_copy(
+            update={"http_enabled": enabled, "http_port": port})))
+
+    http(True)
+    await wait_until(lambda: app.service.http_port == port, 15, "the HTTP gateway to start")
+    assert (await _post(f"http://127.0.0.1:{port}/mcp", {})).status_code == 401  # up, and asks for a token
+    http(False)
+    await wait_until(lambda: app.service.http_port is None, 15, "the HTTP gateway to stop")
+    with pytest.raises(httpx.ConnectError):
+        await _post(f"http://127.0.0.1:{port}/mcp", {})
