@@ -10,7 +10,6 @@ While a call runs it reports progress: at once when it starts waiting for the pe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -103,10 +102,17 @@ class ClientSession:
         # The profile (and the tools there are) may have changed since the last call.
         self.scope.granted_tools = granted(self.engine.registry, self.engine.settings.current, self.client)
         status: list[ToolStatus] = [ToolStatus.PENDING]
-        ticker: asyncio.Task[None] | None = None
+        loop = asyncio.get_running_loop()
+        ticker: asyncio.TimerHandle | None = None
+
+        def tick() -> None:  # a timer, not a task: most calls end long before the first tick
+            nonlocal ticker
+            text = PROGRESS_TEXT.get(status[-1])
+            if progress is not None and text is not None:
+                _spawn(progress(text))
+            ticker = loop.call_later(self.keepalive, tick)
 
         def on_status(new: ToolStatus) -> None:
-            nonlocal ticker
             if new is ToolStatus.WAITING_APPROVAL:
                 self.waiting += 1
             elif status[-1] is ToolStatus.WAITING_APPROVAL:
@@ -114,9 +120,9 @@ class ClientSession:
             status.append(new)
             if progress is not None and new is ToolStatus.WAITING_APPROVAL:
                 _spawn(progress(PROGRESS_TEXT[new]))
-            if progress is not None and ticker is None:
-                ticker = asyncio.ensure_future(self._keep_alive(status, progress))
 
+        if progress is not None:
+            ticker = loop.call_later(self.keepalive, tick)
         self.running += 1
         try:
             envelope = await self.engine.dispatcher.execute_tool(
@@ -130,14 +136,6 @@ class ClientSession:
             if ticker is not None:
                 ticker.cancel()
         return to_mcp(envelope)
-
-    async def _keep_alive(self, status: list[ToolStatus], progress: Progress) -> None:
-        while True:
-            await asyncio.sleep(self.keepalive)
-            text = PROGRESS_TEXT.get(status[-1])
-            if text is not None:
-                with contextlib.suppress(Exception):  # a client gone is noticed by the call itself
-                    await progress(text)
 
 
 _pending: set[asyncio.Task[Any]] = set()

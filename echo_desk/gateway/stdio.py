@@ -18,9 +18,9 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -134,9 +134,20 @@ def _restore(saved_in: int, saved_out: int) -> None:
             os.close(saved)
 
 
+class FastPath(Protocol):
+    """Takes some lines before the SDK sees them (``fast_calls.FastCalls``)."""
+
+    def attach(self, write: Callable[[bytes], Awaitable[None]], fail: Callable[[BaseException], None]) -> None: ...
+
+    def take(self, line: bytes) -> bool: ...
+
+    async def aclose(self) -> None: ...
+
+
 @contextlib.asynccontextmanager
-async def capped_stdio(cap: int = MAX_REQUEST_BYTES) -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin/stdout."""
+async def capped_stdio(cap: int = MAX_REQUEST_BYTES, fast: FastPath | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin/stdout; the
+    lines ``fast`` takes never reach them."""
     loop = asyncio.get_running_loop()
     wire_in, wire_out, saved_in, saved_out = _claim_stdio()
     reader = asyncio.StreamReader(limit=1 << 16)
@@ -170,7 +181,7 @@ async def capped_stdio(cap: int = MAX_REQUEST_BYTES) -> AsyncIterator[tuple[Any,
                                            f"Request too large: {line.size / 1e6:.1f} MB "
                                            f"(Echo Desk accepts up to {cap / 1e6:.1f} MB)"))
                     continue
-                if not line.strip():
+                if not line.strip() or (fast is not None and fast.take(line)):
                     continue
                 message = parsed(line)
                 if isinstance(message, bytes):
@@ -185,11 +196,15 @@ async def capped_stdio(cap: int = MAX_REQUEST_BYTES) -> AsyncIterator[tuple[Any,
 
     try:
         async with anyio.create_task_group() as group:
+            if fast is not None:
+                fast.attach(write, lambda _exc: group.cancel_scope.cancel())
             group.start_soon(_ends_group, pump_in, group)
             group.start_soon(_ends_group, pump_out, group)
             yield from_client, to_client
             group.cancel_scope.cancel()
     finally:
+        if fast is not None:
+            await fast.aclose()
         read_pipe.close()
         write_pipe.close()
         _restore(saved_in, saved_out)

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from echo_desk.gateway.backend import AppBackend
+from echo_desk.gateway.fast_calls import FastCalls
 from echo_desk.gateway.server import Backend, ListWatchers, init_options, mcp_server
 from echo_desk.gateway.stdio import capped_stdio
 
@@ -27,7 +28,7 @@ async def serve_stdio(backend: AppBackend) -> None:
 
     server = mcp_server(backend_for, watchers)
     try:
-        async with capped_stdio() as (read_stream, write_stream):
+        async with capped_stdio(fast=FastCalls(backend)) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, init_options(server))
     finally:
         await backend.aclose()
