@@ -13,6 +13,7 @@ and the tool's own name, so they stay the same across restarts.
 
 from __future__ import annotations
 
+import enum
 import time
 from typing import Any
 
@@ -30,15 +31,31 @@ DATABASE_WRITE = "db_execute"
 OWN_SOURCES = ("builtin", "plugin")
 
 
+class NotOffered(enum.StrEnum):
+    """Why a client's profile keeps a tool from it (the catalog's per-client column says which)."""
+
+    HIDDEN = "hidden"  # the person switched it off for this client
+    BUILTINS_OFF = "builtins_off"  # Echo Desk's own tools are off for this client
+    CHAT_ONLY = "chat_only"  # only meaningful in Echo Desk's own chat
+    DATABASE_WRITES_OFF = "database_writes_off"  # the database tools are read-only for this client
+
+
+def not_offered(name: str, source: str, profile: GatewayClient) -> NotOffered | None:
+    """Why ``profile`` keeps the tool ``name`` (of ``source``) from its client; ``None``: it does not."""
+    if source.startswith("mcp:"):
+        return NotOffered.HIDDEN if name in profile.hidden_tools else None
+    if source not in OWN_SOURCES or name in CHAT_ONLY:
+        return NotOffered.CHAT_ONLY
+    if not profile.builtins:
+        return NotOffered.BUILTINS_OFF
+    if name == DATABASE_WRITE and not profile.database_writes:
+        return NotOffered.DATABASE_WRITES_OFF
+    return NotOffered.HIDDEN if name in profile.hidden_tools else None
+
+
 def offered(entry: RegisteredTool, profile: GatewayClient) -> bool:
     """Whether ``profile`` lets its client see ``entry`` at all (before the catalog's switches)."""
-    if entry.name in profile.hidden_tools:
-        return False
-    if entry.source.startswith("mcp:"):
-        return True
-    if entry.source not in OWN_SOURCES or not profile.builtins or entry.name in CHAT_ONLY:
-        return False
-    return entry.name != DATABASE_WRITE or profile.database_writes
+    return not_offered(entry.name, entry.source, profile) is None
 
 
 def granted(registry: ToolRegistry, settings: Settings, client: str) -> frozenset[str]:
@@ -83,3 +100,26 @@ def ensure_profile(settings: SettingsStore, client: str) -> GatewayClient:
             s.gateway.clients = {**s.gateway.clients, client: GatewayClient(first_seen=time.time())}
 
     return settings.update(add).gateway.client(client)
+
+
+def set_offered(settings: SettingsStore, client: str, name: str, on: bool) -> None:
+    """Show or hide one tool to ``client`` (``db_execute`` also switches its database writes)."""
+
+    def change(s: Settings) -> None:
+        profile = s.gateway.client(client).model_copy(deep=True)
+        profile.hidden_tools = [n for n in profile.hidden_tools if n != name] + ([] if on else [name])
+        if name == DATABASE_WRITE:
+            profile.database_writes = on
+        s.gateway.clients = {**s.gateway.clients, client: profile}
+
+    settings.update(change)
+
+
+def set_builtins(settings: SettingsStore, client: str, on: bool) -> None:
+    """Offer Echo Desk's own tools to ``client`` (or stop)."""
+
+    def change(s: Settings) -> None:
+        profile = s.gateway.client(client).model_copy(update={"builtins": on})
+        s.gateway.clients = {**s.gateway.clients, client: profile}
+
+    settings.update(change)
