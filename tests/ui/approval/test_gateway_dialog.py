@@ -155,3 +155,36 @@ def test_a_request_the_client_withdraws_stays_open_and_says_so(qloop, runtime, w
     assert not (workspace / "later.txt").exists()
     row = runtime.audit.query(tool="write_note")[0]
     assert (row["client"], row["error_kind"], row["ok"]) == ("cursor", "cancelled", False)
+
+
+def _client_request(client: str) -> Any:
+    from echo_desk.agent.host import ApprovalRequest
+    from echo_desk.tools import RiskLevel
+    from echo_desk.tools.results import Target
+
+    return ApprovalRequest(
+        call_id="c1", tool_name="run_command", tool_title="Run a command", risk=RiskLevel.EXEC, scope_id="s",
+        scope_label=client, scope_chain=(client,), arguments={"command": "ls"},
+        targets=(Target(kind="command", value="ls", detail="/w"),), file_changes=(), summary="", binding="b",
+        client=client,
+    )
+
+
+def test_the_client_heading_and_the_withdrawn_state_in_chinese(qtbot) -> None:
+    from echo_desk.ui import i18n_qt
+
+    i18n_qt.apply_language("zh_CN")
+    dialog = ApprovalDialog(_client_request("cursor"))
+    qtbot.addWidget(dialog)
+    assert dialog.heading.text() == "Cursor 通过 MCP 想要使用“Run a command”"  # (a title not in the catalog)
+    dialog.withdraw()
+    assert dialog.withdrawn_note.text().startswith("已撤回：Cursor 在你回答之前取消了此请求")
+    assert dialog.windowTitle().startswith("已撤回：")
+    i18n_qt.apply_language("en")  # a live switch re-words the withdrawn state too
+    assert dialog.withdrawn_note.text().startswith("Withdrawn: Cursor cancelled")
+
+
+def test_an_unknown_clients_name_is_shown_as_plain_visible_text(qtbot) -> None:
+    dialog = ApprovalDialog(_client_request("evil\u202etxt.exe"))
+    qtbot.addWidget(dialog)
+    assert "\u202e" not in dialog.heading.text() and "⟨U+202E⟩" in dialog.heading.text()
