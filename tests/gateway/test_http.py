@@ -176,3 +176,13 @@ async def test_the_setting_starts_and_stops_the_http_gateway(app: App) -> None:
     await wait_until(lambda: app.service.http_port is None, 15, "the HTTP gateway to stop")
     with pytest.raises(httpx.ConnectError):
         await _post(f"http://127.0.0.1:{port}/mcp", {})
+
+
+async def test_a_50_mb_request_over_http_is_refused_before_mcp_reads_it(http: Http) -> None:
+    huge = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": AUTO, "arguments": {"timezone": "x" * (50 * 1024 * 1024)}}})
+    async with httpx.AsyncClient(timeout=60) as client:
+        answer = await client.post(http.url, content=huge, headers={
+            **ACCEPT, "Authorization": f"Bearer {http.tokens['cursor']}"})
+    assert answer.status_code == 413
+    assert http.app.audit(tool=AUTO) == []  # it never reached a tool
