@@ -134,6 +134,7 @@ class HttpGateway:
             await self._server.serve(sockets=[sock])
         finally:
             sock.close()
+            _end_sse_watchers()
             for backend in self.backends.values():
                 closing = getattr(backend, "aclose", None)
                 if closing is not None:
@@ -142,6 +143,14 @@ class HttpGateway:
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
+
+
+def _end_sse_watchers() -> None:
+    """sse-starlette (under the SDK's streams) leaves a poller per loop that ends only when the
+    whole process exits; this loop outlives the server (the app's), so end it with the server."""
+    for task in asyncio.all_tasks():
+        if getattr(task.get_coro(), "__qualname__", "") == "_shutdown_watcher" and not task.done():
+            task.cancel()
 
 
 class _Server(uvicorn.Server):
