@@ -1,10 +1,11 @@
 """Screenshots of the gateway: another program's agent (here the official MCP Python SDK client,
 as "cursor") asks through ``echo-desk gateway`` to edit a file, and Echo Desk's own approval
 dialog opens headed with the client; then the client withdraws the request and the dialog says
-so. Real engine, real gateway process, real client; English and Chinese.
+so. Real engine, real gateway process, real client; English and Chinese. Also the catalog's view of
+what one client sees (Settings › Tools, "Shown to: Cursor").
 
 Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_gateway.py
-Writes docs/screenshots/gateway_{approval,withdrawn}_{en,zh}.png.
+Writes docs/screenshots/gateway_{approval,withdrawn,catalog}_{en,zh}.png.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def main() -> None:
     WORKSPACE.mkdir(parents=True)
     (WORKSPACE / "RELEASE_NOTES.md").write_text(NOTES, encoding="utf-8")
     store = SettingsStore.in_dir(HOME / "config")
-    store.update(lambda s: setattr(s.gateway, "clients", {"cursor": GatewayClient(builtins=True)}))
+    store.update(lambda s: setattr(s.gateway, "clients", {
+        "cursor": GatewayClient(builtins=True, hidden_tools=["run_command"]), "claude-code": GatewayClient()}))
     runtime = Runtime.create(settings_store=store, data_dir=HOME / "data", with_plugins=False)
     host = QtHost()
     service = GatewayService(runtime, host)
@@ -128,8 +130,26 @@ def main() -> None:
 
         return run
 
+    def catalog(language: str) -> Any:
+        async def run() -> None:
+            from echo_desk.ui.backend import CatalogBackend
+            from echo_desk.ui.settings.catalog_page import ToolsPage
+
+            i18n_qt.apply_language("zh_CN" if language == "zh" else "en")
+            page = ToolsPage(CatalogBackend(store, runtime))
+            page.resize(1200, 640)
+            page.show()
+            index = page.clients.findData("cursor")
+            page.clients.setCurrentIndex(index)
+            page.clients.activated.emit(index)
+            save(page, f"gateway_catalog_{language}.png")
+            page.close_page()
+            page.close()
+
+        return run
+
     try:
-        run_shots(OUT, shot("en"), shot("zh"))
+        run_shots(OUT, catalog("en"), catalog("zh"), shot("en"), shot("zh"))
     finally:
         client.close()
         service.close()
