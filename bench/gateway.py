@@ -115,44 +115,53 @@ async def main(n: int) -> None:
     manager_tid = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_native_id(), runtime.mcp.loop))
     print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
           f"{'socket only ms':>15}   CPU per gateway call: gateway process, app's MCP thread (ms)")
-    from echo_desk.gateway.relay import Relay
     try:
         for name, entry, tool, args in found:
-            direct_params = StdioServerParameters(command=entry["command"], args=entry["args"])
-            relay = await Relay.connect(service.path, "bench-socket")
-            async with Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through:
-                samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": []}
-                # "socket": the app's side alone (socket, service, dispatcher, server), called from here
-                # without the gateway process: what the gateway process itself adds is the rest.
-                calls = {"direct": lambda: direct.call_tool(tool, args),
-                         "gateway": lambda: through.call_tool(f"{name}__{tool}", args),
-                         "socket": lambda: _relayed(relay, f"{name}__{tool}", args)}
-                for _ in range(30):  # warm up both
-                    for call in calls.values():
-                        await call()
-                gateway_pid = child_pid("--client bench")
-                cpu_paths = (f"/proc/{gateway_pid}/stat", f"/proc/self/task/{manager_tid}/stat")
-                cpu_before = [cpu_seconds(p) for p in cpu_paths]
-                order = list(calls)
-                shuffle = random.Random(7).shuffle
-                for _ in range(n):
-                    shuffle(order)
-                    for path in order:
-                        t = time.perf_counter()
-                        result = await calls[path]()
-                        samples[path].append(time.perf_counter() - t)
-                        assert not result.is_error, result
-                # The app's thread also served the "socket" calls: its CPU per call covers both.
-                cpu = [(cpu_seconds(p) - b) * 1000 for p, b in zip(cpu_paths, cpu_before, strict=True)]
-            await relay.aclose()
-            d, g, s = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket"))
-            print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
-                  f"{cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
+            await compare(n, service.path, gateway, manager_tid, name, entry, tool, args)
         await concurrent(gateway, found[0], Client)
     finally:
         await service.shutdown()
         await runtime.aclose()
         shutil.rmtree(base, ignore_errors=True)
+
+
+async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: str, entry: dict[str, Any],
+                  tool: str, args: dict[str, Any]) -> None:
+    """One server: the direct, gateway and app-side-only paths interleaved; medians and CPU."""
+    from mcp import Client, StdioServerParameters
+
+    from echo_desk.gateway.relay import Relay
+
+    direct_params = StdioServerParameters(command=entry["command"], args=entry["args"])
+    relay = await Relay.connect(socket, "bench-socket")
+    async with Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through:
+        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": []}
+        # "socket": the app's side alone (socket, service, dispatcher, server), called from here
+        # without the gateway process: what the gateway process itself adds is the rest.
+        calls = {"direct": lambda: direct.call_tool(tool, args),
+                 "gateway": lambda: through.call_tool(f"{name}__{tool}", args),
+                 "socket": lambda: _relayed(relay, f"{name}__{tool}", args)}
+        for _ in range(30):  # warm up both
+            for call in calls.values():
+                await call()
+        gateway_pid = child_pid("--client bench")
+        cpu_paths = (f"/proc/{gateway_pid}/stat", f"/proc/self/task/{manager_tid}/stat")
+        cpu_before = [cpu_seconds(p) for p in cpu_paths]
+        order = list(calls)
+        shuffle = random.Random(7).shuffle
+        for _ in range(n):
+            shuffle(order)
+            for path in order:
+                t = time.perf_counter()
+                result = await calls[path]()
+                samples[path].append(time.perf_counter() - t)
+                assert not result.is_error, result
+        # The app's thread also served the "socket" calls: its CPU per call covers both.
+        cpu = [(cpu_seconds(p) - b) * 1000 for p, b in zip(cpu_paths, cpu_before, strict=True)]
+    await relay.aclose()
+    d, g, s = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket"))
+    print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
+          f"{cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
 
 
 async def _native_id() -> int:
@@ -183,7 +192,7 @@ async def concurrent(gateway: Any, server: tuple[str, dict[str, Any], str, dict[
             t = time.perf_counter()
             try:
                 result = await client.call_tool(f"{name}__{tool}", args)
-            except Exception:
+            except Exception:  # noqa: BLE001 — any failure is a lost call, and counted as one
                 lost += 1
                 return
             latencies.append(time.perf_counter() - t)
