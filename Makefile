@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.echo-desk-installed
 
-.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers model package package-test package-sizes
+.PHONY: run test setup system-deps translations lint test-only clean mcp-test-servers gateway-test-clients model package package-test package-sizes
 
 run: setup
 	$(VENV)/bin/echo-desk
@@ -44,8 +44,12 @@ lint: $(STAMP)
 mcp-test-servers:
 	@bash scripts/install-mcp-test-servers.sh
 
+# The real MCP clients the gateway tests drive: the TypeScript SDK and the MCP Inspector (npm).
+gateway-test-clients:
+	@bash scripts/install-gateway-test-clients.sh
+
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
-test-only: $(STAMP) mcp-test-servers
+test-only: $(STAMP) mcp-test-servers gateway-test-clients
 	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
 	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins tests/common tests/tools tests/cli
 

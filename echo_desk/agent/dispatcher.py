@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from echo_desk.agent.bounded import bounded
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
-from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host, NoOneToAsk
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
     Ruling,
@@ -399,7 +399,11 @@ class Dispatcher:
         revise = self._reviser(state, entry, risk, ctx, current)
         current.request = replace(current.request, revise=revise)
         on_status(ToolStatus.WAITING_APPROVAL)
-        decision = await host.request_approval(current.request)
+        try:
+            decision = await host.request_approval(current.request)
+        except NoOneToAsk as exc:
+            state.decision, state.provenance = Decision.DENIED, f"no one to ask: {exc}"
+            raise _Stop(ErrorKind.REJECTED, str(exc)) from None
         # Only the latest version the person saw (re-previewed after an edit) can be approved.
         request = current.request
         _check_answer(state, request, decision)
@@ -475,6 +479,8 @@ class Dispatcher:
                 and not engine.mentions(rule_names_for(entry), roots)):
             return None
         subject = subject_for(entry, params)
+        if state.scope.caller:  # rules may name the MCP client calling through the gateway
+            subject = replace(subject, client=state.scope.caller)
         cwd = roots[0] / str(params.get("cwd", ".")) if subject.command and roots else None
         try:
             return engine.evaluate(subject, workspaces=roots, conversation_id=state.scope.conversation_id, cwd=cwd)
@@ -553,6 +559,7 @@ class Dispatcher:
             hunk_selectable=bool(changes) and entry.tool.writes_hunk_selection is True,
             parameters_schema=entry.tool.parameters,
             not_restorable=self.undo.over_the_cap(changes) if self.undo else (),
+            client=state.scope.caller,
         )
 
     async def _run_with_retries(
@@ -650,7 +657,8 @@ class Dispatcher:
             at=time.time(),
             duration_ms=(time.perf_counter() - state.started) * 1000,
             state=_Recorded(state.call.id, state.call.name, state.scope.conversation_id, state.scope.chain,
-                            entry.source if entry else "", state.decision, state.provenance, state.deciding),
+                            entry.source if entry else "", state.decision, state.provenance, state.deciding,
+                            state.scope.caller),
             # The call's own dict, as it is now (the tool has returned: nothing changes it further).
             arguments=dict(arguments) if type(arguments) is dict else arguments,
             hidden=entry.tool.hidden_parameters if entry else (),
@@ -677,6 +685,7 @@ class _Recorded(NamedTuple):
     decision: Decision
     provenance: str
     deciding: Provenance | None
+    client: str
 
 
 def _audit_record(*, at: float, duration_ms: float, state: _Recorded, arguments: Any, hidden: tuple[str, ...],
@@ -704,6 +713,7 @@ def _audit_record(*, at: float, duration_ms: float, state: _Recorded, arguments:
              "after_sha256": c.after_sha256}
             for c in envelope.file_changes
         ],
+        client=state.client,
     )
 
 

@@ -70,6 +70,8 @@ class ApprovalRequest:
     parameters_schema: dict[str, Any] = field(default_factory=dict, compare=False)
     #: Files Revert could not restore (over the undo size limit): said before approval.
     not_restorable: tuple[str, ...] = ()
+    #: The MCP client asking through the gateway (its key); empty when Echo Desk's own agent asks.
+    client: str = ""
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
 
     def hides_text(self, *, with_diffs: bool = True) -> bool:
@@ -100,6 +102,12 @@ class ApprovalDecision:
     @property
     def allowed(self) -> bool:
         return self.choice.allows
+
+
+class NoOneToAsk(Exception):
+    """Raised by ``Host.request_approval`` when no person can answer now (a gateway client's
+    call while Echo Desk's window is not running): the call is refused at once with this
+    message instead of waiting for an answer that cannot come."""
 
 
 @runtime_checkable

@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ask(sub)
     _add_rules(sub)
     _add_changes(sub)
+    from echo_desk.cli.gateway import add_parser as add_gateway  # stdlib only at import
+
+    add_gateway(sub)
     return parser
 
 

@@ -19,6 +19,10 @@ def main(argv: list[str]) -> int:
         from echo_desk.cli.rules import run_with_own_engine
 
         return run_with_own_engine(args)
+    if args.command == "gateway":  # a client waits for it: no engine, no sandbox probe up front
+        from echo_desk.cli.gateway import run as run_gateway
+
+        return run_gateway(args)
     from echo_desk import sandbox
 
     # Known at start, off the main thread: the settings page, the approval dialog and the

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.resources import ICON_SIZES
 from echo_desk.ui.app import main as app_module
-from echo_desk.ui.app.app_icon import APP_ID
+from echo_desk.ui.core.app_icon import APP_ID
 
 
 def test_run_gui_gives_every_window_the_app_icon(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,8 @@ import pytest
 from PySide6.QtCore import QDir
 from PySide6.QtWidgets import QMainWindow
 
-from echo_desk.ui.app.single_instance import SingleInstance, bring_forward, server_name
+from echo_desk.ui.app.single_instance import SingleInstance, server_name
+from echo_desk.ui.core.desktop_notify import bring_forward
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -21,9 +21,8 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from echo_desk.i18n import LANGUAGES, _
-from echo_desk.ui.app import app_icon
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core import app_icon, i18n_qt, marshal, theme
 
 if TYPE_CHECKING:
     from echo_desk.mcp.status import McpEvent
@@ -115,7 +114,7 @@ class App:
         return 0
 
     async def load(self) -> None:
-        from echo_desk.ui.app.services import load_services
+        from echo_desk.ui.app.services import load_services, start_gateway
         from echo_desk.ui.approval.host import warm_up_approvals
         from echo_desk.ui.chat.markdown import preload_code_lexers, warm_up
         from echo_desk.ui.widgets.diff_view import warm_up as warm_up_diffs
@@ -124,6 +123,7 @@ class App:
         warm_up_diffs()
         preload_code_lexers()
         self.services = await load_services(host=self.window.host)
+        start_gateway(self.services, self.window.host)
         self.window.attach(self.services)
         self.window.set_model(self.services.model)
         self.window.set_banner(self.services.banner)
@@ -245,7 +245,8 @@ def run_gui(argv: list[str] | None = None) -> int:
     app_icon.apply_app_identity(qapp)
     # We quit after our own clean shutdown, not when the last window hides.
     qapp.setQuitOnLastWindowClosed(False)
-    from echo_desk.ui.app.single_instance import SingleInstance, bring_forward
+    from echo_desk.ui.app.single_instance import SingleInstance
+    from echo_desk.ui.core.desktop_notify import bring_forward
 
     instance = SingleInstance()
     if not instance.claim():  # another Echo Desk of this person is open: it comes forward

@@ -20,7 +20,9 @@ from echo_desk.ui.core.backend import CatalogBackend, ModelFactory
 from echo_desk.ui.core.marshal import BackgroundOp
 
 if TYPE_CHECKING:  # loaded after the first frame, see load_services
+    from echo_desk.agent.host import Host
     from echo_desk.agent.model import ChatModel
+    from echo_desk.gateway.service import GatewayService
     from echo_desk.mcp.manager import McpManager
     from echo_desk.runtime import Runtime
     from echo_desk.store.conversations import ConversationStore
@@ -42,6 +44,9 @@ class Services:
     engine_error: str = ""
     mcp: McpManager | None = None
     mcp_error: str = ""
+    #: Echo Desk as an MCP server for other clients (``echo-desk gateway``), once started.
+    gateway: GatewayService | None = None
+    gateway_error: str = ""
 
     def banner(self) -> str:
         """The honest one-paragraph state of the chat ('' when all is well)."""
@@ -64,7 +69,12 @@ class Services:
         return "\n".join(notes)
 
     async def aclose(self) -> None:
-        # MCP first: its servers are child processes that must end with us. (A runtime that
+        # The gateway first: it runs on the MCP manager's loop, and its clients' calls are
+        # withdrawn (their dialogs say so) before the engine goes.
+        if self.gateway is not None:
+            gateway, self.gateway = self.gateway, None
+            await gateway.shutdown()
+        # MCP next: its servers are child processes that must end with us. (A runtime that
         # owns the manager closes it in its own aclose.)
         own_mcp = self.mcp if self.runtime is None or self.mcp is not self.runtime.mcp else None
         for thing in (own_mcp, self.model, self.runtime):
@@ -128,6 +138,28 @@ async def attach_mcp_servers(services: Services, host: ToolHost | None) -> None:
     except Exception as exc:  # a broken mcp.json must not keep the window from working
         log.exception("starting MCP servers failed")
         services.mcp_error = str(exc)
+
+
+def start_gateway(services: Services, host: Host) -> None:
+    """Listen for ``echo-desk gateway`` connections (other MCP clients), on the MCP manager's
+    loop when there is one (a call of an MCP tool then needs no hop between threads), else on a
+    thread of its own. Another Echo Desk listening already, or no runtime: not started, said why."""
+    runtime = services.runtime
+    if runtime is None:
+        return
+    from echo_desk.gateway.service import GatewayService
+
+    service = GatewayService(runtime, host)
+    try:
+        if runtime.mcp is not None:
+            service.start_on(runtime.mcp.loop)
+        else:
+            service.start_in_thread()
+    except (OSError, TimeoutError) as exc:
+        log.warning("the gateway for other MCP clients is not available: %s", exc)
+        services.gateway_error = str(exc)
+        return
+    services.gateway = service
 
 
 def _create(create_model: ModelFactory, provider: ProviderSettings,

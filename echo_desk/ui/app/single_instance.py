@@ -81,16 +81,3 @@ class SingleInstance(QObject):
 
     def close(self) -> None:
         self.server.close()
-
-
-def bring_forward(window: object) -> None:
-    """Show ``window`` (a ``QWidget``) in front: restored if minimised, raised, activated."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QWidget
-
-    assert isinstance(window, QWidget)
-    if window.windowState() & Qt.WindowState.WindowMinimized:
-        window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
-    window.show()
-    window.raise_()
-    window.activateWindow()

@@ -30,6 +30,7 @@ from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalReque
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.common.hunks import bind_selection
 from echo_desk.common.visible_text import visible, visible_json
+from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools import ProtectionReason
 from echo_desk.tools.results import JsonObject
@@ -93,6 +94,8 @@ class ApprovalDialog(QDialog):
         self.request = request
         self.is_spawn = request.spawn is not None
         self.decision: ApprovalDecision | None = None
+        #: The client that asked withdrew the request (it cancelled it, or went away).
+        self.withdrawn = False
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
         self.resize(980, 720)
@@ -121,6 +124,14 @@ class ApprovalDialog(QDialog):
         font.setBold(True)
         self.heading.setFont(font)
         layout.addWidget(self.heading)
+        # Shown when the client that asked withdrew the request: the dialog stays, says so, and
+        # can only be closed (nothing is run, whatever is pressed).
+        self.withdrawn_note = QLabel()
+        self.withdrawn_note.setWordWrap(True)
+        self.withdrawn_note.setTextFormat(Qt.TextFormat.PlainText)
+        theme.styled(self.withdrawn_note, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 6px;")
+        self.withdrawn_note.setVisible(False)
+        layout.addWidget(self.withdrawn_note)
         # A sub-agent asking says so first, with its goal: the person must know who wants this.
         self.subagent_banner = SubagentBanner(request)
         layout.addWidget(self.subagent_banner)
@@ -268,6 +279,10 @@ class ApprovalDialog(QDialog):
         self.deny.setDefault(True)
         self.deny.clicked.connect(self._choose(ApprovalChoice.DENY))
         buttons.addWidget(self.deny)
+        self.close_button = QPushButton()
+        self.close_button.setVisible(False)
+        self.close_button.clicked.connect(self.reject)
+        buttons.addWidget(self.close_button)
         layout.addLayout(buttons)
 
     def _show_hidden_in_diffs(self) -> None:
@@ -277,7 +292,7 @@ class ApprovalDialog(QDialog):
     def _update_allow(self) -> None:
         # Nothing can be allowed before every line of every diff is in the dialog and every
         # target and argument was in view to its end.
-        ready = all(part.is_loaded for part in self._must_see)
+        ready = all(part.is_loaded for part in self._must_see) and not self.withdrawn
         for button in (self.allow_once, self.allow_conversation, self.always_allow):
             button.setEnabled(ready)
         if self.grant_choices is not None:
@@ -287,11 +302,21 @@ class ApprovalDialog(QDialog):
         r = self.request
         title = visible(translate_in(r.tool_domain, r.tool_title, r.tool_locale_dir) if r.tool_title else r.tool_name,
                         one_line=True)
-        self.setWindowTitle(_("Approve {tool}?").format(tool=title))
+        client = visible(display_name(r.client), one_line=True) if r.client else ""
+        if client:
+            self.setWindowTitle(_("{client} asks: approve {tool}?").format(client=client, tool=title))
+            self.heading.setText(_("{client}, through MCP, wants to use “{tool}”").format(client=client, tool=title))
+        else:
+            self.setWindowTitle(_("Approve {tool}?").format(tool=title))
         if self.is_spawn:
             self.heading.setText(_("Echo Desk wants to start a sub-agent"))
-        else:
+        elif not client:
             self.heading.setText(_("Echo Desk wants to use “{tool}”").format(tool=title))
+        if self.withdrawn:
+            self.setWindowTitle(_("Withdrawn: {title}").format(title=self.windowTitle()))
+            self.withdrawn_note.setText(_("Withdrawn: {client} cancelled this request or disconnected before you "
+                                          "answered. Nothing was run; you can close this window.").format(
+                client=client or _("the agent")))
         self.subagent_banner.retranslate()
         if self.manifest is not None:
             self.manifest.retranslate()
@@ -303,6 +328,8 @@ class ApprovalDialog(QDialog):
         self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
         self.scope_label.setText(_("Asked by:"))
         chain = " › ".join(scope_names(r.scope_chain)) if r.scope_chain else (r.scope_label or r.scope_id)
+        if client:  # not a conversation of Echo Desk's: another program's agent
+            chain = _("{client} (an MCP client, through Echo Desk's gateway)").format(client=client)
         self.scope_value.setText(visible(chain, one_line=True))
         self.hidden_warning.setText(_("This request contains hidden or control characters (bidi, zero-width, "
                                       "line separators…). They are shown as ⟨U+…⟩ where they are: read "
@@ -322,9 +349,11 @@ class ApprovalDialog(QDialog):
         self.message_caption.setText(_("Message if denied:"))
         self.message.setPlaceholderText(_("Optional: tell the agent why, or what to do instead"))
         self.allow_once.setText(_("Allow once"))
-        self.allow_conversation.setText(_("Allow for this conversation"))
+        self.allow_conversation.setText(_("Allow for this session of {client}").format(client=client) if client
+                                        else _("Allow for this conversation"))
         self.always_allow.setText(_("Always allow this tool"))
         self.deny.setText(_("Deny"))
+        self.close_button.setText(_("Close"))
         self.edit.setText(_("Edit…"))
         names = {
             self.targets: _("Targets of this call"), self.arguments: _("Arguments of this call"),
@@ -392,10 +421,38 @@ class ApprovalDialog(QDialog):
             self.decided.emit(decision)
             super().accept()
 
+    def withdraw(self) -> None:
+        """The client that asked withdrew the request: say so and keep only Close (never a silent
+        disappearance: the person may be reading it)."""
+        if self.decision is not None or self.withdrawn:
+            return
+        self.withdrawn = True
+        follow = getattr(self, "follow", None)
+        if isinstance(follow, ApprovalDialog):
+            follow.withdraw()
+        editor = getattr(self, "editor", None)
+        if isinstance(editor, QDialog):
+            editor.close()
+        for widget in (self.allow_once, self.allow_conversation, self.always_allow, self.deny, self.edit,
+                       self.message):
+            widget.setEnabled(False)
+        if self.grant_choices is not None:
+            self.grant_choices.setEnabled(False)
+        self.deny.setDefault(False)
+        self.close_button.setVisible(True)
+        self.close_button.setDefault(True)
+        self.close_button.setFocus()
+        self.withdrawn_note.setVisible(True)
+        self.retranslate()
+
     def reject(self) -> None:
-        """Escape and the window's close button deny."""
+        """Escape and the window's close button deny (or, once withdrawn, just close)."""
+        if self.withdrawn:
+            super().reject()
+            return
         self._finish(ApprovalChoice.DENY)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._finish(ApprovalChoice.DENY)
+        if not self.withdrawn:
+            self._finish(ApprovalChoice.DENY)
         super().closeEvent(event)

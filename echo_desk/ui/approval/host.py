@@ -59,8 +59,22 @@ class QtHost(QObject):
 
         # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
         title_for = self.transcript.title_for if self.transcript is not None else None
+        if request.client:
+            # Another program's agent asks (through the gateway): a window of its own, not modal
+            # over the chat, brought to the front with a desktop notification. Withdrawn by the
+            # client, it stays and says so.
+            dialog = ApprovalDialog(request, None, title_for=title_for)
+            dialog.setWindowModality(Qt.WindowModality.NonModal)
+            return await self._run_dialog(dialog, dialog.decided, ApprovalDecision, on_abandon=dialog.withdraw,
+                                          on_open=lambda: self._announce(dialog))
         dialog = ApprovalDialog(request, self._parent_widget(), title_for=title_for)
         return await self._run_dialog(dialog, dialog.decided, ApprovalDecision)
+
+    def _announce(self, dialog: QDialog) -> None:
+        from echo_desk.ui.core.desktop_notify import bring_forward, notify
+
+        bring_forward(dialog)
+        notify(dialog.windowTitle(), self._parent_widget())
 
     async def _show_question(self, question: Question) -> Answer:
         from echo_desk.ui.approval.question_dialog import QuestionDialog
@@ -78,8 +92,11 @@ class QtHost(QObject):
         dialog = ServerStartDialog(request, self._parent_widget())
         return await self._run_dialog(dialog, dialog.decided, bool)
 
-    async def _run_dialog(self, dialog: QDialog, signal: SignalInstance, answer: type[T]) -> T:
-        """Open ``dialog`` and wait for the ``answer`` its ``signal`` carries."""
+    async def _run_dialog(self, dialog: QDialog, signal: SignalInstance, answer: type[T], *,
+                          on_abandon: Callable[[], None] | None = None,
+                          on_open: Callable[[], None] | None = None) -> T:
+        """Open ``dialog`` and wait for the ``answer`` its ``signal`` carries. When the caller
+        gives up first, ``on_abandon`` runs (by default the dialog answers no and closes)."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
         def resolve(value: object) -> None:
@@ -94,6 +111,8 @@ class QtHost(QObject):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.open_dialogs.append(dialog)
         dialog.open()  # never exec(): a nested loop would stall qasync
+        if on_open is not None:
+            on_open()
         self.dialog_opened.emit(dialog)
         try:
             return await future
@@ -101,8 +120,9 @@ class QtHost(QObject):
             if dialog in self.open_dialogs:
                 self.open_dialogs.remove(dialog)
             if not future.done() or future.cancelled():
-                # The turn was stopped while asking: the dialog answers "deny"/"cancel" and goes.
-                dialog.reject()
+                # The turn was stopped while asking: the dialog answers "deny"/"cancel" and goes
+                # (or, for a client's request, says it was withdrawn).
+                (on_abandon or dialog.reject)()
 
     def cancel_dialogs(self) -> None:
         """Stop pressed: every open question/approval is answered negatively and closed."""

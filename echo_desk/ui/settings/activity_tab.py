@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.dispatcher import Decision
 from echo_desk.agent.permissions import Rule
+from echo_desk.common.visible_text import visible
+from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import N_, _
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
@@ -123,7 +125,11 @@ class ActivityTab(QWidget):
         for r in self.rows:
             decision = r["decision"]
             label = _(DECISION_LABELS[Decision(decision)]) if decision in Decision._value2member_map_ else decision
-            item = QTreeWidgetItem([when(r["at"]), r["tool"], label, self._decider(r), r["conversation_id"][:8]])
+            # A call another MCP client made through the gateway is named by that client.
+            client = str(r.get("client") or "")
+            asked_by = (_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True))
+                        if client else r["conversation_id"][:8])
+            item = QTreeWidgetItem([when(r["at"]), r["tool"], label, self._decider(r), asked_by])
             item.setToolTip(3, plain_tooltip(str(r["provenance"])))
             item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
             self.calls.addTopLevelItem(item)

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import QTreeView
 from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, locale_dir_of, translate_in
+from echo_desk.gateway.clients import display_name
+from echo_desk.gateway.view import NotOffered, not_offered, set_offered
+from echo_desk.i18n import N_, _, locale_dir_of, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
@@ -40,7 +42,14 @@ RiskRole = Qt.ItemDataRole.UserRole + 14
 #: Whether a row's status is "Ready" (the theme's ok colour) or a warning.
 ReadyRole = Qt.ItemDataRole.UserRole + 15
 
-COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY = range(5)
+COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY, COL_CLIENT = range(6)
+#: Why a client does not see a tool, as the per-client column says it.
+_NOT_OFFERED = {
+    NotOffered.HIDDEN: N_("Switched off for this client"),
+    NotOffered.BUILTINS_OFF: N_("Echo Desk's own tools are off for this client"),
+    NotOffered.CHAT_ONLY: N_("Only in Echo Desk's own chat"),
+    NotOffered.DATABASE_WRITES_OFF: N_("Database writes are off for this client (read-only)"),
+}
 _FEW = 64
 
 
@@ -56,8 +65,10 @@ def _status_colour(ready: bool) -> QColor:
 
 class ToolCatalogModel(QStandardItemModel):
     def __init__(self, backend: CatalogBackend, parent: QObject | None = None) -> None:
-        super().__init__(0, 5, parent)
+        super().__init__(0, 6, parent)
         self.backend = backend
+        #: The MCP client whose view the last column shows (``Settings.gateway.clients``), if any.
+        self.client: str | None = None
         self._syncing = False
         self._rows: dict[str, list[QStandardItem]] = {}
         self._groups: dict[ToolSource, QStandardItem] = {}
@@ -97,7 +108,7 @@ class ToolCatalogModel(QStandardItemModel):
             font = group.font()
             font.setBold(True)
             group.setFont(font)
-            filler = [QStandardItem() for _ in range(4)]
+            filler = [QStandardItem() for _ in range(5)]
             for f in filler:
                 f.setEditable(False)
             self._groups[source] = group
@@ -108,6 +119,7 @@ class ToolCatalogModel(QStandardItemModel):
         self._fill_texts(standings)
         self._fill_states(standings)
         self._fill_status()
+        self._fill_client()
         self._syncing = True
         try:
             for row in groups:
@@ -120,11 +132,12 @@ class ToolCatalogModel(QStandardItemModel):
         name = tool.name
         self._tools[name] = tool
         self._sources[name] = source
-        cells = [QStandardItem() for _ in range(5)]
+        cells = [QStandardItem() for _ in range(6)]
         for cell in cells:
             cell.setEditable(False)
             cell.setData(name, NameRole)
         cells[COL_TOOL].setCheckable(True)
+        cells[COL_CLIENT].setCheckable(True)
         cells[COL_POLICY].setEditable(True)
         cells[COL_RISK].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         self._rows[name] = cells
@@ -155,7 +168,9 @@ class ToolCatalogModel(QStandardItemModel):
 
     # -- text -------------------------------------------------------------------------------
     def _set_headers(self) -> None:
-        self.setHorizontalHeaderLabels([_("Tool"), _("Description"), _("Risk"), _("Status"), _("Approval")])
+        seen_by = (_("Seen by {client}").format(client=visible(display_name(self.client), one_line=True))
+                   if self.client else "")
+        self.setHorizontalHeaderLabels([_("Tool"), _("Description"), _("Risk"), _("Status"), _("Approval"), seen_by])
 
     def retranslate(self) -> None:
         """Titles, descriptions, badges and the search text in the current language."""
@@ -164,6 +179,34 @@ class ToolCatalogModel(QStandardItemModel):
         self._bulk(lambda: self._fill_texts(standings))
         self._bulk(lambda: self._fill_states(standings))
         self._bulk(self._fill_status)
+        self._bulk(self._fill_client)
+
+    # -- one MCP client's view (the gateway) ------------------------------------------------
+    def set_client(self, client: str | None) -> None:
+        """Show in the last column what ``client`` sees (``None``: no client, the column is empty)."""
+        self.client = client
+        self._set_headers()
+        self._bulk(self._fill_client)
+
+    def _fill_client(self) -> list[QStandardItem]:
+        """The client's switch per tool: checked when its profile offers the tool (the catalog's
+        own switch still applies on top); greyed, with the reason, when the profile cannot."""
+        profile = self.backend.settings.current.gateway.client(self.client) if self.client else None
+        changed: list[QStandardItem] = []
+        for name, cells in self._rows.items():
+            cell = cells[COL_CLIENT]
+            why = not_offered(name, self._sources[name], profile) if profile is not None else None
+            state = Qt.CheckState.Checked if profile is not None and why is None else Qt.CheckState.Unchecked
+            # The person can switch a tool back on unless the profile keeps its kind away as a whole.
+            usable = profile is not None and why not in (NotOffered.BUILTINS_OFF, NotOffered.CHAT_ONLY)
+            tip = _(_NOT_OFFERED[why]) if why is not None and profile is not None else ""
+            if cell.checkState() != state or cell.isEnabled() != usable or cell.toolTip() != tip:
+                cell.setCheckState(state)
+                cell.setEnabled(usable)
+                cell.setToolTip(tip)
+                cell.setData(tip or None, Qt.ItemDataRole.AccessibleDescriptionRole)
+                changed.append(cell)
+        return changed
 
     def _fill_texts(self, standings: dict[str, ToolStanding] | None = None) -> list[QStandardItem]:
         for source, group in self._groups.items():
@@ -290,6 +333,8 @@ class ToolCatalogModel(QStandardItemModel):
             return
         if item.column() == COL_TOOL:
             self.set_tool_enabled(str(name), item.checkState() == Qt.CheckState.Checked)
+        elif item.column() == COL_CLIENT and self.client:
+            set_offered(self.backend.settings, self.client, str(name), item.checkState() == Qt.CheckState.Checked)
 
     def set_tool_enabled(self, name: str, enabled: bool) -> None:
         self.backend.settings.set_tool(name, enabled=enabled)
@@ -308,6 +353,7 @@ class ToolCatalogModel(QStandardItemModel):
 
     def _on_settings(self, _settings: Settings) -> None:
         self.refresh_states()
+        self._bulk(self._fill_client)
 
     # -- queries ----------------------------------------------------------------------------
     def tool_index(self, name: str) -> QModelIndex:

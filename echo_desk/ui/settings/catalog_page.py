@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -18,12 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.common.visible_text import visible
+from echo_desk.gateway.clients import display_name
+from echo_desk.gateway.view import set_builtins
 from echo_desk.i18n import _
 from echo_desk.store.settings import Settings
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import capability_label, policy_label, profile_label, risk_label
 from echo_desk.ui.settings.catalog_model import (
+    COL_CLIENT,
     COL_DESCRIPTION,
     COL_POLICY,
     COL_RISK,
@@ -90,6 +95,18 @@ class ToolsPage(QWidget):
         bar.addWidget(self.profile_label)
         bar.addWidget(self.profiles, 1)
         layout.addLayout(bar)
+        # Other MCP clients calling through the gateway: what one of them sees (a column).
+        client_bar = QHBoxLayout()
+        self.client_label = QLabel()
+        self.clients = QComboBox()
+        self.clients.activated.connect(lambda _i: self._show_client(self.clients.currentData() or ""))
+        self.client_builtins = QCheckBox()
+        self.client_builtins.setVisible(False)
+        self.client_builtins.toggled.connect(self._set_client_builtins)
+        client_bar.addWidget(self.client_label)
+        client_bar.addWidget(self.clients, 1)
+        client_bar.addWidget(self.client_builtins, 2)
+        layout.addLayout(client_bar)
 
         self.tree = QTreeView()
         self.tree.setModel(self.model)
@@ -110,6 +127,9 @@ class ToolsPage(QWidget):
         header.resizeSection(COL_TOOL, 230)
         header.resizeSection(COL_STATUS, 210)
         header.resizeSection(COL_POLICY, 140)
+        header.setSectionResizeMode(COL_CLIENT, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(COL_CLIENT, 150)
+        self.tree.setColumnHidden(COL_CLIENT, True)
         self.tree.expandAll()
         layout.addWidget(self.tree, 1)
         self.hint = QLabel()
@@ -140,6 +160,8 @@ class ToolsPage(QWidget):
         self.tags.setAccessibleName(_("Filter by capability"))
         self.profile_label.setText(_("Profile:"))
         self.profiles.setAccessibleName(_("Capability profile"))
+        self.client_label.setText(_("Shown to:"))
+        self.clients.setAccessibleName(_("Which agent's view of the tools to show"))
         self.tree.setAccessibleName(_("Tools catalog"))
         metrics = self.tree.fontMetrics()
         risk_width = max(metrics.horizontalAdvance(risk_label(r)) for r in ("read", "write", "exec"))
@@ -157,6 +179,7 @@ class ToolsPage(QWidget):
         self.tags.setCurrentIndex(max(0, self.tags.findData(current_tag)))
         self.tags.blockSignals(False)
         self._fill_profiles(self.backend.settings.current)
+        self._fill_clients(self.backend.settings.current)
 
     def show_scope_help(self) -> None:
         """Open (or raise) the "About scopes and sub-agents" page."""
@@ -175,6 +198,38 @@ class ToolsPage(QWidget):
         self.profiles.setCurrentIndex(max(0, self.profiles.findData(settings.active_profile)))
         self.profiles.blockSignals(False)
 
+    def _fill_clients(self, settings: Settings) -> None:
+        """Echo Desk's own chat, then every MCP client that connected through the gateway."""
+        current = self.clients.currentData() or ""
+        self.clients.blockSignals(True)
+        self.clients.clear()
+        self.clients.addItem(_("Echo Desk's chat"), "")
+        for key in sorted(settings.gateway.clients):
+            self.clients.addItem(_("{client} (through MCP)").format(client=visible(display_name(key), one_line=True)),
+                                 key)
+        self.clients.setCurrentIndex(max(0, self.clients.findData(current)))
+        self.clients.blockSignals(False)
+        self._show_client(self.clients.currentData() or "")
+
+    def _show_client(self, key: str) -> None:
+        """The last column shows what ``key`` sees; '' hides it (the chat sees the checked tools)."""
+        self.model.set_client(key or None)
+        self.tree.setColumnHidden(COL_CLIENT, not key)
+        self.client_builtins.setVisible(bool(key))
+        if key:
+            profile = self.backend.settings.current.gateway.client(key)
+            self.client_builtins.blockSignals(True)
+            self.client_builtins.setChecked(profile.builtins)
+            self.client_builtins.blockSignals(False)
+            self.client_builtins.setText(_("Offer Echo Desk's own tools to {client} (file edits with review and "
+                                           "undo, commands in the sandbox, database reads)").format(
+                client=visible(display_name(key), one_line=True)))
+
+    def _set_client_builtins(self, on: bool) -> None:
+        key = self.clients.currentData() or ""
+        if key:
+            set_builtins(self.backend.settings, key, on)
+
     def _apply_profile(self, _index: int) -> None:
         name = self.profiles.currentData()
         if not name:
@@ -190,6 +245,9 @@ class ToolsPage(QWidget):
     def _on_settings(self, settings: Settings) -> None:
         if self.profiles.currentData() != settings.active_profile:
             self._fill_profiles(settings)
+        known = {self.clients.itemData(i) for i in range(self.clients.count())} - {""}
+        if known != set(settings.gateway.clients):  # a client connected for the first time
+            self._fill_clients(settings)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

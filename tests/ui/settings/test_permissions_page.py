@@ -227,3 +227,14 @@ def test_tool_tips_show_a_repository_pattern_literally(page):
     doc = QTextDocument()
     doc.setHtml(item.toolTip(2))  # as Qt renders a tip it takes for rich text
     assert doc.toPlainText() == "<b>true</b> **"
+
+
+def test_activity_names_the_mcp_client_that_made_a_call(page, builtin_runtime, workspace):
+    from echo_desk.agent.scope import Scope
+
+    _run(builtin_runtime, Scope(label="Cursor", client="cursor", workspace_roots=(workspace,)), "echo hi", "g1")
+    activity = page.activity
+    assert activity is not None
+    activity.reload()
+    assert _rows(activity.calls)[0][4] == "Cursor (through MCP)"
+    assert builtin_runtime.audit.query(client="cursor")[0]["call_id"] == "g1"

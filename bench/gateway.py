@@ -1,0 +1,212 @@
+"""The gateway's cost: an auto-allowed call through ``echo-desk gateway`` vs the same client
+talking to the same server directly, and many calls at once from two clients.
+
+In one run: the app side is the real engine with the gateway service on the MCP manager's loop
+(as the app runs it); the client is the official MCP Python SDK client over stdio, once to
+``echo-desk gateway --client bench`` (which relays over the socket to the service, whose
+dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
+order; medians of N calls each (target: gateway ≤ 1.3× direct). Then 200 calls at once from two
+gateway clients (100 each): how many were lost (an exception or an error result) and the p50/p99.
+Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
+
+Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this file's folder comes first on sys.path: keep it from shadowing anything.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+EVERYTHING = ROOT / "tests/mcp/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+
+#: The protocol era the clients speak: "legacy" (the initialize handshake, what Claude Code, Cursor,
+#: VS Code and the TypeScript SDK speak today) or "auto" (the Python SDK 2.x's 2026-07-28 era).
+MODE = "auto" if "--modern" in sys.argv else "legacy"
+
+
+def servers() -> list[tuple[str, dict[str, Any], str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = []
+    time_server = Path(sys.executable).with_name("mcp-server-time")
+    if time_server.exists():
+        found.append(("time", {"command": str(time_server), "args": ["--local-timezone", "UTC"]},
+                      "get_current_time", {"timezone": "UTC"}))
+    if EVERYTHING.is_file() and shutil.which("node"):
+        found.append(("everything", {"command": "node", "args": [str(EVERYTHING), "stdio"]},
+                      "echo", {"message": "hi"}))
+    return found
+
+
+def cpu_seconds(stat_path: str) -> float:
+    """User + system CPU of a process or thread, from its /proc stat file (Linux)."""
+    try:
+        fields = Path(stat_path).read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pid(word: str) -> int | None:
+    """A child of this process whose command line has ``word`` (the gateway, a direct server)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat[1]) == me and word in cmdline:
+            return int(entry)
+    return None
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+async def main(n: int) -> None:
+    base = Path(tempfile.mkdtemp(prefix="echo-bench-gw-", dir="/tmp"))
+    os.environ.update(ECHO_DESK_CONFIG_DIR=str(base / "config"), ECHO_DESK_DATA_DIR=str(base / "data"),
+                      ECHO_DESK_GATEWAY_SOCKET=str(base / "gw.sock"), ECHO_DESK_GATEWAY_START="0")
+    from mcp import Client, StdioServerParameters
+
+    from echo_desk.agent.host import ScriptedHost
+    from echo_desk.gateway.service import GatewayService
+    from echo_desk.mcp.config import config_path, parse_server
+    from echo_desk.runtime import Runtime
+    from echo_desk.store.paths import config_dir, data_dir
+    from echo_desk.store.settings import SettingsStore, ToolPolicy
+
+    found = servers()
+    if not found:
+        print("no test server installed (pip install mcp-server-time)")
+        return
+    config_path().write_text(json.dumps({"mcpServers": {name: entry for name, entry, _, _ in found}}))
+    store = SettingsStore.in_dir(config_dir())
+    store.update(lambda s: s.mcp_approved.update({name: parse_server(name, entry).fingerprint()
+                                                  for name, entry, _, _ in found}))
+    for name, _, tool, _ in found:
+        store.set_tool(f"{name}__{tool}", policy=ToolPolicy.ALWAYS)  # auto-allowed: nobody is asked
+    runtime = Runtime.create(settings_store=store, data_dir=data_dir(), with_plugins=False)
+    await runtime.attach_mcp(wait=True)
+    assert runtime.mcp is not None
+    service = GatewayService(runtime, ScriptedHost())
+    service.start_on(runtime.mcp.loop)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    gateway = StdioServerParameters(command=sys.executable, args=["-m", "echo_desk", "gateway", "--client", "bench"],
+                                    env=env)
+    print(f"{n} calls each, interleaved in a shuffled order; medians; clients in {MODE} mode "
+          f"(machine load: {os.getloadavg()[0]:.1f})")
+    manager_tid = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_native_id(), runtime.mcp.loop))
+    print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
+          f"{'socket only ms':>15}   CPU per gateway call: gateway process, app's MCP thread (ms)")
+    try:
+        for name, entry, tool, args in found:
+            await compare(n, service.path, gateway, manager_tid, name, entry, tool, args)
+        await concurrent(gateway, found[0], Client)
+    finally:
+        await service.shutdown()
+        await runtime.aclose()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: str, entry: dict[str, Any],
+                  tool: str, args: dict[str, Any]) -> None:
+    """One server: the direct, gateway and app-side-only paths interleaved; medians and CPU."""
+    from mcp import Client, StdioServerParameters
+
+    from echo_desk.gateway.relay import Relay
+
+    direct_params = StdioServerParameters(command=entry["command"], args=entry["args"])
+    relay = await Relay.connect(socket, "bench-socket")
+    async with Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through:
+        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": []}
+        # "socket": the app's side alone (socket, service, dispatcher, server), called from here
+        # without the gateway process: what the gateway process itself adds is the rest.
+        calls = {"direct": lambda: direct.call_tool(tool, args),
+                 "gateway": lambda: through.call_tool(f"{name}__{tool}", args),
+                 "socket": lambda: _relayed(relay, f"{name}__{tool}", args)}
+        for _ in range(30):  # warm up both
+            for call in calls.values():
+                await call()
+        gateway_pid = child_pid("--client bench")
+        cpu_paths = (f"/proc/{gateway_pid}/stat", f"/proc/self/task/{manager_tid}/stat")
+        cpu_before = [cpu_seconds(p) for p in cpu_paths]
+        order = list(calls)
+        shuffle = random.Random(7).shuffle
+        for _ in range(n):
+            shuffle(order)
+            for path in order:
+                t = time.perf_counter()
+                result = await calls[path]()
+                samples[path].append(time.perf_counter() - t)
+                assert not result.is_error, result
+        # The app's thread also served the "socket" calls: its CPU per call covers both.
+        cpu = [(cpu_seconds(p) - b) * 1000 for p, b in zip(cpu_paths, cpu_before, strict=True)]
+    await relay.aclose()
+    d, g, s = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket"))
+    print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
+          f"{cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
+
+
+async def _native_id() -> int:
+    import threading
+
+    return threading.get_native_id()
+
+
+class _Relayed:
+    def __init__(self, result: dict[str, Any]) -> None:
+        self.is_error = bool(result.get("isError"))
+
+
+async def _relayed(relay: Any, name: str, args: dict[str, Any]) -> _Relayed:
+    return _Relayed(await relay.call(name, args))
+
+
+async def concurrent(gateway: Any, server: tuple[str, dict[str, Any], str, dict[str, Any]], client_type: Any) -> None:
+    """200 calls at once from two clients (100 each): lost, p50, p99."""
+    name, _, tool, args = server
+    gateway_b = gateway.model_copy(update={"args": [*gateway.args[:-1], "bench-b"]})
+    latencies: list[float] = []
+    lost = 0
+    async with client_type(gateway, mode=MODE) as a, client_type(gateway_b, mode=MODE) as b:
+
+        async def one(client: Any) -> None:
+            nonlocal lost
+            t = time.perf_counter()
+            try:
+                result = await client.call_tool(f"{name}__{tool}", args)
+            except Exception:  # noqa: BLE001 — any failure is a lost call, and counted as one
+                lost += 1
+                return
+            latencies.append(time.perf_counter() - t)
+            if result.is_error:
+                lost += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(c) for c in (a, b) for _ in range(100)))
+        wall = time.perf_counter() - started
+    print(f"200 calls at once from two clients ({name}): {lost} lost; p50 {percentile(latencies, 50) * 1000:.1f} ms, "
+          f"p99 {percentile(latencies, 99) * 1000:.1f} ms; all done in {wall * 1000:.0f} ms "
+          f"({200 / wall:.0f} calls/s)")
+
+
+if __name__ == "__main__":
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    asyncio.run(main(int(numbers[0]) if numbers else 300))

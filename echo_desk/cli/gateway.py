@@ -1,0 +1,166 @@
+"""``echo-desk gateway``: Echo Desk as an MCP server for other clients (docs/gateway.md).
+
+    echo-desk gateway --client NAME [--workspace DIR] [--no-start]   MCP on stdio, relayed to the app
+    echo-desk gateway --http PORT                                    MCP over HTTP on 127.0.0.1
+    echo-desk gateway status [--json]                                is the app reachable, who is connected
+    echo-desk gateway token --client NAME                            a new HTTP bearer token (printed once)
+
+Imports stay inside the functions: a client starts this process often and waits for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    gateway = sub.add_parser("gateway", help="serve Echo Desk's tools to another MCP client (docs/gateway.md)")
+    add_arguments(gateway)
+
+
+def add_arguments(gateway: argparse.ArgumentParser) -> None:
+    gateway.add_argument("action", nargs="?", default="serve", choices=["serve", "status", "token"],
+                         help="serve (default): MCP on stdio, or over HTTP with --http; status; token")
+    gateway.add_argument("--client", help="the client's name: cursor, claude-code, vscode, claude-desktop, goose…")
+    gateway.add_argument("--workspace", type=Path, default=None,
+                         help="the client's project folder (default: the folder it starts the gateway in)")
+    gateway.add_argument("--http", type=int, metavar="PORT", default=None,
+                         help="serve streamable HTTP on 127.0.0.1:PORT instead of stdio (bearer token per client)")
+    gateway.add_argument("--no-start", action="store_true",
+                         help="never start the Echo Desk app when it is not running")
+    gateway.add_argument("--json", action="store_true", help="status: machine-readable")
+
+
+def main(argv: list[str]) -> int:
+    """``echo-desk gateway ARGS`` without the rest of the CLI's imports (``echo_desk.__main__``
+    comes here directly: a client starts the gateway often and waits for it)."""
+    parser = argparse.ArgumentParser(prog="echo-desk gateway",
+                                     description="Serve Echo Desk's tools to another MCP client (docs/gateway.md).")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="echo-desk gateway: %(message)s")
+    if args.action == "status":
+        return _status(as_json=args.json)
+    if args.action == "token":
+        return _token(args.client)
+    if args.http is not None:
+        try:
+            asyncio.run(_serve_http(args.http, start_app=not args.no_start))
+        except OSError as exc:
+            print(f"echo-desk gateway: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    if not args.client:
+        print("echo-desk gateway: --client NAME is required (for example --client cursor)", file=sys.stderr)
+        return 2
+    return _serve_stdio(args)
+
+
+def _serve_stdio(args: argparse.Namespace) -> int:
+    from echo_desk.gateway.backend import AppBackend
+    from echo_desk.gateway.clients import BadClientName, client_key
+    from echo_desk.gateway.launch import AppLauncher
+    from echo_desk.gateway.local_socket import socket_path
+    from echo_desk.gateway.stdio_gateway import serve_stdio
+
+    try:
+        client = client_key(args.client)
+    except BadClientName as exc:
+        print(f"echo-desk gateway: {exc}", file=sys.stderr)
+        return 2
+    workspace = str((args.workspace or Path(os.getcwd())).resolve())
+    backend = AppBackend(socket_path(), client, workspace=workspace, launcher=AppLauncher(allowed=not args.no_start),
+                         fallback_factory=lambda why: _fallback_factory(client, workspace, why))
+    asyncio.run(serve_stdio(backend))
+    return 0
+
+
+async def _serve_http(port: int, *, start_app: bool) -> None:
+    from echo_desk.gateway.backend import AppBackend
+    from echo_desk.gateway.http import HttpGateway, settings_clients
+    from echo_desk.gateway.launch import AppLauncher
+    from echo_desk.gateway.local_socket import socket_path
+    from echo_desk.store.paths import config_dir
+    from echo_desk.store.settings import SETTINGS_FILE
+
+    path, launcher = socket_path(), AppLauncher(allowed=start_app)
+
+    def make_backend(client: str) -> AppBackend:
+        return AppBackend(path, client, transport="http", launcher=launcher,
+                          fallback_factory=lambda why: _fallback_factory(client, "", why))
+
+    print(f"echo-desk gateway: MCP over HTTP on http://127.0.0.1:{port}/mcp (a client's bearer token needed)",
+          file=sys.stderr)
+    await HttpGateway(port, settings_clients(config_dir() / SETTINGS_FILE), make_backend).serve()
+
+
+async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
+    """The engine in this process, for when the app cannot be reached: what the rules allow
+    runs; what needs the person is refused at once, saying why."""
+    from echo_desk.gateway.fallback import NobodyHost, local_backend
+    from echo_desk.gateway.service import workspace_of
+    from echo_desk.runtime import Runtime
+
+    runtime = await asyncio.to_thread(Runtime.create)
+    try:
+        await runtime.attach_mcp(NobodyHost(why=why), own_thread=False, handshake_timeout=20.0)
+    except Exception:  # a broken mcp.json: the built-ins still answer
+        logging.getLogger(__name__).exception("the MCP servers could not be started")
+    return local_backend(runtime, client, workspace_of(workspace), runtime.aclose, why)
+
+
+def _status(*, as_json: bool) -> int:
+    from echo_desk.gateway.local_socket import socket_path
+    from echo_desk.gateway.relay import AppUnreachable, app_status
+
+    path = socket_path()
+    try:
+        answer = asyncio.run(app_status(path))
+    except AppUnreachable as exc:
+        if as_json:
+            print(json.dumps({"reachable": False, "why": str(exc), "socket": str(path)}))
+        else:
+            print(f"{exc} (socket {path})")
+        return 1
+    clients = answer.get("clients") or []
+    if as_json:
+        print(json.dumps({"reachable": True, "socket": str(path), "app": answer.get("app"), "clients": clients}))
+        return 0
+    from echo_desk.common.visible_text import visible
+
+    print(f"Echo Desk is running ({visible(str(answer.get('app')), one_line=True)}); socket {path}")
+    if not clients:
+        print("No client is connected.")
+    for c in clients:
+        print(f"  {visible(str(c.get('client')), one_line=True):<16} {c.get('transport', ''):<6} "
+              f"{c.get('running', 0)} running, {c.get('waiting_for_person', 0)} waiting for you")
+    return 0
+
+
+def _token(client: str | None) -> int:
+    from echo_desk.gateway.clients import BadClientName, client_key
+    from echo_desk.gateway.tokens import new_token
+
+    if not client:
+        print("echo-desk gateway token: --client NAME is required", file=sys.stderr)
+        return 2
+    try:
+        key = client_key(client)
+        token = new_token(key)
+    except (BadClientName, OSError) as exc:
+        print(f"echo-desk gateway token: {exc}", file=sys.stderr)
+        return 2
+    print(token)
+    print(f"(the bearer token of {key} for the HTTP gateway; it is shown once and kept in the keyring)",
+          file=sys.stderr)
+    return 0

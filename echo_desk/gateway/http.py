@@ -1,0 +1,189 @@
+"""Streamable HTTP on 127.0.0.1, for clients that take a URL (``http://127.0.0.1:PORT/mcp``).
+
+Off by default. Every request is checked before MCP sees it:
+  * ``Host`` must be ``127.0.0.1:PORT`` or ``localhost:PORT``, and an ``Origin``, when a browser
+    sends one, ``http://127.0.0.1:PORT`` or ``http://localhost:PORT``: a page on another site
+    that rebinds its name to 127.0.0.1 is refused (403);
+  * ``Authorization: Bearer <token>`` must be one client's token (``tokens``): missing or wrong →
+    401. The token decides which client this is; each client then gets the same backend as on
+    stdio (the running app through the socket), its own profile, rules and name in the audit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from echo_desk.gateway.server import Backend, ListWatchers, mcp_server
+from echo_desk.gateway.tokens import client_for
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+#: The largest request body accepted (as on stdio).
+MAX_BODY_BYTES = 8 * 1024 * 1024
+
+
+def bearer(headers: dict[str, str]) -> str:
+    value = headers.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+async def _refuse(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"error": text}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Guard:
+    """Host and Origin first (403), then the bearer token (401), then MCP."""
+
+    def __init__(self, app: ASGIApp, port: int, clients: Callable[[], Iterable[str]]) -> None:
+        self.app = app
+        self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        self.origins = {f"http://{host}" for host in self.hosts}
+        self.clients = clients
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        if headers.get("host", "").lower() not in self.hosts:
+            await _refuse(send, 403, "this gateway answers only as 127.0.0.1 or localhost (Host refused)")
+            return
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() not in self.origins:
+            await _refuse(send, 403, "requests from web pages of other origins are refused (Origin)")
+            return
+        if client_for(bearer(headers), self.clients()) is None:
+            await _refuse(send, 401, "a client's bearer token is needed (Settings › Connected apps, or "
+                                     "echo-desk gateway token --client NAME)",
+                          [(b"www-authenticate", b'Bearer realm="echo-desk"')])
+            return
+        await self.app(scope, receive, send)
+
+
+class HttpGateway:
+    """The MCP server on HTTP: one backend per client (made on its first request)."""
+
+    def __init__(self, port: int, clients: Callable[[], Iterable[str]], make_backend: Callable[[str], Backend],
+                 host: str = "127.0.0.1") -> None:
+        self.port = port
+        self.host = host
+        self.clients = clients
+        self.make_backend = make_backend
+        self.backends: dict[str, Backend] = {}
+        self.watchers = ListWatchers()
+        self._server: _Server | None = None
+        self._notices: set[asyncio.Task[None]] = set()
+
+    async def _backend_for(self, ctx: Any) -> Backend:
+        request = ctx.request
+        headers = {k.lower(): v for k, v in request.headers.items()} if request is not None else {}
+        client = client_for(bearer(headers), self.clients())
+        if client is None:  # the guard let it through, then the token was revoked
+            raise PermissionError("the bearer token is no longer valid")
+        backend = self.backends.get(client)
+        if backend is None:
+            backend = self.backends[client] = self.make_backend(client)
+            if hasattr(backend, "on_tools_changed"):
+                backend.on_tools_changed = self._tools_changed
+        return backend
+
+    def _tools_changed(self) -> None:
+        task = asyncio.ensure_future(self.watchers.changed())
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+
+    def app(self) -> ASGIApp:
+        server = mcp_server(self._backend_for, self.watchers)
+        starlette = server.streamable_http_app(streamable_http_path=MCP_PATH, host=self.host,
+                                               max_request_body_size=MAX_BODY_BYTES)
+        return Guard(starlette, self.port, self.clients)
+
+    async def serve(self, ready: asyncio.Event | None = None) -> None:
+        """Serve until ``stop()`` (or cancelled); ``ready`` is set once it listens. ``OSError``
+        at once when the port is taken (bound here: uvicorn would exit the process instead)."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError:
+            sock.close()
+            raise
+        config = uvicorn.Config(self.app(), log_level="warning", lifespan="on", access_log=False)
+        self._server = _Server(config, ready or asyncio.Event())
+        try:
+            await self._server.serve(sockets=[sock])
+        finally:
+            sock.close()
+            _end_sse_watchers()
+            for backend in self.backends.values():
+                closing = getattr(backend, "aclose", None)
+                if closing is not None:
+                    await closing()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+
+
+def _end_sse_watchers() -> None:
+    """sse-starlette (under the SDK's streams) leaves a poller per loop that ends only when the
+    whole process exits; this loop outlives the server (the app's), so end it with the server."""
+    for task in asyncio.all_tasks():
+        if getattr(task.get_coro(), "__qualname__", "") == "_shutdown_watcher" and not task.done():
+            task.cancel()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, saying when it listens."""
+
+    def __init__(self, config: uvicorn.Config, ready: asyncio.Event) -> None:
+        super().__init__(config)
+        self.ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.ready.set()
+
+
+def settings_clients(path: Path) -> Callable[[], list[str]]:
+    """The clients of the settings file at ``path``, read again when it changes (the app may add
+    one while this process runs)."""
+    seen: dict[str, Any] = {"stamp": None, "clients": []}
+
+    def clients() -> list[str]:
+        try:
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            return []
+        if stamp != seen["stamp"]:
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                found = list((raw.get("gateway") or {}).get("clients") or {})
+            except (OSError, ValueError, AttributeError):
+                found = []
+            seen.update(stamp=stamp, clients=found)
+        return list(seen["clients"])
+
+    return clients

@@ -1,0 +1,96 @@
+"""The private protocol between ``echo-desk gateway`` and the running app: JSON lines.
+
+One JSON object per line, each with a ``type``; requests carry an ``id`` the answer repeats.
+The gateway opens with ``hello`` (protocol version, client name, workspace); the app answers
+``welcome`` or an ``error`` and closes. Then, in any order and overlapping:
+
+    gateway → app   list {id}                         call {id, name, arguments}
+                    cancel {id}                       status {id}
+    app → gateway   tools {id, tools}                 result {id, result}   (an MCP CallToolResult)
+                    progress {id, message}            error {id, error}
+                    tools_changed {}                  status {id, clients}
+
+A line longer than ``MAX_LINE_BYTES`` ends the connection: neither side keeps reading a peer
+that does not follow the protocol. The version is checked exactly (``PROTOCOL_VERSION``); a
+gateway and an app of different versions say so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+PROTOCOL_VERSION = 1
+#: The longest message either side accepts (a tool call's arguments, a result, a tool list).
+MAX_LINE_BYTES = 16 * 1024 * 1024
+#: How long either side waits for the other to take a message before it gives the peer up.
+WRITE_DEADLINE_SECONDS = 30.0
+
+Message = dict[str, Any]
+
+
+class ProtocolError(Exception):
+    """The peer sent something that is not this protocol (or too much of it)."""
+
+
+def encode(message: Message) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
+
+
+def decode(line: bytes) -> Message:
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError(f"not a JSON line: {exc}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError("a message must be a JSON object with a 'type'")
+    return message
+
+
+async def read_message(reader: asyncio.StreamReader) -> Message | None:
+    """The next message, or ``None`` at the end of the stream. The reader must have been made
+    with ``limit=MAX_LINE_BYTES`` (``open_connection``/``serve`` here do)."""
+    try:
+        line = await reader.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:
+        if exc.partial.strip():
+            raise ProtocolError("the stream ended in the middle of a message") from None
+        return None
+    except asyncio.LimitOverrunError:
+        raise ProtocolError(f"a message over {MAX_LINE_BYTES} bytes") from None
+    return decode(line)
+
+
+class LineWriter:
+    """Writes messages in order; a peer that stops reading is given up after a deadline
+    (``ConnectionError``), so a stuck client never holds a call's result or the app's memory."""
+
+    def __init__(self, writer: asyncio.StreamWriter, deadline: float = WRITE_DEADLINE_SECONDS) -> None:
+        self.writer = writer
+        self.deadline = deadline
+        self._lock = asyncio.Lock()
+
+    async def send(self, message: Message) -> None:
+        data = encode(message)
+        async with self._lock:
+            if self.writer.is_closing():
+                raise ConnectionError("the connection is closed")
+            self.writer.write(data)
+            try:
+                async with asyncio.timeout(self.deadline):
+                    await self.writer.drain()
+            except TimeoutError:
+                self.writer.transport.abort()
+                raise ConnectionError(f"the peer did not read for {self.deadline:g} s") from None
+
+    def close(self) -> None:
+        if not self.writer.is_closing():
+            self.writer.close()
+
+
+def error(message: str, request_id: Any = None) -> Message:
+    found: Message = {"type": "error", "error": message}
+    if request_id is not None:
+        found["id"] = request_id
+    return found

@@ -1,0 +1,153 @@
+"""One connected client, app side: its scope, what it sees, and its calls through the dispatcher.
+
+The same object serves a gateway over the socket and the in-process fallback (no app running):
+every call is ``Dispatcher.execute_tool`` with the client's scope (labelled with its name, so the
+dialog, the rules and the audit know who asks) and a host that takes approvals to the person.
+While a call runs it reports progress: at once when it starts waiting for the person, then every
+``keepalive`` seconds, so a client that resets its timeout on progress keeps waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from echo_desk.agent.dispatcher import Dispatcher, new_call_id
+from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, Host
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.registry import ToolRegistry
+from echo_desk.agent.schema import SchemaFactory
+from echo_desk.agent.scope import Scope
+from echo_desk.agent.status import ToolStatus
+from echo_desk.gateway.clients import display_name
+from echo_desk.gateway.results import to_mcp
+from echo_desk.gateway.view import ensure_profile, granted, listing
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools.host import NullToolHost
+
+#: Seconds between progress notifications while a call runs or waits for the person.
+KEEPALIVE_SECONDS = 5.0
+
+#: Progress as the client's user reads it (English: it goes to another program's window or log).
+PROGRESS_TEXT = {
+    ToolStatus.WAITING_APPROVAL: "Waiting for the person to approve this call in Echo Desk",
+    ToolStatus.RUNNING: "Running",
+}
+
+Progress = Callable[[str], Awaitable[None]]
+
+
+class Engine(Protocol):
+    """The parts of the engine a session uses (``echo_desk.runtime.Runtime`` has them)."""
+
+    @property
+    def dispatcher(self) -> Dispatcher: ...
+
+    @property
+    def schema_factory(self) -> SchemaFactory: ...
+
+    @property
+    def settings(self) -> SettingsStore: ...
+
+    @property
+    def registry(self) -> ToolRegistry: ...
+
+
+@dataclass
+class ClientHost(NullToolHost):
+    """A client's door to the person: approvals go to ``person`` (the app's host, which opens
+    the dialog, or one that says at once that nobody can answer); files a tool changed are
+    told to it too (the window refreshes). Questions from the tool itself are not asked: the
+    client has its own way to ask its user."""
+
+    person: Host
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        return await self.person.request_approval(request)
+
+    def file_mutated(self, path: str) -> None:
+        self.person.file_mutated(path)
+
+
+@dataclass
+class ClientSession:
+    engine: Engine
+    person: Host
+    client: str
+    workspace: Path | None = None
+    transport: str = "stdio"
+    keepalive: float = KEEPALIVE_SECONDS
+    since: float = field(default_factory=time.time)
+    #: Calls in flight, and how many of them wait for the person now.
+    running: int = 0
+    waiting: int = 0
+
+    def __post_init__(self) -> None:
+        ensure_profile(self.engine.settings, self.client)
+        roots = (self.workspace,) if self.workspace is not None else ()
+        self.scope = Scope(label=display_name(self.client), client=self.client, workspace_roots=roots)
+        self.host = ClientHost(self.person)
+
+    def tools(self) -> list[dict[str, Any]]:
+        return listing(self.engine.schema_factory, self.engine.registry, self.scope)
+
+    async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None = None) -> dict[str, Any]:
+        """Run one ``tools/call``; the answer is the ``CallToolResult`` as a JSON object.
+        Cancelling it withdraws the call (an open dialog says so; the audit says cancelled)."""
+        # The profile (and the tools there are) may have changed since the last call.
+        self.scope.granted_tools = granted(self.engine.registry, self.engine.settings.current, self.client)
+        status: list[ToolStatus] = [ToolStatus.PENDING]
+        loop = asyncio.get_running_loop()
+        ticker: asyncio.TimerHandle | None = None
+
+        def tick() -> None:  # a timer, not a task: most calls end long before the first tick
+            nonlocal ticker
+            text = PROGRESS_TEXT.get(status[-1])
+            if progress is not None and text is not None:
+                _spawn(progress(text))
+            ticker = loop.call_later(self.keepalive, tick)
+
+        def on_status(new: ToolStatus) -> None:
+            if new is ToolStatus.WAITING_APPROVAL:
+                self.waiting += 1
+            elif status[-1] is ToolStatus.WAITING_APPROVAL:
+                self.waiting -= 1
+            status.append(new)
+            if progress is not None and new is ToolStatus.WAITING_APPROVAL:
+                _spawn(progress(PROGRESS_TEXT[new]))
+
+        if progress is not None:
+            ticker = loop.call_later(self.keepalive, tick)
+        self.running += 1
+        try:
+            envelope = await self.engine.dispatcher.execute_tool(
+                ToolCall(id=new_call_id(), name=name, arguments=json.dumps(arguments, ensure_ascii=False)),
+                self.scope, self.host, on_status=on_status,
+            )
+        finally:
+            self.running -= 1
+            if status[-1] is ToolStatus.WAITING_APPROVAL:
+                self.waiting -= 1
+            if ticker is not None:
+                ticker.cancel()
+        return to_mcp(envelope)
+
+
+_pending: set[asyncio.Task[Any]] = set()
+
+
+def _spawn(coro: Awaitable[Any]) -> None:
+    task = asyncio.ensure_future(coro)
+    _pending.add(task)
+    task.add_done_callback(_done)
+
+
+def _done(task: asyncio.Task[Any]) -> None:
+    _pending.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: a progress message that could not be sent is no failure

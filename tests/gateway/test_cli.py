@@ -1,0 +1,60 @@
+"""``echo-desk gateway`` on the command line: status, bad names, no engine loaded up front."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from .conftest import App, gateway_command
+
+
+async def _run(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "echo_desk", "gateway", *args, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    return process.returncode or 0, out.decode(), err.decode()
+
+
+async def test_status_when_the_app_is_not_running(gateway_env: dict[str, str]) -> None:
+    code, out, _err = await _run("status", "--json", env=gateway_env)
+    answer = json.loads(out)
+    assert code == 1 and answer["reachable"] is False and answer["why"] == "Echo Desk is not running"
+
+
+async def test_status_lists_the_connected_clients(app: App, gateway_env: dict[str, str]) -> None:
+    from mcp import Client, StdioServerParameters
+
+    command = gateway_command("zed")
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], env=gateway_env)) as client:
+        await client.list_tools()
+        code, out, _err = await _run("status", "--json", env=gateway_env)
+        text_code, text, _ = await _run("status", env=gateway_env)
+    answer = json.loads(out)
+    assert code == 0 and answer["reachable"] is True
+    assert [c["client"] for c in answer["clients"]] == ["zed"]
+    assert text_code == 0 and "Echo Desk is running" in text and "zed" in text
+
+
+async def test_a_bad_or_missing_client_name_is_refused_with_the_reason(gateway_env: dict[str, str]) -> None:
+    code, _out, err = await _run("--client", "My Editor!", env=gateway_env)
+    assert code == 2 and "is not usable" in err
+    code, _out, err = await _run(env=gateway_env)
+    assert code == 2 and "--client NAME is required" in err
+
+
+async def test_the_gateway_starts_without_the_engine_or_the_clis_imports(gateway_env: dict[str, str]) -> None:
+    probe = ("import sys; from echo_desk.__main__ import main; sys.argv = ['echo-desk', 'gateway', 'status'];"
+             "code = main(); heavy = [m for m in ('echo_desk.cli', 'echo_desk.runtime', 'echo_desk.agent.dispatcher',"
+             " 'PySide6') if m in sys.modules]; print(heavy)")
+    process = await asyncio.create_subprocess_exec(sys.executable, "-c", probe, stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.DEVNULL, env=gateway_env)
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert out.decode().strip().splitlines()[-1] == "[]"
+    serving = ("import sys, echo_desk.gateway.stdio_gateway; print([m for m in ('echo_desk.runtime', "
+               "'echo_desk.agent.dispatcher', 'echo_desk.gateway.session', 'PySide6') if m in sys.modules])")
+    process = await asyncio.create_subprocess_exec(sys.executable, "-c", serving, stdout=asyncio.subprocess.PIPE,
+                                                   env=gateway_env)
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert out.decode().strip() == "[]"  # the engine loads only if the app cannot be reached

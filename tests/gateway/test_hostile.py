@@ -1,0 +1,198 @@
+"""Hostile and broken input to the gateway: nothing hangs, nothing is lost from the audit."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from echo_desk.store.paths import config_dir
+from echo_desk.store.settings import SettingsStore, ToolPolicy
+from tests.mcp.helpers import wait_until
+
+from .conftest import AUTO, App, gateway_command, needs_time, write_servers
+
+pytestmark = [needs_time]
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "raw", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+class Raw:
+    """A client speaking JSON-RPC lines to the gateway by hand (or not reading at all)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(cls, client: str, env: dict[str, str]) -> Raw:
+        command = gateway_command(client)
+        process = await asyncio.create_subprocess_exec(*command, stdin=asyncio.subprocess.PIPE,
+                                                       stdout=asyncio.subprocess.PIPE, env=env,
+                                                       limit=32 * 1024 * 1024)
+        raw = cls(process)
+        await raw.send(INITIALIZE)
+        assert "result" in await raw.receive()
+        await raw.send(INITIALIZED)
+        return raw
+
+    async def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.process.stdin is not None
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.process.stdin.write(data)
+        await self.process.stdin.drain()
+
+    async def receive(self, timeout: float = 30) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        while True:
+            line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+            assert line, "the gateway ended"
+            message = json.loads(line)
+            if "id" in message:  # answers only (not notifications)
+                return message
+
+    def peak_rss_mb(self) -> float:
+        for line in open(f"/proc/{self.process.pid}/status", encoding="ascii"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    async def close(self) -> None:
+        if self.process.returncode is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                await asyncio.wait_for(self.process.wait(), 15)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+
+
+@pytest.fixture
+def servers() -> dict[str, Any]:
+    return write_servers(everything=False, fault=True)
+
+
+async def test_malformed_json_rpc_gets_the_spec_errors_and_the_session_goes_on(
+        app: App, gateway_env: dict[str, str]) -> None:
+    raw = await Raw.start("cursor", gateway_env)
+    try:
+        await raw.send(b"{this is not json\n")
+        parse = await raw.receive()
+        assert parse["id"] is None and parse["error"]["code"] == -32700
+        await raw.send({"jsonrpc": "2.0", "id": 7, "method": 42})
+        invalid = await raw.receive()
+        assert invalid["id"] == 7 and invalid["error"]["code"] == -32600
+        await raw.send({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": AUTO}})  # no arguments
+        await raw.send({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+        answers = {m["id"]: m for m in (await raw.receive(), await raw.receive())}
+        assert AUTO in {t["name"] for t in answers[9]["result"]["tools"]}
+        assert answers[8]["result"]["isError"] is True  # validated by the dispatcher, answered as a tool error
+    finally:
+        await raw.close()
+
+
+async def test_a_50_mb_request_is_refused_at_once_without_holding_it(app: App, gateway_env: dict[str, str]) -> None:
+    raw = await Raw.start("cursor", gateway_env)
+    try:
+        huge = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                "params": {"name": AUTO, "arguments": {"timezone": "x" * (50 * 1024 * 1024)}}}
+        started = time.monotonic()
+        await raw.send(huge)
+        refused = await raw.receive(60)
+        assert refused["id"] == 5 and refused["error"]["code"] == -32600
+        assert "too large" in refused["error"]["message"]
+        assert time.monotonic() - started < 30
+        assert raw.peak_rss_mb() < 200, f"the gateway held {raw.peak_rss_mb():.0f} MB"
+        await raw.send({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                        "params": {"name": AUTO, "arguments": {"timezone": "UTC"}}})
+        assert (await raw.receive())["result"]["isError"] is False
+    finally:
+        await raw.close()
+    assert [r["tool"] for r in app.audit(client="cursor")] == [AUTO]  # the refused one never reached a tool
+
+
+async def test_a_client_that_never_reads_is_given_up_and_others_go_on(app: App, gateway_env: dict[str, str]) -> None:
+    # Its answers go to a pipe nobody reads (an asyncio reader would buffer them all).
+    unread, answers = os.pipe()
+    command = gateway_command("stuck")
+    stuck = await asyncio.create_subprocess_exec(
+        *command, stdin=asyncio.subprocess.PIPE, stdout=answers,
+        env={**gateway_env, "ECHO_DESK_GATEWAY_WRITE_DEADLINE": "1"})
+    os.close(answers)
+    assert stuck.stdin is not None
+    calls = [{"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+              "params": {"name": AUTO, "arguments": {"timezone": "UTC"}}} for i in range(400)]
+    try:
+        stuck.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED, *calls)))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await asyncio.wait_for(stuck.stdin.drain(), 60)
+        # Once its answers fill the pipe, it waits a second, then gives up and ends on its own.
+        assert await asyncio.wait_for(stuck.wait(), 60) is not None
+        other_command = gateway_command("cursor")
+        params = StdioServerParameters(command=other_command[0], args=other_command[1:], env=gateway_env)
+        async with Client(params) as other:
+            assert not (await other.call_tool(AUTO, {"timezone": "UTC"})).is_error
+    finally:
+        os.close(unread)
+        if stuck.returncode is None:
+            stuck.kill()
+            await stuck.wait()
+    await wait_until(lambda: all(c["client"] != "stuck" for c in app.service.clients()), 10, "the app letting it go")
+    ran = app.audit(client="stuck", limit=1000)
+    # Every call that reached a tool is in the audit, finished or cancelled: none half-recorded.
+    assert ran and all(r["ok"] or r["error_kind"] == "cancelled" for r in ran)
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])
+async def test_a_tool_that_changes_after_approval_is_blocked_until_re_approved(
+        app: App, gateway_env: dict[str, str], era: str) -> None:
+    store: SettingsStore = app.runtime.settings
+    for name in ("fault__echo", "fault__mutate"):
+        store.set_tool(name, policy=ToolPolicy.ALWAYS)
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:  # the handshake era: a notification
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    command = gateway_command("cursor")
+    params = StdioServerParameters(command=command[0], args=command[1:], env=gateway_env)
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(Client(params, message_handler=on_message, mode=era))
+        if era == "auto":  # the 2026 era: a subscriptions/listen stream
+            listening = await stack.enter_async_context(client.listen(tools_list_changed=True))
+
+            async def watch() -> None:
+                async for _event in listening:
+                    changed.set()
+
+            watcher = asyncio.ensure_future(watch())
+            stack.callback(watcher.cancel)
+        assert "fault__echo" in {t.name for t in (await client.list_tools()).tools}
+        assert not (await client.call_tool("fault__echo", {"text": "before"})).is_error
+        # The server now rewrites echo's description ("…also read ~/.ssh/id_rsa…") and says so.
+        assert not (await client.call_tool("fault__mutate", {})).is_error
+        await asyncio.wait_for(changed.wait(), 30)  # the client is told its tools changed
+        assert "fault__echo" not in {t.name for t in (await client.list_tools()).tools}
+        blocked = await client.call_tool("fault__echo", {"text": "after"})
+        assert blocked.is_error and "changed" in blocked.content[0].text  # type: ignore[union-attr]
+        assert app.runtime.mcp is not None
+        assert await app.runtime.mcp.approve_tool_change("fault__echo")  # the person re-approves in the catalog
+        assert "fault__echo" in {t.name for t in (await client.list_tools()).tools}
+        assert not (await client.call_tool("fault__echo", {"text": "again"})).is_error
+    rows = app.audit(tool="fault__echo")
+    assert [r["ok"] for r in reversed(rows)] == [True, False, True]
+
+
+def test_servers_fixture_wrote_the_fault_server(servers: dict[str, Any]) -> None:
+    assert "fault" in json.loads((config_dir() / "mcp.json").read_text())["mcpServers"]

@@ -1,0 +1,188 @@
+"""Streamable HTTP on 127.0.0.1: tokens (401), Origin and Host (403), and real clients over it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from echo_desk.agent.host import ApprovalChoice
+from echo_desk.gateway.tokens import new_token, revoke_token
+from tests.mcp.helpers import wait_until
+
+from .conftest import ASKS, AUTO, App, needs_everything, needs_node_clients, needs_time
+from .node_clients import TsClient, run_inspector
+
+pytestmark = [needs_time, needs_everything]
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "probe", "version": "1"}}}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Http:
+    def __init__(self, app: App, port: int, tokens: dict[str, str]) -> None:
+        self.app, self.port, self.tokens = app, port, tokens
+        self.url = f"http://127.0.0.1:{port}/mcp"
+
+    def client(self, name: str) -> Client:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.tokens[name]}"}, timeout=60)
+        return Client(streamable_http_client(self.url, http_client=http))
+
+
+@pytest.fixture
+async def http(app: App) -> AsyncIterator[Http]:
+    store = app.runtime.settings
+    from .conftest import allow_builtins
+
+    allow_builtins(store, "cursor")  # the profiles exist; cursor also sees the built-ins
+    store.update(lambda s: setattr(s.gateway, "clients", {**s.gateway.clients,
+                                                          "vscode": s.gateway.client("vscode")}))
+    tokens = {name: new_token(name) for name in ("cursor", "vscode")}
+    port = free_port()
+    loop = app.runtime.mcp.loop if app.runtime.mcp else None
+    assert loop is not None
+    await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(app.service.start_http(port), loop))
+    yield Http(app, port, tokens)
+    await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(app.service.stop_http(), loop))
+
+
+async def _post(url: str, headers: dict[str, str]) -> httpx.Response:
+    async with httpx.AsyncClient(timeout=30) as client:
+        return await client.post(url, headers={**ACCEPT, **headers}, content=json.dumps(INITIALIZE))
+
+
+async def test_no_or_a_wrong_token_is_401_and_a_revoked_one_too(http: Http) -> None:
+    assert (await _post(http.url, {})).status_code == 401
+    wrong = await _post(http.url, {"Authorization": "Bearer not-a-token"})
+    assert wrong.status_code == 401 and wrong.headers["www-authenticate"].startswith("Bearer")
+    assert (await _post(http.url, {"Authorization": f"Basic {http.tokens['cursor']}"})).status_code == 401
+    good = await _post(http.url, {"Authorization": f"Bearer {http.tokens['cursor']}"})
+    assert good.status_code == 200
+    revoke_token("cursor")
+    assert (await _post(http.url, {"Authorization": f"Bearer {http.tokens['cursor']}"})).status_code == 401
+
+
+async def test_a_foreign_origin_or_host_is_403_even_with_a_good_token(http: Http) -> None:
+    token = {"Authorization": f"Bearer {http.tokens['cursor']}"}
+    for origin in ("http://evil.example", f"http://evil.example:{http.port}", "null", f"https://127.0.0.1:{http.port}"):
+        assert (await _post(http.url, {**token, "Origin": origin})).status_code == 403, origin
+    # DNS rebinding: a name that now points at 127.0.0.1, as the browser sends it.
+    assert (await _post(http.url, {**token, "Host": f"evil.example:{http.port}"})).status_code == 403
+    assert (await _post(http.url, {**token, "Origin": f"http://localhost:{http.port}"})).status_code == 200
+
+
+async def test_python_sdk_over_http_each_client_by_its_token(http: Http) -> None:
+    async with http.client("cursor") as cursor, http.client("vscode") as vscode:
+        cursor_names = {t.name for t in (await cursor.list_tools()).tools}
+        vscode_names = {t.name for t in (await vscode.list_tools()).tools}
+        assert AUTO in cursor_names and "read_file" in cursor_names
+        assert AUTO in vscode_names and "read_file" not in vscode_names  # its own profile
+        result = await vscode.call_tool(AUTO, {"timezone": "UTC"})
+    assert not result.is_error
+    assert http.app.audit(tool=AUTO)[0]["client"] == "vscode"
+
+
+async def test_python_sdk_over_http_approval_with_progress_and_cancel(http: Http) -> None:
+    progress: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    async with http.client("cursor") as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "over http"}, progress_callback=on_progress))
+        request = await http.app.person.asked()
+        assert request.client == "cursor"
+        await wait_until(lambda: len(progress) >= 2, 10, "progress over HTTP")
+        http.app.person.answer(request, ApprovalChoice.ALLOW_ONCE)
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error and "over http" in result.content[0].text  # type: ignore[union-attr]
+        withdrawn = asyncio.ensure_future(client.call_tool(ASKS, {"message": "never mind"}))
+        await http.app.person.asked(2)
+        withdrawn.cancel()
+        await http.app.person.withdrawn_count(1)
+    await wait_until(lambda: http.app.audit(tool=ASKS, limit=5)[0]["error_kind"] == "cancelled", 10, "the audit")
+
+
+@needs_node_clients
+async def test_ts_sdk_over_http(http: Http, gateway_env: dict[str, str]) -> None:
+    client = await TsClient.start("http", http.url, http.tokens["cursor"], env=gateway_env)
+    try:
+        assert ASKS in (await client.request("list"))["result"]
+        auto = await client.request("call", name=AUTO, arguments={"timezone": "UTC"})
+        waiting = client.send("call", name=ASKS, arguments={"message": "ts over http"}, progress=True, timeout=1500)
+        request = await http.app.person.asked()
+        await wait_until(lambda: len(client.progress.get(waiting, [])) >= 10, 20, "progress")
+        http.app.person.answer(request, ApprovalChoice.ALLOW_ONCE)
+        approved = await client.answer(waiting)
+    finally:
+        await client.close()
+    assert auto["result"]["isError"] is False
+    assert "error" not in approved, approved
+    assert approved["result"]["isError"] is False
+
+
+@needs_node_clients
+async def test_ts_sdk_over_http_with_a_wrong_token_is_refused(http: Http, gateway_env: dict[str, str]) -> None:
+    with pytest.raises(ConnectionError, match=r"401|nauthorized|token"):
+        await TsClient.start("http", http.url, "wrong", env=gateway_env)
+
+
+@needs_node_clients
+async def test_inspector_cli_over_http(http: Http, gateway_env: dict[str, str], short_dir: Path) -> None:
+    auth = ["--header", f"Authorization: Bearer {http.tokens['cursor']}"]
+    code, out, err = await run_inspector(["--transport", "http", "--server-url", http.url, *auth,
+                                          "--method", "tools/list"], gateway_env, short_dir)
+    assert code == 0, err
+    assert AUTO in {t["name"] for t in json.loads(out)["tools"]}
+    code, out, err = await run_inspector(["--transport", "http", "--server-url", http.url, *auth, "--method",
+                                          "tools/call", "--tool-name", AUTO, "--tool-arg", "timezone=UTC"],
+                                         gateway_env, short_dir)
+    assert code == 0, err
+    assert json.loads(out)["isError"] is False
+    code, _out, _err = await run_inspector(["--transport", "http", "--server-url", http.url,
+                                            "--method", "tools/list"], gateway_env, short_dir)
+    assert code != 0  # no token: refused
+
+
+
+async def test_the_setting_starts_and_stops_the_http_gateway(app: App) -> None:
+    port = free_port()
+    store = app.runtime.settings
+
+    def http(enabled: bool) -> None:
+        store.update(lambda s: setattr(s, "gateway", s.gateway.model_copy(
+            update={"http_enabled": enabled, "http_port": port})))
+
+    http(True)
+    await wait_until(lambda: app.service.http_port == port, 15, "the HTTP gateway to start")
+    assert (await _post(f"http://127.0.0.1:{port}/mcp", {})).status_code == 401  # up, and asks for a token
+    http(False)
+    await wait_until(lambda: app.service.http_port is None, 15, "the HTTP gateway to stop")
+    with pytest.raises(httpx.ConnectError):
+        await _post(f"http://127.0.0.1:{port}/mcp", {})
+
+
+async def test_a_50_mb_request_over_http_is_refused_before_mcp_reads_it(http: Http) -> None:
+    huge = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": AUTO, "arguments": {"timezone": "x" * (50 * 1024 * 1024)}}})
+    async with httpx.AsyncClient(timeout=60) as client:
+        answer = await client.post(http.url, content=huge, headers={
+            **ACCEPT, "Authorization": f"Bearer {http.tokens['cursor']}"})
+    assert answer.status_code == 413
+    assert http.app.audit(tool=AUTO) == []  # it never reached a tool

@@ -1,0 +1,156 @@
+"""The official MCP Python SDK client, over stdio, through ``echo-desk gateway`` to the app."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from echo_desk.agent.host import ApprovalChoice
+from tests.mcp.helpers import wait_until
+
+from .conftest import ASKS, AUTO, App, allow_builtins, gateway_command, needs_everything, needs_time
+
+pytestmark = [needs_time, needs_everything]
+
+
+def client_for(name: str, env: dict[str, str], cwd: Path | None = None, **options: Any) -> Client:
+    command = gateway_command(name)
+    return Client(StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd), **options)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
+
+
+async def test_lists_the_mcp_servers_tools_and_no_builtins_by_default(app: App, gateway_env: dict[str, str]) -> None:
+    async with client_for("cursor", gateway_env) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+    assert AUTO in names and ASKS in names
+    assert not names & {"read_file", "write_file", "run_command", "db_query"}  # built-ins: off for a new client
+    profile = app.runtime.settings.current.gateway.clients["cursor"]  # made on the first connection
+    assert profile.builtins is False and profile.first_seen > 0
+
+
+async def test_builtins_switched_on_for_one_client_only(app: App, gateway_env: dict[str, str], short_dir: Path) -> None:
+    allow_builtins(app.runtime.settings, "zed")
+    async with client_for("zed", gateway_env) as zed, client_for("cursor", gateway_env) as cursor:
+        zed_names = {t.name for t in (await zed.list_tools()).tools}
+        cursor_names = {t.name for t in (await cursor.list_tools()).tools}
+        refused = await cursor.call_tool("read_file", {"path": str(short_dir / "gw.sock")})
+    assert {"read_file", "write_file", "run_command"} <= zed_names
+    assert "db_execute" not in zed_names  # database tools read-only unless switched on
+    assert not {"ask_user", "update_todos", "delegate"} & zed_names  # only meaningful in Echo Desk's chat
+    assert "read_file" not in cursor_names
+    assert refused.is_error and "was not granted" in text_of(refused)  # calling it anyway is refused
+
+
+async def test_an_auto_allowed_call_runs_and_is_audited_with_the_clients_name(
+        app: App, gateway_env: dict[str, str]) -> None:
+    async with client_for("cursor", gateway_env) as client:
+        result = await client.call_tool(AUTO, {"timezone": "UTC"})
+    assert not result.is_error
+    assert '"timezone": "UTC"' in text_of(result)
+    assert result.structured_content and result.structured_content["timezone"] == "UTC"
+    assert app.person.requests == []  # nobody was asked
+    row = app.audit(tool=AUTO)[0]
+    assert row["client"] == "cursor" and row["scope_chain"] == ["Cursor"] and row["decision"] == "auto"
+
+
+async def test_an_approved_call_waits_for_the_person_with_progress(app: App, gateway_env: dict[str, str]) -> None:
+    progress: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    async with client_for("claude-code", gateway_env) as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "hi there"}, progress_callback=on_progress))
+        request = await app.person.asked()
+        assert request.client == "claude-code" and request.tool_name == ASKS
+        assert request.arguments == {"message": "hi there"}
+        # The keep-alive (0.2 s here) keeps coming while the person reads.
+        await wait_until(lambda: len(progress) >= 3, 10, "progress notifications")
+        app.person.answer(request, ApprovalChoice.ALLOW_ONCE)
+        result = await asyncio.wait_for(call, 30)
+    assert not result.is_error and "hi there" in text_of(result)
+    assert all("approve" in p for p in progress)
+    row = app.audit(tool=ASKS)[0]
+    assert (row["client"], row["decision"], row["ok"]) == ("claude-code", "allowed", True)
+
+
+async def test_a_denied_call_is_an_error_result_with_the_persons_message(app: App, gateway_env: dict[str, str]) -> None:
+    async with client_for("cursor", gateway_env) as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "x"}))
+        app.person.answer(await app.person.asked(), ApprovalChoice.DENY)
+        result = await asyncio.wait_for(call, 30)
+    assert result.is_error
+    assert "denied" in text_of(result) and "not now" in text_of(result)
+    row = app.audit(tool=ASKS)[0]
+    assert (row["decision"], row["error_kind"], row["client"]) == ("denied", "rejected", "cursor")
+
+
+async def test_a_call_the_client_cancels_is_withdrawn_and_audited_as_cancelled(
+        app: App, gateway_env: dict[str, str]) -> None:
+    async with client_for("cursor", gateway_env) as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "x"}))
+        await app.person.asked()
+        call.cancel()  # the SDK sends notifications/cancelled
+        await app.person.withdrawn_count(1)
+        # The connection goes on: the next call works.
+        assert not (await client.call_tool(AUTO, {"timezone": "UTC"})).is_error
+    row = app.audit(tool=ASKS)[0]
+    assert (row["error_kind"], row["ok"], row["client"]) == ("cancelled", False, "cursor")
+
+
+async def test_a_client_that_goes_away_withdraws_its_waiting_call(app: App, gateway_env: dict[str, str]) -> None:
+    client = client_for("goose", gateway_env)
+    await client.__aenter__()
+    call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "x"}))
+    await app.person.asked()
+    call.cancel()
+    await client.__aexit__(None, None, None)  # the gateway's stdin closes; it ends; the socket closes
+    await app.person.withdrawn_count(1)
+    await wait_until(lambda: app.audit(tool=ASKS), 10, "the audit record")
+    assert app.audit(tool=ASKS)[0]["error_kind"] == "cancelled"
+
+
+async def test_two_clients_at_once_each_with_its_own_name(app: App, gateway_env: dict[str, str]) -> None:
+    async with client_for("cursor", gateway_env) as cursor, client_for("vscode", gateway_env) as vscode:
+        first = asyncio.ensure_future(cursor.call_tool(ASKS, {"message": "from cursor"}))
+        second = asyncio.ensure_future(vscode.call_tool(ASKS, {"message": "from vscode"}))
+        await app.person.asked(2)
+        by_client = {r.client: r for r in app.person.requests}
+        assert set(by_client) == {"cursor", "vscode"}
+        assert {c["client"] for c in app.service.clients()} == {"cursor", "vscode"}
+        autos = await asyncio.gather(*(c.call_tool(AUTO, {"timezone": "UTC"}) for c in (cursor, vscode)))
+        assert not any(r.is_error for r in autos)  # the waiting calls block nothing
+        app.person.answer(by_client["vscode"], ApprovalChoice.ALLOW_ONCE)
+        app.person.answer(by_client["cursor"], ApprovalChoice.DENY)
+        one, two = await asyncio.wait_for(asyncio.gather(first, second), 30)
+    assert one.is_error and not two.is_error and "from vscode" in text_of(two)
+
+
+async def test_the_app_not_running_answers_a_person_needing_call_at_once(
+        gateway_env: dict[str, str], servers: dict[str, Any]) -> None:
+    from echo_desk.store.paths import config_dir
+    from echo_desk.store.settings import SettingsStore, ToolPolicy
+
+    from .conftest import approve_servers
+
+    store = SettingsStore.in_dir(config_dir())
+    approve_servers(store, servers)
+    store.set_tool(AUTO, policy=ToolPolicy.ALWAYS)
+    async with client_for("cursor", gateway_env) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert AUTO in names
+        auto = await client.call_tool(AUTO, {"timezone": "UTC"})  # what the rules allow runs without the app
+        started = time.monotonic()
+        asks = await client.call_tool(ASKS, {"message": "x"})
+        elapsed = time.monotonic() - started
+    assert not auto.is_error
+    assert asks.is_error and "Echo Desk is not running" in text_of(asks) and "open Echo Desk" in text_of(asks).replace(
+        "Open", "open")
+    assert elapsed < 5, f"it waited {elapsed:.1f} s"
