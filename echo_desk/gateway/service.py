@@ -143,10 +143,14 @@ class GatewayService:
         self._http, self._http_task = gateway, task
 
     async def stop_http(self) -> None:
-        gateway, task, self._http, self._http_task = self._http, self._http_task, None, None
+        # ``http_port`` says None only once the listening socket is closed (the server's task
+        # ended): a caller that waits for None may then rely on the port being free.
+        gateway, task = self._http, self._http_task
         if gateway is not None and task is not None:
             gateway.stop()
             await asyncio.wait([task], timeout=10)
+        if self._http is gateway:
+            self._http, self._http_task = None, None
 
     @property
     def http_port(self) -> int | None:

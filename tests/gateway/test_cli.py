@@ -46,7 +46,7 @@ async def test_a_bad_or_missing_client_name_is_refused_with_the_reason(gateway_e
 
 async def test_the_gateway_starts_without_the_engine_or_the_clis_imports(gateway_env: dict[str, str]) -> None:
     probe = ("import sys; from echo_desk.__main__ import main; sys.argv = ['echo-desk', 'gateway', 'status'];"
-             "code = main(); heavy = [m for m in ('echo_desk.cli', 'echo_desk.runtime', 'echo_desk.agent.dispatcher',"
+             "code = main(); heavy = [m for m in ('echo_desk.cli.main', 'echo_desk.cli.arguments', 'echo_desk.runtime', 'echo_desk.agent.dispatcher',"
              " 'PySide6') if m in sys.modules]; print(heavy)")
     process = await asyncio.create_subprocess_exec(sys.executable, "-c", probe, stdout=asyncio.subprocess.PIPE,
                                                    stderr=asyncio.subprocess.DEVNULL, env=gateway_env)
