@@ -31,6 +31,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.shell import Analysis, Command, Redirect, Word, analyse
 from echo_desk.agent.permissions.subjects import Subject
 from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens
+from echo_desk.sandbox.urls import BadUrl, canonical_url
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
@@ -454,41 +455,60 @@ def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compi
 
 # -- the other families ---------------------------------------------------------------------
 def simple_verdict(subject: Subject, rules: Rules) -> Verdict:
-    """fetch, mcp, db and plain tools: one part, first matching rule by precedence."""
-    def hit(item: Compiled) -> bool:
+    """fetch, mcp, db and plain tools: one part, first matching rule by precedence. A pattern
+    that only may match (``Match.MAYBE``: a URL a server may read another way, an MCP path
+    that climbs with ``..``) never allows; under a deny it asks."""
+    def how(item: Compiled) -> Match:
         if item.matcher is None:
-            return True
+            return Match.YES
         if subject.family is Family.FETCH:
-            return bool(item.matcher.match(subject.url, subject.method) is Match.YES)
+            return Match(item.matcher.match(subject.url, subject.method))
         if subject.family is Family.MCP:
-            return bool(item.matcher.match(subject.arguments) is Match.YES)
+            return Match(item.matcher.match(subject.arguments))
         if subject.family is Family.DB:
-            return bool(item.matcher.match(subject.statement_class) is Match.YES)
-        return False
+            return Match(item.matcher.match(subject.statement_class))
+        return Match.NO
 
-    text = subject.url or subject.connection or (f"{subject.server}/{subject.mcp_tool}" if subject.server
-                                                 else subject.tool)
+    text = (shown_url(subject.url) if subject.family is Family.FETCH else
+            subject.connection or (f"{subject.server}/{subject.mcp_tool}" if subject.server else subject.tool))
     kind = {Family.FETCH: "url", Family.MCP: "mcp", Family.DB: "db"}.get(subject.family, "tool")
-    for effect, pool in ((Effect.DENY, rules.deny), (Effect.ASK, rules.ask), (Effect.ALLOW, rules.allow),
-                         (Effect.ALLOW, rules.grants)):
-        item = next((c for c in pool if hit(c)), None)
-        if item is not None:
-            provenance = provenance_of(item)
-            return Verdict(effect=effect, provenance=provenance,
-                           parts=(Part(text=text, effect=effect, provenance=provenance, kind=kind),),
-                           suggestions=simple_suggestions(subject))
+
+    def decided(effect: Effect, item: Compiled) -> Verdict:
+        provenance = provenance_of(item)
+        return Verdict(effect=effect, provenance=provenance,
+                       parts=(Part(text=text, effect=effect, provenance=provenance, kind=kind),),
+                       suggestions=simple_suggestions(subject))
+
+    for item in rules.deny:
+        found = how(item)
+        if found is not Match.NO:
+            return decided(Effect.DENY if found is Match.YES else Effect.ASK, item)
+    for item in rules.ask:
+        if how(item) is not Match.NO:
+            return decided(Effect.ASK, item)
+    for pool in (rules.allow, rules.grants):
+        allowing = next((c for c in pool if how(c) is Match.YES), None)
+        if allowing is not None:
+            return decided(Effect.ALLOW, allowing)
     return Verdict(effect=None, provenance=None, suggestions=simple_suggestions(subject),
                    parts=(Part(text=text, effect=None, kind=kind,
                                provenance=Provenance(kind=Decider.DEFAULT, detail="no rule matches")),))
 
 
-def simple_suggestions(subject: Subject) -> tuple[Suggestion, ...]:
-    from urllib.parse import urlsplit
+def shown_url(url: str) -> str:
+    """The URL as ``fetch_url`` sends it (what the rules matched), or as given when it has no
+    clear reading (then fetch_url refuses it)."""
+    try:
+        return canonical_url(url).text
+    except BadUrl:
+        return url
 
+
+def simple_suggestions(subject: Subject) -> tuple[Suggestion, ...]:
     if subject.family is Family.FETCH:
         try:
-            host = (urlsplit(subject.url).hostname or "").lower()
-        except ValueError:
+            host = canonical_url(subject.url).host
+        except BadUrl:
             return ()
         if not host or not _plain(host) or host.replace(".", "").isdigit() or ":" in host:
             return ()
