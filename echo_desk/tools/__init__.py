@@ -34,11 +34,14 @@ from echo_desk.tools.results import (
     ToolPreview,
     ToolResult,
 )
+from echo_desk.tools.rules import READS, WRITES, PathAccess, PathArgument, RuleFamily, declared_family
 from echo_desk.tools.secrets import get_secret
 
 __all__ = [
     "N_",
+    "READS",
     "RESERVED_HIDDEN_PARAMETERS",
+    "WRITES",
     "Answer",
     "AnswerAction",
     "BaseTool",
@@ -48,10 +51,13 @@ __all__ = [
     "FileChange",
     "FileChangeKind",
     "NullToolHost",
+    "PathAccess",
+    "PathArgument",
     "Protection",
     "ProtectionReason",
     "Question",
     "RiskLevel",
+    "RuleFamily",
     "Target",
     "TodoItem",
     "TodoStatus",
@@ -61,5 +67,6 @@ __all__ = [
     "ToolHost",
     "ToolPreview",
     "ToolResult",
+    "declared_family",
     "get_secret",
 ]

@@ -7,9 +7,10 @@ The public API for the dispatcher, the CLI and the UI (import from here):
   ``trust``.
 - ``tool_standing(entry, settings, rules)`` — enabled? default? what decided? (one answer for
   the dispatcher, ``tools list`` and the catalog).
-- ``subject_for(entry, params)`` — a call in the rules' terms; ``rule_names_for(entry)`` — the
-  rule ``tool`` values that mention a tool; ``family_of(tool)`` — which grammar a rule uses
-  (``ValueError`` for a malformed ``tool``).
+- ``subject_for(entry, params)`` — a call in the rules' terms, from the tool's declared family
+  and path arguments; ``rule_names_for(entry)`` — the rule ``tool`` values that mention a tool;
+  ``family_of(tool, named)`` — which grammar a rule uses (``ValueError`` for a malformed
+  ``tool``); ``registered_grammar(lookup)`` — ``named`` from the registry.
 - Values: ``Effect``, ``Family``, ``Layer``, ``Rule``, ``RuleSource``, ``LoadReport``,
   ``LoadProblem``, ``Grant``, ``GrantScope``, ``Verdict``, ``Part``, ``Provenance``,
   ``Suggestion``, ``Opaque``, ``ToolStanding``, ``Default``.
@@ -48,7 +49,14 @@ from echo_desk.agent.permissions.model import (
     Verdict,
 )
 from echo_desk.agent.permissions.standing import tool_standing
-from echo_desk.agent.permissions.subjects import Subject, rule_names_for, subject_for
+from echo_desk.agent.permissions.subjects import (
+    PathUse,
+    Subject,
+    grammar_of,
+    registered_grammar,
+    rule_names_for,
+    subject_for,
+)
 
 __all__ = [
     "FILE_CHECK_SECONDS",
@@ -65,6 +73,7 @@ __all__ = [
     "LoadReport",
     "Opaque",
     "Part",
+    "PathUse",
     "PermissionEngine",
     "ProblemKind",
     "Provenance",
@@ -77,6 +86,8 @@ __all__ = [
     "Verdict",
     "family_of",
     "file_sha256",
+    "grammar_of",
+    "registered_grammar",
     "rule_names_for",
     "subject_for",
     "tool_standing",

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import floor, programs
 from echo_desk.agent.permissions.compiled import Compiled
+from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Decider,
     Effect,
@@ -36,6 +37,8 @@ from echo_desk.sandbox.urls import BadUrl, canonical_url
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _MAX_UNWRAP = 4
+#: A name standing for "anything inside this folder" when a path may be a folder.
+_INSIDE = "any-file"
 
 
 class Bucket:
@@ -417,7 +420,12 @@ def resolve_paths(raw: str, where: floor.Where) -> list[Path]:
 
 def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compiled] | Rules, where: floor.Where,
                  *, text: str, kind: str = "path") -> Verdict:
-    """Deny if any form of the path matches a deny; allow only if every form matches an allow."""
+    """Deny if any form of the path matches a deny; allow only if every form matches an allow.
+
+    The path may be a folder (a tool may list, delete, move or fill it): a deny or ask also
+    matches when what is inside it would (``secret`` under ``@workspace/secret/**``), and a
+    write to a folder above what a deny names (deleting ``src`` under ``@workspace/src/secret/**``)
+    is denied."""
     if isinstance(rules_or_family, Rules):
         deny, ask, allow, grants = (rules_or_family.deny, rules_or_family.ask, rules_or_family.allow,
                                     rules_or_family.grants)
@@ -439,11 +447,20 @@ def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compi
             return True
         return bool(item.matcher.match(path, workspaces=where.workspaces, home=where.home) is Match.YES)
 
+    def reaches(item: Compiled) -> bool:
+        """The path, or what a folder there holds, or (for a write) what lies below it."""
+        if any(hit(item, p) or hit(item, p / _INSIDE) for p in paths):
+            return True
+        if not write or not isinstance(item.matcher, PathPattern):
+            return False
+        bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
+        return any(p in b.parents for b in bases for p in paths)
+
     for item in deny:
-        if any(hit(item, p) for p in paths):
+        if reaches(item):
             return part(Effect.DENY, provenance_of(item))
     for item in ask:
-        if any(hit(item, p) for p in paths):
+        if reaches(item):
             return part(Effect.ASK, provenance_of(item))
     for pool in (allow, grants):
         deciding = [next((c for c in pool if hit(c, p)), None) for p in paths]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.permissions import decide, floor
-from echo_desk.agent.permissions.compiled import Compiled, compile_pattern, family_of
+from echo_desk.agent.permissions.compiled import Compiled, NamedGrammar, compile_pattern, family_of
 from echo_desk.agent.permissions.loader import parse_rules, read_rule_file
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
@@ -46,7 +46,7 @@ from echo_desk.agent.permissions.model import (
     Verdict,
 )
 from echo_desk.agent.permissions.shell import analyse
-from echo_desk.agent.permissions.subjects import Subject
+from echo_desk.agent.permissions.subjects import PathUse, Subject
 from echo_desk.agent.permissions.tokens import Match, PatternError, TokenPattern
 from echo_desk.store.grants import GrantStore
 
@@ -133,11 +133,15 @@ class PermissionEngine:
         clock: Callable[[], float] | None = None,
         protected_dirs: tuple[Path, ...] = (),
         home: Path | None = None,
+        tools: NamedGrammar | None = None,
     ) -> None:
         self.config_dir = Path(config_dir)
         self.grants = grants
         self.clock = clock or grants.clock
         self.home = Path(home) if home is not None else Path.home()
+        #: The grammar of a rule naming a registered tool (its declared family; the runtime
+        #: answers from the registry). Without it a tool's name takes no pattern.
+        self.named = tools
         #: Folders no rule may let anything write to (Echo Desk's own settings, and others given).
         self.protected_dirs = tuple(Path(os.path.realpath(p)) for p in (self.config_dir, *protected_dirs))
         self._lock = threading.Lock()
@@ -166,7 +170,7 @@ class PermissionEngine:
         if stamp is None:
             state = _FileState(None, (), (), None, self._serial)
         else:
-            rules, problems, text = read_rule_file(path, layer, self.example_matches)
+            rules, problems, text = read_rule_file(path, layer, self.example_matches, named=self.named)
             sha = hashlib.sha256(text.encode("utf-8")).hexdigest() if text or not problems else file_sha256(path)
             state = _FileState(stamp, tuple(rules), tuple(problems), sha, self._serial)
         self._files[path] = state
@@ -269,25 +273,27 @@ class PermissionEngine:
                             home=self.home, workspaces=workspaces, protected=self.protected_dirs)
         names = subject.names
         base = index.rules_for(names)
-        my_grants = [c for c in (_compile_grant(g) for g in grants if g.tool in names) if c is not None]
-        write_grants = tuple(c for c in (_compile_grant(g) for g in grants if g.tool == "write") if c is not None)
+        compiled_grants = [(g.tool, c) for g in grants if (c := _compile_grant(g, self.named)) is not None]
+        my_grants = [c for tool, c in compiled_grants if tool in names]
+        write_grants = tuple(c for tool, c in compiled_grants if tool == "write")
         rules = replace(base, grants=my_grants, write=tuple(base.write) + write_grants)
         if subject.family is Family.SHELL:
             verdict = decide.shell_verdict(subject, rules, where)
         elif subject.family in (Family.READ, Family.WRITE):
-            write = subject.family is Family.WRITE
             parts: list[Part] = []
             suggestions: list[Suggestion] = []
-            for raw in subject.paths or (".",):
-                v = decide.path_verdict(decide.resolve_paths(raw, where), write, rules, where, text=raw)
+            for use, path_rules in self._path_rules(subject, index, compiled_grants):
+                v = decide.path_verdict(decide.resolve_paths(use.raw, where), use.family is Family.WRITE, path_rules,
+                                        where, text=use.raw)
                 parts.extend(v.parts)
-                suggestions.extend(self._path_suggestion(subject, raw, where))
+                suggestions.extend(self._path_suggestion(use, where))
             verdict = decide._combine(parts, tuple(suggestions))
         else:
             verdict = decide.simple_verdict(subject, rules)
         waiting = [c for n in names for c in index.untrusted.get(n, ())]
         if verdict.effect is None and waiting:
-            verdict = replace(verdict, untrusted_allow=self._would_allow(subject, rules, waiting, where))
+            verdict = replace(verdict, untrusted_allow=self._would_allow(subject, rules, waiting, where,
+                                                                         index, compiled_grants))
         if record_use:
             used = {p.provenance.grant.id: p.provenance.grant for p in verdict.parts
                     if p.provenance.grant is not None}
@@ -297,23 +303,40 @@ class PermissionEngine:
         return verdict
 
     @staticmethod
-    def _would_allow(subject: Subject, rules: decide.Rules, waiting: list[Compiled], where: floor.Where) -> bool:
+    def _path_rules(subject: Subject, index: _Index, grants: list[tuple[str, Compiled]],
+                    ) -> list[tuple[PathUse, decide.Rules]]:
+        """Each path of a files call with the rules that judge it: those naming the tool and
+        those of the path's own family (``read`` for the source of a copy, ``write`` for its
+        destination), with the grants of the same names."""
+        out: list[tuple[PathUse, decide.Rules]] = []
+        for use in subject.paths or (PathUse(raw=".", family=subject.family),):
+            names = frozenset({subject.tool, use.family.value})
+            out.append((use, replace(index.rules_for(names), grants=[c for tool, c in grants if tool in names])))
+        return out
+
+    def _would_allow(self, subject: Subject, rules: decide.Rules, waiting: list[Compiled], where: floor.Where,
+                     index: _Index, grants: list[tuple[str, Compiled]]) -> bool:
         """Whether the untrusted workspace's allow rules would allow this call once trusted."""
-        plain = [c for c in waiting if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
-        trial = decide.Rules(deny=rules.deny, ask=rules.ask, allow=[*rules.allow, *plain], grants=rules.grants,
-                             sandbox_allow=[*rules.sandbox_allow, *(c for c in waiting if c not in plain)],
-                             write=rules.write, read=rules.read)
+        def trial_of(base: decide.Rules, pending: list[Compiled]) -> decide.Rules:
+            plain = [c for c in pending if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
+            return decide.Rules(deny=base.deny, ask=base.ask, allow=[*base.allow, *plain], grants=base.grants,
+                                sandbox_allow=[*base.sandbox_allow, *(c for c in pending if c not in plain)],
+                                write=base.write, read=base.read)
+
         if subject.family is Family.SHELL:
-            said = decide.shell_verdict(subject, trial, where, suggest=False).effect
+            said = decide.shell_verdict(subject, trial_of(rules, waiting), where, suggest=False).effect
             return said is not None and said.allows
         if subject.family in (Family.READ, Family.WRITE):
-            write = subject.family is Family.WRITE
-            return all(decide.path_verdict(decide.resolve_paths(raw, where), write, trial, where, text=raw).effect
-                       is Effect.ALLOW for raw in subject.paths or (".",))
-        return decide.simple_verdict(subject, trial).effect is Effect.ALLOW
+            return all(
+                decide.path_verdict(decide.resolve_paths(use.raw, where), use.family is Family.WRITE,
+                                    trial_of(path_rules, [c for c in waiting if c.tool in (subject.tool,
+                                                                                          use.family.value)]),
+                                    where, text=use.raw).effect is Effect.ALLOW
+                for use, path_rules in self._path_rules(subject, index, grants))
+        return decide.simple_verdict(subject, trial_of(rules, waiting)).effect is Effect.ALLOW
 
-    def _path_suggestion(self, subject: Subject, raw: str, where: floor.Where) -> list[Suggestion]:
-        family = "write" if subject.family is Family.WRITE else "read"
+    def _path_suggestion(self, use: PathUse, where: floor.Where) -> list[Suggestion]:
+        family, raw = use.family.value, use.raw
         lexical = decide.resolve_paths(raw, where)[0]
         for ws in where.workspaces:
             if lexical == ws or ws in lexical.parents:
@@ -342,7 +365,8 @@ class PermissionEngine:
         """A file tool's verdict for reading (``write=False``) or writing ``path``."""
         tool = "write_file" if write else "read_file"
         family = Family.WRITE if write else Family.READ
-        subject = Subject(tool=tool, family=family, names=frozenset({tool, family.value}), paths=(path,))
+        subject = Subject(tool=tool, family=family, names=frozenset({tool, family.value}),
+                          paths=(PathUse(raw=path, family=family),))
         return self.evaluate(subject, workspaces=_ws(workspace), record_use=False)
 
     def check_url(self, url: str, *, method: str = "GET", workspace: Path | None = None) -> Verdict:
@@ -403,7 +427,7 @@ class PermissionEngine:
 
     def validate(self, text: str, *, path: Path | None = None, layer: Layer = Layer.USER) -> LoadReport:
         """Check a rule file's text without saving it (the editor's validation as you type)."""
-        compiled, problems = parse_rules(text, path or self.user_file, layer, self.example_matches)
+        compiled, problems = parse_rules(text, path or self.user_file, layer, self.example_matches, named=self.named)
         return LoadReport(rules=tuple(c.rule for c in compiled if c.rule), problems=tuple(problems))
 
     # -- grants and trust ------------------------------------------------------------------
@@ -413,7 +437,7 @@ class PermissionEngine:
         a rule appended to the user's ``permissions.toml`` (returned); the rest → a stored
         ``Grant`` (returned). ``ValueError`` when the suggestion's pattern is invalid or the
         user's file is broken (then nothing is written)."""
-        family = family_of(suggestion.tool)
+        family = family_of(suggestion.tool, self.named)
         try:
             compile_pattern(family, suggestion.pattern)
         except PatternError as exc:
@@ -440,7 +464,7 @@ class PermissionEngine:
             stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.clock()))
             lines.append(f"reason = {_toml(f'always allowed in an approval ({call_id}, {stamp})')}")
             new = (old if not old or old.endswith("\n") else old + "\n") + "\n".join(lines) + "\n"
-            compiled, problems = parse_rules(new, path, Layer.USER, self.example_matches)
+            compiled, problems = parse_rules(new, path, Layer.USER, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
             if errors:
                 raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
@@ -480,7 +504,7 @@ class PermissionEngine:
         ws = _norm((workspace,))[0]
         allows: list[Rule] = []
         for path, layer in _workspace_layers(ws):
-            rules, _problems, _text = read_rule_file(path, layer, self.example_matches)
+            rules, _problems, _text = read_rule_file(path, layer, self.example_matches, named=self.named)
             allows.extend(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
         return tuple(allows)
 
@@ -495,7 +519,7 @@ class PermissionEngine:
                 raw = path.read_bytes()
             except FileNotFoundError:
                 continue
-            rules, problems, _text = read_rule_file(path, layer, self.example_matches)
+            rules, problems, _text = read_rule_file(path, layer, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
             if errors:
                 raise ValueError(f"{path} has errors; nothing was trusted: {errors[0].describe()}")
@@ -573,9 +597,9 @@ def _deactivate(item: Compiled) -> Compiled:
     return replace(item, rule=replace(rule, inactive=Inactive.UNTRUSTED_WORKSPACE))
 
 
-def _compile_grant(grant: Grant) -> Compiled | None:
+def _compile_grant(grant: Grant, named: NamedGrammar | None) -> Compiled | None:
     try:
-        family = family_of(grant.tool)
+        family = family_of(grant.tool, named)
         matcher = compile_pattern(family, grant.pattern)
     except (ValueError, PatternError):
         return None  # a grant that no longer compiles grants nothing

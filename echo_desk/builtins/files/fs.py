@@ -25,11 +25,13 @@ MAX_PATH_CHARS = 4096
 
 
 def path_argument(description: str) -> object:
-    """The ``Field`` of a path argument (its limits are the file tools' own)."""
+    """The ``Field`` of a path argument (its limits are the file tools' own). Mark it ``READS`` or
+    ``WRITES`` beside it (``Annotated[str, path_argument(...), WRITES]``) so the read or write
+    rules judge it; unmarked, only the tool's own family does (a shell's working folder)."""
     return Field(min_length=1, max_length=MAX_PATH_CHARS, description=description)
 
 
-#: A file path argument, as the file tools take it.
+#: A file path argument, as the file tools take it (mark it ``READS`` or ``WRITES`` where used).
 FilePath = Annotated[str, path_argument("File path, relative to the workspace or absolute inside it.")]
 
 

@@ -32,6 +32,7 @@ from echo_desk.tools import (
     CancelledByUser,
     ErrorKind,
     RiskLevel,
+    RuleFamily,
     Target,
     ToolError,
     ToolExecutionContext,
@@ -123,6 +124,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
     timeout_seconds = float(MAX_TIMEOUT + 30)  # the tool enforces the per-call timeout itself
     stream_capable = True
     capabilities = frozenset({"shell"})
+    rule_family = RuleFamily.SHELL
     title = N_("Run command")
     catalog_description = N_("Runs a command in a terminal in your workspace and shows its output live.")
 

@@ -21,6 +21,7 @@ from echo_desk.tools import (
     N_,
     ErrorKind,
     RiskLevel,
+    RuleFamily,
     Target,
     ToolError,
     ToolExecutionContext,
@@ -142,6 +143,7 @@ class FetchUrl(BuiltinTool[FetchArguments]):
     )
     arguments = FetchArguments
     risk_level = RiskLevel.READ
+    rule_family = RuleFamily.FETCH
     timeout_seconds = 75.0
     idempotent = True
     max_retries = 1
