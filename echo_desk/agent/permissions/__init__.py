@@ -4,7 +4,7 @@ The public API for the dispatcher, the CLI and the UI (import from here):
 
 - ``PermissionEngine`` — load layers, ``evaluate`` a ``Subject``, ``check_command`` /
   ``check_path`` / ``check_url`` / ``check_mcp`` for the tester, ``grant`` / ``revoke`` /
-  ``trust``.
+  ``trust_snapshot`` then ``trust`` (bound to the bytes shown).
 - ``tool_standing(entry, settings, rules)`` — enabled? default? what decided? (one answer for
   the dispatcher, ``tools list`` and the catalog).
 - ``subject_for(entry, params)`` — a call in the rules' terms, from the tool's declared family
@@ -57,6 +57,7 @@ from echo_desk.agent.permissions.subjects import (
     rule_names_for,
     subject_for,
 )
+from echo_desk.agent.permissions.trust import TrustChanged, TrustFile, TrustSnapshot
 
 __all__ = [
     "FILE_CHECK_SECONDS",
@@ -83,6 +84,9 @@ __all__ = [
     "Subject",
     "Suggestion",
     "ToolStanding",
+    "TrustChanged",
+    "TrustFile",
+    "TrustSnapshot",
     "Verdict",
     "family_of",
     "file_sha256",

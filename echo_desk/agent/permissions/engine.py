@@ -26,7 +26,7 @@ from typing import Any
 
 from echo_desk.agent.permissions import decide, floor
 from echo_desk.agent.permissions.compiled import Compiled, NamedGrammar, compile_pattern, family_of
-from echo_desk.agent.permissions.loader import parse_rules, read_rule_file
+from echo_desk.agent.permissions.loader import parse_rule_bytes, parse_rules, read_rule_file
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Effect,
@@ -48,6 +48,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.subjects import PathUse, Subject
 from echo_desk.agent.permissions.tokens import Match, PatternError, TokenPattern
+from echo_desk.agent.permissions.trust import TrustFile, TrustSnapshot, check_unchanged
 from echo_desk.store.grants import GrantStore
 
 USER_FILE = "permissions.toml"
@@ -499,38 +500,49 @@ class PermissionEngine:
         sha = file_sha256(path)
         return sha is not None and self.grants.trusted_hash(_trust_key(ws, layer)) == sha
 
-    def trust_preview(self, workspace: Path) -> tuple[Rule, ...]:
-        """The allow rules that trusting ``workspace`` now would make active (show them first)."""
+    def trust_snapshot(self, workspace: Path) -> TrustSnapshot:
+        """Both workspace rule files read once: what to show before trusting (their text, the
+        allow rules they would make active) and what ``trust`` binds to (their sha256)."""
         ws = _norm((workspace,))[0]
-        allows: list[Rule] = []
-        for path, layer in _workspace_layers(ws):
-            rules, _problems, _text = read_rule_file(path, layer, self.example_matches, named=self.named)
-            allows.extend(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
-        return tuple(allows)
-
-    def trust(self, workspace: Path) -> tuple[Rule, ...]:
-        """Trust the workspace's ``permissions.toml`` and ``permissions.local.toml`` as they are now
-        (each bound to its sha256); returns the allow rules that became active. ``ValueError`` when
-        there is no such file or one has errors (then nothing is trusted)."""
-        ws = _norm((workspace,))[0]
-        found: list[tuple[str, str, tuple[Rule, ...]]] = []
+        files: list[TrustFile] = []
         for path, layer in _workspace_layers(ws):
             try:
                 raw = path.read_bytes()
             except FileNotFoundError:
+                files.append(TrustFile(path=path, layer=layer, sha256=None, text="", allows=()))
                 continue
-            rules, problems, _text = read_rule_file(path, layer, self.example_matches, named=self.named)
+            except OSError as exc:
+                raise ValueError(f"{path} cannot be read: {exc}") from None
+            rules, problems, _text = parse_rule_bytes(raw, path, layer, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
-            if errors:
-                raise ValueError(f"{path} has errors; nothing was trusted: {errors[0].describe()}")
-            allows = tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
-            found.append((_trust_key(ws, layer), hashlib.sha256(raw).hexdigest(), allows))
-        if not found:
-            raise ValueError(f"{workspace_files(ws)[0]} does not exist: nothing to trust")
-        for key, sha, _allows in found:
-            self.grants.trust(key, sha)
+            files.append(TrustFile(
+                path=path, layer=layer, sha256=hashlib.sha256(raw).hexdigest(), text=raw.decode("utf-8", "replace"),
+                allows=tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows),
+                error=errors[0] if errors else None))
+        return TrustSnapshot(workspace=ws, files=tuple(files))
+
+    def trust_preview(self, workspace: Path) -> tuple[Rule, ...]:
+        """The allow rules that trusting ``workspace`` now would make active."""
+        return self.trust_snapshot(workspace).allows
+
+    def trust(self, snapshot: TrustSnapshot) -> tuple[Rule, ...]:
+        """Trust the workspace's rule files exactly as ``snapshot`` showed them (each bound to the
+        sha256 of the bytes shown); returns the allow rules that became active. ``ValueError``
+        (``TrustChanged`` when a file changed, appeared or went since it was shown) when there
+        is no file or one has errors: then nothing is trusted."""
+        present = snapshot.present
+        if not present:
+            raise ValueError(f"{workspace_files(snapshot.workspace)[0]} does not exist: nothing to trust")
+        for shown in present:
+            if shown.error is not None:
+                raise ValueError(f"{shown.path} has errors; nothing was trusted: {shown.error.describe()}")
+        with self._lock:
+            check_unchanged(snapshot)
+            for shown in present:
+                assert shown.sha256 is not None
+                self.grants.trust(_trust_key(snapshot.workspace, shown.layer), shown.sha256)
         self.refresh()
-        return tuple(rule for _key, _sha, allows in found for rule in allows)
+        return snapshot.allows
 
     def personal_file_trusted(self, workspace: Path) -> bool:
         """Whether the workspace's ``permissions.local.toml`` is absent or trusted as it is now."""

@@ -203,6 +203,14 @@ def read_rule_file(
     except OSError as exc:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
                                 message=f"cannot read: {exc}")], ""
+    return parse_rule_bytes(raw, path, layer, check_example, inactive_allow=inactive_allow, named=named)
+
+
+def parse_rule_bytes(
+    raw: bytes, path: Path, layer: Layer, check_example: ExampleCheck, *, inactive_allow: Inactive | None = None,
+    named: NamedGrammar | None = None,
+) -> tuple[list[Compiled], list[LoadProblem], str]:
+    """Parse a rule file's bytes as read once (trust binds to exactly these)."""
     if len(raw) > MAX_FILE_BYTES:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
                                 message=f"file is {len(raw)} bytes (limit {MAX_FILE_BYTES})")], ""

@@ -35,7 +35,10 @@ from echo_desk.agent.permissions import (
     ProblemKind,
     Rule,
     Severity,
+    TrustChanged,
+    TrustSnapshot,
 )
+from echo_desk.agent.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled
 from echo_desk.ui import i18n_qt, theme
 from echo_desk.ui.rules_text import (
@@ -64,6 +67,10 @@ RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPL
 def _layer_text(rule: Rule) -> str:
     layer = _(LAYER_LABELS[rule.source.layer])
     return f"{layer} · {rule_place(rule)}" if rule.source.path else layer
+
+
+def _hides_text(snapshot: TrustSnapshot) -> bool:
+    return has_hidden(str(snapshot.workspace)) or any(has_hidden(f.text) for f in snapshot.present)
 
 
 def problem_lines(report: LoadReport) -> list[str]:
@@ -218,39 +225,69 @@ class RulesTab(QWidget):
             self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply; "
                                       "its allow rules ({n}) do not.").format(n=count))
 
-    def trust_text(self, workspace: Path) -> str:
-        """Exactly what trusting would allow: each allow rule with its line."""
-        rules = self.engine.trust_preview(workspace)
-        lines = [_("Trusting {folder} lets these rules allow calls without asking:").format(folder=str(workspace)), ""]
-        for rule in rules:
-            pattern = rule.pattern if rule.pattern is not None else _("(whole tool)")
-            entry = labelled(_("line {n}").format(n=rule.source.line), f"{rule.tool}  {pattern}")
-            lines.append(f"  {entry}  — {rule.reason}" if rule.reason else f"  {entry}")
-        if not rules:
+    def trust_text(self, snapshot: TrustSnapshot) -> str:
+        """Exactly what trusting would allow, from the files as read for this dialog: each allow
+        rule with its file and line. Every untrusted field is made visible (bidi, zero-width…)."""
+        lines = []
+        if _hides_text(snapshot):
+            lines += [_("These rules contain hidden or control characters, shown as ⟨…⟩: read them carefully."), ""]
+        lines += [_("Trusting {folder} lets these rules allow calls without asking:").format(
+            folder=visible(str(snapshot.workspace), one_line=True)), ""]
+        for rule in snapshot.allows:
+            pattern = visible(rule.pattern, one_line=True) if rule.pattern is not None else _("(whole tool)")
+            place = rule_place(rule)
+            entry = labelled(place, f"{visible(rule.tool, one_line=True)}  {pattern}")
+            reason = visible(rule.reason, one_line=True)
+            lines.append(f"  {entry}  — {reason}" if rule.reason else f"  {entry}")
+        if not snapshot.allows:
             lines.append("  " + _("(none)"))
-        lines += ["", _("If the file changes, Echo Desk asks again.")]
+        lines += ["", _("Show Details… shows the files exactly as they will be trusted. If a file changes, "
+                        "Echo Desk asks again.")]
         return "\n".join(lines)
+
+    @staticmethod
+    def trust_details(snapshot: TrustSnapshot) -> str:
+        """The rule files whole, numbered by line, hidden characters made visible."""
+        out: list[str] = []
+        for shown in snapshot.present:
+            out.append(f"── {visible(str(shown.path), one_line=True)}")
+            lines = shown.text.split("\n")
+            for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
+                text = visible(line.removesuffix("\r"), one_line=True)  # a CRLF end is no hidden text
+                out.append(f"{number:>4}  {text}")
+            out.append("")
+        return "\n".join(out)
 
     def ask_trust(self) -> None:
         ws = self._untrusted_workspace()
         if ws is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(ws),
+        try:
+            snapshot = self.engine.trust_snapshot(ws)
+        except ValueError as exc:
+            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=visible(str(exc), one_line=True)))
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(snapshot),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDetailedText(self.trust_details(snapshot))
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.button(QMessageBox.StandardButton.Yes).setText(_("Trust"))
         self.trust_box = box
-        box.finished.connect(lambda result: self._trust_answered(ws, result))
+        box.finished.connect(lambda result: self._trust_answered(snapshot, result))
         box.open()
 
-    def _trust_answered(self, workspace: Path, result: int) -> None:
+    def _trust_answered(self, snapshot: TrustSnapshot, result: int) -> None:
         if result != QMessageBox.StandardButton.Yes:
             return
         try:
-            self.engine.trust(workspace)
+            self.engine.trust(snapshot)  # exactly the bytes the dialog showed
+        except TrustChanged:
+            self.trust_note.setText(_("Nothing was trusted: the rule file changed after you saw it. "
+                                      "Choose Trust… again to see it as it is now."))
+            return
         except ValueError as exc:
-            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=str(exc)))
+            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=visible(str(exc), one_line=True)))
             return
         self.reload()
 
