@@ -53,18 +53,47 @@ class Subject:
     statement_class: str = ""  # read | write | schema
 
 
+@dataclass(frozen=True)
+class _Declared:
+    family: RuleFamily
+    accesses: frozenset[PathAccess]  # the kinds of path the tool takes
+    #: The floor may speak about any call, with no rule written: a shell line or a write.
+    floor_applies: bool
+
+
+def _declared(tool: Tool | type[Tool]) -> _Declared:
+    """What ``tool`` declares; worked out once per class (asked on every call), unless the
+    object itself sets the attributes."""
+    own = vars(tool) if not isinstance(tool, type) else {}
+    if "rule_family" in own or "path_arguments" in own:
+        return _declaration(getattr(tool, "rule_family", None), dict(getattr(tool, "path_arguments", {})))
+    return _declared_class(tool if isinstance(tool, type) else type(tool))
+
+
+@functools.lru_cache(maxsize=1024)
+def _declared_class(cls: type[Tool]) -> _Declared:
+    return _declaration(getattr(cls, "rule_family", None), dict(getattr(cls, "path_arguments", {})))
+
+
+def _declaration(family: RuleFamily | None, paths: Mapping[str, PathAccess]) -> _Declared:
+    found = declared_family(family, paths)
+    accesses = frozenset(paths.values())
+    floor_applies = found is RuleFamily.SHELL or (found is RuleFamily.FILES and PathAccess.WRITE in accesses)
+    return _Declared(family=found, accesses=accesses, floor_applies=floor_applies)
+
+
 def family_of_tool(tool: Tool | type[Tool]) -> RuleFamily:
     """The tool's declared family (files when it declares path arguments, else named)."""
-    return declared_family(getattr(tool, "rule_family", None), getattr(tool, "path_arguments", {}))
+    return _declared(tool).family
 
 
 def grammar_of(tool: Tool | type[Tool]) -> Family:
     """The grammar of a rule that names ``tool``: its family's (a files tool's paths are globs:
     ``WRITE`` when it writes anywhere, else ``READ``)."""
-    family = family_of_tool(tool)
+    declared = _declared(tool)
+    family = declared.family
     if family is RuleFamily.FILES:
-        written = PathAccess.WRITE in dict(getattr(tool, "path_arguments", {})).values()
-        return Family.WRITE if written else Family.READ
+        return Family.WRITE if PathAccess.WRITE in declared.accesses else Family.READ
     return {RuleFamily.SHELL: Family.SHELL, RuleFamily.FETCH: Family.FETCH,
             RuleFamily.DATABASE: Family.DB}.get(family, Family.TOOL)
 
@@ -84,20 +113,16 @@ def registered_grammar(lookup: Callable[[str], RegisteredTool | None]) -> Callab
 def always_evaluated(entry: RegisteredTool) -> bool:
     """Whether the floor rules may speak about every call of this tool, with no rule written:
     a shell line (``rm -rf ~``) or a write (into Echo Desk's own settings)."""
-    if entry.source.startswith("mcp:"):
-        return False
-    tool = entry.tool
-    family = family_of_tool(tool)
-    return family is RuleFamily.SHELL or (
-        family is RuleFamily.FILES and PathAccess.WRITE in dict(tool.path_arguments).values())
+    return _declared(entry.tool).floor_applies and not entry.source.startswith("mcp:")
 
 
 def rule_names_for(entry: RegisteredTool) -> frozenset[str]:
     """The rule ``tool`` values that mention this tool: its name, its family (``read`` and/or
     ``write`` for each kind of path it takes), its MCP server."""
     tool = entry.tool
+    declared = _declared(tool)
     return _rule_names(entry.name, entry.source, str(getattr(tool, "original_name", "") or entry.name),
-                       family_of_tool(tool), frozenset(dict(getattr(tool, "path_arguments", {})).values()))
+                       declared.family, declared.accesses)
 
 
 @functools.lru_cache(maxsize=4096)  # asked on every call; a function of these values
