@@ -70,9 +70,15 @@ def _declared(tool: Tool | type[Tool]) -> _Declared:
     return _declared_class(tool if isinstance(tool, type) else type(tool))
 
 
-@functools.lru_cache(maxsize=1024)
+_BY_CLASS: dict[type[Tool], _Declared] = {}
+
+
 def _declared_class(cls: type[Tool]) -> _Declared:
-    return _declaration(getattr(cls, "rule_family", None), dict(getattr(cls, "path_arguments", {})))
+    found = _BY_CLASS.get(cls)
+    if found is None:
+        found = _BY_CLASS[cls] = _declaration(getattr(cls, "rule_family", None),
+                                              dict(getattr(cls, "path_arguments", {})))
+    return found
 
 
 def _declaration(family: RuleFamily | None, paths: Mapping[str, PathAccess]) -> _Declared:
