@@ -544,19 +544,22 @@ class PermissionEngine:
         self.refresh()
         return snapshot.allows
 
-    def personal_file_trusted(self, workspace: Path) -> bool:
-        """Whether the workspace's ``permissions.local.toml`` is absent or trusted as it is now."""
+    def personal_file_trusted(self, workspace: Path, content: bytes | None = None) -> bool:
+        """Whether the workspace's ``permissions.local.toml`` is absent or trusted as it is now
+        (or, given ``content``, whether those bytes as read are: empty counts as absent)."""
         ws = _norm((workspace,))[0]
+        if content is not None:
+            trusted = self.grants.trusted_hash(_trust_key(ws, Layer.WORKSPACE_LOCAL))
+            return not content or trusted == hashlib.sha256(content).hexdigest()
         local = workspace_files(ws)[1]
         return file_sha256(local) is None or self._file_trusted(ws, local, Layer.WORKSPACE_LOCAL)
 
-    def trust_own_edit(self, workspace: Path) -> None:
-        """Echo Desk itself just wrote the workspace's personal file from a trusted one (the
-        Sandbox page's box): trust the new content, so the person's own choice takes effect."""
+    def trust_own_edit(self, workspace: Path, written: bytes) -> None:
+        """Echo Desk itself just wrote ``written`` to the workspace's personal file, from a
+        trusted one (the Sandbox page's box): trust exactly those bytes, so the person's own
+        choice takes effect (whatever else is there now is not vouched for)."""
         ws = _norm((workspace,))[0]
-        sha = file_sha256(workspace_files(ws)[1])
-        if sha is not None:
-            self.grants.trust(_trust_key(ws, Layer.WORKSPACE_LOCAL), sha)
+        self.grants.trust(_trust_key(ws, Layer.WORKSPACE_LOCAL), hashlib.sha256(written).hexdigest())
         self.refresh()
 
     def untrust(self, workspace: Path) -> None:

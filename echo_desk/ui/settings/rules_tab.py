@@ -180,15 +180,18 @@ class RulesTab(QWidget):
         self._update_trust()
 
     def _item(self, rule: Rule) -> QTreeWidgetItem:
+        # A rule's tool, pattern and reason may come from a cloned repository: made visible.
+        pattern = rule_pattern(rule)
         item = QTreeWidgetItem([
-            _(EFFECT_LABELS[rule.effect]), rule.tool, rule_pattern(rule) or _("(whole tool)"),
-            rule_reason(rule), _layer_text(rule),
+            _(EFFECT_LABELS[rule.effect]), visible(rule.tool, one_line=True),
+            visible(pattern, one_line=True) if pattern is not None else _("(whole tool)"),
+            visible(rule_reason(rule), one_line=True), visible(_layer_text(rule), one_line=True),
             _("inactive: not trusted") if not rule.active else _("active"),
         ])
         if not rule.active:
             item.setToolTip(5, _("inactive until you trust this workspace"))
-        item.setToolTip(4, plain_tooltip(rule.source.describe()))
-        item.setToolTip(2, plain_tooltip(rule.pattern or ""))
+        item.setToolTip(4, plain_tooltip(visible(rule.source.describe())))
+        item.setToolTip(2, plain_tooltip(visible(rule.pattern or "")))
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:

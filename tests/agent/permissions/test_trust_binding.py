@@ -106,3 +106,23 @@ def test_the_cli_shows_the_whole_file_with_hidden_characters_made_visible(
     assert "hidden" in out.lower()  # and a warning above it
     assert not setup.engine.is_trusted(ws)
     assert _cli(setup, ws, "y", monkeypatch) == 0 and setup.engine.is_trusted(ws)
+
+
+def test_the_sandbox_box_vouches_only_for_the_bytes_it_wrote(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ticking Settings › Sandbox writes the personal file and trusts its own edit: a file swapped
+    # in right after the write must not be trusted with it.
+    from echo_desk.agent.permissions import sandbox_toggle
+
+    e, ws = setup.engine, setup.workspace
+    local = ws / ".echo-desk" / "permissions.local.toml"
+    real_replace = sandbox_toggle.os.replace
+
+    def replace_then_swap(src: str | Path, dst: str | Path) -> None:
+        real_replace(src, dst)
+        Path(dst).write_text(SWAPPED, encoding="utf-8")  # another writer, between write and trust
+
+    monkeypatch.setattr(sandbox_toggle.os, "replace", replace_then_swap)
+    sandbox_toggle.set_on(e, ws, True)
+    assert local.read_text(encoding="utf-8") == SWAPPED
+    assert not e.personal_file_trusted(ws)
+    assert e.check_command("rm -rf src", workspace=ws).effect is not Effect.ALLOW

@@ -64,5 +64,8 @@ def test_every_field_of_the_dialog_shows_hidden_characters(qtbot, builtin_runtim
     assert "git⟨U+200B⟩ status **" in box.text() and "⟨U+202E⟩gnp.exe⟨U+202C⟩" in box.text()
     assert "# reviewed" in box.detailedText()  # the whole file, not only its allow rules
     assert "⟨U+200B⟩" in box.detailedText() and "hidden" in box.text().lower()
+    tree = page.rules.rules  # the rules list beside it shows them the same way
+    cells = [tree.topLevelItem(i).text(c) for i in range(tree.topLevelItemCount()) for c in range(tree.columnCount())]
+    assert "git⟨U+200B⟩ status **" in cells and not any("\u202e" in c or "\u200b" in c for c in cells)
     box.done(QMessageBox.StandardButton.Cancel)
     assert not builtin_runtime.permissions.is_trusted(workspace)
