@@ -213,3 +213,23 @@ async def test_a_plugin_tool_that_declares_its_paths_is_judged_by_the_same_rules
         assert asked.ok and len(host.requests) == 1
     finally:
         rt.close()
+
+
+def test_a_path_declaration_the_rules_could_not_see_is_refused_at_registration() -> None:
+    from echo_desk.agent.registry import ToolRegistry
+
+    class Unseen(Archive):
+        name = "archive_unseen"
+        path_arguments: ClassVar[dict[str, PathAccess]] = {"folder": READ, "target": WRITE}  # no "target"
+
+    class NotText(Archive):
+        name = "archive_count"
+        path_arguments: ClassVar[dict[str, PathAccess]] = {"count": WRITE}
+        input_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"count": {"type": "integer"}}}
+
+    registry = ToolRegistry()
+    unseen = registry.register(Unseen(), source="plugin")
+    assert not unseen.ok and "'target' is not in the parameters schema" in unseen.message
+    not_text = registry.register(NotText(), source="plugin")
+    assert not not_text.ok and "must be a string" in not_text.message
+    assert registry.register(Archive(), source="plugin").ok
