@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.model import ChatModel
-from echo_desk.agent.permissions import PermissionEngine, ToolStanding
+from echo_desk.agent.permissions import PermissionEngine, ToolStanding, registered_grammar
 from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
@@ -75,7 +75,7 @@ class Runtime:
             cooldown=lambda: settings.current.breaker_cooldown_seconds,
         )
         audit = AuditLog((data_dir or paths.data_dir()) / AUDIT_FILE)
-        permissions = _permission_engine(settings, data_dir or paths.data_dir())
+        permissions = _permission_engine(settings, data_dir or paths.data_dir(), registry)
         undo, reverter = open_undo(data_dir or paths.data_dir(), settings)
         dispatcher = Dispatcher(registry, settings, audit, breakers, permissions=permissions, undo=undo)
         runtime = cls(
@@ -169,10 +169,12 @@ class Runtime:
             self.undo.close()
 
 
-def _permission_engine(settings: SettingsStore, data_dir: Path) -> PermissionEngine:
-    """Rules live next to the settings file (its folder is the config dir the floor protects)."""
+def _permission_engine(settings: SettingsStore, data_dir: Path, registry: ToolRegistry) -> PermissionEngine:
+    """Rules live next to the settings file (its folder is the config dir the floor protects);
+    a rule naming a tool reads its pattern in the grammar the registered tool declares."""
     config = settings.path.parent if settings.path is not None else paths.config_dir()
-    return PermissionEngine(config_dir=config, grants=GrantStore(data_dir / GRANTS_FILE))
+    return PermissionEngine(config_dir=config, grants=GrantStore(data_dir / GRANTS_FILE),
+                            tools=registered_grammar(registry.get))
 
 
 def _builtin_tools(settings: SettingsStore) -> list[Tool]:

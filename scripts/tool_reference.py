@@ -22,6 +22,7 @@ from echo_desk.agent.schema import SchemaFactory
 from echo_desk.builtins import builtin_tools
 from echo_desk.builtins.database import database_tools
 from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import RuleFamily, Tool, declared_family
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
@@ -59,6 +60,14 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+def _rules(tool: Tool) -> str:
+    """The rules that judge the tool, as it declares them: ``files: `path` (write)``, ``shell``…"""
+    family = declared_family(tool.rule_family, tool.path_arguments)
+    if family is RuleFamily.FILES:
+        return "files: " + ", ".join(f"`{name}` ({access.value})" for name, access in tool.path_arguments.items())
+    return family.value
+
+
 def render(entries: list[RegisteredTool], zh: dict[str, str]) -> str:
     out = [
         "# Built-in tools",
@@ -68,16 +77,19 @@ def render(entries: list[RegisteredTool], zh: dict[str, str]) -> str:
         "",
         "Every tool the app registers as `builtin`. *Risk* drives the default approval "
         "(read: runs without asking; write and exec: asks first). *Capabilities* are what the "
-        "settings profiles switch on. The catalog text is what the person sees (English and "
+        "settings profiles switch on. *Rules* is the family of permission rules that judges a call, "
+        "as the tool declares it (for the file tools: each path argument, read or written; see "
+        "docs/permissions.md). The catalog text is what the person sees (English and "
         "Simplified Chinese); the description and the schema are what the model sees.",
         "",
-        "| Tool | Risk | Capabilities | Title | 标题 |",
-        "| --- | --- | --- | --- | --- |",
+        "| Tool | Risk | Capabilities | Rules | Title | 标题 |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for entry in entries:
         tool = entry.tool
         out.append(f"| [`{tool.name}`](#{tool.name}) | {tool.risk_level.value} | "
-                   f"{', '.join(sorted(tool.capabilities))} | {tool.title} | {zh.get(tool.title, MISSING)} |")
+                   f"{', '.join(sorted(tool.capabilities))} | {_rules(tool)} | {tool.title} | "
+                   f"{zh.get(tool.title, MISSING)} |")
     for entry in entries:
         tool = entry.tool
         out += [
@@ -87,6 +99,7 @@ def render(entries: list[RegisteredTool], zh: dict[str, str]) -> str:
             f"- **Risk:** `{tool.risk_level.value}` · **Capabilities:** "
             f"{', '.join(f'`{c}`' for c in sorted(tool.capabilities))} · **Timeout:** {tool.timeout_seconds:g} s "
             f"· **Preview for approval:** {_yes(tool.has_preview)} · **Streams output:** {_yes(tool.stream_capable)}",
+            f"- **Permission rules:** {_rules(tool)}",
             f"- **Title:** {tool.title} / {zh.get(tool.title, MISSING)}",
             f"- **Catalog (English):** {tool.catalog_description}",
             f"- **Catalog (中文):** {zh.get(tool.catalog_description, MISSING)}",

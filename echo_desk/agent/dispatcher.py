@@ -473,9 +473,9 @@ class Dispatcher:
         engine = self.permissions
         if engine is None:
             return None
-        rule_names_for, subject_for = _subjects()
+        rule_names_for, subject_for, always_evaluated = _subjects()
         roots = state.scope.workspace_roots
-        if (not for_dialog and entry.name not in _ALWAYS_EVALUATED
+        if (not for_dialog and not always_evaluated(entry)
                 and not engine.mentions(rule_names_for(entry), roots)):
             return None
         subject = subject_for(entry, params)
@@ -671,9 +671,6 @@ class Dispatcher:
 
 #: Tools whose verdict the floor rules may change even when no rule names them (rm -rf /,
 #: writes into Echo Desk's own settings): evaluated on every call.
-_ALWAYS_EVALUATED = frozenset({"run_command", "write_file", "edit_file", "append_to_file"})
-
-
 class _Recorded(NamedTuple):
     """What the audit record says about the call, read on the caller when it ends."""
 
@@ -728,12 +725,13 @@ def _grant_id(deciding: Provenance | None) -> str:
 
 
 @functools.cache
-def _subjects() -> tuple[Callable[[RegisteredTool], frozenset[str]], Callable[[RegisteredTool, Mapping[str, Any]], Subject]]:
+def _subjects() -> tuple[Callable[[RegisteredTool], frozenset[str]], Callable[[RegisteredTool, Mapping[str, Any]], Subject],
+                        Callable[[RegisteredTool], bool]]:
     """The rules' view of a call, imported on first use: the permission engine (and its shell
     parser) loads only with a dispatcher that has one, and an import per call costs ~3 µs."""
-    from echo_desk.agent.permissions.subjects import rule_names_for, subject_for
+    from echo_desk.agent.permissions.subjects import always_evaluated, rule_names_for, subject_for
 
-    return rule_names_for, subject_for
+    return rule_names_for, subject_for, always_evaluated
 
 
 @functools.cache

@@ -10,6 +10,7 @@ from importlib import metadata
 from echo_desk.agent.converters import name_is_valid_for_all_providers
 from echo_desk.agent.sources import BUILTIN, PLUGIN, ToolSource
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS, Tool, synchronous_handlers
+from echo_desk.tools.rules import PathAccess, RuleFamily
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,24 @@ class RegistrationResult:
     ok: bool
     name: str
     message: str = ""
+
+
+def _rule_declaration_problem(tool: Tool) -> str:
+    """What is wrong with what ``tool`` declares to the permission rules ("" when nothing): a path
+    argument the rules could not see would leave that path unjudged."""
+    if tool.rule_family is not None and not isinstance(tool.rule_family, RuleFamily):
+        return f"rule_family must be a RuleFamily, not {tool.rule_family!r}"
+    properties = tool.parameters.get("properties") or {}
+    for argument, access in dict(tool.path_arguments).items():
+        if not isinstance(access, PathAccess):
+            return f"path_arguments[{argument!r}] must be PathAccess.READ or PathAccess.WRITE"
+        spec = properties.get(argument)
+        if not isinstance(spec, dict):
+            return f"path argument {argument!r} is not in the parameters schema"
+        item = spec.get("items") if spec.get("type") == "array" else spec
+        if not isinstance(item, dict) or item.get("type") != "string":
+            return f"path argument {argument!r} must be a string (or an array of strings) in the schema"
+    return ""
 
 
 class ToolRegistry:
@@ -86,6 +105,9 @@ class ToolRegistry:
         leaked = declared & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters))
         if leaked:
             return refuse(f"hidden parameters must not be in the schema: {', '.join(sorted(leaked))}")
+        wrong = _rule_declaration_problem(tool)
+        if wrong:
+            return refuse(wrong)
         return RegistrationResult(True, name)
 
     def unregister(self, name: str) -> bool:

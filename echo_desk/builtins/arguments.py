@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from echo_desk.tools import ErrorKind, ToolError
+from echo_desk.tools import ErrorKind, PathAccess, PathArgument, ToolError
 
 #: The order of the keywords in a generated schema (the order the hand-written ones used).
 _KEYWORD_ORDER = ("type", "enum", "properties", "required", "minLength", "maxLength", "minItems", "maxItems",
@@ -49,17 +49,20 @@ A = TypeVar("A", bound=Arguments)
 
 class TakesArguments(Generic[A]):
     """Mixed into a tool class: its ``arguments`` model declares what a call takes. The schema
-    the model sees (the class attribute ``schema_attribute`` names) is made from it when the class
+    the model sees (the class attribute ``schema_attribute`` names) and the path arguments the
+    permission rules judge (fields marked ``READS`` / ``WRITES``) are made from it when the class
     is defined, and ``parse`` turns a call's arguments into it."""
 
     arguments: type[A]
     schema_attribute: ClassVar[str] = "parameters"
+    path_arguments: ClassVar[Mapping[str, PathAccess]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         declared = cls.__dict__.get("arguments")
         if declared is not None:
             setattr(cls, cls.schema_attribute, schema_of(declared))
+            cls.path_arguments = path_arguments_of(declared)
 
     def parse(self, params: Mapping[str, Any]) -> A:
         parsed: A = parse(self.arguments, params)
@@ -71,6 +74,18 @@ def schema_of(model: type[Arguments]) -> dict[str, Any]:
     raw = model.model_json_schema(mode="validation")
     definitions = raw.get("$defs", {})
     return _shape(raw, definitions)
+
+
+def path_arguments_of(model: type[Arguments]) -> dict[str, PathAccess]:
+    """The fields of ``model`` marked as paths (``READS`` / ``WRITES``), with their access."""
+    found: dict[str, PathAccess] = {}
+    for name, field in model.model_fields.items():
+        marks = [m for m in field.metadata if isinstance(m, PathArgument)]
+        if len(marks) > 1:
+            raise TypeError(f"{model.__name__}.{name} is marked as a path more than once")
+        if marks:
+            found[name] = marks[0].access
+    return found
 
 
 def parse(model: type[Arguments], params: object) -> Any:

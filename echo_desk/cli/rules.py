@@ -2,7 +2,9 @@
 
 Everything here asks the engine (``PermissionEngine``) — the same code path ``execute_tool``
 takes. Untrusted text (patterns, commands, paths) is printed JSON-escaped (``ensure_ascii``), so
-control, bidi and invisible characters show as ``\\uXXXX`` instead of acting on the terminal.
+control, bidi and invisible characters show as ``\\uXXXX`` instead of acting on the terminal;
+``trust`` shows the workspace's rule files whole through ``visible`` (``⟨U+202E⟩``) and trusts
+exactly the bytes it showed.
 
 ``rules check`` exits 0 for allow, 1 for ask (or no rule: the tool's default asks), 2 for deny,
 3 for allow-in-sandbox (runs without asking only inside the sandbox; the JSON then says whether
@@ -19,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.permissions import Effect, Part, PermissionEngine, Provenance, Verdict, workspace_files
+from echo_desk.cli.terminal_host import can_show_brackets
+from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.store import paths
 from echo_desk.store.grants import GRANTS_FILE, GrantStore
 
@@ -174,26 +178,49 @@ def _grants(engine: PermissionEngine, *, as_json: bool) -> int:
 
 
 def _trust(engine: PermissionEngine, workspace: Path, *, assume_yes: bool) -> int:
-    committed = workspace_files(workspace)[0]
-    if not committed.is_file():
-        print(f"{committed} does not exist: nothing to trust", file=sys.stderr)
+    """Show both workspace rule files whole (hidden characters made visible) and the allow rules
+    they hold, then trust exactly those bytes: a file changed since it was shown is refused."""
+    try:
+        snapshot = engine.trust_snapshot(workspace)
+    except ValueError as exc:
+        print(f"not trusted: {exc}", file=sys.stderr)
         return 1
-    allows = engine.trust_preview(workspace)
-    print(f"Trusting {committed} as it is now would allow:")
-    for r in allows:
-        print(f"  allow {_show(r.tool)} {_show(r.pattern) if r.pattern is not None else '(whole tool)'}"
-              f"  <line {r.source.line}>")
-    if not allows:
-        print("  (no allow rules: its deny and ask rules apply already)")
+    if not snapshot.present:
+        print(f"{workspace_files(workspace)[0]} does not exist: nothing to trust", file=sys.stderr)
+        return 1
+    ascii_only = not can_show_brackets(sys.stdout)
+
+    def show(text: str, *, one_line: bool = False) -> str:
+        return visible(text, one_line=one_line, ascii_only=ascii_only)
+
+    if has_hidden(str(snapshot.workspace)) or any(has_hidden(f.text) for f in snapshot.present):
+        print("! these files contain hidden or control characters, shown as "
+              + ("\\x.. / \\u...." if ascii_only else "⟨…⟩") + ": read them carefully")
+    for shown in snapshot.present:
+        print(f"── {show(str(shown.path), one_line=True)}  (sha256 {shown.sha256})")
+        lines = shown.text.split("\n")
+        for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
+            text = show(line.removesuffix("\r"), one_line=True)  # a CRLF end is no hidden text
+            print(f"{number:>5}  {text}")
+        if shown.error is not None:
+            print(f"   error: {show(shown.error.describe(), one_line=True)}")
+    print(f"Trusting {show(str(snapshot.workspace), one_line=True)} as shown above would allow:")
+    for r in snapshot.allows:
+        pattern = show(r.pattern, one_line=True) if r.pattern is not None else "(whole tool)"
+        reason = f"  — {show(r.reason, one_line=True)}" if r.reason else ""
+        print(f"  {r.source.path.name if r.source.path else ''} line {r.source.line}: {r.effect.value} "
+              f"{show(r.tool, one_line=True)}  {pattern}{reason}")
+    if not snapshot.allows:
+        print("  (no allow rules: their deny and ask rules apply already)")
     if not assume_yes:
         if not sys.stdin.isatty():
             print("not trusted: confirm with --yes (no terminal to ask)", file=sys.stderr)
             return 1
-        if input("Trust it? [y/N] ").strip().lower() not in ("y", "yes"):
+        if input("Trust exactly what is shown? [y/N] ").strip().lower() not in ("y", "yes"):
             print("not trusted")
             return 1
     try:
-        engine.trust(workspace)
+        engine.trust(snapshot)
     except ValueError as exc:
         print(f"not trusted: {exc}", file=sys.stderr)
         return 1

@@ -24,7 +24,9 @@ _FILE_PATH = "File path, relative to the workspace or absolute inside it."
 
 
 def path_argument(description: str) -> object:
-    """The ``Field`` of a path argument (its limits are the file tools' own)."""
+    """The ``Field`` of a path argument (its limits are the file tools' own). Mark it ``READS`` or
+    ``WRITES`` beside it (``Annotated[str, path_argument(...), WRITES]``) so the read or write
+    rules judge it; unmarked, only the tool's own family does (a shell's working folder)."""
     # pydantic only for the tools' argument models: the engine's undo and read-first checks use
     # these primitives without it (and the window's first frame does not wait for it).
     from pydantic import Field

@@ -36,12 +36,15 @@ from echo_desk.tools.results import (
     ToolPreview,
     ToolResult,
 )
+from echo_desk.tools.rules import READS, WRITES, PathAccess, PathArgument, RuleFamily, declared_family
 from echo_desk.tools.secrets import get_secret
 
 __all__ = [
     "N_",
+    "READS",
     "RESERVED_HIDDEN_PARAMETERS",
     "SANDBOX_TARGET",
+    "WRITES",
     "Answer",
     "AnswerAction",
     "BaseTool",
@@ -52,11 +55,14 @@ __all__ = [
     "FileChangeKind",
     "HunkSelection",
     "NullToolHost",
+    "PathAccess",
+    "PathArgument",
     "Placement",
     "Protection",
     "ProtectionReason",
     "Question",
     "RiskLevel",
+    "RuleFamily",
     "Target",
     "TodoItem",
     "TodoStatus",
@@ -66,5 +72,6 @@ __all__ = [
     "ToolHost",
     "ToolPreview",
     "ToolResult",
+    "declared_family",
     "get_secret",
 ]

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from echo_desk.tools.context import ToolExecutionContext
 from echo_desk.tools.results import RiskLevel, ToolPreview, ToolResult
+from echo_desk.tools.rules import PathAccess, RuleFamily
 
 #: Parameter names that are never model-visible. A tool lists the ones it wants in
 #: ``hidden_parameters``; the dispatcher injects them from the context and refuses them
@@ -48,6 +49,12 @@ class Tool:
     #: each diff, and ``execute`` then writes exactly ``ctx.hunk_selection`` of them.
     writes_hunk_selection: ClassVar[bool] = False
     capabilities: ClassVar[frozenset[str]] = frozenset()
+    #: Which permission rules judge the calls (``echo_desk.tools.rules``); ``None``: the files
+    #: rules when ``path_arguments`` names any, else only rules that name the tool.
+    rule_family: ClassVar[RuleFamily | None] = None
+    #: The top-level string arguments that are paths, and whether the tool reads or writes
+    #: there: the read and write rules judge each (both ends of a move or a copy).
+    path_arguments: ClassVar[Mapping[str, PathAccess]] = {}
     hidden_parameters: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""
     catalog_description: ClassVar[str] = ""

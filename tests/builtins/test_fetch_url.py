@@ -61,10 +61,11 @@ async def test_html_json_and_charsets_become_text(server: LoopbackServer, make_c
     assert latin.output.endswith("café")
 
 
-async def test_preview_shows_the_full_url(server: LoopbackServer, make_ctx: MakeCtx) -> None:
-    url = f"{server.url}/page.html?q=1#frag"
+async def test_preview_shows_the_full_url_as_sent(server: LoopbackServer, make_ctx: MakeCtx) -> None:
+    url = f"{server.url}/docs/../page.html?q=1#frag"
     preview = await FetchUrl().preview({"url": url}, approved(make_ctx))
-    assert (preview.targets[0].kind, preview.targets[0].value) == ("url", url)
+    # The request goes to /page.html?q=1 (a fragment is never sent): that is what the person sees.
+    assert (preview.targets[0].kind, preview.targets[0].value) == ("url", f"{server.url}/page.html?q=1")
     assert preview.targets[0].protections == (
         Protection(reason=ProtectionReason.LOCAL_NETWORK, host="127.0.0.1", addresses=("127.0.0.1",)),)
     assert preview.targets[0].full_detail == "protected: 127.0.0.1 is this computer or its local network (127.0.0.1)"
@@ -82,7 +83,7 @@ async def test_limits_and_failures_have_the_right_kind(server: LoopbackServer, m
         "file:///etc/passwd": (ErrorKind.VALIDATION, "only http and https"),
         "ftp://example.org/x": (ErrorKind.VALIDATION, "only http and https"),
         "javascript:alert(1)": (ErrorKind.VALIDATION, "only http and https"),
-        "http:///nohost": (ErrorKind.VALIDATION, "no host"),
+        "http:///nohost": (ErrorKind.VALIDATION, "a host after the scheme"),
     }
     for url, (kind, words) in cases.items():
         result = await run_tool(FetchUrl(), {"url": url}, approved(make_ctx))

@@ -98,11 +98,14 @@ class LoopbackServer:
         self.routes = routes
         self.hold = threading.Event()
         self.requests: list[str] = []
+        #: Each request as it arrived: its request line and its Host header.
+        self.received: list[tuple[str, str]] = []
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 outer.requests.append(self.path)
+                outer.received.append((self.requestline, self.headers.get("Host", "")))
                 if self.path.startswith("/slow"):
                     outer.hold.wait(10)
                 key = self.path.split("?")[0]

@@ -229,7 +229,9 @@ def _dialog_after_switch(qloop, runtime, scope, call: ToolCall) -> list[str]:
 
         def read() -> None:
             _switch("zh_CN")
-            left.extend(untranslated(dialog, _test_tools(runtime)))
+            # The call's own arguments (a folder named "notes") are data the dialog shows as given.
+            data = {w for value in json.loads(call.arguments).values() for w in _WORD.findall(str(value))}
+            left.extend(untranslated(dialog, _test_tools(runtime) | data))
             # The summary line was built by the engine in English; it is shown in Chinese now.
             if dialog.summary.isVisibleTo(dialog) and not _CJK.search(dialog.summary.text()):
                 left.append(f"summary: {dialog.summary.text()!r}")

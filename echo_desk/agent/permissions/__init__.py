@@ -4,13 +4,14 @@ The public API for the dispatcher, the CLI and the UI (import from here):
 
 - ``PermissionEngine`` — load layers, ``evaluate`` a ``Subject``, ``check_command`` /
   ``check_path`` / ``check_url`` / ``check_mcp`` for the tester, ``grant`` / ``revoke`` /
-  ``trust``.
+  ``trust_snapshot`` then ``trust`` (bound to the bytes shown).
 - ``standing.tool_standing(entry, settings, rules)`` — enabled? default? what decided? (one
   answer for the dispatcher, ``tools list`` and the catalog; import it from its module: it reads
   the settings model, which a rules check does not need).
-- ``subject_for(entry, params)`` — a call in the rules' terms; ``rule_names_for(entry)`` — the
-  rule ``tool`` values that mention a tool; ``family_of(tool)`` — which grammar a rule uses
-  (``ValueError`` for a malformed ``tool``).
+- ``subject_for(entry, params)`` — a call in the rules' terms, from the tool's declared family
+  and path arguments; ``rule_names_for(entry)`` — the rule ``tool`` values that mention a tool;
+  ``family_of(tool, named)`` — which grammar a rule uses (``ValueError`` for a malformed
+  ``tool``); ``registered_grammar(lookup)`` — ``named`` from the registry.
 - Values: ``Effect``, ``Family``, ``Layer``, ``Rule``, ``RuleSource``, ``LoadReport``,
   ``LoadProblem``, ``Grant``, ``GrantScope``, ``Verdict``, ``Part``, ``Provenance``,
   ``Suggestion``, ``Opaque``, ``ToolStanding``, ``Default``.
@@ -48,7 +49,15 @@ from echo_desk.agent.permissions.model import (
     ToolStanding,
     Verdict,
 )
-from echo_desk.agent.permissions.subjects import Subject, rule_names_for, subject_for
+from echo_desk.agent.permissions.subjects import (
+    PathUse,
+    Subject,
+    grammar_of,
+    registered_grammar,
+    rule_names_for,
+    subject_for,
+)
+from echo_desk.agent.permissions.trust import TrustChanged, TrustFile, TrustSnapshot
 
 __all__ = [
     "FILE_CHECK_SECONDS",
@@ -65,6 +74,7 @@ __all__ = [
     "LoadReport",
     "Opaque",
     "Part",
+    "PathUse",
     "PermissionEngine",
     "ProblemKind",
     "Provenance",
@@ -74,9 +84,14 @@ __all__ = [
     "Subject",
     "Suggestion",
     "ToolStanding",
+    "TrustChanged",
+    "TrustFile",
+    "TrustSnapshot",
     "Verdict",
     "family_of",
     "file_sha256",
+    "grammar_of",
+    "registered_grammar",
     "rule_names_for",
     "subject_for",
     "workspace_files",

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from echo_desk.agent.permissions import matchers
 from echo_desk.agent.permissions.model import Family, Grant, Rule
-from echo_desk.agent.permissions.subjects import FETCH_TOOLS, READ_TOOLS, SHELL_TOOLS, WRITE_TOOLS
 from echo_desk.agent.permissions.tokens import PatternError, compile_tokens
 
 _FAMILY_NAMES = {"shell": Family.SHELL, "read": Family.READ, "write": Family.WRITE, "fetch": Family.FETCH}
 
+#: The grammar of a rule naming a registered tool (its declared family); ``None``: no such tool.
+NamedGrammar = Callable[[str], Family | None]
 
-def family_of(tool: str) -> Family:
-    """The family whose grammar a rule for ``tool`` uses; ``ValueError`` for a malformed name."""
+
+def family_of(tool: str, named: NamedGrammar | None = None) -> Family:
+    """The family whose grammar a rule for ``tool`` uses; ``ValueError`` for a malformed name.
+    A tool's own name takes its declared family's grammar (``named``, from the registry); a name
+    no registered tool has is a plain tool rule (no pattern)."""
     if tool in _FAMILY_NAMES:
         return _FAMILY_NAMES[tool]
     if tool.startswith("mcp:"):
@@ -26,17 +31,10 @@ def family_of(tool: str) -> Family:
         if not tool[3:]:
             raise ValueError(f"tool {tool!r}: write db:<connection name>")
         return Family.DB
-    if tool in SHELL_TOOLS:
-        return Family.SHELL
-    if tool in READ_TOOLS:
-        return Family.READ
-    if tool in WRITE_TOOLS:
-        return Family.WRITE
-    if tool in FETCH_TOOLS:
-        return Family.FETCH
     if not tool or not all(c.isalnum() or c in "_-.:" for c in tool):
         raise ValueError(f"tool {tool!r} is not a family (shell, read, write, fetch, mcp:…, db:…) or a tool name")
-    return Family.TOOL
+    declared = named(tool) if named is not None else None
+    return declared if declared is not None and declared is not Family.MCP else Family.TOOL
 
 
 def compile_pattern(family: Family, pattern: str | None) -> Any:

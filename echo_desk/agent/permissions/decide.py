@@ -17,6 +17,7 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import floor, programs
 from echo_desk.agent.permissions.compiled import Compiled
+from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Decider,
     Effect,
@@ -31,10 +32,13 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.shell import Analysis, Command, Redirect, Word, analyse
 from echo_desk.agent.permissions.subjects import Subject
 from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens
+from echo_desk.sandbox.urls import BadUrl, canonical_url
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _MAX_UNWRAP = 4
+#: A name standing for "anything inside this folder" when a path may be a folder.
+_INSIDE = "any-file"
 
 
 class Bucket:
@@ -416,7 +420,12 @@ def resolve_paths(raw: str, where: floor.Where) -> list[Path]:
 
 def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compiled] | Rules, where: floor.Where,
                  *, text: str, kind: str = "path") -> Verdict:
-    """Deny if any form of the path matches a deny; allow only if every form matches an allow."""
+    """Deny if any form of the path matches a deny; allow only if every form matches an allow.
+
+    The path may be a folder (a tool may list, delete, move or fill it): a deny or ask also
+    matches when what is inside it would (``secret`` under ``@workspace/secret/**``), and a
+    write to a folder above what a deny names (deleting ``src`` under ``@workspace/src/secret/**``)
+    is denied."""
     if isinstance(rules_or_family, Rules):
         deny, ask, allow, grants = (rules_or_family.deny, rules_or_family.ask, rules_or_family.allow,
                                     rules_or_family.grants)
@@ -438,11 +447,20 @@ def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compi
             return True
         return bool(item.matcher.match(path, workspaces=where.workspaces, home=where.home) is Match.YES)
 
+    def reaches(item: Compiled) -> bool:
+        """The path, or what a folder there holds, or (for a write) what lies below it."""
+        if any(hit(item, p) or hit(item, p / _INSIDE) for p in paths):
+            return True
+        if not write or not isinstance(item.matcher, PathPattern):
+            return False
+        bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
+        return any(p in b.parents for b in bases for p in paths)
+
     for item in deny:
-        if any(hit(item, p) for p in paths):
+        if reaches(item):
             return part(Effect.DENY, provenance_of(item))
     for item in ask:
-        if any(hit(item, p) for p in paths):
+        if reaches(item):
             return part(Effect.ASK, provenance_of(item))
     for pool in (allow, grants):
         deciding = [next((c for c in pool if hit(c, p)), None) for p in paths]
@@ -454,41 +472,60 @@ def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compi
 
 # -- the other families ---------------------------------------------------------------------
 def simple_verdict(subject: Subject, rules: Rules) -> Verdict:
-    """fetch, mcp, db and plain tools: one part, first matching rule by precedence."""
-    def hit(item: Compiled) -> bool:
+    """fetch, mcp, db and plain tools: one part, first matching rule by precedence. A pattern
+    that only may match (``Match.MAYBE``: a URL a server may read another way, an MCP path
+    that climbs with ``..``) never allows; under a deny it asks."""
+    def how(item: Compiled) -> Match:
         if item.matcher is None:
-            return True
+            return Match.YES
         if subject.family is Family.FETCH:
-            return bool(item.matcher.match(subject.url, subject.method) is Match.YES)
+            return Match(item.matcher.match(subject.url, subject.method))
         if subject.family is Family.MCP:
-            return bool(item.matcher.match(subject.arguments) is Match.YES)
+            return Match(item.matcher.match(subject.arguments))
         if subject.family is Family.DB:
-            return bool(item.matcher.match(subject.statement_class) is Match.YES)
-        return False
+            return Match(item.matcher.match(subject.statement_class))
+        return Match.NO
 
-    text = subject.url or subject.connection or (f"{subject.server}/{subject.mcp_tool}" if subject.server
-                                                 else subject.tool)
+    text = (shown_url(subject.url) if subject.family is Family.FETCH else
+            subject.connection or (f"{subject.server}/{subject.mcp_tool}" if subject.server else subject.tool))
     kind = {Family.FETCH: "url", Family.MCP: "mcp", Family.DB: "db"}.get(subject.family, "tool")
-    for effect, pool in ((Effect.DENY, rules.deny), (Effect.ASK, rules.ask), (Effect.ALLOW, rules.allow),
-                         (Effect.ALLOW, rules.grants)):
-        item = next((c for c in pool if hit(c)), None)
-        if item is not None:
-            provenance = provenance_of(item)
-            return Verdict(effect=effect, provenance=provenance,
-                           parts=(Part(text=text, effect=effect, provenance=provenance, kind=kind),),
-                           suggestions=simple_suggestions(subject))
+
+    def decided(effect: Effect, item: Compiled) -> Verdict:
+        provenance = provenance_of(item)
+        return Verdict(effect=effect, provenance=provenance,
+                       parts=(Part(text=text, effect=effect, provenance=provenance, kind=kind),),
+                       suggestions=simple_suggestions(subject))
+
+    for item in rules.deny:
+        found = how(item)
+        if found is not Match.NO:
+            return decided(Effect.DENY if found is Match.YES else Effect.ASK, item)
+    for item in rules.ask:
+        if how(item) is not Match.NO:
+            return decided(Effect.ASK, item)
+    for pool in (rules.allow, rules.grants):
+        allowing = next((c for c in pool if how(c) is Match.YES), None)
+        if allowing is not None:
+            return decided(Effect.ALLOW, allowing)
     return Verdict(effect=None, provenance=None, suggestions=simple_suggestions(subject),
                    parts=(Part(text=text, effect=None, kind=kind,
                                provenance=Provenance(kind=Decider.DEFAULT, detail="no rule matches")),))
 
 
-def simple_suggestions(subject: Subject) -> tuple[Suggestion, ...]:
-    from urllib.parse import urlsplit
+def shown_url(url: str) -> str:
+    """The URL as ``fetch_url`` sends it (what the rules matched), or as given when it has no
+    clear reading (then fetch_url refuses it)."""
+    try:
+        return canonical_url(url).text
+    except BadUrl:
+        return url
 
+
+def simple_suggestions(subject: Subject) -> tuple[Suggestion, ...]:
     if subject.family is Family.FETCH:
         try:
-            host = (urlsplit(subject.url).hostname or "").lower()
-        except ValueError:
+            host = canonical_url(subject.url).host
+        except BadUrl:
             return ()
         if not host or not _plain(host) or host.replace(".", "").isdigit() or ":" in host:
             return ()

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.permissions import decide, floor
-from echo_desk.agent.permissions.compiled import Compiled, compile_pattern, family_of
-from echo_desk.agent.permissions.loader import parse_rules, read_rule_file
+from echo_desk.agent.permissions.compiled import Compiled, NamedGrammar, compile_pattern, family_of
+from echo_desk.agent.permissions.loader import parse_rule_bytes, parse_rules, read_rule_file
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Effect,
@@ -46,8 +46,9 @@ from echo_desk.agent.permissions.model import (
     Verdict,
 )
 from echo_desk.agent.permissions.shell import analyse
-from echo_desk.agent.permissions.subjects import Subject
+from echo_desk.agent.permissions.subjects import PathUse, Subject
 from echo_desk.agent.permissions.tokens import Match, PatternError, TokenPattern
+from echo_desk.agent.permissions.trust import TrustFile, TrustSnapshot, check_unchanged
 from echo_desk.store.grants import GrantStore
 
 USER_FILE = "permissions.toml"
@@ -135,11 +136,15 @@ class PermissionEngine:
         clock: Callable[[], float] | None = None,
         protected_dirs: tuple[Path, ...] = (),
         home: Path | None = None,
+        tools: NamedGrammar | None = None,
     ) -> None:
         self.config_dir = Path(config_dir)
         self.grants = grants
         self.clock = clock or grants.clock
         self.home = Path(home) if home is not None else Path.home()
+        #: The grammar of a rule naming a registered tool (its declared family; the runtime
+        #: answers from the registry). Without it a tool's name takes no pattern.
+        self.named = tools
         #: Folders no rule may let anything write to (Echo Desk's own settings, and others given).
         self.protected_dirs = tuple(Path(os.path.realpath(p)) for p in (self.config_dir, *protected_dirs))
         self._lock = threading.Lock()
@@ -168,7 +173,7 @@ class PermissionEngine:
         if stamp is None:
             state = _FileState(None, (), (), None, self._serial)
         else:
-            rules, problems, text = read_rule_file(path, layer, self.example_matches)
+            rules, problems, text = read_rule_file(path, layer, self.example_matches, named=self.named)
             sha = hashlib.sha256(text.encode("utf-8")).hexdigest() if text or not problems else file_sha256(path)
             state = _FileState(stamp, tuple(rules), tuple(problems), sha, self._serial)
         self._files[path] = state
@@ -271,25 +276,27 @@ class PermissionEngine:
                             home=self.home, workspaces=workspaces, protected=self.protected_dirs)
         names = subject.names
         base = index.rules_for(names, subject.client)
-        my_grants = [c for c in (_compile_grant(g) for g in grants if g.tool in names) if c is not None]
-        write_grants = tuple(c for c in (_compile_grant(g) for g in grants if g.tool == "write") if c is not None)
+        compiled_grants = [(g.tool, c) for g in grants if (c := _compile_grant(g, self.named)) is not None]
+        my_grants = [c for tool, c in compiled_grants if tool in names]
+        write_grants = tuple(c for tool, c in compiled_grants if tool == "write")
         rules = replace(base, grants=my_grants, write=tuple(base.write) + write_grants)
         if subject.family is Family.SHELL:
             verdict = decide.shell_verdict(subject, rules, where)
         elif subject.family in (Family.READ, Family.WRITE):
-            write = subject.family is Family.WRITE
             parts: list[Part] = []
             suggestions: list[Suggestion] = []
-            for raw in subject.paths or (".",):
-                v = decide.path_verdict(decide.resolve_paths(raw, where), write, rules, where, text=raw)
+            for use, path_rules in self._path_rules(subject, index, compiled_grants):
+                v = decide.path_verdict(decide.resolve_paths(use.raw, where), use.family is Family.WRITE, path_rules,
+                                        where, text=use.raw)
                 parts.extend(v.parts)
-                suggestions.extend(self._path_suggestion(subject, raw, where))
+                suggestions.extend(self._path_suggestion(use, where))
             verdict = decide._combine(parts, tuple(suggestions))
         else:
             verdict = decide.simple_verdict(subject, rules)
         waiting = [c for n in names for c in index.untrusted.get(n, ()) if _speaks_for(c, subject.client)]
         if verdict.effect is None and waiting:
-            verdict = replace(verdict, untrusted_allow=self._would_allow(subject, rules, waiting, where))
+            verdict = replace(verdict, untrusted_allow=self._would_allow(subject, rules, waiting, where,
+                                                                         index, compiled_grants))
         if record_use:
             used = {p.provenance.grant.id: p.provenance.grant for p in verdict.parts
                     if p.provenance.grant is not None}
@@ -299,23 +306,40 @@ class PermissionEngine:
         return verdict
 
     @staticmethod
-    def _would_allow(subject: Subject, rules: decide.Rules, waiting: list[Compiled], where: floor.Where) -> bool:
+    def _path_rules(subject: Subject, index: _Index, grants: list[tuple[str, Compiled]],
+                    ) -> list[tuple[PathUse, decide.Rules]]:
+        """Each path of a files call with the rules that judge it: those naming the tool and
+        those of the path's own family (``read`` for the source of a copy, ``write`` for its
+        destination), with the grants of the same names."""
+        out: list[tuple[PathUse, decide.Rules]] = []
+        for use in subject.paths or (PathUse(raw=".", family=subject.family),):
+            names = frozenset({subject.tool, use.family.value})
+            out.append((use, replace(index.rules_for(names), grants=[c for tool, c in grants if tool in names])))
+        return out
+
+    def _would_allow(self, subject: Subject, rules: decide.Rules, waiting: list[Compiled], where: floor.Where,
+                     index: _Index, grants: list[tuple[str, Compiled]]) -> bool:
         """Whether the untrusted workspace's allow rules would allow this call once trusted."""
-        plain = [c for c in waiting if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
-        trial = decide.Rules(deny=rules.deny, ask=rules.ask, allow=[*rules.allow, *plain], grants=rules.grants,
-                             sandbox_allow=[*rules.sandbox_allow, *(c for c in waiting if c not in plain)],
-                             write=rules.write, read=rules.read)
+        def trial_of(base: decide.Rules, pending: list[Compiled]) -> decide.Rules:
+            plain = [c for c in pending if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
+            return decide.Rules(deny=base.deny, ask=base.ask, allow=[*base.allow, *plain], grants=base.grants,
+                                sandbox_allow=[*base.sandbox_allow, *(c for c in pending if c not in plain)],
+                                write=base.write, read=base.read)
+
         if subject.family is Family.SHELL:
-            said = decide.shell_verdict(subject, trial, where, suggest=False).effect
+            said = decide.shell_verdict(subject, trial_of(rules, waiting), where, suggest=False).effect
             return said is not None and said.allows
         if subject.family in (Family.READ, Family.WRITE):
-            write = subject.family is Family.WRITE
-            return all(decide.path_verdict(decide.resolve_paths(raw, where), write, trial, where, text=raw).effect
-                       is Effect.ALLOW for raw in subject.paths or (".",))
-        return decide.simple_verdict(subject, trial).effect is Effect.ALLOW
+            return all(
+                decide.path_verdict(decide.resolve_paths(use.raw, where), use.family is Family.WRITE,
+                                    trial_of(path_rules, [c for c in waiting if c.tool in (subject.tool,
+                                                                                          use.family.value)]),
+                                    where, text=use.raw).effect is Effect.ALLOW
+                for use, path_rules in self._path_rules(subject, index, grants))
+        return decide.simple_verdict(subject, trial_of(rules, waiting)).effect is Effect.ALLOW
 
-    def _path_suggestion(self, subject: Subject, raw: str, where: floor.Where) -> list[Suggestion]:
-        family = "write" if subject.family is Family.WRITE else "read"
+    def _path_suggestion(self, use: PathUse, where: floor.Where) -> list[Suggestion]:
+        family, raw = use.family.value, use.raw
         lexical = decide.resolve_paths(raw, where)[0]
         for ws in where.workspaces:
             if lexical == ws or ws in lexical.parents:
@@ -344,7 +368,8 @@ class PermissionEngine:
         """A file tool's verdict for reading (``write=False``) or writing ``path``."""
         tool = "write_file" if write else "read_file"
         family = Family.WRITE if write else Family.READ
-        subject = Subject(tool=tool, family=family, names=frozenset({tool, family.value}), paths=(path,))
+        subject = Subject(tool=tool, family=family, names=frozenset({tool, family.value}),
+                          paths=(PathUse(raw=path, family=family),))
         return self.evaluate(subject, workspaces=_ws(workspace), record_use=False)
 
     def check_url(self, url: str, *, method: str = "GET", workspace: Path | None = None) -> Verdict:
@@ -405,7 +430,7 @@ class PermissionEngine:
 
     def validate(self, text: str, *, path: Path | None = None, layer: Layer = Layer.USER) -> LoadReport:
         """Check a rule file's text without saving it (the editor's validation as you type)."""
-        compiled, problems = parse_rules(text, path or self.user_file, layer, self.example_matches)
+        compiled, problems = parse_rules(text, path or self.user_file, layer, self.example_matches, named=self.named)
         return LoadReport(rules=tuple(c.rule for c in compiled if c.rule), problems=tuple(problems))
 
     # -- grants and trust ------------------------------------------------------------------
@@ -415,7 +440,7 @@ class PermissionEngine:
         a rule appended to the user's ``permissions.toml`` (returned); the rest → a stored
         ``Grant`` (returned). ``ValueError`` when the suggestion's pattern is invalid or the
         user's file is broken (then nothing is written)."""
-        family = family_of(suggestion.tool)
+        family = family_of(suggestion.tool, self.named)
         try:
             compile_pattern(family, suggestion.pattern)
         except PatternError as exc:
@@ -442,7 +467,7 @@ class PermissionEngine:
             stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.clock()))
             lines.append(f"reason = {_toml(f'always allowed in an approval ({call_id}, {stamp})')}")
             new = (old if not old or old.endswith("\n") else old + "\n") + "\n".join(lines) + "\n"
-            compiled, problems = parse_rules(new, path, Layer.USER, self.example_matches)
+            compiled, problems = parse_rules(new, path, Layer.USER, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
             if errors:
                 raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
@@ -477,52 +502,66 @@ class PermissionEngine:
         sha = file_sha256(path)
         return sha is not None and self.grants.trusted_hash(_trust_key(ws, layer)) == sha
 
-    def trust_preview(self, workspace: Path) -> tuple[Rule, ...]:
-        """The allow rules that trusting ``workspace`` now would make active (show them first)."""
+    def trust_snapshot(self, workspace: Path) -> TrustSnapshot:
+        """Both workspace rule files read once: what to show before trusting (their text, the
+        allow rules they would make active) and what ``trust`` binds to (their sha256)."""
         ws = _norm((workspace,))[0]
-        allows: list[Rule] = []
-        for path, layer in _workspace_layers(ws):
-            rules, _problems, _text = read_rule_file(path, layer, self.example_matches)
-            allows.extend(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
-        return tuple(allows)
-
-    def trust(self, workspace: Path) -> tuple[Rule, ...]:
-        """Trust the workspace's ``permissions.toml`` and ``permissions.local.toml`` as they are now
-        (each bound to its sha256); returns the allow rules that became active. ``ValueError`` when
-        there is no such file or one has errors (then nothing is trusted)."""
-        ws = _norm((workspace,))[0]
-        found: list[tuple[str, str, tuple[Rule, ...]]] = []
+        files: list[TrustFile] = []
         for path, layer in _workspace_layers(ws):
             try:
                 raw = path.read_bytes()
             except FileNotFoundError:
+                files.append(TrustFile(path=path, layer=layer, sha256=None, text="", allows=()))
                 continue
-            rules, problems, _text = read_rule_file(path, layer, self.example_matches)
+            except OSError as exc:
+                raise ValueError(f"{path} cannot be read: {exc}") from None
+            rules, problems, _text = parse_rule_bytes(raw, path, layer, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
-            if errors:
-                raise ValueError(f"{path} has errors; nothing was trusted: {errors[0].describe()}")
-            allows = tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows)
-            found.append((_trust_key(ws, layer), hashlib.sha256(raw).hexdigest(), allows))
-        if not found:
-            raise ValueError(f"{workspace_files(ws)[0]} does not exist: nothing to trust")
-        for key, sha, _allows in found:
-            self.grants.trust(key, sha)
-        self.refresh()
-        return tuple(rule for _key, _sha, allows in found for rule in allows)
+            files.append(TrustFile(
+                path=path, layer=layer, sha256=hashlib.sha256(raw).hexdigest(), text=raw.decode("utf-8", "replace"),
+                allows=tuple(c.rule for c in rules if c.rule is not None and c.rule.effect.allows),
+                error=errors[0] if errors else None))
+        return TrustSnapshot(workspace=ws, files=tuple(files))
 
-    def personal_file_trusted(self, workspace: Path) -> bool:
-        """Whether the workspace's ``permissions.local.toml`` is absent or trusted as it is now."""
+    def trust_preview(self, workspace: Path) -> tuple[Rule, ...]:
+        """The allow rules that trusting ``workspace`` now would make active."""
+        return self.trust_snapshot(workspace).allows
+
+    def trust(self, snapshot: TrustSnapshot) -> tuple[Rule, ...]:
+        """Trust the workspace's rule files exactly as ``snapshot`` showed them (each bound to the
+        sha256 of the bytes shown); returns the allow rules that became active. ``ValueError``
+        (``TrustChanged`` when a file changed, appeared or went since it was shown) when there
+        is no file or one has errors: then nothing is trusted."""
+        present = snapshot.present
+        if not present:
+            raise ValueError(f"{workspace_files(snapshot.workspace)[0]} does not exist: nothing to trust")
+        for shown in present:
+            if shown.error is not None:
+                raise ValueError(f"{shown.path} has errors; nothing was trusted: {shown.error.describe()}")
+        with self._lock:
+            check_unchanged(snapshot)
+            for shown in present:
+                assert shown.sha256 is not None
+                self.grants.trust(_trust_key(snapshot.workspace, shown.layer), shown.sha256)
+        self.refresh()
+        return snapshot.allows
+
+    def personal_file_trusted(self, workspace: Path, content: bytes | None = None) -> bool:
+        """Whether the workspace's ``permissions.local.toml`` is absent or trusted as it is now
+        (or, given ``content``, whether those bytes as read are: empty counts as absent)."""
         ws = _norm((workspace,))[0]
+        if content is not None:
+            trusted = self.grants.trusted_hash(_trust_key(ws, Layer.WORKSPACE_LOCAL))
+            return not content or trusted == hashlib.sha256(content).hexdigest()
         local = workspace_files(ws)[1]
         return file_sha256(local) is None or self._file_trusted(ws, local, Layer.WORKSPACE_LOCAL)
 
-    def trust_own_edit(self, workspace: Path) -> None:
-        """Echo Desk itself just wrote the workspace's personal file from a trusted one (the
-        Sandbox page's box): trust the new content, so the person's own choice takes effect."""
+    def trust_own_edit(self, workspace: Path, written: bytes) -> None:
+        """Echo Desk itself just wrote ``written`` to the workspace's personal file, from a
+        trusted one (the Sandbox page's box): trust exactly those bytes, so the person's own
+        choice takes effect (whatever else is there now is not vouched for)."""
         ws = _norm((workspace,))[0]
-        sha = file_sha256(workspace_files(ws)[1])
-        if sha is not None:
-            self.grants.trust(_trust_key(ws, Layer.WORKSPACE_LOCAL), sha)
+        self.grants.trust(_trust_key(ws, Layer.WORKSPACE_LOCAL), hashlib.sha256(written).hexdigest())
         self.refresh()
 
     def untrust(self, workspace: Path) -> None:
@@ -580,9 +619,9 @@ def _deactivate(item: Compiled) -> Compiled:
     return replace(item, rule=replace(rule, inactive=Inactive.UNTRUSTED_WORKSPACE))
 
 
-def _compile_grant(grant: Grant) -> Compiled | None:
+def _compile_grant(grant: Grant, named: NamedGrammar | None) -> Compiled | None:
     try:
-        family = family_of(grant.tool)
+        family = family_of(grant.tool, named)
         matcher = compile_pattern(family, grant.pattern)
     except (ValueError, PatternError):
         return None  # a grant that no longer compiles grants nothing

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.permissions.compiled import Compiled, compile_pattern, family_of
+from echo_desk.agent.permissions.compiled import Compiled, NamedGrammar, compile_pattern, family_of
 from echo_desk.agent.permissions.model import (
     Effect,
     Examples,
@@ -65,8 +65,10 @@ def parse_rules(
     check_example: ExampleCheck,
     *,
     inactive_allow: Inactive | None = None,
+    named: NamedGrammar | None = None,
 ) -> tuple[list[Compiled], list[LoadProblem]]:
-    """Parse ``text``. Any error → no rules (the file is refused as a whole)."""
+    """Parse ``text``. Any error → no rules (the file is refused as a whole). ``named`` gives the
+    grammar of a rule naming a registered tool (its declared family)."""
     problems: list[LoadProblem] = []
 
     def error(kind: ProblemKind, line: int, message: str, example: str = "") -> None:
@@ -96,7 +98,7 @@ def parse_rules(
         lines = [0] * len(tables)
     compiled: list[Compiled] = []
     for table, line in zip(tables, lines, strict=True):
-        result = _one_rule(table, path, line, layer, inactive_allow, check_example, error)
+        result = _one_rule(table, path, line, layer, inactive_allow, check_example, error, named)
         if result is not None:
             compiled.append(result)
     if any(p.severity is Severity.ERROR for p in problems):
@@ -112,6 +114,7 @@ def _one_rule(
     inactive_allow: Inactive | None,
     check_example: ExampleCheck,
     error: Callable[..., None],
+    named: NamedGrammar | None,
 ) -> Compiled | None:
     if not isinstance(table, dict):
         error(ProblemKind.BAD_RULE, line, "a rule must be a table")
@@ -132,7 +135,7 @@ def _one_rule(
         error(ProblemKind.BAD_RULE, line, "tool is required (shell, read, write, fetch, mcp:<server>, db:<name> or a tool)")
         return None
     try:
-        family = family_of(tool)
+        family = family_of(tool, named)
     except ValueError as exc:
         error(ProblemKind.BAD_RULE, line, str(exc))
         return None
@@ -208,6 +211,7 @@ def _examples(value: Any, line: int, error: Callable[..., None]) -> Examples | N
 
 def read_rule_file(
     path: Path, layer: Layer, check_example: ExampleCheck, *, inactive_allow: Inactive | None = None,
+    named: NamedGrammar | None = None,
 ) -> tuple[list[Compiled], list[LoadProblem], str]:
     """Read and parse one file (missing file = no rules, no problem). Returns the text too."""
     try:
@@ -217,6 +221,14 @@ def read_rule_file(
     except OSError as exc:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
                                 message=f"cannot read: {exc}")], ""
+    return parse_rule_bytes(raw, path, layer, check_example, inactive_allow=inactive_allow, named=named)
+
+
+def parse_rule_bytes(
+    raw: bytes, path: Path, layer: Layer, check_example: ExampleCheck, *, inactive_allow: Inactive | None = None,
+    named: NamedGrammar | None = None,
+) -> tuple[list[Compiled], list[LoadProblem], str]:
+    """Parse a rule file's bytes as read once (trust binds to exactly these)."""
     if len(raw) > MAX_FILE_BYTES:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
                                 message=f"file is {len(raw)} bytes (limit {MAX_FILE_BYTES})")], ""
@@ -225,5 +237,5 @@ def read_rule_file(
     except UnicodeDecodeError as exc:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path,
                                 line=raw[: exc.start].count(b"\n") + 1, message="not UTF-8 text")], ""
-    rules, problems = parse_rules(text, path, layer, check_example, inactive_allow=inactive_allow)
+    rules, problems = parse_rules(text, path, layer, check_example, inactive_allow=inactive_allow, named=named)
     return rules, problems, text

@@ -6,18 +6,19 @@ Each ``compile_*`` raises ``PatternError`` with a precise message; each compiled
 
 from __future__ import annotations
 
-import fnmatch
+import posixpath
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pathspec
 
 from echo_desk.agent.permissions.tokens import Match, PatternError
-from echo_desk.sandbox.domains import DomainRule, is_ip, normalize_host
+from echo_desk.sandbox.domains import DomainRule, is_ip
+from echo_desk.sandbox.urls import BadUrl, canonical_path_prefix, canonical_url, path_readings
 
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 DB_CLASSES = frozenset({"read", "write", "schema"})
@@ -90,7 +91,12 @@ def compile_path(text: str) -> PathPattern:
 
 @dataclass(frozen=True)
 class FetchPattern:
-    """``domain:example.com`` / ``domain:*.example.com`` [METHOD] [/path-prefix]."""
+    """``domain:example.com`` / ``domain:*.example.com`` [METHOD] [/path-prefix].
+
+    Matched against the URL as ``fetch_url`` sends it (``sandbox.urls.canonical_url``): a path
+    prefix is ``YES`` only when every way a server may read the path (``path_readings``, also
+    case-folded) lies under it, ``MAYBE`` when some does (a deny then asks), else ``NO``. A URL
+    without one clear reading is ``MAYBE``: no allow, and a deny asks."""
 
     text: str
     host: str
@@ -100,24 +106,29 @@ class FetchPattern:
 
     def match(self, url: str, method: str) -> Match:
         try:
-            parts = urlsplit(url)
-            host = normalize_host(parts.hostname or "")
-        except ValueError:
-            return Match.NO
-        if parts.scheme not in ("http", "https") or not host or is_ip(host):
+            sent = canonical_url(url)
+        except BadUrl:
+            return Match.MAYBE
+        if is_ip(sent.host):
             return Match.NO
         # The same host matching as the sandbox's allowed domains (one copy, in the leaf package).
-        if not DomainRule(self.host, self.wildcard).matches(host):
+        if not DomainRule(self.host, self.wildcard).matches(sent.host):
             return Match.NO
         if self.method is not None and method.upper() != self.method:
             return Match.NO
-        if self.path_prefix is not None:
-            path = parts.path or "/"
-            prefix = self.path_prefix
-            if not (path == prefix or path.startswith(prefix.rstrip("/") + "/") or
-                    (prefix.endswith("/") and path.startswith(prefix))):
-                return Match.NO
-        return Match.YES
+        if self.path_prefix is None:
+            return Match.YES
+        prefix = self.path_prefix
+        readings = path_readings(sent.path)
+        inside = [_under(r, prefix) for r in readings] + [_under(r.lower(), prefix.lower()) for r in readings]
+        if all(inside):
+            return Match.YES
+        return Match.MAYBE if any(inside) else Match.NO
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix.rstrip("/") + "/") or (prefix.endswith("/") and
+                                                                          path.startswith(prefix))
 
 
 def compile_fetch(text: str) -> FetchPattern:
@@ -140,7 +151,10 @@ def compile_fetch(text: str) -> FetchPattern:
         if w.upper() in HTTP_METHODS and method is None and prefix is None:
             method = w.upper()
         elif w.startswith("/") and prefix is None:
-            prefix = w
+            try:
+                prefix = canonical_path_prefix(w)
+            except BadUrl as exc:
+                raise PatternError(f"fetch pattern {text!r}: {exc}") from None
         else:
             raise PatternError(f"fetch pattern {text!r}: unexpected {w!r} (expected a method or a /path prefix)")
     return FetchPattern(text=text, host=host, wildcard=wildcard, method=method, path_prefix=prefix)
@@ -148,13 +162,20 @@ def compile_fetch(text: str) -> FetchPattern:
 
 @dataclass(frozen=True)
 class FieldsPattern:
-    """MCP argument matchers on top-level JSON fields: ``repo = "acme/*", branch = "main"``."""
+    """MCP argument matchers on top-level JSON fields: ``repo = "acme/*", branch = "main"``.
+
+    A glob's ``*`` and ``?`` stay inside one path segment (never match ``/`` or ``\\``); ``**``
+    crosses segments. A value with a ``..`` segment is never matched outright: it is ``MAYBE``
+    (no allow; a deny asks) when it or its lexically resolved form matches, since the server
+    decides how it reads ``..``."""
 
     text: str
     fields: tuple[tuple[str, str], ...]
+    regexes: tuple[re.Pattern[str], ...]  # one per field, from ``glob_regex``
 
     def match(self, arguments: Mapping[str, Any]) -> Match:
-        for name, glob in self.fields:
+        result = Match.YES
+        for (name, _glob), regex in zip(self.fields, self.regexes, strict=True):
             if name not in arguments:
                 return Match.NO
             value = arguments[name]
@@ -162,9 +183,48 @@ class FieldsPattern:
                 value = "true" if value else "false"
             if not isinstance(value, (str, int, float)):
                 return Match.NO
-            if not fnmatch.fnmatchcase(str(value), glob):
+            result = min(result, _glob_match(regex, str(value)))
+            if result is Match.NO:
                 return Match.NO
-        return Match.YES
+        return result
+
+
+_SEGMENT_SPLIT = re.compile(r"[/\\]")
+
+
+def _glob_match(regex: re.Pattern[str], value: str) -> Match:
+    if ".." not in _SEGMENT_SPLIT.split(value):
+        return Match.YES if regex.fullmatch(value) else Match.NO
+    resolved = posixpath.normpath(value.replace("\\", "/"))
+    return Match.MAYBE if regex.fullmatch(value) or regex.fullmatch(resolved) else Match.NO
+
+
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """A field glob as a regular expression: ``**`` any text, ``*`` any text within a segment,
+    ``?`` one character within a segment, ``[…]`` a class (``[!…]`` negated), never a separator."""
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        ch = glob[i]
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append(r"[^/\\]*")
+        elif ch == "?":
+            out.append(r"[^/\\]")
+        elif ch == "[" and (end := glob.find("]", i + 2)) > 0:
+            body = glob[i + 1:end]
+            negated = body.startswith("!")
+            body = re.escape(body[1:] if negated else body).replace(r"\-", "-")
+            out.append(f"[^/\\\\{body}]" if negated else f"(?![/\\\\])[{body}]")
+            i = end + 1
+            continue
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
 
 
 def compile_fields(text: str) -> FieldsPattern:
@@ -179,7 +239,7 @@ def compile_fields(text: str) -> FieldsPattern:
         fields.append((name, value))
     if not fields:
         raise PatternError(f"MCP pattern {text!r} has no fields")
-    return FieldsPattern(text=text, fields=tuple(fields))
+    return FieldsPattern(text=text, fields=tuple(fields), regexes=tuple(glob_regex(g) for _n, g in fields))
 
 
 @dataclass(frozen=True)

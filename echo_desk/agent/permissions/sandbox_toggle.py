@@ -43,10 +43,14 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     edited safely: then nothing is written."""
     path, layer = toggle_file(engine, workspace)
     try:
-        old = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()  # read once: what is checked is what is edited
     except FileNotFoundError:
-        old = ""
-    if workspace is not None and not engine.personal_file_trusted(Path(workspace)):
+        raw = b""
+    try:
+        old = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text; fix it first") from None
+    if workspace is not None and not engine.personal_file_trusted(Path(workspace), raw):
         # Echo Desk trusts what it writes itself; it must not vouch for rules it did not write.
         raise ValueError(f"{path} holds rules you have not trusted yet; review and trust them in "
                          "Settings › Permissions first")
@@ -62,12 +66,13 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     errors = [p for p in report.problems if p.severity is Severity.ERROR]
     if errors:
         raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
+    written = new.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(new, encoding="utf-8")
+    tmp.write_bytes(written)
     os.replace(tmp, path)
     if workspace is not None:
-        engine.trust_own_edit(Path(workspace))
+        engine.trust_own_edit(Path(workspace), written)  # exactly what was written, not what is there now
     else:
         engine.refresh()
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from echo_desk.agent.permissions.model import Default, Rule, ToolStanding
-from echo_desk.agent.permissions.subjects import DB_TOOLS, rule_names_for
+from echo_desk.agent.permissions.subjects import family_of_tool, rule_names_for
 from echo_desk.agent.policy import effective_risk, profile_includes
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.store.settings import Settings, ToolPolicy
-from echo_desk.tools.results import RiskLevel
+from echo_desk.tools import RiskLevel, RuleFamily
 
 
 def tool_standing(entry: RegisteredTool, settings: Settings, rules: Iterable[Rule] = ()) -> ToolStanding:
@@ -48,7 +48,7 @@ def tool_standing(entry: RegisteredTool, settings: Settings, rules: Iterable[Rul
     else:
         default, default_by = Default.ASKS, f"risk default: {risk.value}"
     names = rule_names_for(entry)
-    is_db = entry.name in DB_TOOLS
+    is_db = family_of_tool(entry.tool) is RuleFamily.DATABASE and not entry.source.startswith("mcp:")
     count = sum(1 for rule in rules if rule.tool in names or (is_db and rule.tool.startswith("db:")))
     return ToolStanding(
         name=entry.name,

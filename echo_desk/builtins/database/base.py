@@ -27,7 +27,7 @@ from echo_desk.builtins.database.connections import (
 from echo_desk.builtins.database.formatting import QueryResult, TableInfo
 from echo_desk.i18n import _
 from echo_desk.store.settings import DatabaseConnection, Settings
-from echo_desk.tools import ErrorKind, Tool, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import ErrorKind, RuleFamily, Tool, ToolError, ToolExecutionContext, ToolResult
 
 SettingsProvider = Callable[[], Settings]
 
@@ -63,6 +63,7 @@ class DatabaseTool(TakesArguments[D], Tool):
     takes (the schema is made from it, the connection's names added live)."""
 
     schema_attribute = "base_parameters"
+    rule_family = RuleFamily.DATABASE
     base_parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     parameters = _LiveParameters()
     #: Readiness detail when no connection qualifies for this tool.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
@@ -23,6 +23,7 @@ from echo_desk.common.diffs import file_change
 from echo_desk.i18n import N_, _, deferred
 from echo_desk.store import paths
 from echo_desk.tools import (
+    WRITES,
     ErrorKind,
     FileChange,
     Protection,
@@ -90,7 +91,7 @@ def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
 class FileArguments(Arguments):
     """What every write tool names first: the file."""
 
-    path: fs.FilePath
+    path: Annotated[fs.FilePath, WRITES]
 
 
 W = TypeVar("W", bound=FileArguments)

@@ -29,6 +29,8 @@ from echo_desk.i18n import deferred
 from echo_desk.store import paths
 from echo_desk.tools import (
     N_,
+    READS,
+    WRITES,
     ErrorKind,
     FileChange,
     FileChangeKind,
@@ -196,8 +198,9 @@ def _folder_target(tree: trees.Tree, role: str) -> Target:
 
 
 class MoveArguments(Arguments):
-    source: Annotated[str, fs.path_argument("The file or folder to move.")]
-    destination: Annotated[str, fs.path_argument("Its new path (not an existing file).")]
+    # Both ends are written: the source goes away, the destination comes to be.
+    source: Annotated[str, fs.path_argument("The file or folder to move."), WRITES]
+    destination: Annotated[str, fs.path_argument("Its new path (not an existing file)."), WRITES]
 
 
 class MovePath(_PathTool[MoveArguments]):
@@ -254,8 +257,8 @@ class MovePath(_PathTool[MoveArguments]):
 
 
 class CopyArguments(Arguments):
-    source: Annotated[str, fs.path_argument("The file or folder to copy.")]
-    destination: Annotated[str, fs.path_argument("The new path.")]
+    source: Annotated[str, fs.path_argument("The file or folder to copy."), READS]
+    destination: Annotated[str, fs.path_argument("The new path."), WRITES]
 
 
 class CopyPath(_PathTool[CopyArguments]):
@@ -303,7 +306,7 @@ class CopyPath(_PathTool[CopyArguments]):
 
 
 class DeleteArguments(Arguments):
-    path: Annotated[str, fs.path_argument("The file or folder to delete.")]
+    path: Annotated[str, fs.path_argument("The file or folder to delete."), WRITES]
 
 
 class DeletePath(_PathTool[DeleteArguments]):
@@ -393,7 +396,7 @@ def _missing(target: fs.Resolved) -> list[str]:
 
 
 class CreateFolderArguments(Arguments):
-    path: Annotated[str, fs.path_argument("The folder to create.")]
+    path: Annotated[str, fs.path_argument("The folder to create."), WRITES]
 
 
 class CreateFolder(_PathTool[CreateFolderArguments]):

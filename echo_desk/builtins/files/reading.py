@@ -12,7 +12,7 @@ from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool
 from echo_desk.common import fs
 from echo_desk.common.textcodec import decode, split_keep
-from echo_desk.tools import N_, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import N_, READS, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_OUTPUT_CHARS = 100_000
@@ -20,7 +20,7 @@ MAX_LINES = 2000
 
 
 class ReadFileArguments(Arguments):
-    path: fs.FilePath
+    path: Annotated[fs.FilePath, READS]
     start_line: Annotated[int, Field(ge=1, description="First line to return (1-based).")] = 1
     max_lines: Annotated[int, Field(ge=1, le=MAX_LINES, description="How many lines to return at most.")] = 500
 
@@ -87,7 +87,7 @@ def _describe(name: str, st: os.stat_result) -> str:
 
 
 class ListDirArguments(Arguments):
-    path: Annotated[str, fs.path_argument("Folder path, relative to the workspace or absolute inside it.")] = "."
+    path: Annotated[str, fs.path_argument("Folder path, relative to the workspace or absolute inside it."), READS] = "."
     depth: Annotated[int, Field(ge=1, le=5, description="How many levels to list.")] = 1
     max_entries: Annotated[int, Field(ge=1, le=2000, description="Stop after this many entries.")] = 200
 

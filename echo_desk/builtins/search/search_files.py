@@ -18,7 +18,7 @@ from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
 from echo_desk.common import fs
 from echo_desk.common.textcodec import BinaryFile, decode
-from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import N_, READS, RiskLevel, ToolError, ToolExecutionContext, ToolResult
 
 MAX_SCAN_BYTES = 2 * 1024 * 1024
 MAX_LINE_CHARS = 200
@@ -72,7 +72,7 @@ class SearchArguments(Arguments):
         "File name pattern; with a '/' it matches the path below 'path'."))] = None
     regex: Annotated[str | None, Field(min_length=1, max_length=1000, description=(
         "Regular expression searched in each line of text files."))] = None
-    path: Annotated[str, fs.path_argument("Folder to search in (default: the workspace).")] = "."
+    path: Annotated[str, fs.path_argument("Folder to search in (default: the workspace)."), READS] = "."
     case_sensitive: bool = True
     max_results: Annotated[int, Field(ge=1, le=1000)] = 100
 

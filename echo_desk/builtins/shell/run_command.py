@@ -31,6 +31,7 @@ from echo_desk.tools import (
     CancelledByUser,
     ErrorKind,
     RiskLevel,
+    RuleFamily,
     Target,
     ToolError,
     ToolExecutionContext,
@@ -122,6 +123,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
     timeout_seconds = float(MAX_TIMEOUT + 30)  # the tool enforces the per-call timeout itself
     stream_capable = True
     capabilities = frozenset({"shell"})
+    rule_family = RuleFamily.SHELL
     title = N_("Run command")
     catalog_description = N_("Runs a command in a terminal in your workspace and shows its output live.")
 

@@ -7,7 +7,6 @@ import json
 from collections.abc import Awaitable, Callable
 from html.parser import HTMLParser
 from typing import Annotated
-from urllib.parse import urlsplit
 
 import httpx
 from pydantic import Field
@@ -16,10 +15,12 @@ from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.web.netguard import local_addresses, local_protection
 from echo_desk.i18n import deferred
+from echo_desk.sandbox.urls import BadUrl, canonical_url
 from echo_desk.tools import (
     N_,
     ErrorKind,
     RiskLevel,
+    RuleFamily,
     Target,
     ToolError,
     ToolExecutionContext,
@@ -112,12 +113,18 @@ def _approved_local_origins(ctx: ToolExecutionContext) -> frozenset[Origin]:
 
 
 def check_url(raw: str) -> str:
-    parts = urlsplit(raw)
-    if parts.scheme.lower() not in ("http", "https"):
-        raise bad(f"only http and https URLs can be fetched, not {parts.scheme or 'a relative URL'!r}")
-    if not parts.hostname:
-        raise bad("the URL has no host")
-    return raw
+    """The URL as it will be sent: the canonical form the fetch rules matched
+    (``sandbox.urls``), refused when it has no one clear reading or httpx would send it otherwise."""
+    try:
+        sent = canonical_url(raw)
+    except BadUrl as exc:
+        raise bad(f"{exc}; not fetched") from None
+    parsed = httpx.URL(sent.text)
+    read_back = (parsed.scheme, parsed.raw_host.decode("ascii"), parsed.port, parsed.raw_path.decode("ascii"),
+                 parsed.userinfo.decode("ascii"))
+    if read_back != (sent.scheme, sent.host, sent.port, sent.target, sent.userinfo):
+        raise bad(f"{sent.text} would not be sent as written (the HTTP client reads it as {parsed}); not fetched")
+    return sent.text
 
 
 class FetchArguments(Arguments):
@@ -135,6 +142,7 @@ class FetchUrl(BuiltinTool[FetchArguments]):
     )
     arguments = FetchArguments
     risk_level = RiskLevel.READ
+    rule_family = RuleFamily.FETCH
     timeout_seconds = 75.0
     idempotent = True
     max_retries = 1

@@ -2,8 +2,8 @@
 no dependence on which emoji font is installed) at twice the size, so they stay sharp on
 high-DPI screens.
 
-The family comes from the engine (``permissions.family_of`` and the tool's ``ToolSource``):
-the UI does not guess what a tool does from its name.
+The family comes from what the tool declares (``permissions.grammar_of`` of the built-in's
+class) and its ``ToolSource``: the UI does not guess what a tool does from its name.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ def tool_family(name: str, source: ToolSource | None = None) -> ToolFamily:
         return ToolFamily.DATABASE
     # Imported here: the permission engine (and its shell parser) loads when the first card is
     # drawn, not before the window's first frame.
-    from echo_desk.agent.permissions.compiled import family_of
+    from echo_desk.agent.permissions import grammar_of
+    from echo_desk.builtins import BUILTIN_CLASSES
 
-    try:
-        family = family_of(name)
-    except ValueError:
+    declared = next((cls for cls in BUILTIN_CLASSES if cls.name == name), None)
+    if declared is None:
         return ToolFamily.OTHER
-    return _FROM_ENGINE.get(family.value, ToolFamily.OTHER)
+    return _FROM_ENGINE.get(grammar_of(declared).value, ToolFamily.OTHER)
 
 
 def icon_url(family: ToolFamily, colour: str) -> QUrl:

@@ -35,7 +35,10 @@ from echo_desk.agent.permissions import (
     ProblemKind,
     Rule,
     Severity,
+    TrustChanged,
+    TrustSnapshot,
 )
+from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.rules_text import (
@@ -64,6 +67,10 @@ RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPL
 def _layer_text(rule: Rule) -> str:
     layer = _(LAYER_LABELS[rule.source.layer])
     return f"{layer} · {rule_place(rule)}" if rule.source.path else layer
+
+
+def _hides_text(snapshot: TrustSnapshot) -> bool:
+    return has_hidden(str(snapshot.workspace)) or any(has_hidden(f.text) for f in snapshot.present)
 
 
 def problem_lines(report: LoadReport) -> list[str]:
@@ -173,15 +180,18 @@ class RulesTab(QWidget):
         self._update_trust()
 
     def _item(self, rule: Rule) -> QTreeWidgetItem:
+        # A rule's tool, pattern and reason may come from a cloned repository: made visible.
+        pattern = rule_pattern(rule)
         item = QTreeWidgetItem([
-            _(EFFECT_LABELS[rule.effect]), rule.tool, rule_pattern(rule) or _("(whole tool)"),
-            rule_reason(rule), _layer_text(rule),
+            _(EFFECT_LABELS[rule.effect]), visible(rule.tool, one_line=True),
+            visible(pattern, one_line=True) if pattern is not None else _("(whole tool)"),
+            visible(rule_reason(rule), one_line=True), visible(_layer_text(rule), one_line=True),
             _("inactive: not trusted") if not rule.active else _("active"),
         ])
         if not rule.active:
             item.setToolTip(5, _("inactive until you trust this workspace"))
-        item.setToolTip(4, plain_tooltip(rule.source.describe()))
-        item.setToolTip(2, plain_tooltip(rule.pattern or ""))
+        item.setToolTip(4, plain_tooltip(visible(rule.source.describe())))
+        item.setToolTip(2, plain_tooltip(visible(rule.pattern or "")))
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:
@@ -218,39 +228,69 @@ class RulesTab(QWidget):
             self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply; "
                                       "its allow rules ({n}) do not.").format(n=count))
 
-    def trust_text(self, workspace: Path) -> str:
-        """Exactly what trusting would allow: each allow rule with its line."""
-        rules = self.engine.trust_preview(workspace)
-        lines = [_("Trusting {folder} lets these rules allow calls without asking:").format(folder=str(workspace)), ""]
-        for rule in rules:
-            pattern = rule.pattern if rule.pattern is not None else _("(whole tool)")
-            entry = labelled(_("line {n}").format(n=rule.source.line), f"{rule.tool}  {pattern}")
-            lines.append(f"  {entry}  — {rule.reason}" if rule.reason else f"  {entry}")
-        if not rules:
+    def trust_text(self, snapshot: TrustSnapshot) -> str:
+        """Exactly what trusting would allow, from the files as read for this dialog: each allow
+        rule with its file and line. Every untrusted field is made visible (bidi, zero-width…)."""
+        lines = []
+        if _hides_text(snapshot):
+            lines += [_("These rules contain hidden or control characters, shown as ⟨…⟩: read them carefully."), ""]
+        lines += [_("Trusting {folder} lets these rules allow calls without asking:").format(
+            folder=visible(str(snapshot.workspace), one_line=True)), ""]
+        for rule in snapshot.allows:
+            pattern = visible(rule.pattern, one_line=True) if rule.pattern is not None else _("(whole tool)")
+            place = rule_place(rule)
+            entry = labelled(place, f"{visible(rule.tool, one_line=True)}  {pattern}")
+            reason = visible(rule.reason, one_line=True)
+            lines.append(f"  {entry}  — {reason}" if rule.reason else f"  {entry}")
+        if not snapshot.allows:
             lines.append("  " + _("(none)"))
-        lines += ["", _("If the file changes, Echo Desk asks again.")]
+        lines += ["", _("Show Details… shows the files exactly as they will be trusted. If a file changes, "
+                        "Echo Desk asks again.")]
         return "\n".join(lines)
+
+    @staticmethod
+    def trust_details(snapshot: TrustSnapshot) -> str:
+        """The rule files whole, numbered by line, hidden characters made visible."""
+        out: list[str] = []
+        for shown in snapshot.present:
+            out.append(f"── {visible(str(shown.path), one_line=True)}")
+            lines = shown.text.split("\n")
+            for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
+                text = visible(line.removesuffix("\r"), one_line=True)  # a CRLF end is no hidden text
+                out.append(f"{number:>4}  {text}")
+            out.append("")
+        return "\n".join(out)
 
     def ask_trust(self) -> None:
         ws = self._untrusted_workspace()
         if ws is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(ws),
+        try:
+            snapshot = self.engine.trust_snapshot(ws)
+        except ValueError as exc:
+            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=visible(str(exc), one_line=True)))
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(snapshot),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDetailedText(self.trust_details(snapshot))
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.button(QMessageBox.StandardButton.Yes).setText(_("Trust"))
         self.trust_box = box
-        box.finished.connect(lambda result: self._trust_answered(ws, result))
+        box.finished.connect(lambda result: self._trust_answered(snapshot, result))
         box.open()
 
-    def _trust_answered(self, workspace: Path, result: int) -> None:
+    def _trust_answered(self, snapshot: TrustSnapshot, result: int) -> None:
         if result != QMessageBox.StandardButton.Yes:
             return
         try:
-            self.engine.trust(workspace)
+            self.engine.trust(snapshot)  # exactly the bytes the dialog showed
+        except TrustChanged:
+            self.trust_note.setText(_("Nothing was trusted: the rule file changed after you saw it. "
+                                      "Choose Trust… again to see it as it is now."))
+            return
         except ValueError as exc:
-            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=str(exc)))
+            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=visible(str(exc), one_line=True)))
             return
         self.reload()
 

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import PermissionEngine
+from echo_desk.agent.permissions import PermissionEngine, grammar_of
+from echo_desk.builtins import BUILTIN_CLASSES
 from echo_desk.store.grants import GrantStore
 
 HERE = Path(__file__).parent
+#: What the runtime's registry tells the engine: a rule naming a built-in uses its family's grammar.
+BUILTIN_GRAMMARS = {cls.name: grammar_of(cls) for cls in BUILTIN_CLASSES}
 
 
 class FakeClock:
@@ -49,6 +52,6 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
         folder.mkdir(parents=True)
     clock = FakeClock()
     store = GrantStore(tmp_path / "data" / "grants.sqlite3", clock=clock)
-    engine = PermissionEngine(config_dir=config, grants=store, clock=clock, home=home)
+    engine = PermissionEngine(config_dir=config, grants=store, clock=clock, home=home, tools=BUILTIN_GRAMMARS.get)
     yield Setup(engine=engine, clock=clock, config=config, workspace=workspace.resolve(), home=home, store=store)
     store.close()

@@ -91,7 +91,7 @@ def test_an_untrusted_workspace_file_cannot_allow_in_the_sandbox(setup: Setup) -
     rule = next(r for r in setup.engine.load((setup.workspace,)).rules if r.source.layer is Layer.WORKSPACE)
     assert not rule.active
     assert [r.effect for r in setup.engine.trust_preview(setup.workspace)] == [Effect.ALLOW_IN_SANDBOX]
-    setup.engine.trust(setup.workspace)
+    setup.engine.trust(setup.engine.trust_snapshot(setup.workspace))
     assert setup.engine.check_command("make", workspace=setup.workspace).effect is Effect.ALLOW_IN_SANDBOX
 
 
@@ -154,7 +154,7 @@ def test_the_box_adds_and_removes_one_rule_and_keeps_the_rest(setup: Setup) -> N
     local.write_text('# mine\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "ls **"\n\n'
                      '# keep this comment\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "curl **"\n')
     before = local.read_text()
-    setup.engine.trust(ws)  # the person's own file, trusted once
+    setup.engine.trust(setup.engine.trust_snapshot(ws))  # the person's own file, trusted once
     assert not sandbox_toggle.is_on(setup.engine, ws)
     sandbox_toggle.set_on(setup.engine, ws, True)
     assert sandbox_toggle.is_on(setup.engine, ws)

@@ -135,7 +135,7 @@ def test_db_statement_classes(setup: Setup) -> None:
 
     def db(tool: str, sql: str, connection: str = "main") -> Effect | None:
         subject = Subject(tool=tool, family=Family.DB, names=frozenset({tool, f"db:{connection}"}),
-                          connection=connection, statement_class=statement_class(tool, sql))
+                          connection=connection, statement_class=statement_class(tool != "db_execute", sql))
         return e.evaluate(subject, workspaces=(ws,)).effect
 
     assert db("db_query", "SELECT 1") is Effect.ALLOW

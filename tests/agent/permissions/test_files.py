@@ -101,7 +101,7 @@ def test_a_cloned_repository_grants_itself_nothing_until_trusted_and_again_after
     assert not engine.is_trusted(ws)
     # Trust shows what it allows, then allows it.
     assert [r.pattern for r in engine.trust_preview(ws)] == ["**", "~/**", None]
-    engine.trust(ws)
+    engine.trust(engine.trust_snapshot(ws))
     assert engine.check_command("ls", workspace=ws).effect is Effect.ALLOW
     # Still: opaque commands are never allowed, the floor still holds.
     assert engine.check_command("eval x", workspace=ws).effect is None
@@ -127,7 +127,7 @@ def test_a_cloned_personal_file_grants_nothing_until_trusted_either(setup: Setup
         Inactive.UNTRUSTED_WORKSPACE}
     # Trust shows what the personal file allows too, then allows it.
     assert [r.pattern for r in engine.trust_preview(ws)] == ["**", "**"]
-    engine.trust(ws)
+    engine.trust(engine.trust_snapshot(ws))
     assert engine.is_trusted(ws) and engine.check_command("make test", workspace=ws).effect is Effect.ALLOW
     # An edit by anyone but Echo Desk asks again.
     local.write_text(local.read_text() + "# changed\n")

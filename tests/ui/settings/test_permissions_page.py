@@ -76,8 +76,8 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
     assert any(r[4] == "Built in" for r in rows)
     assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
-    shown = page.rules.trust_text(workspace)
-    assert "line 6: shell  <b>true</b> **  — from the repository" in shown and "git push" not in shown
+    shown = page.rules.trust_text(page.engine.trust_snapshot(workspace))
+    assert "permissions.toml line 6: shell  <b>true</b> **  — from the repository" in shown and "git push" not in shown
     page.rules.ask_trust()
     assert page.rules.trust_box.textFormat() == Qt.TextFormat.PlainText
     page.rules.trust_box.done(QMessageBox.StandardButton.Yes)
