@@ -47,7 +47,7 @@ async def test_the_request_line_is_the_url_the_rule_matched(engine: PermissionEn
     url = f"http://localhost:{port}{tail}"
     verdict = engine.check_url(url)
     (part,) = verdict.parts
-    ctx = make_ctx("fetch_url", extras={"approved_by_person": True})  # a local address: the person approved
+    ctx = make_ctx("fetch_url", approved_by_person=True)  # a local address: the person approved
     result = await run_tool(FetchUrl(), {"url": url}, ctx)
     assert result.success, result.error
     assert ctx.preview is not None and ctx.preview.targets[0].value == part.text  # the dialog shows it too
@@ -64,7 +64,7 @@ async def test_the_request_line_is_the_url_the_rule_matched(engine: PermissionEn
 
 async def test_a_url_with_two_readings_is_not_fetched(make_ctx: MakeCtx, server: LoopbackServer) -> None:
     port = server.server.server_address[1]
-    ctx = make_ctx("fetch_url", extras={"approved_by_person": True})
+    ctx = make_ctx("fetch_url", approved_by_person=True)
     for url in (f"http://evil.example\\@localhost:{port}/v1/", f"http://localhost:{port}\\v1/x",
                 f"http:/localhost:{port}/v1/"):
         result = await run_tool(FetchUrl(), {"url": url}, ctx)
