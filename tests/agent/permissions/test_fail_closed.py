@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, Opaque
 from echo_desk.agent.permissions.shell import analyse
 
 from .conftest import Setup
@@ -91,6 +91,7 @@ def test_item2_the_grant_suggested_for_echo_does_not_allow_substitutions(setup: 
     verdict = setup.engine.check_command("echo hi", workspace=setup.workspace)
     assert [s.pattern for s in verdict.suggestions] == ["echo **"]
     setup.write_user_rules(_rules("echo **"))
+    setup.engine.refresh()
     assert _effect(setup, "echo hi") is Effect.ALLOW
     assert _effect(setup, "echo ${x:-`touch M1`}") is not Effect.ALLOW
 
@@ -295,6 +296,7 @@ def test_item7_an_allow_through_a_wrapper_needs_both_rules(setup: Setup) -> None
     for line in ("timeout 5 git status", "env LANG=C git status", "bash -c 'git status'", "nice git status"):
         assert _effect(setup, line) is not Effect.ALLOW, line
     setup.write_user_rules(_rules("git status **", "timeout **", "bash -c *"))
+    setup.engine.refresh()
     assert _effect(setup, "timeout 5 git status") is Effect.ALLOW
     assert _effect(setup, "timeout 5 git push") is not Effect.ALLOW
     assert _effect(setup, "bash -c 'git status'") is Effect.ALLOW
@@ -357,3 +359,26 @@ def test_the_attacks_do_harm(tmp_path: Path, shell: str, line: str) -> None:
     subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "TERM": "dumb"})
     assert (tmp_path / "M").exists(), line
+
+
+# -- run what was parsed: without bash, only plain words ------------------------------------------
+def test_without_bash_only_lines_of_plain_words_can_be_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    from echo_desk.sandbox import shell as command_shell
+
+    setup.write_user_rules(_rules("echo **", "ls **", "git status **", "cat **") + _rules("@workspace/out/**",
+                                                                                          tool="write"))
+    with_bash = ["echo 'a b'", 'echo "a b"', "echo a\\ b", "ls &> out/x", "cat <<< hi", "cat <<'EOF'\nx\nEOF",
+                 "ls ~", "ls src/*.py"]
+    assert all(_effect(setup, line) is Effect.ALLOW for line in with_bash)
+    monkeypatch.setattr(command_shell, "find_bash", lambda: None)
+    command_shell.command_shell.cache_clear()
+    try:
+        assert command_shell.command_shell().grammar is command_shell.Grammar.POSIX
+        for line in ("ls -la src", "git status && ls", "ls > out/x.txt 2>&1", "echo done; ls | cat"):
+            assert _effect(setup, line) is Effect.ALLOW, line
+        for line in with_bash:
+            assert _effect(setup, line) is not Effect.ALLOW, line
+        found = setup.engine.check_command("echo 'a b'", workspace=setup.workspace)
+        assert any(p.opaque is Opaque.NOT_PLAIN_WORDS for p in found.parts)
+    finally:
+        command_shell.command_shell.cache_clear()
