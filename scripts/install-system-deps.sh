@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system libraries Qt needs (offscreen and on a real X display), a CJK font so
 # Chinese does not render as boxes, Xvfb for screenshots, GNU patch for the diff tests and
-# bubblewrap for the command sandbox (docs/sandbox.md).
+# bubblewrap for the command sandbox (docs/sandbox.md), bash (run_command's shell) with dash and
+# strace for the permission rules' tests.
 # As root on Debian/Ubuntu it runs apt-get; otherwise it prints the exact line to run.
 set -euo pipefail
 PKGS=(
@@ -12,6 +13,7 @@ PKGS=(
   postgresql   # the database tools' tests run a real server (initdb in a temp folder, loopback only)
   appstream desktop-file-utils   # tests/packaging validate the AppStream metainfo and the .desktop entry
   bubblewrap   # run_command's sandbox (bwrap); Fedora/Arch/openSUSE: package 'bubblewrap' too
+  bash dash strace   # run_command runs lines with bash; the rules' tests check them against bash and dash, under strace
 )
 missing=()
 for p in "${PKGS[@]}"; do
