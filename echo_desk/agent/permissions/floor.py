@@ -44,6 +44,8 @@ OWN_SETTINGS_NAMED = Rule(effect=Effect.ASK, tool="shell", family=Family.SHELL, 
 FLOOR_RULES = (RM_ROOTS, OWN_SETTINGS, OWN_SETTINGS_NAMED)
 
 _VARIABLE = re.compile(r"^\$(\{)?(HOME|PWD|OLDPWD)(?(1)\})(/.*)?$")
+_CONTENTS = re.compile(r"^(.*?/)?\.?\*$")
+_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -129,9 +131,20 @@ def _texts(word: Word, where: Where, cwds: Sequence[Path]) -> list[tuple[str, Pa
                 return [(str(where.home) + rest, c) for c in cwds]
             return [(str(c) + rest, c) for c in cwds]  # $PWD, $OLDPWD: one of the folders it ran in
         # A glob of a folder's contents (`dir/*`, `*`, `.*`) empties that folder.
-        stripped = re.sub(r"(^|/)\.?\*$", "", raw)
-        if stripped != raw and not any(c in stripped for c in "$`*?[{\\\"'"):
-            return [(stripped or ".", c) for c in cwds]
+        glob = _CONTENTS.match(raw)
+        if glob is not None and not any(c in (glob.group(1) or "") for c in "$`*?[{\\\"'"):
+            folder = glob.group(1) or "."
+            return _texts(Word(folder, folder), where, cwds)
+        # A brace expansion is known before it runs: `{/,x}` is `/` and `x`.
+        spelled = _braces(raw)
+        if spelled is not None:
+            found: list[tuple[str, Path]] = []
+            for one in spelled:
+                texts = _texts(Word(one, one), where, cwds)
+                if texts is None:
+                    return None
+                found += texts
+            return found
         return None
     value = word.value
     if value == "~" or value.startswith("~/"):
@@ -146,6 +159,26 @@ def _texts(word: Word, where: Where, cwds: Sequence[Path]) -> list[tuple[str, Pa
             return [(value, c) for c in cwds]  # no such user: bash keeps the word as it is
         return [(home + ("/" + rest if rest else ""), c) for c in cwds]
     return [(value, c) for c in cwds]
+
+
+def _braces(raw: str, limit: int = 64) -> list[str] | None:
+    """The words a brace expansion of plain text spells (``a{b,c}`` → ``ab``, ``ac``), or
+    ``None`` when the word holds anything else only known when it runs."""
+    if "{" not in raw or any(c in raw for c in "$`*?[\\\"'"):
+        return None
+    words = [raw]
+    while any(_BRACE.search(w) for w in words):
+        expanded: list[str] = []
+        for word in words:
+            match = _BRACE.search(word)
+            if match is None:
+                expanded.append(word)
+                continue
+            expanded += [word[:match.start()] + part + word[match.end():] for part in match.group(1).split(",")]
+        if len(expanded) > limit:
+            return None
+        words = expanded
+    return words
 
 
 def inside(path: Path, folders: tuple[Path, ...]) -> bool:

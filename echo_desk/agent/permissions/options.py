@@ -134,7 +134,7 @@ def read_options(args: Sequence[str | None], spec: OptionSet, *, stop_after: int
             i += 1
             continue
         if not ended and token is not None and token.startswith("-") and len(token) > 1:
-            if spec.numbers and token[1:].isdigit():
+            if spec.numbers and token[1:].isascii() and token[1:].isdigit():
                 parsed.seen.append(Seen(Option((token,)), token, None, i))
                 i += 1
             elif token.startswith("--"):

@@ -167,7 +167,7 @@ class _Reader:
         word = self.word()
         line = self.line
         if self.i < len(line) and line[self.i] in "<>":
-            if not word.quoted and word.raw.isdigit():
+            if not word.quoted and _number(word.raw):
                 self.redirect(int(word.raw))
                 return
             if word.raw.startswith("{") and word.raw.endswith("}"):
@@ -305,7 +305,7 @@ class _Reader:
             self.current.redirects.append(PlainRedirect(operator, None, False))
             return
         if operator in (">&", "<&"):
-            if target.value.isdigit() or target.value == "-":
+            if _number(target.value) or target.value == "-":
                 self.current.redirects.append(PlainRedirect(operator, None, False))
                 return
             if operator == "<&" or descriptor is not None or self.posix:
@@ -330,3 +330,7 @@ class _Reader:
                 if not doc.literal and any(c in text for c in "$`\\"):
                     raise NotPlain(Opaque.HEREDOC)
 
+
+def _number(text: str) -> bool:
+    """ASCII digits only: bash reads no other digits as a descriptor (``٢>x`` is a word)."""
+    return text.isascii() and text.isdigit()

@@ -102,7 +102,7 @@ class _Sed:
     def address(self) -> None:
         s = self.s
         c = s[self.i]
-        if c.isdigit():
+        if c in "0123456789":
             self.skip("0123456789")
             if self.i < len(s) and s[self.i] == "~":
                 self.i += 1

@@ -294,6 +294,16 @@ def _rm(argv: Argv, program: str) -> Reading:
                    maybe_recursive=dynamic and not recursive)
 
 
+def _rsync(argv: Argv, program: str) -> Reading:
+    """rsync's ``--delete`` empties what of the destination the source lacks: a recursive delete."""
+    parsed = read_options(argv[1:], table.RSYNC)
+    deleting = any(s.option is not None and any(n.startswith("--delete") for n in s.option.names)
+                   for s in parsed.seen)
+    destination = (1 + parsed.operands[-1][0],) if deleting and len(parsed.operands) > 1 else ()
+    return Reading(program, flags=tuple(_flags(parsed, table.RSYNC)), spellings=_spellings(argv, parsed),
+                   deletes=destination)
+
+
 def _tee(argv: Argv, program: str) -> Reading:
     parsed = read_options(argv[1:], table.TEE)
     return Reading(program, flags=tuple(_flags(parsed, table.TEE)), writes=tuple(1 + i for i, _ in parsed.operands))
@@ -762,6 +772,13 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "caffeinate": _Wrapper(OptionSet((*flags("-d -i -m -s -u"), *values("-t -w")), permute=False)),
     "firejail": _Wrapper(OptionSet((), permute=False)),
     "systemd-run": _Wrapper(OptionSet((), permute=False)),
+    # Less common wrappers, read leniently: an option they do not know makes the command they
+    # run unreadable (deny rules then ask).
+    **{name: _Wrapper(OptionSet((), permute=False)) for name in (
+        "xvfb-run", "dbus-run-session", "torsocks", "proxychains", "proxychains4", "fakeroot", "trickle",
+        "catchsegv", "valgrind", "entr", "cpulimit", "ts")},
+    "faketime": _Wrapper(OptionSet((*flags("-f -m"), *values("-p")), permute=False), 1),
+    "sg": _Wrapper(OptionSet((), permute=False), 1),
 }
 
 _RUNNERS = {
@@ -773,7 +790,7 @@ _RUNNERS = {
 
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
-    "gtar": _tar, "rm": _rm, "tee": _tee, "curl": _curl, "make": _make, "gmake": _make, "git": _git,
+    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "curl": _curl, "make": _make, "gmake": _make, "git": _git,
     "pytest": _pytest_reading, "py.test": _pytest_reading, "env": _env, "xargs": _xargs, "set": _set,
     "command": _command, "flock": _flock, "script": _script, "watch": _watch, "su": _su, "runuser": _su,
     "ssh": _ssh,
@@ -786,5 +803,4 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
-    "rsync": table.RSYNC,
 }

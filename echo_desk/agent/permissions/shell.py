@@ -278,7 +278,7 @@ def _file_redirect(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], st
     if destination is None:
         return None
     target = text(destination)
-    if operator in (">&", "<&", ">&-", "<&-") and (target.isdigit() or target == "-"):
+    if operator in (">&", "<&", ">&-", "<&-") and ((target.isascii() and target.isdigit()) or target == "-"):
         return None  # duplicating or closing a descriptor
     return Redirect(target=Word(_static_value(destination, text), target), write=operator != "<", text=text(node))
 

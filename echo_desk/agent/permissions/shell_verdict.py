@@ -49,6 +49,8 @@ from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Devices a redirection may read from without a rule (bash opens /dev/tcp/HOST/PORT itself).
+READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/urandom", "/dev/random"})
 #: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
 MAX_DEPTH = 4
 _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
@@ -358,7 +360,9 @@ class _Judge:
                                kind="redirect")
         effect = verdict.effect
         provenance = verdict.parts[0].provenance
-        if not redirect.write and effect is None:
+        if not redirect.write and effect is None and (not text.startswith("/dev/") or text in READABLE_DEVICES):
+            # A program may read a file no rule speaks of anyway (`cat a.txt`); bash's own
+            # network "files" (/dev/tcp/…) and other devices are not files.
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="reading a file no rule denies")
         if effect is None and self.rules.sandbox_allow and all(
                 floor.inside(Path(os.path.realpath(p)), self.where.workspaces) for p in paths):

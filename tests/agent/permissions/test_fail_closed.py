@@ -215,7 +215,8 @@ def _floor_lines(ws: Path) -> list[str]:
         "bash -c 'rm -rf ~+'", f"env bash -c 'rm -rf {ws}'", "rm -rf ~root", "rm -rf ~", "rm -rf $HOME",
         "rm -rf \"$HOME\"", "rm -rf ${HOME}/", "rm -rf $PWD", "rm -rf ~+", "rm -rf .", "rm -rf ./", "rm -rf /",
         "rm -rf /.", "sudo rm -rf /", f"/bin/rm -r {ws}", f"timeout 5 rm -r {ws}", f"xargs rm -r {ws}",
-        f"find {ws} -delete", f"busybox rm -r {ws}",
+        f"find {ws} -delete", f"busybox rm -r {ws}", "rm -rf {/,x}", "rm -rf ~/*", "rm -rf /*", "rm -rf ./*",
+        "rsync -a --delete empty/ ~/", f"cd src && rm -rf ..", f"rm -rf {ws.parent}",
     ]
 
 
@@ -281,6 +282,9 @@ WRAPPED_DELETES = [
     "git --no-optional-locks -C src push",
     "uv run rm -rf src",
     "npx rm -rf src",
+    "xvfb-run rm -rf src",
+    "git submodule foreach 'rm -rf src'",
+    "r\\\nm -rf src",
 ]
 
 
@@ -313,6 +317,13 @@ def test_item8_a_redirection_through_a_symlink_checks_where_it_lands(setup: Setu
     assert _effect(setup, "echo hi > src/ok.txt") is Effect.ALLOW
     assert _effect(setup, "echo x > src/l/evil.yml") is Effect.DENY
     assert _effect(setup, "echo x >> src/l/evil.yml") is Effect.DENY
+
+
+def test_item8_bash_network_files_and_other_digits_are_not_harmless_redirections(setup: Setup) -> None:
+    setup.write_user_rules(_rules("cat **", "echo **"))
+    assert _effect(setup, "cat < a.txt") is Effect.ALLOW  # reading a file no rule denies
+    assert _effect(setup, "cat < /dev/tcp/example.com/80") is not Effect.ALLOW
+    assert _effect(setup, "echo x >&\u0662") is not Effect.ALLOW  # an Arabic-Indic 2 is a file name, not stderr
 
 
 # -- item 11: a character kills the app ----------------------------------------------------------
