@@ -40,6 +40,8 @@ class Bucket:
         self._two: dict[tuple[str, str], list[int]] = {}  # … two tokens (or more)
         self._head: dict[str, list[int]] = {}  # every rule starting with that token
         self._anywhere: list[int] = []
+        #: What ``for_argvs`` found, by the first two words of each argv (all it looks at).
+        self._seen: dict[tuple[tuple[str | None, str | None], ...], list[Compiled]] = {}
         for i, item in enumerate(self.items):
             matcher = item.matcher
             prefixes = matcher.prefixes if isinstance(matcher, TokenPattern) else ((),)
@@ -55,6 +57,15 @@ class Bucket:
 
     def for_argvs(self, argvs: Sequence[Sequence[str | None]]) -> list[Compiled]:
         """The rules that may match one of ``argvs`` (a command and its unwrapped forms)."""
+        key = tuple((a[0], a[1] if len(a) > 1 else "\x00") if a else (None, None) for a in argvs)
+        found_before = self._seen.get(key)
+        if found_before is None:
+            if len(self._seen) > 1024:
+                self._seen.clear()
+            found_before = self._seen[key] = self._select(argvs)
+        return found_before
+
+    def _select(self, argvs: Sequence[Sequence[str | None]]) -> list[Compiled]:
         found: set[int] = set(self._anywhere)
         for argv in argvs:
             if not argv or argv[0] is None:

@@ -28,6 +28,8 @@ _POSIX_WORD = re.compile(r"[A-Za-z0-9_./:=@%+,-]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DELIMITER = re.compile(r"[A-Za-z0-9_.-]+")
 _METACHARACTERS = " \t\n;&|()<>"
+#: A run of characters with no meaning to bash inside a word (read in one step).
+_ORDINARY = re.compile(r"[^ \t\n;&|()<>\\'\"$`*?\[~=:]+")
 _GLOB = "*?["
 #: Redirection operators, longest first; the bash-only ones are refused for ``/bin/sh``.
 _OPERATORS = ("&>>", "<<<", "<<-", "&>", ">>", ">&", ">|", "<<", "<&", "<>", ">", "<")
@@ -196,6 +198,15 @@ class _Reader:
         quoted = glob = False
         unquoted: list[str] = []  # the unquoted characters, to look for braces and tildes
         while self.i < n:
+            run = _ORDINARY.match(line, self.i)
+            if run is not None and (self.i != start or line[self.i] != "~"):
+                text = run.group(0)
+                if self.posix and not _POSIX_WORD.fullmatch(text):
+                    raise NotPlain(Opaque.NOT_PLAIN_WORDS)
+                out.append(text)
+                unquoted.append(text)
+                self.i = run.end()
+                continue
             c = line[self.i]
             if c in _METACHARACTERS:
                 break

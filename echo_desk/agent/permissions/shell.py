@@ -48,6 +48,7 @@ INERT_ASSIGNMENTS = frozenset({
 _INERT_VALUE = re.compile(r"[A-Za-z0-9_.,:@%+-]*")
 #: Characters bash reads as ordinary word characters but the parser must not see.
 _PLACEHOLDER = "%"
+_REFUSED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\U00010000-\U0010ffff]")
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
@@ -121,13 +122,7 @@ def refused_characters(line: str) -> Opaque | None:
     """Why the characters of ``line`` alone make it opaque: a NUL, another control character
     (bash and the parser may read them differently), a surrogate or a character outside the
     Basic Multilingual Plane."""
-    for ch in line:
-        code = ord(ch)
-        if (code < 32 and ch not in "\t\n") or code == 127 or 0x80 <= code < 0xA0:
-            return Opaque.UNSUPPORTED_CHARACTER
-        if code > 0xFFFF or 0xD800 <= code <= 0xDFFF:
-            return Opaque.UNSUPPORTED_CHARACTER
-    return None
+    return Opaque.UNSUPPORTED_CHARACTER if _REFUSED.search(line) else None
 
 
 def parser_text(line: str) -> bytes:
@@ -151,14 +146,19 @@ def analyse(line: str, *, grammar: Grammar = Grammar.BASH) -> Analysis:
         return line[node.start_byte:node.end_byte]
 
     _collect(root, text, result)
-    _collect_other_readings(line, grammar, result)
+    tree = Analysis(line=line, grammar=grammar, commands=list(result.commands), redirects=list(result.redirects))
+    try:
+        plain: list[PlainCommand] | NotPlain = split_plain(line, posix=grammar is Grammar.POSIX)
+    except NotPlain as exc:
+        plain = exc
+    _collect_other_readings(line, grammar, result, plain)
     result.opaque = refused_characters(line)
     if result.opaque is None and root.has_error:
         result.opaque = Opaque.PARSE_ERROR
     if result.opaque is None:
         result.opaque = _Strict(text).program(root)
     if result.opaque is None:
-        result.opaque = _same_as_plain_reading(line, grammar, result)
+        result.opaque = _same_as_plain_reading(plain, tree)
     return result
 
 
@@ -182,7 +182,8 @@ def _collect(root: tree_sitter.Node, text: Callable[[tree_sitter.Node], str], re
         stack.extend(reversed(node.children))
 
 
-def _collect_other_readings(line: str, grammar: Grammar, result: Analysis) -> None:
+def _collect_other_readings(line: str, grammar: Grammar, result: Analysis,
+                            plain: list[PlainCommand] | NotPlain) -> None:
     """Deny and floor rules see the commands of every reading: bash joins ``\\``-newline
     continuations before it reads words (``r\\<newline>m`` is ``rm``), and it ends a command
     at an unquoted newline where tree-sitter may not (``ls`` newline ``\\rm``)."""
@@ -205,12 +206,9 @@ def _collect_other_readings(line: str, grammar: Grammar, result: Analysis) -> No
         cut = _line_break(command.text)
         if cut is not None:
             add(analyse(command.text[cut + 1:], grammar=grammar).commands)
-    try:
-        plain = split_plain(line, posix=grammar is Grammar.POSIX)
-    except NotPlain:
-        return
-    add([Command(argv=tuple(Word(w.value, w.raw) for w in c.words), text=line[c.words[0].start:c.words[-1].end])
-         for c in plain])
+    if not isinstance(plain, NotPlain):
+        add([Command(argv=tuple(Word(w.value, w.raw) for w in c.words), text=line[c.words[0].start:c.words[-1].end])
+             for c in plain if tuple(w.value for w in c.words) not in known])
 
 
 def _join_continuations(line: str) -> str:
@@ -466,12 +464,10 @@ def _line_break(text: str) -> int | None:
     return None
 
 
-def _same_as_plain_reading(line: str, grammar: Grammar, result: Analysis) -> Opaque | None:
-    """The plain-grammar reader's verdict, and whether it read the same commands."""
-    try:
-        plain = split_plain(line, posix=grammar is Grammar.POSIX)
-    except NotPlain as exc:
-        return exc.reason
+def _same_as_plain_reading(plain: list[PlainCommand] | NotPlain, result: Analysis) -> Opaque | None:
+    """The plain-grammar reader's verdict, and whether it read the same commands as the tree."""
+    if isinstance(plain, NotPlain):
+        return plain.reason
     mine = [(tuple(n for n, _ in c.assignments), tuple(w.value for w in c.words)) for c in plain]
     theirs = [(c.assignments, tuple(w.value for w in c.argv)) for c in result.commands]
     if mine != theirs or _targets(plain) != sorted((r.write, r.target.value or "") for r in result.redirects):
