@@ -146,7 +146,7 @@ def analyse(line: str, *, grammar: Grammar = Grammar.BASH) -> Analysis:
         return line[node.start_byte:node.end_byte]
 
     _collect(root, text, result)
-    tree = Analysis(line=line, grammar=grammar, commands=list(result.commands), redirects=list(result.redirects))
+    as_parsed = Analysis(line=line, grammar=grammar, commands=list(result.commands), redirects=list(result.redirects))
     try:
         plain: list[PlainCommand] | NotPlain = split_plain(line, posix=grammar is Grammar.POSIX)
     except NotPlain as exc:
@@ -158,7 +158,7 @@ def analyse(line: str, *, grammar: Grammar = Grammar.BASH) -> Analysis:
     if result.opaque is None:
         result.opaque = _Strict(text).program(root)
     if result.opaque is None:
-        result.opaque = _same_as_plain_reading(plain, tree)
+        result.opaque = _same_as_plain_reading(plain, as_parsed)
     return result
 
 

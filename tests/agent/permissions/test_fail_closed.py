@@ -216,7 +216,7 @@ def _floor_lines(ws: Path) -> list[str]:
         "rm -rf \"$HOME\"", "rm -rf ${HOME}/", "rm -rf $PWD", "rm -rf ~+", "rm -rf .", "rm -rf ./", "rm -rf /",
         "rm -rf /.", "sudo rm -rf /", f"/bin/rm -r {ws}", f"timeout 5 rm -r {ws}", f"xargs rm -r {ws}",
         f"find {ws} -delete", f"busybox rm -r {ws}", "rm -rf {/,x}", "rm -rf ~/*", "rm -rf /*", "rm -rf ./*",
-        "rsync -a --delete empty/ ~/", f"cd src && rm -rf ..", f"rm -rf {ws.parent}",
+        "rsync -a --delete empty/ ~/", "cd src && rm -rf ..", f"rm -rf {ws.parent}",
     ]
 
 
