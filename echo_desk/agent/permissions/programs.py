@@ -91,7 +91,7 @@ class Reading:
 
 ELEVATORS = frozenset({"sudo", "doas", "su", "pkexec", "runuser", "run0", "machinectl", "chroot", "nsenter", "ssh"})
 #: Run text as shell code, or change how later commands are found or read: never allowed.
-EVALUATORS = frozenset({"eval", "source", ".", "trap", "alias", "unalias", "enable", "shopt", "fc", "coproc",
+EVALUATORS = frozenset({"eval", "source", ".", "trap", "alias", "unalias", "enable", "shopt", "hash", "fc", "coproc",
                         "bind", "complete", "compgen"})
 SHELLS = {"bash": Grammar.BASH, "sh": Grammar.POSIX, "dash": Grammar.POSIX, "ash": Grammar.POSIX,
           "zsh": None, "ksh": None, "mksh": None, "yash": None, "fish": None, "csh": None, "tcsh": None}
