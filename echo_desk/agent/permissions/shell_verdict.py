@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -35,9 +35,13 @@ from echo_desk.agent.permissions.model import (
     Decider,
     Effect,
     Examples,
+    Family,
+    Layer,
     Opaque,
     Part,
     Provenance,
+    Rule,
+    RuleSource,
     Suggestion,
     Verdict,
 )
@@ -72,7 +76,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
     if analysis.opaque is not None:
         parts.append(Part(text=subject.command[:200], effect=Effect.ASK, kind="command", opaque=analysis.opaque,
                           provenance=Provenance(kind=Decider.OPAQUE, detail=analysis.opaque.value)))
-    suggestions = _suggestions(analysis, undecided) if suggest else ()
+    suggestions = _suggestions(analysis, undecided, judge) if suggest else ()
     return combine(parts, suggestions, opaque_line=analysis.opaque is not None)
 
 
@@ -283,6 +287,22 @@ class _Judge:
             return False
         return all(self.covered(c.argv, sandbox=sandbox, depth=depth) is not None for c in nested.commands)
 
+    def would_cover(self, pattern: str, words: tuple[Word, ...], reading: Reading) -> bool:
+        """Whether an allow rule ``pattern`` would cover ``words`` (for a wrapper: its own form;
+        what it runs needs a rule of its own)."""
+        matcher = compile_tokens(pattern)
+        if not allows(matcher, reading.matched or tuple(w.value for w in words), reading):
+            return False
+        if reading.inners:
+            return True
+        rule = Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern, reason="",
+                    examples=Examples(), source=RuleSource(layer=Layer.GRANT))
+        trial = _Judge(replace(self.rules, allow=(Compiled(tool="shell", family=Family.SHELL, matcher=matcher,
+                                                                  rule=rule),), grants=(), buckets=None),
+                       self.where, Analysis(line=""))
+        trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
+        return trial.covered(words, sandbox=False) is not None
+
     @staticmethod
     def _allowed(effect: Effect | None, sandbox: bool) -> bool:
         return effect is Effect.ALLOW or (sandbox and effect is Effect.ALLOW_IN_SANDBOX)
@@ -466,9 +486,10 @@ def _plain(token: str) -> bool:
     return bool(token) and all(c.isalnum() or c in "._-:/@+=,%" for c in token) and token.isascii()
 
 
-def _suggestions(analysis: Analysis, undecided: list[Command]) -> tuple[Suggestion, ...]:
+def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) -> tuple[Suggestion, ...]:
     """One narrow rule per understood command no rule decided (none for an opaque line or
-    command, none that would not allow its own command). A wrapper's command gets its own."""
+    command, none that would not allow its own command — a command that writes a file no write
+    rule allows gets none). A wrapper's command gets its own."""
     if not analysis.allowable:
         return ()
     seen: set[str] = set()
@@ -486,7 +507,7 @@ def _suggestions(analysis: Analysis, undecided: list[Command]) -> tuple[Suggesti
                     and _plain(values[1]):
                 tokens.append(values[1])
             pattern = " ".join(tokens) + " **"
-            if pattern not in seen and allows(compile_tokens(pattern), reading.matched or values, reading):
+            if pattern not in seen and judge.would_cover(pattern, words, reading):
                 seen.add(pattern)
                 out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
                                       examples=Examples(match=(command.text,) if words is command.argv else ())))
