@@ -179,7 +179,37 @@ def _collect(root: tree_sitter.Node, text: Callable[[tree_sitter.Node], str], re
             redirect = _file_redirect(node, text)
             if redirect is not None:
                 result.redirects.append(redirect)
+        elif kind == "heredoc_body" and "`" in text(node) and not _quoted_heredoc(node, text):
+            # The grammar does not look for backticks in a here-document's text; bash runs them.
+            for inner in _backticks(text(node)):
+                result.commands.extend(analyse(inner).commands)
         stack.extend(reversed(node.children))
+
+
+def _quoted_heredoc(body: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> bool:
+    """Whether a here-document's delimiter is quoted (then its text is literal)."""
+    parent = body.parent
+    start = next((c for c in parent.children if c.type == "heredoc_start"), None) if parent is not None else None
+    return start is not None and any(q in text(start) for q in "'\"\\")
+
+
+def _backticks(text: str) -> list[str]:
+    """The commands between unescaped backticks of a text (for deny rules only)."""
+    found: list[str] = []
+    start: int | None = None
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`":
+            if start is None:
+                start = i + 1
+            else:
+                found.append(text[start:i])
+                start = None
+        i += 1
+    return found
 
 
 def _collect_other_readings(line: str, grammar: Grammar, result: Analysis,
@@ -493,6 +523,8 @@ def _static_value(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str
         return _unquoted_word(text(node))
     if kind == "raw_string":
         return text(node)[1:-1]
+    if kind == "ansi_c_string":  # never plain, but deny rules see `$'\x72m'` as `rm`
+        return _ansi_c(text(node)[2:-1])
     if kind == "string":
         parts: list[str] = []
         for child in node.children:
@@ -533,3 +565,28 @@ def _unquoted_word(text: str) -> str | None:
     if _BRACE.search(text) or ("$" in text and not text.endswith("$")):
         return None
     return "".join(out)
+
+
+_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
+_ANSI_C_NAMED = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                 "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(body: str) -> str | None:
+    """The value of ``$'…'`` (bash's escapes); ``None`` for one it does not define."""
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] in "xuU":
+            return chr(min(int(code[1:], 16), 0x10FFFF))
+        if code[0] in "01234567":
+            return chr(int(code, 8) & 0xFF)
+        if code[0] == "c":
+            return chr(ord(code[1].upper()) ^ 0x40)
+        if code in _ANSI_C_NAMED:
+            return _ANSI_C_NAMED[code]
+        raise ValueError(code)
+
+    try:
+        return _ANSI_C.sub(one, body)
+    except ValueError:
+        return None

@@ -285,6 +285,11 @@ WRAPPED_DELETES = [
     "xvfb-run rm -rf src",
     "git submodule foreach 'rm -rf src'",
     "r\\\nm -rf src",
+    "$'\\x72m' -rf src",
+    "cat <<EOF\n`rm -rf src`\nEOF",
+    "echo $(rm -rf src)",
+    "[[ -n $(rm -rf src) ]]",
+    "cat <<EOF | bash\nhi\nEOF\nrm -rf src",
 ]
 
 
