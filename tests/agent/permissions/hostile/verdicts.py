@@ -70,6 +70,29 @@ def judge(rule_sets: dict[str, str], items: list[tuple[str, str]], *, timeout: f
         return [results[i] for i in range(len(items))]
 
 
+_PROBE = """
+import sys, tempfile
+from pathlib import Path
+from echo_desk.agent.permissions import PermissionEngine
+from echo_desk.store.grants import GrantStore
+with tempfile.TemporaryDirectory() as tmp:
+    engine = PermissionEngine(config_dir=Path(tmp) / "config", grants=GrantStore(Path(tmp) / "g.sqlite3"), home=Path(tmp))
+    engine.check_command(sys.argv[1], workspace=Path(tmp))
+"""
+
+
+def crashes(line: str, *, runs: int = 3, timeout: float = 60.0) -> int:
+    """How many of ``runs`` fresh processes die checking ``line`` with the engine. The
+    tree-sitter crash reads out of bounds: whether it faults depends on the address layout,
+    so a line is tried in several processes (a fixed engine survives every one)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    died = 0
+    for _ in range(runs):
+        child = subprocess.run([sys.executable, "-c", _PROBE, line], capture_output=True, env=env, timeout=timeout)
+        died += child.returncode < 0
+    return died
+
+
 # -- the child ------------------------------------------------------------------------------
 def _engines(rule_sets: dict[str, str], root: Path) -> dict[str, Any]:
     from echo_desk.agent.permissions import PermissionEngine
