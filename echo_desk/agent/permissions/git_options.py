@@ -178,3 +178,28 @@ RUNS_A_COMMAND = {("bisect", "run")}
 READS_ONLY = frozenset({"status", "log", "show", "whatchanged", "diff", "diff-tree", "diff-files", "diff-index",
                         "shortlog", "blame", "grep", "describe", "rev-parse", "ls-files", "ls-tree", "show-ref",
                         "cat-file"})
+
+#: Subcommands whose operands (or some of whose actions) change the repository: ``git branch
+#: NAME`` creates a branch, ``git remote add`` a remote. An allow's ``**`` covers them only when
+#: a listing option says the operands are patterns (``git branch --list 'fix-*'``).
+LISTING = {
+    "branch": frozenset({"-l", "--list", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains",
+                         "--merged", "--no-merged", "--points-at", "--show-current", "-v", "-vv", "--verbose"}),
+    "tag": frozenset({"-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
+                      "-v", "--verify"}),
+}
+#: Options of those subcommands that change the repository whatever the operands.
+CHANGING = {
+    "branch": frozenset({"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-f", "--force",
+                         "--track", "--no-track", "-u", "--set-upstream-to", "--unset-upstream", "--create-reflog"}),
+    "tag": frozenset({"-a", "--annotate", "-d", "--delete", "-f", "--force", "-m", "--message", "-F", "--file",
+                      "--create-reflog"}),
+}
+#: The actions (first operand) of subcommands that only read.
+READING_ACTIONS = {
+    "remote": frozenset({"show", "get-url"}),
+    "reflog": frozenset({"show", "exists"}),
+    "stash": frozenset({"list", "show"}),
+}
+#: Of those, the ones that only read when given no action (``git stash`` alone stashes).
+READS_WITHOUT_ACTION = frozenset({"remote", "reflog"})

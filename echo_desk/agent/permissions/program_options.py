@@ -286,3 +286,38 @@ READS_ONLY = frozenset({
     "true", "false", "which", "type", "date", "mypy", "tac", "od", "hexdump", "xxd", "strings",
     "awk", "gawk", "sed",
 })
+
+UNIQ = OptionSet((
+    *flags("-c|--count -d|--repeated -D -i|--ignore-case -u|--unique -z|--zero-terminated"),
+    opt("--all-repeated", OPT), opt("--group", OPT), *values("-f|--skip-fields -s|--skip-chars -w|--check-chars"),
+    *HELP,
+), numbers=True)
+FILE = OptionSet((
+    *flags("-b|--brief -E -h|--no-dereference -L|--dereference -i|--mime -k|--keep-going -l|--list -N|--no-pad "
+           "-n|--no-buffer -p|--preserve-date -r|--raw -s|--special-files -S|--no-sandbox -z|--uncompress "
+           "-Z|--uncompress-noreport -0|--print0 --apple --extension --mime-type --mime-encoding -v|--version"),
+    *values("-e|--exclude --exclude-quiet -f|--files-from -F|--separator -m|--magic-file -P|--parameter"),
+    opt("-C --compile", does=WRITES), *HELP,
+))
+DATE = OptionSet((
+    *flags("-u|--utc|--universal -R|--rfc-email --debug"),
+    *values("-d|--date -f|--file -r|--reference"), opt("-I --iso-8601 --rfc-3339", OPT),
+    opt("-s --set", V, WRITES), *HELP,
+))
+#: bash builtins that take variable names (or arithmetic): an array subscript in such a word is
+#: evaluated, expansions included (`printf -v 'a[$(cmd)]' x` runs cmd).
+NAME_BUILTINS = frozenset({"printf", "read", "mapfile", "readarray", "getopts", "wait", "test", "[", "let"})
+#: Wrappers read leniently: their options are many; one not listed makes the command unreadable.
+PRLIMIT = OptionSet((
+    *(opt(f"-{short} --{name}", OPT) for short, name in (
+        ("c", "core"), ("d", "data"), ("e", "nice"), ("f", "fsize"), ("i", "sigpending"), ("l", "memlock"),
+        ("m", "rss"), ("n", "nofile"), ("q", "msgqueue"), ("r", "rtprio"), ("s", "stack"), ("t", "cpu"),
+        ("u", "nproc"), ("v", "as"), ("x", "locks"), ("y", "rttime"))),
+    *flags("--noheadings --raw --verbose"), *values("-o|--output -p|--pid"), *HELP,
+), permute=False)
+SETPRIV = OptionSet((
+    *flags("-d|--dump --clear-groups --keep-groups --init-groups --nnp|--no-new-privs --reset-env"),
+    *values("--ambient-caps --bounding-set --groups --inh-caps --rgid --egid --regid --ruid --euid --reuid "
+            "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule"),
+    *HELP,
+), permute=False)

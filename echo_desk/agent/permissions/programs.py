@@ -87,6 +87,11 @@ class Reading:
     deletes_here: bool = False
     #: It only reads what it is given (see ``program_options.READS_ONLY``).
     reads_only: bool = False
+    #: The engine knows what this program does with its words (an unknown one may run any of
+    #: its later words as a command: deny rules look at them too).
+    known: bool = True
+    #: Values given to its options (``--file=PATH``, ``-fPATH``): words that may name files.
+    values: tuple[str, ...] = ()
 
 
 ELEVATORS = frozenset({"sudo", "doas", "su", "pkexec", "runuser", "run0", "machinectl", "chroot", "nsenter", "ssh"})
@@ -113,9 +118,22 @@ def base(program: str | None) -> str | None:
 def read(argv: Argv) -> Reading:
     """How ``argv``'s program reads it (see the module doc). Never raises."""
     reading = _read(argv)
+    values = _option_values(argv, reading.program)
+    if values:
+        reading = _with(reading, values=values)
     if reading.program in table.READS_ONLY and not (reading.flags or reading.inners or reading.writes):
         return _with(reading, reads_only=True)
     return reading
+
+
+def _option_values(argv: Argv, program: str) -> tuple[str, ...]:
+    """The values of ``argv``'s options, read with the program's table where there is one
+    (``-fPATH``), else from ``--name=value`` words."""
+    spec = _VALUE_TABLES.get(program)
+    if spec is not None:
+        parsed = read_options(argv[1:], spec)
+        return tuple(s.value for s in parsed.seen if s.value)
+    return tuple(w.partition("=")[2] for w in argv[1:] if w and w.startswith("--") and "=" in w)
 
 
 def _read(argv: Argv) -> Reading:
@@ -139,7 +157,9 @@ def _read(argv: Argv) -> Reading:
         inner = (Inner(line=" ".join(a for a in argv[1:] if a is not None), grammar=Grammar.BASH),) \
             if program in ("eval", "trap") and argv[1:] and all(a is not None for a in argv[1:]) else ()
         return Reading(program, inners=inner, never=Opaque.EVAL)
-    return Reading(program)
+    if program in table.NAME_BUILTINS:
+        return _names(argv, program)
+    return Reading(program, known=program in table.READS_ONLY)
 
 
 # -- generic readers ---------------------------------------------------------------------------
@@ -304,6 +324,29 @@ def _rsync(argv: Argv, program: str) -> Reading:
                    deletes=destination)
 
 
+def _uniq(argv: Argv, program: str) -> Reading:
+    """``uniq [INPUT [OUTPUT]]``: the second file is written."""
+    parsed = read_options(argv[1:], table.UNIQ)
+    output = (1 + parsed.operands[1][0],) if len(parsed.operands) > 1 else ()
+    return Reading(program, flags=tuple(_flags(parsed, table.UNIQ)), writes=output,
+                   spellings=_spellings(argv, parsed))
+
+
+def _names(argv: Argv, program: str) -> Reading:
+    """bash builtins that take variable names: an array subscript in one is evaluated, so a word
+    with ``[`` and an expansion in it runs code (``printf -v 'a[$(cmd)]'``); ``let`` evaluates
+    all its words; ``mapfile -C`` runs a callback."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))
+        elif any(c in word for c in "$`") and ("[" in word or program == "let"):
+            found.append(Flag(frozenset({word}), word, Does.RUNS))
+        elif program in ("mapfile", "readarray") and word.startswith("-") and "C" in word:
+            found.append(Flag(frozenset({word}), word, Does.RUNS))
+    return Reading(program, flags=tuple(found), reads_only=not found and program in ("printf", "test", "["))
+
+
 def _tee(argv: Argv, program: str) -> Reading:
     parsed = read_options(argv[1:], table.TEE)
     return Reading(program, flags=tuple(_flags(parsed, table.TEE)), writes=tuple(1 + i for i, _ in parsed.operands))
@@ -457,9 +500,43 @@ def _git(argv: Argv, program: str) -> Reading:
         inners.append(Inner(line=line or "", grammar=Grammar.POSIX))
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
         inners.append(Inner(start=rest[1]))
+    found += _git_changes(argv, at, sub)
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
                    reads_only=reads_only)
+
+
+def _git_changes(argv: Argv, at: int, sub: str) -> list[Flag]:
+    """What a read-looking subcommand changes: ``git branch NAME`` creates a branch, ``-D``
+    deletes one, ``git remote add`` adds a remote, ``git stash`` stashes (see ``git_options``)."""
+    words = argv[at + 1:]
+    options = [w for w in words if w is not None and w.startswith("-")]
+    operands = [w for w in words if w is None or not w.startswith("-")]
+    spec = git.SUBCOMMANDS.get(sub)
+
+    def spelled(token: str) -> set[str]:
+        name = token.partition("=")[0]
+        option = None
+        if spec is not None and name.startswith("--"):
+            option = spec.long(name)[0]
+        elif spec is not None and len(name) >= 2:
+            option = spec.short(name[1])
+        return set(option.names) if option is not None else {name}
+
+    found: list[Flag] = []
+    if sub in git.CHANGING:
+        for token in options:
+            if spelled(token) & git.CHANGING[sub]:
+                found.append(Flag(frozenset({token}), token, Does.WRITES))
+        listing = any(spelled(t) & git.LISTING[sub] for t in options)
+        if operands and not listing and not found:
+            found += [Flag(frozenset({w or ""} - {""}), w or "", Does.WRITES) for w in operands[:1]]
+    if sub in git.READING_ACTIONS:
+        action = operands[0] if operands else None
+        reads = action in git.READING_ACTIONS[sub] if action is not None else sub in git.READS_WITHOUT_ACTION
+        if not reads:
+            found.append(Flag(frozenset({action or sub}), action or sub, Does.WRITES))
+    return found
 
 
 def _env(argv: Argv, program: str) -> Reading:
@@ -778,6 +855,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
         "xvfb-run", "dbus-run-session", "torsocks", "proxychains", "proxychains4", "fakeroot", "trickle",
         "catchsegv", "valgrind", "entr", "cpulimit", "ts")},
     "faketime": _Wrapper(OptionSet((*flags("-f -m"), *values("-p")), permute=False), 1),
+    "prlimit": _Wrapper(table.PRLIMIT, 0, frozenset({"-p", "--pid"})),
+    "setpriv": _Wrapper(table.SETPRIV),
     "sg": _Wrapper(OptionSet((), permute=False), 1),
 }
 
@@ -790,7 +869,7 @@ _RUNNERS = {
 
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
-    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "curl": _curl, "make": _make, "gmake": _make, "git": _git,
+    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": _git,
     "pytest": _pytest_reading, "py.test": _pytest_reading, "env": _env, "xargs": _xargs, "set": _set,
     "command": _command, "flock": _flock, "script": _script, "watch": _watch, "su": _su, "runuser": _su,
     "ssh": _ssh,
@@ -803,4 +882,11 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
+    "file": table.FILE, "date": table.DATE,
+}
+#: Tables to read option values with (words that may name files), by program.
+_VALUE_TABLES: dict[str, OptionSet] = {
+    **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
+    "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE,
+    "pytest": table.PYTEST,
 }

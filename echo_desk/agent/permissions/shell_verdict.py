@@ -130,6 +130,9 @@ class _Forms:
     #: It runs something that cannot be read (deny rules cannot see it).
     unknown: bool = False
     elevates: bool = False
+    #: What a program the engine does not know might run: its later words (deny rules ask).
+    maybe: list[tuple[str | None, ...]] = field(default_factory=list)
+    maybe_commands: list[tuple[tuple[Word, ...], Reading]] = field(default_factory=list)
 
 
 class _Judge:
@@ -156,6 +159,13 @@ class _Judge:
                             if k < len(argv))
         found.unknown |= reading.unreadable or values[0] is None
         found.elevates |= reading.never is Opaque.ELEVATION
+        if not reading.known:
+            # It may run any of its later words as a command (`prlimit rm -rf src`).
+            for k in range(1, len(argv)):
+                word = argv[k].value
+                if word is not None and not word.startswith("-"):
+                    found.maybe.append(values[k:])
+                    found.maybe_commands.append((argv[k:], programs.read(values[k:])))
         if reading.inners and depth >= MAX_DEPTH:
             found.unknown = True
             return found
@@ -179,37 +189,51 @@ class _Judge:
                         opaque=opaque or command.opaque)
 
         forms = self.forms(command.argv)
-        asks_floor = False
+        decided = self.refused(forms) or self.asked(forms)
+        if decided is not None:
+            return part(*decided)
+        return self.by_allow_rules(command, part)
+
+    def refused(self, forms: _Forms) -> _Decided | None:
+        """The floor, a write the write rules deny, a deny rule (one that may match: ask)."""
         for words, reading in forms.commands:
-            effect = floor.delete_effect(words, reading, self.where, self.cwds, self.cwd_known)
-            if effect is Effect.DENY:
-                return part(Effect.DENY, _floor(floor.RM_ROOTS))
-            asks_floor |= effect is Effect.ASK
+            if floor.delete_effect(words, reading, self.where, self.cwds, self.cwd_known) is Effect.DENY:
+                return Effect.DENY, _floor(floor.RM_ROOTS), None
         for redirect in forms.writes:
             effect, provenance = self.redirect_effect(redirect)
             if effect is Effect.DENY:
-                return part(Effect.DENY, provenance)
+                return Effect.DENY, provenance, None
         argvs = forms.argvs or [(None,)]
         for item in self.rules.bucket("deny").for_argvs(argvs):
             found = loose_match(item.matcher, argvs)
-            if found is Match.YES:
-                return part(Effect.DENY, provenance_of(item))
-            if found is Match.MAYBE:
-                return part(Effect.ASK, provenance_of(item))
+            if found is not Match.NO:
+                return (Effect.DENY if found is Match.YES else Effect.ASK), provenance_of(item), None
+        return None
+
+    def asked(self, forms: _Forms) -> _Decided | None:
+        """What asks: a deny rule that may match what an unknown program runs, a command deny
+        rules cannot see, a word naming a denied path, a delete target only known when it runs,
+        an ask rule, elevation."""
+        if forms.maybe:
+            for item in self.rules.bucket("deny").for_argvs(forms.maybe):
+                if loose_match(item.matcher, forms.maybe) is not Match.NO:
+                    return Effect.ASK, provenance_of(item), None
         if forms.unknown and self.rules.deny:
-            return part(Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.RUNS_OTHER_COMMAND.value),
-                        Opaque.RUNS_OTHER_COMMAND)
+            return (Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.RUNS_OTHER_COMMAND.value),
+                    Opaque.RUNS_OTHER_COMMAND)
         asking = self.names_denied_path(forms)
         if asking is not None:
-            return part(Effect.ASK, asking)
-        if asks_floor:
-            return part(Effect.ASK, _floor(floor.RM_ROOTS, "target only known when it runs"))
+            return Effect.ASK, asking, None
+        if any(floor.delete_effect(words, reading, self.where, self.cwds, self.cwd_known) is not None
+               for words, reading in (*forms.commands, *forms.maybe_commands)):
+            return Effect.ASK, _floor(floor.RM_ROOTS, "target only known when it runs"), None
+        argvs = forms.argvs or [(None,)]
         for item in self.rules.bucket("ask").for_argvs(argvs):
             if loose_match(item.matcher, argvs) is not Match.NO:
-                return part(Effect.ASK, provenance_of(item))
+                return Effect.ASK, provenance_of(item), None
         if forms.elevates:
-            return part(Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.ELEVATION.value), Opaque.ELEVATION)
-        return self.by_allow_rules(command, part)
+            return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.ELEVATION.value), Opaque.ELEVATION
+        return None
 
     def by_allow_rules(self, command: Command, part: _PartMaker) -> Part:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
@@ -312,7 +336,7 @@ class _Judge:
         """Why to ask when a word may name a path a read/write deny rule (or the floor's own
         settings) covers: the program might read or write it."""
         for words, reading in forms.commands:
-            for word in words[1:]:
+            for word in (*words[1:], *(Word(v, v) for v in reading.values)):
                 if word.value is None:
                     folder = _glob_folder(word)
                     if folder is not None:
@@ -355,7 +379,8 @@ class _Judge:
                 return []
             value = str(self.where.home) + value[1:]
         elif "/" not in value and not value.startswith("."):
-            return []  # a plain word: not clearly a path
+            # A plain word names a path only if there is one by that name (a link, say).
+            return [Path(os.path.normpath(c / value)) for c in self.cwds if os.path.lexists(c / value)]
         if os.path.isabs(value):
             return [Path(os.path.normpath(value))]
         return [Path(os.path.normpath(c / value)) for c in self.cwds]
@@ -396,6 +421,9 @@ class _Judge:
         effect, provenance = self.redirect_effect(redirect)
         opaque = Opaque.DYNAMIC_ARGUMENT if redirect.target.value is None else None
         return Part(text=redirect.text, effect=effect, kind="redirect", provenance=provenance, opaque=opaque)
+
+
+_Decided = tuple[Effect, Provenance, Opaque | None]
 
 
 class _PartMaker(Protocol):

@@ -398,3 +398,49 @@ def test_without_bash_only_lines_of_plain_words_can_be_allowed(setup: Setup, mon
         assert any(p.opaque is Opaque.NOT_PLAIN_WORDS for p in found.parts)
     finally:
         command_shell.command_shell.cache_clear()
+
+
+# -- classes the red team's corpus (tests/agent/permissions/hostile) found -------------------------
+def test_a_subscript_in_a_variable_name_runs_code(setup: Setup) -> None:
+    setup.write_user_rules(_rules("printf **", "test **", "read **"))
+    assert _effect(setup, "printf '%s' x") is Effect.ALLOW
+    for line in ("printf -v 'a[$(touch M)]' x", "read 'a[`touch M`]' < a.txt", "test -v 'a[$(touch M)]'",
+                 "let 'x=$(touch M)'", "mapfile -C 'touch M' a < a.txt"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_program_writing_a_file_named_as_an_operand_is_judged_by_the_write_rules(setup: Setup) -> None:
+    setup.write_user_rules(_rules("uniq **", "tee **") + _rules("@workspace/out/**", tool="write"))
+    assert _effect(setup, "uniq a.txt") is Effect.ALLOW
+    assert _effect(setup, "uniq a.txt out/b.txt") is Effect.ALLOW
+    for line in ("uniq a.txt PWNED", "uniq -c a.txt ~/.bashrc", "uniq -- a.txt .envrc", "tee ~/.bashrc"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_git_read_commands_that_change_the_repository(setup: Setup) -> None:
+    setup.write_user_rules(_rules("git [branch|tag|remote|stash list|reflog] **"))
+    for line in ("git branch", "git branch -a", "git branch --list 'fix-*'", "git tag -l", "git remote -v",
+                 "git reflog -5", "git stash list"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("git branch PWNED", "git branch -D main", "git branch --copy main x", "git tag v9",
+                 "git remote add x https://example.com/x.git", "git reflog expire --all", "git stash list; git stash"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_option_values_and_links_that_name_a_denied_path(setup: Setup) -> None:
+    (setup.workspace / "link-home").symlink_to(setup.home)
+    setup.write_user_rules(_rules("grep **", "rg **") + _rules("~/.ssh/**", tool="read", effect="deny"))
+    assert _effect(setup, "grep -R KEY src") is Effect.ALLOW
+    for line in ("rg --file=link-home/.ssh/id_rsa a.txt", f"grep --file={setup.home}/.ssh/id_rsa a.txt",
+                 "grep -f~/.ssh/id_rsa a.txt", "grep --exclude-from=link-home/.ssh/id_rsa x a.txt",
+                 "grep -R KEY link-home"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_program_the_engine_does_not_know_may_run_its_words(setup: Setup) -> None:
+    setup.write_user_rules(_rules("**", effect="allow-in-sandbox") + _rules("rm **", effect="deny"))
+    for line in ("prlimit rm -rf src", "prlimit --nofile=256 rm -rf src", "setpriv rm -rf src"):
+        assert _effect(setup, line) is Effect.DENY, line
+    for line in ("some-new-wrapper rm -rf src", "some-new-wrapper --opt rm -rf ~"):
+        assert _effect(setup, line) is Effect.ASK, line
+    assert _effect(setup, "echo rm -rf src") is Effect.ALLOW_IN_SANDBOX  # echo is known: it runs nothing
