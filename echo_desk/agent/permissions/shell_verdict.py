@@ -58,6 +58,10 @@ READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/uran
 #: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
 MAX_DEPTH = 4
 _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
+#: Programs the floor reads (recursive deletes), and how many words of an unknown program's are
+#: looked at as a command it may run.
+_DELETERS = frozenset({"rm", "find", "rsync"})
+_MAYBE_WORDS = 32
 
 
 def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool = True,
@@ -142,6 +146,15 @@ class _Judge:
         self.cwds, self.cwd_known, self.cd_outside = _working_folders(analysis, where)
         self.path_denies = [c for c in (*rules.read, *rules.write)
                             if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+        #: The programs deny rules start with (``None``: one may start with any program).
+        heads: set[str] | None = set()
+        for item in rules.deny:
+            found = item.matcher.heads if isinstance(item.matcher, TokenPattern) else None
+            if found is None or heads is None:
+                heads = None
+            else:
+                heads |= found
+        self.deny_heads = heads
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
@@ -160,11 +173,15 @@ class _Judge:
         found.unknown |= reading.unreadable or values[0] is None
         found.elevates |= reading.never is Opaque.ELEVATION
         if not reading.known:
-            # It may run any of its later words as a command (`prlimit rm -rf src`).
-            for k in range(1, len(argv)):
-                word = argv[k].value
-                if word is not None and not word.startswith("-"):
+            # It may run any of its later words as a command (`prlimit rm -rf src`): those a deny
+            # rule or the floor could be about are looked at (the first few words).
+            for k in range(1, min(len(argv), _MAYBE_WORDS)):
+                word = programs.base(argv[k].value)
+                if word is None or word.startswith("-"):
+                    continue
+                if self.deny_heads is None or word in self.deny_heads:
                     found.maybe.append(values[k:])
+                if word in _DELETERS:
                     found.maybe_commands.append((argv[k:], programs.read(values[k:])))
         if reading.inners and depth >= MAX_DEPTH:
             found.unknown = True
@@ -335,8 +352,13 @@ class _Judge:
     def names_denied_path(self, forms: _Forms) -> Provenance | None:
         """Why to ask when a word may name a path a read/write deny rule (or the floor's own
         settings) covers: the program might read or write it."""
+        checked: set[tuple[str | None, str, bool]] = set()
         for words, reading in forms.commands:
             for word in (*words[1:], *(Word(v, v) for v in reading.values)):
+                key = (word.value, word.raw, reading.reads_only)
+                if key in checked:
+                    continue  # the same word again (`ls a a a …`)
+                checked.add(key)
                 if word.value is None:
                     folder = _glob_folder(word)
                     if folder is not None:
