@@ -55,6 +55,11 @@ class Bucket:
                 else:
                     self._two.setdefault((p[0], p[1]), []).append(i)
 
+    @property
+    def heads(self) -> frozenset[str] | None:
+        """The programs these rules start with (``None``: some rule may start with any)."""
+        return None if self._anywhere else frozenset(self._head)
+
     def for_argvs(self, argvs: Sequence[Sequence[str | None]]) -> list[Compiled]:
         """The rules that may match one of ``argvs`` (a command and its unwrapped forms)."""
         key = tuple((a[0], a[1] if len(a) > 1 else "\x00") if a else (None, None) for a in argvs)

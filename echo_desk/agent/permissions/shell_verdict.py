@@ -147,14 +147,7 @@ class _Judge:
         self.path_denies = [c for c in (*rules.read, *rules.write)
                             if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
         #: The programs deny rules start with (``None``: one may start with any program).
-        heads: set[str] | None = set()
-        for item in rules.deny:
-            found = item.matcher.heads if isinstance(item.matcher, TokenPattern) else None
-            if found is None or heads is None:
-                heads = None
-            else:
-                heads |= found
-        self.deny_heads = heads
+        self.deny_heads = rules.bucket("deny").heads
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
@@ -176,10 +169,11 @@ class _Judge:
             # It may run any of its later words as a command (`prlimit rm -rf src`): those a deny
             # rule or the floor could be about are looked at (the first few words).
             for k in range(1, min(len(argv), _MAYBE_WORDS)):
-                word = programs.base(argv[k].value)
-                if word is None or word.startswith("-"):
+                raw = argv[k].value
+                word = programs.base(raw)
+                if raw is None or word is None or raw.startswith("-"):
                     continue
-                if self.deny_heads is None or word in self.deny_heads:
+                if self.deny_heads is None or word in self.deny_heads or raw in self.deny_heads:
                     found.maybe.append(values[k:])
                 if word in _DELETERS:
                     found.maybe_commands.append((argv[k:], programs.read(values[k:])))
@@ -401,7 +395,10 @@ class _Judge:
                 return []
             value = str(self.where.home) + value[1:]
         elif "/" not in value and not value.startswith("."):
-            # A plain word names a path only if there is one by that name (a link, say).
+            # A plain word names a path only if there is one by that name (a link, say); that
+            # matters only to path deny rules.
+            if not self.path_denies:
+                return []
             return [Path(os.path.normpath(c / value)) for c in self.cwds if os.path.lexists(c / value)]
         if os.path.isabs(value):
             return [Path(os.path.normpath(value))]
