@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system libraries Qt needs (offscreen and on a real X display), a CJK font so
 # Chinese does not render as boxes, Xvfb for screenshots, GNU patch for the diff tests and
-# bubblewrap for the command sandbox (docs/sandbox.md).
+# bubblewrap for the command sandbox (docs/sandbox.md), bash (run_command's shell), and the shells
+# and tools the permission rules' tests and the hostile command corpus run.
 # As root on Debian/Ubuntu it runs apt-get; otherwise it prints the exact line to run.
 set -euo pipefail
 PKGS=(
@@ -12,6 +13,10 @@ PKGS=(
   postgresql   # the database tools' tests run a real server (initdb in a temp folder, loopback only)
   appstream desktop-file-utils   # tests/packaging validate the AppStream metainfo and the .desktop entry
   bubblewrap   # run_command's sandbox (bwrap); Fedora/Arch/openSUSE: package 'bubblewrap' too
+  bash   # run_command runs lines with bash (the grammar the permission rules parse)
+  # The hostile command corpus (tests/agent/permissions/hostile) runs each attack for real under
+  # bash and dash, through the wrappers and tools it abuses, and traces what ran with strace.
+  dash strace busybox ripgrep time util-linux bsdutils curl git make jq
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -8,6 +8,13 @@ import sys
 from importlib.abc import MetaPathFinder
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests draw the same examples in every run, so `make test` cannot pass or fail by luck;
+# random exploration is a separate job (HYPOTHESIS_PROFILE=explore, scripts/fuzz_shell_parser.py).
+hypothesis_settings.register_profile("deterministic", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 class _BlockQt(MetaPathFinder):

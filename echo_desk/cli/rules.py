@@ -150,6 +150,10 @@ def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
         # One argument is the line as typed; several are joined with spaces (as the shell passed them).
         verdict = engine.check_command(words[0] if len(words) == 1 else " ".join(words), workspace=workspace)
     out = verdict_json(verdict)
+    if args.path is None and args.url is None and args.mcp is None:
+        from echo_desk.sandbox.shell import command_shell
+
+        out["shell"] = command_shell().shown  # the shell whose grammar was checked runs the line
     if verdict.effect is Effect.ALLOW_IN_SANDBOX:
         from echo_desk import sandbox
 

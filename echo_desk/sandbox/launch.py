@@ -136,7 +136,7 @@ def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
 
 def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None, *,
             own_env: dict[str, str] | None = None, seccomp_file: Path | None = None,
-            relay_path: Path | None = None) -> Launch:
+            relay_path: Path | None = None, unset: tuple[str, ...] = ()) -> Launch:
     """Build the command line; opens the seccomp program descriptor (closed by ``close()``).
 
     ``env`` is filtered through the allow-list; ``own_env`` (e.g. an MCP server's configured
@@ -145,6 +145,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     (then ``pass_fds`` is empty). A proxied sandbox started that way also needs ``relay_path``:
     the Unix socket the proxy listens on, which the ``relay`` launcher connects to just before it
     becomes bwrap (outside the sandbox, so the seccomp rule against new Unix sockets holds inside).
+    ``unset``: variables the command never gets, whatever the settings add (a shell's start-up
+    file variables for ``run_command``).
     """
     writable = existing_real(spec.writable)
     if not writable:
@@ -156,6 +158,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     read_only = existing_real(p for w in writable for p in read_only_in(w))
     environment = allowed_environment(env, spec.extra_env_names)
     environment.update(own_env or {})
+    for name in unset:
+        environment.pop(name, None)
     environment["TMPDIR"] = "/tmp"
     environment["PWD"] = str(cwd)
 

@@ -45,7 +45,7 @@ from echo_desk.agent.permissions.model import (
     Suggestion,
     Verdict,
 )
-from echo_desk.agent.permissions.shell import analyse
+from echo_desk.agent.permissions.shell_verdict import covers_line, rule_catches, shell_verdict
 from echo_desk.agent.permissions.subjects import PathUse, Subject
 from echo_desk.agent.permissions.tokens import Match, PatternError, TokenPattern
 from echo_desk.agent.permissions.trust import TrustFile, TrustSnapshot, check_unchanged
@@ -281,7 +281,7 @@ class PermissionEngine:
         write_grants = tuple(c for tool, c in compiled_grants if tool == "write")
         rules = replace(base, grants=my_grants, write=tuple(base.write) + write_grants)
         if subject.family is Family.SHELL:
-            verdict = decide.shell_verdict(subject, rules, where)
+            verdict = shell_verdict(subject, rules, where)
         elif subject.family in (Family.READ, Family.WRITE):
             parts: list[Part] = []
             suggestions: list[Suggestion] = []
@@ -290,7 +290,7 @@ class PermissionEngine:
                                         where, text=use.raw)
                 parts.extend(v.parts)
                 suggestions.extend(self._path_suggestion(use, where))
-            verdict = decide._combine(parts, tuple(suggestions))
+            verdict = decide.combine(parts, tuple(suggestions))
         else:
             verdict = decide.simple_verdict(subject, rules)
         waiting = [c for n in names for c in index.untrusted.get(n, ()) if _speaks_for(c, subject.client)]
@@ -327,7 +327,7 @@ class PermissionEngine:
                                 write=base.write, read=base.read)
 
         if subject.family is Family.SHELL:
-            said = decide.shell_verdict(subject, trial_of(rules, waiting), where, suggest=False).effect
+            said = shell_verdict(subject, trial_of(rules, waiting), where, suggest=False).effect
             return said is not None and said.allows
         if subject.family in (Family.READ, Family.WRITE):
             return all(
@@ -394,14 +394,9 @@ class PermissionEngine:
         rule = item.rule
         effect = rule.effect if rule else Effect.ALLOW
         if family is Family.SHELL:
-            analysis = analyse(example)
-            if effect.allows:
-                if not analysis.allowable or not analysis.commands:
-                    return False
-                return all(c.transparent or decide._allowed_by([w.value for w in c.argv], [item]) is not None
-                           for c in analysis.commands)
-            return any(decide.loose_match(matcher, [w.value for w in c.argv]) is not Match.NO
-                       for c in analysis.commands)
+            where = floor.Where(cwd=EXAMPLE_WORKSPACE, home=self.home, workspaces=(EXAMPLE_WORKSPACE,),
+                                protected=self.protected_dirs)
+            return covers_line(item, example, where) if effect.allows else rule_catches(item, example, where)
         if family in (Family.READ, Family.WRITE):
             if matcher is None:
                 return True

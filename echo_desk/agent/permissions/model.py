@@ -232,9 +232,16 @@ class Opaque(enum.StrEnum):
     UNSAFE_ASSIGNMENT = "unsafe_assignment"  # VAR=… not on the safe list
     CD_OUTSIDE = "cd_outside"
     ELEVATION = "elevation"  # sudo, doas, su, ssh, env -S: never unwrapped
-    DANGEROUS_OPTION = "dangerous_option"  # (informational: matched only if a rule names it)
+    DANGEROUS_OPTION = "dangerous_option"  # runs, writes or reads code: covered only by a rule naming it
     DYNAMIC_ARGUMENT = "dynamic_argument"  # $x, $(…), globs, braces: the words are not known before it runs
     UNSUPPORTED = "unsupported"  # a construct the collector does not understand
+    COMPOUND = "compound"  # a subshell, group, loop, if/case, [[ ]], (( )): only plain commands are allowed
+    BACKGROUND = "background"  # `&` runs a command in the background
+    GLOB_OPTION = "glob_option"  # a glob that can expand to an option (`*.py` matches a file named `-rf.py`)
+    HEREDOC = "heredoc"  # a here-document whose text is expanded when it runs
+    UNSUPPORTED_CHARACTER = "unsupported_character"  # a control character, or one outside the BMP
+    NOT_PLAIN_WORDS = "not_plain_words"  # bash is missing: /bin/sh runs it, and only plain words are allowed
+    RUNS_OTHER_COMMAND = "runs_other_command"  # a wrapper whose command cannot be read (env -S, sh script.sh)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,190 +1,318 @@
-"""What particular programs do with their options: the options that run other programs or
-write files (never matched by an allow unless the rule names them), and the wrappers that run
-their argument as a command (unwrapped to match deny rules).
+"""What a program does with its arguments, read as the program reads them (``read(argv)``):
+
+- the options a rule's ``**`` never covers (``Reading.flags``): those that run a program, write
+  a file, read code or change configuration, and — for programs that have such options — any
+  option the engine does not know; a rule covers them only by naming them;
+- the commands it runs (``Reading.inners``): wrappers (``env``, ``timeout``, ``xargs``, ``find
+  -exec``, ``sudo``, ``bash -c``, ``flock -c``, ``watch``…) are unwrapped, so deny rules see the
+  inner command and an allow needs a rule for the wrapper *and* for what it runs;
+- spellings of the same command for deny rules (``/bin/rm`` is ``rm``, ``sort --o=F`` is
+  ``sort -o F``, ``git -C . push`` is ``git push``);
+- programs that are never allowed by a rule (``eval``, ``source``, ``sudo``…).
+
+Option tables are data (``program_options``, ``git_options``); this module is how they are read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable
+from functools import lru_cache
 
-Argv = Sequence[str | None]
+from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.git_reading import git_reading
+from echo_desk.agent.permissions.interpreters import PYTHON, interpreter, pytest_reading, python_reading
+from echo_desk.agent.permissions.model import Opaque
+from echo_desk.agent.permissions.options import Does, OptionSet, read_options
+from echo_desk.agent.permissions.program_scripts import awk_is_harmless, sed_is_harmless
+from echo_desk.agent.permissions.reading import (
+    Argv,
+    Flag,
+    Inner,
+    Reading,
+    flags_of,
+    read_generic,
+    spellings_of,
+    with_changes,
+)
+from echo_desk.agent.permissions.wrappers import (
+    ELEVATORS,
+    PACKAGE_MANAGERS,
+    RUNNER_OPTIONS,
+    RUNNERS,
+    SHELLS,
+    WRAPPERS,
+    Wrapper,
+    command_reading,
+    env_reading,
+    flock_reading,
+    runner,
+    script_reading,
+    shell_reading,
+    ssh_reading,
+    su_reading,
+    watch_reading,
+    wrapper_reading,
+    xargs_reading,
+)
+from echo_desk.sandbox.shell import Grammar
 
-#: Wrappers that add nothing dangerous: ``timeout 5 git status`` is allowed when ``git status``
-#: is (the wrapper never makes an allow broader: the inner command needs its own allow).
-BENIGN_WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "command", "stdbuf", "ionice", "setsid"})
-#: Options of a wrapper that take a value (so the command starts after it).
-_WRAPPER_VALUE_OPTIONS = {
-    "timeout": {"-s", "--signal", "-k", "--kill-after"},
-    "nice": {"-n", "--adjustment"},
-    "ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid"},
-    "stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
-    "env": {"-u", "--unset", "-C", "--chdir"},
-    "xargs": {"-I", "-i", "-n", "-L", "-l", "-P", "-s", "-d", "-E", "-e", "-a", "--arg-file", "--delimiter",
-              "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"},
-    "command": set(),
-    "time": {"-f", "--format", "-o", "--output"},
-}
-#: Wrappers whose first non-option argument is a value, not the command (``timeout 5 cmd``).
-_WRAPPER_LEADING_VALUE = {"timeout": 1}
+__all__ = ["ELEVATORS", "SHELLS", "Argv", "Flag", "Inner", "Reading", "base", "read"]
 
-_SED_EXECUTES = re.compile(r"(^|[;\n{}])\s*[0-9,$/!]*\s*[ewW]\b|/[gpIiMm0-9]*[ewW]")
+#: Run text as shell code, or change how later commands are found or read: never allowed.
+EVALUATORS = frozenset({"eval", "source", ".", "trap", "alias", "unalias", "enable", "shopt", "hash", "fc", "coproc",
+                        "bind", "complete", "compgen"})
 
 
 def base(program: str | None) -> str | None:
-    """``/usr/bin/git`` → ``git`` (for deny matching: a path does not escape a deny)."""
+    """``/usr/bin/git`` → ``git`` (a path does not escape a deny)."""
     if program is None:
         return None
     return program.rsplit("/", 1)[-1]
 
 
-def unwrap(argv: Argv) -> tuple[str, list[str | None]] | None:
-    """``(wrapper, inner argv)`` when ``argv`` runs a known wrapper with a command, else None.
-    ``env VAR=x cmd`` unwraps to ``cmd``."""
-    if not argv or argv[0] is None:
-        return None
-    wrapper = base(argv[0])
-    if wrapper not in _WRAPPER_VALUE_OPTIONS and wrapper not in ("nohup", "exec", "setsid", "unbuffer",
-                                                                 "chronic", "caffeinate"):
-        return None
-    assert wrapper is not None
-    takes_value = _WRAPPER_VALUE_OPTIONS.get(wrapper, set())
-    leading = _WRAPPER_LEADING_VALUE.get(wrapper, 0)
+@lru_cache(maxsize=4096)
+def read(argv: Argv) -> Reading:
+    """How ``argv``'s program reads it (see the module doc). Never raises."""
+    reading = _read(argv)
+    values = _option_values(argv, reading.program)
+    if values:
+        reading = with_changes(reading, values=values)
+    if reading.program in table.READS_ONLY and not (reading.flags or reading.inners or reading.writes):
+        return with_changes(reading, reads_only=True)
+    return reading
+
+
+def _option_values(argv: Argv, program: str) -> tuple[str, ...]:
+    """The values of ``argv``'s options, read with the program's table where there is one
+    (``-fPATH``), else from ``--name=value`` words."""
+    spec = _VALUE_TABLES.get(program)
+    if spec is not None:
+        parsed = read_options(argv[1:], spec)
+        return tuple(s.value for s in parsed.seen if s.value)
+    return tuple(w.partition("=")[2] for w in argv[1:] if w and w.startswith("--") and "=" in w)
+
+
+def _read(argv: Argv) -> Reading:
+    program = base(argv[0]) if argv else None
+    if not program:
+        return Reading(program="", unreadable=True)
+    if program in SHELLS:
+        return shell_reading(argv, program)
+    if PYTHON.fullmatch(program):
+        return python_reading(argv, program)
+    reader = _READERS.get(program)
+    if reader is not None:
+        return reader(argv, program)
+    spec = _TABLES.get(program)
+    if spec is not None:
+        return read_generic(argv, spec, program)
+    wrapper = WRAPPERS.get(program)
+    if wrapper is not None:
+        return wrapper_reading(argv, program, wrapper)
+    if program in EVALUATORS:
+        inner = (Inner(line=" ".join(a for a in argv[1:] if a is not None), grammar=Grammar.BASH),) \
+            if program in ("eval", "trap") and argv[1:] and all(a is not None for a in argv[1:]) else ()
+        return Reading(program, inners=inner, never=Opaque.EVAL)
+    if program in table.NAME_BUILTINS:
+        return _names(argv, program)
+    return Reading(program, known=program in table.READS_ONLY)
+
+
+# -- programs with scripts, output operands and odd parsers ----------------------------------------
+def _sed(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], table.SED)
+    found = flags_of(parsed, table.SED)
+    scripts = [(s.token, s.value) for s in parsed.seen if s.option is not None and s.option.does is Does.SCRIPT]
+    from_file = any(s.option is not None and s.option.does is Does.READS_CODE for s in parsed.seen)
+    if not scripts and not from_file:
+        first = parsed.operands[0][1] if parsed.operands else None
+        scripts = [(first or "", first)]
+    texts = [v for _, v in scripts]
+    if any(v is None for v in texts) or not all(sed_is_harmless(v or "") for v in texts) \
+            or not sed_is_harmless("\n".join(v or "" for v in texts)):
+        for token, text in scripts:
+            found.append(Flag(frozenset({token, text or ""} - {""}), token, Does.RUNS))
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+
+
+def _awk(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], table.AWK)
+    found = flags_of(parsed, table.AWK)
+    texts = [(s.token, s.value) for s in parsed.seen if s.option is not None and s.option.does is Does.SCRIPT]
+    from_file = any(s.option is not None and s.option.does is Does.READS_CODE for s in parsed.seen)
+    rest = parsed.rest
+    if not texts and not from_file:
+        text = argv[1 + rest] if rest is not None else None
+        texts = [(text or "", text)]
+    for token, text in texts:
+        if text is None or not awk_is_harmless(text):
+            found.append(Flag(frozenset({token, text or ""} - {""}), token, Does.RUNS))
+    return Reading(program, flags=tuple(found))
+
+
+def _find(argv: Argv, program: str) -> Reading:
+    found: list[Flag] = []
+    inners: list[Inner] = []
+    n = len(argv)
     i = 1
-    while i < len(argv):
+    while (i < n and argv[i] in table.FIND_GLOBAL) or (i < n and (argv[i] or "").startswith(("-O", "-D"))):
+        i += 2 if argv[i] == "-D" else 1
+    starts: list[int] = []
+    while i < n and not ((argv[i] or "x").startswith("-") or argv[i] in ("(", "!", ")", ",")):
+        starts.append(i)
+        i += 1
+    deletes = False
+    while i < n:
         token = argv[i]
         if token is None:
-            return None
-        if token == "--":
+            found.append(Flag(frozenset(), "", None))
             i += 1
-            break
-        if token.startswith("-") and len(token) > 1:
-            i += 2 if token in takes_value else 1
-            continue
-        if wrapper == "env" and "=" in token:
+        elif token in table.FIND_NONE:
             i += 1
-            continue
-        if leading:
-            leading -= 1
+        elif token in table.FIND_ONE or re.fullmatch(r"-newer[aBcmt][aBcmt]", token):
+            i += 2
+        elif token in table.FIND_WRITES:
+            found.append(Flag(frozenset({token}), token, Does.WRITES))
+            deletes = deletes or token == "-delete"
+            i += 1 + table.FIND_WRITES[token]
+        elif token in table.FIND_RUNS:
+            end = next((k for k in range(i + 1, n) if argv[k] in (";", "+")), None)
+            found.append(Flag(frozenset({token}), token, Does.RUNS))
+            if end is None:
+                return Reading(program, flags=tuple(found), inners=tuple(inners), unreadable=True)
+            inners.append(Inner(start=i + 1, end=end, placeholder="{}"))
+            i = end + 1
+        else:
+            found.append(Flag(frozenset({token}), token, None))
             i += 1
-            continue
-        break
-    inner = list(argv[i:])
-    return (wrapper, inner) if inner else None
+    return Reading(program, flags=tuple(found), inners=tuple(inners), deletes=tuple(starts) if deletes else (),
+                   deletes_here=deletes and not starts)
 
 
-def dangerous(argv: Argv) -> list[tuple[str, str]] | None:
-    """The options in ``argv`` that run other programs or write files, as ``(key, token)``
-    pairs an allow rule must name; ``None`` when it cannot be told (a run-time token where such
-    an option could hide, a ``sed`` script that runs commands)."""
-    if not argv or argv[0] is None:
-        return None
-    program = argv[0]
+def _tar(argv: Argv, program: str) -> Reading:
     args = list(argv[1:])
-    check = _CHECKS.get(program)
-    if check is None:
-        return []
-    if any(a is None for a in args):
-        return None
-    return check([a for a in args if a is not None])
+    if args and args[0] is not None and not args[0].startswith("-"):
+        # Old style: `tar tvf a.tar` is `tar -t -v -f a.tar`.
+        letters, rest = args[0], args[1:]
+        new: list[str | None] = []
+        for letter in letters:
+            new.append("-" + letter)
+            if letter in table.TAR_OLD_STYLE_VALUES and rest:
+                new.append(rest.pop(0))
+        args = [*new, *rest]
+    reading = read_generic((argv[0], *args), table.TAR, program)
+    return with_changes(reading, spellings=(*reading.spellings, (argv[0], *args)))
 
 
-def _git(args: list[str]) -> list[tuple[str, str]] | None:
-    found: list[tuple[str, str]] = []
-    for a in args:
-        for key in ("--exec-path", "--upload-pack", "--receive-pack", "--config-env", "--output", "--ext-diff",
-                    "--textconv", "--extcmd", "--tool", "--run"):
-            if a == key or a.startswith(key + "="):
-                found.append((key, a))
-        if a == "-c" or (a.startswith("-c") and "=" in a) or a == "-u":
-            found.append((a[:2], a))
-    return found
+def _rm(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], table.RM)
+    recursive = any(s.option is not None and "--recursive" in s.option.names for s in parsed.seen)
+    operands = tuple(1 + i for i, _ in parsed.operands)
+    dynamic = any(v is None for _, v in parsed.operands)
+    return Reading(program, spellings=spellings_of(argv, parsed), deletes=operands if recursive or dynamic else (),
+                   maybe_recursive=dynamic and not recursive)
 
 
-def _npm(args: list[str]) -> list[tuple[str, str]] | None:
-    found: list[tuple[str, str]] = []
-    for a in args:
-        for key in ("--script-shell", "--prefix", "--userconfig", "--globalconfig", "--node-options", "-C"):
-            if a == key or a.startswith(key + "="):
-                found.append((key, a))
-    return found
+def _rsync(argv: Argv, program: str) -> Reading:
+    """rsync's ``--delete`` empties what of the destination the source lacks: a recursive delete."""
+    parsed = read_options(argv[1:], table.RSYNC)
+    deleting = any(s.option is not None and any(n.startswith("--delete") for n in s.option.names)
+                   for s in parsed.seen)
+    destination = (1 + parsed.operands[-1][0],) if deleting and len(parsed.operands) > 1 else ()
+    return Reading(program, flags=tuple(flags_of(parsed, table.RSYNC)), spellings=spellings_of(argv, parsed),
+                   deletes=destination)
 
 
-def _sed(args: list[str]) -> list[tuple[str, str]] | None:
-    found: list[tuple[str, str]] = []
-    for a in args:
-        if a.startswith("--in-place") or (a.startswith("-") and not a.startswith("--") and "i" in a):
-            found.append(("-i", a))
-        if a.startswith(("-f", "--file")):
-            return None  # a script file we cannot see
-    scripts = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
-    if not scripts:
-        scripts = [a for a in args if not a.startswith("-")][:1]
-    if any(_SED_EXECUTES.search(s) for s in scripts):
-        return None  # the e/w commands run or write
-    return found
+def _uniq(argv: Argv, program: str) -> Reading:
+    """``uniq [INPUT [OUTPUT]]``: the second file is written."""
+    parsed = read_options(argv[1:], table.UNIQ)
+    output = (1 + parsed.operands[1][0],) if len(parsed.operands) > 1 else ()
+    return Reading(program, flags=tuple(flags_of(parsed, table.UNIQ)), writes=output,
+                   spellings=spellings_of(argv, parsed))
 
 
-def _sort(args: list[str]) -> list[tuple[str, str]] | None:
-    found: list[tuple[str, str]] = []
-    for a in args:
-        if a.startswith("--output") or a.startswith("--compress-program"):
-            found.append((a.split("=")[0], a))
-        elif a.startswith("-") and not a.startswith("--") and "o" in a:
-            found.append(("-o", a))
-    return found
+def _names(argv: Argv, program: str) -> Reading:
+    """bash builtins that take variable names: an array subscript in one is evaluated, so a word
+    with ``[`` and an expansion in it runs code (``printf -v 'a[$(cmd)]'``); ``let`` evaluates
+    all its words; ``mapfile -C`` runs a callback."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))
+        elif any(c in word for c in "$`") and ("[" in word or program == "let"):
+            found.append(Flag(frozenset({word}), word, Does.RUNS))
+        elif program in ("mapfile", "readarray") and word.startswith("-") and "C" in word:
+            found.append(Flag(frozenset({word}), word, Does.RUNS))
+    return Reading(program, flags=tuple(found), reads_only=not found and program in ("printf", "test", "["))
 
 
-def _find(args: list[str]) -> list[tuple[str, str]] | None:
-    keys = {"-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
-    return [(a, a) for a in args if a in keys]
+def _tee(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], table.TEE)
+    return Reading(program, flags=tuple(flags_of(parsed, table.TEE)), writes=tuple(1 + i for i, _ in parsed.operands))
 
 
-def _xargs(args: list[str]) -> list[tuple[str, str]] | None:
-    inner = unwrap(["xargs", *args])
-    if inner is None:
-        return []
-    command = inner[1][0]
-    return [(command or "", command or "")]
+def _curl(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], table.CURL)
+    found = flags_of(parsed, table.CURL)
+    for seen in parsed.seen:
+        if seen.option is None or not set(seen.option.names) & table.CURL_FILE_VALUES or seen.value is None:
+            continue
+        value = seen.value
+        if value.startswith(("@", "<")) or "=@" in value or "=<" in value or "%output{" in value:
+            found.append(Flag(frozenset({seen.token, value}), seen.token, Does.WRITES))
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
 
 
-def _tee(args: list[str]) -> list[tuple[str, str]] | None:
-    return [(a, a) for a in args if not a.startswith("-") and a != "/dev/null"]
+def _make(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], table.MAKE)
+    found = flags_of(parsed, table.MAKE)
+    for _i, value in parsed.operands:
+        if value is not None and "=" in value:  # `make CC=./evil`: a variable the recipes run
+            found.append(Flag(frozenset({value, value.split("=")[0] + "=*"}), value, Does.CONFIG))
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
 
 
-def _code_flags(args: list[str]) -> list[tuple[str, str]] | None:
-    return [(a, a) for a in args if a in ("-c", "-e", "--eval", "-E", "-r", "-p", "--print", "-m")]
+
+def _set(argv: Argv, program: str) -> Reading:
+    found: list[Flag] = []
+    i = 1
+    while i < len(argv):
+        token = argv[i] or ""
+        if token == "--" or not token.startswith(("-", "+")):
+            break
+        if token in ("-o", "+o"):
+            value = argv[i + 1] if i + 1 < len(argv) else None
+            if value is not None and value not in table.SET_SAFE_NAMES:
+                found.append(Flag(frozenset({token}), token, Does.CONFIG))
+            i += 2
+            continue
+        if token[0] == "-" and any(c not in table.SET_SAFE for c in token[1:]):
+            found.append(Flag(frozenset({token}), token, Does.CONFIG))
+        i += 1
+    return Reading(program, flags=tuple(found))
 
 
-def _awk(args: list[str]) -> list[tuple[str, str]] | None:
-    if any("system" in a or "|" in a or ">" in a or "getline" in a for a in args):
-        return None
-    return [(a, a) for a in args if a.startswith("-f")]
-
-
-def _tar(args: list[str]) -> list[tuple[str, str]] | None:
-    keys = ("--to-command", "--checkpoint-action", "--use-compress-program", "--rsh-command", "--info-script",
-            "--new-volume-script")
-    found = [(a.split("=")[0], a) for a in args if a.startswith(keys)]
-    found += [(a, a) for a in args if a in ("-I", "-F")]
-    return found
-
-
-def _rsync(args: list[str]) -> list[tuple[str, str]] | None:
-    return [(a.split("=")[0], a) for a in args if a == "-e" or a.startswith(("--rsh", "--rsync-path"))]
-
-
-def _curl(args: list[str]) -> list[tuple[str, str]] | None:
-    keys = ("--output", "--remote-name", "--config", "--output-dir", "--dump-header", "--trace", "--upload-file")
-    found = [(a.split("=")[0], a) for a in args if a.startswith(keys)]
-    found += [(a, a) for a in args if a in ("-o", "-O", "-K", "-D", "-T")]
-    return found
-
-
-_CHECKS = {
-    "git": _git, "npm": _npm, "npx": _npm, "pnpm": _npm, "yarn": _npm,
-    "sed": _sed, "gsed": _sed, "sort": _sort, "find": _find, "xargs": _xargs, "tee": _tee,
-    "python": _code_flags, "python3": _code_flags, "node": _code_flags, "perl": _code_flags,
-    "ruby": _code_flags, "php": _code_flags,
-    "awk": _awk, "gawk": _awk, "mawk": _awk, "tar": _tar, "rsync": _rsync, "curl": _curl,
+_READERS: dict[str, Callable[[Argv, str], Reading]] = {
+    "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
+    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
+    "pytest": pytest_reading, "py.test": pytest_reading, "env": env_reading, "xargs": xargs_reading,
+    "set": _set, "command": command_reading, "flock": flock_reading, "script": script_reading,
+    "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
+    "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
+    "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
+    "ruby": interpreter(table.RUBY, frozenset({"-e"})),
+    "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
+    **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
+       for name, subs in RUNNERS.items()},
+}
+_TABLES: dict[str, OptionSet] = {
+    "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
+    "file": table.FILE, "date": table.DATE,
+}
+#: Tables to read option values with (words that may name files), by program.
+_VALUE_TABLES: dict[str, OptionSet] = {
+    **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
+    "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE,
+    "pytest": table.PYTEST,
 }

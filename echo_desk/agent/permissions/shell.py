@@ -1,20 +1,30 @@
-"""Every command a shell line would run, from a real bash grammar (tree-sitter-bash).
+"""A shell line as the rules see it: every command it would run, and whether it is *plain*.
 
-``analyse(line)`` walks the syntax tree and collects each simple command — in pipelines, lists
-(``&&``, ``||``, ``;``, ``&``, newlines), ``$(…)``, backticks, ``<(…)``/``>(…)``, subshells,
-``{ …; }``, loop/if/case bodies, here-document substitutions, and ``bash|sh|zsh -c '<literal>'``
-(parsed again, recursively) — with its words unquoted (``-e"x"ec`` is ``-exec``) and every
-redirection target. Words whose value is only known when the line runs (``$x``, ``$(…)``, globs,
-brace expansions, ``$'…'``) are kept as *dynamic* (``Word.value is None``).
+``analyse(line)`` parses the line with a bash grammar (tree-sitter-bash) and
 
-Whatever the walker does not fully understand marks the command (or the whole line) *opaque*
-(``Opaque``): no allow rule may apply to it. That is the safety argument: an allow needs every
-part to be understood and matched; anything unknown falls back to asking.
+- **collects** every command anywhere in the tree — in pipelines and lists, ``$(…)``, backticks,
+  process substitutions, loop/if/case bodies, functions, what follows a here-document on its
+  line — with its words unquoted (``-e"x"ec`` is ``-exec``; a word only known when the line runs
+  is ``None``) and every redirection. Deny and floor rules are checked against all of them.
+- decides whether the line is **plain**: every node of the tree is of a kind this module handles
+  explicitly (words, quoted strings without expansions, ``&& || ; |`` and newlines, comments,
+  redirections to literal files, descriptor duplication, here-documents whose text is not
+  expanded), and an independent reader of that small grammar (``plain.split_plain``) reads the
+  very same commands. Anything else — an expansion, a compound command, a glob that can become
+  an option, ``&``, a node or child the walker does not know, the two readings differing — makes
+  the line *opaque* (``Analysis.opaque``): no allow rule or grant can apply to it.
+
+The parser never sees a character outside printable ASCII: each is replaced by a placeholder
+that bash also reads as an ordinary word character (``%``), and the words are cut from the
+original line. tree-sitter-bash 0.25.1 can crash the process on some 4-byte characters (its
+issue #337) and its scanner misreads others; a line with a character outside the Basic
+Multilingual Plane, or a control character, is opaque besides.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -22,35 +32,27 @@ import tree_sitter
 import tree_sitter_bash
 
 from echo_desk.agent.permissions.model import Opaque
+from echo_desk.agent.permissions.plain import NotPlain, PlainCommand, split_plain
+from echo_desk.sandbox.shell import Grammar
 
 #: Longer lines are never allowed by a rule (and not parsed).
 MAX_COMMAND_CHARS = 10_000
-#: ``bash -c`` inside ``bash -c``…: deeper nesting is opaque.
-MAX_NESTING = 4
 
-#: Environment assignments that change no program's behaviour in a way that runs other code.
-SAFE_ASSIGNMENTS = frozenset({
+#: ``NAME=value`` prefixes that change no program's behaviour in a way that runs other code;
+#: their value must be made of harmless characters too (no paths: ``LC_ALL=../x`` loads files).
+INERT_ASSIGNMENTS = frozenset({
     "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME",
-    "TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "TERM", "COLUMNS", "LINES", "CI",
+    "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "COLUMNS", "LINES", "CI", "TZ",
     "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "RUST_BACKTRACE",
 })
-#: Never unwrapped: what they run is another person's (or machine's) business. Always ask.
-ELEVATORS = frozenset({"sudo", "doas", "su", "ssh", "pkexec", "runuser", "run0", "machinectl", "chroot", "nsenter"})
-#: Run a string as shell code: never understood.
-EVALUATORS = frozenset({"eval", "source", ".", "trap", "alias", "builtin", "enable", "coproc", "fc"})
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "busybox"})
-#: Wrappers that run their argument as a command (unwrapped for deny matching).
-WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "command", "env", "stdbuf", "xargs", "exec", "ionice",
-                      "setsid", "unbuffer", "caffeinate", "chronic"})
+_INERT_VALUE = re.compile(r"[A-Za-z0-9_.,:@%+-]*")
+#: Characters bash reads as ordinary word characters but the parser must not see.
+_PLACEHOLDER = "%"
+_REFUSED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\U00010000-\U0010ffff]")
 
-_STATEMENT_CONTAINERS = frozenset({
-    "program", "list", "pipeline", "compound_statement", "subshell", "do_group", "if_statement",
-    "elif_clause", "else_clause", "while_statement", "for_statement", "c_style_for_statement",
-    "case_statement", "case_item", "negated_command", "redirected_statement",
-})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+_GLOB = "*?["
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +75,12 @@ class Redirect:
 @dataclass(frozen=True, kw_only=True)
 class Command:
     """One simple command that would run. ``argv`` includes the program name; ``assignments``
-    are ``VAR=value`` prefixes (names); ``opaque`` says why no allow may apply to it."""
+    are the names of its ``VAR=value`` prefixes; ``opaque`` says why no allow may apply to it."""
 
     argv: tuple[Word, ...]
     text: str
     assignments: tuple[str, ...] = ()
     opaque: Opaque | None = None
-    #: Set for ``bash -c '<literal>'`` and ``cd`` inside the workspace: the command itself
-    #: needs no allow rule (its inner commands, collected separately, do).
-    transparent: bool = False
 
     @property
     def program(self) -> str | None:
@@ -90,19 +89,28 @@ class Command:
 
 @dataclass(kw_only=True)
 class Analysis:
-    """What ``analyse`` found: every command, every redirection, and whether the line as a
-    whole is opaque (parse error, too long) — then ``commands`` may be incomplete."""
+    """What ``analyse`` found: every command and redirection, and whether the line as a whole
+    is opaque (then an allow never applies; ``commands`` still holds what could be collected)."""
 
     line: str
+    grammar: Grammar = Grammar.BASH
     commands: list[Command] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     opaque: Opaque | None = None
-    changes_directory: bool = False
 
     @property
     def allowable(self) -> bool:
-        """No part of the line keeps an allow rule from applying (each command still needs its rule)."""
+        """Plain: nothing keeps an allow rule from applying (each command still needs its rule)."""
         return self.opaque is None and all(c.opaque is None for c in self.commands)
+
+    @property
+    def changes_directory(self) -> bool:
+        return any(c.program in ("cd", "pushd", "popd") for c in self.commands)
+
+
+def inert_value(value: str) -> bool:
+    """Whether an assignment's value is made of harmless characters (no path, no expansion)."""
+    return _INERT_VALUE.fullmatch(value) is not None
 
 
 @lru_cache(maxsize=1)
@@ -110,235 +118,413 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def analyse(line: str, *, depth: int = 0) -> Analysis:
-    """Collect every command ``line`` would run. Never raises."""
-    result = Analysis(line=line)
+def refused_characters(line: str) -> Opaque | None:
+    """Why the characters of ``line`` alone make it opaque: a NUL, another control character
+    (bash and the parser may read them differently), a surrogate or a character outside the
+    Basic Multilingual Plane."""
+    return Opaque.UNSUPPORTED_CHARACTER if _REFUSED.search(line) else None
+
+
+def parser_text(line: str) -> bytes:
+    """``line`` as the parser sees it: printable ASCII, tabs and newlines kept, every other
+    character one placeholder byte (so a byte offset in the tree is a character offset here)."""
+    if line.isascii() and line.isprintable():
+        return line.encode("ascii")
+    return "".join(ch if ch in "\t\n" or " " <= ch <= "~" else _PLACEHOLDER for ch in line).encode("ascii")
+
+
+def analyse(line: str, *, grammar: Grammar = Grammar.BASH) -> Analysis:
+    """Every command ``line`` would run, and whether it is plain. Never raises."""
+    result = Analysis(line=line, grammar=grammar)
     if len(line) > MAX_COMMAND_CHARS:
         result.opaque = Opaque.TOO_LONG
         return result
-    if "\x00" in line:
+    tree = _parser().parse(parser_text(line))
+    root = tree.root_node
+
+    def text(node: tree_sitter.Node) -> str:
+        return line[node.start_byte:node.end_byte]
+
+    _collect(root, text, result)
+    as_parsed = Analysis(line=line, grammar=grammar, commands=list(result.commands), redirects=list(result.redirects))
+    try:
+        plain: list[PlainCommand] | NotPlain = split_plain(line, posix=grammar is Grammar.POSIX)
+    except NotPlain as exc:
+        plain = exc
+    _collect_other_readings(line, grammar, result, plain)
+    result.opaque = refused_characters(line)
+    if result.opaque is None and root.has_error:
         result.opaque = Opaque.PARSE_ERROR
-        return result
-    data = line.encode("utf-8", "surrogatepass")
-    tree = _parser().parse(data)
-    if tree.root_node.has_error:
-        result.opaque = Opaque.PARSE_ERROR
-    _Walker(result, depth).statement(tree.root_node)
+    if result.opaque is None:
+        result.opaque = _Strict(text).program(root)
+    if result.opaque is None:
+        result.opaque = _same_as_plain_reading(plain, as_parsed)
     return result
 
 
-def _text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+# -- collecting every command --------------------------------------------------------------------
+def _collect(root: tree_sitter.Node, text: Callable[[tree_sitter.Node], str], result: Analysis) -> None:
+    """Every ``command`` (and declaration) node anywhere below ``root``, in source order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "command":
+            result.commands.append(_command(node, text))
+        elif kind in ("declaration_command", "unset_command"):
+            argv = tuple(Word(text(c), text(c)) if not c.is_named else Word(_static_value(c, text), text(c))
+                         for c in node.children if c.type != "comment")
+            result.commands.append(Command(argv=argv, text=text(node), opaque=Opaque.UNSAFE_ASSIGNMENT))
+        elif kind == "file_redirect":
+            redirect = _file_redirect(node, text)
+            if redirect is not None:
+                result.redirects.append(redirect)
+        elif kind == "heredoc_body" and "`" in text(node) and not _quoted_heredoc(node, text):
+            # The grammar does not look for backticks in a here-document's text; bash runs them.
+            for inner in _backticks(text(node)):
+                result.commands.extend(analyse(inner).commands)
+        stack.extend(reversed(node.children))
 
 
-class _Walker:
-    def __init__(self, result: Analysis, depth: int) -> None:
-        self.result = result
-        self.depth = depth
+def _quoted_heredoc(body: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> bool:
+    """Whether a here-document's delimiter is quoted (then its text is literal)."""
+    parent = body.parent
+    start = next((c for c in parent.children if c.type == "heredoc_start"), None) if parent is not None else None
+    return start is not None and any(q in text(start) for q in "'\"\\")
 
-    # -- statements -------------------------------------------------------------------------
+
+def _backticks(text: str) -> list[str]:
+    """The commands between unescaped backticks of a text (for deny rules only)."""
+    found: list[str] = []
+    start: int | None = None
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`":
+            if start is None:
+                start = i + 1
+            else:
+                found.append(text[start:i])
+                start = None
+        i += 1
+    return found
+
+
+def _collect_other_readings(line: str, grammar: Grammar, result: Analysis,
+                            plain: list[PlainCommand] | NotPlain) -> None:
+    """Deny and floor rules see the commands of every reading: bash joins ``\\``-newline
+    continuations before it reads words (``r\\<newline>m`` is ``rm``), and it ends a command
+    at an unquoted newline where tree-sitter may not (``ls`` newline ``\\rm``)."""
+    known = {tuple(w.value for w in c.argv) for c in result.commands}
+
+    def add(commands: list[Command]) -> None:
+        for command in commands:
+            key = tuple(w.value for w in command.argv)
+            if key not in known:
+                known.add(key)
+                result.commands.append(command)
+
+    joined = _join_continuations(line)
+    if joined != line and len(joined) <= MAX_COMMAND_CHARS:
+        other = Analysis(line=joined, grammar=grammar)
+        _collect(_parser().parse(parser_text(joined)).root_node, lambda n: joined[n.start_byte:n.end_byte], other)
+        add(other.commands)
+        result.redirects.extend(other.redirects)
+    for command in list(result.commands):
+        cut = _line_break(command.text)
+        if cut is not None:
+            add(analyse(command.text[cut + 1:], grammar=grammar).commands)
+    if not isinstance(plain, NotPlain):
+        add([Command(argv=tuple(Word(w.value, w.raw) for w in c.words), text=line[c.words[0].start:c.words[-1].end])
+             for c in plain if tuple(w.value for w in c.words) not in known])
+
+
+def _join_continuations(line: str) -> str:
+    """``line`` with backslash-newline pairs removed where bash removes them (not in '…')."""
+    if "\\\n" not in line:
+        return line
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            if line[i + 1:i + 2] == "\n":
+                i += 2
+                continue
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        elif c == '"':
+            quote = "" if quote == '"' else '"'
+        elif c == "'" and not quote:
+            quote = "'"
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _command(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> Command:
+    argv: list[Word] = []
+    names: list[str] = []
+    opaque: Opaque | None = None
+    for child in node.named_children:
+        kind = child.type
+        if kind == "variable_assignment":
+            name_node = child.child_by_field_name("name")
+            name = text(name_node) if name_node is not None else text(child).split("=")[0]
+            names.append(name)
+            value_node = child.child_by_field_name("value")
+            value = "" if value_node is None else _static_value(value_node, text)
+            if name not in INERT_ASSIGNMENTS or value is None or not _INERT_VALUE.fullmatch(value):
+                opaque = Opaque.UNSAFE_ASSIGNMENT
+        elif kind in _REDIRECTS or kind == "comment":
+            continue
+        elif kind == "command_name":
+            inner = child.named_children[0] if child.named_children else child
+            word = Word(_static_value(inner, text), text(inner))
+            if word.value is None:
+                opaque = opaque or Opaque.EXPANSION_IN_COMMAND
+            argv.append(word)
+        else:
+            argv.append(Word(_static_value(child, text), text(child)))
+    return Command(argv=tuple(argv), text=text(node), assignments=tuple(names), opaque=opaque)
+
+
+def _file_redirect(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> Redirect | None:
+    operator = ""
+    destination: tree_sitter.Node | None = None
+    for child in node.children:
+        if not child.is_named:
+            operator = operator or text(child)
+        elif child.type not in ("file_descriptor", "ERROR"):
+            destination = child
+    if destination is None:
+        return None
+    target = text(destination)
+    if operator in (">&", "<&", ">&-", "<&-") and ((target.isascii() and target.isdigit()) or target == "-"):
+        return None  # duplicating or closing a descriptor
+    return Redirect(target=Word(_static_value(destination, text), target), write=operator != "<", text=text(node))
+
+
+# -- the allow-list walk -----------------------------------------------------------------------
+_SEPARATORS = frozenset({";", "\n", "&&", "||", "|"})
+#: Every kind of node a plain line's tree may hold (the walker below accepts no other).
+PLAIN_NODE_KINDS = frozenset({
+    "program", "list", "pipeline", "redirected_statement", "command", "command_name", "variable_assignment",
+    "variable_name", "word", "string", "string_content", "raw_string", "number", "concatenation", "comment",
+    "file_redirect", "file_descriptor", "herestring_redirect", "heredoc_redirect", "heredoc_start", "heredoc_body",
+    "heredoc_content", "heredoc_end", '"', "=", "<<", "<<-", "<<<", ">", ">>", "<", ">|", "&>", "&>>", ">&", "<&",
+    ">&-", "<&-", *_SEPARATORS,
+})
+_WORDS = frozenset({"word", "string", "raw_string", "number", "concatenation"})
+#: Why a node kind the walker does not handle makes the line opaque.
+_WHY = {
+    "simple_expansion": Opaque.DYNAMIC_ARGUMENT, "expansion": Opaque.DYNAMIC_ARGUMENT,
+    "command_substitution": Opaque.DYNAMIC_ARGUMENT, "arithmetic_expansion": Opaque.DYNAMIC_ARGUMENT,
+    "process_substitution": Opaque.DYNAMIC_ARGUMENT, "ansi_c_string": Opaque.DYNAMIC_ARGUMENT,
+    "translated_string": Opaque.DYNAMIC_ARGUMENT, "brace_expression": Opaque.DYNAMIC_ARGUMENT,
+    "subshell": Opaque.COMPOUND, "compound_statement": Opaque.COMPOUND, "if_statement": Opaque.COMPOUND,
+    "while_statement": Opaque.COMPOUND, "for_statement": Opaque.COMPOUND, "c_style_for_statement": Opaque.COMPOUND,
+    "case_statement": Opaque.COMPOUND, "test_command": Opaque.COMPOUND, "negated_command": Opaque.COMPOUND,
+    "arithmetic_expression": Opaque.COMPOUND, "function_definition": Opaque.FUNCTION_DEFINITION,
+    "variable_assignment": Opaque.UNSAFE_ASSIGNMENT, "variable_assignments": Opaque.UNSAFE_ASSIGNMENT,
+    "declaration_command": Opaque.UNSAFE_ASSIGNMENT, "unset_command": Opaque.UNSAFE_ASSIGNMENT,
+    "&": Opaque.BACKGROUND, "ERROR": Opaque.PARSE_ERROR,
+}
+
+
+class _Opaque(Exception):
+    def __init__(self, why: Opaque) -> None:
+        self.why = why
+
+
+class _Strict:
+    """Walks the tree accepting only the node kinds of a plain line, each with the children it
+    expects; the first thing it does not handle ends the walk with the reason."""
+
+    def __init__(self, text: Callable[[tree_sitter.Node], str]) -> None:
+        self.text = text
+
+    def program(self, root: tree_sitter.Node) -> Opaque | None:
+        try:
+            self.statements(root.children)
+        except _Opaque as stop:
+            return stop.why
+        return None
+
+    @staticmethod
+    def refuse(node: tree_sitter.Node) -> _Opaque:
+        if node.is_missing:
+            return _Opaque(Opaque.PARSE_ERROR)
+        return _Opaque(_WHY.get(node.type, Opaque.UNSUPPORTED))
+
+    def statements(self, children: list[tree_sitter.Node]) -> None:
+        for child in children:
+            if child.is_missing:
+                raise self.refuse(child)
+            if not child.is_named:
+                if child.type not in _SEPARATORS:
+                    raise self.refuse(child)
+            elif child.type != "comment":
+                self.statement(child)
+
     def statement(self, node: tree_sitter.Node) -> None:
         kind = node.type
-        if kind in _STATEMENT_CONTAINERS:
-            if kind not in ("case_statement", "case_item") and any(c.type in (";;", ";&", ";;&") for c in node.children):
-                self.result.opaque = Opaque.PARSE_ERROR  # bash refuses ";;" outside case; so do we
-            for child in node.named_children:
-                if child.type in _REDIRECTS:
-                    self.redirect(child)
-                elif child.type in ("comment", "variable_name", "heredoc_body", "heredoc_start"):
-                    continue
-                elif _is_statement(child):
-                    self.statement(child)
-                else:
-                    self.substitutions(child)  # for/case values, conditions
-            return
         if kind == "command":
             self.command(node)
-        elif kind in ("comment",):
-            return
-        elif kind == "function_definition":
-            self.opaque_statement(node, Opaque.FUNCTION_DEFINITION)
-            self.substitutions(node)
-        elif kind in ("variable_assignment", "variable_assignments"):
-            assigns = [node] if kind == "variable_assignment" else [c for c in node.named_children]
-            names = tuple(_text(a.child_by_field_name("name") or a).split("=")[0] for a in assigns)
-            bad = any(n not in SAFE_ASSIGNMENTS for n in names)
-            self.result.commands.append(Command(argv=(), text=_text(node), assignments=names, transparent=not bad,
-                                                opaque=Opaque.UNSAFE_ASSIGNMENT if bad else None))
-            self.substitutions(node)
-        elif kind in ("test_command",):
-            # [[ … ]] runs nothing itself; its substitutions are collected.
-            self.result.commands.append(Command(argv=(Word("[[", "[["),), text=_text(node), transparent=True))
-            self.substitutions(node)
-        elif kind in ("declaration_command", "unset_command"):
-            self.declaration(node)
-        elif kind in _REDIRECTS:
-            self.redirect(node)
+        elif kind in ("list", "pipeline"):
+            self.statements(node.children)
+        elif kind == "redirected_statement":
+            for child in node.children:
+                if child.type in _REDIRECTS:
+                    self.redirect(child)
+                elif child.is_named and child.type != "comment":
+                    self.statement(child)
+                else:
+                    raise self.refuse(child)
         else:
-            self.opaque_statement(node, Opaque.UNSUPPORTED)
-            self.substitutions(node)
-
-    def opaque_statement(self, node: tree_sitter.Node, why: Opaque) -> None:
-        self.result.commands.append(Command(argv=(), text=_text(node), opaque=why))
-
-    def declaration(self, node: tree_sitter.Node) -> None:
-        argv: list[Word] = [Word(_text(node.children[0]), _text(node.children[0]))]
-        opaque: Opaque | None = None
-        for child in node.named_children:
-            if child.type == "variable_assignment":
-                name = _text(child.child_by_field_name("name") or child).split("=")[0]
-                if name not in SAFE_ASSIGNMENTS:
-                    opaque = Opaque.UNSAFE_ASSIGNMENT
-                argv.append(Word(None, _text(child)))
-            else:
-                argv.append(self.word(child))
-            self.substitutions(child)
-        if argv[0].value in ("unset", "unsetenv"):
-            opaque = opaque or None
-        self.result.commands.append(Command(argv=tuple(argv), text=_text(node), opaque=opaque))
+            raise self.refuse(node)
 
     def command(self, node: tree_sitter.Node) -> None:
-        argv: list[Word] = []
-        assignments: list[str] = []
-        opaque: Opaque | None = None
-        for child in node.named_children:
+        if _crosses_a_line(self.text(node)):
+            raise _Opaque(Opaque.PARSE_ERROR)
+        for child in node.children:
             kind = child.type
-            if kind == "variable_assignment":
-                name = _text(child.child_by_field_name("name") or child).split("=")[0]
-                assignments.append(name)
-                if name not in SAFE_ASSIGNMENTS:
-                    opaque = Opaque.UNSAFE_ASSIGNMENT
-                self.substitutions(child)
+            if kind == "command_name":
+                if len(child.children) != 1:
+                    raise self.refuse(child)
+                self.word(child.children[0])
+            elif kind == "variable_assignment":
+                for part in child.children:
+                    if part.type not in ("variable_name", "=") and part.type not in _WORDS:
+                        raise self.refuse(part)
+                    if part.type in _WORDS:
+                        self.word(part)
             elif kind in _REDIRECTS:
                 self.redirect(child)
-            elif kind == "command_name":
-                inner = child.named_children[0] if child.named_children else child
-                word = self.word(inner)
-                if word.value is None:
-                    opaque = opaque or Opaque.EXPANSION_IN_COMMAND
-                argv.append(word)
-                self.substitutions(child)
-            elif kind == "comment":
-                continue
-            else:
-                argv.append(self.word(child))
-                self.substitutions(child)
-        text = _text(node)
-        command = Command(argv=tuple(argv), text=text, assignments=tuple(assignments), opaque=opaque)
-        self.result.commands.append(self.classify(command))
+            elif kind in _WORDS:
+                self.word(child)
+            elif kind != "comment":
+                raise self.refuse(child)
 
-    def classify(self, command: Command) -> Command:
-        """Mark evaluators, elevators, ``bash -c``, ``cd`` (the opaque ones cannot be allowed)."""
-        if command.opaque is not None or not command.argv:
-            return command
-        program = command.program or ""
-        base = program.rsplit("/", 1)[-1]
-        if base in EVALUATORS:
-            return _with(command, Opaque.EVAL)
-        if base in ELEVATORS:
-            return _with(command, Opaque.ELEVATION)
-        if base == "env" and any((w.value or "").startswith(("-S", "--split-string")) for w in command.argv[1:]):
-            return _with(command, Opaque.ELEVATION)
-        if base == "cd" or base == "pushd" or base == "popd":
-            self.result.changes_directory = True
-            return command  # the engine decides inside/outside (it knows the workspace)
-        if base in SHELLS and program == base:
-            return self.nested_shell(command)
-        return command
-
-    def nested_shell(self, command: Command) -> Command:
-        """``bash -c '<literal>'``: parse the literal; anything else running a shell is opaque."""
-        args = command.argv[1:]
-        if len(args) >= 2 and args[0].value == "-c" and args[1].value is not None and len(args) == 2:
-            if self.depth >= MAX_NESTING:
-                return _with(command, Opaque.UNSUPPORTED)
-            inner = analyse(args[1].value, depth=self.depth + 1)
-            self.result.commands.extend(inner.commands)
-            self.result.redirects.extend(inner.redirects)
-            self.result.changes_directory |= inner.changes_directory
-            if inner.opaque is not None:
-                return _with(command, inner.opaque)
-            return Command(argv=command.argv, text=command.text, assignments=command.assignments, transparent=True)
-        if any(w.value is None or (w.value.startswith("-") and "c" in w.value) for w in args):
-            return _with(command, Opaque.EVAL)
-        return command  # ``bash script.sh``: an ordinary command, allowed only by a rule naming it
-
-    # -- words and redirections ---------------------------------------------------------------
-    def word(self, node: tree_sitter.Node) -> Word:
-        raw = _text(node)
-        return Word(_static_value(node), raw)
+    def word(self, node: tree_sitter.Node) -> None:
+        kind = node.type
+        if kind in ("word", "raw_string", "number"):
+            if node.children:
+                raise self.refuse(node.children[0])
+        elif kind == "string":
+            for child in node.children:
+                if child.type not in ('"', "string_content"):
+                    raise self.refuse(child)
+        elif kind == "concatenation":
+            for child in node.children:
+                if child.type not in ("word", "string", "raw_string", "number"):
+                    raise self.refuse(child)
+                self.word(child)
+        else:
+            raise self.refuse(node)
 
     def redirect(self, node: tree_sitter.Node) -> None:
-        self.substitutions(node)
-        if node.type == "heredoc_redirect":
+        kind = node.type
+        if kind == "file_redirect":
+            for child in node.children:
+                if child.type in ("file_descriptor",) or (not child.is_named and not child.is_missing):
+                    continue
+                self.word(child)
+        elif kind == "herestring_redirect":
+            for child in node.children:
+                if child.is_named:
+                    self.word(child)
+                elif child.type != "<<<":
+                    raise self.refuse(child)
+        elif kind == "heredoc_redirect":
             self.heredoc(node)
-            return
-        if node.type != "file_redirect":
-            return  # here-strings feed text, not files (their substitutions are collected)
-        operator = ""
-        destination: tree_sitter.Node | None = None
-        for child in node.children:
-            if not child.is_named:
-                operator = _text(child)
-            elif child.type != "file_descriptor":
-                destination = child
-        if destination is None:
-            return
-        if (operator in (">&", "<&", ">&-", "<&-") and _text(destination).isdigit()) or _text(destination) == "-":
-            return  # duplicating or closing a descriptor
-        write = operator != "<"
-        self.result.redirects.append(Redirect(target=self.word(destination), write=write, text=_text(node)))
+        else:
+            raise self.refuse(node)
 
     def heredoc(self, node: tree_sitter.Node) -> None:
-        """An unquoted here-document runs the substitutions in its body. The grammar finds
-        ``$(…)`` there but not backticks: any backtick (or a ``$(`` it left as text) makes the
-        line opaque rather than risk a command nobody collected."""
-        start = next((c for c in node.children if c.type == "heredoc_start"), None)
-        if start is None or any(q in _text(start) for q in "'\"\\"):
-            return  # <<'EOF': the body is literal text
-        for body in (c for c in node.children if c.type == "heredoc_body"):
-            literal = [body] if not body.named_children else [c for c in body.named_children
-                                                              if c.type == "heredoc_content"]
-            texts = [_text(piece) if piece is not body else _text(body) for piece in literal]
-            if any("`" in t or "$(" in t for t in texts) or "`" in _text(body):
-                self.result.opaque = Opaque.UNSUPPORTED
-
-    def substitutions(self, node: tree_sitter.Node) -> None:
-        """Collect the commands inside ``$(…)``, backticks, ``<(…)``/``>(…)`` anywhere below ``node``."""
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if current.type in _SUBSTITUTIONS:
-                for child in current.named_children:
-                    if _is_statement(child) or child.type in _REDIRECTS:
-                        self.statement(child)
-                    else:
-                        self.substitutions(child)
+        """The here-document itself, then what tree-sitter hangs below it: the rest of its line
+        (``| cmd``, ``&& cmd``, ``> file``) — each walked like any other part of the line."""
+        for child in node.children:
+            kind = child.type
+            if kind in ("<<", "<<-", "heredoc_start", "heredoc_end") or kind in _SEPARATORS:
                 continue
-            if current.type == "ERROR":
-                self.result.opaque = Opaque.PARSE_ERROR
-            stack.extend(reversed(current.children))
+            if kind == "heredoc_body":
+                for part in child.children:
+                    if part.type != "heredoc_content":
+                        raise self.refuse(part)  # an expansion in the text
+            elif kind in _REDIRECTS:
+                self.redirect(child)
+            elif child.is_named and kind != "comment":
+                self.statement(child)
+            elif kind != "comment":
+                raise self.refuse(child)
 
 
-def _with(command: Command, why: Opaque) -> Command:
-    return Command(argv=command.argv, text=command.text, assignments=command.assignments, opaque=why)
+def _crosses_a_line(text: str) -> bool:
+    """Whether a command's source has an unquoted, unescaped newline in it: tree-sitter reads
+    ``ls`` newline ``\\rm x`` as one command; bash runs two."""
+    return _line_break(text) is not None
 
 
-def _is_statement(node: tree_sitter.Node) -> bool:
-    return node.type in _STATEMENT_CONTAINERS or node.type in (
-        "command", "function_definition", "variable_assignment", "variable_assignments", "test_command",
-        "declaration_command", "unset_command",
-    )
+def _line_break(text: str) -> int | None:
+    """Where the first unquoted, unescaped newline of a command's source is."""
+    if "\n" not in text:
+        return None
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            i += 1
+        elif quote == '"':
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "\n":
+            return i
+        i += 1
+    return None
 
 
-def _static_value(node: tree_sitter.Node) -> str | None:
+def _same_as_plain_reading(plain: list[PlainCommand] | NotPlain, result: Analysis) -> Opaque | None:
+    """The plain-grammar reader's verdict, and whether it read the same commands as the tree."""
+    if isinstance(plain, NotPlain):
+        return plain.reason
+    mine = [(tuple(n for n, _ in c.assignments), tuple(w.value for w in c.words)) for c in plain]
+    theirs = [(c.assignments, tuple(w.value for w in c.argv)) for c in result.commands]
+    if mine != theirs or _targets(plain) != sorted((r.write, r.target.value or "") for r in result.redirects):
+        return Opaque.UNSUPPORTED
+    for command, read in zip(result.commands, plain, strict=True):
+        for _name, value in read.assignments:
+            if value.value is None or not _INERT_VALUE.fullmatch(value.value):
+                return Opaque.UNSAFE_ASSIGNMENT
+        if command.opaque is not None:
+            return command.opaque
+    return None
+
+
+def _targets(commands: list[PlainCommand]) -> list[tuple[bool, str]]:
+    return sorted((r.write, r.target.value or "") for c in commands for r in c.redirects if r.target is not None)
+
+
+# -- word values ---------------------------------------------------------------------------------
+def _static_value(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> str | None:
     """The word's value after quote removal, or ``None`` when only known at run time."""
     kind = node.type
     if kind == "word" or kind == "number":
-        return _unquoted_word(_text(node))
+        return _unquoted_word(text(node))
     if kind == "raw_string":
-        text = _text(node)
-        return text[1:-1]
+        return text(node)[1:-1]
+    if kind == "ansi_c_string":  # never plain, but deny rules see `$'\x72m'` as `rm`
+        return _ansi_c(text(node)[2:-1])
     if kind == "string":
         parts: list[str] = []
         for child in node.children:
@@ -346,14 +532,14 @@ def _static_value(node: tree_sitter.Node) -> str | None:
                 continue
             if child.type != "string_content":
                 return None
-            parts.append(_text(child))
+            parts.append(text(child))
         inner = "".join(parts)
         return re.sub(r"\\([\\$`\"\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), inner)
     if kind == "concatenation":
-        words = "".join(_text(c) for c in node.children if c.type == "word")
+        words = "".join(text(c) for c in node.children if c.type in ("word", "number"))
         if _BRACE.search(words):
             return None
-        values = [_static_value(c) for c in node.children]
+        values = [_static_value(c, text) for c in node.children]
         if any(v is None for v in values):
             return None
         return "".join(v for v in values if v is not None)
@@ -373,10 +559,34 @@ def _unquoted_word(text: str) -> str | None:
         if ch == "\\":
             escaped = True
             continue
-        if ch in "*?[":
+        if ch in _GLOB:
             return None
         out.append(ch)
-    value = "".join(out)
     if _BRACE.search(text) or ("$" in text and not text.endswith("$")):
         return None
-    return value
+    return "".join(out)
+
+
+_ANSI_C = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
+_ANSI_C_NAMED = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                 "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(body: str) -> str | None:
+    """The value of ``$'…'`` (bash's escapes); ``None`` for one it does not define."""
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] in "xuU":
+            return chr(min(int(code[1:], 16), 0x10FFFF))
+        if code[0] in "01234567":
+            return chr(int(code, 8) & 0xFF)
+        if code[0] == "c":
+            return chr(ord(code[1].upper()) ^ 0x40)
+        if code in _ANSI_C_NAMED:
+            return _ANSI_C_NAMED[code]
+        raise ValueError(code)
+
+    try:
+        return _ANSI_C.sub(one, body)
+    except ValueError:
+        return None

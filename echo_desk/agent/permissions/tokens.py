@@ -87,11 +87,12 @@ class TokenPattern:
             object.__setattr__(self, "_prefix_cache", cached)
         return cached
 
-    def names(self, key: str, token: str) -> bool:
-        """Whether this pattern names a dangerous option (by its key, e.g. ``-i``, or the token)."""
-        return key in self.named or token in self.named or any(
-            "*" in lit and fnmatch.fnmatchcase(token, lit) for lit in self.named
-        )
+    def names(self, spellings: frozenset[str]) -> bool:
+        """Whether this pattern names an option (by one of its spellings, ``-i`` / ``--in-place``,
+        or the word as written, also through a glob literal such as ``--output=*``)."""
+        if self.named & spellings:
+            return True
+        return any("*" in lit and fnmatch.fnmatchcase(s, lit) for lit in self.named for s in spellings)
 
 
 def _plain_prefix(sequence: tuple[Element, ...]) -> tuple[str, ...]:

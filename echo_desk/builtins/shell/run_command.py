@@ -25,6 +25,7 @@ from echo_desk.builtins.shell import command_sandbox
 from echo_desk.builtins.shell.leftovers import CommandLeash
 from echo_desk.common import fs
 from echo_desk.i18n import deferred
+from echo_desk.sandbox.shell import START_UP_VARIABLES, command_shell, without_start_up_files
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
@@ -100,7 +101,8 @@ def kill_group(pid: int) -> None:
 
 
 class CommandArguments(Arguments):
-    command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, description="The command line, run by /bin/sh -c.")]
+    command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, description="The command line, run by bash -c "
+                                                                                   "(no start-up files).")]
     cwd: Annotated[str, fs.path_argument("Working folder, relative to the workspace or absolute inside it.")] = "."
     timeout_seconds: Annotated[int, Field(ge=1, le=MAX_TIMEOUT)] = 120
     outside_sandbox: Annotated[bool, Field(description="Ask to run outside the sandbox with all the person's rights; "
@@ -110,7 +112,7 @@ class CommandArguments(Arguments):
 class RunCommand(BuiltinTool[CommandArguments]):
     name = "run_command"
     description = (
-        "Run a shell command line (/bin/sh -c) with its working folder inside the workspace. "
+        "Run a shell command line (bash --noprofile --norc -c) with its working folder inside the workspace. "
         "stdout and stderr are merged and returned with the exit code; long output keeps its start "
         "and end. The command is killed (with all its child processes) after timeout_seconds; "
         "background processes it started are stopped when it ends. Only harmless environment "
@@ -149,7 +151,8 @@ class RunCommand(BuiltinTool[CommandArguments]):
         command, cwd, timeout = self._args(args, ctx)
         _plan, extra = self._plan(args, ctx, command, cwd)
         return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)), *extra),
-                           summary=deferred(N_("Run in {cwd} (timeout {seconds} s)"), cwd=cwd, seconds=timeout))
+                           summary=deferred(N_("Run with {shell} in {cwd} (timeout {seconds} s)"),
+                                            shell=command_shell().shown, cwd=cwd, seconds=timeout))
 
     async def execute_parsed(self, args: CommandArguments, ctx: ToolExecutionContext) -> ToolResult:
         command, cwd, timeout = self._args(args, ctx)
@@ -157,7 +160,9 @@ class RunCommand(BuiltinTool[CommandArguments]):
         self._check_as_approved(ctx, extra)
         started = time.monotonic()
         dir_fd, workdir = _enter(cwd)
-        argv, env = ["/bin/sh", "-c", command], {**command_environment(), "PWD": str(cwd)}
+        # The shell whose grammar the permission rules parsed, reading no start-up file.
+        shell = command_shell()
+        argv, env = shell.argv(command), without_start_up_files({**command_environment(), "PWD": str(cwd)})
         pass_fds: tuple[int, ...] = ()
         launch: sandbox.Launch | None = None
         # Outside the sandbox a supervisor ends setsid/daemonized leftovers and knows the shell's
@@ -166,7 +171,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
         try:
             if plan.sandboxed:
                 spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
-                launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap")
+                launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap", unset=START_UP_VARIABLES)
                 argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
             proc = await asyncio.create_subprocess_exec(
                 *(leash.wrap(argv) if leash else argv), cwd=workdir, env=env,
@@ -209,7 +214,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
         sandbox_meta = plan.metadata()
         refused_note = await command_sandbox.finish_network(network, sandbox_meta)
-        meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total,
+        meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total, "shell": shell.name,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
         if ended == "cancel":

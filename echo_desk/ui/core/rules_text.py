@@ -54,9 +54,18 @@ OPAQUE_LABELS = {
     Opaque.UNSAFE_ASSIGNMENT: N_("it sets an environment variable that can change what runs"),
     Opaque.CD_OUTSIDE: N_("it changes into a folder outside the workspace"),
     Opaque.ELEVATION: N_("it runs as another user or on another machine"),
-    Opaque.DANGEROUS_OPTION: N_("an option that runs other programs"),
+    Opaque.DANGEROUS_OPTION: N_("an option that runs a program, writes a file or reads commands, which the rule "
+                                "does not name"),
     Opaque.DYNAMIC_ARGUMENT: N_("its arguments are only known when it runs"),
     Opaque.UNSUPPORTED: N_("a shell construct Echo Desk does not check"),
+    Opaque.COMPOUND: N_("a compound command (subshell, group, loop, if, case, [[ ]], (( ))): a rule allows plain "
+                        "commands only"),
+    Opaque.BACKGROUND: N_("it runs a command in the background (&)"),
+    Opaque.GLOB_OPTION: N_("a wildcard that can expand to an option (a file named like -rf)"),
+    Opaque.HEREDOC: N_("a here-document whose text is expanded when it runs"),
+    Opaque.UNSUPPORTED_CHARACTER: N_("a control character or a character Echo Desk does not parse"),
+    Opaque.NOT_PLAIN_WORDS: N_("bash is not installed: /bin/sh runs the line, so only plain words can be allowed"),
+    Opaque.RUNS_OTHER_COMMAND: N_("it runs another command that cannot be checked"),
 }
 
 

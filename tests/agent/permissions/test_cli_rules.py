@@ -44,6 +44,7 @@ def test_check_prints_each_part_with_its_rule_and_exits_by_verdict(tmp_path: Pat
     assert allowed.returncode == 0, allowed.stderr
     out = json.loads(allowed.stdout)
     assert out["verdict"] == "allow" and len(out["parts"]) == 2
+    assert out["shell"].endswith("bash --noprofile --norc -c")  # the shell that would run the line
     assert out["decided_by"]["rule"] == {"effect": "allow", "tool": "shell", "pattern": "git status **",
                                          "file": str(config / "permissions.toml"), "line": 2}
     asked = rules("check", "--workspace", str(tmp_path), "--", "git status; curl x")

@@ -66,5 +66,7 @@ def test_the_workspace_root_is_never_deleted(corpus_setup: Setup, tmp_path: Path
     ws = corpus_setup.workspace
     for line in (f"rm -r {ws}", f"rm -rf {ws}/", "rm -r .", "rm -r ~", f"rm -r src/.. {ws}/src"):
         assert corpus_setup.engine.check_command(line, workspace=ws).effect is Effect.DENY, line
-    # After a cd the folder of a relative target is not known: asked, never allowed.
-    assert corpus_setup.engine.check_command("cd src && rm -r ..", workspace=ws).effect is Effect.ASK
+    # After a cd the target is judged from every folder the line may be in: from src, `..` is the root.
+    assert corpus_setup.engine.check_command("cd src && rm -r ..", workspace=ws).effect is Effect.DENY
+    # After a cd to a folder not known, a relative target is not known either: asked, never allowed.
+    assert corpus_setup.engine.check_command("cd \"$D\" && rm -r x", workspace=ws).effect is Effect.ASK

@@ -1,0 +1,84 @@
+"""git read as git reads itself: global options first (``-C``, ``--no-pager``… are dropped for
+deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered), then the subcommand's
+options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``) and what
+its read-looking forms change (``git branch NAME``)."""
+
+from __future__ import annotations
+
+from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.options import Does, read_options
+from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
+from echo_desk.sandbox.shell import Grammar
+
+
+def git_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], git.GLOBAL)
+    found = flags_of(parsed, git.GLOBAL)
+    harmless = {s.index + 1 for s in parsed.seen if s.option is not None and set(s.option.names) & git.HARMLESS_GLOBAL}
+    matched = tuple(a for k, a in enumerate(argv) if k not in harmless)
+    if parsed.rest is None:
+        return Reading(program, flags=tuple(found), matched=matched)
+    at = 1 + parsed.rest
+    sub = argv[at]
+    plain = (argv[0], *argv[at:])
+    if sub is None:
+        return Reading(program, flags=(*found, Flag(frozenset(), "", None)), matched=matched, spellings=(plain,))
+    spec = git.SUBCOMMANDS.get(sub)
+    spellings: list[Argv] = [plain]
+    inners: list[Inner] = []
+    if spec is not None:
+        sub_parsed = read_options(argv[at + 1:], spec)
+        found += flags_of(sub_parsed, spec)
+        spellings += [(argv[0], *form[at:]) for form in spellings_of(argv, sub_parsed, at + 1)]
+    else:
+        for token in argv[at + 1:]:
+            if token == "--":
+                break
+            if token is None or token.startswith("-"):
+                found.append(Flag(frozenset({token or ""} - {""}), token or "", None))
+    rest = [k for k in range(at + 1, len(argv)) if argv[k] is None or not (argv[k] or "").startswith("-")]
+    if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND_LINE:
+        words = [argv[k] for k in rest[1:]]
+        line = None if any(w is None for w in words) else " ".join(w for w in words if w is not None)
+        inners.append(Inner(line=line or "", grammar=Grammar.POSIX))
+    if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
+        inners.append(Inner(start=rest[1]))
+    found += _git_changes(argv, at, sub)
+    reads_only = sub in git.READS_ONLY and not found and not inners
+    return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
+                   reads_only=reads_only)
+
+
+def _git_changes(argv: Argv, at: int, sub: str) -> list[Flag]:
+    """What a read-looking subcommand changes: ``git branch NAME`` creates a branch, ``-D``
+    deletes one, ``git remote add`` adds a remote, ``git stash`` stashes (see ``git_options``)."""
+    words = argv[at + 1:]
+    options = [w for w in words if w is not None and w.startswith("-")]
+    operands = [w for w in words if w is None or not w.startswith("-")]
+    spec = git.SUBCOMMANDS.get(sub)
+
+    def spelled(token: str) -> set[str]:
+        name = token.partition("=")[0]
+        option = None
+        if spec is not None and name.startswith("--"):
+            option = spec.long(name)[0]
+        elif spec is not None and len(name) >= 2:
+            option = spec.short(name[1])
+        return set(option.names) if option is not None else {name}
+
+    found: list[Flag] = []
+    if sub in git.CHANGING:
+        for token in options:
+            if spelled(token) & git.CHANGING[sub]:
+                found.append(Flag(frozenset({token}), token, Does.WRITES))
+        listing = any(spelled(t) & git.LISTING[sub] for t in options)
+        if operands and not listing and not found:
+            found += [Flag(frozenset({w or ""} - {""}), w or "", Does.WRITES) for w in operands[:1]]
+    if sub in git.READING_ACTIONS:
+        action = operands[0] if operands else None
+        reads = action in git.READING_ACTIONS[sub] if action is not None else sub in git.READS_WITHOUT_ACTION
+        if not reads:
+            found.append(Flag(frozenset({action or sub}), action or sub, Does.WRITES))
+    return found
+
+

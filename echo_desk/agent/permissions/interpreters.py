@@ -1,0 +1,114 @@
+"""Interpreters read as they read their options: python (``-c``, ``-m``, ``-W``, ``-X``, a
+program from its input), pytest (also as ``python -m pytest``), node, perl and ruby."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.options import Does, OptionSet, Takes, read_options
+from echo_desk.agent.permissions.reading import Argv, Flag, Reading, flags_of
+
+V = Takes.VALUE
+PYTHON = re.compile(r"python(3(\.\d+)?)?")
+#: Options after which an interpreter prints something and runs no program.
+_INFORMATION = frozenset({"-V", "--version", "-v", "-h", "--help", "-c", "--check", "--help-all", "--help-env",
+                          "--help-xoptions"})
+
+
+def pytest_flags(argv: Argv, program: str, offset: int = 1) -> list[Flag]:
+    parsed = read_options(argv[offset:], table.PYTEST)
+    found = flags_of(parsed, table.PYTEST)
+    for seen in parsed.seen:
+        names = set(seen.option.names) if seen.option is not None else set()
+        if "-p" in names and not (seen.value or "").startswith("no:"):
+            found.append(Flag(frozenset({"-p", seen.token}), seen.token, Does.RUNS))
+        if "-W" in names and _imports_a_warning_category(seen.value):
+            found.append(Flag(frozenset({"-W", seen.token}), seen.token, Does.RUNS))
+    for token in argv[offset:]:
+        if token is not None and token.startswith("@"):  # arguments read from a file
+            found.append(Flag(frozenset({token}), token, Does.READS_CODE))
+    return found
+
+
+def pytest_reading(argv: Argv, program: str) -> Reading:
+    return Reading(program, flags=tuple(pytest_flags(argv, program)))
+
+
+def _imports_a_warning_category(value: str | None) -> bool:
+    """``-W action:message:category``: a dotted category is imported (a module runs)."""
+    if value is None:
+        return True
+    fields = value.split(":")
+    return len(fields) >= 3 and "." in fields[2]
+
+
+def python_reading(argv: Argv, program: str) -> Reading:
+    """``python [options] (-c code | -m module | script | -) [args]``: options end at the code."""
+    found: list[Flag] = []
+    spec = table.PYTHON
+    i, n = 1, len(argv)
+    while i < n:
+        token = argv[i]
+        if token is None:
+            return Reading(program, flags=(*found, Flag(frozenset(), "", None)))
+        if token == "--":
+            i += 1
+            break
+        if not token.startswith("-") or token == "-":
+            break
+        if token.startswith("--"):
+            option, _ = spec.long(token.partition("=")[0])
+            if option is None:
+                found.append(Flag(frozenset({token}), token, None))
+            i += 2 if option is not None and option.takes is V and "=" not in token else 1
+            continue
+        letter, value, i = _python_cluster(argv, i, found)
+        if letter in ("c", "m"):
+            found.append(Flag(frozenset({"-" + letter, token}), token, Does.RUNS))
+            if letter == "m" and value in ("pytest", "py.test"):
+                found += pytest_flags(argv, program, i)
+            return Reading(program, flags=tuple(found))
+    if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
+        found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))
+    return Reading(program, flags=tuple(found))
+
+
+def _python_cluster(argv: Argv, i: int, found: list[Flag]) -> tuple[str, str | None, int]:
+    """One word of short options (``-Bu``, ``-Wignore``, ``-m mod``): the letter that took a
+    value with its value (``""`` for none), and where the next word is. Flags what it must."""
+    token = argv[i] or ""
+    for k in range(1, len(token)):
+        letter = token[k]
+        option = table.PYTHON.short(letter)
+        if option is None:
+            found.append(Flag(frozenset({token}), token, None))
+            return "", None, i + 1
+        if option.takes is not V:
+            continue
+        glued = token[k + 1:]
+        value = glued or (argv[i + 1] if i + 1 < len(argv) else None)
+        following = i + 1 if glued else i + 2
+        if letter == "W" and _imports_a_warning_category(value):
+            found.append(Flag(frozenset({"-W", token}), token, Does.RUNS))
+        if letter == "X" and (value or "").partition("=")[0] not in table.PYTHON_X_SAFE \
+                and value not in table.PYTHON_X_SAFE:
+            found.append(Flag(frozenset({"-X", token}), token, Does.CONFIG))
+        return letter, value, following
+    return "", None, i + 1
+
+
+def interpreter(spec: OptionSet, code_options: frozenset[str]) -> Callable[[Argv, str], Reading]:
+    """node, perl, ruby: options, then the script (or code given with ``code_options``)."""
+    def reader(argv: Argv, program: str) -> Reading:
+        parsed = read_options(argv[1:], spec)
+        found = flags_of(parsed, spec)
+        has_code = any(s.option is not None and set(s.option.names) & code_options for s in parsed.seen)
+        informational = any(s.token in _INFORMATION for s in parsed.seen)
+        if not has_code and not informational and (parsed.rest is None or argv[1 + parsed.rest] == "-"):
+            found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))
+        return Reading(program, flags=tuple(found))
+    return reader
+
+

@@ -1,0 +1,323 @@
+"""The options of the programs the engine knows, as data: which take a value, which run a
+program, write a file or read code. (Versions read: GNU coreutils 9, sed 4.9, tar 1.34, grep 3,
+findutils 4.9, gawk 5, ripgrep 14, curl 8, rsync 3.2, GNU make 4, npm 10, pytest 8, CPython
+3.12, Node 20, util-linux 2.38.) git's are in ``git_options``.
+
+``strict`` (the default): an option not listed is not covered by a rule's ``**`` — these
+programs have options that run or write, so one the engine does not know may be one of them.
+"""
+
+from __future__ import annotations
+
+from echo_desk.agent.permissions.options import Does, OptionSet, Takes, flags, opt, values
+
+V, OPT = Takes.VALUE, Takes.OPTIONAL
+RUNS, WRITES, CODE, CONFIG, SCRIPT, SHELL = (Does.RUNS, Does.WRITES, Does.READS_CODE, Does.CONFIG, Does.SCRIPT,
+                                             Does.SHELL)
+HELP = flags("--help --version")
+
+SED = OptionSet((
+    opt("-n --quiet --silent"), opt("--debug"), opt("-e --expression", V, SCRIPT), opt("-f --file", V, CODE),
+    opt("--follow-symlinks"), opt("-i --in-place", OPT, WRITES), opt("-l --line-length", V), opt("--posix"),
+    opt("-E -r --regexp-extended"), opt("-s --separate"), opt("--sandbox"), opt("-u --unbuffered"),
+    opt("-z --null-data --zero-terminated"), opt("-b --binary"), *HELP,
+))
+
+SORT = OptionSet((
+    *flags("-b|--ignore-leading-blanks -d|--dictionary-order -f|--ignore-case -g|--general-numeric-sort "
+           "-i|--ignore-nonprinting -M|--month-sort -h|--human-numeric-sort -n|--numeric-sort -R|--random-sort "
+           "-r|--reverse -V|--version-sort --debug -m|--merge -s|--stable -u|--unique -z|--zero-terminated -c -C"),
+    opt("--check", OPT), *values("--random-source --sort -k|--key -t|--field-separator -S|--buffer-size --parallel "
+                               "--batch-size --files0-from"),
+    opt("-o --output", V, WRITES), opt("-T --temporary-directory", V, WRITES), opt("--compress-program", V, RUNS),
+    *HELP,
+))
+
+GREP = OptionSet((
+    *flags("-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -i|-y|--ignore-case "
+           "--no-ignore-case -v|--invert-match -w|--word-regexp -x|--line-regexp -c|--count -L|--files-without-match "
+           "-l|--files-with-matches -o|--only-matching -q|--quiet|--silent -s|--no-messages -b|--byte-offset "
+           "-H|--with-filename -h|--no-filename -n|--line-number -T|--initial-tab -Z|--null -z|--null-data -a|--text "
+           "-I -r|--recursive -R|--dereference-recursive -U|--binary --line-buffered -V"),
+    opt("--color --colour", OPT),
+    *values("-e|--regexp -f|--file -m|--max-count --label -A|--after-context -B|--before-context -C|--context "
+            "--binary-files -D|--devices -d|--directories --exclude --exclude-from --exclude-dir --include"),
+    *HELP,
+), strict=False, numbers=True)
+
+RG = OptionSet((
+    *flags("--binary --no-binary --block-buffered --no-block-buffered -b|--byte-offset --no-byte-offset "
+           "-s|--case-sensitive --column --no-column -c|--count --count-matches --crlf --no-crlf --debug --files "
+           "-l|--files-with-matches --files-without-match -F|--fixed-strings --no-fixed-strings -L|--follow "
+           "--no-follow --glob-case-insensitive --no-glob-case-insensitive --heading --no-heading --hidden --no-hidden "
+           "-i|--ignore-case --ignore-file-case-insensitive --include-zero -v|--invert-match --no-invert-match "
+           "--json --no-json --line-buffered --no-line-buffered -n|--line-number -N|--no-line-number "
+           "-x|--line-regexp --max-columns-preview --mmap --no-mmap -U|--multiline --no-multiline "
+           "--multiline-dotall --no-config --no-ignore --no-ignore-dot --no-ignore-exclude --no-ignore-files "
+           "--no-ignore-global --no-ignore-messages --no-ignore-parent --no-ignore-vcs --no-messages "
+           "--no-require-git --no-unicode --unicode -0|--null --null-data --one-file-system "
+           "-o|--only-matching --passthru -P|--pcre2 --no-pcre2 --pcre2-version -p|--pretty -q|--quiet "
+           "-z|--search-zip --no-search-zip -S|--smart-case --stats --stop-on-nonmatch -a|--text --no-text --trace "
+           "--trim --no-trim --type-list -u|--unrestricted -V|--version --vimgrep -H|--with-filename "
+           "-I|--no-filename -w|--word-regexp --auto-hybrid-regex --no-auto-hybrid-regex -h|--help -.|--hidden"),
+    *values("-A|--after-context -B|--before-context -C|--context --color --colors --context-separator "
+            "--dfa-size-limit -E|--encoding --engine --field-context-separator --field-match-separator -f|--file "
+            "--generate -g|--glob --iglob --ignore-file -M|--max-columns -m|--max-count -d|--max-depth "
+            "--max-filesize --path-separator --pre-glob --regex-size-limit -e|--regexp -r|--replace --sort --sortr "
+            "-j|--threads -t|--type -T|--type-not --type-add --type-clear --hyperlink-format"),
+    opt("--pre", V, RUNS), opt("--hostname-bin", V, RUNS),
+), abbreviations=False)
+
+TAR = OptionSet((
+    opt("-c --create", does=WRITES), opt("-x --extract --get", does=WRITES), opt("-r --append", does=WRITES),
+    opt("-u --update", does=WRITES), opt("-A --catenate --concatenate", does=WRITES), opt("--delete", does=WRITES),
+    *flags("-t|--list -d|--diff|--compare --test-label -v|--verbose -z|--gzip|--gunzip|--ungzip -j|--bzip2 -J|--xz "
+           "--zstd --lzma --lzip --lzop -Z|--compress|--uncompress -a|--auto-compress -O|--to-stdout "
+           "-k|--keep-old-files --keep-newer-files --skip-old-files -m|--touch -p|--preserve-permissions|"
+           "--same-permissions -s|--preserve-order|--same-order -S|--sparse -h|--dereference -P|--absolute-names "
+           "-B|--read-full-records -i|--ignore-zeros -l|--check-links -M|--multi-volume -R|--block-number "
+           "--no-same-owner --same-owner --numeric-owner --no-same-permissions --show-transformed-names --utc "
+           "--full-time -o --null --no-null --unquote --no-unquote --ignore-failed-read --one-file-system "
+           "--exclude-vcs --exclude-vcs-ignores --exclude-backups --exclude-caches --exclude-caches-all "
+           "--exclude-caches-under --hard-dereference --check-device --no-check-device --force-local --show-defaults "
+           "--usage --restrict --delay-directory-restore --no-delay-directory-restore --seek -n --no-seek "
+           "--ignore-case --no-ignore-case --wildcards --no-wildcards --wildcards-match-slash "
+           "--no-wildcards-match-slash --anchored --no-anchored --recursion --no-recursion --verbatim-files-from "
+           "--no-verbatim-files-from"),
+    *values("-f|--file -C|--directory -T|--files-from -X|--exclude-from --exclude --exclude-tag --exclude-tag-all "
+            "--exclude-tag-under -N|--newer|--after-date --newer-mtime --owner --group --mode --mtime "
+            "--transform|--xform -b|--blocking-factor -L|--tape-length -H|--format -K|--starting-file "
+            "--strip-components --warning -V|--label --suffix --record-size --sort --quoting-style --quote-chars "
+            "--no-quote-chars --occurrence --owner-map --group-map --pax-option --level --hole-detection"),
+    *(opt(n, OPT) for n in ("--checkpoint", "--backup", "--atime-preserve", "--totals")),
+    opt("-W --verify"),
+    opt("-I --use-compress-program", V, RUNS), opt("--to-command", V, RUNS), opt("--checkpoint-action", V, RUNS),
+    opt("--rsh-command", V, RUNS), opt("-F --info-script --new-volume-script", V, RUNS),
+    opt("--index-file", V, WRITES), opt("-g --listed-incremental", V, WRITES), opt("--volno-file", V, WRITES),
+    opt("--remove-files", does=WRITES), opt("-U --unlink-first", does=WRITES), opt("--recursive-unlink", does=WRITES),
+    opt("--overwrite", does=WRITES), opt("--overwrite-dir", does=WRITES), opt("-G --incremental", does=WRITES),
+    *HELP,
+))
+#: tar's old style (``tar tvf a.tar``): the options whose letter takes the next word.
+TAR_OLD_STYLE_VALUES = frozenset("fCTXbLHKNVgFI")
+
+FIND_GLOBAL = frozenset({"-H", "-L", "-P"})
+#: find's primaries by how many words they take; the ones that run or write are ``FIND_DANGEROUS``.
+FIND_ONE = frozenset({
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype",
+    "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm",
+    "-user", "-group", "-uid", "-gid", "-links", "-inum", "-samefile", "-lname", "-ilname", "-maxdepth",
+    "-mindepth", "-regextype", "-used", "-fstype", "-context", "-printf", "-files0-from", "-D",
+})
+FIND_NONE = frozenset({
+    "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-executable", "-readable",
+    "-writable", "-nouser", "-nogroup", "-depth", "-d", "-follow", "-xdev", "-mount", "-noleaf", "-daystart",
+    "-ignore_readdir_race", "-noignore_readdir_race", "-warn", "-nowarn", "-not", "-a", "-and", "-o", "-or",
+    "-help", "--help", "-version", "--version", "!", "(", ")", ",",
+})
+FIND_WRITES = {"-delete": 0, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2}
+FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+AWK = OptionSet((
+    opt("-f --file", V, CODE), opt("-F --field-separator", V), opt("-v --assign", V), opt("-e --source", V, SCRIPT),
+    opt("-E --exec", V, CODE), opt("-i --include", V, CODE), opt("-l --load", V, RUNS),
+    opt("-d --dump-variables", OPT, WRITES), opt("-D --debug", OPT, CODE), opt("-o --pretty-print", OPT, WRITES),
+    opt("-p --profile", OPT, WRITES), opt("-L --lint", OPT),
+    *flags("-b|--characters-as-bytes -c|--traditional -C|--copyright -g|--gen-pot -h|--help -I|--trace -M|--bignum "
+           "-N|--use-lc-numeric -n|--non-decimal-data -O|--optimize -P|--posix -r|--re-interval -s|--no-optimize "
+           "-S|--sandbox -t|--lint-old -V|--version"),
+), permute=False)
+
+CURL = OptionSet((
+    *flags("-s|--silent -S|--show-error -L|--location -f|--fail --fail-with-body -i|--include -I|--head -v|--verbose "
+           "-k|--insecure --compressed -G|--get -J|--remote-header-name --create-dirs -4|--ipv4 -6|--ipv6 "
+           "-Z|--parallel --no-progress-meter -#|--progress-bar -N|--no-buffer --basic --digest --ntlm --negotiate "
+           "--anyauth --tlsv1.2 --tlsv1.3 --http1.0 --http1.1 --http2 --http3 -n|--netrc --netrc-optional "
+           "-g|--globoff --path-as-is --raw --tr-encoding -j|--junk-session-cookies --location-trusted --post301 "
+           "--post302 --post303 --fail-early --retry-all-errors --retry-connrefused -q|--disable --no-keepalive "
+           "--ssl --ssl-reqd --no-sessionid --styled-output --no-styled-output --show-headers"),
+    *values("-X|--request -H|--header -A|--user-agent -e|--referer -u|--user -m|--max-time --connect-timeout "
+            "--retry --retry-delay --retry-max-time -x|--proxy --noproxy --resolve --connect-to --url -r|--range "
+            "-C|--continue-at -z|--time-cond --max-filesize --limit-rate --cacert --capath -E|--cert --key "
+            "--pinnedpubkey --oauth2-bearer --netrc-file --url-query --max-redirs --request-target --unix-socket "
+            "--abstract-unix-socket --proxy-user -U --interface --dns-servers --data-urlencode -w|--write-out "
+            "-d|--data --data-raw --data-ascii --data-binary -F|--form --form-string --json --variable "
+            "-b|--cookie --etag-compare -Y|--speed-limit -y|--speed-time --keepalive-time --expect100-timeout"),
+    opt("-o --output", V, WRITES), opt("-O --remote-name", does=WRITES), opt("--remote-name-all", does=WRITES),
+    opt("--output-dir", V, WRITES), opt("-K --config", V, CODE), opt("-D --dump-header", V, WRITES),
+    opt("-c --cookie-jar", V, WRITES), opt("--trace --trace-ascii", V, WRITES), opt("--stderr", V, WRITES),
+    opt("--libcurl", V, WRITES), opt("-T --upload-file", V, WRITES), opt("--etag-save", V, WRITES),
+    opt("--hsts --alt-svc", V, WRITES),
+    *HELP,
+))
+#: curl options whose value, starting with '@' (or '<' in a form), names a local file to send.
+CURL_FILE_VALUES = frozenset({"-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "-F", "--form",
+                              "--json", "--variable", "-H", "--header", "-w", "--write-out"})
+
+RSYNC = OptionSet((
+    *flags("-v|--verbose -q|--quiet -c|--checksum -a|--archive -r|--recursive -R|--relative -b|--backup "
+           "-u|--update -l|--links -L|--copy-links -k|--copy-dirlinks -K|--keep-dirlinks -H|--hard-links "
+           "-p|--perms -E|--executability -A|--acls -X|--xattrs -o|--owner -g|--group -D --devices --specials "
+           "-t|--times -U|--atimes -N|--crtimes -O|--omit-dir-times -J|--omit-link-times -S|--sparse -n|--dry-run "
+           "-W|--whole-file -x|--one-file-system -z|--compress -h|--human-readable -P --progress --partial --stats "
+           "-i|--itemize-changes -8|--8-bit-output -C|--cvs-exclude -y|--fuzzy -0|--from0 -m|--prune-empty-dirs "
+           "-d|--dirs --mkpath --list-only --no-motd --numeric-ids --ignore-existing -I|--ignore-times --size-only "
+           "--existing --inplace --append --append-verify --safe-links --copy-unsafe-links --munge-links --super "
+           "--fake-super --preallocate --no-implied-dirs --force --ignore-errors --blocking-io --ipv4 --ipv6 -4 -6 "
+           "-F --delay-updates --no-inc-recursive --copy-as --trust-sender -s|--secluded-args|--protect-args"),
+    *values("--exclude --include --exclude-from --include-from --files-from -f|--filter --suffix --info --debug "
+            "--port --bwlimit --timeout --contimeout --min-size --max-size --checksum-choice --compress-choice "
+            "--compress-level --out-format --log-file-format --max-delete --modify-window --usermap --groupmap "
+            "--chown --chmod --iconv --protocol --address --password-file --outbuf --block-size -B"),
+    *(opt(n, does=WRITES) for n in ("--delete", "--delete-before", "--delete-during", "--delete-delay",
+                                    "--delete-after", "--delete-excluded", "--delete-missing-args",
+                                    "--remove-source-files")),
+    opt("-e --rsh", V, RUNS), opt("--rsync-path", V, RUNS), opt("--log-file", V, WRITES),
+    opt("--write-batch --only-write-batch", V, WRITES), opt("--read-batch", V, CODE),
+    opt("-T --temp-dir --partial-dir --backup-dir --compare-dest --copy-dest --link-dest", V, WRITES),
+    opt("--daemon", does=RUNS), opt("--config", V, CODE), opt("--early-input", V, CODE),
+    *HELP,
+))
+
+TEE = OptionSet((*flags("-a|--append -i|--ignore-interrupts -p"), opt("--output-error", OPT), *HELP))
+
+MAKE = OptionSet((
+    *flags("-b -m -B|--always-make -d -e|--environment-overrides -h|--help -i|--ignore-errors -k|--keep-going "
+           "-L|--check-symlink-times -n|--just-print|--dry-run|--recon -p|--print-data-base -q|--question "
+           "-r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent "
+           "-S|--no-keep-going|--stop --trace -v|--version -w|--print-directory --no-print-directory "
+           "--warn-undefined-variables"),
+    opt("--debug", OPT), opt("-j --jobs", OPT), opt("-l --load-average --max-load", OPT), opt("-O --output-sync", OPT),
+    opt("--shuffle", OPT), *values("--jobserver-style -o|--old-file|--assume-old -W|--what-if|--new-file|--assume-new"),
+    opt("-C --directory", V, CODE), opt("-f --file --makefile", V, CODE), opt("-I --include-dir", V, CODE),
+    opt("-E --eval", V, RUNS), opt("-t --touch", does=WRITES),
+))
+
+NPM = OptionSet((
+    *flags("-s|--silent -q|--quiet -d -dd --verbose --json --parseable --long --no-color --if-present "
+           "--ignore-scripts --workspaces -ws --include-workspace-root --production --dry-run --all -a "
+           "--prefer-offline --offline --no-audit --no-fund --audit --fund --foreground-scripts --no-progress "
+           "--progress --save-dev -D --save -S --save-exact -E --no-save --legacy-peer-deps --strict-peer-deps "
+           "-y|--yes --no -v|--version -h|--help --fix --force -f"),
+    *values("--loglevel --color --workspace -w --omit --include --depth --tag --otp --access --filter"),
+    opt("--script-shell", V, RUNS), opt("--prefix -C --dir", V, WRITES), opt("--userconfig --globalconfig", V, CODE),
+    opt("--node-options", V, RUNS), opt("--shell", V, RUNS), opt("-c --call", V, SHELL), opt("--cache", V, WRITES),
+    opt("--registry", V, CONFIG), opt("--git", V, RUNS), opt("--editor --browser --viewer", V, RUNS),
+    opt("--init-module --onload-script", V, RUNS), opt("-g --global", does=WRITES), opt("--location", V),
+))
+
+PYTHON = OptionSet((
+    *flags("-b -B -d -E -h -i -I -O -OO -P -q -s -S -u -v -V -x -R --help --version --help-env --help-xoptions "
+           "--help-all"),
+    opt("--check-hash-based-pycs", V), opt("-W", V), opt("-X", V),
+    opt("-c", V, RUNS), opt("-m", V, RUNS),
+), permute=False, abbreviations=False)
+#: ``python -X`` values that load or run nothing and write nothing.
+PYTHON_X_SAFE = frozenset({"dev", "utf8", "utf8=0", "utf8=1", "importtime", "faulthandler", "tracemalloc",
+                           "showrefcount", "warn_default_encoding", "no_debug_ranges", "frozen_modules=on",
+                           "frozen_modules=off", "perf", "int_max_str_digits", "gil=0", "gil=1"})
+
+PYTEST = OptionSet((
+    *flags("-x|--exitfirst --strict-config --strict-markers --strict --markers --continue-on-collection-errors "
+           "--fixtures|--funcargs --fixtures-per-test --pdb --trace -s --runxfail --lf|--last-failed "
+           "--ff|--failed-first --nf|--new-first --sw|--stepwise --sw-skip|--stepwise-skip -v|--verbose "
+           "--no-header --no-summary -q|--quiet --disable-warnings|--disable-pytest-warnings -l|--showlocals "
+           "--no-showlocals --full-trace --collect-only|--co --pyargs --noconftest --keep-duplicates "
+           "--collect-in-virtualenv --doctest-modules --doctest-ignore-import-errors --doctest-continue-on-failure "
+           "-V|--version -h|--help --trace-config --setup-only --setup-show --setup-plan --no-cov "
+           "--ignore-flaky --force-sugar --instafail"),
+    opt("--cache-show", OPT), opt("--cov", OPT),
+    *values("-k -m --maxfail --capture --last-failed-no-failures|--lfnf --durations --durations-min --verbosity -r "
+            "--tb --show-capture --color --code-highlight --junit-prefix --log-level --log-format --log-date-format "
+            "--log-cli-level --log-cli-format --log-cli-date-format --log-file-level --log-file-format "
+            "--log-file-date-format --log-auto-indent --log-disable --ignore --ignore-glob --deselect --import-mode "
+            "--doctest-report --doctest-glob --assert -n|--numprocesses --dist --timeout --maxprocesses --reruns "
+            "--cov-config --randomly-seed --cov-fail-under -p"),
+    opt("--basetemp", V, WRITES), opt("-c --config-file", V, CODE), opt("--rootdir", V, CONFIG),
+    opt("--confcutdir", V, CONFIG), opt("-o --override-ini", V, CONFIG), opt("--pdbcls", V, RUNS),
+    opt("--junit-xml --junitxml --result-log --report-log --log-file", V, WRITES), opt("--debug", OPT, WRITES),
+    opt("--pastebin", V, WRITES), opt("--cache-clear", does=WRITES), opt("--cov-report", V, WRITES),
+    opt("-W --pythonwarnings", V),
+), abbreviations=False)
+
+NODE = OptionSet((
+    *flags("-v|--version -h|--help -c|--check --test --watch --enable-source-maps --trace-warnings "
+           "--no-warnings --no-deprecation --trace-deprecation --throw-deprecation --pending-deprecation "
+           "--abort-on-uncaught-exception --preserve-symlinks --experimental-vm-modules --expose-gc --no-addons "
+           "--frozen-intrinsics --test-only"),
+    *values("--input-type --max-old-space-size --stack-size --unhandled-rejections --conditions|-C --title "
+            "--test-reporter --test-name-pattern"),
+    opt("-e --eval", V, RUNS), opt("-p --print", V, RUNS), opt("-r --require", V, RUNS), opt("--import", V, RUNS),
+    opt("--loader --experimental-loader", V, RUNS), opt("--env-file", V, CODE), opt("-i --interactive", does=CODE),
+    opt("--inspect --inspect-brk --inspect-wait", OPT, RUNS), opt("--test-reporter-destination", V, WRITES),
+), permute=False, abbreviations=False)
+
+PERL = OptionSet((
+    *flags("-n -p -a -c -w -W -X -s -T -t -U -u -v -V -S -h"),
+    opt("-e -E", V, RUNS), opt("-M -m", V, RUNS), opt("-I", V), opt("-i", OPT, WRITES), opt("-l", OPT), opt("-F", V),
+    opt("-0", OPT), opt("-x", OPT), opt("-C", OPT), opt("-d", OPT, RUNS), opt("-D", OPT),
+), permute=False, abbreviations=False)
+
+RUBY = OptionSet((
+    *flags("-n -p -a -l -c -w -v -d -s -S --verbose --version -h --help --jit --yjit"),
+    opt("-e", V, RUNS), opt("-r", V, RUNS), opt("-I", V), opt("-i", OPT, WRITES), opt("-x", OPT), opt("-C", V, CONFIG),
+    opt("-F", V), opt("-0", OPT), opt("-W", OPT), opt("-E --encoding", V), opt("--disable --enable --dump", V),
+), permute=False, abbreviations=False)
+
+RM = OptionSet((
+    *flags("-f|--force -i -I -r|-R|--recursive -d|--dir -v|--verbose --one-file-system --no-preserve-root"),
+    opt("--interactive", OPT), opt("--preserve-root", OPT), *HELP,
+), strict=False)
+
+#: ``set`` (bash): the flags that change nothing about how later commands are found or read.
+SET_SAFE = frozenset("euxvfCE")
+SET_SAFE_NAMES = frozenset({"errexit", "nounset", "xtrace", "verbose", "pipefail", "noclobber", "noglob", "errtrace"})
+#: Shell flags (``bash -x -c``) that are harmless; ``c`` means the command is the first operand.
+SHELL_SAFE_FLAGS = frozenset("ceuxvfCEnirlsp")
+SHELL_SAFE_LONG = frozenset({"--norc", "--noprofile", "--login", "--noediting", "--posix", "--verbose", "--version",
+                             "--help", "--restricted", "--debugger", "--dump-strings", "--dump-po-strings"})
+
+#: Programs that only read what they are given (with no option that runs or writes): naming a
+#: folder above a path a write rule denies is harmless for them.
+READS_ONLY = frozenset({
+    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find", "du", "df", "stat", "file", "tree",
+    "diff", "cmp", "jq", "less", "more", "sort", "uniq", "cut", "tr", "nl", "column", "comm", "md5sum", "sha1sum",
+    "sha256sum", "sha512sum", "basename", "dirname", "realpath", "readlink", "pwd", "echo", "printf", "test",
+    "true", "false", "which", "type", "date", "mypy", "tac", "od", "hexdump", "xxd", "strings",
+    "awk", "gawk", "sed",
+})
+
+UNIQ = OptionSet((
+    *flags("-c|--count -d|--repeated -D -i|--ignore-case -u|--unique -z|--zero-terminated"),
+    opt("--all-repeated", OPT), opt("--group", OPT), *values("-f|--skip-fields -s|--skip-chars -w|--check-chars"),
+    *HELP,
+), numbers=True)
+FILE = OptionSet((
+    *flags("-b|--brief -E -h|--no-dereference -L|--dereference -i|--mime -k|--keep-going -l|--list -N|--no-pad "
+           "-n|--no-buffer -p|--preserve-date -r|--raw -s|--special-files -S|--no-sandbox -z|--uncompress "
+           "-Z|--uncompress-noreport -0|--print0 --apple --extension --mime-type --mime-encoding -v|--version"),
+    *values("-e|--exclude --exclude-quiet -f|--files-from -F|--separator -m|--magic-file -P|--parameter"),
+    opt("-C --compile", does=WRITES), *HELP,
+))
+DATE = OptionSet((
+    *flags("-u|--utc|--universal -R|--rfc-email --debug"),
+    *values("-d|--date -f|--file -r|--reference"), opt("-I --iso-8601 --rfc-3339", OPT),
+    opt("-s --set", V, WRITES), *HELP,
+))
+#: bash builtins that take variable names (or arithmetic): an array subscript in such a word is
+#: evaluated, expansions included (`printf -v 'a[$(cmd)]' x` runs cmd).
+NAME_BUILTINS = frozenset({"printf", "read", "mapfile", "readarray", "getopts", "wait", "test", "[", "let"})
+#: Wrappers read leniently: their options are many; one not listed makes the command unreadable.
+PRLIMIT = OptionSet((
+    *(opt(f"-{short} --{name}", OPT) for short, name in (
+        ("c", "core"), ("d", "data"), ("e", "nice"), ("f", "fsize"), ("i", "sigpending"), ("l", "memlock"),
+        ("m", "rss"), ("n", "nofile"), ("q", "msgqueue"), ("r", "rtprio"), ("s", "stack"), ("t", "cpu"),
+        ("u", "nproc"), ("v", "as"), ("x", "locks"), ("y", "rttime"))),
+    *flags("--noheadings --raw --verbose"), *values("-o|--output -p|--pid"), *HELP,
+), permute=False)
+SETPRIV = OptionSet((
+    *flags("-d|--dump --clear-groups --keep-groups --init-groups --nnp|--no-new-privs --reset-env"),
+    *values("--ambient-caps --bounding-set --groups --inh-caps --rgid --egid --regid --ruid --euid --reuid "
+            "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule"),
+    *HELP,
+), permute=False)

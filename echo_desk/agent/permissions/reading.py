@@ -1,0 +1,122 @@
+"""What the engine knows a program does with its words (``Reading``), and the generic reading of
+a program by its option table (``read_generic``), shared by the per-program readers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from echo_desk.agent.permissions.model import Opaque
+from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, read_options
+from echo_desk.sandbox.shell import Grammar
+
+Argv = tuple[str | None, ...]
+#: Options a rule's ``**`` covers (the others are flagged).
+NO_VALUE = frozenset({Does.NOTHING, Does.SCRIPT})
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An option (or argument) a rule covers only by naming it: one of ``names`` or the word."""
+
+    names: frozenset[str]
+    token: str
+    does: Does | None  # None: not known (or only known when the line runs)
+
+
+@dataclass(frozen=True)
+class Inner:
+    """A command a program runs: ``argv[start:end]`` of the program's own words, or a shell
+    command ``line`` (read with ``grammar``; ``None``: a shell whose grammar the engine does not
+    read, so the line is never allowed). ``tail``: more words are added when it runs (xargs);
+    ``placeholder``: words holding it are replaced when it runs (``find -exec … {}``)."""
+
+    start: int = 0
+    end: int | None = None
+    tail: bool = False
+    placeholder: str | None = None
+    line: str | None = None
+    grammar: Grammar | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    program: str
+    flags: tuple[Flag, ...] = ()
+    inners: tuple[Inner, ...] = ()
+    #: It runs a command that cannot be found or read (deny rules cannot see it).
+    unreadable: bool = False
+    #: Never covered by a rule, whatever it names.
+    never: Opaque | None = None
+    #: The words allow rules are matched against (``None``: as written).
+    matched: Argv | None = None
+    #: More spellings of the same command for deny and ask rules.
+    spellings: tuple[Argv, ...] = ()
+    #: Indices of the words naming files it writes (``tee``'s files).
+    writes: tuple[int, ...] = ()
+    #: Indices of the words naming what it deletes recursively (``rm -r``, ``find … -delete``);
+    #: ``maybe_recursive``: a word only known when it runs could make ``rm`` recursive.
+    deletes: tuple[int, ...] = ()
+    maybe_recursive: bool = False
+    #: It deletes the folder it runs in recursively (``find -delete`` without a starting point).
+    deletes_here: bool = False
+    #: It only reads what it is given (see ``program_options.READS_ONLY``).
+    reads_only: bool = False
+    #: The engine knows what this program does with its words (an unknown one may run any of
+    #: its later words as a command: deny rules look at them too).
+    known: bool = True
+    #: Values given to its options (``--file=PATH``, ``-fPATH``): words that may name files.
+    values: tuple[str, ...] = ()
+
+
+def flags_of(parsed: Parsed, spec: OptionSet, offset: int = 1) -> list[Flag]:
+    out: list[Flag] = []
+    for seen in parsed.seen:
+        if seen.option is None:
+            if spec.strict:
+                out.append(Flag(frozenset({seen.token}), seen.token, None))
+        elif seen.option.does not in NO_VALUE:
+            out.append(Flag(frozenset(seen.option.names) | {seen.token}, seen.token, seen.option.does))
+    if parsed.dynamic:
+        out.append(Flag(frozenset(), "", None))
+    return out
+
+
+def spellings_of(argv: Argv, parsed: Parsed, offset: int = 1) -> tuple[Argv, ...]:
+    """The command with each option spelled short, long, and long with ``=value`` (in place)."""
+    if not parsed.seen:
+        return ()
+    by_index: dict[int, list[int]] = {}
+    for n, seen in enumerate(parsed.seen):
+        by_index.setdefault(seen.index + offset, []).append(n)
+    forms: list[list[str | None]] = [list(argv[:offset]) for _ in range(3)]
+    i = offset
+    while i < len(argv):
+        found = by_index.get(i)
+        if not found:
+            for form in forms:
+                form.append(argv[i])
+            i += 1
+            continue
+        width = 1
+        for n in found:
+            seen = parsed.seen[n]
+            width = max(width, seen.words)
+            names = seen.option.names if seen.option is not None else (seen.token.partition("=")[0],)
+            short = next((x for x in names if len(x) == 2 and x[0] == "-" and x[1] != "-"), names[0])
+            long = next((x for x in names if x.startswith("--")), names[0])
+            value = seen.value
+            tail = [] if value is None else [value]
+            forms[0] += [short, *tail]
+            forms[1] += [long, *tail]
+            forms[2] += [f"{long}={value}"] if value is not None and long.startswith("--") else [long, *tail]
+        i += width
+    return tuple(tuple(f) for f in forms if tuple(f) != tuple(argv))
+
+
+def read_generic(argv: Argv, spec: OptionSet, program: str) -> Reading:
+    parsed = read_options(argv[1:], spec)
+    return Reading(program, flags=tuple(flags_of(parsed, spec)), spellings=spellings_of(argv, parsed))
+
+
+def with_changes(reading: Reading, **changes: object) -> Reading:
+    return replace(reading, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,565 @@
+"""The verdict for a shell line (``run_command``): every part of it, deny first.
+
+For each command the line would run — and every command those run in turn (wrappers, ``bash
+-c``, ``find -exec``…, see ``programs``) — in this order: the floor (a recursive delete of a
+protected root) → deny rules (any spelling: ``/bin/rm`` is ``rm``, ``sort --o=F`` is ``sort -o
+F``) → a command deny rules cannot see (asks when there are deny rules) → a word naming a path a
+read/write rule denies → ask rules → elevation → opaque → an allow rule or grant that covers the
+command *and* everything it runs → allow-in-sandbox → nothing. Redirections are judged by the
+write (and read) rules on the lexical and the resolved path, from every folder the line may be
+in after a ``cd``.
+
+A line is allowed only when it is plain (``Analysis.allowable``), every command in it is covered
+by its own allow rule or grant (there is no "transparent" command), and every redirection is
+allowed. It never gets more than that: whatever the engine cannot read asks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from echo_desk.agent.permissions import floor, programs
+from echo_desk.agent.permissions.compiled import Compiled
+from echo_desk.agent.permissions.decide import (
+    Bucket,
+    Rules,
+    combine,
+    path_verdict,
+    provenance_of,
+)
+from echo_desk.agent.permissions.model import (
+    Decider,
+    Effect,
+    Examples,
+    Family,
+    Layer,
+    Opaque,
+    Part,
+    Provenance,
+    Rule,
+    RuleSource,
+    Suggestion,
+    Verdict,
+)
+from echo_desk.agent.permissions.programs import Reading
+from echo_desk.agent.permissions.shell import Analysis, Command, Redirect, Word, analyse
+from echo_desk.agent.permissions.subjects import Subject
+from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens
+from echo_desk.sandbox.shell import Grammar, command_shell
+
+#: Redirection targets that are never files anyone cares about.
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Devices a redirection may read from without a rule (bash opens /dev/tcp/HOST/PORT itself).
+READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/urandom", "/dev/random"})
+#: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
+MAX_DEPTH = 4
+_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
+#: Programs the floor reads (recursive deletes), and how many words of an unknown program's are
+#: looked at as a command it may run.
+_DELETERS = frozenset({"rm", "find", "rsync"})
+_MAYBE_WORDS = 32
+
+
+def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool = True,
+                  grammar: Grammar | None = None) -> Verdict:
+    """The rules' verdict for running ``subject.command`` with the shell of this machine."""
+    analysis = analyse(subject.command, grammar=grammar or command_shell().grammar)
+    judge = _Judge(rules, where, analysis)
+    parts: list[Part] = []
+    undecided: list[Command] = []
+    for command in analysis.commands:
+        parts.append(judge.command_part(command))
+        if parts[-1].effect is None:
+            undecided.append(command)
+    for redirect in analysis.redirects:
+        parts.append(judge.redirect_part(redirect))
+    if analysis.opaque is not None:
+        parts.append(Part(text=subject.command[:200], effect=Effect.ASK, kind="command", opaque=analysis.opaque,
+                          provenance=Provenance(kind=Decider.OPAQUE, detail=analysis.opaque.value)))
+    suggestions = _suggestions(analysis, undecided, judge) if suggest else ()
+    return combine(parts, suggestions, opaque_line=analysis.opaque is not None)
+
+
+def covers_line(item: Compiled, line: str, where: floor.Where) -> bool:
+    """Whether the allow rule ``item`` alone allows every command of ``line`` (a rule's example)."""
+    rules = Rules(deny=(), ask=(), allow=(item,), grants=())
+    analysis = analyse(line)
+    if not analysis.allowable or not analysis.commands:
+        return False
+    judge = _Judge(rules, where, analysis)
+    return all(judge.covered(c.argv, sandbox=False) is not None for c in analysis.commands)
+
+
+def rule_catches(item: Compiled, line: str, where: floor.Where) -> bool:
+    """Whether the deny or ask rule ``item`` catches some command of ``line`` (a rule's example)."""
+    analysis = analyse(line)
+    judge = _Judge(Rules(deny=(), ask=(), allow=(), grants=()), where, analysis)
+    return any(loose_match(item.matcher, judge.forms(c.argv).argvs or [(None,)]) is not Match.NO
+               for c in analysis.commands)
+
+
+def loose_match(matcher: TokenPattern | None, argvs: Sequence[Sequence[str | None]]) -> Match:
+    """How well a deny/ask pattern matches any of ``argvs`` (spellings of a command)."""
+    if matcher is None:
+        return Match.YES
+    best = Match.NO
+    for argv in argvs:
+        best = max(best, matcher.match(argv))
+        if best is Match.YES:
+            break
+    return best
+
+
+def allows(matcher: TokenPattern | None, argv: Sequence[str | None], reading: Reading) -> bool:
+    """Whether an allow pattern covers ``argv`` as written, naming each option it never covers
+    by ``**`` (one that runs, writes or reads code, or one the engine does not know)."""
+    if matcher is None:
+        return not reading.flags
+    if matcher.match(argv) is not Match.YES:
+        return False
+    return all(matcher.names(flag.names) for flag in reading.flags)
+
+
+@dataclass
+class _Forms:
+    """A command and everything it runs, for deny, ask and floor rules."""
+
+    argvs: list[tuple[str | None, ...]] = field(default_factory=list)
+    commands: list[tuple[tuple[Word, ...], Reading]] = field(default_factory=list)
+    writes: list[Redirect] = field(default_factory=list)
+    #: It runs something that cannot be read (deny rules cannot see it).
+    unknown: bool = False
+    elevates: bool = False
+    #: What a program the engine does not know might run: its later words (deny rules ask).
+    maybe: list[tuple[str | None, ...]] = field(default_factory=list)
+    maybe_commands: list[tuple[tuple[Word, ...], Reading]] = field(default_factory=list)
+
+
+class _Judge:
+    def __init__(self, rules: Rules, where: floor.Where, analysis: Analysis) -> None:
+        self.rules = rules
+        self.where = where
+        self.cwds, self.cwd_known, self.cd_outside = _working_folders(analysis, where)
+        self.path_denies = [c for c in (*rules.read, *rules.write)
+                            if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+        #: The programs deny rules start with (``None``: one may start with any program).
+        self.deny_heads = rules.bucket("deny").heads
+
+    # -- what a command runs -------------------------------------------------------------------
+    def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
+        found = found or _Forms()
+        values = tuple(w.value for w in argv)
+        if not values:
+            return found
+        reading = programs.read(values)
+        found.argvs.append(values)
+        if values[0] is not None and "/" in values[0]:
+            found.argvs.append((programs.base(values[0]), *values[1:]))
+        found.argvs.extend(reading.spellings)
+        found.commands.append((argv, reading))
+        found.writes.extend(Redirect(target=argv[k], write=True, text=argv[k].raw) for k in reading.writes
+                            if k < len(argv))
+        found.unknown |= reading.unreadable or values[0] is None
+        found.elevates |= reading.never is Opaque.ELEVATION
+        if not reading.known:
+            # It may run any of its later words as a command (`prlimit rm -rf src`): those a deny
+            # rule or the floor could be about are looked at (the first few words).
+            for k in range(1, min(len(argv), _MAYBE_WORDS)):
+                raw = argv[k].value
+                word = programs.base(raw)
+                if raw is None or word is None or raw.startswith("-"):
+                    continue
+                if self.deny_heads is None or word in self.deny_heads or raw in self.deny_heads:
+                    found.maybe.append(values[k:])
+                if word in _DELETERS:
+                    found.maybe_commands.append((argv[k:], programs.read(values[k:])))
+        if reading.inners and depth >= MAX_DEPTH:
+            found.unknown = True
+            return found
+        for inner in reading.inners:
+            if inner.line is not None:
+                nested = analyse(inner.line)
+                found.unknown |= nested.opaque is not None  # it may hide commands the walk missed
+                for command in nested.commands:
+                    self.forms(command.argv, depth + 1, found)
+                found.writes.extend(r for r in nested.redirects if r.write)
+            else:
+                self.forms(_inner_words(argv, inner), depth + 1, found)
+        return found
+
+    # -- one command -----------------------------------------------------------------------------
+    def command_part(self, command: Command) -> Part:
+        values = [w.value for w in command.argv]
+
+        def part(effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part:
+            return Part(text=command.text, effect=effect, provenance=provenance, argv=tuple(v or "" for v in values),
+                        opaque=opaque or command.opaque)
+
+        forms = self.forms(command.argv)
+        decided = self.refused(forms) or self.asked(forms)
+        if decided is not None:
+            return part(*decided)
+        return self.by_allow_rules(command, part)
+
+    def refused(self, forms: _Forms) -> _Decided | None:
+        """The floor, a write the write rules deny, a deny rule (one that may match: ask)."""
+        for words, reading in forms.commands:
+            if floor.delete_effect(words, reading, self.where, self.cwds, self.cwd_known) is Effect.DENY:
+                return Effect.DENY, _floor(floor.RM_ROOTS), None
+        for redirect in forms.writes:
+            effect, provenance = self.redirect_effect(redirect)
+            if effect is Effect.DENY:
+                return Effect.DENY, provenance, None
+        argvs = forms.argvs or [(None,)]
+        for item in self.rules.bucket("deny").for_argvs(argvs):
+            found = loose_match(item.matcher, argvs)
+            if found is not Match.NO:
+                return (Effect.DENY if found is Match.YES else Effect.ASK), provenance_of(item), None
+        return None
+
+    def asked(self, forms: _Forms) -> _Decided | None:
+        """What asks: a deny rule that may match what an unknown program runs, a command deny
+        rules cannot see, a word naming a denied path, a delete target only known when it runs,
+        an ask rule, elevation."""
+        if forms.maybe:
+            for item in self.rules.bucket("deny").for_argvs(forms.maybe):
+                if loose_match(item.matcher, forms.maybe) is not Match.NO:
+                    return Effect.ASK, provenance_of(item), None
+        if forms.unknown and self.rules.deny:
+            return (Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.RUNS_OTHER_COMMAND.value),
+                    Opaque.RUNS_OTHER_COMMAND)
+        asking = self.names_denied_path(forms)
+        if asking is not None:
+            return Effect.ASK, asking, None
+        if any(floor.delete_effect(words, reading, self.where, self.cwds, self.cwd_known) is not None
+               for words, reading in (*forms.commands, *forms.maybe_commands)):
+            return Effect.ASK, _floor(floor.RM_ROOTS, "target only known when it runs"), None
+        argvs = forms.argvs or [(None,)]
+        for item in self.rules.bucket("ask").for_argvs(argvs):
+            if loose_match(item.matcher, argvs) is not Match.NO:
+                return Effect.ASK, provenance_of(item), None
+        if forms.elevates:
+            return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail=Opaque.ELEVATION.value), Opaque.ELEVATION
+        return None
+
+    def by_allow_rules(self, command: Command, part: _PartMaker) -> Part:
+        """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
+        if command.opaque is not None:
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
+        reading = programs.read(tuple(w.value for w in command.argv))
+        if reading.never is not None:
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
+        if command.program in _CHANGES_DIRECTORY and self.cd_outside:
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
+        if command.program is None:
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
+                        Opaque.EXPANSION_IN_COMMAND)
+        chosen = self.covered(command.argv, sandbox=False)
+        if chosen is not None:
+            return part(Effect.ALLOW, provenance_of(chosen))
+        if self.rules.sandbox_allow:
+            chosen = self.covered(command.argv, sandbox=True)
+            if chosen is not None:
+                return part(Effect.ALLOW_IN_SANDBOX, provenance_of(chosen))
+        if reading.flags and self._would_match(command):
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.DANGEROUS_OPTION.value),
+                        Opaque.DANGEROUS_OPTION)
+        return part(None, Provenance(kind=Decider.DEFAULT, detail="no rule matches"))
+
+    def _would_match(self, command: Command) -> bool:
+        values = tuple(w.value for w in command.argv)
+        pools: list[Sequence[Compiled]] = [self.rules.allow, self.rules.grants, self.rules.sandbox_allow]
+        return any(c.matcher is not None and c.matcher.match(values) is Match.YES for pool in pools for c in pool)
+
+    def covered(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int = 0) -> Compiled | None:
+        """The allow rule or grant covering ``argv`` and everything it runs (each by a rule of its
+        own), or ``None``. ``sandbox``: allow-in-sandbox rules count too."""
+        values = tuple(w.value for w in argv)
+        if not values or values[0] is None:
+            return None
+        reading = programs.read(values)
+        if reading.never is not None or reading.unreadable:
+            return None
+        matched = reading.matched or values
+        pools: list[Bucket | Sequence[Compiled]] = [self.rules.bucket("allow"), self.rules.grants]
+        if sandbox:
+            pools.append(self.rules.bucket("sandbox_allow"))
+        rule = None
+        for pool in pools:
+            candidates = pool.for_argvs([matched]) if isinstance(pool, Bucket) else pool
+            rule = next((c for c in candidates if allows(c.matcher, matched, reading)), None)
+            if rule is not None:
+                break
+        if rule is None or (reading.inners and depth >= MAX_DEPTH):
+            return None
+        for inner in reading.inners:
+            if inner.line is not None:
+                if not self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1):
+                    return None
+                continue
+            words = _inner_words(argv, inner)
+            if self.covered(words, sandbox=sandbox, depth=depth + 1) is None and not _names_inner(rule, inner, words):
+                return None
+        for k in reading.writes:
+            if k < len(argv) and not self._allowed(self.redirect_effect(Redirect(argv[k], True, argv[k].raw))[0],
+                                                   sandbox):
+                return None
+        return rule
+
+    def line_covered(self, line: str, grammar: Grammar | None, *, sandbox: bool, depth: int) -> bool:
+        """A shell line a command runs (``bash -c LINE``): plain in its shell's grammar, with every
+        command and redirection covered; it may not change directory."""
+        if grammar is None:
+            return False
+        nested = analyse(line, grammar=grammar)
+        if not nested.allowable or not nested.commands or nested.changes_directory:
+            return False
+        if any(not self._allowed(self.redirect_effect(r)[0], sandbox) for r in nested.redirects):
+            return False
+        return all(self.covered(c.argv, sandbox=sandbox, depth=depth) is not None for c in nested.commands)
+
+    def would_cover(self, pattern: str, words: tuple[Word, ...], reading: Reading) -> bool:
+        """Whether an allow rule ``pattern`` would cover ``words`` (for a wrapper: its own form;
+        what it runs needs a rule of its own)."""
+        matcher = compile_tokens(pattern)
+        if not allows(matcher, reading.matched or tuple(w.value for w in words), reading):
+            return False
+        if reading.inners:
+            return True
+        rule = Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern, reason="",
+                    examples=Examples(), source=RuleSource(layer=Layer.GRANT))
+        trial = _Judge(replace(self.rules, allow=(Compiled(tool="shell", family=Family.SHELL, matcher=matcher,
+                                                                  rule=rule),), grants=(), buckets=None),
+                       self.where, Analysis(line=""))
+        trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
+        return trial.covered(words, sandbox=False) is not None
+
+    @staticmethod
+    def _allowed(effect: Effect | None, sandbox: bool) -> bool:
+        return effect is Effect.ALLOW or (sandbox and effect is Effect.ALLOW_IN_SANDBOX)
+
+    # -- paths -----------------------------------------------------------------------------------
+    def names_denied_path(self, forms: _Forms) -> Provenance | None:
+        """Why to ask when a word may name a path a read/write deny rule (or the floor's own
+        settings) covers: the program might read or write it."""
+        checked: set[tuple[str | None, str, bool]] = set()
+        for words, reading in forms.commands:
+            for word in (*words[1:], *(Word(v, v) for v in reading.values)):
+                key = (word.value, word.raw, reading.reads_only)
+                if key in checked:
+                    continue  # the same word again (`ls a a a …`)
+                checked.add(key)
+                if word.value is None:
+                    folder = _glob_folder(word)
+                    if folder is not None:
+                        word = Word(folder, folder)  # its matches are inside that folder
+                    elif self.path_denies and not word.raw.startswith(("<(", ">(")):
+                        return provenance_of(self.path_denies[0])  # only known when it runs: may be one
+                    else:
+                        continue
+                for target in self._paths_of(word):
+                    if floor.inside(target, self.where.protected):
+                        return _floor(floor.OWN_SETTINGS_NAMED)
+                    found = self._denied(target, reading)
+                    if found is not None:
+                        return found
+        return None
+
+    def _denied(self, target: Path, reading: Reading) -> Provenance | None:
+        real = Path(os.path.realpath(target))
+        forms = {target, real, target / "any-file", real / "any-file"}
+        where = self.where
+        for item in self.path_denies:
+            assert item.matcher is not None
+            if any(item.matcher.match(f, workspaces=where.workspaces, home=where.home) is Match.YES for f in forms):
+                return provenance_of(item)
+            # A folder above what the rule denies: a program that reads (or, for a write rule,
+            # writes) recursively reaches it — unless the program only reads and it is a write rule.
+            if reading.reads_only and item in self.rules.write:
+                continue
+            bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
+            if any(b == f or f in b.parents for b in bases for f in (target, real)):
+                return provenance_of(item)
+        return None
+
+    def _paths_of(self, word: Word) -> list[Path]:
+        value = word.value
+        if value is None or not value or value.startswith("-"):
+            return []
+        if value.startswith("~"):
+            if value != "~" and not value.startswith("~/"):
+                return []
+            value = str(self.where.home) + value[1:]
+        elif "/" not in value and not value.startswith("."):
+            # A plain word names a path only if there is one by that name (a link, say); that
+            # matters only to path deny rules.
+            if not self.path_denies:
+                return []
+            return [Path(os.path.normpath(c / value)) for c in self.cwds if os.path.lexists(c / value)]
+        if os.path.isabs(value):
+            return [Path(os.path.normpath(value))]
+        return [Path(os.path.normpath(c / value)) for c in self.cwds]
+
+    def redirect_effect(self, redirect: Redirect) -> tuple[Effect | None, Provenance]:
+        value = redirect.target.value
+        if value in HARMLESS_TARGETS:
+            return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
+        family = self.rules.write if redirect.write else self.rules.read
+        if value is None:
+            return (Effect.ASK if family else None), Provenance(kind=Decider.OPAQUE,
+                                                                detail=Opaque.DYNAMIC_ARGUMENT.value)
+        text = str(self.where.home) + value[1:] if value == "~" or value.startswith("~/") else value
+        relative = not os.path.isabs(text)
+        if relative and not self.cwd_known:
+            return None, Provenance(kind=Decider.OPAQUE, detail="relative target after cd")
+        paths: list[Path] = []
+        for cwd in self.cwds if relative else self.cwds[:1]:
+            lexical = Path(os.path.normpath(cwd / text))
+            paths += [lexical, Path(os.path.realpath(lexical))]
+        verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
+                               kind="redirect")
+        effect = verdict.effect
+        provenance = verdict.parts[0].provenance
+        if not redirect.write and effect is None and (not text.startswith("/dev/") or text in READABLE_DEVICES):
+            # A program may read a file no rule speaks of anyway (`cat a.txt`); bash's own
+            # network "files" (/dev/tcp/…) and other devices are not files.
+            return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="reading a file no rule denies")
+        if effect is None and self.rules.sandbox_allow and all(
+                floor.inside(Path(os.path.realpath(p)), self.where.workspaces) for p in paths):
+            # No rule spoke about a file inside the workspace: where the sandbox contains the
+            # command, its writes cannot leave the workspace anyway (deny and ask came first).
+            return Effect.ALLOW_IN_SANDBOX, Provenance(kind=Decider.DEFAULT,
+                                                       detail="a file inside the workspace, in the sandbox")
+        return effect, provenance
+
+    def redirect_part(self, redirect: Redirect) -> Part:
+        effect, provenance = self.redirect_effect(redirect)
+        opaque = Opaque.DYNAMIC_ARGUMENT if redirect.target.value is None else None
+        return Part(text=redirect.text, effect=effect, kind="redirect", provenance=provenance, opaque=opaque)
+
+
+_Decided = tuple[Effect, Provenance, Opaque | None]
+
+
+class _PartMaker(Protocol):
+    def __call__(self, effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part: ...
+
+
+def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...]) -> bool:
+    """Whether the wrapper's own rule also names the command it runs (``npx tsc **``,
+    ``xargs grep **``): then that rule covers the inner command too, if it runs nothing further
+    and every option it never covers by ``**`` is named."""
+    matcher = rule.matcher
+    values = tuple(w.value for w in words)
+    if not isinstance(matcher, TokenPattern) or not values or values[0] is None:
+        return False
+    if not any(len(p) > inner.start and p[inner.start] == values[0] for p in matcher.prefixes):
+        return False
+    reading = programs.read(values)
+    if reading.never is not None or reading.unreadable or reading.inners or reading.writes:
+        return False
+    return all(matcher.names(flag.names) for flag in reading.flags)
+
+
+def _glob_folder(word: Word) -> str | None:
+    """The folder a glob's matches all lie in (``src/*.py`` → ``src/``; ``*`` → ``.``), or
+    ``None`` when the word is not a plain glob."""
+    raw = word.raw
+    first = min((raw.index(c) for c in "*?[" if c in raw), default=-1)
+    if first < 0 or any(c in raw for c in "$`'\"\\{"):
+        return None
+    return raw[:raw.rfind("/", 0, first) + 1] or "."
+
+
+def _floor(rule: object, detail: str = "") -> Provenance:
+    return Provenance(kind=Decider.FLOOR, rule=rule, detail=detail)  # type: ignore[arg-type]
+
+
+def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, ...]:
+    """The words of the command a wrapper runs; those filled in when it runs are unknown."""
+    words = argv[inner.start:inner.end]
+    if inner.placeholder is not None:
+        words = tuple(Word(None, w.raw) if w.value is not None and inner.placeholder in w.value else w
+                      for w in words)
+    if inner.tail:
+        words = (*words, Word(None, ""))
+    return words
+
+
+def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool]:
+    """The folders the line's commands may run in (the first, then each ``cd`` target), whether
+    they are all known, and whether a ``cd`` leaves the workspaces."""
+    cwds = [where.cwd]
+    known = True
+    outside = False
+    for command in analysis.commands:
+        if command.program not in _CHANGES_DIRECTORY:
+            continue
+        if command.program == "popd":
+            continue  # back to a folder already listed
+        args = [w for w in command.argv[1:] if not (w.value or "").startswith("-") or w.value is None]
+        if not args:
+            targets = [where.home] if command.program == "cd" else []
+        elif len(args) == 1 and args[0].value is not None and args[0].value:
+            value = args[0].value
+            if value == "~" or value.startswith("~/"):
+                value = str(where.home) + value[1:]
+            elif value.startswith("~"):
+                known, outside = False, True
+                continue
+            targets = [Path(os.path.realpath(c / value)) for c in cwds]
+        else:
+            known, outside = False, True
+            continue
+        for target in targets:
+            if not floor.inside(target, where.workspaces):
+                outside = True
+            if target not in cwds:
+                cwds.append(target)
+    return cwds, known, outside
+
+
+_SUBCOMMAND_PROGRAMS = frozenset({
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make",
+    "dotnet", "gradle", "mvn", "bundle", "rake", "brew", "apt", "systemctl", "gh", "hg", "svn", "conda",
+})
+
+
+def _plain(token: str) -> bool:
+    return bool(token) and all(c.isalnum() or c in "._-:/@+=,%" for c in token) and token.isascii()
+
+
+def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) -> tuple[Suggestion, ...]:
+    """One narrow rule per understood command no rule decided (none for an opaque line or
+    command, none that would not allow its own command — a command that writes a file no write
+    rule allows gets none). A wrapper's command gets its own."""
+    if not analysis.allowable:
+        return ()
+    seen: set[str] = set()
+    out: list[Suggestion] = []
+    for command in undecided:
+        words = command.argv
+        while words:
+            values = tuple(w.value for w in words)
+            program = values[0]
+            reading = programs.read(values)
+            if program is None or not _plain(program) or reading.never is not None:
+                break
+            tokens = [program]
+            if program in _SUBCOMMAND_PROGRAMS and len(values) > 1 and values[1] and not values[1].startswith("-") \
+                    and _plain(values[1]):
+                tokens.append(values[1])
+            pattern = " ".join(tokens) + " **"
+            if pattern not in seen and judge.would_cover(pattern, words, reading):
+                seen.add(pattern)
+                out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
+                                      examples=Examples(match=(command.text,) if words is command.argv else ())))
+            argv_inners = [i for i in reading.inners if i.line is None]
+            if len(argv_inners) != 1 or reading.inners != tuple(argv_inners):
+                break
+            words = _inner_words(words, argv_inners[0])
+    return tuple(out)

@@ -1,0 +1,331 @@
+"""Wrappers: programs that run their arguments (or a shell line) as a command — ``env``,
+``timeout``, ``xargs``, ``sudo``, ``flock -c``, ``watch``, ``bash -c``, ``uv run``… Each is read
+with its own options so the command it runs is found exactly (``Reading.inners``); an option a
+wrapper does not know makes that command unreadable (deny rules then ask)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.model import Opaque
+from echo_desk.agent.permissions.options import Does, OptionSet, Takes, flags, opt, read_options, values
+from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, read_generic
+from echo_desk.sandbox.shell import Grammar
+
+V = Takes.VALUE
+ELEVATORS = frozenset({"sudo", "doas", "su", "pkexec", "runuser", "run0", "machinectl", "chroot", "nsenter", "ssh"})
+SHELLS = {"bash": Grammar.BASH, "sh": Grammar.POSIX, "dash": Grammar.POSIX, "ash": Grammar.POSIX,
+          "zsh": None, "ksh": None, "mksh": None, "yash": None, "fish": None, "csh": None, "tcsh": None}
+
+
+def env_reading(argv: Argv, program: str) -> Reading:
+    from echo_desk.agent.permissions.shell import INERT_ASSIGNMENTS, inert_value
+
+    parsed = read_options(argv[1:], _ENV, stop_after=0)
+    found = flags_of(parsed, _ENV)
+    inners: list[Inner] = []
+    for seen in parsed.seen:
+        if seen.option is not None and "-S" in seen.option.names:
+            found.append(Flag(frozenset({"-S", seen.token}), seen.token, Does.RUNS))
+            inners.append(Inner(line=seen.value or "", grammar=None))
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    while start < len(argv):
+        word = argv[start]
+        if word is None:
+            return Reading(program, flags=(*found, Flag(frozenset(), "", None)), unreadable=True)
+        name, eq, value = word.partition("=")
+        if not eq:
+            break
+        if name not in INERT_ASSIGNMENTS or not inert_value(value):
+            found.append(Flag(frozenset({word}), word, Does.CONFIG))
+        start += 1
+    if start < len(argv):
+        inners.append(Inner(start=start))
+    return Reading(program, flags=tuple(found), inners=tuple(inners))
+
+
+def xargs_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], _XARGS)
+    found = flags_of(parsed, _XARGS)
+    replace = None
+    for seen in parsed.seen:
+        names = set(seen.option.names) if seen.option is not None else set()
+        if names & {"-I", "-i", "--replace"}:
+            replace = seen.value or "{}"
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    if start >= len(argv):
+        return Reading(program, flags=tuple(found))  # runs `echo` with the input
+    return Reading(program, flags=tuple(found), inners=(Inner(start=start, tail=replace is None,
+                                                              placeholder=replace),))
+
+
+def shell_reading(argv: Argv, program: str) -> Reading:
+    """``bash [options] -c LINE [name [args]]``; a shell reading a script or its input runs code
+    the rules cannot see."""
+    found: list[Flag] = []
+    command_mode = False
+    i, n = 1, len(argv)
+    while i < n:
+        token = argv[i]
+        if token is None:
+            return Reading(program, flags=(*found, Flag(frozenset(), "", None)), unreadable=True)
+        if token in ("-", "--"):
+            i += 1
+            break
+        if not token.startswith(("-", "+")) or len(token) < 2:
+            break
+        if token.startswith("--"):
+            if token not in table.SHELL_SAFE_LONG:
+                found.append(Flag(frozenset({token}), token, Does.READS_CODE if token in ("--rcfile", "--init-file")
+                                  else None))
+                i += 2 if token in ("--rcfile", "--init-file") else 1
+                continue
+            i += 1
+            continue
+        letters = token[1:]
+        if letters in ("o", "O"):
+            value = argv[i + 1] if i + 1 < n else None
+            if not (letters == "o" and value in table.SET_SAFE_NAMES):
+                found.append(Flag(frozenset({token, f"{token} {value}"}), token, Does.CONFIG))
+            i += 2
+            continue
+        command_mode = command_mode or (token[0] == "-" and "c" in letters)
+        unsafe = [c for c in letters if c not in table.SHELL_SAFE_FLAGS]
+        if unsafe and token[0] == "-":
+            found.append(Flag(frozenset({token}), token, Does.CONFIG))
+        i += 1
+    grammar = SHELLS.get(program)
+    if command_mode and i < n:
+        line = argv[i]
+        found.append(Flag(frozenset({"-c"}), "-c", Does.RUNS))
+        if line is None:
+            return Reading(program, flags=tuple(found), unreadable=True)
+        return Reading(program, flags=tuple(found), inners=(Inner(line=line, grammar=grammar),))
+    # A script file, or commands from standard input: code the rules cannot read.
+    what = argv[i] if i < n else "-"
+    found.append(Flag(frozenset({what or "-"}), what or "-", Does.READS_CODE))
+    return Reading(program, flags=tuple(found), unreadable=True)
+
+
+
+def command_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], _COMMAND)
+    if any(s.option is not None and set(s.option.names) & {"-v", "-V"} for s in parsed.seen):
+        return Reading(program)  # only says what the name is
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    inners = (Inner(start=start),) if start < len(argv) else ()
+    return Reading(program, flags=tuple(flags_of(parsed, _COMMAND)), inners=inners)
+
+
+def flock_reading(argv: Argv, program: str) -> Reading:
+    """``flock [opts] FILE CMD…`` or ``flock [opts] FILE -c LINE`` (run by $SHELL)."""
+    parsed = read_options(argv[1:], _FLOCK, stop_after=1)
+    found = flags_of(parsed, _FLOCK)
+    inners = [Inner(line=s.value or "", grammar=None) for s in parsed.seen
+              if s.option is not None and s.option.does is Does.SHELL]
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    if start < len(argv):
+        if argv[start] in ("-c", "--command"):
+            line = argv[start + 1] if start + 1 < len(argv) else ""
+            inners.append(Inner(line=line, grammar=None) if line is not None else Inner(line="", grammar=None))
+        else:
+            inners.append(Inner(start=start))
+    return Reading(program, flags=tuple(found), inners=tuple(inners))
+
+
+def script_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], _SCRIPT)
+    found = flags_of(parsed, _SCRIPT)
+    inners = tuple(Inner(line=s.value or "", grammar=None) for s in parsed.seen
+                   if s.option is not None and s.option.does is Does.SHELL)
+    return Reading(program, flags=tuple(found), inners=inners, writes=tuple(1 + i for i, _ in parsed.operands))
+
+
+def watch_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], _WATCH)
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    words = argv[start:]
+    if not words:
+        return Reading(program, flags=tuple(flags_of(parsed, _WATCH)))
+    if any(s.option is not None and "-x" in s.option.names for s in parsed.seen):
+        return Reading(program, flags=tuple(flags_of(parsed, _WATCH)), inners=(Inner(start=start),))
+    if any(w is None for w in words):
+        return Reading(program, flags=tuple(flags_of(parsed, _WATCH)), unreadable=True)
+    line = " ".join(w for w in words if w is not None)  # watch runs its words with `sh -c`
+    return Reading(program, flags=tuple(flags_of(parsed, _WATCH)), inners=(Inner(line=line, grammar=Grammar.POSIX),))
+
+
+def su_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], _SU)
+    inners = tuple(Inner(line=s.value or "", grammar=None) for s in parsed.seen
+                   if s.option is not None and s.option.does is Does.SHELL)
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    if not inners and program == "runuser" and start < len(argv):
+        inners = (Inner(start=start),)
+    return Reading(program, inners=inners, never=Opaque.ELEVATION)
+
+
+def ssh_reading(argv: Argv, program: str) -> Reading:
+    parsed = read_options(argv[1:], _SSH, stop_after=1)
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    words = argv[start:]
+    if not words:
+        return Reading(program, never=Opaque.ELEVATION)
+    line = None if any(w is None for w in words) else " ".join(w for w in words if w is not None)
+    return Reading(program, inners=(Inner(line=line or "", grammar=None),), never=Opaque.ELEVATION,
+                   unreadable=line is None)
+
+
+def runner(subcommands: frozenset[str], spec: OptionSet) -> Callable[[Argv, str], Reading]:
+    """``uv run CMD``, ``poetry run CMD``, ``npm exec CMD``…: a package tool whose subcommand runs
+    a command; its other subcommands are read with ``spec`` (npm's options for npm)."""
+    def reader(argv: Argv, program: str) -> Reading:
+        parsed = read_options(argv[1:], table.NPM if program in PACKAGE_MANAGERS else RUNNER_OPTIONS)
+        first = parsed.rest if parsed.rest is not None else parsed.operands[0][0] if parsed.operands else None
+        if first is None or argv[1 + first] not in subcommands:
+            return read_generic(argv, spec, program)
+        at = 1 + first
+        inner = read_options(argv[at + 1:], RUNNER_OPTIONS)
+        found = flags_of(parsed, spec) + flags_of(inner, RUNNER_OPTIONS)
+        if inner.rest is None:
+            unknown = any(s.option is None for s in inner.seen)
+            return Reading(program, flags=tuple(found), unreadable=unknown)
+        return Reading(program, flags=tuple(found), inners=(Inner(start=at + 1 + inner.rest),))
+    return reader
+
+
+def wrapper_reading(argv: Argv, program: str, wrapper: Wrapper) -> Reading:
+    parsed = read_options(argv[1:], wrapper.spec, stop_after=wrapper.leading)
+    found = flags_of(parsed, wrapper.spec)
+    never = Opaque.ELEVATION if program in ELEVATORS else None
+    if any(s.option is not None and set(s.option.names) & wrapper.no_command for s in parsed.seen):
+        return Reading(program, flags=tuple(found), never=never)
+    if any(v is None for _, v in parsed.operands) or any(s.option is None for s in parsed.seen):
+        # Where the command starts is not known.
+        return Reading(program, flags=tuple(found), never=never, unreadable=True)
+    start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    inners = (Inner(start=start),) if start < len(argv) else ()
+    return Reading(program, flags=tuple(found), inners=inners, never=never)
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    spec: OptionSet
+    leading: int = 0  # operands before the command (timeout's duration, flock's file)
+    no_command: frozenset[str] = field(default_factory=frozenset)  # options after which nothing runs
+
+
+_HELP = flags("--help --version -h -V")
+_ENV = OptionSet((*flags("-i|--ignore-environment|- -0|--null -v|--debug --list-signal-handling"),
+                  opt("-u --unset", V), opt("-C --chdir", V, Does.CONFIG), opt("-S --split-string", V),
+                  opt("--block-signal --default-signal --ignore-signal", Takes.OPTIONAL), *_HELP), permute=False)
+_XARGS = OptionSet((*flags("-0|--null -p|--interactive -r|--no-run-if-empty --show-limits -t|--verbose -x|--exit "
+                           "-o|--open-tty"),
+                    *values("-a|--arg-file -d|--delimiter -E -I -L -n|--max-args -P|--max-procs -s|--max-chars "
+                            "--process-slot-var"),
+                    *(opt(n, Takes.OPTIONAL) for n in ("-e --eof", "-i --replace", "-l --max-lines")), *_HELP),
+                   permute=False)
+_COMMAND = OptionSet(flags("-p -v -V"), permute=False, abbreviations=False)
+_FLOCK = OptionSet((*flags("-s|--shared -x|-e|--exclusive -u|--unlock -n|--nb|--nonblock -o|--close -F|--no-fork "
+                           "--verbose"),
+                    *values("-w|--wait|--timeout -E|--conflict-exit-code"), opt("-c --command", V, Does.SHELL),
+                    *_HELP), permute=False)
+_SCRIPT = OptionSet((*flags("-a|--append -e|--return -f|--flush --force -q|--quiet"),
+                     *values("-E|--echo -m|--logging-format -o|--output-limit"),
+                     opt("-c --command", V, Does.SHELL), opt("-B --log-io -I --log-in -O --log-out -T --log-timing",
+                                                             V, Does.WRITES),
+                     opt("-t --timing", Takes.OPTIONAL, Does.WRITES), *_HELP))
+_WATCH = OptionSet((*flags("-b|--beep -c|--color -C|--no-color -e|--errexit -g|--chgexit -p|--precise -t|--no-title "
+                           "-w|--no-wrap -x|--exec -r|--no-rerun"),
+                    opt("-d --differences", Takes.OPTIONAL), *values("-n|--interval -q|--equexit"), *_HELP),
+                   permute=False)
+_SU = OptionSet((*flags("-l|--login -m|-p|--preserve-environment -P|--pty -f|--fast -"),
+                 *values("-s|--shell -g|--group -G|--supp-group -w|--whitelist-environment -u|--user"),
+                 opt("-c --command -C --session-command", V, Does.SHELL), *_HELP), permute=False)
+_SSH = OptionSet((*flags("-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y"),
+                  *values("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w")), permute=False)
+RUNNER_OPTIONS = OptionSet((
+    *flags("-q|--quiet -v|--verbose --frozen --locked --no-sync --isolated --no-project --offline --active "
+           "--all-packages --no-dev --only-dev --script -s --exact --no-editable -y|--yes --no"),
+    *values("--with --python -p --project --directory --extra --group --package --with-requirements "
+            "--with-editable -n --name --prefix --env -e --package-name"),
+    opt("--env-file", V, Does.READS_CODE), opt("-c --call", V, Does.SHELL), *_HELP,
+), permute=False)
+PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn"})
+
+WRAPPERS: dict[str, Wrapper] = {
+    "nice": Wrapper(OptionSet((opt("-n --adjustment", V), *_HELP), permute=False, numbers=True)),
+    "timeout": Wrapper(OptionSet((*values("-s|--signal -k|--kill-after"),
+                                   *flags("--preserve-status --foreground -v|--verbose"), *_HELP), permute=False), 1),
+    "taskset": Wrapper(OptionSet((*flags("-a|--all-tasks -c|--cpu-list -p|--pid"), *_HELP), permute=False), 1,
+                        frozenset({"-p", "--pid"})),
+    "chrt": Wrapper(OptionSet((*flags("-a|--all-tasks -b|--batch -d|--deadline -f|--fifo -i|--idle -o|--other "
+                                       "-r|--rr -m|--max -p|--pid -R|--reset-on-fork -v|--verbose"),
+                                *values("-T|--sched-runtime -P|--sched-period -D|--sched-deadline"), *_HELP),
+                               permute=False), 1, frozenset({"-p", "--pid", "-m", "--max"})),
+    "busybox": Wrapper(OptionSet((), permute=False)),
+    "unshare": Wrapper(OptionSet((
+        *(opt(n, Takes.OPTIONAL) for n in ("-m --mount", "-u --uts", "-i --ipc", "-n --net", "-p --pid",
+                                           "-U --user", "-C --cgroup", "-T --time", "--kill-child", "--mount-proc",
+                                           "--mount-binfmt")),
+        *flags("-f|--fork -r|--map-root-user -c|--map-current-user --map-auto --keep-caps"),
+        *values("--map-user --map-group --map-users --map-groups --propagation --setgroups -R|--root -w|--wd "
+                "-S|--setuid -G|--setgid --monotonic --boottime -l|--load-interp"), *_HELP), permute=False)),
+    "nohup": Wrapper(OptionSet(_HELP, permute=False)),
+    "stdbuf": Wrapper(OptionSet((*values("-i|--input -o|--output -e|--error"), *_HELP), permute=False)),
+    "ionice": Wrapper(OptionSet((*values("-c|--class -n|--classdata"), *flags("-t|--ignore -p|--pid -P|--pgid "
+                                                                             "-u|--uid"), *_HELP), permute=False),
+                       0, frozenset({"-p", "--pid", "-P", "--pgid", "-u", "--uid"})),
+    "setsid": Wrapper(OptionSet((*flags("-c|--ctty -f|--fork -w|--wait"), *_HELP), permute=False)),
+    "sudo": Wrapper(OptionSet((*flags("-A -b -H -i -K -k -l -n -P -S -s -v --login --shell --non-interactive"),
+                                opt("-E --preserve-env", Takes.OPTIONAL),
+                                *values("-C -D -g -h -p -R -r -T -t -U -u --user --group --chdir --chroot"), *_HELP),
+                               permute=False), 0, frozenset({"-e", "-l", "-v", "-k", "-K"})),
+    "doas": Wrapper(OptionSet((*flags("-n -s -L"), *values("-u -C")), permute=False)),
+    "pkexec": Wrapper(OptionSet((*values("--user"), *flags("--disable-internal-agent --keep-cwd")), permute=False)),
+    "run0": Wrapper(OptionSet((*values("-u --user -g --group -D --chdir --description --slice --unit "
+                                        "--property --nice --setenv"), *flags("--no-ask-password")), permute=False)),
+    "chroot": Wrapper(OptionSet((*values("--groups --userspec"), *flags("--skip-chdir"), *_HELP), permute=False), 1),
+    "time": Wrapper(OptionSet((opt("-f --format", V), opt("-o --output", V, Does.WRITES),
+                                *flags("-a|--append -p|--portability -v|--verbose -q|--quiet"), *_HELP),
+                               permute=False)),
+    "exec": Wrapper(OptionSet((*flags("-c -l"), *values("-a")), permute=False, abbreviations=False)),
+    "builtin": Wrapper(OptionSet((), permute=False, strict=False)),
+    "strace": Wrapper(OptionSet((*flags("-f -ff -c -C -d -D -h -i -k -n -q -qq -r -t -tt -ttt -T -v -V -w -x -xx "
+                                         "-y -yy -z -Z --follow-forks --summary-only"),
+                                  *values("-e -p -s -S -u -E -P -a -b -I -O -X --trace --signal --string-limit"),
+                                  opt("-o --output", V, Does.WRITES)), permute=False)),
+    "ltrace": Wrapper(OptionSet((*flags("-f -C -i -r -S -t -tt -ttt -T -w -b -h -V"),
+                                  *values("-e -a -n -p -s -u -L -x -l -F"), opt("-o --output", V, Does.WRITES)),
+                                 permute=False)),
+    "nsenter": Wrapper(OptionSet((*(opt(n, Takes.OPTIONAL) for n in ("-m --mount", "-u --uts", "-i --ipc",
+                                                                     "-n --net", "-p --pid", "-U --user",
+                                                                     "-C --cgroup", "-T --time", "-r --root",
+                                                                     "-w --wd")),
+                                   *values("-t --target -S --setuid -G --setgid"), *flags("-a --all -F --no-fork "
+                                                                                           "--preserve-credentials")),
+                                  permute=False)),
+    "unbuffer": Wrapper(OptionSet(flags("-p"), permute=False)),
+    "chronic": Wrapper(OptionSet(flags("-v -e"), permute=False)),
+    "caffeinate": Wrapper(OptionSet((*flags("-d -i -m -s -u"), *values("-t -w")), permute=False)),
+    "firejail": Wrapper(OptionSet((), permute=False)),
+    "systemd-run": Wrapper(OptionSet((), permute=False)),
+    # Less common wrappers, read leniently: an option they do not know makes the command they
+    # run unreadable (deny rules then ask).
+    **{name: Wrapper(OptionSet((), permute=False)) for name in (
+        "xvfb-run", "dbus-run-session", "torsocks", "proxychains", "proxychains4", "fakeroot", "trickle",
+        "catchsegv", "valgrind", "entr", "cpulimit", "ts")},
+    "faketime": Wrapper(OptionSet((*flags("-f -m"), *values("-p")), permute=False), 1),
+    "prlimit": Wrapper(table.PRLIMIT, 0, frozenset({"-p", "--pid"})),
+    "setpriv": Wrapper(table.SETPRIV),
+    "sg": Wrapper(OptionSet((), permute=False), 1),
+}
+
+RUNNERS = {
+    "uv": frozenset({"run", "tool"}), "poetry": frozenset({"run"}), "pipenv": frozenset({"run"}),
+    "pdm": frozenset({"run"}), "hatch": frozenset({"run"}), "conda": frozenset({"run"}),
+    "bundle": frozenset({"exec"}), "npm": frozenset({"exec", "x"}), "pnpm": frozenset({"exec", "dlx"}),
+    "yarn": frozenset({"exec", "dlx"}),
+}

