@@ -57,12 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     from echo_desk.cli_changes import add_parser as add_changes
 
     add_changes(sub)
+    from echo_desk.cli_connected import add_gateway_parser
+
+    add_gateway_parser(sub)
     return parser
 
 
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from echo_desk.cli_connected import handles, run_install_command
+
+    if handles(args):  # the clients' config files and mcp.json only: no engine, no MCP server
+        return run_install_command(args)
     # Known at start, off the main thread: the settings page, the approval dialog and the
     # command plans read the cached answer instead of probing bwrap at first use.
     sandbox.check_at_start()
