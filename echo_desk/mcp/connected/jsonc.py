@@ -316,14 +316,34 @@ def _insert(doc: Document, obj: Node, member_at: Callable[[str, bool], str]) -> 
     return text[: obj.start + 1] + body + text[obj.end - 1:]
 
 
+def leading_comment(text: str, start: int) -> int:
+    """Where the comment lines right above ``start``'s line begin (``//`` lines and one-line
+    ``/* */`` blocks; the first ``/``), or
+    ``start`` when there are none: such a comment belongs to the member below it."""
+    line = _line_start(text, start)
+    if text[line:start].strip(" \t"):
+        return start
+    found = start
+    while line > 0:
+        previous = _line_start(text, line - 1)
+        content = text[previous:line].strip(" \t\r\n")
+        whole_block = content.startswith("/*") and content.endswith("*/") and "*/" not in content[2:-2]
+        if not (content.startswith("//") or whole_block):
+            break
+        found = previous + text[previous:line].index("/")
+        line = previous
+    return found
+
+
 def remove_member(doc: Document, obj: Node, key: str) -> str:
-    """The text without ``obj``'s member ``key`` (and its line, when it had a line of its own)."""
+    """The text without ``obj``'s member ``key`` (and its line, when it had a line of its own,
+    with the ``//`` comment lines right above it)."""
     text = doc.text
     index = next(i for i, m in enumerate(obj.members) if m.key == key)
     member = obj.members[index]
     end = member.comma + 1 if member.comma is not None else member.value.end
     if index + 1 < len(obj.members) or member.comma is not None:
-        start = member.key_start
+        start = leading_comment(text, member.key_start)
         line = _line_start(text, start)
         if not text[line:start].strip(" \t"):
             start = line

@@ -78,8 +78,9 @@ class JsonSection:
         return member
 
     def source_of(self, name: str) -> str:
+        """The member as written, with the ``//`` comment lines right above it."""
         member = self._member(name)
-        return self.text[member.key_start: member.value.end]
+        return self.text[jsonc.leading_comment(self.text, member.key_start): member.value.end]
 
     def without(self, name: str) -> str:
         assert self._node is not None
@@ -119,6 +120,7 @@ def _depth_found(doc: jsonc.Document, path: tuple[str, ...]) -> int:
 # -- goose's YAML -----------------------------------------------------------------------------
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(#.*)?$")
+_COMMENT = re.compile(r"^\s*#")
 
 
 @dataclass
@@ -211,7 +213,10 @@ class YamlSection:
                 end -= 1  # a block value ends where the next line starts
             while end > starts[index] and _COMMENT_OR_BLANK.match(self.lines[end]):
                 end -= 1
-            self._spans[key_node.value] = _Span(starts[index], end)
+            first = starts[index]
+            while first > 0 and _COMMENT.match(self.lines[first - 1]):
+                first -= 1  # a comment right above an entry belongs to it
+            self._spans[key_node.value] = _Span(first, end)
         listed = self.document[self.key_path[0]]
         self.entries = {k.value: listed[k.value] for k, _ in pairs}
         self._indent = pairs[0][0].start_mark.column
