@@ -141,7 +141,7 @@ def test_only_the_server_list_changes_in_a_jsonc_file_with_comments(home: Path) 
 
 def test_secrets_go_to_the_keyring_and_inputs_wait_for_one(home: Path) -> None:
     make_home(home)
-    plan, _ = _install(_location("cursor"))
+    _install(_location("cursor"))
     github = load_config()["github"]
     assert github.env == {"GITHUB_PERSONAL_ACCESS_TOKEN": {"keyring": "mcp.github.env.GITHUB_PERSONAL_ACCESS_TOKEN"}}
     assert secret_store().get("mcp.github.env.GITHUB_PERSONAL_ACCESS_TOKEN") == "ghp_cursor_token"
