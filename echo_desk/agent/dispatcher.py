@@ -478,6 +478,8 @@ class Dispatcher:
                 and not engine.mentions(rule_names_for(entry), roots)):
             return None
         subject = subject_for(entry, params)
+        if state.scope.caller:  # rules may name the MCP client calling through the gateway
+            subject = replace(subject, client=state.scope.caller)
         cwd = roots[0] / str(params.get("cwd", ".")) if subject.command and roots else None
         try:
             return engine.evaluate(subject, workspaces=roots, conversation_id=state.scope.conversation_id, cwd=cwd)
@@ -556,6 +558,7 @@ class Dispatcher:
             hunk_selectable=bool(changes) and getattr(entry.tool, "writes_hunk_selection", False) is True,
             parameters_schema=entry.tool.parameters,
             not_restorable=self.undo.over_the_cap(changes) if self.undo else (),
+            client=state.scope.caller,
         )
 
     async def _run_with_retries(
@@ -653,7 +656,8 @@ class Dispatcher:
             at=time.time(),
             duration_ms=(time.perf_counter() - state.started) * 1000,
             state=_Recorded(state.call.id, state.call.name, state.scope.conversation_id, state.scope.chain,
-                            entry.source if entry else "", state.decision, state.provenance, state.deciding),
+                            entry.source if entry else "", state.decision, state.provenance, state.deciding,
+                            state.scope.caller),
             # The call's own dict, as it is now (the tool has returned: nothing changes it further).
             arguments=dict(arguments) if type(arguments) is dict else arguments,
             hidden=entry.tool.hidden_parameters if entry else (),
@@ -680,6 +684,7 @@ class _Recorded(NamedTuple):
     decision: Decision
     provenance: str
     deciding: Provenance | None
+    client: str
 
 
 def _audit_record(*, at: float, duration_ms: float, state: _Recorded, arguments: Any, hidden: tuple[str, ...],
@@ -707,6 +712,7 @@ def _audit_record(*, at: float, duration_ms: float, state: _Recorded, arguments:
              "after_sha256": c.after_sha256}
             for c in envelope.file_changes
         ],
+        client=state.client,
     )
 
 

@@ -69,6 +69,8 @@ class ApprovalRequest:
     parameters_schema: dict[str, Any] = field(default_factory=dict, compare=False)
     #: Files Revert could not restore (over the undo size limit): said before approval.
     not_restorable: tuple[str, ...] = ()
+    #: The MCP client asking through the gateway (its key); empty when Echo Desk's own agent asks.
+    client: str = ""
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
 
 

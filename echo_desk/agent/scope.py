@@ -36,6 +36,9 @@ class Scope:
     deadline: float | None = None
     #: Why the scope exists, shown with every approval it asks for (a sub-agent's goal).
     goal: str = ""
+    #: The MCP client calling through the gateway (its key, ``echo_desk.gateway.clients``);
+    #: empty for Echo Desk's own chat and CLI. Read it at the root (``caller``).
+    client: str = ""
 
     def __post_init__(self) -> None:
         self.workspace_roots = tuple(Path(p).resolve() for p in self.workspace_roots)
@@ -78,6 +81,11 @@ class Scope:
     def conversation_allows(self, tool_name: str) -> bool:
         """Whether the person said "allow for this conversation" for this tool (at the root)."""
         return tool_name in self.root().session_grants
+
+    @property
+    def caller(self) -> str:
+        """The MCP client this scope's calls come from ('' for Echo Desk's own agent)."""
+        return self.root().client
 
     def root(self) -> Scope:
         """The conversation's scope at the top of this one's chain."""

@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS audit (
     duration_ms REAL NOT NULL,
     file_changes TEXT NOT NULL,
     rule_source TEXT NOT NULL DEFAULT '',
-    grant_id TEXT NOT NULL DEFAULT ''
+    grant_id TEXT NOT NULL DEFAULT '',
+    client TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
 CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
@@ -68,6 +69,8 @@ class AuditRecord:
     #: The deciding permission rule's file and line ("<path> line 4"), or the deciding grant's id.
     rule_source: str = ""
     grant_id: str = ""
+    #: The MCP client that made the call through the gateway (its key); '' for Echo Desk's own.
+    client: str = ""
 
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (run on the writer thread)."""
@@ -76,7 +79,7 @@ class AuditRecord:
             self.source, _encode_text(redact(self.arguments)), self.decision,
             redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
             _encode_plain(redact(list(self.file_changes))) if self.file_changes else "[]", self.rule_source,
-            self.grant_id,
+            self.grant_id, self.client,
         )
 
 
@@ -114,7 +117,7 @@ class AuditLog:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
         columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
-        for column in ("rule_source", "grant_id"):  # logs written before permission rules
+        for column in ("rule_source", "grant_id", "client"):  # logs written before rules / the gateway
             if column not in columns:
                 conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
         return conn
@@ -160,7 +163,8 @@ class AuditLog:
                         conn.executemany(
                             "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
                             " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-                            " file_changes, rule_source, grant_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                            " file_changes, rule_source, grant_id, client)"
+                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                             rows,
                         )
                         conn.commit()
@@ -189,6 +193,7 @@ class AuditLog:
         *,
         tool: str | None = None,
         conversation_id: str | None = None,
+        client: str | None = None,
         limit: int = 100,
     ) -> list[dict[str, Any]]:
         """Newest first. Filters are exact matches."""
@@ -200,6 +205,9 @@ class AuditLog:
         if conversation_id is not None:
             where.append("conversation_id = ?")
             args.append(conversation_id)
+        if client is not None:
+            where.append("client = ?")
+            args.append(client)
         sql = "SELECT * FROM audit" + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY id DESC LIMIT ?"
         args.append(str(limit))

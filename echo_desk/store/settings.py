@@ -135,6 +135,47 @@ class SandboxSettings(BaseModel):
         return self.workspaces.get(str(workspace)) or self.default
 
 
+class GatewayClient(BaseModel):
+    """What one MCP client (Cursor, Claude Code, …) sees through ``echo-desk gateway``.
+
+    Made with these safe defaults the first time the client connects: the MCP servers' tools as
+    the catalog has them, none of Echo Desk's own. Keyed in ``GatewaySettings.clients`` by the
+    name the client is started with (``--client NAME``, see ``echo_desk.gateway.clients``).
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    #: Echo Desk's own tools (file edits with review and undo, ``run_command`` in the sandbox,
+    #: the database tools), for this client too. Off until the person switches them on.
+    builtins: bool = False
+    #: With ``builtins``: ``db_execute`` as well (the database tools are read-only by default).
+    database_writes: bool = False
+    #: Tools (registry names) this client does not see, on top of the catalog's own switches.
+    hidden_tools: list[str] = Field(default_factory=list)
+    #: When it first connected (seconds since the epoch); 0: added by hand, never connected.
+    first_seen: float = 0.0
+
+
+#: The loopback port of the optional streamable HTTP gateway (``GatewaySettings.http_port``).
+DEFAULT_GATEWAY_HTTP_PORT = 41730
+
+
+class GatewaySettings(BaseModel):
+    """Echo Desk as an MCP server for other clients (``docs/gateway.md``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    clients: dict[str, GatewayClient] = Field(default_factory=dict)
+    #: Streamable HTTP on 127.0.0.1 for clients that take a URL; off by default. Each client then
+    #: needs its bearer token (kept in the keyring, never here).
+    http_enabled: bool = False
+    http_port: int = Field(default=DEFAULT_GATEWAY_HTTP_PORT, ge=1024, le=65535)
+
+    def client(self, name: str) -> GatewayClient:
+        """The profile of ``name`` (the safe defaults when it has none yet)."""
+        return self.clients.get(name) or GatewayClient()
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
@@ -167,6 +208,8 @@ class Settings(BaseModel):
     undo_max_total_bytes: int = Field(default=2 * 1024 * 1024 * 1024, ge=0)
     recent_workspaces: list[str] = Field(default_factory=list)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    #: Other MCP clients calling through Echo Desk: what each sees, the HTTP option.
+    gateway: GatewaySettings = Field(default_factory=GatewaySettings)
 
     def tool(self, name: str) -> ToolSettings:
         return self.tools.get(name) or ToolSettings()

@@ -86,27 +86,29 @@ class _Index:
 
     report: LoadReport
     by_tool: dict[str, tuple[Compiled, ...]]
-    #: The rules for a set of ``tool`` names, by effect and indexed (built on first use).
-    per_subject: dict[frozenset[str], decide.Rules]
+    #: The rules for a set of ``tool`` names and a caller, by effect and indexed (built on first use).
+    per_subject: dict[tuple[frozenset[str], str], decide.Rules]
     #: Allow rules of untrusted workspace files, by ``tool`` (for ``Verdict.untrusted_allow``).
     untrusted: dict[str, tuple[Compiled, ...]]
 
-    def rules_for(self, names: frozenset[str]) -> decide.Rules:
-        found = self.per_subject.get(names)
+    def rules_for(self, names: frozenset[str], client: str = "") -> decide.Rules:
+        """``client``: the MCP client calling ('' = Echo Desk's own agent); rules naming other
+        clients are left out."""
+        found = self.per_subject.get((names, client))
         if found is None:
-            mine = [c for n in sorted(names) for c in self.by_tool.get(n, ())]
+            mine = [c for n in sorted(names) for c in self.by_tool.get(n, ()) if _speaks_for(c, client)]
             found = decide.Rules(
                 deny=[c for c in mine if c.rule and c.rule.effect is Effect.DENY],
                 ask=[c for c in mine if c.rule and c.rule.effect is Effect.ASK],
                 allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW],
                 grants=[],
                 sandbox_allow=[c for c in mine if c.rule and c.rule.effect is Effect.ALLOW_IN_SANDBOX],
-                write=self.by_tool.get("write", ()),
-                read=self.by_tool.get("read", ()),
+                write=tuple(c for c in self.by_tool.get("write", ()) if _speaks_for(c, client)),
+                read=tuple(c for c in self.by_tool.get("read", ()) if _speaks_for(c, client)),
             )
             for name in ("deny", "ask", "allow", "sandbox_allow"):
                 found.bucket(name)
-            self.per_subject[names] = found
+            self.per_subject[(names, client)] = found
         return found
 
 
@@ -268,7 +270,7 @@ class PermissionEngine:
         where = floor.Where(cwd=Path(cwd) if cwd else (workspaces[0] if workspaces else Path.cwd()),
                             home=self.home, workspaces=workspaces, protected=self.protected_dirs)
         names = subject.names
-        base = index.rules_for(names)
+        base = index.rules_for(names, subject.client)
         my_grants = [c for c in (_compile_grant(g) for g in grants if g.tool in names) if c is not None]
         write_grants = tuple(c for c in (_compile_grant(g) for g in grants if g.tool == "write") if c is not None)
         rules = replace(base, grants=my_grants, write=tuple(base.write) + write_grants)
@@ -285,7 +287,7 @@ class PermissionEngine:
             verdict = decide._combine(parts, tuple(suggestions))
         else:
             verdict = decide.simple_verdict(subject, rules)
-        waiting = [c for n in names for c in index.untrusted.get(n, ())]
+        waiting = [c for n in names for c in index.untrusted.get(n, ()) if _speaks_for(c, subject.client)]
         if verdict.effect is None and waiting:
             verdict = replace(verdict, untrusted_allow=self._would_allow(subject, rules, waiting, where))
         if record_use:
@@ -566,6 +568,11 @@ def _ws(workspace: Path | None) -> tuple[Path, ...]:
     return (workspace,) if workspace is not None else ()
 
 
+def _speaks_for(item: Compiled, client: str) -> bool:
+    """Whether a rule (grants always do) is about calls from ``client``."""
+    return item.rule is None or item.rule.applies_to(client)
+
+
 def _deactivate(item: Compiled) -> Compiled:
     rule = item.rule
     if rule is None or not rule.effect.allows:
@@ -598,6 +605,8 @@ def _shadowed(rules: list[Compiled]) -> list[LoadProblem]:
             if o.tool != rule.tool or o.effect.rank <= rule.effect.rank or (o.effect.allows and rule.effect.allows):
                 # An allow is consulted before an allow-in-sandbox: neither hides the other.
                 continue
+            if not _covers_callers(o.clients, rule.clients):
+                continue  # the stronger rule speaks for fewer callers: the weaker one still decides some
             if o.pattern is None or o.pattern == rule.pattern or _covers(other, c):
                 out.append(LoadProblem(
                     severity=Severity.WARNING, kind=ProblemKind.SHADOWED, path=rule.source.path,
@@ -606,6 +615,16 @@ def _shadowed(rules: list[Compiled]) -> list[LoadProblem]:
                             "always wins over it"))
                 break
     return out
+
+
+def _covers_callers(stronger: tuple[str, ...], weaker: tuple[str, ...]) -> bool:
+    """Whether a rule for the callers ``stronger`` speaks for every caller one for ``weaker`` does
+    (empty: every caller; ``*``: any MCP client)."""
+    if not stronger:
+        return True
+    if not weaker or ("*" in weaker and "*" not in stronger):
+        return False
+    return "*" in stronger or set(weaker) <= set(stronger)
 
 
 def _covers(stronger: Compiled, weaker: Compiled) -> bool:

@@ -33,7 +33,9 @@ from echo_desk.agent.permissions.tokens import PatternError
 
 _HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\][ \t]*(#.*)?$")
 _TOML_LINE = re.compile(r"at line (\d+)")
-_KEYS = frozenset({"effect", "tool", "pattern", "reason", "examples"})
+_KEYS = frozenset({"effect", "tool", "pattern", "reason", "examples", "client"})
+#: A ``client`` value: an MCP client's name as the gateway knows it, or ``*`` (any of them).
+_CLIENT = re.compile(r"\*|[a-z0-9][a-z0-9._-]{0,63}")
 MAX_RULES_PER_FILE = 5000
 MAX_FILE_BYTES = 2_000_000
 
@@ -116,7 +118,8 @@ def _one_rule(
         return None
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        error(ProblemKind.BAD_RULE, line, f"unknown key {unknown[0]!r} (keys: effect, tool, pattern, reason, examples)")
+        error(ProblemKind.BAD_RULE, line,
+              f"unknown key {unknown[0]!r} (keys: effect, tool, pattern, reason, examples, client)")
         return None
     try:
         effect = Effect(str(table.get("effect")))
@@ -151,12 +154,13 @@ def _one_rule(
         error(ProblemKind.BAD_RULE, line, str(exc))
         return None
     examples = _examples(table.get("examples"), line, error)
-    if examples is None:
+    clients = _clients(table.get("client"), line, error)
+    if examples is None or clients is None:
         return None
     rule = Rule(
         effect=effect, tool=tool, family=family, pattern=pattern, reason=reason, examples=examples,
         source=RuleSource(layer=layer, path=path, line=line),
-        inactive=inactive_allow if effect.allows else None,
+        inactive=inactive_allow if effect.allows else None, clients=clients,
     )
     built = Compiled(tool=tool, family=family, matcher=matcher, rule=rule)
     for example in examples.match:
@@ -170,6 +174,20 @@ def _one_rule(
                   f"the rule's example {example!r} in 'not_match' matches the rule {rule.describe()}", example)
             return None
     return built
+
+
+def _clients(value: Any, line: int, error: Callable[..., None]) -> tuple[str, ...] | None:
+    """``client = "cursor"`` or ``client = ["cursor", "vscode"]`` (``"*"``: any MCP client)."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if (not isinstance(items, list) or not items
+            or not all(isinstance(i, str) and _CLIENT.fullmatch(i) for i in items)):
+        error(ProblemKind.BAD_RULE, line,
+              'client must be an MCP client\'s name as the gateway knows it (lower case: "cursor", '
+              '"claude-code"), "*" for any of them, or a list of those')
+        return None
+    return tuple(dict.fromkeys(items))
 
 
 def _examples(value: Any, line: int, error: Callable[..., None]) -> Examples | None:

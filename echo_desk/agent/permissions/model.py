@@ -119,15 +119,23 @@ class Rule:
     examples: Examples
     source: RuleSource
     inactive: Inactive | None = None
+    #: The MCP clients (gateway) whose calls the rule is about (``client = "cursor"``); ``*`` is
+    #: any of them. Empty: every call, Echo Desk's own chat included.
+    clients: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
         return self.inactive is None
 
+    def applies_to(self, client: str) -> bool:
+        """Whether the rule speaks for a call from ``client`` ('' = Echo Desk's own agent)."""
+        return not self.clients or (bool(client) and ("*" in self.clients or client in self.clients))
+
     def describe(self) -> str:
         """``allow shell "git status **"`` — for the audit, the CLI and the model (English)."""
         pat = f' "{self.pattern}"' if self.pattern is not None else ""
-        return f"{self.effect.value} {self.tool}{pat}"
+        who = f" (client {', '.join(self.clients)})" if self.clients else ""
+        return f"{self.effect.value} {self.tool}{pat}{who}"
 
 
 class Severity(enum.StrEnum):

@@ -41,6 +41,9 @@ class Subject:
     arguments: Mapping[str, Any] = field(default_factory=dict)
     connection: str = ""  # DB
     statement_class: str = ""  # read | write | schema
+    #: The MCP client calling through the gateway ('' for Echo Desk's own agent): rules with a
+    #: ``client`` condition speak only for it.
+    client: str = ""
 
 
 def rule_names_for(entry: RegisteredTool) -> frozenset[str]:

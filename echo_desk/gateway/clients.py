@@ -1,0 +1,44 @@
+"""Who calls: the names MCP clients are started with (``echo-desk gateway --client NAME``).
+
+The name keys the client's profile (``Settings.gateway.clients``), labels its scope (rules can
+name it: ``client = "cursor"``), heads its approvals and is written in the audit log. It is
+chosen by whoever wrote the client's configuration, so it is checked (a short word) and shown
+as plain text; a known client gets its product name in dialogs.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: The clients the docs and the Connected apps page know, by the name their entry uses.
+KNOWN_CLIENTS: dict[str, str] = {
+    "claude-code": "Claude Code",
+    "claude-desktop": "Claude Desktop",
+    "cursor": "Cursor",
+    "vscode": "VS Code",
+    "goose": "goose",
+    "windsurf": "Windsurf",
+    "zed": "Zed",
+}
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+class BadClientName(ValueError):
+    """A client name that is not a short word of letters, digits, ``.``, ``_`` or ``-``."""
+
+
+def client_key(name: str) -> str:
+    """``name`` as a profile key: lower case, 1–64 of ``a-z 0-9 . _ -``; ``BadClientName`` else."""
+    key = name.strip().lower()
+    if not _NAME.fullmatch(key):
+        raise BadClientName(
+            f"client name {name!r} is not usable: use 1 to 64 letters, digits, '.', '_' or '-' "
+            "(for example: cursor, claude-code, vscode)"
+        )
+    return key
+
+
+def display_name(key: str) -> str:
+    """How dialogs name the client: the product's own name when known, else the key itself."""
+    return KNOWN_CLIENTS.get(key, key)
