@@ -11,6 +11,7 @@ import mcp_types as types
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
+from echo_desk.mcp.integrity import IntegrityWarning
 from echo_desk.mcp.pins import PinStore
 from echo_desk.mcp.status import McpToolInfo, ServerState, ToolFlag
 from echo_desk.mcp.toolset import BuiltTool, build_tools
@@ -155,10 +156,11 @@ def readiness(srv: ServerRecord | None, registry_name: str) -> str:
     return ""
 
 
-def tool_info(srv: ServerRecord, built: BuiltTool) -> McpToolInfo:
-    """One tool as the catalog shows it, with its flags (hidden characters, changes, hints)."""
+def tool_info(srv: ServerRecord, built: BuiltTool, warnings: tuple[IntegrityWarning, ...] = ()) -> McpToolInfo:
+    """One tool as the catalog shows it, with its flags (hidden characters, changes, hints, and
+    the integrity warnings found across every server: ``integrity.tool_warnings``)."""
     tool = built.tool
-    flags = []
+    flags = [ToolFlag(kind="warning", detail=w.detail) for w in warnings if w.kind != "hidden_text"]
     if tool.hidden_characters:
         shown = ", ".join(sorted(set(tool.hidden_characters))[:8])
         flags.append(ToolFlag(kind="hidden_chars", detail=deferred(N_("hidden characters removed: {chars}"), chars=shown)))
