@@ -13,7 +13,13 @@ from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import RiskLevel
 from echo_desk.ui.backend import CatalogBackend, CatalogEntry
 from echo_desk.ui.settings.connected_apps_dialog import COL_SANDBOX, COL_SERVER, ProtectDialog
-from echo_desk.ui.settings.connected_apps_page import COL_FILE, COL_SERVERS, COL_STATUS, ConnectedAppsPage, RefusedDialog
+from echo_desk.ui.settings.connected_apps_page import (
+    COL_FILE,
+    COL_SERVERS,
+    COL_STATUS,
+    ConnectedAppsPage,
+    RefusedDialog,
+)
 from tests.mcp.connected.homes import home, make_home
 from tests.ui.conftest import until
 
