@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _, list_text, shown
-from echo_desk.ui import marshal, theme
+from echo_desk.ui import i18n_qt, marshal, theme
 from echo_desk.ui.widgets.diff_view import DiffPane
 
 if TYPE_CHECKING:  # the MCP package loads when the page is first used
@@ -52,36 +52,32 @@ class ProtectDialog(QDialog):
         super().__init__(parent)
         self.location = location
         self.plan = plan
+        self.title = title
         self._keep: set[str] = set()
         self._unsandboxed: set[str] = set()
-        self.setWindowTitle(_("Protect {app} with Echo Desk").format(app=title))
         self.resize(1000, 720)
         layout = QVBoxLayout(self)
-        self.intro = QLabel(_("Echo Desk will rewrite {path}: the servers ticked below move into Echo Desk, "
-                              "and {app} starts Echo Desk's gateway in their place, so every call meets your "
-                              "rules and approvals. A copy of the file is kept; Undo puts everything back.")
-                            .format(path=visible(str(location.path), one_line=True), app=title))
+        self.intro = QLabel()
         self.intro.setWordWrap(True)
         self.intro.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.intro)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.servers = QTreeWidget()
         self.servers.setRootIsDecorated(False)
-        self.servers.setHeaderLabels([_("Server"), _("What happens"), _("Sandbox"), _("Details")])
-        self.servers.setAccessibleName(_("Servers in the file"))
         self.servers.itemChanged.connect(self._on_item_changed)
         splitter.addWidget(self.servers)
         holder = QWidget()
         holder_layout = QVBoxLayout(holder)
         holder_layout.setContentsMargins(0, 0, 0, 0)
-        self.diff_label = QLabel(_("The file after the change (exact diff):"))
+        self.diff_label = QLabel()
         holder_layout.addWidget(self.diff_label)
         self.diff_holder = QVBoxLayout()
         holder_layout.addLayout(self.diff_holder, 1)
         splitter.addWidget(holder)
         splitter.setStretchFactor(1, 3)
+        splitter.setSizes([150, 520])
         layout.addWidget(splitter, 1)
-        self.keyring = QCheckBox(_("Move the servers' secrets (env and header values) to the system keyring"))
+        self.keyring = QCheckBox()
         self.keyring.setChecked(True)
         self.keyring.toggled.connect(lambda _on: self.replan())
         layout.addWidget(self.keyring)
@@ -92,13 +88,27 @@ class ProtectDialog(QDialog):
         self.note.hide()
         layout.addWidget(self.note)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.write_button = self.buttons.addButton(_("Rewrite the file"), QDialogButtonBox.ButtonRole.AcceptRole)
-        self.write_button.setAccessibleName(_("Rewrite the file as shown"))
+        self.write_button = self.buttons.addButton("", QDialogButtonBox.ButtonRole.AcceptRole)
         self.buttons.accepted.connect(self._write)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
         self.diff: DiffPane | None = None
-        self._show(plan)
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def retranslate(self, *_args: object) -> None:
+        self.setWindowTitle(_("Protect {app} with Echo Desk").format(app=self.title))
+        self.intro.setText(_("Echo Desk will rewrite {path}: the servers ticked below move into Echo Desk, "
+                             "and {app} starts Echo Desk's gateway in their place, so every call meets your "
+                             "rules and approvals. A copy of the file is kept; Undo puts everything back.")
+                           .format(path=visible(str(self.location.path), one_line=True), app=self.title))
+        self.servers.setHeaderLabels([_("Server"), _("What happens"), _("Sandbox"), _("Details")])
+        self.servers.setAccessibleName(_("Servers in the file"))
+        self.diff_label.setText(_("The file after the change (exact diff):"))
+        self.keyring.setText(_("Move the servers' secrets (env and header values) to the system keyring"))
+        self.write_button.setText(_("Rewrite the file"))
+        self.write_button.setAccessibleName(_("Rewrite the file as shown"))
+        self._show(self.plan)
 
     # -- showing a plan ------------------------------------------------------------------------
     def _show(self, plan: InstallPlan) -> None:

@@ -140,6 +140,8 @@ class ConnectedAppsPage(QWidget):
                                 "database reads)"))
         self.database_writes.setText(_("Database writes too"))
         self.tools_label.setText(_("Tools this app sees (untick to hide one from it):"))
+        self.no_tools_text = _("No tools yet: the servers moved behind Echo Desk appear here once you approved "
+                               "their start in Settings › MCP servers.")
         self.tools.setAccessibleName(_("Tools this app sees"))
         self._fill()
 
@@ -156,54 +158,69 @@ class ConnectedAppsPage(QWidget):
         self._fill()
 
     def _fill(self) -> None:
-        from echo_desk.mcp.connected import STANDING_LABELS
-
         current = self.current()
         self.apps.clear()
         for report in self.reports:
+            # A list that does not exist (beside the first) has nothing to say.
+            shown_lists = [found for index, found in enumerate(report.locations) if found.inspection.exists or not index]
             top = QTreeWidgetItem([report.client.title, "", "", ""])
             top.setData(COL_APP, Qt.ItemDataRole.UserRole, report.client.name)
             font = top.font(COL_APP)
             font.setBold(True)
             top.setFont(COL_APP, font)
             self.apps.addTopLevelItem(top)
-            for index, found in enumerate(report.locations):
-                if not found.inspection.exists and index:
-                    continue  # a second list that does not exist: nothing to say
-                standing = found.standing
-                where = visible(str(found.location.path), one_line=True)
-                if found.location.scope != "user":
-                    where = _("{path} (project {folder})").format(path=where, folder=visible(found.location.scope,
-                                                                                             one_line=True))
-                row = QTreeWidgetItem(["", where, str(len(found.inspection.servers)), _(STANDING_LABELS[standing])])
+            if len(shown_lists) == 1:
+                self._describe_row(top, shown_lists[0])  # one file: on the app's own row
+                continue
+            for found in shown_lists:
+                row = QTreeWidgetItem(["", "", "", ""])
                 row.setData(COL_APP, Qt.ItemDataRole.UserRole, report.client.name)
-                row.setData(COL_FILE, Qt.ItemDataRole.UserRole, found.location.id)
-                role = _STANDING_ROLE.get(standing.value)
-                if role:
-                    row.setForeground(COL_STATUS, QBrush(QColor(theme.colour(role))))
-                row.setToolTip(COL_FILE, where)
+                self._describe_row(row, found)
                 top.addChild(row)
             top.setExpanded(True)
-            first = top.child(0)
-            if top.childCount() == 1 and first is not None:
-                top.setText(COL_STATUS, first.text(COL_STATUS))
-        for column in (COL_APP, COL_SERVERS, COL_STATUS):
+        for column in (COL_APP, COL_FILE, COL_SERVERS, COL_STATUS):
             self.apps.resizeColumnToContents(column)
         self._select(current)
         self._selected()
 
+    def _describe_row(self, row: QTreeWidgetItem, found: LocationReport) -> None:
+        from echo_desk.mcp.connected import STANDING_LABELS
+
+        where = self._path_text(found.location.path)
+        if found.location.scope != "user":
+            where = _("{path} (project {folder})").format(
+                path=where, folder=self._path_text(Path(found.location.scope)))
+        row.setText(COL_FILE, where)
+        row.setText(COL_SERVERS, str(len(found.inspection.servers)))
+        row.setText(COL_STATUS, _(STANDING_LABELS[found.standing]))
+        row.setData(COL_FILE, Qt.ItemDataRole.UserRole, found.location.id)
+        role = _STANDING_ROLE.get(found.standing.value)
+        if role:
+            row.setForeground(COL_STATUS, QBrush(QColor(theme.colour(role))))
+        row.setToolTip(COL_FILE, visible(str(found.location.path), one_line=True))
+
+    def _path_text(self, path: Path) -> str:
+        """A path as people write it: ``~/.cursor/mcp.json`` under the home folder."""
+        home = self.home or Path.home()
+        try:
+            return visible("~/" + path.relative_to(home).as_posix(), one_line=True)
+        except ValueError:
+            return visible(str(path), one_line=True)
+
     def _select(self, location_id: str) -> None:
+        rows: list[QTreeWidgetItem] = []
         for i in range(self.apps.topLevelItemCount()):
             top = self.apps.topLevelItem(i)
-            if top is None:
-                continue
-            for j in range(top.childCount()):
-                child = top.child(j)
-                if child is None:
-                    continue
-                if child.data(COL_FILE, Qt.ItemDataRole.UserRole) == location_id or (not location_id and i == j == 0):
-                    self.apps.setCurrentItem(child)
-                    return
+            if top is not None:
+                rows.append(top)
+                rows.extend(c for c in (top.child(j) for j in range(top.childCount())) if c is not None)
+        with_lists = [row for row in rows if row.data(COL_FILE, Qt.ItemDataRole.UserRole)]
+        for row in with_lists:
+            if row.data(COL_FILE, Qt.ItemDataRole.UserRole) == location_id:
+                self.apps.setCurrentItem(row)
+                return
+        if with_lists:
+            self.apps.setCurrentItem(with_lists[0])
 
     def current(self) -> str:
         """The selected list's id (``Location.id``), empty when a client row or nothing is selected."""
@@ -356,6 +373,11 @@ class ConnectedAppsPage(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Unchecked if name in hidden else Qt.CheckState.Checked)
             self.tools.addItem(item)
+        if not self.tools.count():
+            placeholder = QListWidgetItem(self.no_tools_text)
+            placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.tools.addItem(placeholder)
+        self.tools.setWordWrap(True)
         self.tools.blockSignals(False)
 
     def _tool_choices(self, profile: GatewayClient) -> list[tuple[str, str, str]]:
@@ -383,9 +405,9 @@ class ConnectedAppsPage(QWidget):
 
     def _tool_toggled(self, item: QListWidgetItem) -> None:
         client = self.current_client()
-        name = str(item.data(Qt.ItemDataRole.UserRole))
+        name = str(item.data(Qt.ItemDataRole.UserRole) or "")
         hide = item.checkState() == Qt.CheckState.Unchecked
-        if not client:
+        if not client or not name:
             return
 
         def change(s: Settings) -> None:

@@ -43,13 +43,14 @@ def _backend(settings: SettingsStore) -> CatalogBackend:
 
 
 def _row(page: ConnectedAppsPage, path: Path):  # type: ignore[no-untyped-def]
+    """The row of the first server list kept in ``path`` (an app's own row when it has one list)."""
     tree = page.apps
     for i in range(tree.topLevelItemCount()):
         top = tree.topLevelItem(i)
-        for j in range(top.childCount()):
-            child = top.child(j)
-            if child.text(COL_FILE).startswith(str(path)):
-                return child
+        for row in (top, *(top.child(j) for j in range(top.childCount()))):
+            location_id = str(row.data(COL_FILE, Qt.ItemDataRole.UserRole) or "")
+            if location_id.split("|")[1:2] == [str(path)]:
+                return row
     raise AssertionError(f"no row for {path}")
 
 
@@ -73,6 +74,7 @@ def test_the_page_lists_every_client_with_its_file_servers_and_status(qtbot, qlo
     titles = [page.apps.topLevelItem(i).text(0) for i in range(page.apps.topLevelItemCount())]
     assert titles == ["Claude Code", "Cursor", "VS Code", "Claude Desktop", "goose", "Windsurf", "Zed"]
     cursor = _row(page, where["cursor"])
+    assert cursor.text(COL_FILE) == "~/.cursor/mcp.json"
     assert cursor.text(COL_SERVERS) == "2" and cursor.text(COL_STATUS) == "Not protected"
     zed = _row(page, where["zed"])
     assert zed.text(COL_STATUS) == "File unreadable"
@@ -136,10 +138,15 @@ def test_an_undo_that_would_lose_an_edit_is_refused_with_the_diff(qtbot, qloop, 
     dialog = page.dialog
     assert isinstance(dialog, ProtectDialog)
     dialog.write_button.click()
-    qloop.run_until_complete(until(lambda: "echo-desk" in where["claude-desktop"].read_text()))
+    qloop.run_until_complete(until(lambda: _row(page, where["claude-desktop"]).text(COL_STATUS) == "Protected by Echo Desk"))
     edited = where["claude-desktop"].read_text().replace('"claude-desktop"]', '"claude-desktop", "--debug"]')
     where["claude-desktop"].write_text(edited)
-    qloop.run_until_complete(until(lambda: _row(page, where["claude-desktop"]).text(COL_STATUS) == "Protected by Echo Desk"))
+    looked: list[object] = []
+    found = page._found
+    page._found = lambda reports: (looked.append(reports), found(reports))  # type: ignore[method-assign]
+    page.refresh()  # the person presses "Look again" after editing the file
+    qloop.run_until_complete(until(lambda: looked))
+    assert _row(page, where["claude-desktop"]).text(COL_STATUS) == "Protected by Echo Desk"
     page.apps.setCurrentItem(_row(page, where["claude-desktop"]))
     page.undo()
     qloop.run_until_complete(until(lambda: isinstance(page.dialog, RefusedDialog)))
