@@ -52,8 +52,6 @@ if TYPE_CHECKING:  # the MCP package loads off the UI thread, when the page firs
     )
 
 COL_APP, COL_FILE, COL_SERVERS, COL_STATUS = range(4)
-#: The theme colour of each standing.
-_STANDING_ROLE = {"protected": "ok", "partly": "warn", "not_protected": "warn", "unreadable": "danger"}
 
 
 class ConnectedAppsPage(QWidget):
@@ -184,7 +182,11 @@ class ConnectedAppsPage(QWidget):
         self._selected()
 
     def _describe_row(self, row: QTreeWidgetItem, found: LocationReport) -> None:
-        from echo_desk.mcp.connected import STANDING_LABELS
+        from echo_desk.mcp.connected import STANDING_LABELS, Standing
+
+        # The theme colour of each standing (the others in the default text colour).
+        colours = {Standing.PROTECTED: "ok", Standing.PARTLY: "warn", Standing.NOT_PROTECTED: "warn",
+                   Standing.UNREADABLE: "danger"}
 
         where = self._path_text(found.location.path)
         if found.location.scope != "user":
@@ -194,7 +196,7 @@ class ConnectedAppsPage(QWidget):
         row.setText(COL_SERVERS, str(len(found.inspection.servers)))
         row.setText(COL_STATUS, _(STANDING_LABELS[found.standing]))
         row.setData(COL_FILE, Qt.ItemDataRole.UserRole, found.location.id)
-        role = _STANDING_ROLE.get(found.standing.value)
+        role = colours.get(found.standing)
         if role:
             row.setForeground(COL_STATUS, QBrush(QColor(theme.colour(role))))
         row.setToolTip(COL_FILE, visible(str(found.location.path), one_line=True))
@@ -243,9 +245,14 @@ class ConnectedAppsPage(QWidget):
         return next((r.client.title for r in self.reports if r.client.name == client), client)
 
     def _selected(self) -> None:
-        found = self.current_report()
-        self.protect_button.setEnabled(found is not None and found.standing.value in (
-            "not_protected", "partly", "no_servers", "absent"))
+        found = self.current_report()  # none before the first look: the MCP package is not loaded yet
+        if found is not None:
+            from echo_desk.mcp.connected import Standing
+
+            movable = (Standing.NOT_PROTECTED, Standing.PARTLY, Standing.NO_SERVERS, Standing.ABSENT)
+            self.protect_button.setEnabled(found.standing in movable)
+        else:
+            self.protect_button.setEnabled(False)
         self.undo_button.setEnabled(found is not None and found.record is not None)
         text = self._describe(found) if found is not None else ""
         if found is not None and self._outcome[0] == found.location.id:
