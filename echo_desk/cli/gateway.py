@@ -4,6 +4,8 @@
     echo-desk gateway --http PORT                                    MCP over HTTP on 127.0.0.1
     echo-desk gateway status [--json]                                is the app reachable, who is connected
     echo-desk gateway token --client NAME                            a new HTTP bearer token (printed once)
+    echo-desk gateway install|uninstall --client NAME [--dry-run]    move a client's servers behind Echo Desk
+                                                                     (docs/connected-apps.md; cli/connected.py)
 
 Imports stay inside the functions: a client starts this process often and waits for it.
 """
@@ -26,8 +28,10 @@ def add_parser(sub: Any) -> None:
 
 
 def add_arguments(gateway: argparse.ArgumentParser) -> None:
-    gateway.add_argument("action", nargs="?", default="serve", choices=["serve", "status", "token"],
-                         help="serve (default): MCP on stdio, or over HTTP with --http; status; token")
+    gateway.add_argument("action", nargs="?", default="serve",
+                         choices=["serve", "status", "token", "install", "uninstall"],
+                         help="serve (default): MCP on stdio, or over HTTP with --http; status; token; "
+                              "install/uninstall: move a client's MCP servers behind Echo Desk, or back")
     gateway.add_argument("--client", help="the client's name: cursor, claude-code, vscode, claude-desktop, goose…")
     gateway.add_argument("--workspace", type=Path, default=None,
                          help="the client's project folder (default: the folder it starts the gateway in)")
@@ -36,6 +40,12 @@ def add_arguments(gateway: argparse.ArgumentParser) -> None:
     gateway.add_argument("--no-start", action="store_true",
                          help="never start the Echo Desk app when it is not running")
     gateway.add_argument("--json", action="store_true", help="status: machine-readable")
+    gateway.add_argument("--dry-run", action="store_true",
+                         help="install/uninstall: print the diff of the client's file; write nothing")
+    gateway.add_argument("--keep", action="append", default=[], metavar="SERVER",
+                         help="install: leave this server in the client's file (repeatable)")
+    gateway.add_argument("--no-sandbox", action="store_true", help="install: start the moved stdio servers unsandboxed")
+    gateway.add_argument("--no-keyring", action="store_true", help="install: keep env/header values in mcp.json")
 
 
 def main(argv: list[str]) -> int:
@@ -53,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
         return _status(as_json=args.json)
     if args.action == "token":
         return _token(args.client)
+    if args.action in ("install", "uninstall"):  # the clients' files and mcp.json only: no app, no engine
+        from echo_desk.cli.connected import run_install_command
+
+        return run_install_command(args)
     if args.http is not None:
         try:
             asyncio.run(_serve_http(args.http, start_app=not args.no_start))

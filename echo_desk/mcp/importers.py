@@ -72,10 +72,12 @@ def _keyring_name(server: str, where: str, key: str) -> str:
     return f"mcp.{server}.{where}.{key}"
 
 
-def _convert(
+def prepare_import(
     name: str, cfg: ServerConfig, use_keyring: bool
 ) -> tuple[ServerConfig, tuple[str, ...], tuple[str, ...], dict[str, str]]:
-    """Move plain values to keyring references (when asked) and VS Code inputs to references."""
+    """A server brought over from another app as Echo Desk keeps it: plain values moved to keyring
+    references (when asked), VS Code inputs to references to fill in, stdio servers sandboxed.
+    Returns the entry, the moved value names, the secrets still needed and the values to store."""
     to_keyring: list[str] = []
     needs: list[str] = []
     secrets: dict[str, str] = {}
@@ -128,7 +130,7 @@ def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, S
         except ConfigError as exc:
             items.append(ImportItem(name=name, action=ImportAction.SKIP, reason=str(exc)))
             continue
-        cfg, to_keyring, needs, secrets = _convert(name, parsed, use_keyring)
+        cfg, to_keyring, needs, secrets = prepare_import(name, parsed, use_keyring)
         old = existing.get(name)
         if old is None:
             action, reason = ImportAction.ADD, ""

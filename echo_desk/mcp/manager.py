@@ -22,6 +22,7 @@ from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
+from echo_desk.mcp.integrity import IntegrityWarning, texts_of, tool_warnings
 from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
 from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import McpEvent, ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
@@ -125,16 +126,22 @@ class McpManager:
     def statuses(self) -> list[ServerStatus]:
         return [self.status(name) for name in list(self._servers)]
 
+    def integrity_warnings(self) -> dict[str, tuple[IntegrityWarning, ...]]:
+        """Tools that look like an attempt to steer the model, across every server (``integrity``)."""
+        return tool_warnings(texts_of(built.tool for srv in list(self._servers.values())
+                                      for built in list(srv.tools.values())))
+
     def status(self, name: str) -> ServerStatus:
         srv = self._servers[name]
         conn = srv.conn
+        warnings = self.integrity_warnings() if srv.tools else {}
         return ServerStatus(
             name=name,
             state=srv.state,
             transport=srv.config.transport,
             detail=srv.detail,
             stderr_tail=conn.stderr_tail if conn is not None else srv.stderr,
-            tools=tuple(tool_info(srv, built) for built in list(srv.tools.values())),
+            tools=tuple(tool_info(srv, built, warnings.get(built.tool.name, ())) for built in list(srv.tools.values())),
             protocol_version=conn.protocol_version if conn is not None else "",
             server_info=conn.server_info if conn is not None else "",
             problems=tuple(srv.problems),

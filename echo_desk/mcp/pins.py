@@ -24,7 +24,8 @@ _CHANGED = {"title": N_("title: {old} → {new}"), "annotations": N_("annotation
 
 
 class PinStore:
-    """``registry name -> approved definition`` (see ``sanitize.canonical_definition``)."""
+    """``pin key -> approved definition`` (see ``toolset.pin_key`` and ``sanitize.canonical_definition``;
+    an older version keyed it by registry name, still read as a fallback)."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_dir() / PINS_FILE

@@ -11,6 +11,7 @@ import mcp_types as types
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
+from echo_desk.mcp.integrity import IntegrityWarning
 from echo_desk.mcp.pins import PinStore
 from echo_desk.mcp.status import McpToolInfo, ServerState, ToolFlag
 from echo_desk.mcp.toolset import BuiltTool, build_tools
@@ -90,7 +91,7 @@ class ToolRegistration:
                     srv.problems = [f"tool {item.tool.original_name!r}: {getattr(result, 'message', result)}"]
                     return N_("the registry refused a tool; no tool was added")
         srv.tools = final
-        self._pin([item for item in built if item.new_pin or item.claim])
+        self._pin([item for item in built if item.new_pin or item.claim or item.carried_pin])
         return ""
 
     def uninstall(self, srv: ServerRecord) -> None:
@@ -109,17 +110,21 @@ class ToolRegistration:
 
         def entry(s: Settings, item: BuiltTool) -> ToolSettings:
             current = ToolSettings() if item.foreign_settings else s.tool(item.tool.name)
-            update: dict[str, Any] = {"owner": item.identity}
-            if item.new_pin:
-                update["pinned_hash"] = item.tool.definition_hash
-            return current.model_copy(update=update)
+            return current.model_copy(update={"owner": item.identity, "pinned_hash": None})
+
+        def pinned(item: BuiltTool) -> str:
+            return item.tool.definition_hash if item.new_pin else item.carried_pin or item.tool.definition_hash
 
         def change(s: Settings) -> None:
             s.tools = {**s.tools, **{item.tool.name: entry(s, item) for item in items}}
+            s.mcp_pins = {**s.mcp_pins, **{item.pin: pinned(item) for item in items
+                                           if item.new_pin or item.carried_pin}}
 
         for item in items:
             if item.new_pin:
-                self._pins.put(item.tool.name, item.definition)
+                self._pins.put(item.pin, item.definition)
+            elif item.carried_pin and self._pins.get(item.pin) is None and self._pins.get(item.tool.name):
+                self._pins.put(item.pin, self._pins.get(item.tool.name) or {})
         self._store.update(change)
 
     def approve_change(self, srv: ServerRecord, registry_name: str) -> bool:
@@ -127,8 +132,14 @@ class ToolRegistration:
         built = srv.tools.get(registry_name)
         if built is None:
             return False
-        self._pins.put(registry_name, built.definition)
-        self._store.set_tool(registry_name, pinned_hash=built.tool.definition_hash, owner=built.identity)
+        self._pins.put(built.pin, built.definition)
+
+        def change(s: Settings) -> None:
+            s.mcp_pins = {**s.mcp_pins, built.pin: built.tool.definition_hash}
+            s.tools = {**s.tools, registry_name: s.tool(registry_name).model_copy(
+                update={"owner": built.identity, "pinned_hash": None})}
+
+        self._store.update(change)
         built.changes = []
         return True
 
@@ -145,10 +156,11 @@ def readiness(srv: ServerRecord | None, registry_name: str) -> str:
     return ""
 
 
-def tool_info(srv: ServerRecord, built: BuiltTool) -> McpToolInfo:
-    """One tool as the catalog shows it, with its flags (hidden characters, changes, hints)."""
+def tool_info(srv: ServerRecord, built: BuiltTool, warnings: tuple[IntegrityWarning, ...] = ()) -> McpToolInfo:
+    """One tool as the catalog shows it, with its flags (hidden characters, changes, hints, and
+    the integrity warnings found across every server: ``integrity.tool_warnings``)."""
     tool = built.tool
-    flags = []
+    flags = [ToolFlag(kind="warning", detail=w.detail) for w in warnings if w.kind != "hidden_text"]
     if tool.hidden_characters:
         shown = ", ".join(sorted(set(tool.hidden_characters))[:8])
         flags.append(ToolFlag(kind="hidden_chars", detail=deferred(N_("hidden characters removed: {chars}"), chars=shown)))

@@ -37,7 +37,8 @@ STATE_LABELS = {
 class ToolFlag:
     """Something the catalog shows beside an MCP tool."""
 
-    #: ``hidden_chars`` | ``changed`` (blocked until re-approved) | ``annotation``
+    #: ``hidden_chars`` | ``changed`` (blocked until re-approved) | ``annotation`` | ``warning``
+    #: (it looks like an attempt to steer the model: ``echo_desk.mcp.integrity``)
     kind: str
     detail: str
 

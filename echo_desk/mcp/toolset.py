@@ -40,6 +40,10 @@ class BuiltTool:
     changes: list[str] = field(default_factory=list)
     #: No pin existed: the manager pins this definition (trust on first approval of the server).
     new_pin: bool = False
+    #: Where its pin is kept (``pin_key``).
+    pin: str = ""
+    #: A pin an older version kept per registry name, to store under ``pin`` as it is.
+    carried_pin: str | None = None
     #: Which tool of which server this is (``tool_identity``): what its settings belong to.
     identity: str = ""
     #: The settings under this registry name belong to another tool: they are replaced.
@@ -53,6 +57,13 @@ def tool_identity(cfg: ServerConfig, tool_name: str) -> str:
     (original) name. Registry names are made provider-safe and may be shared or swapped
     (``fmt tools`` and ``fmt_tools``); settings, pins and grants follow this instead."""
     return f"mcp:{cfg.name}@{cfg.fingerprint()}/{tool_name}"
+
+
+def pin_key(cfg: ServerConfig, tool_name: str) -> str:
+    """Where a tool's pin is kept: the fingerprint of what its server runs (command, arguments,
+    env names, URL…; not the server's name) and the tool's own name. Renaming the server keeps
+    the pin; changing what it runs makes it another server, whose tools are approved afresh."""
+    return f"{cfg.fingerprint()}/{tool_name}"
 
 
 def _raw_annotations(tool: types.Tool) -> dict[str, Any]:
@@ -111,12 +122,16 @@ def build_tools(
         identity = tool_identity(cfg, remote.name)
         entry = settings.tool(name)
         foreign = entry.owner is not None and entry.owner != identity
-        pinned = None if foreign else entry.pinned_hash
+        key = pin_key(cfg, remote.name)
+        pinned = settings.mcp_pins.get(key)
+        carried = None
+        if pinned is None and not foreign and entry.pinned_hash is not None:
+            pinned = carried = entry.pinned_hash  # kept per registry name by an older version
         if pinned is not None and pinned != digest and pinned == legacy_definition_hash(definition):
             # Pinned by a version that did not cover title, annotations and output schema: what
             # it covered is unchanged, so the rest is pinned now as it is.
-            pinned = None
-        changes = [] if pinned in (None, digest) else describe_changes(pins.get(name), definition)
+            pinned = carried = None
+        changes = [] if pinned in (None, digest) else describe_changes(pins.get(key) or pins.get(name), definition)
         tool = make_tool(
             manager,
             registry_name=name,
@@ -134,7 +149,7 @@ def build_tools(
         )
         built.append(BuiltTool(
             tool=tool, definition=definition, changes=changes, new_pin=pinned is None, identity=identity,
-            foreign_settings=foreign, claim=entry.owner != identity,
+            foreign_settings=foreign, claim=entry.owner != identity, pin=key, carried_pin=carried,
         ))
     if problems:
         return [], problems

@@ -42,7 +42,8 @@ class ToolSettings(BaseModel):
     policy: ToolPolicy | None = None
     #: Only for tools whose risk the person may lower (MCP tools start as ``exec``).
     risk_override: RiskLevel | None = None
-    #: Hash of the definition the person approved (MCP pinning).
+    #: Hash of the definition the person approved, as an older version kept it (per registry
+    #: name). Read once to carry it over: pins now live in ``Settings.mcp_pins``.
     pinned_hash: str | None = None
     #: For an MCP tool: whose entry this is (server name, its configuration's fingerprint and
     #: the tool's own name; see ``echo_desk.mcp.toolset.tool_identity``). Another tool that
@@ -197,6 +198,10 @@ class Settings(BaseModel):
     databases: list[DatabaseConnection] = Field(default_factory=list)
     #: Fingerprints (command+args+env names+URL) of MCP servers the person approved to start.
     mcp_approved: dict[str, str] = Field(default_factory=dict)
+    #: MCP tool pins: ``"<server fingerprint>/<tool's own name>"`` -> hash of the definition the
+    #: person approved (``echo_desk.mcp.toolset.pin_key``). Keyed by what the server runs, not by
+    #: its name: renaming a server keeps its pins; a changed tool is blocked until re-approved.
+    mcp_pins: dict[str, str] = Field(default_factory=dict)
     breaker_threshold: int = 3
     breaker_cooldown_seconds: float = 30.0
     max_turns: int = 25

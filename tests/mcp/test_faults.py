@@ -89,8 +89,15 @@ async def test_hidden_characters_are_stripped_and_flagged(fault, registry) -> No
     assert (await tool.execute({"a": 1, "b": 2}, ctx("add"))).output == "3"
 
 
+def _pin(manager, settings_store) -> str | None:
+    """The approved hash of f's "echo" (pins are keyed by what the server runs and the tool's name)."""
+    from echo_desk.mcp.toolset import pin_key
+
+    return settings_store.current.mcp_pins.get(pin_key(manager.config_of("f"), "echo"))
+
+
 async def test_changed_definition_blocks_the_tool_until_reapproved(fault, registry, settings_store) -> None:
-    pinned = settings_store.current.tool("f__echo").pinned_hash
+    pinned = _pin(fault, settings_store)
     assert pinned and pinned.startswith("sha256:")
     await get_tool(registry, "f__mutate").execute({}, ctx("mutate"))
     def blocked():
@@ -105,7 +112,7 @@ async def test_changed_definition_blocks_the_tool_until_reapproved(fault, regist
     assert any(f.kind == "changed" and "description" in f.detail for f in info.flags)
     assert await fault.approve_tool_change("f__echo")
     assert get_tool(registry, "f__echo").is_ready()
-    assert settings_store.current.tool("f__echo").pinned_hash != pinned
+    assert _pin(fault, settings_store) != pinned
 
 
 async def test_unrepresentable_tool_list_registers_nothing(make_manager, registry) -> None:
@@ -185,7 +192,7 @@ async def test_missing_command_is_a_clear_error(make_manager) -> None:
 async def test_a_new_title_or_annotations_block_the_tool_until_reapproved(fault, registry, settings_store) -> None:
     # Issue 20, item 10: the approval heading comes from the title and the annotations; a
     # server must not be able to turn "echo" into "Read file (built-in, read-only)" silently.
-    pinned = settings_store.current.tool("f__echo").pinned_hash
+    pinned = _pin(fault, settings_store)
     await get_tool(registry, "f__retitle").execute({}, ctx("retitle"))
 
     def blocked():
@@ -200,4 +207,4 @@ async def test_a_new_title_or_annotations_block_the_tool_until_reapproved(fault,
     assert any(d.startswith("title:") and "Read file (built-in, read-only)" in d for d in details), details
     assert any(d.startswith("annotations:") and "readOnlyHint" in d for d in details), details
     assert await fault.approve_tool_change("f__echo")
-    assert settings_store.current.tool("f__echo").pinned_hash != pinned
+    assert _pin(fault, settings_store) != pinned

@@ -195,8 +195,15 @@ class App:
 
             error = self.services.mcp_error
             mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
+        from echo_desk.ui.settings.connected_apps_page import ConnectedAppsPage
+
+        manager = self.services.mcp
+        # Moving an app's servers into mcp.json: the running servers follow it (new ones wait for approval).
+        connected_page = ConnectedAppsPage(self.services.settings, self.services.backend,
+                                           after_change=manager.reload if manager is not None else None)
         self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
-                                              mcp_page=mcp_page, workspace=self.window.workspace_folder)
+                                              mcp_page=mcp_page, connected_page=connected_page,
+                                              workspace=self.window.workspace_folder)
         self.settings_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.settings_dialog.destroyed.connect(self._settings_gone)
         self.settings_dialog.show()

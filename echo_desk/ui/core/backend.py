@@ -162,6 +162,15 @@ class CatalogBackend:
         found = self.runtime.registry.get(name)
         return found.source if found is not None else None
 
+    def integrity_warnings(self) -> dict[str, tuple[str, ...]]:
+        """Why an MCP tool deserves a second look (same name as another server's, names another
+        server's tool, hidden text, gives the model orders): ``echo_desk.mcp.integrity``, over
+        the tools registered now. Reasons are deferred text (``shown()`` in the current language)."""
+        from echo_desk.mcp.integrity import texts_of, tool_warnings
+
+        found = tool_warnings(texts_of(entry.tool for entry in self.entries()))
+        return {name: tuple(w.detail for w in warnings) for name, warnings in found.items()}
+
     def title_for(self, name: str) -> str:
         tool = self.tool(name)
         return self.title(tool) if tool is not None else name

@@ -17,15 +17,15 @@ from PySide6.QtCore import (
     QObject,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QTreeView
+from PySide6.QtGui import QBrush, QColor, QIcon, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QStyle, QTreeView
 
 from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.view import NotOffered, not_offered, set_offered
-from echo_desk.i18n import N_, _, locale_dir_of, translate_in
+from echo_desk.i18n import N_, _, locale_dir_of, shown, translate_in
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
@@ -41,6 +41,8 @@ PolicyRole = Qt.ItemDataRole.UserRole + 13
 RiskRole = Qt.ItemDataRole.UserRole + 14
 #: Whether a row's status is "Ready" (the theme's ok colour) or a warning.
 ReadyRole = Qt.ItemDataRole.UserRole + 15
+#: The integrity warnings of an MCP tool (reasons, in the current language): a badge on the row.
+WarningsRole = Qt.ItemDataRole.UserRole + 16
 
 COL_TOOL, COL_DESCRIPTION, COL_RISK, COL_STATUS, COL_POLICY, COL_CLIENT = range(6)
 #: Why a client does not see a tool, as the per-client column says it.
@@ -59,6 +61,11 @@ def _show_risk(cell: QStandardItem, risk: str) -> None:
     cell.setForeground(QBrush(QColor(risk_colour(risk))))
 
 
+def _warning_icon() -> QIcon:
+    style = QApplication.style()
+    return style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+
+
 def _status_colour(ready: bool) -> QColor:
     return QColor(theme.colour("ok" if ready else "warn"))
 
@@ -75,6 +82,8 @@ class ToolCatalogModel(QStandardItemModel):
         self._tools: dict[str, Tool] = {}
         self._sources: dict[str, str] = {}
         self._search: dict[str, str] = {}
+        #: ``echo_desk.mcp.integrity`` warnings per tool, worked out when the rows are (re)built.
+        self._warnings: dict[str, tuple[str, ...]] = {}
         self.itemChanged.connect(self._on_item_changed)
         self._unsubscribe = backend.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
         # Colours are the theme's: a light/dark switch repaints the open catalog in the new ones.
@@ -214,13 +223,20 @@ class ToolCatalogModel(QStandardItemModel):
             group.setToolTip(_("Turn every tool of this source on or off"))
         if standings is None:
             standings = self._standings()
+        self._warnings = {name: tuple(shown(w) for w in reasons)
+                          for name, reasons in self.backend.integrity_warnings().items() if name in self._rows}
         for name, cells in self._rows.items():
             tool = self._tools[name]
             standing = standings.get(name)
             title = self.backend.title(tool)
             description = self.backend.description(tool)
             cells[COL_TOOL].setText(visible(title, one_line=True))
-            cells[COL_TOOL].setToolTip(name)  # a registry name: [A-Za-z0-9_-] only
+            warnings = self._warnings.get(name, ())
+            cells[COL_TOOL].setData(warnings or None, WarningsRole)
+            cells[COL_TOOL].setData(_warning_icon() if warnings else None, Qt.ItemDataRole.DecorationRole)
+            # A registry name is [A-Za-z0-9_-] only; the reasons name servers and tools: plain text.
+            cells[COL_TOOL].setToolTip(plain_tooltip("\n".join([name, *(_("Warning: {reason}").format(
+                reason=visible(w, one_line=True)) for w in warnings)])) if warnings else name)
             cells[COL_TOOL].setData(_("Enable {tool}").format(tool=title), Qt.ItemDataRole.AccessibleTextRole)
             cells[COL_DESCRIPTION].setText(visible(description, one_line=True))
             # Plain text: an HTML comment in a server's description must not hide from the
@@ -298,6 +314,10 @@ class ToolCatalogModel(QStandardItemModel):
                 parts.append(breaker)
             if self.backend.hidden_from_model(name):
                 parts.append(_("hidden from this model"))
+            warnings = self._warnings.get(name, ())
+            if warnings:
+                # A badge with the first reason; the tool's tooltip lists them all.
+                parts.append("⚠ " + _("Warning: {reason}").format(reason=visible(warnings[0], one_line=True)))
             text = " · ".join(parts) if parts else _("Ready")
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)

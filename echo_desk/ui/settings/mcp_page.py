@@ -47,7 +47,8 @@ def state_text(state: ServerState) -> str:
     return _(_STATE_TEXT.get(state, state))
 
 #: What an MCP tool's flag is about (``ToolFlag.kind``), as the server's details say it.
-FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed"), "annotation": N_("Hints")}
+FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed"), "annotation": N_("Hints"),
+               "warning": N_("Warning")}
 
 
 class McpPage(QWidget):

@@ -1,5 +1,6 @@
 """The settings window: General (language), Tools (the catalog), Sandbox, Models, Databases,
-MCP servers, Permissions (rules, grants, tester, activity).
+MCP servers, Connected apps (other MCP clients behind Echo Desk), Permissions (rules, grants,
+tester, activity).
 
 Non-modal; every change is written through the ``SettingsStore`` at once, so there is no
 OK/Apply step to forget.
@@ -147,10 +148,11 @@ def permissions_page(backend: CatalogBackend, workspace: Callable[[], str]) -> Q
 
 
 class SettingsDialog(QDialog):
-    PAGES = ("general", "tools", "sandbox", "models", "databases", "mcp", "permissions")
+    PAGES = ("general", "tools", "sandbox", "models", "databases", "mcp", "connected", "permissions")
 
     def __init__(self, backend: CatalogBackend, parent: QWidget | None = None, *,
                  models_page: QWidget | None = None, mcp_page: QWidget | None = None,
+                 connected_page: QWidget | None = None,
                  workspace: Callable[[], str] = lambda: "") -> None:
         super().__init__(parent)
         self.backend = backend
@@ -168,9 +170,14 @@ class SettingsDialog(QDialog):
         self.models = models_page or PlaceholderPage(_models_text)
         self.databases = DatabasesPage(backend.settings, workspace)
         self.mcp = mcp_page or PlaceholderPage(_mcp_text)
+        if connected_page is None:
+            from echo_desk.ui.settings.connected_apps_page import ConnectedAppsPage
+
+            connected_page = ConnectedAppsPage(backend.settings, backend)
+        self.connected = connected_page
         self.permissions = permissions_page(backend, workspace)
         for page in (self.general, self.tools, self.sandbox, self.models, self.databases, self.mcp,
-                     self.permissions):
+                     self.connected, self.permissions):
             self.stack.addWidget(page)
             self.nav.addItem("")
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
@@ -187,7 +194,7 @@ class SettingsDialog(QDialog):
     def retranslate(self, *_args: object) -> None:
         self.setWindowTitle(_("Settings"))
         for row, text in enumerate((_("General"), _("Tools"), _("Sandbox"), _("Models"), _("Databases"),
-                                    _("MCP servers"), _("Permissions"))):
+                                    _("MCP servers"), _("Connected apps"), _("Permissions"))):
             self.nav.item(row).setText(text)
         self.nav.setAccessibleName(_("Settings pages"))
         self.stack.setAccessibleName(_("Settings page"))
@@ -198,7 +205,7 @@ class SettingsDialog(QDialog):
         self.nav.setCurrentRow(self.PAGES.index(name))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        for page in (self.tools, self.models, self.mcp):
+        for page in (self.tools, self.models, self.mcp, self.connected):
             closer = getattr(page, "close_page", None)
             if callable(closer):
                 closer()

@@ -1,0 +1,3 @@
+from tests.mcp.connected.homes import home
+
+__all__ = ["home"]

@@ -1,0 +1,57 @@
+"""``echo-desk gateway install|uninstall --client NAME [--dry-run]`` on a fake home folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from echo_desk.cli.main import main
+from echo_desk.mcp.config import config_path, load_config
+from tests.mcp.connected.homes import make_home
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = make_home(home)
+    before = where["cursor"].read_bytes()
+    assert main(["gateway", "install", "--client", "cursor", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert '-      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_cursor_token"}' in out
+    assert '"args": ["gateway", "--client", "cursor"]' in out
+    assert "move  github: added to Echo Desk (sandboxed)" in out
+    assert "stay  remote: uses ${env:EXAMPLE_TOKEN}" in out
+    assert where["cursor"].read_bytes() == before
+    assert not config_path().exists()
+
+
+def test_install_says_what_it_did_and_uninstall_puts_it_back(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = make_home(home)
+    before = where["claude-desktop"].read_bytes()
+    assert main(["gateway", "install", "--client", "claude-desktop"]) == 0
+    out = capsys.readouterr().out
+    backup = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("backup: "))
+    assert Path(backup).read_bytes() == before
+    assert "approve its first start: echo-desk mcp approve filesystem" in out
+    assert set(json.loads(where["claude-desktop"].read_text())["mcpServers"]) == {"echo-desk"}
+    assert "filesystem" in load_config()
+    assert main(["gateway", "uninstall", "--client", "claude-desktop", "--dry-run"]) == 0
+    assert "remove from Echo Desk: filesystem" in capsys.readouterr().out
+    assert "filesystem" in load_config()  # the dry run changed nothing
+    assert main(["gateway", "uninstall", "--client", "claude-desktop"]) == 0
+    assert where["claude-desktop"].read_bytes() == before
+    assert "filesystem" not in load_config()
+
+
+def test_uninstall_with_nothing_to_undo_fails_clearly(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    make_home(home)
+    assert main(["gateway", "uninstall", "--client", "zed"]) == 1
+    assert "nothing to undo" in capsys.readouterr().err
+
+
+def test_an_unparseable_file_is_reported_and_left_alone(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = make_home(home)
+    where["zed"].write_text('{"context_servers": {"a": {"command": "x"}}')
+    assert main(["gateway", "install", "--client", "zed"]) == 1
+    assert "line 1" in capsys.readouterr().err
+    assert where["zed"].read_text() == '{"context_servers": {"a": {"command": "x"}}'

@@ -1,0 +1,175 @@
+"""Settings › Connected apps, the real Qt page and diff dialog, on a fake home folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from echo_desk.mcp.config import load_config
+from echo_desk.mcp.tool import make_tool
+from echo_desk.store.settings import SettingsStore
+from echo_desk.tools import RiskLevel
+from echo_desk.ui.core.backend import CatalogBackend, CatalogEntry
+from echo_desk.ui.settings.connected_apps_dialog import COL_SANDBOX, COL_SERVER, ProtectDialog
+from echo_desk.ui.settings.connected_apps_page import (
+    COL_FILE,
+    COL_SERVERS,
+    COL_STATUS,
+    ConnectedAppsPage,
+    RefusedDialog,
+)
+from tests.mcp.connected.homes import home, make_home
+from tests.ui.conftest import until
+
+__all__ = ["home"]
+
+
+class _Manager:
+    def readiness(self, server: str, registry_name: str) -> str:
+        return ""
+
+    def server_target(self, server: str) -> str:
+        return "npx server"
+
+
+def _backend(settings: SettingsStore) -> CatalogBackend:
+    tool = make_tool(_Manager(), registry_name="time__now", server="time", original_name="now",  # type: ignore[arg-type]
+                     description="The time.", parameters={"type": "object", "properties": {}}, title="Now",
+                     annotations={}, definition_hash="sha256:x", hidden_characters=(), risk=RiskLevel.EXEC,
+                     timeout=60.0)
+    return CatalogBackend(settings, entries=[CatalogEntry(tool, "mcp:time")])
+
+
+def _row(page: ConnectedAppsPage, path: Path):  # type: ignore[no-untyped-def]
+    """The row of the first server list kept in ``path`` (an app's own row when it has one list)."""
+    tree = page.apps
+    for i in range(tree.topLevelItemCount()):
+        top = tree.topLevelItem(i)
+        for row in (top, *(top.child(j) for j in range(top.childCount()))):
+            location_id = str(row.data(COL_FILE, Qt.ItemDataRole.UserRole) or "")
+            if location_id.split("|")[1:2] == [str(path)]:
+                return row
+    raise AssertionError(f"no row for {path}")
+
+
+def _page(qtbot, home: Path, changed: list[str] | None = None) -> ConnectedAppsPage:  # type: ignore[no-untyped-def]
+    settings = SettingsStore.in_memory()
+
+    async def after_change() -> None:
+        if changed is not None:
+            changed.append("reloaded")
+
+    page = ConnectedAppsPage(settings, _backend(settings), after_change=after_change, home=home)
+    qtbot.addWidget(page)
+    return page
+
+
+def test_the_page_lists_every_client_with_its_file_servers_and_status(qtbot, qloop, home: Path) -> None:
+    where = make_home(home)
+    where["zed"].write_text("{ not json")
+    page = _page(qtbot, home)
+    qloop.run_until_complete(until(lambda: page.reports))
+    titles = [page.apps.topLevelItem(i).text(0) for i in range(page.apps.topLevelItemCount())]
+    assert titles == ["Claude Code", "Cursor", "VS Code", "Claude Desktop", "goose", "Windsurf", "Zed"]
+    cursor = _row(page, where["cursor"])
+    assert cursor.text(COL_FILE) == "~/.cursor/mcp.json"
+    assert cursor.text(COL_SERVERS) == "2" and cursor.text(COL_STATUS) == "Not protected"
+    zed = _row(page, where["zed"])
+    assert zed.text(COL_STATUS) == "File unreadable"
+    page.apps.setCurrentItem(zed)
+    assert "line 1, column 3" in page.details.toPlainText()
+    assert not page.protect_button.isEnabled()
+    shared = _row(page, home / "app" / ".mcp.json")
+    assert shared.text(COL_STATUS) == "Not rewritten by Echo Desk"
+
+
+def test_protect_shows_the_exact_diff_then_undo_puts_the_file_back(qtbot, qloop, home: Path) -> None:
+    where = make_home(home)
+    before = where["windsurf"].read_bytes()
+    changed: list[str] = []
+    page = _page(qtbot, home, changed)
+    qloop.run_until_complete(until(lambda: page.reports))
+    page.apps.setCurrentItem(_row(page, where["windsurf"]))
+    page.protect()
+    qloop.run_until_complete(until(lambda: isinstance(page.dialog, ProtectDialog) and page.dialog.isVisible()))
+    dialog = page.dialog
+    assert isinstance(dialog, ProtectDialog)
+    assert dialog.diff is not None
+    qloop.run_until_complete(until(lambda: dialog.diff is not None and dialog.diff.is_loaded))
+    diff_text = dialog.diff.unified.toPlainText()
+    assert '-      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_windsurf_token"}' in diff_text
+    assert '+      "args": ["gateway", "--client", "windsurf"]' in diff_text
+    # Leave "figma" in Windsurf's file and start "github" unsandboxed: a new plan, a new diff.
+    rows = {dialog.servers.topLevelItem(i).text(COL_SERVER): dialog.servers.topLevelItem(i)
+            for i in range(dialog.servers.topLevelItemCount())}
+    rows["figma"].setCheckState(COL_SERVER, Qt.CheckState.Unchecked)
+    qloop.run_until_complete(until(lambda: [m.name for m in dialog.plan.moves] == ["github"]))
+    github = next(dialog.servers.topLevelItem(i) for i in range(dialog.servers.topLevelItemCount())
+                  if dialog.servers.topLevelItem(i).text(COL_SERVER) == "github")
+    github.setCheckState(COL_SANDBOX, Qt.CheckState.Unchecked)
+    qloop.run_until_complete(until(lambda: not dialog.plan.moves[0].config.sandbox))
+    qloop.run_until_complete(until(lambda: dialog.write_button.isEnabled()))
+    dialog.write_button.click()
+    qloop.run_until_complete(until(lambda: bool(changed)))  # written, closed (and deleted), app told
+    written = json.loads(where["windsurf"].read_text())["mcpServers"]
+    assert set(written) == {"figma", "echo-desk"}
+    assert load_config()["github"].sandbox is False
+    # "figma" stays beside Echo Desk's entry: partly protected.
+    qloop.run_until_complete(until(lambda: _row(page, where["windsurf"]).text(COL_STATUS) == "Partly protected"))
+    assert "waiting for your approval to start: github" in page.details.toPlainText()
+    # Undo, in one click.
+    page.apps.setCurrentItem(_row(page, where["windsurf"]))
+    assert page.undo_button.isEnabled()
+    page.undo_button.click()
+    qloop.run_until_complete(until(lambda: where["windsurf"].read_bytes() == before))
+    qloop.run_until_complete(until(lambda: "Removed from Echo Desk: github" in page.details.toPlainText()))
+    assert "github" not in load_config()
+
+
+def test_an_undo_that_would_lose_an_edit_is_refused_with_the_diff(qtbot, qloop, home: Path) -> None:
+    where = make_home(home)
+    page = _page(qtbot, home)
+    qloop.run_until_complete(until(lambda: page.reports))
+    page.apps.setCurrentItem(_row(page, where["claude-desktop"]))
+    page.protect()
+    qloop.run_until_complete(until(lambda: isinstance(page.dialog, ProtectDialog)))
+    dialog = page.dialog
+    assert isinstance(dialog, ProtectDialog)
+    dialog.write_button.click()
+    qloop.run_until_complete(until(lambda: _row(page, where["claude-desktop"]).text(COL_STATUS) == "Protected by Echo Desk"))
+    edited = where["claude-desktop"].read_text().replace('"claude-desktop"]', '"claude-desktop", "--debug"]')
+    where["claude-desktop"].write_text(edited)
+    looked: list[object] = []
+    found = page._found
+    page._found = lambda reports: (looked.append(reports), found(reports))  # type: ignore[method-assign]
+    page.refresh()  # the person presses "Look again" after editing the file
+    qloop.run_until_complete(until(lambda: looked))
+    assert _row(page, where["claude-desktop"]).text(COL_STATUS) == "Protected by Echo Desk"
+    page.apps.setCurrentItem(_row(page, where["claude-desktop"]))
+    page.undo()
+    qloop.run_until_complete(until(lambda: isinstance(page.dialog, RefusedDialog)))
+    refused = page.dialog
+    assert isinstance(refused, RefusedDialog)
+    qloop.run_until_complete(until(lambda: refused.diff.is_loaded))
+    assert '"--debug"' in refused.diff.unified.toPlainText()
+    assert "Nothing was changed" in page.details.toPlainText()
+    assert where["claude-desktop"].read_text() == edited
+
+
+def test_the_clients_profile_decides_what_it_sees(qtbot, qloop, home: Path) -> None:
+    where = make_home(home)
+    page = _page(qtbot, home)
+    qloop.run_until_complete(until(lambda: page.reports))
+    page.apps.setCurrentItem(_row(page, where["cursor"]))
+    assert page.profile.title() == "What Cursor sees through Echo Desk"
+    assert not page.builtins.isChecked() and not page.database_writes.isEnabled()
+    page.builtins.setChecked(True)
+    assert page.settings.current.gateway.client("cursor").builtins is True
+    assert page.database_writes.isEnabled()
+    item = page.tools.item(0)
+    assert item.data(Qt.ItemDataRole.UserRole) == "time__now" and item.checkState() == Qt.CheckState.Checked
+    item.setCheckState(Qt.CheckState.Unchecked)
+    assert page.settings.current.gateway.client("cursor").hidden_tools == ["time__now"]
+    assert page.settings.current.gateway.client("zed").hidden_tools == []  # per client
