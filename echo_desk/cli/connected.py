@@ -10,7 +10,9 @@ import argparse
 import sys
 from typing import Any
 
-CLIENT_NAMES = ("claude-code", "cursor", "vscode", "claude-desktop", "goose", "windsurf", "zed")
+from echo_desk.common.client_names import KNOWN_CLIENTS
+
+CLIENT_NAMES = tuple(KNOWN_CLIENTS)
 
 
 def _v(text: object) -> str:

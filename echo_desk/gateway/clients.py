@@ -10,16 +10,7 @@ from __future__ import annotations
 
 import re
 
-#: The clients the docs and the Connected apps page know, by the name their entry uses.
-KNOWN_CLIENTS: dict[str, str] = {
-    "claude-code": "Claude Code",
-    "claude-desktop": "Claude Desktop",
-    "cursor": "Cursor",
-    "vscode": "VS Code",
-    "goose": "goose",
-    "windsurf": "Windsurf",
-    "zed": "Zed",
-}
+from echo_desk.common.client_names import KNOWN_CLIENTS
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.client_names import KNOWN_CLIENTS
 from echo_desk.i18n import N_, deferred
 
 #: The name of Echo Desk's entry in a client's server list.
@@ -103,12 +104,15 @@ class Location:
 @dataclass(frozen=True, kw_only=True)
 class Client:
     name: str
-    title: str
     #: The client's own lists of servers on this machine (the first is where Echo Desk's entry goes).
     locations: Callable[[Path, str], list[Location]]
     #: A folder only the client makes: its presence says the client is installed, even before
     #: it has a config file (``None``: the folder of its first file).
     marker: Callable[[Path, str], Path] | None = None
+
+    @property
+    def title(self) -> str:
+        return KNOWN_CLIENTS[self.name]
 
     def installed(self, home: Path, platform: str) -> bool:
         if self.marker is not None:
@@ -211,13 +215,13 @@ def _zed(home: Path, platform: str) -> list[Location]:
 CLIENTS: dict[str, Client] = {
     client.name: client
     for client in (
-        Client(name="claude-code", title="Claude Code", locations=_claude_code, marker=lambda home, _p: home / ".claude"),
-        Client(name="cursor", title="Cursor", locations=_cursor),
-        Client(name="vscode", title="VS Code", locations=_vscode),
-        Client(name="claude-desktop", title="Claude Desktop", locations=_claude_desktop),
-        Client(name="goose", title="goose", locations=_goose),
-        Client(name="windsurf", title="Windsurf", locations=_windsurf),
-        Client(name="zed", title="Zed", locations=_zed),
+        Client(name="claude-code", locations=_claude_code, marker=lambda home, _p: home / ".claude"),
+        Client(name="cursor", locations=_cursor),
+        Client(name="vscode", locations=_vscode),
+        Client(name="claude-desktop", locations=_claude_desktop),
+        Client(name="goose", locations=_goose),
+        Client(name="windsurf", locations=_windsurf),
+        Client(name="zed", locations=_zed),
     )
 }
 
