@@ -31,6 +31,7 @@ from echo_desk.tools import (
 )
 
 if TYPE_CHECKING:
+    from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.manager import McpManager
 
 
@@ -40,6 +41,13 @@ def apply_defaults(schema: dict[str, Any] | None, values: dict[str, Any]) -> dic
     out = {key: spec["default"] for key, spec in props.items() if isinstance(spec, dict) and "default" in spec}
     out.update({key: value for key, value in values.items() if not props or key in props})
     return out
+
+
+def _sign_in_failure(server: str, tool: str, conn: ServerConnection) -> ToolResult:
+    needed = conn.sign_in_needed
+    reason = str(needed) if needed is not None else "sign-in needed"
+    return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: {reason}; the person must sign in to the "
+                                                 "server again (Settings › MCP servers, or echo-desk mcp login)")
 
 
 class CallRouter:
@@ -73,6 +81,8 @@ class CallRouter:
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:
+            if manager.sign_in_needed(server, conn):
+                return _sign_in_failure(server, tool, conn)
             if exc.code == types.CONNECTION_CLOSED:
                 manager.connection_failed(server, conn, "the connection to the server was lost")
                 return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
@@ -82,6 +92,8 @@ class CallRouter:
                 ErrorKind.DEPENDENCY, f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)"
             )
         except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            if manager.sign_in_needed(server, conn):
+                return _sign_in_failure(server, tool, conn)
             manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: connection lost ({exc or type(exc).__name__})")
         finally:

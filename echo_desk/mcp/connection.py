@@ -31,6 +31,8 @@ from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
+from echo_desk.mcp.oauth.bearer import OAuthBearer
+from echo_desk.mcp.oauth.errors import SignInNeeded
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,8 @@ class ServerConnection:
         self._closing = False
         self._lost_reason = ""
         self._background: set[asyncio.Task[Any]] = set()
+        #: The OAuth access token on HTTP requests (none for stdio, or with an Authorization header set by hand).
+        self.bearer: OAuthBearer | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -111,6 +115,11 @@ class ServerConnection:
     @property
     def stderr_tail(self) -> tuple[str, ...]:
         return tuple(self._stderr.lines) if self._stderr else ()
+
+    @property
+    def sign_in_needed(self) -> SignInNeeded | None:
+        """Why the person must sign in (again), when a request found the server asking."""
+        return self.bearer.needed if self.bearer is not None else None
 
     @property
     def protocol_version(self) -> str:
@@ -164,9 +173,11 @@ class ServerConnection:
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
             return stdio_client(params, errlog=errlog), errlog
         headers = cfg.resolved_headers()
+        if not any(key.lower() == "authorization" for key in headers):
+            self.bearer = OAuthBearer(cfg.name)
         if cfg.transport == "sse":
-            return sse_client(cfg.url, headers=headers), None
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            return sse_client(cfg.url, headers=headers, auth=self.bearer), None
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self.bearer))
         return streamable_http_client(cfg.url, http_client=http), None
 
     async def _run(self, ready: asyncio.Future[None]) -> None:

@@ -17,14 +17,26 @@ from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
+from echo_desk.mcp.oauth.errors import SignInError
+from echo_desk.mcp.oauth.flow import OpenUrl, SignOutResult
+from echo_desk.mcp.oauth.flow import sign_in as oauth_sign_in
+from echo_desk.mcp.oauth.flow import sign_out as oauth_sign_out
+from echo_desk.mcp.oauth.registration import ClientSettings
 from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
 from echo_desk.mcp.sanitize import server_prefix
-from echo_desk.mcp.status import McpEvent, ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
+from echo_desk.mcp.status import (
+    McpEvent,
+    ServerStartApprover,
+    ServerStartRequest,
+    ServerState,
+    ServerStatus,
+    SignInSummary,
+)
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
@@ -138,6 +150,7 @@ class McpManager:
             protocol_version=conn.protocol_version if conn is not None else "",
             server_info=conn.server_info if conn is not None else "",
             problems=tuple(srv.problems),
+            sign_in=srv.sign_in,
         )
 
     def readiness(self, server: str, registry_name: str) -> str:
@@ -250,9 +263,90 @@ class McpManager:
                 await conn.close()
                 srv.stderr = conn.stderr_tail
                 srv.conn = None
-                self._set(name, ServerState.ERROR, _explain(exc))
+                if not self._note_sign_in_needed(srv, conn):
+                    self._set(name, ServerState.ERROR, _explain(exc))
                 return
+            srv.sign_in = _summary(conn)
             self._install(name, listed)
+
+    def _note_sign_in_needed(self, srv: ServerRecord, conn: ServerConnection) -> bool:
+        """The server asked for a sign-in (or for more consent): say so on its row."""
+        needed = conn.sign_in_needed
+        if needed is None:
+            return False
+        bearer = conn.bearer
+        srv.challenge = bearer.challenge if bearer is not None else None
+        if srv.challenge is not None and srv.challenge.error == "insufficient_scope":
+            srv.extra_scope = needed.scope
+        srv.sign_in = None
+        self._set(srv.config.name, ServerState.NEEDS_SIGN_IN, needed.text)
+        return True
+
+    def sign_in_needed(self, name: str, conn: ServerConnection) -> bool:
+        """A call found the server asking for a sign-in: close the session, show Sign in."""
+        srv = self._servers.get(name)
+        if srv is None or srv.conn is not conn or conn.sign_in_needed is None:
+            return False
+        srv.conn = None
+        self._registration.uninstall(srv)
+        self._note_sign_in_needed(srv, conn)
+        task = self._loop.create_task(conn.close())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return True
+
+    # -- signing in (OAuth) --------------------------------------------------------------------
+
+    async def sign_in(self, name: str, open_url: OpenUrl) -> ServerStatus:
+        """Sign in to an HTTP server (the browser opens through ``open_url``), then connect.
+
+        A failed step is the server's detail (``NEEDS_SIGN_IN``); nothing is raised."""
+
+        async def run() -> None:
+            srv = self._servers[name]
+            cfg = srv.config
+            if cfg.is_stdio:
+                self._set(name, ServerState.ERROR, N_("a local (stdio) server has no sign-in"))
+                return
+            if not await self._approved(name):
+                return
+            await self._stop(name)
+            self._set(name, ServerState.SIGNING_IN, N_("Waiting for you to sign in in the browser"))
+            try:
+                settings = ClientSettings(client_id=cfg.oauth.client_id, client_secret=cfg.resolved_client_secret(),
+                                          client_metadata_url=cfg.oauth.client_metadata_url, scope=cfg.oauth.scope)
+                await oauth_sign_in(name, cfg.url, settings, open_url, extra_scope=srv.extra_scope,
+                                    challenge=srv.challenge)
+            except SignInError as exc:
+                self._set(name, ServerState.NEEDS_SIGN_IN, exc.text)
+                return
+            except ConfigError as exc:
+                self._set(name, ServerState.NEEDS_SIGN_IN, str(exc))
+                return
+            except asyncio.CancelledError:
+                self._set(name, ServerState.NEEDS_SIGN_IN, N_("the sign-in was cancelled"))
+                raise
+            srv.extra_scope = None
+            srv.challenge = None
+            await self._start(name)
+
+        await self._on_loop(run())
+        return self.status(name)
+
+    async def sign_out(self, name: str) -> SignOutResult:
+        """Disconnect, revoke the tokens at the service when it can, forget them here."""
+
+        async def run() -> SignOutResult:
+            await self._stop(name)
+            result = await oauth_sign_out(name)
+            srv = self._servers[name]
+            srv.sign_in = None
+            detail = N_("Signed out") if not result.problem else deferred(
+                N_("Signed out here; the service did not revoke the sign-in: {problem}"), problem=result.problem)
+            self._set(name, ServerState.NEEDS_SIGN_IN, detail)
+            return result
+
+        return await self._on_loop(run())
 
     def _name_clash(self, name: str) -> str:
         """Why ``name`` cannot run beside another enabled server whose tools would be named
@@ -446,6 +540,14 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+def _summary(conn: ServerConnection) -> SignInSummary | None:
+    signed = conn.bearer.signed_in if conn.bearer is not None else None
+    if signed is None or signed.tokens is None:
+        return None
+    return SignInSummary(issuer=signed.issuer, registered_by=signed.client.registered_by,
+                         scope=signed.tokens.scope or "", expires_at=signed.tokens.expires_at)
 
 
 def _explain(exc: BaseException) -> str:
