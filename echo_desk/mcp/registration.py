@@ -11,8 +11,8 @@ import mcp_types as types
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
-from echo_desk.mcp.pins import PinStore
 from echo_desk.mcp.oauth.discovery import Challenge
+from echo_desk.mcp.pins import PinStore
 from echo_desk.mcp.status import McpToolInfo, ServerState, SignInSummary, ToolFlag
 from echo_desk.mcp.toolset import BuiltTool, build_tools
 from echo_desk.store.settings import Settings, SettingsStore, ToolSettings

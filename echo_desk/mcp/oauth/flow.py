@@ -15,7 +15,11 @@ from urllib.parse import urlencode, urlsplit
 
 from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.oauth2 import PKCEParameters
-from mcp.client.auth.utils import get_client_metadata_scopes, union_scopes, validate_authorization_response_iss
+from mcp.client.auth.utils import (
+    get_client_metadata_scopes,
+    union_scopes,
+    validate_authorization_response_iss,
+)
 
 from echo_desk.i18n import N_
 from echo_desk.mcp.oauth import exchange

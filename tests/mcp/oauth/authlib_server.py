@@ -108,6 +108,7 @@ class Token(TokenMixin):  # type: ignore[misc]
     issued_at: float
     expires_in: int
     revoked: bool = False
+    clients: dict[str, Client] = field(default_factory=dict, repr=False)
 
     def check_client(self, client: Client) -> bool:
         return client.client_id == self.client_id
@@ -128,10 +129,7 @@ class Token(TokenMixin):  # type: ignore[misc]
         return "alice"
 
     def get_client(self) -> Client:
-        return STATE_OF[self].clients[self.client_id]
-
-
-STATE_OF: dict[Any, AuthlibState] = {}
+        return self.clients[self.client_id]
 
 
 @dataclass
@@ -206,9 +204,9 @@ class AuthlibServer:
     def _save_token(self, token: dict[str, Any], req: Any) -> None:
         stored = Token(access_token=token["access_token"], refresh_token=token.get("refresh_token"),
                        client_id=req.client.client_id, scope=token.get("scope", ""),
-                       resource=getattr(req, "echo_resource", ""), issued_at=time.time(),
-                       expires_in=token.get("expires_in", self.state.expires_in))
-        STATE_OF[stored] = self.state
+                       resource=str(jwt.decode(token["access_token"], options={"verify_signature": False})["aud"]),
+                       issued_at=time.time(),
+                       expires_in=token.get("expires_in", self.state.expires_in), clients=self.state.clients)
         self.state.tokens.append(stored)
 
     def _generate_token(self, grant_type: str, client: Client, user: Any = None, scope: str | None = None,
@@ -226,107 +224,23 @@ class AuthlibServer:
                  "scope": scope or ""}
         if include_refresh_token:
             token["refresh_token"] = secrets.token_urlsafe(24)
-        request.echo_resource = resource  # type: ignore[attr-defined]
         return token
 
     def _build(self) -> None:
         server = AuthorizationServer(self.app, query_client=self._query_client, save_token=self._save_token)
         server.generate_token = self._generate_token
-        owner = self
-
-        class CodeGrant(grants.AuthorizationCodeGrant):  # type: ignore[misc]
-            TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
-
-            def save_authorization_code(self, code: str, req: Any) -> None:
-                owner.state.codes[code] = Code(
-                    code=code, client_id=req.client.client_id, redirect_uri=req.payload.redirect_uri,
-                    scope=req.payload.scope or "", resource=req.payload.data.get("resource", ""),
-                    code_challenge=req.payload.data.get("code_challenge"),
-                    code_challenge_method=req.payload.data.get("code_challenge_method"),
-                    expires_at=time.time() + 300)
-
-            def query_authorization_code(self, code: str, client: Client) -> Code | None:
-                found = owner.state.codes.get(code)
-                if found and found.client_id == client.client_id and found.expires_at > time.time():
-                    return found
-                return None
-
-            def delete_authorization_code(self, code: Code) -> None:
-                owner.state.codes.pop(code.code, None)
-
-            def authenticate_user(self, code: Code) -> str:
-                asked = request.form.get("resource", "")
-                if asked and asked != code.resource:
-                    raise ValueError("resource differs from the authorization request")
-                return "alice"
-
-        class RefreshGrant(grants.RefreshTokenGrant):  # type: ignore[misc]
-            TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
-            INCLUDE_NEW_REFRESH_TOKEN = True
-
-            def authenticate_refresh_token(self, refresh_token: str) -> Token | None:
-                found = owner.state.find(refresh_token)
-                if found is None or found.revoked or found.refresh_token != refresh_token:
-                    return None
-                return found
-
-            def authenticate_user(self, credential: Token) -> str:
-                return "alice"
-
-            def revoke_old_credential(self, credential: Token) -> None:
-                credential.revoked = True
-
-        class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
-            def authenticate_token(self, req: Any) -> bool:
-                return True  # open registration, as MCP services offer it
-
-            def get_server_metadata(self) -> dict[str, Any]:
-                return owner.metadata()
-
-            def save_client(self, client_info: dict[str, Any], client_metadata: dict[str, Any], req: Any) -> Client:
-                owner.state.registrations.append({**client_info, **client_metadata})
-                client = Client(client_id=client_info["client_id"],
-                                client_secret=client_info.get("client_secret") or "",
-                                redirect_uris=list(client_metadata.get("redirect_uris") or []),
-                                auth_method=client_metadata.get("token_endpoint_auth_method", "none"))
-                owner.state.clients[client.client_id] = client
-                return client
-
-        class Revocation(RevocationEndpoint):  # type: ignore[misc]
-            CLIENT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
-
-            def query_token(self, token_string: str, token_type_hint: str | None) -> Token | None:
-                return owner.state.find(token_string)
-
-            def revoke_token(self, token: Token, req: Any) -> None:
-                token.revoked = True
-                owner.state.revoked.append(token.access_token)
-
-        class Introspection(IntrospectionEndpoint):  # type: ignore[misc]
-            CLIENT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
-
-            def query_token(self, token_string: str, token_type_hint: str | None) -> Token | None:
-                return owner.state.find(token_string)
-
-            def check_permission(self, token: Token, client: Any, req: Any) -> bool:
-                return True
-
-            def introspect_token(self, token: Token) -> dict[str, Any]:
-                return {"active": True, "client_id": token.client_id, "scope": token.scope, "sub": "alice",
-                        "aud": token.resource, "iss": owner.issuer,
-                        "exp": int(token.issued_at + token.expires_in)}
-
-            def authenticate_endpoint_client(self, req: Any) -> Any:
-                return object()  # the resource server asks without client credentials in these tests
-
+        CodeGrant, RefreshGrant = _grant_classes(self)
+        Registration, Revocation, Introspection = _endpoint_classes(self)
         server.register_grant(CodeGrant, [CodeChallenge(required=True)])
         server.register_grant(RefreshGrant)
         server.register_endpoint(Registration)
         server.register_endpoint(Revocation)
         server.register_endpoint(Introspection)
         server.register_extension(_Iss(self))
+        self._routes(server, Registration.ENDPOINT_NAME, Revocation.ENDPOINT_NAME, Introspection.ENDPOINT_NAME)
 
-        app = self.app
+    def _routes(self, server: AuthorizationServer, registration: str, revocation: str, introspection: str) -> None:
+        app, owner = self.app, self
 
         @app.get("/.well-known/oauth-authorization-server")
         def metadata() -> Any:
@@ -339,9 +253,11 @@ class AuthlibServer:
                 server.get_consent_grant(end_user="alice")  # validates the request
                 # The consent page: a form the person (the test's browser) submits.
                 fields = "".join(f'<input type="hidden" name="{k}" value="{v}">' for k, v in request.args.items())
-                return f'<form method="post">{fields}<button name="decision" value="approve">Allow</button></form>'
+                return (f'<form method="post" action="/authorize">{fields}'
+                        '<button name="decision" value="approve">Allow</button></form>')
             granted = "alice" if request.form.get("decision") == "approve" else None
-            return server.create_authorization_response(grant_user=granted)
+            grant = server.get_consent_grant(end_user=granted)
+            return server.create_authorization_response(grant_user=granted, grant=grant)
 
         @app.post("/token")
         def token() -> Any:
@@ -350,15 +266,15 @@ class AuthlibServer:
 
         @app.post("/register")
         def register() -> Any:
-            return server.create_endpoint_response(Registration.ENDPOINT_NAME)
+            return server.create_endpoint_response(registration)
 
         @app.post("/revoke")
         def revoke() -> Any:
-            return server.create_endpoint_response(Revocation.ENDPOINT_NAME)
+            return server.create_endpoint_response(revocation)
 
         @app.post("/introspect")
         def introspect() -> Any:
-            return server.create_endpoint_response(Introspection.ENDPOINT_NAME)
+            return server.create_endpoint_response(introspection)
 
         @app.get("/bounce")
         def bounce() -> Any:
@@ -387,3 +303,96 @@ class AuthlibServer:
         """RFC 7662 over HTTP, as a resource server asks."""
         response = httpx.post(f"{self.issuer}/introspect", data={"token": token}, timeout=5)
         return dict(response.json())
+
+
+def _grant_classes(owner: AuthlibServer) -> tuple[type, type]:
+    class CodeGrant(grants.AuthorizationCodeGrant):  # type: ignore[misc]
+        TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
+
+        def save_authorization_code(self, code: str, req: Any) -> None:
+            owner.state.codes[code] = Code(
+                code=code, client_id=req.client.client_id, redirect_uri=req.payload.redirect_uri,
+                scope=req.payload.scope or "", resource=req.payload.data.get("resource", ""),
+                code_challenge=req.payload.data.get("code_challenge"),
+                code_challenge_method=req.payload.data.get("code_challenge_method"),
+                expires_at=time.time() + 300)
+
+        def query_authorization_code(self, code: str, client: Client) -> Code | None:
+            found = owner.state.codes.get(code)
+            if found and found.client_id == client.client_id and found.expires_at > time.time():
+                return found
+            return None
+
+        def delete_authorization_code(self, code: Code) -> None:
+            owner.state.codes.pop(code.code, None)
+
+        def authenticate_user(self, code: Code) -> str:
+            asked = request.form.get("resource", "")
+            if asked and asked != code.resource:
+                raise ValueError("resource differs from the authorization request")
+            return "alice"
+
+    class RefreshGrant(grants.RefreshTokenGrant):  # type: ignore[misc]
+        TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
+        INCLUDE_NEW_REFRESH_TOKEN = True
+
+        def authenticate_refresh_token(self, refresh_token: str) -> Token | None:
+            found = owner.state.find(refresh_token)
+            if found is None or found.revoked or found.refresh_token != refresh_token:
+                return None
+            return found
+
+        def authenticate_user(self, credential: Token) -> str:
+            return "alice"
+
+        def revoke_old_credential(self, credential: Token) -> None:
+            credential.revoked = True
+
+    return CodeGrant, RefreshGrant
+
+
+def _endpoint_classes(owner: AuthlibServer) -> tuple[type, type, type]:
+    class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
+        def authenticate_token(self, req: Any) -> bool:
+            return True  # open registration, as MCP services offer it
+
+        def get_server_metadata(self) -> dict[str, Any]:
+            return owner.metadata()
+
+        def save_client(self, client_info: dict[str, Any], client_metadata: dict[str, Any], req: Any) -> Client:
+            owner.state.registrations.append({**client_info, **client_metadata})
+            client = Client(client_id=client_info["client_id"],
+                            client_secret=client_info.get("client_secret") or "",
+                            redirect_uris=list(client_metadata.get("redirect_uris") or []),
+                            auth_method=client_metadata.get("token_endpoint_auth_method", "none"))
+            owner.state.clients[client.client_id] = client
+            return client
+
+    class Revocation(RevocationEndpoint):  # type: ignore[misc]
+        CLIENT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
+
+        def query_token(self, token_string: str, token_type_hint: str | None) -> Token | None:
+            return owner.state.find(token_string)
+
+        def revoke_token(self, token: Token, req: Any) -> None:
+            token.revoked = True
+            owner.state.revoked.append(token.access_token)
+
+    class Introspection(IntrospectionEndpoint):  # type: ignore[misc]
+        CLIENT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
+
+        def query_token(self, token_string: str, token_type_hint: str | None) -> Token | None:
+            return owner.state.find(token_string)
+
+        def check_permission(self, token: Token, client: Any, req: Any) -> bool:
+            return True
+
+        def introspect_token(self, token: Token) -> dict[str, Any]:
+            return {"active": True, "client_id": token.client_id, "scope": token.scope, "sub": "alice",
+                    "aud": token.resource, "iss": owner.issuer,
+                    "exp": int(token.issued_at + token.expires_in)}
+
+        def authenticate_endpoint_client(self, req: Any) -> Any:
+            return object()  # the resource server asks without client credentials in these tests
+
+    return Registration, Revocation, Introspection

@@ -23,7 +23,8 @@ class Served:
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = make_app(self.url)
-        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on",
+                                                      timeout_graceful_shutdown=2))
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
 
     def __enter__(self) -> Served:
