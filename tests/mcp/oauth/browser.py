@@ -23,6 +23,9 @@ class Browser:
     threads: list[threading.Thread] = field(default_factory=list)
 
     async def open(self, url: str) -> None:
+        self.start(url)
+
+    def start(self, url: str) -> None:
         self.opened.append(url)
         thread = threading.Thread(target=self._browse, args=(url,), daemon=True)
         self.threads.append(thread)
