@@ -87,6 +87,14 @@ class CallRouter:
                 manager.connection_failed(server, conn, "the connection to the server was lost")
                 return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server answered with an error: {exc}")
+        except RuntimeError as exc:
+            if not manager.declares_output_schema(server, registry_name):
+                raise
+            # The SDK checks structuredContent against the declared outputSchema (a compiled,
+            # cached validator; the schema was capped when listed) and refuses what does not match.
+            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server's structured result does "
+                                                         f"not match the tool's declared output schema: {exc}",
+                                   metadata={"mcp_server": server, "mcp_tool": tool, "invalid_structured_content": True})
         except ValidationError as exc:
             return ToolResult.fail(
                 ErrorKind.DEPENDENCY, f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)"

@@ -157,6 +157,11 @@ class McpManager:
         """Why a tool cannot be offered now (changed since approved, server off); empty if it can."""
         return readiness(self._servers.get(server), registry_name)
 
+    def declares_output_schema(self, server: str, registry_name: str) -> bool:
+        srv = self._servers.get(server)
+        built = srv.tools.get(registry_name) if srv is not None else None
+        return built is not None and built.tool.output_schema is not None
+
     def server_target(self, name: str) -> str:
         return approvals.server_target(self._servers[name].config)
 

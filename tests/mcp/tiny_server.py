@@ -20,6 +20,22 @@ TOOLS = [
     {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
     {"name": "sleep", "description": "Sleep.", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}}},
 ]
+# TINY_STRUCTURED=good|bad|missing|huge: a ``forecast`` tool that declares an outputSchema and
+# answers with matching, mismatching or no structured content (huge: an oversized schema).
+STRUCTURED = os.environ.get("TINY_STRUCTURED", "")
+FORECAST_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+                   "required": ["city", "celsius"]}
+if STRUCTURED == "huge":
+    FORECAST_SCHEMA = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 100}
+                                                        for i in range(400)}}
+if STRUCTURED:
+    TOOLS.append({"name": "forecast", "description": "Forecast.", "inputSchema": {"type": "object"},
+                  "outputSchema": FORECAST_SCHEMA})
+STRUCTURED_ANSWERS = {
+    "good": {"content": [{"type": "text", "text": "Oslo 21"}], "structuredContent": {"city": "Oslo", "celsius": 21}},
+    "bad": {"content": [{"type": "text", "text": "Oslo warm"}], "structuredContent": {"city": "Oslo", "celsius": "warm"}},
+    "missing": {"content": [{"type": "text", "text": "Oslo 21"}]},
+}
 pending = {}  # request id -> deadline
 
 
@@ -34,6 +50,8 @@ def handle(msg):
     elif method == "tools/call" and params.get("name") == "echo":
         text = (params.get("arguments") or {}).get("text", "")
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
+    elif method == "tools/call" and params.get("name") == "forecast":
+        send({"jsonrpc": "2.0", "id": rid, "result": STRUCTURED_ANSWERS[STRUCTURED]})
     elif method == "tools/call" and params.get("name") == "sleep":
         pending[rid] = time.monotonic() + float((params.get("arguments") or {}).get("seconds", 60))
         sys.stderr.write(f"sleeping {rid}\n")
