@@ -27,7 +27,22 @@ from echo_desk.mcp.oauth.flow import OpenUrl, SignOutResult
 from echo_desk.mcp.oauth.flow import sign_in as oauth_sign_in
 from echo_desk.mcp.oauth.flow import sign_out as oauth_sign_out
 from echo_desk.mcp.oauth.registration import ClientSettings
+from echo_desk.mcp.prompts import PromptInfo, PromptText
+from echo_desk.mcp.prompts import info_of as prompt_info
+from echo_desk.mcp.prompts import text_of as prompt_text
 from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
+from echo_desk.mcp.resources import (
+    MAX_LISTED,
+    AttachedResource,
+    ResourceError,
+    ResourceInfo,
+    ResourceListing,
+    ResourceProblem,
+    attachment_from,
+    check_declared_size,
+    template_of,
+)
+from echo_desk.mcp.resources import info_of as resource_info
 from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import (
     McpEvent,
@@ -513,6 +528,100 @@ class McpManager:
             await self._start(name)
         return srv.conn if srv.conn is not None and srv.conn.connected else None
 
+    # -- resources and prompts (the person's, never the model's) ------------------------------
+
+    async def _connected(self, name: str) -> ServerConnection:
+        conn = await self.ensure_connection(name)
+        if conn is None:
+            raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server {name} is not connected"), name=name)
+        return conn
+
+    async def resources(self, name: str) -> ResourceListing:
+        """What ``name`` offers to attach: its resources and resource templates."""
+
+        async def run() -> ResourceListing:
+            conn = await self._connected(name)
+            try:
+                listed = await conn.list_resources(MAX_LISTED)
+                templates = await conn.list_resource_templates(MAX_LISTED)
+            except Exception as exc:  # noqa: BLE001 — shown in the panel as the server's answer
+                raise _unavailable(exc) from None
+            return ResourceListing(server=name, resources=tuple(resource_info(r) for r in listed),
+                                   templates=tuple(template_of(t) for t in templates),
+                                   subscribable=conn.resources_subscribable)
+
+        return await self._on_loop(run())
+
+    async def read_resource(self, name: str, uri: str, info: ResourceInfo | None = None) -> AttachedResource:
+        """Read ``uri`` for a message, within the caps (``ResourceError`` says why not)."""
+
+        async def run() -> AttachedResource:
+            check_declared_size(info)
+            conn = await self._connected(name)
+            try:
+                async with asyncio.timeout(conn.config.timeout):
+                    result = await conn.read_resource(uri)
+            except TimeoutError:
+                raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not send it within {seconds} s"),
+                                    seconds=f"{conn.config.timeout:g}") from None
+            except Exception as exc:  # noqa: BLE001 — the server's refusal, said in the panel
+                raise _unavailable(exc) from None
+            return attachment_from(name, uri, result, info.name if info is not None else "")
+
+        return await self._on_loop(run())
+
+    async def subscribe_resource(self, name: str, uri: str, listener: Callable[[str], None]) -> Callable[[], None]:
+        """``listener(uri)`` (on the manager's thread) whenever the server says ``uri`` changed."""
+
+        async def run() -> Callable[[], None]:
+            conn = await self._connected(name)
+            try:
+                stop = await conn.subscribe(uri, listener)
+            except Exception as exc:  # noqa: BLE001 — said in the panel
+                raise _unavailable(exc) from None
+            def unsubscribe() -> None:
+                self._loop.call_soon_threadsafe(stop)
+
+            return unsubscribe
+
+        return await self._on_loop(run())
+
+    async def prompts(self) -> list[PromptInfo]:
+        """Every prompt of the connected servers (a server that fails to list is left out)."""
+
+        async def one(name: str) -> list[PromptInfo]:
+            srv = self._servers[name]
+            if srv.conn is None or not srv.conn.connected:
+                return []
+            try:
+                return [prompt_info(name, p) for p in await srv.conn.list_prompts(MAX_LISTED)]
+            except Exception:
+                log.debug("listing the prompts of %s failed", name, exc_info=True)
+                return []
+
+        async def run() -> list[PromptInfo]:
+            found = await asyncio.gather(*(one(name) for name in list(self._servers)))
+            return [prompt for listed in found for prompt in listed]
+
+        return await self._on_loop(run())
+
+    async def get_prompt(self, name: str, prompt: str, arguments: dict[str, str]) -> PromptText:
+        """The text ``prompt`` of ``name`` produces with ``arguments`` (for the message box)."""
+
+        async def run() -> PromptText:
+            conn = await self._connected(name)
+            try:
+                async with asyncio.timeout(conn.config.timeout):
+                    result = await conn.get_prompt(prompt, arguments)
+            except TimeoutError:
+                raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not send it within {seconds} s"),
+                                    seconds=f"{conn.config.timeout:g}") from None
+            except Exception as exc:  # noqa: BLE001 — the server's refusal, said beside the form
+                raise _unavailable(exc) from None
+            return prompt_text(result)
+
+        return await self._on_loop(run())
+
     # -- closing -------------------------------------------------------------------------------
 
     async def __aenter__(self) -> McpManager:
@@ -545,6 +654,11 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+def _unavailable(exc: BaseException) -> ResourceError:
+    return ResourceError(ResourceProblem.UNAVAILABLE, N_("the server answered: {error}"),
+                         error=_explain(exc)[:500])
 
 
 def _summary(conn: ServerConnection) -> SignInSummary | None:
