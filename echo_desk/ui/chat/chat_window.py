@@ -424,6 +424,9 @@ class MainWindow(QMainWindow):
         self.resources = ResourceFlow(self.attachment_tray, self, manager=self._mcp)
         self.attach_resource_action = menu.addAction("")
         self.attach_resource_action.triggered.connect(self.resources.open_panel)
+        from echo_desk.ui.chat.prompt_completer import PromptCompleter
+
+        self.prompt_completer = PromptCompleter(self.composer, self._mcp, self.attachment_tray.show_problem)
         self.attach_button.setMenu(menu)
         self.attachments.watch(self, self.composer.viewport())
     def show_shortcuts(self) -> None:
