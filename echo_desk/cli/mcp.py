@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
-import webbrowser
 from typing import TYPE_CHECKING, Any
 
+from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.i18n import shown
 from echo_desk.mcp.config import ConfigError
@@ -101,19 +100,12 @@ async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
     return 0
 
 
-def has_display() -> bool:
-    """Whether a browser can open here (a desktop session; macOS and Windows always have one)."""
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
 def _opener(use_browser: bool) -> OpenUrl:
     async def open_url(url: str) -> None:
         # The address comes from the server's metadata: printed with escapes visible, in full.
         print(f"Open this address in your browser to sign in:\n  {visible(url)}", flush=True)
-        if use_browser and has_display():
-            await asyncio.to_thread(webbrowser.open, url)
+        if use_browser:
+            await open_in_browser(url)
         print("Waiting for the sign-in to finish in the browser (Ctrl+C cancels)…", flush=True)
 
     return open_url

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from echo_desk.mcp.results import convert_result
 from echo_desk.mcp.sanitize import strip_hidden
+from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
 from echo_desk.tools import (
     AnswerAction,
     ErrorKind,
@@ -48,6 +49,22 @@ def _sign_in_failure(server: str, tool: str, conn: ServerConnection) -> ToolResu
     reason = str(needed) if needed is not None else "sign-in needed"
     return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: {reason}; the person must sign in to the "
                                                  "server again (Settings › MCP servers, or echo-desk mcp login)")
+
+
+async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> ToolResult:
+    """A call the server refuses until the person opens some addresses (error -32042): each is
+    offered as a URL-mode elicitation, and the model learns what the person chose."""
+    wanted = required_elicitations(exc.data)
+    if not wanted:
+        return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server asked for URL elicitations "
+                                                     "it did not describe")
+    answers = [(await ask_to_open(host, server, item.message, item.url)).action for item in wanted]
+    if all(action == "accept" for action in answers):
+        return ToolResult.fail(ErrorKind.BUSINESS, f"{server}/{tool}: the server needed the person to finish a step "
+                                                   "in the browser first; it was opened for them: call the tool "
+                                                   "again once they say they are done")
+    return ToolResult.fail(ErrorKind.BUSINESS, f"{server}/{tool}: the server needs the person to finish a step in "
+                                               f"the browser first and they did not ({', '.join(answers)})")
 
 
 class CallRouter:
@@ -83,6 +100,8 @@ class CallRouter:
         except MCPError as exc:
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)
+            if exc.code == types.URL_ELICITATION_REQUIRED:
+                return await _open_first(server, tool, exc, ctx.host)
             if exc.code == types.CONNECTION_CLOSED:
                 manager.connection_failed(server, conn, "the connection to the server was lost")
                 return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
@@ -112,16 +131,9 @@ class CallRouter:
         async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
             hosts = self._hosts.get(server) or []
             host: ToolHost = hosts[-1] if hosts else (self._manager.host or NullToolHost())
-            message, _ = strip_hidden(params.message)
             if isinstance(params, types.ElicitRequestURLParams):
-                question = Question(
-                    prompt=f"{message}\n{params.url}", choices=("Open", "Decline"), asked_by=f"MCP server {server}",
-                    mcp_server=server,
-                )
-                answer = await host.ask(question)
-                if answer.accepted and answer.text != "Decline":
-                    return types.ElicitResult(action="accept")
-                return types.ElicitResult(action="cancel" if answer.action is AnswerAction.CANCEL else "decline")
+                return await ask_to_open(host, server, params.message, params.url)
+            message, _ = strip_hidden(params.message)
             schema = params.requested_schema
             answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}",
                                                mcp_server=server))
