@@ -65,7 +65,9 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
 def _status_json(status: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
-    return asdict(status)
+    out = asdict(status)
+    out["icon"] = status.icon is not None  # the image itself is for the app's rows
+    return out
 
 
 async def _approve(manager: McpManager, args: argparse.Namespace) -> int:

@@ -135,6 +135,11 @@ class ServerConnection:
         info = self._client.server_info if self._client else None
         return f"{info.name} {info.version}" if info else ""
 
+    @property
+    def server_icons(self) -> list[types.Icon] | None:
+        info = self._client.server_info if self._client else None
+        return info.icons if info is not None else None
+
     async def start(self, timeout: float = CONNECT_TIMEOUT) -> None:
         """Spawn/connect and finish the handshake within ``timeout`` seconds; raises with a
         clear message on failure (``HandshakeTimeout`` when the server never answered)."""

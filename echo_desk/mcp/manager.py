@@ -22,6 +22,7 @@ from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
+from echo_desk.mcp.icons import IconCache, ServerIcons
 from echo_desk.mcp.oauth.errors import SignInError
 from echo_desk.mcp.oauth.flow import OpenUrl, SignOutResult
 from echo_desk.mcp.oauth.flow import sign_in as oauth_sign_in
@@ -52,6 +53,7 @@ from echo_desk.mcp.status import (
     ServerStatus,
     SignInSummary,
 )
+from echo_desk.store.paths import cache_dir
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
@@ -102,6 +104,7 @@ class McpManager:
         self._listeners: list[Callable[[McpEvent], None]] = []
         #: Tasks/futures started without an awaiting caller, kept so they are not collected.
         self._background: set[Any] = set()
+        self.icons = ServerIcons(IconCache(cache_dir() / "mcp-icons"))
         self._thread: threading.Thread | None = None
         if loop is not None:
             self._loop = loop
@@ -166,6 +169,7 @@ class McpManager:
             server_info=conn.server_info if conn is not None else "",
             problems=tuple(srv.problems),
             sign_in=srv.sign_in,
+            icon=self.icons.of(name),
         )
 
     def readiness(self, server: str, registry_name: str) -> str:
@@ -391,6 +395,30 @@ class McpManager:
             return
         self._set(name, ServerState.CONNECTED)
         self._emit("tools", name)
+        self._learn_icons(name, listed)
+
+    def _learn_icons(self, name: str, listed: list[Any]) -> None:
+        """Note the server's and its tools' icons; load the new ones, then say so (``tools``)."""
+        srv = self._servers[name]
+        by_original = {built.tool.original_name: registry_name for registry_name, built in srv.tools.items()}
+        named: dict[str, Any] = {registry_name: getattr(tool, "icons", None)
+                                 for tool in listed if (registry_name := by_original.get(tool.name))}
+        named[name] = srv.conn.server_icons if srv.conn is not None else None
+        new = self.icons.learn(named)
+        if not new:
+            return
+
+        async def load() -> None:
+            if await self.icons.load(new):
+                self._emit("tools", name)
+
+        task = self._loop.create_task(load())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def icon_of(self, key: str) -> bytes | None:
+        """The loaded icon of a server (by name) or of an MCP tool (by registry name)."""
+        return self.icons.of(key)
 
     async def _stop(self, name: str) -> None:
         srv = self._servers[name]

@@ -82,6 +82,8 @@ class ServerStatus:
     problems: tuple[str, ...] = ()
     #: Who the connection is signed in with (OAuth), when it is.
     sign_in: SignInSummary | None = None
+    #: The server's own icon (checked raster bytes, see ``echo_desk.mcp.icons``), once loaded.
+    icon: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)

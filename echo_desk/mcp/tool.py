@@ -54,6 +54,10 @@ class MCPTool(Tool):
     def source(self) -> str:
         return f"mcp:{self.server}"
 
+    @property
+    def display_icon(self) -> bytes | None:
+        return self._manager.icon_of(self.name)
+
     def is_ready(self) -> bool:
         return not self.readiness_detail()
 

@@ -39,6 +39,14 @@ STRUCTURED_ANSWERS = {
 # TINY_RESOURCES=big: a resource listed at 50 MB, one that sends 3 MB without saying so, and a
 # prompt whose description and text hide zero-width and bidi characters.
 RESOURCES = os.environ.get("TINY_RESOURCES", "")
+# TINY_ICONS=1: the server and ``echo`` name a data: PNG, ``sleep`` names an https icon and an SVG.
+PNG_1x1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+ICONS = bool(os.environ.get("TINY_ICONS"))
+if ICONS:
+    TOOLS[0]["icons"] = [{"src": "http://icons.example/echo.png"},  # not https: never loaded
+                         {"src": f"data:image/png;base64,{PNG_1x1}", "mimeType": "image/png"}]
+    TOOLS[1]["icons"] = [{"src": "data:image/svg+xml,<svg onload='x()'/>"},
+                         {"src": "https://127.0.0.1/sleep.png"}]
 pending = {}  # request id -> deadline
 
 
@@ -46,9 +54,10 @@ def handle(msg):
     method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": rid, "result": {
-            "protocolVersion": "2025-06-18",
+            "protocolVersion": "2025-11-25" if ICONS else "2025-06-18",
             "capabilities": {"tools": {}, **({"resources": {}, "prompts": {}} if RESOURCES else {})},
-            "serverInfo": {"name": "tiny", "version": "1"}}})
+            "serverInfo": {"name": "tiny", "version": "1",
+                           **({"icons": [{"src": f"data:image/png;base64,{PNG_1x1}"}]} if ICONS else {})}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS}})
     elif method == "tools/call" and params.get("name") == "echo":

@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     QObject,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QBrush, QColor, QIcon, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
 from echo_desk.agent.permissions import ToolStanding
@@ -29,6 +29,7 @@ from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
+from echo_desk.ui.core.remote_icons import remote_icon
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10
@@ -64,6 +65,7 @@ class ToolCatalogModel(QStandardItemModel):
         self._tools: dict[str, Tool] = {}
         self._sources: dict[str, str] = {}
         self._search: dict[str, str] = {}
+        self._icon_keys: dict[str, int | None] = {}
         self.itemChanged.connect(self._on_item_changed)
         self._unsubscribe = backend.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
         # Colours are the theme's: a light/dark switch repaints the open catalog in the new ones.
@@ -82,6 +84,7 @@ class ToolCatalogModel(QStandardItemModel):
         """
         self.removeRows(0, self.rowCount())
         self._rows.clear()
+        self._icon_keys.clear()
         self._groups.clear()
         self._tools.clear()
         by_source: dict[ToolSource, list[Tool]] = defaultdict(list)
@@ -239,7 +242,10 @@ class ToolCatalogModel(QStandardItemModel):
         self._bulk(self._fill_status)
 
     def _fill_status(self) -> list[QStandardItem]:
-        changed: list[QStandardItem] = []
+        changed: list[QStandardItem] = [
+            group for source, group in self._groups.items()
+            if self._fill_icon(f"source {source}", group, self.backend.source_icon(source))
+        ]
         for name, cells in self._rows.items():
             tool = self._tools[name]
             parts = []
@@ -256,12 +262,24 @@ class ToolCatalogModel(QStandardItemModel):
             if self.backend.hidden_from_model(name):
                 parts.append(_("hidden from this model"))
             text = " · ".join(parts) if parts else _("Ready")
+            if self._fill_icon(name, cells[COL_TOOL], tool.display_icon):
+                changed.append(cells[COL_TOOL])
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)
                 cells[COL_STATUS].setData(not parts, ReadyRole)
                 cells[COL_STATUS].setForeground(QBrush(_status_colour(not parts)))
                 changed.append(cells[COL_STATUS])
         return changed
+
+    def _fill_icon(self, name: str, cell: QStandardItem, data: bytes | None) -> bool:
+        """The tool's own icon (an MCP server's, loaded in the background) once it is there."""
+        key = hash(data) if data else None
+        if self._icon_keys.get(name) == key:
+            return False
+        self._icon_keys[name] = key
+        icon = remote_icon(data)
+        cell.setIcon(icon if icon is not None else QIcon())
+        return True
 
     def _fill_colours(self) -> list[QStandardItem]:
         """Every coloured cell in the current theme's colours (after a light/dark switch)."""

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, th
     from echo_desk.mcp.status import ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
     from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
 from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core.remote_icons import remote_icon
 
 _STATE_TEXT = {
     "disabled": N_("Disabled"), "awaiting_approval": N_("Waiting for your approval to start"),
@@ -159,6 +160,9 @@ class McpPage(QWidget):
             state = status.state
             item = QTreeWidgetItem([status.name, status.transport, state_text(status.state), str(len(status.tools))])
             item.setData(0, Qt.ItemDataRole.UserRole, status.name)
+            icon = remote_icon(status.icon)
+            if icon is not None:
+                item.setIcon(0, icon)
             if state in _STATE_ROLE:
                 item.setForeground(2, QBrush(QColor(theme.colour(_STATE_ROLE[state]))))
             self.servers.addTopLevelItem(item)
