@@ -146,7 +146,10 @@ class QuestionDialog(QDialog):
     def retranslate(self, *_args: object) -> None:
         self.setWindowTitle(_("A question for you"))
         self.asker.setText(_asker_text(self.question))
-        if self.destination is not None:
+        if self.destination is not None and self.question.url:
+            self.destination.setText(_("The page opens in your browser, outside Echo Desk: what you enter there goes "
+                                       "to that site. The server only learns whether you opened it."))
+        elif self.destination is not None:
             self.destination.setText(_("Your answer is sent to this server. Echo Desk never asks for its own keys "
                                        "or passwords in a question: enter them only in Settings."))
         self.prompt.setAccessibleName(_("Question"))

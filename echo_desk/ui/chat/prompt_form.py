@@ -35,6 +35,7 @@ class PromptForm(QDialog):
     def __init__(self, prompt: PromptInfo, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.prompt = prompt
+        self.setMinimumWidth(440)  # the server's descriptions wrap in a readable measure
         self.setWindowTitle(_("MCP prompt {command}").format(command=visible(prompt.command, one_line=True)))
         layout = QVBoxLayout(self)
         heading = _plain(_("From the MCP server “{server}”: {title}").format(
