@@ -15,7 +15,7 @@ import asyncio
 import base64
 import binascii
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import unquote_to_bytes, urljoin, urlsplit
 
@@ -111,8 +111,10 @@ async def fetch_https(src: str, *, transport: httpx.AsyncBaseTransport | None = 
 class IconCache:
     """Icons by address: memory, then ``folder`` (one file per address hash), then the source."""
 
-    def __init__(self, folder: Path | None, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path | Callable[[], Path] | None, *,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        """``folder`` may be a function: the cache folder is made only when an icon is kept."""
+        self._folder = folder
         self._transport = transport
         self._memory: dict[str, bytes | None] = {}
         self._pending: dict[str, asyncio.Task[bytes | None]] = {}
@@ -135,9 +137,10 @@ class IconCache:
         return data
 
     def _file(self, src: str) -> Path | None:
-        if self.folder is None:
+        folder = self._folder() if callable(self._folder) else self._folder
+        if folder is None:
             return None
-        return self.folder / hashlib.sha256(src.encode()).hexdigest()
+        return folder / hashlib.sha256(src.encode()).hexdigest()
 
     async def _load(self, src: str) -> bytes | None:
         if src.startswith("data:"):

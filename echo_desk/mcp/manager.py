@@ -104,7 +104,7 @@ class McpManager:
         self._listeners: list[Callable[[McpEvent], None]] = []
         #: Tasks/futures started without an awaiting caller, kept so they are not collected.
         self._background: set[Any] = set()
-        self.icons = ServerIcons(IconCache(cache_dir() / "mcp-icons"))
+        self.icons = ServerIcons(IconCache(lambda: cache_dir() / "mcp-icons"))
         self._thread: threading.Thread | None = None
         if loop is not None:
             self._loop = loop

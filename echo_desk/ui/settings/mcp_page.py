@@ -191,7 +191,12 @@ class McpPage(QWidget):
         button.setAccessibleName(accessible.format(name=name))
         button.clicked.connect(lambda _checked=False, n=name: action(n))
         self.row_buttons[name] = button
-        self.servers.setItemWidget(item, _SIGN_IN_COLUMN, button)
+        holder = QWidget()  # the button at its own width, not stretched over the last column
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(button)
+        row.addStretch(1)
+        self.servers.setItemWidget(item, _SIGN_IN_COLUMN, holder)
 
     def current_name(self) -> str:
         item = self.servers.currentItem()
