@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
 
 #: Shown at most this big; a server's 4,000-pixel "icon" is scaled down once, here.
 ICON_PIXELS = 32
 _decoded: dict[str, QIcon | None] = {}
+_blank: QIcon | None = None
 
 
 def remote_icon(data: bytes | None) -> QIcon | None:
@@ -27,3 +28,13 @@ def remote_icon(data: bytes | None) -> QIcon | None:
                                   Qt.TransformationMode.SmoothTransformation)
             _decoded[key] = QIcon(QPixmap.fromImage(scaled))
     return _decoded[key]
+
+
+def blank_icon() -> QIcon:
+    """A transparent icon: keeps a row's text in line with its neighbours' that have one."""
+    global _blank
+    if _blank is None:
+        pixmap = QPixmap(ICON_PIXELS, ICON_PIXELS)
+        pixmap.fill(QColor(0, 0, 0, 0))
+        _blank = QIcon(pixmap)
+    return _blank

@@ -29,7 +29,7 @@ from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
-from echo_desk.ui.core.remote_icons import remote_icon
+from echo_desk.ui.core.remote_icons import blank_icon, remote_icon
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10
@@ -262,7 +262,7 @@ class ToolCatalogModel(QStandardItemModel):
             if self.backend.hidden_from_model(name):
                 parts.append(_("hidden from this model"))
             text = " · ".join(parts) if parts else _("Ready")
-            if self._fill_icon(name, cells[COL_TOOL], tool.display_icon):
+            if self._fill_icon(name, cells[COL_TOOL], tool.display_icon, keep_place=self._from_mcp(name)):
                 changed.append(cells[COL_TOOL])
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)
@@ -271,15 +271,19 @@ class ToolCatalogModel(QStandardItemModel):
                 changed.append(cells[COL_STATUS])
         return changed
 
-    def _fill_icon(self, name: str, cell: QStandardItem, data: bytes | None) -> bool:
-        """The tool's own icon (an MCP server's, loaded in the background) once it is there."""
+    def _fill_icon(self, name: str, cell: QStandardItem, data: bytes | None, *, keep_place: bool = False) -> bool:
+        """The tool's own icon (an MCP server's, loaded in the background) once it is there; an
+        MCP tool without one keeps the place blank so the names of a server's tools line up."""
         key = hash(data) if data else None
-        if self._icon_keys.get(name) == key:
+        if name in self._icon_keys and self._icon_keys[name] == key:
             return False
         self._icon_keys[name] = key
         icon = remote_icon(data)
-        cell.setIcon(icon if icon is not None else QIcon())
+        cell.setIcon(icon if icon is not None else blank_icon() if keep_place else QIcon())
         return True
+
+    def _from_mcp(self, name: str) -> bool:
+        return self._sources.get(name, "").startswith(f"{SourceKind.MCP.value}:")
 
     def _fill_colours(self) -> list[QStandardItem]:
         """Every coloured cell in the current theme's colours (after a light/dark switch)."""

@@ -48,7 +48,10 @@ def test_icons_show_in_the_catalog_and_on_the_mcp_page(qtbot, qloop, builtin_run
         echo, sleep = rows["tiny__echo"], rows["tiny__sleep"]
         assert _has_picture(echo.icon())
         assert echo.icon().pixmap(16, 16).toImage().pixelColor(0, 0).alpha() > 0
-        assert sleep.icon().isNull()  # its icons were an SVG and a local https address
+        # Its icons were an SVG and a local https address: a blank keeps its name in line.
+        assert sleep.icon().pixmap(16, 16).toImage().pixelColor(8, 8).alpha() == 0
+        builtin = model.itemFromIndex(model.group_index("builtin"))
+        assert builtin.icon().isNull() and builtin.child(0).icon().isNull()  # built-ins keep no blank
         settings.mcp.refresh()
         assert _has_picture(settings.mcp.servers.topLevelItem(0).icon(0))
         settings.close()
