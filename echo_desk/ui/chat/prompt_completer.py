@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit
 
-from echo_desk.i18n import _, shown
+from echo_desk.i18n import _, list_text, shown
 from echo_desk.ui.chat.prompt_form import PromptForm
 from echo_desk.ui.core import marshal
 
@@ -112,7 +112,7 @@ class PromptCompleter:
         notes = []
         if result.removed:
             notes.append(_("Hidden characters were removed from the server's text: {chars}").format(
-                chars=", ".join(sorted(set(result.removed)))))
+                chars=list_text(sorted(set(result.removed)))))
         if result.truncated:
             notes.append(_("The server's text was cut to fit the message box."))
         self._say(" ".join(notes))

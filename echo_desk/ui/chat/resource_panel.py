@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, shown
+from echo_desk.i18n import _, list_text, shown
 from echo_desk.ui.core import marshal, theme
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ class ResourcePanel(QDialog):
         else:
             missing = [name for name, field in self.inputs.items() if not field.text().strip()]
             if missing:
-                self.status.setText(_("Fill in: {names}").format(names=", ".join(missing)))
+                self.status.setText(_("Fill in: {names}").format(names=list_text(visible(n, one_line=True) for n in missing)))
                 return
             uri, info = expand(data.uri_template, {k: f.text().strip() for k, f in self.inputs.items()}), None
         self.status.setText(_("Reading {uri}…").format(uri=visible(uri, one_line=True)))
