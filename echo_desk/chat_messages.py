@@ -43,6 +43,18 @@ class AttachmentRef:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ResourcePart:
+    """An MCP resource the person attached to a message: ``text`` goes into the turn (an image
+    resource rides in ``ChatMessage.images`` instead, named by its URI)."""
+
+    server: str
+    uri: str
+    mime: str = ""
+    text: str = ""
+    name: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ChatMessage:
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
@@ -55,3 +67,5 @@ class ChatMessage:
     #: Paths attached to a user message; ``content`` stays what the person typed, and the
     #: session names these paths to the model (``attachments.with_attachments_named``).
     attachments: tuple[AttachmentRef, ...] = ()
+    #: MCP resources the person attached (never read by the model on its own).
+    resources: tuple[ResourcePart, ...] = ()

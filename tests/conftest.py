@@ -45,6 +45,18 @@ def _loopback_only(self: socket.socket, address):  # type: ignore[no-untyped-def
 socket.socket.connect = _loopback_only  # type: ignore[method-assign]
 
 
+def _no_system_keyring() -> None:
+    """The app and the CLI install the system keyring when there is one: tests never touch a
+    developer's real keyring (and a test's in-memory backend class is never auto-detected)."""
+    import keyring
+    from keyring.backends import fail
+
+    keyring.set_keyring(fail.Keyring())
+
+
+_no_system_keyring()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     base = tmp_path_factory.mktemp("echo-desk-home")

@@ -19,7 +19,7 @@ from echo_desk.agent.metered_model import MeteredModel
 from echo_desk.agent.model import ChatModel
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
-from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ToolCall
+from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ResourcePart, ToolCall
 from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.conversations import Conversation, ConversationStore, StoredMessage
 from echo_desk.store.message_tree import BranchPosition, MessageTree, TreeNode
@@ -123,12 +123,13 @@ class ConversationSession:
 
     # -- a turn ----------------------------------------------------------------------------------
     def add_user(self, text: str, images: tuple[ImagePart, ...] = (),
-                 attachments: tuple[AttachmentRef, ...] = ()) -> bool:
+                 attachments: tuple[AttachmentRef, ...] = (), resources: tuple[ResourcePart, ...] = ()) -> bool:
         """Record the person's message (saved at once); ``True`` when it named the conversation."""
         if self.scope is None:
             raise RuntimeError("no conversation is open")
-        titled = not self.history and self._title_from(text or " ".join(a.mention for a in attachments))
-        message = ChatMessage(role="user", content=text, images=images, attachments=attachments)
+        titled = not self.history and self._title_from(
+            text or " ".join([*(a.mention for a in attachments), *(r.uri for r in resources)]))
+        message = ChatMessage(role="user", content=text, images=images, attachments=attachments, resources=resources)
         self._record(self.conversation, message, None, self._place(self.last_node))
         return titled
 
@@ -144,7 +145,7 @@ class ConversationSession:
         return self.tree.position(node) if self.tree.has_versions(node) else None
 
     def edit_user(self, node: str, text: str, images: tuple[ImagePart, ...] = (),
-                  attachments: tuple[AttachmentRef, ...] = ()) -> str:
+                  attachments: tuple[AttachmentRef, ...] = (), resources: tuple[ResourcePart, ...] = ()) -> str:
         """Replace the person's message ``node`` with ``text`` in a new branch: the later turns stay
         on the old branch. Returns the new message's id; run a turn next to answer it."""
         index = self._index_of(node)
@@ -152,7 +153,7 @@ class ConversationSession:
             raise ValueError("only a sent message of the person can be edited, into a non-empty one")
         parent = self.nodes[index - 1] if index else None
         del self.history[index:], self.nodes[index:]
-        message = ChatMessage(role="user", content=text, images=images, attachments=attachments)
+        message = ChatMessage(role="user", content=text, images=images, attachments=attachments, resources=resources)
         self._record(self.conversation, message, None, self._place(parent))
         return self.nodes[-1]
 

@@ -60,13 +60,21 @@ def _add_ask(sub: Any) -> None:
 
 
 def _add_mcp(sub: Any) -> None:
-    mcp = sub.add_parser("mcp", help="MCP servers: list, approve, import")
+    mcp = sub.add_parser("mcp", help="MCP servers: list, approve, sign in and out, import")
     mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
     listing = mcp_sub.add_parser("list", help="configured servers, their state and tools (starts approved ones)")
     listing.add_argument("--json", action="store_true")
     approve = mcp_sub.add_parser("approve", help="show a server's exact command line and approve its first start")
     approve.add_argument("name")
     approve.add_argument("--yes", action="store_true", help="approve without asking")
+    login = mcp_sub.add_parser("login", help="sign in to an HTTP server that asks for it (OAuth in the browser)")
+    login.add_argument("name")
+    login.add_argument("--no-browser", action="store_true", help="only print the address to open")
+    logout = mcp_sub.add_parser("logout", help="sign out: revoke at the service when it can, forget the tokens")
+    logout.add_argument("name")
+    metadata = mcp_sub.add_parser("client-metadata",
+                                  help="print the client ID metadata document to publish at an https URL")
+    metadata.add_argument("url")
     imp = mcp_sub.add_parser("import", help="preview (or --apply) servers from Claude Desktop, Cursor or VS Code")
     imp.add_argument("file", type=Path)
     imp.add_argument("--apply", action="store_true", help="write them to mcp.json")

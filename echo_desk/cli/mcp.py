@@ -1,16 +1,21 @@
-"""``echo-desk mcp ...``: list servers, approve a first start, import another client's config."""
+"""``echo-desk mcp ...``: list servers, approve a first start, sign in and out, import another
+client's config."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.visible_text import visible, visible_json
+from echo_desk.i18n import shown
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
+from echo_desk.mcp.oauth import OpenUrl, client_metadata_document
 from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import ServerState
 
@@ -26,6 +31,8 @@ def _v(text: object) -> str:
 async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.mcp_command == "import":
         return _import(args)
+    if args.mcp_command == "client-metadata":
+        return _client_metadata(args.url)
     manager = McpManager(runtime.settings, registry=runtime.registry, loop=asyncio.get_running_loop(),
                          handshake_timeout=CLI_HANDSHAKE_TIMEOUT)
     try:
@@ -34,6 +41,8 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
             return 1
         if args.mcp_command == "approve":
             return await _approve(manager, args)
+        if args.mcp_command in ("login", "logout"):
+            return await sign_in_out(manager, args)
         statuses = await manager.start_all()
         if args.json:
             print(visible_json([_status_json(s) for s in statuses], indent=2))
@@ -56,7 +65,9 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
 def _status_json(status: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
-    return asdict(status)
+    out = asdict(status)
+    out["icon"] = status.icon is not None  # the image itself is for the app's rows
+    return out
 
 
 async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
@@ -88,6 +99,50 @@ async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
             return 1
     manager.approve_start(args.name, request.fingerprint)
     print("approved")
+    return 0
+
+
+def _opener(use_browser: bool) -> OpenUrl:
+    async def open_url(url: str) -> None:
+        # The address comes from the server's metadata: printed with escapes visible, in full.
+        print(f"Open this address in your browser to sign in:\n  {visible(url)}", flush=True)
+        if use_browser:
+            await open_in_browser(url)
+        print("Waiting for the sign-in to finish in the browser (Ctrl+C cancels)…", flush=True)
+
+    return open_url
+
+
+async def sign_in_out(manager: McpManager, args: argparse.Namespace) -> int:
+    """``mcp login NAME`` / ``mcp logout NAME``."""
+    if args.name not in manager.server_names():
+        print(f"no MCP server named '{_v(args.name)}' in mcp.json", file=sys.stderr)
+        return 2
+    if manager.config_of(args.name).is_stdio:
+        print(f"'{_v(args.name)}' is a local (stdio) server: it has no sign-in", file=sys.stderr)
+        return 2
+    if args.mcp_command == "logout":
+        result = await manager.sign_out(args.name)
+        if result.problem:
+            print(f"signed out here; the service did not revoke the sign-in: {_v(shown(result.problem))}",
+                  file=sys.stderr)
+            return 1
+        print("signed out" + (" (revoked at the service)" if result.revoked else ""))
+        return 0
+    if manager.start_request(args.name) is not None:
+        print(f"approve the server first: echo-desk mcp approve {_v(args.name)}", file=sys.stderr)
+        return 1
+    status = await manager.sign_in(args.name, _opener(not args.no_browser))
+    if status.state is not ServerState.CONNECTED:
+        print(f"not signed in: {_v(shown(status.detail))}", file=sys.stderr)
+        return 1
+    who = status.sign_in.issuer if status.sign_in is not None else "?"
+    print(f"signed in to {_v(args.name)} with {_v(who)}; {len(status.tools)} tools")
+    return 0
+
+
+def _client_metadata(url: str) -> int:
+    print(json.dumps(client_metadata_document(url), indent=2))
     return 0
 
 

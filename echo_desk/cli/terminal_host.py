@@ -17,6 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
+from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
@@ -97,6 +98,8 @@ class TerminalHost(NullToolHost):
                         "Echo Desk never asks for its own keys or passwords here)")
         for i, choice in enumerate(question.choices, 1):
             self._print(f"   {i}. {show(choice, one_line=True)}")
+        if question.url:
+            return await self._ask_to_open(question.url)
         if question.schema:
             values: dict[str, object] = {}
             for name, spec in (question.schema.get("properties") or {}).items():
@@ -110,6 +113,16 @@ class TerminalHost(NullToolHost):
         if question.choices and raw.isdigit() and 1 <= int(raw) <= len(question.choices):
             raw = question.choices[int(raw) - 1]
         return Answer(action=AnswerAction.ACCEPT, text=raw)
+
+    async def _ask_to_open(self, url: str) -> Answer:
+        """URL-mode elicitation: the address in full, then y/N; opened only on yes."""
+        self._print(f"   It asks you to open this address in your browser:\n     {self._show(url)}")
+        raw = (await asyncio.to_thread(self._prompt, "Open it? [y/N]: ")).strip().lower()
+        if raw[:1] != "y":
+            return Answer(action=AnswerAction.DECLINE)
+        if not await open_in_browser(url):
+            self._print("   (no browser here: open the address above yourself)")
+        return Answer(action=AnswerAction.ACCEPT)
 
     async def _ask_field(self, name: str, spec: dict[str, Any]) -> object:
         """One form field, converted to its schema type; asked again until the text fits.

@@ -25,10 +25,12 @@ from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
+from echo_desk.store.secrets import install_system_store
 
 
 def run(args: argparse.Namespace) -> int | None:
     """Run one command on a runtime made for it; ``None`` when ``args`` names none."""
+    install_system_store()  # API keys, mcp.json's keyring references and MCP sign-ins persist
     runtime = Runtime.create()
     try:
         return asyncio.run(_with_mcp(runtime, args))

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from echo_desk.mcp.results import convert_result
 from echo_desk.mcp.sanitize import strip_hidden
+from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
 from echo_desk.tools import (
     AnswerAction,
     ErrorKind,
@@ -31,6 +32,7 @@ from echo_desk.tools import (
 )
 
 if TYPE_CHECKING:
+    from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.manager import McpManager
 
 
@@ -40,6 +42,29 @@ def apply_defaults(schema: dict[str, Any] | None, values: dict[str, Any]) -> dic
     out = {key: spec["default"] for key, spec in props.items() if isinstance(spec, dict) and "default" in spec}
     out.update({key: value for key, value in values.items() if not props or key in props})
     return out
+
+
+def _sign_in_failure(server: str, tool: str, conn: ServerConnection) -> ToolResult:
+    needed = conn.sign_in_needed
+    reason = str(needed) if needed is not None else "sign-in needed"
+    return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: {reason}; the person must sign in to the "
+                                                 "server again (Settings › MCP servers, or echo-desk mcp login)")
+
+
+async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> ToolResult:
+    """A call the server refuses until the person opens some addresses (error -32042): each is
+    offered as a URL-mode elicitation, and the model learns what the person chose."""
+    wanted = required_elicitations(exc.data)
+    if not wanted:
+        return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server asked for URL elicitations "
+                                                     "it did not describe")
+    answers = [(await ask_to_open(host, server, item.message, item.url)).action for item in wanted]
+    if all(action == "accept" for action in answers):
+        return ToolResult.fail(ErrorKind.BUSINESS, f"{server}/{tool}: the server needed the person to finish a step "
+                                                   "in the browser first; it was opened for them: call the tool "
+                                                   "again once they say they are done")
+    return ToolResult.fail(ErrorKind.BUSINESS, f"{server}/{tool}: the server needs the person to finish a step in "
+                                               f"the browser first and they did not ({', '.join(answers)})")
 
 
 class CallRouter:
@@ -73,15 +98,29 @@ class CallRouter:
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:
+            if manager.sign_in_needed(server, conn):
+                return _sign_in_failure(server, tool, conn)
+            if exc.code == types.URL_ELICITATION_REQUIRED:
+                return await _open_first(server, tool, exc, ctx.host)
             if exc.code == types.CONNECTION_CLOSED:
                 manager.connection_failed(server, conn, "the connection to the server was lost")
                 return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server answered with an error: {exc}")
+        except RuntimeError as exc:
+            if not manager.declares_output_schema(server, registry_name):
+                raise
+            # The SDK checks structuredContent against the declared outputSchema (a compiled,
+            # cached validator; the schema was capped when listed) and refuses what does not match.
+            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server's structured result does "
+                                                         f"not match the tool's declared output schema: {exc}",
+                                   metadata={"mcp_server": server, "mcp_tool": tool, "invalid_structured_content": True})
         except ValidationError as exc:
             return ToolResult.fail(
                 ErrorKind.DEPENDENCY, f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)"
             )
         except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            if manager.sign_in_needed(server, conn):
+                return _sign_in_failure(server, tool, conn)
             manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
             return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: connection lost ({exc or type(exc).__name__})")
         finally:
@@ -92,16 +131,9 @@ class CallRouter:
         async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
             hosts = self._hosts.get(server) or []
             host: ToolHost = hosts[-1] if hosts else (self._manager.host or NullToolHost())
-            message, _ = strip_hidden(params.message)
             if isinstance(params, types.ElicitRequestURLParams):
-                question = Question(
-                    prompt=f"{message}\n{params.url}", choices=("Open", "Decline"), asked_by=f"MCP server {server}",
-                    mcp_server=server,
-                )
-                answer = await host.ask(question)
-                if answer.accepted and answer.text != "Decline":
-                    return types.ElicitResult(action="accept")
-                return types.ElicitResult(action="cancel" if answer.action is AnswerAction.CANCEL else "decline")
+                return await ask_to_open(host, server, params.message, params.url)
+            message, _ = strip_hidden(params.message)
             schema = params.requested_schema
             answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}",
                                                mcp_server=server))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from echo_desk.mcp.oauth.origins import acceptable_origin
 from echo_desk.sandbox.domains import BadDomain, parse_rules
 from echo_desk.store.paths import config_dir
 from echo_desk.store.settings import write_atomically
@@ -37,6 +38,30 @@ class ConfigError(ValueError):
 
 class MissingSecretError(ConfigError):
     """A ``{"keyring": name}`` reference points at nothing in the secret store."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OAuthOptions:
+    """An HTTP server's sign-in settings (``"oauth"`` in ``mcp.json``); all optional.
+
+    ``client_id`` (and ``client_secret``, a confidential client's, best as a keyring reference)
+    is a client registered with the server's authorization service by hand; ``client_metadata_url``
+    an https URL serving Echo Desk's client ID metadata document; ``scope`` extra scopes to ask for.
+    """
+
+    client_id: str = ""
+    client_secret: Value | None = None
+    client_metadata_url: str = ""
+    scope: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in ("client_id", "client_metadata_url", "scope"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.client_secret:
+            out["client_secret"] = self.client_secret
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +86,8 @@ class ServerConfig:
     #: With ``sandbox``: domains (``example.com``, ``*.example.com``) the server may reach through
     #: Echo Desk's proxy, as for sandboxed commands; none means no network. ``"allowed_domains"``.
     allowed_domains: tuple[str, ...] = ()
+    #: HTTP/SSE: how to sign in when the server asks (OAuth); defaults find everything by discovery.
+    oauth: OAuthOptions = field(default_factory=OAuthOptions)
 
     @property
     def is_stdio(self) -> bool:
@@ -99,6 +126,13 @@ class ServerConfig:
     def resolved_headers(self) -> dict[str, str]:
         return _resolve(self.headers, self.name, "headers")
 
+    def resolved_client_secret(self) -> str | None:
+        """The pasted client secret (read from the keyring when it is a reference)."""
+        secret = self.oauth.client_secret
+        if secret is None:
+            return None
+        return _resolve({"client_secret": secret}, self.name, "oauth")["client_secret"]
+
     def to_json(self) -> dict[str, Any]:
         """The ``mcp.json`` entry (keyring references stay references)."""
         out: dict[str, Any]
@@ -116,6 +150,8 @@ class ServerConfig:
             out = {"type": self.transport, "url": self.url}
             if self.headers:
                 out["headers"] = dict(self.headers)
+            if self.oauth.to_json():
+                out["oauth"] = self.oauth.to_json()
         if not self.enabled:
             out["enabled"] = False
         if self.timeout != 60.0:
@@ -217,7 +253,31 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
         headers=_values(raw.get("headers"), name, "headers"),
         enabled=bool(enabled),
         timeout=float(timeout),
+        oauth=_oauth(raw.get("oauth"), name),
     )
+
+
+def _oauth(raw: Any, server: str) -> OAuthOptions:
+    if raw is None:
+        return OAuthOptions()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{server}: 'oauth' must be an object")
+    unknown = set(raw) - {"client_id", "client_secret", "client_metadata_url", "scope"}
+    if unknown:
+        raise ConfigError(f"{server}: oauth: unknown keys {sorted(unknown)}")
+    texts = {}
+    for key in ("client_id", "client_metadata_url", "scope"):
+        value = raw.get(key, "")
+        if not isinstance(value, str):
+            raise ConfigError(f"{server}: oauth.{key} must be a string")
+        texts[key] = value.strip()
+    if texts["client_metadata_url"] and not acceptable_origin(texts["client_metadata_url"]):
+        raise ConfigError(f"{server}: oauth.client_metadata_url must be an https:// URL")
+    secret = _values({"client_secret": raw["client_secret"]}, server, "oauth")["client_secret"] \
+        if raw.get("client_secret") else None
+    if secret is not None and not texts["client_id"]:
+        raise ConfigError(f"{server}: oauth.client_secret needs oauth.client_id")
+    return OAuthOptions(client_secret=secret, **texts)
 
 
 def parse_config(document: Any, *, key: str = "mcpServers") -> dict[str, ServerConfig]:

@@ -12,7 +12,8 @@ import collections
 import contextlib
 import logging
 import os
-from collections.abc import Awaitable, Callable
+import warnings
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -24,6 +25,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from echo_desk import __version__
@@ -31,6 +33,8 @@ from echo_desk.i18n import N_
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
+from echo_desk.mcp.oauth.bearer import OAuthBearer
+from echo_desk.mcp.oauth.errors import SignInNeeded
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +99,11 @@ class ServerConnection:
         self._closing = False
         self._lost_reason = ""
         self._background: set[asyncio.Task[Any]] = set()
+        #: Resource URI -> who to tell when the server says it changed (``resources/updated``).
+        self.resource_listeners: dict[str, list[Callable[[str], None]]] = {}
+        self._listens: dict[str, asyncio.Task[None]] = {}
+        #: The OAuth access token on HTTP requests (none for stdio, or with an Authorization header set by hand).
+        self.bearer: OAuthBearer | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -113,6 +122,11 @@ class ServerConnection:
         return tuple(self._stderr.lines) if self._stderr else ()
 
     @property
+    def sign_in_needed(self) -> SignInNeeded | None:
+        """Why the person must sign in (again), when a request found the server asking."""
+        return self.bearer.needed if self.bearer is not None else None
+
+    @property
     def protocol_version(self) -> str:
         return self._client.protocol_version if self._client else ""
 
@@ -120,6 +134,11 @@ class ServerConnection:
     def server_info(self) -> str:
         info = self._client.server_info if self._client else None
         return f"{info.name} {info.version}" if info else ""
+
+    @property
+    def server_icons(self) -> list[types.Icon] | None:
+        info = self._client.server_info if self._client else None
+        return info.icons if info is not None else None
 
     async def start(self, timeout: float = CONNECT_TIMEOUT) -> None:
         """Spawn/connect and finish the handshake within ``timeout`` seconds; raises with a
@@ -164,9 +183,11 @@ class ServerConnection:
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
             return stdio_client(params, errlog=errlog), errlog
         headers = cfg.resolved_headers()
+        if not any(key.lower() == "authorization" for key in headers):
+            self.bearer = OAuthBearer(cfg.name)
         if cfg.transport == "sse":
-            return sse_client(cfg.url, headers=headers), None
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            return sse_client(cfg.url, headers=headers, auth=self.bearer), None
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self.bearer))
         return streamable_http_client(cfg.url, http_client=http), None
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
@@ -241,6 +262,8 @@ class ServerConnection:
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._spawn(self._on_tools_changed())
+        elif isinstance(message, types.ResourceUpdatedNotification):
+            self._resource_updated(str(message.params.uri))
         elif isinstance(message, Exception):
             log.debug("MCP server %s: transport error %s", self.config.name, message)
 
@@ -272,6 +295,105 @@ class ServerConnection:
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         return await self.client.call_tool(name, arguments)
+
+    # -- resources and prompts -----------------------------------------------------------------
+
+    async def _pages(self, fetch: Callable[[str | None], Awaitable[Any]], field: str, limit: int) -> list[Any]:
+        items: list[Any] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            page = await fetch(cursor)
+            items.extend(getattr(page, field))
+            cursor = page.next_cursor
+            if not cursor or len(items) >= limit:
+                return items[:limit]
+        return items[:limit]
+
+    def _has(self, capability: str) -> bool:
+        caps = self.client.server_capabilities
+        return getattr(caps, capability, None) is not None
+
+    async def list_resources(self, limit: int) -> list[types.Resource]:
+        if not self._has("resources"):
+            return []
+        return await self._pages(lambda c: self.client.list_resources(cursor=c), "resources", limit)
+
+    async def list_resource_templates(self, limit: int) -> list[types.ResourceTemplate]:
+        if not self._has("resources"):
+            return []
+        return await self._pages(lambda c: self.client.list_resource_templates(cursor=c), "resource_templates", limit)
+
+    @property
+    def resources_subscribable(self) -> bool:
+        caps = self.client.server_capabilities.resources
+        return bool(caps is not None and caps.subscribe)
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        return await self.client.read_resource(uri)
+
+    async def list_prompts(self, limit: int) -> list[types.Prompt]:
+        if not self._has("prompts"):
+            return []
+        return await self._pages(lambda c: self.client.list_prompts(cursor=c), "prompts", limit)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> types.GetPromptResult:
+        return await self.client.get_prompt(name, arguments)
+
+    async def subscribe(self, uri: str, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(uri)`` when the server says ``uri`` changed; returns an unsubscribe."""
+        first = uri not in self.resource_listeners
+        self.resource_listeners.setdefault(uri, []).append(listener)
+        if first:
+            if self.client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                task = asyncio.ensure_future(self._listen_resource(uri))
+                self._listens[uri] = task
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+            else:
+                with _older_protocol():
+                    await self.client.session.subscribe_resource(uri)
+
+        def unsubscribe() -> None:
+            listeners = self.resource_listeners.get(uri, [])
+            if listener in listeners:
+                listeners.remove(listener)
+            if not listeners and self.resource_listeners.pop(uri, None) is not None:
+                task = self._listens.pop(uri, None)
+                if task is not None:
+                    task.cancel()
+                elif self.connected:
+                    self._spawn(self._unsubscribe_quietly(uri))
+
+        return unsubscribe
+
+    async def _unsubscribe_quietly(self, uri: str) -> None:
+        with contextlib.suppress(Exception), _older_protocol():
+            await self.client.session.unsubscribe_resource(uri)
+
+    async def _listen_resource(self, uri: str) -> None:
+        # 2026-07-28: updates come on a listen stream opened for the URI.
+        try:
+            async with self.client.listen(resource_subscriptions=[uri]) as subscription:
+                async for _event in subscription:
+                    self._resource_updated(uri)
+        except Exception as exc:  # noqa: BLE001 — the stream ends with whatever the transport raised
+            log.debug("MCP server %s: resource listen ended: %s", self.config.name, exc)
+
+    def _resource_updated(self, uri: str) -> None:
+        for listener in list(self.resource_listeners.get(uri, ())):
+            try:
+                listener(uri)
+            except Exception:  # a broken listener must not stop the connection
+                log.exception("resource listener failed")
+
+
+@contextlib.contextmanager
+def _older_protocol() -> Iterator[None]:
+    """``resources/subscribe`` is deprecated only for 2026-07-28 servers, which we ``listen`` to
+    instead; for the older servers that still need it, the SDK's warning is noise."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        yield
 
 
 def _describe(error: BaseException) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from echo_desk.i18n import N_
-from echo_desk.mcp.config import ServerConfig, Transport, Value
+from echo_desk.mcp.config import OAuthOptions, ServerConfig, Transport, Value
+from echo_desk.mcp.oauth.origins import acceptable_origin
 from echo_desk.tools.secrets import secret_store
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -59,6 +60,27 @@ class ServerDraft:
     sandbox: bool = False
     #: Its allowed domains (edited in mcp.json; the form keeps them as they were).
     allowed_domains: tuple[str, ...] = ()
+    #: Sign-in (HTTP servers): a client registered by hand, its secret as typed (empty: keep
+    #: ``client_secret_kept``, the stored reference), a client ID metadata document, scopes.
+    client_id: str = ""
+    client_secret: str = ""
+    client_secret_kept: Value | None = None
+    client_metadata_url: str = ""
+    scope: str = ""
+
+    @classmethod
+    def from_config(cls, cfg: ServerConfig) -> ServerDraft:
+        """The form's fields for an existing server (secrets as their references)."""
+        def entries(values: dict[str, Value]) -> tuple[Entry, ...]:
+            return tuple(Entry(k, "", keyring=True, ref=v["keyring"]) if isinstance(v, dict) else Entry(k, v, False)
+                         for k, v in values.items())
+
+        return cls(name=cfg.name, transport=cfg.transport, command=cfg.command, args=cfg.args,
+                   env=entries(cfg.env), cwd=cfg.cwd, url=cfg.url, headers=entries(cfg.headers),
+                   enabled=cfg.enabled, timeout=cfg.timeout, sandbox=cfg.sandbox,
+                   allowed_domains=cfg.allowed_domains, client_id=cfg.oauth.client_id,
+                   client_secret_kept=cfg.oauth.client_secret, client_metadata_url=cfg.oauth.client_metadata_url,
+                   scope=cfg.oauth.scope)
 
 
 @dataclass(frozen=True)
@@ -132,8 +154,26 @@ def build_server(draft: ServerDraft, *, taken: set[str], original: str = "") -> 
             raise FormError(N_("The URL must start with http:// or https:// and name a host."))
         config = ServerConfig(name=name, transport=draft.transport, url=url,
                               headers=_entries(name, "headers", draft.headers, secrets),
-                              enabled=draft.enabled, timeout=draft.timeout)
+                              enabled=draft.enabled, timeout=draft.timeout, oauth=_oauth(name, draft, secrets))
     return BuiltServer(config=config, secrets=secrets)
+
+
+def _oauth(server: str, draft: ServerDraft, secrets: dict[str, str]) -> OAuthOptions:
+    client_id = draft.client_id.strip()
+    secret: Value | None = draft.client_secret_kept
+    if draft.client_secret:
+        ref = keyring_name(server, "oauth", "client_secret")
+        if isinstance(draft.client_secret_kept, dict):
+            ref = draft.client_secret_kept["keyring"]
+        secrets[ref] = draft.client_secret
+        secret = {"keyring": ref}
+    if secret and not client_id:
+        raise FormError(N_("A client secret needs the client ID it belongs to."))
+    metadata_url = draft.client_metadata_url.strip()
+    if metadata_url and not acceptable_origin(metadata_url):
+        raise FormError(N_("The client metadata document must be at an https:// address."))
+    return OAuthOptions(client_id=client_id, client_secret=secret or None, client_metadata_url=metadata_url,
+                        scope=" ".join(draft.scope.split()))
 
 
 def store_secrets(secrets: dict[str, str]) -> None:

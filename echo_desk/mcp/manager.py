@@ -17,15 +17,44 @@ from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
+from echo_desk.mcp.icons import IconCache, ServerIcons
 from echo_desk.mcp.integrity import IntegrityWarning, texts_of, tool_warnings
+from echo_desk.mcp.oauth.errors import SignInError
+from echo_desk.mcp.oauth.flow import OpenUrl, SignOutResult
+from echo_desk.mcp.oauth.flow import sign_in as oauth_sign_in
+from echo_desk.mcp.oauth.flow import sign_out as oauth_sign_out
+from echo_desk.mcp.oauth.registration import ClientSettings
+from echo_desk.mcp.prompts import PromptInfo, PromptText
+from echo_desk.mcp.prompts import info_of as prompt_info
+from echo_desk.mcp.prompts import text_of as prompt_text
 from echo_desk.mcp.registration import RegistryLike, ServerRecord, ToolRegistration, readiness, tool_info
+from echo_desk.mcp.resources import (
+    MAX_LISTED,
+    AttachedResource,
+    ResourceError,
+    ResourceInfo,
+    ResourceListing,
+    ResourceProblem,
+    attachment_from,
+    check_declared_size,
+    template_of,
+)
+from echo_desk.mcp.resources import info_of as resource_info
 from echo_desk.mcp.sanitize import server_prefix
-from echo_desk.mcp.status import McpEvent, ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
+from echo_desk.mcp.status import (
+    McpEvent,
+    ServerStartApprover,
+    ServerStartRequest,
+    ServerState,
+    ServerStatus,
+    SignInSummary,
+)
+from echo_desk.store.paths import cache_dir
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
@@ -76,6 +105,7 @@ class McpManager:
         self._listeners: list[Callable[[McpEvent], None]] = []
         #: Tasks/futures started without an awaiting caller, kept so they are not collected.
         self._background: set[Any] = set()
+        self.icons = ServerIcons(IconCache(lambda: cache_dir() / "mcp-icons"))
         self._thread: threading.Thread | None = None
         if loop is not None:
             self._loop = loop
@@ -145,11 +175,18 @@ class McpManager:
             protocol_version=conn.protocol_version if conn is not None else "",
             server_info=conn.server_info if conn is not None else "",
             problems=tuple(srv.problems),
+            sign_in=srv.sign_in,
+            icon=self.icons.of(name),
         )
 
     def readiness(self, server: str, registry_name: str) -> str:
         """Why a tool cannot be offered now (changed since approved, server off); empty if it can."""
         return readiness(self._servers.get(server), registry_name)
+
+    def declares_output_schema(self, server: str, registry_name: str) -> bool:
+        srv = self._servers.get(server)
+        built = srv.tools.get(registry_name) if srv is not None else None
+        return built is not None and built.tool.output_schema is not None
 
     def server_target(self, name: str) -> str:
         return approvals.server_target(self._servers[name].config)
@@ -257,9 +294,90 @@ class McpManager:
                 await conn.close()
                 srv.stderr = conn.stderr_tail
                 srv.conn = None
-                self._set(name, ServerState.ERROR, _explain(exc))
+                if not self._note_sign_in_needed(srv, conn):
+                    self._set(name, ServerState.ERROR, _explain(exc))
                 return
+            srv.sign_in = _summary(conn)
             self._install(name, listed)
+
+    def _note_sign_in_needed(self, srv: ServerRecord, conn: ServerConnection) -> bool:
+        """The server asked for a sign-in (or for more consent): say so on its row."""
+        needed = conn.sign_in_needed
+        if needed is None:
+            return False
+        bearer = conn.bearer
+        srv.challenge = bearer.challenge if bearer is not None else None
+        if srv.challenge is not None and srv.challenge.error == "insufficient_scope":
+            srv.extra_scope = needed.scope
+        srv.sign_in = None
+        self._set(srv.config.name, ServerState.NEEDS_SIGN_IN, needed.text)
+        return True
+
+    def sign_in_needed(self, name: str, conn: ServerConnection) -> bool:
+        """A call found the server asking for a sign-in: close the session, show Sign in."""
+        srv = self._servers.get(name)
+        if srv is None or srv.conn is not conn or conn.sign_in_needed is None:
+            return False
+        srv.conn = None
+        self._registration.uninstall(srv)
+        self._note_sign_in_needed(srv, conn)
+        task = self._loop.create_task(conn.close())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return True
+
+    # -- signing in (OAuth) --------------------------------------------------------------------
+
+    async def sign_in(self, name: str, open_url: OpenUrl) -> ServerStatus:
+        """Sign in to an HTTP server (the browser opens through ``open_url``), then connect.
+
+        A failed step is the server's detail (``NEEDS_SIGN_IN``); nothing is raised."""
+
+        async def run() -> None:
+            srv = self._servers[name]
+            cfg = srv.config
+            if cfg.is_stdio:
+                self._set(name, ServerState.ERROR, N_("a local (stdio) server has no sign-in"))
+                return
+            if not await self._approved(name):
+                return
+            await self._stop(name)
+            self._set(name, ServerState.SIGNING_IN, N_("Waiting for you to sign in in the browser"))
+            try:
+                settings = ClientSettings(client_id=cfg.oauth.client_id, client_secret=cfg.resolved_client_secret(),
+                                          client_metadata_url=cfg.oauth.client_metadata_url, scope=cfg.oauth.scope)
+                await oauth_sign_in(name, cfg.url, settings, open_url, extra_scope=srv.extra_scope,
+                                    challenge=srv.challenge)
+            except SignInError as exc:
+                self._set(name, ServerState.NEEDS_SIGN_IN, exc.text)
+                return
+            except ConfigError as exc:
+                self._set(name, ServerState.NEEDS_SIGN_IN, str(exc))
+                return
+            except asyncio.CancelledError:
+                self._set(name, ServerState.NEEDS_SIGN_IN, N_("the sign-in was cancelled"))
+                raise
+            srv.extra_scope = None
+            srv.challenge = None
+            await self._start(name)
+
+        await self._on_loop(run())
+        return self.status(name)
+
+    async def sign_out(self, name: str) -> SignOutResult:
+        """Disconnect, revoke the tokens at the service when it can, forget them here."""
+
+        async def run() -> SignOutResult:
+            await self._stop(name)
+            result = await oauth_sign_out(name)
+            srv = self._servers[name]
+            srv.sign_in = None
+            detail = N_("Signed out") if not result.problem else deferred(
+                N_("Signed out here; the service did not revoke the sign-in: {problem}"), problem=result.problem)
+            self._set(name, ServerState.NEEDS_SIGN_IN, detail)
+            return result
+
+        return await self._on_loop(run())
 
     def _name_clash(self, name: str) -> str:
         """Why ``name`` cannot run beside another enabled server whose tools would be named
@@ -284,6 +402,30 @@ class McpManager:
             return
         self._set(name, ServerState.CONNECTED)
         self._emit("tools", name)
+        self._learn_icons(name, listed)
+
+    def _learn_icons(self, name: str, listed: list[Any]) -> None:
+        """Note the server's and its tools' icons; load the new ones, then say so (``tools``)."""
+        srv = self._servers[name]
+        by_original = {built.tool.original_name: registry_name for registry_name, built in srv.tools.items()}
+        named: dict[str, Any] = {registry_name: getattr(tool, "icons", None)
+                                 for tool in listed if (registry_name := by_original.get(tool.name))}
+        named[name] = srv.conn.server_icons if srv.conn is not None else None
+        new = self.icons.learn(named)
+        if not new:
+            return
+
+        async def load() -> None:
+            if await self.icons.load(new):
+                self._emit("tools", name)
+
+        task = self._loop.create_task(load())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def icon_of(self, key: str) -> bytes | None:
+        """The loaded icon of a server (by name) or of an MCP tool (by registry name)."""
+        return self.icons.of(key)
 
     async def _stop(self, name: str) -> None:
         srv = self._servers[name]
@@ -421,6 +563,100 @@ class McpManager:
             await self._start(name)
         return srv.conn if srv.conn is not None and srv.conn.connected else None
 
+    # -- resources and prompts (the person's, never the model's) ------------------------------
+
+    async def _connected(self, name: str) -> ServerConnection:
+        conn = await self.ensure_connection(name)
+        if conn is None:
+            raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server {name} is not connected"), name=name)
+        return conn
+
+    async def resources(self, name: str) -> ResourceListing:
+        """What ``name`` offers to attach: its resources and resource templates."""
+
+        async def run() -> ResourceListing:
+            conn = await self._connected(name)
+            try:
+                listed = await conn.list_resources(MAX_LISTED)
+                templates = await conn.list_resource_templates(MAX_LISTED)
+            except Exception as exc:  # noqa: BLE001 — shown in the panel as the server's answer
+                raise _unavailable(exc) from None
+            return ResourceListing(server=name, resources=tuple(resource_info(r) for r in listed),
+                                   templates=tuple(template_of(t) for t in templates),
+                                   subscribable=conn.resources_subscribable)
+
+        return await self._on_loop(run())
+
+    async def read_resource(self, name: str, uri: str, info: ResourceInfo | None = None) -> AttachedResource:
+        """Read ``uri`` for a message, within the caps (``ResourceError`` says why not)."""
+
+        async def run() -> AttachedResource:
+            check_declared_size(info)
+            conn = await self._connected(name)
+            try:
+                async with asyncio.timeout(conn.config.timeout):
+                    result = await conn.read_resource(uri)
+            except TimeoutError:
+                raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not send it within {seconds} s"),
+                                    seconds=f"{conn.config.timeout:g}") from None
+            except Exception as exc:  # noqa: BLE001 — the server's refusal, said in the panel
+                raise _unavailable(exc) from None
+            return attachment_from(name, uri, result, info.name if info is not None else "")
+
+        return await self._on_loop(run())
+
+    async def subscribe_resource(self, name: str, uri: str, listener: Callable[[str], None]) -> Callable[[], None]:
+        """``listener(uri)`` (on the manager's thread) whenever the server says ``uri`` changed."""
+
+        async def run() -> Callable[[], None]:
+            conn = await self._connected(name)
+            try:
+                stop = await conn.subscribe(uri, listener)
+            except Exception as exc:  # noqa: BLE001 — said in the panel
+                raise _unavailable(exc) from None
+            def unsubscribe() -> None:
+                self._loop.call_soon_threadsafe(stop)
+
+            return unsubscribe
+
+        return await self._on_loop(run())
+
+    async def prompts(self) -> list[PromptInfo]:
+        """Every prompt of the connected servers (a server that fails to list is left out)."""
+
+        async def one(name: str) -> list[PromptInfo]:
+            srv = self._servers[name]
+            if srv.conn is None or not srv.conn.connected:
+                return []
+            try:
+                return [prompt_info(name, p) for p in await srv.conn.list_prompts(MAX_LISTED)]
+            except Exception:
+                log.debug("listing the prompts of %s failed", name, exc_info=True)
+                return []
+
+        async def run() -> list[PromptInfo]:
+            found = await asyncio.gather(*(one(name) for name in list(self._servers)))
+            return [prompt for listed in found for prompt in listed]
+
+        return await self._on_loop(run())
+
+    async def get_prompt(self, name: str, prompt: str, arguments: dict[str, str]) -> PromptText:
+        """The text ``prompt`` of ``name`` produces with ``arguments`` (for the message box)."""
+
+        async def run() -> PromptText:
+            conn = await self._connected(name)
+            try:
+                async with asyncio.timeout(conn.config.timeout):
+                    result = await conn.get_prompt(prompt, arguments)
+            except TimeoutError:
+                raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not send it within {seconds} s"),
+                                    seconds=f"{conn.config.timeout:g}") from None
+            except Exception as exc:  # noqa: BLE001 — the server's refusal, said beside the form
+                raise _unavailable(exc) from None
+            return prompt_text(result)
+
+        return await self._on_loop(run())
+
     # -- closing -------------------------------------------------------------------------------
 
     async def __aenter__(self) -> McpManager:
@@ -453,6 +689,19 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+def _unavailable(exc: BaseException) -> ResourceError:
+    return ResourceError(ResourceProblem.UNAVAILABLE, N_("the server answered: {error}"),
+                         error=_explain(exc)[:500])
+
+
+def _summary(conn: ServerConnection) -> SignInSummary | None:
+    signed = conn.bearer.signed_in if conn.bearer is not None else None
+    if signed is None or signed.tokens is None:
+        return None
+    return SignInSummary(issuer=signed.issuer, registered_by=signed.client.registered_by,
+                         scope=signed.tokens.scope or "", expires_at=signed.tokens.expires_at)
 
 
 def _explain(exc: BaseException) -> str:

@@ -12,8 +12,9 @@ from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.integrity import IntegrityWarning
+from echo_desk.mcp.oauth.discovery import Challenge
 from echo_desk.mcp.pins import PinStore
-from echo_desk.mcp.status import McpToolInfo, ServerState, ToolFlag
+from echo_desk.mcp.status import McpToolInfo, ServerState, SignInSummary, ToolFlag
 from echo_desk.mcp.toolset import BuiltTool, build_tools
 from echo_desk.store.settings import Settings, SettingsStore, ToolSettings
 from echo_desk.tools import Tool
@@ -44,6 +45,10 @@ class ServerRecord:
     problems: list[str] = field(default_factory=list)
     stderr: tuple[str, ...] = ()
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: OAuth: the server's last challenge, scopes it asked for beyond the sign-in's, who we are signed in with.
+    challenge: Challenge | None = None
+    extra_scope: str | None = None
+    sign_in: SignInSummary | None = None
 
 
 class ToolRegistration:

@@ -18,6 +18,10 @@ class ServerState(enum.StrEnum):
     DISABLED = "disabled"
     AWAITING_APPROVAL = "awaiting_approval"
     STARTING = "starting"
+    #: An HTTP server that asks the person to sign in (OAuth), or to consent to more.
+    NEEDS_SIGN_IN = "needs_sign_in"
+    #: The sign-in page is open in the browser; waiting for the person.
+    SIGNING_IN = "signing_in"
     CONNECTED = "connected"
     ERROR = "error"
     STOPPED = "stopped"
@@ -27,6 +31,8 @@ STATE_LABELS = {
     ServerState.DISABLED: N_("Disabled"),
     ServerState.AWAITING_APPROVAL: N_("Waiting for your approval to start"),
     ServerState.STARTING: N_("Starting"),
+    ServerState.NEEDS_SIGN_IN: N_("Sign-in needed"),
+    ServerState.SIGNING_IN: N_("Signing in…"),
     ServerState.CONNECTED: N_("Connected"),
     ServerState.ERROR: N_("Error"),
     ServerState.STOPPED: N_("Stopped"),
@@ -75,6 +81,22 @@ class ServerStatus:
     server_info: str = ""
     #: Tools the server offers that could not be represented (the server then registers none).
     problems: tuple[str, ...] = ()
+    #: Who the connection is signed in with (OAuth), when it is.
+    sign_in: SignInSummary | None = None
+    #: The server's own icon (checked raster bytes, see ``echo_desk.mcp.icons``), once loaded.
+    icon: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignInSummary:
+    """An HTTP server's sign-in as its row shows it (never the tokens)."""
+
+    issuer: str
+    #: ``pasted`` | ``metadata_document`` | ``dynamic``
+    registered_by: str
+    scope: str = ""
+    #: Unix time the access token ends (renewed before then when it can be).
+    expires_at: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

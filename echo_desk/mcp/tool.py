@@ -41,6 +41,8 @@ class MCPTool(Tool):
     definition_hash: ClassVar[str] = ""
     #: Code points stripped from the name/description/schema (flagged in the catalog).
     hidden_characters: ClassVar[tuple[str, ...]] = ()
+    #: The result's declared shape (``outputSchema``): its ``structuredContent`` must match.
+    output_schema: ClassVar[dict[str, Any] | None] = None
 
     def __init__(self, manager: McpManager) -> None:
         self._manager = manager
@@ -51,6 +53,10 @@ class MCPTool(Tool):
     @property
     def source(self) -> str:
         return f"mcp:{self.server}"
+
+    @property
+    def display_icon(self) -> bytes | None:
+        return self._manager.icon_of(self.name)
 
     def is_ready(self) -> bool:
         return not self.readiness_detail()
@@ -118,6 +124,7 @@ def make_tool(
     hidden_characters: tuple[str, ...],
     risk: RiskLevel,
     timeout: float,
+    output_schema: dict[str, Any] | None = None,
 ) -> MCPTool:
     """A ``MCPTool`` subclass instance carrying one remote tool's (cleaned) definition."""
     attrs: dict[str, Any] = {
@@ -131,6 +138,7 @@ def make_tool(
         "annotations": annotations,
         "definition_hash": definition_hash,
         "hidden_characters": hidden_characters,
+        "output_schema": output_schema,
         "risk_level": risk,
         # The manager enforces this timeout itself (and cancels on the wire); a little slack
         # here keeps the dispatcher's own timer from firing first.

@@ -99,6 +99,9 @@ def build_tools(
             continue
         seen.add(remote.name)
         issues = schema_problems(remote.input_schema)
+        if remote.output_schema is not None:
+            # Untrusted too: capped like input schemas before the SDK compiles a validator from it.
+            issues += [f"output schema: {issue}" for issue in schema_problems(remote.output_schema)]
         if issues:
             problems.extend(f"tool {remote.name!r}: {issue}" for issue in issues)
             continue
@@ -146,6 +149,7 @@ def build_tools(
             # Always exec here; the dispatcher applies the person's ToolSettings.risk_override.
             risk=RiskLevel.EXEC,
             timeout=cfg.timeout,
+            output_schema=remote.output_schema,
         )
         built.append(BuiltTool(
             tool=tool, definition=definition, changes=changes, new_pin=pinned is None, identity=identity,

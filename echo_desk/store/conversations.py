@@ -221,7 +221,7 @@ class ConversationStore:
                  for c in message.tool_calls]
         content = redact_text(message.content)
         envelope = redact(envelope) if envelope is not None else None
-        if message.role == "user" and (message.images or message.attachments):
+        if message.role == "user" and (message.images or message.attachments or message.resources):
             envelope = message_attachments.record(message, self._images)
         now = time.time()
         with self._lock, self._conn:
@@ -320,7 +320,8 @@ def _stored(row: tuple[Any, ...], images: BlobStore | None) -> StoredMessage:
     message = ChatMessage(role=role, content=content, tool_call_id=call_id, name=name,
                           tool_calls=tuple(ToolCall(**c) for c in json.loads(calls)),
                           images=message_attachments.images(attached, images),
-                          attachments=message_attachments.refs(attached))
+                          attachments=message_attachments.refs(attached),
+                          resources=message_attachments.resources(attached))
     return StoredMessage(mid, message, json.loads(envelope) if envelope else None, created, node, parent,
                          AnswerStats.from_json(_safe_json(stats)) if stats else None)
 

@@ -1,15 +1,20 @@
-"""The OS keyring as Echo Desk's secret store (API keys, database passwords).
+"""The OS keyring as Echo Desk's secret store (API keys, database passwords, MCP sign-ins).
 
-The app installs it with ``echo_desk.tools.secrets.install_secret_store(KeyringSecretStore())``;
-tests keep the in-memory store. Values are never logged; errors name the key, not the value.
+The app and the CLI call ``install_system_store()`` at start-up, which installs
+``KeyringSecretStore`` when the machine has a keyring; tests keep the in-memory store. Values
+are never logged; errors name the key, not the value.
 """
 
 from __future__ import annotations
+
+import logging
 
 import keyring
 from keyring.errors import KeyringError, PasswordDeleteError
 
 SERVICE = "echo-desk"
+
+log = logging.getLogger(__name__)
 
 
 class SecretStoreError(Exception):
@@ -48,3 +53,16 @@ def available() -> bool:
     from keyring.backends import fail
 
     return not isinstance(keyring.get_keyring(), fail.Keyring)
+
+
+def install_system_store() -> bool:
+    """Make the OS keyring the secret store of this process when there is one; ``False`` (and
+    the in-memory store kept, with a warning in the log) when the machine has no keyring: the
+    secrets typed then last until the process ends."""
+    from echo_desk.tools.secrets import install_secret_store
+
+    if not available():
+        log.warning("no system keyring: API keys and MCP sign-ins are kept only until Echo Desk exits")
+        return False
+    install_secret_store(KeyringSecretStore())
+    return True

@@ -84,6 +84,11 @@ class Tool:
         return self.catalog_description or self.description
 
     @property
+    def display_icon(self) -> bytes | None:
+        """A small PNG, JPEG, GIF or WebP image the catalog shows beside the tool; none by default."""
+        return None
+
+    @property
     def has_preview(self) -> bool:
         return type(self).preview is not Tool.preview
 

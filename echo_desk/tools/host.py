@@ -19,6 +19,9 @@ class Question:
     flat JSON schema (``{"type": "object", "properties": {...}}`` with defaults).
     ``mcp_server`` is the configured name of the MCP server asking (its answer goes there);
     empty when the agent asks. Every text in it is untrusted and shown as plain text.
+    ``url``: the asker wants the person to open this address (an MCP server's URL-mode
+    elicitation). It is shown in full; accepting means "open it", and the host opens it in the
+    browser only then.
     """
 
     prompt: str
@@ -26,6 +29,7 @@ class Question:
     schema: dict[str, Any] | None = None
     asked_by: str = ""
     mcp_server: str = ""
+    url: str = ""
 
 
 class AnswerAction(enum.StrEnum):

@@ -90,3 +90,28 @@ def test_a_sub_agent_start_shows_its_manifest_in_the_terminal(tmp_path):
     for line in ("goal: sum up", "tools: read_file", f"write root: {root}", "limits: 4 turns, 60 s",
                  "refused: nope: no such tool"):
         assert line in shown
+
+
+@pytest.mark.parametrize(("typed", "action", "opened"), [("y\n", AnswerAction.ACCEPT, True),
+                                                        ("\n", AnswerAction.DECLINE, False),
+                                                        ("open it\n", AnswerAction.DECLINE, False)])
+def test_a_url_question_shows_the_whole_address_and_opens_it_only_on_yes(monkeypatch, typed, action, opened):
+    import echo_desk.cli.terminal_host as terminal
+
+    urls: list[str] = []
+
+    async def fake_open(url: str) -> bool:  # the real one would start a browser
+        urls.append(url)
+        return False
+
+    monkeypatch.setattr(terminal, "open_in_browser", fake_open)
+    out = io.StringIO()
+    host = TerminalHost(inp=_Terminal(typed), out=out)
+    url = "https://pay.example.com/\u202eexe.pdf?x=1"
+    answer = asyncio.run(host.ask(Question(prompt="Pay", url=url, mcp_server="shop")))
+    assert answer.action is action
+    assert urls == ([url] if opened else [])
+    shown = out.getvalue()
+    # the whole address, the bidi control written out (ASCII here: the test's terminal is no tty font)
+    assert "https://pay.example.com/\\u202eexe.pdf?x=1" in shown and "\u202e" not in shown
+    assert ("open the address above yourself" in shown) is opened

@@ -55,3 +55,31 @@ def test_split_command_line_follows_shell_quoting():
     assert split_command_line('uvx mcp-server-time --local-timezone "Europe/Oslo"', "") == (
         "uvx", ("mcp-server-time", "--local-timezone", "Europe/Oslo"))
     assert split_command_line("", "") == ("", ())
+
+
+def test_the_sign_in_settings_survive_an_edit_and_a_pasted_secret_goes_to_the_keyring():
+    # Editing an HTTP server used to drop its "oauth" entry: the pasted client ID was lost.
+    kept = parse_server("g", {"type": "http", "url": "https://mcp.example.com/mcp", "oauth": {
+        "client_id": "echo-123", "client_secret": {"keyring": "mine.g.secret"}, "scope": "files.read"}})
+    draft = ServerDraft.from_config(kept)
+    assert build_server(draft, taken=set(), original="g").config == kept
+    typed = ServerDraft(name="g", transport="http", url="https://mcp.example.com/mcp", client_id=" echo-9 ",
+                        client_secret="s3cret", client_metadata_url="https://echo.example.org/client.json")
+    built = build_server(typed, taken=set())
+    assert built.config.oauth.client_id == "echo-9"
+    assert built.config.oauth.client_secret == {"keyring": "mcp.g.oauth.client_secret"}
+    assert built.secrets == {"mcp.g.oauth.client_secret": "s3cret"}
+    assert "s3cret" not in str(built.config.to_json())
+    assert parse_server("g", built.config.to_json()) == built.config
+
+
+@pytest.mark.parametrize(("draft", "message"), [
+    (ServerDraft(name="g", transport="http", url="https://h/mcp", client_secret="s"),
+     "A client secret needs the client ID it belongs to."),
+    (ServerDraft(name="g", transport="http", url="https://h/mcp", client_metadata_url="http://echo.example/c.json"),
+     "The client metadata document must be at an https:// address."),
+])
+def test_bad_sign_in_settings_are_refused_with_the_reason(draft, message):
+    with pytest.raises(FormError) as caught:
+        build_server(draft, taken=set())
+    assert caught.value.message == message

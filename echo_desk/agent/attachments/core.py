@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart
+from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ResourcePart
 from echo_desk.common.visible_text import visible
 
 #: Image types every image-capable provider here takes (Gemini takes no GIF: it says so itself).
@@ -121,8 +121,27 @@ def prompt_with(text: str, attachments: Sequence[AttachmentRef]) -> str:
     return "\n".join(lines)
 
 
+def with_resources(text: str, resources: Sequence[ResourcePart]) -> str:
+    """The message text followed by each attached MCP resource's text (model-visible, English),
+    fenced so the model can tell where the person's words end and the resource begins."""
+    if not resources:
+        return text
+    parts = [text.rstrip()] if text.strip() else []
+    for item in resources:
+        kind = item.mime or "text"
+        head = f"Attached by the person: MCP resource {visible(item.uri, one_line=True)} " \
+               f"(from the server {visible(item.server, one_line=True)}, {kind})"
+        if item.text:
+            parts.append(f"{head}:\n----- begin resource -----\n{item.text}\n----- end resource -----")
+        else:
+            parts.append(f"{head}; sent as an image.")
+    return "\n\n".join(parts)
+
+
 def with_attachments_named(message: ChatMessage) -> ChatMessage:
-    """``message`` as the model receives it: its attached paths named after the text."""
-    if not message.attachments:
+    """``message`` as the model receives it: its attached paths named and its attached MCP
+    resources' text after the person's text."""
+    if not message.attachments and not message.resources:
         return message
-    return replace(message, content=prompt_with(message.content, message.attachments))
+    content = prompt_with(message.content, message.attachments)
+    return replace(message, content=with_resources(content, message.resources))

@@ -94,12 +94,21 @@ def _load_settings() -> SettingsStore:
     return SettingsStore.in_dir(config_dir())
 
 
+def _install_system_secrets() -> bool:
+    from echo_desk.store.secrets import install_system_store
+
+    return install_system_store()
+
+
 def _import(name: str) -> ModuleType:
     return importlib.import_module(name)
 
 
 async def load_services(settings_store: SettingsStore | None = None, host: ToolHost | None = None) -> Services:
     """Import and start the engine, storage and model, off the first frame."""
+    # Before anything reads a secret (the model's API key, mcp.json's keyring references,
+    # MCP sign-ins): the system keyring when there is one, off the UI thread (it may probe D-Bus).
+    await BackgroundOp(_install_system_secrets).run_async()
     if settings_store is None:
         settings_store = await BackgroundOp(_load_settings).run_async()
     runtime: Runtime | None = None

@@ -11,7 +11,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtCore import QObject, Qt, QUrl, Signal, SignalInstance
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QWidget
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
@@ -80,7 +81,11 @@ class QtHost(QObject):
         from echo_desk.ui.approval.question_dialog import QuestionDialog
 
         dialog = QuestionDialog(question, self._parent_widget())
-        return await self._run_dialog(dialog, dialog.answered, Answer)
+        answer = await self._run_dialog(dialog, dialog.answered, Answer)
+        if question.url and answer.accepted:
+            # Opened only now that the person agreed, exactly as shown (no re-encoding).
+            QDesktopServices.openUrl(QUrl(question.url, QUrl.ParsingMode.StrictMode))
+        return answer
 
     async def approve_server_start(self, request: ServerStartRequest) -> bool:
         """MCP: may this server start (first time, or after its configuration changed)?"""

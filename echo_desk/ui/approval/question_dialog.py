@@ -6,6 +6,8 @@ defaults filled in. The answer is data: accept (with text/values), decline or ca
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -86,8 +88,18 @@ class QuestionDialog(QDialog):
 
         self.text: QLineEdit | None = None
         self.choices: QListWidget | None = None
+        self.url: QLabel | None = None
+        self.url_intro: QLabel | None = None
         properties = (question.schema or {}).get("properties") or {}
-        if properties:
+        if question.url:
+            # The whole address, escapes visible, before anything is opened: the host name is
+            # the part that says where the person is sent.
+            self.url_intro = _plain_label("")
+            self.url = _plain_label(visible(question.url))
+            theme.styled(self.url, lambda p: f"background: {p.code_bg}; padding: 4px; font-family: monospace;")
+            layout.addWidget(self.url_intro)
+            layout.addWidget(self.url)
+        elif properties:
             form = QFormLayout()
             required = set((question.schema or {}).get("required") or [])
             for name, spec in properties.items():
@@ -134,7 +146,10 @@ class QuestionDialog(QDialog):
     def retranslate(self, *_args: object) -> None:
         self.setWindowTitle(_("A question for you"))
         self.asker.setText(_asker_text(self.question))
-        if self.destination is not None:
+        if self.destination is not None and self.question.url:
+            self.destination.setText(_("The page opens in your browser, outside Echo Desk: what you enter there goes "
+                                       "to that site. The server only learns whether you opened it."))
+        elif self.destination is not None:
             self.destination.setText(_("Your answer is sent to this server. Echo Desk never asks for its own keys "
                                        "or passwords in a question: enter them only in Settings."))
         self.prompt.setAccessibleName(_("Question"))
@@ -146,6 +161,11 @@ class QuestionDialog(QDialog):
         self.decline.setText(_("Decline"))
         self.cancel.setText(_("Cancel"))
         self.ok.setText(_("Answer"))
+        if self.url is not None and self.url_intro is not None:
+            self.url_intro.setText(_("It asks you to open this address in your browser ({host}):").format(
+                host=visible(urlsplit(self.question.url).hostname or "?", one_line=True)))
+            self.url.setAccessibleName(_("Address to open"))
+            self.ok.setText(_("Open in browser"))
         self.decline.setAccessibleName(_("Decline to answer"))
         self.cancel.setAccessibleName(_("Cancel the question"))
         self.ok.setAccessibleName(_("Send the answer"))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QPixmap, QTextDocument
 
-from echo_desk.chat_messages import AttachmentRef, ImagePart
+from echo_desk.chat_messages import AttachmentRef, ImagePart, ResourcePart
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text
 from echo_desk.ui.core import theme
@@ -27,13 +27,19 @@ def thumbnail(data: bytes, edge: int) -> QPixmap | None:
     return pixmap.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
 
 
-def attachments_html(doc: QTextDocument, images: Sequence[ImagePart], attachments: Sequence[AttachmentRef]) -> str:
-    """A message's attached paths (one translated line) and its images as thumbnails (each
-    registered as a resource of ``doc``; an image Qt cannot decode is named instead)."""
+def attachments_html(doc: QTextDocument, images: Sequence[ImagePart], attachments: Sequence[AttachmentRef],
+                     resources: Sequence[ResourcePart] = ()) -> str:
+    """A message's attached paths and MCP resources (a translated line each) and its images as
+    thumbnails (each registered as a resource of ``doc``; an image Qt cannot decode is named instead)."""
     named = ""
+    style = f"color:{theme.current().muted}; white-space:pre-wrap"
     if attachments:
         line = _("Attached: {paths}").format(paths=list_text(visible(a.mention) for a in attachments))
-        named = f"<div style='color:{theme.current().muted}; white-space:pre-wrap'>{html.escape(line)}</div>"
+        named = f"<div style='{style}'>{html.escape(line)}</div>"
+    for resource in resources:
+        line = _("MCP resource from {server}: {uri}").format(server=visible(resource.server, one_line=True),
+                                                            uri=visible(resource.uri, one_line=True))
+        named += f"<div style='{style}'>{html.escape(line)}</div>"
     if not images:
         return named
     cells = []

@@ -1,7 +1,9 @@
-"""The attachments waiting above the prompt: one chip per path (a thumbnail for an image), each
-with a remove button, and a line that says why a path could not be attached."""
+"""The attachments waiting above the prompt: one chip per path (a thumbnail for an image) or MCP
+resource, each with a remove button, and a line that says why something could not be attached."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QVBoxLayout, QWidget
@@ -10,7 +12,11 @@ from echo_desk.agent.attachments import Attachment
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui.chat.attachment_thumbs import thumbnail
+from echo_desk.ui.chat.resource_chip import ResourceChip
 from echo_desk.ui.core import theme
+
+if TYPE_CHECKING:
+    from echo_desk.mcp.resources import AttachedResource
 
 #: Thumbnail edge in the prompt, in device-independent pixels.
 THUMB = 48
@@ -70,6 +76,7 @@ class AttachmentTray(QWidget):
         self.problem.setVisible(False)
         outer.addWidget(self.problem)
         self.chips: list[AttachmentChip] = []
+        self.resource_chips: list[ResourceChip] = []
         self._refresh()
 
     def add(self, attachment: Attachment) -> None:
@@ -84,9 +91,26 @@ class AttachmentTray(QWidget):
     def attachments(self) -> list[Attachment]:
         return [c.attachment for c in self.chips]
 
+    def add_resource(self, attached: AttachedResource) -> ResourceChip | None:
+        """A chip for an MCP resource (``None`` when that URI of that server is already attached)."""
+        part = attached.part
+        if any(c.attached.part.uri == part.uri and c.attached.part.server == part.server for c in self.resource_chips):
+            return None
+        chip = ResourceChip(attached)
+        chip.removed.connect(self._remove_resource)
+        self.resource_chips.append(chip)
+        self.chips_row.insertWidget(len(self.chips) + len(self.resource_chips) - 1, chip)
+        self._refresh()
+        return chip
+
+    def resources(self) -> list[AttachedResource]:
+        return [c.attached for c in self.resource_chips]
+
     def clear(self) -> None:
         for chip in list(self.chips):
             self._remove(chip)
+        for resource in list(self.resource_chips):
+            self._remove_resource(resource)
         self.show_problem("")
 
     def show_problem(self, text: str) -> None:
@@ -97,6 +121,17 @@ class AttachmentTray(QWidget):
     def retranslate(self) -> None:
         for chip in self.chips:
             chip.retranslate()
+        for resource in self.resource_chips:
+            resource.retranslate()
+
+    def _remove_resource(self, chip: ResourceChip) -> None:
+        if chip in self.resource_chips:
+            self.resource_chips.remove(chip)
+            if chip.unsubscribe is not None:
+                chip.unsubscribe()  # no more updates for what is no longer attached
+            chip.setParent(None)
+            chip.deleteLater()
+            self._refresh()
 
     def _remove(self, chip: AttachmentChip) -> None:
         if chip in self.chips:
@@ -106,5 +141,5 @@ class AttachmentTray(QWidget):
             self._refresh()
 
     def _refresh(self) -> None:
-        self.setVisible(bool(self.chips) or bool(self.problem.text()))
+        self.setVisible(bool(self.chips) or bool(self.resource_chips) or bool(self.problem.text()))
         self.changed.emit()

@@ -24,7 +24,7 @@ from echo_desk.agent.runaway import Runaway
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.session import ConversationSession, Placement
 from echo_desk.agent.status import ToolStatus
-from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ToolCall
+from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ResourcePart, ToolCall
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui.approval.host import QtHost
@@ -157,12 +157,13 @@ class ChatSession(QObject):
     def can_send(self) -> bool:
         return self.model is not None and self.runtime is not None and self.conversation is not None
 
-    def send(self, text: str, images: tuple[ImagePart, ...] = (), attachments: tuple[AttachmentRef, ...] = ()) -> bool:
+    def send(self, text: str, images: tuple[ImagePart, ...] = (), attachments: tuple[AttachmentRef, ...] = (),
+             resources: tuple[ResourcePart, ...] = ()) -> bool:
         """Start a turn with ``text`` (and attached paths and ``images``). Returns ``False`` (and
         says why) when it cannot; a model that cannot read the images refuses before anything is
         recorded."""
         text = text.strip()
-        if not (text or attachments) or self.busy or self.conversation is None:
+        if not (text or attachments or resources) or self.busy or self.conversation is None:
             return False
         if images and self.model is not None:
             try:
@@ -171,8 +172,8 @@ class ChatSession(QObject):
             except ModelError as exc:
                 self.transcript.add_notice(str(exc), error=True)
                 return False
-        row = self.transcript.add_user(text, images, attachments)
-        if self.core.add_user(text, images, attachments):
+        row = self.transcript.add_user(text, images, attachments, resources=resources)
+        if self.core.add_user(text, images, attachments, resources):
             self.retitled.emit(str(self.conversation.id))
         row.node = self.core.last_node or ""  # now it can be edited
         self.transcript.update(row)

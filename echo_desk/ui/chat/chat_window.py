@@ -47,6 +47,7 @@ from echo_desk.ui.widgets.path_button import PathButton
 if TYPE_CHECKING:
     from echo_desk.agent.model import ChatModel
     from echo_desk.agent.progress import Progress
+    from echo_desk.mcp.manager import McpManager
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.settings import Settings
     from echo_desk.ui.chat.revert_flow import RevertFlow
@@ -197,10 +198,11 @@ class MainWindow(QMainWindow):
         self.stop_button.setAccessibleName(_("Stop the agent"))
         self.transcript.setAccessibleName(_("Transcript"))
         self.attach_button.setText(_("Attach…"))
-        self.attach_button.setToolTip(_("Attach files or a folder (or drop them on the window)"))
+        self.attach_button.setToolTip(_("Attach files, a folder or an MCP resource (or drop files on the window)"))
         self.attach_button.setAccessibleName(_("Attach files or a folder"))
         self.attach_files_action.setText(_("Files…"))
         self.attach_folder_action.setText(_("Folder…"))
+        self.attach_resource_action.setText(_("MCP resource…"))
         self.attachment_tray.retranslate()
         self.banner.setAccessibleName(_("Notice"))
         self._show_workspace()
@@ -417,6 +419,14 @@ class MainWindow(QMainWindow):
         self.attach_files_action.triggered.connect(self.attachments.pick_files)
         self.attach_folder_action = menu.addAction("")
         self.attach_folder_action.triggered.connect(self.attachments.pick_folder)
+        from echo_desk.ui.chat.resource_flow import ResourceFlow
+
+        self.resources = ResourceFlow(self.attachment_tray, self, manager=self._mcp)
+        self.attach_resource_action = menu.addAction("")
+        self.attach_resource_action.triggered.connect(self.resources.open_panel)
+        from echo_desk.ui.chat.prompt_completer import PromptCompleter
+
+        self.prompt_completer = PromptCompleter(self.composer, self._mcp, self.attachment_tray.show_problem)
         self.attach_button.setMenu(menu)
         self.attachments.watch(self, self.composer.viewport())
     def show_shortcuts(self) -> None:
@@ -464,10 +474,15 @@ class MainWindow(QMainWindow):
         self.set_workspace(folder)
         self.send()
 
+    def _mcp(self) -> McpManager | None:
+        runtime = self.session.runtime
+        return runtime.mcp if runtime is not None else None
+
     def send(self) -> None:
         text = self.composer.toPlainText()
         attached = self.attachment_tray.attachments()
-        if not (text.strip() or attached) or self.session.busy:
+        resources, resource_images = self.resources.parts()
+        if not (text.strip() or attached or resources) or self.session.busy:
             return
         if self.session.conversation is None:
             self.new_conversation()
@@ -476,9 +491,9 @@ class MainWindow(QMainWindow):
             self.workspace_prompt.offer(default_workspace(), self.services.settings.current.recent_workspaces)
             return
         self.workspace_prompt.setVisible(False)
-        images = tuple(a.image for a in attached if a.image is not None)
+        images = tuple(a.image for a in attached if a.image is not None) + resource_images
         said = len(self.session.history)
-        self.session.send(text, images, tuple(a.ref() for a in attached))
+        self.session.send(text, images, tuple(a.ref() for a in attached), resources)
         if len(self.session.history) > said:  # recorded (a refused image keeps the prompt as it was)
             self.composer.clear()
             self.attachment_tray.clear()

@@ -65,9 +65,9 @@ class MessageActions(QObject):
         if self.session.busy or row < 0 or not item.node or not text.strip():
             return False
         # The attachments go with the edited message (the person edited the words, not them).
-        node = self.session.core.edit_user(item.node, text.strip(), item.images, item.attachments)
+        node = self.session.core.edit_user(item.node, text.strip(), item.images, item.attachments, item.resources)
         transcript.truncate(row)
-        transcript.add_user(text.strip(), item.images, item.attachments, node=node,
+        transcript.add_user(text.strip(), item.images, item.attachments, resources=item.resources, node=node,
                             branch=self.session.core.branch_position(node))
         return self.session.start_turn()
 

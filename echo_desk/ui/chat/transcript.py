@@ -23,7 +23,7 @@ from echo_desk.ui.chat.sandbox_card import sandbox_of
 if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope
     from echo_desk.agent.sources import ToolSource
-    from echo_desk.chat_messages import AttachmentRef, ImagePart
+    from echo_desk.chat_messages import AttachmentRef, ImagePart, ResourcePart
     from echo_desk.store.answer_stats import AnswerStats
     from echo_desk.store.message_tree import BranchPosition
     from echo_desk.tools.results import JsonObject
@@ -71,6 +71,8 @@ class TranscriptItem:
     images: tuple[ImagePart, ...] = ()
     #: Paths attached to a user message, listed under its text.
     attachments: tuple[AttachmentRef, ...] = ()
+    #: MCP resources attached to a user message (their URIs listed under its text).
+    resources: tuple[ResourcePart, ...] = ()
     #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
     grid: JsonObject | None = None
     #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
@@ -186,10 +188,11 @@ class TranscriptModel(QAbstractListModel):
         self.endResetModel()
 
     def add_user(self, text: str, images: tuple[ImagePart, ...] = (), attachments: tuple[AttachmentRef, ...] = (),
-                 node: str = "", branch: BranchPosition | None = None) -> TranscriptItem:
+                 node: str = "", branch: BranchPosition | None = None,
+                 resources: tuple[ResourcePart, ...] = ()) -> TranscriptItem:
         self.flush()
         self._streaming = None
-        item = TranscriptItem(USER, text=text, images=images, attachments=attachments, node=node,
+        item = TranscriptItem(USER, text=text, images=images, attachments=attachments, resources=resources, node=node,
                               branch=_switchable(branch))
         self._append([item])
         return item
@@ -331,6 +334,7 @@ class TranscriptModel(QAbstractListModel):
                 continue  # for the model only, as when it was sent (the Retry card stood for it)
             if role == "user":
                 items.append(TranscriptItem(USER, text=content, images=msg.images, attachments=msg.attachments,
+                                            resources=msg.resources,
                                             node=entry.node, branch=branch, message_id=entry.id))
             elif role == "assistant":
                 first = len(items)

@@ -287,7 +287,7 @@ class TranscriptDelegate(QStyledItemDelegate):
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
                 doc.setHtml(f"<div style='color:{palette.muted}; font-weight:600'>{html.escape(who)}</div>"  # not prose: HTML blocks
                             f"<div style='white-space:pre-wrap'>{html.escape(shown(item.text))}</div>"
-                            + attachments_html(doc, item.images, item.attachments))
+                            + attachments_html(doc, item.images, item.attachments, item.resources))
             doc.setTextWidth(width)
             docs = [doc]
         self._cache[item] = (key, docs)

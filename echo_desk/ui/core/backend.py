@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.model import ChatModel
     from echo_desk.agent.permissions import PermissionEngine
     from echo_desk.agent.registry import ToolRegistry
+    from echo_desk.mcp.manager import McpManager
     from echo_desk.store.audit import AuditLog
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings
     from echo_desk.tools.secrets import SecretStore
@@ -48,6 +49,8 @@ class EngineLike(Protocol):
     registry: ToolRegistry
     breakers: BreakerBoard
     audit: AuditLog
+    #: The connected MCP servers (their icons, for the catalog), once attached.
+    mcp: McpManager | None
 
     @property
     def permissions(self) -> PermissionEngine | None: ...
@@ -88,6 +91,11 @@ class CatalogBackend:
         if self.runtime is None:
             return []
         return [CatalogEntry(e.tool, e.source) for e in self.runtime.registry.entries()]
+
+    def source_icon(self, source: ToolSource) -> bytes | None:
+        """An MCP server's own icon for its group in the catalog, once loaded."""
+        manager = self.runtime.mcp if self.runtime is not None and source.server else None
+        return manager.icon_of(source.server) if manager is not None else None
 
     def tool(self, name: str) -> Tool | None:
         if self._static is not None:

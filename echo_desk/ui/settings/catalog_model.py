@@ -31,6 +31,7 @@ from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
+from echo_desk.ui.core.remote_icons import blank_icon, remote_icon
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10
@@ -84,6 +85,7 @@ class ToolCatalogModel(QStandardItemModel):
         self._search: dict[str, str] = {}
         #: ``echo_desk.mcp.integrity`` warnings per tool, worked out when the rows are (re)built.
         self._warnings: dict[str, tuple[str, ...]] = {}
+        self._icon_keys: dict[str, tuple[int | None, bool]] = {}
         self.itemChanged.connect(self._on_item_changed)
         self._unsubscribe = backend.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
         # Colours are the theme's: a light/dark switch repaints the open catalog in the new ones.
@@ -102,6 +104,7 @@ class ToolCatalogModel(QStandardItemModel):
         """
         self.removeRows(0, self.rowCount())
         self._rows.clear()
+        self._icon_keys.clear()
         self._groups.clear()
         self._tools.clear()
         by_source: dict[ToolSource, list[Tool]] = defaultdict(list)
@@ -233,7 +236,6 @@ class ToolCatalogModel(QStandardItemModel):
             cells[COL_TOOL].setText(visible(title, one_line=True))
             warnings = self._warnings.get(name, ())
             cells[COL_TOOL].setData(warnings or None, WarningsRole)
-            cells[COL_TOOL].setData(_warning_icon() if warnings else None, Qt.ItemDataRole.DecorationRole)
             # A registry name is [A-Za-z0-9_-] only; the reasons name servers and tools: plain text.
             cells[COL_TOOL].setToolTip(plain_tooltip("\n".join([name, *(_("Warning: {reason}").format(
                 reason=visible(w, one_line=True)) for w in warnings)])) if warnings else name)
@@ -298,7 +300,10 @@ class ToolCatalogModel(QStandardItemModel):
         self._bulk(self._fill_status)
 
     def _fill_status(self) -> list[QStandardItem]:
-        changed: list[QStandardItem] = []
+        changed: list[QStandardItem] = [
+            group for source, group in self._groups.items()
+            if self._fill_icon(f"source {source}", group, self.backend.source_icon(source))
+        ]
         for name, cells in self._rows.items():
             tool = self._tools[name]
             parts = []
@@ -319,12 +324,30 @@ class ToolCatalogModel(QStandardItemModel):
                 # A badge with the first reason; the tool's tooltip lists them all.
                 parts.append("⚠ " + _("Warning: {reason}").format(reason=visible(warnings[0], one_line=True)))
             text = " · ".join(parts) if parts else _("Ready")
+            if self._fill_icon(name, cells[COL_TOOL], tool.display_icon, keep_place=self._from_mcp(name)):
+                changed.append(cells[COL_TOOL])
             if cells[COL_STATUS].text() != text:
                 cells[COL_STATUS].setText(text)
                 cells[COL_STATUS].setData(not parts, ReadyRole)
                 cells[COL_STATUS].setForeground(QBrush(_status_colour(not parts)))
                 changed.append(cells[COL_STATUS])
         return changed
+
+    def _fill_icon(self, name: str, cell: QStandardItem, data: bytes | None, *, keep_place: bool = False) -> bool:
+        """The tool's own icon (an MCP server's, loaded in the background) once it is there; an
+        MCP tool without one keeps the place blank so the names of a server's tools line up. An
+        integrity warning's badge takes the place of the server's icon: the server chose that one."""
+        warned = bool(self._warnings.get(name))
+        key = (hash(data) if data else None, warned)
+        if name in self._icon_keys and self._icon_keys[name] == key:
+            return False
+        self._icon_keys[name] = key
+        icon = _warning_icon() if warned else remote_icon(data)
+        cell.setIcon(icon if icon is not None else blank_icon() if keep_place else QIcon())
+        return True
+
+    def _from_mcp(self, name: str) -> bool:
+        return self._sources.get(name, "").startswith(f"{SourceKind.MCP.value}:")
 
     def _fill_colours(self) -> list[QStandardItem]:
         """Every coloured cell in the current theme's colours (after a light/dark switch)."""

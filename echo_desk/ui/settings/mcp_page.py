@@ -1,5 +1,6 @@
 """The MCP servers page: each configured server with its state, last errors and tools;
-enable/disable, restart, approve the first start, remove, reload ``mcp.json``.
+enable/disable, restart, approve the first start, sign in and out (HTTP servers that ask, with a
+button in the server's own row), remove, reload ``mcp.json``.
 
 The manager runs on its own thread; its coroutines may be awaited from our loop, and its
 events arrive on its thread, so they are marshalled here.
@@ -7,12 +8,14 @@ events arrive on its thread, so they are marshalled here.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -27,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
@@ -35,12 +39,20 @@ if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, th
     from echo_desk.mcp.status import ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
     from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
 from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core.remote_icons import remote_icon
 
 _STATE_TEXT = {
     "disabled": N_("Disabled"), "awaiting_approval": N_("Waiting for your approval to start"),
     "starting": N_("Starting"), "connected": N_("Connected"), "error": N_("Error"), "stopped": N_("Stopped"),
+    "needs_sign_in": N_("Sign-in needed"), "signing_in": N_("Signing in…"),
 }
-_STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn", "starting": "accent"}
+_STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn", "starting": "accent",
+               "needs_sign_in": "warn", "signing_in": "accent"}
+#: How a sign-in's client came to be (``SignInSummary.registered_by``).
+_REGISTERED_BY = {"pasted": N_("the client ID in the server's settings"),
+                  "metadata_document": N_("a client ID metadata document"),
+                  "dynamic": N_("dynamic registration")}
+_SIGN_IN_COLUMN = 4
 
 
 def state_text(state: ServerState) -> str:
@@ -59,6 +71,12 @@ class McpPage(QWidget):
         self.host = host
         self.config_path = config_path
         self.server_form: ServerFormDialog | None = None
+        #: Sign-ins waiting for the browser, by server (Cancel in the row cancels them).
+        self.signing_in: dict[str, asyncio.Task[None]] = {}
+        #: The last authorization address opened, by server (shown in full in the details).
+        self.opened_urls: dict[str, str] = {}
+        #: The row buttons (sign in / cancel / sign out), by server.
+        self.row_buttons: dict[str, QPushButton] = {}
         layout = QVBoxLayout(self)
         self.intro = QLabel()
         self.intro.setWordWrap(True)
@@ -66,7 +84,7 @@ class McpPage(QWidget):
         layout.addWidget(self.intro)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.servers = QTreeWidget()
-        self.servers.setColumnCount(4)
+        self.servers.setColumnCount(5)
         self.servers.setRootIsDecorated(False)
         self.servers.header().setMinimumSectionSize(110)
         self.servers.currentItemChanged.connect(lambda *_a: self._show_details())
@@ -110,7 +128,7 @@ class McpPage(QWidget):
                              "Add or edit servers here, or edit the file and press Reload. A server starts "
                              "only after you approved its exact command line.").format(
                                  path=self.config_path or "mcp.json"))
-        self.servers.setHeaderLabels([_("Server"), _("Transport"), _("State"), _("Tools")])
+        self.servers.setHeaderLabels([_("Server"), _("Transport"), _("State"), _("Tools"), _("Sign-in")])
         self.servers.setAccessibleName(_("MCP servers"))
         self.details.setAccessibleName(_("Server details"))
         self.add_button.setText(_("Add…"))
@@ -137,22 +155,49 @@ class McpPage(QWidget):
 
     def refresh(self) -> None:
         current = self.current_name()
+        self.row_buttons = {}
         self.servers.clear()
         for status in self.statuses():
             state = status.state
             item = QTreeWidgetItem([status.name, status.transport, state_text(status.state), str(len(status.tools))])
             item.setData(0, Qt.ItemDataRole.UserRole, status.name)
+            icon = remote_icon(status.icon)
+            if icon is not None:
+                item.setIcon(0, icon)
             if state in _STATE_ROLE:
                 item.setForeground(2, QBrush(QColor(theme.colour(_STATE_ROLE[state]))))
             self.servers.addTopLevelItem(item)
+            self._row_button(item, status)
             if status.name == current:
                 self.servers.setCurrentItem(item)
         first = self.servers.topLevelItem(0)
         if self.servers.currentItem() is None and first is not None:
             self.servers.setCurrentItem(first)
-        for column in range(3):
+        for column in range(_SIGN_IN_COLUMN + 1):
             self.servers.resizeColumnToContents(column)
         self._show_details()
+
+    def _row_button(self, item: QTreeWidgetItem, status: ServerStatus) -> None:
+        """Sign in (the server asks), Cancel (the browser is open), Sign out (signed in)."""
+        name = status.name
+        if name in self.signing_in or status.state == "signing_in":
+            text, action, accessible = _("Cancel"), self._cancel_sign_in, _("Cancel signing in to {name}")
+        elif status.state == "needs_sign_in":
+            text, action, accessible = _("Sign in…"), self.sign_in, _("Sign in to {name}")
+        elif status.sign_in is not None:
+            text, action, accessible = _("Sign out"), self.sign_out, _("Sign out of {name}")
+        else:
+            return
+        button = QPushButton(text)
+        button.setAccessibleName(accessible.format(name=name))
+        button.clicked.connect(lambda _checked=False, n=name: action(n))
+        self.row_buttons[name] = button
+        holder = QWidget()  # the button at its own width, not stretched over the last column
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(button)
+        row.addStretch(1)
+        self.servers.setItemWidget(item, _SIGN_IN_COLUMN, holder)
 
     def current_name(self) -> str:
         item = self.servers.currentItem()
@@ -179,6 +224,7 @@ class McpPage(QWidget):
         lines = [f"{status.name} — {state_text(status.state)}"]
         if status.detail:
             lines.append(_(shown(status.detail)))  # a message id, or text the engine built (deferred)
+        lines.extend(self._sign_in_lines(status))
         if status.server_info:
             lines.append(_("Server: {info}").format(info=status.server_info))
         try:
@@ -202,6 +248,25 @@ class McpPage(QWidget):
             lines.append(_("Last lines of its error output:"))
             lines.extend(f"  {line}" for line in status.stderr_tail)
         self.details.setPlainText("\n".join(lines))
+
+    def _sign_in_lines(self, status: ServerStatus) -> list[str]:
+        lines = []
+        url = self.opened_urls.get(status.name)
+        if url and status.state in ("signing_in", "needs_sign_in"):
+            # The address comes from the server's metadata: in full, as plain visible text.
+            lines.append(_("The sign-in page opened in your browser: {url}").format(url=visible(url)))
+        signed = status.sign_in
+        if signed is not None:
+            lines.append(_("Signed in with {issuer} (Echo Desk is known there by {how}).").format(
+                issuer=visible(signed.issuer, one_line=True), how=_(_REGISTERED_BY.get(signed.registered_by,
+                                                                                        signed.registered_by))))
+            if signed.scope:
+                lines.append(_("Permissions: {scope}").format(scope=visible(signed.scope, one_line=True)))
+            if signed.expires_at is not None:
+                lines.append(_("The access token is renewed before {time}.").format(
+                    time=time.strftime("%H:%M", time.localtime(signed.expires_at))))
+            lines.append(_("The tokens are kept in the system keyring."))
+        return lines
 
     @staticmethod
     def _changed_tools(status: ServerStatus | None) -> list[tuple[str, list[str]]]:
@@ -316,6 +381,39 @@ class McpPage(QWidget):
             return
         await self._call(self.manager.reload())  # new servers wait for their first-start approval
         self.details.appendPlainText("\n" + _("Imported: {names}").format(names=list_text(done)))
+
+    # -- signing in ---------------------------------------------------------------------------
+    def sign_in(self, name: str) -> None:
+        """Open the server's sign-in page in the browser; the row shows Cancel meanwhile."""
+        if name in self.signing_in:
+            return
+        task = marshal.spawn(self._sign_in(name))
+        self.signing_in[name] = task
+        self.refresh()
+
+    async def _sign_in(self, name: str) -> None:
+        async def open_url(url: str) -> None:  # called on the manager's thread
+            marshal.run_on_main(self._open_in_browser, name, url)
+
+        try:
+            await self._call(self.manager.sign_in(name, open_url))
+        finally:
+            self.signing_in.pop(name, None)
+            self.refresh()
+
+    def _open_in_browser(self, name: str, url: str) -> None:
+        self.opened_urls[name] = url
+        QDesktopServices.openUrl(QUrl(url, QUrl.ParsingMode.StrictMode))
+        self.refresh()
+
+    def _cancel_sign_in(self, name: str) -> None:
+        task = self.signing_in.pop(name, None)
+        if task is not None:
+            task.cancel()
+        self.refresh()
+
+    def sign_out(self, name: str) -> None:
+        marshal.spawn(self._call(self.manager.sign_out(name)))
 
     def _approve(self) -> None:
         name = self.current_name()

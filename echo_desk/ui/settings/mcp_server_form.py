@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.mcp.config import ServerConfig, Transport
+from echo_desk.mcp.config import ServerConfig, Transport, Value
 from echo_desk.mcp.editing import (
     FormError,
     ServerDraft,
@@ -128,6 +128,23 @@ class ServerFormDialog(QDialog):
         self.headers_box = QGroupBox()
         QVBoxLayout(self.headers_box).addWidget(self.headers)
         rform.addRow(self.headers_box)
+        self.sign_in_box = QGroupBox()
+        sign_in_form = QFormLayout(self.sign_in_box)
+        self.sign_in_hint = QLabel()
+        self.sign_in_hint.setWordWrap(True)
+        sign_in_form.addRow(self.sign_in_hint)
+        self.client_id, self.client_secret = QLineEdit(), QLineEdit()
+        self.client_secret.setEchoMode(QLineEdit.EchoMode.Password)
+        self.client_metadata_url, self.scope = QLineEdit(), QLineEdit()
+        self.client_metadata_url.setPlaceholderText("https://example.org/echo-desk-client.json")
+        self._client_secret_kept: Value | None = None
+        self.client_id_label, self.client_secret_label = QLabel(), QLabel()
+        self.client_metadata_label, self.scope_label = QLabel(), QLabel()
+        sign_in_form.addRow(self.client_id_label, self.client_id)
+        sign_in_form.addRow(self.client_secret_label, self.client_secret)
+        sign_in_form.addRow(self.client_metadata_label, self.client_metadata_url)
+        sign_in_form.addRow(self.scope_label, self.scope)
+        rform.addRow(self.sign_in_box)
         self.pages.addWidget(remote)
         layout.addWidget(self.pages, 1)
 
@@ -174,6 +191,20 @@ class ServerFormDialog(QDialog):
         self.url_label.setText(_("URL:"))
         self.headers_box.setTitle(_("HTTP headers"))
         self.headers.retranslate(_("Add header"))
+        self.sign_in_box.setTitle(_("Sign-in (OAuth)"))
+        self.sign_in_hint.setText(_("Leave these empty when the service lets Echo Desk register itself. Paste a "
+                                    "client ID (and its secret) when the service asks you to register an app by "
+                                    "hand."))
+        self.client_id_label.setText(_("Client ID:"))
+        self.client_secret_label.setText(_("Client secret:"))
+        self.client_secret.setPlaceholderText(_("(stored in keyring)") if self._client_secret_kept
+                                              else _("only for a confidential client; kept in the keyring"))
+        self.client_metadata_label.setText(_("Client metadata URL:"))
+        self.scope_label.setText(_("Extra scopes:"))
+        self.scope.setPlaceholderText(_("optional, separated by spaces"))
+        for label, line in ((self.client_id_label, self.client_id), (self.client_secret_label, self.client_secret),
+                            (self.client_metadata_label, self.client_metadata_url), (self.scope_label, self.scope)):
+            line.setAccessibleName(label.text().rstrip(":："))
         for label, field in ((self.name_label, self.name), (self.transport_label, self.transport),
                              (self.timeout_label, self.timeout), (self.command_label, self.command),
                              (self.args_label, self.args), (self.cwd_label, self.cwd), (self.url_label, self.url)):
@@ -202,6 +233,10 @@ class ServerFormDialog(QDialog):
         self.env.set_values(cfg.env)
         self.url.setText(cfg.url)
         self.headers.set_values(cfg.headers)
+        self.client_id.setText(cfg.oauth.client_id)
+        self._client_secret_kept = cfg.oauth.client_secret
+        self.client_metadata_url.setText(cfg.oauth.client_metadata_url)
+        self.scope.setText(cfg.oauth.scope)
 
     def draft(self) -> ServerDraft:
         return ServerDraft(name=self.name.text(), transport=TRANSPORTS[self.transport.currentIndex()],
@@ -209,7 +244,9 @@ class ServerFormDialog(QDialog):
                            env=tuple(self.env.values()), cwd=self.cwd.text(), url=self.url.text(),
                            headers=tuple(self.headers.values()), enabled=self.enabled.isChecked(),
                            timeout=float(self.timeout.value()), sandbox=self.sandboxed.isChecked(),
-                           allowed_domains=self._allowed_domains)
+                           allowed_domains=self._allowed_domains, client_id=self.client_id.text(),
+                           client_secret=self.client_secret.text(), client_secret_kept=self._client_secret_kept,
+                           client_metadata_url=self.client_metadata_url.text(), scope=self.scope.text())
 
     def _show_runs(self) -> None:
         line = [self.command.text().strip(), *args_from_text(self.args.toPlainText())]

@@ -122,9 +122,9 @@ def _menu_dialog(window: MainWindow, text: str) -> QFileDialog:
     return dialog
 
 
-def test_the_paperclip_offers_files_and_a_folder(window, places) -> None:
+def test_the_paperclip_offers_files_a_folder_and_an_mcp_resource(window, places) -> None:
     ws, _ = places
-    assert [a.text() for a in window.attach_button.menu().actions()] == ["Files…", "Folder…"]
+    assert [a.text() for a in window.attach_button.menu().actions()] == ["Files…", "Folder…", "MCP resource…"]
     dialog = _menu_dialog(window, "Files…")
     assert dialog.fileMode() == QFileDialog.FileMode.ExistingFiles
     assert Path(dialog.directory().absolutePath()).resolve() == ws  # it starts in the workspace

@@ -13,13 +13,16 @@ from echo_desk.ui.settings.catalog_page import ToolsPage
 
 
 class _Manager:
-    """The two questions an MCPTool asks its manager while the catalog draws it."""
+    """The questions an MCPTool asks its manager while the catalog draws it."""
 
     def readiness(self, server: str, registry_name: str) -> str:
         return ""
 
     def server_target(self, server: str) -> str:
         return "node server.js"
+
+    def icon_of(self, registry_name: str) -> bytes | None:
+        return None  # no server icon: a warned tool shows the warning badge in its place
 
 
 def _mcp(server: str, name: str, description: str, hidden: tuple[str, ...] = ()) -> CatalogEntry:
@@ -53,6 +56,8 @@ def test_hostile_descriptions_get_a_badge_and_the_reasons(qtbot) -> None:
     assert "Warning: its description gives the model orders" in add.toolTip()
     assert cell("calc__add", COL_STATUS).text().startswith("⚠ Warning:")
     assert cell("calc__mul", COL_TOOL).data(WarningsRole) is None
+    # An unwarned MCP tool keeps a blank in the icon's place; the badge is another icon.
+    assert add.icon().cacheKey() != cell("calc__mul", COL_TOOL).icon().cacheKey()
     assert cell("calc__mul", COL_STATUS).text() == "Ready"
     evil = cell("evil__read_file", COL_TOOL).data(WarningsRole)
     assert any("same name" in r for r in evil) and any("U+200B" in r for r in evil)

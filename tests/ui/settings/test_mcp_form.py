@@ -258,3 +258,29 @@ def test_in_the_app_saving_asks_at_once_to_approve_the_new_command_line(qtbot, q
         assert manager.status("files").state == "awaiting_approval"
     finally:
         qloop.run_until_complete(manager.aclose())
+
+
+def test_a_pasted_client_id_and_secret_are_saved_and_kept_by_a_later_edit(qtbot, qloop, page, manager):
+    page.add_button.click()
+    form = page.server_form
+    form.name.setText("google")
+    form.transport.setCurrentIndex(1)
+    form.url.setText("https://mcp.example.com/mcp")
+    assert form.sign_in_box.isVisibleTo(form)
+    form.client_id.setText("1234.apps.example")
+    form.client_secret.setText("GOCSPX-secret")
+    form.scope.setText("drive.readonly   calendar")
+    save(qloop, form)
+    oauth = {"client_id": "1234.apps.example", "scope": "drive.readonly calendar",
+             "client_secret": {"keyring": "mcp.google.oauth.client_secret"}}
+    assert mcp_json()["mcpServers"]["google"]["oauth"] == oauth
+    assert secret_store().get("mcp.google.oauth.client_secret") == "GOCSPX-secret"
+
+    page.edit_button.click()
+    form = page.server_form
+    assert form.client_id.text() == "1234.apps.example" and form.client_secret.text() == ""
+    assert form.client_secret.placeholderText() == "(stored in keyring)"
+    form.timeout.setValue(90)  # an unrelated change keeps the sign-in settings and the secret
+    save(qloop, form)
+    assert mcp_json()["mcpServers"]["google"]["oauth"] == oauth
+    assert secret_store().get("mcp.google.oauth.client_secret") == "GOCSPX-secret"

@@ -83,7 +83,7 @@ def test_servers_page_lists_state_errors_and_approves_a_start(qtbot, qloop):
     tool = SimpleNamespace(registry_name="files__read", original_name="read", flags=())
     manager = StandInManager(statuses_=[
         SimpleNamespace(name="files", transport="stdio", state="awaiting_approval", detail="", tools=(tool,),
-                        stderr_tail=("warning: slow disk",), server_info="", problems=())])
+                        stderr_tail=("warning: slow disk",), server_info="", problems=(), sign_in=None, icon=None)])
     host = QtHost()
     page = McpPage(manager, host, "/cfg/mcp.json")
     qtbot.addWidget(page)
@@ -116,7 +116,7 @@ def test_a_changed_tool_is_shown_and_re_approved_on_request(qtbot, qloop):
     tool = SimpleNamespace(registry_name="files__read", original_name="read", flags=flags)
     manager = StandInManager(statuses_=[SimpleNamespace(name="files", transport="stdio", state="connected",
                                                         detail="", tools=(tool,), stderr_tail=(), server_info="",
-                                                        problems=())])
+                                                        problems=(), sign_in=None, icon=None)])
     approved = []
 
     async def approve_tool_change(name):
