@@ -32,9 +32,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, deferred
+from echo_desk.providers.local.profiles import ModelProfile
+from echo_desk.providers.local.provider import LocalModel
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.tools import FileChange, FileChangeKind
 from echo_desk.tools.host import Question
@@ -47,6 +51,7 @@ from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.settings.activity_tab import ActivityTab
 from echo_desk.ui.settings.models_page import ModelsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import within
@@ -170,7 +175,32 @@ def _test_tools(runtime) -> set[str]:
             for text in (backend.title(e.tool), backend.description(e.tool)) for w in _WORD.findall(text)}
 
 
+def _calls_in_the_audit_log(qloop, runtime, workspace: Path) -> None:
+    """Calls decided each way no rule decides (the risk default, the person once, the person's
+    no, a grant for the conversation), run by the real engine so the audit keeps what it says."""
+    workspace.mkdir()
+    (workspace / "shop.py").write_text("a\n")
+    scope = Scope(label="Test chat", workspace_roots=(workspace,))
+    answers = [(ApprovalChoice.ALLOW_ONCE, "write_note"), (ApprovalChoice.DENY, "write_note"),
+               (ApprovalChoice.ALLOW_CONVERSATION, "write_note"), (ApprovalChoice.DENY, "read_note")]
+    for number, (choice, tool) in enumerate(answers):
+        arguments = {"path": "shop.py", "text": "b\n"} if tool == "write_note" else {"path": "shop.py"}
+        call = ToolCall(id=f"a{number}", name=tool, arguments=json.dumps(arguments))
+        qloop.run_until_complete(within(runtime.dispatcher.execute_tool(call, scope, ScriptedHost(choice=choice))))
+    runtime.audit.flush()
+
+
+def _walk_every_tab(dialog: QWidget) -> Iterator[str]:
+    """The tabs inside the shown page, each shown in turn (the walk reads visible widgets only)."""
+    for tabs in [t for t in dialog.findChildren(QTabWidget) if t.isVisibleTo(dialog)]:
+        for index in range(tabs.count()):
+            tabs.setCurrentIndex(index)
+            QApplication.processEvents()
+            yield tabs.tabText(index)
+
+
 def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(qtbot, qloop, runtime, tmp_path):
+    _calls_in_the_audit_log(qloop, runtime, tmp_path / "audited")
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
                         runtime=runtime, conversations=store, providers_available=True)
@@ -178,6 +208,8 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
     qtbot.addWidget(window)
     window.attach(services)
     window.set_banner(services.banner)
+    # A connected model names itself in the picker ("Local (built-in) · …"), in the language of the moment.
+    window.set_model(LocalModel(tmp_path / "qwen2.5-coder-0.5b.gguf", ModelProfile(name="test")))
     window.resize(1200, 800)
     window.show()
     transcript = window.session.transcript
@@ -206,10 +238,18 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
         for chinese in ("已拒绝", "已取消", "（已修改）", "网络访问未获准", "已停止，仍在运行的操作都已取消"):
             assert chinese in shown, chinese
         assert window.statusBar().currentMessage().startswith("已修改")
+        assert "本地（内置）" in window.model_picker.currentText()
         for page in settings.PAGES:
             settings.show_page(page)
             QApplication.processEvents()
             left += [f"{page}: {line}" for line in untranslated(settings, allowed)]
+            for tab in _walk_every_tab(settings):
+                left += [f"{page} › {tab}: {line}" for line in untranslated(settings, allowed)]
+        # The Activity tab had rows to show: the calls decided by the risk default and by the person.
+        activity = settings.findChild(ActivityTab)
+        assert activity is not None and activity.calls.topLevelItemCount() == 4
+        activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+        left += [f"activity detail: {line}" for line in untranslated(activity, allowed)]
         assert left == [], "\n".join(left)
     finally:
         _switch("en")
