@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from echo_desk.i18n import N_, deferred
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.provider import LocalModel
 from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.settings import DatabaseConnection, ToolPolicy
 from echo_desk.tools import FileChange, FileChangeKind
 from echo_desk.tools.host import Question
 from echo_desk.ui.app.services import Services
@@ -54,7 +56,7 @@ from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.activity_tab import ActivityTab
 from echo_desk.ui.settings.models_page import ModelsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
-from tests.ui.conftest import within
+from tests.ui.conftest import until, within
 
 #: Names that are the same in both languages: products, protocols, formats, commands, units.
 PHRASES = ("Echo Desk", "VS Code", "Claude Desktop", "JSON Lines", "Streamable HTTP", "Google Gemini",
@@ -258,7 +260,7 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
         store.close()
 
 
-def _dialog_after_switch(qloop, runtime, scope, call: ToolCall) -> list[str]:
+def _dialog_after_switch(qloop, runtime, scope, call: ToolCall, shown: list[str] | None = None) -> list[str]:
     host = QtHost(transcript=TranscriptModel())
     left: list[str] = []
     opened: list[ApprovalDialog] = []
@@ -272,6 +274,8 @@ def _dialog_after_switch(qloop, runtime, scope, call: ToolCall) -> list[str]:
             # The call's own arguments (a folder named "notes") are data the dialog shows as given.
             data = {w for value in json.loads(call.arguments).values() for w in _WORD.findall(str(value))}
             left.extend(untranslated(dialog, _test_tools(runtime) | data))
+            if shown is not None:
+                shown.extend(text for _kind, text in visible_texts(dialog))
             # The summary line was built by the engine in English; it is shown in Chinese now.
             if dialog.summary.isVisibleTo(dialog) and not _CJK.search(dialog.summary.text()):
                 left.append(f"summary: {dialog.summary.text()!r}")
@@ -397,3 +401,69 @@ def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_pa
         assert "1 个文件" in chinese and "受保护：位于 .git 文件夹内" in chinese and "move" not in chinese
     finally:
         i18n_qt.apply_language("en")
+
+
+def test_a_database_approval_built_in_english_reads_in_chinese_after_a_switch(qloop, builtin_runtime, scope,
+                                                                             workspace: Path):
+    # A write-mode SQLite connection: the statement's class and the connection's kind are shown in words.
+    sqlite3.connect(workspace / "shop.db").close()
+    builtin_runtime.settings.update(lambda s: s.databases.append(
+        DatabaseConnection(name="shop", kind="sqlite", dsn=str(workspace / "shop.db"), write_mode=True)))
+    call = ToolCall(id="db1", name="db_execute",
+                    arguments=json.dumps({"connection": "shop", "sql": "DELETE FROM orders WHERE id = 1"}))
+    shown: list[str] = []
+    left = _dialog_after_switch(qloop, builtin_runtime, scope, call, shown)
+    assert left == [], "\n".join(left)
+    # Ids are not words: the statement class (`write`), the connection's kind (sqlite) and a
+    # label glued to the connection's name ("shop: /…") were shown as such.
+    text = "\n".join(shown)
+    assert "写入" in text and "SQLite" in text
+    for id_shown in ("`write`", "（sqlite", "shop: "):
+        assert id_shown not in text, text
+
+
+def _editor_errors_after_switch(qloop, runtime, scope, call: ToolCall, edits: list[dict[str, object]]) -> list[str]:
+    """Each edit is refused in English, then read after a switch: the reason follows the language."""
+    host = QtHost(transcript=TranscriptModel())
+    seen: list[str] = []
+
+    async def edit(dialog: ApprovalDialog) -> None:
+        dialog.edit.click()
+        editor = dialog.editor
+        editor.tabs.setCurrentWidget(editor.raw)
+        for arguments in edits:
+            editor.error.setVisible(False)
+            editor.raw.setPlainText(json.dumps(arguments))
+            editor.apply_button.click()
+            await until(lambda: editor.error.isVisibleTo(editor))
+            english = editor.error.text()
+            _switch("zh_CN")
+            try:
+                chinese = editor.error.text()
+                seen.append(f"{english} → {chinese}")
+                seen.extend(f"LEFT: {line}" for line in untranslated(editor, {"oops", "src", "ls", "rm", "rf"}))
+                if english == chinese or english_left(chinese, {"oops", "src"}):
+                    seen.append(f"LEFT: {chinese!r} → {english_left(chinese, {'oops', 'src'})}")
+            finally:
+                _switch("en")
+        editor.reject()
+        dialog.deny.click()
+
+    host.dialog_opened.connect(lambda dialog: qloop.create_task(edit(dialog)))
+    qloop.run_until_complete(within(runtime.dispatcher.execute_tool(call, scope, host)))
+    return seen
+
+
+def test_the_argument_editor_s_errors_follow_a_switch(qloop, builtin_runtime, scope, workspace: Path):
+    # Refused edits: a working folder that does not exist, an argument the tool does not take, and
+    # an edit the rules refuse (the built-in deny rule on rm -rf /).
+    call = ToolCall(id="e1", name="run_command", arguments=json.dumps({"command": "ls"}))
+    builtin_runtime.settings.set_tool("run_command", policy=ToolPolicy.ASK)
+    seen = _editor_errors_after_switch(qloop, builtin_runtime, scope, call, [
+        {"command": "ls", "cwd": "src"},
+        {"command": "ls", "oops": 1},
+        {"command": "rm -rf /"},
+    ])
+    left = [line for line in seen if line.startswith("LEFT")]
+    assert len(seen) == 3 + len(left)
+    assert left == [], "\n".join(seen)
