@@ -143,6 +143,14 @@ def labelled(label: str, value: str) -> str:
     return _("{label}: {value}").format(label=label, value=value)
 
 
+def sentences(*parts: str) -> str:
+    """Sentences in a row: a space between them in English, none after Chinese 。."""
+    text = ""
+    for part in parts:
+        text = _("{first} {second}").format(first=text, second=part) if text else part
+    return text
+
+
 def quoted(code: str) -> str:
     """A pattern, a command or an id inside a sentence, in the language's quotes (“git status **”):
     a Qt label shows Markdown backticks as they are."""

@@ -171,7 +171,7 @@ class ServerFormDialog(QDialog):
         self.sandboxed.setText(_("Start it in the sandbox (its working folder writable, secrets hidden, no network)"))
         self.env_box.setTitle(_("Environment variables"))
         self.env.retranslate(_("Add variable"))
-        self.url_label.setText(_("URL:"))
+        self.url_label.setText(_("Server URL:"))
         self.headers_box.setTitle(_("HTTP headers"))
         self.headers.retranslate(_("Add header"))
         for label, field in ((self.name_label, self.name), (self.transport_label, self.transport),
