@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-attach-shots-"))
+HOME = shots_home("echo-desk-attach-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-find-shots-"))
+HOME = shots_home("echo-desk-find-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 

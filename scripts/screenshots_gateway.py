@@ -15,7 +15,6 @@ import concurrent.futures
 import contextlib
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
@@ -23,8 +22,10 @@ from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-gw-shots-", dir="/tmp"))
+HOME = shots_home("echo-desk-gw-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 os.environ["ECHO_DESK_GATEWAY_SOCKET"] = str(HOME / "gw.sock")

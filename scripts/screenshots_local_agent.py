@@ -13,15 +13,16 @@ import asyncio
 import os
 import random
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-agent-shots-"))
+HOME = shots_home("echo-desk-agent-shots-")
 # A person's first start: their own (empty) home, started from it, so the default workspace is
 # a new "Echo Desk" folder in their documents.
 os.environ["HOME"] = str(HOME)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, quoted
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.rules_text import plain_tooltip, scope_label
@@ -44,8 +45,10 @@ def suggestion_text(suggestion: Suggestion) -> str:
     database's statement class in words ("writing on shop")."""
     if suggestion.tool.startswith("db:") and suggestion.pattern in STATEMENT_LABELS:
         return _("{statements} on {connection}").format(statements=_(STATEMENT_LABELS[suggestion.pattern]),
-                                                        connection=suggestion.tool.removeprefix("db:"))
-    return quoted(suggestion.pattern if suggestion.pattern is not None else suggestion.tool)
+                                                        connection=visible(suggestion.tool.removeprefix("db:"),
+                                                                           one_line=True))
+    # A pattern holds what the model sent (a path, a command): bidi and invisible characters shown.
+    return quoted(visible(suggestion.pattern if suggestion.pattern is not None else suggestion.tool, one_line=True))
 
 
 class GrantChoices(QWidget):
