@@ -2,7 +2,9 @@
 diff with hunks to pick (approval_hunks{,_zh}.png, approval_hunks_side.png), a folder sent to the
 trash with a file too large to restore (approval_folder{,_zh}.png), hidden characters in a path
 and an edit (approval_hidden{,_zh}.png), the argument editor refusing an edit
-(argument_editor{,_zh}.png), and Settings › Sandbox (settings_sandbox{,_zh}.png).
+(argument_editor{,_zh}.png), Settings › Sandbox (settings_sandbox{,_zh,_unavailable}.png), and reverting: two
+cards with their Revert links (revert_card{,_zh}.png), the confirmation (revert_confirm{,_zh}.png)
+and a file changed by hand since (revert_conflict{,_zh}.png).
 
 Run:  scripts/screenshots_all.sh (or, with the demo files under a temporary folder:
 xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_dialogs.py)
@@ -165,6 +167,76 @@ async def shoot_sandbox_page(runtime: Runtime, suffix: str) -> None:
     await settle(0.5)
     save(settings, f"settings_sandbox{suffix}.png")
     settings.close()
+    if not suffix:
+        # docs/sandbox.md shows the page on Ubuntu 24.04, where AppArmor keeps bwrap from user
+        # namespaces: the probe's answer there, put in its cache (this machine's sandbox works).
+        from echo_desk.sandbox import detect
+
+        saved = dict(detect._cache)
+        detect._cache[None] = detect.Availability(
+            status=detect.Status.APPARMOR_USERNS, bwrap="/usr/bin/bwrap",
+            detail="bwrap: setting up uid map: Permission denied")
+        try:
+            unavailable = SettingsDialog(CatalogBackend(runtime.settings, runtime))
+            unavailable.resize(1000, 720)
+            unavailable.show_page("sandbox")
+            unavailable.show()
+            await settle(0.5)
+            save(unavailable, "settings_sandbox_unavailable.png")
+            unavailable.close()
+        finally:
+            detect._cache.clear()
+            detect._cache.update(saved)
+
+
+REVERT_DEMO = {
+    "en": ("Tidy my notes and add a todo file", "notes.md", "# Notes\n\n- buy milk\n- call Ana\n",
+           "# Notes\n\n- buy oat milk\n- call Ana at 5\n", "- water plants (added by hand)\n", "todo.txt", "milk\nAna\n"),
+    "zh_CN": ("整理我的笔记，再加一个待办文件", "笔记.md", "# 笔记\n\n- 买牛奶\n- 给安娜打电话\n",
+              "# 笔记\n\n- 买燕麦奶\n- 5 点给安娜打电话\n", "- 浇花（手动添加）\n", "待办.txt", "牛奶\n安娜\n"),
+}
+
+
+async def shoot_revert(runtime: Runtime, scope: Scope, project: Path, language: str, suffix: str) -> None:
+    from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+    from echo_desk.ui.chat.revert_dialog import ConfirmRevertDialog, ConflictDialog
+    from echo_desk.ui.chat.transcript_view import TranscriptView
+
+    question, notes, before, after, by_hand, todo, todo_text = REVERT_DEMO[language]
+    (project / notes).write_text(before)
+    model = TranscriptModel()
+    model.add_user(question)
+    calls = []
+    for number, (path, content) in enumerate(((notes, after), (todo, todo_text))):
+        call = ToolCall(id=f"r{number}{suffix}", name="write_file",
+                        arguments=json.dumps({"path": path, "content": content}, ensure_ascii=False))
+        envelope = await runtime.dispatcher.execute_tool(call, scope, ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+        model.add_tool_call(call.id, call.name, call.arguments)
+        model.set_tool_result(call.id, envelope)
+        calls.append(call.id)
+    model.flush()
+    view = TranscriptView()
+    view.setModel(model)
+    view.resize(760, 520)
+    view.show()
+    await settle(0.5)
+    save(view, f"revert_card{suffix}.png")
+    view.close()
+    (project / notes).write_text(after + by_hand)  # someone changes the file after the agent
+    assert runtime.reverter is not None
+    plan = runtime.reverter.plan_calls(calls)
+    confirm = ConfirmRevertDialog(plan)
+    confirm.show()
+    await settle()
+    save(confirm, f"revert_confirm{suffix}.png")
+    confirm.close()
+    step = plan.conflicts[0]
+    conflict = ConflictDialog(step, runtime.reverter.contents(step), lambda _choice: None)
+    conflict.resize(1000, 420)
+    conflict.show()
+    await settle()
+    save(conflict, f"revert_conflict{suffix}.png")
+    conflict.close()
 
 
 async def shoot_all() -> None:
@@ -183,6 +255,7 @@ async def shoot_all() -> None:
             await shoot_hidden(runtime, scope, project, language, suffix)
             await shoot_editor(runtime, scope, project, language, suffix)
             await shoot_sandbox_page(runtime, suffix)
+            await shoot_revert(runtime, scope, project, language, suffix)
         finally:
             runtime.close()
     i18n_qt.apply_language("en")
