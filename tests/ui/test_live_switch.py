@@ -253,6 +253,8 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
         activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
         left += [f"activity detail: {line}" for line in untranslated(activity, allowed)]
         assert left == [], "\n".join(left)
+        _switch("en")  # …and back: the picker names the model in English again
+        assert window.model_picker.currentText().startswith("Local (built-in)")
     finally:
         _switch("en")
         settings.close()
