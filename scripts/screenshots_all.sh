@@ -19,3 +19,4 @@ run scripts/screenshots_attachments.py
 run scripts/screenshots_find.py
 run scripts/screenshots_messages.py
 run scripts/screenshots_gateway.py
+run scripts/screenshots_local_agent.py

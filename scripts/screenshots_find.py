@@ -66,7 +66,7 @@ def save(widget: QWidget, name: str) -> None:
 
 def shoot(language: str, query: str, find: str) -> None:
     i18n_qt.apply_language("zh_CN" if language == "zh" else "en")
-    folder = HOME / language
+    folder = HOME / ("project" if language == "en" else "项目")
     settings = SettingsStore.in_dir(folder / "config")
     runtime = Runtime.create(settings_store=settings, data_dir=folder, with_plugins=False)
     store = ConversationStore(folder / "conversations.sqlite3")
