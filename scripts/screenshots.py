@@ -57,7 +57,7 @@ from echo_desk.ui.settings.settings_dialog import SettingsDialog  # noqa: E402
 #: The pass being taken: the demo's words (files, messages, the model's answers) are in its language,
 #: and only its pictures are saved (``*_zh.png`` in the Chinese pass), so a Chinese picture shows no
 #: English data. The conversation starts in English and the window is switched live, as a person does.
-PASS = {"language": "en"}
+PASS: dict[str, str | None] = {"language": None}  # None: no pass (the look, the permissions only)
 
 
 def t(english: str, chinese: str) -> str:
@@ -590,7 +590,7 @@ async def shoot_permissions_only() -> None:
 
 
 def save(widget: QWidget, name: str) -> None:
-    if name.endswith("_zh.png") != (PASS["language"] == "zh_CN"):
+    if PASS["language"] is not None and name.endswith("_zh.png") != (PASS["language"] == "zh_CN"):
         return  # the other pass takes this one, with the demo in its language
     QApplication.processEvents()
     path = OUT / name
@@ -604,9 +604,10 @@ async def shoot(app: QApplication) -> None:
     (workspace / notes_file()).write_text(notes_text())
     (workspace / "shop.py").write_text(SCRIPT_PY)
     # Each pass its own settings, data and conversations (a fresh start in each language).
-    settings = SettingsStore.in_dir(HOME / "config" / PASS["language"])
-    runtime = Runtime.create(settings_store=settings, data_dir=HOME / "data" / PASS["language"])
-    store = ConversationStore(HOME / "data" / PASS["language"] / "conversations.sqlite3")
+    language = PASS["language"] or "en"
+    settings = SettingsStore.in_dir(HOME / "config" / language)
+    runtime = Runtime.create(settings_store=settings, data_dir=HOME / "data" / language)
+    store = ConversationStore(HOME / "data" / language / "conversations.sqlite3")
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
                         conversations=store, providers_available=True)
     wire_delegation(services)  # as the app does: "delegate" is in the catalog before a model connects
@@ -711,12 +712,13 @@ async def shoot_local_model() -> None:
     approvals: list[Any] = []
     app.window.host.dialog_opened.connect(lambda dialog: (dialog.resize(1100, 700), approvals.append(dialog)))
     jobs = (("en", "", "Add a line 'Buy butter' at the end of notes.txt", "milk\neggs\n"),
-            ("zh_CN", "_zh", "在 notes.txt 末尾加一行：买黄油", "牛奶\n鸡蛋\n"))
+            ("zh_CN", "_zh", "在 购物清单.txt 末尾加一行：买黄油", "牛奶\n鸡蛋\n"))
     for language, suffix, prompt, notes in jobs if app.services.model is not None else ():
         i18n_qt.apply_language(language)
-        workspace = HOME / f"local-workspace{suffix}"
+        PASS["language"] = language  # this job's pictures are saved
+        workspace = HOME / ("local-project" if language == "en" else "本地项目")
         workspace.mkdir(exist_ok=True)
-        (workspace / "notes.txt").write_text(notes, encoding="utf-8")
+        (workspace / ("notes.txt" if language == "en" else "购物清单.txt")).write_text(notes, encoding="utf-8")
         app.window.new_conversation(str(workspace))
         app.window.composer.setPlainText(prompt)
         done = asyncio.get_running_loop().create_future()
@@ -733,6 +735,7 @@ async def shoot_local_model() -> None:
         await asyncio.sleep(0.3)
         save(app.window, f"chat_local_model{suffix}.png")
     i18n_qt.apply_language("en")
+    PASS["language"] = None
     app.window.close()
     await app.shutdown()
 
@@ -747,7 +750,7 @@ LOOK_ANSWER = {
            "See the [decimal docs](https://docs.python.org/3/library/decimal.html) for why."),
     "zh_CN": ("我读了 `shop.py` 并运行了测试，有两点值得注意：\n\n"
               "1. `total()` 没有计算**数量**；\n2. 价格用浮点数，分位会有误差。\n\n"
-              "| 文件 | 行数 | 状态 |\n|---|---:|---|\n| shop.py | 22 | 已修改 |\n| notes.txt | 4 | 已读取 |\n\n"
+              "| 文件 | 行数 | 状态 |\n|---|---:|---|\n| shop.py | 22 | 已修改 |\n| 购物清单.txt | 4 | 已读取 |\n\n"
               "```python\nfrom decimal import Decimal\n\n\ndef total(items):\n"
               "    # 计入数量；Decimal 让分位保持精确\n"
               "    return sum(Decimal(str(i['price'])) * i.get('quantity', 1) for i in items)\n```\n\n"
@@ -775,13 +778,20 @@ async def shoot_look() -> None:
     window.set_banner(lambda: "")
     show_first_frame(window)
     diff = "--- a/shop.py\n+++ b/shop.py\n@@ -9,4 +9,2 @@\n-    result = 0\n-    for item in items:\n+    return sum(...)\n"
+    #: What the tools answered, in the picture's language (a demo: written here, not run).
+    results = {"en": ("22 lines", "edited", "the person denied this call"),
+               "zh_CN": ("共 22 行", "已编辑", "你拒绝了此调用")}
     for language in ("en", "zh_CN"):
         i18n_qt.apply_language(language)
+        workspace = HOME / ("look-project" if language == "en" else "示例项目")
+        workspace.mkdir(exist_ok=True)
+        window.set_workspace(str(workspace))  # never the folder the script was started in
+        read, edited, denied = results[language]
         model = window.session.transcript
         model.clear()
         model.add_user(LOOK_QUESTION[language])
         model.add_tool_call("l1", "read_file", json.dumps({"path": "shop.py"}))
-        model.set_tool_result("l1", Envelope(ok=True, tool="read_file", call_id="l1", content="22 lines"))
+        model.set_tool_result("l1", Envelope(ok=True, tool="read_file", call_id="l1", content=read))
         model.add_tool_call("l2", "run_command", json.dumps({"command": "pytest -q tests/test_shop.py"}))
         model.set_tool_status("l2", ToolStatus.RUNNING)
         model.append_output("l2", "..F.\n1 failed, 3 passed in 0.12s\n")
@@ -789,12 +799,12 @@ async def shoot_look() -> None:
         model.set_tool_result("l3", Envelope(ok=False, tool="fetch_url", call_id="l3", error="HTTP 404",
                                              error_kind=ErrorKind.BUSINESS))
         model.add_tool_call("l4", "edit_file", json.dumps({"path": "shop.py"}))
-        model.set_tool_result("l4", Envelope(ok=True, tool="edit_file", call_id="l4", content="edited", file_changes=(
-            FileChange(path=str(HOME / "shop.py"), kind=FileChangeKind.MODIFY, before_sha256="a",
+        model.set_tool_result("l4", Envelope(ok=True, tool="edit_file", call_id="l4", content=edited, file_changes=(
+            FileChange(path=str(workspace / "shop.py"), kind=FileChangeKind.MODIFY, before_sha256="a",
                        after_sha256="b", diff=diff),)))
         model.add_tool_call("l5", "search_files", json.dumps({"pattern": "total("}))
         model.set_tool_result("l5", Envelope(ok=False, tool="search_files", call_id="l5",
-                                             error="the person denied this call", error_kind=ErrorKind.REJECTED))
+                                             error=denied, error_kind=ErrorKind.REJECTED))
         model.append_text(LOOK_ANSWER[language])
         model.end_assistant()
         suffix = "" if language == "en" else "_zh"
@@ -815,6 +825,8 @@ def main() -> None:
         run_shots(OUT, shoot_look)
     elif "--permissions-only" in sys.argv:
         run_shots(OUT, shoot_permissions_only)
+    elif "--local-model-only" in sys.argv:
+        run_shots(OUT, shoot_local_model)
     else:
         local = (shoot_local_model,) if "--with-local-model" in sys.argv else ()
         run_shots(OUT, lambda: shoot_pass("en"), lambda: shoot_pass("zh_CN"), *local)
@@ -825,7 +837,7 @@ async def shoot_pass(language: str) -> None:
     try:
         await shoot(_application())
     finally:
-        PASS["language"] = "en"
+        PASS["language"] = None
 
 
 def _application() -> QApplication:

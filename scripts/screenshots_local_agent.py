@@ -123,6 +123,8 @@ async def until(condition: Callable[[], object], seconds: float = 15.0) -> None:
 async def shoot(language: str, suffix: str) -> None:
     i18n_qt.apply_language(language)
     LANGUAGE["current"] = language
+    # The Documents folder as a desktop in this language names it (xdg-user-dirs: ~/文档 in Chinese).
+    os.environ["XDG_DOCUMENTS_DIR"] = str(HOME / ("Documents" if language == "en" else "文档"))
     name, notes, _line, _words, _repeated, change, question = demo()
     data = HOME / ".echo-desk" / "data"
     settings = SettingsStore.in_dir(HOME / ".echo-desk" / "config")
