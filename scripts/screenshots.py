@@ -716,6 +716,8 @@ async def shoot_local_model() -> None:
     for language, suffix, prompt, notes in jobs if app.services.model is not None else ():
         i18n_qt.apply_language(language)
         PASS["language"] = language  # this job's pictures are saved
+        for conversation in app.services.conversations.list():  # each language's picture starts afresh
+            app.services.conversations.delete(conversation.id)
         workspace = HOME / ("local-project" if language == "en" else "本地项目")
         workspace.mkdir(exist_ok=True)
         (workspace / ("notes.txt" if language == "en" else "购物清单.txt")).write_text(notes, encoding="utf-8")
