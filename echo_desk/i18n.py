@@ -143,6 +143,20 @@ def labelled(label: str, value: str) -> str:
     return _("{label}: {value}").format(label=label, value=value)
 
 
+def sentences(*parts: str) -> str:
+    """Sentences in a row: a space between them in English, none after Chinese 。."""
+    text = ""
+    for part in parts:
+        text = _("{first} {second}").format(first=text, second=part) if text else part
+    return text
+
+
+def quoted(code: str) -> str:
+    """A pattern, a command or an id inside a sentence, in the language's quotes (“git status **”):
+    a Qt label shows Markdown backticks as they are."""
+    return _("“{code}”").format(code=code)
+
+
 def aside(text: str, note: str) -> str:
     """"text (note)" with the language's own brackets ("文本（注）")."""
     return _("{text} ({note})").format(text=text, note=note)
@@ -174,8 +188,17 @@ def deferred(msgid: str, **params: object) -> str:
     return Deferred(_(msgid).format(**_shown_params(params)) if params else _(msgid), msgid, params)
 
 
+def for_person(model_text: str, msgid: str, **params: object) -> str:
+    """``model_text`` as it is (English: the model reads it), shown to the person as ``msgid`` in
+    the language of the moment (``shown``): an error's words for the person, without the hints
+    written for the model."""
+    return Deferred(model_text, msgid, params)
+
+
 def _shown_params(params: dict[str, object]) -> dict[str, object]:
-    return {k: v.again() if isinstance(v, Deferred) else v for k, v in params.items()}
+    # A tuple of names is listed with the language's own separator ("a, b" / "a、b").
+    return {k: v.again() if isinstance(v, Deferred) else list_text(v) if isinstance(v, tuple) else v
+            for k, v in params.items()}
 
 
 def shown(text: str) -> str:

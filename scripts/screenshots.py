@@ -24,16 +24,17 @@ import asyncio
 import json
 import os
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
 
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
+HOME = shots_home("echo-desk-shots-")
 # Fresh settings and conversations; the cache (where the downloaded model lives) stays the person's.
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
@@ -53,7 +54,23 @@ from echo_desk.ui.core import i18n_qt  # noqa: E402
 from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 from echo_desk.ui.settings.settings_dialog import SettingsDialog  # noqa: E402
 
-NOTES = "Shopping list\n- milk\n- eggs\n- bread\n"
+#: The pass being taken: the demo's words (files, messages, the model's answers) are in its language,
+#: and only its pictures are saved (``*_zh.png`` in the Chinese pass), so a Chinese picture shows no
+#: English data. The conversation starts in English and the window is switched live, as a person does.
+PASS: dict[str, str | None] = {"language": None}  # None: no pass (the look, the permissions only)
+
+
+def t(english: str, chinese: str) -> str:
+    """The demo's words in the language of this pass."""
+    return chinese if PASS["language"] == "zh_CN" else english
+
+
+def notes_file() -> str:
+    return t("notes.txt", "购物清单.txt")
+
+
+def notes_text() -> str:
+    return t("Shopping list\n- milk\n- eggs\n- bread\n", "购物清单\n- 牛奶\n- 鸡蛋\n- 面包\n")
 SCRIPT_PY = "\n".join([
     "import json", "", "", "def load(path):", "    with open(path) as f:", "        return json.load(f)", "", "",
     "def total(items):", "    result = 0", "    for item in items:", "        result = result + item['price']",
@@ -66,7 +83,8 @@ def words(text: str) -> list[Any]:
 
 
 def todos(*states: str) -> str:
-    items = ["Read notes.txt", "Simplify total() in shop.py", "Explain the change"]
+    items = [t("Read notes.txt", f"阅读 {notes_file()}"), t("Simplify total() in shop.py", "简化 shop.py 中的 total()"),
+             t("Explain the change", "说明改动")]
     return json.dumps({"todos": [{"text": t, "status": st} for t, st in zip(items, states, strict=True)]})
 
 
@@ -84,11 +102,12 @@ class DemoModel:
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
         self.turn += 1
         if self.turn == 1:
-            for e in words("Let me look at your notes first."):
+            for e in words(t("Let me look at your notes first.", "我先看看你的笔记。")):
                 yield e
             yield ToolCallReady(ToolCall(id="t1", name="update_todos", arguments=todos("in_progress", "pending",
                                                                                          "pending")))
-            yield ToolCallReady(ToolCall(id="c1", name="read_file", arguments=json.dumps({"path": "notes.txt"})))
+            yield ToolCallReady(ToolCall(id="c1", name="read_file", arguments=json.dumps({"path": notes_file()},
+                                                                                         ensure_ascii=False)))
         elif self.turn == 2:
             yield ToolCallReady(ToolCall(id="t2", name="update_todos", arguments=todos("done", "in_progress",
                                                                                          "pending")))
@@ -100,10 +119,12 @@ class DemoModel:
         elif self.turn == 3:
             yield ToolCallReady(ToolCall(id="t3", name="update_todos", arguments=todos("done", "done", "in_progress")))
         else:
-            text = ("Your notes list **milk**, **eggs** and **bread**. I also simplified `total()` in "
-                    "`shop.py` so it counts quantities:\n\n```python\ndef total(items):\n"
-                    "    return sum(item['price'] * item.get('quantity', 1) for item in items)\n```\n\n"
-                    "Run `python shop.py` to check the new total.")
+            code = ("\n\n```python\ndef total(items):\n"
+                    "    return sum(item['price'] * item.get('quantity', 1) for item in items)\n```\n\n")
+            text = t("Your notes list **milk**, **eggs** and **bread**. I also simplified `total()` in "
+                     "`shop.py` so it counts quantities:" + code + "Run `python shop.py` to check the new total.",
+                     "你的清单上有**牛奶**、**鸡蛋**和**面包**。我还简化了 `shop.py` 中的 `total()`，"
+                     "让它计入数量：" + code + "运行 `python shop.py` 检查新的总价。")
             for e in words(text):
                 yield e
         yield StreamEnd()
@@ -112,7 +133,8 @@ class DemoModel:
         return None
 
 
-DELEGATE_GOAL = "Add butter to the shopping list in notes.txt"
+def delegate_goal() -> str:
+    return t("Add butter to the shopping list in notes.txt", f"在 {notes_file()} 的购物清单里加上黄油")
 
 
 class DelegatingModel:
@@ -131,14 +153,16 @@ class DelegatingModel:
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
         self.turn += 1
         if self.turn == 1:
-            for e in words("I will hand this to a sub-agent that may only edit your workspace."):
+            for e in words(t("I will hand this to a sub-agent that may only edit your workspace.",
+                             "我把这件事交给一个只能修改你工作区的子智能体。")):
                 yield e
             yield ToolCallReady(ToolCall(id="d1", name="delegate", arguments=json.dumps({
-                "goal": DELEGATE_GOAL, "tools": ["read_file", "edit_file", "delete_everything"],
+                "goal": delegate_goal(), "tools": ["read_file", "edit_file", "delete_everything"],
                 "read_only": False, "write_roots": [str(self.workspace), "/etc"],
-                "max_turns": 6, "time_limit_seconds": 120})))
+                "max_turns": 6, "time_limit_seconds": 120}, ensure_ascii=False)))
         else:
-            for e in words("Done: the sub-agent added **butter** to `notes.txt`."):
+            for e in words(t("Done: the sub-agent added **butter** to `notes.txt`.",
+                             f"完成：子智能体已在 `{notes_file()}` 中加上了**黄油**。")):
                 yield e
         yield StreamEnd()
 
@@ -160,12 +184,15 @@ class SubAgentModel:
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
         self.turn += 1
         if self.turn == 1:
-            yield ToolCallReady(ToolCall(id="s1", name="read_file", arguments=json.dumps({"path": "notes.txt"})))
+            yield ToolCallReady(ToolCall(id="s1", name="read_file", arguments=json.dumps({"path": notes_file()},
+                                                                                         ensure_ascii=False)))
         elif self.turn == 2:
+            bread, butter = t("- bread\n", "- 面包\n"), t("- butter\n", "- 黄油\n")
             yield ToolCallReady(ToolCall(id="s2", name="edit_file", arguments=json.dumps({
-                "path": "notes.txt", "edits": [{"old": "- bread\n", "new": "- bread\n- butter\n"}]})))
+                "path": notes_file(), "edits": [{"old": bread, "new": bread + butter}]}, ensure_ascii=False)))
         else:
-            for e in words("Added butter to notes.txt; the list now has milk, eggs, bread and butter."):
+            for e in words(t("Added butter to notes.txt; the list now has milk, eggs, bread and butter.",
+                             f"已在 {notes_file()} 中加上黄油；清单现在有牛奶、鸡蛋、面包和黄油。")):
                 yield e
         yield StreamEnd()
 
@@ -187,13 +214,14 @@ class DatabaseModel:
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
         self.turn += 1
         if self.turn == 1:
-            for e in words("Let me look at the orders table."):
+            for e in words(t("Let me look at the orders table.", "我来查一下订单表。")):
                 yield e
             yield ToolCallReady(ToolCall(id="q1", name="db_query", arguments=json.dumps({
                 "connection": "shop", "max_rows": 20,
                 "sql": "SELECT id, customer, total, placed_on, note FROM orders ORDER BY total DESC"})))
         else:
-            for e in words("The biggest order is **#7** from Chen Jing (129.90), followed by #3 and #12."):
+            for e in words(t("The biggest order is **#7** from Chen Jing (129.90), followed by #3 and #12.",
+                             "最大的订单是陈静的 **#7**（129.90），其次是 #3 和 #12。")):
                 yield e
         yield StreamEnd()
 
@@ -201,7 +229,15 @@ class DatabaseModel:
         return None
 
 
-ORDERS = [(i, c, t, f"2026-11-{i:02d}", n) for i, c, t, n in [
+def orders() -> list[tuple[Any, ...]]:
+    """The demo table; its notes (words a person typed) in the pass's language."""
+    notes = {"gift wrap": "礼品包装", "leave at door": "放门口", "<b>urgent</b> & fragile": "<b>加急</b> & 易碎",
+             "second order": "第二单"}
+    return [(i, c, total, day, notes.get(n, n) if n and PASS["language"] == "zh_CN" else n)
+            for i, c, total, day, n in ORDERS]
+
+
+ORDERS = [(i, c, total, f"2026-11-{i:02d}", n) for i, c, total, n in [
     (1, "Ada Park", 42.5, None), (2, "Luis Ortega", 18.0, "gift wrap"), (3, "Mia Novak", 99.0, None),
     (4, "Omar Haddad", 12.75, None), (5, "Sara Lind", 64.2, "leave at door"), (6, "Tom Becker", 7.5, None),
     (7, "Chen Jing", 129.9, "<b>urgent</b> & fragile"), (8, "Ana Silva", 33.3, None),
@@ -222,7 +258,7 @@ async def shoot_database(window: MainWindow, workspace: Path) -> None:
 
     db = sqlite3.connect(workspace / "shop.db")
     db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL, placed_on TEXT, note TEXT)")
-    db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", ORDERS)
+    db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", orders())
     db.commit()
     db.close()
     secret_store().set("database.sales.password", "demo")
@@ -234,12 +270,12 @@ async def shoot_database(window: MainWindow, workspace: Path) -> None:
 
     window.services.settings.update(add)
     window.new_conversation(str(workspace))
-    window.services.conversations.rename(window.session.conversation.id, "Biggest orders")
+    window.services.conversations.rename(window.session.conversation.id, t("Biggest orders", "最大的订单"))
     window.conversations.reload()
     window.set_model(DatabaseModel())
     done = asyncio.get_running_loop().create_future()
     window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
-    window.composer.setPlainText("Which orders are the biggest?")
+    window.composer.setPlainText(t("Which orders are the biggest?", "哪些订单最大？"))
     window.send()
     await asyncio.wait_for(done, 30)
     window.session.transcript.flush()
@@ -410,13 +446,13 @@ async def shoot_delegate(window: MainWindow, runtime: Runtime, workspace: Path, 
 
     runtime.enable_delegation(SubAgentModel)
     window.new_conversation(str(workspace))
-    window.services.conversations.rename(window.session.conversation.id, "Butter, via a sub-agent")
+    window.services.conversations.rename(window.session.conversation.id, t("Butter, via a sub-agent", "让子智能体加黄油"))
     window.conversations.reload()
     window.set_model(DelegatingModel(workspace))
     done = asyncio.get_running_loop().create_future()
     window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
     seen = len(approvals)
-    window.composer.setPlainText("Please add butter to my shopping list.")
+    window.composer.setPlainText(t("Please add butter to my shopping list.", "请在我的购物清单里加上黄油。"))
     window.send()
     spawn = await next_dialog(approvals, seen)
     save(spawn, "approval_delegate.png")
@@ -472,6 +508,10 @@ tool = "fetch"
 pattern = "domain:docs.python.org"
 """
 
+PERMISSION_RULES_ZH = (PERMISSION_RULES.replace("# Rules I trust everywhere", "# 我在所有地方都信任的规则")
+                       .replace('"read-only git"', '"只读的 git 命令"').replace('"I push myself"', '"我自己推送"')
+                       .replace('"the agent may edit the sources"', '"智能体可以修改源代码"'))
+
 WORKSPACE_RULES = """[[rule]]
 effect = "ask"
 tool = "shell"
@@ -484,6 +524,8 @@ tool = "shell"
 pattern = "npm [test|run lint] **"
 reason = "the project's checks"
 """
+WORKSPACE_RULES_ZH = (WORKSPACE_RULES.replace('"releases are deliberate"', '"发布要慎重"')
+                      .replace('"the project\'s checks"', '"项目自己的检查"'))
 
 
 async def shoot_permissions(runtime: Runtime, backend: CatalogBackend, workspace: Path, parent: QWidget | None) -> None:
@@ -495,13 +537,13 @@ async def shoot_permissions(runtime: Runtime, backend: CatalogBackend, workspace
     engine = runtime.permissions
     assert engine is not None
     engine.user_file.parent.mkdir(parents=True, exist_ok=True)
-    engine.user_file.write_text(PERMISSION_RULES)
+    engine.user_file.write_text(t(PERMISSION_RULES, PERMISSION_RULES_ZH))
     (workspace / ".echo-desk").mkdir(exist_ok=True)
-    (workspace / ".echo-desk" / "permissions.toml").write_text(WORKSPACE_RULES)
+    (workspace / ".echo-desk" / "permissions.toml").write_text(t(WORKSPACE_RULES, WORKSPACE_RULES_ZH))
     engine.refresh()
 
     host = ScriptedHost()
-    scope = Scope(label="Shopping and shop.py", workspace_roots=(workspace,))
+    scope = Scope(label=t("Shopping and shop.py", "购物清单和 shop.py"), workspace_roots=(workspace,))
     command = "git status -s && npm test -- --watch=false | tee test.log"
     call = ToolCall(id="call_demo_rules", name="run_command", arguments=json.dumps({"command": command}))
     await runtime.dispatcher.execute_tool(call, scope, host)
@@ -548,6 +590,8 @@ async def shoot_permissions_only() -> None:
 
 
 def save(widget: QWidget, name: str) -> None:
+    if PASS["language"] is not None and name.endswith("_zh.png") != (PASS["language"] == "zh_CN"):
+        return  # the other pass takes this one, with the demo in its language
     QApplication.processEvents()
     path = OUT / name
     widget.grab().save(str(path))
@@ -555,13 +599,15 @@ def save(widget: QWidget, name: str) -> None:
 
 
 async def shoot(app: QApplication) -> None:
-    workspace = HOME / "workspace"
+    workspace = HOME / t("workspace", "项目")
     workspace.mkdir()
-    (workspace / "notes.txt").write_text(NOTES)
+    (workspace / notes_file()).write_text(notes_text())
     (workspace / "shop.py").write_text(SCRIPT_PY)
-    settings = SettingsStore.in_dir(HOME / "config")
-    runtime = Runtime.create(settings_store=settings)
-    store = ConversationStore(HOME / "data" / "conversations.sqlite3")
+    # Each pass its own settings, data and conversations (a fresh start in each language).
+    language = PASS["language"] or "en"
+    settings = SettingsStore.in_dir(HOME / "config" / language)
+    runtime = Runtime.create(settings_store=settings, data_dir=HOME / "data" / language)
+    store = ConversationStore(HOME / "data" / language / "conversations.sqlite3")
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
                         conversations=store, providers_available=True)
     wire_delegation(services)  # as the app does: "delegate" is in the catalog before a model connects
@@ -569,7 +615,7 @@ async def shoot(app: QApplication) -> None:
     window.resize(1280, 800)
     warm_up()
     window.attach(services)
-    store.rename(window.session.conversation.id, "Shopping and shop.py")
+    store.rename(window.session.conversation.id, t("Shopping and shop.py", "购物清单和 shop.py"))
     window.conversations.reload()
     window.set_workspace(str(workspace))
     window.set_model(DemoModel())
@@ -585,7 +631,8 @@ async def shoot(app: QApplication) -> None:
     window.host.dialog_opened.connect(on_dialog)
     done = asyncio.get_running_loop().create_future()
     window.session.busy_changed.connect(lambda busy: None if busy or done.done() else done.set_result(True))
-    window.composer.setPlainText("What is in notes.txt? And please tidy up total() in shop.py.")
+    window.composer.setPlainText(t("What is in notes.txt? And please tidy up total() in shop.py.",
+                                   f"{notes_file()} 里写了什么？另外请整理一下 shop.py 中的 total()。"))
     window.send()
     while not approvals:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
         await asyncio.sleep(0.05)
@@ -599,7 +646,7 @@ async def shoot(app: QApplication) -> None:
     for row, item in enumerate(model.items()):
         if item.kind == "tool" and item.file_changes:
             model.toggle_expanded(row)
-    window.composer.setPlainText("Thanks! Can you also add butter to the list?")
+    window.composer.setPlainText(t("Thanks! Can you also add butter to the list?", "谢谢！能再在清单里加上黄油吗？"))
     model.flush()
     await asyncio.sleep(0.3)
     save(window, "chat.png")
@@ -665,12 +712,15 @@ async def shoot_local_model() -> None:
     approvals: list[Any] = []
     app.window.host.dialog_opened.connect(lambda dialog: (dialog.resize(1100, 700), approvals.append(dialog)))
     jobs = (("en", "", "Add a line 'Buy butter' at the end of notes.txt", "milk\neggs\n"),
-            ("zh_CN", "_zh", "在 notes.txt 末尾加一行：买黄油", "牛奶\n鸡蛋\n"))
+            ("zh_CN", "_zh", "在 购物清单.txt 末尾加一行：买黄油", "牛奶\n鸡蛋\n"))
     for language, suffix, prompt, notes in jobs if app.services.model is not None else ():
         i18n_qt.apply_language(language)
-        workspace = HOME / f"local-workspace{suffix}"
+        PASS["language"] = language  # this job's pictures are saved
+        for conversation in app.services.conversations.list():  # each language's picture starts afresh
+            app.services.conversations.delete(conversation.id)
+        workspace = HOME / ("local-project" if language == "en" else "本地项目")
         workspace.mkdir(exist_ok=True)
-        (workspace / "notes.txt").write_text(notes, encoding="utf-8")
+        (workspace / ("notes.txt" if language == "en" else "购物清单.txt")).write_text(notes, encoding="utf-8")
         app.window.new_conversation(str(workspace))
         app.window.composer.setPlainText(prompt)
         done = asyncio.get_running_loop().create_future()
@@ -687,6 +737,7 @@ async def shoot_local_model() -> None:
         await asyncio.sleep(0.3)
         save(app.window, f"chat_local_model{suffix}.png")
     i18n_qt.apply_language("en")
+    PASS["language"] = None
     app.window.close()
     await app.shutdown()
 
@@ -701,7 +752,7 @@ LOOK_ANSWER = {
            "See the [decimal docs](https://docs.python.org/3/library/decimal.html) for why."),
     "zh_CN": ("我读了 `shop.py` 并运行了测试，有两点值得注意：\n\n"
               "1. `total()` 没有计算**数量**；\n2. 价格用浮点数，分位会有误差。\n\n"
-              "| 文件 | 行数 | 状态 |\n|---|---:|---|\n| shop.py | 22 | 已修改 |\n| notes.txt | 4 | 已读取 |\n\n"
+              "| 文件 | 行数 | 状态 |\n|---|---:|---|\n| shop.py | 22 | 已修改 |\n| 购物清单.txt | 4 | 已读取 |\n\n"
               "```python\nfrom decimal import Decimal\n\n\ndef total(items):\n"
               "    # 计入数量；Decimal 让分位保持精确\n"
               "    return sum(Decimal(str(i['price'])) * i.get('quantity', 1) for i in items)\n```\n\n"
@@ -729,13 +780,20 @@ async def shoot_look() -> None:
     window.set_banner(lambda: "")
     show_first_frame(window)
     diff = "--- a/shop.py\n+++ b/shop.py\n@@ -9,4 +9,2 @@\n-    result = 0\n-    for item in items:\n+    return sum(...)\n"
+    #: What the tools answered, in the picture's language (a demo: written here, not run).
+    results = {"en": ("22 lines", "edited", "the person denied this call"),
+               "zh_CN": ("共 22 行", "已编辑", "你拒绝了此调用")}
     for language in ("en", "zh_CN"):
         i18n_qt.apply_language(language)
+        workspace = HOME / ("look-project" if language == "en" else "示例项目")
+        workspace.mkdir(exist_ok=True)
+        window.set_workspace(str(workspace))  # never the folder the script was started in
+        read, edited, denied = results[language]
         model = window.session.transcript
         model.clear()
         model.add_user(LOOK_QUESTION[language])
         model.add_tool_call("l1", "read_file", json.dumps({"path": "shop.py"}))
-        model.set_tool_result("l1", Envelope(ok=True, tool="read_file", call_id="l1", content="22 lines"))
+        model.set_tool_result("l1", Envelope(ok=True, tool="read_file", call_id="l1", content=read))
         model.add_tool_call("l2", "run_command", json.dumps({"command": "pytest -q tests/test_shop.py"}))
         model.set_tool_status("l2", ToolStatus.RUNNING)
         model.append_output("l2", "..F.\n1 failed, 3 passed in 0.12s\n")
@@ -743,12 +801,12 @@ async def shoot_look() -> None:
         model.set_tool_result("l3", Envelope(ok=False, tool="fetch_url", call_id="l3", error="HTTP 404",
                                              error_kind=ErrorKind.BUSINESS))
         model.add_tool_call("l4", "edit_file", json.dumps({"path": "shop.py"}))
-        model.set_tool_result("l4", Envelope(ok=True, tool="edit_file", call_id="l4", content="edited", file_changes=(
-            FileChange(path=str(HOME / "shop.py"), kind=FileChangeKind.MODIFY, before_sha256="a",
+        model.set_tool_result("l4", Envelope(ok=True, tool="edit_file", call_id="l4", content=edited, file_changes=(
+            FileChange(path=str(workspace / "shop.py"), kind=FileChangeKind.MODIFY, before_sha256="a",
                        after_sha256="b", diff=diff),)))
         model.add_tool_call("l5", "search_files", json.dumps({"pattern": "total("}))
         model.set_tool_result("l5", Envelope(ok=False, tool="search_files", call_id="l5",
-                                             error="the person denied this call", error_kind=ErrorKind.REJECTED))
+                                             error=denied, error_kind=ErrorKind.REJECTED))
         model.append_text(LOOK_ANSWER[language])
         model.end_assistant()
         suffix = "" if language == "en" else "_zh"
@@ -769,9 +827,19 @@ def main() -> None:
         run_shots(OUT, shoot_look)
     elif "--permissions-only" in sys.argv:
         run_shots(OUT, shoot_permissions_only)
+    elif "--local-model-only" in sys.argv:
+        run_shots(OUT, shoot_local_model)
     else:
         local = (shoot_local_model,) if "--with-local-model" in sys.argv else ()
-        run_shots(OUT, lambda: shoot(_application()), *local)
+        run_shots(OUT, lambda: shoot_pass("en"), lambda: shoot_pass("zh_CN"), *local)
+
+
+async def shoot_pass(language: str) -> None:
+    PASS["language"] = language
+    try:
+        await shoot(_application())
+    finally:
+        PASS["language"] = None
 
 
 def _application() -> QApplication:

@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-attach-shots-"))
+HOME = shots_home("echo-desk-attach-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 
@@ -40,14 +41,18 @@ from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 
 
 class VisionDemo:
-    """Answers with a fixed sentence; says it takes PNG images."""
+    """Answers with a fixed sentence in the window's language; says it takes PNG images."""
 
     image_types = frozenset({"image/png"})
     display_name = "vision-demo"
 
     async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
                      tool_choice: str = "auto") -> AsyncIterator[StreamEvent]:
-        for word in "Sales grow every quarter: the third bar is the tallest.".split(" "):
+        from echo_desk.i18n import current_language
+
+        answer = ("销量每个季度都在增长：第三根柱子最高。" if current_language() == "zh_CN"
+                  else "Sales grow every quarter: the third bar is the tallest.")
+        for word in answer.split(" "):
             yield TextDelta(word + " ")
         yield StreamEnd()
 
@@ -65,9 +70,30 @@ def chart(path: Path) -> None:
     image.save(str(path))
 
 
-async def shoot(app: QApplication, services: Services, workspace: Path, outside: Path) -> None:
+#: The demo's files, named in each language: (workspace, chart, docs folder, plan, downloads, invoice).
+FILES = {"en": ("shop", "sales-chart.png", "docs", "plan.md", "Downloads", "invoice-2026-11.pdf"),
+         "zh_CN": ("网店", "销售图表.png", "文档", "计划.md", "下载", "发票-2026-11.pdf")}
+
+
+def demo_files(lang: str) -> tuple[Path, Path, Path, Path]:
+    """Make the language's demo files: (workspace, chart, plan, invoice)."""
+    shop, chart_name, docs, plan_name, downloads, invoice_name = FILES[lang]
+    workspace, outside = HOME / shop, HOME / downloads
+    (workspace / docs).mkdir(parents=True)
+    plan = workspace / docs / plan_name
+    plan.write_text("# Plan\n" if lang == "en" else "# 计划\n")
+    chart(workspace / chart_name)
+    outside.mkdir()
+    (outside / invoice_name).write_bytes(b"%PDF-1.4\n")
+    return workspace, workspace / chart_name, plan, outside / invoice_name
+
+
+async def shoot(app: QApplication, services: Services) -> None:
     for lang, suffix, question in (("en", "", "What does the chart show?"), ("zh_CN", "_zh", "图表显示了什么？")):
+        workspace, chart_file, plan, invoice = demo_files(lang)
         i18n_qt.apply_language(lang)
+        for conversation in services.conversations.list():  # each language's pictures start afresh
+            services.conversations.delete(conversation.id)
         window = MainWindow()
         window.attach(services)
         window.set_workspace(str(workspace))
@@ -75,7 +101,7 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
         window.show()
         window.set_model(services.model)
         window.set_banner(lambda: "")
-        window.attachments.add_paths([workspace / "sales-chart.png", workspace / "docs" / "plan.md"])
+        window.attachments.add_paths([chart_file, plan])
         window.composer.setPlainText(question)
         await asyncio.sleep(0.3)
         window.grab().save(str(OUT / f"attach_prompt{suffix}.png"))
@@ -89,7 +115,7 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
         shot = app.primaryScreen().grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
         shot.save(str(OUT / f"attach_menu{suffix}.png"))
         menu.hide()
-        window.attachments.add_paths([outside / "invoice-2026-11.pdf"])
+        window.attachments.add_paths([invoice])
         await asyncio.sleep(0.3)
         assert window.attachments.dialog is not None
         window.attachments.dialog.grab().save(str(OUT / f"attach_outside{suffix}.png"))
@@ -105,13 +131,6 @@ async def shoot(app: QApplication, services: Services, workspace: Path, outside:
 def main() -> None:
     app = QApplication(sys.argv)
     marshal.install()
-    workspace = HOME / "shop"
-    (workspace / "docs").mkdir(parents=True)
-    (workspace / "docs" / "plan.md").write_text("# Plan\n")
-    chart(workspace / "sales-chart.png")
-    outside = HOME / "Downloads"
-    outside.mkdir()
-    (outside / "invoice-2026-11.pdf").write_bytes(b"%PDF-1.4\n")
     settings = SettingsStore.in_dir(HOME / "config")
     runtime = Runtime.create(settings_store=settings, data_dir=HOME / "data", with_plugins=False)
     store = ConversationStore(HOME / "data" / "conversations.sqlite3")
@@ -121,7 +140,7 @@ def main() -> None:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(shoot(app, services, workspace, outside))
+        loop.run_until_complete(shoot(app, services))
     store.close()
     runtime.close()
     print("wrote", ", ".join(sorted(p.name for p in OUT.glob("attach_*.png"))))

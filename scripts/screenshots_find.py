@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-find-shots-"))
+HOME = shots_home("echo-desk-find-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 
@@ -65,7 +66,7 @@ def save(widget: QWidget, name: str) -> None:
 
 def shoot(language: str, query: str, find: str) -> None:
     i18n_qt.apply_language("zh_CN" if language == "zh" else "en")
-    folder = HOME / language
+    folder = HOME / ("project" if language == "en" else "项目")
     settings = SettingsStore.in_dir(folder / "config")
     runtime = Runtime.create(settings_store=settings, data_dir=folder, with_plugins=False)
     store = ConversationStore(folder / "conversations.sqlite3")

@@ -15,7 +15,6 @@ import concurrent.futures
 import contextlib
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
@@ -23,8 +22,10 @@ from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-gw-shots-", dir="/tmp"))
+HOME = shots_home("echo-desk-gw-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 os.environ["ECHO_DESK_GATEWAY_SOCKET"] = str(HOME / "gw.sock")
@@ -50,6 +51,10 @@ NOTES = """# Release notes
 - Faster checkout page
 - Fixed the currency rounding on invoices
 """
+#: The release notes and the client's edit in each picture's language: (file, text, old line, new line).
+DEMO = {"en": ("RELEASE_NOTES.md", NOTES, "- Fixed the currency rounding on invoices\n", "- Orders export to CSV\n"),
+        "zh": ("更新说明.md", "# 更新说明\n\n## 2.4.0\n- 结账页面更快了\n- 修正了发票金额的舍入\n",
+               "- 修正了发票金额的舍入\n", "- 订单可导出为 CSV\n")}
 
 
 def settle(ms: int = 400) -> None:
@@ -93,7 +98,8 @@ class ClientThread:
 
 def main() -> None:
     WORKSPACE.mkdir(parents=True)
-    (WORKSPACE / "RELEASE_NOTES.md").write_text(NOTES, encoding="utf-8")
+    for name, text, _old, _new in DEMO.values():
+        (WORKSPACE / name).write_text(text, encoding="utf-8")
     store = SettingsStore.in_dir(HOME / "config")
     store.update(lambda s: setattr(s.gateway, "clients", {
         "cursor": GatewayClient(builtins=True, hidden_tools=["run_command"]), "claude-code": GatewayClient()}))
@@ -110,10 +116,9 @@ def main() -> None:
             opened: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             host.dialog_opened.connect(lambda d: opened.done() or opened.set_result(d))
             assert client.client is not None
+            name, _text, old, new = DEMO[language]
             call = client.run(client.client.call_tool("edit_file", {
-                "path": "RELEASE_NOTES.md",
-                "edits": [{"old": "- Fixed the currency rounding on invoices\n",
-                           "new": "- Fixed the currency rounding on invoices\n- Orders export to CSV\n"}]}))
+                "path": name, "edits": [{"old": old, "new": old + new}]}))
             dialog = await asyncio.wait_for(opened, 60)
             assert isinstance(dialog, ApprovalDialog)
             dialog.resize(980, 680)

@@ -13,15 +13,16 @@ import asyncio
 import os
 import random
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-agent-shots-"))
+HOME = shots_home("echo-desk-agent-shots-")
 # A person's first start: their own (empty) home, started from it, so the default workspace is
 # a new "Echo Desk" folder in their documents.
 os.environ["HOME"] = str(HOME)
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from shots_loop import run_shots  # noqa: E402
 
 from echo_desk.agent.model import StreamEnd, TextDelta, ToolCallDelta, ToolCallStarted  # noqa: E402
+from echo_desk.i18n import _  # noqa: E402
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
@@ -43,9 +45,23 @@ from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
 from echo_desk.ui.core import i18n_qt  # noqa: E402
 from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 
-NOTES = "milk\neggs\n"
-VOCABULARY = ("free-range", "eggs", "from", "the", "farm", "market", "on", "Saturday", "morning", "large",
-              "brown", "a", "dozen", "organic", "local", "fresh", "box", "of", "six", "twelve", "and", "milk")
+#: The demo in each language: (notes file, its text, the line changed, words the model writes,
+#: the line it repeats, the two requests).
+DEMO = {
+    "en": ("notes.txt", "milk\neggs\n", "eggs\n",
+           ("free-range", "eggs", "from", "the", "farm", "market", "on", "Saturday", "morning", "large",
+            "brown", "a", "dozen", "organic", "local", "fresh", "box", "of", "six", "twelve", "and", "milk"),
+           "Buy bread\n", "In notes.txt, change eggs to free-range eggs", "What is in notes.txt?"),
+    "zh_CN": ("购物清单.txt", "牛奶\n鸡蛋\n", "鸡蛋\n",
+              ("散养", "鸡蛋", "来自", "农场", "集市", "周六", "早上", "大个", "红皮", "一打", "有机", "本地",
+               "新鲜", "一盒", "六个", "十二个", "和", "牛奶"),
+              "买面包\n", "在 购物清单.txt 里把“鸡蛋”改成“散养鸡蛋”", "购物清单.txt 里有什么？"),
+}
+LANGUAGE = {"current": "en"}
+
+
+def demo() -> tuple[Any, ...]:
+    return DEMO[LANGUAGE["current"]]
 
 
 class LongCall:
@@ -53,17 +69,19 @@ class LongCall:
 
     @property
     def display_name(self) -> str:
-        return "Qwen2.5-Coder 0.5B (built-in)"
+        return _("Local (built-in) · {model}").format(model="qwen2.5-coder-0.5b-instruct-q4_k_m")  # as LocalModel
 
     async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
         await asyncio.sleep(0.4)
         yield ToolCallStarted(id="c1", name="edit_file")
-        yield ToolCallDelta(id="c1", text='{"path": "notes.txt", "edits": [{"old": "eggs\\n", "new": "')
+        name, _text, line, vocabulary = demo()[:4]
+        yield ToolCallDelta(id="c1", text='{"path": "' + name + '", "edits": [{"old": "'
+                            + line.replace("\n", "\\n") + '", "new": "')
         words = random.Random(7)
         while True:  # varied text: the same words over and over would be stopped as a runaway
             await asyncio.sleep(0.02)
-            yield ToolCallDelta(id="c1", text=words.choice(VOCABULARY) + " ")
+            yield ToolCallDelta(id="c1", text=words.choice(vocabulary) + " ")
 
     async def aclose(self) -> None:
         return None
@@ -74,13 +92,13 @@ class Repeats:
 
     @property
     def display_name(self) -> str:
-        return "Qwen2.5-Coder 0.5B (built-in)"
+        return _("Local (built-in) · {model}").format(model="qwen2.5-coder-0.5b-instruct-q4_k_m")  # as LocalModel
 
     async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
-        for _ in range(40):
+        for _turn in range(40):
             await asyncio.sleep(0.01)
-            yield TextDelta("Buy bread\n")
+            yield TextDelta(demo()[4])
         yield StreamEnd()
 
     async def aclose(self) -> None:
@@ -104,6 +122,10 @@ async def until(condition: Callable[[], object], seconds: float = 15.0) -> None:
 
 async def shoot(language: str, suffix: str) -> None:
     i18n_qt.apply_language(language)
+    LANGUAGE["current"] = language
+    # The Documents folder as a desktop in this language names it (xdg-user-dirs: ~/文档 in Chinese).
+    os.environ["XDG_DOCUMENTS_DIR"] = str(HOME / ("Documents" if language == "en" else "文档"))
+    name, notes, _line, _words, _repeated, change, question = demo()
     data = HOME / ".echo-desk" / "data"
     settings = SettingsStore.in_dir(HOME / ".echo-desk" / "config")
     runtime = Runtime.create(settings_store=settings, data_dir=data, with_plugins=False)
@@ -119,10 +141,9 @@ async def shoot(language: str, suffix: str) -> None:
     save(window, f"first_run{suffix}.png")
 
     workspace = Path(window.workspace_folder())
-    (workspace / "notes.txt").write_text(NOTES, encoding="utf-8")
+    (workspace / name).write_text(notes, encoding="utf-8")
     window.set_model(LongCall())
-    window.composer.setPlainText("在 notes.txt 里把 eggs 改成 free-range eggs" if suffix else
-                                 "In notes.txt, change eggs to free-range eggs")
+    window.composer.setPlainText(change)
     window.send()
     await until(lambda: "/s" in window.progress_label.text() or "秒" in window.progress_label.text())
     await asyncio.sleep(1.2)  # a few seconds into the call: tokens and a rate to show
@@ -132,7 +153,7 @@ async def shoot(language: str, suffix: str) -> None:
 
     window.new_conversation()
     window.set_model(Repeats())
-    window.composer.setPlainText("notes.txt 里有什么？" if suffix else "What is in notes.txt?")
+    window.composer.setPlainText(question)
     window.send()
     await until(lambda: window.retry_card.isVisibleTo(window) and not window.session.busy)
     await asyncio.sleep(0.3)

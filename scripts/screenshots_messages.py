@@ -11,15 +11,16 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from shots_home import shots_home  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
+HOME = shots_home("echo-desk-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
     os.environ[var] = str(HOME / sub)
 
@@ -37,15 +38,22 @@ from echo_desk.ui.chat.transcript import USER  # noqa: E402
 from echo_desk.ui.core import i18n_qt  # noqa: E402
 from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 
-ANSWERS = [
-    "Python's `sorted()` returns a new list; `list.sort()` sorts in place and returns `None`.",
-    "Use `sorted(words, key=str.lower)` to ignore case:\n\n```python\nsorted(['b', 'A', 'c'], key=str.lower)\n```",
-]
+#: The demo in each picture's language: the model's answers, then the person's three messages.
+DEMO = {
+    "en": (["Python's `sorted()` returns a new list; `list.sort()` sorts in place and returns `None`.",
+            "Use `sorted(words, key=str.lower)` to ignore case:\n\n```python\nsorted(['b', 'A', 'c'], key=str.lower)\n```"],
+           ["What is the difference between sorted() and sort()?", "How do I sort a list?",
+            "How do I sort words, ignoring case?"]),
+    "zh_CN": (["Python 的 `sorted()` 返回一个新列表；`list.sort()` 原地排序，返回 `None`。",
+               "用 `sorted(words, key=str.lower)` 即可忽略大小写：\n\n```python\nsorted(['b', 'A', 'c'], key=str.lower)\n```"],
+              ["sorted() 和 sort() 有什么区别？", "怎么给列表排序？", "怎么给单词排序并忽略大小写？"]),
+}
 
 
 class Demo:
-    def __init__(self) -> None:
+    def __init__(self, answers: list[str]) -> None:
         self.turn = 0
+        self.answers = answers
 
     @property
     def display_name(self) -> str:
@@ -53,7 +61,7 @@ class Demo:
 
     async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
                      tool_choice: str = "auto") -> AsyncIterator[Any]:
-        text = ANSWERS[min(self.turn, len(ANSWERS) - 1)]
+        text = self.answers[min(self.turn, len(self.answers) - 1)]
         self.turn += 1
         for word in text.split(" "):
             await asyncio.sleep(0.01)
@@ -78,35 +86,36 @@ async def turn(window: MainWindow, start: Any) -> None:
     window.session.busy_changed.disconnect(ended)
 
 
-async def shoot() -> None:
-    workspace = HOME / "workspace"
+async def shoot(language: str, name: str) -> None:
+    """One conversation in ``language``, started in English and switched live to it."""
+    answers, asks = DEMO[language]
+    workspace = HOME / ("workspace" if language == "en" else "项目")
     workspace.mkdir()
-    settings = SettingsStore.in_dir(HOME / "config")
-    runtime = Runtime.create(settings_store=settings)
-    store = ConversationStore(HOME / "data" / "conversations.sqlite3")
+    settings = SettingsStore.in_dir(HOME / "config" / language)
+    runtime = Runtime.create(settings_store=settings, data_dir=HOME / "data" / language)
+    store = ConversationStore(HOME / "data" / language / "conversations.sqlite3")
     services = Services(settings=settings, backend=CatalogBackend(settings, runtime), runtime=runtime,
                         conversations=store, providers_available=True)
     window = MainWindow()
     window.resize(1280, 800)
     window.attach(services)
     window.set_workspace(str(workspace))
-    window.set_model(Demo())
+    window.set_model(Demo(answers))
     window.set_banner(lambda: "")
     show_first_frame(window)
-    window.composer.setPlainText("What is the difference between sorted() and sort()?")
+    window.composer.setPlainText(asks[0])
     await turn(window, window.send)
-    window.composer.setPlainText("How do I sort a list?")
+    window.composer.setPlainText(asks[1])
     await turn(window, window.send)
     asked = next(i for i in reversed(window.session.transcript.items()) if i.kind == USER)
-    await turn(window, lambda: window.message_actions.edit(asked, "How do I sort words, ignoring case?"))
+    await turn(window, lambda: window.message_actions.edit(asked, asks[2]))
     window.session.flush_writes()
-    for language, name in (("en", "chat_versions.png"), ("zh_CN", "chat_versions_zh.png")):
-        i18n_qt.apply_language(language)
-        await asyncio.sleep(0.3)
-        QApplication.processEvents()
-        path = OUT / name
-        window.grab().save(str(path))
-        print(f"wrote {path.relative_to(ROOT)}")
+    i18n_qt.apply_language(language)
+    await asyncio.sleep(0.3)
+    QApplication.processEvents()
+    path = OUT / name
+    window.grab().save(str(path))
+    print(f"wrote {path.relative_to(ROOT)}")
     i18n_qt.apply_language("en")
     window.close()
     store.close()
@@ -114,7 +123,7 @@ async def shoot() -> None:
 
 
 def main() -> None:
-    run_shots(OUT, shoot)
+    run_shots(OUT, lambda: shoot("en", "chat_versions.png"), lambda: shoot("zh_CN", "chat_versions_zh.png"))
 
 
 if __name__ == "__main__":

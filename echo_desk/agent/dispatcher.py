@@ -50,7 +50,7 @@ from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import Deadline, ToolWorkerPool
 from echo_desk.common.hunks import bind_selection, selection_problem
-from echo_desk.i18n import locale_dir_of
+from echo_desk.i18n import N_, deferred, for_person, locale_dir_of
 from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.redact import redact
 from echo_desk.store.settings import SettingsStore, ToolPolicy
@@ -458,7 +458,7 @@ class Dispatcher:
             edited_rules = self._rules_verdict(state, entry, edited, for_dialog=True)
             if approval_for(entry, risk, self.settings.current, state.scope, preview,
                             edited_rules).verdict is Verdict.DENY:
-                raise RevisionRefused("the edited call is refused by the settings or rules")
+                raise RevisionRefused(deferred(N_("the settings or rules refuse the edited call")))
             request = replace(self._approval_request(state, entry, risk, edited, preview, edited_rules),
                               revise=revise)
             current.params, current.preview, current.request, current.edited = edited, preview, request, True
@@ -642,7 +642,9 @@ class Dispatcher:
         else:  # a bug in the tool (logged by the caller)
             failure = ToolResult.fail(ErrorKind.INTERNAL, f"{type(exc).__name__}: {exc}")
         if is_preview:
-            raise _Stop(failure.error_kind or ErrorKind.INTERNAL, f"preview failed: {failure.error}")
+            raise _Stop(failure.error_kind or ErrorKind.INTERNAL,
+                        for_person(f"preview failed: {failure.error}", N_("the preview failed: {error}"),
+                                   error=failure.error))
         return failure
 
     def _record(self, state: _Call, envelope: Envelope) -> None:

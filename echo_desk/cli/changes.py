@@ -11,11 +11,16 @@ from typing import Any
 
 from echo_desk.agent.undo.resolution import Resolution
 from echo_desk.agent.undo.revert import UNREADABLE, LeftAlone, Reverter, RevertIssue, RevertReport
+from echo_desk.cli import words
+from echo_desk.i18n import N_, _, aside
 from echo_desk.runtime import Runtime
 from echo_desk.store.changes import ChangeRecord
 
 #: Exit status when a file changed after the tool wrote it and no ``--choose`` was given.
 EXIT_NEEDS_CHOICE = 3
+_COLUMNS = (N_("WHEN"), N_("CALL"), N_("TOOL"), N_("KIND"), N_("STATE"), N_("PATH"))
+#: A change's kind (``create|modify|delete``): the app's words for it.
+_KINDS = {"create": N_("new file"), "modify": N_("modified"), "delete": N_("deleted")}
 
 
 def _shown(text: str) -> str:
@@ -34,7 +39,7 @@ def _row(r: ChangeRecord) -> dict[str, Any]:
 
 def run_changes(runtime: Runtime, args: argparse.Namespace) -> int:
     if runtime.reverter is None:
-        print("undo is not available", file=sys.stderr)
+        print(_("undo is not available"), file=sys.stderr)
         return 1
     if args.changes_command == "list":
         return _list(runtime.reverter, args.conversation, as_json=args.json)
@@ -46,26 +51,30 @@ def _list(reverter: Reverter, conversation: str | None, *, as_json: bool) -> int
     if as_json:
         print(json.dumps([_row(r) for r in records], indent=2, ensure_ascii=False))
         return 0
-    print(f"{'WHEN':<19} {'CALL':<29} {'TOOL':<12} {'KIND':<7} {'STATE':<15} PATH")
+    widths = (19, 29, 12, 7, 15, 0)
+    print(words.row([(_(h), w) for h, w in zip(_COLUMNS, widths, strict=True)]))
     for r in records:
         when = datetime.datetime.fromtimestamp(r.at).strftime("%Y-%m-%d %H:%M:%S")
-        state = "reverted" if r.reverted else "restorable" if r.restorable else "not restorable"
-        print(f"{when:<19} {_shown(r.call_id):<29} {_shown(r.tool):<12} {r.kind:<7} {state:<15} {_shown(r.path)}")
+        state = _("reverted") if r.reverted else _("restorable") if r.restorable else _("not restorable")
+        cells = (when, _shown(r.call_id), _shown(r.tool), words.label(_KINDS, r.kind), state, _shown(r.path))
+        print(words.row(list(zip(cells, widths, strict=True))))
     return 0
 
 
 def _revert(reverter: Reverter, call_id: str, choice: Resolution | None) -> int:
     plan = reverter.plan_calls([call_id])
     if not plan.steps and not plan.not_restorable:
-        done = "already reverted" if plan.already_reverted else "no recorded file changes"
-        print(f"{_shown(call_id)}: {done}; nothing to do", file=sys.stderr)
+        done = _("already reverted") if plan.already_reverted else _("no recorded file changes")
+        print(_("{call}: {done}; nothing to do").format(call=_shown(call_id), done=done), file=sys.stderr)
         return 0 if plan.already_reverted else 1
     for step in plan.conflicts:
-        now = {None: "absent", UNREADABLE: "not a regular file"}.get(step.current_sha256, step.current_sha256)
-        print(f"changed since the tool wrote it: {_shown(step.record.path)}\n"
-              f"  what it was:         {step.record.before_sha256 or 'absent'}\n"
-              f"  what the tool wrote: {step.record.after_sha256 or 'absent'}\n"
-              f"  what it is now:      {now}")
+        absent = _("absent")
+        now = {None: absent, UNREADABLE: _("not a regular file")}.get(step.current_sha256, step.current_sha256)
+        print(_("changed since the tool wrote it: {path}").format(path=_shown(step.record.path)))
+        for label, value in ((_("what it was:"), step.record.before_sha256 or absent),
+                             (_("what the tool wrote:"), step.record.after_sha256 or absent),
+                             (_("what it is now:"), now)):
+            print("  " + words.padded(label, 21) + str(value))
     choices = {s.record.id: choice for s in plan.conflicts} if choice else {}
     report = reverter.apply(plan, choices)
     _print_report(report)
@@ -78,37 +87,37 @@ def _issue(issue: RevertIssue) -> str:
     """The terminal's words for a typed outcome (the codes are in ``--json`` listings)."""
     if issue.reason is LeftAlone.NOT_RESTORABLE:
         why = issue.not_restorable.value if issue.not_restorable else "unknown"
-        return f"not restorable: {_NOT_RESTORABLE.get(why, why)}"
-    text = _LEFT_ALONE.get(issue.reason, issue.reason.value)
-    return f"{text} ({_shown(issue.detail)})" if issue.detail else text
+        return _("not restorable: {why}").format(why=words.label(_NOT_RESTORABLE, why))
+    text = _(_LEFT_ALONE[issue.reason]) if issue.reason in _LEFT_ALONE else issue.reason.value
+    return aside(text, _shown(issue.detail)) if issue.detail else text
 
 
 _LEFT_ALONE = {
-    LeftAlone.WAITING_FOR_CHOICE: "changed since the tool wrote it; waiting for your choice (--choose)",
-    LeftAlone.KEPT_AS_IT_IS_NOW: "kept as it is now, as you chose",
-    LeftAlone.RESTORED_WHAT_THE_TOOL_WROTE: "holds what the tool wrote, as you chose",
-    LeftAlone.FOLDER_NOT_EMPTY: "the folder holds other files now; kept",
-    LeftAlone.NOT_A_FOLDER_NOW: "not a folder now; nothing was changed",
-    LeftAlone.NOT_A_REGULAR_FILE_NOW: "not a regular file now; nothing was changed",
-    LeftAlone.CHANGED_AGAIN: "changed again meanwhile; nothing was changed",
-    LeftAlone.CONTENT_NOT_KEPT: "no longer restorable: its kept copy is gone; nothing was changed",
-    LeftAlone.COULD_NOT_WRITE: "the system refused the write; nothing was changed",
-    LeftAlone.LINK_IN_THE_PATH_NOW: "a folder on its path is a symbolic link now; nothing was written through it",
+    LeftAlone.WAITING_FOR_CHOICE: N_("changed since the tool wrote it; waiting for your choice (--choose)"),
+    LeftAlone.KEPT_AS_IT_IS_NOW: N_("kept as it is now, as you chose"),
+    LeftAlone.RESTORED_WHAT_THE_TOOL_WROTE: N_("holds what the tool wrote, as you chose"),
+    LeftAlone.FOLDER_NOT_EMPTY: N_("the folder holds other files now; kept"),
+    LeftAlone.NOT_A_FOLDER_NOW: N_("not a folder now; nothing was changed"),
+    LeftAlone.NOT_A_REGULAR_FILE_NOW: N_("not a regular file now; nothing was changed"),
+    LeftAlone.CHANGED_AGAIN: N_("changed again meanwhile; nothing was changed"),
+    LeftAlone.CONTENT_NOT_KEPT: N_("no longer restorable: its kept copy is gone; nothing was changed"),
+    LeftAlone.COULD_NOT_WRITE: N_("the system refused the write; nothing was changed"),
+    LeftAlone.LINK_IN_THE_PATH_NOW: N_("a folder on its path is a symbolic link now; nothing was written through it"),
 }
 _NOT_RESTORABLE = {
-    "too_large": "larger than undo_max_file_bytes", "not_regular": "it was not a regular file",
-    "not_previewed": "its previous content was not previewed",
-    "changed_before_write": "it changed between the preview and the write",
-    "too_old": "no longer restorable: older than undo_keep_days, its copy was removed",
-    "over_space_limit": "no longer restorable: its copy was removed to stay under undo_max_total_bytes",
-    "content_missing": "no longer restorable: its kept copy is gone or damaged",
+    "too_large": N_("larger than undo_max_file_bytes"), "not_regular": N_("it was not a regular file"),
+    "not_previewed": N_("its previous content was not previewed"),
+    "changed_before_write": N_("it changed between the preview and the write"),
+    "too_old": N_("no longer restorable: older than undo_keep_days, its copy was removed"),
+    "over_space_limit": N_("no longer restorable: its copy was removed to stay under undo_max_total_bytes"),
+    "content_missing": N_("no longer restorable: its kept copy is gone or damaged"),
 }
 
 
 def _print_report(report: RevertReport) -> None:
     for r in report.reverted:
-        print(f"reverted: {_shown(r.path)}")
+        print(_("reverted: {path}").format(path=_shown(r.path)))
     for r, issue in report.kept:
-        print(f"left alone: {_shown(r.path)} ({_issue(issue)})")
+        print(_("left alone: {path}").format(path=aside(_shown(r.path), _issue(issue))))
     for r, issue in report.failed:
-        print(f"failed: {_shown(r.path)} ({_issue(issue)})", file=sys.stderr)
+        print(_("failed: {path}").format(path=aside(_shown(r.path), _issue(issue))), file=sys.stderr)

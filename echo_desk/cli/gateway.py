@@ -21,9 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from echo_desk.i18n import _
+
 
 def add_parser(sub: Any) -> None:
-    gateway = sub.add_parser("gateway", help="serve Echo Desk's tools to another MCP client (docs/gateway.md)")
+    gateway = sub.add_parser("gateway", help=_("serve Echo Desk's tools to another MCP client (docs/gateway.md)"))
     add_arguments(gateway)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import sys
 
 from echo_desk.cli.arguments import build_parser
+from echo_desk.cli.language import use_chosen_language
 
 
 def main(argv: list[str]) -> int:
+    use_chosen_language()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "rules":  # the rules engine and its files only: no tools, no MCP

@@ -20,9 +20,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from echo_desk.agent.permissions import Effect, Part, PermissionEngine, Provenance, Verdict, workspace_files
+from echo_desk.agent.permissions import (
+    Effect,
+    Layer,
+    Part,
+    PermissionEngine,
+    Provenance,
+    Verdict,
+    workspace_files,
+)
+from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
+from echo_desk.cli import words
 from echo_desk.cli.terminal_host import can_show_brackets
 from echo_desk.common.visible_text import has_hidden, visible
+from echo_desk.i18n import _, aside
 from echo_desk.store import paths
 from echo_desk.store.grants import GRANTS_FILE, GrantStore
 
@@ -40,7 +51,7 @@ def run_with_own_engine(args: argparse.Namespace) -> int:
 
 def run_rules_command(engine: PermissionEngine | None, args: argparse.Namespace) -> int:
     if engine is None:
-        print("permission rules are not available in this set-up", file=sys.stderr)
+        print(_("permission rules are not available in this set-up"), file=sys.stderr)
         return 2
     command = args.rules_command
     if command == "list":
@@ -51,12 +62,12 @@ def run_rules_command(engine: PermissionEngine | None, args: argparse.Namespace)
         return _grants(engine, as_json=args.json)
     if command == "revoke":
         if args.all:
-            print(f"revoked {engine.revoke_all()} grant(s)")
+            print(_("revoked {n} grant(s)").format(n=engine.revoke_all()))
             return 0
         if engine.revoke(args.grant_id):
-            print(f"revoked {args.grant_id}")
+            print(_("revoked {id}").format(id=_show(args.grant_id)))
             return 0
-        print(f"no grant {args.grant_id!r} (nothing was changed)", file=sys.stderr)
+        print(_("no grant {id} (nothing was changed)").format(id=_show(args.grant_id)), file=sys.stderr)
         return 1
     if command == "trust":
         return _trust(engine, _workspace(args.workspace), assume_yes=args.yes)
@@ -71,6 +82,10 @@ def _show(text: str | None) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
+def _ours(text: str | None) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _list(engine: PermissionEngine, workspace: Path, *, as_json: bool) -> int:
     report = engine.load((workspace,))
     if as_json:
@@ -83,10 +98,18 @@ def _list(engine: PermissionEngine, workspace: Path, *, as_json: bool) -> int:
         print(json.dumps({"rules": rows, "problems": problems}, indent=2, ensure_ascii=True))
     else:
         for r in report.rules:
-            state = "" if r.active else f"  [inactive: {r.inactive.value if r.inactive else ''}]"
-            reason = f"  # {_show(r.reason)}" if r.reason else ""
-            print(f"{r.effect.value:<5} {_show(r.tool)} {_show(r.pattern) if r.pattern is not None else '(whole tool)'}"
-                  f"  <{r.source.describe()}>{state}{reason}")
+            state = "" if r.active else "  " + _("[inactive: {why}]").format(why=r.inactive.value if r.inactive else "")
+            # A built-in rule's reason and placeholder are ours, translated; a file's are its author's.
+            built_in = r.source.layer is Layer.FLOOR
+            rule_reason = _(r.reason) if built_in and r.reason else r.reason
+            rule_pattern = r.pattern.replace(SETTINGS_FOLDER, _(SETTINGS_FOLDER)) if built_in and r.pattern else r.pattern
+            # Built-in text is ours and shown as it is; a file's is escaped (``_show``).
+            quote = _ours if built_in else _show
+            print(_("{effect} {tool} {pattern}  <{place}>{state}{reason}").format(
+                effect=words.padded(words.label(words.EFFECT_LABELS, r.effect.value), 5), tool=_show(r.tool),
+                pattern=quote(rule_pattern) if rule_pattern is not None else _("(whole tool)"),
+                place=_("built-in rule") if r.source.path is None else r.source.describe(), state=state,
+                reason="  # " + quote(rule_reason) if rule_reason else ""))  # not prose: a comment mark
         for p in report.problems:
             print(_show(p.describe())[1:-1], file=sys.stderr)
     return 1 if report.errors else 0
@@ -130,14 +153,14 @@ def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
     elif args.url is not None:
         verdict = engine.check_url(args.url, method=args.method, workspace=workspace)
     elif args.mcp is not None:
-        server, _, tool = args.mcp.partition("/")
+        server, _slash, tool = args.mcp.partition("/")
         try:
             arguments = json.loads(args.args)
         except json.JSONDecodeError as exc:
-            print(f"--args is not JSON: {exc}", file=sys.stderr)
+            print(_("--args is not JSON: {error}").format(error=exc), file=sys.stderr)
             return 2
         if not server or not tool or not isinstance(arguments, dict):
-            print("--mcp takes SERVER/TOOL and --args a JSON object", file=sys.stderr)
+            print(_("--mcp takes SERVER/TOOL and --args a JSON object"), file=sys.stderr)
             return 2
         verdict = engine.check_mcp(server, tool, arguments, workspace=workspace)
     else:
@@ -145,7 +168,7 @@ def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
         if words and words[0] == "--":
             words = words[1:]
         if not words:
-            print("give a command line after --, or --path/--url/--mcp", file=sys.stderr)
+            print(_("give a command line after --, or --path/--url/--mcp"), file=sys.stderr)
             return 2
         # One argument is the line as typed; several are joined with spaces (as the shell passed them).
         verdict = engine.check_command(words[0] if len(words) == 1 else " ".join(words), workspace=workspace)
@@ -160,7 +183,24 @@ def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
         found = sandbox.availability()
         out["sandbox"] = {"available": found.available, "status": found.status.value, "why": found.english()}
     print(json.dumps(out, indent=2, ensure_ascii=True))
+    # For the person at the terminal: the verdict in words, apart from the JSON scripts read.
+    print(_verdict_line(verdict), file=sys.stderr)
     return (verdict.effect or Effect.ASK).exit_code
+
+
+def _verdict_line(verdict: Verdict) -> str:
+    """``Asks — decided by: no rule matches…`` in the person's language (untrusted text JSON-escaped)."""
+    verdict_text = words.label(words.VERDICT_LABELS, verdict.effect.value) if verdict.effect else _("No rule")
+    if verdict.provenance is not None and verdict.provenance.rule is not None:
+        rule = verdict.provenance.rule
+        where = (_("{file} line {line}").format(file=rule.source.path.name, line=rule.source.line)
+                 if rule.source.path is not None else _("built-in rule"))
+        who = aside(_show(rule.pattern if rule.pattern is not None else rule.tool), where)
+    elif verdict.provenance is not None and verdict.provenance.grant is not None:
+        who = _("grant {id}").format(id=verdict.provenance.grant.id)
+    else:
+        return aside(verdict_text, _("no rule or grant: the tool's own setting decides"))
+    return _("{verdict} — decided by {who}").format(verdict=verdict_text, who=who)
 
 
 def _grants(engine: PermissionEngine, *, as_json: bool) -> int:
@@ -172,12 +212,13 @@ def _grants(engine: PermissionEngine, *, as_json: bool) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=True))
         return 0
     if not rows:
-        print("no grants in force")
+        print(_("no grants in force"))
     for g in grants:
-        until = (f"until {time.strftime('%H:%M:%S', time.localtime(g.expires_at))}" if g.expires_at
+        until = (_("until {time}").format(time=time.strftime('%H:%M:%S', time.localtime(g.expires_at))) if g.expires_at
                  else g.scope.value)
-        print(f"{g.id}  {_show(g.tool)} {_show(g.pattern) if g.pattern is not None else '(whole tool)'}  {until}"
-              f"  uses={g.uses}  by {g.created_by_call}")
+        print(_("{id}  {tool} {pattern}  {until}  uses={uses}  by {call}").format(
+            id=g.id, tool=_show(g.tool), pattern=_show(g.pattern) if g.pattern is not None else _("(whole tool)"),
+            until=until, uses=g.uses, call=g.created_by_call))
     return 0
 
 
@@ -187,10 +228,10 @@ def _trust(engine: PermissionEngine, workspace: Path, *, assume_yes: bool) -> in
     try:
         snapshot = engine.trust_snapshot(workspace)
     except ValueError as exc:
-        print(f"not trusted: {exc}", file=sys.stderr)
+        print(_("not trusted: {why}").format(why=exc), file=sys.stderr)
         return 1
     if not snapshot.present:
-        print(f"{workspace_files(workspace)[0]} does not exist: nothing to trust", file=sys.stderr)
+        print(_("{path} does not exist: nothing to trust").format(path=workspace_files(workspace)[0]), file=sys.stderr)
         return 1
     ascii_only = not can_show_brackets(sys.stdout)
 
@@ -198,8 +239,8 @@ def _trust(engine: PermissionEngine, workspace: Path, *, assume_yes: bool) -> in
         return visible(text, one_line=one_line, ascii_only=ascii_only)
 
     if has_hidden(str(snapshot.workspace)) or any(has_hidden(f.text) for f in snapshot.present):
-        print("! these files contain hidden or control characters, shown as "
-              + ("\\x.. / \\u...." if ascii_only else "⟨…⟩") + ": read them carefully")
+        print(_("! these files contain hidden or control characters, shown as {marks}: read them carefully").format(
+            marks="\\x.. / \\u...." if ascii_only else "⟨…⟩"))
     for shown in snapshot.present:
         print(f"── {show(str(shown.path), one_line=True)}  (sha256 {shown.sha256})")
         lines = shown.text.split("\n")
@@ -207,26 +248,29 @@ def _trust(engine: PermissionEngine, workspace: Path, *, assume_yes: bool) -> in
             text = show(line.removesuffix("\r"), one_line=True)  # a CRLF end is no hidden text
             print(f"{number:>5}  {text}")
         if shown.error is not None:
-            print(f"   error: {show(shown.error.describe(), one_line=True)}")
-    print(f"Trusting {show(str(snapshot.workspace), one_line=True)} as shown above would allow:")
+            print("   " + _("error: {problem}").format(problem=show(shown.error.describe(), one_line=True)))
+    print(_("Trusting {workspace} as shown above would allow:").format(
+        workspace=show(str(snapshot.workspace), one_line=True)))
     for r in snapshot.allows:
-        pattern = show(r.pattern, one_line=True) if r.pattern is not None else "(whole tool)"
+        pattern = show(r.pattern, one_line=True) if r.pattern is not None else _("(whole tool)")
         reason = f"  — {show(r.reason, one_line=True)}" if r.reason else ""
-        print(f"  {r.source.path.name if r.source.path else ''} line {r.source.line}: {r.effect.value} "
-              f"{show(r.tool, one_line=True)}  {pattern}{reason}")
+        print("  " + _("{place}: {effect} {tool}  {pattern}{reason}").format(
+            place=_("{file} line {line}").format(file=r.source.path.name if r.source.path else "", line=r.source.line),
+            effect=words.label(words.EFFECT_LABELS, r.effect.value), tool=show(r.tool, one_line=True),
+            pattern=pattern, reason=reason))
     if not snapshot.allows:
-        print("  (no allow rules: their deny and ask rules apply already)")
+        print("  " + _("(no allow rules: their deny and ask rules apply already)"))
     if not assume_yes:
         if not sys.stdin.isatty():
-            print("not trusted: confirm with --yes (no terminal to ask)", file=sys.stderr)
+            print(_("not trusted: confirm with --yes (no terminal to ask)"), file=sys.stderr)
             return 1
-        if input("Trust exactly what is shown? [y/N] ").strip().lower() not in ("y", "yes"):
-            print("not trusted")
+        if input(_("Trust exactly what is shown? [y/N] ")).strip().lower() not in ("y", "yes"):
+            print(_("not trusted"))
             return 1
     try:
         engine.trust(snapshot)
     except ValueError as exc:
-        print(f"not trusted: {exc}", file=sys.stderr)
+        print(_("not trusted: {why}").format(why=exc), file=sys.stderr)
         return 1
-    print("trusted; a change to the file will ask again")
+    print(_("trusted; a change to the file will ask again"))
     return 0

@@ -14,6 +14,7 @@ from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.cli import words
 from echo_desk.cli.mcp import (
     CLI_HANDSHAKE_TIMEOUT,
     report_failed_servers,
@@ -22,6 +23,7 @@ from echo_desk.cli.mcp import (
 )
 from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import visible, visible_json
+from echo_desk.i18n import N_, _, aside
 from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
@@ -61,7 +63,7 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
             definitions, errors = runtime.schema_factory.for_provider(args.provider)
             print(visible_json(definitions, indent=2))
             for error in errors:
-                print(f"not sent: {visible(str(error), one_line=True)}", file=sys.stderr)
+                print(_("not sent: {error}").format(error=visible(str(error), one_line=True)), file=sys.stderr)
             return 0
         if args.command == "call":
             return await _call(runtime, args)
@@ -123,7 +125,7 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     if as_json:
         return 0
     for problem in runtime.problems:
-        print(f"not loaded: {visible(problem.message, one_line=True)}", file=sys.stderr)
+        print(_("not loaded: {problem}").format(problem=visible(problem.message, one_line=True)), file=sys.stderr)
     return 0
 
 
@@ -136,25 +138,32 @@ def awaiting_approval(runtime: Runtime) -> list[str]:
 
 def awaiting_note(names: list[str]) -> str:
     """``1 MCP server awaits approval: echo-desk mcp approve memory`` (one command per server)."""
-    commands = "; ".join(f"echo-desk mcp approve {name}" for name in names)
+    commands = "; ".join(f"echo-desk mcp approve {name}" for name in names)  # not prose: commands to type
     if len(names) == 1:
-        return f"1 MCP server awaits approval: {commands}"
-    return f"{len(names)} MCP servers await approval: {commands}"
+        return _("1 MCP server awaits approval: {commands}").format(commands=commands)
+    return _("{n} MCP servers await approval: {commands}").format(n=len(names), commands=commands)
+
+
+#: The table's columns: (heading, width in terminal cells).
+_TOOL_COLUMNS = ((N_("NAME"), 24), (N_("SOURCE"), 14), (N_("RISK"), 6), (N_("ENABLED"), 8), (N_("DEFAULT"), 8),
+                 (N_("RULES"), 6), (N_("READY"), 6), (N_("BREAKER"), 0))
 
 
 def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
-    print(f"{'NAME':<24} {'SOURCE':<14} {'RISK':<6} {'ENABLED':<8} {'DEFAULT':<8} {'RULES':<6} {'READY':<6} BREAKER")
+    print(words.row([(_(heading), width) for heading, width in _TOOL_COLUMNS]))
     for r in rows:
-        ready = "yes" if r["ready"] else "no"
         name, source, readiness = (visible(str(r[k]), one_line=True) for k in ("name", "source", "readiness"))
-        print(f"{name:<24} {source:<14} {r['risk']:<6} {('yes' if r['enabled'] else 'no'):<8} "
-              f"{r['default']:<8} {r['rules']:<6} {ready:<6} {r['breaker']}" + (f"  ({readiness})" if r["readiness"] else ""))
+        cells = [name, source, words.label(words.RISK_LABELS, str(r["risk"])), words.yes_no(r["enabled"]),
+                 words.label(words.DEFAULT_LABELS, str(r["default"])), str(r["rules"]), words.yes_no(r["ready"]),
+                 words.label(words.BREAKER_LABELS, str(r["breaker"]))]
+        line = words.row([(cell, width) for cell, (_heading, width) in zip(cells, _TOOL_COLUMNS, strict=True)])
+        print(aside(line, readiness) if r["readiness"] else line)
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
-        print(f"workspace {workspace} is not a folder", file=sys.stderr)
+        print(_("workspace {path} is not a folder").format(path=workspace), file=sys.stderr)
         return 2
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
     host = TerminalHost(auto=auto)

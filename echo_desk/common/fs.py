@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, ToolError
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -209,7 +210,7 @@ def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
     folder = _nearest_folder(target)
     names = folder_names(folder, target.root)
     if not names:
-        return ToolError(f"{target} {why}. {folder} is empty.", kind=ErrorKind.BUSINESS)
+        return ToolError(_for_person(f"{target} {why}. {folder} is empty.", target, why), kind=ErrorKind.BUSINESS)
     where = "It holds" if folder == target.path else f"{folder} holds"
     if want == "folder" and os.path.isfile(target.path):
         hint = " It is a file: read it with read_file."
@@ -220,7 +221,17 @@ def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
         hint = f' Give a path relative to the workspace, like "{files[0]}".' if files else ""
         if not os.path.lexists(target.path):  # a guessed name: searching finds the real one
             hint += " search_files finds a file by its name or its text."
-    return ToolError(f"{target} {why}. {where}: {', '.join(names)}.{hint}", kind=ErrorKind.BUSINESS)
+    return ToolError(_for_person(f"{target} {why}. {where}: {', '.join(names)}.{hint}", target, why),
+                     kind=ErrorKind.BUSINESS)
+
+
+#: What the person reads of ``not_a_file``'s common errors (the hints are for the model).
+_WHY_SHOWN = {"does not exist": N_("{path} does not exist"), "is not a folder": N_("{path} is not a folder")}
+
+
+def _for_person(model_text: str, target: Resolved, why: str) -> str:
+    msgid = _WHY_SHOWN.get(why)
+    return for_person(model_text, msgid, path=str(target)) if msgid is not None else model_text
 
 
 def open_parent(target: Resolved, *, create: bool = False) -> tuple[int, str]:

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Literal
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import OAuthOptions, ServerConfig, Transport, Value
 from echo_desk.mcp.oauth.origins import acceptable_origin
@@ -112,7 +113,8 @@ def _entries(
     out: dict[str, Value] = {}
     for entry in entries:
         if not pattern.match(entry.key):
-            raise FormError(N_("{where}: {key!r} is not a valid name"), where=where, key=entry.key)
+            raise FormError(N_("{where}: “{key}” is not a valid name"), where=where,
+                            key=visible(entry.key, one_line=True))
         if entry.key in out:
             raise FormError(N_("{where}: {key} appears twice"), where=where, key=entry.key)
         if not entry.keyring:
@@ -135,9 +137,10 @@ def build_server(draft: ServerDraft, *, taken: set[str], original: str = "") -> 
     if not name:
         raise FormError(N_("The server needs a name."))
     if name != original and not NAME_RE.match(name):
-        raise FormError(N_("The name {name!r} may only use letters, digits, '-' and '_' (up to 64)."), name=name)
+        raise FormError(N_("The name “{name}” may only use letters, digits, “-” and “_” (up to 64)."),
+                        name=visible(name, one_line=True))
     if name != original and name in taken:
-        raise FormError(N_("A server named {name!r} already exists."), name=name)
+        raise FormError(N_("A server named “{name}” already exists."), name=visible(name, one_line=True))
     if not 0 < draft.timeout <= 86400:
         raise FormError(N_("The timeout must be between 1 second and 1 day."))
     secrets: dict[str, str] = {}

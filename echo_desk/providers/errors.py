@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 
 #: Statuses worth another attempt after a pause: the server is busy, not wrong.
@@ -94,8 +95,8 @@ def error_for_status(status: int, body: bytes | str, *, base_url: str, model: st
         )
     if status == 404:
         return ModelError(
-            _("{where} does not know the model {model!r} (HTTP 404). Pick one the server lists.").format(
-                where=where, model=model
+            _("{where} does not know the model “{model}” (HTTP 404). Pick one the server lists.").format(
+                where=where, model=visible(model, one_line=True)
             )
             + (f" ({detail})" if detail else ""),
             kind=ModelErrorKind.NOT_FOUND,

@@ -33,7 +33,7 @@ def test_a_changed_secret_goes_to_its_existing_reference_and_an_unchanged_one_is
 
 @pytest.mark.parametrize(("draft", "message"), [
     (ServerDraft(name="x", transport="sse", url="http://h/sse", headers=(Entry("Bad Header", "v", False),)),
-     "headers: 'Bad Header' is not a valid name"),
+     "headers: “Bad Header” is not a valid name"),
     (ServerDraft(name="x", command="c", env=(Entry("A", "1", False), Entry("A", "2", False))), "env: A appears twice"),
     (ServerDraft(name="", command="c"), "The server needs a name."),
     (ServerDraft(name="x", command="c", timeout=0), "The timeout must be between 1 second and 1 day."),

@@ -1,8 +1,10 @@
 """One Chinese term per concept (i18n/glossary.toml), in the catalog, the docs and the packaging.
 
 A catalog entry whose English names a glossary concept must use the glossary's Chinese term and
-none of its forbidden variants; some variants (停用, 智能体, 副作用, 工作目录…) are banned from every
-Chinese text we ship. Settings pages are named one way in both languages: "Settings › Models".
+none of its forbidden variants; some variants (停用, 代理, 副作用, 工作文件夹, 词元…) are banned from
+every Chinese text we ship. Settings pages are named one way in both languages: "Settings › Models".
+Every Chinese message also follows one typography: full-width brackets, colons and commas after
+Chinese, —— for a dash, no space after 。, no ``{x!r}`` (it prints ASCII quotes), no Markdown.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "i18n" / "glossary.toml"
 ZH = ROOT / "i18n" / "zh_CN" / "LC_MESSAGES" / "echo_desk.po"
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+#: Code in an English message names no concept: command-line options and paths (--url, docs/gateway.md).
+_CODE = re.compile(r"(?<!\w)--[\w-]+|\S+/\S+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-# Where 智能体 may stay: a search keyword is matched against what people type, not read.
+# Where 代理 may stay: a search keyword is matched against what people type, not read.
 _KEYWORD_LINE = re.compile(r"^Keywords\[zh_CN\]=|<keyword xml:lang=\"zh-CN\">")
 
 
@@ -33,7 +37,7 @@ class Term:
     required: bool
 
     def found_in(self, msgid: str) -> bool:
-        text = _PLACEHOLDER.sub(" ", msgid)
+        text = _CODE.sub(" ", _PLACEHOLDER.sub(" ", msgid))
         for exception in self.exceptions:
             text = exception.sub(" ", text)
         return any(p.search(text) for p in self.english)
@@ -68,15 +72,51 @@ def catalog_problems(pairs: list[tuple[str, str]]) -> list[str]:
                 if variant in shown and variant not in allowed:
                     problems.append(f"{msgid!r}: {variant} instead of {term.chinese} → {msgstr!r}")
         problems += [f"{msgid!r}: {p}" for p in text_problems(msgstr)]
+        problems += [f"{msgid!r}: {p}" for p in typography_problems(msgstr)]
     return problems
 
 
 def text_problems(text: str) -> list[str]:
-    """Variants banned from every Chinese text, and the arrow form of a settings path."""
+    """Variants banned from every Chinese text, and the arrow form of a settings path. A variant
+    inside another term's Chinese is that term (代理 in 代理服务器)."""
     found = [f"{v} (banned everywhere; the term is {t.chinese})"
-             for t in TERMS for v in t.everywhere if v in text]
+             for t in TERMS for v in t.everywhere if v in _without_terms_holding(text, v)]
     found += [f"settings path written {p.pattern!r}: use “设置 › 模型”" for p in SETTINGS_PATH_FORBIDDEN if p.search(text)]
     return found
+
+
+def _without_terms_holding(text: str, variant: str) -> str:
+    for term in TERMS:
+        if variant in term.chinese and term.chinese != variant:
+            text = text.replace(term.chinese, " ")
+    return text
+
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff"
+_FULL_WIDTH_AFTER = "\u3000-\u303f\uff00-\uffef“”‘’"
+#: (what is wrong, where it is) in a Chinese message; each check is about the text around Chinese.
+TYPOGRAPHY = (
+    ("a half-width bracket beside Chinese: use （）", re.compile(f"[{_HAN}]\\s*\\(|\\)\\s*[{_HAN}]")),
+    ("ASCII punctuation after Chinese: use ，：；！？", re.compile(f"[{_HAN}][,:;!?](?=\\s|$|[{_HAN}])")),
+    ("a space after full-width punctuation", re.compile(f"[。，、：；！？）{_FULL_WIDTH_AFTER}] (?![›])")),
+    ("a single — as a dash: use ——", re.compile("(?<!—)—(?!—)")),
+    ("{x!r} prints ASCII quotes: use “{x}”", re.compile(r"\{[^{}]*![rsa][^{}]*\}")),
+    ("Markdown backticks: a Qt label shows them", re.compile("`")),
+    ("a space before full-width punctuation", re.compile(f"[{_HAN}] +[。，、：；！？）]")),
+)
+
+
+#: A file dialog's filter: Qt reads its patterns inside ASCII brackets ("GGUF 模型 (*.gguf)").
+_FILE_FILTER = re.compile(r"\(\*[^()]*\)$")
+
+
+def typography_problems(text: str) -> list[str]:
+    """How a Chinese message breaks the typography (nothing for a text with no Chinese)."""
+    if not _CJK.search(text):
+        return []
+    text = _FILE_FILTER.sub(" ", text)
+    return [f"{what}: …{text[max(0, m.start() - 8):m.end() + 8]}…"
+            for what, pattern in TYPOGRAPHY for m in [pattern.search(text)] if m is not None]
 
 
 def _zh_catalog_pairs(path: Path = ZH) -> list[tuple[str, str]]:
@@ -102,15 +142,31 @@ def test_the_glossary_catches_a_forbidden_variant() -> None:
     # The checker itself: each kind of breach it exists for is found.
     assert catalog_problems([("Disable", "停用")])
     assert catalog_problems([("Target", "目标")])
-    assert catalog_problems([("Working folder: {cwd}", "工作目录：{cwd}")])
+    assert catalog_problems([("Working folder: {cwd}", "工作文件夹：{cwd}")])
     assert catalog_problems([("Its side effects", "副作用")])
     assert catalog_problems([("Never", "从不")])
     assert catalog_problems([("URL:", "URL：")])
     assert catalog_problems([("Check the key in Settings → Models.", "请在“设置 → 模型”中检查密钥。")])
+    assert catalog_problems([("Message the agent", "给代理发消息")])
+    assert catalog_problems([("{n} tokens", "{n} 个词元")])
+    assert catalog_problems([("Revert changes", "撤销更改")])
+    assert catalog_problems([("Next match (Enter)", "下一个匹配（回车）")])
+    # …and the typography of every Chinese message, whatever its English.
+    assert catalog_problems([("Edit file (edit_file)", "编辑文件 (edit_file)")])
+    assert catalog_problems([("Stopped. Try again.", "已停止。 请重试。")])
+    assert catalog_problems([("{name!r} is not valid", "{name!r} 无效")])
+    assert catalog_problems([("Run `ls`", "运行 `ls`")])
+    assert catalog_problems([("Done — see below", "完成 — 见下文")])
+    assert catalog_problems([("Name: {x}", "名称: {x}")])
+    assert catalog_problems([("GGUF models (*.gguf)", "GGUF 模型 (*.gguf)")]) == []  # Qt's filter syntax
     # …and what is right passes: 目标 is the goal's term when both meet in one message.
     assert catalog_problems([("Goal and targets", "目标和操作对象")]) == []
     assert catalog_problems([("Endpoint URL", "接口地址")]) == []
     assert catalog_problems([("Fetch {url}", "获取 {url}")]) == []
+    assert catalog_problems([("Through the proxy", "经过代理服务器")]) == []
+    assert catalog_problems([("Server URL:", "服务器地址：")]) == []
+    assert catalog_problems([("Enter an address.", "请输入地址。")]) == []
+    assert catalog_problems([("Edit file (edit_file) — {n} tokens", "编辑文件（edit_file）——{n} 个 token")]) == []
 
 
 def test_every_zh_cn_catalog_entry_uses_the_glossary_terms() -> None:
@@ -136,8 +192,9 @@ def test_plugin_catalogs_use_the_glossary_terms() -> None:
     assert problems == [], "\n".join(problems)
 
 
-def test_agent_is_a_search_keyword_only_in_the_desktop_entry() -> None:
+def test_proxy_s_word_for_agent_is_a_search_keyword_only_in_the_desktop_entry() -> None:
     desktop = next((ROOT / "packaging").glob("*.desktop")).read_text(encoding="utf-8")
     keywords = next(line for line in desktop.splitlines() if line.startswith("Keywords[zh_CN]="))
     assert "智能体" in keywords and "代理" in keywords
-    assert "智能体" not in desktop.replace(keywords, "")
+    assert "代理" not in desktop.replace(keywords, "")
+    assert "智能体" in desktop.replace(keywords, "")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,10 +33,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, deferred
+from echo_desk.providers.local.profiles import ModelProfile
+from echo_desk.providers.local.provider import LocalModel
 from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.settings import DatabaseConnection, ToolPolicy
 from echo_desk.tools import FileChange, FileChangeKind
 from echo_desk.tools.host import Question
 from echo_desk.ui.app.services import Services
@@ -47,9 +53,10 @@ from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.settings.activity_tab import ActivityTab
 from echo_desk.ui.settings.models_page import ModelsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
-from tests.ui.conftest import within
+from tests.ui.conftest import until, within
 
 #: Names that are the same in both languages: products, protocols, formats, commands, units.
 PHRASES = ("Echo Desk", "VS Code", "Claude Desktop", "Claude Code", "JSON Lines", "Streamable HTTP", "Google Gemini",
@@ -170,7 +177,32 @@ def _test_tools(runtime) -> set[str]:
             for text in (backend.title(e.tool), backend.description(e.tool)) for w in _WORD.findall(text)}
 
 
+def _calls_in_the_audit_log(qloop, runtime, workspace: Path) -> None:
+    """Calls decided each way no rule decides (the risk default, the person once, the person's
+    no, a grant for the conversation), run by the real engine so the audit keeps what it says."""
+    workspace.mkdir()
+    (workspace / "shop.py").write_text("a\n")
+    scope = Scope(label="Test chat", workspace_roots=(workspace,))
+    answers = [(ApprovalChoice.ALLOW_ONCE, "write_note"), (ApprovalChoice.DENY, "write_note"),
+               (ApprovalChoice.ALLOW_CONVERSATION, "write_note"), (ApprovalChoice.DENY, "read_note")]
+    for number, (choice, tool) in enumerate(answers):
+        arguments = {"path": "shop.py", "text": "b\n"} if tool == "write_note" else {"path": "shop.py"}
+        call = ToolCall(id=f"a{number}", name=tool, arguments=json.dumps(arguments))
+        qloop.run_until_complete(within(runtime.dispatcher.execute_tool(call, scope, ScriptedHost(choice=choice))))
+    runtime.audit.flush()
+
+
+def _walk_every_tab(dialog: QWidget) -> Iterator[str]:
+    """The tabs inside the shown page, each shown in turn (the walk reads visible widgets only)."""
+    for tabs in [t for t in dialog.findChildren(QTabWidget) if t.isVisibleTo(dialog)]:
+        for index in range(tabs.count()):
+            tabs.setCurrentIndex(index)
+            QApplication.processEvents()
+            yield tabs.tabText(index)
+
+
 def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(qtbot, qloop, runtime, tmp_path):
+    _calls_in_the_audit_log(qloop, runtime, tmp_path / "audited")
     store = ConversationStore(tmp_path / "conversations.sqlite3")
     services = Services(settings=runtime.settings, backend=CatalogBackend(runtime.settings, runtime),
                         runtime=runtime, conversations=store, providers_available=True)
@@ -178,6 +210,8 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
     qtbot.addWidget(window)
     window.attach(services)
     window.set_banner(services.banner)
+    # A connected model names itself in the picker ("Local (built-in) · …"), in the language of the moment.
+    window.set_model(LocalModel(tmp_path / "qwen2.5-coder-0.5b.gguf", ModelProfile(name="test")))
     window.resize(1200, 800)
     window.show()
     transcript = window.session.transcript
@@ -206,11 +240,21 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
         for chinese in ("已拒绝", "已取消", "（已修改）", "网络访问未获准", "已停止，仍在运行的操作都已取消"):
             assert chinese in shown, chinese
         assert window.statusBar().currentMessage().startswith("已修改")
+        assert "本地（内置）" in window.model_picker.currentText()
         for page in settings.PAGES:
             settings.show_page(page)
             QApplication.processEvents()
             left += [f"{page}: {line}" for line in untranslated(settings, allowed)]
+            for tab in _walk_every_tab(settings):
+                left += [f"{page} › {tab}: {line}" for line in untranslated(settings, allowed)]
+        # The Activity tab had rows to show: the calls decided by the risk default and by the person.
+        activity = settings.findChild(ActivityTab)
+        assert activity is not None and activity.calls.topLevelItemCount() == 4
+        activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+        left += [f"activity detail: {line}" for line in untranslated(activity, allowed)]
         assert left == [], "\n".join(left)
+        _switch("en")  # …and back: the picker names the model in English again
+        assert window.model_picker.currentText().startswith("Local (built-in)")
     finally:
         _switch("en")
         settings.close()
@@ -218,7 +262,7 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
         store.close()
 
 
-def _dialog_after_switch(qloop, runtime, scope, call: ToolCall) -> list[str]:
+def _dialog_after_switch(qloop, runtime, scope, call: ToolCall, shown: list[str] | None = None) -> list[str]:
     host = QtHost(transcript=TranscriptModel())
     left: list[str] = []
     opened: list[ApprovalDialog] = []
@@ -232,6 +276,8 @@ def _dialog_after_switch(qloop, runtime, scope, call: ToolCall) -> list[str]:
             # The call's own arguments (a folder named "notes") are data the dialog shows as given.
             data = {w for value in json.loads(call.arguments).values() for w in _WORD.findall(str(value))}
             left.extend(untranslated(dialog, _test_tools(runtime) | data))
+            if shown is not None:
+                shown.extend(text for _kind, text in visible_texts(dialog))
             # The summary line was built by the engine in English; it is shown in Chinese now.
             if dialog.summary.isVisibleTo(dialog) and not _CJK.search(dialog.summary.text()):
                 left.append(f"summary: {dialog.summary.text()!r}")
@@ -357,3 +403,69 @@ def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_pa
         assert "1 个文件" in chinese and "受保护：位于 .git 文件夹内" in chinese and "move" not in chinese
     finally:
         i18n_qt.apply_language("en")
+
+
+def test_a_database_approval_built_in_english_reads_in_chinese_after_a_switch(qloop, builtin_runtime, scope,
+                                                                             workspace: Path):
+    # A write-mode SQLite connection: the statement's class and the connection's kind are shown in words.
+    sqlite3.connect(workspace / "shop.db").close()
+    builtin_runtime.settings.update(lambda s: s.databases.append(
+        DatabaseConnection(name="shop", kind="sqlite", dsn=str(workspace / "shop.db"), write_mode=True)))
+    call = ToolCall(id="db1", name="db_execute",
+                    arguments=json.dumps({"connection": "shop", "sql": "DELETE FROM orders WHERE id = 1"}))
+    shown: list[str] = []
+    left = _dialog_after_switch(qloop, builtin_runtime, scope, call, shown)
+    assert left == [], "\n".join(left)
+    # Ids are not words: the statement class (`write`), the connection's kind (sqlite) and a
+    # label glued to the connection's name ("shop: /…") were shown as such.
+    text = "\n".join(shown)
+    assert "写入" in text and "SQLite" in text
+    for id_shown in ("`write`", "（sqlite", "shop: "):
+        assert id_shown not in text, text
+
+
+def _editor_errors_after_switch(qloop, runtime, scope, call: ToolCall, edits: list[dict[str, object]]) -> list[str]:
+    """Each edit is refused in English, then read after a switch: the reason follows the language."""
+    host = QtHost(transcript=TranscriptModel())
+    seen: list[str] = []
+
+    async def edit(dialog: ApprovalDialog) -> None:
+        dialog.edit.click()
+        editor = dialog.editor
+        editor.tabs.setCurrentWidget(editor.raw)
+        for arguments in edits:
+            editor.error.setVisible(False)
+            editor.raw.setPlainText(json.dumps(arguments))
+            editor.apply_button.click()
+            await until(lambda: editor.error.isVisibleTo(editor))
+            english = editor.error.text()
+            _switch("zh_CN")
+            try:
+                chinese = editor.error.text()
+                seen.append(f"{english} → {chinese}")
+                seen.extend(f"LEFT: {line}" for line in untranslated(editor, {"oops", "src", "ls", "rm", "rf"}))
+                if english == chinese or english_left(chinese, {"oops", "src"}):
+                    seen.append(f"LEFT: {chinese!r} → {english_left(chinese, {'oops', 'src'})}")
+            finally:
+                _switch("en")
+        editor.reject()
+        dialog.deny.click()
+
+    host.dialog_opened.connect(lambda dialog: qloop.create_task(edit(dialog)))
+    qloop.run_until_complete(within(runtime.dispatcher.execute_tool(call, scope, host)))
+    return seen
+
+
+def test_the_argument_editor_s_errors_follow_a_switch(qloop, builtin_runtime, scope, workspace: Path):
+    # Refused edits: a working folder that does not exist, an argument the tool does not take, and
+    # an edit the rules refuse (the built-in deny rule on rm -rf /).
+    call = ToolCall(id="e1", name="run_command", arguments=json.dumps({"command": "ls"}))
+    builtin_runtime.settings.set_tool("run_command", policy=ToolPolicy.ASK)
+    seen = _editor_errors_after_switch(qloop, builtin_runtime, scope, call, [
+        {"command": "ls", "cwd": "src"},
+        {"command": "ls", "oops": 1},
+        {"command": "rm -rf /"},
+    ])
+    left = [line for line in seen if line.startswith("LEFT")]
+    assert len(seen) == 3 + len(left)
+    assert left == [], "\n".join(seen)

@@ -31,7 +31,9 @@ MAX_RETURNED_ROWS = 100
 
 # Shown in the approval dialog.
 SUMMARY = N_("Run SQL on {connection} ({kind}, write mode)")
-TARGET_DETAIL = N_("{kind}, write mode")
+TARGET_DETAIL = N_("connection {connection}; {kind}, write mode")
+#: The connection's kind by its product's name (the setting's value is an id).
+KIND_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
 
 
 class ExecuteArguments(DatabaseArguments):
@@ -68,7 +70,9 @@ class DbExecuteTool(DatabaseTool[ExecuteArguments]):
                 where = f"{conn.dsn} ({error.message})"
         else:
             where = redact_dsn(conn.dsn)
-        return Target(kind="database", value=f"{conn.name}: {where}", detail=deferred(TARGET_DETAIL, kind=conn.kind))
+        # The connection's name goes in the detail: "shop: /ws/shop.db" read as one glued label.
+        return Target(kind="database", value=where,
+                      detail=deferred(TARGET_DETAIL, connection=conn.name, kind=KIND_NAMES.get(conn.kind, conn.kind)))
 
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
         args = self.parse(params)  # a call that does not parse is no call to show
@@ -77,7 +81,7 @@ class DbExecuteTool(DatabaseTool[ExecuteArguments]):
         except ToolError:
             return None  # execute reports the unknown connection
         return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=args.sql, detail="SQL")),
-                           summary=deferred(SUMMARY, connection=conn.name, kind=conn.kind))
+                           summary=deferred(SUMMARY, connection=conn.name, kind=KIND_NAMES.get(conn.kind, conn.kind)))
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:

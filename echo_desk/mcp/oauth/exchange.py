@@ -64,7 +64,7 @@ def _check_audience(token: str, resource: str, step: SignInStep) -> None:
         return
     if not any(a == resource or check_resource_allowed(requested_resource=resource, configured_resource=a)
                for a in audience):
-        raise SignInError(step, N_("the service issued a token for another resource ({audience}), not {resource}"),
+        raise SignInError(step, N_("the service issued an access token for another resource ({audience}), not {resource}"),
                           audience=", ".join(audience), resource=resource)
 
 
@@ -84,11 +84,11 @@ async def _token_call(
         raise SignInError(step, N_("the service refused (HTTP {status}) {error} {detail}"), status=status,
                           error=error, detail=detail)
     if value is None:
-        raise SignInError(step, N_("the token answer is not a JSON object"))
+        raise SignInError(step, N_("the access token answer is not a JSON object"))
     try:
         token = OAuthToken.model_validate(value)
     except ValidationError as exc:
-        raise SignInError(step, N_("the token answer is not valid ({count} problems)"), count=exc.error_count()) from None
+        raise SignInError(step, N_("the access token answer is not valid ({count} problems)"), count=exc.error_count()) from None
     _check_audience(token.access_token, resource, step)
     expires_at = time.time() + int(token.expires_in) if token.expires_in is not None else None
     return Tokens(
@@ -115,7 +115,7 @@ async def exchange_code(
 
 async def refresh(http: httpx2.AsyncClient, endpoint: str, client: Client, tokens: Tokens, resource: str) -> Tokens:
     if not tokens.refresh_token:
-        raise RefreshRefused(SignInStep.REFRESH, N_("the token ended and the service gave no way to renew it"))
+        raise RefreshRefused(SignInStep.REFRESH, N_("the access token ended and the service gave no way to renew it"))
     data = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token, "resource": resource}
     return await _token_call(http, endpoint, client, data, resource, SignInStep.REFRESH, previous=tokens)
 

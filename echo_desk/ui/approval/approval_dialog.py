@@ -406,7 +406,7 @@ class ApprovalDialog(QDialog):
         try:
             revised = await self.request.revise(arguments)
         except RevisionRefused as exc:
-            self.editor.show_error(str(exc))
+            self.editor.show_error(exc.args[0] if exc.args else str(exc))  # a deferred text stays one
             return
         self.editor.accept()
         self.follow = ApprovalDialog(revised, self.parentWidget(), self._title_for)

@@ -33,8 +33,7 @@ class ApprovalKeys(QObject):
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
     def retranslate(self, *_args: object) -> None:
-        native = QKeySequence.SequenceFormat.NativeText
-        allow, deny = QKeySequence(ALLOW_ONCE_KEY).toString(native), QKeySequence(DENY_KEY).toString(native)
+        allow, deny = i18n_qt.key_text(ALLOW_ONCE_KEY), i18n_qt.key_text(DENY_KEY)
         self._dialog.allow_once.setToolTip(_("Allow once ({keys})").format(keys=allow))
         self._dialog.deny.setToolTip(_("Deny ({keys}, Esc or Enter)").format(keys=deny))
 

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, _, deferred, shown
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui.core import theme
+from echo_desk.ui.core import i18n_qt, theme
 
 #: Reads a field back as a JSON value.
 _Reader = Callable[[], object]
@@ -66,14 +66,14 @@ class ArgumentEditor(QDialog):
     def __init__(self, schema: JsonObject, arguments: JsonObject,
                  on_apply: Callable[[JsonObject], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(_("Edit the arguments"))
         self.resize(720, 520)
         self._on_apply = on_apply
+        #: The last refusal as the engine gave it (``shown`` words it in the language of the moment).
+        self._error = ""
         layout = QVBoxLayout(self)
-        intro = QLabel(_("Change what the agent asked for. The changed call is checked and previewed again; "
-                         "you approve that version, and the agent is told what ran."))
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        layout.addWidget(self.intro)
         self.tabs = QTabWidget()
         form_page = QWidget()
         form = QFormLayout(form_page)
@@ -86,11 +86,10 @@ class ArgumentEditor(QDialog):
             label.setToolTip(str(spec.get("description", "")) if isinstance(spec, dict) else "")
             form.addRow(label, widget)
             self.readers[name] = reader
-        self.tabs.addTab(form_page, _("Form"))
+        self.tabs.addTab(form_page, "")
         self.raw = QPlainTextEdit(json.dumps(arguments, indent=2, ensure_ascii=False))
         self.raw.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.raw.setAccessibleName(_("Arguments as JSON"))
-        self.tabs.addTab(self.raw, _("JSON"))
+        self.tabs.addTab(self.raw, "")
         layout.addWidget(self.tabs, 1)
         self.tabs.currentChanged.connect(self._form_to_json)
         self.error = QLabel()
@@ -99,11 +98,25 @@ class ArgumentEditor(QDialog):
         self.error.setVisible(False)
         layout.addWidget(self.error)
         buttons = QDialogButtonBox()
-        self.apply_button = buttons.addButton(_("Check and preview"), QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.addButton(_("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
+        self.apply_button = buttons.addButton("", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = buttons.addButton("", QDialogButtonBox.ButtonRole.RejectRole)
         buttons.accepted.connect(self._apply)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self.retranslate()
+        i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def retranslate(self, *_args: object) -> None:
+        self.setWindowTitle(_("Edit the arguments"))
+        self.intro.setText(_("Change what the agent asked for. The changed call is checked and previewed again; "
+                             "you approve that version, and the agent is told what ran."))
+        self.tabs.setTabText(0, _("Form"))
+        self.tabs.setTabText(1, _("JSON"))
+        self.raw.setAccessibleName(_("Arguments as JSON"))
+        self.apply_button.setText(_("Check and preview"))
+        self.cancel_button.setText(_("Cancel"))
+        if self._error:
+            self.error.setText(shown(self._error))
 
     def edited(self) -> JsonObject:
         """The arguments from the visible tab. Raises ``ValueError`` for unreadable JSON."""
@@ -134,12 +147,14 @@ class ArgumentEditor(QDialog):
         try:
             arguments = self.edited()
         except ValueError as exc:
-            self.show_error(_("Not valid JSON: {error}").format(error=exc))
+            self.show_error(deferred(N_("Not valid JSON: {error}"), error=str(exc)))
             return
         self.apply_button.setEnabled(False)
         self._on_apply(arguments)
 
     def show_error(self, text: str) -> None:
+        """Show why the edit was refused (text built with ``deferred`` follows a language switch)."""
         self.apply_button.setEnabled(True)
-        self.error.setText(text)
+        self._error = text
+        self.error.setText(shown(text))
         self.error.setVisible(True)

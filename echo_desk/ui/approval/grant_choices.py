@@ -1,5 +1,5 @@
 """The approval dialog's permission-rules panel: how each sub-command was checked, and the
-narrow grants the engine suggests ("Allow `git status **` for 15 minutes").
+narrow grants the engine suggests ("Allow “git status **” for 15 minutes").
 
 It shows the request's ``Verdict`` (parts and suggestions) exactly as the engine made it and
 answers with data: the chosen ``Suggestion`` and ``GrantScope`` (``chosen``). Nothing here
@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
-from echo_desk.i18n import _
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, _, quoted
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.rules_text import plain_tooltip, scope_label
 from echo_desk.ui.widgets.parts_table import PartsTable
@@ -35,9 +36,19 @@ def plain_button_text(text: str) -> str:
     return text.replace("&", "&&")
 
 
+#: A database grant's pattern is a statement class (``permissions.toml``: ``tool = "db:shop"``).
+STATEMENT_LABELS = {"read": N_("reading"), "write": N_("writing"), "schema": N_("schema changes")}
+
+
 def suggestion_text(suggestion: Suggestion) -> str:
-    """What the rule would allow: its pattern (or the whole tool when it has none)."""
-    return suggestion.pattern if suggestion.pattern is not None else suggestion.tool
+    """What the rule would allow: its pattern (or the whole tool when it has none), quoted; a
+    database's statement class in words ("writing on shop")."""
+    if suggestion.tool.startswith("db:") and suggestion.pattern in STATEMENT_LABELS:
+        return _("{statements} on {connection}").format(statements=_(STATEMENT_LABELS[suggestion.pattern]),
+                                                        connection=visible(suggestion.tool.removeprefix("db:"),
+                                                                           one_line=True))
+    # A pattern holds what the model sent (a path, a command): bidi and invisible characters shown.
+    return quoted(visible(suggestion.pattern if suggestion.pattern is not None else suggestion.tool, one_line=True))
 
 
 class GrantChoices(QWidget):
@@ -125,7 +136,7 @@ class GrantChoices(QWidget):
             self.allow.setText(_("Allow and remember"))
             return
         suggestion, scope = found
-        self.allow.setText(plain_button_text(_("Allow `{rule}` {scope}").format(
+        self.allow.setText(plain_button_text(_("Allow {rule} {scope}").format(
             rule=suggestion_text(suggestion), scope=scope_label(scope))))
         self.allow.setAccessibleName(self.allow.text().replace("&&", "&"))
 
@@ -135,8 +146,8 @@ class GrantChoices(QWidget):
         self.parts.setAccessibleName(_("How each part of this call was checked"))
         self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
-            radio.setText(plain_button_text(_("Allow `{rule}`").format(rule=suggestion_text(suggestion))))
-            radio.setAccessibleName(_("Allow `{rule}`").format(rule=suggestion_text(suggestion)))
+            radio.setText(plain_button_text(_("Allow {rule}").format(rule=suggestion_text(suggestion))))
+            radio.setAccessibleName(_("Allow {rule}").format(rule=suggestion_text(suggestion)))
         self.scope_caption.setText(_("For how long:"))
         for i, scope in enumerate(OFFERED_SCOPES):
             self.scope.setItemText(i, scope_label(scope))

@@ -34,7 +34,7 @@ def describe(request: ServerStartRequest) -> str:
         names = list_text(request.env_names) if request.env_names else _("none")
         lines.append(_("Environment variables set (values not shown): {names}").format(names=names))
     if request.url:
-        lines.append(_("URL: {url}").format(url=request.url))
+        lines.append(_("Server URL: {url}").format(url=request.url))
         names = list_text(request.header_names) if request.header_names else _("none")
         lines.append(_("Headers sent (values not shown): {names}").format(names=names))
     lines.append(_("Transport: {transport}").format(transport=request.transport))

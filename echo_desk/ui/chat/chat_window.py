@@ -208,6 +208,7 @@ class MainWindow(QMainWindow):
         self._show_workspace()
         self.refresh_banner()
         self.session.transcript.relabel()
+        self._show_model_name()
         window_shortcuts.retranslate(self.shortcut_actions)
         self.stop_button.setToolTip(_("Stop the agent ({keys})").format(
             keys=window_shortcuts.key_text(window_shortcuts.ACTIONS["stop"].keys)))
@@ -267,6 +268,11 @@ class MainWindow(QMainWindow):
         self.session.model = model
         if self.services is not None:  # the catalog asks it which tools it hides
             self.services.backend.model = model
+        self._show_model_name()
+
+    def _show_model_name(self) -> None:
+        # Asked again after a language switch: a model's name may be words ("Local (built-in) · …").
+        model = self.session.model
         index = self.model_picker.currentIndex()
         name = model.display_name if model is not None else ""
         if index >= 0 and name:

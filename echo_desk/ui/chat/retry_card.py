@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from echo_desk.agent.runaway import Runaway, RunawayKind
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, sentences
 from echo_desk.ui.core import i18n_qt, theme
 
 #: A repeated span is quoted up to this many characters.
@@ -43,7 +43,7 @@ def runaway_detail(runaway: Runaway, title_for: Callable[[str], str]) -> str:
     else:
         what = _("The model reached its length limit after {tokens} tokens.").format(tokens=runaway.tokens)
     not_run = _("The unfinished call was not run.") if runaway.tool else _("Nothing was run from the cut part.")
-    return " ".join([what, not_run, _("Retry asks again and tells the model what went wrong.")])
+    return sentences(what, not_run, _("Retry asks again and tells the model what went wrong."))
 
 
 class RetryCard(QFrame):

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from echo_desk.i18n import N_, _
+from echo_desk.ui.core import i18n_qt
 
 if TYPE_CHECKING:
     from echo_desk.ui.chat.chat_window import MainWindow
@@ -90,7 +91,7 @@ def sheet() -> list[tuple[str, list[Shortcut]]]:
 
 def key_text(keys: tuple[str, ...]) -> str:
     """The keys as this platform writes them (Ctrl+Shift+F, ⌘⇧F), alternatives joined."""
-    return "  /  ".join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in keys)
+    return "  /  ".join(i18n_qt.key_text(k) for k in keys)
 
 
 def install(window: MainWindow) -> dict[str, QAction]:

@@ -7,7 +7,11 @@ connect ``bus().language_changed`` to their ``retranslate`` so a switch needs no
 
 from __future__ import annotations
 
+import re
+import sys
+
 from PySide6.QtCore import QLibraryInfo, QLocale, QObject, QTranslator, Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 
 from echo_desk import i18n
@@ -50,3 +54,17 @@ def apply_language(language: str | None) -> str:
 
 def qt_translation_loaded() -> bool:
     return _qt_translator is not None
+
+
+#: Qt's portable key names written as VS Code writes them, in both languages (Enter, ←): Qt's own
+#: Chinese names (回车, 左方向) are not what developers read on their keyboards.
+_KEY_NAMES = {"Return": "Enter", "Left": "←", "Right": "→", "Up": "↑", "Down": "↓"}
+_KEY_PART = re.compile(r"\b(" + "|".join(_KEY_NAMES) + r")\b")
+
+
+def key_text(key: str | QKeySequence) -> str:
+    """A shortcut as people read it: ``Ctrl+Enter``, ``Alt+←``; macOS keeps its own symbols (⌘⇧F)."""
+    sequence = key if isinstance(key, QKeySequence) else QKeySequence(key)
+    if sys.platform == "darwin":
+        return sequence.toString(QKeySequence.SequenceFormat.NativeText)
+    return _KEY_PART.sub(lambda m: _KEY_NAMES[m.group(1)], sequence.toString(QKeySequence.SequenceFormat.PortableText))

@@ -12,7 +12,8 @@ import time
 
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
 from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
-from echo_desk.i18n import N_, _
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, _, aside, quoted
 from echo_desk.ui.core import theme
 
 EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ALLOW_IN_SANDBOX: N_("allow in the sandbox"), Effect.ASK: N_("ask"),
@@ -94,9 +95,13 @@ def rule_pattern(rule: Rule) -> str | None:
 
 
 def rule_phrase(rule: Rule) -> str:
-    """``rule `git status **` (shell) in permissions.toml line 4``."""
+    """``rule “git status **” (shell) in permissions.toml line 4``."""
     pattern = rule_pattern(rule)
-    what = f"`{pattern}` ({rule.tool})" if pattern is not None else f"`{rule.tool}`"
+    # A workspace's rule file is untrusted: its pattern is shown with hidden characters visible.
+    what = (aside(quoted(visible(pattern, one_line=True)), rule.tool) if pattern is not None
+            else quoted(visible(rule.tool, one_line=True)))
+    if rule.source.path is None:
+        return _("built-in rule {what}").format(what=what)
     return _("rule {what} in {place}").format(what=what, place=rule_place(rule))
 
 
@@ -112,7 +117,8 @@ def decided_by(provenance: Provenance | None) -> str:
         return rule_phrase(provenance.rule)
     grant = provenance.grant
     if grant is not None:
-        what = f"`{grant.pattern}` ({grant.tool})" if grant.pattern is not None else f"`{grant.tool}`"
+        what = (aside(quoted(visible(grant.pattern, one_line=True)), grant.tool) if grant.pattern is not None
+                else quoted(visible(grant.tool, one_line=True)))
         return _("grant {what}, {scope}").format(what=what, scope=scope_label(grant.scope))
     if provenance.kind is Decider.PROTECTED:
         return _("a protected target: always asks")

@@ -31,6 +31,7 @@ from echo_desk.i18n import N_, _
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 
 DECISION_LABELS = {
@@ -142,7 +143,7 @@ class ActivityTab(QWidget):
         if source:
             rule = self.rule_for(source)  # the audit keeps where the rule was written
             return rule_phrase(rule) if rule is not None else source
-        return str(record["provenance"])
+        return provenance_phrase(str(record["provenance"]))
 
     def selected(self) -> JsonObject | None:
         item = self.calls.currentItem()
@@ -158,7 +159,8 @@ class ActivityTab(QWidget):
             self.detail.setText("")
             return
         arguments = json.dumps(record["arguments"], ensure_ascii=False)
-        self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n{record['provenance']}")
+        self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n"
+                            f"{provenance_phrase(str(record['provenance']))}")
 
     def _why(self) -> None:
         record = self.selected()

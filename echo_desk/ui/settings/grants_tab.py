@@ -95,7 +95,9 @@ class GrantsTab(QWidget):
 
     def retranslate(self, *_args: object) -> None:
         self.grants.setHeaderLabels([_("What"), _("Scope"), _("Expires"), _("Created by"), _("Uses"), _("Id")])
-        for column, width in ((0, 260), (1, 200), (2, 130), (3, 260), (4, 50)):
+        # "Uses" is short in English; the header's own width keeps 使用次数 whole.
+        uses = self.grants.header().fontMetrics().horizontalAdvance(_("Uses")) + 24
+        for column, width in ((0, 260), (1, 200), (2, 130), (3, 260), (4, max(50, uses))):
             self.grants.setColumnWidth(column, width)
         self.grants.setAccessibleName(_("Active grants"))
         self.empty.setText(_("No active grants. Grants appear here when you allow a rule in an approval."))

@@ -265,7 +265,7 @@ class McpPage(QWidget):
             if signed.expires_at is not None:
                 lines.append(_("The access token is renewed before {time}.").format(
                     time=time.strftime("%H:%M", time.localtime(signed.expires_at))))
-            lines.append(_("The tokens are kept in the system keyring."))
+            lines.append(_("The access tokens are kept in the system keyring."))
         return lines
 
     @staticmethod

@@ -188,7 +188,7 @@ class ServerFormDialog(QDialog):
         self.sandboxed.setText(_("Start it in the sandbox (its working folder writable, secrets hidden, no network)"))
         self.env_box.setTitle(_("Environment variables"))
         self.env.retranslate(_("Add variable"))
-        self.url_label.setText(_("URL:"))
+        self.url_label.setText(_("Server URL:"))
         self.headers_box.setTitle(_("HTTP headers"))
         self.headers.retranslate(_("Add header"))
         self.sign_in_box.setTitle(_("Sign-in (OAuth)"))

@@ -60,7 +60,7 @@ async def test_write_mode_asks_with_the_database_and_the_full_sql(
     (request,) = host.requests
     assert request.risk is RiskLevel.EXEC
     assert [(t.kind, t.value) for t in request.targets] == [
-        ("database", f"shop_rw: {pg.dsn('writer')}"), ("other", sql)]
+        ("database", pg.dsn('writer')), ("other", sql)]
     assert "writer-Pw" not in json.dumps([t.value for t in request.targets])
     after = await pg.count("items WHERE price = 1.99")
     if choice is ApprovalChoice.ALLOW_ONCE:

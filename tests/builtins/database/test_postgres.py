@@ -223,7 +223,7 @@ async def test_write_mode_runs_in_a_committed_transaction(pg: PgInfo, pg_setting
     preview = await tool.preview({"connection": "shop_rw", "sql": sql}, ctx)
     assert preview is not None
     database, statement = preview.targets
-    assert database.kind == "database" and database.value == f"shop_rw: {pg.dsn('writer')}"
+    assert database.kind == "database" and database.value == pg.dsn('writer')
     assert statement.kind == "other" and statement.value == sql
     before = await pg.count("items")
     result = await tool.execute({"connection": "shop_rw", "sql": sql}, ctx)

@@ -131,7 +131,8 @@ async def test_write_mode_commits_and_stays_inside_the_write_roots(workspace: Pa
     sql = "INSERT INTO notes (body) VALUES ('third')"
     preview = await tool.preview({"connection": "local", "sql": sql}, ctx)
     assert preview is not None
-    assert preview.targets[0].value == f"local: {workspace / 'app.db'}"
+    assert preview.targets[0].value == str(workspace / 'app.db')
+    assert preview.targets[0].detail == "connection local; SQLite, write mode"
     assert preview.targets[1].value == sql
     result = await tool.execute({"connection": "local", "sql": sql}, ctx)
     assert result.success and "1 rows affected" in result.output

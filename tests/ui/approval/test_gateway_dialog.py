@@ -176,7 +176,7 @@ def test_the_client_heading_and_the_withdrawn_state_in_chinese(qtbot) -> None:
     i18n_qt.apply_language("zh_CN")
     dialog = ApprovalDialog(_client_request("cursor"))
     qtbot.addWidget(dialog)
-    assert dialog.heading.text() == "Cursor 通过 MCP 想要使用“Run a command”"  # (a title not in the catalog)
+    assert dialog.heading.text() == "Cursor 通过 MCP 请求使用“Run a command”"  # (a title not in the catalog)
     dialog.withdraw()
     assert dialog.withdrawn_note.text().startswith("已撤回：Cursor 在你回答之前取消了此请求")
     assert dialog.windowTitle().startswith("已撤回：")

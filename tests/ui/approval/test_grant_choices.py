@@ -63,10 +63,10 @@ def test_parts_name_the_deciding_rule_and_a_chosen_grant_applies_to_the_next_cal
     dialog, envelope, (rows, radios, button) = qloop.run_until_complete(
         _answer(builtin_runtime, scope, "echo hi; true", "c1", choose))
     assert envelope.ok, envelope.error
-    assert rows[0] == ["echo hi", "Allowed", "rule `echo **` (shell) in permissions.toml line 3"]
+    assert rows[0] == ["echo hi", "Allowed", "rule “echo **” (shell) in permissions.toml line 3"]
     assert rows[1][0] == "true" and rows[1][1] == "No rule"
-    assert radios == ["Allow `true **`"]  # one narrow rule per command not yet allowed
-    assert button == "Allow `true **` for 15 minutes"
+    assert radios == ["Allow “true **”"]  # one narrow rule per command not yet allowed
+    assert button == "Allow “true **” for 15 minutes"
     decision = dialog.decision
     assert decision is not None and decision.grant_scope is GrantScope.MINUTES_15
     assert decision.suggestion is not None and decision.suggestion.pattern == "true **"
@@ -130,7 +130,7 @@ def test_the_panel_shows_untrusted_text_plainly_and_in_chinese(qtbot, builtin_ru
     qtbot.addWidget(panel)
     assert panel.parts.topLevelItem(0).text(0) == "echo '<b>x</b>'"
     assert panel.parts.topLevelItem(1).text(0) == "printf '%s' 'a&b'"
-    assert [r.text() for r in panel.radios] == [plain_button_text("Allow `printf **`")]
+    assert [r.text() for r in panel.radios] == [plain_button_text("Allow “printf **”")]
     assert plain_button_text("a && b") == "a &&&& b"  # shown literally, no mnemonic
     i18n_qt.apply_language("zh_CN")
     assert panel.parts.topLevelItem(0).text(1) == "已允许"

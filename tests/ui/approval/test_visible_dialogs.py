@@ -189,10 +189,26 @@ def test_a_few_lines_with_chinese_fit_their_box_without_a_scroll_bar(qtbot) -> N
     # line spacing: the box must still show every line, with no "0 more lines" marker.
     from echo_desk.ui.widgets.full_text_box import FullTextBox
 
-    box = FullTextBox("命令: git status\n    工作文件夹: /tmp/工作区\n运行位置: 在沙箱中\n    详情: 无网络", most_lines=6)
+    box = FullTextBox("命令: git status\n    工作目录: /tmp/工作区\n运行位置: 在沙箱中\n    详情: 无网络", most_lines=6)
     qtbot.addWidget(box)
     box.resize(600, box.height())
     box.show()
     qtbot.waitExposed(box)
     qtbot.waitUntil(lambda: box.verticalScrollBar().maximum() == 0)
     assert box.is_loaded and not box.footer.isVisible()
+
+
+def test_the_rules_panel_shows_a_part_and_a_suggested_rule_with_their_hidden_characters(qtbot) -> None:
+    # The parts and the suggested rule are what the model sent: a right-to-left override in a file
+    # name reordered "report‮txt.js" on screen (seen in a screenshot) until it was made visible.
+    from echo_desk.agent.permissions import Decider, Effect, Part, Provenance, Suggestion, Verdict
+    from echo_desk.ui.approval.grant_choices import GrantChoices
+
+    name = "@workspace/" + H.BIDI_FILENAME
+    verdict = Verdict(effect=None, provenance=None, parts=(
+        Part(text=H.BIDI_FILENAME, effect=Effect.ALLOW, provenance=Provenance(kind=Decider.DEFAULT), kind="path"),),
+        suggestions=(Suggestion(tool="write", pattern=name, label=H.BIDI_FILENAME),))
+    panel = GrantChoices(verdict)
+    qtbot.addWidget(panel)
+    shown = [panel.parts.topLevelItem(0).text(0), panel.radios[0].text(), panel.allow.text()]
+    assert all(not has_hidden(text) for text in shown), shown

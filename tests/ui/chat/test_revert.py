@@ -175,7 +175,7 @@ def test_a_pruned_change_says_no_longer_restorable_in_chinese(qtbot, chat, built
     finally:
         i18n.set_language("en")
     notice = model.items()[-1].text
-    assert "已无法恢复" in notice and "restorable" not in notice and "space" not in notice
+    assert "已无法还原" in notice and "restorable" not in notice and "space" not in notice
     assert (workspace / "p.txt").read_text() == "agent\n" and not model.items()[0].reverted
 
 

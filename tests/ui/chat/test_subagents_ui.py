@@ -234,7 +234,7 @@ def test_scope_help_is_reachable_from_the_catalog_and_translated(qtbot, runtime)
     for message in (TITLE, *PARAGRAPHS):
         translated = _(message)
         assert translated != message and CJK.search(translated), message
-    assert page.backend.title_for("delegate") == "委派给子代理"
+    assert page.backend.title_for("delegate") == "委派给子智能体"
     page.close_page()
 
 

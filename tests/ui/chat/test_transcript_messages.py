@@ -75,7 +75,7 @@ def test_the_footer_reads_in_both_languages_and_is_painted(view):
     assert footer_text(STATS) == "900 in · 30 out · 2.5 s · 15.0 tokens/s"
     i18n_qt.apply_language("zh_CN")
     try:
-        assert footer_text(STATS) == "输入 900 · 输出 30 · 2.5 秒 · 每秒 15.0 个 token"
+        assert footer_text(STATS) == "输入 900 个 token · 输出 30 个 token · 2.5 秒 · 每秒 15.0 个 token"
     finally:
         i18n_qt.apply_language("en")
     model.flush()

@@ -145,7 +145,7 @@ def test_bad_input_is_refused_with_a_clear_error_and_nothing_written(qtbot, qloo
             return form.error.text()
 
         assert refused(lambda f: f.command.setText("  ")) == "A stdio server needs a command to run."
-        assert refused(lambda f: f.name.setText("time")) == "A server named 'time' already exists."
+        assert refused(lambda f: f.name.setText("time")) == "A server named “time” already exists."
         assert "may only use letters" in refused(lambda f: f.name.setText("my server"))
 
         def http(url: str):
@@ -155,7 +155,7 @@ def test_bad_input_is_refused_with_a_clear_error_and_nothing_written(qtbot, qloo
             assert refused(http(url)) == "The URL must start with http:// or https:// and name a host.", url
         assert refused(lambda f: f.env.add_row("TOKEN", "", keyring=True)) == (
             "env: TOKEN is to be stored in the keyring but has no value")
-        assert refused(lambda f: f.env.add_row("BAD NAME", "x")) == "env: 'BAD NAME' is not a valid name"
+        assert refused(lambda f: f.env.add_row("BAD NAME", "x")) == "env: “BAD NAME” is not a valid name"
         assert secret_store().get("mcp.new-one.env.TOKEN") is None
     finally:
         qloop.run_until_complete(manager.aclose())

@@ -129,9 +129,9 @@ def test_the_tester_shows_the_engines_verdict_per_sub_command(page, workspace):
     expected = page.engine.check_command("echo hi && git push origin", workspace=workspace)
     assert tester.verdict == expected
     rows = _rows(tester.parts)
-    assert rows[0] == ["echo hi", "Allowed", "rule `echo **` (shell) in permissions.toml line 1"]
+    assert rows[0] == ["echo hi", "Allowed", "rule “echo **” (shell) in permissions.toml line 1"]
     assert rows[1][:2] == ["git push origin", "Refused"] and "permissions.toml line 1" in rows[1][2]
-    assert tester.result.text().startswith("Refused — decided by rule `git push **`")
+    assert tester.result.text().startswith("Refused — decided by rule “git push **”")
     tester.input.setText("npm test")
     assert tester.result.text() == "No rule or grant decides: run_command asks you by default."
     tester.kind.setCurrentIndex(3)
@@ -150,7 +150,7 @@ def test_activity_filters_explains_and_exports(page, builtin_runtime, scope, tmp
     page.tabs.setCurrentWidget(activity)
     rows = _rows(activity.calls)
     assert [r[1] for r in rows] == ["run_command", "run_command"]
-    assert rows[1][2] == "ran without asking" and rows[1][3] == "rule `echo **` (shell) in permissions.toml line 1"
+    assert rows[1][2] == "ran without asking" and rows[1][3] == "rule “echo **” (shell) in permissions.toml line 1"
     assert rows[0][2] == "refused or denied"
     activity.conversation.setText(rows[0][4])  # the first characters, as the table shows them
     assert activity.calls.topLevelItemCount() == 2

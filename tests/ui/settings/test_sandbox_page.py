@@ -138,7 +138,7 @@ def test_the_approval_dialog_says_where_the_command_runs_and_with_what_network(q
     i18n_qt.apply_language("zh_CN")
     text = format_targets(outside)
     assert "运行位置：在沙箱之外，拥有你的全部权限" in text.replace(": ", "：")
-    assert "代理请求的" in text
+    assert "智能体请求的" in text
 
 
 def test_allowed_domains_are_checked_before_they_are_saved(qtbot, settings_store: SettingsStore,

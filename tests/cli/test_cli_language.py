@@ -1,0 +1,88 @@
+"""The command line speaks the person's language: LANG=zh_CN.UTF-8, or Chinese chosen in the app
+(Settings › General), gives Chinese help, headings, verdicts and errors; JSON keys, ids and
+values stay as scripts read them. Run in a fresh interpreter, as a person runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.ui.test_glossary import typography_problems
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _cli(tmp_path: Path, *args: str, lang: str, chosen: str | None = None) -> subprocess.CompletedProcess[str]:
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    if chosen is not None:
+        (config / "settings.json").write_text(json.dumps({"language": chosen}), encoding="utf-8")
+    env = {**os.environ, "LANG": lang, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
+           "ECHO_DESK_CONFIG_DIR": str(config), "ECHO_DESK_DATA_DIR": str(tmp_path / "data"),
+           "ECHO_DESK_CACHE_DIR": str(tmp_path / "cache")}
+    return subprocess.run([sys.executable, "-m", "echo_desk", *args], capture_output=True, text=True, timeout=120,
+                          env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, check=False)
+
+
+def _english_sentences(text: str) -> list[str]:
+    """Lines of help that are still English prose (three words in a row)."""
+    return [line for line in text.splitlines() if re.search(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b", line)
+            and not line.lstrip().startswith(("usage", "用法", "echo-desk", "{", "-", "["))]
+
+
+@pytest.mark.parametrize(("lang", "chosen"), [("zh_CN.UTF-8", None), ("C.UTF-8", "zh_CN")])
+def test_help_is_chinese_under_a_chinese_locale_or_the_app_s_choice(tmp_path: Path, lang: str,
+                                                                   chosen: str | None) -> None:
+    for args in (["--help"], ["rules", "check", "--help"], ["changes", "revert", "--help"]):
+        done = _cli(tmp_path, *args, lang=lang, chosen=chosen)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("用法：") and "选项：" in done.stdout, done.stdout
+        assert _english_sentences(done.stdout) == [], done.stdout
+        assert [p for line in done.stdout.splitlines() for p in typography_problems(line.strip())] == []
+
+
+def test_english_stays_english(tmp_path: Path) -> None:
+    done = _cli(tmp_path, "--help", lang="C.UTF-8", chosen="en")
+    assert done.stdout.startswith("usage: ") and "options:" in done.stdout and not _CJK.search(done.stdout)
+    wrong = _cli(tmp_path, "rules", "nope", lang="C.UTF-8")
+    assert "invalid choice" in wrong.stderr
+
+
+def test_an_error_from_argparse_is_chinese(tmp_path: Path) -> None:
+    done = _cli(tmp_path, "rules", "nope", lang="zh_CN.UTF-8")
+    assert done.returncode == 2 and "错误：" in done.stderr and "无效的选项：'nope'" in done.stderr, done.stderr
+
+
+def test_rules_check_keeps_its_json_and_says_the_verdict_in_chinese(tmp_path: Path) -> None:
+    done = _cli(tmp_path, "rules", "check", "--", "git status", lang="zh_CN.UTF-8")
+    verdict = json.loads(done.stdout)
+    assert verdict["verdict"] == "ask" and verdict["parts"][0]["kind"] == "command"  # keys and ids as they were
+    assert done.stderr.strip() == "无规则（没有规则或授权：由工具自身的设置决定）"
+    denied = _cli(tmp_path, "rules", "check", "--", "rm -rf /", lang="zh_CN.UTF-8")
+    assert denied.returncode == 2 and denied.stderr.startswith("未获准——决定依据："), denied.stderr
+
+
+def test_rules_list_tools_list_and_changes_list_read_in_chinese(tmp_path: Path) -> None:
+    rules = _cli(tmp_path, "rules", "list", lang="zh_CN.UTF-8")
+    assert rules.stdout.splitlines()[0].startswith("拒绝") and "<内置规则>" in rules.stdout
+    assert "递归删除" in rules.stdout  # a built-in rule's reason is ours: translated
+    tools = _cli(tmp_path, "--no-mcp", "tools", "list", lang="zh_CN.UTF-8")
+    header, *rows = tools.stdout.splitlines()
+    assert header.split()[:3] == ["名称", "来源", "风险"]
+    read_file = next(r for r in rows if r.startswith("read_file "))
+    assert "读取" in read_file and "是" in read_file
+    # Wide characters take two cells: the columns still line up under their headings.
+    from echo_desk.cli.words import cells
+
+    assert cells(header[:header.index("风险")]) == cells(read_file[:read_file.index("读取")])
+    as_json = json.loads(_cli(tmp_path, "--no-mcp", "tools", "list", "--json", lang="zh_CN.UTF-8").stdout)
+    assert {"name", "risk", "default", "breaker"} <= as_json["tools"][0].keys()
+    assert as_json["tools"][0]["risk"] in ("read", "write", "exec")
+    changes = _cli(tmp_path, "changes", "list", lang="zh_CN.UTF-8")
+    assert changes.stdout.split()[:3] == ["时间", "调用", "工具"]
