@@ -128,6 +128,10 @@ class SandboxSettings(BaseModel):
     workspaces: dict[str, WorkspaceSandbox] = Field(default_factory=dict)
     #: Paths the person added: hidden from sandboxed commands, even for reading.
     hidden_paths: list[str] = Field(default_factory=list)
+    #: Paths inside a workspace (``tools/run.sh``, ``Makefile``, ``.tool/``) the person added to
+    #: what makes a program run code (``echo_desk.sandbox.runs_code``): read-only for sandboxed
+    #: commands, put back after them, and always asked about by the file tools.
+    protected_paths: list[str] = Field(default_factory=list)
 
     def for_workspace(self, workspace: Path | str | None) -> WorkspaceSandbox:
         if workspace is None:

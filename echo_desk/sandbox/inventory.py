@@ -1,0 +1,131 @@
+"""Everything in a workspace that makes a program run code later: what the sandbox keeps
+read-only while a command runs, and what the guard compares before and after it.
+
+* every git folder in the workspace (the workspace's own ``.git``, its submodules and
+  worktrees under ``.git/modules`` and ``.git/worktrees``, nested repositories): its ``config``,
+  ``config.worktree``, ``commondir``, ``gitdir``, ``hooks/`` and ``info/``; every ``.git`` file;
+  the hooks folder ``core.hooksPath`` names, when it lies in the workspace;
+* the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own.
+
+Only the workspace's own repository and the list are mounted read-only: a mount costs about half
+a millisecond of start-up each (bwrap re-reads the mount table for every one), so nested
+repositories, however many, are watched by the guard instead (put back after the command).
+Paths are plain strings here: this runs twice for every command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from echo_desk.sandbox import repositories, runs_code
+
+
+@dataclass(frozen=True)
+class Watched:
+    """One absolute path that can make a program run code. ``mounted``: read-only while the
+    command runs (if it exists); ``placeholder``: if missing, an empty read-only stand-in is made
+    meanwhile; ``hooks``: a git hooks folder (its ``*.sample`` files never run: not watched)."""
+
+    path: str
+    folder: bool
+    mounted: bool = False
+    placeholder: bool = False
+    hooks: bool = False
+
+
+@dataclass(frozen=True)
+class Inventory:
+    workspace: Path
+    watched: tuple[Watched, ...]
+    #: ``.git`` folders bound over themselves: a mount point cannot be renamed, so ``mv .git x``
+    #: and a rebuilt ``.git`` of the command's own cannot walk around the read-only parts.
+    self_bound: tuple[str, ...] = ()
+    #: The search for repositories stopped at its bound (``repositories.MAX_FOLDERS``).
+    cut: bool = False
+
+
+def _global_configs(home: Path) -> list[str]:
+    # As git ranks them after the repository's own: ~/.gitconfig over the XDG file over the system's.
+    return [f"{home}/.gitconfig", f"{home}/.config/git/config", "/etc/gitconfig"]
+
+
+def inside(path: str, folder: str) -> bool:
+    # Compared as strings: pathlib's is_relative_to builds and discards paths (slow in a loop).
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: Iterable[Path] = (),
+         max_folders: int = repositories.MAX_FOLDERS) -> Inventory:
+    """The inventory of ``workspace`` (a real, absolute folder). ``writable``: every folder the
+    command may change (a git folder elsewhere in one of them is watched too)."""
+    base = str(workspace)
+    folders = [base, *(str(w) for w in writable)]
+    found = repositories.find(workspace, max_folders)
+    watched: list[Watched] = []
+    self_bound: list[str] = []
+    seen: set[str] = set()
+    # Only a relative or ``~/`` hooks path of the global files can land in the workspace.
+    global_hooks = repositories.hooks_path(_global_configs(home))
+    for entry in found.entries:
+        top = os.path.dirname(entry.path)
+        own = top == base  # the workspace's own repository: mounted
+        if entry.folder:
+            gitdir: str | None = entry.path
+            if own:
+                self_bound.append(entry.path)
+        else:
+            watched.append(Watched(entry.path, folder=False, mounted=own))
+            gitdir = repositories.gitdir_of_file(entry.path)
+        if gitdir is None or not any(inside(gitdir, f) for f in folders):
+            continue  # a git folder outside every writable folder is read-only anyway
+        names = repositories.names_in(gitdir)
+        common = repositories.common_dir_of(gitdir) if "commondir" in names else None
+        inner = repositories.gitdirs_in(gitdir, names)
+        if common is not None and any(inside(common, f) for f in folders):
+            inner.append(common)
+        for g in inner:
+            if g in seen:
+                continue
+            seen.add(g)
+            for part in runs_code.GIT_PARTS:
+                # Missing hooks/ and info/ get an empty read-only folder (git neither lists nor
+                # commits one); a missing file cannot: an empty ``commondir`` breaks git.
+                watched.append(Watched(f"{g}/{part.path}", part.folder, mounted=own,
+                                       placeholder=own and part.folder, hooks=part.path == "hooks"))
+        local = [f"{gitdir}/config.worktree"] if "config.worktree" in names else []
+        hooks = repositories.hooks_path([*local, f"{common or gitdir}/config"]) or global_hooks
+        if hooks:
+            place = os.path.normpath(os.path.expanduser(hooks) if hooks.startswith("~/") else f"{top}/{hooks}")
+            if inside(place, base) and place != base:
+                watched.append(Watched(place, folder=True, mounted=own, hooks=True))
+    in_home = base == os.path.realpath(home)
+    for item in runs_code.all_entries(extra):
+        placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
+        watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder))
+    return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut)
+
+
+def _unique(watched: list[Watched]) -> list[Watched]:
+    """One per path (the first, which is the most protective), none inside another one."""
+    by_path: dict[tuple[str, ...], Watched] = {}
+    for w in watched:
+        by_path.setdefault(tuple(w.path.split("/")), w)
+    kept: list[Watched] = []
+    folders: set[tuple[str, ...]] = set()
+    for parts in sorted(by_path):
+        # Already watched as part of a folder (``.git/info/attributes`` is in ``info/``).
+        covered = False
+        for i in range(len(parts) - 1, 0, -1):
+            if parts[:i] in folders:
+                covered = True
+                break
+        if covered:
+            continue
+        w = by_path[parts]
+        kept.append(w)
+        if w.folder:
+            folders.add(parts)
+    return kept

