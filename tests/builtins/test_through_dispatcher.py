@@ -16,6 +16,7 @@ from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.builtins import builtin_tools
 from echo_desk.runtime import Runtime
+from echo_desk.sandbox import runs_code
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import Answer, ErrorKind, ProtectionReason, Question, RiskLevel
 
@@ -189,3 +190,45 @@ async def test_a_local_fetch_asks_even_when_the_tool_is_always_allowed(runtime: 
         env = await runtime.dispatcher.execute_tool(_call("fetch_url", {"url": f"{server.url}/t"}, cid), scope, allowing)
         assert env.ok and env.content.endswith("fetched")
     assert len(allowing.requests) == 2 and server.requests == ["/t", "/t"]
+
+
+#: Every entry of the protected list (``sandbox.runs_code``), as write_file would name it.
+_RUNS_CODE = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/")]
+
+
+@pytest.mark.parametrize("entry", _RUNS_CODE, ids=[e.path for e in _RUNS_CODE])
+async def test_writing_what_makes_a_program_run_code_always_asks(runtime: Runtime, workspace: Path,
+                                                                 entry: runs_code.Entry) -> None:
+    """``.echo-desk/permissions.local.toml``, ``.vscode/tasks.json``, ``.envrc``…: "always allow"
+    does not cover them; the person is asked about that exact file, and a denial writes nothing."""
+    runtime.settings.set_tool("write_file", policy=ToolPolicy.ALWAYS)
+    path = f"{entry.path}/permissions.local.toml" if entry.folder else entry.path
+    deny = AnsweringHost(choice=ApprovalChoice.DENY)
+    env = await runtime.dispatcher.execute_tool(
+        _call("write_file", {"path": path, "content": "[[rule]]\n"}), Scope(workspace_roots=(workspace,)), deny)
+    assert env.error_kind is ErrorKind.REJECTED and len(deny.requests) == 1
+    (protection,) = deny.requests[0].targets[0].protections
+    assert protection.reason is ProtectionReason.RUNS_CODE and protection.entry == entry.shown
+    assert not (workspace / path).exists()
+
+
+async def test_the_persons_own_protected_paths_ask_too(runtime: Runtime, workspace: Path) -> None:
+    runtime.settings.set_tool("write_file", policy=ToolPolicy.ALWAYS)
+    runtime.settings.set_tool("delete_path", policy=ToolPolicy.ALWAYS)
+
+    def change(s: Any) -> None:
+        s.sandbox.protected_paths = ["Makefile", "tools/"]
+    runtime.settings.update(change)
+    (workspace / "tools").mkdir()
+    (workspace / "tools" / "run.sh").write_text("true\n")
+    scope = Scope(workspace_roots=(workspace,))
+    deny = AnsweringHost(choice=ApprovalChoice.DENY)
+    for name, args in (("write_file", {"path": "Makefile", "content": "x"}),
+                       ("write_file", {"path": "tools/run.sh", "content": "x"}),
+                       ("delete_path", {"path": "tools"})):
+        env = await runtime.dispatcher.execute_tool(_call(name, args), scope, deny)
+        assert env.error_kind is ErrorKind.REJECTED, (name, args)
+    assert len(deny.requests) == 3 and (workspace / "tools" / "run.sh").read_text() == "true\n"
+    plain = await runtime.dispatcher.execute_tool(_call("write_file", {"path": "notes.txt", "content": "y"}),
+                                                  scope, deny)
+    assert plain.ok and len(deny.requests) == 3

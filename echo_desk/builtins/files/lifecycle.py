@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -21,7 +22,9 @@ from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_
 from echo_desk.builtins.files.diffs import file_change
 from echo_desk.builtins.files.partial import chosen_hunks
 from echo_desk.i18n import N_, _, deferred
+from echo_desk.sandbox import runs_code
 from echo_desk.store import paths
+from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     ErrorKind,
     FileChange,
@@ -51,13 +54,19 @@ class Plan:
     new_text: str = ""
 
 
-def protections_of(target: fs.Resolved, *, inside: str = "") -> tuple[Protection, ...]:
+def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence[str] = ()) -> tuple[Protection, ...]:
     """Why writing ``target`` needs the person's explicit approval of that exact path
-    (``inside``: the path to name when ``target`` is a file inside the folder being approved)."""
+    (``inside``: the path to name when ``target`` is a file inside the folder being approved;
+    ``protected``: the person's own additions to the list of what makes a program run code)."""
     found: list[Protection] = []
     # Compared as the file system compares names: ``.GIT`` is ``.git`` on macOS and Windows.
     if fscase.inside_git_folder(target.path):
         found.append(Protection(reason=ProtectionReason.GIT_FOLDER, inside=inside))
+    else:
+        entry = _runs_code_entry(target, protected)
+        if entry is not None:
+            found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=entry.shown, why=entry.why,
+                                    inside=inside))
     for reason, folder in ((ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
                            (ProtectionReason.DATA_FOLDER, paths.data_dir())):
         if fscase.inside_folder(target.path, folder):
@@ -69,6 +78,30 @@ def protections_of(target: fs.Resolved, *, inside: str = "") -> tuple[Protection
     if st is not None and st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):  # a folder's links are its children
         found.append(Protection(reason=ProtectionReason.HARD_LINKED, links=st.st_nlink, inside=inside))
     return tuple(found)
+
+
+def _runs_code_entry(target: fs.Resolved, protected: Sequence[str]) -> runs_code.Entry | None:
+    """The entry of the protected list (``sandbox.runs_code``) that covers ``target``, compared
+    case-insensitively where the workspace's file system folds case."""
+    entries = runs_code.all_entries(protected)
+    folded = runs_code.entry_of(target.parts, entries, fold=True)
+    if folded is None:
+        return None
+    exact = runs_code.entry_of(target.parts, entries)
+    if exact is not None:
+        return exact
+    return folded if fscase.folds_case(target.root) else None
+
+
+class KnowsProtectedPaths:
+    """A file tool that reads the person's own additions to the protected list (Settings ›
+    Sandbox) from the settings it is given."""
+
+    def __init__(self, settings: Callable[[], Settings] | None = None) -> None:
+        self._settings = settings or Settings
+
+    def protected_paths(self) -> tuple[str, ...]:
+        return tuple(self._settings().sandbox.protected_paths)
 
 
 def _check_new_folders(target: fs.Resolved) -> None:
@@ -96,7 +129,7 @@ class FileArguments(Arguments):
 W = TypeVar("W", bound=FileArguments)
 
 
-class FileWriteTool(BuiltinTool[W]):
+class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
     """A write tool built on the lifecycle; subclasses compute the new content."""
 
     risk_level = RiskLevel.WRITE
@@ -126,7 +159,8 @@ class FileWriteTool(BuiltinTool[W]):
             raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
                             kind=ErrorKind.VALIDATION)
         change = file_change(str(target), before, after, old_text, new_text)
-        return Plan(target, before, after, change, protections_of(target), old_text, new_text)
+        return Plan(target, before, after, change, protections_of(target, protected=self.protected_paths()),
+                    old_text, new_text)
 
     async def preview_parsed(self, args: W, ctx: ToolExecutionContext) -> ToolPreview:
         plan = self.plan(args, *self.load(args, ctx))
