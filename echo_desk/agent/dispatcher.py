@@ -32,7 +32,7 @@ from echo_desk.agent.bounded import bounded
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import DENIED_KEY, Envelope, cap_content
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, Host
-from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, bind_selection, selection_problem
+from echo_desk.agent.hunks import SELECTION_KEY, HunkSelection, bind_selection, selection_problem
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.policy import (
     APPROVED_BY_PERSON,
@@ -765,14 +765,15 @@ def _take_selection(state: _Call, entry: RegisteredTool, request: ApprovalReques
                     ctx: ToolExecutionContext) -> None:
     """The hunks the person checked, if they match what was shown; else nothing is done."""
     assert decision.selection is not None
-    problem = selection_problem(decision.selection, request.file_changes)
-    if not request.hunk_selectable:
-        problem = problem or f"'{entry.name}' cannot write part of its changes"
+    problem = (selection_problem(decision.selection, request.file_changes) if request.hunk_selectable
+               else f"'{entry.name}' cannot write part of its changes")
     if problem:
         state.decision, state.provenance = Decision.DENIED, f"person: selection refused ({problem})"
         raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
                                         "nothing was done")
-    ctx.extras[SELECTION_KEY] = {p: tuple(sorted(set(i))) for p, i in decision.selection.items()}
-    ctx.extras[SELECTION_MESSAGE_KEY] = decision.message
+    ctx.extras[SELECTION_KEY] = HunkSelection({p: frozenset(i) for p, i in decision.selection.items()},
+                                              decision.message)
+    numbers = {c.path: {h.id: n for n, h in enumerate(c.hunks, 1)} for c in request.file_changes}
     state.provenance += " (hunks: " + "; ".join(
-        f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"
+        f"{p}: {','.join(str(n) for n in sorted(numbers[p][i] for i in set(h))) or 'none'}"
+        for p, h in decision.selection.items()) + ")"

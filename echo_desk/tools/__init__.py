@@ -25,6 +25,7 @@ from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
 from echo_desk.tools.protection import Protection, ProtectionReason
 from echo_desk.tools.results import (
+    DiffHunk,
     ErrorKind,
     FileChange,
     FileChangeKind,
@@ -43,6 +44,7 @@ __all__ = [
     "AnswerAction",
     "BaseTool",
     "CancelledByUser",
+    "DiffHunk",
     "ElicitationTool",
     "ErrorKind",
     "FileChange",

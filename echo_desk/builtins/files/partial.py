@@ -1,7 +1,8 @@
 """Per-hunk approval for the file-write lifecycle: narrow a plan to the hunks the person kept.
 
-The partial content is computed from the previewed base (the plan's old text) and the chosen
-hunks; the lifecycle then writes it with the same hash check and atomic save as a whole change.
+The partial content is computed from the previewed base (the plan's old text) and the hunks
+whose ids were kept (the very hunks the preview showed: same content, same ids); the lifecycle
+then writes it with the same hash check and atomic save as a whole change.
 """
 
 from __future__ import annotations
@@ -10,33 +11,39 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from echo_desk.agent.hunks import SELECTION_KEY, SELECTION_MESSAGE_KEY, Hunk, apply_hunks, hunks_of
+from echo_desk.agent.hunks import SELECTION_KEY, Hunk, HunkSelection, apply_hunks, hunks_of
 from echo_desk.builtins.files.diffs import file_change
 from echo_desk.builtins.files.textcodec import TextFormat, decode, encode
-from echo_desk.tools import ToolExecutionContext
+from echo_desk.tools import ErrorKind, ToolError, ToolExecutionContext
 
 if TYPE_CHECKING:
     from echo_desk.builtins.files.lifecycle import Plan
 
 
-def chosen_hunks(ctx: ToolExecutionContext, path: str) -> tuple[int, ...] | None:
-    """The hunks of ``path`` the person kept (``None``: no selection, take everything)."""
-    selection = ctx.extras.get(SELECTION_KEY)
-    if not isinstance(selection, dict) or path not in selection:
-        return None
-    return tuple(selection[path])
+def selection(ctx: ToolExecutionContext) -> HunkSelection | None:
+    found = ctx.extras.get(SELECTION_KEY)
+    return found if isinstance(found, HunkSelection) else None
 
 
-def narrow(plan: Plan, chosen: Collection[int]) -> tuple[Plan | None, list[Hunk], list[Hunk]]:
+def chosen_hunks(ctx: ToolExecutionContext, path: str) -> frozenset[str] | None:
+    """The ids of the hunks of ``path`` the person kept (``None``: no selection, take everything)."""
+    found = selection(ctx)
+    return None if found is None else found.for_path(path)
+
+
+def narrow(plan: Plan, chosen: Collection[str]) -> tuple[Plan | None, list[Hunk], list[Hunk]]:
     """``(plan for the kept hunks or None when none is kept, applied hunks, declined hunks)``."""
     hunks = hunks_of(plan.old_text, plan.new_text)
-    applied = [h for h in hunks if h.index in chosen]
-    declined = [h for h in hunks if h.index not in chosen]
+    if not set(chosen) <= {h.id for h in hunks}:
+        raise ToolError(f"the hunks approved for {plan.target} are not the ones of this change any more; "
+                        "nothing was written", kind=ErrorKind.BUSINESS)
+    applied = [h for h in hunks if h.id in chosen]
+    declined = [h for h in hunks if h.id not in chosen]
     if not declined:
         return plan, applied, declined
     if not applied:
         return None, applied, declined
-    text = apply_hunks(plan.old_text, hunks, chosen)
+    text = apply_hunks(plan.old_text, hunks, set(chosen))
     fmt = decode(plan.before, plan.target)[1] if plan.before is not None else TextFormat()
     after = encode(text, fmt, plan.target)
     change = file_change(str(plan.target), plan.before, after, plan.old_text, text)
@@ -53,7 +60,8 @@ def report(path: str, applied: list[Hunk], declined: list[Hunk], ctx: ToolExecut
              f"{'nothing was written' if not applied else 'only those were written'}. "
              "Declined (not written):"]
     lines += [h.describe() for h in declined]
-    message = ctx.extras.get(SELECTION_MESSAGE_KEY)
+    found = selection(ctx)
+    message = found.message if found is not None else ""
     if message:
         lines.append(f"The person said about the declined hunks: {message}")
     lines.append("Read the file again before changing it further.")

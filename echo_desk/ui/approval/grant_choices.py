@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
+from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui import i18n_qt
 from echo_desk.ui.rules_text import plain_tooltip, scope_label
@@ -36,8 +37,9 @@ def plain_button_text(text: str) -> str:
 
 
 def suggestion_text(suggestion: Suggestion) -> str:
-    """What the rule would allow: its pattern (or the whole tool when it has none)."""
-    return suggestion.pattern if suggestion.pattern is not None else suggestion.tool
+    """What the rule would allow: its pattern (or the whole tool when it has none), on one line
+    with hidden characters made visible (a pattern can hold a file name's line feed)."""
+    return visible(suggestion.pattern if suggestion.pattern is not None else suggestion.tool, one_line=True)
 
 
 class GrantChoices(QWidget):
@@ -67,7 +69,7 @@ class GrantChoices(QWidget):
         self.radios: list[QRadioButton] = []
         for i, suggestion in enumerate(verdict.suggestions):
             radio = QRadioButton()
-            radio.setToolTip(plain_tooltip("\n".join(suggestion.examples.match)))
+            radio.setToolTip(plain_tooltip("\n".join(visible(m, one_line=True) for m in suggestion.examples.match)))
             self.group.addButton(radio, i)
             self.radios.append(radio)
             layout.addWidget(radio)

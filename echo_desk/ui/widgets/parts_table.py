@@ -11,6 +11,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from echo_desk.agent.permissions import Part
+from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui.rules_text import part_reason, plain_tooltip, verdict_colour, verdict_label
 
@@ -34,8 +35,10 @@ class PartsTable(QTreeWidget):
         self.clear()
         self._parts = parts
         for part in parts:
-            item = QTreeWidgetItem([part.text, "", ""])  # item text is never rich text
-            item.setToolTip(0, plain_tooltip(part.text))
+            # Item text is never rich text; a line feed (in a file name, a here-document) is ⟨LF⟩.
+            text = visible(part.text, one_line=True)
+            item = QTreeWidgetItem([text, "", ""])
+            item.setToolTip(0, plain_tooltip(text))
             item.setForeground(1, QBrush(QColor(verdict_colour(part.effect))))
             self.addTopLevelItem(item)
         rows = max(1, min(5, len(parts)))
