@@ -18,6 +18,7 @@ from echo_desk.mcp.config import ServerConfig
 from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
 from echo_desk.store import paths
+from echo_desk.store.private import private_dir
 
 #: Builds a server's proxy from its rules (tests give it a resolver mapping a test name to loopback).
 make_proxy: Callable[[tuple[DomainRule, ...]], DomainProxy] = DomainProxy
@@ -39,9 +40,8 @@ class SandboxUnavailableError(RuntimeError):
 def server_folder(name: str) -> Path:
     """The writable folder of a sandboxed server without a ``cwd``."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "server"
-    folder = paths.data_dir() / "mcp-servers" / safe
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    private_dir(paths.data_dir() / "mcp-servers")
+    return private_dir(paths.data_dir() / "mcp-servers" / safe)
 
 
 def contained(cfg: ServerConfig, env: dict[str, str],

@@ -281,7 +281,9 @@ def _missing_protected(found: list[inventory.Inventory], writable: list[Path]) -
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # In Echo Desk's cache folder: 0600 in a 0700 folder (the sandbox cannot use store.private).
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, data)

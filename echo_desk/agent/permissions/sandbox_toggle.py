@@ -16,6 +16,7 @@ from pathlib import Path
 from echo_desk.agent.permissions.engine import PermissionEngine, workspace_files
 from echo_desk.agent.permissions.loader import rule_lines
 from echo_desk.agent.permissions.model import Effect, Layer, Severity
+from echo_desk.store.private import write_private
 
 TOOLS = ("shell", "run_command")
 PATTERN = "**"
@@ -62,10 +63,7 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     errors = [p for p in report.problems if p.severity is Severity.ERROR]
     if errors:
         raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(new, encoding="utf-8")
-    os.replace(tmp, path)
+    write_private(path, new)
     if workspace is not None:
         engine.trust_own_edit(Path(workspace))
     else:

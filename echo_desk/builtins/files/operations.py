@@ -28,6 +28,8 @@ from echo_desk.builtins.files.diffs import cap, unified_diff
 from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
 from echo_desk.builtins.files.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
+from echo_desk.store.private import FILE_MODE as PRIVATE_FILE
+from echo_desk.store.private import tighten_tree
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -348,9 +350,12 @@ class DeletePath(_PathTool[DeleteArguments]):
                 if exc.errno != errno.EXDEV:
                     raise fs.os_error(exc, src.target, "move to the trash") from exc
                 # Another file system: the trash gets a durable copy before the name goes.
-                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=src.mode)
+                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=PRIVATE_FILE)
                 _still(src)
                 os.unlink(name, dir_fd=src_dir)
+            # Echo Desk's data folder holds only private files (the mode is in the change
+            # journal, which Revert restores from).
+            os.chmod(name, PRIVATE_FILE, dir_fd=trash_fd)
             with contextlib.suppress(OSError):
                 os.fsync(src_dir)
         finally:
@@ -368,6 +373,7 @@ class DeletePath(_PathTool[DeleteArguments]):
         try:
             try:
                 entries.rename_noreplace(src_dir, name, trash_fd, name)
+                tighten_tree(trash / name)  # private, as everything in Echo Desk's data folder
             except OSError as exc:
                 if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
                     raise ToolError(f"{src.root} is on another file system than Echo Desk's trash; nothing was "

@@ -8,7 +8,6 @@ Rule patterns and reasons may come from a cloned repository: every one is shown 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from echo_desk.agent.permissions import (
     Severity,
 )
 from echo_desk.i18n import N_, _, labelled
+from echo_desk.store.private import write_private
 from echo_desk.ui import i18n_qt, theme
 from echo_desk.ui.rules_text import (
     EFFECT_LABELS,
@@ -324,10 +324,7 @@ class RulesTab(QWidget):
         if self.validate().errors:
             return
         path = self.engine.user_file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_private(path, text)
         self.saved_text = text
         self.engine.refresh()
         self.validate()
