@@ -45,6 +45,7 @@ class Hunk:
     lines: tuple[str, ...] = ()
     #: Stable for the same change: its position and a digest of its header and lines.
     id: str = ""
+    #: Its first added line with "+" (or first removed line with "-"): a label for the person.
     first_change: str = ""
 
     def describe(self) -> str:
@@ -114,7 +115,8 @@ def hunks_of(old_text: str, new_text: str) -> list[Hunk]:
             lines += change
         header = f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@"
         digest = hashlib.sha256("".join([header, "\n", *lines]).encode("utf-8", "surrogatepass")).hexdigest()
-        first_change = (removed or added or ("",))[0].rstrip("\r\n")
+        # What it writes (its first added line), or what it takes away when it only removes.
+        first_change = ("+" + added[0] if added else "-" + removed[0]).rstrip("\r\n")
         found.append(Hunk(index=len(found), old_start=i1 + 1 if i2 > i1 else i1, old_count=i2 - i1,
                           new_start=j1 + 1 if j2 > j1 else j1, new_count=j2 - j1, removed=removed, added=added,
                           old_slice=(c1, c2), body="".join(body), header=header, lines=tuple(lines),

@@ -35,6 +35,14 @@ def quote_path(name: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def named(path: object) -> str:
+    """A path as the file tools name it in what the model reads: as is, or quoted with C escapes
+    when it holds a control character (a line feed in a name must not start a new line; a quote
+    or a backslash alone is left as it is, so the name reads as the one to pass back)."""
+    text = str(path)
+    return quote_path(text) if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text) else text
+
+
 def diff_with_hunks(old: str, new: str, path: str, *, created: bool = False) -> tuple[str, tuple[DiffHunk, ...]]:
     """A unified diff from ``old`` to ``new`` ("No newline at end of file" markers included), and
     its hunks as data. No change: an empty diff and no hunks."""

@@ -19,7 +19,7 @@ from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import fs, fscase, partial
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.diffs import file_change
+from echo_desk.builtins.files.diffs import file_change, named
 from echo_desk.builtins.files.partial import chosen_hunks
 from echo_desk.i18n import N_, _, deferred
 from echo_desk.sandbox import runs_code
@@ -224,7 +224,7 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
             ctx.host.set_activity(None)
         verb = "Created" if plan.before is None else "Saved"
         return ToolResult.ok(
-            f"{verb} {target} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
+            f"{verb} {named(target)} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
             metadata={"path": target, "bytes": len(plan.after)},
             file_changes=(plan.change,),
         )

@@ -24,7 +24,7 @@ from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import entries, fs, trees
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.builtins.files.diffs import cap, unified_diff
+from echo_desk.builtins.files.diffs import cap, named, unified_diff
 from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
 from echo_desk.builtins.files.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
@@ -255,7 +255,7 @@ class MovePath(_PathTool[MoveArguments]):
         metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
         if isinstance(src, trees.Tree):
             metadata |= {CREATED_FOLDERS: _folders_at(src, dst), REMOVED_FOLDERS: _folders_at(src, src.root)}
-        return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes)
+        return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes)
 
 
 class CopyArguments(Arguments):
@@ -298,14 +298,14 @@ class CopyPath(_PathTool[CopyArguments]):
             except OSError as exc:
                 raise fs.os_error(exc, dst, "copy the folder to") from exc
             ctx.host.file_mutated(str(dst))
-            return ToolResult.ok(f"Copied the folder {src.root} to {dst} ({len(src.files)} files).",
+            return ToolResult.ok(f"Copied the folder {named(src.root)} to {named(dst)} ({len(src.files)} files).",
                                  metadata={"source": str(src.root), "destination": str(dst),
                                            CREATED_FOLDERS: _folders_at(src, dst)}, file_changes=changes)
         _still(src)
         atomic_write(dst, src.data, expect_sha256=ABSENT, check_cancelled=ctx.check_cancelled,
                      limit=MAX_FILE_BYTES, mode=src.mode)
         ctx.host.file_mutated(str(dst))
-        return ToolResult.ok(f"Copied {src.target} to {dst} ({len(src.data)} bytes).",
+        return ToolResult.ok(f"Copied {named(src.target)} to {named(dst)} ({len(src.data)} bytes).",
                              metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
 
 
@@ -362,7 +362,7 @@ class DeletePath(_PathTool[DeleteArguments]):
             os.close(trash_fd)
             os.close(src_dir)
         ctx.host.file_mutated(str(src.target))
-        return ToolResult.ok(f"Deleted {src.target} (moved to Echo Desk's trash: {trash / name}).",
+        return ToolResult.ok(f"Deleted {named(src.target)} (moved to Echo Desk's trash: {named(trash / name)}).",
                              metadata={"path": str(src.target), "trash": str(trash / name)}, file_changes=changes)
 
     @staticmethod
@@ -385,7 +385,7 @@ class DeletePath(_PathTool[DeleteArguments]):
             os.close(trash_fd)
             os.close(src_dir)
         ctx.host.file_mutated(str(src.root))
-        return ToolResult.ok(f"Deleted the folder {src.root} with {len(src.files)} files (moved to Echo Desk's "
+        return ToolResult.ok(f"Deleted the folder {named(src.root)} with {len(src.files)} files (moved to Echo Desk's "
                              f"trash: {trash / name}).",
                              metadata={"path": str(src.root), "trash": str(trash / name),
                                        REMOVED_FOLDERS: _folders_at(src, src.root)}, file_changes=changes)
@@ -433,4 +433,4 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         except OSError as exc:
             raise fs.os_error(exc, target, "create") from exc
         ctx.host.file_mutated(str(target))
-        return ToolResult.ok(f"Created the folder {target}.", metadata={"path": str(target), CREATED_FOLDERS: missing})
+        return ToolResult.ok(f"Created the folder {named(target)}.", metadata={"path": str(target), CREATED_FOLDERS: missing})

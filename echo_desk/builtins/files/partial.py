@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from echo_desk.agent.hunks import SELECTION_KEY, Hunk, HunkSelection, apply_hunks, hunks_of
-from echo_desk.builtins.files.diffs import file_change
+from echo_desk.builtins.files.diffs import file_change, named
 from echo_desk.builtins.files.textcodec import TextFormat, decode, encode
 from echo_desk.tools import ErrorKind, ToolError, ToolExecutionContext
 
@@ -56,7 +56,7 @@ def report(path: str, applied: list[Hunk], declined: list[Hunk], ctx: ToolExecut
     if not declined:
         return ""
     numbers = ", ".join(str(h.index + 1) for h in applied) or "none"
-    lines = [f"The person reviewed the {total} hunks of {path} and approved only hunk(s) {numbers}; "
+    lines = [f"The person reviewed the {total} hunks of {named(path)} and approved only hunk(s) {numbers}; "
              f"{'nothing was written' if not applied else 'only those were written'}. "
              "Declined (not written):"]
     lines += [h.describe() for h in declined]

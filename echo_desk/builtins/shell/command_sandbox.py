@@ -15,6 +15,7 @@ from pathlib import Path
 
 from echo_desk import sandbox
 from echo_desk.agent.policy import IN_SANDBOX, OUTSIDE_SANDBOX, SANDBOX_TARGET
+from echo_desk.builtins.files.diffs import quote_path
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
@@ -174,10 +175,10 @@ def planted_facts(planted: tuple[sandbox.Planted, ...], launch: sandbox.Launch |
     meta["search_cut"] = launch.search_cut
     if not planted:
         return ""
-    what = "; ".join(p.english for p in planted)
+    what = "; ".join(f"{quote_path(p.path)} ({p.change.value})" for p in planted)
     return (f"\n[sandbox] blocked: the command tried to plant files that make a program run code later "
-            f"(git hooks or configuration, editor or shell start-up files): {what}. "
-            "Nothing of it stays in the workspace; do not try to work around this.")
+            f"(git hooks or configuration, editor or shell start-up files): {what}. They were moved out of "
+            "the workspace (what it changed or removed is back as it was); do not try to work around this.")
 
 
 def blocked_note(blocked: tuple[sandbox.Blocked, ...]) -> str:

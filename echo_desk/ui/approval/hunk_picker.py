@@ -25,7 +25,7 @@ _LABEL_CHARS = 80
 
 
 def hunk_label(number: int, hunk: DiffHunk) -> str:
-    """``3. @@ -20 +20 @@  line 20`` — its number, its ranges and its first changed line, on one line."""
+    """``3. @@ -18,7 +18,7 @@  +twenty`` — its number, its ranges and its first changed line, on one line."""
     first = visible(hunk.first_change, one_line=True)
     if len(first) > _LABEL_CHARS:
         first = first[:_LABEL_CHARS] + "…"

@@ -37,10 +37,12 @@ def sandbox_of(metadata: object) -> JsonObject | None:
         return [str(v) for v in value][:50] if isinstance(value, list) else []
     return {"sandboxed": facts["sandboxed"], "domains": strings("domains"), "blocked": strings("blocked"),
             "refused_hosts": strings("refused_hosts"), "mode": str(facts.get("mode", "")),
-            "status": str(facts.get("status", "")), "planted": _planted(facts.get("planted"))}
+            "status": str(facts.get("status", "")),
+            # Kept as JSON (the facts are stored with the message), checked as the typed record.
+            "planted": [p.to_json() for p in planted_of(facts.get("planted"))]}
 
 
-def _planted(value: object) -> list[Planted]:
+def planted_of(value: object) -> list[Planted]:
     """The typed record of what the command tried to plant (entries that do not read as one are left out)."""
     found: list[Planted] = []
     for item in value if isinstance(value, list) else []:
@@ -112,7 +114,7 @@ def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
     if facts["refused_hosts"]:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=list_text(facts["refused_hosts"])), theme.colour("warn")))
-    return lines + planted_lines(facts.get("planted") or [])
+    return lines + planted_lines(planted_of(facts.get("planted")))
 
 
 def _unavailable_reason(status: str) -> str:

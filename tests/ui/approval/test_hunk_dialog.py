@@ -62,7 +62,7 @@ def test_untick_a_hunk_with_the_keyboard_and_only_the_rest_is_written(qtbot, bui
         qtbot.keyClick(picker, Qt.Key.Key_J)  # to hunk 2
         qtbot.keyClick(picker, Qt.Key.Key_Space)  # untick it
         assert picker.chosen() == (picker.hunks[0].id, picker.hunks[2].id)
-        assert picker.item(1).text() == "2. @@ -18,7 +18,7 @@  line 20"
+        assert picker.item(1).text() == "2. @@ -18,7 +18,7 @@  +twenty"
         dialog.message.setText("keep line 20 as it is")
         qtbot.mouseClick(dialog.allow_once, Qt.MouseButton.LeftButton)
 
@@ -199,6 +199,7 @@ def test_a_file_name_with_fake_hunk_headers_cannot_shift_the_ticks(qtbot, builti
     written = target.read_text()
     assert "EVIL A" in written and "EVIL B" in written
     assert "EVIL C" not in written and "EVIL D" not in written, written
+    assert "notes\n@@" not in env.content and 'notes\\n@@ -1,1 +1,1 @@\\n.txt"' in env.content  # named, C-escaped
     assert seen["rows"] == 4
     # The line feeds of the name are shown as ⟨LF⟩ wherever the name appears, never as a new line.
     for text in seen["title"]:  # type: ignore[attr-defined]

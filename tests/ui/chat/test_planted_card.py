@@ -3,6 +3,7 @@ the envelope (kept when the conversation is reopened), with hostile paths made v
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import uuid
@@ -14,7 +15,7 @@ from echo_desk import sandbox
 from echo_desk.sandbox.guard import Change, Planted
 from echo_desk.tools import ToolExecutionContext
 from echo_desk.ui import i18n_qt
-from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_of
+from echo_desk.ui.chat.sandbox_card import planted_of, sandbox_html, sandbox_of
 from tests.run_command_helpers import run_command_tool
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -60,7 +61,7 @@ def test_nothing_planted_adds_no_line_and_a_bad_record_is_left_out() -> None:
     plain = sandbox_of(_facts())
     assert plain is not None and "plant" not in sandbox_html(plain)
     odd = sandbox_of({"sandbox": {"sandboxed": True, "planted": [{"path": 3}, {"path": "x", "change": "eaten"}, "s"]}})
-    assert odd is not None and odd["planted"] == []
+    assert odd is not None and odd["planted"] == [] and planted_of(odd["planted"]) == []
 
 
 @pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
@@ -75,6 +76,7 @@ async def test_a_real_plant_reaches_the_card(tmp_path: Path, monkeypatch: pytest
     result = await tool.execute(params, ctx)
     facts = sandbox_of(result.metadata)
     assert facts is not None
-    assert [(p.path, p.change) for p in facts["planted"]] == [
-        ("sub/.git/config", Change.CREATED), ("sub/.git/hooks", Change.CREATED), ("sub/.git/info", Change.CREATED)]
+    assert [(p["path"], p["change"]) for p in facts["planted"]] == [
+        ("sub/.git/config", "created"), ("sub/.git/hooks", "created"), ("sub/.git/info", "created")]
+    assert sandbox_of(json.loads(json.dumps(facts))) == facts  # stored with the message, read back alike
     assert "sub/.git/hooks (new: put aside)" in sandbox_html(facts)
