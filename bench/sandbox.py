@@ -63,21 +63,24 @@ def _large_tree(folder: Path, folders: int) -> None:
         _repository(folder / "libs" / f"lib{i}", files=1)
 
 
-Measure = Callable[[str], tuple[float, float]]
+Measure = Callable[[str], tuple[float, float, float]]
 
 
 def _runner(workspace: Path, sandboxed: bool, bwrap: str, minimal: bool = False) -> Measure:
-    """``run(command)`` → (seconds from start to the command's end, seconds for the check after)."""
-    def run(command: str) -> tuple[float, float]:
+    """``run(command)`` → (seconds from start to the command's end, seconds for the check after,
+    seconds of that start spent building the command line: the search and the snapshot)."""
+    def run(command: str) -> tuple[float, float, float]:
         argv = ["/bin/sh", "-c", command]
         fds: tuple[int, ...] = ()
         started = time.perf_counter()
+        prepared = started
         launch = None
         if minimal:  # bwrap's own floor on this machine right now: one mount, no namespaces but its own
             argv = [bwrap, "--ro-bind", "/", "/", *argv]
         elif sandboxed:
             launch = sandbox.prepare(sandbox.SandboxSpec(writable=(workspace,), cwd=workspace), argv, bwrap)
             argv, fds = launch.argv, launch.pass_fds
+            prepared = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=workspace, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                 pass_fds=fds, env=launch.env if launch else sandbox.allowed_environment())
         if launch is not None:
@@ -96,7 +99,7 @@ def _runner(workspace: Path, sandboxed: bool, bwrap: str, minimal: bool = False)
         checked = time.perf_counter()
         if proc.returncode != 0:
             raise SystemExit(f"{command!r} failed with {proc.returncode} (sandboxed={sandboxed})")
-        return ended - (streaming if first else started), checked - ended
+        return ended - (streaming if first else started), checked - ended, prepared - started
     return run
 
 
@@ -108,12 +111,14 @@ def _startup(workspace: Path, bwrap: str, runs: int, label: str) -> None:
     outside: list[float] = []
     inside: list[float] = []
     after: list[float] = []
+    building: list[float] = []
     bare: list[float] = []
     for _ in range(runs):  # interleaved, so machine load hits all alike
         outside.append(plain("true")[0] * 1000)
-        start, check = boxed("true")
+        start, check, build = boxed("true")
         inside.append(start * 1000)
         after.append(check * 1000)
+        building.append(build * 1000)
         bare.append(floor("true")[0] * 1000)
     med_out, med_in = statistics.median(outside), statistics.median(inside)
     print(f"{label}: start-up of true, {runs} runs each (ms)")
@@ -121,6 +126,8 @@ def _startup(workspace: Path, bwrap: str, runs: int, label: str) -> None:
     print(f"  sandboxed: median {med_in:6.2f}  p90 {_p90(inside):6.2f}")
     print(f"  (bwrap --ro-bind / / alone: median {statistics.median(bare):6.2f}  p90 {_p90(bare):6.2f})")
     print(f"  added:     median {med_in - med_out:6.2f}  p90 {_p90(inside) - _p90(outside):6.2f}  (target <= 20 ms median)")
+    print(f"    of which building the command line (search, inventory, snapshot): median "
+          f"{statistics.median(building):6.2f}  p90 {_p90(building):6.2f}")
     print(f"  check after the command: median {statistics.median(after):6.2f}  p90 {_p90(after):6.2f}")
     print(f"  added in all: median {med_in + statistics.median(after) - med_out:6.2f}")
     sys.stdout.flush()

@@ -60,7 +60,7 @@ def contained(cfg: ServerConfig, env: dict[str, str],
                                # A server runs until stopped and nothing here sees it end, so no
                                # placeholders (they would stay): protected paths missing in its
                                # folder are not covered (docs/sandbox.md).
-                               guard_missing=False,
+                               guard_missing=False, check_after=False,
                                proxied=relay_path is not None)
     launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
                              seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)

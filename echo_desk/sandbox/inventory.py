@@ -19,15 +19,16 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from echo_desk.sandbox import repositories, runs_code
 
 
-@dataclass(frozen=True)
-class Watched:
+class Watched(NamedTuple):
     """One absolute path that can make a program run code. ``mounted``: read-only while the
     command runs (if it exists); ``placeholder``: if missing, an empty read-only stand-in is made
-    meanwhile; ``hooks``: a git hooks folder (its ``*.sample`` files never run: not watched)."""
+    meanwhile; ``hooks``: a git hooks folder (its ``*.sample`` files never run: not watched).
+    (A named tuple: hundreds are made for every command in a workspace of many repositories.)"""
 
     path: str
     folder: bool
