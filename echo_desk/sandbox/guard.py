@@ -184,8 +184,8 @@ class Guard:
                 # git runs a hook only by its own name: a ``*.sample`` never runs (renaming one
                 # into a hook is a new file, which is watched).
                 samples = hooks and current == root
-                with contextlib.suppress(OSError), os.scandir(current) as entries:
-                    pending.extend(e.path for e in entries if not (samples and e.name.endswith(".sample")))
+                pending.extend(f"{current}/{name}" for name in repositories.names_in(current, st)
+                               if not (samples and name.endswith(".sample")))
             elif stat.S_ISREG(mode) and keep:
                 self._keep(current, parts, state)
 
@@ -264,6 +264,8 @@ class Guard:
             return ""
         destination = self._put_aside / stamp / self.workspace.name / Path(*parts)
         _private_dirs(self._put_aside, destination.parent)
+        while os.path.lexists(destination):  # never over something kept before
+            destination = destination.with_name(f"{destination.name}.{secrets.token_hex(2)}")
         try:
             os.rename(parts[-1], destination, src_dir_fd=parent)
         except OSError:

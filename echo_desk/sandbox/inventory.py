@@ -91,11 +91,16 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             if g in seen:
                 continue
             seen.add(g)
+            present = names if g == gitdir else repositories.names_in(g)
             for part in runs_code.GIT_PARTS:
                 # Missing hooks/ and info/ get an empty read-only folder (git neither lists nor
-                # commits one); a missing file cannot: an empty ``commondir`` breaks git.
-                watched.append(Watched(f"{g}/{part.path}", part.folder, mounted=own,
-                                       placeholder=own and part.folder, hooks=part.path == "hooks"))
+                # commits one); a missing file cannot: an empty ``commondir`` breaks git. What
+                # is missing and gets no placeholder is not watched now: if the command creates
+                # it, the inventory taken after the command has it.
+                placeholder = own and part.folder
+                if placeholder or part.path in present:
+                    watched.append(Watched(f"{g}/{part.path}", part.folder, mounted=own,
+                                           placeholder=placeholder, hooks=part.path == "hooks"))
         local = [f"{gitdir}/config.worktree"] if "config.worktree" in names else []
         hooks = repositories.hooks_path([*local, f"{common or gitdir}/config"]) or global_hooks
         if hooks:
@@ -103,9 +108,11 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             if inside(place, base) and place != base:
                 watched.append(Watched(place, folder=True, mounted=own, hooks=True))
     in_home = base == os.path.realpath(home)
+    top_level = repositories.names_in(base)
     for item in runs_code.all_entries(extra):
         placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
-        watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder))
+        if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
+            watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder))
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut)
 
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_FOLDERS = 2000
+MAX_FOLDERS = 1000
 #: Folder names whose contents belong to a package manager: a person does not run git there.
 NOT_ENTERED = frozenset({"node_modules"})
 #: A folder holding one of these is owned by a tool (a cache, a virtual environment): not entered.
@@ -97,10 +97,9 @@ def _listing(path: str) -> _Listing | None:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
-    with _lock:
-        known = _listings.get(path)
-    if (known is not None and (known.dev, known.ino, known.ctime_ns) == (st.st_dev, st.st_ino, st.st_ctime_ns)
-            and known.read_ns - st.st_ctime_ns > _RACY_NS):
+    known = _listings.get(path)  # a dict read needs no lock (the GIL); writes take it
+    if (known is not None and known.ino == st.st_ino and known.ctime_ns == st.st_ctime_ns
+            and known.dev == st.st_dev and known.read_ns - st.st_ctime_ns > _RACY_NS):
         return known
     try:
         fresh = _read(path, st)
@@ -128,7 +127,7 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS) -> Found:
             continue
         found.extend(GitEntry(f"{folder}/{name}", is_dir) for name, is_dir in listing.git)
         if not listing.tagged:
-            queue.extend(os.path.join(folder, name) for name in listing.folders)
+            queue.extend([f"{folder}/{name}" for name in listing.folders])
     return Found(tuple(found), folders_read=read)
 
 
@@ -137,6 +136,7 @@ def forget() -> None:
     with _lock:
         _listings.clear()
     _values.clear()
+    _names.clear()
 
 
 def gitdir_of_file(dot_git: str) -> str | None:
@@ -168,13 +168,30 @@ def _relative_to(base: str, value: str) -> str | None:
     return os.path.normpath(value if value.startswith("/") else f"{base}/{value}")
 
 
-def names_in(folder: str) -> frozenset[str]:
-    """The entry names of ``folder`` (empty when it cannot be read)."""
+_names: dict[str, tuple[int, int, int, int, frozenset[str]]] = {}
+
+
+def names_in(folder: str, st: os.stat_result | None = None) -> frozenset[str]:
+    """The entry names of ``folder`` (empty when it cannot be read), kept until the folder
+    changes (its change time; read again when that was too close to the reading, as ``find``
+    does). ``st``: its ``lstat``, if already taken."""
     try:
-        with os.scandir(folder) as entries:
-            return frozenset(e.name for e in entries)
+        st = st or os.lstat(folder)
     except OSError:
         return frozenset()
+    known = _names.get(folder)
+    if (known is not None and known[1] == st.st_ino and known[2] == st.st_ctime_ns and known[0] == st.st_dev
+            and known[3] - st.st_ctime_ns > _RACY_NS):
+        return known[4]
+    try:
+        with os.scandir(folder) as entries:
+            found = frozenset(e.name for e in entries)
+    except OSError:
+        return frozenset()
+    if len(_names) >= _MAX_CACHED:
+        _names.clear()
+    _names[folder] = (st.st_dev, st.st_ino, st.st_ctime_ns, time.time_ns(), found)
+    return found
 
 
 def gitdirs_in(gitdir: str, names: frozenset[str] | None = None) -> list[str]:
