@@ -129,9 +129,11 @@ def _startup(workspace: Path, bwrap: str, runs: int, label: str) -> None:
     print(f"  sandboxed: median {med_in:6.2f}  p90 {_p90(inside):6.2f}")
     print(f"  (bwrap --ro-bind / / alone: median {statistics.median(bare):6.2f}  p90 {_p90(bare):6.2f})")
     print(f"  added:     median {med_in - med_out:6.2f}  p90 {_p90(inside) - _p90(outside):6.2f}  (target <= 20 ms median)")
+    print(f"  (load average when done: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"    of which building the command line (search, inventory, snapshot): median "
-          f"{statistics.median(building):6.2f}  p90 {_p90(building):6.2f}")
-    print(f"  check after the command: median {statistics.median(after):6.2f}  p90 {_p90(after):6.2f}")
+          f"{statistics.median(building):6.2f}  p90 {_p90(building):6.2f}  min {min(building):6.2f}")
+    print(f"  check after the command: median {statistics.median(after):6.2f}  p90 {_p90(after):6.2f}  "
+          f"min {min(after):6.2f}")
     print(f"  added in all: median {med_in + statistics.median(after) - med_out:6.2f}")
     sys.stdout.flush()
 

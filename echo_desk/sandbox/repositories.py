@@ -117,18 +117,22 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS) -> Found:
     queue = collections.deque([str(workspace)])
     found: list[GitEntry] = []
     read = 0
+    cut = False
     while queue:
-        if read >= max_folders:
-            return Found(tuple(found), cut=True, folders_read=read)
         folder = queue.popleft()
         listing = _listing(folder)
         read += 1
         if listing is None:
             continue
         found.extend(GitEntry(f"{folder}/{name}", is_dir) for name, is_dir in listing.git)
-        if not listing.tagged:
-            queue.extend([f"{folder}/{name}" for name in listing.folders])
-    return Found(tuple(found), folders_read=read)
+        if listing.tagged or not listing.folders:
+            continue
+        room = max_folders - read - len(queue)  # never queue more than the bound can read
+        if len(listing.folders) > room:
+            cut = True
+        if room > 0:
+            queue.extend([f"{folder}/{name}" for name in listing.folders[:room]])
+    return Found(tuple(found), cut=cut, folders_read=read)
 
 
 def forget() -> None:
