@@ -21,15 +21,14 @@ import contextlib
 import enum
 import os
 import secrets
-import shutil
 import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from echo_desk.sandbox import aside, repositories
 from echo_desk.sandbox import inventory as inventory_module
-from echo_desk.sandbox import repositories
 from echo_desk.sandbox.dirwalk import Folders
 
 #: Content kept to put a file back: larger files (or beyond the total) are watched, not kept.
@@ -38,7 +37,6 @@ MAX_KEPT_TOTAL = 32 << 20
 #: Entries looked at under one watched folder (``.idea/`` can be large; a hostile tree is bounded).
 MAX_TREE_ENTRIES = 5000
 _RACY_NS = 2_000_000_000
-PRIVATE_FILE, PRIVATE_DIR = 0o600, 0o700
 
 
 class Change(enum.StrEnum):
@@ -196,7 +194,7 @@ class Guard:
         key = (path, fingerprint)
         data = _content_cache.get(key)
         if data is None:
-            data = _read_path(path, fingerprint)
+            data = aside.read_path(path, fingerprint)
             if data is None:
                 return
             if len(_content_cache) > 20_000:
@@ -244,14 +242,14 @@ class Guard:
         if old.kind != "f" or old.frozen or old.ctime_ns < self._taken_ns - _RACY_NS:
             return False
         kept = self._before.content.get(parts)
-        return kept is None or _read(folders, parts, old) != kept
+        return kept is None or aside.read(folders, parts, old) != kept
 
     def _same_content(self, folders: Folders, parts: Parts, old: _Print, new: _Print) -> bool:
         """Rewritten with the very same bytes and mode (``touch``, a tool saving unchanged)."""
         if old.kind != "f" or new.kind != "f" or old.mode != new.mode or old.size != new.size:
             return False
         kept = self._before.content.get(parts)
-        return kept is not None and _read(folders, parts, new) == kept
+        return kept is not None and aside.read(folders, parts, new) == kept
 
     def _move_aside(self, folders: Folders, parts: Parts, stamp: str) -> str:
         """Move what is at ``parts`` out of the workspace (into the put-aside folder, private)."""
@@ -260,22 +258,12 @@ class Guard:
             return ""
         folders.forget(parts)
         if self._put_aside is None:
-            _remove(parent, parts[-1])
+            aside.remove(parent, parts[-1])
             return ""
         destination = self._put_aside / stamp / self.workspace.name / Path(*parts)
-        _private_dirs(self._put_aside, destination.parent)
         while os.path.lexists(destination):  # never over something kept before
             destination = destination.with_name(f"{destination.name}.{secrets.token_hex(2)}")
-        try:
-            os.rename(parts[-1], destination, src_dir_fd=parent)
-        except OSError:
-            if not _copy_out(parent, parts[-1], destination):
-                shutil.rmtree(destination, ignore_errors=True)
-                _remove(parent, parts[-1])
-                return ""
-            _remove(parent, parts[-1])
-        _make_private(destination)
-        return str(destination)
+        return str(destination) if aside.move_out(parent, parts[-1], destination, self._put_aside) else ""
 
     def _put_back(self, folders: Folders, parts: Parts) -> bool:
         """Recreate ``parts`` (and, for a folder, everything under it) as it was before."""
@@ -288,7 +276,7 @@ class Guard:
         name = parts[-1]
         try:
             if old.kind == "d":
-                os.mkdir(name, PRIVATE_DIR, dir_fd=parent)
+                os.mkdir(name, aside.PRIVATE_DIR, dir_fd=parent)
                 made = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
                 try:
                     os.fchmod(made, old.mode)
@@ -302,7 +290,7 @@ class Guard:
             data = self._before.content.get(parts)
             if old.kind != "f" or data is None:
                 return False
-            _write_new(parent, name, data, old.mode)
+            aside.write_new(parent, name, data, old.mode)
             return True
         except OSError:
             return False
@@ -310,128 +298,3 @@ class Guard:
 
 def _holds_nothing(state: _State, parts: Parts) -> bool:
     return all(p == parts or state.prints[p].kind == "d" for p in state.prints if p[: len(parts)] == parts)
-
-
-def _read(folders: Folders, parts: Parts, expected: _Print) -> bytes | None:
-    parent = folders.fd(parts[:-1])
-    if parent is None:
-        return None
-    try:
-        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
-    except OSError:
-        return None
-    return _read_fd(fd, expected)
-
-
-def _read_path(path: str, expected: _Print) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    return _read_fd(fd, expected)
-
-
-def _read_fd(fd: int, expected: _Print) -> bytes | None:
-    """The content of the open file ``fd`` if it is the regular file ``expected`` names (closed after)."""
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (expected.dev, expected.ino):
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _write_new(parent: int, name: str, data: bytes, mode: int) -> None:
-    temporary = f".{name}.echo-desk-{secrets.token_hex(4)}"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE,
-                 dir_fd=parent)
-    try:
-        os.write(fd, data)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
-
-
-def _remove(parent: int, name: str) -> None:
-    """Remove ``name`` (a file, link or whole folder) under the open folder ``parent``."""
-    with contextlib.suppress(OSError):
-        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        if not stat.S_ISDIR(st.st_mode):
-            os.unlink(name, dir_fd=parent)
-            return
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
-        try:
-            os.chmod(fd, 0o700)  # a folder the command made unwritable is emptied all the same
-            with os.scandir(fd) as entries:
-                names = [e.name for e in entries]
-            for inner in names:
-                _remove(fd, inner)
-        finally:
-            os.close(fd)
-        os.rmdir(name, dir_fd=parent)
-
-
-def _copy_out(parent: int, name: str, destination: Path) -> bool:
-    """Copy ``name`` (under the open folder ``parent``) to ``destination``, links as links."""
-    try:
-        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        if stat.S_ISLNK(st.st_mode):
-            os.symlink(os.readlink(name, dir_fd=parent), destination)
-            return True
-        if stat.S_ISREG(st.st_mode):
-            src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
-            try:
-                dst = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE)
-                try:
-                    while chunk := os.read(src, 1 << 20):
-                        os.write(dst, chunk)
-                finally:
-                    os.close(dst)
-            finally:
-                os.close(src)
-            return True
-        if stat.S_ISDIR(st.st_mode):
-            os.mkdir(destination, PRIVATE_DIR)
-            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
-            try:
-                with os.scandir(fd) as entries:
-                    names = [e.name for e in entries]
-                return all([_copy_out(fd, inner, destination / inner) for inner in names])
-            finally:
-                os.close(fd)
-        return True  # a fifo or a socket holds nothing to keep
-    except OSError:
-        return False
-
-
-def _private_dirs(base: Path, folder: Path) -> None:
-    """``folder`` and the folders between it and ``base`` (made too), each 0700."""
-    base.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
-    current = base
-    for part in ("", *folder.relative_to(base).parts):
-        current = current / part if part else current
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(current, PRIVATE_DIR)
-        with contextlib.suppress(OSError):
-            os.chmod(current, PRIVATE_DIR)
-
-
-def _make_private(path: Path) -> None:
-    """What was put aside is only its owner's, and nothing in it can be run: 0600 files, 0700 folders."""
-    with contextlib.suppress(OSError):
-        if path.is_symlink():
-            return
-        if path.is_dir():
-            os.chmod(path, PRIVATE_DIR)
-            for inner in path.iterdir():
-                _make_private(inner)
-        else:
-            os.chmod(path, PRIVATE_FILE)

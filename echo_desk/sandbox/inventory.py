@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import repositories, runs_code
+from echo_desk.sandbox import gitconfig, repositories, runs_code
 
 
 class Watched(NamedTuple):
@@ -69,7 +69,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     self_bound: list[str] = []
     seen: set[str] = set()
     # Only a relative or ``~/`` hooks path of the global files can land in the workspace.
-    global_hooks = repositories.hooks_path(_global_configs(home))
+    global_hooks = gitconfig.hooks_path(_global_configs(home))
     for entry in found.entries:
         top = os.path.dirname(entry.path)
         own = top == base  # the workspace's own repository: mounted
@@ -102,7 +102,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                     watched.append(Watched(f"{g}/{part.path}", part.folder, mounted=own,
                                            placeholder=placeholder, hooks=part.path == "hooks"))
         local = [f"{gitdir}/config.worktree"] if "config.worktree" in names else []
-        hooks = repositories.hooks_path([*local, f"{common or gitdir}/config"]) or global_hooks
+        hooks = gitconfig.hooks_path([*local, f"{common or gitdir}/config"]) or global_hooks
         if hooks:
             place = os.path.normpath(os.path.expanduser(hooks) if hooks.startswith("~/") else f"{top}/{hooks}")
             if inside(place, base) and place != base:

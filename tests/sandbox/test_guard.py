@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.sandbox import inventory, repositories
+from echo_desk.sandbox import gitconfig, inventory, repositories
 from echo_desk.sandbox.guard import Change, Guard, Planted
 
 
@@ -171,7 +171,7 @@ def _next_clock_tick(scratch: Path, after_ns: int) -> None:
 def test_core_hooks_path_is_read_as_git_reads_it(tmp_path: Path) -> None:
     config = tmp_path / "config"
     config.write_text('[core]\n\tbare = false\n[Core "x"]\n[CORE]\n  HooksPath = "my hooks" ; note\n')
-    assert repositories.hooks_path([str(tmp_path / "missing"), str(config)]) == "my hooks"
+    assert gitconfig.hooks_path([str(tmp_path / "missing"), str(config)]) == "my hooks"
     result = subprocess.run(["git", "config", "--file", str(config), "core.hooksPath"], capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == "my hooks"

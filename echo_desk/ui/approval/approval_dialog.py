@@ -52,6 +52,8 @@ from echo_desk.ui.sandbox_text import status_text
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 
+#: Target kinds whose value is one line by nature (a line feed in one is shown as ⟨LF⟩).
+_ONE_LINE_KINDS = frozenset({"path", "url", "server", "database", "sandbox"})
 #: More file changes without a diff than this (a folder's files) get no tab each.
 _MOST_TABS_WITHOUT_DIFF = 20
 
@@ -64,9 +66,10 @@ def format_targets(request: ApprovalRequest) -> str:
         return ""
     for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        # A command line may span lines (a here-document); a path, a URL or a detail never does:
-        # a line feed in one (a file name may hold it) is shown as ⟨LF⟩, not as a new line.
-        one_line = target.kind != "command"
+        # A command line or an SQL statement may span lines (a here-document); a path, a URL, a
+        # server, a database or a detail never does: a line feed in one (a file name may hold
+        # it) is shown as ⟨LF⟩, not as a new line.
+        one_line = target.kind in _ONE_LINE_KINDS
         lines.append(labelled(label, visible(target_value_text(target.kind, target.value), one_line=one_line)))
         if target.detail or target.protections:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
