@@ -23,6 +23,7 @@ import os
 import secrets
 import stat
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -132,7 +133,8 @@ class Guard:
         self._put_aside = put_aside
         self._max_folders = max_folders
         self._taken_ns = time.time_ns()
-        self._before = self._state(inventory, keep=True)
+        self._inventory = inventory
+        self._before = self._state(inventory.watched, keep=True)
 
     @classmethod
     def before(cls, inventory: inventory_module.Inventory, *, home: Path, extra: tuple[str, ...] = (),
@@ -148,11 +150,11 @@ class Guard:
     def _inside(self, path: str) -> bool:
         return path == self._base or path.startswith(self._prefix)
 
-    def _state(self, inv: inventory_module.Inventory, *, keep: bool) -> _State:
+    def _state(self, watched: Iterable[inventory_module.Watched], *, keep: bool) -> _State:
         state = _State()
-        for watched in inv.watched:
-            if self._inside(watched.path) and watched.path != self._base:
-                self._record(watched.path, state, keep, watched.hooks)
+        for w in watched:
+            if self._inside(w.path) and w.path != self._base:
+                self._record(w.path, state, keep, w.hooks)
         return state
 
     def _record(self, root: str, state: _State, keep: bool, hooks: bool) -> None:
@@ -209,8 +211,10 @@ class Guard:
         ``skip``: placeholders another running command still has mounted (left alone: moving
         one would detach that command's read-only cover)."""
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
-                                    max_folders=self._max_folders)
-        now = self._state(inv, keep=False)
+                                    max_folders=self._max_folders, before=self._inventory)
+        # What was watched before is looked at again even if the search no longer finds it.
+        paths = {w.path for w in inv.watched}
+        now = self._state([*inv.watched, *(w for w in self._inventory.watched if w.path not in paths)], keep=False)
         before = self._before
         found: list[Planted] = []
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"

@@ -2,7 +2,8 @@
 read-only while a command runs, and what the guard compares before and after it.
 
 * every git folder in the workspace (the workspace's own ``.git``, its submodules and
-  worktrees under ``.git/modules`` and ``.git/worktrees``, nested repositories): its ``config``,
+  worktrees under ``.git/modules`` and ``.git/worktrees``, nested repositories, a folder that is
+  a git folder itself, as a bare repository is): its ``config``,
   ``config.worktree``, ``commondir``, ``gitdir``, ``hooks/`` and ``info/``; every ``.git`` file;
   the hooks folder ``core.hooksPath`` names, when it lies in the workspace;
 * the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own.
@@ -46,6 +47,8 @@ class Inventory:
     self_bound: tuple[str, ...] = ()
     #: The search for repositories stopped at its bound (``repositories.MAX_FOLDERS``).
     cut: bool = False
+    #: The search itself (the one after a command is given the one before: ``take(before=)``).
+    found: repositories.Found | None = None
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -59,20 +62,21 @@ def inside(path: str, folder: str) -> bool:
 
 
 def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: Iterable[Path] = (),
-         max_folders: int = repositories.MAX_FOLDERS) -> Inventory:
+         max_folders: int = repositories.MAX_FOLDERS, before: Inventory | None = None) -> Inventory:
     """The inventory of ``workspace`` (a real, absolute folder). ``writable``: every folder the
-    command may change (a git folder elsewhere in one of them is watched too)."""
+    command may change (a git folder elsewhere in one of them is watched too). ``before``: the
+    inventory taken before the command, when this one is after it."""
     base = str(workspace)
     folders = [base, *(str(w) for w in writable)]
-    found = repositories.find(workspace, max_folders)
+    found = repositories.find(workspace, max_folders, before.found if before is not None else None)
     watched: list[Watched] = []
     self_bound: list[str] = []
     seen: set[str] = set()
     # Only a relative or ``~/`` hooks path of the global files can land in the workspace.
     global_hooks = gitconfig.hooks_path(_global_configs(home))
     for entry in found.entries:
-        top = os.path.dirname(entry.path)
-        own = top == base  # the workspace's own repository: mounted
+        top = entry.path if entry.bare else os.path.dirname(entry.path)
+        own = top == base and not entry.bare  # the workspace's own repository: mounted
         if entry.folder:
             gitdir: str | None = entry.path
             if own:
@@ -113,7 +117,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder))
-    return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut)
+    return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
 
 
 def _unique(watched: list[Watched]) -> list[Watched]:

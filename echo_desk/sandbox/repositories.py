@@ -2,12 +2,20 @@
 
 Found by a breadth-first walk of the workspace's folders, nearest first, which never follows a
 symbolic link and does not enter ``.git`` folders (their submodules and worktrees are read from
-``modules/`` and ``worktrees/``). The walk is bounded so a huge workspace does not make every
+``modules/`` and ``worktrees/``). A folder that is a git folder itself — it holds ``HEAD`` and
+``objects/`` with ``refs/`` (or a ``commondir``), as a bare repository does — is one too: git run
+in it uses its hooks and settings. The walk is bounded so a huge workspace does not make every
 command slow: at most ``MAX_FOLDERS`` folders are read, and folders whose contents a package
 manager or a tool owns, where nobody runs git, are not entered: ``node_modules`` (npm's), a
-virtual environment (it holds ``pyvenv.cfg``, PEP 405) and a folder tagged as a cache with a
-``CACHEDIR.TAG`` (https://bford.info/cachedir/: cargo's ``target``, pytest's, mypy's, ruff's).
-A repository beyond that is not found (said in the result: ``Found.cut``).
+virtual environment (it holds ``pyvenv.cfg``, PEP 405), a folder tagged as a cache with a
+``CACHEDIR.TAG`` (https://bford.info/cachedir/: cargo's ``target``, pytest's, mypy's, ruff's) and
+a git folder's own contents. A repository beyond that is not found (said in the result:
+``Found.cut``).
+
+The walk after a command is given the one before it (``find(..., before=)``): what the command
+could do to the workspace must not hide a repository from it. Every folder read before is read
+again (outside the bound), and a folder is left unentered only if it was left so before: a cache
+tag, a ``pyvenv.cfg`` or a git folder's look that the command made does not count.
 
 A folder's listing is kept between walks and read again only when the folder changed: its
 change time (``ctime``, which a program cannot set back, unlike ``mtime``) differs, or was too
@@ -48,6 +56,8 @@ class _Listing:
     #: ``.git`` entries: name, and whether it is a folder (a link or a file is not).
     git: tuple[tuple[str, bool], ...]
     tagged: bool
+    #: The folder is a git folder itself (``HEAD`` and ``objects/``, ``refs/`` or a ``commondir``).
+    gitdir: bool = False
 
 
 _lock = threading.Lock()
@@ -56,19 +66,24 @@ _listings: dict[str, _Listing] = {}
 
 @dataclass(frozen=True)
 class GitEntry:
-    """A ``.git`` folder, or a ``.git`` file (or link), as an absolute path."""
+    """A ``.git`` folder, or a ``.git`` file (or link), as an absolute path; ``bare``: a folder
+    of another name that is a git folder itself."""
 
     path: str
     folder: bool
+    bare: bool = False
 
 
 @dataclass(frozen=True)
 class Found:
-    """The ``.git`` entries of a workspace; ``cut``: the walk stopped at its bound."""
+    """The ``.git`` entries of a workspace; ``cut``: the walk stopped at its bound. ``read``: the
+    folders read; ``left``: those of them whose subfolders were not entered (owned by a tool)."""
 
     entries: tuple[GitEntry, ...]
     cut: bool = False
     folders_read: int = 0
+    read: frozenset[str] = frozenset()
+    left: frozenset[str] = frozenset()
 
 
 def _is_git_name(name: str) -> bool:
@@ -80,16 +95,28 @@ def _read(path: str, st: os.stat_result) -> _Listing:
     folders: list[str] = []
     git: list[tuple[str, bool]] = []
     tagged = False
+    marks: set[str] = set()
     with os.scandir(path) as entries:
         for entry in entries:
             name = entry.name
             if _is_git_name(name):
                 git.append((name, entry.is_dir(follow_symlinks=False)))
-            elif name in OWNED_BY_A_TOOL:
+                continue
+            if name in _GITDIR_MARKS:
+                marks.add(name)
+            if name in OWNED_BY_A_TOOL:
                 tagged = True
             elif entry.is_dir(follow_symlinks=False) and name not in NOT_ENTERED:
                 folders.append(name)
-    return _Listing(st.st_dev, st.st_ino, st.st_ctime_ns, time.time_ns(), tuple(folders), tuple(git), tagged)
+    gitdir = "HEAD" in marks and ("commondir" in marks or {"objects", "refs"} <= marks)
+    return _Listing(st.st_dev, st.st_ino, st.st_ctime_ns, time.time_ns(), tuple(folders), tuple(git), tagged,
+                    gitdir)
+
+
+#: What makes git take a folder for a git folder (``is_git_directory`` in git's setup.c: a
+#: ``HEAD``, and ``objects`` and ``refs`` here or in the folder ``commondir`` names). Checked
+#: loosely (a ``HEAD`` of any kind): one taken for a repository wrongly is only watched.
+_GITDIR_MARKS = frozenset({"HEAD", "objects", "refs", "commondir"})
 
 
 def _listing(path: str) -> _Listing | None:
@@ -114,27 +141,46 @@ def _listing(path: str) -> _Listing | None:
     return fresh
 
 
-def find(workspace: Path, max_folders: int = MAX_FOLDERS) -> Found:
-    """The ``.git`` entries under ``workspace`` (itself included), nearest first."""
+def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None = None) -> Found:
+    """The ``.git`` entries under ``workspace`` (itself included), nearest first. ``before``: the
+    walk taken before a command, when this one is after it (see the module's docstring)."""
     queue = collections.deque([str(workspace)])
+    known = before.read if before is not None else frozenset()
     found: list[GitEntry] = []
-    read = 0
+    read: list[str] = []
+    left: list[str] = []
+    new = 0  # folders read that the walk before did not read: only those count against the bound
+    queued_new = 0 if str(workspace) in known else 1
     cut = False
     while queue:
         folder = queue.popleft()
         listing = _listing(folder)
-        read += 1
+        read.append(folder)
+        if folder not in known:
+            new += 1
+            queued_new -= 1
         if listing is None:
             continue
         found.extend(GitEntry(f"{folder}/{name}", is_dir) for name, is_dir in listing.git)
-        if listing.tagged or not listing.folders:
+        if listing.gitdir:
+            found.append(GitEntry(folder, True, bare=True))
+        owned = listing.tagged or listing.gitdir
+        if before is not None:
+            owned = folder in before.left  # only a folder left unentered before is left now
+        if owned:
+            left.append(folder)
             continue
-        room = max_folders - read - len(queue)  # never queue more than the bound can read
-        if len(listing.folders) > room:
+        children = [f"{folder}/{name}" for name in listing.folders]
+        again = [c for c in children if c in known]
+        fresh = [c for c in children if c not in known]
+        room = max(0, max_folders - new - queued_new)  # never queue more than the bound can read
+        if len(fresh) > room:
             cut = True
-        if room > 0:
-            queue.extend([f"{folder}/{name}" for name in listing.folders[:room]])
-    return Found(tuple(found), cut=cut, folders_read=read)
+            fresh = fresh[:room]
+        queue.extend(again)
+        queue.extend(fresh)
+        queued_new += len(fresh)
+    return Found(tuple(found), cut=cut, folders_read=len(read), read=frozenset(read), left=frozenset(left))
 
 
 def forget() -> None:

