@@ -5,7 +5,8 @@ read-only while a command runs, and what the guard compares before and after it.
   worktrees under ``.git/modules`` and ``.git/worktrees``, nested repositories, a folder that is
   a git folder itself, as a bare repository is): its ``config``,
   ``config.worktree``, ``commondir``, ``gitdir``, ``hooks/`` and ``info/``; every ``.git`` file;
-  the hooks folder ``core.hooksPath`` names, when it lies in the workspace;
+  the hooks folder ``core.hooksPath`` names and the files git's configuration includes, when they
+  lie in the workspace;
 * the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own.
 
 Only the workspace's own repository and the list are mounted read-only: a mount costs about half
@@ -28,7 +29,8 @@ from echo_desk.sandbox import gitconfig, repositories, runs_code
 class Watched(NamedTuple):
     """One absolute path that can make a program run code. ``mounted``: read-only while the
     command runs (if it exists); ``placeholder``: if missing, an empty read-only stand-in is made
-    meanwhile; ``hooks``: a git hooks folder (its ``*.sample`` files never run: not watched).
+    meanwhile; ``hooks``: a git hooks folder (its ``*.sample`` files never run: not watched);
+    ``why``: a message id saying what runs it (the file tools show it when they ask).
     (A named tuple: hundreds are made for every command in a workspace of many repositories.)"""
 
     path: str
@@ -36,6 +38,7 @@ class Watched(NamedTuple):
     mounted: bool = False
     placeholder: bool = False
     hooks: bool = False
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,9 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     watched: list[Watched] = []
     self_bound: list[str] = []
     seen: set[str] = set()
-    # Only a relative or ``~/`` hooks path of the global files can land in the workspace.
-    global_hooks = gitconfig.hooks_path(_global_configs(home))
+    # Only a relative or ``~/`` hooks path of the global files can land in the workspace, and only
+    # a file they include in it (the home folder as the workspace: ``~/.gitconfig.local``).
+    global_config = gitconfig.read(_global_configs(home), str(home))
     for entry in found.entries:
         top = entry.path if entry.bare else os.path.dirname(entry.path)
         own = top == base and not entry.bare  # the workspace's own repository: mounted
@@ -82,7 +86,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             if own:
                 self_bound.append(entry.path)
         else:
-            watched.append(Watched(entry.path, folder=False, mounted=own))
+            watched.append(Watched(entry.path, folder=False, mounted=own, why=runs_code.GIT_FILE))
             gitdir = repositories.gitdir_of_file(entry.path)
         if gitdir is None or not any(inside(gitdir, f) for f in folders):
             continue  # a git folder outside every writable folder is read-only anyway
@@ -92,32 +96,51 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if common is not None and any(inside(common, f) for f in folders):
             inner.append(common)
         for g in inner:
-            if g in seen:
-                continue
-            seen.add(g)
-            present = names if g == gitdir else repositories.names_in(g)
-            for part in runs_code.GIT_PARTS:
-                # Missing hooks/ and info/ get an empty read-only folder (git neither lists nor
-                # commits one); a missing file cannot: an empty ``commondir`` breaks git. What
-                # is missing and gets no placeholder is not watched now: if the command creates
-                # it, the inventory taken after the command has it.
-                placeholder = own and part.folder
-                if placeholder or part.path in present:
-                    watched.append(Watched(f"{g}/{part.path}", part.folder, mounted=own,
-                                           placeholder=placeholder, hooks=part.path == "hooks"))
-        local = [f"{gitdir}/config.worktree"] if "config.worktree" in names else []
-        hooks = gitconfig.hooks_path([*local, f"{common or gitdir}/config"]) or global_hooks
-        if hooks:
-            place = os.path.normpath(os.path.expanduser(hooks) if hooks.startswith("~/") else f"{top}/{hooks}")
-            if inside(place, base) and place != base:
-                watched.append(Watched(place, folder=True, mounted=own, hooks=True))
+            if g not in seen:
+                seen.add(g)
+                watched += _git_parts(g, names if g == gitdir else repositories.names_in(g), own)
+        watched += _configured([*inner, *([common] if common else [])], global_config, top=top, base=base,
+                               folders=folders, home=home, own=own)
+    watched += [Watched(included, folder=False, mounted=True, why=runs_code.INCLUDED_CONFIG)
+                for included in global_config.included if inside(included, base)]
     in_home = base == os.path.realpath(home)
     top_level = repositories.names_in(base)
     for item in runs_code.all_entries(extra):
         placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
-            watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder))
+            watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
+                                   why=item.why))
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+def _git_parts(gitdir: str, present: frozenset[str], own: bool) -> list[Watched]:
+    """What makes git run code in one git folder (``present``: its entry names). Missing hooks/
+    and info/ of the workspace's own repository get an empty read-only folder (git neither lists
+    nor commits one); a missing file cannot: an empty ``commondir`` breaks git. What is missing
+    and gets no placeholder is not watched now: if the command creates it, the inventory taken
+    after the command has it."""
+    found: list[Watched] = []
+    for part in runs_code.GIT_PARTS:
+        placeholder = own and part.folder
+        if placeholder or part.path in present:
+            found.append(Watched(f"{gitdir}/{part.path}", part.folder, mounted=own, placeholder=placeholder,
+                                 hooks=part.path == "hooks", why=part.why))
+    return found
+
+
+def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str, base: str, folders: list[str],
+                home: Path, own: bool) -> list[Watched]:
+    """Every hooks folder that could apply to one repository (its own settings, its worktrees' and
+    submodules', the global ones) and every file its settings include, when in the workspace."""
+    config = gitconfig.read([f"{g}/{name}" for g in gitdirs for name in ("config.worktree", "config")], str(home))
+    found: list[Watched] = []
+    for hooks in (*config.hooks_paths, *global_config.hooks_paths):
+        place = os.path.normpath(f"{home}/{hooks[2:]}" if hooks.startswith("~/") else f"{top}/{hooks}")
+        if inside(place, base) and place != base:
+            found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
+    found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)
+              for included in config.included if any(inside(included, f) for f in folders)]
+    return found
 
 
 def _unique(watched: list[Watched]) -> list[Watched]:

@@ -94,6 +94,10 @@ GIT_PARTS: tuple[Entry, ...] = (
 
 #: An entry the person added in Settings › Sandbox.
 ADDED_BY_YOU = N_("you added it in Settings › Sandbox")
+#: Watched in every repository besides its git folder's parts (``inventory``).
+GIT_FILE = N_("it says which git folder, and so which hooks and settings, git uses here")
+HOOKS_PATH = N_("git runs the hooks in it (core.hooksPath names it)")
+INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 
 def added(paths: Iterable[str]) -> tuple[Entry, ...]:

@@ -248,3 +248,26 @@ async def test_a_nested_repository_hidden_from_the_search_afterwards_runs_no_hoo
     assert result.success and result.metadata["exit_code"] == 0, result.output
     person_commits(nested, jail)
     assert hooks_ran(jail) == 0, result.output
+
+
+@pytest.mark.parametrize("where", ["the repository's", "the home folder's"])
+async def test_a_file_git_configuration_includes_cannot_name_a_hooks_folder(jail: Jail, where: str) -> None:
+    """Teams share settings with ``include.path``; dotfiles keep a ``~/.gitconfig.local``. Such a
+    file in the workspace is git configuration too: a hooks path planted in it, and the hooks
+    folder it names, do not stay."""
+    ws = jail.workspace
+    if where == "the repository's":
+        _git("config", "include.path", "../team.gitconfig", cwd=ws)
+        included = ws / "team.gitconfig"
+    else:
+        (jail.home / ".gitconfig").write_text(f"[include]\n\tpath = {ws}/local.gitconfig\n")
+        included = ws / "local.gitconfig"
+    included.write_text("[user]\n\tname = me\n")
+    hooks = ws / "tools" / "hooks"
+    command = (f"mkdir -p {hooks} && {_hook(jail)} > {hooks}/pre-commit && chmod +x {hooks}/pre-commit && "
+               f"printf '[core]\\n\\thooksPath = {hooks}\\n' >> {included.name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert included.read_text() == "[user]\n\tname = me\n"

