@@ -17,12 +17,13 @@ from typing import TypeVar
 from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import fs, fscase, partial
+from echo_desk.builtins.files import fs, fscase, partial, runs_later
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.builtins.files.diffs import file_change, named
 from echo_desk.builtins.files.partial import chosen_hunks
 from echo_desk.i18n import N_, _, deferred
 from echo_desk.sandbox import runs_code
+from echo_desk.sandbox.inventory import Watched
 from echo_desk.store import paths
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
@@ -54,18 +55,25 @@ class Plan:
     new_text: str = ""
 
 
-def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence[str] = ()) -> tuple[Protection, ...]:
+def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence[str] = (),
+                   watched: Sequence[Watched] | None = None) -> tuple[Protection, ...]:
     """Why writing ``target`` needs the person's explicit approval of that exact path
     (``inside``: the path to name when ``target`` is a file inside the folder being approved;
-    ``protected``: the person's own additions to the list of what makes a program run code)."""
+    ``protected``: the person's own additions to the list of what makes a program run code;
+    ``watched``: ``runs_later.watched_in`` of the workspace, when already taken for many targets)."""
     found: list[Protection] = []
     # Compared as the file system compares names: ``.GIT`` is ``.git`` on macOS and Windows.
     if fscase.inside_git_folder(target.path):
         found.append(Protection(reason=ProtectionReason.GIT_FOLDER, inside=inside))
     else:
         entry = _runs_code_entry(target, protected)
+        later = None if entry is not None else runs_later.covering(
+            target, runs_later.watched_in(target.root, protected) if watched is None else watched)
         if entry is not None:
             found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=entry.shown, why=entry.why,
+                                    inside=inside))
+        elif later is not None:
+            found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=later.shown, why=later.why,
                                     inside=inside))
     for reason, folder in ((ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
                            (ProtectionReason.DATA_FOLDER, paths.data_dir())):

@@ -22,7 +22,7 @@ from echo_desk.agent.policy import approved_protected_targets
 from echo_desk.agent.undo.journal import CREATED_FOLDERS, REMOVED_FOLDERS
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import entries, fs, trees
+from echo_desk.builtins.files import entries, fs, runs_later, trees
 from echo_desk.builtins.files.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.builtins.files.diffs import cap, named, unified_diff
 from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
@@ -187,16 +187,17 @@ def _folder_target(tree: trees.Tree, role: str, protected: Sequence[str]) -> Tar
     count = deferred(N_("folder with {files} files and {folders} sub-folders"), files=len(tree.files),
                      folders=len(tree.folders) - 1)
     # A protected file inside (a .git folder, a hard link) makes the folder need the same exact approval.
+    watched = runs_later.watched_in(tree.root.root, protected)  # once for the whole tree
     inside = [protection for path in (tree.path(f.parts) for f in tree.files)
               for protection in protections_of(fs.Resolved(Path(path), tree.root.root), inside=path,
-                                               protected=protected)]
+                                               protected=protected, watched=watched)]
     if len(inside) > _MAX_NAMED_INSIDE:
         more = Protection(reason=ProtectionReason.MORE_INSIDE, more=len(inside) - _MAX_NAMED_INSIDE)
         inside = [*inside[:_MAX_NAMED_INSIDE], more]
     # Role and count kept re-translatable (a live language switch shows them again).
     return Target(kind="path", value=str(tree.root),
                   detail=deferred(N_("{role}; {count}"), role=deferred(role), count=count),
-                  protections=(*protections_of(tree.root, protected=protected), *inside))
+                  protections=(*protections_of(tree.root, protected=protected, watched=watched), *inside))
 
 
 class MoveArguments(Arguments):
