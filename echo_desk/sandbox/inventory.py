@@ -105,7 +105,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                 for included in global_config.included if inside(included, base)]
     in_home = base == os.path.realpath(home)
     top_level = repositories.names_in(base)
-    for item in runs_code.all_entries(extra):
+    for item in runs_code.all_entries(extra, in_home=in_home):
         placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,

@@ -21,6 +21,9 @@ class Entry:
     path: str
     folder: bool
     why: str
+    #: Only when the workspace is the home folder: elsewhere the name is ordinary project content
+    #: (a project's ``bin/``), which a command must be able to write.
+    home_only: bool = False
 
     @property
     def shown(self) -> str:
@@ -32,6 +35,8 @@ _SHELL = N_("your shell runs it when it starts (in your home folder, or linked t
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
 _EDITOR = N_("your editor runs it when it starts")
+_ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
+              "when you type it")
 
 #: Inside a workspace (and, for the start-up files, when the workspace is the home folder).
 ENTRIES: tuple[Entry, ...] = (
@@ -73,6 +78,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
     Entry(".emacs.d", True, _EDITOR),
+    Entry(".local/bin", True, _ON_PATH),
+    Entry("bin", True, _ON_PATH, home_only=True),
+    Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
+                                                "stand in for an application's own)")),
+    Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
+    Entry(".config/plasma-workspace/env", True, _SESSION),
+    Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
+    Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
 )
 
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
@@ -126,10 +139,12 @@ def problem(raw: str) -> str:
     return ""
 
 
-def all_entries(extra: Iterable[str] = ()) -> tuple[Entry, ...]:
-    """The built-in entries, then the person's own (none twice)."""
+def all_entries(extra: Iterable[str] = (), *, in_home: bool = True) -> tuple[Entry, ...]:
+    """The built-in entries, then the person's own (none twice). ``in_home``: the workspace is
+    the home folder (otherwise the entries that matter only there are left out)."""
     known = {e.path for e in ENTRIES}
-    return ENTRIES + tuple(e for e in added(extra) if e.path not in known)
+    return (tuple(e for e in ENTRIES if in_home or not e.home_only)
+            + tuple(e for e in added(extra) if e.path not in known))
 
 
 def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool = False) -> Entry | None:

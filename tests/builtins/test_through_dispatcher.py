@@ -194,7 +194,7 @@ async def test_a_local_fetch_asks_even_when_the_tool_is_always_allowed(runtime: 
 
 
 #: Every entry of the protected list (``sandbox.runs_code``), as write_file would name it.
-_RUNS_CODE = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/")]
+_RUNS_CODE = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/") and not e.home_only]
 
 
 @pytest.mark.parametrize("entry", _RUNS_CODE, ids=[e.path for e in _RUNS_CODE])
@@ -272,3 +272,18 @@ async def test_writing_what_git_runs_outside_the_git_folder_always_asks(runtime:
     reasons = {p.reason for p in deny.requests[0].targets[0].protections}
     assert ProtectionReason.RUNS_CODE in reasons
     assert "curl evil" not in (workspace / path).read_text() if (workspace / path).exists() else True
+
+
+async def test_a_bin_folder_asks_in_the_home_folder_only(runtime: Runtime, workspace: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``~/bin`` is on PATH; a project's ``bin/`` is ordinary content."""
+    runtime.settings.set_tool("write_file", policy=ToolPolicy.ALWAYS)
+    deny = AnsweringHost(choice=ApprovalChoice.DENY)
+    scope = Scope(workspace_roots=(workspace,))
+    monkeypatch.setenv("HOME", str(workspace.parent))
+    plain = await runtime.dispatcher.execute_tool(_call("write_file", {"path": "bin/app", "content": "x"}), scope, deny)
+    assert plain.ok and deny.requests == []
+    monkeypatch.setenv("HOME", str(workspace))
+    env = await runtime.dispatcher.execute_tool(_call("write_file", {"path": "bin/git", "content": "x"}), scope, deny)
+    assert env.error_kind is ErrorKind.REJECTED and len(deny.requests) == 1
+    assert deny.requests[0].targets[0].protections[0].entry == "bin/"

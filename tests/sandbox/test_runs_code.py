@@ -3,6 +3,8 @@ existing one is refused (read-only), a new one does not stay (put aside, and sai
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,11 @@ from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
 from echo_desk.sandbox import runs_code
 
 ENTRIES = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/")]
+
+
+def _workspace(jail: Jail, entry: runs_code.Entry) -> Path:
+    """Where the entry matters: the home folder for the entries that matter only there."""
+    return jail.home if entry.home_only else jail.workspace
 
 
 def _kept(path: str) -> bool:
@@ -27,14 +34,15 @@ def _write(entry: runs_code.Entry) -> str:
 @requires_bwrap
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
 async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry) -> None:
-    path = jail.workspace / entry.path
+    ws = _workspace(jail, entry)
+    path = ws / entry.path
     path.parent.mkdir(parents=True, exist_ok=True)
     if entry.folder:
         path.mkdir()
         (path / "mine").write_text("mine\n")
     else:
         path.write_text("mine\n")
-    result = await run(tool_with(), {"command": _write(entry) + f"; rm -rf {entry.path}"}, context(jail.workspace))
+    result = await run(tool_with(), {"command": _write(entry) + f"; rm -rf {entry.path}"}, context(ws))
     assert result.success and result.metadata["sandbox"]["sandboxed"] is True
     if entry.folder:
         assert sorted(p.name for p in path.iterdir()) == ["mine"], result.output
@@ -47,9 +55,10 @@ async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry
 @requires_bwrap
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
 async def test_a_new_entry_does_not_stay(jail: Jail, entry: runs_code.Entry) -> None:
-    result = await run(tool_with(), {"command": _write(entry)}, context(jail.workspace))
+    ws = _workspace(jail, entry)
+    result = await run(tool_with(), {"command": _write(entry)}, context(ws))
     assert result.success and result.metadata["sandbox"]["sandboxed"] is True
-    path = jail.workspace / entry.path
+    path = ws / entry.path
     assert not path.exists() or (entry.folder and not any(path.iterdir())), result.output
     planted = result.metadata["sandbox"]["planted"]
     if entry.path == ".echo-desk":  # a placeholder covers it: the command could not even write it
@@ -70,6 +79,35 @@ async def test_the_persons_own_entries_are_protected_too(jail: Jail) -> None:
     assert (jail.workspace / "Makefile").read_text() == "all:\n\ttrue\n"
     assert not (jail.workspace / "tools").exists()
     assert [(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]] == [("tools", "created")]
+
+
+def _person_types_git(jail: Jail) -> None:
+    """``git --version`` in the person's own shell: their PATH with ``~/.local/bin`` and ``~/bin`` first."""
+    path = f"{jail.home}/.local/bin:{jail.home}/bin:{os.environ['PATH']}"
+    subprocess.run(["git", "--version"], env={"PATH": path, "HOME": str(jail.home)}, capture_output=True, timeout=30)
+
+
+@requires_bwrap
+async def test_a_program_planted_on_path_in_the_home_folder_never_runs(jail: Jail) -> None:
+    """The home folder as the workspace: a ``git`` planted in ``~/.local/bin`` or ``~/bin`` (on
+    PATH before the system's in Debian's and Ubuntu's ``~/.profile``) is not there when the person
+    types ``git`` afterwards."""
+    marker = jail.base / "ran"
+    command = "; ".join(f"mkdir -p {folder} && printf '#!/bin/sh\\necho ran >> {marker}\\n' > {folder}/git && "
+                        f"chmod +x {folder}/git" for folder in (".local/bin", "bin"))
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    _person_types_git(jail)
+    assert not marker.exists(), result.output
+    assert {p["path"] for p in result.metadata["sandbox"]["planted"]} >= {"bin", ".local/bin"}
+
+
+@requires_bwrap
+async def test_a_projects_own_bin_folder_stays_writable(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": "mkdir -p bin && echo built > bin/app"}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert (jail.workspace / "bin" / "app").read_text() == "built\n"
+    assert result.metadata["sandbox"]["planted"] == []
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

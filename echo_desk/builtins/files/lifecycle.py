@@ -12,6 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from echo_desk.agent.policy import approved_protected_targets
@@ -91,7 +92,7 @@ def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence
 def _runs_code_entry(target: fs.Resolved, protected: Sequence[str]) -> runs_code.Entry | None:
     """The entry of the protected list (``sandbox.runs_code``) that covers ``target``, compared
     case-insensitively where the workspace's file system folds case."""
-    entries = runs_code.all_entries(protected)
+    entries = runs_code.all_entries(protected, in_home=os.path.realpath(Path.home()) == str(target.root))
     folded = runs_code.entry_of(target.parts, entries, fold=True)
     if folded is None:
         return None
