@@ -29,7 +29,8 @@ import os
 import stat
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.sandbox import gitconfig
@@ -76,13 +77,14 @@ class GitEntry:
 
 @dataclass(frozen=True)
 class Found:
-    """The ``.git`` entries of a workspace; ``cut``: the walk stopped at its bound. ``read``: the
-    folders read; ``left``: those of them whose subfolders were not entered (owned by a tool)."""
+    """The ``.git`` entries of a workspace; ``cut``: the walk stopped at its bound. ``left``: the
+    folders read whose subfolders were not entered (owned by a tool)."""
 
     entries: tuple[GitEntry, ...]
     cut: bool = False
     folders_read: int = 0
-    read: frozenset[str] = frozenset()
+    #: Each folder read, with the names of its subfolders then.
+    read: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     left: frozenset[str] = frozenset()
 
 
@@ -145,9 +147,9 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
     """The ``.git`` entries under ``workspace`` (itself included), nearest first. ``before``: the
     walk taken before a command, when this one is after it (see the module's docstring)."""
     queue = collections.deque([str(workspace)])
-    known = before.read if before is not None else frozenset()
+    known: Mapping[str, tuple[str, ...]] = before.read if before is not None else {}
     found: list[GitEntry] = []
-    read: list[str] = []
+    read: dict[str, tuple[str, ...]] = {}
     left: list[str] = []
     new = 0  # folders read that the walk before did not read: only those count against the bound
     queued_new = 0 if str(workspace) in known else 1
@@ -155,12 +157,13 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
     while queue:
         folder = queue.popleft()
         listing = _listing(folder)
-        read.append(folder)
         if folder not in known:
             new += 1
             queued_new -= 1
         if listing is None:
+            read[folder] = ()
             continue
+        read[folder] = listing.folders
         found.extend(GitEntry(f"{folder}/{name}", is_dir) for name, is_dir in listing.git)
         if listing.gitdir:
             found.append(GitEntry(folder, True, bare=True))
@@ -174,13 +177,15 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
         again = [c for c in children if c in known]
         fresh = [c for c in children if c not in known]
         room = max(0, max_folders - new - queued_new)  # never queue more than the bound can read
+        if fresh and known.get(folder) == listing.folders:
+            room = 0  # the same subfolders as before: those not read then were beyond the bound, and are now
         if len(fresh) > room:
             cut = True
             fresh = fresh[:room]
         queue.extend(again)
         queue.extend(fresh)
         queued_new += len(fresh)
-    return Found(tuple(found), cut=cut, folders_read=len(read), read=frozenset(read), left=frozenset(left))
+    return Found(tuple(found), cut=cut, folders_read=len(read), read=read, left=frozenset(left))
 
 
 def forget() -> None:

