@@ -142,9 +142,9 @@ def problem(raw: str) -> str:
 def all_entries(extra: Iterable[str] = (), *, in_home: bool = True) -> tuple[Entry, ...]:
     """The built-in entries, then the person's own (none twice). ``in_home``: the workspace is
     the home folder (otherwise the entries that matter only there are left out)."""
-    known = {e.path for e in ENTRIES}
-    return (tuple(e for e in ENTRIES if in_home or not e.home_only)
-            + tuple(e for e in added(extra) if e.path not in known))
+    built_in = tuple(e for e in ENTRIES if in_home or not e.home_only)
+    known = {e.path for e in built_in}
+    return built_in + tuple(e for e in added(extra) if e.path not in known)
 
 
 def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool = False) -> Entry | None:

@@ -91,9 +91,14 @@ class ProtectedList(QWidget):
         current = self.entries.currentItem()
         chosen = current.data(_OWN) if current is not None else None
         self.entries.clear()
-        for entry in runs_code.all_entries(self.own()):
+        # Every built-in entry, then the person's own (``bin/`` among them: the built-in one
+        # counts only in the home folder).
+        own_entries = tuple(e for e in runs_code.all_entries(self.own(), in_home=False) if e.why == runs_code.ADDED_BY_YOU)
+        for entry in runs_code.ENTRIES + own_entries:
             own = entry.why == runs_code.ADDED_BY_YOU
-            text = _("{path} — {why}").format(path=visible(entry.shown, one_line=True), why=_(entry.why))
+            shown = _("{path} — {why} (only when the workspace is your home folder)") if entry.home_only else \
+                _("{path} — {why}")
+            text = shown.format(path=visible(entry.shown, one_line=True), why=_(entry.why))
             item = QListWidgetItem(text)
             item.setData(_OWN, entry.path if own else None)
             item.setToolTip(text)
@@ -115,7 +120,7 @@ class ProtectedList(QWidget):
             return
         entry = raw.strip()
         (wanted,) = runs_code.added([entry])
-        covering = runs_code.entry_of(PurePosixPath(wanted.path).parts, runs_code.ENTRIES)
+        covering = runs_code.entry_of(PurePosixPath(wanted.path).parts, runs_code.all_entries(in_home=False))
         if covering is not None:
             self.error.setText(_("Already protected: {entry}").format(entry=covering.shown))
             self.error.show()

@@ -40,6 +40,8 @@ def test_the_list_shows_every_entry_with_why_and_keeps_the_persons_own(qtbot, se
     assert _texts(page)[-2:] == ["tools/ — you added it in Settings › Sandbox",
                                  "Makefile — you added it in Settings › Sandbox"]
 
+    assert any(t.startswith("bin/ — ") and t.endswith("(only when the workspace is your home folder)")
+               for t in _texts(page))
     for bad, says in (("../outside", "inside the workspace"), ("/etc/passwd", "inside the workspace"),
                       ("a\nb", "control character"), (".vscode/settings.json", "Already protected: .vscode/")):
         protected.new_path.setText(bad)
@@ -51,6 +53,12 @@ def test_the_list_shows_every_entry_with_why_and_keeps_the_persons_own(qtbot, se
     assert protected.remove.isEnabled()
     protected.remove.click()
     assert settings_store.current.sandbox.protected_paths == ["Makefile"]
+    protected.new_path.setText("bin/")  # protected by the list only in the home folder: the person's own here
+    protected.add.click()
+    assert protected.error.isHidden() and settings_store.current.sandbox.protected_paths == ["Makefile", "bin/"]
+    assert _texts(page)[-1] == "bin/ — you added it in Settings › Sandbox"
+    protected.entries.setCurrentRow(protected.entries.count() - 1)
+    protected.remove.click()
     assert _texts(page)[-1] == "Makefile — you added it in Settings › Sandbox"
 
     again = SandboxPage(settings_store, workspace=lambda: str(tmp_path))  # read back from the settings
