@@ -91,7 +91,9 @@ class _Print(NamedTuple):
         if self.kind != other.kind:
             return False
         if self.kind == "d":
-            return (self.dev, self.ino) == (other.dev, other.ino)
+            # Its times change with every entry (compared one by one); its mode does not: a
+            # folder made unreadable (``chmod 100``) hides what is in it from a listing, not from git.
+            return (self.dev, self.ino, self.mode) == (other.dev, other.ino, other.mode)
         if self.kind == "l":
             return self.link == other.link
         return self[:7] == other[:7]
@@ -290,13 +292,14 @@ class Guard:
         try:
             if old.kind == "d":
                 os.mkdir(name, aside.PRIVATE_DIR, dir_fd=parent)
+                inner = sorted(p for p in self._before.prints if p[: len(parts)] == parts and len(p) == len(parts) + 1)
+                back = all([self._put_back(folders, p) for p in inner])
                 made = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
                 try:
-                    os.fchmod(made, old.mode)
+                    os.fchmod(made, old.mode)  # last: a folder without write permission is filled first
                 finally:
                     os.close(made)
-                inner = sorted(p for p in self._before.prints if p[: len(parts)] == parts and len(p) == len(parts) + 1)
-                return all([self._put_back(folders, p) for p in inner])
+                return back
             if old.kind == "l":
                 os.symlink(old.link, name, dir_fd=parent)
                 return True

