@@ -110,6 +110,8 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
                                    why=item.why))
+    if not in_home:
+        watched += _linked_from_home(home, base)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
 
 
@@ -140,6 +142,19 @@ def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str,
             found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
     found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)
               for included in config.included if any(inside(included, f) for f in folders)]
+    return found
+
+
+def _linked_from_home(home: Path, base: str) -> list[Watched]:
+    """A dotfiles workspace: the home folder's entries of the list (``~/.bashrc``,
+    ``~/.config/fish``, ``~/.gitconfig``…) that are links (or lie below one) landing in the
+    workspace, under whatever name they have there (``bashrc``). A few ``realpath`` calls."""
+    found: list[Watched] = []
+    for item in runs_code.ENTRIES:
+        there = f"{home}/{item.path}"
+        real = os.path.realpath(there)
+        if real != there and inside(real, base) and real != base and os.path.lexists(real):
+            found.append(Watched(real, folder=os.path.isdir(real), mounted=True, why=item.why))
     return found
 
 
