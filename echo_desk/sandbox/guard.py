@@ -139,6 +139,8 @@ class Guard:
         self._taken_ns = time.time_ns()
         self._inventory = inventory
         self._before = self._state(inventory.watched, keep=True)
+        #: The search after the command stopped at its bound (``after()`` sets it).
+        self.cut_after = False
 
     @classmethod
     def before(cls, inventory: inventory_module.Inventory, *, home: Path, extra: tuple[str, ...] = (),
@@ -218,6 +220,7 @@ class Guard:
         one would detach that command's read-only cover)."""
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
                                     max_folders=self._max_folders, before=self._inventory)
+        self.cut_after = inv.cut
         # What was watched before is looked at again even if the search no longer finds it.
         paths = {w.path for w in inv.watched}
         now = self._state([*inv.watched, *(w for w in self._inventory.watched if w.path not in paths)], keep=False)

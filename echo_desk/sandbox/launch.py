@@ -88,7 +88,8 @@ class Launch:
     placeholders: tuple[Placeholder, ...] = ()
     #: One snapshot per workspace of what can make a program run code (``check()``).
     guards: tuple[Guard, ...] = ()
-    #: The search for repositories stopped at its bound in a workspace (some may be unwatched).
+    #: The search for repositories stopped at its bound in a workspace, before the command or
+    #: (once ``check()`` ran) after it: some may be unwatched.
     search_cut: bool = False
 
     def __post_init__(self) -> None:
@@ -108,7 +109,9 @@ class Launch:
         # detach that command's read-only cover), and what is in one of this command's own
         # placeholders (read-only for it all along: only someone outside can have put it there).
         skip = frozenset(str(p) for p in placeholders.in_use()) | frozenset(str(p.path) for p in self._placed)
-        return tuple(p for g in guards for p in g.after(skip=skip))
+        planted = tuple(p for g in guards for p in g.after(skip=skip))
+        self.search_cut = self.search_cut or any(g.cut_after for g in guards)
+        return planted
 
     def close(self) -> None:
         """Close what only the child needed (call once it started); ``relay`` stays open."""

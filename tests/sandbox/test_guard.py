@@ -197,6 +197,7 @@ def test_what_a_command_does_cannot_hide_a_repository_from_the_check_after_it(wo
     found = guard.after()
     assert ("vendor/lib/.git/hooks/pre-commit", Change.CHANGED, True) in [(p.path, p.change, p.put_back)
                                                                          for p in found]
+    assert guard.cut_after  # said in the result (``search_cut``)
     assert hook.read_text() == "#!/bin/sh\necho mine\n"
 
 
