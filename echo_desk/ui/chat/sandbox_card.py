@@ -12,6 +12,7 @@ from echo_desk.agent.visible_text import visible
 from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
 from echo_desk.sandbox.guard import Change, Planted
+from echo_desk.sandbox.repositories import MAX_FOLDERS
 from echo_desk.ui import theme
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ def sandbox_of(metadata: object) -> JsonObject | None:
             "refused_hosts": strings("refused_hosts"), "mode": str(facts.get("mode", "")),
             "status": str(facts.get("status", "")),
             # Kept as JSON (the facts are stored with the message), checked as the typed record.
-            "planted": [p.to_json() for p in planted_of(facts.get("planted"))]}
+            "planted": [p.to_json() for p in planted_of(facts.get("planted"))],
+            "search_cut": facts.get("search_cut") is True}
 
 
 def planted_of(value: object) -> list[Planted]:
@@ -114,7 +116,11 @@ def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
     if facts["refused_hosts"]:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=list_text(facts["refused_hosts"])), theme.colour("warn")))
-    return lines + planted_lines(planted_of(facts.get("planted")))
+    lines += planted_lines(planted_of(facts.get("planted")))
+    if facts["sandboxed"] and facts.get("search_cut") is True:
+        lines.append((_("Not every folder of this workspace was searched for repositories (it has more than {count}): "
+                        "a hook planted beyond them was not checked").format(count=MAX_FOLDERS), theme.colour("muted")))
+    return lines
 
 
 def _unavailable_reason(status: str) -> str:

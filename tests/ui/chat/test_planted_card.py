@@ -57,6 +57,18 @@ def test_the_card_lists_what_was_planted_and_where_it_is_kept(qtbot, aside: str)
         i18n_qt.apply_language("en")
 
 
+def test_a_search_cut_at_its_bound_is_said() -> None:
+    facts = sandbox_of({"sandbox": {"sandboxed": True, "planted": [], "search_cut": True}})
+    assert facts is not None and "Not every folder of this workspace was searched" in sandbox_html(facts)
+    plain = sandbox_of({"sandbox": {"sandboxed": True, "planted": [], "search_cut": False}})
+    assert plain is not None and "searched" not in sandbox_html(plain)
+    i18n_qt.apply_language("zh_CN")
+    try:
+        assert CJK.search(sandbox_html(facts))
+    finally:
+        i18n_qt.apply_language("en")
+
+
 def test_nothing_planted_adds_no_line_and_a_bad_record_is_left_out() -> None:
     plain = sandbox_of(_facts())
     assert plain is not None and "plant" not in sandbox_html(plain)
