@@ -173,16 +173,18 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
         if owned:
             left.append(folder)
             continue
-        children = [f"{folder}/{name}" for name in listing.folders]
-        again = [c for c in children if c in known]
-        fresh = [c for c in children if c not in known]
         room = max(0, max_folders - new - queued_new)  # never queue more than the bound can read
-        if fresh and known.get(folder) == listing.folders:
-            room = 0  # the same subfolders as before: those not read then were beyond the bound, and are now
+        if known:
+            children = [f"{folder}/{name}" for name in listing.folders]
+            queue.extend(c for c in children if c in known)
+            fresh = [c for c in children if c not in known]
+            if fresh and known.get(folder) == listing.folders:
+                room = 0  # the same subfolders as before: those not read then were beyond the bound, and are now
+        else:  # the walk before a command: only what the bound can read is named (a folder of 20,000)
+            fresh = [f"{folder}/{name}" for name in listing.folders[:room + 1]]
         if len(fresh) > room:
             cut = True
             fresh = fresh[:room]
-        queue.extend(again)
         queue.extend(fresh)
         queued_new += len(fresh)
     return Found(tuple(found), cut=cut, folders_read=len(read), read=read, left=frozenset(left))
