@@ -150,12 +150,28 @@ def _linked_from_home(home: Path, base: str) -> list[Watched]:
     ``~/.config/fish``, ``~/.gitconfig``…) that are links (or lie below one) landing in the
     workspace, under whatever name they have there (``bashrc``). A few ``realpath`` calls."""
     found: list[Watched] = []
+    names: dict[str, frozenset[str]] = {}
     for item in runs_code.ENTRIES:
+        if not _listed(str(home), item.path.split("/"), names):
+            continue  # most are missing: known from the kept listings, without a call each
         there = f"{home}/{item.path}"
         real = os.path.realpath(there)
         if real != there and inside(real, base) and real != base and os.path.lexists(real):
             found.append(Watched(real, folder=os.path.isdir(real), mounted=True, why=item.why))
     return found
+
+
+def _listed(folder: str, parts: list[str], names: dict[str, frozenset[str]]) -> bool:
+    """Whether ``folder/parts…`` exists, by the kept listings (``repositories.names_in``; each
+    folder's once per call, in ``names``)."""
+    for part in parts:
+        held = names.get(folder)
+        if held is None:
+            held = names[folder] = repositories.names_in(folder)
+        if part not in held:
+            return False
+        folder = f"{folder}/{part}"
+    return True
 
 
 def _unique(watched: list[Watched]) -> list[Watched]:
