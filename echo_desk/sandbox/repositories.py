@@ -86,6 +86,8 @@ class Found:
     #: Each folder read, with the names of its subfolders then.
     read: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     left: frozenset[str] = frozenset()
+    #: Of each folder entered, the subfolders it queued (all, or as many as the bound allowed).
+    queued: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _is_git_name(name: str) -> bool:
@@ -150,6 +152,7 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
     known: Mapping[str, tuple[str, ...]] = before.read if before is not None else {}
     found: list[GitEntry] = []
     read: dict[str, tuple[str, ...]] = {}
+    queued: dict[str, tuple[str, ...]] = {}
     left: list[str] = []
     new = 0  # folders read that the walk before did not read: only those count against the bound
     queued_new = 0 if str(workspace) in known else 1
@@ -174,20 +177,30 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
             left.append(folder)
             continue
         room = max(0, max_folders - new - queued_new)  # never queue more than the bound can read
+        prior = known.get(folder)
+        if before is not None and (prior is listing.folders or prior == listing.folders):
+            # The same subfolders as before: the same ones are read again (those not read then
+            # were beyond the bound, and are now), named without looking at the others.
+            names = before.queued.get(folder, ())
+            queued[folder] = names
+            queue.extend(f"{folder}/{name}" for name in names)
+            cut = cut or len(names) < len(listing.folders)
+            continue
         if known:
             children = [f"{folder}/{name}" for name in listing.folders]
-            queue.extend(c for c in children if c in known)
+            again = [c for c in children if c in known]
             fresh = [c for c in children if c not in known]
-            if fresh and known.get(folder) == listing.folders:
-                room = 0  # the same subfolders as before: those not read then were beyond the bound, and are now
         else:  # the walk before a command: only what the bound can read is named (a folder of 20,000)
-            fresh = [f"{folder}/{name}" for name in listing.folders[:room + 1]]
+            again, fresh = [], [f"{folder}/{name}" for name in listing.folders[:room + 1]]
         if len(fresh) > room:
             cut = True
             fresh = fresh[:room]
+        queue.extend(again)
         queue.extend(fresh)
         queued_new += len(fresh)
-    return Found(tuple(found), cut=cut, folders_read=len(read), read=read, left=frozenset(left))
+        start = len(folder) + 1
+        queued[folder] = tuple(c[start:] for c in (*again, *fresh))
+    return Found(tuple(found), cut=cut, folders_read=len(read), read=read, left=frozenset(left), queued=queued)
 
 
 def forget() -> None:
