@@ -772,14 +772,14 @@ def _take_selection(state: _Call, entry: RegisteredTool, request: ApprovalReques
                     ctx: ToolExecutionContext) -> None:
     """The hunks the person checked, if they match what was shown; else nothing is done."""
     assert decision.selection is not None
-    problem = selection_problem(decision.selection, request.file_changes)
-    if not request.hunk_selectable:
-        problem = problem or f"'{entry.name}' cannot write part of its changes"
+    problem = (selection_problem(decision.selection, request.file_changes) if request.hunk_selectable
+               else f"'{entry.name}' cannot write part of its changes")
     if problem:
         state.decision, state.provenance = Decision.DENIED, f"person: selection refused ({problem})"
         raise _Stop(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
                                         "nothing was done")
-    ctx.hunk_selection = HunkSelection({p: tuple(sorted(set(i))) for p, i in decision.selection.items()},
-                                       decision.message)
+    ctx.hunk_selection = HunkSelection({p: frozenset(i) for p, i in decision.selection.items()}, decision.message)
+    numbers = {c.path: {h.id: n for n, h in enumerate(c.hunks, 1)} for c in request.file_changes}
     state.provenance += " (hunks: " + "; ".join(
-        f"{p}: {','.join(str(i + 1) for i in sorted(set(h))) or 'none'}" for p, h in decision.selection.items()) + ")"
+        f"{p}: {','.join(str(n) for n in sorted(numbers[p][i] for i in set(h))) or 'none'}"
+        for p, h in decision.selection.items()) + ")"

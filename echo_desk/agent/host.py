@@ -85,9 +85,9 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, kw_only=True)
 class ApprovalDecision:
-    """The person's answer. ``selection`` (path → indices of the hunks they kept) allows only
-    those hunks; ``None`` takes every change as shown. With a selection, ``binding`` is
-    ``agent.hunks.bind_selection(request.binding, selection)``."""
+    """The person's answer. ``selection`` (path → ids of the hunks they kept, from the
+    ``FileChange.hunks`` shown) allows only those hunks; ``None`` takes every change as shown.
+    With a selection, ``binding`` is ``common.hunks.bind_selection(request.binding, selection)``."""
 
     call_id: str
     choice: ApprovalChoice
@@ -97,7 +97,7 @@ class ApprovalDecision:
     #: long it lasts (``GrantScope``). Both or neither.
     suggestion: Suggestion | None = None
     grant_scope: GrantScope | None = None
-    selection: Mapping[str, tuple[int, ...]] | None = None
+    selection: Mapping[str, tuple[str, ...]] | None = None
 
     @property
     def allowed(self) -> bool:

@@ -64,9 +64,13 @@ class ToolRegistry:
         self.problems: list[RegistrationResult] = []
 
     def register(self, tool: Tool, source: ToolSource | str = BUILTIN, *,
-                 offloaded: bool = False) -> RegistrationResult:
-        """Register ``tool`` from ``source`` (a ``ToolSource`` or its spelling, e.g. ``mcp:memory``)."""
-        result = self._check(tool)
+                 offloaded: bool = False, replace: bool = False) -> RegistrationResult:
+        """Register ``tool`` from ``source`` (a ``ToolSource`` or its spelling, e.g. ``mcp:memory``).
+
+        ``replace`` puts it in the place of a tool of the same name in one step: a call looked up
+        from another thread finds the old tool or the new one, never none (an MCP server's
+        changed tool must read "changed, re-approve", not "unknown tool")."""
+        result = self._check(tool, replacing=replace)
         if result.ok:
             self._tools[tool.name] = RegisteredTool(tool, ToolSource(source), offloaded)
         else:
@@ -74,7 +78,7 @@ class ToolRegistry:
             self.problems.append(result)
         return result
 
-    def _check(self, tool: Tool) -> RegistrationResult:
+    def _check(self, tool: Tool, *, replacing: bool = False) -> RegistrationResult:
         name = getattr(tool, "name", "")
         label = name or f"<{type(tool).__name__} without a name>"
 
@@ -87,7 +91,7 @@ class ToolRegistry:
             return refuse("the name is reserved")
         if not name_is_valid_for_all_providers(name):
             return refuse("names must be 1-64 letters, digits, '_' or '-', starting with a letter or '_'")
-        if name in self._tools:
+        if name in self._tools and not replacing:
             return refuse(f"a tool with this name is already registered (from {self._tools[name].source})")
         blocking = synchronous_handlers(tool)
         if blocking:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from echo_desk.builtins.echo import EchoText
+from echo_desk.builtins.files.lifecycle import KnowsProtectedPaths
 from echo_desk.builtins.files.operations import CopyPath, CreateFolder, DeletePath, MovePath
 from echo_desk.builtins.files.reading import ListDir, ReadFile
 from echo_desk.builtins.files.writing import AppendToFile, EditFile, WriteFile
@@ -40,8 +41,10 @@ BUILTIN_CLASSES: tuple[type[Tool], ...] = (
 
 def builtin_tools(settings: Callable[[], Settings] | None = None) -> list[Tool]:
     """A fresh instance of every built-in tool, in catalog order. ``run_command`` reads its
-    sandbox settings from ``settings`` (default: the defaults)."""
-    return [RunCommand(settings) if cls is RunCommand else cls() for cls in BUILTIN_CLASSES]
+    sandbox settings from ``settings`` (default: the defaults), the file tools the person's own
+    protected paths (Settings › Sandbox)."""
+    return [cls(settings) if issubclass(cls, (RunCommand, KnowsProtectedPaths)) else cls()
+            for cls in BUILTIN_CLASSES]
 
 
 __all__ = [

@@ -4,7 +4,7 @@
 on stdin after seeing the full targets and diffs. No terminal and no flag means "no".
 
 Every untrusted string (targets, arguments, diffs, questions, command output) is printed through
-``agent.visible_text``: the terminal shows ``⟨ESC⟩`` and ``⟨U+202E⟩``, it never obeys them.
+``common.visible_text``: the terminal shows ``⟨ESC⟩`` and ``⟨U+202E⟩``, it never obeys them.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Hunks of a text change, and applying a chosen subset of them (per-hunk approval).
 
-The hunks are difflib's groups with three lines of context — the same grouping as the
-unified diff the person is shown (``common.diffs.unified_diff``), so hunk ``i`` here is
-the ``i``-th ``@@`` block on screen. Applying a subset replaces only the chosen hunks' lines
-of the previewed base; everything else (line endings, a missing final newline) stays as it was.
+The hunks are difflib's groups with three lines of context, and the unified diff the person is
+shown (``common.diffs``) is written from them, so each ``DiffHunk`` of a ``FileChange`` is
+exactly a ``Hunk`` here, under the same id. The person's choice is a ``HunkSelection`` of ids
+(``echo_desk.tools``); applying it replaces only the chosen hunks' lines of the previewed base,
+everything else (line endings, a missing final newline) staying as it was. Nothing here reads
+hunks back out of diff text.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import difflib
 import hashlib
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from echo_desk.common.textcodec import split_keep
-from echo_desk.tools import FileChange
+from echo_desk.tools import DiffHunk, FileChange
 
 CONTEXT_LINES = 3
+NO_NEWLINE = "\\ No newline at end of file\n"
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,14 @@ class Hunk:
     old_slice: tuple[int, int]
     #: The changed lines as a diff body (``-``/``+``, and `` `` for unchanged lines between changes).
     body: str = ""
+    #: Its ``@@ -a,b +c,d @@`` line (without the line end) and its lines in the diff, context
+    #: included, each ending with a line feed.
+    header: str = ""
+    lines: tuple[str, ...] = ()
+    #: Stable for the same change: its position and a digest of its header and lines.
+    id: str = ""
+    #: Its first added line with "+" (or first removed line with "-"): a label for the person.
+    first_change: str = ""
 
     def describe(self) -> str:
         """The hunk for the model: its line ranges and text."""
@@ -43,18 +54,41 @@ class Hunk:
         return f"{head}:\n{self.body}"
 
 
+@dataclass(frozen=True)
+class HunkSelection:
+    """What the person kept of a change they reviewed hunk by hunk: per file path, the ids of
+    the hunks to write (a file with none is not touched), and what they said about the rest."""
+
+    kept: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    message: str = ""
+
+    def for_path(self, path: str) -> frozenset[str] | None:
+        """The kept ids of ``path``; ``None`` when the selection does not name it (take it whole)."""
+        return self.kept.get(path)
+
+
 def _line(text: str) -> str:
-    return text if text.endswith("\n") else text + "\n\\ No newline at end of file\n"
+    return text if text.endswith("\n") else text + "\n" + NO_NEWLINE
 
 
 def _split(text: str) -> list[str]:
     return split_keep(text)  # the one line splitter of the file tools
 
 
+def _range(start: int, stop: int) -> str:
+    """A ``@@`` range as difflib and GNU diff write it: ``3``, ``3,4`` or ``2,0`` (empty)."""
+    beginning, length = start + 1, stop - start
+    if length == 1:
+        return str(beginning)
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
+
+
 def hunks_of(old_text: str, new_text: str) -> list[Hunk]:
     old, new = _split(old_text), _split(new_text)
     found: list[Hunk] = []
-    # The same matcher settings as difflib.unified_diff, so the hunks are the ones on screen.
+    # The same matcher settings as difflib.unified_diff (the diff shown is written from these).
     for group in difflib.SequenceMatcher(None, old, new).get_grouped_opcodes(CONTEXT_LINES):
         first, last = group[0], group[-1]
         i1, i2, j1, j2 = first[1], last[2], first[3], last[4]
@@ -64,25 +98,48 @@ def hunks_of(old_text: str, new_text: str) -> list[Hunk]:
         removed = tuple(old[c1:c2])
         added = tuple(new[changed[0][3]:changed[-1][4]])
         body: list[str] = []
+        lines: list[str] = []
         for tag, a1, a2, b1, b2 in group:
             if tag == "equal":
+                context = [" " + _line(t) for t in old[a1:a2]]
+                lines += context
                 if c1 <= a1 and a2 <= c2:
-                    body += [" " + _line(t) for t in old[a1:a2]]
+                    body += context
                 continue
-            body += ["-" + _line(t) for t in old[a1:a2]] + ["+" + _line(t) for t in new[b1:b2]]
+            change = ["-" + _line(t) for t in old[a1:a2]] + ["+" + _line(t) for t in new[b1:b2]]
+            body += change
+            lines += change
+        header = f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@"
+        digest = hashlib.sha256("".join([header, "\n", *lines]).encode("utf-8", "surrogatepass")).hexdigest()
+        # What it writes (its first added line), or what it takes away when it only removes.
+        first_change = ("+" + added[0] if added else "-" + removed[0]).rstrip("\r\n")
         found.append(Hunk(index=len(found), old_start=i1 + 1 if i2 > i1 else i1, old_count=i2 - i1,
                           new_start=j1 + 1 if j2 > j1 else j1, new_count=j2 - j1, removed=removed, added=added,
-                          old_slice=(c1, c2), body="".join(body)))
+                          old_slice=(c1, c2), body="".join(body), header=header, lines=tuple(lines),
+                          id=f"h{len(found) + 1}-{digest[:12]}", first_change=first_change))
     return found
 
 
-def apply_hunks(old_text: str, hunks: Sequence[Hunk], selected: Collection[int]) -> str:
-    """``old_text`` with only the ``selected`` hunks (by index) applied."""
+def diff_hunks(hunks: Sequence[Hunk], first_line: int) -> tuple[DiffHunk, ...]:
+    """The ``DiffHunk``s of a diff whose first hunk starts at line ``first_line`` (after the
+    headers), the hunks written one after the other as ``header`` + ``lines``."""
+    found: list[DiffHunk] = []
+    line = first_line
+    for hunk in hunks:
+        count = 1 + len(hunk.lines) + sum(1 for row in hunk.lines if row.endswith("\n" + NO_NEWLINE))
+        found.append(DiffHunk(id=hunk.id, header=hunk.header, first_line=line, line_count=count,
+                              first_change=hunk.first_change))
+        line += count
+    return tuple(found)
+
+
+def apply_hunks(old_text: str, hunks: Sequence[Hunk], selected: Collection[str]) -> str:
+    """``old_text`` with only the ``selected`` hunks (by id) applied."""
     old = _split(old_text)
     out: list[str] = []
     position = 0
     for hunk in hunks:
-        if hunk.index not in selected:
+        if hunk.id not in selected:
             continue
         start, end = hunk.old_slice
         out.extend(old[position:start])
@@ -92,30 +149,26 @@ def apply_hunks(old_text: str, hunks: Sequence[Hunk], selected: Collection[int])
     return "".join(out)
 
 
-def shown_hunk_count(change: FileChange) -> int:
-    """How many ``@@`` blocks the person was shown for ``change``."""
-    # Only LF ends a diff line: a CR inside a file's line must not start a new one.
-    return sum(1 for line in change.diff.split("\n") if line.startswith("@@"))
-
-
-def selection_problem(selection: Mapping[str, Collection[int]], changes: Sequence[FileChange]) -> str:
-    """Why ``selection`` (path → chosen hunk indices) does not fit what was shown ("" if it does)."""
+def selection_problem(selection: Mapping[str, Collection[str]], changes: Sequence[FileChange]) -> str:
+    """Why ``selection`` (path → kept hunk ids) does not fit what was shown ("" if it does): each
+    path must be a change shown with its hunks, each id one of them."""
     shown = {c.path: c for c in changes}
     for path, chosen in selection.items():
         change = shown.get(path)
         if change is None:
-            return f"{path} was not in the preview"
-        count = shown_hunk_count(change)
-        if any(not isinstance(i, int) or not 0 <= i < count for i in chosen):
-            return f"the selection for {path} names hunks that were not shown (it had {count})"
-        if change.truncated and len(set(chosen)) != count:
-            return f"the diff of {path} was shortened: it can only be taken whole or not at all"
+            return f"{path!r} was not in the preview"
+        if change.truncated or not change.hunks:
+            return f"the diff of {path!r} was shortened or has no hunks: it can only be taken whole"
+        ids = {h.id for h in change.hunks}
+        unknown = [i for i in chosen if not isinstance(i, str) or i not in ids]
+        if unknown:
+            return f"the selection for {path!r} names hunks that were not shown ({len(ids)} were)"
     return ""
 
 
-def bind_selection(binding: str, selection: Mapping[str, Collection[int]] | None) -> str:
+def bind_selection(binding: str, selection: Mapping[str, Collection[str]] | None) -> str:
     """The approval binding extended to the hunks chosen: without a selection it is unchanged."""
     if selection is None:
         return binding
     canonical = json.dumps({p: sorted(set(i)) for p, i in selection.items()}, sort_keys=True)
-    return hashlib.sha256(f"{binding}\n{canonical}".encode()).hexdigest()
+    return hashlib.sha256(f"{binding}\n{canonical}".encode("utf-8", "surrogatepass")).hexdigest()

@@ -18,6 +18,7 @@ from echo_desk.mcp.config import ServerConfig
 from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
 from echo_desk.store import paths
+from echo_desk.store.private import private_dir
 
 #: Builds a server's proxy from its rules (tests give it a resolver mapping a test name to loopback).
 make_proxy: Callable[[tuple[DomainRule, ...]], DomainProxy] = DomainProxy
@@ -39,9 +40,8 @@ class SandboxUnavailableError(RuntimeError):
 def server_folder(name: str) -> Path:
     """The writable folder of a sandboxed server without a ``cwd``."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "server"
-    folder = paths.data_dir() / "mcp-servers" / safe
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    private_dir(paths.data_dir() / "mcp-servers")
+    return private_dir(paths.data_dir() / "mcp-servers" / safe)
 
 
 def contained(cfg: ServerConfig, env: dict[str, str],
@@ -60,7 +60,7 @@ def contained(cfg: ServerConfig, env: dict[str, str],
                                # A server runs until stopped and nothing here sees it end, so no
                                # placeholders (they would stay): protected paths missing in its
                                # folder are not covered (docs/sandbox.md).
-                               guard_missing=False,
+                               guard_missing=False, check_after=False,
                                proxied=relay_path is not None)
     launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
                              seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)

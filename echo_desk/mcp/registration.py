@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class RegistryLike(Protocol):
     """The part of ``echo_desk.agent.registry.ToolRegistry`` the manager uses."""
 
-    def register(self, tool: Tool, source: str = ..., *, offloaded: bool = ...) -> Any: ...
+    def register(self, tool: Tool, source: str = ..., *, offloaded: bool = ..., replace: bool = ...) -> Any: ...
 
     def unregister(self, name: str) -> Any: ...
 
@@ -83,13 +83,15 @@ class ToolRegistration:
         }
         final = {item.tool.name: (old[item.tool.name] if item.tool.name in same else item) for item in built}
         if self.registry is not None:
-            for stale in set(old) - same:
+            for stale in set(old) - set(final):
                 self.registry.unregister(stale)
             for tool_name, item in final.items():
                 if tool_name in same:
                     continue
                 # MCPTool only posts the call to the manager's own thread: no worker hop needed.
-                result = self.registry.register(item.tool, source=f"mcp:{name}", offloaded=True)
+                # A changed tool takes its old place in one step (never absent for a moment).
+                result = self.registry.register(item.tool, source=f"mcp:{name}", offloaded=True,
+                                                replace=tool_name in old)
                 if not getattr(result, "ok", True):
                     srv.tools = final
                     self.uninstall(srv)

@@ -9,12 +9,15 @@ the environment, and reads back what a failed command was probably refused.
 from echo_desk.sandbox.blocked import Blocked, what_was_blocked
 from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
 from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.guard import Change, Planted
 from echo_desk.sandbox.launch import Launch, SandboxSpec, prepare
 
 __all__ = [
     "Availability",
     "Blocked",
+    "Change",
     "Launch",
+    "Planted",
     "SandboxSpec",
     "Status",
     "allowed_environment",

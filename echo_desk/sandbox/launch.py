@@ -2,8 +2,10 @@
 
 Order matters (later mounts cover earlier ones): the whole disk read-only, fresh ``/dev``,
 ``/proc`` and ``/tmp``, the hidden paths emptied, the workspaces writable, hidden paths inside a
-workspace emptied again, then the repository's hooks and config and the shell start-up files
-made read-only again.
+workspace emptied again, then what makes a program run code (``inventory``: the workspace
+repository's hooks and configuration, the protected list) made read-only again. Just before the
+command starts, a ``guard`` takes a snapshot of all of it, nested repositories included, which
+``Launch.check()`` compares with what the command left.
 """
 
 from __future__ import annotations
@@ -16,19 +18,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import forwarder, placeholders, seccomp
+from echo_desk.sandbox import forwarder, inventory, placeholders, repositories, seccomp
 from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.guard import Guard, Planted
 from echo_desk.sandbox.helper import helper_command
-from echo_desk.sandbox.paths import (
-    SHELL_STARTUP,
-    SHELL_STARTUP_FOLDERS,
-    default_hidden,
-    existing_real,
-    git_dirs,
-    is_under,
-    read_only_in,
-)
+from echo_desk.sandbox.paths import default_hidden, existing_real, is_under
 from echo_desk.sandbox.placeholders import Placeholder
 
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
@@ -64,6 +59,15 @@ class SandboxSpec:
     #: Cover protected paths that do not exist yet with read-only placeholders (made in the
     #: workspace while the command runs; the caller must ``Launch.release()`` after it ended).
     guard_missing: bool = True
+    #: Take a snapshot of what can make a program run code, for ``Launch.check()`` once the
+    #: command ended (a long-running server, whose end nothing here sees, goes without).
+    check_after: bool = True
+    #: The person's own additions to the protected list (``runs_code.added``).
+    protected: tuple[str, ...] = ()
+    #: Where ``Launch.check()`` moves what a command planted (``None``: it is deleted).
+    put_aside: Path | None = None
+    #: The bound of the search for repositories in each workspace (``repositories.MAX_FOLDERS``).
+    max_repository_folders: int = repositories.MAX_FOLDERS
 
 
 @dataclass
@@ -82,12 +86,32 @@ class Launch:
     _child_ends: tuple[socket.socket, ...] = ()
     #: Empty stand-ins bwrap makes for protected paths that did not exist (see ``placeholders``).
     placeholders: tuple[Placeholder, ...] = ()
+    #: One snapshot per workspace of what can make a program run code (``check()``).
+    guards: tuple[Guard, ...] = ()
+    #: The search for repositories stopped at its bound in a workspace, before the command or
+    #: (once ``check()`` ran) after it: some may be unwatched.
+    search_cut: bool = False
+
+    def __post_init__(self) -> None:
+        self._placed = self.placeholders
 
     def release(self) -> None:
         """Call once the sandbox has ended (never before: see ``placeholders``): removes the
         placeholders no other running command uses, if they are still empty. Idempotent."""
         taken, self.placeholders = self.placeholders, ()
         placeholders.release(taken)
+
+    def check(self) -> tuple[Planted, ...]:
+        """Once the command ended (after ``release()``): what it left that could make a program
+        run code later, put aside or put back (see ``guard``). Idempotent."""
+        guards, self.guards = self.guards, ()
+        # Left alone: a placeholder another running command still has mounted (moving it would
+        # detach that command's read-only cover), and what is in one of this command's own
+        # placeholders (read-only for it all along: only someone outside can have put it there).
+        skip = frozenset(str(p) for p in placeholders.in_use()) | frozenset(str(p.path) for p in self._placed)
+        planted = tuple(p for g in guards for p in g.after(skip=skip))
+        self.search_cut = self.search_cut or any(g.cut_after for g in guards)
+        return planted
 
     def close(self) -> None:
         """Close what only the child needed (call once it started); ``relay`` stays open."""
@@ -155,7 +179,9 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     if not any(is_under(cwd, w) for w in writable):
         raise ValueError(f"working folder {cwd} is outside the writable folders")
     hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
-    read_only = existing_real(p for w in writable for p in read_only_in(w))
+    found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
+                            max_folders=spec.max_repository_folders) for w in writable]
+    read_only, frozen = _read_only(found, writable)
     environment = allowed_environment(env, spec.extra_env_names)
     environment.update(own_env or {})
     for name in unset:
@@ -169,8 +195,12 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
-    argv += _mounts(spec, command, writable, hidden, read_only)
-    stand_ins = _missing_protected(writable, spec.home) if spec.guard_missing else []
+    argv += _mounts(spec, command, writable, hidden, read_only, found)
+    stand_ins = _missing_protected(found, writable) if spec.guard_missing else []
+    guards = tuple(Guard.before(inv, home=spec.home, extra=spec.protected, writable=tuple(writable),
+                                frozen=frozen, put_aside=spec.put_aside, max_folders=spec.max_repository_folders)
+                   for inv in found) if spec.check_after else ()
+    cut = any(inv.cut for inv in found)
     for stand_in in stand_ins:
         argv += stand_in.bwrap_args()
     argv += list(spec.extra_args)
@@ -188,7 +218,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         else:
             wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
         placeholders.take(stand_ins)
-        return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins))
+        return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins),
+                      guards=guards, search_cut=cut)
     fd = seccomp.program_fd()
     argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
     relay = child_end = None
@@ -199,11 +230,29 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     fds = (fd,) if child_end is None else (fd, child_end.fileno())
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
-                  () if child_end is None else (child_end,), tuple(stand_ins))
+                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut)
+
+
+def _read_only(found: list[inventory.Inventory], writable: list[Path]) -> tuple[list[Path], frozenset[str]]:
+    """What to mount read-only (real paths inside a writable folder: outside, the disk is
+    read-only already) and, of those, the watched paths that are the mount itself (not reached
+    through a link): nothing below them can change during the run."""
+    mounts: dict[Path, None] = {}
+    frozen: set[str] = set()
+    for inv in found:
+        for watched in inv.watched:
+            if not watched.mounted or not os.path.lexists(watched.path):
+                continue
+            real = existing_real([Path(watched.path)])
+            if real and any(is_under(real[0], w) for w in writable):
+                mounts.setdefault(real[0], None)
+                if str(real[0]) == watched.path:
+                    frozen.add(watched.path)
+    return list(mounts), frozenset(frozen)
 
 
 def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden: list[Path],
-            read_only: list[Path]) -> list[str]:
+            read_only: list[Path], found: list[inventory.Inventory]) -> list[str]:
     """bwrap's arguments for what the command sees over the read-only root: its own program's
     folders under /tmp, the hidden paths, the writable folders and, inside them, what stays
     read-only (the order matters: a later mount covers an earlier one)."""
@@ -218,41 +267,30 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
     for path in hidden:
         if any(is_under(path, w) for w in writable):
             argv += _hide(path)
-    for gitdir in existing_real(g for w in writable for g in git_dirs(w)):
+    for gitdir in existing_real(Path(g) for inv in found for g in inv.self_bound):
         if any(is_under(gitdir, w) for w in writable):
             # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
             # with a hooks folder of the command's own would walk around the read-only hooks.
             argv += ["--bind", str(gitdir), str(gitdir)]
-        if not (gitdir / "hooks").exists() and not any(is_under(gitdir, w) for w in writable):
-            # No hooks folder yet in a repository outside the workspace: an empty read-only one,
-            # so none can be planted (inside the workspace, a placeholder does it: see below).
-            argv += ["--tmpfs", str(gitdir / "hooks"), "--remount-ro", str(gitdir / "hooks")]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
     return argv
 
 
-def _missing_protected(writable: list[Path], home: Path) -> list[Placeholder]:
-    """Stand-ins for the protected paths of each workspace that do not exist yet: Echo Desk's
-    ``.echo-desk`` (its rules) and a repository's ``hooks`` and ``info`` (empty folders, which git
-    neither lists nor commits); shell start-up files only when the workspace is the home folder,
-    the one place a shell reads them from (an empty placeholder file would show up in
-    ``git status`` and be committed by ``git add -A``)."""
-    real_home = Path(os.path.realpath(home))
-    candidates: list[tuple[Path, bool]] = []
-    for w in writable:
-        in_home = w == real_home
-        for path in read_only_in(w):
-            relative = path.relative_to(w).as_posix() if is_under(path, w) else ""
-            if (path.name in ("hooks", "info") and path.parent != w) or relative == ".echo-desk":
-                candidates.append((path, True))
-            elif in_home and relative in SHELL_STARTUP:
-                candidates.append((path, relative in SHELL_STARTUP_FOLDERS))
+def _missing_protected(found: list[inventory.Inventory], writable: list[Path]) -> list[Placeholder]:
+    """Stand-ins for the protected paths of each workspace that do not exist yet and take one
+    (``Watched.placeholder``): Echo Desk's ``.echo-desk``, the repository's ``hooks`` and
+    ``info`` (empty folders, which git neither lists nor commits), and the shell start-up files
+    only when the workspace is the home folder, the one place a shell reads them from (an empty
+    placeholder file would show up in ``git status`` and be committed by ``git add -A``)."""
+    candidates = [(Path(w.path), w.folder) for inv in found for w in inv.watched if w.placeholder]
     return placeholders.missing(candidates, writable)
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # In Echo Desk's cache folder: 0600 in a 0700 folder (the sandbox cannot use store.private).
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, data)

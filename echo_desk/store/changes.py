@@ -8,14 +8,14 @@ pruned) is kept as "not restorable" so the person is told instead of guessing.
 from __future__ import annotations
 
 import enum
-import os
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from echo_desk.store.private import connect_private
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS changes (
@@ -111,12 +111,9 @@ class ChangeStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            # Created private: the log names every file the agent touched.
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        # Created private (0600, 0700 folder): the log names every file the agent touched.
+        self._conn = connect_private(self.path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
 

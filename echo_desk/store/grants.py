@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import enum
 import os
-import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from echo_desk.store.private import connect_private
 
 #: The grants database in the data folder (the runtime's and ``echo-desk rules``'s).
 GRANTS_FILE = "grants.sqlite3"
@@ -103,11 +104,10 @@ class GrantStore:
 
     def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        # 0600 in a 0700 folder: the grants and trusted workspaces are the person's alone.
+        self._conn = connect_private(self.path, timeout=10, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
         #: ``active()`` is asked on every tool call: it is answered from memory while nothing

@@ -2,8 +2,10 @@
 
 They hold commands, file contents and messages (secrets are redacted by shape, but not every
 secret has a shape), so they are created 0600 inside 0700 folders, and tightened when an older
-version left them readable by others. SQLite gives its ``-wal``/``-shm`` files the database
-file's own mode, so creating the database 0600 first covers them.
+version left them readable by others. SQLite gives its ``-wal``/``-shm``/``-journal`` files the
+database file's own mode, so creating the database 0600 first covers them. Everything Echo Desk
+writes in its settings, data and cache folders goes through the helpers here (never a plain
+``open``/``mkdir``, which the umask leaves readable by others).
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import contextlib
 import os
 import sqlite3
 import stat
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Literal
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -54,3 +57,57 @@ def connect_private(path: Path | str, **kwargs: Any) -> sqlite3.Connection:
         private_file(Path(path))
     conn: sqlite3.Connection = sqlite3.connect(str(path), **kwargs)
     return conn
+
+
+def open_private(path: Path, mode: Literal["wb", "ab"] = "wb") -> IO[bytes]:
+    """``path`` opened for writing (truncated, or appended to), created 0600 in a 0700 folder,
+    and tightened if it already existed readable by others."""
+    private_dir(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_APPEND if mode == "ab" else os.O_TRUNC)
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        if os.name == "posix":
+            os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) & ~0o077)
+        return os.fdopen(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private(path: Path, data: bytes | str) -> None:
+    """Write ``path`` whole and atomically (a temporary file beside it, fsync, rename), 0600.
+    Its folder is made 0700 if missing (an existing one is left as it is: it may be a workspace's)."""
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def tighten_tree(path: Path) -> None:
+    """Make ``path`` and everything under it private: folders 0700, files 0600 (links are left:
+    their own mode means nothing). For what Echo Desk moves into its own folders (the trash)."""
+    if os.name != "posix" or path.is_symlink():
+        return
+    if not path.is_dir():
+        with contextlib.suppress(OSError):
+            os.chmod(path, FILE_MODE)
+        return
+    for folder, folders, files in os.walk(path):
+        with contextlib.suppress(OSError):
+            os.chmod(folder, DIR_MODE)
+        for name in files:
+            inner = os.path.join(folder, name)
+            if not os.path.islink(inner):
+                with contextlib.suppress(OSError):
+                    os.chmod(inner, FILE_MODE)
+        folders[:] = [f for f in folders if not os.path.islink(os.path.join(folder, f))]

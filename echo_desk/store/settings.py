@@ -9,8 +9,6 @@ from __future__ import annotations
 import enum
 import json
 import logging
-import os
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from echo_desk.i18n import Language
+from echo_desk.store.private import private_dir, write_private
 from echo_desk.tools.results import RiskLevel
 
 log = logging.getLogger(__name__)
@@ -129,6 +128,10 @@ class SandboxSettings(BaseModel):
     workspaces: dict[str, WorkspaceSandbox] = Field(default_factory=dict)
     #: Paths the person added: hidden from sandboxed commands, even for reading.
     hidden_paths: list[str] = Field(default_factory=list)
+    #: Paths inside a workspace (``tools/run.sh``, ``Makefile``, ``.tool/``) the person added to
+    #: what makes a program run code (``echo_desk.sandbox.runs_code``): read-only for sandboxed
+    #: commands, put back after them, and always asked about by the file tools.
+    protected_paths: list[str] = Field(default_factory=list)
 
     def for_workspace(self, workspace: Path | str | None) -> WorkspaceSandbox:
         if workspace is None:
@@ -234,21 +237,10 @@ def migrate(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename: a crash leaves the old or the new file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Temp file in the same folder, fsync, rename: a crash leaves the old or the new file. For
+    Echo Desk's own files (settings, window, MCP servers and pins): 0600 in a 0700 folder."""
+    private_dir(path.parent)
+    write_private(path, data)
 
 
 class SettingsStore:

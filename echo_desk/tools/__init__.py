@@ -26,6 +26,7 @@ from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, T
 from echo_desk.tools.protection import Protection, ProtectionReason
 from echo_desk.tools.results import (
     SANDBOX_TARGET,
+    DiffHunk,
     ErrorKind,
     FileChange,
     FileChangeKind,
@@ -49,6 +50,7 @@ __all__ = [
     "AnswerAction",
     "BaseTool",
     "CancelledByUser",
+    "DiffHunk",
     "ElicitationTool",
     "ErrorKind",
     "FileChange",

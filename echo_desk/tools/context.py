@@ -48,18 +48,20 @@ class _CancelEventField:
 class HunkSelection:
     """The hunks of each file the person kept when they approved only part of a change.
 
-    ``hunks`` maps a path as previewed (``FileChange.path``) to the 0-based indices of the ``@@``
-    blocks of its diff that may be written; ``message`` is what the person said about the rest.
-    The engine has checked that every index was shown; a tool that sets ``writes_hunk_selection``
-    writes exactly those hunks of a file it gets a selection for (and the whole change otherwise).
+    ``kept`` maps a path as previewed (``FileChange.path``) to the ids of the hunks that may be
+    written (``DiffHunk.id`` of ``FileChange.hunks``: the hunks are data, never re-read from the
+    diff's text, so a file name holding ``@@`` lines cannot shift them; an empty set: the file
+    is not touched); ``message`` is what the person said about the rest. The engine has checked
+    that every id was shown; a tool that sets ``writes_hunk_selection`` writes exactly those
+    hunks of a file it gets a selection for (and the whole change otherwise).
     """
 
-    hunks: Mapping[str, tuple[int, ...]]
+    kept: Mapping[str, frozenset[str]] = field(default_factory=dict)
     message: str = ""
 
-    def of(self, path: str) -> tuple[int, ...] | None:
-        """The kept hunks of ``path`` (``None``: no selection for it, take the change as shown)."""
-        return self.hunks.get(path)
+    def of(self, path: str) -> frozenset[str] | None:
+        """The kept hunk ids of ``path`` (``None``: no selection for it, take the change as shown)."""
+        return self.kept.get(path)
 
 
 @dataclass(kw_only=True)

@@ -34,6 +34,8 @@ class ProtectionReason(enum.StrEnum):
     OUTSIDE_SANDBOX_UNAVAILABLE = "outside_sandbox_unavailable"
     #: A folder holds ``more`` protected files than its target names one by one.
     MORE_INSIDE = "more_inside"
+    #: ``entry`` of the protected list makes a program run code later (``why``: its message id).
+    RUNS_CODE = "runs_code"
 
 
 _ENGLISH: dict[ProtectionReason, str] = {
@@ -50,6 +52,7 @@ _ENGLISH: dict[ProtectionReason, str] = {
     ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE:
         "runs outside the sandbox with all your rights (the sandbox is unavailable here)",
     ProtectionReason.MORE_INSIDE: "{more} more inside",
+    ProtectionReason.RUNS_CODE: "{entry} makes a program run code later: {why}",
 }
 
 
@@ -62,6 +65,10 @@ class Protection:
     host: str = ""
     addresses: tuple[str, ...] = ()
     more: int = 0
+    #: The entry of the protected list (``.vscode/``, ``.envrc``) and why a program runs code
+    #: from it (an English message id, translated where shown).
+    entry: str = ""
+    why: str = ""
     #: A file inside a folder target that carries this reason ('' : the target itself).
     inside: str = ""
 
@@ -72,12 +79,15 @@ class Protection:
             raise ValueError("host and addresses go with LOCAL_NETWORK, and only with it")
         if (self.reason is ProtectionReason.MORE_INSIDE) != (self.more > 0):
             raise ValueError("more (at least one) goes with MORE_INSIDE, and only with it")
+        if (self.reason is ProtectionReason.RUNS_CODE) != bool(self.entry and self.why):
+            raise ValueError("entry and why go with RUNS_CODE, and only with it")
 
     @property
     def english_reason(self) -> str:
         """The reason in English, e.g. ``inside a .git folder (repository internals)``."""
         text = _ENGLISH[self.reason].format(links=self.links, host=self.host,
-                                            addresses=", ".join(self.addresses), more=self.more)
+                                            addresses=", ".join(self.addresses), more=self.more,
+                                            entry=self.entry, why=self.why)
         return f"{text} ({self.inside})" if self.inside else text
 
     @property

@@ -60,6 +60,23 @@ class FileChangeKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, kw_only=True)
+class DiffHunk:
+    """One hunk of ``FileChange.diff`` as the tool will apply it, so that no one re-reads the
+    diff text to find hunks (a file name can hold a line feed and ``@@``).
+
+    ``id`` is stable for the same change (its position and content); ``first_line`` is the index
+    of its ``@@`` line among the diff's lines (split on LF only) and ``line_count`` how many lines
+    it spans, that line included. ``first_change`` is its first changed line (untrusted text: a
+    label only)."""
+
+    id: str
+    header: str
+    first_line: int
+    line_count: int
+    first_change: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class FileChange:
     """One file a tool proposes to change (in a preview) or changed (in a result).
 
@@ -74,6 +91,9 @@ class FileChange:
     after_sha256: str | None
     diff: str
     truncated: bool = False
+    #: The diff's hunks, for a tool that can write part of them (``Tool.writes_hunk_selection``);
+    #: empty otherwise, and for a shortened diff (taken whole or not at all).
+    hunks: tuple[DiffHunk, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

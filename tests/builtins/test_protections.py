@@ -37,6 +37,8 @@ ENGLISH = {
     Protection(reason=R.OUTSIDE_SANDBOX_UNAVAILABLE):
         "protected: runs outside the sandbox with all your rights (the sandbox is unavailable here)",
     Protection(reason=R.MORE_INSIDE, more=4): "protected: 4 more inside",
+    Protection(reason=R.RUNS_CODE, entry=".envrc", why="direnv runs it when you enter the folder"):
+        "protected: .envrc makes a program run code later: direnv runs it when you enter the folder",
 }
 
 
@@ -55,6 +57,7 @@ def test_every_reason_reads_in_english_as_it_did() -> None:
     {"reason": R.HARD_LINKED}, {"reason": R.HARD_LINKED, "links": 1}, {"reason": R.GIT_FOLDER, "links": 2},
     {"reason": R.LOCAL_NETWORK, "host": "h"}, {"reason": R.DATA_FOLDER, "host": "h", "addresses": ("::1",)},
     {"reason": R.MORE_INSIDE}, {"reason": R.CACHE_FOLDER, "more": 2},
+    {"reason": R.RUNS_CODE}, {"reason": R.RUNS_CODE, "entry": ".envrc"}, {"reason": R.GIT_FOLDER, "entry": "x", "why": "y"},
 ])
 def test_a_protection_refuses_facts_its_reason_does_not_name(bad: dict[str, object]) -> None:
     with pytest.raises(ValueError):

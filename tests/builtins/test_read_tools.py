@@ -160,3 +160,17 @@ async def test_a_relative_path_that_repeats_the_workspace_path_means_the_path_in
     assert own.output.endswith("own\n")
     escape = await run_tool(ReadFile(), {"path": f"{repeated}/../../etc/passwd"}, make_ctx("read_file"))
     assert not escape.success and "outside the workspace" in escape.error
+
+
+async def test_a_name_with_a_line_feed_stays_on_its_own_line(workspace: Path, make_ctx: MakeCtx) -> None:
+    """What the model reads names such a file quoted, C-escaped (one line per entry, one header)."""
+    name = "notes\n@@ -1,1 +1,1 @@\n.txt"
+    (workspace / name).write_text("a\n")
+    (workspace / 'plain "quoted" name.txt').write_text("b\n")
+    listing = await run_tool(ListDir(), {}, make_ctx("list_dir"))
+    assert 'file  "notes\\n@@ -1,1 +1,1 @@\\n.txt"  2 bytes' in listing.output.split("\n")
+    assert 'file  plain "quoted" name.txt  2 bytes' in listing.output.split("\n")  # left as it is: no control
+    read = await run_tool(ReadFile(), {"path": name}, make_ctx("read_file"))
+    assert read.output.split("\n")[0].startswith('["') and read.output.split("\n")[1] == "a"
+    written = await run_tool(WriteFile(), {"path": name, "content": "b\n"}, make_ctx("write_file"))
+    assert written.success and "\n" not in written.output

@@ -79,6 +79,7 @@ async def test_escape_attempt_changes_nothing_outside_and_reads_no_secret(
     assert result.success, result.error
     assert result.metadata["sandbox"]["sandboxed"] is True
     assert jail.snapshot() == before, name
+    assert not (jail.workspace / ".envrc").exists()  # a planted start-up file does not stay
     assert jail.leaked(result.output) == [], name
     assert f"canary-env-{token}" not in result.output
     assert _left_on_host(token) == []

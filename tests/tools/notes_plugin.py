@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from echo_desk.tools import (
+    DiffHunk,
     ErrorKind,
     FileChange,
     FileChangeKind,
@@ -27,12 +28,27 @@ from echo_desk.tools import (
 CONTEXT = 3  # the lines of context of the diff shown, so its @@ blocks are the hunks selected
 
 
-def kept_hunks(old: list[str], new: list[str], chosen: Collection[int]) -> list[str]:
-    """``old`` with only the ``chosen`` hunks (0-based ``@@`` blocks of the diff) of ``new`` applied."""
+def hunk_id(index: int) -> str:
+    return f"note-hunk-{index}"
+
+
+def diff_with_hunks(old: list[str], new: list[str], name: str) -> tuple[str, tuple[DiffHunk, ...]]:
+    """The unified diff shown and its hunks as data (the engine never re-reads the diff's text):
+    the header lines are written here, so every later ``@@`` line starts a hunk."""
+    lines = list(difflib.unified_diff(old, new, name, name, n=CONTEXT))
+    starts = [n for n, line in enumerate(lines) if n >= 2 and line.startswith("@@")]
+    hunks = tuple(DiffHunk(id=hunk_id(k), header=lines[at].rstrip("\n"), first_line=at,
+                           line_count=(starts[k + 1] if k + 1 < len(starts) else len(lines)) - at)
+                  for k, at in enumerate(starts))
+    return "".join(lines), hunks
+
+
+def kept_hunks(old: list[str], new: list[str], chosen: Collection[str]) -> list[str]:
+    """``old`` with only the ``chosen`` hunks (ids of ``diff_with_hunks``) of ``new`` applied."""
     out: list[str] = []
     position = 0
     for index, group in enumerate(difflib.SequenceMatcher(None, old, new).get_grouped_opcodes(CONTEXT)):
-        if index not in chosen:
+        if hunk_id(index) not in chosen:
             continue
         for tag, i1, i2, j1, j2 in group:
             if tag != "equal":
@@ -65,9 +81,9 @@ class EditNote(Tool):
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         path = self._path(params, ctx)
         old, new = path.read_text().splitlines(keepends=True), str(params["text"]).splitlines(keepends=True)
-        diff = "".join(difflib.unified_diff(old, new, str(path), str(path), n=CONTEXT))
+        diff, hunks = diff_with_hunks(old, new, str(path))
         change = FileChange(path=str(path), kind=FileChangeKind.MODIFY, before_sha256=None, after_sha256=None,
-                            diff=diff)
+                            diff=diff, hunks=hunks)
         return ToolPreview(targets=(self._target(path),), file_changes=(change,))
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:

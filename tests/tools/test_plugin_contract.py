@@ -43,14 +43,14 @@ def runtime(tmp_path: Path) -> Iterator[Runtime]:
 
 @dataclass
 class KeepingHost(ScriptedHost):
-    """Allows, keeping the hunks ``keep`` of every file shown."""
+    """Allows, keeping the hunks ``keep`` (positions among the hunks shown) of every file shown."""
 
     keep: tuple[int, ...] = ()
     seen: list[ApprovalRequest] = field(default_factory=list)
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         self.seen.append(request)
-        selection = {change.path: self.keep for change in request.file_changes}
+        selection = {change.path: tuple(change.hunks[i].id for i in self.keep) for change in request.file_changes}
         return ApprovalDecision(call_id=request.call_id, choice=ApprovalChoice.ALLOW_ONCE,
                                 binding=bind_selection(request.binding, selection), selection=selection,
                                 message="not the middle one")

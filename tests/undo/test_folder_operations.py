@@ -21,6 +21,10 @@ async def _call(runtime: Runtime, scope: Scope, host: ScriptedHost, name: str, a
     return await runtime.dispatcher.execute_tool(ToolCall(id=cid, name=name, arguments=json.dumps(args)), scope, host)
 
 
+def _contents(tree: dict[str, tuple[str, int, str]]) -> dict[str, tuple[str, str]]:
+    return {path: (kind, digest) for path, (kind, _mode, digest) in tree.items()}
+
+
 def _tree(root: Path) -> dict[str, tuple[str, int, str]]:
     """Every entry under ``root``: kind, mode and (for files) a content hash."""
     found: dict[str, tuple[str, int, str]] = {}
@@ -94,7 +98,10 @@ async def test_a_deleted_folder_goes_to_the_trash_and_comes_back(runtime: Runtim
     assert not (workspace / "proj").exists()
     trash = Path(os.environ["ECHO_DESK_DATA_DIR"]) / "trash"
     kept = [p for p in trash.glob("*/proj")]
-    assert len(kept) == 1 and _tree(kept[0]) == before  # moved whole, nothing erased
+    # Moved whole, nothing erased; private in Echo Desk's data folder (0600): the modes are in the
+    # change journal, and Revert puts them back.
+    assert len(kept) == 1 and _contents(_tree(kept[0])) == _contents(before)
+    assert {mode for kind, mode, _ in _tree(kept[0]).values() if kind == "file"} == {0o600}
     _revert(runtime, "c1")
     assert _tree(workspace / "proj") == before
 

@@ -35,7 +35,7 @@ NEW = OLD.replace("line 2\n", "two\n").replace("line 20\n", "twenty\n").replace(
 class SelectingHost(ScriptedHost):
     """Allows with a hunk selection, optionally doing something first (another program writing)."""
 
-    pick: Callable[[ApprovalRequest], Mapping[str, tuple[int, ...]]] = lambda r: {}
+    pick: Callable[[ApprovalRequest], Mapping[str, tuple[str, ...]]] = lambda r: {}
     before_answer: Callable[[], None] = lambda: None
     bind: bool = True
     seen: list[ApprovalRequest] = field(default_factory=list)
@@ -49,6 +49,11 @@ class SelectingHost(ScriptedHost):
                                 selection=selection, message="keep the old line 20")
 
 
+def _ids(request: ApprovalRequest, *positions: int) -> tuple[str, ...]:
+    """The ids of the shown hunks at ``positions`` (of the first file change)."""
+    return tuple(request.file_changes[0].hunks[i].id for i in positions)
+
+
 def _write(cid: str, content: str = NEW) -> ToolCall:
     return ToolCall(id=cid, name="write_file", arguments=json.dumps({"path": "f.txt", "content": content}))
 
@@ -57,7 +62,7 @@ async def test_only_the_kept_hunks_are_written_and_the_model_is_told(runtime: Ru
                                                                      workspace: Path) -> None:
     target = workspace / "f.txt"
     target.write_text(OLD)
-    host = SelectingHost(pick=lambda r: {r.file_changes[0].path: (0, 2)})
+    host = SelectingHost(pick=lambda r: {r.file_changes[0].path: _ids(r, 0, 2)})
     env = await runtime.dispatcher.execute_tool(_write("c1"), scope, host)
     assert env.ok, env.error
     assert target.read_text() == OLD.replace("line 2\n", "two\n").replace("line 37\n", "thirty-seven\n")
@@ -82,9 +87,10 @@ async def test_a_selection_that_does_not_match_what_was_shown_is_refused(runtime
                                                                           workspace: Path) -> None:
     target = workspace / "f.txt"
     target.write_text(OLD)
-    for host in (SelectingHost(pick=lambda r: {r.file_changes[0].path: (0, 3)}),  # no hunk 4 was shown
-                 SelectingHost(pick=lambda r: {str(workspace / "other.txt"): (0,)}),
-                 SelectingHost(pick=lambda r: {r.file_changes[0].path: (0,)}, bind=False)):  # binding not extended
+    for host in (SelectingHost(pick=lambda r: {r.file_changes[0].path: (*_ids(r, 0), "h4-000000000000")}),  # not shown
+                 SelectingHost(pick=lambda r: {r.file_changes[0].path: (0,)}),  # type: ignore[dict-item]  # not an id
+                 SelectingHost(pick=lambda r: {str(workspace / "other.txt"): _ids(r, 0)}),
+                 SelectingHost(pick=lambda r: {r.file_changes[0].path: _ids(r, 0)}, bind=False)):  # binding not extended
         env = await runtime.dispatcher.execute_tool(_write("c1"), scope, host)
         assert not env.ok and env.error_kind is not None and env.error_kind.value == "rejected", env.error
         assert target.read_text() == OLD
@@ -97,7 +103,7 @@ async def test_a_file_changed_after_the_preview_is_never_written(runtime: Runtim
     for trial in range(100):
         target.write_text(OLD)
         outside = OLD.replace(f"line {trial % 40}\n", f"outside {trial}\n")
-        host = SelectingHost(pick=lambda r: {r.file_changes[0].path: (0, 2)},
+        host = SelectingHost(pick=lambda r: {r.file_changes[0].path: _ids(r, 0, 2)},
                              before_answer=lambda text=outside: target.write_text(text))
         env = await runtime.dispatcher.execute_tool(_write(f"c{trial}"), scope, host)
         written += env.ok
@@ -136,7 +142,7 @@ async def test_a_tool_that_cannot_write_part_never_gets_a_partial_approval(tmp_p
                              with_builtins=False, with_plugins=False, extra_tools=[WholeFileTool()])
     try:
         (workspace / "f.txt").write_text(OLD)
-        host = SelectingHost(pick=lambda r: {r.file_changes[0].path: (0,)})
+        host = SelectingHost(pick=lambda r: {r.file_changes[0].path: ("h1-000000000000",)})
         env = await runtime.dispatcher.execute_tool(
             ToolCall(id="c1", name="whole_file", arguments=json.dumps({"text": NEW})), scope, host)
         assert not host.seen[0].hunk_selectable

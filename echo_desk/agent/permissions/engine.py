@@ -50,6 +50,7 @@ from echo_desk.agent.permissions.subjects import PathUse, Subject
 from echo_desk.agent.permissions.tokens import Match, PatternError, TokenPattern
 from echo_desk.agent.permissions.trust import TrustFile, TrustSnapshot, check_unchanged
 from echo_desk.store.grants import GrantStore
+from echo_desk.store.private import write_private
 
 USER_FILE = "permissions.toml"
 WORKSPACE_DIR = ".echo-desk"
@@ -466,10 +467,7 @@ class PermissionEngine:
             errors = [p for p in problems if p.severity is Severity.ERROR]
             if errors:
                 raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(new, encoding="utf-8")
-            os.replace(tmp, path)
+            write_private(path, new)
             self._recent.clear()
         rule = compiled[-1].rule
         assert rule is not None

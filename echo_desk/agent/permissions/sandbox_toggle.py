@@ -16,6 +16,7 @@ from pathlib import Path
 from echo_desk.agent.permissions.engine import PermissionEngine, workspace_files
 from echo_desk.agent.permissions.loader import rule_lines
 from echo_desk.agent.permissions.model import Effect, Layer, Severity
+from echo_desk.store.private import write_private
 
 TOOLS = ("shell", "run_command")
 PATTERN = "**"
@@ -67,10 +68,7 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     if errors:
         raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
     written = new.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(written)
-    os.replace(tmp, path)
+    write_private(path, written)
     if workspace is not None:
         engine.trust_own_edit(Path(workspace), written)  # exactly what was written, not what is there now
     else:

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, TypeVar
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import fscase, partial
+from echo_desk.builtins.files import fscase, partial, runs_later
 from echo_desk.builtins.files.partial import chosen_hunks
 from echo_desk.common import fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.common.diffs import file_change
+from echo_desk.common.diffs import file_change, named
 from echo_desk.i18n import N_, _, deferred
+from echo_desk.sandbox import runs_code
+from echo_desk.sandbox.inventory import Watched
 from echo_desk.store import paths
+from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     WRITES,
     ErrorKind,
@@ -52,13 +57,26 @@ class Plan:
     new_text: str = ""
 
 
-def protections_of(target: fs.Resolved, *, inside: str = "") -> tuple[Protection, ...]:
+def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence[str] = (),
+                   watched: Sequence[Watched] | None = None) -> tuple[Protection, ...]:
     """Why writing ``target`` needs the person's explicit approval of that exact path
-    (``inside``: the path to name when ``target`` is a file inside the folder being approved)."""
+    (``inside``: the path to name when ``target`` is a file inside the folder being approved;
+    ``protected``: the person's own additions to the list of what makes a program run code;
+    ``watched``: ``runs_later.watched_in`` of the workspace, when already taken for many targets)."""
     found: list[Protection] = []
     # Compared as the file system compares names: ``.GIT`` is ``.git`` on macOS and Windows.
     if fscase.inside_git_folder(target.path):
         found.append(Protection(reason=ProtectionReason.GIT_FOLDER, inside=inside))
+    else:
+        entry = _runs_code_entry(target, protected)
+        later = None if entry is not None else runs_later.covering(
+            target, runs_later.watched_in(target.root, protected) if watched is None else watched)
+        if entry is not None:
+            found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=entry.shown, why=entry.why,
+                                    inside=inside))
+        elif later is not None:
+            found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=later.shown, why=later.why,
+                                    inside=inside))
     for reason, folder in ((ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
                            (ProtectionReason.DATA_FOLDER, paths.data_dir())):
         if fscase.inside_folder(target.path, folder):
@@ -70,6 +88,30 @@ def protections_of(target: fs.Resolved, *, inside: str = "") -> tuple[Protection
     if st is not None and st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):  # a folder's links are its children
         found.append(Protection(reason=ProtectionReason.HARD_LINKED, links=st.st_nlink, inside=inside))
     return tuple(found)
+
+
+def _runs_code_entry(target: fs.Resolved, protected: Sequence[str]) -> runs_code.Entry | None:
+    """The entry of the protected list (``sandbox.runs_code``) that covers ``target``, compared
+    case-insensitively where the workspace's file system folds case."""
+    entries = runs_code.all_entries(protected, in_home=os.path.realpath(Path.home()) == str(target.root))
+    folded = runs_code.entry_of(target.parts, entries, fold=True)
+    if folded is None:
+        return None
+    exact = runs_code.entry_of(target.parts, entries)
+    if exact is not None:
+        return exact
+    return folded if fscase.folds_case(target.root) else None
+
+
+class KnowsProtectedPaths:
+    """A file tool that reads the person's own additions to the protected list (Settings ›
+    Sandbox) from the settings it is given."""
+
+    def __init__(self, settings: Callable[[], Settings] | None = None) -> None:
+        self._settings = settings or Settings
+
+    def protected_paths(self) -> tuple[str, ...]:
+        return tuple(self._settings().sandbox.protected_paths)
 
 
 def _check_new_folders(target: fs.Resolved) -> None:
@@ -97,7 +139,7 @@ class FileArguments(Arguments):
 W = TypeVar("W", bound=FileArguments)
 
 
-class FileWriteTool(BuiltinTool[W]):
+class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
     """A write tool built on the lifecycle; subclasses compute the new content."""
 
     risk_level = RiskLevel.WRITE
@@ -127,7 +169,8 @@ class FileWriteTool(BuiltinTool[W]):
             raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
                             kind=ErrorKind.VALIDATION)
         change = file_change(str(target), before, after, old_text, new_text)
-        return Plan(target, before, after, change, protections_of(target), old_text, new_text)
+        return Plan(target, before, after, change, protections_of(target, protected=self.protected_paths()),
+                    old_text, new_text)
 
     async def preview_parsed(self, args: W, ctx: ToolExecutionContext) -> ToolPreview:
         plan = self.plan(args, *self.load(args, ctx))
@@ -191,7 +234,7 @@ class FileWriteTool(BuiltinTool[W]):
             ctx.host.set_activity(None)
         verb = "Created" if plan.before is None else "Saved"
         return ToolResult.ok(
-            f"{verb} {target} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
+            f"{verb} {named(target)} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
             metadata={"path": target, "bytes": len(plan.after)},
             file_changes=(plan.change,),
         )

@@ -13,20 +13,23 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import trees
-from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, protections_of
+from echo_desk.builtins.files import runs_later, trees
+from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
 from echo_desk.common import entries, fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
-from echo_desk.common.diffs import cap, unified_diff
+from echo_desk.common.diffs import cap, named, unified_diff
 from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
 from echo_desk.store import paths
+from echo_desk.store.private import FILE_MODE as PRIVATE_FILE
+from echo_desk.store.private import tighten_tree
 from echo_desk.tools import (
     N_,
     READS,
@@ -55,13 +58,13 @@ class _File:
     protections: tuple[Protection, ...]
 
 
-def _read(target: fs.Resolved, what: str) -> _File:
+def _read(target: fs.Resolved, what: str, protected: Sequence[str] = ()) -> _File:
     st = entries.require_regular(target, entries.lstat_entry(target), what)
     if st.st_size > MAX_FILE_BYTES:
         raise ToolError(f"{what} {target} is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}",
                         kind=ErrorKind.BUSINESS)
     data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
-    return _File(target, data, st.st_mode & 0o7777, protections_of(target))
+    return _File(target, data, st.st_mode & 0o7777, protections_of(target, protected=protected))
 
 
 def _require_absent(target: fs.Resolved, what: str) -> None:
@@ -96,13 +99,13 @@ def _made(target: fs.Resolved, data: bytes) -> FileChange:
                       after_sha256=sha256(data), diff=diff, truncated=truncated)
 
 
-def _target(file: _File | fs.Resolved, role: str) -> Target:
+def _target(file: _File | fs.Resolved, role: str, protected: Sequence[str]) -> Target:
     path = file.target if isinstance(file, _File) else file
-    protections = file.protections if isinstance(file, _File) else protections_of(path)
+    protections = file.protections if isinstance(file, _File) else protections_of(path, protected=protected)
     return Target(kind="path", value=str(path), detail=role, protections=protections)
 
 
-class _PathTool(BuiltinTool[A]):
+class _PathTool(KnowsProtectedPaths, BuiltinTool[A]):
     risk_level = RiskLevel.WRITE
     capabilities = frozenset({"files.write"})
     timeout_seconds = 60.0
@@ -143,7 +146,7 @@ def _still(file: _File) -> None:
         raise ChangedSincePreview(file.target)
 
 
-def _file_or_folder(target: fs.Resolved, what: str) -> _File | trees.Tree:
+def _file_or_folder(target: fs.Resolved, what: str, protected: Sequence[str]) -> _File | trees.Tree:
     """A regular file, or a whole folder read through links-refusing descriptors."""
     st = entries.lstat_entry(target)
     if st is not None and stat.S_ISDIR(st.st_mode):
@@ -151,16 +154,16 @@ def _file_or_folder(target: fs.Resolved, what: str) -> _File | trees.Tree:
             raise ToolError(f"{what} {target} is a workspace folder itself; it is not moved, copied or deleted",
                             kind=ErrorKind.BUSINESS)
         return trees.read_tree(target, what)
-    return _read(target, what)
+    return _read(target, what, protected)
 
 
-def _source_and_destination(source: str, destination: str,
-                            ctx: ToolExecutionContext) -> tuple[_File | trees.Tree, fs.Resolved]:
+def _source_and_destination(source: str, destination: str, ctx: ToolExecutionContext,
+                            protected: Sequence[str]) -> tuple[_File | trees.Tree, fs.Resolved]:
     src = entries.entry(source, ctx.write_roots, what="source")
     dst = entries.entry(destination, ctx.write_roots, what="destination")
     if dst.path == src.path or dst.path.is_relative_to(src.path):
         raise ToolError(f"destination {dst} is inside the source {src}; nothing was done", kind=ErrorKind.BUSINESS)
-    return _file_or_folder(src, "source"), dst
+    return _file_or_folder(src, "source", protected), dst
 
 
 def _tree_gone(tree: trees.Tree) -> tuple[FileChange, ...]:
@@ -182,19 +185,21 @@ def _folders_at(tree: trees.Tree, base: fs.Resolved) -> tuple[str, ...]:
 _MAX_NAMED_INSIDE = 5
 
 
-def _folder_target(tree: trees.Tree, role: str) -> Target:
+def _folder_target(tree: trees.Tree, role: str, protected: Sequence[str]) -> Target:
     count = deferred(N_("folder with {files} files and {folders} sub-folders"), files=len(tree.files),
                      folders=len(tree.folders) - 1)
     # A protected file inside (a .git folder, a hard link) makes the folder need the same exact approval.
+    watched = runs_later.watched_in(tree.root.root, protected)  # once for the whole tree
     inside = [protection for path in (tree.path(f.parts) for f in tree.files)
-              for protection in protections_of(fs.Resolved(Path(path), tree.root.root), inside=path)]
+              for protection in protections_of(fs.Resolved(Path(path), tree.root.root), inside=path,
+                                               protected=protected, watched=watched)]
     if len(inside) > _MAX_NAMED_INSIDE:
         more = Protection(reason=ProtectionReason.MORE_INSIDE, more=len(inside) - _MAX_NAMED_INSIDE)
         inside = [*inside[:_MAX_NAMED_INSIDE], more]
     # Role and count kept re-translatable (a live language switch shows them again).
     return Target(kind="path", value=str(tree.root),
                   detail=deferred(N_("{role}; {count}"), role=deferred(role), count=count),
-                  protections=(*protections_of(tree.root), *inside))
+                  protections=(*protections_of(tree.root, protected=protected, watched=watched), *inside))
 
 
 class MoveArguments(Arguments):
@@ -213,15 +218,17 @@ class MovePath(_PathTool[MoveArguments]):
     catalog_description = N_("Moves or renames a file or folder in your workspace; never replaces an existing file.")
 
     def plan(self, args: MoveArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src, dst = _source_and_destination(args.source, args.destination, ctx)
+        protected = self.protected_paths()
+        src, dst = _source_and_destination(args.source, args.destination, ctx, protected)
         _require_absent(dst, "destination")
         if isinstance(src, trees.Tree):
-            preview = ToolPreview(targets=(_folder_target(src, N_("move folder from")), _target(dst, N_("move to"))),
+            preview = ToolPreview(targets=(_folder_target(src, N_("move folder from"), protected),
+                                           _target(dst, N_("move to"), protected)),
                                   file_changes=_tree_gone(src) + _tree_made(src, dst),
                                   summary=deferred(N_("Move the folder {source} to {destination}"),
                                                    source=src.root, destination=dst))
             return preview, (src, dst, preview.file_changes)
-        preview = ToolPreview(targets=(_target(src, N_("move from")), _target(dst, N_("move to"))),
+        preview = ToolPreview(targets=(_target(src, N_("move from"), protected), _target(dst, N_("move to"), protected)),
                               file_changes=(_gone(src), _made(dst, src.data)),
                               summary=deferred(N_("Move {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
@@ -251,9 +258,9 @@ class MovePath(_PathTool[MoveArguments]):
         ctx.host.file_mutated(str(dst))
         metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
         if isinstance(src, trees.Tree):
-            return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes,
+            return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes,
                                  folders_created=_folders_at(src, dst), folders_removed=_folders_at(src, src.root))
-        return ToolResult.ok(f"Moved {source} to {dst}.", metadata=metadata, file_changes=changes)
+        return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes)
 
 
 class CopyArguments(Arguments):
@@ -271,15 +278,17 @@ class CopyPath(_PathTool[CopyArguments]):
     catalog_description = N_("Copies a file or folder in your workspace; never replaces an existing file.")
 
     def plan(self, args: CopyArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src, dst = _source_and_destination(args.source, args.destination, ctx)
+        protected = self.protected_paths()
+        src, dst = _source_and_destination(args.source, args.destination, ctx, protected)
         _require_absent(dst, "destination")
         if isinstance(src, trees.Tree):
-            preview = ToolPreview(targets=(_folder_target(src, N_("copy folder from")), _target(dst, N_("copy to"))),
+            preview = ToolPreview(targets=(_folder_target(src, N_("copy folder from"), protected),
+                                           _target(dst, N_("copy to"), protected)),
                                   file_changes=_tree_made(src, dst),
                                   summary=deferred(N_("Copy the folder {source} to {destination}"),
                                                    source=src.root, destination=dst))
             return preview, (src, dst, preview.file_changes)
-        preview = ToolPreview(targets=(_target(src, N_("copy from")), _target(dst, N_("copy to"))),
+        preview = ToolPreview(targets=(_target(src, N_("copy from"), protected), _target(dst, N_("copy to"), protected)),
                               file_changes=(_made(dst, src.data),),
                               summary=deferred(N_("Copy {source} to {destination}"), source=src.target, destination=dst))
         return preview, (src, dst, preview.file_changes)
@@ -294,14 +303,14 @@ class CopyPath(_PathTool[CopyArguments]):
             except OSError as exc:
                 raise fs.os_error(exc, dst, "copy the folder to") from exc
             ctx.host.file_mutated(str(dst))
-            return ToolResult.ok(f"Copied the folder {src.root} to {dst} ({len(src.files)} files).",
+            return ToolResult.ok(f"Copied the folder {named(src.root)} to {named(dst)} ({len(src.files)} files).",
                                  metadata={"source": str(src.root), "destination": str(dst)}, file_changes=changes,
                                  folders_created=_folders_at(src, dst))
         _still(src)
         atomic_write(dst, src.data, expect_sha256=ABSENT, check_cancelled=ctx.check_cancelled,
                      limit=MAX_FILE_BYTES, mode=src.mode)
         ctx.host.file_mutated(str(dst))
-        return ToolResult.ok(f"Copied {src.target} to {dst} ({len(src.data)} bytes).",
+        return ToolResult.ok(f"Copied {named(src.target)} to {named(dst)} ({len(src.data)} bytes).",
                              metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
 
 
@@ -319,13 +328,14 @@ class DeletePath(_PathTool[DeleteArguments]):
                              "restores it.")
 
     def plan(self, args: DeleteArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
-        src = _file_or_folder(entries.entry(args.path, ctx.write_roots, what="path"), "path")
+        protected = self.protected_paths()
+        src = _file_or_folder(entries.entry(args.path, ctx.write_roots, what="path"), "path", protected)
         if isinstance(src, trees.Tree):
-            preview = ToolPreview(targets=(_folder_target(src, N_("delete folder (to Echo Desk's trash)")),),
+            preview = ToolPreview(targets=(_folder_target(src, N_("delete folder (to Echo Desk's trash)"), protected),),
                                   file_changes=_tree_gone(src),
                                   summary=deferred(N_("Delete the folder {path} (to Echo Desk's trash)"), path=src.root))
             return preview, (src, preview.file_changes)
-        preview = ToolPreview(targets=(_target(src, N_("delete (to Echo Desk's trash)")),),
+        preview = ToolPreview(targets=(_target(src, N_("delete (to Echo Desk's trash)"), protected),),
                               file_changes=(_gone(src),),
                               summary=deferred(N_("Delete {path} (to Echo Desk's trash)"), path=src.target))
         return preview, (src, preview.file_changes)
@@ -345,16 +355,19 @@ class DeletePath(_PathTool[DeleteArguments]):
                 if exc.errno != errno.EXDEV:
                     raise fs.os_error(exc, src.target, "move to the trash") from exc
                 # Another file system: the trash gets a durable copy before the name goes.
-                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=src.mode)
+                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=PRIVATE_FILE)
                 _still(src)
                 os.unlink(name, dir_fd=src_dir)
+            # Echo Desk's data folder holds only private files (the mode is in the change
+            # journal, which Revert restores from).
+            os.chmod(name, PRIVATE_FILE, dir_fd=trash_fd)
             with contextlib.suppress(OSError):
                 os.fsync(src_dir)
         finally:
             os.close(trash_fd)
             os.close(src_dir)
         ctx.host.file_mutated(str(src.target))
-        return ToolResult.ok(f"Deleted {src.target} (moved to Echo Desk's trash: {trash / name}).",
+        return ToolResult.ok(f"Deleted {named(src.target)} (moved to Echo Desk's trash: {named(trash / name)}).",
                              metadata={"path": str(src.target), "trash": str(trash / name)}, file_changes=changes)
 
     @staticmethod
@@ -365,6 +378,7 @@ class DeletePath(_PathTool[DeleteArguments]):
         try:
             try:
                 entries.rename_noreplace(src_dir, name, trash_fd, name)
+                tighten_tree(trash / name)  # private, as everything in Echo Desk's data folder
             except OSError as exc:
                 if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
                     raise ToolError(f"{src.root} is on another file system than Echo Desk's trash; nothing was "
@@ -376,7 +390,7 @@ class DeletePath(_PathTool[DeleteArguments]):
             os.close(trash_fd)
             os.close(src_dir)
         ctx.host.file_mutated(str(src.root))
-        return ToolResult.ok(f"Deleted the folder {src.root} with {len(src.files)} files (moved to Echo Desk's "
+        return ToolResult.ok(f"Deleted the folder {named(src.root)} with {len(src.files)} files (moved to Echo Desk's "
                              f"trash: {trash / name}).",
                              metadata={"path": str(src.root), "trash": str(trash / name)}, file_changes=changes,
                              folders_removed=_folders_at(src, src.root))
@@ -412,7 +426,7 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         if os.path.lexists(target.path):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
         _missing(target)
-        preview = ToolPreview(targets=(_target(target, N_("new folder")),),
+        preview = ToolPreview(targets=(_target(target, N_("new folder"), self.protected_paths()),),
                               summary=deferred(N_("Create the folder {path}"), path=target))
         return preview, target
 
@@ -424,5 +438,5 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         except OSError as exc:
             raise fs.os_error(exc, target, "create") from exc
         ctx.host.file_mutated(str(target))
-        return ToolResult.ok(f"Created the folder {target}.", metadata={"path": str(target)},
+        return ToolResult.ok(f"Created the folder {named(target)}.", metadata={"path": str(target)},
                              folders_created=tuple(missing))

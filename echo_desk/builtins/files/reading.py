@@ -11,6 +11,7 @@ from pydantic import Field
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool
 from echo_desk.common import fs
+from echo_desk.common.diffs import named
 from echo_desk.common.textcodec import decode, split_keep
 from echo_desk.tools import N_, READS, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
 
@@ -66,7 +67,7 @@ class ReadFile(BuiltinTool[ReadFileArguments]):
         # A whole file says "5 lines": from "lines 1-5 of 5" the 0.5B model counted 15.
         span = (f"{total} lines" if start == 1 and end == total
                 else f"lines {start if chosen else 0}-{end} of {total}")
-        header = f"[{target} — {span} — {fmt.label}, {fmt.newline_label}]"
+        header = f"[{named(target)} — {span} — {fmt.label}, {fmt.newline_label}]"
         body = "".join(chosen)
         if end < total:
             body += (f"\n[truncated: showing lines {start}-{end} of {total}. "
@@ -76,7 +77,8 @@ class ReadFile(BuiltinTool[ReadFileArguments]):
         return ToolResult.ok(f"{header}\n{body}", metadata=meta)
 
 
-def _describe(name: str, st: os.stat_result) -> str:
+def _describe(raw: str, st: os.stat_result) -> str:
+    name = named(raw)  # one row per entry, whatever its name holds
     if stat.S_ISDIR(st.st_mode):
         return f"dir   {name}/"
     if stat.S_ISLNK(st.st_mode):
@@ -119,7 +121,7 @@ class ListDir(BuiltinTool[ListDirArguments]):
             complete = self._walk(fd, "", depth, limit, rows, ctx)
         finally:
             os.close(fd)
-        text = f"[{target}]\n" + ("\n".join(rows) if rows else "(empty folder)")
+        text = f"[{named(target)}]\n" + ("\n".join(rows) if rows else "(empty folder)")
         if not complete:
             text += f"\n[stopped after {limit} entries; list a sub-folder or raise max_entries]"
         return ToolResult.ok(text, metadata={"entries": len(rows), "complete": complete, "path": str(target)})

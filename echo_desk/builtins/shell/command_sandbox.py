@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk import sandbox
+from echo_desk.common.diffs import quote_path
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
@@ -125,10 +126,17 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
     return tuple(found)
 
 
+def put_aside_folder() -> Path:
+    """Where what a sandboxed command planted is moved (Echo Desk's data folder: private, hidden
+    from sandboxed commands, never run from)."""
+    return paths.data_dir() / "put-aside"
+
+
 def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
     hidden = [folder for _, folder in own_folders()]
     hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
-    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains))
+    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains),
+                               protected=tuple(settings.sandbox.protected_paths), put_aside=put_aside_folder())
 
 
 #: Builds the proxy from the rules (tests give it a resolver that maps a test name to loopback).
@@ -154,6 +162,22 @@ async def finish_network(proxy: DomainProxy | None, meta: dict[str, object]) -> 
         return ""
     return (f"\n[sandbox] network access refused for: {', '.join(proxy.refused)} (not an allowed domain of this "
             "workspace, a bare IP address, or a local address). The person can add a domain in Settings › Sandbox.")
+
+
+def planted_facts(planted: tuple[sandbox.Planted, ...], launch: sandbox.Launch | None,
+                  meta: dict[str, object]) -> str:
+    """Record in ``meta`` what the command tried to plant (typed: ``Planted.to_json``; the card
+    reads it) and return the line for the model ('' when nothing)."""
+    if launch is None:
+        return ""
+    meta["planted"] = [p.to_json() for p in planted]
+    meta["search_cut"] = launch.search_cut
+    if not planted:
+        return ""
+    what = "; ".join(f"{quote_path(p.path)} ({p.change.value})" for p in planted)
+    return (f"\n[sandbox] blocked: the command tried to plant files that make a program run code later "
+            f"(git hooks or configuration, editor or shell start-up files): {what}. They were moved out of "
+            "the workspace (what it changed or removed is back as it was); do not try to work around this.")
 
 
 def blocked_note(blocked: tuple[sandbox.Blocked, ...]) -> str:

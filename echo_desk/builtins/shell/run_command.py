@@ -190,6 +190,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
             if launch is not None:
                 launch.close()
         network = command_sandbox.start_network(plan, launch)
+        planted: tuple[sandbox.Planted, ...] = ()
         buffer = OutputBuffer()
         output_ended = asyncio.Event()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx, output_ended))
@@ -207,31 +208,34 @@ class RunCommand(BuiltinTool[CommandArguments]):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
             if launch is not None and proc.returncode is not None:
-                # The sandbox is gone: its placeholders can go (never earlier, see placeholders).
+                # The sandbox is gone: its placeholders can go (never earlier, see placeholders),
+                # and what it left that could run code later is put aside or put back.
                 launch.release()
+                planted = launch.check()
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
         sandbox_meta = plan.metadata()
         refused_note = await command_sandbox.finish_network(network, sandbox_meta)
+        planted_note = command_sandbox.planted_facts(planted, launch, sandbox_meta)
         meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total, "shell": shell.name,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
         if ended == "cancel":
             raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
-                                  f"Output so far:\n{buffer.text()}")
+                                  f"Output so far:\n{buffer.text()}{planted_note}")
         if ended == "timeout":
             return ToolResult.fail(
                 ErrorKind.TIMEOUT,
                 f"the command ran longer than {timeout} s; its process group was killed. "
-                f"Output so far:\n{buffer.text()}",
+                f"Output so far:\n{buffer.text()}{planted_note}",
                 metadata=meta,
             )
         note = ""
         if plan.sandboxed:
             blocked = sandbox.what_was_blocked(exit_code, buffer.text())
             sandbox_meta["blocked"] = [b.value for b in blocked]
-            note = command_sandbox.blocked_note(blocked) + refused_note
+            note = command_sandbox.blocked_note(blocked) + refused_note + planted_note
         return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta)
 
     @staticmethod

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.store.paths import cache_dir
+from echo_desk.store.private import private_dir
 
 FILE_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 SIZE = 491_400_064
@@ -50,9 +51,7 @@ PARTS = (
 
 
 def models_dir() -> Path:
-    path = cache_dir() / "models"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(cache_dir() / "models")
 
 
 def default_model_path() -> Path:

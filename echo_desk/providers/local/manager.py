@@ -17,6 +17,7 @@ import httpx
 from echo_desk.i18n import _
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.verify import is_gguf, is_verified, mark_verified
+from echo_desk.store.private import open_private, private_dir
 from echo_desk.store.settings import LocalModelSettings
 
 Progress = Callable[[int, int | None], None]
@@ -65,7 +66,7 @@ async def download_model(
     """
     if is_verified(target, sha256):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(target.parent)
     partial = target.with_name(target.name + ".partial")
     async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0), transport=transport,
                                  follow_redirects=True) as client:
@@ -113,7 +114,7 @@ async def _fetch_once(client: httpx.AsyncClient, url: str, partial: Path, progre
         length = response.headers.get("content-length")
         total = have + int(length) if length and length.isdigit() else None
         done = have
-        with partial.open("ab" if have else "wb") as out:
+        with open_private(partial, "ab" if have else "wb") as out:
             async for block in response.aiter_bytes():  # unbuffered: a cut keeps every byte received
                 out.write(block)
                 done += len(block)

@@ -19,6 +19,7 @@ from echo_desk.agent.model import ModelError, ModelErrorKind
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.store.paths import cache_dir
+from echo_desk.store.private import open_private
 
 
 def _ending(pid: int) -> bool:
@@ -136,14 +137,13 @@ class LlamaServer:
         return self.info
 
     def _spawn(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # Appended, so what a crashed server wrote is still there after the restart; started
         # afresh once it passes a size worth keeping.
         try:
-            mode = "ab" if self.log_path.stat().st_size < LOG_KEEP_BYTES else "wb"
+            append = self.log_path.stat().st_size < LOG_KEEP_BYTES
         except OSError:
-            mode = "wb"
-        with self.log_path.open(mode) as log:
+            append = False
+        with open_private(self.log_path, "ab" if append else "wb") as log:
             self._proc = subprocess.Popen(
                 self._command(),
                 stdin=subprocess.PIPE,

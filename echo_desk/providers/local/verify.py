@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from echo_desk.store.private import write_private
+
 GGUF_MAGIC = b"GGUF"
 _CHUNK = 1 << 20
 
@@ -37,7 +39,7 @@ def _stamp(path: Path) -> dict[str, int]:
 
 def mark_verified(path: Path, sha256: str) -> None:
     """Remember that ``path`` (as it is now: size and mtime) hashed to ``sha256``."""
-    _marker(path).write_text(json.dumps({"sha256": sha256, **_stamp(path)}), encoding="utf-8")
+    write_private(_marker(path), json.dumps({"sha256": sha256, **_stamp(path)}))
 
 
 def is_verified(path: Path, sha256: str, *, rehash: bool = False) -> bool:

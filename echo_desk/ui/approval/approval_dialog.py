@@ -53,6 +53,8 @@ from echo_desk.ui.core.sandbox_text import status_text
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 
+#: Target kinds whose value is one line by nature (a line feed in one is shown as ⟨LF⟩).
+_ONE_LINE_KINDS = frozenset({"path", "url", "server", "database", "sandbox"})
 #: More file changes without a diff than this (a folder's files) get no tab each.
 _MOST_TABS_WITHOUT_DIFF = 20
 
@@ -65,17 +67,21 @@ def format_targets(request: ApprovalRequest) -> str:
         return ""
     for target in request.targets:
         label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        lines.append(labelled(label, visible(target_value_text(target.kind, target.value))))
+        # A command line or an SQL statement may span lines (a here-document); a path, a URL, a
+        # server, a database or a detail never does: a line feed in one (a file name may hold
+        # it) is shown as ⟨LF⟩, not as a new line.
+        one_line = target.kind in _ONE_LINE_KINDS
+        lines.append(labelled(label, visible(target_value_text(target.kind, target.value), one_line=one_line)))
         if target.detail or target.protections:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
-            lines.append("    " + labelled(detail_label, visible(shown_detail(target))))
+            lines.append("    " + labelled(detail_label, visible(shown_detail(target), one_line=True)))
         if any(p.reason is ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE for p in target.protections):
             lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
     for change in request.file_changes:
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             file_label = _(TARGET_LABELS["path"])
-            lines.append(labelled(file_label, aside(visible(change.path), kind)))
+            lines.append(labelled(file_label, aside(visible(change.path, one_line=True), kind)))
     return "\n".join(lines) if lines else _("(this call names no target)")
 
 
@@ -217,10 +223,10 @@ class ApprovalDialog(QDialog):
         self._tab_changes = [c for c in request.file_changes
                              if len(without_diff) <= _MOST_TABS_WITHOUT_DIFF or c.diff or c.truncated]
         for change in self._tab_changes:
-            pane = DiffPane(change.diff, truncated=change.truncated)
+            pane = DiffPane(change.diff, truncated=change.truncated, hunks=change.hunks)
             self.diff_panes.append(pane)
-            if request.hunk_selectable and not change.truncated:
-                self.hunk_pickers[change.path] = add_hunk_picker(pane)
+            if request.hunk_selectable and not change.truncated and change.hunks:
+                self.hunk_pickers[change.path] = add_hunk_picker(pane, change.hunks)
             self.tabs.addTab(pane, _tab_name(change.path))
             self.tabs.setTabToolTip(self.tabs.count() - 1, plain_tooltip(change.path))
         # One rule for diffs and text boxes: every line in front of the person before Allow.
@@ -338,7 +344,8 @@ class ApprovalDialog(QDialog):
             self.undo_warning.setText(_("Not restorable: Revert will not be able to put back these files, larger "
                                         "than the undo size limit in Settings: {paths}").format(
                 paths=list_text(visible(p, one_line=True) for p in r.not_restorable)))
-        self.summary.setText(visible(shown(r.summary)))  # built by the engine, in the language of its time
+        # Built by the engine, in the language of its time; one line (a file name in it may hold a line feed).
+        self.summary.setText(visible(shown(r.summary), one_line=True))
         self.targets_caption.setText(_("Targets"))
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language

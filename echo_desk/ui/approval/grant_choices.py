@@ -78,7 +78,7 @@ class GrantChoices(QWidget):
         self.radios: list[QRadioButton] = []
         for i, suggestion in enumerate(verdict.suggestions):
             radio = QRadioButton()
-            radio.setToolTip(plain_tooltip("\n".join(suggestion.examples.match)))
+            radio.setToolTip(plain_tooltip("\n".join(visible(m, one_line=True) for m in suggestion.examples.match)))
             self.group.addButton(radio, i)
             self.radios.append(radio)
             layout.addWidget(radio)

@@ -27,6 +27,7 @@ REASON_TEXTS: dict[ProtectionReason, str] = {
     ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE:
         N_("runs outside the sandbox with all your rights (the sandbox is unavailable here)"),
     ProtectionReason.MORE_INSIDE: N_("{count} more files inside"),
+    ProtectionReason.RUNS_CODE: N_("{entry} makes a program run code later: {why}"),
 }
 
 
@@ -34,7 +35,8 @@ def protection_text(protection: Protection) -> str:
     """``Protected: <reason>`` in the current language (with the file inside, if any)."""
     count = protection.more if protection.reason is ProtectionReason.MORE_INSIDE else protection.links
     reason = _(REASON_TEXTS[protection.reason]).format(
-        count=count, host=protection.host, addresses=list_text(protection.addresses))
+        count=count, host=protection.host, addresses=list_text(protection.addresses), entry=protection.entry,
+        why=_(protection.why) if protection.why else "")
     if protection.inside:
         reason = aside(reason, protection.inside)
     return _("Protected: {reason}").format(reason=reason)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
 from echo_desk.store.first_workspace import ensure as ensure_workspace
@@ -217,7 +218,7 @@ class MainWindow(QMainWindow):
 
     def _show_changed(self, path: str) -> None:
         self._changed_path = path
-        self.statusBar().showMessage(_("Changed: {path}").format(path=path), 8000)
+        self.statusBar().showMessage(_("Changed: {path}").format(path=visible(path, one_line=True)), 8000)
 
     def _show_workspace(self) -> None:
         path = self._workspace

@@ -1,13 +1,18 @@
 """The sandbox line of a ``run_command`` card: where the command ran, with what network, what the
-sandbox refused. Read from the envelope's ``metadata["sandbox"]`` (typed values, translated here)."""
+sandbox refused, what the command tried to plant (put aside or put back). Read from the
+envelope's ``metadata["sandbox"]`` (typed values, translated here)."""
 
 from __future__ import annotations
 
 import html
+import os
 from typing import TYPE_CHECKING
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, list_text
 from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
+from echo_desk.sandbox.guard import Change, Planted
+from echo_desk.sandbox.repositories import MAX_FOLDERS
 from echo_desk.ui.core import theme
 
 if TYPE_CHECKING:
@@ -33,7 +38,63 @@ def sandbox_of(metadata: object) -> JsonObject | None:
         return [str(v) for v in value][:50] if isinstance(value, list) else []
     return {"sandboxed": facts["sandboxed"], "domains": strings("domains"), "blocked": strings("blocked"),
             "refused_hosts": strings("refused_hosts"), "mode": str(facts.get("mode", "")),
-            "status": str(facts.get("status", ""))}
+            "status": str(facts.get("status", "")),
+            # Kept as JSON (the facts are stored with the message), checked as the typed record.
+            "planted": [p.to_json() for p in planted_of(facts.get("planted"))],
+            "search_cut": facts.get("search_cut") is True}
+
+
+def planted_of(value: object) -> list[Planted]:
+    """The typed record of what the command tried to plant (entries that do not read as one are left out)."""
+    found: list[Planted] = []
+    for item in value if isinstance(value, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            continue
+        try:
+            change = Change(str(item.get("change")))
+        except ValueError:
+            continue
+        found.append(Planted(item["path"], change, item.get("put_back") is True, str(item.get("kept") or "")))
+    return found
+
+
+#: How each change is said after its path, by (change, whether the earlier version is back or,
+#: for something new, whether it was kept).
+_DONE = {
+    (Change.CREATED, True): N_("new: put aside"),
+    (Change.CREATED, False): N_("new: removed"),
+    (Change.CHANGED, True): N_("changed: put aside, your earlier version is back"),
+    (Change.CHANGED, False): N_("changed: put aside, your earlier version could not be put back"),
+    (Change.REMOVED, True): N_("removed: put back"),
+    (Change.REMOVED, False): N_("removed: could not be put back"),
+}
+_MOST_NAMED = 6
+
+
+def _done(p: Planted) -> str:
+    return _(_DONE[(p.change, bool(p.kept) if p.change is Change.CREATED else p.put_back)])
+
+
+def planted_lines(planted: list[Planted]) -> list[tuple[str, str]]:
+    """``(text, colour)``: "Blocked: the command tried to plant …" and where it was put."""
+    if not planted:
+        return []
+    named = [_("{path} ({what})").format(path=visible(p.path, one_line=True), what=_done(p))
+             for p in planted[:_MOST_NAMED]]
+    if len(planted) > _MOST_NAMED:
+        named.append(_("{count} more").format(count=len(planted) - _MOST_NAMED))
+    lines = [(_("Blocked: the command tried to plant what would run code later, outside the sandbox: {what}").format(
+        what=list_text(named)), theme.colour("warn"))]
+    kept = sorted({p.kept for p in planted if p.kept})
+    if kept:
+        folder = _common_folder(kept)
+        lines.append((_("What it left is kept, never run, in {folder}").format(folder=visible(folder, one_line=True)),
+                      theme.colour("muted")))
+    return lines
+
+
+def _common_folder(paths: list[str]) -> str:
+    return os.path.commonpath(paths) if len(paths) > 1 else os.path.dirname(paths[0])
 
 
 def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
@@ -55,6 +116,10 @@ def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
     if facts["refused_hosts"]:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=list_text(facts["refused_hosts"])), theme.colour("warn")))
+    lines += planted_lines(planted_of(facts.get("planted")))
+    if facts["sandboxed"] and facts.get("search_cut") is True:
+        lines.append((_("Not every folder of this workspace was searched for repositories (it has more than {count}): "
+                        "a hook planted beyond them was not checked").format(count=MAX_FOLDERS), theme.colour("muted")))
     return lines
 
 

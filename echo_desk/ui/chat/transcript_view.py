@@ -147,7 +147,7 @@ def _change_html(change: JsonObject, expanded: bool, p: theme.Palette) -> tuple[
     how many parts a collapsed card hides."""
     parsed = parse_unified(str(change.get("diff", "") or ""))
     kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
-    parts = [f"<div>{aside(_bold(visible(str(change.get('path', '')))), html.escape(kind))} "
+    parts = [f"<div>{aside(_bold(visible(str(change.get('path', '')), one_line=True)), html.escape(kind))} "
              f"<span style='color:{p.ok}'>+{parsed.added}</span> <span style='color:{p.danger}'>−{parsed.deleted}</span></div>"]
     if not len(parsed):
         return parts, 0

@@ -2,7 +2,7 @@
 
 Lists the client's servers (which move into Echo Desk, sandboxed or not, and which stay, with
 why), and the unified diff of the file as it will be written, every character shown as it is
-(``agent.visible_text`` through the diff view). Each choice makes a new plan and a new diff;
+(``common.visible_text`` through the diff view). Each choice makes a new plan and a new diff;
 "Rewrite the file" writes exactly the diff on screen (if the file changed meanwhile, nothing is
 written and the person is told).
 """

@@ -8,7 +8,6 @@ Rule patterns and reasons may come from a cloned repository: every one is shown 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from echo_desk.agent.permissions import (
 )
 from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled
+from echo_desk.store.private import write_private
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.rules_text import (
     EFFECT_LABELS,
@@ -364,10 +364,7 @@ class RulesTab(QWidget):
         if self.validate().errors:
             return
         path = self.engine.user_file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_private(path, text)
         self.saved_text = text
         self.engine.refresh()
         self.validate()

@@ -30,6 +30,7 @@ from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.sandbox_text import status_text
+from echo_desk.ui.settings.protected_list import ProtectedList
 
 MODE_LABELS = {
     SandboxMode.SANDBOXED: N_("Sandboxed (recommended)"),
@@ -47,7 +48,8 @@ def _is_domain(entry: str) -> bool:
 
 
 class SandboxPage(QWidget):
-    """Mode and "run without asking" per workspace; status with the fix; hidden paths."""
+    """Mode and "run without asking" per workspace; status with the fix; hidden paths; what
+    makes a program run code (protected)."""
 
     def __init__(self, settings: SettingsStore, workspace: Callable[[], str] = lambda: "",
                  availability: Callable[[], sandbox.Availability] = sandbox.availability,
@@ -104,8 +106,10 @@ class SandboxPage(QWidget):
         for label in (self.heading, self.status, self.fallback, self.workspace_label):
             layout.addWidget(label)
         layout.addLayout(form)
+        self.protected = ProtectedList(settings)
         widgets: tuple[QWidget, ...] = (self.domains_label, self.domains, self.domains_error, self.save_domains,
-                                        self.hidden_label, self.always_hidden, self.hidden, self.save_hidden)
+                                        self.hidden_label, self.always_hidden, self.hidden, self.save_hidden,
+                                        self.protected)
         for widget in widgets:
             layout.addWidget(widget)
         layout.addStretch(1)

@@ -6,8 +6,9 @@ opens in milliseconds and scrolls smoothly.
 
 from __future__ import annotations
 
+import bisect
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
+from echo_desk.tools import DiffHunk
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.diffparse import (
     ADD,
@@ -62,16 +64,20 @@ def _veil_colour() -> QColor:
     return colour
 
 
-def hunk_of_lines(kinds: list[str], *, first: int = -1) -> list[int]:
-    """For each line, the index of the hunk it belongs to (-1 before the first hunk; ``first``
-    is the hunk the lines before ``kinds`` ended in)."""
-    owners: list[int] = []
-    current = first
-    for kind in kinds:
-        if kind == HUNK:
-            current += 1
-        owners.append(current)
-    return owners
+class HunkSpans:
+    """Which hunk each line of a diff belongs to, from the engine's ``DiffHunk``s (their place in
+    the diff), never from reading ``@@`` lines: a file name can hold those."""
+
+    def __init__(self, hunks: Sequence[DiffHunk] = ()) -> None:
+        ordered = sorted(range(len(hunks)), key=lambda k: hunks[k].first_line)
+        self._starts = [hunks[k].first_line for k in ordered]
+        self._ends = [hunks[k].first_line + hunks[k].line_count for k in ordered]
+        self._index = ordered
+
+    def owner(self, line: int) -> int:
+        """The position (in the hunks given) of the hunk holding diff line ``line``, or -1."""
+        at = bisect.bisect_right(self._starts, line) - 1
+        return self._index[at] if at >= 0 and line < self._ends[at] else -1
 
 
 class _Gutter(QWidget):
@@ -121,7 +127,8 @@ class DiffTextView(QPlainTextEdit):
         self._gutter = _Gutter(self)
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
         self.updateRequest.connect(self._on_update_request)
-        self._hunk_of = hunk_of_lines(parsed.kinds)
+        #: The hunk (position in the change's hunks) of a row, or -1 (see ``set_hunk_owner``).
+        self._owner_of: Callable[[int], int] = lambda row: -1
         self._declined: frozenset[int] = frozenset()
 
     @property
@@ -148,7 +155,6 @@ class DiffTextView(QPlainTextEdit):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(("\n" if start else "") + "\n".join(lines[start:end]))
         self._next_line = end
-        self._hunk_of.extend(hunk_of_lines(self._parsed.kinds[start:end], first=self._hunk_of[-1] if self._hunk_of else -1))
         self._widen_numbers(start)
 
     def finish(self) -> None:
@@ -161,8 +167,12 @@ class DiffTextView(QPlainTextEdit):
     def declined(self) -> frozenset[int]:
         return self._declined
 
+    def set_hunk_owner(self, owner_of: Callable[[int], int]) -> None:
+        """Which hunk each row belongs to (the pane gives it from the engine's hunks)."""
+        self._owner_of = owner_of
+
     def set_declined(self, hunks: frozenset[int]) -> None:
-        """Grey out these hunks (indices in diff order): they will not be written."""
+        """Grey out these hunks (positions in the change's hunks): they will not be written."""
         changed = hunks ^ self._declined
         self._declined = hunks
         # Repaint only when a hunk that changed is on screen: toggling one of 500 hunks must
@@ -170,12 +180,12 @@ class DiffTextView(QPlainTextEdit):
         if not changed or not self.isVisible():
             return
         first = self.firstVisibleBlock().blockNumber()
-        last = min(len(self._hunk_of), first + self.viewport().height() // max(1, self.fontMetrics().lineSpacing()) + 2)
-        if any(self._hunk_of[n] in changed for n in range(max(0, first), last)):
+        last = min(len(self._parsed), first + self.viewport().height() // max(1, self.fontMetrics().lineSpacing()) + 2)
+        if any(self._owner_of(n) in changed for n in range(max(0, first), last)):
             self.viewport().update()
 
     def is_declined_line(self, number: int) -> bool:
-        return 0 <= number < len(self._hunk_of) and self._hunk_of[number] in self._declined
+        return 0 <= number < len(self._parsed) and self._owner_of(number) in self._declined
 
     def _load_more(self) -> None:
         lines = self._parsed.lines
@@ -292,11 +302,12 @@ class DiffPane(QWidget):
     PARSE_SLICE = 150
     #: One turn stops taking slices after this long, so the window stays responsive.
     TURN_BUDGET_S = 0.005
-    #: More lines were parsed and shown (``parsed`` grew); the hunk picker follows it.
-    grew = Signal()
 
-    def __init__(self, diff: str, *, truncated: bool = False, parent: QWidget | None = None) -> None:
+    def __init__(self, diff: str, *, truncated: bool = False, hunks: Sequence[DiffHunk] = (),
+                 parent: QWidget | None = None) -> None:
+        """``hunks``: the change's hunks as the engine gives them (which lines each spans)."""
         super().__init__(parent)
+        self._spans = HunkSpans(hunks)
         # Parsed a slice per event-loop turn: the first screenful now, the rest while the window runs.
         self._parser = UnifiedParser(diff)
         self._parser.feed(_FIRST_SCREEN)
@@ -322,6 +333,7 @@ class DiffPane(QWidget):
         layout.addWidget(self.truncated_note)
         self.stack = QStackedWidget()
         self.unified = DiffTextView(self._parsed, fed=True)
+        self.unified.set_hunk_owner(self._spans.owner)
         self.unified.loaded.connect(self.loaded.emit)
         self.stack.addWidget(self.unified)
         layout.addWidget(self.stack, 1)
@@ -346,7 +358,6 @@ class DiffPane(QWidget):
         while not self._parser.done and time.perf_counter() - started < self.TURN_BUDGET_S:
             self._parser.feed(self.PARSE_SLICE)
             self.unified.take()
-        self.grew.emit()
         if self._parser.done:
             self._finish_parse()
         else:
@@ -382,12 +393,20 @@ class DiffPane(QWidget):
         if self._side is not None:
             self._side.setAccessibleName(_("Side-by-side diff"))
 
+    def _side_owner(self, rows: list[int]) -> Callable[[int], int]:
+        """The hunk of a side-by-side row: that of the unified row it shows."""
+        def owner(row: int) -> int:
+            return self._spans.owner(rows[row]) if 0 <= row < len(rows) else -1
+        return owner
+
     def _set_side_by_side(self, on: bool) -> None:
         if on and self._side is None:
             left_lines, right_lines = side_by_side(self._parsed)
             self._side = QSplitter(Qt.Orientation.Horizontal)
             left = DiffTextView(left_lines, show_new=False)
             right = DiffTextView(right_lines, show_old=False)
+            left.set_hunk_owner(self._side_owner(left_lines.source))
+            right.set_hunk_owner(self._side_owner(right_lines.source))
             left.setAccessibleName(_("Before"))
             right.setAccessibleName(_("After"))
             # One scroll position for both columns.

@@ -1,5 +1,6 @@
 """Unified diff → lines with kinds and old/new line numbers (pure Python, no Qt), every line in
-its visible form (``agent.visible_text``).
+its visible form (``common.visible_text``). For display only: which lines form which hunk comes
+from the engine (``FileChange.hunks``), never from the ``@@`` lines read here.
 
 Kept as parallel lists rather than one object per line: a 10,000-line diff must be ready in a
 few milliseconds for the approval dialog.
@@ -23,6 +24,9 @@ class ParsedDiff:
     old: list[int | None] = field(default_factory=list)
     new: list[int | None] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    #: For a side-by-side column: the row of the unified diff each row shows (a filler row, its
+    #: partner's). Empty for the unified diff itself (row ``n`` is line ``n`` of the diff).
+    source: list[int] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -39,11 +43,12 @@ class ParsedDiff:
     def deleted(self) -> int:
         return self.kinds.count(DELETE)
 
-    def append(self, kind: str, old: int | None, new: int | None, line: str) -> None:
+    def append(self, kind: str, old: int | None, new: int | None, line: str, source: int = -1) -> None:
         self.kinds.append(kind)
         self.old.append(old)
         self.new.append(new)
         self.lines.append(line)
+        self.source.append(source)
 
 
 def parse_unified(diff: str) -> ParsedDiff:
@@ -134,16 +139,16 @@ def side_by_side(parsed: ParsedDiff) -> tuple[ParsedDiff, ParsedDiff]:
 
     def flush() -> None:
         for k in range(max(len(dels), len(adds))):
+            i = dels[k] if k < len(dels) else adds[k]
+            j = adds[k] if k < len(adds) else dels[k]
             if k < len(dels):
-                i = dels[k]
-                left.append(DELETE, parsed.old[i], None, parsed.lines[i][1:])
+                left.append(DELETE, parsed.old[i], None, parsed.lines[i][1:], i)
             else:
-                left.append(FILLER, None, None, "")
+                left.append(FILLER, None, None, "", i)
             if k < len(adds):
-                j = adds[k]
-                right.append(ADD, None, parsed.new[j], parsed.lines[j][1:])
+                right.append(ADD, None, parsed.new[j], parsed.lines[j][1:], j)
             else:
-                right.append(FILLER, None, None, "")
+                right.append(FILLER, None, None, "", j)
         dels.clear()
         adds.clear()
 
@@ -157,7 +162,7 @@ def side_by_side(parsed: ParsedDiff) -> tuple[ParsedDiff, ParsedDiff]:
         else:
             flush()
             text = parsed.lines[i][1:] if kind == CONTEXT else parsed.lines[i]
-            left.append(kind, parsed.old[i], None, text)
-            right.append(kind, None, parsed.new[i], text)
+            left.append(kind, parsed.old[i], None, text, i)
+            right.append(kind, None, parsed.new[i], text, i)
     flush()
     return left, right

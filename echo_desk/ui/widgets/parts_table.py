@@ -35,9 +35,10 @@ class PartsTable(QTreeWidget):
         self.clear()
         self._parts = parts
         for part in parts:
-            # Item text is never rich text; the part is untrusted: bidi and invisible characters shown.
-            item = QTreeWidgetItem([visible(part.text, one_line=True), "", ""])
-            item.setToolTip(0, plain_tooltip(visible(part.text)))
+            # Item text is never rich text; a line feed (in a file name, a here-document) is ⟨LF⟩.
+            text = visible(part.text, one_line=True)
+            item = QTreeWidgetItem([text, "", ""])
+            item.setToolTip(0, plain_tooltip(text))
             item.setForeground(1, QBrush(QColor(verdict_colour(part.effect))))
             self.addTopLevelItem(item)
         rows = max(1, min(5, len(parts)))

@@ -61,7 +61,8 @@ def test_untick_a_hunk_with_the_keyboard_and_only_the_rest_is_written(qtbot, bui
         picker.setCurrentRow(0)
         qtbot.keyClick(picker, Qt.Key.Key_J)  # to hunk 2
         qtbot.keyClick(picker, Qt.Key.Key_Space)  # untick it
-        assert picker.chosen() == (0, 2)
+        assert picker.chosen() == (picker.hunks[0].id, picker.hunks[2].id)
+        assert picker.item(1).text() == "2. @@ -18,7 +18,7 @@  +twenty"
         dialog.message.setText("keep line 20 as it is")
         qtbot.mouseClick(dialog.allow_once, Qt.MouseButton.LeftButton)
 
@@ -146,3 +147,62 @@ def test_unticked_hunks_are_greyed_out_in_both_views(qtbot, builtin_runtime: Run
     assert left_declined == right_declined == frozenset({1})
     assert right_two == "#e6ffec" and right_twenty != "#e6ffec"
     assert seen["back"] == (frozenset(), "#e6ffec")
+
+
+#: A name git allows: its line feeds put two fake hunk headers into a raw diff header.
+HOSTILE = "notes\n@@ -1,1 +1,1 @@\n.txt"
+HOSTILE_OLD = "".join(f"line {i}\n" for i in range(60))
+HOSTILE_NEW = (HOSTILE_OLD.replace("line 3\n", "EVIL A\n").replace("line 20\n", "EVIL B\n")
+               .replace("line 37\n", "EVIL C\n").replace("line 54\n", "EVIL D\n"))
+
+
+def _hunk_text_at_cursor(dialog: ApprovalDialog) -> str:
+    """What the person reads in the diff where the picker put the cursor: that hunk's lines."""
+    view = dialog.diff_panes[0].unified
+    block = view.textCursor().block()
+    lines = [block.text()]
+    block = block.next()
+    while block.isValid() and not block.text().startswith("@@"):
+        lines.append(block.text())
+        block = block.next()
+    return "\n".join(lines)
+
+
+def test_a_file_name_with_fake_hunk_headers_cannot_shift_the_ticks(qtbot, builtin_runtime: Runtime, scope: Scope,
+                                                                    workspace: Path) -> None:
+    """The person reads each hunk the picker shows and unticks EVIL C and EVIL D: they are not written."""
+    target = workspace / HOSTILE
+    target.write_text(HOSTILE_OLD)
+    seen: dict[str, object] = {}
+
+    def person(dialog: ApprovalDialog) -> None:
+        [picker] = dialog.hunk_pickers.values()
+        seen["rows"] = picker.count()
+        choices = dialog.grant_choices
+        assert choices is not None and choices.parts.topLevelItemCount() and choices.radios
+        seen["title"] = (dialog.windowTitle(), dialog.heading.text(), dialog.summary.text(),
+                         dialog.targets.toPlainText(), dialog.tabs.tabText(0),
+                         *(choices.parts.topLevelItem(i).text(0) for i in range(choices.parts.topLevelItemCount())),
+                         *(radio.text() for radio in choices.radios), choices.allow.text(),
+                         *(picker.item(i).text() for i in range(picker.count())))
+        for row in range(picker.count()):
+            picker.setCurrentRow(row)
+            shown = _hunk_text_at_cursor(dialog)
+            if "EVIL C" in shown or "EVIL D" in shown:
+                picker.toggle(row)
+        qtbot.mouseClick(dialog.allow_once, Qt.MouseButton.LeftButton)
+
+    call = ToolCall(id="c1", name="write_file", arguments=json.dumps({"path": HOSTILE, "content": HOSTILE_NEW}))
+    env = asyncio.new_event_loop().run_until_complete(
+        builtin_runtime.dispatcher.execute_tool(call, scope, DialogHost(qtbot=qtbot, act=person)))
+    assert env.ok, env.error
+    written = target.read_text()
+    assert "EVIL A" in written and "EVIL B" in written
+    assert "EVIL C" not in written and "EVIL D" not in written, written
+    assert "notes\n@@" not in env.content and 'notes\\n@@ -1,1 +1,1 @@\\n.txt"' in env.content  # named, C-escaped
+    assert seen["rows"] == 4
+    # The line feeds of the name are shown as ⟨LF⟩ wherever the name appears, never as a new line.
+    for text in seen["title"]:  # type: ignore[attr-defined]
+        assert "\n" not in text, text
+    assert "notes⟨LF⟩@@ -1,1 +1,1 @@⟨LF⟩.txt" in seen["title"][3]  # type: ignore[index]
+    assert all("notes⟨LF⟩@@" in text for text in seen["title"][5:8]), seen["title"]  # type: ignore[index]

@@ -13,6 +13,7 @@ from echo_desk import i18n
 from echo_desk.builtins import FetchUrl
 from echo_desk.builtins.files.lifecycle import protections_of
 from echo_desk.common.fs import resolve
+from echo_desk.sandbox import runs_code
 from echo_desk.tools import Protection, ProtectionReason, Target, ToolExecutionContext
 from echo_desk.ui.approval.protection_text import REASON_TEXTS, protection_text, shown_detail
 
@@ -46,11 +47,19 @@ async def test_the_reasons_tools_give_are_shown_in_both_languages(tmp_path: Path
 def test_every_reason_has_a_chinese_text(chinese: None) -> None:
     assert set(REASON_TEXTS) == set(ProtectionReason)
     facts = {ProtectionReason.HARD_LINKED: {"links": 2}, ProtectionReason.MORE_INSIDE: {"more": 3},
-             ProtectionReason.LOCAL_NETWORK: {"host": "nas", "addresses": ("10.0.0.2", "10.0.0.3")}}
+             ProtectionReason.LOCAL_NETWORK: {"host": "nas", "addresses": ("10.0.0.2", "10.0.0.3")},
+             ProtectionReason.RUNS_CODE: {"entry": ".envrc", "why": runs_code.ENTRIES[6].why}}
     for reason in ProtectionReason:
         text = protection_text(Protection(reason=reason, **facts.get(reason, {})))  # type: ignore[arg-type]
         assert text.startswith("受保护：") and not any(c.isascii() and c.isalpha() for c in
-                                                     text.replace("Echo Desk", "").replace("nas", "").replace(".git", "")), text
+                                                     text.replace("Echo Desk", "").replace("nas", "").replace(".git", "").replace(
+                                                         ".envrc", "").replace("direnv", "")), text
+
+
+def test_every_entry_of_the_protected_list_says_why_in_chinese(chinese: None) -> None:
+    for entry in (*runs_code.ENTRIES, *runs_code.GIT_PARTS, *runs_code.added(["tools/"])):
+        text = protection_text(Protection(reason=ProtectionReason.RUNS_CODE, entry=entry.shown, why=entry.why))
+        assert text.startswith(f"受保护：{entry.shown} 会让程序日后运行代码：") and i18n._(entry.why) != entry.why, text
 
 
 def test_a_folder_with_protected_files_inside_keeps_its_context_and_names_each_file(chinese: None) -> None:

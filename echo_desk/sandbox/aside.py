@@ -1,0 +1,174 @@
+"""Moving what a sandboxed command left out of the workspace, and putting files back, through
+folders opened without following links (``dirwalk``): what the command left is untrusted. What
+is moved goes into Echo Desk's own folder and is made private there (0600 files, 0700 folders),
+so nothing in it can run."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Protocol
+
+from echo_desk.sandbox.dirwalk import Folders
+
+PRIVATE_FILE, PRIVATE_DIR = 0o600, 0o700
+
+
+class Identity(Protocol):
+    """What a read checks the file against (its device and inode)."""
+
+    @property
+    def dev(self) -> int: ...
+    @property
+    def ino(self) -> int: ...
+
+
+def read(folders: Folders, parts: tuple[str, ...], expected: Identity) -> bytes | None:
+    parent = folders.fd(parts[:-1])
+    if parent is None:
+        return None
+    try:
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return None
+    return _read_fd(fd, expected)
+
+
+def read_path(path: str, expected: Identity) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    return _read_fd(fd, expected)
+
+
+def _read_fd(fd: int, expected: Identity) -> bytes | None:
+    """The content of the open file ``fd`` if it is the regular file ``expected`` names (closed after)."""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (expected.dev, expected.ino):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def write_new(parent: int, name: str, data: bytes, mode: int) -> None:
+    temporary = f".{name}.echo-desk-{secrets.token_hex(4)}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE,
+                 dir_fd=parent)
+    try:
+        os.write(fd, data)
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
+
+
+def remove(parent: int, name: str) -> None:
+    """Remove ``name`` (a file, link or whole folder) under the open folder ``parent``."""
+    with contextlib.suppress(OSError):
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(name, dir_fd=parent)
+            return
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        try:
+            os.chmod(fd, 0o700)  # a folder the command made unwritable is emptied all the same
+            with os.scandir(fd) as entries:
+                names = [e.name for e in entries]
+            for inner in names:
+                remove(fd, inner)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=parent)
+
+
+def _copy_out(parent: int, name: str, destination: Path) -> bool:
+    """Copy ``name`` (under the open folder ``parent``) to ``destination``, links as links."""
+    try:
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(name, dir_fd=parent), destination)
+            return True
+        if stat.S_ISREG(st.st_mode):
+            src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
+            try:
+                dst = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE)
+                try:
+                    while chunk := os.read(src, 1 << 20):
+                        os.write(dst, chunk)
+                finally:
+                    os.close(dst)
+            finally:
+                os.close(src)
+            return True
+        if stat.S_ISDIR(st.st_mode):
+            os.mkdir(destination, PRIVATE_DIR)
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+            try:
+                with os.scandir(fd) as entries:
+                    names = [e.name for e in entries]
+                return all([_copy_out(fd, inner, destination / inner) for inner in names])
+            finally:
+                os.close(fd)
+        return True  # a fifo or a socket holds nothing to keep
+    except OSError:
+        return False
+
+
+def private_dirs(base: Path, folder: Path) -> None:
+    """``folder`` and the folders between it and ``base`` (made too), each 0700."""
+    base.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    current = base
+    for part in ("", *folder.relative_to(base).parts):
+        current = current / part if part else current
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(current, PRIVATE_DIR)
+        with contextlib.suppress(OSError):
+            os.chmod(current, PRIVATE_DIR)
+
+
+def make_private(path: Path) -> None:
+    """What was put aside is only its owner's, and nothing in it can be run: 0600 files, 0700 folders."""
+    with contextlib.suppress(OSError):
+        if path.is_symlink():
+            return
+        if path.is_dir():
+            os.chmod(path, PRIVATE_DIR)
+            for inner in path.iterdir():
+                make_private(inner)
+        else:
+            os.chmod(path, PRIVATE_FILE)
+
+
+def move_out(parent: int, name: str, destination: Path, base: Path) -> bool:
+    """Move ``name`` (under the open folder ``parent``) to ``destination`` inside ``base`` (made
+    0700 on the way), copying when it is on another file system; the original goes either way.
+    False when it could not be kept (then it is removed all the same)."""
+    private_dirs(base, destination.parent)
+    try:
+        os.rename(name, destination, src_dir_fd=parent)
+    except OSError:
+        kept = _copy_out(parent, name, destination)
+        if not kept:  # a half copy is not kept either
+            with contextlib.suppress(OSError):
+                folder = os.open(destination.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                try:
+                    remove(folder, destination.name)
+                finally:
+                    os.close(folder)
+        remove(parent, name)
+        if not kept:
+            return False
+    make_private(destination)
+    return True

@@ -1,0 +1,141 @@
+"""What git's configuration files say about where code comes from, read as git reads them (no git
+process: this runs for every repository of the workspace before and after every sandboxed
+command): every ``core.hooksPath`` value, and every file they include.
+
+Included files (``include.path``, ``includeIf.<condition>.path``) are followed as git follows
+them: relative to the including file, ``~/`` in the home folder, at most ten deep. Conditions are
+not evaluated: every file that *could* be included, and every hooks path that *could* apply, is
+reported (watching one too many costs nothing; missing one lets a hook in).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: A file read less than this after it last changed is read again next time (see repositories).
+_RACY_NS = 2_000_000_000
+_MAX_CACHED = 10_000
+#: git's own limit on nested includes (MAX_INCLUDE_DEPTH in config.c).
+MAX_INCLUDE_DEPTH = 10
+
+#: One file's relevant lines, in order: ("hookspath", value) or ("include", path as written).
+_Events = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Found:
+    """``hooks_paths``: every ``core.hooksPath`` value, as written (the first from the file git
+    ranks highest); ``included``: every file included, absolute and normalised."""
+
+    hooks_paths: tuple[str, ...] = ()
+    included: tuple[str, ...] = ()
+
+
+def read(config_files: Iterable[str], home: str) -> Found:
+    """What ``config_files`` (as git ranks them: the repository's own first, then global, then
+    system) and the files they include say."""
+    hooks: list[str] = []
+    included: list[str] = []
+    for path in config_files:
+        _expand(path, home, 0, hooks, included)
+    return Found(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(included)))
+
+
+def _expand(path: str, home: str, depth: int, hooks: list[str], included: list[str]) -> None:
+    if depth > MAX_INCLUDE_DEPTH:
+        return
+    for kind, value in _events(path):
+        if kind == "hookspath":
+            hooks.append(value)
+            continue
+        target = _resolve(value, os.path.dirname(path), home)
+        if target is None or target in included:
+            continue
+        included.append(target)
+        _expand(target, home, depth + 1, hooks, included)
+
+
+def _resolve(value: str, base: str, home: str) -> str | None:
+    if not value or "\x00" in value:
+        return None
+    if value.startswith("~/"):
+        return os.path.normpath(f"{home}/{value[2:]}")
+    return os.path.normpath(value if value.startswith("/") else f"{base}/{value}")
+
+
+_parsed: dict[str, tuple[tuple[int, int, int, int, int], _Events]] = {}
+
+
+def forget() -> None:
+    _parsed.clear()
+
+
+def _events(path: str) -> _Events:
+    """The file's ``core.hooksPath`` values and includes, in order; kept per file until it
+    changes (its size, times or inode)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _parsed.get(path)
+    if known is not None and known[0] == stamp and time.time_ns() - st.st_ctime_ns > _RACY_NS:
+        return known[1]
+    try:
+        with open(path, "rb") as f:
+            text = f.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return ()
+    events = _parse(text)
+    if len(_parsed) > _MAX_CACHED:
+        _parsed.clear()
+    _parsed[path] = (stamp, events)
+    return events
+
+
+def _parse(text: str) -> _Events:
+    """Sections and keys are case-insensitive; ``[section "sub"]`` and ``[section.sub]`` both
+    name a subsection; quotes and backslash escapes as git reads them."""
+    section = ""
+    events: list[tuple[str, str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            end = line.find("]")
+            header = line[1:end].strip() if end > 1 else ""
+            section = header.split()[0].split(".")[0].lower() if header else ""
+            line = line[end + 1:].strip() if end > 0 else ""
+            if not line:
+                continue
+        if "=" not in line:
+            continue
+        name, _, rest = line.partition("=")
+        key = name.strip().lower()
+        if section == "core" and key == "hookspath":
+            events.append(("hookspath", _config_value(rest)))
+        elif key == "path" and section in ("include", "includeif"):
+            events.append(("include", _config_value(rest)))
+    return tuple(events)
+
+
+def _config_value(rest: str) -> str:
+    out: list[str] = []
+    quoted = False
+    i = 0
+    text = rest.strip()
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif c == "\\" and i + 1 < len(text):
+            i += 1
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(text[i], text[i]))
+        elif c in "#;" and not quoted:
+            break
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out).strip()

@@ -1,0 +1,197 @@
+"""Everything in a workspace that makes a program run code later: what the sandbox keeps
+read-only while a command runs, and what the guard compares before and after it.
+
+* every git folder in the workspace (the workspace's own ``.git``, its submodules and
+  worktrees under ``.git/modules`` and ``.git/worktrees``, nested repositories, a folder that is
+  a git folder itself, as a bare repository is): its ``config``,
+  ``config.worktree``, ``commondir``, ``gitdir``, ``hooks/`` and ``info/``; every ``.git`` file;
+  the hooks folder ``core.hooksPath`` names and the files git's configuration includes, when they
+  lie in the workspace;
+* the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own.
+
+Only the workspace's own repository and the list are mounted read-only: a mount costs about half
+a millisecond of start-up each (bwrap re-reads the mount table for every one), so nested
+repositories, however many, are watched by the guard instead (put back after the command).
+Paths are plain strings here: this runs twice for every command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from echo_desk.sandbox import gitconfig, repositories, runs_code
+
+
+class Watched(NamedTuple):
+    """One absolute path that can make a program run code. ``mounted``: read-only while the
+    command runs (if it exists); ``placeholder``: if missing, an empty read-only stand-in is made
+    meanwhile; ``hooks``: a git hooks folder (its ``*.sample`` files never run: not watched);
+    ``why``: a message id saying what runs it (the file tools show it when they ask).
+    (A named tuple: hundreds are made for every command in a workspace of many repositories.)"""
+
+    path: str
+    folder: bool
+    mounted: bool = False
+    placeholder: bool = False
+    hooks: bool = False
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Inventory:
+    workspace: Path
+    watched: tuple[Watched, ...]
+    #: ``.git`` folders bound over themselves: a mount point cannot be renamed, so ``mv .git x``
+    #: and a rebuilt ``.git`` of the command's own cannot walk around the read-only parts.
+    self_bound: tuple[str, ...] = ()
+    #: The search for repositories stopped at its bound (``repositories.MAX_FOLDERS``).
+    cut: bool = False
+    #: The search itself (the one after a command is given the one before: ``take(before=)``).
+    found: repositories.Found | None = None
+
+
+def _global_configs(home: Path) -> list[str]:
+    # As git ranks them after the repository's own: ~/.gitconfig over the XDG file over the system's.
+    return [f"{home}/.gitconfig", f"{home}/.config/git/config", "/etc/gitconfig"]
+
+
+def inside(path: str, folder: str) -> bool:
+    # Compared as strings: pathlib's is_relative_to builds and discards paths (slow in a loop).
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: Iterable[Path] = (),
+         max_folders: int = repositories.MAX_FOLDERS, before: Inventory | None = None) -> Inventory:
+    """The inventory of ``workspace`` (a real, absolute folder). ``writable``: every folder the
+    command may change (a git folder elsewhere in one of them is watched too). ``before``: the
+    inventory taken before the command, when this one is after it."""
+    base = str(workspace)
+    folders = [base, *(str(w) for w in writable)]
+    found = repositories.find(workspace, max_folders, before.found if before is not None else None)
+    watched: list[Watched] = []
+    self_bound: list[str] = []
+    seen: set[str] = set()
+    # Only a relative or ``~/`` hooks path of the global files can land in the workspace, and only
+    # a file they include in it (the home folder as the workspace: ``~/.gitconfig.local``).
+    global_config = gitconfig.read(_global_configs(home), str(home))
+    for entry in found.entries:
+        top = entry.path if entry.bare else os.path.dirname(entry.path)
+        own = top == base and not entry.bare  # the workspace's own repository: mounted
+        if entry.folder:
+            gitdir: str | None = entry.path
+            if own:
+                self_bound.append(entry.path)
+        else:
+            watched.append(Watched(entry.path, folder=False, mounted=own, why=runs_code.GIT_FILE))
+            gitdir = repositories.gitdir_of_file(entry.path)
+        if gitdir is None or not any(inside(gitdir, f) for f in folders):
+            continue  # a git folder outside every writable folder is read-only anyway
+        names = repositories.names_in(gitdir)
+        common = repositories.common_dir_of(gitdir) if "commondir" in names else None
+        inner = repositories.gitdirs_in(gitdir, names)
+        if common is not None and any(inside(common, f) for f in folders):
+            inner.append(common)
+        for g in inner:
+            if g not in seen:
+                seen.add(g)
+                watched += _git_parts(g, names if g == gitdir else repositories.names_in(g), own)
+        watched += _configured([*inner, *([common] if common else [])], global_config, top=top, base=base,
+                               folders=folders, home=home, own=own)
+    watched += [Watched(included, folder=False, mounted=True, why=runs_code.INCLUDED_CONFIG)
+                for included in global_config.included if inside(included, base)]
+    in_home = base == os.path.realpath(home)
+    top_level = repositories.names_in(base)
+    for item in runs_code.all_entries(extra, in_home=in_home):
+        placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
+        if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
+            watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
+                                   why=item.why))
+    if not in_home:
+        watched += _linked_from_home(home, base)
+    return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+def _git_parts(gitdir: str, present: frozenset[str], own: bool) -> list[Watched]:
+    """What makes git run code in one git folder (``present``: its entry names). Missing hooks/
+    and info/ of the workspace's own repository get an empty read-only folder (git neither lists
+    nor commits one); a missing file cannot: an empty ``commondir`` breaks git. What is missing
+    and gets no placeholder is not watched now: if the command creates it, the inventory taken
+    after the command has it."""
+    found: list[Watched] = []
+    for part in runs_code.GIT_PARTS:
+        placeholder = own and part.folder
+        if placeholder or part.path in present:
+            found.append(Watched(f"{gitdir}/{part.path}", part.folder, mounted=own, placeholder=placeholder,
+                                 hooks=part.path == "hooks", why=part.why))
+    return found
+
+
+def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str, base: str, folders: list[str],
+                home: Path, own: bool) -> list[Watched]:
+    """Every hooks folder that could apply to one repository (its own settings, its worktrees' and
+    submodules', the global ones) and every file its settings include, when in the workspace."""
+    config = gitconfig.read([f"{g}/{name}" for g in gitdirs for name in ("config.worktree", "config")], str(home))
+    found: list[Watched] = []
+    for hooks in (*config.hooks_paths, *global_config.hooks_paths):
+        place = os.path.normpath(f"{home}/{hooks[2:]}" if hooks.startswith("~/") else f"{top}/{hooks}")
+        if inside(place, base) and place != base:
+            found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
+    found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)
+              for included in config.included if any(inside(included, f) for f in folders)]
+    return found
+
+
+def _linked_from_home(home: Path, base: str) -> list[Watched]:
+    """A dotfiles workspace: the home folder's entries of the list (``~/.bashrc``,
+    ``~/.config/fish``, ``~/.gitconfig``…) that are links (or lie below one) landing in the
+    workspace, under whatever name they have there (``bashrc``). A few ``realpath`` calls."""
+    found: list[Watched] = []
+    names: dict[str, frozenset[str]] = {}
+    for item in runs_code.ENTRIES:
+        if not _listed(str(home), item.path.split("/"), names):
+            continue  # most are missing: known from the kept listings, without a call each
+        there = f"{home}/{item.path}"
+        real = os.path.realpath(there)
+        if real != there and inside(real, base) and real != base and os.path.lexists(real):
+            found.append(Watched(real, folder=os.path.isdir(real), mounted=True, why=item.why))
+    return found
+
+
+def _listed(folder: str, parts: list[str], names: dict[str, frozenset[str]]) -> bool:
+    """Whether ``folder/parts…`` exists, by the kept listings (``repositories.names_in``; each
+    folder's once per call, in ``names``)."""
+    for part in parts:
+        held = names.get(folder)
+        if held is None:
+            held = names[folder] = repositories.names_in(folder)
+        if part not in held:
+            return False
+        folder = f"{folder}/{part}"
+    return True
+
+
+def _unique(watched: list[Watched]) -> list[Watched]:
+    """One per path (the first, which is the most protective), none inside another one."""
+    by_path: dict[tuple[str, ...], Watched] = {}
+    for w in watched:
+        by_path.setdefault(tuple(w.path.split("/")), w)
+    kept: list[Watched] = []
+    folders: set[tuple[str, ...]] = set()
+    for parts in sorted(by_path):
+        # Already watched as part of a folder (``.git/info/attributes`` is in ``info/``).
+        covered = False
+        for i in range(len(parts) - 1, 0, -1):
+            if parts[:i] in folders:
+                covered = True
+                break
+        if covered:
+            continue
+        w = by_path[parts]
+        kept.append(w)
+        if w.folder:
+            folders.add(parts)
+    return kept

@@ -1,0 +1,161 @@
+"""What makes a program run code later, outside the sandbox: the one list, each entry with why.
+
+Used by the sandbox (read-only while a command runs, put back after it: ``guard``) and by the
+file tools (writing one always asks the person). The person extends it in Settings › Sandbox.
+Each ``why`` is a message id (translated where it is shown); docs/sandbox.md lists the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from echo_desk.tools import N_
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A path relative to a workspace (``/``-separated) and why a program runs code from it."""
+
+    path: str
+    folder: bool
+    why: str
+    #: Only when the workspace is the home folder: elsewhere the name is ordinary project content
+    #: (a project's ``bin/``), which a command must be able to write.
+    home_only: bool = False
+
+    @property
+    def shown(self) -> str:
+        """How the entry is written for the person (a folder ends with ``/``)."""
+        return self.path + "/" if self.folder else self.path
+
+
+_SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
+_SESSION = N_("your desktop session runs it when you log in")
+_GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
+_EDITOR = N_("your editor runs it when it starts")
+_ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
+              "when you type it")
+
+#: Inside a workspace (and, for the start-up files, when the workspace is the home folder).
+ENTRIES: tuple[Entry, ...] = (
+    Entry(".echo-desk", True, N_("Echo Desk's own rules for this workspace: a planted rule file would grant "
+                                 "the agent what you did not")),
+    Entry(".vscode", True, N_("VS Code runs its tasks, launch configurations and the programs its settings name")),
+    Entry(".idea", True, N_("JetBrains IDEs run its run configurations, start-up tasks and external tools")),
+    Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
+    Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
+    Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
+    Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
+    Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
+    Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
+    Entry(".husky", True, N_("husky keeps the repository's git hooks here")),
+    Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists")),
+    Entry("lefthook.yml", False, N_("the lefthook git hooks run the commands it lists")),
+    Entry(".lefthook.yml", False, N_("the lefthook git hooks run the commands it lists")),
+    Entry(".bashrc", False, _SHELL),
+    Entry(".bash_profile", False, _SHELL),
+    Entry(".bash_login", False, _SHELL),
+    Entry(".bash_logout", False, _SHELL),
+    Entry(".bash_aliases", False, _SHELL),
+    Entry(".profile", False, _SHELL),
+    Entry(".zshrc", False, _SHELL),
+    Entry(".zshenv", False, _SHELL),
+    Entry(".zprofile", False, _SHELL),
+    Entry(".zlogin", False, _SHELL),
+    Entry(".config/fish", True, _SHELL),
+    Entry(".xprofile", False, _SESSION),
+    Entry(".xsessionrc", False, _SESSION),
+    Entry(".xinitrc", False, _SESSION),
+    Entry(".config/autostart", True, N_("your desktop starts the programs it lists when you log in")),
+    Entry(".config/systemd/user", True, N_("systemd starts the services it holds for you")),
+    Entry(".config/environment.d", True, N_("systemd sets these variables (LD_PRELOAD, PATH, …) for every program "
+                                            "of your session")),
+    Entry(".gitconfig", False, _GIT_GLOBAL),
+    Entry(".config/git", True, _GIT_GLOBAL),
+    Entry(".vimrc", False, _EDITOR),
+    Entry(".config/nvim", True, _EDITOR),
+    Entry(".emacs", False, _EDITOR),
+    Entry(".emacs.d", True, _EDITOR),
+    Entry(".local/bin", True, _ON_PATH),
+    Entry("bin", True, _ON_PATH, home_only=True),
+    Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
+                                                "stand in for an application's own)")),
+    Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
+    Entry(".config/plasma-workspace/env", True, _SESSION),
+    Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
+    Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
+)
+
+#: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
+#: made only there (an empty file elsewhere would show up in ``git status``).
+HOME_PLACEHOLDERS = frozenset({
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
+    ".zlogin", ".config/fish",
+})
+
+#: In every git folder: what makes git run code or read configuration (never writable in the sandbox).
+GIT_PARTS: tuple[Entry, ...] = (
+    Entry("config", False, N_("git's settings for the repository: hooks path, aliases, filters, fsmonitor, pager")),
+    Entry("config.worktree", False, N_("more settings for one worktree")),
+    Entry("commondir", False, N_("where git finds the rest of the repository, settings and hooks included")),
+    Entry("gitdir", False, N_("which work tree a linked worktree belongs to")),
+    Entry("hooks", True, N_("programs git runs on commit, checkout, merge, push, …")),
+    Entry("info", True, N_("attributes (which filter programs run) and exclusions")),
+)
+
+#: An entry the person added in Settings › Sandbox.
+ADDED_BY_YOU = N_("you added it in Settings › Sandbox")
+#: Watched in every repository besides its git folder's parts (``inventory``).
+GIT_FILE = N_("it says which git folder, and so which hooks and settings, git uses here")
+HOOKS_PATH = N_("git runs the hooks in it (core.hooksPath names it)")
+INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
+
+
+def added(paths: Iterable[str]) -> tuple[Entry, ...]:
+    """The person's own entries (already checked by ``problem``; bad ones are left out)."""
+    found: list[Entry] = []
+    for raw in paths:
+        if problem(raw):
+            continue
+        folder = raw.strip().endswith("/")
+        found.append(Entry(str(PurePosixPath(raw.strip())), folder, ADDED_BY_YOU))
+    return tuple(found)
+
+
+def problem(raw: str) -> str:
+    """Why ``raw`` cannot be an entry ('' when it can): a path inside the workspace, no ``..``."""
+    text = raw.strip()
+    if not text:
+        return "empty"
+    if text.startswith(("/", "~")) or "\\" in text:
+        return "not a path inside the workspace"
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        return "has a control character"
+    parts = PurePosixPath(text).parts
+    if not parts or any(p in ("..", ".") for p in parts):
+        return "not a path inside the workspace"
+    return ""
+
+
+def all_entries(extra: Iterable[str] = (), *, in_home: bool = True) -> tuple[Entry, ...]:
+    """The built-in entries, then the person's own (none twice). ``in_home``: the workspace is
+    the home folder (otherwise the entries that matter only there are left out)."""
+    built_in = tuple(e for e in ENTRIES if in_home or not e.home_only)
+    known = {e.path for e in built_in}
+    return built_in + tuple(e for e in added(extra) if e.path not in known)
+
+
+def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool = False) -> Entry | None:
+    """The entry that covers the workspace-relative path ``relative`` (itself, or inside a folder
+    entry); ``fold`` compares names case-insensitively (a file system that folds case)."""
+    def norm(parts: Iterable[str]) -> tuple[str, ...]:
+        return tuple(p.casefold() for p in parts) if fold else tuple(parts)
+
+    wanted = norm(relative)
+    for entry in entries:
+        parts = norm(PurePosixPath(entry.path).parts)
+        if wanted == parts or (entry.folder and wanted[: len(parts)] == parts):
+            return entry
+    return None

@@ -1,0 +1,273 @@
+"""Nothing a sandboxed command plants in a repository runs later outside the sandbox.
+
+Each test runs one hostile command through the real ``run_command`` in a real bwrap sandbox,
+then does what the person does next, outside Echo Desk: a plain ``git commit``. The hooks the
+command tried to plant append to a marker file outside the workspace; it must stay absent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+pytestmark = requires_bwrap
+
+HOOK = "#!/bin/sh\necho ran >> {marker}\n"
+
+
+def _marker(jail: Jail) -> Path:
+    return jail.base / "hooks-ran"
+
+
+def _hook(jail: Jail) -> str:
+    """A shell line (for the sandboxed command) that writes a hook body to stdout."""
+    return f"printf '#!/bin/sh\\necho ran >> {_marker(jail)}\\n'"
+
+
+def person_commits(repo: Path, jail: Jail) -> subprocess.CompletedProcess[str]:
+    """``git commit`` in ``repo`` as the person would run it: outside any sandbox, their own
+    environment (no system or global git configuration in this fake home)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "p", "GIT_AUTHOR_EMAIL": "p@example.com",
+           "GIT_COMMITTER_NAME": "p", "GIT_COMMITTER_EMAIL": "p@example.com"}
+    return subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "by the person"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always", *args],
+                   cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def hooks_ran(jail: Jail) -> int:
+    marker = _marker(jail)
+    return len(marker.read_text().splitlines()) if marker.exists() else 0
+
+
+def _assert_hook_would_run(jail: Jail, repo: Path) -> None:
+    """The attack is real: the same hook, planted by hand, runs on the person's commit."""
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text(HOOK.format(marker=_marker(jail)))
+    (hooks / "pre-commit").chmod(0o755)
+    assert person_commits(repo, jail).returncode == 0
+    assert hooks_ran(jail) == 1
+    (hooks / "pre-commit").unlink()
+    _marker(jail).unlink()
+
+
+async def test_a_commondir_pointing_at_a_repository_of_the_commands_own_runs_no_hook(jail: Jail) -> None:
+    ws = jail.workspace
+    command = (f"git init -q evil && mv evil/.git/* evil/ && rmdir evil/.git && {_hook(jail)} > evil/hooks/pre-commit"
+               " && chmod +x evil/hooks/pre-commit && echo ../evil > .git/commondir; cat .git/commondir")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert not (ws / ".git" / "commondir").exists()
+
+
+@pytest.mark.parametrize("own_hooks", [False, True], ids=["plain", "git folder with a hooks folder"])
+async def test_a_worktree_workspace_whose_git_file_is_rewritten_runs_no_hook(jail: Jail, own_hooks: bool) -> None:
+    main = jail.base / "main"
+    _git("init", "-q", str(main), cwd=jail.base)
+    _git("commit", "-q", "--allow-empty", "-m", "first", cwd=main)
+    worktree = jail.base / "wt"
+    _git("worktree", "add", "-q", str(worktree), cwd=main)
+    if own_hooks:
+        (main / ".git" / "worktrees" / "wt" / "hooks").mkdir()
+    command = (f"git init -q g && mv g/.git .g && rmdir g && {_hook(jail)} > .g/hooks/pre-commit && "
+               "chmod +x .g/hooks/pre-commit && printf 'gitdir: .g\\n' > .git; cat .git")
+    result = await run(tool_with(), {"command": command}, context(worktree))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    assert "gitdir:" in result.output, result.output  # the sandbox started
+    person_commits(worktree, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert (worktree / ".git").read_text().startswith(f"gitdir: {main}")
+
+
+async def test_a_submodule_whose_git_file_is_rewritten_runs_no_hook(jail: Jail) -> None:
+    ws = jail.workspace
+    library = jail.base / "library"
+    _git("init", "-q", str(library), cwd=jail.base)
+    _git("commit", "-q", "--allow-empty", "-m", "lib", cwd=library)
+    _git("submodule", "add", "-q", str(library), "lib", cwd=ws)
+    assert (ws / "lib" / ".git").is_file()
+    command = (f"cd lib && git init -q g && mv g/.git .g && rmdir g && {_hook(jail)} > .g/hooks/pre-commit && "
+               "chmod +x .g/hooks/pre-commit && printf 'gitdir: .g\\n' > .git; cat .git")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success
+    person_commits(ws / "lib", jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert "modules/lib" in (ws / "lib" / ".git").read_text()
+
+
+async def test_a_hook_in_a_submodules_own_git_folder_never_runs(jail: Jail) -> None:
+    ws = jail.workspace
+    library = jail.base / "library"
+    _git("init", "-q", str(library), cwd=jail.base)
+    _git("commit", "-q", "--allow-empty", "-m", "lib", cwd=library)
+    _git("submodule", "add", "-q", str(library), "lib", cwd=ws)
+    hooks = ws / ".git" / "modules" / "lib" / "hooks"
+    command = (f"mkdir -p {hooks}; {_hook(jail)} > {hooks}/pre-commit; chmod +x {hooks}/pre-commit; "
+               f"echo '[core]' >> .git/modules/lib/config; echo 'hooksPath = /tmp' >> .git/modules/lib/config")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success
+    person_commits(ws / "lib", jail)
+    assert hooks_ran(jail) == 0, result.output
+
+
+async def test_a_hook_planted_in_a_nested_repository_never_runs(jail: Jail) -> None:
+    nested = jail.workspace / "vendor" / "nested"
+    nested.mkdir(parents=True)
+    _git("init", "-q", ".", cwd=nested)
+    _assert_hook_would_run(jail, nested)
+    command = (f"{_hook(jail)} > vendor/nested/.git/hooks/pre-commit; chmod +x vendor/nested/.git/hooks/pre-commit; "
+               "ls vendor/nested/.git/hooks")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success
+    person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output
+
+
+async def test_a_nested_repositorys_config_cannot_be_changed(jail: Jail) -> None:
+    nested = jail.workspace / "nested"
+    nested.mkdir()
+    _git("init", "-q", ".", cwd=nested)
+    before = (nested / ".git" / "config").read_bytes()
+    hooks = jail.workspace / "evil-hooks"
+    command = (f"mkdir evil-hooks && {_hook(jail)} > evil-hooks/pre-commit && chmod +x evil-hooks/pre-commit && "
+               f"git -C nested config core.hooksPath {hooks}; echo '[core] hooksPath = {hooks}' >> nested/.git/config")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success
+    person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert (nested / ".git" / "config").read_bytes() == before
+
+
+async def test_a_nested_repository_moved_aside_and_rebuilt_runs_no_hook(jail: Jail) -> None:
+    nested = jail.workspace / "nested"
+    nested.mkdir()
+    _git("init", "-q", ".", cwd=nested)
+    command = (f"mv nested nested.old && git init -q nested && {_hook(jail)} > nested/.git/hooks/pre-commit && "
+               "chmod +x nested/.git/hooks/pre-commit")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output
+
+
+@pytest.mark.parametrize("how", ["git init", "by hand"])
+async def test_a_repository_the_command_creates_keeps_no_hook_or_config(jail: Jail, how: str) -> None:
+    make = ("git init -q made" if how == "git init" else
+            "mkdir -p made/.git/objects made/.git/refs/heads made/.git/hooks && echo 'ref: refs/heads/main' "
+            "> made/.git/HEAD")
+    command = (f"{make} && {_hook(jail)} > made/.git/hooks/pre-commit && chmod +x made/.git/hooks/pre-commit && "
+               "printf '[core]\\n\\tfsmonitor = true\\n' >> made/.git/config")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    made = jail.workspace / "made"
+    person_commits(made, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert not (made / ".git" / "hooks").exists() and not (made / ".git" / "config").exists()
+    planted = {(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]}
+    assert {("made/.git/hooks", "created"), ("made/.git/config", "created")} <= planted
+    assert "tried to plant" in result.output
+    kept = {p["path"]: Path(p["kept"]) for p in result.metadata["sandbox"]["planted"]}
+    assert (kept["made/.git/hooks"] / "pre-commit").is_file()  # put aside, not lost
+    assert not os.access(kept["made/.git/hooks"] / "pre-commit", os.X_OK) or os.getuid() == 0
+    assert (kept["made/.git/hooks"] / "pre-commit").stat().st_mode & 0o777 == 0o600
+    assert (made / ".git" / "HEAD").exists()  # the repository itself stays: only what runs code goes
+
+
+async def test_a_hooks_path_inside_the_workspace_is_protected_too(jail: Jail) -> None:
+    """A repository whose hooks live in the work tree (husky: ``core.hooksPath = .husky``)."""
+    ws = jail.workspace
+    _git("config", "core.hooksPath", ".husky", cwd=ws)
+    (ws / ".husky").mkdir()
+    (ws / ".husky" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (ws / ".husky" / "pre-commit").chmod(0o755)
+    command = f"{_hook(jail)} > .husky/pre-commit; {_hook(jail)} > .husky/commit-msg; chmod +x .husky/*"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert sorted(p.name for p in (ws / ".husky").iterdir()) == ["pre-commit"]
+
+
+async def test_ordinary_git_work_still_works_in_every_repository(jail: Jail) -> None:
+    nested = jail.workspace / "nested"
+    nested.mkdir()
+    _git("init", "-q", ".", cwd=nested)
+    command = ("for r in . nested; do (cd $r && echo x > f && git add f && "
+               "git -c user.name=t -c user.email=t@e commit -qm c && git branch b2 && git tag t1 && "
+               "git checkout -q b2 && git log --oneline | wc -l) || echo FAILED $r; done")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and "FAILED" not in result.output, result.output
+    assert result.metadata["sandbox"]["planted"] == []
+
+
+async def test_a_folder_the_command_makes_into_a_git_folder_runs_no_hook(jail: Jail) -> None:
+    """git takes a folder holding ``HEAD``, ``objects/`` and ``refs/`` for a repository of its own
+    (a bare one, or one with a work tree if its ``config`` says so): ``cd src && git commit``
+    would use its hooks and settings, not the workspace's."""
+    src = jail.workspace / "src"
+    src.mkdir()
+    command = (f"cd src && git init -q --bare . && {_hook(jail)} > hooks/pre-commit && chmod +x hooks/pre-commit"
+               " && git config core.bare false && git config core.worktree .. && git rev-parse --git-dir")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(src, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert not (src / "config").exists() and not (src / "hooks").exists()
+    planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
+    assert {"src/config", "src/hooks"} <= planted
+
+
+HIDE_FROM_THE_SEARCH = {
+    "a cache tag": "echo 'Signature: 8a477f597d28d172789f06886806bc55' > vendor/CACHEDIR.TAG",
+    "a virtual environment": "echo 'home = /usr/bin' > vendor/pyvenv.cfg",
+    "a git folder's look": "git init -q --bare vendor/x && mv vendor/x/HEAD vendor/x/objects vendor/x/refs vendor/",
+}
+
+
+@pytest.mark.parametrize("hide", list(HIDE_FROM_THE_SEARCH), ids=list(HIDE_FROM_THE_SEARCH))
+async def test_a_nested_repository_hidden_from_the_search_afterwards_runs_no_hook(jail: Jail, hide: str) -> None:
+    """What was watched before the command is looked at again after it, whether or not the
+    search still finds it (a folder made to look like one not entered)."""
+    nested = jail.workspace / "vendor" / "nested"
+    nested.mkdir(parents=True)
+    _git("init", "-q", ".", cwd=nested)
+    command = (f"{_hook(jail)} > vendor/nested/.git/hooks/pre-commit; chmod +x vendor/nested/.git/hooks/pre-commit; "
+               f"{HIDE_FROM_THE_SEARCH[hide]}")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output
+
+
+@pytest.mark.parametrize("where", ["the repository's", "the home folder's"])
+async def test_a_file_git_configuration_includes_cannot_name_a_hooks_folder(jail: Jail, where: str) -> None:
+    """Teams share settings with ``include.path``; dotfiles keep a ``~/.gitconfig.local``. Such a
+    file in the workspace is git configuration too: a hooks path planted in it, and the hooks
+    folder it names, do not stay."""
+    ws = jail.workspace
+    if where == "the repository's":
+        _git("config", "include.path", "../team.gitconfig", cwd=ws)
+        included = ws / "team.gitconfig"
+    else:
+        (jail.home / ".gitconfig").write_text(f"[include]\n\tpath = {ws}/local.gitconfig\n")
+        included = ws / "local.gitconfig"
+    included.write_text("[user]\n\tname = me\n")
+    hooks = ws / "tools" / "hooks"
+    command = (f"mkdir -p {hooks} && {_hook(jail)} > {hooks}/pre-commit && chmod +x {hooks}/pre-commit && "
+               f"printf '[core]\\n\\thooksPath = {hooks}\\n' >> {included.name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert included.read_text() == "[user]\n\tname = me\n"

