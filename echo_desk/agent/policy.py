@@ -70,7 +70,10 @@ def grant_problem(entry: RegisteredTool, risk: RiskLevel, scope: Scope) -> str:
     return ""
 
 
-class Verdict(enum.StrEnum):
+class ApprovalVerdict(enum.StrEnum):
+    """What a ruling says of a call: run it, ask the person, or refuse it (the rules' own
+    per-call answer is ``permissions.Verdict``, one input to the ruling)."""
+
     AUTO = "auto"
     ASK = "ask"
     DENY = "deny"
@@ -78,7 +81,7 @@ class Verdict(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Ruling:
-    verdict: Verdict
+    verdict: ApprovalVerdict
     provenance: str
     #: The rule or grant that decided (file + line, or grant id), when one did.
     deciding: Provenance | None = None
@@ -111,17 +114,17 @@ def approval_for(
         from echo_desk.agent.permissions.model import Effect  # loaded with the rules that spoke
 
         if said is Effect.DENY:
-            return Ruling(Verdict.DENY, why.describe(), why)
+            return Ruling(ApprovalVerdict.DENY, why.describe(), why)
     if preview is not None and any(is_protected(t) for t in preview.targets):
         return _PROTECTED
     if why is not None and said is not None:
         if said is Effect.ALLOW_IN_SANDBOX:
             if runs_in_sandbox(entry, preview):
-                return Ruling(Verdict.AUTO, f"{why.describe()}, runs in the sandbox", why)
+                return Ruling(ApprovalVerdict.AUTO, f"{why.describe()}, runs in the sandbox", why)
             # Not contained here (sandbox off, unavailable, or asked to leave it): the rule grants nothing.
-            return Ruling(Verdict.ASK, f"{why.describe()}, but runs outside the sandbox", why)
+            return Ruling(ApprovalVerdict.ASK, f"{why.describe()}, but runs outside the sandbox", why)
         if said is Effect.ASK or said is Effect.ALLOW:
-            return Ruling(Verdict.ASK if said is Effect.ASK else Verdict.AUTO, why.describe(), why)
+            return Ruling(ApprovalVerdict.ASK if said is Effect.ASK else ApprovalVerdict.AUTO, why.describe(), why)
     if policy is ToolPolicy.ALWAYS:
         return _ALWAYS
     if scope.conversation_allows(entry.name):
@@ -134,13 +137,13 @@ def approval_for(
 
 
 # The rulings that name no rule: one immutable value each, not one built per call.
-_NEVER = Ruling(Verdict.DENY, "settings: never")
-_PROTECTED = Ruling(Verdict.ASK, "protected target")
-_ALWAYS = Ruling(Verdict.AUTO, "settings: always allow")
-_CONVERSATION = Ruling(Verdict.AUTO, "allowed for this conversation")
-_ASK = Ruling(Verdict.ASK, "settings: ask")
-_TOOL_ASKS = Ruling(Verdict.ASK, "the tool always asks")
+_NEVER = Ruling(ApprovalVerdict.DENY, "settings: never")
+_PROTECTED = Ruling(ApprovalVerdict.ASK, "protected target")
+_ALWAYS = Ruling(ApprovalVerdict.AUTO, "settings: always allow")
+_CONVERSATION = Ruling(ApprovalVerdict.AUTO, "allowed for this conversation")
+_ASK = Ruling(ApprovalVerdict.ASK, "settings: ask")
+_TOOL_ASKS = Ruling(ApprovalVerdict.ASK, "the tool always asks")
 _RISK_DEFAULTS = {
-    level: Ruling(Verdict.AUTO if level is RiskLevel.READ else Verdict.ASK, f"risk default: {level.value}")
+    level: Ruling(ApprovalVerdict.AUTO if level is RiskLevel.READ else ApprovalVerdict.ASK, f"risk default: {level.value}")
     for level in RiskLevel
 }
