@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from echo_desk.agent.permissions import floor
@@ -103,6 +103,19 @@ class Rules:
     write: Sequence[Compiled] = ()
     read: Sequence[Compiled] = ()
     buckets: dict[str, Bucket] | None = None
+
+    def granting(self, grants: Sequence[Compiled], write_grants: Sequence[Compiled] = ()) -> Rules:
+        """These rules with the subject's grants, and the write grants beside the write rules
+        (for shell redirections). The rules' indexes are shared: the rules are the same."""
+        return replace(self, grants=list(grants), write=(*self.write, *write_grants))
+
+    def trying(self, pending: Sequence[Compiled]) -> Rules:
+        """These rules as they would be with ``pending`` allow rules active (an untrusted
+        workspace's, to say what trusting it would change)."""
+        plain = [c for c in pending if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
+        return Rules(deny=self.deny, ask=self.ask, allow=[*self.allow, *plain], grants=self.grants,
+                     sandbox_allow=[*self.sandbox_allow, *(c for c in pending if c not in plain)],
+                     write=self.write, read=self.read)
 
     def bucket(self, name: str) -> Bucket:
         """``deny`` / ``ask`` / ``allow`` / ``grants`` / ``sandbox_allow`` indexed by program (built once)."""

@@ -8,7 +8,6 @@ Rule patterns and reasons may come from a cloned repository: every one is shown 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from echo_desk.agent.permissions import (
     TrustChanged,
     TrustSnapshot,
 )
+from echo_desk.agent.permissions.rule_files import current_sha256
 from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled
 from echo_desk.ui.core import i18n_qt, theme
@@ -364,12 +364,13 @@ class RulesTab(QWidget):
         if self.validate().errors:
             return
         path = self.engine.user_file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            # Saving replaces the file whatever it holds now, as the editor always did.
+            self.engine.save_rules(path, text, expect_sha256=current_sha256(path))
+        except ValueError as exc:
+            self.validation.setText(_("Not changed: {error}").format(error=visible(str(exc), one_line=True)))
+            return
         self.saved_text = text
-        self.engine.refresh()
         self.validate()
         self.reload()
 
