@@ -31,15 +31,27 @@ def runs_in_sandbox(entry: RegisteredTool, preview: ToolPreview | None) -> bool:
     return any(t.kind == SANDBOX_TARGET and t.value == Placement.IN_SANDBOX for t in preview.targets)
 
 
-def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
+class EnabledBy(enum.StrEnum):
+    """What decided whether a tool is enabled."""
+
+    SOURCE_DISABLED = "source disabled"
+    TOOL_TOGGLE = "tool toggle"
+    PROFILE = "profile"
+
+
+def enabled_and_why(entry: RegisteredTool, settings: Settings) -> tuple[bool, EnabledBy]:
     """A source switched off as a group wins; then the tool's own toggle; then the profile."""
     if entry.source in settings.disabled_sources:
-        return False
+        return False, EnabledBy.SOURCE_DISABLED
     own = settings.tools.get(entry.name)  # not settings.tool(): no default model built per call
     explicit = own.enabled if own is not None else None
     if explicit is not None:
-        return explicit
-    return profile_includes(settings, entry.tool.capabilities)
+        return explicit, EnabledBy.TOOL_TOGGLE
+    return profile_includes(settings, entry.tool.capabilities), EnabledBy.PROFILE
+
+
+def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
+    return enabled_and_why(entry, settings)[0]
 
 
 def profile_includes(settings: Settings, capabilities: frozenset[str]) -> bool:
@@ -125,25 +137,51 @@ def approval_for(
             return Ruling(ApprovalVerdict.ASK, f"{why.describe()}, but runs outside the sandbox", why)
         if said is Effect.ASK or said is Effect.ALLOW:
             return Ruling(ApprovalVerdict.ASK if said is Effect.ASK else ApprovalVerdict.AUTO, why.describe(), why)
-    if policy is ToolPolicy.ALWAYS:
-        return _ALWAYS
-    if scope.conversation_allows(entry.name):
-        return _CONVERSATION
-    if policy is ToolPolicy.ASK:
-        return _ASK
-    if entry.tool.requires_approval:
-        return _TOOL_ASKS
-    return _RISK_DEFAULTS[risk]
+    return _DEFAULT_RULINGS[default_by(entry, risk, policy, scope)]
 
+
+class DefaultBy(enum.StrEnum):
+    """What decides a call when no rule, grant or protected target speaks (in this order)."""
+
+    NEVER = "settings: never"
+    ALWAYS = "settings: always allow"
+    CONVERSATION = "allowed for this conversation"  # only a call in a conversation that allowed it
+    ASK = "settings: ask"
+    TOOL_ASKS = "the tool always asks"
+    READ_RISK = "risk default: read"
+    WRITE_RISK = "risk default: write"
+    EXEC_RISK = "risk default: exec"
+
+    @property
+    def verdict(self) -> ApprovalVerdict:
+        if self is DefaultBy.NEVER:
+            return ApprovalVerdict.DENY
+        if self in (DefaultBy.ALWAYS, DefaultBy.CONVERSATION, DefaultBy.READ_RISK):
+            return ApprovalVerdict.AUTO
+        return ApprovalVerdict.ASK
+
+
+def default_by(entry: RegisteredTool, risk: RiskLevel, policy: ToolPolicy | None, scope: Scope | None) -> DefaultBy:
+    """The default-approval ladder, written once: settings Never, Always allow, allowed for this
+    conversation (``scope``; ``None``: no call's conversation), settings Ask, the tool always
+    asks, then the (effective) risk: read runs, write and exec ask."""
+    if policy is ToolPolicy.NEVER:
+        return DefaultBy.NEVER
+    if policy is ToolPolicy.ALWAYS:
+        return DefaultBy.ALWAYS
+    if scope is not None and scope.conversation_allows(entry.name):
+        return DefaultBy.CONVERSATION
+    if policy is ToolPolicy.ASK:
+        return DefaultBy.ASK
+    if entry.tool.requires_approval:
+        return DefaultBy.TOOL_ASKS
+    return _RISK_DEFAULT[risk]
+
+
+_RISK_DEFAULT = {RiskLevel.READ: DefaultBy.READ_RISK, RiskLevel.WRITE: DefaultBy.WRITE_RISK,
+                 RiskLevel.EXEC: DefaultBy.EXEC_RISK}
 
 # The rulings that name no rule: one immutable value each, not one built per call.
-_NEVER = Ruling(ApprovalVerdict.DENY, "settings: never")
+_DEFAULT_RULINGS = {by: Ruling(by.verdict, by.value) for by in DefaultBy}
+_NEVER = _DEFAULT_RULINGS[DefaultBy.NEVER]
 _PROTECTED = Ruling(ApprovalVerdict.ASK, "protected target")
-_ALWAYS = Ruling(ApprovalVerdict.AUTO, "settings: always allow")
-_CONVERSATION = Ruling(ApprovalVerdict.AUTO, "allowed for this conversation")
-_ASK = Ruling(ApprovalVerdict.ASK, "settings: ask")
-_TOOL_ASKS = Ruling(ApprovalVerdict.ASK, "the tool always asks")
-_RISK_DEFAULTS = {
-    level: Ruling(ApprovalVerdict.AUTO if level is RiskLevel.READ else ApprovalVerdict.ASK, f"risk default: {level.value}")
-    for level in RiskLevel
-}

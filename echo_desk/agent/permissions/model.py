@@ -11,8 +11,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from echo_desk.store.grants import Grant, GrantScope
+
+if TYPE_CHECKING:  # the settings' ladders (policy.py loads the settings model: not for a rules check)
+    from echo_desk.agent.policy import DefaultBy, EnabledBy
+    from echo_desk.tools.results import RiskLevel
 
 __all__ = ["Grant", "GrantScope"]  # re-exported: the rules API in one place
 
@@ -307,9 +312,9 @@ class ToolStanding:
 
     name: str
     enabled: bool
-    enabled_by: str
-    risk: str  # effective risk (read | write | exec), after the person's override for MCP tools
+    enabled_by: EnabledBy
+    risk: RiskLevel  # the effective risk, after the person's override for MCP tools
     default: Default
-    default_by: str
+    default_by: DefaultBy
     policy_explicit: bool
     rule_count: int = 0
