@@ -158,6 +158,7 @@ def approval_request(call: Call, params: Mapping[str, Any], preview: ToolPreview
         scope_id=scope.id,
         scope_label=scope.label,
         scope_chain=scope.chain,
+        scope_links=scope.links,
         arguments=visible,
         targets=targets,
         file_changes=changes,
