@@ -23,6 +23,7 @@ from echo_desk.agent.permissions.model import (
     Examples,
     Family,
     Part,
+    PartKind,
     Provenance,
     Suggestion,
     Verdict,
@@ -171,7 +172,7 @@ def resolve_paths(raw: str, where: floor.Where) -> list[Path]:
 
 
 def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compiled] | Rules, where: floor.Where,
-                 *, text: str, kind: str = "path") -> Verdict:
+                 *, text: str, kind: PartKind = PartKind.PATH) -> Verdict:
     """Deny if any form of the path matches a deny; allow only if every form matches an allow.
 
     The path may be a folder (a tool may list, delete, move or fill it): a deny or ask also
@@ -240,7 +241,7 @@ def simple_verdict(subject: Subject, rules: Rules) -> Verdict:
 
     text = (shown_url(subject.url) if subject.family is Family.FETCH else
             subject.connection or (f"{subject.server}/{subject.mcp_tool}" if subject.server else subject.tool))
-    kind = {Family.FETCH: "url", Family.MCP: "mcp", Family.DB: "db"}.get(subject.family, "tool")
+    kind = {Family.FETCH: PartKind.URL, Family.MCP: PartKind.MCP, Family.DB: PartKind.DB}.get(subject.family, PartKind.TOOL)
 
     def decided(effect: Effect, item: Compiled) -> Verdict:
         provenance = provenance_of(item)

@@ -249,6 +249,19 @@ class Opaque(enum.StrEnum):
     RUNS_OTHER_COMMAND = "runs_other_command"  # a wrapper whose command cannot be read (env -S, sh script.sh)
 
 
+class PartKind(enum.StrEnum):
+    """What one part of a call is: a command of the line, a redirection's target, a path, a
+    URL, an MCP call, a database statement, or the call of a tool as a whole."""
+
+    COMMAND = "command"
+    REDIRECT = "redirect"
+    PATH = "path"
+    URL = "url"
+    MCP = "mcp"
+    DB = "db"
+    TOOL = "tool"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Part:
     """The verdict for one collected sub-command (or one path/URL/redirect target).
@@ -260,7 +273,7 @@ class Part:
     effect: Effect | None  # None: nothing decided this part (the tool's defaults will)
     provenance: Provenance
     argv: tuple[str, ...] = ()
-    kind: str = "command"  # command | redirect | path | url | mcp | db | tool
+    kind: PartKind = PartKind.COMMAND
     opaque: Opaque | None = None
 
 
