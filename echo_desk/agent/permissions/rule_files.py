@@ -13,9 +13,10 @@ import os
 from pathlib import Path
 
 from echo_desk.agent.permissions.model import Layer
-from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write
-from echo_desk.common.fs import Resolved
-from echo_desk.tools.results import ToolError
+
+#: ``expect_sha256`` of a file that must not exist yet (``common.atomic.ABSENT``; written out
+#: here so a rules check, which never writes, does not load the writer).
+ABSENT = "absent"
 
 USER_FILE = "permissions.toml"
 WORKSPACE_DIR = ".echo-desk"
@@ -72,6 +73,10 @@ def write_rule_file(path: Path, data: str | bytes, *, expect_sha256: str) -> byt
     (``expect_sha256``, from ``read_rule_text``); returns the bytes written. Its folder (a
     workspace's ``.echo-desk``, the config folder) is created if missing. ``ValueError``, with
     the file untouched, on any failure."""
+    from echo_desk.common.atomic import ChangedSincePreview, atomic_write
+    from echo_desk.common.fs import Resolved
+    from echo_desk.tools.results import ToolError
+
     written = data.encode("utf-8") if isinstance(data, str) else data
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

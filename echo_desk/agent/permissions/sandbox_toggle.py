@@ -17,7 +17,7 @@ from pathlib import Path
 from echo_desk.agent.permissions.engine import PermissionEngine, workspace_files
 from echo_desk.agent.permissions.loader import rule_lines
 from echo_desk.agent.permissions.model import Effect, Layer
-from echo_desk.common.atomic import ABSENT
+from echo_desk.agent.permissions.rule_files import ABSENT
 
 TOOLS = ("shell", "run_command")
 PATTERN = "**"

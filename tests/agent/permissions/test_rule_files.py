@@ -73,3 +73,10 @@ def test_a_file_edited_after_it_was_read_is_not_written_over(setup: Setup) -> No
     _text, absent = read_rule_text(setup.config / "new.toml")
     path.unlink()
     assert write_rule_file(path, "# new\n", expect_sha256=absent) == b"# new\n"
+
+
+def test_the_absent_marker_is_the_writers_own() -> None:
+    from echo_desk.agent.permissions import rule_files
+    from echo_desk.common import atomic
+
+    assert rule_files.ABSENT == atomic.ABSENT  # spelt out so a rules check never loads the writer
