@@ -28,14 +28,7 @@ from echo_desk.agent.host import Host
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
 from echo_desk.agent.pipeline.audit_record import record_call
-from echo_desk.agent.pipeline.call import (
-    Call,
-    CallRecord,
-    CallStopped,
-    Services,
-    StatusCallback,
-    ignore_status,
-)
+from echo_desk.agent.pipeline.call import Call, CallRecord, CallStopped, StatusCallback, ignore_status
 from echo_desk.agent.pipeline.checks import acquire_breaker, admitted, parsed_arguments
 from echo_desk.agent.pipeline.execution import Kept, preview_on_worker, run_preview, run_with_retries
 from echo_desk.agent.registry import ToolRegistry
@@ -113,8 +106,7 @@ class Dispatcher:
                 host=host,
                 scope=scope,
             )
-            call = Call(record, entry, risk, params, ctx, host, on_status,
-                        Services(self.settings, self.breakers, self.workers, self.permissions, self.undo))
+            call = Call(record, entry, risk, params, ctx, host, on_status, self)
             result = await self._approve_and_run(call)
         finally:
             if not record.ran:

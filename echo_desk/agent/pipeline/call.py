@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from echo_desk.agent.status import ToolStatus
 from echo_desk.tools.results import ErrorKind, RiskLevel
@@ -50,9 +50,8 @@ class CallStopped(Exception):
         self.metadata = metadata
 
 
-@dataclass(frozen=True, slots=True)
-class Services:
-    """The dispatcher's collaborators as they stand when the call starts."""
+class Services(Protocol):
+    """What the steps use of the dispatcher (the ``Dispatcher`` itself: nothing is copied per call)."""
 
     settings: SettingsStore
     breakers: BreakerBoard
