@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from echo_desk.agent.dispatcher import _Call
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import Effect, PermissionEngine
 from echo_desk.agent.permissions.shell import analyse
+from echo_desk.agent.pipeline.approval import rules_verdict
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
 from echo_desk.store.grants import GrantStore
@@ -116,8 +116,7 @@ def dispatch_figures(base: Path) -> None:
     call = ToolCall(id="c", name="echo_text", arguments=json.dumps({"text": "hi"}))
     entry = runtime.registry.get("echo_text")
     assert entry is not None
-    state = _Call(call=call, scope=scope, started=0.0)
-    step = timed(lambda: runtime.dispatcher._rules_verdict(state, entry, {"text": "hi"}), 20000)
+    step = timed(lambda: rules_verdict(engine, scope, entry, {"text": "hi"}), 20000)
 
     async def calls(n: int) -> list[float]:
         samples = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from echo_desk.agent.scope import ScopeLink
 from echo_desk.agent.sources import BUILTIN, ToolSource
 from echo_desk.agent.subagents import SpawnGrants
 from echo_desk.common.visible_text import any_hidden, has_hidden
@@ -72,7 +73,15 @@ class ApprovalRequest:
     not_restorable: tuple[str, ...] = ()
     #: The MCP client asking through the gateway (its key); empty when Echo Desk's own agent asks.
     client: str = ""
+    #: ``scope_chain`` typed: which link is a sub-agent, with its goal (see ``links``).
+    scope_links: tuple[ScopeLink, ...] = ()
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)
+
+    @property
+    def links(self) -> tuple[ScopeLink, ...]:
+        """The scope chain as typed links (from ``scope_chain`` alone when none were given: then
+        no link is taken for a sub-agent)."""
+        return self.scope_links or tuple(ScopeLink(label) for label in self.scope_chain)
 
     def hides_text(self, *, with_diffs: bool = True) -> bool:
         """Whether anything shown (targets, arguments, summary, paths, diffs) holds a hidden

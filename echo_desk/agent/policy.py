@@ -31,15 +31,27 @@ def runs_in_sandbox(entry: RegisteredTool, preview: ToolPreview | None) -> bool:
     return any(t.kind == SANDBOX_TARGET and t.value == Placement.IN_SANDBOX for t in preview.targets)
 
 
-def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
+class EnabledBy(enum.StrEnum):
+    """What decided whether a tool is enabled."""
+
+    SOURCE_DISABLED = "source disabled"
+    TOOL_TOGGLE = "tool toggle"
+    PROFILE = "profile"
+
+
+def enabled_and_why(entry: RegisteredTool, settings: Settings) -> tuple[bool, EnabledBy]:
     """A source switched off as a group wins; then the tool's own toggle; then the profile."""
     if entry.source in settings.disabled_sources:
-        return False
+        return False, EnabledBy.SOURCE_DISABLED
     own = settings.tools.get(entry.name)  # not settings.tool(): no default model built per call
     explicit = own.enabled if own is not None else None
     if explicit is not None:
-        return explicit
-    return profile_includes(settings, entry.tool.capabilities)
+        return explicit, EnabledBy.TOOL_TOGGLE
+    return profile_includes(settings, entry.tool.capabilities), EnabledBy.PROFILE
+
+
+def is_enabled(entry: RegisteredTool, settings: Settings) -> bool:
+    return enabled_and_why(entry, settings)[0]
 
 
 def profile_includes(settings: Settings, capabilities: frozenset[str]) -> bool:
@@ -70,7 +82,10 @@ def grant_problem(entry: RegisteredTool, risk: RiskLevel, scope: Scope) -> str:
     return ""
 
 
-class Verdict(enum.StrEnum):
+class ApprovalVerdict(enum.StrEnum):
+    """What a ruling says of a call: run it, ask the person, or refuse it (the rules' own
+    per-call answer is ``permissions.Verdict``, one input to the ruling)."""
+
     AUTO = "auto"
     ASK = "ask"
     DENY = "deny"
@@ -78,7 +93,7 @@ class Verdict(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Ruling:
-    verdict: Verdict
+    verdict: ApprovalVerdict
     provenance: str
     #: The rule or grant that decided (file + line, or grant id), when one did.
     deciding: Provenance | None = None
@@ -111,36 +126,62 @@ def approval_for(
         from echo_desk.agent.permissions.model import Effect  # loaded with the rules that spoke
 
         if said is Effect.DENY:
-            return Ruling(Verdict.DENY, why.describe(), why)
+            return Ruling(ApprovalVerdict.DENY, why.describe(), why)
     if preview is not None and any(is_protected(t) for t in preview.targets):
         return _PROTECTED
     if why is not None and said is not None:
         if said is Effect.ALLOW_IN_SANDBOX:
             if runs_in_sandbox(entry, preview):
-                return Ruling(Verdict.AUTO, f"{why.describe()}, runs in the sandbox", why)
+                return Ruling(ApprovalVerdict.AUTO, f"{why.describe()}, runs in the sandbox", why)
             # Not contained here (sandbox off, unavailable, or asked to leave it): the rule grants nothing.
-            return Ruling(Verdict.ASK, f"{why.describe()}, but runs outside the sandbox", why)
+            return Ruling(ApprovalVerdict.ASK, f"{why.describe()}, but runs outside the sandbox", why)
         if said is Effect.ASK or said is Effect.ALLOW:
-            return Ruling(Verdict.ASK if said is Effect.ASK else Verdict.AUTO, why.describe(), why)
-    if policy is ToolPolicy.ALWAYS:
-        return _ALWAYS
-    if scope.conversation_allows(entry.name):
-        return _CONVERSATION
-    if policy is ToolPolicy.ASK:
-        return _ASK
-    if entry.tool.requires_approval:
-        return _TOOL_ASKS
-    return _RISK_DEFAULTS[risk]
+            return Ruling(ApprovalVerdict.ASK if said is Effect.ASK else ApprovalVerdict.AUTO, why.describe(), why)
+    return _DEFAULT_RULINGS[default_by(entry, risk, policy, scope)]
 
+
+class DefaultBy(enum.StrEnum):
+    """What decides a call when no rule, grant or protected target speaks (in this order)."""
+
+    NEVER = "settings: never"
+    ALWAYS = "settings: always allow"
+    CONVERSATION = "allowed for this conversation"  # only a call in a conversation that allowed it
+    ASK = "settings: ask"
+    TOOL_ASKS = "the tool always asks"
+    READ_RISK = "risk default: read"
+    WRITE_RISK = "risk default: write"
+    EXEC_RISK = "risk default: exec"
+
+    @property
+    def verdict(self) -> ApprovalVerdict:
+        if self is DefaultBy.NEVER:
+            return ApprovalVerdict.DENY
+        if self in (DefaultBy.ALWAYS, DefaultBy.CONVERSATION, DefaultBy.READ_RISK):
+            return ApprovalVerdict.AUTO
+        return ApprovalVerdict.ASK
+
+
+def default_by(entry: RegisteredTool, risk: RiskLevel, policy: ToolPolicy | None, scope: Scope | None) -> DefaultBy:
+    """The default-approval ladder, written once: settings Never, Always allow, allowed for this
+    conversation (``scope``; ``None``: no call's conversation), settings Ask, the tool always
+    asks, then the (effective) risk: read runs, write and exec ask."""
+    if policy is ToolPolicy.NEVER:
+        return DefaultBy.NEVER
+    if policy is ToolPolicy.ALWAYS:
+        return DefaultBy.ALWAYS
+    if scope is not None and scope.conversation_allows(entry.name):
+        return DefaultBy.CONVERSATION
+    if policy is ToolPolicy.ASK:
+        return DefaultBy.ASK
+    if entry.tool.requires_approval:
+        return DefaultBy.TOOL_ASKS
+    return _RISK_DEFAULT[risk]
+
+
+_RISK_DEFAULT = {RiskLevel.READ: DefaultBy.READ_RISK, RiskLevel.WRITE: DefaultBy.WRITE_RISK,
+                 RiskLevel.EXEC: DefaultBy.EXEC_RISK}
 
 # The rulings that name no rule: one immutable value each, not one built per call.
-_NEVER = Ruling(Verdict.DENY, "settings: never")
-_PROTECTED = Ruling(Verdict.ASK, "protected target")
-_ALWAYS = Ruling(Verdict.AUTO, "settings: always allow")
-_CONVERSATION = Ruling(Verdict.AUTO, "allowed for this conversation")
-_ASK = Ruling(Verdict.ASK, "settings: ask")
-_TOOL_ASKS = Ruling(Verdict.ASK, "the tool always asks")
-_RISK_DEFAULTS = {
-    level: Ruling(Verdict.AUTO if level is RiskLevel.READ else Verdict.ASK, f"risk default: {level.value}")
-    for level in RiskLevel
-}
+_DEFAULT_RULINGS = {by: Ruling(by.verdict, by.value) for by in DefaultBy}
+_NEVER = _DEFAULT_RULINGS[DefaultBy.NEVER]
+_PROTECTED = Ruling(ApprovalVerdict.ASK, "protected target")

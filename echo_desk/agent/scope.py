@@ -9,6 +9,23 @@ from pathlib import Path
 from echo_desk.tools.context import ToolExecutionContext
 from echo_desk.tools.results import RiskLevel
 
+#: How much of a sub-agent's goal its label holds (the audit's scope chain, the dialog).
+GOAL_IN_LABEL = 60
+
+
+@dataclass(frozen=True)
+class ScopeLink:
+    """One scope of a chain as the person is shown it: its label and, for a sub-agent, the goal
+    its label names ('' for a conversation's own scope)."""
+
+    label: str
+    subagent_goal: str = ""
+
+
+def subagent_label(goal: str) -> str:
+    """A sub-agent scope's label (English: the audit log keeps it)."""
+    return f"sub-agent: {goal[:GOAL_IN_LABEL]}"
+
 
 @dataclass
 class Scope:
@@ -78,6 +95,16 @@ class Scope:
             names.append(scope.label or scope.id)
             scope = scope.parent
         return tuple(reversed(names))
+
+    @property
+    def links(self) -> tuple[ScopeLink, ...]:
+        """``chain`` as typed links: which of them is a sub-agent, and its goal."""
+        found: list[ScopeLink] = []
+        scope: Scope | None = self
+        while scope is not None:
+            found.append(ScopeLink(scope.label or scope.id, scope.goal[:GOAL_IN_LABEL]))
+            scope = scope.parent
+        return tuple(reversed(found))
 
     def conversation_allows(self, tool_name: str) -> bool:
         """Whether the person said "allow for this conversation" for this tool (at the root)."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.agent.scope import Scope
+from echo_desk.agent.scope import Scope, subagent_label
 from echo_desk.tools.results import RiskLevel, ToolPreview
 
 DEFAULT_SUBAGENT_TURNS = 10
@@ -194,7 +194,7 @@ def narrow(
 
 def child_scope(parent: Scope, manifest: Manifest, grants: Grants, *, now: float | None = None) -> Scope:
     now = time.monotonic() if now is None else now
-    label = f"sub-agent: {manifest.goal[:60]}"
+    label = subagent_label(manifest.goal)
     return Scope(
         label=label,
         goal=manifest.goal,

@@ -130,7 +130,7 @@ def _provenance(p: Provenance | None) -> dict[str, Any] | None:
 
 
 def _part(part: Part) -> dict[str, Any]:
-    return {"text": part.text, "kind": part.kind, "verdict": part.effect.value if part.effect else None,
+    return {"text": part.text, "kind": part.kind.value, "verdict": part.effect.value if part.effect else None,
             "opaque": part.opaque.value if part.opaque else None, "decided_by": _provenance(part.provenance)}
 
 

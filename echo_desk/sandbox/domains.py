@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -47,19 +48,41 @@ def _is_local_name(host: str) -> bool:
 
 @dataclass(frozen=True)
 class DomainRule:
+    """``name`` (IDNA form), and whether the rule means the names under it (``*.name``) instead."""
+
     name: str
     subdomains: bool
 
     @classmethod
-    def parse(cls, text: str) -> DomainRule:
+    def parse_pattern(cls, text: str) -> DomainRule:
+        """The one grammar of a domain, for fetch rules (``domain:…``) and the sandbox's list:
+        ``name`` or ``*.name``, any case, a trailing dot, Unicode written as its IDNA form; each
+        label letters, digits and inner hyphens; not an IP address, no numeric last label, no
+        invisible or control character."""
         raw = text.strip()
         subdomains = raw.startswith("*.")
-        name = normalize_host(raw[2:] if subdomains else raw)
+        body = raw[2:] if subdomains else raw
+        name = "" if any(unicodedata.category(c)[0] in "CZ" for c in body) else normalize_host(body)
         labels = name.split(".")
-        if (not name or is_ip(name) or len(labels) < 2 or not all(_LABEL.match(label) for label in labels)
-                or _is_local_name(name) or labels[-1].isdigit()):
+        if not name or is_ip(name) or not all(_LABEL.match(label) for label in labels) or labels[-1].isdigit():
             raise BadDomain(f"{text!r} is not a domain such as example.com or *.example.com")
         return cls(name, subdomains)
+
+    @classmethod
+    def parse(cls, text: str) -> DomainRule:
+        """An entry of the sandbox's allowed domains: a pattern (``parse_pattern``) that
+        ``reaches_outside`` — the proxy could never reach anything else."""
+        rule = cls.parse_pattern(text)
+        if not rule.reaches_outside:
+            raise BadDomain(f"{text!r} is not a domain such as example.com or *.example.com")
+        return rule
+
+    @property
+    def reaches_outside(self) -> bool:
+        """Names hosts on the internet: two labels or more, not this computer or a local network
+        (``localhost``, ``*.local``...). A fetch rule may still name those (to deny them, say);
+        ``fetch_url`` asks before fetching them whatever a rule allows."""
+        return "." in self.name and not _is_local_name(self.name)
 
     def matches(self, host: str) -> bool:
         if self.subdomains:

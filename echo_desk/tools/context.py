@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from echo_desk.tools.host import NullToolHost, ToolHost
-from echo_desk.tools.results import Target, ToolPreview
+from echo_desk.tools.results import Target, TargetKind, ToolPreview
 
 
 class CancelledByUser(Exception):
@@ -105,7 +105,7 @@ class ToolExecutionContext:
         """Send partial output of a stream-capable tool to the card showing this call."""
         self.host.tool_output(self.call_id, text)
 
-    def approved_protected_targets(self, kind: str) -> tuple[Target, ...]:
+    def approved_protected_targets(self, kind: TargetKind | str) -> tuple[Target, ...]:
         """The protected targets of ``kind`` the person saw and approved for this very call.
 
         A tool acts on a protected target (``Target.protections``) only if it is in here: an

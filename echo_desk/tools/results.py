@@ -152,20 +152,45 @@ class ToolError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, kw_only=True)
+class TargetKind(enum.StrEnum):
+    """What a ``Target`` is (a plain string of these values is accepted and read as one)."""
+
+    PATH = "path"
+    COMMAND = "command"
+    URL = "url"
+    SERVER = "server"
+    DATABASE = "database"
+    #: Where a command runs (``value``: a ``Placement``); said by the shell tool.
+    SANDBOX = "sandbox"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, init=False)
 class Target:
     """Something a call will touch, shown in full to the person approving it.
 
-    ``kind`` is one of ``path``, ``command``, ``url``, ``server``, ``database`` or ``other``;
-    ``value`` is the full absolute path, command line, URL...; ``detail`` adds context such
-    as the working directory of a command. ``protections`` says why the target always needs the
-    person's own approval (empty: it does not).
+    ``kind`` is a ``TargetKind`` (``path``, ``command``, ``url``, ``server``, ``database`` or
+    ``other``; given as a string of one of those, it is read as that kind, and any other
+    string is refused); ``value`` is the full absolute path, command line, URL...; ``detail``
+    adds context such as the working directory of a command. ``protections`` says why the target
+    always needs the person's own approval (empty: it does not).
     """
 
-    kind: str
+    kind: TargetKind
     value: str
     detail: str = ""
     protections: tuple[Protection, ...] = ()
+
+    def __init__(self, *, kind: TargetKind | str, value: str, detail: str = "",
+                 protections: tuple[Protection, ...] = ()) -> None:
+        try:
+            typed = TargetKind(kind)
+        except ValueError:
+            raise ValueError(f"Target.kind {kind!r} is not one of: {', '.join(TargetKind)}") from None
+        object.__setattr__(self, "kind", typed)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "detail", detail)
+        object.__setattr__(self, "protections", protections)
 
     @property
     def full_detail(self) -> str:
@@ -176,7 +201,7 @@ class Target:
 
 #: ``Target.kind`` of the line saying where a command runs: ``value`` is a ``Placement``,
 #: ``detail`` the network it gets (outside, ``protections`` says why it runs there).
-SANDBOX_TARGET = "sandbox"
+SANDBOX_TARGET = TargetKind.SANDBOX
 
 
 class Placement(enum.StrEnum):

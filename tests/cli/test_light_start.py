@@ -50,3 +50,4 @@ def test_a_rules_command_runs_on_the_rules_engine_alone(tmp_path: Path, argv: li
     modules = _loaded_after(code, tmp_path)
     assert "echo_desk.agent.permissions.engine" in modules  # it did ask the engine
     assert _heavy(modules) == []
+    assert "echo_desk.common.atomic" not in modules  # the rule files' writer: only when one is written

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 HEAVY = ("echo_desk.builtins", "echo_desk.runtime", "echo_desk.agent.dispatcher", "echo_desk.mcp", "echo_desk.providers",
-         "echo_desk.store.settings", "httpx", "mcp", "pydantic", "qasync")
+         "echo_desk.store.settings", "httpx", "mcp", "pydantic", "qasync", "pygments")
 
 CODE = """
 import json, sys

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from echo_desk.agent.permissions import floor
@@ -23,6 +23,7 @@ from echo_desk.agent.permissions.model import (
     Examples,
     Family,
     Part,
+    PartKind,
     Provenance,
     Suggestion,
     Verdict,
@@ -104,6 +105,19 @@ class Rules:
     read: Sequence[Compiled] = ()
     buckets: dict[str, Bucket] | None = None
 
+    def granting(self, grants: Sequence[Compiled], write_grants: Sequence[Compiled] = ()) -> Rules:
+        """These rules with the subject's grants, and the write grants beside the write rules
+        (for shell redirections). The rules' indexes are shared: the rules are the same."""
+        return replace(self, grants=list(grants), write=(*self.write, *write_grants))
+
+    def trying(self, pending: Sequence[Compiled]) -> Rules:
+        """These rules as they would be with ``pending`` allow rules active (an untrusted
+        workspace's, to say what trusting it would change)."""
+        plain = [c for c in pending if c.rule is None or c.rule.effect is not Effect.ALLOW_IN_SANDBOX]
+        return Rules(deny=self.deny, ask=self.ask, allow=[*self.allow, *plain], grants=self.grants,
+                     sandbox_allow=[*self.sandbox_allow, *(c for c in pending if c not in plain)],
+                     write=self.write, read=self.read)
+
     def bucket(self, name: str) -> Bucket:
         """``deny`` / ``ask`` / ``allow`` / ``grants`` / ``sandbox_allow`` indexed by program (built once)."""
         if self.buckets is None:
@@ -158,7 +172,7 @@ def resolve_paths(raw: str, where: floor.Where) -> list[Path]:
 
 
 def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compiled] | Rules, where: floor.Where,
-                 *, text: str, kind: str = "path") -> Verdict:
+                 *, text: str, kind: PartKind = PartKind.PATH) -> Verdict:
     """Deny if any form of the path matches a deny; allow only if every form matches an allow.
 
     The path may be a folder (a tool may list, delete, move or fill it): a deny or ask also
@@ -227,7 +241,7 @@ def simple_verdict(subject: Subject, rules: Rules) -> Verdict:
 
     text = (shown_url(subject.url) if subject.family is Family.FETCH else
             subject.connection or (f"{subject.server}/{subject.mcp_tool}" if subject.server else subject.tool))
-    kind = {Family.FETCH: "url", Family.MCP: "mcp", Family.DB: "db"}.get(subject.family, "tool")
+    kind = {Family.FETCH: PartKind.URL, Family.MCP: PartKind.MCP, Family.DB: PartKind.DB}.get(subject.family, PartKind.TOOL)
 
     def decided(effect: Effect, item: Compiled) -> Verdict:
         provenance = provenance_of(item)

@@ -17,7 +17,7 @@ from typing import Any
 import pathspec
 
 from echo_desk.agent.permissions.tokens import Match, PatternError
-from echo_desk.sandbox.domains import DomainRule, is_ip
+from echo_desk.sandbox.domains import BadDomain, DomainRule, is_ip
 from echo_desk.sandbox.urls import BadUrl, canonical_path_prefix, canonical_url, path_readings
 
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -99,8 +99,7 @@ class FetchPattern:
     without one clear reading is ``MAYBE``: no allow, and a deny asks."""
 
     text: str
-    host: str
-    wildcard: bool
+    domain: DomainRule
     method: str | None
     path_prefix: str | None
 
@@ -112,7 +111,7 @@ class FetchPattern:
         if is_ip(sent.host):
             return Match.NO
         # The same host matching as the sandbox's allowed domains (one copy, in the leaf package).
-        if not DomainRule(self.host, self.wildcard).matches(sent.host):
+        if not self.domain.matches(sent.host):
             return Match.NO
         if self.method is not None and method.upper() != self.method:
             return Match.NO
@@ -135,16 +134,15 @@ def compile_fetch(text: str) -> FetchPattern:
     words = text.split()
     if not words or not words[0].startswith("domain:"):
         raise PatternError(f"fetch pattern {text!r} must start with domain:<host>")
-    host = words[0][len("domain:"):].rstrip(".").lower()
-    wildcard = host.startswith("*.")
-    if wildcard:
-        host = host[2:]
-    if not host or "*" in host or "/" in host or ":" in host:
-        raise PatternError(f"fetch pattern {text!r}: the domain must be a host name (optionally *.host)")
-    if is_ip(host.strip("[]")):
+    # The domain in the one grammar the sandbox's list uses too (``DomainRule.parse_pattern``).
+    written = words[0][len("domain:"):]
+    bare = written.rstrip(".").lower()
+    if is_ip((bare[2:] if bare.startswith("*.") else bare).strip("[]")):
         raise PatternError(f"fetch pattern {text!r}: an IP address is not a domain (bare IPs never match)")
-    if not host.isascii():
-        raise PatternError(f"fetch pattern {text!r}: write the domain in ASCII (punycode, xn--…)")
+    try:
+        domain = DomainRule.parse_pattern(written)
+    except BadDomain:
+        raise PatternError(f"fetch pattern {text!r}: the domain must be a host name (optionally *.host)") from None
     method: str | None = None
     prefix: str | None = None
     for w in words[1:]:
@@ -157,7 +155,7 @@ def compile_fetch(text: str) -> FetchPattern:
                 raise PatternError(f"fetch pattern {text!r}: {exc}") from None
         else:
             raise PatternError(f"fetch pattern {text!r}: unexpected {w!r} (expected a method or a /path prefix)")
-    return FetchPattern(text=text, host=host, wildcard=wildcard, method=method, path_prefix=prefix)
+    return FetchPattern(text=text, domain=domain, method=method, path_prefix=prefix)
 
 
 @dataclass(frozen=True)

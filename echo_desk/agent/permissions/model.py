@@ -11,8 +11,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from echo_desk.store.grants import Grant, GrantScope
+
+if TYPE_CHECKING:  # the settings' ladders (policy.py loads the settings model: not for a rules check)
+    from echo_desk.agent.policy import DefaultBy, EnabledBy
+    from echo_desk.tools.results import RiskLevel
 
 __all__ = ["Grant", "GrantScope"]  # re-exported: the rules API in one place
 
@@ -244,6 +249,19 @@ class Opaque(enum.StrEnum):
     RUNS_OTHER_COMMAND = "runs_other_command"  # a wrapper whose command cannot be read (env -S, sh script.sh)
 
 
+class PartKind(enum.StrEnum):
+    """What one part of a call is: a command of the line, a redirection's target, a path, a
+    URL, an MCP call, a database statement, or the call of a tool as a whole."""
+
+    COMMAND = "command"
+    REDIRECT = "redirect"
+    PATH = "path"
+    URL = "url"
+    MCP = "mcp"
+    DB = "db"
+    TOOL = "tool"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Part:
     """The verdict for one collected sub-command (or one path/URL/redirect target).
@@ -255,7 +273,7 @@ class Part:
     effect: Effect | None  # None: nothing decided this part (the tool's defaults will)
     provenance: Provenance
     argv: tuple[str, ...] = ()
-    kind: str = "command"  # command | redirect | path | url | mcp | db | tool
+    kind: PartKind = PartKind.COMMAND
     opaque: Opaque | None = None
 
 
@@ -307,9 +325,9 @@ class ToolStanding:
 
     name: str
     enabled: bool
-    enabled_by: str
-    risk: str  # effective risk (read | write | exec), after the person's override for MCP tools
+    enabled_by: EnabledBy
+    risk: RiskLevel  # the effective risk, after the person's override for MCP tools
     default: Default
-    default_by: str
+    default_by: DefaultBy
     policy_explicit: bool
     rule_count: int = 0

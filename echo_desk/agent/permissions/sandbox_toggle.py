@@ -9,14 +9,15 @@ the page, the rules tab, ``echo-desk rules`` and the dispatcher read one source 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tomllib
 from pathlib import Path
 
 from echo_desk.agent.permissions.engine import PermissionEngine, workspace_files
 from echo_desk.agent.permissions.loader import rule_lines
-from echo_desk.agent.permissions.model import Effect, Layer, Severity
-from echo_desk.store.private import write_private
+from echo_desk.agent.permissions.model import Effect, Layer
+from echo_desk.agent.permissions.rule_files import ABSENT
 
 TOOLS = ("shell", "run_command")
 PATTERN = "**"
@@ -44,9 +45,10 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     edited safely: then nothing is written."""
     path, layer = toggle_file(engine, workspace)
     try:
-        raw = path.read_bytes()  # read once: what is checked is what is edited
+        raw = path.read_bytes()  # read once: what is checked is what is edited (and written over)
+        read_sha = hashlib.sha256(raw).hexdigest()
     except FileNotFoundError:
-        raw = b""
+        raw, read_sha = b"", ABSENT
     try:
         old = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -63,12 +65,7 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
         new = _without_toggle_rules(old, path)
         if new == old:
             return
-    report = engine.validate(new, path=path, layer=layer)
-    errors = [p for p in report.problems if p.severity is Severity.ERROR]
-    if errors:
-        raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
-    written = new.encode("utf-8")
-    write_private(path, written)
+    written = engine.save_rules(path, new, expect_sha256=read_sha, layer=layer)
     if workspace is not None:
         engine.trust_own_edit(Path(workspace), written)  # exactly what was written, not what is there now
     else:

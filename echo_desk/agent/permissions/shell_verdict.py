@@ -39,6 +39,7 @@ from echo_desk.agent.permissions.model import (
     Layer,
     Opaque,
     Part,
+    PartKind,
     Provenance,
     Rule,
     RuleSource,
@@ -78,7 +79,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
     for redirect in analysis.redirects:
         parts.append(judge.redirect_part(redirect))
     if analysis.opaque is not None:
-        parts.append(Part(text=subject.command[:200], effect=Effect.ASK, kind="command", opaque=analysis.opaque,
+        parts.append(Part(text=subject.command[:200], effect=Effect.ASK, kind=PartKind.COMMAND, opaque=analysis.opaque,
                           provenance=Provenance(kind=Decider.OPAQUE, detail=analysis.opaque.value)))
     suggestions = _suggestions(analysis, undecided, judge) if suggest else ()
     return combine(parts, suggestions, opaque_line=analysis.opaque is not None)
@@ -421,7 +422,7 @@ class _Judge:
             lexical = Path(os.path.normpath(cwd / text))
             paths += [lexical, Path(os.path.realpath(lexical))]
         verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
-                               kind="redirect")
+                               kind=PartKind.REDIRECT)
         effect = verdict.effect
         provenance = verdict.parts[0].provenance
         if not redirect.write and effect is None and (not text.startswith("/dev/") or text in READABLE_DEVICES):
@@ -439,7 +440,7 @@ class _Judge:
     def redirect_part(self, redirect: Redirect) -> Part:
         effect, provenance = self.redirect_effect(redirect)
         opaque = Opaque.DYNAMIC_ARGUMENT if redirect.target.value is None else None
-        return Part(text=redirect.text, effect=effect, kind="redirect", provenance=provenance, opaque=opaque)
+        return Part(text=redirect.text, effect=effect, kind=PartKind.REDIRECT, provenance=provenance, opaque=opaque)
 
 
 _Decided = tuple[Effect, Provenance, Opaque | None]

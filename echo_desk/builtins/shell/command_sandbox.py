@@ -15,6 +15,7 @@ from pathlib import Path
 
 from echo_desk import sandbox
 from echo_desk.common.diffs import quote_path
+from echo_desk.i18n import N_, Deferred
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import paths
@@ -23,6 +24,15 @@ from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionRea
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
+
+
+def network_detail(domains: Iterable[str]) -> str:
+    """The sandbox target's network line: English for the model and the terminal, carrying its
+    message id and the domains for the dialog (a ``Deferred``: nothing parses the English back)."""
+    listed = ", ".join(domains)
+    if not listed:
+        return Deferred(NO_NETWORK, N_("no network"))
+    return Deferred(ONLY_DOMAINS + listed, N_("network only to: {domains}"), {"domains": listed})
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ class CommandPlan:
 
     @property
     def network(self) -> str:
-        return ONLY_DOMAINS + ", ".join(self.domains) if self.domains else NO_NETWORK
+        return network_detail(self.domains)
 
     @property
     def target(self) -> Target | None:

@@ -333,7 +333,7 @@ class ApprovalDialog(QDialog):
         colour = risk_colour(r.risk.value)
         self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")
         self.scope_label.setText(_("Asked by:"))
-        chain = " › ".join(scope_names(r.scope_chain)) if r.scope_chain else (r.scope_label or r.scope_id)
+        chain = " › ".join(scope_names(r.links)) if r.scope_chain else (r.scope_label or r.scope_id)
         if client:  # not a conversation of Echo Desk's: another program's agent
             chain = _("{client} (an MCP client, through Echo Desk's gateway)").format(client=client)
         self.scope_value.setText(visible(chain, one_line=True))

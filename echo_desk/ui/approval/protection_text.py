@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from echo_desk.i18n import N_, _, aside, clause_text, list_text, shown
 from echo_desk.tools import Protection, ProtectionReason, Target
-from echo_desk.ui.core.labels import SANDBOX_NETWORK, SANDBOX_ONLY_DOMAINS
 
 #: Every reason's message id; the named facts are ``{count}``, ``{host}``, ``{addresses}``.
 REASON_TEXTS: dict[ProtectionReason, str] = {
@@ -51,9 +50,7 @@ def shown_detail(target: Target) -> str:
 
 def _context_text(detail: str) -> str:
     if shown(detail) is not detail:
-        return shown(detail)  # built by the engine with deferred(): in the language of the moment
-    if detail in SANDBOX_NETWORK:
-        return _(SANDBOX_NETWORK[detail])
-    if detail.startswith(SANDBOX_ONLY_DOMAINS):
-        return _("network only to: {domains}").format(domains=detail[len(SANDBOX_ONLY_DOMAINS):])
+        # Built by the tool as a Deferred (a file tool's role, the sandbox's network): in the
+        # language of the moment, from its message id, never parsed out of the English.
+        return shown(detail)
     return _(detail)  # an engine message id (a file tool's role), or a path, shown as it is

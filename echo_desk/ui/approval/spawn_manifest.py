@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from echo_desk.agent.scope import ScopeLink
 from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
 from echo_desk.i18n import _
 from echo_desk.ui.core.labels import risk_label
-
-SUBAGENT_PREFIX = "sub-agent: "
 
 
 def access_text(grants: SpawnGrants) -> str:
@@ -51,26 +50,24 @@ def refused_texts(grants: SpawnGrants) -> list[str]:
     return [refusal_text(r, grants.max_depth) for r in grants.refused]
 
 
-def scope_names(chain: Sequence[str]) -> list[str]:
+def scope_names(links: Sequence[ScopeLink]) -> list[str]:
     """The scope chain of a request, with sub-agents named in the current language."""
     names: list[str] = []
-    for i, label in enumerate(chain or ()):
-        label = str(label)
-        if label.startswith(SUBAGENT_PREFIX):
-            names.append(_("Sub-agent: {goal}").format(goal=label[len(SUBAGENT_PREFIX):]))
+    for i, link in enumerate(links):
+        if link.subagent_goal:
+            names.append(_("Sub-agent: {goal}").format(goal=link.subagent_goal))
         elif i == 0:
             # The root is always the open conversation (its scope keeps the title it had when
             # opened, which a rename makes stale).
             names.append(_("This conversation"))
         else:
-            names.append(label)
+            names.append(link.label)
     return names
 
 
-def asking_subagent_goal(chain: Sequence[str]) -> str | None:
+def asking_subagent_goal(links: Sequence[ScopeLink]) -> str | None:
     """The goal of the sub-agent asking (the last link of the chain), or ``None`` for the
     conversation's own agent."""
-    chain = tuple(chain or ())
-    if len(chain) > 1 and str(chain[-1]).startswith(SUBAGENT_PREFIX):
-        return str(chain[-1])[len(SUBAGENT_PREFIX):]
+    if len(links) > 1 and links[-1].subagent_goal:
+        return links[-1].subagent_goal
     return None

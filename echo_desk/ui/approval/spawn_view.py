@@ -125,7 +125,7 @@ class SubagentBanner(QLabel):
     def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.request = request
-        self.goal = asking_subagent_goal(request.scope_chain)
+        self.goal = asking_subagent_goal(request.links)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         theme.styled(self, lambda p: f"QLabel {{ background: {p.warn_bg}; border: 1px solid {p.warn_border};"

@@ -2,7 +2,8 @@
 token families mapped to the palette's syntax roles (``ui.theme``).
 
 Pure text in, ``(start, length, role)`` spans out: the Markdown renderer applies them to its
-document, and tests can check the colouring without painting anything.
+document, and tests can check the colouring without painting anything. Pygments is imported on
+first use (the app readies it on a worker after the first frame: ``preload``), not with the window.
 """
 
 from __future__ import annotations
@@ -10,25 +11,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
 
-#: Pygments token family → palette role, most specific first.
-_ROLES: tuple[tuple[object, str], ...] = (
-    (Comment, "syn_comment"),
-    (String, "syn_string"),
-    (Number, "syn_number"),
-    (Keyword.Type, "syn_type"),
-    (Keyword, "syn_keyword"),
-    (Name.Builtin, "syn_type"),
-    (Name.Function, "syn_function"),
-    (Name.Class, "syn_type"),
-    (Name.Decorator, "syn_function"),
-    (Operator.Word, "syn_keyword"),
-)
+
+@lru_cache(maxsize=1)
+def _roles() -> tuple[tuple[object, str], ...]:
+    """Pygments token family → palette role, most specific first."""
+    from pygments.token import Comment, Keyword, Name, Number, Operator, String
+
+    return (
+        (Comment, "syn_comment"),
+        (String, "syn_string"),
+        (Number, "syn_number"),
+        (Keyword.Type, "syn_type"),
+        (Keyword, "syn_keyword"),
+        (Name.Builtin, "syn_type"),
+        (Name.Function, "syn_function"),
+        (Name.Class, "syn_type"),
+        (Name.Decorator, "syn_function"),
+        (Operator.Word, "syn_keyword"),
+    )
+
 #: Guessing on a few characters is noise; below this the code stays uncoloured.
 _MIN_GUESS_CHARS = 24
 
@@ -43,7 +49,7 @@ class Span:
 
 
 def _role(token: object) -> str | None:
-    for family, role in _ROLES:
+    for family, role in _roles():
         if token in family:  # type: ignore[operator]
             return role
     return None
@@ -55,6 +61,9 @@ def lexer_for(language: str) -> Lexer | None:
     name = language.strip().split()[0].lower() if language.strip() else ""
     if not name:
         return None
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(name, stripnl=False, ensurenl=False)
     except ClassNotFound:
@@ -106,6 +115,8 @@ def spans(code: str, language: str = "") -> tuple[Span, ...]:
     lexer = lexer_for(language) if language.strip() else _guess(code)
     if lexer is None:
         return ()
+    from pygments.token import Token
+
     out: list[Span] = []
     for start, token, value in lexer.get_tokens_unprocessed(code):
         role = _role(token) if token is not Token.Text else None

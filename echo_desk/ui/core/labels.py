@@ -49,8 +49,6 @@ TARGET_LABELS = {
 
 #: ``Target.value`` of a ``sandbox`` target (``tools.Placement``).
 SANDBOX_VALUES = {"in_sandbox": N_("in the sandbox"), "outside_sandbox": N_("outside the sandbox, with all your rights")}
-SANDBOX_NETWORK = {"network: none": N_("no network")}
-SANDBOX_ONLY_DOMAINS = "network: only "
 
 
 def target_value_text(kind: str, value: str) -> str:

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.dispatcher import Decision
 from echo_desk.agent.permissions import Rule
+from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import N_, _

@@ -37,9 +37,9 @@ from echo_desk.agent.permissions import (
     TrustChanged,
     TrustSnapshot,
 )
+from echo_desk.agent.permissions.rule_files import current_sha256
 from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled
-from echo_desk.store.private import write_private
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.rules_text import (
     EFFECT_LABELS,
@@ -364,9 +364,13 @@ class RulesTab(QWidget):
         if self.validate().errors:
             return
         path = self.engine.user_file
-        write_private(path, text)
+        try:
+            # Saving replaces the file whatever it holds now, as the editor always did.
+            self.engine.save_rules(path, text, expect_sha256=current_sha256(path))
+        except ValueError as exc:
+            self.validation.setText(_("Not changed: {error}").format(error=visible(str(exc), one_line=True)))
+            return
         self.saved_text = text
-        self.engine.refresh()
         self.validate()
         self.reload()
 

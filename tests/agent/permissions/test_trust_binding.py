@@ -111,17 +111,19 @@ def test_the_cli_shows_the_whole_file_with_hidden_characters_made_visible(
 def test_the_sandbox_box_vouches_only_for_the_bytes_it_wrote(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     # Ticking Settings › Sandbox writes the personal file and trusts its own edit: a file swapped
     # in right after the write must not be trusted with it.
+    from echo_desk.agent.permissions import engine as engine_module
     from echo_desk.agent.permissions import sandbox_toggle
 
     e, ws = setup.engine, setup.workspace
     local = ws / ".echo-desk" / "permissions.local.toml"
-    real_replace = sandbox_toggle.os.replace
+    real_write = engine_module.write_rule_file
 
-    def replace_then_swap(src: str | Path, dst: str | Path) -> None:
-        real_replace(src, dst)
-        Path(dst).write_text(SWAPPED, encoding="utf-8")  # another writer, between write and trust
+    def write_then_swap(path: Path, data: str | bytes, *, expect_sha256: str) -> bytes:
+        written = real_write(path, data, expect_sha256=expect_sha256)
+        path.write_text(SWAPPED, encoding="utf-8")  # another writer, between write and trust
+        return written
 
-    monkeypatch.setattr(sandbox_toggle.os, "replace", replace_then_swap)
+    monkeypatch.setattr(engine_module, "write_rule_file", write_then_swap)
     sandbox_toggle.set_on(e, ws, True)
     assert local.read_text(encoding="utf-8") == SWAPPED
     assert not e.personal_file_trusted(ws)

@@ -12,6 +12,7 @@ import echo_desk.ui
 from echo_desk import i18n
 from echo_desk.builtins import FetchUrl
 from echo_desk.builtins.files.lifecycle import protections_of
+from echo_desk.builtins.shell.command_sandbox import network_detail
 from echo_desk.common.fs import resolve
 from echo_desk.sandbox import runs_code
 from echo_desk.tools import Protection, ProtectionReason, Target, ToolExecutionContext
@@ -71,7 +72,7 @@ def test_a_folder_with_protected_files_inside_keeps_its_context_and_names_each_f
 
 def test_other_details_are_shown_as_they_came() -> None:
     assert shown_detail(Target(kind="command", value="ls", detail="/home/me/ws")) == "/home/me/ws"
-    assert shown_detail(Target(kind="sandbox", value="in_sandbox", detail="network: none")) == "no network"
+    assert shown_detail(Target(kind="sandbox", value="in_sandbox", detail=network_detail(()))) == "no network"
 
 
 def test_nothing_in_the_ui_reads_protection_out_of_engine_prose() -> None:
@@ -82,5 +83,7 @@ def test_nothing_in_the_ui_reads_protection_out_of_engine_prose() -> None:
         # The engine's English marker and its English lines are for the model and the terminal only.
         assert not any(s.startswith("protected") for s in strings), path
         assert "PROTECTED_PREFIX" not in source and ".english" not in source and "full_detail" not in source, path
+        # Nor the sandbox's network line or a sub-agent out of a scope label: they come typed.
+        assert not any(s.startswith(("network:", "sub-agent:")) for s in strings), path
         if path.name == "protection_text.py":
             assert "import re" not in source and "re.compile" not in source

@@ -15,6 +15,7 @@ from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalRequest
 from echo_desk.agent.permissions import Effect, sandbox_toggle
 from echo_desk.builtins import RunCommand
+from echo_desk.builtins.shell.command_sandbox import network_detail
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
 from echo_desk.tools import (
@@ -126,7 +127,7 @@ def _request(*targets: Target) -> ApprovalRequest:
 
 
 def test_the_approval_dialog_says_where_the_command_runs_and_with_what_network(qtbot) -> None:
-    inside = _request(Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail="network: none"))
+    inside = _request(Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail=network_detail(())))
     assert "Runs: in the sandbox\n    Details: no network" in format_targets(inside)
     outside = _request(Target(kind=SANDBOX_TARGET, value=Placement.OUTSIDE_SANDBOX,
                               protections=(Protection(reason=ProtectionReason.OUTSIDE_SANDBOX_ASKED),)))
@@ -155,7 +156,7 @@ def test_allowed_domains_are_checked_before_they_are_saved(qtbot, settings_store
     assert settings_store.current.sandbox.for_workspace(str(tmp_path)).allowed_domains == [
         "pypi.org", "*.pythonhosted.org"]
     assert settings_store.current.sandbox.default.allowed_domains == []
-    request = _request(Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail="network: only pypi.org, *.pythonhosted.org"))
+    request = _request(Target(kind=SANDBOX_TARGET, value=Placement.IN_SANDBOX, detail=network_detail(["pypi.org", "*.pythonhosted.org"])))
     assert "Details: network only to: pypi.org, *.pythonhosted.org" in format_targets(request)
 
 
