@@ -60,13 +60,13 @@ from tests.ui.conftest import until, within
 
 #: Names that are the same in both languages: products, protocols, formats, commands, units.
 PHRASES = ("Echo Desk", "VS Code", "Claude Desktop", "Claude Code", "JSON Lines", "Streamable HTTP", "Google Gemini",
-           "git status && npm test", "python -m", "rm -r")
+           "git status && npm test", "python -m", "rm -r", "site-packages", "PATH")
 NAMES = {
     "mcp", "json", "sql", "api", "http", "https", "url", "id", "dsn", "sqlite", "postgresql", "ollama", "openai",
     "anthropic", "gemini", "gguf", "markdown", "llama", "cpp", "sha", "ctrl", "enter", "cursor", "stdio", "sse",
     "bubblewrap", "bwrap", "token", "toml", "ai", "llm", "qwen", "kib", "mib", "gib", "ms", "utf", "ssh", "gnupg",
     "aws", "kube", "docker", "gcloud", "azure", "localhost", "npx", "uvx", "wsl", "apparmor", "sudo", "sysctl",
-    "systemctl", "eval", "exec", "english", "windsurf", "zed", "goose",
+    "systemctl", "eval", "exec", "english", "windsurf", "zed", "goose", "git", "direnv", "ide",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
@@ -373,7 +373,7 @@ def test_a_folder_target_is_shown_in_the_language_of_the_moment(tmp_path) -> Non
     (folder / "a.txt").write_text("a")
     (folder / "sub" / "b.txt").write_text("b")
     i18n_qt.apply_language("en")
-    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
+    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from", ())
     assert shown_detail(target) == "move folder from; folder with 2 files and 1 sub-folders"
     i18n_qt.apply_language("zh_CN")
     try:
@@ -394,7 +394,7 @@ def test_a_protected_folder_target_is_shown_in_the_language_of_the_moment(tmp_pa
     (folder / ".git").mkdir(parents=True)
     (folder / ".git" / "HEAD").write_text("ref")
     i18n_qt.apply_language("en")
-    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from")
+    target = _folder_target(trees.read_tree(fs.resolve(str(folder), [tmp_path]), "path"), "move folder from", ())
     assert shown_detail(target) == ("move folder from; folder with 1 files and 1 sub-folders; Protected: inside a "
                                     f".git folder (repository internals) ({folder / '.git' / 'HEAD'})")
     i18n_qt.apply_language("zh_CN")

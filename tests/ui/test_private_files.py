@@ -26,7 +26,7 @@ from echo_desk.chat_messages import ChatMessage
 from echo_desk.providers.local.default_model import models_dir
 from echo_desk.providers.local.manager import download_model
 from echo_desk.store.grants import GrantScope
-from echo_desk.ui import app as app_module
+from echo_desk.ui.app import main as app_module
 
 MODEL = b"GGUF" + bytes(range(256)) * 64
 
