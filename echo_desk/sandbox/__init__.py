@@ -5,21 +5,22 @@ what they know (workspaces, Echo Desk's own folders, the person's hidden paths);
 says whether the sandbox works here, builds the ``bwrap`` command line, the seccomp filter and
 the environment, and reads back what a failed command was probably refused.
 
-The names below load with their module on first use: asking whether the sandbox works here
-(``sandbox.detect``) must not import the launcher, the seccomp filter and the planted-file guard.
+Each name below loads with its module on first use: asking whether the sandbox works here
+(``sandbox.detect``) does not import the launcher, the seccomp filter and the planted-file guard.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from echo_desk.lazy_names import names_from_modules
 
 if TYPE_CHECKING:
     from echo_desk.sandbox.blocked import Blocked, what_was_blocked
     from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
     from echo_desk.sandbox.environment import allowed_environment
-    from echo_desk.sandbox.guard import Change, Planted
     from echo_desk.sandbox.launch import Launch, SandboxSpec, prepare
+    from echo_desk.sandbox.planted import Change, Planted
 
 _HOME = {
     "Blocked": "blocked",
@@ -31,8 +32,8 @@ _HOME = {
     "forget": "detect",
     "probe": "detect",
     "allowed_environment": "environment",
-    "Change": "guard",
-    "Planted": "guard",
+    "Change": "planted",
+    "Planted": "planted",
     "Launch": "launch",
     "SandboxSpec": "launch",
     "prepare": "launch",
@@ -55,15 +56,4 @@ __all__ = [
     "what_was_blocked",
 ]
 
-
-def __getattr__(name: str) -> object:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # the next lookup is a plain module attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME])
+__getattr__, __dir__ = names_from_modules(__name__, _HOME)

@@ -18,7 +18,6 @@ command left is untrusted.
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import secrets
 import stat
@@ -31,6 +30,7 @@ from typing import NamedTuple
 from echo_desk.sandbox import aside, repositories
 from echo_desk.sandbox import inventory as inventory_module
 from echo_desk.sandbox.dirwalk import Folders
+from echo_desk.sandbox.planted import Change, Planted
 
 #: Content kept to put a file back: larger files (or beyond the total) are watched, not kept.
 MAX_KEPT_FILE = 1 << 20
@@ -38,39 +38,6 @@ MAX_KEPT_TOTAL = 32 << 20
 #: Entries looked at under one watched folder (``.idea/`` can be large; a hostile tree is bounded).
 MAX_TREE_ENTRIES = 5000
 _RACY_NS = 2_000_000_000
-
-
-class Change(enum.StrEnum):
-    CREATED = "created"
-    CHANGED = "changed"
-    REMOVED = "removed"
-
-
-@dataclass(frozen=True)
-class Planted:
-    """One thing a command left that could make a program run code later, and what was done."""
-
-    #: Relative to its workspace, ``/``-separated.
-    path: str
-    change: Change
-    #: The version from before the command is in place again.
-    put_back: bool = False
-    #: Where what the command left was moved ('' when there was nothing to keep or it was too large).
-    kept: str = ""
-
-    def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "change": self.change.value, "put_back": self.put_back, "kept": self.kept}
-
-    @property
-    def english(self) -> str:
-        """For the model (the card translates from the values)."""
-        if self.change is Change.REMOVED:
-            done = "put back" if self.put_back else "could not be put back"
-        else:
-            done = f"moved to {self.kept}" if self.kept else "deleted"
-            if self.change is Change.CHANGED:
-                done += "; the earlier version is back" if self.put_back else "; the earlier version could not be put back"
-        return f"{self.path} ({self.change.value}; {done})"
 
 
 class _Print(NamedTuple):

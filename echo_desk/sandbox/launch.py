@@ -21,10 +21,11 @@ from pathlib import Path
 from echo_desk.sandbox import forwarder, inventory, placeholders, repositories, seccomp
 from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
-from echo_desk.sandbox.guard import Guard, Planted
+from echo_desk.sandbox.guard import Guard
 from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import default_hidden, existing_real, is_under
 from echo_desk.sandbox.placeholders import Placeholder
+from echo_desk.sandbox.planted import Planted
 
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
 RELAY = Path(relay_launcher.__file__)

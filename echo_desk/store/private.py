@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import sqlite3  # loaded by the first database opened: finding a folder needs no SQLite
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -53,6 +55,8 @@ def private_file(path: Path) -> Path:
 
 def connect_private(path: Path | str, **kwargs: Any) -> sqlite3.Connection:
     """``sqlite3.connect`` to a database file that only its owner can read."""
+    import sqlite3
+
     if str(path) != ":memory:":
         private_file(Path(path))
     conn: sqlite3.Connection = sqlite3.connect(str(path), **kwargs)

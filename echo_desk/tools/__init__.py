@@ -12,34 +12,91 @@ A tool is one class::
 
         async def run(self, text: str) -> str:
             return text.upper()
+
+Each name loads with its own module on first use, so that importing one light part of the
+contract (``echo_desk.tools.results``, say) does not import all of it.
 """
 
-from echo_desk.tools.base import (
-    N_,
-    RESERVED_HIDDEN_PARAMETERS,
-    BaseTool,
-    ElicitationTool,
-    Tool,
-)
-from echo_desk.tools.context import CancelledByUser, HunkSelection, ToolExecutionContext
-from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
-from echo_desk.tools.protection import Protection, ProtectionReason
-from echo_desk.tools.results import (
-    SANDBOX_TARGET,
-    DiffHunk,
-    ErrorKind,
-    FileChange,
-    FileChangeKind,
-    Placement,
-    RiskLevel,
-    Target,
-    TargetKind,
-    ToolError,
-    ToolPreview,
-    ToolResult,
-)
-from echo_desk.tools.rules import READS, WRITES, PathAccess, PathArgument, RuleFamily, declared_family
-from echo_desk.tools.secrets import get_secret
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from echo_desk.lazy_names import names_from_modules
+
+if TYPE_CHECKING:
+    from echo_desk.tools.base import (
+        N_,
+        RESERVED_HIDDEN_PARAMETERS,
+        BaseTool,
+        ElicitationTool,
+        Tool,
+    )
+    from echo_desk.tools.context import CancelledByUser, HunkSelection, ToolExecutionContext
+    from echo_desk.tools.host import (
+        Answer,
+        AnswerAction,
+        NullToolHost,
+        Question,
+        TodoItem,
+        TodoStatus,
+        ToolHost,
+    )
+    from echo_desk.tools.protection import Protection, ProtectionReason
+    from echo_desk.tools.results import (
+        SANDBOX_TARGET,
+        DiffHunk,
+        ErrorKind,
+        FileChange,
+        FileChangeKind,
+        Placement,
+        RiskLevel,
+        Target,
+        TargetKind,
+        ToolError,
+        ToolPreview,
+        ToolResult,
+    )
+    from echo_desk.tools.rules import READS, WRITES, PathAccess, PathArgument, RuleFamily, declared_family
+    from echo_desk.tools.secrets import get_secret
+
+_HOME = {
+    "BaseTool": "base",
+    "ElicitationTool": "base",
+    "N_": "base",
+    "RESERVED_HIDDEN_PARAMETERS": "base",
+    "Tool": "base",
+    "CancelledByUser": "context",
+    "HunkSelection": "context",
+    "ToolExecutionContext": "context",
+    "Answer": "host",
+    "AnswerAction": "host",
+    "NullToolHost": "host",
+    "Question": "host",
+    "TodoItem": "host",
+    "TodoStatus": "host",
+    "ToolHost": "host",
+    "Protection": "protection",
+    "ProtectionReason": "protection",
+    "DiffHunk": "results",
+    "ErrorKind": "results",
+    "FileChange": "results",
+    "FileChangeKind": "results",
+    "Placement": "results",
+    "RiskLevel": "results",
+    "SANDBOX_TARGET": "results",
+    "Target": "results",
+    "TargetKind": "results",
+    "ToolError": "results",
+    "ToolPreview": "results",
+    "ToolResult": "results",
+    "PathAccess": "rules",
+    "PathArgument": "rules",
+    "READS": "rules",
+    "RuleFamily": "rules",
+    "WRITES": "rules",
+    "declared_family": "rules",
+    "get_secret": "secrets",
+}
 
 __all__ = [
     "N_",
@@ -79,3 +136,5 @@ __all__ = [
     "declared_family",
     "get_secret",
 ]
+
+__getattr__, __dir__ = names_from_modules(__name__, _HOME)

@@ -283,8 +283,10 @@ def _python_nobody_can_run() -> str | None:
 def _sandbox_package_for_nobody(base: Path) -> Path:
     """A copy of ``echo_desk.sandbox`` that 'nobody' can read: the checkout may sit in a folder
     only its owner may enter. The package is a leaf that imports only the public tool contract,
-    which depends on nothing of ours (import-linter contracts), so the two packages with an
-    empty ``echo_desk/__init__.py`` are complete."""
+    which depends on nothing of ours but the lazy-name loader both use (import-linter
+    contracts), so the two packages, that module and an empty ``echo_desk/__init__.py`` are
+    complete."""
+    import echo_desk.lazy_names
     import echo_desk.sandbox
     import echo_desk.tools
 
@@ -293,6 +295,7 @@ def _sandbox_package_for_nobody(base: Path) -> Path:
     for leaf in (echo_desk.sandbox, echo_desk.tools):
         shutil.copytree(Path(leaf.__file__).parent, package / leaf.__name__.rsplit(".", 1)[1],
                         ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(echo_desk.lazy_names.__file__, package / "lazy_names.py")
     (package / "__init__.py").write_text("")
     for path in (root, *root.rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)

@@ -1,5 +1,7 @@
 """The window's first frame pays only for what it shows: no built-in tool, no HTTP client, no MCP
-SDK, no settings model and no runtime are loaded before it is painted (a fresh interpreter)."""
+SDK, no settings model, no runtime — and no engine: no agent session, no conversation store,
+no approval machinery, no sandbox launcher, not even asyncio or SQLite — are loaded before it
+is painted (a fresh interpreter). They load right after, while the window is already on screen."""
 
 from __future__ import annotations
 
@@ -10,7 +12,11 @@ import sys
 from pathlib import Path
 
 HEAVY = ("echo_desk.builtins", "echo_desk.runtime", "echo_desk.agent.dispatcher", "echo_desk.mcp", "echo_desk.providers",
-         "echo_desk.store.settings", "httpx", "mcp", "pydantic", "qasync", "pygments")
+         "echo_desk.store.settings", "httpx", "mcp", "pydantic", "qasync", "pygments",
+         # the engine behind the window
+         "echo_desk.agent.session", "echo_desk.agent.host", "echo_desk.agent.model", "echo_desk.agent.undo",
+         "echo_desk.store.conversations", "echo_desk.sandbox.detect", "echo_desk.sandbox.guard",
+         "echo_desk.sandbox.launch", "echo_desk.tools.base", "echo_desk.tools.context", "asyncio", "sqlite3")
 
 CODE = """
 import json, sys

@@ -7,7 +7,6 @@ closes the engine and the model, ends our worker threads, and only then quits Qt
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
 import logging
@@ -25,6 +24,8 @@ from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.core import app_icon, i18n_qt, marshal, theme
 
 if TYPE_CHECKING:
+    import asyncio
+
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
     from echo_desk.ui.app.services import Services
@@ -99,17 +100,29 @@ class App:
         self.settings_dialog: SettingsDialog | None = None
         # What the connected model was made from; a change reconnects.
         self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
-        self._closed = asyncio.Event()
-        self.window.closing.connect(self._closed.set)
-        qapp.aboutToQuit.connect(self._closed.set)
+        # Made on the loop in ``main``: asyncio loads after the first frame. A close before then is kept.
+        self._closed: asyncio.Event | None = None
+        self._closing = False
+        self.window.closing.connect(self._close_requested)
+        qapp.aboutToQuit.connect(self._close_requested)
         self.window.settings_requested.connect(self.open_settings)
         self.window.model_chosen.connect(self._on_model_chosen)
 
+    def _close_requested(self) -> None:
+        self._closing = True
+        if self._closed is not None:
+            self._closed.set()
+
     async def main(self) -> int:
+        import asyncio
+
+        closed = self._closed = asyncio.Event()
+        if self._closing:
+            closed.set()
         if not self.window.isVisible():
             self.window.show()
         await self.load()
-        await self._closed.wait()
+        await closed.wait()
         await self.shutdown()
         return 0
 
@@ -219,6 +232,8 @@ class App:
             self.settings_dialog.close()
         if self.services is not None:
             await self.services.aclose()
+        import asyncio
+
         current = asyncio.current_task()
         others = [t for t in marshal.pending_tasks() if t is not current]
         for task in others:
@@ -242,9 +257,6 @@ def close_on_signals(window: QWidget) -> None:
 def run_gui(argv: list[str] | None = None) -> int:
     """Open the main window and run until it is closed. Returns the process exit code."""
     argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
-    from echo_desk import sandbox
-
-    sandbox.check_at_start()  # bwrap is probed on its own thread while the window comes up
     qapp = QApplication.instance() or QApplication(argv)
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Echo Desk")
@@ -269,6 +281,11 @@ def run_gui(argv: list[str] | None = None) -> int:
         print(f"FIRST_FRAME {painted_at or 0:.6f}", flush=True)
         app.window.hide()
         return 0
+    from echo_desk import sandbox
+
+    sandbox.check_at_start()  # bwrap is probed on its own thread while the engine loads
+    import asyncio
+
     import qasync  # after the first frame: the window is already on screen
 
     loop = qasync.QEventLoop(qapp)

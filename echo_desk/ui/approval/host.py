@@ -7,7 +7,6 @@ methods hand their answer back on the caller's own loop.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -15,12 +14,15 @@ from PySide6.QtCore import QObject, Qt, QUrl, Signal, SignalInstance
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QWidget
 
-from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
-from echo_desk.tools.host import Answer, Question, TodoItem
 from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
+    # Loaded when a dialog first opens, not before the window's first frame.
+    import asyncio
+
+    from echo_desk.agent.host import ApprovalDecision, ApprovalRequest
     from echo_desk.mcp.status import ServerStartRequest
+    from echo_desk.tools.host import Answer, Question, TodoItem
 
 T = TypeVar("T")
 
@@ -56,6 +58,7 @@ class QtHost(QObject):
         return await marshal.await_on_main(self._show_question, question)
 
     async def _show_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        from echo_desk.agent.host import ApprovalDecision
         from echo_desk.ui.approval.approval_dialog import ApprovalDialog  # loaded by warm_up_approvals
 
         # Localized tool titles (a spawn manifest lists the tools it grants) come from the registry.
@@ -78,6 +81,7 @@ class QtHost(QObject):
         notify(dialog.windowTitle(), self._parent_widget())
 
     async def _show_question(self, question: Question) -> Answer:
+        from echo_desk.tools.host import Answer
         from echo_desk.ui.approval.question_dialog import QuestionDialog
 
         dialog = QuestionDialog(question, self._parent_widget())
@@ -102,6 +106,8 @@ class QtHost(QObject):
                           on_open: Callable[[], None] | None = None) -> T:
         """Open ``dialog`` and wait for the ``answer`` its ``signal`` carries. When the caller
         gives up first, ``on_abandon`` runs (by default the dialog answers no and closes)."""
+        import asyncio
+
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
         def resolve(value: object) -> None:

@@ -18,12 +18,12 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from echo_desk.agent import attachments as att
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui.chat.attachment_tray import AttachmentTray
 from echo_desk.ui.chat.outside_choice import OutsideChoice, OutsideChoiceDialog
 from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
     from echo_desk.agent.permissions import PermissionEngine
+    from echo_desk.ui.chat.attachment_tray import AttachmentTray
 
 
 def _mib(limit: int) -> str:

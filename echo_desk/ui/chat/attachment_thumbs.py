@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QPixmap, QTextDocument
 
-from echo_desk.chat_messages import AttachmentRef, ImagePart, ResourcePart
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text
 from echo_desk.ui.core import theme
+
+if TYPE_CHECKING:
+    from echo_desk.chat_messages import AttachmentRef, ImagePart, ResourcePart
 
 #: Thumbnail edge in a message, in device-independent pixels.
 MESSAGE_THUMB = 96

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QVBoxLayout, QWidget
 
-from echo_desk.agent.attachments import Attachment
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui.chat.attachment_thumbs import thumbnail
@@ -16,6 +15,7 @@ from echo_desk.ui.chat.resource_chip import ResourceChip
 from echo_desk.ui.core import theme
 
 if TYPE_CHECKING:
+    from echo_desk.agent.attachments import Attachment
     from echo_desk.mcp.resources import AttachedResource
 
 #: Thumbnail edge in the prompt, in device-independent pixels.

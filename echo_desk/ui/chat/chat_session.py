@@ -9,41 +9,43 @@ and running tools, and answers open dialogs negatively.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from echo_desk.agent.envelope import DENIED_KEY
-from echo_desk.agent.model import ChatModel, ModelError, images_refused
-from echo_desk.agent.progress import Progress
-from echo_desk.agent.retry import retry_note
-from echo_desk.agent.runaway import Runaway
-from echo_desk.agent.scope import Scope
-from echo_desk.agent.session import ConversationSession, Placement
-from echo_desk.agent.status import ToolStatus
-from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ResourcePart, ToolCall
 from echo_desk.i18n import N_, deferred
-from echo_desk.store.conversations import Conversation, ConversationStore
-from echo_desk.ui.approval.host import QtHost
-from echo_desk.ui.chat.result_grid import grid_of
-from echo_desk.ui.chat.sandbox_card import sandbox_of
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
+    # The engine loads after the window's first frame (see ``ChatSession.core``).
+    import asyncio
+
     from echo_desk.agent.envelope import Envelope
     from echo_desk.agent.loop import Outcome
+    from echo_desk.agent.model import ChatModel
+    from echo_desk.agent.progress import Progress
+    from echo_desk.agent.runaway import Runaway
+    from echo_desk.agent.scope import Scope
+    from echo_desk.agent.session import ConversationSession, Placement
+    from echo_desk.agent.status import ToolStatus
+    from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ResourcePart, ToolCall
     from echo_desk.runtime import Runtime
+    from echo_desk.store.conversations import Conversation, ConversationStore
     from echo_desk.tools.results import JsonObject
+    from echo_desk.ui.approval.host import QtHost
 
 log = logging.getLogger(__name__)
 
 
 def _envelope_dict(envelope: Envelope) -> JsonObject:
     """What is stored with a tool message: the envelope, plus what only the card needs."""
+    from echo_desk.agent.envelope import DENIED_KEY
+    from echo_desk.ui.chat.result_grid import grid_of
+    from echo_desk.ui.chat.sandbox_card import sandbox_of
+
     value = envelope.to_json()
     # The model never sees metadata; a sub-agent's transcript is kept so the card can show it again.
     metadata = envelope.metadata
@@ -116,9 +118,16 @@ class ChatSession(QObject):
         self.host = host
         self.transcript = TranscriptModel(self)
         host.transcript = self.transcript
-        self.core = ConversationSession(writer=self._write)
         self.runtime: Runtime | None = None
         self.model: ChatModel | None = None
+
+    @functools.cached_property
+    def core(self) -> ConversationSession:
+        """The engine's session, made on first use: the window paints its first frame before the
+        agent and the conversation store are imported."""
+        from echo_desk.agent.session import ConversationSession
+
+        return ConversationSession(writer=self._write)
 
     @property
     def store(self) -> ConversationStore | None:
@@ -166,6 +175,9 @@ class ChatSession(QObject):
         if not (text or attachments or resources) or self.busy or self.conversation is None:
             return False
         if images and self.model is not None:
+            from echo_desk.agent.model import ModelError, images_refused
+            from echo_desk.chat_messages import ChatMessage
+
             try:
                 images_refused([ChatMessage(role="user", images=images)],
                                getattr(self.model, "image_types", frozenset()), self.model.display_name)
@@ -183,6 +195,8 @@ class ChatSession(QObject):
         """Run the turn again after it was cut; the model is told what went wrong (``retry_note``)."""
         if self.busy or self.conversation is None:
             return False
+        from echo_desk.agent.retry import retry_note
+
         self.core.add_note(retry_note(runaway))
         self.transcript.add_notice(deferred(N_("Trying again; the model was told why its last answer was stopped.")))
         return self.start_turn()
@@ -205,6 +219,8 @@ class ChatSession(QObject):
         return True
 
     def _turn_ended(self, task: asyncio.Task[Outcome]) -> None:
+        from echo_desk.agent.status import ToolStatus
+
         if task.cancelled():
             self._mark_unfinished(ToolStatus.CANCELLED)
             self.transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))
@@ -250,6 +266,8 @@ class ChatSession(QObject):
 
     async def wait_idle(self) -> None:
         """Until the turn has ended and every message is written."""
+        import asyncio
+
         task = self.core.task
         if task is not None and not task.done():
             await asyncio.wait([task])

@@ -6,7 +6,6 @@ the settings, the engine, the conversation store and the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,8 +27,6 @@ from PySide6.QtWidgets import (
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.store.first_workspace import WorkspaceOrigin, default_workspace
-from echo_desk.store.first_workspace import ensure as ensure_workspace
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.chat import window_shortcuts
 from echo_desk.ui.chat.chat_session import ChatSession
@@ -40,18 +37,21 @@ from echo_desk.ui.chat.progress_text import progress_text
 from echo_desk.ui.chat.search_jump import open_hit
 from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
 from echo_desk.ui.chat.todo_panel import TodoPanel
-from echo_desk.ui.chat.transcript import TranscriptItem
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.path_button import PathButton
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from echo_desk.agent.model import ChatModel
     from echo_desk.agent.progress import Progress
     from echo_desk.mcp.manager import McpManager
     from echo_desk.store.conversations import Conversation
+    from echo_desk.store.first_workspace import WorkspaceOrigin
     from echo_desk.store.settings import Settings
     from echo_desk.ui.chat.revert_flow import RevertFlow
+    from echo_desk.ui.chat.transcript import TranscriptItem
     from echo_desk.ui.chat.window_services import WindowServices
 
 
@@ -291,8 +291,10 @@ class MainWindow(QMainWindow):
         folder = workspace if workspace is not None else (self._workspace or (recent[0] if recent else ""))
         origin = None
         if not folder and workspace is None:  # first run: a folder to work in, and say which
+            from echo_desk.store.first_workspace import default_workspace, ensure
+
             default = default_workspace()
-            folder, origin = str(ensure_workspace(default)), default.origin
+            folder, origin = str(ensure(default)), default.origin
         self._show_origin(origin)
         # Untitled in the data: the list shows the placeholder in the current language.
         conv = store.create("", folder, self.model_picker.currentData() or "")
@@ -314,6 +316,8 @@ class MainWindow(QMainWindow):
         self._show_workspace()
 
     def _show_origin(self, origin: WorkspaceOrigin | None) -> None:
+        from echo_desk.store.first_workspace import WorkspaceOrigin
+
         self._origin = origin
         text = {
             WorkspaceOrigin.START_FOLDER: _("(the folder Echo Desk was started from)"),
@@ -495,6 +499,8 @@ class MainWindow(QMainWindow):
             self.new_conversation()
         if not self._workspace and self.services is not None:
             # Ask which folder instead of letting the engine refuse every file tool; the text stays.
+            from echo_desk.store.first_workspace import default_workspace
+
             self.workspace_prompt.offer(default_workspace(), self.services.settings.current.recent_workspaces)
             return
         self.workspace_prompt.setVisible(False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -16,9 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui.chat.search_results import MessageSearch, SearchResults
 from echo_desk.ui.core import i18n_qt
+
+if TYPE_CHECKING:
+    from echo_desk.store.conversations import Conversation, ConversationStore
 
 IdRole = Qt.ItemDataRole.UserRole + 20
 ConversationRole = Qt.ItemDataRole.UserRole + 21

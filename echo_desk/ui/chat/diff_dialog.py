@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
 from echo_desk.i18n import _
-from echo_desk.tools.results import JsonObject
 from echo_desk.ui.widgets.diff_view import DiffPane
+
+if TYPE_CHECKING:
+    from echo_desk.tools.results import JsonObject
 
 
 class DiffDialog(QDialog):

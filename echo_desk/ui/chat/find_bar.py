@@ -3,14 +3,18 @@ Shift+F3 previous, the count of matches, Escape closes and clears the highlights
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from echo_desk.i18n import _
 from echo_desk.ui.chat.transcript_find import TranscriptFinder
-from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt
+
+if TYPE_CHECKING:
+    from echo_desk.ui.chat.transcript_view import TranscriptView
 
 
 class FindBar(QWidget):

@@ -7,10 +7,10 @@ only data here: the transcript opens one in the browser when it is clicked (``li
 
 from __future__ import annotations
 
-import concurrent.futures
 import weakref
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
@@ -32,6 +32,9 @@ from PySide6.QtGui import (
 from echo_desk.i18n import _
 from echo_desk.ui.chat import code_highlight
 from echo_desk.ui.core import marshal, theme
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 #: The href of a code block's "Copy" link: this prefix and the block's number in its document.
 COPY_CODE_ANCHOR = "echo-desk:copy-code:"

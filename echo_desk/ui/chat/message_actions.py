@@ -8,17 +8,20 @@ The engine's session decides and stores the branches; this object turns the view
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 
 from echo_desk.i18n import _
-from echo_desk.store.conversations import StoredMessage
-from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.edit_message_dialog import EditMessageDialog
 from echo_desk.ui.chat.message_bar import MessageAction
 from echo_desk.ui.chat.transcript import ASSISTANT, USER, TranscriptItem
-from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import marshal
+
+if TYPE_CHECKING:
+    from echo_desk.store.conversations import StoredMessage
+    from echo_desk.ui.chat.chat_session import ChatSession
+    from echo_desk.ui.chat.transcript_view import TranscriptView
 
 log = logging.getLogger(__name__)
 

@@ -7,15 +7,18 @@ from __future__ import annotations
 import enum
 import html
 import weakref
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QTextDocument, QTextOption
 
 from echo_desk import i18n
 from echo_desk.i18n import _
-from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.ui.chat.transcript import ASSISTANT, TOOL, USER, TranscriptItem
 from echo_desk.ui.core import theme
+
+if TYPE_CHECKING:
+    from echo_desk.store.answer_stats import AnswerStats
 
 #: Links in the bar are ``echo-desk:message:<action>``.
 ANCHOR_PREFIX = "echo-desk:message:"

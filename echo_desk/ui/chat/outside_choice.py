@@ -4,14 +4,17 @@ read it in this conversation (a read grant), or leave it out."""
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from echo_desk.agent.attachments import Attachment
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui.core import theme
+
+if TYPE_CHECKING:
+    from echo_desk.agent.attachments import Attachment
 
 
 class OutsideChoice(enum.Enum):

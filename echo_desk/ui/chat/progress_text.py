@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from echo_desk.agent.progress import Progress, Stage
 from echo_desk.i18n import _
+
+if TYPE_CHECKING:
+    from echo_desk.agent.progress import Progress
 
 
 def progress_text(progress: Progress, title_for: Callable[[str], str] = str) -> str:
     """``title_for``: the tool's title in the person's language (the catalog's), from its name."""
+    from echo_desk.agent.progress import Stage  # loaded with the engine, after the first frame
+
     seconds = int(progress.elapsed)
     if progress.stage is Stage.STARTING_MODEL:
         return _("Starting the local model… {seconds} s (only the first message waits for this)").format(

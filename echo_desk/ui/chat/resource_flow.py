@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
-from echo_desk.chat_messages import ImagePart, ResourcePart
 from echo_desk.i18n import _, shown
-from echo_desk.ui.chat.attachment_tray import AttachmentTray
-from echo_desk.ui.chat.resource_chip import ResourceChip
 from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
+    from echo_desk.chat_messages import ImagePart, ResourcePart
     from echo_desk.mcp.manager import McpManager
     from echo_desk.mcp.resources import AttachedResource
+    from echo_desk.ui.chat.attachment_tray import AttachmentTray
+    from echo_desk.ui.chat.resource_chip import ResourceChip
     from echo_desk.ui.chat.resource_panel import ResourcePanel
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
@@ -25,9 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.undo.resolution import Resolution
-from echo_desk.agent.undo.revert import RevertPlan, RevertStep
 from echo_desk.i18n import _
 from echo_desk.ui.chat.revert_text import record_not_restorable_text
+
+if TYPE_CHECKING:
+    from echo_desk.agent.undo.revert import RevertPlan, RevertStep
 
 _MAX_SHOWN_CHARS = 200_000
 

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QWidget
 
-from echo_desk.agent.undo.resolution import Resolution
-from echo_desk.agent.undo.revert import Reverter, RevertPlan, RevertReport, RevertStep
 from echo_desk.i18n import N_, _, deferred
 from echo_desk.ui.chat.revert_dialog import ConfirmRevertDialog, ConflictDialog, RevertProgress, visible_text
 from echo_desk.ui.chat.revert_text import issue_text
 from echo_desk.ui.chat.transcript import TOOL, USER, TranscriptItem, TranscriptModel
 from echo_desk.ui.core.marshal import BackgroundOp, run_on_main
+
+if TYPE_CHECKING:
+    from echo_desk.agent.undo.resolution import Resolution
+    from echo_desk.agent.undo.revert import Reverter, RevertPlan, RevertReport, RevertStep
 
 log = logging.getLogger(__name__)
 

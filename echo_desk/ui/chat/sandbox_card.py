@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, list_text
-from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status
-from echo_desk.sandbox.guard import Change, Planted
-from echo_desk.sandbox.repositories import MAX_FOLDERS
+from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.ui.core import theme
 
 if TYPE_CHECKING:
@@ -118,6 +116,8 @@ def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
             hosts=list_text(facts["refused_hosts"])), theme.colour("warn")))
     lines += planted_lines(planted_of(facts.get("planted")))
     if facts["sandboxed"] and facts.get("search_cut") is True:
+        from echo_desk.sandbox.repositories import MAX_FOLDERS  # rare: loaded only for this line
+
         lines.append((_("Not every folder of this workspace was searched for repositories (it has more than {count}): "
                         "a hook planted beyond them was not checked").format(count=MAX_FOLDERS), theme.colour("muted")))
     return lines
@@ -125,6 +125,8 @@ def sandbox_lines(facts: JsonObject) -> list[tuple[str, str]]:
 
 def _unavailable_reason(status: str) -> str:
     """"Sandbox unavailable: <why>" for a stored status that is not "available", else ''."""
+    from echo_desk.sandbox.detect import REASONS, UNAVAILABLE, Status  # not before the first frame
+
     try:
         found = Status(status)
     except ValueError:

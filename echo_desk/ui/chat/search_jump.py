@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from echo_desk.i18n import _
-from echo_desk.store.message_search import SearchHit
 from echo_desk.ui.chat.transcript_find import reveal_row, row_of_message
 
 if TYPE_CHECKING:
+    from echo_desk.store.message_search import SearchHit
     from echo_desk.ui.chat.chat_window import MainWindow
 
 

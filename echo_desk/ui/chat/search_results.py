@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -22,9 +23,11 @@ from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate,
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.store.conversations import ConversationStore
-from echo_desk.store.message_search import SearchHit
 from echo_desk.ui.core import i18n_qt, marshal, theme
+
+if TYPE_CHECKING:
+    from echo_desk.store.conversations import ConversationStore
+    from echo_desk.store.message_search import SearchHit
 
 log = logging.getLogger(__name__)
 

@@ -13,18 +13,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
-from echo_desk.agent.envelope import DENIED_KEY
 from echo_desk.agent.status import ToolStatus
-from echo_desk.agent.undo.notes import is_engine_note
-from echo_desk.store.conversations import StoredMessage
-from echo_desk.ui.chat.result_grid import grid_of
-from echo_desk.ui.chat.sandbox_card import sandbox_of
 
 if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope
     from echo_desk.agent.sources import ToolSource
     from echo_desk.chat_messages import AttachmentRef, ImagePart, ResourcePart
     from echo_desk.store.answer_stats import AnswerStats
+    from echo_desk.store.conversations import StoredMessage
     from echo_desk.store.message_tree import BranchPosition
     from echo_desk.tools.results import JsonObject
 
@@ -266,6 +262,9 @@ class TranscriptModel(QAbstractListModel):
             self._changed(item)
 
     def set_tool_result(self, call_id: str, envelope: Envelope) -> None:
+        from echo_desk.ui.chat.result_grid import grid_of  # the cards' parsers: after the first frame
+        from echo_desk.ui.chat.sandbox_card import sandbox_of
+
         item = self._by_call.get(call_id)
         if item is None:
             return
@@ -323,6 +322,10 @@ class TranscriptModel(QAbstractListModel):
     def load_history(self, stored: Iterable[StoredMessage], branch_of: BranchOf | None = None) -> None:
         """Rebuild from a conversation's stored messages in one reset, so opening a long
         conversation is one layout pass. ``branch_of`` places each message among its branches."""
+        from echo_desk.agent.undo.notes import is_engine_note  # the engine: after the first frame
+        from echo_desk.ui.chat.result_grid import grid_of
+        from echo_desk.ui.chat.sandbox_card import sandbox_of
+
         items: list[TranscriptItem] = []
         cards: dict[str, TranscriptItem] = {}
         for entry in stored:
@@ -377,6 +380,8 @@ class TranscriptModel(QAbstractListModel):
 def denial_of(metadata: object) -> str | None:
     """The person's note when they denied the call (``""``: none), from an envelope's metadata or
     a stored envelope; ``None`` when the call was not denied by the person."""
+    from echo_desk.agent.envelope import DENIED_KEY
+
     denied = metadata.get(DENIED_KEY) if isinstance(metadata, dict) else None
     if not isinstance(denied, dict):
         return None

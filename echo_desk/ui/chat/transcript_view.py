@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import json
 import weakref
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -46,11 +46,8 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk import i18n
-from echo_desk.agent.sources import ToolSource
-from echo_desk.agent.status import ToolStatus
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside, labelled, shown
-from echo_desk.tools.results import JsonObject
 from echo_desk.ui.chat.attachment_thumbs import attachments_html
 from echo_desk.ui.chat.markdown import (
     code_block_text,
@@ -78,6 +75,13 @@ from echo_desk.ui.chat.transcript import (
 from echo_desk.ui.core import theme
 from echo_desk.ui.core.labels import CHANGE_LABELS, status_colour, status_label
 from echo_desk.ui.widgets.diffparse import ADD, DELETE, HUNK, parse_unified
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from echo_desk.agent.sources import ToolSource
+    from echo_desk.agent.status import ToolStatus
+    from echo_desk.tools.results import JsonObject
 
 _MARGIN = 6
 _PAD = 10

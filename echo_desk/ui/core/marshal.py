@@ -14,18 +14,20 @@ Widgets never touch threads, executors or ``asyncio`` tasks directly; they use t
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import functools
-import inspect
 import logging
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Generic, ParamSpec, TypeVar, TypeVarTuple
+from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar, TypeVarTuple
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
+
+if TYPE_CHECKING:
+    # asyncio and the thread pools load after the window's first frame, with the first task.
+    import asyncio
+    import concurrent.futures
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,8 @@ def asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     and a connection left half-closed. With them its ``aclose()`` runs on the loop; the loop's
     remaining generators are closed when the block ends.
     """
+    import asyncio
+
     old = sys.get_asyncgen_hooks()
     base = asyncio.BaseEventLoop
     sys.set_asyncgen_hooks(firstiter=functools.partial(base._asyncgen_firstiter_hook, loop),  # type: ignore[attr-defined]
@@ -122,6 +126,9 @@ def ensure_main_thread(fn: Callable[P, None]) -> Callable[P, None]:
 
 def call_on_main(fn: Callable[[*Ts], Awaitable[T] | T], *args: *Ts) -> concurrent.futures.Future[T]:
     """Run ``fn`` on the main thread and hand back its (awaited) result as a thread-safe future."""
+    import concurrent.futures
+    import inspect
+
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
     def invoke() -> None:
@@ -157,6 +164,8 @@ async def await_on_main(fn: Callable[[*Ts], Awaitable[T] | T], *args: *Ts) -> T:
 
     Cancelling the caller cancels the work on the main thread too (e.g. closes a dialog).
     """
+    import asyncio
+
     future = call_on_main(fn, *args)
     try:
         result: T = await asyncio.wrap_future(future)
@@ -173,6 +182,8 @@ async def await_on_main(fn: Callable[[*Ts], Awaitable[T] | T], *args: *Ts) -> T:
 
 def spawn(coro: Awaitable[T]) -> asyncio.Task[T]:
     """Start ``coro`` on the main loop, keep it alive, and log (not swallow) its failure."""
+    import asyncio
+
     task: asyncio.Task[T] = asyncio.ensure_future(coro)
     _tasks.add(task)
 
@@ -191,6 +202,8 @@ def pending_tasks() -> list[asyncio.Task[object]]:
 
 def _pool(serial: bool = False) -> concurrent.futures.ThreadPoolExecutor:
     global _executor, _serial
+    import concurrent.futures
+
     if serial:
         if _serial is None:
             _serial = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-desk-serial")
@@ -242,17 +255,23 @@ class BackgroundOp(Generic[T]):
 
     async def run_async_serial(self) -> T:
         """Await the work queued behind every earlier ``serial`` operation."""
+        import asyncio
+
         self._awaited = True
         return await asyncio.wrap_future(self.run(serial=True))
 
     async def run_async(self) -> T:
         """Await the work from the main loop (callbacks still fire)."""
+        import asyncio
+
         self._awaited = True
         return await asyncio.wrap_future(self.run())
 
 
 async def shutdown(grace: float = 5.0) -> None:
     """Cancel our tasks and stop the worker pool (called once when the app quits)."""
+    import asyncio
+
     global _executor, _serial
     tasks = [t for t in _tasks if not t.done()]
     for t in tasks:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from echo_desk.store import first_workspace
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
-from echo_desk.ui.chat import chat_window
 from echo_desk.ui.chat.chat_window import MainWindow
 from tests.ui.conftest import attached_window
 
@@ -27,7 +27,7 @@ def test_first_conversation_gets_a_default_workspace_and_says_which(
     qtbot, qloop, runtime, tmp_path, monkeypatch, origin, words  # type: ignore[no-untyped-def]
 ) -> None:
     folder = tmp_path / "Documents" / "Echo Desk"
-    monkeypatch.setattr(chat_window, "default_workspace", lambda: DefaultWorkspace(folder, origin))
+    monkeypatch.setattr(first_workspace, "default_workspace", lambda: DefaultWorkspace(folder, origin))
     win, store = _open_window(qtbot, runtime, tmp_path)
     try:
         assert folder.is_dir()  # created on first use

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from echo_desk.store import first_workspace
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
-from echo_desk.ui.chat import chat_window
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.core import i18n_qt
 from tests.ui.conftest import attached_window, until
@@ -22,7 +22,7 @@ def _window(qtbot, runtime, tmp_path: Path) -> tuple[MainWindow, ConversationSto
 
 def test_send_without_a_workspace_offers_the_default_and_then_sends(qtbot, qloop, runtime, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "Documents" / "Echo Desk"
-    monkeypatch.setattr(chat_window, "default_workspace",
+    monkeypatch.setattr(first_workspace, "default_workspace",
                         lambda: DefaultWorkspace(folder, WorkspaceOrigin.DOCUMENTS))
     win, store = _window(qtbot, runtime, tmp_path)
     model = ScriptedModel([say("It is empty.")])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk import sandbox
-from echo_desk.sandbox.guard import Change, Planted
+from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.tools import ToolExecutionContext
 from echo_desk.ui.chat.sandbox_card import planted_of, sandbox_html, sandbox_of
 from echo_desk.ui.core import i18n_qt

@@ -1,0 +1,40 @@
+"""What a command planted, as the guard reports it: plain values, apart from the guard's
+machinery so that the transcript's card reads them without loading the guard."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Change(enum.StrEnum):
+    CREATED = "created"
+    CHANGED = "changed"
+    REMOVED = "removed"
+
+
+@dataclass(frozen=True)
+class Planted:
+    """One thing a command left that could make a program run code later, and what was done."""
+
+    #: Relative to its workspace, ``/``-separated.
+    path: str
+    change: Change
+    #: The version from before the command is in place again.
+    put_back: bool = False
+    #: Where what the command left was moved ('' when there was nothing to keep or it was too large).
+    kept: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "change": self.change.value, "put_back": self.put_back, "kept": self.kept}
+
+    @property
+    def english(self) -> str:
+        """For the model (the card translates from the values)."""
+        if self.change is Change.REMOVED:
+            done = "put back" if self.put_back else "could not be put back"
+        else:
+            done = f"moved to {self.kept}" if self.kept else "deleted"
+            if self.change is Change.CHANGED:
+                done += "; the earlier version is back" if self.put_back else "; the earlier version could not be put back"
+        return f"{self.path} ({self.change.value}; {done})"
