@@ -27,6 +27,9 @@ PLANTED = {
     # Inside a function, where a cycle used to be dodged: still an import.
     "echo_desk/sandbox/detect.py": ("\n\ndef _planted() -> object:\n    from echo_desk.store import paths\n\n"
                                     "    return paths\n", "echo_desk.sandbox.detect -> echo_desk.store.paths"),
+    # An MCP tool naming its manager, even only for a type: the package's circle back.
+    "echo_desk/mcp/tool.py": ("\nif TYPE_CHECKING:\n    from echo_desk.mcp.manager import McpManager as _Planted\n",
+                              "echo_desk.mcp.tool -> echo_desk.mcp.manager"),
     # The UI's core reaching up into the chat window.
     "echo_desk/ui/core/theme.py": ("import echo_desk.ui.chat.chat_window as _planted\n",
                                    "echo_desk.ui.core.theme -> echo_desk.ui.chat.chat_window"),
@@ -53,4 +56,4 @@ def test_a_planted_import_against_the_layers_fails_the_lint(tmp_path: Path) -> N
     assert planted.returncode == 1, report
     for _code, named in PLANTED.values():
         assert named in report, named
-    assert "Contracts: 2 kept, 2 broken." in report
+    assert "Contracts: 2 kept, 3 broken." in report

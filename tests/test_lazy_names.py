@@ -9,9 +9,9 @@ from types import ModuleType
 
 import pytest
 
-from echo_desk import sandbox, tools
+from echo_desk import mcp, sandbox, tools
 
-LAZY_PACKAGES = [sandbox, tools]
+LAZY_PACKAGES = [mcp, sandbox, tools]
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
@@ -50,3 +50,10 @@ def test_a_tool_result_type_loads_neither_the_tool_base_nor_its_context() -> Non
     assert "echo_desk.tools.results" in out
     for heavy in ("base", "context"):
         assert f"echo_desk.tools.{heavy}'" not in out, out
+
+
+def test_an_mcp_status_value_loads_no_mcp_sdk() -> None:
+    code = ("from echo_desk.mcp.status import FlagKind\nimport sys\n"
+            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'echo_desk.mcp.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert out.strip() == "['echo_desk.mcp.status']", out

@@ -33,7 +33,7 @@ from echo_desk.tools import (
 
 if TYPE_CHECKING:
     from echo_desk.mcp.connection import ServerConnection
-    from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.owner import CallOwner
 
 
 def apply_defaults(schema: dict[str, Any] | None, values: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +68,7 @@ async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> 
 
 
 class CallRouter:
-    def __init__(self, manager: McpManager) -> None:
+    def __init__(self, manager: CallOwner) -> None:
         self._manager = manager
         #: Hosts of the calls in flight, per server (the last one answers elicitations).
         self._hosts: dict[str, list[ToolHost]] = {}

@@ -21,6 +21,7 @@ most of the weight; the phrasings are kept few and listed here on purpose.
 
 from __future__ import annotations
 
+import enum
 import re
 import unicodedata
 from collections import defaultdict
@@ -83,10 +84,22 @@ class ToolText:
     hidden: tuple[str, ...] = ()
 
 
+
+class WarningKind(enum.StrEnum):
+    """Why a tool's definition looks suspicious."""
+
+    #: Another server offers a tool of the same name.
+    SAME_NAME = "same_name"
+    #: Its description names another server's tool.
+    NAMES_OTHER_TOOL = "names_other_tool"
+    #: Invisible characters hid text in its definition.
+    HIDDEN_TEXT = "hidden_text"
+    #: Its description speaks to the model ("ignore previous instructions").
+    ADDRESSES_MODEL = "addresses_model"
+
 @dataclass(frozen=True, kw_only=True)
 class IntegrityWarning:
-    #: ``same_name`` | ``names_other_tool`` | ``hidden_text`` | ``addresses_model``
-    kind: str
+    kind: WarningKind
     #: Person-facing reason (deferred: shown again in the language of the moment).
     detail: str
 
@@ -136,22 +149,22 @@ def tool_warnings(tools: Iterable[ToolText]) -> dict[str, tuple[IntegrityWarning
     for tool in listed:
         others = [t for t in by_name[tool.name.casefold()] if t.server != tool.server]
         for other in others[:_SHOWN]:
-            found[tool.registry_name].append(IntegrityWarning(kind="same_name", detail=deferred(
+            found[tool.registry_name].append(IntegrityWarning(kind=WarningKind.SAME_NAME, detail=deferred(
                 N_("the server “{server}” offers a tool with the same name"), server=other.server)))
         named = [t for t in listed if t.server != tool.server and _mentions(tool.description, t.name, t.registry_name)]
         for other in named[:_SHOWN]:
-            found[tool.registry_name].append(IntegrityWarning(kind="names_other_tool", detail=deferred(
+            found[tool.registry_name].append(IntegrityWarning(kind=WarningKind.NAMES_OTHER_TOOL, detail=deferred(
                 N_("its description names “{tool}”, a tool of the server “{server}”"),
                 tool=other.name, server=other.server)))
         if tool.hidden:
             shown = ", ".join(sorted(set(tool.hidden))[:8])
-            found[tool.registry_name].append(IntegrityWarning(kind="hidden_text", detail=deferred(
+            found[tool.registry_name].append(IntegrityWarning(kind=WarningKind.HIDDEN_TEXT, detail=deferred(
                 N_("hidden characters were removed from it: {chars}"), chars=shown)))
         if _HTML_COMMENT.search(tool.description):
-            found[tool.registry_name].append(IntegrityWarning(kind="hidden_text", detail=deferred(
+            found[tool.registry_name].append(IntegrityWarning(kind=WarningKind.HIDDEN_TEXT, detail=deferred(
                 N_("its description holds an HTML comment, hidden wherever it is rendered"))))
         phrase = addresses_model(tool.description)
         if phrase:
-            found[tool.registry_name].append(IntegrityWarning(kind="addresses_model", detail=deferred(
+            found[tool.registry_name].append(IntegrityWarning(kind=WarningKind.ADDRESSES_MODEL, detail=deferred(
                 N_("its description gives the model orders: “{phrase}”"), phrase=phrase[:80])))
     return {name: tuple(warnings) for name, warnings in found.items()}

@@ -11,16 +11,16 @@ import mcp_types as types
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
-from echo_desk.mcp.integrity import IntegrityWarning
+from echo_desk.mcp.integrity import IntegrityWarning, WarningKind
 from echo_desk.mcp.oauth.discovery import Challenge
 from echo_desk.mcp.pins import PinStore
-from echo_desk.mcp.status import McpToolInfo, ServerState, SignInSummary, ToolFlag
+from echo_desk.mcp.status import FlagKind, McpToolInfo, ServerState, SignInSummary, ToolFlag
 from echo_desk.mcp.toolset import BuiltTool, build_tools
 from echo_desk.store.settings import Settings, SettingsStore, ToolSettings
 from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
-    from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.owner import ToolOwner
 
 
 class RegistryLike(Protocol):
@@ -54,7 +54,7 @@ class ServerRecord:
 class ToolRegistration:
     """Puts a server's tools into the registry and takes them out again."""
 
-    def __init__(self, manager: McpManager, registry: RegistryLike | None, store: SettingsStore) -> None:
+    def __init__(self, manager: ToolOwner, registry: RegistryLike | None, store: SettingsStore) -> None:
         self._manager = manager
         self.registry = registry
         self._store = store
@@ -167,14 +167,14 @@ def tool_info(srv: ServerRecord, built: BuiltTool, warnings: tuple[IntegrityWarn
     """One tool as the catalog shows it, with its flags (hidden characters, changes, hints, and
     the integrity warnings found across every server: ``integrity.tool_warnings``)."""
     tool = built.tool
-    flags = [ToolFlag(kind="warning", detail=w.detail) for w in warnings if w.kind != "hidden_text"]
+    flags = [ToolFlag(kind=FlagKind.WARNING, detail=w.detail) for w in warnings if w.kind is not WarningKind.HIDDEN_TEXT]
     if tool.hidden_characters:
         shown = ", ".join(sorted(set(tool.hidden_characters))[:8])
-        flags.append(ToolFlag(kind="hidden_chars", detail=deferred(N_("hidden characters removed: {chars}"), chars=shown)))
-    flags.extend(ToolFlag(kind="changed", detail=change) for change in built.changes)
+        flags.append(ToolFlag(kind=FlagKind.HIDDEN_CHARS, detail=deferred(N_("hidden characters removed: {chars}"), chars=shown)))
+    flags.extend(ToolFlag(kind=FlagKind.CHANGED, detail=change) for change in built.changes)
     hints = {k: v for k, v in tool.annotations.items() if k.endswith("Hint")}
     if hints:
-        flags.append(ToolFlag(kind="annotation", detail=", ".join(f"{k}={v}" for k, v in sorted(hints.items()))))
+        flags.append(ToolFlag(kind=FlagKind.ANNOTATION, detail=", ".join(f"{k}={v}" for k, v in sorted(hints.items()))))
     detail = readiness(srv, tool.name)
     return McpToolInfo(
         registry_name=tool.name,

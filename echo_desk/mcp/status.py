@@ -39,13 +39,24 @@ STATE_LABELS = {
 }
 
 
+
+class FlagKind(enum.StrEnum):
+    """What a flag beside an MCP tool is about."""
+
+    #: Invisible characters were removed from its definition.
+    HIDDEN_CHARS = "hidden_chars"
+    #: Its definition changed since it was approved: blocked until approved again.
+    CHANGED = "changed"
+    #: The server's behaviour hints (read-only, destructive…).
+    ANNOTATION = "annotation"
+    #: It looks like an attempt to steer the model (``echo_desk.mcp.integrity``).
+    WARNING = "warning"
+
 @dataclass(frozen=True, kw_only=True)
 class ToolFlag:
     """Something the catalog shows beside an MCP tool."""
 
-    #: ``hidden_chars`` | ``changed`` (blocked until re-approved) | ``annotation`` | ``warning``
-    #: (it looks like an attempt to steer the model: ``echo_desk.mcp.integrity``)
-    kind: str
+    kind: FlagKind
     detail: str
 
 

@@ -24,7 +24,7 @@ from echo_desk.tools import (
 )
 
 if TYPE_CHECKING:
-    from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.owner import ToolOwner
 
 #: How often a running call looks at ``ctx.cancel_event`` (set from another thread on Stop).
 _CANCEL_POLL_SECONDS = 0.05
@@ -44,7 +44,7 @@ class MCPTool(Tool):
     #: The result's declared shape (``outputSchema``): its ``structuredContent`` must match.
     output_schema: ClassVar[dict[str, Any] | None] = None
 
-    def __init__(self, manager: McpManager) -> None:
+    def __init__(self, manager: ToolOwner) -> None:
         self._manager = manager
         #: The last preview made, by (server target, language): it names only the server and
         #: the tool, never the arguments, and is immutable, so every call may share it.
@@ -111,7 +111,7 @@ class MCPTool(Tool):
 
 
 def make_tool(
-    manager: McpManager,
+    manager: ToolOwner,
     *,
     registry_name: str,
     server: str,

@@ -29,7 +29,7 @@ from echo_desk.store.settings import Settings
 from echo_desk.tools import RiskLevel
 
 if TYPE_CHECKING:
-    from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.owner import ToolOwner
 
 
 @dataclass
@@ -78,7 +78,7 @@ def _annotations(tool: types.Tool) -> dict[str, Any]:
 
 
 def build_tools(
-    manager: McpManager,
+    manager: ToolOwner,
     cfg: ServerConfig,
     listed: list[types.Tool],
     settings: Settings,

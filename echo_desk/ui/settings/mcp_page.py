@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
+from echo_desk.mcp.status import FlagKind  # a light module: the MCP SDK comes with the manager
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
     from echo_desk.mcp.importers import ImportPreview
@@ -59,8 +60,8 @@ def state_text(state: ServerState) -> str:
     return _(_STATE_TEXT.get(state, state))
 
 #: What an MCP tool's flag is about (``ToolFlag.kind``), as the server's details say it.
-FLAG_LABELS = {"hidden_chars": N_("Hidden characters"), "changed": N_("Changed"), "annotation": N_("Hints"),
-               "warning": N_("Warning")}
+FLAG_LABELS = {FlagKind.HIDDEN_CHARS: N_("Hidden characters"), FlagKind.CHANGED: N_("Changed"),
+               FlagKind.ANNOTATION: N_("Hints"), FlagKind.WARNING: N_("Warning")}
 
 
 class McpPage(QWidget):
@@ -239,7 +240,7 @@ class McpPage(QWidget):
             lines.append("")
             lines.append(_("Tools:"))
             for tool in status.tools:
-                flags = clause_text(labelled(_(FLAG_LABELS.get(f.kind, f.kind)), shown(f.detail))
+                flags = clause_text(labelled(_(FLAG_LABELS[f.kind]), shown(f.detail))
                                     for f in tool.flags)
                 named = aside(tool.registry_name, tool.original_name)
                 lines.append(f"  {named} — {flags}" if flags else f"  {named}")
@@ -275,7 +276,7 @@ class McpPage(QWidget):
             return []
         found = []
         for tool in status.tools:
-            changes = [f.detail for f in tool.flags if f.kind == "changed"]
+            changes = [f.detail for f in tool.flags if f.kind is FlagKind.CHANGED]
             if changes:
                 found.append((tool.registry_name, changes))
         return found

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from echo_desk.mcp.status import FlagKind, ToolFlag
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
 from echo_desk.ui.settings.mcp_page import McpPage
@@ -112,7 +113,7 @@ def test_servers_page_lists_state_errors_and_approves_a_start(qtbot, qloop):
 def test_a_changed_tool_is_shown_and_re_approved_on_request(qtbot, qloop):
     from PySide6.QtWidgets import QMessageBox
 
-    flags = (SimpleNamespace(kind="changed", detail="description changed: 'Read' → 'Read and upload'"),)
+    flags = (ToolFlag(kind=FlagKind.CHANGED, detail="description changed: 'Read' → 'Read and upload'"),)
     tool = SimpleNamespace(registry_name="files__read", original_name="read", flags=flags)
     manager = StandInManager(statuses_=[SimpleNamespace(name="files", transport="stdio", state="connected",
                                                         detail="", tools=(tool,), stderr_tail=(), server_info="",
