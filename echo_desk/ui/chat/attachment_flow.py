@@ -15,13 +15,14 @@ from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from echo_desk.agent import attachments as att
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.ui.chat.outside_choice import OutsideChoice, OutsideChoiceDialog
 from echo_desk.ui.core import marshal
 
 if TYPE_CHECKING:
+    # The attachment checks load when a first path is dropped or picked, not before the first frame.
+    from echo_desk.agent import attachments as att
     from echo_desk.agent.permissions import PermissionEngine
     from echo_desk.ui.chat.attachment_tray import AttachmentTray
 
@@ -32,6 +33,8 @@ def _mib(limit: int) -> str:
 
 def problem_text(error: att.AttachmentError) -> str:
     """The translated reason a path could not be attached."""
+    from echo_desk.agent import attachments as att
+
     name = visible(str(error.path))
     texts = {
         att.Problem.MISSING: _("{name} does not exist (a broken link?). Nothing was attached."),
@@ -111,6 +114,8 @@ class AttachmentFlow(QObject):
 
     # -- deciding -------------------------------------------------------------------------------
     def add_paths(self, paths: Sequence[Path]) -> None:
+        from echo_desk.agent import attachments as att
+
         problems: list[str] = []
         for path in paths:
             try:
@@ -138,6 +143,8 @@ class AttachmentFlow(QObject):
         dialog.open()
 
     def _decided(self, item: att.Attachment, choice: OutsideChoice) -> None:
+        from echo_desk.agent import attachments as att
+
         self.dialog = None
         if choice is OutsideChoice.COPY:
             self.copying += 1  # a folder may take a while: off the UI thread, the next question waits
@@ -157,6 +164,8 @@ class AttachmentFlow(QObject):
         self._ask_next()
 
     def _copy_failed(self, error: BaseException) -> None:
+        from echo_desk.agent import attachments as att
+
         self.copying -= 1
         if isinstance(error, att.AttachmentError):
             self.tray.show_problem(problem_text(error))

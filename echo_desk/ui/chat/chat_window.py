@@ -316,13 +316,15 @@ class MainWindow(QMainWindow):
         self._show_workspace()
 
     def _show_origin(self, origin: WorkspaceOrigin | None) -> None:
-        from echo_desk.store.first_workspace import WorkspaceOrigin
-
         self._origin = origin
-        text = {
-            WorkspaceOrigin.START_FOLDER: _("(the folder Echo Desk was started from)"),
-            WorkspaceOrigin.DOCUMENTS: _("(a new folder in your Documents)"),
-        }.get(origin) if origin else ""
+        text = ""
+        if origin is not None:  # only once a first conversation was made: after the first frame
+            from echo_desk.store.first_workspace import WorkspaceOrigin
+
+            text = {
+                WorkspaceOrigin.START_FOLDER: _("(the folder Echo Desk was started from)"),
+                WorkspaceOrigin.DOCUMENTS: _("(a new folder in your Documents)"),
+            }.get(origin, "")
         self.workspace_origin.setText(text or "")
         self.workspace_origin.setVisible(bool(text))
 

@@ -8,14 +8,16 @@ folder can be chosen. Choosing one emits ``chosen``; the window then sets it and
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from echo_desk.i18n import _
-from echo_desk.store.first_workspace import DefaultWorkspace, WorkspaceOrigin
-from echo_desk.store.first_workspace import ensure as ensure_workspace
 from echo_desk.ui.core import i18n_qt, theme
+
+if TYPE_CHECKING:
+    from echo_desk.store.first_workspace import DefaultWorkspace
 
 #: Recent folders offered beside the default.
 RECENT_SHOWN = 3
@@ -62,6 +64,8 @@ class WorkspacePrompt(QFrame):
         self.recent_label.setText(_("Recent:"))
         self.setAccessibleName(_("Choose the workspace folder"))
         if self.default is not None:
+            from echo_desk.store.first_workspace import WorkspaceOrigin  # offered only after the first frame
+
             where = {
                 WorkspaceOrigin.START_FOLDER: _("the folder Echo Desk was started from"),
                 WorkspaceOrigin.DOCUMENTS: _("a new folder in your Documents"),
@@ -88,7 +92,9 @@ class WorkspacePrompt(QFrame):
 
     def _use_default(self) -> None:
         if self.default is not None:
-            self._pick(str(ensure_workspace(self.default)))  # created on first use
+            from echo_desk.store.first_workspace import ensure
+
+            self._pick(str(ensure(self.default)))  # created on first use
 
     def _choose(self) -> None:
         dialog = QFileDialog(self, _("Choose the workspace folder"))
