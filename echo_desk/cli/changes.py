@@ -108,9 +108,10 @@ _NOT_RESTORABLE = {
     "too_large": N_("larger than undo_max_file_bytes"), "not_regular": N_("it was not a regular file"),
     "not_previewed": N_("its previous content was not previewed"),
     "changed_before_write": N_("it changed between the preview and the write"),
-    "too_old": N_("no longer restorable: older than undo_keep_days, its copy was removed"),
-    "over_space_limit": N_("no longer restorable: its copy was removed to stay under undo_max_total_bytes"),
-    "content_missing": N_("no longer restorable: its kept copy is gone or damaged"),
+    # Printed after "not restorable: ": the reason alone.
+    "too_old": N_("older than undo_keep_days, its copy was removed"),
+    "over_space_limit": N_("its copy was removed to stay under undo_max_total_bytes"),
+    "content_missing": N_("its kept copy is gone or damaged"),
 }
 
 

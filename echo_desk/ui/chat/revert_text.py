@@ -11,10 +11,10 @@ _NOT_RESTORABLE = {
     NotRestorable.NOT_REGULAR: N_("it was not a regular file"),
     NotRestorable.NOT_PREVIEWED: N_("its previous content was not shown before the change"),
     NotRestorable.CHANGED_BEFORE_WRITE: N_("it changed between the preview and the write"),
-    NotRestorable.TOO_OLD: N_("no longer restorable: its kept copy passed the age limit in Settings and was removed"),
-    NotRestorable.OVER_SPACE_LIMIT: N_("no longer restorable: its kept copy was removed to stay under the undo "
-                                       "space limit in Settings"),
-    NotRestorable.CONTENT_MISSING: N_("no longer restorable: its kept copy is gone or damaged"),
+    # Shown after "not restorable: " (issue_text, the revert dialog): the reason alone, not a second prefix.
+    NotRestorable.TOO_OLD: N_("its kept copy passed the age limit in Settings and was removed"),
+    NotRestorable.OVER_SPACE_LIMIT: N_("its kept copy was removed to stay under the undo space limit in Settings"),
+    NotRestorable.CONTENT_MISSING: N_("its kept copy is gone or damaged"),
     NotRestorable.UNKNOWN: N_("its previous content was not kept"),
 }
 

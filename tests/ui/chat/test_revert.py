@@ -156,6 +156,26 @@ def test_every_revert_outcome_is_worded_in_the_ui_language() -> None:
         i18n.set_language("en")
 
 
+def test_a_change_that_cannot_be_restored_says_so_once() -> None:
+    """Every reason is worded on its own: "not restorable: <why>", never the prefix twice
+    ("无法还原：已无法还原……"), in the chat and in ``echo-desk changes``, in both languages."""
+    from echo_desk import i18n
+    from echo_desk.agent.undo.revert import LeftAlone, RevertIssue
+    from echo_desk.cli.changes import _issue as terminal_text
+    from echo_desk.store.changes import NotRestorable
+    from echo_desk.ui.chat.revert_text import issue_text
+
+    issues = [RevertIssue(LeftAlone.NOT_RESTORABLE, why) for why in (*NotRestorable, None)]
+    try:
+        for language, prefix in (("en", "restorable"), ("zh_CN", "无法还原")):
+            i18n.set_language(language)
+            for issue in issues:
+                for text in (issue_text(issue), terminal_text(issue)):
+                    assert text.count(prefix) == 1, (language, issue, text)
+    finally:
+        i18n.set_language("en")
+
+
 def test_a_pruned_change_says_no_longer_restorable_in_chinese(qtbot, chat, builtin_runtime: Runtime,
                                                               scope: Scope, workspace: Path) -> None:
     from echo_desk import i18n
@@ -175,7 +195,8 @@ def test_a_pruned_change_says_no_longer_restorable_in_chinese(qtbot, chat, built
     finally:
         i18n.set_language("en")
     notice = model.items()[-1].text
-    assert "已无法还原" in notice and "restorable" not in notice and "space" not in notice
+    assert "无法还原：" in notice and "已无法还原" not in notice  # said once (it was said twice)
+    assert "restorable" not in notice and "space" not in notice
     assert (workspace / "p.txt").read_text() == "agent\n" and not model.items()[0].reverted
 
 
