@@ -18,8 +18,10 @@ from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.cli.browser import open_in_browser
+from echo_desk.cli.words import RISK_LABELS, label
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
+from echo_desk.i18n import N_, _, translate_in
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
 
 
@@ -44,12 +46,16 @@ class TerminalHost(NullToolHost):
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         show = self._show
-        self._print(f"\n── Approval needed: {show(request.tool_title, one_line=True)} "
-                    f"({show(request.tool_name, one_line=True)}), risk {request.risk.value}")
-        self._print(f"   asked by: {show(' → '.join(request.scope_chain), one_line=True)}")
+        self._print("\n── " + _("Approval needed: {title} ({name}), risk: {risk}").format(
+            # The tool's own title in the person's language, from its catalog (a plugin's own), as the window does.
+            title=show(translate_in(request.tool_domain, request.tool_title, request.tool_locale_dir)
+                       if request.tool_title else request.tool_name, one_line=True),
+            name=show(request.tool_name, one_line=True),
+            risk=label(RISK_LABELS, request.risk.value)))
+        self._print("   " + _("asked by: {chain}").format(chain=show(" → ".join(request.scope_chain), one_line=True)))
         if request.hides_text():
-            self._print("   ! this request contains hidden or control characters, shown as "
-                        + ("\\x.. / \\u...." if self.ascii_only else "⟨…⟩") + ": read it carefully")
+            self._print("   ! " + _("this request contains hidden or control characters, shown as {marks}: "
+                                   "read it carefully").format(marks="\\x.. / \\u...." if self.ascii_only else "⟨…⟩"))
         if request.spawn is not None:  # a sub-agent start: its manifest (its targets are its write roots)
             for line in request.spawn.terminal_lines():
                 self._print(f"   {show(line, one_line=True)}")
@@ -58,28 +64,29 @@ class TerminalHost(NullToolHost):
                 detail = f"   ({show(target.full_detail, one_line=True)})" if target.full_detail else ""
                 self._print(f"   {show(target.kind, one_line=True)}: {show(target.value, one_line=True)}{detail}")
         if request.arguments:
-            self._print("   arguments: " + visible_json(request.arguments))
+            self._print("   " + _("arguments: {json}").format(json=visible_json(request.arguments)))
         for change in request.file_changes:
             self._print(f"   {change.kind.value}: {show(change.path, one_line=True)}")
             self._print("\n".join(split_lines(change.diff.rstrip("\n"))))
             if change.truncated:
-                self._print("   (diff truncated)")
+                self._print("   " + _("(diff truncated)"))
         if self.auto is not None:
-            self._print(f"   → {'allowed (--yes)' if self.auto.allows else 'denied (--no)'}")
+            self._print("   → " + (_("allowed (--yes)") if self.auto.allows else _("denied (--no)")))
             return ApprovalDecision(call_id=request.call_id, choice=self.auto, binding=request.binding)
         if not self.inp.isatty():
-            self._print("   → denied: no terminal to ask on (use --yes or --no)")
+            self._print("   → " + _("denied: no terminal to ask on (use --yes or --no)"))
             return ApprovalDecision(
                 call_id=request.call_id, choice=ApprovalChoice.DENY, binding=request.binding,
                 message="no one was there to approve it",
             )
-        answer = await asyncio.to_thread(self._prompt, "Allow? [y]es once / [a]llow for this run / [N]o: ")
+        # The keys stay y / a / n in every language: what is typed, not what is read.
+        answer = await asyncio.to_thread(self._prompt, _("Allow? [y]es once / [a]llow for this run / [N]o: "))
         choice = {"y": ApprovalChoice.ALLOW_ONCE, "a": ApprovalChoice.ALLOW_CONVERSATION}.get(
             answer.strip().lower()[:1], ApprovalChoice.DENY
         )
         message = ""
         if choice is ApprovalChoice.DENY:
-            message = (await asyncio.to_thread(self._prompt, "Message for the model (optional): ")).strip()
+            message = (await asyncio.to_thread(self._prompt, _("Message for the model (optional): "))).strip()
         return ApprovalDecision(call_id=request.call_id, choice=choice, message=message, binding=request.binding)
 
     def _prompt(self, text: str) -> str:
@@ -94,8 +101,8 @@ class TerminalHost(NullToolHost):
         self._print("\n── " + asker_line(question, ascii_only=self.ascii_only))
         self._print("   " + show(question.prompt).replace("\n", "\n   "))
         if question.mcp_server:
-            self._print(f"   (your answer is sent to the MCP server {show(question.mcp_server, one_line=True)!s}; "
-                        "Echo Desk never asks for its own keys or passwords here)")
+            self._print("   " + _("(your answer is sent to the MCP server {server}; Echo Desk never asks for its own "
+                                  "keys or passwords here)").format(server=show(question.mcp_server, one_line=True)))
         for i, choice in enumerate(question.choices, 1):
             self._print(f"   {i}. {show(choice, one_line=True)}")
         if question.url:
@@ -116,12 +123,12 @@ class TerminalHost(NullToolHost):
 
     async def _ask_to_open(self, url: str) -> Answer:
         """URL-mode elicitation: the address in full, then y/N; opened only on yes."""
-        self._print(f"   It asks you to open this address in your browser:\n     {self._show(url)}")
-        raw = (await asyncio.to_thread(self._prompt, "Open it? [y/N]: ")).strip().lower()
+        self._print("   " + _("It asks you to open this address in your browser:") + f"\n     {self._show(url)}")
+        raw = (await asyncio.to_thread(self._prompt, _("Open it? [y/N]: "))).strip().lower()
         if raw[:1] != "y":
             return Answer(action=AnswerAction.DECLINE)
         if not await open_in_browser(url):
-            self._print("   (no browser here: open the address above yourself)")
+            self._print("   " + _("(no browser here: open the address above yourself)"))
         return Answer(action=AnswerAction.ACCEPT)
 
     async def _ask_field(self, name: str, spec: dict[str, Any]) -> object:
@@ -129,14 +136,16 @@ class TerminalHost(NullToolHost):
         An empty answer takes the default (a field without one is left out, a text is "")."""
         default = spec.get("default", _UNSET)
         shown = "" if default is _UNSET else json.dumps(default, ensure_ascii=False).strip('"')
-        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else _TYPE_HINTS.get(spec.get("type", ""), "")
+        kind = spec.get("type", "")
+        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else (
+            f" ({_(_TYPE_HINTS[kind])})" if kind in _TYPE_HINTS else "")
         hint = self._show(hint, one_line=True)
         title = self._show(str(spec.get("title") or name), one_line=True)
         secret = looks_secret(name, spec)
         while True:
             if secret:
                 # Not echoed: typed like a password, and still sent to whoever asked.
-                raw = (await asyncio.to_thread(self._prompt_secret, f"{title}{hint} (hidden): ")).strip()
+                raw = (await asyncio.to_thread(self._prompt_secret, f"{title}{hint} ({_('hidden')}): ")).strip()
             else:
                 prompt = f"{title}{hint} [{self._show(shown, one_line=True)}]: "
                 raw = (await asyncio.to_thread(self._prompt, prompt)).strip()
@@ -147,7 +156,7 @@ class TerminalHost(NullToolHost):
             try:
                 return field_value(spec, raw)
             except ValueError as exc:
-                self._print(f"   {exc}; try again")
+                self._print("   " + _("{problem}; try again").format(problem=exc))
 
     def _prompt_secret(self, text: str) -> str:
         """Like ``_prompt`` with echo off on the answering terminal (``getpass`` would read /dev/tty)."""
@@ -177,7 +186,7 @@ class TerminalHost(NullToolHost):
 
 
 _UNSET = object()
-_TYPE_HINTS = {"integer": " (a whole number)", "number": " (a number)", "boolean": " (yes/no)"}
+_TYPE_HINTS = {"integer": N_("a whole number"), "number": N_("a number"), "boolean": N_("yes/no")}
 _TRUE = frozenset({"y", "yes", "true", "1", "on"})
 _FALSE = frozenset({"n", "no", "false", "0", "off"})
 
@@ -189,30 +198,30 @@ def field_value(spec: dict[str, Any], raw: str) -> object:
         for option in spec["enum"]:
             if raw == str(option):
                 return option
-        raise ValueError(f"choose one of {', '.join(map(str, spec['enum']))}")
+        raise ValueError(_("choose one of {options}").format(options=", ".join(map(str, spec["enum"]))))
     kind = spec.get("type", "string")
     if kind == "boolean":
         if raw.lower() in _TRUE:
             return True
         if raw.lower() in _FALSE:
             return False
-        raise ValueError("answer yes or no")
+        raise ValueError(_("answer yes or no"))
     if kind in ("integer", "number"):
         try:
             value: float = int(raw) if kind == "integer" else float(raw)
         except ValueError:
-            raise ValueError("a whole number is needed" if kind == "integer" else "a number is needed") from None
+            raise ValueError(_("a whole number is needed") if kind == "integer" else _("a number is needed")) from None
         if not math.isfinite(value):
-            raise ValueError("a finite number is needed")
+            raise ValueError(_("a finite number is needed"))
         if "minimum" in spec and value < spec["minimum"]:
-            raise ValueError(f"at least {spec['minimum']}")
+            raise ValueError(_("at least {minimum}").format(minimum=spec["minimum"]))
         if "maximum" in spec and value > spec["maximum"]:
-            raise ValueError(f"at most {spec['maximum']}")
+            raise ValueError(_("at most {maximum}").format(maximum=spec["maximum"]))
         return value
     if "minLength" in spec and len(raw) < int(spec["minLength"]):
-        raise ValueError(f"at least {spec['minLength']} characters")
+        raise ValueError(_("at least {count} characters").format(count=spec["minLength"]))
     if "maxLength" in spec and len(raw) > int(spec["maxLength"]):
-        raise ValueError(f"at most {spec['maxLength']} characters")
+        raise ValueError(_("at most {count} characters").format(count=spec["maxLength"]))
     return raw
 
 
@@ -228,10 +237,11 @@ def can_show_brackets(stream: TextIO) -> bool:
 def asker_line(question: Question, *, ascii_only: bool = False) -> str:
     """Who asks, first: a server's question must never pass for Echo Desk's own."""
     if question.mcp_server:
-        return f"MCP server '{visible(question.mcp_server, one_line=True, ascii_only=ascii_only)}' asks:"
+        return _("MCP server '{server}' asks:").format(server=visible(question.mcp_server, one_line=True,
+                                                                       ascii_only=ascii_only))
     who = question.asked_by if question.asked_by not in ("", "agent") else ""
     suffix = f" ({visible(who, one_line=True, ascii_only=ascii_only)})" if who else ""
-    return f"The agent{suffix} asks:"
+    return _("The agent{who} asks:").format(who=suffix)
 
 
 def looks_secret(name: str, spec: dict[str, Any]) -> bool:
