@@ -32,30 +32,35 @@ def add_parser(sub: Any) -> None:
 def add_arguments(gateway: argparse.ArgumentParser) -> None:
     gateway.add_argument("action", nargs="?", default="serve",
                          choices=["serve", "status", "token", "install", "uninstall"],
-                         help="serve (default): MCP on stdio, or over HTTP with --http; status; token; "
-                              "install/uninstall: move a client's MCP servers behind Echo Desk, or back")
-    gateway.add_argument("--client", help="the client's name: cursor, claude-code, vscode, claude-desktop, goose…")
+                         help=_("serve (default): MCP on stdio, or over HTTP with --http; status; token; "
+                                "install/uninstall: move a client's MCP servers behind Echo Desk, or back"))
+    gateway.add_argument("--client", help=_("the client's name: cursor, claude-code, vscode, claude-desktop, goose…"))
     gateway.add_argument("--workspace", type=Path, default=None,
-                         help="the client's project folder (default: the folder it starts the gateway in)")
+                         help=_("the client's project folder (default: the folder it starts the gateway in)"))
     gateway.add_argument("--http", type=int, metavar="PORT", default=None,
-                         help="serve streamable HTTP on 127.0.0.1:PORT instead of stdio (bearer token per client)")
+                         help=_("serve streamable HTTP on 127.0.0.1:PORT instead of stdio (bearer token per client)"))
     gateway.add_argument("--no-start", action="store_true",
-                         help="never start the Echo Desk app when it is not running")
-    gateway.add_argument("--json", action="store_true", help="status: machine-readable")
+                         help=_("never start the Echo Desk app when it is not running"))
+    gateway.add_argument("--json", action="store_true", help=_("status: machine-readable"))
     gateway.add_argument("--dry-run", action="store_true",
-                         help="install/uninstall: print the diff of the client's file; write nothing")
+                         help=_("install/uninstall: print the diff of the client's file; write nothing"))
     gateway.add_argument("--keep", action="append", default=[], metavar="SERVER",
-                         help="install: leave this server in the client's file (repeatable)")
-    gateway.add_argument("--no-sandbox", action="store_true", help="install: start the moved stdio servers unsandboxed")
-    gateway.add_argument("--no-keyring", action="store_true", help="install: keep env/header values in mcp.json")
+                         help=_("install: leave this server in the client's file (repeatable)"))
+    gateway.add_argument("--no-sandbox", action="store_true",
+                         help=_("install: start the moved stdio servers unsandboxed"))
+    gateway.add_argument("--no-keyring", action="store_true", help=_("install: keep env/header values in mcp.json"))
 
 
 def main(argv: list[str]) -> int:
     """``echo-desk gateway ARGS`` without the rest of the CLI's imports (``echo_desk.__main__``
     comes here directly: a client starts the gateway often and waits for it)."""
+    from echo_desk.cli.language import localise_help, use_chosen_language
+
+    use_chosen_language()  # its help and errors in the person's language, as the rest of the CLI
     parser = argparse.ArgumentParser(prog="echo-desk gateway",
-                                     description="Serve Echo Desk's tools to another MCP client (docs/gateway.md).")
+                                     description=_("Serve Echo Desk's tools to another MCP client (docs/gateway.md)."))
     add_arguments(parser)
+    localise_help(parser)
     return run(parser.parse_args(argv))
 
 

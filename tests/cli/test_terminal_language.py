@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +69,14 @@ def test_form_answers_that_do_not_fit_say_why_in_chinese(chinese: None) -> None:
 def test_who_asks_is_said_in_chinese(chinese: None) -> None:
     assert asker_line(Question(prompt="?", mcp_server="files")) == "MCP 服务器“files”询问："
     assert asker_line(Question(prompt="?")) == "智能体询问："
+
+
+def test_the_gateways_help_is_in_the_persons_language(tmp_path: Path) -> None:
+    """``echo-desk gateway`` skips the rest of the CLI (clients start it often): its help still
+    speaks the system's language."""
+    env = {**os.environ, "LANG": "zh_CN.UTF-8", "LANGUAGE": "", "LC_ALL": "",
+           "ECHO_DESK_CONFIG_DIR": str(tmp_path / "c"), "ECHO_DESK_DATA_DIR": str(tmp_path / "d")}
+    shown = subprocess.run([sys.executable, "-m", "echo_desk", "gateway", "--help"], capture_output=True, text=True,
+                           env=env, timeout=60, check=True).stdout
+    assert "用法：" in shown and "选项：" in shown and "客户端的名称" in shown, shown
+    assert "the client's" not in shown and "machine-readable" not in shown, shown
