@@ -28,8 +28,7 @@ from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, Resou
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui.approval.host import QtHost
-from echo_desk.ui.chat.result_grid import grid_of
-from echo_desk.ui.chat.sandbox_card import sandbox_of
+from echo_desk.ui.chat.card_facts import grid_of, sandbox_of
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
 
@@ -52,10 +51,10 @@ def _envelope_dict(envelope: Envelope) -> JsonObject:
     # A database result's grid, bounded as the card shows it (not every returned row).
     grid = grid_of(metadata)
     if grid is not None:
-        value = {**value, "grid": grid}
+        value = {**value, "grid": grid.to_json()}
     sandbox = sandbox_of(metadata)
     if sandbox is not None:
-        value = {**value, "sandbox": sandbox}
+        value = {**value, "sandbox": sandbox.to_json()}
     if isinstance(metadata.get(DENIED_KEY), dict):
         value = {**value, DENIED_KEY: metadata[DENIED_KEY]}
     return value
