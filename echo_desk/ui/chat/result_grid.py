@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 
 # The grid is read once where the result enters the transcript (``card_facts``); imported from here too.
@@ -39,7 +40,8 @@ def _cell(value: Cell, limit: int, p: Palette) -> str:
     text = str(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return html.escape(text).replace("\n", "<br/>")
+    # A database's text is untrusted: hidden characters made visible, line breaks kept as lines.
+    return html.escape(visible(text)).replace("\n", "<br/>")
 
 
 def _numeric(value: object) -> bool:
@@ -65,8 +67,8 @@ def grid_html(grid: GridFacts, *, expanded: bool, palette: Palette | None = None
     shown_rows = grid.rows[:limit]
     shown_cols = grid.columns[:col_limit]
     head = "".join(
-        f"<th align='left' style='background:{p.table_header}'>{html.escape(c.name)}"
-        + (f"<br/><span style='color:{p.muted}; font-weight:normal'>{html.escape(c.type)}</span>"
+        f"<th align='left' style='background:{p.table_header}'>{html.escape(visible(c.name, one_line=True))}"
+        + (f"<br/><span style='color:{p.muted}; font-weight:normal'>{html.escape(visible(c.type, one_line=True))}</span>"
            if c.type else "")
         + "</th>"
         for c in shown_cols)
@@ -90,7 +92,7 @@ def grid_html(grid: GridFacts, *, expanded: bool, palette: Palette | None = None
     if not grid.rows:
         notes.append(_("No rows."))
     if grid.status:
-        notes.append(grid.status)
+        notes.append(visible(grid.status, one_line=True))
     if notes:
         parts.append(f"<div style='color:{p.muted}'>{html.escape(' · '.join(notes))}</div>")
     cut = any(isinstance(v, str) and len(v) > chars for row in shown_rows for v in row[:col_limit])

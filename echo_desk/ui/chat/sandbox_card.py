@@ -92,7 +92,7 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
         lines.append((_("The sandbox probably refused: {what}").format(what=list_text(blocked)), p.warn))
     if facts.refused_hosts:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
-            hosts=list_text(facts.refused_hosts)), p.warn))
+            hosts=list_text(visible(h, one_line=True) for h in facts.refused_hosts)), p.warn))
     lines += planted_lines(facts.planted, p)
     if facts.sandboxed and facts.search_cut:
         lines.append((_("Not every folder of this workspace was searched for repositories (it has more than {count}): "
