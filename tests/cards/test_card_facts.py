@@ -31,6 +31,9 @@ from echo_desk.ui.chat.card_facts import (
     sandbox_of,
     subtranscript_of,
 )
+from echo_desk.ui.chat.tool_card import card_html
+from echo_desk.ui.chat.transcript_item import TOOL, TranscriptItem
+from echo_desk.ui.core.palette import LIGHT
 
 CHANGE = FileChange(path="/w/notes.txt", kind=FileChangeKind.MODIFY, before_sha256="a" * 64,
                     after_sha256="b" * 64, diff="@@ -1 +1 @@\n-old\n+new\n", truncated=False)
@@ -128,12 +131,13 @@ def test_a_sub_transcript_entry_that_does_not_read_is_unreadable() -> None:
     odd = [{"call": "read_note", "id": "s1"},
            {"result": "s1", "envelope": "not an envelope"},   # the result cannot be read
            {"result": "nobody", "envelope": {"ok": True}},     # a result for no call: nothing to stand under
-           {"what": "is this"}, 17,
+           {"what": "is this"}, 17, {"call": {"name": "read_note"}, "id": "s2"},
            {"assistant": ""}]                                 # nothing said: no step
     sub, bad = subtranscript_of(odd)
     (call,) = sub.steps
     assert isinstance(call, SubCall) and call.result is None and call.status is ToolStatus.CANCELLED
-    assert [b.raw for b in bad] == ['{"result": "s1", "envelope": "not an envelope"}', '{"what": "is this"}', "17"]
+    assert [b.raw for b in bad] == ['{"result": "s1", "envelope": "not an envelope"}', '{"what": "is this"}', "17",
+                                    '{"call": {"name": "read_note"}, "id": "s2"}']
     assert all(b.part is Part.SUB_TRANSCRIPT for b in bad)
     assert subtranscript_of("a transcript") == (subtranscript_of(None)[0], (Unreadable(Part.SUB_TRANSCRIPT, '"a transcript"'),))
 
@@ -190,8 +194,13 @@ _KEYS = st.sampled_from(["ok", "content", "error", "error_kind", "file_changes",
 
 
 @given(st.one_of(_JSON, st.dictionaries(_KEYS, _JSON, max_size=8)))
-def test_any_stored_json_reads_without_raising_and_loses_nothing(stored: object) -> None:
+def test_any_stored_json_reads_and_renders_without_raising_and_loses_nothing(stored: object) -> None:
     facts = result_of_stored(stored, "text")
     assert isinstance(facts.status, ToolStatus)
     for part in facts.unreadable:
         json.loads(part.raw)  # the raw part is the JSON as stored, whole
+    card = TranscriptItem(TOOL, call_id="c1", tool_name="t")
+    card.show_result(facts)
+    for expanded in (False, True):
+        card.expanded = expanded
+        assert card_html(card, "T", palette=LIGHT).startswith("<div>")
