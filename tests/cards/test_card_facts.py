@@ -14,16 +14,11 @@ from echo_desk.agent.envelope import DENIED_KEY, Envelope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.sandbox.guard import Change, Planted
 from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
-from echo_desk.ui.chat.card_facts import (
+from echo_desk.ui.chat.card_facts import GridColumn, Part, SandboxFacts, SubCall, SubText, Unreadable
+from echo_desk.ui.chat.card_parse import (
     MAX_CELL_CHARS,
     MAX_ROWS,
     MAX_SANDBOX_ENTRIES,
-    GridColumn,
-    Part,
-    SandboxFacts,
-    SubCall,
-    SubText,
-    Unreadable,
     file_changes_of,
     grid_of,
     result_of_envelope,

@@ -26,8 +26,8 @@ from echo_desk.ui.chat.card_facts import (
     SubText,
     SubTranscript,
     Unreadable,
-    result_of_stored,
 )
+from echo_desk.ui.chat.card_parse import result_of_stored
 from echo_desk.ui.chat.result_grid import grid_html
 from echo_desk.ui.chat.sandbox_card import sandbox_html
 from echo_desk.ui.chat.subagent_card import subtranscript_html

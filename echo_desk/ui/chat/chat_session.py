@@ -28,7 +28,7 @@ from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, Resou
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui.approval.host import QtHost
-from echo_desk.ui.chat.card_facts import grid_of, sandbox_of
+from echo_desk.ui.chat.card_parse import grid_of, sandbox_of
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
 

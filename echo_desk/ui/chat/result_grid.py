@@ -15,10 +15,10 @@ from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 
 # The grid is read once where the result enters the transcript (``card_facts``); imported from here too.
-from echo_desk.ui.chat.card_facts import MAX_CELL_CHARS as MAX_CELL_CHARS
-from echo_desk.ui.chat.card_facts import MAX_ROWS as MAX_ROWS
 from echo_desk.ui.chat.card_facts import Cell, GridFacts
-from echo_desk.ui.chat.card_facts import grid_of as grid_of
+from echo_desk.ui.chat.card_parse import MAX_CELL_CHARS as MAX_CELL_CHARS
+from echo_desk.ui.chat.card_parse import MAX_ROWS as MAX_ROWS
+from echo_desk.ui.chat.card_parse import grid_of as grid_of
 from echo_desk.ui.core.palette import Palette, in_use
 
 #: Rows a collapsed card shows; an expanded card shows up to ``MAX_ROWS``.

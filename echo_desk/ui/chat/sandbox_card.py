@@ -16,8 +16,8 @@ from echo_desk.sandbox.guard import Change, Planted
 from echo_desk.sandbox.repositories import MAX_FOLDERS
 
 # The facts are read once where the result enters the transcript; imported from here too.
-from echo_desk.ui.chat.card_facts import planted_of as planted_of
-from echo_desk.ui.chat.card_facts import sandbox_of as sandbox_of
+from echo_desk.ui.chat.card_parse import planted_of as planted_of
+from echo_desk.ui.chat.card_parse import sandbox_of as sandbox_of
 from echo_desk.ui.core.palette import Palette, in_use
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.undo.notes import is_engine_note
 from echo_desk.store.conversations import StoredMessage
-from echo_desk.ui.chat.card_facts import result_of_envelope, result_of_stored
+from echo_desk.ui.chat.card_parse import result_of_envelope, result_of_stored
 
 # The rows are plain data (no Qt), defined beside the card facts; imported from here too.
 from echo_desk.ui.chat.transcript_item import ASSISTANT as ASSISTANT

@@ -84,7 +84,7 @@ class TranscriptItem:
         self.version += 1
 
     def show_result(self, facts: ResultFacts) -> None:
-        """A tool card takes its call's result (read once, see ``card_facts``)."""
+        """A tool card takes its call's result (read once, see ``card_parse``)."""
         self.result, self.error, self.error_kind = facts.content, facts.error, facts.error_kind
         self.file_changes, self.subtranscript = facts.file_changes, facts.subtranscript
         self.grid, self.sandbox, self.denied_note = facts.grid, facts.sandbox, facts.denied_note
