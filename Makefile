@@ -51,7 +51,7 @@ gateway-test-clients:
 # The engine's suite once more with PySide6 made unimportable: proves the core needs no Qt.
 test-only: $(STAMP) mcp-test-servers gateway-test-clients
 	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 3000 $(PY) -m pytest -q -p no:cacheprovider
-	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins tests/common tests/tools tests/cli
+	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 600 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins tests/common tests/tools tests/cli tests/cards
 
 # A wheel + sdist (python -m build, isolated: fetches hatchling and Babel like any user's build)
 # and the one-folder desktop bundle dist/echo-desk/ (+ a .tar.gz of it to hand out).

@@ -48,6 +48,7 @@ from echo_desk.ui.app.services import Services
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.question_dialog import QuestionDialog
+from echo_desk.ui.chat.card_facts import SandboxFacts
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
@@ -220,9 +221,10 @@ def test_main_window_settings_and_a_transcript_of_every_status_follow_a_switch(q
         transcript.add_tool_call(f"c{number}", "write_note", json.dumps({"path": "shop.py"}), status)
     # A finished card with everything a card can show: a file change and what the sandbox refused.
     done = transcript.add_tool_call("full", "write_note", json.dumps({"path": "shop.py"}), ToolStatus.DONE)
-    done.file_changes = [{"path": str(tmp_path / "shop.py"), "kind": "modify", "diff": "@@ -1 +1 @@\n-a\n+b\n"}]
-    done.sandbox = {"sandboxed": True, "domains": ["pypi.org"], "blocked": ["network"],
-                    "refused_hosts": ["example.com"], "mode": "sandboxed"}
+    done.file_changes = (FileChange(path=str(tmp_path / "shop.py"), kind=FileChangeKind.MODIFY, before_sha256="a",
+                                    after_sha256="b", diff="@@ -1 +1 @@\n-a\n+b\n"),)
+    done.sandbox = SandboxFacts(sandboxed=True, domains=("pypi.org",), blocked=("network",),
+                                refused_hosts=("example.com",), mode="sandboxed")
     done.expanded = True
     done.touch()
     transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))

@@ -43,8 +43,7 @@ log = logging.getLogger(__name__)
 def _envelope_dict(envelope: Envelope) -> JsonObject:
     """What is stored with a tool message: the envelope, plus what only the card needs."""
     from echo_desk.agent.envelope import DENIED_KEY
-    from echo_desk.ui.chat.result_grid import grid_of
-    from echo_desk.ui.chat.sandbox_card import sandbox_of
+    from echo_desk.ui.chat.card_parse import grid_of, sandbox_of
 
     value = envelope.to_json()
     # The model never sees metadata; a sub-agent's transcript is kept so the card can show it again.
@@ -54,10 +53,10 @@ def _envelope_dict(envelope: Envelope) -> JsonObject:
     # A database result's grid, bounded as the card shows it (not every returned row).
     grid = grid_of(metadata)
     if grid is not None:
-        value = {**value, "grid": grid}
+        value = {**value, "grid": grid.to_json()}
     sandbox = sandbox_of(metadata)
     if sandbox is not None:
-        value = {**value, "sandbox": sandbox}
+        value = {**value, "sandbox": sandbox.to_json()}
     if isinstance(metadata.get(DENIED_KEY), dict):
         value = {**value, DENIED_KEY: metadata[DENIED_KEY]}
     return value

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
 from echo_desk.i18n import _
+from echo_desk.tools.results import FileChange
 from echo_desk.ui.widgets.diff_view import DiffPane
-
-if TYPE_CHECKING:
-    from echo_desk.tools.results import JsonObject
 
 
 class DiffDialog(QDialog):
-    def __init__(self, title: str, changes: list[JsonObject], parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, changes: Sequence[FileChange], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setWindowTitle(_("Changes made by {tool}").format(tool=title))
@@ -25,10 +23,9 @@ class DiffDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName(_("File changes"))
         for change in changes:
-            path = str(change.get("path", ""))
-            pane = DiffPane(str(change.get("diff", "") or ""), truncated=bool(change.get("truncated")))
-            self.tabs.addTab(pane, os.path.basename(path) or path)
-            self.tabs.setTabToolTip(self.tabs.count() - 1, path)
+            pane = DiffPane(change.diff, truncated=change.truncated)
+            self.tabs.addTab(pane, os.path.basename(change.path) or change.path)
+            self.tabs.setTabToolTip(self.tabs.count() - 1, change.path)
         layout.addWidget(self.tabs, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)

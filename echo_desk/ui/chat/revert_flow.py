@@ -39,7 +39,7 @@ def turn_call_ids(items: list[TranscriptItem], row: int, *, to_end: bool) -> lis
             break
         if item.kind == TOOL and item.call_id:
             ids.append(item.call_id)
-            ids.extend(str(e["id"]) for e in item.subtranscript if e.get("id"))
+            ids.extend(item.subtranscript.call_ids)
     return ids
 
 

@@ -6,14 +6,21 @@ handful of repaints per second, not one per token.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
 from echo_desk.agent.status import ToolStatus
+
+# The rows are plain data (no Qt), defined beside the card facts; imported from here too.
+from echo_desk.ui.chat.transcript_item import ASSISTANT as ASSISTANT
+from echo_desk.ui.chat.transcript_item import ERROR as ERROR
+from echo_desk.ui.chat.transcript_item import NOTICE as NOTICE
+from echo_desk.ui.chat.transcript_item import TOOL as TOOL
+from echo_desk.ui.chat.transcript_item import USER as USER
+from echo_desk.ui.chat.transcript_item import ItemKind as ItemKind
+from echo_desk.ui.chat.transcript_item import TranscriptItem as TranscriptItem
 
 if TYPE_CHECKING:
     from echo_desk.agent.envelope import Envelope
@@ -22,7 +29,6 @@ if TYPE_CHECKING:
     from echo_desk.store.answer_stats import AnswerStats
     from echo_desk.store.conversations import StoredMessage
     from echo_desk.store.message_tree import BranchPosition
-    from echo_desk.tools.results import JsonObject
 
     #: Where a stored message stands among its branches (``None``: unknown).
     BranchOf = Callable[[str], BranchPosition | None]
@@ -32,78 +38,10 @@ _FLUSH_MS = 50
 _ROOT = QModelIndex()
 _MAX_OUTPUT_CHARS = 20_000
 
-class ItemKind(enum.StrEnum):
-    """What a transcript row is."""
-
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-    NOTICE = "notice"
-    ERROR = "error"
-
-
-USER, ASSISTANT, TOOL, NOTICE, ERROR = ItemKind.USER, ItemKind.ASSISTANT, ItemKind.TOOL, ItemKind.NOTICE, ItemKind.ERROR
-
-
-@dataclass(eq=False)
-class TranscriptItem:
-    kind: ItemKind
-    text: str = ""
-    call_id: str = ""
-    tool_name: str = ""
-    arguments: str = ""
-    #: A tool card's status (other rows keep the default).
-    status: ToolStatus = ToolStatus.PENDING
-    result: str = ""
-    error: str = ""
-    error_kind: str = ""
-    #: The person denied this call: their note to the agent ("" for none); ``None`` otherwise.
-    denied_note: str | None = None
-    file_changes: list[JsonObject] = field(default_factory=list)
-    output: str = ""
-    #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
-    subtranscript: list[JsonObject] = field(default_factory=list)
-    #: Images the person attached to a user message (shown as thumbnails).
-    images: tuple[ImagePart, ...] = ()
-    #: Paths attached to a user message, listed under its text.
-    attachments: tuple[AttachmentRef, ...] = ()
-    #: MCP resources attached to a user message (their URIs listed under its text).
-    resources: tuple[ResourcePart, ...] = ()
-    #: A database result table for the card (see ``result_grid.grid_of``), or ``None``.
-    grid: JsonObject | None = None
-    #: Where a command ran and what the sandbox refused (see ``sandbox_card.sandbox_of``), or ``None``.
-    sandbox: JsonObject | None = None
-    expanded: bool = False
-    #: The person reverted this call's file changes (the card says so instead of offering Revert).
-    reverted: bool = False
-    #: The stored message this row shows (its id in the conversation's tree), when known.
-    node: str = ""
-    #: Its place among branches, when it has siblings (the "‹ 2/3 ›" switcher).
-    branch: BranchPosition | None = None
-    #: Tokens and time of the answer (the footer), when measured.
-    stats: AnswerStats | None = None
-    #: The last answer of the conversation: it offers Regenerate.
-    last_answer: bool = False
-    #: The stored message the row shows (a card: its result's), 0 when not loaded from the store.
-    message_id: int = 0
-    #: Bumped on every change; the delegate's layout cache is keyed on it.
-    version: int = 0
-
-    def touch(self) -> None:
-        self.version += 1
-
 
 def _switchable(branch: BranchPosition | None) -> BranchPosition | None:
     """A position worth a switcher: the message has other versions."""
     return branch if branch is not None and branch.count > 1 else None
-
-
-def subtranscript_of(metadata: object) -> list[JsonObject]:
-    """The sub-agent transcript in an envelope's metadata (``[]`` when there is none)."""
-    entries = metadata.get("transcript") if isinstance(metadata, dict) else None
-    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
-
-
 
 
 class TranscriptModel(QAbstractListModel):
@@ -262,22 +200,15 @@ class TranscriptModel(QAbstractListModel):
             self._changed(item)
 
     def set_tool_result(self, call_id: str, envelope: Envelope) -> None:
-        from echo_desk.ui.chat.result_grid import grid_of  # the cards' parsers: after the first frame
-        from echo_desk.ui.chat.sandbox_card import sandbox_of
+        from echo_desk.ui.chat.card_parse import (
+            result_of_envelope,  # the engine's values: after the first frame
+        )
 
         item = self._by_call.get(call_id)
         if item is None:
             return
         self.flush()
-        item.error_kind = envelope.error_kind.value if envelope.error_kind else ""
-        item.result = envelope.content
-        item.error = envelope.error
-        item.file_changes = [c.to_json() for c in envelope.file_changes]
-        item.subtranscript = subtranscript_of(envelope.metadata)
-        item.grid = grid_of(envelope.metadata)
-        item.sandbox = sandbox_of(envelope.metadata)
-        item.denied_note = denial_of(envelope.metadata)
-        item.status = ToolStatus.of_result(envelope.ok, envelope.error_kind)
+        item.show_result(result_of_envelope(envelope))
         self._changed(item)
 
     def append_output(self, call_id: str, text: str) -> None:
@@ -323,8 +254,7 @@ class TranscriptModel(QAbstractListModel):
         """Rebuild from a conversation's stored messages in one reset, so opening a long
         conversation is one layout pass. ``branch_of`` places each message among its branches."""
         from echo_desk.agent.undo.notes import is_engine_note  # the engine: after the first frame
-        from echo_desk.ui.chat.result_grid import grid_of
-        from echo_desk.ui.chat.sandbox_card import sandbox_of
+        from echo_desk.ui.chat.card_parse import result_of_stored
 
         items: list[TranscriptItem] = []
         cards: dict[str, TranscriptItem] = {}
@@ -352,21 +282,11 @@ class TranscriptModel(QAbstractListModel):
                 if len(items) > first:  # the message's first row stands for it (see answer_saved)
                     items[first].node, items[first].branch = entry.node, branch
             elif role == "tool":
-                found = cards.get(msg.tool_call_id)
-                env: JsonObject = entry.envelope or {}
-                if found is None:
+                answered = cards.get(msg.tool_call_id)
+                if answered is None:
                     continue
-                card = found
-                card.message_id = entry.id
-                card.result = str(env.get("content", content) or "")
-                card.error = str(env.get("error", "") or "")
-                card.error_kind = str(env.get("error_kind", "") or "")
-                card.file_changes = list(env.get("file_changes", []) or [])
-                card.subtranscript = subtranscript_of(env)
-                card.grid = grid_of(env.get("grid"))
-                card.sandbox = sandbox_of(env.get("sandbox"))
-                card.denied_note = denial_of(env)
-                card.status = ToolStatus.of_result(bool(env.get("ok", not card.error)), card.error_kind)
+                answered.message_id = entry.id
+                answered.show_result(result_of_stored(entry.envelope, content))
         self._timer.stop()
         self.beginResetModel()
         self._items = items
@@ -376,14 +296,3 @@ class TranscriptModel(QAbstractListModel):
         self._streaming = None
         self.endResetModel()
 
-
-def denial_of(metadata: object) -> str | None:
-    """The person's note when they denied the call (``""``: none), from an envelope's metadata or
-    a stored envelope; ``None`` when the call was not denied by the person."""
-    from echo_desk.agent.envelope import DENIED_KEY
-
-    denied = metadata.get(DENIED_KEY) if isinstance(metadata, dict) else None
-    if not isinstance(denied, dict):
-        return None
-    note = denied.get("message", "")
-    return note if isinstance(note, str) else ""

@@ -1,15 +1,14 @@
 """Painting the transcript: one delegate lays out each row as a cached ``QTextDocument``.
 
 Messages are Markdown; tool cards are small HTML documents (status, localized title,
-arguments, live output, result, file changes with an expandable diff).
+arguments, live output, result, file changes with an expandable diff), built by the Qt-free
+``tool_card``.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import weakref
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -46,8 +45,8 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk import i18n
-from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, aside, labelled, shown
+from echo_desk.agent.sources import ToolSource
+from echo_desk.i18n import _, shown
 from echo_desk.ui.chat.attachment_thumbs import attachments_html
 from echo_desk.ui.chat.markdown import (
     code_block_text,
@@ -57,9 +56,9 @@ from echo_desk.ui.chat.markdown import (
     markdown_document,
 )
 from echo_desk.ui.chat.message_bar import BarDocuments, MessageAction, action_label, actions_for, key_action
-from echo_desk.ui.chat.result_grid import grid_html
-from echo_desk.ui.chat.sandbox_card import sandbox_html
-from echo_desk.ui.chat.subagent_card import subtranscript_html
+from echo_desk.ui.chat.tool_card import REVERT_ANCHOR as REVERT_ANCHOR
+from echo_desk.ui.chat.tool_card import card_html as card_html
+from echo_desk.ui.chat.tool_card import copy_text
 from echo_desk.ui.chat.tool_icons import add_icon, tool_family
 from echo_desk.ui.chat.transcript import (
     ASSISTANT,
@@ -73,23 +72,9 @@ from echo_desk.ui.chat.transcript import (
     TranscriptModel,
 )
 from echo_desk.ui.core import theme
-from echo_desk.ui.core.labels import CHANGE_LABELS, status_colour, status_label
-from echo_desk.ui.widgets.diffparse import ADD, DELETE, HUNK, parse_unified
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from echo_desk.agent.sources import ToolSource
-    from echo_desk.agent.status import ToolStatus
-    from echo_desk.tools.results import JsonObject
 
 _MARGIN = 6
 _PAD = 10
-_CARD_DIFF_LINES = 400
-_COLLAPSED_LINES = 6
-_COLLAPSED_ARGS = 160
-#: The href of the "Revert" link in a card with file changes.
-REVERT_ANCHOR = "echo-desk:revert"
 #: Palette roles (fill, border) of each kind of row: the person's messages in a tinted bubble,
 #: the assistant's as an open block, tool cards as rounded cards.
 _ROW_ROLES = {USER: ("user_bubble", "user_border"), ASSISTANT: ("assistant_bubble", "assistant_border"),
@@ -97,148 +82,6 @@ _ROW_ROLES = {USER: ("user_bubble", "user_border"), ASSISTANT: ("assistant_bubbl
 #: The person's messages sit indented from the left, so who said what shows at a glance.
 _USER_INSET = 56
 _RADIUS = 10
-
-
-def _lines(text: str, limit: int | None) -> tuple[str, int]:
-    lines = text.split("\n")  # "\n" only: a "\r" or U+2029 stays in its line, shown visibly
-    if limit is None or len(lines) <= limit:
-        return text, 0
-    return "\n".join(lines[:limit]), len(lines) - limit
-
-
-def _pretty_args(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False) if arguments else ""
-    except ValueError:
-        return arguments
-
-
-def _div(text: str, colour: str) -> str:
-    # Tool arguments and output are untrusted: escaped, and hidden characters made visible.
-    return f"<div style='color:{colour}'>{html.escape(visible(text))}</div>"
-
-
-def _compact_args(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), ensure_ascii=False) if arguments else ""
-    except ValueError:
-        return arguments
-
-
-def _bold(text: str) -> str:
-    return f"<b>{html.escape(text)}</b>"
-
-
-def _muted(text: str) -> str:
-    return f"<span style='color:{theme.colour('muted')}'>{html.escape(text)}</span>"
-
-
-def _pre(text: str, colour: str | None = None) -> str:
-    colour = colour or theme.colour("text")
-    return f"<pre style='margin:2px 0; color:{colour}; white-space:pre-wrap'>{html.escape(visible(text))}</pre>"
-
-
-def status_chip(status: ToolStatus) -> str:
-    """The status as a small tinted label (running, done, failed, denied …)."""
-    colour = status_colour(status)
-    background = theme.tint(colour, theme.colour("card"), 0.16)
-    return (f"<span style='background:{background}; color:{colour}; font-weight:600'>"
-            f"&nbsp;{html.escape(status_label(status))}&nbsp;</span>")
-
-
-def _change_html(change: JsonObject, expanded: bool, p: theme.Palette) -> tuple[list[str], int]:
-    """One file change of a card: its path, kind and counts, and (expanded) its first lines; with
-    how many parts a collapsed card hides."""
-    parsed = parse_unified(str(change.get("diff", "") or ""))
-    kind = _(CHANGE_LABELS.get(str(change.get("kind", "")), str(change.get("kind", ""))))
-    parts = [f"<div>{aside(_bold(visible(str(change.get('path', '')), one_line=True)), html.escape(kind))} "
-             f"<span style='color:{p.ok}'>+{parsed.added}</span> <span style='color:{p.danger}'>−{parsed.deleted}</span></div>"]
-    if not len(parsed):
-        return parts, 0
-    if not expanded:
-        return parts, 1
-    colours = {ADD: p.diff_add, DELETE: p.diff_delete, HUNK: p.diff_hunk}
-    rows = [f"<div style='background:{colours.get(parsed.kinds[i], p.base)}; white-space:pre'>"
-            f"{html.escape(parsed.lines[i]) or ' '}</div>" for i in range(min(len(parsed), _CARD_DIFF_LINES))]
-    parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")  # not prose: HTML rows
-    if len(parsed) > _CARD_DIFF_LINES:
-        more_text = _("{n} more lines: double-click to open the whole diff")
-        parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), p.muted))
-    if change.get("truncated"):
-        parts.append(_div(_("The tool shortened this diff."), p.warn))
-    return parts, 0
-
-
-def _failure_parts(item: TranscriptItem, p: theme.Palette) -> list[str]:
-    """Why the call failed: a denial by the person in their language (the model got the English
-    words), else the engine's error as it came."""
-    if item.denied_note is not None:
-        parts = [_div(_("You denied this call."), p.danger)]
-        if item.denied_note:
-            parts.append(_pre(labelled(_("Your note to the agent"), item.denied_note), p.muted))
-        return parts
-    return [_pre(item.error, p.danger)] if item.error else []
-
-
-def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None,
-              icon: str = "") -> str:
-    """The tool card for ``item`` (what the person sees of one call). ``title_for`` names the
-    tools inside a sub-agent's nested transcript; ``icon`` is the family's ``<img>`` tag."""
-    p = theme.current()
-    parts: list[str] = []
-    limit = None if item.expanded else _COLLAPSED_LINES
-    hidden = 0
-    if item.expanded:
-        args = _pretty_args(item.arguments)
-    else:
-        # Collapsed: the arguments on one line, cut at a readable length.
-        args = _compact_args(item.arguments)
-        if len(args) > _COLLAPSED_ARGS:
-            args = args[:_COLLAPSED_ARGS] + " …"
-            hidden += 1
-    if args:
-        parts.append(_pre(args, p.muted))
-    if item.subtranscript:
-        # A finished delegate: its sub-agent's steps, structured, instead of the raw live stream.
-        nested, more = subtranscript_html(item.subtranscript, title_for or (lambda name: name),
-                                          expanded=item.expanded)
-        hidden += more
-        parts.append(nested)
-    elif item.output:
-        out_lines = item.output.rstrip("\n").split("\n")  # as _lines: "\n" only
-        shown = out_lines if item.expanded else out_lines[-12:]
-        hidden += len(out_lines) - len(shown)
-        parts.append(_div(_("Output"), p.muted))
-        parts.append(_pre("\n".join(shown), p.text))
-    parts.extend(_failure_parts(item, p))
-    if item.sandbox is not None:
-        parts.append(sandbox_html(item.sandbox))
-    if item.grid is not None:
-        # A database result: the grid instead of the model's text table (Copy still gives the text).
-        table, more_hidden = grid_html(item.grid, expanded=item.expanded)
-        hidden += int(more_hidden)
-        parts.append(table)
-    elif item.result:
-        result, more = _lines(item.result, limit)
-        hidden += more
-        parts.append(_pre(result))
-    for change in item.file_changes:
-        html_part, more = _change_html(change, item.expanded, p)
-        parts.extend(html_part)
-        hidden += more
-    if item.file_changes and item.status == "done":
-        if item.reverted:
-            parts.append(_div(_("Reverted"), p.muted))
-        else:
-            parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:{p.link}'>↶ {html.escape(_('Revert'))}</a></div>")
-    # The expander: a chevron in the header (the whole card toggles on click, Enter or Space).
-    chevron = "▾" if item.expanded else ("▸" if hidden else "")
-    header = (f"<div><span style='color:{p.muted}'>{chevron or '&nbsp;'}</span>&nbsp;{icon}&nbsp;"
-              f"{aside(_bold(title), _muted(item.tool_name))}&nbsp;&nbsp;{status_chip(item.status)}</div>")
-    if hidden and not item.expanded:
-        show_all = _("Show all")
-        parts.append(f"<div style='color:{p.muted}'>▸ {html.escape(show_all)}</div>")
-    return header + "".join(parts)  # not prose: HTML blocks one under another
 
 
 class TranscriptDelegate(QStyledItemDelegate):
@@ -286,7 +129,7 @@ class TranscriptDelegate(QStyledItemDelegate):
             if item.kind == TOOL:
                 family = tool_family(item.tool_name, self._view.source_for(item.tool_name))
                 icon = add_icon(doc, family, palette.muted)
-                doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for, icon))
+                doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for, icon, palette))
             else:
                 who = {USER: _("You"), NOTICE: _("Echo Desk"), ERROR: _("Error")}.get(item.kind, "")
                 doc.setHtml(f"<div style='color:{palette.muted}; font-weight:600'>{html.escape(who)}</div>"  # not prose: HTML blocks
@@ -554,11 +397,7 @@ class TranscriptView(QListView):
     @staticmethod
     def item_text(item: TranscriptItem) -> str:
         """What "Copy" puts on the clipboard: the Markdown of a message, the whole of a card."""
-        if item.kind != TOOL:
-            return item.text
-        parts = [f"{item.tool_name} {item.arguments}", item.output, item.error, item.result]
-        parts += [str(c.get("diff", "")) for c in item.file_changes]
-        return "\n\n".join(p for p in parts if p)
+        return copy_text(item) if item.kind == TOOL else item.text
 
     def copy_item(self, item: TranscriptItem) -> None:
         QGuiApplication.clipboard().setText(self.item_text(item))

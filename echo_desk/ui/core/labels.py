@@ -1,11 +1,13 @@
-"""Localized labels for engine values (risk, statuses, policies, sources, targets)."""
+"""Localized labels for engine values (risk, statuses, policies, sources, targets).
+
+No Qt: the tool cards' HTML uses these labels and colours without Qt (a palette is plain data)."""
 
 from __future__ import annotations
 
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_, _
-from echo_desk.ui.core import theme
+from echo_desk.ui.core.palette import Palette, in_use
 
 RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
 #: Palette roles (``ui.theme``) per risk level and per tool status.
@@ -31,14 +33,14 @@ STATUS_ROLES = {
 }
 
 
-def risk_colour(risk: str) -> str:
-    """The colour of a risk level in the current theme (muted for an unknown one)."""
-    return theme.colour(RISK_ROLES.get(risk, "muted"))
+def risk_colour(risk: str, palette: Palette | None = None) -> str:
+    """The colour of a risk level in ``palette`` (the one in use by default; muted for an unknown level)."""
+    return str(getattr(palette or in_use(), RISK_ROLES.get(risk, "muted")))
 
 
-def status_colour(status: ToolStatus) -> str:
-    """The colour of a tool status in the current theme."""
-    return theme.colour(STATUS_ROLES[status])
+def status_colour(status: ToolStatus, palette: Palette | None = None) -> str:
+    """The colour of a tool status in ``palette`` (the one in use by default)."""
+    return str(getattr(palette or in_use(), STATUS_ROLES[status]))
 
 POLICY_LABELS = {"ask": N_("Ask"), "always": N_("Always allow"), "never": N_("Never")}
 

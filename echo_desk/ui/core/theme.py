@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
+
+# The palettes are plain data (no Qt): the card HTML is rendered from them without Qt.
+from echo_desk.ui.core.palette import DARK as DARK
+from echo_desk.ui.core.palette import LIGHT as LIGHT
+from echo_desk.ui.core.palette import Palette as Palette
+from echo_desk.ui.core.palette import tint as tint
+from echo_desk.ui.core.palette import use
 
 
 class ThemeChoice(enum.StrEnum):
@@ -23,85 +29,6 @@ class ThemeChoice(enum.StrEnum):
     SYSTEM = "system"
     LIGHT = "light"
     DARK = "dark"
-
-
-@dataclass(frozen=True)
-class Palette:
-    """Named colour roles (``#rrggbb`` strings, usable in style sheets, HTML and ``QColor``)."""
-
-    name: str
-    window: str
-    base: str
-    text: str
-    muted: str
-    faint: str
-    border: str
-    accent: str
-    link: str
-    ok: str
-    warn: str
-    danger: str
-    denied: str
-    warn_bg: str
-    warn_border: str
-    danger_bg: str
-    danger_text: str
-    user_bubble: str
-    user_border: str
-    assistant_bubble: str
-    assistant_border: str
-    card: str
-    card_border: str
-    code_bg: str
-    code_border: str
-    inline_code_bg: str
-    table_header: str
-    diff_add: str
-    diff_delete: str
-    diff_hunk: str
-    diff_meta: str
-    diff_filler: str
-    selection: str
-    #: Find in the conversation: every match, and the current one.
-    find_match: str
-    find_current: str
-    # Syntax colours for code blocks (Pygments token families, see ``code_highlight``).
-    syn_keyword: str
-    syn_string: str
-    syn_comment: str
-    syn_number: str
-    syn_function: str
-    syn_type: str
-    syn_operator: str
-
-    def qcolor(self, role: str) -> QColor:
-        """The colour of ``role`` (a field name) as a ``QColor``."""
-        return QColor(str(getattr(self, role)))
-
-
-LIGHT = Palette(
-    name="light", window="#f6f8fa", base="#ffffff", text="#1f2328", muted="#57606a", faint="#8c959f",
-    border="#d0d7de", accent="#0969da", link="#0969da", ok="#1a7f37", warn="#9a6700", danger="#cf222e",
-    denied="#8250df", warn_bg="#fff8c5", warn_border="#d4a72c", danger_bg="#ffebe9", danger_text="#82071e",
-    user_bubble="#ddf4ff", user_border="#b6e3ff", assistant_bubble="#ffffff", assistant_border="#ffffff",
-    card="#f6f8fa", card_border="#d0d7de", code_bg="#f6f8fa", code_border="#d0d7de", inline_code_bg="#eff1f3",
-    table_header="#eaeef2", diff_add="#e6ffec", diff_delete="#ffebe9", diff_hunk="#ddf4ff", diff_meta="#f6f8fa",
-    diff_filler="#f0f0f0", selection="#b6e3ff", find_match="#fff8c5", find_current="#ffb77c",
-    syn_keyword="#cf222e", syn_string="#0a3069", syn_comment="#6e7781", syn_number="#0550ae",
-    syn_function="#8250df", syn_type="#953800", syn_operator="#24292f",
-)
-
-DARK = Palette(
-    name="dark", window="#161b22", base="#0d1117", text="#e6edf3", muted="#9198a1", faint="#6e7681",
-    border="#30363d", accent="#4493f8", link="#4493f8", ok="#3fb950", warn="#d29922", danger="#f85149",
-    denied="#ab7df8", warn_bg="#3a2e05", warn_border="#9e6a03", danger_bg="#490202", danger_text="#ffa198",
-    user_bubble="#122d4f", user_border="#1f6feb", assistant_bubble="#0d1117", assistant_border="#0d1117",
-    card="#161b22", card_border="#30363d", code_bg="#161b22", code_border="#30363d", inline_code_bg="#262c36",
-    table_header="#21262d", diff_add="#12261e", diff_delete="#25171c", diff_hunk="#121d2f", diff_meta="#161b22",
-    diff_filler="#1c2128", selection="#1f6feb", find_match="#5c4700", find_current="#9e4c00",
-    syn_keyword="#ff7b72", syn_string="#a5d6ff", syn_comment="#8b949e", syn_number="#79c0ff",
-    syn_function="#d2a8ff", syn_type="#ffa657", syn_operator="#e6edf3",
-)
 
 
 def _system_is_dark() -> bool:
@@ -162,6 +89,7 @@ class ThemeManager(QObject):
             QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
             self._watching = True
         self.palette = resolve(self.choice)
+        use(self.palette)
         if isinstance(app, QApplication):
             app.setPalette(qt_palette(self.palette))
             _add_cjk_fallbacks(app)
@@ -247,12 +175,3 @@ class _Relay(QObject):
 def colour(role: str) -> str:
     """The ``#rrggbb`` of palette ``role`` (a ``Palette`` field name) in the current theme."""
     return str(getattr(current(), role))
-
-
-def tint(colour_hex: str, over: str, amount: float) -> str:
-    """``colour_hex`` laid at ``amount`` (0–1) opacity over ``over``: a chip's background."""
-    a, b = QColor(colour_hex), QColor(over)
-    mix = QColor(round(a.red() * amount + b.red() * (1 - amount)),
-                 round(a.green() * amount + b.green() * (1 - amount)),
-                 round(a.blue() * amount + b.blue() * (1 - amount)))
-    return str(mix.name())

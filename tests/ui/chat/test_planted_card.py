@@ -73,7 +73,7 @@ def test_nothing_planted_adds_no_line_and_a_bad_record_is_left_out() -> None:
     plain = sandbox_of(_facts())
     assert plain is not None and "plant" not in sandbox_html(plain)
     odd = sandbox_of({"sandbox": {"sandboxed": True, "planted": [{"path": 3}, {"path": "x", "change": "eaten"}, "s"]}})
-    assert odd is not None and odd["planted"] == [] and planted_of(odd["planted"]) == []
+    assert odd is not None and odd.planted == () and planted_of(odd.to_json()["planted"]) == []
 
 
 @pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
@@ -88,7 +88,7 @@ async def test_a_real_plant_reaches_the_card(tmp_path: Path, monkeypatch: pytest
     result = await tool.execute(params, ctx)
     facts = sandbox_of(result.metadata)
     assert facts is not None
-    assert [(p["path"], p["change"]) for p in facts["planted"]] == [
+    assert [(p.path, p.change) for p in facts.planted] == [
         ("sub/.git/config", "created"), ("sub/.git/hooks", "created"), ("sub/.git/info", "created")]
-    assert sandbox_of(json.loads(json.dumps(facts))) == facts  # stored with the message, read back alike
+    assert sandbox_of(json.loads(json.dumps(facts.to_json()))) == facts  # stored with the message, read back alike
     assert "sub/.git/hooks (new: put aside)" in sandbox_html(facts)

@@ -18,6 +18,7 @@ from echo_desk.store.conversations import ConversationStore
 from echo_desk.ui.app.services import Services, wire_delegation
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.host import QtHost
+from echo_desk.ui.chat.card_facts import SubCall, SubText
 from echo_desk.ui.chat.transcript import TOOL, TranscriptModel
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
@@ -176,7 +177,8 @@ def test_the_delegate_card_nests_the_sub_agents_transcript(window, qloop, runtim
     transcript = window.session.transcript
     card = next(i for i in transcript.items() if i.kind == TOOL and i.tool_name == "delegate")
     assert card.status == "done" and card.result == "The notes list milk and eggs."
-    assert [next(iter(e)) for e in card.subtranscript] == ["call", "result", "assistant"]
+    call, said = card.subtranscript.steps  # the call (with its result) and the sub-agent's words
+    assert isinstance(call, SubCall) and call.result is not None and isinstance(said, SubText)
 
     view = window.transcript
     delegate = view.itemDelegate()

@@ -309,7 +309,7 @@ def test_a_write_mode_call_shows_the_full_sql_for_approval_then_its_grid(window,
     card = next(i for i in window.session.transcript.items() if i.kind == TOOL and i.tool_name == "db_execute")
     text = window.transcript.itemDelegate().document(card).toPlainText()
     assert card.status == "done" and "id\ninteger\nprice" in text and "more rows" not in text
-    assert card.grid is not None and card.grid["rows"] == [[1, 2.0], [2, 2.0], [3, 2.0]]
+    assert card.grid is not None and card.grid.rows == ((1, 2.0), (2, 2.0), (3, 2.0))
     with sqlite3.connect(workspace / "shop.db") as check:
         assert check.execute("SELECT count(*) FROM items WHERE price = 2.0").fetchone() == (3,)
 
