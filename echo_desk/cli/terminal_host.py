@@ -54,8 +54,8 @@ class TerminalHost(NullToolHost):
             risk=label(RISK_LABELS, request.risk.value)))
         self._print("   " + _("asked by: {chain}").format(chain=show(" → ".join(request.scope_chain), one_line=True)))
         if request.hides_text():
-            self._print("   ! " + _("this request contains hidden or control characters, shown as {marks}: "
-                                   "read it carefully").format(marks="\\x.. / \\u...." if self.ascii_only else "⟨…⟩"))
+            self._print("   " + _("! this request contains hidden or control characters, shown as {marks}: "
+                                  "read it carefully").format(marks="\\x.. / \\u...." if self.ascii_only else "⟨…⟩"))
         if request.spawn is not None:  # a sub-agent start: its manifest (its targets are its write roots)
             for line in request.spawn.terminal_lines():
                 self._print(f"   {show(line, one_line=True)}")
@@ -123,7 +123,8 @@ class TerminalHost(NullToolHost):
 
     async def _ask_to_open(self, url: str) -> Answer:
         """URL-mode elicitation: the address in full, then y/N; opened only on yes."""
-        self._print("   " + _("It asks you to open this address in your browser:") + f"\n     {self._show(url)}")
+        self._print("   " + _("It asks you to open this address in your browser:"))
+        self._print("     " + self._show(url))
         raw = (await asyncio.to_thread(self._prompt, _("Open it? [y/N]: "))).strip().lower()
         if raw[:1] != "y":
             return Answer(action=AnswerAction.DECLINE)
@@ -137,17 +138,19 @@ class TerminalHost(NullToolHost):
         default = spec.get("default", _UNSET)
         shown = "" if default is _UNSET else json.dumps(default, ensure_ascii=False).strip('"')
         kind = spec.get("type", "")
-        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else (
-            f" ({_(_TYPE_HINTS[kind])})" if kind in _TYPE_HINTS else "")
+        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else (  # not prose: the options
+            " " + _(_TYPE_HINTS[kind]) if kind in _TYPE_HINTS else "")
         hint = self._show(hint, one_line=True)
         title = self._show(str(spec.get("title") or name), one_line=True)
         secret = looks_secret(name, spec)
         while True:
             if secret:
                 # Not echoed: typed like a password, and still sent to whoever asked.
-                raw = (await asyncio.to_thread(self._prompt_secret, f"{title}{hint} ({_('hidden')}): ")).strip()
+                prompt = _("{field}{hint} (hidden): ").format(field=title, hint=hint)
+                raw = (await asyncio.to_thread(self._prompt_secret, prompt)).strip()
             else:
-                prompt = f"{title}{hint} [{self._show(shown, one_line=True)}]: "
+                prompt = _("{field}{hint} [{default}]: ").format(field=title, hint=hint,
+                                                                 default=self._show(shown, one_line=True))
                 raw = (await asyncio.to_thread(self._prompt, prompt)).strip()
             if not raw:
                 if default is not _UNSET:
@@ -186,7 +189,7 @@ class TerminalHost(NullToolHost):
 
 
 _UNSET = object()
-_TYPE_HINTS = {"integer": N_("a whole number"), "number": N_("a number"), "boolean": N_("yes/no")}
+_TYPE_HINTS = {"integer": N_("(a whole number)"), "number": N_("(a number)"), "boolean": N_("(yes/no)")}
 _TRUE = frozenset({"y", "yes", "true", "1", "on"})
 _FALSE = frozenset({"n", "no", "false", "0", "off"})
 
