@@ -25,6 +25,8 @@ from echo_desk.tools.context import CancelledByUser, ToolExecutionContext
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
 from echo_desk.tools.protection import Protection, ProtectionReason
 from echo_desk.tools.results import (
+    COUNTS_KEY,
+    Counted,
     ErrorKind,
     FileChange,
     FileChangeKind,
@@ -33,16 +35,22 @@ from echo_desk.tools.results import (
     ToolError,
     ToolPreview,
     ToolResult,
+    counted,
 )
+from echo_desk.tools.roles import CHANGING_ROLES, LOOKING_ROLES, ToolRole, role_from_annotations
 from echo_desk.tools.secrets import get_secret
 
 __all__ = [
+    "CHANGING_ROLES",
+    "COUNTS_KEY",
+    "LOOKING_ROLES",
     "N_",
     "RESERVED_HIDDEN_PARAMETERS",
     "Answer",
     "AnswerAction",
     "BaseTool",
     "CancelledByUser",
+    "Counted",
     "ElicitationTool",
     "ErrorKind",
     "FileChange",
@@ -61,5 +69,8 @@ __all__ = [
     "ToolHost",
     "ToolPreview",
     "ToolResult",
+    "ToolRole",
+    "counted",
     "get_secret",
+    "role_from_annotations",
 ]

@@ -18,7 +18,7 @@ from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.files import fs
 from echo_desk.builtins.files.textcodec import BinaryFile, decode
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
-from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult, ToolRole, counted
 
 MAX_SCAN_BYTES = 2 * 1024 * 1024
 MAX_LINE_CHARS = 200
@@ -79,6 +79,7 @@ class SearchArguments(Arguments):
 
 class SearchFiles(BuiltinTool[SearchArguments]):
     name = "search_files"
+    role = ToolRole.SEARCH
     description = (
         "Search the workspace for files whose name matches a glob (like '*.py' or 'src/**/test_*.py') "
         "and/or whose content matches a regular expression (RE2 syntax: no backreferences or "
@@ -146,7 +147,10 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         text = "\n".join(results) if results else "no matches"
         if not complete:
             text += f"\n[stopped at {limit} results; narrow the search or raise max_results]"
-        return ToolResult.ok(text, metadata={"results": len(results), "complete": complete})
+        meta: dict[str, Any] = {"results": len(results), "complete": complete}
+        if complete:
+            meta |= counted(matches=len(results))
+        return ToolResult.ok(text, metadata=meta)
 
     @staticmethod
     def _grep(dir_fd: int, fname: str, label: str, pattern: LineSearch, results: list[str],
