@@ -48,7 +48,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.loop import AgentLoop, NullListener
-from echo_desk.agent.model import ChatMessage, ChatModel, StreamEnd, StreamEvent, ToolCall, ToolCallReady
+from echo_desk.agent.model import (
+    ChatMessage,
+    ChatModel,
+    IntentProgress,
+    StreamEnd,
+    StreamEvent,
+    ToolCall,
+    ToolCallReady,
+)
 from echo_desk.agent.policy import effective_risk
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
@@ -60,7 +68,9 @@ from echo_desk.tools.results import RiskLevel
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_task_checks import (
+    Check,
     Job,
+    any_of,
     appended,
     both,
     edited,
@@ -73,6 +83,22 @@ from agent_task_checks import (
 from agent_task_sets import LANGUAGE_JOBS, QUESTION_JOBS
 
 JOB_SECONDS = 180.0
+
+
+SHOP_PY = ("import json\n\nCART = []\n\n\ndef on_delete_pressed(item):\n    CART.remove(item)\n"
+           "    with open('cart.json', 'w') as f:\n        json.dump(CART, f)\n")
+LOGGER_PY = ("BUFFER = []\n\n\ndef log(line):\n    BUFFER.append(line)\n    if len(BUFFER) >= 10:\n"
+             "        with open('app.log', 'a') as f:\n            f.write('\\n'.join(BUFFER) + '\\n')\n        BUFFER.clear()\n")
+SETTINGS_PY = ("import tomllib\n\n\ndef save_settings(values):\n    with open('settings.toml', 'w') as f:\n"
+               "        for key, value in values.items():\n            f.write(f'{key} = {value!r}\\n')\n")
+STOCK_PY = "STOCK = {'pommes': 10}\n\n\ndef mettre_a_jour(nom, quantite):\n    STOCK[nom] -= quantite\n"
+USERS_PY = "USERS = []\n\n\ndef add_user(name):\n    USERS.append({'name': name, 'active': True})\n"
+NOTES_MD = "# Notes\n\n- Fix: no more timeout when the list is empty.\n"
+
+
+def question(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> Job:
+    """A question about files: nothing may change and no change may be proposed (denied if it is)."""
+    return Job(job_id, lang, "question", prompt, files, both(unchanged(files), fact), approve=False, question=True)
 
 
 NOTES = "milk\neggs\n"
@@ -232,6 +258,23 @@ JOBS: list[Job] = [
         edited("server.conf", "9000", "8000", "host = localhost")),
     Job("ho3_zh_count", "zh", "count", "names.txt 里一共有几个名字？每行一个。", {"names.txt": "Ada\nBo\nCy\n"},
         lambda ws, a: has("3")(ws, a) or "三" in a),
+    # Questions about files that must change nothing, words of change inside them: tuned on while
+    # the keyword steering was replaced (the held-out questions are in agent_task_sets.py).
+    question("dev_q_delete", "en", "What happens when the delete button in shop.py is pressed?", {"shop.py": SHOP_PY},
+             has("cart.json")),
+    question("dev_q_write", "en", "Does logger.py write to the log file on every call?", {"logger.py": LOGGER_PY},
+             has("10")),
+    question("dev_q_zh_save", "zh", "settings.py 里的 save_settings 把设置保存到哪里？", {"settings.py": SETTINGS_PY},
+             has("settings.toml")),
+    question("dev_q_fr_update", "fr", "Comment la fonction mettre_a_jour de stock.py modifie-t-elle le stock ?",
+             {"stock.py": STOCK_PY}, any_of("quantite", "quantité", "-=", "soustra", "dimin", "retir")),
+    question("dev_q_de_add", "de", "Was fügt add_user in users.py hinzu?", {"users.py": USERS_PY}, any_of("USERS", "name")),
+    question("dev_q_es_fix", "es", "¿Qué error corrige el parche descrito en NOTES.md?", {"NOTES.md": NOTES_MD},
+             any_of("timeout", "vacía", "empty")),
+    question("dev_q_ja_change", "ja", "config.yaml の retries を変えるとどうなりますか？今の値は？",
+             {"config.yaml": "# how often a failed upload is tried again\nretries: 3\n"}, has("3")),
+    question("dev_q_edit_first", "en", "Before I change version.txt, which version is in it?", {"version.txt": "2.0.1\n"},
+             has("2.0.1")),
 ]
 
 #: Every set by name (``--set``); see ``Job.set``.
@@ -246,6 +289,8 @@ class Observed:
     stop_reasons: list[str] = field(default_factory=list)
     longest_silence: float = 0.0
     requests: int = 0
+    #: What the model stated the request asks for (its first step, when it takes one).
+    intent: str = ""
 
 
 class ObservedModel:
@@ -268,6 +313,8 @@ class ObservedModel:
             now = time.monotonic()
             self.seen.longest_silence = max(self.seen.longest_silence, now - last)
             last = now
+            if isinstance(event, IntentProgress) and event.intent:
+                self.seen.intent = event.intent
             if isinstance(event, ToolCallReady):
                 self.seen.calls.append(event.call)
             elif isinstance(event, StreamEnd):
@@ -308,6 +355,9 @@ class JobResult:
     #: Calls of tools with a side effect (risk other than read): change proposals, approved or not.
     proposals: int = 0
     question: bool = False
+    intent: str = ""
+    #: The note the answer got for a number beside what a tool counted ("" when none).
+    count_note: str = ""
 
 
 def _prepare(folder: Path, files: dict[str, str]) -> Path:
@@ -339,10 +389,12 @@ async def run_job(job: Job, model: ChatModel, runtime: Runtime) -> JobResult:
                          max_turns=runtime.settings.current.max_turns)
         history = [system_message(scope), ChatMessage(role="user", content=job.prompt)]
         began = time.monotonic()
-        answer, stop, failures = "", "", []
+        answer, stop, failures, note = "", "", [], ""
         try:
             outcome = await asyncio.wait_for(loop.run(history, scope, host, NullListener()), JOB_SECONDS)
             answer, stop = outcome.final_text, outcome.stop_reason.value
+            mismatch = getattr(outcome, "count_mismatch", None)
+            note = mismatch.describe() if mismatch is not None else ""
             failures = [f"{e.tool}: {e.error_kind.value if e.error_kind else ''}: {e.error[:100]}"
                         for e in outcome.envelopes.values() if not e.ok]
             if outcome.runaway is not None:
@@ -359,7 +411,7 @@ async def run_job(job: Job, model: ChatModel, runtime: Runtime) -> JobResult:
             runaway=stop == "runaway" or any(r in RUNAWAY_STOPS for r in seen.stop_reasons),
             longest_silence=seen.longest_silence, stop=stop, answer=answer, tools=[c.name for c in seen.calls],
             failures=failures + [f"sent {c.name} {c.arguments[:160]}" for c in seen.calls],
-            set=job.set, proposals=proposals, question=job.question,
+            set=job.set, proposals=proposals, question=job.question, intent=seen.intent, count_note=note,
         )
 
 
@@ -385,6 +437,8 @@ def summary(results: list[JobResult]) -> dict[str, Any]:
         "longest_silence_s": max(r.longest_silence for r in results),
         "change_proposals_on_questions": sum(r.proposals for r in results if r.question),
         "questions_with_a_proposal": sum(bool(r.proposals) for r in results if r.question),
+        "count_notes": sum(bool(r.count_note) for r in results),
+        "count_notes_on_done_jobs": sum(bool(r.count_note) and r.done for r in results),
     }
 
 
@@ -466,6 +520,8 @@ async def main() -> int:
                 results.append(result)
                 answer = re.sub(r"\s+", " ", result.answer)[:70]
                 print(f"{'DONE' if result.done else 'fail'} {job.id:<13} {result.seconds:6.1f}s calls={result.calls}"
+                      f"{' intent=' + result.intent if result.intent else ''}"
+                      f"{' NOTE' if result.count_note else ''}"
                       f" bad_json={result.bad_json} silent={result.longest_silence:5.1f}s stop={result.stop}"
                       f"{' RUNAWAY' if result.runaway else ''} tools={','.join(result.tools)} | {answer}"
                       f" | load {_load()}", flush=True)

@@ -68,10 +68,12 @@ class _Ignores:
 
 
 class SearchArguments(Arguments):
-    glob: Annotated[str | None, Field(min_length=1, max_length=500, description=(
-        "File name pattern; with a '/' it matches the path below 'path'."))] = None
+    # The text to look for comes first: a small model fills the arguments in the order it sees
+    # them, and asked which log holds "ERROR 503" with the glob first, it searched file names.
     regex: Annotated[str | None, Field(min_length=1, max_length=1000, description=(
         "Regular expression searched in each line of text files."))] = None
+    glob: Annotated[str | None, Field(min_length=1, max_length=500, description=(
+        "File name pattern; with a '/' it matches the path below 'path'."))] = None
     path: Annotated[str, fs.path_argument("Folder to search in (default: the workspace).")] = "."
     case_sensitive: bool = True
     max_results: Annotated[int, Field(ge=1, le=1000)] = 100
@@ -81,9 +83,9 @@ class SearchFiles(BuiltinTool[SearchArguments]):
     name = "search_files"
     role = ToolRole.SEARCH
     description = (
-        "Search the workspace for files whose name matches a glob (like '*.py' or 'src/**/test_*.py') "
-        "and/or whose content matches a regular expression (RE2 syntax: no backreferences or "
-        "lookaround). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
+        "Search the workspace for files whose content matches a regular expression (RE2 syntax: no "
+        "backreferences or lookaround) and/or whose name matches a glob (like '*.py' or "
+        "'src/**/test_*.py'). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
         ".gitignore; symbolic links are not followed."
     )
     arguments = SearchArguments
