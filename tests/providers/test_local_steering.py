@@ -52,6 +52,11 @@ def _after(request: str, *steps: tuple[ToolDefinition, str]) -> list[ChatMessage
     return messages
 
 
+def _offer(turn: Turn) -> tuple[str, list[str], bool]:
+    """What a turn offers, by tool name (a path held to the target changes the definition)."""
+    return turn.tool_choice, [t.name for t in turn.tools], turn.decide
+
+
 def _roles(turn: Turn) -> set[ToolRole]:
     return {t.role for t in turn.tools}
 
@@ -79,7 +84,7 @@ def test_a_question_is_offered_only_tools_that_look_in_every_state_of_its_exchan
             turn = next_turn(messages, TOOLS, stated=_stated(intent))
             assert not _offers_a_change(turn), (intent, turn)
     first = next_turn(states[0], TOOLS, stated=question)
-    assert first == Turn("required", (LOOK,))  # the look the model named
+    assert _offer(first) == _offer(Turn("required", (LOOK,)))  # the look the model named
     after_failure = next_turn(states[1], TOOLS, stated=question)
     assert after_failure.tool_choice == "auto" and _roles(after_failure) == set(LOOKING_ROLES)
     assert next_turn(states[-1], TOOLS, stated=question).tool_choice == "none"  # answer after the look
@@ -105,10 +110,10 @@ def test_a_question_whose_target_the_request_does_not_name_may_be_answered_in_te
 def test_an_edit_looks_first_then_is_offered_to_change_content_once_then_answers(request_text: str) -> None:
     edit = _stated(Intent.EDIT)
     first = next_turn(_after(request_text), TOOLS, stated=edit)
-    assert first == Turn("required", (LOOK,))
+    assert _offer(first) == _offer(Turn("required", (LOOK,)))
     then = next_turn(_after(request_text, (LOOK, _ok("milk\n"))), TOOLS, stated=edit)
     # Not a rewrite, not a new file; the model makes the change, or answers if it was asked a question.
-    assert then == Turn("auto", (CHANGE,), decide=True)
+    assert _offer(then) == _offer(Turn("auto", (CHANGE,), decide=True))
     done = next_turn(_after(request_text, (LOOK, _ok("milk\n")), (CHANGE, _ok("Saved"))), TOOLS, stated=edit)
     assert done.tool_choice == "none"
     retry = next_turn(_after(request_text, (LOOK, _ok("milk\n")), (CHANGE, _failed("old text not found"))),
@@ -133,21 +138,21 @@ def test_a_change_that_needs_no_look_first_is_offered_its_role_or_a_look(intent:
     if intent is Intent.RUN:
         assert looked.tool_choice == "none"  # a command is run, or the look answers
     else:
-        assert looked == Turn("auto", tuple(t for t in TOOLS if t.role is role), decide=True)
+        assert _offer(looked) == _offer(Turn("auto", tuple(t for t in TOOLS if t.role is role), decide=True))
 
 
 def test_something_looked_at_before_a_new_file_is_made_leads_to_the_making() -> None:
     # The model chose to look first (a failed make showed it the file is needed): then it makes.
     messages = _after("a.txt", (CREATE, _failed("what to write?")), (LOOK, _ok("Ada\n")))
-    assert next_turn(messages, TOOLS, stated=_stated(Intent.CREATE)) == Turn("auto", (CREATE,), decide=True)
+    assert _offer(next_turn(messages, TOOLS, stated=_stated(Intent.CREATE))) == _offer(Turn("auto", (CREATE,), decide=True))
 
 
 def test_an_unclear_intent_is_offered_every_tool_and_never_forced() -> None:
     unclear = _stated(Intent.UNCLEAR)
-    assert next_turn(_after("a.txt"), TOOLS, stated=unclear) == Turn("auto", tuple(TOOLS))
+    assert _offer(next_turn(_after("a.txt"), TOOLS, stated=unclear)) == _offer(Turn("auto", tuple(TOOLS)))
     assert next_turn(_after("a.txt"), TOOLS) == Turn("auto", tuple(TOOLS))  # nothing stated: unclear
     assert next_turn(_after("a.txt", (LOOK, _ok("x"))), TOOLS, stated=unclear).tool_choice == "none"
-    assert next_turn(_after("a.txt", (CHANGE, _failed("no"))), TOOLS, stated=unclear) == Turn("auto", tuple(TOOLS))
+    assert _offer(next_turn(_after("a.txt", (CHANGE, _failed("no"))), TOOLS, stated=unclear)) == _offer(Turn("auto", tuple(TOOLS)))
 
 
 def test_a_tool_of_unknown_role_is_offered_only_when_the_intent_is_unclear() -> None:
@@ -158,11 +163,11 @@ def test_a_tool_of_unknown_role_is_offered_only_when_the_intent_is_unclear() -> 
 
 def test_when_an_intent_s_own_role_has_no_tool_what_stands_in_is_offered() -> None:
     without_append = [t for t in TOOLS if t.role is not ToolRole.APPEND]
-    assert next_turn(_after("a.txt"), without_append, stated=_stated(Intent.APPEND)) == Turn("required", (LOOK,))
+    assert _offer(next_turn(_after("a.txt"), without_append, stated=_stated(Intent.APPEND))) == _offer(Turn("required", (LOOK,)))
     without_move = [t for t in TOOLS if t.role is not ToolRole.MOVE]
     assert next_turn(_after("a.txt"), without_move, stated=_stated(Intent.MOVE)).tool_choice == "none"
     after_look = next_turn(_after("a.txt", (LOOK, _ok("x"))), without_append, stated=_stated(Intent.APPEND))
-    assert after_look == Turn("auto", (CHANGE,), decide=True)  # text at the end is an edit of what was read
+    assert _offer(after_look) == _offer(Turn("auto", (CHANGE,), decide=True))  # text at the end is an edit of what was read
     without_run = [t for t in TOOLS if t.role is not ToolRole.RUN]
     assert _roles(next_turn(_after("a.txt"), without_run, stated=_stated(Intent.RUN))) == {ToolRole.LOOK}
     without_search = [t for t in TOOLS if t.role is not ToolRole.SEARCH]
@@ -184,7 +189,7 @@ def test_a_call_the_person_declined_or_a_repeated_call_gets_the_answer() -> None
 
 def test_a_tool_the_request_names_is_offered_when_the_intent_allows_its_role() -> None:
     asked = next_turn(_after("Overwrite a.txt with 'x' using make"), TOOLS, stated=_stated(Intent.CREATE))
-    assert asked == Turn("required", (CREATE,))
+    assert _offer(asked) == _offer(Turn("required", (CREATE,)))
     question = next_turn(_after("What does the make tool do to a.txt?"), TOOLS, stated=_stated(Intent.LOOK))
     assert CREATE not in question.tools  # a question never gets a change tool, even one it names
 
@@ -195,7 +200,7 @@ def test_a_caller_s_own_choice_is_kept() -> None:
 
 
 def test_a_larger_model_is_not_steered_only_held_to_an_answer_after_a_result() -> None:
-    assert next_turn(_after("a.txt"), TOOLS, steer=False, stated=_stated(Intent.LOOK)) == Turn("auto", tuple(TOOLS))
+    assert _offer(next_turn(_after("a.txt"), TOOLS, steer=False, stated=_stated(Intent.LOOK))) == _offer(Turn("auto", tuple(TOOLS)))
     assert next_turn(_after("a.txt", (LOOK, _ok("x"))), TOOLS, steer=False).tool_choice == "none"
     assert next_turn(_after("a.txt", (LOOK, _failed("no"))), TOOLS, steer=False).tool_choice == "auto"
 
@@ -214,3 +219,21 @@ def test_the_offer_depends_on_the_stated_intent_never_on_the_request_s_words(req
         assert turn == reference
     if intent.is_question:
         assert not _offers_a_change(turn)
+
+
+@pytest.mark.parametrize(("target", "names"), [
+    ("a.txt", ["a.txt"]),
+    ("in a.txt", ["in", "a.txt"]),  # each word of it the request holds
+    ("a.txt?", ["a.txt"]),  # without what surrounds a name in a sentence
+])
+def test_when_the_request_names_the_target_a_file_tool_s_path_is_held_to_it(target: str, names: list[str]) -> None:
+    request = "Was steht in a.txt?"
+    for intent in (Intent.LOOK, Intent.EDIT):
+        turn = next_turn(_after(request), TOOLS, stated=StatedIntent(intent, target))
+        look = next(t for t in turn.tools if t.role is ToolRole.LOOK)
+        assert look.parameters["properties"]["path"]["enum"] == names
+        assert LOOK.parameters["properties"]["path"] == {"type": "string"}  # the tool itself is unchanged
+    search = next_turn(_after(request), TOOLS, stated=StatedIntent(Intent.SEARCH, target)).tools[0]
+    assert "enum" not in search.parameters["properties"]["path"]  # a search's path is a folder
+    elsewhere = next_turn(_after("Was steht da?"), TOOLS, stated=StatedIntent(Intent.LOOK, target)).tools[0]
+    assert "enum" not in elsewhere.parameters["properties"]["path"]  # a target the request never named

@@ -83,9 +83,9 @@ class SearchFiles(BuiltinTool[SearchArguments]):
     name = "search_files"
     role = ToolRole.SEARCH
     description = (
-        "Search the workspace for files whose content matches a regular expression (RE2 syntax: no "
-        "backreferences or lookaround) and/or whose name matches a glob (like '*.py' or "
-        "'src/**/test_*.py'). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
+        "Search the workspace for the files whose lines match a regular expression, and/or whose name "
+        "matches a glob. Regular expressions are RE2 (no backreferences or lookaround); a glob looks "
+        "like '*.py' or 'src/**/test_*.py'. Content matches come back as 'path:line: text'. Skips .git and files ignored by "
         ".gitignore; symbolic links are not followed."
     )
     arguments = SearchArguments

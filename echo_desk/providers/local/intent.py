@@ -90,6 +90,7 @@ GUIDE = (
     'index.html の更新処理を説明して -> {"target": "index.html", "intent": "look"}\n'
     'How many lines has poem.txt? -> {"target": "poem.txt", "intent": "look"}\n'
     'Welche Datei erwähnt Anna? -> {"target": "Anna", "intent": "search"}\n'
+    'Which file defines the class Cart? -> {"target": "Cart", "intent": "search"}\n'
     '¿Qué hay en la carpeta fotos? -> {"target": "fotos", "intent": "list"}\n'
     'What is 12 times 12? -> {"target": "", "intent": "answer"}\n'
     '把 a.txt 里的 red 改成 blue -> {"target": "a.txt", "intent": "edit"}\n'

@@ -23,7 +23,8 @@ The rules, turn by turn:
 - First turn: the intent's first tools (for a change other than an edit, the tool that makes it
   or a look), and the turn must be a call, except for a question whose stated target the
   request does not name (nothing to look at: it may be answered in text) or that the model said
-  needs no tool. A request that names a tool (``… using write_file``) is
+  needs no tool. When the request names the target, a file tool's ``path`` is one of the
+  target's words the request holds (the grammar holds it; the prompt is unchanged). A request that names a tool (``… using write_file``) is
   offered that tool when the intent allows its role. Unclear: every tool, the model chooses.
 - After a failed call: the intent's tools again, the model may correct the call or answer (a
   change to a file that could not be read: what changes or creates one, no second look).
@@ -42,7 +43,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import ChatMessage, ToolCall
@@ -221,6 +222,28 @@ def _named_tools(request: str, offered: Sequence[ToolDefinition], intent: Intent
                  and (intent is Intent.UNCLEAR or t.role in _allowed(intent)))
 
 
+#: The roles whose ``path`` argument is the file the request is about.
+_PATH_ROLES = frozenset({ToolRole.LOOK, ToolRole.CHANGE, ToolRole.APPEND, ToolRole.CREATE, ToolRole.DELETE})
+#: What may surround a name in a sentence (quotes, brackets, a sentence's end).
+_AROUND = ".,;:!?()[]{}<>\"'`“”‘’「」『』（）。，、？！：；"
+
+
+def _target_names(target: str, request: str) -> list[str]:
+    """The words of the model's stated target that the request itself holds, once each."""
+    words = (w.strip(_AROUND) for w in target.split())
+    return list(dict.fromkeys(w for w in words if w and w in request))
+
+
+def _path_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
+    """``tool`` with its ``path`` held to ``names`` (for the grammar only: the prompt keeps the
+    tool as it is). Asked what README.md is about, the 0.5B model read "path/to/your/file.txt"."""
+    properties = tool.parameters.get("properties", {})
+    path = properties.get("path")
+    if tool.role not in _PATH_ROLES or not names or not isinstance(path, dict) or path.get("type") != "string":
+        return tool
+    return replace(tool, parameters={**tool.parameters, "properties": {**properties, "path": {**path, "enum": names}}})
+
+
 def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinition, ...]) -> Turn:
     intent = _effective(stated.intent, offered)
     named = _named_tools(request, offered, intent)
@@ -233,8 +256,10 @@ def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinitio
     if not tools:
         # Nothing of the role is available (switched off): the model answers, and says so.
         return Turn("none", offered)
-    must = not intent.is_question or (intent is not Intent.ANSWER and stated.target_in(request))
-    return Turn("required" if must else "auto", tools)
+    named_target = intent is not Intent.ANSWER and stated.target_in(request)
+    if named_target:
+        tools = tuple(_path_among(t, _target_names(stated.target, request)) for t in tools)
+    return Turn("required" if named_target or not intent.is_question else "auto", tools)
 
 
 def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str = "auto", *,
