@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--set base|language|questions|all] [--only ID,ID] [--limit N] [--threads N]
+    python bench/agent_tasks.py [--set base|language|questions|further|all] [--only ID,ID] [--limit N] [--threads N]
                                 [--no-grammar] [--json OUT]
     python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
@@ -22,7 +22,8 @@ two saved runs side by side (per job, and each figure with the ratio after/befor
 The sets (``--set``): ``base`` (the first jobs, tuned on, and the held-out sets written after each
 round of tuning), and two held-out sets in ``agent_task_sets.py``: ``language`` (the same kinds of
 job in six languages) and ``questions`` (questions about named files that must change nothing;
-every call with a side effect there is counted as a change proposal and fails the job). Each
+every call with a side effect there is counted as a change proposal and fails the job), and
+``further`` in ``agent_task_further.py`` (written after that work, run once at its end). Each
 set's figures are printed, and each language's.
 """
 
@@ -80,6 +81,7 @@ from agent_task_checks import (
     text_of,
     unchanged,
 )
+from agent_task_further import FURTHER_JOBS
 from agent_task_sets import LANGUAGE_JOBS, QUESTION_JOBS
 
 JOB_SECONDS = 180.0
@@ -278,7 +280,8 @@ JOBS: list[Job] = [
 ]
 
 #: Every set by name (``--set``); see ``Job.set``.
-SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS}
+SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS,
+                              "further": FURTHER_JOBS}
 
 
 @dataclass
