@@ -24,8 +24,9 @@ The rules, turn by turn:
   or a look), and the turn must be a call, except for a question whose stated target the
   request does not name (nothing to look at: it may be answered in text) or that the model said
   needs no tool. When the request names the target, a file tool's ``path`` is one of the
-  target's words the request holds (the grammar holds it; the prompt is unchanged). A request that names a tool (``… using write_file``) is
-  offered that tool when the intent allows its role. Unclear: every tool, the model chooses.
+  target's words the request holds (the grammar holds it; the prompt is unchanged). A request
+  that names a tool (``… using write_file``) is offered that tool when the intent allows its
+  role. Unclear: every tool, the model chooses.
 - After a failed call: the intent's tools again, the model may correct the call or answer (a
   change to a file that could not be read: what changes or creates one, no second look).
 - After a call the person declined, or a call repeated with the same arguments: the answer.
