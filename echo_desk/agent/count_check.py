@@ -49,8 +49,9 @@ class CountMismatch:
 
     def describe(self) -> str:
         """English, for the CLI and logs; the window translates from the fields."""
-        return (f"the answer says {self.claimed}, but {self.tool} counted {self.found} {self.counted.value}; "
-                "check it")
+        after_first = f" ({self.found - 1} after the first)" if self.counted is Counted.LINES else ""
+        return (f"the answer says {self.claimed}, but {self.tool} counted {self.found} {self.counted.value}"
+                f"{after_first}; check it")
 
 
 def numbers_in(text: str) -> list[int]:

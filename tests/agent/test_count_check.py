@@ -85,6 +85,9 @@ async def test_the_loop_flags_the_answer_with_a_real_read(runtime: Runtime, scop
     loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory)
     outcome = await loop.run([ChatMessage(role="user", content="How many rows in data.csv?")], scope, ScriptedHost())
     assert outcome.count_mismatch == CountMismatch(tool="read_file", counted=Counted.LINES, found=18, claimed=16)
+    # What `echo-desk ask` prints: both readings of the file's lines (a header and its rows).
+    assert outcome.count_mismatch.describe() == ("the answer says 16, but read_file counted 18 lines "
+                                                 "(17 after the first); check it")
     right = ScriptedModel([calls(("c1", "read_file", '{"path": "data.csv"}')), say("It has 17 data rows.")])
     outcome = await AgentLoop(right, runtime.dispatcher, runtime.schema_factory).run(
         [ChatMessage(role="user", content="How many rows in data.csv?")], scope, ScriptedHost())

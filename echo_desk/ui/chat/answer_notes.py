@@ -9,7 +9,10 @@ from echo_desk.tools.results import Counted
 #: One sentence per thing counted (whole sentences translate better than a sentence with a
 #: translated word put in it).
 _MISMATCH = {
-    Counted.LINES: N_("Check this answer: it says {claimed}, but the text that was read has {found} lines."),
+    # A file's first line is often a header: the rows under it are said too (the count check
+    # reads an answer that far off as a miscount of either).
+    Counted.LINES: N_("Check this answer: it says {claimed}, but the text that was read has {found} lines "
+                      "({rest} after the first)."),
     Counted.ENTRIES: N_("Check this answer: it says {claimed}, but the folder that was listed has {found} entries."),
     Counted.FILES: N_("Check this answer: it says {claimed}, but the folder that was listed has {found} files."),
     Counted.FOLDERS: N_("Check this answer: it says {claimed}, but the folder that was listed has {found} folders."),
@@ -19,4 +22,5 @@ _MISMATCH = {
 
 def mismatch_note(mismatch: CountMismatch) -> str:
     """The note for an answer whose number contradicts what a tool counted (re-translatable)."""
-    return deferred(_MISMATCH[mismatch.counted], claimed=mismatch.claimed, found=mismatch.found)
+    return deferred(_MISMATCH[mismatch.counted], claimed=mismatch.claimed, found=mismatch.found,
+                    rest=max(mismatch.found - 1, 0))

@@ -236,8 +236,8 @@ def test_the_model_stating_its_intent_is_shown_as_its_own_step(window, qloop, la
 
 
 @pytest.mark.parametrize(("language", "note"), [
-    ("en", "Check this answer: it says 16, but the text that was read has 18 lines."),
-    ("zh_CN", "请核对这个回答：它说是 16，但读取的文本有 18 行。"),
+    ("en", "Check this answer: it says 16, but the text that was read has 18 lines (17 after the first)."),
+    ("zh_CN", "请核对这个回答：它说是 16，但读取的文本有 18 行（去掉第一行是 17 行）。"),
 ])
 def test_an_answer_contradicting_what_a_tool_counted_gets_a_note(window, qloop, workspace, language,  # type: ignore[no-untyped-def]
                                                                   note) -> None:
