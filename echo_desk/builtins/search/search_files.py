@@ -18,7 +18,16 @@ from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.files import fs
 from echo_desk.builtins.files.textcodec import BinaryFile, decode
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
-from echo_desk.tools import N_, RiskLevel, ToolError, ToolExecutionContext, ToolResult, ToolRole, counted
+from echo_desk.tools import (
+    N_,
+    ErrorKind,
+    RiskLevel,
+    ToolError,
+    ToolExecutionContext,
+    ToolResult,
+    ToolRole,
+    counted,
+)
 
 MAX_SCAN_BYTES = 2 * 1024 * 1024
 MAX_LINE_CHARS = 200
@@ -117,6 +126,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         results: list[str] = []
         ignores = _Ignores()
         complete = True
+        named = 0  # files whose name the glob let through
         try:
             for dirpath, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=top_fd, follow_symlinks=False):
                 ctx.check_cancelled()
@@ -133,6 +143,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
                         continue
                     if name_glob and name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
                         continue
+                    named += 1
                     found = target.path / rel
                     label = str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
                     if content_re is None:
@@ -146,6 +157,12 @@ class SearchFiles(BuiltinTool[SearchArguments]):
                     break
         finally:
             os.close(top_fd)
+        if content_re is not None and name_glob and not named:
+            # No text was searched at all: "no matches" would read as an answer. A small model gave
+            # the glob a regex (".*" as a glob matches only names that start with a dot).
+            raise ToolError(f"no file name under {args.path!r} matches the glob {name_glob!r}, so no text was "
+                            "searched; leave 'glob' out to search every file (a glob looks like '*.py', "
+                            "'*' matches every name)", kind=ErrorKind.BUSINESS)
         text = "\n".join(results) if results else "no matches"
         if not complete:
             text += f"\n[stopped at {limit} results; narrow the search or raise max_results]"
