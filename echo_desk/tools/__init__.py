@@ -25,7 +25,9 @@ from echo_desk.tools.context import CancelledByUser, HunkSelection, ToolExecutio
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus, ToolHost
 from echo_desk.tools.protection import Protection, ProtectionReason
 from echo_desk.tools.results import (
+    COUNTS_KEY,
     SANDBOX_TARGET,
+    Counted,
     DiffHunk,
     ErrorKind,
     FileChange,
@@ -37,11 +39,16 @@ from echo_desk.tools.results import (
     ToolError,
     ToolPreview,
     ToolResult,
+    counted,
 )
+from echo_desk.tools.roles import CHANGING_ROLES, LOOKING_ROLES, ToolRole, role_from_annotations
 from echo_desk.tools.rules import READS, WRITES, PathAccess, PathArgument, RuleFamily, declared_family
 from echo_desk.tools.secrets import get_secret
 
 __all__ = [
+    "CHANGING_ROLES",
+    "COUNTS_KEY",
+    "LOOKING_ROLES",
     "N_",
     "READS",
     "RESERVED_HIDDEN_PARAMETERS",
@@ -51,6 +58,7 @@ __all__ = [
     "AnswerAction",
     "BaseTool",
     "CancelledByUser",
+    "Counted",
     "DiffHunk",
     "ElicitationTool",
     "ErrorKind",
@@ -76,6 +84,9 @@ __all__ = [
     "ToolHost",
     "ToolPreview",
     "ToolResult",
+    "ToolRole",
+    "counted",
     "declared_family",
     "get_secret",
+    "role_from_annotations",
 ]

@@ -28,6 +28,7 @@ from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, Resou
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.conversations import Conversation, ConversationStore
 from echo_desk.ui.approval.host import QtHost
+from echo_desk.ui.chat.answer_notes import mismatch_note
 from echo_desk.ui.chat.result_grid import grid_of
 from echo_desk.ui.chat.sandbox_card import sandbox_of
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
@@ -213,8 +214,12 @@ class ChatSession(QObject):
             self.transcript.add_notice(deferred(N_("The turn failed: {error}"), error=str(exc)), error=True)
         elif (runaway := task.result().runaway) is not None:
             self.stopped_early.emit(runaway)
-        elif task.result().unbacked_claim:  # the engine found the answer claims a change none made
-            self.transcript.add_notice(deferred(N_("No file was changed in this turn.")))
+        else:
+            outcome = task.result()
+            if outcome.unbacked_claim:  # the engine found the answer claims a change none made
+                self.transcript.add_notice(deferred(N_("No file was changed in this turn.")))
+            if outcome.count_mismatch is not None:  # a number beside what a tool counted
+                self.transcript.add_notice(mismatch_note(outcome.count_mismatch))
         self.transcript.end_assistant()
         self.busy_changed.emit(False)
 
