@@ -33,7 +33,7 @@ from shots_loop import run_shots  # noqa: E402
 from echo_desk.mcp.connected import apply_install, locations_of, plan_install  # noqa: E402
 from echo_desk.store.settings import SettingsStore  # noqa: E402
 from echo_desk.tools import secrets  # noqa: E402
-from echo_desk.ui import i18n_qt  # noqa: E402
+from echo_desk.ui.core import i18n_qt  # noqa: E402
 from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 from echo_desk.ui.settings.connected_apps_dialog import ProtectDialog  # noqa: E402
 from echo_desk.ui.settings.connected_apps_page import ConnectedAppsPage  # noqa: E402

@@ -36,7 +36,7 @@ from echo_desk.agent.model import StreamEnd, TextDelta, ToolCall, ToolCallReady 
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import Settings, SettingsStore, ToolPolicy  # noqa: E402
-from echo_desk.ui import i18n_qt  # noqa: E402
+from echo_desk.ui.core import i18n_qt  # noqa: E402
 from echo_desk.ui.app import show_first_frame  # noqa: E402
 from echo_desk.ui.app.services import Services  # noqa: E402
 from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402

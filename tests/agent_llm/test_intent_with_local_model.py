@@ -17,6 +17,7 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ChatMessage, IntentProgress
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
+from echo_desk.providers.local.intent import Intent
 from echo_desk.providers.local.profiles import get_profile
 from echo_desk.providers.local.provider import LocalModel
 from echo_desk.runtime import Runtime
@@ -81,4 +82,7 @@ async def test_the_stated_intent_is_heard_as_progress(runtime: Runtime, model: L
     tools = runtime.schema_factory.definitions(scope)
     events = [e async for e in model.stream(messages, tools)]
     stated = [e.intent for e in events if isinstance(e, IntentProgress) and e.intent]
-    assert stated == ["move"]
+    # Heard once, as a word of the closed set. Which word a 0.5B model picks for a German rename
+    # (it has said "edit" as often as "move") is its accuracy, measured by bench/agent_tasks.py.
+    assert len(stated) == 1 and stated[0] in {i.value for i in Intent}, stated
+    assert any(isinstance(e, IntentProgress) and e.tokens > 0 for e in events)  # progress while stating
