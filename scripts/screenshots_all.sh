@@ -23,3 +23,6 @@ run scripts/screenshots_find.py
 run scripts/screenshots_messages.py
 run scripts/screenshots_gateway.py
 run scripts/screenshots_local_agent.py
+run scripts/screenshots_sandbox.py
+run scripts/screenshots_connected_apps.py
+run scripts/screenshots_mcp_sign_in.py

@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "docs" / "screenshots"
-BASE = Path(tempfile.mkdtemp(prefix="echo-desk-shots-"))
-HOME = BASE / "home"
-HOME.mkdir()
-for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data")):
-    os.environ[var] = str(BASE / sub)
+sys.path.insert(0, str(ROOT / "scripts"))
+from shots_home import shots_home  # noqa: E402
+
+HOME = shots_home("echo-desk-shots-")  # the clients' config files live here, as in a real home folder
+for var, sub in (("ECHO_DESK_CONFIG_DIR", ".config/echo-desk"), ("ECHO_DESK_DATA_DIR", ".local/share/echo-desk")):
+    os.environ[var] = str(HOME / sub)
 os.environ["HOME"] = str(HOME)
 os.environ.pop("XDG_CONFIG_HOME", None)
 
@@ -61,7 +61,7 @@ async def shoot() -> None:
     where = make_home(HOME)
     where["zed"].write_text(where["zed"].read_text().replace('"theme": "One Dark",', '"theme": "One Dark"'))
     apply_install(plan_install(locations_of("claude-desktop")[0], command=["echo-desk"]))
-    settings = SettingsStore.in_dir(BASE / "config")
+    settings = SettingsStore.in_dir(HOME / ".config/echo-desk")
     backend = CatalogBackend(settings)
     page = ConnectedAppsPage(settings, backend)
     dialog = SettingsDialog(backend, None, connected_page=page)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-mcp-shots-"))
+sys.path.insert(0, str(ROOT / "scripts"))
+from shots_home import shots_home  # noqa: E402
+
+HOME = shots_home("echo-desk-mcp-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data"), ("ECHO_DESK_CACHE_DIR", "cache")):
     os.environ[var] = str(HOME / sub)
 

@@ -16,7 +16,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 OUT = ROOT / "docs" / "screenshots"
-HOME = Path(tempfile.mkdtemp(prefix="echo-desk-sandbox-shots-"))
+sys.path.insert(0, str(ROOT / "scripts"))
+from shots_home import shots_home  # noqa: E402
+
+HOME = shots_home("echo-desk-sandbox-shots-")
 for var, sub in (("ECHO_DESK_CONFIG_DIR", "config"), ("ECHO_DESK_DATA_DIR", "data"), ("ECHO_DESK_CACHE_DIR", "cache")):
     os.environ[var] = str(HOME / sub)
 
@@ -36,11 +38,11 @@ from echo_desk.agent.model import StreamEnd, TextDelta, ToolCall, ToolCallReady 
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
 from echo_desk.store.settings import Settings, SettingsStore, ToolPolicy  # noqa: E402
-from echo_desk.ui.core import i18n_qt  # noqa: E402
-from echo_desk.ui.app import show_first_frame  # noqa: E402
+from echo_desk.ui.app.main import show_first_frame  # noqa: E402
 from echo_desk.ui.app.services import Services  # noqa: E402
 from echo_desk.ui.chat.chat_window import MainWindow  # noqa: E402
 from echo_desk.ui.chat.markdown import warm_up  # noqa: E402
+from echo_desk.ui.core import i18n_qt  # noqa: E402
 from echo_desk.ui.core.backend import CatalogBackend  # noqa: E402
 from echo_desk.ui.settings.settings_dialog import SettingsDialog  # noqa: E402
 

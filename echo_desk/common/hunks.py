@@ -14,7 +14,7 @@ import difflib
 import hashlib
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from echo_desk.common.textcodec import split_keep
 from echo_desk.tools import DiffHunk, FileChange
@@ -52,19 +52,6 @@ class Hunk:
         head = (f"hunk {self.index + 1} (old lines {self.old_start}-{self.old_start + max(self.old_count, 1) - 1}, "
                 f"new lines {self.new_start}-{self.new_start + max(self.new_count, 1) - 1})")
         return f"{head}:\n{self.body}"
-
-
-@dataclass(frozen=True)
-class HunkSelection:
-    """What the person kept of a change they reviewed hunk by hunk: per file path, the ids of
-    the hunks to write (a file with none is not touched), and what they said about the rest."""
-
-    kept: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    message: str = ""
-
-    def for_path(self, path: str) -> frozenset[str] | None:
-        """The kept ids of ``path``; ``None`` when the selection does not name it (take it whole)."""
-        return self.kept.get(path)
 
 
 def _line(text: str) -> str:

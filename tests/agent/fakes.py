@@ -191,3 +191,19 @@ def make_engine(tmp_path: Path, *tools: Tool, clock: Any = None) -> tuple[Dispat
     )
     audit = AuditLog(tmp_path / "data" / "audit.sqlite3")
     return Dispatcher(registry, settings, audit, breakers), SchemaFactory(registry, settings, breakers), settings
+
+
+class WatchedDict(dict):  # type: ignore[type-arg]
+    """The registry's table, recording every moment a name was missing from it."""
+
+    def __init__(self, watched: str) -> None:
+        super().__init__()
+        self.watched, self.gone = watched, 0
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self.gone += key == self.watched
+        return super().pop(key, *default)
+
+    def __delitem__(self, key: Any) -> None:
+        self.gone += key == self.watched
+        super().__delitem__(key)

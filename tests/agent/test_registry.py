@@ -11,7 +11,7 @@ import pytest
 
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.tools import BaseTool, Tool, ToolExecutionContext, ToolResult
-from tests.agent.fakes import Echo, WhoAmI
+from tests.agent.fakes import Echo, WatchedDict, WhoAmI
 
 
 class SyncTool(Tool):
@@ -45,27 +45,11 @@ def test_duplicate_is_dropped_with_a_warning_and_reported(caplog: pytest.LogCapt
     assert reg.get("echo").source == "builtin"
 
 
-class _WatchedDict(dict):  # type: ignore[type-arg]
-    """The registry's table, recording every moment a name was missing from it."""
-
-    def __init__(self, watched: str) -> None:
-        super().__init__()
-        self.watched, self.gone = watched, 0
-
-    def pop(self, key: Any, *default: Any) -> Any:
-        self.gone += key == self.watched
-        return super().pop(key, *default)
-
-    def __delitem__(self, key: Any) -> None:
-        self.gone += key == self.watched
-        super().__delitem__(key)
-
-
 def test_a_replaced_tool_is_never_absent() -> None:
     """An MCP server's changed tool takes its old place in one step: a call looked up from
     another thread meanwhile finds the old tool or the new one (seen flaking as 'unknown tool')."""
     reg = ToolRegistry()
-    reg._tools = _WatchedDict("echo")  # type: ignore[assignment]
+    reg._tools = WatchedDict("echo")  # type: ignore[assignment]
     old, new = Echo(), named("echo", description="Echo, changed.")
     assert reg.register(old, source="mcp:f").ok
     assert not reg.register(new, source="mcp:f").ok  # without replace: refused, the old one stays

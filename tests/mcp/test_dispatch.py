@@ -20,7 +20,7 @@ from echo_desk.mcp.config import config_path, parse_config
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import ErrorKind, RiskLevel
-from tests.agent.test_registry import _WatchedDict
+from tests.agent.fakes import WatchedDict
 from tests.mcp.conftest import fault_config
 from tests.mcp.helpers import time_server_command, wait_until
 
@@ -111,7 +111,7 @@ async def test_catalog_hides_a_changed_tool_until_reapproved(runtime: Runtime) -
     names = {d.name for d in runtime.schema_factory.definitions(Scope())}
     assert {"time__get_current_time", "time__convert_time", "f__echo"} <= names
     host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
-    watched = _WatchedDict("f__echo")
+    watched = WatchedDict("f__echo")
     watched.update(runtime.registry._tools)
     runtime.registry._tools = watched  # type: ignore[assignment]
     await runtime.dispatcher.execute_tool(call("f__mutate"), Scope(), host)
