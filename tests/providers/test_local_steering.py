@@ -94,9 +94,28 @@ def test_a_question_is_offered_only_tools_that_look_in_every_state_of_its_exchan
                                               (Intent.SEARCH, ToolRole.SEARCH)])
 def test_a_question_first_looks_with_the_role_the_model_named(intent: Intent, role: ToolRole) -> None:
     turn = next_turn(_after("a.txt"), TOOLS, stated=_stated(intent))
-    assert turn.tool_choice == "required" and _roles(turn) == {role}
+    assert _roles(turn) == {role}
+    # Held to a call only when the call is held to the file the request names (a look's path).
+    assert turn.tool_choice == ("required" if role is ToolRole.LOOK else "auto")
     answer = next_turn(_after("a.txt"), TOOLS, stated=_stated(Intent.ANSWER))
     assert answer.tool_choice == "auto" and _roles(answer) == set(LOOKING_ROLES)  # it may still look
+
+
+@pytest.mark.parametrize("request_text", REQUESTS)
+@pytest.mark.parametrize("intent", sorted(QUESTIONS))
+def test_a_question_is_held_to_a_call_only_when_a_look_s_path_is_held_to_the_named_target(
+        request_text: str, intent: Intent) -> None:
+    # Whatever word of the request the model stated as the target: the turn is forced only when
+    # the call it forces is about that very file (a look whose path the grammar holds to it).
+    turn = next_turn(_after(request_text), TOOLS, stated=_stated(intent))
+    held = [t for t in turn.tools if "enum" in t.parameters["properties"]["path"]]
+    assert (turn.tool_choice == "required") is bool(held)
+    assert bool(held) is (intent is Intent.LOOK)
+    # A tool that looks but takes no path (a plugin's, by its declared role) holds nothing.
+    weather = ToolDefinition(name="sky", description="sky", role=ToolRole.LOOK, parameters={
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    unheld = next_turn(_after(request_text), [weather, CHANGE], stated=_stated(intent))
+    assert unheld.tool_choice != "required" and CHANGE not in unheld.tools
 
 
 def test_a_question_whose_target_the_request_does_not_name_may_be_answered_in_text() -> None:
@@ -192,6 +211,29 @@ def test_a_tool_the_request_names_is_offered_when_the_intent_allows_its_role() -
     assert _offer(asked) == _offer(Turn("required", (CREATE,)))
     question = next_turn(_after("What does the make tool do to a.txt?"), TOOLS, stated=_stated(Intent.LOOK))
     assert CREATE not in question.tools  # a question never gets a change tool, even one it names
+
+
+CHANGERS = [t for t in TOOLS if t.role.changes]
+CHANGE_INTENTS = [Intent.EDIT, Intent.APPEND, Intent.CREATE, Intent.MOVE, Intent.DELETE]
+
+
+@pytest.mark.parametrize("intent", CHANGE_INTENTS)
+@pytest.mark.parametrize("tool", CHANGERS, ids=lambda t: t.role.value)
+def test_a_change_is_offered_the_changing_tool_the_request_names_whatever_change_it_stated(
+        intent: Intent, tool: ToolDefinition) -> None:
+    request = f"a.txt {tool.name}"  # the tool's exact name, in any sentence
+    first = next_turn(_after(request), TOOLS, stated=_stated(intent))
+    assert _offer(first) == _offer(Turn("required", (tool,)))
+    # Refused (for a file it had not read, say): offered again beside the intent's own, to correct it.
+    failed = next_turn(_after(request, (tool, _failed("read it first"))), TOOLS, stated=_stated(intent))
+    assert failed.tool_choice == "auto" and tool in failed.tools
+    # After a look, the change is made with the tool the person named or the intent's own.
+    looked = next_turn(_after(request, (LOOK, _ok("milk"))), TOOLS, stated=_stated(intent))
+    assert looked.decide and tool in looked.tools and not _roles(looked) & {ToolRole.UNKNOWN}
+    for question in QUESTIONS:
+        for turn in (next_turn(_after(request), TOOLS, stated=_stated(question)),
+                     next_turn(_after(request, (LOOK, _failed("no"))), TOOLS, stated=_stated(question))):
+            assert not _offers_a_change(turn)
 
 
 def test_a_caller_s_own_choice_is_kept() -> None:

@@ -21,12 +21,14 @@ only — never from the person's own words, which may be in any language:
 The rules, turn by turn:
 
 - First turn: the intent's first tools (for a change other than an edit, the tool that makes it
-  or a look), and the turn must be a call, except for a question whose stated target the
-  request does not name (nothing to look at: it may be answered in text) or that the model said
-  needs no tool. When the request names the target, a file tool's ``path`` is one of the
-  target's words the request holds (the grammar holds it; the prompt is unchanged). A request
-  that names a tool (``… using write_file``) is offered that tool when the intent allows its
-  role. Unclear: every tool, the model chooses.
+  or a look). When the request names the target, a file tool's ``path`` is one of the target's
+  words the request holds (the grammar holds it; the prompt is unchanged). A change must be a
+  call; a question must be one only when a look's ``path`` is so held — the call is then about
+  the very file the request names. Any other question (its target a text to search for, a
+  folder, something the request does not name, or nothing: the model said it needs no tool)
+  is offered its looks, and the model may answer in text. A request that names a tool (``…
+  using write_file``) is offered that tool when the intent allows its role — for a change, any
+  tool that changes something. Unclear: every tool, the model chooses.
 - After a failed call: the intent's tools again, the model may correct the call or answer (a
   change to a file that could not be read: what changes or creates one, no second look).
 - After a call the person declined, or a call repeated with the same arguments: the answer.
@@ -205,6 +207,12 @@ def _having(tools: Iterable[ToolDefinition], roles: frozenset[ToolRole]) -> tupl
     return tuple(t for t in tools if t.role in roles)
 
 
+def _among(offered: Sequence[ToolDefinition], chosen: Iterable[ToolDefinition]) -> tuple[ToolDefinition, ...]:
+    """The ``chosen`` tools once each, in the order they are ``offered``."""
+    names = {t.name for t in chosen}
+    return tuple(t for t in offered if t.name in names)
+
+
 def _effective(intent: Intent, offered: Sequence[ToolDefinition]) -> Intent:
     """The intent, or what stands in for it when no offered tool has the role it is for."""
     while intent in INSTEAD and not _having(offered, frozenset({OWN[intent]}) if intent in OWN else FIRST[intent]):
@@ -217,10 +225,21 @@ def _allowed(intent: Intent) -> frozenset[ToolRole]:
     return FIRST[intent] | THEN[intent] | LOOKING_ROLES
 
 
+#: The intents that ask for a change of the person's things.
+CHANGES = frozenset({Intent.EDIT, Intent.APPEND, Intent.CREATE, Intent.MOVE, Intent.DELETE})
+
+
 def _named_tools(request: str, offered: Sequence[ToolDefinition], intent: Intent) -> tuple[ToolDefinition, ...]:
-    """The offered tools the request names ("… using write_file"), when the intent allows them."""
-    return tuple(t for t in offered if re.search(rf"(?<![\w]){re.escape(t.name)}(?![\w])", request)
-                 and (intent is Intent.UNCLEAR or t.role in _allowed(intent)))
+    """The offered tools the request names ("… using write_file"), when the intent allows them: a
+    change allows any tool that changes something. Which kind of change the 0.5B model states is
+    a guess between neighbours (asked to overwrite a file with write_file, it said "edit", then
+    edited in reverse); the tool the person named is the kind they chose. A question never gets
+    a change tool, named or not."""
+    def allowed(tool: ToolDefinition) -> bool:
+        return (intent is Intent.UNCLEAR or tool.role in _allowed(intent)
+                or (intent in CHANGES and tool.role.changes))
+
+    return tuple(t for t in offered if re.search(rf"(?<![\w]){re.escape(t.name)}(?![\w])", request) and allowed(t))
 
 
 #: The roles whose ``path`` argument is the file the request is about.
@@ -257,10 +276,16 @@ def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinitio
     if not tools:
         # Nothing of the role is available (switched off): the model answers, and says so.
         return Turn("none", offered)
-    named_target = intent is not Intent.ANSWER and stated.target_in(request)
-    if named_target:
-        tools = tuple(_path_among(t, _target_names(stated.target, request)) for t in tools)
-    return Turn("required" if named_target or not intent.is_question else "auto", tools)
+    held = False
+    if intent is not Intent.ANSWER and stated.target_in(request):
+        names = _target_names(stated.target, request)
+        before, tools = tools, tuple(_path_among(t, names) for t in tools)
+        held = any(a is not b for a, b in zip(before, tools, strict=True))
+    # A question is held to a call only when the call is held to the file the request names.
+    # Its target may be any of the request's words ("France" of "the capital of France", stated
+    # as a search): held to a search then, the model searched the files for general knowledge
+    # and the exchange ended on the search's error instead of the answer it knew.
+    return Turn("required" if held or not intent.is_question else "auto", tools)
 
 
 def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str = "auto", *,
@@ -283,13 +308,16 @@ def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], 
     intent = _effective(stated.intent, offered)
     if intent is Intent.UNCLEAR:
         return Turn("none" if answer_now(messages) else "auto", offered)
+    # The tool the person named stays offered wherever the exchange's change is (refused for a
+    # file it had not read, write_file was then out of reach and the model edited instead).
+    named = _named_tools(request, offered, intent)
     if not answer_now(messages):  # a failed call: the intent's tools again, to correct it
         roles = _allowed(intent)
         if _last_role(after, offered).looks and intent in AFTER_FAILED_LOOK:
             roles = AFTER_FAILED_LOOK[intent]
-        return Turn("auto", _having(offered, roles) or offered)
+        return Turn("auto", _among(offered, _having(offered, roles) + named) or offered)
     done = _succeeded_roles(after, {t.name: t.role for t in offered})
-    then = _having(offered, THEN[intent])
+    then = _among(offered, _having(offered, THEN[intent]) + tuple(t for t in named if t.role.changes))
     if then and all(role.looks for role in done):
         # The model decides once more, now with what it looked at: a change it makes, a question
         # it answers. (Held to a call here, a question it had called an edit became an edit.)
