@@ -1,10 +1,11 @@
 """Screenshots of the built-in agent's first hour, in English and Chinese: the first run (a default
 workspace, said which, and the example prompts), a long call being written (the status line with
-tokens and tokens/s), and a runaway stop (the Retry card). Real window, store and engine; the
-model is scripted, so the shots show exactly these states.
+tokens and tokens/s), a runaway stop (the Retry card), the model working out what a request asks
+for (its intent step), and the note under an answer whose number contradicts what a read counted.
+Real window, store, engine and tools; the model is scripted, so the shots show exactly these states.
 
 Run:  xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python scripts/screenshots_local_agent.py
-Writes docs/screenshots/{first_run,writing_call,runaway_stop}{,_zh}.png.
+Writes docs/screenshots/{first_run,writing_call,runaway_stop,working_out,count_note}{,_zh}.png.
 """
 
 from __future__ import annotations
@@ -34,7 +35,15 @@ os.chdir(HOME)
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from shots_loop import run_shots  # noqa: E402
 
-from echo_desk.agent.model import StreamEnd, TextDelta, ToolCallDelta, ToolCallStarted  # noqa: E402
+from echo_desk.agent.model import (  # noqa: E402
+    IntentProgress,
+    StreamEnd,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStarted,
+)
 from echo_desk.i18n import _  # noqa: E402
 from echo_desk.runtime import Runtime  # noqa: E402
 from echo_desk.store.conversations import ConversationStore  # noqa: E402
@@ -105,6 +114,49 @@ class Repeats:
         return None
 
 
+class StatingIntent:
+    """Takes its intent step and never finishes it (the shot is taken meanwhile)."""
+
+    @property
+    def display_name(self) -> str:
+        return "Qwen2.5-Coder 0.5B (built-in)"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        tokens = 0
+        while True:
+            yield IntentProgress(tokens=tokens)
+            tokens += 1
+            await asyncio.sleep(0.3)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class MiscountsRows:
+    """Reads data.csv with the real read_file, then answers with one row too few."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    @property
+    def display_name(self) -> str:
+        return "Qwen2.5-Coder 0.5B (built-in)"
+
+    async def stream(self, messages: Sequence[Any], tools: Sequence[Any], *,
+                     tool_choice: str = "auto") -> AsyncIterator[Any]:
+        self.turn += 1
+        if self.turn == 1:
+            yield ToolCallReady(ToolCall(id="c1", name="read_file", arguments='{"path": "data.csv"}'))
+            yield StreamEnd("tool_calls")
+            return
+        yield TextDelta("data.csv has 16 rows.")
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
 def save(window: MainWindow, name: str) -> None:
     QApplication.processEvents()
     path = OUT / name
@@ -158,6 +210,25 @@ async def shoot(language: str, suffix: str) -> None:
     await until(lambda: window.retry_card.isVisibleTo(window) and not window.session.busy)
     await asyncio.sleep(0.3)
     save(window, f"runaway_stop{suffix}.png")
+
+    window.new_conversation()
+    window.set_model(StatingIntent())
+    window.composer.setPlainText("form.py 里的保存按钮是做什么的？" if suffix else "What does the save button in form.py do?")
+    window.send()
+    await until(lambda: "2" in window.progress_label.text())
+    save(window, f"working_out{suffix}.png")
+    window.stop_button.click()
+    await until(lambda: not window.session.busy)
+
+    window.new_conversation()
+    (workspace / "data.csv").write_text("id,name\n" + "".join(f"{i},ok\n" for i in range(1, 18)),
+                                        encoding="utf-8")
+    window.set_model(MiscountsRows())
+    window.composer.setPlainText("data.csv 有多少行数据？" if suffix else "How many data rows are in data.csv?")
+    window.send()
+    await until(lambda: not window.session.busy and window.session.transcript.items()[-1].kind == "notice")
+    await asyncio.sleep(0.3)
+    save(window, f"count_note{suffix}.png")
     window.session.flush_writes()
     window.close()
     store.close()

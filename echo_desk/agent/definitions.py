@@ -5,14 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from echo_desk.tools.roles import ToolRole
+
 
 @dataclass(frozen=True, kw_only=True)
 class ToolDefinition:
-    """What a model is told about one tool. ``parameters`` never contains hidden parameters."""
+    """What a model is told about one tool. ``parameters`` never contains hidden parameters.
+    ``role`` is the tool's declared role: not sent to any model, it lets a provider choose what
+    to offer by what a tool does rather than by its name."""
 
     name: str
     description: str
     parameters: dict[str, Any]
+    role: ToolRole = ToolRole.UNKNOWN
 
 
 class SchemaConversionError(ValueError):

@@ -39,6 +39,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    ToolRole,
 )
 
 SUBAGENT_PROMPT = (
@@ -73,6 +74,7 @@ class DelegateTool(Tool):
         "additionalProperties": False,
     }
     risk_level = RiskLevel.READ
+    role = ToolRole.DELEGATE
     requires_approval = True
     stream_capable = True
     timeout_seconds = 3700.0  # the sub-agent's own time limit is enforced inside

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from echo_desk.agent.claims import claims_change
+from echo_desk.agent.count_check import CountMismatch, count_mismatch
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.envelope import Envelope
@@ -112,6 +113,9 @@ class Outcome:
     made_changes: bool = False
     #: The final answer claims a change although none was made: the transcript marks it.
     unbacked_claim: bool = False
+    #: The final answer gives a number beside one a tool counted (17 lines read, "16" answered):
+    #: the transcript asks the person to check it.
+    count_mismatch: CountMismatch | None = None
 
     @property
     def completed(self) -> bool:
@@ -249,6 +253,8 @@ class AgentLoop:
             keep(ChatMessage(role="assistant", content="".join(text_parts), tool_calls=tuple(calls)))
             if not calls:
                 outcome.unbacked_claim = not outcome.made_changes and claims_change(outcome.final_text)
+                outcome.count_mismatch = count_mismatch(outcome.final_text, _request(history),
+                                                        list(outcome.envelopes.values()))
                 return outcome
 
             repeated = [c for c in calls if failures.get((c.name, _canonical(c.arguments)), 0)
@@ -437,6 +443,11 @@ class _RunawayStop(Exception):
 
 class _Keep(Protocol):
     def __call__(self, message: ChatMessage) -> None: ...
+
+
+def _request(history: Sequence[ChatMessage]) -> str:
+    """The person's latest message (what the exchange answers)."""
+    return next((m.content for m in reversed(history) if m.role == "user"), "")
 
 
 def _canonical(arguments: str) -> str:

@@ -79,8 +79,18 @@ class PromptProgress:
     processed: int = 0
 
 
+@dataclass(frozen=True)
+class IntentProgress:
+    """The model is stating what the request asks for before it is offered tools for it (the
+    built-in model's first step of an exchange): ``tokens`` written so far, and once it is
+    known, the ``intent`` it stated (a word of a closed set). For live progress only."""
+
+    tokens: int = 0
+    intent: str = ""
+
+
 StreamEvent = (TextDelta | ToolCallStarted | ToolCallDelta | ToolCallReady | StreamWarning | Usage | StreamEnd
-               | ModelStarting | PromptProgress)
+               | ModelStarting | PromptProgress | IntentProgress)
 
 
 class ModelErrorKind(enum.StrEnum):

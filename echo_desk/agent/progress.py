@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from echo_desk.agent.model import (
+    IntentProgress,
     ModelStarting,
     PromptProgress,
     StreamEvent,
@@ -31,6 +32,8 @@ class Stage(enum.StrEnum):
     THINKING = "thinking"
     #: The server is reading the prompt (``prompt_tokens``, ``cached_tokens`` of them reused).
     READING_PROMPT = "reading_prompt"
+    #: The model is stating what the request asks for (``IntentProgress``), before it acts.
+    WORKING_OUT_REQUEST = "working_out_request"
     WRITING_TEXT = "writing_text"
     WRITING_CALL = "writing_call"
 
@@ -82,6 +85,8 @@ class ProgressMeter:
             if self.stage in (Stage.WRITING_TEXT, Stage.WRITING_CALL):
                 return None
             stage, self.prompt_tokens, self.cached_tokens = Stage.READING_PROMPT, event.total, event.cached
+        elif isinstance(event, IntentProgress):
+            stage = Stage.WORKING_OUT_REQUEST
         elif isinstance(event, TextDelta):
             stage = Stage.WRITING_TEXT
             self._count()

@@ -68,4 +68,5 @@ class SchemaFactory:
 def definition_of(entry: RegisteredTool) -> ToolDefinition:
     tool = entry.tool
     hidden = RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters)
-    return ToolDefinition(name=tool.name, description=tool.description, parameters=strip_hidden(tool.parameters, hidden))
+    return ToolDefinition(name=tool.name, description=tool.description,
+                          parameters=strip_hidden(tool.parameters, hidden), role=tool.role)

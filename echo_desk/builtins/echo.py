@@ -8,7 +8,7 @@ from pydantic import Field
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool
-from echo_desk.tools import N_, RiskLevel, ToolExecutionContext, ToolResult
+from echo_desk.tools import N_, RiskLevel, ToolExecutionContext, ToolResult, ToolRole
 
 MAX_ECHO = 200
 
@@ -19,6 +19,7 @@ class EchoArguments(Arguments):
 
 class EchoText(BuiltinTool[EchoArguments]):
     name = "echo_text"
+    role = ToolRole.NOTE
     description = f"Return the given text unchanged (at most {MAX_ECHO} characters). Useful to test tool calling."
     arguments = EchoArguments
     risk_level = RiskLevel.READ

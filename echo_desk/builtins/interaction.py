@@ -22,6 +22,7 @@ from echo_desk.tools import (
     TodoStatus,
     ToolExecutionContext,
     ToolResult,
+    ToolRole,
 )
 
 MAX_QUESTION = 2000
@@ -64,6 +65,7 @@ class AskArguments(Arguments):
 
 class AskUser(BuiltinTool[AskArguments], ElicitationTool):
     name = "ask_user"
+    role = ToolRole.ASK
     description = (
         "Ask the person a question and wait for the answer. Use only when you cannot proceed "
         "without their input. Give 'choices' for a pick-one question, or 'form' (a flat JSON schema "
@@ -110,6 +112,7 @@ class TodosArguments(Arguments):
 
 class UpdateTodos(BuiltinTool[TodosArguments]):
     name = "update_todos"
+    role = ToolRole.NOTE
     description = (
         "Replace your task list for this conversation (shown to the person as a live checklist). "
         "Send the whole list each time; mark at most one item in_progress."

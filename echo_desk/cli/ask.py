@@ -100,7 +100,10 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
             "error": outcome.error,
             "answer": outcome.final_text,
             "tool_calls": printer.calls,
+            "check": outcome.count_mismatch.describe() if outcome.count_mismatch else None,
         }, indent=2))
     else:
         print()
+        if outcome.count_mismatch is not None:  # a number beside what a tool counted
+            print(f"[{outcome.count_mismatch.describe()}]")
     return 0 if outcome.completed else 1

@@ -3,7 +3,8 @@
 The registry name is ``server__tool``; the original name is kept for display and for the
 call. The model sees the cleaned description and schema (hidden characters stripped). The
 risk is ``exec`` unless the person lowered it in settings: the server's annotations
-(``readOnlyHint``...) are shown in the catalog but never lower it on their own.
+(``readOnlyHint``...) are shown in the catalog but never lower it on their own; they give the
+tool its ``role`` (``tools.roles.role_from_annotations``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    role_from_annotations,
 )
 
 if TYPE_CHECKING:
@@ -140,6 +142,8 @@ def make_tool(
         "hidden_characters": hidden_characters,
         "output_schema": output_schema,
         "risk_level": risk,
+        # From the server's hints (what a small model is offered), never a lower risk.
+        "role": role_from_annotations(annotations),
         # The manager enforces this timeout itself (and cancels on the wire); a little slack
         # here keeps the dispatcher's own timer from firing first.
         "timeout_seconds": timeout + 5.0,

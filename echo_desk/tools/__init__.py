@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     )
     from echo_desk.tools.protection import Protection, ProtectionReason
     from echo_desk.tools.results import (
+        COUNTS_KEY,
         SANDBOX_TARGET,
+        Counted,
         DiffHunk,
         ErrorKind,
         FileChange,
@@ -55,7 +57,9 @@ if TYPE_CHECKING:
         ToolError,
         ToolPreview,
         ToolResult,
+        counted,
     )
+    from echo_desk.tools.roles import CHANGING_ROLES, LOOKING_ROLES, ToolRole, role_from_annotations
     from echo_desk.tools.rules import READS, WRITES, PathAccess, PathArgument, RuleFamily, declared_family
     from echo_desk.tools.secrets import get_secret
 
@@ -77,6 +81,8 @@ _HOME = {
     "ToolHost": "host",
     "Protection": "protection",
     "ProtectionReason": "protection",
+    "COUNTS_KEY": "results",
+    "Counted": "results",
     "DiffHunk": "results",
     "ErrorKind": "results",
     "FileChange": "results",
@@ -89,6 +95,11 @@ _HOME = {
     "ToolError": "results",
     "ToolPreview": "results",
     "ToolResult": "results",
+    "counted": "results",
+    "CHANGING_ROLES": "roles",
+    "LOOKING_ROLES": "roles",
+    "ToolRole": "roles",
+    "role_from_annotations": "roles",
     "PathAccess": "rules",
     "PathArgument": "rules",
     "READS": "rules",
@@ -99,6 +110,9 @@ _HOME = {
 }
 
 __all__ = [
+    "CHANGING_ROLES",
+    "COUNTS_KEY",
+    "LOOKING_ROLES",
     "N_",
     "READS",
     "RESERVED_HIDDEN_PARAMETERS",
@@ -108,6 +122,7 @@ __all__ = [
     "AnswerAction",
     "BaseTool",
     "CancelledByUser",
+    "Counted",
     "DiffHunk",
     "ElicitationTool",
     "ErrorKind",
@@ -133,8 +148,11 @@ __all__ = [
     "ToolHost",
     "ToolPreview",
     "ToolResult",
+    "ToolRole",
+    "counted",
     "declared_family",
     "get_secret",
+    "role_from_annotations",
 ]
 
 __getattr__, __dir__ = names_from_modules(__name__, _HOME)

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from echo_desk.tools.context import ToolExecutionContext
 from echo_desk.tools.results import RiskLevel, ToolPreview, ToolResult
+from echo_desk.tools.roles import ToolRole
 from echo_desk.tools.rules import PathAccess, RuleFamily
 
 #: Parameter names that are never model-visible. A tool lists the ones it wants in
@@ -37,6 +38,9 @@ class Tool:
     description: ClassVar[str] = ""
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     risk_level: ClassVar[RiskLevel] = RiskLevel.READ
+    #: What kind of step a call is (look, search, change, create, move, run… see ``ToolRole``).
+    #: Undeclared, a tool is ``UNKNOWN``: treated as one that may change anything.
+    role: ClassVar[ToolRole] = ToolRole.UNKNOWN
     timeout_seconds: ClassVar[float] = 30.0
     max_retries: ClassVar[int] = 0
     #: Write/exec tools are only retried if running them twice is harmless.

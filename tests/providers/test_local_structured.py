@@ -55,7 +55,9 @@ def test_named_choice_forces_that_call_and_none_means_no_grammar() -> None:
     assert [o["properties"]["name"]["const"] for o in _schema_of(grammar)["oneOf"]] == ["write_file"]
     assert tool_call_grammar([READ], "none") is None
     assert tool_call_grammar([], "auto") is None
-    assert structured_request([READ], "none") == {"grammar": TEXT_ONLY_GRAMMAR}  # held to text, no tools
+    none = structured_request([READ], "none")
+    assert none["grammar"] == TEXT_ONLY_GRAMMAR  # held to text by the grammar…
+    assert none["chat_template_kwargs"]["echo_tools"][0]["function"]["name"] == "read_file"  # …same tool list
     assert structured_request([], "auto") == {}
 
 
@@ -112,7 +114,8 @@ def _sse(*contents: str, finish: str = "stop") -> bytes:
 async def test_constrained_stream_sends_the_grammar_and_yields_a_parsed_call() -> None:
     script = Scripted([sse_response(_sse('{"name": "read_file", ', '"arguments": {"path": "notes.txt"}}'))])
     client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
-    events = await collect(constrained_stream(client, [ChatMessage(role="user", content="hi")], [READ], "auto"))
+    events = await collect(constrained_stream(client, [ChatMessage(role="user", content="hi")], [READ], "auto",
+                                              steer=False))
     body = script.body()
     assert "tools" not in body and "tool_choice" not in body
     assert "grammar" in body and body["chat_template_kwargs"]["echo_tools"]
@@ -144,9 +147,10 @@ async def test_hidden_tools_are_not_offered_to_the_local_model(tmp_path) -> None
     local = LocalModel(tmp_path / "m.gguf", get_profile("qwen2.5-coder-tools"))
     events = await collect(local._turn(client, [ChatMessage(role="user", content="hi")], [READ, echo], "auto"))
     assert TextDelta("Hello.") in events
-    offered = [t["function"]["name"] for t in script.body()["chat_template_kwargs"]["echo_tools"]]
-    assert offered == ["read_file"]
-    assert "echo_text" not in script.body()["grammar"]
+    for body in (script.body(0), script.body(1)):  # the intent step and the turn
+        offered = [t["function"]["name"] for t in body["chat_template_kwargs"]["echo_tools"]]
+        assert offered == ["read_file"]
+        assert "echo_text" not in body["grammar"]
     await client.aclose()
 
 
@@ -207,14 +211,14 @@ def test_a_call_repeated_with_the_same_arguments_gets_a_text_only_turn() -> None
     assert repeats_a_call(_exchange('{"path": "notes.txt"}', '{ "path":"notes.txt"}'))
 
 
-async def test_after_a_repeated_call_only_text_is_allowed_and_no_tools_are_shown() -> None:
+async def test_after_a_repeated_call_only_text_is_allowed() -> None:
     script = Scripted([sse_response(_sse("It says milk."))])
     client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
     messages = _exchange('{"path": "notes.txt"}', '{"path": "notes.txt"}')
     events = await collect(constrained_stream(client, messages, [READ], "auto"))
     assert TextDelta("It says milk.") in events
     body = script.body()
-    assert body["grammar"] == TEXT_ONLY_GRAMMAR and "chat_template_kwargs" not in body
+    assert body["grammar"] == TEXT_ONLY_GRAMMAR
     assert body["messages"][-1]["content"] == "milk\n"  # the plain result, not the envelope
     await client.aclose()
 
@@ -236,15 +240,3 @@ def test_after_a_result_the_turn_is_text_and_after_an_error_it_may_call() -> Non
     assert answer_now(last("read_file", _envelope(True, "milk\n")))
     assert not answer_now(last("write_file", _envelope(False, error="/ws is a folder", kind="business")))
     assert not answer_now([ChatMessage(role="user", content="hi")])
-
-
-async def test_a_request_to_change_a_named_file_is_sent_as_a_read_of_that_file_it_must_make() -> None:
-    script = Scripted([sse_response(_sse('{"name": "read_file", "arguments": {"path": "notes.txt"}}'))])
-    client = OpenAICompatModel(base_url="http://127.0.0.1:9", model="m", transport=script.transport)
-    request = [ChatMessage(role="user", content="Add a line 'Buy butter' at the end of notes.txt")]
-    await collect(constrained_stream(client, request, [READ, WRITE], "auto"))
-    body = script.body()
-    assert [t["function"]["name"] for t in body["chat_template_kwargs"]["echo_tools"]] == ["read_file"]
-    assert "start: call\n" in body["grammar"] and "start: TEXT" not in body["grammar"]
-    assert '"enum": ["notes.txt"]' in body["grammar"]
-    await client.aclose()

@@ -37,6 +37,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    counted,
 )
 from echo_desk.tools.base import N_
 from echo_desk.ui.app.services import Services
@@ -96,7 +97,8 @@ class ReadNote(Tool):
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         assert ctx.workspace is not None
-        return ToolResult.ok((ctx.workspace / str(params["path"])).read_text())
+        text = (ctx.workspace / str(params["path"])).read_text()
+        return ToolResult.ok(text, metadata=counted(lines=len(text.splitlines())))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -25,6 +25,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    ToolRole,
 )
 
 MAX_RETURNED_ROWS = 100
@@ -43,6 +44,7 @@ class ExecuteArguments(DatabaseArguments):
 
 class DbExecuteTool(DatabaseTool[ExecuteArguments]):
     name = "db_execute"
+    role = ToolRole.CHANGE
     description = (
         "Run ONE SQL statement that may change data or schema (INSERT, UPDATE, DELETE, CREATE...) on a "
         "database connection the person put in write mode. The person approves every call after seeing "

@@ -10,7 +10,7 @@ from pydantic import Field
 from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.formatting import result_metadata, text_table
 from echo_desk.i18n import N_
-from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult, ToolRole
 
 DEFAULT_MAX_ROWS = 100
 MAX_ROWS_LIMIT = 1000
@@ -24,6 +24,7 @@ class QueryArguments(DatabaseArguments):
 
 class DbQueryTool(DatabaseTool[QueryArguments]):
     name = "db_query"
+    role = ToolRole.LOOK
     description = (
         "Run ONE read-only SQL statement (SELECT, WITH, EXPLAIN, SHOW...) on a configured database "
         "connection and get a table of the rows. The database enforces read-only: writes fail. "

@@ -10,7 +10,7 @@ from pydantic import Field
 from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.formatting import schema_metadata, schema_text
 from echo_desk.i18n import N_
-from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult, ToolRole
 
 #: Tables listed in one answer when no ``table`` is given (the rest are counted).
 MAX_TABLES = 150
@@ -23,6 +23,7 @@ class SchemaArguments(DatabaseArguments):
 
 class DbSchemaTool(DatabaseTool[SchemaArguments]):
     name = "db_schema"
+    role = ToolRole.LIST
     description = (
         "List the tables and views of a configured database connection with their columns, types, "
         "NOT NULL and primary keys (pk). Pass table (name or schema.name) to see just one. "

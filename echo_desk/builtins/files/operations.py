@@ -45,6 +45,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    ToolRole,
 )
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -210,6 +211,7 @@ class MoveArguments(Arguments):
 
 class MovePath(_PathTool[MoveArguments]):
     name = "move_path"
+    role = ToolRole.MOVE
     description = ("Move or rename a file or a whole folder inside the workspace. The destination must not "
                    "exist (nothing is replaced); its folder must exist. Symbolic links (also inside a folder) "
                    "are refused.")
@@ -270,6 +272,7 @@ class CopyArguments(Arguments):
 
 class CopyPath(_PathTool[CopyArguments]):
     name = "copy_path"
+    role = ToolRole.CREATE
     description = ("Copy a file or a whole folder inside the workspace (content and permissions). The "
                    "destination must not exist; its folder must exist. Symbolic links (also inside a folder) "
                    "are refused.")
@@ -320,6 +323,7 @@ class DeleteArguments(Arguments):
 
 class DeletePath(_PathTool[DeleteArguments]):
     name = "delete_path"
+    role = ToolRole.DELETE
     description = ("Delete a file or a whole folder inside the workspace. It is moved to Echo Desk's trash "
                    "(the person can restore it), never erased. Symbolic links (also inside a folder) are refused.")
     arguments = DeleteArguments
@@ -415,6 +419,7 @@ class CreateFolderArguments(Arguments):
 
 class CreateFolder(_PathTool[CreateFolderArguments]):
     name = "create_folder"
+    role = ToolRole.CREATE
     description = ("Create a folder inside the workspace, with any missing parent folders. "
                    "Fails if something already exists at that path.")
     arguments = CreateFolderArguments

@@ -13,7 +13,17 @@ from echo_desk.builtins.common import BuiltinTool
 from echo_desk.common import fs
 from echo_desk.common.diffs import named
 from echo_desk.common.textcodec import decode, split_keep
-from echo_desk.tools import N_, READS, ErrorKind, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import (
+    N_,
+    READS,
+    ErrorKind,
+    RiskLevel,
+    ToolError,
+    ToolExecutionContext,
+    ToolResult,
+    ToolRole,
+    counted,
+)
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_OUTPUT_CHARS = 100_000
@@ -28,6 +38,7 @@ class ReadFileArguments(Arguments):
 
 class ReadFile(BuiltinTool[ReadFileArguments]):
     name = "read_file"
+    role = ToolRole.LOOK
     description = (
         "Read a text file inside the workspace. Returns the text exactly (no line numbers) with a "
         "header giving the line range, encoding and line endings. Use start_line/max_lines to read "
@@ -73,7 +84,7 @@ class ReadFile(BuiltinTool[ReadFileArguments]):
             body += (f"\n[truncated: showing lines {start}-{end} of {total}. "
                      f"Call read_file with start_line={end + 1} to read further.]")
         meta = {"encoding": fmt.label, "newline": fmt.newline_label, "total_lines": total,
-                "start_line": start, "end_line": end, "path": str(target)}
+                "start_line": start, "end_line": end, "path": str(target), **counted(lines=total)}
         return ToolResult.ok(f"{header}\n{body}", metadata=meta)
 
 
@@ -96,6 +107,7 @@ class ListDirArguments(Arguments):
 
 class ListDir(BuiltinTool[ListDirArguments]):
     name = "list_dir"
+    role = ToolRole.LIST
     description = (
         "List a folder inside the workspace: one entry per line with its type (file, dir, link) "
         "and size. depth > 1 lists sub-folders too (symbolic links are not followed; .git is not entered)."
@@ -124,7 +136,12 @@ class ListDir(BuiltinTool[ListDirArguments]):
         text = f"[{named(target)}]\n" + ("\n".join(rows) if rows else "(empty folder)")
         if not complete:
             text += f"\n[stopped after {limit} entries; list a sub-folder or raise max_entries]"
-        return ToolResult.ok(text, metadata={"entries": len(rows), "complete": complete, "path": str(target)})
+        folders = sum(row.startswith("dir ") for row in rows)
+        files = sum(row.startswith("file ") for row in rows)
+        meta = {"entries": len(rows), "complete": complete, "path": str(target)}
+        if complete:  # a cut listing counted only what it showed
+            meta |= counted(entries=len(rows), files=files, folders=folders)
+        return ToolResult.ok(text, metadata=meta)
 
     def _walk(self, fd: int, prefix: str, depth: int, limit: int, rows: list[str],
               ctx: ToolExecutionContext) -> bool:

@@ -12,7 +12,7 @@ from echo_desk.builtins.common import bad
 from echo_desk.builtins.files.lifecycle import FileArguments, FileWriteTool
 from echo_desk.common import fs
 from echo_desk.common.textcodec import TextFormat, decode, encode, to_newline
-from echo_desk.tools import N_, ErrorKind, ToolError
+from echo_desk.tools import N_, ErrorKind, ToolError, ToolRole
 
 MAX_CONTENT = 2_000_000
 MAX_EDITS = 50
@@ -30,6 +30,7 @@ class WriteArguments(FileArguments):
 
 class WriteFile(FileWriteTool[WriteArguments]):
     name = "write_file"
+    role = ToolRole.CREATE
     description = (
         "Create a text file, or replace the whole content of an existing one, inside the workspace. "
         "Missing parent folders are created. An existing file keeps its encoding, BOM and line endings. "
@@ -62,6 +63,7 @@ class EditArguments(FileArguments):
 
 class EditFile(FileWriteTool[EditArguments]):
     name = "edit_file"
+    role = ToolRole.CHANGE
     description = (
         "Change a text file by exact text replacement. Each edit replaces 'old' (which must occur "
         "exactly once, including whitespace) with 'new'. Several edits are applied in order, all or "
@@ -120,6 +122,7 @@ class AppendToFile(FileWriteTool[AppendArguments]):
     ``edit_file`` (bench/agent_tasks.py)."""
 
     name = "append_to_file"
+    role = ToolRole.APPEND
     description = (
         "Add text at the end of an existing text file in the workspace, on a new line. The file keeps "
         "its encoding and line endings. To create a file use write_file."

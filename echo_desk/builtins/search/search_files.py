@@ -18,7 +18,17 @@ from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
 from echo_desk.common import fs
 from echo_desk.common.textcodec import BinaryFile, decode
-from echo_desk.tools import N_, READS, RiskLevel, ToolError, ToolExecutionContext, ToolResult
+from echo_desk.tools import (
+    N_,
+    READS,
+    ErrorKind,
+    RiskLevel,
+    ToolError,
+    ToolExecutionContext,
+    ToolResult,
+    ToolRole,
+    counted,
+)
 
 MAX_SCAN_BYTES = 2 * 1024 * 1024
 MAX_LINE_CHARS = 200
@@ -68,10 +78,12 @@ class _Ignores:
 
 
 class SearchArguments(Arguments):
-    glob: Annotated[str | None, Field(min_length=1, max_length=500, description=(
-        "File name pattern; with a '/' it matches the path below 'path'."))] = None
+    # The text to look for comes first: a small model fills the arguments in the order it sees
+    # them, and asked which log holds "ERROR 503" with the glob first, it searched file names.
     regex: Annotated[str | None, Field(min_length=1, max_length=1000, description=(
         "Regular expression searched in each line of text files."))] = None
+    glob: Annotated[str | None, Field(min_length=1, max_length=500, description=(
+        "File name pattern; with a '/' it matches the path below 'path'."))] = None
     path: Annotated[str, fs.path_argument("Folder to search in (default: the workspace)."), READS] = "."
     case_sensitive: bool = True
     max_results: Annotated[int, Field(ge=1, le=1000)] = 100
@@ -79,10 +91,11 @@ class SearchArguments(Arguments):
 
 class SearchFiles(BuiltinTool[SearchArguments]):
     name = "search_files"
+    role = ToolRole.SEARCH
     description = (
-        "Search the workspace for files whose name matches a glob (like '*.py' or 'src/**/test_*.py') "
-        "and/or whose content matches a regular expression (RE2 syntax: no backreferences or "
-        "lookaround). Content matches come back as 'path:line: text'. Skips .git and files ignored by "
+        "Search the workspace for the files whose lines match a regular expression, and/or whose name "
+        "matches a glob. Regular expressions are RE2 (no backreferences or lookaround); a glob looks "
+        "like '*.py' or 'src/**/test_*.py'. Content matches come back as 'path:line: text'. Skips .git and files ignored by "
         ".gitignore; symbolic links are not followed."
     )
     arguments = SearchArguments
@@ -114,6 +127,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         results: list[str] = []
         ignores = _Ignores()
         complete = True
+        named = 0  # files whose name the glob let through
         try:
             for dirpath, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=top_fd, follow_symlinks=False):
                 ctx.check_cancelled()
@@ -130,6 +144,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
                         continue
                     if name_glob and name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
                         continue
+                    named += 1
                     found = target.path / rel
                     label = str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
                     if content_re is None:
@@ -143,10 +158,19 @@ class SearchFiles(BuiltinTool[SearchArguments]):
                     break
         finally:
             os.close(top_fd)
+        if content_re is not None and name_glob and not named:
+            # No text was searched at all: "no matches" would read as an answer. A small model gave
+            # the glob a regex (".*" as a glob matches only names that start with a dot).
+            raise ToolError(f"no file name under {args.path!r} matches the glob {name_glob!r}, so no text was "
+                            "searched; leave 'glob' out to search every file (a glob looks like '*.py', "
+                            "'*' matches every name)", kind=ErrorKind.BUSINESS)
         text = "\n".join(results) if results else "no matches"
         if not complete:
             text += f"\n[stopped at {limit} results; narrow the search or raise max_results]"
-        return ToolResult.ok(text, metadata={"results": len(results), "complete": complete})
+        meta: dict[str, Any] = {"results": len(results), "complete": complete}
+        if complete:
+            meta |= counted(matches=len(results))
+        return ToolResult.ok(text, metadata=meta)
 
     @staticmethod
     def _grep(dir_fd: int, fname: str, label: str, pattern: LineSearch, results: list[str],

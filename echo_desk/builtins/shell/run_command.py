@@ -38,6 +38,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    ToolRole,
 )
 
 MAX_COMMAND = 10_000
@@ -111,6 +112,7 @@ class CommandArguments(Arguments):
 
 class RunCommand(BuiltinTool[CommandArguments]):
     name = "run_command"
+    role = ToolRole.RUN
     description = (
         "Run a shell command line (bash --noprofile --norc -c) with its working folder inside the workspace. "
         "stdout and stderr are merged and returned with the exit code; long output keeps its start "

@@ -26,6 +26,7 @@ from echo_desk.tools import (
     ToolExecutionContext,
     ToolPreview,
     ToolResult,
+    ToolRole,
 )
 
 MAX_URL = 8192
@@ -134,6 +135,7 @@ class FetchArguments(Arguments):
 
 class FetchUrl(BuiltinTool[FetchArguments]):
     name = "fetch_url"
+    role = ToolRole.LOOK
     description = (
         "Fetch an http(s) URL and return its content as text: HTML is reduced to its visible text, "
         "JSON is pretty-printed, other text is returned as is. Binary content is refused. "

@@ -18,6 +18,7 @@ from echo_desk.agent.model import (
     images_refused,
 )
 from echo_desk.i18n import _
+from echo_desk.providers.local.intent import IntentMemory
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
 from echo_desk.providers.local.structured import constrained_stream
@@ -42,6 +43,8 @@ class LocalModel:
         self._lock = asyncio.Lock()
         #: The built-in model reads text only: a message with an image is refused, never sent without it.
         self.image_types: frozenset[str] = frozenset()
+        #: What the model stated each recent exchange asks for (steered profiles; ``intent``).
+        self.intents = IntentMemory()
 
     @property
     def display_name(self) -> str:
@@ -107,7 +110,8 @@ class LocalModel:
         tools = [t for t in tools if t.name not in self.profile.hidden_tools]
         if self.profile.structured_calls:
             return constrained_stream(client, messages, tools, tool_choice, grammar=self.profile.call_grammar,
-                                      relative_paths=self.profile.relative_paths, steer=self.profile.steer_turns)
+                                      relative_paths=self.profile.relative_paths, steer=self.profile.steer_turns,
+                                      intents=self.intents)
         return client.stream(messages, tools, tool_choice=tool_choice)
 
     def sibling(self) -> ChatModel:

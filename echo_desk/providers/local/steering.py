@@ -1,120 +1,120 @@
 """What the small built-in model may do on its next turn: answer, call any tool, or must call.
 
-A 0.5B model picks its next step badly in a few ways that repeat, each measured in
-``bench/agent_tasks.py`` (30 jobs): it answers about a file it never opened (it invented a
-README's project), writes a file's whole content as prose instead of a call (a runaway),
-reads the file it was asked to change and then only reports what it read, re-reads after a
-read, and reaches for ``read_file`` with a made-up path when asked *which* file holds a text.
-The grammar (``structured``) can hold a turn to text, or to a call of given tools, so each
-fix is a choice of what the next turn is offered:
+A 0.5B model picks its next step badly in ways that repeat (measured in ``bench/agent_tasks.py``):
+it answers about a file it never opened, writes a file's content as prose, reads the file it was
+asked to change and then only reports it, re-reads after a read, proposes an edit when asked a
+question. The grammar (``structured``) can hold a turn to text or to a call of given tools, so
+each fix is a choice of what the next turn is offered. That choice is made from three things
+only — never from the person's own words, which may be in any language:
 
-- A request that names a tool ("… using write_file"): the first turn is a call of that tool.
-- A request that names a file (``notes.txt``): the first turn must be a call (not a listing),
-  and a file tool's path is one of the names. A question about it is offered only what looks
-  (and runs, when it says to run something). A request to change what is in it: the first call reads
-  it before anything is changed, and the change is an edit, not a rewrite (a function or a
-  variable renamed is such an edit, not a move of the file); text to add at its end is appended
-  at once; a new file with the content the request gives is written at once; a file renamed or
-  moved is moved.
-- A request asking which file holds or defines something: the first turn is a search by text.
-- After a look in an exchange that asks for a change, the next turn must be a call of the tool
-  that makes that kind of change (edit, new file, move; all file-changing tools when the words
-  do not say which) — once: after that it answers.
-- After any other successful result, or a call repeated with the same arguments, the turn is
-  text; after a failed call the model may call again.
+- **What the model stated** the request asks for, on the exchange's first step (``intent``): a
+  word of a closed set — a question (look, list, search, answer), or run, edit, append, create,
+  move, delete, or unclear.
+- **The tools' declared roles** (``echo_desk.tools.ToolRole``): a question is offered only tools
+  that look (read, list, search), the role it named first; an edit first what looks at one
+  thing, then what changes content; an append, a new file, a move and a deletion the tools of
+  that role. A plugin's or an MCP server's tool takes part through its role; one that declares
+  none (``unknown``) is offered only when the intent is unclear.
+- **The structure of the exchange**: what was called, whether it succeeded, failed or was
+  declined by the person, whether a call repeats one already made.
 
-This narrows what is *offered*: every call still goes through the dispatcher, its rules and the
-person's approval as any other. "Asks for a change" is read from words in the request
-(English and Chinese), so it can be wrong both ways; wrong, it offers a change the person is
-still asked about, or a text answer instead of a second call.
+The rules, turn by turn:
+
+- First turn: the intent's first tools (for a change other than an edit, the tool that makes it
+  or a look). When the request names the target, a file tool's ``path`` is one of the target's
+  words the request holds (the grammar holds it; the prompt is unchanged). A change must be a
+  call; a question must be one only when a look's ``path`` is so held — the call is then about
+  the very file the request names. Any other question (its target a text to search for, a
+  folder, something the request does not name, or nothing: the model said it needs no tool)
+  is offered its looks, and the model may answer in text. A request that names a tool (``…
+  using write_file``) is offered that tool when the intent allows its role — for a change, any
+  tool that changes something. Unclear: every tool, the model chooses.
+- After a failed call: the intent's tools again, the model may correct the call or answer (a
+  change to a file that could not be read: what changes or creates one, no second look).
+- After a call the person declined, or a call repeated with the same arguments: the answer.
+- After a successful look in an exchange the model said asks for a change no call has made yet:
+  the tools that make that change, once, and the model is told to make the change with a call,
+  or to answer in text if it was asked a question — its second word on the intent, now with what
+  it looked at in front of it. After anything else that succeeded: the answer.
+
+A question never gets a change tool in its exchange. This narrows what is *offered*: every call
+still goes through the dispatcher, its rules and the person's approval.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.providers.local.intent import UNCLEAR, Intent, StatedIntent
+from echo_desk.tools.roles import LOOKING_ROLES, ToolRole
 
-#: The built-in tools that only look (what a change is made after, not with).
-LOOKING_TOOLS = frozenset({"read_file", "list_dir", "search_files"})
-#: The built-in tools that change files: what a change request is offered after a look. Not
-#: ``run_command``: after reading name.txt the 0.5B model ran ``echo`` in it instead of writing.
-CHANGING_TOOLS = frozenset({"write_file", "edit_file", "append_to_file", "move_path", "delete_path", "copy_path",
-                            "create_folder"})
-#: The file tools whose ``path`` is the file itself: on a first turn led by a named file, it is
-#: one of the names (asked what README.md is about, the model read "read_file.txt").
-NAMED_PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "append_to_file"})
-SEARCH_TOOL = "search_files"
-READ_TOOL = "read_file"
-LIST_TOOL = "list_dir"
-RUN_TOOL = "run_command"
-#: What a request to change a file's content is offered after reading it: given ``write_file``
-#: too, the 0.5B model rewrote the whole file and dropped or reordered lines ("add a line").
-EDIT_TOOL = "edit_file"
-NEW_FILE_TOOL = "write_file"
-MOVE_TOOL = "move_path"
-#: What a request to add at the end of a file is offered, at once: nothing has to be read first.
-APPEND_TOOL = "append_to_file"
-
-# A file name with an extension ("notes.txt", "src/main.py"); not a version ("1.4.2"), a
-# sentence's full stop ("end. Then") nor part of an absolute path (that is not a relative name).
-_FILE_NAME = re.compile(r"(?<![\w./~\\])[A-Za-z_][\w./-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b")
-_NOT_FILES = frozenset({"e.g", "i.e"})
-# Words of a request to change what is there: the file is read first. Not "set" or "make":
-# they open questions ("what port is set").
-# "Set" only as an order ("Set the port to 9090"), at the start of a sentence.
-_MODIFY_WORDS = re.compile(
-    r"\b(add|append|change|edit|fix|replace|delete|remove|increase|decrease|bump|update|insert)\b"
-    r"|(?:^|[.!;]\s+|\bplease\s+)set\b"
-    r"|(改|加一|添加|追加|删除|删掉|去掉|替换|更新|修复|增加)",
-    re.IGNORECASE,
-)
-# Not "最后" alone: it also opens a last step ("最后，告诉我…").
-_APPEND_WORDS = re.compile(
-    r"\b(append|at the end|to the end|at the bottom|to the bottom|add a line|add the line)\b"
-    r"|(末尾|结尾|追加|最后(?:面)?(?:加|添加|增加)|(?:加|添加|增加)一行)",
-    re.IGNORECASE,
-)
-# Words of a request for a change that needs no reading first.
-_NEW_FILE_WORDS = re.compile(
-    r"\b(create|write|overwrite|save|new file|make (?:a |an )?(?:new )?file)\b|(创建|新建|写入|写一|覆盖|保存|新文件)",
-    re.IGNORECASE,
-)
-# A rename inside a file's content (a function, a variable): an edit, not a move of the file.
-_RENAME_IN_CODE = re.compile(
-    r"\brename\s+(?:the\s+|a\s+)?(?:function|method|class|variable|field|parameter|argument|constant|attribute|"
-    r"property|key|identifier|setting)s?\b"
-    r"|(?:函数|方法|类|变量|参数|常量|字段|属性)[^，。,.;；]{0,40}?(?:重命名|改名)",
-    re.IGNORECASE,
-)
-_MOVE_WORDS = re.compile(r"\b(rename|move)\b|(重命名|移动|移到)", re.IGNORECASE)
-_CREATE_WORDS = re.compile(f"{_NEW_FILE_WORDS.pattern}|{_MOVE_WORDS.pattern}", re.IGNORECASE)
-# Words saying a new file is made from something to look at first.
-_LOOK_WORDS = re.compile(
-    r"\b(read|look|summar\w*|based on|from|according|copy|list|search|find)\b|(读|看|总结|根据|基于|复制|列出|查找|搜索)",
-    re.IGNORECASE,
-)
-_RUN_WORDS = re.compile(r"\b(run|execute|start|launch)\b|(运行|执行|启动)", re.IGNORECASE)
-_WHICH_FILE_HOLDS = re.compile(
-    r"\bwhich\b[^.?!]*\bfiles?\b[^.?!]*\b(contains?|defines?|mentions?|has|have|uses?|holds?|imports?|calls?|"
-    r"references?|includes?|declares?|exports?|prints?|says?)\b"
-    r"|(哪个|哪些)文件[^。？?]*(包含|定义|提到|含有|用到|导入|引用|调用|声明|有)",
-    re.IGNORECASE,
-)
+_LOOK = frozenset({ToolRole.LOOK})
+_NOTHING: frozenset[ToolRole] = frozenset()
+#: What each intent is offered first; then, after a successful look, what makes its change
+#: (empty: nothing follows, the answer does). A question looks with the tool of the role the
+#: model named (asked which file defines a function and offered every look, the 0.5B model read
+#: a file it made up). An edit looks at the file first (given a writer at once, the 0.5B model
+#: rewrote whole files and dropped lines) and then edits it (not rewrites it). Text added at the
+#: end, a new file, a move, a deletion and a command may be made at once, or the model may look
+#: first: the model's own choice of call is its second word on the intent (it called questions
+#: about code "run" or "create" now and then, and then chose to read the file).
+FIRST: dict[Intent, frozenset[ToolRole]] = {
+    Intent.LOOK: _LOOK,
+    Intent.LIST: frozenset({ToolRole.LIST}),
+    Intent.SEARCH: frozenset({ToolRole.SEARCH}),
+    Intent.ANSWER: LOOKING_ROLES,
+    Intent.RUN: frozenset({ToolRole.RUN}) | _LOOK,
+    Intent.EDIT: _LOOK,
+    Intent.APPEND: frozenset({ToolRole.APPEND}) | _LOOK,
+    Intent.CREATE: frozenset({ToolRole.CREATE}) | _LOOK,
+    Intent.MOVE: frozenset({ToolRole.MOVE}) | _LOOK,
+    Intent.DELETE: frozenset({ToolRole.DELETE}) | _LOOK,
+}
+THEN: dict[Intent, frozenset[ToolRole]] = {
+    Intent.LOOK: _NOTHING,
+    Intent.LIST: _NOTHING,
+    Intent.SEARCH: _NOTHING,
+    Intent.ANSWER: _NOTHING,
+    Intent.RUN: _NOTHING,
+    Intent.EDIT: frozenset({ToolRole.CHANGE}),
+    Intent.APPEND: frozenset({ToolRole.APPEND}),
+    Intent.CREATE: frozenset({ToolRole.CREATE}),
+    Intent.MOVE: frozenset({ToolRole.MOVE}),
+    Intent.DELETE: frozenset({ToolRole.DELETE}),
+}
+#: When an intent's own role has no tool (a profile hides it, the person switched it off): what
+#: stands in for it. Text added at the end is an edit of what was read; a command not to be run
+#: is answered from what can be read.
+INSTEAD: dict[Intent, Intent] = {Intent.APPEND: Intent.EDIT, Intent.RUN: Intent.LOOK,
+                                 Intent.LIST: Intent.ANSWER, Intent.SEARCH: Intent.ANSWER, Intent.LOOK: Intent.ANSWER}
+#: The role whose tool an intent exists for (the rest of its first offer is a look).
+OWN: dict[Intent, ToolRole] = {Intent.RUN: ToolRole.RUN, Intent.APPEND: ToolRole.APPEND,
+                               Intent.CREATE: ToolRole.CREATE, Intent.MOVE: ToolRole.MOVE,
+                               Intent.DELETE: ToolRole.DELETE}
+#: After a failed look, what a change to a file may use instead: a file that could not be read may
+#: not exist yet, and making it is then the change (offered the look again, the 0.5B model read
+#: the missing file once more).
+AFTER_FAILED_LOOK: dict[Intent, frozenset[ToolRole]] = {
+    Intent.EDIT: frozenset({ToolRole.CHANGE, ToolRole.CREATE}),
+    Intent.APPEND: frozenset({ToolRole.APPEND, ToolRole.CHANGE, ToolRole.CREATE}),
+}
 
 
 @dataclass(frozen=True)
 class Turn:
     """What the next turn is offered: ``tool_choice`` ("auto", "required", "none" or a tool
-    name, as a provider takes it) among ``tools``."""
+    name, as a provider takes it) among ``tools``. ``decide``: the model is told to make the
+    change it was asked for with a call, or to answer in text if it was asked a question (after a
+    look in an exchange it said asks for a change)."""
 
     tool_choice: str
     tools: tuple[ToolDefinition, ...]
+    decide: bool = False
 
 
 def result_text(content: str) -> str:
@@ -148,6 +148,10 @@ def _failed(message: ChatMessage) -> bool:
     return result_text(message.content).startswith("Error: ")
 
 
+def _declined(message: ChatMessage) -> bool:
+    return result_text(message.content).startswith("Not done: ")
+
+
 def answer_now(messages: Sequence[ChatMessage]) -> bool:
     """The last message is a result the template asks the answer for: any but a failed call.
 
@@ -175,7 +179,7 @@ def repeats_a_call(messages: Sequence[ChatMessage]) -> bool:
     return all(_key(c) in earlier for c in assistant[-1].tool_calls)
 
 
-def _exchange(messages: Sequence[ChatMessage]) -> tuple[str, list[ChatMessage]]:
+def exchange(messages: Sequence[ChatMessage]) -> tuple[str, list[ChatMessage]]:
     """The person's latest request and the messages after it."""
     for index in range(len(messages) - 1, -1, -1):
         if messages[index].role == "user":
@@ -183,144 +187,140 @@ def _exchange(messages: Sequence[ChatMessage]) -> tuple[str, list[ChatMessage]]:
     return "", list(messages)
 
 
-def _answered(exchange: Sequence[ChatMessage]) -> list[str]:
-    """Names of the tools whose calls got a result in the exchange, in order: done, or
-    declined by the person (not a failure to correct: what was declined is not offered again)."""
-    names = {c.id: c.name for m in exchange if m.role == "assistant" for c in m.tool_calls}
-    return [m.name or names.get(m.tool_call_id or "", "") for m in exchange if m.role == "tool" and not _failed(m)]
+def _succeeded_roles(exchange_messages: Sequence[ChatMessage], roles: dict[str, ToolRole]) -> list[ToolRole]:
+    """The roles of the calls that succeeded in the exchange, in order."""
+    names = {c.id: c.name for m in exchange_messages if m.role == "assistant" for c in m.tool_calls}
+    done = [m.name or names.get(m.tool_call_id or "", "") for m in exchange_messages
+            if m.role == "tool" and not _failed(m) and not _declined(m)]
+    return [roles.get(name, ToolRole.UNKNOWN) for name in done]
 
 
-# What is not a word of the request's own: file names and code ("add.py", "add(a, b)").
-_NOT_WORDS = re.compile(r"(?<![\w./~\\])[A-Za-z_][\w./-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b|\w+\(")
+def _last_role(exchange_messages: Sequence[ChatMessage], offered: Sequence[ToolDefinition]) -> ToolRole:
+    """The role of the tool whose result came last."""
+    roles = {t.name: t.role for t in offered}
+    names = {c.id: c.name for m in exchange_messages if m.role == "assistant" for c in m.tool_calls}
+    last = exchange_messages[-1]
+    return roles.get(last.name or names.get(last.tool_call_id or "", ""), ToolRole.UNKNOWN)
 
 
-def _words(request: str) -> str:
-    return _NOT_WORDS.sub(" ", request)
+def _having(tools: Iterable[ToolDefinition], roles: frozenset[ToolRole]) -> tuple[ToolDefinition, ...]:
+    return tuple(t for t in tools if t.role in roles)
 
 
-def asks_to_modify(request: str) -> bool:
-    """A change to what is there (read first), not a new file ("create add.py with add(a, b)"),
-    nor a move: a function or a variable renamed is an edit of the file."""
-    words = _words(request)
-    if _RENAME_IN_CODE.search(words) is not None:
-        return True
-    return _MODIFY_WORDS.search(words) is not None and _CREATE_WORDS.search(words) is None
+def _among(offered: Sequence[ToolDefinition], chosen: Iterable[ToolDefinition]) -> tuple[ToolDefinition, ...]:
+    """The ``chosen`` tools once each, in the order they are ``offered``."""
+    names = {t.name for t in chosen}
+    return tuple(t for t in offered if t.name in names)
 
 
-def asks_to_append(request: str) -> bool:
-    return _APPEND_WORDS.search(_words(request)) is not None
+def _effective(intent: Intent, offered: Sequence[ToolDefinition]) -> Intent:
+    """The intent, or what stands in for it when no offered tool has the role it is for."""
+    while intent in INSTEAD and not _having(offered, frozenset({OWN[intent]}) if intent in OWN else FIRST[intent]):
+        intent = INSTEAD[intent]
+    return intent
 
 
-def asks_for_change(request: str) -> bool:
-    words = _words(request)
-    return _MODIFY_WORDS.search(words) is not None or _CREATE_WORDS.search(words) is not None
+def _allowed(intent: Intent) -> frozenset[ToolRole]:
+    """Every role the intent's exchange may use: its own, and what looks."""
+    return FIRST[intent] | THEN[intent] | LOOKING_ROLES
 
 
-def named_files(request: str) -> list[str]:
-    """The file names the request mentions, in order, once each."""
-    names = [m.group(0).rstrip(".") for m in _FILE_NAME.finditer(request)]
-    return list(dict.fromkeys(n for n in names if n.lower() not in _NOT_FILES))
+#: The intents that ask for a change of the person's things.
+CHANGES = frozenset({Intent.EDIT, Intent.APPEND, Intent.CREATE, Intent.MOVE, Intent.DELETE})
 
 
-def asks_which_file(request: str) -> bool:
-    return _WHICH_FILE_HOLDS.search(request) is not None
+def _named_tools(request: str, offered: Sequence[ToolDefinition], intent: Intent) -> tuple[ToolDefinition, ...]:
+    """The offered tools the request names ("… using write_file"), when the intent allows them: a
+    change allows any tool that changes something. Which kind of change the 0.5B model states is
+    a guess between neighbours (asked to overwrite a file with write_file, it said "edit", then
+    edited in reverse); the tool the person named is the kind they chose. A question never gets
+    a change tool, named or not."""
+    def allowed(tool: ToolDefinition) -> bool:
+        return (intent is Intent.UNCLEAR or tool.role in _allowed(intent)
+                or (intent in CHANGES and tool.role.changes))
+
+    return tuple(t for t in offered if re.search(rf"(?<![\w]){re.escape(t.name)}(?![\w])", request) and allowed(t))
 
 
-def _with_parameters(tool: ToolDefinition, properties: dict[str, Any], required: list[str]) -> ToolDefinition:
-    parameters = {**tool.parameters, "properties": properties, "required": required}
-    return replace(tool, parameters=parameters)
+#: The roles whose ``path`` argument is the file the request is about.
+_PATH_ROLES = frozenset({ToolRole.LOOK, ToolRole.CHANGE, ToolRole.APPEND, ToolRole.CREATE, ToolRole.DELETE})
+#: What may surround a name in a sentence (quotes, brackets, a sentence's end).
+_AROUND = ".,;:!?()[]{}<>\"'`“”‘’「」『』（）。，、？！：；"
 
 
-def _search_by_text(tool: ToolDefinition) -> ToolDefinition:
-    """``search_files`` offered with its ``regex`` only, and said so: asked which log holds a
-    text, the model copied the description's ``'*.py'`` into ``glob`` and found nothing."""
-    regex = tool.parameters.get("properties", {}).get("regex")
-    if not isinstance(regex, dict):
-        return tool
-    text = {**regex, "description": "The text to look for: a name or words from the question (a regular expression)."}
-    return replace(_with_parameters(tool, {"regex": text}, ["regex"]),
-                   description="Find the files whose lines contain a text. Answers 'path:line: text' for each match.")
+def _target_names(target: str, request: str) -> list[str]:
+    """The words of the model's stated target that the request itself holds, once each."""
+    words = (w.strip(_AROUND) for w in target.split())
+    return list(dict.fromkeys(w for w in words if w and w in request))
 
 
 def _path_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
+    """``tool`` with its ``path`` held to ``names`` (for the grammar only: the prompt keeps the
+    tool as it is). Asked what README.md is about, the 0.5B model read "path/to/your/file.txt"."""
     properties = tool.parameters.get("properties", {})
     path = properties.get("path")
-    if tool.name not in NAMED_PATH_TOOLS or not isinstance(path, dict):
+    if tool.role not in _PATH_ROLES or not names or not isinstance(path, dict) or path.get("type") != "string":
         return tool
-    return _with_parameters(tool, {**properties, "path": {**path, "enum": names}},
-                            list(tool.parameters.get("required", [])))
+    return replace(tool, parameters={**tool.parameters, "properties": {**properties, "path": {**path, "enum": names}}})
 
 
-def _changer_for(request: str) -> str:
-    """The one file-changing tool a change request is offered after a look ("" when unclear):
-    offered all of them, the model edited a file it was asked to create, and rewrote one it was
-    asked to edit."""
-    words = _words(request)
-    if asks_to_modify(request):
-        return EDIT_TOOL
-    if _NEW_FILE_WORDS.search(words) and not _MOVE_WORDS.search(words):
-        return NEW_FILE_TOOL
-    if _MOVE_WORDS.search(words) and not _NEW_FILE_WORDS.search(words):
-        return MOVE_TOOL
-    return ""
-
-
-def _first_turn(request: str, offered: tuple[ToolDefinition, ...]) -> Turn:
-    names = named_files(request)
-    asked_for = tuple(_path_among(t, names) if names else t for t in offered
-                      if re.search(rf"(?<![\w]){re.escape(t.name)}(?![\w])", request))
-    if asked_for:  # "… using write_file": the person chose the tool
-        return Turn("required", asked_for)
-    search = tuple(_search_by_text(t) for t in offered if t.name == SEARCH_TOOL)
-    if search and asks_which_file(request):
-        return Turn("required", search)
-    if not names:
+def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinition, ...]) -> Turn:
+    intent = _effective(stated.intent, offered)
+    named = _named_tools(request, offered, intent)
+    if named:  # the person chose the tool
+        return Turn("required", named)
+    if intent is Intent.UNCLEAR:
         return Turn("auto", offered)
-    # Not list_dir: asked about notes.txt (in Chinese), the model listed "notes.txt", twice.
-    tools = tuple(_path_among(t, names) for t in offered if t.name != LIST_TOOL)
-    append = tuple(t for t in tools if t.name == APPEND_TOOL)
-    if append and asks_to_append(request):
-        return Turn("required", append)
-    changer = _changer_for(request)
-    if asks_to_modify(request):  # read what is there before changing it (not list it: it did)
-        tools = tuple(t for t in tools if t.name == READ_TOOL) or tools
-    elif changer == MOVE_TOOL:
-        # A file renamed or moved: the move itself (asked to rename draft.txt, the model edited it).
-        tools = tuple(t for t in tools if t.name == MOVE_TOOL) or tools
-    elif len(names) == 1 and changer == NEW_FILE_TOOL and not _LOOK_WORDS.search(_words(request)):
-        # A new file with what the request says: written at once (asked to make ideas.md, the
-        # model read the file that did not exist yet, twice). Not when it is to say what another
-        # file holds: that is read first.
-        tools = tuple(t for t in tools if t.name == NEW_FILE_TOOL) or tools
-    elif not asks_for_change(request):
-        # A question about the file: nothing that changes files (asked what README.md is about,
-        # the model appended a sentence to it), and a command only when one is asked for.
-        runs = _RUN_WORDS.search(_words(request)) is not None
-        tools = tuple(t for t in tools if t.name in LOOKING_TOOLS or (runs and t.name == RUN_TOOL)) or tools
-    return Turn("required", tools)
+    own = intent in OWN and _having(offered, frozenset({OWN[intent]}))
+    tools = _having(offered, FIRST[intent]) if own or intent not in OWN else ()
+    if not tools:
+        # Nothing of the role is available (switched off): the model answers, and says so.
+        return Turn("none", offered)
+    held = False
+    if intent is not Intent.ANSWER and stated.target_in(request):
+        names = _target_names(stated.target, request)
+        before, tools = tools, tuple(_path_among(t, names) for t in tools)
+        held = any(a is not b for a, b in zip(before, tools, strict=True))
+    # A question is held to a call only when the call is held to the file the request names.
+    # Its target may be any of the request's words ("France" of "the capital of France", stated
+    # as a search): held to a search then, the model searched the files for general knowledge
+    # and the exchange ended on the search's error instead of the answer it knew.
+    return Turn("required" if held or not intent.is_question else "auto", tools)
 
 
 def next_turn(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], tool_choice: str = "auto", *,
-              steer: bool = True) -> Turn:
+              steer: bool = True, stated: StatedIntent | None = None) -> Turn:
     """The next turn's offer (see the module's text). A caller's own choice other than "auto"
     is kept as it is. Without ``steer`` (a larger model) only this holds: after a result other
-    than a failure, or a repeated call, the turn is text."""
+    than a failure, or a repeated call, the turn is text. ``stated``: what the model said the
+    exchange's request asks for (``None``: unclear)."""
     offered = tuple(tools)
     if tool_choice != "auto" or not offered:
         return Turn(tool_choice, offered)
     if not steer:
         return Turn("none" if repeats_a_call(messages) or answer_now(messages) else "auto", offered)
-    request, exchange = _exchange(messages)
-    if not any(m.role == "tool" for m in exchange):
-        return _first_turn(request, offered)
-    if repeats_a_call(messages):
+    stated = stated or UNCLEAR
+    request, after = exchange(messages)
+    if not any(m.role == "tool" for m in after):
+        return _first_turn(request, stated, offered)
+    if repeats_a_call(messages) or _declined(after[-1]):
         return Turn("none", offered)
-    if not answer_now(messages):
-        return Turn("auto", offered)
-    done = _answered(exchange)
-    changers = tuple(t for t in offered if t.name in CHANGING_TOOLS)
-    wanted = _changer_for(request)
-    changers = tuple(t for t in changers if t.name == wanted) or changers
-    if changers and asks_for_change(request) and done and all(name in LOOKING_TOOLS for name in done):
-        return Turn("required", changers)
+    intent = _effective(stated.intent, offered)
+    if intent is Intent.UNCLEAR:
+        return Turn("none" if answer_now(messages) else "auto", offered)
+    # The tool the person named stays offered wherever the exchange's change is (refused for a
+    # file it had not read, write_file was then out of reach and the model edited instead).
+    named = _named_tools(request, offered, intent)
+    if not answer_now(messages):  # a failed call: the intent's tools again, to correct it
+        roles = _allowed(intent)
+        if _last_role(after, offered).looks and intent in AFTER_FAILED_LOOK:
+            roles = AFTER_FAILED_LOOK[intent]
+        return Turn("auto", _among(offered, _having(offered, roles) + named) or offered)
+    done = _succeeded_roles(after, {t.name: t.role for t in offered})
+    then = _among(offered, _having(offered, THEN[intent]) + tuple(t for t in named if t.role.changes))
+    if then and all(role.looks for role in done):
+        # The model decides once more, now with what it looked at: a change it makes, a question
+        # it answers. (Held to a call here, a question it had called an edit became an edit.)
+        return Turn("auto", then, decide=True)
     return Turn("none", offered)
+

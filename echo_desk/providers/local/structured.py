@@ -16,8 +16,15 @@ What else the small model gets here, each measured in ``bench/agent_tasks.py``:
 - Tool results arrive as plain text (``plain_tool_results``), not the JSON envelope: a file's
   lines stay lines (it counted ``\\n`` escapes badly) and an error reads "Error: …", which the
   chat template answers with "correct the call" instead of "answer now".
-- What each turn is offered (text, any call, or a call it must make) follows the exchange so
-  far: ``steering``.
+- What each turn is offered (text, any call, or a call it must make) follows what the model
+  stated the request asks for (``intent``, its first step of an exchange), the tools' roles and
+  the exchange so far: ``steering``.
+- The tool list in the prompt is every tool the model may see, whatever the turn is offered
+  (that is held by the grammar alone): the exchange's first step and its first turn then share
+  one prompt, and the server's prompt cache serves the turn from the step. (The template still
+  leaves the list out after a successful result: listed there, the 0.5B model answered with the
+  list's own words.) The step's guide opens the system prompt of every request, the same in
+  every conversation: the cache keeps it from one to the next.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from typing import Any
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import (
     ChatMessage,
+    IntentProgress,
+    PromptProgress,
     StreamEnd,
     StreamEvent,
     TextDelta,
@@ -40,7 +49,17 @@ from echo_desk.agent.model import (
     ToolCallReady,
     ToolCallStarted,
 )
-from echo_desk.providers.local.steering import next_turn, result_text
+from echo_desk.providers.local.intent import (
+    GUIDE,
+    MAX_TOKENS,
+    UNCLEAR,
+    IntentMemory,
+    StatedIntent,
+    exchange_key,
+    intent_grammar,
+    parse_intent,
+)
+from echo_desk.providers.local.steering import exchange, next_turn, result_text
 from echo_desk.providers.openai_compat import OpenAICompatModel
 from echo_desk.providers.tool_schemas import openai_tools
 
@@ -97,21 +116,38 @@ def tool_call_grammar(tools: Sequence[ToolDefinition], tool_choice: str = "auto"
 
 
 def structured_request(tools: Sequence[ToolDefinition], tool_choice: str, *, grammar: bool = True,
-                       relative_paths: bool = False) -> dict[str, Any]:
-    """What goes into the request body instead of ``tools``/``tool_choice``.
+                       relative_paths: bool = False, listed: Sequence[ToolDefinition] | None = None,
+                       guide: str = "", decide: bool = False) -> dict[str, Any]:
+    """What goes into the request body instead of ``tools``/``tool_choice``: the tools the turn
+    is offered (``tools``, held by the grammar) and the ones the prompt lists (``listed``, by
+    default the same; the same on every turn keeps the prompt cache), and with them ``guide``
+    (the intent step's, for a steered model). ``decide``: after a result the tools stay listed
+    and the model is told to act or answer (``steering.Turn.decide``).
 
     ``grammar=False`` sends the same prompt without the constraint (the calls are then read
     from free text as they come): only for measuring what the grammar does.
     """
+    listed = tools if listed is None else listed
+    body: dict[str, Any] = {"chat_template_kwargs": _template_kwargs(listed, guide)} if listed or guide else {}
+    if decide and listed:
+        body["chat_template_kwargs"]["echo_decide"] = True
     rules = tool_call_grammar(tools, tool_choice, relative_paths=relative_paths)
     if rules is None:
         # Text only, and held to it: unconstrained, the small model still writes a call (as
         # text, often with a stray "}"), which then fails to parse.
-        return {"grammar": TEXT_ONLY_GRAMMAR} if grammar and tools else {}
-    body: dict[str, Any] = {"chat_template_kwargs": {"echo_tools": openai_tools(tools)}}
+        if grammar and (tools or listed or guide):
+            body["grammar"] = TEXT_ONLY_GRAMMAR
+        return body
     if grammar:
         body["grammar"] = rules
     return body
+
+
+def _template_kwargs(listed: Sequence[ToolDefinition], guide: str) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"echo_tools": openai_tools(listed)} if listed else {}
+    if guide:
+        kwargs["echo_guide"] = guide
+    return kwargs
 
 
 def plain_tool_results(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
@@ -190,6 +226,29 @@ class CallTextReader:
         yield ToolCallReady(ToolCall(id=self.call_id, name=self._announced, arguments=raw or "{"))
 
 
+async def state_intent(
+    client: OpenAICompatModel, messages: Sequence[ChatMessage], listed: Sequence[ToolDefinition],
+    stated: list[StatedIntent],
+) -> AsyncIterator[StreamEvent]:
+    """The exchange's first step (``intent``): the model states what the request asks for, from
+    the very prompt of the turn that follows. Progress only is passed on (nothing of it is shown
+    as the answer); what it stated is appended to ``stated``."""
+    extra: dict[str, Any] = {"grammar": intent_grammar(), "max_tokens": MAX_TOKENS}
+    if listed:  # the very prompt of the turn that follows
+        extra["chat_template_kwargs"] = _template_kwargs(listed, GUIDE)
+    parts: list[str] = []
+    yield IntentProgress()
+    async for event in client.stream(messages, (), tool_choice="auto", extra=extra):
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+            yield IntentProgress(tokens=len(parts))
+        elif isinstance(event, PromptProgress):
+            yield event
+    result = parse_intent("".join(parts))
+    stated.append(result)
+    yield IntentProgress(tokens=len(parts), intent=result.intent.value)
+
+
 async def constrained_stream(
     client: OpenAICompatModel,
     messages: Sequence[ChatMessage],
@@ -199,13 +258,31 @@ async def constrained_stream(
     grammar: bool = True,
     relative_paths: bool = False,
     steer: bool = True,
+    intents: IntentMemory | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """One turn with the tool-call grammar; events as if the server had parsed the call.
-    ``steer``: what the turn is offered follows the exchange (``steering.next_turn``)."""
-    turn = next_turn(messages, tools, tool_choice, steer=steer)
-    extra = structured_request(turn.tools, turn.tool_choice, grammar=grammar, relative_paths=relative_paths)
+    ``steer``: what the turn is offered follows the exchange (``steering.next_turn``); on an
+    exchange's first turn the model first states its intent (kept in ``intents`` for the
+    exchange's later turns)."""
+    plain = plain_tool_results(messages)
+    stated: StatedIntent | None = None
+    if steer and tool_choice == "auto" and tools:
+        intents = intents if intents is not None else IntentMemory()
+        key = exchange_key(messages)
+        stated = intents.get(key) if key is not None else None
+        if stated is None and key is not None and not any(m.role == "tool" for m in exchange(messages)[1]):
+            found: list[StatedIntent] = []
+            async for event in state_intent(client, plain, tools, found):
+                yield event
+            stated = found[0] if found else UNCLEAR
+            intents.remember(key, stated)
+    turn = next_turn(messages, tools, tool_choice, steer=steer, stated=stated)
+    # A turn held to text lists no tools: listed, the 0.5B model answered with the list's own words.
+    listed = () if turn.tool_choice == "none" else tools
+    extra = structured_request(turn.tools, turn.tool_choice, grammar=grammar, relative_paths=relative_paths,
+                               listed=listed, guide=GUIDE if steer else "", decide=turn.decide)
     reader = CallTextReader(f"call_{uuid.uuid4().hex[:24]}")
-    async for event in client.stream(plain_tool_results(messages), (), tool_choice="auto", extra=extra):
+    async for event in client.stream(plain, (), tool_choice="auto", extra=extra):
         if isinstance(event, TextDelta):
             for item in reader.feed(event.text):
                 yield item

@@ -228,8 +228,14 @@ class ChatSession(QObject):
             self.transcript.add_notice(deferred(N_("The turn failed: {error}"), error=str(exc)), error=True)
         elif (runaway := task.result().runaway) is not None:
             self.stopped_early.emit(runaway)
-        elif task.result().unbacked_claim:  # the engine found the answer claims a change none made
-            self.transcript.add_notice(deferred(N_("No file was changed in this turn.")))
+        else:
+            outcome = task.result()
+            if outcome.unbacked_claim:  # the engine found the answer claims a change none made
+                self.transcript.add_notice(deferred(N_("No file was changed in this turn.")))
+            if outcome.count_mismatch is not None:  # a number beside what a tool counted
+                from echo_desk.ui.chat.answer_notes import mismatch_note
+
+                self.transcript.add_notice(mismatch_note(outcome.count_mismatch))
         self.transcript.end_assistant()
         self.busy_changed.emit(False)
 

@@ -27,6 +27,8 @@ def progress_text(progress: Progress, title_for: Callable[[str], str] = str) -> 
             total=progress.prompt_tokens, seconds=seconds)
     if progress.stage is Stage.THINKING:
         return _("Thinking… {seconds} s").format(seconds=seconds)
+    if progress.stage is Stage.WORKING_OUT_REQUEST:
+        return _("Working out what you are asking for… {seconds} s").format(seconds=seconds)
     rate = f"{progress.tokens_per_second:.1f}"
     if progress.stage is Stage.WRITING_CALL:
         return _("Writing a call to {tool}… {tokens} tokens · {rate} tokens/s · {seconds} s").format(

@@ -11,6 +11,7 @@ import pytest
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import (
     ChatMessage,
+    IntentProgress,
     ModelStarting,
     PromptProgress,
     StreamEnd,
@@ -188,3 +189,72 @@ def test_stop_while_the_model_is_starting_ends_within_a_second(window, qloop) ->
 
     assert qloop.run_until_complete(scenario()) <= 1.0
     assert window.progress_label.text() == "" and window.send_button.isEnabled()
+
+
+class IntentStepModel:
+    """The built-in model's first step: it states the request's intent, then waits."""
+
+    def __init__(self) -> None:
+        self.answer = asyncio.Event()
+
+    @property
+    def display_name(self) -> str:
+        return "intent step"
+
+    async def stream(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                     tool_choice: str = "auto") -> AsyncIterator[StreamEvent]:
+        yield IntentProgress(tokens=1)
+        await self.answer.wait()
+        yield IntentProgress(tokens=9, intent="question")
+        yield TextDelta("Hello")
+        yield StreamEnd()
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(("language", "words"), [("en", "Working out what you are asking for… {} s"),
+                                                  ("zh_CN", "正在弄清你要做什么… {} 秒")])
+def test_the_model_stating_its_intent_is_shown_as_its_own_step(window, qloop, language, words) -> None:  # type: ignore[no-untyped-def]
+    model = IntentStepModel()
+    window.set_model(model)
+    label = window.progress_label
+    i18n_qt.apply_language(language)
+    try:
+        async def scenario() -> None:
+            window.composer.setPlainText("hello")
+            window.send()
+            await until(lambda: label.text() == words.format(0))
+            # Never silent: the elapsed time moves while the step runs.
+            await until(lambda: label.text() == words.format(1), seconds=5)
+            model.answer.set()
+            await until(lambda: not window.session.busy)
+
+        qloop.run_until_complete(scenario())
+    finally:
+        i18n_qt.apply_language("en")
+
+
+@pytest.mark.parametrize(("language", "note"), [
+    ("en", "Check this answer: it says 16, but the text that was read has 18 lines (17 after the first)."),
+    ("zh_CN", "请核对这个回答：它说是 16，但读取的文本有 18 行（去掉第一行是 17 行）。"),
+])
+def test_an_answer_contradicting_what_a_tool_counted_gets_a_note(window, qloop, workspace, language,  # type: ignore[no-untyped-def]
+                                                                  note) -> None:
+    from tests.ui.fake_model import ScriptedModel, call, say
+
+    (workspace / "data.csv").write_text("id\n" + "".join(f"{i}\n" for i in range(1, 18)), encoding="utf-8")
+    window.set_model(ScriptedModel([call("c1", "read_note", '{"path": "data.csv"}'), say("data.csv has 16 rows.")]))
+    i18n_qt.apply_language(language)
+    try:
+        async def scenario() -> None:
+            idle = next_emission(window.session.busy_changed)
+            window.composer.setPlainText("How many rows are in data.csv?")
+            window.send()
+            await within(idle)
+            await until(lambda: window.session.transcript.items()[-1].kind == "notice")
+
+        qloop.run_until_complete(scenario())
+        assert window.session.transcript.items()[-1].text == note
+    finally:
+        i18n_qt.apply_language("en")

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from echo_desk.tools import N_, BaseTool, ErrorKind, RiskLevel, ToolError, get_secret
+from echo_desk.tools import N_, BaseTool, ErrorKind, RiskLevel, ToolError, ToolRole, get_secret
 
 DEFAULT_BASE_URL = "https://api.openweathermap.org/data/2.5"
 SECRET_KEY = "weather.api_key"
@@ -29,6 +29,8 @@ class WeatherTool(BaseTool):
         "additionalProperties": False,
     }
     risk_level = RiskLevel.READ
+    #: It looks something up and changes nothing (what a small model may be offered for a question).
+    role = ToolRole.LOOK
     timeout_seconds = 15.0
     max_retries = 1  # a read: retrying a network hiccup once is harmless
     idempotent = True

@@ -1,0 +1,133 @@
+"""The built-in model's intent step alone: what it states for requests whose intent is known.
+
+    python bench/intent_probe.py [--threads N] [--only LANG,LANG]
+
+Each request goes through the same step an exchange starts with (``providers/local/intent``:
+the system prompt and tool list of a fresh workspace, the request, the question), and the
+stated intent is compared with the expected one. Printed: each request with what was stated
+and the seconds it took, then the share right per language and the confusions. The requests
+are the tuning set of the step: the base jobs of ``agent_tasks.py`` and requests of its own in
+French, German, Spanish and Japanese — never the held-out sets (``agent_task_sets.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from echo_desk.agent.model import ChatMessage
+from echo_desk.agent.prompts import system_message
+from echo_desk.agent.scope import Scope
+from echo_desk.runtime import Runtime
+from echo_desk.store.settings import SettingsStore
+
+#: What each kind of base job asks for (the kinds "multi" and "refusal" are read per job).
+KIND_INTENT = {"read": "question", "list": "question", "search": "question", "count": "question", "question": "question",
+               "summarise": "question", "create": "create", "append": "append", "edit": "edit",
+               "rename": "move", "run": "run"}
+JOB_INTENT = {"bump_version": "edit", "greet_name": "create", "deny_edit": "edit", "deny_create": "create",
+              "zh_deny": "edit", "ho_deny_append": "append", "ho2_deny_rename": "move", "ho3_deny_write": "create"}
+
+#: Requests of the tuning set in the languages the base jobs do not have.
+OWN = [
+    ("fr", "question", "Que contient le fichier budget.md ?"),
+    ("fr", "question", "Explique ce que fait la fonction enregistrer dans app.py."),
+    ("fr", "edit", "Dans app.cfg, mets le niveau de log à debug."),
+    ("fr", "append", "Rajoute 'beurre' tout en bas de liste.txt"),
+    ("fr", "create", "Crée un fichier bonjour.txt qui contient Bonjour"),
+    ("fr", "move", "Déplace photo.png dans le dossier images."),
+    ("fr", "run", "Exécute ls et dis-moi ce qui s'affiche."),
+    ("de", "question", "Was steht in der Datei budget.md?"),
+    ("de", "question", "Warum speichert app.py die Daten zweimal?"),
+    ("de", "edit", "Ersetze in app.cfg den Port 80 durch 8080."),
+    ("de", "append", "Schreib 'Butter' ans Ende von liste.txt"),
+    ("de", "create", "Mach eine neue Datei hallo.txt mit dem Text Hallo"),
+    ("de", "move", "Verschiebe foto.png in den Ordner bilder."),
+    ("de", "run", "Starte python3 app.py und zeig mir die Ausgabe."),
+    ("es", "question", "¿Qué dice el archivo presupuesto.md?"),
+    ("es", "question", "¿Actualiza app.py la caché al guardar?"),
+    ("es", "edit", "En app.cfg pon el nivel de log en debug."),
+    ("es", "append", "Pon 'mantequilla' al final de lista.txt"),
+    ("es", "create", "Haz un archivo hola.txt que diga Hola"),
+    ("es", "move", "Pasa foto.png a la carpeta imagenes."),
+    ("es", "run", "Corre ls y dime qué muestra."),
+    ("ja", "question", "budget.md には何が書いてありますか？"),
+    ("ja", "question", "app.py の保存処理はなぜ二回書き込むのですか？"),
+    ("ja", "edit", "app.cfg のポートを 80 から 8080 に直してください。"),
+    ("ja", "append", "list.txt の末尾に「バター」を足してください。"),
+    ("ja", "create", "hello.txt を新しく作って「やあ」と書いてください。"),
+    ("ja", "move", "photo.png を images フォルダに移してください。"),
+    ("ja", "run", "ls を実行して結果を見せてください。"),
+]
+
+
+def cases() -> list[tuple[str, str, str]]:
+    from agent_tasks import JOBS
+
+    base = [(j.lang, JOB_INTENT.get(j.id) or KIND_INTENT[j.kind], j.prompt) for j in JOBS]
+    return base + OWN
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--only", default="", help="comma-separated languages")
+    args = parser.parse_args()
+
+    from echo_desk.providers.local.default_model import default_model_path
+    from echo_desk.providers.local.intent import StatedIntent
+    from echo_desk.providers.local.profiles import get_profile
+    from echo_desk.providers.local.provider import LocalModel
+    from echo_desk.providers.local.structured import plain_tool_results, state_intent
+
+    chosen = [c for c in cases() if not args.only or c[0] in args.only.split(",")]
+    with tempfile.TemporaryDirectory(prefix="intent-probe-") as home:
+        runtime = Runtime.create(settings_store=SettingsStore.in_dir(Path(home) / "config"),
+                                 data_dir=Path(home) / "data", with_plugins=False)
+        model = LocalModel(default_model_path(), get_profile(runtime.settings.current.local_model.profile),
+                           threads=args.threads)
+        client = await model.ensure_started()
+        scope = Scope(label="probe", workspace_roots=(Path(home),))
+        tools = [t for t in runtime.schema_factory.definitions(scope) if t.name not in model.hidden_tools]
+        right: Counter[str] = Counter()
+        total: Counter[str] = Counter()
+        confusions: Counter[tuple[str, str]] = Counter()
+        seconds: list[float] = []
+        try:
+            for lang, expected, prompt in chosen:
+                messages = [system_message(scope), ChatMessage(role="user", content=prompt)]
+                stated: list[StatedIntent] = []
+                began = time.monotonic()
+                async for _event in state_intent(client, plain_tool_results(messages), tools, stated):
+                    pass  # progress only
+                seconds.append(time.monotonic() - began)
+                # A question may be stated as any of its kinds (look, list, search, answer).
+                got = "question" if stated[0].intent.is_question else stated[0].intent.value
+                total[lang] += 1
+                right[lang] += got == expected
+                if got != expected:
+                    confusions[(expected, got)] += 1
+                print(f"{'ok ' if got == expected else 'BAD'} {lang} {expected:>8} -> {got:<8} "
+                      f"{stated[0].target[:24]!r:<26} {seconds[-1]:4.1f}s | {prompt[:70]}", flush=True)
+        finally:
+            await model.aclose()
+            runtime.close()
+    for lang in total:
+        print(f"{lang}: {right[lang]}/{total[lang]}")
+    print(f"all: {sum(right.values())}/{sum(total.values())}; median {statistics.median(seconds):.1f} s per step")
+    for (expected, got), count in confusions.most_common():
+        print(f"  {expected} -> {got}: {count}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
