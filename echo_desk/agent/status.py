@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
-from echo_desk.tools.results import ErrorKind
+if TYPE_CHECKING:
+    from echo_desk.tools.results import ErrorKind
 
 
 class ToolStatus(enum.StrEnum):
@@ -25,6 +27,8 @@ class ToolStatus(enum.StrEnum):
     @classmethod
     def of_result(cls, ok: bool, error_kind: ErrorKind | str | None) -> ToolStatus:
         """The final status of a call from its envelope (``error_kind`` as stored is accepted)."""
+        from echo_desk.tools.results import ErrorKind  # a status is named long before a result is read
+
         if ok:
             return cls.DONE
         if error_kind == ErrorKind.REJECTED:

@@ -17,6 +17,8 @@ HEAVY = ("echo_desk.builtins", "echo_desk.runtime", "echo_desk.agent.dispatcher"
          "echo_desk.agent.session", "echo_desk.agent.host", "echo_desk.agent.model", "echo_desk.agent.undo",
          "echo_desk.store.conversations", "echo_desk.sandbox.detect", "echo_desk.sandbox.guard",
          "echo_desk.sandbox.launch", "echo_desk.tools.base", "echo_desk.tools.context", "echo_desk.agent.attachments",
+         "echo_desk.agent.runaway", "echo_desk.agent.envelope", "echo_desk.tools.results",
+         "echo_desk.ui.chat.tool_card", "echo_desk.ui.chat.card_facts", "echo_desk.ui.chat.card_parse",
          "echo_desk.store.first_workspace", "asyncio", "sqlite3")
 
 CODE = """

@@ -34,8 +34,6 @@ from echo_desk.ui.chat.conversation_list import ConversationList
 from echo_desk.ui.chat.find_bar import FindBar
 from echo_desk.ui.chat.message_actions import MessageActions
 from echo_desk.ui.chat.progress_text import progress_text
-from echo_desk.ui.chat.search_jump import open_hit
-from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
 from echo_desk.ui.chat.todo_panel import TodoPanel
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt, theme
@@ -49,8 +47,10 @@ if TYPE_CHECKING:
     from echo_desk.mcp.manager import McpManager
     from echo_desk.store.conversations import Conversation
     from echo_desk.store.first_workspace import WorkspaceOrigin
+    from echo_desk.store.message_search import SearchHit
     from echo_desk.store.settings import Settings
     from echo_desk.ui.chat.revert_flow import RevertFlow
+    from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
     from echo_desk.ui.chat.transcript import TranscriptItem
     from echo_desk.ui.chat.window_services import WindowServices
 
@@ -74,7 +74,7 @@ class MainWindow(QMainWindow):
         self.conversations.new_requested.connect(self.new_conversation)
         self.conversations.export_requested.connect(self._export)
         self.conversations.results.hit_chosen.connect(
-            lambda hit: open_hit(self, hit, self.conversations.results.query))
+            lambda hit: self._open_hit(hit))
 
         middle = QWidget()
         mid = QVBoxLayout(middle)
@@ -117,6 +117,11 @@ class MainWindow(QMainWindow):
         self.shortcuts_sheet: ShortcutsSheet | None = None
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    def _open_hit(self, hit: SearchHit) -> None:
+        from echo_desk.ui.chat.search_jump import open_hit  # a search's first hit, not the first frame
+
+        open_hit(self, hit, self.conversations.results.query)
 
     def _top_bar(self) -> QHBoxLayout:
         """Model picker, workspace and Settings, above the transcript."""
@@ -445,6 +450,8 @@ class MainWindow(QMainWindow):
     def show_shortcuts(self) -> None:
         """The keyboard shortcuts sheet (one, raised when already open)."""
         if self.shortcuts_sheet is None:
+            from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
+
             self.shortcuts_sheet = ShortcutsSheet(self)
         self.shortcuts_sheet.show()
         self.shortcuts_sheet.raise_()

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 
 from echo_desk.i18n import _
-from echo_desk.ui.chat.edit_message_dialog import EditMessageDialog
 from echo_desk.ui.chat.message_bar import MessageAction
 from echo_desk.ui.chat.transcript import ASSISTANT, USER, TranscriptItem
 from echo_desk.ui.core import marshal
@@ -21,6 +20,7 @@ from echo_desk.ui.core import marshal
 if TYPE_CHECKING:
     from echo_desk.store.conversations import StoredMessage
     from echo_desk.ui.chat.chat_session import ChatSession
+    from echo_desk.ui.chat.edit_message_dialog import EditMessageDialog
     from echo_desk.ui.chat.transcript_view import TranscriptView
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,8 @@ class MessageActions(QObject):
         if self.session.busy:
             self._say(_("Stop the agent before editing a message."))
             return
+        from echo_desk.ui.chat.edit_message_dialog import EditMessageDialog  # opened rarely
+
         dialog = EditMessageDialog(item.text, self.view.window())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.edit(item, dialog.text()))

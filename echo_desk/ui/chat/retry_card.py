@@ -8,21 +8,26 @@ takes the focus when it appears, so Enter right away retries).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from echo_desk.agent.runaway import Runaway, RunawayKind
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, sentences
 from echo_desk.ui.core import i18n_qt, theme
+
+if TYPE_CHECKING:
+    from echo_desk.agent.runaway import Runaway
 
 #: A repeated span is quoted up to this many characters.
 _UNIT_CHARS = 60
 
 
 def runaway_title(runaway: Runaway, title_for: Callable[[str], str]) -> str:
+    from echo_desk.agent.runaway import RunawayKind  # a cut turn is rare: not before the first frame
+
     if runaway.kind is RunawayKind.REPEATED:
         return _("The model repeated itself")
     if runaway.kind is RunawayKind.CALL_TOO_LONG:
@@ -32,6 +37,8 @@ def runaway_title(runaway: Runaway, title_for: Callable[[str], str]) -> str:
 
 def runaway_detail(runaway: Runaway, title_for: Callable[[str], str]) -> str:
     """What happened and what did not, in the person's language (plain text)."""
+    from echo_desk.agent.runaway import RunawayKind  # a cut turn is rare: not before the first frame
+
     if runaway.kind is RunawayKind.REPEATED:
         unit = visible(runaway.unit.strip())
         unit = unit if len(unit) <= _UNIT_CHARS else unit[:_UNIT_CHARS] + "…"

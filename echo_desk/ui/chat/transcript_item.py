@@ -11,14 +11,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from echo_desk.agent.status import ToolStatus
-from echo_desk.ui.chat.card_facts import SubTranscript
 
 if TYPE_CHECKING:
     from echo_desk.chat_messages import AttachmentRef, ImagePart, ResourcePart
     from echo_desk.store.answer_stats import AnswerStats
     from echo_desk.store.message_tree import BranchPosition
     from echo_desk.tools.results import FileChange
-    from echo_desk.ui.chat.card_facts import GridFacts, ResultFacts, SandboxFacts, Unreadable
+    from echo_desk.ui.chat.card_facts import GridFacts, ResultFacts, SandboxFacts, SubTranscript, Unreadable
 
 
 class ItemKind(enum.StrEnum):
@@ -32,6 +31,14 @@ class ItemKind(enum.StrEnum):
 
 
 USER, ASSISTANT, TOOL, NOTICE, ERROR = ItemKind.USER, ItemKind.ASSISTANT, ItemKind.TOOL, ItemKind.NOTICE, ItemKind.ERROR
+
+
+def _no_steps() -> SubTranscript:
+    """An empty sub-transcript; the card facts' module loads with the first row, not before the
+    window's first frame."""
+    from echo_desk.ui.chat.card_facts import SubTranscript
+
+    return SubTranscript()
 
 
 @dataclass(eq=False)
@@ -51,7 +58,7 @@ class TranscriptItem:
     file_changes: tuple[FileChange, ...] = ()
     output: str = ""
     #: A ``delegate`` card's sub-agent transcript (the envelope's ``metadata["transcript"]``).
-    subtranscript: SubTranscript = field(default_factory=SubTranscript)
+    subtranscript: SubTranscript = field(default_factory=_no_steps)
     #: Images the person attached to a user message (shown as thumbnails).
     images: tuple[ImagePart, ...] = ()
     #: Paths attached to a user message, listed under its text.

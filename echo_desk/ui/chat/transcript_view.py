@@ -48,17 +48,7 @@ from echo_desk import i18n
 from echo_desk.agent.sources import ToolSource
 from echo_desk.i18n import _, shown
 from echo_desk.ui.chat.attachment_thumbs import attachments_html
-from echo_desk.ui.chat.markdown import (
-    code_block_text,
-    colour_pending,
-    link_target,
-    markdown_chunks,
-    markdown_document,
-)
 from echo_desk.ui.chat.message_bar import BarDocuments, MessageAction, action_label, actions_for, key_action
-from echo_desk.ui.chat.tool_card import REVERT_ANCHOR as REVERT_ANCHOR
-from echo_desk.ui.chat.tool_card import card_html as card_html
-from echo_desk.ui.chat.tool_card import copy_text
 from echo_desk.ui.chat.tool_icons import add_icon, tool_family
 from echo_desk.ui.chat.transcript import (
     ASSISTANT,
@@ -99,6 +89,9 @@ class TranscriptDelegate(QStyledItemDelegate):
 
     def documents(self, item: TranscriptItem) -> list[QTextDocument]:
         """The laid-out document(s) of a row; a long Markdown message is a stack of pieces."""
+        # Markdown and its code colouring load with the first message, not before the first frame.
+        from echo_desk.ui.chat.markdown import markdown_chunks, markdown_document
+
         width = self._width(item.kind)
         palette = theme.current()
         key = (item.version, width, i18n.current_language(), palette.name)
@@ -127,6 +120,9 @@ class TranscriptDelegate(QStyledItemDelegate):
             doc.setDefaultFont(font)
             doc.setDocumentMargin(0)
             if item.kind == TOOL:
+                # The cards' modules load with the first card, not before the window's first frame.
+                from echo_desk.ui.chat.tool_card import card_html
+
                 family = tool_family(item.tool_name, self._view.source_for(item.tool_name))
                 icon = add_icon(doc, family, palette.muted)
                 doc.setHtml(card_html(item, self._view.title_for(item.tool_name), self._view.title_for, icon, palette))
@@ -179,6 +175,8 @@ class TranscriptDelegate(QStyledItemDelegate):
         for doc in docs:
             height = doc.size().height()
             if top + height >= visible.top() and top <= visible.bottom():
+                from echo_desk.ui.chat.markdown import colour_pending  # loaded by documents() already
+
                 colour_pending(doc)
                 ctx.clip = QRectF(0, max(0.0, visible.top() - top), doc.size().width(),
                                   min(height, visible.bottom() - top))
@@ -288,6 +286,8 @@ class TranscriptView(QListView):
         return hit[1] if hit is not None else ""
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        from echo_desk.ui.chat.markdown import link_target
+
         # A hand over links and Copy; the tooltip shows where a link goes before it is clicked.
         pos = event.position().toPoint()
         hit = self._hit(self.indexAt(pos), pos)
@@ -308,6 +308,8 @@ class TranscriptView(QListView):
             self.message_action.emit(item, action)
             return
         if item.kind == TOOL:
+            from echo_desk.ui.chat.tool_card import REVERT_ANCHOR
+
             if hit is not None and hit[1] == REVERT_ANCHOR:
                 self.revert_call.emit(item.call_id)
                 return
@@ -319,6 +321,8 @@ class TranscriptView(QListView):
     def activate_link(self, doc: QTextDocument, href: str) -> None:
         """A click on a link in a message: a code block's Copy, or a web/mail link opened in the
         system's browser. Nothing is ever opened without this click; other schemes never."""
+        from echo_desk.ui.chat.markdown import code_block_text, link_target
+
         code = code_block_text(doc, href)
         if code is not None:
             QGuiApplication.clipboard().setText(code)
@@ -397,6 +401,8 @@ class TranscriptView(QListView):
     @staticmethod
     def item_text(item: TranscriptItem) -> str:
         """What "Copy" puts on the clipboard: the Markdown of a message, the whole of a card."""
+        from echo_desk.ui.chat.tool_card import copy_text
+
         return copy_text(item) if item.kind == TOOL else item.text
 
     def copy_item(self, item: TranscriptItem) -> None:

@@ -173,8 +173,8 @@ def test_tooltips_and_model_markdown_show_html_comments() -> None:
 
 def test_a_tool_card_shows_arguments_and_output_visibly() -> None:
     from echo_desk.agent.status import ToolStatus
+    from echo_desk.ui.chat.tool_card import card_html
     from echo_desk.ui.chat.transcript import TOOL, TranscriptItem
-    from echo_desk.ui.chat.transcript_view import card_html
 
     item = TranscriptItem(kind=TOOL, tool_name="run_command", status=ToolStatus.DONE, expanded=True,
                           arguments='{"command": "' + H.BIDI_FILENAME + '"}', output=H.ERASED_COMMAND)

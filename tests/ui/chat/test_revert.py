@@ -18,8 +18,9 @@ from echo_desk.agent.undo.resolution import Resolution
 from echo_desk.runtime import Runtime
 from echo_desk.ui.chat.revert_dialog import ConfirmRevertDialog, ConflictDialog
 from echo_desk.ui.chat.revert_flow import RevertFlow
+from echo_desk.ui.chat.tool_card import REVERT_ANCHOR
 from echo_desk.ui.chat.transcript import TranscriptModel
-from echo_desk.ui.chat.transcript_view import REVERT_ANCHOR, TranscriptView
+from echo_desk.ui.chat.transcript_view import TranscriptView
 
 
 def _write(runtime: Runtime, scope: Scope, cid: str, path: str, content: str):

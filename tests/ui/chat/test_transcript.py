@@ -9,8 +9,9 @@ from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.agent.status import ToolStatus
 from echo_desk.store.conversations import StoredMessage
 from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
+from echo_desk.ui.chat.tool_card import card_html
 from echo_desk.ui.chat.transcript import ASSISTANT, TOOL, TranscriptModel
-from echo_desk.ui.chat.transcript_view import TranscriptView, card_html
+from echo_desk.ui.chat.transcript_view import TranscriptView
 
 DIFF = "--- a/n.txt\n+++ b/n.txt\n@@ -1 +1 @@\n-old line\n+new line\n"
 

@@ -7,9 +7,10 @@ from PySide6.QtGui import QTextDocument
 
 from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.status import ToolStatus
+from echo_desk.ui.chat.tool_card import card_html
 from echo_desk.ui.chat.tool_icons import ICON_SIZE, ToolFamily, add_icon, icon_image, tool_family
 from echo_desk.ui.chat.transcript import TOOL, USER, TranscriptItem, TranscriptModel
-from echo_desk.ui.chat.transcript_view import TranscriptDelegate, TranscriptView, card_html
+from echo_desk.ui.chat.transcript_view import TranscriptDelegate, TranscriptView
 from echo_desk.ui.core import theme
 from echo_desk.ui.core.labels import status_label
 

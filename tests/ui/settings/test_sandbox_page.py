@@ -30,8 +30,8 @@ from echo_desk.tools import (
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog, format_targets
 from echo_desk.ui.chat.chat_session import _envelope_dict
 from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_of
+from echo_desk.ui.chat.tool_card import card_html
 from echo_desk.ui.chat.transcript import TranscriptModel
-from echo_desk.ui.chat.transcript_view import card_html
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
