@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -197,6 +198,10 @@ async def test_racing_symlink_flips_never_let_a_write_escape(workspace: Path, ma
             except FileExistsError:  # the tool created "sub" itself in the gap; move it aside next time
                 pass
             flips += 1
+            # Let the writes run between flips: a loop that never lets go of the GIL starved them
+            # (the test took from 5 s to over 300 s, as the scheduler chose). The race stays: the
+            # flips run on their own thread while each write walks its path.
+            time.sleep(0)
 
     thread = threading.Thread(target=flipper)
     thread.start()
