@@ -1,75 +1,27 @@
 """The whole agent against the real local model served by llama.cpp on 127.0.0.1.
 
-The real built-in tools, the real dispatcher and audit, the built-in provider. Skipped only
-when the default model was never fetched; with ``ECHO_DESK_REQUIRE_LLM=1`` (set by
-``make test``) a missing model fails instead, so CI cannot pass without the real model.
+The real built-in tools, the real dispatcher and audit, the built-in provider (fixtures in this
+folder's ``conftest.py``; skipped or failed as ``local_model.py`` says when the model is missing).
 The model is small: each test allows one retry of the exchange.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 
-import platformdirs
 import pytest
-import pytest_asyncio
 
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
-from echo_desk.agent.loop import AgentLoop, Outcome
+from echo_desk.agent.loop import AgentLoop
 from echo_desk.agent.model import ChatMessage
 from echo_desk.agent.prompts import system_message
 from echo_desk.agent.scope import Scope
 from echo_desk.mcp.config import config_path, parse_server
-from echo_desk.providers.local import default_model as dm
-from echo_desk.providers.local.profiles import get_profile
-from echo_desk.providers.local.provider import LocalModel
-from echo_desk.runtime import Runtime
-from echo_desk.store.settings import SettingsStore
+from tests.agent_llm.local_model import LLM_MARKS, exchange
 from tests.mcp.helpers import time_server_command
 
-
-def _model_file() -> Path | None:
-    for folder in (os.environ.get("ECHO_DESK_TEST_CACHE_DIR"), platformdirs.user_cache_dir("echo-desk", appauthor=False)):
-        if folder and (Path(folder) / "models" / dm.FILE_NAME).is_file():
-            return Path(folder) / "models" / dm.FILE_NAME
-    return None
-
-
-MODEL = _model_file()
-if MODEL is None and os.environ.get("ECHO_DESK_REQUIRE_LLM") == "1":
-    raise RuntimeError("ECHO_DESK_REQUIRE_LLM=1 but the local model is missing: "
-                       "run python -m echo_desk.providers.local.fetch_default")
-pytestmark = [
-    pytest.mark.llm,
-    pytest.mark.skipif(MODEL is None, reason="local model not fetched (python -m echo_desk.providers.local.fetch_default)"),
-]
-
-
-@pytest_asyncio.fixture
-async def model() -> AsyncIterator[LocalModel]:
-    assert MODEL is not None
-    local = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096, cache_prompt=False))
-    yield local
-    await local.aclose()
-
-
-@pytest.fixture
-def runtime(tmp_path: Path):  # type: ignore[no-untyped-def]
-    rt = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "config"), data_dir=tmp_path / "data",
-                        with_plugins=False)
-    yield rt
-    rt.close()
-
-
-async def exchange(runtime: Runtime, model: LocalModel, workspace: Path, prompt: str,
-                   host: ScriptedHost) -> Outcome:
-    scope = Scope(label="llm-test", workspace_roots=(workspace,))
-    loop = AgentLoop(model, runtime.dispatcher, runtime.schema_factory, max_turns=4)
-    return await loop.run([system_message(scope), ChatMessage(role="user", content=prompt)], scope, host)
+pytestmark = LLM_MARKS
 
 
 async def test_reads_a_file_through_the_dispatcher_and_answers(runtime, model, tmp_path) -> None:
