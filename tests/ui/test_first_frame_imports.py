@@ -19,7 +19,13 @@ HEAVY = ("echo_desk.builtins", "echo_desk.runtime", "echo_desk.agent.dispatcher"
          "echo_desk.sandbox.launch", "echo_desk.tools.base", "echo_desk.tools.context", "echo_desk.agent.attachments",
          "echo_desk.agent.runaway", "echo_desk.agent.envelope", "echo_desk.tools.results",
          "echo_desk.ui.chat.tool_card", "echo_desk.ui.chat.card_facts", "echo_desk.ui.chat.card_parse",
-         "echo_desk.store.first_workspace", "asyncio", "sqlite3")
+         "echo_desk.store.first_workspace", "asyncio", "sqlite3",
+         # hidden until asked for: the find bar, search results, bringing a window forward
+         "echo_desk.ui.chat.find_bar", "echo_desk.ui.chat.transcript_find", "echo_desk.ui.chat.search_results",
+         "echo_desk.ui.core.desktop_notify",
+         # hidden at the start, built right after the first frame (MainWindow.build_extras)
+         "echo_desk.ui.chat.attachment_flow", "echo_desk.ui.chat.attachment_tray", "echo_desk.ui.chat.resource_flow",
+         "echo_desk.ui.chat.prompt_completer", "echo_desk.ui.chat.retry_card", "echo_desk.ui.chat.workspace_prompt")
 
 CODE = """
 import json, sys

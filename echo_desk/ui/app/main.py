@@ -95,7 +95,7 @@ class App:
 
     def __init__(self, qapp: QApplication) -> None:
         self.qapp = qapp
-        self.window = MainWindow()
+        self.window = MainWindow(defer_extras=True)  # the hidden parts follow the first frame
         self.services: Services | None = None
         self.settings_dialog: SettingsDialog | None = None
         # What the connected model was made from; a change reconnects.
@@ -254,6 +254,12 @@ def close_on_signals(window: QWidget) -> None:
     wake.start(250)
 
 
+def _bring_forward(window: QWidget) -> None:
+    from echo_desk.ui.core.desktop_notify import bring_forward  # only when a second launch asks
+
+    bring_forward(window)
+
+
 def run_gui(argv: list[str] | None = None) -> int:
     """Open the main window and run until it is closed. Returns the process exit code."""
     argv = list(sys.argv if argv is None else argv) or ["echo-desk"]
@@ -265,7 +271,6 @@ def run_gui(argv: list[str] | None = None) -> int:
     # We quit after our own clean shutdown, not when the last window hides.
     qapp.setQuitOnLastWindowClosed(False)
     from echo_desk.ui.app.single_instance import SingleInstance
-    from echo_desk.ui.core.desktop_notify import bring_forward
 
     instance = SingleInstance()
     if not instance.claim():  # another Echo Desk of this person is open: it comes forward
@@ -274,13 +279,14 @@ def run_gui(argv: list[str] | None = None) -> int:
     i18n_qt.apply_language(early_language())
     theme.apply_theme(_early_setting("theme", tuple(theme.ThemeChoice)))
     app = App(qapp)
-    instance.activated.connect(lambda: bring_forward(app.window))
+    instance.activated.connect(lambda: _bring_forward(app.window))
     painted_at = show_first_frame(app.window)
     if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
         # For bench/ui_startup.py: report when the first frame was painted, then leave.
         print(f"FIRST_FRAME {painted_at or 0:.6f}", flush=True)
         app.window.hide()
         return 0
+    app.window.build_extras()
     from echo_desk import sandbox
 
     sandbox.check_at_start()  # bwrap is probed on its own thread while the engine loads

@@ -31,7 +31,6 @@ from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.chat import window_shortcuts
 from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.conversation_list import ConversationList
-from echo_desk.ui.chat.find_bar import FindBar
 from echo_desk.ui.chat.message_actions import MessageActions
 from echo_desk.ui.chat.progress_text import progress_text
 from echo_desk.ui.chat.todo_panel import TodoPanel
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
     from echo_desk.store.first_workspace import WorkspaceOrigin
     from echo_desk.store.message_search import SearchHit
     from echo_desk.store.settings import Settings
+    from echo_desk.ui.chat.find_bar import FindBar
     from echo_desk.ui.chat.revert_flow import RevertFlow
     from echo_desk.ui.chat.shortcuts_sheet import ShortcutsSheet
     from echo_desk.ui.chat.transcript import TranscriptItem
@@ -60,8 +60,11 @@ class MainWindow(QMainWindow):
     model_chosen = Signal(str)
     closing = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, *, defer_extras: bool = False) -> None:
+        """``defer_extras``: build only what the first frame shows; the caller then calls
+        ``build_extras`` once it is painted (the app does). Otherwise the window is whole at once."""
         super().__init__()
+        self.extras_built = False
         self.services: WindowServices | None = None
         self.resize(1180, 760)
         self.host = QtHost(lambda: self)
@@ -73,8 +76,7 @@ class MainWindow(QMainWindow):
         self.conversations.selected.connect(self._open_conversation)
         self.conversations.new_requested.connect(self.new_conversation)
         self.conversations.export_requested.connect(self._export)
-        self.conversations.results.hit_chosen.connect(
-            lambda hit: self._open_hit(hit))
+        self.conversations.hit_chosen.connect(self._open_hit)
 
         middle = QWidget()
         mid = QVBoxLayout(middle)
@@ -93,10 +95,13 @@ class MainWindow(QMainWindow):
         self._wire_revert()
         self.message_actions = MessageActions(self.transcript, self.session)  # copy, edit, regenerate, versions
         self.message_actions.switched.connect(lambda: self.revert.mark_reverted_cards())
-        self.find_bar = FindBar(self.transcript)
-        mid.addWidget(self.find_bar)
+        self._middle = mid
+        self._find_bar: FindBar | None = None  # made on the first Ctrl+F (see ``find_bar``)
         mid.addWidget(self.transcript, 1)
-        self._add_turn_cards(mid)
+        self._cards_slot = QVBoxLayout()  # the retry card and the workspace prompt, with ``build_extras``
+        self._cards_slot.setContentsMargins(0, 0, 0, 0)
+        mid.addLayout(self._cards_slot)
+        self._add_examples(mid)
         self._add_composer(mid)
 
         self._add_side_and_status()
@@ -117,6 +122,28 @@ class MainWindow(QMainWindow):
         self.shortcuts_sheet: ShortcutsSheet | None = None
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
+        if not defer_extras:
+            self.build_extras()
+
+    def build_extras(self) -> None:
+        """What is hidden at the start, in the places kept for it: the attachment tray and its
+        flows, the Attach menu, the prompt completer, the retry card and the workspace prompt."""
+        if self.extras_built:
+            return
+        self._wire_attachments()
+        self._add_turn_cards()
+        self.extras_built = True
+        self._retranslate_extras()
+
+    @property
+    def find_bar(self) -> FindBar:
+        """The find bar above the transcript, made when first asked for: hidden until then."""
+        if self._find_bar is None:
+            from echo_desk.ui.chat.find_bar import FindBar
+
+            self._find_bar = FindBar(self.transcript)
+            self._middle.insertWidget(self._middle.indexOf(self.transcript), self._find_bar)
+        return self._find_bar
 
     def _open_hit(self, hit: SearchHit) -> None:
         from echo_desk.ui.chat.search_jump import open_hit  # a search's first hit, not the first frame
@@ -162,7 +189,9 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(False)
         for seq in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(seq), self.composer, self.send)
-        self._wire_attachments()
+        self.attach_button = QPushButton()
+        # The menu now (the button looks the same from the first frame); its entries with ``build_extras``.
+        self.attach_button.setMenu(QMenu(self.attach_button))
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
@@ -170,7 +199,9 @@ class MainWindow(QMainWindow):
         buttons.addWidget(self.attach_button)
         composer.addWidget(self.composer, 1)
         composer.addLayout(buttons)
-        mid.addWidget(self.attachment_tray)
+        self._tray_slot = QVBoxLayout()  # the attachment tray, with ``build_extras``
+        self._tray_slot.setContentsMargins(0, 0, 0, 0)
+        mid.addLayout(self._tray_slot)
         mid.addLayout(composer)
 
     def _add_side_and_status(self) -> None:
@@ -206,10 +237,7 @@ class MainWindow(QMainWindow):
         self.attach_button.setText(_("Attach…"))
         self.attach_button.setToolTip(_("Attach files, a folder or an MCP resource (or drop files on the window)"))
         self.attach_button.setAccessibleName(_("Attach files or a folder"))
-        self.attach_files_action.setText(_("Files…"))
-        self.attach_folder_action.setText(_("Folder…"))
-        self.attach_resource_action.setText(_("MCP resource…"))
-        self.attachment_tray.retranslate()
+        self._retranslate_extras()
         self.banner.setAccessibleName(_("Notice"))
         self._show_workspace()
         self.refresh_banner()
@@ -220,6 +248,14 @@ class MainWindow(QMainWindow):
             keys=window_shortcuts.key_text(window_shortcuts.ACTIONS["stop"].keys)))
         if self._changed_path and self.statusBar().currentMessage():
             self._show_changed(self._changed_path)  # still on screen: say it in the new language
+
+    def _retranslate_extras(self) -> None:
+        if not self.extras_built:
+            return
+        self.attach_files_action.setText(_("Files…"))
+        self.attach_folder_action.setText(_("Folder…"))
+        self.attach_resource_action.setText(_("MCP resource…"))
+        self.attachment_tray.retranslate()
 
     def _show_changed(self, path: str) -> None:
         self._changed_path = path
@@ -243,6 +279,7 @@ class MainWindow(QMainWindow):
 
     # -- wiring -----------------------------------------------------------------------------
     def attach(self, services: WindowServices) -> None:
+        self.build_extras()  # (the app built them right after the first frame)
         self.services = services
         self.session.store = services.conversations
         self.session.runtime = services.runtime
@@ -426,13 +463,13 @@ class MainWindow(QMainWindow):
         from echo_desk.ui.chat.attachment_tray import AttachmentTray
 
         self.attachment_tray = AttachmentTray()
-        self.attach_button = QPushButton()
+        self._tray_slot.addWidget(self.attachment_tray)
         conversation_id = lambda: str(self.session.conversation.id) if self.session.conversation else ""  # noqa: E731
         self.attachments = AttachmentFlow(self.attachment_tray, self, workspace=lambda: self._workspace,
                                           conversation_id=conversation_id,
                                           engine=lambda: self.session.runtime.permissions if self.session.runtime else None)
         # A menu rather than one dialog: a native file dialog picks files or a folder, not both.
-        menu = QMenu(self.attach_button)
+        menu = self.attach_button.menu()
         self.attach_files_action = menu.addAction("")
         self.attach_files_action.triggered.connect(self.attachments.pick_files)
         self.attach_folder_action = menu.addAction("")
@@ -445,7 +482,6 @@ class MainWindow(QMainWindow):
         from echo_desk.ui.chat.prompt_completer import PromptCompleter
 
         self.prompt_completer = PromptCompleter(self.composer, self._mcp, self.attachment_tray.show_problem)
-        self.attach_button.setMenu(menu)
         self.attachments.watch(self, self.composer.viewport())
     def show_shortcuts(self) -> None:
         """The keyboard shortcuts sheet (one, raised when already open)."""
@@ -458,7 +494,7 @@ class MainWindow(QMainWindow):
         self.shortcuts_sheet.activateWindow()
 
     # -- turns --------------------------------------------------------------------------------
-    def _add_turn_cards(self, layout: QVBoxLayout) -> None:
+    def _add_turn_cards(self) -> None:
         from echo_desk.ui.chat.retry_card import RetryCard
 
         self.retry_card = RetryCard(lambda name: self.session.transcript.title_for(name))
@@ -470,14 +506,16 @@ class MainWindow(QMainWindow):
                 self.retry_card.dismiss()
 
         self.session.busy_changed.connect(on_busy)
-        layout.addWidget(self.retry_card)
+        self._cards_slot.addWidget(self.retry_card)
 
         from echo_desk.ui.chat.workspace_prompt import WorkspacePrompt
 
         self.workspace_prompt = WorkspacePrompt()
         self.workspace_prompt.chosen.connect(self._workspace_chosen_to_send)
-        layout.addWidget(self.workspace_prompt)
+        self._cards_slot.addWidget(self.workspace_prompt)
 
+    def _add_examples(self, layout: QVBoxLayout) -> None:
+        """Example requests, shown while the conversation is empty (so on the first frame)."""
         from echo_desk.ui.chat.example_prompts import ExamplePrompts
 
         self.examples = ExamplePrompts()
@@ -499,6 +537,8 @@ class MainWindow(QMainWindow):
         return runtime.mcp if runtime is not None else None
 
     def send(self) -> None:
+        if not self.extras_built:  # the first frame is on screen, the rest a moment away
+            return
         text = self.composer.toPlainText()
         attached = self.attachment_tray.attachments()
         resources, resource_images = self.resources.parts()

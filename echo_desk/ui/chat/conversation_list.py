@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.ui.chat.search_results import MessageSearch, SearchResults
 from echo_desk.ui.core import i18n_qt
 
 if TYPE_CHECKING:
     from echo_desk.store.conversations import Conversation, ConversationStore
+    from echo_desk.ui.chat.search_results import MessageSearch, SearchResults
 
 IdRole = Qt.ItemDataRole.UserRole + 20
 ConversationRole = Qt.ItemDataRole.UserRole + 21
@@ -37,6 +37,7 @@ class ConversationList(QWidget):
     selected = Signal(object)  # the conversation object
     new_requested = Signal()
     export_requested = Signal(object)
+    hit_chosen = Signal(object)  # a search result opened: the ``SearchHit``
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -56,9 +57,11 @@ class ConversationList(QWidget):
         self.view.customContextMenuRequested.connect(self._menu)
         layout.addWidget(self.view, 1)
         # Words in the search box: the matching messages, with snippets, in place of the list.
-        self.results = SearchResults()
-        layout.addWidget(self.results, 1)
-        self.message_search = MessageSearch(self.search, self.results, self.view, lambda: self.store)
+        # Built with the first word typed (see ``results``), not before the first frame.
+        self._layout = layout
+        self._results: SearchResults | None = None
+        self.message_search: MessageSearch | None = None
+        self.search.textChanged.connect(self._first_search)
         buttons = QHBoxLayout()
         self.new_button = QPushButton()
         self.rename_button = QPushButton()
@@ -73,6 +76,22 @@ class ConversationList(QWidget):
         self._shown_id: str | None = None
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
+
+    @property
+    def results(self) -> SearchResults:
+        """The search results shown in place of the list (made when first needed)."""
+        if self._results is None:
+            from echo_desk.ui.chat.search_results import MessageSearch, SearchResults
+
+            self._results = SearchResults()
+            self._layout.insertWidget(self._layout.indexOf(self.view) + 1, self._results, 1)
+            self._results.hit_chosen.connect(self.hit_chosen)
+            self.message_search = MessageSearch(self.search, self._results, self.view, lambda: self.store)
+        return self._results
+
+    def _first_search(self, _text: str) -> None:
+        self.search.textChanged.disconnect(self._first_search)
+        self.results  # noqa: B018 - made now, it follows the box from the words already typed
 
     def retranslate(self, *_args: object) -> None:
         self.search.setPlaceholderText(_("Search conversations"))

@@ -166,6 +166,8 @@ class MessageSearch(QObject):
         box.textChanged.connect(self._on_text)
         box.installEventFilter(self)
         results.setVisible(False)
+        if box.text():  # made when the first word was typed: follow it
+            self._on_text(box.text())
 
     def _on_text(self, text: str) -> None:
         self._generation += 1  # results still on their way for older text are dropped
