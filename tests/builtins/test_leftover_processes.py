@@ -39,8 +39,19 @@ def _marker() -> str:
     return f"{random.randint(100000, 999999)}.{random.randint(100, 999)}"
 
 
-def survivors(marker: str) -> list[int]:
-    """Live processes whose command line contains ``marker``."""
+def survivors(marker: str, grace_seconds: float = 1.0) -> list[int]:
+    """Live processes whose command line contains ``marker``, once they had ``grace_seconds`` to
+    finish dying: a process sent SIGKILL (by the reaper, or by the kernel when the sandbox's PID
+    namespace ends) stays visible in ``/proc`` until the kernel has torn it down, which on a
+    loaded machine was seen to outlast the command's return by a moment. A survivor is one
+    still alive after that."""
+    deadline = time.monotonic() + grace_seconds
+    while (found := _alive(marker)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return found
+
+
+def _alive(marker: str) -> list[int]:
     found = []
     for pid in descendants(1) | descendants(0):
         try:
