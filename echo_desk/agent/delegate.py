@@ -29,6 +29,7 @@ from echo_desk.agent.subagents import (
     child_scope,
     narrow,
 )
+from echo_desk.i18n import deferred
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -108,7 +109,7 @@ class DelegateTool(Tool):
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview:
         _, manifest, grants = self._grants(params, ctx)
         # The write roots are the call's real targets; the rest of the manifest travels typed.
-        targets = tuple(Target(kind="path", value=str(root), detail="sub-agent write root")
+        targets = tuple(Target(kind="path", value=str(root), detail=deferred(N_("the sub-agent may write here")))
                         for root in grants.write_roots)
         return SpawnPreview(targets=targets, summary="\n".join([f"goal: {manifest.goal}", *grants.describe()]),
                             spawn=grants.for_approval(manifest.goal))

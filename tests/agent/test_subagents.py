@@ -164,3 +164,21 @@ def test_limits_never_exceed_what_the_parent_has_left(tmp_path: Path) -> None:
     assert (grants.max_turns, grants.time_limit_seconds) == (3, 60.0)
     narrower = narrow(child_parent, manifest, tool_risks={"echo": RiskLevel.READ, "write_note": RiskLevel.WRITE})
     assert narrower.tools == frozenset({"echo"})
+
+
+async def test_a_write_roots_detail_is_shown_in_the_language_of_the_moment(tmp_path, engines, scope, workspace) -> None:
+    # Built once in English by the engine; a Chinese window shows it in Chinese (it was a plain
+    # English phrase the catalog did not know).
+    from echo_desk import i18n
+
+    setup = Setup(tmp_path, engines, [])
+    host = ScriptedHost(choice=ApprovalChoice.DENY)
+    await setup.run([calls(("d1", "delegate", delegate_args(tools=["write_note"], read_only=False,
+                                                            write_roots=["."]))), say("ok")], scope, host)
+    detail = host.requests[0].targets[0].detail
+    assert i18n.shown(detail) == "the sub-agent may write here"
+    i18n.set_language("zh_CN")
+    try:
+        assert i18n.shown(detail) == "子智能体可在此写入"
+    finally:
+        i18n.set_language("en")

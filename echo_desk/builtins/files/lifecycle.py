@@ -174,7 +174,7 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
 
     async def preview_parsed(self, args: W, ctx: ToolExecutionContext) -> ToolPreview:
         plan = self.plan(args, *self.load(args, ctx))
-        detail = "new file" if plan.before is None and not plan.protections else ""
+        detail = deferred(N_("new file")) if plan.before is None and not plan.protections else ""
         summary = N_("Create {path}") if plan.before is None else N_("Change {path}")
         return ToolPreview(
             targets=(Target(kind="path", value=str(plan.target), detail=detail, protections=plan.protections),),
