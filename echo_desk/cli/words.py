@@ -1,8 +1,8 @@
 """The terminal's words for the engine's values (risk, defaults, verdicts, breaker states) and
 columns that line up when a cell holds Chinese (two terminal cells per character).
 
-The same message ids as the app's labels (``ui.core.labels``), so one translation serves both;
-the CLI cannot import the UI's modules (they load Qt).
+The words the app also uses come from the app's Qt-free labels (``ui.core.labels``), so one
+translation serves both; only the terminal's own tables' words are here.
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from __future__ import annotations
 import unicodedata
 
 from echo_desk.i18n import N_, _
+from echo_desk.ui.core.labels import EFFECT_LABELS, RISK_LABELS, VERDICT_LABELS
 
-RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
+__all__ = ["BREAKER_LABELS", "DEFAULT_LABELS", "EFFECT_LABELS", "RISK_LABELS", "VERDICT_LABELS", "cells", "label",
+           "padded", "row", "yes_no"]
+
 DEFAULT_LABELS = {"runs": N_("runs"), "asks": N_("asks"), "refused": N_("refused")}
 BREAKER_LABELS = {"closed": N_("closed"), "open": N_("open"), "half_open": N_("half open")}
-VERDICT_LABELS = {"allow": N_("Allowed"), "allow_in_sandbox": N_("Allowed in the sandbox, asks outside it"),
-                  "ask": N_("Asks"), "deny": N_("Refused")}
-EFFECT_LABELS = {"allow": N_("allow"), "allow_in_sandbox": N_("allow in the sandbox"), "ask": N_("ask"),
-                 "deny": N_("deny")}
 
 
 def label(labels: dict[str, str], value: str) -> str:

@@ -10,6 +10,13 @@ from echo_desk.i18n import N_, _
 from echo_desk.ui.core.palette import Palette, in_use
 
 RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
+#: A rule's effect, and what it does to a call (``None`` = no rule spoke, see ``rules_text``);
+#: keyed by the values of the permission engine's ``Effect`` (a ``StrEnum``, so either key works).
+#: Plain values here, not the enum: the terminal uses these words too, and loads no engine for them.
+EFFECT_LABELS = {"allow": N_("allow"), "allow_in_sandbox": N_("allow in the sandbox"), "ask": N_("ask"),
+                 "deny": N_("deny")}
+VERDICT_LABELS = {"allow": N_("Allowed"), "allow_in_sandbox": N_("Allowed in the sandbox, asks outside it"),
+                  "ask": N_("Asks"), "deny": N_("Refused")}
 #: Palette roles (``ui.theme``) per risk level and per tool status.
 RISK_ROLES = {"read": "ok", "write": "warn", "exec": "danger"}
 

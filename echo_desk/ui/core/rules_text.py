@@ -15,12 +15,8 @@ from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, aside, quoted
 from echo_desk.ui.core import theme
+from echo_desk.ui.core.labels import VERDICT_LABELS
 
-EFFECT_LABELS = {Effect.ALLOW: N_("allow"), Effect.ALLOW_IN_SANDBOX: N_("allow in the sandbox"), Effect.ASK: N_("ask"),
-                 Effect.DENY: N_("deny")}
-#: What happens to a part: "allowed", "asks", "refused"; ``None`` = no rule spoke.
-VERDICT_LABELS = {Effect.ALLOW: N_("Allowed"), Effect.ALLOW_IN_SANDBOX: N_("Allowed in the sandbox, asks outside it"),
-                  Effect.ASK: N_("Asks"), Effect.DENY: N_("Refused")}
 #: Palette roles (``ui.theme``) per verdict; ``None`` = no rule decided.
 VERDICT_ROLES = {Effect.ALLOW: "ok", Effect.ALLOW_IN_SANDBOX: "accent", Effect.ASK: "warn", Effect.DENY: "danger",
                  None: "muted"}

@@ -41,8 +41,8 @@ from echo_desk.agent.permissions.rule_files import current_sha256
 from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled
 from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.labels import EFFECT_LABELS
 from echo_desk.ui.core.rules_text import (
-    EFFECT_LABELS,
     LAYER_LABELS,
     plain_tooltip,
     rule_pattern,
