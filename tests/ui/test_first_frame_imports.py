@@ -22,7 +22,7 @@ HEAVY = ("echo_desk.builtins", "echo_desk.runtime", "echo_desk.agent.dispatcher"
          "echo_desk.store.first_workspace", "asyncio", "sqlite3",
          # hidden until asked for: the find bar, search results, bringing a window forward
          "echo_desk.ui.chat.find_bar", "echo_desk.ui.chat.transcript_find", "echo_desk.ui.chat.search_results",
-         "echo_desk.ui.core.desktop_notify",
+         "echo_desk.ui.core.desktop_notify", "PySide6.QtNetwork",  # (the single-instance check is a file lock)
          # hidden at the start, built right after the first frame (MainWindow.build_extras)
          "echo_desk.ui.chat.attachment_flow", "echo_desk.ui.chat.attachment_tray", "echo_desk.ui.chat.resource_flow",
          "echo_desk.ui.chat.prompt_completer", "echo_desk.ui.chat.retry_card", "echo_desk.ui.chat.workspace_prompt")

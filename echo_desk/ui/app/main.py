@@ -274,7 +274,11 @@ def run_gui(argv: list[str] | None = None) -> int:
 
     instance = SingleInstance()
     if not instance.claim():  # another Echo Desk of this person is open: it comes forward
-        return 0
+        if instance.answered:
+            return 0
+        i18n_qt.apply_language(early_language())  # said in the person's language
+        print(_("Echo Desk is already running with these settings, but it did not answer."), file=sys.stderr)
+        return 1
     marshal.install()
     i18n_qt.apply_language(early_language())
     theme.apply_theme(_early_setting("theme", tuple(theme.ThemeChoice)))
@@ -287,6 +291,7 @@ def run_gui(argv: list[str] | None = None) -> int:
         app.window.hide()
         return 0
     app.window.build_extras()
+    instance.listen()  # a later launch brings this window forward
     from echo_desk import sandbox
 
     sandbox.check_at_start()  # bwrap is probed on its own thread while the engine loads
