@@ -62,6 +62,9 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, RegisteredTool] = {}
         self.problems: list[RegistrationResult] = []
+        #: Goes up with every change to the set of tools, so what is derived from it (a client's
+        #: granted tools) can be kept until it changes instead of recomputed per call.
+        self.generation = 0
 
     def register(self, tool: Tool, source: ToolSource | str = BUILTIN, *,
                  offloaded: bool = False, replace: bool = False) -> RegistrationResult:
@@ -73,6 +76,7 @@ class ToolRegistry:
         result = self._check(tool, replacing=replace)
         if result.ok:
             self._tools[tool.name] = RegisteredTool(tool, ToolSource(source), offloaded)
+            self.generation += 1
         else:
             log.warning("tool not registered: %s", result.message)
             self.problems.append(result)
@@ -115,7 +119,10 @@ class ToolRegistry:
         return RegistrationResult(True, name)
 
     def unregister(self, name: str) -> bool:
-        return self._tools.pop(name, None) is not None
+        removed = self._tools.pop(name, None) is not None
+        if removed:
+            self.generation += 1
+        return removed
 
     def get(self, name: str) -> RegisteredTool | None:
         return self._tools.get(name)
