@@ -56,6 +56,22 @@ def _rule_declaration_problem(tool: Tool) -> str:
     return ""
 
 
+def _basic_parameters_problem(tool: Tool) -> str:
+    """What is wrong with ``basic_parameters`` ("" when nothing): a small model must still be able
+    to give every required parameter, and a name the schema lacks is a typo."""
+    basic = tool.basic_parameters
+    if basic is None:
+        return ""
+    properties = tool.parameters.get("properties") or {}
+    unknown = [p for p in basic if p not in properties]
+    if unknown:
+        return f"basic_parameters names parameters the schema lacks: {', '.join(unknown)}"
+    left_out = [p for p in tool.parameters.get("required") or [] if p not in basic]
+    if left_out:
+        return f"basic_parameters must keep every required parameter: {', '.join(left_out)}"
+    return ""
+
+
 class ToolRegistry:
     """Holds tools by unique name. Registration checks the contract and the schema."""
 
@@ -113,7 +129,7 @@ class ToolRegistry:
         leaked = declared & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters))
         if leaked:
             return refuse(f"hidden parameters must not be in the schema: {', '.join(sorted(leaked))}")
-        wrong = _rule_declaration_problem(tool)
+        wrong = _rule_declaration_problem(tool) or _basic_parameters_problem(tool)
         if wrong:
             return refuse(wrong)
         return RegistrationResult(True, name)

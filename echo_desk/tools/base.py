@@ -60,6 +60,10 @@ class Tool:
     #: there: the read and write rules judge each (both ends of a move or a copy).
     path_arguments: ClassVar[Mapping[str, PathAccess]] = {}
     hidden_parameters: ClassVar[tuple[str, ...]] = ()
+    #: The parameters a small model is offered (``None``: all of them); the others keep their
+    #: defaults. For options a small model misuses more often than it needs them (a 0.5B model
+    #: gave ``search_files`` its regex as the file-name glob too, so nothing was searched).
+    basic_parameters: ClassVar[tuple[str, ...] | None] = None
     title: ClassVar[str] = ""
     catalog_description: ClassVar[str] = ""
     #: Gettext domain holding the translations of ``title``/``catalog_description``.
