@@ -20,6 +20,10 @@ class ToolDefinition:
     role: ToolRole = ToolRole.UNKNOWN
     #: The parameters a small model is offered (``Tool.basic_parameters``; ``None``: all).
     basic_parameters: tuple[str, ...] | None = None
+    #: The argument a search holds its query in, and whether it is a regular expression
+    #: (``Tool.query_argument``; not sent to any model).
+    query_argument: str | None = None
+    query_is_regex: bool = False
 
     def basic(self) -> ToolDefinition:
         """This definition with only its basic parameters (itself when it declares none)."""

@@ -56,13 +56,19 @@ def _rule_declaration_problem(tool: Tool) -> str:
     return ""
 
 
-def _basic_parameters_problem(tool: Tool) -> str:
-    """What is wrong with ``basic_parameters`` ("" when nothing): a small model must still be able
-    to give every required parameter, and a name the schema lacks is a typo."""
+def _small_model_declaration_problem(tool: Tool) -> str:
+    """What is wrong with ``basic_parameters`` or ``query_argument`` ("" when nothing): a small
+    model must still be able to give every required parameter, a name the schema lacks is a
+    typo, and a query is a string argument."""
+    properties = tool.parameters.get("properties") or {}
+    query = tool.query_argument
+    if query is not None and (properties.get(query) or {}).get("type") != "string":
+        return f"query_argument {query!r} must be a string parameter of the schema"
     basic = tool.basic_parameters
     if basic is None:
         return ""
-    properties = tool.parameters.get("properties") or {}
+    if query is not None and query not in basic:
+        return f"basic_parameters must keep the query_argument {query!r}"
     unknown = [p for p in basic if p not in properties]
     if unknown:
         return f"basic_parameters names parameters the schema lacks: {', '.join(unknown)}"
@@ -129,7 +135,7 @@ class ToolRegistry:
         leaked = declared & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters))
         if leaked:
             return refuse(f"hidden parameters must not be in the schema: {', '.join(sorted(leaked))}")
-        wrong = _rule_declaration_problem(tool) or _basic_parameters_problem(tool)
+        wrong = _rule_declaration_problem(tool) or _small_model_declaration_problem(tool)
         if wrong:
             return refuse(wrong)
         return RegistrationResult(True, name)

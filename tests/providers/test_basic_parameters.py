@@ -10,13 +10,16 @@ from typing import Any
 import pytest
 
 from echo_desk.agent.definitions import ToolDefinition
+from echo_desk.agent.model import ChatMessage
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema import definition_of
 from echo_desk.agent.sources import BUILTIN, PLUGIN
 from echo_desk.builtins.search.search_files import SearchFiles
+from echo_desk.providers.local.intent import Intent, StatedIntent
 from echo_desk.providers.local.profiles import get_profile
 from echo_desk.providers.local.provider import LocalModel
-from echo_desk.tools import Tool, ToolExecutionContext, ToolResult
+from echo_desk.providers.local.steering import next_turn
+from echo_desk.tools import Tool, ToolExecutionContext, ToolResult, ToolRole
 
 
 def _definition(parameters: dict[str, Any], basic: tuple[str, ...] | None) -> ToolDefinition:
@@ -65,3 +68,24 @@ def test_the_registry_checks_a_declaration_of_basic_parameters(basic: tuple[str,
     result = ToolRegistry().register(tool, PLUGIN)
     assert result.ok is (not refused_for)
     assert refused_for in result.message
+
+
+@pytest.mark.parametrize(("declared", "refused_for"), [
+    ({"query_argument": "text"}, ""),
+    ({"query_argument": "shout"}, "must be a string parameter"),
+    ({"query_argument": "nope"}, "must be a string parameter"),
+    ({"query_argument": "text", "basic_parameters": ("text",)}, ""),
+    ({"query_argument": "text", "basic_parameters": ("shout",)}, "must keep the query_argument"),
+])
+def test_the_registry_checks_a_declared_query_argument(declared: dict[str, Any], refused_for: str) -> None:
+    tool = type("Declared", (_Declares,), {"role": ToolRole.SEARCH, **declared})()
+    result = ToolRegistry().register(tool, PLUGIN)
+    assert result.ok is (not refused_for) and refused_for in result.message
+
+
+def test_search_files_declares_its_regex_as_the_query() -> None:
+    definition = definition_of(RegisteredTool(SearchFiles(), BUILTIN))
+    assert definition.query_argument == "regex" and definition.query_is_regex
+    request = [ChatMessage(role="user", content="Welche Datei definiert parse_date?")]
+    turn = next_turn(request, [definition.basic()], stated=StatedIntent(Intent.SEARCH, "parse_date"))
+    assert turn.tools[0].parameters["properties"]["regex"]["enum"] == ["parse_date"]

@@ -279,3 +279,38 @@ def test_when_the_request_names_the_target_a_file_tool_s_path_is_held_to_it(targ
     assert "enum" not in search.parameters["properties"]["path"]  # a search's path is a folder
     elsewhere = next_turn(_after("Was steht da?"), TOOLS, stated=StatedIntent(Intent.LOOK, target)).tools[0]
     assert "enum" not in elsewhere.parameters["properties"]["path"]  # a target the request never named
+
+
+def _search_tool(query_is_regex: bool, query_argument: str | None = "needle") -> ToolDefinition:
+    return ToolDefinition(name="hunt", description="hunt", role=ToolRole.SEARCH, query_argument=query_argument,
+                          query_is_regex=query_is_regex, parameters={"type": "object", "properties": {
+                              "needle": {"type": "string"}, "path": {"type": "string"}}})
+
+
+#: A search in six languages, each for a name the request holds, as the model would state it.
+SEARCHES = [("Which file mentions Anna Lee?", "Anna Lee"), ("哪个文件提到 Anna Lee？", "Anna Lee"),
+            ("Quel fichier parle de Anna Lee ?", "Anna Lee"), ("Welche Datei erwähnt Anna Lee?", "Anna Lee"),
+            ("¿Qué archivo menciona a Anna Lee?", "Anna Lee"), ("Anna Lee が出てくるファイルは？", "Anna Lee")]
+
+
+@pytest.mark.parametrize(("request_text", "target"), SEARCHES)
+def test_a_search_s_query_is_held_to_what_the_model_said_it_looks_for(request_text: str, target: str) -> None:
+    for regex, held in ((False, ["Anna Lee", "Anna", "Lee"]), (True, [r"Anna\ Lee", "Anna", "Lee"])):
+        tool = _search_tool(regex)
+        turn = next_turn(_after(request_text), [tool, LOOK], stated=StatedIntent(Intent.SEARCH, target))
+        [search] = [t for t in turn.tools if t.role is ToolRole.SEARCH]
+        assert search.parameters["properties"]["needle"]["enum"] == held  # the whole target first
+        assert "enum" not in search.parameters["properties"]["path"]  # the place to search stays free
+        assert turn.tool_choice == "auto"  # held, not forced: the model may still answer
+        assert tool.parameters["properties"]["needle"] == {"type": "string"}  # the tool itself is unchanged
+
+
+def test_a_query_is_escaped_for_a_regular_expression_and_never_held_without_a_declaration() -> None:
+    request = "Which log has the text 'ERROR (503)'?"
+    stated = StatedIntent(Intent.SEARCH, "ERROR (503)")
+    regex = next_turn(_after(request), [_search_tool(True)], stated=stated).tools[0]
+    assert regex.parameters["properties"]["needle"]["enum"][0] == r"ERROR\ \(503\)"
+    undeclared = next_turn(_after(request), [_search_tool(True, None)], stated=stated).tools[0]
+    assert "enum" not in undeclared.parameters["properties"]["needle"]
+    elsewhere = next_turn(_after("Which log has an error?"), [_search_tool(True)], stated=stated).tools[0]
+    assert "enum" not in elsewhere.parameters["properties"]["needle"]  # a target the request never named

@@ -111,6 +111,8 @@ class SearchFiles(BuiltinTool[SearchArguments]):
     # A small model searches by text (and where); it gave the name glob a regex ('.*') as often
     # as not, and then nothing was searched at all.
     basic_parameters = ("regex", "path")
+    query_argument = "regex"
+    query_is_regex = True
     risk_level = RiskLevel.READ
     timeout_seconds = 60.0
     idempotent = True

@@ -254,6 +254,18 @@ def _target_names(target: str, request: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w and w in request))
 
 
+def _query_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
+    """A search with its query held to ``names`` (as literal text when the query is a regular
+    expression), for the grammar only. Left free, the 0.5B model searched for ``.*``."""
+    properties = tool.parameters.get("properties", {})
+    argument = tool.query_argument
+    query = properties.get(argument) if argument else None
+    if tool.role is not ToolRole.SEARCH or not names or not isinstance(query, dict) or query.get("type") != "string":
+        return tool
+    held = [re.escape(n) if tool.query_is_regex else n for n in names]
+    return replace(tool, parameters={**tool.parameters, "properties": {**properties, argument: {**query, "enum": held}}})
+
+
 def _path_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
     """``tool`` with its ``path`` held to ``names`` (for the grammar only: the prompt keeps the
     tool as it is). Asked what README.md is about, the 0.5B model read "path/to/your/file.txt"."""
@@ -281,6 +293,9 @@ def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinitio
         names = _target_names(stated.target, request)
         before, tools = tools, tuple(_path_among(t, names) for t in tools)
         held = any(a is not b for a, b in zip(before, tools, strict=True))
+        # A search is held to what the model said it looks for (the whole target first: "ERROR
+        # 503" is one thing to find), but not made a call: the model may still answer.
+        tools = tuple(_query_among(t, list(dict.fromkeys([stated.target.strip(), *names]))) for t in tools)
     # A question is held to a call only when the call is held to the file the request names.
     # Its target may be any of the request's words ("France" of "the capital of France", stated
     # as a search): held to a search then, the model searched the files for general knowledge
