@@ -293,9 +293,10 @@ def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinitio
         names = _target_names(stated.target, request)
         before, tools = tools, tuple(_path_among(t, names) for t in tools)
         held = any(a is not b for a, b in zip(before, tools, strict=True))
-        # A search is held to what the model said it looks for (the whole target first: "ERROR
-        # 503" is one thing to find), but not made a call: the model may still answer.
-        tools = tuple(_query_among(t, list(dict.fromkeys([stated.target.strip(), *names]))) for t in tools)
+        if intent is Intent.SEARCH:
+            # Held to what the model said it looks for (the whole target first: "ERROR 503" is
+            # one thing to find), but not made a call: the model may still answer.
+            tools = tuple(_query_among(t, list(dict.fromkeys([stated.target.strip(), *names]))) for t in tools)
     # A question is held to a call only when the call is held to the file the request names.
     # Its target may be any of the request's words ("France" of "the capital of France", stated
     # as a search): held to a search then, the model searched the files for general knowledge
