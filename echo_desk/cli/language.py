@@ -51,8 +51,10 @@ def cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-#: A word of Latin letters (or anything but a space or a wide character), or one wide character.
-_PIECE = re.compile(r" +|[^\s\u1100-\uffdc]+|\S")
+#: The wide characters a line may break between (CJK, kana, hangul, full-width forms).
+_WIDE = "\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+#: Spaces, a word (anything but a space or a wide character), or one wide character.
+_PIECE = re.compile(rf" +|[^\s{_WIDE}]+|\S")
 #: What a line must not begin with (CJK closing punctuation stays with what it closes).
 _NO_LINE_START = frozenset("，。、；：？！）」』】》,.;:?!)")
 

@@ -51,6 +51,11 @@ def _is_regular_file(path: Path) -> bool:
         return False
 
 
+def _label(found: Path, anchor: Path | None) -> str:
+    """How a found file is named in the result: relative to the workspace when it is inside."""
+    return str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
+
+
 def _rel(dirpath: str) -> str:
     """fwalk's ``./a/b`` as ``a/b`` ('' for the top)."""
     return "/".join(p for p in dirpath.split("/") if p not in ("", "."))
@@ -163,8 +168,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
                     if name_glob and name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
                         continue
                     named += 1
-                    found = target.path / rel
-                    label = str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
+                    label = _label(target.path / rel, anchor)
                     if content_re is None:
                         results.append(label)
                     else:
@@ -190,7 +194,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         if name_re is not None and not name_re.match(name):
             raise ToolError(f"the file {args.path!r} does not match the glob {args.glob!r}, so nothing was searched",
                             kind=ErrorKind.BUSINESS)
-        label = str(target.path.relative_to(anchor)) if anchor and target.path.is_relative_to(anchor) else str(target.path)
+        label = _label(target.path, anchor)
         results: list[str] = []
         if content_re is None:
             results.append(label)
@@ -220,7 +224,6 @@ class SearchFiles(BuiltinTool[SearchArguments]):
             results.append(f"{label}:{number}: {line.rstrip()[:MAX_LINE_CHARS]}")
             if len(results) >= limit:
                 return
-
 
 
 def _found(results: list[str], complete: bool, limit: int) -> ToolResult:
