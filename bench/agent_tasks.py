@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--set base|language|questions|further|all] [--only ID,ID] [--limit N] [--threads N]
+    python bench/agent_tasks.py [--set base|language|questions|further|later|all] [--only ID,ID] [--limit N] [--threads N]
                                 [--no-grammar] [--json OUT]
     python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
@@ -23,7 +23,8 @@ The sets (``--set``): ``base`` (the first jobs, tuned on, and the held-out sets 
 round of tuning), and two held-out sets in ``agent_task_sets.py``: ``language`` (the same kinds of
 job in six languages) and ``questions`` (questions about named files that must change nothing;
 every call with a side effect there is counted as a change proposal and fails the job), and
-``further`` in ``agent_task_further.py`` (written after that work, run once at its end). Each
+``further`` in ``agent_task_further.py`` (written after that work, run once at its end), and
+``later`` in ``agent_task_later.py`` (written before the last round of steering changes). Each
 set's figures are printed, and each language's.
 """
 
@@ -82,6 +83,7 @@ from agent_task_checks import (
     unchanged,
 )
 from agent_task_further import FURTHER_JOBS
+from agent_task_later import LATER_JOBS
 from agent_task_sets import LANGUAGE_JOBS, QUESTION_JOBS
 
 JOB_SECONDS = 180.0
@@ -281,7 +283,7 @@ JOBS: list[Job] = [
 
 #: Every set by name (``--set``); see ``Job.set``.
 SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS,
-                              "further": FURTHER_JOBS}
+                              "further": FURTHER_JOBS, "later": LATER_JOBS}
 
 
 @dataclass

@@ -5,8 +5,10 @@ In one run: the app side is the real engine with the gateway service on the MCP 
 (as the app runs it); the client is the official MCP Python SDK client over stdio, once to
 ``echo-desk gateway --client bench`` (which relays over the socket to the service, whose
 dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
-order; medians of N calls each (target: gateway ≤ 1.3× direct). Then 200 calls at once from two
-gateway clients (100 each): how many were lost (an exception or an error result) and the p50/p99.
+order; medians of N calls each (target: gateway ≤ 1.3× direct). Beside them, the same client
+through two relays that do nothing but copy bytes (``null_relay.py``): what the gateway's two extra
+process hops cost by themselves, whatever runs in them. Then 200 calls at once from two gateway
+clients (100 each): how many were lost (an exception or an error result) and the p50/p99.
 Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
 
 Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern]
@@ -114,7 +116,8 @@ async def main(n: int) -> None:
           f"(machine load: {os.getloadavg()[0]:.1f})")
     manager_tid = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_native_id(), runtime.mcp.loop))
     print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
-          f"{'socket only ms':>15}   CPU per gateway call: gateway process, app's MCP thread (ms)")
+          f"{'socket only ms':>15}   {'2 null relays ms':>16}   CPU per gateway call: gateway process, "
+          "app's MCP thread (ms)")
     try:
         for name, entry, tool, args in found:
             await compare(n, service.path, gateway, manager_tid, name, entry, tool, args)
@@ -133,14 +136,20 @@ async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: st
     from echo_desk.gateway.relay import Relay
 
     direct_params = StdioServerParameters(command=entry["command"], args=entry["args"])
+    null_relay = str(Path(__file__).with_name("null_relay.py"))
+    relayed_params = StdioServerParameters(
+        command=sys.executable, args=[null_relay, sys.executable, null_relay, entry["command"], *entry["args"]])
     relay = await Relay.connect(socket, "bench-socket")
-    async with Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through:
-        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": []}
+    async with (Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through,
+                Client(relayed_params, mode=MODE) as hops):
+        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": [], "hops": []}
         # "socket": the app's side alone (socket, service, dispatcher, server), called from here
         # without the gateway process: what the gateway process itself adds is the rest.
+        # "hops": the server behind two relays that do nothing: the floor of any two extra processes.
         calls = {"direct": lambda: direct.call_tool(tool, args),
                  "gateway": lambda: through.call_tool(f"{name}__{tool}", args),
-                 "socket": lambda: _relayed(relay, f"{name}__{tool}", args)}
+                 "socket": lambda: _relayed(relay, f"{name}__{tool}", args),
+                 "hops": lambda: hops.call_tool(tool, args)}
         for _ in range(30):  # warm up both
             for call in calls.values():
                 await call()
@@ -159,9 +168,9 @@ async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: st
         # The app's thread also served the "socket" calls: its CPU per call covers both.
         cpu = [(cpu_seconds(p) - b) * 1000 for p, b in zip(cpu_paths, cpu_before, strict=True)]
     await relay.aclose()
-    d, g, s = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket"))
+    d, g, s, h = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket", "hops"))
     print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
-          f"{cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
+          f"{h:>9.3f} ({h / d:.2f}×)   {cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
 
 
 async def _native_id() -> int:

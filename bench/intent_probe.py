@@ -97,7 +97,7 @@ async def main() -> int:
                            threads=args.threads)
         client = await model.ensure_started()
         scope = Scope(label="probe", workspace_roots=(Path(home),))
-        tools = [t for t in runtime.schema_factory.definitions(scope) if t.name not in model.hidden_tools]
+        tools = model.offered(runtime.schema_factory.definitions(scope))  # as the model is offered them
         right: Counter[str] = Counter()
         total: Counter[str] = Counter()
         confusions: Counter[tuple[str, str]] = Counter()

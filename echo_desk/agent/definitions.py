@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from echo_desk.tools.roles import ToolRole
@@ -18,6 +18,23 @@ class ToolDefinition:
     description: str
     parameters: dict[str, Any]
     role: ToolRole = ToolRole.UNKNOWN
+    #: The parameters a small model is offered (``Tool.basic_parameters``; ``None``: all).
+    basic_parameters: tuple[str, ...] | None = None
+    #: The argument a search holds its query in, and whether it is a regular expression
+    #: (``Tool.query_argument``; not sent to any model).
+    query_argument: str | None = None
+    query_is_regex: bool = False
+
+    def basic(self) -> ToolDefinition:
+        """This definition with only its basic parameters (itself when it declares none)."""
+        if self.basic_parameters is None:
+            return self
+        keep = set(self.basic_parameters)
+        properties = {k: v for k, v in (self.parameters.get("properties") or {}).items() if k in keep}
+        parameters = {**self.parameters, "properties": properties}
+        if "required" in parameters:
+            parameters["required"] = [r for r in parameters["required"] if r in keep]
+        return replace(self, parameters=parameters)
 
 
 class SchemaConversionError(ValueError):

@@ -56,12 +56,37 @@ def _rule_declaration_problem(tool: Tool) -> str:
     return ""
 
 
+def _small_model_declaration_problem(tool: Tool) -> str:
+    """What is wrong with ``basic_parameters`` or ``query_argument`` ("" when nothing): a small
+    model must still be able to give every required parameter, a name the schema lacks is a
+    typo, and a query is a string argument."""
+    properties = tool.parameters.get("properties") or {}
+    query = tool.query_argument
+    if query is not None and (properties.get(query) or {}).get("type") != "string":
+        return f"query_argument {query!r} must be a string parameter of the schema"
+    basic = tool.basic_parameters
+    if basic is None:
+        return ""
+    if query is not None and query not in basic:
+        return f"basic_parameters must keep the query_argument {query!r}"
+    unknown = [p for p in basic if p not in properties]
+    if unknown:
+        return f"basic_parameters names parameters the schema lacks: {', '.join(unknown)}"
+    left_out = [p for p in tool.parameters.get("required") or [] if p not in basic]
+    if left_out:
+        return f"basic_parameters must keep every required parameter: {', '.join(left_out)}"
+    return ""
+
+
 class ToolRegistry:
     """Holds tools by unique name. Registration checks the contract and the schema."""
 
     def __init__(self) -> None:
         self._tools: dict[str, RegisteredTool] = {}
         self.problems: list[RegistrationResult] = []
+        #: Goes up with every change to the set of tools, so what is derived from it (a client's
+        #: granted tools) can be kept until it changes instead of recomputed per call.
+        self.generation = 0
 
     def register(self, tool: Tool, source: ToolSource | str = BUILTIN, *,
                  offloaded: bool = False, replace: bool = False) -> RegistrationResult:
@@ -73,6 +98,7 @@ class ToolRegistry:
         result = self._check(tool, replacing=replace)
         if result.ok:
             self._tools[tool.name] = RegisteredTool(tool, ToolSource(source), offloaded)
+            self.generation += 1
         else:
             log.warning("tool not registered: %s", result.message)
             self.problems.append(result)
@@ -109,13 +135,16 @@ class ToolRegistry:
         leaked = declared & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters))
         if leaked:
             return refuse(f"hidden parameters must not be in the schema: {', '.join(sorted(leaked))}")
-        wrong = _rule_declaration_problem(tool)
+        wrong = _rule_declaration_problem(tool) or _small_model_declaration_problem(tool)
         if wrong:
             return refuse(wrong)
         return RegistrationResult(True, name)
 
     def unregister(self, name: str) -> bool:
-        return self._tools.pop(name, None) is not None
+        removed = self._tools.pop(name, None) is not None
+        if removed:
+            self.generation += 1
+        return removed
 
     def get(self, name: str) -> RegisteredTool | None:
         return self._tools.get(name)

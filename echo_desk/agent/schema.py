@@ -69,4 +69,6 @@ def definition_of(entry: RegisteredTool) -> ToolDefinition:
     tool = entry.tool
     hidden = RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters)
     return ToolDefinition(name=tool.name, description=tool.description,
-                          parameters=strip_hidden(tool.parameters, hidden), role=tool.role)
+                          parameters=strip_hidden(tool.parameters, hidden), role=tool.role,
+                          basic_parameters=tool.basic_parameters, query_argument=tool.query_argument,
+                          query_is_regex=tool.query_is_regex)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import unicodedata
 
 from echo_desk import i18n
 from echo_desk.i18n import N_, _
@@ -31,10 +32,51 @@ ARGPARSE_WORDS = (
 
 
 class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's help with the language's own colon after a section's heading ("选项：")."""
+    """argparse's help with the language's own colon after a section's heading ("选项："), and
+    its text wrapped by the cells it takes on a terminal: argparse counts characters, and a
+    Chinese character takes two cells, so its Chinese lines ran past the terminal's edge."""
 
     def format_help(self) -> str:
         return _HEADING.sub(lambda m: _("{heading}:").format(heading=m.group(1)) + "\n", super().format_help())
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap_cells(" ".join(text.split()), width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in wrap_cells(" ".join(text.split()), width - len(indent)))
+
+
+def cells(text: str) -> int:
+    """How many terminal cells ``text`` takes (wide and full-width characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+#: The wide characters a line may break between (CJK, kana, hangul, full-width forms).
+_WIDE = "\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+#: Spaces, a word (anything but a space or a wide character), or one wide character.
+_PIECE = re.compile(rf" +|[^\s{_WIDE}]+|\S")
+#: What a line must not begin with (CJK closing punctuation stays with what it closes).
+_NO_LINE_START = frozenset("，。、；：？！）」』】》,.;:?!)")
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells: between words, and between any two wide
+    characters (Chinese has no spaces); a word longer than a line keeps a line of its own."""
+    lines: list[str] = []
+    line, used = "", 0
+    for piece in _PIECE.findall(text):
+        size = cells(piece)
+        if piece.isspace():
+            if line:
+                line, used = line + " ", used + 1
+            continue
+        if line and used + size > max(width, 1) and piece[0] not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + piece, used + size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
 
 
 #: A section heading as argparse writes it: a line of its own, flush left, ending in ":".

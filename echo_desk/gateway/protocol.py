@@ -77,6 +77,8 @@ class LineWriter:
             if self.writer.is_closing():
                 raise ConnectionError("the connection is closed")
             self.writer.write(data)
+            if not self.writer.transport.get_write_buffer_size() and not self.writer.is_closing():
+                return  # it all went out at once: there is nothing to wait for (drain says a lost peer)
             try:
                 async with asyncio.timeout(self.deadline):
                     await self.writer.drain()

@@ -27,7 +27,7 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.results import to_mcp
 from echo_desk.gateway.view import ensure_profile, granted, listing
-from echo_desk.store.settings import SettingsStore
+from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools.host import NullToolHost
 
 #: Seconds between progress notifications while a call runs or waits for the person.
@@ -92,6 +92,17 @@ class ClientSession:
         roots = (self.workspace,) if self.workspace is not None else ()
         self.scope = Scope(label=display_name(self.client), client=self.client, workspace_roots=roots)
         self.host = ClientHost(self.person)
+        #: What the scope's grant was computed from: the registry's generation and the settings
+        #: (a new object on every change), so a call recomputes it only when one of them changed.
+        self._granted_from: tuple[int, Settings] | None = None
+
+    def _refresh_grant(self) -> None:
+        """The client's granted tools, as its profile and the tools there are say now."""
+        registry, settings = self.engine.registry, self.engine.settings.current
+        last = self._granted_from
+        if last is None or last[0] != registry.generation or last[1] is not settings:
+            self.scope.granted_tools = granted(registry, settings, self.client)
+            self._granted_from = (registry.generation, settings)
 
     def tools(self) -> list[dict[str, Any]]:
         return listing(self.engine.schema_factory, self.engine.registry, self.scope)
@@ -100,7 +111,7 @@ class ClientSession:
         """Run one ``tools/call``; the answer is the ``CallToolResult`` as a JSON object.
         Cancelling it withdraws the call (an open dialog says so; the audit says cancelled)."""
         # The profile (and the tools there are) may have changed since the last call.
-        self.scope.granted_tools = granted(self.engine.registry, self.engine.settings.current, self.client)
+        self._refresh_grant()
         status: list[ToolStatus] = [ToolStatus.PENDING]
         loop = asyncio.get_running_loop()
         ticker: asyncio.TimerHandle | None = None

@@ -167,6 +167,8 @@ async def capped_stdio(cap: int = MAX_REQUEST_BYTES, fast: FastPath | None = Non
 
     async def write(data: bytes) -> None:
         writer.write(data)
+        if not write_pipe.get_write_buffer_size() and not write_pipe.is_closing():
+            return  # it all went out at once: there is nothing to wait for (drain says a lost client)
         try:
             async with asyncio.timeout(deadline):
                 await writer.drain()

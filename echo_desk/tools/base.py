@@ -60,6 +60,16 @@ class Tool:
     #: there: the read and write rules judge each (both ends of a move or a copy).
     path_arguments: ClassVar[Mapping[str, PathAccess]] = {}
     hidden_parameters: ClassVar[tuple[str, ...]] = ()
+    #: The parameters a small model is offered (``None``: all of them); the others keep their
+    #: defaults. For options a small model misuses more often than it needs them (a 0.5B model
+    #: gave ``search_files`` its regex as the file-name glob too, so nothing was searched).
+    basic_parameters: ClassVar[tuple[str, ...] | None] = None
+    #: For a ``SEARCH`` tool: the string argument that holds what it looks for, and whether that
+    #: is a regular expression. A small model that said it searches for a name the request holds
+    #: is then held to that name there (escaped, for a regular expression); left to itself, the
+    #: 0.5B model searched for ``.*``.
+    query_argument: ClassVar[str | None] = None
+    query_is_regex: ClassVar[bool] = False
     title: ClassVar[str] = ""
     catalog_description: ClassVar[str] = ""
     #: Gettext domain holding the translations of ``title``/``catalog_description``.

@@ -192,3 +192,22 @@ async def test_a_text_search_whose_glob_matches_no_file_name_says_so_and_fails(w
     assert (await run_tool(SearchFiles(), {"glob": ".*"}, make_ctx("search_files"))).output == "no matches"
     nothing = await run_tool(SearchFiles(), {"regex": "mango", "glob": "*.txt"}, make_ctx("search_files"))
     assert nothing.success and nothing.output == "no matches"
+
+
+async def test_search_files_given_one_file_searches_that_file_alone(workspace: Path, make_ctx: MakeCtx) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "todo.py").write_text("ITEMS = []\n\ndef add_item(text):\n    ITEMS.append(text)\n")
+    (workspace / "src" / "other.py").write_text("ITEMS.append(1)\n")
+    found = await run_tool(SearchFiles(), {"regex": "append", "path": "src/todo.py"}, make_ctx("search_files"))
+    assert found.success and found.output == "src/todo.py:4:     ITEMS.append(text)"  # not other.py
+    assert found.metadata["results"] == 1 and found.metadata["complete"]
+    missing = await run_tool(SearchFiles(), {"regex": "zebra", "path": "src/todo.py"}, make_ctx("search_files"))
+    assert missing.success and missing.output == "no matches"
+    named = await run_tool(SearchFiles(), {"glob": "*.py", "path": "src/todo.py"}, make_ctx("search_files"))
+    assert named.output == "src/todo.py"
+    other_name = await run_tool(SearchFiles(), {"glob": "*.md", "regex": "x", "path": "src/todo.py"},
+                                make_ctx("search_files"))
+    assert other_name.error_kind is ErrorKind.BUSINESS and "does not match the glob" in other_name.error
+    os.mkfifo(workspace / "src" / "pipe")  # not a regular file: not read (it would block), not a folder either
+    fifo = await run_tool(SearchFiles(), {"regex": "append", "path": "src/pipe"}, make_ctx("search_files"))
+    assert fifo.error_kind is ErrorKind.BUSINESS and "not a folder" in fifo.error

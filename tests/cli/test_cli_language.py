@@ -86,3 +86,27 @@ def test_rules_list_tools_list_and_changes_list_read_in_chinese(tmp_path: Path) 
     assert as_json["tools"][0]["risk"] in ("read", "write", "exec")
     changes = _cli(tmp_path, "changes", "list", lang="zh_CN.UTF-8")
     assert changes.stdout.split()[:3] == ["时间", "调用", "工具"]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["gateway", "--help"], ["ask", "--help"]])
+def test_chinese_help_fits_the_terminal_by_the_cells_it_takes(tmp_path: Path, args: list[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from echo_desk.cli.language import cells
+
+    monkeypatch.setenv("COLUMNS", "80")  # argparse's width (a Chinese character takes two cells of it)
+    done = _cli(tmp_path, *args, lang="zh_CN.UTF-8")
+    assert done.returncode == 0, done.stderr
+    assert _CJK.search(done.stdout)
+    assert [line for line in done.stdout.splitlines() if cells(line) > 80] == []
+
+
+def test_text_wraps_between_wide_characters_and_keeps_punctuation_with_what_it_closes() -> None:
+    from echo_desk.cli.language import cells, wrap_cells
+
+    text = "把 Echo Desk 的工具提供给其他 MCP 客户端（见 docs/gateway.zh_CN.md），不改变任何文件。"
+    lines = wrap_cells(text, 20)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost, nothing added
+    assert all(cells(line) <= 20 for line in lines if "docs/" not in line)  # a word longer than a line stands alone
+    assert not any(line.startswith(("，", "。", "）")) for line in lines)
+    assert any("docs/gateway.zh_CN.md）" in line for line in lines)  # the bracket stays with what it closes
+    assert wrap_cells("a few English words here", 10) == ["a few", "English", "words here"]

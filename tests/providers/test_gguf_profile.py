@@ -64,6 +64,7 @@ def test_a_chatml_qwen_file_gets_structured_calls_and_another_keeps_its_template
                             context_size=8192)
     assert qwen.structured_calls and qwen.chat_template is not None and qwen.context_size == 8192
     assert "echo_text" in qwen.hidden_tools and qwen.steer_turns  # 100 weights: a small model
+    assert qwen.basic_parameters_only
     llama = profile_for_file(read_gguf_info(_model(tmp_path, "llama", LLAMA, 2048, {"w": (3, 3)})),
                              context_size=8192)
     assert not llama.structured_calls and llama.chat_template is None  # the file's own template
@@ -73,7 +74,7 @@ def test_a_chatml_qwen_file_gets_structured_calls_and_another_keeps_its_template
 def test_a_large_model_is_offered_every_tool_and_chooses_its_own_steps(tmp_path: Path) -> None:
     path = _model(tmp_path, "qwen2", CHATML, 32768, {"w": (100_000, 80_000)})  # 8 billion weights
     profile = profile_for_file(read_gguf_info(path))
-    assert profile.hidden_tools == frozenset() and not profile.steer_turns
+    assert profile.hidden_tools == frozenset() and not profile.steer_turns and not profile.basic_parameters_only
 
 
 @pytest.mark.parametrize("content", [b"", b"GGML" + b"\0" * 40, b"GGUF" + struct.pack("<I", 1) + b"\0" * 16,

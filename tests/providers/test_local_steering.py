@@ -95,8 +95,9 @@ def test_a_question_is_offered_only_tools_that_look_in_every_state_of_its_exchan
 def test_a_question_first_looks_with_the_role_the_model_named(intent: Intent, role: ToolRole) -> None:
     turn = next_turn(_after("a.txt"), TOOLS, stated=_stated(intent))
     assert _roles(turn) == {role}
-    # Held to a call only when the call is held to the file the request names (a look's path).
-    assert turn.tool_choice == ("required" if role is ToolRole.LOOK else "auto")
+    # Held to a call only when the call is held to the file the request names (a look's path,
+    # or a search's: a target in the form of a file's name is where to search).
+    assert turn.tool_choice == ("required" if role in (ToolRole.LOOK, ToolRole.SEARCH) else "auto")
     answer = next_turn(_after("a.txt"), TOOLS, stated=_stated(Intent.ANSWER))
     assert answer.tool_choice == "auto" and _roles(answer) == set(LOOKING_ROLES)  # it may still look
 
@@ -110,7 +111,7 @@ def test_a_question_is_held_to_a_call_only_when_a_look_s_path_is_held_to_the_nam
     turn = next_turn(_after(request_text), TOOLS, stated=_stated(intent))
     held = [t for t in turn.tools if "enum" in t.parameters["properties"]["path"]]
     assert (turn.tool_choice == "required") is bool(held)
-    assert bool(held) is (intent is Intent.LOOK)
+    assert bool(held) is (intent in (Intent.LOOK, Intent.SEARCH))
     # A tool that looks but takes no path (a plugin's, by its declared role) holds nothing.
     weather = ToolDefinition(name="sky", description="sky", role=ToolRole.LOOK, parameters={
         "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
@@ -276,6 +277,51 @@ def test_when_the_request_names_the_target_a_file_tool_s_path_is_held_to_it(targ
         assert look.parameters["properties"]["path"]["enum"] == names
         assert LOOK.parameters["properties"]["path"] == {"type": "string"}  # the tool itself is unchanged
     search = next_turn(_after(request), TOOLS, stated=StatedIntent(Intent.SEARCH, target)).tools[0]
-    assert "enum" not in search.parameters["properties"]["path"]  # a search's path is a folder
+    assert search.parameters["properties"]["path"]["enum"] == ["a.txt"]  # the file, not the other words
     elsewhere = next_turn(_after("Was steht da?"), TOOLS, stated=StatedIntent(Intent.LOOK, target)).tools[0]
     assert "enum" not in elsewhere.parameters["properties"]["path"]  # a target the request never named
+
+
+def _search_tool(query_is_regex: bool, query_argument: str | None = "needle") -> ToolDefinition:
+    return ToolDefinition(name="hunt", description="hunt", role=ToolRole.SEARCH, query_argument=query_argument,
+                          query_is_regex=query_is_regex, parameters={"type": "object", "properties": {
+                              "needle": {"type": "string"}, "path": {"type": "string"}}})
+
+
+#: A search in six languages, each for a name the request holds, as the model would state it.
+SEARCHES = [("Which file mentions Anna Lee?", "Anna Lee"), ("哪个文件提到 Anna Lee？", "Anna Lee"),
+            ("Quel fichier parle de Anna Lee ?", "Anna Lee"), ("Welche Datei erwähnt Anna Lee?", "Anna Lee"),
+            ("¿Qué archivo menciona a Anna Lee?", "Anna Lee"), ("Anna Lee が出てくるファイルは？", "Anna Lee")]
+
+
+@pytest.mark.parametrize(("request_text", "target"), SEARCHES)
+def test_a_search_s_query_is_held_to_what_the_model_said_it_looks_for(request_text: str, target: str) -> None:
+    for regex, held in ((False, ["Anna Lee", "Anna", "Lee"]), (True, [r"Anna\ Lee", "Anna", "Lee"])):
+        tool = _search_tool(regex)
+        turn = next_turn(_after(request_text), [tool, LOOK], stated=StatedIntent(Intent.SEARCH, target))
+        [search] = [t for t in turn.tools if t.role is ToolRole.SEARCH]
+        assert search.parameters["properties"]["needle"]["enum"] == held  # the whole target first
+        assert "enum" not in search.parameters["properties"]["path"]  # the place to search stays free
+        assert turn.tool_choice == "auto"  # held, not forced: the model may still answer
+        assert tool.parameters["properties"]["needle"] == {"type": "string"}  # the tool itself is unchanged
+
+
+def test_a_query_is_escaped_for_a_regular_expression_and_never_held_without_a_declaration() -> None:
+    request = "Which log has the text 'ERROR (503)'?"
+    stated = StatedIntent(Intent.SEARCH, "ERROR (503)")
+    regex = next_turn(_after(request), [_search_tool(True)], stated=stated).tools[0]
+    assert regex.parameters["properties"]["needle"]["enum"][0] == r"ERROR\ \(503\)"
+    undeclared = next_turn(_after(request), [_search_tool(True, None)], stated=stated).tools[0]
+    assert "enum" not in undeclared.parameters["properties"]["needle"]
+    elsewhere = next_turn(_after("Which log has an error?"), [_search_tool(True)], stated=stated).tools[0]
+    assert "enum" not in elsewhere.parameters["properties"]["needle"]  # a target the request never named
+
+
+@pytest.mark.parametrize("request_text", [r.replace("a.txt", "docs/owners.txt") for r in REQUESTS])
+def test_a_search_whose_target_is_a_file_s_name_searches_that_file_with_a_free_query(request_text: str) -> None:
+    tool = _search_tool(True)
+    turn = next_turn(_after(request_text), [tool, LOOK], stated=StatedIntent(Intent.SEARCH, "docs/owners.txt"))
+    [search] = [t for t in turn.tools if t.role is ToolRole.SEARCH]
+    assert search.parameters["properties"]["path"]["enum"] == ["docs/owners.txt"]
+    assert "enum" not in search.parameters["properties"]["needle"]  # not held to find the file's own name
+    assert turn.tool_choice == "required"  # a call about the very file the request names

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 from typing import Annotated, Any
 
 import pathspec
@@ -40,6 +41,19 @@ def glob_to_regex(pattern: str) -> Any:
         return compile_glob(pattern)
     except PatternError as exc:
         raise bad(str(exc)) from exc
+
+
+def _is_regular_file(path: Path) -> bool:
+    """``path`` is a regular file itself (a symbolic link is not followed: it is not one)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _label(found: Path, anchor: Path | None) -> str:
+    """How a found file is named in the result: relative to the workspace when it is inside."""
+    return str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
 
 
 def _rel(dirpath: str) -> str:
@@ -84,7 +98,7 @@ class SearchArguments(Arguments):
         "Regular expression searched in each line of text files."))] = None
     glob: Annotated[str | None, Field(min_length=1, max_length=500, description=(
         "File name pattern; with a '/' it matches the path below 'path'."))] = None
-    path: Annotated[str, fs.path_argument("Folder to search in (default: the workspace)."), READS] = "."
+    path: Annotated[str, fs.path_argument("Folder to search in, or one file (default: the workspace)."), READS] = "."
     case_sensitive: bool = True
     max_results: Annotated[int, Field(ge=1, le=1000)] = 100
 
@@ -99,6 +113,11 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         ".gitignore; symbolic links are not followed."
     )
     arguments = SearchArguments
+    # A small model searches by text (and where); it gave the name glob a regex ('.*') as often
+    # as not, and then nothing was searched at all.
+    basic_parameters = ("regex", "path")
+    query_argument = "regex"
+    query_is_regex = True
     risk_level = RiskLevel.READ
     timeout_seconds = 60.0
     idempotent = True
@@ -118,12 +137,16 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         name_re = glob_to_regex(name_glob) if name_glob else None
         limit = args.max_results
         target = fs.resolve(args.path, ctx.workspace_roots)
+        anchor = ctx.workspace.resolve() if ctx.workspace else None
+        if target.parts and _is_regular_file(target.path):
+            # As grep does: a file given as the place to search is searched by itself (a small
+            # model named the file it was asked about, and got "not a folder" back).
+            return self._search_one_file(target, args, content_re, name_re, anchor)
         fs.require_dir(target)
         try:
             top_fd = fs.open_dir(target.root, target.parts)
         except OSError as exc:
             raise fs.os_error(exc, target, "search") from exc
-        anchor = ctx.workspace.resolve() if ctx.workspace else None
         results: list[str] = []
         ignores = _Ignores()
         complete = True
@@ -145,8 +168,7 @@ class SearchFiles(BuiltinTool[SearchArguments]):
                     if name_glob and name_re is not None and not name_re.match(rel if "/" in name_glob else fname):
                         continue
                     named += 1
-                    found = target.path / rel
-                    label = str(found.relative_to(anchor)) if anchor and found.is_relative_to(anchor) else str(found)
+                    label = _label(target.path / rel, anchor)
                     if content_re is None:
                         results.append(label)
                     else:
@@ -164,13 +186,28 @@ class SearchFiles(BuiltinTool[SearchArguments]):
             raise ToolError(f"no file name under {args.path!r} matches the glob {name_glob!r}, so no text was "
                             "searched; leave 'glob' out to search every file (a glob looks like '*.py', "
                             "'*' matches every name)", kind=ErrorKind.BUSINESS)
-        text = "\n".join(results) if results else "no matches"
-        if not complete:
-            text += f"\n[stopped at {limit} results; narrow the search or raise max_results]"
-        meta: dict[str, Any] = {"results": len(results), "complete": complete}
-        if complete:
-            meta |= counted(matches=len(results))
-        return ToolResult.ok(text, metadata=meta)
+        return _found(results, complete, limit)
+
+    def _search_one_file(self, target: fs.Resolved, args: SearchArguments, content_re: LineSearch | None,
+                         name_re: Any, anchor: Path | None) -> ToolResult:
+        name = target.parts[-1]
+        if name_re is not None and not name_re.match(name):
+            raise ToolError(f"the file {args.path!r} does not match the glob {args.glob!r}, so nothing was searched",
+                            kind=ErrorKind.BUSINESS)
+        label = _label(target.path, anchor)
+        results: list[str] = []
+        if content_re is None:
+            results.append(label)
+        else:
+            try:
+                parent_fd = fs.open_dir(target.root, target.parts[:-1])
+            except OSError as exc:
+                raise fs.os_error(exc, target, "search") from exc
+            try:
+                self._grep(parent_fd, name, label, content_re, results, args.max_results)
+            finally:
+                os.close(parent_fd)
+        return _found(results, len(results) < args.max_results, args.max_results)
 
     @staticmethod
     def _grep(dir_fd: int, fname: str, label: str, pattern: LineSearch, results: list[str],
@@ -188,3 +225,13 @@ class SearchFiles(BuiltinTool[SearchArguments]):
             if len(results) >= limit:
                 return
 
+
+def _found(results: list[str], complete: bool, limit: int) -> ToolResult:
+    """The search's result: what it found, and whether it stopped at ``limit``."""
+    text = "\n".join(results) if results else "no matches"
+    if not complete:
+        text += f"\n[stopped at {limit} results; narrow the search or raise max_results]"
+    meta: dict[str, Any] = {"results": len(results), "complete": complete}
+    if complete:
+        meta |= counted(matches=len(results))
+    return ToolResult.ok(text, metadata=meta)

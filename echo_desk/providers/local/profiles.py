@@ -45,6 +45,8 @@ class ModelProfile:
     #: Tools not offered to this model (they distract a small one and cost prompt tokens); they
     #: stay in the catalog and callable by the person (``echo-desk call``).
     hidden_tools: frozenset[str] = frozenset()
+    #: Each tool is offered with only the parameters it declares basic (``Tool.basic_parameters``).
+    basic_parameters_only: bool = False
     #: With ``structured_calls``: what each turn is offered follows the exchange so far (read
     #: before an edit, a search when asked which file…: see ``steering``). For small models: a
     #: larger one chooses its own steps.
@@ -69,6 +71,7 @@ def _qwen_tools() -> ModelProfile:
         structured_calls=True,
         relative_paths=True,
         hidden_tools=SMALL_MODEL_HIDDEN,
+        basic_parameters_only=True,
         steer_turns=True,
     )
 
@@ -112,6 +115,7 @@ def get_profile(
         call_grammar=base.call_grammar,
         relative_paths=base.relative_paths,
         hidden_tools=base.hidden_tools,
+        basic_parameters_only=base.basic_parameters_only,
         steer_turns=base.steer_turns,
     )
 
@@ -127,8 +131,8 @@ def profile_for_file(info: GgufInfo, *, context_size: int | None = None, tempera
     A ChatML model of the Qwen 2 family gets the structured-call profile (its template is the
     one our grammar-constrained calls were built for); any other keeps the chat template in its
     file. The context is the one asked for, never more than the model was trained for; a model
-    under ``SMALL_MODEL_PARAMETERS`` is not offered the tools that distract small models, and
-    its turns are steered.
+    under ``SMALL_MODEL_PARAMETERS`` is not offered the tools that distract small models, nor
+    the parameters a tool does not declare basic, and its turns are steered.
     """
     structured = info.chatml and info.architecture.startswith("qwen2")
     base = get_profile(DEFAULT_PROFILE if structured else "model-template", temperature=temperature,
@@ -143,5 +147,6 @@ def profile_for_file(info: GgufInfo, *, context_size: int | None = None, tempera
         structured_calls=base.structured_calls,
         relative_paths=base.relative_paths,
         hidden_tools=SMALL_MODEL_HIDDEN if small else frozenset(),
+        basic_parameters_only=small,
         steer_turns=base.steer_turns and small,
     )

@@ -107,12 +107,18 @@ class LocalModel:
         self, client: OpenAICompatModel, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition],
         tool_choice: str,
     ) -> AsyncIterator[StreamEvent]:
-        tools = [t for t in tools if t.name not in self.profile.hidden_tools]
+        tools = self.offered(tools)
         if self.profile.structured_calls:
             return constrained_stream(client, messages, tools, tool_choice, grammar=self.profile.call_grammar,
                                       relative_paths=self.profile.relative_paths, steer=self.profile.steer_turns,
                                       intents=self.intents)
         return client.stream(messages, tools, tool_choice=tool_choice)
+
+    def offered(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
+        """The tools as this model is offered them: none it hides, and for a small model each
+        with only its basic parameters."""
+        basic = self.profile.basic_parameters_only
+        return [t.basic() if basic else t for t in tools if t.name not in self.profile.hidden_tools]
 
     def sibling(self) -> ChatModel:
         """A model that talks to this same server from another event loop (a sub-agent runs

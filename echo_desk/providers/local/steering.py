@@ -22,8 +22,10 @@ The rules, turn by turn:
 
 - First turn: the intent's first tools (for a change other than an edit, the tool that makes it
   or a look). When the request names the target, a file tool's ``path`` is one of the target's
-  words the request holds (the grammar holds it; the prompt is unchanged). A change must be a
-  call; a question must be one only when a look's ``path`` is so held — the call is then about
+  words the request holds (the grammar holds it; the prompt is unchanged); a search's query
+  (``query_argument``) is held to the target — or, when the target has words in the form of a
+  file's name, its ``path`` to those, the query left free. A change must be a call; a question
+  must be one only when a look's or a search's ``path`` is so held — the call is then about
   the very file the request names. Any other question (its target a text to search for, a
   folder, something the request does not name, or nothing: the model said it needs no tool)
   is offered its looks, and the model may answer in text. A request that names a tool (``…
@@ -254,14 +256,49 @@ def _target_names(target: str, request: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w and w in request))
 
 
-def _path_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
-    """``tool`` with its ``path`` held to ``names`` (for the grammar only: the prompt keeps the
-    tool as it is). Asked what README.md is about, the 0.5B model read "path/to/your/file.txt"."""
+#: A word with the form of a file's name or path (a folder separator, or an extension).
+_FILE_FORM = re.compile(r"[/\\]|\.[A-Za-z][A-Za-z0-9]{0,7}$")
+
+
+def _hold(tool: ToolDefinition, argument: str | None, values: list[str]) -> ToolDefinition:
+    """``tool`` with its string ``argument`` held to ``values`` (for the grammar only: the prompt
+    keeps the tool as it is); as it is when it has no such argument or there are no values."""
     properties = tool.parameters.get("properties", {})
-    path = properties.get("path")
-    if tool.role not in _PATH_ROLES or not names or not isinstance(path, dict) or path.get("type") != "string":
+    schema = properties.get(argument) if argument else None
+    if not values or argument is None or not isinstance(schema, dict) or schema.get("type") != "string":
         return tool
-    return replace(tool, parameters={**tool.parameters, "properties": {**properties, "path": {**path, "enum": names}}})
+    return replace(tool, parameters={**tool.parameters,
+                                     "properties": {**properties, argument: {**schema, "enum": values}}})
+
+
+def _query_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
+    """A search with its query held to ``names`` (as literal text when the query is a regular
+    expression). Left free, the 0.5B model searched for ``.*``."""
+    if tool.role is not ToolRole.SEARCH:
+        return tool
+    return _hold(tool, tool.query_argument, [re.escape(n) if tool.query_is_regex else n for n in names])
+
+
+def _path_among(tool: ToolDefinition, names: list[str]) -> ToolDefinition:
+    """``tool`` with its ``path`` held to ``names``. Asked what README.md is about, the 0.5B model
+    read "path/to/your/file.txt"."""
+    return _hold(tool, "path", names) if tool.role in _PATH_ROLES else tool
+
+
+def _path_held(tool: ToolDefinition) -> bool:
+    path = tool.parameters.get("properties", {}).get("path")
+    return isinstance(path, dict) and "enum" in path
+
+
+def _search_held(tool: ToolDefinition, target: str, names: list[str]) -> ToolDefinition:
+    """A search held to what the model said. A target with words in the form of a file's name
+    says where to search (a search may be given one file), and the query stays free: stated as
+    a search, "what does owners.txt say" was otherwise held to finding the text "owners.txt".
+    Any other target is what to find, the whole of it first ("ERROR 503" is one thing to find)."""
+    places = [n for n in names if _FILE_FORM.search(n)]
+    if places:
+        return _hold(tool, "path", places) if tool.role is ToolRole.SEARCH else tool
+    return _query_among(tool, list(dict.fromkeys([target, *names])))
 
 
 def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinition, ...]) -> Turn:
@@ -280,7 +317,11 @@ def _first_turn(request: str, stated: StatedIntent, offered: tuple[ToolDefinitio
     if intent is not Intent.ANSWER and stated.target_in(request):
         names = _target_names(stated.target, request)
         before, tools = tools, tuple(_path_among(t, names) for t in tools)
-        held = any(a is not b for a, b in zip(before, tools, strict=True))
+        if intent is Intent.SEARCH:
+            # Held to where and what the model said it searches, not made a call for a text
+            # to find alone: the model may still answer.
+            tools = tuple(_search_held(t, stated.target.strip(), names) for t in tools)
+        held = any(_path_held(after) and not _path_held(b) for b, after in zip(before, tools, strict=True))
     # A question is held to a call only when the call is held to the file the request names.
     # Its target may be any of the request's words ("France" of "the capital of France", stated
     # as a search): held to a search then, the model searched the files for general knowledge
