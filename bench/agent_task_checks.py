@@ -31,6 +31,14 @@ class Job:
     question: bool = False
 
 
+def question(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check, *, set: str = "base") -> Job:
+    """A question about files: nothing may change and no change may be proposed. The person
+    answers "no" to any approval, so a question that became a change proposal is counted (and
+    fails) and nothing is changed by it."""
+    return Job(job_id, lang, "question", prompt, files, both(unchanged(files), fact), approve=False, set=set,
+               question=True)
+
+
 def text_of(ws: Path, name: str) -> str | None:
     path = ws / name
     return path.read_text(encoding="utf-8") if path.is_file() else None

@@ -10,7 +10,7 @@ files and phrasings of its own.
 
 from __future__ import annotations
 
-from agent_task_checks import Check, Job, any_of, appended, both, contains, edited, has, moved, unchanged
+from agent_task_checks import Check, Job, any_of, appended, contains, edited, has, moved, question
 
 RECIPE = "Pancakes\nflour: 200 g\nmilk: 300 ml\neggs: 2\n"
 SERVER_PY = (
@@ -33,8 +33,7 @@ def _further_jobs() -> list[Job]:
         jobs.append(Job(job_id, lang, kind, prompt, files, check, set="further"))
 
     def ask(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> None:
-        jobs.append(Job(job_id, lang, "question", prompt, files, both(unchanged(files), fact), approve=False,
-                        set="further", question=True))
+        jobs.append(question(job_id, lang, prompt, files, fact, set="further"))
 
     add("f_en_read_milk", "en", "read", "How much milk goes into the pancakes? It's in recipe.txt.",
         {"recipe.txt": RECIPE}, has("300"))

@@ -9,7 +9,7 @@ file that must change nothing.
 
 from __future__ import annotations
 
-from agent_task_checks import Check, Job, any_of, appended, both, contains, edited, has, moved, unchanged
+from agent_task_checks import Check, Job, any_of, appended, contains, edited, has, moved, question
 
 GARDEN = "tomatoes: water daily\nbasil: water every 2 days\ncactus: water monthly\n"
 QUEUE_PY = (
@@ -29,8 +29,7 @@ def _later_jobs() -> list[Job]:
         jobs.append(Job(job_id, lang, kind, prompt, files, check, set="later"))
 
     def ask(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> None:
-        jobs.append(Job(job_id, lang, "question", prompt, files, both(unchanged(files), fact), approve=False,
-                        set="later", question=True))
+        jobs.append(question(job_id, lang, prompt, files, fact, set="later"))
 
     add("l_en_search", "en", "search", "Which note mentions the word 'lighthouse'?",
         {"notes/trip.txt": "we walked to the lighthouse\n", "notes/food.txt": "soup and bread\n"}, has("trip.txt"))

@@ -24,6 +24,7 @@ from agent_task_checks import (
     has,
     holds_lines,
     moved,
+    question,
     says_refused,
     unchanged,
 )
@@ -299,10 +300,7 @@ def _question_jobs() -> list[Job]:
     jobs: list[Job] = []
 
     def ask(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> None:
-        # The person answers "no" to any approval: a question that became a change proposal is
-        # counted (and fails), and nothing is changed by it.
-        jobs.append(Job(job_id, lang, "question", prompt, files, both(unchanged(files), fact), approve=False,
-                        set="questions", question=True))
+        jobs.append(question(job_id, lang, prompt, files, fact, set="questions"))
 
     ask("q_en_save_button", "en", "What does the save button in form.py do?", {"form.py": FORM_PY}, has("contacts.json"))
     ask("q_en_update_loop", "en", "Explain how the update loop in main.py works.", {"main.py": MAIN_PY},

@@ -70,13 +70,13 @@ from echo_desk.tools.results import RiskLevel
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_task_checks import (
-    Check,
     Job,
     any_of,
     appended,
     both,
     edited,
     has,
+    question,
     runs_to,
     says_refused,
     text_of,
@@ -99,10 +99,6 @@ STOCK_PY = "STOCK = {'pommes': 10}\n\n\ndef mettre_a_jour(nom, quantite):\n    S
 USERS_PY = "USERS = []\n\n\ndef add_user(name):\n    USERS.append({'name': name, 'active': True})\n"
 NOTES_MD = "# Notes\n\n- Fix: no more timeout when the list is empty.\n"
 
-
-def question(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> Job:
-    """A question about files: nothing may change and no change may be proposed (denied if it is)."""
-    return Job(job_id, lang, "question", prompt, files, both(unchanged(files), fact), approve=False, question=True)
 
 
 NOTES = "milk\neggs\n"
