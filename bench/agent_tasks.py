@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--set base|language|questions|further|later|all] [--only ID,ID] [--limit N] [--threads N]
+    python bench/agent_tasks.py [--set base|language|questions|further|later|scripts|all] [--only ID,ID] [--limit N] [--threads N]
                                 [--no-grammar] [--json OUT]
     python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
@@ -24,7 +24,8 @@ round of tuning), and two held-out sets in ``agent_task_sets.py``: ``language`` 
 job in six languages) and ``questions`` (questions about named files that must change nothing;
 every call with a side effect there is counted as a change proposal and fails the job), and
 ``further`` in ``agent_task_further.py`` (written after that work, run once at its end), and
-``later`` in ``agent_task_later.py`` (written before the last round of steering changes). Each
+``later`` in ``agent_task_later.py`` (written before the last round of steering changes), and
+``scripts`` in ``agent_task_scripts.py`` (written before the command was offered after a look). Each
 set's figures are printed, and each language's.
 """
 
@@ -84,6 +85,7 @@ from agent_task_checks import (
 )
 from agent_task_further import FURTHER_JOBS
 from agent_task_later import LATER_JOBS
+from agent_task_scripts import SCRIPTS_JOBS
 from agent_task_sets import LANGUAGE_JOBS, QUESTION_JOBS
 
 JOB_SECONDS = 180.0
@@ -279,7 +281,8 @@ JOBS: list[Job] = [
 
 #: Every set by name (``--set``); see ``Job.set``.
 SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS,
-                              "further": FURTHER_JOBS, "later": LATER_JOBS}
+                              "further": FURTHER_JOBS, "later": LATER_JOBS,
+                              "scripts": SCRIPTS_JOBS}
 
 
 @dataclass
