@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--set base|language|questions|further|later|scripts|all] [--only ID,ID] [--limit N] [--threads N]
+    python bench/agent_tasks.py [--set base|language|questions|further|later|scripts|commands|all] [--only ID,ID] [--limit N] [--threads N]
                                 [--no-grammar] [--json OUT]
     python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
@@ -25,7 +25,8 @@ job in six languages) and ``questions`` (questions about named files that must c
 every call with a side effect there is counted as a change proposal and fails the job), and
 ``further`` in ``agent_task_further.py`` (written after that work, run once at its end), and
 ``later`` in ``agent_task_later.py`` (written before the last round of steering changes), and
-``scripts`` in ``agent_task_scripts.py`` (written before the command was offered after a look). Each
+``scripts`` in ``agent_task_scripts.py`` (written before the command was offered after a look), and
+``commands`` in ``agent_task_commands.py`` (written after that change, before the next). Each
 set's figures are printed, and each language's.
 """
 
@@ -83,6 +84,7 @@ from agent_task_checks import (
     text_of,
     unchanged,
 )
+from agent_task_commands import COMMANDS_JOBS
 from agent_task_further import FURTHER_JOBS
 from agent_task_later import LATER_JOBS
 from agent_task_scripts import SCRIPTS_JOBS
@@ -282,7 +284,7 @@ JOBS: list[Job] = [
 #: Every set by name (``--set``); see ``Job.set``.
 SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS,
                               "further": FURTHER_JOBS, "later": LATER_JOBS,
-                              "scripts": SCRIPTS_JOBS}
+                              "scripts": SCRIPTS_JOBS, "commands": COMMANDS_JOBS}
 
 
 @dataclass
