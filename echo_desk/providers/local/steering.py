@@ -34,11 +34,10 @@ The rules, turn by turn:
 - After a failed call: the intent's tools again, the model may correct the call or answer (a
   change to a file that could not be read: what changes or creates one, no second look).
 - After a call the person declined, or a call repeated with the same arguments: the answer.
-- After a successful look in an exchange the model said asks for a change or a command no call
-  has made yet: the tools that make that change (or run it), once, and the model is told to make
-  it with a call, or to answer in text if it was asked a question — its second word on the
-  intent, now with what it looked at in front of it. After anything else that succeeded: the
-  answer.
+- After a successful look in an exchange the model said asks for a change no call has made yet:
+  the tools that make that change, once, and the model is told to make the change with a call,
+  or to answer in text if it was asked a question — its second word on the intent, now with what
+  it looked at in front of it. After anything else that succeeded: the answer.
 
 A question never gets a change tool in its exchange. This narrows what is *offered*: every call
 still goes through the dispatcher, its rules and the person's approval.
@@ -65,10 +64,7 @@ _NOTHING: frozenset[ToolRole] = frozenset()
 #: rewrote whole files and dropped lines) and then edits it (not rewrites it). Text added at the
 #: end, a new file, a move, a deletion and a command may be made at once, or the model may look
 #: first: the model's own choice of call is its second word on the intent (it called questions
-#: about code "run" or "create" now and then, and then chose to read the file). After that look
-#: its own tool is offered once more and the model decides, as after an edit's look (a command
-#: not offered after the look of the script it runs, the model read the script and guessed its
-#: output: 4 of 6 such jobs in the language set).
+#: about code "run" or "create" now and then, and then chose to read the file).
 FIRST: dict[Intent, frozenset[ToolRole]] = {
     Intent.LOOK: _LOOK,
     Intent.LIST: frozenset({ToolRole.LIST}),
@@ -86,7 +82,7 @@ THEN: dict[Intent, frozenset[ToolRole]] = {
     Intent.LIST: _NOTHING,
     Intent.SEARCH: _NOTHING,
     Intent.ANSWER: _NOTHING,
-    Intent.RUN: frozenset({ToolRole.RUN}),
+    Intent.RUN: _NOTHING,
     Intent.EDIT: frozenset({ToolRole.CHANGE}),
     Intent.APPEND: frozenset({ToolRole.APPEND}),
     Intent.CREATE: frozenset({ToolRole.CREATE}),
