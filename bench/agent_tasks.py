@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--set base|language|questions|further|later|scripts|commands|moves|all] [--only ID,ID] [--limit N] [--threads N]
+    python bench/agent_tasks.py [--set base|language|questions|further|later|scripts|commands|moves|renames|all] [--only ID,ID] [--limit N] [--threads N]
                                 [--no-grammar] [--json OUT]
     python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
@@ -27,7 +27,9 @@ every call with a side effect there is counted as a change proposal and fails th
 ``later`` in ``agent_task_later.py`` (written before the last round of steering changes), and
 ``scripts`` in ``agent_task_scripts.py`` (written before the command was offered after a look), and
 ``commands`` in ``agent_task_commands.py`` (written after that change, before the next), and
-``moves`` in ``agent_task_moves.py`` (written before a file that could not be read was offered a move). Each
+``moves`` in ``agent_task_moves.py`` (written before a file that could not be read was offered a move,
+a change measured and not kept), and ``renames`` in ``agent_task_renames.py`` (written before a move's
+source was held to the file the request names). Each
 set's figures are printed, and each language's.
 """
 
@@ -89,6 +91,7 @@ from agent_task_commands import COMMANDS_JOBS
 from agent_task_further import FURTHER_JOBS
 from agent_task_later import LATER_JOBS
 from agent_task_moves import MOVES_JOBS
+from agent_task_renames import RENAMES_JOBS
 from agent_task_scripts import SCRIPTS_JOBS
 from agent_task_sets import LANGUAGE_JOBS, QUESTION_JOBS
 
@@ -287,7 +290,7 @@ JOBS: list[Job] = [
 SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS,
                               "further": FURTHER_JOBS, "later": LATER_JOBS,
                               "scripts": SCRIPTS_JOBS, "commands": COMMANDS_JOBS,
-                              "moves": MOVES_JOBS}
+                              "moves": MOVES_JOBS, "renames": RENAMES_JOBS}
 
 
 @dataclass
