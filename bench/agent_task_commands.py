@@ -3,7 +3,8 @@
 Written after the command was offered after a look and before anything else changed; run once
 before and once after the next change, untouched. Two jobs in each of the six languages: one asks
 to run a command (a script, a one-line program or a tool with a file) and say what it printed,
-one asks a question about a script that must run nothing and change nothing.
+one asks a question about a script that must run nothing and change nothing. The next change
+(a script named by a command read before it is run) gave 6 → 4 of 12 and was not kept.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ said asks to run something), and run once before and once after that change, unt
 in each of the six languages on scripts of their own: one asks to run a script and say what it
 printed (a number the 0.5B model does not get right by reading the code), one asks a question
 about a script that must run nothing and change nothing (a command is a proposal there too).
+The change gave 8 → 8 of 12 and was not kept.
 """
 
 from __future__ import annotations

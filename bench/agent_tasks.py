@@ -24,13 +24,11 @@ round of tuning), and two held-out sets in ``agent_task_sets.py``: ``language`` 
 job in six languages) and ``questions`` (questions about named files that must change nothing;
 every call with a side effect there is counted as a change proposal and fails the job), and
 ``further`` in ``agent_task_further.py`` (written after that work, run once at its end), and
-``later`` in ``agent_task_later.py`` (written before the last round of steering changes), and
-``scripts`` in ``agent_task_scripts.py`` (written before the command was offered after a look), and
-``commands`` in ``agent_task_commands.py`` (written after that change, before the next), and
-``moves`` in ``agent_task_moves.py`` (written before a file that could not be read was offered a move,
-a change measured and not kept), and ``renames`` in ``agent_task_renames.py`` (written before a move's
-source was held to the file the request names). Each
-set's figures are printed, and each language's.
+``later`` in ``agent_task_later.py`` (written before the last round of steering changes). Four
+more, each written before a steering change that was measured on it and not kept: ``scripts``
+(the command offered after a look), ``commands`` (a named script read before it is run),
+``moves`` (a move offered after a failed look) and ``renames`` (a move's source held to the
+named file), in ``agent_task_<name>.py``. Each set's figures are printed, and each language's.
 """
 
 from __future__ import annotations
