@@ -1,6 +1,6 @@
 """Small real jobs for the agent with the built-in local model, judged by what they leave behind.
 
-    python bench/agent_tasks.py [--set base|language|questions|further|later|all] [--only ID,ID] [--limit N] [--threads N]
+    python bench/agent_tasks.py [--set base|language|questions|further|later|scripts|commands|moves|renames|all] [--only ID,ID] [--limit N] [--threads N]
                                 [--no-grammar] [--json OUT]
     python bench/agent_tasks.py --compare BEFORE.json AFTER.json
 
@@ -24,8 +24,11 @@ round of tuning), and two held-out sets in ``agent_task_sets.py``: ``language`` 
 job in six languages) and ``questions`` (questions about named files that must change nothing;
 every call with a side effect there is counted as a change proposal and fails the job), and
 ``further`` in ``agent_task_further.py`` (written after that work, run once at its end), and
-``later`` in ``agent_task_later.py`` (written before the last round of steering changes). Each
-set's figures are printed, and each language's.
+``later`` in ``agent_task_later.py`` (written before the last round of steering changes). Four
+more, each written before a steering change that was measured on it and not kept: ``scripts``
+(the command offered after a look), ``commands`` (a named script read before it is run),
+``moves`` (a move offered after a failed look) and ``renames`` (a move's source held to the
+named file), in ``agent_task_<name>.py``. Each set's figures are printed, and each language's.
 """
 
 from __future__ import annotations
@@ -82,8 +85,12 @@ from agent_task_checks import (
     text_of,
     unchanged,
 )
+from agent_task_commands import COMMANDS_JOBS
 from agent_task_further import FURTHER_JOBS
 from agent_task_later import LATER_JOBS
+from agent_task_moves import MOVES_JOBS
+from agent_task_renames import RENAMES_JOBS
+from agent_task_scripts import SCRIPTS_JOBS
 from agent_task_sets import LANGUAGE_JOBS, QUESTION_JOBS
 
 JOB_SECONDS = 180.0
@@ -279,7 +286,9 @@ JOBS: list[Job] = [
 
 #: Every set by name (``--set``); see ``Job.set``.
 SETS: dict[str, list[Job]] = {"base": JOBS, "language": LANGUAGE_JOBS, "questions": QUESTION_JOBS,
-                              "further": FURTHER_JOBS, "later": LATER_JOBS}
+                              "further": FURTHER_JOBS, "later": LATER_JOBS,
+                              "scripts": SCRIPTS_JOBS, "commands": COMMANDS_JOBS,
+                              "moves": MOVES_JOBS, "renames": RENAMES_JOBS}
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The built-in model's intent step alone: what it states for requests whose intent is known.
 
-    python bench/intent_probe.py [--threads N] [--only LANG,LANG]
+    python bench/intent_probe.py [--threads N] [--only LANG,LANG] [--held-out]
 
 Each request goes through the same step an exchange starts with (``providers/local/intent``:
 the system prompt and tool list of a fresh workspace, the request, the question), and the
@@ -8,6 +8,7 @@ stated intent is compared with the expected one. Printed: each request with what
 and the seconds it took, then the share right per language and the confusions. The requests
 are the tuning set of the step: the base jobs of ``agent_tasks.py`` and requests of its own in
 French, German, Spanish and Japanese — never the held-out sets (``agent_task_sets.py``).
+``--held-out`` probes the step's own held-out requests (``HELD_OUT``) instead.
 """
 
 from __future__ import annotations
@@ -69,8 +70,54 @@ OWN = [
     ("ja", "run", "ls を実行して結果を見せてください。"),
 ]
 
+#: A held-out set of the step (``--held-out``), written on 2026-12-03 before the step's guide was
+#: changed to tell questions about a script from requests to run it and a file's new name from an
+#: edit; run before and after that change, never tuned on. In each language: two questions about
+#: what a script or program does (in words of running, saving, deleting), a request to run one,
+#: a file to rename, a question about a settings file and an edit of it.
+HELD_OUT = [
+    ("en", "question", "Does cleanup.py delete the log files or just move them?"),
+    ("en", "question", "What happens when I run setup.sh without arguments?"),
+    ("en", "run", "Please execute ./check.sh and show me its output."),
+    ("en", "move", "Call the file draft_v2.md report.md instead."),
+    ("en", "question", "Which port does server.conf use?"),
+    ("en", "edit", "In server.conf, switch the port from 8000 to 9000."),
+    ("zh", "question", "backup.py 会覆盖旧的备份吗？"),
+    ("zh", "question", "运行 install.sh 之前需要准备什么？"),
+    ("zh", "run", "帮我跑一下 python3 main.py，看看输出什么。"),
+    ("zh", "move", "把 草稿.md 重命名成 报告.md"),
+    ("zh", "question", "config.ini 里的超时时间是多少？"),
+    ("zh", "edit", "把 config.ini 里的 timeout 改成 30"),
+    ("fr", "question", "Le script sauvegarde.sh écrase-t-il les anciennes copies ?"),
+    ("fr", "question", "Que se passe-t-il si je lance nettoyer.py deux fois ?"),
+    ("fr", "run", "Exécute python3 rapport.py, s'il te plaît."),
+    ("fr", "move", "Donne à notes.md le nom journal.md."),
+    ("fr", "question", "Quelle langue est définie dans reglages.json ?"),
+    ("fr", "edit", "Dans reglages.json, remplace fr par en."),
+    ("de", "question", "Löscht aufraeumen.sh auch versteckte Dateien?"),
+    ("de", "question", "Was macht die Funktion speichern in daten.py genau?"),
+    ("de", "run", "Lass bitte npm test laufen und sag mir, ob alles grün ist."),
+    ("de", "move", "Nenne bericht_alt.txt um in bericht.txt."),
+    ("de", "question", "Welche Version steht in paket.json?"),
+    ("de", "edit", "Ändere in paket.json die Version auf 2.1.0."),
+    ("es", "question", "¿Borra limpiar.sh también la carpeta tmp?"),
+    ("es", "question", "¿Qué hace el bucle principal de juego.py?"),
+    ("es", "run", "Corre python3 prueba.py y cuéntame qué sale."),
+    ("es", "move", "Renombra viejo.txt como nuevo.txt."),
+    ("es", "question", "¿Cuántas líneas tiene datos.csv?"),
+    ("es", "edit", "En ajustes.ini cambia el puerto 21 por 22."),
+    ("ja", "question", "cleanup.sh は隠しファイルも削除しますか？"),
+    ("ja", "question", "save.py の保存処理は何をしていますか？"),
+    ("ja", "run", "python3 check.py を走らせて結果を教えて。"),
+    ("ja", "move", "memo.txt を notes.txt という名前にしてください。"),
+    ("ja", "question", "settings.json の言語設定は何ですか？"),
+    ("ja", "edit", "settings.json の language を en に変えて。"),
+]
 
-def cases() -> list[tuple[str, str, str]]:
+
+def cases(held_out: bool = False) -> list[tuple[str, str, str]]:
+    if held_out:
+        return HELD_OUT
     from agent_tasks import JOBS
 
     base = [(j.lang, JOB_INTENT.get(j.id) or KIND_INTENT[j.kind], j.prompt) for j in JOBS]
@@ -81,6 +128,7 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--only", default="", help="comma-separated languages")
+    parser.add_argument("--held-out", action="store_true", help="the held-out requests (HELD_OUT) instead")
     args = parser.parse_args()
 
     from echo_desk.providers.local.default_model import default_model_path
@@ -89,7 +137,7 @@ async def main() -> int:
     from echo_desk.providers.local.provider import LocalModel
     from echo_desk.providers.local.structured import plain_tool_results, state_intent
 
-    chosen = [c for c in cases() if not args.only or c[0] in args.only.split(",")]
+    chosen = [c for c in cases(args.held_out) if not args.only or c[0] in args.only.split(",")]
     with tempfile.TemporaryDirectory(prefix="intent-probe-") as home:
         runtime = Runtime.create(settings_store=SettingsStore.in_dir(Path(home) / "config"),
                                  data_dir=Path(home) / "data", with_plugins=False)

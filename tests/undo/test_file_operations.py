@@ -48,6 +48,29 @@ async def test_move_shows_both_paths_never_replaces_and_reverts(runtime: Runtime
     assert not dst.exists()
 
 
+async def test_a_move_or_copy_onto_an_existing_folder_does_nothing_and_names_the_path_inside_it(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
+    (workspace / "invoice.pdf").write_text("%PDF\n")
+    (workspace / "paid").mkdir()
+    (workspace / "drafts").mkdir()
+    (workspace / "drafts" / "one.txt").write_text("1\n")
+    asked = len(host.requests)
+    for name, source, cid in (("move_path", "invoice.pdf", "m1"), ("copy_path", "invoice.pdf", "c1"),
+                              ("move_path", "drafts", "m2")):
+        refused = await _call(runtime, scope, host, name, {"source": source, "destination": "paid"}, cid)
+        # Never put inside unasked (the path judged and shown is the path written): the path meant is named.
+        assert not refused.ok and f"give the destination {workspace / 'paid' / source}" in refused.error
+    assert len(host.requests) == asked  # nobody was asked about a call that could not be made
+    assert sorted(p.name for p in (workspace / "paid").iterdir()) == []
+    assert (workspace / "invoice.pdf").read_text() == "%PDF\n" and (workspace / "drafts" / "one.txt").exists()
+    moved = await _call(runtime, scope, host, "move_path",
+                        {"source": "invoice.pdf", "destination": str(workspace / "paid" / "invoice.pdf")}, "m3")
+    assert moved.ok and (workspace / "paid" / "invoice.pdf").read_text() == "%PDF\n"
+    taken = await _call(runtime, scope, host, "copy_path", {"source": "paid/invoice.pdf", "destination": "drafts/one.txt"},
+                        "c2")
+    assert not taken.ok and "already exists; nothing is replaced" in taken.error  # a file: no path inside it
+
+
 async def test_delete_moves_to_the_trash_and_revert_puts_it_back(runtime: Runtime, scope: Scope,
                                                                  host: ScriptedHost, workspace: Path,
                                                                  tmp_path: Path) -> None:

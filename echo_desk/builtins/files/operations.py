@@ -68,8 +68,17 @@ def _read(target: fs.Resolved, what: str, protected: Sequence[str] = ()) -> _Fil
     return _File(target, data, st.st_mode & 0o7777, protections_of(target, protected=protected))
 
 
-def _require_absent(target: fs.Resolved, what: str) -> None:
-    if entries.lstat_entry(target) is not None:
+def _require_absent(target: fs.Resolved, what: str, arriving: str = "") -> None:
+    """``target`` must not exist yet, in a folder that does. ``arriving``: the name of what would
+    come there (a move's or a copy's source), so an existing folder is answered with the path
+    inside it that was probably meant: nothing is ever put inside a folder unasked (the path the
+    rules judged and the person approved is the path written), but ``mv a.txt folder`` is what
+    most people and models mean."""
+    found = entries.lstat_entry(target)
+    if found is not None and arriving and stat.S_ISDIR(found.st_mode):
+        raise ToolError(f"{what} {target} is a folder that already exists; nothing was done. To put {arriving} "
+                        f"inside it, give the {what} {target.path / arriving}.", kind=ErrorKind.BUSINESS)
+    if found is not None:
         raise ToolError(f"{what} {target} already exists; nothing is replaced. Choose another name or "
                         "delete it first.", kind=ErrorKind.BUSINESS)
     if not os.path.isdir(target.path.parent):
@@ -158,6 +167,10 @@ def _file_or_folder(target: fs.Resolved, what: str, protected: Sequence[str]) ->
     return _read(target, what, protected)
 
 
+def _name_of(src: _File | trees.Tree) -> str:
+    return (src.target if isinstance(src, _File) else src.root).path.name
+
+
 def _source_and_destination(source: str, destination: str, ctx: ToolExecutionContext,
                             protected: Sequence[str]) -> tuple[_File | trees.Tree, fs.Resolved]:
     src = entries.entry(source, ctx.write_roots, what="source")
@@ -222,7 +235,7 @@ class MovePath(_PathTool[MoveArguments]):
     def plan(self, args: MoveArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         protected = self.protected_paths()
         src, dst = _source_and_destination(args.source, args.destination, ctx, protected)
-        _require_absent(dst, "destination")
+        _require_absent(dst, "destination", _name_of(src))
         if isinstance(src, trees.Tree):
             preview = ToolPreview(targets=(_folder_target(src, N_("move folder from"), protected),
                                            _target(dst, N_("move to"), protected)),
@@ -283,7 +296,7 @@ class CopyPath(_PathTool[CopyArguments]):
     def plan(self, args: CopyArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         protected = self.protected_paths()
         src, dst = _source_and_destination(args.source, args.destination, ctx, protected)
-        _require_absent(dst, "destination")
+        _require_absent(dst, "destination", _name_of(src))
         if isinstance(src, trees.Tree):
             preview = ToolPreview(targets=(_folder_target(src, N_("copy folder from"), protected),
                                            _target(dst, N_("copy to"), protected)),
