@@ -7,7 +7,10 @@ In one run: the app side is the real engine with the gateway service on the MCP 
 dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
 order; medians of N calls each (target: gateway ≤ 1.3× direct). Beside them, the same client
 through two relays that do nothing but copy bytes (``null_relay.py``): what the gateway's two extra
-process hops cost by themselves, whatever runs in them. Then 200 calls at once from two gateway
+process hops cost by themselves, whatever runs in them. And the same server called with bare
+JSON-RPC lines, no client library (``BareClient``): what one SDK client session adds to a call
+(the gateway pays for two, the caller's and the app's own to the server). Then 200 calls at once
+from two gateway
 clients (100 each): how many were lost (an exception or an error result) and the p50/p99.
 Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
 
@@ -116,8 +119,8 @@ async def main(n: int) -> None:
           f"(machine load: {os.getloadavg()[0]:.1f})")
     manager_tid = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_native_id(), runtime.mcp.loop))
     print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
-          f"{'socket only ms':>15}   {'2 null relays ms':>16}   CPU per gateway call: gateway process, "
-          "app's MCP thread (ms)")
+          f"{'socket only ms':>15}   {'2 null relays ms':>16}   {'bare client ms':>14}   CPU per gateway call: "
+          "gateway process, app's MCP thread (ms)")
     try:
         for name, entry, tool, args in found:
             await compare(n, service.path, gateway, manager_tid, name, entry, tool, args)
@@ -140,16 +143,18 @@ async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: st
     relayed_params = StdioServerParameters(
         command=sys.executable, args=[null_relay, sys.executable, null_relay, entry["command"], *entry["args"]])
     relay = await Relay.connect(socket, "bench-socket")
+    bare = await BareClient.start(entry["command"], entry["args"])
     async with (Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through,
                 Client(relayed_params, mode=MODE) as hops):
-        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": [], "hops": []}
+        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": [], "hops": [], "bare": []}
         # "socket": the app's side alone (socket, service, dispatcher, server), called from here
         # without the gateway process: what the gateway process itself adds is the rest.
         # "hops": the server behind two relays that do nothing: the floor of any two extra processes.
         calls = {"direct": lambda: direct.call_tool(tool, args),
                  "gateway": lambda: through.call_tool(f"{name}__{tool}", args),
                  "socket": lambda: _relayed(relay, f"{name}__{tool}", args),
-                 "hops": lambda: hops.call_tool(tool, args)}
+                 "hops": lambda: hops.call_tool(tool, args),
+                 "bare": lambda: bare.call_tool(tool, args)}
         for _ in range(30):  # warm up both
             for call in calls.values():
                 await call()
@@ -168,15 +173,66 @@ async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: st
         # The app's thread also served the "socket" calls: its CPU per call covers both.
         cpu = [(cpu_seconds(p) - b) * 1000 for p, b in zip(cpu_paths, cpu_before, strict=True)]
     await relay.aclose()
-    d, g, s, h = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket", "hops"))
+    await bare.aclose()
+    d, g, s, h, b = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket", "hops", "bare"))
     print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
-          f"{h:>9.3f} ({h / d:.2f}×)   {cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
+          f"{h:>9.3f} ({h / d:.2f}×)   {b:>14.3f}   {cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
 
 
 async def _native_id() -> int:
     import threading
 
     return threading.get_native_id()
+
+
+class BareClient:
+    """A server called with bare JSON-RPC lines on its stdin and stdout, in the handshake era: a
+    call's cost without any client library, beside the SDK client's."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.last_id = 0
+
+    @classmethod
+    async def start(cls, command: str, args: list[str]) -> BareClient:
+        process = await asyncio.create_subprocess_exec(command, *args, stdin=asyncio.subprocess.PIPE,
+                                                       stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.DEVNULL)
+        client = cls(process)
+        await client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": "bench", "version": "1"}})
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return client
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        self.last_id += 1
+        await self.send({"jsonrpc": "2.0", "id": self.last_id, "method": method, "params": params})
+        while True:  # a notification or a log line of the server may come first
+            line = await self.process.stdout.readline()
+            if not line:
+                raise ConnectionError("the server closed its output")
+            message = json.loads(line)
+            if message.get("id") == self.last_id:
+                return message
+
+    async def call_tool(self, tool: str, args: dict[str, Any]) -> _Relayed:
+        answer = await self.request("tools/call", {"name": tool, "arguments": args})
+        return _Relayed(answer.get("result") or {"isError": True})
+
+    async def aclose(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 5)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
 
 
 class _Relayed:
