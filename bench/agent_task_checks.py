@@ -39,6 +39,12 @@ def question(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: C
                question=True)
 
 
+def command(job_id: str, lang: str, prompt: str, files: dict[str, str], printed: str, *, set: str = "base") -> Job:
+    """A command to run and report: the files stay as they were and the answer holds what it
+    printed (a number the 0.5B model does not get right by reading the code)."""
+    return Job(job_id, lang, "run", prompt, files, both(unchanged(files), has(printed)), set=set)
+
+
 def text_of(ws: Path, name: str) -> str | None:
     path = ws / name
     return path.read_text(encoding="utf-8") if path.is_file() else None

@@ -9,7 +9,7 @@ one asks a question about a script that must run nothing and change nothing. The
 
 from __future__ import annotations
 
-from agent_task_checks import Check, Job, any_of, both, has, question, unchanged
+from agent_task_checks import Check, Job, any_of, command, has, question
 
 NOTES_TXT = "".join(f"note {n}\n" for n in range(1, 8))
 WORDS_TXT = "one two three four five six seven eight nine ten eleven\n"
@@ -24,8 +24,7 @@ def _commands_jobs() -> list[Job]:
     jobs: list[Job] = []
 
     def run(job_id: str, lang: str, prompt: str, files: dict[str, str], printed: str) -> None:
-        check: Check = both(unchanged(files), has(printed))
-        jobs.append(Job(job_id, lang, "run", prompt, files, check, set="commands"))
+        jobs.append(command(job_id, lang, prompt, files, printed, set="commands"))
 
     def ask(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> None:
         jobs.append(question(job_id, lang, prompt, files, fact, set="commands"))

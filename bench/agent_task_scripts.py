@@ -10,7 +10,7 @@ The change gave 8 → 8 of 12 and was not kept.
 
 from __future__ import annotations
 
-from agent_task_checks import Check, Job, any_of, both, has, question, unchanged
+from agent_task_checks import Check, Job, any_of, command, has, question
 
 TALLY_PY = 'words = ["pear", "fig", "plum", "kiwi", "lime"]\nprint(sum(len(w) for w in words) * 3)\n'
 CALC_PY = "x = 7\nfor _ in range(3):\n    x = x * 2 + 1\nprint(x)\n"
@@ -23,8 +23,7 @@ def _scripts_jobs() -> list[Job]:
     jobs: list[Job] = []
 
     def run(job_id: str, lang: str, prompt: str, files: dict[str, str], printed: str) -> None:
-        check: Check = both(unchanged(files), has(printed))
-        jobs.append(Job(job_id, lang, "run", prompt, files, check, set="scripts"))
+        jobs.append(command(job_id, lang, prompt, files, printed, set="scripts"))
 
     def ask(job_id: str, lang: str, prompt: str, files: dict[str, str], fact: Check) -> None:
         jobs.append(question(job_id, lang, prompt, files, fact, set="scripts"))
