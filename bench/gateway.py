@@ -10,8 +10,8 @@ through two relays that do nothing but copy bytes (``null_relay.py``): what the 
 process hops cost by themselves, whatever runs in them. And the same server called with bare
 JSON-RPC lines, no client library (``BareClient``): what one SDK client session adds to a call
 (the gateway pays for two, the caller's and the app's own to the server). Then 200 calls at once
-from two gateway
-clients (100 each): how many were lost (an exception or an error result) and the p50/p99.
+from two gateway clients (100 each): how many were lost (an exception or an error result) and the
+p50/p99.
 Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
 
 Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern]
