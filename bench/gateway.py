@@ -1,8 +1,8 @@
 """The gateway's cost: an auto-allowed call through ``echo-desk gateway`` vs the same client
 talking to the same server directly, and many calls at once from two clients.
 
-In one run: the app side is the real engine with the gateway service on the MCP manager's loop
-(as the app runs it); the client is the official MCP Python SDK client over stdio, once to
+In one run: the app side is the real engine with the gateway service on the MCP manager's loop,
+in a process of its own as the app runs it (``gateway_app.py``); the client is the official MCP Python SDK client over stdio, once to
 ``echo-desk gateway --client bench`` (which relays over the socket to the service, whose
 dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
 order; medians of N calls each (target: gateway ≤ 1.3× direct). Beside them, the same client
@@ -90,11 +90,9 @@ async def main(n: int) -> None:
                       ECHO_DESK_GATEWAY_SOCKET=str(base / "gw.sock"), ECHO_DESK_GATEWAY_START="0")
     from mcp import Client, StdioServerParameters
 
-    from echo_desk.agent.host import ScriptedHost
-    from echo_desk.gateway.service import GatewayService
+    from echo_desk.gateway.local_socket import socket_path
     from echo_desk.mcp.config import config_path, parse_server
-    from echo_desk.runtime import Runtime
-    from echo_desk.store.paths import config_dir, data_dir
+    from echo_desk.store.paths import config_dir
     from echo_desk.store.settings import SettingsStore, ToolPolicy
 
     found = servers()
@@ -107,31 +105,34 @@ async def main(n: int) -> None:
                                                   for name, entry, _, _ in found}))
     for name, _, tool, _ in found:
         store.set_tool(f"{name}__{tool}", policy=ToolPolicy.ALWAYS)  # auto-allowed: nobody is asked
-    runtime = Runtime.create(settings_store=store, data_dir=data_dir(), with_plugins=False)
-    await runtime.attach_mcp(wait=True)
-    assert runtime.mcp is not None
-    service = GatewayService(runtime, ScriptedHost())
-    service.start_on(runtime.mcp.loop)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # The app in a process of its own, as a person runs it (in this one, its thread would share
+    # the interpreter's lock with the clients measured here).
+    app = await asyncio.create_subprocess_exec(sys.executable, str(Path(__file__).with_name("gateway_app.py")),
+                                               stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+    assert app.stdout is not None and app.stdin is not None
+    ready = (await asyncio.wait_for(app.stdout.readline(), 120)).decode().split()
+    if ready[:1] != ["ready"]:
+        raise SystemExit(f"the app side did not start: {ready}")
+    app_pid, manager_tid = int(ready[1]), int(ready[2])
     gateway = StdioServerParameters(command=sys.executable, args=["-m", "echo_desk", "gateway", "--client", "bench"],
                                     env=env)
     print(f"{n} calls each, interleaved in a shuffled order; medians; clients in {MODE} mode "
           f"(machine load: {os.getloadavg()[0]:.1f})")
-    manager_tid = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_native_id(), runtime.mcp.loop))
     print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
           f"{'socket only ms':>15}   {'2 null relays ms':>16}   {'bare client ms':>14}   CPU per gateway call: "
           "gateway process, app's MCP thread (ms)")
     try:
         for name, entry, tool, args in found:
-            await compare(n, service.path, gateway, manager_tid, name, entry, tool, args)
+            await compare(n, socket_path(), gateway, f"/proc/{app_pid}/task/{manager_tid}/stat", name, entry, tool, args)
         await concurrent(gateway, found[0], Client)
     finally:
-        await service.shutdown()
-        await runtime.aclose()
+        app.stdin.close()
+        await asyncio.wait_for(app.wait(), 30)
         shutil.rmtree(base, ignore_errors=True)
 
 
-async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: str, entry: dict[str, Any],
+async def compare(n: int, socket: Path, gateway: Any, app_thread_stat: str, name: str, entry: dict[str, Any],
                   tool: str, args: dict[str, Any]) -> None:
     """One server: the direct, gateway and app-side-only paths interleaved; medians and CPU."""
     from mcp import Client, StdioServerParameters
@@ -159,7 +160,7 @@ async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: st
             for call in calls.values():
                 await call()
         gateway_pid = child_pid("--client bench")
-        cpu_paths = (f"/proc/{gateway_pid}/stat", f"/proc/self/task/{manager_tid}/stat")
+        cpu_paths = (f"/proc/{gateway_pid}/stat", app_thread_stat)
         cpu_before = [cpu_seconds(p) for p in cpu_paths]
         order = list(calls)
         shuffle = random.Random(7).shuffle
@@ -177,12 +178,6 @@ async def compare(n: int, socket: Path, gateway: Any, manager_tid: int, name: st
     d, g, s, h, b = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket", "hops", "bare"))
     print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
           f"{h:>9.3f} ({h / d:.2f}×)   {b:>14.3f}   {cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
-
-
-async def _native_id() -> int:
-    import threading
-
-    return threading.get_native_id()
 
 
 class BareClient:

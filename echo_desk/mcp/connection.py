@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from echo_desk import __version__
 from echo_desk.i18n import N_
+from echo_desk.mcp.call_lane import CallLane, through_lane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
@@ -104,6 +105,8 @@ class ServerConnection:
         self._listens: dict[str, asyncio.Task[None]] = {}
         #: The OAuth access token on HTTP requests (none for stdio, or with an Authorization header set by hand).
         self.bearer: OAuthBearer | None = None
+        #: ``tools/call`` past the SDK's session (stdio servers; see ``call_lane``).
+        self._lane: CallLane | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -181,7 +184,7 @@ class ServerConnection:
             # Dies with us, even after kill -9, and so does everything it started (own sessions too).
             command, args = reaped(*leashed(command, args, env), env)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
-            return stdio_client(params, errlog=errlog), errlog
+            return through_lane(stdio_client(params, errlog=errlog), self._keep_lane), errlog
         headers = cfg.resolved_headers()
         if not any(key.lower() == "authorization" for key in headers):
             self.bearer = OAuthBearer(cfg.name)
@@ -189,6 +192,9 @@ class ServerConnection:
             return sse_client(cfg.url, headers=headers, auth=self.bearer), None
         http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self.bearer))
         return streamable_http_client(cfg.url, http_client=http), None
+
+    def _keep_lane(self, lane: CallLane) -> None:
+        self._lane = lane
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         error: BaseException | None = None
@@ -207,6 +213,8 @@ class ServerConnection:
                 finally:
                     if errlog is not None:
                         errlog.close()
+                if self._lane is not None and not self._lane.adopt(client):
+                    self._lane = None
                 async with anyio.create_task_group() as tg:
                     if self._wants_listen(client):
                         tg.start_soon(self._listen, client)
@@ -220,6 +228,7 @@ class ServerConnection:
                 raise
         finally:
             self._client = None
+            self._lane = None
             if not ready.done():
                 ready.set_exception(error or ConnectionError("the server closed the connection"))
             elif not self._closing:
@@ -294,7 +303,15 @@ class ServerConnection:
         raise ValueError(f"the server's tool list goes on for more than {MAX_LIST_PAGES} pages")
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        lane = self._lane
+        if lane is not None and lane.ready:
+            return await lane.call_tool(name, arguments)
         return await self.client.call_tool(name, arguments)
+
+    @property
+    def calls_past_the_session(self) -> bool:
+        """Whether ``call_tool`` takes the lane (a stdio server, an SDK the lane knows)."""
+        return self._lane is not None and self._lane.ready
 
     # -- resources and prompts -----------------------------------------------------------------
 

@@ -1,0 +1,183 @@
+"""``tools/call`` to a stdio server past the SDK's client session, on the transport's own streams.
+
+The SDK's session spends 0.3–0.7 ms of CPU on every call (the request built as a model and dumped,
+its dispatcher's bookkeeping, the result checked against the negotiated revision and validated
+again; ``bench/gateway.py``'s "bare client" column measures it), more than a small server takes to
+answer. Every gateway call and every MCP call of the chat pays it. The lane sits between the stdio
+transport and the session: it sends a ``tools/call`` of its own (an id the session never uses) and
+takes the answer to it off the server's stream before the session sees it; every other message
+passes through untouched, so the handshake, listings, notifications and the server's own requests
+(elicitation in the handshake era) stay the SDK's.
+
+What the lane does not know, it leaves to the SDK, and it never sends anything twice:
+- the request is stamped by the session's own stamp (the 2026-07-28 envelope of protocol version,
+  client info and capabilities, exactly as the session would send it), so both eras work;
+- an answer that needs the person first (``input_required``, 2026-07-28) goes to the SDK's driver,
+  which asks and retries as it would for its own call;
+- a structured result is checked against the tool's output schema by the session, as the SDK does;
+- a call given up (a timeout, Stop) tells the server with ``notifications/cancelled``.
+When the session lacks the stamp or the driver (another SDK version), there is no lane, and every
+call takes the SDK's way: slower, never wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+log = logging.getLogger(__name__)
+
+Incoming = SessionMessage | Exception
+Stamp = Callable[[dict[str, Any], dict[str, Any]], None]
+#: The lane's request ids (the SDK's session numbers its own).
+_ID_PREFIX = "echo-desk-lane-"
+
+
+class CallLane:
+    """Between one stdio transport and its SDK session: ``streams`` go to the session."""
+
+    def __init__(self, read: MemoryObjectReceiveStream[Incoming], write: MemoryObjectSendStream[SessionMessage]) -> None:
+        self._read = read
+        self._write = write
+        self._to_session, self._session_reads = anyio.create_memory_object_stream[Incoming](0)
+        self._waiting: dict[str, asyncio.Future[types.JSONRPCResponse | types.JSONRPCError]] = {}
+        self._ids = (f"{_ID_PREFIX}{n}" for n in itertools.count(1))
+        self._closed = False
+        self._background: set[asyncio.Task[None]] = set()
+        self._client: Client | None = None
+        self._stamp: Stamp | None = None
+
+    @property
+    def streams(self) -> tuple[MemoryObjectReceiveStream[Incoming], MemoryObjectSendStream[SessionMessage]]:
+        """What the session reads and writes: the server's stream less the lane's answers."""
+        return self._session_reads, self._write
+
+    def adopt(self, client: Client) -> bool:
+        """Use ``client``'s session for stamps and the rest (after its handshake); ``False`` when
+        this SDK lacks what the lane needs, and calls keep to the SDK."""
+        stamp = getattr(client.session, "_stamp", None)
+        if not callable(stamp) or not callable(getattr(client, "_drive_input_required", None)):
+            log.info("this MCP SDK has no session stamp or input driver to borrow: tool calls keep to the SDK")
+            return False
+        self._client, self._stamp = client, stamp
+        return True
+
+    @property
+    def ready(self) -> bool:
+        return self._stamp is not None and not self._closed
+
+    async def pump(self) -> None:
+        """Route the server's messages until its stream ends: the lane's answers here, the rest on."""
+        try:
+            async with self._to_session:
+                async for item in self._read:
+                    message = item.message if isinstance(item, SessionMessage) else None
+                    if (isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and isinstance(message.id, str)
+                            and message.id.startswith(_ID_PREFIX)):
+                        # One of the lane's: its caller's, or a late answer to a call given up (dropped).
+                        waiter = self._waiting.pop(message.id, None)
+                        if waiter is not None and not waiter.done():
+                            waiter.set_result(message)
+                        continue
+                    try:
+                        await self._to_session.send(item)
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        return  # the session is gone
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        self._closed = True
+        waiting, self._waiting = self._waiting, {}
+        for waiter in waiting.values():
+            if not waiter.done():
+                waiter.set_exception(MCPError(types.CONNECTION_CLOSED, "Connection closed"))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The tool's result, as ``Client.call_tool`` would give it (``MCPError`` for an error
+        answer or a lost connection, ``RuntimeError`` for a result its output schema refuses)."""
+        client, stamp = self._client, self._stamp
+        if client is None or stamp is None or self._closed:
+            raise MCPError(types.CONNECTION_CLOSED, "Connection closed")
+        data: dict[str, Any] = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        stamp(data, {})
+        request_id = next(self._ids)
+        waiter: asyncio.Future[types.JSONRPCResponse | types.JSONRPCError] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiter
+        try:
+            await self._write.send(SessionMessage(types.JSONRPCRequest(
+                jsonrpc="2.0", id=request_id, method="tools/call", params=data["params"])))
+            answer = await waiter
+        except asyncio.CancelledError:
+            if self._waiting.pop(request_id, None) is not None:
+                self._spawn(self._cancelled(request_id))
+            raise
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._waiting.pop(request_id, None)
+            raise MCPError(types.CONNECTION_CLOSED, "Connection closed") from None
+        if isinstance(answer, types.JSONRPCError):
+            raise MCPError.from_jsonrpc_error(answer)
+        raw = answer.result
+        if raw.get("resultType") == "input_required":
+            return await self._finish_with_sdk(client, name, arguments, raw)
+        result = types.CallToolResult.model_validate(raw, by_name=False)
+        if not result.is_error:
+            await client.session.validate_tool_result(name, result)
+        return result
+
+    async def _finish_with_sdk(self, client: Client, name: str, arguments: dict[str, Any],
+                               raw: dict[str, Any]) -> types.CallToolResult:
+        """The server needs input (the person's answer) before it completes: the SDK's driver asks,
+        and retries through the session, exactly as for a call of its own."""
+        first = types.InputRequiredResult.model_validate(raw, by_name=False)
+
+        async def retry(responses: Any, state: str | None) -> Any:
+            return await client.session.call_tool(name, arguments, input_responses=responses, request_state=state,
+                                                  allow_input_required=True)
+
+        result = await client._drive_input_required(first, retry)
+        if not isinstance(result, types.CallToolResult):
+            raise RuntimeError(f"the server answered tools/call with a {type(result).__name__}")
+        if not result.is_error:
+            await client.session.validate_tool_result(name, result)
+        return result
+
+    async def _cancelled(self, request_id: str) -> None:
+        data: dict[str, Any] = {"method": "notifications/cancelled",
+                                "params": {"requestId": request_id, "reason": "the caller gave up"}}
+        if self._stamp is not None:
+            self._stamp(data, {})
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._write.send(SessionMessage(types.JSONRPCNotification(
+                jsonrpc="2.0", method=data["method"], params=data["params"])))
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+@contextlib.asynccontextmanager
+async def through_lane(transport: contextlib.AbstractAsyncContextManager[Any], keep: Callable[[CallLane], None]
+                       ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Incoming], MemoryObjectSendStream[SessionMessage]]]:
+    """``transport`` (a stdio client's streams) with a lane between it and the session; ``keep``
+    is given the lane, whose calls work once it has adopted the session."""
+    async with transport as (read, write), anyio.create_task_group() as group:
+        lane = CallLane(read, write)
+        keep(lane)
+        group.start_soon(lane.pump)
+        try:
+            yield lane.streams
+        finally:
+            group.cancel_scope.cancel()
