@@ -146,7 +146,7 @@ class CallLane:
             return await client.session.call_tool(name, arguments, input_responses=responses, request_state=state,
                                                   allow_input_required=True)
 
-        result = await client._drive_input_required(first, retry)
+        result = await client._drive_input_required(first, retry)  # private to the SDK: adopt() checked it is there
         if not isinstance(result, types.CallToolResult):
             raise RuntimeError(f"the server answered tools/call with a {type(result).__name__}")
         if not result.is_error:
