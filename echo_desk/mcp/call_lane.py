@@ -130,8 +130,9 @@ class CallLane:
             raise MCPError.from_jsonrpc_error(answer)
         raw = answer.result
         if raw.get("resultType") == "input_required":
-            return await self._finish_with_sdk(client, name, arguments, raw)
-        result = types.CallToolResult.model_validate(raw, by_name=False)
+            result = await self._finish_with_sdk(client, name, arguments, raw)
+        else:
+            result = types.CallToolResult.model_validate(raw, by_name=False)
         if not result.is_error:
             await client.session.validate_tool_result(name, result)
         return result
@@ -149,8 +150,6 @@ class CallLane:
         result = await client._drive_input_required(first, retry)  # private to the SDK: adopt() checked it is there
         if not isinstance(result, types.CallToolResult):
             raise RuntimeError(f"the server answered tools/call with a {type(result).__name__}")
-        if not result.is_error:
-            await client.session.validate_tool_result(name, result)
         return result
 
     async def _cancelled(self, request_id: str) -> None:

@@ -120,10 +120,12 @@ def _stamp(data: dict[str, Any], _opts: dict[str, Any]) -> None:
     data["params"].setdefault("_meta", {})["stamped"] = True
 
 
-def _client(session: _Session) -> Any:
-    async def drive(first: Any, retry: Any) -> Any:
-        return await retry(None, first.request_state)
+async def _retry_once(first: types.InputRequiredResult, retry: Any) -> Any:
+    return await retry(None, first.request_state)
 
+
+def _client(session: _Session, drive: Any = _retry_once) -> Any:
+    """A stand-in for the SDK's client: the session's stamp and output check, and its input driver."""
     return SimpleNamespace(session=SimpleNamespace(_stamp=_stamp, validate_tool_result=session.validate_tool_result),
                            _drive_input_required=drive)
 
@@ -215,9 +217,8 @@ async def test_input_required_goes_to_the_sdks_driver() -> None:
         retried.append(first.request_state)
         return types.CallToolResult(content=[types.TextContent(type="text", text="booked")])
 
-    client: Any = SimpleNamespace(session=SimpleNamespace(_stamp=_stamp, validate_tool_result=_Session().validate_tool_result),
-                             _drive_input_required=drive)
-    assert wire.lane.adopt(client)
+    session = _Session()
+    assert wire.lane.adopt(_client(session, drive))
     async with anyio.create_task_group() as group:
         group.start_soon(wire.lane.pump)
         call = asyncio.ensure_future(wire.lane.call_tool("book", {}))
@@ -226,6 +227,7 @@ async def test_input_required_goes_to_the_sdks_driver() -> None:
             "resultType": "input_required", "requestState": "s1"}))
         assert _text(await call) == "booked"
         assert retried == ["s1"]
+        assert session.validated == ["book"]  # the driver's result is checked like any other
         group.cancel_scope.cancel()
 
 
