@@ -2,14 +2,14 @@
 talking to the same server directly, and many calls at once from two clients.
 
 In one run: the app side is the real engine with the gateway service on the MCP manager's loop,
-in a process of its own as the app runs it (``gateway_app.py``); the client is the official MCP Python SDK client over stdio, once to
-``echo-desk gateway --client bench`` (which relays over the socket to the service, whose
-dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
+in a process of its own as the app runs it (``gateway_app.py``); the client is the official MCP
+Python SDK client over stdio, once to ``echo-desk gateway --client bench`` (which relays over the
+socket to the service, whose dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
 order; medians of N calls each (target: gateway ≤ 1.3× direct). Beside them, the same client
 through two relays that do nothing but copy bytes (``null_relay.py``): what the gateway's two extra
 process hops cost by themselves, whatever runs in them. And the same server called with bare
 JSON-RPC lines, no client library (``BareClient``): what one SDK client session adds to a call
-(the gateway pays for two, the caller's and the app's own to the server). Then 200 calls at once
+(the caller's; the app's own call to the server skips the session, ``echo_desk/mcp/call_lane.py``). Then 200 calls at once
 from two gateway clients (100 each): how many were lost (an exception or an error result) and the
 p50/p99.
 Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
