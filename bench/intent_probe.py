@@ -119,6 +119,9 @@ HELD_OUT = [
 #: model's own probabilities of its words (a question against a change); run before and after
 #: that change, never tuned on. In each language: three questions about named files in words of
 #: changing (save, add, delete, fix, update, write) and three requests that change or run.
+#: Run once, with the server's top-20 log-probabilities at the intent word: the step put 27 of
+#: 36 on the right side (6 questions called a change, 3 changes called a question); deciding by
+#: the side with more probability (the rule fixed beforehand) also put 27 there, so it was not built.
 HELD_OUT_BELIEF = [
     ("en", "question", "Where does notes_app.py save the notes when I press Save?"),
     ("en", "question", "Does the fix in patch.diff touch the login code?"),
