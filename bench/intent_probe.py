@@ -1,6 +1,6 @@
 """The built-in model's intent step alone: what it states for requests whose intent is known.
 
-    python bench/intent_probe.py [--threads N] [--only LANG,LANG] [--held-out]
+    python bench/intent_probe.py [--threads N] [--only LANG,LANG] [--held-out [guide|belief]]
 
 Each request goes through the same step an exchange starts with (``providers/local/intent``:
 the system prompt and tool list of a fresh workspace, the request, the question), and the
@@ -8,7 +8,8 @@ stated intent is compared with the expected one. Printed: each request with what
 and the seconds it took, then the share right per language and the confusions. The requests
 are the tuning set of the step: the base jobs of ``agent_tasks.py`` and requests of its own in
 French, German, Spanish and Japanese — never the held-out sets (``agent_task_sets.py``).
-``--held-out`` probes the step's own held-out requests (``HELD_OUT``) instead.
+``--held-out`` probes the step's own held-out requests (``HELD_OUT``) instead; ``--held-out belief``
+the second held-out set (``HELD_OUT_BELIEF``).
 """
 
 from __future__ import annotations
@@ -114,10 +115,56 @@ HELD_OUT = [
     ("ja", "edit", "settings.json の language を en に変えて。"),
 ]
 
+#: A second held-out set (``--held-out belief``), written on 2026-12-03 before the step read the
+#: model's own probabilities of its words (a question against a change); run before and after
+#: that change, never tuned on. In each language: three questions about named files in words of
+#: changing (save, add, delete, fix, update, write) and three requests that change or run.
+#: Run once, with the server's top-20 log-probabilities at the intent word: the step put 27 of
+#: 36 on the right side (6 questions called a change, 3 changes called a question); deciding by
+#: the side with more probability (the rule fixed beforehand) also put 27 there, so it was not built.
+HELD_OUT_BELIEF = [
+    ("en", "question", "Where does notes_app.py save the notes when I press Save?"),
+    ("en", "question", "Does the fix in patch.diff touch the login code?"),
+    ("en", "question", "What gets deleted when reset.py runs?"),
+    ("en", "edit", "Fix the typo 'recieve' in mail.txt, it should be 'receive'."),
+    ("en", "append", "Put one more line 'buy bread' under the others in list.md."),
+    ("en", "delete", "Get rid of old_backup.zip, I don't need it."),
+    ("zh", "question", "upload.py 是怎么把文件保存到服务器上的？"),
+    ("zh", "question", "add_item 函数往 cart.py 的列表里加了什么？"),
+    ("zh", "question", "为什么 sync.js 每次都会删掉缓存？"),
+    ("zh", "edit", "把 readme.md 里的 2023 都换成 2024"),
+    ("zh", "create", "写一个 notes.md，内容是：明天开会"),
+    ("zh", "run", "执行一下 ls -la，把结果给我看"),
+    ("fr", "question", "Où est-ce que editeur.py enregistre les brouillons ?"),
+    ("fr", "question", "Est-ce que maj.sh met à jour la base de données ?"),
+    ("fr", "question", "Qu'est-ce que la fonction supprimer dans panier.py efface ?"),
+    ("fr", "edit", "Corrige la faute 'bonjour' en 'Bonjour' dans lettre.txt."),
+    ("fr", "append", "Ajoute la ligne 'fromage' à la fin de courses.txt."),
+    ("fr", "move", "Range facture.pdf dans le dossier compta."),
+    ("de", "question", "Wohin schreibt logger.py seine Meldungen?"),
+    ("de", "question", "Aktualisiert update.py auch die Versionsnummer?"),
+    ("de", "question", "Was löscht die Funktion clear in speicher.py?"),
+    ("de", "edit", "Korrigiere in brief.txt das Wort 'Hallo' zu 'Guten Tag'."),
+    ("de", "create", "Leg eine Datei todo.md an mit dem Inhalt '- einkaufen'."),
+    ("de", "run", "Führ bitte python3 zaehlen.py aus."),
+    ("es", "question", "¿Dónde guarda notas.py los cambios?"),
+    ("es", "question", "¿Qué añade la función agregar en tienda.py?"),
+    ("es", "question", "¿Por qué borrar.sh elimina también los logs?"),
+    ("es", "edit", "Corrige 'ola' por 'hola' en saludo.txt."),
+    ("es", "append", "Añade 'pan' como última línea de compra.txt."),
+    ("es", "delete", "Elimina el archivo viejo.log."),
+    ("ja", "question", "editor.py はどこにファイルを保存しますか？"),
+    ("ja", "question", "fix.py はどのバグを直していますか？"),
+    ("ja", "question", "cleanup.py を実行すると何が消えますか？"),
+    ("ja", "edit", "letter.txt の「こんにちわ」を「こんにちは」に直して。"),
+    ("ja", "append", "shopping.txt の最後に「牛乳」を追加して。"),
+    ("ja", "move", "report.pdf を archive フォルダへ移動して。"),
+]
 
-def cases(held_out: bool = False) -> list[tuple[str, str, str]]:
+
+def cases(held_out: str | None = None) -> list[tuple[str, str, str]]:
     if held_out:
-        return HELD_OUT
+        return {"guide": HELD_OUT, "belief": HELD_OUT_BELIEF}[held_out]
     from agent_tasks import JOBS
 
     base = [(j.lang, JOB_INTENT.get(j.id) or KIND_INTENT[j.kind], j.prompt) for j in JOBS]
@@ -128,7 +175,8 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--only", default="", help="comma-separated languages")
-    parser.add_argument("--held-out", action="store_true", help="the held-out requests (HELD_OUT) instead")
+    parser.add_argument("--held-out", nargs="?", const="guide", choices=("guide", "belief"), default=None,
+                        help="a held-out set instead: guide (HELD_OUT, the default) or belief (HELD_OUT_BELIEF)")
     args = parser.parse_args()
 
     from echo_desk.providers.local.default_model import default_model_path

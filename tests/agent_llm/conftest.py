@@ -18,8 +18,11 @@ from tests.agent_llm.local_model import MODEL
 
 @pytest_asyncio.fixture
 async def model() -> AsyncIterator[LocalModel]:
+    """The model as the app runs it, prompt caching on: each turn reads only what is new since the
+    last (the intent step and its turn share one prompt). A new server for each test, so the
+    cache holds only that test's own turns and the answers are the same in every run."""
     assert MODEL is not None
-    local = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096, cache_prompt=False))
+    local = LocalModel(MODEL, get_profile("qwen2.5-coder-tools", context_size=4096))
     yield local
     await local.aclose()
 

@@ -1,0 +1,144 @@
+"""Random exploration of the permission engine against bash itself: lines built at random from
+shell constructs nested in each other, each judged by the engine; every line it allows runs under
+bash in a scratch folder with every exec traced (strace), and each program that ran must be one
+the engine saw and one a rule allows. A line that breaks this is printed (as JSON, so nothing is
+lost) and the run ends with exit status 1.
+
+    python scripts/explore_against_bash.py                    # a random seed, printed
+    python scripts/explore_against_bash.py --seed 7 --count 20000
+
+The programs in the lines are harmless (echo, ls, cat, id, touch, uname…) and every line runs in a
+fresh scratch folder, so a line the engine gets wrong does no harm here. ``make test`` runs a
+fixed seed of this (tests/agent/permissions/test_against_bash.py); run it without a seed to explore.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: Simple commands: some a rule allows, some not (id, touch, uname, whoami).
+COMMANDS = ["echo hi", "true", "ls", "cat a.txt", "sed -n 1p a.txt", "sort a.txt", "head -1 a.txt", "wc -l a.txt",
+            "grep a a.txt", "printf x", "id -u", "touch M", "uname", "whoami"]
+#: Ways to write a program's name that bash reads as the same name.
+SPELLINGS = ["{w}", "'{w}'", '"{w}"', "\\{w}", "{h}''{t}", '{h}""{t}', "{h}\\{t}", "$'{w}'", "/usr/bin/{w}",
+             "${{x:-{w}}}", "$(echo {w})", "`echo {w}`", "{h}?{t}", "{h}[{t0}]{t1}", "{{{w},}}", "$x", "${{x}}",
+             "command {w}", "builtin {w}", "exec {w}", "{w}"]
+#: Constructs the engine may allow when every command in them is allowed: lists, pipes,
+#: redirections, wrappers and the programs that run others (``bash -c``, ``find -exec``, ``sed e``,
+#: ``tar --to-command``…). Each has a place for a list of commands ({p}), some one for another ({q}),
+#: a quoted one ({P}) or a program's name ({w}).
+PLAIN = [
+    "{p}", "{q} && {p}", "{q}; {p}", "{q} | {p}", "{q}\n{p}", "{q} || {p}", "{p} > out.txt", "{p} 2>/dev/null",
+    "{p} < a.txt", "{p} >> out.txt", "{p} 2>&1 | cat", "{p} <<< x", "cat <<'EOF' && {p}\nx\nEOF",
+    "cat <<EOF | sh\n{p}\nEOF", "bash -c {P}", "sh -c {P}", "bash -c {P} x y", "env {p}", "env -i {p}",
+    "env LANG=C {p}", "env -S {P}", "timeout 5 {p}", "timeout -s KILL 5 {p}", "nice {p}", "nice -n 1 {p}",
+    "command {p}", "command -p {p}", "time {p}", "time -p {p}", "echo a | xargs {p}", "xargs -a a.txt {p}",
+    "xargs -I{{}} {p} < a.txt", "find . -name a.txt -exec {p} \\;", "find . -name a.txt -execdir {p} {{}} +",
+    "find . -name a.txt -ok {p} \\;", "LANG=C {p}", "sed -n '1e {p}' a.txt", "sed -n 's/.*/{p}/e' a.txt",
+    "sed 1e{w} a.txt", "echo {P} > s.sed; sed -f s.sed a.txt", "sort --compress-program={w} -S 1 a.txt",
+    "tar -tf a.tar --checkpoint=1 --checkpoint-action=exec={P}", "tar -xf a.tar --to-command={P}",
+    "tar -cf x.tar -I {w} a.txt", "tar -cf x.tar --use-compress-program={w} a.txt", "grep -r a . --exclude={P}",
+    "ls\n\\{p}", "echo \\\n{p}", "echo $'\\' ; {p} #'", "echo {P} > a.txt; BASH_ENV=a.txt bash -c true",
+    "echo {P} > a.txt; env BASH_ENV=a.txt bash -c true", "env 'BASH_FUNC_{w}%%=() {{ {p}; }}' bash -c {w}",
+    "PS4='$({p})' bash -xc true", "PROMPT_COMMAND={P} bash -ic true",
+]
+#: Constructs the engine never allows (expansions, compound commands, builtins that run text):
+#: fewer of these, to check it asks however deep they sit.
+OPAQUE = [
+    "echo $({p})", "echo `{p}`", "echo ${{y:-`{p}`}}", 'echo "$({p})"', "({p})", "{{ {p}; }}", "{p} &",
+    "if {q}; then {p}; fi", "while false; do :; done; {p}", "[[ -n $({p}) ]]", "[ -n \"$({p})\" ]",
+    "[[ 'a[$({p})]' -eq 0 ]]", "(( $({p}) ))", "cat <<EOF\n$({p})\nEOF", "cat <({p})", "echo x > >({p})",
+    "eval {P}", "x=1; {p}", "f() {{ {p}; }}; f", "for i in 1; do {p}; done", "case x in x) {p};; esac", "! {p}",
+    "echo x | while read l; do {p}; done", "coproc {p}", "trap {P} EXIT", "a=( $({p}) )", "declare y=$({p})",
+    "printf -v y %s \"$({p})\"", ": ${{y:=$({p})}}", "y=$({p}) true", "source <(echo {P})", ". <(echo {P})",
+    "x={w}; {p}", "alias {w}=ls; {p}", "set -- {w}; \"$@\"", "x=({w} -u); \"${{x[@]}}\"",
+    "x='$({p})'; echo ${{x@P}}", "x='a[$({p})]'; echo $(( x ))", "x='a[$({p})]'; [[ $x -eq 0 ]]",
+    "printf -v 'a[$({p})]' x", "read 'a[$({p})]' <<< x", "test -v 'a[$({p})]'", "hash -p /usr/bin/{w} echo; echo",
+    "shopt -s expand_aliases; alias echo={P}; echo", "enable -n echo; echo hi; {p}", "exec -a echo {p}",
+    "bash --rcfile <(echo {P}) -ic true",
+]
+#: How often a construct is one of ``OPAQUE``.
+OPAQUE_SHARE = 0.25
+
+
+def _spelled(rng: random.Random, command: str) -> str:
+    word, _, rest = command.partition(" ")
+    cut = rng.randint(1, max(1, len(word) - 1))
+    spelling = rng.choice(SPELLINGS).format(w=word, h=word[:cut], t=word[cut:], t0=word[cut:cut + 1],
+                                            t1=word[cut + 1:])
+    if "$x" in spelling or "${x}" in spelling:
+        spelling = f"x={word}; {spelling}"
+    return f"{spelling} {rest}".rstrip()
+
+
+def random_line(rng: random.Random, depth: int | None = None) -> str:
+    """A line of constructs nested up to ``depth`` deep, with commands spelled in many ways."""
+    depth = rng.randint(0, 4) if depth is None else depth
+    if depth == 0:
+        command = rng.choice(COMMANDS)
+        return _spelled(rng, command) if rng.random() < 0.5 else command
+    inner = random_line(rng, depth - 1)
+    other = random_line(rng, rng.randint(0, depth - 1))
+    constructs = OPAQUE if rng.random() < OPAQUE_SHARE else PLAIN
+    return rng.choice(constructs).format(p=inner, q=other, P=shlex.quote(inner),
+                                         w=rng.choice(COMMANDS).partition(" ")[0])
+
+
+def main(argv: list[str] | None = None) -> int:
+    from echo_desk.agent.permissions import Effect, PermissionEngine
+    from echo_desk.agent.permissions.floor import Where
+    from echo_desk.store.grants import GrantStore
+    from tests.agent.permissions.bash_trace import RULES, programs_run, strace_problem, unexpected
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=None, help="a fixed seed (default: a random one, printed)")
+    ap.add_argument("--count", type=int, default=5000, help="how many lines")
+    ap.add_argument("--keep-going", action="store_true", help="after a line the engine gets wrong, go on")
+    args = ap.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="explore-bash-") as tmp:
+        top = Path(tmp)
+        why = strace_problem(top)
+        if why is not None:
+            print(why, file=sys.stderr)
+            return 2
+        config, workspace, home = top / "config", top / "ws", top / "home"
+        for folder in (config, workspace, home):
+            folder.mkdir()
+        (config / "permissions.toml").write_text(RULES, encoding="utf-8")
+        grants = GrantStore(top / "grants.sqlite3")
+        engine = PermissionEngine(config_dir=config, grants=grants, home=home)
+        where = Where(cwd=workspace, home=home, workspaces=(workspace,), protected=())
+        print(f"seed {seed}, {args.count} lines", flush=True)
+        allowed = wrong = 0
+        try:
+            for n in range(args.count):
+                line = random_line(rng)
+                if engine.check_command(line, workspace=workspace).effect is not Effect.ALLOW:
+                    continue
+                allowed += 1
+                ran = programs_run(line, workspace)
+                if not unexpected(line, ran, where):
+                    continue
+                wrong += 1
+                print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {ran}", flush=True)
+                if not args.keep_going:
+                    return 1
+        finally:
+            grants.close()
+    print(f"{allowed} of {args.count} lines allowed and run; {wrong} ran a program the engine did not see or allow")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

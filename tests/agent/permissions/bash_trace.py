@@ -1,0 +1,79 @@
+"""Running a line under bash with every exec traced, and what the engine saw in it: the two sides
+of the check against the shell itself (``test_against_bash.py``, and its random exploration,
+``scripts/explore_against_bash.py``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from echo_desk.agent.permissions import programs
+from echo_desk.agent.permissions.decide import Rules
+from echo_desk.agent.permissions.floor import Where
+from echo_desk.agent.permissions.shell import analyse
+from echo_desk.agent.permissions.shell_verdict import _Judge
+
+#: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
+ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find",
+           "command", "time", "head", "wc", "grep"]
+RULES = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[{"|".join(ALLOWED)}] **"\n\n'
+         '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[bash|sh] -c *"\n\n'
+         '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n')
+#: What an allowed line may run: the allowed programs and the shells of ``bash -c``.
+MAY_RUN = frozenset({*ALLOWED, "bash", "sh"})
+_EXECVE = re.compile(r'^\d+\s+execve\("([^"]*)", .*\) = 0$')
+
+
+def strace_problem(tmp: Path) -> str | None:
+    """Why strace cannot trace here, or ``None`` when it can."""
+    strace = shutil.which("strace")
+    if strace is None:
+        return "strace is not installed (scripts/install-system-deps.sh installs it)"
+    log = tmp / "probe.log"
+    done = subprocess.run([strace, "-f", "-qq", "-e", "trace=execve", "-o", str(log), "true"], capture_output=True,
+                          text=True, timeout=30)
+    if done.returncode != 0 or not log.exists() or "execve" not in log.read_text():
+        return f"strace cannot trace here: {done.stderr.strip()[:200]}"
+    return None
+
+
+def programs_run(line: str, scratch: Path, *, timeout: float = 30) -> list[str]:
+    """The programs bash really executed for ``line`` in ``scratch`` (emptied first, then given
+    ``a.txt`` and ``a.tar``), bash itself left out, in order."""
+    bash, strace = shutil.which("bash"), shutil.which("strace")
+    assert bash is not None and strace is not None
+    for child in scratch.iterdir():
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    (scratch / "a.txt").write_text("a\n")
+    subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=scratch, check=True)
+    log = scratch.parent / "trace.log"
+    subprocess.run([strace, "-f", "-qq", "-e", "trace=execve", "-o", str(log), bash, "--noprofile", "--norc", "-c",
+                    line], cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                   env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(scratch), "LANG": "C"})
+    executed = [m.group(1) for m in map(_EXECVE.match, log.read_text().splitlines()) if m]
+    return [os.path.basename(p) for p in executed[1:]]
+
+
+def programs_seen(line: str, where: Where) -> set[str]:
+    """Every program the engine sees in ``line``, wrappers unwrapped."""
+    analysis = analyse(line)
+    judge = _Judge(Rules(deny=(), ask=(), allow=(), grants=()), where, analysis)
+    found: set[str] = set()
+    for command in analysis.commands:
+        for argv in judge.forms(command.argv).argvs:
+            program = programs.base(argv[0]) if argv else None
+            if program:
+                found.add(program)
+    return found
+
+
+def unexpected(line: str, ran: list[str], where: Where) -> list[str]:
+    """What an allowed ``line`` ran that the engine did not see, or that no rule allows."""
+    seen = programs_seen(line, where)
+    return [p for p in ran if p not in seen or p not in MAY_RUN]
