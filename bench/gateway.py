@@ -11,7 +11,11 @@ process hops cost by themselves, whatever runs in them. And the same server call
 JSON-RPC lines, no client library (``BareClient``): what one SDK client session adds to a call
 (the caller's; the app's own call to the server skips the session, ``echo_desk/mcp/call_lane.py``). Then 200 calls at once
 from two gateway clients (100 each): how many were lost (an exception or an error result) and the
-p50/p99.
+p50/p99. Last, start-up: from spawning a process to its answer to ``tools/list`` (a bare
+client, ``initialize`` first), medians of 15 spawns each, interleaved: the time server alone, the
+gateway as it serves (the handshake answered by hand, ``echo_desk/gateway/handshake.py``), and the
+gateway with the SDK's server serving the whole session (``ECHO_DESK_GATEWAY_SDK=1``, as before
+the hand path).
 Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
 
 Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern]
@@ -126,6 +130,7 @@ async def main(n: int) -> None:
         for name, entry, tool, args in found:
             await compare(n, socket_path(), gateway, f"/proc/{app_pid}/task/{manager_tid}/stat", name, entry, tool, args)
         await concurrent(gateway, found[0], Client)
+        await startup(gateway, found[0][1])
     finally:
         app.stdin.close()
         await asyncio.wait_for(app.wait(), 30)
@@ -189,10 +194,10 @@ class BareClient:
         self.last_id = 0
 
     @classmethod
-    async def start(cls, command: str, args: list[str]) -> BareClient:
+    async def start(cls, command: str, args: list[str], env: dict[str, str] | None = None) -> BareClient:
         process = await asyncio.create_subprocess_exec(command, *args, stdin=asyncio.subprocess.PIPE,
                                                        stdout=asyncio.subprocess.PIPE,
-                                                       stderr=asyncio.subprocess.DEVNULL)
+                                                       stderr=asyncio.subprocess.DEVNULL, env=env)
         client = cls(process)
         await client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                             "clientInfo": {"name": "bench", "version": "1"}})
@@ -265,6 +270,29 @@ async def concurrent(gateway: Any, server: tuple[str, dict[str, Any], str, dict[
     print(f"200 calls at once from two clients ({name}): {lost} lost; p50 {percentile(latencies, 50) * 1000:.1f} ms, "
           f"p99 {percentile(latencies, 99) * 1000:.1f} ms; all done in {wall * 1000:.0f} ms "
           f"({200 / wall:.0f} calls/s)")
+
+
+async def startup(gateway: Any, direct: dict[str, Any], spawns: int = 15) -> None:
+    """Spawn to ``tools/list`` answered: the server alone, the gateway, the gateway all SDK."""
+    kinds = {"time server alone": (direct["command"], direct["args"], None),
+             "gateway": (gateway.command, gateway.args, gateway.env),
+             "gateway, all SDK": (gateway.command, gateway.args, {**gateway.env, "ECHO_DESK_GATEWAY_SDK": "1"})}
+    samples: dict[str, list[float]] = {kind: [] for kind in kinds}
+    order = list(kinds)
+    for _ in range(spawns):
+        random.Random(len(samples["gateway"])).shuffle(order)
+        for kind in order:
+            command, args, env = kinds[kind]
+            started = time.perf_counter()
+            client = await BareClient.start(command, args, env)
+            listed = await client.request("tools/list", {})
+            samples[kind].append(time.perf_counter() - started)
+            assert listed["result"]["tools"], listed
+            await client.aclose()
+    alone = statistics.median(samples["time server alone"])
+    print(f"start-up, spawn to tools/list answered, medians of {spawns}: " + "; ".join(
+        f"{kind} {statistics.median(times) * 1000:.0f} ms ({statistics.median(times) / alone:.2f}×)"
+        for kind, times in samples.items()))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from typing import Any
 from echo_desk.gateway.launch import AppLauncher
 from echo_desk.gateway.relay import AppUnreachable, Relay
 from echo_desk.gateway.results import error_result
-from echo_desk.gateway.server import Backend, Progress
+from echo_desk.gateway.tools_backend import Backend, Progress
 
 log = logging.getLogger(__name__)
 

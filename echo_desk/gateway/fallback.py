@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, NoOneToAsk
-from echo_desk.gateway.server import Progress
 from echo_desk.gateway.session import ClientSession, Engine
+from echo_desk.gateway.tools_backend import Progress
 from echo_desk.tools.host import NullToolHost
 
 

@@ -23,8 +23,9 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from echo_desk.gateway.server import Backend, ListWatchers, mcp_server
+from echo_desk.gateway.server import ListWatchers, mcp_server
 from echo_desk.gateway.tokens import client_for
+from echo_desk.gateway.tools_backend import Backend
 
 log = logging.getLogger(__name__)
 

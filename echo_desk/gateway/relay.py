@@ -56,6 +56,7 @@ class Relay:
                 if sock is None or not same_user(sock):
                     writer.close()
                     raise AppUnreachable(f"the socket {path} is not Echo Desk's: another user listens on it")
+                protocol.read_in_small_chunks(writer.transport)
                 relay = cls(reader, writer)
                 await relay._out.send({"type": "hello", "version": protocol.PROTOCOL_VERSION, "client": client,
                                        "workspace": workspace, "transport": transport})

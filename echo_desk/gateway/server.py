@@ -14,7 +14,7 @@ import itertools
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -24,25 +24,10 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from echo_desk import __version__
+from echo_desk.gateway.handshake import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE
+from echo_desk.gateway.tools_backend import Backend
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str], Awaitable[None]]
-
-INSTRUCTIONS = (
-    "Tools offered through Echo Desk. Echo Desk's own rules decide each call; calls that need the "
-    "person's approval wait while they decide in Echo Desk's window (progress notifications are "
-    "sent meanwhile when you give a progress token). A denied call says so in its result."
-)
-
-
-class Backend(Protocol):
-    """Where the tools are: the running app (through the relay) or the in-process fallback."""
-
-    async def list_tools(self) -> list[dict[str, Any]]: ...
-
-    async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]: ...
-
 
 BackendFor = Callable[[ServerRequestContext[Any, Any]], Awaitable[Backend]]
 
@@ -91,7 +76,7 @@ def mcp_server(backend_for: BackendFor, watchers: ListWatchers) -> Server[Any]:
         return types.CallToolResult.model_validate(
             await backend.call(params.name, dict(params.arguments or {}), progress))
 
-    return Server("echo-desk", version=__version__, title="Echo Desk", instructions=INSTRUCTIONS,
+    return Server(SERVER_NAME, version=__version__, title=SERVER_TITLE, instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool,
                   on_subscriptions_listen=ListenHandler(watchers.bus))
 

@@ -7,6 +7,10 @@ bytes are kept, to find its ``id``) and answered with an error; a line that is n
 the JSON-RPC error the spec names (parse error, invalid request). Reading and writing use the
 event loop's own pipe transports: no thread hop per message.
 
+Each line goes first to the session served by hand (``handshake.HandServed``); what it leaves
+goes to the SDK's server, opened for the session only then (``sdk_session``). Nothing here
+imports the SDK, so a client is answered without waiting for it.
+
 While serving, fd 0 reads ``/dev/null`` and fd 1 writes to stderr, so a stray print or a child
 process cannot corrupt the protocol; both are restored afterwards.
 """
@@ -16,15 +20,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import anyio
-import mcp_types as types
-from mcp.shared.message import SessionMessage
+from echo_desk.gateway.handshake import HandServed
+from echo_desk.gateway.protocol import read_in_small_chunks
+
+log = logging.getLogger(__name__)
 
 #: The largest request accepted (a write of a few MB of text fits; a flood does not).
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
@@ -92,20 +98,21 @@ def error_line(request: Any, code: int, message: str) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": request, "error": {"code": code, "message": message}}).encode() + b"\n"
 
 
-def parsed(line: bytes) -> SessionMessage | bytes:
-    """The message of one line, or the error line to answer it with."""
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError:
-        pass
+def not_jsonrpc(line: bytes) -> bytes | None:
+    """The error line for a line that is not JSON-RPC 2.0 at all, or ``None`` when it may be."""
     try:
         raw = json.loads(line)
     except ValueError:
         return error_line(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    if isinstance(raw, dict) and raw.get("jsonrpc") == "2.0":
+        return None
     found = raw.get("id") if isinstance(raw, dict) else None
-    if not isinstance(found, str | int) or isinstance(found, bool):
-        found = None
-    return error_line(found, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
+    return error_line(found if _is_id(found) else None, INVALID_REQUEST,
+                      "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def write_deadline() -> float:
@@ -134,20 +141,31 @@ def _restore(saved_in: int, saved_out: int) -> None:
             os.close(saved)
 
 
-class FastPath(Protocol):
-    """Takes some lines before the SDK sees them (``fast_calls.FastCalls``)."""
+class SdkSide(Protocol):
+    """The SDK's server for the rest of a session (``sdk_session.SdkSession``)."""
 
-    def attach(self, write: Callable[[bytes], Awaitable[None]], fail: Callable[[BaseException], None]) -> None: ...
-
-    def take(self, line: bytes) -> bool: ...
+    async def send(self, line: bytes) -> None: ...
 
     async def aclose(self) -> None: ...
 
 
+#: Opens the SDK's side: ``(lines to replay first, id whose answer to drop, end the session)``.
+OpenSdk = Callable[[list[bytes], Any, Callable[[], None]], Awaitable[SdkSide]]
+Write = Callable[[bytes], Awaitable[None]]
+
+
+@dataclass
+class Wire:
+    """This process's stdin and stdout, claimed for the protocol."""
+
+    reader: asyncio.StreamReader
+    write: Write
+
+
 @contextlib.asynccontextmanager
-async def capped_stdio(cap: int = MAX_REQUEST_BYTES, fast: FastPath | None = None) -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin/stdout; the
-    lines ``fast`` takes never reach them."""
+async def claimed_stdio() -> AsyncIterator[Wire]:
+    """The protocol's ``Wire`` over stdin/stdout; a write the client leaves unread for
+    ``write_deadline()`` seconds raises ``ConnectionError``."""
     loop = asyncio.get_running_loop()
     wire_in, wire_out, saved_in, saved_out = _claim_stdio()
     reader = asyncio.StreamReader(limit=1 << 16)
@@ -159,10 +177,8 @@ async def capped_stdio(cap: int = MAX_REQUEST_BYTES, fast: FastPath | None = Non
     except BaseException:
         _restore(saved_in, saved_out)
         raise
+    read_in_small_chunks(read_pipe)
     writer = asyncio.StreamWriter(write_pipe, flow, None, loop)
-    to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    to_client, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-
     deadline = write_deadline()
 
     async def write(data: bytes) -> None:
@@ -175,46 +191,57 @@ async def capped_stdio(cap: int = MAX_REQUEST_BYTES, fast: FastPath | None = Non
         except TimeoutError:
             raise ConnectionError(f"the client did not read for {deadline:g} s") from None
 
-    async def pump_in() -> None:
-        async with to_server:
-            async for line in lines(reader, cap):
-                if isinstance(line, Oversize):
-                    await write(error_line(request_id(line.head), INVALID_REQUEST,
-                                           f"Request too large: {line.size / 1e6:.1f} MB "
-                                           f"(Echo Desk accepts up to {cap / 1e6:.1f} MB)"))
-                    continue
-                if not line.strip() or (fast is not None and fast.take(line)):
-                    continue
-                message = parsed(line)
-                if isinstance(message, bytes):
-                    await write(message)
-                else:
-                    await to_server.send(message)
-
-    async def pump_out() -> None:
-        async with from_server:
-            async for message in from_server:
-                await write(message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
-
     try:
-        async with anyio.create_task_group() as group:
-            if fast is not None:
-                fast.attach(write, lambda _exc: group.cancel_scope.cancel())
-            group.start_soon(_ends_group, pump_in, group)
-            group.start_soon(_ends_group, pump_out, group)
-            yield from_client, to_client
-            group.cancel_scope.cancel()
+        yield Wire(reader, write)
     finally:
-        if fast is not None:
-            await fast.aclose()
         read_pipe.close()
         write_pipe.close()
         _restore(saved_in, saved_out)
 
 
-async def _ends_group(pump: Any, group: anyio.abc.TaskGroup) -> None:
-    """A pump that ends (the client closed stdin) or fails (it stopped reading) ends the session."""
+async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_REQUEST_BYTES) -> None:
+    """Serve one session until the client closes its input or stops reading."""
+    stop = asyncio.get_running_loop().create_future()
+    sdk: SdkSide | None = None
+
+    def end(_why: BaseException | None = None) -> None:
+        if not stop.done():
+            stop.set_result(None)
+
+    async def pump_in() -> None:
+        nonlocal sdk
+        async for line in lines(wire.reader, cap):
+            if isinstance(line, Oversize):
+                await wire.write(error_line(request_id(line.head), INVALID_REQUEST,
+                                            f"Request too large: {line.size / 1e6:.1f} MB "
+                                            f"(Echo Desk accepts up to {cap / 1e6:.1f} MB)"))
+                continue
+            if not line.strip() or hand.take(line):
+                continue
+            refused = not_jsonrpc(line)
+            if refused is not None:
+                await wire.write(refused)
+                continue
+            if sdk is None:
+                prelude = hand.hand_over() if hand.mine else []
+                sdk = await open_sdk(prelude, hand.replayed_id if prelude else None, end)
+            await sdk.send(line)
+
+    def read_ended(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and isinstance(task.exception(), Exception) \
+                and not isinstance(task.exception(), ConnectionError):
+            log.error("the gateway stopped reading its client", exc_info=task.exception())
+        end()
+
+    hand.attach(wire.write, end)
+    reading = asyncio.ensure_future(pump_in())
+    reading.add_done_callback(read_ended)
     try:
-        await pump()
-    except (ConnectionError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        group.cancel_scope.cancel()
+        await stop
+    finally:
+        reading.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await reading
+        await hand.aclose()
+        if sdk is not None:
+            await sdk.aclose()

@@ -1,0 +1,267 @@
+"""Sessions of the handshake era served without the MCP SDK, until they need it.
+
+The SDK costs a gateway process 1.2 s of imports before it can answer ``initialize``, and its
+server spends ~1.3–1.6 ms of CPU per call (pydantic models in and out, a dozen event-loop turns
+through its memory streams; bench/gateway.py measures it). What Claude Code, Cursor, VS Code and
+the TypeScript SDK send is a handful of plain requests of the handshake era, and those are
+answered here: ``initialize``, ``notifications/initialized``, ``ping``, ``tools/list``,
+``tools/call`` (its progress as ``notifications/progress``, withdrawn by
+``notifications/cancelled``), and ``notifications/tools/list_changed`` when the tools change.
+
+Only what is fully understood is taken. A session whose first message is anything but a plain
+``initialize`` (the 2026-07-28 era, a client that skips the handshake, a malformed one) is the
+SDK's from its first line. A session that sends anything else later (another method, a call with
+more in it) is handed to the SDK at that line: the SDK is given the session's ``initialize`` and
+``notifications/initialized`` again first (``hand_over``), so it stands where the client does, and
+its answer to that replayed ``initialize`` is dropped. Calls already running here finish here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from echo_desk import __version__
+from echo_desk.gateway.results import error_result
+from echo_desk.gateway.tools_backend import Backend
+
+log = logging.getLogger(__name__)
+
+Write = Callable[[bytes], Awaitable[None]]
+
+SERVER_NAME = "echo-desk"
+SERVER_TITLE = "Echo Desk"
+INSTRUCTIONS = (
+    "Tools offered through Echo Desk. Echo Desk's own rules decide each call; calls that need the "
+    "person's approval wait while they decide in Echo Desk's window (progress notifications are "
+    "sent meanwhile when you give a progress token). A denied call says so in its result."
+)
+
+#: The revisions the ``initialize`` handshake reaches, oldest first, as the SDK lists them
+#: (``mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS``; a test keeps the two equal). A client
+#: asking for another is offered the newest, as the SDK does.
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+INTERNAL_ERROR = -32603
+
+_CALL_PARAMS = frozenset({"name", "arguments", "_meta"})
+_INITIALIZE_PARAMS = frozenset({"protocolVersion", "capabilities", "clientInfo", "_meta"})
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def _is_token(value: object) -> bool:
+    return value is None or _is_id(value)
+
+
+def _plain_initialize(message: dict[str, Any]) -> bool:
+    params = message.get("params")
+    if not _is_id(message.get("id")) or not isinstance(params, dict) or not set(params) <= _INITIALIZE_PARAMS:
+        return False
+    capabilities, info = params.get("capabilities"), params.get("clientInfo")
+    return (isinstance(params.get("protocolVersion"), str)
+            and isinstance(capabilities, dict) and all(isinstance(v, dict) for v in capabilities.values())
+            and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)
+            and isinstance(params.get("_meta", {}), dict))
+
+
+def _only_meta(params: object) -> bool:
+    """No params, or only a ``_meta`` object (what ``ping`` and a first ``tools/list`` carry)."""
+    return params is None or (isinstance(params, dict) and set(params) <= {"_meta"}
+                              and isinstance(params.get("_meta", {}), dict))
+
+
+def _plain_list(params: object) -> bool:
+    if _only_meta(params):
+        return True
+    # A cursor asks for the next page; there is one page, so any cursor gets it (as the SDK's).
+    return (isinstance(params, dict) and set(params) <= {"_meta", "cursor"} and isinstance(params.get("cursor"), str)
+            and isinstance(params.get("_meta", {}), dict))
+
+
+class HandServed:
+    """Takes the lines of a handshake-era session it fully understands (``take``); the SDK the rest."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._write: Write | None = None
+        self._fail: Callable[[BaseException], None] = lambda _exc: None
+        #: Decided by the session's first message: ``True`` when it is served here.
+        self.mine: bool | None = None
+        #: The SDK serves this session's other lines (``hand_over`` was called).
+        self.handed_over = False
+        self.listed = False
+        self._initialize: bytes | None = None
+        self._initialized: bytes | None = None
+        self.calls: dict[Any, asyncio.Task[None]] = {}
+        self._notices: set[asyncio.Task[None]] = set()
+
+    def attach(self, write: Write, fail: Callable[[BaseException], None]) -> None:
+        """``write`` sends a line to the client; ``fail`` ends the session (it stopped reading)."""
+        self._write, self._fail = write, fail
+
+    def take(self, line: bytes) -> bool:
+        """Handle ``line`` here (``True``), or leave it to the SDK (``False``)."""
+        if self.mine is False or (self.handed_over and b"notifications/cancelled" not in line):
+            return False
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return False  # not JSON-RPC: answered as such by the transport, whoever serves the session
+        method = message.get("method")
+        if self.mine is None:
+            self.mine = method == "initialize" and _plain_initialize(message)
+            if not self.mine:
+                return False
+            self._initialize = line
+            self._answer(message["id"], self._initialize_result(message["params"]))
+            return True
+        if method == "notifications/cancelled":
+            return self._cancel(message.get("params"))
+        if self.handed_over:
+            return False
+        params = message.get("params")
+        if method == "notifications/initialized" and _only_meta(params) and "id" not in message:
+            self._initialized = line
+            return True
+        if method == "ping" and _is_id(message.get("id")) and _only_meta(params):
+            self._answer(message["id"], {})
+            return True
+        if method == "tools/list" and _is_id(message.get("id")) and message["id"] not in self.calls \
+                and _plain_list(params):
+            self.listed = True
+            self._start(message["id"], self._list)
+            return True
+        if method == "tools/call" and self._initialized is not None:
+            return self._call(message)
+        return False
+
+    def hand_over(self) -> list[bytes]:
+        """From now on the SDK serves this session; returns the lines it must see first (this
+        session's ``initialize`` and ``notifications/initialized``, already answered here)."""
+        self.handed_over = True
+        return [line for line in (self._initialize, self._initialized) if line is not None]
+
+    @property
+    def replayed_id(self) -> Any:
+        """The id of the ``initialize`` replayed to the SDK, whose answer the client must not get."""
+        return json.loads(self._initialize)["id"] if self._initialize is not None else None
+
+    def tools_changed(self) -> None:
+        """Tell a client that listed the tools that they changed (after a hand-over, whether it
+        listed them is the SDK's to know: it is told anyway, which costs it one listing)."""
+        if (self.listed or self.handed_over) and self._write is not None:
+            task = asyncio.ensure_future(self._send(_line({"jsonrpc": "2.0",
+                                                           "method": "notifications/tools/list_changed"})))
+            self._notices.add(task)
+            task.add_done_callback(self._notices.discard)
+
+    # -- answers ------------------------------------------------------------------------------
+    @staticmethod
+    def _initialize_result(params: dict[str, Any]) -> dict[str, Any]:
+        asked = params["protocolVersion"]
+        return {"protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
+                "capabilities": {"tools": {"listChanged": True}},
+                "serverInfo": {"name": SERVER_NAME, "title": SERVER_TITLE, "version": __version__},
+                "instructions": INSTRUCTIONS}
+
+    def _answer(self, request_id: Any, result: dict[str, Any]) -> None:
+        task = asyncio.ensure_future(self._send(_line({"jsonrpc": "2.0", "id": request_id, "result": result})))
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+
+    async def _send(self, data: bytes) -> None:
+        assert self._write is not None
+        try:
+            await self._write(data)
+        except (ConnectionError, OSError) as exc:  # the client stopped reading: the session ends
+            self._fail(exc)
+
+    async def _list(self) -> dict[str, Any]:
+        return {"tools": await self.backend.list_tools()}
+
+    def _call(self, message: dict[str, Any]) -> bool:
+        request_id, params = message.get("id"), message.get("params")
+        if not _is_id(request_id) or request_id in self.calls:
+            return False
+        if not isinstance(params, dict) or not set(params) <= _CALL_PARAMS or not isinstance(params.get("name"), str):
+            return False
+        arguments = params.get("arguments", {})
+        meta = params.get("_meta", {})
+        if not isinstance(arguments, dict) or not isinstance(meta, dict) or not set(meta) <= {"progressToken"}:
+            return False
+        token = meta.get("progressToken")
+        if not _is_token(token):
+            return False
+        self._start(request_id, lambda: self._run(params["name"], arguments, token))
+        return True
+
+    def _start(self, request_id: Any, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        task = asyncio.ensure_future(self._reply(request_id, work))
+        self.calls[request_id] = task
+        task.add_done_callback(lambda t: self._done(request_id, t))
+
+    async def _reply(self, request_id: Any, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        assert self._write is not None
+        try:
+            answer: dict[str, Any] = {"result": await work()}
+        except asyncio.CancelledError:
+            raise  # withdrawn by the client: no answer is expected
+        except Exception as exc:  # as the SDK answers a handler that failed
+            log.exception("request %r failed in the gateway", request_id)
+            answer = {"error": {"code": INTERNAL_ERROR, "message": str(exc)}}
+        await self._write(_line({"jsonrpc": "2.0", "id": request_id, **answer}))
+
+    async def _run(self, name: str, arguments: dict[str, Any], token: Any) -> dict[str, Any]:
+        assert self._write is not None
+        write = self._write
+        progress = None
+        if token is not None:
+            step = itertools.count(1)
+
+            async def progress(text: str) -> None:
+                await write(_line({"jsonrpc": "2.0", "method": "notifications/progress",
+                                   "params": {"progressToken": token, "progress": next(step), "message": text}}))
+
+        try:
+            return await self.backend.call(name, arguments, progress)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a failure of the relay itself: said to the client as the call's error
+            log.exception("the call of %s failed in the gateway", name)
+            return error_result(f"the gateway could not complete the call: {exc}")
+
+    def _done(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        if self.calls.get(request_id) is task:
+            del self.calls[request_id]
+        if not task.cancelled() and task.exception() is not None:
+            self._fail(task.exception() or RuntimeError("a call failed"))  # the client stopped reading
+
+    def _cancel(self, params: object) -> bool:
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        task = self.calls.get(request_id) if _is_id(request_id) else None
+        if task is None:
+            return self.mine is True and not self.handed_over  # nothing of ours to withdraw: nothing to do
+        task.cancel()
+        return True
+
+    async def aclose(self) -> None:
+        tasks = [*self.calls.values(), *self._notices]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

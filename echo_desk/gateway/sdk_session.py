@@ -1,0 +1,101 @@
+"""The SDK's MCP server for the part of a session ``handshake.HandServed`` does not serve.
+
+Opened only when a session first needs it, so a gateway process that never does (most clients)
+never imports the SDK (this module is imported on a worker thread then: ~1.2 s, while calls
+already running by hand go on).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+from echo_desk.gateway.server import ListWatchers, init_options, mcp_server
+from echo_desk.gateway.stdio import INVALID_REQUEST, Write, error_line
+from echo_desk.gateway.tools_backend import Backend
+
+
+def parsed(line: bytes) -> SessionMessage | bytes:
+    """The message of one JSON-RPC line, or the error line to answer it with."""
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError:
+        pass
+    raw = json_object(line)
+    found = raw.get("id")
+    if not isinstance(found, str | int) or isinstance(found, bool):
+        found = None
+    return error_line(found, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
+
+
+def json_object(line: bytes) -> dict[str, Any]:
+    with contextlib.suppress(ValueError):
+        raw = json.loads(line)
+        if isinstance(raw, dict):
+            return raw
+    return {}
+
+
+class SdkSession:
+    """``await SdkSession.open(...)``; then ``send`` each line; ``aclose`` when the session ends."""
+
+    def __init__(self, write: Write, drop_id: Any, end: Callable[[], None]) -> None:
+        self._write = write
+        self._drop_id = drop_id
+        self._to_server, self._from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        self._to_client, self._from_server = anyio.create_memory_object_stream[SessionMessage](0)
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._end = end
+
+    @classmethod
+    async def open(cls, backend: Backend, watchers: ListWatchers, write: Write, prelude: list[bytes],
+                   drop_id: Any, end: Callable[[], None]) -> SdkSession:
+        """The SDK's server for this session, first given ``prelude`` (the lines answered by hand
+        that brought the client where it stands); its answer to the request ``drop_id`` is dropped."""
+        session = cls(write, drop_id, end)
+
+        async def backend_for(_ctx: Any) -> Backend:
+            return backend
+
+        server = mcp_server(backend_for, watchers)
+        for work in (server.run(session._from_client, session._to_client, init_options(server)), session._pump_out()):
+            task = asyncio.ensure_future(work)
+            task.add_done_callback(lambda _t: end())  # the server or the client's side gave up
+            session._tasks.append(task)
+        for line in prelude:
+            await session.send(line)
+        return session
+
+    async def send(self, line: bytes) -> None:
+        message = parsed(line)
+        if isinstance(message, bytes):
+            await self._write(message)
+        else:
+            await self._to_server.send(message)
+
+    async def _pump_out(self) -> None:
+        async with self._from_server:
+            async for message in self._from_server:
+                answer = message.message
+                if self._drop_id is not None and isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) \
+                        and answer.id == self._drop_id:
+                    self._drop_id = None  # the replayed initialize's: the client has had one
+                    continue
+                await self._write(answer.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+
+    async def aclose(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self._to_server.aclose()
+        await self._to_client.aclose()
+
