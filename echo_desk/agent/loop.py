@@ -45,6 +45,7 @@ from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.undo.journal import turn as person_turn
 from echo_desk.agent.undo.notes import revert_note
+from echo_desk.common.json_text import read_json
 from echo_desk.tools.results import ErrorKind, RiskLevel
 
 log = logging.getLogger(__name__)
@@ -452,6 +453,6 @@ def _request(history: Sequence[ChatMessage]) -> str:
 
 def _canonical(arguments: str) -> str:
     try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
+        return json.dumps(read_json(arguments), sort_keys=True)
     except (json.JSONDecodeError, TypeError):
         return arguments

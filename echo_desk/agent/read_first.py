@@ -25,6 +25,7 @@ from pathlib import Path
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.common import fs
+from echo_desk.common.json_text import read_json
 from echo_desk.tools import ToolError
 
 #: Calls after which the model knows a file's content: it read it, or wrote all of it.
@@ -36,7 +37,7 @@ _REFUSED = "already exists and was not read in this conversation"
 
 def _path_argument(call: ToolCall) -> str:
     try:
-        value = json.loads(call.arguments).get("path")
+        value = read_json(call.arguments).get("path")
     except (ValueError, AttributeError):
         return ""
     return value if isinstance(value, str) else ""
@@ -55,7 +56,7 @@ def _result(call_id: str, messages: Sequence[ChatMessage]) -> dict[str, object]:
     for message in messages:
         if message.role == "tool" and message.tool_call_id == call_id:
             try:
-                value = json.loads(message.content)
+                value = read_json(message.content)
             except ValueError:
                 return {}
             return value if isinstance(value, dict) else {}

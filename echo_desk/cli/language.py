@@ -9,11 +9,11 @@ the settings model.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import unicodedata
 
 from echo_desk import i18n
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, _
 
 #: The settings file's name in the config folder (``store.settings.SETTINGS_FILE``, not imported:
@@ -103,7 +103,7 @@ def _app_language() -> str | None:
     from echo_desk.store import paths
 
     try:
-        data = json.loads((paths.config_dir() / SETTINGS_FILE).read_text(encoding="utf-8"))
+        data = read_json((paths.config_dir() / SETTINGS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     language = data.get("language") if isinstance(data, dict) else None

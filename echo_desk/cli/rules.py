@@ -32,6 +32,7 @@ from echo_desk.agent.permissions import (
 from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
 from echo_desk.cli import words
 from echo_desk.cli.terminal_host import can_show_brackets
+from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import _, aside
 from echo_desk.store import paths
@@ -155,7 +156,7 @@ def _check(engine: PermissionEngine, args: argparse.Namespace) -> int:
     elif args.mcp is not None:
         server, _slash, tool = args.mcp.partition("/")
         try:
-            arguments = json.loads(args.args)
+            arguments = read_json(args.args)
         except json.JSONDecodeError as exc:
             print(_("--args is not JSON: {error}").format(error=exc), file=sys.stderr)
             return 2

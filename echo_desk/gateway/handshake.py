@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from echo_desk import __version__
+from echo_desk.common.json_text import read_json
 from echo_desk.gateway.results import error_result
 from echo_desk.gateway.tools_backend import Backend
 
@@ -116,8 +117,8 @@ class HandServed:
         if self.mine is False or (self.handed_over and b"notifications/cancelled" not in line):
             return False
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = read_json(line)
+        except ValueError:  # answered as not JSON by the transport
             return False
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return False  # not JSON-RPC: answered as such by the transport, whoever serves the session
@@ -158,7 +159,7 @@ class HandServed:
     @property
     def replayed_id(self) -> Any:
         """The id of the ``initialize`` replayed to the SDK, whose answer the client must not get."""
-        return json.loads(self._initialize)["id"] if self._initialize is not None else None
+        return read_json(self._initialize)["id"] if self._initialize is not None else None
 
     def tools_changed(self) -> None:
         """Tell a client that listed the tools that they changed (after a hand-over, whether it

@@ -23,6 +23,7 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from echo_desk.common.json_text import read_json
 from echo_desk.gateway.server import ListWatchers, mcp_server
 from echo_desk.gateway.tokens import client_for
 from echo_desk.gateway.tools_backend import Backend
@@ -180,7 +181,7 @@ def settings_clients(path: Path) -> Callable[[], list[str]]:
             return []
         if stamp != seen["stamp"]:
             try:
-                raw = json.loads(path.read_text(encoding="utf-8"))
+                raw = read_json(path.read_text(encoding="utf-8"))
                 found = list((raw.get("gateway") or {}).get("clients") or {})
             except (OSError, ValueError, AttributeError):
                 found = []

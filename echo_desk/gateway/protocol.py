@@ -21,6 +21,8 @@ import asyncio
 import json
 from typing import Any
 
+from echo_desk.common.json_text import read_json
+
 PROTOCOL_VERSION = 1
 #: The longest message either side accepts (a tool call's arguments, a result, a tool list).
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -55,8 +57,8 @@ def encode(message: Message) -> bytes:
 
 def decode(line: bytes) -> Message:
     try:
-        message = json.loads(line)
-    except (ValueError, UnicodeDecodeError) as exc:
+        message = read_json(line)
+    except ValueError as exc:  # UnicodeDecodeError and nesting too deep (read_json) are ValueErrors
         raise ProtocolError(f"not a JSON line: {exc}") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise ProtocolError("a message must be a JSON object with a 'type'")

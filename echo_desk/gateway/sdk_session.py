@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from echo_desk.common.json_text import read_json
 from echo_desk.gateway.server import ListWatchers, init_options, mcp_server
 from echo_desk.gateway.stdio import INVALID_REQUEST, Write, error_line
 from echo_desk.gateway.tools_backend import Backend
@@ -37,7 +37,7 @@ def parsed(line: bytes) -> SessionMessage | bytes:
 
 def json_object(line: bytes) -> dict[str, Any]:
     with contextlib.suppress(ValueError):
-        raw = json.loads(line)
+        raw = read_json(line)
         if isinstance(raw, dict):
             return raw
     return {}

@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from echo_desk.common.json_text import TOO_DEEP, read_json
 from echo_desk.gateway.handshake import HandServed
 from echo_desk.gateway.protocol import read_in_small_chunks
 
@@ -90,7 +91,7 @@ def request_id(head: bytes) -> Any:
     if found is None:
         return None
     with contextlib.suppress(ValueError):
-        return json.loads(found.group(1))
+        return read_json(found.group(1))
     return None
 
 
@@ -101,8 +102,10 @@ def error_line(request: Any, code: int, message: str) -> bytes:
 def not_jsonrpc(line: bytes) -> bytes | None:
     """The error line for a line that is not JSON-RPC 2.0 at all, or ``None`` when it may be."""
     try:
-        raw = json.loads(line)
-    except ValueError:
+        raw = read_json(line)
+    except json.JSONDecodeError as exc:
+        if exc.msg == TOO_DEEP:  # well-formed but nested past the parser's depth: its id can still be read
+            return error_line(request_id(line[:_HEAD_BYTES]), PARSE_ERROR, f"Parse error: the line is {TOO_DEEP}")
         return error_line(None, PARSE_ERROR, "Parse error: the line is not JSON")
     if isinstance(raw, dict) and raw.get("jsonrpc") == "2.0":
         return None

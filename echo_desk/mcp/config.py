@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from echo_desk.common.json_text import read_json
 from echo_desk.mcp.oauth.origins import acceptable_origin
 from echo_desk.sandbox.domains import BadDomain, parse_rules
 from echo_desk.store.paths import config_dir
@@ -302,7 +303,7 @@ def load_config(path: Path | None = None) -> dict[str, ServerConfig]:
     except FileNotFoundError:
         return {}
     try:
-        document = json.loads(text)
+        document = read_json(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: not valid JSON ({exc})") from exc
     return parse_config(document)
@@ -313,7 +314,7 @@ def save_config(servers: dict[str, ServerConfig], path: Path | None = None) -> N
     path = path or config_path()
     document: dict[str, Any] = {}
     try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
+        loaded = read_json(path.read_text(encoding="utf-8"))
         if isinstance(loaded, dict):
             document = loaded
     except (FileNotFoundError, json.JSONDecodeError):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, save_config
 from echo_desk.tools.secrets import secret_store
@@ -108,7 +109,7 @@ def prepare_import(
 def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, ServerConfig] | None = None) -> ImportPreview:
     """What importing ``path`` would do. Raises ``ConfigError`` when the file is unusable."""
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = read_json(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it ({exc})") from exc
     if not isinstance(document, dict):

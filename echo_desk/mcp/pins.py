@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, deferred
 from echo_desk.store.paths import config_dir
 from echo_desk.store.settings import write_atomically
@@ -31,7 +32,7 @@ class PinStore:
         self.path = path or config_dir() / PINS_FILE
         self._lock = threading.Lock()
         try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            loaded = read_json(self.path.read_text(encoding="utf-8"))
             self._pins: dict[str, Any] = loaded if isinstance(loaded, dict) else {}
         except (OSError, json.JSONDecodeError):
             self._pins = {}

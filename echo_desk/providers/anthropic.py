@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from echo_desk.agent.model import (
     Usage,
     images_refused,
 )
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import _
 from echo_desk.providers.errors import error_for_status, error_for_transport
 from echo_desk.providers.images import ALL_IMAGE_TYPES, base64_text
@@ -38,7 +38,7 @@ _STOP_REASONS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "le
 def _input_object(arguments: str) -> dict[str, Any]:
     """``tool_use.input`` must be an object; keep unparsable text so the history stays honest."""
     try:
-        value = json.loads(arguments or "{}")
+        value = read_json(arguments or "{}")
     except ValueError:
         return {"raw_arguments": arguments}
     return value if isinstance(value, dict) else {"value": value}
@@ -151,7 +151,7 @@ class AnthropicModel:
         ) as response:
             async for sse in iter_sse(response, base_url=self.base_url):
                 try:
-                    event = json.loads(sse.data)
+                    event = read_json(sse.data)
                     kind = event["type"]
                 except (ValueError, KeyError, TypeError):
                     yield StreamWarning(

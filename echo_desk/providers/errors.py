@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 
@@ -54,7 +55,7 @@ def error_message_from_body(body: bytes | str) -> str:
     """The server's own error text, from the common JSON shapes, else the first 300 characters."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     try:
-        data = json.loads(text)
+        data = read_json(text)
     except ValueError:
         return text.strip()[:300]
     return _message_from_json(data) or text.strip()[:300]

@@ -23,6 +23,7 @@ from echo_desk.agent.model import (
     Usage,
     images_refused,
 )
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import _
 from echo_desk.providers.errors import error_for_status, error_for_transport, stream_error
 from echo_desk.providers.images import GEMINI_IMAGE_TYPES, base64_text
@@ -36,7 +37,7 @@ _STOP_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}
 def _response_object(content: str) -> dict[str, Any]:
     """``functionResponse.response`` must be an object: our envelope JSON usually is one."""
     try:
-        value = json.loads(content)
+        value = read_json(content)
     except ValueError:
         return {"content": content}
     return value if isinstance(value, dict) else {"content": value}
@@ -44,7 +45,7 @@ def _response_object(content: str) -> dict[str, Any]:
 
 def _args_object(arguments: str) -> dict[str, Any]:
     try:
-        value = json.loads(arguments or "{}")
+        value = read_json(arguments or "{}")
     except ValueError:
         return {"raw_arguments": arguments}
     return value if isinstance(value, dict) else {"value": value}
@@ -152,7 +153,7 @@ class GeminiModel:
         ) as response:
             async for sse in iter_sse(response, base_url=self.base_url):
                 try:
-                    chunk = json.loads(sse.data)
+                    chunk = read_json(sse.data)
                     if not isinstance(chunk, dict):
                         raise ValueError
                 except ValueError:

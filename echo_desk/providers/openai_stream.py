@@ -24,6 +24,7 @@ from echo_desk.agent.model import (
     ToolCallStarted,
     Usage,
 )
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import _
 from echo_desk.providers.errors import stream_error
 
@@ -94,7 +95,7 @@ class ChunkMapper:
 
     def feed(self, data: str) -> Iterator[StreamEvent]:
         try:
-            chunk = json.loads(data)
+            chunk = read_json(data)
         except ValueError:
             yield StreamWarning(_("Skipped a malformed chunk from the server: {chunk}").format(chunk=data[:120]))
             return

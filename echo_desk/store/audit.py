@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.json_text import read_json
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
 
@@ -216,9 +217,9 @@ class AuditLog:
             names = [d[0] for d in cursor.description]
             rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         for row in rows:
-            row["scope_chain"] = json.loads(row["scope_chain"])
-            row["arguments"] = json.loads(row["arguments"])
-            row["file_changes"] = json.loads(row["file_changes"])
+            row["scope_chain"] = read_json(row["scope_chain"])
+            row["arguments"] = read_json(row["arguments"])
+            row["file_changes"] = read_json(row["file_changes"])
             row["ok"] = bool(row["ok"])
         return rows
 

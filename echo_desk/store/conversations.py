@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.chat_messages import ChatMessage, ToolCall
+from echo_desk.common.json_text import read_json
 from echo_desk.store import message_attachments, message_search
 from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.blobs import BlobStore
@@ -316,20 +317,20 @@ class ConversationStore:
 
 def _stored(row: tuple[Any, ...], images: BlobStore | None) -> StoredMessage:
     mid, role, content, calls, call_id, name, envelope, created, node, parent, stats = row[:11]
-    attached = json.loads(envelope) if envelope and role == "user" else None
+    attached = read_json(envelope) if envelope and role == "user" else None
     message = ChatMessage(role=role, content=content, tool_call_id=call_id, name=name,
-                          tool_calls=tuple(ToolCall(**c) for c in json.loads(calls)),
+                          tool_calls=tuple(ToolCall(**c) for c in read_json(calls)),
                           images=message_attachments.images(attached, images),
                           attachments=message_attachments.refs(attached),
                           resources=message_attachments.resources(attached))
-    return StoredMessage(mid, message, json.loads(envelope) if envelope else None, created, node, parent,
+    return StoredMessage(mid, message, read_json(envelope) if envelope else None, created, node, parent,
                          AnswerStats.from_json(_safe_json(stats)) if stats else None)
 
 
 def _redact_arguments(arguments: str) -> str:
     """Tool-call arguments (JSON text from the model) with secrets redacted by key and shape."""
     try:
-        parsed = json.loads(arguments)
+        parsed = read_json(arguments)
     except (json.JSONDecodeError, TypeError):
         return redact_text(arguments)
     return json.dumps(redact(parsed), ensure_ascii=False)
@@ -337,7 +338,7 @@ def _redact_arguments(arguments: str) -> str:
 
 def _safe_json(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = read_json(text)
     except json.JSONDecodeError:
         return {"content": text}
     return value if isinstance(value, dict) else {"content": text}

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import Language
 from echo_desk.store.private import private_dir, write_private
 from echo_desk.tools.results import RiskLevel
@@ -270,7 +271,7 @@ class SettingsStore:
 
     def _load(self) -> Settings:
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = read_json(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return Settings()
         except (OSError, json.JSONDecodeError) as exc:

@@ -8,6 +8,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from echo_desk.common.json_text import read_json
 from echo_desk.store.settings import write_atomically
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,7 @@ def load(folder: Path) -> WindowState:
     """The saved state; defaults when there is none or it cannot be read (never raises)."""
     path = folder / FILE_NAME
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return WindowState()
     except (OSError, ValueError) as exc:

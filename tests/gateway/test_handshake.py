@@ -191,3 +191,26 @@ async def test_the_tools_changed_notice_goes_to_a_client_that_listed_them() -> N
     await wait_until(lambda: any(m.get("method") == "notifications/tools/list_changed" for m in written), 5,
                      "the notice")
     await hand.aclose()
+
+
+#: A request whose params nest past what Python's JSON parser reads (it raises RecursionError,
+#: not ValueError): before it was caught, one such line ended the client's session.
+TOO_DEEP = b'{"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":' + b"[" * 200_000 + b"]" * 200_000 + b"}}"
+
+
+async def test_a_line_nested_too_deeply_is_not_taken_and_is_answered_as_unreadable() -> None:
+    from echo_desk.gateway.protocol import ProtocolError, decode
+    from echo_desk.gateway.stdio import PARSE_ERROR, not_jsonrpc
+
+    hand, _ = ready(Backend(), INIT, INITIALIZED)
+    assert not hand.take(TOO_DEEP)
+    answer = json.loads(not_jsonrpc(TOO_DEEP) or b"{}")
+    assert answer["id"] == 5 and answer["error"]["code"] == PARSE_ERROR
+    assert hand.take(request(6, "ping"))  # the session goes on
+    try:
+        decode(TOO_DEEP)
+    except ProtocolError:
+        pass  # the app's side of the socket says so and closes that connection, as for any bad line
+    else:
+        raise AssertionError("decode read a line nested too deeply")
+    await hand.aclose()

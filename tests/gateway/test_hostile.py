@@ -97,6 +97,13 @@ async def test_malformed_json_rpc_gets_the_spec_errors_and_the_session_goes_on(
         answers = {m["id"]: m for m in (await raw.receive(), await raw.receive())}
         assert AUTO in {t["name"] for t in answers[9]["result"]["tools"]}
         assert answers[8]["result"]["isError"] is True  # validated by the dispatcher, answered as a tool error
+        # Nested past what the JSON parser reads: a parse error for its id, and the session goes on.
+        await raw.send(b'{"jsonrpc":"2.0","id":10,"method":"ping","params":{"a":' + b"[" * 200_000
+                       + b"]" * 200_000 + b"}}\n")
+        deep = await raw.receive()
+        assert deep["id"] == 10 and deep["error"]["code"] == -32700
+        await raw.send({"jsonrpc": "2.0", "id": 11, "method": "ping"})
+        assert (await raw.receive()) == {"jsonrpc": "2.0", "id": 11, "result": {}}
     finally:
         await raw.close()
 

@@ -12,6 +12,7 @@ from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import Effect, Family
 from echo_desk.agent.permissions.shell_verdict import covers_line, rule_catches
 from echo_desk.agent.permissions.tokens import Match
+from echo_desk.common.json_text import read_json
 
 #: A stand-in workspace root for checking a rule's own examples (``@workspace/src/a.py``).
 EXAMPLE_WORKSPACE = Path("/__workspace__")
@@ -43,7 +44,7 @@ def example_matches(item: Compiled, example: str, *, home: Path, protected: tupl
         return bool(matcher.match(url, method) is Match.YES)
     if family is Family.MCP:
         try:
-            arguments = json.loads(example)
+            arguments = read_json(example)
         except json.JSONDecodeError:
             return False
         return isinstance(arguments, dict) and matcher.match(arguments) is Match.YES

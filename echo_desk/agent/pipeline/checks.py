@@ -11,6 +11,7 @@ from echo_desk.agent.pipeline.call import CallRecord, CallStopped
 from echo_desk.agent.policy import effective_risk, grant_problem, is_enabled
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import describe_validation_error, validation_errors
+from echo_desk.common.json_text import read_json
 from echo_desk.store.settings import Settings
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.results import ErrorKind, RiskLevel
@@ -40,7 +41,7 @@ def parsed_arguments(record: CallRecord, entry: RegisteredTool) -> dict[str, Any
     the hidden parameters are then injected from the scope."""
     tool, raw = entry.tool, record.call.arguments
     try:
-        params = json.loads(raw) if raw.strip() else {}
+        params = read_json(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
         record.arguments = {"_unparsed": raw[:2000]}
         raise CallStopped(ErrorKind.VALIDATION,

@@ -15,6 +15,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from echo_desk.common.json_text import read_json
+
 #: Bytes beyond this are cut in the hex form (a blob is rarely useful to the model whole).
 MAX_BYTES_SHOWN = 64
 
@@ -74,7 +76,7 @@ def parse_json_column(value: Any) -> Any:
     """asyncpg hands ``json``/``jsonb`` over as text: parse it so the grid gets a structure."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return read_json(value)
         except ValueError:
             return value
     return value

@@ -14,6 +14,7 @@ from pydantic import Field
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.web.netguard import local_addresses, local_protection
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import deferred
 from echo_desk.sandbox.urls import BadUrl, canonical_url
 from echo_desk.tools import (
@@ -234,7 +235,7 @@ class FetchUrl(BuiltinTool[FetchArguments]):
             title, text = html_to_text(text)
         elif "json" in ctype:
             try:
-                text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+                text = json.dumps(read_json(text), indent=2, ensure_ascii=False)
             except ValueError:
                 pass
         cut = len(text) > MAX_CHARS

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.common.client_names import KNOWN_CLIENTS
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, deferred
 
 #: The name of Echo Desk's entry in a client's server list.
@@ -157,10 +158,9 @@ def _claude_code(home: Path, platform: str) -> list[Location]:
 def _claude_code_projects(path: Path) -> list[str]:
     """The project folders of ``~/.claude.json`` that have servers of their own (a quick look:
     an unreadable file is reported by the detection of its user-scope list)."""
-    import json
 
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = read_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     projects = document.get("projects") if isinstance(document, dict) else None

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from echo_desk.common.json_text import read_json
+
 _WS = " \t\r\n"
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
@@ -128,7 +130,7 @@ class _Reader:
         match = _NUMBER.match(self.text, self.pos)
         if match:
             start, self.pos = self.pos, match.end()
-            return Node("number", start, self.pos, json.loads(match.group()))
+            return Node("number", start, self.pos, read_json(match.group()))
         for word, literal in _LITERALS.items():
             if self.text.startswith(word, self.pos):
                 start = self.pos
@@ -141,7 +143,7 @@ class _Reader:
         if not match:
             raise self.fail("a string is not closed or holds a raw control character or a bad escape")
         start, self.pos = self.pos, match.end()
-        return Node("string", start, self.pos, json.loads(match.group()))
+        return Node("string", start, self.pos, read_json(match.group()))
 
     def obj(self, depth: int) -> Node:
         start = self.pos
@@ -211,7 +213,7 @@ def parse(text: str, *, jsonc: bool = False) -> Document:
     if not jsonc:
         # Belt and braces: a strict file must read the same with the standard parser.
         try:
-            standard = json.loads(text.removeprefix("\ufeff"))
+            standard = read_json(text.removeprefix("\ufeff"))
         except json.JSONDecodeError as exc:
             raise JsoncError(str(exc)) from None
         if standard != root.value:

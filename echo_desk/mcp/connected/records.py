@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.json_text import read_json
 from echo_desk.store.paths import data_dir
 from echo_desk.store.private import private_dir
 
@@ -95,7 +96,7 @@ class Records:
 
     def _load(self) -> dict[str, InstallRecord]:
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = read_json(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError):

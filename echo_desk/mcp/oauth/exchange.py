@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import time
 from typing import Any
 from urllib.parse import quote
@@ -19,6 +18,7 @@ from mcp.shared.auth import OAuthToken
 from mcp.shared.auth_utils import check_resource_allowed
 from pydantic import ValidationError
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
 from echo_desk.mcp.oauth.errors import SignInError, SignInStep
 from echo_desk.mcp.oauth.http import send
@@ -47,7 +47,7 @@ def jwt_audience(token: str) -> list[str] | None:
     if len(parts) != 3:
         return None
     try:
-        payload: Any = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        payload: Any = read_json(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (ValueError, binascii.Error):
         return None
     aud = payload.get("aud") if isinstance(payload, dict) else None

@@ -7,11 +7,11 @@ an address on this machine included).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx2
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
 from echo_desk.mcp.oauth.errors import SignInError, SignInStep
 from echo_desk.mcp.oauth.origins import acceptable_origin
@@ -53,7 +53,7 @@ async def send(
         raise SignInError(step, N_("could not reach {url}: {error}"), url=url,
                           error=str(exc) or type(exc).__name__) from None
     try:
-        value = json.loads(bytes(body))
+        value = read_json(bytes(body))
     except (ValueError, RecursionError):
         value = None
     return status, value if isinstance(value, dict) else None, headers

@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
 from echo_desk.mcp.oauth.errors import SignInError, SignInStep
 from echo_desk.tools.secrets import SecretStore, secret_store
@@ -73,7 +74,7 @@ class SignIn:
 
     @classmethod
     def from_json(cls, text: str) -> SignIn:
-        data: dict[str, Any] = json.loads(text)
+        data: dict[str, Any] = read_json(text)
         client = data.pop("client")
         client["redirect_uris"] = tuple(client.get("redirect_uris") or ())
         tokens = data.pop("tokens")

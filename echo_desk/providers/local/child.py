@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import Any
 
+from echo_desk.common.json_text import read_json
+
 
 def _die_with_parent(parent_pid: int) -> None:
     if sys.platform.startswith("linux"):
@@ -64,7 +66,7 @@ def _serve(config: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    config = json.loads(sys.argv[1])
+    config = read_json(sys.argv[1])
     _die_with_parent(int(config["parent_pid"]))
     try:
         _serve(config)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from echo_desk.agent.model import ChatMessage
+from echo_desk.common.json_text import read_json
 
 
 class Intent(enum.StrEnum):
@@ -144,7 +145,7 @@ def parse_intent(text: str) -> StatedIntent:
     """The model's answer as a ``StatedIntent``; anything unreadable is ``UNCLEAR`` (every tool
     offered, the model chooses), never a guess."""
     try:
-        value = json.loads(text)
+        value = read_json(text)
     except ValueError:
         return UNCLEAR
     if not isinstance(value, dict):

@@ -16,6 +16,7 @@ from typing import IO
 import httpx
 
 from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import _
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.store.paths import cache_dir
@@ -158,7 +159,7 @@ class LlamaServer:
         stdout: IO[bytes] = self._proc.stdout
         for raw in stdout:
             try:
-                message = json.loads(raw)
+                message = read_json(raw)
             except ValueError:
                 continue  # stray output from native code
             if isinstance(message, dict) and message.get("url"):

@@ -52,6 +52,7 @@ from dataclasses import dataclass, replace
 
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.model import ChatMessage, ToolCall
+from echo_desk.common.json_text import read_json
 from echo_desk.providers.local.intent import UNCLEAR, Intent, StatedIntent
 from echo_desk.tools.roles import LOOKING_ROLES, ToolRole
 
@@ -122,7 +123,7 @@ class Turn:
 def result_text(content: str) -> str:
     """One tool result as the small model reads it: the output, or "Error: …" / "Not done: …"."""
     try:
-        envelope = json.loads(content)
+        envelope = read_json(content)
     except ValueError:
         return content
     if not isinstance(envelope, dict) or "ok" not in envelope:
@@ -166,7 +167,7 @@ def answer_now(messages: Sequence[ChatMessage]) -> bool:
 
 def _key(call: ToolCall) -> tuple[str, str]:
     try:
-        arguments = json.dumps(json.loads(call.arguments), sort_keys=True)
+        arguments = json.dumps(read_json(call.arguments), sort_keys=True)
     except ValueError:
         arguments = call.arguments
     return call.name, arguments

@@ -49,6 +49,7 @@ from echo_desk.agent.model import (
     ToolCallReady,
     ToolCallStarted,
 )
+from echo_desk.common.json_text import read_json
 from echo_desk.providers.local.intent import (
     GUIDE,
     MAX_TOKENS,
@@ -202,7 +203,7 @@ class CallTextReader:
             return
         match = _NAME.match("".join(self._buffer))
         if match:
-            self._announced = json.loads(f'"{match.group(1)}"')
+            self._announced = read_json(f'"{match.group(1)}"')
             yield ToolCallStarted(id=self.call_id, name=self._announced)
 
     def finish(self) -> Iterator[StreamEvent]:
@@ -214,7 +215,7 @@ class CallTextReader:
                 yield TextDelta(text)
             return
         try:
-            value = json.loads(text)
+            value = read_json(text)
         except ValueError:
             value = None
         if isinstance(value, dict) and isinstance(value.get("name"), str):

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from echo_desk.common.json_text import read_json
 from echo_desk.store.private import write_private
 
 GGUF_MAGIC = b"GGUF"
@@ -48,7 +49,7 @@ def is_verified(path: Path, sha256: str, *, rehash: bool = False) -> bool:
         return False
     if not rehash:
         try:
-            marker = json.loads(_marker(path).read_text(encoding="utf-8"))
+            marker = read_json(_marker(path).read_text(encoding="utf-8"))
             if marker == {"sha256": sha256, **_stamp(path)}:
                 return True
         except (OSError, ValueError):
@@ -62,7 +63,7 @@ def is_verified(path: Path, sha256: str, *, rehash: bool = False) -> bool:
 def recorded_sha256(path: Path) -> str | None:
     """The sha256 a still-valid marker records for ``path`` (no hashing), else None."""
     try:
-        marker = json.loads(_marker(path).read_text(encoding="utf-8"))
+        marker = read_json(_marker(path).read_text(encoding="utf-8"))
         if isinstance(marker, dict) and marker == {"sha256": marker.get("sha256"), **_stamp(path)}:
             return str(marker["sha256"])
     except (OSError, ValueError):

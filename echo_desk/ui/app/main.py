@@ -8,7 +8,6 @@ closes the engine and the model, ends our worker threads, and only then quits Qt
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import os
 import signal
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import LANGUAGES, _
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.core import app_icon, i18n_qt, marshal, theme
@@ -39,7 +39,7 @@ def _early_setting(key: str, allowed: tuple[str, ...]) -> str | None:
     from echo_desk.store.paths import config_dir
 
     try:
-        raw = json.loads((config_dir() / "settings.json").read_text(encoding="utf-8"))
+        raw = read_json((config_dir() / "settings.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     value = raw.get(key) if isinstance(raw, dict) else None

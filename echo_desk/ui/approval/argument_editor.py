@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, _, deferred, shown
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, theme
@@ -54,10 +55,10 @@ def _field(spec: JsonObject, value: object) -> tuple[QWidget, _Reader]:
         return text, text.toPlainText
     if kind in ("integer", "number"):
         line = QLineEdit("" if value is None else json.dumps(value))
-        return line, lambda: json.loads(line.text()) if line.text().strip() else None
+        return line, lambda: read_json(line.text()) if line.text().strip() else None
     raw = QPlainTextEdit(json.dumps(value, indent=2, ensure_ascii=False))
     raw.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    return raw, lambda: json.loads(raw.toPlainText()) if raw.toPlainText().strip() else None
+    return raw, lambda: read_json(raw.toPlainText()) if raw.toPlainText().strip() else None
 
 
 class ArgumentEditor(QDialog):
@@ -121,7 +122,7 @@ class ArgumentEditor(QDialog):
     def edited(self) -> JsonObject:
         """The arguments from the visible tab. Raises ``ValueError`` for unreadable JSON."""
         if self.tabs.currentWidget() is self.raw:
-            value = json.loads(self.raw.toPlainText())
+            value = read_json(self.raw.toPlainText())
             if not isinstance(value, dict):
                 raise ValueError(_("the arguments must be a JSON object"))
             return value

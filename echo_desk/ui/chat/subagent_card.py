@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside
 from echo_desk.ui.chat.card_facts import SubCall, SubStep
@@ -31,7 +32,7 @@ _RESULT_CHARS = 400
 
 def _compact(arguments: str) -> str:
     try:
-        text = json.dumps(json.loads(arguments), ensure_ascii=False) if arguments else ""
+        text = json.dumps(read_json(arguments), ensure_ascii=False) if arguments else ""
     except ValueError:
         text = arguments
     return text if len(text) <= _ARGS_CHARS else text[:_ARGS_CHARS] + " …"

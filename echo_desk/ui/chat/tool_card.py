@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 
 from echo_desk.agent.status import ToolStatus
+from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside, labelled
 from echo_desk.tools.results import FileChange
@@ -45,7 +46,7 @@ def _lines(text: str, limit: int | None) -> tuple[str, int]:
 
 def _pretty_args(arguments: str) -> str:
     try:
-        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False) if arguments else ""
+        return json.dumps(read_json(arguments), indent=2, ensure_ascii=False) if arguments else ""
     except ValueError:
         return arguments
 
@@ -57,7 +58,7 @@ def _div(text: str, colour: str) -> str:
 
 def _compact_args(arguments: str) -> str:
     try:
-        return json.dumps(json.loads(arguments), ensure_ascii=False) if arguments else ""
+        return json.dumps(read_json(arguments), ensure_ascii=False) if arguments else ""
     except ValueError:
         return arguments
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from echo_desk.agent.permissions import Default, PermissionEngine, ToolStanding, Verdict
+from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, _
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.rules_text import decided_by, verdict_colour, verdict_label
@@ -87,7 +88,7 @@ class PolicyTester(QWidget):
         else:
             words = text.split(maxsplit=2)
             try:
-                arguments = json.loads(words[2]) if len(words) > 2 else {}
+                arguments = read_json(words[2]) if len(words) > 2 else {}
             except json.JSONDecodeError as exc:
                 self.result.setText(_("The arguments are not valid JSON: {error}").format(error=str(exc)))
                 self.parts.show_parts(())
