@@ -151,6 +151,20 @@ def gateway_command(client: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "echo_desk", "gateway", "--client", client, *extra]
 
 
+async def stop_process(process: asyncio.subprocess.Process, timeout: float = 15) -> None:
+    """Close a client process's stdin (as a client that is done does) and wait; kill it if it
+    does not end within ``timeout`` seconds."""
+    if process.returncode is not None:
+        return
+    if process.stdin is not None and not process.stdin.is_closing():
+        process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+
+
 @pytest.fixture
 def servers() -> dict[str, Any]:
     return write_servers()

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .conftest import NODE_DIR, TS_CLIENT
+from .conftest import NODE_DIR, TS_CLIENT, stop_process
 
 
 class TsClient:
@@ -77,12 +77,7 @@ class TsClient:
         with contextlib.suppress(ConnectionError, RuntimeError):
             assert self.process.stdin is not None
             self.process.stdin.write(b'{"op": "close"}\n')
-            self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 15)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await stop_process(self.process)
         self.reading.cancel()
 
 

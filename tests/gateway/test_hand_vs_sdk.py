@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import AUTO, App, gateway_command, needs_time
+from .conftest import AUTO, App, gateway_command, needs_time, stop_process
 
 pytestmark = [needs_time]
 
@@ -97,13 +97,7 @@ class Session:
         return "pydantic_core" in Path(f"/proc/{self.process.pid}/maps").read_text()
 
     async def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 15)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await stop_process(self.process)
 
 
 def _comparable(answer: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from echo_desk.store.paths import config_dir
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from tests.mcp.helpers import wait_until
 
-from .conftest import AUTO, App, gateway_command, needs_time, write_servers
+from .conftest import AUTO, App, gateway_command, needs_time, stop_process, write_servers
 
 pytestmark = [needs_time]
 
@@ -67,14 +67,7 @@ class Raw:
         return 0.0
 
     async def close(self) -> None:
-        if self.process.returncode is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            try:
-                await asyncio.wait_for(self.process.wait(), 15)
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
+        await stop_process(self.process)
 
 
 @pytest.fixture
