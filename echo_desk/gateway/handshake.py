@@ -58,17 +58,18 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def _is_id(value: object) -> bool:
+def is_request_id(value: object) -> bool:
+    """A JSON-RPC request id: a string or an integer (``true`` is not one, though Python says so)."""
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def _is_token(value: object) -> bool:
-    return value is None or _is_id(value)
+    return value is None or is_request_id(value)
 
 
 def _plain_initialize(message: dict[str, Any]) -> bool:
     params = message.get("params")
-    if not _is_id(message.get("id")) or not isinstance(params, dict) or not set(params) <= _INITIALIZE_PARAMS:
+    if not is_request_id(message.get("id")) or not isinstance(params, dict) or not set(params) <= _INITIALIZE_PARAMS:
         return False
     capabilities, info = params.get("capabilities"), params.get("clientInfo")
     return (isinstance(params.get("protocolVersion"), str)
@@ -94,12 +95,13 @@ def _plain_list(params: object) -> bool:
 class HandServed:
     """Takes the lines of a handshake-era session it fully understands (``take``); the SDK the rest."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, *, by_hand: bool = True) -> None:
         self.backend = backend
         self._write: Write | None = None
         self._fail: Callable[[BaseException], None] = lambda _exc: None
-        #: Decided by the session's first message: ``True`` when it is served here.
-        self.mine: bool | None = None
+        #: Decided by the session's first message: ``True`` when it is served here (never, when
+        #: ``by_hand`` is off: the SDK serves every line).
+        self.mine: bool | None = None if by_hand else False
         #: The SDK serves this session's other lines (``hand_over`` was called).
         self.handed_over = False
         self.listed = False
@@ -138,10 +140,10 @@ class HandServed:
         if method == "notifications/initialized" and _only_meta(params) and "id" not in message:
             self._initialized = line
             return True
-        if method == "ping" and _is_id(message.get("id")) and _only_meta(params):
+        if method == "ping" and is_request_id(message.get("id")) and _only_meta(params):
             self._answer(message["id"], {})
             return True
-        if method == "tools/list" and _is_id(message.get("id")) and message["id"] not in self.calls \
+        if method == "tools/list" and is_request_id(message.get("id")) and message["id"] not in self.calls \
                 and _plain_list(params):
             self.listed = True
             self._start(message["id"], self._list)
@@ -165,10 +167,7 @@ class HandServed:
         """Tell a client that listed the tools that they changed (after a hand-over, whether it
         listed them is the SDK's to know: it is told anyway, which costs it one listing)."""
         if (self.listed or self.handed_over) and self._write is not None:
-            task = asyncio.ensure_future(self._send(_line({"jsonrpc": "2.0",
-                                                           "method": "notifications/tools/list_changed"})))
-            self._notices.add(task)
-            task.add_done_callback(self._notices.discard)
+            self._send_soon({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
     # -- answers ------------------------------------------------------------------------------
     @staticmethod
@@ -180,7 +179,10 @@ class HandServed:
                 "instructions": INSTRUCTIONS}
 
     def _answer(self, request_id: Any, result: dict[str, Any]) -> None:
-        task = asyncio.ensure_future(self._send(_line({"jsonrpc": "2.0", "id": request_id, "result": result})))
+        self._send_soon({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def _send_soon(self, message: dict[str, Any]) -> None:
+        task = asyncio.ensure_future(self._send(_line(message)))
         self._notices.add(task)
         task.add_done_callback(self._notices.discard)
 
@@ -196,7 +198,7 @@ class HandServed:
 
     def _call(self, message: dict[str, Any]) -> bool:
         request_id, params = message.get("id"), message.get("params")
-        if not _is_id(request_id) or request_id in self.calls:
+        if not is_request_id(request_id) or request_id in self.calls:
             return False
         if not isinstance(params, dict) or not set(params) <= _CALL_PARAMS or not isinstance(params.get("name"), str):
             return False
@@ -253,7 +255,7 @@ class HandServed:
 
     def _cancel(self, params: object) -> bool:
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        task = self.calls.get(request_id) if _is_id(request_id) else None
+        task = self.calls.get(request_id) if is_request_id(request_id) else None
         if task is None:
             return self.mine is True and not self.handed_over  # nothing of ours to withdraw: nothing to do
         task.cancel()

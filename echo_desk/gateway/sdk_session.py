@@ -17,6 +17,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from echo_desk.common.json_text import read_json
+from echo_desk.gateway.handshake import is_request_id
 from echo_desk.gateway.server import ListWatchers, init_options, mcp_server
 from echo_desk.gateway.stdio import INVALID_REQUEST, Write, error_line
 from echo_desk.gateway.tools_backend import Backend
@@ -28,11 +29,8 @@ def parsed(line: bytes) -> SessionMessage | bytes:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError:
         pass
-    raw = json_object(line)
-    found = raw.get("id")
-    if not isinstance(found, str | int) or isinstance(found, bool):
-        found = None
-    return error_line(found, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
+    found = json_object(line).get("id")
+    return error_line(found if is_request_id(found) else None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
 
 
 def json_object(line: bytes) -> dict[str, Any]:
@@ -46,20 +44,19 @@ def json_object(line: bytes) -> dict[str, Any]:
 class SdkSession:
     """``await SdkSession.open(...)``; then ``send`` each line; ``aclose`` when the session ends."""
 
-    def __init__(self, write: Write, drop_id: Any, end: Callable[[], None]) -> None:
+    def __init__(self, write: Write, drop_id: Any) -> None:
         self._write = write
         self._drop_id = drop_id
         self._to_server, self._from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         self._to_client, self._from_server = anyio.create_memory_object_stream[SessionMessage](0)
         self._tasks: list[asyncio.Task[Any]] = []
-        self._end = end
 
     @classmethod
     async def open(cls, backend: Backend, watchers: ListWatchers, write: Write, prelude: list[bytes],
                    drop_id: Any, end: Callable[[], None]) -> SdkSession:
         """The SDK's server for this session, first given ``prelude`` (the lines answered by hand
         that brought the client where it stands); its answer to the request ``drop_id`` is dropped."""
-        session = cls(write, drop_id, end)
+        session = cls(write, drop_id)
 
         async def backend_for(_ctx: Any) -> Backend:
             return backend

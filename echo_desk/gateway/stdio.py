@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from echo_desk.common.json_text import TOO_DEEP, read_json
-from echo_desk.gateway.handshake import HandServed
+from echo_desk.gateway.handshake import HandServed, is_request_id
 from echo_desk.gateway.protocol import read_in_small_chunks
 
 log = logging.getLogger(__name__)
@@ -110,12 +110,8 @@ def not_jsonrpc(line: bytes) -> bytes | None:
     if isinstance(raw, dict) and raw.get("jsonrpc") == "2.0":
         return None
     found = raw.get("id") if isinstance(raw, dict) else None
-    return error_line(found if _is_id(found) else None, INVALID_REQUEST,
+    return error_line(found if is_request_id(found) else None, INVALID_REQUEST,
                       "Invalid Request: not a JSON-RPC 2.0 message MCP knows")
-
-
-def _is_id(value: object) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def write_deadline() -> float:

@@ -23,9 +23,7 @@ SDK_ONLY_ENV = "ECHO_DESK_GATEWAY_SDK"
 
 async def serve_stdio(backend: AppBackend) -> None:
     """Serve until the client closes stdin (or stops reading), then let the app go."""
-    hand = HandServed(backend)
-    if os.environ.get(SDK_ONLY_ENV) == "1":
-        hand.mine = False
+    hand = HandServed(backend, by_hand=os.environ.get(SDK_ONLY_ENV) != "1")
     watchers: Any = None  # the SDK's ListWatchers, once a session needs the SDK
     told: set[asyncio.Task[Any]] = set()
 
