@@ -51,13 +51,13 @@ def _list(reverter: Reverter, conversation: str | None, *, as_json: bool) -> int
     if as_json:
         print(json.dumps([_row(r) for r in records], indent=2, ensure_ascii=False))
         return 0
-    widths = (19, 29, 12, 7, 15, 0)
-    print(words.row([(_(h), w) for h, w in zip(_COLUMNS, widths, strict=True)]))
+    table = [[_(h) for h in _COLUMNS]]
     for r in records:
         when = datetime.datetime.fromtimestamp(r.at).strftime("%Y-%m-%d %H:%M:%S")
         state = _("reverted") if r.reverted else _("restorable") if r.restorable else _("not restorable")
-        cells = (when, _shown(r.call_id), _shown(r.tool), words.label(_KINDS, r.kind), state, _shown(r.path))
-        print(words.row(list(zip(cells, widths, strict=True))))
+        table.append([when, _shown(r.call_id), _shown(r.tool), words.label(_KINDS, r.kind), state, _shown(r.path)])
+    for line in words.table(table):
+        print(line)
     return 0
 
 
