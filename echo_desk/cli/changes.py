@@ -10,8 +10,10 @@ import unicodedata
 from typing import Any
 
 from echo_desk.agent.undo.resolution import Resolution
-from echo_desk.agent.undo.revert import UNREADABLE, LeftAlone, Reverter, RevertIssue, RevertReport
+from echo_desk.agent.undo.revert import UNREADABLE, LeftAlone, Reverter, RevertIssue, RevertReport, RevertStep
 from echo_desk.cli import words
+from echo_desk.common.diffs import labelled_diff
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, aside
 from echo_desk.runtime import Runtime
 from echo_desk.store.changes import ChangeRecord
@@ -51,13 +53,13 @@ def _list(reverter: Reverter, conversation: str | None, *, as_json: bool) -> int
     if as_json:
         print(json.dumps([_row(r) for r in records], indent=2, ensure_ascii=False))
         return 0
-    widths = (19, 29, 12, 7, 15, 0)
-    print(words.row([(_(h), w) for h, w in zip(_COLUMNS, widths, strict=True)]))
+    table = [[_(h) for h in _COLUMNS]]
     for r in records:
         when = datetime.datetime.fromtimestamp(r.at).strftime("%Y-%m-%d %H:%M:%S")
         state = _("reverted") if r.reverted else _("restorable") if r.restorable else _("not restorable")
-        cells = (when, _shown(r.call_id), _shown(r.tool), words.label(_KINDS, r.kind), state, _shown(r.path))
-        print(words.row(list(zip(cells, widths, strict=True))))
+        table.append([when, _shown(r.call_id), _shown(r.tool), words.label(_KINDS, r.kind), state, _shown(r.path)])
+    for line in words.table(table):
+        print(line)
     return 0
 
 
@@ -75,12 +77,33 @@ def _revert(reverter: Reverter, call_id: str, choice: Resolution | None) -> int:
                              (_("what the tool wrote:"), step.record.after_sha256 or absent),
                              (_("what it is now:"), now)):
             print("  " + words.padded(label, 21) + str(value))
+        _print_changed_since(reverter, step)
     choices = {s.record.id: choice for s in plan.conflicts} if choice else {}
     report = reverter.apply(plan, choices)
     _print_report(report)
     if report.failed:
         return 1
     return EXIT_NEEDS_CHOICE if plan.conflicts and choice is None else 0
+
+
+#: At most this many lines of the "changed since" diff are printed (the rest is counted).
+SHOWN_DIFF_LINES = 40
+
+
+def _print_changed_since(reverter: Reverter, step: RevertStep) -> None:
+    """What changed in the file since the tool wrote it, as a diff, so the person can choose with
+    the change in front of them (hashes alone say only that it changed). Text files only."""
+    _before, wrote, now = reverter.contents(step)
+    try:
+        old, new = (data.decode("utf-8") for data in (wrote or b"", now or b""))
+    except UnicodeDecodeError:
+        return
+    diff = labelled_diff(old, new, _("what the tool wrote"), _("what it is now"))
+    lines = visible(diff).splitlines()
+    for line in lines[:SHOWN_DIFF_LINES]:
+        print("  " + line)
+    if len(lines) > SHOWN_DIFF_LINES:
+        print("  " + _("… {n} more lines").format(n=len(lines) - SHOWN_DIFF_LINES))
 
 
 def _issue(issue: RevertIssue) -> str:

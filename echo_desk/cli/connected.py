@@ -28,6 +28,12 @@ def _say(text: str) -> str:
     return _v(shown(text))
 
 
+def _print_dry_run(client_file: object) -> None:
+    from echo_desk.mcp.config import config_path
+
+    print(f"dry run: nothing written to {_v(client_file)} or to Echo Desk's {_v(config_path())}")
+
+
 def run_install_command(args: argparse.Namespace) -> int:
     """``args.action`` is ``install`` or ``uninstall`` (parsed by ``cli.gateway``)."""
     if args.client not in CLIENT_NAMES:
@@ -45,7 +51,8 @@ def run_install_command(args: argparse.Namespace) -> int:
 def _print_diff(diff: str) -> None:
     from echo_desk.common.visible_text import visible
 
-    print(visible(diff) if diff else "(no change)")
+    shown = visible(diff) if diff else "(no change)"
+    print(shown, end="" if shown.endswith("\n") else "\n")  # a diff ends its own last line
 
 
 def _install(args: argparse.Namespace, locations: list[Any], records: Any) -> int:
@@ -79,7 +86,7 @@ def _install(args: argparse.Namespace, locations: list[Any], records: Any) -> in
         for stay in plan.stays:
             print(f"  stay  {_v(stay.name)}: {_say(stay.reason)}")
         if args.dry_run:
-            print(f"dry run: nothing written to {_v(loc.path)} or mcp.json")
+            _print_dry_run(loc.path)
             continue
         try:
             outcome = apply_install(plan, records=records)
@@ -127,7 +134,7 @@ def _uninstall(args: argparse.Namespace, locations: list[Any], records: Any) -> 
         for name, why in plan.kept_in_echo_desk:
             print(f"  keep in Echo Desk: {_v(name)}: {_say(why)}")
         if args.dry_run:
-            print(f"dry run: nothing written to {_v(loc.path)} or mcp.json")
+            _print_dry_run(loc.path)
             continue
         try:
             outcome = apply_uninstall(plan, records=records)

@@ -120,9 +120,17 @@ async def _serve_http(port: int, *, start_app: bool) -> None:
         return AppBackend(path, client, transport="http", launcher=launcher,
                           fallback_factory=lambda why: _fallback_factory(client, "", why))
 
-    print(f"echo-desk gateway: MCP over HTTP on http://127.0.0.1:{port}/mcp (a client's bearer token needed)",
-          file=sys.stderr)
-    await HttpGateway(port, settings_clients(config_dir() / SETTINGS_FILE), make_backend).serve()
+    async def announce(listening: asyncio.Event) -> None:
+        await listening.wait()  # only once it listens: it may refuse to start, saying why
+        print(f"echo-desk gateway: MCP over HTTP on http://127.0.0.1:{port}/mcp (a client's bearer token needed)",
+              file=sys.stderr)
+
+    listening = asyncio.Event()
+    announcing = asyncio.ensure_future(announce(listening))
+    try:
+        await HttpGateway(port, settings_clients(config_dir() / SETTINGS_FILE), make_backend).serve(listening)
+    finally:
+        announcing.cancel()
 
 
 async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
@@ -170,11 +178,15 @@ def _status(*, as_json: bool) -> int:
 
 def _token(client: str | None) -> int:
     from echo_desk.gateway.clients import BadClientName, client_key
-    from echo_desk.gateway.tokens import new_token
+    from echo_desk.gateway.tokens import NO_KEYRING, new_token, tokens_kept
 
     if not client:
         print("echo-desk gateway token: --client NAME is required", file=sys.stderr)
         return 2
+    if not tokens_kept():
+        print(f"echo-desk gateway token: no token was made: {NO_KEYRING}. The stdio gateway needs no token "
+              "(docs/gateway.md).", file=sys.stderr)
+        return 1
     try:
         key = client_key(client)
         token = new_token(key)

@@ -144,20 +144,21 @@ def awaiting_note(names: list[str]) -> str:
     return _("{n} MCP servers await approval: {commands}").format(n=len(names), commands=commands)
 
 
-#: The table's columns: (heading, width in terminal cells).
-_TOOL_COLUMNS = ((N_("NAME"), 24), (N_("SOURCE"), 14), (N_("RISK"), 6), (N_("ENABLED"), 8), (N_("DEFAULT"), 8),
-                 (N_("RULES"), 6), (N_("READY"), 6), (N_("BREAKER"), 0))
+_TOOL_HEADINGS = (N_("NAME"), N_("SOURCE"), N_("RISK"), N_("ENABLED"), N_("DEFAULT"), N_("RULES"), N_("READY"),
+                  N_("BREAKER"))
 
 
 def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
-    print(words.row([(_(heading), width) for heading, width in _TOOL_COLUMNS]))
+    table = [[_(heading) for heading in _TOOL_HEADINGS]]
     for r in rows:
-        name, source, readiness = (visible(str(r[k]), one_line=True) for k in ("name", "source", "readiness"))
-        cells = [name, source, words.label(words.RISK_LABELS, str(r["risk"])), words.yes_no(r["enabled"]),
-                 words.label(words.DEFAULT_LABELS, str(r["default"])), str(r["rules"]), words.yes_no(r["ready"]),
-                 words.label(words.BREAKER_LABELS, str(r["breaker"]))]
-        line = words.row([(cell, width) for cell, (_heading, width) in zip(cells, _TOOL_COLUMNS, strict=True)])
-        print(aside(line, readiness) if r["readiness"] else line)
+        name, source = (visible(str(r[k]), one_line=True) for k in ("name", "source"))
+        table.append([name, source, words.label(words.RISK_LABELS, str(r["risk"])), words.yes_no(r["enabled"]),
+                      words.label(words.DEFAULT_LABELS, str(r["default"])), str(r["rules"]), words.yes_no(r["ready"]),
+                      words.label(words.BREAKER_LABELS, str(r["breaker"]))])
+    heading, *lines = words.table(table)
+    print(heading)
+    for r, line in zip(rows, lines, strict=True):
+        print(aside(line, visible(str(r["readiness"]), one_line=True)) if r["readiness"] else line)
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from echo_desk.i18n import N_, _
 from echo_desk.ui.core.labels import EFFECT_LABELS, RISK_LABELS, VERDICT_LABELS
 
 __all__ = ["BREAKER_LABELS", "DEFAULT_LABELS", "EFFECT_LABELS", "RISK_LABELS", "VERDICT_LABELS", "cells", "label",
-           "padded", "row", "yes_no"]
+           "padded", "row", "table", "yes_no"]
 
 DEFAULT_LABELS = {"runs": N_("runs"), "asks": N_("asks"), "refused": N_("refused")}
 BREAKER_LABELS = {"closed": N_("closed"), "open": N_("open"), "half_open": N_("half open")}
@@ -36,6 +36,13 @@ def cells(text: str) -> int:
 def padded(text: str, width: int) -> str:
     """``text`` left-aligned in ``width`` terminal cells (``f"{text:<width}"`` counts characters)."""
     return text + " " * max(0, width - cells(text))
+
+
+def table(rows: list[list[str]]) -> list[str]:
+    """Rows (headings first) as lines whose columns line up: each column as wide as its widest
+    cell in terminal cells, whatever the language or a tool's name; the last as it is."""
+    widths = [max(cells(r[i]) for r in rows) for i in range(len(rows[0]) - 1)] + [0]
+    return [row(list(zip(r, widths, strict=True))) for r in rows]
 
 
 def row(values: list[tuple[str, int]]) -> str:

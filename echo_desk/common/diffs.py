@@ -9,7 +9,7 @@ as git quotes them (``"a/notes\\n@@…"``), so a file name never adds a line to 
 from __future__ import annotations
 
 from echo_desk.common.atomic import sha256
-from echo_desk.common.hunks import diff_hunks, hunks_of
+from echo_desk.common.hunks import Hunk, diff_hunks, hunks_of
 from echo_desk.tools import DiffHunk, FileChange, FileChangeKind
 
 #: Diffs longer than this are cut (the envelope says ``truncated``) to keep the card small.
@@ -49,14 +49,25 @@ def diff_with_hunks(old: str, new: str, path: str, *, created: bool = False) -> 
     hunks = hunks_of(old, new)
     if not hunks:
         return "", ()
-    head = [f"--- {'/dev/null' if created else quote_path(f'a{path}')}\n", f"+++ {quote_path(f'b{path}')}\n"]
-    text = "".join(head + [row for h in hunks for row in (h.header + "\n", *h.lines)])
-    return text, diff_hunks(hunks, len(head))
+    head = (f"--- {'/dev/null' if created else quote_path(f'a{path}')}\n", f"+++ {quote_path(f'b{path}')}\n")
+    return _written(head, hunks), diff_hunks(hunks, len(head))
 
 
 def unified_diff(old: str, new: str, path: str, *, created: bool = False) -> str:
     """The diff text alone (see ``diff_with_hunks``)."""
     return diff_with_hunks(old, new, path, created=created)[0]
+
+
+def labelled_diff(old: str, new: str, before: str, after: str) -> str:
+    """A unified diff headed ``--- before`` and ``+++ after`` (labels of the caller's, shown to a
+    person rather than given to ``patch``), with the "No newline at end of file" markers, so a
+    last line without a line feed never runs into the next one. No change: an empty diff."""
+    hunks = hunks_of(old, new)
+    return _written((f"--- {before}\n", f"+++ {after}\n"), hunks) if hunks else ""
+
+
+def _written(head: tuple[str, str], hunks: list[Hunk]) -> str:
+    return "".join([*head, *(row for h in hunks for row in (h.header + "\n", *h.lines))])
 
 
 def cap(diff: str, limit: int = MAX_DIFF_CHARS) -> tuple[str, bool]:

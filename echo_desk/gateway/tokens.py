@@ -32,6 +32,22 @@ def token_store() -> SecretStore:
     return KeyringSecretStore() if available() else secret_store()
 
 
+#: Why no token can be made or checked on a machine without a system keyring.
+NO_KEYRING = ("this machine has no system keyring, so a client's token would be forgotten when the process "
+              "that made it ends, and the HTTP gateway could never check it")
+
+
+def tokens_kept() -> bool:
+    """Whether a token made now outlives this process: the OS keyring holds it (or a store a test
+    chose). Without one, a token would live in one process's memory only: the command that
+    prints it and the gateway that checks it would never share it."""
+    if _store is not None:
+        return True
+    from echo_desk.store.secrets import available
+
+    return available()
+
+
 def token_key(client: str) -> str:
     return f"gateway.{client}.token"
 

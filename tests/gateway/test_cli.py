@@ -6,6 +6,8 @@ import asyncio
 import json
 import sys
 
+import pytest
+
 from .conftest import App, gateway_command
 
 
@@ -58,3 +60,24 @@ async def test_the_gateway_starts_without_the_engine_or_the_clis_imports(gateway
                                                    env=gateway_env)
     out, _ = await asyncio.wait_for(process.communicate(), 60)
     assert out.decode().strip() == "[]"  # the engine loads only if the app cannot be reached
+
+
+async def test_without_a_system_keyring_no_token_is_made_and_no_http_gateway_starts(
+        gateway_env: dict[str, str]) -> None:
+    # A token kept in one process's memory could never be checked by another: both refuse, saying why.
+    env = {**gateway_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    code, out, err = await _run("token", "--client", "cursor", env=env)
+    assert (code, out) == (1, "") and "no token was made" in err and "no system keyring" in err
+    code, out, err = await _run("--http", "41999", "--no-start", env=env)
+    assert code == 1 and "was not started" in err and "no system keyring" in err
+    assert "MCP over HTTP on" not in err  # it never said it listened
+
+
+def test_a_token_is_printed_once_and_names_its_client(capsys: pytest.CaptureFixture[str]) -> None:
+    from echo_desk.cli.main import main
+    from echo_desk.gateway.tokens import client_for
+
+    assert main(["gateway", "token", "--client", "cursor"]) == 0
+    token = capsys.readouterr().out.strip()
+    assert client_for(token, ["vscode", "cursor"]) == "cursor"
+    assert client_for(token, ["vscode"]) is None

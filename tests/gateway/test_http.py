@@ -178,6 +178,19 @@ async def test_the_setting_starts_and_stops_the_http_gateway(app: App) -> None:
         await _post(f"http://127.0.0.1:{port}/mcp", {})
 
 
+async def test_without_a_keyring_the_setting_does_not_start_it_and_says_why(app: App) -> None:
+    from echo_desk.gateway import tokens
+
+    tokens.use_store(None)  # the tests' keyring is the failing one: as on a machine without a keyring
+    port = free_port()
+    app.runtime.settings.update(lambda s: setattr(s, "gateway", s.gateway.model_copy(
+        update={"http_enabled": True, "http_port": port})))
+    await wait_until(lambda: app.service.http_error != "", 15, "the HTTP gateway to refuse to start")
+    assert "no system keyring" in app.service.http_error and app.service.http_port is None
+    with pytest.raises(httpx.ConnectError):
+        await _post(f"http://127.0.0.1:{port}/mcp", {})
+
+
 async def test_a_50_mb_request_over_http_is_refused_before_mcp_reads_it(http: Http) -> None:
     huge = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                        "params": {"name": AUTO, "arguments": {"timezone": "x" * (50 * 1024 * 1024)}}})

@@ -30,6 +30,8 @@ def test_list_and_revert_with_a_conflict(tmp_path: Path) -> None:
     refused = cli("changes", "revert", call_id, cwd=tmp_path)
     assert refused.returncode == EXIT_NEEDS_CHOICE
     assert "changed since the tool wrote it" in refused.stdout and target.read_text() == "the person edited it\n"
+    # What changed since the tool wrote it is shown as a diff, not only as hashes.
+    assert "  -tool\n  +the person edited it\n" in refused.stdout
     chosen = cli("changes", "revert", call_id, "--choose", "before", cwd=tmp_path)
     assert chosen.returncode == 0, chosen.stderr
     assert target.read_text() == "before\n" and "reverted:" in chosen.stdout

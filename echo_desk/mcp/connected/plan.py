@@ -8,13 +8,13 @@ that went wrong is refused instead of written.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.diffs import labelled_diff
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, parse_server
 from echo_desk.mcp.connected.clients import (
@@ -75,8 +75,7 @@ def section_of(location: Location, text: str) -> Section:
 
 
 def unified_diff(path: Path, before: str, after: str) -> str:
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile=f"{path} (now)", tofile=f"{path} (after)"))
+    return labelled_diff(before, after, f"{path} (now)", f"{path} (after)")
 
 
 # -- what is in a file -------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,17 @@ def test_an_unparseable_file_is_reported_and_left_alone(home: Path, capsys: pyte
     assert main(["gateway", "install", "--client", "zed"]) == 1
     assert "line 1" in capsys.readouterr().err
     assert where["zed"].read_text() == '{"context_servers": {"a": {"command": "x"}}'
+
+
+def test_a_file_without_a_last_line_feed_gets_patchs_marker_and_the_dry_run_names_both_files(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = make_home(home)
+    text = where["cursor"].read_text().rstrip("\n")
+    where["cursor"].write_text(text)  # as many editors leave a JSON file
+    assert main(["gateway", "install", "--client", "cursor", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    # The old last line (kept or removed) is followed by patch's marker, never by the next line.
+    last = re.escape(text.splitlines()[-1])
+    assert re.search(rf"^[ -]{last}\n\\ No newline at end of file\n", out, re.MULTILINE), out
+    assert "\n\n" not in out  # and the diff is not followed by an empty line
+    assert f"dry run: nothing written to {where['cursor']} or to Echo Desk's {config_path()}" in out
