@@ -74,3 +74,44 @@ def test_a_live_server_process_is_running(tmp_path: Path) -> None:
         proc.kill()
         proc.wait(timeout=10)
     assert not server.running
+
+
+class _Started(Exception):
+    """Raised by the stand-in server: the child got as far as starting it."""
+
+
+def _params_the_child_gives(config: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> object:
+    """The llama.cpp parameters ``child._serve`` builds from ``config`` (the real ``CommonParams``)."""
+    import types
+
+    import xllamacpp
+
+    from echo_desk.providers.local import child
+
+    given: list[object] = []
+
+    def server(params: object) -> None:
+        given.append(params)
+        raise _Started
+
+    monkeypatch.setitem(sys.modules, "xllamacpp", types.SimpleNamespace(CommonParams=xllamacpp.CommonParams,
+                                                                        Server=server))
+    with pytest.raises(_Started):
+        child._serve(config)
+    return given[0]
+
+
+def test_the_threads_that_read_and_write_reach_llama_cpp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import json
+    import os
+
+    command = LlamaServer(tmp_path / "m.gguf", get_profile("qwen2.5-coder-tools"))._command()
+    config = json.loads(command[-1])
+    params = _params_the_child_gives(config, monkeypatch)
+    one_core_left = max(1, (os.cpu_count() or 2) - 1)
+    assert params.cpuparams.n_threads == one_core_left  # type: ignore[attr-defined]
+    assert params.cpuparams_batch.n_threads == one_core_left  # type: ignore[attr-defined]
+    # Given apart (bench/local_threads.py), each is used as given.
+    apart = LlamaServer(tmp_path / "m.gguf", get_profile("qwen2.5-coder-tools"), threads=3, batch_threads=5)
+    chosen = _params_the_child_gives(json.loads(apart._command()[-1]), monkeypatch)
+    assert (chosen.cpuparams.n_threads, chosen.cpuparams_batch.n_threads) == (3, 5)  # type: ignore[attr-defined]

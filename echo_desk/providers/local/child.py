@@ -57,7 +57,8 @@ def _serve(config: dict[str, Any]) -> None:
     params.n_ubatch = 128
     if config.get("threads"):
         params.cpuparams.n_threads = int(config["threads"])
-        params.cpuparams_batch.n_threads = int(config["threads"])
+    if config.get("batch_threads") or config.get("threads"):
+        params.cpuparams_batch.n_threads = int(config.get("batch_threads") or config["threads"])
     if config.get("chat_template"):
         params.chat_template = config["chat_template"]
     server = xllamacpp.Server(params)

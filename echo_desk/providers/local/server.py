@@ -51,9 +51,12 @@ _HALF_STARTED_GRACE = 0.5
 
 
 def default_threads() -> int:
-    """One core left for the window and everything else: llama.cpp's threads spin while they
-    wait for each other, so on a busy 2-core machine 2 threads ran at 0.5 tokens/s and 1 thread
-    at 4-7 tokens/s (measured in one run, load ~6-10)."""
+    """One core left for the window and everything else, for reading the prompt and writing the
+    answer alike (``bench/local_threads.py``, a 2-core machine). llama.cpp's threads spin while
+    they wait for each other: while other programs kept both cores busy, 2 threads wrote 0.26-0.47×
+    as fast as 1. Reading with both cores was 1.6× as fast when the machine was idle, but 0.71-0.76×
+    when it was busy (the server runs in a session of its own, and the kernel shares the cores
+    between sessions), so reading keeps one thread too."""
     return max(1, (os.cpu_count() or 2) - 1)
 
 
@@ -78,12 +81,14 @@ class LlamaServer:
         profile: ModelProfile,
         *,
         threads: int | None = None,
+        batch_threads: int | None = None,
         start_timeout: float = 120.0,
         log_path: Path | None = None,
     ) -> None:
         self.model_path = Path(model_path)
         self.profile = profile
         self.threads = threads
+        self.batch_threads = batch_threads
         self.start_timeout = start_timeout
         self.log_path = log_path or cache_dir() / "logs" / "llama-server.log"
         self._proc: subprocess.Popen[bytes] | None = None
@@ -110,6 +115,7 @@ class LlamaServer:
             "context_size": self.profile.context_size,
             "chat_template": self.profile.chat_template or "",
             "threads": self.threads or default_threads(),
+            "batch_threads": self.batch_threads or self.threads or default_threads(),
             "parent_pid": os.getpid(),
         }
         return [sys.executable, "-m", "echo_desk.providers.local.child", json.dumps(config)]
