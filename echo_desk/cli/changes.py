@@ -94,6 +94,8 @@ def _print_changed_since(reverter: Reverter, step: RevertStep) -> None:
     """What changed in the file since the tool wrote it, as a diff, so the person can choose with
     the change in front of them (hashes alone say only that it changed). Text files only."""
     _before, wrote, now = reverter.contents(step)
+    if (wrote is None and step.record.after_sha256) or (now is None and step.current_sha256 is not None):
+        return  # a kept copy is gone, or the file cannot be read now: no diff rather than a wrong one
     try:
         old, new = (data.decode("utf-8") for data in (wrote or b"", now or b""))
     except UnicodeDecodeError:
