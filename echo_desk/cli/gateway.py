@@ -139,7 +139,10 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
     from echo_desk.gateway.fallback import NobodyHost, local_backend
     from echo_desk.gateway.service import workspace_of
     from echo_desk.runtime import Runtime
+    from echo_desk.store.secrets import install_system_store
 
+    # mcp.json's keyring references and MCP sign-ins, as the app reads them (it may probe D-Bus).
+    await asyncio.to_thread(install_system_store)
     runtime = await asyncio.to_thread(Runtime.create)
     try:
         await runtime.attach_mcp(NobodyHost(why=why), own_thread=False, handshake_timeout=20.0)

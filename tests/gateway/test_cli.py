@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 import pytest
+
+from echo_desk.tools.secrets import secret_store
+from tests.providers.test_secrets_keyring import MemoryKeyring
 
 from .conftest import App, gateway_command
 
@@ -81,3 +85,17 @@ def test_a_token_is_printed_once_and_names_its_client(capsys: pytest.CaptureFixt
     token = capsys.readouterr().out.strip()
     assert client_for(token, ["vscode", "cursor"]) == "cursor"
     assert client_for(token, ["vscode"]) is None
+
+
+async def test_the_gateways_own_engine_reads_secrets_from_the_system_keyring(
+        system_keyring: MemoryKeyring, tmp_path: Path) -> None:
+    # Without the app, the gateway starts mcp.json's servers itself: their {"keyring": …} values
+    # and sign-ins must come from where the app saved them, not from an empty store.
+    from echo_desk.cli.gateway import _fallback_factory
+
+    system_keyring.values[("echo-desk", "mcp.github.env.TOKEN")] = "ghp_1"
+    backend = await _fallback_factory("cursor", str(tmp_path), "Echo Desk is not running")
+    try:
+        assert secret_store().get("mcp.github.env.TOKEN") == "ghp_1"
+    finally:
+        await backend.close()
