@@ -9,14 +9,12 @@ import pytest
 
 from echo_desk.store.settings import ProviderKind, SettingsStore
 from echo_desk.tools.secrets import ProcessOnlySecretStore, install_secret_store, secret_store
-from echo_desk.ui.settings.connected_apps_dialog import ProtectDialog
 from echo_desk.ui.settings.databases_page import DatabasesPage
 from echo_desk.ui.settings.mcp_rows import KeyValueRows
 from echo_desk.ui.settings.models_page import ModelsPage
 from tests.mcp.connected.homes import home, make_home
-from tests.ui.conftest import until
 from tests.ui.settings.test_connected_apps import _page as connected_apps_page
-from tests.ui.settings.test_connected_apps import _row
+from tests.ui.settings.test_connected_apps import open_protect_dialog
 from tests.ui.settings.test_databases_ui import _fill
 
 __all__ = ["home"]
@@ -65,13 +63,7 @@ def test_an_mcp_value_cannot_be_sent_to_a_keyring_that_would_forget_it(qtbot) ->
 
 def test_protecting_an_app_leaves_its_secrets_in_mcp_json_and_says_why(qtbot, qloop, home: Path) -> None:
     where = make_home(home)
-    page = connected_apps_page(qtbot, home)
-    qloop.run_until_complete(until(lambda: page.reports))
-    page.apps.setCurrentItem(_row(page, where["windsurf"]))
-    page.protect()
-    qloop.run_until_complete(until(lambda: isinstance(page.dialog, ProtectDialog) and page.dialog.isVisible()))
-    dialog = page.dialog
-    assert isinstance(dialog, ProtectDialog)
+    dialog = open_protect_dialog(qloop, connected_apps_page(qtbot, home), where["windsurf"])
     assert not dialog.keyring.isEnabled() and not dialog.keyring.isChecked()
     assert "no system keyring" in dialog.keyring.text()
     github = next(m for m in dialog.plan.moves if m.name == "github")
