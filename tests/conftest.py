@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from collections.abc import Iterator
 from importlib.abc import MetaPathFinder
+from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -55,6 +57,20 @@ def _no_system_keyring() -> None:
 
 
 _no_system_keyring()
+
+
+@pytest.fixture
+def system_keyring() -> Iterator[Any]:
+    """A machine with a keyring: an in-memory backend that the app and the CLI find as the system's."""
+    import keyring
+
+    from tests.providers.test_secrets_keyring import MemoryKeyring
+
+    previous = keyring.get_keyring()
+    ring = MemoryKeyring()
+    keyring.set_keyring(ring)
+    yield ring
+    keyring.set_keyring(previous)
 
 
 @pytest.fixture(autouse=True)

@@ -40,7 +40,11 @@ def run_install_command(args: argparse.Namespace) -> int:
         print(f"echo-desk gateway {args.action}: --client must be one of {', '.join(CLIENT_NAMES)}", file=sys.stderr)
         return 2
     from echo_desk.mcp.connected import Records, locations_of
+    from echo_desk.store.secrets import install_system_store
 
+    # Before planning: the plan moves secrets to the keyring only where one keeps them, and a
+    # dry run must show what the real run would do.
+    install_system_store()
     records = Records()
     locations = locations_of(args.client)
     if args.action == "install":
@@ -83,6 +87,11 @@ def _install(args: argparse.Namespace, locations: list[Any], records: Any) -> in
             renamed = f" as '{_v(move.echo_name)}'" if move.echo_name != move.name else ""
             sandboxed = " (sandboxed)" if move.config.sandbox else ""
             print(f"  move  {_v(move.name)}{renamed}: {where}{sandboxed}")
+            if move.to_keyring:
+                print(f"        to the keyring: {_v(', '.join(move.to_keyring))}")
+            if move.left_in_file:
+                print(f"        left in Echo Desk's mcp.json, not the keyring (this machine has none): "
+                      f"{_v(', '.join(move.left_in_file))}")
         for stay in plan.stays:
             print(f"  stay  {_v(stay.name)}: {_say(stay.reason)}")
         if args.dry_run:

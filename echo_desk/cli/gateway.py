@@ -139,7 +139,10 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
     from echo_desk.gateway.fallback import NobodyHost, local_backend
     from echo_desk.gateway.service import workspace_of
     from echo_desk.runtime import Runtime
+    from echo_desk.store.secrets import install_system_store
 
+    # mcp.json's keyring references and MCP sign-ins, as the app reads them (it may probe D-Bus).
+    await asyncio.to_thread(install_system_store)
     runtime = await asyncio.to_thread(Runtime.create)
     try:
         await runtime.attach_mcp(NobodyHost(why=why), own_thread=False, handshake_timeout=20.0)
@@ -178,15 +181,11 @@ def _status(*, as_json: bool) -> int:
 
 def _token(client: str | None) -> int:
     from echo_desk.gateway.clients import BadClientName, client_key
-    from echo_desk.gateway.tokens import NO_KEYRING, new_token, tokens_kept
+    from echo_desk.gateway.tokens import new_token, tokens_path
 
     if not client:
         print("echo-desk gateway token: --client NAME is required", file=sys.stderr)
         return 2
-    if not tokens_kept():
-        print(f"echo-desk gateway token: no token was made: {NO_KEYRING}. The stdio gateway needs no token "
-              "(docs/gateway.md).", file=sys.stderr)
-        return 1
     try:
         key = client_key(client)
         token = new_token(key)
@@ -194,6 +193,6 @@ def _token(client: str | None) -> int:
         print(f"echo-desk gateway token: {exc}", file=sys.stderr)
         return 2
     print(token)
-    print(f"(the bearer token of {key} for the HTTP gateway; it is shown once and kept in the keyring)",
-          file=sys.stderr)
+    print(f"(the bearer token of {key} for the HTTP gateway; it is shown once: Echo Desk keeps only its hash, "
+          f"in {tokens_path()})", file=sys.stderr)
     return 0

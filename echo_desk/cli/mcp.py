@@ -157,6 +157,8 @@ def _import(args: argparse.Namespace) -> int:
         extra = ""
         if item.to_keyring:
             extra += f"  secrets to keyring: {_v(', '.join(item.to_keyring))}"
+        if item.left_in_file:
+            extra += f"  left in mcp.json (no system keyring): {_v(', '.join(item.left_in_file))}"
         if item.needs_secrets:
             extra += f"  set in keyring first: {_v(', '.join(item.needs_secrets))}"
         print(f"  {item.action.value:<7} {_v(item.name)}  {_v(item.reason)}{extra}")

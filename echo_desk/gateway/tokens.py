@@ -1,82 +1,148 @@
-"""Bearer tokens of the HTTP gateway: one per client, in the keyring, shown once.
+"""Bearer tokens of the HTTP gateway: one per client, shown once, kept only as a hash.
 
-A token is 32 random bytes (URL-safe base64), kept in the OS keyring (where there is one; else
-the process's secret store) under ``gateway.<client>.token``; the settings never hold it, and the
-app and ``echo-desk gateway --http`` read the same entry. Checking a token
-compares it in constant time with each known client's; the token names its client, so a
-connection cannot claim to be someone else.
+A token is 32 random bytes (URL-safe base64), printed once by ``echo-desk gateway token``. Echo
+Desk keeps only its SHA-256, in ``gateway-tokens.json`` in the settings folder (0600): the app
+and ``echo-desk gateway --http`` read the same file on any machine, with or without a system
+keyring, and the file holds nothing a client could present. Checking a token compares its hash
+with each known client's in constant time; the token names its client, so a connection cannot
+claim to be someone else.
+
+Tokens made before this file existed were kept whole in the OS keyring under
+``gateway.<client>.token``; they still work until the client gets a new one or is revoked.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import hmac
+import json
+import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
-from echo_desk.tools.secrets import SecretStore, secret_store
+from echo_desk.common.json_text import read_json
+from echo_desk.store.paths import config_dir
+from echo_desk.store.private import open_private, write_private
+from echo_desk.tools.secrets import SecretStore
 
-_store: SecretStore | None = None
-
-
-def use_store(store: SecretStore | None) -> None:
-    """Keep tokens in ``store`` (tests); ``None``: the keyring, or the process's secret store."""
-    global _store
-    _store = store
-
-
-def token_store() -> SecretStore:
-    if _store is not None:
-        return _store
-    from echo_desk.store.secrets import KeyringSecretStore, available
-
-    return KeyringSecretStore() if available() else secret_store()
+TOKENS_FILE = "gateway-tokens.json"
+_HASH_PREFIX = "sha256:"
 
 
-#: Why no token can be made or checked on a machine without a system keyring.
-NO_KEYRING = ("this machine has no system keyring, so a client's token would be forgotten when the process "
-              "that made it ends, and the HTTP gateway could never check it")
-
-
-def tokens_kept() -> bool:
-    """Whether a token made now outlives this process: the OS keyring holds it (or a store a test
-    chose). Without one, a token would live in one process's memory only: the command that
-    prints it and the gateway that checks it would never share it."""
-    if _store is not None:
-        return True
-    from echo_desk.store.secrets import available
-
-    return available()
+def tokens_path() -> Path:
+    return config_dir() / TOKENS_FILE
 
 
 def token_key(client: str) -> str:
+    """The keyring entry of a token made by an earlier version."""
     return f"gateway.{client}.token"
 
 
-def new_token(client: str, store: SecretStore | None = None) -> str:
+def _digest(token: str) -> str:
+    return _HASH_PREFIX + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _read(path: Path) -> dict[str, str]:
+    """Client → token hash. A missing file is no tokens; an unreadable or damaged one is too
+    (every request is then refused with 401, never let through), and a new token rewrites it."""
+    try:
+        document = read_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    clients = document.get("clients") if isinstance(document, dict) else None
+    if not isinstance(clients, dict):
+        return {}
+    return {str(k): v for k, v in clients.items() if isinstance(v, str) and v.startswith(_HASH_PREFIX)}
+
+
+_cache: dict[str, object] = {"stamp": None, "hashes": {}}
+
+
+def _read_cached(path: Path) -> dict[str, str]:
+    """``_read``, again only when the file was replaced or changed (each HTTP request checks a
+    token twice; ``echo-desk gateway token`` may replace the file while the gateway runs)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    stamp = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
+    if stamp != _cache["stamp"]:
+        _cache.update(stamp=stamp, hashes=_read(path))
+    hashes: dict[str, str] = _cache["hashes"]  # type: ignore[assignment]
+    return hashes
+
+
+@contextlib.contextmanager
+def _changing() -> Iterator[dict[str, str]]:
+    """The hashes, to change in place and write back; two commands at once take turns."""
+    path = tokens_path()
+    with open_private(path.with_name(f".{TOKENS_FILE}.lock"), "ab") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        hashes = _read(path)
+        yield hashes
+        write_private(path, json.dumps({"version": 1, "clients": hashes}, indent=2, sort_keys=True) + "\n")
+
+
+def _legacy_store() -> SecretStore | None:
+    """The keyring that held tokens made by an earlier version, when this machine has one."""
+    from echo_desk.store.secrets import KeyringSecretStore, available
+
+    return KeyringSecretStore() if available() else None
+
+
+def new_token(client: str) -> str:
     """Make (or replace) ``client``'s token and return it: the only time it is shown."""
     token = secrets.token_urlsafe(32)
-    (store or token_store()).set(token_key(client), token)
+    with _changing() as hashes:
+        hashes[client] = _digest(token)
+    _forget_legacy(client)
     return token
 
 
-def has_token(client: str, store: SecretStore | None = None) -> bool:
-    return bool((store or token_store()).get(token_key(client)))
+def has_token(client: str) -> bool:
+    return client in _read(tokens_path()) or bool(_legacy_token(client))
 
 
-def revoke_token(client: str, store: SecretStore | None = None) -> None:
-    (store or token_store()).delete(token_key(client))
+def revoke_token(client: str) -> None:
+    with _changing() as hashes:
+        hashes.pop(client, None)
+    _forget_legacy(client)
 
 
-def client_for(token: str, clients: Iterable[str], store: SecretStore | None = None) -> str | None:
+def _legacy_token(client: str) -> str | None:
+    store = _legacy_store()
+    return store.get(token_key(client)) if store is not None else None
+
+
+def _forget_legacy(client: str) -> None:
+    store = _legacy_store()
+    if store is not None:
+        with contextlib.suppress(Exception):  # a locked keyring: the new hash wins over it anyway
+            store.delete(token_key(client))
+
+
+def client_for(token: str, clients: Iterable[str]) -> str | None:
     """The client whose token ``token`` is, or ``None``."""
     if not token:
         return None
+    hashes = _read_cached(tokens_path())
+    given = _digest(token).encode("ascii")
     found = None
-    given = token.encode("utf-8")
-    store = store or token_store()
+    unhashed = []
     for client in clients:
-        known = store.get(token_key(client))
+        known = hashes.get(client)
+        if known is None:
+            unhashed.append(client)
         # Every client is compared (no early exit): the time taken says nothing about which.
-        if known and hmac.compare_digest(known.encode("utf-8"), given):
+        elif hmac.compare_digest(known.encode("ascii"), given):
             found = client
+    if found is None and unhashed:
+        raw = token.encode("utf-8")
+        for client in unhashed:
+            legacy = _legacy_token(client)
+            if legacy and hmac.compare_digest(legacy.encode("utf-8"), raw):
+                found = client
     return found

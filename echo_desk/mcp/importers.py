@@ -12,12 +12,12 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
 from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, save_config
-from echo_desk.tools.secrets import secret_store
+from echo_desk.tools.secrets import secret_store, secrets_kept
 
 _VSCODE_INPUT = re.compile(r"\$\{input:([^}]+)\}")
 
@@ -40,6 +40,8 @@ class ImportItem:
     reason: str = ""
     #: ``env.KEY`` / ``headers.KEY`` values that would be stored in the keyring, not the file.
     to_keyring: tuple[str, ...] = ()
+    #: Values left in mcp.json although the keyring was asked for (this machine has none).
+    left_in_file: tuple[str, ...] = ()
     #: Keyring names that must be filled in before the server can start (VS Code ``${input:}``).
     needs_secrets: tuple[str, ...] = ()
     #: The secret values to store on apply; never shown and never written to mcp.json.
@@ -73,15 +75,30 @@ def _keyring_name(server: str, where: str, key: str) -> str:
     return f"mcp.{server}.{where}.{key}"
 
 
-def prepare_import(
-    name: str, cfg: ServerConfig, use_keyring: bool
-) -> tuple[ServerConfig, tuple[str, ...], tuple[str, ...], dict[str, str]]:
+class PreparedImport(NamedTuple):
+    """A server brought over from another app, as Echo Desk would keep it."""
+
+    config: ServerConfig
+    #: ``env.KEY`` / ``headers.KEY`` values moved to the keyring.
+    to_keyring: tuple[str, ...]
+    #: Keyring names to fill in before the server can start (VS Code ``${input:}``).
+    needs_secrets: tuple[str, ...]
+    #: The values to store in the keyring on apply.
+    secrets: dict[str, str]
+    #: ``env.KEY`` / ``headers.KEY`` values left in mcp.json as they were, although the keyring
+    #: was asked for: this machine has none, and a value kept only until exit would be lost.
+    left_in_file: tuple[str, ...] = ()
+
+
+def prepare_import(name: str, cfg: ServerConfig, use_keyring: bool) -> PreparedImport:
     """A server brought over from another app as Echo Desk keeps it: plain values moved to keyring
-    references (when asked), VS Code inputs to references to fill in, stdio servers sandboxed.
-    Returns the entry, the moved value names, the secrets still needed and the values to store."""
+    references (when asked and the keyring keeps them), VS Code inputs to references to fill in,
+    stdio servers sandboxed."""
     to_keyring: list[str] = []
+    left_in_file: list[str] = []
     needs: list[str] = []
     secrets: dict[str, str] = {}
+    keyring_keeps = secrets_kept()
 
     def move(values: dict[str, Value], where: str) -> dict[str, Value]:
         out: dict[str, Value] = {}
@@ -93,17 +110,19 @@ def prepare_import(
             if _VSCODE_INPUT.search(value):
                 out[key] = {"keyring": ref}
                 needs.append(ref)
-            elif use_keyring:
+            elif use_keyring and keyring_keeps:
                 out[key] = {"keyring": ref}
                 secrets[ref] = value
                 to_keyring.append(f"{where}.{key}")
             else:
                 out[key] = value
+                if use_keyring:
+                    left_in_file.append(f"{where}.{key}")
         return out
 
     # A server brought over from another app starts in the sandbox (docs/sandbox.md).
     converted = replace(cfg, env=move(cfg.env, "env"), headers=move(cfg.headers, "headers"), sandbox=cfg.is_stdio)
-    return converted, tuple(to_keyring), tuple(needs), secrets
+    return PreparedImport(converted, tuple(to_keyring), tuple(needs), secrets, tuple(left_in_file))
 
 
 def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, ServerConfig] | None = None) -> ImportPreview:
@@ -131,7 +150,8 @@ def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, S
         except ConfigError as exc:
             items.append(ImportItem(name=name, action=ImportAction.SKIP, reason=str(exc)))
             continue
-        cfg, to_keyring, needs, secrets = prepare_import(name, parsed, use_keyring)
+        prepared = prepare_import(name, parsed, use_keyring)
+        cfg = prepared.config
         old = existing.get(name)
         if old is None:
             action, reason = ImportAction.ADD, ""
@@ -145,9 +165,10 @@ def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, S
                 action=action,
                 config=cfg,
                 reason=reason,
-                to_keyring=to_keyring,
-                needs_secrets=needs,
-                _secrets=secrets,
+                to_keyring=prepared.to_keyring,
+                left_in_file=prepared.left_in_file,
+                needs_secrets=prepared.needs_secrets,
+                _secrets=prepared.secrets,
             )
         )
     return ImportPreview(source=Path(path), source_kind=kind, items=tuple(items))

@@ -56,13 +56,18 @@ def available() -> bool:
 
 
 def install_system_store() -> bool:
-    """Make the OS keyring the secret store of this process when there is one; ``False`` (and
-    the in-memory store kept, with a warning in the log) when the machine has no keyring: the
-    secrets typed then last until the process ends."""
-    from echo_desk.tools.secrets import install_secret_store
+    """Make the OS keyring the secret store of this process when there is one; ``False`` when the
+    machine has no keyring: secrets saved then last until the process ends, and the first one
+    saved logs a warning (a command that saves none, such as ``tools list``, says nothing)."""
+    from echo_desk.tools.secrets import ProcessOnlySecretStore, install_secret_store
 
     if not available():
-        log.warning("no system keyring: API keys and MCP sign-ins are kept only until Echo Desk exits")
+        install_secret_store(ProcessOnlySecretStore(on_first_save=_warn_secret_forgotten))
         return False
     install_secret_store(KeyringSecretStore())
     return True
+
+
+def _warn_secret_forgotten() -> None:
+    log.warning("no system keyring: a secret was saved that will be forgotten when this process ends "
+                "(API keys, passwords and MCP sign-ins last only until Echo Desk exits)")

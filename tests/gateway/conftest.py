@@ -117,17 +117,6 @@ def approve_servers(store: SettingsStore, servers: dict[str, Any]) -> None:
     store.update(lambda s: s.mcp_approved.update(approved))
 
 
-@pytest.fixture(autouse=True)
-def _tokens_in_memory() -> Iterator[None]:
-    """HTTP tokens in memory, never in a keyring of the machine running the tests."""
-    from echo_desk.gateway import tokens
-    from echo_desk.tools.secrets import MemorySecretStore
-
-    tokens.use_store(MemorySecretStore())
-    yield
-    tokens.use_store(None)
-
-
 @pytest.fixture
 def short_dir() -> Iterator[Path]:
     """A folder with a short path (a Unix socket's path must stay under 108 bytes)."""

@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 import pytest
+
+from echo_desk.tools.secrets import secret_store
+from tests.providers.test_secrets_keyring import MemoryKeyring
 
 from .conftest import App, gateway_command
 
@@ -62,15 +66,18 @@ async def test_the_gateway_starts_without_the_engine_or_the_clis_imports(gateway
     assert out.decode().strip() == "[]"  # the engine loads only if the app cannot be reached
 
 
-async def test_without_a_system_keyring_no_token_is_made_and_no_http_gateway_starts(
+async def test_without_a_system_keyring_a_token_is_made_and_only_its_hash_is_kept(
         gateway_env: dict[str, str]) -> None:
-    # A token kept in one process's memory could never be checked by another: both refuse, saying why.
+    # It used to live in the command's memory only: printed, then forgotten, never checkable.
+    from echo_desk.gateway.tokens import client_for, tokens_path
+
     env = {**gateway_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
     code, out, err = await _run("token", "--client", "cursor", env=env)
-    assert (code, out) == (1, "") and "no token was made" in err and "no system keyring" in err
-    code, out, err = await _run("--http", "41999", "--no-start", env=env)
-    assert code == 1 and "was not started" in err and "no system keyring" in err
-    assert "MCP over HTTP on" not in err  # it never said it listened
+    token = out.strip()
+    assert code == 0 and len(token) >= 43 and "shown once" in err
+    kept = tokens_path()  # the test's own settings folder, as the command's
+    assert token not in kept.read_text() and (kept.stat().st_mode & 0o777) == 0o600
+    assert client_for(token, ["vscode", "cursor"]) == "cursor"
 
 
 def test_a_token_is_printed_once_and_names_its_client(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,3 +88,17 @@ def test_a_token_is_printed_once_and_names_its_client(capsys: pytest.CaptureFixt
     token = capsys.readouterr().out.strip()
     assert client_for(token, ["vscode", "cursor"]) == "cursor"
     assert client_for(token, ["vscode"]) is None
+
+
+async def test_the_gateways_own_engine_reads_secrets_from_the_system_keyring(
+        system_keyring: MemoryKeyring, tmp_path: Path) -> None:
+    # Without the app, the gateway starts mcp.json's servers itself: their {"keyring": …} values
+    # and sign-ins must come from where the app saved them, not from an empty store.
+    from echo_desk.cli.gateway import _fallback_factory
+
+    system_keyring.values[("echo-desk", "mcp.github.env.TOKEN")] = "ghp_1"
+    backend = await _fallback_factory("cursor", str(tmp_path), "Echo Desk is not running")
+    try:
+        assert secret_store().get("mcp.github.env.TOKEN") == "ghp_1"
+    finally:
+        await backend.close()

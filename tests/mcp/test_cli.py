@@ -10,16 +10,16 @@ import pytest
 
 from echo_desk.cli.main import main
 from echo_desk.mcp.config import config_path
+from echo_desk.store.secrets import KeyringSecretStore
 from tests.mcp.helpers import TINY_SERVER
+from tests.providers.test_secrets_keyring import MemoryKeyring
 
 
 @pytest.fixture
-def tiny_config() -> None:
+def tiny_config(system_keyring: MemoryKeyring) -> None:
     entry = {"command": sys.executable, "args": ["-S", str(TINY_SERVER)], "env": {"TOKEN": {"keyring": "t.token"}}}
     config_path().write_text(json.dumps({"mcpServers": {"t": entry}}), encoding="utf-8")
-    from echo_desk.tools.secrets import secret_store
-
-    secret_store().set("t.token", "v")
+    KeyringSecretStore().set("t.token", "v")
 
 
 def test_cli_lists_approves_and_calls_mcp_tools(tiny_config, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,10 +49,23 @@ def test_cli_lists_approves_and_calls_mcp_tools(tiny_config, capsys: pytest.Capt
     assert "t__echo" not in capsys.readouterr().out
 
 
-def test_cli_import_previews_then_applies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_import_previews_then_applies(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          system_keyring: MemoryKeyring) -> None:
     source = tmp_path / "claude_desktop_config.json"
     source.write_text(json.dumps({"mcpServers": {"x": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "secret"}}}}))
     assert main(["mcp", "import", str(source)]) == 0
     assert "add     x" in capsys.readouterr().out and not config_path().exists()
     assert main(["mcp", "import", str(source), "--apply"]) == 0
     assert "secret" not in config_path().read_text()
+    assert system_keyring.values[("echo-desk", "mcp.x.env.K")] == "secret"  # kept where it outlives the command
+
+
+def test_without_a_keyring_an_imported_secret_stays_in_mcp_json_and_the_preview_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A value moved to a store that forgets it at exit would be lost: the server would start without it.
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(json.dumps({"mcpServers": {"x": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "secret"}}}}))
+    assert main(["mcp", "import", str(source)]) == 0
+    assert "left in mcp.json (no system keyring): env.K" in capsys.readouterr().out
+    assert main(["mcp", "import", str(source), "--apply"]) == 0
+    assert json.loads(config_path().read_text())["mcpServers"]["x"]["env"] == {"K": "secret"}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import keyring
 import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import KeyringLocked, PasswordDeleteError
@@ -36,27 +33,19 @@ class MemoryKeyring(KeyringBackend):
         del self.values[(service, username)]
 
 
-@pytest.fixture
-def backend() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    ring = MemoryKeyring()
-    keyring.set_keyring(ring)
-    yield ring
-    keyring.set_keyring(previous)
 
-
-def test_round_trip_under_echo_desk_service(backend: MemoryKeyring) -> None:
+def test_round_trip_under_echo_desk_service(system_keyring: MemoryKeyring) -> None:
     store = KeyringSecretStore()
     store.set("providers.openai.api_key", "sk-1")
-    assert backend.values == {("echo-desk", "providers.openai.api_key"): "sk-1"}
+    assert system_keyring.values == {("echo-desk", "providers.openai.api_key"): "sk-1"}
     assert store.get("providers.openai.api_key") == "sk-1"
     store.delete("providers.openai.api_key")
     store.delete("providers.openai.api_key")  # absent: no error
     assert store.get("providers.openai.api_key") is None
 
 
-def test_locked_keyring_reads_as_absent_and_refuses_writes_clearly(backend: MemoryKeyring) -> None:
-    backend.locked = True
+def test_locked_keyring_reads_as_absent_and_refuses_writes_clearly(system_keyring: MemoryKeyring) -> None:
+    system_keyring.locked = True
     store = KeyringSecretStore()
     assert store.get("k") is None
     with pytest.raises(SecretStoreError, match="'k'") as info:

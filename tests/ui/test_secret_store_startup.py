@@ -6,27 +6,15 @@ of mcp.json and MCP sign-ins lived in memory and were gone at the next start.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import keyring
-import pytest
 import qasync
 from keyring.backends import fail
 
 from echo_desk.store.secrets import KeyringSecretStore
 from echo_desk.store.settings import SettingsStore
-from echo_desk.tools.secrets import MemorySecretStore, secret_store
+from echo_desk.tools.secrets import MemorySecretStore, ProcessOnlySecretStore, secret_store, secrets_kept
 from echo_desk.ui.app.services import load_services
 from tests.providers.test_secrets_keyring import MemoryKeyring
-
-
-@pytest.fixture
-def system_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    ring = MemoryKeyring()
-    keyring.set_keyring(ring)
-    yield ring
-    keyring.set_keyring(previous)
 
 
 def test_app_start_up_selects_the_system_keyring(qloop: qasync.QEventLoop, system_keyring: MemoryKeyring) -> None:
@@ -41,13 +29,13 @@ def test_app_start_up_selects_the_system_keyring(qloop: qasync.QEventLoop, syste
         qloop.run_until_complete(services.aclose())
 
 
-def test_without_a_keyring_the_app_keeps_the_memory_store(qloop: qasync.QEventLoop) -> None:
+def test_without_a_keyring_the_app_keeps_secrets_in_memory_and_knows_it(qloop: qasync.QEventLoop) -> None:
     previous = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())
     try:
         services = qloop.run_until_complete(load_services(SettingsStore.in_memory()))
         qloop.run_until_complete(services.aclose())
-        assert isinstance(secret_store(), MemorySecretStore)
+        assert isinstance(secret_store(), ProcessOnlySecretStore) and not secrets_kept()
     finally:
         keyring.set_keyring(previous)
 

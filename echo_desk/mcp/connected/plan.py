@@ -29,7 +29,7 @@ from echo_desk.mcp.connected.clients import (
 )
 from echo_desk.mcp.connected.records import InstallRecord
 from echo_desk.mcp.connected.sections import Section, SectionError, read_section
-from echo_desk.mcp.importers import prepare_import
+from echo_desk.mcp.importers import PreparedImport, prepare_import
 
 #: A client's file larger than this is not read (a config file is a few kB; ~/.claude.json a few MB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -134,6 +134,8 @@ class Move:
     source: str
     value: Any
     to_keyring: tuple[str, ...] = ()
+    #: Values left in Echo Desk's mcp.json as they were: the keyring was asked for, and there is none.
+    left_in_file: tuple[str, ...] = ()
     needs_secrets: tuple[str, ...] = ()
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -170,11 +172,11 @@ def _same(a: ServerConfig, b: ServerConfig) -> bool:
 
 
 def _prepared(name: str, parsed: ServerConfig, use_keyring: bool, sandbox: Mapping[str, bool] | None,
-              echo_name: str) -> tuple[ServerConfig, tuple[str, ...], tuple[str, ...], dict[str, str]]:
-    cfg, to_keyring, needs, secrets = prepare_import(echo_name, replace(parsed, name=echo_name), use_keyring)
-    if sandbox is not None and name in sandbox and cfg.is_stdio:
-        cfg = replace(cfg, sandbox=sandbox[name])
-    return cfg, to_keyring, needs, secrets
+              echo_name: str) -> PreparedImport:
+    prepared = prepare_import(echo_name, replace(parsed, name=echo_name), use_keyring)
+    if sandbox is not None and name in sandbox and prepared.config.is_stdio:
+        return prepared._replace(config=replace(prepared.config, sandbox=sandbox[name]))
+    return prepared
 
 
 def _echo_name(name: str, client: str, taken: dict[str, ServerConfig],
@@ -268,13 +270,15 @@ def _classify(
             continue
         echo_name, already = _echo_name(
             name, location.client, taken,
-            lambda candidate, n=name, p=parsed: _prepared(n, p, use_keyring, sandbox, candidate)[0])  # type: ignore[misc]
-        cfg, to_keyring, needs, secrets = _prepared(name, parsed, use_keyring, sandbox, echo_name)
+            lambda candidate, n=name, p=parsed: _prepared(n, p, use_keyring, sandbox, candidate).config)  # type: ignore[misc]
+        prepared = _prepared(name, parsed, use_keyring, sandbox, echo_name)
         if already:
-            cfg, to_keyring, needs, secrets = taken[echo_name], (), (), {}
-        taken[echo_name] = cfg
-        moves.append(Move(name=name, echo_name=echo_name, config=cfg, already=already, source=section.source_of(name),
-                          value=raw, to_keyring=to_keyring, needs_secrets=needs, secrets=secrets))
+            prepared = PreparedImport(taken[echo_name], (), (), {})
+        taken[echo_name] = prepared.config
+        moves.append(Move(name=name, echo_name=echo_name, config=prepared.config, already=already,
+                          source=section.source_of(name), value=raw, to_keyring=prepared.to_keyring,
+                          left_in_file=prepared.left_in_file, needs_secrets=prepared.needs_secrets,
+                          secrets=prepared.secrets))
     return moves, stays, has_entry
 
 

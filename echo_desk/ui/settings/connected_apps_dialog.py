@@ -27,7 +27,9 @@ from PySide6.QtWidgets import (
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text, shown
+from echo_desk.tools.secrets import secrets_kept
 from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.settings.secret_hints import left_in_file, no_keyring_for_values
 from echo_desk.ui.widgets.diff_view import DiffPane
 
 if TYPE_CHECKING:  # the MCP package loads when the page is first used
@@ -78,7 +80,8 @@ class ProtectDialog(QDialog):
         splitter.setSizes([150, 520])
         layout.addWidget(splitter, 1)
         self.keyring = QCheckBox()
-        self.keyring.setChecked(True)
+        self.keyring.setChecked(secrets_kept())  # no keyring: a moved secret would be lost at exit
+        self.keyring.setEnabled(secrets_kept())
         self.keyring.toggled.connect(lambda _on: self.replan())
         layout.addWidget(self.keyring)
         self.note = QLabel()
@@ -105,7 +108,8 @@ class ProtectDialog(QDialog):
         self.servers.setHeaderLabels([_("Server"), _("What happens"), _("Sandbox"), _("Details")])
         self.servers.setAccessibleName(_("Servers in the file"))
         self.diff_label.setText(_("The file after the change (exact diff):"))
-        self.keyring.setText(_("Move the servers' secrets (env and header values) to the system keyring"))
+        self.keyring.setText(_("Move the servers' secrets (env and header values) to the system keyring")
+                             if secrets_kept() else no_keyring_for_values())
         self.write_button.setText(_("Rewrite the file"))
         self.write_button.setAccessibleName(_("Rewrite the file as shown"))
         self._show(self.plan)
@@ -122,6 +126,8 @@ class ProtectDialog(QDialog):
             details = [command_text(move)]
             if move.to_keyring:
                 details.append(_("to the keyring: {keys}").format(keys=list_text(move.to_keyring)))
+            if move.left_in_file:
+                details.append(left_in_file(move.left_in_file))
             if move.needs_secrets:
                 details.append(_("needs secrets first: {keys}").format(keys=list_text(move.needs_secrets)))
             row = self._row(move.name, what, " — ".join(visible(d, one_line=True) for d in details if d))

@@ -40,7 +40,9 @@ from echo_desk.builtins.database.connection_editing import (
 from echo_desk.builtins.database.connections import redact_dsn
 from echo_desk.i18n import N_, _
 from echo_desk.store.settings import DatabaseConnection, SettingsStore
+from echo_desk.tools.secrets import secrets_kept
 from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.settings.secret_hints import saved_hint, unset_hint
 
 KIND_LABELS = {"postgres": N_("PostgreSQL"), "sqlite": N_("SQLite file")}
 
@@ -147,7 +149,10 @@ class DatabasesPage(QWidget):
     def retranslate(self, *_args: object) -> None:
         self.intro.setText(_("Databases the agent may query with the database tools. Queries are read-only "
                              "unless you turn on write mode. Passwords are kept in the system keyring, never "
-                             "in the settings file."))
+                             "in the settings file.") if secrets_kept() else
+                           _("Databases the agent may query with the database tools. Queries are read-only "
+                             "unless you turn on write mode. This machine has no system keyring: a password "
+                             "lasts until Echo Desk exits, and is never written to the settings file."))
         self.table.setHorizontalHeaderLabels([_("Name"), _("Type"), _("Address (no password)"), _("Write mode")])
         self.table.setAccessibleName(_("Database connections"))
         self.add_button.setText(_("Add…"))
@@ -187,7 +192,7 @@ class DatabasesPage(QWidget):
             self.password.setPlaceholderText(_("SQLite files have no password"))
             return
         stored = bool(self.editing and stored_password(self.editing))
-        self.password.setPlaceholderText(_("Saved in the system keyring") if stored else _("Not set"))
+        self.password.setPlaceholderText(saved_hint() if stored else unset_hint())
 
     # -- list -------------------------------------------------------------------------------
     def connections(self) -> list[DatabaseConnection]:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import N_, _, list_text
+from echo_desk.ui.settings.secret_hints import left_in_file
 
 if TYPE_CHECKING:  # the MCP package loads when the page is first opened
     from echo_desk.mcp.importers import ImportItem, ImportPreview
@@ -42,6 +43,8 @@ def describe_item(item: ImportItem) -> str:
         parts.append(_(item.reason))
     if item.to_keyring:
         parts.append(_("to the keyring: {keys}").format(keys=list_text(item.to_keyring)))
+    if item.left_in_file:
+        parts.append(left_in_file(item.left_in_file))
     if item.needs_secrets:
         parts.append(_("needs secrets first: {keys}").format(keys=list_text(item.needs_secrets)))
     return " — ".join(parts)

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
 from echo_desk.i18n import _
 from echo_desk.mcp.config import Value
 from echo_desk.mcp.editing import Entry
+from echo_desk.tools.secrets import secrets_kept
+from echo_desk.ui.settings.secret_hints import no_keyring_for_values
 
 
 class _Row:
@@ -46,6 +48,7 @@ class _Row:
         self.value.setAccessibleName(_("Value"))
         self.keyring.setText(_("Store in keyring"))
         self.keyring.setAccessibleName(_("Store in keyring"))
+        self.keyring.setToolTip("" if secrets_kept() else no_keyring_for_values())
         self.remove.setText(_("Remove"))
         self.remove.setAccessibleName(_("Remove this row"))
 
@@ -100,6 +103,8 @@ class KeyValueRows(QWidget):
         row.key.setText(key)
         row.value.setText(value)
         row.keyring.setChecked(keyring)
+        # No keyring: a new value stays in mcp.json; a reference already there can be turned off.
+        row.keyring.setEnabled(secrets_kept() or keyring)
         row.retranslate()
         self.rows.append(row)
         self.empty.setVisible(False)

@@ -40,6 +40,7 @@ from echo_desk.mcp.editing import (
     split_command_line,
     store_secrets,
 )
+from echo_desk.tools.secrets import secrets_kept
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.settings.mcp_rows import KeyValueRows
 
@@ -197,8 +198,10 @@ class ServerFormDialog(QDialog):
                                     "hand."))
         self.client_id_label.setText(_("Client ID:"))
         self.client_secret_label.setText(_("Client secret:"))
-        self.client_secret.setPlaceholderText(_("(stored in keyring)") if self._client_secret_kept
-                                              else _("only for a confidential client; kept in the keyring"))
+        self.client_secret.setPlaceholderText(
+            _("(stored in keyring)") if self._client_secret_kept
+            else _("only for a confidential client; kept in the keyring") if secrets_kept()
+            else _("only for a confidential client; kept until Echo Desk exits (no system keyring)"))
         self.client_metadata_label.setText(_("Client metadata URL:"))
         self.scope_label.setText(_("Extra scopes:"))
         self.scope.setPlaceholderText(_("optional, separated by spaces"))

@@ -29,6 +29,7 @@ from echo_desk.tools.secrets import secret_store
 from echo_desk.ui.core import i18n_qt, marshal
 from echo_desk.ui.core.backend import ModelFactory
 from echo_desk.ui.settings.local_model_panel import LocalModelPanel
+from echo_desk.ui.settings.secret_hints import saved_hint, unset_hint
 
 KIND_LABELS = {
     ProviderKind.LOCAL: N_("Built-in local model (llama.cpp)"),
@@ -167,7 +168,7 @@ class ModelsPage(QWidget):
         self.model.setEditText(entry.model)
         self.key.clear()
         has_key = bool(entry.api_key_ref and secret_store().get(entry.api_key_ref))
-        self.key.setPlaceholderText(_("Saved in the system keyring") if has_key else _("Not set"))
+        self.key.setPlaceholderText(saved_hint() if has_key else unset_hint())
         self.local_panel.load()
         self.result.clear()
         self._kind_changed()

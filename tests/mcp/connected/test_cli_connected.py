@@ -11,6 +11,7 @@ import pytest
 from echo_desk.cli.main import main
 from echo_desk.mcp.config import config_path, load_config
 from tests.mcp.connected.homes import make_home
+from tests.providers.test_secrets_keyring import MemoryKeyring
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,3 +71,28 @@ def test_a_file_without_a_last_line_feed_gets_patchs_marker_and_the_dry_run_name
     assert re.search(rf"^[ -]{last}\n\\ No newline at end of file\n", out, re.MULTILINE), out
     assert "\n\n" not in out  # and the diff is not followed by an empty line
     assert f"dry run: nothing written to {where['cursor']} or to Echo Desk's {config_path()}" in out
+
+
+def test_install_puts_a_moved_secret_in_the_system_keyring(
+        home: Path, capsys: pytest.CaptureFixture[str], system_keyring: MemoryKeyring) -> None:
+    # The command used to keep it in its own memory only: mcp.json named a keyring entry that
+    # did not exist, and the server started without its token.
+    where = make_home(home)
+    assert main(["gateway", "install", "--client", "cursor"]) == 0
+    assert "to the keyring: env.GITHUB_PERSONAL_ACCESS_TOKEN" in capsys.readouterr().out
+    ref = "mcp.github.env.GITHUB_PERSONAL_ACCESS_TOKEN"
+    assert load_config()["github"].env == {"GITHUB_PERSONAL_ACCESS_TOKEN": {"keyring": ref}}
+    assert system_keyring.values[("echo-desk", ref)] == "ghp_cursor_token"
+    assert "ghp_cursor_token" not in where["cursor"].read_text()
+
+
+def test_without_a_keyring_install_leaves_a_secret_in_mcp_json_and_says_so(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    make_home(home)
+    assert main(["gateway", "install", "--client", "cursor", "--dry-run"]) == 0
+    said = ("left in Echo Desk's mcp.json, not the keyring (this machine has none): "
+            "env.GITHUB_PERSONAL_ACCESS_TOKEN")
+    assert said in capsys.readouterr().out
+    assert main(["gateway", "install", "--client", "cursor"]) == 0
+    assert said in capsys.readouterr().out
+    assert load_config()["github"].env == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_cursor_token"}

@@ -24,7 +24,7 @@ from echo_desk.mcp.connected import (
     plan_uninstall,
 )
 from echo_desk.mcp.connected.clients import Location
-from echo_desk.tools.secrets import secret_store
+from echo_desk.tools.secrets import ProcessOnlySecretStore, install_secret_store, secret_store
 from tests.mcp.connected.homes import make_home
 
 GATEWAY = ["/opt/echo/bin/echo-desk"]
@@ -149,6 +149,18 @@ def test_secrets_go_to_the_keyring_and_inputs_wait_for_one(home: Path) -> None:
     vscode, _ = _install(_location("vscode"))
     perplexity = next(m for m in vscode.moves if m.name == "Perplexity")  # type: ignore[attr-defined]
     assert perplexity.needs_secrets == ("mcp.Perplexity.env.PERPLEXITY_API_KEY",)
+
+
+def test_without_a_keyring_secrets_stay_in_the_file_where_they_outlive_echo_desk(home: Path) -> None:
+    # A store that forgets at exit would lose the only copy Echo Desk keeps (the backup aside).
+    install_secret_store(ProcessOnlySecretStore())
+    make_home(home)
+    plan, _ = _install(_location("cursor"))
+    github = next(m for m in plan.moves if m.name == "github")  # type: ignore[attr-defined]
+    assert github.to_keyring == () and github.secrets == {}
+    assert github.left_in_file == ("env.GITHUB_PERSONAL_ACCESS_TOKEN",)
+    assert load_config()["github"].env == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_cursor_token"}
+    assert secret_store().get("mcp.github.env.GITHUB_PERSONAL_ACCESS_TOKEN") is None
 
 
 def test_servers_that_cannot_move_stay_with_the_reason(home: Path) -> None:

@@ -17,6 +17,7 @@ from echo_desk.mcp.config import parse_server, save_config
 from echo_desk.mcp.oauth import SignIns
 from tests.mcp.oauth.browser import Browser
 from tests.mcp.oauth.conftest import World
+from tests.providers.test_secrets_keyring import MemoryKeyring
 
 
 def _wait(check: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
@@ -33,7 +34,9 @@ def _configured(world: World) -> None:
 
 
 def test_login_without_a_display_prints_the_url(world: World, capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                system_keyring: MemoryKeyring) -> None:
+    # login and logout are two commands: the sign-in passes between them through the keyring.
     world.use_authlib()
     _configured(world)
     monkeypatch.delenv("DISPLAY", raising=False)

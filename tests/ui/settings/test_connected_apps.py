@@ -66,6 +66,17 @@ def _page(qtbot, home: Path, changed: list[str] | None = None) -> ConnectedAppsP
     return page
 
 
+def open_protect_dialog(qloop, page: ConnectedAppsPage, path: Path) -> ProtectDialog:  # type: ignore[no-untyped-def]
+    """Select the app whose file is ``path``, press Protect and wait for its dialog."""
+    qloop.run_until_complete(until(lambda: page.reports))
+    page.apps.setCurrentItem(_row(page, path))
+    page.protect()
+    qloop.run_until_complete(until(lambda: isinstance(page.dialog, ProtectDialog) and page.dialog.isVisible()))
+    dialog = page.dialog
+    assert isinstance(dialog, ProtectDialog)
+    return dialog
+
+
 def test_the_page_lists_every_client_with_its_file_servers_and_status(qtbot, qloop, home: Path) -> None:
     where = make_home(home)
     where["zed"].write_text("{ not json")
@@ -90,12 +101,7 @@ def test_protect_shows_the_exact_diff_then_undo_puts_the_file_back(qtbot, qloop,
     before = where["windsurf"].read_bytes()
     changed: list[str] = []
     page = _page(qtbot, home, changed)
-    qloop.run_until_complete(until(lambda: page.reports))
-    page.apps.setCurrentItem(_row(page, where["windsurf"]))
-    page.protect()
-    qloop.run_until_complete(until(lambda: isinstance(page.dialog, ProtectDialog) and page.dialog.isVisible()))
-    dialog = page.dialog
-    assert isinstance(dialog, ProtectDialog)
+    dialog = open_protect_dialog(qloop, page, where["windsurf"])
     assert dialog.diff is not None
     qloop.run_until_complete(until(lambda: dialog.diff is not None and dialog.diff.is_loaded))
     diff_text = dialog.diff.unified.toPlainText()
@@ -131,12 +137,7 @@ def test_protect_shows_the_exact_diff_then_undo_puts_the_file_back(qtbot, qloop,
 def test_an_undo_that_would_lose_an_edit_is_refused_with_the_diff(qtbot, qloop, home: Path) -> None:
     where = make_home(home)
     page = _page(qtbot, home)
-    qloop.run_until_complete(until(lambda: page.reports))
-    page.apps.setCurrentItem(_row(page, where["claude-desktop"]))
-    page.protect()
-    qloop.run_until_complete(until(lambda: isinstance(page.dialog, ProtectDialog)))
-    dialog = page.dialog
-    assert isinstance(dialog, ProtectDialog)
+    dialog = open_protect_dialog(qloop, page, where["claude-desktop"])
     dialog.write_button.click()
     qloop.run_until_complete(until(lambda: _row(page, where["claude-desktop"]).text(COL_STATUS) == "Protected by Echo Desk"))
     edited = where["claude-desktop"].read_text().replace('"claude-desktop"]', '"claude-desktop", "--debug"]')
