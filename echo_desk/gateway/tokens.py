@@ -124,21 +124,21 @@ def _forget_legacy(client: str) -> None:
             store.delete(token_key(client))
 
 
-def client_for(token: str, clients: Iterable[str]) -> str | None:
-    """The client whose token ``token`` is, or ``None``."""
+def client_for(token: str, known_clients: Iterable[str]) -> str | None:
+    """The client whose token ``token`` is, or ``None``. A token made by ``echo-desk gateway
+    token`` names its client on its own: the person made it for that client, which may not have
+    connected yet (its profile is made, with the safe defaults, when it does). ``known_clients``
+    (the profiles in the settings) are where tokens of earlier versions are looked for."""
     if not token:
         return None
     hashes = _read_cached(tokens_path())
     given = _digest(token).encode("ascii")
     found = None
-    unhashed = []
-    for client in clients:
-        known = hashes.get(client)
-        if known is None:
-            unhashed.append(client)
-        # Every client is compared (no early exit): the time taken says nothing about which.
-        elif hmac.compare_digest(known.encode("ascii"), given):
+    # Every hash is compared (no early exit): the time taken says nothing about which matched.
+    for client, known in sorted(hashes.items()):
+        if hmac.compare_digest(known.encode("ascii"), given):
             found = client
+    unhashed = [client for client in known_clients if client not in hashes]
     if found is None and unhashed:
         raw = token.encode("utf-8")
         for client in unhashed:

@@ -87,7 +87,7 @@ def test_a_token_is_printed_once_and_names_its_client(capsys: pytest.CaptureFixt
     assert main(["gateway", "token", "--client", "cursor"]) == 0
     token = capsys.readouterr().out.strip()
     assert client_for(token, ["vscode", "cursor"]) == "cursor"
-    assert client_for(token, ["vscode"]) is None
+    assert client_for(token, ["vscode"]) == "cursor"  # the token names its client, profile or not
 
 
 async def test_the_gateways_own_engine_reads_secrets_from_the_system_keyring(

@@ -178,17 +178,25 @@ async def test_the_setting_starts_and_stops_the_http_gateway(app: App) -> None:
         await _post(f"http://127.0.0.1:{port}/mcp", {})
 
 
-async def test_without_a_keyring_the_setting_starts_it_and_a_token_works(app: App) -> None:
-    # The tests' keyring is the failing one, as on a headless machine: tokens need none.
+async def test_without_a_keyring_the_setting_starts_it_and_a_new_clients_token_works(app: App) -> None:
+    # The tests' keyring is the failing one, as on a headless machine: tokens need none. And the
+    # client has never connected (no profile yet): the token made for it is enough, as the docs say.
     token = new_token("cursor")
+    assert "cursor" not in app.runtime.settings.current.gateway.clients
     port = free_port()
     app.runtime.settings.update(lambda s: setattr(s, "gateway", s.gateway.model_copy(update={
-        "http_enabled": True, "http_port": port, "clients": {"cursor": s.gateway.client("cursor")}})))
+        "http_enabled": True, "http_port": port})))
     await wait_until(lambda: app.service.http_port == port, 15, "the HTTP gateway to listen")
     assert app.service.http_error == ""
     url = f"http://127.0.0.1:{port}/mcp"
     assert (await _post(url, {"Authorization": f"Bearer {token}"})).status_code == 200
     assert (await _post(url, {"Authorization": "Bearer not-it"})).status_code == 401
+    async with Http(app, port, {"cursor": token}).client("cursor") as cursor:
+        names = {t.name for t in (await cursor.list_tools()).tools}
+    profile = app.runtime.settings.current.gateway.clients["cursor"]  # made on its first session
+    assert AUTO in names and not profile.builtins and "read_file" not in names  # the safe defaults
+    revoke_token("cursor")
+    assert (await _post(url, {"Authorization": f"Bearer {token}"})).status_code == 401
 
 
 async def test_a_50_mb_request_over_http_is_refused_before_mcp_reads_it(http: Http) -> None:

@@ -18,7 +18,7 @@ def test_the_file_holds_each_clients_hash_and_never_a_token() -> None:
     assert (tokens_path().stat().st_mode & 0o777) == 0o600
     assert client_for(cursor, ["cursor", "vscode"]) == "cursor"
     assert client_for(vscode, ["cursor", "vscode"]) == "vscode"
-    assert client_for(cursor, ["vscode"]) is None  # a client the settings no longer list is refused
+    assert client_for(cursor, []) == "cursor"  # made for a client that has not connected yet
     assert client_for("", ["cursor"]) is None and client_for(cursor[:-1], ["cursor"]) is None
 
 
