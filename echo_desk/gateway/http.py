@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import socket
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from echo_desk.common.file_cache import ReadWhenChanged
 from echo_desk.common.json_text import read_json
 from echo_desk.gateway.server import ListWatchers, mcp_server
 from echo_desk.gateway.tokens import client_for
@@ -170,21 +170,13 @@ class _Server(uvicorn.Server):
 def settings_clients(path: Path) -> Callable[[], list[str]]:
     """The clients of the settings file at ``path``, read again when it changes (the app may add
     one while this process runs)."""
-    seen: dict[str, Any] = {"stamp": None, "clients": []}
+    read: ReadWhenChanged[list[str]] = ReadWhenChanged(_clients_in, missing=[])
+    return lambda: list(read(path))
 
-    def clients() -> list[str]:
-        try:
-            st = os.stat(path)
-            stamp = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            return []
-        if stamp != seen["stamp"]:
-            try:
-                raw = read_json(path.read_text(encoding="utf-8"))
-                found = list((raw.get("gateway") or {}).get("clients") or {})
-            except (OSError, ValueError, AttributeError):
-                found = []
-            seen.update(stamp=stamp, clients=found)
-        return list(seen["clients"])
 
-    return clients
+def _clients_in(path: Path) -> list[str]:
+    try:
+        raw = read_json(path.read_text(encoding="utf-8"))
+        return list((raw.get("gateway") or {}).get("clients") or {})
+    except (OSError, ValueError, AttributeError):
+        return []

@@ -18,11 +18,11 @@ import fcntl
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from echo_desk.common.file_cache import ReadWhenChanged
 from echo_desk.common.json_text import read_json
 from echo_desk.store.paths import config_dir
 from echo_desk.store.private import open_private, write_private
@@ -58,21 +58,9 @@ def _read(path: Path) -> dict[str, str]:
     return {str(k): v for k, v in clients.items() if isinstance(v, str) and v.startswith(_HASH_PREFIX)}
 
 
-_cache: dict[str, object] = {"stamp": None, "hashes": {}}
-
-
-def _read_cached(path: Path) -> dict[str, str]:
-    """``_read``, again only when the file was replaced or changed (each HTTP request checks a
-    token twice; ``echo-desk gateway token`` may replace the file while the gateway runs)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return {}
-    stamp = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
-    if stamp != _cache["stamp"]:
-        _cache.update(stamp=stamp, hashes=_read(path))
-    hashes: dict[str, str] = _cache["hashes"]  # type: ignore[assignment]
-    return hashes
+#: The hashes as the HTTP gateway checks them: each request checks a token twice, and
+#: ``echo-desk gateway token`` may replace the file while the gateway runs.
+_read_cached: ReadWhenChanged[dict[str, str]] = ReadWhenChanged(_read, missing={})
 
 
 @contextlib.contextmanager
@@ -139,10 +127,11 @@ def client_for(token: str, known_clients: Iterable[str]) -> str | None:
         if hmac.compare_digest(known.encode("ascii"), given):
             found = client
     unhashed = [client for client in known_clients if client not in hashes]
-    if found is None and unhashed:
+    legacy_store = _legacy_store() if found is None and unhashed else None
+    if legacy_store is not None:
         raw = token.encode("utf-8")
         for client in unhashed:
-            legacy = _legacy_token(client)
+            legacy = legacy_store.get(token_key(client))
             if legacy and hmac.compare_digest(legacy.encode("utf-8"), raw):
                 found = client
     return found
