@@ -14,6 +14,20 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
+#: What tells one version of a file from the next (``file_stamp``).
+FileStamp = tuple[int, int, int, int]
+
+
+def file_stamp(path: Path) -> FileStamp | None:
+    """The file's identity, modification time and size; ``None`` while it cannot be looked at.
+    The inode too: an atomic rewrite (rename) can keep the size and the time."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 class ReadWhenChanged(Generic[T]):
     """``read(path)``, cached until the file's identity, size or modification time changes;
     ``missing`` while the file cannot be looked at."""
@@ -21,16 +35,14 @@ class ReadWhenChanged(Generic[T]):
     def __init__(self, read: Callable[[Path], T], missing: T) -> None:
         self._read = read
         self._missing = missing
-        self._stamp: tuple[object, ...] | None = None
+        self._stamp: tuple[str, FileStamp] | None = None
         self._value = missing
 
     def __call__(self, path: Path) -> T:
-        try:
-            st = os.stat(path)
-        except OSError:
+        seen = file_stamp(path)
+        if seen is None:
             return self._missing
-        # The inode too: an atomic rewrite (rename) can keep the size and the time.
-        stamp = (str(path), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+        stamp = (str(path), seen)
         if stamp != self._stamp:
             self._value, self._stamp = self._read(path), stamp
         return self._value

@@ -98,6 +98,8 @@ class App:
         self.window = MainWindow(defer_extras=True)  # the hidden parts follow the first frame
         self.services: Services | None = None
         self.settings_dialog: SettingsDialog | None = None
+        #: Takes what another process saves in the settings (``ui.core.settings_watch``).
+        self._settings_watch: QObject | None = None
         # What the connected model was made from; a change reconnects.
         self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
         # Made on the loop in ``main``: asyncio loads after the first frame. A close before then is kept.
@@ -145,6 +147,10 @@ class App:
         current = self.services.settings.current
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        if self.services.settings.path is not None:
+            from echo_desk.ui.core.settings_watch import SettingsWatch
+
+            self._settings_watch = SettingsWatch(self.services.settings, self.window)
         warm_up_approvals()
         freeze_start_up_objects()
 
