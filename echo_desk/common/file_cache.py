@@ -7,6 +7,7 @@ one ``stat`` per use instead of a read and a parse.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -28,6 +29,17 @@ def file_stamp(path: Path) -> FileStamp | None:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+#: A stamp this recent does not prove the file unchanged: modification times move in the file
+#: system's ticks (milliseconds), and inodes are reused, so a file replaced twice within a tick
+#: at the same size can show the stamp it had before. Git's index has the same "racy" case.
+UNSURE_SECONDS = 2.0
+
+
+def recently_written(stamp: FileStamp | None) -> bool:
+    """``stamp`` is too recent to trust: compare the contents too (``UNSURE_SECONDS``)."""
+    return stamp is not None and time.time_ns() - stamp[2] < UNSURE_SECONDS * 1_000_000_000
+
+
 class ReadWhenChanged(Generic[T]):
     """``read(path)``, cached until the file's identity, size or modification time changes;
     ``missing`` while the file cannot be looked at."""
@@ -43,6 +55,6 @@ class ReadWhenChanged(Generic[T]):
         if seen is None:
             return self._missing
         stamp = (str(path), seen)
-        if stamp != self._stamp:
+        if stamp != self._stamp or recently_written(seen):
             self._value, self._stamp = self._read(path), stamp
         return self._value

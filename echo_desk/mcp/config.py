@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from echo_desk.common.file_cache import FileStamp, file_stamp
+from echo_desk.common.file_cache import FileStamp, file_stamp, recently_written
 from echo_desk.common.json_text import read_json
 from echo_desk.mcp.oauth.origins import acceptable_origin
 from echo_desk.sandbox.domains import BadDomain, parse_rules
@@ -351,11 +351,12 @@ def update_config(change: Callable[[dict[str, ServerConfig]], None], path: Path 
     """Apply ``change`` to the servers ``mcp.json`` holds now and save them, while other processes
     that change the file wait. ``held``: what the caller last read or wrote; its servers are the
     starting point while the file is still as it was then (a manager given its servers in code
-    keeps them), else the file is read again. A file that cannot be read raises ``ConfigError``
+    keeps them), else (or when the file was written too recently to tell) the file is read
+    again. A file that cannot be read raises ``ConfigError``
     and is left as it is."""
     path = path or config_path()
     with changing_alone(path):
-        if held is not None and file_stamp(path) == held.stamp:
+        if held is not None and file_stamp(path) == held.stamp and not recently_written(held.stamp):
             servers = dict(held.servers)
         else:
             servers = load_config(path)

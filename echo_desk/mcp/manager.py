@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from echo_desk.common.file_cache import file_stamp
+from echo_desk.common.file_cache import file_stamp, recently_written
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
@@ -26,6 +26,7 @@ from echo_desk.mcp.config import (
     SavedConfig,
     ServerConfig,
     config_path,
+    load_config,
     read_saved_config,
     update_config,
 )
@@ -584,9 +585,16 @@ class McpManager:
         """``reload`` when another process changed ``mcp.json`` since this manager last read or
         wrote it (``echo-desk gateway install``, ``echo-desk mcp import``, an editor);
         ``None`` when it did not."""
-        if file_stamp(config_path()) == self._saved.stamp:
+        stamp = file_stamp(config_path())
+        if stamp == self._saved.stamp and (not recently_written(stamp) or self._saved_servers_still_there()):
             return None
         return await self.reload()
+
+    def _saved_servers_still_there(self) -> bool:
+        try:
+            return load_config() == self._saved.servers
+        except ConfigError:
+            return False
 
     # -- calls ---------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from echo_desk.common.file_cache import FileStamp, file_stamp
+from echo_desk.common.file_cache import FileStamp, file_stamp, recently_written
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import Language
 from echo_desk.store.private import changing_alone, private_dir, write_private
@@ -348,13 +348,14 @@ class SettingsStore:
                 listener(new)
         return changed
 
-    def _take_saved_change(self) -> bool:
-        """With ``_lock`` held: the file's settings if they changed on disk. A file that cannot be
-        read is not taken (what this store holds stays in force) and is kept aside on the next
-        save; a removed file is written again on the next save."""
+    def _take_saved_change(self, *, read_anyway: bool = False) -> bool:
+        """With ``_lock`` held: the file's settings if they changed on disk (read when its stamp
+        changed or is too recent to trust, or ``read_anyway``). A file that cannot be read is not
+        taken (what this store holds stays in force) and is kept aside on the next save; a
+        removed file is written again on the next save."""
         self._checked_at = time.monotonic()
         stamp = file_stamp(self.path)
-        if stamp == self._stamp:
+        if stamp == self._stamp and not read_anyway and not recently_written(stamp):
             return False
         self._stamp = stamp
         if stamp is None:
@@ -372,7 +373,8 @@ class SettingsStore:
         taken = False
         try:
             with self._alone():
-                taken = self.path is not None and self._take_saved_change()
+                # Read under the file's lock whatever the stamp says: a save is rare, a lost one is not.
+                taken = self.path is not None and self._take_saved_change(read_anyway=True)
                 draft = self._settings.model_copy(deep=True)
                 change(draft)
                 new = Settings.model_validate(draft.model_dump())

@@ -147,3 +147,19 @@ def test_processes_saving_at_once_lose_none_of_each_others_changes(tmp_path: Pat
     saved = SettingsStore.in_dir(tmp_path).current.mcp_approved
     assert sorted(saved) == sorted(f"{name}-{i}" for name in names for i in range(per_process))
     assert not list(tmp_path.glob("*.tmp")) and not (tmp_path / "settings.broken.json").exists()
+
+
+def test_a_change_that_kept_the_files_stamp_is_still_taken(tmp_path: Path) -> None:
+    # Same inode, size and modification time: what two saves within one file-system tick can look like.
+    import os
+
+    app = SettingsStore.in_dir(tmp_path)
+    app.update(lambda s: setattr(s, "theme", "dark"))
+    path = tmp_path / "settings.json"
+    before = path.stat()
+    path.write_text(path.read_text().replace('"breaker_threshold": 3', '"breaker_threshold": 4'))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+    assert app.refresh() is True
+    assert app.current.breaker_threshold == 4
