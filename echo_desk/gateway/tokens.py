@@ -14,7 +14,6 @@ Tokens made before this file existed were kept whole in the OS keyring under
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import hmac
 import json
@@ -25,7 +24,7 @@ from pathlib import Path
 from echo_desk.common.file_cache import ReadWhenChanged
 from echo_desk.common.json_text import read_json
 from echo_desk.store.paths import config_dir
-from echo_desk.store.private import open_private, write_private
+from echo_desk.store.private import changing_alone, write_private
 from echo_desk.tools.secrets import SecretStore
 
 TOKENS_FILE = "gateway-tokens.json"
@@ -67,8 +66,7 @@ _read_cached: ReadWhenChanged[dict[str, str]] = ReadWhenChanged(_read, missing={
 def _changing() -> Iterator[dict[str, str]]:
     """The hashes, to change in place and write back; two commands at once take turns."""
     path = tokens_path()
-    with open_private(path.with_name(f".{TOKENS_FILE}.lock"), "ab") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+    with changing_alone(path):
         hashes = _read(path)
         yield hashes
         write_private(path, json.dumps({"version": 1, "clients": hashes}, indent=2, sort_keys=True) + "\n")

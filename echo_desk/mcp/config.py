@@ -10,20 +10,27 @@
 
 A value in ``env`` or ``headers`` may be ``{"keyring": "<name>"}``: it is read from the
 secret store when the server starts and never written to the file.
+
+The app, ``echo-desk mcp import`` and ``echo-desk gateway install`` all change the file: each
+change goes through ``update_config``, which applies it to what the file holds now, one process
+at a time, so a server another process added is never written away.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from echo_desk.common.file_cache import FileStamp, file_stamp, recently_written
 from echo_desk.common.json_text import read_json
 from echo_desk.mcp.oauth.origins import acceptable_origin
 from echo_desk.sandbox.domains import BadDomain, parse_rules
 from echo_desk.store.paths import config_dir
+from echo_desk.store.private import changing_alone
 from echo_desk.store.settings import write_atomically
 from echo_desk.tools.secrets import secret_store
 
@@ -321,3 +328,38 @@ def save_config(servers: dict[str, ServerConfig], path: Path | None = None) -> N
         pass
     document["mcpServers"] = {name: cfg.to_json() for name, cfg in servers.items()}
     write_atomically(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class SavedConfig:
+    """The servers as one process last read or wrote ``mcp.json``, and the file's stamp then."""
+
+    servers: dict[str, ServerConfig]
+    stamp: FileStamp | None
+
+
+def read_saved_config(path: Path | None = None) -> SavedConfig:
+    """``load_config`` with the stamp of the file it read (taken first: a save in between is seen
+    as a change next time, never missed)."""
+    path = path or config_path()
+    stamp = file_stamp(path)
+    return SavedConfig(load_config(path), stamp)
+
+
+def update_config(change: Callable[[dict[str, ServerConfig]], None], path: Path | None = None, *,
+                  held: SavedConfig | None = None) -> SavedConfig:
+    """Apply ``change`` to the servers ``mcp.json`` holds now and save them, while other processes
+    that change the file wait. ``held``: what the caller last read or wrote; its servers are the
+    starting point while the file is still as it was then (a manager given its servers in code
+    keeps them), else (or when the file was written too recently to tell) the file is read
+    again. A file that cannot be read raises ``ConfigError``
+    and is left as it is."""
+    path = path or config_path()
+    with changing_alone(path):
+        if held is not None and file_stamp(path) == held.stamp and not recently_written(held.stamp):
+            servers = dict(held.servers)
+        else:
+            servers = load_config(path)
+        change(servers)
+        save_config(servers, path)
+        return SavedConfig(servers, file_stamp(path))

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
-from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, save_config
+from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, update_config
 from echo_desk.tools.secrets import secret_store, secrets_kept
 
 _VSCODE_INPUT = re.compile(r"\$\{input:([^}]+)\}")
@@ -191,7 +191,6 @@ def apply_import(preview: ImportPreview, *, names: set[str] | None = None) -> li
 
     Secrets go to the keyring first, so a failure there leaves ``mcp.json`` untouched.
     """
-    current = load_config()
     chosen = [
         item
         for item in preview.items
@@ -203,9 +202,6 @@ def apply_import(preview: ImportPreview, *, names: set[str] | None = None) -> li
     for item in chosen:
         for ref, value in item._secrets.items():
             store.set(ref, value)
-    for item in chosen:
-        assert item.config is not None
-        current[item.name] = item.config
     if chosen:
-        save_config(current)
+        update_config(lambda current: current.update({item.name: item.config for item in chosen if item.config}))
     return [item.name for item in chosen]

@@ -17,10 +17,19 @@ from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from echo_desk.common.file_cache import file_stamp, recently_written
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
-from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, save_config
+from echo_desk.mcp.config import (
+    ConfigError,
+    SavedConfig,
+    ServerConfig,
+    config_path,
+    load_config,
+    read_saved_config,
+    update_config,
+)
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
 from echo_desk.mcp.icons import IconCache, ServerIcons
 from echo_desk.mcp.integrity import IntegrityWarning, texts_of, tool_warnings
@@ -89,12 +98,15 @@ class McpManager:
         self.registry = registry
         self.host = host
         self.config_error = ""
+        #: ``mcp.json`` as this manager last read or wrote it: an edit starts from these servers
+        #: while the file is unchanged, from the file when another process changed it.
+        self._saved = SavedConfig(servers or {}, file_stamp(config_path()))
         if servers is None:
             try:
-                servers = load_config()
+                self._saved = read_saved_config()
             except ConfigError as exc:
                 self.config_error = str(exc)
-                servers = {}
+            servers = self._saved.servers
         self._servers = {name: ServerRecord(config=cfg) for name, cfg in servers.items()}
         for srv in self._servers.values():
             srv.state = ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED
@@ -481,17 +493,14 @@ class McpManager:
 
     # -- editing the configuration (the settings page) ---------------------------------------
 
-    async def apply_config(
-        self, servers: dict[str, ServerConfig], *, save: bool = True, wait: bool = True
-    ) -> list[ServerStatus]:
-        """Make ``servers`` the configuration: save ``mcp.json``, stop removed or changed
-        servers, start new or changed enabled ones (a changed command needs a new approval).
+    async def apply_config(self, servers: dict[str, ServerConfig], *, wait: bool = True) -> list[ServerStatus]:
+        """Run what ``servers`` configure, without saving them: stop removed or changed servers,
+        start new or changed enabled ones (a changed command needs a new approval). Edits that
+        save go through ``set_server``, ``rename_server``, ``remove_server`` and ``set_enabled``.
 
         ``wait=False`` returns once the configuration is in place and lets the starts run on
         (a form closes at once while the host may still be asking for the first-start approval).
         """
-        if save:
-            save_config(servers)
 
         async def run() -> None:
             records = self._servers
@@ -516,26 +525,76 @@ class McpManager:
         await self._on_loop(run())
         return self.statuses()
 
+    async def _edit(self, change: Callable[[dict[str, ServerConfig]], None], *, wait: bool = True) -> None:
+        """Save ``change`` to ``mcp.json`` as it is now (with what another process added) and run
+        the result. Nothing is saved while the file cannot be read: that would replace it."""
+        if self.config_error:
+            raise ConfigError(deferred(N_("mcp.json could not be read, so nothing is saved: {error}. Fix the file "
+                                          "and press Reload first."), error=self.config_error))
+        self._saved = update_config(change, held=SavedConfig(self.configs(), self._saved.stamp))
+        self.config_error = ""
+        await self.apply_config(self._saved.servers, wait=wait)
+
     async def set_server(self, config: ServerConfig, *, wait: bool = True) -> ServerStatus:
         """Add or replace one server (saved to ``mcp.json``); ``wait`` as in ``apply_config``."""
-        await self.apply_config({**self.configs(), config.name: config}, wait=wait)
+        await self._edit(lambda servers: servers.update({config.name: config}), wait=wait)
+        return self.status(config.name)
+
+    async def rename_server(self, old: str, config: ServerConfig, *, wait: bool = True) -> ServerStatus:
+        """``old`` becomes ``config`` (another name, perhaps other settings) in one save; the new
+        entry needs its own first-start approval."""
+
+        def rename(servers: dict[str, ServerConfig]) -> None:
+            renamed = {(config.name if n == old else n): (config if n == old else c) for n, c in servers.items()}
+            servers.clear()
+            servers.update(renamed)
+            servers.setdefault(config.name, config)  # ``old`` was removed meanwhile: still add it
+
+        await self._edit(rename, wait=wait)
         return self.status(config.name)
 
     async def remove_server(self, name: str) -> None:
         """Stop a server, unregister its tools and drop it from ``mcp.json``."""
-        await self.apply_config({n: c for n, c in self.configs().items() if n != name})
+        def drop(servers: dict[str, ServerConfig]) -> None:
+            servers.pop(name, None)
+
+        await self._edit(drop)
 
     async def set_enabled(self, name: str, enabled: bool) -> ServerStatus:
-        return await self.set_server(replace(self._servers[name].config, enabled=enabled))
+        def switch(servers: dict[str, ServerConfig]) -> None:
+            if name in servers:  # removed by another process meanwhile: it stays removed
+                servers[name] = replace(servers[name], enabled=enabled)
+
+        await self._edit(switch)
+        if name not in self._servers:
+            raise ConfigError(deferred(N_("“{name}” is no longer in mcp.json: another program removed it"), name=name))
+        return self.status(name)
 
     async def reload(self) -> list[ServerStatus]:
         """Re-read ``mcp.json`` (after an import or an edit by hand) and apply it."""
         try:
-            servers = load_config()
+            self._saved = read_saved_config()
         except ConfigError as exc:
             self.config_error = str(exc)
+            self._saved = SavedConfig(self.configs(), file_stamp(config_path()))  # not read again until it changes
             return self.statuses()
-        return await self.apply_config(servers, save=False)
+        self.config_error = ""
+        return await self.apply_config(self._saved.servers)
+
+    async def reload_if_changed(self) -> list[ServerStatus] | None:
+        """``reload`` when another process changed ``mcp.json`` since this manager last read or
+        wrote it (``echo-desk gateway install``, ``echo-desk mcp import``, an editor);
+        ``None`` when it did not."""
+        stamp = file_stamp(config_path())
+        if stamp == self._saved.stamp and (not recently_written(stamp) or self._saved_servers_still_there()):
+            return None
+        return await self.reload()
+
+    def _saved_servers_still_there(self) -> bool:
+        try:
+            return load_config() == self._saved.servers
+        except ConfigError:
+            return False
 
     # -- calls ---------------------------------------------------------------------------------
 

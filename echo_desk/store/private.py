@@ -14,6 +14,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -95,6 +96,19 @@ def write_private(path: Path, data: bytes | str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def changing_alone(path: Path) -> Iterator[None]:
+    """Hold ``path``'s lock (the private file ``.<name>.lock`` beside it) while the block reads and
+    rewrites ``path``: processes that change it through here take turns, so none writes back
+    what it read before another's change (the app, the CLI and each client's gateway share the
+    settings). POSIX only, like the rest of the app."""
+    import fcntl
+
+    with open_private(path.with_name(f".{path.name}.lock"), "ab") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 def tighten_tree(path: Path) -> None:

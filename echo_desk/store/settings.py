@@ -2,29 +2,42 @@
 
 Setting keys are attributes of these models, never strings scattered in widgets. Secrets
 (API keys, passwords) are not here: they live in the keyring (``store.secrets``).
+
+Several processes share the file: the app, the command line (``echo-desk mcp approve``,
+``echo-desk ask``) and each client's ``echo-desk gateway`` when the app is not running. Each
+change is applied to the file's latest content under a lock, so none is lost, and a process
+sees another's saved change within ``RECHECK_SECONDS`` of reading its settings.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from echo_desk.common.file_cache import FileStamp, file_stamp, recently_written
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import Language
-from echo_desk.store.private import private_dir, write_private
+from echo_desk.store.private import changing_alone, private_dir, write_private
 from echo_desk.tools.results import RiskLevel
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 SETTINGS_FILE = "settings.json"
+#: How long ``SettingsStore.current`` trusts what it holds before it looks at the file again
+#: (one ``stat``; the file is read only when another process saved it). Short enough that a
+#: switch turned off in the command line holds for the app's next call; long enough that the
+#: catalog, which reads the settings once per row, does not look at the file once per row.
+RECHECK_SECONDS = 0.25
 
 
 class ToolPolicy(enum.StrEnum):
@@ -247,13 +260,22 @@ def write_atomically(path: Path, data: bytes) -> None:
 class SettingsStore:
     """Holds the live settings, saves every change, and tells subscribers.
 
-    The engine reads ``store.current`` on every call, so a toggle applies at once.
+    The engine reads ``store.current`` on every call, so a toggle applies at once, also one
+    saved by another process (see the module's note).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, recheck_seconds: float = RECHECK_SECONDS) -> None:
         self.path = path
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Settings], None]] = []
+        self._recheck_seconds = recheck_seconds
+        self._checked_at = time.monotonic()
+        #: The file as this store last read or wrote it.
+        self._stamp: FileStamp | None = None
+        #: The file holds what cannot be read as settings (edited by hand since it was loaded):
+        #: kept aside before this store next writes.
+        self._unreadable_on_disk = False
+        self._holding_file = False
         self._settings = self._load()
 
     @classmethod
@@ -270,20 +292,30 @@ class SettingsStore:
         return store
 
     def _load(self) -> Settings:
+        self._stamp = file_stamp(self.path)
+        loaded = self._read()
+        if loaded is None:
+            log.warning("kept it aside as %s; starting from defaults", self.path.with_suffix(".broken.json").name)
+            self._keep_broken_copy()
+            self._stamp = file_stamp(self.path)
+            return Settings()
+        return loaded
+
+    def _read(self) -> Settings | None:
+        """The file's settings: defaults when there is no file, ``None`` when it cannot be read
+        as settings."""
         try:
             raw = read_json(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return Settings()
         except (OSError, json.JSONDecodeError) as exc:
-            log.warning("settings file %s unreadable (%s); starting from defaults", self.path, exc)
-            self._keep_broken_copy()
-            return Settings()
+            log.warning("settings file %s unreadable (%s)", self.path, exc)
+            return None
         try:
             return Settings.model_validate(migrate(raw))
         except ValidationError as exc:
-            log.warning("settings file %s invalid (%s); starting from defaults", self.path, exc)
-            self._keep_broken_copy()
-            return Settings()
+            log.warning("settings file %s invalid (%s)", self.path, exc)
+            return None
 
     def _keep_broken_copy(self) -> None:
         # Never silently overwrite what the person had: keep it beside the new file.
@@ -294,21 +326,87 @@ class SettingsStore:
 
     @property
     def current(self) -> Settings:
+        if self.path is not None and time.monotonic() - self._checked_at >= self._recheck_seconds:
+            # Never wait here for another thread's save (it writes and syncs the file): the
+            # settings it is saving are the ones to read next time anyway.
+            self.refresh(wait=False)
         return self._settings
 
+    def refresh(self, *, wait: bool = True) -> bool:
+        """Read the file again if another process saved it since this store last did; tell the
+        subscribers when that changed the settings (and say so: ``True``). Without ``wait``,
+        nothing is done while another thread is changing the settings."""
+        if self.path is None or not self._lock.acquire(blocking=wait):
+            return False
+        try:
+            changed = self._take_saved_change()
+            new, listeners = self._settings, list(self._listeners)
+        finally:
+            self._lock.release()
+        if changed:
+            for listener in listeners:
+                listener(new)
+        return changed
+
+    def _take_saved_change(self, *, read_anyway: bool = False) -> bool:
+        """With ``_lock`` held: the file's settings if they changed on disk (read when its stamp
+        changed or is too recent to trust, or ``read_anyway``). A file that cannot be read is not
+        taken (what this store holds stays in force) and is kept aside on the next save; a
+        removed file is written again on the next save."""
+        self._checked_at = time.monotonic()
+        stamp = file_stamp(self.path)
+        if stamp == self._stamp and not read_anyway and not recently_written(stamp):
+            return False
+        self._stamp = stamp
+        if stamp is None:
+            return False
+        loaded = self._read()
+        self._unreadable_on_disk = loaded is None
+        if loaded is None or loaded == self._settings:
+            return False
+        self._settings = loaded
+        return True
+
     def update(self, change: Callable[[Settings], None]) -> Settings:
-        """Apply ``change`` to a copy, validate, save, then notify. Returns the new settings."""
-        with self._lock:
-            draft = self._settings.model_copy(deep=True)
-            change(draft)
-            new = Settings.model_validate(draft.model_dump())
-            if self.path is not None:
-                write_atomically(self.path, new.model_dump_json(indent=2).encode("utf-8"))
-            self._settings = new
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(new)
+        """Apply ``change`` to a copy of the latest settings (another process's saved change
+        included), validate, save, then notify. Returns the new settings."""
+        taken = False
+        try:
+            with self._alone():
+                # Read under the file's lock whatever the stamp says: a save is rare, a lost one is not.
+                taken = self.path is not None and self._take_saved_change(read_anyway=True)
+                draft = self._settings.model_copy(deep=True)
+                change(draft)
+                new = Settings.model_validate(draft.model_dump())
+                if self.path is not None:
+                    if self._unreadable_on_disk:
+                        self._keep_broken_copy()
+                        self._unreadable_on_disk = False
+                    write_atomically(self.path, new.model_dump_json(indent=2).encode("utf-8"))
+                    self._stamp = file_stamp(self.path)
+                self._settings = new
+                taken = True
+        finally:
+            if taken:
+                new, listeners = self._settings, list(self._listeners)
+                for listener in listeners:
+                    listener(new)
         return new
+
+    @contextlib.contextmanager
+    def _alone(self) -> Iterator[None]:
+        """This store's lock, and the file's, which other processes take to change it too. Held
+        once per thread: a change that saves another change inside it must not wait for itself."""
+        with self._lock:
+            if self.path is None or self._holding_file:
+                yield
+                return
+            with changing_alone(self.path):
+                self._holding_file = True
+                try:
+                    yield
+                finally:
+                    self._holding_file = False
 
     def set_tool(self, name: str, **fields: Any) -> Settings:
         def change(s: Settings) -> None:

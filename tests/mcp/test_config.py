@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.mcp import ConfigError, ImportAction, apply_import, load_config, preview_import, save_config
-from echo_desk.mcp.config import MissingSecretError, config_path, parse_config, parse_server
+from echo_desk.mcp.config import MissingSecretError, config_path, parse_config, parse_server, update_config
 from echo_desk.tools.secrets import secret_store
 
 CLAUDE = {
@@ -125,3 +125,32 @@ def test_vscode_servers_key_and_input_variables(tmp_path: Path) -> None:
     assert preview.counts == {"add": 2, "change": 0, "same": 0, "skip": 1}
     apply_import(preview, names={"py"})
     assert set(load_config()) == {"py"}
+
+
+_ADD_SERVERS = """
+import sys
+from echo_desk.mcp.config import parse_server, update_config
+
+for i in range(int(sys.argv[2])):
+    name = f"{sys.argv[1]}-{i}"
+    update_config(lambda servers: servers.update({name: parse_server(name, {"command": "true"})}))
+"""
+
+
+def test_processes_changing_mcp_json_at_once_lose_none_of_each_others_servers() -> None:
+    # The app's settings page, `echo-desk mcp import` and `echo-desk gateway install` for two clients.
+    import subprocess
+    import sys
+
+    per_process, names = 25, ["app", "import", "cursor", "claude-code"]
+    children = [subprocess.Popen([sys.executable, "-c", _ADD_SERVERS, name, str(per_process)]) for name in names]
+    assert [child.wait(timeout=120) for child in children] == [0] * len(names)
+    assert sorted(load_config()) == sorted(f"{name}-{i}" for name in names for i in range(per_process))
+
+
+def test_a_change_is_not_saved_over_a_file_that_cannot_be_read(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": ')
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        update_config(lambda servers: servers.update({"t": parse_server("t", {"command": "true"})}), path)
+    assert path.read_text() == '{"mcpServers": '

@@ -7,8 +7,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from echo_desk.mcp import McpEvent, ServerState, apply_import, load_config, preview_import
-from echo_desk.mcp.config import parse_server
+from echo_desk.mcp.config import ConfigError, config_path, parse_server, update_config
 from tests.mcp.helpers import TINY_SERVER, marked_pids, server_pids, wait_until
 
 
@@ -55,3 +57,44 @@ async def test_reload_after_import(make_manager, registry, tmp_path: Path) -> No
     apply_import(preview_import(source))
     statuses = await manager.reload()
     assert [(s.name, s.state) for s in statuses] == [("imported", ServerState.AWAITING_APPROVAL)]
+
+
+# -- mcp.json is shared: the app, `echo-desk mcp import`, `echo-desk gateway install` ----------
+
+async def test_a_server_another_program_added_survives_every_edit_here(make_manager, registry) -> None:
+    manager = make_manager({})
+    await manager.set_server(tiny("t"))
+    update_config(lambda servers: servers.update({"moved": tiny("moved")}))  # what `gateway install` does
+
+    await manager.set_enabled("t", False)
+    assert set(load_config()) == {"t", "moved"}
+    assert "moved" in manager.server_names()  # taken up by the edit: it waits for its first-start approval
+    assert manager.status("moved").state is ServerState.AWAITING_APPROVAL
+    await manager.rename_server("t", tiny("renamed"))
+    await manager.remove_server("renamed")
+    assert set(load_config()) == {"moved"}
+
+
+async def test_the_manager_follows_a_file_another_program_changed(make_manager, registry) -> None:
+    manager = make_manager({})
+    assert await manager.reload_if_changed() is None  # nothing changed: nothing re-read
+    update_config(lambda servers: servers.update({"off": replace(tiny("off"), enabled=False), "t": tiny("t")}))
+    statuses = await manager.reload_if_changed()
+    assert statuses is not None
+    assert {(s.name, s.state) for s in statuses} == {("off", ServerState.DISABLED), ("t", ServerState.AWAITING_APPROVAL)}
+    assert await manager.reload_if_changed() is None
+    update_config(lambda servers: servers.pop("t"))
+    assert [s.name for s in await manager.reload_if_changed() or []] == ["off"]
+
+
+async def test_a_file_broken_by_hand_is_never_saved_over(make_manager, registry) -> None:
+    manager = make_manager({})
+    await manager.set_server(tiny("t"))
+    path = config_path()
+    path.write_text('{"mcpServers": {"t": ')
+    await manager.reload_if_changed()
+    assert "not valid JSON" in manager.config_error
+    with pytest.raises(ConfigError, match="nothing is saved"):
+        await manager.set_enabled("t", False)
+    assert path.read_text() == '{"mcpServers": {"t": '
+    assert manager.server_names() == ["t"]  # what ran keeps running until the file is fixed

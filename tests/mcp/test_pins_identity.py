@@ -24,12 +24,12 @@ def ctx(name: str) -> ToolExecutionContext:
 async def _rename(manager, old: str, new: str):  # type: ignore[no-untyped-def]
     cfg = manager.config_of(old)
     renamed = replace(cfg, name=new)
-    statuses = await manager.apply_config({new: renamed}, save=False)
+    await manager.rename_server(old, renamed)
     request = manager.start_request(new)
     if request is not None:  # the start approval is per name: approve the same command line again
         assert manager.approve_start(new, request.fingerprint)
         await manager.start(new)
-    return next(s for s in manager.statuses() if s.name == new), statuses
+    return next(s for s in manager.statuses() if s.name == new)
 
 
 async def test_renaming_a_server_keeps_its_pins(make_manager, registry, settings_store) -> None:
@@ -37,7 +37,7 @@ async def test_renaming_a_server_keeps_its_pins(make_manager, registry, settings
     assert (await manager.start("a")).state is ServerState.CONNECTED
     key = pin_key(manager.config_of("a"), "echo")
     pinned = settings_store.current.mcp_pins[key]
-    status, _ = await _rename(manager, "a", "b")
+    status = await _rename(manager, "a", "b")
     assert status.state is ServerState.CONNECTED, status.detail
     assert get_tool(registry, "b__echo").is_ready()
     assert pin_key(manager.config_of("b"), "echo") == key  # the same pin, under the new name

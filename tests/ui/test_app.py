@@ -98,3 +98,49 @@ def test_start_up_objects_are_kept_out_of_later_collections() -> None:
         assert not any(o is alive for o in gc.get_objects())  # a full collection no longer walks it
     finally:
         gc.unfreeze()
+
+
+_SAVE_ELSEWHERE = """
+from echo_desk.mcp.config import parse_server, update_config
+from echo_desk.store.paths import config_dir
+from echo_desk.store.settings import SettingsStore
+
+update_config(lambda s: s.update({"later": parse_server("later", {"command": "true", "enabled": False})}))
+SettingsStore.in_dir(config_dir()).set_tool("run_command", enabled=False)
+"""
+
+
+def test_the_running_app_takes_what_another_process_saves(qapp: QApplication, monkeypatch):
+    """``echo-desk gateway install`` adds servers to mcp.json and ``echo-desk mcp approve`` saves the
+    settings while the app runs: the app takes both without a restart, and saves nothing over them."""
+    import asyncio
+    import sys
+
+    from tests.ui.conftest import until
+
+    seen: dict[str, object] = {}
+    original_load = app_module.App.load
+
+    async def load_then_watch(self: app_module.App) -> None:
+        await original_load(self)
+        services = self.services
+        assert services is not None and services.mcp is not None
+        heard: list[bool | None] = []
+        services.settings.subscribe(lambda s: heard.append(s.tool("run_command").enabled))
+        child = await asyncio.create_subprocess_exec(sys.executable, "-c", _SAVE_ELSEWHERE)
+        seen["child"] = await child.wait()
+        await until(lambda: "later" in services.mcp.server_names() and False in heard)
+        services.settings.update(lambda s: setattr(s, "theme", "dark"))  # a save here keeps theirs
+        seen["disabled"] = services.settings.current.tool("run_command").enabled is False
+        self.window.close()
+
+    monkeypatch.setattr(app_module.App, "load", load_then_watch)
+    assert app_module.run_gui(["echo-desk"]) == 0
+    assert seen == {"child": 0, "disabled": True}
+    from echo_desk.mcp.config import load_config
+    from echo_desk.store.paths import config_dir
+    from echo_desk.store.settings import SettingsStore
+
+    saved = SettingsStore.in_dir(config_dir()).current
+    assert saved.tool("run_command").enabled is False and saved.theme == "dark"
+    assert "later" in load_config()

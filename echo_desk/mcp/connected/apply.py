@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.i18n import N_, deferred
-from echo_desk.mcp.config import config_path, load_config, save_config
+from echo_desk.mcp.config import ServerConfig, config_path, update_config
 from echo_desk.mcp.connected.plan import InstallPlan, PlanError, UninstallPlan, sha256
 from echo_desk.mcp.connected.records import InstallRecord, MovedEntry, Records, backups_dir, write_private
 from echo_desk.tools.secrets import secret_store
@@ -76,18 +76,14 @@ def apply_install(plan: InstallPlan, *, records: Records | None = None) -> Insta
     written = _backup(client, location.path, plan.after.encode("utf-8"), "written")
     mcp_json = config_path()
     previous_mcp = mcp_json.read_bytes() if mcp_json.exists() else None
-    current = load_config()
-    added: list[str] = []
+    moving = [move for move in plan.moves if not move.already]
     store = secret_store()
-    for move in plan.moves:
-        if move.already:
-            continue
+    for move in moving:
         for ref, value in move.secrets.items():
             store.set(ref, value)
-        current[move.echo_name] = move.config
-        added.append(move.echo_name)
-    if added:
-        save_config(current)
+    added = [move.echo_name for move in moving]
+    if moving:
+        update_config(lambda current: current.update({move.echo_name: move.config for move in moving}))
     try:
         write_client_file(location.path, plan.after, plan.before_sha256 if plan.existed else "")
     except BaseException:
@@ -147,10 +143,9 @@ def apply_uninstall(plan: UninstallPlan, *, records: Records | None = None) -> U
         write_client_file(location.path, plan.after, plan.before_sha256)
     removed: list[str] = []
     if plan.remove_from_echo_desk:
-        current = load_config()
-        for name in plan.remove_from_echo_desk:
-            if current.pop(name, None) is not None:
-                removed.append(name)
-        save_config(current)
+        def remove(current: dict[str, ServerConfig]) -> None:
+            removed.extend(name for name in plan.remove_from_echo_desk if current.pop(name, None) is not None)
+
+        update_config(remove)
     records.drop(location.id)
     return UninstallOutcome(removed_from_echo_desk=tuple(removed), backup=str(backup))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
     from echo_desk.ui.app.services import Services
+    from echo_desk.ui.core.config_watch import ConfigWatch
     from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ class App:
         self.window = MainWindow(defer_extras=True)  # the hidden parts follow the first frame
         self.services: Services | None = None
         self.settings_dialog: SettingsDialog | None = None
+        #: Takes what another process saves in the settings and mcp.json (``ui.core.config_watch``).
+        self._config_watch: ConfigWatch | None = None
         # What the connected model was made from; a change reconnects.
         self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
         # Made on the loop in ``main``: asyncio loads after the first frame. A close before then is kept.
@@ -145,8 +148,23 @@ class App:
         current = self.services.settings.current
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
+        self._watch_config_folder(self.services)
         warm_up_approvals()
         freeze_start_up_objects()
+
+    def _watch_config_folder(self, services: Services) -> None:
+        from echo_desk.mcp.config import config_path
+        from echo_desk.ui.core.config_watch import ConfigWatch
+
+        settings, mcp = services.settings, services.mcp
+
+        def changed() -> None:
+            settings.refresh()
+            if mcp is not None:  # servers another program added or removed start or stop here too
+                marshal.spawn(mcp.reload_if_changed())
+
+        if settings.path is not None:
+            self._config_watch = ConfigWatch(settings.path.parent, [settings.path, config_path()], changed, self.window)
 
     def _on_settings(self, settings: Settings) -> None:
         wanted = (settings.active_provider, settings.providers, settings.local_model)
@@ -225,6 +243,9 @@ class App:
         self.settings_dialog = None
 
     async def shutdown(self) -> None:
+        if self._config_watch is not None:  # nothing re-read or restarted while closing
+            self._config_watch.stop()
+            self._config_watch = None
         self.window.session.stop()
         self.window.host.cancel_dialogs()  # e.g. an MCP first-start question still open: refused
         await self.window.session.wait_idle()

@@ -292,9 +292,7 @@ class ServerFormDialog(QDialog):
                 await marshal.BackgroundOp(store_secrets, secrets).run_async()
             if self.original and config.name != self.original:
                 # A rename is one change of mcp.json: the old entry goes, the new one needs approval.
-                servers = {(config.name if n == self.original else n): (config if n == self.original else c)
-                           for n, c in self.manager.configs().items()}
-                await self.manager.apply_config(servers, wait=False)
+                await self.manager.rename_server(self.original, config, wait=False)
                 self.manager.revoke_start(self.original)
             else:
                 await self.manager.set_server(config, wait=False)

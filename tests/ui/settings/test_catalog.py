@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from PySide6.QtCore import Qt
 
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.config_watch import ConfigWatch
 from echo_desk.ui.settings.catalog_model import COL_POLICY, COL_TOOL, PolicyRole
 from echo_desk.ui.settings.catalog_page import ToolsPage
 from tests.ui.conftest import ReadNote
@@ -41,6 +45,28 @@ def test_unchecking_a_tool_hides_it_from_the_model_and_the_dispatcher_refuses_it
 
     item.setCheckState(Qt.CheckState.Checked)
     assert "write_note" in _definition_names(runtime, scope)
+
+
+def test_a_tool_switched_off_by_another_process_is_unchecked_here_and_refused(qtbot, qloop, runtime, scope):
+    page = _page(qtbot, runtime)
+    ConfigWatch(runtime.settings.path.parent, [runtime.settings.path], runtime.settings.refresh, page)
+    item = page.model.itemFromIndex(page.model.tool_index("write_note"))
+    assert item.checkState() == Qt.CheckState.Checked
+
+    # Another process (the command line, a client's gateway) saves the same settings file.
+    switch_off = ("import sys; from pathlib import Path; from echo_desk.store.settings import SettingsStore; "
+                  "store = SettingsStore(Path(sys.argv[1])); store.set_tool('write_note', enabled=False); "
+                  "store.update(lambda s: setattr(s, 'theme', 'dark'))")
+    subprocess.run([sys.executable, "-c", switch_off, str(runtime.settings.path)], check=True, timeout=60)
+
+    qtbot.waitUntil(lambda: item.checkState() == Qt.CheckState.Unchecked, timeout=5000)
+    assert "write_note" not in _definition_names(runtime, scope)
+    call = ToolCall(id="c1", name="write_note", arguments='{"path": "a.txt", "text": "x"}')
+    envelope = qloop.run_until_complete(runtime.dispatcher.execute_tool(call, scope, ScriptedHost()))
+    assert not envelope.ok and envelope.error_kind == "disabled"
+    item.setCheckState(Qt.CheckState.Checked)  # a click here keeps what else that process saved
+    saved = SettingsStore(runtime.settings.path).current
+    assert saved.tool("write_note").enabled is True and saved.theme == "dark"
 
 
 def test_group_toggle_switches_every_tool_of_the_source(qtbot, qloop, runtime, scope):
