@@ -24,7 +24,7 @@ def tiny_config(system_keyring: MemoryKeyring) -> None:
 
 def test_cli_lists_approves_and_calls_mcp_tools(tiny_config, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "list"]) == 0
-    assert "awaiting_approval" in capsys.readouterr().out
+    assert "Waiting for your approval to start" in capsys.readouterr().out
     assert main(["tools", "list", "--json"]) == 0
     listed = capsys.readouterr()
     assert not [row for row in json.loads(listed.out)["tools"] if row["source"] == "mcp:t"]
@@ -54,7 +54,7 @@ def test_cli_import_previews_then_applies(tmp_path: Path, capsys: pytest.Capture
     source = tmp_path / "claude_desktop_config.json"
     source.write_text(json.dumps({"mcpServers": {"x": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "secret"}}}}))
     assert main(["mcp", "import", str(source)]) == 0
-    assert "add     x" in capsys.readouterr().out and not config_path().exists()
+    assert "  add    x" in capsys.readouterr().out and not config_path().exists()
     assert main(["mcp", "import", str(source), "--apply"]) == 0
     assert "secret" not in config_path().read_text()
     assert system_keyring.values[("echo-desk", "mcp.x.env.K")] == "secret"  # kept where it outlives the command
