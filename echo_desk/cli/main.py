@@ -45,6 +45,9 @@ def _run_gui(argv: list[str]) -> int:
     try:
         from echo_desk.ui.app.main import run_gui
     except ImportError as exc:
-        print(f"The desktop app is not available: {exc}. The CLI works: echo-desk --help", file=sys.stderr)
+        from echo_desk.i18n import _
+
+        print(_("The desktop app is not available: {error}. The command line works: echo-desk --help").format(
+            error=exc), file=sys.stderr)
         return 1
     return int(run_gui(argv))
