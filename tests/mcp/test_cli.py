@@ -69,3 +69,21 @@ def test_without_a_keyring_an_imported_secret_stays_in_mcp_json_and_the_preview_
     assert "left in mcp.json (no system keyring): env.K" in capsys.readouterr().out
     assert main(["mcp", "import", str(source), "--apply"]) == 0
     assert json.loads(config_path().read_text())["mcpServers"]["x"]["env"] == {"K": "secret"}
+
+
+def test_an_approval_that_cannot_be_saved_says_so_and_changes_nothing(tiny_config, monkeypatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import errno
+    import os
+
+    from echo_desk.store.settings import SettingsStore
+
+    def full_disk(path, data):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("echo_desk.store.settings.write_private", full_disk)
+    assert main(["mcp", "approve", "t", "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "Echo Desk could not save this change, so it was not made: the disk is full."
+    monkeypatch.undo()
+    assert SettingsStore.in_dir(config_path().parent).current.mcp_approved == {}
