@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from echo_desk.agent.envelope import Envelope
+from echo_desk.i18n import N_, deferred
 from echo_desk.tools.results import COUNTS_KEY, Counted
 
 #: How far a number may be from a count to be read as a miscount of it (farther: something else).
@@ -48,10 +49,29 @@ class CountMismatch:
     claimed: int
 
     def describe(self) -> str:
-        """English, for the CLI and logs; the window translates from the fields."""
+        """English, for logs and the CLI's JSON; ``note`` is what a person reads."""
         after_first = f" ({self.found - 1} after the first)" if self.counted is Counted.LINES else ""
         return (f"the answer says {self.claimed}, but {self.tool} counted {self.found} {self.counted.value}"
                 f"{after_first}; check it")
+
+    def note(self) -> str:
+        """The note under the answer, in the person's language (re-translatable)."""
+        return deferred(_MISMATCH_NOTES[self.counted], claimed=self.claimed, found=self.found,
+                        rest=max(self.found - 1, 0))
+
+
+#: One sentence per thing counted (whole sentences translate better than a sentence with a
+#: translated word put in it).
+_MISMATCH_NOTES = {
+    # A file's first line is often a header: the rows under it are said too (the count check
+    # reads an answer that far off as a miscount of either).
+    Counted.LINES: N_("Check this answer: it says {claimed}, but the text that was read has {found} lines "
+                      "({rest} after the first)."),
+    Counted.ENTRIES: N_("Check this answer: it says {claimed}, but the folder that was listed has {found} entries."),
+    Counted.FILES: N_("Check this answer: it says {claimed}, but the folder that was listed has {found} files."),
+    Counted.FOLDERS: N_("Check this answer: it says {claimed}, but the folder that was listed has {found} folders."),
+    Counted.MATCHES: N_("Check this answer: it says {claimed}, but the search found {found} matches."),
+}
 
 
 def numbers_in(text: str) -> list[int]:

@@ -14,6 +14,7 @@ from echo_desk.agent.model import ModelError, ToolCall
 from echo_desk.agent.session import ConversationSession
 from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import visible, visible_json
+from echo_desk.i18n import _, shown
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings
 
@@ -50,19 +51,21 @@ class _Printer(NullListener):
 
     def on_tool_call(self, call: ToolCall) -> None:
         self.calls.append({"id": call.id, "name": call.name, "arguments": call.arguments})
-        print(f"\n[tool] {visible(call.name, one_line=True)} {visible(call.arguments, one_line=True)}",
+        tag = _("[tool]")
+        print(f"\n{tag} {visible(call.name, one_line=True)} {visible(call.arguments, one_line=True)}",
               file=sys.stderr, flush=True)
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         for record in self.calls:
             if record["id"] == call_id:
                 record["envelope"] = envelope.to_json()
-        status = "ok" if envelope.ok else f"{envelope.error_kind.value if envelope.error_kind else ''}: {envelope.error}"
-        print(f"[tool] {visible(envelope.tool, one_line=True)} → {visible(status, one_line=True)}",
+        status = _("ok") if envelope.ok else f"{envelope.error_kind.value if envelope.error_kind else ''}: {envelope.error}"
+        tag = _("[tool]")
+        print(f"{tag} {visible(envelope.tool, one_line=True)} → {visible(status, one_line=True)}",
               file=sys.stderr, flush=True)
 
     def on_error(self, message: str) -> None:
-        print(f"\n[error] {visible(message)}", file=sys.stderr, flush=True)
+        print("\n" + _("[error] {message}").format(message=visible(shown(message))), file=sys.stderr, flush=True)
 
 
 async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -70,7 +73,7 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
-        print(f"workspace {workspace} is not a folder", file=sys.stderr)
+        print(_("workspace {path} is not a folder").format(path=workspace), file=sys.stderr)
         return 2
     chosen = provider_settings(runtime.settings.current, args.provider, args.base_url, args.model)
 
@@ -78,7 +81,7 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     try:
         model = create_model(chosen, local=local)
     except ModelError as exc:
-        print(f"cannot reach a model: {exc}", file=sys.stderr)
+        print(_("cannot reach a model: {error}").format(error=exc), file=sys.stderr)
         return 2
     runtime.enable_delegation(sub_agent_factory(model, chosen, local=local))
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None
@@ -105,5 +108,5 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     else:
         print()
         if outcome.count_mismatch is not None:  # a number beside what a tool counted
-            print(f"[{outcome.count_mismatch.describe()}]")
+            print(f"[{outcome.count_mismatch.note()}]")
     return 0 if outcome.completed else 1

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from echo_desk.i18n import _
+from echo_desk.i18n import _, shown
 
 
 def add_parser(sub: Any) -> None:
@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
             return 1
         return 0
     if not args.client:
-        print("echo-desk gateway: --client NAME is required (for example --client cursor)", file=sys.stderr)
+        print(_("{command}: --client NAME is required (for example --client cursor)").format(command="echo-desk gateway"),
+              file=sys.stderr)
         return 2
     return _serve_stdio(args)
 
@@ -97,7 +98,7 @@ def _serve_stdio(args: argparse.Namespace) -> int:
     try:
         client = client_key(args.client)
     except BadClientName as exc:
-        print(f"echo-desk gateway: {exc}", file=sys.stderr)
+        print(f"echo-desk gateway: {shown(exc.args[0])}", file=sys.stderr)
         return 2
     workspace = str((args.workspace or Path(os.getcwd())).resolve())
     backend = AppBackend(socket_path(), client, workspace=workspace, launcher=AppLauncher(allowed=not args.no_start),
@@ -122,8 +123,8 @@ async def _serve_http(port: int, *, start_app: bool) -> None:
 
     async def announce(listening: asyncio.Event) -> None:
         await listening.wait()  # only once it listens: it may refuse to start, saying why
-        print(f"echo-desk gateway: MCP over HTTP on http://127.0.0.1:{port}/mcp (a client's bearer token needed)",
-              file=sys.stderr)
+        print(_("{command}: MCP over HTTP on {url} (a client's bearer token needed)").format(
+            command="echo-desk gateway", url=f"http://127.0.0.1:{port}/mcp"), file=sys.stderr)
 
     listening = asyncio.Event()
     announcing = asyncio.ensure_future(announce(listening))
@@ -159,23 +160,27 @@ def _status(*, as_json: bool) -> int:
     try:
         answer = asyncio.run(app_status(path))
     except AppUnreachable as exc:
+        why = exc.args[0] if exc.args else ""
         if as_json:
-            print(json.dumps({"reachable": False, "why": str(exc), "socket": str(path)}))
+            print(json.dumps({"reachable": False, "why": str(why), "socket": str(path)}))
         else:
-            print(f"{exc} (socket {path})")
+            print(_("{why} (socket {path})").format(why=shown(why), path=path))
         return 1
     clients = answer.get("clients") or []
     if as_json:
         print(json.dumps({"reachable": True, "socket": str(path), "app": answer.get("app"), "clients": clients}))
         return 0
+    from echo_desk.cli.words import padded
     from echo_desk.common.visible_text import visible
 
-    print(f"Echo Desk is running ({visible(str(answer.get('app')), one_line=True)}); socket {path}")
+    print(_("Echo Desk is running ({app}); socket {path}").format(app=visible(str(answer.get("app")), one_line=True),
+                                                                  path=path))
     if not clients:
-        print("No client is connected.")
+        print(_("No client is connected."))
     for c in clients:
-        print(f"  {visible(str(c.get('client')), one_line=True):<16} {c.get('transport', ''):<6} "
-              f"{c.get('running', 0)} running, {c.get('waiting_for_person', 0)} waiting for you")
+        counts = _("{running} running, {waiting} waiting for you").format(running=c.get("running", 0),
+                                                                          waiting=c.get("waiting_for_person", 0))
+        print(f"  {padded(visible(str(c.get('client')), one_line=True), 16)} {c.get('transport', ''):<6} {counts}")
     return 0
 
 
@@ -184,15 +189,16 @@ def _token(client: str | None) -> int:
     from echo_desk.gateway.tokens import new_token, tokens_path
 
     if not client:
-        print("echo-desk gateway token: --client NAME is required", file=sys.stderr)
+        print(_("{command}: --client NAME is required").format(command="echo-desk gateway token"), file=sys.stderr)
         return 2
     try:
         key = client_key(client)
         token = new_token(key)
     except (BadClientName, OSError) as exc:
-        print(f"echo-desk gateway token: {exc}", file=sys.stderr)
+        print(f"echo-desk gateway token: {shown(str(exc.args[0])) if isinstance(exc, BadClientName) else exc}",
+              file=sys.stderr)
         return 2
     print(token)
-    print(f"(the bearer token of {key} for the HTTP gateway; it is shown once: Echo Desk keeps only its hash, "
-          f"in {tokens_path()})", file=sys.stderr)
+    print(_("(the bearer token of {client} for the HTTP gateway; it is shown once: Echo Desk keeps only its hash, "
+            "in {path})").format(client=key, path=tokens_path()), file=sys.stderr)
     return 0

@@ -34,7 +34,17 @@ def main(argv: list[str]) -> int:
         return _run_gui(argv)
     from echo_desk.cli.with_runtime import run
 
-    code = run(args)
+    try:
+        code = run(args)
+    except OSError as exc:
+        from echo_desk.store.not_saved import WRITE_FAILURES, not_saved_text
+
+        if exc.errno not in WRITE_FAILURES:
+            raise
+        print(not_saved_text(exc), file=sys.stderr)
+        if exc.filename:
+            print(f"  {exc.filename}", file=sys.stderr)
+        return 1
     if code is None:
         parser.print_help()
         return 2
@@ -45,6 +55,9 @@ def _run_gui(argv: list[str]) -> int:
     try:
         from echo_desk.ui.app.main import run_gui
     except ImportError as exc:
-        print(f"The desktop app is not available: {exc}. The CLI works: echo-desk --help", file=sys.stderr)
+        from echo_desk.i18n import _
+
+        print(_("The desktop app is not available: {error}. The command line works: echo-desk --help").format(
+            error=exc), file=sys.stderr)
         return 1
     return int(run_gui(argv))

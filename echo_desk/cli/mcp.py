@@ -9,15 +9,16 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from echo_desk.cli import words
 from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import shown
+from echo_desk.i18n import N_, _, shown
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
 from echo_desk.mcp.oauth import OpenUrl, client_metadata_document
 from echo_desk.mcp.sanitize import server_prefix
-from echo_desk.mcp.status import ServerState
+from echo_desk.mcp.status import STATE_LABELS, ServerState
 
 if TYPE_CHECKING:
     from echo_desk.runtime import Runtime
@@ -37,7 +38,7 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
                          handshake_timeout=CLI_HANDSHAKE_TIMEOUT)
     try:
         if manager.config_error:
-            print(f"mcp.json: {manager.config_error}", file=sys.stderr)
+            print(f"mcp.json: {_v(shown(manager.config_error))}", file=sys.stderr)
             return 1
         if args.mcp_command == "approve":
             return await _approve(manager, args)
@@ -47,19 +48,26 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
         if args.json:
             print(visible_json([_status_json(s) for s in statuses], indent=2))
             return 0
-        for status in statuses:
-            print(f"{_v(status.name):<20} {status.transport:<6} {status.state.value}  {_v(status.detail)}")
-            for tool in status.tools:
-                flags = "".join(f"  [{f.kind}: {_v(f.detail)}]" for f in tool.flags if f.kind != "annotation")
-                print(f"    {_v(tool.registry_name):<40} {'ready' if tool.ready else 'BLOCKED'}{flags}")
-            for problem in status.problems:
-                print(f"    problem: {_v(problem)}")
-            if status.state.value == "error":
-                for line in status.stderr_tail[-5:]:
-                    print(f"    stderr: {_v(line)}")  # a server's stderr may hold ESC sequences
+        _print_statuses(statuses)
         return 0
     finally:
         await manager.aclose()
+
+
+def _print_statuses(statuses: list[Any]) -> None:
+    for status in statuses:
+        state = _(STATE_LABELS[status.state])
+        detail = f"  {_v(shown(status.detail))}" if status.detail else ""
+        print(f"{words.padded(_v(status.name), 20)} {status.transport:<6} {state}{detail}")
+        for tool in status.tools:
+            flags = "".join(f"  [{f.kind}: {_v(shown(f.detail))}]" for f in tool.flags if f.kind != "annotation")
+            ready = _("ready") if tool.ready else _("BLOCKED")
+            print(f"    {words.padded(_v(tool.registry_name), 40)} {ready}{flags}")
+        for problem in status.problems:
+            print("    " + _("problem: {problem}").format(problem=_v(shown(problem))))
+        if status.state is ServerState.ERROR:
+            for line in status.stderr_tail[-5:]:
+                print(f"    stderr: {_v(line)}")  # a server's stderr may hold ESC sequences
 
 
 def _status_json(status: Any) -> dict[str, Any]:
@@ -72,43 +80,51 @@ def _status_json(status: Any) -> dict[str, Any]:
 
 async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
     if args.name not in manager.server_names():
-        print(f"no MCP server named '{_v(args.name)}' in mcp.json", file=sys.stderr)
+        print(_no_such_server(args.name), file=sys.stderr)
         return 2
     request = manager.start_request(args.name)
     if request is None:
-        print(f"{_v(args.name)} is already approved")
+        print(_("{name} is already approved").format(name=_v(args.name)))
         return 0
-    print(f"MCP server '{_v(args.name)}' ({_v(request.transport)}) wants to start:")
+    print(_("MCP server “{name}” ({transport}) wants to start:").format(name=_v(args.name),
+                                                                       transport=_v(request.transport)))
+    # A two-column table (no colons: a full-width one would stand before the padding in Chinese).
+    none = _("(none)")
     if request.command:
-        print("  command line: " + _v(" ".join(request.command_line)))
-        print("  env names:    " + (_v(", ".join(request.env_names)) or "(none)"))
+        facts = [[_("command line"), _v(" ".join(request.command_line))],
+                 [_("environment variable names"), _v(", ".join(request.env_names)) or none]]
         if request.cwd:
-            print(f"  folder:       {_v(request.cwd)}")
+            facts.append([_("folder"), _v(request.cwd)])
     else:
-        print(f"  url:          {_v(request.url)}")
-        print("  headers:      " + (_v(", ".join(request.header_names)) or "(none)"))
+        facts = [[_("server URL"), _v(request.url)], [_("headers"), _v(", ".join(request.header_names)) or none]]
+    for line in words.table(facts):
+        print(f"  {line}")
     if request.previous_fingerprint:
-        print("  (the configuration changed since you last approved it)")
+        print("  " + _("(the configuration changed since you last approved it)"))
     if not args.yes:
         if not sys.stdin.isatty():
-            print("not approved: no terminal to ask on (use --yes)", file=sys.stderr)
+            print(_("not approved: no terminal to ask on (use --yes)"), file=sys.stderr)
             return 1
-        answer = await asyncio.to_thread(input, "Approve? [y/N] ")
+        answer = await asyncio.to_thread(input, _("Approve? [y/N] "))
         if answer.strip().lower()[:1] != "y":
-            print("not approved")
+            print(_("not approved"))
             return 1
     manager.approve_start(args.name, request.fingerprint)
-    print("approved")
+    print(_("approved"))
     return 0
+
+
+def _no_such_server(name: str) -> str:
+    return _("no MCP server named “{name}” in mcp.json").format(name=_v(name))
 
 
 def _opener(use_browser: bool) -> OpenUrl:
     async def open_url(url: str) -> None:
         # The address comes from the server's metadata: printed with escapes visible, in full.
-        print(f"Open this address in your browser to sign in:\n  {visible(url)}", flush=True)
+        print(_("Open this address in your browser to sign in:\n  {url}").format(url=visible(url)), flush=True)
         if use_browser:
             await open_in_browser(url)
-        print("Waiting for the sign-in to finish in the browser (Ctrl+C cancels)…", flush=True)
+        print(_("Waiting for the sign-in to finish in the browser (Ctrl+C cancels)…"), flush=True)
 
     return open_url
 
@@ -116,28 +132,29 @@ def _opener(use_browser: bool) -> OpenUrl:
 async def sign_in_out(manager: McpManager, args: argparse.Namespace) -> int:
     """``mcp login NAME`` / ``mcp logout NAME``."""
     if args.name not in manager.server_names():
-        print(f"no MCP server named '{_v(args.name)}' in mcp.json", file=sys.stderr)
+        print(_no_such_server(args.name), file=sys.stderr)
         return 2
     if manager.config_of(args.name).is_stdio:
-        print(f"'{_v(args.name)}' is a local (stdio) server: it has no sign-in", file=sys.stderr)
+        print(_("“{name}” is a local (stdio) server: it has no sign-in").format(name=_v(args.name)), file=sys.stderr)
         return 2
     if args.mcp_command == "logout":
         result = await manager.sign_out(args.name)
         if result.problem:
-            print(f"signed out here; the service did not revoke the sign-in: {_v(shown(result.problem))}",
-                  file=sys.stderr)
+            print(_("signed out here; the service did not revoke the sign-in: {problem}").format(
+                problem=_v(shown(result.problem))), file=sys.stderr)
             return 1
-        print("signed out" + (" (revoked at the service)" if result.revoked else ""))
+        print(_("signed out (revoked at the service)") if result.revoked else _("signed out"))
         return 0
     if manager.start_request(args.name) is not None:
-        print(f"approve the server first: echo-desk mcp approve {_v(args.name)}", file=sys.stderr)
+        print(_("approve the server first: echo-desk mcp approve {name}").format(name=_v(args.name)), file=sys.stderr)
         return 1
     status = await manager.sign_in(args.name, _opener(not args.no_browser))
     if status.state is not ServerState.CONNECTED:
-        print(f"not signed in: {_v(shown(status.detail))}", file=sys.stderr)
+        print(_("not signed in: {why}").format(why=_v(shown(status.detail))), file=sys.stderr)
         return 1
     who = status.sign_in.issuer if status.sign_in is not None else "?"
-    print(f"signed in to {_v(args.name)} with {_v(who)}; {len(status.tools)} tools")
+    print(_("signed in to {name} with {issuer}; {n} tools").format(name=_v(args.name), issuer=_v(who),
+                                                                   n=len(status.tools)))
     return 0
 
 
@@ -150,26 +167,33 @@ def _import(args: argparse.Namespace) -> int:
     try:
         preview = preview_import(args.file, use_keyring=not args.no_keyring)
     except ConfigError as exc:
-        print(str(exc), file=sys.stderr)
+        print(_v(shown(str(exc))), file=sys.stderr)
         return 1
-    print(f"from {_v(preview.source)} ({preview.source_kind}):")
-    for item in preview.items:
-        extra = ""
+    print(_("from {path} ({kind}):").format(path=_v(preview.source), kind=preview.source_kind))
+    actions = [_(_IMPORT_ACTIONS[item.action]) for item in preview.items]
+    width = max(words.cells(_(word)) for word in _IMPORT_ACTIONS.values())  # one column, whichever appear
+    for item, action in zip(preview.items, actions, strict=True):
+        notes = [_v(_(shown(item.reason)))] if item.reason else []  # a Deferred, or a message id (N_)
         if item.to_keyring:
-            extra += f"  secrets to keyring: {_v(', '.join(item.to_keyring))}"
+            notes.append(_("secrets to keyring: {names}").format(names=_v(", ".join(item.to_keyring))))
         if item.left_in_file:
-            extra += f"  left in mcp.json (no system keyring): {_v(', '.join(item.left_in_file))}"
+            notes.append(_("left in mcp.json (no system keyring): {names}").format(names=_v(", ".join(item.left_in_file))))
         if item.needs_secrets:
-            extra += f"  set in keyring first: {_v(', '.join(item.needs_secrets))}"
-        print(f"  {item.action.value:<7} {_v(item.name)}  {_v(item.reason)}{extra}")
+            notes.append(_("set in keyring first: {names}").format(names=_v(", ".join(item.needs_secrets))))
+        notes_text = "".join(f"  {note}" for note in notes)
+        print(f"  {words.padded(action, width)} {_v(item.name)}{notes_text}")
     if not args.apply:
-        print("nothing written (add --apply to write mcp.json)")
+        print(_("nothing written (add --apply to write mcp.json)"))
         return 0
     written = apply_import(preview)
-    print(f"written to mcp.json: {_v(', '.join(written)) or 'nothing'}")
+    print(_("written to mcp.json: {names}").format(names=_v(", ".join(written)) or _("nothing")))
     skipped = [i.name for i in preview.items if i.action is ImportAction.SKIP]
     return 1 if skipped and not written else 0
 
+
+#: What ``mcp import`` would do with each server, as its preview heads the line.
+_IMPORT_ACTIONS = {ImportAction.ADD: N_("add"), ImportAction.CHANGE: N_("change"), ImportAction.SAME: N_("same"),
+                   ImportAction.SKIP: N_("skip")}
 
 #: How long ``echo-desk`` waits for a server's handshake before reporting it as failing
 #: (the app waits longer, in the background: nobody is blocked by it there). Not much less:
@@ -188,4 +212,5 @@ def report_failed_servers(manager: McpManager) -> None:
     """One line on stderr per server that could not be started (no traceback)."""
     for status in manager.statuses():
         if status.state is ServerState.ERROR:
-            print(f"MCP server {status.name!r} is failing: {status.detail!r}", file=sys.stderr)
+            print(_("MCP server “{name}” is failing: {why}").format(name=_v(status.name), why=_v(shown(status.detail))),
+                  file=sys.stderr)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from echo_desk.common.client_names import KNOWN_CLIENTS
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, deferred
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
@@ -23,10 +25,9 @@ def client_key(name: str) -> str:
     """``name`` as a profile key: lower case, 1–64 of ``a-z 0-9 . _ -``; ``BadClientName`` else."""
     key = name.strip().lower()
     if not _NAME.fullmatch(key):
-        raise BadClientName(
-            f"client name {name!r} is not usable: use 1 to 64 letters, digits, '.', '_' or '-' "
-            "(for example: cursor, claude-code, vscode)"
-        )
+        raise BadClientName(deferred(
+            N_("client name “{name}” is not usable: use 1 to 64 letters, digits, “.”, “_” or “-” "
+               "(for example: cursor, claude-code, vscode)"), name=visible(name, one_line=True)))
     return key
 
 

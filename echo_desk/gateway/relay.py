@@ -20,6 +20,7 @@ from typing import Any
 from echo_desk.gateway import protocol
 from echo_desk.gateway.local_socket import check_private, same_user
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
+from echo_desk.i18n import N_, for_person
 
 log = logging.getLogger(__name__)
 
@@ -168,11 +169,13 @@ async def app_status(path: Path) -> Message:
 
 
 def _why(exc: BaseException) -> str:
+    # English on the wire (a client passes it on to its model); the person's language in our CLI.
     if isinstance(exc, FileNotFoundError | ConnectionRefusedError):
-        return "Echo Desk is not running"
+        return for_person("Echo Desk is not running", N_("Echo Desk is not running"))
     if isinstance(exc, TimeoutError):
-        return "Echo Desk did not answer in time"
-    return f"Echo Desk cannot be reached ({exc})"
+        return for_person("Echo Desk did not answer in time", N_("Echo Desk did not answer in time"))
+    return for_person(f"Echo Desk cannot be reached ({exc})", N_("Echo Desk cannot be reached ({error})"),
+                      error=str(exc))
 
 
 _pending: set[asyncio.Task[Any]] = set()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from echo_desk.common.json_text import read_json
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, update_config
 from echo_desk.tools.secrets import secret_store, secrets_kept
 
@@ -130,13 +130,13 @@ def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, S
     try:
         document = read_json(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc})") from exc
+        raise ConfigError(deferred(N_("{path}: cannot read it ({error})"), path=str(path), error=str(exc))) from exc
     if not isinstance(document, dict):
-        raise ConfigError(f"{path}: the file must hold a JSON object")
+        raise ConfigError(deferred(N_("{path}: the file must hold a JSON object"), path=str(path)))
     kind = detect_kind(document, Path(path))
     servers = document.get("servers" if kind == "vscode" else "mcpServers", {})
     if not isinstance(servers, dict):
-        raise ConfigError(f"{path}: no server list found")
+        raise ConfigError(deferred(N_("{path}: no server list found"), path=str(path)))
     existing = load_config() if current is None else current
     items: list[ImportItem] = []
     for name, raw in servers.items():
@@ -183,7 +183,8 @@ def _describe_change(old: ServerConfig, new: ServerConfig) -> str:
         parts.append("env")
     if sorted(old.headers) != sorted(new.headers):
         parts.append("headers")
-    return "changes: " + ", ".join(parts or ["values"])
+    # The field names stay as mcp.json spells them; "values": only a value changed.
+    return deferred(N_("changes: {fields}"), fields=", ".join(parts) if parts else deferred(N_("values")))
 
 
 def apply_import(preview: ImportPreview, *, names: set[str] | None = None) -> list[str]:

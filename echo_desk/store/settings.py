@@ -276,6 +276,7 @@ class SettingsStore:
         #: kept aside before this store next writes.
         self._unreadable_on_disk = False
         self._holding_file = False
+        self._report_failure: Callable[[OSError], None] | None = None
         self._settings = self._load()
 
     @classmethod
@@ -288,6 +289,7 @@ class SettingsStore:
         store.path = None  # type: ignore[assignment]
         store._lock = threading.RLock()
         store._listeners = []
+        store._report_failure = None
         store._settings = settings or Settings()
         return store
 
@@ -369,12 +371,18 @@ class SettingsStore:
 
     def update(self, change: Callable[[Settings], None]) -> Settings:
         """Apply ``change`` to a copy of the latest settings (another process's saved change
-        included), validate, save, then notify. Returns the new settings."""
-        taken = False
+        included), validate, save, then notify. Returns the new settings.
+
+        A change that cannot be saved (a full disk, a folder that cannot be written) is not
+        made: ``OSError`` is raised, or, where ``report_save_failures`` was called (the app), the
+        report gets it and the unchanged settings are returned. Either way the subscribers hear
+        the settings as they are, so a switch the person flipped is shown flipped back."""
+        heard = False
+        failed: OSError | None = None
         try:
             with self._alone():
                 # Read under the file's lock whatever the stamp says: a save is rare, a lost one is not.
-                taken = self.path is not None and self._take_saved_change(read_anyway=True)
+                heard = self.path is not None and self._take_saved_change(read_anyway=True)
                 draft = self._settings.model_copy(deep=True)
                 change(draft)
                 new = Settings.model_validate(draft.model_dump())
@@ -385,13 +393,25 @@ class SettingsStore:
                     write_atomically(self.path, new.model_dump_json(indent=2).encode("utf-8"))
                     self._stamp = file_stamp(self.path)
                 self._settings = new
-                taken = True
+                heard = True
+        except OSError as exc:
+            heard, failed = True, exc
+            if self._report_failure is None:
+                raise
         finally:
-            if taken:
-                new, listeners = self._settings, list(self._listeners)
+            if heard:
+                now, listeners = self._settings, list(self._listeners)
                 for listener in listeners:
-                    listener(new)
+                    listener(now)
+        if failed is not None and self._report_failure is not None:
+            self._report_failure(failed)
+            return self._settings
         return new
+
+    def report_save_failures(self, report: Callable[[OSError], None]) -> None:
+        """Send a change that could not be saved to ``report`` instead of raising (the app tells
+        the person; a page that saves on every click has nowhere to show an error itself)."""
+        self._report_failure = report
 
     @contextlib.contextmanager
     def _alone(self) -> Iterator[None]:

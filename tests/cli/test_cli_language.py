@@ -18,14 +18,16 @@ from tests.ui.test_glossary import typography_problems
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _cli(tmp_path: Path, *args: str, lang: str, chosen: str | None = None) -> subprocess.CompletedProcess[str]:
+def _cli(tmp_path: Path, *args: str, lang: str, chosen: str | None = None,
+         home: Path | None = None) -> subprocess.CompletedProcess[str]:
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
     if chosen is not None:
         (config / "settings.json").write_text(json.dumps({"language": chosen}), encoding="utf-8")
     env = {**os.environ, "LANG": lang, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
            "ECHO_DESK_CONFIG_DIR": str(config), "ECHO_DESK_DATA_DIR": str(tmp_path / "data"),
-           "ECHO_DESK_CACHE_DIR": str(tmp_path / "cache")}
+           "ECHO_DESK_CACHE_DIR": str(tmp_path / "cache"), "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+           **({"HOME": str(home)} if home is not None else {})}
     return subprocess.run([sys.executable, "-m", "echo_desk", *args], capture_output=True, text=True, timeout=120,
                           env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, check=False)
 
@@ -110,3 +112,70 @@ def test_text_wraps_between_wide_characters_and_keeps_punctuation_with_what_it_c
     assert not any(line.startswith(("，", "。", "）")) for line in lines)
     assert any("docs/gateway.zh_CN.md）" in line for line in lines)  # the bracket stays with what it closes
     assert wrap_cells("a few English words here", 10) == ["a few", "English", "words here"]
+
+
+def _server(command: str = "/usr/bin/true", **extra: object) -> dict[str, object]:
+    return {"command": command, "args": ["--port", "1"], **extra}
+
+
+def _chinese_only(out: str) -> None:
+    # Commands to type stay as they are typed; a diff keeps patch's own marker ("\\ No newline
+    # at end of file"): tools read it.
+    prose = "\n".join(re.sub(r"echo-desk [^，。；）]*", "", line) for line in out.splitlines()
+                      if not line.startswith("\\ "))
+    assert _english_sentences(prose) == [], out
+    assert [p for line in out.splitlines() for p in typography_problems(line.strip())] == [], out
+
+
+def test_mcp_import_approve_and_list_read_in_chinese(tmp_path: Path) -> None:
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(json.dumps({"mcpServers": {"files": _server(env={"API_TOKEN": "s3cret"}),
+                                                 "local": _server(envFile=".env")}}), encoding="utf-8")
+    preview = _cli(tmp_path, "mcp", "import", str(source), lang="zh_CN.UTF-8")
+    assert preview.returncode == 0, preview.stderr
+    assert "添加" in preview.stdout and "跳过" in preview.stdout and "使用了 envFile，而 Echo Desk 不读取该文件" in preview.stdout
+    assert "留在 mcp.json 中（没有系统密钥环）：env.API_TOKEN" in preview.stdout  # this machine has no keyring
+    assert "没有写入任何内容（加上 --apply 才会写入 mcp.json）" in preview.stdout
+    _chinese_only(preview.stdout)
+    applied = _cli(tmp_path, "mcp", "import", str(source), "--apply", lang="zh_CN.UTF-8")
+    assert "已写入 mcp.json：files" in applied.stdout, applied.stdout
+
+    asked = _cli(tmp_path, "mcp", "approve", "files", lang="zh_CN.UTF-8")
+    assert asked.returncode == 1
+    assert "MCP 服务器“files”（stdio）请求启动：\n  命令行     /usr/bin/true --port 1\n  环境变量名 API_TOKEN\n" in asked.stdout
+    assert asked.stderr.strip() == "未批准：没有可以询问你的终端（可使用 --yes）"
+    _chinese_only(asked.stdout + asked.stderr)
+    missing = _cli(tmp_path, "mcp", "approve", "nope", lang="zh_CN.UTF-8")
+    assert missing.returncode == 2 and missing.stderr.strip() == "mcp.json 中没有名为“nope”的 MCP 服务器"
+
+    listed = _cli(tmp_path, "mcp", "list", lang="zh_CN.UTF-8")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split()[:3] == ["files", "stdio", "等待你批准启动"], listed.stdout
+    _chinese_only(listed.stdout)
+
+
+def test_gateway_install_uninstall_and_status_read_in_chinese(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"files": _server()}}), encoding="utf-8")
+    dry = _cli(tmp_path, "gateway", "install", "--client", "cursor", "--dry-run", lang="zh_CN.UTF-8", home=home)
+    assert dry.returncode == 0, dry.stderr
+    assert "  移入  files：已加入 Echo Desk（在沙箱中运行）" in dry.stdout
+    assert "试运行：" in dry.stdout and "都没有写入" in dry.stdout
+    _chinese_only(dry.stdout)
+    done = _cli(tmp_path, "gateway", "install", "--client", "cursor", lang="zh_CN.UTF-8", home=home)
+    assert done.returncode == 0, done.stderr
+    assert "已改写" in done.stdout and "备份：" in done.stdout
+    assert "请在 Echo Desk 询问时批准它首次启动，或现在运行：echo-desk mcp approve files" in done.stdout
+    _chinese_only(done.stdout)
+    undone = _cli(tmp_path, "gateway", "uninstall", "--client", "cursor", lang="zh_CN.UTF-8", home=home)
+    assert undone.returncode == 0, undone.stderr
+    assert "从 Echo Desk 中移除：files" in undone.stdout and "已还原" in undone.stdout
+    _chinese_only(undone.stdout)
+    again = _cli(tmp_path, "gateway", "uninstall", "--client", "cursor", lang="zh_CN.UTF-8", home=home)
+    assert again.returncode == 1 and again.stderr.strip() == "cursor：Echo Desk 没有移动过它的服务器（没有可还原的内容）"
+
+    status = _cli(tmp_path, "gateway", "status", lang="zh_CN.UTF-8")
+    assert status.returncode == 1 and status.stdout.startswith("Echo Desk 没有在运行（套接字 "), status.stdout
+    bad = _cli(tmp_path, "gateway", "token", "--client", "no way", lang="zh_CN.UTF-8")
+    assert bad.returncode == 2 and "客户端名称“no way”不可用" in bad.stderr, bad.stderr

@@ -24,7 +24,7 @@ def tiny_config(system_keyring: MemoryKeyring) -> None:
 
 def test_cli_lists_approves_and_calls_mcp_tools(tiny_config, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "list"]) == 0
-    assert "awaiting_approval" in capsys.readouterr().out
+    assert "Waiting for your approval to start" in capsys.readouterr().out
     assert main(["tools", "list", "--json"]) == 0
     listed = capsys.readouterr()
     assert not [row for row in json.loads(listed.out)["tools"] if row["source"] == "mcp:t"]
@@ -54,7 +54,7 @@ def test_cli_import_previews_then_applies(tmp_path: Path, capsys: pytest.Capture
     source = tmp_path / "claude_desktop_config.json"
     source.write_text(json.dumps({"mcpServers": {"x": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "secret"}}}}))
     assert main(["mcp", "import", str(source)]) == 0
-    assert "add     x" in capsys.readouterr().out and not config_path().exists()
+    assert "  add    x" in capsys.readouterr().out and not config_path().exists()
     assert main(["mcp", "import", str(source), "--apply"]) == 0
     assert "secret" not in config_path().read_text()
     assert system_keyring.values[("echo-desk", "mcp.x.env.K")] == "secret"  # kept where it outlives the command
@@ -69,3 +69,21 @@ def test_without_a_keyring_an_imported_secret_stays_in_mcp_json_and_the_preview_
     assert "left in mcp.json (no system keyring): env.K" in capsys.readouterr().out
     assert main(["mcp", "import", str(source), "--apply"]) == 0
     assert json.loads(config_path().read_text())["mcpServers"]["x"]["env"] == {"K": "secret"}
+
+
+def test_an_approval_that_cannot_be_saved_says_so_and_changes_nothing(tiny_config, monkeypatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import errno
+    import os
+
+    from echo_desk.store.settings import SettingsStore
+
+    def full_disk(path, data):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("echo_desk.store.settings.write_private", full_disk)
+    assert main(["mcp", "approve", "t", "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "Echo Desk could not save this change, so it was not made: the disk is full."
+    monkeypatch.undo()
+    assert SettingsStore.in_dir(config_path().parent).current.mcp_approved == {}

@@ -60,7 +60,7 @@ def test_listing_reports_the_silent_server_in_one_line_within_the_bound(
     assert "started" in silent_server.read_text()  # it really was asked, and never answered
     assert "echo_text" in out.out  # the rest of the catalog is there
     assert out.err.splitlines() == [
-        f"MCP server 'hang' is failing: 'the server did not answer the MCP handshake within {HANDSHAKE:g} s'"
+        f"MCP server “hang” is failing: the server did not answer the MCP handshake within {HANDSHAKE:g} s"
     ]
     assert "Traceback" not in out.err
     assert elapsed < DEADLINE, f"tools list took {elapsed:.1f} s"

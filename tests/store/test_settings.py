@@ -163,3 +163,31 @@ def test_a_change_that_kept_the_files_stamp_is_still_taken(tmp_path: Path) -> No
     assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
     assert app.refresh() is True
     assert app.current.breaker_threshold == 4
+
+
+def _full_disk(path: Path, data: bytes | str) -> None:
+    import errno
+    import os
+
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+
+def test_a_change_that_cannot_be_saved_is_not_made_and_the_views_hear_so(tmp_path: Path, monkeypatch) -> None:
+    store = SettingsStore.in_dir(tmp_path)
+    store.set_tool("write_file", enabled=True)
+    heard: list[bool | None] = []
+    store.subscribe(lambda s: heard.append(s.tool("write_file").enabled))
+    monkeypatch.setattr("echo_desk.store.settings.write_private", _full_disk)
+
+    with pytest.raises(OSError, match="No space left"):
+        store.set_tool("write_file", enabled=False)
+    assert store.current.tool("write_file").enabled is True
+    assert heard == [True]  # a switch flipped in a view is flipped back
+
+    reported: list[OSError] = []
+    store.report_save_failures(reported.append)  # the app: a message instead of an exception
+    assert store.set_tool("write_file", enabled=False).tool("write_file").enabled is True
+    assert [e.strerror for e in reported] == ["No space left on device"] and heard == [True, True]
+    monkeypatch.undo()
+    assert SettingsStore.in_dir(tmp_path).current.tool("write_file").enabled is True
+    assert not list(tmp_path.glob("*.tmp"))

@@ -108,7 +108,7 @@ def test_the_lint_finds_each_kind_of_glued_text() -> None:
 def test_ui_and_cli_text_is_never_glued_together() -> None:
     found: list[str] = []
     for path in CHECKED:
-        # The CLI speaks English only: its joins are not translated text.
+        # The CLI joins names and ids with commas (tools, environment variables), not prose.
         in_ui = "ui" in path.relative_to(ROOT).parts
         found += glued_text(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)), check_joins=in_ui)
     assert found == [], "\n".join(found)

@@ -149,6 +149,7 @@ class App:
         self._model_config = (current.active_provider, current.providers, current.local_model)
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
         self._watch_config_folder(self.services)
+        self._tell_when_settings_are_not_saved(self.services)
         warm_up_approvals()
         freeze_start_up_objects()
 
@@ -165,6 +166,18 @@ class App:
 
         if settings.path is not None:
             self._config_watch = ConfigWatch(settings.path.parent, [settings.path, config_path()], changed, self.window)
+
+    def _tell_when_settings_are_not_saved(self, services: Services) -> None:
+        from echo_desk.ui.app.save_failures import SaveFailureNotice
+
+        def where_the_person_looks() -> QWidget:
+            dialog = self.settings_dialog
+            return dialog if dialog is not None and dialog.isVisible() else self.window
+
+        folder = services.settings.path.parent if services.settings.path is not None else None
+        if folder is not None:
+            notice = SaveFailureNotice(folder, where_the_person_looks)
+            services.settings.report_save_failures(lambda error: marshal.run_on_main(notice.show, error))
 
     def _on_settings(self, settings: Settings) -> None:
         wanted = (settings.active_provider, settings.providers, settings.local_model)

@@ -233,9 +233,8 @@ class ChatSession(QObject):
             if outcome.unbacked_claim:  # the engine found the answer claims a change none made
                 self.transcript.add_notice(deferred(N_("No file was changed in this turn.")))
             if outcome.count_mismatch is not None:  # a number beside what a tool counted
-                from echo_desk.ui.chat.answer_notes import mismatch_note
 
-                self.transcript.add_notice(mismatch_note(outcome.count_mismatch))
+                self.transcript.add_notice(outcome.count_mismatch.note())
         self.transcript.end_assistant()
         self.busy_changed.emit(False)
 

@@ -34,7 +34,7 @@ def test_install_says_what_it_did_and_uninstall_puts_it_back(home: Path, capsys:
     out = capsys.readouterr().out
     backup = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("backup: "))
     assert Path(backup).read_bytes() == before
-    assert "approve its first start: echo-desk mcp approve filesystem" in out
+    assert "approve its first start when Echo Desk asks, or now: echo-desk mcp approve filesystem" in out
     assert set(json.loads(where["claude-desktop"].read_text())["mcpServers"]) == {"echo-desk"}
     assert "filesystem" in load_config()
     assert main(["gateway", "uninstall", "--client", "claude-desktop", "--dry-run"]) == 0

@@ -76,6 +76,6 @@ def test_login_without_a_display_prints_the_url(world: World, capsys: pytest.Cap
 def test_login_refuses_a_stdio_server_and_an_unknown_name(capsys: pytest.CaptureFixture[str]) -> None:
     save_config({"local": parse_server("local", {"command": "true"})})
     assert main(["mcp", "login", "nobody"]) == 2
-    assert "no MCP server named 'nobody'" in capsys.readouterr().err
+    assert "no MCP server named “nobody”" in capsys.readouterr().err
     assert main(["mcp", "login", "local"]) == 2
     assert "has no sign-in" in capsys.readouterr().err

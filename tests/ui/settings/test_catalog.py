@@ -211,3 +211,33 @@ def test_tools_the_models_profile_hides_say_so_and_stay_enabled(qtbot, builtin_r
     assert rows["echo_text"][COL_STATUS].text().endswith("hidden from this model")
     assert "hidden" not in rows["read_file"][COL_STATUS].text()
     assert rows["echo_text"][COL_TOOL].checkState() == Qt.CheckState.Checked  # still enabled
+
+
+def test_a_switch_that_cannot_be_saved_flips_back_and_the_person_is_told(qtbot, qloop, runtime, scope, monkeypatch):
+    import errno
+    import os
+
+    from echo_desk.ui.app.save_failures import SaveFailureNotice
+
+    page = _page(qtbot, runtime)
+    notice = SaveFailureNotice(runtime.settings.path.parent, lambda: page)
+    runtime.settings.report_save_failures(notice.show)  # as the app wires it
+
+    def full_disk(path, data):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr("echo_desk.store.settings.write_private", full_disk)
+    item = page.model.itemFromIndex(page.model.tool_index("write_note"))
+    item.setCheckState(Qt.CheckState.Unchecked)  # what a click on the check box does
+
+    qtbot.waitUntil(lambda: item.checkState() == Qt.CheckState.Checked, timeout=5000)  # the truth, shown
+    assert runtime.settings.current.tool("write_note").enabled is not False
+    assert "write_note" in _definition_names(runtime, scope)
+    box = notice.box
+    assert box is not None and box.isVisible() and not box.isModal()
+    assert box.text() == "Echo Desk could not save this change, so it was not made: the disk is full."
+    assert str(runtime.settings.path.parent) in box.informativeText()
+    item.setCheckState(Qt.CheckState.Unchecked)  # again: the same box, not a second one
+    qtbot.waitUntil(lambda: item.checkState() == Qt.CheckState.Checked, timeout=5000)
+    assert notice.box is box
+    box.close()

@@ -1,0 +1,32 @@
+"""Why a change could not be saved, in a sentence a person can act on (the app's message and
+the command line's error say the same)."""
+
+from __future__ import annotations
+
+import errno
+
+from echo_desk.i18n import N_, _
+
+#: Whole sentences for the causes a person can act on (the system's own words are English).
+_BECAUSE = {
+    errno.ENOSPC: N_("Echo Desk could not save this change, so it was not made: the disk is full."),
+    errno.EDQUOT: N_("Echo Desk could not save this change, so it was not made: your disk quota is used up."),
+    errno.EACCES: N_("Echo Desk could not save this change, so it was not made: the settings folder cannot be "
+                     "written."),
+    errno.EPERM: N_("Echo Desk could not save this change, so it was not made: the settings folder cannot be "
+                    "written."),
+    errno.EROFS: N_("Echo Desk could not save this change, so it was not made: the settings folder is on a "
+                    "read-only disk."),
+}
+
+
+def not_saved_text(error: OSError) -> str:
+    """The change was not made, and why; the system's own words only for a cause not listed."""
+    if error.errno in _BECAUSE:
+        return _(_BECAUSE[error.errno])
+    return _("Echo Desk could not save this change, so it was not made: {reason}.").format(
+        reason=error.strerror or error)
+
+
+#: Causes that can only come from writing: the command line says "not saved" only for these.
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
