@@ -64,7 +64,7 @@ from echo_desk.mcp.status import (
     SignInSummary,
 )
 from echo_desk.store.paths import cache_dir
-from echo_desk.store.settings import SettingsStore
+from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
 __all__ = ["McpManager", "RegistryLike"]
@@ -243,10 +243,37 @@ class McpManager:
             return True
         self._set(name, ServerState.AWAITING_APPROVAL, request.summary)
         if isinstance(self.host, ServerStartApprover):
-            if await self.host.approve_server_start(request):
+            asked = asyncio.ensure_future(self.host.approve_server_start(request))
+            elsewhere = asyncio.ensure_future(self._approved_elsewhere(request))
+            try:
+                await asyncio.wait({asked, elsewhere}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in (asked, elsewhere):
+                    waiting.cancel()  # the question closes once answered in the command line
+            if elsewhere.done() and not elsewhere.cancelled():
+                return True
+            if asked.result():
                 return self.approve_start(name, request.fingerprint)
             self._set(name, ServerState.AWAITING_APPROVAL, N_("you declined to start this server"))
         return False
+
+    async def _approved_elsewhere(self, request: ServerStartRequest) -> None:
+        """Returns once the settings hold the approval of exactly ``request`` (made meanwhile in
+        another process, ``echo-desk mcp approve``, and taken by ``SettingsStore``)."""
+        loop = asyncio.get_running_loop()
+        approved = asyncio.Event()
+
+        def look(settings: Settings) -> None:
+            if settings.mcp_approved.get(request.server) == request.fingerprint:
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(approved.set)
+
+        unsubscribe = self.settings_store.subscribe(look)
+        try:
+            look(self.settings_store.current)
+            await approved.wait()
+        finally:
+            unsubscribe()
 
     # -- lifecycle -----------------------------------------------------------------------------
 

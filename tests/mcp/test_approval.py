@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from dataclasses import replace
 
@@ -97,3 +98,66 @@ async def test_disabled_server_is_not_started(make_manager, mark) -> None:
     statuses = await manager.start_all()
     assert [s.state for s in statuses] == [ServerState.DISABLED]
     assert marked_pids(mark) == []
+
+
+class WaitingHost(NullToolHost):
+    """A person who has not answered the dialog yet (and whose dialog closes when withdrawn)."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+        self.withdrawn = False
+
+    async def approve_server_start(self, request: ServerStartRequest) -> bool:
+        self.asked.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.withdrawn = True
+            raise
+        return False
+
+
+async def test_an_approval_made_in_the_command_line_closes_the_open_question(registry, mark, tmp_path) -> None:
+    from echo_desk.mcp import approvals
+    from echo_desk.store.settings import SettingsStore
+
+    app_settings = SettingsStore.in_dir(tmp_path)
+    host = WaitingHost()
+    manager = McpManager(app_settings, registry=registry, host=host, servers={"t": tiny()}, extra_env={MARK: mark})
+    try:
+        starting = asyncio.ensure_future(manager.start("t"))
+        await asyncio.wait_for(host.asked.wait(), 10)
+        request = manager.start_request("t")
+        assert request is not None
+        # `echo-desk mcp approve t` in a terminal: another process, the same settings file.
+        assert approvals.record_approval(SettingsStore.in_dir(tmp_path), tiny(), request.fingerprint)
+        assert app_settings.refresh()  # what the app's watch on the folder does
+        status = await asyncio.wait_for(starting, 30)
+        assert status.state is ServerState.CONNECTED
+        assert host.withdrawn  # the dialog closed itself
+        assert app_settings.current.mcp_approved["t"] == request.fingerprint
+    finally:
+        await manager.aclose()
+
+
+async def test_an_approval_of_another_command_line_does_not_answer_the_question(registry, mark, tmp_path) -> None:
+    from echo_desk.store.settings import SettingsStore
+
+    app_settings = SettingsStore.in_dir(tmp_path)
+    host = WaitingHost()
+    manager = McpManager(app_settings, registry=registry, host=host, servers={"t": tiny()}, extra_env={MARK: mark})
+    try:
+        starting = asyncio.ensure_future(manager.start("t"))
+        await asyncio.wait_for(host.asked.wait(), 10)
+        stale = tiny(env={"OTHER": "x"}).fingerprint()  # approved for what the file held before
+        SettingsStore.in_dir(tmp_path).update(lambda s: s.mcp_approved.update({"t": stale}))
+        assert app_settings.refresh()
+        done, _ = await asyncio.wait({starting}, timeout=0.5)  # a bound on what must not happen
+        assert not done and not host.withdrawn and marked_pids(mark) == []
+        request = manager.start_request("t")
+        assert request is not None and request.previous_fingerprint == stale  # the question stands
+        SettingsStore.in_dir(tmp_path).update(lambda s: s.mcp_approved.update({"t": request.fingerprint}))
+        assert app_settings.refresh()
+        assert (await asyncio.wait_for(starting, 30)).state is ServerState.CONNECTED and host.withdrawn
+    finally:
+        await manager.aclose()

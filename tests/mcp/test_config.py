@@ -127,24 +127,16 @@ def test_vscode_servers_key_and_input_variables(tmp_path: Path) -> None:
     assert set(load_config()) == {"py"}
 
 
-_ADD_SERVERS = """
-import sys
-from echo_desk.mcp.config import parse_server, update_config
-
-for i in range(int(sys.argv[2])):
-    name = f"{sys.argv[1]}-{i}"
-    update_config(lambda servers: servers.update({name: parse_server(name, {"command": "true"})}))
-"""
-
-
-def test_processes_changing_mcp_json_at_once_lose_none_of_each_others_servers() -> None:
+def test_processes_changing_mcp_json_at_once_lose_none_of_each_others_servers(tmp_path: Path) -> None:
     # The app's settings page, `echo-desk mcp import` and `echo-desk gateway install` for two clients.
-    import subprocess
-    import sys
+    from tests.at_once import run_at_once
 
     per_process, names = 25, ["app", "import", "cursor", "claude-code"]
-    children = [subprocess.Popen([sys.executable, "-c", _ADD_SERVERS, name, str(per_process)]) for name in names]
-    assert [child.wait(timeout=120) for child in children] == [0] * len(names)
+    setup = "from echo_desk.mcp.config import parse_server, update_config\n"
+    work = (f"for i in range({per_process}):\n"
+            "    name = f'{sys.argv[2]}-{i}'\n"
+            "    update_config(lambda servers: servers.update({name: parse_server(name, {'command': 'true'})}))\n")
+    assert run_at_once(setup, work, tmp_path / "gate", names) == [0] * len(names)
     assert sorted(load_config()) == sorted(f"{name}-{i}" for name in names for i in range(per_process))
 
 

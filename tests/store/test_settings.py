@@ -125,25 +125,15 @@ def test_a_refused_change_still_passes_on_what_another_process_saved(tmp_path: P
     assert heard == ["dark"]
 
 
-_ADD_APPROVALS = """
-import sys
-from pathlib import Path
-from echo_desk.store.settings import SettingsStore
-
-store = SettingsStore.in_dir(Path(sys.argv[1]))
-for i in range(int(sys.argv[3])):
-    store.update(lambda s: s.mcp_approved.update({f"{sys.argv[2]}-{i}": "fp"}))
-"""
-
-
 def test_processes_saving_at_once_lose_none_of_each_others_changes(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+    from tests.at_once import run_at_once
 
     per_process, names = 30, ["app", "cli", "cursor", "claude-code"]
-    children = [subprocess.Popen([sys.executable, "-c", _ADD_APPROVALS, str(tmp_path), name, str(per_process)])
-                for name in names]
-    assert [child.wait(timeout=120) for child in children] == [0] * len(names)
+    setup = (f"from pathlib import Path\nfrom echo_desk.store.settings import SettingsStore\n"
+             f"store = SettingsStore.in_dir(Path({str(tmp_path)!r}))\n")
+    work = (f"for i in range({per_process}):\n"
+            f"    store.update(lambda s: s.mcp_approved.update({{f'{{sys.argv[2]}}-{{i}}': 'fp'}}))\n")
+    assert run_at_once(setup, work, tmp_path / "gate", names) == [0] * len(names)
     saved = SettingsStore.in_dir(tmp_path).current.mcp_approved
     assert sorted(saved) == sorted(f"{name}-{i}" for name in names for i in range(per_process))
     assert not list(tmp_path.glob("*.tmp")) and not (tmp_path / "settings.broken.json").exists()

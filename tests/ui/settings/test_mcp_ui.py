@@ -191,3 +191,39 @@ def config_dir_path():
     from echo_desk.store.paths import config_dir
 
     return config_dir()
+
+
+def test_an_approval_made_in_the_terminal_closes_the_apps_question(qloop, tmp_path):
+    import sys
+
+    from echo_desk.agent.registry import ToolRegistry
+    from echo_desk.mcp import McpManager, approvals
+    from echo_desk.mcp.config import parse_server
+    from echo_desk.mcp.status import ServerState
+    from echo_desk.store.settings import SettingsStore
+    from tests.mcp.helpers import TINY_SERVER
+
+    config = parse_server("t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)]})
+    settings = SettingsStore.in_dir(tmp_path)
+    host = QtHost()
+
+    async def run():
+        manager = McpManager(settings, registry=ToolRegistry(), host=host, servers={"t": config})
+        try:
+            opened = next_emission(host.dialog_opened)
+            starting = asyncio.ensure_future(manager.start("t"))
+            dialog: ServerStartDialog = await within(opened)
+            assert dialog.isVisible()
+            # `echo-desk mcp approve t --yes` in a terminal, then the app's watch on its folder.
+            assert approvals.record_approval(SettingsStore.in_dir(tmp_path), config, config.fingerprint())
+            settings.refresh()
+            status = await within(starting, 30)
+            import shiboken6
+
+            return status.state, shiboken6.isValid(dialog) and dialog.isVisible(), list(host.open_dialogs)
+        finally:
+            await manager.aclose()
+
+    state, still_open, open_dialogs = qloop.run_until_complete(run())
+    assert state is ServerState.CONNECTED
+    assert not still_open and open_dialogs == []  # closed (and deleted), not left for the person
