@@ -98,7 +98,7 @@ def _serve_stdio(args: argparse.Namespace) -> int:
     try:
         client = client_key(args.client)
     except BadClientName as exc:
-        print(f"echo-desk gateway: {shown(exc.args[0])}", file=sys.stderr)
+        print(f"echo-desk gateway: {exc}", file=sys.stderr)  # already in this command's language
         return 2
     workspace = str((args.workspace or Path(os.getcwd())).resolve())
     backend = AppBackend(socket_path(), client, workspace=workspace, launcher=AppLauncher(allowed=not args.no_start),
@@ -195,8 +195,7 @@ def _token(client: str | None) -> int:
         key = client_key(client)
         token = new_token(key)
     except (BadClientName, OSError) as exc:
-        print(f"echo-desk gateway token: {shown(str(exc.args[0])) if isinstance(exc, BadClientName) else exc}",
-              file=sys.stderr)
+        print(f"echo-desk gateway token: {exc}", file=sys.stderr)
         return 2
     print(token)
     print(_("(the bearer token of {client} for the HTTP gateway; it is shown once: Echo Desk keeps only its hash, "

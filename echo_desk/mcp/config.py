@@ -352,8 +352,7 @@ def update_config(change: Callable[[dict[str, ServerConfig]], None], path: Path 
     that change the file wait. ``held``: what the caller last read or wrote; its servers are the
     starting point while the file is still as it was then (a manager given its servers in code
     keeps them), else (or when the file was written too recently to tell) the file is read
-    again. A file that cannot be read raises ``ConfigError``
-    and is left as it is."""
+    again. A file that cannot be read raises ``ConfigError`` and is left as it is."""
     path = path or config_path()
     with changing_alone(path):
         if held is not None and file_stamp(path) == held.stamp and not recently_written(held.stamp):

@@ -100,13 +100,8 @@ class McpManager:
         self.config_error = ""
         #: ``mcp.json`` as this manager last read or wrote it: an edit starts from these servers
         #: while the file is unchanged, from the file when another process changed it.
-        self._saved = SavedConfig(servers or {}, file_stamp(config_path()))
-        if servers is None:
-            try:
-                self._saved = read_saved_config()
-            except ConfigError as exc:
-                self.config_error = str(exc)
-            servers = self._saved.servers
+        self._saved = self._read_config(running={}) if servers is None else SavedConfig(servers, file_stamp(config_path()))
+        servers = self._saved.servers
         self._servers = {name: ServerRecord(config=cfg) for name, cfg in servers.items()}
         for srv in self._servers.values():
             srv.state = ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED
@@ -597,15 +592,22 @@ class McpManager:
             raise ConfigError(deferred(N_("“{name}” is no longer in mcp.json: another program removed it"), name=name))
         return self.status(name)
 
-    async def reload(self) -> list[ServerStatus]:
-        """Re-read ``mcp.json`` (after an import or an edit by hand) and apply it."""
+    def _read_config(self, running: dict[str, ServerConfig]) -> SavedConfig:
+        """``mcp.json`` as it is now, and ``config_error`` set or cleared. A file that cannot be
+        read gives ``running`` (what runs now), stamped so it is not read again until it changes."""
         try:
-            self._saved = read_saved_config()
+            saved = read_saved_config()
         except ConfigError as exc:
             self.config_error = str(exc)
-            self._saved = SavedConfig(self.configs(), file_stamp(config_path()))  # not read again until it changes
-            return self.statuses()
+            return SavedConfig(running, file_stamp(config_path()))
         self.config_error = ""
+        return saved
+
+    async def reload(self) -> list[ServerStatus]:
+        """Re-read ``mcp.json`` (after an import or an edit by hand) and apply it."""
+        self._saved = self._read_config(running=self.configs())
+        if self.config_error:
+            return self.statuses()
         return await self.apply_config(self._saved.servers)
 
     async def reload_if_changed(self) -> list[ServerStatus] | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from echo_desk.mcp import McpManager, ServerStartApprover, ServerStartRequest, ServerState
 from echo_desk.mcp.config import parse_server
@@ -117,16 +119,28 @@ class WaitingHost(NullToolHost):
         return False
 
 
-async def test_an_approval_made_in_the_command_line_closes_the_open_question(registry, mark, tmp_path) -> None:
-    from echo_desk.mcp import approvals
+@contextlib.asynccontextmanager
+async def asking(registry, mark, folder: Path):  # type: ignore[no-untyped-def]
+    """A manager starting ``t`` whose first-start question the person has not answered yet;
+    yields the app's settings (on ``folder``), the host and the start in progress."""
     from echo_desk.store.settings import SettingsStore
 
-    app_settings = SettingsStore.in_dir(tmp_path)
+    app_settings = SettingsStore.in_dir(folder)
     host = WaitingHost()
     manager = McpManager(app_settings, registry=registry, host=host, servers={"t": tiny()}, extra_env={MARK: mark})
     try:
         starting = asyncio.ensure_future(manager.start("t"))
         await asyncio.wait_for(host.asked.wait(), 10)
+        yield app_settings, host, manager, starting
+    finally:
+        await manager.aclose()
+
+
+async def test_an_approval_made_in_the_command_line_closes_the_open_question(registry, mark, tmp_path) -> None:
+    from echo_desk.mcp import approvals
+    from echo_desk.store.settings import SettingsStore
+
+    async with asking(registry, mark, tmp_path) as (app_settings, host, manager, starting):
         request = manager.start_request("t")
         assert request is not None
         # `echo-desk mcp approve t` in a terminal: another process, the same settings file.
@@ -136,19 +150,12 @@ async def test_an_approval_made_in_the_command_line_closes_the_open_question(reg
         assert status.state is ServerState.CONNECTED
         assert host.withdrawn  # the dialog closed itself
         assert app_settings.current.mcp_approved["t"] == request.fingerprint
-    finally:
-        await manager.aclose()
 
 
 async def test_an_approval_of_another_command_line_does_not_answer_the_question(registry, mark, tmp_path) -> None:
     from echo_desk.store.settings import SettingsStore
 
-    app_settings = SettingsStore.in_dir(tmp_path)
-    host = WaitingHost()
-    manager = McpManager(app_settings, registry=registry, host=host, servers={"t": tiny()}, extra_env={MARK: mark})
-    try:
-        starting = asyncio.ensure_future(manager.start("t"))
-        await asyncio.wait_for(host.asked.wait(), 10)
+    async with asking(registry, mark, tmp_path) as (app_settings, host, manager, starting):
         stale = tiny(env={"OTHER": "x"}).fingerprint()  # approved for what the file held before
         SettingsStore.in_dir(tmp_path).update(lambda s: s.mcp_approved.update({"t": stale}))
         assert app_settings.refresh()
@@ -159,5 +166,3 @@ async def test_an_approval_of_another_command_line_does_not_answer_the_question(
         SettingsStore.in_dir(tmp_path).update(lambda s: s.mcp_approved.update({"t": request.fingerprint}))
         assert app_settings.refresh()
         assert (await asyncio.wait_for(starting, 30)).state is ServerState.CONNECTED and host.withdrawn
-    finally:
-        await manager.aclose()
