@@ -83,15 +83,6 @@ class SpawnGrants:
     #: How deep sub-agents may nest (for the "too deep" refusal's text).
     max_depth: int = MAX_DEPTH
 
-    def terminal_lines(self) -> list[str]:
-        """The manifest in English for the terminal, one fact per line (each folder on its own)."""
-        lines = [f"goal: {self.goal}", f"tools: {', '.join(self.tools) or '(none)'}",
-                 "mode: " + ("read-only" if self.read_only
-                             else f"may write inside its roots (risk ceiling {self.risk_ceiling.value})")]
-        lines += [f"write root: {root}" for root in self.write_roots]
-        lines.append(f"limits: {self.max_turns} turns, {self.time_limit_seconds:.0f} s")
-        return lines + [f"refused: {r}" for r in self.refused]
-
 
 @dataclass(frozen=True, kw_only=True)
 class SpawnPreview(ToolPreview):

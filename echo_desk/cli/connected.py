@@ -12,7 +12,7 @@ from typing import Any
 
 from echo_desk.cli import words
 from echo_desk.common.client_names import KNOWN_CLIENTS
-from echo_desk.i18n import _
+from echo_desk.i18n import _, list_text
 
 CLIENT_NAMES = tuple(KNOWN_CLIENTS)
 
@@ -41,7 +41,7 @@ def run_install_command(args: argparse.Namespace) -> int:
     """``args.action`` is ``install`` or ``uninstall`` (parsed by ``cli.gateway``)."""
     if args.client not in CLIENT_NAMES:
         print(_("{command}: --client must be one of {names}").format(
-            command=f"echo-desk gateway {args.action}", names=", ".join(CLIENT_NAMES)), file=sys.stderr)
+            command=f"echo-desk gateway {args.action}", names=list_text(CLIENT_NAMES)), file=sys.stderr)
         return 2
     from echo_desk.mcp.connected import Records, locations_of
     from echo_desk.store.secrets import install_system_store
@@ -83,11 +83,11 @@ def _print_moves(plan: Any) -> None:
         what = _("{name}: {where}").format(name=_v(move.name), where=where)
         print(f"  {words.padded(move_word, width)}  {what}")
         if move.to_keyring:
-            secrets = _("to the keyring: {names}").format(names=_v(", ".join(move.to_keyring)))
+            secrets = _("to the keyring: {names}").format(names=_v(list_text(move.to_keyring)))
             print(f"{indent}{secrets}")
         if move.left_in_file:
             left = _("left in Echo Desk's mcp.json, not the keyring (this machine has none): {names}").format(
-                names=_v(", ".join(move.left_in_file)))
+                names=_v(list_text(move.left_in_file)))
             print(f"{indent}{left}")
     for stay in plan.stays:
         why = _("{name}: {why}").format(name=_v(stay.name), why=_say(stay.reason))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from echo_desk.cli import words
 from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import N_, _, shown
+from echo_desk.i18n import N_, _, list_text, shown
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
@@ -92,11 +92,11 @@ async def _approve(manager: McpManager, args: argparse.Namespace) -> int:
     none = _("(none)")
     if request.command:
         facts = [[_("command line"), _v(" ".join(request.command_line))],
-                 [_("environment variable names"), _v(", ".join(request.env_names)) or none]]
+                 [_("environment variable names"), _v(list_text(request.env_names)) or none]]
         if request.cwd:
             facts.append([_("folder"), _v(request.cwd)])
     else:
-        facts = [[_("server URL"), _v(request.url)], [_("headers"), _v(", ".join(request.header_names)) or none]]
+        facts = [[_("server URL"), _v(request.url)], [_("headers"), _v(list_text(request.header_names)) or none]]
     for line in words.table(facts):
         print(f"  {line}")
     if request.previous_fingerprint:
@@ -175,18 +175,18 @@ def _import(args: argparse.Namespace) -> int:
     for item, action in zip(preview.items, actions, strict=True):
         notes = [_v(_(shown(item.reason)))] if item.reason else []  # a Deferred, or a message id (N_)
         if item.to_keyring:
-            notes.append(_("secrets to keyring: {names}").format(names=_v(", ".join(item.to_keyring))))
+            notes.append(_("secrets to keyring: {names}").format(names=_v(list_text(item.to_keyring))))
         if item.left_in_file:
-            notes.append(_("left in mcp.json (no system keyring): {names}").format(names=_v(", ".join(item.left_in_file))))
+            notes.append(_("left in mcp.json (no system keyring): {names}").format(names=_v(list_text(item.left_in_file))))
         if item.needs_secrets:
-            notes.append(_("set in keyring first: {names}").format(names=_v(", ".join(item.needs_secrets))))
+            notes.append(_("set in keyring first: {names}").format(names=_v(list_text(item.needs_secrets))))
         notes_text = "".join(f"  {note}" for note in notes)
         print(f"  {words.padded(action, width)} {_v(item.name)}{notes_text}")
     if not args.apply:
         print(_("nothing written (add --apply to write mcp.json)"))
         return 0
     written = apply_import(preview)
-    print(_("written to mcp.json: {names}").format(names=_v(", ".join(written)) or _("nothing")))
+    print(_("written to mcp.json: {names}").format(names=_v(list_text(written)) or _("nothing")))
     skipped = [i.name for i in preview.items if i.action is ImportAction.SKIP]
     return 1 if skipped and not written else 0
 

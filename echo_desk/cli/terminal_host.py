@@ -21,8 +21,11 @@ from echo_desk.cli.browser import open_in_browser
 from echo_desk.cli.words import RISK_LABELS, label
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
-from echo_desk.i18n import N_, _, translate_in
+from echo_desk.i18n import N_, _, aside, labelled, list_text, translate_in
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
+from echo_desk.ui.approval.spawn_manifest import manifest_lines
+from echo_desk.ui.approval.targets_text import format_targets
+from echo_desk.ui.core.labels import CHANGE_LABELS, TARGET_LABELS
 
 
 class TerminalHost(NullToolHost):
@@ -57,16 +60,18 @@ class TerminalHost(NullToolHost):
             self._print("   " + _("! this request contains hidden or control characters, shown as {marks}: "
                                   "read it carefully").format(marks="\\x.. / \\u...." if self.ascii_only else "⟨…⟩"))
         if request.spawn is not None:  # a sub-agent start: its manifest (its targets are its write roots)
-            for line in request.spawn.terminal_lines():
+            for line in manifest_lines(request.spawn):
                 self._print(f"   {show(line, one_line=True)}")
         else:
-            for target in request.targets:
-                detail = f"   ({show(target.full_detail, one_line=True)})" if target.full_detail else ""
-                self._print(f"   {show(target.kind, one_line=True)}: {show(target.value, one_line=True)}{detail}")
+            # The window's words: each kind, each protection and each change in the person's language.
+            targets = format_targets(request, ascii_only=self.ascii_only, changes=False, one_line=True)
+            for line in targets.splitlines():
+                self._print(f"   {line}")
         if request.arguments:
             self._print("   " + _("arguments: {json}").format(json=visible_json(request.arguments)))
         for change in request.file_changes:
-            self._print(f"   {change.kind.value}: {show(change.path, one_line=True)}")
+            self._print("   " + labelled(_(TARGET_LABELS["path"]), aside(show(change.path, one_line=True),
+                                                                       label(CHANGE_LABELS, change.kind.value))))
             self._print("\n".join(split_lines(change.diff.rstrip("\n"))))
             if change.truncated:
                 self._print("   " + _("(diff truncated)"))
@@ -201,7 +206,7 @@ def field_value(spec: dict[str, Any], raw: str) -> object:
         for option in spec["enum"]:
             if raw == str(option):
                 return option
-        raise ValueError(_("choose one of {options}").format(options=", ".join(map(str, spec["enum"]))))
+        raise ValueError(_("choose one of {options}").format(options=list_text(map(str, spec["enum"]))))
     kind = spec.get("type", "string")
     if kind == "boolean":
         if raw.lower() in _TRUE:

@@ -184,7 +184,7 @@ def _describe_change(old: ServerConfig, new: ServerConfig) -> str:
     if sorted(old.headers) != sorted(new.headers):
         parts.append("headers")
     # The field names stay as mcp.json spells them; "values": only a value changed.
-    return deferred(N_("changes: {fields}"), fields=", ".join(parts) if parts else deferred(N_("values")))
+    return deferred(N_("changes: {fields}"), fields=tuple(parts) if parts else deferred(N_("values")))
 
 
 def apply_import(preview: ImportPreview, *, names: set[str] | None = None) -> list[str]:

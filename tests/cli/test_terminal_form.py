@@ -87,8 +87,8 @@ def test_a_sub_agent_start_shows_its_manifest_in_the_terminal(tmp_path):
     decision = asyncio.run(TerminalHost(auto=ApprovalChoice.DENY, out=out).request_approval(request))
     shown = out.getvalue()
     assert not decision.allowed
-    for line in ("goal: sum up", "tools: read_file", f"write root: {root}", "limits: 4 turns, 60 s",
-                 "refused: nope: no such tool"):
+    for line in ("Goal: sum up", "Tools granted: read_file", f"Folders it may change: {root}",
+                 "Limits: at most 4 turns and 1 min", "Refused: nope: there is no such tool"):
         assert line in shown
 
 

@@ -25,64 +25,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.common.hunks import bind_selection
 from echo_desk.common.visible_text import visible, visible_json
 from echo_desk.gateway.clients import display_name
-from echo_desk.i18n import _, aside, labelled, list_text, shown, translate_in
-from echo_desk.tools import ProtectionReason
+from echo_desk.i18n import _, aside, list_text, shown, translate_in
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval import approval_keys
 from echo_desk.ui.approval.grant_choices import GrantChoices
 from echo_desk.ui.approval.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
-from echo_desk.ui.approval.protection_text import shown_detail
 from echo_desk.ui.approval.spawn_manifest import scope_names
 from echo_desk.ui.approval.spawn_view import ManifestPanel, SubagentBanner
+from echo_desk.ui.approval.targets_text import format_targets
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.labels import (
     CHANGE_LABELS,
-    TARGET_LABELS,
     risk_colour,
     risk_label,
     source_label,
-    target_value_text,
 )
-from echo_desk.ui.core.sandbox_text import status_text
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 
-#: Target kinds whose value is one line by nature (a line feed in one is shown as ⟨LF⟩).
-_ONE_LINE_KINDS = frozenset({"path", "url", "server", "database", "sandbox"})
 #: More file changes without a diff than this (a folder's files) get no tab each.
 _MOST_TABS_WITHOUT_DIFF = 20
-
-
-def format_targets(request: ApprovalRequest) -> str:
-    """Every target in full: absolute paths, the whole command line with its folder, full URLs.
-    (A sub-agent spawn's targets, its write folders, are in its manifest panel instead.)"""
-    lines: list[str] = []
-    if request.spawn is not None:
-        return ""
-    for target in request.targets:
-        label = _(TARGET_LABELS.get(target.kind, TARGET_LABELS["other"]))
-        # A command line or an SQL statement may span lines (a here-document); a path, a URL, a
-        # server, a database or a detail never does: a line feed in one (a file name may hold
-        # it) is shown as ⟨LF⟩, not as a new line.
-        one_line = target.kind in _ONE_LINE_KINDS
-        lines.append(labelled(label, visible(target_value_text(target.kind, target.value), one_line=one_line)))
-        if target.detail or target.protections:
-            detail_label = _("Working folder") if target.kind == "command" else _("Details")
-            lines.append("    " + labelled(detail_label, visible(shown_detail(target), one_line=True)))
-        if any(p.reason is ProtectionReason.OUTSIDE_SANDBOX_UNAVAILABLE for p in target.protections):
-            lines.append(f"    {status_text(sandbox.availability())}".replace("\n", "\n    "))
-    for change in request.file_changes:
-        if not any(t.value == change.path for t in request.targets):
-            kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
-            file_label = _(TARGET_LABELS["path"])
-            lines.append(labelled(file_label, aside(visible(change.path, one_line=True), kind)))
-    return "\n".join(lines) if lines else _("(this call names no target)")
 
 
 def _tab_name(path: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from echo_desk.agent.scope import ScopeLink
 from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
-from echo_desk.i18n import _
+from echo_desk.i18n import _, labelled, list_text
 from echo_desk.ui.core.labels import risk_label
 
 
@@ -71,3 +71,16 @@ def asking_subagent_goal(links: Sequence[ScopeLink]) -> str | None:
     if len(links) > 1 and links[-1].subagent_goal:
         return links[-1].subagent_goal
     return None
+
+
+def manifest_lines(grants: SpawnGrants) -> list[str]:
+    """The manifest as the terminal shows it: the panel's rows in the same words, one fact per
+    line (each folder and each refusal on its own)."""
+    tools = list_text(grants.tools) if grants.tools else _("none: no sub-agent can start")
+    lines = [labelled(_("Goal"), grants.goal or _("(no goal given)")), labelled(_("Tools granted"), tools),
+             labelled(_("Access"), access_text(grants))]
+    roots = [str(root) for root in grants.write_roots] or [_("nothing (no folders)")]
+    lines += [labelled(_("Folders it may change"), root) for root in roots]
+    lines.append(labelled(_("Limits"), limits_text(grants)))
+    refused = refused_texts(grants) or [_("nothing: every request fits")]
+    return lines + [labelled(_("Refused"), item) for item in refused]

@@ -27,7 +27,8 @@ from echo_desk.tools import (
     Target,
     ToolExecutionContext,
 )
-from echo_desk.ui.approval.approval_dialog import ApprovalDialog, format_targets
+from echo_desk.ui.approval.approval_dialog import ApprovalDialog
+from echo_desk.ui.approval.targets_text import format_targets
 from echo_desk.ui.chat.chat_session import _envelope_dict
 from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_of
 from echo_desk.ui.chat.tool_card import card_html
