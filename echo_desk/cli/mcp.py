@@ -38,7 +38,7 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
                          handshake_timeout=CLI_HANDSHAKE_TIMEOUT)
     try:
         if manager.config_error:
-            print(f"mcp.json: {_v(shown(manager.config_error))}", file=sys.stderr)
+            print(f"mcp.json: {_v(manager.config_error)}", file=sys.stderr)
             return 1
         if args.mcp_command == "approve":
             return await _approve(manager, args)

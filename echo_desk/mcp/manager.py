@@ -547,12 +547,19 @@ class McpManager:
         await self._on_loop(run())
         return self.statuses()
 
+    def edit_refusal(self) -> str:
+        """Why an edit would not be saved now (a ``deferred`` message), or ``""``: while
+        ``mcp.json`` cannot be read, a save would replace what the person wrote there."""
+        if not self.config_error:
+            return ""
+        return deferred(N_("mcp.json could not be read, so nothing is saved: {error}. Fix the file and press Reload "
+                           "first."), error=self.config_error)
+
     async def _edit(self, change: Callable[[dict[str, ServerConfig]], None], *, wait: bool = True) -> None:
         """Save ``change`` to ``mcp.json`` as it is now (with what another process added) and run
         the result. Nothing is saved while the file cannot be read: that would replace it."""
-        if self.config_error:
-            raise ConfigError(deferred(N_("mcp.json could not be read, so nothing is saved: {error}. Fix the file "
-                                          "and press Reload first."), error=self.config_error))
+        if refusal := self.edit_refusal():
+            raise ConfigError(refusal)
         self._saved = update_config(change, held=SavedConfig(self.configs(), self._saved.stamp))
         self.config_error = ""
         await self.apply_config(self._saved.servers, wait=wait)

@@ -271,10 +271,9 @@ class ServerFormDialog(QDialog):
 
     def save(self) -> None:
         """Check the form; if it is fine, store the secrets and save through the manager."""
-        broken = self.manager.config_error
-        if broken:  # saving now would replace the unreadable file and lose what the person wrote
-            self._fail(_("mcp.json could not be read, so nothing is saved: {error}. Fix the file and press "
-                         "Reload first.").format(error=broken))
+        # Asked before the secrets go to the keyring: the save itself would be refused.
+        if refusal := self.manager.edit_refusal():
+            self._fail(refusal)
             return
         taken = set(self.manager.configs())
         try:
