@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
     from echo_desk.ui.app.services import Services
-    from echo_desk.ui.core.config_watch import ConfigWatch
+    from echo_desk.ui.core.file_watch import FileWatch
     from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
@@ -99,8 +99,8 @@ class App:
         self.window = MainWindow(defer_extras=True)  # the hidden parts follow the first frame
         self.services: Services | None = None
         self.settings_dialog: SettingsDialog | None = None
-        #: Takes what another process saves in the settings and mcp.json (``ui.core.config_watch``).
-        self._config_watch: ConfigWatch | None = None
+        #: Takes what another process saves in the settings and mcp.json (``ui.core.file_watch``).
+        self._config_watch: FileWatch | None = None
         # What the connected model was made from; a change reconnects.
         self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
         # Made on the loop in ``main``: asyncio loads after the first frame. A close before then is kept.
@@ -155,7 +155,8 @@ class App:
 
     def _watch_config_folder(self, services: Services) -> None:
         from echo_desk.mcp.config import config_path
-        from echo_desk.ui.core.config_watch import ConfigWatch
+        from echo_desk.store.private import private_dir
+        from echo_desk.ui.core.file_watch import FileWatch
 
         settings, mcp = services.settings, services.mcp
 
@@ -165,7 +166,8 @@ class App:
                 marshal.spawn(mcp.reload_if_changed())
 
         if settings.path is not None:
-            self._config_watch = ConfigWatch(settings.path.parent, [settings.path, config_path()], changed, self.window)
+            self._config_watch = FileWatch([private_dir(settings.path.parent)], [settings.path, config_path()],
+                                           changed, self.window)
 
     def _tell_when_settings_are_not_saved(self, services: Services) -> None:
         from echo_desk.ui.app.save_failures import SaveFailureNotice

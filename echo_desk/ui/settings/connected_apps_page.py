@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -38,6 +38,7 @@ from echo_desk.i18n import _, list_text, shown
 from echo_desk.store.settings import GatewayClient, Settings, SettingsStore
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
+from echo_desk.ui.core.file_watch import FileWatch
 from echo_desk.ui.widgets.diff_view import DiffPane
 
 if TYPE_CHECKING:  # the MCP package loads off the UI thread, when the page first looks
@@ -52,6 +53,8 @@ if TYPE_CHECKING:  # the MCP package loads off the UI thread, when the page firs
     )
 
 COL_APP, COL_FILE, COL_SERVERS, COL_STATUS = range(4)
+#: An app may write its file in several steps: it is read again once they have settled.
+WATCH_SETTLE_MS = 300
 
 
 class ConnectedAppsPage(QWidget):
@@ -114,12 +117,17 @@ class ConnectedAppsPage(QWidget):
         buttons.addWidget(self.refresh_button)
         layout.addLayout(buttons)
         self._unsubscribe = settings.subscribe(lambda _s: marshal.run_on_main(self._show_profile))
+        #: The apps' own files: an app that adds a server, or ``echo-desk gateway install`` in a
+        #: terminal, shows here without "Look again" (watched once the first look found them).
+        self._watch = FileWatch((), (), self._files_changed, self, settle_ms=WATCH_SETTLE_MS)
+        self._stale = False
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
         self.refresh()
 
     def close_page(self) -> None:
         self._unsubscribe()
+        self._watch.stop()
 
     def retranslate(self, *_args: object) -> None:
         self.intro.setText(_("Other apps that use MCP servers, found on this computer by their own config files. "
@@ -154,6 +162,32 @@ class ConnectedAppsPage(QWidget):
     def _found(self, reports: list[ClientReport]) -> None:
         self.reports = [r for r in reports if r.found]
         self._fill()
+        self._watch.watch(*self._watched(reports))
+
+    def _watched(self, reports: list[ClientReport]) -> tuple[list[Path], list[Path]]:
+        """The folders and files to watch: each app's lists of servers (the file, and its folder
+        for a file that is replaced or appears) and the record of what was moved (Undo).
+        Never the home folder itself (``~/.claude.json``): it changes all the time; such a file
+        is watched alone, once it exists."""
+        from echo_desk.mcp.connected import Records
+
+        home = self.home or Path.home()
+        files = [found.location.path for report in reports for found in report.locations]
+        files.append((self.records or Records()).path)
+        folders = {path.parent for path in files if path.parent != home}
+        return sorted(folders), files
+
+    def _files_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True  # looked again when the page is shown
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
 
     def _fill(self) -> None:
         current = self.current()

@@ -11,7 +11,7 @@ from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.ui.core.backend import CatalogBackend
-from echo_desk.ui.core.config_watch import ConfigWatch
+from echo_desk.ui.core.file_watch import FileWatch
 from echo_desk.ui.settings.catalog_model import COL_POLICY, COL_TOOL, PolicyRole
 from echo_desk.ui.settings.catalog_page import ToolsPage
 from tests.ui.conftest import ReadNote
@@ -49,7 +49,7 @@ def test_unchecking_a_tool_hides_it_from_the_model_and_the_dispatcher_refuses_it
 
 def test_a_tool_switched_off_by_another_process_is_unchecked_here_and_refused(qtbot, qloop, runtime, scope):
     page = _page(qtbot, runtime)
-    ConfigWatch(runtime.settings.path.parent, [runtime.settings.path], runtime.settings.refresh, page)
+    FileWatch([runtime.settings.path.parent], [runtime.settings.path], runtime.settings.refresh, page)
     item = page.model.itemFromIndex(page.model.tool_index("write_note"))
     assert item.checkState() == Qt.CheckState.Checked
 

@@ -174,3 +174,50 @@ def test_the_clients_profile_decides_what_it_sees(qtbot, qloop, home: Path) -> N
     item.setCheckState(Qt.CheckState.Unchecked)
     assert page.settings.current.gateway.client("cursor").hidden_tools == ["time__now"]
     assert page.settings.current.gateway.client("zed").hidden_tools == []  # per client
+
+
+def _replace(path: Path, servers: dict[str, object]) -> None:
+    """Save ``path`` as apps and editors do: a new file renamed over the old one."""
+    fresh = path.with_name(path.name + ".tmp")
+    fresh.write_text(json.dumps({"mcpServers": servers}))
+    fresh.replace(path)
+
+
+def test_an_apps_file_changed_elsewhere_shows_without_looking_again(qtbot, qloop, home: Path) -> None:
+    """The app adds a server (or ``echo-desk gateway install`` runs in a terminal) while the page is
+    open: the row follows, with no click on "Look again"."""
+    where = make_home(home)
+    page = _page(qtbot, home)
+    page.show()
+    qloop.run_until_complete(until(lambda: page.reports))
+    assert _row(page, where["cursor"]).text(COL_SERVERS) == "2"
+    servers = json.loads(where["cursor"].read_text())["mcpServers"]
+    _replace(where["cursor"], {**servers, "third": {"command": "npx", "args": ["third-server"]}})
+    qloop.run_until_complete(until(lambda: _row(page, where["cursor"]).text(COL_SERVERS) == "3"))
+    # Written in place, as an editor may: the file watch itself, not the folder's.
+    where["cursor"].write_text(json.dumps({"mcpServers": {"only": {"command": "npx", "args": ["only"]}}}))
+    qloop.run_until_complete(until(lambda: _row(page, where["cursor"]).text(COL_SERVERS) == "1"))
+
+
+def test_a_change_while_the_page_is_hidden_is_read_when_it_is_shown(qtbot, qloop, home: Path) -> None:
+    where = make_home(home)
+    page = _page(qtbot, home)
+    qloop.run_until_complete(until(lambda: page.reports))
+    looks: list[int] = []
+    page._watch._changed = lambda: (looks.append(1), page._files_changed())  # count the settled changes
+    _replace(where["cursor"], {})
+    qloop.run_until_complete(until(lambda: looks))
+    assert _row(page, where["cursor"]).text(COL_SERVERS) == "2"  # hidden: not read yet
+    page.show()
+    qloop.run_until_complete(until(lambda: _row(page, where["cursor"]).text(COL_SERVERS) == "0"))
+
+
+def test_the_home_folder_itself_is_not_watched(qtbot, qloop, home: Path) -> None:
+    """``~/.claude.json`` lives in the home folder, which changes all the time: the file is
+    watched alone."""
+    make_home(home)
+    page = _page(qtbot, home)
+    qloop.run_until_complete(until(lambda: page.reports))
+    folders = set(page._watch._watcher.directories())
+    assert str(home) not in folders and str(home / ".cursor") in folders
+    assert str(home / ".claude.json") in page._watch._watcher.files()
