@@ -73,6 +73,9 @@ class ApprovalRequest:
     not_restorable: tuple[str, ...] = ()
     #: The MCP client asking through the gateway (its key); empty when Echo Desk's own agent asks.
     client: str = ""
+    #: Why a call that would have run without asking is asked (a ``deferred`` message), e.g. the
+    #: activity log cannot be written; empty for an ordinary ask.
+    asked_because: str = ""
     #: ``scope_chain`` typed: which link is a sub-agent, with its goal (see ``links``).
     scope_links: tuple[ScopeLink, ...] = ()
     revise: Callable[[dict[str, Any]], Awaitable[ApprovalRequest]] | None = field(default=None, compare=False)

@@ -21,7 +21,7 @@ from echo_desk.cli.browser import open_in_browser
 from echo_desk.cli.words import RISK_LABELS, label
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
-from echo_desk.i18n import N_, _, aside, labelled, list_text, translate_in
+from echo_desk.i18n import N_, _, aside, labelled, list_text, shown, translate_in
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
 from echo_desk.ui.approval.spawn_manifest import manifest_lines
 from echo_desk.ui.approval.targets_text import format_targets
@@ -56,6 +56,8 @@ class TerminalHost(NullToolHost):
             name=show(request.tool_name, one_line=True),
             risk=label(RISK_LABELS, request.risk.value)))
         self._print("   " + _("asked by: {chain}").format(chain=show(" → ".join(request.scope_chain), one_line=True)))
+        if request.asked_because:
+            self._print("   ! " + shown(request.asked_because))
         if request.hides_text():
             self._print("   " + _("! this request contains hidden or control characters, shown as {marks}: "
                                   "read it carefully").format(marks="\\x.. / \\u...." if self.ascii_only else "⟨…⟩"))

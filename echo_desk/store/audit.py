@@ -8,6 +8,7 @@ redaction then run on the writer thread too, not on the caller's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.common.json_text import read_json
+from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
 
@@ -100,6 +102,9 @@ _STOP = object()
 #: The writer gathers records for this long before one commit: fewer wake-ups of the
 #: writer thread, so recording a call costs the dispatcher only a queue put.
 _BATCH_WINDOW_SECONDS = 0.02
+#: Records the disk refused (full, read-only) are kept in memory and written with the next batch
+#: that fits; beyond this many the oldest are given up (and counted in the log).
+MOST_HELD_BACK = 10_000
 
 
 class AuditLog:
@@ -109,6 +114,11 @@ class AuditLog:
         self._read_lock = threading.Lock()
         self._reader = self._connect(check_same_thread=False)
         self._writer_error: BaseException | None = None
+        #: Rows the disk refused, written again with the next batch.
+        self._held: list[tuple[Any, ...]] = []
+        #: Why the last write failed, in the person's words; "" once one succeeded.
+        self._failing = ""
+        self._failure_watchers: list[Callable[[str], None]] = []
         self._thread = threading.Thread(target=self._write_loop, name="echo-desk-audit", daemon=True)
         self._thread.start()
 
@@ -122,6 +132,28 @@ class AuditLog:
             if column not in columns:
                 conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
         return conn
+
+    @property
+    def failing(self) -> str:
+        """Why records cannot be written now (a full disk…), in the person's language; ``""``
+        while they are. Records meanwhile are held in memory, not lost (up to ``MOST_HELD_BACK``)."""
+        return self._failing
+
+    def watch_failure(self, changed: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``changed`` (on the writer thread) when writing starts failing (the reason) or
+        works again (``""``); returns the unsubscribe function."""
+        self._failure_watchers.append(changed)
+        return lambda: self._failure_watchers.remove(changed) if changed in self._failure_watchers else None
+
+    def _set_failing(self, reason: str) -> None:
+        if reason == self._failing:
+            return
+        self._failing = reason
+        for watcher in list(self._failure_watchers):
+            try:
+                watcher(reason)
+            except Exception:  # a watcher's bug must not stop the writer
+                log.exception("an audit failure watcher failed")
 
     def append(self, record: AuditRecord) -> None:
         self._queue.put(record)
@@ -158,19 +190,9 @@ class AuditLog:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                rows = self._rows(batch)
+                rows = self._held + self._rows(batch)
                 if rows:
-                    try:
-                        conn.executemany(
-                            "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
-                            " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-                            " file_changes, rule_source, grant_id, client)"
-                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                            rows,
-                        )
-                        conn.commit()
-                    except sqlite3.Error as exc:  # e.g. disk full: keep running, report on flush
-                        self._writer_error = exc
+                    self._write(conn, rows)
                 for r in batch:
                     if isinstance(r, threading.Event):
                         r.set()
@@ -179,15 +201,51 @@ class AuditLog:
         finally:
             conn.close()
 
+    def _write(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+        try:
+            conn.executemany(
+                "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
+                " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
+                " file_changes, rule_source, grant_id, client)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+            conn.commit()
+        except sqlite3.Error as exc:  # e.g. disk full: keep running, hold the rows, say so
+            with contextlib.suppress(sqlite3.Error):
+                conn.rollback()
+            self._writer_error = exc
+            self._held = rows[-MOST_HELD_BACK:]
+            if len(rows) > MOST_HELD_BACK:
+                log.error("%d audit records were given up: the log could not be written for too long",
+                          len(rows) - MOST_HELD_BACK)
+            if not self._failing:
+                log.error("audit records cannot be written (%s): %d held until they can", exc, len(self._held))
+            self._set_failing(storage_failure_text(exc))
+            return
+        self._held, self._writer_error = [], None  # what was held is written now: nothing is missing
+        self._set_failing("")
+
     def flush(self, timeout: float = 10.0) -> None:
-        """Wait until everything appended so far is committed."""
+        """Wait until everything appended so far is committed; ``OSError`` when the disk refused
+        some (they are held, see ``failing``)."""
+        self.wait_tried(timeout)
+        if self._writer_error is not None:
+            error, self._writer_error = self._writer_error, None
+            raise OSError(f"audit records could not be written: {error}")
+
+    def wait_tried(self, timeout: float = 10.0) -> None:
+        """Wait until the writer has tried to write everything appended so far, and what the
+        disk refused before again (``failing`` then says how that went)."""
         done = threading.Event()
         self._queue.put(done)
         if not done.wait(timeout):
             raise TimeoutError("the audit log did not flush in time")
-        if self._writer_error is not None:
-            error, self._writer_error = self._writer_error, None
-            raise OSError(f"audit records could not be written: {error}")
+
+    @property
+    def held(self) -> int:
+        """How many records wait in memory for the disk (see ``failing``)."""
+        return len(self._held)
 
     def query(
         self,
@@ -197,8 +255,9 @@ class AuditLog:
         client: str | None = None,
         limit: int = 100,
     ) -> list[dict[str, Any]]:
-        """Newest first. Filters are exact matches."""
-        self.flush()
+        """Newest first. Filters are exact matches. Records the disk refused are not among them
+        until they are written (``held``, ``failing``)."""
+        self.wait_tried(10.0)
         where, args = [], []
         if tool is not None:
             where.append("tool = ?")

@@ -4,8 +4,9 @@ the command line's error say the same)."""
 from __future__ import annotations
 
 import errno
+import sqlite3
 
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, deferred
 
 #: Whole sentences for the causes a person can act on (the system's own words are English).
 _BECAUSE = {
@@ -30,3 +31,24 @@ def not_saved_text(error: OSError) -> str:
 
 #: Causes that can only come from writing: the command line says "not saved" only for these.
 WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+
+
+#: SQLite's own codes for a database that cannot take a write, and the cause a person can act on.
+_SQLITE_CAUSES = {
+    "SQLITE_FULL": N_("the disk is full"),
+    "SQLITE_READONLY": N_("the data folder cannot be written"),
+    "SQLITE_CANTOPEN": N_("the data folder cannot be written"),
+}
+
+
+def storage_failure_text(error: BaseException) -> str:
+    """Why a database or file write failed, in the person's language (a ``deferred`` message):
+    the cause a person can act on, else the system's own words."""
+    name = getattr(error, "sqlite_errorname", "")
+    if isinstance(error, sqlite3.Error) and name in _SQLITE_CAUSES:
+        return deferred(_SQLITE_CAUSES[name])
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return deferred(_SQLITE_CAUSES["SQLITE_FULL"])
+    if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return deferred(_SQLITE_CAUSES["SQLITE_READONLY"])
+    return str(error)

@@ -11,9 +11,11 @@ from echo_desk.agent.envelope import SCHEMA
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.i18n import shown
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import ErrorKind, RiskLevel
 from tests.agent.fakes import Echo, Streamer, WhoAmI, WriteNote, make_engine
+from tests.store.full_audit import FullAuditLog
 
 
 def call(name: str, args: object = None, raw: str | None = None, cid: str = "c1") -> ToolCall:
@@ -235,3 +237,34 @@ async def test_audit_redacts_secrets_inside_longer_text_through_the_pipeline(eng
     assert "Tr0ub4dor" not in stored and "abcdefgh12345678" not in stored
     assert stored == ("psql postgresql://admin:«redacted»@db:5432/app && "
                       "curl -H 'Authorization: Bearer «redacted»' x")
+
+
+async def test_a_call_that_would_run_unasked_asks_while_the_audit_log_cannot_be_written(engine, scope, host,
+                                                                                      workspace, tmp_path) -> None:
+    """What runs without asking must leave a record: with the log's disk full, an always-allowed
+    write is shown to the person first (saying why); a read still runs; with room again, the
+    write runs unasked and every call is in the log."""
+    dispatcher, _, settings = engine
+    # Records larger than a page: each needs a new one, which the full database refuses.
+    BIG = lambda text: text * 6000  # noqa: E731
+    dispatcher.audit.close()
+    dispatcher.audit = full = FullAuditLog(tmp_path / "data" / "full-audit.sqlite3")
+    settings.set_tool("write_note", policy=ToolPolicy.ALWAYS)
+    first = await dispatcher.execute_tool(call("write_note", {"path": "a", "content": BIG("1")}, cid="w1"), scope, host)
+    assert first.ok and host.requests == []  # nothing failed yet, so nothing is known to fail
+    full.query()  # the writer has met the full disk
+    assert full.failing
+
+    asked = await dispatcher.execute_tool(call("write_note", {"path": "a", "content": BIG("2")}, cid="w2"), scope, host)
+    assert asked.ok and [r.tool_name for r in host.requests] == ["write_note"]
+    assert "cannot write its activity log (the disk is full)" in shown(host.requests[0].asked_because)
+    read = await dispatcher.execute_tool(call("echo", {"text": "x"}, cid="r1"), scope, host)
+    assert read.ok and len(host.requests) == 1  # a read changes nothing: it still runs
+
+    full.room()
+    later = await dispatcher.execute_tool(call("write_note", {"path": "a", "content": BIG("3")}, cid="w3"), scope, host)
+    assert later.ok and len(host.requests) == 1
+    rows = {row["call_id"]: row for row in full.query()}
+    assert set(rows) == {"w1", "w2", "r1", "w3"} and not full.failing
+    assert rows["w2"]["decision"] == "allowed" and "audit log cannot be written" in rows["w2"]["provenance"]
+    assert (workspace / "a").read_text() == BIG("3")

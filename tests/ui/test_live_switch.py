@@ -471,3 +471,25 @@ def test_the_argument_editor_s_errors_follow_a_switch(qloop, builtin_runtime, sc
     left = [line for line in seen if line.startswith("LEFT")]
     assert len(seen) == 3 + len(left)
     assert left == [], "\n".join(seen)
+
+
+def test_the_activity_tab_opens_on_a_full_disk_and_says_what_is_not_written(qtbot, tmp_path: Path) -> None:
+    """Reading the log no longer fails when the disk refused records: the tab opens, lists what
+    is written, and says how many calls wait in memory, and why."""
+    from tests.store.full_audit import FullAuditLog
+    from tests.store.test_audit_full import _record
+
+    audit = FullAuditLog(tmp_path / "audit.sqlite3")
+    try:
+        audit.append(_record(0))
+        audit.wait_tried()
+        tab = ActivityTab(audit)
+        qtbot.addWidget(tab)
+        tab.show()
+        assert tab.not_written.isVisible() and "the disk is full. Calls kept in memory until it can: 1." in tab.not_written.text()
+        audit.room()
+        audit.append(_record(1))
+        tab.reload()
+        assert not tab.not_written.isVisible() and len(tab.rows) == 2
+    finally:
+        audit.close()

@@ -7,6 +7,7 @@ validated and previewed again, and only that version can be approved.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import hashlib
@@ -62,15 +63,19 @@ async def approve(call: Call, rules: RulesVerdict | None, ruled: Ruling) -> None
         if ruled.deciding is not None:
             raise CallStopped(ErrorKind.REJECTED, f"refused by {ruled.provenance}")
         raise CallStopped(ErrorKind.REJECTED, f"tool '{call.name}' is set to 'Never' in settings")
+    unrecorded = ""
     if ruled.verdict is ApprovalVerdict.AUTO:
-        record.decision = Decision.AUTO
-        return
+        unrecorded = await _would_go_unrecorded(call)
+        if not unrecorded:
+            record.decision = Decision.AUTO
+            return
+        record.provenance = f"{ruled.provenance}; asked: the audit log cannot be written"
     if rules is None:
         # No rule names this tool, so none could decide; the person is asked anyway, and the
         # rules' view gives the dialog its per-part checks and the narrow rules to offer.
         rules = rules_verdict(call.services.permissions, call.scope, call.entry, call.params, for_dialog=True)
     current = Revision(dict(call.params), call.ctx.preview,
-                       approval_request(call, call.params, call.ctx.preview, rules))
+                       replace(approval_request(call, call.params, call.ctx.preview, rules), asked_because=unrecorded))
     current.request = replace(current.request, revise=_reviser(call, current))
     call.on_status(ToolStatus.WAITING_APPROVAL)
     try:
@@ -83,6 +88,8 @@ async def approve(call: Call, rules: RulesVerdict | None, ruled: Ruling) -> None
     _check_answer(record, request, decision)
     record.decision = Decision.ALLOWED
     record.provenance = f"person: {decision.choice.value}"
+    if unrecorded:
+        record.provenance += " (asked: the audit log cannot be written)"
     record.deciding = None
     call.ctx.approved_by_person = True
     if current.edited:
@@ -94,6 +101,20 @@ async def approve(call: Call, rules: RulesVerdict | None, ruled: Ruling) -> None
     if decision.selection is not None:
         _take_selection(call, request, decision)
     _remember(call, decision)
+
+
+async def _would_go_unrecorded(call: Call) -> str:
+    """Why a call that would run without asking is asked instead, or ``""``: the audit log
+    cannot be written (a full disk), and what runs unasked must leave a record. Reads change
+    nothing and still run. The log is tried again first: there may be room by now."""
+    audit = call.services.audit
+    if audit is None or call.risk is RiskLevel.READ or not audit.failing:
+        return ""
+    await asyncio.to_thread(audit.wait_tried)
+    if not audit.failing:
+        return ""
+    return deferred(N_("Asked because Echo Desk cannot write its activity log ({cause}): until it can, a call "
+                       "that would run without asking is shown to you first."), cause=audit.failing)
 
 
 def rules_verdict(engine: PermissionEngine | None, scope: Scope, entry: RegisteredTool, params: Mapping[str, Any],
@@ -193,7 +214,8 @@ def _reviser(call: Call, current: Revision) -> Callable[[dict[str, Any]], Awaita
         if approval_for(call.entry, call.risk, call.services.settings.current, call.scope, preview,
                         edited_rules).verdict is ApprovalVerdict.DENY:
             raise RevisionRefused(deferred(N_("the settings or rules refuse the edited call")))
-        request = replace(approval_request(call, edited, preview, edited_rules), revise=revise)
+        request = replace(approval_request(call, edited, preview, edited_rules), revise=revise,
+                          asked_because=current.request.asked_because)
         current.params, current.preview, current.request, current.edited = edited, preview, request, True
         return request
 

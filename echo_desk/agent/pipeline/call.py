@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.scope import Scope, ScopedContext
     from echo_desk.agent.undo.journal import UndoJournal
     from echo_desk.agent.worker import ToolWorkerPool
+    from echo_desk.store.audit import AuditLog
     from echo_desk.store.settings import SettingsStore
     from echo_desk.tools.base import Tool
 
@@ -60,6 +61,8 @@ class Services(Protocol):
     permissions: PermissionEngine | None
     #: Keeps what each written file held before, for Revert (``None``: no undo).
     undo: UndoJournal | None
+    #: Where each call is recorded (``None``: not recorded).
+    audit: AuditLog | None
 
 
 @dataclass(slots=True)

@@ -148,6 +148,13 @@ class ApprovalDialog(QDialog):
         theme.styled(self.undo_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
         self.undo_warning.setVisible(bool(request.not_restorable))
         layout.addWidget(self.undo_warning)
+        # Why a call that would have run unasked is asked (the activity log cannot be written).
+        self.asked_note = QLabel()
+        self.asked_note.setWordWrap(True)
+        self.asked_note.setTextFormat(Qt.TextFormat.PlainText)
+        theme.styled(self.asked_note, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
+        self.asked_note.setVisible(bool(request.asked_because))
+        layout.addWidget(self.asked_note)
         self.manifest: ManifestPanel | None = None
         if request.spawn is not None:
             self.manifest = ManifestPanel(request, request.spawn, title_for)
@@ -311,6 +318,7 @@ class ApprovalDialog(QDialog):
             self.undo_warning.setText(_("Not restorable: Revert will not be able to put back these files, larger "
                                         "than the undo size limit in Settings: {paths}").format(
                 paths=list_text(visible(p, one_line=True) for p in r.not_restorable)))
+        self.asked_note.setText(shown(r.asked_because))
         # Built by the engine, in the language of its time; one line (a file name in it may hold a line feed).
         self.summary.setText(visible(shown(r.summary), one_line=True))
         self.targets_caption.setText(_("Targets"))

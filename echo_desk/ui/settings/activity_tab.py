@@ -27,10 +27,10 @@ from echo_desk.agent.permissions import Rule
 from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, shown
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 
@@ -56,6 +56,13 @@ class ActivityTab(QWidget):
         self.rule_for = rule_for
         self.rows: list[JsonObject] = []
         layout = QVBoxLayout(self)
+        # While the disk refuses the log (full), the calls it holds in memory are not listed yet.
+        self.not_written = QLabel()
+        self.not_written.setWordWrap(True)
+        self.not_written.setTextFormat(Qt.TextFormat.PlainText)
+        theme.styled(self.not_written, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
+        self.not_written.setVisible(False)
+        layout.addWidget(self.not_written)
         filters = QHBoxLayout()
         self.tool = QLineEdit()
         self.conversation = QLineEdit()
@@ -120,6 +127,15 @@ class ActivityTab(QWidget):
         """Read the audit log again with the filters."""
         self.rows = self.filtered()
         self._render()
+        self._say_what_is_not_written()
+
+    def _say_what_is_not_written(self) -> None:
+        failing = self.audit.failing
+        self.not_written.setVisible(bool(failing))
+        if failing:
+            self.not_written.setText(_("The activity log cannot be written: {cause}. Calls kept in memory until "
+                                       "it can: {n}. Until then, a call that would run without asking asks "
+                                       "first.").format(cause=shown(failing), n=self.audit.held))
 
     def _render(self) -> None:
         self.calls.clear()
@@ -206,3 +222,4 @@ class ActivityTab(QWidget):
         self.why_button.setText(_("Why was this allowed?"))
         self.export.setText(_("Export as JSON Lines…"))
         self._render()
+        self._say_what_is_not_written()

@@ -212,3 +212,25 @@ def test_the_rules_panel_shows_a_part_and_a_suggested_rule_with_their_hidden_cha
     qtbot.addWidget(panel)
     shown = [panel.parts.topLevelItem(0).text(0), panel.radios[0].text(), panel.allow.text()]
     assert all(not has_hidden(text) for text in shown), shown
+
+
+def test_a_call_asked_because_the_log_cannot_be_written_says_so(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The engine's reason, in the language of the moment; an ordinary ask shows no such line."""
+    from dataclasses import replace
+
+    from echo_desk import i18n
+    from echo_desk.i18n import N_, deferred
+    from echo_desk.ui.core import i18n_qt
+
+    reason = deferred(N_("Asked because Echo Desk cannot write its activity log ({cause}): until it can, a call "
+                         "that would run without asking is shown to you first."),
+                      cause=deferred(N_("the disk is full")))
+    dialog = _open(qtbot, replace(_request(command="make"), asked_because=reason))
+    assert dialog.asked_note.isVisible() and "(the disk is full)" in dialog.asked_note.text()
+    try:
+        i18n_qt.apply_language("zh_CN")
+        assert "磁盘已满" in dialog.asked_note.text() and "活动日志" in dialog.asked_note.text()
+    finally:
+        i18n_qt.apply_language("en")
+        i18n.set_language("en")
+    assert not _open(qtbot, _request(command="make")).asked_note.isVisible()
