@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from echo_desk.i18n import N_, deferred
+from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
 
@@ -252,7 +253,8 @@ class ChatSession(QObject):
 
         def failed(exc: BaseException) -> None:  # storage trouble is shown; the message stays on screen
             log.error("saving a message failed", exc_info=exc)
-            self.transcript.add_notice(deferred(N_("This message could not be saved: {error}"), error=str(exc)), error=True)
+            self.transcript.add_notice(deferred(N_("This message could not be saved: {error}"),
+                                                error=storage_failure_text(exc)), error=True)
 
         # SQLite commits (fsync) stay off the UI thread; one writer keeps the order.
         append = functools.partial(store.append, node=placement.node, parent=placement.parent,

@@ -284,3 +284,18 @@ def test_the_footer_shows_tokens_and_time_and_is_there_after_a_restart(qtbot, wi
         assert "321 in · 12 out" in bar_html(loaded)
     finally:
         store.close()
+
+
+def test_a_message_the_full_disk_refuses_stays_on_screen_and_says_why(qtbot, window, qloop):
+    """SQLite's own limit makes the store full for real (SQLITE_FULL, as a full disk): the answer
+    stays in the transcript and the notice names the cause in the person's words."""
+    _model(window, say("y" * 9000))
+    _send(window, qloop, "first")  # the conversation exists; from here on, nothing fits
+    store = window.session.core.store
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    _model(window, say("z" * 9000))
+    _send(window, qloop, "x" * 9000)
+    notices = [i.text for i in window.session.transcript.items() if "could not be saved" in i.text]
+    assert notices and all(text.endswith("could not be saved: the disk is full") for text in notices), notices
+    assert any(i.kind == ASSISTANT and i.text.startswith("zzz") for i in window.session.transcript.items())
