@@ -268,3 +268,22 @@ async def test_a_call_that_would_run_unasked_asks_while_the_audit_log_cannot_be_
     assert set(rows) == {"w1", "w2", "r1", "w3"} and not full.failing
     assert rows["w2"]["decision"] == "allowed" and "audit log cannot be written" in rows["w2"]["provenance"]
     assert (workspace / "a").read_text() == BIG("3")
+
+
+async def test_an_approved_call_runs_when_always_allow_cannot_be_saved(engine, scope, workspace, monkeypatch) -> None:
+    """The person said yes: the call runs. Only "always" is not kept (a full disk), so the next
+    call asks again, and the audit says why."""
+    import errno
+    import os
+
+    def full_disk(path: Path, data: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr("echo_desk.store.settings.write_private", full_disk)
+    host = ScriptedHost(choice=ApprovalChoice.ALWAYS_ALLOW)
+    env = await engine[0].execute_tool(call("write_note", {"path": "a", "content": "1"}), scope, host)
+    assert env.ok and (workspace / "a").read_text() == "1"
+    await engine[0].execute_tool(call("write_note", {"path": "a", "content": "2"}, cid="c2"), scope, host)
+    assert len(host.requests) == 2
+    row = next(r for r in engine[0].audit.query() if r["call_id"] == "c1")
+    assert "always allow not saved: [Errno 28] No space left on device" in row["provenance"]

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -238,7 +239,11 @@ def _remember(call: Call, decision: ApprovalDecision) -> None:
         else:
             call.scope.root().session_grants.add(call.name)
     elif decision.choice is ApprovalChoice.ALWAYS_ALLOW:
-        call.services.settings.set_tool(call.name, policy=ToolPolicy.ALWAYS)
+        try:
+            call.services.settings.set_tool(call.name, policy=ToolPolicy.ALWAYS)
+        except OSError as exc:  # the call was approved; only "always" could not be kept: it asks next time
+            log.warning("'always allow' not saved: %s", exc)
+            call.record.provenance += f" (always allow not saved: {exc})"
 
 
 def _store_grant(call: Call, engine: PermissionEngine, suggestion: Suggestion, scope: GrantScope) -> None:
@@ -246,7 +251,7 @@ def _store_grant(call: Call, engine: PermissionEngine, suggestion: Suggestion, s
     try:
         made = engine.grant(suggestion, scope, call_id=record.call.id, conversation_id=call.scope.conversation_id,
                             workspace=roots[0] if roots else None)
-    except ValueError as exc:  # the call itself was approved; only the grant failed
+    except (ValueError, OSError, sqlite3.Error) as exc:  # the call was approved; only the grant failed (a full disk)
         log.warning("grant not stored: %s", exc)
         record.provenance += f" (grant not stored: {exc})"
         return

@@ -169,3 +169,18 @@ async def test_a_tool_no_rule_names_still_gets_the_rules_view_in_its_dialog(tmp_
         assert [s.tool for s in request.rules.suggestions] == ["mcp:demo/demo__stamp"]  # no adapter: its registered name
     finally:
         rt.close()
+
+
+async def test_an_approved_call_runs_when_its_grant_cannot_be_stored(runtime, scope, monkeypatch) -> None:
+    """A full grants database: the person's yes stands for this call; the next one asks again."""
+    import sqlite3
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(runtime.permissions, "grant", full)
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_CONVERSATION)
+    assert (await runtime.dispatcher.execute_tool(run("g1", "true"), scope, host)).ok
+    assert (await runtime.dispatcher.execute_tool(run("g2", "true"), scope, host)).ok
+    assert len(host.requests) == 2
+    assert "grant not stored: database or disk is full" in audit_of(runtime, "g1")["provenance"]
