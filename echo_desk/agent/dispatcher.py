@@ -39,7 +39,7 @@ from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.store.audit import AuditLog
 from echo_desk.store.settings import SettingsStore
-from echo_desk.tools.results import ErrorKind, ToolResult
+from echo_desk.tools.results import ErrorKind, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from echo_desk.agent.permissions.engine import PermissionEngine
@@ -139,7 +139,10 @@ class Dispatcher:
         if first is None:
             call.on_status(ToolStatus.RUNNING)
             call.record.ran = True
-            kept = await undo.before(call.ctx) if undo else {}
+            try:
+                kept = await undo.before(call.ctx) if undo else {}
+            except ToolError as refused:  # Revert's copy could not be kept: nothing is changed
+                return ToolResult.fail(refused.kind, refused.message)
         result = await run_with_retries(call, first)
         if undo:
             await undo.after(call.ctx, result, kept)

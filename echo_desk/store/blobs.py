@@ -47,15 +47,15 @@ class BlobStore:
         tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, _PRIVATE_FILE)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view[: 1 << 20]):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view[: 1 << 20]):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             os.rename(tmp, path)
-        finally:
+        finally:  # a write the disk refused half-way leaves no partial copy taking its room
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
         return digest

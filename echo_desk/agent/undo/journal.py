@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.undo import pruning
+from echo_desk.i18n import N_, for_person
 from echo_desk.store.blobs import BlobStore, sha256
 from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
-from echo_desk.tools import FileChange, FileChangeKind, ToolExecutionContext, ToolResult
+from echo_desk.store.not_saved import storage_failure_text
+from echo_desk.tools import FileChange, FileChangeKind, ToolError, ToolExecutionContext, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +100,8 @@ class UndoJournal:
             return {}
         try:
             return self._snapshot(paths)
+        except ToolError:
+            raise
         except Exception:
             log.exception("undo: could not keep the previous contents of %s", paths)
             return {}
@@ -151,9 +155,22 @@ class UndoJournal:
             elif data is None:
                 seen[path] = _Seen("", stat.S_IMODE(st.st_mode), False, why)
             else:
-                seen[path] = _Seen(self.blobs.put(data), stat.S_IMODE(st.st_mode), True)
+                seen[path] = _Seen(self._keep(path, data), stat.S_IMODE(st.st_mode), True)
                 self._kept_since_prune += len(data)
         return seen
+
+    def _keep(self, path: str, data: bytes) -> str:
+        """Keep ``data`` for Revert; a disk that refuses it stops the change before anything is
+        written (the person was shown a change Revert could undo, and it must stay so)."""
+        try:
+            return self.blobs.put(data)
+        except OSError as exc:
+            cause = storage_failure_text(exc)
+            raise ToolError(for_person(
+                f"nothing was changed: Echo Desk could not keep a copy of {path} for Revert ({exc}); "
+                "free some space in Echo Desk's data folder and try again",
+                N_("Nothing was changed: Echo Desk could not keep a copy of {path} for Revert ({cause})."),
+                path=path, cause=cause)) from exc
 
     def _record(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
         now = time.time()
