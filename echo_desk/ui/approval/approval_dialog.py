@@ -47,6 +47,7 @@ from echo_desk.ui.core.labels import (
 )
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
+from echo_desk.ui.widgets.warning_note import warning_note
 
 #: More file changes without a diff than this (a folder's files) get no tab each.
 _MOST_TABS_WITHOUT_DIFF = 20
@@ -128,11 +129,8 @@ class ApprovalDialog(QDialog):
     def _add_notices(self, layout: QVBoxLayout, request: ApprovalRequest, title_for: Callable[[str], str] | None) -> None:
         """Warnings and the summary above the request: hidden characters, what cannot be undone, a spawn manifest."""
         # Shown even when everything fits: characters that draw nothing or reorder the text.
-        self.hidden_warning = QLabel()
-        self.hidden_warning.setWordWrap(True)
-        theme.styled(self.hidden_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
         # The diffs are read a slice at a time by their panes, which say when they hold any.
-        self.hidden_warning.setVisible(request.hides_text(with_diffs=False))
+        self.hidden_warning = warning_note(shown=request.hides_text(with_diffs=False))
         layout.addWidget(self.hidden_warning)
 
         self.summary = QLabel()
@@ -142,18 +140,10 @@ class ApprovalDialog(QDialog):
         self.summary.setVisible(bool(request.summary) and not self.is_spawn)
         layout.addWidget(self.summary)
         # Before approval: what Revert will not be able to put back (over the undo size limit).
-        self.undo_warning = QLabel()
-        self.undo_warning.setWordWrap(True)
-        self.undo_warning.setTextFormat(Qt.TextFormat.PlainText)
-        theme.styled(self.undo_warning, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
-        self.undo_warning.setVisible(bool(request.not_restorable))
+        self.undo_warning = warning_note(shown=bool(request.not_restorable))
         layout.addWidget(self.undo_warning)
         # Why a call that would have run unasked is asked (the activity log cannot be written).
-        self.asked_note = QLabel()
-        self.asked_note.setWordWrap(True)
-        self.asked_note.setTextFormat(Qt.TextFormat.PlainText)
-        theme.styled(self.asked_note, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
-        self.asked_note.setVisible(bool(request.asked_because))
+        self.asked_note = warning_note(shown=bool(request.asked_because))
         layout.addWidget(self.asked_note)
         self.manifest: ManifestPanel | None = None
         if request.spawn is not None:

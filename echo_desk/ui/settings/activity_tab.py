@@ -30,9 +30,10 @@ from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import N_, _, shown
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
+from echo_desk.ui.widgets.warning_note import warning_note
 
 DECISION_LABELS = {
     Decision.AUTO: N_("ran without asking"),
@@ -57,11 +58,7 @@ class ActivityTab(QWidget):
         self.rows: list[JsonObject] = []
         layout = QVBoxLayout(self)
         # While the disk refuses the log (full), the calls it holds in memory are not listed yet.
-        self.not_written = QLabel()
-        self.not_written.setWordWrap(True)
-        self.not_written.setTextFormat(Qt.TextFormat.PlainText)
-        theme.styled(self.not_written, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
-        self.not_written.setVisible(False)
+        self.not_written = warning_note(shown=False)
         layout.addWidget(self.not_written)
         filters = QHBoxLayout()
         self.tool = QLineEdit()
