@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import aside, repositories
+from echo_desk.sandbox import aside, repositories, unlock
 from echo_desk.sandbox import inventory as inventory_module
 from echo_desk.sandbox.dirwalk import Folders
 from echo_desk.sandbox.planted import Change, Planted
@@ -184,7 +184,18 @@ class Guard:
     def after(self, skip: frozenset[str] = frozenset()) -> tuple[Planted, ...]:
         """Compare with the snapshot, put aside and put back; what was found, in path order.
         ``skip``: placeholders another running command still has mounted (left alone: moving
-        one would detach that command's read-only cover)."""
+        one would detach that command's read-only cover). A folder of the workspace the command
+        made unreadable or unchangeable for its owner (``chmod 311 .git``: git still opens what is
+        in it by name) is given its owner's bits back where the check needs it, and reported."""
+        with unlock.unlocking([self._base]) as opened:
+            found = self._after(skip)
+        moved = [tuple(p.path.split("/")) for p in found]
+        extra = [Planted("/".join(parts) or ".", Change.CHANGED, put_back=True)
+                 for parts in (self._parts(f) for f in opened.opened)
+                 if not any(parts[: len(m)] == m for m in moved)]  # (not one inside what was moved out)
+        return (*found, *extra)
+
+    def _after(self, skip: frozenset[str]) -> tuple[Planted, ...]:
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
                                     max_folders=self._max_folders, before=self._inventory)
         self.cut_after = inv.cut
@@ -241,6 +252,7 @@ class Guard:
         parent = folders.fd(parts[:-1])
         if parent is None:
             return ""
+        self._writable_at(parent, parts)
         folders.forget(parts)
         if self._put_aside is None:
             aside.remove(parent, parts[-1])
@@ -250,6 +262,14 @@ class Guard:
             destination = destination.with_name(f"{destination.name}.{secrets.token_hex(2)}")
         return str(destination) if aside.move_out(parent, parts[-1], destination, self._put_aside) else ""
 
+    def _writable_at(self, parent: int, parts: Parts) -> None:
+        """Before moving ``parts`` out: its folder (and, a folder, itself: renaming one rewrites
+        its ``..``) must let its owner change them."""
+        unlock.held(parent, "/".join((self._base, *parts[:-1])))
+        with contextlib.suppress(OSError):
+            if stat.S_ISDIR(os.stat(parts[-1], dir_fd=parent, follow_symlinks=False).st_mode):
+                unlock.at(parent, parts[-1], "/".join((self._base, *parts)))
+
     def _put_back(self, folders: Folders, parts: Parts) -> bool:
         """Recreate ``parts`` (and, for a folder, everything under it) as it was before."""
         old = self._before.prints.get(parts)
@@ -258,6 +278,7 @@ class Guard:
         parent = folders.fd(parts[:-1])
         if parent is None:
             return False
+        unlock.held(parent, "/".join((self._base, *parts[:-1])))
         name = parts[-1]
         try:
             if old.kind == "d":

@@ -271,3 +271,43 @@ async def test_a_file_git_configuration_includes_cannot_name_a_hooks_folder(jail
     person_commits(ws, jail)
     assert hooks_ran(jail) == 0, result.output
     assert included.read_text() == "[user]\n\tname = me\n"
+
+
+#: A command runs as the person: it can take its own bits off a folder of the workspace. Git
+#: still opens ``.git/commondir`` by name in a folder it cannot list, and ``chmod 555`` leaves
+#: nothing in a folder to be moved out.
+FOLDER_MODES = {
+    "the workspace unreadable": "chmod 311 .",
+    "its git folder unreadable": "chmod 311 .git",
+    "its git folder unchangeable": "chmod 555 .git evil",
+}
+
+
+@pytest.mark.usefixtures("as_its_owner")
+@pytest.mark.parametrize("mode", list(FOLDER_MODES), ids=list(FOLDER_MODES))
+async def test_a_folder_made_unreadable_or_unchangeable_hides_nothing_from_the_check(jail: Jail, mode: str) -> None:
+    ws = jail.workspace
+    _git("commit", "-q", "--allow-empty", "-m", "first", cwd=ws)
+    # ``evil`` has no HEAD: not a git folder by its look, only by the commondir naming it.
+    command = ("git init -q evil && mv evil/.git/* evil/ && rmdir evil/.git && rm evil/HEAD && "
+               f"cp -r .git/objects .git/refs evil/ && {_hook(jail)} > evil/hooks/pre-commit && "
+               f"chmod +x evil/hooks/pre-commit && echo ../evil > .git/commondir && {FOLDER_MODES[mode]}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert person_commits(ws, jail).returncode == 0
+    assert hooks_ran(jail) == 0, result.output
+    assert not (ws / ".git" / "commondir").exists()
+    planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
+    assert {".git/commondir", "evil/hooks"} <= planted, planted
+
+
+@pytest.mark.usefixtures("as_its_owner")
+async def test_a_new_repositorys_hooks_folder_made_unreadable_is_not_taken_for_empty(jail: Jail) -> None:
+    """``chmod 311 hooks``: git runs ``hooks/pre-commit`` by name; a listing sees nothing."""
+    command = (f"git init -q made && {_hook(jail)} > made/.git/hooks/pre-commit && "
+               "chmod +x made/.git/hooks/pre-commit && chmod 311 made/.git/hooks")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(jail.workspace / "made", jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert "made/.git/hooks" in {p["path"] for p in result.metadata["sandbox"]["planted"]}
