@@ -196,6 +196,9 @@ class Guard:
         return (*found, *extra)
 
     def _after(self, skip: frozenset[str]) -> tuple[Planted, ...]:
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        with Folders(self.workspace) as folders:
+            detours = self._detours(folders, stamp)
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
                                     max_folders=self._max_folders, before=self._inventory)
         self.cut_after = inv.cut
@@ -208,9 +211,9 @@ class Guard:
             # (moved aside, and the folder as it was put back).
             if parts in now.prints:
                 now.prints[parts] = now.prints[parts]._replace(kind="o", ino=-1)
-        found: list[Planted] = []
-        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        found: list[Planted] = list(detours)
         done: list[Parts] = [self._parts(p) for p in skip if self._inside(p)]
+        done += [tuple(p.path.split("/")) for p in detours]
         with Folders(self.workspace) as folders:
             for parts in sorted(set(before.prints) | set(now.prints)):
                 if any(parts[: len(d)] == d for d in done):
@@ -231,6 +234,30 @@ class Guard:
                     done.append(parts)
                 found.append(Planted("/".join(parts), change, put_back, kept))
         return tuple(found)
+
+    def _detours(self, folders: Folders, stamp: str) -> list[Planted]:
+        """A folder on the way to what was watched that the command replaced with a link (or
+        anything else): ``mv vendor/lib node_modules/lib; ln -s ../node_modules/lib vendor/lib``.
+        Git run in ``vendor/lib`` goes through it to a repository the search does not look at,
+        and nothing can be moved out through it (the guard never follows a link). The link is
+        moved out instead. One older than the snapshot (its change time, which a program cannot
+        set back) was there before the command: the person's own, left alone."""
+        found: list[Planted] = []
+        checked: set[Parts] = set()
+        for parts in sorted(self._before.prints):
+            for i in range(1, len(parts)):
+                prefix = parts[:i]
+                if prefix in checked:
+                    continue
+                checked.add(prefix)
+                if prefix in self._before.prints:
+                    break  # watched itself: compared, and put back, as the rest is
+                st = folders.lstat(prefix)
+                if st is None or stat.S_ISDIR(st.st_mode) or st.st_ctime_ns < self._taken_ns - _RACY_NS:
+                    continue
+                found.append(Planted("/".join(prefix), Change.CHANGED, False, self._move_aside(folders, prefix, stamp)))
+                break
+        return found
 
     def _racy_change(self, folders: Folders, parts: Parts, old: _Print) -> bool:
         """A file changed within the same clock tick as the snapshot keeps its fingerprint:

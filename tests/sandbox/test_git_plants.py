@@ -311,3 +311,27 @@ async def test_a_new_repositorys_hooks_folder_made_unreadable_is_not_taken_for_e
     person_commits(jail.workspace / "made", jail)
     assert hooks_ran(jail) == 0, result.output
     assert "made/.git/hooks" in {p["path"] for p in result.metadata["sandbox"]["planted"]}
+
+
+@pytest.mark.parametrize("where", ["node_modules", "a cache folder from before"])
+async def test_a_nested_repository_moved_where_the_search_does_not_look_and_linked_back_runs_no_hook(
+        jail: Jail, where: str) -> None:
+    """``vendor/lib`` becomes a link to the same repository, moved into a folder the search does
+    not enter: the person's ``git commit`` in ``vendor/lib`` goes through the link."""
+    ws = jail.workspace
+    nested = ws / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    _git("init", "-q", ".", cwd=nested)
+    away = "node_modules"
+    if where != "node_modules":
+        away = "target"
+        (ws / away).mkdir()
+        (ws / away / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
+    command = (f"mkdir -p {away} && mv vendor/lib {away}/lib && {_hook(jail)} > {away}/lib/.git/hooks/pre-commit && "
+               f"chmod +x {away}/lib/.git/hooks/pre-commit && ln -s ../{away}/lib vendor/lib")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    if nested.exists():
+        person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert "vendor/lib" in {p["path"] for p in result.metadata["sandbox"]["planted"]}
