@@ -37,6 +37,10 @@ HIDDEN_FILES = (
     ".ssh/id_ed25519", ".aws/credentials", ".gnupg/private-keys-v1.d/key.key", ".config/gcloud/credentials.db",
     ".kube/config", ".docker/config.json", ".netrc", ".git-credentials", ".local/share/keyrings/login.keyring",
     ".password-store/bank.gpg", ".mozilla/firefox/profile/logins.json", ".config/google-chrome/Default/Cookies",
+    # The same browsers as a snap (Ubuntu's Firefox and Chromium) or a Flatpak keep their profiles here.
+    "snap/firefox/common/.mozilla/firefox/profile/logins.json", "snap/chromium/common/chromium/Default/Cookies",
+    ".var/app/org.mozilla.firefox/.mozilla/firefox/profile/logins.json",
+    ".var/app/com.google.Chrome/config/google-chrome/Default/Cookies",
 )
 
 
