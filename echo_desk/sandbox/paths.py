@@ -21,6 +21,10 @@ HIDDEN_IN_HOME = (
     ".var/app/org.chromium.Chromium", ".var/app/io.github.ungoogled_software.ungoogled_chromium",
     ".var/app/com.brave.Browser", ".var/app/com.microsoft.Edge", ".var/app/com.vivaldi.Vivaldi",
     ".var/app/com.opera.Opera",
+    # The same credentials where their tools also keep them: git's credential store (the XDG
+    # place of ~/.git-credentials), Terraform's older CLI file, podman's registry logins (as
+    # ~/.docker/config.json), KDE's keyring.
+    ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd",
 )
 
 

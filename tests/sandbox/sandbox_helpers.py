@@ -41,6 +41,8 @@ HIDDEN_FILES = (
     "snap/firefox/common/.mozilla/firefox/profile/logins.json", "snap/chromium/common/chromium/Default/Cookies",
     ".var/app/org.mozilla.firefox/.mozilla/firefox/profile/logins.json",
     ".var/app/com.google.Chrome/config/google-chrome/Default/Cookies",
+    # The same credentials at the other places their tools read them from.
+    ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd/kdewallet.kwl",
 )
 
 
