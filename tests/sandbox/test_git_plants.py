@@ -335,3 +335,17 @@ async def test_a_nested_repository_moved_where_the_search_does_not_look_and_link
         person_commits(nested, jail)
     assert hooks_ran(jail) == 0, result.output
     assert "vendor/lib" in {p["path"] for p in result.metadata["sandbox"]["planted"]}
+
+
+async def test_an_absolute_hooks_path_inside_the_workspace_is_protected_too(jail: Jail) -> None:
+    """Setup scripts often write ``git config core.hooksPath "$PWD/.githooks"``: an absolute path."""
+    ws = jail.workspace
+    hooks = ws / ".githooks"
+    hooks.mkdir()
+    _git("config", "core.hooksPath", str(hooks), cwd=ws)
+    command = f"{_hook(jail)} > .githooks/pre-commit && chmod +x .githooks/pre-commit"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert list(hooks.iterdir()) == []
