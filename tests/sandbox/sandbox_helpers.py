@@ -255,7 +255,7 @@ class _AsItsOwner:
 
 
 @pytest.fixture
-def as_its_owner(monkeypatch: pytest.MonkeyPatch) -> None:
+def as_its_owner(jail: Jail) -> Iterator[None]:
     """Permission checks as an ordinary user gets them, for Echo Desk's own process.
 
     A sandboxed command runs as the person, so it can take its own read, write or search bits
@@ -265,7 +265,11 @@ def as_its_owner(monkeypatch: pytest.MonkeyPatch) -> None:
     opening one, and renaming, removing or creating something in one). As an ordinary user it
     does nothing: the kernel does it."""
     if os.geteuid() != 0:
+        yield
         return
     checked = _AsItsOwner()
-    for name in checked.real:
-        monkeypatch.setattr(os, name, getattr(checked, name))
+    # Undone before the jail is removed (it is set up first, so torn down last).
+    with pytest.MonkeyPatch.context() as patch:
+        for name in checked.real:
+            patch.setattr(os, name, getattr(checked, name))
+        yield
