@@ -197,11 +197,12 @@ class Guard:
 
     def _after(self, skip: frozenset[str]) -> tuple[Planted, ...]:
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-        with Folders(self.workspace) as folders:
-            detours = self._detours(folders, stamp)
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
                                     max_folders=self._max_folders, before=self._inventory)
         self.cut_after = inv.cut
+        with Folders(self.workspace) as folders:
+            ways = [*self._before.prints, *(self._parts(w.path) for w in inv.watched if self._inside(w.path))]
+            detours = self._detours(folders, stamp, ways)
         # What was watched before is looked at again even if the search no longer finds it.
         paths = {w.path for w in inv.watched}
         now = self._state([*inv.watched, *(w for w in self._inventory.watched if w.path not in paths)], keep=False)
@@ -235,16 +236,18 @@ class Guard:
                 found.append(Planted("/".join(parts), change, put_back, kept))
         return tuple(found)
 
-    def _detours(self, folders: Folders, stamp: str) -> list[Planted]:
-        """A folder on the way to what was watched that the command replaced with a link (or
-        anything else): ``mv vendor/lib node_modules/lib; ln -s ../node_modules/lib vendor/lib``.
-        Git run in ``vendor/lib`` goes through it to a repository the search does not look at,
-        and nothing can be moved out through it (the guard never follows a link). The link is
-        moved out instead. One older than the snapshot (its change time, which a program cannot
-        set back) was there before the command: the person's own, left alone."""
+    def _detours(self, folders: Folders, stamp: str, ways: Iterable[Parts]) -> list[Planted]:
+        """A folder on the way to what is watched (``ways``: before the command, or found after
+        it) that the command replaced with, or made as, a link (or anything else): ``mv vendor/lib
+        node_modules/lib; ln -s ../node_modules/lib vendor/lib``, or ``ln -s node_modules/x
+        local`` where the repository's settings include ``../local/extra.gitconfig``. Git goes
+        through it to what the search does not look at, and nothing can be moved out through it
+        (the guard never follows a link). The link is moved out instead. One older than the
+        snapshot (its change time, which a program cannot set back) was there before the
+        command: the person's own, left alone."""
         found: list[Planted] = []
         checked: set[Parts] = set()
-        for parts in sorted(self._before.prints):
+        for parts in sorted(set(ways)):
             for i in range(1, len(parts)):
                 prefix = parts[:i]
                 if prefix in checked:
@@ -255,7 +258,10 @@ class Guard:
                 st = folders.lstat(prefix)
                 if st is None or stat.S_ISDIR(st.st_mode) or st.st_ctime_ns < self._taken_ns - _RACY_NS:
                     continue
-                found.append(Planted("/".join(prefix), Change.CHANGED, False, self._move_aside(folders, prefix, stamp)))
+                # In place of a folder on the way to what was watched before, or new.
+                was = any(p[:i] == prefix for p in self._before.prints)
+                found.append(Planted("/".join(prefix), Change.CHANGED if was else Change.CREATED, False,
+                                     self._move_aside(folders, prefix, stamp)))
                 break
         return found
 

@@ -349,3 +349,19 @@ async def test_an_absolute_hooks_path_inside_the_workspace_is_protected_too(jail
     person_commits(ws, jail)
     assert hooks_ran(jail) == 0, result.output
     assert list(hooks.iterdir()) == []
+
+
+async def test_an_included_settings_file_reached_through_a_new_link_does_not_stay(jail: Jail) -> None:
+    """The repository's settings include a file that does not exist yet; the command makes the
+    folder on its way a link into ``node_modules`` (not searched), with settings there."""
+    ws = jail.workspace
+    _git("config", "include.path", "../local/extra.gitconfig", cwd=ws)
+    command = (f"mkdir -p node_modules/x && printf '[core]\\n\\tfsmonitor = {ws}/node_modules/x/watch\\n' > "
+               f"node_modules/x/extra.gitconfig && {_hook(jail)} > node_modules/x/watch && "
+               "chmod +x node_modules/x/watch && ln -s node_modules/x local")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert not (ws / "local").exists()
+    assert ("local", "created") in {(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]}
