@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 from typing import Protocol
 
+from echo_desk.sandbox import unlock
 from echo_desk.sandbox.dirwalk import Folders
 
 PRIVATE_FILE, PRIVATE_DIR = 0o600, 0o700
@@ -81,7 +82,7 @@ def remove(parent: int, name: str) -> None:
         if not stat.S_ISDIR(st.st_mode):
             os.unlink(name, dir_fd=parent)
             return
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        fd = unlock.open_dir(name, parent)  # (one the command made unreadable too)
         try:
             os.chmod(fd, 0o700)  # a folder the command made unwritable is emptied all the same
             with os.scandir(fd) as entries:
@@ -114,7 +115,7 @@ def _copy_out(parent: int, name: str, destination: Path) -> bool:
             return True
         if stat.S_ISDIR(st.st_mode):
             os.mkdir(destination, PRIVATE_DIR)
-            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+            fd = unlock.open_dir(name, parent)  # (it is removed after the copy)
             try:
                 with os.scandir(fd) as entries:
                     names = [e.name for e in entries]

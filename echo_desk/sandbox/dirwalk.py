@@ -11,6 +11,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from echo_desk.sandbox import unlock
+
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -26,18 +28,29 @@ class Folders:
         known = self._fds.get(parts)
         if known is not None:
             return known
+        parent = None
+        if parts:
+            parent = self.fd(parts[:-1])
+            if parent is None:
+                return None
         try:
-            if not parts:
-                fd = os.open(self.root, DIR_FLAGS)
-            else:
-                parent = self.fd(parts[:-1])
-                if parent is None:
-                    return None
-                fd = os.open(parts[-1], DIR_FLAGS, dir_fd=parent)
+            fd = self._open(parts, parent)
+        except PermissionError:
+            # Made unreadable by the command: opened up again during the check after it (``unlock``).
+            full = "/".join((str(self.root), *parts))
+            if not (unlock.path(full) if parent is None else unlock.at(parent, parts[-1], full)):
+                return None
+            try:
+                fd = self._open(parts, parent)
+            except OSError:
+                return None
         except OSError:
             return None
         self._fds[parts] = fd
         return fd
+
+    def _open(self, parts: tuple[str, ...], parent: int | None) -> int:
+        return os.open(self.root, DIR_FLAGS) if parent is None else os.open(parts[-1], DIR_FLAGS, dir_fd=parent)
 
     def forget(self, parts: tuple[str, ...]) -> None:
         """Close what was opened at or below ``parts`` (it moved or was removed)."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import aside, repositories
+from echo_desk.sandbox import aside, repositories, unlock
 from echo_desk.sandbox import inventory as inventory_module
 from echo_desk.sandbox.dirwalk import Folders
 from echo_desk.sandbox.planted import Change, Planted
@@ -184,10 +184,25 @@ class Guard:
     def after(self, skip: frozenset[str] = frozenset()) -> tuple[Planted, ...]:
         """Compare with the snapshot, put aside and put back; what was found, in path order.
         ``skip``: placeholders another running command still has mounted (left alone: moving
-        one would detach that command's read-only cover)."""
+        one would detach that command's read-only cover). A folder of the workspace the command
+        made unreadable or unchangeable for its owner (``chmod 311 .git``: git still opens what is
+        in it by name) is given its owner's bits back where the check needs it, and reported."""
+        with unlock.unlocking([self._base]) as opened:
+            found = self._after(skip)
+        moved = [tuple(p.path.split("/")) for p in found]
+        extra = [Planted("/".join(parts) or ".", Change.CHANGED, put_back=True)
+                 for parts in (self._parts(f) for f in opened.opened)
+                 if not any(parts[: len(m)] == m for m in moved)]  # (not one inside what was moved out)
+        return (*found, *extra)
+
+    def _after(self, skip: frozenset[str]) -> tuple[Planted, ...]:
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
                                     max_folders=self._max_folders, before=self._inventory)
         self.cut_after = inv.cut
+        with Folders(self.workspace) as folders:
+            ways = [*self._before.prints, *(self._parts(w.path) for w in inv.watched if self._inside(w.path))]
+            detours = self._detours(folders, stamp, ways)
         # What was watched before is looked at again even if the search no longer finds it.
         paths = {w.path for w in inv.watched}
         now = self._state([*inv.watched, *(w for w in self._inventory.watched if w.path not in paths)], keep=False)
@@ -197,9 +212,9 @@ class Guard:
             # (moved aside, and the folder as it was put back).
             if parts in now.prints:
                 now.prints[parts] = now.prints[parts]._replace(kind="o", ino=-1)
-        found: list[Planted] = []
-        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        found: list[Planted] = list(detours)
         done: list[Parts] = [self._parts(p) for p in skip if self._inside(p)]
+        done += [tuple(p.path.split("/")) for p in detours]
         with Folders(self.workspace) as folders:
             for parts in sorted(set(before.prints) | set(now.prints)):
                 if any(parts[: len(d)] == d for d in done):
@@ -221,6 +236,35 @@ class Guard:
                 found.append(Planted("/".join(parts), change, put_back, kept))
         return tuple(found)
 
+    def _detours(self, folders: Folders, stamp: str, ways: Iterable[Parts]) -> list[Planted]:
+        """A folder on the way to what is watched (``ways``: before the command, or found after
+        it) that the command replaced with, or made as, a link (or anything else): ``mv vendor/lib
+        node_modules/lib; ln -s ../node_modules/lib vendor/lib``, or ``ln -s node_modules/x
+        local`` where the repository's settings include ``../local/extra.gitconfig``. Git goes
+        through it to what the search does not look at, and nothing can be moved out through it
+        (the guard never follows a link). The link is moved out instead. One older than the
+        snapshot (its change time, which a program cannot set back) was there before the
+        command: the person's own, left alone."""
+        found: list[Planted] = []
+        checked: set[Parts] = set()
+        for parts in sorted(set(ways)):
+            for i in range(1, len(parts)):
+                prefix = parts[:i]
+                if prefix in checked:
+                    continue
+                checked.add(prefix)
+                if prefix in self._before.prints:
+                    break  # watched itself: compared, and put back, as the rest is
+                st = folders.lstat(prefix)
+                if st is None or stat.S_ISDIR(st.st_mode) or st.st_ctime_ns < self._taken_ns - _RACY_NS:
+                    continue
+                # In place of a folder on the way to what was watched before, or new.
+                was = any(p[:i] == prefix for p in self._before.prints)
+                found.append(Planted("/".join(prefix), Change.CHANGED if was else Change.CREATED, False,
+                                     self._move_aside(folders, prefix, stamp)))
+                break
+        return found
+
     def _racy_change(self, folders: Folders, parts: Parts, old: _Print) -> bool:
         """A file changed within the same clock tick as the snapshot keeps its fingerprint:
         compare its content (as git does with "racy" index entries)."""
@@ -241,6 +285,7 @@ class Guard:
         parent = folders.fd(parts[:-1])
         if parent is None:
             return ""
+        self._writable_at(parent, parts)
         folders.forget(parts)
         if self._put_aside is None:
             aside.remove(parent, parts[-1])
@@ -250,6 +295,14 @@ class Guard:
             destination = destination.with_name(f"{destination.name}.{secrets.token_hex(2)}")
         return str(destination) if aside.move_out(parent, parts[-1], destination, self._put_aside) else ""
 
+    def _writable_at(self, parent: int, parts: Parts) -> None:
+        """Before moving ``parts`` out: its folder (and, a folder, itself: renaming one rewrites
+        its ``..``) must let its owner change them."""
+        unlock.held(parent, "/".join((self._base, *parts[:-1])))
+        with contextlib.suppress(OSError):
+            if stat.S_ISDIR(os.stat(parts[-1], dir_fd=parent, follow_symlinks=False).st_mode):
+                unlock.at(parent, parts[-1], "/".join((self._base, *parts)))
+
     def _put_back(self, folders: Folders, parts: Parts) -> bool:
         """Recreate ``parts`` (and, for a folder, everything under it) as it was before."""
         old = self._before.prints.get(parts)
@@ -258,6 +311,7 @@ class Guard:
         parent = folders.fd(parts[:-1])
         if parent is None:
             return False
+        unlock.held(parent, "/".join((self._base, *parts[:-1])))
         name = parts[-1]
         try:
             if old.kind == "d":

@@ -137,7 +137,10 @@ def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str,
     config = gitconfig.read([f"{g}/{name}" for g in gitdirs for name in ("config.worktree", "config")], str(home))
     found: list[Watched] = []
     for hooks in (*config.hooks_paths, *global_config.hooks_paths):
-        place = os.path.normpath(f"{home}/{hooks[2:]}" if hooks.startswith("~/") else f"{top}/{hooks}")
+        # As git resolves it: ``~/`` in the home folder, an absolute path as it is (``git config
+        # core.hooksPath "$PWD/.githooks"``, as setup scripts write it), else from the work tree.
+        place = os.path.normpath(f"{home}/{hooks[2:]}" if hooks.startswith("~/") else
+                                 hooks if hooks.startswith("/") else f"{top}/{hooks}")
         if inside(place, base) and place != base:
             found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
     found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)

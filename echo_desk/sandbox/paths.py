@@ -14,6 +14,17 @@ HIDDEN_IN_HOME = (
     ".azure", ".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".vault-token",
     ".config/op", ".terraform.d", ".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium",
     ".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera", ".pki",
+    # The same browsers and mail installed as a snap (Ubuntu's Firefox, Thunderbird and Chromium
+    # are) or a Flatpak: each keeps its profile in a home folder of its own.
+    "snap/firefox", "snap/thunderbird", "snap/chromium", "snap/brave", "snap/opera", "snap/vivaldi",
+    ".var/app/org.mozilla.firefox", ".var/app/org.mozilla.Thunderbird", ".var/app/com.google.Chrome",
+    ".var/app/org.chromium.Chromium", ".var/app/io.github.ungoogled_software.ungoogled_chromium",
+    ".var/app/com.brave.Browser", ".var/app/com.microsoft.Edge", ".var/app/com.vivaldi.Vivaldi",
+    ".var/app/com.opera.Opera",
+    # The same credentials where their tools also keep them: git's credential store (the XDG
+    # place of ~/.git-credentials), Terraform's older CLI file, podman's registry logins (as
+    # ~/.docker/config.json), KDE's keyring.
+    ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd",
 )
 
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import gitconfig
+from echo_desk.sandbox import gitconfig, unlock
 
 MAX_FOLDERS = 1000
 #: Folder names whose contents belong to a package manager: a person does not run git there.
@@ -60,6 +60,9 @@ class _Listing:
     #: The folder is a git folder itself (``HEAD`` and ``objects/``, ``refs/`` or a ``commondir``).
     gitdir: bool = False
 
+
+#: What its owner needs to list a folder and look at what is in it.
+_LISTABLE = stat.S_IRUSR | stat.S_IXUSR
 
 _lock = threading.Lock()
 _listings: dict[str, _Listing] = {}
@@ -130,12 +133,23 @@ def _listing(path: str) -> _Listing | None:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
+    if st.st_mode & _LISTABLE != _LISTABLE and unlock.path(path):
+        st = os.lstat(path)  # (a folder without search: what is in it cannot be looked at either)
     known = _listings.get(path)  # a dict read needs no lock (the GIL); writes take it
     if (known is not None and known.ino == st.st_ino and known.ctime_ns == st.st_ctime_ns
             and known.dev == st.st_dev and known.read_ns - st.st_ctime_ns > _RACY_NS):
         return known
     try:
         fresh = _read(path, st)
+    except PermissionError:
+        # Made unreadable by a command: opened up again during the check after it (``unlock``).
+        if not unlock.path(path):
+            return None
+        try:
+            st = os.lstat(path)
+            fresh = _read(path, st)
+        except OSError:
+            return None
     except OSError:
         return None
     with _lock:
@@ -249,6 +263,8 @@ def names_in(folder: str, st: os.stat_result | None = None) -> frozenset[str]:
     does). ``st``: its ``lstat``, if already taken."""
     try:
         st = st or os.lstat(folder)
+        if st.st_mode & _LISTABLE != _LISTABLE and stat.S_ISDIR(st.st_mode) and unlock.path(folder):
+            st = os.lstat(folder)
     except OSError:
         return frozenset()
     known = _names.get(folder)
@@ -256,14 +272,26 @@ def names_in(folder: str, st: os.stat_result | None = None) -> frozenset[str]:
             and known[3] - st.st_ctime_ns > _RACY_NS):
         return known[4]
     try:
-        with os.scandir(folder) as entries:
-            found = frozenset(e.name for e in entries)
+        found = _scan_names(folder)
+    except PermissionError:
+        if not unlock.path(folder):
+            return frozenset()
+        try:
+            st = os.lstat(folder)
+            found = _scan_names(folder)
+        except OSError:
+            return frozenset()
     except OSError:
         return frozenset()
     if len(_names) >= _MAX_CACHED:
         _names.clear()
     _names[folder] = (st.st_dev, st.st_ino, st.st_ctime_ns, time.time_ns(), found)
     return found
+
+
+def _scan_names(folder: str) -> frozenset[str]:
+    with os.scandir(folder) as entries:
+        return frozenset(e.name for e in entries)
 
 
 def gitdirs_in(gitdir: str, names: frozenset[str] | None = None) -> list[str]:
@@ -289,8 +317,13 @@ def gitdirs_in(gitdir: str, names: frozenset[str] | None = None) -> list[str]:
 
 
 def _subfolders(folder: str) -> list[str]:
-    try:
-        with os.scandir(folder) as entries:
-            return [e.path for e in entries if e.is_dir(follow_symlinks=False)]
-    except OSError:
-        return []
+    for _attempt in range(2):
+        try:
+            with os.scandir(folder) as entries:
+                return [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        except PermissionError:
+            if not unlock.path(folder):
+                return []
+        except OSError:
+            return []
+    return []

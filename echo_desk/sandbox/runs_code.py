@@ -31,6 +31,7 @@ class Entry:
         return self.path + "/" if self.folder else self.path
 
 
+_LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
@@ -52,8 +53,16 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
     Entry(".husky", True, N_("husky keeps the repository's git hooks here")),
     Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists")),
-    Entry("lefthook.yml", False, N_("the lefthook git hooks run the commands it lists")),
-    Entry(".lefthook.yml", False, N_("the lefthook git hooks run the commands it lists")),
+    Entry("lefthook.yml", False, _LEFTHOOK),
+    Entry(".lefthook.yml", False, _LEFTHOOK),
+    # Every other name lefthook reads its settings by (https://lefthook.dev/configuration): the
+    # -local one is merged over the main one, and the folders hold the scripts they name.
+    *(Entry(f"{where}lefthook{local}.{kind}", False, _LEFTHOOK)
+      for local in ("", "-local") for where in ("", ".", ".config/")
+      for kind in ("yml", "yaml", "toml", "json", "jsonc")
+      if (where, local, kind) not in (("", "", "yml"), (".", "", "yml"))),
+    Entry(".lefthook", True, _LEFTHOOK),
+    Entry(".lefthook-local", True, _LEFTHOOK),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),

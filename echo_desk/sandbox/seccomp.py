@@ -2,7 +2,10 @@
 
 It refuses ``socket(AF_UNIX, ...)`` (so a command cannot reach D-Bus, ``docker.sock`` or an
 ssh-agent through the read-only root), ``io_uring_setup`` (io_uring can open sockets without the
-``socket`` system call), and, on x86-64, the x32 system-call numbers (another way to reach
+``socket`` system call), the kernel's key system calls (``add_key``, ``request_key``,
+``keyctl``: the session keyring is inherited, not namespaced — a command would read the secrets
+the login session keeps there, Kerberos tickets or network passwords, and add keys Echo Desk's
+later commands inherit), and, on x86-64, the x32 system-call numbers (another way to reach
 ``socket``). A process of another architecture (a 32-bit binary) is killed: its system-call
 numbers mean other things. ``socketpair`` stays allowed: a pair reaches nothing outside, and
 asyncio and multiprocessing need it.
@@ -39,12 +42,14 @@ class Arch:
     socket: int
     io_uring_setup: int
     x32: bool
+    #: add_key, request_key, keyctl.
+    keys: tuple[int, ...] = ()
 
 
 #: AUDIT_ARCH_* values and system-call numbers (asm/unistd_64.h, asm-generic/unistd.h).
 ARCHES = {
-    "x86_64": Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32=True),
-    "aarch64": Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32=False),
+    "x86_64": Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32=True, keys=(248, 249, 250)),
+    "aarch64": Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32=False, keys=(217, 218, 219)),
 }
 
 
@@ -72,6 +77,8 @@ def program(machine: str | None = None) -> bytes:
     ]
     if arch.x32:
         code += [_insn(BPF_JGE_K, X32_SYSCALL_BIT, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.ENOSYS)]
+    for number in arch.keys:
+        code += [_insn(BPF_JEQ_K, number, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.EPERM)]
     code += [
         _insn(BPF_JEQ_K, arch.io_uring_setup, jt=0, jf=1),
         _insn(BPF_RET_K, deny_uring),

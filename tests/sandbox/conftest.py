@@ -8,4 +8,4 @@ from pathlib import Path
 # importlib import mode: make the shared helpers importable as a plain module.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from sandbox_helpers import _fresh_probe, jail  # noqa: F401  (fixtures)
+from sandbox_helpers import _fresh_probe, as_its_owner, jail  # noqa: F401  (fixtures)

@@ -12,6 +12,7 @@ import http.server
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -36,6 +37,12 @@ HIDDEN_FILES = (
     ".ssh/id_ed25519", ".aws/credentials", ".gnupg/private-keys-v1.d/key.key", ".config/gcloud/credentials.db",
     ".kube/config", ".docker/config.json", ".netrc", ".git-credentials", ".local/share/keyrings/login.keyring",
     ".password-store/bank.gpg", ".mozilla/firefox/profile/logins.json", ".config/google-chrome/Default/Cookies",
+    # The same browsers as a snap (Ubuntu's Firefox and Chromium) or a Flatpak keep their profiles here.
+    "snap/firefox/common/.mozilla/firefox/profile/logins.json", "snap/chromium/common/chromium/Default/Cookies",
+    ".var/app/org.mozilla.firefox/.mozilla/firefox/profile/logins.json",
+    ".var/app/com.google.Chrome/config/google-chrome/Default/Cookies",
+    # The same credentials at the other places their tools read them from.
+    ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd/kdewallet.kwl",
 )
 
 
@@ -183,3 +190,86 @@ def loopback_site(name: str, body: bytes) -> Iterator[LoopbackSite]:
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+
+def _mode_of(path: Any, dir_fd: int | None = None) -> int:
+    """A folder's mode (anything else, or nothing there: no check)."""
+    try:
+        st = os.fstat(path) if isinstance(path, int) else os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return 0o700
+    return st.st_mode if stat.S_ISDIR(st.st_mode) else 0o700
+
+
+def _folder_of(path: Any, dir_fd: int | None) -> tuple[Any, int | None]:
+    text = os.fsdecode(path)
+    if "/" in text:
+        return text.rsplit("/", 1)[0] or "/", dir_fd
+    return (dir_fd, None) if dir_fd is not None else (".", None)
+
+
+def _needs(bits: int, path: Any, dir_fd: int | None = None) -> None:
+    if _mode_of(path, dir_fd) & bits != bits:
+        raise PermissionError(13, "Permission denied (as its owner)", str(path))
+
+
+_CHANGE = stat.S_IWUSR | stat.S_IXUSR
+
+
+class _AsItsOwner:
+    """The calls of the check after a command, with the owner's permission checks first."""
+
+    def __init__(self) -> None:
+        self.real = {name: getattr(os, name) for name in ("scandir", "open", "rename", "unlink", "rmdir", "mkdir")}
+
+    def scandir(self, path: Any = ".") -> Any:
+        _needs(stat.S_IRUSR, path)
+        return self.real["scandir"](path)
+
+    def open(self, path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        if not flags & os.O_PATH:
+            if flags & os.O_DIRECTORY:
+                _needs(stat.S_IRUSR, path, dir_fd)
+            if flags & os.O_CREAT:
+                _needs(_CHANGE, *_folder_of(path, dir_fd))
+        fd: int = self.real["open"](path, flags, mode, dir_fd=dir_fd)
+        return fd
+
+    def rename(self, src: Any, dst: Any, *, src_dir_fd: int | None = None, dst_dir_fd: int | None = None) -> None:
+        _needs(_CHANGE, *_folder_of(src, src_dir_fd))
+        _needs(stat.S_IWUSR, src, src_dir_fd)  # a folder: its '..' is rewritten
+        self.real["rename"](src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+
+    def unlink(self, path: Any, *, dir_fd: int | None = None) -> None:
+        _needs(_CHANGE, *_folder_of(path, dir_fd))
+        self.real["unlink"](path, dir_fd=dir_fd)
+
+    def rmdir(self, path: Any, *, dir_fd: int | None = None) -> None:
+        _needs(_CHANGE, *_folder_of(path, dir_fd))
+        self.real["rmdir"](path, dir_fd=dir_fd)
+
+    def mkdir(self, path: Any, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        _needs(_CHANGE, *_folder_of(path, dir_fd))
+        self.real["mkdir"](path, mode, dir_fd=dir_fd)
+
+
+@pytest.fixture
+def as_its_owner(jail: Jail) -> Iterator[None]:
+    """Permission checks as an ordinary user gets them, for Echo Desk's own process.
+
+    A sandboxed command runs as the person, so it can take its own read, write or search bits
+    off a folder of the workspace; the check after it runs as the person too, and is refused
+    the same way. Running as root (CI containers), the kernel's override hides that: this puts
+    the owner's checks back on the calls the check after a command makes (reading a folder,
+    opening one, and renaming, removing or creating something in one). As an ordinary user it
+    does nothing: the kernel does it."""
+    if os.geteuid() != 0:
+        yield
+        return
+    checked = _AsItsOwner()
+    # Undone before the jail is removed (it is set up first, so torn down last).
+    with pytest.MonkeyPatch.context() as patch:
+        for name in checked.real:
+            patch.setattr(os, name, getattr(checked, name))
+        yield

@@ -337,3 +337,39 @@ def test_a_fork_bomb_of_an_ordinary_user_is_bounded_and_ends_with_the_command(ja
     while _count_uid(NOBODY) and time.monotonic() < deadline:
         time.sleep(0.02)  # polling a condition with a deadline
     assert _count_uid(NOBODY) == 0
+
+
+#: keyctl(2) operations (linux/keyctl.h) and the special keyring ids.
+_KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_REVOKE, _KEYCTL_READ = 1, 3, 11
+_KEY_SPEC_SESSION_KEYRING = -3
+_KEY_CALLS = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key, keyctl
+
+
+@pytest.mark.skipif(os.uname().machine not in _KEY_CALLS, reason="key system calls known for x86-64 and arm64")
+async def test_the_session_keyring_echo_desk_runs_in_is_out_of_reach(jail: Jail) -> None:
+    """The kernel keeps a session keyring per login (pam_keyinit): Kerberos tickets, network
+    file system passwords, cached disk passphrases. bwrap's own namespaces do not replace it: a
+    command inherits Echo Desk's, and could read what is in it and add to it (it outlives the
+    command: Echo Desk's next commands, sandboxed or not, inherit it)."""
+    import ctypes
+
+    add_key, keyctl = _KEY_CALLS[os.uname().machine]
+    libc = ctypes.CDLL(None, use_errno=True)
+    # A keyring of this test's own (this thread, which spawns the sandbox), holding a secret.
+    assert libc.syscall(keyctl, _KEYCTL_JOIN_SESSION_KEYRING, None) > 0
+    value = f"canary-{secrets.token_hex(16)}".encode()
+    key = libc.syscall(add_key, b"user", b"echo-desk-test", value, len(value), _KEY_SPEC_SESSION_KEYRING)
+    assert key > 0
+    try:
+        probe = (f"{PY} \"import ctypes; c = ctypes.CDLL(None, use_errno=True); b = ctypes.create_string_buffer(256); "
+                 f"n = c.syscall({keyctl}, {_KEYCTL_READ}, {key}, b, 256); print('READ', n, b.raw[:max(n, 0)]); "
+                 f"print('ADDED', c.syscall({add_key}, b'user', b'planted', b'x', 1, {_KEY_SPEC_SESSION_KEYRING}))\"")
+        result = await run(tool_with(), {"command": probe}, context(jail.workspace))
+        found = ctypes.create_string_buffer(4096)
+        held = libc.syscall(keyctl, _KEYCTL_READ, _KEY_SPEC_SESSION_KEYRING, found, 4096)
+    finally:
+        libc.syscall(keyctl, _KEYCTL_REVOKE, key)
+    assert "READ -1" in result.output, result.output
+    assert value.decode() not in result.output
+    assert "ADDED -1" in result.output, result.output
+    assert held == 4  # the keyring holds the test's own key only

@@ -271,3 +271,97 @@ async def test_a_file_git_configuration_includes_cannot_name_a_hooks_folder(jail
     person_commits(ws, jail)
     assert hooks_ran(jail) == 0, result.output
     assert included.read_text() == "[user]\n\tname = me\n"
+
+
+#: A command runs as the person: it can take its own bits off a folder of the workspace. Git
+#: still opens ``.git/commondir`` by name in a folder it cannot list, and ``chmod 555`` leaves
+#: nothing in a folder to be moved out.
+FOLDER_MODES = {
+    "the workspace unreadable": "chmod 311 .",
+    "its git folder unreadable": "chmod 311 .git",
+    "its git folder unchangeable": "chmod 555 .git evil",
+}
+
+
+@pytest.mark.usefixtures("as_its_owner")
+@pytest.mark.parametrize("mode", list(FOLDER_MODES), ids=list(FOLDER_MODES))
+async def test_a_folder_made_unreadable_or_unchangeable_hides_nothing_from_the_check(jail: Jail, mode: str) -> None:
+    ws = jail.workspace
+    _git("commit", "-q", "--allow-empty", "-m", "first", cwd=ws)
+    # ``evil`` has no HEAD: not a git folder by its look, only by the commondir naming it.
+    command = ("git init -q evil && mv evil/.git/* evil/ && rmdir evil/.git && rm evil/HEAD && "
+               f"cp -r .git/objects .git/refs evil/ && {_hook(jail)} > evil/hooks/pre-commit && "
+               f"chmod +x evil/hooks/pre-commit && echo ../evil > .git/commondir && {FOLDER_MODES[mode]}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert person_commits(ws, jail).returncode == 0
+    assert hooks_ran(jail) == 0, result.output
+    assert not (ws / ".git" / "commondir").exists()
+    planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
+    assert {".git/commondir", "evil/hooks"} <= planted, planted
+
+
+@pytest.mark.usefixtures("as_its_owner")
+async def test_a_new_repositorys_hooks_folder_made_unreadable_is_not_taken_for_empty(jail: Jail) -> None:
+    """``chmod 311 hooks``: git runs ``hooks/pre-commit`` by name; a listing sees nothing."""
+    command = (f"git init -q made && {_hook(jail)} > made/.git/hooks/pre-commit && "
+               "chmod +x made/.git/hooks/pre-commit && chmod 311 made/.git/hooks")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(jail.workspace / "made", jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert "made/.git/hooks" in {p["path"] for p in result.metadata["sandbox"]["planted"]}
+
+
+@pytest.mark.parametrize("where", ["node_modules", "a cache folder from before"])
+async def test_a_nested_repository_moved_where_the_search_does_not_look_and_linked_back_runs_no_hook(
+        jail: Jail, where: str) -> None:
+    """``vendor/lib`` becomes a link to the same repository, moved into a folder the search does
+    not enter: the person's ``git commit`` in ``vendor/lib`` goes through the link."""
+    ws = jail.workspace
+    nested = ws / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    _git("init", "-q", ".", cwd=nested)
+    away = "node_modules"
+    if where != "node_modules":
+        away = "target"
+        (ws / away).mkdir()
+        (ws / away / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
+    command = (f"mkdir -p {away} && mv vendor/lib {away}/lib && {_hook(jail)} > {away}/lib/.git/hooks/pre-commit && "
+               f"chmod +x {away}/lib/.git/hooks/pre-commit && ln -s ../{away}/lib vendor/lib")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    if nested.exists():
+        person_commits(nested, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert "vendor/lib" in {p["path"] for p in result.metadata["sandbox"]["planted"]}
+
+
+async def test_an_absolute_hooks_path_inside_the_workspace_is_protected_too(jail: Jail) -> None:
+    """Setup scripts often write ``git config core.hooksPath "$PWD/.githooks"``: an absolute path."""
+    ws = jail.workspace
+    hooks = ws / ".githooks"
+    hooks.mkdir()
+    _git("config", "core.hooksPath", str(hooks), cwd=ws)
+    command = f"{_hook(jail)} > .githooks/pre-commit && chmod +x .githooks/pre-commit"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert list(hooks.iterdir()) == []
+
+
+async def test_an_included_settings_file_reached_through_a_new_link_does_not_stay(jail: Jail) -> None:
+    """The repository's settings include a file that does not exist yet; the command makes the
+    folder on its way a link into ``node_modules`` (not searched), with settings there."""
+    ws = jail.workspace
+    _git("config", "include.path", "../local/extra.gitconfig", cwd=ws)
+    command = (f"mkdir -p node_modules/x && printf '[core]\\n\\tfsmonitor = {ws}/node_modules/x/watch\\n' > "
+               f"node_modules/x/extra.gitconfig && {_hook(jail)} > node_modules/x/watch && "
+               "chmod +x node_modules/x/watch && ln -s node_modules/x local")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    person_commits(ws, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert not (ws / "local").exists()
+    assert ("local", "created") in {(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]}

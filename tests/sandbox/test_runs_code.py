@@ -4,6 +4,7 @@ existing one is refused (read-only), a new one does not stay (put aside, and sai
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -136,3 +137,38 @@ async def test_a_dotfiles_workspace_linked_into_the_home_folder_is_protected_whe
     assert result.success and result.metadata["sandbox"]["sandboxed"] is True
     assert (ws / "bashrc").read_text() == "# mine\n", result.output
     assert not (ws / "config" / "fish" / "config.fish").exists(), result.output
+
+
+
+def _lefthook_install(ws: Path) -> None:
+    (ws / "lefthook.yml").write_text("pre-commit:\n  jobs:\n    - name: mine\n      run: 'true'\n")
+    subprocess.run(["lefthook", "install"], cwd=ws, check=True, capture_output=True, timeout=60)
+
+
+def _person_commits_a_file(ws: Path, home: Path) -> str:
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "p", "GIT_AUTHOR_EMAIL": "p@e", "GIT_COMMITTER_NAME": "p", "GIT_COMMITTER_EMAIL": "p@e"}
+    (ws / "file").write_text("x\n")
+    subprocess.run(["git", "add", "file"], cwd=ws, env=env, check=True, timeout=60)
+    done = subprocess.run(["git", "commit", "-q", "-m", "by the person"], cwd=ws, env=env, capture_output=True,
+                          text=True, timeout=60)
+    return done.stdout + done.stderr
+
+
+@requires_bwrap
+@pytest.mark.skipif(not shutil.which("lefthook"), reason="lefthook is not installed")
+@pytest.mark.parametrize("name", ["lefthook-local.yml", ".config/lefthook-local.toml"])
+async def test_a_lefthook_local_config_planted_beside_the_main_one_does_not_run(jail: Jail, name: str) -> None:
+    """lefthook merges ``lefthook-local.*`` over the repository's ``lefthook.yml``: a job planted
+    there runs on the person's next ``git commit``, through the hook they installed."""
+    ws = jail.workspace
+    marker = jail.base / "lefthook-ran"
+    _lefthook_install(ws)
+    job = (f"pre-commit:\\n  jobs:\\n    - name: planted\\n      run: touch {marker}\\n" if name.endswith(".yml") else
+           f"[[pre-commit.jobs]]\\nname = \\\"planted\\\"\\nrun = \\\"touch {marker}\\\"\\n")
+    command = f"mkdir -p {Path(name).parent} && printf \"{job}\" > {name} && cat {name}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert "mine" in _person_commits_a_file(ws, jail.home)  # the person's own job ran: lefthook is at work
+    assert not marker.exists(), result.output
+    assert name in {p["path"] for p in result.metadata["sandbox"]["planted"]}
