@@ -1,7 +1,10 @@
 """A small classic-BPF seccomp program for ``bwrap --seccomp FD``.
 
-It refuses ``socket(AF_UNIX, ...)`` (so a command cannot reach D-Bus, ``docker.sock`` or an
-ssh-agent through the read-only root), ``io_uring_setup`` (io_uring can open sockets without the
+It allows new sockets of three families only, internet (IPv4, IPv6) and netlink (which sees the
+sandbox's own network namespace), and refuses every other ``socket(...)``: ``AF_UNIX`` (so a
+command cannot reach D-Bus, ``docker.sock`` or an ssh-agent through the read-only root),
+``AF_VSOCK`` (the host's virtual-machine sockets, which no network namespace separates) and
+whatever family a kernel adds later (an allow-list fails closed); ``io_uring_setup`` (io_uring can open sockets without the
 ``socket`` system call), the kernel's key system calls (``add_key``, ``request_key``,
 ``keyctl``: the session keyring is inherited, not namespaced — a command would read the secrets
 the login session keeps there, Kerberos tickets or network passwords, and add keys Echo Desk's
@@ -28,7 +31,8 @@ BPF_RET_K = 0x06
 RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
 RET_ALLOW = 0x7FFF0000
-AF_UNIX = 1
+#: The socket families a command may open (linux/socket.h): AF_INET, AF_INET6, AF_NETLINK.
+ALLOWED_FAMILIES = (2, 10, 16)
 X32_SYSCALL_BIT = 0x40000000
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
 OFFSET_NR = 0
@@ -82,9 +86,13 @@ def program(machine: str | None = None) -> bytes:
     code += [
         _insn(BPF_JEQ_K, arch.io_uring_setup, jt=0, jf=1),
         _insn(BPF_RET_K, deny_uring),
-        _insn(BPF_JEQ_K, arch.socket, jt=0, jf=3),
+        # socket(): its family (the low word of the first argument) must be one allowed, else EACCES.
+        _insn(BPF_JEQ_K, arch.socket, jt=0, jf=len(ALLOWED_FAMILIES) + 2),
         _insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW),
-        _insn(BPF_JEQ_K, AF_UNIX, jt=0, jf=1),
+    ]
+    for index, family in enumerate(ALLOWED_FAMILIES):
+        code.append(_insn(BPF_JEQ_K, family, jt=len(ALLOWED_FAMILIES) - index, jf=0))
+    code += [
         _insn(BPF_RET_K, deny_socket),
         _insn(BPF_RET_K, RET_ALLOW),
     ]

@@ -192,6 +192,31 @@ async def test_a_unix_socket_of_the_host_is_unreachable(jail: Jail) -> None:
     assert listener.accepted == 0
 
 
+async def test_only_internet_and_netlink_sockets_can_be_made(jail: Jail) -> None:
+    """An allow-list of socket families: vsock (the host's virtual-machine sockets, which no network
+    namespace separates), raw packets, the kernel's crypto sockets and any family added later are
+    refused; the families a command needs (TCP/UDP through the proxy, netlink for its own
+    interfaces) still open."""
+    families = {"AF_VSOCK": 40, "AF_PACKET": 17, "AF_ALG": 38, "AF_BLUETOOTH": 31, "AF_UNIX": 1,
+                "unknown-45": 45, "AF_INET": 2, "AF_INET6": 10, "AF_NETLINK": 16}
+    (jail.workspace / "families.py").write_text(
+        "import socket\n"
+        f"for name, family in {families!r}.items():\n"
+        "    kind = socket.SOCK_RAW if family in (16, 17) else socket.SOCK_SEQPACKET if family == 38 else 1\n"
+        "    try:\n"
+        "        socket.socket(family, kind).close()\n"
+        "        print(name, 'opened')\n"
+        "    except PermissionError:\n"
+        "        print(name, 'refused')\n"
+        "    except OSError as exc:\n"
+        "        print(name, 'failed', exc.errno)\n")
+    result = await run(tool_with(), {"command": "python3 families.py"}, context(jail.workspace))
+    said = dict(line.split(" ", 1) for line in result.output.splitlines() if line.split(" ", 1)[0] in families)
+    assert said == {**dict.fromkeys(["AF_VSOCK", "AF_PACKET", "AF_ALG", "AF_BLUETOOTH", "AF_UNIX", "unknown-45"],
+                                    "refused"),
+                    **dict.fromkeys(["AF_INET", "AF_INET6", "AF_NETLINK"], "opened")}, result.output
+
+
 def _processes_with(marker: str) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
