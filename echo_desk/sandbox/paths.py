@@ -29,7 +29,19 @@ HIDDEN_IN_HOME = (
 
 
 def default_hidden(home: Path) -> tuple[Path, ...]:
-    return tuple(home / name for name in HIDDEN_IN_HOME)
+    return (*(home / name for name in HIDDEN_IN_HOME), *runtime_folders())
+
+
+def runtime_folders() -> tuple[Path, ...]:
+    """The login session's runtime folder (``$XDG_RUNTIME_DIR``, else ``/run/user/<uid>``),
+    hidden whole: it holds podman's and buildah's registry logins (``containers/auth.json``),
+    the keyring's and gpg-agent's sockets and whatever else a session keeps there, and a command
+    needs none of it (its sockets could not be reached anyway)."""
+    found = []
+    for raw in (os.environ.get("XDG_RUNTIME_DIR", ""), f"/run/user/{os.getuid()}"):
+        if raw and os.path.isabs(raw) and Path(raw) not in found:
+            found.append(Path(raw))
+    return tuple(found)
 
 
 def existing_real(paths: Iterable[Path]) -> list[Path]:

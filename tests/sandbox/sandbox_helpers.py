@@ -107,6 +107,8 @@ def jail(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jail]:
     for folder in own:
         _canary(jail, folder / "secret.json")
     _canary(jail, outside / "canary.txt")
+    _canary(jail, base / "run" / "containers" / "auth.json")  # the session's runtime folder
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base / "run"))
     workspace.mkdir()
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     (workspace / "README").write_text("hello\n")

@@ -85,6 +85,16 @@ async def test_escape_attempt_changes_nothing_outside_and_reads_no_secret(
     assert _left_on_host(token) == []
 
 
+async def test_the_sessions_runtime_folder_is_hidden(jail: Jail) -> None:
+    """podman's registry logins live in ``$XDG_RUNTIME_DIR/containers/auth.json``; the folder is
+    hidden whole (an empty one in its place)."""
+    run_dir = jail.base / "run"
+    command = f"cat {run_dir}/containers/auth.json; ls -A {run_dir} | wc -l"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and jail.leaked(result.output) == [], result.output
+    assert "No such file or directory" in result.output and result.output.strip().endswith("0")
+
+
 def _left_on_host(token: str) -> list[str]:
     """Files the /dev/shm and /tmp attempts would have left on the host, had they got out."""
     found = [p for p in (Path(f"/dev/shm/echo-desk-escape-{token}"),) if p.exists()]
