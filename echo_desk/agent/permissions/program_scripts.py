@@ -14,6 +14,7 @@ _SED_SIMPLE = frozenset("=dDgGhHlnNpPxzF}")
 _SED_LABELLED = frozenset("bBtT:")
 _SED_TEXT = frozenset("aic")
 _SED_S_FLAGS = frozenset("gpiImM0123456789")
+_SED_LABEL_ENDS = ";\n \t\r\v\f"
 
 
 def sed_is_harmless(script: str) -> bool:
@@ -57,7 +58,10 @@ class _Sed:
             elif c in "qQlL":
                 self.number()
             elif c in _SED_LABELLED or c == "v":
-                self.until(";\n")
+                # GNU sed's label (and ``v``'s version) ends at whitespace too: ``:x w FILE``
+                # is a label and a ``w`` command. What follows must end the command.
+                self.skip(" \t")
+                self.until(_SED_LABEL_ENDS)
             elif c in _SED_TEXT:
                 self.text()
                 continue
