@@ -232,14 +232,28 @@ def _uniq(argv: Argv, program: str) -> Reading:
                    spellings=spellings_of(argv, parsed))
 
 
+#: Builtins whose operands are names of variables they assign.
+_ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
+_SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
+
+
 def _names(argv: Argv, program: str) -> Reading:
     """bash builtins that take variable names: an array subscript in one is evaluated, so a word
     with ``[`` and an expansion in it runs code (``printf -v 'a[$(cmd)]'``); ``let`` evaluates
     all its words; ``mapfile -C`` runs a callback."""
     found: list[Flag] = []
+    first = argv[1] if len(argv) > 1 else ""
+    if program == "printf" and (first is None or first.startswith("-v")):
+        # `printf -v NAME` assigns a variable, as `NAME=value` does: BASH_CMDS[ls] (which file
+        # `ls` runs), HOME, PATH, PS4… change what later commands do.
+        found.append(Flag(frozenset({first or ""} - {""}), first or "", Does.CONFIG))
     for word in argv[1:]:
         if word is None:
             found.append(Flag(frozenset(), "", None))
+        elif program in _ASSIGNS and _SPECIAL_NAME.fullmatch(word):
+            # `read HOME`, `mapfile BASH_CMDS`: a name not plainly the caller's own (upper case,
+            # or an array element) may be one the shell or a later program reads.
+            found.append(Flag(frozenset({word}), word, Does.CONFIG))
         elif any(c in word for c in "$`") and ("[" in word or program == "let"):
             found.append(Flag(frozenset({word}), word, Does.RUNS))
         elif program in ("mapfile", "readarray") and word.startswith("-") and "C" in word:
