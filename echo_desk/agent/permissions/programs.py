@@ -202,7 +202,21 @@ def _tar(argv: Argv, program: str) -> Reading:
                 new.append(rest.pop(0))
         args = [*new, *rest]
     reading = read_generic((argv[0], *args), table.TAR, program)
+    remote = _tar_remote(args)
+    if remote:
+        reading = with_changes(reading, flags=(*reading.flags, *remote))
     return with_changes(reading, spellings=(*reading.spellings, (argv[0], *args)))
+
+
+def _tar_remote(args: list[str | None]) -> list[Flag]:
+    """An archive named ``host:file`` (a ':' before any '/') is on another machine: tar runs
+    the remote shell (/usr/bin/rsh host /usr/sbin/rmt) to reach it, unless ``--force-local``."""
+    parsed = read_options(args, table.TAR)
+    if any(s.option is not None and "--force-local" in s.option.names for s in parsed.seen):
+        return []
+    return [Flag(frozenset({s.value or ""} - {""}), s.value or s.token, Does.RUNS) for s in parsed.seen
+            if s.option is not None and "--file" in s.option.names
+            and (s.value is None or ":" in s.value.split("/", 1)[0])]
 
 
 def _rm(argv: Argv, program: str) -> Reading:
