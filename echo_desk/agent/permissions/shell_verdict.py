@@ -355,6 +355,8 @@ class _Judge:
         settings) covers: the program might read or write it."""
         checked: set[tuple[str | None, str, bool]] = set()
         for words, reading in forms.commands:
+            if self.path_denies and _reads_listed_files(words):
+                return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
             if self.path_denies and _follows_links(words):
                 found = self._linked_denied(words, reading)
                 if found is not None:
@@ -536,6 +538,33 @@ _Decided = tuple[Effect, Provenance, Opaque | None]
 
 class _PartMaker(Protocol):
     def __call__(self, effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part: ...
+
+
+_CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
+                        "cksum"})
+
+
+def _reads_listed_files(words: tuple[Word, ...]) -> bool:
+    """Whether the command reads files whose names it takes from a file or its input (``sort
+    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``): the line
+    never names them, so no path deny can be checked."""
+    program = programs.base(words[0].value) if words else None
+    values = [w.value for w in words[1:]]
+    if program in ("sort", "wc", "du"):
+        return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
+    if program == "file":
+        parsed = read_options(values, table.FILE)
+        return any(s.option is not None and "--files-from" in s.option.names for s in parsed.seen)
+    if program in _CHECKSUMS:
+        return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
+                   for v in values)
+    return False
+
+
+def _long_prefix(word: str, option: str) -> bool:
+    """Whether ``word`` is ``option`` or a prefix of it (GNU programs take a unique prefix)."""
+    name = word.partition("=")[0]
+    return len(name) > 2 and name.startswith("--") and option.startswith(name)
 
 
 def _follows_links(words: tuple[Word, ...]) -> bool:
