@@ -447,7 +447,7 @@ class _Judge:
         return current
 
     def _linked_denied(self, words: tuple[Word, ...], reading: Reading) -> Provenance | None:
-        """For a program that follows links while it reads folders (``grep -R``, ``rg -L``): a
+        """For a program that follows links while it reads folders (``grep -R``, ``rg -L``, ``diff -r``): a
         link below a folder it is given (none given: the current one) that leads to a denied path."""
         folders = [c / w.value if not os.path.isabs(w.value) else Path(w.value)
                    for w in words[1:] if w.value and not w.value.startswith("-") for c in self.cwds]
@@ -568,8 +568,14 @@ def _long_prefix(word: str, option: str) -> bool:
 
 
 def _follows_links(words: tuple[Word, ...]) -> bool:
-    """Whether the command reads folders recursively following the links in them."""
+    """Whether the command reads folders recursively following the links in them (``grep -R``,
+    ``rg -L``, ``diff -r``)."""
     program = programs.base(words[0].value) if words else None
+    if program == "diff":  # diff -r follows the links in the folders it compares
+        values = [w.value for w in words[1:]]
+        ended = values.index("--") if "--" in values else len(values)
+        return any(v is None or (_long_prefix(v, "--recursive") and len(v) > 4)
+                   or (v[:1] == "-" and v[1:2] != "-" and "r" in v) for v in values[:ended])
     spec, names = {"grep": (table.GREP, {"-R"}), "egrep": (table.GREP, {"-R"}), "fgrep": (table.GREP, {"-R"}),
                    "rg": (table.RG, {"-L"})}.get(program or "", (None, set()))
     if spec is None:
