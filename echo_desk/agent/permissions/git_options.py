@@ -183,8 +183,9 @@ READS_ONLY = frozenset({"status", "log", "show", "whatchanged", "diff", "diff-tr
 #: NAME`` creates a branch, ``git remote add`` a remote. An allow's ``**`` covers them only when
 #: a listing option says the operands are patterns (``git branch --list 'fix-*'``).
 LISTING = {
+    # (Not ``-v``: ``git branch -v NAME`` creates NAME.)
     "branch": frozenset({"-l", "--list", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains",
-                         "--merged", "--no-merged", "--points-at", "--show-current", "-v", "-vv", "--verbose"}),
+                         "--merged", "--no-merged", "--points-at", "--show-current"}),
     "tag": frozenset({"-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
                       "-v", "--verify"}),
 }

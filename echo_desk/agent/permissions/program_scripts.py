@@ -14,6 +14,7 @@ _SED_SIMPLE = frozenset("=dDgGhHlnNpPxzF}")
 _SED_LABELLED = frozenset("bBtT:")
 _SED_TEXT = frozenset("aic")
 _SED_S_FLAGS = frozenset("gpiImM0123456789")
+_SED_LABEL_ENDS = ";\n \t\r\v\f"
 
 
 def sed_is_harmless(script: str) -> bool:
@@ -57,7 +58,10 @@ class _Sed:
             elif c in "qQlL":
                 self.number()
             elif c in _SED_LABELLED or c == "v":
-                self.until(";\n")
+                # GNU sed's label (and ``v``'s version) ends at whitespace too: ``:x w FILE``
+                # is a label and a ``w`` command. What follows must end the command.
+                self.skip(" \t")
+                self.until(_SED_LABEL_ENDS)
             elif c in _SED_TEXT:
                 self.text()
                 continue
@@ -145,21 +149,24 @@ class _Sed:
         return True
 
 
-_AWK_STRING = re.compile(r'"(?:\\.|[^"\\])*"', re.DOTALL)
-_AWK_NEVER = re.compile(r"\bsystem\b|\bgetline\b|[|@]")
+_AWK_NEVER = re.compile(r"\bsystem\b|\bgetline\b|\bARGV\b|\bARGC\b|[|@]")
 _AWK_PRINT = re.compile(r"\bprintf?\b")
+#: Keywords after which a '/' starts a regular expression (after other names it divides).
+_AWK_KEYWORDS = frozenset({"print", "printf", "return", "in", "case", "if", "while", "for", "do", "else",
+                           "getline", "delete", "exit"})
 
 
 def awk_is_harmless(program: str) -> bool:
     """Whether an awk program only reads its input and prints to standard output."""
-    text = _AWK_STRING.sub('""', program)
-    if '"' in text.replace('""', "") or _AWK_NEVER.search(text):
+    text = _awk_code(program)
+    if text is None or _AWK_NEVER.search(text):
         return False
-    # In a print statement, a '>' outside parentheses redirects the output to a file.
+    # In a print statement, a '>' outside parentheses redirects the output to a file. The
+    # statement may go on over a newline (after ',', '&&', '?'…): only ';' and '}' end it here.
     for match in _AWK_PRINT.finditer(text):
         depth = 0
         for c in text[match.end():]:
-            if c in ";\n}":
+            if c in ";}" and depth <= 0:
                 break
             if c in "([":
                 depth += 1
@@ -168,3 +175,111 @@ def awk_is_harmless(program: str) -> bool:
             elif c == ">" and depth <= 0:
                 return False
     return True
+
+
+def _awk_code(program: str) -> str | None:
+    """``program`` with its strings (``""``), regular expressions (``0``) and comments taken out,
+    read as awk's lexer reads them; None where that reading is not certain (a '/' after ``++``,
+    a backslash outside a string, a newline in a string or a regular expression, a regular
+    expression whose end depends on bracket expressions, parentheses that do not pair)."""
+    out: list[str] = []
+    previous = "\n"  # the last significant text: decides whether a '/' divides or starts a regex
+    conditions: list[bool] = []  # open '(': whether it holds an if/while/for condition
+    i, n = 0, len(program)
+    while i < n:
+        c = program[i]
+        if c == '"':
+            end = _awk_end(program, i + 1, '"')
+            if end is None:
+                return None
+            out.append('""')
+            previous, i = '""', end + 1
+            continue
+        if c == "#":
+            while i < n and program[i] != "\n":
+                i += 1
+            continue
+        if c == "\\":
+            return None
+        if c == "/" and _awk_regex_here(previous, out):
+            if previous in ("++", "--"):
+                return None
+            end = _awk_end(program, i + 1, "/")
+            if end is None or _awk_bracket_end(program, i + 1) != end:
+                return None
+            out.append(" 0 ")
+            previous, i = "0", end + 1
+            continue
+        if c == "(":
+            conditions.append(_awk_word(out) in ("if", "while", "for"))
+        elif c == ")":
+            if not conditions:
+                return None
+            out.append(c)
+            previous, i = (";" if conditions.pop() else ")"), i + 1  # after `if (…)` a statement starts
+            continue
+        out.append(c)
+        if c == "\n":
+            previous = "\n"
+        elif not c.isspace():
+            previous = (previous + c)[-2:] if c in "+-" and previous[-1:] == c else c
+        i += 1
+    return "".join(out) if not conditions else None
+
+
+def _awk_word(out: list[str]) -> str:
+    """The name just before (spaces skipped), or ''."""
+    word = re.search(r"[A-Za-z_][A-Za-z0-9_]*$", "".join(out).rstrip())
+    return word.group() if word is not None else ""
+
+
+def _awk_regex_here(previous: str, out: list[str]) -> bool:
+    """Whether a '/' after ``previous`` starts a regular expression (not a division). After
+    ``++``/``--`` it could be either: the caller refuses the program."""
+    if previous in ("++", "--"):
+        return True
+    last = previous[-1:]
+    if last.isalnum() or last == "_":
+        return _awk_word(out) in _AWK_KEYWORDS
+    return last not in (")", "]", '"', "$", ".")
+
+
+def _awk_end(program: str, i: int, quote: str) -> int | None:
+    """Where the string or regular expression starting at ``i`` ends (its closing ``quote``)."""
+    while i < len(program):
+        c = program[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "\n":
+            return None
+        if c == quote:
+            return i
+        i += 1
+    return None
+
+
+def _awk_bracket_end(program: str, i: int) -> int | None:
+    """The end of a regular expression read by a lexer that skips '/' inside ``[...]``."""
+    depth = False
+    while i < len(program):
+        c = program[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "\n":
+            return None
+        if c == "[" and not depth:
+            depth = True
+            i += 1
+            if i < len(program) and program[i] == "^":
+                i += 1
+            if i < len(program) and program[i] == "]":
+                i += 1
+            continue
+        if c == "]" and depth:
+            depth = False
+        elif c == "/" and not depth:
+            return i
+        i += 1
+    return None

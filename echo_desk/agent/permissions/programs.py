@@ -202,7 +202,21 @@ def _tar(argv: Argv, program: str) -> Reading:
                 new.append(rest.pop(0))
         args = [*new, *rest]
     reading = read_generic((argv[0], *args), table.TAR, program)
+    remote = _tar_remote(args)
+    if remote:
+        reading = with_changes(reading, flags=(*reading.flags, *remote))
     return with_changes(reading, spellings=(*reading.spellings, (argv[0], *args)))
+
+
+def _tar_remote(args: list[str | None]) -> list[Flag]:
+    """An archive named ``host:file`` (a ':' before any '/') is on another machine: tar runs
+    the remote shell (/usr/bin/rsh host /usr/sbin/rmt) to reach it, unless ``--force-local``."""
+    parsed = read_options(args, table.TAR)
+    if any(s.option is not None and "--force-local" in s.option.names for s in parsed.seen):
+        return []
+    return [Flag(frozenset({s.value or ""} - {""}), s.value or s.token, Does.RUNS) for s in parsed.seen
+            if s.option is not None and "--file" in s.option.names
+            and (s.value is None or ":" in s.value.split("/", 1)[0])]
 
 
 def _rm(argv: Argv, program: str) -> Reading:
@@ -232,14 +246,28 @@ def _uniq(argv: Argv, program: str) -> Reading:
                    spellings=spellings_of(argv, parsed))
 
 
+#: Builtins whose operands are names of variables they assign.
+_ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
+_SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
+
+
 def _names(argv: Argv, program: str) -> Reading:
     """bash builtins that take variable names: an array subscript in one is evaluated, so a word
     with ``[`` and an expansion in it runs code (``printf -v 'a[$(cmd)]'``); ``let`` evaluates
     all its words; ``mapfile -C`` runs a callback."""
     found: list[Flag] = []
+    first = argv[1] if len(argv) > 1 else ""
+    if program == "printf" and (first is None or first.startswith("-v")):
+        # `printf -v NAME` assigns a variable, as `NAME=value` does: BASH_CMDS[ls] (which file
+        # `ls` runs), HOME, PATH, PS4… change what later commands do.
+        found.append(Flag(frozenset({first or ""} - {""}), first or "", Does.CONFIG))
     for word in argv[1:]:
         if word is None:
             found.append(Flag(frozenset(), "", None))
+        elif program in _ASSIGNS and _SPECIAL_NAME.fullmatch(word):
+            # `read HOME`, `mapfile BASH_CMDS`: a name not plainly the caller's own (upper case,
+            # or an array element) may be one the shell or a later program reads.
+            found.append(Flag(frozenset({word}), word, Does.CONFIG))
         elif any(c in word for c in "$`") and ("[" in word or program == "let"):
             found.append(Flag(frozenset({word}), word, Does.RUNS))
         elif program in ("mapfile", "readarray") and word.startswith("-") and "C" in word:

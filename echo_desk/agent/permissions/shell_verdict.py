@@ -16,6 +16,7 @@ allowed. It never gets more than that: whatever the engine cannot read asks.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from echo_desk.agent.permissions import floor, programs
+from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
     Bucket,
@@ -46,6 +48,7 @@ from echo_desk.agent.permissions.model import (
     Suggestion,
     Verdict,
 )
+from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.shell import Analysis, Command, Redirect, Word, analyse
 from echo_desk.agent.permissions.subjects import Subject
@@ -63,6 +66,9 @@ _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 #: looked at as a command it may run.
 _DELETERS = frozenset({"rm", "find", "rsync"})
 _MAYBE_WORDS = 32
+_GLOB_CHARS = "*?["
+_MAX_GLOB_PATHS = 4096
+_MAX_WALK = 20_000
 
 
 def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool = True,
@@ -349,6 +355,12 @@ class _Judge:
         settings) covers: the program might read or write it."""
         checked: set[tuple[str | None, str, bool]] = set()
         for words, reading in forms.commands:
+            if self.path_denies and _reads_listed_files(words):
+                return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
+            if self.path_denies and _follows_links(words):
+                found = self._linked_denied(words, reading)
+                if found is not None:
+                    return found
             for word in (*words[1:], *(Word(v, v) for v in reading.values)):
                 key = (word.value, word.raw, reading.reads_only)
                 if key in checked:
@@ -357,11 +369,16 @@ class _Judge:
                 if word.value is None:
                     folder = _glob_folder(word)
                     if folder is not None:
+                        found = self._glob_denied(word, reading)
+                        if found is not None:
+                            return found
                         word = Word(folder, folder)  # its matches are inside that folder
                     elif self.path_denies and not word.raw.startswith(("<(", ">(")):
                         return provenance_of(self.path_denies[0])  # only known when it runs: may be one
                     else:
                         continue
+                if self.path_denies and self._through_proc(word.value):
+                    return provenance_of(self.path_denies[0])  # which file depends on the process
                 for target in self._paths_of(word):
                     if floor.inside(target, self.where.protected):
                         return _floor(floor.OWN_SETTINGS_NAMED)
@@ -386,6 +403,77 @@ class _Judge:
             if any(b == f or f in b.parents for b in bases for f in (target, real)):
                 return provenance_of(item)
         return None
+
+    def _glob_denied(self, word: Word, reading: Reading) -> Provenance | None:
+        """A glob's matches may be links that lead elsewhere (`out/*/.ssh/key`, out/home a link):
+        every name it could match is checked, as the program reads it."""
+        if not self.path_denies:
+            return None
+        matches = self._glob_matches(word.raw)
+        if matches is None:
+            return provenance_of(self.path_denies[0])
+        for target in matches:
+            found = self._denied(target, reading)
+            if found is not None:
+                return found
+        return None
+
+    def _glob_matches(self, raw: str) -> list[Path] | None:
+        """Every path a glob could match (a superset of bash's: hidden names match too), or None
+        when there are too many to check."""
+        text = raw
+        if text.startswith("~"):
+            if text != "~" and not text.startswith("~/"):
+                return None
+            text = str(self.where.home) + text[1:]
+        current = [Path("/")] if os.path.isabs(text) else list(self.cwds)
+        for part in text.split("/"):
+            if part in ("", "."):
+                continue
+            if not any(c in part for c in _GLOB_CHARS):
+                current = [Path(os.path.join(c, part)) for c in current]
+                continue
+            pattern = part.replace("[^", "[!")  # bash's two spellings of a negated class
+            found: list[Path] = []
+            for folder in current:
+                try:
+                    found += [Path(os.path.join(folder, name)) for name in os.listdir(folder)
+                              if fnmatch.fnmatchcase(name, pattern)]
+                except OSError:
+                    continue
+                if len(found) > _MAX_GLOB_PATHS:
+                    return None
+            current = found
+        return current
+
+    def _linked_denied(self, words: tuple[Word, ...], reading: Reading) -> Provenance | None:
+        """For a program that follows links while it reads folders (``grep -R``, ``rg -L``, ``diff -r``): a
+        link below a folder it is given (none given: the current one) that leads to a denied path."""
+        folders = [c / w.value if not os.path.isabs(w.value) else Path(w.value)
+                   for w in words[1:] if w.value and not w.value.startswith("-") for c in self.cwds]
+        folders = [f for f in folders if os.path.isdir(f)] or list(self.cwds)  # none named: the current one
+        seen = 0
+        for top in folders:
+            for dirpath, dirnames, filenames in os.walk(top):
+                seen += len(dirnames) + len(filenames)
+                if seen > _MAX_WALK:
+                    return provenance_of(self.path_denies[0])
+                for name in (*dirnames, *filenames):
+                    path = os.path.join(dirpath, name)
+                    if os.path.islink(path):
+                        found = self._denied(Path(path), reading)
+                        if found is not None:
+                            return found
+        return None
+
+    def _through_proc(self, value: str | None) -> bool:
+        if not value or value.startswith("-") or value in READABLE_DEVICES or value in HARMLESS_TARGETS:
+            return False
+        if value.startswith("~"):
+            if value != "~" and not value.startswith("~/"):
+                return False
+            value = str(self.where.home) + value[1:]
+        return any(through_proc(value, c) for c in self.cwds)
 
     def _paths_of(self, word: Word) -> list[Path]:
         value = word.value
@@ -414,6 +502,8 @@ class _Judge:
             return (Effect.ASK if family else None), Provenance(kind=Decider.OPAQUE,
                                                                 detail=Opaque.DYNAMIC_ARGUMENT.value)
         text = str(self.where.home) + value[1:] if value == "~" or value.startswith("~/") else value
+        if family and value not in READABLE_DEVICES and any(through_proc(text, c) for c in self.cwds):
+            return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail="a path through /proc")
         relative = not os.path.isabs(text)
         if relative and not self.cwd_known:
             return None, Provenance(kind=Decider.OPAQUE, detail="relative target after cd")
@@ -448,6 +538,73 @@ _Decided = tuple[Effect, Provenance, Opaque | None]
 
 class _PartMaker(Protocol):
     def __call__(self, effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part: ...
+
+
+_CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
+                        "cksum"})
+
+
+def _reads_listed_files(words: tuple[Word, ...]) -> bool:
+    """Whether the command reads files whose names it takes from a file or its input (``sort
+    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``): the line
+    never names them, so no path deny can be checked."""
+    program = programs.base(words[0].value) if words else None
+    values = [w.value for w in words[1:]]
+    if program in ("sort", "wc", "du"):
+        return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
+    if program == "file":
+        parsed = read_options(values, table.FILE)
+        return any(s.option is not None and "--files-from" in s.option.names for s in parsed.seen)
+    if program in _CHECKSUMS:
+        return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
+                   for v in values)
+    return False
+
+
+def _long_prefix(word: str, option: str) -> bool:
+    """Whether ``word`` is ``option`` or a prefix of it (GNU programs take a unique prefix)."""
+    name = word.partition("=")[0]
+    return len(name) > 2 and name.startswith("--") and option.startswith(name)
+
+
+def _follows_links(words: tuple[Word, ...]) -> bool:
+    """Whether the command reads folders recursively following the links in them (``grep -R``,
+    ``rg -L``, ``diff -r``)."""
+    program = programs.base(words[0].value) if words else None
+    if program == "diff":  # diff -r follows the links in the folders it compares
+        values = [w.value for w in words[1:]]
+        ended = values.index("--") if "--" in values else len(values)
+        return any(v is None or (_long_prefix(v, "--recursive") and len(v) > 4)
+                   or (v[:1] == "-" and v[1:2] != "-" and "r" in v) for v in values[:ended])
+    spec, names = {"grep": (table.GREP, {"-R"}), "egrep": (table.GREP, {"-R"}), "fgrep": (table.GREP, {"-R"}),
+                   "rg": (table.RG, {"-L"})}.get(program or "", (None, set()))
+    if spec is None:
+        return False
+    parsed = read_options([w.value for w in words[1:]], spec)
+    return parsed.dynamic or any(s.option is not None and names & set(s.option.names) for s in parsed.seen)
+
+
+def through_proc(value: str, cwd: Path) -> bool:
+    """Whether the path ``value`` (relative to ``cwd``) passes through ``/proc`` on its way, its
+    links followed one by one: ``/proc/self/cwd/..``, ``/dev/fd/../cwd`` name folders of the
+    process that opens them, which no path here (resolved in this process) stands for."""
+    pending = list(reversed((value if os.path.isabs(value) else os.path.join(str(cwd), value)).split("/")))
+    current, hops = "/", 0
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
+        current = os.path.dirname(current) if part == ".." else os.path.join(current, part)
+        if current == "/proc" or current.startswith("/proc/"):
+            return True
+        if part != ".." and os.path.islink(current):
+            hops += 1
+            if hops > 40:
+                return True
+            target = os.readlink(current)
+            current = "/" if os.path.isabs(target) else os.path.dirname(current)
+            pending.extend(reversed(target.split("/")))
+    return False
 
 
 def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...]) -> bool:

@@ -153,6 +153,9 @@ OPTION_ATTACKS = [
     ("tar -tf **", "tar -tf a.tar --checkpoint=1 --checkpoint-a=exec=touch"),
     ("tar -tf **", "tar -tf a.tar --to-com=sh"),
     ("tar -tf **", "tar -tf a.tar -I sh"),
+    ("tar -tf **", "tar -tf host:a.tar"),  # runs /usr/bin/rsh host /usr/sbin/rmt
+    ("tar [-tf|tf] **", "tar tf user@host:a.tar"),
+    ("tar -tf **", "tar -t --file=host:a.tar"),
     ("git status **", "time -f %e -o .envrc git status"),
     ("git status **", "/usr/bin/time -o .envrc git status"),
     ("python -m pytest **", "python -m pytest --basetemp=docs"),
@@ -167,6 +170,15 @@ OPTION_ATTACKS = [
     ("awk **", "awk '{ print > \"out.txt\" }' a.txt"),
     ("awk **", "awk -f prog.awk a.txt"),
     ("awk **", "gawk -l evil a.txt"),
+    ("awk **", "awk 'BEGIN { x = /\"/; system(\"touch M1\"); y = /\"/ }'"),  # stop45: a quote in a regex
+    ("awk **", "awk 'BEGIN { # \"\n system(\"touch M1\") # \"\n}'"),
+    ("awk **", "awk 'BEGIN { print 1,\n 2 > \"out.txt\" }'"),
+    ("awk **", "awk 'BEGIN { ARGV[1] = \"secret\"; ARGC = 2 } 1'"),
+    ("sed -n **", "sed -n ':x w out.txt' a.txt"),  # stop45: a label ends at whitespace
+    ("sed -n **", "sed -n 'b x e touch M1\n:x' a.txt"),
+    ("printf **", "printf -v 'BASH_CMDS[ls]' %s /usr/bin/touch"),  # stop45: assigns a variable
+    ("printf **", "printf -v HOME %s out"),
+    ("git branch **", "git branch -v new-branch"),  # stop45: -v does not make it list
     ("rg **", "rg --pre ./evil x"),
     ("rg **", "rg --hostname-bin=./evil x"),
     ("git log **", "git log --output=/tmp/x"),

@@ -21,10 +21,12 @@ from tests.agent.permissions.hostile.harm import Harm, HarmKind, access_times_re
 ENTRIES = corpus.load()
 #: What each item of issue 27 that concerns shell lines is about (items 8–10 are file tools,
 #: fetch and trust: only their shell side — redirections through symlinks — is here).
-ISSUE_ITEMS = {"1", "2", "3", "4", "5", "6", "7", "11"}
+ISSUE_ITEMS = {"1", "2", "3", "4", "5", "6", "7", "11", "stop45"}  # stop45: a red-team pass on developer.toml
 #: Absolute paths a line may name: programs, devices, the world's placeholders.
 SAFE_PREFIXES = ("/dev/", "/bin/", "/usr/bin/", "/usr/bin", "/usr/lib/git-core", "/./bin/", "//bin/", "/@WS@", "//@WS@",
-                 "//@HOME@", "//$HOME/")
+                 "//@HOME@", "//$HOME/",
+                 # The running line's own current folder (inside the world): /proc/self/cwd/…
+                 "/proc/self/cwd/", "/proc/thread-self/cwd/", "/proc/self/root/proc/self/cwd/")
 #: Reviewed fragments the path scan below finds that are not paths (sed scripts, the rest of
 #: "$HOME"/x, "~"/x).
 NOT_PATHS = frozenset({"/", "/../PWNED", "/../home/.ssh/id_rsa", "/.bashrc", "/.ssh/id_rsa", "/a/$", "/alpha/", "/b", "/e",
