@@ -4,7 +4,6 @@ the command line's error say the same)."""
 from __future__ import annotations
 
 import errno
-import sqlite3
 
 from echo_desk.i18n import N_, _, deferred
 
@@ -44,8 +43,10 @@ _SQLITE_CAUSES = {
 def storage_failure_text(error: BaseException) -> str:
     """Why a database or file write failed, in the person's language (a ``deferred`` message):
     the cause a person can act on, else the system's own words."""
+    # Only SQLite's own errors carry its code (sqlite3 itself is not imported here: the chat's
+    # first frame uses this module, and loads no database driver).
     name = getattr(error, "sqlite_errorname", "")
-    if isinstance(error, sqlite3.Error) and name in _SQLITE_CAUSES:
+    if name in _SQLITE_CAUSES:
         return deferred(_SQLITE_CAUSES[name])
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
         return deferred(_SQLITE_CAUSES["SQLITE_FULL"])
