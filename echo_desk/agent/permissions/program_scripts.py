@@ -205,7 +205,7 @@ def _awk_code(program: str) -> str | None:
             if previous in ("++", "--"):
                 return None
             end = _awk_end(program, i + 1, "/")
-            if end is None or _awk_bracket_end(program, i + 1) != end:
+            if end is None or _awk_end(program, i + 1, "/", brackets=True) != end:
                 return None
             out.append(" 0 ")
             previous, i = "0", end + 1
@@ -244,8 +244,10 @@ def _awk_regex_here(previous: str, out: list[str]) -> bool:
     return last not in (")", "]", '"', "$", ".")
 
 
-def _awk_end(program: str, i: int, quote: str) -> int | None:
-    """Where the string or regular expression starting at ``i`` ends (its closing ``quote``)."""
+def _awk_end(program: str, i: int, quote: str, *, brackets: bool = False) -> int | None:
+    """Where the string or regular expression starting at ``i`` ends (its closing ``quote``);
+    ``brackets``: as a lexer that skips the quote inside ``[...]`` reads it."""
+    inside = False
     while i < len(program):
         c = program[i]
         if c == "\\":
@@ -253,33 +255,17 @@ def _awk_end(program: str, i: int, quote: str) -> int | None:
             continue
         if c == "\n":
             return None
-        if c == quote:
-            return i
-        i += 1
-    return None
-
-
-def _awk_bracket_end(program: str, i: int) -> int | None:
-    """The end of a regular expression read by a lexer that skips '/' inside ``[...]``."""
-    depth = False
-    while i < len(program):
-        c = program[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "\n":
-            return None
-        if c == "[" and not depth:
-            depth = True
+        if brackets and c == "[" and not inside:
+            inside = True
             i += 1
             if i < len(program) and program[i] == "^":
                 i += 1
             if i < len(program) and program[i] == "]":
                 i += 1
             continue
-        if c == "]" and depth:
-            depth = False
-        elif c == "/" and not depth:
+        if c == "]" and inside:
+            inside = False
+        elif c == quote and not inside:
             return i
         i += 1
     return None
