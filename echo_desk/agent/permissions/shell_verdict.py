@@ -421,11 +421,9 @@ class _Judge:
     def _glob_matches(self, raw: str) -> list[Path] | None:
         """Every path a glob could match (a superset of bash's: hidden names match too), or None
         when there are too many to check."""
-        text = raw
-        if text.startswith("~"):
-            if text != "~" and not text.startswith("~/"):
-                return None
-            text = str(self.where.home) + text[1:]
+        text = _home_expanded(raw, self.where.home)
+        if text is None:
+            return None
         current = [Path("/")] if os.path.isabs(text) else list(self.cwds)
         for part in text.split("/"):
             if part in ("", "."):
@@ -469,20 +467,18 @@ class _Judge:
     def _through_proc(self, value: str | None) -> bool:
         if not value or value.startswith("-") or value in READABLE_DEVICES or value in HARMLESS_TARGETS:
             return False
-        if value.startswith("~"):
-            if value != "~" and not value.startswith("~/"):
-                return False
-            value = str(self.where.home) + value[1:]
-        return any(through_proc(value, c) for c in self.cwds)
+        expanded = _home_expanded(value, self.where.home)
+        return expanded is not None and any(through_proc(expanded, c) for c in self.cwds)
 
     def _paths_of(self, word: Word) -> list[Path]:
         value = word.value
         if value is None or not value or value.startswith("-"):
             return []
         if value.startswith("~"):
-            if value != "~" and not value.startswith("~/"):
+            expanded = _home_expanded(value, self.where.home)
+            if expanded is None:
                 return []
-            value = str(self.where.home) + value[1:]
+            value = expanded
         elif "/" not in value and not value.startswith("."):
             # A plain word names a path only if there is one by that name (a link, say); that
             # matters only to path deny rules.
@@ -538,6 +534,14 @@ _Decided = tuple[Effect, Provenance, Opaque | None]
 
 class _PartMaker(Protocol):
     def __call__(self, effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part: ...
+
+
+def _home_expanded(value: str, home: Path) -> str | None:
+    """``value`` with a leading ``~`` (alone or before ``/``) made the home folder, as bash does;
+    ``None`` for ``~user``, another account's home, which is not known here."""
+    if value == "~" or value.startswith("~/"):
+        return str(home) + value[1:]
+    return None if value.startswith("~") else value
 
 
 _CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
@@ -663,10 +667,8 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
         if not args:
             targets = [where.home] if command.program == "cd" else []
         elif len(args) == 1 and args[0].value is not None and args[0].value:
-            value = args[0].value
-            if value == "~" or value.startswith("~/"):
-                value = str(where.home) + value[1:]
-            elif value.startswith("~"):
+            value = _home_expanded(args[0].value, where.home)
+            if value is None:
                 known, outside = False, True
                 continue
             targets = [Path(os.path.realpath(c / value)) for c in cwds]
