@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from echo_desk.agent.breaker import BreakerBoard
-from echo_desk.agent.envelope import Envelope, cap_content
+from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY, Envelope, cap_content
 from echo_desk.agent.host import Host
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
@@ -145,7 +145,9 @@ class Dispatcher:
                 return ToolResult.fail(refused.kind, refused.message)
         result = await run_with_retries(call, first)
         if undo:
-            await undo.after(call.ctx, result, kept)
+            not_recorded = await undo.after(call.ctx, result, kept)
+            if not_recorded is not None:
+                result = replace(result, metadata={**result.metadata, UNDO_NOT_RECORDED_KEY: not_recorded})
         return result
 
     def close(self) -> None:

@@ -22,6 +22,10 @@ def cap_content(text: str, limit: int = MAX_CONTENT_CHARS) -> str:
 #: Envelope metadata of a call the person denied: ``{"message": their note to the agent}`` (the
 #: card says it in the person's language; the model reads the English ``error``).
 DENIED_KEY = "denied_by_person"
+#: Envelope metadata of a call whose file changes the change log could not take (a full disk):
+#: ``{"cause": store.not_saved.failure_cause, "error": the system's words}``. The change was made;
+#: Revert cannot find it until the log takes it (the card says so instead of offering Revert).
+UNDO_NOT_RECORDED_KEY = "undo_not_recorded"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -121,15 +121,22 @@ class ChangeStore:
         ids: list[int] = []
         with self._lock:
             self._conn.execute("BEGIN")
-            for r in records:
-                cur = self._conn.execute(
-                    "INSERT INTO changes (at, conversation_id, turn_id, call_id, tool, path, kind, before_sha256,"
-                    " before_mode, after_sha256, restorable, not_restorable_why) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (r.at, r.conversation_id, r.turn_id, r.call_id, r.tool, r.path, r.kind, r.before_sha256,
-                     r.before_mode, r.after_sha256, int(r.restorable), r.not_restorable_why),
-                )
-                ids.append(int(cur.lastrowid or 0))
-            self._conn.execute("COMMIT")
+            try:
+                for r in records:
+                    cur = self._conn.execute(
+                        "INSERT INTO changes (at, conversation_id, turn_id, call_id, tool, path, kind, before_sha256,"
+                        " before_mode, after_sha256, restorable, not_restorable_why) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (r.at, r.conversation_id, r.turn_id, r.call_id, r.tool, r.path, r.kind, r.before_sha256,
+                         r.before_mode, r.after_sha256, int(r.restorable), r.not_restorable_why),
+                    )
+                    ids.append(int(cur.lastrowid or 0))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                # All or none: a full disk must not leave half a call's rows, nor an open
+                # transaction that every later write would trip on.
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
         return ids
 
     def _select(self, where: str, args: tuple[object, ...]) -> list[ChangeRecord]:

@@ -40,16 +40,28 @@ _SQLITE_CAUSES = {
 }
 
 
-def storage_failure_text(error: BaseException) -> str:
-    """Why a database or file write failed, in the person's language (a ``deferred`` message):
-    the cause a person can act on, else the system's own words."""
+def failure_cause(error: BaseException) -> str:
+    """The cause of a failed database or file write as a code that can be stored
+    (``SQLITE_FULL``, ``SQLITE_READONLY``), ``""`` for a cause not listed."""
     # Only SQLite's own errors carry its code (sqlite3 itself is not imported here: the chat's
     # first frame uses this module, and loads no database driver).
     name = getattr(error, "sqlite_errorname", "")
     if name in _SQLITE_CAUSES:
-        return deferred(_SQLITE_CAUSES[name])
+        return "SQLITE_READONLY" if name == "SQLITE_CANTOPEN" else str(name)
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return deferred(_SQLITE_CAUSES["SQLITE_FULL"])
+        return "SQLITE_FULL"
     if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return deferred(_SQLITE_CAUSES["SQLITE_READONLY"])
-    return str(error)
+        return "SQLITE_READONLY"
+    return ""
+
+
+def cause_text(cause: str, words: str) -> str:
+    """A stored ``failure_cause`` in the person's language (a ``deferred`` message); ``words``,
+    the system's own, for a cause not listed."""
+    return deferred(_SQLITE_CAUSES[cause]) if cause in _SQLITE_CAUSES else words
+
+
+def storage_failure_text(error: BaseException) -> str:
+    """Why a database or file write failed, in the person's language (a ``deferred`` message):
+    the cause a person can act on, else the system's own words."""
+    return cause_text(failure_cause(error), str(error))

@@ -1,22 +1,34 @@
 """A full disk under Revert's copies: the change the person approved is not made unless Revert
-could undo it, and nothing half-written is left behind to take the room."""
+could undo it, and nothing half-written is left behind to take the room. A full change log after
+the change: the change stands, the person is told Revert cannot find it, and the record is written
+once there is room."""
 
 from __future__ import annotations
 
 import errno
 import json
 import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import shown
 from echo_desk.runtime import Runtime
 from echo_desk.store.blobs import BlobStore
+from echo_desk.store.changes import ChangeRecord, ChangeStore
 from echo_desk.store.settings import ToolPolicy
+from echo_desk.ui.chat.card_parse import result_of_envelope
+from echo_desk.ui.chat.tool_card import REVERT_ANCHOR, card_html
+from echo_desk.ui.chat.transcript_item import ItemKind, TranscriptItem
 
 
 def _no_space(*_args: object) -> None:
@@ -58,3 +70,86 @@ async def test_an_edit_whose_copy_cannot_be_kept_changes_nothing(runtime: Runtim
     assert shown(envelope.error) == (f"Nothing was changed: Echo Desk could not keep a copy of {target} for Revert "
                                      "(the disk is full).")
     assert runtime.undo.changes.listing() == []
+
+
+def _change_log_full(runtime: Runtime) -> Callable[[], None]:
+    """Make the change log's own database full for real (SQLite's ``max_page_count`` gives the
+    SQLITE_FULL a full disk gives): the room left in its pages is taken by rows of another
+    conversation. Returns what gives the room back."""
+    assert runtime.undo is not None
+    changes = runtime.undo.changes
+    pages = changes._conn.execute("PRAGMA page_count").fetchone()[0]
+    changes._conn.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        for n in range(10_000):
+            changes.add([ChangeRecord(at=0.0, conversation_id="filler", call_id=f"filler{n}", tool="write_file",
+                                      path="/filler", kind="create", before_sha256=None, before_mode=None,
+                                      after_sha256=None, restorable=True)])
+    return lambda: changes._conn.execute("PRAGMA max_page_count = 1073741823") and None
+
+
+@pytest.mark.parametrize("policy", [ToolPolicy.ASK, ToolPolicy.ALWAYS], ids=["asked", "run-unasked"])
+async def test_a_change_the_log_cannot_record_is_kept_and_written_with_the_next(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, policy) -> None:
+    """The file was written before the record failed: the change stands, the result says Revert
+    cannot find it (the card shows why instead of Revert), and the record waits in memory until
+    the log has room: then the next change writes both, in order, and Revert undoes the first."""
+    (workspace / "a.txt").write_text("a before\n")
+    runtime.settings.set_tool("write_file", policy=policy)
+    journal = runtime.undo
+    assert journal is not None
+    give_room = _change_log_full(runtime)
+    first = ToolCall(id="c1", name="write_file", arguments=json.dumps({"path": "a.txt", "content": "a after\n"}))
+    envelope = await runtime.dispatcher.execute_tool(first, scope, host)
+    assert envelope.ok and (workspace / "a.txt").read_text() == "a after\n"
+    assert envelope.metadata[UNDO_NOT_RECORDED_KEY]["cause"] == "SQLITE_FULL"
+    assert journal.held == 1 and journal.changes.for_calls(["c1"]) == []
+
+    facts = result_of_envelope(envelope)
+    assert facts.not_recorded is not None and shown(facts.not_recorded) == "the disk is full"
+    item = TranscriptItem(kind=ItemKind.TOOL, call_id="c1", tool_name="write_file", status=ToolStatus.DONE)
+    item.show_result(facts)
+    card = card_html(item, "Write file")
+    assert "Revert cannot undo this change: Echo Desk could not record it (the disk is full)." in card
+    assert REVERT_ANCHOR not in card
+
+    give_room()
+    second = ToolCall(id="c2", name="write_file", arguments=json.dumps({"path": "b.txt", "content": "b\n"}))
+    envelope = await runtime.dispatcher.execute_tool(second, scope, host)
+    assert envelope.ok and UNDO_NOT_RECORDED_KEY not in envelope.metadata
+    assert journal.held == 0 and [r.call_id for r in journal.changes.for_calls(["c1", "c2"])] == ["c1", "c2"]
+    assert runtime.reverter is not None
+    assert runtime.reverter.apply(runtime.reverter.plan_calls(["c1"])).complete
+    assert (workspace / "a.txt").read_text() == "a before\n"
+
+
+def test_what_the_log_could_not_take_is_stored_with_the_message_and_read_back(tmp_path: Path) -> None:
+    """A conversation opened again still says why Revert cannot find the change (in the language
+    of the moment, not the words of the day it happened)."""
+    from echo_desk.agent.envelope import Envelope
+    from echo_desk.ui.chat.card_parse import result_of_stored
+    from echo_desk.ui.chat.chat_session import _envelope_dict
+
+    envelope = Envelope(ok=True, tool="write_file", call_id="c1", content="wrote",
+                        metadata={UNDO_NOT_RECORDED_KEY: {"cause": "SQLITE_FULL", "error": "database or disk is full"}})
+    stored = json.loads(json.dumps(_envelope_dict(envelope)))
+    facts = result_of_stored(stored, "wrote")
+    assert facts.not_recorded is not None and shown(facts.not_recorded) == "the disk is full"
+    unknown = result_of_stored({**stored, UNDO_NOT_RECORDED_KEY: {"cause": "", "error": "disk I/O error"}}, "")
+    assert unknown.not_recorded == "disk I/O error"
+    assert result_of_stored({"ok": True, "content": "wrote"}, "wrote").not_recorded is None
+
+
+def test_a_batch_the_log_refuses_half_way_leaves_no_row_and_no_open_transaction(tmp_path: Path) -> None:
+    """SQLite rolls back by itself on SQLITE_FULL, not on every error: the store does it, so a
+    call's rows are all kept or none, and the next write does not trip on an open transaction."""
+    store = ChangeStore(tmp_path / "changes.sqlite3")
+    good = ChangeRecord(at=1.0, conversation_id="c", call_id="c1", tool="write_file", path="/a", kind="create",
+                        before_sha256=None, before_mode=None, after_sha256=None, restorable=True)
+    unbindable = replace(good, call_id="c2", before_mode=cast(int, object()))
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.add([good, unbindable])
+    assert store.for_calls(["c1", "c2"]) == []
+    store.add([good])
+    assert [r.call_id for r in store.for_calls(["c1"])] == ["c1"]
+    store.close()

@@ -2,7 +2,9 @@
 
 The dispatcher calls ``before`` once the call is approved (reading each file the preview
 names) and ``after`` with the result. Contents are stored as blobs; a file over the size cap
-is recorded as "not restorable". A failure here is logged, never fails the tool call.
+is recorded as "not restorable". A copy that cannot be kept before the call stops it (nothing is
+changed); a record that cannot be written after it does not undo the change: the records wait
+in memory for the next write that fits, and the call's result says Revert may not find it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from echo_desk.agent.undo import pruning
 from echo_desk.i18n import N_, for_person
 from echo_desk.store.blobs import BlobStore, sha256
 from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
-from echo_desk.store.not_saved import storage_failure_text
+from echo_desk.store.not_saved import failure_cause, storage_failure_text
 from echo_desk.tools import FileChange, FileChangeKind, ToolError, ToolExecutionContext, ToolResult
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,10 @@ class _Seen:
     why_not: str = ""
 
 
+#: Records the change log refused (a full disk), kept in memory for the next write: at most this
+#: many, the oldest dropped first (each is a few hundred bytes).
+MOST_HELD_BACK = 10_000
+
 #: After writes, pruning runs at most this often (it walks every kept copy)...
 PRUNE_EVERY_SECONDS = 300.0
 #: ...unless the copies kept since the last run add up to this share of the size cap.
@@ -84,6 +90,8 @@ class UndoJournal:
         self._pruner: threading.Thread | None = None
         self._last_prune = 0.0
         self._kept_since_prune = 0
+        self._held: list[ChangeRecord] = []
+        self._held_lock = threading.Lock()
         #: The last pruning's figures (for the log and tests).
         self.last_prune: pruning.PruneReport | None = None
 
@@ -106,14 +114,41 @@ class UndoJournal:
             log.exception("undo: could not keep the previous contents of %s", paths)
             return {}
 
-    async def after(self, ctx: ToolExecutionContext, result: ToolResult, seen: dict[str, _Seen]) -> None:
-        """Record the files ``result`` reports changed (the tool's own account)."""
+    async def after(self, ctx: ToolExecutionContext, result: ToolResult,
+                    seen: dict[str, _Seen]) -> dict[str, str] | None:
+        """Record the files ``result`` reports changed (the tool's own account). ``None`` when
+        they were recorded (or there was nothing to record); else why not, for the call's result
+        (``{"cause": failure_cause, "error": the system's words}``): Revert cannot find them yet."""
         if not result.file_changes and not result.folders_created and not result.folders_removed:
-            return
+            return None
         try:
             await asyncio.to_thread(self._record, ctx, result, seen)
-        except Exception:
+        except Exception as exc:
             log.exception("undo: could not record the changes of %s", ctx.call_id)
+            return {"cause": failure_cause(exc), "error": str(exc)}
+        return None
+
+    @property
+    def held(self) -> int:
+        """Records waiting for the change log to take them."""
+        with self._held_lock:
+            return len(self._held)
+
+    def _write(self, records: list[ChangeRecord]) -> None:
+        """Write the records held back before, then ``records``, in order, in one transaction;
+        when the log refuses them all wait for the next write."""
+        with self._held_lock:
+            waiting = self._held + records
+            try:
+                self.changes.add(waiting)
+            except Exception:
+                dropped = len(waiting) - MOST_HELD_BACK
+                if dropped > 0:
+                    log.error("undo: %d change records dropped: the change log has refused writes too long",
+                              dropped)
+                self._held = waiting[-MOST_HELD_BACK:]
+                raise
+            self._held = []
 
     def over_the_cap(self, changes: Iterable[FileChange]) -> tuple[str, ...]:
         """The files whose present content is too large to keep: Revert could not restore them.
@@ -206,7 +241,7 @@ class UndoJournal:
                 before_sha256=before.sha256 or None, before_mode=before.mode,
                 after_sha256=change.after_sha256, restorable=restorable, not_restorable_why=why,
             ))
-        self.changes.add(records)
+        self._write(records)
         self._prune_if_due()
 
     def _keep_after(self, change: FileChange) -> None:
@@ -249,8 +284,14 @@ class UndoJournal:
             self.prune_in_background()
 
     def close(self, timeout: float = 30.0) -> None:
-        """Wait for a pruning run (it uses the change log), then close the log."""
+        """Wait for a pruning run (it uses the change log), try once more to write what was held
+        back, then close the log."""
         pruner = self._pruner
         if pruner is not None:
             pruner.join(timeout)
+        if self.held:
+            try:
+                self._write([])
+            except Exception:
+                log.exception("undo: %d change records could not be written before closing", self.held)
         self.changes.close()

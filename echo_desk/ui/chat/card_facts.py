@@ -167,6 +167,9 @@ class ResultFacts:
     sandbox: SandboxFacts | None = None
     #: The person denied the call: their note to the agent ("" for none); ``None`` otherwise.
     denied_note: str | None = None
+    #: The change log could not take the call's file changes: why, in the person's language
+    #: (Revert cannot find them); ``None`` when they were recorded.
+    not_recorded: str | None = None
     unreadable: tuple[Unreadable, ...] = ()
 
     @property

@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from echo_desk.agent.envelope import DENIED_KEY
+from echo_desk.agent.envelope import DENIED_KEY, UNDO_NOT_RECORDED_KEY
 from echo_desk.sandbox.planted import Change, Planted
+from echo_desk.store.not_saved import cause_text
 from echo_desk.tools.results import FileChange, FileChangeKind
 from echo_desk.ui.chat.card_facts import (
     Cell,
@@ -57,7 +58,8 @@ def result_of_envelope(envelope: Envelope) -> ResultFacts:
     return ResultFacts(ok=envelope.ok, content=envelope.content, error=envelope.error,
                        error_kind=envelope.error_kind.value if envelope.error_kind else "",
                        file_changes=envelope.file_changes, subtranscript=sub, grid=grid_of(metadata),
-                       sandbox=sandbox_of(metadata), denied_note=denial_of(metadata), unreadable=unreadable)
+                       sandbox=sandbox_of(metadata), denied_note=denial_of(metadata),
+                       not_recorded=not_recorded_of(metadata), unreadable=unreadable)
 
 
 def result_of_stored(stored: object, content: str) -> ResultFacts:
@@ -86,7 +88,8 @@ def result_of_stored(stored: object, content: str) -> ResultFacts:
     return ResultFacts(ok=ok if isinstance(ok, bool) else not error,
                        content=_text(stored.get("content", content)), error=error,
                        error_kind=_text(stored.get("error_kind")), file_changes=changes, subtranscript=sub,
-                       grid=grid, sandbox=sandbox, denied_note=denial_of(stored), unreadable=tuple(unreadable))
+                       grid=grid, sandbox=sandbox, denied_note=denial_of(stored), not_recorded=not_recorded_of(stored),
+                       unreadable=tuple(unreadable))
 
 
 # -- each part ---------------------------------------------------------------------------------
@@ -232,6 +235,15 @@ def denial_of(metadata: object) -> str | None:
         return None
     note = denied.get("message", "")
     return note if isinstance(note, str) else ""
+
+
+def not_recorded_of(metadata: object) -> str | None:
+    """Why the change log could not take the call's file changes, in the person's language, from
+    an envelope's metadata or a stored envelope; ``None`` when they were recorded."""
+    value = metadata.get(UNDO_NOT_RECORDED_KEY) if isinstance(metadata, dict) else None
+    if not isinstance(value, dict):
+        return None
+    return cause_text(_text(value.get("cause")), _text(value.get("error")))
 
 
 def _text(value: object) -> str:

@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 def _envelope_dict(envelope: Envelope) -> JsonObject:
     """What is stored with a tool message: the envelope, plus what only the card needs."""
-    from echo_desk.agent.envelope import DENIED_KEY
+    from echo_desk.agent.envelope import DENIED_KEY, UNDO_NOT_RECORDED_KEY
     from echo_desk.ui.chat.card_parse import grid_of, sandbox_of
 
     value = envelope.to_json()
@@ -58,8 +58,9 @@ def _envelope_dict(envelope: Envelope) -> JsonObject:
     sandbox = sandbox_of(metadata)
     if sandbox is not None:
         value = {**value, "sandbox": sandbox.to_json()}
-    if isinstance(metadata.get(DENIED_KEY), dict):
-        value = {**value, DENIED_KEY: metadata[DENIED_KEY]}
+    for key in (DENIED_KEY, UNDO_NOT_RECORDED_KEY):
+        if isinstance(metadata.get(key), dict):
+            value = {**value, key: metadata[key]}
     return value
 
 

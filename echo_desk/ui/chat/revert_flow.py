@@ -78,14 +78,19 @@ class RevertFlow(QObject):
         self._plan(lambda r: r.plan_since(conversation_id, ids), confirm=True)
 
     def mark_reverted_cards(self) -> None:
-        """After a conversation is opened: cards whose changes were all reverted say so."""
+        """After a conversation is opened: cards whose changes were all reverted say so, and cards
+        whose changes the change log took late offer Revert."""
         reverter = self._reverter()
         items = [i for i in self._transcript.items() if i.call_id and i.file_changes]
         if reverter is None or not items:
             return
         records = reverter.changes.for_calls(i.call_id for i in items)
-        done = {r.call_id for r in records} - {r.call_id for r in records if not r.reverted}
+        recorded = {r.call_id for r in records}
+        done = recorded - {r.call_id for r in records if not r.reverted}
         for item in items:
+            if item.not_recorded is not None and item.call_id in recorded:
+                item.not_recorded = None  # the change log took them after all (it had room again)
+                item.touch()
             if item.call_id in done and not item.reverted:
                 item.reverted = True
                 item.touch()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from echo_desk.agent.status import ToolStatus
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, aside, labelled
+from echo_desk.i18n import _, aside, labelled, shown
 from echo_desk.tools.results import FileChange
 from echo_desk.ui.chat.card_facts import PART_LABELS, Unreadable
 from echo_desk.ui.chat.result_grid import grid_html
@@ -159,10 +159,10 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         parts.append(nested)
     elif item.output:
         out_lines = item.output.rstrip("\n").split("\n")  # as _lines: "\n" only
-        shown = out_lines if item.expanded else out_lines[-12:]
-        hidden += len(out_lines) - len(shown)
+        kept_lines = out_lines if item.expanded else out_lines[-12:]
+        hidden += len(out_lines) - len(kept_lines)
         parts.append(_div(_("Output"), p.muted))
-        parts.append(_pre("\n".join(shown), p.text))
+        parts.append(_pre("\n".join(kept_lines), p.text))
     parts.extend(_failure_parts(item, p))
     if item.sandbox is not None:
         parts.append(sandbox_html(item.sandbox, p))
@@ -186,6 +186,9 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
     if item.file_changes and item.status == "done":
         if item.reverted:
             parts.append(_div(_("Reverted"), p.muted))
+        elif item.not_recorded is not None:
+            parts.append(_div(_("Revert cannot undo this change: Echo Desk could not record it ({cause}).").format(
+                cause=shown(item.not_recorded)), p.danger))
         else:
             parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:{p.link}'>↶ {html.escape(_('Revert'))}</a></div>")
     # The expander: a chevron in the header (the whole card toggles on click, Enter or Space).

@@ -74,6 +74,8 @@ class TranscriptItem:
     expanded: bool = False
     #: The person reverted this call's file changes (the card says so instead of offering Revert).
     reverted: bool = False
+    #: Why Revert cannot find this call's changes (the change log could not take them), or ``None``.
+    not_recorded: str | None = None
     #: The stored message this row shows (its id in the conversation's tree), when known.
     node: str = ""
     #: Its place among branches, when it has siblings (the "‹ 2/3 ›" switcher).
@@ -95,5 +97,5 @@ class TranscriptItem:
         self.result, self.error, self.error_kind = facts.content, facts.error, facts.error_kind
         self.file_changes, self.subtranscript = facts.file_changes, facts.subtranscript
         self.grid, self.sandbox, self.denied_note = facts.grid, facts.sandbox, facts.denied_note
-        self.unreadable = facts.unreadable
+        self.unreadable, self.not_recorded = facts.unreadable, facts.not_recorded
         self.status = facts.status

@@ -133,6 +133,24 @@ def test_reopened_conversation_shows_reverted_cards(qtbot, chat, builtin_runtime
     assert model.items()[0].reverted
 
 
+def test_a_card_whose_changes_the_log_took_late_offers_revert_when_reopened(qtbot, chat, builtin_runtime: Runtime,
+                                                                           scope: Scope, workspace: Path) -> None:
+    """The change log was full when the call ran (the card said Revert cannot find the change);
+    it took the record with a later write: opened again, the card offers Revert."""
+    from dataclasses import replace
+
+    from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY
+
+    _view, model, flow = chat
+    call, envelope = _write(builtin_runtime, scope, "c1", "late.txt", "agent\n")
+    told = replace(envelope, metadata={**envelope.metadata,
+                                       UNDO_NOT_RECORDED_KEY: {"cause": "SQLITE_FULL", "error": "full"}})
+    _show_card(model, call, told)
+    assert model.items()[0].not_recorded is not None
+    flow.mark_reverted_cards()
+    assert model.items()[0].not_recorded is None and not model.items()[0].reverted
+
+
 def _has_chinese(text: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
