@@ -489,7 +489,30 @@ def test_the_activity_tab_opens_on_a_full_disk_and_says_what_is_not_written(qtbo
         assert tab.not_written.isVisible() and "the disk is full. Calls kept in memory until it can: 1." in tab.not_written.text()
         audit.room()
         audit.append(_record(1))
-        tab.reload()
-        assert not tab.not_written.isVisible() and len(tab.rows) == 2
+        # Live: the writer's recovery reaches the open tab without Refresh.
+        qtbot.waitUntil(lambda: not tab.not_written.isVisible() and len(tab.rows) == 2, timeout=5000)
+    finally:
+        audit.close()
+
+
+def test_the_activity_tab_says_at_once_when_the_log_starts_failing(qtbot, tmp_path: Path) -> None:
+    """An open tab learns of a full disk from the log's writer thread, and stops listening when
+    it is closed (a later failure must not reach a deleted widget)."""
+    from tests.store.full_audit import FullAuditLog
+    from tests.store.test_audit_full import _record
+
+    audit = FullAuditLog(tmp_path / "audit.sqlite3")
+    audit.full = False
+    try:
+        tab = ActivityTab(audit)
+        qtbot.addWidget(tab)
+        tab.show()
+        assert not tab.not_written.isVisible() and len(audit._failure_watchers) == 1
+        audit.full = True
+        audit.append(_record(0))
+        qtbot.waitUntil(lambda: tab.not_written.isVisible(), timeout=5000)
+        assert "the disk is full" in tab.not_written.text()
+        tab.deleteLater()
+        qtbot.waitUntil(lambda: not audit._failure_watchers, timeout=5000)
     finally:
         audit.close()

@@ -30,7 +30,7 @@ from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import N_, _, shown
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core import i18n_qt, marshal
 from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 from echo_desk.ui.widgets.warning_note import warning_note
@@ -103,6 +103,10 @@ class ActivityTab(QWidget):
         self.retranslate()
         self.reload()
         i18n_qt.bus().language_changed.connect(self.retranslate)
+        # The log starts or stops refusing writes on its writer thread: the note follows at once,
+        # and the calls it held back are listed as soon as they are written.
+        stop_watching = audit.watch_failure(lambda _reason: marshal.run_on_main(self.reload))
+        self.destroyed.connect(lambda *_: stop_watching())
 
     def filtered(self) -> list[JsonObject]:
         """The audit records matching the filters, newest first."""
