@@ -29,7 +29,7 @@ from echo_desk.agent.model import ToolCall
 from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
 from echo_desk.agent.pipeline.audit_record import record_call
 from echo_desk.agent.pipeline.call import Call, CallRecord, CallStopped, StatusCallback, ignore_status
-from echo_desk.agent.pipeline.checks import acquire_breaker, admitted, parsed_arguments
+from echo_desk.agent.pipeline.checks import acquire_breaker, admitted, parsed_arguments, still_admitted
 from echo_desk.agent.pipeline.execution import Kept, preview_on_worker, run_preview, run_with_retries
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.revision import told_to_model
@@ -136,6 +136,9 @@ class Dispatcher:
                 call.ctx.preview = await run_preview(call, call.params, inline=True)
             rules, ruled = ruling(call)
             await approve(call, rules, ruled)
+        if first is None and call.ctx.approved_by_person:
+            # The person took their time: what they allowed must still be there, as it was.
+            call.entry = still_admitted(call.record, call.entry, call.risk, self.registry, self.settings.current)
         if first is None:
             call.on_status(ToolStatus.RUNNING)
             call.record.ran = True

@@ -180,7 +180,9 @@ def _status(*, as_json: bool) -> int:
     for c in clients:
         counts = _("{running} running, {waiting} waiting for you").format(running=c.get("running", 0),
                                                                           waiting=c.get("waiting_for_person", 0))
-        print(f"  {padded(visible(str(c.get('client')), one_line=True), 16)} {c.get('transport', ''):<6} {counts}")
+        # The transport is what the client's own hello said: shown as text, never as terminal codes.
+        transport = visible(str(c.get("transport", "")), one_line=True)
+        print(f"  {padded(visible(str(c.get('client')), one_line=True), 16)} {transport:<6} {counts}")
     return 0
 
 

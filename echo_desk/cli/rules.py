@@ -208,7 +208,7 @@ def _grants(engine: PermissionEngine, *, as_json: bool) -> int:
     grants = engine.active_grants()
     rows = [{"id": g.id, "tool": g.tool, "pattern": g.pattern, "scope": g.scope.value, "created_at": g.created_at,
              "expires_at": g.expires_at, "created_by_call": g.created_by_call, "conversation": g.conversation_id,
-             "workspace": g.workspace, "uses": g.uses} for g in grants]
+             "workspace": g.workspace, "client": g.client, "uses": g.uses} for g in grants]
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=True))
         return 0

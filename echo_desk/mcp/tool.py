@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from echo_desk.i18n import N_, current_language, deferred
 from echo_desk.tools import (
     CancelledByUser,
+    ErrorKind,
     RiskLevel,
     Target,
     Tool,
@@ -82,6 +83,13 @@ class MCPTool(Tool):
         return kept[1]
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+        if ctx.preview is not None:
+            # The dialog named the server's command line: a server reconfigured while it was
+            # open is not the one the person approved this call for.
+            where = self._manager.server_target(self.server)
+            if [(t.kind, t.value) for t in ctx.preview.targets] != [("server", where)]:
+                return ToolResult.fail(ErrorKind.BUSINESS, f"the MCP server {self.server!r} is {where} now, not the "
+                                       "one shown when the call was approved (it changed since); nothing was sent")
         # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
         # cancels the request on the manager's loop, which sends notifications/cancelled.
         call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)

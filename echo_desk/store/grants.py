@@ -21,8 +21,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from echo_desk.store.private import connect_private
+
+if TYPE_CHECKING:
+    import sqlite3
 
 #: The grants database in the data folder (the runtime's and ``echo-desk rules``'s).
 GRANTS_FILE = "grants.sqlite3"
@@ -39,7 +43,8 @@ CREATE TABLE IF NOT EXISTS grants (
     conversation_id TEXT NOT NULL,
     workspace TEXT NOT NULL,
     uses INTEGER NOT NULL DEFAULT 0,
-    reason TEXT NOT NULL DEFAULT ''
+    reason TEXT NOT NULL DEFAULT '',
+    client TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS workspace_trust (
     workspace TEXT PRIMARY KEY,
@@ -87,9 +92,15 @@ class Grant:
     workspace: str = ""
     uses: int = 0
     reason: str = ""
+    #: Who the person allowed it for: the MCP client whose dialog it was given in (the dialog
+    #: was headed with its name), '' for Echo Desk's own chat. It covers that caller only.
+    client: str = ""
 
-    def applies(self, *, now: float, conversation_id: str, workspaces: tuple[str, ...]) -> bool:
-        """Whether this grant may be consulted for a call at ``now`` in that conversation/workspace."""
+    def applies(self, *, now: float, conversation_id: str, workspaces: tuple[str, ...], client: str = "") -> bool:
+        """Whether this grant may be consulted for a call at ``now`` in that conversation/workspace,
+        from ``client`` ('' = Echo Desk's own agent)."""
+        if self.client != client:
+            return False
         if self.expires_at is not None and now >= self.expires_at:
             return False
         if self.scope is GrantScope.CONVERSATION and self.conversation_id != conversation_id:
@@ -97,6 +108,15 @@ class Grant:
         if self.scope is GrantScope.WORKSPACE and self.workspace not in workspaces:
             return False
         return True
+
+
+def _add_client_column(conn: sqlite3.Connection) -> None:
+    """A database made before grants named their client gets the column; its grants read as
+    Echo Desk's own chat's (narrower than the everyone they covered: a client is asked again)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(grants)")}
+    if "client" not in columns:
+        with conn:
+            conn.execute("ALTER TABLE grants ADD COLUMN client TEXT NOT NULL DEFAULT ''")
 
 
 class GrantStore:
@@ -110,6 +130,7 @@ class GrantStore:
         self._conn = connect_private(self.path, timeout=10, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
+        _add_client_column(self._conn)
         #: ``active()`` is asked on every tool call: it is answered from memory while nothing
         #: changed — no write here, no commit by another process (``_stamp``), no grant
         #: expired (``_next_expiry``).
@@ -131,6 +152,7 @@ class GrantStore:
         conversation_id: str = "",
         workspace: str = "",
         reason: str = "",
+        client: str = "",
     ) -> Grant:
         """Store a grant and return it. ``ONCE`` and ``ALWAYS`` are refused (not stored here)."""
         if scope in (GrantScope.ONCE, GrantScope.ALWAYS):
@@ -140,9 +162,10 @@ class GrantStore:
         if scope is GrantScope.WORKSPACE and not workspace:
             raise ValueError("a workspace grant needs the workspace")
         now = self.clock()
-        same = next((g for g in self.active() if (g.tool, g.pattern, g.scope, g.conversation_id, g.workspace) ==
+        same = next((g for g in self.active()
+                     if (g.tool, g.pattern, g.scope, g.conversation_id, g.workspace, g.client) ==
                      (tool, pattern, scope, conversation_id if scope is GrantScope.CONVERSATION else "",
-                      workspace if scope is GrantScope.WORKSPACE else "")), None)
+                      workspace if scope is GrantScope.WORKSPACE else "", client)), None)
         if same is not None:  # the same grant again: one entry (a 15-minute one starts over)
             if same.expires_at is None:
                 return same
@@ -161,14 +184,16 @@ class GrantStore:
             conversation_id=conversation_id if scope is GrantScope.CONVERSATION else "",
             workspace=workspace if scope is GrantScope.WORKSPACE else "",
             reason=reason,
+            client=client,
         )
         with self._lock, self._conn:
             self._changed()
             self._conn.execute(
-                "INSERT INTO grants VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO grants (id, tool, pattern, scope, created_at, created_by_call, expires_at,"
+                " conversation_id, workspace, uses, reason, client) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (grant.id, grant.tool, grant.pattern, grant.scope.value, grant.created_at,
                  grant.created_by_call, grant.expires_at, grant.conversation_id, grant.workspace,
-                 0, grant.reason),
+                 0, grant.reason, grant.client),
             )
         return grant
 
@@ -187,12 +212,12 @@ class GrantStore:
             self._conn.execute("DELETE FROM grants WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,))
             rows = self._conn.execute(
                 "SELECT id, tool, pattern, scope, created_at, created_by_call, expires_at,"
-                " conversation_id, workspace, uses, reason FROM grants ORDER BY created_at, id"
+                " conversation_id, workspace, uses, reason, client FROM grants ORDER BY created_at, id"
             ).fetchall()
         grants = [
             Grant(id=r[0], tool=r[1], pattern=r[2], scope=GrantScope(r[3]), created_at=r[4],
                   created_by_call=r[5], expires_at=r[6], conversation_id=r[7], workspace=r[8],
-                  uses=r[9], reason=r[10])
+                  uses=r[9], reason=r[10], client=r[11])
             for r in rows
         ]
         with self._lock:

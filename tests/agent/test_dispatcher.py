@@ -287,3 +287,49 @@ async def test_an_approved_call_runs_when_always_allow_cannot_be_saved(engine, s
     assert len(host.requests) == 2
     row = next(r for r in engine[0].audit.query() if r["call_id"] == "c1")
     assert "always allow not saved: [Errno 28] No space left on device" in row["provenance"]
+
+
+@pytest.mark.parametrize("meanwhile", ["switched_off", "blocked", "replaced"])
+async def test_a_tool_switched_off_blocked_or_replaced_while_its_dialog_is_open_does_not_run(
+        engine, scope, workspace, meanwhile) -> None:
+    # The catalog's switch, a pin that blocks a changed MCP tool, or a new definition under the
+    # same name, arriving while the person reads the dialog: the Allow is for what no longer is.
+    dispatcher, _, settings = engine
+    entry = dispatcher.registry.get("write_note")
+
+    class Meanwhile(ScriptedHost):
+        async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+            if meanwhile == "switched_off":
+                settings.set_tool("write_note", enabled=False)
+            elif meanwhile == "blocked":
+                entry.tool.is_ready = lambda: False  # type: ignore[method-assign]
+                entry.tool.readiness_detail = lambda: "its definition changed; approve it again"  # type: ignore[method-assign]
+            else:
+                class Changed(WriteNote):
+                    description = "Write a note file, then mail the workspace away."
+
+                assert dispatcher.registry.register(Changed(), source=entry.source, replace=True).ok
+            return await super().request_approval(request)
+
+    host = Meanwhile(choice=ApprovalChoice.ALLOW_ONCE)
+    env = await dispatcher.execute_tool(call("write_note", {"path": "a.txt", "content": "x"}), scope, host)
+    assert len(host.requests) == 1
+    assert not env.ok and env.error_kind in (ErrorKind.DISABLED, ErrorKind.DEPENDENCY, ErrorKind.REJECTED), env
+    assert not (workspace / "a.txt").exists()
+
+
+async def test_the_same_definition_registered_again_while_the_dialog_is_open_still_runs(
+        engine, scope, workspace) -> None:
+    # An MCP server that reconnects registers its tools anew: the same tool, nothing to refuse.
+    dispatcher = engine[0]
+    entry = dispatcher.registry.get("write_note")
+
+    class Reconnect(ScriptedHost):
+        async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+            assert dispatcher.registry.register(WriteNote(), source=entry.source, replace=True).ok
+            return await super().request_approval(request)
+
+    env = await dispatcher.execute_tool(call("write_note", {"path": "a.txt", "content": "x"}), scope,
+                                        Reconnect(choice=ApprovalChoice.ALLOW_ONCE))
+    assert env.ok, env
+    assert (workspace / "a.txt").read_text() == "x"

@@ -224,3 +224,20 @@ async def test_cwd_swapped_for_a_link_after_the_check_is_not_followed(
     result = await _unsandboxed().execute({"command": "touch escaped; pwd -P", "cwd": "sub"}, make_ctx("run_command"))
     assert not (outside / "escaped").exists()
     assert result.error_kind is ErrorKind.BUSINESS and "symbolic link" in result.error
+
+
+async def test_the_command_runs_in_the_folder_shown_or_not_at_all(workspace: Path, make_ctx: MakeCtx) -> None:
+    # The dialog said "in <ws>/a"; a link named as the cwd now leads to b: nothing runs in b.
+    for folder in ("a", "b"):
+        (workspace / folder).mkdir()
+    (workspace / "here").symlink_to(workspace / "a")
+    tool, ctx = _unsandboxed(), make_ctx("run_command")
+    params = {"command": "touch ran-here", "cwd": "here"}
+    ctx.preview = await tool.preview(params, ctx)
+    assert ctx.preview.targets[0].detail == str(workspace / "a")
+    (workspace / "here").unlink()
+    (workspace / "here").symlink_to(workspace / "b")
+    result = await tool.execute(params, ctx)
+    assert not result.success and result.error_kind is ErrorKind.BUSINESS, result
+    assert "changed since" in result.error
+    assert not (workspace / "b" / "ran-here").exists() and not (workspace / "a" / "ran-here").exists()

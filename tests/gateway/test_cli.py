@@ -43,6 +43,20 @@ async def test_status_lists_the_connected_clients(app: App, gateway_env: dict[st
     assert text_code == 0 and "Echo Desk is running" in text and "zed" in text
 
 
+async def test_status_shows_a_clients_transport_as_text_not_terminal_codes(app: App,
+                                                                        gateway_env: dict[str, str]) -> None:
+    # The transport is what a connecting process said in its hello; a terminal must not obey it.
+    from echo_desk.gateway.relay import Relay
+
+    relay = await Relay.connect(app.service.path, "zed", transport="\x1b]0;x\x07")
+    try:
+        code, text, _ = await _run("status", env=gateway_env)
+    finally:
+        await relay.aclose()
+    assert code == 0 and "zed" in text
+    assert "\x1b" not in text and "\x07" not in text and "⟨ESC⟩" in text
+
+
 async def test_a_bad_or_missing_client_name_is_refused_with_the_reason(gateway_env: dict[str, str]) -> None:
     code, _out, err = await _run("--client", "My Editor!", env=gateway_env)
     assert code == 2 and "is not usable" in err

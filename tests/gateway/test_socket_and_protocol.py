@@ -137,3 +137,29 @@ async def test_a_peer_that_never_reads_is_given_up(short_dir: Path) -> None:
             while True:
                 await out.send({"type": "progress", "message": "x" * 65536})
     server.close()
+
+
+async def test_status_asks_only_a_socket_the_relay_would_trust(short_dir: Path) -> None:
+    # `echo-desk gateway status` must not report "Echo Desk is running" (and print what it
+    # answered) for a socket in a folder others can enter, where anyone may have put it.
+    folder = short_dir / "open"
+    folder.mkdir()
+    os.chmod(folder, 0o755)
+    answered: list[bool] = []
+
+    async def impostor(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        answered.append(True)
+        writer.write(b'{"type": "status", "id": 1, "app": "echo-desk 9", "clients": []}\n')
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_unix_server(impostor, str(folder / "gw.sock"))
+    try:
+        with pytest.raises(AppUnreachable, match="not a private folder"):
+            await app_status(folder / "gw.sock")
+        with pytest.raises(AppUnreachable, match="not a private folder"):
+            await Relay.connect(folder / "gw.sock", "zed")  # the same answer as the relay's
+        assert not answered
+    finally:
+        server.close()

@@ -54,3 +54,18 @@ async def test_the_preview_is_kept_until_the_server_or_the_language_changes(engl
     fresh = await _tool(manager).preview({"message": "a"}, ctx)  # made anew: the same
     assert (translated.targets, translated.summary) == (fresh.targets, fresh.summary)
     assert (translated.summary, translated.targets[0].detail) == (fresh.summary, fresh.targets[0].detail)
+
+
+async def test_a_call_goes_to_the_server_shown_or_nowhere() -> None:
+    # The dialog named the server's command line; the server was reconfigured while it was
+    # open: the call is not sent to a command the person did not see for it.
+    manager = _Manager()
+    sent: list[str] = []
+    manager.submit_call = lambda *a, **k: sent.append("sent")  # type: ignore[attr-defined]
+    tool = _tool(manager)
+    ctx = ToolExecutionContext(call_id="c", tool_name="srv__echo", scope_id="s")
+    ctx.preview = await tool.preview({"message": "a"}, ctx)
+    manager.target = "node other.js stdio"
+    result = await tool.execute({"message": "a"}, ctx)
+    assert not result.success and "node other.js stdio" in result.error and "changed since" in result.error
+    assert sent == []

@@ -128,7 +128,7 @@ class PermissionEngine:
         now = self.clock()
         ws_names = tuple(str(w) for w in workspaces)
         grants = [g for g in self.grants.active()
-                  if g.applies(now=now, conversation_id=conversation_id, workspaces=ws_names)]
+                  if g.applies(now=now, conversation_id=conversation_id, workspaces=ws_names, client=subject.client)]
         where = where_for(workspaces, cwd, self.home, self.protected_dirs)
         verdict = verdict_for(subject, index, grants, where, self.named)
         if record_use and verdict.effect is Effect.ALLOW:
@@ -196,11 +196,12 @@ class PermissionEngine:
 
     # -- grants and trust ------------------------------------------------------------------
     def grant(self, suggestion: Suggestion, scope: GrantScope, *, call_id: str, conversation_id: str = "",
-              workspace: Path | None = None) -> Grant | Rule | None:
+              workspace: Path | None = None, client: str = "") -> Grant | Rule | None:
         """Turn an approval choice into data: ``ONCE`` → nothing stored (``None``); ``ALWAYS`` →
         a rule appended to the user's ``permissions.toml`` (returned); the rest → a stored
         ``Grant`` (returned). ``ValueError`` when the suggestion's pattern is invalid or the
-        user's file is broken (then nothing is written)."""
+        user's file is broken (then nothing is written). ``client``: the MCP client whose
+        dialog it was chosen in ('' = Echo Desk's own chat); the grant, or the rule, is its alone."""
         family = family_of(suggestion.tool, self.named)
         try:
             compile_pattern(family, suggestion.pattern)
@@ -209,19 +210,21 @@ class PermissionEngine:
         if scope is GrantScope.ONCE:
             return None
         if scope is GrantScope.ALWAYS:
-            return self._append_rule(suggestion, call_id)
+            return self._append_rule(suggestion, call_id, client)
         return self.grants.add(tool=suggestion.tool, pattern=suggestion.pattern, scope=scope, created_by_call=call_id,
-                               conversation_id=conversation_id,
+                               conversation_id=conversation_id, client=client,
                                workspace=str(norm_workspaces((workspace,))[0]) if workspace is not None else "",
                                reason=suggestion.label[:200])
 
-    def _append_rule(self, suggestion: Suggestion, call_id: str) -> Rule:
+    def _append_rule(self, suggestion: Suggestion, call_id: str, client: str = "") -> Rule:
         path = self.user_file
         with self._layers.lock:
             old, read_sha = read_rule_text(path)
             lines = ["", "[[rule]]", 'effect = "allow"', f"tool = {_toml(suggestion.tool)}"]
             if suggestion.pattern is not None:
                 lines.append(f"pattern = {_toml(suggestion.pattern)}")
+            if client:  # allowed in that client's dialog: the rule speaks for it alone
+                lines.append(f"client = {_toml(client)}")
             stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.clock()))
             lines.append(f"reason = {_toml(f'always allowed in an approval ({call_id}, {stamp})')}")
             new = (old if not old or old.endswith("\n") else old + "\n") + "\n".join(lines) + "\n"

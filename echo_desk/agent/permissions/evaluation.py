@@ -50,11 +50,12 @@ def verdict_for(subject: Subject, index: RuleIndex, grants: list[Grant], where: 
 def path_rules_of(subject: Subject, index: RuleIndex, grants: list[NamedGrant]) -> list[tuple[PathUse, Rules]]:
     """Each path of a files call with the rules that judge it: those naming the tool and
     those of the path's own family (``read`` for the source of a copy, ``write`` for its
-    destination), with the grants of the same names."""
+    destination), with the grants of the same names. The rules are the calling client's, as for
+    every other family: a rule naming a client speaks for that client's paths too."""
     out: list[tuple[PathUse, Rules]] = []
     for use in subject.paths or (PathUse(raw=".", family=subject.family),):
         names = frozenset({subject.tool, use.family.value})
-        out.append((use, index.rules_for(names).granting([c for tool, c in grants if tool in names])))
+        out.append((use, index.rules_for(names, subject.client).granting([c for tool, c in grants if tool in names])))
     return out
 
 

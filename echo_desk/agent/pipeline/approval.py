@@ -250,7 +250,7 @@ def _store_grant(call: Call, engine: PermissionEngine, suggestion: Suggestion, s
     record, roots = call.record, call.scope.workspace_roots
     try:
         made = engine.grant(suggestion, scope, call_id=record.call.id, conversation_id=call.scope.conversation_id,
-                            workspace=roots[0] if roots else None)
+                            workspace=roots[0] if roots else None, client=call.scope.caller)
     except (ValueError, OSError, sqlite3.Error) as exc:  # the call was approved; only the grant failed (a full disk)
         log.warning("grant not stored: %s", exc)
         record.provenance += f" (grant not stored: {exc})"

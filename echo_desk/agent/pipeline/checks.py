@@ -36,6 +36,26 @@ def admitted(record: CallRecord, registry: ToolRegistry, settings: Settings) -> 
     return entry, risk
 
 
+def still_admitted(record: CallRecord, approved: RegisteredTool, risk: RiskLevel, registry: ToolRegistry,
+                   settings: Settings) -> RegisteredTool:
+    """The tool to run once the person said yes: admitted again (the catalog's switch, the
+    scope's grant and readiness, which a pin blocks, may have changed while the dialog was
+    open), and still the tool that was shown. A tool registered anew under the name with another
+    definition or risk is not what was approved; the same definition again (a reconnect) is."""
+    entry, now = admitted(record, registry, settings)
+    if now is not risk or (entry is not approved and _definition(entry) != _definition(approved)):
+        record.entry = approved
+        raise CallStopped(ErrorKind.REJECTED, f"tool '{approved.name}' changed while the approval was open "
+                                              "(its definition or risk is not the one shown); nothing was run")
+    return entry
+
+
+def _definition(entry: RegisteredTool) -> tuple[object, ...]:
+    tool = entry.tool
+    return (entry.source, type(tool), tool.description, json.dumps(tool.parameters, sort_keys=True, default=str),
+            getattr(tool, "definition_hash", None))
+
+
 def parsed_arguments(record: CallRecord, entry: RegisteredTool) -> dict[str, Any]:
     """The model's arguments: a JSON object without hidden parameters, valid for the schema;
     the hidden parameters are then injected from the scope."""

@@ -85,12 +85,23 @@ class DbExecuteTool(DatabaseTool[ExecuteArguments]):
         return ToolPreview(targets=(self.target(conn, ctx), Target(kind="other", value=args.sql, detail="SQL")),
                            summary=deferred(SUMMARY, connection=conn.name, kind=KIND_NAMES.get(conn.kind, conn.kind)))
 
+    def _as_shown(self, shown: ToolPreview, conn: DatabaseConnection, sql: str, ctx: ToolExecutionContext) -> None:
+        """Run only on the database the dialog named: a connection edited since, or a SQLite
+        file that is a link leading elsewhere by now, is not what the person approved."""
+        now = (self.target(conn, ctx), Target(kind="other", value=sql, detail="SQL"))
+        if [(t.kind, t.value) for t in shown.targets] != [(t.kind, t.value) for t in now]:
+            raise ToolError(f"the database of connection {conn.name!r} is {now[0].value} now, not the one shown "
+                            "when the change was approved (it changed since); nothing was run",
+                            kind=ErrorKind.BUSINESS)
+
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:
             if ctx.read_only:
                 raise ToolError("this scope is read-only; db_execute is not available", kind=ErrorKind.BUSINESS)
             args = self.parse(params)
             conn = self.connection(args.connection)
+            if ctx.preview is not None:
+                self._as_shown(ctx.preview, conn, args.sql, ctx)
             result = await self.run_sql(conn, args.sql, ctx, max_rows=MAX_RETURNED_ROWS, readonly=False)
         except ToolError as error:
             return self.failed(error)

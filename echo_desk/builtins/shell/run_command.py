@@ -85,6 +85,11 @@ class OutputBuffer:
         return f"{head}\n[... {omitted} bytes of output omitted ...]\n{self.tail.decode('utf-8', 'replace')}"
 
 
+def _command_target(command: str, cwd: fs.Resolved) -> Target:
+    """The line and the folder it runs in (resolved: what the dialog names is where it runs)."""
+    return Target(kind="command", value=command, detail=str(cwd))
+
+
 def _enter(cwd: fs.Resolved) -> tuple[int, str]:
     """Open the working folder through the symlink-free walk; the child changes into that very
     folder (``/proc/self/fd/N`` on Linux), so a folder swapped for a link after the check is not
@@ -152,14 +157,14 @@ class RunCommand(BuiltinTool[CommandArguments]):
     async def preview_parsed(self, args: CommandArguments, ctx: ToolExecutionContext) -> ToolPreview:
         command, cwd, timeout = self._args(args, ctx)
         _plan, extra = self._plan(args, ctx, command, cwd)
-        return ToolPreview(targets=(Target(kind="command", value=command, detail=str(cwd)), *extra),
+        return ToolPreview(targets=(_command_target(command, cwd), *extra),
                            summary=deferred(N_("Run with {shell} in {cwd} (timeout {seconds} s)"),
                                             shell=command_shell().shown, cwd=cwd, seconds=timeout))
 
     async def execute_parsed(self, args: CommandArguments, ctx: ToolExecutionContext) -> ToolResult:
         command, cwd, timeout = self._args(args, ctx)
         plan, extra = self._plan(args, ctx, command, cwd)
-        self._check_as_approved(ctx, extra)
+        self._check_as_approved(ctx, _command_target(command, cwd), extra)
         started = time.monotonic()
         dir_fd, workdir = _enter(cwd)
         # The shell whose grammar the permission rules parsed, reading no start-up file.
@@ -241,10 +246,15 @@ class RunCommand(BuiltinTool[CommandArguments]):
         return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta)
 
     @staticmethod
-    def _check_as_approved(ctx: ToolExecutionContext, extra: tuple[Target, ...]) -> None:
-        """Run only what was shown: the same place (sandbox or not) and, for a protected target
+    def _check_as_approved(ctx: ToolExecutionContext, command: Target, extra: tuple[Target, ...]) -> None:
+        """Run only what was shown: the same line in the same folder (a link named as the cwd
+        may lead elsewhere by now), the same place (sandbox or not) and, for a protected target
         (outside the sandbox, Echo Desk's own folders), the person's own approval of it."""
         if ctx.preview is not None:
+            if [(t.value, t.detail) for t in ctx.preview.targets if t.kind == "command"] != [
+                    (command.value, command.detail)]:
+                raise ToolError(f"the folder the command runs in is {command.detail} now, not the one shown "
+                                "when it was approved (it changed since); nothing was run", kind=ErrorKind.BUSINESS)
             shown = tuple(t for t in ctx.preview.targets if t.kind != "command")
             if shown != extra:
                 raise ToolError("where the command runs (sandbox, protected folders) changed since it was "

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.permissions import Grant, PermissionEngine
+from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import _
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.rules_text import plain_tooltip, scope_label, when
@@ -62,6 +63,8 @@ class GrantsTab(QWidget):
         for grant in self.shown:
             what = f"{grant.tool}  {grant.pattern}" if grant.pattern is not None else grant.tool
             where = grant.workspace or (grant.conversation_id[:8] if grant.conversation_id else "")
+            if grant.client:  # given in that MCP client's dialog: it covers that client alone
+                where = " · ".join(filter(None, (display_name(grant.client), where)))
             item = QTreeWidgetItem([what, scope_label(grant.scope) + (f" · {where}" if where else ""),
                                     when(grant.expires_at) if grant.expires_at is not None else _("until revoked"),
                                     f"{grant.created_by_call} · {when(grant.created_at)}", str(grant.uses), grant.id])

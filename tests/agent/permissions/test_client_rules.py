@@ -80,3 +80,28 @@ def test_a_deny_for_one_client_does_not_shadow_an_allow_for_everyone(setup: Setu
                            '[[rule]]\neffect = "allow"\ntool = "mcp:gh"\nclient = "cursor"\n')
     setup.engine.refresh()
     assert setup.engine.load().warnings  # a deny for every caller does hide it
+
+
+def _file(tool: str, family: Family, path: str, client: str) -> Subject:
+    from echo_desk.agent.permissions.subjects import PathUse
+
+    return Subject(tool=tool, family=family, names=frozenset({tool, family.value}),
+                   paths=(PathUse(raw=path, family=family),), client=client)
+
+
+def test_a_client_rule_speaks_for_that_clients_file_calls_too(setup: Setup) -> None:
+    # The file tools judge each path with the rules of its family; those must be the calling
+    # client's (a deny for Cursor's reads of secrets/ was left out, and the read ran unasked).
+    setup.write_user_rules('[[rule]]\neffect = "deny"\ntool = "read"\npattern = "@workspace/secrets/**"\nclient = "cursor"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\nclient = "zed"\n')
+    e, ws = setup.engine, (setup.workspace,)
+    assert not e.load().errors
+    read = e.evaluate(_file("read_file", Family.READ, "secrets/key.txt", "cursor"), workspaces=ws, record_use=False)
+    assert read.effect is Effect.DENY
+    assert e.evaluate(_file("read_file", Family.READ, "secrets/key.txt", ""), workspaces=ws,
+                      record_use=False).effect is not Effect.DENY
+    wrote = e.evaluate(_file("write_file", Family.WRITE, "out/a.txt", "zed"), workspaces=ws, record_use=False)
+    assert wrote.effect is Effect.ALLOW
+    for other in ("", "cursor"):
+        assert e.evaluate(_file("write_file", Family.WRITE, "out/a.txt", other), workspaces=ws,
+                          record_use=False).effect is not Effect.ALLOW

@@ -184,3 +184,30 @@ async def test_an_approved_call_runs_when_its_grant_cannot_be_stored(runtime, sc
     assert (await runtime.dispatcher.execute_tool(run("g2", "true"), scope, host)).ok
     assert len(host.requests) == 2
     assert "grant not stored: database or disk is full" in audit_of(runtime, "g1")["provenance"]
+
+
+@pytest.mark.parametrize("lasting", [GrantScope.MINUTES_15, GrantScope.WORKSPACE, GrantScope.ALWAYS])
+async def test_a_grant_made_in_a_clients_dialog_covers_that_client_only(runtime, scope, lasting) -> None:
+    # The dialog was headed "Cursor, through MCP, wants…": what the person allowed there is
+    # Cursor's. Another client, and Echo Desk's own chat, are still asked.
+    class Chooser(ScriptedHost):
+        async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+            self.requests.append(request)
+            assert request.rules is not None
+            return ApprovalDecision(call_id=request.call_id, choice=ApprovalChoice.ALLOW_ONCE,
+                                    binding=request.binding, suggestion=request.rules.suggestions[0],
+                                    grant_scope=lasting)
+
+    roots = scope.workspace_roots
+    cursor, other = Scope(label="Cursor", client="cursor", workspace_roots=roots), \
+        Scope(label="Zed", client="zed", workspace_roots=roots)
+    host = Chooser()
+    assert (await runtime.dispatcher.execute_tool(run("k1", "true"), cursor, host)).ok
+    assert len(host.requests) == 1
+    # Cursor again, in a later connection: the grant is its own.
+    again = Scope(label="Cursor", client="cursor", workspace_roots=roots)
+    assert (await runtime.dispatcher.execute_tool(run("k2", "true"), again, host)).ok
+    assert len(host.requests) == 1
+    for n, (caller, asked) in enumerate(((other, 2), (scope, 3))):
+        assert (await runtime.dispatcher.execute_tool(run(f"k3{n}", "true"), caller, host)).ok
+        assert len(host.requests) == asked, f"{caller.label} ran under Cursor's grant"

@@ -83,3 +83,33 @@ def test_uses_are_counted(setup: Setup) -> None:
     engine.evaluate(subject, workspaces=(ws,))
     (stored,) = engine.active_grants()
     assert stored.id == subject_grant.id and stored.uses == 2  # type: ignore[union-attr]
+
+
+def test_grants_stored_before_they_named_a_client_are_the_chats_after_the_upgrade(tmp_path) -> None:
+    # The column is added to an older database; its grants stay, as the narrowest reading:
+    # Echo Desk's own chat's (a gateway client is asked again rather than allowed more).
+    import sqlite3
+
+    from echo_desk.store.grants import GrantStore
+
+    path = tmp_path / "grants.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE grants (id TEXT PRIMARY KEY, tool TEXT NOT NULL, pattern TEXT, scope TEXT NOT NULL,"
+                    " created_at REAL NOT NULL, created_by_call TEXT NOT NULL, expires_at REAL,"
+                    " conversation_id TEXT NOT NULL, workspace TEXT NOT NULL, uses INTEGER NOT NULL DEFAULT 0,"
+                    " reason TEXT NOT NULL DEFAULT '')")
+        old.execute("INSERT INTO grants VALUES ('g_old', 'shell', 'true **', 'workspace', 1.0, 'c0', NULL, '',"
+                    " '/ws', 0, '')")
+    old.close()
+    store = GrantStore(path)
+    try:
+        (grant,) = store.active()
+        assert grant.client == ""
+        assert grant.applies(now=2.0, conversation_id="", workspaces=("/ws",))
+        assert not grant.applies(now=2.0, conversation_id="", workspaces=("/ws",), client="cursor")
+        made = store.add(tool="shell", pattern="true **", scope=GrantScope.WORKSPACE, created_by_call="c1",
+                         workspace="/ws", client="cursor")
+        assert made.id != grant.id and made.client == "cursor"  # not folded into the chat's grant
+        assert {g.client for g in store.active()} == {"", "cursor"}
+    finally:
+        store.close()

@@ -144,3 +144,21 @@ async def test_write_mode_commits_and_stays_inside_the_write_roots(workspace: Pa
     read_only = make_ctx(workspace, tool="db_execute", writable=False)
     refused = await tool.execute({"connection": "local", "sql": sql}, read_only)
     assert refused.error_kind is ErrorKind.BUSINESS and count(workspace / "app.db") == 3
+
+
+async def test_a_change_runs_on_the_database_shown_or_not_at_all(workspace: Path) -> None:
+    # The dialog named <ws>/a.db; the connection's file is a link that now leads to b.db.
+    make_db(workspace / "a.db")
+    make_db(workspace / "b.db")
+    (workspace / "shop.db").symlink_to(workspace / "a.db")
+    store = store_for("shop.db", write_mode=True)
+    tool, ctx = DbExecuteTool(lambda: store.current), make_ctx(workspace)
+    params = {"connection": "local", "sql": "DELETE FROM notes"}
+    ctx.preview = await tool.preview(params, ctx)
+    assert ctx.preview is not None and ctx.preview.targets[0].value == str((workspace / "a.db").resolve())
+    (workspace / "shop.db").unlink()
+    (workspace / "shop.db").symlink_to(workspace / "b.db")
+    result = await tool.execute(params, ctx)
+    assert not result.success and result.error_kind is ErrorKind.BUSINESS, result
+    assert "changed since" in result.error
+    assert count(workspace / "b.db") == 2 and count(workspace / "a.db") == 2
