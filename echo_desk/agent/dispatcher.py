@@ -137,7 +137,9 @@ class Dispatcher:
             rules, ruled = ruling(call)
             await approve(call, rules, ruled)
         if first is None and call.ctx.approved_by_person:
-            # The person took their time: what they allowed must still be there, as it was.
+            # The person took their time: what they allowed must still be there, as it was (and
+            # still offered to the caller: a client's profile may have hidden it meanwhile).
+            call.record.scope.grant_again()
             call.entry = still_admitted(call.record, call.entry, call.risk, self.registry, self.settings.current)
         if first is None:
             call.on_status(ToolStatus.RUNNING)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +58,9 @@ class Scope:
     #: The MCP client calling through the gateway (its key, ``echo_desk.gateway.clients``);
     #: empty for Echo Desk's own chat and CLI. Read it at the root (``caller``).
     client: str = ""
+    #: Works ``granted_tools`` out again from what decides it now (a gateway client's profile,
+    #: which the person may change while a dialog of that client is open); ``None``: it is fixed.
+    regrant: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.workspace_roots = tuple(Path(p).resolve() for p in self.workspace_roots)
@@ -70,6 +74,14 @@ class Scope:
                 self.risk_ceiling = RiskLevel.READ
         if not self.conversation_id:
             self.conversation_id = self.parent.conversation_id if self.parent else self.id
+
+    def grant_again(self) -> None:
+        """Bring ``granted_tools`` of this scope and those above it up to date (``regrant``)."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.regrant is not None:
+                scope.regrant()
+            scope = scope.parent
 
     def grants(self, tool_name: str, risk: RiskLevel) -> bool:
         """Whether this scope (and every scope above it) lets ``tool_name`` run at all."""

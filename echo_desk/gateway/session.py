@@ -90,7 +90,8 @@ class ClientSession:
     def __post_init__(self) -> None:
         ensure_profile(self.engine.settings, self.client)
         roots = (self.workspace,) if self.workspace is not None else ()
-        self.scope = Scope(label=display_name(self.client), client=self.client, workspace_roots=roots)
+        self.scope = Scope(label=display_name(self.client), client=self.client, workspace_roots=roots,
+                           regrant=self._refresh_grant)
         self.host = ClientHost(self.person)
         #: What the scope's grant was computed from: the registry's generation and the settings
         #: (a new object on every change), so a call recomputes it only when one of them changed.

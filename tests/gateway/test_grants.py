@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from echo_desk.agent.host import ScriptedHost
+from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest, ScriptedHost
 from echo_desk.gateway import session as session_module
 from echo_desk.gateway.session import ClientSession
 from echo_desk.gateway.view import set_offered
@@ -76,3 +76,23 @@ async def test_a_tool_registered_later_is_granted_to_the_next_call(runtime: Runt
     gone = await session.call("shout", {"word": "hi"})
     assert gone.get("isError")
     assert counted == ["zed", "zed", "zed"]
+
+
+async def test_a_tool_hidden_from_the_client_while_its_dialog_is_open_does_not_run(
+        runtime: Runtime, tmp_path: Path) -> None:
+    """The person takes the tool away from this client in the catalog while reading the
+    client's dialog: the Allow is for a tool the client no longer has, so nothing runs."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    class HidesItMeanwhile(ScriptedHost):
+        async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+            set_offered(runtime.settings, "zed", "write_file", False)
+            return await super().request_approval(request)
+
+    person = HidesItMeanwhile(choice=ApprovalChoice.ALLOW_ONCE)
+    session = ClientSession(runtime, person, "zed", workspace=workspace)
+    refused = await session.call("write_file", {"path": "a.txt", "content": "x"})
+    assert len(person.requests) == 1
+    assert refused.get("isError") and "was not granted" in str(refused["content"]), refused
+    assert not (workspace / "a.txt").exists()
