@@ -323,7 +323,11 @@ class ApprovalDialog(QDialog):
         self.allow_once.setText(_("Allow once"))
         self.allow_conversation.setText(_("Allow for this session of {client}").format(client=client) if client
                                         else _("Allow for this conversation"))
-        self.always_allow.setText(_("Always allow this tool"))
+        # "Always" is the catalog's own setting: for a client, the button says it is not that client's alone.
+        always = _("Always allow this tool, for every app") if client else _("Always allow this tool")
+        self.always_allow.setText(always)
+        self.always_allow.setToolTip(_("From now on, Echo Desk's own chat and every app connected through its "
+                                       "gateway run this tool without asking."))
         self.deny.setText(_("Deny"))
         self.close_button.setText(_("Close"))
         self.edit.setText(_("Edit…"))
@@ -331,7 +335,7 @@ class ApprovalDialog(QDialog):
             self.targets: _("Targets of this call"), self.arguments: _("Arguments of this call"),
             self.tabs: _("Proposed file changes"), self.message: _("Message for the agent if denied"),
             self.allow_once: _("Allow once"), self.allow_conversation: _("Allow for this conversation"),
-            self.always_allow: _("Always allow this tool"), self.deny: _("Deny"),
+            self.always_allow: always, self.deny: _("Deny"),
             self.edit: _("Edit the arguments"),
             self.tool_value: _("Tool"), self.risk_value: _("Risk level"), self.scope_value: _("Asked by"),
             self.heading: self.heading.text(), self.summary: _("Summary"),

@@ -40,15 +40,38 @@ def plain_button_text(text: str) -> str:
 STATEMENT_LABELS = {"read": N_("reading"), "write": N_("writing"), "schema": N_("schema changes")}
 
 
+#: A path grant is for a family of uses, not for the tool that asked: the words say which.
+PATH_USES = {"write": N_("changes to {path}"), "read": N_("reading {path}")}
+#: What a path grant covers besides the tool in the dialog (its tooltip).
+PATH_USE_COVERS = {
+    "write": N_("Covers every tool that changes files (write, edit, append, create a folder, move, delete) and a "
+                "command's redirection into this path, not only the tool asking now."),
+    "read": N_("Covers every tool that reads files and a command's redirection from this path, not only the tool "
+               "asking now."),
+}
+
+
 def suggestion_text(suggestion: Suggestion) -> str:
     """What the rule would allow: its pattern (or the whole tool when it has none), quoted; a
-    database's statement class in words ("writing on shop")."""
+    database's statement class in words ("writing on shop"); a path with its use ("changes to …")."""
     if suggestion.tool.startswith("db:") and suggestion.pattern in STATEMENT_LABELS:
         return _("{statements} on {connection}").format(statements=_(STATEMENT_LABELS[suggestion.pattern]),
                                                         connection=visible(suggestion.tool.removeprefix("db:"),
                                                                            one_line=True))
     # A pattern holds what the model sent (a path, a command): bidi and invisible characters shown.
-    return quoted(visible(suggestion.pattern if suggestion.pattern is not None else suggestion.tool, one_line=True))
+    pattern = quoted(visible(suggestion.pattern if suggestion.pattern is not None else suggestion.tool,
+                             one_line=True))
+    if suggestion.tool in PATH_USES and suggestion.pattern is not None:
+        return _(PATH_USES[suggestion.tool]).format(path=pattern)
+    return pattern
+
+
+def suggestion_tooltip(suggestion: Suggestion) -> str:
+    """The commands the rule was made from, and for a path what else it covers (plain text)."""
+    lines = [visible(m, one_line=True) for m in suggestion.examples.match]
+    if suggestion.tool in PATH_USE_COVERS:
+        lines.insert(0, _(PATH_USE_COVERS[suggestion.tool]))
+    return plain_tooltip("\n".join(lines))
 
 
 class GrantChoices(QWidget):
@@ -76,9 +99,8 @@ class GrantChoices(QWidget):
         layout.addWidget(self.remember_caption)
         self.group = QButtonGroup(self)
         self.radios: list[QRadioButton] = []
-        for i, suggestion in enumerate(verdict.suggestions):
+        for i in range(len(verdict.suggestions)):
             radio = QRadioButton()
-            radio.setToolTip(plain_tooltip("\n".join(visible(m, one_line=True) for m in suggestion.examples.match)))
             self.group.addButton(radio, i)
             self.radios.append(radio)
             layout.addWidget(radio)
@@ -146,6 +168,7 @@ class GrantChoices(QWidget):
         self.parts.setAccessibleName(_("How each part of this call was checked"))
         self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
+            radio.setToolTip(suggestion_tooltip(suggestion))
             radio.setText(plain_button_text(_("Allow {rule}").format(rule=suggestion_text(suggestion))))
             radio.setAccessibleName(_("Allow {rule}").format(rule=suggestion_text(suggestion)))
         self.scope_caption.setText(_("For how long:"))

@@ -136,3 +136,21 @@ def test_the_panel_shows_untrusted_text_plainly_and_in_chinese(qtbot, builtin_ru
     assert panel.parts.topLevelItem(0).text(1) == "已允许"
     assert "规则" in panel.parts.topLevelItem(0).text(2)
     assert panel.scope.itemText(0) == "15 分钟内"
+
+
+@pytest.mark.parametrize("write", [True, False], ids=["write", "read"])
+def test_a_path_grant_says_its_use_and_that_it_covers_more_than_the_asking_tool(qtbot, builtin_runtime, workspace,
+                                                                                 write):
+    """"Allow “@workspace/notes.txt”" chosen in an edit_file dialog also covers write_file and
+    delete_path: the choice says what use it allows, and its tooltip that every such tool counts."""
+    from echo_desk.ui.core import i18n_qt
+
+    verdict = builtin_runtime.permissions.check_path(str(workspace / "notes.txt"), write=write, workspace=workspace)
+    panel = GrantChoices(verdict)
+    qtbot.addWidget(panel)
+    use = "changes to" if write else "reading"
+    assert [r.text() for r in panel.radios] == [f"Allow {use} “@workspace/notes.txt”"]
+    assert "Covers every tool that " + ("changes" if write else "reads") in panel.radios[0].toolTip()
+    i18n_qt.apply_language("zh_CN")
+    assert panel.radios[0].text() == ("允许更改 “@workspace/notes.txt”" if write else "允许读取 “@workspace/notes.txt”")
+    assert "适用于所有会" + ("更改" if write else "读取") in panel.radios[0].toolTip()
