@@ -78,6 +78,9 @@ def read(argv: Argv) -> Reading:
     values = _option_values(argv, reading.program)
     if values:
         reading = with_changes(reading, values=values)
+    too_long = _long_cluster(argv, reading.program)
+    if too_long is not None:
+        reading = with_changes(reading, flags=(*reading.flags, too_long))
     if reading.program in table.READS_ONLY and not (reading.flags or reading.inners or reading.writes):
         return with_changes(reading, reads_only=True)
     return reading
@@ -85,12 +88,40 @@ def read(argv: Argv) -> Reading:
 
 def _option_values(argv: Argv, program: str) -> tuple[str, ...]:
     """The values of ``argv``'s options, read with the program's table where there is one
-    (``-fPATH``), else from ``--name=value`` words."""
+    (``-fPATH``), else every value a word could hold (``_possible_values``)."""
     spec = _VALUE_TABLES.get(program)
     if spec is not None:
         parsed = read_options(argv[1:], spec)
         return tuple(s.value for s in parsed.seen if s.value)
-    return tuple(w.partition("=")[2] for w in argv[1:] if w and w.startswith("--") and "=" in w)
+    return tuple(dict.fromkeys(v for w in argv[1:] if w for v in _possible_values(w)))
+
+
+#: A short-option word longer than this is not split into its possible values (see ``read``).
+_MAX_CLUSTER_CHARS = 256
+
+
+def _possible_values(word: str) -> tuple[str, ...]:
+    """The values ``word`` may give an option when the program's options are not known here:
+    ``--name=value``'s value, and for a short-option word every tail after its first letter —
+    which letter takes the rest as its value is the program's secret (``du -X../secret``, ``git
+    diff -O../secret``, ``git ls-files -oX../secret``). Extra tails only make the engine ask."""
+    if word.startswith("--"):
+        name, eq, value = word.partition("=")
+        return (value,) if eq and name else ()
+    if word.startswith("-") and 2 < len(word) <= _MAX_CLUSTER_CHARS:
+        return tuple(word[k:] for k in range(2, len(word)))
+    return ()
+
+
+def _long_cluster(argv: Argv, program: str) -> Flag | None:
+    """A short-option word too long to check each of its tails as a path, for a program whose
+    options are not known here: a rule's ``**`` does not cover it."""
+    if program in _VALUE_TABLES:
+        return None
+    for word in argv[1:]:
+        if word and word.startswith("-") and not word.startswith("--") and len(word) > _MAX_CLUSTER_CHARS:
+            return Flag(frozenset({word}), word, None)
+    return None
 
 
 def _read(argv: Argv) -> Reading:

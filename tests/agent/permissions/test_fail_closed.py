@@ -456,3 +456,20 @@ def test_a_program_the_engine_does_not_know_may_run_its_words(setup: Setup) -> N
     for line in ("some-new-wrapper rm -rf src", "some-new-wrapper --opt rm -rf ~"):
         assert _effect(setup, line) is Effect.ASK, line
     assert _effect(setup, "echo rm -rf src") is Effect.ALLOW_IN_SANDBOX  # echo is known: it runs nothing
+
+
+# -- stop 46 -----------------------------------------------------------------------------------
+def test_a_value_glued_to_a_short_option_is_checked_as_a_path(setup: Setup) -> None:
+    """``du -XFILE``, ``git diff -OFILE``, ``git ls-files -oXFILE`` read FILE. For programs
+    without an option table here, which letter of a cluster takes the rest as its value is
+    unknown: every tail of the word is checked against the path deny rules."""
+    (setup.workspace / "link-home").symlink_to(setup.home)
+    setup.write_user_rules(_rules("du **", "git [diff|log|show|grep|blame|ls-files] **")
+                           + _rules("~/.ssh/**", tool="read", effect="deny"))
+    for line in ("du -sh .", "git log -n5", "git diff -U3 --stat", "git ls-files -o"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in (f"du -X{setup.home}/.ssh/id_rsa .", "du -sX../home/.ssh/id_rsa .", "du -Xlink-home/.ssh/id_rsa .",
+                 "git diff -O../home/.ssh/id_rsa", "git log -p -Olink-home/.ssh/id_rsa", "git grep -f../home/.ssh/x",
+                 "git blame -S../home/.ssh/id_rsa a.txt", "git ls-files -oX../home/.ssh/id_rsa",
+                 "du -s" + "s" * 300 + "X../home/.ssh/id_rsa ."):
+        assert _effect(setup, line) is not Effect.ALLOW, line
