@@ -326,10 +326,24 @@ def _curl(argv: Argv, program: str) -> Reading:
 def _make(argv: Argv, program: str) -> Reading:
     parsed = read_options(argv[1:], table.MAKE)
     found = flags_of(parsed, table.MAKE)
+    targets: list[str | None] = []
     for _i, value in parsed.operands:
         if value is not None and "=" in value:  # `make CC=./evil`: a variable the recipes run
             found.append(Flag(frozenset({value, value.split("=")[0] + "=*"}), value, Does.CONFIG))
+        else:
+            targets.append(value)
+    found += _further_targets(targets)
     return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+
+
+def _further_targets(targets: list[str | None]) -> list[Flag]:
+    """Each target is a command of its own: ``make test deploy`` runs deploy's recipe, and for a
+    file make's built-in rules compile, link or copy what is there (``make test out/k.o`` runs
+    the C compiler on out/k.c). The first target is the one a rule names (``make test **``);
+    the others are covered only by naming them. A target known only when the line runs is
+    never covered."""
+    return [Flag(frozenset({target or ""} - {""}), target or "", Does.RUNS)
+            for k, target in enumerate(targets) if k > 0 or target is None]
 
 
 

@@ -473,3 +473,14 @@ def test_a_value_glued_to_a_short_option_is_checked_as_a_path(setup: Setup) -> N
                  "git blame -S../home/.ssh/id_rsa a.txt", "git ls-files -oX../home/.ssh/id_rsa",
                  "du -s" + "s" * 300 + "X../home/.ssh/id_rsa ."):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_further_make_target_is_a_command_of_its_own(setup: Setup) -> None:
+    """``make test out/k.o``: make's built-in rules run the C compiler on out/k.c, which the
+    line may just have written (its ``#include`` reads any file); ``make test deploy`` runs
+    deploy's recipe. The rule names the first target; the others need naming too."""
+    setup.write_user_rules(_rules("make test **", "make [build|lint] **"))
+    for line in ("make test", "make test -k -j4", "make lint"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("make test out/k.o", "make test -k deploy", "make lint install", "make test $T"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
