@@ -321,3 +321,59 @@ SETPRIV = OptionSet((
             "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule"),
     *HELP,
 ), permute=False)
+
+# -- checkers that look read-only but write where an option says (mypy 1.x-2.x, ruff 0.x) ----------
+#: mypy (argparse: unique prefixes of long options are taken; ``@file`` reads more arguments).
+#: Its hidden options (debug dumps, ``--cache-map``, ``-a``) are left out: not known, they ask.
+MYPY = OptionSet((
+    *flags("-h|--help -v|--verbose -V|--version --warn-unused-configs --no-warn-unused-configs --namespace-packages "
+           "--no-namespace-packages --ignore-missing-imports --follow-untyped-imports --no-site-packages "
+           "--no-silence-site-packages --disallow-any-expr --disallow-any-decorated --disallow-any-explicit "
+           "--disallow-any-generics --allow-any-generics --disallow-any-unimported --allow-any-unimported "
+           "--disallow-subclassing-any --allow-subclassing-any --disallow-untyped-calls --allow-untyped-calls "
+           "--disallow-untyped-defs --allow-untyped-defs --disallow-incomplete-defs --allow-incomplete-defs "
+           "--check-untyped-defs --no-check-untyped-defs --disallow-untyped-decorators --allow-untyped-decorators "
+           "--implicit-optional --no-implicit-optional --strict-optional --no-strict-optional --warn-redundant-casts "
+           "--no-warn-redundant-casts --warn-unused-ignores --no-warn-unused-ignores --warn-no-return "
+           "--no-warn-no-return --warn-return-any --no-warn-return-any --warn-unreachable --no-warn-unreachable "
+           "--report-deprecated-as-note --allow-untyped-globals --disallow-untyped-globals --allow-redefinition "
+           "--disallow-redefinition --allow-redefinition-new --implicit-reexport --no-implicit-reexport "
+           "--strict-equality --no-strict-equality --strict-bytes --no-strict-bytes --extra-checks --no-extra-checks "
+           "--strict --show-error-context --hide-error-context --show-column-numbers --hide-column-numbers "
+           "--show-error-end --hide-error-end --show-error-codes --hide-error-codes --show-error-code-links "
+           "--pretty --no-pretty --color-output --no-color-output --error-summary --no-error-summary "
+           "--show-absolute-path --hide-absolute-path -i|--incremental --no-incremental --sqlite-cache "
+           "--no-sqlite-cache --cache-fine-grained --skip-version-check --skip-cache-mtime-checks "
+           "--show-traceback|--tb --raise-exceptions --warn-incomplete-stub --scripts-are-modules "
+           "--non-interactive --explicit-package-bases --no-explicit-package-bases --exclude-gitignore "
+           "--local-partial-types --no-local-partial-types --allow-empty-bodies --fast-module-lookup"),
+    *values("-O|--output --follow-imports --python-version --platform --always-true --always-false "
+            "--untyped-calls-exclude --deprecated-calls-exclude --disable-error-code --enable-error-code "
+            "--custom-typing-module --enable-incomplete-feature --custom-typeshed-dir -n|--num-workers "
+            "--junit-format --find-occurrences --exclude -m|--module -p|--package -c|--command"),
+    opt("--config-file", V, CODE),  # a configuration may load plugins: code
+    opt("--python-executable", V, RUNS), opt("--install-types", does=RUNS),  # pip install
+    opt("--pdb", does=RUNS),  # a debugger reading commands from the input
+    *(opt(name, V, WRITES) for name in (
+        "--cache-dir", "--junit-xml", "--timing-stats", "--line-checking-stats", "--any-exprs-report",
+        "--cobertura-xml-report", "--html-report", "--linecount-report", "--linecoverage-report",
+        "--lineprecision-report", "--txt-report", "--xml-report", "--xslt-html-report", "--xslt-txt-report")),
+))
+
+#: ``ruff check`` (clap: long options exact, global options anywhere). ``--fix`` rewrites the
+#: files it checks, which is what people allow ``ruff check **`` for; a file it is told to write
+#: its output or cache to is not.
+RUFF_CHECK = OptionSet((
+    *flags("--fix --no-fix --unsafe-fixes --no-unsafe-fixes --show-fixes --no-show-fixes --diff -w|--watch "
+           "--fix-only --no-fix-only --ignore-noqa --preview --no-preview --statistics --show-files --show-settings "
+           "-e|--exit-zero --exit-non-zero-on-fix --respect-gitignore --no-respect-gitignore --force-exclude "
+           "--no-force-exclude -n|--no-cache -h|--help -v|--verbose -q|--quiet -s|--silent --isolated"),
+    *values("--output-format --target-version --extension --select --ignore --extend-select --extend-ignore "
+            "--per-file-ignores --extend-per-file-ignores --fixable --unfixable --extend-fixable --extend-unfixable "
+            "--exclude --extend-exclude --line-length --dummy-variable-rgx --stdin-filename"),
+    opt("-o --output-file", V, WRITES), opt("--cache-dir", V, WRITES), opt("--add-noqa", does=WRITES),
+    opt("--config", V, CONFIG),  # a file, or settings inline (cache-dir = …)
+), abbreviations=False)
+#: ruff's options before its subcommand.
+RUFF_GLOBAL = OptionSet((*flags("-h|--help -V|--version -v|--verbose -q|--quiet -s|--silent --isolated"),
+                         opt("--config", V, CONFIG)), abbreviations=False, permute=False)

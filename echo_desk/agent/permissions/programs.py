@@ -21,7 +21,14 @@ from functools import lru_cache
 
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.git_reading import git_reading
-from echo_desk.agent.permissions.interpreters import PYTHON, interpreter, pytest_reading, python_reading
+from echo_desk.agent.permissions.interpreters import (
+    PYTHON,
+    interpreter,
+    mypy_reading,
+    pytest_reading,
+    python_reading,
+    ruff_reading,
+)
 from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.options import Does, OptionSet, read_options
 from echo_desk.agent.permissions.program_scripts import awk_is_harmless, sed_is_harmless
@@ -369,7 +376,8 @@ def _set(argv: Argv, program: str) -> Reading:
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
     "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
-    "pytest": pytest_reading, "py.test": pytest_reading, "env": env_reading, "xargs": xargs_reading,
+    "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
+    "env": env_reading, "xargs": xargs_reading,
     "set": _set, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
@@ -387,5 +395,5 @@ _TABLES: dict[str, OptionSet] = {
 _VALUE_TABLES: dict[str, OptionSet] = {
     **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
     "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE,
-    "pytest": table.PYTEST,
+    "pytest": table.PYTEST, "mypy": table.MYPY,
 }

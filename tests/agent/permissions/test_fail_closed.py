@@ -484,3 +484,20 @@ def test_a_further_make_target_is_a_command_of_its_own(setup: Setup) -> None:
         assert _effect(setup, line) is Effect.ALLOW, line
     for line in ("make test out/k.o", "make test -k deploy", "make lint install", "make test $T"):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_checker_that_looks_read_only_writes_where_its_options_say(setup: Setup) -> None:
+    """mypy and ``ruff check`` write reports, caches and output files wherever an option names
+    (``mypy --junit-xml ~/.bashrc``), and mypy runs ``--python-executable`` and pip: a rule's
+    ``**`` does not cover those options, nor ``@file`` (more arguments from a file)."""
+    setup.write_user_rules(_rules("mypy **", "ruff check **", "python -m [mypy|ruff] **"))
+    for line in ("mypy src", "mypy --strict --show-error-codes -p src", "ruff check src", "ruff check --fix src",
+                 "ruff check --select E,F --ignore E501 src", "python -m mypy --strict src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("mypy --junit-xml ~/.bashrc src", "mypy --junit-x=PWNED src", "mypy --cache-dir=PWNED src",
+                 "mypy --linecount-report PWNED src", "mypy --python-executable=./evil src", "mypy --install-types src",
+                 "mypy --config-file out/x.ini src", "mypy @out/args", "mypy --export-ref-info src",
+                 "python -m mypy --junit-xml=PWNED src", "ruff check --output-file ~/.bashrc src",
+                 "ruff check -o PWNED src", "ruff check --cache-dir PWNED src", "ruff check --config x.toml src",
+                 "ruff --config 'cache-dir = \"x\"' check src", "python -m ruff check --output-file=PWNED src"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
