@@ -377,3 +377,16 @@ RUFF_CHECK = OptionSet((
 #: ruff's options before its subcommand.
 RUFF_GLOBAL = OptionSet((*flags("-h|--help -V|--version -v|--verbose -q|--quiet -s|--silent --isolated"),
                          opt("--config", V, CONFIG)), abbreviations=False, permute=False)
+
+#: tree (2.x): ``-o FILE`` writes the listing to FILE, ``-R`` writes 00Tree.html into every folder.
+TREE = OptionSet((
+    *flags("-a -d -l -f -x -i -s -h -u -g -D -F -q -N -Q -p -v -t -c -r -U -S -n -C -A -J -X --du --si --prune "
+           "--noreport --dirsfirst --filesfirst --inodes --device --gitignore --metafirst --info --matchdirs "
+           "--ignore-case --nolinks --fromfile --fromtabfile --help --version"),
+    *values("-L -P -I -H -T --charset --filelimit --timefmt --sort --gitfile --infofile --hintro --houtro"),
+    opt("-o", V, WRITES), opt("-R", does=WRITES),
+), abbreviations=False)
+#: xxd's options that take the next word (``-c 16``). xxd also reads long spellings (``-cols 16``)
+#: by its own prefix rules; those are left out on purpose: a word read as an operand when xxd
+#: takes it as a value only makes more words look written (see ``programs._xxd``).
+XXD_VALUES = frozenset({"-c", "-g", "-n", "-o", "-s", "-l", "-R"})

@@ -284,6 +284,26 @@ def _uniq(argv: Argv, program: str) -> Reading:
                    spellings=spellings_of(argv, parsed))
 
 
+def _xxd(argv: Argv, program: str) -> Reading:
+    """``xxd [options] [INFILE [OUTFILE]]`` writes OUTFILE (``-r``: patches it). xxd matches
+    its options by prefix in its own way: every operand after the first is taken as one it may
+    write, so a misread option value can only make the engine ask."""
+    i, n = 1, len(argv)
+    while i < n:
+        word = argv[i]
+        if word is None or word == "-" or not word.startswith("-"):
+            break
+        i += 1
+        if word == "--":
+            break
+        if word in table.XXD_VALUES:
+            i += 1
+    operands = list(range(i, n))
+    written = tuple(k for k in operands[1:] if argv[k] != "-")  # `-`: its output
+    unknown = tuple(Flag(frozenset(), "", None) for k in operands if argv[k] is None)
+    return Reading(program, writes=written, flags=unknown)
+
+
 #: Builtins whose operands are names of variables they assign.
 _ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
 _SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
@@ -378,7 +398,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "env": env_reading, "xargs": xargs_reading,
-    "set": _set, "command": command_reading, "flock": flock_reading, "script": script_reading,
+    "set": _set, "xxd": _xxd, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
@@ -389,7 +409,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
-    "file": table.FILE, "date": table.DATE,
+    "file": table.FILE, "date": table.DATE, "tree": table.TREE,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {

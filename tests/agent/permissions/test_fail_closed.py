@@ -501,3 +501,16 @@ def test_a_checker_that_looks_read_only_writes_where_its_options_say(setup: Setu
                  "ruff check -o PWNED src", "ruff check --cache-dir PWNED src", "ruff check --config x.toml src",
                  "ruff --config 'cache-dir = \"x\"' check src", "python -m ruff check --output-file=PWNED src"):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_xxd_and_tree_write_files_named_in_their_arguments(setup: Setup) -> None:
+    """``xxd IN OUT`` writes OUT; ``tree -o FILE`` writes FILE and ``tree -R`` a page into every
+    folder. Neither program only reads: the files are judged by the write rules, the options
+    are not covered by ``**``."""
+    setup.write_user_rules(_rules("xxd **", "tree **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("xxd a.txt", "xxd -c 16 -g 2 a.txt", "xxd a.txt -", "xxd a.txt out/a.hex", "tree -L 2",
+                 "tree src -I __pycache__", "tree -d --dirsfirst"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("xxd a.txt PWNED", "xxd -- a.txt ~/.bashrc", "xxd -c 4 a.txt .envrc", "xxd -cols 4 a.txt PWNED",
+                 "xxd -r -p a.txt src/x", "xxd a.txt $OUT", "tree -o PWNED", "tree -ao ~/.bashrc", "tree -R -L 1 -H ."):
+        assert _effect(setup, line) is not Effect.ALLOW, line
