@@ -88,8 +88,10 @@ TAR = OptionSet((
             "--exclude-tag-under -N|--newer|--after-date --newer-mtime --owner --group --mode --mtime "
             "--transform|--xform -b|--blocking-factor -L|--tape-length -H|--format -K|--starting-file "
             "--strip-components --warning -V|--label --suffix --record-size --sort --quoting-style --quote-chars "
-            "--no-quote-chars --occurrence --owner-map --group-map --pax-option --level --hole-detection"),
-    *(opt(n, OPT) for n in ("--checkpoint", "--backup", "--atime-preserve", "--totals")),
+            "--no-quote-chars --owner-map --group-map --pax-option --level --hole-detection"),
+    # An optional value is glued (`--occurrence=2`): the next word is not it — read as the value,
+    # it would hide an option (`--occurrence -I PROG`).
+    *(opt(n, OPT) for n in ("--checkpoint", "--backup", "--atime-preserve", "--totals", "--occurrence")),
     opt("-W --verify"),
     opt("-I --use-compress-program", V, RUNS), opt("--to-command", V, RUNS), opt("--checkpoint-action", V, RUNS),
     opt("--rsh-command", V, RUNS), opt("-F --info-script --new-volume-script", V, RUNS),
@@ -301,7 +303,7 @@ FILE = OptionSet((
 ))
 DATE = OptionSet((
     *flags("-u|--utc|--universal -R|--rfc-email --debug"),
-    *values("-d|--date -f|--file -r|--reference"), opt("-I --iso-8601 --rfc-3339", OPT),
+    *values("-d|--date -f|--file -r|--reference --rfc-3339"), opt("-I --iso-8601", OPT),
     opt("-s --set", V, WRITES), *HELP,
 ))
 #: bash builtins that take variable names (or arithmetic): an array subscript in such a word is

@@ -354,13 +354,17 @@ def _make(argv: Argv, program: str) -> Reading:
     parsed = read_options(argv[1:], table.MAKE)
     found = flags_of(parsed, table.MAKE)
     targets: list[str | None] = []
-    for _i, value in parsed.operands:
+    for i, value in parsed.operands:
         if value is not None and "=" in value:  # `make CC=./evil`: a variable the recipes run
             found.append(Flag(frozenset({value, value.split("=")[0] + "=*"}), value, Does.CONFIG))
-        else:
+        elif not (value is not None and value.isdigit() and argv[i] in _MAKE_NUMBER_NEXT):
             targets.append(value)
     found += _further_targets(targets)
     return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+
+
+#: make's options whose optional number may be the next word (`make test -j 4`): not a target.
+_MAKE_NUMBER_NEXT = frozenset({"-j", "--jobs", "-l", "--load-average", "--max-load"})
 
 
 def _further_targets(targets: list[str | None]) -> list[Flag]:

@@ -514,3 +514,17 @@ def test_xxd_and_tree_write_files_named_in_their_arguments(setup: Setup) -> None
     for line in ("xxd a.txt PWNED", "xxd -- a.txt ~/.bashrc", "xxd -c 4 a.txt .envrc", "xxd -cols 4 a.txt PWNED",
                  "xxd -r -p a.txt src/x", "xxd a.txt $OUT", "tree -o PWNED", "tree -ao ~/.bashrc", "tree -R -L 1 -H ."):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_an_optional_value_is_glued_and_never_the_next_word(setup: Setup) -> None:
+    """``tar --occurrence[=N]``, ``git branch --abbrev[=N]``: the value is only ever glued. Read
+    as taking the next word, the option hid the one after it (``--occurrence -I PROG`` runs
+    PROG, ``--abbrev --edit-description`` the editor)."""
+    setup.write_user_rules(_rules("tar -tf **", "git [branch|blame] **", "make test **"))
+    for line in ("tar -tf a.tar --occurrence=1 a.txt", "git branch --abbrev=7 -v", "git blame --abbrev=4 a.txt",
+                 "make test -j 4", "make test -j4 -l 2"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("tar -tf a.tar --occurrence -I 'cp a.txt PWNED' a.txt",
+                 "tar -tf a.tar --occurrence --checkpoint-action=exec=x --checkpoint=1 a.txt",
+                 "git branch --abbrev --edit-description", "git blame --abbrev --textconv a.txt", "make test -j 4 5"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
