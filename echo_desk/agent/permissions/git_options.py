@@ -97,7 +97,8 @@ SUBCOMMANDS: dict[str, OptionSet] = {
                "--no-track --unset-upstream --create-reflog -q|--quiet --omit-empty --recurse-submodules"),
         *(opt(n, OPT) for n in ("--contains", "--no-contains", "--merged", "--no-merged", "--column", "--color",
                               "--track")),
-        *values("--points-at --sort --format --abbrev -u|--set-upstream-to"),
+        opt("--abbrev", OPT),  # `--abbrev=N` only: `--abbrev --edit-description` is two options
+        *values("--points-at --sort --format -u|--set-upstream-to"),
         opt("--edit-description", does=Does.RUNS),  # opens the editor
     )),
     "tag": OptionSet((
@@ -109,7 +110,7 @@ SUBCOMMANDS: dict[str, OptionSet] = {
     )),
     "describe": OptionSet((
         *flags("--tags --all --contains --exact-match --debug --long --always --first-parent"),
-        *values("--abbrev --candidates --match --exclude"), opt("--dirty", OPT), opt("--broken", OPT),
+        *values("--candidates --match --exclude"), opt("--abbrev", OPT), opt("--dirty", OPT), opt("--broken", OPT),
     )),
     "rev-parse": OptionSet((
         *flags("--show-toplevel --show-prefix --show-cdup --git-dir --git-common-dir --absolute-git-dir "
@@ -136,7 +137,7 @@ SUBCOMMANDS: dict[str, OptionSet] = {
                "--porcelain --line-porcelain -p -t -l --first-parent --color-lines --color-by-age --progress "
                "--no-progress -c --score-debug --minimal"),
         opt("-M", OPT), opt("-C", OPT),
-        *values("-L --date --reverse --encoding --contents -S --ignore-rev --ignore-revs-file --abbrev"),
+        *values("-L --date --reverse --encoding --contents -S --ignore-rev --ignore-revs-file"), opt("--abbrev", OPT),
     )),
     "grep": OptionSet(_GREP, numbers=True),
     "remote": OptionSet((*flags("-v|--verbose"),)),

@@ -36,6 +36,44 @@ def pytest_reading(argv: Argv, program: str) -> Reading:
     return Reading(program, flags=tuple(pytest_flags(argv, program)))
 
 
+def mypy_flags(argv: Argv, offset: int = 1) -> list[Flag]:
+    """mypy's options that write (reports, ``--junit-xml``, ``--cache-dir``), run (``--python-
+    executable``, ``--install-types``) or load code (``--config-file``), and ``@file``, which
+    reads more arguments from a file."""
+    parsed = read_options(argv[offset:], table.MYPY)
+    return flags_of(parsed, table.MYPY) + _argument_files(argv, offset)
+
+
+def mypy_reading(argv: Argv, program: str) -> Reading:
+    return Reading(program, flags=tuple(mypy_flags(argv)))
+
+
+def ruff_flags(argv: Argv, offset: int = 1) -> list[Flag]:
+    """``ruff [global options] check …``: the options of ``check`` (``--output-file``,
+    ``--cache-dir`` write, ``--config`` changes the settings). Another subcommand's options are
+    not known here: each must be named by the rule."""
+    parsed = read_options(argv[offset:], table.RUFF_GLOBAL)
+    found = flags_of(parsed, table.RUFF_GLOBAL)
+    if parsed.rest is None:
+        return found
+    at = offset + parsed.rest
+    rest = argv[at + 1:]
+    if argv[at] == "check":
+        return found + flags_of(read_options(rest, table.RUFF_CHECK), table.RUFF_CHECK)
+    return found + [Flag(frozenset({w or ""} - {""}), w or "", None) for w in (argv[at], *rest)
+                    if w is None or w.startswith("-")]
+
+
+def ruff_reading(argv: Argv, program: str) -> Reading:
+    return Reading(program, flags=tuple(ruff_flags(argv)))
+
+
+def _argument_files(argv: Argv, offset: int) -> list[Flag]:
+    """``@file`` words: the program reads more arguments from the file (argparse's
+    ``fromfile_prefix_chars``), which the rule cannot see."""
+    return [Flag(frozenset({w}), w, Does.READS_CODE) for w in argv[offset:] if w is not None and w.startswith("@")]
+
+
 def _imports_a_warning_category(value: str | None) -> bool:
     """``-W action:message:category``: a dotted category is imported (a module runs)."""
     if value is None:
@@ -69,6 +107,10 @@ def python_reading(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({"-" + letter, token}), token, Does.RUNS))
             if letter == "m" and value in ("pytest", "py.test"):
                 found += pytest_flags(argv, program, i)
+            elif letter == "m" and value == "mypy":
+                found += mypy_flags(argv, i)
+            elif letter == "m" and value == "ruff":
+                found += ruff_flags(argv, i)
             return Reading(program, flags=tuple(found))
     if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
         found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))

@@ -88,8 +88,10 @@ TAR = OptionSet((
             "--exclude-tag-under -N|--newer|--after-date --newer-mtime --owner --group --mode --mtime "
             "--transform|--xform -b|--blocking-factor -L|--tape-length -H|--format -K|--starting-file "
             "--strip-components --warning -V|--label --suffix --record-size --sort --quoting-style --quote-chars "
-            "--no-quote-chars --occurrence --owner-map --group-map --pax-option --level --hole-detection"),
-    *(opt(n, OPT) for n in ("--checkpoint", "--backup", "--atime-preserve", "--totals")),
+            "--no-quote-chars --owner-map --group-map --pax-option --level --hole-detection"),
+    # An optional value is glued (`--occurrence=2`): the next word is not it — read as the value,
+    # it would hide an option (`--occurrence -I PROG`).
+    *(opt(n, OPT) for n in ("--checkpoint", "--backup", "--atime-preserve", "--totals", "--occurrence")),
     opt("-W --verify"),
     opt("-I --use-compress-program", V, RUNS), opt("--to-command", V, RUNS), opt("--checkpoint-action", V, RUNS),
     opt("--rsh-command", V, RUNS), opt("-F --info-script --new-volume-script", V, RUNS),
@@ -301,7 +303,7 @@ FILE = OptionSet((
 ))
 DATE = OptionSet((
     *flags("-u|--utc|--universal -R|--rfc-email --debug"),
-    *values("-d|--date -f|--file -r|--reference"), opt("-I --iso-8601 --rfc-3339", OPT),
+    *values("-d|--date -f|--file -r|--reference --rfc-3339"), opt("-I --iso-8601", OPT),
     opt("-s --set", V, WRITES), *HELP,
 ))
 #: bash builtins that take variable names (or arithmetic): an array subscript in such a word is
@@ -321,3 +323,72 @@ SETPRIV = OptionSet((
             "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule"),
     *HELP,
 ), permute=False)
+
+# -- checkers that look read-only but write where an option says (mypy 1.x-2.x, ruff 0.x) ----------
+#: mypy (argparse: unique prefixes of long options are taken; ``@file`` reads more arguments).
+#: Its hidden options (debug dumps, ``--cache-map``, ``-a``) are left out: not known, they ask.
+MYPY = OptionSet((
+    *flags("-h|--help -v|--verbose -V|--version --warn-unused-configs --no-warn-unused-configs --namespace-packages "
+           "--no-namespace-packages --ignore-missing-imports --follow-untyped-imports --no-site-packages "
+           "--no-silence-site-packages --disallow-any-expr --disallow-any-decorated --disallow-any-explicit "
+           "--disallow-any-generics --allow-any-generics --disallow-any-unimported --allow-any-unimported "
+           "--disallow-subclassing-any --allow-subclassing-any --disallow-untyped-calls --allow-untyped-calls "
+           "--disallow-untyped-defs --allow-untyped-defs --disallow-incomplete-defs --allow-incomplete-defs "
+           "--check-untyped-defs --no-check-untyped-defs --disallow-untyped-decorators --allow-untyped-decorators "
+           "--implicit-optional --no-implicit-optional --strict-optional --no-strict-optional --warn-redundant-casts "
+           "--no-warn-redundant-casts --warn-unused-ignores --no-warn-unused-ignores --warn-no-return "
+           "--no-warn-no-return --warn-return-any --no-warn-return-any --warn-unreachable --no-warn-unreachable "
+           "--report-deprecated-as-note --allow-untyped-globals --disallow-untyped-globals --allow-redefinition "
+           "--disallow-redefinition --allow-redefinition-new --implicit-reexport --no-implicit-reexport "
+           "--strict-equality --no-strict-equality --strict-bytes --no-strict-bytes --extra-checks --no-extra-checks "
+           "--strict --show-error-context --hide-error-context --show-column-numbers --hide-column-numbers "
+           "--show-error-end --hide-error-end --show-error-codes --hide-error-codes --show-error-code-links "
+           "--pretty --no-pretty --color-output --no-color-output --error-summary --no-error-summary "
+           "--show-absolute-path --hide-absolute-path -i|--incremental --no-incremental --sqlite-cache "
+           "--no-sqlite-cache --cache-fine-grained --skip-version-check --skip-cache-mtime-checks "
+           "--show-traceback|--tb --raise-exceptions --warn-incomplete-stub --scripts-are-modules "
+           "--non-interactive --explicit-package-bases --no-explicit-package-bases --exclude-gitignore "
+           "--local-partial-types --no-local-partial-types --allow-empty-bodies --fast-module-lookup"),
+    *values("-O|--output --follow-imports --python-version --platform --always-true --always-false "
+            "--untyped-calls-exclude --deprecated-calls-exclude --disable-error-code --enable-error-code "
+            "--custom-typing-module --enable-incomplete-feature --custom-typeshed-dir -n|--num-workers "
+            "--junit-format --find-occurrences --exclude -m|--module -p|--package -c|--command"),
+    opt("--config-file", V, CODE),  # a configuration may load plugins: code
+    opt("--python-executable", V, RUNS), opt("--install-types", does=RUNS),  # pip install
+    opt("--pdb", does=RUNS),  # a debugger reading commands from the input
+    *(opt(name, V, WRITES) for name in (
+        "--cache-dir", "--junit-xml", "--timing-stats", "--line-checking-stats", "--any-exprs-report",
+        "--cobertura-xml-report", "--html-report", "--linecount-report", "--linecoverage-report",
+        "--lineprecision-report", "--txt-report", "--xml-report", "--xslt-html-report", "--xslt-txt-report")),
+))
+
+#: ``ruff check`` (clap: long options exact, global options anywhere). ``--fix`` rewrites the
+#: files it checks, which is what people allow ``ruff check **`` for; a file it is told to write
+#: its output or cache to is not.
+RUFF_CHECK = OptionSet((
+    *flags("--fix --no-fix --unsafe-fixes --no-unsafe-fixes --show-fixes --no-show-fixes --diff -w|--watch "
+           "--fix-only --no-fix-only --ignore-noqa --preview --no-preview --statistics --show-files --show-settings "
+           "-e|--exit-zero --exit-non-zero-on-fix --respect-gitignore --no-respect-gitignore --force-exclude "
+           "--no-force-exclude -n|--no-cache -h|--help -v|--verbose -q|--quiet -s|--silent --isolated"),
+    *values("--output-format --target-version --extension --select --ignore --extend-select --extend-ignore "
+            "--per-file-ignores --extend-per-file-ignores --fixable --unfixable --extend-fixable --extend-unfixable "
+            "--exclude --extend-exclude --line-length --dummy-variable-rgx --stdin-filename"),
+    opt("-o --output-file", V, WRITES), opt("--cache-dir", V, WRITES), opt("--add-noqa", does=WRITES),
+    opt("--config", V, CONFIG),  # a file, or settings inline (cache-dir = …)
+), abbreviations=False)
+#: ruff's options before its subcommand.
+RUFF_GLOBAL = OptionSet((*flags("-h|--help -V|--version -v|--verbose -q|--quiet -s|--silent --isolated"),
+                         opt("--config", V, CONFIG)), abbreviations=False, permute=False)
+
+#: tree (2.x): ``-o FILE`` writes the listing to FILE, ``-R`` writes 00Tree.html into every folder.
+TREE = OptionSet((
+    *flags("-a -d -l -f -x -i -s -h -u -g -D -F -q -N -Q -p -v -t -c -r -U -S -n -C -A -J -X --du --si --prune "
+           "--noreport --dirsfirst --filesfirst --inodes --device --gitignore --metafirst --info --matchdirs "
+           "--ignore-case --nolinks --fromfile --fromtabfile --help --version"),
+    *values("-L -P -I -H -T --charset --filelimit --timefmt --sort --gitfile --infofile --hintro --houtro"),
+    opt("-o", V, WRITES), opt("-R", does=WRITES),
+), abbreviations=False)
+#: xxd's options that take the next word (``-c 16``). xxd also reads long spellings (``-cols 16``)
+#: by its own prefix rules; those are left out on purpose: a word read as an operand when xxd
+#: takes it as a value only makes more words look written (see ``programs._xxd``).
+XXD_VALUES = frozenset({"-c", "-g", "-n", "-o", "-s", "-l", "-R"})

@@ -21,7 +21,14 @@ from functools import lru_cache
 
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.git_reading import git_reading
-from echo_desk.agent.permissions.interpreters import PYTHON, interpreter, pytest_reading, python_reading
+from echo_desk.agent.permissions.interpreters import (
+    PYTHON,
+    interpreter,
+    mypy_reading,
+    pytest_reading,
+    python_reading,
+    ruff_reading,
+)
 from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.options import Does, OptionSet, read_options
 from echo_desk.agent.permissions.program_scripts import awk_is_harmless, sed_is_harmless
@@ -78,6 +85,9 @@ def read(argv: Argv) -> Reading:
     values = _option_values(argv, reading.program)
     if values:
         reading = with_changes(reading, values=values)
+    too_long = _long_cluster(argv, reading.program)
+    if too_long is not None:
+        reading = with_changes(reading, flags=(*reading.flags, too_long))
     if reading.program in table.READS_ONLY and not (reading.flags or reading.inners or reading.writes):
         return with_changes(reading, reads_only=True)
     return reading
@@ -85,12 +95,40 @@ def read(argv: Argv) -> Reading:
 
 def _option_values(argv: Argv, program: str) -> tuple[str, ...]:
     """The values of ``argv``'s options, read with the program's table where there is one
-    (``-fPATH``), else from ``--name=value`` words."""
+    (``-fPATH``), else every value a word could hold (``_possible_values``)."""
     spec = _VALUE_TABLES.get(program)
     if spec is not None:
         parsed = read_options(argv[1:], spec)
         return tuple(s.value for s in parsed.seen if s.value)
-    return tuple(w.partition("=")[2] for w in argv[1:] if w and w.startswith("--") and "=" in w)
+    return tuple(dict.fromkeys(v for w in argv[1:] if w for v in _possible_values(w)))
+
+
+#: A short-option word longer than this is not split into its possible values (see ``read``).
+_MAX_CLUSTER_CHARS = 256
+
+
+def _possible_values(word: str) -> tuple[str, ...]:
+    """The values ``word`` may give an option when the program's options are not known here:
+    ``--name=value``'s value, and for a short-option word every tail after its first letter —
+    which letter takes the rest as its value is the program's secret (``du -X../secret``, ``git
+    diff -O../secret``, ``git ls-files -oX../secret``). Extra tails only make the engine ask."""
+    if word.startswith("--"):
+        name, eq, value = word.partition("=")
+        return (value,) if eq and name else ()
+    if word.startswith("-") and 2 < len(word) <= _MAX_CLUSTER_CHARS:
+        return tuple(word[k:] for k in range(2, len(word)))
+    return ()
+
+
+def _long_cluster(argv: Argv, program: str) -> Flag | None:
+    """A short-option word too long to check each of its tails as a path, for a program whose
+    options are not known here: a rule's ``**`` does not cover it."""
+    if program in _VALUE_TABLES:
+        return None
+    for word in argv[1:]:
+        if word and word.startswith("-") and not word.startswith("--") and len(word) > _MAX_CLUSTER_CHARS:
+            return Flag(frozenset({word}), word, None)
+    return None
 
 
 def _read(argv: Argv) -> Reading:
@@ -246,6 +284,26 @@ def _uniq(argv: Argv, program: str) -> Reading:
                    spellings=spellings_of(argv, parsed))
 
 
+def _xxd(argv: Argv, program: str) -> Reading:
+    """``xxd [options] [INFILE [OUTFILE]]`` writes OUTFILE (``-r``: patches it). xxd matches
+    its options by prefix in its own way: every operand after the first is taken as one it may
+    write, so a misread option value can only make the engine ask."""
+    i, n = 1, len(argv)
+    while i < n:
+        word = argv[i]
+        if word is None or word == "-" or not word.startswith("-"):
+            break
+        i += 1
+        if word == "--":
+            break
+        if word in table.XXD_VALUES:
+            i += 1
+    operands = list(range(i, n))
+    written = tuple(k for k in operands[1:] if argv[k] != "-")  # `-`: its output
+    unknown = tuple(Flag(frozenset(), "", None) for k in operands if argv[k] is None)
+    return Reading(program, writes=written, flags=unknown)
+
+
 #: Builtins whose operands are names of variables they assign.
 _ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
 _SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
@@ -295,10 +353,28 @@ def _curl(argv: Argv, program: str) -> Reading:
 def _make(argv: Argv, program: str) -> Reading:
     parsed = read_options(argv[1:], table.MAKE)
     found = flags_of(parsed, table.MAKE)
-    for _i, value in parsed.operands:
+    targets: list[str | None] = []
+    for i, value in parsed.operands:
         if value is not None and "=" in value:  # `make CC=./evil`: a variable the recipes run
             found.append(Flag(frozenset({value, value.split("=")[0] + "=*"}), value, Does.CONFIG))
+        elif not (value is not None and value.isdigit() and argv[i] in _MAKE_NUMBER_NEXT):
+            targets.append(value)
+    found += _further_targets(targets)
     return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+
+
+#: make's options whose optional number may be the next word (`make test -j 4`): not a target.
+_MAKE_NUMBER_NEXT = frozenset({"-j", "--jobs", "-l", "--load-average", "--max-load"})
+
+
+def _further_targets(targets: list[str | None]) -> list[Flag]:
+    """Each target is a command of its own: ``make test deploy`` runs deploy's recipe, and for a
+    file make's built-in rules compile, link or copy what is there (``make test out/k.o`` runs
+    the C compiler on out/k.c). The first target is the one a rule names (``make test **``);
+    the others are covered only by naming them. A target known only when the line runs is
+    never covered."""
+    return [Flag(frozenset({target or ""} - {""}), target or "", Does.RUNS)
+            for k, target in enumerate(targets) if k > 0 or target is None]
 
 
 
@@ -324,8 +400,9 @@ def _set(argv: Argv, program: str) -> Reading:
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
     "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
-    "pytest": pytest_reading, "py.test": pytest_reading, "env": env_reading, "xargs": xargs_reading,
-    "set": _set, "command": command_reading, "flock": flock_reading, "script": script_reading,
+    "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
+    "env": env_reading, "xargs": xargs_reading,
+    "set": _set, "xxd": _xxd, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
@@ -336,11 +413,11 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
-    "file": table.FILE, "date": table.DATE,
+    "file": table.FILE, "date": table.DATE, "tree": table.TREE,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
     **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
     "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE,
-    "pytest": table.PYTEST,
+    "pytest": table.PYTEST, "mypy": table.MYPY,
 }

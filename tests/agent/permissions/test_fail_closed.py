@@ -456,3 +456,75 @@ def test_a_program_the_engine_does_not_know_may_run_its_words(setup: Setup) -> N
     for line in ("some-new-wrapper rm -rf src", "some-new-wrapper --opt rm -rf ~"):
         assert _effect(setup, line) is Effect.ASK, line
     assert _effect(setup, "echo rm -rf src") is Effect.ALLOW_IN_SANDBOX  # echo is known: it runs nothing
+
+
+# -- stop 46 -----------------------------------------------------------------------------------
+def test_a_value_glued_to_a_short_option_is_checked_as_a_path(setup: Setup) -> None:
+    """``du -XFILE``, ``git diff -OFILE``, ``git ls-files -oXFILE`` read FILE. For programs
+    without an option table here, which letter of a cluster takes the rest as its value is
+    unknown: every tail of the word is checked against the path deny rules."""
+    (setup.workspace / "link-home").symlink_to(setup.home)
+    setup.write_user_rules(_rules("du **", "git [diff|log|show|grep|blame|ls-files] **")
+                           + _rules("~/.ssh/**", tool="read", effect="deny"))
+    for line in ("du -sh .", "git log -n5", "git diff -U3 --stat", "git ls-files -o"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in (f"du -X{setup.home}/.ssh/id_rsa .", "du -sX../home/.ssh/id_rsa .", "du -Xlink-home/.ssh/id_rsa .",
+                 "git diff -O../home/.ssh/id_rsa", "git log -p -Olink-home/.ssh/id_rsa", "git grep -f../home/.ssh/x",
+                 "git blame -S../home/.ssh/id_rsa a.txt", "git ls-files -oX../home/.ssh/id_rsa",
+                 "du -s" + "s" * 300 + "X../home/.ssh/id_rsa ."):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_further_make_target_is_a_command_of_its_own(setup: Setup) -> None:
+    """``make test out/k.o``: make's built-in rules run the C compiler on out/k.c, which the
+    line may just have written (its ``#include`` reads any file); ``make test deploy`` runs
+    deploy's recipe. The rule names the first target; the others need naming too."""
+    setup.write_user_rules(_rules("make test **", "make [build|lint] **"))
+    for line in ("make test", "make test -k -j4", "make lint"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("make test out/k.o", "make test -k deploy", "make lint install", "make test $T"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_checker_that_looks_read_only_writes_where_its_options_say(setup: Setup) -> None:
+    """mypy and ``ruff check`` write reports, caches and output files wherever an option names
+    (``mypy --junit-xml ~/.bashrc``), and mypy runs ``--python-executable`` and pip: a rule's
+    ``**`` does not cover those options, nor ``@file`` (more arguments from a file)."""
+    setup.write_user_rules(_rules("mypy **", "ruff check **", "python -m [mypy|ruff] **"))
+    for line in ("mypy src", "mypy --strict --show-error-codes -p src", "ruff check src", "ruff check --fix src",
+                 "ruff check --select E,F --ignore E501 src", "python -m mypy --strict src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("mypy --junit-xml ~/.bashrc src", "mypy --junit-x=PWNED src", "mypy --cache-dir=PWNED src",
+                 "mypy --linecount-report PWNED src", "mypy --python-executable=./evil src", "mypy --install-types src",
+                 "mypy --config-file out/x.ini src", "mypy @out/args", "mypy --export-ref-info src",
+                 "python -m mypy --junit-xml=PWNED src", "ruff check --output-file ~/.bashrc src",
+                 "ruff check -o PWNED src", "ruff check --cache-dir PWNED src", "ruff check --config x.toml src",
+                 "ruff --config 'cache-dir = \"x\"' check src", "python -m ruff check --output-file=PWNED src"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_xxd_and_tree_write_files_named_in_their_arguments(setup: Setup) -> None:
+    """``xxd IN OUT`` writes OUT; ``tree -o FILE`` writes FILE and ``tree -R`` a page into every
+    folder. Neither program only reads: the files are judged by the write rules, the options
+    are not covered by ``**``."""
+    setup.write_user_rules(_rules("xxd **", "tree **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("xxd a.txt", "xxd -c 16 -g 2 a.txt", "xxd a.txt -", "xxd a.txt out/a.hex", "tree -L 2",
+                 "tree src -I __pycache__", "tree -d --dirsfirst"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("xxd a.txt PWNED", "xxd -- a.txt ~/.bashrc", "xxd -c 4 a.txt .envrc", "xxd -cols 4 a.txt PWNED",
+                 "xxd -r -p a.txt src/x", "xxd a.txt $OUT", "tree -o PWNED", "tree -ao ~/.bashrc", "tree -R -L 1 -H ."):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_an_optional_value_is_glued_and_never_the_next_word(setup: Setup) -> None:
+    """``tar --occurrence[=N]``, ``git branch --abbrev[=N]``: the value is only ever glued. Read
+    as taking the next word, the option hid the one after it (``--occurrence -I PROG`` runs
+    PROG, ``--abbrev --edit-description`` the editor)."""
+    setup.write_user_rules(_rules("tar -tf **", "git [branch|blame] **", "make test **"))
+    for line in ("tar -tf a.tar --occurrence=1 a.txt", "git branch --abbrev=7 -v", "git blame --abbrev=4 a.txt",
+                 "make test -j 4", "make test -j4 -l 2"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("tar -tf a.tar --occurrence -I 'cp a.txt PWNED' a.txt",
+                 "tar -tf a.tar --occurrence --checkpoint-action=exec=x --checkpoint=1 a.txt",
+                 "git branch --abbrev --edit-description", "git blame --abbrev --textconv a.txt", "make test -j 4 5"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
