@@ -1,0 +1,85 @@
+"""Nothing a sandboxed command plants for a program other than git runs later outside the sandbox.
+
+Each test runs one hostile command through the real ``run_command`` in a real bwrap sandbox,
+then does what the person does next, outside Echo Desk (``hg status`` in the workspace). The
+code the command tried to plant appends to a marker file outside the workspace; it must stay
+absent. Each attack is first shown to be real: the same file, written by hand, does run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+pytestmark = requires_bwrap
+
+needs_hg = pytest.mark.skipif(shutil.which("hg") is None, reason="needs Mercurial (hg) to show its hooks run")
+
+
+def _marker(jail: Jail) -> Path:
+    return jail.base / "planted-ran"
+
+
+def _ran(jail: Jail) -> int:
+    marker = _marker(jail)
+    return len(marker.read_text().splitlines()) if marker.exists() else 0
+
+
+def _person_runs_hg_status(folder: Path, jail: Jail) -> None:
+    """``hg status`` as the person runs it: outside any sandbox, their own home."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "HGRCPATH": ""}
+    subprocess.run(["hg", "status"], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+
+
+def _hg_hook(jail: Jail) -> str:
+    """A Mercurial settings file whose hook runs before every ``hg status``."""
+    return f"[hooks]\npre-status = echo ran >> {_marker(jail)}\n"
+
+
+def _make_hg_repository(folder: Path) -> None:
+    subprocess.run(["hg", "init", "-q", str(folder)], env={"PATH": os.environ["PATH"], "HGRCPATH": ""},
+                   check=True, capture_output=True, timeout=60)
+
+
+@needs_hg
+def test_a_mercurial_hook_written_by_hand_runs_on_hg_status(jail: Jail) -> None:
+    _make_hg_repository(jail.workspace)
+    (jail.workspace / ".hg" / "hgrc").write_text(_hg_hook(jail))
+    _person_runs_hg_status(jail.workspace, jail)
+    assert _ran(jail) == 1
+
+
+@needs_hg
+@pytest.mark.parametrize("already_hg", [False, True], ids=["new .hg", "existing hg repository"])
+async def test_a_planted_mercurial_hook_does_not_run_on_hg_status(jail: Jail, already_hg: bool) -> None:
+    ws = jail.workspace
+    if already_hg:
+        _make_hg_repository(ws)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = (f"mkdir -p .hg/store; [ -e .hg/requires ] || printf 'dotencode\\nfncache\\nstore\\n' > .hg/requires; "
+               f"printf '{hook}' > .hg/hgrc; cat .hg/hgrc")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
+    assert not (ws / ".hg" / "hgrc").exists()
+
+
+@needs_hg
+async def test_a_mercurial_share_of_a_repository_of_the_commands_own_runs_no_hook(jail: Jail) -> None:
+    """``.hg/sharedpath`` (with ``share-safe``) makes hg read the settings of the repository it
+    names: one the command made, elsewhere in the workspace, with its own hooks."""
+    ws = jail.workspace
+    _make_hg_repository(ws)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = (f"HGRCPATH= hg init -q evil && printf '{hook}' > evil/.hg/hgrc && "
+               f"printf 'share-safe\\nshared\\n' > .hg/requires && printf '{ws}/evil/.hg' > .hg/sharedpath")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
