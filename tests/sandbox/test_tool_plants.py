@@ -83,3 +83,14 @@ async def test_a_mercurial_share_of_a_repository_of_the_commands_own_runs_no_hoo
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_runs_hg_status(ws, jail)
     assert _ran(jail) == 0, result.output
+
+
+@needs_hg
+async def test_a_link_in_place_of_dot_hg_to_a_repository_of_the_commands_own_runs_no_hook(jail: Jail) -> None:
+    ws = jail.workspace
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = f"HGRCPATH= hg init -q evil && printf '{hook}' > evil/.hg/hgrc && ln -s evil/.hg .hg"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
