@@ -408,3 +408,30 @@ async def test_the_session_keyring_echo_desk_runs_in_is_out_of_reach(jail: Jail)
     assert value.decode() not in result.output
     assert "ADDED -1" in result.output, result.output
     assert held == 4  # the keyring holds the test's own key only
+
+
+@pytest.fixture
+def core_pattern() -> Iterator[Path]:
+    """The kernel's core_pattern, as it was, is put back whatever the test did to it."""
+    path = Path("/proc/sys/kernel/core_pattern")
+    was = path.read_bytes()
+    yield path
+    if path.read_bytes() != was:
+        path.write_bytes(was)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only global root may write the kernel's settings (/proc/sys)")
+async def test_the_kernels_settings_are_read_only_for_a_command_of_root(jail: Jail, core_pattern: Path) -> None:
+    """Run as root, the sandbox's uid 0 is the global root: without a read-only /proc/sys, a
+    command sets core_pattern to a pipe into a script of its own, and the kernel runs that script
+    as root outside every namespace for the next program that crashes."""
+    marker = jail.base / "crash-helper-ran"
+    script = jail.workspace / "on-crash.sh"
+    command = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > {script}; chmod +x {script}; "
+               f"echo '|{script}' > /proc/sys/kernel/core_pattern; echo rc=$?; "
+               "sh -c 'kill -SEGV $$'; sleep 1")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    time.sleep(1)
+    assert not marker.exists(), result.output
+    assert str(script) not in core_pattern.read_text(), result.output
