@@ -30,6 +30,13 @@ from echo_desk.sandbox.planted import Planted
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
 RELAY = Path(relay_launcher.__file__)
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
+#: The kernel's settings, read-only over the sandbox's own /proc. bwrap covers /proc/sys only
+#: when it finds the folder writable, and it never is (mode 555); the files in it are (644), for
+#: the global root. Run as root, the sandbox's uid 0 is that root: it could set core_pattern to
+#: a pipe into a script of its own, which the kernel runs as root, outside every namespace, on
+#: the next crash (or kernel.modprobe, run for an unknown binary format). The host's copy is
+#: what gets bound (bwrap binds from outside); it is only read, and only network values differ.
+_KERNEL_SETTINGS_READ_ONLY = ("--ro-bind-try", "/proc/sys", "/proc/sys")
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
 
@@ -193,7 +200,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
         "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_KERNEL_SETTINGS_READ_ONLY,
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
     argv += _mounts(spec, command, writable, hidden, read_only, found)
