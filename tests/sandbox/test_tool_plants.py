@@ -1,7 +1,8 @@
 """Nothing a sandboxed command plants for a program other than git runs later outside the sandbox.
 
 Each test runs one hostile command through the real ``run_command`` in a real bwrap sandbox,
-then does what the person does next, outside Echo Desk (``hg status`` in the workspace). The
+then does what the person does next, outside Echo Desk (``hg status`` in the workspace, a
+shell prompt with mise activated). The
 code the command tried to plant appends to a marker file outside the workspace; it must stay
 absent. Each attack is first shown to be real: the same file, written by hand, does run.
 """
@@ -19,6 +20,7 @@ from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
 pytestmark = requires_bwrap
 
 needs_hg = pytest.mark.skipif(shutil.which("hg") is None, reason="needs Mercurial (hg) to show its hooks run")
+needs_mise = pytest.mark.skipif(shutil.which("mise") is None, reason="needs mise to show its hooks run")
 
 
 def _marker(jail: Jail) -> Path:
@@ -93,4 +95,53 @@ async def test_a_link_in_place_of_dot_hg_to_a_repository_of_the_commands_own_run
     result = await run(tool_with(), {"command": command}, context(ws))
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
+
+
+#: Every name mise reads a project's settings by (besides ``mise.<env>.toml`` for a ``MISE_ENV``).
+MISE_FILES = ("mise.toml", "mise.local.toml", ".mise.toml", ".mise.local.toml", ".config/mise.toml",
+              ".config/mise.local.toml", "mise/config.toml", ".mise/config.toml", ".config/mise/config.toml",
+              ".config/mise/conf.d/tools.toml")
+
+
+def _mise(jail: Jail, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """mise as the person runs it: their own home, where it keeps which folders they trust."""
+    home = jail.base / "mise-home"
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MISE_DATA_DIR": str(home / "data"),
+           "MISE_STATE_DIR": str(home / "state"), "MISE_CONFIG_DIR": str(home / "config"),
+           "MISE_CACHE_DIR": str(home / "cache"), "MISE_YES": "0"}
+    return subprocess.run(["mise", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _mise_plant(jail: Jail) -> str:
+    """Settings that run a hook on entering the folder and source a script for its variables."""
+    return f'[hooks]\nenter = "echo hook >> {_marker(jail)}"\n[env]\n_.source = "./on-enter.sh"\n'
+
+
+def _trusted_mise_project(jail: Jail) -> None:
+    """A project using mise that the person trusted once (``mise trust``): mise remembers the
+    folder, not the content, and reads any of its settings files there from then on."""
+    (jail.workspace / "mise.toml").write_text('[env]\nPROJECT = "demo"\n')
+    assert _mise(jail, "trust", "--quiet", cwd=jail.workspace).returncode == 0
+    (jail.workspace / "on-enter.sh").write_text(f"echo ran >> {_marker(jail)}\n")
+
+
+@needs_mise
+def test_mise_settings_written_by_hand_in_a_trusted_project_run_at_the_next_prompt(jail: Jail) -> None:
+    _trusted_mise_project(jail)
+    (jail.workspace / "mise.local.toml").write_text(_mise_plant(jail).replace("\\n", "\n"))
+    _mise(jail, "hook-env", "-s", "bash", cwd=jail.workspace)  # what an activated shell runs at each prompt
+    assert _ran(jail) == 2
+
+
+@needs_mise
+@pytest.mark.parametrize("name", MISE_FILES)
+async def test_mise_settings_planted_in_a_trusted_project_do_not_run(jail: Jail, name: str) -> None:
+    _trusted_mise_project(jail)
+    folder = os.path.dirname(name) or "."
+    command = f"mkdir -p {folder} && printf '{_mise_plant(jail)}' > {name}; cat {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _mise(jail, "hook-env", "-s", "bash", cwd=jail.workspace)
     assert _ran(jail) == 0, result.output
