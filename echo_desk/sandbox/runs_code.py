@@ -32,6 +32,8 @@ class Entry:
 
 
 _LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
+_MISE = N_("mise runs the hooks and sources the scripts its settings name at your next prompt, in a folder "
+           "you trusted once (it remembers the folder, not what is in it)")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
@@ -68,6 +70,12 @@ ENTRIES: tuple[Entry, ...] = (
       if (where, local, kind) not in (("", "", "yml"), (".", "", "yml"))),
     Entry(".lefthook", True, _LEFTHOOK),
     Entry(".lefthook-local", True, _LEFTHOOK),
+    # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html).
+    *(Entry(f"{where}{name}", False, _MISE) for where in ("", ".", ".config/")
+      for name in ("mise.toml", "mise.local.toml")),
+    *(Entry(f"{where}mise/{name}", name == "conf.d", _MISE) for where in ("", ".")
+      for name in ("config.toml", "config.local.toml", "conf.d")),
+    Entry(".config/mise", True, _MISE),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),
