@@ -145,3 +145,29 @@ async def test_mise_settings_planted_in_a_trusted_project_do_not_run(jail: Jail,
     assert result.metadata["sandbox"]["sandboxed"] is True
     _mise(jail, "hook-env", "-s", "bash", cwd=jail.workspace)
     assert _ran(jail) == 0, result.output
+
+
+#: Editors and tools that could not be installed here, each with what its documentation says
+#: runs from the file in a project the person already trusts (trust is given to a folder, once):
+#: Zed starts the language servers (``lsp.*.binary``) and MCP servers (``context_servers``) of
+#: ``.zed/settings.json``; Helix starts the ``language-server`` commands of
+#: ``.helix/languages.toml`` (helix-editor/helix#9514); VS Code's Dev Containers run a
+#: ``devcontainer.json``'s ``initializeCommand`` on your own machine before the container starts.
+EDITOR_PLANTS = {
+    ".zed/settings.json": '{"lsp": {"pyright": {"binary": {"path": "./evil"}}}}',
+    ".helix/languages.toml": '[language-server.evil]\ncommand = "./evil"\n',
+    ".devcontainer/devcontainer.json": '{"image": "debian", "initializeCommand": "./evil"}',
+    ".devcontainer.json": '{"image": "debian", "initializeCommand": "./evil"}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDITOR_PLANTS))
+async def test_an_editors_project_settings_planted_by_a_command_do_not_stay(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    body = EDITOR_PLANTS[name].replace("\n", "\\n")
+    folder = os.path.dirname(name) or "."
+    command = f"mkdir -p {folder} && printf '{body}' > {name} && printf '#!/bin/sh\\necho ran\\n' > evil"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert name in [p["path"] for p in result.metadata["sandbox"]["planted"]], result.output
+    assert not (ws / name).exists()
