@@ -47,6 +47,11 @@ ENTRIES: tuple[Entry, ...] = (
                                  "the agent what you did not")),
     Entry(".vscode", True, N_("VS Code runs its tasks, launch configurations and the programs its settings name")),
     Entry(".idea", True, N_("JetBrains IDEs run its run configurations, start-up tasks and external tools")),
+    # Trusted once, by folder: in a project the person already works on, these run without asking.
+    Entry(".zed", True, N_("Zed starts the language servers and MCP servers its settings name")),
+    Entry(".helix", True, N_("Helix starts the language servers its settings name when you open a file")),
+    Entry(".devcontainer", True, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
+    Entry(".devcontainer.json", False, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
     Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
     Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
     Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),

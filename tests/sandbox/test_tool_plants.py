@@ -169,5 +169,6 @@ async def test_an_editors_project_settings_planted_by_a_command_do_not_stay(jail
     command = f"mkdir -p {folder} && printf '{body}' > {name} && printf '#!/bin/sh\\necho ran\\n' > evil"
     result = await run(tool_with(), {"command": command}, context(ws))
     assert result.metadata["sandbox"]["sandboxed"] is True
-    assert name in [p["path"] for p in result.metadata["sandbox"]["planted"]], result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert any(name == p or name.startswith(p + "/") for p in planted), result.output
     assert not (ws / name).exists()
