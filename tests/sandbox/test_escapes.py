@@ -439,3 +439,22 @@ async def test_the_kernels_settings_are_read_only_for_a_command_of_root(jail: Ja
 def _crash_helper_ran(marker: Path) -> bool:
     time.sleep(1)  # the kernel starts the crash helper without waiting for it
     return marker.exists()
+
+
+#: Background loops that plant a start-up file again and again while the sandbox ends (the
+#: command ends by itself after 2 s, or is killed at its timeout).
+_REPLANT = ("exec </dev/null >/dev/null 2>&1; for i in 1 2 3 4 5 6 7 8; do "
+            "sh -c 'while :; do echo evil > .envrc.$0; mv .envrc.$0 .envrc; done' $i & done; sleep 2")
+
+
+@pytest.mark.parametrize("timeout", [10, 1], ids=["ended", "timed out"])
+async def test_what_background_loops_plant_while_the_sandbox_ends_does_not_stay(jail: Jail, timeout: int) -> None:
+    params: dict[str, object] = {"command": _REPLANT, "timeout_seconds": timeout}
+    for _attempt in range(6):  # a race: one try alone may miss it
+        await run(tool_with(), params, context(jail.workspace))
+        assert not _planted_later(jail.workspace / ".envrc")
+
+
+def _planted_later(path: Path) -> bool:
+    time.sleep(0.2)  # anything still running in the sandbox would have planted by now
+    return path.exists()
