@@ -172,3 +172,18 @@ async def test_an_editors_project_settings_planted_by_a_command_do_not_stay(jail
     planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
     assert any(name == p or name.startswith(p + "/") for p in planted), result.output
     assert not (ws / name).exists()
+
+
+@needs_hg
+@pytest.mark.parametrize("name", [".hgrc", ".config/hg/hgrc"])
+async def test_mercurials_own_settings_planted_in_the_home_folder_do_not_run(jail: Jail, name: str) -> None:
+    """The home folder as the workspace: hg reads ``~/.hgrc`` (or the XDG one) in every repository."""
+    project = jail.base / "project"
+    _make_hg_repository(project)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    folder = os.path.dirname(name) or "."
+    result = await run(tool_with(), {"command": f"mkdir -p {folder} && printf '{hook}' > {name}"}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    subprocess.run(["hg", "status"], cwd=project, env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
+                   capture_output=True, timeout=60)
+    assert _ran(jail) == 0, result.output
