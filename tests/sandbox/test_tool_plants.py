@@ -187,3 +187,34 @@ async def test_mercurials_own_settings_planted_in_the_home_folder_do_not_run(jai
     subprocess.run(["hg", "status"], cwd=project, env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
                    capture_output=True, timeout=60)
     assert _ran(jail) == 0, result.output
+
+
+needs_direnv = pytest.mark.skipif(shutil.which("direnv") is None, reason="needs direnv to show what it runs")
+
+
+def _direnv(jail: Jail, *args: str) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["direnv", *args], cwd=jail.home / "project", env=env, capture_output=True, timeout=60)
+
+
+@needs_direnv
+@pytest.mark.parametrize("name, body", [
+    # Every .envrc allowed without asking: the one the command wrote below the workspace runs.
+    (".config/direnv/direnv.toml", '[whitelist]\\nprefix = [ \\"/\\" ]\\n'),
+    # Run before every .envrc direnv loads: the person's own, allowed, in a project below.
+    (".config/direnv/direnvrc", "echo ran >> {marker}\\n"),
+], ids=["whitelist", "direnvrc"])
+async def test_direnvs_own_settings_planted_in_the_home_folder_allow_and_run_nothing(
+        jail: Jail, name: str, body: str) -> None:
+    """The home folder as the workspace (only its own ``.envrc`` is on the list: elsewhere
+    direnv asks before it runs one)."""
+    marker = _marker(jail)
+    command = (f"mkdir -p .config/direnv project && printf \"{body.format(marker=marker)}\" > {name} && "
+               f"echo 'echo ran >> {marker}' > project/.envrc")
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    if name.endswith("direnvrc"):
+        (jail.home / "project" / ".envrc").write_text("export PROJECT=1\n")  # the person's own
+        _direnv(jail, "allow", ".")
+    _direnv(jail, "export", "bash")  # what the shell's hook runs at every prompt
+    assert _ran(jail) == 0, result.output
