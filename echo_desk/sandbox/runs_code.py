@@ -111,6 +111,8 @@ ENTRIES: tuple[Entry, ...] = (
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
     Entry(".config/plasma-workspace/env", True, _SESSION),
+    Entry(".config/direnv", True, N_("direnv runs its direnvrc before every .envrc, and its settings can allow "
+                                     "any .envrc without asking")),
     Entry(".hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
                              "repository")),
     Entry(".config/hg", True, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
