@@ -32,9 +32,10 @@ def _ran(jail: Jail) -> int:
     return len(marker.read_text().splitlines()) if marker.exists() else 0
 
 
-def _person_runs_hg_status(folder: Path, jail: Jail) -> None:
-    """``hg status`` as the person runs it: outside any sandbox, their own home."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "HGRCPATH": ""}
+def _person_runs_hg_status(folder: Path, jail: Jail, *, own_settings: bool = False) -> None:
+    """``hg status`` as the person runs it: outside any sandbox, their own home (whose settings
+    files are read only with ``own_settings``: the machine's own could differ)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), **({} if own_settings else {"HGRCPATH": ""})}
     subprocess.run(["hg", "status"], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
 
 
@@ -184,8 +185,7 @@ async def test_mercurials_own_settings_planted_in_the_home_folder_do_not_run(jai
     folder = os.path.dirname(name) or "."
     result = await run(tool_with(), {"command": f"mkdir -p {folder} && printf '{hook}' > {name}"}, context(jail.home))
     assert result.metadata["sandbox"]["sandboxed"] is True
-    subprocess.run(["hg", "status"], cwd=project, env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
-                   capture_output=True, timeout=60)
+    _person_runs_hg_status(project, jail, own_settings=True)
     assert _ran(jail) == 0, result.output
 
 
