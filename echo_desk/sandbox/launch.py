@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import forwarder, inventory, placeholders, repositories, seccomp
+from echo_desk.sandbox import ending, forwarder, inventory, placeholders, repositories, seccomp
 from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.guard import Guard
@@ -30,6 +30,13 @@ from echo_desk.sandbox.planted import Planted
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
 RELAY = Path(relay_launcher.__file__)
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
+#: The kernel's settings, read-only over the sandbox's own /proc. bwrap covers /proc/sys only
+#: when it finds the folder writable, and it never is (mode 555); the files in it are (644), for
+#: the global root. Run as root, the sandbox's uid 0 is that root: it could set core_pattern to
+#: a pipe into a script of its own, which the kernel runs as root, outside every namespace, on
+#: the next crash (or kernel.modprobe, run for an unknown binary format). The host's copy is
+#: what gets bound (bwrap binds from outside); it is only read, and only network values differ.
+_KERNEL_SETTINGS_READ_ONLY = ("--ro-bind-try", "/proc/sys", "/proc/sys")
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
 
@@ -92,15 +99,32 @@ class Launch:
     #: The search for repositories stopped at its bound in a workspace, before the command or
     #: (once ``check()`` ran) after it: some may be unwatched.
     search_cut: bool = False
+    #: Our end of the pipe bwrap writes its ``--info-fd`` report to (the sandbox's init and PID
+    #: namespace: ``inside()``), when it was started with one.
+    info_fd: int | None = None
 
     def __post_init__(self) -> None:
         self._placed = self.placeholders
+
+    def inside(self) -> ending.Inside | None:
+        """Which processes are the sandbox's (call once it started; ``None``: bwrap did not say)."""
+        fd, self.info_fd = self.info_fd, None
+        if fd is None:
+            return None
+        try:
+            return ending.read_info(fd)
+        finally:
+            os.close(fd)
 
     def release(self) -> None:
         """Call once the sandbox has ended (never before: see ``placeholders``): removes the
         placeholders no other running command uses, if they are still empty. Idempotent."""
         taken, self.placeholders = self.placeholders, ()
         placeholders.release(taken)
+        if self.info_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.info_fd)
+            self.info_fd = None
 
     def check(self) -> tuple[Planted, ...]:
         """Once the command ended (after ``release()``): what it left that could make a program
@@ -193,7 +217,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
         "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_KERNEL_SETTINGS_READ_ONLY,
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
     argv += _mounts(spec, command, writable, hidden, read_only, found)
@@ -222,16 +246,18 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins),
                       guards=guards, search_cut=cut)
     fd = seccomp.program_fd()
-    argv += ["--seccomp", str(fd), "--chdir", str(cwd), "--"]
+    info_read, info_write = os.pipe()
+    os.set_blocking(info_read, False)  # read once the command ended, when the report is long there
+    argv += ["--info-fd", str(info_write), "--seccomp", str(fd), "--chdir", str(cwd), "--"]
     relay = child_end = None
     if spec.proxied:
         relay, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         command = [*helper_command(forwarder.__name__, FORWARDER), str(child_end.fileno()), "--", *command]
     argv += _with_process_limit(command, spec.max_processes)
-    fds = (fd,) if child_end is None else (fd, child_end.fileno())
+    fds = (fd, info_write) if child_end is None else (fd, info_write, child_end.fileno())
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
-                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut)
+                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, info_read)
 
 
 def _read_only(found: list[inventory.Inventory], writable: list[Path]) -> tuple[list[Path], frozenset[str]]:

@@ -32,6 +32,8 @@ class Entry:
 
 
 _LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
+_MISE = N_("mise runs the hooks and sources the scripts its settings name at your next prompt, in a folder "
+           "you trusted once (it remembers the folder, not what is in it)")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
@@ -45,12 +47,22 @@ ENTRIES: tuple[Entry, ...] = (
                                  "the agent what you did not")),
     Entry(".vscode", True, N_("VS Code runs its tasks, launch configurations and the programs its settings name")),
     Entry(".idea", True, N_("JetBrains IDEs run its run configurations, start-up tasks and external tools")),
+    # Trusted once, by folder: in a project the person already works on, these run without asking.
+    Entry(".zed", True, N_("Zed starts the language servers and MCP servers its settings name")),
+    Entry(".helix", True, N_("Helix starts the language servers its settings name when you open a file")),
+    Entry(".devcontainer", True, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
+    Entry(".devcontainer.json", False, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
     Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
     Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
     Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
     Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
     Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
+    # Mercurial runs the hooks and extensions of a repository's settings without asking when
+    # its owner (the sandbox writes as the person) made them: ``hg status`` is enough.
+    Entry(".hg/hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name")),
+    Entry(".hg/hgrc-not-shared", False, N_("Mercurial reads more settings (hooks, extensions) from it")),
+    Entry(".hg/sharedpath", False, N_("Mercurial reads the settings, hooks included, of the repository it names")),
     Entry(".husky", True, N_("husky keeps the repository's git hooks here")),
     Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists")),
     Entry("lefthook.yml", False, _LEFTHOOK),
@@ -63,6 +75,12 @@ ENTRIES: tuple[Entry, ...] = (
       if (where, local, kind) not in (("", "", "yml"), (".", "", "yml"))),
     Entry(".lefthook", True, _LEFTHOOK),
     Entry(".lefthook-local", True, _LEFTHOOK),
+    # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html).
+    *(Entry(f"{where}{name}", False, _MISE) for where in ("", ".", ".config/")
+      for name in ("mise.toml", "mise.local.toml")),
+    *(Entry(f"{where}mise/{name}", name == "conf.d", _MISE) for where in ("", ".")
+      for name in ("config.toml", "config.local.toml", "conf.d")),
+    Entry(".config/mise", True, _MISE),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),
@@ -93,6 +111,12 @@ ENTRIES: tuple[Entry, ...] = (
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
     Entry(".config/plasma-workspace/env", True, _SESSION),
+    Entry(".config/direnv", True, N_("direnv runs its direnvrc before every .envrc, and its settings can allow "
+                                     "any .envrc without asking")),
+    Entry(".hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
+                             "repository")),
+    Entry(".config/hg", True, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
+                                 "repository")),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
 )

@@ -408,3 +408,53 @@ async def test_the_session_keyring_echo_desk_runs_in_is_out_of_reach(jail: Jail)
     assert value.decode() not in result.output
     assert "ADDED -1" in result.output, result.output
     assert held == 4  # the keyring holds the test's own key only
+
+
+@pytest.fixture
+def core_pattern() -> Iterator[Path]:
+    """The kernel's core_pattern, as it was, is put back whatever the test did to it."""
+    path = Path("/proc/sys/kernel/core_pattern")
+    was = path.read_bytes()
+    yield path
+    if path.read_bytes() != was:
+        path.write_bytes(was)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only global root may write the kernel's settings (/proc/sys)")
+async def test_the_kernels_settings_are_read_only_for_a_command_of_root(jail: Jail, core_pattern: Path) -> None:
+    """Run as root, the sandbox's uid 0 is the global root: without a read-only /proc/sys, a
+    command sets core_pattern to a pipe into a script of its own, and the kernel runs that script
+    as root outside every namespace for the next program that crashes."""
+    marker = jail.base / "crash-helper-ran"
+    script = jail.workspace / "on-crash.sh"
+    command = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > {script}; chmod +x {script}; "
+               f"echo '|{script}' > /proc/sys/kernel/core_pattern; echo rc=$?; "
+               "sh -c 'kill -SEGV $$'; sleep 1")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not _crash_helper_ran(marker), result.output
+    assert str(script) not in core_pattern.read_text(), result.output  # noqa: ASYNC240 (a tiny kernel file)
+
+
+def _crash_helper_ran(marker: Path) -> bool:
+    time.sleep(1)  # the kernel starts the crash helper without waiting for it
+    return marker.exists()
+
+
+#: Background loops that plant a start-up file again and again while the sandbox ends (the
+#: command ends by itself after 2 s, or is killed at its timeout).
+_REPLANT = ("exec </dev/null >/dev/null 2>&1; for i in 1 2 3 4 5 6 7 8; do "
+            "sh -c 'while :; do echo evil > .envrc.$0; mv .envrc.$0 .envrc; done' $i & done; sleep 2")
+
+
+@pytest.mark.parametrize("timeout", [10, 1], ids=["ended", "timed out"])
+async def test_what_background_loops_plant_while_the_sandbox_ends_does_not_stay(jail: Jail, timeout: int) -> None:
+    params: dict[str, object] = {"command": _REPLANT, "timeout_seconds": timeout}
+    for _attempt in range(6):  # a race: one try alone may miss it
+        await run(tool_with(), params, context(jail.workspace))
+        assert not _planted_later(jail.workspace / ".envrc")
+
+
+def _planted_later(path: Path) -> bool:
+    time.sleep(0.2)  # anything still running in the sandbox would have planted by now
+    return path.exists()

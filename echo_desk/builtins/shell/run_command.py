@@ -25,6 +25,7 @@ from echo_desk.builtins.shell import command_sandbox
 from echo_desk.builtins.shell.leftovers import CommandLeash
 from echo_desk.common import fs
 from echo_desk.i18n import deferred
+from echo_desk.sandbox import ending
 from echo_desk.sandbox.shell import START_UP_VARIABLES, command_shell, without_start_up_files
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
@@ -208,6 +209,10 @@ class RunCommand(BuiltinTool[CommandArguments]):
             # Whatever happened (normal end included), no straggler survives us.
             if leash:
                 await leash.end()
+            # The sandbox's own init too: bwrap gone, its processes still have a moment to run
+            # on while the guard looks (see sandbox.ending).
+            inside = launch.inside() if launch is not None else None
+            ending.end(inside)
             kill_group(proc.pid)
             if not reader.done():
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
@@ -217,6 +222,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
             if launch is not None and proc.returncode is not None:
                 # The sandbox is gone: its placeholders can go (never earlier, see placeholders),
                 # and what it left that could run code later is put aside or put back.
+                await ending.gone(inside)
                 launch.release()
                 planted = launch.check()
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode

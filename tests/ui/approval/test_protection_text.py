@@ -45,11 +45,15 @@ async def test_the_reasons_tools_give_are_shown_in_both_languages(tmp_path: Path
         "Protected: hard-linked (2 names share this file)"]
 
 
+def _why_of(path: str) -> str:
+    return next(e.why for e in runs_code.ENTRIES if e.path == path)
+
+
 def test_every_reason_has_a_chinese_text(chinese: None) -> None:
     assert set(REASON_TEXTS) == set(ProtectionReason)
     facts = {ProtectionReason.HARD_LINKED: {"links": 2}, ProtectionReason.MORE_INSIDE: {"more": 3},
              ProtectionReason.LOCAL_NETWORK: {"host": "nas", "addresses": ("10.0.0.2", "10.0.0.3")},
-             ProtectionReason.RUNS_CODE: {"entry": ".envrc", "why": runs_code.ENTRIES[6].why}}
+             ProtectionReason.RUNS_CODE: {"entry": ".envrc", "why": _why_of(".envrc")}}
     for reason in ProtectionReason:
         text = protection_text(Protection(reason=reason, **facts.get(reason, {})))  # type: ignore[arg-type]
         assert text.startswith("受保护：") and not any(c.isascii() and c.isalpha() for c in

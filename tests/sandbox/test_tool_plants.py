@@ -1,0 +1,220 @@
+"""Nothing a sandboxed command plants for a program other than git runs later outside the sandbox.
+
+Each test runs one hostile command through the real ``run_command`` in a real bwrap sandbox,
+then does what the person does next, outside Echo Desk (``hg status`` in the workspace, a
+shell prompt with mise activated). The
+code the command tried to plant appends to a marker file outside the workspace; it must stay
+absent. Each attack is first shown to be real: the same file, written by hand, does run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+pytestmark = requires_bwrap
+
+needs_hg = pytest.mark.skipif(shutil.which("hg") is None, reason="needs Mercurial (hg) to show its hooks run")
+needs_mise = pytest.mark.skipif(shutil.which("mise") is None, reason="needs mise to show its hooks run")
+
+
+def _marker(jail: Jail) -> Path:
+    return jail.base / "planted-ran"
+
+
+def _ran(jail: Jail) -> int:
+    marker = _marker(jail)
+    return len(marker.read_text().splitlines()) if marker.exists() else 0
+
+
+def _person_runs_hg_status(folder: Path, jail: Jail, *, own_settings: bool = False) -> None:
+    """``hg status`` as the person runs it: outside any sandbox, their own home (whose settings
+    files are read only with ``own_settings``: the machine's own could differ)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), **({} if own_settings else {"HGRCPATH": ""})}
+    subprocess.run(["hg", "status"], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+
+
+def _hg_hook(jail: Jail) -> str:
+    """A Mercurial settings file whose hook runs before every ``hg status``."""
+    return f"[hooks]\npre-status = echo ran >> {_marker(jail)}\n"
+
+
+def _make_hg_repository(folder: Path) -> None:
+    subprocess.run(["hg", "init", "-q", str(folder)], env={"PATH": os.environ["PATH"], "HGRCPATH": ""},
+                   check=True, capture_output=True, timeout=60)
+
+
+@needs_hg
+def test_a_mercurial_hook_written_by_hand_runs_on_hg_status(jail: Jail) -> None:
+    _make_hg_repository(jail.workspace)
+    (jail.workspace / ".hg" / "hgrc").write_text(_hg_hook(jail))
+    _person_runs_hg_status(jail.workspace, jail)
+    assert _ran(jail) == 1
+
+
+@needs_hg
+@pytest.mark.parametrize("already_hg", [False, True], ids=["new .hg", "existing hg repository"])
+async def test_a_planted_mercurial_hook_does_not_run_on_hg_status(jail: Jail, already_hg: bool) -> None:
+    ws = jail.workspace
+    if already_hg:
+        _make_hg_repository(ws)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = (f"mkdir -p .hg/store; [ -e .hg/requires ] || printf 'dotencode\\nfncache\\nstore\\n' > .hg/requires; "
+               f"printf '{hook}' > .hg/hgrc; cat .hg/hgrc")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
+    assert not (ws / ".hg" / "hgrc").exists()
+
+
+@needs_hg
+async def test_a_mercurial_share_of_a_repository_of_the_commands_own_runs_no_hook(jail: Jail) -> None:
+    """``.hg/sharedpath`` (with ``share-safe``) makes hg read the settings of the repository it
+    names: one the command made, elsewhere in the workspace, with its own hooks."""
+    ws = jail.workspace
+    _make_hg_repository(ws)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = (f"HGRCPATH= hg init -q evil && printf '{hook}' > evil/.hg/hgrc && "
+               f"printf 'share-safe\\nshared\\n' > .hg/requires && printf '{ws}/evil/.hg' > .hg/sharedpath")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
+
+
+@needs_hg
+async def test_a_link_in_place_of_dot_hg_to_a_repository_of_the_commands_own_runs_no_hook(jail: Jail) -> None:
+    ws = jail.workspace
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = f"HGRCPATH= hg init -q evil && printf '{hook}' > evil/.hg/hgrc && ln -s evil/.hg .hg"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(ws, jail)
+    assert _ran(jail) == 0, result.output
+
+
+#: Every name mise reads a project's settings by (besides ``mise.<env>.toml`` for a ``MISE_ENV``).
+MISE_FILES = ("mise.toml", "mise.local.toml", ".mise.toml", ".mise.local.toml", ".config/mise.toml",
+              ".config/mise.local.toml", "mise/config.toml", ".mise/config.toml", ".config/mise/config.toml",
+              ".config/mise/conf.d/tools.toml")
+
+
+def _mise(jail: Jail, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """mise as the person runs it: their own home, where it keeps which folders they trust."""
+    home = jail.base / "mise-home"
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MISE_DATA_DIR": str(home / "data"),
+           "MISE_STATE_DIR": str(home / "state"), "MISE_CONFIG_DIR": str(home / "config"),
+           "MISE_CACHE_DIR": str(home / "cache"), "MISE_YES": "0"}
+    return subprocess.run(["mise", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _mise_plant(jail: Jail) -> str:
+    """Settings that run a hook on entering the folder and source a script for its variables."""
+    return f'[hooks]\nenter = "echo hook >> {_marker(jail)}"\n[env]\n_.source = "./on-enter.sh"\n'
+
+
+def _trusted_mise_project(jail: Jail) -> None:
+    """A project using mise that the person trusted once (``mise trust``): mise remembers the
+    folder, not the content, and reads any of its settings files there from then on."""
+    (jail.workspace / "mise.toml").write_text('[env]\nPROJECT = "demo"\n')
+    assert _mise(jail, "trust", "--quiet", cwd=jail.workspace).returncode == 0
+    (jail.workspace / "on-enter.sh").write_text(f"echo ran >> {_marker(jail)}\n")
+
+
+@needs_mise
+def test_mise_settings_written_by_hand_in_a_trusted_project_run_at_the_next_prompt(jail: Jail) -> None:
+    _trusted_mise_project(jail)
+    (jail.workspace / "mise.local.toml").write_text(_mise_plant(jail).replace("\\n", "\n"))
+    _mise(jail, "hook-env", "-s", "bash", cwd=jail.workspace)  # what an activated shell runs at each prompt
+    assert _ran(jail) == 2
+
+
+@needs_mise
+@pytest.mark.parametrize("name", MISE_FILES)
+async def test_mise_settings_planted_in_a_trusted_project_do_not_run(jail: Jail, name: str) -> None:
+    _trusted_mise_project(jail)
+    folder = os.path.dirname(name) or "."
+    command = f"mkdir -p {folder} && printf '{_mise_plant(jail)}' > {name}; cat {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _mise(jail, "hook-env", "-s", "bash", cwd=jail.workspace)
+    assert _ran(jail) == 0, result.output
+
+
+#: Editors and tools that could not be installed here, each with what its documentation says
+#: runs from the file in a project the person already trusts (trust is given to a folder, once):
+#: Zed starts the language servers (``lsp.*.binary``) and MCP servers (``context_servers``) of
+#: ``.zed/settings.json``; Helix starts the ``language-server`` commands of
+#: ``.helix/languages.toml`` (helix-editor/helix#9514); VS Code's Dev Containers run a
+#: ``devcontainer.json``'s ``initializeCommand`` on your own machine before the container starts.
+EDITOR_PLANTS = {
+    ".zed/settings.json": '{"lsp": {"pyright": {"binary": {"path": "./evil"}}}}',
+    ".helix/languages.toml": '[language-server.evil]\ncommand = "./evil"\n',
+    ".devcontainer/devcontainer.json": '{"image": "debian", "initializeCommand": "./evil"}',
+    ".devcontainer.json": '{"image": "debian", "initializeCommand": "./evil"}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDITOR_PLANTS))
+async def test_an_editors_project_settings_planted_by_a_command_do_not_stay(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    body = EDITOR_PLANTS[name].replace("\n", "\\n")
+    folder = os.path.dirname(name) or "."
+    command = f"mkdir -p {folder} && printf '{body}' > {name} && printf '#!/bin/sh\\necho ran\\n' > evil"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert any(name == p or name.startswith(p + "/") for p in planted), result.output
+    assert not (ws / name).exists()
+
+
+@needs_hg
+@pytest.mark.parametrize("name", [".hgrc", ".config/hg/hgrc"])
+async def test_mercurials_own_settings_planted_in_the_home_folder_do_not_run(jail: Jail, name: str) -> None:
+    """The home folder as the workspace: hg reads ``~/.hgrc`` (or the XDG one) in every repository."""
+    project = jail.base / "project"
+    _make_hg_repository(project)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    folder = os.path.dirname(name) or "."
+    result = await run(tool_with(), {"command": f"mkdir -p {folder} && printf '{hook}' > {name}"}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(project, jail, own_settings=True)
+    assert _ran(jail) == 0, result.output
+
+
+needs_direnv = pytest.mark.skipif(shutil.which("direnv") is None, reason="needs direnv to show what it runs")
+
+
+def _direnv(jail: Jail, *args: str) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["direnv", *args], cwd=jail.home / "project", env=env, capture_output=True, timeout=60)
+
+
+@needs_direnv
+@pytest.mark.parametrize("name, body", [
+    # Every .envrc allowed without asking: the one the command wrote below the workspace runs.
+    (".config/direnv/direnv.toml", '[whitelist]\\nprefix = [ \\"/\\" ]\\n'),
+    # Run before every .envrc direnv loads: the person's own, allowed, in a project below.
+    (".config/direnv/direnvrc", "echo ran >> {marker}\\n"),
+], ids=["whitelist", "direnvrc"])
+async def test_direnvs_own_settings_planted_in_the_home_folder_allow_and_run_nothing(
+        jail: Jail, name: str, body: str) -> None:
+    """The home folder as the workspace (only its own ``.envrc`` is on the list: elsewhere
+    direnv asks before it runs one)."""
+    marker = _marker(jail)
+    command = (f"mkdir -p .config/direnv project && printf \"{body.format(marker=marker)}\" > {name} && "
+               f"echo 'echo ran >> {marker}' > project/.envrc")
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    if name.endswith("direnvrc"):
+        (jail.home / "project" / ".envrc").write_text("export PROJECT=1\n")  # the person's own
+        _direnv(jail, "allow", ".")
+    _direnv(jail, "export", "bash")  # what the shell's hook runs at every prompt
+    assert _ran(jail) == 0, result.output
