@@ -424,37 +424,45 @@ def core_pattern() -> Iterator[Path]:
 async def test_the_kernels_settings_are_read_only_for_a_command_of_root(jail: Jail, core_pattern: Path) -> None:
     """Run as root, the sandbox's uid 0 is the global root: without a read-only /proc/sys, a
     command sets core_pattern to a pipe into a script of its own, and the kernel runs that script
-    as root outside every namespace for the next program that crashes."""
-    marker = jail.base / "crash-helper-ran"
+    as root outside every namespace for the next program that crashes (proven once by hand; the
+    test does not crash anything: the setting must simply not change)."""
     script = jail.workspace / "on-crash.sh"
-    command = (f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > {script}; chmod +x {script}; "
-               f"echo '|{script}' > /proc/sys/kernel/core_pattern; echo rc=$?; "
-               "sh -c 'kill -SEGV $$'; sleep 1")
+    command = (f"printf '#!/bin/sh\\necho ran\\n' > {script}; chmod +x {script}; "
+               f"echo '|{script}' > /proc/sys/kernel/core_pattern; echo rc=$?")
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
-    assert not _crash_helper_ran(marker), result.output
     assert str(script) not in core_pattern.read_text(), result.output  # noqa: ASYNC240 (a tiny kernel file)
-
-
-def _crash_helper_ran(marker: Path) -> bool:
-    time.sleep(1)  # the kernel starts the crash helper without waiting for it
-    return marker.exists()
+    assert "rc=0" not in result.output, result.output
 
 
 #: Background loops that plant a start-up file again and again while the sandbox ends (the
 #: command ends by itself after 2 s, or is killed at its timeout).
+_LOOP = "echo evil > .envrc.$0; mv .envrc.$0 .envrc"
 _REPLANT = ("exec </dev/null >/dev/null 2>&1; for i in 1 2 3 4 5 6 7 8; do "
-            "sh -c 'while :; do echo evil > .envrc.$0; mv .envrc.$0 .envrc; done' $i & done; sleep 2")
+            f"sh -c 'while :; do {_LOOP}; done' $i & done; sleep 2")
 
 
 @pytest.mark.parametrize("timeout", [10, 1], ids=["ended", "timed out"])
 async def test_what_background_loops_plant_while_the_sandbox_ends_does_not_stay(jail: Jail, timeout: int) -> None:
+    """When the call returns, no process of the sandbox is left to plant after the check: so what
+    the check left is what stays (no wait needed to see it)."""
     params: dict[str, object] = {"command": _REPLANT, "timeout_seconds": timeout}
     for _attempt in range(6):  # a race: one try alone may miss it
         await run(tool_with(), params, context(jail.workspace))
-        assert not _planted_later(jail.workspace / ".envrc")
+        assert _processes_running(_LOOP) == []
+        assert not (jail.workspace / ".envrc").exists()
 
 
-def _planted_later(path: Path) -> bool:
-    time.sleep(0.2)  # anything still running in the sandbox would have planted by now
-    return path.exists()
+def _processes_running(text: str) -> list[int]:
+    """The live processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue  # it ended meanwhile
+            if text in cmdline and state != "Z":  # a zombie runs nothing
+                found.append(int(entry.name))
+    return found
