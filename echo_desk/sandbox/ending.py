@@ -6,7 +6,8 @@ killing it (a timeout) returns at once too: its init then gets its parent-death 
 kernel ends the processes of the sandbox a moment later. In that moment a background loop still
 writes, after the guard compared and put things aside (an ``.envrc`` made again). So the init is
 killed by its own id (bwrap reports it on ``--info-fd``) and ``gone`` waits until no process is
-left in the sandbox's PID namespace.
+left in the sandbox's PID namespace: until the init itself has exited, which the kernel lets it
+do only once every other process of its namespace is gone.
 """
 
 from __future__ import annotations
@@ -65,23 +66,20 @@ def end(inside: Inside | None) -> None:
 
 
 def _anyone_left(inside: Inside) -> bool:
-    return any(name.isdigit() and _in_namespace(int(name), inside) for name in os.listdir("/proc"))
+    # The init of a PID namespace, once killed, does not finish exiting (it stays running, not a
+    # zombie) until every other process of its namespace has exited and been reaped: the kernel
+    # kills them all and waits for them (zap_pid_ns_processes). So the init alone tells whether
+    # anyone is left; no walk over every process of the machine is needed.
+    return _in_namespace(inside.init, inside)
 
 
 async def gone(inside: Inside | None, wait_seconds: float = WAIT_SECONDS) -> bool:
-    """Wait until no process is left in the sandbox (``False``: some still were at the bound).
-    Two empty looks in a row: a process forked while ``/proc`` was being listed is seen the
-    second time."""
+    """Wait until no process is left in the sandbox (``False``: some still were at the bound)."""
     if inside is None:
         return True
     deadline = time.monotonic() + wait_seconds
-    empty_looks = 0
-    while empty_looks < 2:
-        if _anyone_left(inside):
-            empty_looks = 0
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(0.01)
-        else:
-            empty_looks += 1
+    while _anyone_left(inside):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.002)
     return True
