@@ -187,7 +187,7 @@ class Guard:
         one would detach that command's read-only cover). A folder of the workspace the command
         made unreadable or unchangeable for its owner (``chmod 311 .git``: git still opens what is
         in it by name) is given its owner's bits back where the check needs it, and reported."""
-        with unlock.unlocking([self._base]) as opened:
+        with unlock.unlocking([self._base], changed_since_ns=self._taken_ns - _RACY_NS) as opened:
             found = self._after(skip)
         moved = [tuple(p.path.split("/")) for p in found]
         extra = [Planted("/".join(parts) or ".", Change.CHANGED, put_back=True)

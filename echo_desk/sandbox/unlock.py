@@ -7,8 +7,11 @@ mode of any folder of the workspace. ``chmod 311 .git`` leaves git able to open
 readable but lets nothing in it be renamed or removed. Either way the check after the command
 would miss what was planted, or fail to move it (and say it had). So, during that check
 (``unlocking``), a folder inside the workspace that cannot be read, searched or changed gets its
-owner's read, write and search bits back before it is looked at again, and is reported. Before a
-command (and for the file tools) nothing is changed: outside ``unlocking`` these do nothing.
+owner's read, write and search bits back before it is looked at again, and is reported. Only a
+folder the command could have made so: one whose change time is not older than the snapshot
+before it (a program cannot set a change time back). A folder the person locked before is theirs,
+and is left as it is. Before a command (and for the file tools) nothing is changed: outside
+``unlocking`` these do nothing.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ _PATH_FLAGS = os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
 class Unlocking:
     """The folders (absolute) given back to their owner during one check after a command."""
 
-    def __init__(self, roots: Iterable[str]) -> None:
+    def __init__(self, roots: Iterable[str], changed_since_ns: int = 0) -> None:
         self.roots = tuple(r.rstrip("/") or "/" for r in roots)
+        #: Folders whose change time is older were locked before the command: not opened.
+        self.changed_since_ns = changed_since_ns
         self.opened: list[str] = []
 
     def inside(self, path: str) -> bool:
@@ -40,9 +45,10 @@ _current: contextvars.ContextVar[Unlocking | None] = contextvars.ContextVar("ech
 
 
 @contextlib.contextmanager
-def unlocking(roots: Iterable[str]) -> Iterator[Unlocking]:
-    """While the check after a command runs: folders under ``roots`` may be opened up."""
-    state = Unlocking(roots)
+def unlocking(roots: Iterable[str], changed_since_ns: int = 0) -> Iterator[Unlocking]:
+    """While the check after a command runs: folders under ``roots`` changed since
+    ``changed_since_ns`` (a ``time.time_ns`` value) may be opened up."""
+    state = Unlocking(roots, changed_since_ns)
     token = _current.set(state)
     try:
         yield state
@@ -114,6 +120,8 @@ def _open_up(fd: int, folder: str, state: Unlocking) -> bool:
         st = os.fstat(fd)
         if not stat.S_ISDIR(st.st_mode) or st.st_mode & OWNER == OWNER or st.st_uid != os.geteuid():
             return False
+        if st.st_ctime_ns < state.changed_since_ns:
+            return False  # locked before the command: the person's own doing, and nothing planted in it since
         os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(st.st_mode) | OWNER)
     except OSError:
         return False

@@ -8,6 +8,7 @@ command tried to plant append to a marker file outside the workspace; it must st
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -299,6 +300,28 @@ async def test_a_folder_made_unreadable_or_unchangeable_hides_nothing_from_the_c
     assert not (ws / ".git" / "commondir").exists()
     planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
     assert {".git/commondir", "evil/hooks"} <= planted, planted
+
+
+@pytest.mark.usefixtures("as_its_owner")
+async def test_a_folder_the_person_locked_before_the_command_is_left_as_it_is(jail: Jail, monkeypatch) -> None:
+    """Only what the command could have locked is opened up: a folder the person made
+    unreadable themselves keeps its mode, and is not reported. (The guard counts a change
+    within 2 s of its snapshot as the command's; the test takes that margin away rather than
+    wait it out.)"""
+    from echo_desk.sandbox import guard
+
+    monkeypatch.setattr(guard, "_RACY_NS", 0)
+    mine = jail.workspace / "mine"
+    mine.mkdir()
+    (mine / "diary.txt").write_text("mine\n")
+    os.chmod(mine, 0o311)
+    result = await run(tool_with(), {"command": "mkdir theirs && chmod 311 theirs"},
+                       context(jail.workspace))
+    assert result.success and result.metadata["exit_code"] == 0, result.output
+    assert stat.S_IMODE((jail.workspace / "mine").stat().st_mode) == 0o311
+    planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
+    assert "mine" not in planted and "theirs" in planted, planted
+    assert stat.S_IMODE((jail.workspace / "theirs").stat().st_mode) & 0o700 == 0o700
 
 
 @pytest.mark.usefixtures("as_its_owner")
