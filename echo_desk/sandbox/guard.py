@@ -230,10 +230,11 @@ class Guard:
                     continue  # its folder went too: a repository removed as a whole is not rebuilt
                 change = Change.CREATED if old is None else Change.REMOVED if new is None else Change.CHANGED
                 kept = self._move_aside(folders, parts, stamp) if new is not None else ""
-                put_back = old is not None and self._put_back(folders, parts)
+                still_there = new is not None and _still_there(folders, parts)
+                put_back = old is not None and not still_there and self._put_back(folders, parts)
                 if new is not None or put_back:
                     done.append(parts)
-                found.append(Planted("/".join(parts), change, put_back, kept))
+                found.append(Planted("/".join(parts), change, put_back, kept, still_there))
         return tuple(found)
 
     def _detours(self, folders: Folders, stamp: str, ways: Iterable[Parts]) -> list[Planted]:
@@ -260,8 +261,9 @@ class Guard:
                     continue
                 # In place of a folder on the way to what was watched before, or new.
                 was = any(p[:i] == prefix for p in self._before.prints)
-                found.append(Planted("/".join(prefix), Change.CHANGED if was else Change.CREATED, False,
-                                     self._move_aside(folders, prefix, stamp)))
+                kept = self._move_aside(folders, prefix, stamp)
+                found.append(Planted("/".join(prefix), Change.CHANGED if was else Change.CREATED, False, kept,
+                                     _still_there(folders, prefix)))
                 break
         return found
 
@@ -338,3 +340,18 @@ class Guard:
 
 def _holds_nothing(state: _State, parts: Parts) -> bool:
     return all(p == parts or state.prints[p].kind == "d" for p in state.prints if p[: len(parts)] == parts)
+
+
+def _still_there(folders: Folders, parts: Parts) -> bool:
+    """After a move aside: whether something is still at ``parts`` (a move or removal refused
+    for a reason the guard does not foresee). Said as "still there" when it cannot be told."""
+    parent = folders.fd(parts[:-1])
+    if parent is None:
+        return True
+    try:
+        os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True

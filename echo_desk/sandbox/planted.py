@@ -24,14 +24,19 @@ class Planted:
     put_back: bool = False
     #: Where what the command left was moved ('' when there was nothing to keep or it was too large).
     kept: str = ""
+    #: What the command left could not be taken out of the workspace: it is still there.
+    still_there: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "change": self.change.value, "put_back": self.put_back, "kept": self.kept}
+        return {"path": self.path, "change": self.change.value, "put_back": self.put_back, "kept": self.kept,
+                "still_there": self.still_there}
 
     @property
     def english(self) -> str:
         """For the model (the card translates from the values)."""
-        if self.change is Change.REMOVED:
+        if self.still_there:
+            done = "could not be removed: it is still in the workspace, do not use it"
+        elif self.change is Change.REMOVED:
             done = "put back" if self.put_back else "could not be put back"
         else:
             done = f"moved to {self.kept}" if self.kept else "deleted"

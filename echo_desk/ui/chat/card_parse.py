@@ -223,7 +223,8 @@ def planted_of(value: object) -> list[Planted]:
             change = Change(str(item.get("change")))
         except ValueError:
             continue
-        found.append(Planted(item["path"], change, item.get("put_back") is True, str(item.get("kept") or "")))
+        found.append(Planted(item["path"], change, item.get("put_back") is True, str(item.get("kept") or ""),
+                             item.get("still_there") is True))
     return found
 
 

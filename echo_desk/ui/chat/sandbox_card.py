@@ -44,7 +44,13 @@ _DONE = {
 _MOST_NAMED = 6
 
 
+#: What the guard could not take out of the workspace (whatever the change): the warning first.
+_STILL_THERE = N_("could not be removed: it is still in the workspace, do not use it")
+
+
 def _done(p: Planted) -> str:
+    if p.still_there:
+        return _(_STILL_THERE)
     return _(_DONE[(p.change, bool(p.kept) if p.change is Change.CREATED else p.put_back)])
 
 
