@@ -61,13 +61,14 @@ from tests.ui.conftest import until, within
 
 #: Names that are the same in both languages: products, protocols, formats, commands, units.
 PHRASES = ("Echo Desk", "VS Code", "Claude Desktop", "Claude Code", "JSON Lines", "Streamable HTTP", "Google Gemini",
-           "git status && npm test", "python -m", "rm -r", "site-packages", "PATH")
+           "git status && npm test", "python -m", "rm -r", "site-packages", "PATH", "Dev Containers")
 NAMES = {
     "mcp", "json", "sql", "api", "http", "https", "url", "id", "dsn", "sqlite", "postgresql", "ollama", "openai",
     "anthropic", "gemini", "gguf", "markdown", "llama", "cpp", "sha", "ctrl", "enter", "cursor", "stdio", "sse",
     "bubblewrap", "bwrap", "token", "toml", "ai", "llm", "qwen", "kib", "mib", "gib", "ms", "utf", "ssh", "gnupg",
     "aws", "kube", "docker", "gcloud", "azure", "localhost", "npx", "uvx", "wsl", "apparmor", "sudo", "sysctl",
     "systemctl", "eval", "exec", "english", "windsurf", "zed", "goose", "git", "direnv", "ide",
+    "direnvrc", "initializecommand",  # a file's and a setting's own names
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
