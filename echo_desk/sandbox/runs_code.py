@@ -38,6 +38,8 @@ _SHELL = N_("your shell runs it when it starts (in your home folder, or linked t
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
 _EDITOR = N_("your editor runs it when it starts")
+_GDB = N_("gdb runs the commands in it when it starts")
+_CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
 
@@ -119,6 +121,15 @@ ENTRIES: tuple[Entry, ...] = (
                                  "repository")),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
+    Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),
+    Entry(".gdbinit", False, _GDB),
+    Entry(".config/gdb", True, _GDB),
+    Entry(".psqlrc", False, N_("psql runs the commands in it when it starts (\\! runs a shell command)")),
+    Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
+    Entry(".Rprofile", False, N_("R runs it when it starts")),
+    # A project's own .cargo/config.toml is its content; the home folder's applies to every project.
+    Entry(".cargo/config.toml", False, _CARGO, home_only=True),
+    Entry(".cargo/config", False, _CARGO, home_only=True),
 )
 
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
