@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.common.json_text import read_json
+from echo_desk.store import held_back
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
@@ -104,7 +105,7 @@ _STOP = object()
 _BATCH_WINDOW_SECONDS = 0.02
 #: Records the disk refused (full, read-only) are kept in memory and written with the next batch
 #: that fits; beyond this many the oldest are given up (and counted in the log).
-MOST_HELD_BACK = 10_000
+MOST_HELD_BACK = held_back.MOST_HELD_BACK
 
 
 class AuditLog:
@@ -215,10 +216,9 @@ class AuditLog:
             with contextlib.suppress(sqlite3.Error):
                 conn.rollback()
             self._writer_error = exc
-            self._held = rows[-MOST_HELD_BACK:]
-            if len(rows) > MOST_HELD_BACK:
-                log.error("%d audit records were given up: the log could not be written for too long",
-                          len(rows) - MOST_HELD_BACK)
+            self._held, given_up = held_back.hold(rows, MOST_HELD_BACK)
+            if given_up:
+                log.error("%d audit records were given up: the log could not be written for too long", given_up)
             if not self._failing:
                 log.error("audit records cannot be written (%s): %d held until they can", exc, len(self._held))
             self._set_failing(storage_failure_text(exc))

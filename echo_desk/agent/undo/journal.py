@@ -24,6 +24,7 @@ from pathlib import Path
 
 from echo_desk.agent.undo import pruning
 from echo_desk.i18n import N_, for_person
+from echo_desk.store import held_back
 from echo_desk.store.blobs import BlobStore, sha256
 from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
 from echo_desk.store.not_saved import failure_cause, storage_failure_text
@@ -65,10 +66,6 @@ class _Seen:
     restorable: bool
     why_not: str = ""
 
-
-#: Records the change log refused (a full disk), kept in memory for the next write: at most this
-#: many, the oldest dropped first (each is a few hundred bytes).
-MOST_HELD_BACK = 10_000
 
 #: After writes, pruning runs at most this often (it walks every kept copy)...
 PRUNE_EVERY_SECONDS = 300.0
@@ -142,11 +139,11 @@ class UndoJournal:
             try:
                 self.changes.add(waiting)
             except Exception:
-                dropped = len(waiting) - MOST_HELD_BACK
-                if dropped > 0:
+                # Held as the audit log holds its own (``store.held_back``).
+                self._held, dropped = held_back.hold(waiting)
+                if dropped:
                     log.error("undo: %d change records dropped: the change log has refused writes too long",
                               dropped)
-                self._held = waiting[-MOST_HELD_BACK:]
                 raise
             self._held = []
 
