@@ -9,7 +9,6 @@ import errno
 import json
 import os
 import sqlite3
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -29,6 +28,7 @@ from echo_desk.store.settings import ToolPolicy
 from echo_desk.ui.chat.card_parse import result_of_envelope
 from echo_desk.ui.chat.tool_card import REVERT_ANCHOR, card_html
 from echo_desk.ui.chat.transcript_item import ItemKind, TranscriptItem
+from tests.undo.change_log import change_log_full
 
 
 def _no_space(*_args: object) -> None:
@@ -72,22 +72,6 @@ async def test_an_edit_whose_copy_cannot_be_kept_changes_nothing(runtime: Runtim
     assert runtime.undo.changes.listing() == []
 
 
-def _change_log_full(runtime: Runtime) -> Callable[[], None]:
-    """Make the change log's own database full for real (SQLite's ``max_page_count`` gives the
-    SQLITE_FULL a full disk gives): the room left in its pages is taken by rows of another
-    conversation. Returns what gives the room back."""
-    assert runtime.undo is not None
-    changes = runtime.undo.changes
-    pages = changes._conn.execute("PRAGMA page_count").fetchone()[0]
-    changes._conn.execute(f"PRAGMA max_page_count = {pages}")
-    with pytest.raises(sqlite3.OperationalError, match="full"):
-        for n in range(10_000):
-            changes.add([ChangeRecord(at=0.0, conversation_id="filler", call_id=f"filler{n}", tool="write_file",
-                                      path="/filler", kind="create", before_sha256=None, before_mode=None,
-                                      after_sha256=None, restorable=True)])
-    return lambda: changes._conn.execute("PRAGMA max_page_count = 1073741823") and None
-
-
 @pytest.mark.parametrize("policy", [ToolPolicy.ASK, ToolPolicy.ALWAYS], ids=["asked", "run-unasked"])
 async def test_a_change_the_log_cannot_record_is_kept_and_written_with_the_next(
         runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, policy) -> None:
@@ -98,7 +82,7 @@ async def test_a_change_the_log_cannot_record_is_kept_and_written_with_the_next(
     runtime.settings.set_tool("write_file", policy=policy)
     journal = runtime.undo
     assert journal is not None
-    give_room = _change_log_full(runtime)
+    give_room = change_log_full(runtime)
     first = ToolCall(id="c1", name="write_file", arguments=json.dumps({"path": "a.txt", "content": "a after\n"}))
     envelope = await runtime.dispatcher.execute_tool(first, scope, host)
     assert envelope.ok and (workspace / "a.txt").read_text() == "a after\n"

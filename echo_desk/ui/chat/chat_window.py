@@ -444,6 +444,7 @@ class MainWindow(QMainWindow):
         self.transcript.revert_call.connect(lambda call_id: self.revert.revert_call(call_id))
         self.transcript.revert_turn.connect(lambda row: self.revert.revert_turn(row))
         self.transcript.revert_since.connect(self._revert_since)
+        self.session.transcript.late_records_possible.connect(lambda: self.revert.mark_reverted_cards())
 
     @property
     def revert(self) -> RevertFlow:

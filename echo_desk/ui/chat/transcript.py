@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 
 from echo_desk.agent.status import ToolStatus
 
@@ -45,6 +45,11 @@ def _switchable(branch: BranchPosition | None) -> BranchPosition | None:
 
 
 class TranscriptModel(QAbstractListModel):
+    #: A call's file changes were recorded while an earlier card still says the change log could
+    #: not take its own: the log writes what it held back before each new record, so those cards
+    #: may offer Revert now (the window asks the change log).
+    late_records_possible = Signal()
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._items: list[TranscriptItem] = []
@@ -210,6 +215,9 @@ class TranscriptModel(QAbstractListModel):
         self.flush()
         item.show_result(result_of_envelope(envelope))
         self._changed(item)
+        if item.file_changes and item.not_recorded is None and any(
+                other.not_recorded is not None for other in self._items):
+            self.late_records_possible.emit()
 
     def append_output(self, call_id: str, text: str) -> None:
         """Live output of a stream-capable tool."""

@@ -278,3 +278,36 @@ def test_a_long_revert_leaves_the_ui_thread_free_and_shows_progress(
     assert flow.progress_dialog is None
     assert [(workspace / f"f{i}.txt").read_text() for i in range(12)] == [f"original {i}\n" for i in range(12)]
     assert all(item.reverted for item in model.items()[1:13])
+
+
+def test_a_card_whose_changes_the_log_took_late_offers_revert_when_the_next_change_is_recorded(
+        qtbot, builtin_runtime: Runtime, scope: Scope, workspace: Path, tmp_path: Path) -> None:
+    """In the open conversation, not only when it is opened again: the change log was full when
+    the first call ran, so its card said Revert cannot undo it; the next change writes both
+    records, and the first card offers Revert at once."""
+    from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY
+    from echo_desk.store.conversations import ConversationStore
+    from tests.ui.conftest import attached_window
+    from tests.undo.change_log import change_log_full
+
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    window = attached_window(qtbot, builtin_runtime, store)
+    model = window.session.transcript
+    give_room = change_log_full(builtin_runtime)
+    first, told = _write(builtin_runtime, scope, "c1", "a.txt", "a\n")
+    assert UNDO_NOT_RECORDED_KEY in told.metadata
+    _show_card(model, first, told)
+    assert model.items()[0].not_recorded is not None
+
+    full_again, still_full = _write(builtin_runtime, scope, "c2", "b.txt", "b\n")
+    _show_card(model, full_again, still_full)
+    assert [i.not_recorded is not None for i in model.items()] == [True, True]  # nothing was recorded yet
+
+    give_room()
+    second, recorded = _write(builtin_runtime, scope, "c3", "c.txt", "c\n")
+    assert UNDO_NOT_RECORDED_KEY not in recorded.metadata
+    _show_card(model, second, recorded)
+    assert [i.not_recorded for i in model.items()] == [None, None, None]
+    assert not any(i.reverted for i in model.items())
+    window.session.stop()
+    store.close()
