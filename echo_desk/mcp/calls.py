@@ -18,7 +18,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from echo_desk.mcp.results import convert_result
+from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
 from echo_desk.tools import (
@@ -95,6 +95,7 @@ class CallRouter:
             async with asyncio.timeout(timeout):  # no extra task, unlike wait_for on 3.11
                 result = await conn.call_tool(tool, arguments)
                 converted = convert_result(result, server=server, tool=tool)
+                converted = with_planted(converted, await conn.planted(), manager.config_of(server).allowed_domains)
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
         except MCPError as exc:

@@ -15,7 +15,7 @@ import os
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -32,10 +32,14 @@ from echo_desk import __version__
 from echo_desk.i18n import N_
 from echo_desk.mcp.call_lane import CallLane, through_lane
 from echo_desk.mcp.config import ServerConfig
-from echo_desk.mcp.contained import contained, network_for
+from echo_desk.mcp.contained import Contained, contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
 from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
+
+if TYPE_CHECKING:
+    from echo_desk.sandbox import Planted
+    from echo_desk.store.settings import SandboxSettings
 
 log = logging.getLogger(__name__)
 
@@ -86,12 +90,16 @@ class ServerConnection:
         on_tools_changed: Callable[[], Awaitable[None]],
         on_lost: Callable[[str], None],
         extra_env: dict[str, str] | None = None,
+        sandbox_settings: Callable[[], SandboxSettings] | None = None,
     ) -> None:
         self.config = config
         self._elicitation = elicitation
         self._on_tools_changed = on_tools_changed
         self._on_lost = on_lost
         self._extra_env = extra_env or {}
+        self._sandbox_settings = sandbox_settings
+        #: A sandboxed server's launch, for the check of what it left in its folder.
+        self._contained: Contained | None = None
         self._stderr: _StderrTail | None = None
         self._stderr_transport: asyncio.ReadTransport | None = None
         self._client: Client | None = None
@@ -180,7 +188,10 @@ class ServerConnection:
                 network = network_for(cfg)
                 if network is not None:
                     stack.push_async_callback(network.close)
-                command, args, env = contained(cfg, env, network.path if network is not None else None)
+                started = contained(cfg, env, network.path if network is not None else None,
+                                    self._sandbox_settings() if self._sandbox_settings else None)
+                command, args, env = started.command, started.args, started.env
+                self._contained = started if started.checked else None
             # Dies with us, even after kill -9, and so does everything it started (own sessions too).
             command, args = reaped(*leashed(command, args, env), env)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
@@ -255,6 +266,10 @@ class ServerConnection:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stderr.eof.wait(), 1.0)
             self._stderr_transport.close()
+        planted = await self.planted()
+        if planted:
+            log.warning("MCP server %s left files that could make a program run code later; put aside: %s",
+                        self.config.name, ", ".join(f"{p.path} ({p.change.value})" for p in planted))
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:
@@ -301,6 +316,19 @@ class ServerConnection:
             if not cursor:
                 return tools
         raise ValueError(f"the server's tool list goes on for more than {MAX_LIST_PAGES} pages")
+
+    async def planted(self) -> tuple[Planted, ...]:
+        """For a sandboxed server working in a folder the person chose: what it left there since
+        it started that could make a program run code later, put aside (``Contained.planted``);
+        ``()`` for any other server."""
+        contained_server = self._contained
+        if contained_server is None:
+            return ()
+        try:
+            return await asyncio.to_thread(contained_server.planted)
+        except Exception:  # a failed check must not fail the call that was made; it is logged
+            log.exception("MCP server %s: the check of its folder failed", self.config.name)
+            return ()
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         lane = self._lane

@@ -1,16 +1,22 @@
 """Start a stdio MCP server in the command sandbox (``ServerConfig.sandbox``).
 
 The server gets its own folder writable (its configured ``cwd``, or a folder of its own under
-Echo Desk's data folder), the rest of the disk read-only, the secret folders and Echo Desk's own
-folders hidden, no network (or, with its own allowed domains, those through the same proxy and
+Echo Desk's data folder), the rest of the disk read-only, the secret folders, Echo Desk's own
+folders and the paths the person hid in Settings › Sandbox hidden, no network (or, with its own allowed domains, those through the same proxy and
 forwarder as ``run_command``), and the environment allow-list plus its own configured variables.
 Where the sandbox cannot run, the server is not started: it never runs unsandboxed silently.
+
+A server working in a folder the person chose (its ``cwd``) is checked as a command is, for what
+could make a program run code later there (a git hook, an ``.envrc``): after each of its calls
+and when it stops, since it runs on between calls (``Contained.planted``).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk import sandbox
@@ -19,6 +25,7 @@ from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
 from echo_desk.store import paths
 from echo_desk.store.private import private_dir
+from echo_desk.store.settings import SandboxSettings
 
 #: Builds a server's proxy from its rules (tests give it a resolver mapping a test name to loopback).
 make_proxy: Callable[[tuple[DomainRule, ...]], DomainProxy] = DomainProxy
@@ -44,24 +51,54 @@ def server_folder(name: str) -> Path:
     return private_dir(paths.data_dir() / "mcp-servers" / safe)
 
 
-def contained(cfg: ServerConfig, env: dict[str, str],
-              relay_path: Path | None = None) -> tuple[str, list[str], dict[str, str]]:
-    """``(command, args, env)`` that start ``cfg`` inside the sandbox. With allowed domains,
-    ``relay_path`` is the Unix socket of the server's proxy (``network_for``)."""
+@dataclass
+class Contained:
+    """How to start one sandboxed server, and the check of what it left in its folder."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    launch: sandbox.Launch
+    _checking: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def checked(self) -> bool:
+        """Whether ``planted`` looks at anything (the server works in a folder the person chose)."""
+        return bool(self.launch.guards)
+
+    def planted(self) -> tuple[sandbox.Planted, ...]:
+        """What the server left since it started that could make a program run code later: put
+        aside, and what it changed or removed put back (``sandbox.guard``). Blocking (it walks
+        the folder): call off the loop. Each time against the snapshot taken before the start,
+        so what it plants between two calls is found at the next one; one check at a time."""
+        with self._checking:
+            return tuple(p for guard in self.launch.guards for p in guard.after())
+
+
+def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = None,
+              settings: SandboxSettings | None = None) -> Contained:
+    """How to start ``cfg`` inside the sandbox. With allowed domains, ``relay_path`` is the Unix
+    socket of the server's proxy (``network_for``). ``settings``: the person's hidden paths and
+    additions to the protected list apply to servers as to commands."""
     found = sandbox.availability()
     if not found.available or found.bwrap is None:
         raise SandboxUnavailableError(
             f"{cfg.name} is set to run in the sandbox, which is unavailable here: {found.english()} "
             "Turn this server's sandbox off to run it with all your rights.")
     folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
-    spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder,
-                               hidden=(paths.config_dir(), paths.data_dir(), paths.cache_dir()),
+    added = settings or SandboxSettings()
+    hidden = [paths.config_dir(), paths.data_dir(), paths.cache_dir(),
+              *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]
+    spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder, hidden=tuple(hidden),
                                runs_from=(cfg.command, *cfg.args),
-                               # A server runs until stopped and nothing here sees it end, so no
-                               # placeholders (they would stay): protected paths missing in its
-                               # folder are not covered (docs/sandbox.md).
-                               guard_missing=False, check_after=False,
-                               proxied=relay_path is not None)
+                               # A server runs until stopped, so no placeholders (they would
+                               # stay): protected paths missing in its folder are not covered
+                               # while it runs, only checked after (docs/sandbox.md).
+                               guard_missing=False,
+                               # Its own folder under Echo Desk's is no one's project: nothing
+                               # there runs for the person, and a server may keep a repository.
+                               check_after=bool(cfg.cwd), protected=tuple(added.protected_paths),
+                               put_aside=paths.put_aside_dir(), proxied=relay_path is not None)
     launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
                              seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)
-    return launch.argv[0], launch.argv[1:], launch.env
+    return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)

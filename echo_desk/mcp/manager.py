@@ -319,6 +319,7 @@ class McpManager:
                 on_tools_changed=lambda: self._refresh(name),
                 on_lost=lambda reason: self._lost(name, conn, reason),
                 extra_env=self._extra_env,
+                sandbox_settings=lambda: self.settings_store.current.sandbox,
             )
             srv.conn = conn
             try:

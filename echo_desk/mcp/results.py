@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
 from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.tools import ErrorKind, ToolResult
+
+if TYPE_CHECKING:
+    from echo_desk.sandbox import Planted
 
 #: What one call may hand to the model; the rest is cut with a note (servers are untrusted).
 MAX_OUTPUT_CHARS = 100_000
@@ -108,3 +112,19 @@ def convert_result(result: types.CallToolResult, *, server: str, tool: str) -> T
     if result.is_error:
         return ToolResult.fail(ErrorKind.BUSINESS, text or f"{server}/{tool} reported an error", metadata=metadata)
     return ToolResult.ok(text, metadata=metadata)
+
+
+def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tuple[str, ...] = ()) -> ToolResult:
+    """``result`` of a sandboxed server working in a folder the person chose, with what the check
+    after the call put aside: on its card (the ``sandbox`` facts a command's card shows) and in
+    words for the model. Unchanged when nothing was found."""
+    if not planted:
+        return result
+    facts = {"sandboxed": True, "server": True, "domains": list(domains), "planted": [p.to_json() for p in planted]}
+    note = ("\n[sandbox] blocked: the server left files in its folder that make a program run code later "
+            f"(git hooks or configuration, editor or shell start-up files): {'; '.join(p.english for p in planted)}. "
+            "They were moved out of the folder; do not try to work around this.")
+    metadata = {**result.metadata, "sandbox": facts}
+    if result.success:
+        return replace(result, output=result.output + note, metadata=metadata)
+    return replace(result, error=result.error + note, metadata=metadata)

@@ -40,6 +40,11 @@ def trash_root() -> Path:
     return data_dir() / TRASH_FOLDER
 
 
+def put_aside_dir() -> Path:
+    """Where what sandboxed code planted is moved (private, hidden from sandboxes, never run from)."""
+    return data_dir() / "put-aside"
+
+
 def trash_dir() -> Path:
     """Echo Desk's own trash (0700): deleted files wait here instead of being unlinked."""
     folder = trash_root() / secrets.token_hex(8)

@@ -17,19 +17,27 @@ from echo_desk.mcp import contained as contained_module
 from echo_desk.mcp.config import ServerConfig, parse_server
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.importers import apply_import, preview_import
+from echo_desk.mcp.results import convert_result, with_planted
+from echo_desk.sandbox import Change
+from echo_desk.store.settings import SandboxSettings
 
 PROBE = Path(__file__).with_name("probe_server.py")
 #: The interpreter itself, not a venv's link to it (a venv under /tmp would be hidden).
 REAL_PYTHON = os.path.realpath(sys.executable)
 
 
+def _text_of(path: str) -> str:
+    return Path(path).read_text()
+
+
 async def _nothing(*_args: object) -> None:
     return None
 
 
-def _connection(cfg: ServerConfig) -> ServerConnection:
+def _connection(cfg: ServerConfig, settings: SandboxSettings | None = None) -> ServerConnection:
     return ServerConnection(cfg, elicitation=_nothing, on_tools_changed=_nothing,  # type: ignore[arg-type]
-                            on_lost=lambda _reason: None)
+                            on_lost=lambda _reason: None,
+                            sandbox_settings=(lambda: settings) if settings is not None else None)
 
 
 @requires_bwrap
@@ -157,3 +165,139 @@ def test_allowed_domains_are_checked_in_mcp_json_and_need_a_new_approval() -> No
     for bad in (["10.0.0.1"], ["localhost"], "pypi.org", [1]):
         with pytest.raises(ConfigError, match="allowed_domains"):
             parse_server("s", {"command": "srv", "sandbox": True, "allowed_domains": bad})
+
+
+@requires_bwrap
+async def test_the_paths_the_person_hid_are_hidden_from_a_sandboxed_server_too(jail: Jail) -> None:
+    """Settings › Sandbox's hidden paths are for anything sandboxed, not only commands; and the
+    person's additions to the protected list are read-only to a server as to a command."""
+    own = jail.base / "server-folder"
+    (own / "scripts").mkdir(parents=True)
+    (own / "scripts" / "deploy.sh").write_text("echo deploy\n")
+    private = jail.outside / "private"
+    private.mkdir()
+    (private / "tax.txt").write_text("tax-secret")
+    settings = SandboxSettings(hidden_paths=[str(private)], protected_paths=["scripts/deploy.sh"])
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(own), sandbox=True)
+    conn = _connection(cfg, settings)
+    await conn.start()
+    try:
+        result = await conn.call_tool("probe", {"read": [str(private / "tax.txt"), str(jail.outside / "canary.txt")],
+                                                "write": [str(own / "scripts" / "deploy.sh")]})
+    finally:
+        await conn.close()
+    report = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    assert report["read"][str(private / "tax.txt")].startswith("refused")
+    assert report["read"][str(jail.outside / "canary.txt")].startswith("read:canary-")
+    assert report["write"][str(own / "scripts" / "deploy.sh")].startswith("refused")
+    assert (own / "scripts" / "deploy.sh").read_text() == "echo deploy\n"
+
+
+@requires_bwrap
+async def test_what_a_sandboxed_server_plants_in_the_persons_folder_is_put_aside_after_each_call(jail: Jail) -> None:
+    """A server working in the person's project (its ``cwd``) runs on between calls: what it left
+    that would run code later (an ``.envrc``, a git hook) is put aside after the call, said on
+    the call's card and to the model. The person's own (``tasks.json``) is read-only to it."""
+    workspace = jail.workspace
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "tasks.json").write_text('{"tasks": []}')
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(workspace), sandbox=True)
+    conn = _connection(cfg)
+    await conn.start()
+    try:
+        raw = await conn.call_tool("probe", {"write": [str(workspace / ".envrc"), str(workspace / "notes.txt"),
+                                                       str(workspace / ".vscode" / "tasks.json")]})
+        planted = await conn.planted()
+        again = await conn.planted()  # nothing new since
+    finally:
+        await conn.close()
+    assert [(p.path, p.change) for p in planted] == [(".envrc", Change.CREATED)]
+    assert again == ()
+    report = json.loads(raw.content[0].text)  # type: ignore[union-attr]
+    assert report["write"][str(workspace / ".vscode" / "tasks.json")] == "refused:Read-only file system"
+    assert not (workspace / ".envrc").exists()
+    assert (workspace / ".vscode" / "tasks.json").read_text() == '{"tasks": []}'
+    assert (workspace / "notes.txt").read_text() == "written-by-server"  # its work stands
+    kept = next(p.kept for p in planted if p.path == ".envrc")
+    assert kept.startswith(f"{jail.own_dirs[1]}/put-aside/") and _text_of(kept) == "written-by-server"
+
+    told = with_planted(convert_result(raw, server="probe", tool="probe"), planted)
+    assert "[sandbox] blocked: the server left files in its folder" in told.output and ".envrc (created" in told.output
+    from echo_desk.ui.chat.card_parse import sandbox_of
+    facts = sandbox_of(told.metadata)
+    assert facts is not None and [p.path for p in facts.planted] == [".envrc"]
+
+
+@requires_bwrap
+async def test_what_a_sandboxed_server_plants_is_put_aside_when_it_stops(jail: Jail) -> None:
+    """Between its last call and its stop nothing checks it: the stop does."""
+    workspace = jail.workspace
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(workspace), sandbox=True)
+    conn = _connection(cfg)
+    await conn.start()
+    try:
+        await conn.call_tool("probe", {"write": [str(workspace / ".envrc")]})
+        assert (workspace / ".envrc").exists()  # (the call's own check is the router's, not made here)
+    finally:
+        await conn.close()
+    assert not (workspace / ".envrc").exists()
+
+
+@requires_bwrap
+async def test_a_server_in_its_own_folder_is_not_checked(jail: Jail) -> None:
+    """Its own folder under Echo Desk's data is no one's project: a server may keep a repository there."""
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), sandbox=True)
+    folder = contained_module.server_folder("probe")
+    conn = _connection(cfg)
+    await conn.start()
+    try:
+        await conn.call_tool("probe", {"write": [str(folder / ".envrc")]})
+        assert await conn.planted() == ()
+    finally:
+        await conn.close()
+    assert (folder / ".envrc").read_text() == "written-by-server"
+
+
+@requires_bwrap
+async def test_through_the_engine_a_sandboxed_servers_plants_are_on_its_result(jail: Jail) -> None:
+    """The real wiring (mcp.json, the person's settings, the dispatcher): the call's result says
+    what was put aside, and the hidden path the person set is hidden from the server."""
+    from echo_desk.agent.dispatcher import new_call_id
+    from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+    from echo_desk.agent.model import ToolCall
+    from echo_desk.agent.scope import Scope
+    from echo_desk.mcp.config import config_path, parse_config
+    from echo_desk.runtime import Runtime
+    from echo_desk.store.settings import SettingsStore
+
+    private = jail.outside / "private.txt"
+    private.write_text("private-value")
+    document = {"mcpServers": {"probe": {"command": REAL_PYTHON, "args": ["-I", str(PROBE)],
+                                         "cwd": str(jail.workspace), "sandbox": True}}}
+    config_path().write_text(json.dumps(document), encoding="utf-8")
+    store = SettingsStore.in_memory()
+    store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
+    for name, cfg in parse_config(document).items():
+        store.update(lambda s, n=name, c=cfg: s.mcp_approved.update({n: c.fingerprint()}))
+    runtime = Runtime.create(settings_store=store, data_dir=jail.base / "engine-data", with_builtins=False,
+                             with_plugins=False)
+    await runtime.attach_mcp(ScriptedHost(), own_thread=False)
+    try:
+        arguments = {"read": [str(private)], "write": [str(jail.workspace / ".envrc")]}
+        envelope = await runtime.dispatcher.execute_tool(
+            ToolCall(id=new_call_id(), name="probe__probe", arguments=json.dumps(arguments)),
+            Scope(label="chat"), ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+    finally:
+        await runtime.aclose()
+    assert envelope.ok, envelope.error
+    assert "private-value" not in envelope.content
+    assert "[sandbox] blocked: the server left files in its folder" in envelope.content
+    assert not (jail.workspace / ".envrc").exists()
+    from echo_desk.ui.chat.card_parse import sandbox_of
+    facts = sandbox_of(envelope.metadata)
+    assert facts is not None and [(p.path, p.change) for p in facts.planted] == [(".envrc", Change.CREATED)]
+    from echo_desk.ui.chat.sandbox_card import sandbox_lines
+    lines = [text for text, _colour in sandbox_lines(facts)]
+    assert lines[0] == "The server runs in the sandbox · no network"
+    assert lines[1].startswith("Blocked: the sandboxed server left in its folder what would run code later, "
+                               "outside the sandbox: .envrc (new: put aside)")

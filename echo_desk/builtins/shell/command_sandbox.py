@@ -136,17 +136,11 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
     return tuple(found)
 
 
-def put_aside_folder() -> Path:
-    """Where what a sandboxed command planted is moved (Echo Desk's data folder: private, hidden
-    from sandboxed commands, never run from)."""
-    return paths.data_dir() / "put-aside"
-
-
 def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
     hidden = [folder for _, folder in own_folders()]
     hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
     return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains),
-                               protected=tuple(settings.sandbox.protected_paths), put_aside=put_aside_folder())
+                               protected=tuple(settings.sandbox.protected_paths), put_aside=paths.put_aside_dir())
 
 
 #: Builds the proxy from the rules (tests give it a resolver that maps a test name to loopback).

@@ -95,12 +95,15 @@ class SandboxFacts:
     status: str = ""
     planted: tuple[Planted, ...] = ()
     search_cut: bool = False
+    #: A sandboxed MCP server's call (checked after it), not a command.
+    server: bool = False
 
     def to_json(self) -> JsonObject:
         """As stored with the message (``sandbox_of`` reads it back alike)."""
         return {"sandboxed": self.sandboxed, "domains": list(self.domains), "blocked": list(self.blocked),
                 "refused_hosts": list(self.refused_hosts), "mode": self.mode, "status": self.status,
-                "planted": [p.to_json() for p in self.planted], "search_cut": self.search_cut}
+                "planted": [p.to_json() for p in self.planted], "search_cut": self.search_cut,
+                "server": self.server}
 
 
 @dataclass(frozen=True, kw_only=True)

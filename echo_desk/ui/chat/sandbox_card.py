@@ -54,8 +54,10 @@ def _done(p: Planted) -> str:
     return _(_DONE[(p.change, bool(p.kept) if p.change is Change.CREATED else p.put_back)])
 
 
-def planted_lines(planted: Sequence[Planted], palette: Palette | None = None) -> list[tuple[str, str]]:
-    """``(text, colour)``: "Blocked: the command tried to plant …" and where it was put."""
+def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
+                  server: bool = False) -> list[tuple[str, str]]:
+    """``(text, colour)``: "Blocked: the command tried to plant …" (or the server, after its
+    call) and where it was put."""
     if not planted:
         return []
     p = palette or in_use()
@@ -63,8 +65,10 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None) ->
              for item in planted[:_MOST_NAMED]]
     if len(planted) > _MOST_NAMED:
         named.append(_("{count} more").format(count=len(planted) - _MOST_NAMED))
-    lines = [(_("Blocked: the command tried to plant what would run code later, outside the sandbox: {what}").format(
-        what=list_text(named)), p.warn)]
+    blocked = (_("Blocked: the sandboxed server left in its folder what would run code later, outside the "
+                 "sandbox: {what}") if server else
+               _("Blocked: the command tried to plant what would run code later, outside the sandbox: {what}"))
+    lines = [(blocked.format(what=list_text(named)), p.warn)]
     kept = sorted({item.kept for item in planted if item.kept})
     if kept:
         folder = _common_folder(kept)
@@ -83,7 +87,8 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
     if facts.sandboxed:
         network = (_("network only to: {domains}").format(domains=list_text(facts.domains))
                    if facts.domains else _("no network"))
-        lines = [(_("Ran in the sandbox · {network}").format(network=network), p.muted)]
+        ran = _("The server runs in the sandbox · {network}") if facts.server else _("Ran in the sandbox · {network}")
+        lines = [(ran.format(network=network), p.muted)]
     elif facts.mode == "off":
         return []
     else:
@@ -97,7 +102,7 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
     if facts.refused_hosts:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=list_text(visible(h, one_line=True) for h in facts.refused_hosts)), p.warn))
-    lines += planted_lines(facts.planted, p)
+    lines += planted_lines(facts.planted, p, server=facts.server)
     if facts.sandboxed and facts.search_cut:
         from echo_desk.sandbox.repositories import MAX_FOLDERS  # rare: loaded only for this line
 

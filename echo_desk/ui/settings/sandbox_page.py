@@ -151,8 +151,8 @@ class SandboxPage(QWidget):
         self.without_asking.setToolTip(_("Adds or removes the rule allow-in-sandbox shell \"**\" in {file}. "
                                          "Commands that run outside the sandbox still ask.").format(
             file=str(sandbox_toggle.toggle_file(self.rules, self._workspace_path())[0]) if self.rules else "-"))
-        self.hidden_label.setText(_("Hidden from sandboxed commands, even for reading: your secret folders, "
-                                    "Echo Desk's own settings, data and cache, and these paths (one per line):"))
+        self.hidden_label.setText(_("Hidden from sandboxed commands and MCP servers, even for reading: your secret "
+                                    "folders, Echo Desk's own settings, data and cache, and these paths (one per line):"))
         self.always_hidden.setText(_("Always hidden: {paths}").format(
             paths=list_text(f"~/{p}" for p in HIDDEN_IN_HOME)))
         self.save_hidden.setText(_("Save hidden paths"))
