@@ -100,6 +100,8 @@ class ServerConnection:
         self._sandbox_settings = sandbox_settings
         #: A sandboxed server's launch, for the check of what it left in its folder.
         self._contained: Contained | None = None
+        #: The person's sandbox settings a sandboxed server was started with (else ``None``).
+        self.started_with: SandboxSettings | None = None
         self._stderr: _StderrTail | None = None
         self._stderr_transport: asyncio.ReadTransport | None = None
         self._client: Client | None = None
@@ -188,8 +190,8 @@ class ServerConnection:
                 network = network_for(cfg)
                 if network is not None:
                     stack.push_async_callback(network.close)
-                started = contained(cfg, env, network.path if network is not None else None,
-                                    self._sandbox_settings() if self._sandbox_settings else None)
+                self.started_with = self._sandbox_settings() if self._sandbox_settings else None
+                started = contained(cfg, env, network.path if network is not None else None, self.started_with)
                 command, args, env = started.command, started.args, started.env
                 self._contained = started if started.checked else None
             # Dies with us, even after kill -9, and so does everything it started (own sessions too).

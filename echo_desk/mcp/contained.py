@@ -75,6 +75,12 @@ class Contained:
             return tuple(p for guard in self.launch.guards for p in guard.after())
 
 
+def persons_paths(settings: SandboxSettings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What of the person's sandbox settings a server is started with (hidden, protected): a
+    change to them needs a new start to take effect."""
+    return tuple(settings.hidden_paths), tuple(settings.protected_paths)
+
+
 def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = None,
               settings: SandboxSettings | None = None) -> Contained:
     """How to start ``cfg`` inside the sandbox. With allowed domains, ``relay_path`` is the Unix

@@ -31,6 +31,7 @@ from echo_desk.mcp.config import (
     update_config,
 )
 from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
+from echo_desk.mcp.contained import persons_paths
 from echo_desk.mcp.icons import IconCache, ServerIcons
 from echo_desk.mcp.integrity import IntegrityWarning, texts_of, tool_warnings
 from echo_desk.mcp.oauth.errors import SignInError
@@ -121,6 +122,7 @@ class McpManager:
             self._thread = threading.Thread(target=self._loop.run_forever, name="echo-desk-mcp", daemon=True)
             self._thread.start()
         self._closed = False
+        self._unsubscribe_settings = settings_store.subscribe(self._on_settings)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -492,6 +494,28 @@ class McpManager:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def _on_settings(self, settings: Settings) -> None:
+        """On any thread: a sandboxed server started before the person hid a path (or protected
+        one) does not see the change until it starts again, so it is restarted."""
+        wanted = persons_paths(settings.sandbox)
+        stale = [name for name, srv in list(self._servers.items())
+                 if srv.conn is not None and srv.conn.started_with is not None
+                 and persons_paths(srv.conn.started_with) != wanted]
+        if stale and not self._closed:
+            for name in stale:
+                future = asyncio.run_coroutine_threadsafe(self._restart_stale(name, wanted), self._loop)
+                self._background.add(future)
+                future.add_done_callback(self._background.discard)
+
+    async def _restart_stale(self, name: str, wanted: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
+        srv = self._servers.get(name)
+        conn = srv.conn if srv is not None else None
+        if conn is None or conn.started_with is None or persons_paths(conn.started_with) == wanted:
+            return  # stopped, or already started again meanwhile
+        log.info("MCP server %s: restarted for the sandbox's new hidden or protected paths", name)
+        await self._stop(name)
+        await self._start(name)
+
     def start_in_background(self) -> None:
         """``start_all`` without waiting (the app at launch); statuses arrive as events."""
         future = asyncio.run_coroutine_threadsafe(self.start_all(), self._loop)
@@ -765,6 +789,7 @@ class McpManager:
         """Close every session, end every child process, stop the manager's thread."""
         if self._closed:
             return
+        self._unsubscribe_settings()
 
         async def run() -> None:
             await asyncio.gather(*(self._stop(n) for n in self._servers), return_exceptions=True)

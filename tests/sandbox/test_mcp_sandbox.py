@@ -3,9 +3,11 @@ secrets hidden; imported servers default to it; no bwrap means it is not started
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,13 +15,21 @@ import pytest
 from sandbox_helpers import Jail, LoopbackSite, loopback_site, requires_bwrap
 
 from echo_desk import sandbox
+from echo_desk.agent.dispatcher import new_call_id
+from echo_desk.agent.envelope import Envelope
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
 from echo_desk.mcp import contained as contained_module
-from echo_desk.mcp.config import ServerConfig, parse_server
+from echo_desk.mcp.config import ServerConfig, config_path, parse_config, parse_server
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.importers import apply_import, preview_import
 from echo_desk.mcp.results import convert_result, with_planted
+from echo_desk.runtime import Runtime
 from echo_desk.sandbox import Change
-from echo_desk.store.settings import SandboxSettings
+from echo_desk.store.settings import SandboxSettings, SettingsStore
+from echo_desk.ui.chat.card_parse import sandbox_of
+from echo_desk.ui.chat.sandbox_card import sandbox_lines
 
 PROBE = Path(__file__).with_name("probe_server.py")
 #: The interpreter itself, not a venv's link to it (a venv under /tmp would be hidden).
@@ -223,7 +233,6 @@ async def test_what_a_sandboxed_server_plants_in_the_persons_folder_is_put_aside
 
     told = with_planted(convert_result(raw, server="probe", tool="probe"), planted)
     assert "[sandbox] blocked: the server left files in its folder" in told.output and ".envrc (created" in told.output
-    from echo_desk.ui.chat.card_parse import sandbox_of
     facts = sandbox_of(told.metadata)
     assert facts is not None and [p.path for p in facts.planted] == [".envrc"]
 
@@ -258,46 +267,73 @@ async def test_a_server_in_its_own_folder_is_not_checked(jail: Jail) -> None:
     assert (folder / ".envrc").read_text() == "written-by-server"
 
 
-@requires_bwrap
-async def test_through_the_engine_a_sandboxed_servers_plants_are_on_its_result(jail: Jail) -> None:
-    """The real wiring (mcp.json, the person's settings, the dispatcher): the call's result says
-    what was put aside, and the hidden path the person set is hidden from the server."""
-    from echo_desk.agent.dispatcher import new_call_id
-    from echo_desk.agent.host import ApprovalChoice, ScriptedHost
-    from echo_desk.agent.model import ToolCall
-    from echo_desk.agent.scope import Scope
-    from echo_desk.mcp.config import config_path, parse_config
-    from echo_desk.runtime import Runtime
-    from echo_desk.store.settings import SettingsStore
-
-    private = jail.outside / "private.txt"
-    private.write_text("private-value")
+async def _engine_with_probe(jail: Jail, store: SettingsStore) -> Runtime:
+    """The real wiring: mcp.json naming the sandboxed probe server (working in the workspace),
+    approved, and the engine attached to it."""
     document = {"mcpServers": {"probe": {"command": REAL_PYTHON, "args": ["-I", str(PROBE)],
                                          "cwd": str(jail.workspace), "sandbox": True}}}
     config_path().write_text(json.dumps(document), encoding="utf-8")
-    store = SettingsStore.in_memory()
-    store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
     for name, cfg in parse_config(document).items():
         store.update(lambda s, n=name, c=cfg: s.mcp_approved.update({n: c.fingerprint()}))
     runtime = Runtime.create(settings_store=store, data_dir=jail.base / "engine-data", with_builtins=False,
                              with_plugins=False)
     await runtime.attach_mcp(ScriptedHost(), own_thread=False)
+    return runtime
+
+
+async def _probe(runtime: Runtime, **arguments: list[str]) -> Envelope:
+    return await runtime.dispatcher.execute_tool(
+        ToolCall(id=new_call_id(), name="probe__probe", arguments=json.dumps(arguments)),
+        Scope(label="chat"), ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+
+
+@requires_bwrap
+async def test_through_the_engine_a_sandboxed_servers_plants_are_on_its_result(jail: Jail) -> None:
+    """The call's result says what was put aside, and the hidden path the person set is hidden
+    from the server."""
+    private = jail.outside / "private.txt"
+    private.write_text("private-value")
+    store = SettingsStore.in_memory()
+    store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
+    runtime = await _engine_with_probe(jail, store)
     try:
-        arguments = {"read": [str(private)], "write": [str(jail.workspace / ".envrc")]}
-        envelope = await runtime.dispatcher.execute_tool(
-            ToolCall(id=new_call_id(), name="probe__probe", arguments=json.dumps(arguments)),
-            Scope(label="chat"), ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+        envelope = await _probe(runtime, read=[str(private)], write=[str(jail.workspace / ".envrc")])
     finally:
         await runtime.aclose()
     assert envelope.ok, envelope.error
     assert "private-value" not in envelope.content
     assert "[sandbox] blocked: the server left files in its folder" in envelope.content
     assert not (jail.workspace / ".envrc").exists()
-    from echo_desk.ui.chat.card_parse import sandbox_of
     facts = sandbox_of(envelope.metadata)
     assert facts is not None and [(p.path, p.change) for p in facts.planted] == [(".envrc", Change.CREATED)]
-    from echo_desk.ui.chat.sandbox_card import sandbox_lines
     lines = [text for text, _colour in sandbox_lines(facts)]
     assert lines[0] == "The server runs in the sandbox · no network"
     assert lines[1].startswith("Blocked: the sandboxed server left in its folder what would run code later, "
                                "outside the sandbox: .envrc (new: put aside)")
+
+
+@requires_bwrap
+async def test_a_path_hidden_while_a_sandboxed_server_runs_is_hidden_from_it_at_once(jail: Jail) -> None:
+    """The server is started again with the new hidden paths (its old start could still read them)."""
+    private = jail.outside / "private.txt"
+    private.write_text("private-value")
+    store = SettingsStore.in_memory()
+    runtime = await _engine_with_probe(jail, store)
+    try:
+        before = await _probe(runtime, read=[str(private)])
+        assert "private-value" in before.content  # not hidden yet: read-only, like the rest of the disk
+        manager = runtime.mcp
+        assert manager is not None
+        first = manager.status("probe")
+        store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
+        deadline = time.monotonic() + 30
+        while True:  # a call made during the restart may find the server stopped: asked again
+            seen = await _probe(runtime, read=[str(private)])
+            if seen.ok and json.loads(seen.content)["read"][str(private)].startswith("refused"):
+                break
+            assert time.monotonic() < deadline, f"the server still reads the hidden path: {seen.content[:200]}"
+            await asyncio.sleep(0.05)
+        assert manager.status("probe").state is first.state  # running again
+    finally:
+        await runtime.aclose()
+
