@@ -213,7 +213,8 @@ class ApprovalDialog(QDialog):
     def _add_rule_choices(self, layout: QVBoxLayout, request: ApprovalRequest, fills: bool) -> None:
         """How the permission rules checked each part, and narrow grants to remember."""
         # Permission rules: how each part was checked, and narrow grants to remember.
-        self.grant_choices = GrantChoices(request.rules) if request.rules is not None else None
+        client = visible(display_name(request.client), one_line=True) if request.client else ""
+        self.grant_choices = GrantChoices(request.rules, client=client) if request.rules is not None else None
         if self.grant_choices is not None:
             self.grant_choices.chosen.connect(self._grant)
             layout.addWidget(self.grant_choices, 0 if fills else 1)
