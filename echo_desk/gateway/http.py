@@ -6,7 +6,9 @@ Off by default. Every request is checked before MCP sees it:
     that rebinds its name to 127.0.0.1 is refused (403);
   * ``Authorization: Bearer <token>`` must be one client's token (``tokens``): missing or wrong →
     401. The token decides which client this is; each client then gets the same backend as on
-    stdio (the running app through the socket), its own profile, rules and name in the audit.
+    stdio (the running app through the socket), its own profile, rules and name in the audit;
+  * an MCP session (``Mcp-Session-Id``) belongs to the client whose token opened it: another
+    token naming it is answered as for a session that does not exist (404).
 """
 
 from __future__ import annotations
@@ -53,14 +55,20 @@ async def _refuse(send: Send, status: int, text: str, extra: list[tuple[bytes, b
     await send({"type": "http.response.body", "body": body})
 
 
+SESSION_HEADER = "mcp-session-id"
+
+
 class Guard:
-    """Host and Origin first (403), then the bearer token (401), then MCP."""
+    """Host and Origin first (403), then the bearer token (401), then the session's owner (404),
+    then MCP."""
 
     def __init__(self, app: ASGIApp, port: int, clients: Callable[[], Iterable[str]]) -> None:
         self.app = app
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.origins = {f"http://{host}" for host in self.hosts}
         self.clients = clients
+        #: Each MCP session's client (the one whose token opened it).
+        self.owners: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -74,11 +82,34 @@ class Guard:
         if origin is not None and origin.lower() not in self.origins:
             await _refuse(send, 403, "requests from web pages of other origins are refused (Origin)")
             return
-        if client_for(bearer(headers), self.clients()) is None:
+        client = client_for(bearer(headers), self.clients())
+        if client is None:
             await _refuse(send, 401, "a client's bearer token is needed (echo-desk gateway token --client NAME)",
                           [(b"www-authenticate", b'Bearer realm="echo-desk"')])
             return
-        await self.app(scope, receive, send)
+        session = headers.get(SESSION_HEADER)
+        if session is not None and self.owners.get(session, client) != client:
+            # Another client's session: its calls, its stream and its end are not this token's.
+            await _refuse(send, 404, "no such session")
+            return
+        ended = session if scope.get("method") == "DELETE" else None
+        await self.app(scope, receive, self._owned_by(client, ended, send))
+
+    def _owned_by(self, client: str, ended: str | None, send: Send) -> Send:
+        """``send``, noting the session a response opens as ``client``'s, and forgetting the
+        one a DELETE ended (``ended``) once MCP says it did."""
+
+        async def noting(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                if ended is not None and 200 <= int(message.get("status", 0)) < 300:
+                    self.owners.pop(ended, None)
+                else:
+                    for key, value in message.get("headers", ()):
+                        if key.decode("latin-1").lower() == SESSION_HEADER:
+                            self.owners.setdefault(value.decode("latin-1"), client)
+            await send(message)
+
+        return noting
 
 
 class HttpGateway:

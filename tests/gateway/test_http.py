@@ -207,3 +207,24 @@ async def test_a_50_mb_request_over_http_is_refused_before_mcp_reads_it(http: Ht
             **ACCEPT, "Authorization": f"Bearer {http.tokens['cursor']}"})
     assert answer.status_code == 413
     assert http.app.audit(tool=AUTO) == []  # it never reached a tool
+
+
+async def test_a_session_is_its_clients_alone(http: Http) -> None:
+    # The token says which client this is; the session id (Mcp-Session-Id) must not let another
+    # client's token into that session: to cancel its calls, read its stream or end it.
+    cursor = {"Authorization": f"Bearer {http.tokens['cursor']}"}
+    vscode = {"Authorization": f"Bearer {http.tokens['vscode']}"}
+    opened = await _post(http.url, cursor)
+    assert opened.status_code == 200
+    session = opened.headers["mcp-session-id"]
+    async with httpx.AsyncClient(timeout=30) as client:
+        ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        for method, headers in (("POST", vscode), ("DELETE", vscode)):
+            answer = await client.request(method, http.url, content=ping if method == "POST" else None,
+                                          headers={**ACCEPT, **headers, "Mcp-Session-Id": session,
+                                                   "Mcp-Protocol-Version": "2025-06-18"})
+            assert answer.status_code == 404, (method, answer.status_code, answer.text)
+        # The session is still there for its own client.
+        mine = await client.request("DELETE", http.url, headers={**ACCEPT, **cursor, "Mcp-Session-Id": session,
+                                                                   "Mcp-Protocol-Version": "2025-06-18"})
+        assert mine.status_code == 200, mine.text
