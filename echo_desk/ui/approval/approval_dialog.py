@@ -324,8 +324,10 @@ class ApprovalDialog(QDialog):
         self.allow_once.setText(_("Allow once"))
         self.allow_conversation.setText(_("Allow for this session of {client}").format(client=client) if client
                                         else _("Allow for this conversation"))
-        # "Always" is the catalog's own setting: for a client, the button says it is not that client's alone.
-        always = _("Always allow this tool, for every app") if client else _("Always allow this tool")
+        # "Always" is the catalog's own setting: when apps call through the gateway, the button
+        # says it is not the asker's alone (in the chat too: it lets those apps as well).
+        always = (_("Always allow this tool, for every app") if client or r.shared_with_clients
+                  else _("Always allow this tool"))
         self.always_allow.setText(always)
         self.always_allow.setToolTip(_("From now on, Echo Desk's own chat and every app connected through its "
                                        "gateway run this tool without asking."))
