@@ -247,3 +247,18 @@ def test_the_chats_always_says_every_app_when_apps_call_through_the_gateway(qtbo
     shared = _open(qtbot, replace(_request(), shared_with_clients=True))
     assert shared.always_allow.text() == "Always allow this tool, for every app"
     assert "every app connected through its gateway" in shared.always_allow.toolTip()
+
+
+def test_a_line_feed_in_a_servers_argument_cannot_add_lines_of_its_own(qtbot) -> None:
+    # Each fact of the server start is one line: a value holding a line feed (an argument, the
+    # folder, the URL) would otherwise print a line that reads as one of Echo Desk's own.
+    request = ServerStartRequest(server="notes", transport="stdio", command="notes-server",
+                                 args=("--safe\nWorking folder: /home/me/safe",), cwd="/srv/x\nProgram: ok",
+                                 env_names=("A\nB",), fingerprint="f")
+    dialog = ServerStartDialog(request)
+    qtbot.addWidget(dialog)
+    lines = dialog.details.toPlainText().split("\n")
+    assert [line.split(":")[0] for line in lines] == [
+        "Command line", "Program", "Argument 1", "Working folder", "Environment variables set (values not shown)",
+        "Transport"]
+    assert "⟨LF⟩" in lines[2] and "⟨LF⟩" in lines[3]
