@@ -228,3 +228,49 @@ async def test_a_session_is_its_clients_alone(http: Http) -> None:
         mine = await client.request("DELETE", http.url, headers={**ACCEPT, **cursor, "Mcp-Session-Id": session,
                                                                    "Mcp-Protocol-Version": "2025-06-18"})
         assert mine.status_code == 200, mine.text
+
+
+class RawSession:
+    """An MCP session of the handshake era over HTTP (``Mcp-Session-Id``), as the TypeScript SDK
+    keeps one (Cursor, VS Code…): a client restarted is a new session."""
+
+    def __init__(self, http: Http, client: httpx.AsyncClient) -> None:
+        self.http, self.client, self.session = http, client, ""
+        self.ids = iter(range(1, 1000))
+
+    def _headers(self) -> dict[str, str]:
+        extra = {"Mcp-Session-Id": self.session, "Mcp-Protocol-Version": "2025-06-18"} if self.session else {}
+        return {**ACCEPT, "Authorization": f"Bearer {self.http.tokens['cursor']}", **extra}
+
+    async def open(self) -> None:
+        opened = await self.client.post(self.http.url, headers=self._headers(), content=json.dumps(INITIALIZE))
+        self.session = opened.headers["mcp-session-id"]
+        await self.client.post(self.http.url, headers=self._headers(),
+                               content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    async def call(self, name: str, arguments: dict[str, str]) -> dict[str, object]:
+        body = {"jsonrpc": "2.0", "id": next(self.ids) + 1, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}}
+        answer = await self.client.post(self.http.url, headers=self._headers(), content=json.dumps(body))
+        data = [line[5:] for line in answer.text.splitlines() if line.startswith("data:")] or [answer.text]
+        return json.loads(data[-1])["result"]
+
+
+async def test_allow_for_this_session_ends_with_the_mcp_session(http: Http) -> None:
+    # "Allow for this session of Cursor" over HTTP lasted as long as Echo Desk's HTTP gateway:
+    # a new MCP session (Cursor restarted, another window) ran unasked on the first one's grant.
+    async with httpx.AsyncClient(timeout=60) as client:
+        first, second = RawSession(http, client), RawSession(http, client)
+        await first.open()
+        call = asyncio.ensure_future(first.call(ASKS, {"message": "one"}))
+        http.app.person.answer(await http.app.person.asked(1), ApprovalChoice.ALLOW_CONVERSATION)
+        assert not (await asyncio.wait_for(call, 30)).get("isError")
+        again = await asyncio.wait_for(first.call(ASKS, {"message": "two"}), 30)  # the same session: unasked
+        assert not again.get("isError") and len(http.app.person.requests) == 1
+        await second.open()
+        call = asyncio.ensure_future(second.call(ASKS, {"message": "three"}))
+        asked = asyncio.ensure_future(http.app.person.asked(2))
+        await asyncio.wait({call, asked}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        assert asked.done() and not call.done(), "the second session ran unasked on the first one's grant"
+        http.app.person.answer(asked.result(), ApprovalChoice.DENY)
+        assert (await asyncio.wait_for(call, 30)).get("isError")
