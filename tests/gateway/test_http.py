@@ -274,3 +274,36 @@ async def test_allow_for_this_session_ends_with_the_mcp_session(http: Http) -> N
         assert asked.done() and not call.done(), "the second session ran unasked on the first one's grant"
         http.app.person.answer(asked.result(), ApprovalChoice.DENY)
         assert (await asyncio.wait_for(call, 30)).get("isError")
+
+
+async def test_backends_are_per_session_bounded_and_closed_when_a_session_ends(monkeypatch) -> None:
+    import types
+
+    from echo_desk.gateway import http as gateway_http
+
+    closed: list[str] = []
+
+    class Fake:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        async def aclose(self) -> None:
+            closed.append(self.name)
+
+    monkeypatch.setattr(gateway_http, "client_for", lambda token, _clients: token or None)
+    made = iter(range(1000))
+    gateway = gateway_http.HttpGateway(0, list, lambda client: Fake(f"{client}-{next(made)}"))
+
+    def ctx(client: str, session: str) -> object:
+        return types.SimpleNamespace(request=types.SimpleNamespace(
+            headers={"Authorization": f"Bearer {client}", "Mcp-Session-Id": session}))
+
+    first = await gateway._backend_for(ctx("cursor", "s0"))
+    assert await gateway._backend_for(ctx("cursor", "s0")) is first
+    assert await gateway._backend_for(ctx("vscode", "s0")) is not first  # the session's owner is checked before
+    for i in range(1, gateway_http.MAX_SESSIONS_PER_CLIENT + 1):
+        await gateway._backend_for(ctx("cursor", f"s{i}"))
+    await wait_until(lambda: closed == [first.name], 5, "the oldest session's backend closed")
+    gateway._session_ended("s3")
+    await wait_until(lambda: len(closed) == 2, 5, "an ended session's backend closed")
+    assert ("cursor", "s3") not in gateway.backends and ("vscode", "s0") in gateway.backends
