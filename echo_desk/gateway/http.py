@@ -96,6 +96,11 @@ class Guard:
             await _refuse(send, 401, "a client's bearer token is needed (echo-desk gateway token --client NAME)",
                           [(b"www-authenticate", b'Bearer realm="echo-desk"')])
             return
+        sessions = [v for k, v in scope.get("headers", []) if k.decode("latin-1").lower() == SESSION_HEADER]
+        if len(sessions) > 1:
+            # This check reads one, MCP may read another: only one session per request.
+            await _refuse(send, 400, "one Mcp-Session-Id header at most")
+            return
         session = headers.get(SESSION_HEADER)
         if session is not None and self.owners.get(session, client) != client:
             # Another client's session: its calls, its stream and its end are not this token's.

@@ -224,6 +224,12 @@ async def test_a_session_is_its_clients_alone(http: Http) -> None:
                                           headers={**ACCEPT, **headers, "Mcp-Session-Id": session,
                                                    "Mcp-Protocol-Version": "2025-06-18"})
             assert answer.status_code == 404, (method, answer.status_code, answer.text)
+        # Twice the header, its own session last: read as one session by the check and the other by MCP.
+        own = (await _post(http.url, vscode)).headers["mcp-session-id"]
+        twice = await client.post(http.url, content=ping, headers=[
+            *ACCEPT.items(), *vscode.items(), ("Mcp-Session-Id", session), ("Mcp-Session-Id", own),
+            ("Mcp-Protocol-Version", "2025-06-18")])
+        assert twice.status_code in (400, 404), (twice.status_code, twice.text)
         # The session is still there for its own client.
         mine = await client.request("DELETE", http.url, headers={**ACCEPT, **cursor, "Mcp-Session-Id": session,
                                                                    "Mcp-Protocol-Version": "2025-06-18"})
