@@ -73,6 +73,9 @@ class ApprovalRequest:
     not_restorable: tuple[str, ...] = ()
     #: The MCP client asking through the gateway (its key); empty when Echo Desk's own agent asks.
     client: str = ""
+    #: Apps other than the one asking may call this tool through the gateway (some client has a
+    #: profile): "always allow this tool", the catalog's setting, lets them too.
+    shared_with_clients: bool = False
     #: Why a call that would have run without asking is asked (a ``deferred`` message), e.g. the
     #: activity log cannot be written; empty for an ordinary ask.
     asked_because: str = ""

@@ -6,7 +6,12 @@ Off by default. Every request is checked before MCP sees it:
     that rebinds its name to 127.0.0.1 is refused (403);
   * ``Authorization: Bearer <token>`` must be one client's token (``tokens``): missing or wrong →
     401. The token decides which client this is; each client then gets the same backend as on
-    stdio (the running app through the socket), its own profile, rules and name in the audit.
+    stdio (the running app through the socket), its own profile, rules and name in the audit;
+  * an MCP session (``Mcp-Session-Id``) belongs to the client whose token opened it: another
+    token naming it is answered as for a session that does not exist (404).
+
+Each MCP session has a backend of its own, so a session of the app's (what "Allow for this
+session of Cursor" lasts for) is one MCP session: a new one (the client restarted) is asked again.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 #: The largest request body accepted (as on stdio).
 MAX_BODY_BYTES = 8 * 1024 * 1024
+#: A client's MCP sessions with a backend (a connection to the app) at once; past it, the
+#: oldest one's is closed (a later call of that session gets a new one, and asks again).
+MAX_SESSIONS_PER_CLIENT = 16
 
 
 def bearer(headers: dict[str, str]) -> str:
@@ -53,14 +61,23 @@ async def _refuse(send: Send, status: int, text: str, extra: list[tuple[bytes, b
     await send({"type": "http.response.body", "body": body})
 
 
-class Guard:
-    """Host and Origin first (403), then the bearer token (401), then MCP."""
+SESSION_HEADER = "mcp-session-id"
 
-    def __init__(self, app: ASGIApp, port: int, clients: Callable[[], Iterable[str]]) -> None:
+
+class Guard:
+    """Host and Origin first (403), then the bearer token (401), then the session's owner (404),
+    then MCP."""
+
+    def __init__(self, app: ASGIApp, port: int, clients: Callable[[], Iterable[str]],
+                 ended: Callable[[str], None] = lambda _session: None) -> None:
         self.app = app
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.origins = {f"http://{host}" for host in self.hosts}
         self.clients = clients
+        #: Told of a session its client ended (a DELETE that MCP answered with success).
+        self.ended = ended
+        #: Each MCP session's client (the one whose token opened it).
+        self.owners: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -74,11 +91,40 @@ class Guard:
         if origin is not None and origin.lower() not in self.origins:
             await _refuse(send, 403, "requests from web pages of other origins are refused (Origin)")
             return
-        if client_for(bearer(headers), self.clients()) is None:
+        client = client_for(bearer(headers), self.clients())
+        if client is None:
             await _refuse(send, 401, "a client's bearer token is needed (echo-desk gateway token --client NAME)",
                           [(b"www-authenticate", b'Bearer realm="echo-desk"')])
             return
-        await self.app(scope, receive, send)
+        sessions = [v for k, v in scope.get("headers", []) if k.decode("latin-1").lower() == SESSION_HEADER]
+        if len(sessions) > 1:
+            # This check reads one, MCP may read another: only one session per request.
+            await _refuse(send, 400, "one Mcp-Session-Id header at most")
+            return
+        session = headers.get(SESSION_HEADER)
+        if session is not None and self.owners.get(session, client) != client:
+            # Another client's session: its calls, its stream and its end are not this token's.
+            await _refuse(send, 404, "no such session")
+            return
+        ended = session if scope.get("method") == "DELETE" else None
+        await self.app(scope, receive, self._owned_by(client, ended, send))
+
+    def _owned_by(self, client: str, ended: str | None, send: Send) -> Send:
+        """``send``, noting the session a response opens as ``client``'s, and forgetting the
+        one a DELETE ended (``ended``) once MCP says it did."""
+
+        async def noting(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                if ended is not None and 200 <= int(message.get("status", 0)) < 300:
+                    self.owners.pop(ended, None)
+                    self.ended(ended)
+                else:
+                    for key, value in message.get("headers", ()):
+                        if key.decode("latin-1").lower() == SESSION_HEADER:
+                            self.owners.setdefault(value.decode("latin-1"), client)
+            await send(message)
+
+        return noting
 
 
 class HttpGateway:
@@ -90,7 +136,8 @@ class HttpGateway:
         self.host = host
         self.clients = clients
         self.make_backend = make_backend
-        self.backends: dict[str, Backend] = {}
+        #: By client and MCP session (``""``: a request of no session yet), oldest first.
+        self.backends: dict[tuple[str, str], Backend] = {}
         self.watchers = ListWatchers()
         self._server: _Server | None = None
         self._notices: set[asyncio.Task[None]] = set()
@@ -101,12 +148,27 @@ class HttpGateway:
         client = client_for(bearer(headers), self.clients())
         if client is None:  # the guard let it through, then the token was revoked
             raise PermissionError("the bearer token is no longer valid")
-        backend = self.backends.get(client)
+        key = (client, headers.get(SESSION_HEADER, ""))
+        backend = self.backends.get(key)
         if backend is None:
-            backend = self.backends[client] = self.make_backend(client)
+            backend = self.backends[key] = self.make_backend(client)
             if hasattr(backend, "on_tools_changed"):
                 backend.on_tools_changed = self._tools_changed
+            mine = [k for k in self.backends if k[0] == client]
+            for old in mine[:max(0, len(mine) - MAX_SESSIONS_PER_CLIENT)]:
+                self._close(self.backends.pop(old))
         return backend
+
+    def _session_ended(self, session: str) -> None:
+        for key in [k for k in self.backends if k[1] == session]:
+            self._close(self.backends.pop(key))
+
+    def _close(self, backend: Backend) -> None:
+        closing = getattr(backend, "aclose", None)
+        if closing is not None:
+            task = asyncio.ensure_future(closing())
+            self._notices.add(task)
+            task.add_done_callback(self._notices.discard)
 
     def _tools_changed(self) -> None:
         task = asyncio.ensure_future(self.watchers.changed())
@@ -117,7 +179,7 @@ class HttpGateway:
         server = mcp_server(self._backend_for, self.watchers)
         starlette = server.streamable_http_app(streamable_http_path=MCP_PATH, host=self.host,
                                                max_request_body_size=MAX_BODY_BYTES)
-        return Guard(starlette, self.port, self.clients)
+        return Guard(starlette, self.port, self.clients, self._session_ended)
 
     async def serve(self, ready: asyncio.Event | None = None) -> None:
         """Serve until ``stop()`` (or cancelled); ``ready`` is set once it listens. ``OSError``

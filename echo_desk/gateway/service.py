@@ -39,8 +39,9 @@ HELLO_DEADLINE_SECONDS = 10.0
 
 
 def workspace_of(raw: object) -> Path | None:
-    """The client's working folder as a workspace root: an existing absolute folder other than
-    ``/`` and the home folder itself (those would make every file "in the workspace")."""
+    """The client's working folder as a workspace root: an existing absolute folder that is not
+    the home folder nor holds it (``/``, ``/home``: every file of the person's would be "in the
+    workspace", to read unasked, for its grants and ``@workspace`` rules)."""
     if not isinstance(raw, str) or not raw:
         return None
     path = Path(raw)
@@ -50,7 +51,7 @@ def workspace_of(raw: object) -> Path | None:
         resolved = path.resolve(strict=True)
     except OSError:
         return None
-    if not resolved.is_dir() or resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+    if not resolved.is_dir() or resolved == Path(resolved.anchor) or Path.home().resolve().is_relative_to(resolved):
         return None
     return resolved
 

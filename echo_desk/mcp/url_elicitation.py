@@ -9,7 +9,7 @@ reads as the bank). Echo Desk never fetches it itself.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import mcp_types as types
 from pydantic import ValidationError
@@ -33,11 +33,30 @@ def openable(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname) and "@" not in parts.netloc
 
 
+def as_reached(url: str) -> str | None:
+    """``url`` with its host name as the browser reaches it: a Unicode name in its IDNA
+    (``xn--``) form, so a lookalike (``аpple.com``, a Cyrillic ``а``) does not read as the name it
+    mimics; the address shown is the one opened. ``None`` when the name has no such form."""
+    parts = urlsplit(url)
+    name = parts.hostname or ""
+    if name.isascii():
+        return url
+    try:
+        ascii_name = name.encode("idna").decode("ascii")
+        port = parts.port
+    except (UnicodeError, ValueError):
+        return None
+    return urlunsplit((parts.scheme, ascii_name + (f":{port}" if port is not None else ""), parts.path,
+                       parts.query, parts.fragment))
+
+
 async def ask_to_open(host: ToolHost, server: str, message: str, url: str) -> types.ElicitResult:
     """Ask the person whether to open ``url`` for ``server``; an address that cannot be shown
     honestly is declined without asking."""
-    if not openable(url):
+    reached = as_reached(url) if openable(url) else None
+    if reached is None or not openable(reached):
         return types.ElicitResult(action="decline")
+    url = reached
     shown_message, _ = strip_hidden(message)
     answer = await host.ask(Question(prompt=shown_message, url=url, asked_by=f"MCP server {server}",
                                      mcp_server=server))

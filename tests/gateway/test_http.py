@@ -207,3 +207,109 @@ async def test_a_50_mb_request_over_http_is_refused_before_mcp_reads_it(http: Ht
             **ACCEPT, "Authorization": f"Bearer {http.tokens['cursor']}"})
     assert answer.status_code == 413
     assert http.app.audit(tool=AUTO) == []  # it never reached a tool
+
+
+async def test_a_session_is_its_clients_alone(http: Http) -> None:
+    # The token says which client this is; the session id (Mcp-Session-Id) must not let another
+    # client's token into that session: to cancel its calls, read its stream or end it.
+    cursor = {"Authorization": f"Bearer {http.tokens['cursor']}"}
+    vscode = {"Authorization": f"Bearer {http.tokens['vscode']}"}
+    opened = await _post(http.url, cursor)
+    assert opened.status_code == 200
+    session = opened.headers["mcp-session-id"]
+    async with httpx.AsyncClient(timeout=30) as client:
+        ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        for method, headers in (("POST", vscode), ("DELETE", vscode)):
+            answer = await client.request(method, http.url, content=ping if method == "POST" else None,
+                                          headers={**ACCEPT, **headers, "Mcp-Session-Id": session,
+                                                   "Mcp-Protocol-Version": "2025-06-18"})
+            assert answer.status_code == 404, (method, answer.status_code, answer.text)
+        # Twice the header, its own session last: read as one session by the check and the other by MCP.
+        own = (await _post(http.url, vscode)).headers["mcp-session-id"]
+        twice = await client.post(http.url, content=ping, headers=[
+            *ACCEPT.items(), *vscode.items(), ("Mcp-Session-Id", session), ("Mcp-Session-Id", own),
+            ("Mcp-Protocol-Version", "2025-06-18")])
+        assert twice.status_code in (400, 404), (twice.status_code, twice.text)
+        # The session is still there for its own client.
+        mine = await client.request("DELETE", http.url, headers={**ACCEPT, **cursor, "Mcp-Session-Id": session,
+                                                                   "Mcp-Protocol-Version": "2025-06-18"})
+        assert mine.status_code == 200, mine.text
+
+
+class RawSession:
+    """An MCP session of the handshake era over HTTP (``Mcp-Session-Id``), as the TypeScript SDK
+    keeps one (Cursor, VS Code…): a client restarted is a new session."""
+
+    def __init__(self, http: Http, client: httpx.AsyncClient) -> None:
+        self.http, self.client, self.session = http, client, ""
+        self.ids = iter(range(1, 1000))
+
+    def _headers(self) -> dict[str, str]:
+        extra = {"Mcp-Session-Id": self.session, "Mcp-Protocol-Version": "2025-06-18"} if self.session else {}
+        return {**ACCEPT, "Authorization": f"Bearer {self.http.tokens['cursor']}", **extra}
+
+    async def open(self) -> None:
+        opened = await self.client.post(self.http.url, headers=self._headers(), content=json.dumps(INITIALIZE))
+        self.session = opened.headers["mcp-session-id"]
+        await self.client.post(self.http.url, headers=self._headers(),
+                               content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    async def call(self, name: str, arguments: dict[str, str]) -> dict[str, object]:
+        body = {"jsonrpc": "2.0", "id": next(self.ids) + 1, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}}
+        answer = await self.client.post(self.http.url, headers=self._headers(), content=json.dumps(body))
+        data = [line[5:] for line in answer.text.splitlines() if line.startswith("data:")] or [answer.text]
+        return json.loads(data[-1])["result"]
+
+
+async def test_allow_for_this_session_ends_with_the_mcp_session(http: Http) -> None:
+    # "Allow for this session of Cursor" over HTTP lasted as long as Echo Desk's HTTP gateway:
+    # a new MCP session (Cursor restarted, another window) ran unasked on the first one's grant.
+    async with httpx.AsyncClient(timeout=60) as client:
+        first, second = RawSession(http, client), RawSession(http, client)
+        await first.open()
+        call = asyncio.ensure_future(first.call(ASKS, {"message": "one"}))
+        http.app.person.answer(await http.app.person.asked(1), ApprovalChoice.ALLOW_CONVERSATION)
+        assert not (await asyncio.wait_for(call, 30)).get("isError")
+        again = await asyncio.wait_for(first.call(ASKS, {"message": "two"}), 30)  # the same session: unasked
+        assert not again.get("isError") and len(http.app.person.requests) == 1
+        await second.open()
+        call = asyncio.ensure_future(second.call(ASKS, {"message": "three"}))
+        asked = asyncio.ensure_future(http.app.person.asked(2))
+        await asyncio.wait({call, asked}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        assert asked.done() and not call.done(), "the second session ran unasked on the first one's grant"
+        http.app.person.answer(asked.result(), ApprovalChoice.DENY)
+        assert (await asyncio.wait_for(call, 30)).get("isError")
+
+
+async def test_backends_are_per_session_bounded_and_closed_when_a_session_ends(monkeypatch) -> None:
+    import types
+
+    from echo_desk.gateway import http as gateway_http
+
+    closed: list[str] = []
+
+    class Fake:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        async def aclose(self) -> None:
+            closed.append(self.name)
+
+    monkeypatch.setattr(gateway_http, "client_for", lambda token, _clients: token or None)
+    made = iter(range(1000))
+    gateway = gateway_http.HttpGateway(0, list, lambda client: Fake(f"{client}-{next(made)}"))
+
+    def ctx(client: str, session: str) -> object:
+        return types.SimpleNamespace(request=types.SimpleNamespace(
+            headers={"Authorization": f"Bearer {client}", "Mcp-Session-Id": session}))
+
+    first = await gateway._backend_for(ctx("cursor", "s0"))
+    assert await gateway._backend_for(ctx("cursor", "s0")) is first
+    assert await gateway._backend_for(ctx("vscode", "s0")) is not first  # the session's owner is checked before
+    for i in range(1, gateway_http.MAX_SESSIONS_PER_CLIENT + 1):
+        await gateway._backend_for(ctx("cursor", f"s{i}"))
+    await wait_until(lambda: closed == [first.name], 5, "the oldest session's backend closed")
+    gateway._session_ended("s3")
+    await wait_until(lambda: len(closed) == 2, 5, "an ended session's backend closed")
+    assert ("cursor", "s3") not in gateway.backends and ("vscode", "s0") in gateway.backends

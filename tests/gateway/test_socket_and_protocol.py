@@ -60,6 +60,20 @@ def test_workspace_must_be_a_real_folder_and_not_home_or_root(tmp_path: Path) ->
         assert workspace_of(bad) is None
 
 
+def test_a_folder_holding_the_home_folder_is_no_workspace_either(tmp_path: Path, monkeypatch) -> None:
+    # "/home" (or "/Users") is neither "/" nor the home folder, but puts every file of the home
+    # folder "in the workspace" just the same: its grants and @workspace rules would cover them.
+    home = tmp_path / "home" / "me"
+    (home / "project").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for bad in (tmp_path / "home", tmp_path, home):
+        assert workspace_of(str(bad)) is None, bad
+    link = tmp_path / "link-to-home-parent"
+    link.symlink_to(tmp_path / "home")
+    assert workspace_of(str(link)) is None
+    assert workspace_of(str(home / "project")) == (home / "project").resolve()
+
+
 @pytest.fixture
 async def service(gateway_env: dict[str, str]) -> GatewayService:
     runtime = Runtime.create(data_dir=data_dir(), with_plugins=False)

@@ -77,3 +77,18 @@ async def test_the_error_path_asks_the_same_way_and_tells_the_model_to_retry(mak
 ])
 def test_which_addresses_may_be_offered(url: str, ok: bool) -> None:
     assert openable(url) is ok
+
+
+async def test_a_lookalike_host_is_shown_and_opened_as_the_browser_reaches_it() -> None:
+    # "аpple.com" with a Cyrillic "а" read as apple.com in the question ("It asks you to open
+    # this address … (аpple.com)") while the browser went to xn--pple-43d.com.
+    from echo_desk.mcp.url_elicitation import ask_to_open
+
+    host = AnsweringHost(Answer(action="accept"))
+    answer = await ask_to_open(host, "ev", "Pay", "https://\u0430pple.com:8443/pay?x=1#top")
+    assert answer.action == "accept"
+    [question] = host.questions
+    assert question.url == "https://xn--pple-43d.com:8443/pay?x=1#top"
+    ascii_only = AnsweringHost(Answer(action="accept"))
+    await ask_to_open(ascii_only, "ev", "Pay", PAY)
+    assert [q.url for q in ascii_only.questions] == [PAY]  # an ASCII address is shown as it is

@@ -28,6 +28,7 @@ from echo_desk.agent.permissions.examples import EXAMPLE_WORKSPACE, example_matc
 from echo_desk.agent.permissions.layers import FILE_CHECK_SECONDS, LayerCache, norm_workspaces
 from echo_desk.agent.permissions.loader import parse_rule_bytes, parse_rules, read_rule_file
 from echo_desk.agent.permissions.model import (
+    OWN_AGENT,
     Effect,
     Examples,
     Family,
@@ -201,7 +202,8 @@ class PermissionEngine:
         a rule appended to the user's ``permissions.toml`` (returned); the rest → a stored
         ``Grant`` (returned). ``ValueError`` when the suggestion's pattern is invalid or the
         user's file is broken (then nothing is written). ``client``: the MCP client whose
-        dialog it was chosen in ('' = Echo Desk's own chat); the grant, or the rule, is its alone."""
+        dialog it was chosen in ('' = Echo Desk's own chat, whose rule says ``client = "@chat"``);
+        the grant, or the rule, is its alone."""
         family = family_of(suggestion.tool, self.named)
         try:
             compile_pattern(family, suggestion.pattern)
@@ -223,8 +225,9 @@ class PermissionEngine:
             lines = ["", "[[rule]]", 'effect = "allow"', f"tool = {_toml(suggestion.tool)}"]
             if suggestion.pattern is not None:
                 lines.append(f"pattern = {_toml(suggestion.pattern)}")
-            if client:  # allowed in that client's dialog: the rule speaks for it alone
-                lines.append(f"client = {_toml(client)}")
+            # Allowed in that caller's dialog: the rule speaks for it alone, as the dialog's
+            # narrower choices do (the chat's for the chat, not for every gateway client).
+            lines.append(f"client = {_toml(client or OWN_AGENT)}")
             stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.clock()))
             lines.append(f"reason = {_toml(f'always allowed in an approval ({call_id}, {stamp})')}")
             new = (old if not old or old.endswith("\n") else old + "\n") + "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ from typing import Any
 
 from echo_desk.agent.permissions.compiled import Compiled, NamedGrammar, compile_pattern, family_of
 from echo_desk.agent.permissions.model import (
+    OWN_AGENT,
     Effect,
     Examples,
     Family,
@@ -34,8 +35,9 @@ from echo_desk.agent.permissions.tokens import PatternError
 _HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\][ \t]*(#.*)?$")
 _TOML_LINE = re.compile(r"at line (\d+)")
 _KEYS = frozenset({"effect", "tool", "pattern", "reason", "examples", "client"})
-#: A ``client`` value: an MCP client's name as the gateway knows it, or ``*`` (any of them).
-_CLIENT = re.compile(r"\*|[a-z0-9][a-z0-9._-]{0,63}")
+#: A ``client`` value: an MCP client's name as the gateway knows it, ``*`` (any of them) or
+#: ``@chat`` (Echo Desk's own agent).
+_CLIENT = re.compile(r"\*|" + re.escape(OWN_AGENT) + r"|[a-z0-9][a-z0-9._-]{0,63}")
 MAX_RULES_PER_FILE = 5000
 MAX_FILE_BYTES = 2_000_000
 
@@ -180,7 +182,8 @@ def _one_rule(
 
 
 def _clients(value: Any, line: int, error: Callable[..., None]) -> tuple[str, ...] | None:
-    """``client = "cursor"`` or ``client = ["cursor", "vscode"]`` (``"*"``: any MCP client)."""
+    """``client = "cursor"`` or ``client = ["cursor", "vscode"]`` (``"*"``: any MCP client;
+    ``"@chat"``: Echo Desk's own agent)."""
     if value is None:
         return ()
     items = [value] if isinstance(value, str) else value
@@ -188,7 +191,7 @@ def _clients(value: Any, line: int, error: Callable[..., None]) -> tuple[str, ..
             or not all(isinstance(i, str) and _CLIENT.fullmatch(i) for i in items)):
         error(ProblemKind.BAD_RULE, line,
               'client must be an MCP client\'s name as the gateway knows it (lower case: "cursor", '
-              '"claude-code"), "*" for any of them, or a list of those')
+              '"claude-code"), "*" for any of them, "@chat" for Echo Desk\'s own chat, or a list of those')
         return None
     return tuple(dict.fromkeys(items))
 

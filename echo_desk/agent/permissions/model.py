@@ -83,6 +83,11 @@ class Inactive(enum.StrEnum):
     UNTRUSTED_WORKSPACE = "untrusted_workspace"  # an allow in a workspace file not trusted (or changed since)
 
 
+#: ``client = "@chat"``: a rule for Echo Desk's own agent (its chat, its sub-agents, ``echo-desk
+#: call``), never a gateway client. Not a client's name: those cannot hold ``@``.
+OWN_AGENT = "@chat"
+
+
 @dataclass(frozen=True, kw_only=True)
 class RuleSource:
     """Where a rule was written: the file and the 1-based line of its ``[[rule]]`` header.
@@ -124,8 +129,8 @@ class Rule:
     examples: Examples
     source: RuleSource
     inactive: Inactive | None = None
-    #: The MCP clients (gateway) whose calls the rule is about (``client = "cursor"``); ``*`` is
-    #: any of them. Empty: every call, Echo Desk's own chat included.
+    #: The callers the rule is about: MCP clients of the gateway (``client = "cursor"``), ``*``
+    #: for any of them, ``@chat`` for Echo Desk's own agent. Empty: every caller.
     clients: tuple[str, ...] = ()
 
     @property
@@ -134,7 +139,11 @@ class Rule:
 
     def applies_to(self, client: str) -> bool:
         """Whether the rule speaks for a call from ``client`` ('' = Echo Desk's own agent)."""
-        return not self.clients or (bool(client) and ("*" in self.clients or client in self.clients))
+        if not self.clients:
+            return True
+        if not client:
+            return OWN_AGENT in self.clients
+        return "*" in self.clients or client in self.clients
 
     def describe(self) -> str:
         """``allow shell "git status **"`` — for the audit, the CLI and the model (English)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from echo_desk.agent.permissions.compiled import Compiled
-from echo_desk.agent.permissions.model import Effect, LoadProblem, ProblemKind, Severity
+from echo_desk.agent.permissions.model import OWN_AGENT, Effect, LoadProblem, ProblemKind, Severity
 from echo_desk.agent.permissions.tokens import Match, TokenPattern
 
 
@@ -37,10 +37,12 @@ def shadowed(rules: list[Compiled]) -> list[LoadProblem]:
 
 def _covers_callers(stronger: tuple[str, ...], weaker: tuple[str, ...]) -> bool:
     """Whether a rule for the callers ``stronger`` speaks for every caller one for ``weaker`` does
-    (empty: every caller; ``*``: any MCP client)."""
+    (empty: every caller; ``*``: any MCP client; ``@chat``: Echo Desk's own agent)."""
     if not stronger:
         return True
     if not weaker or ("*" in weaker and "*" not in stronger):
+        return False
+    if OWN_AGENT in weaker and OWN_AGENT not in stronger:
         return False
     return "*" in stronger or set(weaker) <= set(stronger)
 

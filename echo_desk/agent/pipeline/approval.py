@@ -193,6 +193,7 @@ def approval_request(call: Call, params: Mapping[str, Any], preview: ToolPreview
         parameters_schema=entry.tool.parameters,
         not_restorable=undo.over_the_cap(changes) if undo else (),
         client=scope.caller,
+        shared_with_clients=bool(call.services.settings.current.gateway.clients),
     )
 
 

@@ -213,7 +213,8 @@ class ApprovalDialog(QDialog):
     def _add_rule_choices(self, layout: QVBoxLayout, request: ApprovalRequest, fills: bool) -> None:
         """How the permission rules checked each part, and narrow grants to remember."""
         # Permission rules: how each part was checked, and narrow grants to remember.
-        self.grant_choices = GrantChoices(request.rules) if request.rules is not None else None
+        client = visible(display_name(request.client), one_line=True) if request.client else ""
+        self.grant_choices = GrantChoices(request.rules, client=client) if request.rules is not None else None
         if self.grant_choices is not None:
             self.grant_choices.chosen.connect(self._grant)
             layout.addWidget(self.grant_choices, 0 if fills else 1)
@@ -323,8 +324,10 @@ class ApprovalDialog(QDialog):
         self.allow_once.setText(_("Allow once"))
         self.allow_conversation.setText(_("Allow for this session of {client}").format(client=client) if client
                                         else _("Allow for this conversation"))
-        # "Always" is the catalog's own setting: for a client, the button says it is not that client's alone.
-        always = _("Always allow this tool, for every app") if client else _("Always allow this tool")
+        # "Always" is the catalog's own setting: when apps call through the gateway, the button
+        # says it is not the asker's alone (in the chat too: it lets those apps as well).
+        always = (_("Always allow this tool, for every app") if client or r.shared_with_clients
+                  else _("Always allow this tool"))
         self.always_allow.setText(always)
         self.always_allow.setToolTip(_("From now on, Echo Desk's own chat and every app connected through its "
                                        "gateway run this tool without asking."))

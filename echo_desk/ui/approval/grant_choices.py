@@ -66,6 +66,16 @@ def suggestion_text(suggestion: Suggestion) -> str:
     return pattern
 
 
+def offered_scope_label(scope: GrantScope, client: str) -> str:
+    """A scope as the dialog offers it: "always" says whose it is (the rule it writes names the
+    caller: the chat's speaks for the chat only, a client's for that client only)."""
+    if scope is not GrantScope.ALWAYS:
+        return scope_label(scope)
+    if client:
+        return _("always, for {client} only (added to permissions.toml)").format(client=client)
+    return _("always, in Echo Desk's chat only (added to permissions.toml)")
+
+
 def suggestion_tooltip(suggestion: Suggestion) -> str:
     """The commands the rule was made from, and for a path what else it covers (plain text)."""
     lines = [visible(m, one_line=True) for m in suggestion.examples.match]
@@ -80,9 +90,11 @@ class GrantChoices(QWidget):
     #: (Suggestion, GrantScope) — the person chose to allow and remember.
     chosen = Signal(object, object)
 
-    def __init__(self, verdict: Verdict, parent: QWidget | None = None) -> None:
+    def __init__(self, verdict: Verdict, parent: QWidget | None = None, *, client: str = "") -> None:
+        """``client``: the gateway client asking, as shown (empty: Echo Desk's own chat)."""
         super().__init__(parent)
         self.verdict = verdict
+        self.client = client
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
@@ -159,7 +171,7 @@ class GrantChoices(QWidget):
             return
         suggestion, scope = found
         self.allow.setText(plain_button_text(_("Allow {rule} {scope}").format(
-            rule=suggestion_text(suggestion), scope=scope_label(scope))))
+            rule=suggestion_text(suggestion), scope=offered_scope_label(scope, self.client))))
         self.allow.setAccessibleName(self.allow.text().replace("&&", "&"))
 
     def retranslate(self, *_args: object) -> None:
@@ -173,6 +185,6 @@ class GrantChoices(QWidget):
             radio.setAccessibleName(_("Allow {rule}").format(rule=suggestion_text(suggestion)))
         self.scope_caption.setText(_("For how long:"))
         for i, scope in enumerate(OFFERED_SCOPES):
-            self.scope.setItemText(i, scope_label(scope))
+            self.scope.setItemText(i, offered_scope_label(scope, self.client))
         self.scope.setAccessibleName(_("For how long"))
         self._update_button()

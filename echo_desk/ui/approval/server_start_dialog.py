@@ -22,22 +22,27 @@ if TYPE_CHECKING:  # the MCP package loads after the window shows
 
 
 def describe(request: ServerStartRequest) -> str:
-    """Everything the server start involves, in full, one fact per line."""
+    """Everything the server start involves, in full, one fact per line: a line feed in a value
+    (an argument, the folder) is shown as ⟨LF⟩, never as a line that reads as another fact."""
+
+    def one(value: str) -> str:
+        return visible(value, one_line=True)
+
     lines: list[str] = []
     if request.command:
-        lines.append(_("Command line: {cmd}").format(cmd=shlex.join(request.command_line)))
-        lines.append(_("Program: {cmd}").format(cmd=request.command))
+        lines.append(_("Command line: {cmd}").format(cmd=one(shlex.join(request.command_line))))
+        lines.append(_("Program: {cmd}").format(cmd=one(request.command)))
         for i, arg in enumerate(request.args, 1):
-            lines.append(_("Argument {n}: {arg}").format(n=i, arg=arg))
+            lines.append(_("Argument {n}: {arg}").format(n=i, arg=one(arg)))
         if request.cwd:
-            lines.append(_("Working folder: {cwd}").format(cwd=request.cwd))
-        names = list_text(request.env_names) if request.env_names else _("none")
+            lines.append(_("Working folder: {cwd}").format(cwd=one(request.cwd)))
+        names = list_text(one(n) for n in request.env_names) if request.env_names else _("none")
         lines.append(_("Environment variables set (values not shown): {names}").format(names=names))
     if request.url:
-        lines.append(_("Server URL: {url}").format(url=request.url))
-        names = list_text(request.header_names) if request.header_names else _("none")
+        lines.append(_("Server URL: {url}").format(url=one(request.url)))
+        names = list_text(one(n) for n in request.header_names) if request.header_names else _("none")
         lines.append(_("Headers sent (values not shown): {names}").format(names=names))
-    lines.append(_("Transport: {transport}").format(transport=request.transport))
+    lines.append(_("Transport: {transport}").format(transport=one(request.transport)))
     return "\n".join(lines)
 
 
@@ -87,7 +92,7 @@ class ServerStartDialog(QDialog):
         self.heading.setAccessibleName(self.heading.text())
         self.changed.setText(_("Its configuration changed since you last approved it."))
         self.changed.setAccessibleName(self.changed.text())
-        self.details.setPlainText(visible(describe(self.request)))
+        self.details.setPlainText(describe(self.request))
         self.details.setAccessibleName(_("What will be started"))
         self.allow.setText(_("Start this server"))
         self.allow.setAccessibleName(_("Start this server"))

@@ -12,8 +12,10 @@ import time
 
 from echo_desk.agent.permissions import Decider, Effect, GrantScope, Layer, Opaque, Part, Provenance, Rule
 from echo_desk.agent.permissions.floor import SETTINGS_FOLDER
+from echo_desk.agent.permissions.model import OWN_AGENT
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, _, aside, quoted
+from echo_desk.gateway.clients import display_name
+from echo_desk.i18n import N_, _, aside, list_text, quoted
 from echo_desk.ui.core import theme
 from echo_desk.ui.core.labels import VERDICT_LABELS
 
@@ -90,6 +92,22 @@ def rule_pattern(rule: Rule) -> str | None:
     return rule.pattern.replace(SETTINGS_FOLDER, _(SETTINGS_FOLDER))
 
 
+def rule_callers(rule: Rule) -> str:
+    """Whom a rule speaks for, when not every caller (``client = …``): "Cursor", "Echo Desk's
+    chat", "any app through MCP"; empty for a rule without ``client``."""
+    if not rule.clients:
+        return ""
+    return list_text(_("Echo Desk's chat") if c == OWN_AGENT else _("any app through MCP") if c == "*"
+                     else visible(display_name(c), one_line=True) for c in rule.clients)
+
+
+def rule_tool(rule: Rule) -> str:
+    """The rule's tool, with whom it speaks for when not every caller: ``shell (for Cursor)``."""
+    tool = visible(rule.tool, one_line=True)
+    callers = rule_callers(rule)
+    return _("{tool} (for {callers})").format(tool=tool, callers=callers) if callers else tool
+
+
 def rule_phrase(rule: Rule) -> str:
     """``rule “git status **” (shell) in permissions.toml line 4``."""
     pattern = rule_pattern(rule)
@@ -98,6 +116,9 @@ def rule_phrase(rule: Rule) -> str:
             else quoted(visible(rule.tool, one_line=True)))
     if rule.source.path is None:
         return _("built-in rule {what}").format(what=what)
+    callers = rule_callers(rule)
+    if callers:
+        return _("rule {what} for {callers} in {place}").format(what=what, callers=callers, place=rule_place(rule))
     return _("rule {what} in {place}").format(what=what, place=rule_place(rule))
 
 

@@ -48,6 +48,7 @@ from echo_desk.ui.core.rules_text import (
     rule_pattern,
     rule_place,
     rule_reason,
+    rule_tool,
     verdict_colour,
 )
 
@@ -183,7 +184,7 @@ class RulesTab(QWidget):
         # A rule's tool, pattern and reason may come from a cloned repository: made visible.
         pattern = rule_pattern(rule)
         item = QTreeWidgetItem([
-            _(EFFECT_LABELS[rule.effect]), visible(rule.tool, one_line=True),
+            _(EFFECT_LABELS[rule.effect]), rule_tool(rule),
             visible(pattern, one_line=True) if pattern is not None else _("(whole tool)"),
             visible(rule_reason(rule), one_line=True), visible(_layer_text(rule), one_line=True),
             _("inactive: not trusted") if not rule.active else _("active"),
@@ -239,7 +240,7 @@ class RulesTab(QWidget):
         for rule in snapshot.allows:
             pattern = visible(rule.pattern, one_line=True) if rule.pattern is not None else _("(whole tool)")
             place = rule_place(rule)
-            entry = labelled(place, f"{visible(rule.tool, one_line=True)}  {pattern}")
+            entry = labelled(place, f"{rule_tool(rule)}  {pattern}")
             reason = visible(rule.reason, one_line=True)
             lines.append(f"  {entry}  — {reason}" if rule.reason else f"  {entry}")
         if not snapshot.allows:

@@ -105,3 +105,42 @@ def test_a_client_rule_speaks_for_that_clients_file_calls_too(setup: Setup) -> N
     for other in ("", "cursor"):
         assert e.evaluate(_file("write_file", Family.WRITE, "out/a.txt", other), workspaces=ws,
                           record_use=False).effect is not Effect.ALLOW
+
+
+def test_always_chosen_in_the_chats_dialog_is_the_chats_alone(setup: Setup) -> None:
+    # "Always" in Echo Desk's own chat wrote a rule without ``client``, which speaks for every
+    # caller: a gateway client was then allowed what only the chat was (every narrower choice
+    # in the same dialog is the chat's alone, as a client's "always" is that client's).
+    from echo_desk.agent.permissions import GrantScope, Suggestion
+
+    e, ws = setup.engine, (setup.workspace,)
+    push = Suggestion(tool="shell", pattern="git push **", label="git push **")
+    rule = e.grant(push, GrantScope.ALWAYS, call_id="call_1")
+    assert rule is not None and not e.load().errors
+    assert e.evaluate(_shell("git push origin", ""), workspaces=ws, record_use=False).effect is Effect.ALLOW
+    for client in ("cursor", "claude-code"):
+        assert e.evaluate(_shell("git push origin", client), workspaces=ws,
+                          record_use=False).effect is not Effect.ALLOW, client
+    assert "client @chat" in rule.describe()
+
+
+def test_chat_names_echo_desks_own_agent_in_a_rule(setup: Setup) -> None:
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "mcp:gh"\nclient = "@chat"\n\n'
+                           '[[rule]]\neffect = "deny"\ntool = "mcp:gh/delete_repo"\nclient = ["@chat", "zed"]\n')
+    e = setup.engine
+    assert not e.load().errors
+    assert e.evaluate(_mcp("create_issue", ""), record_use=False).effect is Effect.ALLOW
+    assert e.evaluate(_mcp("create_issue", "cursor"), record_use=False).effect is None
+    assert e.evaluate(_mcp("delete_repo", ""), record_use=False).effect is Effect.DENY
+    assert e.evaluate(_mcp("delete_repo", "zed"), record_use=False).effect is Effect.DENY
+    assert e.evaluate(_mcp("delete_repo", "cursor"), record_use=False).effect is None
+
+
+def test_any_client_does_not_shadow_a_rule_for_the_chat(setup: Setup) -> None:
+    setup.write_user_rules('[[rule]]\neffect = "deny"\ntool = "mcp:gh"\nclient = "*"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "mcp:gh"\nclient = "@chat"\n')
+    assert not setup.engine.load().warnings
+    setup.write_user_rules('[[rule]]\neffect = "deny"\ntool = "mcp:gh"\nclient = ["*", "@chat"]\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "mcp:gh"\nclient = "@chat"\n')
+    setup.engine.refresh()
+    assert setup.engine.load().warnings

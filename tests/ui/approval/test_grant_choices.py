@@ -154,3 +154,22 @@ def test_a_path_grant_says_its_use_and_that_it_covers_more_than_the_asking_tool(
     i18n_qt.apply_language("zh_CN")
     assert panel.radios[0].text() == ("允许更改 “@workspace/notes.txt”" if write else "允许读取 “@workspace/notes.txt”")
     assert "适用于所有会" + ("更改" if write else "读取") in panel.radios[0].toolTip()
+
+
+def test_always_says_whose_rule_it_writes(qtbot, builtin_runtime, workspace) -> None:
+    """The rule "always" writes speaks for the caller whose dialog it was chosen in (the chat's
+    says ``client = "@chat"``): the choice says so, in the chat and in a client's dialog."""
+    from echo_desk.agent.permissions import GrantScope
+    from echo_desk.ui.approval.grant_choices import OFFERED_SCOPES
+
+    verdict = builtin_runtime.permissions.check_command("git status", workspace=workspace)
+    always = OFFERED_SCOPES.index(GrantScope.ALWAYS)
+    chat = GrantChoices(verdict)
+    cursor = GrantChoices(verdict, client="Cursor")
+    for panel in (chat, cursor):
+        qtbot.addWidget(panel)
+        panel.scope.setCurrentIndex(always)
+    assert chat.scope.itemText(always) == "always, in Echo Desk's chat only (added to permissions.toml)"
+    assert cursor.scope.itemText(always) == "always, for Cursor only (added to permissions.toml)"
+    assert "for Cursor only" in cursor.allow.text()
+    assert chat.scope.itemText(0) == cursor.scope.itemText(0) == "for 15 minutes"

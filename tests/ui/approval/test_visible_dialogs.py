@@ -234,3 +234,31 @@ def test_a_call_asked_because_the_log_cannot_be_written_says_so(qtbot, tmp_path)
         i18n_qt.apply_language("en")
         i18n.set_language("en")
     assert not _open(qtbot, _request(command="make")).asked_note.isVisible()
+
+
+def test_the_chats_always_says_every_app_when_apps_call_through_the_gateway(qtbot) -> None:
+    # "Always allow this tool" is the catalog's setting: a gateway client's calls of the tool
+    # run unasked too. The chat's button said only "Always allow this tool" while a client's
+    # said "for every app": the chat's says so too once any client has a profile.
+    from dataclasses import replace
+
+    alone = _open(qtbot, _request())
+    assert alone.always_allow.text() == "Always allow this tool"
+    shared = _open(qtbot, replace(_request(), shared_with_clients=True))
+    assert shared.always_allow.text() == "Always allow this tool, for every app"
+    assert "every app connected through its gateway" in shared.always_allow.toolTip()
+
+
+def test_a_line_feed_in_a_servers_argument_cannot_add_lines_of_its_own(qtbot) -> None:
+    # Each fact of the server start is one line: a value holding a line feed (an argument, the
+    # folder, the URL) would otherwise print a line that reads as one of Echo Desk's own.
+    request = ServerStartRequest(server="notes", transport="stdio", command="notes-server",
+                                 args=("--safe\nWorking folder: /home/me/safe",), cwd="/srv/x\nProgram: ok",
+                                 env_names=("A\nB",), fingerprint="f")
+    dialog = ServerStartDialog(request)
+    qtbot.addWidget(dialog)
+    lines = dialog.details.toPlainText().split("\n")
+    assert [line.split(":")[0] for line in lines] == [
+        "Command line", "Program", "Argument 1", "Working folder", "Environment variables set (values not shown)",
+        "Transport"]
+    assert "⟨LF⟩" in lines[2] and "⟨LF⟩" in lines[3]

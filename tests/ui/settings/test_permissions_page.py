@@ -238,3 +238,24 @@ def test_activity_names_the_mcp_client_that_made_a_call(page, builtin_runtime, w
     activity.reload()
     assert _rows(activity.calls)[0][4] == "Cursor (through MCP)"
     assert builtin_runtime.audit.query(client="cursor")[0]["call_id"] == "g1"
+
+
+def test_a_rule_for_some_callers_says_whom_it_is_for(qtbot, builtin_runtime, config_dir: Path, workspace: Path) -> None:
+    # A rule with client = … looked like one for every caller in the list and in "decided by".
+    from echo_desk.ui.core.rules_text import rule_phrase
+
+    (config_dir / "permissions.toml").write_text(
+        '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "git push **"\nclient = "@chat"\n\n'
+        '[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "rm **"\nclient = ["cursor", "*"]\n\n'
+        '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "ls **"\n')
+    builtin_runtime.permissions.refresh()
+    backend = CatalogBackend(builtin_runtime.settings, builtin_runtime)
+    widget = PermissionsPage(builtin_runtime.permissions, builtin_runtime.audit, lambda: str(workspace),
+                             backend.standing)
+    qtbot.addWidget(widget)
+    rows = {r[2]: r[1] for r in _rows(widget.rules.rules)}
+    assert rows["git push **"] == "shell (for Echo Desk's chat)"
+    assert rows["rm **"] == "shell (for Cursor, any app through MCP)"
+    assert rows["ls **"] == "shell"
+    chat_rule = next(r for r in builtin_runtime.permissions.load().rules if r.pattern == "git push **")
+    assert rule_phrase(chat_rule) == "rule “git push **” (shell) for Echo Desk's chat in permissions.toml line 1"
