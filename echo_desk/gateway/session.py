@@ -13,7 +13,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,7 +28,7 @@ from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.results import to_mcp
 from echo_desk.gateway.view import ensure_profile, granted, listing
 from echo_desk.store.settings import Settings, SettingsStore
-from echo_desk.tools.host import NullToolHost
+from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question
 
 #: Seconds between progress notifications while a call runs or waits for the person.
 KEEPALIVE_SECONDS = 5.0
@@ -62,10 +62,18 @@ class Engine(Protocol):
 class ClientHost(NullToolHost):
     """A client's door to the person: approvals go to ``person`` (the app's host, which opens
     the dialog, or one that says at once that nobody can answer); files a tool changed are
-    told to it too (the window refreshes). Questions from the tool itself are not asked: the
-    client has its own way to ask its user."""
+    told to it too (the window refreshes). An MCP server's question during the client's call
+    (elicitation: a form, an address to open) is asked in Echo Desk's window, saying for which
+    app; the agent's own questions (``ask_user``) are not: the client has its own way to ask."""
 
     person: Host
+    #: The client's display name, for the question's heading.
+    client: str = ""
+
+    async def ask(self, question: Question) -> Answer:
+        if not question.mcp_server:
+            return Answer(action=AnswerAction.CANCEL)
+        return await self.person.ask(replace(question, client=self.client))
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         return await self.person.request_approval(request)
@@ -92,7 +100,7 @@ class ClientSession:
         roots = (self.workspace,) if self.workspace is not None else ()
         self.scope = Scope(label=display_name(self.client), client=self.client, workspace_roots=roots,
                            regrant=self._refresh_grant)
-        self.host = ClientHost(self.person)
+        self.host = ClientHost(self.person, display_name(self.client))
         #: What the scope's grant was computed from: the registry's generation and the settings
         #: (a new object on every change), so a call recomputes it only when one of them changed.
         self._granted_from: tuple[int, Settings] | None = None

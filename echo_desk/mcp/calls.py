@@ -130,8 +130,12 @@ class CallRouter:
 
     def elicitation_for(self, server: str) -> ElicitationFnT:
         async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
-            hosts = self._hosts.get(server) or []
-            host: ToolHost = hosts[-1] if hosts else (self._manager.host or NullToolHost())
+            # Asked for the one caller whose calls to this server are running; with several
+            # callers (the chat and an app, two apps) the request does not say whose call it
+            # belongs to, so it is asked by the app's own host, claiming no caller.
+            callers = {id(h): h for h in self._hosts.get(server) or []}
+            host: ToolHost = (next(iter(callers.values())) if len(callers) == 1
+                              else self._manager.host or NullToolHost())
             if isinstance(params, types.ElicitRequestURLParams):
                 return await ask_to_open(host, server, params.message, params.url)
             message, _ = strip_hidden(params.message)

@@ -30,6 +30,9 @@ class Question:
     asked_by: str = ""
     mcp_server: str = ""
     url: str = ""
+    #: The app (a gateway client, by its display name) during whose call the server asks;
+    #: empty in Echo Desk's own chat.
+    client: str = ""
 
 
 class AnswerAction(enum.StrEnum):

@@ -84,8 +84,15 @@ class QtHost(QObject):
         from echo_desk.tools.host import Answer
         from echo_desk.ui.approval.question_dialog import QuestionDialog
 
-        dialog = QuestionDialog(question, self._parent_widget())
-        answer = await self._run_dialog(dialog, dialog.answered, Answer)
+        if question.client:
+            # Asked during another app's call (through the gateway): like that app's approvals,
+            # a window of its own brought to the front, not modal over the chat.
+            dialog = QuestionDialog(question, None)
+            dialog.setWindowModality(Qt.WindowModality.NonModal)
+            answer = await self._run_dialog(dialog, dialog.answered, Answer, on_open=lambda: self._announce(dialog))
+        else:
+            dialog = QuestionDialog(question, self._parent_widget())
+            answer = await self._run_dialog(dialog, dialog.answered, Answer)
         if question.url and answer.accepted:
             # Opened only now that the person agreed, exactly as shown (no re-encoding).
             QDesktopServices.openUrl(QUrl(question.url, QUrl.ParsingMode.StrictMode))

@@ -47,6 +47,9 @@ def _plain_label(text: str) -> QLabel:
 
 
 def _asker_text(question: Question) -> str:
+    if question.mcp_server and question.client:
+        return _("MCP server “{name}” asks, during a call from {client}:").format(
+            name=visible(question.mcp_server, one_line=True), client=visible(question.client, one_line=True))
     if question.mcp_server:
         return _("MCP server “{name}” asks:").format(name=visible(question.mcp_server, one_line=True))
     who = question.asked_by if question.asked_by not in ("", "agent") else ""

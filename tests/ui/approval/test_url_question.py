@@ -68,3 +68,28 @@ def test_qt_opens_the_address_only_when_the_person_agrees(qtbot, qloop, press, a
         QDesktopServices.unsetUrlHandler("https")
     assert answer.action is action
     assert handler.urls == opened
+
+
+def test_a_servers_question_during_another_apps_call_says_for_which_app_in_its_own_window(qtbot, qloop) -> None:
+    """Asked through the gateway: the person may be in that app, not in Echo Desk's chat, so the
+    question comes in a window of its own (not modal over the chat) and names the app."""
+    from dataclasses import replace
+
+    from PySide6.QtWidgets import QWidget
+
+    chat = QWidget()
+    qtbot.addWidget(chat)
+
+    async def run():
+        host = QtHost(lambda: chat)
+        shown = next_emission(host.dialog_opened)
+        task = asyncio.ensure_future(host.ask(replace(_question("https://example.com/sign-in"), client="Cursor")))
+        dialog: QuestionDialog = await within(shown)
+        facts = (dialog.asker.text(), dialog.parent())
+        dialog.cancel.click()
+        await within(task)
+        return facts
+
+    heading, parent = qloop.run_until_complete(run())
+    assert heading == "MCP server “shop” asks, during a call from Cursor:"
+    assert parent is None  # (window-modal to no window: the chat stays usable)
