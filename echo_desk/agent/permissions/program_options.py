@@ -392,3 +392,21 @@ TREE = OptionSet((
 #: by its own prefix rules; those are left out on purpose: a word read as an operand when xxd
 #: takes it as a value only makes more words look written (see ``programs._xxd``).
 XXD_VALUES = frozenset({"-c", "-g", "-n", "-o", "-s", "-l", "-R"})
+
+#: Settings files a program finds itself in the folder it runs in and every folder above it:
+#: mypy 1-2 (``plugins`` load code, ``junit_xml``, ``cache_dir`` and reports write), ruff 0.x
+#: (``cache-dir`` writes, ``extend`` reads a file and prints what it cannot parse), git (the
+#: repository's own settings run programs: ``core.fsmonitor``, ``diff.external``), npm (the
+#: scripts of the nearest package.json, ``script-shell`` in .npmrc), pytest (``addopts`` of its
+#: settings file, ``conftest.py``).
+FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
+    "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"),
+    "ruff": ("pyproject.toml", "ruff.toml", ".ruff.toml"),
+    "git": (".git", ".git/config"),
+    "npm": ("package.json", ".npmrc"),
+    **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
+                                             "conftest.py")),
+}
+#: Programs that also read the nearest settings of every file they check, so settings in any
+#: folder under what they are given count (``ruff check .`` reads ``out/ruff.toml``).
+OPERAND_SETTINGS = frozenset({"ruff"})

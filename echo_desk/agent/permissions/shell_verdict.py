@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from echo_desk.agent.permissions import floor, programs
+from echo_desk.agent.permissions import floor, programs, settings_files
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
@@ -33,6 +33,7 @@ from echo_desk.agent.permissions.decide import (
     path_verdict,
     provenance_of,
 )
+from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Decider,
     Effect,
@@ -265,6 +266,8 @@ class _Judge:
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
                         Opaque.EXPANSION_IN_COMMAND)
+        if self.agent_settings(tuple(w.value for w in command.argv)):
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.AGENT_SETTINGS.value), Opaque.AGENT_SETTINGS)
         chosen = self.covered(command.argv, sandbox=False)
         if chosen is not None:
             return part(Effect.ALLOW, provenance_of(chosen))
@@ -303,6 +306,8 @@ class _Judge:
                 break
         if rule is None or (reading.inners and depth >= MAX_DEPTH):
             return None
+        if self.agent_settings(values):
+            return None
         for inner in reading.inners:
             if inner.line is not None:
                 if not self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1):
@@ -316,6 +321,25 @@ class _Judge:
                                                    sandbox):
                 return None
         return rule
+
+    def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
+        """Settings files the command reads that the write rules let the agent write (see
+        ``settings_files``); every place is one when the folder it runs in is not known."""
+        found = settings_files.places(values, self.cwds)
+        if not found:
+            return []
+        if not self.cwd_known:
+            return [found[0].folder]
+        allowing = [c.matcher for c in self.rules.write if isinstance(c.matcher, PathPattern)
+                    and (c.grant is not None or (c.rule is not None and c.rule.effect is Effect.ALLOW))]
+
+        def writable(path: Path) -> bool:
+            return path_verdict([path], True, self.rules.write, self.where, text=str(path)).effect is Effect.ALLOW
+
+        def bases(pattern: PathPattern) -> list[Path]:
+            return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
+
+        return settings_files.writable_places(found, writable, allowing, bases)
 
     def line_covered(self, line: str, grammar: Grammar | None, *, sandbox: bool, depth: int) -> bool:
         """A shell line a command runs (``bash -c LINE``): plain in its shell's grammar, with every
