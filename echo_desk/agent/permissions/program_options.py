@@ -398,12 +398,13 @@ XXD_VALUES = frozenset({"-c", "-g", "-n", "-o", "-s", "-l", "-R"})
 #: (``cache-dir`` writes, ``extend`` reads a file and prints what it cannot parse), git (the
 #: repository's own settings run programs: ``core.fsmonitor``, ``diff.external``), npm (the
 #: scripts of the nearest package.json, ``script-shell`` in .npmrc), pytest (``addopts`` of its
-#: settings file, ``conftest.py``).
+#: settings file, ``conftest.py``), make (the makefile whose recipes it runs).
 FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"),
     "ruff": ("pyproject.toml", "ruff.toml", ".ruff.toml"),
     "git": (".git", ".git/config"),
     "npm": ("package.json", ".npmrc"),
+    **dict.fromkeys(("make", "gmake"), ("GNUmakefile", "makefile", "Makefile")),
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
 }

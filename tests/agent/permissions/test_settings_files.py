@@ -18,7 +18,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|pytest|cd|python -m mypy|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|pytest|make test|cd|python -m mypy|python -W ignore -m mypy] **"
 """
 
 
@@ -33,7 +33,8 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
 
 
 @pytest.mark.parametrize("line", [
-    "mypy src", "ruff check src", "git status", "npm test", "pytest -q", "cd src && mypy .", "python -m mypy src",
+    "mypy src", "ruff check src", "git status", "npm test", "pytest -q", "make test", "cd src && mypy .",
+    "python -m mypy src",
 ])
 def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is Effect.ALLOW
@@ -41,7 +42,7 @@ def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, l
 
 @pytest.mark.parametrize("line", [
     "cd out && mypy ../src", "cd out && ruff check ../src", "cd out && git status", "cd out && npm test",
-    "cd out && pytest -q", "cd out && python -m mypy ../src", "cd out && python -W ignore -m mypy ../src",
+    "cd out && pytest -q", "cd out && make test", "cd out && python -m mypy ../src", "cd out && python -W ignore -m mypy ../src",
     "ruff check out", "ruff check .", "ruff check src out", "cd out/deeper && mypy ../../src",
 ])
 def test_settings_in_a_folder_the_agent_may_write_ask(setup: Setup, line: str) -> None:
