@@ -695,7 +695,9 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
             if value is None:
                 known, outside = False, True
                 continue
-            targets = [Path(os.path.realpath(c / value)) for c in cwds]
+            # bash's cd is logical (`link/..` is the folder holding the link), `cd -P` physical:
+            # both are folders the line may be in.
+            targets = [t for c in cwds for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
         else:
             known, outside = False, True
             continue
