@@ -62,7 +62,6 @@ HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/t
 READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/urandom", "/dev/random"})
 #: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
 MAX_DEPTH = 4
-_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 #: Programs the floor reads (recursive deletes), and how many words of an unknown program's are
 #: looked at as a command it may run.
 _DELETERS = frozenset({"rm", "find", "rsync"})
@@ -261,7 +260,7 @@ class _Judge:
         reading = programs.read(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
-        if command.program in _CHANGES_DIRECTORY and self.cd_outside:
+        if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
@@ -683,13 +682,14 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
     known = True
     outside = False
     for command in analysis.commands:
-        if command.program not in _CHANGES_DIRECTORY:
+        words = command.directory_change
+        if words is None:
             continue
-        if command.program == "popd":
+        if words[0].value == "popd":
             continue  # back to a folder already listed
-        args = [w for w in command.argv[1:] if not (w.value or "").startswith("-") or w.value is None]
+        args = [w for w in words[1:] if not (w.value or "").startswith("-") or w.value is None]
         if not args:
-            targets = [where.home] if command.program == "cd" else []
+            targets = [where.home] if words[0].value == "cd" else []
         elif len(args) == 1 and args[0].value is not None and args[0].value:
             value = _home_expanded(args[0].value, where.home)
             if value is None:
