@@ -52,7 +52,11 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
     if program in table.OPERAND_SETTINGS:
-        operands = [w for w in rest[1:] if w is not None and not w.startswith("-")] or ["."]
+        # Every word that may name a path counts, an option's value too (`--stdin-filename=F`
+        # takes F's settings); without operands, ruff checks the folder it runs in.
+        words = [w for w in rest[1:] if w]
+        operands = [w for w in words if not w.startswith("-")] or ["."]
+        operands += [w.partition("=")[2] for w in words if w.startswith("--") and w.partition("=")[2]]
         for c in cwds:
             for word in operands:
                 folder = Path(os.path.normpath(c / word))

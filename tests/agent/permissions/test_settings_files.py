@@ -44,6 +44,8 @@ def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, l
     "cd out && mypy ../src", "cd out && ruff check ../src", "cd out && git status", "cd out && npm test",
     "cd out && pytest -q", "cd out && make test", "cd out && python -m mypy ../src", "cd out && python -W ignore -m mypy ../src",
     "ruff check out", "ruff check .", "ruff check src out", "cd out/deeper && mypy ../../src",
+    "ruff check --stdin-filename=out/x.py src", "ruff check --stdin-filename out/x.py src",
+    "cd out && ruff check --select=E",
 ])
 def test_settings_in_a_folder_the_agent_may_write_ask(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is not Effect.ALLOW
