@@ -256,6 +256,7 @@ class Opaque(enum.StrEnum):
     UNSUPPORTED_CHARACTER = "unsupported_character"  # a control character, or one outside the BMP
     NOT_PLAIN_WORDS = "not_plain_words"  # bash is missing: /bin/sh runs it, and only plain words are allowed
     RUNS_OTHER_COMMAND = "runs_other_command"  # a wrapper whose command cannot be read (env -S, sh script.sh)
+    AGENT_SETTINGS = "agent_settings"  # it reads settings or code from a file the agent may write (mypy.ini, ruff.toml)
 
 
 class PartKind(enum.StrEnum):

@@ -289,6 +289,28 @@ READS_ONLY = frozenset({
     "awk", "gawk", "sed",
 })
 
+#: less 590-668. A lesskey file sets environment variables for less itself (``#env`` section):
+#: ``LESSOPEN=|cmd %s`` runs cmd on every file, with or without a terminal. Log files write;
+#: tag files may run ``global``. An option not listed asks (less has many, and grows).
+LESS = OptionSet((
+    *flags("-? --help -a --search-skip-screen -A --SEARCH-SKIP-SCREEN -B --auto-buffers -c --clear-screen -d --dumb "
+           "-e --quit-at-eof -E --QUIT-AT-EOF -f --force -F --quit-if-one-screen -g --hilite-search "
+           "-G --HILITE-SEARCH -i --ignore-case -I --IGNORE-CASE -J --status-column -K --quit-on-intr "
+           "-L --no-lessopen -m --long-prompt -M --LONG-PROMPT -n --line-numbers -N --LINE-NUMBERS -q --quiet "
+           "--silent -Q --QUIET --SILENT -r --raw-control-chars -R --RAW-CONTROL-CHARS -s --squeeze-blank-lines "
+           "-S --chop-long-lines -u --underline-special -U --UNDERLINE-SPECIAL -V --version -w --hilite-unread "
+           "-W --HILITE-UNREAD -X --no-init -~ --tilde --file-size --follow-name --incsearch --mouse --no-keypad "
+           "--no-histdups --save-marks --use-backslash --use-color --no-number-headers --no-search-headers "
+           "--no-vbell --redraw-on-quit --show-preproc-errors --exit-follow-on-close --form-feed --search-options"),
+    *values("-b --buffers -D --color -h --max-back-scroll -j --jump-target -p --pattern -P --prompt -x --tabs "
+            "-y --max-forw-scroll -z --window -# --shift --line-num-width --rscroll --status-col-width "
+            "--wheel-lines --header --intr"),
+    opt('-" --quotes', Takes.VALUE),
+    opt("-k --lesskey-file --lesskey-src --lesskey-content", Takes.VALUE, Does.READS_CODE),
+    opt("-o --log-file -O --LOG-FILE", Takes.VALUE, Does.WRITES),
+    opt("-t --tag -T --tag-file", Takes.VALUE, Does.CONFIG),
+))
+
 UNIQ = OptionSet((
     *flags("-c|--count -d|--repeated -D -i|--ignore-case -u|--unique -z|--zero-terminated"),
     opt("--all-repeated", OPT), opt("--group", OPT), *values("-f|--skip-fields -s|--skip-chars -w|--check-chars"),
@@ -392,3 +414,22 @@ TREE = OptionSet((
 #: by its own prefix rules; those are left out on purpose: a word read as an operand when xxd
 #: takes it as a value only makes more words look written (see ``programs._xxd``).
 XXD_VALUES = frozenset({"-c", "-g", "-n", "-o", "-s", "-l", "-R"})
+
+#: Settings files a program finds itself in the folder it runs in and every folder above it:
+#: mypy 1-2 (``plugins`` load code, ``junit_xml``, ``cache_dir`` and reports write), ruff 0.x
+#: (``cache-dir`` writes, ``extend`` reads a file and prints what it cannot parse), git (the
+#: repository's own settings run programs: ``core.fsmonitor``, ``diff.external``), npm (the
+#: scripts of the nearest package.json, ``script-shell`` in .npmrc), pytest (``addopts`` of its
+#: settings file, ``conftest.py``), make (the makefile whose recipes it runs).
+FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
+    "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"),
+    "ruff": ("pyproject.toml", "ruff.toml", ".ruff.toml"),
+    "git": (".git", ".git/config"),
+    "npm": ("package.json", ".npmrc"),
+    **dict.fromkeys(("make", "gmake"), ("GNUmakefile", "makefile", "Makefile")),
+    **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
+                                             "conftest.py")),
+}
+#: Programs that also read the nearest settings of every file they check, so settings in any
+#: folder under what they are given count (``ruff check .`` reads ``out/ruff.toml``).
+OPERAND_SETTINGS = frozenset({"ruff"})

@@ -284,6 +284,16 @@ def _uniq(argv: Argv, program: str) -> Reading:
                    spellings=spellings_of(argv, parsed))
 
 
+def _less(argv: Argv, program: str) -> Reading:
+    """less's options (``table.LESS``) and ``+cmd`` words: commands run at the start (``+!cmd``
+    runs a shell where there is a terminal), which a rule must name."""
+    parsed = read_options(argv[1:], table.LESS)
+    found = flags_of(parsed, table.LESS)
+    found += [Flag(frozenset({value or ""} - {""}), value or "", Does.CONFIG) for _, value in parsed.operands
+              if value is None or value.startswith("+")]
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+
+
 def _xxd(argv: Argv, program: str) -> Reading:
     """``xxd [options] [INFILE [OUTFILE]]`` writes OUTFILE (``-r``: patches it). xxd matches
     its options by prefix in its own way: every operand after the first is taken as one it may
@@ -402,7 +412,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "env": env_reading, "xargs": xargs_reading,
-    "set": _set, "xxd": _xxd, "command": command_reading, "flock": flock_reading, "script": script_reading,
+    "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
@@ -418,6 +428,6 @@ _TABLES: dict[str, OptionSet] = {
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
     **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
-    "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE,
+    "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
     "pytest": table.PYTEST, "mypy": table.MYPY,
 }

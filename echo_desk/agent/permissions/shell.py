@@ -35,6 +35,8 @@ from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.plain import NotPlain, PlainCommand, split_plain
 from echo_desk.sandbox.shell import Grammar
 
+#: The builtins that change the folder the rest of the line runs in.
+CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 #: Longer lines are never allowed by a rule (and not parsed).
 MAX_COMMAND_CHARS = 10_000
 
@@ -86,6 +88,19 @@ class Command:
     def program(self) -> str | None:
         return self.argv[0].value if self.argv else None
 
+    @property
+    def directory_change(self) -> tuple[Word, ...] | None:
+        """The words of the ``cd``/``pushd``/``popd`` this command is, also behind bash's
+        ``builtin`` and ``command`` (``command cd out`` changes the folder too), else ``None``."""
+        words = self.argv
+        while words and words[0].value in ("builtin", "command"):
+            wrapper, words = words[0].value, words[1:]
+            while wrapper == "command" and words and (words[0].value or "").startswith("-"):
+                if words[0].value != "--" and set(words[0].value or "") & {"v", "V"}:
+                    return None  # `command -v cd` only prints
+                words = words[1:]
+        return words if words and words[0].value in CHANGES_DIRECTORY else None
+
 
 @dataclass(kw_only=True)
 class Analysis:
@@ -105,7 +120,7 @@ class Analysis:
 
     @property
     def changes_directory(self) -> bool:
-        return any(c.program in ("cd", "pushd", "popd") for c in self.commands)
+        return any(c.directory_change is not None for c in self.commands)
 
 
 def inert_value(value: str) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from echo_desk.agent.permissions import floor, programs
+from echo_desk.agent.permissions import floor, programs, settings_files
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
@@ -33,6 +33,7 @@ from echo_desk.agent.permissions.decide import (
     path_verdict,
     provenance_of,
 )
+from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Decider,
     Effect,
@@ -61,7 +62,6 @@ HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/t
 READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/urandom", "/dev/random"})
 #: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
 MAX_DEPTH = 4
-_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 #: Programs the floor reads (recursive deletes), and how many words of an unknown program's are
 #: looked at as a command it may run.
 _DELETERS = frozenset({"rm", "find", "rsync"})
@@ -260,11 +260,13 @@ class _Judge:
         reading = programs.read(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
-        if command.program in _CHANGES_DIRECTORY and self.cd_outside:
+        if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
                         Opaque.EXPANSION_IN_COMMAND)
+        if self.agent_settings(tuple(w.value for w in command.argv)):
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.AGENT_SETTINGS.value), Opaque.AGENT_SETTINGS)
         chosen = self.covered(command.argv, sandbox=False)
         if chosen is not None:
             return part(Effect.ALLOW, provenance_of(chosen))
@@ -303,6 +305,8 @@ class _Judge:
                 break
         if rule is None or (reading.inners and depth >= MAX_DEPTH):
             return None
+        if self.agent_settings(values):
+            return None
         for inner in reading.inners:
             if inner.line is not None:
                 if not self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1):
@@ -316,6 +320,25 @@ class _Judge:
                                                    sandbox):
                 return None
         return rule
+
+    def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
+        """Settings files the command reads that the write rules let the agent write (see
+        ``settings_files``); every place is one when the folder it runs in is not known."""
+        found = settings_files.places(values, self.cwds)
+        if not found:
+            return []
+        if not self.cwd_known:
+            return [found[0].folder]
+        allowing = [c.matcher for c in self.rules.write if isinstance(c.matcher, PathPattern)
+                    and (c.grant is not None or (c.rule is not None and c.rule.effect is Effect.ALLOW))]
+
+        def writable(path: Path) -> bool:
+            return path_verdict([path], True, self.rules.write, self.where, text=str(path)).effect is Effect.ALLOW
+
+        def bases(pattern: PathPattern) -> list[Path]:
+            return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
+
+        return settings_files.writable_places(found, writable, allowing, bases)
 
     def line_covered(self, line: str, grammar: Grammar | None, *, sandbox: bool, depth: int) -> bool:
         """A shell line a command runs (``bash -c LINE``): plain in its shell's grammar, with every
@@ -659,19 +682,22 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
     known = True
     outside = False
     for command in analysis.commands:
-        if command.program not in _CHANGES_DIRECTORY:
+        words = command.directory_change
+        if words is None:
             continue
-        if command.program == "popd":
+        if words[0].value == "popd":
             continue  # back to a folder already listed
-        args = [w for w in command.argv[1:] if not (w.value or "").startswith("-") or w.value is None]
+        args = [w for w in words[1:] if not (w.value or "").startswith("-") or w.value is None]
         if not args:
-            targets = [where.home] if command.program == "cd" else []
+            targets = [where.home] if words[0].value == "cd" else []
         elif len(args) == 1 and args[0].value is not None and args[0].value:
             value = _home_expanded(args[0].value, where.home)
             if value is None:
                 known, outside = False, True
                 continue
-            targets = [Path(os.path.realpath(c / value)) for c in cwds]
+            # bash's cd is logical (`link/..` is the folder holding the link), `cd -P` physical:
+            # both are folders the line may be in.
+            targets = [t for c in cwds for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
         else:
             known, outside = False, True
             continue

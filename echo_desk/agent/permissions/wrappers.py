@@ -271,8 +271,11 @@ WRAPPERS: dict[str, Wrapper] = {
                                            "-U --user", "-C --cgroup", "-T --time", "--kill-child", "--mount-proc",
                                            "--mount-binfmt")),
         *flags("-f|--fork -r|--map-root-user -c|--map-current-user --map-auto --keep-caps"),
-        *values("--map-user --map-group --map-users --map-groups --propagation --setgroups -R|--root -w|--wd "
-                "-S|--setuid -G|--setgid --monotonic --boottime -l|--load-interp"), *_HELP), permute=False)),
+        *values("--map-user --map-group --map-users --map-groups --propagation --setgroups "
+                "-S|--setuid -G|--setgid --monotonic --boottime -l|--load-interp"),
+        # Another folder (or root) for the command is a `cd` the line does not show: relative
+        # words would be judged from the wrong place. Like `env -C`, a rule must name it.
+        opt("-w --wd -R --root", Takes.VALUE, Does.CONFIG), *_HELP), permute=False)),
     "nohup": Wrapper(OptionSet(_HELP, permute=False)),
     "stdbuf": Wrapper(OptionSet((*values("-i|--input -o|--output -e|--error"), *_HELP), permute=False)),
     "ionice": Wrapper(OptionSet((*values("-c|--class -n|--classdata"), *flags("-t|--ignore -p|--pid -P|--pgid "

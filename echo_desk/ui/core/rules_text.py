@@ -65,6 +65,8 @@ OPAQUE_LABELS = {
     Opaque.UNSUPPORTED_CHARACTER: N_("a control character or a character Echo Desk does not parse"),
     Opaque.NOT_PLAIN_WORDS: N_("bash is not installed: /bin/sh runs the line, so only plain words can be allowed"),
     Opaque.RUNS_OTHER_COMMAND: N_("it runs another command that cannot be checked"),
+    Opaque.AGENT_SETTINGS: N_("it reads settings or code from a file the agent may write (such as mypy.ini or "
+                              "ruff.toml in a folder the rules let the agent write)"),
 }
 
 

@@ -9,7 +9,8 @@ Fields:
 - ``shells``: ``bash``, ``dash`` or ``both`` — exactly the shells under which the harm happens
   (``bash --noprofile --norc -c`` / ``dash -c``); the harness checks both directions.
 - ``trick``: the class of trick.
-- ``rules``: the rule set it is judged under (``rules/<name>.toml``, or ``none``).
+- ``rules``: the rule set it is judged under (``rules/<name>.toml``, ``everyday`` for the
+  everyday corpus's rules, ``../everyday_rules.toml``, or ``none``).
 - optional ``issue`` (the item of issue 27 it reproduces), ``needs`` (programs it needs, else
   skipped with the reason), ``note``.
 """
@@ -28,6 +29,9 @@ HERE = Path(__file__).parent
 CORPUS_FILE = HERE / "corpus.jsonl"
 RULES_DIR = HERE / "rules"
 NO_RULES = "none"
+#: The everyday corpus's rules (they allow ``cd`` and writes into ``out/``, ``tmp/`` and logs).
+EVERYDAY = "everyday"
+EVERYDAY_RULES = HERE.parent / "everyday_rules.toml"
 SHELL_CLAIMS = {"bash": ("bash",), "dash": ("dash",), "both": ("bash", "dash")}
 FIELDS = {"line", "harm", "shells", "trick", "rules", "issue", "needs", "note"}
 
@@ -72,6 +76,7 @@ def load(path: Path = CORPUS_FILE) -> list[Entry]:
 def rule_sets() -> dict[str, str]:
     """Every named rule set's TOML text (``none`` is the empty set)."""
     sets = {p.stem: p.read_text(encoding="utf-8") for p in sorted(RULES_DIR.glob("*.toml"))}
+    sets[EVERYDAY] = EVERYDAY_RULES.read_text(encoding="utf-8")
     sets[NO_RULES] = ""
     return sets
 

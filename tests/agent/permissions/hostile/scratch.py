@@ -64,6 +64,9 @@ LINKS: dict[str, str] = {
     "out/gh": "../.github/workflows",
     "out/home": "../../home",
     "out/up": "..",
+    # A repository may ship a link whose folder lies elsewhere than the link (docs pointing at
+    # the sources): bash's `cd docs/src-link/..` is docs, the link target's parent is not.
+    "docs/src-link": "../src",
 }
 
 

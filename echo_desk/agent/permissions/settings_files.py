@@ -1,0 +1,114 @@
+"""Where a program reads settings or code from files it finds itself, in the folder it runs in,
+the folders above it and (for some) every folder it checks. A file there that the write rules
+let the agent write is the agent's, not the person's: it may name files to write (mypy's
+``junit_xml`` and ``cache_dir``, ruff's ``cache-dir``), a file to read (ruff's ``extend``
+prints the first line of what it cannot parse) or code to run (mypy's ``plugins``, git's
+``core.fsmonitor``, a module ``python -m`` finds in the current folder before its own).
+
+``places`` says where one command looks; ``writable_places`` which of them the agent may write.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.interpreters import PYTHON
+from echo_desk.agent.permissions.matchers import PathPattern
+
+#: A stand-in for any module name: ``python -m`` finds every module the program imports in
+#: the current folder first, so any ``.py`` file there may be run.
+_ANY_MODULE = "module.py"
+_GLOB = re.compile(r"\[[^\]]*\]|[*?]")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Files named ``names`` in ``folder`` (and, when ``below``, in every folder under it)."""
+
+    folder: Path
+    names: tuple[str, ...]
+    below: bool = False
+
+
+def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+    """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files."""
+    program = os.path.basename(argv[0] or "") if argv else ""
+    rest = list(argv[1:])
+    found: list[Place] = []
+    if PYTHON.fullmatch(program):
+        module, rest = _python_module(rest)
+        if module is None:
+            return []
+        top = module.split(".")[0]
+        found += [Place(c, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE)) for c in cwds]
+        program = module
+    names = table.FOLDER_SETTINGS.get(program)
+    if names is None:
+        return found
+    found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    if program in table.OPERAND_SETTINGS:
+        # Every word that may name a path counts, an option's value too (`--stdin-filename=F`
+        # takes F's settings); without operands, ruff checks the folder it runs in.
+        words = [w for w in rest[1:] if w]
+        operands = [w for w in words if not w.startswith("-")] or ["."]
+        operands += [w.partition("=")[2] for w in words if w.startswith("--") and w.partition("=")[2]]
+        for c in cwds:
+            for word in operands:
+                folder = Path(os.path.normpath(c / word))
+                found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
+    return found
+
+
+def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
+                    patterns: Sequence[PathPattern], bases: Callable[[PathPattern], list[Path]]) -> list[Path]:
+    """The settings files among ``found`` that ``writable`` says the agent may write. Below a
+    folder, the paths tried are the write rules' own patterns made concrete under it (each
+    wildcard a plain name), so a rule such as ``@workspace/**/*.log`` is seen to allow
+    ``src/x.log/ruff.toml``."""
+    hits: list[Path] = []
+    for place in found:
+        for name in place.names:
+            tried = [place.folder / name]
+            if place.below:
+                tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
+            hits += [p for p in tried if writable(p)]
+    return list(dict.fromkeys(hits))
+
+
+def _concrete(pattern: PathPattern, roots: list[Path], folder: Path, name: str) -> list[Path]:
+    """Paths named ``name`` under ``folder`` that ``pattern`` may match: its segments after its
+    plain start, any run of them made concrete, under the pattern's roots or ``folder``."""
+    segments = [_GLOB.sub("x", s) if s != "**" else "x" for s in pattern.text.split("/")[1:] if s]
+    tails = [segments[j:k] for j in range(len(segments) + 1) for k in range(j, len(segments) + 1)]
+    paths = [folder.joinpath(*t, name) for t in tails]
+    paths += [root.joinpath(*t, name) for root in roots for t in tails]
+    return [p for p in dict.fromkeys(paths) if folder in p.parents]
+
+
+def _python_module(words: list[str | None]) -> tuple[str | None, list[str | None]]:
+    """``python [options] -m MODULE args``: the module and its arguments (``None``: no ``-m``)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None or not word.startswith("-") or word in ("-", "--"):
+            return None, []
+        i += 1
+        if word.startswith("--"):
+            i += word == "--check-hash-based-pycs"
+            continue
+        for k, letter in enumerate(word[1:], start=2):
+            if letter in "WX":
+                i += not word[k:]
+                break
+            if letter == "c":
+                return None, []
+            if letter == "m":
+                if word[k:]:
+                    return word[k:], words[i:]
+                return (words[i], words[i + 1:]) if i < len(words) else (None, [])
+    return None, []
