@@ -195,10 +195,11 @@ def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compi
     if write and any(floor.inside(p, where.protected) for p in paths):
         return part(Effect.DENY, _floor(floor.OWN_SETTINGS))
 
-    def hit(item: Compiled, path: Path) -> bool:
+    def hit(item: Compiled, path: Path, contents: bool = True) -> bool:
         if item.matcher is None:
             return True
-        return bool(item.matcher.match(path, workspaces=where.workspaces, home=where.home) is Match.YES)
+        return bool(item.matcher.match(path, workspaces=where.workspaces, home=where.home,
+                                       contents=contents) is Match.YES)
 
     def reaches(item: Compiled) -> bool:
         """The path, or what a folder there holds, or (for a write) what lies below it."""
@@ -216,7 +217,8 @@ def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compi
         if reaches(item):
             return part(Effect.ASK, provenance_of(item))
     for pool in (allow, grants):
-        deciding = [next((c for c in pool if hit(c, p)), None) for p in paths]
+        # An allow reaches no further than it reads (``PathPattern``: not into a folder ``*.log``).
+        deciding = [next((c for c in pool if hit(c, p, contents=False)), None) for p in paths]
         if all(d is not None for d in deciding):
             assert deciding[0] is not None
             return part(Effect.ALLOW, provenance_of(deciding[0]))

@@ -35,7 +35,8 @@ def example_matches(item: Compiled, example: str, *, home: Path, protected: tupl
         if text.startswith("~"):
             text = str(home) + text[1:]
         assert isinstance(matcher, PathPattern)
-        return matcher.match(Path(os.path.normpath(text)), workspaces=(EXAMPLE_WORKSPACE,), home=home) is Match.YES
+        return matcher.match(Path(os.path.normpath(text)), workspaces=(EXAMPLE_WORKSPACE,), home=home,
+                             contents=not effect.allows) is Match.YES
     if matcher is None:
         return True
     if family is Family.FETCH:

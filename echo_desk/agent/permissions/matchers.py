@@ -26,13 +26,31 @@ DB_CLASSES = frozenset({"read", "write", "schema"})
 
 @dataclass(frozen=True)
 class PathPattern:
-    """``@workspace/<glob>``, ``~/<glob>`` or ``//<absolute glob>``, gitignore semantics."""
+    """``@workspace/<glob>``, ``~/<glob>`` or ``//<absolute glob>``, gitignore semantics.
+
+    As gitignore reads it, a pattern matching a folder matches everything in it: ``**/*.log``
+    matches ``src/x.log/ruff.toml`` once ``src/x.log`` is a folder. That is right for deny and
+    ask rules (wider is safer) but not for an allow, which must not reach further than it reads:
+    with ``contents=False`` what a matched folder holds is matched only when the pattern names
+    folders — its last part a plain name (``@workspace/build``), ``**``, or ending in ``/``."""
 
     text: str
     anchor: str  # workspace | home | root
     spec: pathspec.PathSpec  # type: ignore[type-arg]
 
-    def match(self, path: Path, *, workspaces: tuple[Path, ...], home: Path) -> Match:
+    @property
+    def names_folders(self) -> bool:
+        last = self.text.rstrip("/").rsplit("/", 1)[-1]
+        return self.text.endswith("/") or last == "**" or not any(c in last for c in "*?[]!\\")
+
+    def _matches(self, text: str, contents: bool) -> bool:
+        if contents or self.names_folders:
+            return bool(self.spec.match_file(text))
+        # The path itself, not a folder above it (the pattern's ``(?:/|$)`` taken as its end).
+        return any(p.include and p.regex is not None and p.regex.fullmatch(text) is not None
+                   for p in self.spec.patterns)
+
+    def match(self, path: Path, *, workspaces: tuple[Path, ...], home: Path, contents: bool = True) -> Match:
         if self.anchor == "workspace":
             bases = workspaces
         elif self.anchor == "home":
@@ -47,7 +65,7 @@ class PathPattern:
             text = relative.as_posix()
             if text == ".":
                 text = ""
-            if text and self.spec.match_file(text):
+            if text and self._matches(text, contents):
                 return Match.YES
         return Match.NO
 

@@ -68,8 +68,8 @@ def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
                     patterns: Sequence[PathPattern], bases: Callable[[PathPattern], list[Path]]) -> list[Path]:
     """The settings files among ``found`` that ``writable`` says the agent may write. Below a
     folder, the paths tried are the write rules' own patterns made concrete under it (each
-    wildcard a plain name), so a rule such as ``@workspace/**/*.log`` is seen to allow
-    ``src/x.log/ruff.toml``."""
+    wildcard a plain name), so a rule such as ``@workspace/**/cfg/**`` is seen to allow
+    ``src/cfg/ruff.toml``."""
     hits: list[Path] = []
     for place in found:
         for name in place.names:

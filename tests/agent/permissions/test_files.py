@@ -136,3 +136,25 @@ def test_a_cloned_personal_file_grants_nothing_until_trusted_either(setup: Setup
     assert engine.check_command("make test", workspace=ws).effect is None
     engine.untrust(ws)
     assert not engine.personal_file_trusted(ws)
+
+
+def test_an_allow_for_a_kind_of_file_does_not_reach_into_a_folder_of_that_name(setup: Setup) -> None:
+    """``**/*.log`` read as gitignore reads it matches everything in a folder ``x.log``: an allow
+    would let the agent write ``tests/x.log/conftest.py`` (which pytest runs) or a ``ruff.toml``
+    there. An allow reaches no further than it reads; a deny keeps the wider reading."""
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**/*.log"\n'
+                           'examples = { match = ["@workspace/out/run.log"], '
+                           'not_match = ["@workspace/tests/x.log/conftest.py"] }\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/build"\n\n'
+                           '[[rule]]\neffect = "deny"\ntool = "read"\npattern = "@workspace/**/*.key"\n')
+    report = setup.engine.load()
+    assert not report.errors, [e.describe() for e in report.errors]
+    ws = setup.workspace
+
+    def write(relative: str) -> Effect | None:
+        return setup.engine.check_path(str(ws / relative), write=True, workspace=ws).effect
+
+    assert write("out/run.log") is Effect.ALLOW and write("tests/x.log") is Effect.ALLOW
+    assert write("tests/x.log/conftest.py") is None and write("src/x.log/ruff.toml") is None  # asked
+    assert write("build/lib/a.so") is Effect.ALLOW  # a plain name names a folder, and what it holds
+    assert setup.engine.check_path(str(ws / "certs/a.key/inner"), write=False, workspace=ws).effect is Effect.DENY

@@ -51,11 +51,12 @@ def test_settings_in_a_folder_the_agent_may_write_ask(setup: Setup, line: str) -
     assert _verdict(setup, line, "@workspace/out/**") is not Effect.ALLOW
 
 
-def test_a_file_rule_that_also_matches_inside_folders_counts(setup: Setup) -> None:
-    """``@workspace/**/*.log`` lets the agent write ``src/x.log/ruff.toml`` (a folder named like
-    a log holds any file): ruff reads it when it checks src."""
-    assert _verdict(setup, "ruff check src", "@workspace/**/*.log") is not Effect.ALLOW
+def test_a_folder_rule_that_matches_folders_below_counts(setup: Setup) -> None:
+    """``@workspace/**/cfg/**`` lets the agent write ``src/cfg/ruff.toml``: ruff reads it when it
+    checks src. ``@workspace/**/*.log`` names files: it does not let the agent write into a
+    folder ``src/x.log`` (``PathPattern``), so it gives ruff nothing to read."""
     assert _verdict(setup, "ruff check src", "@workspace/**/cfg/**") is not Effect.ALLOW
+    assert _verdict(setup, "ruff check src", "@workspace/**/*.log") is Effect.ALLOW
     assert _verdict(setup, "mypy src", "@workspace/**/*.log") is Effect.ALLOW
 
 
