@@ -24,6 +24,9 @@ class Entry:
     #: Only when the workspace is the home folder: elsewhere the name is ordinary project content
     #: (a project's ``bin/``), which a command must be able to write.
     home_only: bool = False
+    #: Read from every folder, not only the workspace's top (a file name, no ``/``): found by the
+    #: walk for repositories at any depth (``repositories.IN_EVERY_FOLDER``), watched there too.
+    every_folder: bool = False
 
     @property
     def shown(self) -> str:
@@ -58,6 +61,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
     Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
     Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
+    # No trust asked, in every folder: ``node path:./tools`` puts ``tools/bin`` first on PATH.
+    Entry(".tool-versions", False, N_("mise and asdf put the folder a path: version names first on PATH, in this "
+                                      "folder and every one below it, without asking: a planted git there runs "
+                                      "when you type it"), every_folder=True),
     Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
     # Mercurial runs the hooks and extensions of a repository's settings without asking when
@@ -132,6 +139,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".cargo/config", False, _CARGO, home_only=True),
 )
 
+#: The names of the entries read from every folder (the walk for repositories looks for them).
+IN_EVERY_FOLDER = frozenset(e.path for e in ENTRIES if e.every_folder)
+
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
 #: made only there (an empty file elsewhere would show up in ``git status``).
 HOME_PLACEHOLDERS = frozenset({
@@ -201,5 +211,7 @@ def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool 
     for entry in entries:
         parts = norm(PurePosixPath(entry.path).parts)
         if wanted == parts or (entry.folder and wanted[: len(parts)] == parts):
+            return entry
+        if entry.every_folder and wanted[-len(parts):] == parts:
             return entry
     return None

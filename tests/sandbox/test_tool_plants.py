@@ -218,3 +218,49 @@ async def test_direnvs_own_settings_planted_in_the_home_folder_allow_and_run_not
         _direnv(jail, "allow", ".")
     _direnv(jail, "export", "bash")  # what the shell's hook runs at every prompt
     assert _ran(jail) == 0, result.output
+
+
+def _prompt_then_git(jail: Jail, folder: Path) -> None:
+    """The person's shell with mise activated: at the prompt in ``folder`` it applies what mise
+    says (its ``PATH`` too), then the person types ``git status``. No ``mise trust`` anywhere."""
+    home = jail.base / "mise-home"
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MISE_DATA_DIR": str(home / "data"),
+           "MISE_STATE_DIR": str(home / "state"), "MISE_CONFIG_DIR": str(home / "config"),
+           "MISE_CACHE_DIR": str(home / "cache"), "MISE_YES": "0"}
+    subprocess.run(["bash", "--noprofile", "--norc", "-c", 'eval "$(mise hook-env -s bash)"; git status'],
+                   cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+
+
+def _fake_git(jail: Jail) -> str:
+    return f"#!/bin/sh\\necho ran >> {_marker(jail)}\\n"
+
+
+@needs_mise
+@pytest.mark.parametrize("folder", [".", "src/app"])
+def test_a_tool_versions_file_written_by_hand_puts_a_folder_of_the_workspace_first_on_path(
+        jail: Jail, folder: str) -> None:
+    """``.tool-versions`` (mise's and asdf's) can name a tool's version as ``path:<folder>``:
+    mise puts that folder's ``bin`` first on ``PATH`` at the next prompt, in any folder (no
+    trust asked) and in every folder below it, so a ``git`` there runs when the person types it."""
+    ws = jail.workspace
+    (ws / "tools/bin").mkdir(parents=True)
+    (ws / "tools/bin/git").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/bin/git").chmod(0o755)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / ".tool-versions").write_text(f"node path:{ws}/tools\n")
+    _prompt_then_git(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_mise
+@pytest.mark.parametrize("folder", [".", "src/app"])
+async def test_a_planted_tool_versions_file_puts_nothing_on_path(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/git && chmod +x tools/bin/git"
+               f" && echo 'node path:{ws}/tools' > {folder}/.tool-versions")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _prompt_then_git(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (".tool-versions" if folder == "." else f"{folder}/.tool-versions") in planted
