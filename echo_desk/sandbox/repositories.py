@@ -238,12 +238,10 @@ def forget() -> None:
 
 def gitdir_of_file(dot_git: str) -> str | None:
     """Where a ``.git`` file's ``gitdir:`` line points (relative to the file's folder), normalised."""
-    try:
-        with open(dot_git, "rb") as f:
-            text = f.read(4096).decode("utf-8", "replace")
-    except OSError:
+    data = gitconfig.read_regular(dot_git, 4096)
+    if data is None:
         return None
-    for line in text.splitlines():
+    for line in data.decode("utf-8", "replace").splitlines():
         if line.startswith("gitdir:"):
             return _relative_to(os.path.dirname(dot_git), line[len("gitdir:"):].strip())
     return None
@@ -251,12 +249,10 @@ def gitdir_of_file(dot_git: str) -> str | None:
 
 def common_dir_of(gitdir: str) -> str | None:
     """The folder a git folder's ``commondir`` names (normalised), if it has one."""
-    try:
-        with open(f"{gitdir}/commondir", "rb") as f:
-            value = f.read(4096).decode("utf-8", "replace").strip()
-    except OSError:
+    data = gitconfig.read_regular(f"{gitdir}/commondir", 4096)
+    if data is None:
         return None
-    return _relative_to(gitdir, value)
+    return _relative_to(gitdir, data.decode("utf-8", "replace").strip())
 
 
 def _relative_to(base: str, value: str) -> str | None:
