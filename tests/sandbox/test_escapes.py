@@ -10,6 +10,7 @@ import os
 import secrets
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -466,3 +467,35 @@ def _processes_running(text: str) -> list[int]:
             if text in cmdline and state != "Z":  # a zombie runs nothing
                 found.append(int(entry.name))
     return found
+
+
+#: Every way a program gives a file its mode: chmod (coreutils: fchmodat), fchmod, and creating it
+#: with the mode (open, openat, creat, mknod), the set-user-ID and the set-group-ID bit each.
+_SET_ID = (
+    "cp /usr/bin/id chmod-u && chmod 4755 chmod-u; cp /usr/bin/id chmod-g && chmod g+s chmod-g; "
+    "install -m 4755 /usr/bin/id install-u; "
+    f"{PY} \"import os; "
+    "fd = os.open('fchmod-u', os.O_WRONLY | os.O_CREAT, 0o755); os.fchmod(fd, 0o4755); os.close(fd)\"; "
+    f"{PY} \"import os; os.close(os.open('open-u', os.O_WRONLY | os.O_CREAT, 0o4755))\"; "
+    f"{PY} \"import os; os.close(os.open('open-g', os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o2755))\"; "
+    f"{PY} \"import os; os.mknod('mknod-u', 0o100000 | 0o4755)\"; "
+    f"{PY} \"import ctypes; ctypes.CDLL(None).creat(b'creat-u', 0o4755)\"; "
+    # What must keep working: ordinary modes, and open without O_CREAT whatever its mode argument.
+    "echo ok > plain && chmod 755 plain && chmod u-x,g+w plain; "
+    f"{PY} \"import ctypes, os; c = ctypes.CDLL(None); fd = c.syscall(257, -100, b'plain', os.O_RDONLY, 0o4755); "
+    "print('OPENED' if fd >= 0 else 'REFUSED')\"; ls -l"
+)
+
+
+async def test_no_file_gets_a_set_user_or_group_id_bit(jail: Jail) -> None:
+    """A set-user-ID file the command made runs as its owner for whoever starts it, outside the
+    sandbox: the person's account for any other local user, and root for everyone when Echo Desk
+    runs as root (the sandbox's files belong to the person, or to root)."""
+    ws = jail.workspace
+    result = await run(tool_with(), {"command": _SET_ID}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    with_bits = sorted(p.name for p in ws.iterdir() if p.lstat().st_mode & (stat.S_ISUID | stat.S_ISGID))
+    assert with_bits == [], result.output
+    assert (ws / "plain").stat().st_mode & 0o7777 == 0o675, result.output
+    if os.uname().machine == "x86_64":  # (the openat number above is x86-64's)
+        assert "OPENED" in result.output, result.output
