@@ -101,6 +101,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".zprofile", False, _SHELL),
     Entry(".zlogin", False, _SHELL),
     Entry(".config/fish", True, _SHELL),
+    Entry(".bash_completion", False, N_("bash-completion runs it in every interactive bash (Debian's and Ubuntu's "
+                                        "start-up file loads bash-completion)")),
+    Entry(".local/share/bash-completion", True, N_("bash-completion runs the completion of a command from it, "
+                                                   "before the system's, when you press Tab after that command")),
     Entry(".xprofile", False, _SESSION),
     Entry(".xsessionrc", False, _SESSION),
     Entry(".xinitrc", False, _SESSION),

@@ -264,3 +264,43 @@ async def test_a_planted_tool_versions_file_puts_nothing_on_path(jail: Jail, fol
     assert _ran(jail) == 0, result.output
     planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
     assert (".tool-versions" if folder == "." else f"{folder}/.tool-versions") in planted
+
+
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
+needs_bash_completion = pytest.mark.skipif(not os.path.isfile(BASH_COMPLETION),
+                                           reason="needs bash-completion to show what it sources")
+#: The person's own ~/.bashrc loading bash-completion, as Debian's and Ubuntu's /etc/skel/.bashrc does.
+_LOADS_COMPLETION = f". {BASH_COMPLETION}\n"
+COMPLETION_FILES = (".bash_completion", ".local/share/bash-completion/completions/git")
+
+
+def _person_opens_a_terminal_and_completes_git(jail: Jail) -> None:
+    """An interactive bash (it reads ~/.bashrc), then the completion of ``git`` (what ``git <TAB>`` loads)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["bash", "-i", "-c", "__load_completion git"], cwd=jail.home, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+@needs_bash_completion
+@pytest.mark.parametrize("name", COMPLETION_FILES)
+def test_bash_completion_files_written_by_hand_in_the_home_folder_run(jail: Jail, name: str) -> None:
+    (jail.home / ".bashrc").write_text(_LOADS_COMPLETION)
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(f"echo ran >> {_marker(jail)}\n")
+    _person_opens_a_terminal_and_completes_git(jail)
+    assert _ran(jail) == 1
+
+
+@needs_bash_completion
+@pytest.mark.parametrize("name", COMPLETION_FILES)
+async def test_bash_completion_files_planted_in_the_home_folder_do_not_run(jail: Jail, name: str) -> None:
+    """The home folder as the workspace: bash-completion sources ``~/.bash_completion`` in every
+    interactive shell, and a command's completions from ``~/.local/share/bash-completion``
+    before the system's."""
+    (jail.home / ".bashrc").write_text(_LOADS_COMPLETION)
+    folder = os.path.dirname(name) or "."
+    command = f"mkdir -p {folder} && echo 'echo ran >> {_marker(jail)}' > {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_a_terminal_and_completes_git(jail)
+    assert _ran(jail) == 0, result.output
