@@ -101,6 +101,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".zprofile", False, _SHELL),
     Entry(".zlogin", False, _SHELL),
     Entry(".config/fish", True, _SHELL),
+    Entry(".inputrc", False, N_("readline (bash, Python's prompt, psql, …) reads it when a program asks you for a "
+                                "line: a macro on Enter can add a command to every line you type")),
     Entry(".bash_completion", False, N_("bash-completion runs it in every interactive bash (Debian's and Ubuntu's "
                                         "start-up file loads bash-completion)")),
     Entry(".local/share/bash-completion", True, N_("bash-completion runs the completion of a command from it, "

@@ -304,3 +304,57 @@ async def test_bash_completion_files_planted_in_the_home_folder_do_not_run(jail:
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_opens_a_terminal_and_completes_git(jail)
     assert _ran(jail) == 0, result.output
+
+
+def _person_types_a_line_in_bash(jail: Jail) -> str:
+    """An interactive bash in a terminal (a pseudo-terminal: readline reads ``~/.inputrc`` only
+    there): the person types ``echo hello`` and Enter once the prompt shows, then ``exit``."""
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "xterm", "PS1": "PROMPT> "}
+        os.execve("/bin/bash", ["bash", "--norc", "--noprofile", "-i"], env)
+    seen = b""
+
+    def until(text: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 30
+        while text not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    return
+    try:
+        until(b"PROMPT> ")
+        seen = b""
+        os.write(fd, b"echo hello\r")  # typed after the prompt: readline has the terminal then
+        until(b"PROMPT> ")
+        os.write(fd, b"exit\r")
+    finally:
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return seen.decode(errors="replace")
+
+
+def _inputrc(jail: Jail) -> str:
+    """A readline macro on Enter: it adds a command to every line the person types, then runs it."""
+    return f'"\\\\C-m": "\\\\C-e; echo ran >> {_marker(jail)}\\\\C-j"\\n'
+
+
+def test_a_readline_macro_written_by_hand_in_the_home_folder_runs_on_enter(jail: Jail) -> None:
+    jail.home.mkdir(exist_ok=True)
+    (jail.home / ".inputrc").write_text(_inputrc(jail).replace("\\\\", "\\").replace("\\n", "\n"))
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 1, shown
+
+
+async def test_a_readline_macro_planted_in_the_home_folder_does_not_run(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"printf '{_inputrc(jail)}' > .inputrc; cat .inputrc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 0, result.output + shown
