@@ -42,6 +42,7 @@ _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
 _EDITOR = N_("your editor runs it when it starts")
 _GDB = N_("gdb runs the commands in it when it starts")
+_LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
@@ -117,6 +118,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gitconfig", False, _GIT_GLOBAL),
     Entry(".config/git", True, _GIT_GLOBAL),
     Entry(".vimrc", False, _EDITOR),
+    Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
     Entry(".emacs.d", True, _EDITOR),
@@ -132,6 +134,10 @@ ENTRIES: tuple[Entry, ...] = (
                              "repository")),
     Entry(".config/hg", True, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
                                  "repository")),
+    Entry(".lessfilter", False, _LESSFILTER),
+    Entry(".config/lessfilter", False, _LESSFILTER),
+    Entry(".selected_editor", False, N_("sensible-editor (crontab -e, mutt, …) runs it as a shell script to pick "
+                                        "your editor")),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),

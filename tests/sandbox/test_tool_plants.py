@@ -358,3 +358,66 @@ async def test_a_readline_macro_planted_in_the_home_folder_does_not_run(jail: Ja
     assert result.metadata["sandbox"]["sandboxed"] is True
     shown = _person_types_a_line_in_bash(jail)
     assert _ran(jail) == 0, result.output + shown
+
+
+def _person_uses_vim(jail: Jail) -> None:
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb"}
+    subprocess.run(["vim", "-E", "-c", "qa"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+def _person_uses_less(jail: Jail) -> None:
+    """``less`` with lesspipe as Ubuntu's ``.bashrc`` sets it up (``LESSOPEN``)."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb"}
+    subprocess.run(["bash", "-c", 'eval "$(SHELL=/bin/sh lesspipe)"; less "$0" > /dev/null', str(jail.base / "README")],
+                   env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+def _person_uses_sensible_editor(jail: Jail) -> None:
+    """Debian's ``sensible-editor`` (``crontab -e``, mutt, …), with no ``VISUAL`` set (it reads
+    ``~/.selected_editor`` whatever ``EDITOR`` says: ``true`` here, so nothing waits for a person)."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb", "EDITOR": "true"}
+    subprocess.run(["sensible-editor", str(jail.base / "README")], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=60)
+
+
+#: What runs from the home folder when the person uses an ordinary program: where, its content
+#: ({marker} is the file it appends to), what the person does, and the program it needs.
+HOME_PROGRAMS = {
+    ".vim/plugin/x.vim": ("call writefile(['ran'], '{marker}', 'a')\n", _person_uses_vim, "vim"),
+    ".lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
+    ".config/lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
+    ".selected_editor": ("echo ran >> {marker}\nSELECTED_EDITOR=true\n", _person_uses_sensible_editor,
+                         "sensible-editor"),
+}
+
+
+def _needs_program(name: str) -> pytest.MarkDecorator:
+    program = HOME_PROGRAMS[name][2]
+    return pytest.mark.skipif(shutil.which(program) is None, reason=f"needs {program} to show what it runs")
+
+
+HOME_PROGRAM_CASES = [pytest.param(name, marks=_needs_program(name), id=name) for name in HOME_PROGRAMS]
+
+
+@pytest.mark.parametrize("name", HOME_PROGRAM_CASES)
+def test_a_file_written_by_hand_in_the_home_folder_runs_when_a_program_is_used(jail: Jail, name: str) -> None:
+    body, use, _program = HOME_PROGRAMS[name]
+    (jail.base / "README").write_text("hello\n")
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(body.format(marker=_marker(jail)))
+    (jail.home / name).chmod(0o755)
+    use(jail)
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("name", HOME_PROGRAM_CASES)
+async def test_a_file_planted_in_the_home_folder_does_not_run_when_a_program_is_used(jail: Jail, name: str) -> None:
+    body, use, _program = HOME_PROGRAMS[name]
+    (jail.base / "README").write_text("hello\n")
+    folder = os.path.dirname(name) or "."
+    text = body.format(marker=_marker(jail)).replace("\n", "\\n")
+    command = f"mkdir -p {folder} && printf \"{text}\" > {name} && chmod +x {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    use(jail)
+    assert _ran(jail) == 0, result.output
