@@ -37,6 +37,7 @@ class Entry:
 _LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
 _MISE = N_("mise runs the hooks and sources the scripts its settings name at your next prompt, in a folder "
            "you trusted once (it remembers the folder, not what is in it)")
+_OPENCODE = N_("opencode starts the MCP servers its settings name")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
@@ -61,6 +62,12 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
     Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
     Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
+    Entry(".gemini", True, N_("Gemini CLI starts the MCP servers its settings name")),
+    Entry(".codex", True, N_("Codex starts the MCP servers its settings name")),
+    Entry(".opencode", True, _OPENCODE),
+    Entry("opencode.json", False, _OPENCODE),
+    Entry("opencode.jsonc", False, _OPENCODE),
+    Entry(".aider.conf.yml", False, N_("aider runs the lint and test commands it names after every edit it makes")),
     Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
     # No trust asked, in every folder: ``node path:./tools`` puts ``tools/bin`` first on PATH.
     Entry(".tool-versions", False, N_("mise and asdf put the folder a path: version names first on PATH, in this "
