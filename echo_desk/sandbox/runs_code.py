@@ -44,6 +44,7 @@ _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters
 _EDITOR = N_("your editor runs it when it starts")
 _GDB = N_("gdb runs the commands in it when it starts")
 _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
+_PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
@@ -145,6 +146,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/lessfilter", False, _LESSFILTER),
     Entry(".selected_editor", False, N_("sensible-editor (crontab -e, mutt, …) runs it as a shell script to pick "
                                         "your editor")),
+    Entry(".config/pip", True, _PIP),
+    Entry(".pip", True, _PIP),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),

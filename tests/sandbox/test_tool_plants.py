@@ -431,3 +431,70 @@ async def test_a_file_planted_in_the_home_folder_does_not_run_when_a_program_is_
     assert result.metadata["sandbox"]["sandboxed"] is True
     use(jail)
     assert _ran(jail) == 0, result.output
+
+
+def _wheel_running_code_at_every_start(folder: Path, marker: Path) -> None:
+    """A wheel named like a package the person installs, holding a ``.pth`` file (Python runs it
+    at every start of the environment it is installed in)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = "requests-99.0.dist-info"
+    files = {
+        "requests_planted.pth": f"import os; open({str(marker)!r}, 'a').write('ran\\n')\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: requests\nVersion: 99.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    record = []
+    with zipfile.ZipFile(folder / "requests-99.0-py3-none-any.whl", "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+            record.append(f"{name},sha256={digest},{len(text)}")
+        wheel.writestr(f"{info}/RECORD", "\n".join([*record, f"{info}/RECORD,,"]) + "\n")
+
+
+def _person_installs_requests_then_starts_python(jail: Jail) -> None:
+    """``pip install requests`` into a virtual environment of the person's, then Python started there."""
+    import sys
+
+    venv = jail.base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    # Never the network (the index the settings name is what the test is about, not PyPI).
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+           "PIP_NO_INDEX": "1"}
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin/python"), "install", "-q", "requests"],
+                   env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    subprocess.run([str(venv / "bin/python"), "-c", "pass"], env=env, capture_output=True, timeout=60)
+
+
+PIP_SETTINGS = (".config/pip/pip.conf", ".pip/pip.conf")
+
+
+def _pip_settings(jail: Jail) -> str:
+    """Settings that make pip take its packages from a folder of the command's choice (a server of
+    its choice just as well)."""
+    return f"[global]\nfind-links = {jail.base / 'wheels'}\n"
+
+
+@pytest.mark.parametrize("name", PIP_SETTINGS)
+def test_pip_settings_written_by_hand_in_the_home_folder_install_what_they_name(jail: Jail, name: str) -> None:
+    _wheel_running_code_at_every_start(jail.base / "wheels", _marker(jail))
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(_pip_settings(jail))
+    _person_installs_requests_then_starts_python(jail)
+    assert _ran(jail) >= 1
+
+
+@pytest.mark.parametrize("name", PIP_SETTINGS)
+async def test_pip_settings_planted_in_the_home_folder_install_nothing(jail: Jail, name: str) -> None:
+    _wheel_running_code_at_every_start(jail.base / "wheels", _marker(jail))
+    folder = os.path.dirname(name)
+    text = _pip_settings(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"mkdir -p {folder} && printf '{text}' > {name}"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_installs_requests_then_starts_python(jail)
+    assert _ran(jail) == 0, result.output
