@@ -6,6 +6,7 @@ and print no secret. Traffic goes to loopback only.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import shutil
@@ -499,3 +500,25 @@ async def test_no_file_gets_a_set_user_or_group_id_bit(jail: Jail) -> None:
     assert (ws / "plain").stat().st_mode & 0o7777 == 0o675, result.output
     if os.uname().machine == "x86_64":  # (the openat number above is x86-64's)
         assert "OPENED" in result.output, result.output
+
+
+#: Deeper than Python's recursion limit (1000), within the length a path may have (4096).
+_DEEP = "/".join(["a"] * 1100)
+
+
+async def test_a_deep_tree_does_not_stop_the_check_before_a_hook(jail: Jail) -> None:
+    """The check after a command handles what it found one by one, in path order: a tree of the
+    command's own deeper than Python's recursion limit in ``.vscode/`` made it fail there, and a
+    hook planted in a repository whose path sorts after it stayed."""
+    ws = jail.workspace
+    command = (f"mkdir -p .vscode/{_DEEP} && echo '{{}}' > .vscode/{_DEEP}/tasks.json && git init -q zz && "
+               "printf '#!/bin/sh\\necho ran\\n' > zz/.git/hooks/pre-commit && chmod +x zz/.git/hooks/pre-commit")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not (ws / "zz/.git/hooks/pre-commit").exists(), result.output
+    assert not (ws / ".vscode").exists(), result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert ".vscode" in planted and "zz/.git/hooks" in planted, result.output
+    # What was put aside, removed here: the jail's rmtree recurses.
+    removing = await asyncio.create_subprocess_exec("rm", "-rf", str(jail.own_dirs[1] / "put-aside"))
+    assert await removing.wait() == 0
