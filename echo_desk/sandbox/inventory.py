@@ -112,8 +112,8 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
                                    why=item.why))
     # Below the top too (the top's are mounted with the list above): watched by the guard.
-    every = {e.path: e.why for e in runs_code.ENTRIES if e.every_folder}
-    watched += [Watched(path, folder=False, why=every[os.path.basename(path)])
+    every = {e.path.casefold(): e.why for e in runs_code.ENTRIES if e.every_folder}
+    watched += [Watched(path, folder=False, why=every.get(os.path.basename(path).casefold(), ""))
                 for path in found.named if os.path.dirname(path) != base]
     if not in_home:
         watched += _linked_from_home(home, base)

@@ -112,7 +112,7 @@ def _read(path: str, st: os.stat_result) -> _Listing:
     with os.scandir(path) as entries:
         for entry in entries:
             name = entry.name
-            if name in runs_code.IN_EVERY_FOLDER:
+            if name.casefold() in runs_code.IN_EVERY_FOLDER:  # (as ``.git``: a file system may fold case)
                 named.append(name)
             if _is_git_name(name):
                 git.append((name, entry.is_dir(follow_symlinks=False)))

@@ -162,7 +162,7 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 #: The names of the entries read from every folder (the walk for repositories looks for them).
-IN_EVERY_FOLDER = frozenset(e.path for e in ENTRIES if e.every_folder)
+IN_EVERY_FOLDER = frozenset(e.path.casefold() for e in ENTRIES if e.every_folder)
 
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
 #: made only there (an empty file elsewhere would show up in ``git status``).
