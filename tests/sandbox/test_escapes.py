@@ -7,6 +7,7 @@ and print no secret. Traffic goes to loopback only.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import shutil
@@ -522,3 +523,17 @@ async def test_a_deep_tree_does_not_stop_the_check_before_a_hook(jail: Jail) -> 
     # What was put aside, removed here: the jail's rmtree recurses.
     removing = await asyncio.create_subprocess_exec("rm", "-rf", str(jail.own_dirs[1] / "put-aside"))
     assert await removing.wait() == 0
+
+
+async def test_what_is_said_about_a_plant_in_a_folder_whose_name_is_not_utf8_can_be_stored(jail: Jail) -> None:
+    """A folder name of arbitrary bytes (``z\\xff``) came back in the result's metadata as a lone
+    surrogate, which no UTF-8 text store takes (the conversation's, the audit log's): the bytes
+    are written as escapes instead."""
+    ws = jail.workspace
+    command = "git init -q $'z\\xff' && printf '#!/bin/sh\\necho ran\\n' > $'z\\xff'/.git/hooks/pre-commit"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not (ws / os.fsdecode(b"z\xff") / ".git/hooks/pre-commit").exists()
+    stored = json.dumps(result.metadata, ensure_ascii=False).encode()  # what the stores do
+    assert b"z\\\\xff/.git/hooks" in stored, stored
+    result.output.encode()
