@@ -144,6 +144,8 @@ ENTRIES: tuple[Entry, ...] = (
                                  "repository")),
     Entry(".lessfilter", False, _LESSFILTER),
     Entry(".config/lessfilter", False, _LESSFILTER),
+    Entry(".curlrc", False, N_("curl adds its options to every download you make: one can fetch a file of its "
+                               "choice into any of yours (~/.bashrc)")),
     Entry(".selected_editor", False, N_("sensible-editor (crontab -e, mutt, …) runs it as a shell script to pick "
                                         "your editor")),
     Entry(".config/pip", True, _PIP),

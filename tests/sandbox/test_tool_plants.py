@@ -390,12 +390,23 @@ def _person_uses_sensible_editor(jail: Jail) -> None:
                    capture_output=True, timeout=60)
 
 
+def _person_uses_curl(jail: Jail) -> None:
+    """``curl`` fetching something of the person's own; what a planted ``.curlrc`` adds to every
+    run (a URL, where to write it) is a file beside the marker that says ``ran``."""
+    Path(f"{_marker(jail)}.payload").write_text("ran\n")
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["curl", "-s", "file:///etc/hostname"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
 #: What runs from the home folder when the person uses an ordinary program: where, its content
 #: ({marker} is the file it appends to), what the person does, and the program it needs.
 HOME_PROGRAMS = {
     ".vim/plugin/x.vim": ("call writefile(['ran'], '{marker}', 'a')\n", _person_uses_vim, "vim"),
     ".lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
     ".config/lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
+    # Not code, but a write of the command's choice into any file of the person's (~/.bashrc).
+    ".curlrc": ("url = file://{marker}.payload\noutput = {marker}\n", _person_uses_curl, "curl"),
     ".selected_editor": ("echo ran >> {marker}\nSELECTED_EDITOR=true\n", _person_uses_sensible_editor,
                          "sensible-editor"),
 }
