@@ -146,6 +146,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/lessfilter", False, _LESSFILTER),
     Entry(".curlrc", False, N_("curl adds its options to every download you make: one can fetch a file of its "
                                "choice into any of yours (~/.bashrc)")),
+    Entry(".wgetrc", False, N_("wget applies it to every download you make: one setting writes every download "
+                               "over a file of its choice (~/.bashrc)")),
     Entry(".selected_editor", False, N_("sensible-editor (crontab -e, mutt, …) runs it as a shell script to pick "
                                         "your editor")),
     Entry(".config/pip", True, _PIP),

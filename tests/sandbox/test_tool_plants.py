@@ -509,3 +509,32 @@ async def test_pip_settings_planted_in_the_home_folder_install_nothing(jail: Jai
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_installs_requests_then_starts_python(jail)
     assert _ran(jail) == 0, result.output
+
+
+needs_wget = pytest.mark.skipif(shutil.which("wget") is None, reason="needs wget to show what its settings do")
+
+
+def _person_uses_wget(jail: Jail) -> None:
+    """``wget`` of the person's own (nothing listens there: no network needed)."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["wget", "-q", "-t", "1", "http://127.0.0.1:9/"], cwd=jail.base, env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+@needs_wget
+def test_wget_settings_written_by_hand_in_the_home_folder_write_over_a_file_of_the_persons(jail: Jail) -> None:
+    """``output_document`` in ``~/.wgetrc``: every download goes into (and first empties) that file."""
+    (jail.base / "mine").write_text("mine\n")
+    (jail.home / ".wgetrc").write_text(f"output_document = {jail.base / 'mine'}\n")
+    _person_uses_wget(jail)
+    assert (jail.base / "mine").read_text() == ""
+
+
+@needs_wget
+async def test_wget_settings_planted_in_the_home_folder_write_over_nothing(jail: Jail) -> None:
+    (jail.base / "mine").write_text("mine\n")
+    result = await run(tool_with(), {"command": f"echo 'output_document = {jail.base / 'mine'}' > .wgetrc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_uses_wget(jail)
+    assert (jail.base / "mine").read_text() == "mine\n", result.output
