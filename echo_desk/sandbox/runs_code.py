@@ -148,6 +148,7 @@ ENTRIES: tuple[Entry, ...] = (
                                "choice into any of yours (~/.bashrc)")),
     Entry(".wgetrc", False, N_("wget applies it to every download you make: one setting writes every download "
                                "over a file of its choice (~/.bashrc)")),
+    Entry(".mavenrc", False, N_("Maven's mvn runs it as a shell script every time it starts")),
     Entry(".selected_editor", False, N_("sensible-editor (crontab -e, mutt, …) runs it as a shell script to pick "
                                         "your editor")),
     Entry(".config/pip", True, _PIP),

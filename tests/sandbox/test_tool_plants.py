@@ -399,6 +399,11 @@ def _person_uses_curl(jail: Jail) -> None:
                    timeout=60)
 
 
+def _person_uses_maven(jail: Jail) -> None:
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["mvn", "--version"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+
+
 #: What runs from the home folder when the person uses an ordinary program: where, its content
 #: ({marker} is the file it appends to), what the person does, and the program it needs.
 HOME_PROGRAMS = {
@@ -407,6 +412,7 @@ HOME_PROGRAMS = {
     ".config/lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
     # Not code, but a write of the command's choice into any file of the person's (~/.bashrc).
     ".curlrc": ("url = file://{marker}.payload\noutput = {marker}\n", _person_uses_curl, "curl"),
+    ".mavenrc": ("echo ran >> {marker}\n", _person_uses_maven, "mvn"),
     ".selected_editor": ("echo ran >> {marker}\nSELECTED_EDITOR=true\n", _person_uses_sensible_editor,
                          "sensible-editor"),
 }
