@@ -76,26 +76,49 @@ def write_new(parent: int, name: str, data: bytes, mode: int) -> None:
 
 
 def remove(parent: int, name: str) -> None:
-    """Remove ``name`` (a file, link or whole folder) under the open folder ``parent``."""
-    with contextlib.suppress(OSError):
-        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        if not stat.S_ISDIR(st.st_mode):
-            os.unlink(name, dir_fd=parent)
-            return
-        fd = unlock.open_dir(name, parent)  # (one the command made unreadable too)
-        try:
-            os.chmod(fd, 0o700)  # a folder the command made unwritable is emptied all the same
-            with os.scandir(fd) as entries:
-                names = [e.name for e in entries]
-            for inner in names:
-                remove(fd, inner)
-        finally:
-            os.close(fd)
-        os.rmdir(name, dir_fd=parent)
+    """Remove ``name`` (a file, link or whole folder) under the open folder ``parent``.
+
+    Without recursion, one folder open at a time: a tree the command made can be deeper than
+    Python's recursion limit (or the number of descriptors). Each folder's subfolders are moved up
+    beside it under unused names, then removed the same way."""
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        with contextlib.suppress(OSError):
+            st = os.stat(current, dir_fd=parent, follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode):
+                os.unlink(current, dir_fd=parent)
+                continue
+            fd = unlock.open_dir(current, parent)  # (one the command made unreadable too)
+            try:
+                os.chmod(fd, 0o700)  # a folder the command made unwritable is emptied all the same
+                with os.scandir(fd) as entries:
+                    inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+                for child, folder in inner:
+                    if not folder:
+                        with contextlib.suppress(OSError):
+                            os.unlink(child, dir_fd=fd)
+                        continue
+                    lifted = f".echo-desk-removing-{secrets.token_hex(8)}"
+                    try:
+                        os.rename(child, lifted, src_dir_fd=fd, dst_dir_fd=parent)
+                    except OSError:
+                        continue  # (left in place: the folder then stays, and says so)
+                    pending.append(lifted)
+            finally:
+                os.close(fd)
+            os.rmdir(current, dir_fd=parent)
 
 
-def _copy_out(parent: int, name: str, destination: Path) -> bool:
+#: How deep a copy to another file system goes (each level holds a descriptor and a call); a
+#: deeper tree is not kept (it is removed from the workspace all the same).
+_MAX_COPY_DEPTH = 200
+
+
+def _copy_out(parent: int, name: str, destination: Path, depth: int = 0) -> bool:
     """Copy ``name`` (under the open folder ``parent``) to ``destination``, links as links."""
+    if depth > _MAX_COPY_DEPTH:
+        return False
     try:
         st = os.stat(name, dir_fd=parent, follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
@@ -119,7 +142,7 @@ def _copy_out(parent: int, name: str, destination: Path) -> bool:
             try:
                 with os.scandir(fd) as entries:
                     names = [e.name for e in entries]
-                return all([_copy_out(fd, inner, destination / inner) for inner in names])
+                return all([_copy_out(fd, inner, destination / inner, depth + 1) for inner in names])
             finally:
                 os.close(fd)
         return True  # a fifo or a socket holds nothing to keep
@@ -140,16 +163,20 @@ def private_dirs(base: Path, folder: Path) -> None:
 
 
 def make_private(path: Path) -> None:
-    """What was put aside is only its owner's, and nothing in it can be run: 0600 files, 0700 folders."""
-    with contextlib.suppress(OSError):
-        if path.is_symlink():
-            return
-        if path.is_dir():
-            os.chmod(path, PRIVATE_DIR)
-            for inner in path.iterdir():
-                make_private(inner)
-        else:
-            os.chmod(path, PRIVATE_FILE)
+    """What was put aside is only its owner's, and nothing in it can be run: 0600 files, 0700
+    folders. Without recursion (a tree the command made can be deeper than Python's limit)."""
+    pending = [str(path)]
+    while pending:
+        current = pending.pop()
+        with contextlib.suppress(OSError):
+            st = os.lstat(current)
+            if stat.S_ISLNK(st.st_mode):
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                os.chmod(current, PRIVATE_DIR)
+                pending.extend(os.path.join(current, name) for name in os.listdir(current))
+            else:
+                os.chmod(current, PRIVATE_FILE)
 
 
 def move_out(parent: int, name: str, destination: Path, base: Path) -> bool:

@@ -4,6 +4,7 @@ machinery so that the transcript's card reads them without loading the guard."""
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 
 
@@ -27,9 +28,15 @@ class Planted:
     #: What the command left could not be taken out of the workspace: it is still there.
     still_there: bool = False
 
+    @property
+    def shown(self) -> str:
+        """``path`` as text: a name's bytes that are not UTF-8 (``os.fsdecode`` makes them lone
+        surrogates, which no UTF-8 store or JSON text takes) written as ``\\xff`` escapes."""
+        return _text(self.path)
+
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "change": self.change.value, "put_back": self.put_back, "kept": self.kept,
-                "still_there": self.still_there}
+        return {"path": self.shown, "change": self.change.value, "put_back": self.put_back,
+                "kept": _text(self.kept), "still_there": self.still_there}
 
     @property
     def english(self) -> str:
@@ -39,7 +46,11 @@ class Planted:
         elif self.change is Change.REMOVED:
             done = "put back" if self.put_back else "could not be put back"
         else:
-            done = f"moved to {self.kept}" if self.kept else "deleted"
+            done = f"moved to {_text(self.kept)}" if self.kept else "deleted"
             if self.change is Change.CHANGED:
                 done += "; the earlier version is back" if self.put_back else "; the earlier version could not be put back"
-        return f"{self.path} ({self.change.value}; {done})"
+        return f"{self.shown} ({self.change.value}; {done})"
+
+
+def _text(name: str) -> str:
+    return os.fsencode(name).decode("utf-8", "backslashreplace")

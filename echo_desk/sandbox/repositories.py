@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import gitconfig, unlock
+from echo_desk.sandbox import gitconfig, runs_code, unlock
 
 MAX_FOLDERS = 1000
 #: Folder names whose contents belong to a package manager: a person does not run git there.
@@ -59,6 +59,8 @@ class _Listing:
     tagged: bool
     #: The folder is a git folder itself (``HEAD`` and ``objects/``, ``refs/`` or a ``commondir``).
     gitdir: bool = False
+    #: Names of the protected list read from every folder (``runs_code.IN_EVERY_FOLDER``) found here.
+    named: tuple[str, ...] = ()
 
 
 #: What its owner needs to list a folder and look at what is in it.
@@ -91,6 +93,9 @@ class Found:
     left: frozenset[str] = frozenset()
     #: Of each folder entered, the subfolders it queued (all, or as many as the bound allowed).
     queued: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Every file (or anything else) of a name read from every folder (``runs_code.IN_EVERY_FOLDER``)
+    #: in the folders read, as absolute paths.
+    named: tuple[str, ...] = ()
 
 
 def _is_git_name(name: str) -> bool:
@@ -103,9 +108,12 @@ def _read(path: str, st: os.stat_result) -> _Listing:
     git: list[tuple[str, bool]] = []
     tagged = False
     marks: set[str] = set()
+    named: list[str] = []
     with os.scandir(path) as entries:
         for entry in entries:
             name = entry.name
+            if name.casefold() in runs_code.IN_EVERY_FOLDER:  # (as ``.git``: a file system may fold case)
+                named.append(name)
             if _is_git_name(name):
                 git.append((name, entry.is_dir(follow_symlinks=False)))
                 continue
@@ -117,7 +125,7 @@ def _read(path: str, st: os.stat_result) -> _Listing:
                 folders.append(name)
     gitdir = "HEAD" in marks and ("commondir" in marks or {"objects", "refs"} <= marks)
     return _Listing(st.st_dev, st.st_ino, st.st_ctime_ns, time.time_ns(), tuple(folders), tuple(git), tagged,
-                    gitdir)
+                    gitdir, tuple(named))
 
 
 #: What makes git take a folder for a git folder (``is_git_directory`` in git's setup.c: a
@@ -165,6 +173,7 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
     queue = collections.deque([str(workspace)])
     known: Mapping[str, tuple[str, ...]] = before.read if before is not None else {}
     found: list[GitEntry] = []
+    named: list[str] = []
     read: dict[str, tuple[str, ...]] = {}
     queued: dict[str, tuple[str, ...]] = {}
     left: list[str] = []
@@ -182,6 +191,7 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
             continue
         read[folder] = listing.folders
         found.extend(GitEntry(f"{folder}/{name}", is_dir) for name, is_dir in listing.git)
+        named.extend(f"{folder}/{name}" for name in listing.named)
         if listing.gitdir:
             found.append(GitEntry(folder, True, bare=True))
         owned = listing.tagged or listing.gitdir
@@ -214,7 +224,8 @@ def find(workspace: Path, max_folders: int = MAX_FOLDERS, before: Found | None =
         queued_new += len(fresh)
         start = len(folder) + 1
         queued[folder] = tuple(c[start:] for c in (*again, *fresh))
-    return Found(tuple(found), cut=cut, folders_read=len(read), read=read, left=frozenset(left), queued=queued)
+    return Found(tuple(found), cut=cut, folders_read=len(read), read=read, left=frozenset(left), queued=queued,
+                 named=tuple(named))
 
 
 def forget() -> None:
@@ -227,12 +238,10 @@ def forget() -> None:
 
 def gitdir_of_file(dot_git: str) -> str | None:
     """Where a ``.git`` file's ``gitdir:`` line points (relative to the file's folder), normalised."""
-    try:
-        with open(dot_git, "rb") as f:
-            text = f.read(4096).decode("utf-8", "replace")
-    except OSError:
+    data = gitconfig.read_regular(dot_git, 4096)
+    if data is None:
         return None
-    for line in text.splitlines():
+    for line in data.decode("utf-8", "replace").splitlines():
         if line.startswith("gitdir:"):
             return _relative_to(os.path.dirname(dot_git), line[len("gitdir:"):].strip())
     return None
@@ -240,12 +249,10 @@ def gitdir_of_file(dot_git: str) -> str | None:
 
 def common_dir_of(gitdir: str) -> str | None:
     """The folder a git folder's ``commondir`` names (normalised), if it has one."""
-    try:
-        with open(f"{gitdir}/commondir", "rb") as f:
-            value = f.read(4096).decode("utf-8", "replace").strip()
-    except OSError:
+    data = gitconfig.read_regular(f"{gitdir}/commondir", 4096)
+    if data is None:
         return None
-    return _relative_to(gitdir, value)
+    return _relative_to(gitdir, data.decode("utf-8", "replace").strip())
 
 
 def _relative_to(base: str, value: str) -> str | None:

@@ -24,6 +24,9 @@ class Entry:
     #: Only when the workspace is the home folder: elsewhere the name is ordinary project content
     #: (a project's ``bin/``), which a command must be able to write.
     home_only: bool = False
+    #: Read from every folder, not only the workspace's top (a file name, no ``/``): found by the
+    #: walk for repositories at any depth (``repositories.IN_EVERY_FOLDER``), watched there too.
+    every_folder: bool = False
 
     @property
     def shown(self) -> str:
@@ -34,11 +37,14 @@ class Entry:
 _LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
 _MISE = N_("mise runs the hooks and sources the scripts its settings name at your next prompt, in a folder "
            "you trusted once (it remembers the folder, not what is in it)")
+_OPENCODE = N_("opencode starts the MCP servers its settings name")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
 _EDITOR = N_("your editor runs it when it starts")
 _GDB = N_("gdb runs the commands in it when it starts")
+_LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
+_PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
@@ -57,7 +63,17 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
     Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
     Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
+    Entry(".gemini", True, N_("Gemini CLI starts the MCP servers its settings name")),
+    Entry(".codex", True, N_("Codex starts the MCP servers its settings name")),
+    Entry(".opencode", True, _OPENCODE),
+    Entry("opencode.json", False, _OPENCODE),
+    Entry("opencode.jsonc", False, _OPENCODE),
+    Entry(".aider.conf.yml", False, N_("aider runs the lint and test commands it names after every edit it makes")),
     Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
+    # No trust asked, in every folder: ``node path:./tools`` puts ``tools/bin`` first on PATH.
+    Entry(".tool-versions", False, N_("mise and asdf put the folder a path: version names first on PATH, in this "
+                                      "folder and every one below it, without asking: a planted git there runs "
+                                      "when you type it"), every_folder=True),
     Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
     # Mercurial runs the hooks and extensions of a repository's settings without asking when
@@ -94,6 +110,12 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".zprofile", False, _SHELL),
     Entry(".zlogin", False, _SHELL),
     Entry(".config/fish", True, _SHELL),
+    Entry(".inputrc", False, N_("readline (bash, Python's prompt, psql, …) reads it when a program asks you for a "
+                                "line: a macro on Enter can add a command to every line you type")),
+    Entry(".bash_completion", False, N_("bash-completion runs it in every interactive bash (Debian's and Ubuntu's "
+                                        "start-up file loads bash-completion)")),
+    Entry(".local/share/bash-completion", True, N_("bash-completion runs the completion of a command from it, "
+                                                   "before the system's, when you press Tab after that command")),
     Entry(".xprofile", False, _SESSION),
     Entry(".xsessionrc", False, _SESSION),
     Entry(".xinitrc", False, _SESSION),
@@ -104,6 +126,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gitconfig", False, _GIT_GLOBAL),
     Entry(".config/git", True, _GIT_GLOBAL),
     Entry(".vimrc", False, _EDITOR),
+    Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
     Entry(".emacs.d", True, _EDITOR),
@@ -119,6 +142,17 @@ ENTRIES: tuple[Entry, ...] = (
                              "repository")),
     Entry(".config/hg", True, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
                                  "repository")),
+    Entry(".lessfilter", False, _LESSFILTER),
+    Entry(".config/lessfilter", False, _LESSFILTER),
+    Entry(".curlrc", False, N_("curl adds its options to every download you make: one can fetch a file of its "
+                               "choice into any of yours (~/.bashrc)")),
+    Entry(".wgetrc", False, N_("wget applies it to every download you make: one setting writes every download "
+                               "over a file of its choice (~/.bashrc)")),
+    Entry(".mavenrc", False, N_("Maven's mvn runs it as a shell script every time it starts")),
+    Entry(".selected_editor", False, N_("sensible-editor (crontab -e, mutt, …) runs it as a shell script to pick "
+                                        "your editor")),
+    Entry(".config/pip", True, _PIP),
+    Entry(".pip", True, _PIP),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),
@@ -131,6 +165,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".cargo/config.toml", False, _CARGO, home_only=True),
     Entry(".cargo/config", False, _CARGO, home_only=True),
 )
+
+#: The names of the entries read from every folder (the walk for repositories looks for them).
+IN_EVERY_FOLDER = frozenset(e.path.casefold() for e in ENTRIES if e.every_folder)
 
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
 #: made only there (an empty file elsewhere would show up in ``git status``).
@@ -201,5 +238,7 @@ def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool 
     for entry in entries:
         parts = norm(PurePosixPath(entry.path).parts)
         if wanted == parts or (entry.folder and wanted[: len(parts)] == parts):
+            return entry
+        if entry.every_folder and wanted[-len(parts):] == parts:
             return entry
     return None

@@ -8,7 +8,11 @@ whatever family a kernel adds later (an allow-list fails closed); ``io_uring_set
 ``socket`` system call), the kernel's key system calls (``add_key``, ``request_key``,
 ``keyctl``: the session keyring is inherited, not namespaced — a command would read the secrets
 the login session keeps there, Kerberos tickets or network passwords, and add keys Echo Desk's
-later commands inherit), and, on x86-64, the x32 system-call numbers (another way to reach
+later commands inherit), a set-user-ID or set-group-ID bit on a file (``chmod``, or creating
+it with that mode: outside the sandbox it runs as its owner for whoever starts it — the
+person's account for another local user, root for everyone when Echo Desk runs as root;
+``openat2``, whose mode the filter cannot read, is refused as unknown), and, on x86-64, the x32
+system-call numbers (another way to reach
 ``socket``). A process of another architecture (a 32-bit binary) is killed: its system-call
 numbers mean other things. ``socketpair`` stays allowed: a pair reaches nothing outside, and
 asyncio and multiprocessing need it.
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 BPF_LD_W_ABS = 0x20
 BPF_JEQ_K = 0x15
 BPF_JGE_K = 0x35
+BPF_JSET_K = 0x45
 BPF_RET_K = 0x06
 RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
@@ -34,6 +39,10 @@ RET_ALLOW = 0x7FFF0000
 #: The socket families a command may open (linux/socket.h): AF_INET, AF_INET6, AF_NETLINK.
 ALLOWED_FAMILIES = (2, 10, 16)
 X32_SYSCALL_BIT = 0x40000000
+#: S_ISUID | S_ISGID.
+SET_ID_BITS = 0o6000
+#: O_CREAT | __O_TMPFILE (the same on x86-64 and arm64): only then does open read its mode.
+CREATES = 0o100 | 0o20000000
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
 OFFSET_NR = 0
 OFFSET_ARCH = 4
@@ -48,12 +57,21 @@ class Arch:
     x32: bool
     #: add_key, request_key, keyctl.
     keys: tuple[int, ...] = ()
+    #: Calls that give a file its mode: (number, index of the mode argument, index of the open
+    #: flags argument or -1 when the mode always applies).
+    modes: tuple[tuple[int, int, int], ...] = ()
+    openat2: int = 437
 
 
 #: AUDIT_ARCH_* values and system-call numbers (asm/unistd_64.h, asm-generic/unistd.h).
 ARCHES = {
-    "x86_64": Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32=True, keys=(248, 249, 250)),
-    "aarch64": Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32=False, keys=(217, 218, 219)),
+    # open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat, fchmodat2.
+    "x86_64": Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32=True, keys=(248, 249, 250),
+                   modes=((2, 2, 1), (85, 1, -1), (90, 1, -1), (91, 1, -1), (133, 1, -1), (257, 3, 2),
+                          (259, 2, -1), (268, 2, -1), (452, 2, -1))),
+    # openat, mknodat, fchmod, fchmodat, fchmodat2 (no open, creat, chmod or mknod there).
+    "aarch64": Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32=False, keys=(217, 218, 219),
+                    modes=((56, 3, 2), (33, 2, -1), (52, 1, -1), (53, 2, -1), (452, 2, -1))),
 }
 
 
@@ -83,6 +101,9 @@ def program(machine: str | None = None) -> bytes:
         code += [_insn(BPF_JGE_K, X32_SYSCALL_BIT, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.ENOSYS)]
     for number in arch.keys:
         code += [_insn(BPF_JEQ_K, number, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.EPERM)]
+    code += [_insn(BPF_JEQ_K, arch.openat2, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.ENOSYS)]
+    for number, mode_arg, flags_arg in arch.modes:
+        code += _refuse_set_id(number, mode_arg, flags_arg)
     code += [
         _insn(BPF_JEQ_K, arch.io_uring_setup, jt=0, jf=1),
         _insn(BPF_RET_K, deny_uring),
@@ -97,6 +118,22 @@ def program(machine: str | None = None) -> bytes:
         _insn(BPF_RET_K, RET_ALLOW),
     ]
     return b"".join(code)
+
+
+def _refuse_set_id(number: int, mode_arg: int, flags_arg: int) -> list[bytes]:
+    """For system call ``number``: EPERM when its mode argument has a set-ID bit (and, for an open,
+    only when it creates: otherwise its mode argument is whatever was in the register), else
+    allowed (no later rule is about it)."""
+    check_mode = [
+        _insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW + 8 * mode_arg),
+        _insn(BPF_JSET_K, SET_ID_BITS, jt=0, jf=1),
+        _insn(BPF_RET_K, RET_ERRNO | errno.EPERM),
+        _insn(BPF_RET_K, RET_ALLOW),
+    ]
+    if flags_arg >= 0:
+        check_mode = [_insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW + 8 * flags_arg),
+                      _insn(BPF_JSET_K, CREATES, jt=0, jf=len(check_mode) - 1), *check_mode]
+    return [_insn(BPF_JEQ_K, number, jt=0, jf=len(check_mode)), *check_mode]
 
 
 def program_fd(machine: str | None = None) -> int:

@@ -6,10 +6,13 @@ and print no secret. Traffic goes to loopback only.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import secrets
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -466,3 +469,71 @@ def _processes_running(text: str) -> list[int]:
             if text in cmdline and state != "Z":  # a zombie runs nothing
                 found.append(int(entry.name))
     return found
+
+
+#: Every way a program gives a file its mode: chmod (coreutils: fchmodat), fchmod, and creating it
+#: with the mode (open, openat, creat, mknod), the set-user-ID and the set-group-ID bit each.
+_SET_ID = (
+    "cp /usr/bin/id chmod-u && chmod 4755 chmod-u; cp /usr/bin/id chmod-g && chmod g+s chmod-g; "
+    "install -m 4755 /usr/bin/id install-u; "
+    f"{PY} \"import os; "
+    "fd = os.open('fchmod-u', os.O_WRONLY | os.O_CREAT, 0o755); os.fchmod(fd, 0o4755); os.close(fd)\"; "
+    f"{PY} \"import os; os.close(os.open('open-u', os.O_WRONLY | os.O_CREAT, 0o4755))\"; "
+    f"{PY} \"import os; os.close(os.open('open-g', os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o2755))\"; "
+    f"{PY} \"import os; os.mknod('mknod-u', 0o100000 | 0o4755)\"; "
+    f"{PY} \"import ctypes; ctypes.CDLL(None).creat(b'creat-u', 0o4755)\"; "
+    # What must keep working: ordinary modes, and open without O_CREAT whatever its mode argument.
+    "echo ok > plain && chmod 755 plain && chmod u-x,g+w plain; "
+    f"{PY} \"import ctypes, os; c = ctypes.CDLL(None); fd = c.syscall(257, -100, b'plain', os.O_RDONLY, 0o4755); "
+    "print('OPENED' if fd >= 0 else 'REFUSED')\"; ls -l"
+)
+
+
+async def test_no_file_gets_a_set_user_or_group_id_bit(jail: Jail) -> None:
+    """A set-user-ID file the command made runs as its owner for whoever starts it, outside the
+    sandbox: the person's account for any other local user, and root for everyone when Echo Desk
+    runs as root (the sandbox's files belong to the person, or to root)."""
+    ws = jail.workspace
+    result = await run(tool_with(), {"command": _SET_ID}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    with_bits = sorted(p.name for p in ws.iterdir() if p.lstat().st_mode & (stat.S_ISUID | stat.S_ISGID))
+    assert with_bits == [], result.output
+    assert (ws / "plain").stat().st_mode & 0o7777 == 0o675, result.output
+    if os.uname().machine == "x86_64":  # (the openat number above is x86-64's)
+        assert "OPENED" in result.output, result.output
+
+
+#: Deeper than Python's recursion limit (1000), within the length a path may have (4096).
+_DEEP = "/".join(["a"] * 1100)
+
+
+async def test_a_deep_tree_does_not_stop_the_check_before_a_hook(jail: Jail) -> None:
+    """The check after a command handles what it found one by one, in path order: a tree of the
+    command's own deeper than Python's recursion limit in ``.vscode/`` made it fail there, and a
+    hook planted in a repository whose path sorts after it stayed."""
+    ws = jail.workspace
+    command = (f"mkdir -p .vscode/{_DEEP} && echo '{{}}' > .vscode/{_DEEP}/tasks.json && git init -q zz && "
+               "printf '#!/bin/sh\\necho ran\\n' > zz/.git/hooks/pre-commit && chmod +x zz/.git/hooks/pre-commit")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not (ws / "zz/.git/hooks/pre-commit").exists(), result.output
+    assert not (ws / ".vscode").exists(), result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert ".vscode" in planted and "zz/.git/hooks" in planted, result.output
+    # What was put aside, removed here: the jail's rmtree recurses.
+    removing = await asyncio.create_subprocess_exec("rm", "-rf", str(jail.own_dirs[1] / "put-aside"))
+    assert await removing.wait() == 0
+
+
+async def test_what_is_said_about_a_plant_in_a_folder_whose_name_is_not_utf8_can_be_stored(jail: Jail) -> None:
+    """A folder name of arbitrary bytes (``z\\xff``) came back in the result's metadata as a lone
+    surrogate, which no UTF-8 text store takes (the conversation's, the audit log's): the bytes
+    are written as escapes instead."""
+    ws = jail.workspace
+    command = "git init -q $'z\\xff' && printf '#!/bin/sh\\necho ran\\n' > $'z\\xff'/.git/hooks/pre-commit"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not (ws / os.fsdecode(b"z\xff") / ".git/hooks/pre-commit").exists()
+    stored = json.dumps(result.metadata, ensure_ascii=False).encode()  # what the stores do
+    assert b"z\\\\xff/.git/hooks" in stored, stored
+    result.output.encode()

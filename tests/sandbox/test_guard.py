@@ -314,3 +314,19 @@ def test_what_could_not_be_taken_out_is_reported_as_still_there(workspace: Path,
     shown = planted_lines(planted_of([p.to_json() for p in found]))
     assert "vendor/lib/.git/hooks/pre-commit (could not be removed: it is still in the workspace, do not use it)" \
         in shown[0][0]
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["put aside", "deleted"])
+def test_a_tree_deeper_than_the_recursion_limit_is_taken_out_whole(workspace: Path, tmp_path: Path,
+                                                                   kept: bool) -> None:
+    home = tmp_path / "home"
+    guard = Guard.before(inventory.take(workspace, home=home), home=home,
+                         put_aside=tmp_path / "aside" if kept else None)
+    deep = workspace / ".vscode" / Path(*["a"] * 1100)
+    subprocess.run(["mkdir", "-p", str(deep)], check=True)  # (Path.mkdir recurses)
+    (deep / "tasks.json").write_text("{}\n")
+    found = guard.after()
+    assert [(p.path, p.still_there) for p in found] == [(".vscode", False)]
+    assert not (workspace / ".vscode").exists()
+    assert bool(found[0].kept) is kept
+    subprocess.run(["rm", "-rf", str(tmp_path / "aside")], check=True)  # (rmtree recurses)

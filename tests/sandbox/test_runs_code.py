@@ -172,3 +172,13 @@ async def test_a_lefthook_local_config_planted_beside_the_main_one_does_not_run(
     assert "mine" in _person_commits_a_file(ws, jail.home)  # the person's own job ran: lefthook is at work
     assert not marker.exists(), result.output
     assert name in {p["path"] for p in result.metadata["sandbox"]["planted"]}
+
+
+def test_an_entry_read_from_every_folder_covers_its_name_at_any_depth() -> None:
+    """The file tools ask before writing ``src/app/.tool-versions`` as they do at the top."""
+    entries = runs_code.all_entries(in_home=False)
+    for parts in ((".tool-versions",), ("src", "app", ".tool-versions")):
+        found = runs_code.entry_of(parts, entries)
+        assert found is not None and found.path == ".tool-versions"
+    assert runs_code.entry_of(("src", "tool-versions"), entries) is None
+    assert runs_code.entry_of(("src", ".tool-versions", "x"), entries) is None

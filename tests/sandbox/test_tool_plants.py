@@ -154,11 +154,21 @@ async def test_mise_settings_planted_in_a_trusted_project_do_not_run(jail: Jail,
 #: ``.zed/settings.json``; Helix starts the ``language-server`` commands of
 #: ``.helix/languages.toml`` (helix-editor/helix#9514); VS Code's Dev Containers run a
 #: ``devcontainer.json``'s ``initializeCommand`` on your own machine before the container starts.
+#: Coding agents start the MCP servers of their project settings: Gemini CLI's
+#: ``.gemini/settings.json``, Codex's ``.codex/config.toml`` (in a trusted project), opencode's
+#: ``opencode.json(c)`` or ``.opencode/``; aider runs the ``lint-cmd`` of ``.aider.conf.yml`` (at
+#: the repository's top) after every edit it makes (auto-lint is on by default).
 EDITOR_PLANTS = {
     ".zed/settings.json": '{"lsp": {"pyright": {"binary": {"path": "./evil"}}}}',
     ".helix/languages.toml": '[language-server.evil]\ncommand = "./evil"\n',
     ".devcontainer/devcontainer.json": '{"image": "debian", "initializeCommand": "./evil"}',
     ".devcontainer.json": '{"image": "debian", "initializeCommand": "./evil"}',
+    ".gemini/settings.json": '{"mcpServers": {"x": {"command": "./evil"}}}',
+    ".codex/config.toml": '[mcp_servers.x]\ncommand = "./evil"\n',
+    "opencode.json": '{"mcp": {"x": {"type": "local", "command": ["./evil"]}}}',
+    "opencode.jsonc": '{"mcp": {"x": {"type": "local", "command": ["./evil"]}}}',
+    ".opencode/opencode.json": '{"mcp": {"x": {"type": "local", "command": ["./evil"]}}}',
+    ".aider.conf.yml": 'lint-cmd: ./evil\n',
 }
 
 
@@ -218,3 +228,319 @@ async def test_direnvs_own_settings_planted_in_the_home_folder_allow_and_run_not
         _direnv(jail, "allow", ".")
     _direnv(jail, "export", "bash")  # what the shell's hook runs at every prompt
     assert _ran(jail) == 0, result.output
+
+
+def _prompt_then_git(jail: Jail, folder: Path) -> None:
+    """The person's shell with mise activated: at the prompt in ``folder`` it applies what mise
+    says (its ``PATH`` too), then the person types ``git status``. No ``mise trust`` anywhere."""
+    home = jail.base / "mise-home"
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MISE_DATA_DIR": str(home / "data"),
+           "MISE_STATE_DIR": str(home / "state"), "MISE_CONFIG_DIR": str(home / "config"),
+           "MISE_CACHE_DIR": str(home / "cache"), "MISE_YES": "0"}
+    subprocess.run(["bash", "--noprofile", "--norc", "-c", 'eval "$(mise hook-env -s bash)"; git status'],
+                   cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+
+
+def _fake_git(jail: Jail) -> str:
+    return f"#!/bin/sh\\necho ran >> {_marker(jail)}\\n"
+
+
+@needs_mise
+@pytest.mark.parametrize("folder", [".", "src/app"])
+def test_a_tool_versions_file_written_by_hand_puts_a_folder_of_the_workspace_first_on_path(
+        jail: Jail, folder: str) -> None:
+    """``.tool-versions`` (mise's and asdf's) can name a tool's version as ``path:<folder>``:
+    mise puts that folder's ``bin`` first on ``PATH`` at the next prompt, in any folder (no
+    trust asked) and in every folder below it, so a ``git`` there runs when the person types it."""
+    ws = jail.workspace
+    (ws / "tools/bin").mkdir(parents=True)
+    (ws / "tools/bin/git").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/bin/git").chmod(0o755)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / ".tool-versions").write_text(f"node path:{ws}/tools\n")
+    _prompt_then_git(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_mise
+@pytest.mark.parametrize("folder", [".", "src/app"])
+async def test_a_planted_tool_versions_file_puts_nothing_on_path(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/git && chmod +x tools/bin/git"
+               f" && echo 'node path:{ws}/tools' > {folder}/.tool-versions")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _prompt_then_git(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (".tool-versions" if folder == "." else f"{folder}/.tool-versions") in planted
+
+
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
+needs_bash_completion = pytest.mark.skipif(not os.path.isfile(BASH_COMPLETION),
+                                           reason="needs bash-completion to show what it sources")
+#: The person's own ~/.bashrc loading bash-completion, as Debian's and Ubuntu's /etc/skel/.bashrc does.
+_LOADS_COMPLETION = f". {BASH_COMPLETION}\n"
+COMPLETION_FILES = (".bash_completion", ".local/share/bash-completion/completions/git")
+
+
+def _person_opens_a_terminal_and_completes_git(jail: Jail) -> None:
+    """An interactive bash (it reads ~/.bashrc), then the completion of ``git`` (what ``git <TAB>`` loads)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["bash", "-i", "-c", "__load_completion git"], cwd=jail.home, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+@needs_bash_completion
+@pytest.mark.parametrize("name", COMPLETION_FILES)
+def test_bash_completion_files_written_by_hand_in_the_home_folder_run(jail: Jail, name: str) -> None:
+    (jail.home / ".bashrc").write_text(_LOADS_COMPLETION)
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(f"echo ran >> {_marker(jail)}\n")
+    _person_opens_a_terminal_and_completes_git(jail)
+    assert _ran(jail) == 1
+
+
+@needs_bash_completion
+@pytest.mark.parametrize("name", COMPLETION_FILES)
+async def test_bash_completion_files_planted_in_the_home_folder_do_not_run(jail: Jail, name: str) -> None:
+    """The home folder as the workspace: bash-completion sources ``~/.bash_completion`` in every
+    interactive shell, and a command's completions from ``~/.local/share/bash-completion``
+    before the system's."""
+    (jail.home / ".bashrc").write_text(_LOADS_COMPLETION)
+    folder = os.path.dirname(name) or "."
+    command = f"mkdir -p {folder} && echo 'echo ran >> {_marker(jail)}' > {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_a_terminal_and_completes_git(jail)
+    assert _ran(jail) == 0, result.output
+
+
+def _person_types_a_line_in_bash(jail: Jail) -> str:
+    """An interactive bash in a terminal (a pseudo-terminal: readline reads ``~/.inputrc`` only
+    there): the person types ``echo hello`` and Enter once the prompt shows, then ``exit``."""
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "xterm", "PS1": "PROMPT> "}
+        os.execve("/bin/bash", ["bash", "--norc", "--noprofile", "-i"], env)
+    seen = b""
+
+    def until(text: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 30
+        while text not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    return
+    try:
+        until(b"PROMPT> ")
+        seen = b""
+        os.write(fd, b"echo hello\r")  # typed after the prompt: readline has the terminal then
+        until(b"PROMPT> ")
+        os.write(fd, b"exit\r")
+    finally:
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return seen.decode(errors="replace")
+
+
+def _inputrc(jail: Jail) -> str:
+    """A readline macro on Enter: it adds a command to every line the person types, then runs it."""
+    return f'"\\\\C-m": "\\\\C-e; echo ran >> {_marker(jail)}\\\\C-j"\\n'
+
+
+def test_a_readline_macro_written_by_hand_in_the_home_folder_runs_on_enter(jail: Jail) -> None:
+    jail.home.mkdir(exist_ok=True)
+    (jail.home / ".inputrc").write_text(_inputrc(jail).replace("\\\\", "\\").replace("\\n", "\n"))
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 1, shown
+
+
+async def test_a_readline_macro_planted_in_the_home_folder_does_not_run(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"printf '{_inputrc(jail)}' > .inputrc; cat .inputrc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 0, result.output + shown
+
+
+def _person_uses_vim(jail: Jail) -> None:
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb"}
+    subprocess.run(["vim", "-E", "-c", "qa"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+def _person_uses_less(jail: Jail) -> None:
+    """``less`` with lesspipe as Ubuntu's ``.bashrc`` sets it up (``LESSOPEN``)."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb"}
+    subprocess.run(["bash", "-c", 'eval "$(SHELL=/bin/sh lesspipe)"; less "$0" > /dev/null', str(jail.base / "README")],
+                   env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+def _person_uses_sensible_editor(jail: Jail) -> None:
+    """Debian's ``sensible-editor`` (``crontab -e``, mutt, …), with no ``VISUAL`` set (it reads
+    ``~/.selected_editor`` whatever ``EDITOR`` says: ``true`` here, so nothing waits for a person)."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb", "EDITOR": "true"}
+    subprocess.run(["sensible-editor", str(jail.base / "README")], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=60)
+
+
+def _person_uses_curl(jail: Jail) -> None:
+    """``curl`` fetching something of the person's own; what a planted ``.curlrc`` adds to every
+    run (a URL, where to write it) is a file beside the marker that says ``ran``."""
+    Path(f"{_marker(jail)}.payload").write_text("ran\n")
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["curl", "-s", "file:///etc/hostname"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
+def _person_uses_maven(jail: Jail) -> None:
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["mvn", "--version"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+
+
+#: What runs from the home folder when the person uses an ordinary program: where, its content
+#: ({marker} is the file it appends to), what the person does, and the program it needs.
+HOME_PROGRAMS = {
+    ".vim/plugin/x.vim": ("call writefile(['ran'], '{marker}', 'a')\n", _person_uses_vim, "vim"),
+    ".lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
+    ".config/lessfilter": ("#!/bin/sh\necho ran >> {marker}\n", _person_uses_less, "lesspipe"),
+    # Not code, but a write of the command's choice into any file of the person's (~/.bashrc).
+    ".curlrc": ("url = file://{marker}.payload\noutput = {marker}\n", _person_uses_curl, "curl"),
+    ".mavenrc": ("echo ran >> {marker}\n", _person_uses_maven, "mvn"),
+    ".selected_editor": ("echo ran >> {marker}\nSELECTED_EDITOR=true\n", _person_uses_sensible_editor,
+                         "sensible-editor"),
+}
+
+
+def _needs_program(name: str) -> pytest.MarkDecorator:
+    program = HOME_PROGRAMS[name][2]
+    return pytest.mark.skipif(shutil.which(program) is None, reason=f"needs {program} to show what it runs")
+
+
+HOME_PROGRAM_CASES = [pytest.param(name, marks=_needs_program(name), id=name) for name in HOME_PROGRAMS]
+
+
+@pytest.mark.parametrize("name", HOME_PROGRAM_CASES)
+def test_a_file_written_by_hand_in_the_home_folder_runs_when_a_program_is_used(jail: Jail, name: str) -> None:
+    body, use, _program = HOME_PROGRAMS[name]
+    (jail.base / "README").write_text("hello\n")
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(body.format(marker=_marker(jail)))
+    (jail.home / name).chmod(0o755)
+    use(jail)
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("name", HOME_PROGRAM_CASES)
+async def test_a_file_planted_in_the_home_folder_does_not_run_when_a_program_is_used(jail: Jail, name: str) -> None:
+    body, use, _program = HOME_PROGRAMS[name]
+    (jail.base / "README").write_text("hello\n")
+    folder = os.path.dirname(name) or "."
+    text = body.format(marker=_marker(jail)).replace("\n", "\\n")
+    command = f"mkdir -p {folder} && printf \"{text}\" > {name} && chmod +x {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    use(jail)
+    assert _ran(jail) == 0, result.output
+
+
+def _wheel_running_code_at_every_start(folder: Path, marker: Path) -> None:
+    """A wheel named like a package the person installs, holding a ``.pth`` file (Python runs it
+    at every start of the environment it is installed in)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = "requests-99.0.dist-info"
+    files = {
+        "requests_planted.pth": f"import os; open({str(marker)!r}, 'a').write('ran\\n')\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: requests\nVersion: 99.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    record = []
+    with zipfile.ZipFile(folder / "requests-99.0-py3-none-any.whl", "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+            record.append(f"{name},sha256={digest},{len(text)}")
+        wheel.writestr(f"{info}/RECORD", "\n".join([*record, f"{info}/RECORD,,"]) + "\n")
+
+
+def _person_installs_requests_then_starts_python(jail: Jail) -> None:
+    """``pip install requests`` into a virtual environment of the person's, then Python started there."""
+    import sys
+
+    venv = jail.base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    # Never the network (the index the settings name is what the test is about, not PyPI).
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+           "PIP_NO_INDEX": "1"}
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin/python"), "install", "-q", "requests"],
+                   env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    subprocess.run([str(venv / "bin/python"), "-c", "pass"], env=env, capture_output=True, timeout=60)
+
+
+PIP_SETTINGS = (".config/pip/pip.conf", ".pip/pip.conf")
+
+
+def _pip_settings(jail: Jail) -> str:
+    """Settings that make pip take its packages from a folder of the command's choice (a server of
+    its choice just as well)."""
+    return f"[global]\nfind-links = {jail.base / 'wheels'}\n"
+
+
+@pytest.mark.parametrize("name", PIP_SETTINGS)
+def test_pip_settings_written_by_hand_in_the_home_folder_install_what_they_name(jail: Jail, name: str) -> None:
+    _wheel_running_code_at_every_start(jail.base / "wheels", _marker(jail))
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(_pip_settings(jail))
+    _person_installs_requests_then_starts_python(jail)
+    assert _ran(jail) >= 1
+
+
+@pytest.mark.parametrize("name", PIP_SETTINGS)
+async def test_pip_settings_planted_in_the_home_folder_install_nothing(jail: Jail, name: str) -> None:
+    _wheel_running_code_at_every_start(jail.base / "wheels", _marker(jail))
+    folder = os.path.dirname(name)
+    text = _pip_settings(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"mkdir -p {folder} && printf '{text}' > {name}"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_installs_requests_then_starts_python(jail)
+    assert _ran(jail) == 0, result.output
+
+
+needs_wget = pytest.mark.skipif(shutil.which("wget") is None, reason="needs wget to show what its settings do")
+
+
+def _person_uses_wget(jail: Jail) -> None:
+    """``wget`` of the person's own (nothing listens there: no network needed)."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["wget", "-q", "-t", "1", "http://127.0.0.1:9/"], cwd=jail.base, env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+@needs_wget
+def test_wget_settings_written_by_hand_in_the_home_folder_write_over_a_file_of_the_persons(jail: Jail) -> None:
+    """``output_document`` in ``~/.wgetrc``: every download goes into (and first empties) that file."""
+    (jail.base / "mine").write_text("mine\n")
+    (jail.home / ".wgetrc").write_text(f"output_document = {jail.base / 'mine'}\n")
+    _person_uses_wget(jail)
+    assert (jail.base / "mine").read_text() == ""
+
+
+@needs_wget
+async def test_wget_settings_planted_in_the_home_folder_write_over_nothing(jail: Jail) -> None:
+    (jail.base / "mine").write_text("mine\n")
+    result = await run(tool_with(), {"command": f"echo 'output_document = {jail.base / 'mine'}' > .wgetrc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_uses_wget(jail)
+    assert (jail.base / "mine").read_text() == "mine\n", result.output
