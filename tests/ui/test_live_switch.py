@@ -69,6 +69,9 @@ NAMES = {
     "aws", "kube", "docker", "gcloud", "azure", "localhost", "npx", "uvx", "wsl", "apparmor", "sudo", "sysctl",
     "systemctl", "eval", "exec", "english", "windsurf", "zed", "goose", "git", "direnv", "ide",
     "direnvrc", "initializecommand",  # a file's and a setting's own names
+    # programs, systems and a key named in the protected list's reasons, and mise's "path:" syntax
+    "bash", "completion", "debian", "ubuntu", "less", "lesspipe", "cli", "psql", "readline", "tab", "mvn", "mutt",
+    "asdf", "vimrc", "path",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
