@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from echo_desk.common.json_text import read_json
+from echo_desk.common.storable import storable
 from echo_desk.store import held_back
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
@@ -77,14 +78,17 @@ class AuditRecord:
     client: str = ""
 
     def row(self) -> tuple[Any, ...]:
-        """The stored row; every text column is redacted by secret shape (run on the writer thread)."""
-        return (
+        """The stored row; every text column is redacted by secret shape (run on the writer thread)
+        and storable: arguments a model or a client sent may hold lone surrogates (a JSON
+        ``"\\udcff"``), which SQLite refuses — once, that ended the writer thread."""
+        row: tuple[Any, ...] = storable((
             self.at, self.conversation_id, _encode_plain(list(self.scope_chain)), self.call_id, self.tool,
-            self.source, _encode_text(redact(self.arguments)), self.decision,
+            self.source, _encode_text(storable(redact(self.arguments))), self.decision,
             redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
             _encode_plain(redact(list(self.file_changes))) if self.file_changes else "[]", self.rule_source,
             self.grant_id, self.client,
-        )
+        ))
+        return row
 
 
 # Made once: ``json.dumps`` with options builds a new encoder on every call (~1.5 µs a column).
@@ -193,7 +197,11 @@ class AuditLog:
                         break
                 rows = self._held + self._rows(batch)
                 if rows:
-                    self._write(conn, rows)
+                    try:
+                        self._write(conn, rows)
+                    except Exception:  # not the disk (held, in _write): a bug; the writer must go on
+                        log.exception("%d audit records could not be written and were given up", len(rows))
+                        self._held = []
                 for r in batch:
                     if isinstance(r, threading.Event):
                         r.set()

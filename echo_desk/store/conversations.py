@@ -21,6 +21,7 @@ from typing import Any
 
 from echo_desk.chat_messages import ChatMessage, ToolCall
 from echo_desk.common.json_text import read_json
+from echo_desk.common.storable import storable, storable_text
 from echo_desk.store import message_attachments, message_search
 from echo_desk.store.answer_stats import AnswerStats
 from echo_desk.store.blobs import BlobStore
@@ -220,8 +221,8 @@ class ConversationStore:
         envelope); the caller's ``message`` (the live conversation) is left as it is."""
         calls = [{"id": c.id, "name": c.name, "arguments": _redact_arguments(c.arguments)}
                  for c in message.tool_calls]
-        content = redact_text(message.content)
-        envelope = redact(envelope) if envelope is not None else None
+        content = storable_text(redact_text(message.content))
+        envelope = storable(redact(envelope)) if envelope is not None else None
         if message.role == "user" and (message.images or message.attachments or message.resources):
             envelope = message_attachments.record(message, self._images)
         now = time.time()
