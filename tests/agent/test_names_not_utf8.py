@@ -47,3 +47,20 @@ async def test_arguments_with_lone_surrogates_do_not_stop_the_audit_log(
     rows = {r["call_id"]: r for r in runtime.audit.query()}
     assert set(rows) == {"c1", "c2", "c3"}
     assert rows["c1"]["arguments"] == {"path": "no\\xff.txt"} and rows["c2"]["tool"] == "read\\xff"
+
+
+async def test_a_change_revert_could_not_record_is_not_made_and_revert_goes_on(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
+    """The change log keeps paths as text. Deleting a folder that holds a name that is not UTF-8
+    is refused before anything changes (as when Revert cannot keep a copy); before, its record was
+    held back, and every later change of the session could not be recorded either."""
+    (workspace / "old").mkdir()
+    _make(os.path.join(os.fsencode(workspace / "old"), b"z\xff.txt"))
+    refused = await runtime.dispatcher.execute_tool(
+        ToolCall(id="c1", name="delete_path", arguments=json.dumps({"path": "old"})), scope, host)
+    assert not refused.ok and "whose name is not UTF-8" in refused.error and "z\\xff.txt" in refused.error
+    assert os.listdir(os.fsencode(workspace / "old")) == [b"z\xff.txt"]  # nothing was changed
+    written = await runtime.dispatcher.execute_tool(
+        ToolCall(id="c2", name="write_file", arguments=json.dumps({"path": "a.txt", "content": "a"})), scope, host)
+    assert written.ok and runtime.undo is not None and runtime.undo.held == 0
+    assert [r.call_id for r in runtime.undo.changes.for_calls(["c1", "c2"])] == ["c2"]

@@ -166,7 +166,8 @@ def approval_request(call: Call, params: Mapping[str, Any], preview: ToolPreview
         "spawn": dataclasses.asdict(spawn) if spawn is not None else None,
     }
     binding = hashlib.sha256(
-        json.dumps(shown, sort_keys=True, ensure_ascii=False, default=str).encode()
+        # surrogatepass: a file name that is not UTF-8 in what is shown is bound too, byte for byte.
+        json.dumps(shown, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
     ).hexdigest()
     visible = {k: v for k, v in params.items() if k not in entry.tool.hidden_parameters}
     undo = call.services.undo

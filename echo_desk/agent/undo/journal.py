@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.undo import pruning
+from echo_desk.common.storable import storable_text
 from echo_desk.i18n import N_, for_person
 from echo_desk.store import held_back
 from echo_desk.store.blobs import BlobStore, sha256
@@ -181,6 +182,7 @@ class UndoJournal:
     def _snapshot(self, paths: list[str]) -> dict[str, _Seen]:
         seen: dict[str, _Seen] = {}
         for path in dict.fromkeys(paths):
+            _recordable(path)
             data, st, why = self._read(path)
             if st is None:
                 seen[path] = _Seen(None, None, True)
@@ -238,6 +240,8 @@ class UndoJournal:
                 before_sha256=before.sha256 or None, before_mode=before.mode,
                 after_sha256=change.after_sha256, restorable=restorable, not_restorable_why=why,
             ))
+        for record in records:  # checked first: one such record held back would hold every later one
+            _recordable(record.path, before=False)
         self._write(records)
         self._prune_if_due()
 
@@ -292,3 +296,20 @@ class UndoJournal:
             except Exception:
                 log.exception("undo: %d change records could not be written before closing", self.held)
         self.changes.close()
+
+
+def _recordable(path: str, *, before: bool = True) -> None:
+    """The change log keeps paths as text: a name whose bytes are not UTF-8 cannot be kept (and,
+    held back, it would stop every later record). Before the change nothing is changed; after it
+    (a file the preview did not name), the call is told Revert cannot find it."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = storable_text(path)
+        if not before:
+            raise ValueError(f"the name of {shown} is not UTF-8") from None
+        raise ToolError(for_person(
+            f"nothing was changed: Revert cannot keep {shown}, whose name is not UTF-8; rename it first",
+            N_("Nothing was changed: Revert cannot keep {path}, whose name is not UTF-8. Rename it first."),
+            path=shown)) from None
+
