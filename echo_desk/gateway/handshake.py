@@ -55,7 +55,11 @@ _INITIALIZE_PARAMS = frozenset({"protocolVersion", "capabilities", "clientInfo",
 
 
 def _line(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate: escaped, as it came (``protocol.encode``)
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def is_request_id(value: object) -> bool:

@@ -52,7 +52,13 @@ def read_in_small_chunks(transport: object) -> None:
 
 
 def encode(message: Message) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (a client's JSON "\udcff") is no UTF-8: sent escaped, as it came, so
+        # the call reaches the dispatcher (which refuses it and records it) instead of failing here.
+        return json.dumps(message, separators=(",", ":"), default=str).encode("ascii") + b"\n"
 
 
 def decode(line: bytes) -> Message:

@@ -196,3 +196,22 @@ async def test_a_tool_that_changes_after_approval_is_blocked_until_re_approved(
 
 def test_servers_fixture_wrote_the_fault_server(servers: dict[str, Any]) -> None:
     assert "fault" in json.loads((config_dir() / "mcp.json").read_text())["mcpServers"]
+
+
+async def test_lone_surrogates_in_a_call_are_answered_and_recorded_and_the_session_goes_on(
+        app: App, gateway_env: dict[str, str]) -> None:
+    """A JSON ``"\\udcff"`` is valid JSON but no UTF-8 text: the relay to the app, the audit log
+    and the answer must all still work (the audit log's writer once ended on it)."""
+    raw = await Raw.start("cursor", gateway_env)
+    try:
+        await raw.send(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"' + AUTO.encode()
+                       + b'","arguments":{"timezone":"\\udcff"}}}\n')
+        answer = await raw.receive()
+        assert answer["id"] == 3 and answer["result"]["isError"] is True
+        await raw.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                        "params": {"name": AUTO, "arguments": {"timezone": "UTC"}}})
+        assert (await raw.receive())["result"]["isError"] is False
+    finally:
+        await raw.close()
+    app.runtime.audit.flush()
+    assert len(app.audit(client="cursor")) == 2
