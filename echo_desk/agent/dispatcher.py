@@ -37,7 +37,7 @@ from echo_desk.agent.scope import Scope, ScopedContext
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
-from echo_desk.common.storable import storable, storable_text
+from echo_desk.common.storable import storable_text
 from echo_desk.store.audit import AuditLog
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.results import ErrorKind, ToolError, ToolResult
@@ -161,16 +161,17 @@ class Dispatcher:
 
 
 def _envelope(call: ToolCall, result: ToolResult) -> Envelope:
-    # What the model and the card read, as text every store and request takes: a file name that
-    # is not UTF-8 (``list_dir`` of such a folder) would stop the next request to the model.
-    content, metadata = storable_text(cap_content(result.output)), storable(result.metadata)
+    # What the model reads, as text every request takes: a file name that is not UTF-8 (``list_dir``
+    # of such a folder) would stop the next request to the model. The metadata is the card's
+    # (never the model's); the conversation store makes it storable when it keeps it.
+    content = storable_text(cap_content(result.output))
     if result.success:
         return Envelope(ok=True, tool=call.name, call_id=call.id, content=content,
-                        file_changes=result.file_changes, metadata=metadata)
+                        file_changes=result.file_changes, metadata=result.metadata)
     assert result.error_kind is not None
     return Envelope(ok=False, tool=call.name, call_id=call.id, content=content,
                     error=storable_text(result.error), error_kind=result.error_kind, file_changes=result.file_changes,
-                    metadata=metadata)
+                    metadata=result.metadata)
 
 
 def new_call_id() -> str:
