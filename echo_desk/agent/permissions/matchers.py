@@ -57,15 +57,12 @@ class PathPattern:
             bases = (home,)
         else:
             bases = (Path("/"),)
+        # String slicing, not Path.relative_to (the same, lexically, on normalised paths): this
+        # runs for every rule and every path a line may touch.
+        full = str(path)
         for b in bases:
-            try:
-                relative = path.relative_to(b)
-            except ValueError:
-                continue
-            text = relative.as_posix()
-            if text == ".":
-                text = ""
-            if text and self._matches(text, contents):
+            prefix = str(b).rstrip("/") + "/"
+            if full.startswith(prefix) and len(full) > len(prefix) and self._matches(full[len(prefix):], contents):
                 return Match.YES
         return Match.NO
 

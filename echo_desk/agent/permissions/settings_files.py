@@ -87,7 +87,8 @@ def _concrete(pattern: PathPattern, roots: list[Path], folder: Path, name: str) 
     tails = [segments[j:k] for j in range(len(segments) + 1) for k in range(j, len(segments) + 1)]
     paths = [folder.joinpath(*t, name) for t in tails]
     paths += [root.joinpath(*t, name) for root in roots for t in tails]
-    return [p for p in dict.fromkeys(paths) if folder in p.parents]
+    inside = str(folder).rstrip("/") + "/"  # (a string test: ``folder in p.parents`` builds each parent)
+    return [p for p in dict.fromkeys(paths) if str(p).startswith(inside)]
 
 
 def _python_module(words: list[str | None]) -> tuple[str | None, list[str | None]]:

@@ -155,6 +155,9 @@ class _Judge:
                             if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
         #: The programs deny rules start with (``None``: one may start with any program).
         self.deny_heads = rules.bucket("deny").heads
+        #: ``agent_settings`` by command: asked for a command's part and again when its rule is
+        #: looked for.
+        self._agent_settings: dict[tuple[str | None, ...], list[Path]] = {}
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
@@ -324,16 +327,31 @@ class _Judge:
     def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         """Settings files the command reads that the write rules let the agent write (see
         ``settings_files``); every place is one when the folder it runs in is not known."""
+        known = self._agent_settings.get(values)
+        if known is None:
+            known = self._agent_settings[values] = self._find_agent_settings(values)
+        return known
+
+    def _find_agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         found = settings_files.places(values, self.cwds)
         if not found:
             return []
         if not self.cwd_known:
             return [found[0].folder]
-        allowing = [c.matcher for c in self.rules.write if isinstance(c.matcher, PathPattern)
-                    and (c.grant is not None or (c.rule is not None and c.rule.effect is Effect.ALLOW))]
+        allows = [c for c in self.rules.write
+                  if c.grant is not None or (c.rule is not None and c.rule.effect is Effect.ALLOW)]
+        allowing = [c.matcher for c in allows if isinstance(c.matcher, PathPattern)]
+        # An allow needs a rule or grant matching the path itself: with none for the whole
+        # family, a path none of the patterns matches is not writable, and the full verdict
+        # (every deny, ask and the floor too) is only worked out for the rest.
+        unbounded = any(c.matcher is None for c in allows)
+        where = self.where
 
         def writable(path: Path) -> bool:
-            return path_verdict([path], True, self.rules.write, self.where, text=str(path)).effect is Effect.ALLOW
+            if not unbounded and not any(p.match(path, workspaces=where.workspaces, home=where.home,
+                                                 contents=False) is Match.YES for p in allowing):
+                return False
+            return path_verdict([path], True, self.rules.write, where, text=str(path)).effect is Effect.ALLOW
 
         def bases(pattern: PathPattern) -> list[Path]:
             return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
