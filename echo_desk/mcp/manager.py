@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from echo_desk.common.coalesced import Coalesced
 from echo_desk.common.file_cache import file_stamp, recently_written
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import approvals
@@ -523,10 +524,20 @@ class McpManager:
         future.add_done_callback(self._background.discard)
 
     async def _refresh(self, name: str) -> None:
-        """After ``list_changed``: list again, re-check pins, re-register."""
+        """After ``list_changed``: list again, re-check pins, re-register.
+
+        One listing at a time per server: announcements that come while one runs are answered
+        by a single listing after it. A server may announce as often as it likes; listing for
+        each at once put hundreds of requests in flight, and the answer that came back last (not
+        the newest) was installed."""
         srv = self._servers.get(name)
         if srv is None:
             return
+        if srv.relisting is None:
+            srv.relisting = Coalesced(lambda: self._list_again(name, srv))
+        await srv.relisting.run()
+
+    async def _list_again(self, name: str, srv: ServerRecord) -> None:
         self._emit("list_changed", name)
         conn = srv.conn
         if conn is None or not conn.connected:
@@ -536,7 +547,8 @@ class McpManager:
         except Exception as exc:  # noqa: BLE001 — any failure is the server's state on its row
             self._set(name, ServerState.ERROR, f"listing tools after a change failed: {_explain(exc)}")
             return
-        self._install(name, listed)
+        if self._servers.get(name) is srv:  # not removed or reconfigured while it listed
+            self._install(name, listed)
 
     # -- editing the configuration (the settings page) ---------------------------------------
 
@@ -715,7 +727,8 @@ class McpManager:
             conn = await self._connected(name)
             try:
                 async with asyncio.timeout(conn.config.timeout):
-                    result = await conn.read_resource(uri)
+                    with self._router.person_request(name):
+                        result = await conn.read_resource(uri)
             except TimeoutError:
                 raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not send it within {seconds} s"),
                                     seconds=f"{conn.config.timeout:g}") from None
@@ -767,7 +780,8 @@ class McpManager:
             conn = await self._connected(name)
             try:
                 async with asyncio.timeout(conn.config.timeout):
-                    result = await conn.get_prompt(prompt, arguments)
+                    with self._router.person_request(name):
+                        result = await conn.get_prompt(prompt, arguments)
             except TimeoutError:
                 raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not send it within {seconds} s"),
                                     seconds=f"{conn.config.timeout:g}") from None

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 
+from echo_desk.common.coalesced import Coalesced
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
@@ -49,6 +50,8 @@ class ServerRecord:
     challenge: Challenge | None = None
     extra_scope: str | None = None
     sign_in: SignInSummary | None = None
+    #: Lists the tools again after ``list_changed``, one listing at a time (made on the first).
+    relisting: Coalesced | None = None
 
 
 class ToolRegistration:

@@ -156,6 +156,45 @@ async def retitle(ctx: Context) -> str:
     return "retitled"
 
 
+@server.tool(description="Changes the echo tool's description n times, announcing each change at once.")
+async def churn(ctx: Context, n: int = 1000) -> str:
+    for i in range(1, n + 1):
+        server.remove_tool("echo")
+
+        def echo(text: str) -> str:
+            return text
+
+        server.add_tool(echo, description=f"Echo the text back. Version {i}.")
+        await _announce(ctx)
+    log(f"churned {n}")
+    return "churned"
+
+
+_touches = 0
+
+
+@server.resource("fault://note", description="A note that the touch tool changes.")
+def note() -> str:
+    return f"note {_touches}"
+
+
+@server.tool(description="Changes the note n times, saying each time at once that it changed.")
+async def touch(ctx: Context, n: int = 1000) -> str:
+    global _touches
+    for _ in range(n):
+        _touches += 1
+        try:
+            await ctx.notify_resource_updated("fault://note")
+        except Exception:
+            pass
+        try:
+            await ctx.request_context.session.send_resource_updated("fault://note")
+        except Exception:
+            pass
+    log(f"touched {n}")
+    return f"note {_touches}"
+
+
 async def _announce(ctx: Context) -> None:
     # 2026-07-28 sessions hear it through subscriptions/listen; older ones by notification.
     try:

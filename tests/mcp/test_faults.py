@@ -208,3 +208,37 @@ async def test_a_new_title_or_annotations_block_the_tool_until_reapproved(fault,
     assert any(d.startswith("annotations:") and "readOnlyHint" in d for d in details), details
     assert await fault.approve_tool_change("f__echo")
     assert _pin(fault, settings_store) != pinned
+
+
+async def test_a_flood_of_tool_list_changes_lists_one_at_a_time_and_ends_on_the_last(
+    fault, registry, monkeypatch
+) -> None:
+    # A server may announce a change of its tools as often as it likes: each announcement used to
+    # start a listing of its own, all at once, and whichever answer came back last was installed.
+    from echo_desk.mcp.connection import ServerConnection
+
+    listings = at_once = most_at_once = 0
+    listing = ServerConnection.list_tools
+
+    async def counted(self):
+        nonlocal listings, at_once, most_at_once
+        listings += 1
+        at_once += 1
+        most_at_once = max(most_at_once, at_once)
+        try:
+            return await listing(self)
+        finally:
+            at_once -= 1
+
+    monkeypatch.setattr(ServerConnection, "list_tools", counted)
+    churned = await get_tool(registry, "f__churn").execute({"n": 400}, ctx("churn"))
+    assert churned.success
+
+    def last_version_installed():
+        entry = registry.get("f__echo")
+        return entry is not None and "Version 400." in entry.tool.readiness_detail()
+
+    await wait_until(last_version_installed, 20, "the last version of the tool list")
+    await wait_until(lambda: at_once == 0, 20, "the last listing to end")
+    assert most_at_once == 1
+    assert listings < 400, "announcements that came during a listing are answered by one listing after it"

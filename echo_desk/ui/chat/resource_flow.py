@@ -6,11 +6,13 @@ changed, until the message is sent or the chip removed (then the subscription en
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
+from echo_desk.common.coalesced import Coalesced
 from echo_desk.i18n import _, shown
 from echo_desk.ui.core import marshal
 
@@ -60,8 +62,15 @@ class ResourceFlow:
         if manager is None:
             return
 
+        # A server may say "changed" as often as it likes: one hop to this thread waits at a
+        # time, and one read at a time, the next one after it if more came meanwhile.
+        rereads = Coalesced(lambda: self._reread(chip))
+        queued = threading.Event()
+
         def changed(_uri: str) -> None:  # on the manager's thread
-            marshal.run_on_main(self._changed, chip)
+            if not queued.is_set():
+                queued.set()
+                marshal.run_on_main(self._changed, chip, rereads, queued)
 
         try:
             stop = await manager.subscribe_resource(chip.attached.part.server, chip.uri, changed)
@@ -74,9 +83,10 @@ class ResourceFlow:
         else:
             stop()  # removed (or sent) while subscribing
 
-    def _changed(self, chip: ResourceChip) -> None:
+    def _changed(self, chip: ResourceChip, rereads: Coalesced, queued: threading.Event) -> None:
+        queued.clear()  # before reading: a change from now on is read after this read
         if chip in self.tray.resource_chips:
-            marshal.spawn(self._reread(chip))
+            marshal.spawn(rereads.run())
 
     async def _reread(self, chip: ResourceChip) -> None:
         from echo_desk.mcp.resources import ResourceError
