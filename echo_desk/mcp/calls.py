@@ -5,11 +5,19 @@ protocol's ``notifications/cancelled``. Failures become error kinds so the circu
 works per MCP tool: transport/protocol → ``dependency``, ``isError`` → ``business``,
 timeout → ``timeout``. A server asking the person something mid-call (elicitation) is routed
 to the ``host`` of the call in flight on that server, else to the manager's host.
+
+A server may ask only while it works on a request of ours: a tool call, or a read or prompt the
+person asked for (``person_request``). MCP requires it (SEP-2260), and a question out of nowhere
+("Your session expired. Enter your password:") from a server running in the background is how a
+server phishes: it is refused without being shown, with an error that says why.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -67,11 +75,28 @@ async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> 
                                                f"the browser first and they did not ({', '.join(answers)})")
 
 
+#: The answer to a server that asks the person something while it works on no request of ours.
+UNPROMPTED_QUESTION = ("Echo Desk shows a server's question only while the server works on a request of "
+                       "Echo Desk's (a tool call, a resource read, a prompt); this one came during none "
+                       "and was not shown to the person")
+
+
 class CallRouter:
     def __init__(self, manager: CallOwner) -> None:
         self._manager = manager
         #: Hosts of the calls in flight, per server (the last one answers elicitations).
         self._hosts: dict[str, list[ToolHost]] = {}
+        #: The person's reads and prompts in flight, per server.
+        self._person_requests: collections.Counter[str] = collections.Counter()
+
+    @contextlib.contextmanager
+    def person_request(self, server: str) -> Iterator[None]:
+        """A read or a prompt the person asked ``server`` for: it may ask them something meanwhile."""
+        self._person_requests[server] += 1
+        try:
+            yield
+        finally:
+            self._person_requests[server] -= 1
 
     async def call(
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
@@ -129,11 +154,14 @@ class CallRouter:
         return converted
 
     def elicitation_for(self, server: str) -> ElicitationFnT:
-        async def elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        async def elicit(context: ClientRequestContext,
+                         params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
             # Asked for the one caller whose calls to this server are running; with several
             # callers (the chat and an app, two apps) the request does not say whose call it
             # belongs to, so it is asked by the app's own host, claiming no caller.
             callers = {id(h): h for h in self._hosts.get(server) or []}
+            if not callers and self._person_requests[server] <= 0:
+                return types.ErrorData(code=types.INVALID_REQUEST, message=UNPROMPTED_QUESTION)
             host: ToolHost = (next(iter(callers.values())) if len(callers) == 1
                               else self._manager.host or NullToolHost())
             if isinstance(params, types.ElicitRequestURLParams):
