@@ -76,6 +76,11 @@ async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> 
 
 
 #: The answer to a server that asks the person something while it works on no request of ours.
+#: A server's questions that may wait while one of its questions is open; more are refused.
+MOST_WAITING_QUESTIONS = 2
+TOO_MANY_QUESTIONS = (f"Echo Desk asks the person one question of a server's at a time, with at most "
+                      f"{MOST_WAITING_QUESTIONS} waiting; this one came when that many were waiting and was "
+                      f"not shown to the person")
 UNPROMPTED_QUESTION = ("Echo Desk shows a server's question only while the server works on a request of "
                        "Echo Desk's (a tool call, a resource read, a prompt); this one came during none "
                        "and was not shown to the person")
@@ -88,6 +93,9 @@ class CallRouter:
         self._hosts: dict[str, list[ToolHost]] = {}
         #: The person's reads and prompts in flight, per server.
         self._person_requests: collections.Counter[str] = collections.Counter()
+        #: Per server: its questions being asked or waiting, and the turn to ask one.
+        self._questions: collections.Counter[str] = collections.Counter()
+        self._asking: dict[str, asyncio.Lock] = {}
 
     @contextlib.contextmanager
     def person_request(self, server: str) -> Iterator[None]:
@@ -156,22 +164,37 @@ class CallRouter:
     def elicitation_for(self, server: str) -> ElicitationFnT:
         async def elicit(context: ClientRequestContext,
                          params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
-            # Asked for the one caller whose calls to this server are running; with several
-            # callers (the chat and an app, two apps) the request does not say whose call it
-            # belongs to, so it is asked by the app's own host, claiming no caller.
+            # One question of a server's at a time, and a few waiting: a server that asks thirty
+            # at once opened thirty windows, answered in an order the person could not see.
+            if self._questions[server] > MOST_WAITING_QUESTIONS:
+                return types.ErrorData(code=types.INVALID_REQUEST, message=TOO_MANY_QUESTIONS)
+            # Asked for the one caller whose calls to this server are running as it comes; with
+            # several callers (the chat and an app, two apps) the request does not say whose call
+            # it belongs to, so it is asked by the app's own host, claiming no caller.
             callers = {id(h): h for h in self._hosts.get(server) or []}
-            if not callers and self._person_requests[server] <= 0:
-                return types.ErrorData(code=types.INVALID_REQUEST, message=UNPROMPTED_QUESTION)
             host: ToolHost = (next(iter(callers.values())) if len(callers) == 1
                               else self._manager.host or NullToolHost())
-            if isinstance(params, types.ElicitRequestURLParams):
-                return await ask_to_open(host, server, params.message, params.url)
-            message, _ = strip_hidden(params.message)
-            schema = params.requested_schema
-            answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}",
-                                               mcp_server=server))
-            if answer.action is AnswerAction.ACCEPT:
-                return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))
-            return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")
+            self._questions[server] += 1
+            try:
+                async with self._asking.setdefault(server, asyncio.Lock()):
+                    return await self._ask(server, host, params)
+            finally:
+                self._questions[server] -= 1
 
         return elicit
+
+    async def _ask(self, server: str, host: ToolHost,
+                   params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+        # Checked once it is this question's turn: the request it came during may have ended
+        # while it waited.
+        if not self._hosts.get(server) and self._person_requests[server] <= 0:
+            return types.ErrorData(code=types.INVALID_REQUEST, message=UNPROMPTED_QUESTION)
+        if isinstance(params, types.ElicitRequestURLParams):
+            return await ask_to_open(host, server, params.message, params.url)
+        message, _ = strip_hidden(params.message)
+        schema = params.requested_schema
+        answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}",
+                                         mcp_server=server))
+        if answer.action is AnswerAction.ACCEPT:
+            return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))
+        return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")

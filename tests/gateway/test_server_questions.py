@@ -11,6 +11,7 @@ from mcp import Client, StdioServerParameters
 
 from echo_desk.store.settings import ToolPolicy
 from echo_desk.tools.host import Answer, AnswerAction, Question
+from tests.mcp.helpers import wait_until
 
 from .conftest import App, gateway_command, write_servers
 
@@ -71,9 +72,13 @@ async def test_while_two_apps_call_the_server_its_question_claims_neither(app: A
                 Client(StdioServerParameters(command=claude[0], args=claude[1:], env=gateway_env)) as second):
         first_call = asyncio.ensure_future(first.call_tool("fault__book", {}))
         await asyncio.wait_for(first_asked.wait(), 30)
-        second_result = await asyncio.wait_for(second.call_tool("fault__book", {}), 30)
+        second_call = asyncio.ensure_future(second.call_tool("fault__book", {}))
+        # A server's questions are asked one at a time: Claude's waits behind Cursor's.
+        questions = app.runtime.mcp._router._questions  # type: ignore[union-attr]
+        await wait_until(lambda: questions["fault"] == 2, 30, "Claude's question to wait its turn")
         release.set()
         first_result = await asyncio.wait_for(first_call, 30)
+        second_result = await asyncio.wait_for(second_call, 30)
     assert [(q.mcp_server, q.client) for q in asked] == [("fault", "Cursor")]
     assert _text(second_result) == "not booked: cancel"
     assert _text(first_result) == "booked for 2 (window seat)"
