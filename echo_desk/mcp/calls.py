@@ -120,6 +120,7 @@ class CallRouter:
                 ErrorKind.DEPENDENCY, f"MCP server {server!r} is not available: {status.detail or status.state.value}"
             )
         timeout = manager.config_of(server).timeout
+        unreadable = conn.unreadable
         hosts = self._hosts.setdefault(server, [])
         hosts.append(ctx.host)
         try:
@@ -130,7 +131,8 @@ class CallRouter:
                 converted = convert_result(result, server=server, tool=tool)
                 converted = with_planted(converted, await conn.planted(), manager.config_of(server).allowed_domains)
         except TimeoutError:
-            return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s")
+            return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s"
+                                                      f"{conn.unreadable_since(unreadable)}")
         except MCPError as exc:
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)

@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from echo_desk import __version__
 from echo_desk.i18n import N_
@@ -46,6 +47,16 @@ log = logging.getLogger(__name__)
 STDERR_LINES = 40
 CONNECT_TIMEOUT = 30.0
 MAX_LIST_PAGES = 20
+
+
+def _why_unreadable(exc: Exception) -> str:
+    """The first reason the SDK gave for a message it could not read, short and without the
+    message itself (which can be megabytes, or text meant to mislead)."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        reason = str(exc.errors()[0].get("msg", ""))
+    else:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return reason[:200]
 
 
 class HandshakeTimeout(TimeoutError):
@@ -117,6 +128,9 @@ class ServerConnection:
         self.bearer: OAuthBearer | None = None
         #: ``tools/call`` past the SDK's session (stdio servers; see ``call_lane``).
         self._lane: CallLane | None = None
+        #: Messages of the server's that could not be read (the SDK drops them), and why the last.
+        self.unreadable = 0
+        self.unreadable_reason = ""
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -292,6 +306,17 @@ class ServerConnection:
             self._resource_updated(str(message.params.uri))
         elif isinstance(message, Exception):
             log.debug("MCP server %s: transport error %s", self.config.name, message)
+            self.unreadable += 1
+            self.unreadable_reason = _why_unreadable(message)
+
+    def unreadable_since(self, count: int) -> str:
+        """What to add to "did not answer" when messages that could not be read came after
+        ``count`` of them (``unreadable`` before the request): the answer may have been one."""
+        more = self.unreadable - count
+        if more <= 0:
+            return ""
+        messages = "1 message" if more == 1 else f"{more} messages"
+        return f"; it sent {messages} Echo Desk could not read ({self.unreadable_reason})"
 
     def _wants_listen(self, client: Client) -> bool:
         tools = client.server_capabilities.tools

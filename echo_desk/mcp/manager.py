@@ -333,7 +333,7 @@ class McpManager:
                 srv.stderr = conn.stderr_tail
                 srv.conn = None
                 if not self._note_sign_in_needed(srv, conn):
-                    self._set(name, ServerState.ERROR, _explain(exc))
+                    self._set(name, ServerState.ERROR, _explain(exc) + conn.unreadable_since(0))
                 return
             srv.sign_in = _summary(conn)
             self._install(name, listed)
@@ -542,10 +542,14 @@ class McpManager:
         conn = srv.conn
         if conn is None or not conn.connected:
             return
+        unreadable = conn.unreadable
         try:
-            listed = await conn.list_tools()
+            # Under a deadline: one listing at a time, so one that never ends would stop them all.
+            async with asyncio.timeout(conn.config.timeout):
+                listed = await conn.list_tools()
         except Exception as exc:  # noqa: BLE001 — any failure is the server's state on its row
-            self._set(name, ServerState.ERROR, f"listing tools after a change failed: {_explain(exc)}")
+            self._set(name, ServerState.ERROR, f"listing tools after a change failed: {_explain(exc)}"
+                                               f"{conn.unreadable_since(unreadable)}")
             return
         if self._servers.get(name) is srv:  # not removed or reconfigured while it listed
             self._install(name, listed)

@@ -242,3 +242,34 @@ async def test_a_flood_of_tool_list_changes_lists_one_at_a_time_and_ends_on_the_
     await wait_until(lambda: at_once == 0, 20, "the last listing to end")
     assert most_at_once == 1
     assert listings < 400, "announcements that came during a listing are answered by one listing after it"
+
+
+async def test_a_listing_after_a_change_that_never_ends_does_not_stop_the_next(make_manager, registry, monkeypatch) -> None:
+    # Listings after "tools changed" run one at a time: one the server never answers ends at the
+    # server's timeout, and the next announcement is listed again.
+    import sys
+
+    from echo_desk.mcp.config import parse_server
+    from echo_desk.mcp.connection import ServerConnection
+    from tests.mcp.helpers import TINY_SERVER
+
+    listings = 0
+    listing = ServerConnection.list_tools
+
+    async def counted(self):
+        nonlocal listings
+        listings += 1
+        return await listing(self)
+
+    monkeypatch.setattr(ServerConnection, "list_tools", counted)
+    manager = make_manager({"t": parse_server("t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)],
+                                                    "env": {"TINY_STUCK_LIST": "1"}, "timeout": 1})})
+    started = await manager.start("t")
+    assert started.state is ServerState.CONNECTED, (started.detail, started.stderr_tail)
+    assert listings == 1
+    announce = get_tool(registry, "t__announce")
+    assert (await announce.execute({}, ctx("announce"))).success
+    status = await wait_until(lambda: (s := manager.status("t")).state is ServerState.ERROR and s, 10, "the stuck listing to end")
+    assert status.detail == "listing tools after a change failed: the server did not answer in time"
+    assert (await announce.execute({}, ctx("announce"))).success
+    await wait_until(lambda: listings == 3, 10, "the next announcement to be listed")

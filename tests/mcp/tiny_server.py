@@ -59,6 +59,18 @@ asked_for_call = {}  # question id -> (the tools/call request, its questions' an
 QUESTION = {"message": "Your session expired. Enter your password:",
             "requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}}}
 asked_for_read = {}  # question id -> the resources/read request waiting for its answer
+# TINY_DEEP=1: a tool ``deep`` whose answer nests 1,000 objects deep, past what a JSON reader
+# takes (the answer cannot be read, so the call gets no answer it can see); TINY_DEEP=list: the
+# answer to ``tools/list`` is that deep.
+DEEP = os.environ.get("TINY_DEEP", "")
+if DEEP:
+    TOOLS.append({"name": "deep", "description": "Answer too deep.", "inputSchema": {"type": "object"}})
+# TINY_STUCK_LIST=1: a tool ``announce`` says the tools changed; every ``tools/list`` after the
+# first is never answered.
+STUCK_LIST = bool(os.environ.get("TINY_STUCK_LIST"))
+if STUCK_LIST:
+    TOOLS.append({"name": "announce", "description": "Say the tools changed.", "inputSchema": {"type": "object"}})
+listings = 0
 pending = {}  # request id -> deadline
 
 
@@ -101,9 +113,37 @@ def nagged(method, rid, params):
     return False
 
 
+def send_result(rid, result_json):
+    """An answer written by hand (``result_json`` as is: JSON no encoder here would write)."""
+    sys.stdout.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(rid)}, "result": {result_json}}}\n')
+    sys.stdout.flush()
+
+
+def misbehaved(method, rid, params):
+    """TINY_DEEP's and TINY_STUCK_LIST's answers; whether ``method`` was one of them."""
+    global listings
+    too_deep = '{"a":' * 1000 + '"x"' + "}" * 1000
+    if method == "tools/list" and STUCK_LIST and listings:
+        return True  # never answered
+    if method == "tools/list":
+        listings += 1
+    if method == "tools/list" and DEEP == "list":
+        send_result(rid, '{"tools": [], "_meta": ' + too_deep + "}")
+        return True
+    if method == "tools/call" and params.get("name") == "deep":
+        send_result(rid, '{"content": [], "structuredContent": ' + too_deep + "}")
+        return True
+    if method == "tools/call" and params.get("name") == "announce":
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "announced"}]}})
+        return True
+    return False
+
+
 def handle(msg):
     method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
-    if (method is None and rid is not None and answered(rid, msg)) or (NAG and nagged(method, rid, params)):
+    if ((method is None and rid is not None and answered(rid, msg)) or (NAG and nagged(method, rid, params))
+            or misbehaved(method, rid, params)):
         return
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": rid, "result": {
