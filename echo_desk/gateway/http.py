@@ -8,7 +8,8 @@ Off by default. Every request is checked before MCP sees it:
     401. The token decides which client this is; each client then gets the same backend as on
     stdio (the running app through the socket), its own profile, rules and name in the audit;
   * an MCP session (``Mcp-Session-Id``) belongs to the client whose token opened it: another
-    token naming it is answered as for a session that does not exist (404).
+    token naming it, or any token naming one not opened here, is answered as for a session that
+    does not exist (404).
 
 Each MCP session has a backend of its own, so a session of the app's (what "Allow for this
 session of Cursor" lasts for) is one MCP session: a new one (the client restarted) is asked again.
@@ -41,6 +42,9 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 #: A client's MCP sessions with a backend (a connection to the app) at once; past it, the
 #: oldest one's is closed (a later call of that session gets a new one, and asks again).
 MAX_SESSIONS_PER_CLIENT = 16
+#: MCP sessions whose client is remembered; past it, the oldest is forgotten, and a request
+#: naming it is answered as for a session that does not exist (the client opens a new one).
+MAX_OWNED_SESSIONS = 1024
 
 
 def bearer(headers: dict[str, str]) -> str:
@@ -102,8 +106,9 @@ class Guard:
             await _refuse(send, 400, "one Mcp-Session-Id header at most")
             return
         session = headers.get(SESSION_HEADER)
-        if session is not None and self.owners.get(session, client) != client:
+        if session is not None and self.owners.get(session) != client:
             # Another client's session: its calls, its stream and its end are not this token's.
+            # One never opened here, or forgotten, is no one's.
             await _refuse(send, 404, "no such session")
             return
         ended = session if scope.get("method") == "DELETE" else None
@@ -121,10 +126,17 @@ class Guard:
                 else:
                     for key, value in message.get("headers", ()):
                         if key.decode("latin-1").lower() == SESSION_HEADER:
-                            self.owners.setdefault(value.decode("latin-1"), client)
+                            self._own(value.decode("latin-1"), client)
             await send(message)
 
         return noting
+
+    def _own(self, session: str, client: str) -> None:
+        if session in self.owners:
+            return
+        self.owners[session] = client
+        while len(self.owners) > MAX_OWNED_SESSIONS:  # ended without a DELETE (closed, or idle)
+            self.owners.pop(next(iter(self.owners)))
 
 
 class HttpGateway:

@@ -313,3 +313,41 @@ async def test_backends_are_per_session_bounded_and_closed_when_a_session_ends(m
     gateway._session_ended("s3")
     await wait_until(lambda: len(closed) == 2, 5, "an ended session's backend closed")
     assert ("cursor", "s3") not in gateway.backends and ("vscode", "s0") in gateway.backends
+
+
+async def test_sessions_are_remembered_within_a_bound_and_an_unknown_one_is_no_ones(monkeypatch) -> None:
+    # Sessions that end without a DELETE (a client closed, one the SDK reaped when idle) were
+    # remembered for as long as the gateway ran, and a session not opened here was let through.
+    from echo_desk.gateway import http as gateway_http
+
+    monkeypatch.setattr(gateway_http, "MAX_OWNED_SESSIONS", 3)
+    monkeypatch.setattr(gateway_http, "client_for", lambda token, _clients: token or None)
+    opened = iter(range(1000))
+
+    async def mcp(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        named = dict(scope["headers"]).get(b"mcp-session-id")
+        headers = [] if named else [(b"mcp-session-id", f"s{next(opened)}".encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    guard = gateway_http.Guard(mcp, 8000, list)
+
+    async def status(client: str, session: str | None = None) -> int:
+        headers = [(b"host", b"127.0.0.1:8000"), (b"authorization", f"Bearer {client}".encode())]
+        if session is not None:
+            headers.append((b"mcp-session-id", session.encode()))
+        sent: list[dict[str, object]] = []
+
+        async def send(message):  # type: ignore[no-untyped-def]
+            sent.append(message)
+
+        await guard({"type": "http", "method": "POST", "headers": headers}, None, send)  # type: ignore[arg-type]
+        return int(sent[0]["status"])  # type: ignore[call-overload]
+
+    assert await status("cursor", "never-opened") == 404
+    for _ in range(5):
+        assert await status("cursor") == 200
+    assert list(guard.owners) == ["s2", "s3", "s4"]
+    assert await status("cursor", "s4") == 200
+    assert await status("cursor", "s0") == 404  # forgotten: the client opens a new session
+    assert await status("vscode", "s4") == 404
