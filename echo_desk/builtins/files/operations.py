@@ -29,7 +29,7 @@ from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
 from echo_desk.store import paths
 from echo_desk.store.private import FILE_MODE as PRIVATE_FILE
-from echo_desk.store.private import tighten_tree
+from echo_desk.store.private import tighten_file, tighten_tree
 from echo_desk.tools import (
     N_,
     READS,
@@ -376,8 +376,8 @@ class DeletePath(_PathTool[DeleteArguments]):
                 _still(src)
                 os.unlink(name, dir_fd=src_dir)
             # Echo Desk's data folder holds only private files (the mode is in the change
-            # journal, which Revert restores from).
-            os.chmod(name, PRIVATE_FILE, dir_fd=trash_fd)
+            # journal, which Revert restores from); not a file with other names (their mode too).
+            tighten_file(name, dir_fd=trash_fd)
             with contextlib.suppress(OSError):
                 os.fsync(src_dir)
         finally:
