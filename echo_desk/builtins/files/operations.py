@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import runs_later, trees
+from echo_desk.builtins.files import arrived, runs_later, trees
 from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
 from echo_desk.common import entries, fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
@@ -145,6 +145,12 @@ class _PathTool(KnowsProtectedPaths, BuiltinTool[A]):
         return self.apply(plan, ctx)
 
 
+def _arrived_as_shown(src: _File | trees.Tree, dir_fd: int, name: str, path: Path) -> bool:
+    if isinstance(src, _File):
+        return arrived.file_as_shown(dir_fd, name, src.data, src.mode)
+    return arrived.tree_as_shown(path, src)
+
+
 def _shown(preview: ToolPreview) -> tuple[Any, ...]:
     return (tuple((t.value, t.detail, t.protections) for t in preview.targets),
             tuple((c.path, c.kind, c.before_sha256, c.after_sha256) for c in preview.file_changes))
@@ -258,6 +264,9 @@ class MovePath(_PathTool[MoveArguments]):
             dst_dir, dst_name = fs.open_parent(dst)
             try:
                 entries.rename_noreplace(src_dir, src_name, dst_dir, dst_name)
+                arrived.put_back_unless(_arrived_as_shown(src, dst_dir, dst_name, dst.path), source=source,
+                                        arrived=dst, arrived_at=(dst_dir, dst_name), source_at=(src_dir, src_name),
+                                        action="moved")
             except FileExistsError as exc:
                 raise ToolError(f"{dst} appeared meanwhile; nothing was moved", kind=ErrorKind.BUSINESS) from exc
             except OSError as exc:
@@ -368,6 +377,9 @@ class DeletePath(_PathTool[DeleteArguments]):
         try:
             try:
                 entries.rename_noreplace(src_dir, name, trash_fd, name)
+                arrived.put_back_unless(arrived.file_as_shown(trash_fd, name, src.data, src.mode), source=src.target,
+                                        arrived=trash / name, arrived_at=(trash_fd, name), source_at=(src_dir, name),
+                                        action="deleted")
             except OSError as exc:
                 if exc.errno != errno.EXDEV:
                     raise fs.os_error(exc, src.target, "move to the trash") from exc
@@ -395,6 +407,8 @@ class DeletePath(_PathTool[DeleteArguments]):
         try:
             try:
                 entries.rename_noreplace(src_dir, name, trash_fd, name)
+                arrived.put_back_unless(arrived.tree_as_shown(trash / name, src), source=src.root, arrived=trash / name,
+                                        arrived_at=(trash_fd, name), source_at=(src_dir, name), action="deleted")
                 tighten_tree(trash / name)  # private, as everything in Echo Desk's data folder
             except OSError as exc:
                 if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
