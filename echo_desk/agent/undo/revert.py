@@ -146,6 +146,18 @@ def _no_link_in(folder: Path | str) -> None:
         raise _Refused(RevertIssue(LeftAlone.LINK_IN_THE_PATH_NOW))
 
 
+def _open_folder(folder: str) -> int:
+    """``folder`` opened from ``/`` without following a link on the way (recorded paths had
+    none), so a folder swapped for a link after the check is not gone through either."""
+    _no_link_in(folder)
+    try:
+        return open_dir(Path("/"), Path(folder).parts[1:])
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _Refused(RevertIssue(LeftAlone.LINK_IN_THE_PATH_NOW)) from exc
+        raise
+
+
 class Reverter:
     def __init__(self, changes: ChangeStore, blobs: BlobStore) -> None:
         self.changes = changes
@@ -279,8 +291,20 @@ class Reverter:
                      mode=mode)
 
     def _remove_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+        parent, name = os.path.split(record.path)
         try:
-            os.rmdir(record.path)
+            dir_fd = _open_folder(parent)
+        except FileNotFoundError:
+            dir_fd = -1  # nothing left to remove
+        except _Refused as refused:
+            report.failed.append((record, refused.issue))
+            return
+        except OSError as exc:
+            report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+            return
+        try:
+            if dir_fd >= 0:
+                os.rmdir(name, dir_fd=dir_fd)
         except FileNotFoundError:
             pass
         except OSError as exc:
@@ -291,6 +315,9 @@ class Reverter:
             else:
                 report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
             return
+        finally:
+            if dir_fd >= 0:
+                os.close(dir_fd)
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
 
@@ -321,9 +348,7 @@ class Reverter:
     def _remove(path: str, expect: str | None) -> None:
         if expect is None:
             return
-        parent = os.path.dirname(path)
-        _no_link_in(parent)
-        dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        dir_fd = _open_folder(os.path.dirname(path))
         try:
             name = os.path.basename(path)
             with contextlib.suppress(FileNotFoundError):
