@@ -286,7 +286,9 @@ class Reverter:
         data = self.blobs.get(wanted)
         if data is None:
             raise _Refused(RevertIssue(LeftAlone.CONTENT_NOT_KEPT))
-        mode = record.before_mode if wanted == record.before_sha256 else None
+        # The file tools keep a file's mode, so a file still there keeps the one it has now (a
+        # mode the person set since is theirs); only a file made again gets its old one back.
+        mode = record.before_mode if wanted == record.before_sha256 and expect is None else None
         atomic_write(_resolved(record.path), data, expect_sha256=expect or ABSENT, create_parents=True,
                      mode=mode)
 
