@@ -58,6 +58,18 @@ async def test_revert_of_an_edit_keeps_a_mode_the_person_set_since(runtime: Runt
     assert stat.S_IMODE(script.stat().st_mode) == 0o750
 
 
+async def test_revert_of_a_file_written_into_new_folders_removes_those_folders_too(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
+    (workspace / "docs").mkdir()
+    await _run(runtime, scope, host, "write_file", {"path": "docs/api/v2/index.md", "content": "# API\n"}, "c1")
+    assert (workspace / "docs" / "api" / "v2" / "index.md").read_text() == "# API\n"
+    assert runtime.reverter is not None
+    report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
+    assert report.complete, (report.kept, report.failed)
+    # As before the call: the folder that was there stays, the two it made are gone.
+    assert os.listdir(workspace) == ["docs"] and os.listdir(workspace / "docs") == []
+
+
 async def test_revert_of_a_created_file_deletes_it_only_if_unchanged(
         runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
     await _run(runtime, scope, host, "write_file", {"path": "new/b.txt", "content": "bee\n"}, "c1")

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.files import arrived, runs_later, trees
-from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
+from echo_desk.builtins.files.lifecycle import KnowsProtectedPaths, new_folders, protections_of
 from echo_desk.common import entries, fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.common.diffs import cap, named, unified_diff
@@ -427,19 +427,6 @@ class DeletePath(_PathTool[DeleteArguments]):
                              folders_removed=_folders_at(src, src.root))
 
 
-def _missing(target: fs.Resolved) -> list[str]:
-    """The folders that creating ``target`` makes, outermost first."""
-    missing = []
-    folder = target.path
-    while folder != target.root and not os.path.lexists(folder):
-        missing.append(str(folder))
-        folder = folder.parent
-    if len(missing) > MAX_NEW_FOLDERS:
-        raise ToolError(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
-                        kind=ErrorKind.BUSINESS)
-    return missing[::-1]
-
-
 class CreateFolderArguments(Arguments):
     path: Annotated[str, fs.path_argument("The folder to create."), WRITES]
 
@@ -457,14 +444,14 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         target = fs.resolve(args.path, ctx.write_roots)
         if os.path.lexists(target.path):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
-        _missing(target)
+        new_folders(target, including_itself=True)
         preview = ToolPreview(targets=(_target(target, N_("new folder"), self.protected_paths()),),
                               summary=deferred(N_("Create the folder {path}"), path=target))
         return preview, target
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
         target = plan
-        missing = _missing(target)
+        missing = new_folders(target, including_itself=True)
         try:
             os.close(fs.open_dir(target.root, target.parts, create=True))
         except OSError as exc:
