@@ -184,3 +184,19 @@ async def test_revert_never_removes_a_folder_through_a_folder_swapped_for_a_link
     assert (outside / "inner").is_dir()
     assert {issue.reason for _r, issue in report.failed} == {LeftAlone.LINK_IN_THE_PATH_NOW, LeftAlone.NOT_A_FOLDER_NOW}
     assert stat.S_ISLNK(os.lstat(workspace / "made").st_mode)
+
+
+async def test_revert_of_a_deleted_private_folder_makes_it_private_again(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
+    keys = workspace / "keys"
+    (keys / "old").mkdir(parents=True)
+    (keys / "old" / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    os.chmod(keys / "old" / "id_ed25519", 0o644)  # kept readable: the folders are what keep others out
+    os.chmod(keys / "old", 0o700)
+    os.chmod(keys, 0o711)
+    env = await _call(runtime, scope, host, "delete_path", {"path": "keys"}, "c1")
+    assert env.ok, env.error
+    _revert(runtime, "c1")
+    assert (keys / "old" / "id_ed25519").read_text() == "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o711
+    assert stat.S_IMODE((keys / "old").stat().st_mode) == 0o700

@@ -207,7 +207,10 @@ class Reverter:
                                               not_restorable_why=NotRestorable.CONTENT_MISSING.value))
                 continue
             if record.kind in (FOLDER_CREATED, FOLDER_REMOVED):  # judged when it is its turn
-                steps.append(RevertStep(record, None, conflict=False))
+                # Whether something is there now: a folder absent now that the revert makes again
+                # (for itself or for a file inside) gets its recorded mode back.
+                steps.append(RevertStep(record, UNREADABLE if os.path.lexists(record.path) else None,
+                                        conflict=False))
                 continue
             now = expected[record.path] if record.path in expected else current_sha256(record.path)
             steps.append(RevertStep(record, now, conflict=now != record.after_sha256))
@@ -247,7 +250,7 @@ class Reverter:
                 self._remove_folder(record, report)
                 continue
             if record.kind == FOLDER_REMOVED:
-                self._restore_folder(record, report)
+                self._restore_folder(step, report)
                 continue
             if choice is Resolution.WHAT_IT_IS_NOW:
                 report.kept.append((record, RevertIssue(LeftAlone.KEPT_AS_IT_IS_NOW)))
@@ -323,26 +326,34 @@ class Reverter:
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
 
-    def _restore_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+    def _restore_folder(self, step: RevertStep, report: RevertReport) -> None:
         """Make a moved or deleted folder again (its files come back through their own steps;
-        this keeps the empty ones too)."""
+        this keeps the empty ones too), with the mode it had if this revert made it (its files'
+        steps run first and make it with the default mode)."""
+        record = step.record
         try:
             st: os.stat_result | None = os.lstat(record.path)
         except FileNotFoundError:
             st = None
-        if st is None:
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            report.failed.append((record, RevertIssue(LeftAlone.NOT_A_FOLDER_NOW)))
+            return
+        made_here = step.current_sha256 is None
+        if st is None or (made_here and record.before_mode is not None):
             try:
                 target = _resolved(record.path)
-                os.close(open_dir(target.root, target.parts, create=True))
+                fd = open_dir(target.root, target.parts, create=True)
+                try:
+                    if made_here and record.before_mode is not None:
+                        os.fchmod(fd, stat.S_IMODE(record.before_mode))
+                finally:
+                    os.close(fd)
             except _Refused as refused:
                 report.failed.append((record, refused.issue))
                 return
             except OSError as exc:
                 report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
                 return
-        elif not stat.S_ISDIR(st.st_mode):
-            report.failed.append((record, RevertIssue(LeftAlone.NOT_A_FOLDER_NOW)))
-            return
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
 

@@ -197,6 +197,11 @@ def _tree_made(tree: trees.Tree, destination: fs.Resolved) -> tuple[FileChange, 
                             before_sha256=None, after_sha256=sha256(f.data), diff="") for f in tree.files)
 
 
+def _folder_modes(tree: trees.Tree) -> dict[str, int]:
+    """The mode of each of the tree's folders where it was (for Revert to make them again)."""
+    return {tree.path(parts): mode for parts, mode in tree.folders}
+
+
 def _folders_at(tree: trees.Tree, base: fs.Resolved) -> tuple[str, ...]:
     """The tree's folders placed at ``base``, parents first."""
     return tuple(str(base.path.joinpath(*parts)) for parts, _mode in tree.folders)
@@ -283,7 +288,8 @@ class MovePath(_PathTool[MoveArguments]):
         metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
         if isinstance(src, trees.Tree):
             return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes,
-                                 folders_created=_folders_at(src, dst), folders_removed=_folders_at(src, src.root))
+                                 folders_created=_folders_at(src, dst), folders_removed=_folders_at(src, src.root),
+                                 removed_folder_modes=_folder_modes(src))
         return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes)
 
 
@@ -424,7 +430,7 @@ class DeletePath(_PathTool[DeleteArguments]):
         return ToolResult.ok(f"Deleted the folder {named(src.root)} with {len(src.files)} files (moved to Echo Desk's "
                              f"trash: {trash / name}).",
                              metadata={"path": str(src.root), "trash": str(trash / name)}, file_changes=changes,
-                             folders_removed=_folders_at(src, src.root))
+                             folders_removed=_folders_at(src, src.root), removed_folder_modes=_folder_modes(src))
 
 
 class CreateFolderArguments(Arguments):
