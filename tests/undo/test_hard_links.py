@@ -57,3 +57,20 @@ async def test_deleting_a_folder_with_a_hard_linked_file_leaves_the_other_names_
     assert env.ok, env.error
     assert not (workspace / "site").exists()
     assert stat.S_IMODE(shared.stat().st_mode) == 0o644
+
+
+async def test_writing_a_hard_linked_file_says_and_does_the_same_to_the_other_names(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, tmp_path: Path) -> None:
+    shared = _outside(tmp_path)
+    os.link(shared, workspace / "page.html")
+    env = await _call(runtime, scope, host, "write_file", {"path": "page.html", "content": "<p>new</p>\n"}, "c1")
+    assert env.ok, env.error
+    # What happens: this name gets the new text, the other name keeps what it held (a new file
+    # takes this name's place) …
+    assert (workspace / "page.html").read_text() == "<p>new</p>\n"
+    assert shared.read_text() == "<p>served</p>\n" and shared.stat().st_nlink == 1
+    # … and what the person read before allowing it says so, rather than leaving them to guess
+    # that "the file" both names share would change for both.
+    [target] = host.requests[0].targets
+    assert [p.english for p in target.protections] == [
+        "protected: hard-linked (2 names share this file): the other names keep what they hold now"]
