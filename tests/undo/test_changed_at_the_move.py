@@ -111,3 +111,22 @@ async def test_what_cannot_be_put_back_is_said_with_where_it_is(
     trash = Path(env.error.split("it is now at ")[1].split(". Look at it there")[0])
     assert (trash / "report.txt").read_text() == "written by the running build\n"
     assert (trash / "old.o").read_bytes() == b"\x7fELF old"
+
+
+async def test_a_folder_made_by_another_program_meanwhile_is_not_reported_as_created(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from echo_desk.common import fs
+
+    real = fs.open_dir
+    theirs = workspace / "reports"
+
+    def racing(root: Path, parts: Any, *, create: bool = False) -> int:
+        if create and not theirs.exists():
+            theirs.mkdir()  # a sync client makes the same folder, with its own file, at that moment
+            (theirs / "synced.txt").write_text("theirs\n")
+        return real(root, parts, create=create)
+
+    monkeypatch.setattr(fs, "open_dir", racing)
+    env = await _call(runtime, scope, host, "create_folder", {"path": "reports"}, "c1")
+    assert not env.ok and "appeared meanwhile" in env.error and "nothing was created" in env.error, env.error
+    assert (theirs / "synced.txt").read_text() == "theirs\n"

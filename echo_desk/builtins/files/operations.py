@@ -459,7 +459,15 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         target = plan
         missing = new_folders(target, including_itself=True)
         try:
-            os.close(fs.open_dir(target.root, target.parts, create=True))
+            parent, name = fs.open_parent(target, create=True)
+            try:
+                os.mkdir(name, 0o777, dir_fd=parent)
+            finally:
+                os.close(parent)
+        except FileExistsError as exc:
+            # Not ours: neither reported as created nor recorded for Revert to take away.
+            raise ToolError(f"{target} appeared meanwhile (another program made it); nothing was created",
+                            kind=ErrorKind.BUSINESS) from exc
         except OSError as exc:
             raise fs.os_error(exc, target, "create") from exc
         ctx.host.file_mutated(str(target))
