@@ -5,6 +5,7 @@ unseen. The other program is simulated at the worst moment: right before the ren
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,59 @@ async def test_a_folder_made_by_another_program_meanwhile_is_not_reported_as_cre
     env = await _call(runtime, scope, host, "create_folder", {"path": "reports"}, "c1")
     assert not env.ok and "appeared meanwhile" in env.error and "nothing was created" in env.error, env.error
     assert (theirs / "synced.txt").read_text() == "theirs\n"
+
+
+async def test_a_write_just_before_a_delete_across_file_systems_is_not_lost(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    notes = workspace / "notes.txt"
+    notes.write_text("draft\n")
+    real_rename, real_unlink = entries.rename_noreplace, os.unlink
+
+    def across(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
+        if "trash" in os.readlink(f"/proc/self/fd/{dst_dir}"):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")  # the trash is on another disk
+        real_rename(src_dir, src, dst_dir, dst)
+
+    late: list[bool] = []
+
+    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
+        if "dir_fd" in kwargs and not late:  # the editor saves once more at the last moment
+            late.append(True)
+            notes.write_text("draft\nsaved at the last moment\n")
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(entries, "rename_noreplace", across)
+    monkeypatch.setattr(os, "unlink", unlink)
+    env = await _call(runtime, scope, host, "delete_path", {"path": "notes.txt"}, "c1")
+    assert late
+    # What was shown went to the trash; the later save was not erased with it.
+    assert env.ok, env.error
+    assert notes.read_text() == "draft\nsaved at the last moment\n"
+
+
+async def test_a_trash_on_another_full_disk_leaves_the_file_where_it_was(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from echo_desk.builtins.files import operations
+    from echo_desk.tools import ToolError
+
+    notes = workspace / "notes.txt"
+    notes.write_text("draft\n")
+    real_rename = entries.rename_noreplace
+
+    def across(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
+        if "trash" in os.readlink(f"/proc/self/fd/{dst_dir}"):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_rename(src_dir, src, dst_dir, dst)
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise ToolError("could not write the trash copy: the disk is full")
+
+    monkeypatch.setattr(entries, "rename_noreplace", across)
+    monkeypatch.setattr(operations, "atomic_write", full)
+    env = await _call(runtime, scope, host, "delete_path", {"path": "notes.txt"}, "c1")
+    assert not env.ok and "the disk is full" in env.error
+    assert os.listdir(workspace) == ["notes.txt"] and notes.read_text() == "draft\n"

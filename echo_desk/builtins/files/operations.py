@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -345,6 +346,32 @@ class CopyPath(_PathTool[CopyArguments]):
                              metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
 
 
+def _delete_across(src: _File, src_dir: int, name: str, trash: Path, cause: OSError) -> None:
+    """Delete ``src`` to a trash on another file system: its name is first taken away in one step
+    (renamed aside in its own folder) and what it held checked, then the trash gets a durable
+    copy and the aside name goes. Checking and then erasing the name itself would erase a save
+    made between the two; after the rename such a save makes a new file at the name instead."""
+    aside = f".{name[:100]}.{secrets.token_hex(4)}.echo-desk-deleting"
+    try:
+        entries.rename_noreplace(src_dir, name, src_dir, aside)
+    except OSError as exc:
+        raise fs.os_error(exc, src.target, "move to the trash") from cause
+    arrived.put_back_unless(arrived.file_as_shown(src_dir, aside, src.data, src.mode), source=src.target,
+                            arrived=src.target.path.with_name(aside), arrived_at=(src_dir, aside),
+                            source_at=(src_dir, name), action="deleted")
+    try:
+        atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=PRIVATE_FILE)
+    except BaseException as failed:
+        try:  # the name back as it was; the copy's own error says what failed
+            entries.rename_noreplace(src_dir, aside, src_dir, name)
+        except OSError as exc:
+            raise ToolError(f"{src.target} could not be copied to Echo Desk's trash ({failed}) nor put back "
+                            f"({exc.strerror}): it is now at {src.target.path.with_name(aside)}. Nothing else was "
+                            "done.", kind=ErrorKind.BUSINESS) from exc
+        raise
+    os.unlink(aside, dir_fd=src_dir)
+
+
 class DeleteArguments(Arguments):
     path: Annotated[str, fs.path_argument("The file or folder to delete."), WRITES]
 
@@ -389,10 +416,7 @@ class DeletePath(_PathTool[DeleteArguments]):
             except OSError as exc:
                 if exc.errno != errno.EXDEV:
                     raise fs.os_error(exc, src.target, "move to the trash") from exc
-                # Another file system: the trash gets a durable copy before the name goes.
-                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=PRIVATE_FILE)
-                _still(src)
-                os.unlink(name, dir_fd=src_dir)
+                _delete_across(src, src_dir, name, trash, exc)
             # Echo Desk's data folder holds only private files (the mode is in the change
             # journal, which Revert restores from); not a file with other names (their mode too).
             tighten_file(name, dir_fd=trash_fd)
