@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from echo_desk.agent.scope import ScopeLink
 from echo_desk.agent.sources import BUILTIN, ToolSource
 from echo_desk.agent.subagents import SpawnGrants
-from echo_desk.common.visible_text import any_hidden, has_hidden
+from echo_desk.common.visible_text import any_hidden, has_hidden, path_hides_text
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import FileChange, RiskLevel, Target
 
@@ -95,7 +95,8 @@ class ApprovalRequest:
         the diffs to a caller that reads them itself (the dialog, a slice at a time)."""
         texts = [self.summary, *(t.value for t in self.targets), *(t.full_detail for t in self.targets),
                  *(c.diff for c in self.file_changes if with_diffs), *(c.path for c in self.file_changes)]
-        return any(has_hidden(t) for t in texts) or any_hidden(self.arguments)
+        paths = [*(t.value for t in self.targets if t.kind == "path"), *(c.path for c in self.file_changes)]
+        return any(has_hidden(t) for t in texts) or any(path_hides_text(p) for p in paths) or any_hidden(self.arguments)
 
 
 @dataclass(frozen=True, kw_only=True)

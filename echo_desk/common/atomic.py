@@ -16,6 +16,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from echo_desk.common import xattrs
 from echo_desk.common.fs import Resolved, lstat_in, open_parent, os_error, read_regular
 from echo_desk.tools import ErrorKind, ToolError
 
@@ -86,6 +87,15 @@ def _current_sha(dir_fd: int, name: str, limit: int) -> str:
     return sha256(data)
 
 
+def _keep_attributes(dir_fd: int, name: str, new_fd: int, target: Resolved) -> None:
+    """The old file's extended attributes (its ACL, labels) on the new one (``xattrs``)."""
+    old_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        xattrs.carry_over(old_fd, new_fd, target)
+    finally:
+        os.close(old_fd)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -150,6 +160,8 @@ def atomic_write(
             if st is not None and (st.st_uid != os.geteuid() or st.st_gid != os.getegid()):
                 with contextlib.suppress(OSError):  # only root may give files away; keep ours then
                     os.fchown(fd, st.st_uid, st.st_gid)
+            if st is not None:
+                _keep_attributes(dir_fd, name, fd, target)
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -91,6 +91,23 @@ def visible(text: str, *, one_line: bool = False, ascii_only: bool = False) -> s
     return shown
 
 
+#: Spaces and tabs that end a name in a path (before a "/" or at the end).
+_NAME_END_SPACE = re.compile(r"[ \t]+(?=/|$)")
+
+
+def visible_path(path: str, *, ascii_only: bool = False) -> str:
+    """A path on one line, as ``visible`` shows it, and the spaces or tabs that end one of its
+    names shown too: ``notes.txt `` is another file than ``notes.txt`` but draws the same at the
+    end of a line (and ``dir /x`` is easily read as ``dir/x``)."""
+    shown = visible(path, one_line=True, ascii_only=ascii_only)
+    return _NAME_END_SPACE.sub(lambda m: "".join(escape_char(c, ascii_only=ascii_only) for c in m.group()), shown)
+
+
+def path_hides_text(path: str) -> bool:
+    """Whether ``path`` holds a hidden character or a name ending in white space (``visible_path``)."""
+    return has_hidden(path) or _NAME_END_SPACE.search(path) is not None
+
+
 def has_hidden(text: str) -> bool:
     """Whether ``text`` holds a character that ``visible`` escapes (a CRLF line end does not count)."""
     for match in _CANDIDATE_CRLF.finditer(text):

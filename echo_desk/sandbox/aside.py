@@ -175,7 +175,7 @@ def make_private(path: Path) -> None:
             if stat.S_ISDIR(st.st_mode):
                 os.chmod(current, PRIVATE_DIR)
                 pending.extend(os.path.join(current, name) for name in os.listdir(current))
-            else:
+            elif st.st_nlink == 1:  # a file with other names (a hard link) keeps their mode: the folder is 0700
                 os.chmod(current, PRIVATE_FILE)
 
 

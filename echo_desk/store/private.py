@@ -111,21 +111,33 @@ def changing_alone(path: Path) -> Iterator[None]:
         yield
 
 
+def shares_its_inode(st: os.stat_result) -> bool:
+    """A file with other names (hard links): its mode is theirs too, and they may lie outside
+    Echo Desk's folders (a workspace file linked to one a web server reads). Making it private
+    would change what the person never saw named; the 0700 folder keeps it private instead."""
+    return not stat.S_ISDIR(st.st_mode) and st.st_nlink > 1
+
+
+def tighten_file(name: str, *, dir_fd: int | None = None) -> None:
+    """Make the regular file ``name`` 0600, unless it is a link or shares its inode."""
+    with contextlib.suppress(OSError):
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode) and not shares_its_inode(st):
+            os.chmod(name, FILE_MODE, dir_fd=dir_fd)
+
+
 def tighten_tree(path: Path) -> None:
     """Make ``path`` and everything under it private: folders 0700, files 0600 (links are left:
-    their own mode means nothing). For what Echo Desk moves into its own folders (the trash)."""
+    their own mode means nothing; so are files with other names, see ``shares_its_inode``).
+    For what Echo Desk moves into its own folders (the trash)."""
     if os.name != "posix" or path.is_symlink():
         return
     if not path.is_dir():
-        with contextlib.suppress(OSError):
-            os.chmod(path, FILE_MODE)
+        tighten_file(str(path))
         return
     for folder, folders, files in os.walk(path):
         with contextlib.suppress(OSError):
             os.chmod(folder, DIR_MODE)
         for name in files:
-            inner = os.path.join(folder, name)
-            if not os.path.islink(inner):
-                with contextlib.suppress(OSError):
-                    os.chmod(inner, FILE_MODE)
+            tighten_file(os.path.join(folder, name))
         folders[:] = [f for f in folders if not os.path.islink(os.path.join(folder, f))]

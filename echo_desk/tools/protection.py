@@ -44,7 +44,7 @@ _ENGLISH: dict[ProtectionReason, str] = {
     ProtectionReason.DATA_FOLDER: "Echo Desk's own data folder",
     ProtectionReason.CACHE_FOLDER: "Echo Desk's own cache folder",
     ProtectionReason.KEYRING_FOLDER: "the keyring folder",
-    ProtectionReason.HARD_LINKED: "hard-linked ({links} names share this file)",
+    ProtectionReason.HARD_LINKED: "hard-linked ({links} names share this file): the other names keep what they hold now",
     ProtectionReason.LOCAL_NETWORK: "{host} is this computer or its local network ({addresses})",
     ProtectionReason.OUTSIDE_SANDBOX_ASKED: "runs outside the sandbox with all your rights (the agent asked for it)",
     ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK:

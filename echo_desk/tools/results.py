@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,6 +146,9 @@ class ToolResult:
     folders_created: tuple[str, ...] = ()
     #: Folders the call took away (moved or deleted), parents first (Revert makes them again).
     folders_removed: tuple[str, ...] = ()
+    #: The mode each of ``folders_removed`` had (Revert makes it again with it: a 0700 folder
+    #: that kept others out of its files must not come back 0755).
+    removed_folder_modes: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.success and (not self.error or self.error_kind is None):
@@ -159,9 +163,11 @@ class ToolResult:
         file_changes: tuple[FileChange, ...] = (),
         folders_created: tuple[str, ...] = (),
         folders_removed: tuple[str, ...] = (),
+        removed_folder_modes: Mapping[str, int] | None = None,
     ) -> ToolResult:
         return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes,
-                   folders_created=folders_created, folders_removed=folders_removed)
+                   folders_created=folders_created, folders_removed=folders_removed,
+                   removed_folder_modes=removed_folder_modes or {})
 
     @classmethod
     def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None) -> ToolResult:

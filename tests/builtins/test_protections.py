@@ -27,7 +27,8 @@ ENGLISH = {
     Protection(reason=R.DATA_FOLDER): "protected: Echo Desk's own data folder",
     Protection(reason=R.CACHE_FOLDER): "protected: Echo Desk's own cache folder",
     Protection(reason=R.KEYRING_FOLDER): "protected: the keyring folder",
-    Protection(reason=R.HARD_LINKED, links=3): "protected: hard-linked (3 names share this file)",
+    Protection(reason=R.HARD_LINKED, links=3): (
+        "protected: hard-linked (3 names share this file): the other names keep what they hold now"),
     Protection(reason=R.LOCAL_NETWORK, host="box", addresses=("10.0.0.2", "fe80::1")):
         "protected: box is this computer or its local network (10.0.0.2, fe80::1)",
     Protection(reason=R.OUTSIDE_SANDBOX_ASKED):

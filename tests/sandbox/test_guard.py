@@ -330,3 +330,16 @@ def test_a_tree_deeper_than_the_recursion_limit_is_taken_out_whole(workspace: Pa
     assert not (workspace / ".vscode").exists()
     assert bool(found[0].kept) is kept
     subprocess.run(["rm", "-rf", str(tmp_path / "aside")], check=True)  # (rmtree recurses)
+
+
+def test_a_planted_hard_link_to_the_persons_file_is_put_aside_without_changing_that_files_mode(
+        workspace: Path, tmp_path: Path) -> None:
+    script = workspace / "build.sh"
+    script.write_text("#!/bin/sh\nmake\n")
+    script.chmod(0o755)
+    hook = workspace / ".git" / "hooks" / "pre-push"
+    found = _check(workspace, tmp_path, lambda: os.link(script, hook))
+    assert [(p.path, p.change) for p in found] == [(".git/hooks/pre-push", Change.CREATED)]
+    assert not hook.exists()
+    # The planted name is another name of the person's script: its mode is the script's mode.
+    assert script.stat().st_mode & 0o777 == 0o755

@@ -166,3 +166,37 @@ async def test_revert_never_writes_through_a_folder_swapped_for_a_link(runtime: 
     reasons = {issue.reason for _r, issue in report.failed}
     assert reasons <= {LeftAlone.LINK_IN_THE_PATH_NOW, LeftAlone.NOT_A_FOLDER_NOW} and reasons
     assert stat.S_ISLNK(os.lstat(workspace / "proj").st_mode)
+
+
+async def test_revert_never_removes_a_folder_through_a_folder_swapped_for_a_link(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path, tmp_path: Path) -> None:
+    from echo_desk.agent.undo.revert import LeftAlone
+
+    env = await _call(runtime, scope, host, "create_folder", {"path": "made/inner"}, "c1")
+    assert env.ok, env.error
+    os.rmdir(workspace / "made" / "inner")
+    os.rmdir(workspace / "made")
+    outside = tmp_path / "outside"
+    (outside / "inner").mkdir(parents=True)  # the person's own empty folder, outside the workspace
+    os.symlink(outside, workspace / "made")  # someone puts a link where the folder was
+    assert runtime.reverter is not None
+    report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
+    assert (outside / "inner").is_dir()
+    assert {issue.reason for _r, issue in report.failed} == {LeftAlone.LINK_IN_THE_PATH_NOW, LeftAlone.NOT_A_FOLDER_NOW}
+    assert stat.S_ISLNK(os.lstat(workspace / "made").st_mode)
+
+
+async def test_revert_of_a_deleted_private_folder_makes_it_private_again(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
+    keys = workspace / "keys"
+    (keys / "old").mkdir(parents=True)
+    (keys / "old" / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    os.chmod(keys / "old" / "id_ed25519", 0o644)  # kept readable: the folders are what keep others out
+    os.chmod(keys / "old", 0o700)
+    os.chmod(keys, 0o711)
+    env = await _call(runtime, scope, host, "delete_path", {"path": "keys"}, "c1")
+    assert env.ok, env.error
+    _revert(runtime, "c1")
+    assert (keys / "old" / "id_ed25519").read_text() == "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o711
+    assert stat.S_IMODE((keys / "old").stat().st_mode) == 0o700

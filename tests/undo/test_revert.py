@@ -44,6 +44,32 @@ async def test_revert_of_an_edit_restores_bytes_and_mode(runtime: Runtime, scope
     assert runtime.reverter.changes.for_call("c1")[0].reverted
 
 
+async def test_revert_of_an_edit_keeps_a_mode_the_person_set_since(runtime: Runtime, scope: Scope,
+                                                                   host: ScriptedHost, workspace: Path) -> None:
+    script = workspace / "deploy.sh"
+    script.write_text("echo one\n")
+    os.chmod(script, 0o644)
+    await _run(runtime, scope, host, "edit_file", {"path": "deploy.sh", "edits": [{"old": "one", "new": "two"}]}, "c1")
+    os.chmod(script, 0o750)  # the person makes it runnable afterwards; the edit never touched the mode
+    assert runtime.reverter is not None
+    report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
+    assert report.complete, (report.kept, report.failed)
+    assert script.read_text() == "echo one\n"
+    assert stat.S_IMODE(script.stat().st_mode) == 0o750
+
+
+async def test_revert_of_a_file_written_into_new_folders_removes_those_folders_too(
+        runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
+    (workspace / "docs").mkdir()
+    await _run(runtime, scope, host, "write_file", {"path": "docs/api/v2/index.md", "content": "# API\n"}, "c1")
+    assert (workspace / "docs" / "api" / "v2" / "index.md").read_text() == "# API\n"
+    assert runtime.reverter is not None
+    report = runtime.reverter.apply(runtime.reverter.plan_calls(["c1"]))
+    assert report.complete, (report.kept, report.failed)
+    # As before the call: the folder that was there stays, the two it made are gone.
+    assert os.listdir(workspace) == ["docs"] and os.listdir(workspace / "docs") == []
+
+
 async def test_revert_of_a_created_file_deletes_it_only_if_unchanged(
         runtime: Runtime, scope: Scope, host: ScriptedHost, workspace: Path) -> None:
     await _run(runtime, scope, host, "write_file", {"path": "new/b.txt", "content": "bee\n"}, "c1")

@@ -79,19 +79,28 @@ def path_suggestion(use: PathUse, where: floor.Where) -> list[Suggestion]:
     family, raw = use.family.value, use.raw
     lexical = decide.resolve_paths(raw, where)[0]
     for ws in where.workspaces:
-        if lexical == ws or ws in lexical.parents:
-            rel = lexical.relative_to(ws).as_posix()
-            pattern = "@workspace/" + (rel if rel != "." else "**")
+        if lexical == ws:
+            return [Suggestion(tool=family, pattern="@workspace/**", label=raw)]
+        if ws in lexical.parents:
+            anchor, rel = "@workspace/", lexical.relative_to(ws).as_posix()
             break
     else:
         home = where.home
         if lexical == home or home in lexical.parents:
-            pattern = "~/" + lexical.relative_to(home).as_posix()
+            anchor, rel = "~/", lexical.relative_to(home).as_posix()
         else:
-            pattern = "/" + lexical.as_posix()
-    if any(c in pattern for c in "*?[]!\\") and not pattern.endswith("/**"):
-        return []
-    return [Suggestion(tool=family, pattern=pattern, label=raw)]
+            anchor, rel = "/", lexical.as_posix()
+    if not _reads_literally(rel):
+        return []  # no rule rather than one wider than the path the person read
+    return [Suggestion(tool=family, pattern=anchor + rel, label=raw)]
+
+
+def _reads_literally(path: str) -> bool:
+    """Whether a path pattern made of ``path`` names only that path: no glob character (a file
+    named ``**`` or ``*.txt``) and no part starting or ending with white space (gitignore drops
+    trailing spaces: ``notes.txt `` would cover ``notes.txt``)."""
+    return not any(c in path for c in "*?[]!\\") and all(
+        part == part.strip() for part in path.split("/") if part)
 
 
 def compile_grant(grant: Grant, named: NamedGrammar | None) -> Compiled | None:

@@ -217,7 +217,7 @@ class UndoJournal:
         records += [
             ChangeRecord(at=now, conversation_id=ctx.conversation_id, turn_id=current_turn(), call_id=ctx.call_id,
                          tool=ctx.tool_name, path=str(folder), kind=FOLDER_REMOVED, before_sha256=None,
-                         before_mode=None, after_sha256=None, restorable=True)
+                         before_mode=result.removed_folder_modes.get(folder), after_sha256=None, restorable=True)
             for folder in result.folders_removed
         ]
         for change in result.file_changes:

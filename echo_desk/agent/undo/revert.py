@@ -146,6 +146,18 @@ def _no_link_in(folder: Path | str) -> None:
         raise _Refused(RevertIssue(LeftAlone.LINK_IN_THE_PATH_NOW))
 
 
+def _open_folder(folder: str) -> int:
+    """``folder`` opened from ``/`` without following a link on the way (recorded paths had
+    none), so a folder swapped for a link after the check is not gone through either."""
+    _no_link_in(folder)
+    try:
+        return open_dir(Path("/"), Path(folder).parts[1:])
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _Refused(RevertIssue(LeftAlone.LINK_IN_THE_PATH_NOW)) from exc
+        raise
+
+
 class Reverter:
     def __init__(self, changes: ChangeStore, blobs: BlobStore) -> None:
         self.changes = changes
@@ -195,7 +207,10 @@ class Reverter:
                                               not_restorable_why=NotRestorable.CONTENT_MISSING.value))
                 continue
             if record.kind in (FOLDER_CREATED, FOLDER_REMOVED):  # judged when it is its turn
-                steps.append(RevertStep(record, None, conflict=False))
+                # Whether something is there now: a folder absent now that the revert makes again
+                # (for itself or for a file inside) gets its recorded mode back.
+                steps.append(RevertStep(record, UNREADABLE if os.path.lexists(record.path) else None,
+                                        conflict=False))
                 continue
             now = expected[record.path] if record.path in expected else current_sha256(record.path)
             steps.append(RevertStep(record, now, conflict=now != record.after_sha256))
@@ -235,7 +250,7 @@ class Reverter:
                 self._remove_folder(record, report)
                 continue
             if record.kind == FOLDER_REMOVED:
-                self._restore_folder(record, report)
+                self._restore_folder(step, report)
                 continue
             if choice is Resolution.WHAT_IT_IS_NOW:
                 report.kept.append((record, RevertIssue(LeftAlone.KEPT_AS_IT_IS_NOW)))
@@ -274,13 +289,27 @@ class Reverter:
         data = self.blobs.get(wanted)
         if data is None:
             raise _Refused(RevertIssue(LeftAlone.CONTENT_NOT_KEPT))
-        mode = record.before_mode if wanted == record.before_sha256 else None
+        # The file tools keep a file's mode, so a file still there keeps the one it has now (a
+        # mode the person set since is theirs); only a file made again gets its old one back.
+        mode = record.before_mode if wanted == record.before_sha256 and expect is None else None
         atomic_write(_resolved(record.path), data, expect_sha256=expect or ABSENT, create_parents=True,
                      mode=mode)
 
     def _remove_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+        parent, name = os.path.split(record.path)
         try:
-            os.rmdir(record.path)
+            dir_fd = _open_folder(parent)
+        except FileNotFoundError:
+            dir_fd = -1  # nothing left to remove
+        except _Refused as refused:
+            report.failed.append((record, refused.issue))
+            return
+        except OSError as exc:
+            report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+            return
+        try:
+            if dir_fd >= 0:
+                os.rmdir(name, dir_fd=dir_fd)
         except FileNotFoundError:
             pass
         except OSError as exc:
@@ -291,29 +320,40 @@ class Reverter:
             else:
                 report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
             return
+        finally:
+            if dir_fd >= 0:
+                os.close(dir_fd)
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
 
-    def _restore_folder(self, record: ChangeRecord, report: RevertReport) -> None:
+    def _restore_folder(self, step: RevertStep, report: RevertReport) -> None:
         """Make a moved or deleted folder again (its files come back through their own steps;
-        this keeps the empty ones too)."""
+        this keeps the empty ones too), with the mode it had if this revert made it (its files'
+        steps run first and make it with the default mode)."""
+        record = step.record
         try:
             st: os.stat_result | None = os.lstat(record.path)
         except FileNotFoundError:
             st = None
-        if st is None:
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            report.failed.append((record, RevertIssue(LeftAlone.NOT_A_FOLDER_NOW)))
+            return
+        made_here = step.current_sha256 is None
+        if st is None or (made_here and record.before_mode is not None):
             try:
                 target = _resolved(record.path)
-                os.close(open_dir(target.root, target.parts, create=True))
+                fd = open_dir(target.root, target.parts, create=True)
+                try:
+                    if made_here and record.before_mode is not None:
+                        os.fchmod(fd, stat.S_IMODE(record.before_mode))
+                finally:
+                    os.close(fd)
             except _Refused as refused:
                 report.failed.append((record, refused.issue))
                 return
             except OSError as exc:
                 report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
                 return
-        elif not stat.S_ISDIR(st.st_mode):
-            report.failed.append((record, RevertIssue(LeftAlone.NOT_A_FOLDER_NOW)))
-            return
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
 
@@ -321,9 +361,7 @@ class Reverter:
     def _remove(path: str, expect: str | None) -> None:
         if expect is None:
             return
-        parent = os.path.dirname(path)
-        _no_link_in(parent)
-        dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        dir_fd = _open_folder(os.path.dirname(path))
         try:
             name = os.path.basename(path)
             with contextlib.suppress(FileNotFoundError):

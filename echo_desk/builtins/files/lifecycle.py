@@ -114,15 +114,18 @@ class KnowsProtectedPaths:
         return tuple(self._settings().sandbox.protected_paths)
 
 
-def _check_new_folders(target: fs.Resolved) -> None:
-    missing = 0
-    folder = target.path.parent
+def new_folders(target: fs.Resolved, *, including_itself: bool = False) -> list[str]:
+    """The folders that making ``target`` (a file, or ``including_itself`` a folder) creates,
+    outermost first: reported with the change, so Revert takes them away again."""
+    missing = []
+    folder = target.path if including_itself else target.path.parent
     while folder != target.root and not os.path.lexists(folder):
-        missing += 1
+        missing.append(str(folder))
         folder = folder.parent
-    if missing > MAX_NEW_FOLDERS:
-        raise ToolError(f"{target} would need {missing} new folders; the limit is {MAX_NEW_FOLDERS}",
+    if len(missing) > MAX_NEW_FOLDERS:
+        raise ToolError(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
                         kind=ErrorKind.BUSINESS)
+    return missing[::-1]
 
 
 def _approved_exactly(ctx: ToolExecutionContext, plan: Plan) -> bool:
@@ -160,7 +163,7 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
         if not target.parts:
             raise fs.not_a_file(target, "is the workspace folder, not a file")
         if self.create_parents:
-            _check_new_folders(target)
+            new_folders(target)
         return target, fs.read_existing(target, limit=MAX_WRITE_BYTES)
 
     def plan(self, args: W, target: fs.Resolved, before: bytes | None) -> Plan:
@@ -218,6 +221,7 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
                                 "nothing was written", kind=ErrorKind.BUSINESS)
             try:
                 ctx.check_cancelled()
+                made = new_folders(plan.target) if self.create_parents else []
                 atomic_write(
                     plan.target,
                     plan.after,
@@ -237,4 +241,5 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
             f"{verb} {named(target)} ({len(plan.after)} bytes)." + (f"\n{hunk_note}" if hunk_note else ""),
             metadata={"path": target, "bytes": len(plan.after)},
             file_changes=(plan.change,),
+            folders_created=tuple(made),
         )

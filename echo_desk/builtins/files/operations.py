@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,8 +21,8 @@ from typing import Annotated, Any
 
 from echo_desk.builtins.arguments import A, Arguments
 from echo_desk.builtins.common import BuiltinTool, require_writable
-from echo_desk.builtins.files import runs_later, trees
-from echo_desk.builtins.files.lifecycle import MAX_NEW_FOLDERS, KnowsProtectedPaths, protections_of
+from echo_desk.builtins.files import arrived, runs_later, trees
+from echo_desk.builtins.files.lifecycle import KnowsProtectedPaths, new_folders, protections_of
 from echo_desk.common import entries, fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.common.diffs import cap, named, unified_diff
@@ -29,7 +30,7 @@ from echo_desk.common.textcodec import BinaryFile, decode
 from echo_desk.i18n import deferred
 from echo_desk.store import paths
 from echo_desk.store.private import FILE_MODE as PRIVATE_FILE
-from echo_desk.store.private import tighten_tree
+from echo_desk.store.private import tighten_file, tighten_tree
 from echo_desk.tools import (
     N_,
     READS,
@@ -145,6 +146,12 @@ class _PathTool(KnowsProtectedPaths, BuiltinTool[A]):
         return self.apply(plan, ctx)
 
 
+def _arrived_as_shown(src: _File | trees.Tree, dir_fd: int, name: str, path: Path) -> bool:
+    if isinstance(src, _File):
+        return arrived.file_as_shown(dir_fd, name, src.data, src.mode)
+    return arrived.tree_as_shown(path, src)
+
+
 def _shown(preview: ToolPreview) -> tuple[Any, ...]:
     return (tuple((t.value, t.detail, t.protections) for t in preview.targets),
             tuple((c.path, c.kind, c.before_sha256, c.after_sha256) for c in preview.file_changes))
@@ -189,6 +196,11 @@ def _tree_gone(tree: trees.Tree) -> tuple[FileChange, ...]:
 def _tree_made(tree: trees.Tree, destination: fs.Resolved) -> tuple[FileChange, ...]:
     return tuple(FileChange(path=str(destination.path.joinpath(*f.parts)), kind=FileChangeKind.CREATE,
                             before_sha256=None, after_sha256=sha256(f.data), diff="") for f in tree.files)
+
+
+def _folder_modes(tree: trees.Tree) -> dict[str, int]:
+    """The mode of each of the tree's folders where it was (for Revert to make them again)."""
+    return {tree.path(parts): mode for parts, mode in tree.folders}
 
 
 def _folders_at(tree: trees.Tree, base: fs.Resolved) -> tuple[str, ...]:
@@ -258,6 +270,9 @@ class MovePath(_PathTool[MoveArguments]):
             dst_dir, dst_name = fs.open_parent(dst)
             try:
                 entries.rename_noreplace(src_dir, src_name, dst_dir, dst_name)
+                arrived.put_back_unless(_arrived_as_shown(src, dst_dir, dst_name, dst.path), source=source,
+                                        arrived=dst, arrived_at=(dst_dir, dst_name), source_at=(src_dir, src_name),
+                                        action="moved")
             except FileExistsError as exc:
                 raise ToolError(f"{dst} appeared meanwhile; nothing was moved", kind=ErrorKind.BUSINESS) from exc
             except OSError as exc:
@@ -274,7 +289,8 @@ class MovePath(_PathTool[MoveArguments]):
         metadata: dict[str, Any] = {"source": str(source), "destination": str(dst)}
         if isinstance(src, trees.Tree):
             return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes,
-                                 folders_created=_folders_at(src, dst), folders_removed=_folders_at(src, src.root))
+                                 folders_created=_folders_at(src, dst), folders_removed=_folders_at(src, src.root),
+                                 removed_folder_modes=_folder_modes(src))
         return ToolResult.ok(f"Moved {named(source)} to {named(dst)}.", metadata=metadata, file_changes=changes)
 
 
@@ -330,6 +346,32 @@ class CopyPath(_PathTool[CopyArguments]):
                              metadata={"source": str(src.target), "destination": str(dst)}, file_changes=changes)
 
 
+def _delete_across(src: _File, src_dir: int, name: str, trash: Path, cause: OSError) -> None:
+    """Delete ``src`` to a trash on another file system: its name is first taken away in one step
+    (renamed aside in its own folder) and what it held checked, then the trash gets a durable
+    copy and the aside name goes. Checking and then erasing the name itself would erase a save
+    made between the two; after the rename such a save makes a new file at the name instead."""
+    aside = f".{name[:100]}.{secrets.token_hex(4)}.echo-desk-deleting"
+    try:
+        entries.rename_noreplace(src_dir, name, src_dir, aside)
+    except OSError as exc:
+        raise fs.os_error(exc, src.target, "move to the trash") from cause
+    arrived.put_back_unless(arrived.file_as_shown(src_dir, aside, src.data, src.mode), source=src.target,
+                            arrived=src.target.path.with_name(aside), arrived_at=(src_dir, aside),
+                            source_at=(src_dir, name), action="deleted")
+    try:
+        atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=PRIVATE_FILE)
+    except BaseException as failed:
+        try:  # the name back as it was; the copy's own error says what failed
+            entries.rename_noreplace(src_dir, aside, src_dir, name)
+        except OSError as exc:
+            raise ToolError(f"{src.target} could not be copied to Echo Desk's trash ({failed}) nor put back "
+                            f"({exc.strerror}): it is now at {src.target.path.with_name(aside)}. Nothing else was "
+                            "done.", kind=ErrorKind.BUSINESS) from exc
+        raise
+    os.unlink(aside, dir_fd=src_dir)
+
+
 class DeleteArguments(Arguments):
     path: Annotated[str, fs.path_argument("The file or folder to delete."), WRITES]
 
@@ -368,16 +410,16 @@ class DeletePath(_PathTool[DeleteArguments]):
         try:
             try:
                 entries.rename_noreplace(src_dir, name, trash_fd, name)
+                arrived.put_back_unless(arrived.file_as_shown(trash_fd, name, src.data, src.mode), source=src.target,
+                                        arrived=trash / name, arrived_at=(trash_fd, name), source_at=(src_dir, name),
+                                        action="deleted")
             except OSError as exc:
                 if exc.errno != errno.EXDEV:
                     raise fs.os_error(exc, src.target, "move to the trash") from exc
-                # Another file system: the trash gets a durable copy before the name goes.
-                atomic_write(fs.Resolved(trash / name, trash), src.data, expect_sha256=ABSENT, mode=PRIVATE_FILE)
-                _still(src)
-                os.unlink(name, dir_fd=src_dir)
+                _delete_across(src, src_dir, name, trash, exc)
             # Echo Desk's data folder holds only private files (the mode is in the change
-            # journal, which Revert restores from).
-            os.chmod(name, PRIVATE_FILE, dir_fd=trash_fd)
+            # journal, which Revert restores from); not a file with other names (their mode too).
+            tighten_file(name, dir_fd=trash_fd)
             with contextlib.suppress(OSError):
                 os.fsync(src_dir)
         finally:
@@ -395,6 +437,8 @@ class DeletePath(_PathTool[DeleteArguments]):
         try:
             try:
                 entries.rename_noreplace(src_dir, name, trash_fd, name)
+                arrived.put_back_unless(arrived.tree_as_shown(trash / name, src), source=src.root, arrived=trash / name,
+                                        arrived_at=(trash_fd, name), source_at=(src_dir, name), action="deleted")
                 tighten_tree(trash / name)  # private, as everything in Echo Desk's data folder
             except OSError as exc:
                 if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
@@ -410,20 +454,7 @@ class DeletePath(_PathTool[DeleteArguments]):
         return ToolResult.ok(f"Deleted the folder {named(src.root)} with {len(src.files)} files (moved to Echo Desk's "
                              f"trash: {trash / name}).",
                              metadata={"path": str(src.root), "trash": str(trash / name)}, file_changes=changes,
-                             folders_removed=_folders_at(src, src.root))
-
-
-def _missing(target: fs.Resolved) -> list[str]:
-    """The folders that creating ``target`` makes, outermost first."""
-    missing = []
-    folder = target.path
-    while folder != target.root and not os.path.lexists(folder):
-        missing.append(str(folder))
-        folder = folder.parent
-    if len(missing) > MAX_NEW_FOLDERS:
-        raise ToolError(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
-                        kind=ErrorKind.BUSINESS)
-    return missing[::-1]
+                             folders_removed=_folders_at(src, src.root), removed_folder_modes=_folder_modes(src))
 
 
 class CreateFolderArguments(Arguments):
@@ -443,16 +474,24 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
         target = fs.resolve(args.path, ctx.write_roots)
         if os.path.lexists(target.path):
             raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
-        _missing(target)
+        new_folders(target, including_itself=True)
         preview = ToolPreview(targets=(_target(target, N_("new folder"), self.protected_paths()),),
                               summary=deferred(N_("Create the folder {path}"), path=target))
         return preview, target
 
     def apply(self, plan: Any, ctx: ToolExecutionContext) -> ToolResult:
         target = plan
-        missing = _missing(target)
+        missing = new_folders(target, including_itself=True)
         try:
-            os.close(fs.open_dir(target.root, target.parts, create=True))
+            parent, name = fs.open_parent(target, create=True)
+            try:
+                os.mkdir(name, 0o777, dir_fd=parent)
+            finally:
+                os.close(parent)
+        except FileExistsError as exc:
+            # Not ours: neither reported as created nor recorded for Revert to take away.
+            raise ToolError(f"{target} appeared meanwhile (another program made it); nothing was created",
+                            kind=ErrorKind.BUSINESS) from exc
         except OSError as exc:
             raise fs.os_error(exc, target, "create") from exc
         ctx.host.file_mutated(str(target))

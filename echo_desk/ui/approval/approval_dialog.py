@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.agent.permissions import GrantScope, Suggestion
 from echo_desk.common.hunks import bind_selection
-from echo_desk.common.visible_text import visible, visible_json
+from echo_desk.common.visible_text import visible, visible_json, visible_path
 from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import _, aside, list_text, shown, translate_in
 from echo_desk.tools.results import JsonObject
@@ -54,7 +54,7 @@ _MOST_TABS_WITHOUT_DIFF = 20
 
 
 def _tab_name(path: str) -> str:
-    return visible(os.path.basename(path) or path, one_line=True)
+    return visible_path(os.path.basename(path) or path)
 
 
 class ApprovalDialog(QDialog):

@@ -18,7 +18,10 @@ REASON_TEXTS: dict[ProtectionReason, str] = {
     ProtectionReason.DATA_FOLDER: N_("Echo Desk's own data folder"),
     ProtectionReason.CACHE_FOLDER: N_("Echo Desk's own cache folder"),
     ProtectionReason.KEYRING_FOLDER: N_("the keyring folder"),
-    ProtectionReason.HARD_LINKED: N_("hard-linked ({count} names share this file)"),
+    # The file tools replace or move this name only (never write through it): say so, as "the
+    # file both names share" reads as if every name would change.
+    ProtectionReason.HARD_LINKED: N_("hard-linked ({count} names share this file): the other names keep what they "
+                                     "hold now"),
     ProtectionReason.LOCAL_NETWORK: N_("{host} is this computer or its local network ({addresses})"),
     ProtectionReason.OUTSIDE_SANDBOX_ASKED: N_("runs outside the sandbox with all your rights (the agent asked for it)"),
     ProtectionReason.OUTSIDE_SANDBOX_ALWAYS_ASK:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from echo_desk import sandbox
 from echo_desk.agent.host import ApprovalRequest
-from echo_desk.common.visible_text import visible
+from echo_desk.common.visible_text import visible, visible_path
 from echo_desk.i18n import _, aside, labelled
 from echo_desk.tools import ProtectionReason
 from echo_desk.ui.approval.protection_text import shown_detail
@@ -37,8 +37,11 @@ def format_targets(request: ApprovalRequest, *, ascii_only: bool = False, change
         # A command line or an SQL statement may span lines (a here-document); a path, a URL, a
         # server, a database or a detail never does: a line feed in one (a file name may hold
         # it) is shown as ⟨LF⟩, not as a new line.
-        value = visible(target_value_text(target.kind, target.value), one_line=one_line or target.kind in _ONE_LINE_KINDS,
-                        ascii_only=ascii_only)
+        if target.kind == "path":
+            value = visible_path(target.value, ascii_only=ascii_only)
+        else:
+            value = visible(target_value_text(target.kind, target.value),
+                            one_line=one_line or target.kind in _ONE_LINE_KINDS, ascii_only=ascii_only)
         lines.append(labelled(label, value))
         if target.detail or target.protections:
             detail_label = _("Working folder") if target.kind == "command" else _("Details")
@@ -50,5 +53,5 @@ def format_targets(request: ApprovalRequest, *, ascii_only: bool = False, change
         if not any(t.value == change.path for t in request.targets):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             file_label = _(TARGET_LABELS["path"])
-            lines.append(labelled(file_label, aside(visible(change.path, one_line=True, ascii_only=ascii_only), kind)))
+            lines.append(labelled(file_label, aside(visible_path(change.path, ascii_only=ascii_only), kind)))
     return "\n".join(lines) if lines or request.file_changes else _("(this call names no target)")

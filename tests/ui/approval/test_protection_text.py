@@ -37,12 +37,12 @@ async def test_the_reasons_tools_give_are_shown_in_both_languages(tmp_path: Path
                *(Target(kind="path", value=p, protections=protections_of(resolve(p, (tmp_path,))))
                  for p in (str(tmp_path / ".git" / "config"), str(tmp_path / "a.txt")))]
     assert [shown_detail(t) for t in targets] == [
-        "受保护：::1 是本机或局域网内的地址（::1）", "受保护：位于 .git 文件夹内（仓库内部数据）", "受保护：硬链接（2 个名称共用此文件）"]
+        "受保护：::1 是本机或局域网内的地址（::1）", "受保护：位于 .git 文件夹内（仓库内部数据）", "受保护：硬链接（2 个名称共用此文件）：其他名称保留现有内容"]
     i18n.set_language("en")  # the same typed values, read again after a switch
     assert [shown_detail(t) for t in targets] == [
         "Protected: ::1 is this computer or its local network (::1)",
         "Protected: inside a .git folder (repository internals)",
-        "Protected: hard-linked (2 names share this file)"]
+        "Protected: hard-linked (2 names share this file): the other names keep what they hold now"]
 
 
 def _why_of(path: str) -> str:

@@ -262,3 +262,18 @@ def test_a_line_feed_in_a_servers_argument_cannot_add_lines_of_its_own(qtbot) ->
         "Command line", "Program", "Argument 1", "Working folder", "Environment variables set (values not shown)",
         "Transport"]
     assert "⟨LF⟩" in lines[2] and "⟨LF⟩" in lines[3]
+
+
+@pytest.mark.parametrize(("path", "shown"), [
+    ("/w/notes.txt ", "/w/notes.txt⟨U+0020⟩"),  # another file than notes.txt, drawn the same
+    ("/w/notes.txt\t", "/w/notes.txt⟨U+0009⟩"),
+    ("/w/src /main.py", "/w/src⟨U+0020⟩/main.py"),
+])
+def test_white_space_ending_a_name_in_a_path_is_shown_with_a_warning(qtbot, path: str, shown: str) -> None:
+    change = FileChange(path=path, kind=FileChangeKind.CREATE, before_sha256=None, after_sha256="0" * 64,
+                        diff=unified_diff("", "x\n", path, created=True))
+    dialog = _open(qtbot, _request(path=path, changes=(change,)))
+    assert dialog.targets.toPlainText().splitlines()[0].endswith(shown)
+    assert dialog.hidden_warning.isVisible()
+    dialog = _open(qtbot, _request(path="/w/a b.txt"))  # a space inside a name is plain to see
+    assert "/w/a b.txt" in dialog.targets.toPlainText() and not dialog.hidden_warning.isVisible()
