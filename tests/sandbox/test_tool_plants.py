@@ -544,3 +544,83 @@ async def test_wget_settings_planted_in_the_home_folder_write_over_nothing(jail:
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_uses_wget(jail)
     assert (jail.base / "mine").read_text() == "mine\n", result.output
+
+
+#: The folder below the workspace's top where the person works on one part of it (a monorepo's package).
+_BELOW = "src/app"
+
+
+@needs_mise
+@pytest.mark.parametrize("name", MISE_FILES)
+def test_mise_settings_written_by_hand_below_the_top_put_a_folder_of_the_workspace_first_on_path(
+        jail: Jail, name: str) -> None:
+    """mise reads its settings files in every folder from the current one up, and a tool's
+    version ``path:<folder>`` asks no trust (as in ``.tool-versions``): the folder's ``bin`` is
+    first on ``PATH`` at the next prompt there, so a ``git`` in it runs when the person types it."""
+    ws = jail.workspace
+    (ws / "tools/bin").mkdir(parents=True)
+    (ws / "tools/bin/git").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/bin/git").chmod(0o755)
+    (ws / _BELOW / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / _BELOW / name).write_text(f'[tools]\nnode = "path:{ws}/tools"\n')
+    _prompt_then_git(jail, ws / _BELOW)
+    assert _ran(jail) == 1
+
+
+@needs_mise
+@pytest.mark.parametrize("name", MISE_FILES)
+async def test_mise_settings_planted_below_the_top_put_nothing_on_path(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    folder = os.path.dirname(f"{_BELOW}/{name}")
+    command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/git && chmod +x tools/bin/git"
+               f" && printf '[tools]\\nnode = \"path:{ws}/tools\"\\n' > {_BELOW}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _prompt_then_git(jail, ws / _BELOW)
+    assert _ran(jail) == 0, result.output
+
+
+needs_rustup = pytest.mark.skipif(shutil.which("rustup") is None, reason="needs rustup to show what its files do")
+#: rustup's toolchain files (read from the current folder up): the TOML one, and the older plain one.
+RUST_TOOLCHAIN_FILES = {"rust-toolchain.toml": '[toolchain]\npath = "{toolchain}"\n', "rust-toolchain": "{toolchain}\n"}
+
+
+def _person_asks_cargo_its_version(jail: Jail, folder: Path) -> None:
+    """``cargo --version``, rustup's proxy as the person has it: it runs no project code of its own."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "RUST_BACKTRACE": "0"}
+    subprocess.run(["cargo", "--version"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   text=True, timeout=120)
+
+
+@needs_rustup
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", sorted(RUST_TOOLCHAIN_FILES))
+def test_a_rust_toolchain_file_written_by_hand_runs_a_cargo_of_the_workspace(jail: Jail, name: str,
+                                                                             folder: str) -> None:
+    """A toolchain file can name a toolchain by its folder (``path``): rustup's ``cargo``,
+    ``rustc`` and ``rustfmt`` (an editor's format on save) run that folder's ``bin/`` programs,
+    in that folder and every one below it, without asking."""
+    ws = jail.workspace
+    (ws / "tc/bin").mkdir(parents=True)
+    (ws / "tc/bin/cargo").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tc/bin/cargo").chmod(0o755)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / name).write_text(RUST_TOOLCHAIN_FILES[name].format(toolchain=ws / "tc"))
+    _person_asks_cargo_its_version(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_rustup
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", sorted(RUST_TOOLCHAIN_FILES))
+async def test_a_planted_rust_toolchain_file_runs_nothing(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    content = RUST_TOOLCHAIN_FILES[name].format(toolchain=ws / "tc").replace("\n", "\\n").replace('"', '\\"')
+    command = (f"mkdir -p tc/bin {folder} && printf '{_fake_git(jail)}' > tc/bin/cargo && chmod +x tc/bin/cargo"
+               f" && printf \"{content}\" > {folder}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_cargo_its_version(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
