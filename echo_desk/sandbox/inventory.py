@@ -8,7 +8,8 @@ read-only while a command runs, and what the guard compares before and after it.
   the hooks folder ``core.hooksPath`` names and the files git's configuration includes, when they
   lie in the workspace;
 * the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own; those read
-  from every folder (``.tool-versions``) wherever the walk for repositories finds them.
+  from every folder (``.tool-versions``, mise's settings, rustup's toolchain files) wherever the walk
+  for repositories finds them.
 
 Only the workspace's own repository and the list are mounted read-only: a mount costs about half
 a millisecond of start-up each (bwrap re-reads the mount table for every one), so nested
@@ -111,10 +112,12 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
                                    why=item.why))
-    # Below the top too (the top's are mounted with the list above): watched by the guard.
-    every = {e.path.casefold(): e.why for e in runs_code.ENTRIES if e.every_folder}
-    watched += [Watched(path, folder=False, why=every.get(os.path.basename(path).casefold(), ""))
-                for path in found.named if os.path.dirname(path) != base]
+    # Below the top too, watched by the guard (one at the top is mounted with the list above:
+    # ``_unique`` keeps that first one).
+    for path in found.named:
+        listed = runs_code.entry_of(tuple(path[len(base) + 1:].split("/")), runs_code.EVERY_FOLDER, fold=True)
+        if listed is not None:
+            watched.append(Watched(path, folder=listed.folder, why=listed.why))
     if not in_home:
         watched += _linked_from_home(home, base)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)

@@ -24,8 +24,9 @@ class Entry:
     #: Only when the workspace is the home folder: elsewhere the name is ordinary project content
     #: (a project's ``bin/``), which a command must be able to write.
     home_only: bool = False
-    #: Read from every folder, not only the workspace's top (a file name, no ``/``): found by the
-    #: walk for repositories at any depth (``repositories.IN_EVERY_FOLDER``), watched there too.
+    #: Read from every folder, not only the workspace's top (a program looks for it from the
+    #: current folder up): found by the walk for repositories at any depth (``IN_EVERY_FOLDER``),
+    #: watched there too. A path of several parts is found in the folder holding its last one.
     every_folder: bool = False
 
     @property
@@ -36,7 +37,11 @@ class Entry:
 
 _LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
 _MISE = N_("mise runs the hooks and sources the scripts its settings name at your next prompt, in a folder "
-           "you trusted once (it remembers the folder, not what is in it)")
+           "you trusted once (it remembers the folder, not what is in it); and, without asking, puts the folder a "
+           "tool's version names (path:) first on PATH, in this folder and every one below it: a planted git "
+           "there runs when you type it")
+_RUSTUP = N_("rustup runs the cargo, rustc and rustfmt of the toolchain folder it names (path), in this folder "
+             "and every one below it, without asking: even cargo --version, or your editor formatting a file")
 _OPENCODE = N_("opencode starts the MCP servers its settings name")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
@@ -93,12 +98,17 @@ ENTRIES: tuple[Entry, ...] = (
       if (where, local, kind) not in (("", "", "yml"), (".", "", "yml"))),
     Entry(".lefthook", True, _LEFTHOOK),
     Entry(".lefthook-local", True, _LEFTHOOK),
-    # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html).
-    *(Entry(f"{where}{name}", False, _MISE) for where in ("", ".", ".config/")
+    # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html), in
+    # every folder from the current one up: a tool's version ``path:`` there asks no trust.
+    *(Entry(f"{where}{name}", False, _MISE, every_folder=True) for where in ("", ".", ".config/")
       for name in ("mise.toml", "mise.local.toml")),
-    *(Entry(f"{where}mise/{name}", name == "conf.d", _MISE) for where in ("", ".")
+    *(Entry(f"{where}mise/{name}", name == "conf.d", _MISE, every_folder=True) for where in ("", ".")
       for name in ("config.toml", "config.local.toml", "conf.d")),
-    Entry(".config/mise", True, _MISE),
+    Entry(".config/mise", True, _MISE, every_folder=True),
+    # rustup reads them from the current folder up (https://rust-lang.github.io/rustup/overrides.html);
+    # ``path`` takes a toolchain of any folder, the workspace's too.
+    Entry("rust-toolchain.toml", False, _RUSTUP, every_folder=True),
+    Entry("rust-toolchain", False, _RUSTUP, every_folder=True),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),
@@ -166,8 +176,20 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".cargo/config", False, _CARGO, home_only=True),
 )
 
-#: The names of the entries read from every folder (the walk for repositories looks for them).
-IN_EVERY_FOLDER = frozenset(e.path.casefold() for e in ENTRIES if e.every_folder)
+#: The entries read from every folder.
+EVERY_FOLDER = tuple(e for e in ENTRIES if e.every_folder)
+#: The last names of those entries (the walk for repositories looks for them in every folder it
+#: reads; ``in_every_folder`` says whether the rest of the path matches too).
+IN_EVERY_FOLDER = frozenset(e.path.rsplit("/", 1)[-1].casefold() for e in EVERY_FOLDER)
+_EVERY_FOLDER_PATHS = tuple("/" + e.path.casefold() for e in EVERY_FOLDER)
+
+
+def in_every_folder(path: str) -> bool:
+    """Whether the absolute ``path`` ends with an entry read from every folder (case-folded, as
+    ``.git`` is: a file system may fold case): ``…/src/.config/mise.toml``, not ``…/src/x/mise.toml``
+    under another name than an entry's."""
+    folded = path.casefold()
+    return folded.endswith(_EVERY_FOLDER_PATHS)
 
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
 #: made only there (an empty file elsewhere would show up in ``git status``).
@@ -235,10 +257,21 @@ def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool 
         return tuple(p.casefold() for p in parts) if fold else tuple(parts)
 
     wanted = norm(relative)
+    below: Entry | None = None
+    longest = 0
     for entry in entries:
         parts = norm(PurePosixPath(entry.path).parts)
         if wanted == parts or (entry.folder and wanted[: len(parts)] == parts):
             return entry
-        if entry.every_folder and wanted[-len(parts):] == parts:
-            return entry
-    return None
+        # Below the top: the entry of the most parts (``src/.config/mise.toml`` is that one, not
+        # ``mise.toml``), whichever comes first in the list.
+        if entry.every_folder and len(parts) > longest and _holds(wanted, parts, inside=entry.folder):
+            below, longest = entry, len(parts)
+    return below
+
+
+def _holds(wanted: tuple[str, ...], parts: tuple[str, ...], *, inside: bool) -> bool:
+    """``wanted`` ends with ``parts`` (or, ``inside`` a folder entry, has them anywhere in a row)."""
+    if not inside:
+        return len(wanted) >= len(parts) and wanted[-len(parts):] == parts
+    return any(wanted[i:i + len(parts)] == parts for i in range(len(wanted) - len(parts) + 1))
