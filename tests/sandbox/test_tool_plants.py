@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -624,3 +625,61 @@ async def test_a_planted_rust_toolchain_file_runs_nothing(jail: Jail, name: str,
     assert _ran(jail) == 0, result.output
     planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
     assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
+#: Python modules under the name of one Python imports from elsewhere, each with what the person
+#: does in the workspace that runs it: Python puts the folder it starts in first on ``sys.path``
+#: for its prompt, ``-c`` and ``-m``, so a module there is found before the standard library's
+#: and pip's. None of these runs any code of the project's own.
+PYTHON_SHADOWS = {
+    "readline.py": ["-i"],  # the prompt's start-up imports readline
+    "readline/__init__.py": ["-i"],
+    "pip.py": ["-m", "pip", "--version"],  # how pip's own documentation says to run it
+    "pip/__init__.py": ["-m", "pip", "--version"],
+    "venv.py": ["-m", "venv", "--help"],
+    "json.py": ["-c", "import json"],
+}
+
+
+def _shadow(jail: Jail) -> str:
+    return f"print('ran', file=open({str(_marker(jail))!r}, 'a'))\n"
+
+
+def _person_starts_python(jail: Jail, args: list[str]) -> None:
+    """The person's Python, started in the workspace (the prompt is given one line)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run([sys.executable, *args], cwd=jail.workspace, env=env, input="pass\n", capture_output=True,
+                   text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_SHADOWS))
+def test_a_python_module_written_by_hand_under_the_name_of_pythons_own_runs_when_python_starts(
+        jail: Jail, name: str) -> None:
+    (jail.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.workspace / name).write_text(_shadow(jail))
+    _person_starts_python(jail, PYTHON_SHADOWS[name])
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_SHADOWS))
+async def test_a_planted_python_module_under_the_name_of_pythons_own_runs_nothing(jail: Jail, name: str) -> None:
+    folder = os.path.dirname(name) or "."
+    code = _shadow(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f'mkdir -p {folder} && printf "{code}" > {name}'},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert (jail.workspace / name).exists() or result.metadata["sandbox"]["planted"], result.output
+    _person_starts_python(jail, PYTHON_SHADOWS[name])
+    assert _ran(jail) == 0, result.output
+    assert name in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+async def test_a_planted_compiled_python_module_under_the_name_of_pythons_own_runs_nothing(jail: Jail) -> None:
+    """A ``.pyc`` with no source beside it is imported as well (and could not be reviewed)."""
+    code = _shadow(jail).replace("\n", "")
+    command = f"printf \"{code}\" > x.py && {sys.executable} -c \"import py_compile; py_compile.compile('x.py', cfile='readline.pyc')\" && rm x.py"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_python(jail, ["-i"])
+    assert _ran(jail) == 0, result.output
+    assert "readline.pyc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
