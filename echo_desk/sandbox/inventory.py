@@ -7,6 +7,7 @@ read-only while a command runs, and what the guard compares before and after it.
   ``config.worktree``, ``commondir``, ``gitdir``, ``hooks/`` and ``info/``; every ``.git`` file;
   the hooks folder ``core.hooksPath`` names and the files git's configuration includes, when they
   lie in the workspace;
+* a module at the top under the name of one of Python's own (``shadows``: ``readline.py``);
 * the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own; those read
   from every folder (``.tool-versions``, mise's settings, rustup's toolchain files) wherever the walk
   for repositories finds them.
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import gitconfig, repositories, runs_code
+from echo_desk.sandbox import gitconfig, repositories, runs_code, shadows
 
 
 class Watched(NamedTuple):
@@ -112,6 +113,12 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
                                    why=item.why))
+    # Python's own modules shadowed at the top (``shadows``): watched by the guard, not mounted.
+    watched += [Watched(f"{base}/{name}", folder=False, why=shadows.WHY) for name in top_level
+                if shadows.covers((name,))]
+    watched += [Watched(f"{base}/{package}/{name}", folder=False, why=shadows.WHY)
+                for package in shadows.package_names(top_level)
+                for name in repositories.names_in(f"{base}/{package}") if shadows.covers((package, name))]
     # Below the top too, watched by the guard (one at the top is mounted with the list above:
     # ``_unique`` keeps that first one).
     for path in found.named:

@@ -683,3 +683,12 @@ async def test_a_planted_compiled_python_module_under_the_name_of_pythons_own_ru
     _person_starts_python(jail, ["-i"])
     assert _ran(jail) == 0, result.output
     assert "readline.pyc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+async def test_a_module_under_the_name_of_pythons_own_below_the_top_is_ordinary_content(jail: Jail) -> None:
+    """``src/app/types.py`` is part of a package: a command writes it as any other file."""
+    result = await run(tool_with(), {"command": "mkdir -p src/app && echo 'X = 1' > src/app/types.py"},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert result.metadata["sandbox"]["planted"] == [], result.output
+    assert (jail.workspace / "src/app/types.py").read_text() == "X = 1\n"
