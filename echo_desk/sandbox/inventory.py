@@ -21,6 +21,7 @@ Paths are plain strings here: this runs twice for every command.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,7 +128,36 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             watched.append(Watched(path, folder=listed.folder, why=listed.why))
     if not in_home:
         watched += _linked_from_home(home, base)
+    watched += _landed_on(watched, folders)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+#: Entries looked at for links in what is watched, per inventory (``.idea/`` can be large).
+MAX_LINK_SEARCH = 2000
+
+
+def _landed_on(watched: list[Watched], folders: list[str]) -> list[Watched]:
+    """What a link among the watched paths lands on, when that is in a writable folder: a hook
+    the person installed as ``ln -s ../../tools/pre-commit .git/hooks/pre-commit``, a shared
+    ``.vscode/tasks.json``. The program runs that file, an ordinary one of the workspace
+    otherwise: it is watched as the link is (read-only too, if the link's place is)."""
+    found: list[Watched] = []
+    pending = [(w.path, w) for w in watched]
+    looked = 0
+    while pending and looked < MAX_LINK_SEARCH:
+        path, source = pending.pop()
+        looked += 1
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            pending.extend((f"{path}/{name}", source) for name in repositories.names_in(path, st))
+        elif stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(path)
+            if any(inside(real, f) and real != f for f in folders) and os.path.lexists(real):
+                found.append(source._replace(path=real, folder=os.path.isdir(real), placeholder=False, hooks=False))
+    return found
 
 
 def _git_parts(gitdir: str, present: frozenset[str], own: bool) -> list[Watched]:
