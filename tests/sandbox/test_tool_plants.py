@@ -692,3 +692,30 @@ async def test_a_module_under_the_name_of_pythons_own_below_the_top_is_ordinary_
     assert result.metadata["sandbox"]["sandboxed"] is True
     assert result.metadata["sandbox"]["planted"] == [], result.output
     assert (jail.workspace / "src/app/types.py").read_text() == "X = 1\n"
+
+
+def _person_debugs(jail: Jail, folder: Path) -> None:
+    """A ``breakpoint()`` in the person's own code, run from ``folder``; they type ``c`` to go on."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run([sys.executable, "-c", "breakpoint()"], cwd=folder, env=env, input="c\n", capture_output=True,
+                   text=True, timeout=120)
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+def test_a_pdbrc_written_by_hand_runs_when_the_person_debugs(jail: Jail, folder: str) -> None:
+    """pdb runs the lines of ``.pdbrc`` in the current folder (and the home folder's) as if typed
+    at its prompt, Python statements included: ``python -m pdb``, ``breakpoint()``, ``pytest --pdb``."""
+    (jail.workspace / folder).mkdir(parents=True, exist_ok=True)
+    (jail.workspace / folder / ".pdbrc").write_text(_shadow(jail))
+    _person_debugs(jail, jail.workspace / folder)
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_a_planted_pdbrc_runs_nothing(jail: Jail, folder: str) -> None:
+    code = _shadow(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f'mkdir -p {folder} && printf "{code}" > {folder}/.pdbrc'},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_debugs(jail, jail.workspace / folder)
+    assert _ran(jail) == 0, result.output
