@@ -170,7 +170,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/gdb", True, _GDB),
     Entry(".psqlrc", False, N_("psql runs the commands in it when it starts (\\! runs a shell command)")),
     Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
-    Entry(".Rprofile", False, N_("R runs it when it starts")),
+    # Both read from the folder you start them in (and, without one there, the home folder's).
+    Entry(".Rprofile", False, N_("R runs it when it starts"), every_folder=True),
+    Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
+                              "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
+          every_folder=True),
     # A project's own .cargo/config.toml is its content; the home folder's applies to every project.
     Entry(".cargo/config.toml", False, _CARGO, home_only=True),
     Entry(".cargo/config", False, _CARGO, home_only=True),
