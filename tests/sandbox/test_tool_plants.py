@@ -719,3 +719,29 @@ async def test_a_planted_pdbrc_runs_nothing(jail: Jail, folder: str) -> None:
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_debugs(jail, jail.workspace / folder)
     assert _ran(jail) == 0, result.output
+
+
+@needs_hg
+def test_a_mercurial_hook_written_by_hand_in_a_nested_repository_runs_on_hg_status_there(jail: Jail) -> None:
+    nested = jail.workspace / _BELOW
+    nested.mkdir(parents=True)
+    _make_hg_repository(nested)
+    (nested / ".hg" / "hgrc").write_text(_hg_hook(jail))
+    _person_runs_hg_status(nested, jail)
+    assert _ran(jail) == 1
+
+
+@needs_hg
+@pytest.mark.parametrize("already_hg", [False, True], ids=["new nested repository", "existing nested repository"])
+async def test_a_mercurial_hook_planted_in_a_nested_repository_does_not_run(jail: Jail, already_hg: bool) -> None:
+    nested = jail.workspace / _BELOW
+    nested.mkdir(parents=True)
+    if already_hg:
+        _make_hg_repository(nested)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = f"cd {_BELOW} && {{ [ -d .hg ] || HGRCPATH= hg init -q .; }} && printf '{hook}' > .hg/hgrc"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(nested, jail)
+    assert _ran(jail) == 0, result.output
+    assert f"{_BELOW}/.hg/hgrc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
