@@ -82,10 +82,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
     # Mercurial runs the hooks and extensions of a repository's settings without asking when
-    # its owner (the sandbox writes as the person) made them: ``hg status`` is enough.
-    Entry(".hg/hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name")),
-    Entry(".hg/hgrc-not-shared", False, N_("Mercurial reads more settings (hooks, extensions) from it")),
-    Entry(".hg/sharedpath", False, N_("Mercurial reads the settings, hooks included, of the repository it names")),
+    # its owner (the sandbox writes as the person) made them: ``hg status`` is enough. In every
+    # folder: a nested repository is one hg uses there.
+    Entry(".hg/hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name"),
+          every_folder=True),
+    Entry(".hg/hgrc-not-shared", False, N_("Mercurial reads more settings (hooks, extensions) from it"),
+          every_folder=True),
+    Entry(".hg/sharedpath", False, N_("Mercurial reads the settings, hooks included, of the repository it names"),
+          every_folder=True),
     Entry(".husky", True, N_("husky keeps the repository's git hooks here")),
     Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists")),
     Entry("lefthook.yml", False, _LEFTHOOK),
