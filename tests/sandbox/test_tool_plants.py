@@ -745,3 +745,36 @@ async def test_a_mercurial_hook_planted_in_a_nested_repository_does_not_run(jail
     _person_runs_hg_status(nested, jail)
     assert _ran(jail) == 0, result.output
     assert f"{_BELOW}/.hg/hgrc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+needs_sqlite3 = pytest.mark.skipif(shutil.which("sqlite3") is None, reason="needs sqlite3 to show what its start-up file does")
+
+
+def _person_opens_sqlite3(jail: Jail) -> None:
+    """``sqlite3`` of the person's, whose home folder is the jail's: it takes the home folder from
+    the password database, not ``HOME``, so it runs with one of its own (bwrap binds it over)."""
+    uid = str(os.getuid())
+    lines = [":".join([*f[:5], str(jail.home), *f[6:]]) if len(f) > 6 and f[2] == uid else ":".join(f)
+             for f in (line.split(":") for line in Path("/etc/passwd").read_text().splitlines())]
+    passwd = jail.base / "passwd"
+    passwd.write_text("\n".join(lines) + "\n")
+    subprocess.run(["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(passwd), "/etc/passwd", "sqlite3", ":memory:",
+                    "select 1"], env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+@needs_sqlite3
+def test_a_sqliterc_written_by_hand_in_the_home_folder_runs_a_command_when_sqlite3_starts(jail: Jail) -> None:
+    """``~/.sqliterc`` is read at every start, and its ``.system`` runs a shell command."""
+    (jail.home / ".sqliterc").write_text(f".system echo ran >> {_marker(jail)}\n")
+    _person_opens_sqlite3(jail)
+    assert _ran(jail) == 1
+
+
+@needs_sqlite3
+async def test_a_sqliterc_planted_in_the_home_folder_runs_nothing(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"echo '.system echo ran >> {_marker(jail)}' > .sqliterc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_sqlite3(jail)
+    assert _ran(jail) == 0, result.output
