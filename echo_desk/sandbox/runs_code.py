@@ -51,6 +51,7 @@ _GDB = N_("gdb runs the commands in it when it starts")
 _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
 _PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
+_SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
 
@@ -173,6 +174,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gdbinit", False, _GDB),
     Entry(".config/gdb", True, _GDB),
     Entry(".psqlrc", False, N_("psql runs the commands in it when it starts (\\! runs a shell command)")),
+    Entry(".sqliterc", False, _SQLITE),
+    Entry(".config/sqlite3/sqliterc", False, _SQLITE),
     Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
     # Both read from the folder you start them in (and, without one there, the home folder's).
     Entry(".Rprofile", False, N_("R runs it when it starts"), every_folder=True),
