@@ -778,3 +778,41 @@ async def test_a_sqliterc_planted_in_the_home_folder_runs_nothing(jail: Jail) ->
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_opens_sqlite3(jail)
     assert _ran(jail) == 0, result.output
+
+
+needs_less = pytest.mark.skipif(shutil.which("less") is None, reason="needs less to show what its key file does")
+#: less's key files in the home folder (read as source since less 582); ``#env`` sets variables
+#: for less itself, ``LESSOPEN`` among them: a command it runs for every file it shows (``|-``:
+#: what it reads from a pipe too, as from ``git log`` or ``man``).
+LESSKEY_FILES = (".lesskey", ".config/lesskey")
+
+
+def _person_reads_with_less(jail: Jail) -> None:
+    (jail.base / "notes.txt").write_text("notes\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "XDG_CONFIG_HOME": str(jail.home / ".config")}
+    subprocess.run(["less", "-F", str(jail.base / "notes.txt")], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+def _lesskey(jail: Jail) -> str:
+    return f"#env\nLESSOPEN=|-echo ran >> {_marker(jail)}; cat %s\n"
+
+
+@needs_less
+@pytest.mark.parametrize("name", LESSKEY_FILES)
+def test_a_less_key_file_written_by_hand_in_the_home_folder_runs_a_command_for_every_file(jail: Jail, name: str) -> None:
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(_lesskey(jail))
+    _person_reads_with_less(jail)
+    assert _ran(jail) == 1
+
+
+@needs_less
+@pytest.mark.parametrize("name", LESSKEY_FILES)
+async def test_a_less_key_file_planted_in_the_home_folder_runs_nothing(jail: Jail, name: str) -> None:
+    content = _lesskey(jail).replace("\n", "\\n").replace("%", "%%")
+    command = f"mkdir -p {os.path.dirname(name) or '.'} && printf '{content}' > {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_reads_with_less(jail)
+    assert _ran(jail) == 0, result.output
