@@ -49,6 +49,8 @@ _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters
 _EDITOR = N_("your editor runs it when it starts")
 _GDB = N_("gdb runs the commands in it when it starts")
 _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
+_LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them: a command it runs for every file "
+              "you open with less, and for what it shows from git log or man")
 _PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
 _SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
@@ -159,6 +161,8 @@ ENTRIES: tuple[Entry, ...] = (
                                  "repository")),
     Entry(".lessfilter", False, _LESSFILTER),
     Entry(".config/lessfilter", False, _LESSFILTER),
+    # Source (less 582 and later) and compiled; the .config ones when XDG_CONFIG_HOME is set.
+    *(Entry(name, False, _LESSKEY) for name in (".lesskey", ".less", ".config/lesskey", ".config/less")),
     Entry(".curlrc", False, N_("curl adds its options to every download you make: one can fetch a file of its "
                                "choice into any of yours (~/.bashrc)")),
     Entry(".wgetrc", False, N_("wget applies it to every download you make: one setting writes every download "
