@@ -816,3 +816,29 @@ async def test_a_less_key_file_planted_in_the_home_folder_runs_nothing(jail: Jai
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_reads_with_less(jail)
     assert _ran(jail) == 0, result.output
+
+
+needs_vim = pytest.mark.skipif(shutil.which("vim") is None, reason="needs vim to show what its start-up files do")
+
+
+def _person_opens_a_file_in_vim(jail: Jail) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["vim", "-T", "dumb", "-c", "qa!", str(jail.base / "notes.txt")], env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+
+
+@needs_vim
+def test_an_exrc_written_by_hand_in_the_home_folder_runs_when_vim_starts(jail: Jail) -> None:
+    """Without a ``~/.vimrc`` (Debian's vim then uses its defaults.vim), Vim reads ``~/.exrc``, as vi does."""
+    (jail.home / ".exrc").write_text(f"silent !echo ran >> {_marker(jail)}\n")
+    _person_opens_a_file_in_vim(jail)
+    assert _ran(jail) == 1
+
+
+@needs_vim
+async def test_an_exrc_planted_in_the_home_folder_runs_nothing(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"echo 'silent !echo ran >> {_marker(jail)}' > .exrc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_a_file_in_vim(jail)
+    assert _ran(jail) == 0, result.output
