@@ -143,6 +143,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gitconfig", False, _GIT_GLOBAL),
     Entry(".config/git", True, _GIT_GLOBAL),
     Entry(".vimrc", False, _EDITOR),
+    # Vim reads ~/.exrc when there is no vimrc (vi always); gvim its gvimrc; Vim 9.1 ~/.config/vim.
+    Entry(".exrc", False, _EDITOR),
+    Entry(".gvimrc", False, _EDITOR),
+    Entry(".config/vim", True, _EDITOR),
     Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
