@@ -842,3 +842,40 @@ async def test_an_exrc_planted_in_the_home_folder_runs_nothing(jail: Jail) -> No
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_opens_a_file_in_vim(jail)
     assert _ran(jail) == 0, result.output
+
+
+needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm to show what its settings do")
+
+
+def _person_runs_an_npm_script(jail: Jail) -> None:
+    """``npm run hello`` in a project of the person's own, outside the workspace: its script is ``echo hi``."""
+    project = jail.base / "project"
+    project.mkdir(exist_ok=True)
+    (project / "package.json").write_text('{"name": "p", "version": "1.0.0", "scripts": {"hello": "echo hi"}}')
+    subprocess.run(["npm", "run", "hello"], cwd=project, env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+
+
+def _npm_shell(jail: Jail) -> str:
+    return f"#!/bin/sh\\necho ran >> {_marker(jail)}\\nexec /bin/sh \"$@\"\\n"
+
+
+@needs_npm
+def test_npm_settings_written_by_hand_in_the_home_folder_run_every_script_through_a_shell_of_theirs(
+        jail: Jail) -> None:
+    """``script-shell`` in ``~/.npmrc``: every ``npm run``, ``npm test``, install script of every project."""
+    (jail.home / "sh").write_text(_npm_shell(jail).replace("\\n", "\n").replace('\\"', '"'))
+    (jail.home / "sh").chmod(0o755)
+    (jail.home / ".npmrc").write_text(f"script-shell={jail.home / 'sh'}\n")
+    _person_runs_an_npm_script(jail)
+    assert _ran(jail) == 1
+
+
+@needs_npm
+async def test_npm_settings_planted_in_the_home_folder_run_nothing(jail: Jail) -> None:
+    command = f"printf '{_npm_shell(jail)}' > sh && chmod +x sh && echo 'script-shell={jail.home / 'sh'}' > .npmrc"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_an_npm_script(jail)
+    assert _ran(jail) == 0, result.output
+    assert ".npmrc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
