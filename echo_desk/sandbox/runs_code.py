@@ -193,6 +193,10 @@ ENTRIES: tuple[Entry, ...] = (
     # A project's own .cargo/config.toml is its content; the home folder's applies to every project.
     Entry(".cargo/config.toml", False, _CARGO, home_only=True),
     Entry(".cargo/config", False, _CARGO, home_only=True),
+    # Hidden too when it exists (it holds tokens); a project's own .npmrc is its content.
+    Entry(".npmrc", False, N_("npm runs every script of every project through the shell it names (script-shell), "
+                              "with the Node options it names, and installs from the registry it names"),
+          home_only=True),
 )
 
 #: The entries read from every folder.
