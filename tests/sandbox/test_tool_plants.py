@@ -879,3 +879,42 @@ async def test_npm_settings_planted_in_the_home_folder_run_nothing(jail: Jail) -
     _person_runs_an_npm_script(jail)
     assert _ran(jail) == 0, result.output
     assert ".npmrc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl to show what its settings run")
+
+
+def _kubeconfig(jail: Jail) -> str:
+    """Settings whose user's credentials come from a command (an exec plugin), run before any request."""
+    return ("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:9'}\n"
+            "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+            f"      command: sh\n      args: ['-c', 'echo ran >> {_marker(jail)}; exit 1']\n"
+            "      interactiveMode: Never\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+            "current-context: x\n")
+
+
+def _person_runs_kubectl(jail: Jail) -> None:
+    subprocess.run(["kubectl", "get", "pods", "--request-timeout=2s"], cwd=jail.base,
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=120)
+
+
+@needs_kubectl
+def test_a_kubeconfig_written_by_hand_runs_its_credential_command_at_every_kubectl(jail: Jail) -> None:
+    (jail.home / ".kube" / "config").write_text(_kubeconfig(jail))
+    _person_runs_kubectl(jail)
+    assert _ran(jail) >= 1
+
+
+@needs_kubectl
+async def test_a_secret_folder_that_did_not_exist_gets_no_settings_of_the_commands(jail: Jail) -> None:
+    """A secret's folder is hidden only when it exists (a mount needs something there): the
+    person without a ``~/.kube`` yet, the home folder as the workspace."""
+    shutil.rmtree(jail.home / ".kube")
+    content = _kubeconfig(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"mkdir -p .kube && printf \"{content}\" > .kube/config"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_kubectl(jail)
+    assert _ran(jail) == 0, result.output
+    assert ".kube" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
