@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from echo_desk.sandbox import gitconfig, repositories, runs_code, shadows
+from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
 class Watched(NamedTuple):
@@ -129,7 +130,23 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     if not in_home:
         watched += _linked_from_home(home, base)
     watched += _landed_on(watched, folders)
+    if before is None:  # (the check after the command looks again at what was watched before)
+        watched += _missing_secrets(home, base)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+def _missing_secrets(home: Path, base: str) -> list[Watched]:
+    """The hidden places of the home folder (``paths.HIDDEN_IN_HOME``) that lie in the workspace
+    and do not exist: a mount needs something there, so a command could create one — the
+    settings ``~/.kube/config``, ``~/.ssh/config``, ``~/.aws/config`` whose programs run the
+    commands they name (an exec credential plugin, ``ProxyCommand``, ``credential_process``).
+    Watched by the check after the command (one that exists is hidden, and so unchangeable)."""
+    found: list[Watched] = []
+    for name in HIDDEN_IN_HOME:
+        path = f"{home}/{name}"
+        if inside(path, base) and path != base and not os.path.lexists(path):
+            found.append(Watched(path, folder=True, why=runs_code.HIDDEN_SECRET))
+    return found
 
 
 #: Entries looked at for links in what is watched, per inventory (``.idea/`` can be large).

@@ -236,6 +236,8 @@ ADDED_BY_YOU = N_("you added it in Settings › Sandbox")
 #: Watched in every repository besides its git folder's parts (``inventory``).
 GIT_FILE = N_("it says which git folder, and so which hooks and settings, git uses here")
 HOOKS_PATH = N_("git runs the hooks in it (core.hooksPath names it)")
+HIDDEN_SECRET = N_("a place the sandbox hides when it exists (keys, credentials): the programs that read it run "
+                   "the commands its settings name (ssh's ProxyCommand, kubectl's and aws's credential commands)")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 
