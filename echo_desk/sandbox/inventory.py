@@ -7,8 +7,10 @@ read-only while a command runs, and what the guard compares before and after it.
   ``config.worktree``, ``commondir``, ``gitdir``, ``hooks/`` and ``info/``; every ``.git`` file;
   the hooks folder ``core.hooksPath`` names and the files git's configuration includes, when they
   lie in the workspace;
+* a module at the top under the name of one of Python's own (``shadows``: ``readline.py``);
 * the entries of ``runs_code`` (``.vscode/``, ``.envrc``, …) and the person's own; those read
-  from every folder (``.tool-versions``) wherever the walk for repositories finds them.
+  from every folder (``.tool-versions``, mise's settings, rustup's toolchain files) wherever the walk
+  for repositories finds them.
 
 Only the workspace's own repository and the list are mounted read-only: a mount costs about half
 a millisecond of start-up each (bwrap re-reads the mount table for every one), so nested
@@ -19,12 +21,14 @@ Paths are plain strings here: this runs twice for every command.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import gitconfig, repositories, runs_code
+from echo_desk.sandbox import gitconfig, repositories, runs_code, shadows
+from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
 class Watched(NamedTuple):
@@ -111,13 +115,66 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
                                    why=item.why))
-    # Below the top too (the top's are mounted with the list above): watched by the guard.
-    every = {e.path.casefold(): e.why for e in runs_code.ENTRIES if e.every_folder}
-    watched += [Watched(path, folder=False, why=every.get(os.path.basename(path).casefold(), ""))
-                for path in found.named if os.path.dirname(path) != base]
+    # Python's own modules shadowed at the top (``shadows``): watched by the guard, not mounted.
+    watched += [Watched(f"{base}/{name}", folder=False, why=shadows.WHY) for name in top_level
+                if shadows.covers((name,))]
+    watched += [Watched(f"{base}/{package}/{name}", folder=False, why=shadows.WHY)
+                for package in shadows.package_names(top_level)
+                for name in repositories.names_in(f"{base}/{package}") if shadows.covers((package, name))]
+    # Below the top too, watched by the guard (one at the top is mounted with the list above:
+    # ``_unique`` keeps that first one).
+    for path in found.named:
+        listed = runs_code.entry_of(tuple(path[len(base) + 1:].split("/")), runs_code.EVERY_FOLDER, fold=True)
+        if listed is not None:
+            watched.append(Watched(path, folder=listed.folder, why=listed.why))
     if not in_home:
         watched += _linked_from_home(home, base)
+    watched += _landed_on(watched, folders)
+    if before is None:  # (the check after the command looks again at what was watched before)
+        watched += _missing_secrets(home, base)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+def _missing_secrets(home: Path, base: str) -> list[Watched]:
+    """The hidden places of the home folder (``paths.HIDDEN_IN_HOME``) that lie in the workspace
+    and do not exist: a mount needs something there, so a command could create one — the
+    settings ``~/.kube/config``, ``~/.ssh/config``, ``~/.aws/config`` whose programs run the
+    commands they name (an exec credential plugin, ``ProxyCommand``, ``credential_process``).
+    Watched by the check after the command (one that exists is hidden, and so unchangeable)."""
+    found: list[Watched] = []
+    for name in HIDDEN_IN_HOME:
+        path = f"{home}/{name}"
+        if inside(path, base) and path != base and not os.path.lexists(path):
+            found.append(Watched(path, folder=True, why=runs_code.HIDDEN_SECRET))
+    return found
+
+
+#: Entries looked at for links in what is watched, per inventory (``.idea/`` can be large).
+MAX_LINK_SEARCH = 2000
+
+
+def _landed_on(watched: list[Watched], folders: list[str]) -> list[Watched]:
+    """What a link among the watched paths lands on, when that is in a writable folder: a hook
+    the person installed as ``ln -s ../../tools/pre-commit .git/hooks/pre-commit``, a shared
+    ``.vscode/tasks.json``. The program runs that file, an ordinary one of the workspace
+    otherwise: it is watched as the link is (read-only too, if the link's place is)."""
+    found: list[Watched] = []
+    pending = [(w.path, w) for w in watched]
+    looked = 0
+    while pending and looked < MAX_LINK_SEARCH:
+        path, source = pending.pop()
+        looked += 1
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            pending.extend((f"{path}/{name}", source) for name in repositories.names_in(path, st))
+        elif stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(path)
+            if any(inside(real, f) and real != f for f in folders) and os.path.lexists(real):
+                found.append(source._replace(path=real, folder=os.path.isdir(real), placeholder=False, hooks=False))
+    return found
 
 
 def _git_parts(gitdir: str, present: frozenset[str], own: bool) -> list[Watched]:

@@ -1,9 +1,10 @@
 """The ``bwrap`` command line for one sandboxed command.
 
 Order matters (later mounts cover earlier ones): the whole disk read-only, fresh ``/dev``,
-``/proc`` and ``/tmp``, the hidden paths emptied, the workspaces writable, hidden paths inside a
-workspace emptied again, then what makes a program run code (``inventory``: the workspace
-repository's hooks and configuration, the protected list) made read-only again. Just before the
+``/proc`` and ``/tmp``, the hidden paths emptied, the workspaces writable, then what makes a
+program run code (``inventory``: the workspace repository's hooks and configuration, the protected
+list) made read-only again, and last the hidden paths inside a workspace emptied (after every
+mount that could hold one: a mount shows the disk as it is). Just before the
 command starts, a ``guard`` takes a snapshot of all of it, nested repositories included, which
 ``Launch.check()`` compares with what the command left.
 """
@@ -291,9 +292,6 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
             argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
     for folder in writable:
         argv += ["--bind", str(folder), str(folder)]
-    for path in hidden:
-        if any(is_under(path, w) for w in writable):
-            argv += _hide(path)
     for gitdir in existing_real(Path(g) for inv in found for g in inv.self_bound):
         if any(is_under(gitdir, w) for w in writable):
             # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
@@ -301,6 +299,12 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
             argv += ["--bind", str(gitdir), str(gitdir)]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
+    # Last: a mount is taken from the disk as it is, not as the sandbox sees it, so a read-only
+    # ``~/.config/git/`` (the home folder as the workspace) would bring the hidden credentials in
+    # it back, were they hidden before it.
+    for path in hidden:
+        if any(is_under(path, w) for w in writable):
+            argv += _hide(path)
     return argv
 
 

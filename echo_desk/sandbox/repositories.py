@@ -112,7 +112,8 @@ def _read(path: str, st: os.stat_result) -> _Listing:
     with os.scandir(path) as entries:
         for entry in entries:
             name = entry.name
-            if name.casefold() in runs_code.IN_EVERY_FOLDER:  # (as ``.git``: a file system may fold case)
+            # (Case-folded, as ``.git``: a file system may fold case.)
+            if name.casefold() in runs_code.IN_EVERY_FOLDER and runs_code.in_every_folder(f"{path}/{name}"):
                 named.append(name)
             if _is_git_name(name):
                 git.append((name, entry.is_dir(follow_symlinks=False)))

@@ -24,8 +24,9 @@ class Entry:
     #: Only when the workspace is the home folder: elsewhere the name is ordinary project content
     #: (a project's ``bin/``), which a command must be able to write.
     home_only: bool = False
-    #: Read from every folder, not only the workspace's top (a file name, no ``/``): found by the
-    #: walk for repositories at any depth (``repositories.IN_EVERY_FOLDER``), watched there too.
+    #: Read from every folder, not only the workspace's top (a program looks for it from the
+    #: current folder up): found by the walk for repositories at any depth (``IN_EVERY_FOLDER``),
+    #: watched there too. A path of several parts is found in the folder holding its last one.
     every_folder: bool = False
 
     @property
@@ -36,7 +37,11 @@ class Entry:
 
 _LEFTHOOK = N_("the lefthook git hooks run the commands it lists")
 _MISE = N_("mise runs the hooks and sources the scripts its settings name at your next prompt, in a folder "
-           "you trusted once (it remembers the folder, not what is in it)")
+           "you trusted once (it remembers the folder, not what is in it); and, without asking, puts the folder a "
+           "tool's version names (path:) first on PATH, in this folder and every one below it: a planted git "
+           "there runs when you type it")
+_RUSTUP = N_("rustup runs the cargo, rustc and rustfmt of the toolchain folder it names (path), in this folder "
+             "and every one below it, without asking: even cargo --version, or your editor formatting a file")
 _OPENCODE = N_("opencode starts the MCP servers its settings name")
 _SHELL = N_("your shell runs it when it starts (in your home folder, or linked there from a dotfiles folder)")
 _SESSION = N_("your desktop session runs it when you log in")
@@ -44,8 +49,11 @@ _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters
 _EDITOR = N_("your editor runs it when it starts")
 _GDB = N_("gdb runs the commands in it when it starts")
 _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
+_LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them: a command it runs for every file "
+              "you open with less, and for what it shows from git log or man")
 _PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
+_SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
 
@@ -77,10 +85,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
     # Mercurial runs the hooks and extensions of a repository's settings without asking when
-    # its owner (the sandbox writes as the person) made them: ``hg status`` is enough.
-    Entry(".hg/hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name")),
-    Entry(".hg/hgrc-not-shared", False, N_("Mercurial reads more settings (hooks, extensions) from it")),
-    Entry(".hg/sharedpath", False, N_("Mercurial reads the settings, hooks included, of the repository it names")),
+    # its owner (the sandbox writes as the person) made them: ``hg status`` is enough. In every
+    # folder: a nested repository is one hg uses there.
+    Entry(".hg/hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name"),
+          every_folder=True),
+    Entry(".hg/hgrc-not-shared", False, N_("Mercurial reads more settings (hooks, extensions) from it"),
+          every_folder=True),
+    Entry(".hg/sharedpath", False, N_("Mercurial reads the settings, hooks included, of the repository it names"),
+          every_folder=True),
     Entry(".husky", True, N_("husky keeps the repository's git hooks here")),
     Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists")),
     Entry("lefthook.yml", False, _LEFTHOOK),
@@ -93,12 +105,17 @@ ENTRIES: tuple[Entry, ...] = (
       if (where, local, kind) not in (("", "", "yml"), (".", "", "yml"))),
     Entry(".lefthook", True, _LEFTHOOK),
     Entry(".lefthook-local", True, _LEFTHOOK),
-    # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html).
-    *(Entry(f"{where}{name}", False, _MISE) for where in ("", ".", ".config/")
+    # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html), in
+    # every folder from the current one up: a tool's version ``path:`` there asks no trust.
+    *(Entry(f"{where}{name}", False, _MISE, every_folder=True) for where in ("", ".", ".config/")
       for name in ("mise.toml", "mise.local.toml")),
-    *(Entry(f"{where}mise/{name}", name == "conf.d", _MISE) for where in ("", ".")
+    *(Entry(f"{where}mise/{name}", name == "conf.d", _MISE, every_folder=True) for where in ("", ".")
       for name in ("config.toml", "config.local.toml", "conf.d")),
-    Entry(".config/mise", True, _MISE),
+    Entry(".config/mise", True, _MISE, every_folder=True),
+    # rustup reads them from the current folder up (https://rust-lang.github.io/rustup/overrides.html);
+    # ``path`` takes a toolchain of any folder, the workspace's too.
+    Entry("rust-toolchain.toml", False, _RUSTUP, every_folder=True),
+    Entry("rust-toolchain", False, _RUSTUP, every_folder=True),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),
@@ -126,6 +143,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gitconfig", False, _GIT_GLOBAL),
     Entry(".config/git", True, _GIT_GLOBAL),
     Entry(".vimrc", False, _EDITOR),
+    # Vim reads ~/.exrc when there is no vimrc (vi always); gvim its gvimrc; Vim 9.1 ~/.config/vim.
+    Entry(".exrc", False, _EDITOR),
+    Entry(".gvimrc", False, _EDITOR),
+    Entry(".config/vim", True, _EDITOR),
     Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
@@ -144,6 +165,8 @@ ENTRIES: tuple[Entry, ...] = (
                                  "repository")),
     Entry(".lessfilter", False, _LESSFILTER),
     Entry(".config/lessfilter", False, _LESSFILTER),
+    # Source (less 582 and later) and compiled; the .config ones when XDG_CONFIG_HOME is set.
+    *(Entry(name, False, _LESSKEY) for name in (".lesskey", ".less", ".config/lesskey", ".config/less")),
     Entry(".curlrc", False, N_("curl adds its options to every download you make: one can fetch a file of its "
                                "choice into any of yours (~/.bashrc)")),
     Entry(".wgetrc", False, N_("wget applies it to every download you make: one setting writes every download "
@@ -159,15 +182,37 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".gdbinit", False, _GDB),
     Entry(".config/gdb", True, _GDB),
     Entry(".psqlrc", False, N_("psql runs the commands in it when it starts (\\! runs a shell command)")),
+    Entry(".sqliterc", False, _SQLITE),
+    Entry(".config/sqlite3/sqliterc", False, _SQLITE),
     Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
-    Entry(".Rprofile", False, N_("R runs it when it starts")),
+    # Both read from the folder you start them in (and, without one there, the home folder's).
+    Entry(".Rprofile", False, N_("R runs it when it starts"), every_folder=True),
+    Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
+                              "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
+          every_folder=True),
     # A project's own .cargo/config.toml is its content; the home folder's applies to every project.
     Entry(".cargo/config.toml", False, _CARGO, home_only=True),
     Entry(".cargo/config", False, _CARGO, home_only=True),
+    # Hidden too when it exists (it holds tokens); a project's own .npmrc is its content.
+    Entry(".npmrc", False, N_("npm runs every script of every project through the shell it names (script-shell), "
+                              "with the Node options it names, and installs from the registry it names"),
+          home_only=True),
 )
 
-#: The names of the entries read from every folder (the walk for repositories looks for them).
-IN_EVERY_FOLDER = frozenset(e.path.casefold() for e in ENTRIES if e.every_folder)
+#: The entries read from every folder.
+EVERY_FOLDER = tuple(e for e in ENTRIES if e.every_folder)
+#: The last names of those entries (the walk for repositories looks for them in every folder it
+#: reads; ``in_every_folder`` says whether the rest of the path matches too).
+IN_EVERY_FOLDER = frozenset(e.path.rsplit("/", 1)[-1].casefold() for e in EVERY_FOLDER)
+_EVERY_FOLDER_PATHS = tuple("/" + e.path.casefold() for e in EVERY_FOLDER)
+
+
+def in_every_folder(path: str) -> bool:
+    """Whether the absolute ``path`` ends with an entry read from every folder (case-folded, as
+    ``.git`` is: a file system may fold case): ``…/src/.config/mise.toml``, not ``…/src/x/mise.toml``
+    under another name than an entry's."""
+    folded = path.casefold()
+    return folded.endswith(_EVERY_FOLDER_PATHS)
 
 #: Start-up files that a shell reads only in the home folder: a placeholder for a missing one is
 #: made only there (an empty file elsewhere would show up in ``git status``).
@@ -191,6 +236,8 @@ ADDED_BY_YOU = N_("you added it in Settings › Sandbox")
 #: Watched in every repository besides its git folder's parts (``inventory``).
 GIT_FILE = N_("it says which git folder, and so which hooks and settings, git uses here")
 HOOKS_PATH = N_("git runs the hooks in it (core.hooksPath names it)")
+HIDDEN_SECRET = N_("a place the sandbox hides when it exists (keys, credentials): the programs that read it run "
+                   "the commands its settings name (ssh's ProxyCommand, kubectl's and aws's credential commands)")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 
@@ -235,10 +282,21 @@ def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool 
         return tuple(p.casefold() for p in parts) if fold else tuple(parts)
 
     wanted = norm(relative)
+    below: Entry | None = None
+    longest = 0
     for entry in entries:
         parts = norm(PurePosixPath(entry.path).parts)
         if wanted == parts or (entry.folder and wanted[: len(parts)] == parts):
             return entry
-        if entry.every_folder and wanted[-len(parts):] == parts:
-            return entry
-    return None
+        # Below the top: the entry of the most parts (``src/.config/mise.toml`` is that one, not
+        # ``mise.toml``), whichever comes first in the list.
+        if entry.every_folder and len(parts) > longest and _holds(wanted, parts, inside=entry.folder):
+            below, longest = entry, len(parts)
+    return below
+
+
+def _holds(wanted: tuple[str, ...], parts: tuple[str, ...], *, inside: bool) -> bool:
+    """``wanted`` ends with ``parts`` (or, ``inside`` a folder entry, has them anywhere in a row)."""
+    if not inside:
+        return len(wanted) >= len(parts) and wanted[-len(parts):] == parts
+    return any(wanted[i:i + len(parts)] == parts for i in range(len(wanted) - len(parts) + 1))

@@ -274,6 +274,22 @@ async def test_writing_what_git_runs_outside_the_git_folder_always_asks(runtime:
     assert "curl evil" not in (workspace / path).read_text() if (workspace / path).exists() else True
 
 
+@pytest.mark.parametrize("path", ["readline.py", "pip/__init__.py", "json.cpython-311-x86_64-linux-gnu.so"])
+async def test_writing_a_module_under_the_name_of_pythons_own_at_the_top_always_asks(runtime: Runtime, workspace: Path,
+                                                                                   path: str) -> None:
+    """Python started in the workspace imports it instead of its own (``sandbox.shadows``); below
+    the top such a name is an ordinary part of a package."""
+    runtime.settings.set_tool("write_file", policy=ToolPolicy.ALWAYS)
+    deny = AnsweringHost(choice=ApprovalChoice.DENY)
+    scope = Scope(workspace_roots=(workspace,))
+    env = await runtime.dispatcher.execute_tool(_call("write_file", {"path": path, "content": "x"}), scope, deny)
+    assert env.error_kind is ErrorKind.REJECTED and len(deny.requests) == 1
+    assert deny.requests[0].targets[0].protections[0].entry == path
+    inner = await runtime.dispatcher.execute_tool(_call("write_file", {"path": f"src/app/{path}", "content": "x"}),
+                                                  scope, deny)
+    assert inner.ok and len(deny.requests) == 1
+
+
 async def test_a_bin_folder_asks_in_the_home_folder_only(runtime: Runtime, workspace: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """``~/bin`` is on PATH; a project's ``bin/`` is ordinary content."""

@@ -88,6 +88,17 @@ async def test_escape_attempt_changes_nothing_outside_and_reads_no_secret(
     assert _left_on_host(token) == []
 
 
+async def test_with_the_home_folder_as_the_workspace_every_listed_secret_stays_hidden(jail: Jail) -> None:
+    """A secret inside a protected folder (``~/.config/git/credentials`` in ``~/.config/git/``):
+    the folder is made read-only after the workspace is bound, and a read-only mount is taken
+    from the disk as it is, not from the sandbox's view, so it must not bring the secret back."""
+    (jail.home / ".config" / "git" / "config").write_text("[core]\n\tautocrlf = false\n")
+    command = "cat " + " ".join(f"'{p}'" for p in jail.secrets if jail.home in p.parents)
+    result = await run(tool_with(), {"command": command}, context(jail.home, approved=True))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert jail.leaked(result.output) == [], result.output
+
+
 async def test_the_sessions_runtime_folder_is_hidden(jail: Jail) -> None:
     """podman's registry logins live in ``$XDG_RUNTIME_DIR/containers/auth.json``; the folder is
     hidden whole (an empty one in its place)."""

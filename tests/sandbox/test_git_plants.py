@@ -388,3 +388,46 @@ async def test_an_included_settings_file_reached_through_a_new_link_does_not_sta
     assert hooks_ran(jail) == 0, result.output
     assert not (ws / "local").exists()
     assert ("local", "created") in {(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]}
+
+
+#: A hook the person installed as a link to a script the project keeps (``ln -s ../../tools/pre-commit
+#: .git/hooks/pre-commit``, as many projects' set-up instructions say), and an ``.envrc`` linked
+#: to a shared one: what runs is the file the link lands on, an ordinary file of the workspace.
+LINKED = {
+    "hook": (".git/hooks/pre-commit", "../../tools/pre-commit", "tools/pre-commit"),
+    "hook in a nested repository": ("sub/.git/hooks/pre-commit", "../../../tools/pre-commit", "tools/pre-commit"),
+}
+
+
+def _linked_hook(jail: Jail, case: str) -> tuple[Path, Path]:
+    """The person's set-up: the link, and the script it lands on (a harmless hook); the repository."""
+    link, target, script = LINKED[case]
+    ws = jail.workspace
+    repo = ws / link.split("/.git/")[0] if "/.git/" in link else ws
+    if repo != ws:
+        _git("init", "-q", str(repo), cwd=ws)
+    (ws / script).parent.mkdir(parents=True, exist_ok=True)
+    (ws / script).write_text("#!/bin/sh\ntrue\n")
+    (ws / script).chmod(0o755)
+    (ws / link).parent.mkdir(parents=True, exist_ok=True)
+    (ws / link).symlink_to(target)
+    return ws / script, repo
+
+
+@pytest.mark.parametrize("case", sorted(LINKED))
+def test_a_hook_linked_to_a_script_of_the_workspace_runs_that_script(jail: Jail, case: str) -> None:
+    script, repo = _linked_hook(jail, case)
+    script.write_text(HOOK.format(marker=_marker(jail)))
+    assert person_commits(repo, jail).returncode == 0
+    assert hooks_ran(jail) == 1
+
+
+@pytest.mark.parametrize("case", sorted(LINKED))
+async def test_the_script_a_linked_hook_lands_on_cannot_be_changed(jail: Jail, case: str) -> None:
+    script, repo = _linked_hook(jail, case)
+    relative = script.relative_to(jail.workspace)
+    result = await run(tool_with(), {"command": f"{_hook(jail)} > {relative}"}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    person_commits(repo, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert script.read_text() == "#!/bin/sh\ntrue\n"

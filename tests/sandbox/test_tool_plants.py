@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -544,3 +545,376 @@ async def test_wget_settings_planted_in_the_home_folder_write_over_nothing(jail:
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_uses_wget(jail)
     assert (jail.base / "mine").read_text() == "mine\n", result.output
+
+
+#: The folder below the workspace's top where the person works on one part of it (a monorepo's package).
+_BELOW = "src/app"
+
+
+@needs_mise
+@pytest.mark.parametrize("name", MISE_FILES)
+def test_mise_settings_written_by_hand_below_the_top_put_a_folder_of_the_workspace_first_on_path(
+        jail: Jail, name: str) -> None:
+    """mise reads its settings files in every folder from the current one up, and a tool's
+    version ``path:<folder>`` asks no trust (as in ``.tool-versions``): the folder's ``bin`` is
+    first on ``PATH`` at the next prompt there, so a ``git`` in it runs when the person types it."""
+    ws = jail.workspace
+    (ws / "tools/bin").mkdir(parents=True)
+    (ws / "tools/bin/git").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/bin/git").chmod(0o755)
+    (ws / _BELOW / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / _BELOW / name).write_text(f'[tools]\nnode = "path:{ws}/tools"\n')
+    _prompt_then_git(jail, ws / _BELOW)
+    assert _ran(jail) == 1
+
+
+@needs_mise
+@pytest.mark.parametrize("name", MISE_FILES)
+async def test_mise_settings_planted_below_the_top_put_nothing_on_path(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    folder = os.path.dirname(f"{_BELOW}/{name}")
+    command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/git && chmod +x tools/bin/git"
+               f" && printf '[tools]\\nnode = \"path:{ws}/tools\"\\n' > {_BELOW}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _prompt_then_git(jail, ws / _BELOW)
+    assert _ran(jail) == 0, result.output
+
+
+needs_rustup = pytest.mark.skipif(shutil.which("rustup") is None, reason="needs rustup to show what its files do")
+#: rustup's toolchain files (read from the current folder up): the TOML one, and the older plain one.
+RUST_TOOLCHAIN_FILES = {"rust-toolchain.toml": '[toolchain]\npath = "{toolchain}"\n', "rust-toolchain": "{toolchain}\n"}
+
+
+def _person_asks_cargo_its_version(jail: Jail, folder: Path) -> None:
+    """``cargo --version``, rustup's proxy as the person has it: it runs no project code of its own."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "RUST_BACKTRACE": "0"}
+    subprocess.run(["cargo", "--version"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   text=True, timeout=120)
+
+
+@needs_rustup
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", sorted(RUST_TOOLCHAIN_FILES))
+def test_a_rust_toolchain_file_written_by_hand_runs_a_cargo_of_the_workspace(jail: Jail, name: str,
+                                                                             folder: str) -> None:
+    """A toolchain file can name a toolchain by its folder (``path``): rustup's ``cargo``,
+    ``rustc`` and ``rustfmt`` (an editor's format on save) run that folder's ``bin/`` programs,
+    in that folder and every one below it, without asking."""
+    ws = jail.workspace
+    (ws / "tc/bin").mkdir(parents=True)
+    (ws / "tc/bin/cargo").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tc/bin/cargo").chmod(0o755)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / name).write_text(RUST_TOOLCHAIN_FILES[name].format(toolchain=ws / "tc"))
+    _person_asks_cargo_its_version(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_rustup
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", sorted(RUST_TOOLCHAIN_FILES))
+async def test_a_planted_rust_toolchain_file_runs_nothing(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    content = RUST_TOOLCHAIN_FILES[name].format(toolchain=ws / "tc").replace("\n", "\\n").replace('"', '\\"')
+    command = (f"mkdir -p tc/bin {folder} && printf '{_fake_git(jail)}' > tc/bin/cargo && chmod +x tc/bin/cargo"
+               f" && printf \"{content}\" > {folder}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_cargo_its_version(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
+#: Python modules under the name of one Python imports from elsewhere, each with what the person
+#: does in the workspace that runs it: Python puts the folder it starts in first on ``sys.path``
+#: for its prompt, ``-c`` and ``-m``, so a module there is found before the standard library's
+#: and pip's. None of these runs any code of the project's own.
+PYTHON_SHADOWS = {
+    "readline.py": ["-i"],  # the prompt's start-up imports readline
+    "readline/__init__.py": ["-i"],
+    "pip.py": ["-m", "pip", "--version"],  # how pip's own documentation says to run it
+    "pip/__init__.py": ["-m", "pip", "--version"],
+    "venv.py": ["-m", "venv", "--help"],
+    "json.py": ["-c", "import json"],
+}
+
+
+def _shadow(jail: Jail) -> str:
+    return f"print('ran', file=open({str(_marker(jail))!r}, 'a'))\n"
+
+
+def _person_starts_python(jail: Jail, args: list[str]) -> None:
+    """The person's Python, started in the workspace (the prompt is given one line)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run([sys.executable, *args], cwd=jail.workspace, env=env, input="pass\n", capture_output=True,
+                   text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_SHADOWS))
+def test_a_python_module_written_by_hand_under_the_name_of_pythons_own_runs_when_python_starts(
+        jail: Jail, name: str) -> None:
+    (jail.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.workspace / name).write_text(_shadow(jail))
+    _person_starts_python(jail, PYTHON_SHADOWS[name])
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_SHADOWS))
+async def test_a_planted_python_module_under_the_name_of_pythons_own_runs_nothing(jail: Jail, name: str) -> None:
+    folder = os.path.dirname(name) or "."
+    code = _shadow(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f'mkdir -p {folder} && printf "{code}" > {name}'},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert (jail.workspace / name).exists() or result.metadata["sandbox"]["planted"], result.output
+    _person_starts_python(jail, PYTHON_SHADOWS[name])
+    assert _ran(jail) == 0, result.output
+    assert name in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+async def test_a_planted_compiled_python_module_under_the_name_of_pythons_own_runs_nothing(jail: Jail) -> None:
+    """A ``.pyc`` with no source beside it is imported as well (and could not be reviewed)."""
+    code = _shadow(jail).replace("\n", "")
+    command = f"printf \"{code}\" > x.py && {sys.executable} -c \"import py_compile; py_compile.compile('x.py', cfile='readline.pyc')\" && rm x.py"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_python(jail, ["-i"])
+    assert _ran(jail) == 0, result.output
+    assert "readline.pyc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+async def test_a_module_under_the_name_of_pythons_own_below_the_top_is_ordinary_content(jail: Jail) -> None:
+    """``src/app/types.py`` is part of a package: a command writes it as any other file."""
+    result = await run(tool_with(), {"command": "mkdir -p src/app && echo 'X = 1' > src/app/types.py"},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert result.metadata["sandbox"]["planted"] == [], result.output
+    assert (jail.workspace / "src/app/types.py").read_text() == "X = 1\n"
+
+
+def _person_debugs(jail: Jail, folder: Path) -> None:
+    """A ``breakpoint()`` in the person's own code, run from ``folder``; they type ``c`` to go on."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run([sys.executable, "-c", "breakpoint()"], cwd=folder, env=env, input="c\n", capture_output=True,
+                   text=True, timeout=120)
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+def test_a_pdbrc_written_by_hand_runs_when_the_person_debugs(jail: Jail, folder: str) -> None:
+    """pdb runs the lines of ``.pdbrc`` in the current folder (and the home folder's) as if typed
+    at its prompt, Python statements included: ``python -m pdb``, ``breakpoint()``, ``pytest --pdb``."""
+    (jail.workspace / folder).mkdir(parents=True, exist_ok=True)
+    (jail.workspace / folder / ".pdbrc").write_text(_shadow(jail))
+    _person_debugs(jail, jail.workspace / folder)
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_a_planted_pdbrc_runs_nothing(jail: Jail, folder: str) -> None:
+    code = _shadow(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f'mkdir -p {folder} && printf "{code}" > {folder}/.pdbrc'},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_debugs(jail, jail.workspace / folder)
+    assert _ran(jail) == 0, result.output
+
+
+@needs_hg
+def test_a_mercurial_hook_written_by_hand_in_a_nested_repository_runs_on_hg_status_there(jail: Jail) -> None:
+    nested = jail.workspace / _BELOW
+    nested.mkdir(parents=True)
+    _make_hg_repository(nested)
+    (nested / ".hg" / "hgrc").write_text(_hg_hook(jail))
+    _person_runs_hg_status(nested, jail)
+    assert _ran(jail) == 1
+
+
+@needs_hg
+@pytest.mark.parametrize("already_hg", [False, True], ids=["new nested repository", "existing nested repository"])
+async def test_a_mercurial_hook_planted_in_a_nested_repository_does_not_run(jail: Jail, already_hg: bool) -> None:
+    nested = jail.workspace / _BELOW
+    nested.mkdir(parents=True)
+    if already_hg:
+        _make_hg_repository(nested)
+    hook = _hg_hook(jail).replace("\n", "\\n")
+    command = f"cd {_BELOW} && {{ [ -d .hg ] || HGRCPATH= hg init -q .; }} && printf '{hook}' > .hg/hgrc"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_hg_status(nested, jail)
+    assert _ran(jail) == 0, result.output
+    assert f"{_BELOW}/.hg/hgrc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+needs_sqlite3 = pytest.mark.skipif(shutil.which("sqlite3") is None, reason="needs sqlite3 to show what its start-up file does")
+
+
+def _person_opens_sqlite3(jail: Jail) -> None:
+    """``sqlite3`` of the person's, whose home folder is the jail's: it takes the home folder from
+    the password database, not ``HOME``, so it runs with one of its own (bwrap binds it over)."""
+    uid = str(os.getuid())
+    lines = [":".join([*f[:5], str(jail.home), *f[6:]]) if len(f) > 6 and f[2] == uid else ":".join(f)
+             for f in (line.split(":") for line in Path("/etc/passwd").read_text().splitlines())]
+    passwd = jail.base / "passwd"
+    passwd.write_text("\n".join(lines) + "\n")
+    subprocess.run(["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(passwd), "/etc/passwd", "sqlite3", ":memory:",
+                    "select 1"], env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+@needs_sqlite3
+def test_a_sqliterc_written_by_hand_in_the_home_folder_runs_a_command_when_sqlite3_starts(jail: Jail) -> None:
+    """``~/.sqliterc`` is read at every start, and its ``.system`` runs a shell command."""
+    (jail.home / ".sqliterc").write_text(f".system echo ran >> {_marker(jail)}\n")
+    _person_opens_sqlite3(jail)
+    assert _ran(jail) == 1
+
+
+@needs_sqlite3
+async def test_a_sqliterc_planted_in_the_home_folder_runs_nothing(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"echo '.system echo ran >> {_marker(jail)}' > .sqliterc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_sqlite3(jail)
+    assert _ran(jail) == 0, result.output
+
+
+needs_less = pytest.mark.skipif(shutil.which("less") is None, reason="needs less to show what its key file does")
+#: less's key files in the home folder (read as source since less 582); ``#env`` sets variables
+#: for less itself, ``LESSOPEN`` among them: a command it runs for every file it shows (``|-``:
+#: what it reads from a pipe too, as from ``git log`` or ``man``).
+LESSKEY_FILES = (".lesskey", ".config/lesskey")
+
+
+def _person_reads_with_less(jail: Jail) -> None:
+    (jail.base / "notes.txt").write_text("notes\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "XDG_CONFIG_HOME": str(jail.home / ".config")}
+    subprocess.run(["less", "-F", str(jail.base / "notes.txt")], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+def _lesskey(jail: Jail) -> str:
+    return f"#env\nLESSOPEN=|-echo ran >> {_marker(jail)}; cat %s\n"
+
+
+@needs_less
+@pytest.mark.parametrize("name", LESSKEY_FILES)
+def test_a_less_key_file_written_by_hand_in_the_home_folder_runs_a_command_for_every_file(jail: Jail, name: str) -> None:
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(_lesskey(jail))
+    _person_reads_with_less(jail)
+    assert _ran(jail) == 1
+
+
+@needs_less
+@pytest.mark.parametrize("name", LESSKEY_FILES)
+async def test_a_less_key_file_planted_in_the_home_folder_runs_nothing(jail: Jail, name: str) -> None:
+    content = _lesskey(jail).replace("\n", "\\n").replace("%", "%%")
+    command = f"mkdir -p {os.path.dirname(name) or '.'} && printf '{content}' > {name}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_reads_with_less(jail)
+    assert _ran(jail) == 0, result.output
+
+
+needs_vim = pytest.mark.skipif(shutil.which("vim") is None, reason="needs vim to show what its start-up files do")
+
+
+def _person_opens_a_file_in_vim(jail: Jail) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["vim", "-T", "dumb", "-c", "qa!", str(jail.base / "notes.txt")], env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+
+
+@needs_vim
+def test_an_exrc_written_by_hand_in_the_home_folder_runs_when_vim_starts(jail: Jail) -> None:
+    """Without a ``~/.vimrc`` (Debian's vim then uses its defaults.vim), Vim reads ``~/.exrc``, as vi does."""
+    (jail.home / ".exrc").write_text(f"silent !echo ran >> {_marker(jail)}\n")
+    _person_opens_a_file_in_vim(jail)
+    assert _ran(jail) == 1
+
+
+@needs_vim
+async def test_an_exrc_planted_in_the_home_folder_runs_nothing(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": f"echo 'silent !echo ran >> {_marker(jail)}' > .exrc"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_a_file_in_vim(jail)
+    assert _ran(jail) == 0, result.output
+
+
+needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm to show what its settings do")
+
+
+def _person_runs_an_npm_script(jail: Jail) -> None:
+    """``npm run hello`` in a project of the person's own, outside the workspace: its script is ``echo hi``."""
+    project = jail.base / "project"
+    project.mkdir(exist_ok=True)
+    (project / "package.json").write_text('{"name": "p", "version": "1.0.0", "scripts": {"hello": "echo hi"}}')
+    subprocess.run(["npm", "run", "hello"], cwd=project, env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+
+
+def _npm_shell(jail: Jail) -> str:
+    return f"#!/bin/sh\\necho ran >> {_marker(jail)}\\nexec /bin/sh \"$@\"\\n"
+
+
+@needs_npm
+def test_npm_settings_written_by_hand_in_the_home_folder_run_every_script_through_a_shell_of_theirs(
+        jail: Jail) -> None:
+    """``script-shell`` in ``~/.npmrc``: every ``npm run``, ``npm test``, install script of every project."""
+    (jail.home / "sh").write_text(_npm_shell(jail).replace("\\n", "\n").replace('\\"', '"'))
+    (jail.home / "sh").chmod(0o755)
+    (jail.home / ".npmrc").write_text(f"script-shell={jail.home / 'sh'}\n")
+    _person_runs_an_npm_script(jail)
+    assert _ran(jail) == 1
+
+
+@needs_npm
+async def test_npm_settings_planted_in_the_home_folder_run_nothing(jail: Jail) -> None:
+    command = f"printf '{_npm_shell(jail)}' > sh && chmod +x sh && echo 'script-shell={jail.home / 'sh'}' > .npmrc"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_an_npm_script(jail)
+    assert _ran(jail) == 0, result.output
+    assert ".npmrc" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl to show what its settings run")
+
+
+def _kubeconfig(jail: Jail) -> str:
+    """Settings whose user's credentials come from a command (an exec plugin), run before any request."""
+    return ("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:9'}\n"
+            "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+            f"      command: sh\n      args: ['-c', 'echo ran >> {_marker(jail)}; exit 1']\n"
+            "      interactiveMode: Never\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+            "current-context: x\n")
+
+
+def _person_runs_kubectl(jail: Jail) -> None:
+    subprocess.run(["kubectl", "get", "pods", "--request-timeout=2s"], cwd=jail.base,
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=120)
+
+
+@needs_kubectl
+def test_a_kubeconfig_written_by_hand_runs_its_credential_command_at_every_kubectl(jail: Jail) -> None:
+    (jail.home / ".kube" / "config").write_text(_kubeconfig(jail))
+    _person_runs_kubectl(jail)
+    assert _ran(jail) >= 1
+
+
+@needs_kubectl
+async def test_a_secret_folder_that_did_not_exist_gets_no_settings_of_the_commands(jail: Jail) -> None:
+    """A secret's folder is hidden only when it exists (a mount needs something there): the
+    person without a ``~/.kube`` yet, the home folder as the workspace."""
+    shutil.rmtree(jail.home / ".kube")
+    content = _kubeconfig(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"mkdir -p .kube && printf \"{content}\" > .kube/config"},
+                       context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_kubectl(jail)
+    assert _ran(jail) == 0, result.output
+    assert ".kube" in [p["path"] for p in result.metadata["sandbox"]["planted"]]

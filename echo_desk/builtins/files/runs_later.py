@@ -1,7 +1,8 @@
 """For the file tools: what the sandbox watches as making git run code later, beyond ``.git/``
 and the fixed list (``sandbox.runs_code``) — the hooks folder a repository's settings name, a
-settings file they include, a folder that is a git folder itself (its ``config``, ``hooks/``…) —
-and a write that would make a folder a git folder. Writing one always asks, as for ``.git/``.
+settings file they include, a folder that is a git folder itself (its ``config``, ``hooks/``…), a
+module at the top under the name of one of Python's own (``sandbox.shadows``) — and a write that
+would make a folder a git folder. Writing one always asks, as for ``.git/``.
 
 The same inventory as the sandbox's (``sandbox.inventory``), so the rule has one definition.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from echo_desk.common import fs
 from echo_desk.i18n import N_
-from echo_desk.sandbox import inventory
+from echo_desk.sandbox import inventory, shadows
 
 MAKES_A_GIT_FOLDER = N_("it makes this folder a git folder: git run in it would use that folder's hooks and "
                         "settings")
@@ -42,6 +43,8 @@ def covering(target: fs.Resolved, watched: Sequence[inventory.Watched]) -> Found
     for w in watched:
         if path == w.path or (w.folder and path.startswith(w.path + "/")):
             return Found(_shown(target.root, w.path, w.folder), w.why)
+    if shadows.covers(target.parts):  # (watched only once it exists: a new one asks too)
+        return Found(_shown(target.root, path, False), shadows.WHY)
     if target.path.name in _GITDIR_MARKS:
         folder = target.path.parent
         try:
