@@ -430,6 +430,11 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
 }
-#: Programs that also read the nearest settings of every file they check, so settings in any
-#: folder under what they are given count (``ruff check .`` reads ``out/ruff.toml``).
-OPERAND_SETTINGS = frozenset({"ruff"})
+#: Programs that also read settings in the folders they are given and every folder under them,
+#: so settings anywhere under what they check count: ruff reads the nearest settings of every
+#: file it checks (``ruff check .`` reads ``out/ruff.toml``); pytest imports the conftest.py of
+#: every folder it collects and takes its settings file from where its operands are
+#: (``pytest out``, and bare ``pytest``, which collects ``.``, run ``out/conftest.py``). The
+#: number is how many words come before the options and operands (ruff's subcommand).
+OPERAND_SETTINGS: dict[str, tuple[int, OptionSet]] = {"ruff": (1, RUFF_CHECK), "pytest": (0, PYTEST),
+                                                      "py.test": (0, PYTEST)}

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions import pytest_testpaths
 from echo_desk.agent.permissions.interpreters import PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
+from echo_desk.agent.permissions.options import OptionSet, read_options
 
 #: A stand-in for any module name: ``python -m`` finds every module the program imports in
 #: the current folder first, so any ``.py`` file there may be run.
@@ -52,16 +54,34 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
     if program in table.OPERAND_SETTINGS:
-        # Every word that may name a path counts, an option's value too (`--stdin-filename=F`
-        # takes F's settings); without operands, ruff checks the folder it runs in.
-        words = [w for w in rest[1:] if w]
-        operands = [w for w in words if not w.startswith("-")] or ["."]
-        operands += [w.partition("=")[2] for w in words if w.startswith("--") and w.partition("=")[2]]
+        skip, spec = table.OPERAND_SETTINGS[program]
+        operands, values = _operands(rest[skip:], spec)
         for c in cwds:
-            for word in operands:
+            for word in (operands or _default_operands(program, c)) + values:
                 folder = Path(os.path.normpath(c / word))
                 found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
     return found
+
+
+def _operands(words: Sequence[str | None], spec: OptionSet) -> tuple[list[str], list[str]]:
+    """The operands of ``words`` read with the program's own options (``pytest -k x`` has none:
+    ``x`` is the value of ``-k``), and every option's value, which may name a path too
+    (``--stdin-filename F`` takes F's settings). An option not known may take the next word,
+    so with one the program may have no operand: the folder it runs in counts too (``"."``)."""
+    parsed = read_options(words, spec)
+    operands = [w for _, w in parsed.operands if w]
+    values = [s.value for s in parsed.seen if s.value]
+    if any(s.option is None for s in parsed.seen) and operands:
+        values.append(".")
+    return operands, values
+
+
+def _default_operands(program: str, cwd: Path) -> list[str]:
+    """What the program checks when given no operand: the folder it runs in, or for pytest the
+    ``testpaths`` of the person's settings file there (see ``pytest_testpaths``)."""
+    if program in ("pytest", "py.test"):
+        return pytest_testpaths.testpaths(cwd) or ["."]
+    return ["."]
 
 
 def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],

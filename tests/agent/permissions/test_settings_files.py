@@ -18,7 +18,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|pytest|make test|cd|python -m mypy|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
 """
 
 
@@ -33,8 +33,8 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
 
 
 @pytest.mark.parametrize("line", [
-    "mypy src", "ruff check src", "git status", "npm test", "pytest -q", "make test", "cd src && mypy .",
-    "python -m mypy src",
+    "mypy src", "ruff check src", "git status", "npm test", "pytest -q tests", "make test", "cd src && mypy .",
+    "python -m mypy src", "pytest -q tests/test_ok.py", "python -m pytest -x src tests",
 ])
 def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is Effect.ALLOW
@@ -46,9 +46,39 @@ def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, l
     "ruff check out", "ruff check .", "ruff check src out", "cd out/deeper && mypy ../../src",
     "ruff check --stdin-filename=out/x.py src", "ruff check --stdin-filename out/x.py src",
     "cd out && ruff check --select=E",
+    # pytest imports the conftest.py of every folder it collects and reads the settings file
+    # where its operands are; bare pytest collects the folder it runs in, out/ included.
+    "pytest -q", "pytest out", "pytest -q out/test_x.py", "python -m pytest --co -q", "python3 -m pytest -q tests out",
+    "py.test -k x .",
+    # An option's value is no operand: these check the folder they run in, out/ included.
+    "pytest -k tests", "python -m pytest -m slow", "ruff check --select E", "ruff check --output-format concise",
 ])
 def test_settings_in_a_folder_the_agent_may_write_ask(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("settings", "effect"), [
+    ('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n', Effect.ALLOW),
+    ('[tool.pytest.ini_options]\ntestpaths = ["tests", "out"]\n', None),
+    ('[tool.pytest.ini_options]\ntestpaths = ["t*"]\n', None),  # a glob: not read here
+    ('[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "out"\n', None),  # addopts may add operands
+    ('[tool.pytest.ini_options]\n', None),  # no testpaths: the whole folder
+    ('[tool.ruff]\n', None),  # not pytest's: pytest collects the whole folder
+    ('[tool.pytest.ini_options\n', None),  # does not parse
+])
+def test_bare_pytest_collects_the_testpaths_of_the_persons_settings(setup: Setup, settings: str,
+                                                                    effect: Effect | None) -> None:
+    (setup.workspace / "pyproject.toml").write_text(settings, encoding="utf-8")
+    verdict = _verdict(setup, "python -m pytest -q", "@workspace/out/**")
+    assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
+
+
+def test_testpaths_count_only_in_the_folder_pytest_runs_in(setup: Setup) -> None:
+    """pytest uses ``testpaths`` only when it runs in its rootdir: from src/ it collects src/."""
+    (setup.workspace / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
+    assert _verdict(setup, "pytest", "@workspace/out/**") is Effect.ALLOW
+    assert _verdict(setup, "cd src && pytest", "@workspace/src/gen/**") is not Effect.ALLOW
+    assert _verdict(setup, "pytest", "@workspace/src/gen/**") is Effect.ALLOW
 
 
 def test_a_folder_rule_that_matches_folders_below_counts(setup: Setup) -> None:
