@@ -430,6 +430,18 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
 }
+#: Settings files a program reads from the home folder wherever it runs (paths under the home
+#: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
+#: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
+#: settings (used where a project has none: ``cache-dir``, ``junit_xml`` write, ``plugins`` load
+#: code), npm's user settings (``script-shell``, ``node-options``).
+HOME_SETTINGS: dict[str, tuple[str, ...]] = {
+    "git": (".gitconfig",), "mypy": (".mypy.ini",), "npm": (".npmrc",),
+}
+CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
+    "git": ("git/config",), "mypy": ("mypy/config",),
+    "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
+}
 #: Programs that also read settings in the folders they are given and every folder under them,
 #: so settings anywhere under what they check count: ruff reads the nearest settings of every
 #: file it checks (``ruff check .`` reads ``out/ruff.toml``); pytest imports the conftest.py of

@@ -37,8 +37,9 @@ class Place:
     below: bool = False
 
 
-def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
-    """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files."""
+def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None) -> list[Place]:
+    """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files
+    (with ``home``: the user's own settings there too)."""
     program = os.path.basename(argv[0] or "") if argv else ""
     rest = list(argv[1:])
     found: list[Place] = []
@@ -53,6 +54,8 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
     if names is None:
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    if home is not None:
+        found += _user_places(program, home)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -61,6 +64,26 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
                 folder = Path(os.path.normpath(c / word))
                 found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
     return found
+
+
+def _user_places(program: str, home: Path) -> list[Place]:
+    """The user's own settings of ``program``: read wherever it runs, so a home folder the write
+    rules open to the agent (``~/**``) gives it the program's settings (``~/.gitconfig``)."""
+    found = [Place(home, table.HOME_SETTINGS[program])] if program in table.HOME_SETTINGS else []
+    names = table.CONFIG_HOME_SETTINGS.get(program)
+    if names:
+        found += [Place(folder, names) for folder in _config_homes(home)]
+    return found
+
+
+def _config_homes(home: Path) -> list[Path]:
+    """Where programs look for the user's settings: ``$XDG_CONFIG_HOME`` (what the command
+    inherits from Echo Desk), and ``~/.config``, their default."""
+    folders = [home / ".config"]
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        folders.append(Path(xdg))
+    return list(dict.fromkeys(folders))
 
 
 def _operands(words: Sequence[str | None], spec: OptionSet) -> tuple[list[str], list[str]]:

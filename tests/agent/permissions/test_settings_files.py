@@ -108,3 +108,27 @@ def test_where_python_m_finds_its_module() -> None:
     assert places(("python", "-W", "ignore", "-m", "ruff.x", "check"), [here])[0].names[:2] == ("ruff.py",
                                                                                                  "ruff/__init__.py")
     assert places(("python", "-W", "-m", "x"), [here]) == []  # -W took "-m" as its value
+
+
+@pytest.mark.parametrize("line", ["git status", "mypy src", "python -m mypy src", "ruff check src", "npm test"])
+def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(setup: Setup, line: str) -> None:
+    """git, mypy, ruff and npm read the user's settings in the home folder wherever they run
+    (``~/.gitconfig``'s ``diff.external`` runs a program): with ``~/**`` writable they ask."""
+    assert _verdict(setup, line, "~/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/notes/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "writable"), [
+    ("git status", "~/.config/git/**"), ("ruff check src", "~/.config/ruff/**"), ("mypy src", "~/.config/mypy/**"),
+    ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"),
+])
+def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) -> None:
+    assert _verdict(setup, line, writable) is not Effect.ALLOW
+
+
+def test_the_settings_folder_named_by_xdg_config_home_counts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = setup.workspace / "out" / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(elsewhere))
+    assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is not Effect.ALLOW
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
+    assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is Effect.ALLOW
