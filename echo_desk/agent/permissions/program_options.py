@@ -434,12 +434,13 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
 #: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
 #: settings (used where a project has none: ``cache-dir``, ``junit_xml`` write, ``plugins`` load
-#: code), npm's user settings (``script-shell``, ``node-options``).
+#: code), npm's user settings (``script-shell``, ``node-options``), less's lesskey files (their
+#: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
-    "git": (".gitconfig",), "mypy": (".mypy.ini",), "npm": (".npmrc",),
+    "git": (".gitconfig",), "mypy": (".mypy.ini",), "npm": (".npmrc",), "less": (".lesskey", ".less"),
 }
 CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
-    "git": ("git/config",), "mypy": ("mypy/config",),
+    "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
     "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
 }
 #: Programs that also read settings in the folders they are given and every folder under them,

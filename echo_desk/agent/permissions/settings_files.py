@@ -50,12 +50,12 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         top = module.split(".")[0]
         found += [Place(c, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE)) for c in cwds]
         program = module
+    if home is not None:
+        found += _user_places(program, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
-    if home is not None:
-        found += _user_places(program, home)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)

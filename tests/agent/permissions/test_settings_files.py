@@ -18,7 +18,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
 """
 
 
@@ -110,9 +110,10 @@ def test_where_python_m_finds_its_module() -> None:
     assert places(("python", "-W", "-m", "x"), [here]) == []  # -W took "-m" as its value
 
 
-@pytest.mark.parametrize("line", ["git status", "mypy src", "python -m mypy src", "ruff check src", "npm test"])
+@pytest.mark.parametrize("line", ["git status", "mypy src", "python -m mypy src", "ruff check src", "npm test",
+                                  "less src/x.py"])
 def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(setup: Setup, line: str) -> None:
-    """git, mypy, ruff and npm read the user's settings in the home folder wherever they run
+    """git, mypy, ruff, npm and less read the user's settings in the home folder wherever they run
     (``~/.gitconfig``'s ``diff.external`` runs a program): with ``~/**`` writable they ask."""
     assert _verdict(setup, line, "~/**") is not Effect.ALLOW
     assert _verdict(setup, line, "~/notes/**") is Effect.ALLOW
@@ -121,6 +122,7 @@ def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(s
 @pytest.mark.parametrize(("line", "writable"), [
     ("git status", "~/.config/git/**"), ("ruff check src", "~/.config/ruff/**"), ("mypy src", "~/.config/mypy/**"),
     ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"),
+    ("less src/x.py", "~/.lesskey"), ("less src/x.py", "~/.config/lesskey"),
 ])
 def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) -> None:
     assert _verdict(setup, line, writable) is not Effect.ALLOW
