@@ -425,7 +425,11 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"),
     "ruff": ("pyproject.toml", "ruff.toml", ".ruff.toml"),
     "git": (".git", ".git/config"),
-    "npm": ("package.json", ".npmrc"),
+    # npx (npm exec) runs the bin of that name in the nearest package.json before any other:
+    # `cd out && npx tsc` runs out/package.json's "tsc"; pnpm and yarn run its scripts too.
+    **dict.fromkeys(("npm", "npx"), ("package.json", ".npmrc")),
+    "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml"),
+    "yarn": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
     **dict.fromkeys(("make", "gmake"), ("GNUmakefile", "makefile", "Makefile")),
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
@@ -434,10 +438,11 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
 #: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
 #: settings (used where a project has none: ``cache-dir``, ``junit_xml`` write, ``plugins`` load
-#: code), npm's user settings (``script-shell``, ``node-options``), less's lesskey files (their
+#: code), npm's user settings (``script-shell``, ``logs-dir``; npx, pnpm and yarn read them too), less's lesskey files (their
 #: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
-    "git": (".gitconfig",), "mypy": (".mypy.ini",), "npm": (".npmrc",), "less": (".lesskey", ".less"),
+    "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
 }
 CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),

@@ -3,7 +3,8 @@ the folders above it and (for some) every folder it checks. A file there that th
 let the agent write is the agent's, not the person's: it may name files to write (mypy's
 ``junit_xml`` and ``cache_dir``, ruff's ``cache-dir``), a file to read (ruff's ``extend``
 prints the first line of what it cannot parse) or code to run (mypy's ``plugins``, git's
-``core.fsmonitor``, a module ``python -m`` finds in the current folder before its own).
+``core.fsmonitor``, a module ``python -m`` finds in the current folder before its own, the
+bin ``npx`` runs from the nearest package.json).
 
 ``places`` says where one command looks; ``writable_places`` which of them the agent may write.
 """

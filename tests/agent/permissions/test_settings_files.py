@@ -18,7 +18,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|npx tsc|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
 """
 
 
@@ -33,7 +33,7 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
 
 
 @pytest.mark.parametrize("line", [
-    "mypy src", "ruff check src", "git status", "npm test", "pytest -q tests", "make test", "cd src && mypy .",
+    "mypy src", "ruff check src", "git status", "npm test", "npx tsc --noEmit", "pytest -q tests", "make test", "cd src && mypy .",
     "python -m mypy src", "pytest -q tests/test_ok.py", "python -m pytest -x src tests",
 ])
 def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
@@ -46,6 +46,8 @@ def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, l
     "ruff check out", "ruff check .", "ruff check src out", "cd out/deeper && mypy ../../src",
     "ruff check --stdin-filename=out/x.py src", "ruff check --stdin-filename out/x.py src",
     "cd out && ruff check --select=E",
+    # npx runs the bin of that name in the nearest package.json: out/package.json's "tsc".
+    "cd out && npx tsc --noEmit", "cd out; npx tsc", "cd out && pnpm test", "cd out && yarn test",
     # pytest imports the conftest.py of every folder it collects and reads the settings file
     # where its operands are; bare pytest collects the folder it runs in, out/ included.
     "pytest -q", "pytest out", "pytest -q out/test_x.py", "python -m pytest --co -q", "python3 -m pytest -q tests out",
@@ -121,7 +123,7 @@ def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(s
 
 @pytest.mark.parametrize(("line", "writable"), [
     ("git status", "~/.config/git/**"), ("ruff check src", "~/.config/ruff/**"), ("mypy src", "~/.config/mypy/**"),
-    ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"),
+    ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"), ("npx tsc", "~/.npmrc"),
     ("less src/x.py", "~/.lesskey"), ("less src/x.py", "~/.config/lesskey"),
 ])
 def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) -> None:
