@@ -448,6 +448,11 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
     "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
 }
+#: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
+#: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/
+#: site-packages`` (which python a command finds is not known here).
+PYTHON_PROGRAMS = frozenset({"mypy", "pytest", "py.test"})
+USER_SITE = (".local/lib", ("module.pth", "usercustomize.py"))
 #: Programs that also read settings in the folders they are given and every folder under them,
 #: so settings anywhere under what they check count: ruff reads the nearest settings of every
 #: file it checks (``ruff check .`` reads ``out/ruff.toml``); pytest imports the conftest.py of

@@ -51,6 +51,10 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         top = module.split(".")[0]
         found += [Place(c, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE)) for c in cwds]
         program = module
+        if home is not None:
+            found.append(_user_site(home))
+    elif home is not None and program in table.PYTHON_PROGRAMS:
+        found.append(_user_site(home))
     if home is not None:
         found += _user_places(program, home)
     names = table.FOLDER_SETTINGS.get(program)
@@ -75,6 +79,12 @@ def _user_places(program: str, home: Path) -> list[Place]:
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]
     return found
+
+
+def _user_site(home: Path) -> Place:
+    """The user's site-packages (any python version): its ``.pth`` files run at python's start."""
+    folder, names = table.USER_SITE
+    return Place(home / folder, names, below=True)
 
 
 def _config_homes(home: Path) -> list[Path]:

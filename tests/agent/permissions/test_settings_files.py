@@ -18,7 +18,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|npx tsc|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
 """
 
 
@@ -136,3 +136,13 @@ def test_the_settings_folder_named_by_xdg_config_home_counts(setup: Setup, monke
     assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is not Effect.ALLOW
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
     assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["python -m mypy src", "python3 -m pytest -q tests", "mypy src", "pytest -q tests"])
+def test_the_users_site_packages_count_for_python_programs(setup: Setup, line: str) -> None:
+    """A python outside a virtual environment runs every ``.pth`` file of
+    ``~/.local/lib/pythonX.Y/site-packages`` at its start (any line in it that starts with
+    ``import`` is run): a write rule reaching there makes python programs ask."""
+    assert _verdict(setup, line, "~/.local/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/.local/lib/python3.11/site-packages/*.pth") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
