@@ -5,7 +5,8 @@ otherwise the folder it runs in, with every folder under it.
 Read as pytest 8-9 finds its settings file: in the folder and then each folder above, the first
 of ``pytest.ini``, ``.pytest.ini``, ``pyproject.toml``, ``tox.ini``, ``setup.cfg`` that holds
 pytest's settings. Anything not understood (a file that does not parse, ``addopts`` that may
-add operands, a glob in ``testpaths``) gives ``None``: the folder it runs in, all of it.
+add operands, a glob in ``testpaths``, testpaths none of which exists) gives ``None``: the
+folder it runs in, all of it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def testpaths(cwd: Path) -> list[str] | None:
                     continue
                 if folder != cwd or "addopts" in found:
                     return None
-                return _paths(found.get("testpaths"))
+                return _existing(cwd, _paths(found.get("testpaths")))
     except (OSError, UnicodeDecodeError, ValueError, configparser.Error, tomllib.TOMLDecodeError, _NotUnderstood):
         return None
     return None
@@ -64,6 +65,13 @@ def _settings(path: Path, section: str | None) -> dict[str, object] | None:
         return dict(parser.items(section))
     # A pytest.ini (and .pytest.ini) is pytest's even without a [pytest] section.
     return {} if path.name in ("pytest.ini", ".pytest.ini") else None
+
+
+def _existing(cwd: Path, paths: list[str] | None) -> list[str] | None:
+    """pytest collects the testpaths that exist; when none does, it collects the folder it runs
+    in after all."""
+    found = [p for p in paths or () if (cwd / p).exists()]
+    return found or None
 
 
 def _paths(value: object) -> list[str] | None:

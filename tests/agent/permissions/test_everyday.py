@@ -26,6 +26,7 @@ def everyday(setup: Setup) -> Setup:
     # agent may write in out/ or tmp/, so bare pytest asks (test_settings_files.py).
     (setup.workspace / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
                                                     encoding="utf-8")
+    (setup.workspace / "tests").mkdir()
     report = setup.engine.load((setup.workspace,))
     assert not report.errors, [p.describe() for p in report.errors]
     return setup

@@ -70,6 +70,7 @@ def test_settings_in_a_folder_the_agent_may_write_ask(setup: Setup, line: str) -
 ])
 def test_bare_pytest_collects_the_testpaths_of_the_persons_settings(setup: Setup, settings: str,
                                                                     effect: Effect | None) -> None:
+    (setup.workspace / "tests").mkdir()
     (setup.workspace / "pyproject.toml").write_text(settings, encoding="utf-8")
     verdict = _verdict(setup, "python -m pytest -q", "@workspace/out/**")
     assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
@@ -78,6 +79,9 @@ def test_bare_pytest_collects_the_testpaths_of_the_persons_settings(setup: Setup
 def test_testpaths_count_only_in_the_folder_pytest_runs_in(setup: Setup) -> None:
     """pytest uses ``testpaths`` only when it runs in its rootdir: from src/ it collects src/."""
     (setup.workspace / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
+    # testpaths none of which exists: pytest collects the folder it runs in after all.
+    assert _verdict(setup, "pytest", "@workspace/out/**") is not Effect.ALLOW
+    (setup.workspace / "tests").mkdir()
     assert _verdict(setup, "pytest", "@workspace/out/**") is Effect.ALLOW
     assert _verdict(setup, "cd src && pytest", "@workspace/src/gen/**") is not Effect.ALLOW
     assert _verdict(setup, "pytest", "@workspace/src/gen/**") is Effect.ALLOW
