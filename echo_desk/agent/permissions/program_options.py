@@ -425,11 +425,39 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"),
     "ruff": ("pyproject.toml", "ruff.toml", ".ruff.toml"),
     "git": (".git", ".git/config"),
-    "npm": ("package.json", ".npmrc"),
+    # npx (npm exec) runs the bin of that name in the nearest package.json before any other:
+    # `cd out && npx tsc` runs out/package.json's "tsc"; pnpm and yarn run its scripts too.
+    **dict.fromkeys(("npm", "npx"), ("package.json", ".npmrc")),
+    "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml"),
+    "yarn": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
     **dict.fromkeys(("make", "gmake"), ("GNUmakefile", "makefile", "Makefile")),
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
 }
-#: Programs that also read the nearest settings of every file they check, so settings in any
-#: folder under what they are given count (``ruff check .`` reads ``out/ruff.toml``).
-OPERAND_SETTINGS = frozenset({"ruff"})
+#: Settings files a program reads from the home folder wherever it runs (paths under the home
+#: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
+#: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
+#: settings (used where a project has none: ``cache-dir``, ``junit_xml`` write, ``plugins`` load
+#: code), npm's user settings (``script-shell``, ``logs-dir``; npx, pnpm and yarn read them too), less's lesskey files (their
+#: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
+HOME_SETTINGS: dict[str, tuple[str, ...]] = {
+    "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
+}
+CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
+    "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
+    "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
+}
+#: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
+#: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/
+#: site-packages`` (which python a command finds is not known here).
+PYTHON_PROGRAMS = frozenset({"mypy", "pytest", "py.test"})
+USER_SITE = (".local/lib", ("module.pth", "usercustomize.py"))
+#: Programs that also read settings in the folders they are given and every folder under them,
+#: so settings anywhere under what they check count: ruff reads the nearest settings of every
+#: file it checks (``ruff check .`` reads ``out/ruff.toml``); pytest imports the conftest.py of
+#: every folder it collects and takes its settings file from where its operands are
+#: (``pytest out``, and bare ``pytest``, which collects ``.``, run ``out/conftest.py``). The
+#: number is how many words come before the options and operands (ruff's subcommand).
+OPERAND_SETTINGS: dict[str, tuple[int, OptionSet]] = {"ruff": (1, RUFF_CHECK), "pytest": (0, PYTEST),
+                                                      "py.test": (0, PYTEST)}

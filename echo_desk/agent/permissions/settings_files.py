@@ -3,7 +3,8 @@ the folders above it and (for some) every folder it checks. A file there that th
 let the agent write is the agent's, not the person's: it may name files to write (mypy's
 ``junit_xml`` and ``cache_dir``, ruff's ``cache-dir``), a file to read (ruff's ``extend``
 prints the first line of what it cannot parse) or code to run (mypy's ``plugins``, git's
-``core.fsmonitor``, a module ``python -m`` finds in the current folder before its own).
+``core.fsmonitor``, a module ``python -m`` finds in the current folder before its own, the
+bin ``npx`` runs from the nearest package.json).
 
 ``places`` says where one command looks; ``writable_places`` which of them the agent may write.
 """
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions import pytest_testpaths
 from echo_desk.agent.permissions.interpreters import PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
+from echo_desk.agent.permissions.options import OptionSet, read_options
 
 #: A stand-in for any module name: ``python -m`` finds every module the program imports in
 #: the current folder first, so any ``.py`` file there may be run.
@@ -35,8 +38,9 @@ class Place:
     below: bool = False
 
 
-def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
-    """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files."""
+def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None) -> list[Place]:
+    """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files
+    (with ``home``: the user's own settings there too)."""
     program = os.path.basename(argv[0] or "") if argv else ""
     rest = list(argv[1:])
     found: list[Place] = []
@@ -47,21 +51,71 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
         top = module.split(".")[0]
         found += [Place(c, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE)) for c in cwds]
         program = module
+        if home is not None:
+            found.append(_user_site(home))
+    elif home is not None and program in table.PYTHON_PROGRAMS:
+        found.append(_user_site(home))
+    if home is not None:
+        found += _user_places(program, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
     if program in table.OPERAND_SETTINGS:
-        # Every word that may name a path counts, an option's value too (`--stdin-filename=F`
-        # takes F's settings); without operands, ruff checks the folder it runs in.
-        words = [w for w in rest[1:] if w]
-        operands = [w for w in words if not w.startswith("-")] or ["."]
-        operands += [w.partition("=")[2] for w in words if w.startswith("--") and w.partition("=")[2]]
+        skip, spec = table.OPERAND_SETTINGS[program]
+        operands, values = _operands(rest[skip:], spec)
         for c in cwds:
-            for word in operands:
+            for word in (operands or _default_operands(program, c)) + values:
                 folder = Path(os.path.normpath(c / word))
                 found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
     return found
+
+
+def _user_places(program: str, home: Path) -> list[Place]:
+    """The user's own settings of ``program``: read wherever it runs, so a home folder the write
+    rules open to the agent (``~/**``) gives it the program's settings (``~/.gitconfig``)."""
+    found = [Place(home, table.HOME_SETTINGS[program])] if program in table.HOME_SETTINGS else []
+    names = table.CONFIG_HOME_SETTINGS.get(program)
+    if names:
+        found += [Place(folder, names) for folder in _config_homes(home)]
+    return found
+
+
+def _user_site(home: Path) -> Place:
+    """The user's site-packages (any python version): its ``.pth`` files run at python's start."""
+    folder, names = table.USER_SITE
+    return Place(home / folder, names, below=True)
+
+
+def _config_homes(home: Path) -> list[Path]:
+    """Where programs look for the user's settings: ``$XDG_CONFIG_HOME`` (what the command
+    inherits from Echo Desk), and ``~/.config``, their default."""
+    folders = [home / ".config"]
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        folders.append(Path(xdg))
+    return list(dict.fromkeys(folders))
+
+
+def _operands(words: Sequence[str | None], spec: OptionSet) -> tuple[list[str], list[str]]:
+    """The operands of ``words`` read with the program's own options (``pytest -k x`` has none:
+    ``x`` is the value of ``-k``), and every option's value, which may name a path too
+    (``--stdin-filename F`` takes F's settings). An option not known may take the next word,
+    so with one the program may have no operand: the folder it runs in counts too (``"."``)."""
+    parsed = read_options(words, spec)
+    operands = [w for _, w in parsed.operands if w]
+    values = [s.value for s in parsed.seen if s.value]
+    if any(s.option is None for s in parsed.seen) and operands:
+        values.append(".")
+    return operands, values
+
+
+def _default_operands(program: str, cwd: Path) -> list[str]:
+    """What the program checks when given no operand: the folder it runs in, or for pytest the
+    ``testpaths`` of the person's settings file there (see ``pytest_testpaths``)."""
+    if program in ("pytest", "py.test"):
+        return pytest_testpaths.testpaths(cwd) or ["."]
+    return ["."]
 
 
 def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],

@@ -333,7 +333,7 @@ class _Judge:
         return known
 
     def _find_agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
-        found = settings_files.places(values, self.cwds)
+        found = settings_files.places(values, self.cwds, self.where.home)
         if not found:
             return []
         if not self.cwd_known:

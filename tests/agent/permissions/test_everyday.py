@@ -21,6 +21,12 @@ TARGET = 0.95
 @pytest.fixture
 def everyday(setup: Setup) -> Setup:
     setup.write_user_rules((HERE / "everyday_rules.toml").read_text(encoding="utf-8"))
+    # The project names where its tests are, as Python projects do: bare `pytest` collects only
+    # tests/. Without it pytest collects the whole workspace and imports a conftest.py the
+    # agent may write in out/ or tmp/, so bare pytest asks (test_settings_files.py).
+    (setup.workspace / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+                                                    encoding="utf-8")
+    (setup.workspace / "tests").mkdir()
     report = setup.engine.load((setup.workspace,))
     assert not report.errors, [p.describe() for p in report.errors]
     return setup

@@ -18,7 +18,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|pytest|make test|cd|python -m mypy|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
 """
 
 
@@ -33,8 +33,8 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
 
 
 @pytest.mark.parametrize("line", [
-    "mypy src", "ruff check src", "git status", "npm test", "pytest -q", "make test", "cd src && mypy .",
-    "python -m mypy src",
+    "mypy src", "ruff check src", "git status", "npm test", "npx tsc --noEmit", "pytest -q tests", "make test", "cd src && mypy .",
+    "python -m mypy src", "pytest -q tests/test_ok.py", "python -m pytest -x src tests",
 ])
 def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is Effect.ALLOW
@@ -46,9 +46,45 @@ def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, l
     "ruff check out", "ruff check .", "ruff check src out", "cd out/deeper && mypy ../../src",
     "ruff check --stdin-filename=out/x.py src", "ruff check --stdin-filename out/x.py src",
     "cd out && ruff check --select=E",
+    # npx runs the bin of that name in the nearest package.json: out/package.json's "tsc".
+    "cd out && npx tsc --noEmit", "cd out; npx tsc", "cd out && pnpm test", "cd out && yarn test",
+    # pytest imports the conftest.py of every folder it collects and reads the settings file
+    # where its operands are; bare pytest collects the folder it runs in, out/ included.
+    "pytest -q", "pytest out", "pytest -q out/test_x.py", "python -m pytest --co -q", "python3 -m pytest -q tests out",
+    "py.test -k x .",
+    # An option's value is no operand: these check the folder they run in, out/ included.
+    "pytest -k tests", "python -m pytest -m slow", "ruff check --select E", "ruff check --output-format concise",
 ])
 def test_settings_in_a_folder_the_agent_may_write_ask(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("settings", "effect"), [
+    ('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n', Effect.ALLOW),
+    ('[tool.pytest.ini_options]\ntestpaths = ["tests", "out"]\n', None),
+    ('[tool.pytest.ini_options]\ntestpaths = ["t*"]\n', None),  # a glob: not read here
+    ('[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "out"\n', None),  # addopts may add operands
+    ('[tool.pytest.ini_options]\n', None),  # no testpaths: the whole folder
+    ('[tool.ruff]\n', None),  # not pytest's: pytest collects the whole folder
+    ('[tool.pytest.ini_options\n', None),  # does not parse
+])
+def test_bare_pytest_collects_the_testpaths_of_the_persons_settings(setup: Setup, settings: str,
+                                                                    effect: Effect | None) -> None:
+    (setup.workspace / "tests").mkdir()
+    (setup.workspace / "pyproject.toml").write_text(settings, encoding="utf-8")
+    verdict = _verdict(setup, "python -m pytest -q", "@workspace/out/**")
+    assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
+
+
+def test_testpaths_count_only_in_the_folder_pytest_runs_in(setup: Setup) -> None:
+    """pytest uses ``testpaths`` only when it runs in its rootdir: from src/ it collects src/."""
+    (setup.workspace / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
+    # testpaths none of which exists: pytest collects the folder it runs in after all.
+    assert _verdict(setup, "pytest", "@workspace/out/**") is not Effect.ALLOW
+    (setup.workspace / "tests").mkdir()
+    assert _verdict(setup, "pytest", "@workspace/out/**") is Effect.ALLOW
+    assert _verdict(setup, "cd src && pytest", "@workspace/src/gen/**") is not Effect.ALLOW
+    assert _verdict(setup, "pytest", "@workspace/src/gen/**") is Effect.ALLOW
 
 
 def test_a_folder_rule_that_matches_folders_below_counts(setup: Setup) -> None:
@@ -78,3 +114,39 @@ def test_where_python_m_finds_its_module() -> None:
     assert places(("python", "-W", "ignore", "-m", "ruff.x", "check"), [here])[0].names[:2] == ("ruff.py",
                                                                                                  "ruff/__init__.py")
     assert places(("python", "-W", "-m", "x"), [here]) == []  # -W took "-m" as its value
+
+
+@pytest.mark.parametrize("line", ["git status", "mypy src", "python -m mypy src", "ruff check src", "npm test",
+                                  "less src/x.py"])
+def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(setup: Setup, line: str) -> None:
+    """git, mypy, ruff, npm and less read the user's settings in the home folder wherever they run
+    (``~/.gitconfig``'s ``diff.external`` runs a program): with ``~/**`` writable they ask."""
+    assert _verdict(setup, line, "~/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/notes/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "writable"), [
+    ("git status", "~/.config/git/**"), ("ruff check src", "~/.config/ruff/**"), ("mypy src", "~/.config/mypy/**"),
+    ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"), ("npx tsc", "~/.npmrc"),
+    ("less src/x.py", "~/.lesskey"), ("less src/x.py", "~/.config/lesskey"),
+])
+def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) -> None:
+    assert _verdict(setup, line, writable) is not Effect.ALLOW
+
+
+def test_the_settings_folder_named_by_xdg_config_home_counts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = setup.workspace / "out" / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(elsewhere))
+    assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is not Effect.ALLOW
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
+    assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["python -m mypy src", "python3 -m pytest -q tests", "mypy src", "pytest -q tests"])
+def test_the_users_site_packages_count_for_python_programs(setup: Setup, line: str) -> None:
+    """A python outside a virtual environment runs every ``.pth`` file of
+    ``~/.local/lib/pythonX.Y/site-packages`` at its start (any line in it that starts with
+    ``import`` is run): a write rule reaching there makes python programs ask."""
+    assert _verdict(setup, line, "~/.local/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/.local/lib/python3.11/site-packages/*.pth") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
