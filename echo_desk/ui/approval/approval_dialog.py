@@ -53,6 +53,15 @@ from echo_desk.ui.widgets.warning_note import warning_note
 _MOST_TABS_WITHOUT_DIFF = 20
 
 
+def _with_visible_paths(text: str, request: ApprovalRequest) -> str:
+    """``text`` with each path the request targets written as ``visible_path`` shows it: the
+    summary "Create /w/notes.txt " ends in a space that draws nothing."""
+    for target in request.targets:
+        if target.kind == "path" and target.value and target.value in text:
+            text = text.replace(target.value, visible_path(target.value))
+    return text
+
+
 def _tab_name(path: str) -> str:
     return visible_path(os.path.basename(path) or path)
 
@@ -311,7 +320,7 @@ class ApprovalDialog(QDialog):
                 paths=list_text(visible(p, one_line=True) for p in r.not_restorable)))
         self.asked_note.setText(shown(r.asked_because))
         # Built by the engine, in the language of its time; one line (a file name in it may hold a line feed).
-        self.summary.setText(visible(shown(r.summary), one_line=True))
+        self.summary.setText(visible(_with_visible_paths(shown(r.summary), r), one_line=True))
         self.targets_caption.setText(_("Targets"))
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language

@@ -272,8 +272,11 @@ def test_a_line_feed_in_a_servers_argument_cannot_add_lines_of_its_own(qtbot) ->
 def test_white_space_ending_a_name_in_a_path_is_shown_with_a_warning(qtbot, path: str, shown: str) -> None:
     change = FileChange(path=path, kind=FileChangeKind.CREATE, before_sha256=None, after_sha256="0" * 64,
                         diff=unified_diff("", "x\n", path, created=True))
-    dialog = _open(qtbot, _request(path=path, changes=(change,)))
+    from dataclasses import replace
+
+    dialog = _open(qtbot, replace(_request(path=path, changes=(change,)), summary=f"Create {path}"))
     assert dialog.targets.toPlainText().splitlines()[0].endswith(shown)
+    assert dialog.summary.text() == f"Create {shown}"  # the line above everything, too
     assert dialog.hidden_warning.isVisible()
     dialog = _open(qtbot, _request(path="/w/a b.txt"))  # a space inside a name is plain to see
     assert "/w/a b.txt" in dialog.targets.toPlainText() and not dialog.hidden_warning.isVisible()
