@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from echo_desk.agent.permissions import Part
-from echo_desk.common.visible_text import visible
+from echo_desk.agent.permissions import Part, PartKind
+from echo_desk.common.visible_text import visible, visible_path
 from echo_desk.i18n import _
 from echo_desk.ui.core.rules_text import part_reason, plain_tooltip, verdict_colour, verdict_label
 
@@ -35,8 +35,9 @@ class PartsTable(QTreeWidget):
         self.clear()
         self._parts = parts
         for part in parts:
-            # Item text is never rich text; a line feed (in a file name, a here-document) is ⟨LF⟩.
-            text = visible(part.text, one_line=True)
+            # Item text is never rich text; a line feed (in a file name, a here-document) is ⟨LF⟩,
+            # and a path's name ending in a space shows it ("notes.txt⟨U+0020⟩").
+            text = visible_path(part.text) if part.kind == PartKind.PATH else visible(part.text, one_line=True)
             item = QTreeWidgetItem([text, "", ""])
             item.setToolTip(0, plain_tooltip(text))
             item.setForeground(1, QBrush(QColor(verdict_colour(part.effect))))

@@ -280,3 +280,16 @@ def test_white_space_ending_a_name_in_a_path_is_shown_with_a_warning(qtbot, path
     assert dialog.hidden_warning.isVisible()
     dialog = _open(qtbot, _request(path="/w/a b.txt"))  # a space inside a name is plain to see
     assert "/w/a b.txt" in dialog.targets.toPlainText() and not dialog.hidden_warning.isVisible()
+
+
+def test_the_rules_panel_shows_a_space_ending_a_paths_name(qtbot) -> None:
+    from echo_desk.agent.permissions import Decider, Part, PartKind, Provenance, Verdict
+    from echo_desk.ui.widgets.parts_table import PartsTable
+
+    table = PartsTable()
+    qtbot.addWidget(table)
+    table.show_parts(Verdict(effect=None, provenance=None, parts=(
+        Part(text="/w/notes.txt ", effect=None, provenance=Provenance(kind=Decider.DEFAULT), kind=PartKind.PATH),
+        Part(text="ls ", effect=None, provenance=Provenance(kind=Decider.DEFAULT)))).parts)
+    assert table.topLevelItem(0).text(0) == "/w/notes.txt⟨U+0020⟩"
+    assert table.topLevelItem(1).text(0) == "ls "  # a command's words are split by the space: nothing hidden
