@@ -103,12 +103,30 @@ def host_allowed(host: str, rules: Iterable[DomainRule]) -> bool:
     return any(rule.matches(name) for rule in rules)
 
 
+#: IPv6 forms that carry an IPv4 address in their last 32 bits: IPv4-compatible (``::a.b.c.d``),
+#: SIIT (``::ffff:0:a.b.c.d``) and NAT64's well-known prefix (``64:ff9b::a.b.c.d``, RFC 6052).
+_EMBEDS_IPV4_LAST = tuple(ipaddress.IPv6Network(n) for n in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96"))
+#: IPv6 ranges never dialled whatever Python's tables say: NAT64 for local use (RFC 8215), the
+#: deprecated site-local range and the documentation range of RFC 9637.
+_NOT_PUBLIC_V6 = tuple(ipaddress.IPv6Network(n) for n in ("64:ff9b:1::/48", "fec0::/10", "3fff::/20"))
+
+
 def address_is_public(address: str) -> bool:
-    """A resolved address the proxy may connect to: globally routable only."""
+    """A resolved address the proxy may connect to: globally routable only. An IPv6 address that
+    carries an IPv4 one (mapped, 6to4, NAT64, IPv4-compatible...) is judged by the IPv4 inside too:
+    ``64:ff9b::7f00:1`` leads to 127.0.0.1 on a NAT64 network."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if any(ip in net for net in _NOT_PUBLIC_V6):
+            return False
+        inner = ip.ipv4_mapped or ip.sixtofour
+        if inner is None and any(ip in net for net in _EMBEDS_IPV4_LAST):
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if ip.teredo is not None:
+            return False
+        if inner is not None:
+            return inner.is_global and not inner.is_multicast
     return ip.is_global and not ip.is_multicast

@@ -80,3 +80,12 @@ async def test_without_domains_there_is_no_network_and_no_proxy(jail: Jail, site
     assert "proxy=" not in result.output.lower()
     assert result.output.count("FAILED") == 2 and site.hits == []
     assert result.metadata["sandbox"]["network"] == "none"
+
+
+async def test_an_allowed_name_answering_an_embedded_private_address_is_refused() -> None:
+    """IPv6 forms that carry an IPv4 address (6to4, NAT64, IPv4-compatible, SIIT) say where they lead:
+    a loopback or private IPv4 inside is not public."""
+    for private in ("2002:7f00:1::1", "2002:a9fe:a9fe::", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1",
+                    "::7f00:1", "::ffff:0:7f00:1", "fec0::1", "[::ffff:7f00:1]", "::ffff:127.0.0.1%lo"):
+        assert not address_is_public(private), private
+    assert address_is_public("2002:5db8:d70e::1") and address_is_public("64:ff9b::5db8:d70e")
