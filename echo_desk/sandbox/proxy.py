@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import shutil
 import socket
 import tempfile
@@ -100,23 +101,31 @@ class DomainProxy:
         if len(parts) != 3:
             return await _reply(writer, 400, "bad request")
         method, target, version = parts
+        request: _Request | None = None
         if method.upper() == "CONNECT":
             host, _, port_text = target.rpartition(":")
-            rest = b""
         else:
             url = urlsplit(target)
+            try:
+                port_number = url.port
+            except ValueError:
+                port_number = None
+                url = urlsplit("")
             if url.scheme != "http" or not url.hostname:
                 return await _reply(writer, 400, "only CONNECT and absolute http:// requests")
-            host, port_text = url.hostname, str(url.port or 80)
+            host, port_text = url.hostname, str(port_number or 80)
             path = url.path or "/"
             if url.query:
                 path += "?" + url.query
-            kept = [h for h in lines[1:] if h and not h.lower().startswith(("proxy-", "connection:"))]
-            rest = "\r\n".join([f"{method} {path} {version}", *kept, "Connection: close", "", ""]).encode("latin-1")
+            request = _parse_request(f"{method} {path} {version}", lines[1:])
+            if request is None:
+                return await _reply(writer, 400, "malformed or ambiguous request headers")
         host = host.strip("[]")
         if not port_text.isdigit() or not host_allowed(host, self.rules):
             return await self._refuse(writer, host or target, "not an allowed domain")
         port = int(port_text)
+        if not 0 < port < 65536:
+            return await _reply(writer, 400, "bad port")
         try:
             addresses = await self.resolve(host, port)
         except OSError:
@@ -129,11 +138,20 @@ class DomainProxy:
         except (TimeoutError, OSError):
             return await _reply(writer, 502, f"cannot connect to {host}")
         self.allowed.append(host)
-        if rest:
-            up_writer.write(rest)
-        else:
+        if request is None:
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            return
+        # One request, its Host the target's (a Host naming another site on the same server is
+        # domain fronting), its body exactly as framed; nothing after it is read (no pipelining).
+        authority = host if port == 80 else f"{host}:{port}"
+        up_writer.write(request.head(authority))
+        sent = await _copy_body(request, reader, up_writer)
+        if not sent:
+            up_writer.close()
+            return await _reply(writer, 400, "malformed request body")
+        await _pipe(up_reader, writer)
+        up_writer.close()
 
     async def _refuse(self, writer: asyncio.StreamWriter, host: str, why: str) -> None:
         if host not in self.refused:
@@ -148,6 +166,84 @@ async def _reply(writer: asyncio.StreamWriter, status: int, text: str) -> None:
                  f"Connection: close\r\nX-Echo-Desk-Proxy: refused\r\n\r\n".encode() + body)
     with contextlib.suppress(ConnectionError):
         await writer.drain()
+
+
+#: Headers a request through the proxy never carries upstream: the proxy's own, the hop ones, and
+#: Host (set from the request target).
+_DROPPED = ("host", "connection", "keep-alive", "upgrade", "te", "trailer", "proxy-connection")
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+@dataclass
+class _Request:
+    line: str
+    headers: list[tuple[str, str]]
+    length: int | None  # Content-Length, or None when chunked
+    chunked: bool
+
+    def head(self, authority: str) -> bytes:
+        kept = [f"{n}: {v}" for n, v in self.headers
+                if n.lower() not in _DROPPED and not n.lower().startswith("proxy-")]
+        return "\r\n".join([self.line, f"Host: {authority}", *kept, "Connection: close", "", ""]).encode("latin-1")
+
+
+def _parse_request(line: str, header_lines: list[str]) -> _Request | None:
+    """The headers of a request, or None when a server could read them otherwise than the proxy:
+    folded lines, a name with spaces, a control character, several or conflicting body lengths."""
+    headers: list[tuple[str, str]] = []
+    for raw in header_lines:
+        if not raw:
+            continue
+        name, sep, value = raw.partition(":")
+        if not sep or not _TOKEN.match(name) or any((ord(c) < 32 and c != "\t") or c == "\x7f" for c in value):
+            return None
+        headers.append((name, value.strip()))
+    lengths = {v for n, v in headers if n.lower() == "content-length"}
+    codings = [v.lower() for n, v in headers if n.lower() == "transfer-encoding"]
+    if codings:
+        if lengths or codings != ["chunked"]:
+            return None
+        return _Request(line, [h for h in headers if h[0].lower() != "transfer-encoding"] +
+                        [("Transfer-Encoding", "chunked")], None, True)
+    if len(lengths) > 1 or (lengths and not next(iter(lengths)).isdigit()):
+        return None
+    return _Request(line, headers, int(next(iter(lengths))) if lengths else 0, False)
+
+
+async def _copy_body(request: _Request, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> bool:
+    """Forward exactly the request's body; False when it is not framed as declared."""
+    try:
+        if not request.chunked:
+            return await _copy_exactly(request.length or 0, source, sink)
+        while True:
+            size_line = await source.readuntil(b"\r\n")
+            size_text = size_line[:-2].split(b";", 1)[0].strip()
+            if not size_text or not all(c in b"0123456789abcdefABCDEF" for c in size_text) or len(size_text) > 16:
+                return False
+            size = int(size_text, 16)
+            sink.write(size_line)
+            if size == 0:
+                while (trailer := await source.readuntil(b"\r\n")) != b"\r\n":
+                    sink.write(trailer)
+                sink.write(b"\r\n")
+                await sink.drain()
+                return True
+            if not await _copy_exactly(size, source, sink) or await source.readexactly(2) != b"\r\n":
+                return False
+            sink.write(b"\r\n")
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+        return False
+
+
+async def _copy_exactly(count: int, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> bool:
+    while count:
+        chunk = await source.read(min(count, 64 * 1024))
+        if not chunk:
+            return False
+        sink.write(chunk)
+        count -= len(chunk)
+        await sink.drain()
+    return True
 
 
 async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:

@@ -82,6 +82,40 @@ async def test_without_domains_there_is_no_network_and_no_proxy(jail: Jail, site
     assert result.metadata["sandbox"]["network"] == "none"
 
 
+def _raw(requests: list[bytes], *, hold: int = 0) -> str:
+    """A command that sends each of ``requests`` as it is to the sandbox's proxy on a connection of its
+    own and prints what came back; with ``hold``, first opens that many connections that never send a
+    whole request (and keeps them open)."""
+    code = ("import os, socket, sys\n"
+            "port = int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])\n"
+            f"held = [socket.create_connection(('127.0.0.1', port)) for _ in range({hold})]\n"
+            "for h in held: h.sendall(b'GET http://x')\n"
+            f"for raw in {requests!r}:\n"
+            " s = socket.create_connection(('127.0.0.1', port)); s.settimeout(20); s.sendall(raw); s.shutdown(1)\n"
+            " out = b''\n"
+            " try:\n"
+            "  while chunk := s.recv(65536): out += chunk\n"
+            " except OSError as e: out += repr(e).encode()\n"
+            " print('REPLY', out.decode('latin-1').split(chr(13))[0], flush=True)\n")
+    return f"{os.path.realpath(sys.executable)} -I -c \"{code}\""
+
+
+@requires_bwrap
+async def test_the_request_reaches_only_the_host_it_names(jail: Jail, site: LoopbackSite) -> None:
+    """Domain fronting: a Host header (or a second, pipelined request) naming another host than the
+    request target must not reach that host through the allowed name's server."""
+    target = f"http://{ALLOWED}:{site.port}"
+    requests = [f"GET {target}/a HTTP/1.1\r\nHost: evil.test\r\n\r\n".encode(),
+                f"GET {target}/b HTTP/1.1\r\nHost: {ALLOWED}\r\n\r\nGET /c HTTP/1.1\r\nHost: evil.test\r\n\r\n".encode(),
+                f"POST {target}/d HTTP/1.1\r\nHost: {ALLOWED}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                "GET /e HTTP/1.1\r\nHost: evil.test\r\n\r\n".encode()]
+    result = await run(tool_with(default=WorkspaceSandbox(allowed_domains=["*.example.test"])),
+                       {"command": _raw(requests)}, context(jail.workspace))
+    assert "evil.test" not in site.hits, (site.hits, result.output)
+    assert set(site.hits) <= {f"{ALLOWED}:{site.port}"}, site.hits
+    assert result.output.count("REPLY HTTP/1.") == 3, result.output
+
+
 async def test_an_allowed_name_answering_an_embedded_private_address_is_refused() -> None:
     """IPv6 forms that carry an IPv4 address (6to4, NAT64, IPv4-compatible, SIIT) say where they lead:
     a loopback or private IPv4 inside is not public."""
