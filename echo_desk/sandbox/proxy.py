@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import shutil
 import socket
@@ -26,6 +27,12 @@ from echo_desk.sandbox.domains import DomainRule, address_is_public, host_allowe
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 MAX_HEAD = 64 * 1024
 CONNECT_TIMEOUT = 15.0
+#: How long a connection may take to send its request head; a command that never finishes one
+#: must not hold a descriptor in Echo Desk.
+HEAD_TIMEOUT = 30.0
+#: Connections one proxy serves at once (each is a descriptor in Echo Desk's own process, whose
+#: limit serves the whole app); more are closed at once.
+MAX_CONNECTIONS = 128
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
@@ -48,33 +55,48 @@ class DomainProxy:
 
     def attach(self, relay: socket.socket) -> None:
         """Start taking connections from the forwarder's end of the socket pair (call on the loop
-        that runs the command)."""
+        that runs the command). A later relay (a restarted server) replaces this one."""
         relay.setblocking(False)
+        if self._relay is not None:
+            self._detach(self._relay)
         self._relay = relay
-        asyncio.get_running_loop().add_reader(relay.fileno(), self._on_fds)
+        asyncio.get_running_loop().add_reader(relay.fileno(), self._on_fds, relay)
 
-    def _on_fds(self) -> None:
-        assert self._relay is not None
+    def _detach(self, relay: socket.socket) -> None:
+        with contextlib.suppress(Exception):
+            asyncio.get_running_loop().remove_reader(relay.fileno())
+        relay.close()
+        if self._relay is relay:
+            self._relay = None
+
+    def _on_fds(self, relay: socket.socket) -> None:
         try:
-            _msg, fds, _flags, _addr = socket.recv_fds(self._relay, 16, 16)
+            msg, fds, _flags, _addr = socket.recv_fds(relay, 16, 16)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
-            fds, _msg = [], b""
-        if not fds and not _msg:
-            asyncio.get_running_loop().remove_reader(self._relay.fileno())
+            fds, msg = [], b""
+        if not fds and not msg:
+            self._detach(relay)
             return
+        # Whatever the other end sends becomes a descriptor in Echo Desk's own process: only stream
+        # sockets are served, at most MAX_CONNECTIONS at once; anything else is closed at once.
         for fd in fds:
-            task = asyncio.get_running_loop().create_task(self._serve(socket.socket(fileno=fd)))
+            try:
+                conn = socket.socket(fileno=fd)
+            except OSError:
+                os.close(fd)
+                continue
+            if conn.type != socket.SOCK_STREAM or len(self._tasks) >= MAX_CONNECTIONS:
+                conn.close()
+                continue
+            task = asyncio.get_running_loop().create_task(self._serve(conn))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
         if self._relay is not None:
-            with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_reader(self._relay.fileno())
-            self._relay.close()
-            self._relay = None
+            self._detach(self._relay)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -83,10 +105,14 @@ class DomainProxy:
 
     async def _serve(self, conn: socket.socket) -> None:
         conn.setblocking(False)
-        reader, writer = await asyncio.open_connection(sock=conn)
         try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            reader, writer = await asyncio.open_connection(sock=conn, limit=MAX_HEAD)
+        except OSError:
+            conn.close()
+            return
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT)
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             writer.close()
             return
         try:

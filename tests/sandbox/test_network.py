@@ -16,6 +16,7 @@ from echo_desk.sandbox.domains import BadDomain, DomainRule, address_is_public, 
 from echo_desk.store.settings import WorkspaceSandbox
 
 ALLOWED = "api.example.test"
+_PYTHON = os.path.realpath(sys.executable)
 
 
 def test_domain_rules() -> None:
@@ -123,3 +124,68 @@ async def test_an_allowed_name_answering_an_embedded_private_address_is_refused(
                     "::7f00:1", "::ffff:0:7f00:1", "fec0::1", "[::ffff:7f00:1]", "::ffff:127.0.0.1%lo"):
         assert not address_is_public(private), private
     assert address_is_public("2002:5db8:d70e::1") and address_is_public("64:ff9b::5db8:d70e")
+
+
+@requires_bwrap
+async def test_idle_or_too_many_connections_do_not_hold_the_proxy(jail: Jail, site: LoopbackSite,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection the command opens is a descriptor in Echo Desk's own process: a command that
+    opens many and never finishes a request must not hold them (a desktop's limit is often 1024: then
+    the gateway, the database, every other command fail). Idle ones are closed after a while, and
+    beyond a number the proxy takes no more at once."""
+    from echo_desk.sandbox import proxy as proxy_module
+
+    monkeypatch.setattr(proxy_module, "HEAD_TIMEOUT", 1.0, raising=False)
+    monkeypatch.setattr(proxy_module, "MAX_CONNECTIONS", 8, raising=False)
+    held = 20
+    code = ("import os, socket, time\n"
+            "port = int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])\n"
+            f"held = [socket.create_connection(('127.0.0.1', port)) for _ in range({held})]\n"
+            "for h in held: h.sendall(b'GET http://x')\n"
+            "closed, deadline = 0, time.monotonic() + 15\n"
+            "for h in held:\n"
+            " h.settimeout(max(0.01, deadline - time.monotonic()))\n"
+            " try: h.recv(4096); closed += 1\n"
+            " except ConnectionResetError: closed += 1\n"
+            " except OSError: pass\n"
+            "print('CLOSED', closed, flush=True)\n")
+    command = f"{_PYTHON} -I -c \"{code}\"; " + _fetch(f"http://{ALLOWED}:{site.port}/ok")
+    result = await run(tool_with(default=WorkspaceSandbox(allowed_domains=["*.example.test"])),
+                       {"command": command}, context(jail.workspace))
+    assert f"CLOSED {held}" in result.output, result.output
+    assert "hello-through-the-proxy" in result.output
+
+
+def test_the_relay_takes_only_stream_sockets() -> None:
+    """The command's end of the relay could send any descriptor: a pipe, a datagram socket... each is
+    closed, none kept open in Echo Desk, and the proxy keeps serving."""
+    import asyncio
+    import socket
+
+    from echo_desk.sandbox.proxy import DomainProxy
+
+    async def scenario() -> None:
+        proxy = DomainProxy(parse_rules(["example.test"]))
+        ours, theirs = socket.socketpair()
+        proxy.attach(ours)
+        read_end, write_end = os.pipe()
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        before = len(os.listdir("/proc/self/fd"))
+        socket.send_fds(theirs, [b"c"], [read_end, udp.fileno()])
+        client, server = socket.socketpair()
+        socket.send_fds(theirs, [b"c"], [server.fileno()])
+        server.close()
+        client.setblocking(False)
+        client.sendall(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n")
+        reply = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(client, 4096), 10)
+        assert b"403" in reply
+        await proxy.close()
+        # Nothing received is left open (the relay end given to the proxy is closed, ``client`` is new).
+        assert len(os.listdir("/proc/self/fd")) <= before
+        for fd in (read_end, write_end):
+            os.close(fd)
+        udp.close()
+        theirs.close()
+        client.close()
+
+    asyncio.run(scenario())
