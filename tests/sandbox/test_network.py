@@ -189,3 +189,35 @@ def test_the_relay_takes_only_stream_sockets() -> None:
         client.close()
 
     asyncio.run(scenario())
+
+
+@requires_bwrap
+async def test_a_datagram_pair_cannot_reach_a_local_socket(jail: Jail) -> None:
+    """``socketpair`` makes Unix sockets without ``socket()``; a datagram one can still ``sendto`` or
+    ``connect`` any datagram socket the read-only root shows (the journal, syslog, systemd's notify
+    socket, an application's own). Streams and sequenced packets stay usable: they cannot be
+    connected elsewhere."""
+    import socket
+
+    path = jail.base / "local-service.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.setblocking(False)
+    code = ("import socket\n"
+            "for kind in ('DGRAM', 'STREAM', 'SEQPACKET'):\n"
+            " try:\n"
+            "  a, b = socket.socketpair(socket.AF_UNIX, getattr(socket, 'SOCK_' + kind))\n"
+            "  a.send(b'x'); print(kind, 'PAIR', b.recv(1).decode(), flush=True)\n"
+            f"  a.sendto(b'escaped-' + kind.encode(), {str(path)!r}); print(kind, 'SENT', flush=True)\n"
+            " except OSError as e: print(kind, 'REFUSED', e.errno, flush=True)\n")
+    try:
+        result = await run(tool_with(), {"command": f"{_PYTHON} -I -c \"{code}\""}, context(jail.workspace))
+        try:
+            received = listener.recv(100)
+        except BlockingIOError:
+            received = b""
+    finally:
+        listener.close()
+    assert received == b"", (received, result.output)
+    assert "DGRAM SENT" not in result.output and "DGRAM REFUSED" in result.output, result.output
+    assert "STREAM PAIR x" in result.output and "SEQPACKET PAIR x" in result.output, result.output
