@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from echo_desk.sandbox.domains import DomainRule, address_is_public, host_allowed
+from echo_desk.sandbox.domains import DomainRule, address_is_public, host_allowed, normalize_host
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 MAX_HEAD = 64 * 1024
@@ -164,20 +164,53 @@ class DomainProxy:
         except (TimeoutError, OSError):
             return await _reply(writer, 502, f"cannot connect to {host}")
         self.allowed.append(host)
-        if request is None:
-            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-            return
-        # One request, its Host the target's (a Host naming another site on the same server is
-        # domain fronting), its body exactly as framed; nothing after it is read (no pipelining).
         authority = host if port == 80 else f"{host}:{port}"
-        up_writer.write(request.head(authority))
-        sent = await _copy_body(request, reader, up_writer)
-        if not sent:
+        try:
+            if request is not None:
+                return await _forward_one(request, authority, reader, writer, up_reader, up_writer)
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            await writer.drain()
+            await self._tunnel(host, authority, reader, writer, up_reader, up_writer)
+        finally:
             up_writer.close()
-            return await _reply(writer, 400, "malformed request body")
-        await _pipe(up_reader, writer)
-        up_writer.close()
+
+    async def _tunnel(self, host: str, authority: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      up_reader: asyncio.StreamReader, up_writer: asyncio.StreamWriter) -> None:
+        """What the client sends first decides what the tunnel carries, and it must name the tunnel's
+        own host, or another site on the same server is reached (domain fronting): TLS whose name
+        (SNI) is ``host``, then passed as it is; otherwise one HTTP request, as for ``http://``."""
+        try:
+            start = await asyncio.wait_for(reader.readexactly(5), HEAD_TIMEOUT)
+            if start[0] == 0x16:  # a TLS handshake record
+                length = int.from_bytes(start[3:5], "big")
+                record = await asyncio.wait_for(reader.readexactly(length), HEAD_TIMEOUT) if length <= 1 << 15 else b""
+                name = _tls_name(record)
+                if name is None or normalize_host(name) != normalize_host(host):
+                    await self._refuse_quietly(name or f"{host} (no TLS name)")
+                    return
+                up_writer.write(start + record)
+                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+                return
+            head = start + await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT)
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            return
+        lines = head.decode("latin-1").lstrip("\r\n").split("\r\n")
+        parts = lines[0].split(" ")
+        request = None
+        if len(parts) == 3 and parts[1].startswith("/"):
+            request = _parse_request(lines[0], lines[1:])
+        elif len(parts) == 3:
+            url = urlsplit(parts[1])
+            if url.hostname and url.hostname != host:
+                await self._refuse_quietly(url.hostname)
+                return
+        if request is None:
+            return await _reply(writer, 400, "a tunnel carries TLS or one HTTP request for its own host")
+        await _forward_one(request, authority, reader, writer, up_reader, up_writer)
+
+    async def _refuse_quietly(self, host: str) -> None:
+        if host not in self.refused:
+            self.refused.append(host)
 
     async def _refuse(self, writer: asyncio.StreamWriter, host: str, why: str) -> None:
         if host not in self.refused:
@@ -259,6 +292,42 @@ async def _copy_body(request: _Request, source: asyncio.StreamReader, sink: asyn
             sink.write(b"\r\n")
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         return False
+
+
+async def _forward_one(request: _Request, authority: str, reader: asyncio.StreamReader,
+                       writer: asyncio.StreamWriter, up_reader: asyncio.StreamReader,
+                       up_writer: asyncio.StreamWriter) -> None:
+    """One request, its Host the target's (a Host naming another site on the same server is domain
+    fronting), its body exactly as framed; nothing after it is read (no pipelining)."""
+    up_writer.write(request.head(authority))
+    if not await _copy_body(request, reader, up_writer):
+        return await _reply(writer, 400, "malformed request body")
+    await _pipe(up_reader, writer)
+
+
+def _tls_name(record: bytes) -> str | None:
+    """The server name (SNI) of the TLS ClientHello in ``record``, None when there is none."""
+    try:
+        if record[0] != 1:
+            return None
+        at = 4 + 2 + 32
+        at += 1 + record[at]  # session id
+        at += 2 + int.from_bytes(record[at:at + 2], "big")  # cipher suites
+        at += 1 + record[at]  # compression methods
+        end = at + 2 + int.from_bytes(record[at:at + 2], "big")
+        at += 2
+        while at + 4 <= end:
+            kind, size = int.from_bytes(record[at:at + 2], "big"), int.from_bytes(record[at + 2:at + 4], "big")
+            if kind == 0:
+                data = record[at + 4:at + 4 + size]
+                if data[2] != 0:
+                    return None
+                name_size = int.from_bytes(data[3:5], "big")
+                return data[5:5 + name_size].decode("ascii")
+            at += 4 + size
+    except (IndexError, UnicodeDecodeError):
+        return None
+    return None
 
 
 async def _copy_exactly(count: int, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> bool:

@@ -221,3 +221,30 @@ async def test_a_datagram_pair_cannot_reach_a_local_socket(jail: Jail) -> None:
     assert received == b"", (received, result.output)
     assert "DGRAM SENT" not in result.output and "DGRAM REFUSED" in result.output, result.output
     assert "STREAM PAIR x" in result.output and "SEQPACKET PAIR x" in result.output, result.output
+
+
+@requires_bwrap
+async def test_a_tunnel_reaches_only_the_host_it_names(jail: Jail, site: LoopbackSite) -> None:
+    """Through ``CONNECT allowed:port`` the bytes that follow could name another site on the same
+    server: a TLS name (SNI) or a Host header. Both must be the tunnel's own name."""
+    tunnel = f"CONNECT {ALLOWED}:{site.port} HTTP/1.1\r\nHost: {ALLOWED}:{site.port}\r\n\r\n"
+    requests = [(tunnel + "GET /a HTTP/1.1\r\nHost: evil.test\r\n\r\n").encode(),
+                (tunnel + "\r\nGET http://evil.test/b HTTP/1.1\r\nHost: evil.test\r\n\r\n").encode(),
+                (tunnel + f"GET /c HTTP/1.1\r\nHost: {ALLOWED}\r\n\r\nGET /d HTTP/1.1\r\nHost: evil.test\r\n\r\n").encode(),
+                tunnel.encode() + _client_hello("evil.test"), tunnel.encode() + _client_hello(ALLOWED)]
+    result = await run(tool_with(default=WorkspaceSandbox(allowed_domains=["*.example.test"])),
+                       {"command": _raw(requests)}, context(jail.workspace))
+    assert "evil.test" not in site.hits, (site.hits, result.output)
+    # /a and /c, their Host set by the proxy; not /b (another host), /d (a second request) or the TLS ones.
+    assert site.hits == [f"{ALLOWED}:{site.port}"] * 2, (site.hits, result.output)
+    assert "evil.test" in result.metadata["sandbox"]["refused_hosts"]
+
+
+def _client_hello(name: str) -> bytes:
+    """A TLS ClientHello naming ``name`` (enough of one for the proxy to read its SNI)."""
+    encoded = name.encode()
+    sni = b"\x00\x00" + (len(encoded) + 5).to_bytes(2, "big") + (len(encoded) + 3).to_bytes(2, "big") + b"\x00" + \
+        len(encoded).to_bytes(2, "big") + encoded
+    body = b"\x03\x03" + bytes(32) + b"\x00" + b"\x00\x02\x13\x01" + b"\x01\x00" + len(sni).to_bytes(2, "big") + sni
+    handshake = b"\x01" + len(body).to_bytes(3, "big") + body
+    return b"\x16\x03\x01" + len(handshake).to_bytes(2, "big") + handshake
