@@ -95,10 +95,19 @@ def parse_rules(entries: Iterable[str]) -> tuple[DomainRule, ...]:
     return tuple(DomainRule.parse(e) for e in entries if e.strip())
 
 
+#: A label of a host name a client may ask for: letters, digits, hyphens and underscores (some
+#: real hosts have them). Nothing else: a resolver reads the name as a C string (``evil.com\0.
+#: example.com`` would resolve ``evil.com``) or has its own syntax (``%``, spaces, slashes).
+_HOST_LABEL = re.compile(r"^[a-z0-9_-]{1,63}$")
+
+
 def host_allowed(host: str, rules: Iterable[DomainRule]) -> bool:
-    """Whether ``host`` (as a client named it) is allowed by one of ``rules``."""
+    """Whether ``host`` (as a client named it) is allowed by one of ``rules``. The proxy then
+    resolves ``normalize_host(host)``, the very name checked."""
     name = normalize_host(host)
-    if not name or is_ip(name) or _is_local_name(name):
+    if not name or len(name) > 253 or not all(_HOST_LABEL.match(label) for label in name.split(".")):
+        return False
+    if is_ip(name) or _is_local_name(name):
         return False
     return any(rule.matches(name) for rule in rules)
 

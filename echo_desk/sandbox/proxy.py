@@ -149,6 +149,7 @@ class DomainProxy:
         host = host.strip("[]")
         if not port_text.isdigit() or not host_allowed(host, self.rules):
             return await self._refuse(writer, host or target, "not an allowed domain")
+        host = normalize_host(host)  # what is resolved and dialled is the name checked
         port = int(port_text)
         if not 0 < port < 65536:
             return await _reply(writer, 400, "bad port")

@@ -31,6 +31,11 @@ def test_domain_rules() -> None:
         with pytest.raises(BadDomain):
             DomainRule.parse(bad)
     assert host_allowed("xn--bcher-kva.example", parse_rules(["bücher.example"]))
+    wide = parse_rules(["*.example.com"])
+    assert host_allowed("my_bucket.example.com", wide) and host_allowed("A\u3002example.com", wide)
+    for odd in ("evil.com\0.example.com", "evil.com%00.example.com", "a b.example.com", "evil.com/.example.com",
+                "a\t.example.com", "x" * 250 + ".example.com"):
+        assert not host_allowed(odd, wide), odd
 
 
 def test_only_public_addresses_are_dialled() -> None:
@@ -248,3 +253,27 @@ def _client_hello(name: str) -> bytes:
     body = b"\x03\x03" + bytes(32) + b"\x00" + b"\x00\x02\x13\x01" + b"\x01\x00" + len(sni).to_bytes(2, "big") + sni
     handshake = b"\x01" + len(body).to_bytes(3, "big") + body
     return b"\x16\x03\x01" + len(handshake).to_bytes(2, "big") + handshake
+
+
+@requires_bwrap
+async def test_the_name_checked_is_the_name_resolved(jail: Jail, site: LoopbackSite,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``localhost\\0.api.example.test`` is under ``*.example.test`` as a string, but the system's
+    resolver reads a C string and resolves ``localhost``: any name, public ones too, behind an
+    allowed suffix. Here the real resolver, and a proxy that lets loopback through (only this test's
+    site is there) to see where the name led."""
+    from echo_desk.sandbox import proxy as proxy_module
+
+    def make_proxy(rules: tuple[DomainRule, ...]) -> proxy_module.DomainProxy:
+        made = proxy_module.DomainProxy(rules, address_allowed=lambda a: a == "127.0.0.1")
+        site.proxies.append(made)
+        return made
+
+    monkeypatch.setattr(command_sandbox, "make_proxy", make_proxy)
+    requests = [f"GET http://localhost\0.{ALLOWED}:{site.port}/a HTTP/1.1\r\n\r\n".encode("latin-1"),
+                f"CONNECT localhost\0.{ALLOWED}:{site.port} HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n".encode("latin-1"),
+                f"CONNECT localhost%00.{ALLOWED}:{site.port} HTTP/1.1\r\n\r\nGET /c HTTP/1.1\r\n\r\n".encode()]
+    result = await run(tool_with(default=WorkspaceSandbox(allowed_domains=["*.example.test"])),
+                       {"command": _raw(requests)}, context(jail.workspace))
+    assert site.hits == [], (site.hits, result.output)
+    assert result.metadata["sandbox"]["refused_hosts"] == [f"localhost\0.{ALLOWED}", f"localhost%00.{ALLOWED}"]
