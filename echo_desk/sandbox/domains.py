@@ -8,8 +8,10 @@ address turns out to be private (``address_is_public``).
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import re
+import socket
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -139,3 +141,24 @@ def address_is_public(address: str) -> bool:
         if inner is not None:
             return inner.is_global and not inner.is_multicast
     return ip.is_global and not ip.is_multicast
+
+
+def address_is_this_computer(address: str) -> bool:
+    """Whether ``address`` is one of this computer's own (loopback, or any address of its network
+    interfaces, a public one too: whatever listens on 0.0.0.0 answers there). Known by binding to
+    it, which only an own address allows; fails closed (True) on an unexpected error."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return True
+    family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+    try:
+        probe = socket.socket(family, socket.SOCK_DGRAM)
+    except OSError as error:
+        return error.errno != errno.EAFNOSUPPORT
+    with probe:
+        try:
+            probe.bind((str(ip), 0))
+        except OSError as error:
+            return error.errno != errno.EADDRNOTAVAIL
+    return True

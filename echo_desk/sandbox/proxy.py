@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from echo_desk.sandbox.domains import DomainRule, address_is_public, host_allowed, normalize_host
+from echo_desk.sandbox.domains import (
+    DomainRule,
+    address_is_public,
+    address_is_this_computer,
+    host_allowed,
+    normalize_host,
+)
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 MAX_HEAD = 64 * 1024
@@ -48,6 +54,8 @@ class DomainProxy:
     rules: tuple[DomainRule, ...]
     resolve: Resolver = system_resolver
     address_allowed: Callable[[str], bool] = address_is_public
+    #: Addresses of this computer are never dialled, public or not (a test's site may say otherwise).
+    address_is_ours: Callable[[str], bool] = address_is_this_computer
     refused: list[str] = field(default_factory=list)
     allowed: list[str] = field(default_factory=list)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
@@ -157,7 +165,7 @@ class DomainProxy:
             addresses = await self.resolve(host, port)
         except OSError:
             return await self._refuse(writer, host, "cannot be resolved")
-        usable = [a for a in addresses if self.address_allowed(a)]
+        usable = [a for a in addresses if self.address_allowed(a) and not self.address_is_ours(a)]
         if not usable or len(usable) != len(addresses):
             return await self._refuse(writer, host, "resolves to a local or private address")
         try:

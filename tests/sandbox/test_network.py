@@ -265,7 +265,8 @@ async def test_the_name_checked_is_the_name_resolved(jail: Jail, site: LoopbackS
     from echo_desk.sandbox import proxy as proxy_module
 
     def make_proxy(rules: tuple[DomainRule, ...]) -> proxy_module.DomainProxy:
-        made = proxy_module.DomainProxy(rules, address_allowed=lambda a: a == "127.0.0.1")
+        made = proxy_module.DomainProxy(rules, address_allowed=lambda a: a == "127.0.0.1",
+                                        address_is_ours=lambda a: False)  # the site plays a remote one
         site.proxies.append(made)
         return made
 
@@ -277,3 +278,33 @@ async def test_the_name_checked_is_the_name_resolved(jail: Jail, site: LoopbackS
                        {"command": _raw(requests)}, context(jail.workspace))
     assert site.hits == [], (site.hits, result.output)
     assert result.metadata["sandbox"]["refused_hosts"] == [f"localhost\0.{ALLOWED}", f"localhost%00.{ALLOWED}"]
+
+
+@requires_bwrap
+async def test_an_address_of_this_computer_is_never_dialled(jail: Jail, site: LoopbackSite,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A computer with a public address of its own reaches its own services on it (whatever listens
+    on 0.0.0.0: a database, a development server): an allowed name that resolves there must be
+    refused though the address is public. Here loopback plays that public address."""
+    from echo_desk.sandbox import proxy as proxy_module
+
+    def make_proxy(rules: tuple[DomainRule, ...]) -> proxy_module.DomainProxy:
+        made = proxy_module.DomainProxy(rules, resolve=lambda host, port: _loopback(), address_allowed=lambda a: True)
+        site.proxies.append(made)
+        return made
+
+    async def _loopback() -> list[str]:
+        return ["127.0.0.1"]
+
+    monkeypatch.setattr(command_sandbox, "make_proxy", make_proxy)
+    result = await run(tool_with(default=WorkspaceSandbox(allowed_domains=["*.example.test"])),
+                       {"command": _fetch(f"http://{ALLOWED}:{site.port}/ok")}, context(jail.workspace))
+    assert site.hits == [], (site.hits, result.output)
+    assert result.metadata["sandbox"]["refused_hosts"] == [ALLOWED]
+
+
+def test_addresses_of_this_computer() -> None:
+    from echo_desk.sandbox.domains import address_is_this_computer
+
+    assert address_is_this_computer("127.0.0.1") and address_is_this_computer("127.0.0.2")
+    assert not address_is_this_computer("198.51.100.7") and not address_is_this_computer("2001:db8::7")
