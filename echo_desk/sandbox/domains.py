@@ -8,8 +8,10 @@ address turns out to be private (``address_is_public``).
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import re
+import socket
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -95,20 +97,68 @@ def parse_rules(entries: Iterable[str]) -> tuple[DomainRule, ...]:
     return tuple(DomainRule.parse(e) for e in entries if e.strip())
 
 
+#: A label of a host name a client may ask for: letters, digits, hyphens and underscores (some
+#: real hosts have them). Nothing else: a resolver reads the name as a C string (``evil.com\0.
+#: example.com`` would resolve ``evil.com``) or has its own syntax (``%``, spaces, slashes).
+_HOST_LABEL = re.compile(r"^[a-z0-9_-]{1,63}$")
+
+
 def host_allowed(host: str, rules: Iterable[DomainRule]) -> bool:
-    """Whether ``host`` (as a client named it) is allowed by one of ``rules``."""
+    """Whether ``host`` (as a client named it) is allowed by one of ``rules``. The proxy then
+    resolves ``normalize_host(host)``, the very name checked."""
     name = normalize_host(host)
-    if not name or is_ip(name) or _is_local_name(name):
+    if not name or len(name) > 253 or not all(_HOST_LABEL.match(label) for label in name.split(".")):
+        return False
+    if is_ip(name) or _is_local_name(name):
         return False
     return any(rule.matches(name) for rule in rules)
 
 
+#: IPv6 forms that carry an IPv4 address in their last 32 bits: IPv4-compatible (``::a.b.c.d``),
+#: SIIT (``::ffff:0:a.b.c.d``) and NAT64's well-known prefix (``64:ff9b::a.b.c.d``, RFC 6052).
+_EMBEDS_IPV4_LAST = tuple(ipaddress.IPv6Network(n) for n in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96"))
+#: IPv6 ranges never dialled whatever Python's tables say: NAT64 for local use (RFC 8215), the
+#: deprecated site-local range and the documentation range of RFC 9637.
+_NOT_PUBLIC_V6 = tuple(ipaddress.IPv6Network(n) for n in ("64:ff9b:1::/48", "fec0::/10", "3fff::/20"))
+
+
 def address_is_public(address: str) -> bool:
-    """A resolved address the proxy may connect to: globally routable only."""
+    """A resolved address the proxy may connect to: globally routable only. An IPv6 address that
+    carries an IPv4 one (mapped, 6to4, NAT64, IPv4-compatible...) is judged by the IPv4 inside too:
+    ``64:ff9b::7f00:1`` leads to 127.0.0.1 on a NAT64 network."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if any(ip in net for net in _NOT_PUBLIC_V6):
+            return False
+        inner = ip.ipv4_mapped or ip.sixtofour
+        if inner is None and any(ip in net for net in _EMBEDS_IPV4_LAST):
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if ip.teredo is not None:
+            return False
+        if inner is not None:
+            return inner.is_global and not inner.is_multicast
     return ip.is_global and not ip.is_multicast
+
+
+def address_is_this_computer(address: str) -> bool:
+    """Whether ``address`` is one of this computer's own (loopback, or any address of its network
+    interfaces, a public one too: whatever listens on 0.0.0.0 answers there). Known by binding to
+    it, which only an own address allows; fails closed (True) on an unexpected error."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return True
+    family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+    try:
+        probe = socket.socket(family, socket.SOCK_DGRAM)
+    except OSError as error:
+        return error.errno != errno.EAFNOSUPPORT
+    with probe:
+        try:
+            probe.bind((str(ip), 0))
+        except OSError as error:
+            return error.errno != errno.EADDRNOTAVAIL
+    return True

@@ -14,8 +14,10 @@ person's account for another local user, root for everyone when Echo Desk runs a
 ``openat2``, whose mode the filter cannot read, is refused as unknown), and, on x86-64, the x32
 system-call numbers (another way to reach
 ``socket``). A process of another architecture (a 32-bit binary) is killed: its system-call
-numbers mean other things. ``socketpair`` stays allowed: a pair reaches nothing outside, and
-asyncio and multiprocessing need it.
+numbers mean other things. ``socketpair`` stays allowed for streams and sequenced packets
+(asyncio and multiprocessing need it; a connected pair cannot be connected elsewhere), not for
+datagrams: a datagram Unix socket can ``sendto`` or be ``connect``-ed to any datagram socket the
+read-only root shows (the journal, syslog, systemd's notify socket, an application's own).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ BPF_JEQ_K = 0x15
 BPF_JGE_K = 0x35
 BPF_JSET_K = 0x45
 BPF_RET_K = 0x06
+BPF_ALU_AND_K = 0x54
+#: The socket type's own bits (the rest are SOCK_NONBLOCK, SOCK_CLOEXEC), and SOCK_DGRAM.
+SOCK_TYPE_MASK = 0xF
+SOCK_DGRAM = 2
 RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
 RET_ALLOW = 0x7FFF0000
@@ -53,6 +59,7 @@ OFFSET_ARG0_LOW = 16 if sys.byteorder == "little" else 20
 class Arch:
     audit: int
     socket: int
+    socketpair: int
     io_uring_setup: int
     x32: bool
     #: add_key, request_key, keyctl.
@@ -66,11 +73,11 @@ class Arch:
 #: AUDIT_ARCH_* values and system-call numbers (asm/unistd_64.h, asm-generic/unistd.h).
 ARCHES = {
     # open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat, fchmodat2.
-    "x86_64": Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32=True, keys=(248, 249, 250),
+    "x86_64": Arch(audit=0xC000003E, socket=41, socketpair=53, io_uring_setup=425, x32=True, keys=(248, 249, 250),
                    modes=((2, 2, 1), (85, 1, -1), (90, 1, -1), (91, 1, -1), (133, 1, -1), (257, 3, 2),
                           (259, 2, -1), (268, 2, -1), (452, 2, -1))),
     # openat, mknodat, fchmod, fchmodat, fchmodat2 (no open, creat, chmod or mknod there).
-    "aarch64": Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32=False, keys=(217, 218, 219),
+    "aarch64": Arch(audit=0xC00000B7, socket=198, socketpair=199, io_uring_setup=425, x32=False, keys=(217, 218, 219),
                     modes=((56, 3, 2), (33, 2, -1), (52, 1, -1), (53, 2, -1), (452, 2, -1))),
 }
 
@@ -105,6 +112,14 @@ def program(machine: str | None = None) -> bytes:
     for number, mode_arg, flags_arg in arch.modes:
         code += _refuse_set_id(number, mode_arg, flags_arg)
     code += [
+        # socketpair(): its type (the low word of the second argument, less its flags) must not be
+        # SOCK_DGRAM, else EACCES.
+        _insn(BPF_JEQ_K, arch.socketpair, jt=0, jf=5),
+        _insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW + 8),
+        _insn(BPF_ALU_AND_K, SOCK_TYPE_MASK),
+        _insn(BPF_JEQ_K, SOCK_DGRAM, jt=0, jf=1),
+        _insn(BPF_RET_K, deny_socket),
+        _insn(BPF_RET_K, RET_ALLOW),
         _insn(BPF_JEQ_K, arch.io_uring_setup, jt=0, jf=1),
         _insn(BPF_RET_K, deny_uring),
         # socket(): its family (the low word of the first argument) must be one allowed, else EACCES.

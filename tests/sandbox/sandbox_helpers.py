@@ -162,7 +162,9 @@ class LoopbackSite:
                 return ["127.0.0.1"]
             raise OSError(f"{host}: no such test name")
 
-        proxy = DomainProxy(rules, resolve=resolve, address_allowed=lambda a: a == "127.0.0.1")
+        # The site plays a remote one: its loopback address is not "this computer" here.
+        proxy = DomainProxy(rules, resolve=resolve, address_allowed=lambda a: a == "127.0.0.1",
+                            address_is_ours=lambda a: False)
         self.proxies.append(proxy)
         return proxy
 
