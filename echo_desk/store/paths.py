@@ -9,6 +9,7 @@ from pathlib import Path
 import platformdirs
 
 from echo_desk.store.private import private_dir
+from echo_desk.tools.protection import ProtectionReason
 
 APP_NAME = "echo-desk"
 TRASH_FOLDER = "trash"
@@ -33,6 +34,22 @@ def data_dir() -> Path:
 def cache_dir() -> Path:
     """Downloaded models and other things that can be fetched again (``ECHO_DESK_CACHE_DIR``)."""
     return _dir("ECHO_DESK_CACHE_DIR", platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def own_places() -> tuple[tuple[ProtectionReason, Path], ...]:
+    """Every folder where Echo Desk keeps its own trust, each with why it is protected: the
+    settings (rules, grants, pins, mcp.json, plugins), the data (audit log, records, backups),
+    the cache (the sandbox's seccomp program, models) and the keyrings (tokens and secrets).
+    The one list the file tools and the shell both mark, so a write there always needs the
+    person's own approval of that exact path whatever tool makes it."""
+    home = Path.home()
+    return (
+        (ProtectionReason.SETTINGS_FOLDER, config_dir()),
+        (ProtectionReason.DATA_FOLDER, data_dir()),
+        (ProtectionReason.CACHE_FOLDER, cache_dir()),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
+    )
 
 
 def trash_root() -> Path:

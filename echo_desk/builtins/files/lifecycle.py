@@ -77,8 +77,7 @@ def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence
         elif later is not None:
             found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=later.shown, why=later.why,
                                     inside=inside))
-    for reason, folder in ((ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
-                           (ProtectionReason.DATA_FOLDER, paths.data_dir())):
+    for reason, folder in paths.own_places():
         if fscase.inside_folder(target.path, folder):
             found.append(Protection(reason=reason, inside=inside))
     try:

@@ -98,14 +98,7 @@ def _valid(domain: str) -> bool:
 
 def own_folders() -> tuple[tuple[ProtectionReason, Path], ...]:
     """Echo Desk's own folders and the keyrings, each with its protected reason."""
-    home = Path.home()
-    return (
-        (ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
-        (ProtectionReason.DATA_FOLDER, paths.data_dir()),
-        (ProtectionReason.CACHE_FOLDER, paths.cache_dir()),
-        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
-        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
-    )
+    return paths.own_places()
 
 
 def _spellings(folder: Path) -> set[str]:
