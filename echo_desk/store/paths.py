@@ -49,6 +49,8 @@ def own_places() -> tuple[tuple[ProtectionReason, Path], ...]:
         (ProtectionReason.CACHE_FOLDER, cache_dir()),
         (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
         (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/kwalletd"),  # KDE's wallet
+        (ProtectionReason.KEYRING_FOLDER, home / "Library/Keychains"),  # macOS
     )
 
 

@@ -11,7 +11,7 @@ from tool_test_helpers import MakeCtx
 
 from echo_desk.builtins import DeletePath, EditFile, MovePath, WriteFile
 from echo_desk.builtins.shell import command_sandbox
-from echo_desk.tools import ErrorKind
+from echo_desk.tools import ErrorKind, ProtectionReason
 
 
 @pytest.fixture
@@ -23,16 +23,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-@pytest.mark.parametrize("where", ["cache", "keyrings", "python_keyring"])
+@pytest.mark.parametrize("where", ["cache", "keyrings", "python_keyring", "kwalletd"])
 async def test_the_file_tools_mark_every_own_folder_the_shell_marks(home: Path, make_ctx: MakeCtx, where: str) -> None:
     folder = {"cache": home / ".cache" / "echo-desk" / "sandbox",
               "keyrings": home / ".local/share/keyrings",
-              "python_keyring": home / ".local/share/python_keyring"}[where]
+              "python_keyring": home / ".local/share/python_keyring",
+              "kwalletd": home / ".local/share/kwalletd"}[where]
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "file.cfg"
     target.write_text("old\n")
     reasons = {r for r, f in command_sandbox.own_folders() if target.is_relative_to(f.resolve())}
-    assert reasons, "the shell's list names this folder"
+    assert reasons == {ProtectionReason.CACHE_FOLDER if where == "cache" else ProtectionReason.KEYRING_FOLDER}
     roots = (home,)
     for tool, params in ((WriteFile(), {"path": str(target), "content": "new\n"}),
                          (EditFile(), {"path": str(target), "edits": [{"old": "old", "new": "new"}]}),
