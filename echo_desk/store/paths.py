@@ -54,6 +54,20 @@ def own_places() -> tuple[tuple[ProtectionReason, Path], ...]:
     )
 
 
+def own_program() -> tuple[Path, ...]:
+    """Where Echo Desk's own program lives: its package, and the virtual environment it runs
+    from (its site-packages' ``.pth`` files and ``sitecustomize``, its scripts). What is written
+    there runs at Echo Desk's next start with all of its trust. Not hidden from the sandbox
+    (commands need Python), only protected: a write there needs the person's own approval.
+    A system Python's prefix (``/usr``) is left out: not the person's to write anyway."""
+    import sys
+
+    found = [Path(__file__).resolve().parent.parent]
+    if sys.prefix != sys.base_prefix:
+        found.append(Path(sys.prefix))
+    return tuple(found)
+
+
 def trash_root() -> Path:
     """Where Echo Desk's trash lives (one sub-folder per deletion)."""
     return data_dir() / TRASH_FOLDER
