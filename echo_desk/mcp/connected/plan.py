@@ -21,11 +21,13 @@ from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, parse_s
 from echo_desk.mcp.connected.clients import (
     ENTRY_NAME,
     Location,
+    NotARegularFile,
     NotAServer,
     Skip,
     gateway_command,
     gateway_entry,
     is_gateway_entry,
+    read_regular,
     to_echo_desk,
 )
 from echo_desk.mcp.connected.records import InstallRecord
@@ -101,10 +103,11 @@ def read_text(path: Path) -> tuple[str, bytes] | None:
     or when it is one of Echo Desk's own files."""
     refuse_own_places(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return None
+    except NotARegularFile:
+        raise PlanError(deferred(N_("it is not a regular file (a named pipe, a device or a folder)"))) from None
     except OSError as exc:
         raise PlanError(deferred(N_("cannot read it: {error}"), error=exc.strerror or str(exc))) from None
     if len(data) > MAX_FILE_BYTES:

@@ -378,3 +378,25 @@ def test_a_link_swapped_after_the_diff_into_echo_desks_folder_is_not_written(hom
     with pytest.raises(PlanError, match="Echo Desk's own"):
         apply_install(plan)
     assert own.read_bytes() == plan.before.encode()
+
+
+@pytest.mark.parametrize("client", ["cursor", "claude-code"])
+def test_a_config_that_is_not_a_regular_file_is_unreadable_at_once(home: Path, client: str) -> None:
+    """A named pipe (or a device) at a client's path blocked the read for ever: the Connected
+    apps page and 'gateway install' hung. It is reported as unreadable instead."""
+    import threading
+
+    where = make_home(home)
+    where[client].unlink()
+    os.mkfifo(where[client])
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.append(next(
+        r for r in detect() if r.client.name == client).locations[0].inspection), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    if worker.is_alive():  # unblock the reader so the test run can end
+        with open(where[client], "wb"):
+            pass
+        worker.join(timeout=10)
+        pytest.fail("reading a named pipe blocked")
+    assert found[0].problem  # type: ignore[attr-defined]
