@@ -13,6 +13,7 @@ and when it stops, since it runs on between calls (``Contained.planted``).
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -46,9 +47,29 @@ class SandboxUnavailableError(RuntimeError):
 
 def server_folder(name: str) -> Path:
     """The writable folder of a sandboxed server without a ``cwd``."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "server"
     private_dir(paths.data_dir() / "mcp-servers")
-    return private_dir(paths.data_dir() / "mcp-servers" / safe)
+    return private_dir(_own_folder_of(name))
+
+
+def _own_folder_of(name: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "server"
+    return paths.data_dir() / "mcp-servers" / safe
+
+
+def _refuse_own_places(name: str, folder: Path) -> None:
+    """A server's ``cwd`` is bound writable even inside a hidden folder, so one inside Echo
+    Desk's own folders (the Connected apps records and backups, another server's folder, the
+    sandbox's seccomp program) or a keyring folder could change Echo Desk's own trust: refused.
+    Its own folder (``server_folder``) is the one exception."""
+    real = Path(os.path.realpath(folder))
+    if real == Path(os.path.realpath(_own_folder_of(name))):
+        return
+    for _reason, place in paths.own_places():
+        own = Path(os.path.realpath(place))
+        if real == own or real.is_relative_to(own):
+            raise SandboxUnavailableError(
+                f"{name} is set to work in {folder}, inside Echo Desk's own folder {place}: a server may not "
+                "change Echo Desk's own files. Choose another working folder for it.")
 
 
 @dataclass
@@ -92,6 +113,8 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
             f"{cfg.name} is set to run in the sandbox, which is unavailable here: {found.english()} "
             "Turn this server's sandbox off to run it with all your rights.")
     folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
+    if cfg.cwd:
+        _refuse_own_places(cfg.name, folder)
     added = settings or SandboxSettings()
     hidden = [paths.config_dir(), paths.data_dir(), paths.cache_dir(),
               *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]

@@ -9,6 +9,7 @@ from pathlib import Path
 import platformdirs
 
 from echo_desk.store.private import private_dir
+from echo_desk.tools.protection import ProtectionReason
 
 APP_NAME = "echo-desk"
 TRASH_FOLDER = "trash"
@@ -33,6 +34,38 @@ def data_dir() -> Path:
 def cache_dir() -> Path:
     """Downloaded models and other things that can be fetched again (``ECHO_DESK_CACHE_DIR``)."""
     return _dir("ECHO_DESK_CACHE_DIR", platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def own_places() -> tuple[tuple[ProtectionReason, Path], ...]:
+    """Every folder where Echo Desk keeps its own trust, each with why it is protected: the
+    settings (rules, grants, pins, mcp.json, plugins), the data (audit log, records, backups),
+    the cache (the sandbox's seccomp program, models) and the keyrings (tokens and secrets).
+    The one list the file tools and the shell both mark, so a write there always needs the
+    person's own approval of that exact path whatever tool makes it."""
+    home = Path.home()
+    return (
+        (ProtectionReason.SETTINGS_FOLDER, config_dir()),
+        (ProtectionReason.DATA_FOLDER, data_dir()),
+        (ProtectionReason.CACHE_FOLDER, cache_dir()),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
+        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/kwalletd"),  # KDE's wallet
+        (ProtectionReason.KEYRING_FOLDER, home / "Library/Keychains"),  # macOS
+    )
+
+
+def own_program() -> tuple[Path, ...]:
+    """Where Echo Desk's own program lives: its package, and the virtual environment it runs
+    from (its site-packages' ``.pth`` files and ``sitecustomize``, its scripts). What is written
+    there runs at Echo Desk's next start with all of its trust. Not hidden from the sandbox
+    (commands need Python), only protected: a write there needs the person's own approval.
+    A system Python's prefix (``/usr``) is left out: not the person's to write anyway."""
+    import sys
+
+    found = [Path(__file__).resolve().parent.parent]
+    if sys.prefix != sys.base_prefix:
+        found.append(Path(sys.prefix))
+    return tuple(found)
 
 
 def trash_root() -> Path:

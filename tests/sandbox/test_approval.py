@@ -143,3 +143,26 @@ async def test_a_working_folder_inside_echo_desks_data_always_asks(runtime: Runt
     runtime.settings.set_tool("run_command", policy=ToolPolicy.ALWAYS)
     envelope, host = await _call(runtime, jail.workspace, {"command": "rm -f *", "cwd": "data"}, ApprovalChoice.DENY)
     assert len(host.requests) == 1 and not envelope.ok  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", ["cp new.json cfg/settings.json", "echo '{\"x\": 1}' > cfg/settings.json",
+                                     "rm -f 'cfg'/settings.json", "cp --target-directory=cfg new.json"])
+async def test_a_link_in_the_workspace_to_echo_desks_own_folder_always_asks(
+    runtime: Runtime, jail: Jail, monkeypatch: pytest.MonkeyPatch, command: str,
+) -> None:
+    """A link planted in the workspace (``cfg -> ~/.config/echo-desk``) made a harmless-looking
+    command that never names Echo Desk's folder change its settings, outside the sandbox, with
+    no question asked."""
+    config = jail.home / ".config" / "echo-desk"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text("{}")
+    monkeypatch.setenv("ECHO_DESK_CONFIG_DIR", str(config))
+    (jail.workspace / "cfg").symlink_to(config)
+    (jail.workspace / "new.json").write_text('{"x": 1}')
+    _set(runtime, jail.workspace, mode=SandboxMode.OFF)
+    runtime.settings.set_tool("run_command", policy=ToolPolicy.ALWAYS)
+    envelope, host = await _call(runtime, jail.workspace, {"command": command}, ApprovalChoice.DENY)
+    assert len(host.requests) == 1 and not envelope.ok  # type: ignore[attr-defined]
+    settings_folder = (Protection(reason=ProtectionReason.SETTINGS_FOLDER),)
+    assert [t.value for t in host.requests[0].targets if t.protections == settings_folder] == [str(config)]
+    assert (config / "settings.json").read_text() == "{}"

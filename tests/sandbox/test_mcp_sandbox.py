@@ -337,3 +337,30 @@ async def test_a_path_hidden_while_a_sandboxed_server_runs_is_hidden_from_it_at_
     finally:
         await runtime.aclose()
 
+
+
+@requires_bwrap
+@pytest.mark.parametrize("inside", ["data:connected-apps", "data:mcp-servers/other", "cache:sandbox"])
+async def test_a_server_cwd_inside_echo_desks_own_folders_is_not_started(jail: Jail, inside: str) -> None:
+    """A sandboxed server's ``cwd`` is bound writable even inside a hidden folder: one set to a
+    folder of Echo Desk's own (the Connected apps records and backups, another server's folder,
+    the sandbox's seccomp program) could change Echo Desk's own trust. Such a server is not
+    started; nothing there changes."""
+    which, rest = inside.split(":")
+    folder = (jail.own_dirs[1] if which == "data" else jail.own_dirs[2]) / rest
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "records.json").write_text("{}")
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(folder), sandbox=True)
+    with pytest.raises(contained_module.SandboxUnavailableError, match="Echo Desk's own"):
+        contained_module.contained(cfg, {})
+    conn = _connection(cfg)
+    try:
+        await conn.start()
+    except Exception:  # refused: the connection says why (the server never ran)
+        pass
+    else:
+        try:
+            await conn.call_tool("probe", {"read": [], "write": [str(folder / "records.json")]})
+        finally:
+            await conn.close()
+    assert (folder / "records.json").read_text() == "{}"

@@ -9,6 +9,7 @@ paths, and turns the plan into the targets the approval policy reads.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,14 +99,7 @@ def _valid(domain: str) -> bool:
 
 def own_folders() -> tuple[tuple[ProtectionReason, Path], ...]:
     """Echo Desk's own folders and the keyrings, each with its protected reason."""
-    home = Path.home()
-    return (
-        (ProtectionReason.SETTINGS_FOLDER, paths.config_dir()),
-        (ProtectionReason.DATA_FOLDER, paths.data_dir()),
-        (ProtectionReason.CACHE_FOLDER, paths.cache_dir()),
-        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/keyrings"),
-        (ProtectionReason.KEYRING_FOLDER, home / ".local/share/python_keyring"),
-    )
+    return paths.own_places()
 
 
 def _spellings(folder: Path) -> set[str]:
@@ -119,6 +113,24 @@ def _spellings(folder: Path) -> set[str]:
     return found
 
 
+_WORD = re.compile(r"""[^\s;&|()<>`'"]+""")
+
+
+def _words_leading_to(command: str, cwd: Path) -> list[Path]:
+    """Where each path-like word of ``command`` leads through the symlinks on disk now (a link
+    planted in the workspace, ``cfg -> ~/.config/echo-desk``, makes ``cp x cfg/settings.json``
+    write there without naming it). ``--opt=path`` counts as ``path``; words with a ``$`` are
+    left to the spellings above. Best effort, like the rest."""
+    found: list[Path] = []
+    for match in _WORD.finditer(command):
+        word = match.group(0).split("=", 1)[-1] if match.group(0).startswith("-") else match.group(0)
+        if not word or "$" in word or word.startswith("~"):
+            continue
+        joined = word if os.path.isabs(word) else os.path.join(cwd, word)
+        found.append(Path(os.path.realpath(joined)))
+    return found
+
+
 def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
     """Protected targets for Echo Desk's own folders that the command names or runs in.
 
@@ -127,11 +139,13 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
     """
     found: list[Target] = []
     real_cwd = Path(os.path.realpath(cwd))
+    leads = _words_leading_to(command, real_cwd)
     for reason, folder in own_folders():
         real = Path(os.path.realpath(folder))
         named = any(spelling in command for spelling in _spellings(folder))
         inside = real_cwd == real or real_cwd.is_relative_to(real)
-        if named or inside:
+        linked = any(p == real or p.is_relative_to(real) for p in leads)
+        if named or inside or linked:
             found.append(Target(kind="path", value=str(real), protections=(Protection(reason=reason),)))
     return tuple(found)
 

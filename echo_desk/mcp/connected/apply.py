@@ -51,8 +51,10 @@ def write_client_file(path: Path, text: str, expect_sha256: str) -> None:
     dotfiles folder), which stays a symlink. ``PlanError`` when it changed: nothing is written."""
     from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write
     from echo_desk.common.fs import Resolved
+    from echo_desk.mcp.connected.plan import refuse_own_places
     from echo_desk.tools import ToolError
 
+    refuse_own_places(path)  # again: a link can be changed after the plan
     real = Path(os.path.realpath(path))
     try:
         atomic_write(Resolved(path=real, root=real.parent), text.encode("utf-8"),

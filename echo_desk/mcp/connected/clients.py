@@ -33,8 +33,10 @@ Formats, as each client documents them (checked against the clients' own docs):
 from __future__ import annotations
 
 import enum
+import errno
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -138,6 +140,10 @@ def _one(client: str, path: Path, fmt: Format, keys: tuple[str, ...], dialect: D
     return Location(client=client, path=path, format=fmt, key_path=keys, dialect=dialect)
 
 
+#: A quick look reads no more than the plan does (``plan.MAX_FILE_BYTES``).
+_QUICK_LOOK_BYTES = 64 * 1024 * 1024
+
+
 def _claude_code(home: Path, platform: str) -> list[Location]:
     path = home / ".claude.json"
     found = [_one("claude-code", path, Format.JSON, ("mcpServers",), Dialect.MCP_SERVERS)]
@@ -155,12 +161,30 @@ def _claude_code(home: Path, platform: str) -> list[Location]:
     return found
 
 
+class NotARegularFile(OSError):
+    """A named pipe, a device or a folder where a client's config file should be."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file ``path`` (following links). A named pipe
+    or a device is refused at once (``NotARegularFile``): reading one blocks for ever or never
+    ends. ``FileNotFoundError`` when it does not exist."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise NotARegularFile(errno.EINVAL, "not a regular file")
+        return f.read(limit + 1)
+
+
 def _claude_code_projects(path: Path) -> list[str]:
     """The project folders of ``~/.claude.json`` that have servers of their own (a quick look:
     an unreadable file is reported by the detection of its user-scope list)."""
 
     try:
-        document = read_json(path.read_text(encoding="utf-8"))
+        data = read_regular(path, _QUICK_LOOK_BYTES)
+        if len(data) > _QUICK_LOOK_BYTES:
+            return []
+        document = read_json(data.decode("utf-8"))
     except (OSError, ValueError):
         return []
     projects = document.get("projects") if isinstance(document, dict) else None

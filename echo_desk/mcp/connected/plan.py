@@ -9,6 +9,7 @@ that went wrong is refused instead of written.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,11 +21,13 @@ from echo_desk.mcp.config import ConfigError, ServerConfig, load_config, parse_s
 from echo_desk.mcp.connected.clients import (
     ENTRY_NAME,
     Location,
+    NotARegularFile,
     NotAServer,
     Skip,
     gateway_command,
     gateway_entry,
     is_gateway_entry,
+    read_regular,
     to_echo_desk,
 )
 from echo_desk.mcp.connected.records import InstallRecord
@@ -49,13 +52,62 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_text(path: Path) -> tuple[str, bytes] | None:
-    """The file's text and bytes, ``None`` when it does not exist; ``PlanError`` when unreadable."""
+#: How many entries of Echo Desk's own folders are compared with a hard-linked client file.
+_MAX_OWN_ENTRIES = 20_000
+
+
+def refuse_own_places(path: Path) -> None:
+    """``PlanError`` when ``path`` is, or leads to, a file of Echo Desk's own (its settings,
+    data, cache or the keyrings): by a symlink (of the file or a folder above it) or by a hard
+    link. A client's file that is Echo Desk's own would have a diff naming the client's path
+    rewrite Echo Desk's own trust (its server list, settings, records)."""
+    from echo_desk.store.paths import own_places
+
+    real = Path(os.path.realpath(path))
+    places = [Path(os.path.realpath(folder)) for _, folder in own_places()]
+    for folder in places:
+        if real == folder or real.is_relative_to(folder):
+            raise PlanError(deferred(N_("it leads into Echo Desk's own folder {folder}; Echo Desk never "
+                                        "rewrites its own files as another app's"), folder=str(folder)))
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        st = os.stat(real)
+    except OSError:
+        return
+    if st.st_nlink < 2:
+        return
+    seen = 0
+    for folder in places:
+        for root, dirs, files in os.walk(folder):
+            for name in (*files, *dirs):
+                seen += 1
+                if seen > _MAX_OWN_ENTRIES:
+                    raise PlanError(deferred(N_("it is hard-linked and Echo Desk cannot tell whether it is one "
+                                                "of its own files, so it will not rewrite it")))
+                try:
+                    if os.path.samestat(st, os.stat(os.path.join(root, name), follow_symlinks=False)):
+                        raise PlanError(deferred(N_("it is a hard link to Echo Desk's own file {file}; Echo Desk "
+                                                    "never rewrites its own files as another app's"),
+                                                 file=os.path.join(root, name)))
+                except OSError:
+                    continue
+
+
+def shown_path(path: Path) -> str:
+    """``path``, and where it leads when that is another file (a symlinked dotfile)."""
+    real = os.path.realpath(path)
+    return str(path) if real == str(path) else f"{path} → {real}"
+
+
+def read_text(path: Path) -> tuple[str, bytes] | None:
+    """The file's text and bytes, ``None`` when it does not exist; ``PlanError`` when unreadable
+    or when it is one of Echo Desk's own files."""
+    refuse_own_places(path)
+    try:
+        data = read_regular(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return None
+    except NotARegularFile:
+        raise PlanError(deferred(N_("it is not a regular file (a named pipe, a device or a folder)"))) from None
     except OSError as exc:
         raise PlanError(deferred(N_("cannot read it: {error}"), error=exc.strerror or str(exc))) from None
     if len(data) > MAX_FILE_BYTES:
@@ -75,7 +127,8 @@ def section_of(location: Location, text: str) -> Section:
 
 
 def unified_diff(path: Path, before: str, after: str) -> str:
-    return labelled_diff(before, after, f"{path} (now)", f"{path} (after)")
+    shown = shown_path(path)
+    return labelled_diff(before, after, f"{shown} (now)", f"{shown} (after)")
 
 
 # -- what is in a file -------------------------------------------------------------------------

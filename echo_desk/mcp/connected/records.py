@@ -15,7 +15,7 @@ from typing import Any
 
 from echo_desk.common.json_text import read_json
 from echo_desk.store.paths import data_dir
-from echo_desk.store.private import private_dir
+from echo_desk.store.private import changing_alone, private_dir
 
 _FILE = "records.json"
 
@@ -123,13 +123,15 @@ class Records:
         write_private(self.path, data.encode("utf-8"))
 
     def put(self, record: InstallRecord) -> None:
-        with self._lock:
+        # Another process (the app, the CLI) may be recording too: take turns on the file, so
+        # neither writes back what it read before the other's record.
+        with self._lock, changing_alone(self.path):
             records = self._load()
             records[record.location_id] = record
             self._save(records)
 
     def drop(self, location_id: str) -> None:
-        with self._lock:
+        with self._lock, changing_alone(self.path):
             records = self._load()
             if records.pop(location_id, None) is not None:
                 self._save(records)

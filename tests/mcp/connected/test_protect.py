@@ -323,3 +323,80 @@ def test_the_shared_project_file_is_never_rewritten(home: Path) -> None:
     assert shared.read_only
     with pytest.raises(PlanError, match="shared with others"):
         plan_install(shared, command=GATEWAY)
+
+
+@pytest.mark.parametrize("own", ["mcp.json", "settings.json"])
+def test_a_config_linked_into_echo_desks_own_folder_is_never_rewritten(home: Path, own: str) -> None:
+    """A client's path that leads into Echo Desk's own folders (a link planted there) would have
+    an install of "Cursor" rewrite Echo Desk's own server list or settings under a diff naming
+    ~/.cursor/mcp.json. It is read as unreadable and never planned, installed or undone."""
+    where = make_home(home)
+    save_config({"echo": parse_server("echo", {"command": "echo-server"})})
+    target = config_path() if own == "mcp.json" else config_path().with_name(own)
+    if not target.exists():
+        target.write_text('{"mcpServers": {}}\n')
+    before = target.read_bytes()
+    where["cursor"].unlink()
+    where["cursor"].symlink_to(target)
+    location = _location("cursor")
+    with pytest.raises(PlanError, match="Echo Desk's own"):
+        plan_install(location, command=GATEWAY)
+    report = next(r for r in detect() if r.client.name == "cursor")
+    assert report.locations[0].standing is Standing.UNREADABLE
+    assert target.read_bytes() == before
+
+
+def test_a_linked_config_names_where_it_leads_in_the_diff(home: Path, tmp_path: Path) -> None:
+    where = make_home(home)
+    dotfiles = tmp_path / "dotfiles" / "mcp.json"
+    dotfiles.parent.mkdir()
+    where["cursor"].replace(dotfiles)
+    where["cursor"].symlink_to(dotfiles)
+    plan = plan_install(_location("cursor"), command=GATEWAY)
+    assert f"{where['cursor']} → {dotfiles.resolve()} (now)" in plan.diff
+
+
+def test_a_config_hard_linked_to_echo_desks_own_file_is_never_rewritten(home: Path) -> None:
+    where = make_home(home)
+    save_config({"echo": parse_server("echo", {"command": "echo-server"})})
+    before = config_path().read_bytes()
+    where["cursor"].unlink()
+    os.link(config_path(), where["cursor"])
+    with pytest.raises(PlanError, match="hard link to Echo Desk's own file"):
+        plan_install(_location("cursor"), command=GATEWAY)
+    assert config_path().read_bytes() == before
+
+
+def test_a_link_swapped_after_the_diff_into_echo_desks_folder_is_not_written(home: Path, tmp_path: Path) -> None:
+    where = make_home(home)
+    plan = plan_install(_location("cursor"), command=GATEWAY)
+    save_config({"echo": parse_server("echo", {"command": "echo-server"})})
+    own = config_path().with_name("look-alike.json")
+    own.write_bytes(where["cursor"].read_bytes())  # the same bytes the diff was made from
+    where["cursor"].unlink()
+    where["cursor"].symlink_to(own)
+    with pytest.raises(PlanError, match="Echo Desk's own"):
+        apply_install(plan)
+    assert own.read_bytes() == plan.before.encode()
+
+
+@pytest.mark.parametrize("client", ["cursor", "claude-code"])
+def test_a_config_that_is_not_a_regular_file_is_unreadable_at_once(home: Path, client: str) -> None:
+    """A named pipe (or a device) at a client's path blocked the read for ever: the Connected
+    apps page and 'gateway install' hung. It is reported as unreadable instead."""
+    import threading
+
+    where = make_home(home)
+    where[client].unlink()
+    os.mkfifo(where[client])
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.append(next(
+        r for r in detect() if r.client.name == client).locations[0].inspection), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    if worker.is_alive():  # unblock the reader so the test run can end
+        with open(where[client], "wb"):
+            pass
+        worker.join(timeout=10)
+        pytest.fail("reading a named pipe blocked")
+    assert found[0].problem  # type: ignore[attr-defined]
