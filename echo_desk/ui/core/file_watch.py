@@ -28,6 +28,7 @@ class FileWatch(QObject):
         super().__init__(parent)
         self._files: list[str] = []
         self._changed = changed
+        self._stopped = False
         self._settle = QTimer(self, singleShot=True, interval=settle_ms)
         self._settle.timeout.connect(self._settled)
         self._watcher = QFileSystemWatcher(self)
@@ -52,7 +53,12 @@ class FileWatch(QObject):
         self._watch_files()
 
     def stop(self) -> None:
-        """No more calls of ``changed``, not even for a save already seen (the app is closing)."""
+        """No more calls of ``changed``, not even for a save already seen (the app is closing).
+        Once: a page closed twice (its window's close, then its own) stopped a watch whose timer
+        was already deleted, and the error raised in a close event took the app down."""
+        if self._stopped:
+            return
+        self._stopped = True
         self._settle.stop()
         self._watcher.blockSignals(True)
         self._settle.blockSignals(True)
