@@ -72,6 +72,10 @@ NAMES = {
     # programs, systems and a key named in the protected list's reasons, and mise's "path:" syntax
     "bash", "completion", "debian", "ubuntu", "less", "lesspipe", "cli", "psql", "readline", "tab", "mvn", "mutt",
     "asdf", "vimrc", "path",
+    # more programs, settings and commands named in the protected list's reasons (less's #env
+    # section, LESSOPEN, git log, man, npm's script-shell and Node, Python's debugger, rustup's files)
+    "env", "lessopen", "log", "man", "script", "node", "python", "breakpoint", "pdb", "pytest", "cargo", "rustc",
+    "rustfmt", "rust", "toolchain", "rustup",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}

@@ -127,7 +127,10 @@ def _words_leading_to(command: str, cwd: Path) -> list[Path]:
         if not word or "$" in word or word.startswith("~"):
             continue
         joined = word if os.path.isabs(word) else os.path.join(cwd, word)
-        found.append(Path(os.path.realpath(joined)))
+        try:
+            found.append(Path(os.path.realpath(joined)))
+        except OSError:  # a link it may not read (/proc/1/root): the command cannot follow it either
+            continue
     return found
 
 
