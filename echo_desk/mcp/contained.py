@@ -64,12 +64,11 @@ def _refuse_own_places(name: str, folder: Path) -> None:
     real = Path(os.path.realpath(folder))
     if real == Path(os.path.realpath(_own_folder_of(name))):
         return
-    for _reason, place in paths.own_places():
-        own = Path(os.path.realpath(place))
-        if real == own or real.is_relative_to(own):
-            raise SandboxUnavailableError(
-                f"{name} is set to work in {folder}, inside Echo Desk's own folder {place}: a server may not "
-                "change Echo Desk's own files. Choose another working folder for it.")
+    held = paths.own_place_holding(real)
+    if held is not None:
+        raise SandboxUnavailableError(
+            f"{name} is set to work in {folder}, inside Echo Desk's own folder {held[1]}: a server may not "
+            "change Echo Desk's own files. Choose another working folder for it.")
 
 
 @dataclass

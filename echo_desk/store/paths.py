@@ -54,6 +54,22 @@ def own_places() -> tuple[tuple[ProtectionReason, Path], ...]:
     )
 
 
+def real_own_places() -> tuple[tuple[ProtectionReason, Path], ...]:
+    """``own_places()`` with each folder's links followed as they are on disk now: what a real
+    path is compared with (a folder of its own may be reached through a link)."""
+    return tuple((reason, Path(os.path.realpath(folder))) for reason, folder in own_places())
+
+
+def own_place_holding(path: Path) -> tuple[ProtectionReason, Path] | None:
+    """The own place (real path) that ``path`` is, or lies in, once its links are followed;
+    ``None`` when it is none of them."""
+    real = Path(os.path.realpath(path))
+    for reason, folder in real_own_places():
+        if real == folder or real.is_relative_to(folder):
+            return reason, folder
+    return None
+
+
 def own_program() -> tuple[Path, ...]:
     """Where Echo Desk's own program lives: its package, and the virtual environment it runs
     from (its site-packages' ``.pth`` files and ``sitecustomize``, its scripts). What is written

@@ -10,7 +10,7 @@ import pytest
 from tool_test_helpers import MakeCtx
 
 from echo_desk.builtins import DeletePath, EditFile, MovePath, WriteFile
-from echo_desk.builtins.shell import command_sandbox
+from echo_desk.store import paths
 from echo_desk.tools import ErrorKind, ProtectionReason
 
 
@@ -32,7 +32,7 @@ async def test_the_file_tools_mark_every_own_folder_the_shell_marks(home: Path, 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "file.cfg"
     target.write_text("old\n")
-    reasons = {r for r, f in command_sandbox.own_folders() if target.is_relative_to(f.resolve())}
+    reasons = {r for r, f in paths.own_places() if target.is_relative_to(f.resolve())}
     assert reasons == {ProtectionReason.CACHE_FOLDER if where == "cache" else ProtectionReason.KEYRING_FOLDER}
     roots = (home,)
     for tool, params in ((WriteFile(), {"path": str(target), "content": "new\n"}),

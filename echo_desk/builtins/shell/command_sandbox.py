@@ -97,11 +97,6 @@ def _valid(domain: str) -> bool:
     return True
 
 
-def own_folders() -> tuple[tuple[ProtectionReason, Path], ...]:
-    """Echo Desk's own folders and the keyrings, each with its protected reason."""
-    return paths.own_places()
-
-
 def _spellings(folder: Path) -> set[str]:
     real = os.path.realpath(folder)
     found = {str(folder), real}
@@ -143,7 +138,7 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
     found: list[Target] = []
     real_cwd = Path(os.path.realpath(cwd))
     leads = _words_leading_to(command, real_cwd)
-    for reason, folder in own_folders():
+    for reason, folder in paths.own_places():
         real = Path(os.path.realpath(folder))
         named = any(spelling in command for spelling in _spellings(folder))
         inside = real_cwd == real or real_cwd.is_relative_to(real)
@@ -154,7 +149,7 @@ def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
 
 
 def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
-    hidden = [folder for _, folder in own_folders()]
+    hidden = [folder for _, folder in paths.own_places()]
     hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
     return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains),
                                protected=tuple(settings.sandbox.protected_paths), put_aside=paths.put_aside_dir())

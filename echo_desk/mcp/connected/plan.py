@@ -8,6 +8,7 @@ that went wrong is refused instead of written.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Callable, Mapping
@@ -61,35 +62,52 @@ def refuse_own_places(path: Path) -> None:
     data, cache or the keyrings): by a symlink (of the file or a folder above it) or by a hard
     link. A client's file that is Echo Desk's own would have a diff naming the client's path
     rewrite Echo Desk's own trust (its server list, settings, records)."""
-    from echo_desk.store.paths import own_places
+    from echo_desk.store.paths import own_place_holding, real_own_places
 
+    held = own_place_holding(path)
+    if held is not None:
+        raise PlanError(deferred(N_("it leads into Echo Desk's own folder {folder}; Echo Desk never "
+                                    "rewrites its own files as another app's"), folder=str(held[1])))
     real = Path(os.path.realpath(path))
-    places = [Path(os.path.realpath(folder)) for _, folder in own_places()]
-    for folder in places:
-        if real == folder or real.is_relative_to(folder):
-            raise PlanError(deferred(N_("it leads into Echo Desk's own folder {folder}; Echo Desk never "
-                                        "rewrites its own files as another app's"), folder=str(folder)))
     try:
         st = os.stat(real)
     except OSError:
         return
     if st.st_nlink < 2:
         return
+    places = tuple(folder for _reason, folder in real_own_places())
+    # Keyed by the file's identity and change time (a new link to it changes both its link
+    # count and its ctime), so a detection run again walks nothing when nothing changed.
+    found = _own_file_linked_as(st.st_dev, st.st_ino, st.st_nlink, st.st_ctime_ns, places)
+    if found is _TOO_MANY:
+        raise PlanError(deferred(N_("it is hard-linked and Echo Desk cannot tell whether it is one "
+                                    "of its own files, so it will not rewrite it")))
+    if found is not None:
+        raise PlanError(deferred(N_("it is a hard link to Echo Desk's own file {file}; Echo Desk "
+                                    "never rewrites its own files as another app's"), file=found))
+
+
+_TOO_MANY = "\0too many"
+
+
+@functools.lru_cache(maxsize=64)
+def _own_file_linked_as(dev: int, ino: int, _links: int, _ctime_ns: int, places: tuple[Path, ...]) -> str | None:
+    """The entry of ``places`` that is the file ``(dev, ino)``, ``None`` when none is, or
+    ``_TOO_MANY`` when there are more entries than it compares."""
     seen = 0
     for folder in places:
         for root, dirs, files in os.walk(folder):
             for name in (*files, *dirs):
                 seen += 1
                 if seen > _MAX_OWN_ENTRIES:
-                    raise PlanError(deferred(N_("it is hard-linked and Echo Desk cannot tell whether it is one "
-                                                "of its own files, so it will not rewrite it")))
+                    return _TOO_MANY
                 try:
-                    if os.path.samestat(st, os.stat(os.path.join(root, name), follow_symlinks=False)):
-                        raise PlanError(deferred(N_("it is a hard link to Echo Desk's own file {file}; Echo Desk "
-                                                    "never rewrites its own files as another app's"),
-                                                 file=os.path.join(root, name)))
+                    st = os.stat(os.path.join(root, name), follow_symlinks=False)
                 except OSError:
                     continue
+                if (st.st_dev, st.st_ino) == (dev, ino):
+                    return os.path.join(root, name)
+    return None
 
 
 def shown_path(path: Path) -> str:

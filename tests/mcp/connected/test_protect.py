@@ -400,3 +400,24 @@ def test_a_config_that_is_not_a_regular_file_is_unreadable_at_once(home: Path, c
         worker.join(timeout=10)
         pytest.fail("reading a named pipe blocked")
     assert found[0].problem  # type: ignore[attr-defined]
+
+
+def test_a_hard_linked_config_is_compared_with_echo_desks_files_once_until_it_changes(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Detection runs on every change the page notices: a hard-linked client file (a dotfiles
+    # manager's) must not walk Echo Desk's folders each time, yet a link made later is still seen.
+    where = make_home(home)
+    save_config({"echo": parse_server("echo", {"command": "echo-server"})})
+    os.link(where["cursor"], tmp_path / "dotfiles-copy.json")  # linked, but not to an own file
+    walks: list[str] = []
+    real_walk = os.walk
+    monkeypatch.setattr(os, "walk", lambda top, *a, **k: (walks.append(str(top)), real_walk(top, *a, **k))[1])
+    plan_install(_location("cursor"), command=GATEWAY)
+    first = len(walks)
+    assert first > 0
+    plan_install(_location("cursor"), command=GATEWAY)
+    assert len(walks) == first
+    (tmp_path / "dotfiles-copy.json").unlink()
+    os.link(where["cursor"], config_path().with_name("kept.json"))  # now one of Echo Desk's own
+    with pytest.raises(PlanError, match="hard link to Echo Desk's own file"):
+        plan_install(_location("cursor"), command=GATEWAY)
