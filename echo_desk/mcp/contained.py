@@ -115,7 +115,7 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
     if cfg.cwd:
         _refuse_own_places(cfg.name, folder)
     added = settings or SandboxSettings()
-    hidden = [paths.config_dir(), paths.data_dir(), paths.cache_dir(),
+    hidden = [*(folder for _, folder in paths.own_places()),
               *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]
     spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder, hidden=tuple(hidden),
                                runs_from=(cfg.command, *cfg.args),
@@ -126,7 +126,8 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                                # Its own folder under Echo Desk's is no one's project: nothing
                                # there runs for the person, and a server may keep a repository.
                                check_after=bool(cfg.cwd), protected=tuple(added.protected_paths),
-                               put_aside=paths.put_aside_dir(), proxied=relay_path is not None)
+                               put_aside=paths.put_aside_dir(), proxied=relay_path is not None,
+                               kept_read_only=paths.own_program())
     launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
                              seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)

@@ -77,6 +77,9 @@ class SandboxSpec:
     put_aside: Path | None = None
     #: The bound of the search for repositories in each workspace (``repositories.MAX_FOLDERS``).
     max_repository_folders: int = repositories.MAX_FOLDERS
+    #: Folders kept read-only even inside a writable folder: Echo Desk's own program and the
+    #: virtual environment it runs from (what is written there runs at its next start).
+    kept_read_only: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -207,7 +210,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
                             max_folders=spec.max_repository_folders) for w in writable]
-    read_only, frozen = _read_only(found, writable)
+    read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     environment = allowed_environment(env, spec.extra_env_names)
     environment.update(own_env or {})
     for name in unset:
@@ -261,11 +264,12 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
                   () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, info_read)
 
 
-def _read_only(found: list[inventory.Inventory], writable: list[Path]) -> tuple[list[Path], frozenset[str]]:
+def _read_only(found: list[inventory.Inventory], writable: list[Path],
+               kept: tuple[Path, ...] = ()) -> tuple[list[Path], frozenset[str]]:
     """What to mount read-only (real paths inside a writable folder: outside, the disk is
     read-only already) and, of those, the watched paths that are the mount itself (not reached
     through a link): nothing below them can change during the run."""
-    mounts: dict[Path, None] = {}
+    mounts: dict[Path, None] = {real: None for real in existing_real(kept) if any(is_under(real, w) for w in writable)}
     frozen: set[str] = set()
     for inv in found:
         for watched in inv.watched:

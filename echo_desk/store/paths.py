@@ -8,8 +8,9 @@ from pathlib import Path
 
 import platformdirs
 
+from echo_desk.i18n import N_
 from echo_desk.store.private import private_dir
-from echo_desk.tools.protection import ProtectionReason
+from echo_desk.tools.protection import Protection, ProtectionReason
 
 APP_NAME = "echo-desk"
 TRASH_FOLDER = "trash"
@@ -82,6 +83,15 @@ def own_program() -> tuple[Path, ...]:
     if sys.prefix != sys.base_prefix:
         found.append(Path(sys.prefix))
     return tuple(found)
+
+
+_OWN_PROGRAM = N_("Echo Desk runs what is here (its own program, the .pth files and sitecustomize of its Python) "
+                  "every time it starts, with all of its trust")
+
+
+def own_program_protection(folder: Path, *, inside: str = "") -> Protection:
+    """Why a write into ``folder`` (one of ``own_program()``) needs the person's own approval."""
+    return Protection(reason=ProtectionReason.RUNS_CODE, entry=str(folder), why=_OWN_PROGRAM, inside=inside)
 
 
 def trash_root() -> Path:

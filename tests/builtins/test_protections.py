@@ -94,7 +94,7 @@ async def test_a_folder_names_its_protected_files_and_counts_the_rest(workspace:
 
 def test_a_command_naming_own_folders_or_keyrings_is_marked(tmp_path: Path) -> None:
     keyrings = Path.home() / ".local/share/keyrings"
-    targets = command_sandbox.own_folder_targets(f"ls {paths.cache_dir()} {keyrings}", tmp_path)
+    targets = command_sandbox.own_folder_targets(f"ls {paths.cache_dir()} {keyrings}", tmp_path, sandboxed=False)
     assert [t.protections for t in targets] == [(Protection(reason=R.CACHE_FOLDER),),
                                                 (Protection(reason=R.KEYRING_FOLDER),)]
 

@@ -57,10 +57,6 @@ class Plan:
     new_text: str = ""
 
 
-_OWN_PROGRAM = N_("Echo Desk runs what is here (its own program, the .pth files and sitecustomize of its Python) "
-                  "every time it starts, with all of its trust")
-
-
 def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence[str] = (),
                    watched: Sequence[Watched] | None = None) -> tuple[Protection, ...]:
     """Why writing ``target`` needs the person's explicit approval of that exact path
@@ -84,8 +80,7 @@ def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence
         else:
             program = next((p for p in paths.own_program() if fscase.inside_folder(target.path, p)), None)
             if program is not None:
-                found.append(Protection(reason=ProtectionReason.RUNS_CODE, entry=str(program), why=_OWN_PROGRAM,
-                                        inside=inside))
+                found.append(paths.own_program_protection(program, inside=inside))
     for reason, folder in paths.own_places():
         if fscase.inside_folder(target.path, folder):
             found.append(Protection(reason=reason, inside=inside))

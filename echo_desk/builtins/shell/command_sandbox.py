@@ -129,22 +129,31 @@ def _words_leading_to(command: str, cwd: Path) -> list[Path]:
     return found
 
 
-def own_folder_targets(command: str, cwd: Path) -> tuple[Target, ...]:
-    """Protected targets for Echo Desk's own folders that the command names or runs in.
+def own_folder_targets(command: str, cwd: Path, *, sandboxed: bool) -> tuple[Target, ...]:
+    """Protected targets for Echo Desk's own folders that the command names or runs in, and,
+    run outside the sandbox, its own program.
 
     Best effort on the command text (a command can build a path at run time); in the sandbox
-    these folders are hidden anyway, so this is the always-ask for commands run outside.
+    these folders are hidden, and its program read-only, anyway, so this is the always-ask for
+    commands run outside. (Running Echo Desk's own Python in the sandbox is no write.)
     """
-    found: list[Target] = []
     real_cwd = Path(os.path.realpath(cwd))
     leads = _words_leading_to(command, real_cwd)
-    for reason, folder in paths.own_places():
+
+    def reached(folder: Path) -> Path | None:
         real = Path(os.path.realpath(folder))
         named = any(spelling in command for spelling in _spellings(folder))
         inside = real_cwd == real or real_cwd.is_relative_to(real)
         linked = any(p == real or p.is_relative_to(real) for p in leads)
-        if named or inside or linked:
+        return real if named or inside or linked else None
+
+    found: list[Target] = []
+    for reason, folder in paths.own_places():
+        if (real := reached(folder)) is not None:
             found.append(Target(kind="path", value=str(real), protections=(Protection(reason=reason),)))
+    for folder in () if sandboxed else paths.own_program():
+        if (real := reached(folder)) is not None:
+            found.append(Target(kind="path", value=str(real), protections=(paths.own_program_protection(folder),)))
     return tuple(found)
 
 
@@ -152,7 +161,8 @@ def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path]
     hidden = [folder for _, folder in paths.own_places()]
     hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
     return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains),
-                               protected=tuple(settings.sandbox.protected_paths), put_aside=paths.put_aside_dir())
+                               protected=tuple(settings.sandbox.protected_paths), put_aside=paths.put_aside_dir(),
+                               kept_read_only=paths.own_program())
 
 
 #: Builds the proxy from the rules (tests give it a resolver that maps a test name to loopback).

@@ -144,7 +144,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
               command: str, cwd: fs.Resolved) -> tuple[command_sandbox.CommandPlan, tuple[Target, ...]]:
         plan = command_sandbox.plan_command(self._settings(), ctx.workspace, outside=args.outside_sandbox)
         extra = (plan.target,) if plan.target else ()
-        return plan, (*extra, *command_sandbox.own_folder_targets(command, cwd.path))
+        return plan, (*extra, *command_sandbox.own_folder_targets(command, cwd.path, sandboxed=plan.sandboxed))
 
     def _args(self, args: CommandArguments, ctx: ToolExecutionContext) -> tuple[str, fs.Resolved, int]:
         require_writable(ctx, self.name)

@@ -1,0 +1,83 @@
+"""Echo Desk's own program inside a workspace (a checkout of Echo Desk with its ``.venv``, or
+the home folder as the workspace with a pipx or uv install under it): what a command writes into
+the virtual environment Echo Desk runs from runs at Echo Desk's next start, with all its trust.
+
+A ``.pth`` file in its ``site-packages`` is run by every start of that Python, and nothing shows
+it (``.venv`` is not in ``git status``). Each test first shows the plant really runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+
+from echo_desk.store import paths
+from echo_desk.tools import ProtectionReason
+
+pytestmark = requires_bwrap
+
+
+@pytest.fixture
+def own_venv(jail: Jail, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A virtual environment inside the workspace that stands for the one Echo Desk runs from."""
+    venv = jail.workspace / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    monkeypatch.setattr(paths, "own_program", lambda: (jail.base / "echo_desk_package", venv))
+    return venv
+
+
+def _site_packages(venv: Path) -> Path:
+    return next(venv.glob("lib/python3*/site-packages"))
+
+
+def _plant(jail: Jail, venv: Path, *, hidden: bool = False) -> str:
+    """A command writing a ``.pth`` file; ``hidden``: with a path no word of the line names (the
+    shell's check of the line cannot see it; only the sandbox stands in the way)."""
+    pth = _site_packages(venv).relative_to(jail.workspace) / "zz_planted.pth"
+    where = "$(ls -d .v*/lib/python3*/site-packages)/zz_planted.pth" if hidden else str(pth)
+    return f"printf 'import os; open(\"{jail.base}/planted-ran\", \"a\").write(\"ran\\\\n\")\\n' > {where}"
+
+
+def _starts(venv: Path) -> None:
+    """Echo Desk's next start, as far as its Python goes."""
+    subprocess.run([str(venv / "bin" / "python"), "-c", "pass"], check=True, timeout=60)
+
+
+def test_a_pth_file_written_by_hand_runs_when_its_python_starts(jail: Jail, own_venv: Path) -> None:
+    subprocess.run(["bash", "-c", _plant(jail, own_venv)], cwd=jail.workspace, check=True)
+    _starts(own_venv)
+    assert "ran" in (jail.base / "planted-ran").read_text()  # once per site folder (lib64 is a link to lib)
+
+
+async def test_a_sandboxed_command_cannot_plant_in_echo_desks_own_environment(jail: Jail, own_venv: Path) -> None:
+    result = await run(tool_with(), {"command": _plant(jail, own_venv, hidden=True)}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert "Read-only file system" in result.output
+    assert not (_site_packages(own_venv) / "zz_planted.pth").exists(), result.output
+    _starts(own_venv)
+    assert not (jail.base / "planted-ran").exists()
+
+
+async def test_the_rest_of_the_workspace_stays_writable_beside_it(jail: Jail, own_venv: Path) -> None:
+    result = await run(tool_with(), {"command": "echo made > made.txt"}, context(jail.workspace))
+    assert result.ok, result.output
+    assert (jail.workspace / "made.txt").read_text() == "made\n"
+
+
+@pytest.mark.parametrize("spelling", ["relative", "absolute", "through a link"])
+async def test_a_command_outside_the_sandbox_writing_there_needs_the_persons_own_approval(
+        jail: Jail, own_venv: Path, spelling: str) -> None:
+    site = _site_packages(own_venv)
+    if spelling == "through a link":
+        (jail.workspace / "lib-link").symlink_to(site)
+        target = "lib-link/zz.pth"
+    else:
+        target = str(site / "zz.pth") if spelling == "absolute" else str((site / "zz.pth").relative_to(jail.workspace))
+    preview = await tool_with().preview({"command": f"echo x > {target}", "outside_sandbox": True},
+                                        context(jail.workspace))
+    marked = [(t.value, p) for t in preview.targets for p in t.protections if p.reason is ProtectionReason.RUNS_CODE]
+    assert any(value == str(own_venv) for value, _ in marked), preview.targets  # the jail is a real path
