@@ -158,6 +158,10 @@ def _open_folder(folder: str) -> int:
         raise
 
 
+def _could_not_write(exc: OSError) -> RevertIssue:
+    return RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))
+
+
 class Reverter:
     def __init__(self, changes: ChangeStore, blobs: BlobStore) -> None:
         self.changes = changes
@@ -305,7 +309,7 @@ class Reverter:
             report.failed.append((record, refused.issue))
             return
         except OSError as exc:
-            report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+            report.failed.append((record, _could_not_write(exc)))
             return
         try:
             if dir_fd >= 0:
@@ -318,7 +322,7 @@ class Reverter:
             elif exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
                 report.kept.append((record, RevertIssue(LeftAlone.FOLDER_NOT_EMPTY)))
             else:
-                report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+                report.failed.append((record, _could_not_write(exc)))
             return
         finally:
             if dir_fd >= 0:
@@ -352,7 +356,7 @@ class Reverter:
                 report.failed.append((record, refused.issue))
                 return
             except OSError as exc:
-                report.failed.append((record, RevertIssue(LeftAlone.COULD_NOT_WRITE, detail=str(exc.strerror))))
+                report.failed.append((record, _could_not_write(exc)))
                 return
         self.changes.mark_reverted([record.id], time.time())
         report.reverted.append(record)
