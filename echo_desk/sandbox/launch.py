@@ -269,7 +269,11 @@ def _read_only(found: list[inventory.Inventory], writable: list[Path],
     """What to mount read-only (real paths inside a writable folder: outside, the disk is
     read-only already) and, of those, the watched paths that are the mount itself (not reached
     through a link): nothing below them can change during the run."""
-    mounts: dict[Path, None] = {real: None for real in existing_real(kept) if any(is_under(real, w) for w in writable)}
+    mounts: dict[Path, None] = {}
+    for real in existing_real(kept):  # read-only wherever it meets a writable folder, inside or around it
+        for folder in writable:
+            if is_under(real, folder) or is_under(folder, real):
+                mounts.setdefault(real if is_under(real, folder) else folder, None)
     frozen: set[str] = set()
     for inv in found:
         for watched in inv.watched:

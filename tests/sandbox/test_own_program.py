@@ -62,6 +62,14 @@ async def test_a_sandboxed_command_cannot_plant_in_echo_desks_own_environment(ja
     assert not (jail.base / "planted-ran").exists()
 
 
+async def test_a_workspace_inside_echo_desks_own_environment_is_read_only(jail: Jail, own_venv: Path) -> None:
+    site = _site_packages(own_venv)
+    result = await run(tool_with(), {"command": "echo x > zz_planted.pth"}, context(site))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert "Read-only file system" in result.output
+    assert not (site / "zz_planted.pth").exists()
+
+
 async def test_the_rest_of_the_workspace_stays_writable_beside_it(jail: Jail, own_venv: Path) -> None:
     result = await run(tool_with(), {"command": "echo made > made.txt"}, context(jail.workspace))
     assert result.ok, result.output
