@@ -29,6 +29,7 @@ from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
     Bucket,
     Rules,
+    both_readings,
     combine,
     path_verdict,
     provenance_of,
@@ -527,8 +528,8 @@ class _Judge:
                 return []
             return [Path(os.path.normpath(c / value)) for c in self.cwds if os.path.lexists(c / value)]
         if os.path.isabs(value):
-            return [Path(os.path.normpath(value))]
-        return [Path(os.path.normpath(c / value)) for c in self.cwds]
+            return list(dict.fromkeys(both_readings(value)))
+        return list(dict.fromkeys(p for c in self.cwds for p in both_readings(str(c / value))))
 
     def redirect_effect(self, redirect: Redirect) -> tuple[Effect | None, Provenance]:
         value = redirect.target.value
@@ -547,7 +548,7 @@ class _Judge:
         paths: list[Path] = []
         for cwd in self.cwds if relative else self.cwds[:1]:
             lexical = Path(os.path.normpath(cwd / text))
-            paths += [lexical, Path(os.path.realpath(lexical))]
+            paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / text))[1:]]
         verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
                                kind=PartKind.REDIRECT)
         effect = verdict.effect
