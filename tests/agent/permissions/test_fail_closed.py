@@ -161,6 +161,8 @@ OPTION_ATTACKS = [
     ("python -m pytest **", "python -m pytest --basetemp=docs"),
     ("python -m pytest **", "python -m pytest -p evil_plugin"),
     ("python -m pytest **", "python -m pytest @args.txt"),
+    ("python -m pytest **", "python -m pytest --pyargs out.test_x"),  # stop49: a module name, out/test_x.py
+    ("pytest **", "pytest tests --pyargs evil"),
     ("python -m pytest **", "python -W ignore::evil.Warning -m pytest"),
     ("pytest **", "pytest --rootdir=/ -c /tmp/x.ini"),
     ("find **", "find . -exec touch M1 ;"),
