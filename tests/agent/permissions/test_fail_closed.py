@@ -189,6 +189,12 @@ OPTION_ATTACKS = [
     ("git log **", "git --exec-path=/tmp log"),
     ("git grep **", "git grep -O./evil x"),
     ("xargs **", "xargs -a args.txt touch"),
+    # stop49: what xargs fills in from its input may be an option of the command it runs
+    ("[xargs|rg] **", "xargs rg x"),  # echo --pre=rm VICTIM | …
+    ("[xargs|sort] **", "xargs -I{} sort -o{} a.txt"),
+    ("[xargs|rg] **", "xargs -I{} rg {} x a.txt"),
+    ("[xargs|tar] **", "xargs -I{} tar -tf a.tar --checkpoint=1 --checkpoint-action={}"),
+    ("xargs rg **", "xargs rg x"),
     ("make **", "make -f /tmp/evil.mk"),
     ("make **", "make --eval='$(shell touch M1)'"),
     ("make **", "make CC=./evil"),
