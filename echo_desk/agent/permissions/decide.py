@@ -166,9 +166,18 @@ def resolve_paths(raw: str, where: floor.Where) -> list[Path]:
     value = raw
     if value.startswith("~") and (value == "~" or value.startswith("~/")):
         value = str(where.home) + value[1:]
-    lexical = Path(os.path.normpath(value if os.path.isabs(value) else where.cwd / value))
-    resolved = Path(os.path.realpath(lexical))
-    return [lexical] if resolved == lexical else [lexical, resolved]
+    joined = value if os.path.isabs(value) else str(where.cwd / value)
+    lexical, *physical = both_readings(joined)
+    return list(dict.fromkeys((lexical, Path(os.path.realpath(lexical)), *physical)))
+
+
+def both_readings(joined: str) -> list[Path]:
+    """An absolute path as written (``..`` taken lexically) and as the kernel reads it: links
+    first, then ``..`` from where they lead. ``out/gh/../workflows/x.yml`` is out/workflows/x.yml
+    to the eye, but with out/gh a link to .github/workflows it is .github/workflows/x.yml (and
+    ``link-to-ws/../home`` leaves the workspace). Both forms are judged."""
+    lexical = Path(os.path.normpath(joined))
+    return list(dict.fromkeys((lexical, Path(os.path.realpath(joined)))))
 
 
 def path_verdict(paths: list[Path], write: bool, rules_or_family: Sequence[Compiled] | Rules, where: floor.Where,

@@ -224,7 +224,7 @@ PYTEST = OptionSet((
            "--fixtures|--funcargs --fixtures-per-test --pdb --trace -s --runxfail --lf|--last-failed "
            "--ff|--failed-first --nf|--new-first --sw|--stepwise --sw-skip|--stepwise-skip -v|--verbose "
            "--no-header --no-summary -q|--quiet --disable-warnings|--disable-pytest-warnings -l|--showlocals "
-           "--no-showlocals --full-trace --collect-only|--co --pyargs --noconftest --keep-duplicates "
+           "--no-showlocals --full-trace --collect-only|--co --noconftest --keep-duplicates "
            "--collect-in-virtualenv --doctest-modules --doctest-ignore-import-errors --doctest-continue-on-failure "
            "-V|--version -h|--help --trace-config --setup-only --setup-show --setup-plan --no-cov "
            "--ignore-flaky --force-sugar --instafail"),
@@ -237,6 +237,10 @@ PYTEST = OptionSet((
             "--cov-config --randomly-seed --cov-fail-under -p"),
     opt("--basetemp", V, WRITES), opt("-c --config-file", V, CODE), opt("--rootdir", V, CONFIG),
     opt("--confcutdir", V, CONFIG), opt("-o --override-ini", V, CONFIG), opt("--pdbcls", V, RUNS),
+    # --pyargs: the operands are module names, found through sys.path (the current folder first for
+    # `python -m pytest`): `--pyargs out.test_x` runs out/test_x.py, a folder the rules may let the
+    # agent write, which no path on the line names.
+    opt("--pyargs", does=CONFIG),
     opt("--junit-xml --junitxml --result-log --report-log --log-file", V, WRITES), opt("--debug", OPT, WRITES),
     opt("--pastebin", V, WRITES), opt("--cache-clear", does=WRITES), opt("--cov-report", V, WRITES),
     opt("-W --pythonwarnings", V),

@@ -28,12 +28,15 @@ class Inner:
     """A command a program runs: ``argv[start:end]`` of the program's own words, or a shell
     command ``line`` (read with ``grammar``; ``None``: a shell whose grammar the engine does not
     read, so the line is never allowed). ``tail``: more words are added when it runs (xargs);
-    ``placeholder``: words holding it are replaced when it runs (``find -exec … {}``)."""
+    ``placeholder``: words holding it are replaced when it runs (``find -exec … {}``).
+    ``from_input``: what fills them is read from the input (xargs), so it may be anything, an
+    option included (``echo --pre=rm | xargs -I{} rg {} x``); find's ``{}`` is a path it found."""
 
     start: int = 0
     end: int | None = None
     tail: bool = False
     placeholder: str | None = None
+    from_input: bool = False
     line: str | None = None
     grammar: Grammar | None = None
 

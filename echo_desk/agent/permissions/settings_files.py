@@ -66,8 +66,8 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         operands, values = _operands(rest[skip:], spec)
         for c in cwds:
             for word in (operands or _default_operands(program, c)) + values:
-                folder = Path(os.path.normpath(c / word))
-                found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
+                for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
+                    found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
     return found
 
 

@@ -29,6 +29,7 @@ from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
     Bucket,
     Rules,
+    both_readings,
     combine,
     path_verdict,
     provenance_of,
@@ -315,6 +316,8 @@ class _Judge:
                 if not self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1):
                     return None
                 continue
+            if _fills_an_option(argv, inner):
+                return None
             words = _inner_words(argv, inner)
             if self.covered(words, sandbox=sandbox, depth=depth + 1) is None and not _names_inner(rule, inner, words):
                 return None
@@ -527,8 +530,8 @@ class _Judge:
                 return []
             return [Path(os.path.normpath(c / value)) for c in self.cwds if os.path.lexists(c / value)]
         if os.path.isabs(value):
-            return [Path(os.path.normpath(value))]
-        return [Path(os.path.normpath(c / value)) for c in self.cwds]
+            return list(dict.fromkeys(both_readings(value)))
+        return list(dict.fromkeys(p for c in self.cwds for p in both_readings(str(c / value))))
 
     def redirect_effect(self, redirect: Redirect) -> tuple[Effect | None, Provenance]:
         value = redirect.target.value
@@ -547,7 +550,7 @@ class _Judge:
         paths: list[Path] = []
         for cwd in self.cwds if relative else self.cwds[:1]:
             lexical = Path(os.path.normpath(cwd / text))
-            paths += [lexical, Path(os.path.realpath(lexical))]
+            paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / text))[1:]]
         verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
                                kind=PartKind.REDIRECT)
         effect = verdict.effect
@@ -680,6 +683,21 @@ def _glob_folder(word: Word) -> str | None:
 
 def _floor(rule: object, detail: str = "") -> Provenance:
     return Provenance(kind=Decider.FLOOR, rule=rule, detail=detail)  # type: ignore[arg-type]
+
+
+def _fills_an_option(argv: tuple[Word, ...], inner: programs.Inner) -> bool:
+    """Whether a word xargs fills in from its input may be read as an option by the command it
+    runs: words are unknown to the rules (``Word(None)``), and an unknown word reads as an
+    operand, so ``echo --pre=rm | xargs rg x`` or ``echo PWNED | xargs -I{} sort -o{} a.txt``
+    would pass as plain reads. Only a filled word that starts with other text (``./{}``) cannot
+    be one (``--`` is not taken as ending the options: not every program reads it so)."""
+    if not inner.from_input:
+        return False
+    if inner.tail:
+        return True
+    words = [w.value for w in argv[inner.start:inner.end]]
+    return any(inner.placeholder is not None and value is not None and inner.placeholder in value
+               and value.startswith(("-", inner.placeholder)) for value in words[1:])
 
 
 def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, ...]:

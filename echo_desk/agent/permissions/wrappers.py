@@ -58,7 +58,7 @@ def xargs_reading(argv: Argv, program: str) -> Reading:
     if start >= len(argv):
         return Reading(program, flags=tuple(found))  # runs `echo` with the input
     return Reading(program, flags=tuple(found), inners=(Inner(start=start, tail=replace is None,
-                                                              placeholder=replace),))
+                                                              placeholder=replace, from_input=True),))
 
 
 def shell_reading(argv: Argv, program: str) -> Reading:

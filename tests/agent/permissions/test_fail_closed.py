@@ -161,6 +161,8 @@ OPTION_ATTACKS = [
     ("python -m pytest **", "python -m pytest --basetemp=docs"),
     ("python -m pytest **", "python -m pytest -p evil_plugin"),
     ("python -m pytest **", "python -m pytest @args.txt"),
+    ("python -m pytest **", "python -m pytest --pyargs out.test_x"),  # stop49: a module name, out/test_x.py
+    ("pytest **", "pytest tests --pyargs evil"),
     ("python -m pytest **", "python -W ignore::evil.Warning -m pytest"),
     ("pytest **", "pytest --rootdir=/ -c /tmp/x.ini"),
     ("find **", "find . -exec touch M1 ;"),
@@ -187,6 +189,12 @@ OPTION_ATTACKS = [
     ("git log **", "git --exec-path=/tmp log"),
     ("git grep **", "git grep -O./evil x"),
     ("xargs **", "xargs -a args.txt touch"),
+    # stop49: what xargs fills in from its input may be an option of the command it runs
+    ("[xargs|rg] **", "xargs rg x"),  # echo --pre=rm VICTIM | …
+    ("[xargs|sort] **", "xargs -I{} sort -o{} a.txt"),
+    ("[xargs|rg] **", "xargs -I{} rg {} x a.txt"),
+    ("[xargs|tar] **", "xargs -I{} tar -tf a.tar --checkpoint=1 --checkpoint-action={}"),
+    ("xargs rg **", "xargs rg x"),
     ("make **", "make -f /tmp/evil.mk"),
     ("make **", "make --eval='$(shell touch M1)'"),
     ("make **", "make CC=./evil"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from echo_desk.agent.permissions import Effect, Inactive, Layer, ProblemKind, Severity, workspace_files
 
 from .conftest import Setup
@@ -158,3 +160,32 @@ def test_an_allow_for_a_kind_of_file_does_not_reach_into_a_folder_of_that_name(s
     assert write("tests/x.log/conftest.py") is None and write("src/x.log/ruff.toml") is None  # asked
     assert write("build/lib/a.so") is Effect.ALLOW  # a plain name names a folder, and what it holds
     assert setup.engine.check_path(str(ws / "certs/a.key/inner"), write=False, workspace=ws).effect is Effect.DENY
+
+
+def test_a_link_followed_by_dot_dot_is_judged_where_the_kernel_climbs_from(setup: Setup) -> None:
+    """``out/gh/../workflows/x.yml`` reads as out/workflows/x.yml, but with ``out/gh`` a link to
+    ``.github/workflows`` the kernel opens ``.github/workflows/x.yml`` (links first, then ``..``
+    from where they lead). Rules judge both readings: a write allowed into out/ does not reach
+    the denied folder, and a secret read through ``link-to-ws/..`` is still the secret."""
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n\n'
+                           '[[rule]]\neffect = "deny"\ntool = "write"\npattern = "@workspace/.github/**"\n\n'
+                           '[[rule]]\neffect = "deny"\ntool = "read"\npattern = "~/.ssh/**"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[cat|echo|tee] **"\n')
+    report = setup.engine.load()
+    assert not report.errors, [e.describe() for e in report.errors]
+    ws, home, engine = setup.workspace, setup.home, setup.engine
+    (ws / ".github/workflows").mkdir(parents=True)
+    (ws / "out").mkdir(exist_ok=True)
+    (ws / "out/gh").symlink_to("../.github/workflows")
+    (ws / "link-ws").symlink_to(".")
+    (home / ".ssh").mkdir(exist_ok=True)
+    (home / ".ssh/id_rsa").write_text("key")
+    secret = "link-ws/../" + os.path.relpath(home / ".ssh/id_rsa", ws.parent)
+    assert engine.check_path(str(ws / "out/x.yml"), write=True, workspace=ws).effect is Effect.ALLOW
+    assert engine.check_path(str(ws / "out/gh/../workflows/x.yml"), write=True, workspace=ws).effect is Effect.DENY
+    for line in ("echo x > out/gh/../workflows/x.yml", "tee out/gh/../workflows/x.yml"):
+        assert engine.check_command(line, workspace=ws).effect is Effect.DENY, line
+    assert engine.check_command("echo x > out/x.yml", workspace=ws).effect is Effect.ALLOW
+    for line in (f"cat {secret}", f"cat < {secret}"):
+        assert engine.check_command(line, workspace=ws).effect in (None, Effect.ASK, Effect.DENY), line
+    assert engine.check_command("cat link-ws/../" + ws.name + "/out/x.yml", workspace=ws).effect is Effect.ALLOW
