@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -51,6 +51,11 @@ from echo_desk.ui.widgets.warning_note import warning_note
 
 #: More file changes without a diff than this (a folder's files) get no tab each.
 _MOST_TABS_WITHOUT_DIFF = 20
+#: How long an MCP client's dialog must have been in front before its Allow buttons work (ms).
+#: It opens unasked, raised and activated over whatever the person was doing: a click or Alt+A
+#: meant for that window (another app's dialog at the same place on the screen) would otherwise
+#: approve this one. Counted again each time the dialog comes back to the front.
+ARM_DELAY_MS = 700
 
 
 def _with_visible_paths(text: str, request: ApprovalRequest) -> str:
@@ -79,6 +84,12 @@ class ApprovalDialog(QDialog):
         self.decision: ApprovalDecision | None = None
         #: The client that asked withdrew the request (it cancelled it, or went away).
         self.withdrawn = False
+        #: Allow works (a client's dialog: once it has been in front for ``ARM_DELAY_MS``).
+        self._armed = not request.client
+        self._arming = QTimer(self)
+        self._arming.setSingleShot(True)
+        self._arming.setInterval(ARM_DELAY_MS)
+        self._arming.timeout.connect(self._arm)
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
         self.resize(980, 720)
@@ -269,10 +280,32 @@ class ApprovalDialog(QDialog):
         if any(pane.hides_text for pane in self.diff_panes):
             self.hidden_warning.setVisible(True)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._disarm()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.WindowActivate:
+            self._disarm()
+        return super().event(event)
+
+    def _disarm(self) -> None:
+        """A client's dialog came to the front: Allow waits ``ARM_DELAY_MS`` (the chat's own does not)."""
+        if not self.request.client:
+            return
+        self._armed = False
+        self._arming.start()
+        self._update_allow()
+
+    def _arm(self) -> None:
+        self._armed = True
+        self._update_allow()
+
     def _update_allow(self) -> None:
         # Nothing can be allowed before every line of every diff is in the dialog and every
-        # target and argument was in view to its end.
-        ready = all(part.is_loaded for part in self._must_see) and not self.withdrawn
+        # target and argument was in view to its end, nor in a client's dialog that has just
+        # come to the front.
+        ready = all(part.is_loaded for part in self._must_see) and self._armed and not self.withdrawn
         for button in (self.allow_once, self.allow_conversation, self.always_allow):
             button.setEnabled(ready)
         if self.grant_choices is not None:
