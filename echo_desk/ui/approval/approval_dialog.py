@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -33,6 +33,7 @@ from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import _, aside, list_text, shown, translate_in
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval import approval_keys
+from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.approval.grant_choices import GrantChoices
 from echo_desk.ui.approval.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.approval.spawn_manifest import scope_names
@@ -51,11 +52,6 @@ from echo_desk.ui.widgets.warning_note import warning_note
 
 #: More file changes without a diff than this (a folder's files) get no tab each.
 _MOST_TABS_WITHOUT_DIFF = 20
-#: How long an MCP client's dialog must have been in front before its Allow buttons work (ms).
-#: It opens unasked, raised and activated over whatever the person was doing: a click or Alt+A
-#: meant for that window (another app's dialog at the same place on the screen) would otherwise
-#: approve this one. Counted again each time the dialog comes back to the front.
-ARM_DELAY_MS = 700
 
 
 def _with_visible_paths(text: str, request: ApprovalRequest) -> str:
@@ -84,12 +80,10 @@ class ApprovalDialog(QDialog):
         self.decision: ApprovalDecision | None = None
         #: The client that asked withdrew the request (it cancelled it, or went away).
         self.withdrawn = False
-        #: Allow works (a client's dialog: once it has been in front for ``ARM_DELAY_MS``).
-        self._armed = not request.client
-        self._arming = QTimer(self)
-        self._arming.setSingleShot(True)
-        self._arming.setInterval(ARM_DELAY_MS)
-        self._arming.timeout.connect(self._arm)
+        #: A client's dialog opens unasked in front of whatever the person was doing: its Allow
+        #: works once it has been in front for ``ARM_DELAY_MS`` (a click meant for the window
+        #: below, another app's dialog at the same place, must not approve it).
+        self.front_delay = FrontDelay(self, self._update_allow, applies=bool(request.client))
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
         self.resize(980, 720)
@@ -280,32 +274,11 @@ class ApprovalDialog(QDialog):
         if any(pane.hides_text for pane in self.diff_panes):
             self.hidden_warning.setVisible(True)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._disarm()
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.WindowActivate:
-            self._disarm()
-        return super().event(event)
-
-    def _disarm(self) -> None:
-        """A client's dialog came to the front: Allow waits ``ARM_DELAY_MS`` (the chat's own does not)."""
-        if not self.request.client:
-            return
-        self._armed = False
-        self._arming.start()
-        self._update_allow()
-
-    def _arm(self) -> None:
-        self._armed = True
-        self._update_allow()
-
     def _update_allow(self) -> None:
         # Nothing can be allowed before every line of every diff is in the dialog and every
         # target and argument was in view to its end, nor in a client's dialog that has just
         # come to the front.
-        ready = all(part.is_loaded for part in self._must_see) and self._armed and not self.withdrawn
+        ready = all(part.is_loaded for part in self._must_see) and self.front_delay.armed and not self.withdrawn
         for button in (self.allow_once, self.allow_conversation, self.always_allow):
             button.setEnabled(ready)
         if self.grant_choices is not None:

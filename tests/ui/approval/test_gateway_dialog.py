@@ -199,7 +199,7 @@ def test_a_clients_dialog_cannot_be_allowed_the_moment_it_comes_to_the_front(qtb
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
-    from echo_desk.ui.approval import approval_dialog
+    from echo_desk.ui.approval import front_delay
 
     dialog = ApprovalDialog(_client_request("cursor"))
     qtbot.addWidget(dialog)
@@ -209,11 +209,11 @@ def test_a_clients_dialog_cannot_be_allowed_the_moment_it_comes_to_the_front(qtb
     dialog.allow_once.click()  # the click that was meant for the window below
     qtbot.keyClick(dialog, "a", Qt.KeyboardModifier.AltModifier)
     assert not decided and not dialog.allow_once.isEnabled() and dialog.deny.isEnabled()
-    qtbot.waitUntil(dialog.allow_once.isEnabled, timeout=approval_dialog.ARM_DELAY_MS + 2000)
+    qtbot.waitUntil(dialog.allow_once.isEnabled, timeout=front_delay.ARM_DELAY_MS + 2000)
     assert dialog.allow_conversation.isEnabled() and dialog.always_allow.isEnabled()
     QApplication.sendEvent(dialog, QEvent(QEvent.Type.WindowActivate))  # brought to the front again
     assert not dialog.allow_once.isEnabled()
-    qtbot.waitUntil(dialog.allow_once.isEnabled, timeout=approval_dialog.ARM_DELAY_MS + 2000)
+    qtbot.waitUntil(dialog.allow_once.isEnabled, timeout=front_delay.ARM_DELAY_MS + 2000)
     dialog.allow_once.click()
     assert len(decided) == 1
     # Echo Desk's own chat's dialog opens because the person's own agent asked: no delay.
