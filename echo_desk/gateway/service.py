@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.session import KEEPALIVE_SECONDS, ClientSession, Engine
+from echo_desk.store.paths import own_places
 
 if TYPE_CHECKING:
     from echo_desk.gateway.http import HttpGateway
@@ -41,7 +43,10 @@ HELLO_DEADLINE_SECONDS = 10.0
 def workspace_of(raw: object) -> Path | None:
     """The client's working folder as a workspace root: an existing absolute folder that is not
     the home folder nor holds it (``/``, ``/home``: every file of the person's would be "in the
-    workspace", to read unasked, for its grants and ``@workspace`` rules)."""
+    workspace", to read unasked, for its grants and ``@workspace`` rules), and neither is, is
+    inside nor holds one of Echo Desk's own places (a client started in ``~/.config`` or
+    ``~/.local`` read Echo Desk's settings, with its servers' keys, the person's conversations
+    and the keyrings unasked)."""
     if not isinstance(raw, str) or not raw:
         return None
     path = Path(raw)
@@ -53,6 +58,10 @@ def workspace_of(raw: object) -> Path | None:
         return None
     if not resolved.is_dir() or resolved == Path(resolved.anchor) or Path.home().resolve().is_relative_to(resolved):
         return None
+    for _reason, place in own_places():
+        own = Path(os.path.realpath(place))
+        if resolved.is_relative_to(own) or own.is_relative_to(resolved):
+            return None
     return resolved
 
 
