@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
 from mcp import Client, StdioServerParameters
+from PySide6.QtCore import Qt
 
 from echo_desk.gateway.service import GatewayService
 from echo_desk.runtime import Runtime
