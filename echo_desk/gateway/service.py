@@ -38,6 +38,11 @@ log = logging.getLogger(__name__)
 
 #: A connection must say who it is this soon.
 HELLO_DEADLINE_SECONDS = 10.0
+#: How many of one client's approvals are in front of the person at once (over all its
+#: connections); its other calls that need the person wait their turn. Each approval is a window
+#: brought to the front with a notification: a client's flood of calls must not bury the person,
+#: or another app's request, under its windows.
+APPROVALS_AT_ONCE = 3
 
 
 def workspace_of(raw: object) -> Path | None:
@@ -108,6 +113,8 @@ class GatewayService:
         #: Why the HTTP gateway the settings ask for is not running ('' when it is, or is off).
         self.http_error = ""
         self._applying: set[asyncio.Task[None]] = set()
+        #: Each client's turns in front of the person (``APPROVALS_AT_ONCE``), made on this loop.
+        self._approval_turns: dict[str, asyncio.Semaphore] = {}
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -292,8 +299,10 @@ class GatewayService:
         except BadClientName as exc:
             await out.send(protocol.error(str(exc)))
             return None
+        turns = self._approval_turns.setdefault(client, asyncio.Semaphore(APPROVALS_AT_ONCE))
         session = ClientSession(self.engine, self.person, client, workspace_of(hello.get("workspace")),
-                                transport=str(hello.get("transport", "stdio"))[:16], keepalive=self.keepalive)
+                                transport=str(hello.get("transport", "stdio"))[:16], keepalive=self.keepalive,
+                                approval_turns=turns)
         await out.send({"type": "welcome", "version": protocol.PROTOCOL_VERSION, "app": f"echo-desk {__version__}"})
         return _Connection(session, out)
 
