@@ -212,3 +212,15 @@ async def test_status_asks_only_a_socket_the_relay_would_trust(short_dir: Path) 
         assert not answered
     finally:
         server.close()
+
+
+def test_a_client_name_that_reads_as_echo_desk_or_the_person_is_refused() -> None:
+    """The name heads the client's dialogs, their window titles and the desktop notification:
+    "echo-desk asks: approve Run a command?" reads as Echo Desk's own agent asking."""
+    from echo_desk.gateway.clients import BadClientName, client_key
+
+    for bad in ("echo-desk", "Echo_Desk", "echo.desk", "echodesk", "echo-desk-app", "you", "me", "user", "system"):
+        with pytest.raises(BadClientName, match="Echo Desk itself or you"):
+            client_key(bad)
+    for good in ("cursor", "claude-code", "vscode", "my-echo", "desk"):
+        assert client_key(good) == good
