@@ -9,7 +9,7 @@ Off by default. Every request is checked before MCP sees it:
     stdio (the running app through the socket), its own profile, rules and name in the audit;
   * an MCP session (``Mcp-Session-Id``) belongs to the client whose token opened it: another
     token naming it, or any token naming one not opened here, is answered as for a session that
-    does not exist (404).
+    does not exist (404). Each client's sessions are remembered within a bound of its own.
 
 Each MCP session has a backend of its own, so a session of the app's (what "Allow for this
 session of Cursor" lasts for) is one MCP session: a new one (the client restarted) is asked again.
@@ -42,9 +42,13 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 #: A client's MCP sessions with a backend (a connection to the app) at once; past it, the
 #: oldest one's is closed (a later call of that session gets a new one, and asks again).
 MAX_SESSIONS_PER_CLIENT = 16
-#: MCP sessions whose client is remembered; past it, the oldest is forgotten, and a request
-#: naming it is answered as for a session that does not exist (the client opens a new one).
-MAX_OWNED_SESSIONS = 1024
+#: A client's MCP sessions that are remembered; past it, that client's oldest is forgotten and
+#: ended (a request naming it is answered as for a session that does not exist: the client opens
+#: a new one). Per client: one client opening session after session never pushes out another's.
+MAX_OWNED_SESSIONS = 256
+#: MCP sessions open at once, of all clients (MCP refuses a new one past it, 503); each client's
+#: own bound above keeps them well under it.
+MAX_OPEN_SESSIONS = 10_000
 
 
 def bearer(headers: dict[str, str]) -> str:
@@ -75,6 +79,7 @@ class Guard:
     def __init__(self, app: ASGIApp, port: int, clients: Callable[[], Iterable[str]],
                  ended: Callable[[str], None] = lambda _session: None) -> None:
         self.app = app
+        self.port = port
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.origins = {f"http://{host}" for host in self.hosts}
         self.clients = clients
@@ -82,6 +87,9 @@ class Guard:
         self.ended = ended
         #: Each MCP session's client (the one whose token opened it).
         self.owners: dict[str, str] = {}
+        #: Each client's sessions, oldest first.
+        self._sessions_of: dict[str, dict[str, None]] = {}
+        self._ending: set[asyncio.Task[None]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -121,8 +129,7 @@ class Guard:
         async def noting(message: Any) -> None:
             if message.get("type") == "http.response.start":
                 if ended is not None and 200 <= int(message.get("status", 0)) < 300:
-                    self.owners.pop(ended, None)
-                    self.ended(ended)
+                    self._forget(ended)
                 else:
                     for key, value in message.get("headers", ()):
                         if key.decode("latin-1").lower() == SESSION_HEADER:
@@ -135,8 +142,48 @@ class Guard:
         if session in self.owners:
             return
         self.owners[session] = client
-        while len(self.owners) > MAX_OWNED_SESSIONS:  # ended without a DELETE (closed, or idle)
-            self.owners.pop(next(iter(self.owners)))
+        mine = self._sessions_of.setdefault(client, {})
+        mine[session] = None
+        while len(mine) > MAX_OWNED_SESSIONS:  # ended without a DELETE (closed, or idle), or a flood
+            oldest = next(iter(mine))
+            self._forget(oldest)
+            self._end_in_mcp(oldest)
+
+    def _forget(self, session: str) -> None:
+        """``session`` is no one's any more (ended, or its client's oldest past the bound)."""
+        client = self.owners.pop(session, None)
+        if client is not None:
+            self._sessions_of.get(client, {}).pop(session, None)
+            if not self._sessions_of.get(client):
+                self._sessions_of.pop(client, None)
+        self.ended(session)
+
+    def _end_in_mcp(self, session: str) -> None:
+        """End a forgotten session in MCP too, as its client's DELETE would: left open, it would
+        count against MCP's sessions of all clients until it is idle for 30 minutes."""
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def discard(_message: Any) -> None:
+            pass
+
+        scope: Scope = {
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "DELETE",
+            "scheme": "http", "path": MCP_PATH, "raw_path": MCP_PATH.encode(), "root_path": "",
+            "query_string": b"", "server": ("127.0.0.1", self.port), "client": ("127.0.0.1", 0),
+            "headers": [(b"host", f"127.0.0.1:{self.port}".encode()), (SESSION_HEADER.encode(), session.encode())],
+        }
+
+        async def end() -> None:
+            try:
+                await self.app(scope, receive, discard)
+            except Exception:  # a session MCP already let go of: nothing is left to end
+                log.debug("forgotten MCP session %s not ended", session[:16], exc_info=True)
+
+        task = asyncio.ensure_future(end())
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
 
 class HttpGateway:
@@ -190,7 +237,7 @@ class HttpGateway:
     def app(self) -> ASGIApp:
         server = mcp_server(self._backend_for, self.watchers)
         starlette = server.streamable_http_app(streamable_http_path=MCP_PATH, host=self.host,
-                                               max_request_body_size=MAX_BODY_BYTES)
+                                               max_request_body_size=MAX_BODY_BYTES, max_sessions=MAX_OPEN_SESSIONS)
         return Guard(starlette, self.port, self.clients, self._session_ended)
 
     async def serve(self, ready: asyncio.Event | None = None) -> None:

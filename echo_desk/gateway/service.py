@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.session import KEEPALIVE_SECONDS, ClientSession, Engine
+from echo_desk.store.paths import own_places
 
 if TYPE_CHECKING:
     from echo_desk.gateway.http import HttpGateway
@@ -36,12 +38,20 @@ log = logging.getLogger(__name__)
 
 #: A connection must say who it is this soon.
 HELLO_DEADLINE_SECONDS = 10.0
+#: How many of one client's approvals are in front of the person at once (over all its
+#: connections); its other calls that need the person wait their turn. Each approval is a window
+#: brought to the front with a notification: a client's flood of calls must not bury the person,
+#: or another app's request, under its windows.
+APPROVALS_AT_ONCE = 3
 
 
 def workspace_of(raw: object) -> Path | None:
     """The client's working folder as a workspace root: an existing absolute folder that is not
     the home folder nor holds it (``/``, ``/home``: every file of the person's would be "in the
-    workspace", to read unasked, for its grants and ``@workspace`` rules)."""
+    workspace", to read unasked, for its grants and ``@workspace`` rules), and neither is, is
+    inside nor holds one of Echo Desk's own places (a client started in ``~/.config`` or
+    ``~/.local`` read Echo Desk's settings, with its servers' keys, the person's conversations
+    and the keyrings unasked)."""
     if not isinstance(raw, str) or not raw:
         return None
     path = Path(raw)
@@ -53,6 +63,10 @@ def workspace_of(raw: object) -> Path | None:
         return None
     if not resolved.is_dir() or resolved == Path(resolved.anchor) or Path.home().resolve().is_relative_to(resolved):
         return None
+    for _reason, place in own_places():
+        own = Path(os.path.realpath(place))
+        if resolved.is_relative_to(own) or own.is_relative_to(resolved):
+            return None
     return resolved
 
 
@@ -99,6 +113,8 @@ class GatewayService:
         #: Why the HTTP gateway the settings ask for is not running ('' when it is, or is off).
         self.http_error = ""
         self._applying: set[asyncio.Task[None]] = set()
+        #: Each client's turns in front of the person (``APPROVALS_AT_ONCE``), made on this loop.
+        self._approval_turns: dict[str, asyncio.Semaphore] = {}
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -283,8 +299,10 @@ class GatewayService:
         except BadClientName as exc:
             await out.send(protocol.error(str(exc)))
             return None
+        turns = self._approval_turns.setdefault(client, asyncio.Semaphore(APPROVALS_AT_ONCE))
         session = ClientSession(self.engine, self.person, client, workspace_of(hello.get("workspace")),
-                                transport=str(hello.get("transport", "stdio"))[:16], keepalive=self.keepalive)
+                                transport=str(hello.get("transport", "stdio"))[:16], keepalive=self.keepalive,
+                                approval_turns=turns)
         await out.send({"type": "welcome", "version": protocol.PROTOCOL_VERSION, "app": f"echo-desk {__version__}"})
         return _Connection(session, out)
 

@@ -69,6 +69,8 @@ class ClientHost(NullToolHost):
     person: Host
     #: The client's display name, for the question's heading.
     client: str = ""
+    #: The client's turns in front of the person: its approvals beyond them wait (``None``: no bound).
+    turns: asyncio.Semaphore | None = None
 
     async def ask(self, question: Question) -> Answer:
         if not question.mcp_server:
@@ -76,7 +78,10 @@ class ClientHost(NullToolHost):
         return await self.person.ask(replace(question, client=self.client))
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        return await self.person.request_approval(request)
+        if self.turns is None:
+            return await self.person.request_approval(request)
+        async with self.turns:  # withdrawn while it waits: it never reaches the person
+            return await self.person.request_approval(request)
 
     def file_mutated(self, path: str) -> None:
         self.person.file_mutated(path)
@@ -90,6 +95,8 @@ class ClientSession:
     workspace: Path | None = None
     transport: str = "stdio"
     keepalive: float = KEEPALIVE_SECONDS
+    #: Shared by the client's connections: how many of its approvals the person sees at once.
+    approval_turns: asyncio.Semaphore | None = None
     since: float = field(default_factory=time.time)
     #: Calls in flight, and how many of them wait for the person now.
     running: int = 0
@@ -100,7 +107,7 @@ class ClientSession:
         roots = (self.workspace,) if self.workspace is not None else ()
         self.scope = Scope(label=display_name(self.client), client=self.client, workspace_roots=roots,
                            regrant=self._refresh_grant)
-        self.host = ClientHost(self.person, display_name(self.client))
+        self.host = ClientHost(self.person, display_name(self.client), turns=self.approval_turns)
         #: What the scope's grant was computed from: the registry's generation and the settings
         #: (a new object on every change), so a call recomputes it only when one of them changed.
         self._granted_from: tuple[int, Settings] | None = None

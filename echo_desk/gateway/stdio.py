@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from echo_desk.common.json_text import TOO_DEEP, read_json
+from echo_desk.common.json_text import UNREADABLE, read_json
 from echo_desk.gateway.handshake import HandServed, is_request_id
 from echo_desk.gateway.protocol import read_in_small_chunks
 
@@ -39,7 +39,8 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024
 #: (``ECHO_DESK_GATEWAY_WRITE_DEADLINE`` seconds overrides it).
 WRITE_DEADLINE_SECONDS = 30.0
 _HEAD_BYTES = 4096
-_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})')
+#: An id whose digits go on past 18 is not read (its first 18 would name another request).
+_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18}(?![\d.eE]))')
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -104,8 +105,8 @@ def not_jsonrpc(line: bytes) -> bytes | None:
     try:
         raw = read_json(line)
     except json.JSONDecodeError as exc:
-        if exc.msg == TOO_DEEP:  # well-formed but nested past the parser's depth: its id can still be read
-            return error_line(request_id(line[:_HEAD_BYTES]), PARSE_ERROR, f"Parse error: the line is {TOO_DEEP}")
+        if exc.msg in UNREADABLE:  # well-formed but past what the parser reads: its id can still be looked for
+            return error_line(request_id(line[:_HEAD_BYTES]), PARSE_ERROR, f"Parse error: {exc.msg}")
         return error_line(None, PARSE_ERROR, "Parse error: the line is not JSON")
     if isinstance(raw, dict) and raw.get("jsonrpc") == "2.0":
         return None

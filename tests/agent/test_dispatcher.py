@@ -97,6 +97,7 @@ async def test_read_only_scope_gets_no_write_tools(engine, host, workspace) -> N
         (json.dumps({"text": "x" * 201}), "text"),
         ('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),  # RecursionError in json
         ('{"text": ' + "[" * 900 + "]" * 900 + "}", "text"),  # read, but deeper than most code walks
+        ('{"text": ' + "9" * 5000 + "}", "a number too long to read"),  # a plain ValueError in json
     ],
 )
 async def test_bad_arguments_are_validation_errors_naming_the_field(engine, scope, host, raw, expected) -> None:

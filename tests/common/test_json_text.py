@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from echo_desk.common.json_text import TOO_DEEP, read_json
+from echo_desk.common.json_text import NOT_TEXT, TOO_DEEP, TOO_LONG_NUMBER, read_json
 
 
 def test_json_is_read_as_json_loads_reads_it() -> None:
@@ -27,3 +27,16 @@ def test_malformed_json_is_still_the_standard_error() -> None:
     with pytest.raises(json.JSONDecodeError) as caught:
         read_json('{"a": ')
     assert caught.value.msg != TOO_DEEP
+
+
+@pytest.mark.parametrize(("text", "said"), [("[" + "9" * 5000 + "]", TOO_LONG_NUMBER),
+                                            (b'{"a": "' + b"9" * 5000 + b'", "b": ' + b"1" * 4301 + b"}", TOO_LONG_NUMBER),
+                                            (b'["\xff"]', NOT_TEXT)])
+def test_every_other_failure_is_a_decode_error_too(text: str | bytes, said: str) -> None:
+    """A number past Python's 4,300 digits and bytes that are not UTF-8 raise plain ValueErrors in
+    json.loads; a caller catching JSONDecodeError (the stdio gateway did) let them end its session."""
+    with pytest.raises(ValueError) as plain:
+        json.loads(text)
+    assert not isinstance(plain.value, json.JSONDecodeError)
+    with pytest.raises(json.JSONDecodeError, match=said):
+        read_json(text)

@@ -215,3 +215,29 @@ async def test_lone_surrogates_in_a_call_are_answered_and_recorded_and_the_sessi
         await raw.close()
     app.runtime.audit.flush()
     assert len(app.audit(client="cursor")) == 2
+
+
+async def test_a_number_too_long_to_read_is_a_parse_error_for_its_id_and_the_session_goes_on(
+        app: App, gateway_env: dict[str, str]) -> None:
+    """JSON allows an integer of any length; Python reads at most 4,300 digits and raises a
+    ``ValueError`` that is not a ``JSONDecodeError``. One such line ended the client's session
+    (its calls withdrawn, no answer): like nesting too deep, it is a parse error naming its id."""
+    raw = await Raw.start("cursor", gateway_env)
+    try:
+        long_number = b"9" * 5000
+        await raw.send(b'{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"' + AUTO.encode()
+                       + b'","arguments":{"timezone":' + long_number + b"}}}\n")
+        refused = await raw.receive()
+        assert refused["id"] == 21 and refused["error"]["code"] == -32700
+        # An id of 5,000 digits: answered with no id, never with its first digits (another request's).
+        await raw.send(b'{"jsonrpc":"2.0","id":' + long_number + b',"method":"ping"}\n')
+        assert (await raw.receive()) == {"jsonrpc": "2.0", "id": None,
+                                         "error": {"code": -32700, "message": "Parse error: a number too long to read"}}
+        # Bytes that are not UTF-8: a parse error too (it also ended the session).
+        await raw.send(b'{"jsonrpc":"2.0","id":23,"method":"ping","params":{"_meta":{"x":"\xff"}}}\n')
+        assert (await raw.receive())["error"]["code"] == -32700
+        await raw.send({"jsonrpc": "2.0", "id": 22, "method": "tools/call",
+                        "params": {"name": AUTO, "arguments": {"timezone": "UTC"}}})
+        assert (await raw.receive())["result"]["isError"] is False
+    finally:
+        await raw.close()

@@ -351,3 +351,39 @@ async def test_sessions_are_remembered_within_a_bound_and_an_unknown_one_is_no_o
     assert await status("cursor", "s4") == 200
     assert await status("cursor", "s0") == 404  # forgotten: the client opens a new session
     assert await status("vscode", "s4") == 404
+
+
+@pytest.fixture
+def few_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small bounds (before ``http`` starts the gateway): 2 sessions remembered per client, 4 open in MCP."""
+    from echo_desk.gateway import http as gateway_http
+
+    monkeypatch.setattr(gateway_http, "MAX_OWNED_SESSIONS", 2)
+    monkeypatch.setattr(gateway_http, "MAX_OPEN_SESSIONS", 4, raising=False)
+
+
+async def test_one_clients_sessions_never_crowd_out_anothers(few_sessions: None, http: Http) -> None:
+    # A client opening session after session (a loop, or a client that restarts and never sends
+    # DELETE) made the gateway forget the oldest sessions of every client (another client's then
+    # got 404 for its calls, its cancels and its stream), and filled MCP's open sessions, after
+    # which every client's new session was refused (503) for the 30 minutes an idle one lives.
+    cursor = {"Authorization": f"Bearer {http.tokens['cursor']}"}
+    vscode = {"Authorization": f"Bearer {http.tokens['vscode']}"}
+    async with httpx.AsyncClient(timeout=30) as client:
+
+        async def ping(headers: dict[str, str], session: str) -> int:
+            answer = await client.post(http.url, content=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+                                       headers={**ACCEPT, **headers, "Mcp-Session-Id": session,
+                                                "Mcp-Protocol-Version": "2025-06-18"})
+            return answer.status_code
+
+        theirs = (await _post(http.url, vscode)).headers["mcp-session-id"]
+        floods = []
+        for _ in range(6):
+            opened = await _post(http.url, cursor)
+            assert opened.status_code == 200, opened.text
+            floods.append(opened.headers["mcp-session-id"])
+        assert await ping(vscode, theirs) == 200, "another client's flood made its session unknown"
+        assert (await _post(http.url, vscode)).status_code == 200, "another client's flood filled MCP's sessions"
+        assert await ping(cursor, floods[-1]) == 200
+        assert await ping(cursor, floods[0]) == 404  # the flooding client's own oldest is forgotten

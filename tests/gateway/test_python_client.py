@@ -154,3 +154,34 @@ async def test_the_app_not_running_answers_a_person_needing_call_at_once(
     assert asks.is_error and "Echo Desk is not running" in text_of(asks) and "open Echo Desk" in text_of(asks).replace(
         "Open", "open")
     assert elapsed < 5, f"it waited {elapsed:.1f} s"
+
+
+async def test_one_client_cannot_bury_the_person_or_another_client_under_its_dialogs(
+        app: App, gateway_env: dict[str, str]) -> None:
+    # Every call of a client that needs the person opened a window brought to the front with a
+    # notification, all at once: 12 calls, 12 windows over whatever the person was doing, and
+    # another app's request under them. A client has at most a few in front of the person at once;
+    # the rest wait their turn (still told "waiting for the person"), and another client's comes at once.
+    from echo_desk.gateway.service import APPROVALS_AT_ONCE
+
+    async with client_for("cursor", gateway_env) as cursor, client_for("vscode", gateway_env) as vscode:
+        flood = [asyncio.ensure_future(cursor.call_tool(ASKS, {"message": f"flood {i}"})) for i in range(12)]
+        await app.person.asked(APPROVALS_AT_ONCE)
+        await asyncio.sleep(1.0)  # the others had every chance to reach the person
+        assert len(app.person.requests) == APPROVALS_AT_ONCE, "one client's calls opened a window each, at once"
+        other = asyncio.ensure_future(vscode.call_tool(ASKS, {"message": "from vscode"}))
+        theirs = await app.person.asked(APPROVALS_AT_ONCE + 1)
+        assert theirs.client == "vscode"
+        app.person.answer(theirs, ApprovalChoice.ALLOW_ONCE)
+        assert not (await asyncio.wait_for(other, 30)).is_error
+        answered = 0
+        while answered < len(flood):  # each answer lets the next one in, never more than the bound
+            waiting = [r for r in app.person.requests if r.client == "cursor"][answered:]
+            assert 0 < len(waiting) <= APPROVALS_AT_ONCE
+            app.person.answer(waiting[0], ApprovalChoice.DENY)
+            answered += 1
+            if answered < len(flood):
+                await app.person.asked(1 + min(answered + APPROVALS_AT_ONCE, len(flood)))
+        results = await asyncio.wait_for(asyncio.gather(*flood), 60)
+        assert all(r.is_error for r in results)
+    assert len([r for r in app.audit(client="cursor") if r["decision"] == "denied"]) == len(flood)

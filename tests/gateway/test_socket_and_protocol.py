@@ -74,6 +74,41 @@ def test_a_folder_holding_the_home_folder_is_no_workspace_either(tmp_path: Path,
     assert workspace_of(str(home / "project")) == (home / "project").resolve()
 
 
+async def test_a_folder_of_echo_desks_own_or_holding_one_is_no_workspace(tmp_path: Path, monkeypatch) -> None:
+    """A client started in ~/.config (a dotfiles project) or ~/.local had Echo Desk's settings
+    (mcp.json with its servers' keys, the rules), data (the person's conversations, the audit
+    log) or a keyring "in its workspace": with Echo Desk's own tools on, it read them unasked."""
+    from echo_desk.agent.host import ScriptedHost
+    from echo_desk.gateway.session import ClientSession
+    from echo_desk.store.settings import SettingsStore
+
+    from .conftest import allow_builtins
+
+    home = tmp_path / "home"
+    config, data = home / ".config" / "echo-desk", home / ".local" / "share" / "echo-desk"
+    for folder in (config / "sub", data, home / "project", home / ".local" / "share" / "keyrings", home / ".cache"):
+        folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ECHO_DESK_CONFIG_DIR", str(config))
+    monkeypatch.setenv("ECHO_DESK_DATA_DIR", str(data))
+    monkeypatch.setenv("ECHO_DESK_CACHE_DIR", str(home / ".cache" / "echo-desk"))
+    (data / "conversation.json").write_text("the person's own chat\n")
+    store = SettingsStore.in_dir(config)
+    allow_builtins(store, "zed")
+    runtime = Runtime.create(settings_store=store, data_dir=data, with_plugins=False)
+    person = ScriptedHost()  # denies whatever it is asked
+    try:
+        for bad in (config, data, data.parent, home / ".local", home / ".config", home / ".cache",
+                    home / ".local" / "share" / "keyrings", config / "sub"):
+            assert workspace_of(str(bad)) is None, bad
+        session = ClientSession(runtime, person, "zed", workspace_of(str(home / ".local")))
+        read = await session.call("read_file", {"path": str(data / "conversation.json")})
+        assert read["isError"] and "own chat" not in str(read), read  # never read unasked
+        assert workspace_of(str(home / "project")) == (home / "project").resolve()
+    finally:
+        runtime.close()
+
+
 @pytest.fixture
 async def service(gateway_env: dict[str, str]) -> GatewayService:
     runtime = Runtime.create(data_dir=data_dir(), with_plugins=False)
@@ -177,3 +212,15 @@ async def test_status_asks_only_a_socket_the_relay_would_trust(short_dir: Path) 
         assert not answered
     finally:
         server.close()
+
+
+def test_a_client_name_that_reads_as_echo_desk_or_the_person_is_refused() -> None:
+    """The name heads the client's dialogs, their window titles and the desktop notification:
+    "echo-desk asks: approve Run a command?" reads as Echo Desk's own agent asking."""
+    from echo_desk.gateway.clients import BadClientName, client_key
+
+    for bad in ("echo-desk", "Echo_Desk", "echo.desk", "echodesk", "echo-desk-app", "you", "me", "user", "system"):
+        with pytest.raises(BadClientName, match="Echo Desk itself or you"):
+            client_key(bad)
+    for good in ("cursor", "claude-code", "vscode", "my-echo", "desk"):
+        assert client_key(good) == good

@@ -33,6 +33,7 @@ from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import _, aside, list_text, shown, translate_in
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval import approval_keys
+from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.approval.grant_choices import GrantChoices
 from echo_desk.ui.approval.hunk_picker import HunkPicker, add_hunk_picker, chosen_hunks
 from echo_desk.ui.approval.spawn_manifest import scope_names
@@ -79,6 +80,10 @@ class ApprovalDialog(QDialog):
         self.decision: ApprovalDecision | None = None
         #: The client that asked withdrew the request (it cancelled it, or went away).
         self.withdrawn = False
+        #: A client's dialog opens unasked in front of whatever the person was doing: its Allow
+        #: works once it has been in front for ``ARM_DELAY_MS`` (a click meant for the window
+        #: below, another app's dialog at the same place, must not approve it).
+        self.front_delay = FrontDelay(self, self._update_allow, applies=bool(request.client))
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
         self.resize(980, 720)
@@ -271,8 +276,9 @@ class ApprovalDialog(QDialog):
 
     def _update_allow(self) -> None:
         # Nothing can be allowed before every line of every diff is in the dialog and every
-        # target and argument was in view to its end.
-        ready = all(part.is_loaded for part in self._must_see) and not self.withdrawn
+        # target and argument was in view to its end, nor in a client's dialog that has just
+        # come to the front.
+        ready = all(part.is_loaded for part in self._must_see) and self.front_delay.armed and not self.withdrawn
         for button in (self.allow_once, self.allow_conversation, self.always_allow):
             button.setEnabled(ready)
         if self.grant_choices is not None:

@@ -32,6 +32,7 @@ from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question
 from echo_desk.tools.results import JsonObject
+from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
@@ -143,6 +144,10 @@ class QuestionDialog(QDialog):
         for b in (self.decline, self.cancel, self.ok):
             buttons.addWidget(b)
         layout.addLayout(buttons)
+        # Asked during another app's call, it opens unasked in front: Answer works once it has
+        # been in front for a moment (a click or Enter meant for the window below must not answer).
+        self.front_delay = FrontDelay(self, self._update_answer, applies=bool(question.client))
+        self._update_answer()
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
@@ -217,8 +222,11 @@ class QuestionDialog(QDialog):
                 out[name] = widget.text()
         return out
 
+    def _update_answer(self) -> None:
+        self.ok.setEnabled(self.front_delay.armed)
+
     def _finish(self, action: AnswerAction) -> None:
-        if self.answer is not None:
+        if self.answer is not None or (action is AnswerAction.ACCEPT and not self.front_delay.armed):
             return
         text = ""
         if action is AnswerAction.ACCEPT:

@@ -17,12 +17,14 @@ import sys
 import tempfile
 import threading
 from collections.abc import Coroutine, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 import qasync
 from mcp import Client, StdioServerParameters
+from PySide6.QtCore import Qt
 
 from echo_desk.gateway.service import GatewayService
 from echo_desk.runtime import Runtime
@@ -188,3 +190,34 @@ def test_an_unknown_clients_name_is_shown_as_plain_visible_text(qtbot) -> None:
     dialog = ApprovalDialog(_client_request("evil\u202etxt.exe"))
     qtbot.addWidget(dialog)
     assert "\u202e" not in dialog.heading.text() and "⟨U+202E⟩" in dialog.heading.text()
+
+
+def test_a_clients_dialog_cannot_be_allowed_the_moment_it_comes_to_the_front(qtbot) -> None:
+    """A client's dialog opens unasked, raised and activated: a click or Alt+A meant for the window
+    the person was in (another app's dialog, at the same place on the screen) landed on its Allow.
+    Allow works only once it has been in front for ``ARM_DELAY_MS``, again each time it comes back."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from echo_desk.ui.approval import front_delay
+
+    dialog = ApprovalDialog(_client_request("cursor"))
+    qtbot.addWidget(dialog)
+    decided: list[object] = []
+    dialog.decided.connect(decided.append)
+    dialog.show()
+    dialog.allow_once.click()  # the click that was meant for the window below
+    qtbot.keyClick(dialog, "a", Qt.KeyboardModifier.AltModifier)
+    assert not decided and not dialog.allow_once.isEnabled() and dialog.deny.isEnabled()
+    qtbot.waitUntil(dialog.allow_once.isEnabled, timeout=front_delay.ARM_DELAY_MS + 2000)
+    assert dialog.allow_conversation.isEnabled() and dialog.always_allow.isEnabled()
+    QApplication.sendEvent(dialog, QEvent(QEvent.Type.WindowActivate))  # brought to the front again
+    assert not dialog.allow_once.isEnabled()
+    qtbot.waitUntil(dialog.allow_once.isEnabled, timeout=front_delay.ARM_DELAY_MS + 2000)
+    dialog.allow_once.click()
+    assert len(decided) == 1
+    # Echo Desk's own chat's dialog opens because the person's own agent asked: no delay.
+    own = ApprovalDialog(replace(_client_request("cursor"), client=""))
+    qtbot.addWidget(own)
+    own.show()
+    assert own.allow_once.isEnabled()

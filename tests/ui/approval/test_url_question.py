@@ -93,3 +93,31 @@ def test_a_servers_question_during_another_apps_call_says_for_which_app_in_its_o
     heading, parent = qloop.run_until_complete(run())
     assert heading == "MCP server “shop” asks, during a call from Cursor:"
     assert parent is None  # (window-modal to no window: the chat stays usable)
+
+
+def test_a_question_during_an_apps_call_cannot_be_answered_the_moment_it_comes_to_the_front(qtbot) -> None:
+    """Like that app's approvals, it opens unasked in front of whatever the person was doing: a
+    click or Enter meant for the window below opened the server's address (or sent its form)."""
+    from dataclasses import replace
+
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from echo_desk.ui.approval import front_delay
+
+    dialog = QuestionDialog(replace(_question(), client="Cursor"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.ok.click()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert dialog.answer is None and not dialog.ok.isEnabled() and dialog.decline.isEnabled()
+    qtbot.waitUntil(dialog.ok.isEnabled, timeout=front_delay.ARM_DELAY_MS + 2000)
+    QApplication.sendEvent(dialog, QEvent(QEvent.Type.WindowActivate))
+    assert not dialog.ok.isEnabled()
+    qtbot.waitUntil(dialog.ok.isEnabled, timeout=front_delay.ARM_DELAY_MS + 2000)
+    dialog.ok.click()
+    assert dialog.answer is not None and dialog.answer.action is AnswerAction.ACCEPT
+    own = QuestionDialog(_question())  # asked during the chat's own call: no delay
+    qtbot.addWidget(own)
+    own.show()
+    assert own.ok.isEnabled()
