@@ -92,8 +92,14 @@ class Guard:
         self._ending: set[asyncio.Task[None]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            # A WebSocket (the server is told to take none) or a kind ASGI adds later: none passes
+            # the checks below, so none reaches MCP.
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
             return
         headers = _headers(scope)
         if headers.get("host", "").lower() not in self.hosts:
@@ -250,7 +256,8 @@ class HttpGateway:
         except OSError:
             sock.close()
             raise
-        config = uvicorn.Config(self.app(), log_level="warning", lifespan="on", access_log=False)
+        # ws="none": an Upgrade request is an ordinary request here, checked like any other.
+        config = uvicorn.Config(self.app(), log_level="warning", lifespan="on", access_log=False, ws="none")
         self._server = _Server(config, ready or asyncio.Event())
         try:
             await self._server.serve(sockets=[sock])

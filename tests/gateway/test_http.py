@@ -87,6 +87,30 @@ async def test_a_foreign_origin_or_host_is_403_even_with_a_good_token(http: Http
     assert (await _post(http.url, {**token, "Origin": f"http://localhost:{http.port}"})).status_code == 200
 
 
+async def _upgrade(http: Http, host: str, headers: str = "") -> bytes:
+    """A WebSocket upgrade request, as a web page's script sends it; the raw answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", http.port)
+    writer.write((f"GET /mcp HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                  f"{headers}\r\n").encode())
+    await writer.drain()
+    try:
+        return await asyncio.wait_for(reader.read(4096), 30)
+    finally:
+        writer.close()
+
+
+async def test_a_websocket_upgrade_is_checked_like_any_request_and_never_accepted(http: Http) -> None:
+    # With a WebSocket library installed, the server took upgrades past the checks straight to
+    # MCP's app (which had no route for them): the checks must judge them as any request.
+    foreign = await _upgrade(http, f"evil.example:{http.port}", "Origin: http://evil.example\r\n")
+    assert foreign.startswith(b"HTTP/1.1 403") and b"Host refused" in foreign
+    untokened = await _upgrade(http, f"127.0.0.1:{http.port}")
+    assert untokened.startswith(b"HTTP/1.1 401")
+    tokened = await _upgrade(http, f"127.0.0.1:{http.port}", f"Authorization: Bearer {http.tokens['cursor']}\r\n")
+    assert not tokened.startswith(b"HTTP/1.1 101"), tokened
+
+
 async def test_python_sdk_over_http_each_client_by_its_token(http: Http) -> None:
     async with http.client("cursor") as cursor, http.client("vscode") as vscode:
         cursor_names = {t.name for t in (await cursor.list_tools()).tools}
