@@ -270,10 +270,10 @@ def _read_only(found: list[inventory.Inventory], writable: list[Path],
     read-only already) and, of those, the watched paths that are the mount itself (not reached
     through a link): nothing below them can change during the run."""
     mounts: dict[Path, None] = {}
-    for real in existing_real(kept):  # read-only wherever it meets a writable folder, inside or around it
+    for program in existing_real(kept):  # read-only wherever it meets a writable folder, inside or around it
         for folder in writable:
-            if is_under(real, folder) or is_under(folder, real):
-                mounts.setdefault(real if is_under(real, folder) else folder, None)
+            if is_under(program, folder) or is_under(folder, program):
+                mounts.setdefault(program if is_under(program, folder) else folder, None)
     frozen: set[str] = set()
     for inv in found:
         for watched in inv.watched:
