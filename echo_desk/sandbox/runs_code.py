@@ -58,6 +58,7 @@ _SYSTEMD = N_("systemd starts the services it holds for you")
 _TMPFILES = N_("systemd creates, overwrites and deletes the files it lists, anywhere you may write, when you log in")
 _DBUS = N_("D-Bus starts the program a service file in it names, in place of the system's, when a program asks "
            "for that service (notifications, …)")
+_TERMINAL = N_("your terminal runs the shell or program its settings name every time you open it")
 _VSCODE = N_("VS Code runs its tasks, launch configurations and the programs its settings name")
 _CLAUDE = N_("Claude Code runs the hooks and starts the MCP servers its settings name")
 _ZED = N_("Zed starts the language servers and MCP servers its settings name")
@@ -163,6 +164,19 @@ ENTRIES: tuple[Entry, ...] = (
     # The first extension of a name found wins, and the user's folder is read first.
     Entry(".local/share/gnome-shell", True, N_("GNOME Shell runs the extensions in it when you log in: one can "
                                                "stand in for an extension of the system's that is switched on")),
+    # Debian's and Ubuntu's im-config sources it from their Xsession (70im-config_launch).
+    Entry(".xinputrc", False, _SESSION),
+    # Window managers and compositors start the programs their settings name (exec, autostart)
+    # at login; PipeWire's context.exec and WirePlumber's scripts run at login too.
+    *(Entry(name, True, _SESSION) for name in (
+        ".config/i3", ".i3", ".config/sway", ".config/hypr", ".config/openbox", ".config/labwc", ".config/niri",
+        ".config/awesome", ".config/qtile", ".xmonad", ".config/bspwm", ".config/sxhkd", ".config/river",
+        ".config/pipewire", ".config/wireplumber")),
+    # A terminal runs the shell (or program) its settings name every time it opens; wezterm's
+    # settings are a Lua program.
+    *(Entry(name, folder, _TERMINAL) for name, folder in (
+        (".config/kitty", True), (".config/alacritty", True), (".alacritty.toml", False), (".alacritty.yml", False),
+        (".config/wezterm", True), (".wezterm.lua", False), (".config/foot", True), (".config/ghostty", True))),
     Entry(".config/user-dirs.dirs", False, N_("xdg-user-dir runs it as a shell script (programs and scripts call it "
                                               "to find your Desktop or Downloads folder)")),
     Entry(".config/environment.d", True, N_("systemd sets these variables (LD_PRELOAD, PATH, …) for every program "
