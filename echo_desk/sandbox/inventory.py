@@ -115,6 +115,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
             watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
                                    why=item.why))
+    watched += _home_inside(home, base)
     # Python's own modules shadowed at the top (``shadows``): watched by the guard, not mounted.
     watched += [Watched(f"{base}/{name}", folder=False, why=shadows.WHY) for name in top_level
                 if shadows.covers((name,))]
@@ -133,6 +134,23 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+def _home_inside(home: Path, base: str) -> list[Watched]:
+    """A workspace that holds the home folder below its top (``/home``, ``/``): the list's entries
+    in the home folder, as if it were the workspace (those of the home folder only included, and
+    its shell start-up files' placeholders)."""
+    real = os.path.realpath(home)
+    if real == base or not inside(real, base):
+        return []
+    top_level = repositories.names_in(real)
+    found: list[Watched] = []
+    for item in runs_code.ENTRIES:
+        placeholder = item.path in runs_code.HOME_PLACEHOLDERS
+        if placeholder or item.path.split("/", 1)[0] in top_level:
+            found.append(Watched(f"{real}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
+                                 why=item.why))
+    return found
 
 
 def _missing_secrets(home: Path, base: str) -> list[Watched]:

@@ -54,6 +54,15 @@ _LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them:
 _PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
 _CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
 _SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
+_SYSTEMD = N_("systemd starts the services it holds for you")
+_TMPFILES = N_("systemd creates, overwrites and deletes the files it lists, anywhere you may write, when you log in")
+_DBUS = N_("D-Bus starts the program a service file in it names, in place of the system's, when a program asks "
+           "for that service (notifications, …)")
+_TERMINAL = N_("your terminal runs the shell or program its settings name every time you open it")
+_VSCODE = N_("VS Code runs its tasks, launch configurations and the programs its settings name")
+_CLAUDE = N_("Claude Code runs the hooks and starts the MCP servers its settings name")
+_ZED = N_("Zed starts the language servers and MCP servers its settings name")
+_HELIX = N_("Helix starts the language servers its settings name when you open a file")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
 
@@ -61,15 +70,15 @@ _ON_PATH = N_("your shell finds programs in it before the system's (it is on PAT
 ENTRIES: tuple[Entry, ...] = (
     Entry(".echo-desk", True, N_("Echo Desk's own rules for this workspace: a planted rule file would grant "
                                  "the agent what you did not")),
-    Entry(".vscode", True, N_("VS Code runs its tasks, launch configurations and the programs its settings name")),
+    Entry(".vscode", True, _VSCODE),
     Entry(".idea", True, N_("JetBrains IDEs run its run configurations, start-up tasks and external tools")),
     # Trusted once, by folder: in a project the person already works on, these run without asking.
-    Entry(".zed", True, N_("Zed starts the language servers and MCP servers its settings name")),
-    Entry(".helix", True, N_("Helix starts the language servers its settings name when you open a file")),
+    Entry(".zed", True, _ZED),
+    Entry(".helix", True, _HELIX),
     Entry(".devcontainer", True, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
     Entry(".devcontainer.json", False, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
     Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
-    Entry(".claude", True, N_("Claude Code runs the hooks and starts the MCP servers its settings name")),
+    Entry(".claude", True, _CLAUDE),
     Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
     Entry(".gemini", True, N_("Gemini CLI starts the MCP servers its settings name")),
     Entry(".codex", True, N_("Codex starts the MCP servers its settings name")),
@@ -136,8 +145,40 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".xprofile", False, _SESSION),
     Entry(".xsessionrc", False, _SESSION),
     Entry(".xinitrc", False, _SESSION),
+    # Debian's Xsession runs them when the display manager names no session (allow-user-xsession).
+    Entry(".xsession", False, _SESSION),
+    Entry(".Xsession", False, _SESSION),
     Entry(".config/autostart", True, N_("your desktop starts the programs it lists when you log in")),
-    Entry(".config/systemd/user", True, N_("systemd starts the services it holds for you")),
+    # KDE Plasma 5 runs the scripts of autostart-scripts/ at login.
+    Entry(".config/autostart-scripts", True, _SESSION),
+    # user/ and user.control/ (systemctl --user set-property), both before the system's; in
+    # ~/.local/share/systemd/user a unit stands in for the system's of the same name (pipewire,
+    # dbus…), which runs at the next login without being enabled again.
+    Entry(".config/systemd", True, _SYSTEMD),
+    Entry(".local/share/systemd", True, _SYSTEMD),
+    # systemd-tmpfiles --user --create (systemd-tmpfiles-setup.service, at every login).
+    Entry(".config/user-tmpfiles.d", True, _TMPFILES),
+    Entry(".local/share/user-tmpfiles.d", True, _TMPFILES),
+    # The session bus reads $XDG_DATA_HOME/dbus-1/services before the system's folders.
+    Entry(".local/share/dbus-1", True, _DBUS),
+    # The first extension of a name found wins, and the user's folder is read first.
+    Entry(".local/share/gnome-shell", True, N_("GNOME Shell runs the extensions in it when you log in: one can "
+                                               "stand in for an extension of the system's that is switched on")),
+    # Debian's and Ubuntu's im-config sources it from their Xsession (70im-config_launch).
+    Entry(".xinputrc", False, _SESSION),
+    # Window managers and compositors start the programs their settings name (exec, autostart)
+    # at login; PipeWire's context.exec and WirePlumber's scripts run at login too.
+    *(Entry(name, True, _SESSION) for name in (
+        ".config/i3", ".i3", ".config/sway", ".config/hypr", ".config/openbox", ".config/labwc", ".config/niri",
+        ".config/awesome", ".config/qtile", ".xmonad", ".config/bspwm", ".config/sxhkd", ".config/river",
+        ".config/pipewire", ".config/wireplumber")),
+    # A terminal runs the shell (or program) its settings name every time it opens; wezterm's
+    # settings are a Lua program.
+    *(Entry(name, folder, _TERMINAL) for name, folder in (
+        (".config/kitty", True), (".config/alacritty", True), (".alacritty.toml", False), (".alacritty.yml", False),
+        (".config/wezterm", True), (".wezterm.lua", False), (".config/foot", True), (".config/ghostty", True))),
+    Entry(".config/user-dirs.dirs", False, N_("xdg-user-dir runs it as a shell script (programs and scripts call it "
+                                              "to find your Desktop or Downloads folder)")),
     Entry(".config/environment.d", True, N_("systemd sets these variables (LD_PRELOAD, PATH, …) for every program "
                                             "of your session")),
     Entry(".gitconfig", False, _GIT_GLOBAL),
@@ -151,12 +192,20 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
     Entry(".emacs.d", True, _EDITOR),
+    # Editors' and agents' own settings in the home folder, for every project. Only the files
+    # that name programs: the rest of those folders is state they write all the time.
+    *(Entry(f".config/{app}/User/{name}", False, _VSCODE) for app in ("Code", "Code - OSS", "VSCodium", "Cursor")
+      for name in ("settings.json", "tasks.json", "mcp.json")),
+    Entry(".claude.json", False, _CLAUDE),
+    Entry(".config/zed", True, _ZED),
+    Entry(".config/helix", True, _HELIX),
+    Entry(".config/opencode", True, _OPENCODE),
     Entry(".local/bin", True, _ON_PATH),
     Entry("bin", True, _ON_PATH, home_only=True),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
-    Entry(".config/plasma-workspace/env", True, _SESSION),
+    Entry(".config/plasma-workspace", True, _SESSION),  # env/ at login, shutdown/ at logout
     Entry(".config/direnv", True, N_("direnv runs its direnvrc before every .envrc, and its settings can allow "
                                      "any .envrc without asking")),
     Entry(".hgrc", False, N_("Mercurial runs the hooks and loads the extensions its settings name, in every "
@@ -267,12 +316,41 @@ def problem(raw: str) -> str:
     return ""
 
 
+#: Names a program reads in place of one another, in the same folder, the first found winning:
+#: the person's own entry for one of them (a ``Makefile`` they reviewed) covers the others, or a
+#: command would plant a ``GNUmakefile`` beside it and ``make`` would run that instead.
+STAND_INS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("GNUmakefile", "makefile", "Makefile"),
+     N_("make reads it instead of the makefile you protected (it looks for GNUmakefile, makefile and Makefile, "
+        "in that order)")),
+)
+
+
+def _stand_ins(entries: Iterable[Entry]) -> list[Entry]:
+    """The names that stand in for the files among ``entries`` (``STAND_INS``), in the same folder."""
+    found: list[Entry] = []
+    for entry in entries:
+        head, _, name = entry.path.rpartition("/")
+        for names, why in STAND_INS:
+            if not entry.folder and name in names:
+                found += [Entry(f"{head}/{other}" if head else other, False, why) for other in names if other != name]
+    return found
+
+
 def all_entries(extra: Iterable[str] = (), *, in_home: bool = True) -> tuple[Entry, ...]:
-    """The built-in entries, then the person's own (none twice). ``in_home``: the workspace is
-    the home folder (otherwise the entries that matter only there are left out)."""
+    """The built-in entries, then the person's own (none twice), then what stands in for those
+    (``STAND_INS``). ``in_home``: the workspace is the home folder (otherwise the entries that
+    matter only there are left out)."""
     built_in = tuple(e for e in ENTRIES if in_home or not e.home_only)
     known = {e.path for e in built_in}
-    return built_in + tuple(e for e in added(extra) if e.path not in known)
+    own = tuple(e for e in added(extra) if e.path not in known)
+    known |= {e.path for e in own}
+    stand_ins: list[Entry] = []
+    for entry in _stand_ins(own):
+        if entry.path not in known:
+            known.add(entry.path)
+            stand_ins.append(entry)
+    return built_in + own + tuple(stand_ins)
 
 
 def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool = False) -> Entry | None:

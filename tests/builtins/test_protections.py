@@ -118,3 +118,16 @@ def test_a_command_outside_the_sandbox_says_why(monkeypatch: pytest.MonkeyPatch,
 async def test_a_local_address_is_marked_with_its_host_and_addresses(make_ctx: MakeCtx) -> None:
     preview = await FetchUrl().preview({"url": "http://[::1]:8080/admin"}, make_ctx("fetch_url"))
     assert preview.targets[0].protections == (Protection(reason=R.LOCAL_NETWORK, host="::1", addresses=("::1",)),)
+
+
+@pytest.mark.parametrize("relative", [".bashrc", ".local/bin/git", ".config/autostart/x.desktop", ".npmrc", "bin/ls"])
+def test_a_workspace_above_the_home_folder_protects_its_start_up_files(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, relative: str) -> None:
+    """A workspace that holds the home folder (``/home``): ``alice/.bashrc`` is the home folder's
+    ``.bashrc``, though not at the workspace's top; a project's ``bin/`` is still its own."""
+    home = tmp_path / "alice"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    found = protections_of(resolve(f"alice/{relative}", (tmp_path,)))
+    assert [p.reason for p in found] == [R.RUNS_CODE], relative
+    assert protections_of(resolve("proj/bin/app", (tmp_path,))) == ()

@@ -43,6 +43,11 @@ HIDDEN_FILES = (
     ".var/app/com.google.Chrome/config/google-chrome/Default/Cookies",
     # The same credentials at the other places their tools read them from.
     ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd/kdewallet.kwl",
+    # Database passwords, object storage keys, and coding agents' tokens inside their protected
+    # (read-only, readable) folders.
+    ".pgpass", ".my.cnf", ".config/rclone/rclone.conf", ".s3cfg", ".config/sops/age/keys.txt",
+    ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+    ".config/github-copilot/apps.json", ".cache/huggingface/token",
 )
 
 

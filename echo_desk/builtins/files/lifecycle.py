@@ -95,15 +95,26 @@ def protections_of(target: fs.Resolved, *, inside: str = "", protected: Sequence
 
 def _runs_code_entry(target: fs.Resolved, protected: Sequence[str]) -> runs_code.Entry | None:
     """The entry of the protected list (``sandbox.runs_code``) that covers ``target``, compared
-    case-insensitively where the workspace's file system folds case."""
-    entries = runs_code.all_entries(protected, in_home=os.path.realpath(Path.home()) == str(target.root))
-    folded = runs_code.entry_of(target.parts, entries, fold=True)
+    case-insensitively where the workspace's file system folds case. In a workspace that holds
+    the home folder below its top (``/home``), the home folder's place is looked at as well."""
+    home = os.path.realpath(Path.home())
+    entries = runs_code.all_entries(protected, in_home=home == str(target.root))
+    found = _entry_in(target.parts, entries, target.root)
+    path = str(target.path)
+    if found is None and home != str(target.root) and path.startswith(home.rstrip("/") + "/") \
+            and fscase.inside_folder(Path(home), target.root):
+        found = _entry_in(tuple(path[len(home.rstrip("/")) + 1:].split("/")), runs_code.ENTRIES, target.root)
+    return found
+
+
+def _entry_in(parts: tuple[str, ...], entries: Sequence[runs_code.Entry], root: Path) -> runs_code.Entry | None:
+    folded = runs_code.entry_of(parts, entries, fold=True)
     if folded is None:
         return None
-    exact = runs_code.entry_of(target.parts, entries)
+    exact = runs_code.entry_of(parts, entries)
     if exact is not None:
         return exact
-    return folded if fscase.folds_case(target.root) else None
+    return folded if fscase.folds_case(root) else None
 
 
 class KnowsProtectedPaths:
