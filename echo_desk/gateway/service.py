@@ -16,7 +16,6 @@ import functools
 import hashlib
 import json
 import logging
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +28,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.session import KEEPALIVE_SECONDS, ClientSession, Engine
-from echo_desk.store.paths import own_places
+from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
     from echo_desk.gateway.http import HttpGateway
@@ -63,8 +62,7 @@ def workspace_of(raw: object) -> Path | None:
         return None
     if not resolved.is_dir() or resolved == Path(resolved.anchor) or Path.home().resolve().is_relative_to(resolved):
         return None
-    for _reason, place in own_places():
-        own = Path(os.path.realpath(place))
+    for _reason, own in real_own_places():
         if resolved.is_relative_to(own) or own.is_relative_to(resolved):
             return None
     return resolved
