@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -110,11 +110,8 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                 for included in global_config.included if inside(included, base)]
     in_home = base == os.path.realpath(home)
     top_level = repositories.names_in(base)
-    for item in runs_code.all_entries(extra, in_home=in_home):
-        placeholder = item.path == ".echo-desk" or (in_home and item.path in runs_code.HOME_PLACEHOLDERS)
-        if placeholder or item.path.split("/", 1)[0] in top_level:  # (the same: what is missing is not looked at)
-            watched.append(Watched(f"{base}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
-                                   why=item.why))
+    watched += _entries_at(base, top_level, runs_code.all_entries(extra, in_home=in_home),
+                       lambda path: path == ".echo-desk" or (in_home and path in runs_code.HOME_PLACEHOLDERS))
     watched += _home_inside(home, base)
     # Python's own modules shadowed at the top (``shadows``): watched by the guard, not mounted.
     watched += [Watched(f"{base}/{name}", folder=False, why=shadows.WHY) for name in top_level
@@ -143,14 +140,17 @@ def _home_inside(home: Path, base: str) -> list[Watched]:
     real = os.path.realpath(home)
     if real == base or not inside(real, base):
         return []
-    top_level = repositories.names_in(real)
-    found: list[Watched] = []
-    for item in runs_code.ENTRIES:
-        placeholder = item.path in runs_code.HOME_PLACEHOLDERS
-        if placeholder or item.path.split("/", 1)[0] in top_level:
-            found.append(Watched(f"{real}/{item.path}", item.folder, mounted=True, placeholder=placeholder,
-                                 why=item.why))
-    return found
+    return _entries_at(real, repositories.names_in(real), runs_code.ENTRIES,
+                   lambda path: path in runs_code.HOME_PLACEHOLDERS)
+
+
+def _entries_at(root: str, top_level: Collection[str], entries: Iterable[runs_code.Entry],
+            placeholder: Callable[[str], bool]) -> list[Watched]:
+    """The entries of the protected list at ``root`` (whose own names are ``top_level``): those
+    whose first part is there, and those that take a ``placeholder`` when missing (what is
+    missing otherwise is not looked at)."""
+    return [Watched(f"{root}/{item.path}", item.folder, mounted=True, placeholder=placeholder(item.path), why=item.why)
+            for item in entries if placeholder(item.path) or item.path.split("/", 1)[0] in top_level]
 
 
 def _missing_secrets(home: Path, base: str) -> list[Watched]:
