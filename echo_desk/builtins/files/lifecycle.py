@@ -97,13 +97,12 @@ def _runs_code_entry(target: fs.Resolved, protected: Sequence[str]) -> runs_code
     """The entry of the protected list (``sandbox.runs_code``) that covers ``target``, compared
     case-insensitively where the workspace's file system folds case. In a workspace that holds
     the home folder below its top (``/home``), the home folder's place is looked at as well."""
-    home = os.path.realpath(Path.home())
-    entries = runs_code.all_entries(protected, in_home=home == str(target.root))
+    home = Path(os.path.realpath(Path.home()))
+    entries = runs_code.all_entries(protected, in_home=home == target.root)
     found = _entry_in(target.parts, entries, target.root)
-    path = str(target.path)
-    if found is None and home != str(target.root) and path.startswith(home.rstrip("/") + "/") \
-            and fscase.inside_folder(Path(home), target.root):
-        found = _entry_in(tuple(path[len(home.rstrip("/")) + 1:].split("/")), runs_code.ENTRIES, target.root)
+    if found is None and home != target.root and target.path.is_relative_to(home) \
+            and fscase.inside_folder(home, target.root):
+        found = _entry_in(target.path.relative_to(home).parts, runs_code.ENTRIES, target.root)
     return found
 
 
