@@ -17,6 +17,7 @@ Chat, sub-agents, the CLI and replays all call this; no caller has a shortcut ar
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from dataclasses import replace
@@ -30,7 +31,7 @@ from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
 from echo_desk.agent.pipeline.audit_record import record_call
 from echo_desk.agent.pipeline.call import Call, CallRecord, CallStopped, StatusCallback, ignore_status
 from echo_desk.agent.pipeline.checks import acquire_breaker, admitted, parsed_arguments, still_admitted
-from echo_desk.agent.pipeline.execution import Kept, preview_on_worker, run_preview, run_with_retries
+from echo_desk.agent.pipeline.execution import preview_on_worker, run_preview, run_with_retries
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.revision import told_to_model
 from echo_desk.agent.scope import Scope, ScopedContext
@@ -44,6 +45,15 @@ from echo_desk.tools.results import ErrorKind, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from echo_desk.agent.permissions.engine import PermissionEngine
+
+log = logging.getLogger(__name__)
+
+#: How long a call stopped while its handler ran waits for the handler to end, so that what it
+#: changed meanwhile is recorded: it was cancelled, and most handlers end at their next ``await``.
+STOPPED_HANDLER_WAIT_SECONDS = 5.0
+
+#: What a stopped handler left when it told nothing (its changes, if any, are added).
+_STOPPED = ToolResult.fail(ErrorKind.CANCELLED, "stopped while it ran")
 
 
 class Dispatcher:
@@ -83,7 +93,8 @@ class Dispatcher:
         except CallStopped as stop:
             envelope = Envelope.failure(call.name, call.id, stop.kind, stop.error, stop.metadata)
         except asyncio.CancelledError:
-            record_call(self.audit, record, Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled"))
+            cancelled = Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled")
+            record_call(self.audit, record, replace(cancelled, file_changes=record.file_changes))
             raise
         record_call(self.audit, record, envelope)
         return envelope
@@ -122,16 +133,36 @@ class Dispatcher:
         return _envelope(record.call, result)
 
     async def _approve_and_run(self, call: Call) -> ToolResult:
-        """Preview → approval → run (with retries) → undo bookkeeping."""
+        """Preview → approval → run (with retries) → undo bookkeeping, also for a call stopped
+        (cancelled, or out of time) while its handler ran: what it changed is recorded."""
+        undo = call.services.undo
+        try:
+            result = await self._approve_and_run_handler(call)
+        except asyncio.CancelledError:
+            if undo and call.record.ran:
+                left = await self._left_by_stopped_handler(call, undo)
+                await undo.after(call.ctx, left, call.kept)
+                call.record.file_changes = left.file_changes
+            raise
+        if undo and call.record.ran and result.error_kind is ErrorKind.TIMEOUT:
+            left = await self._left_by_stopped_handler(call, undo)
+            result = replace(result, file_changes=left.file_changes, folders_created=left.folders_created,
+                             folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes)
+        if undo:
+            not_recorded = await undo.after(call.ctx, result, call.kept)
+            if not_recorded is not None:
+                result = replace(result, metadata={**result.metadata, UNDO_NOT_RECORDED_KEY: not_recorded})
+        return result
+
+    async def _approve_and_run_handler(self, call: Call) -> ToolResult:
         tool, undo = call.tool, call.services.undo
         first: ToolResult | None = None  # the first attempt, when the preview's trip took it
-        kept: Kept = {}
         if tool.has_preview and not call.entry.offloaded:
             trip = await preview_on_worker(call, ruling)
             assert trip.ruling is not None
             await approve(call, trip.rules, trip.ruling)
             if trip.ran:  # automatic: the worker already took the first attempt
-                first, kept = trip.result, trip.kept
+                first = trip.result
         else:
             if tool.has_preview:  # an engine adapter's preview runs on this loop: no hop to save
                 call.ctx.preview = await run_preview(call, call.params, inline=True)
@@ -146,15 +177,27 @@ class Dispatcher:
             call.on_status(ToolStatus.RUNNING)
             call.record.ran = True
             try:
-                kept = await undo.before(call.ctx) if undo else {}
+                call.kept = await undo.before(call.ctx) if undo else {}
             except ToolError as refused:  # Revert's copy could not be kept: nothing is changed
                 return ToolResult.fail(refused.kind, refused.message)
-        result = await run_with_retries(call, first)
-        if undo:
-            not_recorded = await undo.after(call.ctx, result, kept)
-            if not_recorded is not None:
-                result = replace(result, metadata={**result.metadata, UNDO_NOT_RECORDED_KEY: not_recorded})
-        return result
+        return await run_with_retries(call, first)
+
+    @staticmethod
+    async def _left_by_stopped_handler(call: Call, undo: UndoJournal) -> ToolResult:
+        """What a handler stopped while it ran changed: its own account when it still returned one
+        (it may finish a write before it sees the cancel), else what the files it was to change
+        show now against what was kept of them. Waits (bounded) for it to end: a write it makes
+        after that is not recorded, and that is logged."""
+        handler = call.handler
+        if handler is None or not call.kept:  # nothing previewed: nothing to compare with
+            return _STOPPED
+        if not await handler.end(STOPPED_HANDLER_WAIT_SECONDS):
+            log.warning("%s (%s) still runs %g s after it was stopped: a change it makes now is not recorded",
+                        call.name, call.record.call.id, STOPPED_HANDLER_WAIT_SECONDS)
+        elif isinstance(handler.returned, ToolResult):
+            return handler.returned
+        changed = await asyncio.to_thread(undo.changed_since, call.kept)
+        return replace(_STOPPED, file_changes=changed)
 
     def close(self) -> None:
         self.workers.close()

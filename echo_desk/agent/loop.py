@@ -185,9 +185,11 @@ class AgentLoop:
         for call in calls:
             envelope = results[call.id]
             key = (call.name, _canonical(call.arguments))
+            # A call that failed may still have changed files (it ran out of time after a write).
+            outcome.made_changes |= bool(envelope.file_changes)
             if envelope.ok:
                 failures.pop(key, None)
-                outcome.made_changes |= bool(envelope.file_changes) or not self._is_read(call)
+                outcome.made_changes |= not self._is_read(call)
             else:
                 failures[key] = failures.get(key, 0) + 1
 

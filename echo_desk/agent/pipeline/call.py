@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from echo_desk.agent.status import ToolStatus
-from echo_desk.tools.results import ErrorKind, RiskLevel
+from echo_desk.tools.results import ErrorKind, FileChange, RiskLevel
 
 if TYPE_CHECKING:
     from echo_desk.agent.breaker import BreakerBoard
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.model import ToolCall
     from echo_desk.agent.permissions.engine import PermissionEngine
     from echo_desk.agent.permissions.model import Provenance
+    from echo_desk.agent.pipeline.handler import Handler, Kept
     from echo_desk.agent.registry import RegisteredTool
     from echo_desk.agent.scope import Scope, ScopedContext
     from echo_desk.agent.undo.journal import UndoJournal
@@ -81,6 +82,8 @@ class CallRecord:
     deciding: Provenance | None = None
     #: The call's handler was started (a failure now counts for the breaker).
     ran: bool = False
+    #: What a call stopped while its handler ran had changed (for the record of the cancel).
+    file_changes: tuple[FileChange, ...] = ()
 
 
 @dataclass(slots=True)
@@ -98,6 +101,10 @@ class Call:
     services: Services
     #: The person edited the arguments before approving (``params`` holds their version).
     edited: bool = False
+    #: What the undo journal kept of the files before the handler first ran.
+    kept: Kept = field(default_factory=dict)
+    #: The handler of the latest attempt (``None`` until one starts).
+    handler: Handler | None = None
 
     @property
     def tool(self) -> Tool:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from echo_desk.agent.bounded import bounded
-from echo_desk.agent.pipeline.call import Call, CallStopped, ignore_status
+from echo_desk.agent.pipeline.call import Call, CallStopped, Decision, ignore_status
+from echo_desk.agent.pipeline.handler import Handler
 from echo_desk.agent.policy import ApprovalVerdict, Ruling
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.worker import Deadline
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-#: What the undo journal kept of the files a call is about to change (its own values).
-Kept = dict[str, Any]
 
 #: The ruling on a call's preview (in ``call.ctx.preview``): the rules' verdict and the approval.
 RulingFn = Callable[[Call], tuple["RulesVerdict | None", Ruling]]
@@ -46,9 +44,6 @@ class Trip:
     deadline: Deadline
     rules: RulesVerdict | None = None
     ruling: Ruling | None = None
-    kept: Kept = field(default_factory=dict)
-    #: What the handler returned on the worker, before it is checked to be a ``ToolResult``.
-    returned: object = None
     #: The first run's result (``None`` when the trip did not run the call).
     result: ToolResult | None = None
 
@@ -72,11 +67,13 @@ async def run_preview(call: Call, params: dict[str, Any], *, inline: bool) -> To
 async def run_once(call: Call) -> ToolResult:
     """One attempt at the call."""
     tool, ctx = call.tool, call.ctx
+    handler = call.handler = Handler()
     try:
         if call.entry.offloaded:
-            returned = await _awaited(call, tool.execute(call.params, ctx), inline=True, quick=False)
+            returned = await _awaited(call, handler.run(tool.execute(call.params, ctx)), inline=True, quick=False)
         else:  # the usual way, awaited here directly (one coroutine frame less on each resumption)
-            returned = await call.services.workers.run(tool.execute(call.params, ctx), tool.timeout_seconds)
+            returned = await call.services.workers.run(handler.run(tool.execute(call.params, ctx)),
+                                                       tool.timeout_seconds)
     except asyncio.CancelledError:
         ctx.cancel_event.set()
         raise
@@ -117,12 +114,17 @@ async def preview_on_worker(call: Call, ruling_of: RulingFn) -> Trip:
         if on_status is not ignore_status:
             loop.call_soon_threadsafe(on_status, ToolStatus.RUNNING)
 
+    handler = call.handler = Handler()
     try:
-        await call.services.workers.run(_preview_then_run(call, trip, ruling_of, running), trip.deadline)
+        await call.services.workers.run(handler.run(_preview_then_run(call, trip, ruling_of, running)), trip.deadline)
     except asyncio.CancelledError:
         call.ctx.cancel_event.set()
         if trip.ran:
             call.host.set_activity(None)
+            # It ran: the record says how it was allowed (the approval step will not run now).
+            assert trip.ruling is not None
+            call.record.decision = Decision.AUTO
+            call.record.provenance, call.record.deciding = trip.ruling.provenance, trip.ruling.deciding
         raise
     except _HANDLER_FAILURES as exc:
         trip.result = _trip_failed(call, trip, exc)
@@ -131,23 +133,24 @@ async def preview_on_worker(call: Call, ruling_of: RulingFn) -> Trip:
         trip.result = _trip_failed(call, trip, exc)
     else:
         if trip.ran:
-            trip.result = checked(trip.returned, call)
+            trip.result = checked(handler.returned, call)
     finally:
         call.record.ran = trip.ran  # the round trip is over: no step starts after this
     return trip
 
 
-async def _preview_then_run(call: Call, trip: Trip, ruling_of: RulingFn, running: Callable[[], None]) -> None:
-    """On the worker: what the caller's loop would otherwise do between two round trips."""
+async def _preview_then_run(call: Call, trip: Trip, ruling_of: RulingFn, running: Callable[[], None]) -> object:
+    """On the worker: what the caller's loop would otherwise do between two round trips. Returns
+    what the handler returned (``None`` when it did not run)."""
     preview = await call.tool.preview(call.params, call.ctx)
     call.ctx.preview = preview if isinstance(preview, ToolPreview) else None
     trip.rules, trip.ruling = ruling_of(call)
     if trip.ruling.verdict is not ApprovalVerdict.AUTO or not trip.deadline.next_step():
-        return  # asked or refused on the caller's loop; or the caller has given up
+        return None  # asked or refused on the caller's loop; or the caller has given up
     running()
     undo = call.services.undo
-    trip.kept = undo.before_here(call.ctx) if undo else {}
-    trip.returned = await call.tool.execute(call.params, call.ctx)
+    call.kept = undo.before_here(call.ctx) if undo else {}
+    return await call.tool.execute(call.params, call.ctx)
 
 
 def _trip_failed(call: Call, trip: Trip, exc: Exception) -> ToolResult:

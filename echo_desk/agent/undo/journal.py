@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import hashlib
 import logging
 import os
 import stat
@@ -125,6 +126,27 @@ class UndoJournal:
             log.exception("undo: could not record the changes of %s", ctx.call_id)
             return {"cause": failure_cause(exc), "error": str(exc)}
         return None
+
+    def changed_since(self, seen: dict[str, _Seen]) -> tuple[FileChange, ...]:
+        """What the files ``before`` kept show now, as changes: for a call stopped while its handler
+        ran, whose own account of what it wrote was lost. A file whose earlier content could not
+        be kept (too large, not a regular file), or that is no longer a regular file, is left out:
+        it cannot be compared, and Revert could not restore it."""
+        found = []
+        for path, before in seen.items():
+            if not before.restorable:
+                continue
+            try:
+                now = _content_sha256(path)
+            except OSError:
+                log.warning("undo: could not read %s after its call was stopped", path, exc_info=True)
+                continue
+            if now == before.sha256 or now == "":
+                continue
+            kind = (FileChangeKind.CREATE if before.sha256 is None
+                    else FileChangeKind.DELETE if now is None else FileChangeKind.MODIFY)
+            found.append(FileChange(path=path, kind=kind, before_sha256=before.sha256, after_sha256=now, diff=""))
+        return tuple(found)
 
     @property
     def held(self) -> int:
@@ -296,6 +318,22 @@ class UndoJournal:
             except Exception:
                 log.exception("undo: %d change records could not be written before closing", self.held)
         self.changes.close()
+
+
+def _content_sha256(path: str) -> str | None:
+    """The hash of a regular file's content; ``None``: absent; ``""``: not a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        if os.path.lexists(path):
+            return ""  # a link (O_NOFOLLOW), or a file that cannot be opened
+        raise
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return ""
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def _recordable(path: str, *, before: bool = True) -> None:
