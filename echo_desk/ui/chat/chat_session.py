@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.status import ToolStatus
     from echo_desk.chat_messages import AttachmentRef, ChatMessage, ImagePart, ResourcePart, ToolCall
     from echo_desk.runtime import Runtime
+    from echo_desk.store.changes import ChangeRecord
     from echo_desk.store.conversations import Conversation, ConversationStore
     from echo_desk.tools.results import JsonObject
     from echo_desk.ui.approval.host import QtHost
@@ -225,6 +226,7 @@ class ChatSession(QObject):
         if task.cancelled():
             self._mark_unfinished(ToolStatus.CANCELLED)
             self.transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))
+            self._say_what_stopped_calls_changed(self._cancelled_in_last_turn())
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished(ToolStatus.FAILED)
             self.transcript.add_notice(deferred(N_("The turn failed: {error}"), error=str(exc)), error=True)
@@ -244,6 +246,35 @@ class ChatSession(QObject):
         for item in self.transcript.items():
             if item.kind is ItemKind.TOOL and not item.status.finished:
                 self.transcript.set_tool_status(item.call_id, status)
+
+    def _cancelled_in_last_turn(self) -> list[str]:
+        """The calls cancelled since the person's last message."""
+        from echo_desk.agent.status import ToolStatus
+
+        cancelled = []
+        for item in reversed(self.transcript.items()):
+            if item.kind is ItemKind.USER:
+                break
+            if item.kind is ItemKind.TOOL and item.status is ToolStatus.CANCELLED:
+                cancelled.append(item.call_id)
+        return cancelled
+
+    def _say_what_stopped_calls_changed(self, call_ids: list[str]) -> None:
+        """A call stopped while its tool ran may already have written (the engine records it in
+        the change log before the stop ends the turn): name those files, and how to undo them."""
+        undo = self.runtime.undo if self.runtime is not None else None
+        if undo is None or not call_ids or self.conversation is None:
+            return
+        conversation_id = str(self.conversation.id)
+
+        def say(records: list[ChangeRecord]) -> None:
+            files = ", ".join(dict.fromkeys(r.path for r in records if r.conversation_id == conversation_id))
+            if files:
+                self.transcript.add_notice(deferred(
+                    N_("Before the stop, these files were already changed: {files}. To undo that, "
+                       "right-click the message and choose Revert this turn."), files=files))
+
+        marshal.BackgroundOp(undo.changes.for_calls, call_ids).on_success(say).run()
 
     def _write(self, conversation_id: str, message: ChatMessage, envelope: Envelope | None,
                placement: Placement) -> None:

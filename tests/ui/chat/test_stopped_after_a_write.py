@@ -1,0 +1,55 @@
+"""Stop pressed while a tool that already wrote still runs: the chat names the files changed
+before the stop and how to undo them (the engine records them: tests/undo/test_interrupted_calls.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from echo_desk.runtime import Runtime
+from echo_desk.store.settings import SettingsStore, ToolPolicy
+from echo_desk.ui.chat.chat_window import MainWindow
+from tests.ui.conftest import next_emission, within
+from tests.ui.fake_model import ScriptedModel, call, say
+from tests.undo.test_interrupted_calls import NEW, SlowWriter
+
+
+@pytest.fixture
+def slow_writer() -> SlowWriter:
+    return SlowWriter(blocks=False)
+
+
+@pytest.fixture
+def runtime(settings_store: SettingsStore, tmp_path: Path, slow_writer: SlowWriter) -> Iterator[Runtime]:
+    rt = Runtime.create(settings_store=settings_store, data_dir=tmp_path, with_builtins=False,
+                        with_plugins=False, extra_tools=[slow_writer])
+    rt.settings.set_tool("slow_writer", policy=ToolPolicy.ALWAYS)
+    yield rt
+    rt.close()
+
+
+def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
+        window: MainWindow, qloop, qtbot, workspace: Path, slow_writer: SlowWriter) -> None:
+    window.set_model(ScriptedModel([call("c1", "slow_writer", '{"path": "notes.txt"}'), say("Done.")]))
+
+    async def scenario() -> bool:
+        window.composer.setPlainText("write the notes")
+        window.send()
+        assert await asyncio.to_thread(slow_writer.wrote.wait, 10)
+        done = next_emission(window.session.busy_changed)
+        window.stop_button.click()
+        return await within(done)
+
+    assert qloop.run_until_complete(scenario()) is False
+    assert (workspace / "notes.txt").read_bytes() == NEW
+
+    def said() -> str:
+        notices = [i.text for i in window.session.transcript.items() if i.kind == "notice"]
+        return next((text for text in notices if "Before the stop" in text), "")
+
+    qtbot.waitUntil(lambda: bool(said()), timeout=10_000)
+    assert str(workspace.resolve() / "notes.txt") in said() and "Revert this turn" in said()
+
