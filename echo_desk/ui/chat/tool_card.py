@@ -183,7 +183,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         shown_part, more = unreadable_html(unreadable, expanded=item.expanded, palette=p)
         parts.append(shown_part)
         hidden += more
-    if item.file_changes and item.status == "done":
+    if item.file_changes and item.status in ("done", "failed"):  # a call out of time may have written
         if item.reverted:
             parts.append(_div(_("Reverted"), p.muted))
         elif item.not_recorded is not None:

@@ -9,9 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from echo_desk.agent.host import ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore, ToolPolicy
+from echo_desk.tools import ErrorKind
 from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.chat.revert_flow import RevertFlow
+from echo_desk.ui.chat.transcript import TranscriptModel
+from echo_desk.ui.chat.transcript_view import TranscriptView
+from tests.ui.chat.test_revert import _click_revert, _show_card
 from tests.ui.conftest import next_emission, within
 from tests.ui.fake_model import ScriptedModel, call, say
 from tests.undo.test_interrupted_calls import NEW, SlowWriter
@@ -53,3 +61,25 @@ def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
     qtbot.waitUntil(lambda: bool(said()), timeout=10_000)
     assert str(workspace.resolve() / "notes.txt") in said() and "Revert this turn" in said()
 
+
+
+def test_a_call_out_of_time_that_wrote_offers_revert_on_its_card(
+        qtbot, qloop, runtime: Runtime, slow_writer: SlowWriter, workspace: Path) -> None:
+    slow_writer.timeout_seconds = 0.5
+    (workspace / "notes.txt").write_bytes(b"before\n")
+    scope = Scope(label="conversation", workspace_roots=(workspace,))
+    tool_call = ToolCall(id="t1", name="slow_writer", arguments='{"path": "notes.txt"}')
+    envelope = qloop.run_until_complete(runtime.dispatcher.execute_tool(tool_call, scope, ScriptedHost()))
+    assert envelope.error_kind is ErrorKind.TIMEOUT and envelope.file_changes
+    model, view = TranscriptModel(), TranscriptView()
+    view.setModel(model)
+    view.resize(760, 560)
+    qtbot.addWidget(view)
+    view.show()
+    flow = RevertFlow(lambda: runtime.reverter, model, view)
+    view.revert_call.connect(flow.revert_call)
+    _show_card(model, tool_call, envelope)
+    assert model.items()[0].status == "failed"
+    _click_revert(qtbot, view, 0)
+    qtbot.waitUntil(lambda: model.items()[0].reverted, timeout=5000)
+    assert (workspace / "notes.txt").read_bytes() == b"before\n"
