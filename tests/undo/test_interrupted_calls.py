@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from echo_desk.agent import dispatcher as dispatcher_module
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.loop import AgentLoop
 from echo_desk.agent.model import ChatMessage, ToolCall
@@ -186,4 +187,24 @@ async def test_an_answer_about_a_change_a_timed_out_call_made_is_not_marked_unba
         assert not outcome.envelopes["c1"].ok and (workspace / "notes.txt").read_bytes() == NEW
         assert outcome.made_changes and not outcome.unbacked_claim
     finally:
+        runtime.close()
+
+
+async def test_a_handler_that_does_not_end_in_time_leaves_what_its_files_show(
+        tmp_path: Path, workspace: Path, scope: Scope, host: ScriptedHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dispatcher_module, "STOPPED_HANDLER_WAIT_SECONDS", 0.3)
+    target = workspace / "notes.txt"
+    target.write_bytes(OLD)
+    tool = SlowWriter(blocks=True)  # stays in its blocking step until the test lets it go
+    runtime = _runtime(tmp_path, tool)
+    try:
+        task = asyncio.create_task(runtime.dispatcher.execute_tool(_call("s1"), scope, host))
+        assert await asyncio.to_thread(tool.wrote.wait, 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):  # not a TimeoutError of the bounded wait
+            await task
+        assert not tool.ended.is_set()
+        assert _changes_of(runtime, "s1") == [("modify", _sha(OLD), _sha(NEW))]
+    finally:
+        tool.go_on.set()
         runtime.close()
