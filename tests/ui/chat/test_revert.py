@@ -31,18 +31,23 @@ def _write(runtime: Runtime, scope: Scope, cid: str, path: str, content: str):
     return call, envelope
 
 
-@pytest.fixture
-def chat(qtbot, builtin_runtime: Runtime):
+def chat_with_revert(qtbot, runtime: Runtime) -> tuple[TranscriptView, TranscriptModel, RevertFlow]:
+    """A transcript shown with its Revert flow on ``runtime``'s change log."""
     model = TranscriptModel()
     view = TranscriptView()
     view.setModel(model)
     view.resize(760, 560)
     qtbot.addWidget(view)
     view.show()
-    flow = RevertFlow(lambda: builtin_runtime.reverter, model, view)
+    flow = RevertFlow(lambda: runtime.reverter, model, view)
     view.revert_call.connect(flow.revert_call)
     view.revert_turn.connect(flow.revert_turn)
     return view, model, flow
+
+
+@pytest.fixture
+def chat(qtbot, builtin_runtime: Runtime):
+    return chat_with_revert(qtbot, builtin_runtime)
 
 
 def _show_card(model: TranscriptModel, call: ToolCall, envelope) -> None:

@@ -16,10 +16,7 @@ from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import ErrorKind
 from echo_desk.ui.chat.chat_window import MainWindow
-from echo_desk.ui.chat.revert_flow import RevertFlow
-from echo_desk.ui.chat.transcript import TranscriptModel
-from echo_desk.ui.chat.transcript_view import TranscriptView
-from tests.ui.chat.test_revert import _click_revert, _show_card
+from tests.ui.chat.test_revert import _click_revert, _show_card, chat_with_revert
 from tests.ui.conftest import next_emission, within
 from tests.ui.fake_model import ScriptedModel, call, say
 from tests.undo.test_interrupted_calls import NEW, SlowWriter
@@ -71,13 +68,7 @@ def test_a_call_out_of_time_that_wrote_offers_revert_on_its_card(
     tool_call = ToolCall(id="t1", name="slow_writer", arguments='{"path": "notes.txt"}')
     envelope = qloop.run_until_complete(runtime.dispatcher.execute_tool(tool_call, scope, ScriptedHost()))
     assert envelope.error_kind is ErrorKind.TIMEOUT and envelope.file_changes
-    model, view = TranscriptModel(), TranscriptView()
-    view.setModel(model)
-    view.resize(760, 560)
-    qtbot.addWidget(view)
-    view.show()
-    flow = RevertFlow(lambda: runtime.reverter, model, view)
-    view.revert_call.connect(flow.revert_call)
+    view, model, _flow = chat_with_revert(qtbot, runtime)
     _show_card(model, tool_call, envelope)
     assert model.items()[0].status == "failed"
     _click_revert(qtbot, view, 0)
