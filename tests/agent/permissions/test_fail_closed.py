@@ -235,6 +235,16 @@ def test_item5_naming_the_option_in_a_rule_still_allows_it(setup: Setup) -> None
     assert _effect(setup, "git log --output=x.txt") is Effect.ALLOW
 
 
+def test_stop50_a_pytest_node_id_loads_the_conftest_of_the_folder_before_its_colons(setup: Setup) -> None:
+    setup.write_user_rules(_rules("python -m pytest **") + _rules("@workspace/out/**", tool="write"))
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    (setup.workspace / "tests").mkdir(exist_ok=True)
+    assert _effect(setup, "python -m pytest -q tests") is Effect.ALLOW
+    assert _effect(setup, "python -m pytest -q tests/test_ok.py::test_ok") is Effect.ALLOW
+    assert _effect(setup, "python -m pytest -q out::x tests") is not Effect.ALLOW
+    assert _effect(setup, "python -m pytest -q 'out/x.py::t[a]'") is not Effect.ALLOW
+
+
 def test_stop50_an_inert_slot_variable_of_xargs_is_still_allowed(setup: Setup) -> None:
     setup.write_user_rules(_rules("[xargs|less] **"))
     (setup.workspace / "a.txt").write_text("a\n")
