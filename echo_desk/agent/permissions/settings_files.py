@@ -64,11 +64,23 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
+        if program in _NODE_IDS:
+            operands, values = _node_paths(operands), _node_paths(values)
         for c in cwds:
             for word in (operands or _default_operands(program, c)) + values:
                 for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
                     found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
     return found
+
+
+#: Programs whose operands may be node ids: pytest reads ``out::test_x`` (``out/x.py::t[a]``)
+#: as the path before the first ``::``, and loads that folder's conftest.py and settings.
+_NODE_IDS = frozenset({"pytest", "py.test"})
+
+
+def _node_paths(words: list[str]) -> list[str]:
+    """The paths of pytest node ids (``out::x`` is ``out``; ``::x`` the folder it runs in)."""
+    return [word.partition("::")[0] or "." for word in words]
 
 
 def _user_places(program: str, home: Path) -> list[Place]:

@@ -47,6 +47,8 @@ def env_reading(argv: Argv, program: str) -> Reading:
 
 
 def xargs_reading(argv: Argv, program: str) -> Reading:
+    from echo_desk.agent.permissions.shell import INERT_ASSIGNMENTS
+
     parsed = read_options(argv[1:], _XARGS)
     found = flags_of(parsed, _XARGS)
     replace = None
@@ -54,6 +56,12 @@ def xargs_reading(argv: Argv, program: str) -> Reading:
         names = set(seen.option.names) if seen.option is not None else set()
         if names & {"-I", "-i", "--replace"}:
             replace = seen.value or "{}"
+        if "--process-slot-var" in names and seen.value not in INERT_ASSIGNMENTS:
+            # The command runs with that variable set (to the slot's number): a variable that
+            # names a file read relative to the folder (LESSKEYIN=0, GIT_CONFIG_GLOBAL=0) is
+            # settings the command takes from a file the rules may let the agent write; like
+            # `env NAME=value`, a rule must name it.
+            found.append(Flag(frozenset({seen.token}), seen.token, Does.CONFIG))
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
     if start >= len(argv):
         return Reading(program, flags=tuple(found))  # runs `echo` with the input
@@ -298,7 +306,9 @@ WRAPPERS: dict[str, Wrapper] = {
     "builtin": Wrapper(OptionSet((), permute=False, strict=False)),
     "strace": Wrapper(OptionSet((*flags("-f -ff -c -C -d -D -h -i -k -n -q -qq -r -t -tt -ttt -T -v -V -w -x -xx "
                                          "-y -yy -z -Z --follow-forks --summary-only"),
-                                  *values("-e -p -s -S -u -E -P -a -b -I -O -X --trace --signal --string-limit"),
+                                  *values("-e -p -s -S -u -P -a -b -I -O -X --trace --signal --string-limit"),
+                                  # -E NAME=value: an environment variable of the command it runs.
+                                  opt("-E --env", V, Does.CONFIG),
                                   opt("-o --output", V, Does.WRITES)), permute=False)),
     "ltrace": Wrapper(OptionSet((*flags("-f -C -i -r -S -t -tt -ttt -T -w -b -h -V"),
                                   *values("-e -a -n -p -s -u -L -x -l -F"), opt("-o --output", V, Does.WRITES)),

@@ -195,6 +195,14 @@ OPTION_ATTACKS = [
     ("[xargs|rg] **", "xargs -I{} rg {} x a.txt"),
     ("[xargs|tar] **", "xargs -I{} tar -tf a.tar --checkpoint=1 --checkpoint-action={}"),
     ("xargs rg **", "xargs rg x"),
+    # stop50: xargs --process-slot-var sets a variable of the command it runs; LESSKEYIN=0 (and
+    # GIT_CONFIG_GLOBAL=0…) name a file in the folder, settings that run programs (LESSOPEN)
+    ("[xargs|less] **", "xargs -I{} --process-slot-var=LESSKEYIN less a.txt"),
+    ("[xargs|less] **", "xargs -I{} --process-slot-var LESSKEYIN less a.txt"),
+    ("[xargs|less] **", "xargs -I{} --process-slot=LESSKEYIN less a.txt"),
+    ("[xargs|git status] **", "xargs -I{} --process-slot-var=GIT_CONFIG_GLOBAL git status"),
+    ("[strace|less] **", "strace -o /dev/null -E LESSKEYIN=out/k less a.txt"),
+    ("[strace|less] **", "strace -o /dev/null --env=LESSKEYIN=out/k less a.txt"),
     ("make **", "make -f /tmp/evil.mk"),
     ("make **", "make --eval='$(shell touch M1)'"),
     ("make **", "make CC=./evil"),
@@ -225,6 +233,24 @@ def test_item5_naming_the_option_in_a_rule_still_allows_it(setup: Setup) -> None
     assert _effect(setup, "sed -i s/a/b/ a.txt") is Effect.ALLOW
     assert _effect(setup, "sort -o a.txt a.txt") is Effect.ALLOW
     assert _effect(setup, "git log --output=x.txt") is Effect.ALLOW
+
+
+def test_stop50_a_pytest_node_id_loads_the_conftest_of_the_folder_before_its_colons(setup: Setup) -> None:
+    setup.write_user_rules(_rules("python -m pytest **") + _rules("@workspace/out/**", tool="write"))
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    (setup.workspace / "tests").mkdir(exist_ok=True)
+    assert _effect(setup, "python -m pytest -q tests") is Effect.ALLOW
+    assert _effect(setup, "python -m pytest -q tests/test_ok.py::test_ok") is Effect.ALLOW
+    assert _effect(setup, "python -m pytest -q out::x tests") is not Effect.ALLOW
+    assert _effect(setup, "python -m pytest -q 'out/x.py::t[a]'") is not Effect.ALLOW
+
+
+def test_stop50_an_inert_slot_variable_of_xargs_is_still_allowed(setup: Setup) -> None:
+    setup.write_user_rules(_rules("[xargs|less] **"))
+    (setup.workspace / "a.txt").write_text("a\n")
+    assert _effect(setup, "xargs -I{} less a.txt < a.txt") is Effect.ALLOW
+    assert _effect(setup, "xargs -I{} --process-slot-var=COLUMNS less a.txt < a.txt") is Effect.ALLOW
+    assert _effect(setup, "xargs -I{} --process-slot-var=LESSKEYIN less a.txt < a.txt") is not Effect.ALLOW
 
 
 # -- item 6: the floor rule that cannot be switched off ----------------------------------------------

@@ -35,6 +35,7 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
 @pytest.mark.parametrize("line", [
     "mypy src", "ruff check src", "git status", "npm test", "npx tsc --noEmit", "pytest -q tests", "make test", "cd src && mypy .",
     "python -m mypy src", "pytest -q tests/test_ok.py", "python -m pytest -x src tests",
+    "pytest -q tests/test_ok.py::test_ok", "python -m pytest 'tests/test_ok.py::test_ok[a]'",
 ])
 def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is Effect.ALLOW
@@ -52,6 +53,8 @@ def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, l
     # where its operands are; bare pytest collects the folder it runs in, out/ included.
     "pytest -q", "pytest out", "pytest -q out/test_x.py", "python -m pytest --co -q", "python3 -m pytest -q tests out",
     "py.test -k x .",
+    # stop50: a node id's path is what comes before its first "::" (out/conftest.py is loaded).
+    "python -m pytest -q 'out::x'", "pytest out::test_x tests", "pytest -q out/test_x.py::t[a]", "pytest ::x",
     # An option's value is no operand: these check the folder they run in, out/ included.
     "pytest -k tests", "python -m pytest -m slow", "ruff check --select E", "ruff check --output-format concise",
 ])
