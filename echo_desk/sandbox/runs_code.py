@@ -86,7 +86,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("opencode.json", False, _OPENCODE),
     Entry("opencode.jsonc", False, _OPENCODE),
     Entry(".aider.conf.yml", False, N_("aider runs the lint and test commands it names after every edit it makes")),
-    Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
+    # In every folder: direnv loads the nearest .envrc from the folder you are in up, and a
+    # ``[whitelist] prefix`` in its settings (a projects folder the person trusts) lets any
+    # .envrc below it run without ``direnv allow``: a planted ``src/.envrc`` runs at ``cd src``.
+    Entry(".envrc", False, N_("direnv runs it when you enter the folder"), every_folder=True),
     # No trust asked, in every folder: ``node path:./tools`` puts ``tools/bin`` first on PATH.
     Entry(".tool-versions", False, N_("mise and asdf put the folder a path: version names first on PATH, in this "
                                       "folder and every one below it, without asking: a planted git there runs "
