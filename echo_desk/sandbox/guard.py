@@ -165,10 +165,15 @@ class Guard:
                 if linked and keep:
                     self._linked.add(parts)
             if frozen:
-                if stat.S_ISDIR(mode):
+                if stat.S_ISDIR(mode) and keep:
                     # Looked through only for files with another name (a few names: hooks,
                     # settings folders); nothing else below is recorded.
                     pending.extend((f"{current}/{name}", True) for name in repositories.names_in(current, st))
+                elif stat.S_ISDIR(mode) and not under_cover:
+                    # After the command, only those: no file there got another name meanwhile (a
+                    # hard link is made on the file's own mount, and that one is read-only).
+                    pending.extend(("/".join((self._base, *p)), True) for p in self._linked
+                                   if len(p) > len(parts) and p[: len(parts)] == parts)
                 continue
             if stat.S_ISDIR(mode):
                 # git runs a hook only by its own name: a ``*.sample`` never runs (renaming one
