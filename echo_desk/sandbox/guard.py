@@ -105,6 +105,8 @@ class Guard:
         self._max_folders = max_folders
         self._taken_ns = time.time_ns()
         self._inventory = inventory
+        #: Files with another name (a hard link) below a read-only mount, found before the command.
+        self._linked: set[Parts] = set()
         self._before = self._state(inventory.watched, keep=True)
         #: The search after the command stopped at its bound (``after()`` sets it).
         self.cut_after = False
@@ -134,30 +136,50 @@ class Guard:
         """Fingerprints of ``root`` and everything under it. Plain paths: the walk never enters
         a link, and a link swapped in on the way can only make a fingerprint differ (then the
         put-aside and put-back, which act, go through ``dirwalk``)."""
-        pending = [root]
+        pending: list[tuple[str, bool]] = [(root, False)]
         looked = 0
         while pending and looked < MAX_TREE_ENTRIES:
-            current = pending.pop()
+            current, under_cover = pending.pop()
             looked += 1
             try:
                 st = os.lstat(current)
             except OSError:
                 continue
             parts = self._parts(current)
-            frozen = parts in self._frozen
             mode = st.st_mode
+            # A read-only mount covers a path, not the file: a file with another name (a hard
+            # link: ``ln tools/pre-commit .git/hooks/pre-commit``) can be written through that
+            # name, wherever the command may write. Such a file is never taken as unchangeable.
+            # (After the command: one that had another name before is looked at again, its
+            # other name removed or not.)
+            linked = stat.S_ISREG(mode) and (st.st_nlink > 1 or parts in self._linked)
+            frozen = (parts in self._frozen or under_cover) and not linked
+            if under_cover and not linked and not stat.S_ISDIR(mode):
+                continue  # below a read-only mount, and no other name: it cannot change
             link = ""
             if stat.S_ISLNK(mode):
                 with contextlib.suppress(OSError):
                     link = os.readlink(current)
-            state.prints[parts] = _print(st, link, frozen)
+            if not under_cover or linked:
+                state.prints[parts] = _print(st, link, frozen)
+                if linked and keep:
+                    self._linked.add(parts)
             if frozen:
+                if stat.S_ISDIR(mode) and keep:
+                    # Looked through only for files with another name (a few names: hooks,
+                    # settings folders); nothing else below is recorded.
+                    pending.extend((f"{current}/{name}", True) for name in repositories.names_in(current, st))
+                elif stat.S_ISDIR(mode) and not under_cover:
+                    # After the command, only those: no file there got another name meanwhile (a
+                    # hard link is made on the file's own mount, and that one is read-only).
+                    pending.extend(("/".join((self._base, *p)), True) for p in self._linked
+                                   if len(p) > len(parts) and p[: len(parts)] == parts)
                 continue
             if stat.S_ISDIR(mode):
                 # git runs a hook only by its own name: a ``*.sample`` never runs (renaming one
                 # into a hook is a new file, which is watched).
                 samples = hooks and current == root
-                pending.extend(f"{current}/{name}" for name in repositories.names_in(current, st)
+                pending.extend((f"{current}/{name}", False) for name in repositories.names_in(current, st)
                                if not (samples and name.endswith(".sample")))
             elif stat.S_ISREG(mode) and keep:
                 self._keep(current, parts, state)

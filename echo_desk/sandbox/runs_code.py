@@ -86,7 +86,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("opencode.json", False, _OPENCODE),
     Entry("opencode.jsonc", False, _OPENCODE),
     Entry(".aider.conf.yml", False, N_("aider runs the lint and test commands it names after every edit it makes")),
-    Entry(".envrc", False, N_("direnv runs it when you enter the folder")),
+    # In every folder: direnv loads the nearest .envrc from the folder you are in up, and a
+    # ``[whitelist] prefix`` in its settings (a projects folder the person trusts) lets any
+    # .envrc below it run without ``direnv allow``: a planted ``src/.envrc`` runs at ``cd src``.
+    Entry(".envrc", False, N_("direnv runs it when you enter the folder"), every_folder=True),
     # No trust asked, in every folder: ``node path:./tools`` puts ``tools/bin`` first on PATH.
     Entry(".tool-versions", False, N_("mise and asdf put the folder a path: version names first on PATH, in this "
                                       "folder and every one below it, without asking: a planted git there runs "
@@ -102,18 +105,21 @@ ENTRIES: tuple[Entry, ...] = (
           every_folder=True),
     Entry(".hg/sharedpath", False, N_("Mercurial reads the settings, hooks included, of the repository it names"),
           every_folder=True),
-    Entry(".husky", True, N_("husky keeps the repository's git hooks here")),
-    Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists")),
-    Entry("lefthook.yml", False, _LEFTHOOK),
-    Entry(".lefthook.yml", False, _LEFTHOOK),
+    # The hook tools' settings, in every folder: each repository's own (a nested one's too) is
+    # what its installed hook runs, and the command can stage a changed one itself (the index is
+    # ordinary work), so the person's next commit there runs it.
+    Entry(".husky", True, N_("husky keeps the repository's git hooks here"), every_folder=True),
+    Entry(".pre-commit-config.yaml", False, N_("the pre-commit hook runs the commands it lists"), every_folder=True),
+    Entry("lefthook.yml", False, _LEFTHOOK, every_folder=True),
+    Entry(".lefthook.yml", False, _LEFTHOOK, every_folder=True),
     # Every other name lefthook reads its settings by (https://lefthook.dev/configuration): the
     # -local one is merged over the main one, and the folders hold the scripts they name.
-    *(Entry(f"{where}lefthook{local}.{kind}", False, _LEFTHOOK)
+    *(Entry(f"{where}lefthook{local}.{kind}", False, _LEFTHOOK, every_folder=True)
       for local in ("", "-local") for where in ("", ".", ".config/")
       for kind in ("yml", "yaml", "toml", "json", "jsonc")
       if (where, local, kind) not in (("", "", "yml"), (".", "", "yml"))),
-    Entry(".lefthook", True, _LEFTHOOK),
-    Entry(".lefthook-local", True, _LEFTHOOK),
+    Entry(".lefthook", True, _LEFTHOOK, every_folder=True),
+    Entry(".lefthook-local", True, _LEFTHOOK, every_folder=True),
     # Every name mise reads a project's settings by (https://mise.jdx.dev/configuration.html), in
     # every folder from the current one up: a tool's version ``path:`` there asks no trust.
     *(Entry(f"{where}{name}", False, _MISE, every_folder=True) for where in ("", ".", ".config/")

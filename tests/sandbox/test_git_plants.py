@@ -8,6 +8,7 @@ command tried to plant append to a marker file outside the workspace; it must st
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -431,3 +432,138 @@ async def test_the_script_a_linked_hook_lands_on_cannot_be_changed(jail: Jail, c
     person_commits(repo, jail)
     assert hooks_ran(jail) == 0, result.output
     assert script.read_text() == "#!/bin/sh\ntrue\n"
+
+
+#: A protected file that has a second name (a hard link) in an ordinary, writable place of the
+#: workspace: ``ln tools/pre-commit .git/hooks/pre-commit`` (a set-up script's way of installing a
+#: hook), ``ln tools/gitconfig .git/config``. A read-only mount covers a path, not the file: the
+#: command writes the file through its other name.
+HARD_LINKED = {
+    "hook": (".git/hooks/pre-commit", "tools/pre-commit", "#!/bin/sh\ntrue\n"),
+    "config": (".git/config", "tools/gitconfig",
+               "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"),
+}
+
+
+def _hard_linked(jail: Jail, case: str, body: str = "") -> tuple[Path, Path]:
+    protected, other, mine = HARD_LINKED[case]
+    ws = jail.workspace
+    (ws / other).parent.mkdir(parents=True, exist_ok=True)
+    (ws / protected).unlink(missing_ok=True)
+    (ws / other).write_text(mine + body)
+    (ws / other).chmod(0o755)
+    os.link(ws / other, ws / protected)
+    return ws / protected, ws / other
+
+
+def _what_runs(jail: Jail, case: str) -> str:
+    """What the command adds to the file, in the file's own language: the hook's line, or a
+    file-system monitor git runs as a shell command on every commit."""
+    marker = _marker(jail)
+    return f"echo ran >> {marker}\n" if case == "hook" else f'\tfsmonitor = "echo ran >> {marker}; false"\n'
+
+
+@pytest.mark.parametrize("case", sorted(HARD_LINKED))
+def test_a_protected_file_hard_linked_to_a_file_of_the_workspace_runs_what_that_file_says(
+        jail: Jail, case: str) -> None:
+    _hard_linked(jail, case, _what_runs(jail, case))
+    assert person_commits(jail.workspace, jail).returncode == 0
+    assert hooks_ran(jail) >= 1  # git asks the monitor more than once a commit
+
+
+@pytest.mark.parametrize("case", sorted(HARD_LINKED))
+async def test_a_protected_file_changed_through_a_hard_link_is_put_back(jail: Jail, case: str) -> None:
+    """The read-only cover and the check after saw only the path: the file changed through its
+    other name stayed changed, and the person's next commit ran what the command wrote."""
+    protected, other = _hard_linked(jail, case)
+    mine = protected.read_text()
+    addition = _what_runs(jail, case).replace("\t", "\\t").replace("\n", "\\n").replace('"', '\\"')
+    command = f'printf "{addition}" >> {other.relative_to(jail.workspace)}'
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True, result.output
+    assert protected.read_text() == mine, result.output
+    person_commits(jail.workspace, jail)
+    assert hooks_ran(jail) == 0, result.output
+    relative = str(protected.relative_to(jail.workspace))
+    assert (relative, "changed") in {(p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]}
+
+
+@pytest.mark.parametrize("case", sorted(HARD_LINKED))
+async def test_removing_the_other_name_of_a_hard_linked_file_changes_nothing_protected(jail: Jail, case: str) -> None:
+    """``rm -r tools`` (or ``git clean``): the protected file keeps its content and is not reported."""
+    protected, other = _hard_linked(jail, case)
+    mine = protected.read_text()
+    result = await run(tool_with(), {"command": f"rm {other.relative_to(jail.workspace)}"}, context(jail.workspace))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True, result.output
+    assert protected.read_text() == mine and not other.exists()
+    assert result.metadata["sandbox"]["planted"] == []
+
+
+def _pre_commit() -> str | None:
+    """pre-commit, installed (``pip install pre-commit``), or ``PRE_COMMIT`` naming one."""
+    return os.environ.get("PRE_COMMIT") or shutil.which("pre-commit")
+
+
+needs_pre_commit = pytest.mark.skipif(_pre_commit() is None, reason="needs pre-commit to show what its hook runs")
+
+PRE_COMMIT_CONFIG = """repos:
+- repo: local
+  hooks:
+  - id: mine
+    name: mine
+    entry: {entry}
+    language: system
+    pass_filenames: false
+"""
+
+
+def _nested_repository_with_pre_commit(jail: Jail) -> Path:
+    """A repository inside the workspace (one of several projects in a folder) where the person
+    ran ``pre-commit install``, with a harmless hook of their own, committed."""
+    app = jail.workspace / "app"
+    _git("init", "-q", str(app), cwd=jail.workspace)
+    (app / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG.format(entry='"true"'))
+    _git("add", "-A", cwd=app)
+    _git("commit", "-q", "-m", "mine", cwd=app)
+    pre_commit = _pre_commit()
+    assert pre_commit is not None
+    subprocess.run([pre_commit, "install"], cwd=app, check=True, capture_output=True, timeout=120,
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home)})
+    return app
+
+
+def _person_commits_there(app: Path, jail: Jail) -> None:
+    (app / "work.txt").write_text("the person's work\n")
+    _git("add", "work.txt", cwd=app)
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "p", "GIT_AUTHOR_EMAIL": "p@example.com",
+           "GIT_COMMITTER_NAME": "p", "GIT_COMMITTER_EMAIL": "p@example.com"}
+    subprocess.run(["git", "commit", "-q", "-m", "by the person"], cwd=app, env=env, capture_output=True,
+                   text=True, timeout=120)
+
+
+@needs_pre_commit
+def test_a_nested_repositorys_pre_commit_settings_written_by_hand_run_at_the_persons_commit(jail: Jail) -> None:
+    app = _nested_repository_with_pre_commit(jail)
+    (app / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG.format(entry=f"sh -c 'echo ran >> {_marker(jail)}'"))
+    _git("add", ".pre-commit-config.yaml", cwd=app)
+    _person_commits_there(app, jail)
+    assert hooks_ran(jail) == 1
+
+
+@needs_pre_commit
+async def test_a_nested_repositorys_pre_commit_settings_changed_by_a_command_run_nothing(jail: Jail) -> None:
+    """Only the workspace's top ``.pre-commit-config.yaml`` was protected: the command changed a
+    nested repository's and staged it (the index is ordinary work), and the person's next commit
+    there ran it."""
+    app = _nested_repository_with_pre_commit(jail)
+    mine = (app / ".pre-commit-config.yaml").read_text()
+    command = (f"cd app && sed -i \"s|entry: .true.|entry: sh -c 'echo ran >> {_marker(jail)}'|\" "
+               ".pre-commit-config.yaml && git add .pre-commit-config.yaml")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert (app / ".pre-commit-config.yaml").read_text() == mine, result.output
+    _person_commits_there(app, jail)
+    assert hooks_ran(jail) == 0, result.output
+    assert ("app/.pre-commit-config.yaml", "changed") in {
+        (p["path"], p["change"]) for p in result.metadata["sandbox"]["planted"]}

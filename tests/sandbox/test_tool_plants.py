@@ -217,8 +217,8 @@ def _direnv(jail: Jail, *args: str) -> None:
 ], ids=["whitelist", "direnvrc"])
 async def test_direnvs_own_settings_planted_in_the_home_folder_allow_and_run_nothing(
         jail: Jail, name: str, body: str) -> None:
-    """The home folder as the workspace (only its own ``.envrc`` is on the list: elsewhere
-    direnv asks before it runs one)."""
+    """The home folder as the workspace: direnv's own settings, which decide which ``.envrc``
+    runs without asking (an ``.envrc`` in any folder of a workspace is on the list itself)."""
     marker = _marker(jail)
     command = (f"mkdir -p .config/direnv project && printf \"{body.format(marker=marker)}\" > {name} && "
                f"echo 'echo ran >> {marker}' > project/.envrc")
@@ -229,6 +229,44 @@ async def test_direnvs_own_settings_planted_in_the_home_folder_allow_and_run_not
         _direnv(jail, "allow", ".")
     _direnv(jail, "export", "bash")  # what the shell's hook runs at every prompt
     assert _ran(jail) == 0, result.output
+
+
+def _person_enters(jail: Jail, folder: Path) -> None:
+    """The person's shell with direnv's hook, at a prompt in ``folder``, outside the sandbox. Their
+    own direnv settings trust every ``.envrc`` under the workspace (``[whitelist] prefix``: a
+    projects folder they work in), as many set it up."""
+    settings = jail.home / ".config" / "direnv" / "direnv.toml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(f'[whitelist]\nprefix = [ "{jail.workspace}" ]\n')
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["direnv", "export", "bash"], cwd=folder, env=env, capture_output=True, timeout=60)
+
+
+@needs_direnv
+@pytest.mark.parametrize("folder", [".", "src/app"])
+def test_an_envrc_written_by_hand_in_a_trusted_projects_folder_runs_when_the_person_enters_it(
+        jail: Jail, folder: str) -> None:
+    """direnv loads the nearest ``.envrc`` from the folder the person is in up; under a whitelist
+    prefix it asks nothing, at the top of the workspace or in any folder below it."""
+    (jail.workspace / folder).mkdir(parents=True, exist_ok=True)
+    (jail.workspace / folder / ".envrc").write_text(f"echo ran >> {_marker(jail)}\n")
+    _person_enters(jail, jail.workspace / folder)
+    assert _ran(jail) == 1
+
+
+@needs_direnv
+@pytest.mark.parametrize("folder", [".", "src/app"])
+async def test_an_envrc_planted_in_any_folder_of_the_workspace_runs_nothing(jail: Jail, folder: str) -> None:
+    """Only the workspace's top ``.envrc`` was on the list: one planted in ``src/app`` stayed and
+    ran at the person's ``cd src/app``."""
+    ws = jail.workspace
+    command = f"mkdir -p {folder} && echo 'echo ran >> {_marker(jail)}' > {folder}/.envrc"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_enters(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (".envrc" if folder == "." else f"{folder}/.envrc") in planted
 
 
 def _prompt_then_git(jail: Jail, folder: Path) -> None:
