@@ -24,7 +24,7 @@ from echo_desk import sandbox
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
-from echo_desk.store import paths
+from echo_desk.store import own_files, paths
 from echo_desk.store.private import private_dir
 from echo_desk.store.settings import SandboxSettings
 
@@ -114,6 +114,12 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
     folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
     if cfg.cwd:
         _refuse_own_places(cfg.name, folder)
+    try:
+        own_files.unshare_own_program()
+    except OSError as exc:
+        raise SandboxUnavailableError(
+            f"a file of Echo Desk's own program has another name (a hard link) that a sandboxed server could change "
+            f"it through, and Echo Desk could not give it a copy of its own ({exc}); {cfg.name} was not started") from exc
     added = settings or SandboxSettings()
     hidden = [*(folder for _, folder in paths.own_places()),
               *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from echo_desk import sandbox
 from echo_desk.common.diffs import quote_path
-from echo_desk.i18n import N_, Deferred
+from echo_desk.i18n import N_, Deferred, for_person
 from echo_desk.sandbox.domains import BadDomain, DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy
-from echo_desk.store import paths
+from echo_desk.store import own_files, paths
 from echo_desk.store.settings import SandboxMode, Settings
-from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason, Target
+from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason, Target, ToolError
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
@@ -158,11 +158,26 @@ def own_folder_targets(command: str, cwd: Path, *, sandboxed: bool) -> tuple[Tar
 
 
 def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
+    own_program_unshared()
     hidden = [folder for _, folder in paths.own_places()]
     hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
     return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains),
                                protected=tuple(settings.sandbox.protected_paths), put_aside=paths.put_aside_dir(),
                                kept_read_only=paths.own_program())
+
+
+def own_program_unshared() -> None:
+    """No file of Echo Desk's own program may have a name a sandboxed process can write through
+    (``store.own_files``); when one cannot be given a copy of its own, nothing runs."""
+    try:
+        own_files.unshare_own_program()
+    except OSError as exc:
+        raise ToolError(for_person(
+            f"nothing was run: a file of Echo Desk's own program has another name (a hard link) that a sandboxed "
+            f"command could change it through, and Echo Desk could not give it a copy of its own ({exc})",
+            N_("Nothing was run: a file of Echo Desk's own program has another name (a hard link) that a sandboxed "
+               "command could change it through, and Echo Desk could not give it a copy of its own ({error})."),
+            error=str(exc))) from exc
 
 
 #: Builds the proxy from the rules (tests give it a resolver that maps a test name to loopback).

@@ -116,6 +116,10 @@ async def load_services(settings_store: SettingsStore | None = None, host: ToolH
     try:
         module = await BackgroundOp(_import, "echo_desk.runtime").run_async()
         runtime = module.Runtime.create(settings_store=settings_store)
+        # The walk over Echo Desk's own program the first sandboxed process waits for, done now.
+        from echo_desk.store import own_files
+
+        own_files.unshare_in_background()
     except ImportError as exc:
         engine_error = _("not available in this build ({module})").format(module=exc.name)
     except Exception as exc:  # the window must come up and say what went wrong
