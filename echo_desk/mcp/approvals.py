@@ -6,6 +6,8 @@ is stored in ``Settings.mcp_approved[server]`` and any change of those makes it 
 
 from __future__ import annotations
 
+import shlex
+
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.status import ServerStartRequest
@@ -13,8 +15,9 @@ from echo_desk.store.settings import Settings, SettingsStore
 
 
 def server_target(cfg: ServerConfig) -> str:
-    """The full command line (stdio) or URL, as every dialog shows it."""
-    return " ".join(cfg.command_line()) if cfg.is_stdio else cfg.url
+    """The full command line (stdio) or URL, as every dialog shows it: quoted as a shell would, so
+    one argument holding a space never reads as two (nor two as one), as in the start dialog."""
+    return shlex.join(cfg.command_line()) if cfg.is_stdio else cfg.url
 
 
 def start_request(cfg: ServerConfig, settings: Settings) -> ServerStartRequest | None:

@@ -166,3 +166,16 @@ async def test_an_approval_of_another_command_line_does_not_answer_the_question(
         SettingsStore.in_dir(tmp_path).update(lambda s: s.mcp_approved.update({"t": request.fingerprint}))
         assert app_settings.refresh()
         assert (await asyncio.wait_for(starting, 30)).state is ServerState.CONNECTED and host.withdrawn
+
+
+def test_the_server_named_in_each_calls_approval_is_its_exact_argument_list() -> None:
+    # Two different programs drew the same: "--root /home/me/my project" as one argument or as two
+    # ("/home/me/my", "project"); the call's check that the server is still the one shown compared
+    # the same ambiguous text. Quoted as a shell would, each argument reads as itself.
+    from echo_desk.mcp.approvals import server_target
+
+    one = parse_server("t", {"command": "npx", "args": ["-y", "notes", "--root", "/home/me/my project"]})
+    two = parse_server("t", {"command": "npx", "args": ["-y", "notes", "--root", "/home/me/my", "project"]})
+    assert server_target(one) == "npx -y notes --root '/home/me/my project'"
+    assert server_target(two) == "npx -y notes --root /home/me/my project"
+    assert server_target(one) != server_target(two)

@@ -1,7 +1,8 @@
 """Approving an MCP server's first start: the exact command line, args, env names, or URL.
 
-Escape, Enter and closing the window all refuse; only "Start this server" allows it. The
-answer is bound to the request's fingerprint by the MCP manager.
+Escape, Enter and closing the window all refuse; only "Start this server" allows it, and only
+once every line of what starts was in view (a long command says how much is below, as the
+approval dialog's boxes do). The answer is bound to the request's fingerprint by the MCP manager.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ import shlex
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QFontDatabase
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from echo_desk.common.visible_text import visible
+from echo_desk.common.visible_text import any_hidden, visible
 from echo_desk.i18n import _, list_text
 from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.widgets.full_text_box import FullTextBox
+from echo_desk.ui.widgets.warning_note import warning_note
 
 if TYPE_CHECKING:  # the MCP package loads after the window shows
     from echo_desk.mcp.status import ServerStartRequest
@@ -46,6 +49,12 @@ def describe(request: ServerStartRequest) -> str:
     return "\n".join(lines)
 
 
+def hides_text(request: ServerStartRequest) -> bool:
+    """Whether a value of the request holds a character ``visible`` shows as ``⟨…⟩``."""
+    return any_hidden([request.server, request.command, list(request.args), request.cwd, request.url,
+                       list(request.env_names), list(request.header_names), request.transport])
+
+
 class ServerStartDialog(QDialog):
     decided = Signal(bool)
 
@@ -65,10 +74,15 @@ class ServerStartDialog(QDialog):
         theme.styled(self.changed, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
         self.changed.setVisible(bool(request.previous_fingerprint))
         layout.addWidget(self.changed)
-        self.details = QPlainTextEdit()
-        self.details.setReadOnly(True)
-        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        layout.addWidget(self.details, 1)
+        self.hidden_warning = warning_note(shown=hides_text(request))
+        layout.addWidget(self.hidden_warning)
+        # Every line must have been in view before it can start: 200 harmless flags must not
+        # push the one that matters below the fold of an answer given at a glance.
+        self.details = FullTextBox(describe(request), most_lines=16)
+        self.details.loaded.connect(self._update_allow)
+        layout.addWidget(self.details)
+        layout.addWidget(self.details.footer)
+        layout.addStretch(1)
         buttons = QHBoxLayout()
         self.allow = QPushButton()
         self.allow.setAutoDefault(False)
@@ -83,6 +97,10 @@ class ServerStartDialog(QDialog):
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
         self.refuse.setFocus()
+        self._update_allow()
+
+    def _update_allow(self) -> None:
+        self.allow.setEnabled(self.details.is_loaded)
 
     def retranslate(self, *_args: object) -> None:
         name = visible(self.request.server, one_line=True)  # a configured name is untrusted text
@@ -92,7 +110,10 @@ class ServerStartDialog(QDialog):
         self.heading.setAccessibleName(self.heading.text())
         self.changed.setText(_("Its configuration changed since you last approved it."))
         self.changed.setAccessibleName(self.changed.text())
-        self.details.setPlainText(describe(self.request))
+        self.hidden_warning.setText(_("What starts holds hidden or control characters (bidi, zero-width, line "
+                                      "feeds…). They are shown as ⟨U+…⟩ where they are: read it carefully."))
+        if self.details.toPlainText() != describe(self.request):
+            self.details.setPlainText(describe(self.request))  # same lines, labels in the new language
         self.details.setAccessibleName(_("What will be started"))
         self.allow.setText(_("Start this server"))
         self.allow.setAccessibleName(_("Start this server"))
@@ -100,7 +121,7 @@ class ServerStartDialog(QDialog):
         self.refuse.setAccessibleName(_("Don't start this server"))
 
     def _finish(self, allowed: bool) -> None:
-        if self.answer is not None:
+        if self.answer is not None or (allowed and not self.details.is_loaded):
             return
         self.answer = allowed
         self.decided.emit(allowed)

@@ -6,7 +6,6 @@ They only ask; the engine (``echo_desk.agent.undo``) decides what can be reverte
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,8 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.agent.undo.resolution import Resolution
+from echo_desk.common.visible_text import has_hidden, path_hides_text, visible, visible_path
 from echo_desk.i18n import _
 from echo_desk.ui.chat.revert_text import record_not_restorable_text
+from echo_desk.ui.widgets.warning_note import warning_note
 
 if TYPE_CHECKING:
     from echo_desk.agent.undo.revert import RevertPlan, RevertStep
@@ -36,9 +37,13 @@ _MAX_SHOWN_CHARS = 200_000
 
 
 def visible_text(text: str) -> str:
-    """Plain text with control, bidi and invisible characters shown as ``\\uXXXX``."""
-    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp")
-                   else f"\\u{ord(c):04x}" for c in text)
+    """Text on one line, every hidden character shown as ``⟨U+…⟩`` (``common.visible_text``)."""
+    return visible(text, one_line=True)
+
+
+def _hidden_note() -> str:
+    return _("A file name or content here holds hidden or control characters (line feeds, bidi, zero-width, "
+             "blank-looking letters…). They are shown as ⟨U+…⟩ where they are: read the names carefully.")
 
 
 def shown_content(data: bytes | None, *, absent: str) -> str:
@@ -51,7 +56,16 @@ def shown_content(data: bytes | None, *, absent: str) -> str:
         return _("Binary content, {n} bytes").format(n=len(data))
     if len(text) > _MAX_SHOWN_CHARS:
         text = text[:_MAX_SHOWN_CHARS] + "\n…"
-    return visible_text(text)
+    return visible(text)  # line feeds stay lines (a CRLF end too); every other hidden character ⟨U+…⟩
+
+
+def _content_hides_text(data: bytes | None) -> bool:
+    if data is None:
+        return False
+    try:
+        return has_hidden(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return False
 
 
 class ConfirmRevertDialog(QDialog):
@@ -67,15 +81,20 @@ class ConfirmRevertDialog(QDialog):
                          "will be asked about it."))
         intro.setWordWrap(True)
         layout.addWidget(intro)
+        # A name the agent chose may draw as another file's name ("report.txt⠀", a line feed).
+        paths = [s.record.path for s in plan.steps] + [r.path for r in plan.not_restorable]
+        self.hidden_warning = warning_note(shown=any(path_hides_text(p) for p in paths))
+        self.hidden_warning.setText(_hidden_note())
+        layout.addWidget(self.hidden_warning)
         self.files = QListWidget()
         self.files.setAccessibleName(_("Files to revert"))
         for step in plan.steps:
             label = _("delete (it was created)") if step.deletes else _("restore")
             mark = "  ⚠ " + _("changed since") if step.conflict else ""
-            self.files.addItem(f"{visible_text(step.record.path)} — {label}{mark}")
+            self.files.addItem(f"{visible_path(step.record.path)} — {label}{mark}")
         for record in plan.not_restorable:
             self.files.addItem(_("{path} — not restorable: {why}").format(
-                path=visible_text(record.path), why=record_not_restorable_text(record)))
+                path=visible_path(record.path), why=visible_text(record_not_restorable_text(record))))
         layout.addWidget(self.files, 1)
         buttons = QDialogButtonBox()
         self.revert_button = buttons.addButton(_("Revert"), QDialogButtonBox.ButtonRole.AcceptRole)
@@ -101,8 +120,9 @@ class ConflictDialog(QDialog):
         self._on_choice = on_choice
         self.choice = Resolution.WHAT_IT_IS_NOW
         layout = QVBoxLayout(self)
-        path = QLabel(visible_text(step.record.path))
+        path = QLabel(visible_path(step.record.path))
         path.setTextFormat(Qt.TextFormat.PlainText)
+        self.path_label = path
         path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bold = path.font()
         bold.setBold(True)
@@ -113,6 +133,10 @@ class ConflictDialog(QDialog):
         why.setWordWrap(True)
         layout.addWidget(why)
         before, wrote, now = contents
+        self.hidden_warning = warning_note(shown=path_hides_text(step.record.path)
+                                           or any(_content_hides_text(d) for d in contents))
+        self.hidden_warning.setText(_hidden_note())
+        layout.addWidget(self.hidden_warning)
         panes = QHBoxLayout()
         self.panes: dict[Resolution, QPlainTextEdit] = {}
         absent = _("(no file)")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QWidget
 
+from echo_desk.common.visible_text import visible_path
 from echo_desk.i18n import N_, _, deferred
 from echo_desk.ui.chat.revert_dialog import ConfirmRevertDialog, ConflictDialog, RevertProgress, visible_text
 from echo_desk.ui.chat.revert_text import issue_text
@@ -183,8 +184,8 @@ class RevertFlow(QObject):
     def _finish(self, report: RevertReport) -> None:
         self.dialog = None
         self._close_progress()
-        lines = [_("Reverted {path}").format(path=visible_text(r.path)) for r in report.reverted]
-        lines += [_("Not reverted: {path} ({why})").format(path=visible_text(r.path), why=visible_text(issue_text(issue)))
+        lines = [_("Reverted {path}").format(path=visible_path(r.path)) for r in report.reverted]
+        lines += [_("Not reverted: {path} ({why})").format(path=visible_path(r.path), why=visible_text(issue_text(issue)))
                   for r, issue in report.kept + report.failed]
         reverted_calls = {r.call_id for r in report.reverted}
         for item in self._transcript.items():

@@ -7,6 +7,7 @@ opens in milliseconds and scrolls smoothly.
 from __future__ import annotations
 
 import bisect
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -56,6 +57,15 @@ _SLICE = 1500  # ~5–10 ms of work per event-loop turn
 _DECLINED_BG = "table_header"
 _DECLINED_FG = "faint"
 _VEIL_ALPHA = 170
+#: A line longer than this, or with text after a run of blanks this long, may end far to the
+#: right of a view that does not wrap ("DEBUG = False" + 400 spaces + code): the view wraps then.
+_WIDE_CHARS = 160
+_BLANK_RUN = re.compile(r"\S[ \t]{16,}\S")
+
+
+def hides_to_the_right(line: str) -> bool:
+    """Whether part of ``line`` could sit out of view to the right of a diff that does not wrap."""
+    return len(line) > _WIDE_CHARS or _BLANK_RUN.search(line) is not None
 
 
 def _veil_colour() -> QColor:
@@ -100,6 +110,8 @@ class DiffTextView(QPlainTextEdit):
     """
 
     loaded = Signal()
+    #: The view started wrapping its lines (one was too wide to be read without scrolling right).
+    wrapped = Signal()
 
     def __init__(self, parsed: ParsedDiff, *, show_old: bool = True, show_new: bool = True,
                  fed: bool = False, parent: QWidget | None = None) -> None:
@@ -117,8 +129,11 @@ class DiffTextView(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.setUndoRedoEnabled(False)
+        #: Lines are wrapped: one was too wide to be read whole without scrolling right.
+        self.wraps = False
         self._next_line = min(len(parsed.lines), _FIRST_SLICE)
         self.setPlainText("\n".join(parsed.lines[: self._next_line]))
+        self._wrap_if_wide(parsed.lines[: self._next_line])
         self.is_loaded = not fed and self._next_line >= len(parsed.lines)
         if not self.is_loaded and not fed:
             QTimer.singleShot(0, self._load_more)
@@ -134,6 +149,16 @@ class DiffTextView(QPlainTextEdit):
     @property
     def parsed(self) -> ParsedDiff:
         return self._parsed
+
+    def _wrap_if_wide(self, lines: Sequence[str]) -> None:
+        """Wrap every line once one could end out of view to the right: a diff is read top to
+        bottom, and nobody scrolls right on each line to see whether it goes on."""
+        if self.wraps or not any(map(hides_to_the_right, lines)):
+            return
+        self.wraps = True
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.wrapped.emit()
 
     def _widen_numbers(self, start: int) -> None:
         """Room in the gutter for the largest line number from ``start`` on."""
@@ -155,6 +180,7 @@ class DiffTextView(QPlainTextEdit):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(("\n" if start else "") + "\n".join(lines[start:end]))
         self._next_line = end
+        self._wrap_if_wide(lines[start:end])
         self._widen_numbers(start)
 
     def finish(self) -> None:
@@ -193,6 +219,7 @@ class DiffTextView(QPlainTextEdit):
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText("\n" + "\n".join(lines[self._next_line:end]))
+        self._wrap_if_wide(lines[self._next_line:end])
         self._next_line = end
         if end < len(lines):
             QTimer.singleShot(0, self._load_more)
@@ -331,10 +358,17 @@ class DiffPane(QWidget):
         theme.styled(self.truncated_note, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
         self.truncated_note.setVisible(truncated)
         layout.addWidget(self.truncated_note)
+        self.wide_note = QLabel()
+        self.wide_note.setWordWrap(True)
+        theme.styled(self.wide_note, lambda p: f"color: {p.warn}; background: {p.warn_bg}; padding: 4px;")
+        self.wide_note.setVisible(False)
+        layout.addWidget(self.wide_note)
         self.stack = QStackedWidget()
         self.unified = DiffTextView(self._parsed, fed=True)
         self.unified.set_hunk_owner(self._spans.owner)
         self.unified.loaded.connect(self.loaded.emit)
+        self.unified.wrapped.connect(self._show_wide_note)
+        self.wide_note.setVisible(self.unified.wraps)
         self.stack.addWidget(self.unified)
         layout.addWidget(self.stack, 1)
         self.toggle.setEnabled(False)  # side by side needs every line
@@ -345,6 +379,9 @@ class DiffPane(QWidget):
             self._finish_parse()
         else:
             QTimer.singleShot(0, self._parse_more)
+
+    def _show_wide_note(self) -> None:
+        self.wide_note.setVisible(True)
 
     @property
     def hides_text(self) -> bool:
@@ -390,6 +427,8 @@ class DiffPane(QWidget):
             added=self._parsed.added, deleted=self._parsed.deleted))
         self.truncated_note.setText(_("This diff was shortened by the tool: the change is larger than "
                                       "what is shown here."))
+        self.wide_note.setText(_("Some lines are very long or go on after a long run of spaces: lines are "
+                                 "wrapped, so no part of them is out of view to the right."))
         if self._side is not None:
             self._side.setAccessibleName(_("Side-by-side diff"))
 

@@ -316,3 +316,45 @@ def test_a_card_whose_changes_the_log_took_late_offers_revert_when_the_next_chan
     assert not any(i.reverted for i in model.items())
     window.session.stop()
     store.close()
+
+
+def test_revert_dialogs_show_the_hidden_characters_of_a_file_name_and_its_content(
+        qtbot, chat, builtin_runtime: Runtime, scope: Scope, workspace: Path) -> None:
+    """A name the agent chose can draw as another file's name: a line feed (one list row reads as
+    two files), a braille blank or a no-break space at the end ("report.txt⠀" is not "report.txt"),
+    and content can hold the same. Revert's dialogs show them as ⟨…⟩ and say so, as approvals do."""
+    view, model, flow = chat
+    (workspace / "report.txt").write_text("mine\n")
+    decoy = "report.txt\u2800"
+    spoof = "build.log\nreport.txt — restore"  # two rows: "…/build.log", then "report.txt — restore — …"
+    model.add_user("make notes")
+    from echo_desk.agent.undo.journal import turn
+
+    with turn("t1"):
+        for cid, name, text in (("c1", decoy, "agent\u00a0one\n"), ("c2", spoof, "agent\n")):
+            _show_card(model, *_write(builtin_runtime, scope, cid, name, text))
+    view.revert_turn.emit(0)
+    qtbot.waitUntil(lambda: isinstance(flow.dialog, ConfirmRevertDialog), timeout=5000)
+    dialog = flow.dialog
+    assert isinstance(dialog, ConfirmRevertDialog)
+    listed = [dialog.files.item(i).text() for i in range(dialog.files.count())]
+    assert all("\n" not in row for row in listed), listed  # one row per file
+    assert any("report.txt⟨U+2800⟩" in row for row in listed), listed
+    assert any("build.log⟨LF⟩" in row for row in listed), listed
+    assert dialog.hidden_warning.isVisibleTo(dialog)
+    dialog.reject()
+    qtbot.waitUntil(lambda: not flow.busy, timeout=5000)
+    assert (workspace / "report.txt").read_text() == "mine\n" and (workspace / decoy).exists()
+
+    (workspace / decoy).write_text("changed\u00a0since\n")  # someone else edits it after the agent
+    _click_revert(qtbot, view, 1)
+    qtbot.waitUntil(lambda: isinstance(flow.dialog, ConflictDialog) and flow.dialog.isVisible(), timeout=5000)
+    conflict = flow.dialog
+    assert isinstance(conflict, ConflictDialog)
+    assert conflict.path_label.text() == str(workspace / "report.txt⟨U+2800⟩")
+    assert conflict.panes[Resolution.WHAT_THE_TOOL_WROTE].toPlainText() == "agent⟨U+00A0⟩one\n"
+    assert conflict.panes[Resolution.WHAT_IT_IS_NOW].toPlainText() == "changed⟨U+00A0⟩since\n"
+    assert conflict.hidden_warning.isVisibleTo(conflict)
+    conflict.reject()
+    qtbot.waitUntil(lambda: not flow.busy, timeout=5000)
+    assert (workspace / decoy).read_text() == "changed\u00a0since\n"

@@ -36,6 +36,10 @@ def test_server_start_shows_the_exact_command_and_refuses_by_default(qloop):
         task = asyncio.ensure_future(host.approve_server_start(_request(previous_fingerprint="fp-0")))
         dialog: ServerStartDialog = await within(opened)
         shown = dialog.details.toPlainText(), dialog.changed.isVisibleTo(dialog)
+        for _ in range(500):  # "Start this server" works once every line was in view (after layout)
+            if dialog.allow.isEnabled():
+                break
+            await asyncio.sleep(0.01)
         respond(dialog)
         return shown, await within(task)
 
