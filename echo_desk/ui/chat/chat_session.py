@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, deferred, list_text
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
@@ -268,7 +268,7 @@ class ChatSession(QObject):
         conversation_id = str(self.conversation.id)
 
         def say(records: list[ChangeRecord]) -> None:
-            files = ", ".join(dict.fromkeys(r.path for r in records if r.conversation_id == conversation_id))
+            files = list_text(dict.fromkeys(r.path for r in records if r.conversation_id == conversation_id))
             if files:
                 self.transcript.add_notice(deferred(
                     N_("Before the stop, these files were already changed: {files}. To undo that, "
