@@ -5,6 +5,7 @@ Each shot is a coroutine function run to its end, in order; then the marshal shu
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -24,9 +25,14 @@ def run_shots(out: Path, *shots: Callable[[], Awaitable[None]]) -> None:
     app.setQuitOnLastWindowClosed(False)
     marshal.install()
     i18n_qt.apply_language("en")
+    # The cyclic collector runs on whichever thread allocates: on a tool worker it deleted a dead
+    # window's Qt objects off the GUI thread and crashed the run (a segfault after the English pass
+    # of screenshots_dialogs.py, at the start of screenshots.py's Chinese pass). Collect only here.
+    gc.disable()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop, marshal.asyncgen_hooks(loop):
         for shot in shots:
             loop.run_until_complete(shot())
+            gc.collect()
         loop.run_until_complete(marshal.shutdown())

@@ -132,9 +132,14 @@ class GrantChoices(QWidget):
         self.scope.currentIndexChanged.connect(lambda *_: self._update_button())
         row.addWidget(self.scope_caption)
         row.addWidget(self.scope)
-        row.addWidget(self.allow)
         row.addStretch(1)
         layout.addLayout(row)
+        # On its own row: its text names the rule and the scope in full, and beside the scope box
+        # it was cut at both ends in a dialog of its minimum width (720 px).
+        allow_row = QHBoxLayout()
+        allow_row.addWidget(self.allow)
+        allow_row.addStretch(1)
+        layout.addLayout(allow_row)
         layout.addStretch(1)  # room the dialog gives goes below the choices, not between them
         has_choices = bool(verdict.suggestions)
         shown: tuple[QWidget, ...] = (self.remember_caption, self.scope_caption, self.scope, self.allow)

@@ -166,6 +166,12 @@ class ToolsPage(QWidget):
         metrics = self.tree.fontMetrics()
         risk_width = max(metrics.horizontalAdvance(risk_label(r)) for r in ("read", "write", "exec"))
         self.tree.header().resizeSection(COL_RISK, max(metrics.horizontalAdvance(_("Risk")), risk_width) + 24)
+        # Wide enough for its longest text ("Default (asks) · rules: 12"), which 140 px cut in both
+        # languages; never narrower than the 140 px it starts with.
+        policy_width = max(metrics.horizontalAdvance(
+            _("Default ({policy})").format(policy=policy_label(p)) + " · " + _("rules: {n}").format(n=99))
+            for p in ("always", "ask", "never"))
+        self.tree.header().resizeSection(COL_POLICY, max(140, policy_width + 24))
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
         self.help_button.setText(_("About scopes and sub-agents…"))

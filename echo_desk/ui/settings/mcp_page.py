@@ -113,13 +113,19 @@ class McpPage(QWidget):
         self.approve_button.clicked.connect(self._approve)
         self.remove_button.clicked.connect(lambda: self._do(self.manager.remove_server))
         self.reload_button.clicked.connect(lambda: marshal.spawn(self._call(self.manager.reload())))
-        for b in (self.add_button, self.edit_button, self.toggle_button, self.restart_button,
-                  self.approve_button, self.changes_button, self.remove_button):
+        # Two rows: nine buttons in one made the Settings window at least ~1,100 px wide (it could
+        # not be made smaller, and went past the edge of a small screen).
+        for b in (self.add_button, self.edit_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.import_button)
         buttons.addWidget(self.reload_button)
+        running = QHBoxLayout()
+        for b in (self.toggle_button, self.restart_button, self.approve_button, self.changes_button):
+            running.addWidget(b)
+        running.addStretch(1)
         layout.addLayout(buttons)
+        layout.addLayout(running)
         self._unsubscribe = manager.subscribe(lambda _event: marshal.run_on_main(self.refresh))
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)

@@ -15,9 +15,11 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -60,7 +62,17 @@ class SandboxPage(QWidget):
         self.rules = rules
         self.workspace = workspace
         self.availability = availability
-        layout = QVBoxLayout(self)
+        # The page is taller than a small Settings window (the always-hidden list alone is ~10
+        # lines): it scrolls, so its wrapped labels keep their height instead of being cut.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        content = QWidget()
+        self.scroll_area.setWidget(content)
+        outer.addWidget(self.scroll_area)
+        layout = QVBoxLayout(content)
         self.heading = QLabel()
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.status = QLabel()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.permissions import GrantScope
@@ -154,6 +155,38 @@ def test_a_path_grant_says_its_use_and_that_it_covers_more_than_the_asking_tool(
     i18n_qt.apply_language("zh_CN")
     assert panel.radios[0].text() == ("允许更改 “@workspace/notes.txt”" if write else "允许读取 “@workspace/notes.txt”")
     assert "适用于所有会" + ("更改" if write else "读取") in panel.radios[0].toolTip()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_allow_and_remember_button_shows_its_whole_text_at_the_dialog_s_minimum_width(
+        qloop, builtin_runtime, scope, language) -> None:
+    """The button names the rule and the scope; beside the scope box it was cut at both ends
+    ("…w changes to “@workspace/notes.txt” for 15 minu…") in an approval dialog of its minimum size."""
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language(language)
+    call = ToolCall(id="w1", name="write_file", arguments=json.dumps({"path": "notes.txt", "content": "a\n"}))
+
+    async def look() -> list[str]:
+        host = QtHost()
+        opened = next_emission(host.dialog_opened)
+        task = asyncio.ensure_future(builtin_runtime.dispatcher.execute_tool(call, scope, host))
+        dialog = await within(opened)
+        dialog.resize(dialog.minimumSize())
+        panel = dialog.grant_choices
+        assert panel is not None and panel.has_choices
+        cut = []
+        for index in range(panel.scope.count()):
+            panel.scope.setCurrentIndex(index)
+            QApplication.processEvents()
+            right = panel.allow.mapTo(dialog, panel.allow.rect().topRight()).x()
+            if panel.allow.width() < panel.allow.sizeHint().width() or right > dialog.width():
+                cut.append(panel.allow.text())
+        dialog.deny.click()
+        await within(task)
+        return cut
+
+    assert qloop.run_until_complete(look()) == []
 
 
 def test_always_says_whose_rule_it_writes(qtbot, builtin_runtime, workspace) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.catalog_model import COL_POLICY
 from echo_desk.ui.settings.catalog_page import ToolsPage
@@ -42,3 +46,22 @@ def test_each_tool_shows_the_engines_rule_count(qtbot, builtin_runtime, config_d
     assert rows["run_command"][COL_POLICY].text().endswith(
         f"rules: {builtin_runtime.standing('run_command').rule_count}")
     assert "rules:" not in rows["read_file"][COL_POLICY].text()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_approval_column_shows_its_whole_text_with_a_rule_count(qtbot, builtin_runtime, config_dir,
+                                                                    language) -> None:
+    # The column was 140 px: "Default (asks) · ru…" / "默认（每次询问）· 规…" at every size.
+    (config_dir / "permissions.toml").write_text(RULES)
+    builtin_runtime.permissions.refresh()
+    i18n_qt.apply_language(language)
+    page = ToolsPage(CatalogBackend(builtin_runtime.settings, builtin_runtime))
+    qtbot.addWidget(page)
+    page.resize(1180, 600)
+    page.show()
+    QApplication.processEvents()
+    metrics = page.tree.fontMetrics()
+    width = page.tree.header().sectionSize(COL_POLICY)
+    texts = [cells[COL_POLICY].text() for cells in page.model._rows.values()]
+    assert any("·" in text for text in texts)  # a rule count is shown
+    assert [t for t in texts if metrics.horizontalAdvance(t) + 12 > width] == []

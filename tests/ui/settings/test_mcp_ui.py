@@ -7,13 +7,18 @@ import asyncio
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from echo_desk.mcp.status import FlagKind, ToolFlag
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.mcp_page import McpPage
+from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import next_emission, within
 
 
@@ -112,6 +117,25 @@ def test_servers_page_lists_state_errors_and_approves_a_start(qtbot, qloop):
     assert manager.approved == [("files", "fp-1")] and manager.started == ["files"]
     assert page.servers.topLevelItem(0).text(2) == "Connected"
     page.close_page()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_settings_window_with_the_servers_page_fits_a_900_pixel_screen(qtbot, runtime, language) -> None:
+    # Nine buttons in one row made the window at least ~1,100 px wide: it could not be made
+    # smaller and went past the edge of a small screen. Every button still shows its whole text.
+    i18n_qt.apply_language(language)
+    page = McpPage(StandInManager(), QtHost(), "/cfg/mcp.json")
+    dialog = SettingsDialog(CatalogBackend(runtime.settings, runtime), mcp_page=page)
+    qtbot.addWidget(dialog)
+    dialog.show_page("mcp")
+    dialog.resize(900, 600)
+    dialog.show()
+    QApplication.processEvents()
+    assert dialog.width() <= 900
+    buttons = [b for b in page.findChildren(QPushButton) if b.isVisibleTo(page)]
+    assert len(buttons) == 9
+    assert [b.text() for b in buttons if b.width() < b.sizeHint().width()] == []
+    dialog.close()  # closes the page too
 
 
 def test_a_changed_tool_is_shown_and_re_approved_on_request(qtbot, qloop):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from echo_desk import sandbox
 from echo_desk.agent.envelope import Envelope
@@ -84,6 +85,30 @@ def test_the_settings_dialog_has_the_sandbox_page(qtbot, runtime, tmp_path: Path
 
 
 @pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+def _cut_labels(root: QWidget) -> list[str]:
+    """Wrapped labels lower than their text needs at their width: the text is cut at the bottom."""
+    return [label.text()[:60] for label in root.findChildren(QLabel)
+            if label.isVisibleTo(root) and label.wordWrap() and label.text()
+            and label.height() < label.heightForWidth(label.width())]
+
+
+@pytest.mark.parametrize(("language", "size"), [("en", (900, 600)), ("zh_CN", (900, 600)), ("zh_CN", (1180, 640))])
+def test_in_a_small_settings_window_no_text_of_the_page_is_cut(qtbot, runtime, language: str,
+                                                               size: tuple[int, int]) -> None:
+    # The always-hidden list is ~10 wrapped lines: the page scrolls rather than squeeze it (and
+    # the protected-paths caption) into a few pixels, which cut it at the top and bottom.
+    i18n_qt.apply_language(language)
+    dialog = SettingsDialog(CatalogBackend(runtime.settings, runtime))
+    qtbot.addWidget(dialog)
+    dialog.resize(*size)
+    dialog.show_page("sandbox")
+    dialog.show()
+    QApplication.processEvents()
+    assert _cut_labels(dialog.sandbox) == []
+    assert "~/.ssh" in dialog.sandbox.always_hidden.text()
+    dialog.close()
+
+
 def test_choices_are_saved_for_the_open_workspace(qtbot, runtime, tmp_path: Path) -> None:
     settings_store, engine = runtime.settings, runtime.permissions
     page = SandboxPage(settings_store, workspace=lambda: str(tmp_path), rules=engine)
