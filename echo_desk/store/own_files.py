@@ -30,9 +30,14 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _done: set[tuple[str, ...]] = set()
+_background: tuple[threading.Thread, threading.Event] | None = None
 
 
-def unshare_own_program(folders: Iterable[Path] | None = None) -> int:
+class _Stopped(Exception):
+    """The walk in the background was stopped (the app closes): nothing is marked done."""
+
+
+def unshare_own_program(folders: Iterable[Path] | None = None, *, stop: threading.Event | None = None) -> int:
     """Give each writable file of ``folders`` (Echo Desk's own program) that has other names a
     copy of its own; how many were copied (0 once done in this start). Raises ``OSError`` naming
     the file when one cannot be copied: a sandboxed process must not start then."""
@@ -44,32 +49,47 @@ def unshare_own_program(folders: Iterable[Path] | None = None) -> int:
     with _lock:
         if key in _done:
             return 0
-        copied = sum(_unshare_in(Path(folder)) for folder in key)
+        copied = sum(_unshare_in(Path(folder), stop) for folder in key)
         _done.add(key)
     if copied:
         log.info("gave %d files of Echo Desk's own program a copy of their own (they had other names)", copied)
     return copied
 
 
-def unshare_in_background() -> threading.Thread:
+def unshare_in_background() -> None:
     """``unshare_own_program`` on a thread of its own (at start-up, so the first sandboxed
     command does not wait for the walk; it waits for this one if it comes first)."""
-    thread = threading.Thread(target=_unshare_logged, name="own-files", daemon=True)
+    global _background
+    stop = threading.Event()
+    thread = threading.Thread(target=_unshare_logged, args=(stop,), name="own-files", daemon=True)
+    _background = (thread, stop)
     thread.start()
-    return thread
 
 
-def _unshare_logged() -> None:
+def stop_background(timeout: float = 5.0) -> None:
+    """End the walk ``unshare_in_background`` started (the app closes; the next start walks again)."""
+    global _background
+    if _background is not None:
+        (thread, stop), _background = _background, None
+        stop.set()
+        thread.join(timeout)
+
+
+def _unshare_logged(stop: threading.Event) -> None:
     try:
-        unshare_own_program()
+        unshare_own_program(stop=stop)
+    except _Stopped:
+        pass
     except OSError:
         log.exception("could not give every file of Echo Desk's own program a copy of its own; "
                       "sandboxed commands will not start until it can")
 
 
-def _unshare_in(folder: Path) -> int:
+def _unshare_in(folder: Path, stop: threading.Event | None) -> int:
     copied = 0
     for dirpath, _folders, names in os.walk(folder):  # links to folders are not followed
+        if stop is not None and stop.is_set():
+            raise _Stopped
         for name in names:
             path = os.path.join(dirpath, name)
             try:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from pathlib import Path
+
+import pytest
 
 from echo_desk.store import own_files
 
@@ -33,3 +36,16 @@ def test_a_linked_file_gets_its_own_copy_with_the_same_content_mode_and_times(tm
 
     os.link(linked, tmp_path / "linked-again")
     assert own_files.unshare_own_program([program]) == 0  # once per start
+
+
+def test_a_walk_stopped_as_the_app_closes_is_not_counted_as_done(tmp_path: Path) -> None:
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "mod.py").write_text("x\n")
+    os.link(program / "mod.py", tmp_path / "cache-file")
+    stopped = threading.Event()
+    stopped.set()
+    with pytest.raises(own_files._Stopped):
+        own_files.unshare_own_program([program], stop=stopped)
+    assert (program / "mod.py").stat().st_nlink == 2
+    assert own_files.unshare_own_program([program]) == 1  # the next start (or command) does it

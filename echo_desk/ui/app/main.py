@@ -22,6 +22,7 @@ from echo_desk.common.json_text import read_json
 from echo_desk.i18n import LANGUAGES, _
 from echo_desk.ui.chat.chat_window import MainWindow
 from echo_desk.ui.core import app_icon, i18n_qt, marshal, theme
+from echo_desk.ui.core.gui_collector import GuiThreadCollector
 
 if TYPE_CHECKING:
     import asyncio
@@ -96,6 +97,8 @@ class App:
 
     def __init__(self, qapp: QApplication) -> None:
         self.qapp = qapp
+        # From the start: engine threads allocate from the first load on (``gui_collector``).
+        self._collector = GuiThreadCollector(qapp)
         self.window = MainWindow(defer_extras=True)  # the hidden parts follow the first frame
         self.services: Services | None = None
         self.settings_dialog: SettingsDialog | None = None
@@ -277,6 +280,7 @@ class App:
         if others:
             await asyncio.wait(others, timeout=5)
         await marshal.shutdown()
+        self._collector.stop()  # no worker thread runs any more
 
 
 def close_on_signals(window: QWidget) -> None:

@@ -69,6 +69,9 @@ class Services:
         return "\n".join(notes)
 
     async def aclose(self) -> None:
+        from echo_desk.store import own_files
+
+        await BackgroundOp(own_files.stop_background).run_async()  # its thread must not outlive us
         # The gateway first: it runs on the MCP manager's loop, and its clients' calls are
         # withdrawn (their dialogs say so) before the engine goes.
         if self.gateway is not None:
