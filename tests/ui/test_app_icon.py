@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
@@ -17,6 +19,7 @@ def test_run_gui_gives_every_window_the_app_icon(qapp: QApplication, monkeypatch
     monkeypatch.setenv("ECHO_DESK_EXIT_AFTER_FIRST_FRAME", "1")
 
     assert app_module.run_gui(["echo-desk"]) == 0
+    assert gc.isenabled()  # left after the first frame: the automatic collector is given back
 
     sizes = sorted(size.width() for size in qapp.windowIcon().availableSizes())
     assert sizes == sorted(ICON_SIZES)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
     from echo_desk.ui.app.services import Services
+    from echo_desk.ui.app.single_instance import SingleInstance
     from echo_desk.ui.core.file_watch import FileWatch
     from echo_desk.ui.settings.settings_dialog import SettingsDialog
 
@@ -113,6 +114,10 @@ class App:
         qapp.aboutToQuit.connect(self._close_requested)
         self.window.settings_requested.connect(self.open_settings)
         self.window.model_chosen.connect(self._on_model_chosen)
+
+    def stop_collecting(self) -> None:
+        """Give Python's automatic collector back (the app is leaving, or a test ran it in-process)."""
+        self._collector.stop()
 
     def _close_requested(self) -> None:
         self._closing = True
@@ -280,7 +285,6 @@ class App:
         if others:
             await asyncio.wait(others, timeout=5)
         await marshal.shutdown()
-        self._collector.stop()  # no worker thread runs any more
 
 
 def close_on_signals(window: QWidget) -> None:
@@ -323,6 +327,13 @@ def run_gui(argv: list[str] | None = None) -> int:
     i18n_qt.apply_language(early_language())
     theme.apply_theme(_early_setting("theme", tuple(theme.ThemeChoice)))
     app = App(qapp)
+    try:
+        return _run_app(app, qapp, instance)
+    finally:
+        app.stop_collecting()  # every way out: the engine's threads are done by then
+
+
+def _run_app(app: App, qapp: QApplication, instance: SingleInstance) -> int:
     instance.activated.connect(lambda: _bring_forward(app.window))
     painted_at = show_first_frame(app.window)
     if os.environ.get("ECHO_DESK_EXIT_AFTER_FIRST_FRAME"):
