@@ -9,8 +9,9 @@ import sys
 import unicodedata
 from typing import Any
 
+from echo_desk.agent.undo.journal import UNREADABLE
 from echo_desk.agent.undo.resolution import Resolution
-from echo_desk.agent.undo.revert import UNREADABLE, LeftAlone, Reverter, RevertIssue, RevertReport, RevertStep
+from echo_desk.agent.undo.revert import LeftAlone, Reverter, RevertIssue, RevertReport, RevertStep
 from echo_desk.cli import words
 from echo_desk.common.diffs import labelled_diff
 from echo_desk.common.visible_text import visible

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import hashlib
 import logging
 import os
 import stat
@@ -137,11 +136,11 @@ class UndoJournal:
             if not before.restorable:
                 continue
             try:
-                now = _content_sha256(path)
+                now = current_sha256(path)
             except OSError:
                 log.warning("undo: could not read %s after its call was stopped", path, exc_info=True)
                 continue
-            if now == before.sha256 or now == "":
+            if now == before.sha256 or now == UNREADABLE:
                 continue
             kind = (FileChangeKind.CREATE if before.sha256 is None
                     else FileChangeKind.DELETE if now is None else FileChangeKind.MODIFY)
@@ -194,10 +193,7 @@ class UndoJournal:
             return None, st, NotRestorable.TOO_LARGE.value
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
-            chunks = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            return b"".join(chunks), os.fstat(fd), ""
+            return _read_all(fd), os.fstat(fd), ""
         finally:
             os.close(fd)
 
@@ -320,20 +316,38 @@ class UndoJournal:
         self.changes.close()
 
 
-def _content_sha256(path: str) -> str | None:
-    """The hash of a regular file's content; ``None``: absent; ``""``: not a regular file."""
+#: The file exists but cannot be compared (a folder, a symlink, unreadable).
+UNREADABLE = "unreadable"
+
+
+def current_sha256(path: str) -> str | None:
+    """What ``path`` holds now: its hash, ``None`` when absent, ``UNREADABLE`` otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
+    if not stat.S_ISREG(st.st_mode):
+        return UNREADABLE
+    try:
+        return sha256(read_regular(path))
     except OSError:
-        if os.path.lexists(path):
-            return ""  # a link (O_NOFOLLOW), or a file that cannot be opened
-        raise
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            return ""
-        return hashlib.file_digest(file, "sha256").hexdigest()
+        return UNREADABLE
+
+
+def read_regular(path: str) -> bytes:
+    """The bytes of the file at ``path``, never through a link at its end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        return _read_all(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _recordable(path: str, *, before: bool = True) -> None:

@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from echo_desk.agent.undo.journal import FOLDER_CREATED, FOLDER_REMOVED
+from echo_desk.agent.undo.journal import (
+    FOLDER_CREATED,
+    FOLDER_REMOVED,
+    UNREADABLE,
+    current_sha256,
+    read_regular,
+)
 from echo_desk.agent.undo.resolution import Resolution
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.common.fs import Resolved, open_dir
@@ -26,8 +32,6 @@ from echo_desk.store.blobs import BlobStore
 from echo_desk.store.changes import ChangeRecord, ChangeStore, NotRestorable
 from echo_desk.tools import ToolError
 
-#: The file exists but cannot be compared (a folder, a symlink, unreadable).
-UNREADABLE = "unreadable"
 _READ_LIMIT = 1 << 30
 
 
@@ -100,31 +104,6 @@ class RevertReport:
     @property
     def complete(self) -> bool:
         return not self.kept and not self.failed
-
-
-def current_sha256(path: str) -> str | None:
-    """What ``path`` holds now: its hash, ``None`` when absent, ``UNREADABLE`` otherwise."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return UNREADABLE
-    try:
-        return sha256(_read(path))
-    except OSError:
-        return UNREADABLE
-
-
-def _read(path: str) -> bytes:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def _resolved(path: str) -> Resolved:
@@ -227,7 +206,7 @@ class Reverter:
         before = self.blobs.get(record.before_sha256) if record.before_sha256 else None
         wrote = self.blobs.get(record.after_sha256) if record.after_sha256 else None
         try:
-            now = _read(record.path) if current_sha256(record.path) not in (None, UNREADABLE) else None
+            now = read_regular(record.path) if current_sha256(record.path) not in (None, UNREADABLE) else None
         except OSError:
             now = None
         return before, wrote, now
