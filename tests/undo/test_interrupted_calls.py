@@ -8,7 +8,7 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -133,21 +133,25 @@ async def test_a_call_stopped_after_its_write_is_in_the_change_log_the_audit_and
         runtime.close()
 
 
-async def test_a_call_that_times_out_after_its_write_says_what_it_changed(
-        tmp_path: Path, workspace: Path, scope: Scope, host: ScriptedHost) -> None:
+@pytest.fixture
+def out_of_time(tmp_path: Path) -> Iterator[Runtime]:
+    """A runtime whose ``slow_writer`` runs out of time (0.5 s) after it wrote."""
     tool = SlowWriter(blocks=False)
     tool.timeout_seconds = 0.5
     runtime = _runtime(tmp_path, tool)
-    try:
-        envelope = await runtime.dispatcher.execute_tool(_call("t1"), scope, host)
-        created = workspace / "notes.txt"
-        assert envelope.error_kind is not None and envelope.error_kind.value == "timeout"
-        assert [(c.path, c.kind.value) for c in envelope.file_changes] == [(str(created), "create")]
-        assert _changes_of(runtime, "t1") == [("create", None, _sha(NEW))]
-        _revert(runtime, "t1")
-        assert not created.exists()
-    finally:
-        runtime.close()
+    yield runtime
+    runtime.close()
+
+
+async def test_a_call_that_times_out_after_its_write_says_what_it_changed(
+        out_of_time: Runtime, workspace: Path, scope: Scope, host: ScriptedHost) -> None:
+    envelope = await out_of_time.dispatcher.execute_tool(_call("t1"), scope, host)
+    created = workspace / "notes.txt"
+    assert envelope.error_kind is not None and envelope.error_kind.value == "timeout"
+    assert [(c.path, c.kind.value) for c in envelope.file_changes] == [(str(created), "create")]
+    assert _changes_of(out_of_time, "t1") == [("create", None, _sha(NEW))]
+    _revert(out_of_time, "t1")
+    assert not created.exists()
 
 
 async def test_a_call_stopped_before_it_wrote_records_no_change(
@@ -176,18 +180,12 @@ async def test_a_call_stopped_before_it_wrote_records_no_change(
 
 
 async def test_an_answer_about_a_change_a_timed_out_call_made_is_not_marked_unbacked(
-        tmp_path: Path, workspace: Path, scope: Scope, host: ScriptedHost) -> None:
-    tool = SlowWriter(blocks=False)
-    tool.timeout_seconds = 0.5
-    runtime = _runtime(tmp_path, tool)
-    try:
-        model = ScriptedModel([calls(("c1", "slow_writer", '{"path": "notes.txt"}')), say("I wrote notes.txt.")])
-        outcome = await AgentLoop(model, runtime.dispatcher, runtime.schema_factory).run(
-            [ChatMessage(role="user", content="x")], scope, host)
-        assert not outcome.envelopes["c1"].ok and (workspace / "notes.txt").read_bytes() == NEW
-        assert outcome.made_changes and not outcome.unbacked_claim
-    finally:
-        runtime.close()
+        out_of_time: Runtime, workspace: Path, scope: Scope, host: ScriptedHost) -> None:
+    model = ScriptedModel([calls(("c1", "slow_writer", '{"path": "notes.txt"}')), say("I wrote notes.txt.")])
+    outcome = await AgentLoop(model, out_of_time.dispatcher, out_of_time.schema_factory).run(
+        [ChatMessage(role="user", content="x")], scope, host)
+    assert not outcome.envelopes["c1"].ok and (workspace / "notes.txt").read_bytes() == NEW
+    assert outcome.made_changes and not outcome.unbacked_claim
 
 
 async def test_a_handler_that_does_not_end_in_time_leaves_what_its_files_show(
