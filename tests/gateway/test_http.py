@@ -95,9 +95,18 @@ async def _upgrade(http: Http, host: str, headers: str = "") -> bytes:
                   f"{headers}\r\n").encode())
     await writer.drain()
     try:
-        return await asyncio.wait_for(reader.read(4096), 30)
+        return await asyncio.wait_for(_whole_answer(reader), 30)
     finally:
         writer.close()
+
+
+async def _whole_answer(reader: asyncio.StreamReader) -> bytes:
+    """The status, headers and body of one answer: the server may send the body in a later packet
+    than the headers, so one read() can stop short of it."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    return head + await reader.readexactly(length)
 
 
 async def test_a_websocket_upgrade_is_checked_like_any_request_and_never_accepted(http: Http) -> None:
