@@ -133,7 +133,7 @@ async def shoot_hidden(runtime: Runtime, scope: Scope, project: Path, language: 
     async def shoot(dialog: ApprovalDialog) -> None:
         save(dialog, f"approval_hidden{suffix}.png")
 
-    await with_dialog(runtime, scope, call, (980, 720), shoot)
+    await with_dialog(runtime, scope, call, (980, 760), shoot)
 
 
 async def shoot_editor(runtime: Runtime, scope: Scope, project: Path, language: str, suffix: str) -> None:

@@ -15,11 +15,14 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
+    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -67,6 +70,20 @@ def _tab_name(path: str) -> str:
     return visible_path(os.path.basename(path) or path)
 
 
+class _Body(QWidget):
+    """The scrolled part of the dialog, as tall as its parts' least heights at a width: a scroll
+    area sizes a body with wrapping text to its preferred height, and scrolled a window that fits.
+    The height is the one for the width left beside a scroll bar: the scroll area asks for the
+    height at its whole width, then narrows the body when the bar appears, and text wraps longer."""
+
+    def heightForWidth(self, width: int) -> int:
+        layout = self.layout()
+        if layout is None:
+            return super().heightForWidth(width)
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return layout.totalMinimumHeightForWidth(max(1, width - bar))
+
+
 class ApprovalDialog(QDialog):
     """Non-blocking: call ``open()`` and listen to ``decided`` (emitted exactly once)."""
 
@@ -86,14 +103,25 @@ class ApprovalDialog(QDialog):
         self.front_delay = FrontDelay(self, self._update_allow, applies=bool(request.client))
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumSize(720, 520)
-        self.resize(980, 720)
+        self.resize(980, 760)
 
         layout = QVBoxLayout(self)
         self._add_heading(layout, request)
-        self._add_facts(layout)
-        self._add_notices(layout, request, title_for)
-        fills = self._add_request_and_diffs(layout, request)
-        self._add_rule_choices(layout, request, fills)
+        # Everything between the heading and the buttons scrolls as one when the window is
+        # smaller than its parts need: squeezed below their least height, Qt drew the rules'
+        # table over the grants and the diff over the arguments.
+        body = _Body()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        self._add_facts(body_layout)
+        self._add_notices(body_layout, request, title_for)
+        fills = self._add_request_and_diffs(body_layout, request)
+        self._add_rule_choices(body_layout, request, fills)
+        self.body_scroll = QScrollArea()
+        self.body_scroll.setWidgetResizable(True)
+        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.body_scroll.setWidget(body)
+        layout.addWidget(self.body_scroll, 1)
         self._add_decision(layout, request, title_for)
 
         self.retranslate()
