@@ -46,6 +46,7 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.undo.journal import turn as person_turn
 from echo_desk.agent.undo.notes import revert_note
 from echo_desk.common.json_text import read_json
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools.results import ErrorKind, RiskLevel
 
 log = logging.getLogger(__name__)
@@ -388,8 +389,8 @@ class AgentLoop:
         except asyncio.CancelledError:
             for call in calls:
                 if call.id not in results:
-                    results[call.id] = Envelope.failure(call.name, call.id, ErrorKind.CANCELLED,
-                                                        "cancelled by the person (Stop)")
+                    results[call.id] = Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, for_person(
+                        "cancelled by the person (Stop)", N_("You stopped this call.")))
                     hear.on_tool_result(call.id, results[call.id])
             self._record_results(calls, results, keep, outcome)
             raise

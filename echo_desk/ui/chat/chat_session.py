@@ -268,11 +268,18 @@ class ChatSession(QObject):
         conversation_id = str(self.conversation.id)
 
         def say(records: list[ChangeRecord]) -> None:
-            files = list_text(dict.fromkeys(r.path for r in records if r.conversation_id == conversation_id))
+            ours = [r for r in records if r.conversation_id == conversation_id]
+            by_call: dict[str, dict[str, None]] = {}
+            for record in ours:
+                by_call.setdefault(record.call_id, {})[record.path] = None
+            for call_id, paths in by_call.items():
+                self.transcript.set_changed_before_stop(call_id, tuple(paths))
+            files = list_text(dict.fromkeys(r.path for r in ours))
             if files:
                 self.transcript.add_notice(deferred(
                     N_("Before the stop, these files were already changed: {files}. To undo that, "
-                       "right-click the message and choose Revert this turn."), files=files))
+                       "press Revert on the stopped card, or right-click the message and choose Revert this turn."),
+                    files=files))
 
         marshal.BackgroundOp(undo.changes.for_calls, call_ids).on_success(say).run()
 

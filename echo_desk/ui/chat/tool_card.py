@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 from echo_desk.agent.status import ToolStatus
 from echo_desk.common.json_text import read_json
-from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, aside, labelled, shown
+from echo_desk.common.visible_text import visible, visible_path
+from echo_desk.i18n import _, aside, labelled, list_text, shown
 from echo_desk.tools.results import FileChange
 from echo_desk.ui.chat.card_facts import PART_LABELS, Unreadable
 from echo_desk.ui.chat.result_grid import grid_html
@@ -123,13 +123,32 @@ def unreadable_html(part: Unreadable, *, expanded: bool, palette: Palette | None
 
 def _failure_parts(item: TranscriptItem, p: Palette) -> list[str]:
     """Why the call failed: a denial by the person in their language (the model got the English
-    words), else the engine's error as it came."""
+    words), else the engine's error: in the person's language when it was written for them too
+    (``i18n.for_person``), else as it came."""
     if item.denied_note is not None:
         parts = [_div(_("You denied this call."), p.danger)]
         if item.denied_note:
             parts.append(_pre(labelled(_("Your note to the agent"), item.denied_note), p.muted))
         return parts
-    return [_pre(item.error, p.danger)] if item.error else []
+    return [_pre(shown(item.error), p.danger)] if item.error else []
+
+
+def _revert_parts(item: TranscriptItem, p: Palette) -> list[str]:
+    """What Revert can do for the call's changes: a link, that it was done, or why it cannot."""
+    parts: list[str] = []
+    if item.changed_before_stop and not item.file_changes:
+        parts.append(_div(_("Changed before the stop: {files}").format(
+            files=list_text(visible_path(path) for path in item.changed_before_stop)), p.text))
+    if not ((item.file_changes and item.status in ("done", "failed")) or item.changed_before_stop):
+        return parts  # a call out of time, or stopped, may have written: those offer it too
+    if item.reverted:
+        parts.append(_div(_("Reverted"), p.muted))
+    elif item.not_recorded is not None:
+        parts.append(_div(_("Revert cannot undo this change: Echo Desk could not record it ({cause}).").format(
+            cause=shown(item.not_recorded)), p.danger))
+    else:
+        parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:{p.link}'>↶ {html.escape(_('Revert'))}</a></div>")
+    return parts
 
 
 def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] | None = None,
@@ -183,14 +202,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         shown_part, more = unreadable_html(unreadable, expanded=item.expanded, palette=p)
         parts.append(shown_part)
         hidden += more
-    if item.file_changes and item.status in ("done", "failed"):  # a call out of time may have written
-        if item.reverted:
-            parts.append(_div(_("Reverted"), p.muted))
-        elif item.not_recorded is not None:
-            parts.append(_div(_("Revert cannot undo this change: Echo Desk could not record it ({cause}).").format(
-                cause=shown(item.not_recorded)), p.danger))
-        else:
-            parts.append(f"<div><a href='{REVERT_ANCHOR}' style='color:{p.link}'>↶ {html.escape(_('Revert'))}</a></div>")
+    parts.extend(_revert_parts(item, p))
     # The expander: a chevron in the header (the whole card toggles on click, Enter or Space).
     chevron = "▾" if item.expanded else ("▸" if hidden else "")
     header = (f"<div><span style='color:{p.muted}'>{chevron or '&nbsp;'}</span>&nbsp;{icon}&nbsp;"

@@ -204,6 +204,13 @@ class TranscriptModel(QAbstractListModel):
             item.status = status
             self._changed(item)
 
+    def set_changed_before_stop(self, call_id: str, paths: tuple[str, ...]) -> None:
+        """A stopped call's card: the files its tool had already changed, to be reverted from it."""
+        item = self._by_call.get(call_id)
+        if item is not None:
+            item.changed_before_stop = paths
+            self._changed(item)
+
     def set_tool_result(self, call_id: str, envelope: Envelope) -> None:
         from echo_desk.ui.chat.card_parse import (
             result_of_envelope,  # the engine's values: after the first frame

@@ -76,6 +76,8 @@ class TranscriptItem:
     reverted: bool = False
     #: Why Revert cannot find this call's changes (the change log could not take them), or ``None``.
     not_recorded: str | None = None
+    #: A call stopped while its tool ran: the files it had already changed (from the change log).
+    changed_before_stop: tuple[str, ...] = ()
     #: The stored message this row shows (its id in the conversation's tree), when known.
     node: str = ""
     #: Its place among branches, when it has siblings (the "‹ 2/3 ›" switcher).

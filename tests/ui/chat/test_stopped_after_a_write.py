@@ -12,14 +12,17 @@ import pytest
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.status import ToolStatus
 from echo_desk.runtime import Runtime
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import ErrorKind
 from echo_desk.ui.chat.chat_window import MainWindow
+from echo_desk.ui.chat.tool_card import card_html
+from echo_desk.ui.core import i18n_qt
 from tests.ui.chat.test_revert import _click_revert, _show_card, chat_with_revert
 from tests.ui.conftest import next_emission, within
 from tests.ui.fake_model import ScriptedModel, call, say
-from tests.undo.test_interrupted_calls import NEW, SlowWriter
+from tests.undo.test_interrupted_calls import NEW, OLD, SlowWriter
 
 
 @pytest.fixture
@@ -57,6 +60,36 @@ def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
 
     qtbot.waitUntil(lambda: bool(said()), timeout=10_000)
     assert str(workspace.resolve() / "notes.txt") in said() and "Revert this turn" in said()
+
+
+def test_the_stopped_card_names_what_changed_and_reverts_it(
+        window: MainWindow, qloop, qtbot, workspace: Path, slow_writer: SlowWriter) -> None:
+    (workspace / "notes.txt").write_bytes(OLD)
+    window.set_model(ScriptedModel([call("c1", "slow_writer", '{"path": "notes.txt"}'), say("Done.")]))
+
+    async def scenario() -> None:
+        window.composer.setPlainText("write the notes")
+        window.send()
+        assert await asyncio.to_thread(slow_writer.wrote.wait, 10)
+        done = next_emission(window.session.busy_changed)
+        window.stop_button.click()
+        await within(done)
+
+    qloop.run_until_complete(scenario())
+    model = window.session.transcript
+    row = next(i for i, item in enumerate(model.items()) if item.call_id == "c1")
+    card = model.items()[row]
+    qtbot.waitUntil(lambda: bool(card.changed_before_stop), timeout=10_000)
+    assert card.status is ToolStatus.CANCELLED and card.changed_before_stop == (str(workspace.resolve() / "notes.txt"),)
+    assert "Changed before the stop" in card_html(card, "Slow writer")
+    # The model reads the engine's words; the person reads theirs, in their language.
+    assert card.error == "cancelled by the person (Stop)" and "You stopped this call." in card_html(card, "Slow writer")
+    i18n_qt.apply_language("zh_CN")
+    assert "停止之前已更改" in card_html(card, "Slow writer") and "你停止了这次调用" in card_html(card, "Slow writer")
+    i18n_qt.apply_language("en")
+    _click_revert(qtbot, window.transcript, row)
+    qtbot.waitUntil(lambda: card.reverted, timeout=10_000)
+    assert (workspace / "notes.txt").read_bytes() == OLD
 
 
 
