@@ -206,13 +206,18 @@ async def finish_network(proxy: DomainProxy | None, meta: dict[str, object]) -> 
 
 
 def planted_facts(planted: tuple[sandbox.Planted, ...], launch: sandbox.Launch | None,
-                  meta: dict[str, object]) -> str:
+                  meta: dict[str, object], *, checked_later: bool = False) -> str:
     """Record in ``meta`` what the command tried to plant (typed: ``Planted.to_json``; the card
-    reads it) and return the line for the model ('' when nothing)."""
+    reads it) and return the line for the model ('' when nothing). ``checked_later``: the sandbox
+    still ran when the command ended, and is checked when it ends."""
     if launch is None:
         return ""
     meta["planted"] = [p.to_json() for p in planted]
     meta["search_cut"] = launch.search_cut
+    meta["checked_later"] = checked_later
+    if checked_later:
+        return ("\n[sandbox] processes of the command still ran when it ended: what they leave in the workspace "
+                "is checked, and put aside or back, when they end.")
     if not planted:
         return ""
     what = "; ".join(f"{quote_path(p.shown)} ({p.change.value})" for p in planted)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import logging
 import os
 import signal
 import time
@@ -41,6 +42,8 @@ from echo_desk.tools import (
     ToolResult,
     ToolRole,
 )
+
+log = logging.getLogger(__name__)
 
 MAX_COMMAND = 10_000
 MAX_TIMEOUT = 600
@@ -199,6 +202,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                 launch.close()
         network = command_sandbox.start_network(plan, launch)
         planted: tuple[sandbox.Planted, ...] = ()
+        checked_later = False
         buffer = OutputBuffer()
         output_ended = asyncio.Event()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx, output_ended))
@@ -219,18 +223,14 @@ class RunCommand(BuiltinTool[CommandArguments]):
                     await asyncio.wait_for(reader, 2.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
-            if launch is not None and proc.returncode is not None:
-                # The sandbox is gone: its placeholders can go (never earlier, see placeholders),
-                # and what it left that could run code later is put aside or put back.
-                await ending.gone(inside)
-                launch.release()
-                planted = launch.check()
+            if launch is not None:
+                planted, checked_later = await _check_what_it_left(proc, launch, inside)
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
         sandbox_meta = plan.metadata()
         refused_note = await command_sandbox.finish_network(network, sandbox_meta)
-        planted_note = command_sandbox.planted_facts(planted, launch, sandbox_meta)
+        planted_note = command_sandbox.planted_facts(planted, launch, sandbox_meta, checked_later=checked_later)
         meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total, "shell": shell.name,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
@@ -311,3 +311,37 @@ class RunCommand(BuiltinTool[CommandArguments]):
         if output_ended is not None:
             output_ended.set()  # EOF: with a supervisor, the process itself ends only when told
         await proc.wait()
+
+
+#: Checks of sandboxes that outlived their command's result (kept here: a task nobody holds may
+#: be collected before it ends).
+_late_checks: set[asyncio.Task[None]] = set()
+
+
+async def _check_what_it_left(proc: asyncio.subprocess.Process, launch: sandbox.Launch,
+                              inside: ending.Inside | None) -> tuple[tuple[sandbox.Planted, ...], bool]:
+    """What the sandbox left that could run code later, put aside or put back once nothing of it
+    runs. When something of it still runs at the bound (bwrap not reaped, a process the kernel has
+    not ended: a machine under heavy load, a process stuck in the kernel), the check is neither
+    skipped nor made while it may still write: it runs when the sandbox ends (True)."""
+    if proc.returncode is not None and await ending.gone(inside):
+        # Its placeholders can go now (never earlier, see placeholders).
+        launch.release()
+        return launch.check(), False
+    log.warning("the sandbox of pid %s still runs after its command ended: what it leaves is checked when it ends",
+                proc.pid)
+    task = asyncio.create_task(_check_when_ended(proc, launch, inside))
+    _late_checks.add(task)
+    task.add_done_callback(_late_checks.discard)
+    return (), True
+
+
+async def _check_when_ended(proc: asyncio.subprocess.Process, launch: sandbox.Launch,
+                            inside: ending.Inside | None) -> None:
+    await proc.wait()
+    while not await ending.gone(inside):
+        ending.end(inside)
+    launch.release()
+    planted = launch.check()
+    log.warning("the sandbox of pid %s ended late; put aside or back: %s", proc.pid,
+                "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")

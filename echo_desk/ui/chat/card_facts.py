@@ -95,6 +95,8 @@ class SandboxFacts:
     status: str = ""
     planted: tuple[Planted, ...] = ()
     search_cut: bool = False
+    #: Processes of the sandbox still ran when the command ended: what they left is checked later.
+    checked_later: bool = False
     #: A sandboxed MCP server's call (checked after it), not a command.
     server: bool = False
 
@@ -103,7 +105,7 @@ class SandboxFacts:
         return {"sandboxed": self.sandboxed, "domains": list(self.domains), "blocked": list(self.blocked),
                 "refused_hosts": list(self.refused_hosts), "mode": self.mode, "status": self.status,
                 "planted": [p.to_json() for p in self.planted], "search_cut": self.search_cut,
-                "server": self.server}
+                "checked_later": self.checked_later, "server": self.server}
 
 
 @dataclass(frozen=True, kw_only=True)

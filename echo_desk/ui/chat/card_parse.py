@@ -210,7 +210,8 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
     return SandboxFacts(sandboxed=facts["sandboxed"], domains=strings("domains"), blocked=strings("blocked"),
                         refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
                         status=str(facts.get("status", "")), planted=tuple(planted_of(facts.get("planted"))),
-                        search_cut=facts.get("search_cut") is True, server=facts.get("server") is True)
+                        search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
+                        server=facts.get("server") is True)
 
 
 def planted_of(value: object) -> list[Planted]:

@@ -103,6 +103,9 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=list_text(visible(h, one_line=True) for h in facts.refused_hosts)), p.warn))
     lines += planted_lines(facts.planted, p, server=facts.server)
+    if facts.sandboxed and facts.checked_later:
+        lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
+                        "checked, and put aside or back, when they end"), p.warn))
     if facts.sandboxed and facts.search_cut:
         from echo_desk.sandbox.repositories import MAX_FOLDERS  # rare: loaded only for this line
 
