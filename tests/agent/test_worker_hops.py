@@ -163,8 +163,10 @@ async def test_a_preview_past_its_limit_stops_the_call_and_nothing_runs_after(tm
 
 
 async def test_preview_and_execute_each_get_their_own_time_limit(tmp_path, engines, scope, host) -> None:
-    tool = Looked(preview_sleep=0.6, execute_sleep=0.6)
-    tool.timeout_seconds = 1.0  # either step fits; both together would not
+    # Either step fits; both together would not. Each step has 0.8 s to spare: a loaded 2-core
+    # machine can start a thread or wake a sleep a few tenths of a second late.
+    tool = Looked(preview_sleep=1.2, execute_sleep=1.2)
+    tool.timeout_seconds = 2.0
     dispatcher, pool, _ = engine_with(tmp_path, engines, tool)
     env = await dispatcher.execute_tool(call("looked", {"text": "hi"}), scope, host)
     assert env.ok, env.error
@@ -189,12 +191,13 @@ async def test_a_step_never_starts_once_the_caller_gave_up() -> None:
 
 async def test_a_deadline_moved_by_the_worker_keeps_the_trip_alive() -> None:
     pool = ToolWorkerPool()
-    deadline = Deadline(0.3)  # each step fits; both together would not
+    # Each step fits, with 0.8 s to spare for a loaded machine; both together would not.
+    deadline = Deadline(2.0)
 
     async def two_steps() -> int:
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(1.2)
         assert deadline.next_step()
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(1.2)
         return deadline.step
 
     try:

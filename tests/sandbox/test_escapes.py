@@ -449,22 +449,37 @@ async def test_the_kernels_settings_are_read_only_for_a_command_of_root(jail: Ja
     assert "rc=0" not in result.output, result.output
 
 
-#: Background loops that plant a start-up file again and again while the sandbox ends (the
-#: command ends by itself after 2 s, or is killed at its timeout).
-_LOOP = "echo evil > .envrc.$0; mv .envrc.$0 .envrc"
-_REPLANT = ("exec </dev/null >/dev/null 2>&1; for i in 1 2 3 4 5 6 7 8; do "
-            f"sh -c 'while :; do {_LOOP}; done' $i & done; sleep 2")
+def _replant(marker: str) -> tuple[str, str]:
+    """Background loops that plant a start-up file again and again while the sandbox ends (the
+    command ends by itself after 2 s, or is killed at its timeout): the loop's text, and the
+    command. ``marker`` (a no-op word in the loop) tells this test's loops from those of another
+    run of the same test on the machine (another worktree, another CI job)."""
+    loop = f": {marker}; echo evil > .envrc.$0; mv .envrc.$0 .envrc"
+    return loop, ("exec </dev/null >/dev/null 2>&1; for i in 1 2 3 4 5 6 7 8; do "
+                  f"sh -c 'while :; do {loop}; done' $i & done; sleep 2")
 
 
 @pytest.mark.parametrize("timeout", [10, 1], ids=["ended", "timed out"])
 async def test_what_background_loops_plant_while_the_sandbox_ends_does_not_stay(jail: Jail, timeout: int) -> None:
     """When the call returns, no process of the sandbox is left to plant after the check: so what
     the check left is what stays (no wait needed to see it)."""
-    params: dict[str, object] = {"command": _REPLANT, "timeout_seconds": timeout}
+    loop, command = _replant(f"echo-desk-replant-{secrets.token_hex(6)}")
+    params: dict[str, object] = {"command": command, "timeout_seconds": timeout}
     for _attempt in range(6):  # a race: one try alone may miss it
         await run(tool_with(), params, context(jail.workspace))
-        assert _processes_running(_LOOP) == []
+        assert _processes_running(loop) == [], _command_lines(_processes_running(loop))
         assert not (jail.workspace / ".envrc").exists()
+
+
+def _command_lines(pids: list[int]) -> list[str]:
+    """What each process runs (for a failure's message)."""
+    lines = []
+    for pid in pids:
+        try:
+            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[-200:])
+        except OSError:
+            lines.append(f"{pid} (ended meanwhile)")
+    return lines
 
 
 def _processes_running(text: str) -> list[int]:

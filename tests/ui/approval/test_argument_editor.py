@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLineEdit
 from echo_desk.agent.model import ToolCall
 from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.host import QtHost
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import next_emission, until, within
 
 
 async def _edit_then_allow(runtime, scope, workspace):
@@ -32,17 +32,11 @@ async def _edit_then_allow(runtime, scope, workspace):
     # A bad edit first: refused with the engine's reason, nothing else happens.
     editor.raw.setPlainText(json.dumps({"path": "../escape.txt", "content": "x"}))
     editor.apply_button.click()
-    for _ in range(200):
-        if editor.error.isVisibleTo(editor):
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: editor.error.isVisibleTo(editor), 30)  # the engine checks it off the UI thread
     refused = editor.error.text()
     editor.raw.setPlainText(json.dumps({"path": "b.txt", "content": "person\n"}))
     editor.apply_button.click()
-    for _ in range(500):
-        if getattr(dialog, "follow", None) is not None:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: getattr(dialog, "follow", None) is not None, 30)
     follow: ApprovalDialog = dialog.follow
     shown = follow.targets.toPlainText(), follow.diff_panes[0].unified.toPlainText()
     follow.allow_once.click()

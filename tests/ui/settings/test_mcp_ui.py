@@ -19,7 +19,7 @@ from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.mcp_page import McpPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
-from tests.ui.conftest import next_emission, within
+from tests.ui.conftest import next_emission, until, within
 
 
 def _request(**extra):
@@ -41,10 +41,7 @@ def test_server_start_shows_the_exact_command_and_refuses_by_default(qloop):
         task = asyncio.ensure_future(host.approve_server_start(_request(previous_fingerprint="fp-0")))
         dialog: ServerStartDialog = await within(opened)
         shown = dialog.details.toPlainText(), dialog.changed.isVisibleTo(dialog)
-        for _ in range(500):  # "Start this server" works once every line was in view (after layout)
-            if dialog.allow.isEnabled():
-                break
-            await asyncio.sleep(0.01)
+        await until(dialog.allow.isEnabled, 30)  # "Start this server" works once every line was in view (after layout)
         respond(dialog)
         return shown, await within(task)
 
