@@ -52,7 +52,9 @@ _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's s
 _LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them: a command it runs for every file "
               "you open with less, and for what it shows from git log or man")
 _PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
-_CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
+_CARGO = N_("cargo runs the programs it names (a compiler wrapper, a runner) in this folder and every one below it: "
+            "the wrapper even for cargo metadata and cargo tree, which build nothing (your editor runs cargo metadata "
+            "when it opens a Rust project)")
 _SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
 _SYSTEMD = N_("systemd starts the services it holds for you")
 _TMPFILES = N_("systemd creates, overwrites and deletes the files it lists, anywhere you may write, when you log in")
@@ -245,9 +247,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
                               "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
           every_folder=True),
-    # A project's own .cargo/config.toml is its content; the home folder's applies to every project.
-    Entry(".cargo/config.toml", False, _CARGO, home_only=True),
-    Entry(".cargo/config", False, _CARGO, home_only=True),
+    # cargo reads them from the current folder up (https://doc.rust-lang.org/cargo/reference/config.html),
+    # the home folder's for every project: a ``build.rustc-wrapper`` runs at ``cargo metadata``
+    # (``rustc -vV``), which builds nothing and which an editor's rust-analyzer runs on opening.
+    Entry(".cargo/config.toml", False, _CARGO, every_folder=True),
+    Entry(".cargo/config", False, _CARGO, every_folder=True),
     # Hidden too when it exists (it holds tokens); a project's own .npmrc is its content.
     Entry(".npmrc", False, N_("npm runs every script of every project through the shell it names (script-shell), "
                               "with the Node options it names, and installs from the registry it names"),

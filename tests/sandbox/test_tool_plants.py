@@ -665,6 +665,69 @@ async def test_a_planted_rust_toolchain_file_runs_nothing(jail: Jail, name: str,
     assert (name if folder == "." else f"{folder}/{name}") in planted
 
 
+needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to show what its settings do")
+#: The person's own rustup and toolchains (read before a test points ``HOME`` at its fake one).
+_RUSTUP_HOME = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
+#: cargo's settings files, read in the current folder and every one above it (the older name too).
+CARGO_SETTINGS = (".cargo/config.toml", ".cargo/config")
+#: Where the person's Rust project is: at the top, and below a folder whose settings apply to it.
+
+
+def _rust_project(folder: Path) -> None:
+    """A Rust project of the person's, with no dependencies (nothing to download)."""
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    (folder / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n')
+    (folder / "src/main.rs").write_text("fn main() {}\n")
+
+
+def _person_asks_cargo_metadata(jail: Jail, folder: Path) -> None:
+    """``cargo metadata``, as rust-analyzer runs it when the person's editor opens the project
+    (``cargo tree`` does the same): it builds nothing and runs no code of the project's."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "RUSTUP_HOME": _RUSTUP_HOME,
+           "CARGO_HOME": str(jail.base / "cargo-home"), "CARGO_NET_OFFLINE": "true", "RUST_BACKTRACE": "0"}
+    subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=180)
+
+
+def _cargo_wrapper_settings(ws: Path) -> str:
+    return f'[build]\nrustc-wrapper = "{ws}/tools/wrap"\n'
+
+
+@needs_cargo
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", CARGO_SETTINGS)
+def test_cargo_settings_written_by_hand_run_a_program_at_cargo_metadata(jail: Jail, name: str, folder: str) -> None:
+    """cargo's settings name a compiler wrapper (``build.rustc-wrapper``); cargo runs it to ask
+    the compiler its version for every ``cargo metadata`` (an editor opening the project) in that
+    folder and every one below it, though nothing is built."""
+    ws = jail.workspace
+    _rust_project(ws / _BELOW)
+    (ws / "tools").mkdir()
+    (ws / "tools/wrap").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/wrap").chmod(0o755)
+    (ws / folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / folder / name).write_text(_cargo_wrapper_settings(ws))
+    _person_asks_cargo_metadata(jail, ws / _BELOW)
+    assert _ran(jail) >= 1
+
+
+@needs_cargo
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", CARGO_SETTINGS)
+async def test_planted_cargo_settings_run_nothing_at_cargo_metadata(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    _rust_project(ws / _BELOW)
+    content = _cargo_wrapper_settings(ws).replace("\n", "\\n").replace('"', '\\"')
+    command = (f"mkdir -p tools {folder}/.cargo && printf '{_fake_git(jail)}' > tools/wrap && chmod +x tools/wrap"
+               f" && printf \"{content}\" > {folder}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_cargo_metadata(jail, ws / _BELOW)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
 #: Python modules under the name of one Python imports from elsewhere, each with what the person
 #: does in the workspace that runs it: Python puts the folder it starts in first on ``sys.path``
 #: for its prompt, ``-c`` and ``-m``, so a module there is found before the standard library's

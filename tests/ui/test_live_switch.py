@@ -77,6 +77,8 @@ NAMES = {
     # section, LESSOPEN, git log, man, npm's script-shell and Node, Python's debugger, rustup's files)
     "env", "lessopen", "log", "man", "script", "node", "python", "breakpoint", "pdb", "pytest", "cargo", "rustc",
     "rustfmt", "rust", "toolchain", "rustup",
+    # cargo's commands that build nothing (cargo metadata, cargo tree)
+    "metadata", "tree",
     # the session's and make's (systemd's tmpfiles, make's stand-in names)
     "systemd", "make", "makefile", "gnumakefile",
 }
