@@ -133,6 +133,12 @@ ENTRIES: tuple[Entry, ...] = (
     # ``path`` takes a toolchain of any folder, the workspace's too.
     Entry("rust-toolchain.toml", False, _RUSTUP, every_folder=True),
     Entry("rust-toolchain", False, _RUSTUP, every_folder=True),
+    # Maven's launcher (bin/mvn) takes the nearest folder with a ``.mvn`` from the current one up
+    # and passes this file's lines to Java for every mvn, ``mvn -v`` too: ``-agentpath`` loads a
+    # library of the workspace (https://maven.apache.org/configure.html).
+    Entry(".mvn/jvm.config", False, N_("Maven's mvn passes the Java options in it to Java every time it runs in this "
+                                       "folder or one below it, even mvn -v: one can load a library of its choice"),
+          every_folder=True),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),

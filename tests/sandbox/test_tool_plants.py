@@ -728,6 +728,57 @@ async def test_planted_cargo_settings_run_nothing_at_cargo_metadata(jail: Jail, 
     assert (name if folder == "." else f"{folder}/{name}") in planted
 
 
+needs_mvn_and_cc = pytest.mark.skipif(shutil.which("mvn") is None or shutil.which("cc") is None,
+                                      reason="needs Maven (mvn) and a C compiler to show what its Java options do")
+#: A native library whose loading appends to a file (``MARK``): what a JVM option can load.
+_NATIVE_AGENT = ('#include <stdio.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void ran(void) '
+                 '{ FILE *f = fopen(getenv("MARK"), "a"); if (f) { fputs("ran\\n", f); fclose(f); } }\n'
+                 'int Agent_OnLoad(void *vm, char *options, void *reserved) { return 0; }\n')
+
+
+def _native_agent(jail: Jail) -> Path:
+    """Built outside the workspace (where the command could have put it as well: it is only data)."""
+    source, built = jail.base / "agent.c", jail.base / "agent.so"
+    source.write_text(_NATIVE_AGENT)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(built), str(source)], check=True, capture_output=True,
+                   timeout=120)
+    return built
+
+
+def _person_asks_mvn_its_version(jail: Jail, folder: Path) -> None:
+    """``mvn -v``: it builds nothing and reads no project file but Maven's own launcher settings."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MARK": str(_marker(jail))}
+    subprocess.run(["mvn", "-v"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                   timeout=180)
+
+
+@needs_mvn_and_cc
+@pytest.mark.parametrize("folder", [".", _BELOW])
+def test_maven_java_options_written_by_hand_load_a_library_at_mvn_version(jail: Jail, folder: str) -> None:
+    """``.mvn/jvm.config`` in the nearest folder (from the current one up) that has a ``.mvn``:
+    Maven's launcher hands its lines to Java, an ``-agentpath`` among them, for every ``mvn``."""
+    ws = jail.workspace
+    (ws / folder / ".mvn").mkdir(parents=True)
+    (ws / folder / ".mvn/jvm.config").write_text(f"-agentpath:{_native_agent(jail)}\n")
+    (ws / _BELOW / "deep").mkdir(parents=True, exist_ok=True)
+    _person_asks_mvn_its_version(jail, ws / _BELOW / "deep")
+    assert _ran(jail) >= 1
+
+
+@needs_mvn_and_cc
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_planted_maven_java_options_load_nothing_at_mvn_version(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    agent = _native_agent(jail)
+    command = f"mkdir -p {folder}/.mvn {_BELOW}/deep && echo '-agentpath:{agent}' > {folder}/.mvn/jvm.config"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_mvn_its_version(jail, ws / _BELOW / "deep")
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (".mvn/jvm.config" if folder == "." else f"{folder}/.mvn/jvm.config") in planted
+
+
 #: Python modules under the name of one Python imports from elsewhere, each with what the person
 #: does in the workspace that runs it: Python puts the folder it starts in first on ``sys.path``
 #: for its prompt, ``-c`` and ``-m``, so a module there is found before the standard library's

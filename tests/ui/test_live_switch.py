@@ -79,6 +79,8 @@ NAMES = {
     "rustfmt", "rust", "toolchain", "rustup",
     # cargo's commands that build nothing (cargo metadata, cargo tree)
     "metadata", "tree",
+    # Maven and the Java it passes options to (.mvn/jvm.config)
+    "maven", "java",
     # the session's and make's (systemd's tmpfiles, make's stand-in names)
     "systemd", "make", "makefile", "gnumakefile",
 }
