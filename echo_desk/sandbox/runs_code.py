@@ -250,6 +250,13 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
     # Both read from the folder you start them in (and, without one there, the home folder's).
     Entry(".Rprofile", False, N_("R runs it when it starts"), every_folder=True),
+    # The same folder's (https://stat.ethz.ch/R-manual/R-devel/library/base/html/Startup.html):
+    # .Renviron's R_PROFILE_USER names another profile to run (any file, not only an .Rprofile),
+    # and R (RStudio too) restores .RData, then calls the .First function saved in it.
+    Entry(".Renviron", False, N_("R sets the variables in it when it starts: R_PROFILE_USER names a file of R code "
+                                 "it then runs"), every_folder=True),
+    Entry(".RData", False, N_("R restores this saved workspace when it starts in this folder and runs the .First "
+                              "function saved in it"), every_folder=True),
     Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
                               "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
           every_folder=True),

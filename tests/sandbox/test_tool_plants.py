@@ -779,6 +779,65 @@ async def test_planted_maven_java_options_load_nothing_at_mvn_version(jail: Jail
     assert (".mvn/jvm.config" if folder == "." else f"{folder}/.mvn/jvm.config") in planted
 
 
+needs_r = pytest.mark.skipif(shutil.which("R") is None, reason="needs R to show what its start-up files do")
+
+
+def _r_code(jail: Jail) -> str:
+    return f"cat('ran\\n', file='{_marker(jail)}', append=TRUE)"
+
+
+def _r_start_up_file(jail: Jail, name: str) -> bytes:
+    """What the command plants as ``name``: for ``.Renviron``, a variable that names the profile R
+    runs (a file of the workspace that is no ``.Rprofile``); for ``.RData``, a saved workspace
+    whose ``.First`` function R calls once it restored it."""
+    if name == ".Renviron":
+        (jail.workspace / "notes.R").write_text(_r_code(jail) + "\n")
+        return f"R_PROFILE_USER={jail.workspace / 'notes.R'}\n".encode()
+    made = jail.base / "r-made"
+    made.mkdir(exist_ok=True)
+    subprocess.run(["R", "-q", "--no-save", "-e", f".First <- function() {_r_code(jail)}; save.image()"], cwd=made,
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, check=True, timeout=120)
+    data = (made / ".RData").read_bytes()
+    assert _ran(jail) == 0  # (saving it ran nothing)
+    return data
+
+
+def _person_starts_r(jail: Jail, folder: Path) -> None:
+    """R started in ``folder``: it reads the ``.Renviron`` there, then the profile, then restores
+    the ``.RData`` there (as RStudio does for a project)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["R", "-q", "--no-save", "-e", "1"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=120)
+
+
+@needs_r
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", [".Renviron", ".RData"])
+def test_r_start_up_files_written_by_hand_run_r_code_when_r_starts(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    data = _r_start_up_file(jail, name)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / name).write_bytes(data)
+    _person_starts_r(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_r
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", [".Renviron", ".RData"])
+async def test_planted_r_start_up_files_run_nothing_when_r_starts(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    (jail.base / "planted").write_bytes(_r_start_up_file(jail, name))
+    command = f"mkdir -p {folder} && cp {jail.base / 'planted'} {folder}/{name}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_r(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
 #: Python modules under the name of one Python imports from elsewhere, each with what the person
 #: does in the workspace that runs it: Python puts the folder it starts in first on ``sys.path``
 #: for its prompt, ``-c`` and ``-m``, so a module there is found before the standard library's
