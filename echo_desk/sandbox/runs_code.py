@@ -52,7 +52,9 @@ _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's s
 _LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them: a command it runs for every file "
               "you open with less, and for what it shows from git log or man")
 _PIP = N_("pip installs packages from the index and folders its settings name: what it installs runs")
-_CARGO = N_("cargo runs the programs it names (a runner, a compiler wrapper) in every project")
+_CARGO = N_("cargo runs the programs it names (a compiler wrapper, a runner) in this folder and every one below it: "
+            "the wrapper even for cargo metadata and cargo tree, which build nothing (your editor runs cargo metadata "
+            "when it opens a Rust project)")
 _SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
 _SYSTEMD = N_("systemd starts the services it holds for you")
 _TMPFILES = N_("systemd creates, overwrites and deletes the files it lists, anywhere you may write, when you log in")
@@ -131,6 +133,12 @@ ENTRIES: tuple[Entry, ...] = (
     # ``path`` takes a toolchain of any folder, the workspace's too.
     Entry("rust-toolchain.toml", False, _RUSTUP, every_folder=True),
     Entry("rust-toolchain", False, _RUSTUP, every_folder=True),
+    # Maven's launcher (bin/mvn) takes the nearest folder with a ``.mvn`` from the current one up
+    # and passes this file's lines to Java for every mvn, ``mvn -v`` too: ``-agentpath`` loads a
+    # library of the workspace (https://maven.apache.org/configure.html).
+    Entry(".mvn/jvm.config", False, N_("Maven's mvn passes the Java options in it to Java every time it runs in this "
+                                       "folder or one below it, even mvn -v: one can load a library of its choice"),
+          every_folder=True),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
     Entry(".bash_login", False, _SHELL),
@@ -242,12 +250,21 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
     # Both read from the folder you start them in (and, without one there, the home folder's).
     Entry(".Rprofile", False, N_("R runs it when it starts"), every_folder=True),
+    # The same folder's (https://stat.ethz.ch/R-manual/R-devel/library/base/html/Startup.html):
+    # .Renviron's R_PROFILE_USER names another profile to run (any file, not only an .Rprofile),
+    # and R (RStudio too) restores .RData, then calls the .First function saved in it.
+    Entry(".Renviron", False, N_("R sets the variables in it when it starts: R_PROFILE_USER names a file of R code "
+                                 "it then runs"), every_folder=True),
+    Entry(".RData", False, N_("R restores this saved workspace when it starts in this folder and runs the .First "
+                              "function saved in it"), every_folder=True),
     Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
                               "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
           every_folder=True),
-    # A project's own .cargo/config.toml is its content; the home folder's applies to every project.
-    Entry(".cargo/config.toml", False, _CARGO, home_only=True),
-    Entry(".cargo/config", False, _CARGO, home_only=True),
+    # cargo reads them from the current folder up (https://doc.rust-lang.org/cargo/reference/config.html),
+    # the home folder's for every project: a ``build.rustc-wrapper`` runs at ``cargo metadata``
+    # (``rustc -vV``), which builds nothing and which an editor's rust-analyzer runs on opening.
+    Entry(".cargo/config.toml", False, _CARGO, every_folder=True),
+    Entry(".cargo/config", False, _CARGO, every_folder=True),
     # Hidden too when it exists (it holds tokens); a project's own .npmrc is its content.
     Entry(".npmrc", False, N_("npm runs every script of every project through the shell it names (script-shell), "
                               "with the Node options it names, and installs from the registry it names"),

@@ -190,13 +190,19 @@ def test_an_entry_of_several_parts_read_from_every_folder_covers_it_at_any_depth
     tools ask before writing them, and the walk for repositories finds them by their last name."""
     entries = runs_code.all_entries(in_home=False)
     for parts in (("src", ".config", "mise.toml"), ("src", ".config", "mise", "conf.d", "tools.toml"),
-                  ("a", "b", "rust-toolchain.toml"), ("a", "mise", "config.toml")):
+                  ("a", "b", "rust-toolchain.toml"), ("a", "mise", "config.toml"), ("src", ".cargo", "config.toml"),
+                  ("src", ".cargo", "config"), ("src", ".mvn", "jvm.config"),
+                  ("src", ".Renviron"), ("a", "b", ".RData")):
         assert runs_code.entry_of(parts, entries) is not None, parts
     assert runs_code.entry_of(("src", "config.toml"), entries) is None
-    assert runs_code.entry_of(("src", ".cargo", "config.toml"), entries) is None
+    assert runs_code.entry_of(("src", "config"), entries) is None
+    assert runs_code.entry_of(("src", ".cargo", "registry", "config.toml"), entries) is None
     assert runs_code.in_every_folder("/ws/src/.config/mise.toml")
     assert runs_code.in_every_folder("/ws/src/MISE/Config.toml")  # a file system that folds case
-    assert not runs_code.in_every_folder("/ws/src/.cargo/config.toml")
+    assert runs_code.in_every_folder("/ws/src/.cargo/config.toml")
+    assert not runs_code.in_every_folder("/ws/src/.git/config")
+    assert runs_code.in_every_folder("/ws/a/.mvn/jvm.config")
+    assert not runs_code.in_every_folder("/ws/a/jvm.config")
     assert not runs_code.in_every_folder("/ws/src/x-mise.toml")
 
 

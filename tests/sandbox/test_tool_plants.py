@@ -665,6 +665,179 @@ async def test_a_planted_rust_toolchain_file_runs_nothing(jail: Jail, name: str,
     assert (name if folder == "." else f"{folder}/{name}") in planted
 
 
+needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to show what its settings do")
+#: The person's own rustup and toolchains (read before a test points ``HOME`` at its fake one).
+_RUSTUP_HOME = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
+#: cargo's settings files, read in the current folder and every one above it (the older name too).
+CARGO_SETTINGS = (".cargo/config.toml", ".cargo/config")
+#: Where the person's Rust project is: at the top, and below a folder whose settings apply to it.
+
+
+def _rust_project(folder: Path) -> None:
+    """A Rust project of the person's, with no dependencies (nothing to download)."""
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    (folder / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n')
+    (folder / "src/main.rs").write_text("fn main() {}\n")
+
+
+def _person_asks_cargo_metadata(jail: Jail, folder: Path) -> None:
+    """``cargo metadata``, as rust-analyzer runs it when the person's editor opens the project
+    (``cargo tree`` does the same): it builds nothing and runs no code of the project's."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "RUSTUP_HOME": _RUSTUP_HOME,
+           "CARGO_HOME": str(jail.base / "cargo-home"), "CARGO_NET_OFFLINE": "true", "RUST_BACKTRACE": "0"}
+    subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=180)
+
+
+def _cargo_wrapper_settings(ws: Path) -> str:
+    return f'[build]\nrustc-wrapper = "{ws}/tools/wrap"\n'
+
+
+@needs_cargo
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", CARGO_SETTINGS)
+def test_cargo_settings_written_by_hand_run_a_program_at_cargo_metadata(jail: Jail, name: str, folder: str) -> None:
+    """cargo's settings name a compiler wrapper (``build.rustc-wrapper``); cargo runs it to ask
+    the compiler its version for every ``cargo metadata`` (an editor opening the project) in that
+    folder and every one below it, though nothing is built."""
+    ws = jail.workspace
+    _rust_project(ws / _BELOW)
+    (ws / "tools").mkdir()
+    (ws / "tools/wrap").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/wrap").chmod(0o755)
+    (ws / folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / folder / name).write_text(_cargo_wrapper_settings(ws))
+    _person_asks_cargo_metadata(jail, ws / _BELOW)
+    assert _ran(jail) >= 1
+
+
+@needs_cargo
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", CARGO_SETTINGS)
+async def test_planted_cargo_settings_run_nothing_at_cargo_metadata(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    _rust_project(ws / _BELOW)
+    content = _cargo_wrapper_settings(ws).replace("\n", "\\n").replace('"', '\\"')
+    command = (f"mkdir -p tools {folder}/.cargo && printf '{_fake_git(jail)}' > tools/wrap && chmod +x tools/wrap"
+               f" && printf \"{content}\" > {folder}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_cargo_metadata(jail, ws / _BELOW)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
+needs_mvn_and_cc = pytest.mark.skipif(shutil.which("mvn") is None or shutil.which("cc") is None,
+                                      reason="needs Maven (mvn) and a C compiler to show what its Java options do")
+#: A native library whose loading appends to a file (``MARK``): what a JVM option can load.
+_NATIVE_AGENT = ('#include <stdio.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void ran(void) '
+                 '{ FILE *f = fopen(getenv("MARK"), "a"); if (f) { fputs("ran\\n", f); fclose(f); } }\n'
+                 'int Agent_OnLoad(void *vm, char *options, void *reserved) { return 0; }\n')
+
+
+def _native_agent(jail: Jail) -> Path:
+    """Built outside the workspace (where the command could have put it as well: it is only data)."""
+    source, built = jail.base / "agent.c", jail.base / "agent.so"
+    source.write_text(_NATIVE_AGENT)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(built), str(source)], check=True, capture_output=True,
+                   timeout=120)
+    return built
+
+
+def _person_asks_mvn_its_version(jail: Jail, folder: Path) -> None:
+    """``mvn -v``: it builds nothing and reads no project file but Maven's own launcher settings."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MARK": str(_marker(jail))}
+    subprocess.run(["mvn", "-v"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                   timeout=180)
+
+
+@needs_mvn_and_cc
+@pytest.mark.parametrize("folder", [".", _BELOW])
+def test_maven_java_options_written_by_hand_load_a_library_at_mvn_version(jail: Jail, folder: str) -> None:
+    """``.mvn/jvm.config`` in the nearest folder (from the current one up) that has a ``.mvn``:
+    Maven's launcher hands its lines to Java, an ``-agentpath`` among them, for every ``mvn``."""
+    ws = jail.workspace
+    (ws / folder / ".mvn").mkdir(parents=True)
+    (ws / folder / ".mvn/jvm.config").write_text(f"-agentpath:{_native_agent(jail)}\n")
+    (ws / _BELOW / "deep").mkdir(parents=True, exist_ok=True)
+    _person_asks_mvn_its_version(jail, ws / _BELOW / "deep")
+    assert _ran(jail) >= 1
+
+
+@needs_mvn_and_cc
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_planted_maven_java_options_load_nothing_at_mvn_version(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    agent = _native_agent(jail)
+    command = f"mkdir -p {folder}/.mvn {_BELOW}/deep && echo '-agentpath:{agent}' > {folder}/.mvn/jvm.config"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_mvn_its_version(jail, ws / _BELOW / "deep")
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (".mvn/jvm.config" if folder == "." else f"{folder}/.mvn/jvm.config") in planted
+
+
+needs_r = pytest.mark.skipif(shutil.which("R") is None, reason="needs R to show what its start-up files do")
+
+
+def _r_code(jail: Jail) -> str:
+    return f"cat('ran\\n', file='{_marker(jail)}', append=TRUE)"
+
+
+def _r_start_up_file(jail: Jail, name: str) -> bytes:
+    """What the command plants as ``name``: for ``.Renviron``, a variable that names the profile R
+    runs (a file of the workspace that is no ``.Rprofile``); for ``.RData``, a saved workspace
+    whose ``.First`` function R calls once it restored it."""
+    if name == ".Renviron":
+        (jail.workspace / "notes.R").write_text(_r_code(jail) + "\n")
+        return f"R_PROFILE_USER={jail.workspace / 'notes.R'}\n".encode()
+    made = jail.base / "r-made"
+    made.mkdir(exist_ok=True)
+    subprocess.run(["R", "-q", "--no-save", "-e", f".First <- function() {_r_code(jail)}; save.image()"], cwd=made,
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, check=True, timeout=120)
+    data = (made / ".RData").read_bytes()
+    assert _ran(jail) == 0  # (saving it ran nothing)
+    return data
+
+
+def _person_starts_r(jail: Jail, folder: Path) -> None:
+    """R started in ``folder``: it reads the ``.Renviron`` there, then the profile, then restores
+    the ``.RData`` there (as RStudio does for a project)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["R", "-q", "--no-save", "-e", "1"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=120)
+
+
+@needs_r
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", [".Renviron", ".RData"])
+def test_r_start_up_files_written_by_hand_run_r_code_when_r_starts(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    data = _r_start_up_file(jail, name)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / name).write_bytes(data)
+    _person_starts_r(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_r
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", [".Renviron", ".RData"])
+async def test_planted_r_start_up_files_run_nothing_when_r_starts(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    (jail.base / "planted").write_bytes(_r_start_up_file(jail, name))
+    command = f"mkdir -p {folder} && cp {jail.base / 'planted'} {folder}/{name}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_r(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
 #: Python modules under the name of one Python imports from elsewhere, each with what the person
 #: does in the workspace that runs it: Python puts the folder it starts in first on ``sys.path``
 #: for its prompt, ``-c`` and ``-m``, so a module there is found before the standard library's

@@ -77,6 +77,10 @@ NAMES = {
     # section, LESSOPEN, git log, man, npm's script-shell and Node, Python's debugger, rustup's files)
     "env", "lessopen", "log", "man", "script", "node", "python", "breakpoint", "pdb", "pytest", "cargo", "rustc",
     "rustfmt", "rust", "toolchain", "rustup",
+    # cargo's commands that build nothing (cargo metadata, cargo tree)
+    "metadata", "tree",
+    # Maven and the Java it passes options to (.mvn/jvm.config)
+    "maven", "java",
     # the session's and make's (systemd's tmpfiles, make's stand-in names)
     "systemd", "make", "makefile", "gnumakefile",
 }
