@@ -25,8 +25,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import h11
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from echo_desk.common.file_cache import ReadWhenChanged
 from echo_desk.common.json_text import read_json
@@ -49,6 +51,14 @@ MAX_OWNED_SESSIONS = 256
 #: MCP sessions open at once, of all clients (MCP refuses a new one past it, 503); each client's
 #: own bound above keeps them well under it.
 MAX_OPEN_SESSIONS = 10_000
+#: TCP connections open at once, of anyone: one past it is closed as it comes. Each holds a file
+#: descriptor of the app's, and a connection is open before any token is checked.
+MAX_CONNECTIONS = 128
+#: How long a connection may take to send a request's headers, from its opening or from the end
+#: of its previous answer; one still without them then is closed. uvicorn waits for them for
+#: ever: any local program (any user's, with no token) held one file descriptor of the app's
+#: per connection it opened and left silent, until the app could open no file at all.
+HEADERS_DEADLINE_SECONDS = 10.0
 
 
 def bearer(headers: dict[str, str]) -> str:
@@ -257,7 +267,8 @@ class HttpGateway:
             sock.close()
             raise
         # ws="none": an Upgrade request is an ordinary request here, checked like any other.
-        config = uvicorn.Config(self.app(), log_level="warning", lifespan="on", access_log=False, ws="none")
+        config = uvicorn.Config(self.app(), log_level="warning", lifespan="on", access_log=False, ws="none",
+                                http=_BoundedH11)
         self._server = _Server(config, ready or asyncio.Event())
         try:
             await self._server.serve(sockets=[sock])
@@ -280,6 +291,45 @@ def _end_sse_watchers() -> None:
     for task in asyncio.all_tasks():
         if getattr(task.get_coro(), "__qualname__", "") == "_shutdown_watcher" and not task.done():
             task.cancel()
+
+
+class _BoundedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, within ``MAX_CONNECTIONS`` and ``HEADERS_DEADLINE_SECONDS``
+    (the checks of ``Guard`` come only once a request's headers are in)."""
+
+    _headers_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > MAX_CONNECTIONS:
+            transport.abort()
+            return
+        self._wait_for_headers()
+
+    def _wait_for_headers(self) -> None:
+        self._stop_waiting()
+        self._headers_timer = self.loop.call_later(HEADERS_DEADLINE_SECONDS, self._headers_late)
+
+    def _stop_waiting(self) -> None:
+        if self._headers_timer is not None:
+            self._headers_timer.cancel()
+            self._headers_timer = None
+
+    def _headers_late(self) -> None:
+        self._headers_timer = None
+        # IDLE: no request's headers since the connection opened (or since the last answer). A
+        # request under way (its body coming, or its answer streaming) is left alone.
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._wait_for_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
 
 
 class _Server(uvicorn.Server):

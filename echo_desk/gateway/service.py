@@ -27,7 +27,15 @@ from echo_desk.gateway import protocol
 from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
-from echo_desk.gateway.session import KEEPALIVE_SECONDS, ClientSession, Engine
+from echo_desk.gateway.session import (
+    APPROVALS_AT_ONCE,
+    KEEPALIVE_SECONDS,
+    PENDING_PER_CLIENT,
+    ApprovalTurns,
+    ClientSession,
+    Engine,
+    WaitingRoom,
+)
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -37,11 +45,6 @@ log = logging.getLogger(__name__)
 
 #: A connection must say who it is this soon.
 HELLO_DEADLINE_SECONDS = 10.0
-#: How many of one client's approvals are in front of the person at once (over all its
-#: connections); its other calls that need the person wait their turn. Each approval is a window
-#: brought to the front with a notification: a client's flood of calls must not bury the person,
-#: or another app's request, under its windows.
-APPROVALS_AT_ONCE = 3
 
 
 def workspace_of(raw: object) -> Path | None:
@@ -111,8 +114,10 @@ class GatewayService:
         #: Why the HTTP gateway the settings ask for is not running ('' when it is, or is off).
         self.http_error = ""
         self._applying: set[asyncio.Task[None]] = set()
-        #: Each client's turns in front of the person (``APPROVALS_AT_ONCE``), made on this loop.
-        self._approval_turns: dict[str, asyncio.Semaphore] = {}
+        #: Each client's turns in front of the person (``APPROVALS_AT_ONCE``) and bound on its calls
+        #: waiting for them (``PENDING_PER_CLIENT``), made on this loop; every client's in ``_waiting``.
+        self._approval_turns: dict[str, ApprovalTurns] = {}
+        self._waiting = WaitingRoom()
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -297,7 +302,9 @@ class GatewayService:
         except BadClientName as exc:
             await out.send(protocol.error(str(exc)))
             return None
-        turns = self._approval_turns.setdefault(client, asyncio.Semaphore(APPROVALS_AT_ONCE))
+        turns = self._approval_turns.get(client)
+        if turns is None:
+            turns = self._approval_turns[client] = ApprovalTurns(APPROVALS_AT_ONCE, PENDING_PER_CLIENT, self._waiting)
         session = ClientSession(self.engine, self.person, client, workspace_of(hello.get("workspace")),
                                 transport=str(hello.get("transport", "stdio"))[:16], keepalive=self.keepalive,
                                 approval_turns=turns)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from echo_desk.agent.dispatcher import Dispatcher, new_call_id
-from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, Host
+from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, Host, NoOneToAsk
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
@@ -40,6 +40,49 @@ PROGRESS_TEXT = {
 }
 
 Progress = Callable[[str], Awaitable[None]]
+
+#: How many of one client's approvals are in front of the person at once (over all its
+#: connections); its other calls that need the person wait their turn. Each approval is a window
+#: brought to the front with a notification: a client's flood of calls must not bury the person,
+#: or another app's request, under its windows.
+APPROVALS_AT_ONCE = 3
+#: How many of one client's calls may wait for the person at all (in front of them, or waiting
+#: their turn), and how many of every client's together. Each is held in the app with its
+#: arguments and preview (a few MB for a large write) for as long as the person takes: a client
+#: that sent call after call without end grew the app's memory without bound (300 calls of 1 MB:
+#: +900 MB). A call past either bound is refused at once, saying why, and recorded as refused.
+PENDING_PER_CLIENT = 16
+PENDING_IN_ALL = 64
+
+
+class WaitingRoom:
+    """The calls of every client that wait for the person now (``PENDING_IN_ALL``)."""
+
+    def __init__(self, at_most: int = PENDING_IN_ALL) -> None:
+        self.at_most = at_most
+        self.count = 0
+
+
+class ApprovalTurns:
+    """One client's approvals (over all its connections): ``at_once`` in front of the person, at
+    most ``pending_at_most`` waiting in all, and room for them in the shared ``room``."""
+
+    def __init__(self, at_once: int = APPROVALS_AT_ONCE, pending_at_most: int = PENDING_PER_CLIENT,
+                 room: WaitingRoom | None = None) -> None:
+        self.front = asyncio.Semaphore(at_once)
+        self.pending_at_most = pending_at_most
+        self.pending = 0
+        self.room = room if room is not None else WaitingRoom(pending_at_most)
+
+    def refusal(self, client: str, tool: str) -> str:
+        """Why one more call cannot wait for the person now (English: it goes to the client), or ''."""
+        if self.pending >= self.pending_at_most:
+            return (f"{client} already has {self.pending} calls waiting for the person in Echo Desk, so this "
+                    f"call of {tool} was not run. Call again once they are answered.")
+        if self.room.count >= self.room.at_most:
+            return (f"{self.room.count} calls of connected apps already wait for the person in Echo Desk, so "
+                    f"this call of {tool} was not run. Call again once they are answered.")
+        return ""
 
 
 class Engine(Protocol):
@@ -69,8 +112,9 @@ class ClientHost(NullToolHost):
     person: Host
     #: The client's display name, for the question's heading.
     client: str = ""
-    #: The client's turns in front of the person: its approvals beyond them wait (``None``: no bound).
-    turns: asyncio.Semaphore | None = None
+    #: The client's turns in front of the person: its approvals beyond them wait, and those past
+    #: its bound are refused (``None``: no bound).
+    turns: ApprovalTurns | None = None
 
     async def ask(self, question: Question) -> Answer:
         if not question.mcp_server:
@@ -78,10 +122,20 @@ class ClientHost(NullToolHost):
         return await self.person.ask(replace(question, client=self.client))
 
     async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        if self.turns is None:
+        turns = self.turns
+        if turns is None:
             return await self.person.request_approval(request)
-        async with self.turns:  # withdrawn while it waits: it never reaches the person
-            return await self.person.request_approval(request)
+        refused = turns.refusal(self.client, request.tool_name)
+        if refused:
+            raise NoOneToAsk(refused)
+        turns.pending += 1
+        turns.room.count += 1
+        try:
+            async with turns.front:  # withdrawn while it waits: it never reaches the person
+                return await self.person.request_approval(request)
+        finally:
+            turns.pending -= 1
+            turns.room.count -= 1
 
     def file_mutated(self, path: str) -> None:
         self.person.file_mutated(path)
@@ -96,7 +150,7 @@ class ClientSession:
     transport: str = "stdio"
     keepalive: float = KEEPALIVE_SECONDS
     #: Shared by the client's connections: how many of its approvals the person sees at once.
-    approval_turns: asyncio.Semaphore | None = None
+    approval_turns: ApprovalTurns | None = None
     since: float = field(default_factory=time.time)
     #: Calls in flight, and how many of them wait for the person now.
     running: int = 0

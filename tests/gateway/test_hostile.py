@@ -13,6 +13,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
+from echo_desk.agent.host import ApprovalChoice
 from echo_desk.store.paths import config_dir
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 from tests.mcp.helpers import wait_until
@@ -241,3 +242,62 @@ async def test_a_number_too_long_to_read_is_a_parse_error_for_its_id_and_the_ses
         assert (await raw.receive())["result"]["isError"] is False
     finally:
         await raw.close()
+
+
+ASKS_TIME = "time__convert_time"  # an MCP tool with no policy: it asks the person
+
+
+def _held(app: App, client: str) -> int:
+    return sum(len(c.calls) for c in list(app.service._connections) if c.session.client == client)
+
+
+def _convert(request_id: int, time_text: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
+        "name": ASKS_TIME, "arguments": {"source_timezone": "UTC", "time": time_text, "target_timezone": "UTC"}}}
+
+
+async def test_a_flood_of_calls_waiting_for_the_person_is_bounded_and_the_rest_refused_at_once(
+        app: App, gateway_env: dict[str, str]) -> None:
+    """Each call that needs the person was held in the app with its arguments and preview for as
+    long as the person took, without bound: 300 calls of 1 MB each grew the app by 900 MB while
+    3 were in front of the person. A client's calls waiting for the person are bounded (and all
+    clients' together): one past it is refused at once, says why, and is recorded as refused."""
+    from echo_desk.gateway.session import APPROVALS_AT_ONCE, PENDING_PER_CLIENT
+
+    raw = await Raw.start("cursor", gateway_env)
+    sent = PENDING_PER_CLIENT + 24
+    try:
+        for i in range(sent):
+            await raw.send(_convert(100 + i, f"{i:02d}:00" + " " * 65536))
+        refused = [await raw.receive() for _ in range(sent - PENDING_PER_CLIENT)]
+        assert all(r["result"]["isError"] for r in refused)
+        assert all("waiting for the person" in r["result"]["content"][0]["text"] for r in refused)
+        # (a refused call's task ends just after its answer went out)
+        await wait_until(lambda: _held(app, "cursor") == PENDING_PER_CLIENT, 10, "the refused calls ending")
+        assert len(app.person.requests) == APPROVALS_AT_ONCE
+        # Another client is still asked (this one's bound is its own) ...
+        vscode = await Raw.start("vscode", gateway_env)
+        try:
+            await vscode.send(_convert(7, "01:00"))
+            theirs = await app.person.asked(APPROVALS_AT_ONCE + 1)
+            assert theirs.client == "vscode"
+            # ... until the calls of every client waiting together reach the shared bound.
+            app.service._waiting.at_most = app.service._waiting.count
+            await vscode.send(_convert(8, "02:00"))
+            answer = await vscode.receive()
+            assert answer["id"] == 8 and answer["result"]["isError"]
+            assert "calls of connected apps already wait" in answer["result"]["content"][0]["text"]
+            app.person.answer(theirs, ApprovalChoice.DENY)
+            assert (await vscode.receive())["id"] == 7
+        finally:
+            await vscode.close()
+        # An answer makes room: the next call waits for the person again.
+        app.person.answer(app.person.requests[0], ApprovalChoice.DENY)
+        assert (await raw.receive())["id"] not in {r["id"] for r in refused}
+        await raw.send(_convert(999, "03:00"))
+        await wait_until(lambda: _held(app, "cursor") == PENDING_PER_CLIENT, 10, "the next call waiting")
+    finally:
+        await raw.close()
+    app.runtime.audit.flush()
+    denied = [r for r in app.audit(client="cursor", limit=1000) if r["decision"] == "denied"]
+    assert len(denied) >= sent - PENDING_PER_CLIENT + 1  # every refused call is in the audit

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -420,3 +422,65 @@ async def test_one_clients_sessions_never_crowd_out_anothers(few_sessions: None,
         assert (await _post(http.url, vscode)).status_code == 200, "another client's flood filled MCP's sessions"
         assert await ping(cursor, floods[-1]) == 200
         assert await ping(cursor, floods[0]) == 404  # the flooding client's own oldest is forgotten
+
+
+SILENT_PEER = """
+import socket, sys, time
+port, count, trickle = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+socks = []
+for _ in range(count):
+    try:
+        socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+    except OSError:
+        pass
+print(len(socks), flush=True)
+started = time.monotonic()
+while time.monotonic() - started < 60:
+    for s in socks:
+        if trickle:  # a request's headers, one byte at a time (never a whole one)
+            try:
+                s.send(b"P")
+            except OSError:
+                pass
+    time.sleep(0.3)
+"""
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("trickle", [False, True])
+async def test_silent_connections_are_bounded_and_closed_without_a_request(
+        http: Http, monkeypatch: pytest.MonkeyPatch, trickle: bool) -> None:
+    # uvicorn waited for a request's headers for ever and took every connection: any local
+    # program, of any user and with no token, held one file descriptor of the app's per
+    # connection it opened and left silent (300 of them: +300 fds, still held 20 s later; with
+    # the usual limit of 1,024, the app could then open no file: "Too many open files").
+    from echo_desk.gateway import http as gateway_http
+
+    monkeypatch.setattr(gateway_http, "MAX_CONNECTIONS", 20)
+    monkeypatch.setattr(gateway_http, "HEADERS_DEADLINE_SECONDS", 1.5)
+    before = _open_fds()
+    peer = await asyncio.create_subprocess_exec(sys.executable, "-c", SILENT_PEER, str(http.port), "80",
+                                                "1" if trickle else "0", stdout=asyncio.subprocess.PIPE)
+    try:
+        assert peer.stdout is not None
+        await asyncio.wait_for(peer.stdout.readline(), 30)
+        await asyncio.sleep(0.5)
+        assert _open_fds() - before <= 20 + 5, "connections past the bound were kept"
+        await wait_until(lambda: _open_fds() - before <= 5, 10, "the silent connections closed")
+    finally:
+        if peer.returncode is None:
+            peer.kill()
+        await peer.wait()
+    # A call that waits for the person longer than the deadline is a request under way: kept.
+    async with http.client("cursor") as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "slow answer"}))
+        request = await http.app.person.asked()
+        await asyncio.sleep(2.5)
+        http.app.person.answer(request, ApprovalChoice.ALLOW_ONCE)
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error, result
+        await asyncio.sleep(2.5)  # idle between requests past the deadline: the client goes on
+        assert not (await client.call_tool(AUTO, {"timezone": "UTC"})).is_error
