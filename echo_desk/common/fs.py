@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from echo_desk.i18n import N_, for_person
+from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.tools import ErrorKind, ToolError
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -118,25 +118,48 @@ def os_error(exc: OSError, target: object, action: str) -> ToolError:
     """A clear business/internal error for a failed file operation."""
     code = exc.errno
     if code == errno.ELOOP:
-        why = "a folder on the way is now a symbolic link (it was replaced while the tool ran)"
+        why = N_("a folder on the way is now a symbolic link (it was replaced while the tool ran)")
     elif code == errno.ENOTDIR:
-        why = "a part of the path is not a folder, or was replaced by a symbolic link while the tool ran"
+        why = N_("a part of the path is not a folder, or was replaced by a symbolic link while the tool ran")
     elif code == errno.ENOENT:
-        why = "it does not exist"
+        why = N_("it does not exist")
     elif code in (errno.EACCES, errno.EPERM):
-        why = "permission denied"
+        why = N_("permission denied")
     elif code == errno.ENOSPC:
-        why = "the disk is full"
+        why = N_("the disk is full")
     elif code == errno.EDQUOT:
-        why = "the disk quota is exhausted"
+        why = N_("the disk quota is exhausted")
     elif code == errno.ENAMETOOLONG:
-        why = "the name is too long"
+        why = N_("the name is too long")
     elif code == errno.EISDIR:
-        why = "it is a folder"
+        why = N_("it is a folder")
     else:
         why = exc.strerror or str(exc)
     kind = ErrorKind.INTERNAL if code == errno.EIO else ErrorKind.BUSINESS
-    return ToolError(f"could not {action} {target}: {why}", kind=kind)
+    shown = _ACTION_SHOWN.get(action, N_("Echo Desk could not finish this with {path}: {why}."))
+    # ``why`` is the English of its msgid: the person reads it in their language (a system's own
+    # words, the last case, stay as they are).
+    return ToolError(for_person(f"could not {action} {target}: {why}", shown, path=str(target),
+                                why=deferred(why) if code in _WHY_TRANSLATED else why), kind=kind)
+
+
+_WHY_TRANSLATED = frozenset({errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EACCES, errno.EPERM, errno.ENOSPC,
+                             errno.EDQUOT, errno.ENAMETOOLONG, errno.EISDIR})
+#: What the person reads of ``os_error`` for each action a caller names.
+_ACTION_SHOWN = {
+    "read": N_("Could not read {path}: {why}."),
+    "open": N_("Could not open {path}: {why}."),
+    "open the folder of": N_("Could not open the folder of {path}: {why}."),
+    "write": N_("Could not write {path}: {why}."),
+    "search": N_("Could not search {path}: {why}."),
+    "enter": N_("Could not enter the folder {path}: {why}."),
+    "put back": N_("Could not put {path} back: {why}."),
+    "move": N_("Could not move {path}: {why}."),
+    "copy the folder to": N_("Could not copy the folder to {path}: {why}."),
+    "move to the trash": N_("Could not move {path} to the trash: {why}."),
+    "create": N_("Could not create {path}: {why}."),
+    "list": N_("Could not list {path}: {why}."),
+}
 
 
 def open_dir(root: Path, parts: Sequence[str], *, create: bool = False) -> int:
@@ -226,7 +249,10 @@ def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
 
 
 #: What the person reads of ``not_a_file``'s common errors (the hints are for the model).
-_WHY_SHOWN = {"does not exist": N_("{path} does not exist"), "is not a folder": N_("{path} is not a folder")}
+_WHY_SHOWN = {"does not exist": N_("{path} does not exist"), "is not a folder": N_("{path} is not a folder"),
+              "does not exist (write_file creates a new file)": N_("{path} does not exist"),
+              "is a folder, not a file": N_("{path} is a folder, not a file"),
+              "is the workspace folder, not a file": N_("{path} is the workspace folder, not a file")}
 
 
 def _for_person(model_text: str, target: Resolved, why: str) -> str:
