@@ -131,15 +131,19 @@ def atomic_write(
         st = lstat_in(dir_fd, name)
         if st is not None:
             if stat.S_ISLNK(st.st_mode):
-                raise ToolError(f"{target} is a symbolic link now; nothing was written", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(f"{target} is a symbolic link now; nothing was written",
+                                           N_("{path} became a symbolic link; nothing was written."),
+                                           path=str(target)), kind=ErrorKind.BUSINESS)
             if not stat.S_ISREG(st.st_mode):
-                raise ToolError(f"{target} is not a regular file; nothing was written", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(f"{target} is not a regular file; nothing was written",
+                                           N_("{path} is not a regular file; nothing was written."),
+                                           path=str(target)), kind=ErrorKind.BUSINESS)
             if st.st_nlink > 1 and not allow_hardlink:
-                raise ToolError(
+                raise ToolError(for_person(
                     f"{target} has {st.st_nlink} hard links; writing it needs your approval of that "
                     "exact file. Nothing was written.",
-                    kind=ErrorKind.BUSINESS,
-                )
+                    N_("{path} has {count} hard links; writing it needs your approval of that exact file. "
+                       "Nothing was written."), path=str(target), count=st.st_nlink), kind=ErrorKind.BUSINESS)
         if _current_sha(dir_fd, name, limit) != expect_sha256:
             raise ChangedSincePreview(target)
         if mode is not None:

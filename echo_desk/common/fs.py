@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from echo_desk.i18n import N_, deferred, for_person
+from echo_desk.i18n import N_, deferred, for_person, quoted_later
 from echo_desk.tools import ErrorKind, ToolError
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -91,27 +91,35 @@ def resolve(raw: object, roots: Sequence[Path], *, what: str = "path") -> Resolv
     expanding it would let a model reach the home folder without naming it.
     """
     if not isinstance(raw, str) or not raw.strip():
-        raise ToolError(f"{what} must be a non-empty string", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} must be a non-empty string", N_("The agent gave no path.")),
+                        kind=ErrorKind.VALIDATION)
     if "\x00" in raw:
-        raise ToolError(f"{what} contains a NUL byte", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} contains a NUL byte", N_("The agent's path contains a NUL byte.")),
+                        kind=ErrorKind.VALIDATION)
     if len(raw) > MAX_PATH_CHARS:
-        raise ToolError(f"{what} is longer than {MAX_PATH_CHARS} characters", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} is longer than {MAX_PATH_CHARS} characters",
+                                   N_("The agent's path is longer than {limit} characters."), limit=MAX_PATH_CHARS),
+                        kind=ErrorKind.VALIDATION)
     real_roots = _real_roots(roots)
     if not real_roots:
-        raise ToolError("this scope has no workspace folder for that", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person("this scope has no workspace folder for that",
+                                   N_("This conversation has no workspace folder for that.")),
+                        kind=ErrorKind.BUSINESS)
     joined = raw if os.path.isabs(raw) else os.path.join(real_roots[0], _inside(raw, real_roots[0]))
     try:
         real = Path(os.path.realpath(joined))
     except (OSError, ValueError) as exc:
-        raise ToolError(f"{what} {raw!r} cannot be resolved: {exc}", kind=ErrorKind.BUSINESS) from exc
+        raise ToolError(for_person(f"{what} {raw!r} cannot be resolved: {exc}",
+                                   N_("The path {path} cannot be resolved: {error}"),
+                                   path=quoted_later(raw), error=str(exc)), kind=ErrorKind.BUSINESS) from exc
     for root in real_roots:
         if real == root or real.is_relative_to(root):
             return Resolved(real, root)
     allowed = ", ".join(str(r) for r in real_roots)
-    raise ToolError(
+    raise ToolError(for_person(
         f"{what} {raw!r} resolves to {real}, which is outside the workspace ({allowed})",
-        kind=ErrorKind.BUSINESS,
-    )
+        N_("{path} is outside the workspace ({folders})."),
+        path=str(real), folders=tuple(str(r) for r in real_roots)), kind=ErrorKind.BUSINESS)
 
 
 def os_error(exc: OSError, target: object, action: str) -> ToolError:
@@ -281,7 +289,8 @@ def read_regular(dir_fd: int, name: str, *, limit: int) -> tuple[bytes, os.stat_
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ToolError(f"{name} is not a regular file", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{name} is not a regular file", N_("{path} is not a regular file."),
+                                       path=name), kind=ErrorKind.BUSINESS)
         chunks: list[bytes] = []
         remaining = limit + 1
         while remaining > 0:
@@ -324,16 +333,19 @@ def read_existing(target: Resolved, *, limit: int) -> bytes | None:
         if st is None:
             return None
         if stat.S_ISLNK(st.st_mode):
-            raise ToolError(f"{target} became a symbolic link; nothing was written", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{target} became a symbolic link; nothing was written",
+                                       N_("{path} became a symbolic link; nothing was written."), path=str(target)),
+                            kind=ErrorKind.BUSINESS)
         if stat.S_ISDIR(st.st_mode):
             raise not_a_file(target, "is a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
-            raise ToolError(f"{target} is not a regular file", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{target} is not a regular file", N_("{path} is not a regular file."),
+                                       path=str(target)), kind=ErrorKind.BUSINESS)
         if st.st_size > limit:
-            raise ToolError(
+            raise ToolError(for_person(
                 f"{target} is {st.st_size} bytes; the file tools change files up to {limit} bytes",
-                kind=ErrorKind.BUSINESS,
-            )
+                N_("{path} is {size} bytes; the limit is {limit} bytes."), path=str(target), size=st.st_size,
+                limit=limit), kind=ErrorKind.BUSINESS)
         data, _ = read_regular(dir_fd, name, limit=limit)
         return data
     except OSError as exc:

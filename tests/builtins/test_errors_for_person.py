@@ -8,7 +8,9 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [*sorted((ROOT / "echo_desk" / "builtins").rglob("*.py")), ROOT / "echo_desk" / "agent" / "delegate.py"]
+#: The built-in tools, and the shared file code whose errors they pass on as they are.
+SOURCES = [*sorted((ROOT / "echo_desk" / "builtins").rglob("*.py")), ROOT / "echo_desk" / "agent" / "delegate.py",
+           *(ROOT / "echo_desk" / "common" / f"{name}.py" for name in ("fs", "entries", "atomic", "xattrs", "textcodec"))]
 
 
 def _plain_text(node: ast.expr) -> bool:
@@ -22,8 +24,8 @@ def _plain_text(node: ast.expr) -> bool:
 
 
 def _message(call: ast.Call) -> ast.expr | None:
-    """The message of ``ToolError(message)``, ``bad(message)``, ``ToolResult.fail(kind, message)``
-    and ``ToolResult(..., error=message)``."""
+    """The message of ``ToolError(message)``, ``bad(message)``, ``ToolResult.fail(kind, message)``,
+    ``ToolResult(..., error=message)`` and an error class's ``super().__init__(message)``."""
     func = call.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     keyword = {k.arg: k.value for k in call.keywords}
@@ -34,6 +36,9 @@ def _message(call: ast.Call) -> ast.expr | None:
         return call.args[1] if len(call.args) > 1 else keyword.get("error")
     if name == "ToolResult":
         return keyword.get("error")
+    if name == "__init__" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super":
+        return call.args[0] if call.args else None
     return None
 
 
@@ -55,6 +60,7 @@ def test_the_check_finds_a_message_written_only_for_the_model() -> None:
     assert plain_messages('return ToolResult.fail(ErrorKind.TIMEOUT, f"ran {n} s", metadata=m)')
     assert plain_messages('return ToolResult(success=False, error=f"sub-agent {e}", error_kind=k)')
     assert plain_messages('raise bad("give \'glob\', \'regex\' or both")')
+    assert plain_messages('class Binary(ToolError):\n def __init__(self, w):\n  super().__init__(f"{w} is binary")')
     assert not plain_messages('raise ToolError(for_person(f"{t} exists", N_("{path} exists"), path=t))')
     assert not plain_messages('return ToolResult.fail(exc.kind, exc.message)')
 

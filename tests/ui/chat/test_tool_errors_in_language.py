@@ -54,6 +54,7 @@ async def test_builtin_errors_show_in_chinese_while_the_model_reads_english(
     (workspace / "big.txt").write_bytes(b"x" * (MAX_WRITE_BYTES - 10))
     cases = [
         ("read_file", {"path": "missing.txt"}, "does not exist", "不存在"),
+        ("list_dir", {"path": "../elsewhere"}, "which is outside the workspace", "不在工作区"),
         ("edit_file", {"path": "a.txt", "edits": [{"old": "omega", "new": "beta"}]},
          "edit 1: the old text 'omega' was not found (after the edits before it). Nothing was written.", "未找到"),
         ("append_to_file", {"path": "big.txt", "text": "more text than fits"},
