@@ -157,6 +157,12 @@ def quoted(code: str) -> str:
     return _("“{code}”").format(code=code)
 
 
+def quoted_later(code: str) -> str:
+    """``quoted(code)`` kept re-translatable (``deferred``): a name inside a text the person reads
+    later (an error's words for them, ``for_person``)."""
+    return deferred("“{code}”", code=code)
+
+
 def aside(text: str, note: str) -> str:
     """"text (note)" with the language's own brackets ("文本（注）")."""
     return _("{text} ({note})").format(text=text, note=note)

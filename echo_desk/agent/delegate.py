@@ -29,7 +29,7 @@ from echo_desk.agent.subagents import (
     child_scope,
     narrow,
 )
-from echo_desk.i18n import deferred
+from echo_desk.i18n import deferred, for_person
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -101,7 +101,9 @@ class DelegateTool(Tool):
 
     def _grants(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> tuple[Scope, Manifest, Grants]:
         if not isinstance(ctx, ScopedContext):
-            raise ToolError("delegate can only run inside an agent conversation", kind=ErrorKind.VALIDATION)
+            raise ToolError(for_person("delegate can only run inside an agent conversation",
+                                       N_("A sub-agent can only be started inside an agent conversation.")),
+                            kind=ErrorKind.VALIDATION)
         parent = ctx.scope
         manifest = self._manifest(params)
         return parent, manifest, narrow(parent, manifest, tool_risks=self.services.tool_risks())
@@ -117,13 +119,18 @@ class DelegateTool(Tool):
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         parent, manifest, grants = self._grants(params, ctx)
         if not grants.tools:
-            raise ToolError("no sub-agent started: none of the requested tools could be granted ("
-                            + "; ".join(map(str, grants.refused)) + ")")
+            raise ToolError(for_person(
+                "no sub-agent started: none of the requested tools could be granted ("
+                + "; ".join(map(str, grants.refused)) + ")",
+                N_("No sub-agent was started: none of the tools it asked for could be given to it ({refused})."),
+                refused=tuple(map(str, grants.refused))))
         if grants.max_turns < 1 or grants.time_limit_seconds <= 0:
-            raise ToolError("no sub-agent started: the parent has no turns or time left")
+            raise ToolError(for_person("no sub-agent started: the parent has no turns or time left",
+                                       N_("No sub-agent was started: the conversation has no turns or time left.")))
         host = ctx.host
         if not isinstance(host, Host):
-            raise ToolError("delegate needs a host that can ask the person for approvals",
+            raise ToolError(for_person("delegate needs a host that can ask the person for approvals",
+                                       N_("A sub-agent needs a window that can ask you for approvals.")),
                             kind=ErrorKind.DEPENDENCY)
         child = child_scope(parent, manifest, grants)
         listener = _CardListener(ctx)
@@ -137,21 +144,25 @@ class DelegateTool(Tool):
             async with asyncio.timeout(grants.time_limit_seconds):
                 outcome = await loop.run(history, child, host, listener)
         except TimeoutError:
-            raise ToolError(f"the sub-agent ran out of time after {grants.time_limit_seconds:.0f} s",
-                            kind=ErrorKind.TIMEOUT) from None
+            raise ToolError(for_person(f"the sub-agent ran out of time after {grants.time_limit_seconds:.0f} s",
+                                       N_("The sub-agent ran out of time after {seconds} s."),
+                                       seconds=f"{grants.time_limit_seconds:.0f}"), kind=ErrorKind.TIMEOUT) from None
         finally:
             await model.aclose()
         metadata = {"scope_id": child.id, "scope_chain": list(child.chain), "grants": grants.describe(),
                     "transcript": listener.transcript}
         if not outcome.completed:
-            return ToolResult(success=False, output=outcome.final_text, error=f"sub-agent {outcome.error}",
+            return ToolResult(success=False, output=outcome.final_text,
+                              error=for_person(f"sub-agent {outcome.error}", N_("The sub-agent stopped: {error}"),
+                                               error=outcome.error),
                               error_kind=ErrorKind.BUSINESS, metadata=metadata)
         return ToolResult.ok(outcome.final_text, metadata=metadata)
 
 
 def no_model() -> ChatModel:
     """The model factory until a model is connected: ``delegate`` is listed, starts nothing."""
-    raise ToolError("no sub-agent started: no model is connected", kind=ErrorKind.DEPENDENCY)
+    raise ToolError(for_person("no sub-agent started: no model is connected",
+                               N_("No sub-agent was started: no model is connected.")), kind=ErrorKind.DEPENDENCY)
 
 
 class DelegationServices:

@@ -7,17 +7,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from echo_desk.builtins.arguments import A, TakesArguments
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, Tool, ToolError, ToolExecutionContext, ToolPreview, ToolResult
 
 
 def bad(message: str) -> ToolError:
+    """A validation error; ``message`` comes from ``for_person`` (the person reads it on the card)."""
     return ToolError(message, kind=ErrorKind.VALIDATION)
 
 
 def require_writable(ctx: ToolExecutionContext, what: str) -> None:
     """Write and exec tools refuse in a read-only scope."""
     if ctx.read_only or not ctx.write_roots:
-        raise ToolError(f"this scope is read-only: {what} is not allowed here", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"this scope is read-only: {what} is not allowed here",
+                                   N_("This conversation may only read: {tool} is not allowed here."), tool=what),
+                        kind=ErrorKind.BUSINESS)
 
 
 class BuiltinTool(TakesArguments[A], Tool):

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, bad
+from echo_desk.i18n import for_person, quoted_later
 from echo_desk.tools import (
     N_,
     AnswerAction,
@@ -38,21 +39,28 @@ TODO_STATUSES = tuple(status.value for status in TodoStatus)
 def check_form(form: object) -> dict[str, Any]:
     """A flat form schema (object of string/number/integer/boolean fields) or a validation error."""
     if not isinstance(form, Mapping) or form.get("type", "object") != "object":
-        raise bad("'form' must be a JSON schema of type object")
+        raise bad(for_person("'form' must be a JSON schema of type object",
+                             N_("The agent's form is not a JSON schema of type object.")))
     props = form.get("properties")
     if not isinstance(props, Mapping) or not props:
-        raise bad("'form' needs at least one property")
+        raise bad(for_person("'form' needs at least one property", N_("The agent's form has no fields.")))
     if len(props) > MAX_FIELDS:
-        raise bad(f"'form' may have at most {MAX_FIELDS} fields")
+        raise bad(for_person(f"'form' may have at most {MAX_FIELDS} fields",
+                             N_("The agent's form has more than {limit} fields."), limit=MAX_FIELDS))
     for key, field in props.items():
         if not isinstance(field, Mapping) or field.get("type") not in _FIELD_TYPES:
-            raise bad(f"form field {key!r} must have a type among {sorted(_FIELD_TYPES)} (no nesting)")
+            raise bad(for_person(f"form field {key!r} must have a type among {sorted(_FIELD_TYPES)} (no nesting)",
+                                 N_("The field {field} of the agent's form has a type that cannot be asked."),
+                                 field=quoted_later(str(key))))
         unknown = set(field) - _FIELD_KEYS
         if unknown:
-            raise bad(f"form field {key!r} has unsupported keywords: {', '.join(sorted(unknown))}")
+            raise bad(for_person(f"form field {key!r} has unsupported keywords: {', '.join(sorted(unknown))}",
+                                 N_("The field {field} of the agent's form has settings that are not supported: "
+                                    "{keywords}"), field=quoted_later(str(key)), keywords=tuple(sorted(unknown))))
     required = form.get("required", [])
     if not isinstance(required, list) or not set(required) <= set(props):
-        raise bad("'form.required' must list form fields")
+        raise bad(for_person("'form.required' must list form fields",
+                             N_("The agent's form requires fields it does not have.")))
     return {"type": "object", "properties": dict(props), "required": list(required)}
 
 
@@ -84,7 +92,8 @@ class AskUser(BuiltinTool[AskArguments], ElicitationTool):
         raw_choices = args.choices or []
         form = check_form(args.form) if args.form is not None else None
         if form and raw_choices:
-            raise bad("give either 'choices' or 'form', not both")
+            raise bad(for_person("give either 'choices' or 'form', not both",
+                                 N_("The agent gave both choices and a form; a question has one or the other.")))
         question = Question(prompt=prompt, choices=tuple(raw_choices), schema=form,
                             asked_by=ctx.scope_label or "agent")
         answer = await ctx.host.ask(question)
@@ -128,7 +137,8 @@ class UpdateTodos(BuiltinTool[TodosArguments]):
     async def execute_parsed(self, args: TodosArguments, ctx: ToolExecutionContext) -> ToolResult:
         items = [TodoItem(text=todo.text, status=todo.status) for todo in args.todos]
         if sum(1 for i in items if i.status is TodoStatus.IN_PROGRESS) > 1:
-            raise bad("mark at most one item in_progress")
+            raise bad(for_person("mark at most one item in_progress",
+                                 N_("The agent marked more than one step as in progress.")))
         ctx.host.todos_updated(ctx.scope_id, tuple(items))
         marks = {TodoStatus.PENDING: "[ ]", TodoStatus.IN_PROGRESS: "[~]", TodoStatus.DONE: "[x]"}
         listing = "\n".join(f"{marks[i.status]} {i.text}" for i in items) or "(empty list)"

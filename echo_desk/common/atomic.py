@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from echo_desk.common import xattrs
 from echo_desk.common.fs import Resolved, lstat_in, open_parent, os_error, read_regular
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, ToolError
 
 TEMP_SUFFIX = ".echo-desk-tmp"
@@ -28,11 +29,11 @@ ABSENT = "absent"
 
 class ChangedSincePreview(ToolError):
     def __init__(self, target: object) -> None:
-        super().__init__(
+        super().__init__(for_person(
             f"{target} changed since preview (another program wrote it); nothing was written. "
             "Read the file again and redo the change.",
-            kind=ErrorKind.BUSINESS,
-        )
+            N_("{path} changed since you saw it (another program wrote it); nothing was written."),
+            path=str(target)), kind=ErrorKind.BUSINESS)
 
 
 @dataclass(frozen=True)
@@ -130,15 +131,19 @@ def atomic_write(
         st = lstat_in(dir_fd, name)
         if st is not None:
             if stat.S_ISLNK(st.st_mode):
-                raise ToolError(f"{target} is a symbolic link now; nothing was written", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(f"{target} is a symbolic link now; nothing was written",
+                                           N_("{path} became a symbolic link; nothing was written."),
+                                           path=str(target)), kind=ErrorKind.BUSINESS)
             if not stat.S_ISREG(st.st_mode):
-                raise ToolError(f"{target} is not a regular file; nothing was written", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(f"{target} is not a regular file; nothing was written",
+                                           N_("{path} is not a regular file; nothing was written."),
+                                           path=str(target)), kind=ErrorKind.BUSINESS)
             if st.st_nlink > 1 and not allow_hardlink:
-                raise ToolError(
+                raise ToolError(for_person(
                     f"{target} has {st.st_nlink} hard links; writing it needs your approval of that "
                     "exact file. Nothing was written.",
-                    kind=ErrorKind.BUSINESS,
-                )
+                    N_("{path} has {count} hard links; writing it needs your approval of that exact file. "
+                       "Nothing was written."), path=str(target), count=st.st_nlink), kind=ErrorKind.BUSINESS)
         if _current_sha(dir_fd, name, limit) != expect_sha256:
             raise ChangedSincePreview(target)
         if mode is not None:
@@ -176,7 +181,9 @@ def atomic_write(
         return WriteOutcome(created=st is None, mode=mode)
     except OSError as exc:
         err = os_error(exc, target, "write")
-        raise ToolError(f"{err.message}; the original file is unchanged", kind=err.kind) from exc
+        raise ToolError(for_person(f"{err.message}; the original file is unchanged",
+                                   N_("{error} The original file is unchanged."), error=err.message),
+                        kind=err.kind) from exc
     finally:
         if tmp_name:
             with contextlib.suppress(OSError):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from echo_desk.common import fs
+from echo_desk.i18n import N_, for_person, quoted_later
 from echo_desk.tools import ErrorKind, ToolError
 
 _RENAME_NOREPLACE = 1
@@ -27,11 +28,14 @@ _renameat2 = getattr(_libc, "renameat2", None)
 def entry(raw: object, roots: Sequence[Path], *, what: str) -> fs.Resolved:
     """``raw`` as an entry inside ``roots``: its folder resolved and confined, its name kept."""
     if not isinstance(raw, str) or not raw.strip():
-        raise ToolError(f"{what} must be a non-empty string", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} must be a non-empty string", N_("The agent gave no path.")),
+                        kind=ErrorKind.VALIDATION)
     trimmed = raw.rstrip("/") or raw
     folder, name = os.path.split(trimmed)
     if name in ("", ".", "..") or "\x00" in raw:
-        raise ToolError(f"{what} {raw!r} does not name a file or folder", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} {raw!r} does not name a file or folder",
+                                   N_("{path} does not name a file or folder."), path=quoted_later(raw)),
+                        kind=ErrorKind.VALIDATION)
     parent = fs.resolve(folder or ".", roots, what=what)
     return fs.Resolved(parent.path / name, parent.root)
 
@@ -52,15 +56,19 @@ def lstat_entry(target: fs.Resolved) -> os.stat_result | None:
 
 def require_regular(target: fs.Resolved, st: os.stat_result | None, what: str) -> os.stat_result:
     if st is None:
-        raise ToolError(f"{what} {target} does not exist", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"{what} {target} does not exist", N_("{path} does not exist"), path=str(target)),
+                        kind=ErrorKind.BUSINESS)
     if stat.S_ISLNK(st.st_mode):
-        raise ToolError(f"{what} {target} is a symbolic link; only regular files are handled here",
-                        kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"{what} {target} is a symbolic link; only regular files are handled here",
+                                   N_("{path} is a symbolic link; only regular files are handled here."),
+                                   path=str(target)), kind=ErrorKind.BUSINESS)
     if stat.S_ISDIR(st.st_mode):
-        raise ToolError(f"{what} {target} is a folder; this tool moves, copies and deletes files only",
-                        kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"{what} {target} is a folder; this tool moves, copies and deletes files only",
+                                   N_("{path} is a folder; this tool moves, copies and deletes files only."),
+                                   path=str(target)), kind=ErrorKind.BUSINESS)
     if not stat.S_ISREG(st.st_mode):
-        raise ToolError(f"{what} {target} is not a regular file", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"{what} {target} is not a regular file", N_("{path} is not a regular file."),
+                                   path=str(target)), kind=ErrorKind.BUSINESS)
     return st
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from echo_desk.i18n import N_, for_person
+from echo_desk.i18n import N_, deferred, for_person, quoted_later
 from echo_desk.tools import ErrorKind, ToolError
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -91,52 +91,83 @@ def resolve(raw: object, roots: Sequence[Path], *, what: str = "path") -> Resolv
     expanding it would let a model reach the home folder without naming it.
     """
     if not isinstance(raw, str) or not raw.strip():
-        raise ToolError(f"{what} must be a non-empty string", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} must be a non-empty string", N_("The agent gave no path.")),
+                        kind=ErrorKind.VALIDATION)
     if "\x00" in raw:
-        raise ToolError(f"{what} contains a NUL byte", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} contains a NUL byte", N_("The agent's path contains a NUL byte.")),
+                        kind=ErrorKind.VALIDATION)
     if len(raw) > MAX_PATH_CHARS:
-        raise ToolError(f"{what} is longer than {MAX_PATH_CHARS} characters", kind=ErrorKind.VALIDATION)
+        raise ToolError(for_person(f"{what} is longer than {MAX_PATH_CHARS} characters",
+                                   N_("The agent's path is longer than {limit} characters."), limit=MAX_PATH_CHARS),
+                        kind=ErrorKind.VALIDATION)
     real_roots = _real_roots(roots)
     if not real_roots:
-        raise ToolError("this scope has no workspace folder for that", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person("this scope has no workspace folder for that",
+                                   N_("This conversation has no workspace folder for that.")),
+                        kind=ErrorKind.BUSINESS)
     joined = raw if os.path.isabs(raw) else os.path.join(real_roots[0], _inside(raw, real_roots[0]))
     try:
         real = Path(os.path.realpath(joined))
     except (OSError, ValueError) as exc:
-        raise ToolError(f"{what} {raw!r} cannot be resolved: {exc}", kind=ErrorKind.BUSINESS) from exc
+        raise ToolError(for_person(f"{what} {raw!r} cannot be resolved: {exc}",
+                                   N_("The path {path} cannot be resolved: {error}"),
+                                   path=quoted_later(raw), error=str(exc)), kind=ErrorKind.BUSINESS) from exc
     for root in real_roots:
         if real == root or real.is_relative_to(root):
             return Resolved(real, root)
     allowed = ", ".join(str(r) for r in real_roots)
-    raise ToolError(
+    raise ToolError(for_person(
         f"{what} {raw!r} resolves to {real}, which is outside the workspace ({allowed})",
-        kind=ErrorKind.BUSINESS,
-    )
+        N_("{path} is outside the workspace ({folders})."),
+        path=str(real), folders=tuple(str(r) for r in real_roots)), kind=ErrorKind.BUSINESS)
 
 
 def os_error(exc: OSError, target: object, action: str) -> ToolError:
     """A clear business/internal error for a failed file operation."""
     code = exc.errno
     if code == errno.ELOOP:
-        why = "a folder on the way is now a symbolic link (it was replaced while the tool ran)"
+        why = N_("a folder on the way is now a symbolic link (it was replaced while the tool ran)")
     elif code == errno.ENOTDIR:
-        why = "a part of the path is not a folder, or was replaced by a symbolic link while the tool ran"
+        why = N_("a part of the path is not a folder, or was replaced by a symbolic link while the tool ran")
     elif code == errno.ENOENT:
-        why = "it does not exist"
+        why = N_("it does not exist")
     elif code in (errno.EACCES, errno.EPERM):
-        why = "permission denied"
+        why = N_("permission denied")
     elif code == errno.ENOSPC:
-        why = "the disk is full"
+        why = N_("the disk is full")
     elif code == errno.EDQUOT:
-        why = "the disk quota is exhausted"
+        why = N_("the disk quota is exhausted")
     elif code == errno.ENAMETOOLONG:
-        why = "the name is too long"
+        why = N_("the name is too long")
     elif code == errno.EISDIR:
-        why = "it is a folder"
+        why = N_("it is a folder")
     else:
         why = exc.strerror or str(exc)
     kind = ErrorKind.INTERNAL if code == errno.EIO else ErrorKind.BUSINESS
-    return ToolError(f"could not {action} {target}: {why}", kind=kind)
+    shown = _ACTION_SHOWN.get(action, N_("Echo Desk could not finish this with {path}: {why}."))
+    # ``why`` is the English of its msgid: the person reads it in their language (a system's own
+    # words, the last case, stay as they are).
+    return ToolError(for_person(f"could not {action} {target}: {why}", shown, path=str(target),
+                                why=deferred(why) if code in _WHY_TRANSLATED else why), kind=kind)
+
+
+_WHY_TRANSLATED = frozenset({errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EACCES, errno.EPERM, errno.ENOSPC,
+                             errno.EDQUOT, errno.ENAMETOOLONG, errno.EISDIR})
+#: What the person reads of ``os_error`` for each action a caller names.
+_ACTION_SHOWN = {
+    "read": N_("Could not read {path}: {why}."),
+    "open": N_("Could not open {path}: {why}."),
+    "open the folder of": N_("Could not open the folder of {path}: {why}."),
+    "write": N_("Could not write {path}: {why}."),
+    "search": N_("Could not search {path}: {why}."),
+    "enter": N_("Could not enter the folder {path}: {why}."),
+    "put back": N_("Could not put {path} back: {why}."),
+    "move": N_("Could not move {path}: {why}."),
+    "copy the folder to": N_("Could not copy the folder to {path}: {why}."),
+    "move to the trash": N_("Could not move {path} to the trash: {why}."),
+    "create": N_("Could not create {path}: {why}."),
+    "list": N_("Could not list {path}: {why}."),
+}
 
 
 def open_dir(root: Path, parts: Sequence[str], *, create: bool = False) -> int:
@@ -226,7 +257,10 @@ def not_a_file(target: Resolved, why: str, *, want: str = "file") -> ToolError:
 
 
 #: What the person reads of ``not_a_file``'s common errors (the hints are for the model).
-_WHY_SHOWN = {"does not exist": N_("{path} does not exist"), "is not a folder": N_("{path} is not a folder")}
+_WHY_SHOWN = {"does not exist": N_("{path} does not exist"), "is not a folder": N_("{path} is not a folder"),
+              "does not exist (write_file creates a new file)": N_("{path} does not exist"),
+              "is a folder, not a file": N_("{path} is a folder, not a file"),
+              "is the workspace folder, not a file": N_("{path} is the workspace folder, not a file")}
 
 
 def _for_person(model_text: str, target: Resolved, why: str) -> str:
@@ -255,7 +289,8 @@ def read_regular(dir_fd: int, name: str, *, limit: int) -> tuple[bytes, os.stat_
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ToolError(f"{name} is not a regular file", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{name} is not a regular file", N_("{path} is not a regular file."),
+                                       path=name), kind=ErrorKind.BUSINESS)
         chunks: list[bytes] = []
         remaining = limit + 1
         while remaining > 0:
@@ -298,16 +333,19 @@ def read_existing(target: Resolved, *, limit: int) -> bytes | None:
         if st is None:
             return None
         if stat.S_ISLNK(st.st_mode):
-            raise ToolError(f"{target} became a symbolic link; nothing was written", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{target} became a symbolic link; nothing was written",
+                                       N_("{path} became a symbolic link; nothing was written."), path=str(target)),
+                            kind=ErrorKind.BUSINESS)
         if stat.S_ISDIR(st.st_mode):
             raise not_a_file(target, "is a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
-            raise ToolError(f"{target} is not a regular file", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{target} is not a regular file", N_("{path} is not a regular file."),
+                                       path=str(target)), kind=ErrorKind.BUSINESS)
         if st.st_size > limit:
-            raise ToolError(
+            raise ToolError(for_person(
                 f"{target} is {st.st_size} bytes; the file tools change files up to {limit} bytes",
-                kind=ErrorKind.BUSINESS,
-            )
+                N_("{path} is {size} bytes; the limit is {limit} bytes."), path=str(target), size=st.st_size,
+                limit=limit), kind=ErrorKind.BUSINESS)
         data, _ = read_regular(dir_fd, name, limit=limit)
         return data
     except OSError as exc:

@@ -12,18 +12,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from echo_desk.i18n import Deferred
+
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)
 _SURROGATES = range(0xD800, 0xE000)
 
 
 def storable_text(text: str) -> str:
-    """``text`` unchanged when it is valid UTF-8 (nearly always: checked at C speed first)."""
+    """``text`` unchanged when it is valid UTF-8 (nearly always: checked at C speed first). Text
+    written for the person too (``i18n.for_person``) stays so, its parameters made storable."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         pass
     else:
         return text
+    made = _escaped(text)
+    if isinstance(text, Deferred):
+        return Deferred(made, text.msgid, {k: storable(v) for k, v in text.params.items()})
+    return made
+
+
+def _escaped(text: str) -> str:
     out = []
     for ch in text:
         code = ord(ch)

@@ -11,15 +11,16 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from echo_desk.i18n import N_, for_person, quoted_later
 from echo_desk.tools import ErrorKind, ToolError
 
 
 class BinaryFile(ToolError):
     def __init__(self, what: object) -> None:
-        super().__init__(
+        super().__init__(for_person(
             f"{what} looks like a binary file (not text); the file tools only read and change text",
-            kind=ErrorKind.BUSINESS,
-        )
+            N_("{path} looks like a binary file (not text); the file tools only read and change text."),
+            path=str(what)), kind=ErrorKind.BUSINESS)
 
 
 @dataclass(frozen=True)
@@ -119,10 +120,10 @@ def encode(text: str, fmt: TextFormat, what: object = "the file") -> bytes:
         return fmt.bom + text.encode(fmt.encoding)
     except UnicodeEncodeError as exc:
         bad = text[exc.start:exc.end]
-        raise ToolError(
+        raise ToolError(for_person(
             f"{what} is stored as {fmt.label}, which cannot hold {bad!r}; nothing was written",
-            kind=ErrorKind.BUSINESS,
-        ) from exc
+            N_("{path} is stored as {encoding}, which cannot hold {text}; nothing was written."),
+            path=str(what), encoding=fmt.label, text=quoted_later(bad)), kind=ErrorKind.BUSINESS) from exc
 
 
 def to_newline(text: str, newline: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, ToolError
 
 #: The file system keeps no extended attributes: nothing to carry over.
@@ -37,5 +38,9 @@ def carry_over(old_fd: int, new_fd: int, target: object) -> None:
         try:
             os.setxattr(new_fd, name, value)
         except OSError as exc:
-            raise ToolError(f"{target} has the extended attribute {name}, which the new version could not keep "
-                            f"({exc.strerror}); nothing was written", kind=ErrorKind.BUSINESS) from exc
+            raise ToolError(for_person(
+                f"{target} has the extended attribute {name}, which the new version could not keep "
+                f"({exc.strerror}); nothing was written",
+                N_("{path} has the extended attribute {name}, which the new version could not keep ({error}); "
+                   "nothing was written."), path=str(target), name=name, error=str(exc.strerror)),
+                kind=ErrorKind.BUSINESS) from exc

@@ -25,7 +25,7 @@ from echo_desk.builtins.database.connections import (
     sqlite_path,
 )
 from echo_desk.builtins.database.formatting import QueryResult, TableInfo
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, _, for_person, quoted_later
 from echo_desk.store.settings import DatabaseConnection, Settings
 from echo_desk.tools import ErrorKind, RuleFamily, Tool, ToolError, ToolExecutionContext, ToolResult
 
@@ -89,7 +89,8 @@ class DatabaseTool(TakesArguments[D], Tool):
             if conn.name == name:
                 return conn
         names = ", ".join(c.name for c in available) or "none"
-        raise ToolError(f"unknown connection {name!r} for {self.name}; configured: {names}",
+        raise ToolError(for_person(f"unknown connection {name!r} for {self.name}; configured: {names}",
+                                   N_("There is no connection named {name}."), name=quoted_later(name)),
                         kind=ErrorKind.VALIDATION)
 
     def is_ready(self) -> bool:
@@ -117,15 +118,17 @@ class DatabaseTool(TakesArguments[D], Tool):
     def password(self, conn: DatabaseConnection) -> str | None:
         password = password_for(conn)
         if password is None and needs_password(conn):
-            raise ToolError(f"password missing for connection {conn.name!r}: the person must store it "
-                            f"in the keyring as {password_key(conn.name)!r} (Settings › Databases)",
-                            kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(
+                f"password missing for connection {conn.name!r}: the person must store it "
+                f"in the keyring as {password_key(conn.name)!r} (Settings › Databases)",
+                N_("The password of the connection {connection} is missing: store it in Settings › Databases."),
+                connection=quoted_later(conn.name)), kind=ErrorKind.BUSINESS)
         return password
 
     async def run_sql(self, conn: DatabaseConnection, sql: str, ctx: ToolExecutionContext, *,
                       max_rows: int, readonly: bool) -> QueryResult:
         if not sql.strip():
-            raise ToolError("sql is empty", kind=ErrorKind.VALIDATION)
+            raise ToolError(for_person("sql is empty", N_("The SQL statement is empty.")), kind=ErrorKind.VALIDATION)
         if conn.kind == "postgres":
             statement = postgres.run_statement(conn, self.password(conn), sql, max_rows=max_rows,
                                                timeout_seconds=self.statement_timeout, readonly=readonly)

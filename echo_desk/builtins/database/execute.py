@@ -15,7 +15,7 @@ from pydantic import Field
 from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.connections import NO_WRITE_CONNECTION, redact_dsn
 from echo_desk.builtins.database.formatting import result_metadata, text_table
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, deferred, for_person, quoted_later
 from echo_desk.store.settings import DatabaseConnection
 from echo_desk.tools import (
     ErrorKind,
@@ -90,14 +90,19 @@ class DbExecuteTool(DatabaseTool[ExecuteArguments]):
         file that is a link leading elsewhere by now, is not what the person approved."""
         now = (self.target(conn, ctx), Target(kind="other", value=sql, detail="SQL"))
         if [(t.kind, t.value) for t in shown.targets] != [(t.kind, t.value) for t in now]:
-            raise ToolError(f"the database of connection {conn.name!r} is {now[0].value} now, not the one shown "
-                            "when the change was approved (it changed since); nothing was run",
-                            kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(
+                f"the database of connection {conn.name!r} is {now[0].value} now, not the one shown "
+                "when the change was approved (it changed since); nothing was run",
+                N_("The database of the connection {connection} is {database} now, not the one shown when you "
+                   "approved the change; nothing was run."),
+                connection=quoted_later(conn.name), database=now[0].value), kind=ErrorKind.BUSINESS)
 
     async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
         try:
             if ctx.read_only:
-                raise ToolError("this scope is read-only; db_execute is not available", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person("this scope is read-only; db_execute is not available",
+                                           N_("This conversation may only read: {tool} is not allowed here."),
+                                           tool="db_execute"), kind=ErrorKind.BUSINESS)
             args = self.parse(params)
             conn = self.connection(args.connection)
             if ctx.preview is not None:

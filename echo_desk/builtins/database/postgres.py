@@ -26,6 +26,7 @@ from echo_desk.builtins.database.formatting import (
     TableInfo,
 )
 from echo_desk.builtins.database.values import json_safe, parse_json_column
+from echo_desk.i18n import N_, for_person, quoted_later
 from echo_desk.store.settings import DatabaseConnection
 from echo_desk.tools import ErrorKind, ToolError
 
@@ -76,19 +77,27 @@ def map_error(exc: BaseException, timeout_seconds: float) -> ToolError:
     if isinstance(exc, ToolError):
         return exc
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
-        return ToolError(f"the statement did not finish within {timeout_seconds:g} s", kind=ErrorKind.TIMEOUT)
+        return ToolError(for_person(f"the statement did not finish within {timeout_seconds:g} s",
+                                    N_("The statement did not finish within {seconds} s."),
+                                    seconds=f"{timeout_seconds:g}"), kind=ErrorKind.TIMEOUT)
     if isinstance(exc, asyncpg.PostgresError):
         state = exc.sqlstate or ""
         if isinstance(exc, asyncpg.QueryCanceledError) and "statement timeout" in str(exc):
-            return ToolError(f"canceling statement due to statement timeout ({timeout_seconds:g} s)",
-                             kind=ErrorKind.TIMEOUT)
+            return ToolError(for_person(f"canceling statement due to statement timeout ({timeout_seconds:g} s)",
+                                        N_("The statement did not finish within {seconds} s."),
+                                        seconds=f"{timeout_seconds:g}"), kind=ErrorKind.TIMEOUT)
         if state[:2] in ("08", "53", "57", "58", "XX") or state in ("28P01", "28000", "3D000"):
-            return ToolError(f"database unavailable: {_describe(exc)}", kind=ErrorKind.DEPENDENCY)
+            return _unavailable(_describe(exc))
         return ToolError(_describe(exc), kind=ErrorKind.BUSINESS)
     if isinstance(exc, OSError | asyncpg.InterfaceError | ConnectionError):
         # Refused, reset, or asyncpg's ConnectionDoesNotExistError after the backend died.
-        return ToolError(f"database unavailable: {_describe(exc)}", kind=ErrorKind.DEPENDENCY)
+        return _unavailable(_describe(exc))
     raise exc
+
+
+def _unavailable(why: str) -> ToolError:
+    return ToolError(for_person(f"database unavailable: {why}", N_("The database is unavailable: {error}"), error=why),
+                     kind=ErrorKind.DEPENDENCY)
 
 
 async def _connect(conn: DatabaseConnection, password: str | None) -> Any:
@@ -148,12 +157,16 @@ async def _run(conn: DatabaseConnection, password: str | None, sql: str, max_row
     pg = await _connect(conn, password)
     try:
         if readonly and await pg.fetchval(_CAN_ESCAPE_READ_ONLY):
-            raise ToolError(
+            raise ToolError(for_person(
                 f"connection {conn.name!r} logs in as a role that can run programs or write files on "
                 "the server (superuser, pg_execute_server_program or pg_write_server_files); a read-only "
                 "transaction does not stop COPY ... TO PROGRAM, so db_query refuses it. Configure a role "
                 "without those rights (e.g. one granted pg_read_all_data), or put the connection in write "
-                "mode and use db_execute, which asks for approval.", kind=ErrorKind.BUSINESS)
+                "mode and use db_execute, which asks for approval.",
+                N_("The connection {connection} logs in as a role that can run programs or write files on the "
+                   "server, which a read-only query cannot hold back, so nothing was run. Give the connection a "
+                   "role without those rights, or put it in write mode (its changes then ask for your approval)."),
+                connection=quoted_later(conn.name)), kind=ErrorKind.BUSINESS)
         transaction = pg.transaction(readonly=readonly)
         await transaction.start()
         try:

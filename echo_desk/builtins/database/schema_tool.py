@@ -9,7 +9,7 @@ from pydantic import Field
 
 from echo_desk.builtins.database.base import DatabaseArguments, DatabaseTool
 from echo_desk.builtins.database.formatting import schema_metadata, schema_text
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, for_person, quoted_later
 from echo_desk.tools import RiskLevel, ToolError, ToolExecutionContext, ToolResult, ToolRole
 
 #: Tables listed in one answer when no ``table`` is given (the rest are counted).
@@ -45,5 +45,7 @@ class DbSchemaTool(DatabaseTool[SchemaArguments]):
         except ToolError as error:
             return self.failed(error)
         if table and not tables:
-            return self.failed(ToolError(f"no table or view named {table!r} on {conn.name!r}"))
+            return self.failed(ToolError(for_person(f"no table or view named {table!r} on {conn.name!r}",
+                                                    N_("There is no table or view named {table} on {connection}."),
+                                                    table=quoted_later(table), connection=quoted_later(conn.name))))
         return ToolResult.ok(schema_text(tables, MAX_TABLES), metadata=schema_metadata(tables, conn.name))

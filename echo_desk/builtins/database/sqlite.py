@@ -16,6 +16,7 @@ from pathlib import Path
 
 from echo_desk.builtins.database.formatting import Column, QueryResult, TableColumn, TableInfo
 from echo_desk.builtins.database.values import json_safe
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import CancelledByUser, ErrorKind, ToolError
 
 COUNT_REST_LIMIT = 100_000
@@ -29,19 +30,26 @@ _DEPENDENCY_CODES = {"SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_
 def resolve_in_roots(raw: str, roots: tuple[Path, ...], anchor: Path | None, what: str) -> Path:
     """The real file (symlinks resolved) if it lies inside one of ``roots``; else a clear error."""
     if not roots:
-        raise ToolError(f"no {what} folder is open, so no SQLite file may be opened", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"no {what} folder is open, so no SQLite file may be opened",
+                                   N_("No workspace folder is open, so no SQLite file may be opened.")),
+                        kind=ErrorKind.BUSINESS)
     path = Path(raw).expanduser()
     if not path.is_absolute():
         path = (anchor or roots[0]) / path
     try:
         real = path.resolve(strict=True)
     except (FileNotFoundError, RuntimeError):
-        raise ToolError(f"SQLite file not found: {path}", kind=ErrorKind.BUSINESS) from None
+        raise ToolError(for_person(f"SQLite file not found: {path}", N_("SQLite file not found: {path}"),
+                                   path=str(path)), kind=ErrorKind.BUSINESS) from None
     if not real.is_file():
-        raise ToolError(f"not a file: {real}", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"not a file: {real}", N_("{path} is not a file."), path=str(real)),
+                        kind=ErrorKind.BUSINESS)
     if not any(real.is_relative_to(root.resolve()) for root in roots):
-        raise ToolError(f"{real} is outside the {what} folders ({', '.join(map(str, roots))}); "
-                        "only SQLite files inside them may be opened", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(
+            f"{real} is outside the {what} folders ({', '.join(map(str, roots))}); "
+            "only SQLite files inside them may be opened",
+            N_("{path} is outside the folders this conversation may use ({folders}); only SQLite files inside "
+               "them may be opened."), path=str(real), folders=tuple(map(str, roots))), kind=ErrorKind.BUSINESS)
     return real
 
 
@@ -85,9 +93,12 @@ class _Run:
         if name == "SQLITE_INTERRUPT" or "interrupted" in str(exc):
             if self.cancel_event.is_set():
                 return CancelledByUser("the SQLite statement was cancelled")
-            return ToolError(f"the statement did not finish within {self.timeout:g} s", kind=ErrorKind.TIMEOUT)
+            return ToolError(for_person(f"the statement did not finish within {self.timeout:g} s",
+                                        N_("The statement did not finish within {seconds} s."),
+                                        seconds=f"{self.timeout:g}"), kind=ErrorKind.TIMEOUT)
         if "_".join(name.split("_")[:2]) in _DEPENDENCY_CODES:  # SQLITE_IOERR_READ → SQLITE_IOERR
-            return ToolError(f"database unavailable: {exc}", kind=ErrorKind.DEPENDENCY)
+            return ToolError(for_person(f"database unavailable: {exc}", N_("The database is unavailable: {error}"),
+                                        error=str(exc)), kind=ErrorKind.DEPENDENCY)
         return ToolError(str(exc), kind=ErrorKind.BUSINESS)
 
     def query(self, sql: str, max_rows: int) -> QueryResult:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from echo_desk.builtins.files import trees
 from echo_desk.common import entries, fs
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, ToolError
 
 
@@ -48,12 +49,17 @@ def put_back_unless(as_shown: bool, *, source: object, arrived: object, arrived_
         entries.rename_noreplace(*arrived_at, *source_at)
     except OSError as exc:
         why = fs.os_error(exc, source, "put back").message
-        raise ToolError(f"{source} changed while it was being {action} (another program wrote it) and {why}: it "
-                        f"is now at {arrived}. Look at it there; nothing else was done.",
-                        kind=ErrorKind.BUSINESS) from exc
+        raise ToolError(for_person(
+            f"{source} changed while it was being {action} (another program wrote it) and {why}: it "
+            f"is now at {arrived}. Look at it there; nothing else was done.",
+            N_("{path} changed meanwhile (another program wrote it) and could not be put back: it is now at "
+               "{now_at}. Nothing else was done."),
+            path=str(source), now_at=str(arrived)), kind=ErrorKind.BUSINESS) from exc
     with contextlib.suppress(OSError):
         os.fsync(source_at[0])
-    raise ToolError(f"{source} changed while it was being {action} (another program wrote it): it was put "
-                    "back where it was and nothing was done. Read it again and redo the change.",
-                    kind=ErrorKind.BUSINESS)
+    raise ToolError(for_person(
+        f"{source} changed while it was being {action} (another program wrote it): it was put "
+        "back where it was and nothing was done. Read it again and redo the change.",
+        N_("{path} changed meanwhile (another program wrote it): it was put back where it was and nothing was done."),
+        path=str(source)), kind=ErrorKind.BUSINESS)
 

@@ -22,7 +22,7 @@ from echo_desk.builtins.files.partial import chosen_hunks
 from echo_desk.common import fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.common.diffs import file_change, named
-from echo_desk.i18n import N_, _, deferred
+from echo_desk.i18n import N_, _, deferred, for_person
 from echo_desk.sandbox import runs_code
 from echo_desk.sandbox.inventory import Watched
 from echo_desk.store import paths
@@ -136,7 +136,9 @@ def new_folders(target: fs.Resolved, *, including_itself: bool = False) -> list[
         missing.append(str(folder))
         folder = folder.parent
     if len(missing) > MAX_NEW_FOLDERS:
-        raise ToolError(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
+        raise ToolError(for_person(f"{target} would need {len(missing)} new folders; the limit is {MAX_NEW_FOLDERS}",
+                                   N_("{path} would need {count} new folders; the limit is {limit}."),
+                                   path=str(target), count=len(missing), limit=MAX_NEW_FOLDERS),
                         kind=ErrorKind.BUSINESS)
     return missing[::-1]
 
@@ -182,7 +184,9 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
     def plan(self, args: W, target: fs.Resolved, before: bytes | None) -> Plan:
         old_text, new_text, after = self.new_content(args, before, target)
         if len(after) > MAX_WRITE_BYTES:
-            raise ToolError(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
+            raise ToolError(for_person(f"the new content is {len(after)} bytes; the limit is {MAX_WRITE_BYTES}",
+                                       N_("The new content is {size} bytes; the limit is {limit} bytes."),
+                                       size=len(after), limit=MAX_WRITE_BYTES),
                             kind=ErrorKind.VALIDATION)
         change = file_change(str(target), before, after, old_text, new_text)
         return Plan(target, before, after, change, protections_of(target, protected=self.protected_paths()),
@@ -205,8 +209,9 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
         if ctx.preview is not None:
             shown = next((c for c in ctx.preview.file_changes if c.path == target), None)
             if shown is None:
-                raise ToolError(f"the approved preview does not cover {target}; nothing was written",
-                                kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(f"the approved preview does not cover {target}; nothing was written",
+                                           N_("What you approved does not cover {path}; nothing was written."),
+                                           path=str(target)), kind=ErrorKind.BUSINESS)
             # Compare before recomputing: an edit may no longer apply to the changed file.
             if shown.before_sha256 != (None if before is None else sha256(before)):
                 raise ChangedSincePreview(target)
@@ -222,16 +227,18 @@ class FileWriteTool(KnowsProtectedPaths, BuiltinTool[W]):
                 return ToolResult.ok(hunk_note, metadata={"path": target, "bytes": 0, "hunks_applied": []})
             plan = narrowed
         if plan.protections and not _approved_exactly(ctx, plan):
-            raise ToolError(
+            raise ToolError(for_person(
                 f"{target} is {'; '.join(p.english for p in plan.protections)}. Writing it needs your approval of this exact "
                 "file; nothing was written.",
-                kind=ErrorKind.BUSINESS,
-            )
+                N_("{path} is protected: writing it needs your approval of this exact file. Nothing was written."),
+                path=str(target)), kind=ErrorKind.BUSINESS)
         ctx.host.set_activity(_("Saving {path}").format(path=target))
         try:
             if not await ctx.host.acquire_editor(target):
-                raise ToolError(f"the editor that has {target} open did not release it (unsaved changes?); "
-                                "nothing was written", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    f"the editor that has {target} open did not release it (unsaved changes?); nothing was written",
+                    N_("The editor that has {path} open did not release it (unsaved changes?); nothing was written."),
+                    path=str(target)), kind=ErrorKind.BUSINESS)
             try:
                 ctx.check_cancelled()
                 made = new_folders(plan.target) if self.create_parents else []

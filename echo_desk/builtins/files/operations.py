@@ -27,7 +27,7 @@ from echo_desk.common import entries, fs
 from echo_desk.common.atomic import ABSENT, ChangedSincePreview, atomic_write, sha256
 from echo_desk.common.diffs import cap, named, unified_diff
 from echo_desk.common.textcodec import BinaryFile, decode
-from echo_desk.i18n import deferred
+from echo_desk.i18n import deferred, for_person
 from echo_desk.store import paths
 from echo_desk.store.private import FILE_MODE as PRIVATE_FILE
 from echo_desk.store.private import tighten_file, tighten_tree
@@ -63,7 +63,9 @@ class _File:
 def _read(target: fs.Resolved, what: str, protected: Sequence[str] = ()) -> _File:
     st = entries.require_regular(target, entries.lstat_entry(target), what)
     if st.st_size > MAX_FILE_BYTES:
-        raise ToolError(f"{what} {target} is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}",
+        raise ToolError(for_person(f"{what} {target} is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}",
+                                   N_("{path} is {size} bytes; the limit is {limit} bytes."),
+                                   path=str(target), size=st.st_size, limit=MAX_FILE_BYTES),
                         kind=ErrorKind.BUSINESS)
     data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
     return _File(target, data, st.st_mode & 0o7777, protections_of(target, protected=protected))
@@ -77,13 +79,19 @@ def _require_absent(target: fs.Resolved, what: str, arriving: str = "") -> None:
     most people and models mean."""
     found = entries.lstat_entry(target)
     if found is not None and arriving and stat.S_ISDIR(found.st_mode):
-        raise ToolError(f"{what} {target} is a folder that already exists; nothing was done. To put {arriving} "
-                        f"inside it, give the {what} {target.path / arriving}.", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(
+            f"{what} {target} is a folder that already exists; nothing was done. To put {arriving} "
+            f"inside it, give the {what} {target.path / arriving}.",
+            N_("{path} is a folder that already exists; nothing was done."), path=str(target)),
+            kind=ErrorKind.BUSINESS)
     if found is not None:
-        raise ToolError(f"{what} {target} already exists; nothing is replaced. Choose another name or "
-                        "delete it first.", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"{what} {target} already exists; nothing is replaced. Choose another name or "
+                                   "delete it first.",
+                                   N_("{path} already exists; nothing was replaced."), path=str(target)),
+                        kind=ErrorKind.BUSINESS)
     if not os.path.isdir(target.path.parent):
-        raise ToolError(f"the folder {target.path.parent} does not exist; create it first with create_folder",
+        raise ToolError(for_person(f"the folder {target.path.parent} does not exist; create it first with create_folder",
+                                   N_("The folder {path} does not exist."), path=str(target.path.parent)),
                         kind=ErrorKind.BUSINESS)
 
 
@@ -140,8 +148,10 @@ class _PathTool(KnowsProtectedPaths, BuiltinTool[A]):
         approved = {(t.value, t.protections) for t in ctx.approved_protected_targets("path")}
         for t in preview.targets:
             if t.protections and (t.value, t.protections) not in approved:
-                raise ToolError(f"{t.value} is {t.full_detail}. This needs your approval of this exact path; "
-                                "nothing was done.", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    f"{t.value} is {t.full_detail}. This needs your approval of this exact path; nothing was done.",
+                    N_("{path} is protected: changing it needs your approval of this exact path. Nothing was done."),
+                    path=t.value), kind=ErrorKind.BUSINESS)
         ctx.check_cancelled()
         return self.apply(plan, ctx)
 
@@ -168,8 +178,10 @@ def _file_or_folder(target: fs.Resolved, what: str, protected: Sequence[str]) ->
     st = entries.lstat_entry(target)
     if st is not None and stat.S_ISDIR(st.st_mode):
         if not target.parts:
-            raise ToolError(f"{what} {target} is a workspace folder itself; it is not moved, copied or deleted",
-                            kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(
+                f"{what} {target} is a workspace folder itself; it is not moved, copied or deleted",
+                N_("{path} is a workspace folder itself; it is not moved, copied or deleted."), path=str(target)),
+                kind=ErrorKind.BUSINESS)
         return trees.read_tree(target, what)
     return _read(target, what, protected)
 
@@ -183,7 +195,9 @@ def _source_and_destination(source: str, destination: str, ctx: ToolExecutionCon
     src = entries.entry(source, ctx.write_roots, what="source")
     dst = entries.entry(destination, ctx.write_roots, what="destination")
     if dst.path == src.path or dst.path.is_relative_to(src.path):
-        raise ToolError(f"destination {dst} is inside the source {src}; nothing was done", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(f"destination {dst} is inside the source {src}; nothing was done",
+                                   N_("The destination {destination} is inside the source {source}; nothing was done."),
+                                   destination=str(dst), source=str(src)), kind=ErrorKind.BUSINESS)
     return _file_or_folder(src, "source", protected), dst
 
 
@@ -274,11 +288,16 @@ class MovePath(_PathTool[MoveArguments]):
                                         arrived=dst, arrived_at=(dst_dir, dst_name), source_at=(src_dir, src_name),
                                         action="moved")
             except FileExistsError as exc:
-                raise ToolError(f"{dst} appeared meanwhile; nothing was moved", kind=ErrorKind.BUSINESS) from exc
+                raise ToolError(for_person(f"{dst} appeared meanwhile; nothing was moved",
+                                           N_("{path} appeared meanwhile; nothing was moved."), path=str(dst)),
+                                kind=ErrorKind.BUSINESS) from exc
             except OSError as exc:
                 if exc.errno == errno.EXDEV:
-                    raise ToolError(f"{source} and {dst} are on different file systems; use copy_path "
-                                    "then delete_path. Nothing was moved.", kind=ErrorKind.BUSINESS) from exc
+                    raise ToolError(for_person(
+                        f"{source} and {dst} are on different file systems; use copy_path then delete_path. "
+                        "Nothing was moved.",
+                        N_("{source} and {destination} are on different file systems; nothing was moved."),
+                        source=str(source), destination=str(dst)), kind=ErrorKind.BUSINESS) from exc
                 raise fs.os_error(exc, source, "move") from exc
             finally:
                 os.close(dst_dir)
@@ -331,7 +350,9 @@ class CopyPath(_PathTool[CopyArguments]):
             try:
                 trees.copy_tree(src, dst)
             except FileExistsError as exc:
-                raise ToolError(f"{dst} appeared meanwhile; nothing was copied", kind=ErrorKind.BUSINESS) from exc
+                raise ToolError(for_person(f"{dst} appeared meanwhile; nothing was copied",
+                                           N_("{path} appeared meanwhile; nothing was copied."), path=str(dst)),
+                                kind=ErrorKind.BUSINESS) from exc
             except OSError as exc:
                 raise fs.os_error(exc, dst, "copy the folder to") from exc
             ctx.host.file_mutated(str(dst))
@@ -365,9 +386,13 @@ def _delete_across(src: _File, src_dir: int, name: str, trash: Path, cause: OSEr
         try:  # the name back as it was; the copy's own error says what failed
             entries.rename_noreplace(src_dir, aside, src_dir, name)
         except OSError as exc:
-            raise ToolError(f"{src.target} could not be copied to Echo Desk's trash ({failed}) nor put back "
-                            f"({exc.strerror}): it is now at {src.target.path.with_name(aside)}. Nothing else was "
-                            "done.", kind=ErrorKind.BUSINESS) from exc
+            raise ToolError(for_person(
+                f"{src.target} could not be copied to Echo Desk's trash ({failed}) nor put back "
+                f"({exc.strerror}): it is now at {src.target.path.with_name(aside)}. Nothing else was done.",
+                N_("{path} could not be copied to Echo Desk's trash ({error}) nor put back ({cause}): it is now "
+                   "at {now_at}. Nothing else was done."),
+                path=str(src.target), error=str(failed), cause=str(exc.strerror),
+                now_at=str(src.target.path.with_name(aside))), kind=ErrorKind.BUSINESS) from exc
         raise
     os.unlink(aside, dir_fd=src_dir)
 
@@ -442,8 +467,10 @@ class DeletePath(_PathTool[DeleteArguments]):
                 tighten_tree(trash / name)  # private, as everything in Echo Desk's data folder
             except OSError as exc:
                 if exc.errno == errno.EXDEV:  # a folder is never copied and erased piecemeal
-                    raise ToolError(f"{src.root} is on another file system than Echo Desk's trash; nothing was "
-                                    "deleted", kind=ErrorKind.BUSINESS) from exc
+                    raise ToolError(for_person(
+                        f"{src.root} is on another file system than Echo Desk's trash; nothing was deleted",
+                        N_("{path} is on another file system than Echo Desk's trash; nothing was deleted."),
+                        path=str(src.root)), kind=ErrorKind.BUSINESS) from exc
                 raise fs.os_error(exc, src.root, "move to the trash") from exc
             with contextlib.suppress(OSError):
                 os.fsync(src_dir)
@@ -473,7 +500,8 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
     def plan(self, args: CreateFolderArguments, ctx: ToolExecutionContext) -> tuple[ToolPreview, Any]:
         target = fs.resolve(args.path, ctx.write_roots)
         if os.path.lexists(target.path):
-            raise ToolError(f"{target} already exists", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{target} already exists", N_("{path} already exists."), path=str(target)),
+                            kind=ErrorKind.BUSINESS)
         new_folders(target, including_itself=True)
         preview = ToolPreview(targets=(_target(target, N_("new folder"), self.protected_paths()),),
                               summary=deferred(N_("Create the folder {path}"), path=target))
@@ -490,8 +518,9 @@ class CreateFolder(_PathTool[CreateFolderArguments]):
                 os.close(parent)
         except FileExistsError as exc:
             # Not ours: neither reported as created nor recorded for Revert to take away.
-            raise ToolError(f"{target} appeared meanwhile (another program made it); nothing was created",
-                            kind=ErrorKind.BUSINESS) from exc
+            raise ToolError(for_person(f"{target} appeared meanwhile (another program made it); nothing was created",
+                                       N_("{path} appeared meanwhile (another program made it); nothing was created."),
+                                       path=str(target)), kind=ErrorKind.BUSINESS) from exc
         except OSError as exc:
             raise fs.os_error(exc, target, "create") from exc
         ctx.host.file_mutated(str(target))

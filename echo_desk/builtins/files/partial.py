@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from echo_desk.common.diffs import file_change, named
 from echo_desk.common.hunks import Hunk, apply_hunks, hunks_of
 from echo_desk.common.textcodec import TextFormat, decode, encode
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, ToolError, ToolExecutionContext
 
 if TYPE_CHECKING:
@@ -29,8 +30,10 @@ def narrow(plan: Plan, chosen: Collection[str]) -> tuple[Plan | None, list[Hunk]
     """``(plan for the kept hunks or None when none is kept, applied hunks, declined hunks)``."""
     hunks = hunks_of(plan.old_text, plan.new_text)
     if not set(chosen) <= {h.id for h in hunks}:
-        raise ToolError(f"the hunks approved for {plan.target} are not the ones of this change any more; "
-                        "nothing was written", kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(
+            f"the hunks approved for {plan.target} are not the ones of this change any more; nothing was written",
+            N_("The parts approved for {path} are not the ones of this change any more; nothing was written."),
+            path=str(plan.target)), kind=ErrorKind.BUSINESS)
     applied = [h for h in hunks if h.id in chosen]
     declined = [h for h in hunks if h.id not in chosen]
     if not declined:

@@ -13,6 +13,7 @@ from echo_desk.builtins.common import BuiltinTool
 from echo_desk.common import fs
 from echo_desk.common.diffs import named
 from echo_desk.common.textcodec import decode, split_keep
+from echo_desk.i18n import for_person
 from echo_desk.tools import (
     N_,
     READS,
@@ -57,16 +58,18 @@ class ReadFile(BuiltinTool[ReadFileArguments]):
         start, count = args.start_line, args.max_lines
         data, st = fs.read_file_bytes(target, limit=MAX_FILE_BYTES)
         if len(data) > MAX_FILE_BYTES:
-            raise ToolError(
+            raise ToolError(for_person(
                 f"{target} is {st.st_size} bytes; read_file reads files up to {MAX_FILE_BYTES} bytes. "
                 "Use search_files to find the part you need, or run_command with head/tail/sed.",
-                kind=ErrorKind.BUSINESS,
-            )
+                N_("{path} is {size} bytes; a file is read only up to {limit} bytes."),
+                path=str(target), size=st.st_size, limit=MAX_FILE_BYTES), kind=ErrorKind.BUSINESS)
         text, fmt = decode(data, target)
         lines = split_keep(text)
         total = len(lines)
         if total and start > total:
-            raise ToolError(f"{target} has {total} lines; start_line {start} is past the end", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(f"{target} has {total} lines; start_line {start} is past the end",
+                                       N_("{path} has {total} lines; line {start} is past the end."),
+                                       path=str(target), total=total, start=start), kind=ErrorKind.BUSINESS)
         chosen: list[str] = []
         size = 0
         for line in lines[start - 1 : start - 1 + count]:

@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass
 
 from echo_desk.common import entries, fs
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import ErrorKind, ToolError
 
 #: A folder operation shows every file for approval: past this many entries it is refused.
@@ -52,16 +53,23 @@ def read_tree(target: fs.Resolved, what: str) -> Tree:
         folders.append((parts, stat.S_IMODE(os.fstat(fd).st_mode)))
         for name in sorted(os.listdir(fd)):
             if len(folders) + len(files) >= MAX_TREE_ENTRIES:
-                raise ToolError(f"{what} {target} holds more than {MAX_TREE_ENTRIES} entries; the limit for one "
-                                "call is that. Nothing was done.", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    f"{what} {target} holds more than {MAX_TREE_ENTRIES} entries; the limit for one call is that. "
+                    "Nothing was done.",
+                    N_("{path} holds more than {limit} entries, the limit for one call. Nothing was done."),
+                    path=str(target), limit=MAX_TREE_ENTRIES), kind=ErrorKind.BUSINESS)
             inner = (*parts, name)
             shown = target.path.joinpath(*inner)
             st = fs.lstat_in(fd, name)
             if st is None:
                 continue
             if stat.S_ISLNK(st.st_mode):
-                raise ToolError(f"{what} {target} contains the symbolic link {shown}; folders holding links are "
-                                "not handled (links are never followed). Nothing was done.", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    f"{what} {target} contains the symbolic link {shown}; folders holding links are "
+                    "not handled (links are never followed). Nothing was done.",
+                    N_("{path} contains the symbolic link {link}; folders holding links are not handled. "
+                       "Nothing was done."),
+                    path=str(target), link=str(shown)), kind=ErrorKind.BUSINESS)
             if stat.S_ISDIR(st.st_mode):
                 child = os.open(name, fs.DIR_FLAGS, dir_fd=fd)
                 try:
@@ -72,12 +80,17 @@ def read_tree(target: fs.Resolved, what: str) -> Tree:
                 data, fst = fs.read_regular(fd, name, limit=MAX_TREE_BYTES - total)
                 total += len(data)
                 if total > MAX_TREE_BYTES:
-                    raise ToolError(f"{what} {target} holds more than {MAX_TREE_BYTES} bytes; the limit for one "
-                                    "call is that. Nothing was done.", kind=ErrorKind.BUSINESS)
+                    raise ToolError(for_person(
+                        f"{what} {target} holds more than {MAX_TREE_BYTES} bytes; the limit for one call is that. "
+                        "Nothing was done.",
+                        N_("{path} holds more than {limit} bytes, the limit for one call. Nothing was done."),
+                        path=str(target), limit=MAX_TREE_BYTES), kind=ErrorKind.BUSINESS)
                 files.append(TreeFile(inner, data, stat.S_IMODE(fst.st_mode)))
             else:
-                raise ToolError(f"{what} {target} contains {shown}, which is not a regular file or folder. "
-                                "Nothing was done.", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    f"{what} {target} contains {shown}, which is not a regular file or folder. Nothing was done.",
+                    N_("{path} contains {entry}, which is not a regular file or folder. Nothing was done."),
+                    path=str(target), entry=str(shown)), kind=ErrorKind.BUSINESS)
 
     try:
         fd = fs.open_dir(target.root, target.parts)

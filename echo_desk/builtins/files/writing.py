@@ -12,6 +12,7 @@ from echo_desk.builtins.common import bad
 from echo_desk.builtins.files.lifecycle import FileArguments, FileWriteTool
 from echo_desk.common import fs
 from echo_desk.common.textcodec import TextFormat, decode, encode, to_newline
+from echo_desk.i18n import for_person, quoted_later
 from echo_desk.tools import N_, ErrorKind, ToolError, ToolRole
 
 MAX_CONTENT = 2_000_000
@@ -19,9 +20,13 @@ MAX_EDITS = 50
 MAX_EDIT_TEXT = 200_000
 
 
-def _short(text: str, limit: int = 60) -> str:
+def _short(text: str) -> str:
+    return repr(_cut(text))
+
+
+def _cut(text: str, limit: int = 60) -> str:
     one_line = text.replace("\n", "\\n")
-    return repr(one_line if len(one_line) <= limit else one_line[:limit] + "…")
+    return one_line if len(one_line) <= limit else one_line[:limit] + "…"
 
 
 class WriteArguments(FileArguments):
@@ -76,7 +81,8 @@ class EditFile(FileWriteTool[EditArguments]):
     def new_content(self, args: EditArguments, before: bytes | None, target: fs.Resolved) -> tuple[str, str, bytes]:
         for number, edit in enumerate(args.edits, start=1):
             if edit.old == edit.new:
-                raise bad(f"edit {number}: 'old' and 'new' are the same")
+                raise bad(for_person(f"edit {number}: 'old' and 'new' are the same",
+                                     N_("Edit {number}: the old and the new text are the same."), number=number))
         if before is None:
             raise fs.not_a_file(target, "does not exist (write_file creates a new file)")
         old_text, fmt = decode(before, target)
@@ -97,17 +103,18 @@ class EditFile(FileWriteTool[EditArguments]):
             if count == 1 or (count > 1 and every):
                 return text.replace(find, replace)
             if count > 1:
-                raise ToolError(
+                raise ToolError(for_person(
                     f"edit {number}: the old text {_short(old)} occurs {count} times; include more "
                     "surrounding text so it is unique, or set replace_all to change every one. "
                     "Nothing was written.",
-                    kind=ErrorKind.BUSINESS,
-                )
-        raise ToolError(
+                    N_("Edit {number}: the old text {old} occurs {count} times, so it is not clear which one to "
+                       "change. Nothing was written."),
+                    number=number, old=quoted_later(_cut(old)), count=count), kind=ErrorKind.BUSINESS)
+        raise ToolError(for_person(
             f"edit {number}: the old text {_short(old)} was not found (after the edits before it). "
             "Nothing was written.",
-            kind=ErrorKind.BUSINESS,
-        )
+            N_("Edit {number}: the old text {old} was not found in the file. Nothing was written."),
+            number=number, old=quoted_later(_cut(old))), kind=ErrorKind.BUSINESS)
 
 
 class AppendArguments(FileArguments):

@@ -19,6 +19,7 @@ from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.search.patterns import LineSearch, PatternError, compile_glob
 from echo_desk.common import fs
 from echo_desk.common.textcodec import BinaryFile, decode
+from echo_desk.i18n import for_person, quoted_later
 from echo_desk.tools import (
     N_,
     READS,
@@ -40,7 +41,8 @@ def glob_to_regex(pattern: str) -> Any:
     try:
         return compile_glob(pattern)
     except PatternError as exc:
-        raise bad(str(exc)) from exc
+        raise bad(for_person(str(exc), N_("The pattern {glob} cannot be used: {error}"),
+                             glob=quoted_later(pattern), error=str(exc))) from exc
 
 
 def _is_regular_file(path: Path) -> bool:
@@ -128,12 +130,15 @@ class SearchFiles(BuiltinTool[SearchArguments]):
     async def execute_parsed(self, args: SearchArguments, ctx: ToolExecutionContext) -> ToolResult:
         name_glob, regex_text = args.glob, args.regex
         if not name_glob and not regex_text:
-            raise bad("give 'glob', 'regex' or both")
+            raise bad(for_person("give 'glob', 'regex' or both",
+                                 N_("The search names neither a file name pattern nor a text to find.")))
         case_sensitive = args.case_sensitive
         try:
             content_re = LineSearch(regex_text, case_sensitive=case_sensitive) if regex_text else None
         except PatternError as exc:
-            raise bad(f"'regex' is not a valid regular expression: {exc}") from exc
+            raise bad(for_person(f"'regex' is not a valid regular expression: {exc}",
+                                 N_("{regex} is not a valid regular expression: {error}"),
+                                 regex=quoted_later(regex_text or ""), error=str(exc))) from exc
         name_re = glob_to_regex(name_glob) if name_glob else None
         limit = args.max_results
         target = fs.resolve(args.path, ctx.workspace_roots)
@@ -183,17 +188,22 @@ class SearchFiles(BuiltinTool[SearchArguments]):
         if content_re is not None and name_glob and not named:
             # No text was searched at all: "no matches" would read as an answer. A small model gave
             # the glob a regex (".*" as a glob matches only names that start with a dot).
-            raise ToolError(f"no file name under {args.path!r} matches the glob {name_glob!r}, so no text was "
-                            "searched; leave 'glob' out to search every file (a glob looks like '*.py', "
-                            "'*' matches every name)", kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(
+                f"no file name under {args.path!r} matches the glob {name_glob!r}, so no text was "
+                "searched; leave 'glob' out to search every file (a glob looks like '*.py', "
+                "'*' matches every name)",
+                N_("No file name under {path} matches the pattern {glob}, so no text was searched."),
+                path=quoted_later(args.path), glob=quoted_later(name_glob)), kind=ErrorKind.BUSINESS)
         return _found(results, complete, limit)
 
     def _search_one_file(self, target: fs.Resolved, args: SearchArguments, content_re: LineSearch | None,
                          name_re: Any, anchor: Path | None) -> ToolResult:
         name = target.parts[-1]
         if name_re is not None and not name_re.match(name):
-            raise ToolError(f"the file {args.path!r} does not match the glob {args.glob!r}, so nothing was searched",
-                            kind=ErrorKind.BUSINESS)
+            raise ToolError(for_person(
+                f"the file {args.path!r} does not match the glob {args.glob!r}, so nothing was searched",
+                N_("The file {path} does not match the pattern {glob}, so nothing was searched."),
+                path=quoted_later(args.path), glob=quoted_later(args.glob or "")), kind=ErrorKind.BUSINESS)
         label = _label(target.path, anchor)
         results: list[str] = []
         if content_re is None:

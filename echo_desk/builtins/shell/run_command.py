@@ -25,12 +25,13 @@ from echo_desk.builtins.common import BuiltinTool, require_writable
 from echo_desk.builtins.shell import command_sandbox
 from echo_desk.builtins.shell.leftovers import CommandLeash
 from echo_desk.common import fs
-from echo_desk.i18n import deferred
+from echo_desk.i18n import deferred, for_person
 from echo_desk.sandbox import ending
 from echo_desk.sandbox.shell import START_UP_VARIABLES, command_shell, without_start_up_files
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
+    SANDBOX_TARGET,
     CancelledByUser,
     ErrorKind,
     RiskLevel,
@@ -153,7 +154,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
         require_writable(ctx, self.name)
         command = args.command
         if not command.strip():
-            raise ToolError("'command' is blank", kind=ErrorKind.VALIDATION)
+            raise ToolError(for_person("'command' is blank", N_("The command is blank.")), kind=ErrorKind.VALIDATION)
         cwd = fs.resolve(args.cwd, ctx.write_roots, what="cwd")
         fs.require_dir(cwd)
         return command, cwd, args.timeout_seconds
@@ -238,10 +239,14 @@ class RunCommand(BuiltinTool[CommandArguments]):
             raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
                                   f"Output so far:\n{buffer.text()}{planted_note}")
         if ended == "timeout":
+            output = buffer.text()
             return ToolResult.fail(
                 ErrorKind.TIMEOUT,
-                f"the command ran longer than {timeout} s; its process group was killed. "
-                f"Output so far:\n{buffer.text()}{planted_note}",
+                for_person(f"the command ran longer than {timeout} s; its process group was killed. "
+                           f"Output so far:\n{output}{planted_note}",
+                           N_("The command ran longer than {seconds} s and was stopped (with every process it "
+                              "started). Output so far:\n{output}"),
+                           seconds=timeout, output=output + planted_note),
                 metadata=meta,
             )
         note = ""
@@ -259,17 +264,26 @@ class RunCommand(BuiltinTool[CommandArguments]):
         if ctx.preview is not None:
             if [(t.value, t.detail) for t in ctx.preview.targets if t.kind == "command"] != [
                     (command.value, command.detail)]:
-                raise ToolError(f"the folder the command runs in is {command.detail} now, not the one shown "
-                                "when it was approved (it changed since); nothing was run", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    f"the folder the command runs in is {command.detail} now, not the one shown "
+                    "when it was approved (it changed since); nothing was run",
+                    N_("The folder the command runs in is {folder} now, not the one shown when you approved it; "
+                       "nothing was run."), folder=command.detail), kind=ErrorKind.BUSINESS)
             shown = tuple(t for t in ctx.preview.targets if t.kind != "command")
             if shown != extra:
-                raise ToolError("where the command runs (sandbox, protected folders) changed since it was "
-                                "approved; nothing was run", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(
+                    "where the command runs (sandbox, protected folders) changed since it was approved; nothing was run",
+                    N_("Where the command runs (sandbox, protected folders) changed since you approved it; "
+                       "nothing was run.")), kind=ErrorKind.BUSINESS)
         for target in extra:
             if target.protections and target not in ctx.approved_protected_targets(target.kind):
                 why = "; ".join(p.english_reason for p in target.protections)
-                raise ToolError(f"not run: {why} needs the person's "
-                                "own approval", kind=ErrorKind.BUSINESS)
+                model_text = f"not run: {why} needs the person's own approval"
+                raise ToolError(
+                    for_person(model_text, N_("Not run: running it outside the sandbox needs your own approval."))
+                    if target.kind == SANDBOX_TARGET else
+                    for_person(model_text, N_("Not run: {path} is protected and needs your own approval."),
+                               path=target.value), kind=ErrorKind.BUSINESS)
 
     @staticmethod
     async def _supervise(reader: asyncio.Task[None], ctx: ToolExecutionContext, deadline: float,

@@ -15,7 +15,7 @@ from echo_desk.builtins.arguments import Arguments
 from echo_desk.builtins.common import BuiltinTool, bad
 from echo_desk.builtins.web.netguard import local_addresses, local_protection
 from echo_desk.common.json_text import read_json
-from echo_desk.i18n import deferred
+from echo_desk.i18n import deferred, for_person
 from echo_desk.sandbox.urls import BadUrl, canonical_url
 from echo_desk.tools import (
     N_,
@@ -120,12 +120,16 @@ def check_url(raw: str) -> str:
     try:
         sent = canonical_url(raw)
     except BadUrl as exc:
-        raise bad(f"{exc}; not fetched") from None
+        raise bad(for_person(f"{exc}; not fetched", N_("{url} cannot be fetched: {error}"),
+                             url=raw, error=str(exc))) from None
     parsed = httpx.URL(sent.text)
     read_back = (parsed.scheme, parsed.raw_host.decode("ascii"), parsed.port, parsed.raw_path.decode("ascii"),
                  parsed.userinfo.decode("ascii"))
     if read_back != (sent.scheme, sent.host, sent.port, sent.target, sent.userinfo):
-        raise bad(f"{sent.text} would not be sent as written (the HTTP client reads it as {parsed}); not fetched")
+        raise bad(for_person(
+            f"{sent.text} would not be sent as written (the HTTP client reads it as {parsed}); not fetched",
+            N_("{url} would not be sent as written (it reads as {parsed}); not fetched."),
+            url=sent.text, parsed=str(parsed)))
     return sent.text
 
 
@@ -176,14 +180,19 @@ class FetchUrl(BuiltinTool[FetchArguments]):
         async def refuse_unapproved_local(request: httpx.Request) -> None:
             # Every request, redirects included: a public page may redirect inside.
             if request.url.scheme not in ("http", "https"):
-                raise ToolError(f"a redirect led to an unsupported URL: {request.url}", kind=ErrorKind.BUSINESS)
+                raise ToolError(for_person(f"a redirect led to an unsupported URL: {request.url}",
+                                           N_("A redirect led to an unsupported address: {url}"), url=str(request.url)),
+                                kind=ErrorKind.BUSINESS)
             local = await local_addresses(request.url.host, _port(request.url))
             if local and origin(request.url) not in allowed_local:
                 scheme, host, port = origin(request.url)
-                raise ToolError(
+                raise ToolError(for_person(
                     f"not fetched: {host} is this computer or its local network ({', '.join(local)}); "
                     f"fetch_url goes to {scheme}://{host}:{port} only when the person approves that very "
                     "call, which shows that exact origin (scheme, host and port)",
+                    N_("Not fetched: {host} is this computer or its local network ({addresses}); Echo Desk goes to "
+                       "{origin} only when you approve that very call."),
+                    host=host, addresses=tuple(local), origin=f"{scheme}://{host}:{port}"),
                     kind=ErrorKind.BUSINESS,
                 )
 
@@ -193,7 +202,9 @@ class FetchUrl(BuiltinTool[FetchArguments]):
             async with asyncio.timeout(timeout):
                 return await self._fetch(url, ctx, timeout, refuse_unapproved_local)
         except TimeoutError as exc:
-            raise ToolError(f"{url} was not fetched within {timeout} s; stopped", kind=ErrorKind.TIMEOUT) from exc
+            raise ToolError(for_person(f"{url} was not fetched within {timeout} s; stopped",
+                                       N_("{url} was not fetched within {seconds} s; stopped."),
+                                       url=url, seconds=timeout), kind=ErrorKind.TIMEOUT) from exc
 
     async def _fetch(self, url: str, ctx: ToolExecutionContext, timeout: int,
                      refuse_unapproved_local: Callable[[httpx.Request], Awaitable[None]]) -> ToolResult:
@@ -206,29 +217,40 @@ class FetchUrl(BuiltinTool[FetchArguments]):
                 ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if response.status_code >= 400:
                     kind = ErrorKind.DEPENDENCY if response.status_code >= 500 else ErrorKind.BUSINESS
-                    raise ToolError(f"{response.url} answered HTTP {response.status_code} "
-                                    f"{response.reason_phrase}", kind=kind)
+                    raise ToolError(for_person(
+                        f"{response.url} answered HTTP {response.status_code} {response.reason_phrase}",
+                        N_("{url} answered with the HTTP error {status}."),
+                        url=str(response.url), status=response.status_code), kind=kind)
                 if not is_text_type(ctype):
-                    raise ToolError(f"{response.url} is {ctype}, not text; fetch_url only returns text",
-                                    kind=ErrorKind.BUSINESS)
+                    raise ToolError(for_person(f"{response.url} is {ctype}, not text; fetch_url only returns text",
+                                               N_("{url} is {type}, not text; only text is fetched."),
+                                               url=str(response.url), type=ctype), kind=ErrorKind.BUSINESS)
                 body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body += chunk
                     ctx.check_cancelled()
                     if len(body) > MAX_BYTES:
-                        raise ToolError(f"{response.url} is larger than {MAX_BYTES} bytes; not downloaded",
-                                        kind=ErrorKind.BUSINESS)
+                        raise ToolError(for_person(f"{response.url} is larger than {MAX_BYTES} bytes; not downloaded",
+                                                   N_("{url} is larger than {limit} bytes; not downloaded."),
+                                                   url=str(response.url), limit=MAX_BYTES), kind=ErrorKind.BUSINESS)
                 final_url = str(response.url)
                 encoding = response.charset_encoding or ("utf-8" if "json" in ctype else None)
                 status = response.status_code
         except httpx.TooManyRedirects as exc:
-            raise ToolError(f"more than {MAX_REDIRECTS} redirects from {url}", kind=ErrorKind.BUSINESS) from exc
+            raise ToolError(for_person(f"more than {MAX_REDIRECTS} redirects from {url}",
+                                       N_("More than {limit} redirects from {url}."), limit=MAX_REDIRECTS, url=url),
+                            kind=ErrorKind.BUSINESS) from exc
         except httpx.UnsupportedProtocol as exc:
-            raise ToolError(f"a redirect led to an unsupported URL: {exc}", kind=ErrorKind.BUSINESS) from exc
+            raise ToolError(for_person(f"a redirect led to an unsupported URL: {exc}",
+                                       N_("A redirect led to an unsupported address: {url}"), url=str(exc)),
+                            kind=ErrorKind.BUSINESS) from exc
         except httpx.TimeoutException as exc:
-            raise ToolError(f"{url} did not answer within {timeout} s", kind=ErrorKind.TIMEOUT) from exc
+            raise ToolError(for_person(f"{url} did not answer within {timeout} s",
+                                       N_("{url} did not answer within {seconds} s."), url=url, seconds=timeout),
+                            kind=ErrorKind.TIMEOUT) from exc
         except httpx.HTTPError as exc:
-            raise ToolError(f"could not fetch {url}: {exc}", kind=ErrorKind.DEPENDENCY) from exc
+            raise ToolError(for_person(f"could not fetch {url}: {exc}", N_("Could not fetch {url}: {error}"),
+                                       url=url, error=str(exc)), kind=ErrorKind.DEPENDENCY) from exc
         text = bytes(body).decode(encoding or "utf-8", "replace")
         title = ""
         if "html" in ctype:
