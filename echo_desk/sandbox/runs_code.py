@@ -255,7 +255,7 @@ ENTRIES: tuple[Entry, ...] = (
     # and R (RStudio too) restores .RData, then calls the .First function saved in it.
     Entry(".Renviron", False, N_("R sets the variables in it when it starts: R_PROFILE_USER names a file of R code "
                                  "it then runs"), every_folder=True),
-    Entry(".RData", False, N_("R restores this saved workspace when it starts in this folder and runs the .First "
+    Entry(".RData", False, N_("R loads this saved session when it starts in this folder and runs the .First "
                               "function saved in it"), every_folder=True),
     Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
                               "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
