@@ -39,8 +39,9 @@ def runtime(settings_store: SettingsStore, tmp_path: Path, slow_writer: SlowWrit
     rt.close()
 
 
-def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
-        window: MainWindow, qloop, qtbot, workspace: Path, slow_writer: SlowWriter) -> None:
+def _stop_after_the_write(window: MainWindow, qloop, slow_writer: SlowWriter) -> bool:
+    """The chat asks for a write; Stop is pressed once the tool has written and goes on working.
+    What the window's busy signal said at the end (False: no longer busy)."""
     window.set_model(ScriptedModel([call("c1", "slow_writer", '{"path": "notes.txt"}'), say("Done.")]))
 
     async def scenario() -> bool:
@@ -51,7 +52,12 @@ def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
         window.stop_button.click()
         return await within(done)
 
-    assert qloop.run_until_complete(scenario()) is False
+    return qloop.run_until_complete(scenario())
+
+
+def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
+        window: MainWindow, qloop, qtbot, workspace: Path, slow_writer: SlowWriter) -> None:
+    assert _stop_after_the_write(window, qloop, slow_writer) is False
     assert (workspace / "notes.txt").read_bytes() == NEW
 
     def said() -> str:
@@ -65,17 +71,7 @@ def test_stop_after_a_write_names_the_file_and_how_to_undo_it(
 def test_the_stopped_card_names_what_changed_and_reverts_it(
         window: MainWindow, qloop, qtbot, workspace: Path, slow_writer: SlowWriter) -> None:
     (workspace / "notes.txt").write_bytes(OLD)
-    window.set_model(ScriptedModel([call("c1", "slow_writer", '{"path": "notes.txt"}'), say("Done.")]))
-
-    async def scenario() -> None:
-        window.composer.setPlainText("write the notes")
-        window.send()
-        assert await asyncio.to_thread(slow_writer.wrote.wait, 10)
-        done = next_emission(window.session.busy_changed)
-        window.stop_button.click()
-        await within(done)
-
-    qloop.run_until_complete(scenario())
+    assert _stop_after_the_write(window, qloop, slow_writer) is False
     model = window.session.transcript
     row = next(i for i, item in enumerate(model.items()) if item.call_id == "c1")
     card = model.items()[row]
