@@ -49,7 +49,7 @@ _LOG = (
            "-E|--extended-regexp -F|--fixed-strings -P|--perl-regexp --basic-regexp --merges --no-merges "
            "--first-parent --not --reverse --walk-reflogs -g --left-right --left-only --right-only --cherry-pick "
            "--cherry-mark --cherry --boundary --topo-order --date-order --author-date-order --relative-date "
-           "--abbrev-commit --no-abbrev-commit --no-expand-tabs --no-notes --parents --children "
+           "--abbrev-commit --no-abbrev-commit --no-expand-tabs --no-notes --no-show-signature --parents --children "
            "--source --use-mailmap --mailmap --no-mailmap --no-use-mailmap --full-history --simplify-merges "
            "--ancestry-path --simplify-by-decoration --show-pulls --dense --sparse --do-walk --log-size --count "
            "--bisect --remove-empty --clear-decorations --single-worktree --reflog --alternate-refs "

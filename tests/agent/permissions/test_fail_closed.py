@@ -612,7 +612,8 @@ def test_reading_options_that_start_a_helper_program(setup: Setup) -> None:
     does; ``rg -z`` runs gzip, xz, bzip2 and zstd. A rule covers them only by naming them."""
     setup.write_user_rules(_rules("git [log|show|tag|grep|branch] **", "rg **"))
     for line in ("git log --oneline", "git log --format='%h %s'", "git show --stat HEAD", "git tag -l",
-                 "git grep --no-textconv x", "git log --pretty=oneline", "rg -n x src", "rg --no-search-zip x"):
+                 "git grep --no-textconv x", "git log --pretty=oneline", "git log --no-show-signature",
+                 "rg -n x src", "rg --no-search-zip x"):
         assert _effect(setup, line) is Effect.ALLOW, line
     for line in ("git log --show-signature", "git show --show-signature HEAD", "git log '--format=%G?'",
                  "git log --format=%GS", "git log --pretty=format:%GK", "git show -s --format=tformat:%GG",
