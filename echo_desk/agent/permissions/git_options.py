@@ -49,7 +49,7 @@ _LOG = (
            "-E|--extended-regexp -F|--fixed-strings -P|--perl-regexp --basic-regexp --merges --no-merges "
            "--first-parent --not --reverse --walk-reflogs -g --left-right --left-only --right-only --cherry-pick "
            "--cherry-mark --cherry --boundary --topo-order --date-order --author-date-order --relative-date "
-           "--abbrev-commit --no-abbrev-commit --no-expand-tabs --no-notes --show-signature --parents --children "
+           "--abbrev-commit --no-abbrev-commit --no-expand-tabs --no-notes --no-show-signature --parents --children "
            "--source --use-mailmap --mailmap --no-mailmap --no-use-mailmap --full-history --simplify-merges "
            "--ancestry-path --simplify-by-decoration --show-pulls --dense --sparse --do-walk --log-size --count "
            "--bisect --remove-empty --clear-decorations --single-worktree --reflog --alternate-refs "
@@ -61,6 +61,9 @@ _LOG = (
     *values("--glob --exclude -n|--max-count --skip --since --after --until --before --author --committer --grep "
             "--grep-reflog --min-parents --max-parents --date --format --encoding -L --decorate-refs "
             "--decorate-refs-exclude --exclude-hidden --since-as-filter"),
+    # verifying a signature runs gpg (gpgsm, ssh-keygen: gpg.format, gpg.program), which also
+    # creates ~/.gnupg and its key box; so does a format's %G placeholder (``signature_formats``)
+    opt("--show-signature", does=Does.RUNS),
 )
 _GREP = (
     *flags("-i|--ignore-case -I -w|--word-regexp -v|--invert-match -h -H --full-name -E|--extended-regexp "
@@ -68,7 +71,8 @@ _GREP = (
            "--name-only -L|--files-without-match -z|--null -o|--only-matching -c|--count --no-color --break "
            "--heading -p|--show-function -W|--function-context --and --or --not --all-match -q|--quiet "
            "-r|--recursive --no-recursive --cached --untracked --no-index --exclude-standard --no-exclude-standard "
-           "--recurse-submodules -a|--text --textconv --no-textconv"),
+           "--recurse-submodules -a|--text --no-textconv"),
+    opt("--textconv", does=Does.RUNS),  # the textconv filter is a program, as for diff
     opt("--color", OPT),
     *values("-e -A|--after-context -B|--before-context -C|--context --threads -f --max-depth -m|--max-count"),
     opt("-O --open-files-in-pager", OPT, Does.RUNS),
@@ -103,7 +107,8 @@ SUBCOMMANDS: dict[str, OptionSet] = {
     )),
     "tag": OptionSet((
         *flags("-l|--list --no-column --no-color -i|--ignore-case --create-reflog -a|--annotate -f|--force "
-               "-d|--delete -v|--verify --no-sign --omit-empty"),
+               "-d|--delete --no-sign --omit-empty"),
+        opt("-v --verify", does=Does.RUNS),  # runs gpg on the tag's signature
         *(opt(n, OPT) for n in ("-n", "--contains", "--no-contains", "--merged", "--no-merged", "--column", "--color")),
         *values("--sort --points-at --format -m|--message -F|--file --cleanup --trailer"),
         opt("-s --sign -u --local-user -e --edit", OPT, Does.RUNS),  # signing and the editor run programs

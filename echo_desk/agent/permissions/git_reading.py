@@ -6,7 +6,7 @@ its read-looking forms change (``git branch NAME``)."""
 from __future__ import annotations
 
 from echo_desk.agent.permissions import git_options as git
-from echo_desk.agent.permissions.options import Does, read_options
+from echo_desk.agent.permissions.options import Does, Seen, read_options
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
 from echo_desk.sandbox.shell import Grammar
 
@@ -29,6 +29,7 @@ def git_reading(argv: Argv, program: str) -> Reading:
     if spec is not None:
         sub_parsed = read_options(argv[at + 1:], spec)
         found += flags_of(sub_parsed, spec)
+        found += signature_formats(sub_parsed.seen)
         spellings += [(argv[0], *form[at:]) for form in spellings_of(argv, sub_parsed, at + 1)]
     else:
         for token in argv[at + 1:]:
@@ -82,3 +83,16 @@ def _git_changes(argv: Argv, at: int, sub: str) -> list[Flag]:
     return found
 
 
+
+
+#: Format placeholders that verify a commit's or tag's signature, running gpg (or gpgsm,
+#: ssh-keygen) as ``--show-signature`` does: ``%G?``, ``%GS``…, and ``%(signature…)`` of
+#: for-each-ref formats (``git branch --format``).
+_SIGNATURE_PLACEHOLDERS = ("%G", "%(signature")
+
+
+def signature_formats(seen: list[Seen]) -> list[Flag]:
+    """An option value holding a signature placeholder (``--format=%G?``, ``--pretty=format:%GS``)
+    runs the signature verifier: a rule covers it only by naming the option."""
+    return [Flag(frozenset(s.option.names) | {s.token}, s.token, Does.RUNS) for s in seen
+            if s.option is not None and s.value is not None and any(p in s.value for p in _SIGNATURE_PLACEHOLDERS)]

@@ -57,7 +57,7 @@ RG = OptionSet((
            "--no-ignore-global --no-ignore-messages --no-ignore-parent --no-ignore-vcs --no-messages "
            "--no-require-git --no-unicode --unicode -0|--null --null-data --one-file-system "
            "-o|--only-matching --passthru -P|--pcre2 --no-pcre2 --pcre2-version -p|--pretty -q|--quiet "
-           "-z|--search-zip --no-search-zip -S|--smart-case --stats --stop-on-nonmatch -a|--text --no-text --trace "
+           "--no-search-zip -S|--smart-case --stats --stop-on-nonmatch -a|--text --no-text --trace "
            "--trim --no-trim --type-list -u|--unrestricted -V|--version --vimgrep -H|--with-filename "
            "-I|--no-filename -w|--word-regexp --auto-hybrid-regex --no-auto-hybrid-regex -h|--help -.|--hidden"),
     *values("-A|--after-context -B|--before-context -C|--context --color --colors --context-separator "
@@ -66,6 +66,7 @@ RG = OptionSet((
             "--max-filesize --path-separator --pre-glob --regex-size-limit -e|--regexp -r|--replace --sort --sortr "
             "-j|--threads -t|--type -T|--type-not --type-add --type-clear --hyperlink-format"),
     opt("--pre", V, RUNS), opt("--hostname-bin", V, RUNS),
+    opt("-z --search-zip", does=RUNS),  # runs gzip, xz, bzip2, zstd… (found on PATH) on compressed files
 ), abbreviations=False)
 
 TAR = OptionSet((
@@ -414,6 +415,13 @@ TREE = OptionSet((
     *values("-L -P -I -H -T --charset --filelimit --timefmt --sort --gitfile --infofile --hintro --houtro"),
     opt("-o", V, WRITES), opt("-R", does=WRITES),
 ), abbreviations=False)
+#: tsc (TypeScript 5.x): an option is ``-name`` or ``--name`` in any letter case (``-OUTFILE``),
+#: its value the next word; ``@file`` reads more arguments from a file. These choose where it
+#: writes (``--outFile ~/.bashrc`` writes there what it compiled) or which project file it reads
+#: (``-p out``: out/tsconfig.json names where to write), so a rule covers them only by naming them.
+TSC_WRITES = frozenset({"outdir", "outfile", "out", "declarationdir", "tsbuildinfofile", "generatetrace",
+                        "generatecpuprofile", "init"})
+TSC_CONFIG = frozenset({"p", "project", "b", "build"})
 #: xxd's options that take the next word (``-c 16``). xxd also reads long spellings (``-cols 16``)
 #: by its own prefix rules; those are left out on purpose: a word read as an operand when xxd
 #: takes it as a value only makes more words look written (see ``programs._xxd``).
@@ -429,6 +437,8 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"),
     "ruff": ("pyproject.toml", "ruff.toml", ".ruff.toml"),
     "git": (".git", ".git/config"),
+    # tsc without files to compile reads the nearest tsconfig.json (its outFile writes anywhere).
+    "tsc": ("tsconfig.json",),
     # npx (npm exec) runs the bin of that name in the nearest package.json before any other:
     # `cd out && npx tsc` runs out/package.json's "tsc"; pnpm and yarn run its scripts too.
     **dict.fromkeys(("npm", "npx"), ("package.json", ".npmrc")),

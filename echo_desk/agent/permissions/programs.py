@@ -314,6 +314,25 @@ def _xxd(argv: Argv, program: str) -> Reading:
     return Reading(program, writes=written, flags=unknown)
 
 
+def _tsc(argv: Argv, program: str) -> Reading:
+    """tsc's options that choose where it writes or which project file it reads
+    (``table.TSC_WRITES``, ``table.TSC_CONFIG``; any letter case, one dash or two), and ``@file``
+    words, which read more options from a file."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))
+        elif word.startswith("@"):
+            found.append(Flag(frozenset({word}), word, Does.READS_CODE))
+        elif word.startswith("-"):
+            name = word.lstrip("-").partition("=")[0].lower()
+            if name in table.TSC_WRITES:
+                found.append(Flag(frozenset({word}), word, Does.WRITES))
+            elif name in table.TSC_CONFIG:
+                found.append(Flag(frozenset({word}), word, Does.CONFIG))
+    return Reading(program, flags=tuple(found))
+
+
 #: Builtins whose operands are names of variables they assign.
 _ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
 _SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
@@ -411,7 +430,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
     "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
-    "env": env_reading, "xargs": xargs_reading,
+    "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),

@@ -311,21 +311,29 @@ class _Judge:
             return None
         if self.agent_settings(values):
             return None
-        for inner in reading.inners:
-            if inner.line is not None:
-                if not self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1):
-                    return None
-                continue
-            if _fills_an_option(argv, inner):
-                return None
-            words = _inner_words(argv, inner)
-            if self.covered(words, sandbox=sandbox, depth=depth + 1) is None and not _names_inner(rule, inner, words):
-                return None
+        if not all(self._inner_covered(argv, inner, rule, sandbox=sandbox, depth=depth) for inner in reading.inners):
+            return None
         for k in reading.writes:
             if k < len(argv) and not self._allowed(self.redirect_effect(Redirect(argv[k], True, argv[k].raw))[0],
                                                    sandbox):
                 return None
         return rule
+
+    def _inner_covered(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *, sandbox: bool,
+                       depth: int) -> bool:
+        """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
+        the wrapper's rule naming it (``npx tsc **``)."""
+        if inner.line is not None:
+            return self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1)
+        if _fills_an_option(argv, inner):
+            return False
+        words = _inner_words(argv, inner)
+        if self.covered(words, sandbox=sandbox, depth=depth + 1) is not None:
+            return True
+        # The wrapper's rule names the words, not the settings the agent may have written that
+        # the inner command reads (`timeout 600 pytest out` imports out/conftest.py, as
+        # `pytest out` does).
+        return _names_inner(rule, inner, words) and not self.agent_settings(tuple(w.value for w in words))
 
     def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         """Settings files the command reads that the write rules let the agent write (see

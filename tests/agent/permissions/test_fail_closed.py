@@ -562,3 +562,61 @@ def test_an_optional_value_is_glued_and_never_the_next_word(setup: Setup) -> Non
                  "tar -tf a.tar --occurrence --checkpoint-action=exec=x --checkpoint=1 a.txt",
                  "git branch --abbrev --edit-description", "git blame --abbrev --textconv a.txt", "make test -j 4 5"):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_tsc_writes_where_its_options_and_project_files_say(setup: Setup) -> None:
+    """``npx tsc **`` (the everyday rule set has it) is for type checking, not for writing
+    anywhere: ``--outFile ~/.bashrc out/x.ts`` writes the compiled file there (a comment line
+    ``var x; // $(touch PWNED)`` then runs at the next shell start: proven under bash with
+    TypeScript 5.9), ``-p out`` compiles as out/tsconfig.json says, ``@file`` reads more
+    options. tsc reads options in any letter case, with one dash or two."""
+    setup.write_user_rules(_rules("npx tsc **", "tsc **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("npx tsc --noEmit", "npx tsc --noEmit --strict", "npx tsc --version", "tsc --noEmit"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("npx tsc --outFile ~/.bashrc out/x.ts", "npx tsc --outFile .envrc out/x.ts",
+                 "npx tsc -OUTFILE ~/.bashrc out/x.ts", "npx tsc -outdir ~/.config/autostart out/x.ts",
+                 "npx tsc --declarationDir /tmp/x out/x.ts", "npx tsc --tsBuildInfoFile .envrc --incremental",
+                 "npx tsc --generateTrace .vscode", "npx tsc -p out", "npx tsc --project out/tsconfig.json",
+                 "npx tsc -b out", "npx tsc @out/args", "npx tsc --init", "tsc --outFile ~/.bashrc out/x.ts",
+                 "cd out && tsc --noEmit"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_tsc_asks_where_the_agent_may_write_its_project_file(setup: Setup) -> None:
+    """Without files to compile tsc reads the nearest tsconfig.json: where the agent may write
+    it, its outFile (or tsBuildInfoFile) writes anywhere."""
+    setup.write_user_rules(_rules("npx tsc **", "tsc **") + _rules("@workspace/tsconfig.json", tool="write"))
+    for line in ("tsc --noEmit", "npx tsc --noEmit", "npx tsc"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_wrapper_rule_naming_its_command_does_not_cover_settings_the_agent_wrote(setup: Setup) -> None:
+    """``timeout 600 pytest **`` names the wrapper and the command it runs, so the inner words
+    are covered by that one rule; the settings and code the inner command finds itself are not:
+    ``timeout 600 pytest out`` imports out/conftest.py (proven under bash), as ``pytest out``
+    does, which asks."""
+    setup.write_user_rules(_rules("timeout 600 pytest **", "uv run pytest **", "npx mypy **")
+                           + _rules("@workspace/out/**", tool="write"))
+    (setup.workspace / "tests").mkdir()
+    for line in ("timeout 600 pytest tests", "uv run pytest tests", "npx mypy src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("timeout 600 pytest out", "timeout 600 pytest out/test_x.py", "uv run pytest out::test_x",
+                 "cd out && npx mypy x.py", "timeout 600 pytest --rootdir=out tests"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_reading_options_that_start_a_helper_program(setup: Setup) -> None:
+    """git's signature checks run gpg (gpgsm, ssh-keygen), which also creates ~/.gnupg and its
+    key box: ``git log --show-signature``, ``--format=%G?`` (any ``%G`` placeholder),
+    ``git tag -v``; ``git grep --textconv`` runs the textconv filter as ``git diff --textconv``
+    does; ``rg -z`` runs gzip, xz, bzip2 and zstd. A rule covers them only by naming them."""
+    setup.write_user_rules(_rules("git [log|show|tag|grep|branch] **", "rg **"))
+    for line in ("git log --oneline", "git log --format='%h %s'", "git show --stat HEAD", "git tag -l",
+                 "git grep --no-textconv x", "git log --pretty=oneline", "git log --no-show-signature",
+                 "rg -n x src", "rg --no-search-zip x"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("git log --show-signature", "git show --show-signature HEAD", "git log '--format=%G?'",
+                 "git log --format=%GS", "git log --pretty=format:%GK", "git show -s --format=tformat:%GG",
+                 "git tag -v v1", "git tag --verify v1", "git grep --textconv x",
+                 "git branch --format='%(signature)'", "rg -z x", "rg --search-zip x", "rg -iz x"):
+        assert _effect(setup, line) is not Effect.ALLOW, line

@@ -107,6 +107,15 @@ def build_template(into: Path) -> Path:
     _git(ws, "remote", "add", "origin", "../remote.git")
     _git(ws, "add", "-A")
     _git(ws, "commit", "-q", "-m", "initial")
+    # A commit carrying a (bogus) signature, under a ref of its own: a command that verifies
+    # signatures runs gpg on it (`git log --show-signature refs/signed/main`).
+    tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=ws, check=True, capture_output=True, text=True,
+                          env=base_env(root)).stdout.strip()
+    signed = (f"tree {tree}\nauthor Dev <dev@example.invalid> 1 +0000\ncommitter Dev <dev@example.invalid> 1 +0000\n"
+              "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned\n")
+    commit = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=ws, check=True,
+                            capture_output=True, text=True, input=signed, env=base_env(root)).stdout.strip()
+    _git(ws, "update-ref", "refs/signed/main", commit)
     # An uncommitted change, so that `git diff` has something to show (and run a differ for).
     (ws / "a.txt").write_text("alpha\nBETA\ngamma\n", encoding="utf-8")
     for hook in (ws / ".git" / "hooks").glob("*.sample"):
