@@ -234,7 +234,7 @@ PYTEST = OptionSet((
             "--tb --show-capture --color --code-highlight --junit-prefix --log-level --log-format --log-date-format "
             "--log-cli-level --log-cli-format --log-cli-date-format --log-file-level --log-file-format "
             "--log-file-date-format --log-auto-indent --log-disable --ignore --ignore-glob --deselect --import-mode "
-            "--doctest-report --doctest-glob --assert -n|--numprocesses --dist --timeout --maxprocesses --reruns "
+            "--doctest-report --assert -n|--numprocesses --dist --timeout --maxprocesses --reruns "
             "--cov-config --randomly-seed --cov-fail-under -p"),
     opt("--basetemp", V, WRITES), opt("-c --config-file", V, CODE), opt("--rootdir", V, CONFIG),
     opt("--confcutdir", V, CONFIG), opt("-o --override-ini", V, CONFIG), opt("--pdbcls", V, RUNS),
@@ -242,6 +242,9 @@ PYTEST = OptionSet((
     # `python -m pytest`): `--pyargs out.test_x` runs out/test_x.py, a folder the rules may let the
     # agent write, which no path on the line names.
     opt("--pyargs", does=CONFIG),
+    # --doctest-glob: which files it runs as doctests (`--doctest-glob='*.log'` runs the log files
+    # the rules let the agent write as code).
+    opt("--doctest-glob", V, CONFIG),
     opt("--junit-xml --junitxml --result-log --report-log --log-file", V, WRITES), opt("--debug", OPT, WRITES),
     opt("--pastebin", V, WRITES), opt("--cache-clear", does=WRITES), opt("--cov-report", V, WRITES),
     opt("-W --pythonwarnings", V),
@@ -473,5 +476,10 @@ USER_SITE = (".local/lib", ("module.pth", "usercustomize.py"))
 #: every folder it collects and takes its settings file from where its operands are
 #: (``pytest out``, and bare ``pytest``, which collects ``.``, run ``out/conftest.py``). The
 #: number is how many words come before the options and operands (ruff's subcommand).
+#: What pytest runs as code from every folder it collects, besides its settings files: test
+#: modules (``test_*.py``, ``*_test.py``; any ``.py`` with ``--doctest-modules``, or one a test
+#: imports: pytest puts the folder first on ``sys.path``) and doctest files (``test*.txt``).
+#: Judged by suffix: a file the agent may write with one of these under a collected folder counts.
+COLLECTED_CODE: dict[str, tuple[str, ...]] = dict.fromkeys(("pytest", "py.test"), (".py", ".txt"))
 OPERAND_SETTINGS: dict[str, tuple[int, OptionSet]] = {"ruff": (1, RUFF_CHECK), "pytest": (0, PYTEST),
                                                       "py.test": (0, PYTEST)}

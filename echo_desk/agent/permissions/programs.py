@@ -316,9 +316,13 @@ def _xxd(argv: Argv, program: str) -> Reading:
 
 def _tsc(argv: Argv, program: str) -> Reading:
     """tsc's options that choose where it writes or which project file it reads
-    (``table.TSC_WRITES``, ``table.TSC_CONFIG``; any letter case, one dash or two), and ``@file``
-    words, which read more options from a file."""
+    (``table.TSC_WRITES``, ``table.TSC_CONFIG``; any letter case, one dash or two), ``@file``
+    words, which read more options from a file, and the files it compiles: unless ``--noEmit``,
+    tsc writes each one's output next to it (``tsc src/a.ts``, and ``tsc src/a``, write
+    ``src/a.js``, through a link there too), a word whose options' values are not known here,
+    so every word that is no option counts."""
     found: list[Flag] = []
+    emits = not _tsc_no_emit(argv)
     for word in argv[1:]:
         if word is None:
             found.append(Flag(frozenset(), "", None))
@@ -330,7 +334,26 @@ def _tsc(argv: Argv, program: str) -> Reading:
                 found.append(Flag(frozenset({word}), word, Does.WRITES))
             elif name in table.TSC_CONFIG:
                 found.append(Flag(frozenset({word}), word, Does.CONFIG))
+        elif emits and word.lower() not in ("true", "false"):
+            found.append(Flag(frozenset({word}), word, Does.WRITES))
     return Reading(program, flags=tuple(found))
+
+
+def _tsc_no_emit(argv: Argv) -> bool:
+    """Whether tsc is told to write nothing: ``--noEmit`` (any case, one dash or two), not
+    followed by ``false`` (tsc reads a boolean option's next word when it is true or false; the
+    last one counts)."""
+    no_emit = False
+    for k, word in enumerate(argv[1:], start=1):
+        if word is None:
+            no_emit = False  # only known when it runs: it may be `--noEmit false`'s false
+        elif word.startswith("-") and word.lstrip("-").lower() == "noemit":
+            if k + 1 == len(argv):
+                no_emit = True
+            else:
+                following = argv[k + 1]
+                no_emit = following is not None and following.lower() != "false"
+    return no_emit
 
 
 #: Builtins whose operands are names of variables they assign.

@@ -36,6 +36,8 @@ class Place:
     folder: Path
     names: tuple[str, ...]
     below: bool = False
+    #: Below the folder, also any file whose name ends so (what pytest collects as code).
+    suffixes: tuple[str, ...] = ()
 
 
 def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None) -> list[Place]:
@@ -66,10 +68,17 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         operands, values = _operands(rest[skip:], spec)
         if program in _NODE_IDS:
             operands, values = _node_paths(operands), _node_paths(values)
+        suffixes = table.COLLECTED_CODE.get(program, ())
         for c in cwds:
             for word in (operands or _default_operands(program, c)) + values:
                 for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
-                    found += [Place(folder, names, below=True), *(Place(f, names) for f in folder.parents)]
+                    # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
+                    code = () if folder.is_file() else suffixes
+                    found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
+                              *(Place(f, names) for f in folder.parents)]
+                    if suffixes and word in operands:
+                        # A file named as an operand is collected whatever its name (`tests/notes.txt`).
+                        found.append(Place(folder.parent, (folder.name,)))
     return found
 
 
@@ -143,12 +152,17 @@ def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
             if place.below:
                 tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
             hits += [p for p in tried if writable(p)]
+        if place.below and place.suffixes:
+            tried = [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, "")
+                     if p.name.endswith(place.suffixes)]
+            hits += [p for p in tried if writable(p)]
     return list(dict.fromkeys(hits))
 
 
 def _concrete(pattern: PathPattern, roots: list[Path], folder: Path, name: str) -> list[Path]:
     """Paths named ``name`` under ``folder`` that ``pattern`` may match: its segments after its
-    plain start, any run of them made concrete, under the pattern's roots or ``folder``."""
+    plain start, any run of them made concrete, under the pattern's roots or ``folder`` (with
+    ``name`` empty: those paths themselves, the last segment their name)."""
     segments = [_GLOB.sub("x", s) if s != "**" else "x" for s in pattern.text.split("/")[1:] if s]
     tails = [segments[j:k] for j in range(len(segments) + 1) for k in range(j, len(segments) + 1)]
     paths = [folder.joinpath(*t, name) for t in tails]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -602,8 +603,9 @@ _CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384su
 
 def _reads_listed_files(words: tuple[Word, ...]) -> bool:
     """Whether the command reads files whose names it takes from a file or its input (``sort
-    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``): the line
-    never names them, so no path deny can be checked."""
+    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``) or from its
+    program (jq's ``import``/``include``, or a program read from a file): the line never names
+    them, so no path deny can be checked."""
     program = programs.base(words[0].value) if words else None
     values = [w.value for w in words[1:]]
     if program in ("sort", "wc", "du"):
@@ -614,7 +616,18 @@ def _reads_listed_files(words: tuple[Word, ...]) -> bool:
     if program in _CHECKSUMS:
         return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
                    for v in values)
+    if program == "jq":  # its program may name files: `import "keys" as $k {search: "~/.ssh"}` reads ~/.ssh/keys.json
+        return any(v is not None and (_JQ_READS.search(v) is not None or _JQ_PROGRAM_FILE.fullmatch(v) is not None)
+                   for v in values)
     return False
+
+
+#: A jq program's module directives and builtins that read files found through a search path
+#: the program itself may give (``{search: "~/.ssh"}``; ``~`` and ``$ORIGIN`` expanded by jq).
+_JQ_READS = re.compile(r"\b(?:import|include)\s*\"|\b(?:modulemeta|get_search_list)\b")
+#: jq's options that take the program from a file (its directives not on the line): ``-f``
+#: alone or last in a cluster (``-nf``), ``--from-file``.
+_JQ_PROGRAM_FILE = re.compile(r"-[a-zA-Z]*f|--from-file(?:=.*)?", re.DOTALL)
 
 
 def _long_prefix(word: str, option: str) -> bool:

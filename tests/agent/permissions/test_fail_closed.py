@@ -582,6 +582,22 @@ def test_tsc_writes_where_its_options_and_project_files_say(setup: Setup) -> Non
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
+def test_tsc_writes_next_to_the_files_it_compiles(setup: Setup) -> None:
+    """s88: given files, tsc writes each one's output next to it unless told ``--noEmit``:
+    ``npx tsc src/a.ts`` (and ``src/a``: tsc adds the extension) overwrote a hand-written
+    src/a.js, and ``npx tsc out/x.ts`` with out/x.js a link to ~/.bashrc wrote the compiled
+    text into ~/.bashrc (proven with TypeScript 5.9). The words it compiles are not known apart
+    from its options' values, so every word that is no option counts."""
+    setup.write_user_rules(_rules("npx tsc **", "tsc **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("npx tsc --noEmit src/a.ts", "npx tsc -noemit --strict src/a.ts src/b.ts",
+                 "npx tsc --noEmit false --noEmit src/a.ts", "npx tsc --noEmit true src/a.ts"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("npx tsc src/a.ts", "npx tsc src/a", "npx tsc out/x.ts", "tsc --strict src/a.ts",
+                 "npx tsc --noEmit false src/a.ts", "npx tsc --noEmit --noEmit false src/a.ts",
+                 "npx tsc --declaration --emitDeclarationOnly src/a.ts"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_tsc_asks_where_the_agent_may_write_its_project_file(setup: Setup) -> None:
     """Without files to compile tsc reads the nearest tsconfig.json: where the agent may write
     it, its outFile (or tsBuildInfoFile) writes anywhere."""
@@ -620,3 +636,28 @@ def test_reading_options_that_start_a_helper_program(setup: Setup) -> None:
                  "git tag -v v1", "git tag --verify v1", "git grep --textconv x",
                  "git branch --format='%(signature)'", "rg -z x", "rg --search-zip x", "rg -iz x"):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+# -- s88: a program whose own program text names the files it reads -----------------------------
+@pytest.mark.parametrize("line", [
+    # jq reads <name>.json (import … as $x) or <name>.jq (include, import … as x) from the search
+    # path the directive gives, `~` expanded by jq: ~/.ssh/keys.json, though no word names it.
+    "jq -n 'import \"keys\" as $k {search: \"~/.ssh\"}; $k'",
+    "jq -nc 'include \"lib\" {search: \"~/.ssh\"}; leak'",
+    "jq -n '\"keys\" | modulemeta'",
+    # the program from a file: its directives are not on the line
+    "jq -n -f out/p.jq", "jq -nf out/p.jq", "jq --from-file=out/p.jq -n", "jq --from-file out/p.jq -n",
+])
+def test_jq_directives_that_read_files_ask_under_a_read_deny(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("jq **") + _rules("~/.ssh/**", effect="deny", tool="read"))
+    setup.engine.refresh()
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["jq . package.json", "jq -r '.scripts.include' package.json", "jq . include.json",
+                                  "jq -n 'import \"keys\" as $k {search: \"~/.ssh\"}; $k'"])
+def test_jq_without_a_read_deny_or_directive_keeps_its_rule(setup: Setup, line: str) -> None:
+    denies = "" if "import" in line else _rules("~/.ssh/**", effect="deny", tool="read")
+    setup.write_user_rules(_rules("jq **") + denies)
+    setup.engine.refresh()
+    assert _effect(setup, line) is Effect.ALLOW

@@ -99,6 +99,38 @@ def test_a_folder_rule_that_matches_folders_below_counts(setup: Setup) -> None:
     assert _verdict(setup, "mypy src", "@workspace/**/*.log") is Effect.ALLOW
 
 
+@pytest.mark.parametrize(("line", "writable"), [
+    # s88: pytest runs as code every file it collects, not only conftest.py: doctest files
+    # (`test*.txt`, or what --doctest-glob names), test modules, every .py with
+    # --doctest-modules, and a file named as an operand. Proven: tests/run.log holding
+    # `>>> subprocess.run(["touch", …])` ran with `python -m pytest --doctest-glob='*.log' tests`.
+    ("python -m pytest --doctest-glob='*.log' tests", "@workspace/**/*.log"),
+    ("pytest --doctest-glob=x.log tests", "@workspace/**/*.log"),
+    ("pytest --doctest-glob='*.md' tests", "@workspace/**/*.log"),  # the option itself: not covered
+    ("pytest tests", "@workspace/**/*.txt"),  # tests/test_notes.txt is a doctest file
+    ("pytest tests", "@workspace/**/test_*.py"),
+    ("pytest tests", "@workspace/**/*_test.py"),
+    ("python -m pytest --doctest-modules tests", "@workspace/**/scratch_*.py"),
+    ("pytest tests/notes.txt", "@workspace/**/*.txt"),
+    # Any .py under a collected folder: a test may import it, and pytest puts the folder first
+    # on sys.path (tests/requests.py shadows the installed requests).
+    ("pytest tests", "@workspace/**/scratch_*.py"),
+])
+def test_files_pytest_collects_as_code_the_agent_may_write_ask(setup: Setup, line: str, writable: str) -> None:
+    assert _verdict(setup, line, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "writable"), [
+    ("python -m pytest -q tests", "@workspace/**/*.log"),
+    ("python -m pytest --doctest-modules tests", "@workspace/**/*.log"),
+    ("pytest tests/test_ok.py", "@workspace/**/*.txt"),  # a file: nothing below it is collected
+])
+def test_files_pytest_does_not_collect_leave_the_rule_in_force(setup: Setup, line: str, writable: str) -> None:
+    (setup.workspace / "tests").mkdir()
+    (setup.workspace / "tests" / "test_ok.py").write_text("def test_ok():\n    pass\n", encoding="utf-8")
+    assert _verdict(setup, line, writable) is Effect.ALLOW
+
+
 def test_the_part_says_why(setup: Setup) -> None:
     setup.write_user_rules(_rules("@workspace/out/**"))
     setup.engine.refresh()

@@ -53,6 +53,7 @@ HOME_FILES: dict[str, str] = {
     ".bashrc": "# bashrc\n",
     ".profile": "# profile\n",
     ".ssh/id_rsa": "SECRET KEY\n",
+    ".ssh/keys.json": "{\"key\": \"SECRET\"}\n",  # jq reads a .json module (s88)
     ".config/app.toml": "x = 1\n",
 }
 OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
