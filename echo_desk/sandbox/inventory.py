@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import gitconfig, repositories, runs_code, shadows
+from echo_desk.sandbox import direnv, gitconfig, repositories, runs_code, shadows
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
@@ -125,12 +125,39 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         listed = runs_code.entry_of(tuple(path[len(base) + 1:].split("/")), runs_code.EVERY_FOLDER, fold=True)
         if listed is not None:
             watched.append(Watched(path, folder=listed.folder, why=listed.why))
+    watched += _direnv_loads(watched, base)
     if not in_home:
         watched += _linked_from_home(home, base)
     watched += _landed_on(watched, folders)
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+
+
+def _direnv_loads(watched: list[Watched], base: str) -> list[Watched]:
+    """What each watched ``.envrc`` makes direnv read without a new ``direnv allow`` (``direnv``):
+    the files it sources (and what those source in turn), the ``.env`` files it loads, the folders
+    it puts on ``PATH``, when they lie in the workspace."""
+    found: list[Watched] = []
+    queue = [w.path for w in watched if not w.folder and os.path.basename(w.path) == ".envrc"]
+    # The ones above the workspace too (a project's .envrc naming a file of the sub-folder opened).
+    above = base
+    while above != "/":
+        above = os.path.dirname(above)
+        if os.path.isfile(f"{above.rstrip('/')}/.envrc"):
+            queue.append(f"{above.rstrip('/')}/.envrc")
+    seen = set(queue)
+    while queue and len(seen) < direnv.MAX_FILES:
+        for path, folder in direnv.loaded(queue.pop(0)):
+            if path in seen or not inside(path, base) or path == base:
+                continue
+            if not folder and os.path.isdir(path):
+                continue  # a folder's .envrc (source_env ..) is named on its own
+            seen.add(path)
+            found.append(Watched(path, folder=folder, why=runs_code.DIRENV_LOADS))
+            if not folder:
+                queue.append(path)  # (a sourced file may source another; a .env sources nothing: no harm)
+    return found
 
 
 def _home_inside(home: Path, base: str) -> list[Watched]:

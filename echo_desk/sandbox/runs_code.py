@@ -71,23 +71,29 @@ _ON_PATH = N_("your shell finds programs in it before the system's (it is on PAT
 #: Inside a workspace (and, for the start-up files, when the workspace is the home folder).
 ENTRIES: tuple[Entry, ...] = (
     Entry(".echo-desk", True, N_("Echo Desk's own rules for this workspace: a planted rule file would grant "
-                                 "the agent what you did not")),
-    Entry(".vscode", True, _VSCODE),
-    Entry(".idea", True, N_("JetBrains IDEs run its run configurations, start-up tasks and external tools")),
+                                 "the agent what you did not"), every_folder=True),
+    Entry(".vscode", True, _VSCODE, every_folder=True),
+    Entry(".idea", True, N_("JetBrains IDEs run its run configurations, start-up tasks and external tools"),
+          every_folder=True),
     # Trusted once, by folder: in a project the person already works on, these run without asking.
-    Entry(".zed", True, _ZED),
-    Entry(".helix", True, _HELIX),
-    Entry(".devcontainer", True, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
-    Entry(".devcontainer.json", False, N_("VS Code's Dev Containers run its initializeCommand on your machine")),
-    Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it")),
-    Entry(".claude", True, _CLAUDE),
-    Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists")),
-    Entry(".gemini", True, N_("Gemini CLI starts the MCP servers its settings name")),
-    Entry(".codex", True, N_("Codex starts the MCP servers its settings name")),
-    Entry(".opencode", True, _OPENCODE),
-    Entry("opencode.json", False, _OPENCODE),
-    Entry("opencode.jsonc", False, _OPENCODE),
-    Entry(".aider.conf.yml", False, N_("aider runs the lint and test commands it names after every edit it makes")),
+    # All in every folder: an editor or agent opened on a sub-folder (a package of a monorepo)
+    # reads that folder's own, and VS Code trusts every folder below one the person trusted.
+    Entry(".zed", True, _ZED, every_folder=True),
+    Entry(".helix", True, _HELIX, every_folder=True),
+    Entry(".devcontainer", True, N_("VS Code's Dev Containers run its initializeCommand on your machine"),
+          every_folder=True),
+    Entry(".devcontainer.json", False, N_("VS Code's Dev Containers run its initializeCommand on your machine"),
+          every_folder=True),
+    Entry(".cursor", True, N_("Cursor starts the MCP servers and runs the hooks configured in it"), every_folder=True),
+    Entry(".claude", True, _CLAUDE, every_folder=True),
+    Entry(".mcp.json", False, N_("MCP clients (Claude Code, Cursor, …) start the servers it lists"), every_folder=True),
+    Entry(".gemini", True, N_("Gemini CLI starts the MCP servers its settings name"), every_folder=True),
+    Entry(".codex", True, N_("Codex starts the MCP servers its settings name"), every_folder=True),
+    Entry(".opencode", True, _OPENCODE, every_folder=True),
+    Entry("opencode.json", False, _OPENCODE, every_folder=True),
+    Entry("opencode.jsonc", False, _OPENCODE, every_folder=True),
+    Entry(".aider.conf.yml", False, N_("aider runs the lint and test commands it names after every edit it makes"),
+          every_folder=True),
     # In every folder: direnv loads the nearest .envrc from the folder you are in up, and a
     # ``[whitelist] prefix`` in its settings (a projects folder the person trusts) lets any
     # .envrc below it run without ``direnv allow``: a planted ``src/.envrc`` runs at ``cd src``.
@@ -138,6 +144,15 @@ ENTRIES: tuple[Entry, ...] = (
     # library of the workspace (https://maven.apache.org/configure.html).
     Entry(".mvn/jvm.config", False, N_("Maven's mvn passes the Java options in it to Java every time it runs in this "
                                        "folder or one below it, even mvn -v: one can load a library of its choice"),
+          every_folder=True),
+    # Read by every mvn there too: maven.config's lines are added to its command line (the local
+    # repository, settings, -f another pom), and extensions.xml makes it load a jar, by those, into
+    # its own core before any project is read (with no pom.xml at all, for any goal).
+    Entry(".mvn/maven.config", False, N_("Maven's mvn adds the options in it to every command it runs in this folder "
+                                         "or one below it: which repository and settings it uses, which project it "
+                                         "builds"), every_folder=True),
+    Entry(".mvn/extensions.xml", False, N_("Maven's mvn loads the extensions it lists into itself for every build in "
+                                           "this folder or one below it, even where no pom.xml names them"),
           every_folder=True),
     Entry(".bashrc", False, _SHELL),
     Entry(".bash_profile", False, _SHELL),
@@ -310,6 +325,8 @@ GIT_FILE = N_("it says which git folder, and so which hooks and settings, git us
 HOOKS_PATH = N_("git runs the hooks in it (core.hooksPath names it)")
 HIDDEN_SECRET = N_("a place the sandbox hides when it exists (keys, credentials): the programs that read it run "
                    "the commands its settings name (ssh's ProxyCommand, kubectl's and aws's credential commands)")
+DIRENV_LOADS = N_("an .envrc of the workspace makes direnv load it (a file it sources, a .env, a folder it puts "
+                  "first on PATH) every time you enter that folder, without asking again")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 

@@ -192,6 +192,7 @@ def test_an_entry_of_several_parts_read_from_every_folder_covers_it_at_any_depth
     for parts in (("src", ".config", "mise.toml"), ("src", ".config", "mise", "conf.d", "tools.toml"),
                   ("a", "b", "rust-toolchain.toml"), ("a", "mise", "config.toml"), ("src", ".cargo", "config.toml"),
                   ("src", ".cargo", "config"), ("src", ".mvn", "jvm.config"),
+                  ("src", ".mvn", "maven.config"), ("a", ".mvn", "extensions.xml"),
                   ("src", ".Renviron"), ("a", "b", ".RData")):
         assert runs_code.entry_of(parts, entries) is not None, parts
     assert runs_code.entry_of(("src", "config.toml"), entries) is None

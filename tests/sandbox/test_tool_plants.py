@@ -779,6 +779,26 @@ async def test_planted_maven_java_options_load_nothing_at_mvn_version(jail: Jail
     assert (".mvn/jvm.config" if folder == "." else f"{folder}/.mvn/jvm.config") in planted
 
 
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_planted_maven_options_and_core_extensions_are_put_aside(jail: Jail, folder: str) -> None:
+    """``.mvn/maven.config`` is added to every mvn's command line there and below (its local
+    repository: ``-Dmaven.repo.local=``), and ``.mvn/extensions.xml`` makes mvn load a jar from that
+    repository into its own core, before any project is read, with no ``pom.xml`` naming it (seen
+    with Maven 3.8.7: "Populating class realm coreExtension>evil:ext:1.0 / Included
+    <workspace>/repo/evil/ext/1.0/ext-1.0.jar" at ``mvn validate``)."""
+    ws = jail.workspace
+    extension = "<extensions><extension><groupId>evil</groupId><artifactId>ext</artifactId><version>1.0</version>" \
+                "</extension></extensions>"
+    command = (f"mkdir -p {folder}/.mvn && echo '-Dmaven.repo.local=repo' > {folder}/.mvn/maven.config && "
+               f"echo '{extension}' > {folder}/.mvn/extensions.xml")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    planted = {p["path"] for p in result.metadata["sandbox"]["planted"]}
+    prefix = "" if folder == "." else f"{folder}/"
+    assert {f"{prefix}.mvn/maven.config", f"{prefix}.mvn/extensions.xml"} <= planted, result.output
+    assert not (ws / folder / ".mvn/maven.config").exists() and not (ws / folder / ".mvn/extensions.xml").exists()
+
+
 needs_r = pytest.mark.skipif(shutil.which("R") is None, reason="needs R to show what its start-up files do")
 
 
@@ -1129,3 +1149,25 @@ async def test_a_secret_folder_that_did_not_exist_gets_no_settings_of_the_comman
     _person_runs_kubectl(jail)
     assert _ran(jail) == 0, result.output
     assert ".kube" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+#: A task VS Code runs by itself when the folder is opened (``runOptions.runOn: folderOpen``), in
+#: a folder it trusts: every folder below one the person trusted is.
+_FOLDER_OPEN_TASK = ('{"version": "2.0.0", "tasks": [{"label": "x", "type": "shell", "command": "id", '
+                     '"runOptions": {"runOn": "folderOpen"}}]}')
+
+
+@pytest.mark.parametrize("planted", [".vscode/tasks.json", ".idea/runConfigurations/x.xml", ".mcp.json",
+                                     ".claude/settings.json", ".echo-desk/permissions.local.toml"])
+async def test_editor_and_agent_settings_planted_below_the_top_are_put_aside(jail: Jail, planted: str) -> None:
+    """An editor or agent opened on a sub-folder (a package of a monorepo) reads that folder's own
+    settings: not tried with the editors themselves (none is installed where the tests run), but
+    VS Code documents both that a folder-open task runs by itself and that trusting a folder
+    trusts every folder below it. Fail closed: the same as at the top."""
+    ws = jail.workspace
+    where = f"{_BELOW}/{planted}"
+    command = f"mkdir -p \"$(dirname {where})\" && printf '%s' '{_FOLDER_OPEN_TASK}' > {where}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not (ws / where).exists(), result.output
+    assert any(p["path"].startswith(f"{_BELOW}/{planted.split('/')[0]}") for p in result.metadata["sandbox"]["planted"])
