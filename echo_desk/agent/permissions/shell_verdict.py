@@ -624,7 +624,10 @@ def _reads_listed_files(words: tuple[Word, ...]) -> bool:
 
 #: A jq program's module directives and builtins that read files found through a search path
 #: the program itself may give (``{search: "~/.ssh"}``; ``~`` and ``$ORIGIN`` expanded by jq).
-_JQ_READS = re.compile(r"\b(?:import|include)\s*\"|\b(?:modulemeta|get_search_list)\b")
+#: The keyword alone counts, not the keyword and its path: jq takes a comment or a line break
+#: between them (``import # …`` then ``"keys"`` on the next line). Not a field (``.include``) or
+#: a variable (``$import``) or a file name (``include.json``), which read nothing.
+_JQ_READS = re.compile(r"(?<![.$\w])(?:import|include)(?![\w.])|\b(?:modulemeta|get_search_list)\b")
 #: jq's options that take the program from a file (its directives not on the line): ``-f``
 #: alone or last in a cluster (``-nf``), ``--from-file``.
 _JQ_PROGRAM_FILE = re.compile(r"-[a-zA-Z]*f|--from-file(?:=.*)?", re.DOTALL)

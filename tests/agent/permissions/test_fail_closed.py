@@ -645,6 +645,9 @@ def test_reading_options_that_start_a_helper_program(setup: Setup) -> None:
     "jq -n 'import \"keys\" as $k {search: \"~/.ssh\"}; $k'",
     "jq -nc 'include \"lib\" {search: \"~/.ssh\"}; leak'",
     "jq -n '\"keys\" | modulemeta'",
+    # a comment or a line break between the keyword and its path (jq reads past both)
+    "jq -n 'import # c\n\"keys\" as $k {search: \"~/.ssh\"}; $k'",
+    "jq -n 'include\n\"lib\" {search: \"~/.ssh\"}; leak'",
     # the program from a file: its directives are not on the line
     "jq -n -f out/p.jq", "jq -nf out/p.jq", "jq --from-file=out/p.jq -n", "jq --from-file out/p.jq -n",
 ])
