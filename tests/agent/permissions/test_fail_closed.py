@@ -483,6 +483,22 @@ def test_option_values_and_links_that_name_a_denied_path(setup: Setup) -> None:
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
+def test_a_lister_that_follows_links_below_what_it_lists_reads_a_denied_folder(setup: Setup) -> None:
+    """``ls out/home/.ssh`` asks under a read deny of ``~/.ssh/**``; ``find -L out`` and
+    ``du -aL out`` list the same folder through a link below ``out`` (they print
+    ``out/home/.ssh/id_rsa``), as do ``ls -aRL`` and ``tree -al``. Without the option that
+    follows links they do not enter it."""
+    (setup.workspace / "out" / "home").symlink_to(setup.home)
+    (setup.home / ".ssh" / "id_rsa").write_text("KEY\n", encoding="utf-8")
+    setup.write_user_rules(_rules("[ls|tree|du|find] **") + _rules("~/.ssh/**", tool="read", effect="deny"))
+    for line in ("ls -R out", "ls -L out", "tree out", "du -a out", "du -D out", "find out -name x", "find -L src",
+                 "ls -RL src", "tree -l src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("ls -aRL out", "ls -R --dereference out", "ls --recursive -L out", "tree -al out", "du -aL out",
+                 "du --dereference -a out", "find -L out", "find out -follow", "find -L . -name id_rsa", "du -aL"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_a_program_the_engine_does_not_know_may_run_its_words(setup: Setup) -> None:
     setup.write_user_rules(_rules("**", effect="allow-in-sandbox") + _rules("rm **", effect="deny"))
     for line in ("prlimit rm -rf src", "prlimit --nofile=256 rm -rf src", "setpriv rm -rf src"):
