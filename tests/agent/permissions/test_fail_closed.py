@@ -553,6 +553,34 @@ def test_a_checker_that_looks_read_only_writes_where_its_options_say(setup: Setu
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
+def test_ruff_reads_more_arguments_from_an_at_file_anywhere_on_its_line(setup: Setup) -> None:
+    """ruff expands ``@file`` (any word, any subcommand, after ``--`` too) into the file's words
+    before it reads its options: ``ruff check @out/args`` takes ``--output-file=…`` from a file
+    the agent may write, ``ruff check @~/.ssh/id_rsa`` reads the key. A rule's ``**`` does not
+    cover an ``@`` word."""
+    setup.write_user_rules(_rules("ruff check **", "ruff **", "python -m ruff **"))
+    for line in ("ruff check src", "ruff check --fix src", "python -m ruff check src", "ruff format src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("ruff check @out/args", "ruff check src @out/args", "ruff check -- @out/args", "ruff @out/args",
+                 "ruff format @out/args src", "python -m ruff check @out/args", "python3 -m ruff check src -- @x"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_pip_general_options_write_or_run_under_a_listing_rule(setup: Setup) -> None:
+    """pip's general options go with every subcommand: ``pip list --log ~/.bashrc`` appends pip's
+    log to your shell's start-up file, ``--cache-dir`` writes, ``--python`` runs another program.
+    A listing command's own options are known; one that is not asks."""
+    setup.write_user_rules(_rules("[pip list|pip3 list|pip freeze|pip show|pip check|python -m pip list|pip install] **"))
+    for line in ("pip list", "pip list --outdated --format=json", "pip3 list -l --not-required", "pip freeze --all",
+                 "pip show -f requests", "pip check", "python -m pip list -v", "pip install -e .", "pip list --path out"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("pip list --log ~/.bashrc", "pip list --log=PWNED", "pip list --log-f PWNED", "pip list --local-log x",
+                 "pip3 list --log-file x", "pip show pip --log- x", "pip freeze --cache-dir=x", "pip check --log x",
+                 "python -m pip list --log x", "pip list --python ./x", "pip list --keyring-provider=subprocess",
+                 "pip list --not-known", "pip freeze -r out/req.txt", "pip install --log x .", "pip list --log $F"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_xxd_and_tree_write_files_named_in_their_arguments(setup: Setup) -> None:
     """``xxd IN OUT`` writes OUT; ``tree -o FILE`` writes FILE and ``tree -R`` a page into every
     folder. Neither program only reads: the files are judged by the write rules, the options
