@@ -51,9 +51,11 @@ def mypy_reading(argv: Argv, program: str) -> Reading:
 def ruff_flags(argv: Argv, offset: int = 1) -> list[Flag]:
     """``ruff [global options] check …``: the options of ``check`` (``--output-file``,
     ``--cache-dir`` write, ``--config`` changes the settings). Another subcommand's options are
-    not known here: each must be named by the rule."""
+    not known here: each must be named by the rule. ruff expands ``@file`` anywhere on its
+    line into the file's words before it reads its options (``ruff check @out/args`` takes
+    ``--output-file=…`` from out/args), so each ``@`` word is a file of options."""
     parsed = read_options(argv[offset:], table.RUFF_GLOBAL)
-    found = flags_of(parsed, table.RUFF_GLOBAL)
+    found = flags_of(parsed, table.RUFF_GLOBAL) + _argument_files(argv, offset)
     if parsed.rest is None:
         return found
     at = offset + parsed.rest
@@ -66,6 +68,27 @@ def ruff_flags(argv: Argv, offset: int = 1) -> list[Flag]:
 
 def ruff_reading(argv: Argv, program: str) -> Reading:
     return Reading(program, flags=tuple(ruff_flags(argv)))
+
+
+PIP = re.compile(r"pip(3(\.\d+)?)?")
+
+
+def pip_flags(argv: Argv, offset: int = 1) -> list[Flag]:
+    """``pip [general options] SUBCOMMAND [options]``: the general options that write
+    (``--log``, ``--cache-dir``), run (``--python``) or read a key (``--cert``) wherever they
+    stand; the read-only subcommands (list, freeze, show, check) read strictly, so an option
+    of theirs not known asks."""
+    parsed = read_options(argv[offset:], table.PIP_BEFORE)
+    found = flags_of(parsed, table.PIP_BEFORE)
+    if parsed.rest is None:
+        return found
+    at = offset + parsed.rest
+    spec = table.PIP_READERS.get(argv[at] or "", table.PIP_GENERAL)
+    return found + flags_of(read_options(argv[at + 1:], spec), spec)
+
+
+def pip_reading(argv: Argv, program: str) -> Reading:
+    return Reading(program, flags=tuple(pip_flags(argv)))
 
 
 def _argument_files(argv: Argv, offset: int) -> list[Flag]:
@@ -111,6 +134,8 @@ def python_reading(argv: Argv, program: str) -> Reading:
                 found += mypy_flags(argv, i)
             elif letter == "m" and value == "ruff":
                 found += ruff_flags(argv, i)
+            elif letter == "m" and value is not None and PIP.fullmatch(value):
+                found += pip_flags(argv, i)
             return Reading(program, flags=tuple(found))
     if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
         found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))

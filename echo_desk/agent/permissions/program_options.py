@@ -410,6 +410,36 @@ RUFF_CHECK = OptionSet((
 RUFF_GLOBAL = OptionSet((*flags("-h|--help -V|--version -v|--verbose -q|--quiet -s|--silent --isolated"),
                          opt("--config", V, CONFIG)), abbreviations=False, permute=False)
 
+#: pip 22-26 (optparse: options anywhere after the subcommand, unique prefixes of long options).
+#: Its general options go with every subcommand: ``--log`` writes (appends) its log where it
+#: says (``pip list --log ~/.bashrc``), ``--cache-dir`` writes, ``--python`` runs another
+#: interpreter with pip's arguments, ``--keyring-provider subprocess`` runs ``keyring``,
+#: ``--cert``/``--client-cert`` read a file as a key.
+_PIP_GENERAL = (
+    *flags("-h|--help --debug --isolated --require-virtualenv|--require-venv -v|--verbose -q|--quiet --no-input "
+           "--no-proxy-env --no-cache-dir --disable-pip-version-check --no-color --no-python-version-warning"),
+    *values("--proxy --retries --timeout|--default-timeout --exists-action --trusted-host --use-feature "
+            "--use-deprecated --resume-retries"),
+    opt("--python", V, RUNS), opt("--keyring-provider", V, RUNS), opt("--log --log-file --local-log", V, WRITES),
+    opt("--cache-dir", V, WRITES), opt("--cert --client-cert", V, CONFIG),
+)
+_PIP_INDEX = (*flags("--no-index"), *values("-i|--index-url|--pypi-url --extra-index-url -f|--find-links "
+                                            "--refresh-package --uploaded-prior-to"))
+#: pip's general options alone (before the subcommand, and with a subcommand not listed below,
+#: whose own options are left to the rule).
+PIP_GENERAL = OptionSet(_PIP_GENERAL, strict=False)
+PIP_BEFORE = OptionSet(_PIP_GENERAL, strict=False, permute=False)
+#: The subcommands that only read the environment, with their options (one not listed asks).
+PIP_READERS: dict[str, OptionSet] = {
+    "list": OptionSet((*_PIP_GENERAL, *_PIP_INDEX, *flags(
+        "-o|--outdated -u|--uptodate -e|--editable -l|--local --user --pre --not-required --exclude-editable "
+        "--include-editable"), *values("--format --path --exclude"))),
+    "freeze": OptionSet((*_PIP_GENERAL, *flags("-l|--local --user --all --exclude-editable"),
+                         *values("--path --exclude"), opt("-r --requirement", V, CONFIG))),
+    "show": OptionSet((*_PIP_GENERAL, *flags("-f|--files"))),
+    "check": OptionSet(_PIP_GENERAL),
+}
+
 #: tree (2.x): ``-o FILE`` writes the listing to FILE, ``-R`` writes 00Tree.html into every folder.
 TREE = OptionSet((
     *flags("-a -d -l -f -x -i -s -h -u -g -D -F -q -N -Q -p -v -t -c -r -U -S -n -C -A -J -X --du --si --prune "
@@ -459,11 +489,14 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    # pip's user settings (any option: ``log``, ``cache-dir`` write).
+    **dict.fromkeys(("pip", "pip3"), (".pip/pip.conf",)),
     **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
 }
 CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
     "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
+    **dict.fromkeys(("pip", "pip3"), ("pip/pip.conf",)),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
 #: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/

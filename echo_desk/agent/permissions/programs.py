@@ -22,9 +22,11 @@ from functools import lru_cache
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.git_reading import git_reading
 from echo_desk.agent.permissions.interpreters import (
+    PIP,
     PYTHON,
     interpreter,
     mypy_reading,
+    pip_reading,
     pytest_reading,
     python_reading,
     ruff_reading,
@@ -139,6 +141,8 @@ def _read(argv: Argv) -> Reading:
         return shell_reading(argv, program)
     if PYTHON.fullmatch(program):
         return python_reading(argv, program)
+    if PIP.fullmatch(program):
+        return pip_reading(argv, program)
     reader = _READERS.get(program)
     if reader is not None:
         return reader(argv, program)

@@ -639,6 +639,14 @@ def _long_prefix(word: str, option: str) -> bool:
     return len(name) > 2 and name.startswith("--") and option.startswith(name)
 
 
+#: Listers and the options with which they follow links below what they list (a letter: a short
+#: option, clustered too; a name: a long option or a unique prefix of it, or find's ``-follow``).
+_LISTS_THROUGH_LINKS: dict[str, frozenset[str]] = {
+    "ls": frozenset({"R", "recursive", "L", "dereference"}), "tree": frozenset({"l"}),
+    "du": frozenset({"L", "dereference"}), "find": frozenset({"L", "follow"}),
+}
+
+
 def _follows_links(words: tuple[Word, ...]) -> bool:
     """Whether the command reads folders recursively following the links in them (``grep -R``,
     ``rg -L``, ``diff -r``)."""
@@ -648,6 +656,20 @@ def _follows_links(words: tuple[Word, ...]) -> bool:
         ended = values.index("--") if "--" in values else len(values)
         return any(v is None or (_long_prefix(v, "--recursive") and len(v) > 4)
                    or (v[:1] == "-" and v[1:2] != "-" and "r" in v) for v in values[:ended])
+    if program in _LISTS_THROUGH_LINKS:
+        # Listers that follow the links below what they list (`ls -RL`, `tree -l`, `du -L`,
+        # `find -L`/`-follow`) show a denied folder's names and sizes as `ls` of it would.
+        values = [w.value for w in words[1:]]
+        ended = values.index("--") if "--" in values and program != "find" else len(values)
+        needs = _LISTS_THROUGH_LINKS[program]
+        letters = {c for v in values[:ended] if v is not None and v[:1] == "-" and v[1:2] != "-" for c in v[1:]}
+        longs = {v.partition("=")[0] for v in values[:ended] if v is not None and v.startswith("--")}
+        found = {n for n in needs if (len(n) == 1 and n in letters) or (len(n) > 1 and any(
+            _long_prefix(word, "--" + n) and len(word) > 5 for word in longs)) or ("-" + n in values[:ended])}
+        if program == "ls":
+            return any(v is None for v in values[:ended]) or (bool(found & {"R", "recursive"})
+                                                               and bool(found & {"L", "dereference"}))
+        return any(v is None for v in values[:ended]) or bool(found)
     spec, names = {"grep": (table.GREP, {"-R"}), "egrep": (table.GREP, {"-R"}), "fgrep": (table.GREP, {"-R"}),
                    "rg": (table.RG, {"-L"})}.get(program or "", (None, set()))
     if spec is None:

@@ -483,6 +483,22 @@ def test_option_values_and_links_that_name_a_denied_path(setup: Setup) -> None:
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
+def test_a_lister_that_follows_links_below_what_it_lists_reads_a_denied_folder(setup: Setup) -> None:
+    """``ls out/home/.ssh`` asks under a read deny of ``~/.ssh/**``; ``find -L out`` and
+    ``du -aL out`` list the same folder through a link below ``out`` (they print
+    ``out/home/.ssh/id_rsa``), as do ``ls -aRL`` and ``tree -al``. Without the option that
+    follows links they do not enter it."""
+    (setup.workspace / "out" / "home").symlink_to(setup.home)
+    (setup.home / ".ssh" / "id_rsa").write_text("KEY\n", encoding="utf-8")
+    setup.write_user_rules(_rules("[ls|tree|du|find] **") + _rules("~/.ssh/**", tool="read", effect="deny"))
+    for line in ("ls -R out", "ls -L out", "tree out", "du -a out", "du -D out", "find out -name x", "find -L src",
+                 "ls -RL src", "tree -l src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("ls -aRL out", "ls -R --dereference out", "ls --recursive -L out", "tree -al out", "du -aL out",
+                 "du --dereference -a out", "find -L out", "find out -follow", "find -L . -name id_rsa", "du -aL"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_a_program_the_engine_does_not_know_may_run_its_words(setup: Setup) -> None:
     setup.write_user_rules(_rules("**", effect="allow-in-sandbox") + _rules("rm **", effect="deny"))
     for line in ("prlimit rm -rf src", "prlimit --nofile=256 rm -rf src", "setpriv rm -rf src"):
@@ -534,6 +550,34 @@ def test_a_checker_that_looks_read_only_writes_where_its_options_say(setup: Setu
                  "python -m mypy --junit-xml=PWNED src", "ruff check --output-file ~/.bashrc src",
                  "ruff check -o PWNED src", "ruff check --cache-dir PWNED src", "ruff check --config x.toml src",
                  "ruff --config 'cache-dir = \"x\"' check src", "python -m ruff check --output-file=PWNED src"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_ruff_reads_more_arguments_from_an_at_file_anywhere_on_its_line(setup: Setup) -> None:
+    """ruff expands ``@file`` (any word, any subcommand, after ``--`` too) into the file's words
+    before it reads its options: ``ruff check @out/args`` takes ``--output-file=…`` from a file
+    the agent may write, ``ruff check @~/.ssh/id_rsa`` reads the key. A rule's ``**`` does not
+    cover an ``@`` word."""
+    setup.write_user_rules(_rules("ruff check **", "ruff **", "python -m ruff **"))
+    for line in ("ruff check src", "ruff check --fix src", "python -m ruff check src", "ruff format src"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("ruff check @out/args", "ruff check src @out/args", "ruff check -- @out/args", "ruff @out/args",
+                 "ruff format @out/args src", "python -m ruff check @out/args", "python3 -m ruff check src -- @x"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_pip_general_options_write_or_run_under_a_listing_rule(setup: Setup) -> None:
+    """pip's general options go with every subcommand: ``pip list --log ~/.bashrc`` appends pip's
+    log to your shell's start-up file, ``--cache-dir`` writes, ``--python`` runs another program.
+    A listing command's own options are known; one that is not asks."""
+    setup.write_user_rules(_rules("[pip list|pip3 list|pip freeze|pip show|pip check|python -m pip list|pip install] **"))
+    for line in ("pip list", "pip list --outdated --format=json", "pip3 list -l --not-required", "pip freeze --all",
+                 "pip show -f requests", "pip check", "python -m pip list -v", "pip install -e .", "pip list --path out"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("pip list --log ~/.bashrc", "pip list --log=PWNED", "pip list --log-f PWNED", "pip list --local-log x",
+                 "pip3 list --log-file x", "pip show pip --log- x", "pip freeze --cache-dir=x", "pip check --log x",
+                 "python -m pip list --log x", "pip list --python ./x", "pip list --keyring-provider=subprocess",
+                 "pip list --not-known", "pip freeze -r out/req.txt", "pip install --log x .", "pip list --log $F"):
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
