@@ -9,6 +9,7 @@ from __future__ import annotations
 import gettext
 import locale
 import os
+import string
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -203,10 +204,64 @@ def for_person(model_text: str, msgid: str, **params: object) -> str:
 
 def _shown_params(params: dict[str, object]) -> dict[str, object]:
     # A tuple of names is listed with the language's own separator ("a, b" / "a、b").
-    return {k: v.again() if isinstance(v, Deferred) else list_text(v) if isinstance(v, tuple) else v
+    return {k: v.again() if isinstance(v, Deferred) else list_text(shown(x) for x in v) if isinstance(v, tuple) else v
             for k, v in params.items()}
 
 
 def shown(text: str) -> str:
     """``text`` in the current language if it was built with ``deferred``, else as it is."""
     return text.again() if isinstance(text, Deferred) else text
+
+
+def deferred_as_json(text: str) -> dict[str, object] | None:
+    """What makes ``text`` re-translatable, as JSON (stored with a conversation, so a reopened
+    card speaks the language of the moment too); ``None`` for plain text."""
+    if not isinstance(text, Deferred):
+        return None
+    return {"msgid": text.msgid, "params": {k: _param_as_json(v) for k, v in text.params.items()}}
+
+
+def _param_as_json(value: object) -> object:
+    if isinstance(value, Deferred):
+        return {"deferred": {"text": str(value), **(deferred_as_json(value) or {})}}
+    if isinstance(value, tuple | list):
+        return {"list": [_param_as_json(v) for v in value]}
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return str(value)
+
+
+def deferred_from_json(text: str, stored: object) -> str:
+    """``text`` made re-translatable again from what ``deferred_as_json`` stored; ``text`` as it
+    is when the stored value does not read back. It comes from a file the person can edit, so
+    a message is only formatted when each of its fields is a plain name given a value: a field
+    such as ``{x.__class__}`` would read attributes, a missing one would raise."""
+    if not isinstance(stored, dict):
+        return text
+    msgid, params = stored.get("msgid"), stored.get("params")
+    if not isinstance(msgid, str) or not isinstance(params, dict):
+        return text
+    restored = {k: _param_from_json(v) for k, v in params.items() if isinstance(k, str)}
+    if not all(_formats_safely(m, restored) for m in (msgid, _(msgid))):
+        return text
+    return Deferred(text, msgid, restored)
+
+
+def _param_from_json(value: object) -> object:
+    if isinstance(value, dict) and isinstance(value.get("list"), list):
+        return tuple(_param_from_json(v) for v in value["list"])
+    if isinstance(value, dict) and isinstance(value.get("deferred"), dict):
+        inner = value["deferred"]
+        text = inner.get("text")
+        return deferred_from_json(text, inner) if isinstance(text, str) else ""
+    return value if value is None or isinstance(value, str | bool | int | float) else str(value)
+
+
+def _formats_safely(message: str, params: dict[str, object]) -> bool:
+    try:
+        fields = [(name, spec, conversion) for _text, name, spec, conversion in string.Formatter().parse(message)
+                  if name is not None]
+    except ValueError:
+        return False
+    return all(name in params and name.isidentifier() and not spec and conversion is None
+               for name, spec, conversion in fields)

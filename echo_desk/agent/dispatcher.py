@@ -39,6 +39,7 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.worker import ToolWorkerPool
 from echo_desk.common.storable import storable_text
+from echo_desk.i18n import N_, for_person
 from echo_desk.store.audit import AuditLog
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.results import ErrorKind, ToolError, ToolResult
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 STOPPED_HANDLER_WAIT_SECONDS = 5.0
 
 #: What a stopped handler left when it told nothing (its changes, if any, are added).
-_STOPPED = ToolResult.fail(ErrorKind.CANCELLED, "stopped while it ran")
+_STOPPED = ToolResult.fail(ErrorKind.CANCELLED, for_person("stopped while it ran", N_("You stopped this call.")))
 
 
 class Dispatcher:

@@ -26,6 +26,9 @@ DENIED_KEY = "denied_by_person"
 #: ``{"cause": store.not_saved.failure_cause, "error": the system's words}``. The change was made;
 #: Revert cannot find it until the log takes it (the card says so instead of offering Revert).
 UNDO_NOT_RECORDED_KEY = "undo_not_recorded"
+#: Stored with a failed call's envelope (not an envelope field: the model never reads it): what
+#: makes its error re-translatable (``i18n.deferred_as_json``), for the reopened card.
+ERROR_FOR_PERSON_KEY = "error_for_person"
 
 
 @dataclass(frozen=True, kw_only=True)

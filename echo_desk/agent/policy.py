@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
+from echo_desk.i18n import N_, for_person, quoted_later
 from echo_desk.store.settings import ALL_CAPABILITIES, Settings, ToolPolicy
 from echo_desk.tools.results import SANDBOX_TARGET, Placement, RiskLevel, Target, ToolPreview
 
@@ -76,9 +77,11 @@ def effective_risk(entry: RegisteredTool, settings: Settings) -> RiskLevel:
 def grant_problem(entry: RegisteredTool, risk: RiskLevel, scope: Scope) -> str:
     """Why this scope may not run the tool, or '' when it may."""
     if scope.read_only and risk is not RiskLevel.READ:
-        return f"tool '{entry.name}' ({risk.value}) is not available in a read-only scope"
+        return for_person(f"tool '{entry.name}' ({risk.value}) is not available in a read-only scope",
+                          N_("{name} may change things, and this task may only read."), name=quoted_later(entry.name))
     if not scope.grants(entry.name, risk):
-        return f"tool '{entry.name}' was not granted to {scope.label or 'this scope'}"
+        return for_person(f"tool '{entry.name}' was not granted to {scope.label or 'this scope'}",
+                          N_("{name} was not given to this task."), name=quoted_later(entry.name))
     return ""
 
 

@@ -11,11 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import ValidationError
-
 from echo_desk.agent.host import ApprovalRequest
-from echo_desk.agent.schema_checks import describe_validation_error, validation_errors
-from echo_desk.i18n import N_, deferred, for_person
+from echo_desk.agent.schema_checks import validation_errors, validation_text
+from echo_desk.i18n import N_, deferred
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS, Tool
 from echo_desk.tools.results import ToolPreview
 
@@ -45,27 +43,8 @@ def checked_arguments(tool: Tool, arguments: object) -> dict[str, Any]:
                                        name=hidden[0]))
     errors = validation_errors(tool.parameters, arguments)
     if errors:
-        raise RevisionRefused(_for_person(errors[0], "; ".join(describe_validation_error(e) for e in errors[:5])))
+        raise RevisionRefused(validation_text(errors))
     return dict(arguments)
-
-
-def _for_person(error: ValidationError, model_text: str) -> str:
-    """The first error in the person's words for the two mistakes an edit makes most (a name
-    left out, a name the tool does not take); the validator's own sentence otherwise."""
-    instance, expected = error.instance, error.validator_value
-    if error.absolute_path or not isinstance(instance, dict):
-        return model_text
-    if error.validator == "required" and isinstance(expected, list):
-        missing = tuple(n for n in expected if n not in instance)
-        if missing:
-            return for_person(model_text, N_("missing argument: {names}"), names=missing)
-    if error.validator == "additionalProperties" and expected is False and isinstance(error.schema, dict):
-        known = tuple(sorted(error.schema.get("properties") or {}))
-        extra = tuple(n for n in instance if n not in known)
-        if extra:
-            return for_person(model_text, N_("the tool takes no argument {names} (it takes: {known})"),
-                              names=extra, known=known)
-    return model_text
 
 
 def told_to_model(visible: dict[str, Any]) -> str:

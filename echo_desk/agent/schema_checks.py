@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
 from echo_desk.agent.schema_quick import Quick, compile_quick
+from echo_desk.i18n import N_, deferred, for_person
 
 # Keywords whose value is one subschema / a list of subschemas / a map of name -> subschema.
 _SINGLE = (
@@ -29,6 +30,11 @@ _SINGLE = (
 )
 _LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+
+#: A JSON type as the person reads it (the model reads the JSON name).
+_TYPES_FOR_PERSON = {"string": N_("text"), "integer": N_("a whole number"), "number": N_("a number"),
+                     "boolean": N_("true or false"), "array": N_("a list"), "object": N_("an object"),
+                     "null": N_("empty")}
 
 _JSON_TYPE_NAMES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
                     (list, "array"), (dict, "object"), (type(None), "null"))
@@ -297,3 +303,38 @@ def describe_validation_error(error: ValidationError) -> str:
     if describe is None:
         return f"{subject}: {error.message}"
     return f"{subject}: {describe()}, {got}"
+
+
+def validation_text(errors: list[ValidationError]) -> str:
+    """What is wrong with a call's arguments: the model reads a sentence per error (the first
+    five); the person reads the first in their language (``for_person``), for the mistakes a
+    call makes most (a name left out, a name the tool does not take, a value of the wrong type)
+    and with the validator's sentence otherwise."""
+    model_text = "; ".join(describe_validation_error(e) for e in errors[:5])
+    first = errors[0]
+    where = _field(first.absolute_path)
+    kind, expected, instance = first.validator, first.validator_value, first.instance
+    if kind == "required" and isinstance(instance, dict) and isinstance(expected, list):
+        missing = tuple(f"{where}.{n}" if where else n for n in expected if n not in instance)
+        if missing:
+            return for_person(model_text, N_("missing argument: {names}"), names=missing)
+    if kind == "additionalProperties" and expected is False and isinstance(instance, dict) \
+            and isinstance(first.schema, dict):
+        known = tuple(sorted(first.schema.get("properties") or {}))
+        extra = tuple(n for n in instance if n not in known)
+        if extra:
+            return for_person(model_text, N_("the tool takes no argument {names} (it takes: {known})"),
+                              names=extra, known=known)
+    if kind == "type" and where:
+        kinds = [str(k) for k in expected] if isinstance(expected, list) else [str(expected)]
+        wanted = _type_for_person(kinds[0])
+        for other in kinds[1:]:
+            wanted = deferred(N_("{first} or {second}"), first=wanted, second=_type_for_person(other))
+        return for_person(model_text, N_("argument {name} should be {expected}, not {got}"),
+                          name=where, expected=wanted, got=_type_for_person(_json_type(instance)))
+    return for_person(model_text, N_("the arguments do not fit the tool: {detail}"), detail=model_text)
+
+
+def _type_for_person(json_type: str) -> str:
+    msgid = _TYPES_FOR_PERSON.get(json_type)
+    return deferred(msgid) if msgid else json_type

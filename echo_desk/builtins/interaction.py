@@ -98,7 +98,7 @@ class AskUser(BuiltinTool[AskArguments], ElicitationTool):
                             asked_by=ctx.scope_label or "agent")
         answer = await ctx.host.ask(question)
         if answer.action is AnswerAction.CANCEL:
-            raise CancelledByUser("the person dismissed the question")
+            raise CancelledByUser(for_person("the person dismissed the question", N_("You dismissed the question.")))
         if not answer.accepted:
             return ToolResult.ok("The person declined to answer.", metadata={"action": answer.action.value})
         if form is not None:

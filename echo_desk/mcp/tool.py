@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from echo_desk.i18n import N_, current_language, deferred
+from echo_desk.i18n import N_, current_language, deferred, for_person, quoted_later
 from echo_desk.tools import (
     CancelledByUser,
     ErrorKind,
@@ -88,8 +88,11 @@ class MCPTool(Tool):
             # open is not the one the person approved this call for.
             where = self._manager.server_target(self.server)
             if [(t.kind, t.value) for t in ctx.preview.targets] != [("server", where)]:
-                return ToolResult.fail(ErrorKind.BUSINESS, f"the MCP server {self.server!r} is {where} now, not the "
-                                       "one shown when the call was approved (it changed since); nothing was sent")
+                return ToolResult.fail(ErrorKind.BUSINESS, for_person(
+                    f"the MCP server {self.server!r} is {where} now, not the one shown when the call was "
+                    "approved (it changed since); nothing was sent",
+                    N_("The MCP server {server} changed while you were deciding: it is {where} now. "
+                       "Nothing was sent."), server=quoted_later(self.server), where=where))
         # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
         # cancels the request on the manager's loop, which sends notifications/cancelled.
         call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)
@@ -112,7 +115,7 @@ class MCPTool(Tool):
             return await call
         except asyncio.CancelledError:
             if stopped:
-                raise CancelledByUser(f"{self.name} was cancelled") from None
+                raise CancelledByUser(for_person(f"{self.name} was cancelled", N_("You stopped this call."))) from None
             raise
         finally:
             if handle is not None:

@@ -10,7 +10,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: The built-in tools, and the shared file code whose errors they pass on as they are.
 SOURCES = [*sorted((ROOT / "echo_desk" / "builtins").rglob("*.py")), ROOT / "echo_desk" / "agent" / "delegate.py",
-           *(ROOT / "echo_desk" / "common" / f"{name}.py" for name in ("fs", "entries", "atomic", "xattrs", "textcodec"))]
+           *(ROOT / "echo_desk" / "common" / f"{name}.py" for name in ("fs", "entries", "atomic", "xattrs", "textcodec")),
+           # The dispatcher's own refusals and failures, shown on the same card.
+           *sorted((ROOT / "echo_desk" / "agent" / "pipeline").glob("*.py")), ROOT / "echo_desk" / "agent" / "dispatcher.py",
+           ROOT / "echo_desk" / "tools" / "context.py", ROOT / "echo_desk" / "mcp" / "tool.py"]
 
 
 def _plain_text(node: ast.expr) -> bool:
@@ -24,13 +27,16 @@ def _plain_text(node: ast.expr) -> bool:
 
 
 def _message(call: ast.Call) -> ast.expr | None:
-    """The message of ``ToolError(message)``, ``bad(message)``, ``ToolResult.fail(kind, message)``,
+    """The message of ``ToolError(message)``, ``bad(message)``, ``CancelledByUser(message)``,
+    ``CallStopped(kind, message)``, ``ToolResult.fail(kind, message)``,
     ``ToolResult(..., error=message)`` and an error class's ``super().__init__(message)``."""
     func = call.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     keyword = {k.arg: k.value for k in call.keywords}
-    if name in ("ToolError", "bad"):
+    if name in ("ToolError", "bad", "CancelledByUser"):
         return call.args[0] if call.args else keyword.get("message")
+    if name == "CallStopped":
+        return call.args[1] if len(call.args) > 1 else keyword.get("error")
     if name == "fail" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
             and func.value.id == "ToolResult":
         return call.args[1] if len(call.args) > 1 else keyword.get("error")
@@ -61,6 +67,8 @@ def test_the_check_finds_a_message_written_only_for_the_model() -> None:
     assert plain_messages('return ToolResult(success=False, error=f"sub-agent {e}", error_kind=k)')
     assert plain_messages('raise bad("give \'glob\', \'regex\' or both")')
     assert plain_messages('class Binary(ToolError):\n def __init__(self, w):\n  super().__init__(f"{w} is binary")')
+    assert plain_messages('raise CallStopped(ErrorKind.REJECTED, f"refused by {rule}")')
+    assert plain_messages('raise CancelledByUser("the person dismissed the question")')
     assert not plain_messages('raise ToolError(for_person(f"{t} exists", N_("{path} exists"), path=t))')
     assert not plain_messages('return ToolResult.fail(exc.kind, exc.message)')
 

@@ -30,7 +30,7 @@ from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.subagents import SpawnPreview
 from echo_desk.common.hunks import bind_selection, selection_problem
-from echo_desk.i18n import N_, deferred, locale_dir_of
+from echo_desk.i18n import N_, deferred, for_person, locale_dir_of, quoted_later
 from echo_desk.store.redact import redact
 from echo_desk.store.settings import ToolPolicy
 from echo_desk.tools.context import HunkSelection
@@ -62,8 +62,12 @@ async def approve(call: Call, rules: RulesVerdict | None, ruled: Ruling) -> None
     if ruled.verdict is ApprovalVerdict.DENY:
         record.decision = Decision.DENIED
         if ruled.deciding is not None:
-            raise CallStopped(ErrorKind.REJECTED, f"refused by {ruled.provenance}")
-        raise CallStopped(ErrorKind.REJECTED, f"tool '{call.name}' is set to 'Never' in settings")
+            raise CallStopped(ErrorKind.REJECTED, for_person(f"refused by {ruled.provenance}",
+                                                             N_("A permission rule refused this call: {rule}."),
+                                                             rule=ruled.provenance))
+        raise CallStopped(ErrorKind.REJECTED, for_person(f"tool '{call.name}' is set to 'Never' in settings",
+                                                         N_("{name} is set to “Never” in Settings › Tools."),
+                                                         name=quoted_later(call.name)))
     unrecorded = ""
     if ruled.verdict is ApprovalVerdict.AUTO:
         unrecorded = await _would_go_unrecorded(call)
@@ -268,13 +272,16 @@ def _check_answer(record: CallRecord, request: ApprovalRequest, decision: Approv
         # An answer to something other than what was shown is no answer.
         record.decision = Decision.DENIED
         record.provenance = "person: answer did not match the request shown"
-        raise CallStopped(ErrorKind.REJECTED, "the approval did not match this call; nothing was done")
+        raise CallStopped(ErrorKind.REJECTED, for_person(
+            "the approval did not match this call; nothing was done",
+            N_("The answer did not match the call that was shown. Nothing was done.")))
     if not decision.allowed:
         record.decision = Decision.DENIED
         record.provenance = "person: denied"
         message = f": {decision.message}" if decision.message else ""
         # The card says it in the person's language from the metadata; the model reads the words.
-        raise CallStopped(ErrorKind.REJECTED, f"the person denied this call{message}",
+        raise CallStopped(ErrorKind.REJECTED, for_person(f"the person denied this call{message}",
+                                                         N_("You denied this call.")),
                           {DENIED_KEY: {"message": decision.message or ""}})
 
 
@@ -286,8 +293,10 @@ def _take_selection(call: Call, request: ApprovalRequest, decision: ApprovalDeci
                else f"'{call.name}' cannot write part of its changes")
     if problem:
         record.decision, record.provenance = Decision.DENIED, f"person: selection refused ({problem})"
-        raise CallStopped(ErrorKind.REJECTED, f"the hunk selection did not match what was shown: {problem}; "
-                                              "nothing was done")
+        raise CallStopped(ErrorKind.REJECTED, for_person(
+            f"the hunk selection did not match what was shown: {problem}; nothing was done",
+            N_("The changes you picked did not match what was shown ({problem}). Nothing was done."),
+            problem=problem))
     call.ctx.hunk_selection = HunkSelection({p: frozenset(i) for p, i in decision.selection.items()}, decision.message)
     numbers = {c.path: {h.id: n for n, h in enumerate(c.hunks, 1)} for c in request.file_changes}
     record.provenance += " (hunks: " + "; ".join(

@@ -10,8 +10,9 @@ from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.pipeline.call import CallRecord, CallStopped
 from echo_desk.agent.policy import effective_risk, grant_problem, is_enabled
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
-from echo_desk.agent.schema_checks import describe_validation_error, validation_errors
+from echo_desk.agent.schema_checks import validation_errors, validation_text
 from echo_desk.common.json_text import read_json
+from echo_desk.i18n import N_, deferred, for_person, quoted_later
 from echo_desk.store.settings import Settings
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.results import ErrorKind, RiskLevel
@@ -23,16 +24,23 @@ def admitted(record: CallRecord, registry: ToolRegistry, settings: Settings) -> 
     name = record.call.name
     entry = registry.get(name)
     if entry is None:
-        raise CallStopped(ErrorKind.UNKNOWN_TOOL, f"unknown tool '{name}'")
+        raise CallStopped(ErrorKind.UNKNOWN_TOOL, for_person(f"unknown tool '{name}'",
+                                                         N_("The agent called a tool that does not exist: {name}."),
+                                                         name=quoted_later(name)))
     record.entry = entry
     if not is_enabled(entry, settings):
-        raise CallStopped(ErrorKind.DISABLED, f"tool '{name}' is disabled in settings")
+        raise CallStopped(ErrorKind.DISABLED, for_person(f"tool '{name}' is disabled in settings",
+                                                     N_("{name} is switched off in Settings › Tools."),
+                                                     name=quoted_later(name)))
     risk = effective_risk(entry, settings)
     problem = grant_problem(entry, risk, record.scope)
     if problem:
         raise CallStopped(ErrorKind.NOT_GRANTED, problem)
     if not entry.tool.is_ready():
-        raise CallStopped(ErrorKind.DEPENDENCY, f"tool '{name}' is not ready: {entry.tool.readiness_detail()}")
+        detail = entry.tool.readiness_detail()
+        raise CallStopped(ErrorKind.DEPENDENCY, for_person(f"tool '{name}' is not ready: {detail}",
+                                                           N_("{name} is not ready: {detail}"),
+                                                           name=quoted_later(name), detail=detail))
     return entry, risk
 
 
@@ -45,8 +53,11 @@ def still_admitted(record: CallRecord, approved: RegisteredTool, risk: RiskLevel
     entry, now = admitted(record, registry, settings)
     if now is not risk or (entry is not approved and _definition(entry) != _definition(approved)):
         record.entry = approved
-        raise CallStopped(ErrorKind.REJECTED, f"tool '{approved.name}' changed while the approval was open "
-                                              "(its definition or risk is not the one shown); nothing was run")
+        raise CallStopped(ErrorKind.REJECTED, for_person(
+            f"tool '{approved.name}' changed while the approval was open "
+            "(its definition or risk is not the one shown); nothing was run",
+            N_("{name} changed while you were deciding, so what you approved is not what would run. "
+               "Nothing was run."), name=quoted_later(approved.name)))
     return entry
 
 
@@ -64,20 +75,22 @@ def parsed_arguments(record: CallRecord, entry: RegisteredTool) -> dict[str, Any
         params = read_json(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
         record.arguments = {"_unparsed": raw[:2000]}
-        raise CallStopped(ErrorKind.VALIDATION,
-                          f"arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
+        raise CallStopped(ErrorKind.VALIDATION, for_person(
+            f"arguments are not valid JSON ({exc.msg} at position {exc.pos})",
+            N_("The agent's arguments are not valid JSON (at character {position})."), position=exc.pos)) from None
     record.arguments = params
     if not isinstance(params, dict):
-        raise CallStopped(ErrorKind.VALIDATION, f"arguments must be a JSON object, got {type(params).__name__}")
+        raise CallStopped(ErrorKind.VALIDATION, for_person(
+            f"arguments must be a JSON object, got {type(params).__name__}",
+            N_("The agent's arguments are not a JSON object.")))
     if not RESERVED_HIDDEN_PARAMETERS.isdisjoint(params) or not params.keys().isdisjoint(tool.hidden_parameters):
         hidden = sorted(set(params) & (RESERVED_HIDDEN_PARAMETERS | set(tool.hidden_parameters)))
-        raise CallStopped(
-            ErrorKind.VALIDATION,
+        raise CallStopped(ErrorKind.VALIDATION, for_person(
             f"argument '{hidden[0]}' is not accepted: it is supplied by the application, not the model",
-        )
+            N_("argument {name} is supplied by the application and cannot be set"), name=hidden[0]))
     errors = validation_errors(tool.parameters, params)
     if errors:
-        raise CallStopped(ErrorKind.VALIDATION, "; ".join(describe_validation_error(e) for e in errors[:5]))
+        raise CallStopped(ErrorKind.VALIDATION, validation_text(errors))
     for name in tool.hidden_parameters:
         params[name] = record.scope.hidden.get(name, "")
     return params
@@ -88,8 +101,11 @@ def acquire_breaker(breakers: BreakerBoard, name: str) -> None:
     if breakers.try_acquire(name):
         return
     status = breakers.status(name)
-    raise CallStopped(
-        ErrorKind.DEPENDENCY,
+    last = status.last_error or deferred(N_("unknown"))
+    raise CallStopped(ErrorKind.DEPENDENCY, for_person(
         f"tool '{name}' is paused after {status.consecutive_failures} failures "
-        f"(last: {status.last_error or 'unknown'}); retry in {status.retry_in_seconds:.0f} s",
-    )
+        f"(last: {last}); retry in {status.retry_in_seconds:.0f} s",
+        N_("{name} is paused after {count} failures in a row (the last: {error}). "
+           "It can be tried again in {seconds} s."),
+        name=quoted_later(name), count=status.consecutive_failures, error=last,
+        seconds=round(status.retry_in_seconds)))

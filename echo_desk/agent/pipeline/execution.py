@@ -19,7 +19,7 @@ from echo_desk.agent.pipeline.handler import Handler
 from echo_desk.agent.policy import ApprovalVerdict, Ruling
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.worker import Deadline
-from echo_desk.i18n import N_, for_person
+from echo_desk.i18n import N_, for_person, quoted_later
 from echo_desk.tools.context import CancelledByUser
 from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview, ToolResult
 
@@ -180,20 +180,30 @@ def checked(returned: object, call: Call) -> ToolResult:
     """What the handler returned, if it is a ``ToolResult``; else the tool's own bug."""
     if isinstance(returned, ToolResult):
         return returned
-    return ToolResult.fail(ErrorKind.INTERNAL,
-                           f"'{call.ctx.tool_name}' returned {type(returned).__name__}, not a ToolResult")
+    return ToolResult.fail(ErrorKind.INTERNAL, for_person(
+        f"'{call.ctx.tool_name}' returned {type(returned).__name__}, not a ToolResult",
+        N_("{name} failed: it gave back something that is not a tool result (a fault in the tool)."),
+        name=quoted_later(call.ctx.tool_name)))
 
 
 def failure_of(exc: Exception, call: Call) -> ToolResult:
     """What a handler's exception means for the call."""
     if isinstance(exc, TimeoutError):
         call.ctx.cancel_event.set()
-        return ToolResult.fail(ErrorKind.TIMEOUT, f"'{call.ctx.tool_name}' timed out after {call.tool.timeout_seconds:g} s")
+        seconds = f"{call.tool.timeout_seconds:g}"
+        return ToolResult.fail(ErrorKind.TIMEOUT, for_person(f"'{call.ctx.tool_name}' timed out after {seconds} s",
+                                                             N_("{name} did not finish within {seconds} s."),
+                                                             name=quoted_later(call.ctx.tool_name), seconds=seconds))
     if isinstance(exc, CancelledByUser):
-        return ToolResult.fail(ErrorKind.CANCELLED, str(exc) or "cancelled")
+        return ToolResult.fail(ErrorKind.CANCELLED, exc.args[0] if exc.args and isinstance(exc.args[0], str) and exc.args[0]
+                               else for_person("cancelled", N_("You stopped this call.")))
     if isinstance(exc, ToolError):
         return ToolResult.fail(exc.kind, exc.message)
-    return ToolResult.fail(ErrorKind.INTERNAL, f"{type(exc).__name__}: {exc}")  # a bug in the tool (logged)
+    # A bug in the tool (logged); the person reads the exception's own words, which are technical.
+    return ToolResult.fail(ErrorKind.INTERNAL, for_person(f"{type(exc).__name__}: {exc}",
+                                                          N_("{name} failed with an unexpected error: {error}"),
+                                                          name=quoted_later(call.ctx.tool_name),
+                                                          error=f"{type(exc).__name__}: {exc}"))
 
 
 def _preview_failed(failure: ToolResult) -> CallStopped:

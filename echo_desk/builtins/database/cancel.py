@@ -8,6 +8,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from echo_desk.i18n import N_, for_person
 from echo_desk.tools import CancelledByUser
 
 T = TypeVar("T")
@@ -28,4 +29,4 @@ async def run_cancellable(coro: Coroutine[Any, Any, T], cancel_event: threading.
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
-            raise CancelledByUser(f"{what} was cancelled")
+            raise CancelledByUser(for_person(f"{what} was cancelled", N_("The statement was stopped.")))

@@ -92,7 +92,7 @@ class _Run:
         name = getattr(exc, "sqlite_errorname", "") or ""
         if name == "SQLITE_INTERRUPT" or "interrupted" in str(exc):
             if self.cancel_event.is_set():
-                return CancelledByUser("the SQLite statement was cancelled")
+                return CancelledByUser(for_person("the SQLite statement was cancelled", N_("The statement was stopped.")))
             return ToolError(for_person(f"the statement did not finish within {self.timeout:g} s",
                                         N_("The statement did not finish within {seconds} s."),
                                         seconds=f"{self.timeout:g}"), kind=ErrorKind.TIMEOUT)

@@ -236,8 +236,10 @@ class RunCommand(BuiltinTool[CommandArguments]):
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
         if ended == "cancel":
-            raise CancelledByUser(f"run_command was cancelled; its process group was killed. "
-                                  f"Output so far:\n{buffer.text()}{planted_note}")
+            raise CancelledByUser(for_person(f"run_command was cancelled; its process group was killed. "
+                                             f"Output so far:\n{buffer.text()}{planted_note}",
+                                             N_("The command was stopped and its processes were ended. Output so far:\n{output}"),
+                                             output=buffer.text()))
         if ended == "timeout":
             output = buffer.text()
             return ToolResult.fail(

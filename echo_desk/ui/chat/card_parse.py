@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from echo_desk.agent.envelope import DENIED_KEY, UNDO_NOT_RECORDED_KEY
+from echo_desk.agent.envelope import DENIED_KEY, ERROR_FOR_PERSON_KEY, UNDO_NOT_RECORDED_KEY
+from echo_desk.i18n import deferred_from_json
 from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.store.not_saved import cause_text
 from echo_desk.tools.results import FileChange, FileChangeKind
@@ -71,7 +72,7 @@ def result_of_stored(stored: object, content: str) -> ResultFacts:
         # Not an envelope at all: success cannot be told, so the card does not claim it.
         return ResultFacts(ok=False, content=content, unreadable=(Unreadable.of(Part.RESULT, stored),))
     unreadable: list[Unreadable] = []
-    error = _text(stored.get("error"))
+    error = deferred_from_json(_text(stored.get("error")), stored.get(ERROR_FOR_PERSON_KEY))
     ok = stored.get("ok")
     changes, bad_changes = file_changes_of(stored.get("file_changes"))
     sub, bad_steps = subtranscript_of(stored.get("transcript"))
