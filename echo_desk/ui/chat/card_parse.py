@@ -162,7 +162,8 @@ def _sub_result(envelope: object) -> SubResult | None:
     if not isinstance(envelope, dict):
         return None
     return SubResult(ok=envelope.get("ok") is True, error_kind=_text(envelope.get("error_kind")),
-                     content=_text(envelope.get("content")), error=_text(envelope.get("error")))
+                     content=_text(envelope.get("content")),
+                     error=deferred_from_json(_text(envelope.get("error")), envelope.get(ERROR_FOR_PERSON_KEY)))
 
 
 def _cut(value: object) -> Cell:

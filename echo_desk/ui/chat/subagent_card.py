@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, aside
+from echo_desk.i18n import _, aside, shown
 from echo_desk.ui.chat.card_facts import SubCall, SubStep
 from echo_desk.ui.core.labels import status_colour, status_label
 from echo_desk.ui.core.palette import Palette, in_use
@@ -68,7 +68,7 @@ def _step_html(step: SubStep, title_for: Callable[[str], str], p: Palette) -> st
     result = step.result
     if result is not None and result.error:
         parts.append(f"<pre style='margin:0 0 0 16px; color:{p.danger}; white-space:pre-wrap'>"
-                     f"{_escaped(_short(result.error))}</pre>")
+                     f"{_escaped(_short(shown(result.error)))}</pre>")
     elif result is not None and result.content:
         parts.append(f"<pre style='margin:0 0 0 16px; color:{p.text}; white-space:pre-wrap'>"
                      f"{_escaped(_short(result.content))}</pre>")

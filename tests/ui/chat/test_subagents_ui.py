@@ -305,3 +305,35 @@ def test_a_write_folder_with_a_comma_in_its_name_stays_one_folder(qloop, runtime
     qloop.run_until_complete(_dialogs(host, lambda: runtime.dispatcher.execute_tool(call, scope, host), answer))
     assert shown["roots"] == [str(folder.resolve()), str((folder / "reports, 2026").resolve())]
     assert shown["spawn"].write_roots == (folder.resolve(), (folder / "reports, 2026").resolve())
+
+
+def test_a_sub_agents_failed_call_shows_in_the_persons_language_live_and_reopened(window, qloop, runtime,
+                                                                                  workspace: Path):
+    # The sub-agent leaves out read_note's path: the dispatcher refuses, in English for the model.
+    children = Children([calls(("r1", "read_note", json.dumps({}))), say("I could not read it.")])
+    runtime.enable_delegation(children)
+    window.set_workspace(str(workspace))
+    parent = ScriptedModel([calls(("d1", "delegate", json.dumps({"goal": GOAL, "tools": ["read_note"]}))),
+                            say("Done.")])
+    window.services.model = parent
+    window.set_model(parent)
+    window.host.dialog_opened.connect(lambda dialog: asyncio.get_running_loop().call_soon(dialog.allow_once.click))
+
+    async def scenario():
+        window.composer.setPlainText("What do my notes say?")
+        window.send()
+        assert await within(next_emission(window.session.busy_changed)) is False
+
+    qloop.run_until_complete(scenario())
+    card = next(i for i in window.session.transcript.items() if i.kind == TOOL and i.tool_name == "delegate")
+    window.session.transcript.toggle_expanded(window.session.transcript.row_of(card))
+    i18n_qt.apply_language("zh_CN")
+    live = window.transcript.itemDelegate().document(card).toPlainText()
+    assert "缺少参数" in live and "missing required argument" not in live, live
+
+    window.session.flush_writes()
+    window.session.open(window.session.conversation)
+    again = next(i for i in window.session.transcript.items() if i.tool_name == "delegate")
+    window.session.transcript.toggle_expanded(window.session.transcript.row_of(again))
+    reopened = window.transcript.itemDelegate().document(again).toPlainText()
+    assert "缺少参数" in reopened and "missing required argument" not in reopened, reopened
