@@ -359,6 +359,12 @@ def _tsc_no_emit(argv: Argv) -> bool:
 #: Builtins whose operands are names of variables they assign.
 _ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
 _SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
+#: An array subscript bash evaluates as arithmetic (anything but a plain number): a variable named
+#: in it is evaluated in turn, its value's own subscripts expanded (``$_`` is the last word of the
+#: command before: ``echo 'a[$(cmd)]'; test -v 'b[_]'`` runs cmd).
+_EVALUATED_SUBSCRIPT = re.compile(r"\[(?![0-9]*\])")
+#: A name in an arithmetic expression: ``let _`` evaluates the variable's value the same way.
+_ARITHMETIC_NAME = re.compile(r"[A-Za-z_]")
 
 
 def _names(argv: Argv, program: str) -> Reading:
@@ -379,6 +385,11 @@ def _names(argv: Argv, program: str) -> Reading:
             # or an array element) may be one the shell or a later program reads.
             found.append(Flag(frozenset({word}), word, Does.CONFIG))
         elif any(c in word for c in "$`") and ("[" in word or program == "let"):
+            found.append(Flag(frozenset({word}), word, Does.RUNS))
+        elif program != "printf" and (_EVALUATED_SUBSCRIPT.search(word) or (
+                program == "let" and _ARITHMETIC_NAME.search(word))):
+            # No expansion in the word itself, but a variable it names may hold one, set earlier
+            # in the line by a plain command (`$_`, `read x < file`).
             found.append(Flag(frozenset({word}), word, Does.RUNS))
         elif program in ("mapfile", "readarray") and word.startswith("-") and "C" in word:
             found.append(Flag(frozenset({word}), word, Does.RUNS))
