@@ -365,6 +365,33 @@ _SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-
 _EVALUATED_SUBSCRIPT = re.compile(r"\[(?![0-9]*\])")
 #: A name in an arithmetic expression: ``let _`` evaluates the variable's value the same way.
 _ARITHMETIC_NAME = re.compile(r"[A-Za-z_]")
+#: Options whose value is a name the builtin assigns, and options taking another value, for the
+#: builtins where that value may be glued to the option (``read -aPS4``).
+_NAME_OPTIONS = {"read": ("a", "dinNptu"), "wait": ("p", "")}
+_OWN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _glued_names(argv: Argv, program: str) -> list[tuple[str, str]]:
+    """The names glued to an option of ``read``/``wait``, each with its word (``read -raPS4``
+    assigns PS4)."""
+    if program not in _NAME_OPTIONS:
+        return []
+    takes_name, takes_value = _NAME_OPTIONS[program]
+    found: list[tuple[str, str]] = []
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word is None or word == "--" or not word.startswith("-") or word == "-":
+            break
+        for k, c in enumerate(word[1:], start=2):
+            if c in takes_name or c in takes_value:
+                if word[k:] and c in takes_name:
+                    found.append((word, word[k:]))
+                elif not word[k:]:
+                    i += 1  # the value is the next word (a name there is judged as a word)
+                break
+    return found
 
 
 def _names(argv: Argv, program: str) -> Reading:
@@ -377,6 +404,10 @@ def _names(argv: Argv, program: str) -> Reading:
         # `printf -v NAME` assigns a variable, as `NAME=value` does: BASH_CMDS[ls] (which file
         # `ls` runs), HOME, PATH, PS4… change what later commands do.
         found.append(Flag(frozenset({first or ""} - {""}), first or "", Does.CONFIG))
+    for word, name in _glued_names(argv, program):
+        # `read -aPS4`: only a name plainly the caller's own (lower case, no subscript) passes.
+        if not _OWN_NAME.fullmatch(name):
+            found.append(Flag(frozenset({word}), word, Does.CONFIG))
     for word in argv[1:]:
         if word is None:
             found.append(Flag(frozenset(), "", None))
