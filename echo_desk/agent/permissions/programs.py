@@ -404,10 +404,10 @@ def _names(argv: Argv, program: str) -> Reading:
         # `printf -v NAME` assigns a variable, as `NAME=value` does: BASH_CMDS[ls] (which file
         # `ls` runs), HOME, PATH, PS4… change what later commands do.
         found.append(Flag(frozenset({first or ""} - {""}), first or "", Does.CONFIG))
-    for word, name in _glued_names(argv, program):
+    for glued, name in _glued_names(argv, program):
         # `read -aPS4`: only a name plainly the caller's own (lower case, no subscript) passes.
         if not _OWN_NAME.fullmatch(name):
-            found.append(Flag(frozenset({word}), word, Does.CONFIG))
+            found.append(Flag(frozenset({glued}), glued, Does.CONFIG))
     for word in argv[1:]:
         if word is None:
             found.append(Flag(frozenset(), "", None))
