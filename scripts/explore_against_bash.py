@@ -54,6 +54,9 @@ PLAIN = [
     "echo 'a[$({w})]' >/dev/null; test -v 'b[_]'", "echo 'a[$({w})]'; test ! -v 'b[1+_]'; {p}",
     "echo 'a[$({w})]'; let _", "read y <<< 'a[$({w})]'; test -v 'b[y]'", "read y <<< 'a[$({w})]'; let y; {p}",
     "ls 'a[$({w})]' 2>/dev/null; test -v b[_]", "test -v 'b[0]' && {p}", "let 1+2; {p}",
+    # A variable the shell reads (PS4 under set -x) assigned by read, its name glued to an option.
+    "read -aPS4 <<< '$({w})'; set -x; {p}", "read -raPS4 <<< '$({w})'; set -x; {p}",
+    "read -d x -aPS4 <<< '$({w})'; set -x; {p}", "read -a ps4 <<< x; set -x; {p}",
     # Odd whitespace and line ends: CR, VT, FF, NBSP, U+2028, a NUL-free tab.
     "{q}\r\n{p}", "{q}\r; {p}", "{q}\x0b{p}", "{q}\x0c{p}", "{q}\u00a0{p}", "{q}\u2028{p}", "{q};\t{p}",
     # Comments where they are and are not: `a#b` is a word, ` #b` a comment.

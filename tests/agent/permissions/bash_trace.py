@@ -17,7 +17,7 @@ from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.shell_verdict import _Judge
 
 #: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
-ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read",
+ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read", "set",
            "command", "time", "head", "wc", "grep"]
 RULES = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[{"|".join(ALLOWED)}] **"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[bash|sh] -c *"\n\n'
