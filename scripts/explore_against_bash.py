@@ -50,6 +50,23 @@ PLAIN = [
     "ls\n\\{p}", "echo \\\n{p}", "echo $'\\' ; {p} #'", "echo {P} > a.txt; BASH_ENV=a.txt bash -c true",
     "echo {P} > a.txt; env BASH_ENV=a.txt bash -c true", "env 'BASH_FUNC_{w}%%=() {{ {p}; }}' bash -c {w}",
     "PS4='$({p})' bash -xc true", "PROMPT_COMMAND={P} bash -ic true",
+    # Arithmetic reached through a variable: `$_` (the last word before) or one `read` set.
+    "echo 'a[$({w})]' >/dev/null; test -v 'b[_]'", "echo 'a[$({w})]'; test ! -v 'b[1+_]'; {p}",
+    "echo 'a[$({w})]'; let _", "read y <<< 'a[$({w})]'; test -v 'b[y]'", "read y <<< 'a[$({w})]'; let y; {p}",
+    "ls 'a[$({w})]' 2>/dev/null; test -v b[_]", "test -v 'b[0]' && {p}", "let 1+2; {p}",
+    # A variable the shell reads (PS4 under set -x) assigned by read, its name glued to an option.
+    "read -aPS4 <<< '$({w})'; set -x; {p}", "read -raPS4 <<< '$({w})'; set -x; {p}",
+    "read -d x -aPS4 <<< '$({w})'; set -x; {p}", "read -a ps4 <<< x; set -x; {p}",
+    # Odd whitespace and line ends: CR, VT, FF, NBSP, U+2028, a NUL-free tab.
+    "{q}\r\n{p}", "{q}\r; {p}", "{q}\x0b{p}", "{q}\x0c{p}", "{q}\u00a0{p}", "{q}\u2028{p}", "{q};\t{p}",
+    # Comments where they are and are not: `a#b` is a word, ` #b` a comment.
+    "echo a#b; {p}", "echo a #b; {p}", "echo a#;{p}", "{p} #\\\n{q}", "echo '#' ; {p}", "echo x#\n{p}",
+    # Continuations inside a word; here-documents with odd delimiters and tabs.
+    "ec\\\nho hi; {p}", "{p} \\\n> out.txt", "cat <<-EOF\n\tx\n\tEOF\n{p}", "cat <<E'O'F\n$({w})\nEOF\n{p}",
+    "cat <<\\EOF\n`{w}`\nEOF\n{p}", "cat << EOF\nEOF\n{p}", "cat <<EOF; {p}\nx\nEOF",
+    # Tildes, braces that become options, globs that become names.
+    "ls ~+ && {p}", "ls ~- ; {p}", "ls {{-a,-l}} && {p}", "ls -{{a,l}} ; {p}", "echo a.tx? && {p}",
+    "time -p {p}", "{p} ; time -p {q}", "command -- {p}", "builtin echo x; {p}",
 ]
 #: Constructs the engine never allows (expansions, compound commands, builtins that run text):
 #: fewer of these, to check it asks however deep they sit.
@@ -64,7 +81,11 @@ OPAQUE = [
     "x='$({p})'; echo ${{x@P}}", "x='a[$({p})]'; echo $(( x ))", "x='a[$({p})]'; [[ $x -eq 0 ]]",
     "printf -v 'a[$({p})]' x", "read 'a[$({p})]' <<< x", "test -v 'a[$({p})]'", "hash -p /usr/bin/{w} echo; echo",
     "shopt -s expand_aliases; alias echo={P}; echo", "enable -n echo; echo hi; {p}", "exec -a echo {p}",
-    "bash --rcfile <(echo {P}) -ic true",
+    "bash --rcfile <(echo {P}) -ic true", "function f {{ {p}; }}; f", "f() ( {p} ); f", "{{ {p}; }} > out.txt",
+    "x=({w}); ${{x[0]}}", "x={w}; y=x; ${{!y}}", "declare -i y='a[$({w})]'", "local y 2>/dev/null; {p}",
+    "export 'a[$({w})]=1'", "coproc {{ {p}; }}", "{p} |& cat", "shopt -s extglob; ls !(x); {p}",
+    "shopt -s globstar; ls **; {p}", "enable -f x y 2>/dev/null; {p}", "ENV={P} sh -ic true",
+    "SHELLOPTS=xtrace PS4='$({w})' bash -c true", "BASHOPTS=expand_aliases bash -c {P}",
 ]
 #: How often a construct is one of ``OPAQUE``.
 OPAQUE_SHARE = 0.25

@@ -363,6 +363,39 @@ def _tsc_no_emit(argv: Argv) -> bool:
 #: Builtins whose operands are names of variables they assign.
 _ASSIGNS = frozenset({"read", "mapfile", "readarray", "getopts"})
 _SPECIAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*|[A-Za-z0-9_]*[A-Z][A-Za-z0-9_]*")
+#: An array subscript bash evaluates as arithmetic (anything but a plain number): a variable named
+#: in it is evaluated in turn, its value's own subscripts expanded (``$_`` is the last word of the
+#: command before: ``echo 'a[$(cmd)]'; test -v 'b[_]'`` runs cmd).
+_EVALUATED_SUBSCRIPT = re.compile(r"\[(?![0-9]*\])")
+#: A name in an arithmetic expression: ``let _`` evaluates the variable's value the same way.
+_ARITHMETIC_NAME = re.compile(r"[A-Za-z_]")
+#: Options whose value is a name the builtin assigns, and options taking another value, for the
+#: builtins where that value may be glued to the option (``read -aPS4``).
+_NAME_OPTIONS = {"read": ("a", "dinNptu"), "wait": ("p", "")}
+_OWN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _glued_names(argv: Argv, program: str) -> list[tuple[str, str]]:
+    """The names glued to an option of ``read``/``wait``, each with its word (``read -raPS4``
+    assigns PS4)."""
+    if program not in _NAME_OPTIONS:
+        return []
+    takes_name, takes_value = _NAME_OPTIONS[program]
+    found: list[tuple[str, str]] = []
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word is None or word == "--" or not word.startswith("-") or word == "-":
+            break
+        for k, c in enumerate(word[1:], start=2):
+            if c in takes_name or c in takes_value:
+                if word[k:] and c in takes_name:
+                    found.append((word, word[k:]))
+                elif not word[k:]:
+                    i += 1  # the value is the next word (a name there is judged as a word)
+                break
+    return found
 
 
 def _names(argv: Argv, program: str) -> Reading:
@@ -375,6 +408,10 @@ def _names(argv: Argv, program: str) -> Reading:
         # `printf -v NAME` assigns a variable, as `NAME=value` does: BASH_CMDS[ls] (which file
         # `ls` runs), HOME, PATH, PS4… change what later commands do.
         found.append(Flag(frozenset({first or ""} - {""}), first or "", Does.CONFIG))
+    for glued, name in _glued_names(argv, program):
+        # `read -aPS4`: only a name plainly the caller's own (lower case, no subscript) passes.
+        if not _OWN_NAME.fullmatch(name):
+            found.append(Flag(frozenset({glued}), glued, Does.CONFIG))
     for word in argv[1:]:
         if word is None:
             found.append(Flag(frozenset(), "", None))
@@ -383,6 +420,11 @@ def _names(argv: Argv, program: str) -> Reading:
             # or an array element) may be one the shell or a later program reads.
             found.append(Flag(frozenset({word}), word, Does.CONFIG))
         elif any(c in word for c in "$`") and ("[" in word or program == "let"):
+            found.append(Flag(frozenset({word}), word, Does.RUNS))
+        elif program != "printf" and (_EVALUATED_SUBSCRIPT.search(word) or (
+                program == "let" and _ARITHMETIC_NAME.search(word))):
+            # No expansion in the word itself, but a variable it names may hold one, set earlier
+            # in the line by a plain command (`$_`, `read x < file`).
             found.append(Flag(frozenset({word}), word, Does.RUNS))
         elif program in ("mapfile", "readarray") and word.startswith("-") and "C" in word:
             found.append(Flag(frozenset({word}), word, Does.RUNS))

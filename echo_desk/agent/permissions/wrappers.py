@@ -30,6 +30,12 @@ def env_reading(argv: Argv, program: str) -> Reading:
         if seen.option is not None and "-S" in seen.option.names:
             found.append(Flag(frozenset({"-S", seen.token}), seen.token, Does.RUNS))
             inners.append(Inner(line=seen.value or "", grammar=None))
+        if seen.option is not None and ("-i" in seen.option.names or ("-u" in seen.option.names
+                                                                       and seen.value in (None, "PATH"))):
+            # The command runs without PATH: bash started below it (`env -i bash -c tree`, also
+            # through nice, xargs, find -exec…) searches its built-in path, which ends with '.',
+            # so a program the line names but this machine lacks there runs from the folder.
+            found.append(Flag(frozenset({seen.token}), seen.token, Does.CONFIG))
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
     while start < len(argv):
         word = argv[start]
@@ -302,7 +308,9 @@ WRAPPERS: dict[str, Wrapper] = {
     "time": Wrapper(OptionSet((opt("-f --format", V), opt("-o --output", V, Does.WRITES),
                                 *flags("-a|--append -p|--portability -v|--verbose -q|--quiet"), *_HELP),
                                permute=False)),
-    "exec": Wrapper(OptionSet((*flags("-c -l"), *values("-a")), permute=False, abbreviations=False)),
+    # `exec -c` empties the environment, PATH too: see env -i.
+    "exec": Wrapper(OptionSet((opt("-c", does=Does.CONFIG), *flags("-l"), *values("-a")), permute=False,
+                              abbreviations=False)),
     "builtin": Wrapper(OptionSet((), permute=False, strict=False)),
     "strace": Wrapper(OptionSet((*flags("-f -ff -c -C -d -D -h -i -k -n -q -qq -r -t -tt -ttt -T -v -V -w -x -xx "
                                          "-y -yy -z -Z --follow-forks --summary-only"),

@@ -17,14 +17,18 @@ from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.shell_verdict import _Judge
 
 #: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
-ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find",
+ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read", "set",
            "command", "time", "head", "wc", "grep"]
 RULES = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[{"|".join(ALLOWED)}] **"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[bash|sh] -c *"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n')
 #: What an allowed line may run: the allowed programs and the shells of ``bash -c``.
 MAY_RUN = frozenset({*ALLOWED, "bash", "sh"})
-_EXECVE = re.compile(r'^\d+\s+execve\("([^"]*)", .*\) = 0$')
+_EXECVE = re.compile(r'^(\d+)\s+execve\("([^"]*)", .*\) = 0$')
+#: With processes running at once, strace splits a call in two lines: ``execve("/usr/bin/ls", …
+#: <unfinished ...>`` and, later, ``<... execve resumed>) = 0`` (a pipeline's programs).
+_UNFINISHED = re.compile(r'^(\d+)\s+execve\("([^"]*)", .*<unfinished \.\.\.>$')
+_RESUMED = re.compile(r"^(\d+)\s+<\.\.\. execve resumed>.*\)\s+= 0$")
 
 
 def strace_problem(tmp: Path) -> str | None:
@@ -56,8 +60,25 @@ def programs_run(line: str, scratch: Path, *, timeout: float = 30) -> list[str]:
     subprocess.run([strace, "-f", "-qq", "-e", "trace=execve", "-o", str(log), bash, "--noprofile", "--norc", "-c",
                     line], cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
                    env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(scratch), "LANG": "C"})
-    executed = [m.group(1) for m in map(_EXECVE.match, log.read_text().splitlines()) if m]
+    executed = executions(log.read_text())
     return [os.path.basename(p) for p in executed[1:]]
+
+
+def executions(log: str) -> list[str]:
+    """The paths a strace log of ``execve`` calls shows executed, in the order they succeeded,
+    calls split by another process's output included."""
+    executed: list[str] = []
+    pending: dict[str, str] = {}
+    for line in log.splitlines():
+        if m := _EXECVE.match(line):
+            executed.append(m.group(2))
+        elif m := _UNFINISHED.match(line):
+            pending[m.group(1)] = m.group(2)
+        elif (m := _RESUMED.match(line)) and m.group(1) in pending:
+            executed.append(pending.pop(m.group(1)))
+        elif "execve resumed" in line:
+            pending.pop(line.split()[0], None)  # the call failed
+    return executed
 
 
 def programs_seen(line: str, where: Where) -> set[str]:

@@ -21,7 +21,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.floor import Where
 
-from .bash_trace import RULES, programs_run, strace_problem, unexpected
+from .bash_trace import RULES, executions, programs_run, strace_problem, unexpected
 from .conftest import Setup
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -79,3 +79,16 @@ def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: 
     assert summary is not None, done.stdout[-3000:]
     # The check means something only if many of the random lines were allowed and really ran.
     assert int(summary.group(1)) >= 150, summary.group(0)
+
+
+def test_the_trace_sees_a_call_strace_split_in_two() -> None:
+    """strace writes a call another process interrupts as two lines; a pipeline's programs are
+    often written so, and a trace that missed them would see less than bash ran."""
+    log = ('7 execve("/usr/bin/bash", ["bash", "-c", "ls -- | wc a.txt"], 0x7f /* 35 vars */) = 0\n'
+           '8 execve("/usr/bin/ls", ["ls", "--"], 0x56 /* 35 vars */ <unfinished ...>\n'
+           '9 execve("/usr/bin/wc", ["wc", "a.txt"], 0x56 /* 35 vars */ <unfinished ...>\n'
+           '10 execve("/usr/local/bin/id", ["id"], 0x56 /* 35 vars */ <unfinished ...>\n'
+           '8 <... execve resumed>)             = 0\n'
+           '10 <... execve resumed>)            = -1 ENOENT (No such file or directory)\n'
+           '9 <... execve resumed>)             = 0\n')
+    assert executions(log) == ["/usr/bin/bash", "/usr/bin/ls", "/usr/bin/wc"]

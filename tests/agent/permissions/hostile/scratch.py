@@ -57,6 +57,9 @@ HOME_FILES: dict[str, str] = {
     ".config/app.toml": "x = 1\n",
 }
 OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
+#: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
+#: allow that no folder of a default PATH holds: a shell searching '.' runs them.
+WORKSPACE_PROGRAMS: dict[str, str] = {"mytool": "#!/bin/sh\n/usr/bin/touch PWNED\n"}
 #: Symbolic links in the workspace (name → target as written).
 LINKS: dict[str, str] = {
     "src/l": "../.github/workflows",
@@ -93,6 +96,9 @@ def build_template(into: Path) -> Path:
             path = folder / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
+    for name, text in WORKSPACE_PROGRAMS.items():
+        (ws / name).write_text(text, encoding="utf-8")
+        (ws / name).chmod(0o755)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         data = b"alpha\n"
