@@ -21,6 +21,8 @@ ALLOWED_NAMES = frozenset({
     "LD_LIBRARY_PATH",
 })
 ALLOWED_PREFIXES = ("LC_",)
+#: The variables that list folders to search for programs or libraries.
+SEARCH_PATHS = ("PATH", "LD_LIBRARY_PATH")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -36,5 +38,16 @@ def allowed_environment(source: Mapping[str, str] | None = None, extra_names: It
     env = os.environ if source is None else source
     extra = frozenset(extra_names)
     kept = {k: v for k, v in env.items() if is_allowed(k) or k in extra}
-    kept.setdefault("PATH", DEFAULT_PATH)
+    for name in SEARCH_PATHS:
+        if name in kept:
+            kept[name] = absolute_entries(kept[name])
+    if not kept.get("PATH"):
+        kept["PATH"] = DEFAULT_PATH
     return kept
+
+
+def absolute_entries(search_path: str) -> str:
+    """``search_path`` without its relative and empty entries: each of those names the folder
+    the command runs in (an empty one too), which is the workspace the agent writes, so a
+    planted ``./ls`` or library would be found there before the real one."""
+    return ":".join(entry for entry in search_path.split(":") if entry.startswith("/"))

@@ -141,6 +141,19 @@ async def test_only_allowed_variables_are_inherited(mode: SandboxMode, make_ctx:
     assert set(command_environment({"PATH": "/bin", "KEYRING_X": "1", "LANG": "C"})) == {"PATH", "LANG"}
 
 
+async def test_a_relative_entry_in_echo_desks_own_path_does_not_run_a_program_planted_in_the_workspace(
+        workspace: Path, make_ctx: MakeCtx, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Echo Desk started from a shell whose PATH has "." or an empty entry (both: the folder a
+    # command runs in). The agent may write the workspace, so a planted ./hello would run.
+    planted = workspace / "hello"
+    planted.write_text("#!/bin/sh\ntouch PWNED\n")
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", ":.:" + os.environ["PATH"])
+    result = await run_tool(_unsandboxed(), {"command": "hello"}, make_ctx("run_command"))
+    assert not (workspace / "PWNED").exists(), result
+    assert "not found" in result.output + (result.error or "")
+
+
 async def test_cwd_is_confined_and_defaults_to_the_workspace(workspace: Path, make_ctx: MakeCtx) -> None:
     (workspace / "sub").mkdir()
     here = await run_tool(_unsandboxed(), {"command": "pwd", "cwd": "sub"}, make_ctx("run_command"))

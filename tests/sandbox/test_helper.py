@@ -67,3 +67,13 @@ def test_the_persons_library_path_is_passed_on_but_not_a_preload() -> None:
 
     env = allowed_environment({"LD_LIBRARY_PATH": "/opt/user-libs", "LD_PRELOAD": "/tmp/x.so", "PATH": "/bin"})
     assert env == {"LD_LIBRARY_PATH": "/opt/user-libs", "PATH": "/bin"}
+
+
+def test_relative_and_empty_search_path_entries_are_dropped() -> None:
+    from echo_desk.sandbox import allowed_environment
+
+    env = allowed_environment({"PATH": ":./node_modules/.bin:/usr/bin::bin:/bin:.",
+                               "LD_LIBRARY_PATH": "lib:/opt/user-libs:"})
+    assert env == {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": "/opt/user-libs"}
+    # Nothing absolute left: the default search path, not an empty one (bash reads that as ".").
+    assert allowed_environment({"PATH": ".:"})["PATH"] == "/usr/local/bin:/usr/bin:/bin"
