@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
@@ -1214,7 +1214,8 @@ def test_a_version_file_written_by_hand_puts_a_folder_of_the_workspace_first_on_
 @pytest.mark.parametrize("name", sorted(VERSION_FILES))
 async def test_a_planted_version_file_puts_nothing_on_path(jail: Jail, name: str, folder: str) -> None:
     ws = jail.workspace
-    content = VERSION_FILES[name].format(tools=os.path.relpath(ws / "tools", ws / folder)).replace("\n", "\\n")
+    tools = "/".join([*[".."] * len(PurePosixPath(folder).parts), "tools"])  # from the file's folder
+    content = VERSION_FILES[name].format(tools=tools).replace("\n", "\\n")
     command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/git && chmod +x tools/bin/git"
                f" && printf '{content}' > {folder}/{name}")
     result = await run(tool_with(), {"command": command}, context(ws))
