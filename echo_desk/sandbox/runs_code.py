@@ -47,6 +47,8 @@ _SHELL = N_("your shell runs it when it starts (in your home folder, or linked t
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
 _EDITOR = N_("your editor runs it when it starts")
+_VIMRC = N_("your editor runs it when it starts; with Vim's exrc option on, the one of the folder you start Vim "
+            "in too, shell commands included")
 _GDB = N_("gdb runs the commands in it when it starts")
 _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
 _LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them: a command it runs for every file "
@@ -225,10 +227,10 @@ ENTRIES: tuple[Entry, ...] = (
                                             "of your session")),
     Entry(".gitconfig", False, _GIT_GLOBAL),
     Entry(".config/git", True, _GIT_GLOBAL),
-    Entry(".vimrc", False, _EDITOR),
     # Vim reads ~/.exrc when there is no vimrc (vi always); gvim its gvimrc; Vim 9.1 ~/.config/vim.
-    Entry(".exrc", False, _EDITOR),
-    Entry(".gvimrc", False, _EDITOR),
+    # In every folder: with its exrc option on (the person's own vimrc), Vim also runs the .vimrc,
+    # .exrc and .gvimrc of the folder it starts in, shell commands included, the person owning them.
+    *(Entry(name, False, _VIMRC, every_folder=True) for name in (".vimrc", ".exrc", ".gvimrc")),
     Entry(".config/vim", True, _EDITOR),
     Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),

@@ -1279,3 +1279,40 @@ async def test_a_planted_ruby_version_file_runs_no_ruby_of_the_workspace(jail: J
     _person_asks_ruby_its_version(jail, ws / folder)
     assert _ran(jail) == 0, result.output
     assert (ws / folder / ".ruby-version").exists() is False
+
+
+needs_vim = pytest.mark.skipif(shutil.which("vim") is None, reason="needs Vim to show what its exrc option runs")
+VIM_FILES = (".exrc", ".vimrc", ".gvimrc")
+
+
+def _person_starts_vim_with_exrc_on(jail: Jail, folder: Path) -> None:
+    """Vim as the person starts it in ``folder``, their own vimrc having ``set exrc`` (read only
+    by gvim for ``.gvimrc``: checked here through Vim's own rule that it reads the current
+    folder's ``.vimrc`` or, without one, its ``.exrc``)."""
+    (jail.home / ".vimrc").write_text("set exrc\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["vim", "-c", "qa!"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
+@needs_vim
+@pytest.mark.parametrize("name", [".exrc", ".vimrc"])
+def test_an_exrc_written_by_hand_below_the_top_runs_when_vim_starts_there(jail: Jail, name: str) -> None:
+    """With ``exrc`` on, Vim runs the current folder's ``.vimrc`` (else ``.exrc``), ``:!`` shell
+    commands included (the person owns it, so ``secure`` does not apply)."""
+    (jail.workspace / _BELOW).mkdir(parents=True)
+    (jail.workspace / _BELOW / name).write_text(f":silent !echo ran >> {_marker(jail)}\n")
+    _person_starts_vim_with_exrc_on(jail, jail.workspace / _BELOW)
+    assert _ran(jail) == 1
+
+
+@needs_vim
+@pytest.mark.parametrize("name", VIM_FILES)
+async def test_an_exrc_planted_below_the_top_does_not_run_when_vim_starts_there(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    command = f"mkdir -p {_BELOW} && echo ':silent !echo ran >> {_marker(jail)}' > {_BELOW}/{name}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_vim_with_exrc_on(jail, ws / _BELOW)
+    assert _ran(jail) == 0, result.output
+    assert f"{_BELOW}/{name}" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
