@@ -47,6 +47,8 @@ _SHELL = N_("your shell runs it when it starts (in your home folder, or linked t
 _SESSION = N_("your desktop session runs it when you log in")
 _GIT_GLOBAL = N_("git reads it in every repository (hooks path, aliases, filters, pager)")
 _EDITOR = N_("your editor runs it when it starts")
+_VIMRC = N_("your editor runs it when it starts; with Vim's exrc option on, the one of the folder you start Vim "
+            "in too, shell commands included")
 _GDB = N_("gdb runs the commands in it when it starts")
 _LESSFILTER = N_("lesspipe runs it for every file you open with less (Ubuntu's start-up file sets less up so)")
 _LESSKEY = N_("less sets the variables of its #env section, LESSOPEN among them: a command it runs for every file "
@@ -65,6 +67,14 @@ _VSCODE = N_("VS Code runs its tasks, launch configurations and the programs its
 _CLAUDE = N_("Claude Code runs the hooks and starts the MCP servers its settings name")
 _ZED = N_("Zed starts the language servers and MCP servers its settings name")
 _HELIX = N_("Helix starts the language servers its settings name when you open a file")
+_VERSION_FILE = N_("a version manager runs the programs of the folder a version in it names, in this folder "
+                   "and every one below it, without asking: rbenv before 1.2 takes a version with ../ as a folder, "
+                   "mise (its idiomatic version files on) a path: version; a planted ruby or git there runs when "
+                   "you type it")
+#: The version files of version managers (rbenv, pyenv, nodenv, nvm, sdkman, ...) that mise reads too.
+VERSION_FILES = (".ruby-version", ".python-version", ".python-versions", ".nvmrc", ".node-version", ".go-version",
+                 ".java-version", ".sdkmanrc", ".bun-version", ".deno-version", ".yvmrc", ".zig-version",
+                 ".swift-version")
 _ON_PATH = N_("your shell finds programs in it before the system's (it is on PATH): a planted git or ls runs "
               "when you type it")
 
@@ -102,6 +112,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".tool-versions", False, N_("mise and asdf put the folder a path: version names first on PATH, in this "
                                       "folder and every one below it, without asking: a planted git there runs "
                                       "when you type it"), every_folder=True),
+    # Version managers' own version files, read from the current folder up, no trust asked:
+    # mise (idiomatic version files on for that tool) takes ``path:./tools`` as in
+    # .tool-versions, and rbenv before 1.2 (Debian 12's, Ubuntu 24.04's 1.1.2) a version with
+    # ``../`` as a folder of ``versions/``: its ``ruby`` shim then runs ``tools/bin/ruby``.
+    *(Entry(name, False, _VERSION_FILE, every_folder=True) for name in VERSION_FILES),
     Entry(".gitmodules", False, N_("git clones and checks out the submodules it lists")),
     Entry(".git/info/attributes", False, N_("git picks filter and diff programs by it")),
     # Mercurial runs the hooks and extensions of a repository's settings without asking when
@@ -212,10 +227,10 @@ ENTRIES: tuple[Entry, ...] = (
                                             "of your session")),
     Entry(".gitconfig", False, _GIT_GLOBAL),
     Entry(".config/git", True, _GIT_GLOBAL),
-    Entry(".vimrc", False, _EDITOR),
     # Vim reads ~/.exrc when there is no vimrc (vi always); gvim its gvimrc; Vim 9.1 ~/.config/vim.
-    Entry(".exrc", False, _EDITOR),
-    Entry(".gvimrc", False, _EDITOR),
+    # In every folder: with its exrc option on (the person's own vimrc), Vim also runs the .vimrc,
+    # .exrc and .gvimrc of the folder it starts in, shell commands included, the person owning them.
+    *(Entry(name, False, _VIMRC, every_folder=True) for name in (".vimrc", ".exrc", ".gvimrc")),
     Entry(".config/vim", True, _EDITOR),
     Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),

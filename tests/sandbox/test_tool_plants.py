@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
@@ -1171,3 +1171,148 @@ async def test_editor_and_agent_settings_planted_below_the_top_are_put_aside(jai
     assert result.metadata["sandbox"]["sandboxed"] is True
     assert not (ws / where).exists(), result.output
     assert any(p["path"].startswith(f"{_BELOW}/{planted.split('/')[0]}") for p in result.metadata["sandbox"]["planted"])
+
+
+#: The version files version managers read from the current folder up, each with a version that
+#: names a folder of the workspace (mise: ``path:``, from the file's folder; ``.sdkmanrc`` names its
+#: tool, and reads a ``-`` in the version as sdkman's vendor suffix, so the path is relative): mise, with its
+#: idiomatic version files on for a tool (``idiomatic_version_file_enable_tools``, a setting of the
+#: person's own), puts that folder's ``bin`` first on ``PATH`` at the next prompt, asking no trust.
+VERSION_FILES = {name: "path:{tools}\n" for name in (
+    ".nvmrc", ".node-version", ".python-version", ".python-versions", ".ruby-version", ".go-version",
+    ".java-version", ".bun-version", ".deno-version", ".yvmrc", ".zig-version", ".swift-version")}
+VERSION_FILES[".sdkmanrc"] = "java=path:{tools}\n"
+#: mise's tools whose idiomatic version files the person switched on (every one above).
+_IDIOMATIC = "node,python,ruby,go,java,bun,deno,yarn,zig,swift"
+
+
+def _prompt_with_idiomatic_files_then_git(jail: Jail, folder: Path) -> None:
+    """As ``_prompt_then_git``, for a person who switched mise's idiomatic version files on."""
+    home = jail.base / "mise-home"
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MISE_DATA_DIR": str(home / "data"),
+           "MISE_STATE_DIR": str(home / "state"), "MISE_CONFIG_DIR": str(home / "config"),
+           "MISE_CACHE_DIR": str(home / "cache"), "MISE_YES": "0", "MISE_IDIOMATIC_VERSION_FILE_ENABLE_TOOLS": _IDIOMATIC}
+    subprocess.run(["bash", "--noprofile", "--norc", "-c", 'eval "$(mise hook-env -s bash)"; git status'],
+                   cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+
+
+@needs_mise
+@pytest.mark.parametrize("name", sorted(VERSION_FILES))
+def test_a_version_file_written_by_hand_puts_a_folder_of_the_workspace_first_on_path(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    (ws / "tools/bin").mkdir(parents=True)
+    (ws / "tools/bin/git").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/bin/git").chmod(0o755)
+    (ws / _BELOW).mkdir(parents=True)
+    (ws / _BELOW / name).write_text(VERSION_FILES[name].format(tools=os.path.relpath(ws / "tools", ws / _BELOW)))
+    _prompt_with_idiomatic_files_then_git(jail, ws / _BELOW)
+    assert _ran(jail) == 1
+
+
+@needs_mise
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize("name", sorted(VERSION_FILES))
+async def test_a_planted_version_file_puts_nothing_on_path(jail: Jail, name: str, folder: str) -> None:
+    ws = jail.workspace
+    tools = "/".join([*[".."] * len(PurePosixPath(folder).parts), "tools"])  # from the file's folder
+    content = VERSION_FILES[name].format(tools=tools).replace("\n", "\\n")
+    command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/git && chmod +x tools/bin/git"
+               f" && printf '{content}' > {folder}/{name}")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _prompt_with_idiomatic_files_then_git(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
+needs_rbenv = pytest.mark.skipif(shutil.which("rbenv") is None, reason="needs rbenv to show what .ruby-version does")
+
+
+def _rbenv_root(jail: Jail) -> Path:
+    """The person's rbenv with one Ruby installed (its ``ruby`` shim exists once a version has one)."""
+    root = jail.base / "rbenv"
+    if not (root / "shims" / "ruby").exists():
+        (root / "versions/3.2.0/bin").mkdir(parents=True)
+        (root / "versions/3.2.0/bin/ruby").write_text("#!/bin/sh\necho ruby 3.2.0\n")
+        (root / "versions/3.2.0/bin/ruby").chmod(0o755)
+        subprocess.run(["rbenv", "rehash"], env={"PATH": os.environ["PATH"], "RBENV_ROOT": str(root)},
+                       check=True, capture_output=True, timeout=60)
+    return root
+
+
+def _person_asks_ruby_its_version(jail: Jail, folder: Path) -> None:
+    """``ruby -v`` through rbenv's shim, as the person types it: it runs no project code."""
+    root = _rbenv_root(jail)
+    env = {"PATH": f"{root / 'shims'}:{os.environ['PATH']}", "HOME": str(jail.home), "RBENV_ROOT": str(root)}
+    subprocess.run(["ruby", "-v"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                   timeout=60)
+
+
+def _ruby_version_to(jail: Jail, folder: Path) -> str:
+    """A ``.ruby-version`` naming a folder by a path from rbenv's ``versions/`` (rbenv before 1.2,
+    Debian's and Ubuntu's 1.1.2, takes it: it checks only that ``versions/<version>`` is a folder)."""
+    return os.path.relpath(folder, _rbenv_root(jail) / "versions")
+
+
+@needs_rbenv
+@pytest.mark.parametrize("folder", [".", _BELOW])
+def test_a_ruby_version_file_written_by_hand_runs_a_ruby_of_the_workspace(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    (ws / "tools/bin").mkdir(parents=True)
+    (ws / "tools/bin/ruby").write_text(_fake_git(jail).replace("\\n", "\n"))
+    (ws / "tools/bin/ruby").chmod(0o755)
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    (ws / folder / ".ruby-version").write_text(_ruby_version_to(jail, ws / "tools") + "\n")
+    _person_asks_ruby_its_version(jail, ws / folder)
+    assert _ran(jail) == 1
+
+
+@needs_rbenv
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_a_planted_ruby_version_file_runs_no_ruby_of_the_workspace(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    command = (f"mkdir -p tools/bin {folder} && printf '{_fake_git(jail)}' > tools/bin/ruby && chmod +x tools/bin/ruby"
+               f" && echo '{_ruby_version_to(jail, ws / 'tools')}' > {folder}/.ruby-version")
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_asks_ruby_its_version(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    assert (ws / folder / ".ruby-version").exists() is False
+
+
+needs_vim = pytest.mark.skipif(shutil.which("vim") is None, reason="needs Vim to show what its exrc option runs")
+VIM_FILES = (".exrc", ".vimrc", ".gvimrc")
+
+
+def _person_starts_vim_with_exrc_on(jail: Jail, folder: Path) -> None:
+    """Vim as the person starts it in ``folder``, their own vimrc having ``set exrc`` (read only
+    by gvim for ``.gvimrc``: checked here through Vim's own rule that it reads the current
+    folder's ``.vimrc`` or, without one, its ``.exrc``)."""
+    (jail.home / ".vimrc").write_text("set exrc\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["vim", "-c", "qa!"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
+@needs_vim
+@pytest.mark.parametrize("name", [".exrc", ".vimrc"])
+def test_an_exrc_written_by_hand_below_the_top_runs_when_vim_starts_there(jail: Jail, name: str) -> None:
+    """With ``exrc`` on, Vim runs the current folder's ``.vimrc`` (else ``.exrc``), ``:!`` shell
+    commands included (the person owns it, so ``secure`` does not apply)."""
+    (jail.workspace / _BELOW).mkdir(parents=True)
+    (jail.workspace / _BELOW / name).write_text(f":silent !echo ran >> {_marker(jail)}\n")
+    _person_starts_vim_with_exrc_on(jail, jail.workspace / _BELOW)
+    assert _ran(jail) == 1
+
+
+@needs_vim
+@pytest.mark.parametrize("name", VIM_FILES)
+async def test_an_exrc_planted_below_the_top_does_not_run_when_vim_starts_there(jail: Jail, name: str) -> None:
+    ws = jail.workspace
+    command = f"mkdir -p {_BELOW} && echo ':silent !echo ran >> {_marker(jail)}' > {_BELOW}/{name}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_vim_with_exrc_on(jail, ws / _BELOW)
+    assert _ran(jail) == 0, result.output
+    assert f"{_BELOW}/{name}" in [p["path"] for p in result.metadata["sandbox"]["planted"]]

@@ -83,6 +83,10 @@ NAMES = {
     "maven", "java",
     # the session's and make's (systemd's tmpfiles, make's stand-in names)
     "systemd", "make", "makefile", "gnumakefile",
+    # version managers and what their version files run (.ruby-version, .nvmrc, ...)
+    "rbenv", "ruby", "mise",
+    # Vim and its exrc option (a project .exrc run by Vim)
+    "vim", "exrc", "shell",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
