@@ -26,6 +26,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from echo_desk.i18n import N_, for_person
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
@@ -55,8 +56,16 @@ def apply_defaults(schema: dict[str, Any] | None, values: dict[str, Any]) -> dic
 def _sign_in_failure(server: str, tool: str, conn: ServerConnection) -> ToolResult:
     needed = conn.sign_in_needed
     reason = str(needed) if needed is not None else "sign-in needed"
-    return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: {reason}; the person must sign in to the "
-                                                 "server again (Settings › MCP servers, or echo-desk mcp login)")
+    return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+        f"{server}/{tool}: {reason}; the person must sign in to the server again "
+        "(Settings › MCP servers, or echo-desk mcp login)",
+        N_("The MCP server “{server}” needs you to sign in again (Settings › MCP servers)."), server=server))
+
+
+def _connection_lost(server: str, tool: str, cause: str) -> str:
+    return for_person(f"{server}/{tool}: connection lost ({cause})" if cause
+                      else f"{server}/{tool}: the connection to the server was lost",
+                      N_("The connection to the MCP server “{server}” was lost."), server=server)
 
 
 async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> ToolResult:
@@ -64,15 +73,20 @@ async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> 
     offered as a URL-mode elicitation, and the model learns what the person chose."""
     wanted = required_elicitations(exc.data)
     if not wanted:
-        return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server asked for URL elicitations "
-                                                     "it did not describe")
+        return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+            f"{server}/{tool}: the server asked for URL elicitations it did not describe",
+            N_("The MCP server “{server}” asked you to open addresses it did not name."), server=server))
     answers = [(await ask_to_open(host, server, item.message, item.url)).action for item in wanted]
     if all(action == "accept" for action in answers):
-        return ToolResult.fail(ErrorKind.BUSINESS, f"{server}/{tool}: the server needed the person to finish a step "
-                                                   "in the browser first; it was opened for them: call the tool "
-                                                   "again once they say they are done")
-    return ToolResult.fail(ErrorKind.BUSINESS, f"{server}/{tool}: the server needs the person to finish a step in "
-                                               f"the browser first and they did not ({', '.join(answers)})")
+        return ToolResult.fail(ErrorKind.BUSINESS, for_person(
+            f"{server}/{tool}: the server needed the person to finish a step in the browser first; it was "
+            "opened for them: call the tool again once they say they are done",
+            N_("The MCP server “{server}” needed a step in your browser first; it was opened for you. "
+               "Tell the agent when you are done, and it can try again."), server=server))
+    return ToolResult.fail(ErrorKind.BUSINESS, for_person(
+        f"{server}/{tool}: the server needs the person to finish a step in the browser first and they did "
+        f"not ({', '.join(answers)})",
+        N_("The MCP server “{server}” needs a step in your browser first, and it was not done."), server=server))
 
 
 #: The answer to a server that asks the person something while it works on no request of ours.
@@ -116,9 +130,10 @@ class CallRouter:
         conn = await manager.ensure_connection(server)
         if conn is None:
             status = manager.status(server)
-            return ToolResult.fail(
-                ErrorKind.DEPENDENCY, f"MCP server {server!r} is not available: {status.detail or status.state.value}"
-            )
+            detail = status.detail or status.state.value
+            return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+                f"MCP server {server!r} is not available: {detail}",
+                N_("The MCP server “{server}” is not available: {detail}"), server=server, detail=detail))
         timeout = manager.config_of(server).timeout
         unreadable = conn.unreadable
         hosts = self._hosts.setdefault(server, [])
@@ -131,8 +146,10 @@ class CallRouter:
                 converted = convert_result(result, server=server, tool=tool)
                 converted = with_planted(converted, await conn.planted(), manager.config_of(server).allowed_domains)
         except TimeoutError:
-            return ToolResult.fail(ErrorKind.TIMEOUT, f"{server}/{tool} did not answer within {timeout:g} s"
-                                                      f"{conn.unreadable_since(unreadable)}")
+            return ToolResult.fail(ErrorKind.TIMEOUT, for_person(
+                f"{server}/{tool} did not answer within {timeout:g} s{conn.unreadable_since(unreadable)}",
+                N_("The MCP server “{server}” did not answer within {seconds} s."),
+                server=server, seconds=f"{timeout:g}"))
         except MCPError as exc:
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)
@@ -140,25 +157,29 @@ class CallRouter:
                 return await _open_first(server, tool, exc, ctx.host)
             if exc.code == types.CONNECTION_CLOSED:
                 manager.connection_failed(server, conn, "the connection to the server was lost")
-                return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the connection to the server was lost")
-            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server answered with an error: {exc}")
+                return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, ""))
+            return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+                f"{server}/{tool}: the server answered with an error: {exc}",
+                N_("The MCP server “{server}” answered with an error: {error}"), server=server, error=str(exc)))
         except RuntimeError as exc:
             if not manager.declares_output_schema(server, registry_name):
                 raise
             # The SDK checks structuredContent against the declared outputSchema (a compiled,
             # cached validator; the schema was capped when listed) and refuses what does not match.
-            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: the server's structured result does "
-                                                         f"not match the tool's declared output schema: {exc}",
-                                   metadata={"mcp_server": server, "mcp_tool": tool, "invalid_structured_content": True})
+            return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+                f"{server}/{tool}: the server's structured result does not match the tool's declared output "
+                f"schema: {exc}",
+                N_("The MCP server “{server}” sent a result that does not match what the tool declares."),
+                server=server), metadata={"mcp_server": server, "mcp_tool": tool, "invalid_structured_content": True})
         except ValidationError as exc:
-            return ToolResult.fail(
-                ErrorKind.DEPENDENCY, f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)"
-            )
+            return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+                f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)",
+                N_("The MCP server “{server}” sent a malformed result."), server=server))
         except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)
             manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
-            return ToolResult.fail(ErrorKind.DEPENDENCY, f"{server}/{tool}: connection lost ({exc or type(exc).__name__})")
+            return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, str(exc) or type(exc).__name__))
         finally:
             hosts.remove(ctx.host)
         return converted

@@ -273,3 +273,22 @@ async def test_a_listing_after_a_change_that_never_ends_does_not_stop_the_next(m
     assert status.detail == "listing tools after a change failed: the server did not answer in time"
     assert (await announce.execute({}, ctx("announce"))).success
     await wait_until(lambda: listings == 3, 10, "the next announcement to be listed")
+
+
+async def test_a_servers_failures_reach_the_person_in_their_language(fault, registry) -> None:
+    from echo_desk.i18n import shown
+    from echo_desk.ui.core import i18n_qt
+    from tests.ui.test_live_switch import english_left
+
+    results = {name: await get_tool(registry, f"f__{name}").execute({}, ctx(name))
+               for name in ("hang", "malformed", "crash")}
+    model_words = {"hang": "f/hang did not answer within 3 s", "malformed": "f/malformed: the server sent a malformed",
+                   "crash": "f/crash: "}
+    i18n_qt.apply_language("zh_CN")
+    try:
+        for name, result in results.items():
+            assert not result.success and model_words[name] in result.error  # the model's English, as before
+            person = shown(result.error)
+            assert "MCP 服务器" in person and not english_left(person), (name, person)
+    finally:
+        i18n_qt.apply_language("en")
