@@ -198,15 +198,18 @@ MAKE = OptionSet((
 
 NPM = OptionSet((
     *flags("-s|--silent -q|--quiet -d -dd --verbose --json --parseable --long --no-color --if-present "
-           "--ignore-scripts --workspaces -ws --include-workspace-root --production --dry-run --all -a "
+           "--ignore-scripts --production --dry-run --all -a "
            "--prefer-offline --offline --no-audit --no-fund --audit --fund --foreground-scripts --no-progress "
            "--progress --save-dev -D --save -S --save-exact -E --no-save --legacy-peer-deps --strict-peer-deps "
            "-y|--yes --no -v|--version -h|--help --fix --force -f"),
-    *values("--loglevel --color --workspace -w --omit --include --depth --tag --otp --access --filter"),
+    *values("--loglevel --color --omit --include --depth --tag --otp --access --filter"),
     opt("--script-shell", V, RUNS), opt("--prefix -C --dir", V, WRITES), opt("--userconfig --globalconfig", V, CODE),
     opt("--node-options", V, RUNS), opt("--shell", V, RUNS), opt("-c --call", V, SHELL), opt("--cache", V, WRITES),
     opt("--registry", V, CONFIG), opt("--git", V, RUNS), opt("--editor --browser --viewer", V, RUNS),
     opt("--init-module --onload-script", V, RUNS), opt("-g --global", does=WRITES), opt("--location", V),
+    # Another folder's package.json, whose scripts run (`npm test -w out` runs out's test
+    # script when the project declares its workspaces): not the project the rule trusts.
+    opt("-w --workspace", V, CONFIG), opt("--workspaces -ws --include-workspace-root", OPT, CONFIG),
 ))
 
 PYTHON = OptionSet((
@@ -478,6 +481,13 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml"),
     "yarn": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
     **dict.fromkeys(("make", "gmake"), ("GNUmakefile", "makefile", "Makefile")),
+    # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
+    # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
+    # (a toolchain that is a path) run programs.
+    "cargo": ("Cargo.toml", "build.rs", ".cargo/config.toml", ".cargo/config", "rust-toolchain.toml",
+              "rust-toolchain"),
+    # javac runs the annotation processors it finds on its class path, "." when none is given.
+    "javac": ("META-INF/services/javax.annotation.processing.Processor",),
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
 }
@@ -492,6 +502,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # pip's user settings (any option: ``log``, ``cache-dir`` write).
     **dict.fromkeys(("pip", "pip3"), (".pip/pip.conf",)),
     **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
+    # cargo's user settings ($CARGO_HOME, ~/.cargo) and rustup's (a toolchain override that is a path).
+    "cargo": (".cargo/config.toml", ".cargo/config", ".rustup/settings.toml"),
 }
 CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),

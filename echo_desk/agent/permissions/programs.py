@@ -20,6 +20,13 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.build_tools import (
+    COMPILER,
+    cargo_reading,
+    compiler_reading,
+    java_reading,
+    javac_reading,
+)
 from echo_desk.agent.permissions.git_reading import git_reading
 from echo_desk.agent.permissions.interpreters import (
     PIP,
@@ -146,6 +153,8 @@ def _read(argv: Argv) -> Reading:
     reader = _READERS.get(program)
     if reader is not None:
         return reader(argv, program)
+    if COMPILER.fullmatch(program):
+        return compiler_reading(argv, program)
     spec = _TABLES.get(program)
     if spec is not None:
         return read_generic(argv, spec, program)
@@ -502,6 +511,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
+    "cargo": cargo_reading, "javac": javac_reading, "java": java_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),

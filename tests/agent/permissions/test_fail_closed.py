@@ -708,3 +708,71 @@ def test_jq_without_a_read_deny_or_directive_keeps_its_rule(setup: Setup, line: 
     setup.write_user_rules(_rules("jq **") + denies)
     setup.engine.refresh()
     assert _effect(setup, line) is Effect.ALLOW
+
+
+def test_cargo_options_that_run_write_or_build_elsewhere_under_a_build_rule(setup: Setup) -> None:
+    """cargo has options that a rule's ``**`` must not cover (proven with cargo 1.x under bash;
+    the hostile harness has no cargo on its PATH): ``--config 'build.rustc-wrapper="/tmp/x"'``
+    (or ``target.<triple>.runner``, or a settings file ``--config out/c.toml``) runs a program,
+    ``--target-dir ~/x`` and ``-Z unstable-options --artifact-dir`` write outside, and
+    ``--manifest-path ../other/Cargo.toml`` builds, and runs the build.rs of, another project."""
+    setup.write_user_rules(_rules("[cargo check|cargo build|cargo test|cargo clippy] **"))
+    for line in ("cargo check", "cargo build --release", "cargo test -- --nocapture", "cargo test -p core --lib",
+                 "cargo build --all-targets --features a,b", "cargo check -q --workspace", "cargo test -- --config x",
+                 "cargo clippy -- -D warnings", "cargo build -j 2 --message-format=short"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("cargo check --config 'build.rustc-wrapper=\"/tmp/x\"'", "cargo build --config=out/c.toml",
+                 "cargo test --config 'target.x86_64-unknown-linux-gnu.runner=\"./x\"'", "cargo check --target-dir ~/x",
+                 "cargo build --target-dir=../x", "cargo build -Z unstable-options --artifact-dir ~/bin",
+                 "cargo build -Zunstable-options", "cargo check --manifest-path ../other/Cargo.toml",
+                 "cargo build --manifest-path=out/Cargo.toml", "cargo build -C ../other", "cargo build -qZx",
+                 "cargo build --out-dir ~/bin", "cargo build --target out/t.json", "cargo check --lockfile-path x",
+                 "cargo build $OPT", "cargo --config x build", "cargo rustc -- -C linker=./x"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_npm_workspace_options_run_another_folders_scripts(setup: Setup) -> None:
+    """``npm test -w out`` (``--workspace``, ``--workspaces``) runs the test script of another
+    folder's package.json (proven with npm 11 under bash, where the project declares its
+    workspaces): a rule naming ``npm test`` trusts the project's own scripts, not a folder the
+    agent may write."""
+    setup.write_user_rules(_rules("[npm test|npm run test|npm run lint] **"))
+    for line in ("npm test", "npm run test", "npm test -- --watch=false", "npm run lint -- --fix"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("npm test -w out", "npm test --workspace=out", "npm test --workspaces", "npm run test -ws",
+                 "npm test --include-workspace-root --workspaces", "npm run lint --workspace out"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_compilers_response_files_wrappers_and_outputs(setup: Setup) -> None:
+    """gcc/cc/clang and javac read more arguments from an ``@file`` (``gcc -c x.c @out/args``
+    with ``-o ../home/.bashrc`` in it overwrites it), run programs (``-wrapper sh,-c,CMD``,
+    ``-B out/`` runs out/as, ``-fplugin=``, ``-specs=``; javac's ``-J`` options go to the JVM,
+    ``-processorpath`` loads code) and write where they are told (``-o``, javac's ``-d``,
+    ``-J-Xlog:…:file=``). Proven under bash (gcc 12, javac 17)."""
+    setup.write_user_rules(_rules("[gcc|cc|clang|g++|javac|java -version] **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("gcc -c src/x.c", "gcc -Wall -O2 -g -std=c11 -Iinclude -DX=1 -c src/x.c -o out/x.o",
+                 "cc -o out/prog src/x.c -lm", "clang -fPIC -shared -o out/l.so src/x.c", "javac -d out/classes src/A.java",
+                 "javac -Xlint:all -encoding UTF-8 --release 17 -d out/classes src/A.java", "java -version"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("gcc -c src/x.c @out/args", "gcc -o ~/.bashrc src/x.c", "gcc -o../home/.bashrc src/x.c",
+                 "gcc -c src/x.c -wrapper /bin/sh,-c,x", "gcc -B out/ -c src/x.c", "gcc -Bout/ -c src/x.c",
+                 "gcc -fplugin=out/p.so -c src/x.c", "gcc -specs=out/s -c src/x.c", "gcc -Wl,-o,PWNED src/x.c",
+                 "gcc -save-temps=obj -c src/x.c", "cc -c src/x.c -MF ~/.bashrc", "gcc -fno-such-thing-known -c x.c",
+                 "javac @out/jargs src/A.java", "javac -d ~/x src/A.java", "javac -J-Xlog:gc:file=PWNED -version",
+                 "javac -processorpath out src/A.java", "javac --processor-path=out src/A.java",
+                 "javac -Xplugin:P src/A.java", "javac -cp out/evil.jar src/A.java", "java -version @out/args",
+                 "gcc $FLAGS -c src/x.c"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize(("writable", "allowed"), [
+    ("@workspace/out/**", True), ("@workspace/.cargo/**", False), ("@workspace/build.rs", False),
+    ("@workspace/Cargo.toml", False), ("~/.cargo/**", False)])
+def test_cargo_asks_where_the_agent_may_write_what_it_builds_or_its_settings(setup: Setup, writable: str,
+                                                                           allowed: bool) -> None:
+    """cargo runs the build.rs of the nearest Cargo.toml's package, and ``.cargo/config.toml``
+    in the folder it runs in or one above (``build.rustc-wrapper`` runs a program: proven with
+    cargo 1.x under bash); ``~/.cargo/config.toml`` wherever it runs."""
+    setup.write_user_rules(_rules("cargo build **") + _rules(writable, tool="write"))
+    assert (_effect(setup, "cargo build") is Effect.ALLOW) is allowed
