@@ -376,7 +376,10 @@ async def test_sessions_are_remembered_within_a_bound_and_an_unknown_one_is_no_o
         async def send(message):  # type: ignore[no-untyped-def]
             sent.append(message)
 
-        await guard({"type": "http", "method": "POST", "headers": headers}, None, send)  # type: ignore[arg-type]
+        async def receive():  # type: ignore[no-untyped-def]
+            return {"type": "http.request", "body": b"{}", "more_body": False}
+
+        await guard({"type": "http", "method": "POST", "headers": headers}, receive, send)
         return int(sent[0]["status"])  # type: ignore[call-overload]
 
     assert await status("cursor", "never-opened") == 404
@@ -503,7 +506,7 @@ async def test_a_request_id_still_under_way_in_a_session_is_refused_so_a_cancel_
         first = asyncio.ensure_future(client.post(http.url, headers=raw._headers(), content=call(5, "one")))
         asked = await http.app.person.asked(1)
         for reused in (call(5, "two"), call("5", "three")):
-            refused = await client.post(http.url, headers=raw._headers(), content=reused)
+            refused = await asyncio.wait_for(client.post(http.url, headers=raw._headers(), content=reused), 20)
             assert refused.json()["error"]["code"] == -32600, refused.text
         # Another session's id 5 is its own.
         other = RawSession(http, client)
