@@ -49,6 +49,7 @@ INSTRUCTIONS = (
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 INTERNAL_ERROR = -32603
+INVALID_REQUEST = -32600
 
 _CALL_PARAMS = frozenset({"name", "arguments", "_meta"})
 _INITIALIZE_PARAMS = frozenset({"protocolVersion", "capabilities", "clientInfo", "_meta"})
@@ -65,6 +66,19 @@ def _line(message: dict[str, Any]) -> bytes:
 def is_request_id(value: object) -> bool:
     """A JSON-RPC request id: a string or an integer (``true`` is not one, though Python says so)."""
     return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def request_key(value: Any) -> Any:
+    """The request an id names: ``"7"`` and ``7`` are one request (the SDKs correlate them so)."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return int(value)
+    return value
+
+
+#: The answer to a request whose id names one still under way (English: it goes to the client).
+ID_IN_USE = ("Invalid Request: request id {id!r} is already in use by a request still under way "
+             "(a cancel naming it could not tell the two apart); nothing of this request was run")
 
 
 def _is_token(value: object) -> bool:
@@ -111,6 +125,7 @@ class HandServed:
         self.listed = False
         self._initialize: bytes | None = None
         self._initialized: bytes | None = None
+        #: Requests under way here, by ``request_key`` of their id (what a cancel names).
         self.calls: dict[Any, asyncio.Task[None]] = {}
         self._notices: set[asyncio.Task[None]] = set()
 
@@ -140,6 +155,10 @@ class HandServed:
             return self._cancel(message.get("params"))
         if self.handed_over:
             return False
+        if isinstance(method, str) and self.busy(message.get("id")):
+            # Taken, its id would name two requests: a cancel of it withdrew only one of them.
+            self._refuse(message["id"])
+            return True
         params = message.get("params")
         if method == "notifications/initialized" and _only_meta(params) and "id" not in message:
             self._initialized = line
@@ -147,14 +166,21 @@ class HandServed:
         if method == "ping" and is_request_id(message.get("id")) and _only_meta(params):
             self._answer(message["id"], {})
             return True
-        if method == "tools/list" and is_request_id(message.get("id")) and message["id"] not in self.calls \
-                and _plain_list(params):
+        if method == "tools/list" and is_request_id(message.get("id")) and _plain_list(params):
             self.listed = True
             self._start(message["id"], self._list)
             return True
         if method == "tools/call" and self._initialized is not None:
             return self._call(message)
         return False
+
+    def busy(self, request_id: object) -> bool:
+        """``request_id`` names a request still under way here."""
+        return is_request_id(request_id) and request_key(request_id) in self.calls
+
+    def _refuse(self, request_id: Any) -> None:
+        self._send_soon({"jsonrpc": "2.0", "id": request_id,
+                         "error": {"code": INVALID_REQUEST, "message": ID_IN_USE.format(id=request_id)}})
 
     def hand_over(self) -> list[bytes]:
         """From now on the SDK serves this session; returns the lines it must see first (this
@@ -202,7 +228,7 @@ class HandServed:
 
     def _call(self, message: dict[str, Any]) -> bool:
         request_id, params = message.get("id"), message.get("params")
-        if not is_request_id(request_id) or request_id in self.calls:
+        if not is_request_id(request_id):
             return False
         if not isinstance(params, dict) or not set(params) <= _CALL_PARAMS or not isinstance(params.get("name"), str):
             return False
@@ -218,8 +244,9 @@ class HandServed:
 
     def _start(self, request_id: Any, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
         task = asyncio.ensure_future(self._reply(request_id, work))
-        self.calls[request_id] = task
-        task.add_done_callback(lambda t: self._done(request_id, t))
+        key = request_key(request_id)
+        self.calls[key] = task
+        task.add_done_callback(lambda t: self._done(key, t))
 
     async def _reply(self, request_id: Any, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
         assert self._write is not None
@@ -251,15 +278,15 @@ class HandServed:
             log.exception("the call of %s failed in the gateway", name)
             return error_result(f"the gateway could not complete the call: {exc}")
 
-    def _done(self, request_id: Any, task: asyncio.Task[None]) -> None:
-        if self.calls.get(request_id) is task:
-            del self.calls[request_id]
+    def _done(self, key: Any, task: asyncio.Task[None]) -> None:
+        if self.calls.get(key) is task:
+            del self.calls[key]
         if not task.cancelled() and task.exception() is not None:
             self._fail(task.exception() or RuntimeError("a call failed"))  # the client stopped reading
 
     def _cancel(self, params: object) -> bool:
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        task = self.calls.get(request_id) if is_request_id(request_id) else None
+        task = self.calls.get(request_key(request_id)) if is_request_id(request_id) else None
         if task is None:
             return self.mine is True and not self.handed_over  # nothing of ours to withdraw: nothing to do
         task.cancel()

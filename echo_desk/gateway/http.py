@@ -32,6 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from echo_desk.common.file_cache import ReadWhenChanged
 from echo_desk.common.json_text import read_json
+from echo_desk.gateway.handshake import ID_IN_USE, INVALID_REQUEST, is_request_id, request_key
 from echo_desk.gateway.server import ListWatchers, mcp_server
 from echo_desk.gateway.tokens import client_for
 from echo_desk.gateway.tools_backend import Backend
@@ -82,6 +83,50 @@ async def _refuse(send: Send, status: int, text: str, extra: list[tuple[bytes, b
 SESSION_HEADER = "mcp-session-id"
 
 
+async def _body_and_replay(receive: Receive, cap: int) -> tuple[bytes | None, Receive]:
+    """A request's body (``None`` past ``cap`` bytes: MCP refuses it), and a ``receive`` that
+    gives MCP what was read here first, then the rest."""
+    read: list[Any] = []
+    size = 0
+    whole: bytes | None = b""
+    while True:
+        message = await receive()
+        read.append(message)
+        if message.get("type") != "http.request":
+            whole = None
+            break
+        size += len(message.get("body", b""))
+        if size > cap:
+            whole = None
+            break
+        if not message.get("more_body", False):
+            whole = b"".join(m.get("body", b"") for m in read)
+            break
+
+    async def replay() -> Any:
+        return read.pop(0) if read else await receive()
+
+    return whole, replay
+
+
+def _request_id_of(body: bytes) -> Any:
+    """The id of a JSON-RPC request (``None`` for a notification, an answer, or what is not one)."""
+    try:
+        message = read_json(body)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and isinstance(message.get("method"), str) and is_request_id(message.get("id")):
+        return message["id"]
+    return None
+
+
+async def _answer_error(send: Send, request_id: Any, text: str) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_REQUEST, "message": text}}).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 class Guard:
     """Host and Origin first (403), then the bearer token (401), then the session's owner (404),
     then MCP."""
@@ -100,6 +145,8 @@ class Guard:
         #: Each client's sessions, oldest first.
         self._sessions_of: dict[str, dict[str, None]] = {}
         self._ending: set[asyncio.Task[None]] = set()
+        #: Requests under way, by session and ``request_key`` of their id (what a cancel names).
+        self._under_way: set[tuple[str, Any]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -136,7 +183,23 @@ class Guard:
             await _refuse(send, 404, "no such session")
             return
         ended = session if scope.get("method") == "DELETE" else None
-        await self.app(scope, receive, self._owned_by(client, ended, send))
+        key: tuple[str, Any] | None = None
+        if session is not None and scope.get("method") == "POST":
+            body, receive = await _body_and_replay(receive, MAX_BODY_BYTES)
+            request_id = _request_id_of(body) if body is not None else None
+            if request_id is not None:
+                key = (session, request_key(request_id))
+                if key in self._under_way:
+                    # Taken, one id would name two requests: MCP kept the last, and a cancel of
+                    # the id withdrew it while the first, which no cancel reached then, ran.
+                    await _answer_error(send, request_id, ID_IN_USE.format(id=request_id))
+                    return
+                self._under_way.add(key)
+        try:
+            await self.app(scope, receive, self._owned_by(client, ended, send))
+        finally:
+            if key is not None:
+                self._under_way.discard(key)
 
     def _owned_by(self, client: str, ended: str | None, send: Send) -> Send:
         """``send``, noting the session a response opens as ``client``'s, and forgetting the

@@ -17,7 +17,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from echo_desk.common.json_text import read_json
-from echo_desk.gateway.handshake import is_request_id
+from echo_desk.gateway.handshake import ID_IN_USE, is_request_id, request_key
 from echo_desk.gateway.server import ListWatchers, init_options, mcp_server
 from echo_desk.gateway.stdio import INVALID_REQUEST, Write, error_line
 from echo_desk.gateway.tools_backend import Backend
@@ -44,19 +44,27 @@ def json_object(line: bytes) -> dict[str, Any]:
 class SdkSession:
     """``await SdkSession.open(...)``; then ``send`` each line; ``aclose`` when the session ends."""
 
-    def __init__(self, write: Write, drop_id: Any) -> None:
+    def __init__(self, write: Write, drop_id: Any, busy: Callable[[object], bool] = lambda _id: False) -> None:
         self._write = write
         self._drop_id = drop_id
+        #: Requests of the client under way here, by ``request_key`` (the SDK's server keeps one
+        #: per id: a second request of the same id overwrote the first, which no cancel reached
+        #: then); ``busy`` says those still under way by hand.
+        self._in_flight: set[Any] = set()
+        self._busy = busy
         self._to_server, self._from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         self._to_client, self._from_server = anyio.create_memory_object_stream[SessionMessage](0)
         self._tasks: list[asyncio.Task[Any]] = []
 
     @classmethod
     async def open(cls, backend: Backend, watchers: ListWatchers, write: Write, prelude: list[bytes],
-                   drop_id: Any, end: Callable[[], None]) -> SdkSession:
+                   drop_id: Any, end: Callable[[], None],
+                   busy: Callable[[object], bool] = lambda _id: False) -> SdkSession:
         """The SDK's server for this session, first given ``prelude`` (the lines answered by hand
-        that brought the client where it stands); its answer to the request ``drop_id`` is dropped."""
-        session = cls(write, drop_id)
+        that brought the client where it stands); its answer to the request ``drop_id`` is dropped.
+        A request whose id names one still under way (here, or by hand as ``busy`` says) is
+        refused, never given to the SDK."""
+        session = cls(write, drop_id, busy)
 
         async def backend_for(_ctx: Any) -> Backend:
             return backend
@@ -67,20 +75,32 @@ class SdkSession:
             task.add_done_callback(lambda _t: end())  # the server or the client's side gave up
             session._tasks.append(task)
         for line in prelude:
-            await session.send(line)
+            await session.send(line, replayed=True)
         return session
 
-    async def send(self, line: bytes) -> None:
+    async def send(self, line: bytes, *, replayed: bool = False) -> None:
         message = parsed(line)
         if isinstance(message, bytes):
             await self._write(message)
-        else:
-            await self._to_server.send(message)
+            return
+        inner = message.message
+        if isinstance(inner, types.JSONRPCRequest):
+            key = request_key(inner.id)
+            if not replayed and (key in self._in_flight or self._busy(inner.id)):
+                await self._write(error_line(inner.id, INVALID_REQUEST, ID_IN_USE.format(id=inner.id)))
+                return
+            self._in_flight.add(key)
+        elif isinstance(inner, types.JSONRPCNotification) and inner.method == "notifications/cancelled" \
+                and isinstance(inner.params, dict) and is_request_id(inner.params.get("requestId")):
+            self._in_flight.discard(request_key(inner.params["requestId"]))  # never answered, by the spec
+        await self._to_server.send(message)
 
     async def _pump_out(self) -> None:
         async with self._from_server:
             async for message in self._from_server:
                 answer = message.message
+                if isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) and answer.id is not None:
+                    self._in_flight.discard(request_key(answer.id))
                 if self._drop_id is not None and isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) \
                         and answer.id == self._drop_id:
                     self._drop_id = None  # the replayed initialize's: the client has had one

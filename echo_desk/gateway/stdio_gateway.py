@@ -47,7 +47,7 @@ async def serve_stdio(backend: AppBackend) -> None:
                 from echo_desk.gateway.server import ListWatchers
 
                 watchers = ListWatchers()
-                return await SdkSession.open(backend, watchers, wire.write, prelude, drop_id, end)
+                return await SdkSession.open(backend, watchers, wire.write, prelude, drop_id, end, hand.busy)
 
             await serve(wire, hand, open_sdk)
     finally:

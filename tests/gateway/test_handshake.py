@@ -125,12 +125,22 @@ async def test_only_plain_requests_are_taken() -> None:
                   call(6, _meta={"progressToken": "p"})):
         assert hand.take(plain), plain
     for other in (call(7, task={"ttl": 1}), call(8, _meta={"progressToken": "p", "x": 1}), call(9, arguments=[1]),
-                  call(True), call(None), call(5),  # a bool id, no id, an id still running
+                  call(True), call(None),  # a bool id, no id
                   call(10, _meta={"progressToken": True}),
                   request(11, "tools/call", {"arguments": {}}), request(12, "resources/list"),
                   request(13, "ping", {"x": 1}), request(14, "tools/list", {"cursor": 3}),
                   request(15, "logging/setLevel", {"level": "info"})):
         assert not hand.take(other), other  # the SDK answers these (or its errors)
+    # An id still under way (calls 5 and 6 wait) names one request: another request of it, of any
+    # method and "5" for 5 too, is refused here, never handed to the SDK (a cancel of it would
+    # withdraw the one the SDK did not mean).
+    for reused in (call(5), call("5"), request(6, "resources/list"), request(5, "ping")):
+        assert hand.take(reused), reused
+    assert not hand.handed_over
+    await wait_until(lambda: len([m for m in written if "error" in m]) == 4, 5, "the refusals")
+    assert [arguments for _name, arguments in backend.calls] == [{"a": 1}, {}]  # only the first of each id
+    assert [(m["id"], m["error"]["code"]) for m in written if "error" in m] == [(5, -32600), ("5", -32600),
+                                                                                 (6, -32600), (5, -32600)]
     await wait_until(lambda: {m.get("id") for m in written} >= {1, 2, 3, 4}, 5, "the answers")
     assert written.answer(1)["result"] == {} and written.answer(4)["result"] == {"tools": backend.tools}
     await hand.aclose()

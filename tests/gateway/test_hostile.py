@@ -251,7 +251,7 @@ def _held(app: App, client: str) -> int:
     return sum(len(c.calls) for c in list(app.service._connections) if c.session.client == client)
 
 
-def _convert(request_id: int, time_text: str) -> dict[str, Any]:
+def _convert(request_id: int | str, time_text: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
         "name": ASKS_TIME, "arguments": {"source_timezone": "UTC", "time": time_text, "target_timezone": "UTC"}}}
 
@@ -301,3 +301,45 @@ async def test_a_flood_of_calls_waiting_for_the_person_is_bounded_and_the_rest_r
     app.runtime.audit.flush()
     denied = [r for r in app.audit(client="cursor", limit=1000) if r["decision"] == "denied"]
     assert len(denied) >= sent - PENDING_PER_CLIENT + 1  # every refused call is in the audit
+
+
+@pytest.mark.parametrize("served_by", ["hand", "sdk"])
+async def test_a_request_id_still_in_flight_is_refused_so_a_cancel_withdraws_the_call_it_names(
+        app: App, gateway_env: dict[str, str], served_by: str) -> None:
+    """JSON-RPC ids name requests under way, and a cancel names one by its id. A second call with
+    the id of one still waiting for the person was taken anyway: served by hand, the reused id went
+    to the SDK's server and a cancel of it withdrew only the first call; served by the SDK, the
+    second overwrote the first, whose dialog could then be cancelled no more. Either way a call the
+    client had cancelled stayed in front of the person, and ran once approved (its answer under the
+    cancelled id). A request whose id is still in flight is refused at once, and nothing of it runs."""
+    env = dict(gateway_env)
+    if served_by == "sdk":
+        env["ECHO_DESK_GATEWAY_SDK"] = "1"
+    raw = await Raw.start("cursor", env)
+    try:
+        await raw.send(_convert(5, "01:00"))
+        first = await app.person.asked(1)
+        await raw.send(_convert(5, "02:00"))
+        refused = await raw.receive(60)
+        assert refused["id"] == 5 and refused["error"]["code"] == -32600, refused
+        assert "already" in refused["error"]["message"]
+        # The same id as a string names the same request (the SDK correlates "5" and 5 as one).
+        await raw.send(_convert("5", "03:00"))
+        assert (await raw.receive(60))["error"]["code"] == -32600
+        await raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})
+        await app.person.withdrawn_count(1)
+        assert app.person.withdrawn == [first]
+        await asyncio.sleep(1.0)
+        assert len(app.person.requests) == 1, [r.arguments for r in app.person.requests]
+        # Once it is over, the id may be used again.
+        await raw.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                        "params": {"name": AUTO, "arguments": {"timezone": "UTC"}}})
+        assert (await raw.receive())["result"]["isError"] is False
+    finally:
+        for request in app.person.requests[1:]:
+            with contextlib.suppress(Exception):
+                app.person.answer(request, ApprovalChoice.ALLOW_ONCE)
+        await raw.close()
+    app.runtime.audit.flush()
+    rows = [(r["ok"], r["error_kind"]) for r in app.audit(client="cursor", limit=100) if r["tool"] == ASKS_TIME]
+    assert rows == [(False, "cancelled")]  # the one call, withdrawn; nothing of the reused id ran

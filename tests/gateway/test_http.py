@@ -376,7 +376,10 @@ async def test_sessions_are_remembered_within_a_bound_and_an_unknown_one_is_no_o
         async def send(message):  # type: ignore[no-untyped-def]
             sent.append(message)
 
-        await guard({"type": "http", "method": "POST", "headers": headers}, None, send)  # type: ignore[arg-type]
+        async def receive():  # type: ignore[no-untyped-def]
+            return {"type": "http.request", "body": b"{}", "more_body": False}
+
+        await guard({"type": "http", "method": "POST", "headers": headers}, receive, send)
         return int(sent[0]["status"])  # type: ignore[call-overload]
 
     assert await status("cursor", "never-opened") == 404
@@ -484,3 +487,40 @@ async def test_silent_connections_are_bounded_and_closed_without_a_request(
         assert not result.is_error, result
         await asyncio.sleep(2.5)  # idle between requests past the deadline: the client goes on
         assert not (await client.call_tool(AUTO, {"timezone": "UTC"})).is_error
+
+
+async def test_a_request_id_still_under_way_in_a_session_is_refused_so_a_cancel_withdraws_the_call_it_names(
+        http: Http) -> None:
+    """Two calls of one session with one id: MCP kept the second, so a cancel of the id withdrew
+    it, while the first stayed in front of the person, ran once approved (the audit: allowed), and
+    its client was told "Request cancelled". A request whose id is under way in its session is
+    refused at once; nothing of it runs."""
+    async with httpx.AsyncClient(timeout=60) as client:
+        raw = RawSession(http, client)
+        await raw.open()
+
+        def call(request_id: int | str, message: str) -> str:
+            return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                               "params": {"name": ASKS, "arguments": {"message": message}}})
+
+        first = asyncio.ensure_future(client.post(http.url, headers=raw._headers(), content=call(5, "one")))
+        asked = await http.app.person.asked(1)
+        for reused in (call(5, "two"), call("5", "three")):
+            refused = await asyncio.wait_for(client.post(http.url, headers=raw._headers(), content=reused), 20)
+            assert refused.json()["error"]["code"] == -32600, refused.text
+        # Another session's id 5 is its own.
+        other = RawSession(http, client)
+        await other.open()
+        theirs = asyncio.ensure_future(client.post(http.url, headers=other._headers(), content=call(5, "four")))
+        await http.app.person.asked(2)
+        await client.post(http.url, headers=raw._headers(), content=json.dumps(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}))
+        await http.app.person.withdrawn_count(1)
+        assert http.app.person.withdrawn == [asked]
+        await asyncio.wait_for(first, 30)
+        http.app.person.answer(http.app.person.requests[1], ApprovalChoice.DENY)
+        await asyncio.wait_for(theirs, 30)
+        assert len(http.app.person.requests) == 2
+    http.app.runtime.audit.flush()
+    rows = [(r["ok"], r["decision"], r["error_kind"]) for r in http.app.audit(client="cursor", limit=10)]
+    assert all(not ok for ok, _decision, _kind in rows) and len(rows) == 2, rows
