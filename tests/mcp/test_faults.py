@@ -211,7 +211,7 @@ async def test_a_new_title_or_annotations_block_the_tool_until_reapproved(fault,
 
 
 async def test_a_flood_of_tool_list_changes_lists_one_at_a_time_and_ends_on_the_last(
-    fault, registry, monkeypatch
+    make_manager, registry, fault_log, monkeypatch
 ) -> None:
     # A server may announce a change of its tools as often as it likes: each announcement used to
     # start a listing of its own, all at once, and whichever answer came back last was installed.
@@ -230,6 +230,10 @@ async def test_a_flood_of_tool_list_changes_lists_one_at_a_time_and_ends_on_the_
         finally:
             at_once -= 1
 
+    # Its own server with a timeout of 30 s: sending 400 announcements before its answer took
+    # longer than the shared fixture's 3 s on two loaded cores.
+    manager = make_manager({"f": fault_config(env={"FAULT_LOG": str(fault_log)}, timeout=30)})
+    assert (await manager.start("f")).state is ServerState.CONNECTED
     monkeypatch.setattr(ServerConnection, "list_tools", counted)
     churned = await get_tool(registry, "f__churn").execute({"n": 400}, ctx("churn"))
     assert churned.success
