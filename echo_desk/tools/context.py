@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
-from echo_desk.i18n import N_, for_person
 from echo_desk.tools.host import NullToolHost, ToolHost
 from echo_desk.tools.results import Target, TargetKind, ToolPreview
 
@@ -100,7 +99,7 @@ class ToolExecutionContext:
     def check_cancelled(self) -> None:
         """Raise ``CancelledByUser`` if the call was cancelled; call it between steps."""
         if self.cancel_event.is_set():
-            raise CancelledByUser(for_person(f"{self.tool_name} was cancelled", N_("You stopped this call.")))
+            raise CancelledByUser(f"{self.tool_name} was cancelled")
 
     def emit(self, text: str) -> None:
         """Send partial output of a stream-capable tool to the card showing this call."""

@@ -13,7 +13,9 @@ SOURCES = [*sorted((ROOT / "echo_desk" / "builtins").rglob("*.py")), ROOT / "ech
            *(ROOT / "echo_desk" / "common" / f"{name}.py" for name in ("fs", "entries", "atomic", "xattrs", "textcodec")),
            # The dispatcher's own refusals and failures, shown on the same card.
            *sorted((ROOT / "echo_desk" / "agent" / "pipeline").glob("*.py")), ROOT / "echo_desk" / "agent" / "dispatcher.py",
-           ROOT / "echo_desk" / "tools" / "context.py", *(ROOT / "echo_desk" / "mcp" / f"{name}.py" for name in ("tool", "calls"))]
+           # (Not the tool contract, echo_desk/tools: it imports nothing of the app's translations; the
+           # pipeline gives its plain stop the person's words.)
+           *(ROOT / "echo_desk" / "mcp" / f"{name}.py" for name in ("tool", "calls"))]
 
 
 def _plain_text(node: ast.expr) -> bool:

@@ -19,7 +19,7 @@ from echo_desk.agent.pipeline.handler import Handler
 from echo_desk.agent.policy import ApprovalVerdict, Ruling
 from echo_desk.agent.status import ToolStatus
 from echo_desk.agent.worker import Deadline
-from echo_desk.i18n import N_, for_person, quoted_later
+from echo_desk.i18n import N_, Deferred, for_person, quoted_later
 from echo_desk.tools.context import CancelledByUser
 from echo_desk.tools.results import ErrorKind, RiskLevel, ToolError, ToolPreview, ToolResult
 
@@ -195,8 +195,11 @@ def failure_of(exc: Exception, call: Call) -> ToolResult:
                                                              N_("{name} did not finish within {seconds} s."),
                                                              name=quoted_later(call.ctx.tool_name), seconds=seconds))
     if isinstance(exc, CancelledByUser):
-        return ToolResult.fail(ErrorKind.CANCELLED, exc.args[0] if exc.args and isinstance(exc.args[0], str) and exc.args[0]
-                               else for_person("cancelled", N_("You stopped this call.")))
+        # The tool contract speaks English only (it imports nothing of the app's translations):
+        # a stop it reports in plain words reaches the person in theirs.
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], str) and exc.args[0] else "cancelled"
+        return ToolResult.fail(ErrorKind.CANCELLED,
+                               said if isinstance(said, Deferred) else for_person(said, N_("You stopped this call.")))
     if isinstance(exc, ToolError):
         return ToolResult.fail(exc.kind, exc.message)
     # A bug in the tool (logged); the person reads the exception's own words, which are technical.
