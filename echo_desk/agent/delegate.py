@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from echo_desk.agent.dispatcher import Dispatcher
-from echo_desk.agent.envelope import ERROR_FOR_PERSON_KEY, Envelope
+from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import Host
 from echo_desk.agent.loop import AgentLoop, NullListener
 from echo_desk.agent.model import ChatMessage, ChatModel, ToolCall
@@ -29,7 +29,7 @@ from echo_desk.agent.subagents import (
     child_scope,
     narrow,
 )
-from echo_desk.i18n import deferred, deferred_as_json, for_person
+from echo_desk.i18n import deferred, for_person
 from echo_desk.tools import (
     N_,
     ErrorKind,
@@ -197,11 +197,8 @@ class _CardListener(NullListener):
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         mark = "✓" if envelope.ok else f"✗ {envelope.error_kind.value if envelope.error_kind else ''}"
         self.ctx.emit(f"  {mark} {envelope.tool}\n")
-        kept: dict[str, Any] = envelope.to_json()
-        for_person = deferred_as_json(envelope.error)
-        if for_person is not None:  # the card shows the error in the language of the moment
-            kept[ERROR_FOR_PERSON_KEY] = for_person
-        self.transcript.append({"result": call_id, "envelope": kept})
+        # Stored as a conversation keeps it: the card shows the error in the language of the moment.
+        self.transcript.append({"result": call_id, "envelope": envelope.to_stored_json()})
 
     def on_message(self, message: ChatMessage) -> None:
         if message.role == "assistant" and message.content:

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from echo_desk.i18n import deferred_as_json
 from echo_desk.tools.results import ErrorKind, FileChange
 
 SCHEMA = "echo_desk_tool_output_v1"
@@ -62,6 +63,15 @@ class Envelope:
             "error_kind": self.error_kind.value if self.error_kind else "",
             "file_changes": [c.to_json() for c in self.file_changes],
         }
+
+    def to_stored_json(self) -> dict[str, Any]:
+        """``to_json`` as it is kept with a conversation (never sent to the model): a failure also
+        keeps what makes its error re-translatable (``ERROR_FOR_PERSON_KEY``)."""
+        value = self.to_json()
+        for_person = deferred_as_json(self.error)
+        if for_person is not None:
+            value[ERROR_FOR_PERSON_KEY] = for_person
+        return value
 
     def to_text(self) -> str:
         """The JSON the model receives as the tool result."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from echo_desk.i18n import N_, deferred, deferred_as_json, list_text
+from echo_desk.i18n import N_, deferred, list_text
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
@@ -44,10 +44,10 @@ log = logging.getLogger(__name__)
 
 def _envelope_dict(envelope: Envelope) -> JsonObject:
     """What is stored with a tool message: the envelope, plus what only the card needs."""
-    from echo_desk.agent.envelope import DENIED_KEY, ERROR_FOR_PERSON_KEY, UNDO_NOT_RECORDED_KEY
+    from echo_desk.agent.envelope import DENIED_KEY, UNDO_NOT_RECORDED_KEY
     from echo_desk.ui.chat.card_parse import grid_of, sandbox_of
 
-    value = envelope.to_json()
+    value = envelope.to_stored_json()  # with the error's words for the person, for the reopened card
     # The model never sees metadata; a sub-agent's transcript is kept so the card can show it again.
     metadata = envelope.metadata
     if isinstance(metadata.get("transcript"), list):
@@ -62,10 +62,6 @@ def _envelope_dict(envelope: Envelope) -> JsonObject:
     for key in (DENIED_KEY, UNDO_NOT_RECORDED_KEY):
         if isinstance(metadata.get(key), dict):
             value = {**value, key: metadata[key]}
-    # The error's words for the person, so the reopened card shows them in the language of the moment.
-    for_person = deferred_as_json(envelope.error)
-    if for_person is not None:
-        value = {**value, ERROR_FOR_PERSON_KEY: for_person}
     return value
 
 
