@@ -40,6 +40,7 @@ DECISION_LABELS = {
     Decision.ALLOWED: N_("allowed by you"),
     Decision.DENIED: N_("refused or denied"),
     Decision.NOT_ASKED: N_("stopped before approval"),
+    Decision.WITHDRAWN: N_("withdrawn while you were asked"),
 }
 #: (seconds back, label); 0 = any time.
 PERIODS = ((0, N_("Any time")), (3600, N_("Last hour")), (86400, N_("Last day")), (7 * 86400, N_("Last week")))
