@@ -152,6 +152,10 @@ class ActivityTab(QWidget):
             item.setToolTip(3, plain_tooltip(str(r["provenance"])))
             item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
             self.calls.addTopLevelItem(item)
+        # The verdict's words differ in length by language ("withdrawn while you were asked"):
+        # shown whole rather than cut to "withdrawn while you …".
+        for column in (0, 2):
+            self.calls.resizeColumnToContents(column)
         self._update_why()
 
     def _decider(self, record: JsonObject) -> str:
