@@ -64,7 +64,7 @@ class AuditRecord:
     tool: str
     source: str
     arguments: dict[str, Any]  # already redacted
-    decision: str  # auto | allowed | denied | not_asked (dispatcher.Decision values)
+    decision: str  # auto | allowed | denied | not_asked | withdrawn (pipeline.call.Decision values)
     provenance: str  # which rule decided, e.g. "risk default: read", "settings: always allow"
     ok: bool
     error_kind: str | None

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.breaker import BreakerState
+from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.tools import ErrorKind, RiskLevel
-from tests.agent.fakes import Echo, Flaky, Raiser, Sleeper, WaitsForCancel, make_engine
+from tests.agent.fakes import Echo, Flaky, Raiser, Sleeper, WaitsForCancel, WriteNote, make_engine
 
 
 def call(name: str, args: object = None, cid: str = "c1") -> ToolCall:
@@ -116,6 +117,36 @@ async def test_cancellation_propagates_reaches_the_handler_and_is_recorded(tmp_p
     assert await asyncio.to_thread(waits.saw_cancel.wait, 5)
     (row,) = dispatcher.audit.query(tool="waits")
     assert (row["ok"], row["error_kind"]) == (False, "cancelled")
+
+
+class AsksAndNeverAnswers(ScriptedHost):
+    """A person who is shown the dialog and has not answered when the call is withdrawn."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown = asyncio.Event()
+
+    async def request_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.requests.append(request)
+        self.shown.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+
+async def test_a_call_withdrawn_while_its_dialog_is_open_is_audited_as_withdrawn_not_unasked(
+        tmp_path, engines, scope) -> None:
+    dispatcher, _, _ = make_engine(tmp_path, WriteNote())
+    engines.append(dispatcher)
+    person = AsksAndNeverAnswers()
+    task = asyncio.create_task(dispatcher.execute_tool(
+        call("write_note", {"path": "n.txt", "content": "x"}), scope, person))
+    await asyncio.wait_for(person.shown.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (row,) = dispatcher.audit.query(tool="write_note")
+    assert (row["decision"], row["error_kind"], row["ok"]) == ("withdrawn", "cancelled", False)
+    assert not (scope.workspace_roots[0] / "n.txt").exists()
 
 
 async def test_breaker_opens_fails_fast_hides_probes_and_closes(tmp_path, engines, scope, host) -> None:

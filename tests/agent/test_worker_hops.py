@@ -216,4 +216,5 @@ async def test_a_call_cancelled_during_its_preview_never_runs(tmp_path, engines,
         await task
     await pool.settled()  # the blocked preview returned; nothing may follow it
     assert [step for step, _ in tool.steps] == ["preview"]
-    assert dispatcher.audit.query(limit=1)[0]["error_kind"] == "cancelled"
+    (row,) = dispatcher.audit.query(limit=1)
+    assert (row["error_kind"], row["decision"]) == ("cancelled", "not_asked")  # no one was asked yet

@@ -103,6 +103,8 @@ async def test_a_call_the_client_cancels_is_withdrawn_and_audited_as_cancelled(
         assert not (await client.call_tool(AUTO, {"timezone": "UTC"})).is_error
     row = app.audit(tool=ASKS)[0]
     assert (row["error_kind"], row["ok"], row["client"]) == ("cancelled", False, "cursor")
+    # The person was asked: the record says so rather than "stopped before approval".
+    assert row["decision"] == "withdrawn"
 
 
 async def test_a_client_that_goes_away_withdraws_its_waiting_call(app: App, gateway_env: dict[str, str]) -> None:
@@ -114,7 +116,7 @@ async def test_a_client_that_goes_away_withdraws_its_waiting_call(app: App, gate
     await client.__aexit__(None, None, None)  # the gateway's stdin closes; it ends; the socket closes
     await app.person.withdrawn_count(1)
     await wait_until(lambda: app.audit(tool=ASKS), 10, "the audit record")
-    assert app.audit(tool=ASKS)[0]["error_kind"] == "cancelled"
+    assert [(r["error_kind"], r["decision"]) for r in app.audit(tool=ASKS)] == [("cancelled", "withdrawn")]
 
 
 async def test_two_clients_at_once_each_with_its_own_name(app: App, gateway_env: dict[str, str]) -> None:

@@ -14,8 +14,10 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
@@ -534,4 +536,31 @@ def test_the_activity_tab_says_at_once_when_the_log_starts_failing(qtbot, tmp_pa
         tab.deleteLater()
         qtbot.waitUntil(lambda: not audit._failure_watchers, timeout=5000)
     finally:
+        audit.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_activity_tabs_verdicts_are_shown_whole_in_each_language(qtbot, tmp_path: Path, language: str) -> None:
+    """The verdict's words ("withdrawn while you were asked") are not cut to "withdrawn while you …"."""
+    from echo_desk.agent.pipeline.call import Decision
+    from echo_desk.store.audit import AuditLog
+    from tests.store.test_audit_full import _record
+
+    i18n_qt.apply_language(language)
+    audit = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        for n, decision in enumerate(Decision):
+            audit.append(replace(_record(n), decision=decision.value))
+        audit.wait_tried()
+        tab = ActivityTab(audit)
+        qtbot.addWidget(tab)
+        tab.resize(700, 300)
+        tab.show()
+        shown = [tab.calls.topLevelItem(i).text(2) for i in range(tab.calls.topLevelItemCount())]
+        assert len(shown) == len(Decision)
+        metrics = tab.calls.fontMetrics()
+        widest = max(metrics.horizontalAdvance(text) for text in shown)
+        assert tab.calls.columnWidth(2) >= widest, (tab.calls.columnWidth(2), widest, shown)
+    finally:
+        i18n_qt.apply_language("en")
         audit.close()

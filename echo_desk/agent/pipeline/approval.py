@@ -88,6 +88,10 @@ async def approve(call: Call, rules: RulesVerdict | None, ruled: Ruling) -> None
     except NoOneToAsk as exc:
         record.decision, record.provenance = Decision.DENIED, f"no one to ask: {exc}"
         raise CallStopped(ErrorKind.REJECTED, str(exc)) from None
+    except asyncio.CancelledError:
+        # The dialog was open: "stopped before approval" would hide that the person was asked.
+        record.decision = Decision.WITHDRAWN
+        raise
     # Only the latest version the person saw (re-previewed after an edit) can be approved.
     request = current.request
     _check_answer(record, request, decision)

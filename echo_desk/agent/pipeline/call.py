@@ -33,6 +33,8 @@ class Decision(enum.StrEnum):
     AUTO = "auto"  # allowed without asking (a rule, a grant, a setting or a risk default)
     ALLOWED = "allowed"  # the person allowed it
     DENIED = "denied"  # a rule, a setting or the person refused it
+    #: The person was asked, and the call was withdrawn (cancelled, its client gone) before they answered.
+    WITHDRAWN = "withdrawn"
 
 
 StatusCallback = Callable[[ToolStatus], None]

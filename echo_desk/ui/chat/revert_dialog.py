@@ -54,9 +54,12 @@ def shown_content(data: bytes | None, *, absent: str) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return _("Binary content, {n} bytes").format(n=len(data))
-    if len(text) > _MAX_SHOWN_CHARS:
-        text = text[:_MAX_SHOWN_CHARS] + "\n…"
-    return visible(text)  # line feeds stay lines (a CRLF end too); every other hidden character ⟨U+…⟩
+    # Line feeds stay lines (a CRLF end too); every other hidden character is shown as ⟨U+…⟩.
+    if len(text) <= _MAX_SHOWN_CHARS:
+        return visible(text)
+    # Said, not a bare "…": the person chooses what the whole file holds from what they read.
+    return _("{text}\n… Only the first {shown} of its {total} characters are shown here.").format(
+        text=visible(text[:_MAX_SHOWN_CHARS]), shown=f"{_MAX_SHOWN_CHARS:,}", total=f"{len(text):,}")
 
 
 def _content_hides_text(data: bytes | None) -> bool:

@@ -40,6 +40,7 @@ DECISION_LABELS = {
     Decision.ALLOWED: N_("allowed by you"),
     Decision.DENIED: N_("refused or denied"),
     Decision.NOT_ASKED: N_("stopped before approval"),
+    Decision.WITHDRAWN: N_("withdrawn while you were asked"),
 }
 #: (seconds back, label); 0 = any time.
 PERIODS = ((0, N_("Any time")), (3600, N_("Last hour")), (86400, N_("Last day")), (7 * 86400, N_("Last week")))
@@ -151,6 +152,10 @@ class ActivityTab(QWidget):
             item.setToolTip(3, plain_tooltip(str(r["provenance"])))
             item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
             self.calls.addTopLevelItem(item)
+        # The verdict's words differ in length by language ("withdrawn while you were asked"):
+        # shown whole rather than cut to "withdrawn while you …".
+        for column in (0, 2):
+            self.calls.resizeColumnToContents(column)
         self._update_why()
 
     def _decider(self, record: JsonObject) -> str:

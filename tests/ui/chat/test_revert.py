@@ -358,3 +358,21 @@ def test_revert_dialogs_show_the_hidden_characters_of_a_file_name_and_its_conten
     conflict.reject()
     qtbot.waitUntil(lambda: not flow.busy, timeout=5000)
     assert (workspace / decoy).read_text() == "changed\u00a0since\n"
+
+
+def test_a_file_too_long_to_show_whole_says_how_much_is_shown() -> None:
+    """The three-way choice shows at most 200,000 characters of a side: the pane says so, with
+    the file's length, rather than ending in a bare "…" the person may read as the file's end."""
+    from echo_desk import i18n
+    from echo_desk.ui.chat.revert_dialog import shown_content
+
+    long = ("x" * 99 + "\n") * 3000  # 300,000 characters
+    shown = shown_content(long.encode(), absent="")
+    assert shown.startswith(long[:1000]) and "x" * 99 + "\n" in shown
+    assert "200,000" in shown and "300,000" in shown and len(shown) < 201_000
+    assert shown_content(b"short\n", absent="") == "short\n"  # nothing said of a file shown whole
+    i18n.set_language("zh_CN")
+    try:
+        assert _has_chinese(shown_content(long.encode(), absent="").rsplit("\n", 1)[-1])
+    finally:
+        i18n.set_language("en")
