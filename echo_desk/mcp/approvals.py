@@ -10,6 +10,7 @@ import shlex
 
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.own_folder import own_folder_of
 from echo_desk.mcp.status import ServerStartRequest
 from echo_desk.store.settings import Settings, SettingsStore
 
@@ -32,7 +33,8 @@ def start_request(cfg: ServerConfig, settings: Settings) -> ServerStartRequest |
         command=cfg.command,
         args=cfg.args,
         env_names=tuple(sorted(cfg.env)),
-        cwd=cfg.cwd,
+        # Where it will really work: its own folder when the configuration names none.
+        cwd=cfg.cwd or (str(own_folder_of(cfg.name)) if cfg.is_stdio else ""),
         url=cfg.url,
         header_names=tuple(sorted(cfg.headers)),
         fingerprint=fingerprint,

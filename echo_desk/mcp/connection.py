@@ -37,6 +37,7 @@ from echo_desk.mcp.contained import Contained, contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
 from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
+from echo_desk.mcp.own_folder import server_folder
 
 if TYPE_CHECKING:
     from echo_desk.sandbox import Planted
@@ -210,7 +211,9 @@ class ServerConnection:
                 self._contained = started if started.checked else None
             # Dies with us, even after kill -9, and so does everything it started (own sessions too).
             command, args = reaped(*leashed(command, args, env), env)
-            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or None)
+            # Never the folder Echo Desk happens to run in (a workspace, started from a terminal
+            # there): ``npx`` would start that folder's ``node_modules`` copy of the server.
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or server_folder(cfg.name))
             return through_lane(stdio_client(params, errlog=errlog), self._keep_lane), errlog
         headers = cfg.resolved_headers()
         if not any(key.lower() == "authorization" for key in headers):

@@ -14,7 +14,6 @@ and when it stops, since it runs on between calls (``Contained.planted``).
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,10 +21,10 @@ from pathlib import Path
 
 from echo_desk import sandbox
 from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.own_folder import own_folder_of, server_folder
 from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
 from echo_desk.store import own_files, paths
-from echo_desk.store.private import private_dir
 from echo_desk.store.settings import SandboxSettings
 
 #: Builds a server's proxy from its rules (tests give it a resolver mapping a test name to loopback).
@@ -45,24 +44,13 @@ class SandboxUnavailableError(RuntimeError):
     """The server is set to run in the sandbox, and the sandbox cannot run here."""
 
 
-def server_folder(name: str) -> Path:
-    """The writable folder of a sandboxed server without a ``cwd``."""
-    private_dir(paths.data_dir() / "mcp-servers")
-    return private_dir(_own_folder_of(name))
-
-
-def _own_folder_of(name: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "server"
-    return paths.data_dir() / "mcp-servers" / safe
-
-
 def _refuse_own_places(name: str, folder: Path) -> None:
     """A server's ``cwd`` is bound writable even inside a hidden folder, so one inside Echo
     Desk's own folders (the Connected apps records and backups, another server's folder, the
     sandbox's seccomp program) or a keyring folder could change Echo Desk's own trust: refused.
     Its own folder (``server_folder``) is the one exception."""
     real = Path(os.path.realpath(folder))
-    if real == Path(os.path.realpath(_own_folder_of(name))):
+    if real == Path(os.path.realpath(own_folder_of(name))):
         return
     held = paths.own_place_holding(real)
     if held is not None:

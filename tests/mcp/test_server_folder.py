@@ -1,0 +1,70 @@
+"""A stdio server whose configuration names no working folder works in a folder of its own,
+never in the folder Echo Desk was started from (a workspace, started from a terminal there)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from echo_desk.mcp import ServerState
+from echo_desk.mcp.config import parse_server
+from echo_desk.mcp.own_folder import own_folder_of
+from tests.mcp.helpers import TINY_SERVER
+
+
+def _worked_in(report: Path, folder: Path) -> bool:
+    """Whether the server wrote that it worked in ``folder``."""
+    return os.path.realpath(report.read_text().strip()) == os.path.realpath(folder)
+
+
+def _reporting(where: Path, cwd: str = "") -> dict[str, object]:
+    """A real server (the tiny one) started by a shell that first writes the folder it works in."""
+    line = f"pwd > {shlex.quote(str(where))}; exec {shlex.quote(sys.executable)} -S -E {shlex.quote(str(TINY_SERVER))}"
+    return {"command": "/bin/sh", "args": ["-c", line], **({"cwd": cwd} if cwd else {})}
+
+
+@pytest.mark.parametrize("sandbox", [False, True], ids=["outside-sandbox", "in-sandbox"])
+async def test_a_server_without_a_cwd_works_in_its_own_folder_not_echo_desks(
+        make_manager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: bool) -> None:
+    if sandbox:
+        from echo_desk import sandbox as sandbox_module
+        if not sandbox_module.availability().available:
+            pytest.skip("the sandbox cannot run here")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)  # Echo Desk started from a terminal in a workspace
+    report = tmp_path / "out" / "pwd.txt"
+    report.parent.mkdir()
+    raw = _reporting(report)
+    if sandbox:
+        raw["sandbox"] = True
+        raw["args"] = ["-c", raw["args"][1].replace(str(report), "pwd.txt")]  # type: ignore[index]
+    manager = make_manager({"t": parse_server("t", raw)})
+    start = manager.start_request("t")
+    assert start is None  # approved by the fixture: what it was shown is checked below
+    status = await manager.start("t")
+    assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
+    own = own_folder_of("t")
+    written = own / "pwd.txt" if sandbox else report
+    assert _worked_in(written, own) and not _worked_in(written, workspace)
+    assert oct(os.stat(own).st_mode & 0o777) == oct(0o700)
+
+
+async def test_a_servers_own_cwd_is_kept_and_the_start_dialog_shows_where_it_will_work(
+        make_manager, tmp_path: Path) -> None:
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    report = tmp_path / "pwd.txt"
+    manager = make_manager({"mine": parse_server("mine", _reporting(report, str(chosen))),
+                            "own": parse_server("own", _reporting(tmp_path / "other.txt"))}, approve=False)
+    # The first-start dialog names the folder each will work in, the one chosen or its own.
+    assert manager.start_request("mine").cwd == str(chosen)
+    assert manager.start_request("own").cwd == str(own_folder_of("own"))
+    manager.approve_start("mine", manager.start_request("mine").fingerprint)
+    status = await manager.start("mine")
+    assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
+    assert _worked_in(report, chosen)
