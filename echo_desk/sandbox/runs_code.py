@@ -290,6 +290,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
                               "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
           every_folder=True),
+    # Read from the folder they start in, as .pdbrc is: perl -d runs .perldb as Perl (perl5db.pl,
+    # when the person owns it, as the sandbox writes); irb the first of ~/.irbrc, ./.irbrc,
+    # ./irb.rc, ./_irbrc and ./$irbrc that exists (irb 1.4, Ruby 3.1), as Ruby.
+    Entry(".perldb", False, N_("Perl's debugger runs it, Perl included, when it starts in this folder (perl -d)"),
+          every_folder=True),
+    *(Entry(name, False, N_("Ruby's irb prompt runs it, Ruby included, when it starts in this folder and your "
+                            "home folder has no .irbrc"), every_folder=True)
+      for name in (".irbrc", "irb.rc", "_irbrc", "$irbrc")),
     # cargo reads them from the current folder up (https://doc.rust-lang.org/cargo/reference/config.html),
     # the home folder's for every project: a ``build.rustc-wrapper`` runs at ``cargo metadata``
     # (``rustc -vV``), which builds nothing and which an editor's rust-analyzer runs on opening.

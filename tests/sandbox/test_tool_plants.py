@@ -1316,3 +1316,52 @@ async def test_an_exrc_planted_below_the_top_does_not_run_when_vim_starts_there(
     _person_starts_vim_with_exrc_on(jail, ws / _BELOW)
     assert _ran(jail) == 0, result.output
     assert f"{_BELOW}/{name}" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+#: Debuggers' and prompts' start-up files read from the folder they start in (with none in the
+#: home folder, for irb), each with what the person types there: nothing of the project's runs.
+#: perl -d runs ``.perldb`` as Perl (owned by the person, as the sandbox writes: perl5db.pl);
+#: irb (1.4, Ruby 3.1) runs the first of ``~/.irbrc``, ``./.irbrc``, ``./irb.rc``, ``./_irbrc``
+#: and ``./$irbrc`` that exists, as Ruby.
+needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="needs perl to show what .perldb does")
+needs_irb = pytest.mark.skipif(shutil.which("irb") is None, reason="needs irb to show what .irbrc does")
+REPL_START_UP_FILES = {
+    ".perldb": pytest.param(["perl", "-d", "-e", "1"], "system(q{echo ran >> MARKER});\n", marks=needs_perl),
+    ".irbrc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+    "irb.rc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+    "_irbrc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+    "$irbrc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+}
+
+
+def _person_starts_a_prompt(jail: Jail, folder: Path, args: list[str]) -> None:
+    """The person's debugger or prompt, started in ``folder`` (typing ``q``, then ``exit``)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(args, cwd=folder, env=env, input="q\nexit\n", capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize(("name", "args", "code"), [pytest.param(n, *p.values, marks=p.marks, id=n)
+                                                    for n, p in REPL_START_UP_FILES.items()])
+def test_a_prompts_start_up_file_written_by_hand_runs_when_the_person_starts_it_there(
+        jail: Jail, name: str, args: list[str], code: str, folder: str) -> None:
+    (jail.workspace / folder).mkdir(parents=True, exist_ok=True)
+    (jail.workspace / folder / name).write_text(code.replace("MARKER", str(_marker(jail))))
+    _person_starts_a_prompt(jail, jail.workspace / folder, args)
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize(("name", "args", "code"), [pytest.param(n, *p.values, marks=p.marks, id=n)
+                                                    for n, p in REPL_START_UP_FILES.items()])
+async def test_a_planted_prompts_start_up_file_runs_nothing(jail: Jail, name: str, args: list[str], code: str,
+                                                             folder: str) -> None:
+    (jail.base / "planted").write_text(code.replace("MARKER", str(_marker(jail))))
+    command = f"mkdir -p {folder} && cp {jail.base / 'planted'} '{folder}/{name}'"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_a_prompt(jail, jail.workspace / folder, args)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
