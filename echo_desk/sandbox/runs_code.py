@@ -350,6 +350,8 @@ HIDDEN_SECRET = N_("a place the sandbox hides when it exists (keys, credentials)
                    "the commands its settings name (ssh's ProxyCommand, kubectl's and aws's credential commands)")
 DIRENV_LOADS = N_("an .envrc of the workspace makes direnv load it (a file it sources, a .env, a folder it puts "
                   "first on PATH) every time you enter that folder, without asking again")
+SHELL_LOADS = N_("your shell's start-up file makes every terminal you open load it (a file it sources, a folder it "
+                 "puts first on PATH, a program it runs), without asking")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 

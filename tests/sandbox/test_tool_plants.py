@@ -1365,3 +1365,56 @@ async def test_a_planted_prompts_start_up_file_runs_nothing(jail: Jail, name: st
     planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
     assert (name if folder == "." else f"{folder}/{name}") in planted
 
+
+#: The person's own ~/.bashrc as rustup's and pyenv's installers leave it (this machine's own):
+#: it sources a file of the home folder, puts folders of it first on PATH and runs a program of
+#: it. ``SHELL_LOADS`` is what the command plants there, and what the person then types.
+_BASHRC_OF_TOOLS = ('export PYENV_ROOT="$HOME/.pyenv"\n'
+                    'export PATH="$PYENV_ROOT/bin:$PATH"\n'
+                    'eval "$(pyenv init -)"\n'
+                    '. "$HOME/.cargo/env"\n'
+                    'export PATH=~/.cargo/bin:$PATH\n'
+                    '[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n')
+SHELL_LOADS = {
+    ".cargo/env": "",  # sourced: runs at the terminal's start
+    ".fzf.bash": "",  # sourced when it exists (it did not)
+    ".pyenv/bin/pyenv": "",  # run by the eval at the terminal's start
+    ".cargo/bin/git": "git --version",  # first on PATH: runs when the person types git
+}
+
+
+def _person_opens_a_terminal(jail: Jail, typed: str) -> None:
+    """An interactive bash (it reads ~/.bashrc) where the person types ``typed``."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["bash", "-i", "-c", typed or "true"], cwd=jail.home, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(SHELL_LOADS))
+def test_what_the_shells_start_up_file_loads_written_by_hand_runs_in_the_next_terminal(jail: Jail, name: str) -> None:
+    (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(f"#!/bin/sh\necho ran >> {_marker(jail)}\n")
+    (jail.home / name).chmod(0o755)
+    _person_opens_a_terminal(jail, SHELL_LOADS[name])
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("name", sorted(SHELL_LOADS))
+@pytest.mark.parametrize("existed", [False, True], ids=["new", "existing"])
+async def test_what_the_shells_start_up_file_loads_planted_in_the_home_folder_runs_nothing(
+        jail: Jail, name: str, existed: bool) -> None:
+    """The home folder as the workspace: ``~/.bashrc`` is protected, and so must be what it
+    makes bash read or run without asking (a file it sources, a folder it puts on ``PATH``, a
+    program it runs), as for an ``.envrc``."""
+    (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    if existed:
+        (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+        (jail.home / name).write_text("#!/bin/sh\ntrue\n")
+        (jail.home / name).chmod(0o755)
+    command = (f"mkdir -p $(dirname {name}) && printf '#!/bin/sh\\necho ran >> {_marker(jail)}\\n' > {name}; "
+               f"chmod 755 {name}")
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_a_terminal(jail, SHELL_LOADS[name])
+    assert _ran(jail) == 0, result.output

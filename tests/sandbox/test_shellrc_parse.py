@@ -1,0 +1,39 @@
+"""What the person's shell start-up files make every terminal read or run (``shellrc``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from echo_desk.sandbox import shellrc
+
+
+def _loaded(home: Path, **files: str) -> set[tuple[str, bool]]:
+    for name, text in files.items():
+        (home / name).write_text(text)
+    return {(p.removeprefix(str(home)), folder) for p, folder in shellrc.loaded(str(home))}
+
+
+def test_what_installers_add_to_the_start_up_files_is_found(tmp_path: Path) -> None:
+    bashrc = ('export PYENV_ROOT="$HOME/.pyenv"\n'
+              '[[ -d $PYENV_ROOT/bin ]] && export PATH="$PYENV_ROOT/bin:$PATH"\n'
+              'eval "$(~/.local/share/mise/mise activate bash)"\n'
+              '. "$HOME/.cargo/env"\n'
+              'export PATH=~/.cargo/bin:$PATH:${HOME}/go/bin\n'
+              '[ -f ~/.fzf.bash ] && source ~/.fzf.bash  # fzf\n'
+              'export ZSH="$HOME/.oh-my-zsh"; source $ZSH/oh-my-zsh.sh\n'
+              'source .bash_aliases\n')
+    assert _loaded(tmp_path, **{".bashrc": bashrc, ".config.fish": ""}) >= {
+        ("/.pyenv/bin", True), ("/.local/share/mise/mise", False), ("/.cargo/env", False), ("/.cargo/bin", True),
+        ("/go/bin", True), ("/.fzf.bash", False), ("/.oh-my-zsh/oh-my-zsh.sh", False), ("/.bash_aliases", False)}
+
+
+def test_what_a_sourced_file_names_in_turn_is_found(tmp_path: Path) -> None:
+    (tmp_path / ".cargo").mkdir()
+    (tmp_path / ".cargo/env").write_text('export PATH="$HOME/.cargo/bin:$PATH"\n')
+    assert ("/.cargo/bin", True) in _loaded(tmp_path, **{".profile": '. "$HOME/.cargo/env"\n'})
+
+
+def test_what_is_built_at_run_time_is_left_out(tmp_path: Path) -> None:
+    found = _loaded(tmp_path, **{".zshrc": 'source "$UNKNOWN/x.sh"\nexport PATH="$(brew --prefix)/bin:$PATH"\n'
+                                           'source ~/.config/*.sh\nalias ll="ls -l"\n'})
+    assert found == set()
