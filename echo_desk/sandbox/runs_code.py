@@ -67,6 +67,8 @@ _VSCODE = N_("VS Code runs its tasks, launch configurations and the programs its
 _CLAUDE = N_("Claude Code runs the hooks and starts the MCP servers its settings name")
 _ZED = N_("Zed starts the language servers and MCP servers its settings name")
 _HELIX = N_("Helix starts the language servers its settings name when you open a file")
+_RUNTIME = N_("a language's versions or a tool installed in your home folder: what is planted in it runs whenever you "
+              "use that language or tool, in any folder (a .pth file at every python, a replaced node or cargo)")
 _VERSION_FILE = N_("a version manager runs the programs of the folder a version in it names, in this folder "
                    "and every one below it, without asking: rbenv before 1.2 takes a version with ../ as a folder, "
                    "mise (its idiomatic version files on) a path: version; a planted ruby or git there runs when "
@@ -246,6 +248,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/opencode", True, _OPENCODE),
     Entry(".local/bin", True, _ON_PATH),
     Entry("bin", True, _ON_PATH, home_only=True),
+    # Languages' versions and tools installed in the home folder, used from every folder: pyenv's
+    # shim runs ~/.pyenv/versions/<v>/bin/python for every python (a .pth file planted in its
+    # site-packages runs at each start, as one in ~/.local/lib does), uv's and pipx's tools are an
+    # environment each, cargo's proxies run the toolchains of ~/.rustup.
+    *(Entry(name, True, _RUNTIME, home_only=True) for name in (
+        ".pyenv", ".rbenv", ".nodenv", ".nvm", ".volta", ".asdf", ".local/share/mise", ".local/share/fnm", ".rustup",
+        ".cargo/bin", ".local/share/uv", ".local/share/pipx", ".sdkman", ".bun", ".deno", "go/bin", "miniconda3",
+        "anaconda3", "miniforge3")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),

@@ -1418,3 +1418,45 @@ async def test_what_the_shells_start_up_file_loads_planted_in_the_home_folder_ru
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_opens_a_terminal(jail, SHELL_LOADS[name])
     assert _ran(jail) == 0, result.output
+
+
+#: Python environments installed in the home folder that the person's programs run from wherever
+#: they are: pyenv's Pythons (its shim runs ``~/.pyenv/versions/<v>/bin/python`` for every
+#: ``python``), uv's and pipx's tools (each app its own environment). A ``.pth`` file in their
+#: site-packages runs at every start of that Python, as one in ``~/.local/lib`` does.
+HOME_PYTHONS = (".pyenv/versions/3.12.0", ".local/share/uv/tools/ruff", ".local/share/pipx/venvs/black")
+
+
+def _home_python(jail: Jail, where: str) -> Path:
+    """An environment at ``where`` in the home folder (a venv of this Python stands in for the
+    real install: it reads its own site-packages alike); its site-packages folder."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(jail.home / where)], check=True,
+                   capture_output=True, timeout=120)
+    found = sorted((jail.home / where).glob("lib/python3*/site-packages"))
+    assert found
+    return found[0]
+
+
+def _person_runs_that_python(jail: Jail, where: str) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run([str(jail.home / where / "bin/python"), "-c", "pass"], env=env, capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("where", HOME_PYTHONS)
+def test_a_pth_file_written_by_hand_in_a_python_of_the_home_folder_runs_at_its_next_start(
+        jail: Jail, where: str) -> None:
+    site = _home_python(jail, where)
+    (site / "zz.pth").write_text(f"import os; os.system('echo ran >> {_marker(jail)}')\n")
+    _person_runs_that_python(jail, where)
+    assert _ran(jail) >= 1  # (twice here: the venv's lib64 link names its site-packages again)
+
+
+@pytest.mark.parametrize("where", HOME_PYTHONS)
+async def test_a_pth_file_planted_in_a_python_of_the_home_folder_runs_nothing(jail: Jail, where: str) -> None:
+    site = _home_python(jail, where)
+    relative = site.relative_to(jail.home)
+    line = f"import os; os.system('echo ran >> {_marker(jail)}')"
+    result = await run(tool_with(), {"command": f'echo "{line}" > {relative}/zz.pth'}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_that_python(jail, where)
+    assert _ran(jail) == 0, result.output
