@@ -251,11 +251,12 @@ ENTRIES: tuple[Entry, ...] = (
     # Languages' versions and tools installed in the home folder, used from every folder: pyenv's
     # shim runs ~/.pyenv/versions/<v>/bin/python for every python (a .pth file planted in its
     # site-packages runs at each start, as one in ~/.local/lib does), uv's and pipx's tools are an
-    # environment each, cargo's proxies run the toolchains of ~/.rustup.
+    # environment each, cargo's proxies run the toolchains of ~/.rustup, every gem command loads the
+    # plugins of RubyGems' user folder (first on its gem path).
     *(Entry(name, True, _RUNTIME, home_only=True) for name in (
         ".pyenv", ".rbenv", ".nodenv", ".nvm", ".volta", ".asdf", ".local/share/mise", ".local/share/fnm", ".rustup",
         ".cargo/bin", ".local/share/uv", ".local/share/pipx", ".sdkman", ".bun", ".deno", "go/bin", "miniconda3",
-        "anaconda3", "miniforge3")),
+        "anaconda3", "miniforge3", ".gem", ".local/share/gem")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),

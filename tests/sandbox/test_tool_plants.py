@@ -1460,3 +1460,38 @@ async def test_a_pth_file_planted_in_a_python_of_the_home_folder_runs_nothing(ja
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_runs_that_python(jail, where)
     assert _ran(jail) == 0, result.output
+
+
+needs_gem = pytest.mark.skipif(shutil.which("gem") is None, reason="needs RubyGems to show what its plugins run")
+#: RubyGems' user folder (Debian's RubyGems: ~/.local/share/gem; upstream's before: ~/.gem) is
+#: first on its gem path: every ``gem`` command loads the plugins of its ``plugins/``.
+
+
+def _user_gem_plugin(jail: Jail) -> str:
+    found = subprocess.run(["ruby", "-e", "print Gem.user_dir"], env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
+                           capture_output=True, text=True, check=True, timeout=60).stdout
+    return f"{os.path.relpath(found, jail.home)}/plugins/zz_plugin.rb"
+
+
+def _person_lists_gems(jail: Jail) -> None:
+    subprocess.run(["gem", "list"], env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, capture_output=True,
+                   timeout=120)
+
+
+@needs_gem
+def test_a_rubygems_plugin_written_by_hand_in_the_home_folder_runs_at_every_gem_command(jail: Jail) -> None:
+    plugin = jail.home / _user_gem_plugin(jail)
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(f"system('echo ran >> {_marker(jail)}')\n")
+    _person_lists_gems(jail)
+    assert _ran(jail) == 1
+
+
+@needs_gem
+async def test_a_rubygems_plugin_planted_in_the_home_folder_runs_nothing(jail: Jail) -> None:
+    plugin = _user_gem_plugin(jail)
+    command = f"mkdir -p $(dirname {plugin}) && echo \"system('echo ran >> {_marker(jail)}')\" > {plugin}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_lists_gems(jail)
+    assert _ran(jail) == 0, result.output
