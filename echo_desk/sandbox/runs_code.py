@@ -280,6 +280,9 @@ ENTRIES: tuple[Entry, ...] = (
                                         "your editor")),
     Entry(".config/pip", True, _PIP),
     Entry(".pip", True, _PIP),
+    # RubyGems reads only the home folder's (and /etc/gemrc): its sources replace rubygems.org.
+    Entry(".gemrc", False, N_("RubyGems installs gems from the sources its settings name: what it installs runs "
+                              "(a gem's extension is built when it is installed)")),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),

@@ -1495,3 +1495,50 @@ async def test_a_rubygems_plugin_planted_in_the_home_folder_runs_nothing(jail: J
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_lists_gems(jail)
     assert _ran(jail) == 0, result.output
+
+
+def _gem_source_running_code_at_install(folder: Path, marker: Path) -> None:
+    """A gem source (a folder with RubyGems' index) offering ``rake`` 999, whose extension's
+    ``extconf.rb`` (run when it is installed) appends to ``marker``."""
+    made = folder.parent / "rake-999"
+    (made / "ext/rake").mkdir(parents=True)
+    (made / "rake.gemspec").write_text(
+        'Gem::Specification.new do |s|\n  s.name = "rake"; s.version = "999.0"; s.summary = "x"; s.authors = ["x"]\n'
+        '  s.files = ["ext/rake/extconf.rb"]; s.extensions = ["ext/rake/extconf.rb"]\nend\n')
+    (made / "ext/rake/extconf.rb").write_text(f'system("echo ran >> {marker}"); File.write("Makefile", "all:\\ninstall:\\n")\n')
+    env = {"PATH": os.environ["PATH"], "HOME": str(folder.parent)}
+    subprocess.run(["gem", "build", "rake.gemspec"], cwd=made, env=env, capture_output=True, check=True, timeout=120)
+    (folder / "gems").mkdir(parents=True)
+    shutil.copy(made / "rake-999.0.gem", folder / "gems")
+    subprocess.run(["gem", "generate_index", "-d", str(folder)], env=env, capture_output=True, check=True, timeout=120)
+
+
+def _person_installs_rake(jail: Jail) -> None:
+    # Never the network (without the settings, RubyGems' own source: a proxy that is not there).
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "http_proxy": "http://127.0.0.1:9",
+           "https_proxy": "http://127.0.0.1:9"}
+    subprocess.run(["gem", "install", "--user-install", "--no-document", "rake"], cwd=jail.base, env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+
+
+def _gemrc(jail: Jail) -> str:
+    """Settings that make RubyGems take its gems from a source of the command's choice only."""
+    return f":sources:\n- file://{jail.base / 'gems'}/\n"
+
+
+@needs_gem
+def test_rubygems_settings_written_by_hand_in_the_home_folder_install_what_they_name(jail: Jail) -> None:
+    _gem_source_running_code_at_install(jail.base / "gems", _marker(jail))
+    (jail.home / ".gemrc").write_text(_gemrc(jail))
+    _person_installs_rake(jail)
+    assert _ran(jail) == 1
+
+
+@needs_gem
+async def test_rubygems_settings_planted_in_the_home_folder_install_nothing(jail: Jail) -> None:
+    _gem_source_running_code_at_install(jail.base / "gems", _marker(jail))
+    text = _gemrc(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"printf '{text}' > .gemrc"}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_installs_rake(jail)
+    assert _ran(jail) == 0, result.output
