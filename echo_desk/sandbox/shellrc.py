@@ -77,20 +77,32 @@ def _named(words: list[str], variables: dict[str, str], home: str) -> list[tuple
             variables[name] = path
     if assigned or not words:
         return found
+    # A file pattern (``for rc in ~/.bashrc.d/*; do . "$rc"``, Fedora's own .bashrc): the folder
+    # whose files it names, all of them (over-reading is safe).
+    found += [(path, True) for word in words if (path := _globbed_folder(word, variables, home))]
     name, args = words[0], words[1:]
     if name in _SOURCED and args:
         # (a name without a folder: bash looks for it on PATH, then in the folder it starts in, home)
-        return [(path, False) for path in [_resolve(args[0], variables, home, relative=True)] if path]
+        return found + [(path, False) for path in [_resolve(args[0], variables, home, relative=True)] if path]
     if name == "eval":  # eval "$(pyenv init -)": the program it runs
         inner = " ".join(args).strip()
         if inner.startswith("$(") and inner.endswith(")"):
-            return [p for c in direnv.commands(inner[2:-1]) for p in _named(c, variables, home)]
-        return []
+            return found + [p for c in direnv.commands(inner[2:-1]) for p in _named(c, variables, home)]
+        return found
     if name == "fish_add_path" or (name == "set" and "PATH" in args):
-        return [(path, True) for arg in args if (path := _resolve(arg, variables, home))]
+        return found + [(path, True) for arg in args if (path := _resolve(arg, variables, home))]
     if "/" in name and (path := _resolve(name, variables, home)):
-        return [(path, False)]  # a program run by its path (~/.local/bin/mise activate)
-    return []
+        return [*found, (path, False)]  # a program run by its path (~/.local/bin/mise activate)
+    return found
+
+
+def _globbed_folder(word: str, variables: dict[str, str], home: str) -> str:
+    """The folder of the file pattern ``word`` (``~/.bashrc.d/*.sh``: ``~/.bashrc.d``), '' when it
+    is none or that folder is not known."""
+    at = min((i for i, c in enumerate(word) if c in "*?["), default=-1)
+    if at < 0 or "/" not in word[:at]:
+        return ""
+    return _resolve(word[:at].rsplit("/", 1)[0], variables, home)
 
 
 def _resolve(word: str, variables: dict[str, str], home: str, *, relative: bool = False) -> str:

@@ -33,7 +33,13 @@ def test_what_a_sourced_file_names_in_turn_is_found(tmp_path: Path) -> None:
     assert ("/.cargo/bin", True) in _loaded(tmp_path, **{".profile": '. "$HOME/.cargo/env"\n'})
 
 
+def test_the_folder_a_file_pattern_names_is_found(tmp_path: Path) -> None:
+    """Fedora's own .bashrc sources every file of ``~/.bashrc.d``."""
+    bashrc = 'for rc in ~/.bashrc.d/*; do\n  . "$rc"\ndone\nfor f in $HOME/.config/bash/*.sh; do source $f; done\n'
+    assert _loaded(tmp_path, **{".bashrc": bashrc}) == {("/.bashrc.d", True), ("/.config/bash", True)}
+
+
 def test_what_is_built_at_run_time_is_left_out(tmp_path: Path) -> None:
     found = _loaded(tmp_path, **{".zshrc": 'source "$UNKNOWN/x.sh"\nexport PATH="$(brew --prefix)/bin:$PATH"\n'
-                                           'source ~/.config/*.sh\nalias ll="ls -l"\n'})
+                                           'source $X/*.sh\nalias ll="ls -l"\nls *.txt\n'})
     assert found == set()

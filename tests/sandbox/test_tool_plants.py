@@ -1374,12 +1374,16 @@ _BASHRC_OF_TOOLS = ('export PYENV_ROOT="$HOME/.pyenv"\n'
                     'eval "$(pyenv init -)"\n'
                     '. "$HOME/.cargo/env"\n'
                     'export PATH=~/.cargo/bin:$PATH\n'
-                    '[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n')
+                    '[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n'
+                    # Fedora's own /etc/skel/.bashrc: every file of ~/.bashrc.d
+                    'if [ -d ~/.bashrc.d ]; then\n    for rc in ~/.bashrc.d/*; do\n'
+                    '        if [ -f "$rc" ]; then\n            . "$rc"\n        fi\n    done\nfi\n')
 SHELL_LOADS = {
     ".cargo/env": "",  # sourced: runs at the terminal's start
     ".fzf.bash": "",  # sourced when it exists (it did not)
     ".pyenv/bin/pyenv": "",  # run by the eval at the terminal's start
     ".cargo/bin/git": "git --version",  # first on PATH: runs when the person types git
+    ".bashrc.d/zz": "",  # every file of the folder is sourced
 }
 
 
