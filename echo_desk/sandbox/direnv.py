@@ -41,12 +41,13 @@ def loaded(envrc: str) -> list[tuple[str, bool]]:
     folder = os.path.dirname(envrc)
     found: list[tuple[str, bool]] = []
     for line in text.splitlines():
-        for words in _commands(line):
+        for words in commands(line):
             found += _named(words, folder)
     return found
 
 
-def _commands(line: str) -> list[list[str]]:
+def commands(line: str) -> list[list[str]]:
+    """The commands of a shell ``line``, each as its words (separators and a comment left out)."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|(){}")
     lexer.whitespace_split = True
     lexer.commenters = "#"

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import direnv, gitconfig, repositories, runs_code, shadows
+from echo_desk.sandbox import direnv, gitconfig, repositories, runs_code, shadows, shellrc
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
@@ -126,6 +126,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         if listed is not None:
             watched.append(Watched(path, folder=listed.folder, why=listed.why))
     watched += _direnv_loads(watched, base)
+    watched += _shell_loads(home, base)
     if not in_home:
         watched += _linked_from_home(home, base)
     watched += _landed_on(watched, folders)
@@ -158,6 +159,15 @@ def _direnv_loads(watched: list[Watched], base: str) -> list[Watched]:
             if not folder:
                 queue.append(path)  # (a sourced file may source another; a .env sources nothing: no harm)
     return found
+
+
+def _shell_loads(home: Path, base: str) -> list[Watched]:
+    """What the person's shell start-up files make every terminal read or run without asking
+    (``shellrc``: a file they source, a folder they put on ``PATH``, a program they run), when it
+    lies in the workspace (the home folder as the workspace; a dotfiles folder)."""
+    real = os.path.realpath(home)
+    return [Watched(path, folder=folder, why=runs_code.SHELL_LOADS)
+            for path, folder in shellrc.loaded(real) if inside(path, base) and path != base]
 
 
 def _home_inside(home: Path, base: str) -> list[Watched]:

@@ -67,6 +67,8 @@ _VSCODE = N_("VS Code runs its tasks, launch configurations and the programs its
 _CLAUDE = N_("Claude Code runs the hooks and starts the MCP servers its settings name")
 _ZED = N_("Zed starts the language servers and MCP servers its settings name")
 _HELIX = N_("Helix starts the language servers its settings name when you open a file")
+_RUNTIME = N_("a language's versions or a tool installed in your home folder: what is planted in it runs whenever you "
+              "use that language or tool, in any folder (a .pth file at every python, a replaced node or cargo)")
 _VERSION_FILE = N_("a version manager runs the programs of the folder a version in it names, in this folder "
                    "and every one below it, without asking: rbenv before 1.2 takes a version with ../ as a folder, "
                    "mise (its idiomatic version files on) a path: version; a planted ruby or git there runs when "
@@ -246,6 +248,15 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/opencode", True, _OPENCODE),
     Entry(".local/bin", True, _ON_PATH),
     Entry("bin", True, _ON_PATH, home_only=True),
+    # Languages' versions and tools installed in the home folder, used from every folder: pyenv's
+    # shim runs ~/.pyenv/versions/<v>/bin/python for every python (a .pth file planted in its
+    # site-packages runs at each start, as one in ~/.local/lib does), uv's and pipx's tools are an
+    # environment each, cargo's proxies run the toolchains of ~/.rustup, every gem command loads the
+    # plugins of RubyGems' user folder (first on its gem path).
+    *(Entry(name, True, _RUNTIME, home_only=True) for name in (
+        ".pyenv", ".rbenv", ".nodenv", ".nvm", ".volta", ".asdf", ".local/share/mise", ".local/share/fnm", ".rustup",
+        ".cargo/bin", ".local/share/uv", ".local/share/pipx", ".sdkman", ".bun", ".deno", "go/bin", "miniconda3",
+        "anaconda3", "miniforge3", ".gem", ".local/share/gem")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
@@ -269,6 +280,9 @@ ENTRIES: tuple[Entry, ...] = (
                                         "your editor")),
     Entry(".config/pip", True, _PIP),
     Entry(".pip", True, _PIP),
+    # RubyGems reads only the home folder's (and /etc/gemrc): its sources replace rubygems.org.
+    Entry(".gemrc", False, N_("RubyGems installs gems from the sources its settings name: what it installs runs "
+                              "(a gem's extension is built when it is installed)")),
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),
@@ -290,6 +304,14 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".pdbrc", False, N_("Python's debugger runs the lines in it, Python included, when it starts in this "
                               "folder: a breakpoint() in your own code, python -m pdb, pytest --pdb"),
           every_folder=True),
+    # Read from the folder they start in, as .pdbrc is: perl -d runs .perldb as Perl (perl5db.pl,
+    # when the person owns it, as the sandbox writes); irb the first of ~/.irbrc, ./.irbrc,
+    # ./irb.rc, ./_irbrc and ./$irbrc that exists (irb 1.4, Ruby 3.1), as Ruby.
+    Entry(".perldb", False, N_("Perl's debugger runs it, Perl included, when it starts in this folder (perl -d)"),
+          every_folder=True),
+    *(Entry(name, False, N_("Ruby's irb prompt runs it, Ruby included, when it starts in this folder and your "
+                            "home folder has no .irbrc"), every_folder=True)
+      for name in (".irbrc", "irb.rc", "_irbrc", "$irbrc")),
     # cargo reads them from the current folder up (https://doc.rust-lang.org/cargo/reference/config.html),
     # the home folder's for every project: a ``build.rustc-wrapper`` runs at ``cargo metadata``
     # (``rustc -vV``), which builds nothing and which an editor's rust-analyzer runs on opening.
@@ -342,6 +364,8 @@ HIDDEN_SECRET = N_("a place the sandbox hides when it exists (keys, credentials)
                    "the commands its settings name (ssh's ProxyCommand, kubectl's and aws's credential commands)")
 DIRENV_LOADS = N_("an .envrc of the workspace makes direnv load it (a file it sources, a .env, a folder it puts "
                   "first on PATH) every time you enter that folder, without asking again")
+SHELL_LOADS = N_("your shell's start-up file makes every terminal you open load it (a file it sources, a folder it "
+                 "puts first on PATH, a program it runs), without asking")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 

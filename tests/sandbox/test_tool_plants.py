@@ -1316,3 +1316,233 @@ async def test_an_exrc_planted_below_the_top_does_not_run_when_vim_starts_there(
     _person_starts_vim_with_exrc_on(jail, ws / _BELOW)
     assert _ran(jail) == 0, result.output
     assert f"{_BELOW}/{name}" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+#: Debuggers' and prompts' start-up files read from the folder they start in (with none in the
+#: home folder, for irb), each with what the person types there: nothing of the project's runs.
+#: perl -d runs ``.perldb`` as Perl (owned by the person, as the sandbox writes: perl5db.pl);
+#: irb (1.4, Ruby 3.1) runs the first of ``~/.irbrc``, ``./.irbrc``, ``./irb.rc``, ``./_irbrc``
+#: and ``./$irbrc`` that exists, as Ruby.
+needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="needs perl to show what .perldb does")
+needs_irb = pytest.mark.skipif(shutil.which("irb") is None, reason="needs irb to show what .irbrc does")
+REPL_START_UP_FILES = {
+    ".perldb": pytest.param(["perl", "-d", "-e", "1"], "system(q{echo ran >> MARKER});\n", marks=needs_perl),
+    ".irbrc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+    "irb.rc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+    "_irbrc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+    "$irbrc": pytest.param(["irb"], "system('echo ran >> MARKER')\n", marks=needs_irb),
+}
+
+
+def _person_starts_a_prompt(jail: Jail, folder: Path, args: list[str]) -> None:
+    """The person's debugger or prompt, started in ``folder`` (typing ``q``, then ``exit``)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(args, cwd=folder, env=env, input="q\nexit\n", capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize(("name", "args", "code"), [pytest.param(n, *p.values, marks=p.marks, id=n)
+                                                    for n, p in REPL_START_UP_FILES.items()])
+def test_a_prompts_start_up_file_written_by_hand_runs_when_the_person_starts_it_there(
+        jail: Jail, name: str, args: list[str], code: str, folder: str) -> None:
+    (jail.workspace / folder).mkdir(parents=True, exist_ok=True)
+    (jail.workspace / folder / name).write_text(code.replace("MARKER", str(_marker(jail))))
+    _person_starts_a_prompt(jail, jail.workspace / folder, args)
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("folder", [".", _BELOW])
+@pytest.mark.parametrize(("name", "args", "code"), [pytest.param(n, *p.values, marks=p.marks, id=n)
+                                                    for n, p in REPL_START_UP_FILES.items()])
+async def test_a_planted_prompts_start_up_file_runs_nothing(jail: Jail, name: str, args: list[str], code: str,
+                                                             folder: str) -> None:
+    (jail.base / "planted").write_text(code.replace("MARKER", str(_marker(jail))))
+    command = f"mkdir -p {folder} && cp {jail.base / 'planted'} '{folder}/{name}'"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_a_prompt(jail, jail.workspace / folder, args)
+    assert _ran(jail) == 0, result.output
+    planted = [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (name if folder == "." else f"{folder}/{name}") in planted
+
+
+#: The person's own ~/.bashrc as rustup's and pyenv's installers leave it (this machine's own):
+#: it sources a file of the home folder, puts folders of it first on PATH and runs a program of
+#: it. ``SHELL_LOADS`` is what the command plants there, and what the person then types.
+_BASHRC_OF_TOOLS = ('export PYENV_ROOT="$HOME/.pyenv"\n'
+                    'export PATH="$PYENV_ROOT/bin:$PATH"\n'
+                    'eval "$(pyenv init -)"\n'
+                    '. "$HOME/.cargo/env"\n'
+                    'export PATH=~/.cargo/bin:$PATH\n'
+                    '[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n'
+                    # Fedora's own /etc/skel/.bashrc: every file of ~/.bashrc.d
+                    'if [ -d ~/.bashrc.d ]; then\n    for rc in ~/.bashrc.d/*; do\n'
+                    '        if [ -f "$rc" ]; then\n            . "$rc"\n        fi\n    done\nfi\n')
+SHELL_LOADS = {
+    ".cargo/env": "",  # sourced: runs at the terminal's start
+    ".fzf.bash": "",  # sourced when it exists (it did not)
+    ".pyenv/bin/pyenv": "",  # run by the eval at the terminal's start
+    ".cargo/bin/git": "git --version",  # first on PATH: runs when the person types git
+    ".bashrc.d/zz": "",  # every file of the folder is sourced
+}
+
+
+def _person_opens_a_terminal(jail: Jail, typed: str) -> None:
+    """An interactive bash (it reads ~/.bashrc) where the person types ``typed``."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["bash", "-i", "-c", typed or "true"], cwd=jail.home, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(SHELL_LOADS))
+def test_what_the_shells_start_up_file_loads_written_by_hand_runs_in_the_next_terminal(jail: Jail, name: str) -> None:
+    (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+    (jail.home / name).write_text(f"#!/bin/sh\necho ran >> {_marker(jail)}\n")
+    (jail.home / name).chmod(0o755)
+    _person_opens_a_terminal(jail, SHELL_LOADS[name])
+    assert _ran(jail) == 1
+
+
+@pytest.mark.parametrize("name", sorted(SHELL_LOADS))
+@pytest.mark.parametrize("existed", [False, True], ids=["new", "existing"])
+async def test_what_the_shells_start_up_file_loads_planted_in_the_home_folder_runs_nothing(
+        jail: Jail, name: str, existed: bool) -> None:
+    """The home folder as the workspace: ``~/.bashrc`` is protected, and so must be what it
+    makes bash read or run without asking (a file it sources, a folder it puts on ``PATH``, a
+    program it runs), as for an ``.envrc``."""
+    (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    if existed:
+        (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
+        (jail.home / name).write_text("#!/bin/sh\ntrue\n")
+        (jail.home / name).chmod(0o755)
+    command = (f"mkdir -p $(dirname {name}) && printf '#!/bin/sh\\necho ran >> {_marker(jail)}\\n' > {name}; "
+               f"chmod 755 {name}")
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_opens_a_terminal(jail, SHELL_LOADS[name])
+    assert _ran(jail) == 0, result.output
+
+
+#: Python environments installed in the home folder that the person's programs run from wherever
+#: they are: pyenv's Pythons (its shim runs ``~/.pyenv/versions/<v>/bin/python`` for every
+#: ``python``), uv's and pipx's tools (each app its own environment). A ``.pth`` file in their
+#: site-packages runs at every start of that Python, as one in ``~/.local/lib`` does.
+HOME_PYTHONS = (".pyenv/versions/3.12.0", ".local/share/uv/tools/ruff", ".local/share/pipx/venvs/black")
+
+
+def _home_python(jail: Jail, where: str) -> Path:
+    """An environment at ``where`` in the home folder (a venv of this Python stands in for the
+    real install: it reads its own site-packages alike); its site-packages folder."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(jail.home / where)], check=True,
+                   capture_output=True, timeout=120)
+    found = sorted((jail.home / where).glob("lib/python3*/site-packages"))
+    assert found
+    return found[0]
+
+
+def _person_runs_that_python(jail: Jail, where: str) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run([str(jail.home / where / "bin/python"), "-c", "pass"], env=env, capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("where", HOME_PYTHONS)
+def test_a_pth_file_written_by_hand_in_a_python_of_the_home_folder_runs_at_its_next_start(
+        jail: Jail, where: str) -> None:
+    site = _home_python(jail, where)
+    (site / "zz.pth").write_text(f"import os; os.system('echo ran >> {_marker(jail)}')\n")
+    _person_runs_that_python(jail, where)
+    assert _ran(jail) >= 1  # (twice here: the venv's lib64 link names its site-packages again)
+
+
+@pytest.mark.parametrize("where", HOME_PYTHONS)
+async def test_a_pth_file_planted_in_a_python_of_the_home_folder_runs_nothing(jail: Jail, where: str) -> None:
+    site = _home_python(jail, where)
+    relative = site.relative_to(jail.home)
+    line = f"import os; os.system('echo ran >> {_marker(jail)}')"
+    result = await run(tool_with(), {"command": f'echo "{line}" > {relative}/zz.pth'}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_that_python(jail, where)
+    assert _ran(jail) == 0, result.output
+
+
+needs_gem = pytest.mark.skipif(shutil.which("gem") is None, reason="needs RubyGems to show what its plugins run")
+#: RubyGems' user folder (Debian's RubyGems: ~/.local/share/gem; upstream's before: ~/.gem) is
+#: first on its gem path: every ``gem`` command loads the plugins of its ``plugins/``.
+
+
+def _user_gem_plugin(jail: Jail) -> str:
+    found = subprocess.run(["ruby", "-e", "print Gem.user_dir"], env={"PATH": os.environ["PATH"], "HOME": str(jail.home)},
+                           capture_output=True, text=True, check=True, timeout=60).stdout
+    return f"{os.path.relpath(found, jail.home)}/plugins/zz_plugin.rb"
+
+
+def _person_lists_gems(jail: Jail) -> None:
+    subprocess.run(["gem", "list"], env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, capture_output=True,
+                   timeout=120)
+
+
+@needs_gem
+def test_a_rubygems_plugin_written_by_hand_in_the_home_folder_runs_at_every_gem_command(jail: Jail) -> None:
+    plugin = jail.home / _user_gem_plugin(jail)
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(f"system('echo ran >> {_marker(jail)}')\n")
+    _person_lists_gems(jail)
+    assert _ran(jail) == 1
+
+
+@needs_gem
+async def test_a_rubygems_plugin_planted_in_the_home_folder_runs_nothing(jail: Jail) -> None:
+    plugin = _user_gem_plugin(jail)
+    command = f"mkdir -p $(dirname {plugin}) && echo \"system('echo ran >> {_marker(jail)}')\" > {plugin}"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_lists_gems(jail)
+    assert _ran(jail) == 0, result.output
+
+
+def _gem_source_running_code_at_install(folder: Path, marker: Path) -> None:
+    """A gem source (a folder with RubyGems' index) offering ``rake`` 999, whose extension's
+    ``extconf.rb`` (run when it is installed) appends to ``marker``."""
+    made = folder.parent / "rake-999"
+    (made / "ext/rake").mkdir(parents=True)
+    (made / "rake.gemspec").write_text(
+        'Gem::Specification.new do |s|\n  s.name = "rake"; s.version = "999.0"; s.summary = "x"; s.authors = ["x"]\n'
+        '  s.files = ["ext/rake/extconf.rb"]; s.extensions = ["ext/rake/extconf.rb"]\nend\n')
+    (made / "ext/rake/extconf.rb").write_text(f'system("echo ran >> {marker}"); File.write("Makefile", "all:\\ninstall:\\n")\n')
+    env = {"PATH": os.environ["PATH"], "HOME": str(folder.parent)}
+    subprocess.run(["gem", "build", "rake.gemspec"], cwd=made, env=env, capture_output=True, check=True, timeout=120)
+    (folder / "gems").mkdir(parents=True)
+    shutil.copy(made / "rake-999.0.gem", folder / "gems")
+    subprocess.run(["gem", "generate_index", "-d", str(folder)], env=env, capture_output=True, check=True, timeout=120)
+
+
+def _person_installs_rake(jail: Jail) -> None:
+    # Never the network (without the settings, RubyGems' own source: a proxy that is not there).
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "http_proxy": "http://127.0.0.1:9",
+           "https_proxy": "http://127.0.0.1:9"}
+    subprocess.run(["gem", "install", "--user-install", "--no-document", "rake"], cwd=jail.base, env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+
+
+def _gemrc(jail: Jail) -> str:
+    """Settings that make RubyGems take its gems from a source of the command's choice only."""
+    return f":sources:\n- file://{jail.base / 'gems'}/\n"
+
+
+@needs_gem
+def test_rubygems_settings_written_by_hand_in_the_home_folder_install_what_they_name(jail: Jail) -> None:
+    _gem_source_running_code_at_install(jail.base / "gems", _marker(jail))
+    (jail.home / ".gemrc").write_text(_gemrc(jail))
+    _person_installs_rake(jail)
+    assert _ran(jail) == 1
+
+
+@needs_gem
+async def test_rubygems_settings_planted_in_the_home_folder_install_nothing(jail: Jail) -> None:
+    _gem_source_running_code_at_install(jail.base / "gems", _marker(jail))
+    text = _gemrc(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"printf '{text}' > .gemrc"}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_installs_rake(jail)
+    assert _ran(jail) == 0, result.output

@@ -89,6 +89,10 @@ NAMES = {
     "rbenv", "ruby", "mise",
     # Vim and its exrc option (a project .exrc run by Vim)
     "vim", "exrc", "shell",
+    # the prompts that run a start-up file of the folder they start in (Perl's debugger, Ruby's irb)
+    "perl", "irb", "irbrc",
+    # RubyGems and its gems (~/.gemrc)
+    "rubygems", "gem",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
