@@ -68,15 +68,17 @@ def _git_dir(root: Path) -> Path | None:
 
 def _hash_size(git_dir: Path) -> int | None:
     """20 (SHA-1) or 32 (SHA-256) bytes per object name; ``None`` when not known."""
+    if (git_dir / "commondir").exists():
+        return None  # a linked worktree: its object format is the common folder's
     try:
         config = (git_dir / "config").read_text(encoding="utf-8", errors="replace").lower()
     except FileNotFoundError:
         return 20
     except OSError:
         return None
-    if "objectformat" not in config and "commondir" not in os.listdir(git_dir):
-        return 20
-    return 32 if "sha256" in config else None
+    if "objectformat" in config:
+        return 32 if "sha256" in config else None
+    return 20
 
 
 @functools.lru_cache(maxsize=16)

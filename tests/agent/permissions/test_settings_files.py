@@ -248,3 +248,13 @@ def test_an_index_not_read_makes_every_folder_of_the_worktree_count(setup: Setup
     _with_submodule(setup.workspace)
     (setup.workspace / ".git" / "index").write_bytes(b"DIRC\0\0\0\x09\0\0\0\x01" + bytes(70) + b"\0\0\xe0\0")
     assert _verdict(setup, "git status", "@workspace/out/**") is not Effect.ALLOW
+
+
+def test_the_submodules_of_a_sha256_repository_are_read(tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import git_index
+
+    _git(tmp_path, "init", "-q", "--object-format=sha256")
+    (tmp_path / "a.txt").write_text("x\n", encoding="utf-8")
+    _git(tmp_path, "add", "a.txt")
+    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'3' * 64},out/sub")
+    assert git_index.gitlinks(tmp_path) == ("out/sub",)
