@@ -68,8 +68,12 @@ def _git_dir(root: Path) -> Path | None:
 
 def _hash_size(git_dir: Path) -> int | None:
     """20 (SHA-1) or 32 (SHA-256) bytes per object name; ``None`` when not known."""
-    if (git_dir / "commondir").exists():
-        return None  # a linked worktree: its object format is the common folder's
+    try:
+        if (git_dir / "commondir").exists():  # a linked worktree: the common folder's settings
+            common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            git_dir = Path(os.path.normpath(git_dir / common))
+    except (OSError, UnicodeDecodeError):
+        return None
     try:
         config = (git_dir / "config").read_text(encoding="utf-8", errors="replace").lower()
     except FileNotFoundError:

@@ -258,3 +258,17 @@ def test_the_submodules_of_a_sha256_repository_are_read(tmp_path: Path) -> None:
     _git(tmp_path, "add", "a.txt")
     _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'3' * 64},out/sub")
     assert git_index.gitlinks(tmp_path) == ("out/sub",)
+
+
+def test_the_submodules_of_a_linked_worktree_are_read(tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import git_index
+
+    main = tmp_path / "main"
+    main.mkdir()
+    _git(main, "init", "-q")
+    (main / "a.txt").write_text("x\n", encoding="utf-8")
+    _git(main, "add", "a.txt")
+    _git(main, "commit", "-q", "-m", "x")
+    _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    _git(tmp_path / "wt", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},out/sub")
+    assert git_index.gitlinks(tmp_path / "wt") == ("out/sub",)
