@@ -67,6 +67,12 @@ PLAIN = [
     # Tildes, braces that become options, globs that become names.
     "ls ~+ && {p}", "ls ~- ; {p}", "ls {{-a,-l}} && {p}", "ls -{{a,l}} ; {p}", "echo a.tx? && {p}",
     "time -p {p}", "{p} ; time -p {q}", "command -- {p}", "builtin echo x; {p}",
+    # Globs that may or may not become options (s109): a name the folder holds is the word.
+    "cat ./* >/dev/null && {p}", "ls -d */ ; {p}", "cat [-]* 2>/dev/null; {p}", "ls [!.]* && {p}",
+    "echo {P} > ./-e; cat ./* ; {p}", "grep -d recurse a . ; {p}", "grep --directories=recurse a . && {p}",
+    # sed scripts split over -e words, and a -e after the script (the script is then a file).
+    "sed -n '1{{e {w}' -e '}}' a.txt; {p}", "sed -n -e 'a\\' -e {P} a.txt", "sed -n -e '1{{' -e 'e {w}' -e '}}' a.txt",
+    "find . -name a.txt -fprint /dev/null; {p}", "xargs -I{{}} cat ./{{}} < a.txt; {p}",
 ]
 #: Constructs the engine never allows (expansions, compound commands, builtins that run text):
 #: fewer of these, to check it asks however deep they sit.

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from echo_desk.agent.permissions import git_index, pytest_testpaths
 from echo_desk.agent.permissions import program_options as table
-from echo_desk.agent.permissions import pytest_testpaths
 from echo_desk.agent.permissions.interpreters import PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.options import OptionSet, read_options
@@ -63,6 +63,8 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if names is None:
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    if program == "git":
+        found += _submodules(cwds, names)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -90,6 +92,20 @@ _NODE_IDS = frozenset({"pytest", "py.test"})
 def _node_paths(words: list[str]) -> list[str]:
     """The paths of pytest node ids (``out::x`` is ``out``; ``::x`` the folder it runs in)."""
     return [word.partition("::")[0] or "." for word in words]
+
+
+def _submodules(cwds: Sequence[Path], names: tuple[str, ...]) -> list[Place]:
+    """The folders of the submodules of the repository each of ``cwds`` is in: git's worktree
+    commands run git in every one that holds a repository, with its own settings (see
+    ``git_index``). An index that cannot be read makes every folder of the worktree count."""
+    found: list[Place] = []
+    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
+        links = git_index.gitlinks(root)
+        if links is None:
+            found.append(Place(root, names, below=True))
+        else:
+            found += [Place(root.joinpath(*link.split("/")), names) for link in links]
+    return found
 
 
 def _user_places(program: str, home: Path) -> list[Place]:

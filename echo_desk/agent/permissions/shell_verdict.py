@@ -472,8 +472,8 @@ class _Judge:
         return None
 
     def _glob_matches(self, raw: str) -> list[Path] | None:
-        """Every path a glob could match (a superset of bash's: hidden names match too), or None
-        when there are too many to check."""
+        """Every path a glob could match (a superset of bash's: hidden names match too, and `.`
+        and `..` for a pattern that starts with a dot), or None when there are too many to check."""
         text = _home_expanded(raw, self.where.home)
         if text is None:
             return None
@@ -485,10 +485,13 @@ class _Judge:
                 current = [Path(os.path.join(c, part)) for c in current]
                 continue
             pattern = part.replace("[^", "[!")  # bash's two spellings of a negated class
+            # A pattern that starts with a dot matches `.` and `..` too in dash and in bash
+            # before 5.2 (no globskipdots): `src/.*/link-home/.ssh/key` climbs out of src.
+            dots = (".", "..") if pattern.startswith(".") else ()
             found: list[Path] = []
             for folder in current:
                 try:
-                    found += [Path(os.path.join(folder, name)) for name in os.listdir(folder)
+                    found += [Path(os.path.join(folder, name)) for name in (*dots, *os.listdir(folder))
                               if fnmatch.fnmatchcase(name, pattern)]
                 except OSError:
                     continue

@@ -483,6 +483,20 @@ def test_option_values_and_links_that_name_a_denied_path(setup: Setup) -> None:
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
+def test_a_glob_part_that_starts_with_a_dot_may_match_dot_dot(setup: Setup) -> None:
+    """s109: in dash and in bash before 5.2 (no globskipdots) ``.*`` and ``.?`` match ``..``:
+    ``cat src/.*/link-home/.ssh/id_rsa`` reads the key through ``src/..`` (hostile corpus:
+    glob-dots). A glob that cannot match a dot name, or whose matches lead nowhere denied, stays allowed."""
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    (setup.workspace / "link-home").symlink_to(setup.home)
+    setup.write_user_rules(_rules("[cat|head] **") + _rules("~/.ssh/**", tool="read", effect="deny"))
+    for line in ("cat src/*.py", "cat src/.*", "head src/.*/a.txt", "cat src/*/link-home/.ssh/id_rsa"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("cat src/.*/link-home/.ssh/id_rsa", "head src/.?/link-home/.ssh/id_rsa",
+                 "cat src/.[.]/link-home/.ssh/id_rsa", f"cat .?/{setup.workspace.name}/link-home/.ssh/id_rsa"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_a_lister_that_follows_links_below_what_it_lists_reads_a_denied_folder(setup: Setup) -> None:
     """``ls out/home/.ssh`` asks under a read deny of ``~/.ssh/**``; ``find -L out`` and
     ``du -aL out`` list the same folder through a link below ``out`` (they print

@@ -185,3 +185,90 @@ def test_the_users_site_packages_count_for_python_programs(setup: Setup, line: s
     assert _verdict(setup, line, "~/.local/**") is not Effect.ALLOW
     assert _verdict(setup, line, "~/.local/lib/python3.11/site-packages/*.pth") is not Effect.ALLOW
     assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
+
+
+# -- s109: git runs git in every submodule whose folder holds a repository -------------------------
+def _git(folder: Path, *args: str) -> None:
+    import os
+    import subprocess
+
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder), "GIT_AUTHOR_NAME": "a",
+           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env=env)
+
+
+def _with_submodule(workspace: Path, path: str = "out/sub") -> None:
+    _git(workspace, "init", "-q")
+    _git(workspace, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}")
+
+
+@pytest.mark.parametrize("line", ["git status", "git status -s", "git status --short --branch", "cd src && git status"])
+def test_a_submodule_in_a_folder_the_agent_may_write_asks(setup: Setup, line: str) -> None:
+    """The repository ships a gitlink at out/sub: the agent may plant out/sub/.git, whose
+    core.fsmonitor ``git status`` runs (hostile corpus: git-submodule)."""
+    _with_submodule(setup.workspace)
+    assert _verdict(setup, line, "@workspace/out/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "@workspace/tmp/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_the_submodules_are_read_from_every_index_version(tmp_path: Path, version: str) -> None:
+    from echo_desk.agent.permissions import git_index
+
+    for name in ("a.txt", "deep/er/b.txt", "deep/er/c.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n", encoding="utf-8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "deep")
+    if version == "3":
+        _git(tmp_path, "add", "--intent-to-add", "a.txt")  # an entry with extended flags
+    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},deep/er/sub")
+    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},zz/s2")
+    _git(tmp_path, "update-index", "--index-version", version)
+    assert git_index.gitlinks(tmp_path) == ("deep/er/sub", "zz/s2")
+    assert git_index.repository_root(tmp_path / "deep" / "er") == tmp_path
+
+
+def test_an_index_without_submodules_or_one_not_read_says_so(tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import git_index
+
+    _git(tmp_path, "init", "-q")
+    assert git_index.gitlinks(tmp_path) == ()  # no index yet
+    (tmp_path / "a.txt").write_text("x\n", encoding="utf-8")
+    _git(tmp_path, "add", "a.txt")
+    assert git_index.gitlinks(tmp_path) == ()
+    _with_submodule(tmp_path)
+    _git(tmp_path, "update-index", "--split-index")  # most entries in another file: not read
+    assert git_index.gitlinks(tmp_path) is None
+    (tmp_path / ".git" / "index").write_bytes(b"DIRC\0\0\0\x09\0\0\0\x01" + bytes(70) + b"\0\0\xe0\0")
+    assert git_index.gitlinks(tmp_path) is None
+
+
+def test_an_index_not_read_makes_every_folder_of_the_worktree_count(setup: Setup) -> None:
+    _with_submodule(setup.workspace)
+    (setup.workspace / ".git" / "index").write_bytes(b"DIRC\0\0\0\x09\0\0\0\x01" + bytes(70) + b"\0\0\xe0\0")
+    assert _verdict(setup, "git status", "@workspace/out/**") is not Effect.ALLOW
+
+
+def test_the_submodules_of_a_sha256_repository_are_read(tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import git_index
+
+    _git(tmp_path, "init", "-q", "--object-format=sha256")
+    (tmp_path / "a.txt").write_text("x\n", encoding="utf-8")
+    _git(tmp_path, "add", "a.txt")
+    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'3' * 64},out/sub")
+    assert git_index.gitlinks(tmp_path) == ("out/sub",)
+
+
+def test_the_submodules_of_a_linked_worktree_are_read(tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import git_index
+
+    main = tmp_path / "main"
+    main.mkdir()
+    _git(main, "init", "-q")
+    (main / "a.txt").write_text("x\n", encoding="utf-8")
+    _git(main, "add", "a.txt")
+    _git(main, "commit", "-q", "-m", "x")
+    _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    _git(tmp_path / "wt", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},out/sub")
+    assert git_index.gitlinks(tmp_path / "wt") == ("out/sub",)

@@ -114,6 +114,16 @@ def build_template(into: Path) -> Path:
     _git(ws, "remote", "add", "origin", "../remote.git")
     _git(ws, "add", "-A")
     _git(ws, "commit", "-q", "-m", "initial")
+    # A submodule the repository ships (a gitlink, as a clone has it) in tmp/, a folder only the
+    # everyday rules open to the agent (with out/, every rule set's git lines would ask for it),
+    # whose folder holds a repository (planted there earlier by the agent's file tool): git's
+    # worktree commands run git in it, with its settings (s109).
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ws, check=True, capture_output=True, text=True,
+                          env=base_env(root)).stdout.strip()
+    _git(ws, "update-index", "--add", "--cacheinfo", f"160000,{head},tmp/sub")
+    _git(ws, "commit", "-q", "-m", "a submodule")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(ws / "tmp" / "sub")], check=True, capture_output=True,
+                   env=base_env(root))
     # A commit carrying a (bogus) signature, under a ref of its own: a command that verifies
     # signatures runs gpg on it (`git log --show-signature refs/signed/main`).
     tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=ws, check=True, capture_output=True, text=True,
@@ -125,8 +135,9 @@ def build_template(into: Path) -> Path:
     _git(ws, "update-ref", "refs/signed/main", commit)
     # An uncommitted change, so that `git diff` has something to show (and run a differ for).
     (ws / "a.txt").write_text("alpha\nBETA\ngamma\n", encoding="utf-8")
-    for hook in (ws / ".git" / "hooks").glob("*.sample"):
-        hook.unlink()
+    for hooks in (ws / ".git" / "hooks", ws / "tmp" / "sub" / ".git" / "hooks"):
+        for hook in hooks.glob("*.sample"):
+            hook.unlink()
     for name, target in LINKS.items():
         (ws / name).symlink_to(target)
     (root / "bin").mkdir()
