@@ -67,6 +67,17 @@ async def test_thousands_of_tools_are_refused_with_the_count_and_the_catalog_goe
     assert (await get_tool(registry, "t__echo").execute({"text": "still"}, ctx("echo"))).output == "still"
 
 
+async def test_a_tool_list_past_the_limit_is_not_paged_on(make_manager) -> None:
+    # Every page of 303 tools names a next one: the listing used to go on for 20 pages, all kept
+    # (with 200,000 tools a page, ~11 MB and ~5 s each: 4 GB and 2 minutes of the shared loop)
+    # before the count refused them. Once a page brings more than the limit, no page follows.
+    manager = make_manager({"p": _hostile("p", "paged")})
+    status = await manager.start("p")
+    assert status.state is ServerState.ERROR
+    assert status.problems == ("the server offers 303 tools (limit 256)",), status.problems
+    assert [line for line in status.stderr_tail if line.startswith("page ")] == ["page None"]
+
+
 async def test_a_flood_of_notifications_during_a_call_is_bounded(make_manager, registry) -> None:
     # 5,000 each of progress (for a token nobody gave), logging, resources and tools changed,
     # as fast as the server can write them: the call ends with its answer, memory stays flat
