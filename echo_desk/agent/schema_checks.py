@@ -40,13 +40,17 @@ _JSON_TYPE_NAMES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str
                     (list, "array"), (dict, "object"), (type(None), "null"))
 
 
-def _walk(schema: Any) -> tuple[int, int, int, list[str]]:
-    """One iterative pass: (JSON nesting depth, subschema depth, property count, non-local $refs)."""
-    max_json = max_schema = props = 0
+def _walk(schema: Any, most_values: int) -> tuple[int, int, int, list[str], bool]:
+    """One iterative pass: (JSON nesting depth, subschema depth, property count, non-local $refs,
+    whether it stopped after ``most_values`` JSON values, which cannot fit in fewer bytes)."""
+    max_json = max_schema = props = values = 0
     remote: list[str] = []
     # (value, json depth, schema depth or 0 when the value is plain data such as an enum list)
     stack: list[tuple[Any, int, int]] = [(schema, 1, 1)]
     while stack:
+        values += 1
+        if values > most_values:
+            return max_json, max_schema, props, remote, True
         value, jdepth, sdepth = stack.pop()
         max_json = max(max_json, jdepth)
         max_schema = max(max_schema, sdepth)
@@ -70,7 +74,7 @@ def _walk(schema: Any) -> tuple[int, int, int, list[str]]:
                     stack.extend((item, jdepth + 2, sdepth + 1) for item in sub.values())
                 else:
                     stack.append((sub, jdepth + 1, 0))
-    return max_json, max_schema, props, remote
+    return max_json, max_schema, props, remote, False
 
 
 def check_tool_schema(
@@ -84,11 +88,15 @@ def check_tool_schema(
     """
     if not isinstance(schema, dict):
         return [f"the schema must be a JSON object, not {_json_type(schema)}"]
-    json_depth, schema_depth, properties, remote = _walk(schema)
+    # Every JSON value takes at least a byte: past ``max_bytes`` of them the schema is too large
+    # whatever they are, and the walk (a server's schema can be megabytes) stops there.
+    json_depth, schema_depth, properties, remote, endless = _walk(schema, max_bytes)
     # Plain data (enum values, defaults) may nest a little deeper than subschemas do; beyond this
     # the recursive checks below could exhaust the stack, so stop here.
     if json_depth > 4 * max_depth + 8:
         return [f"the schema is nested too deeply ({json_depth} levels of JSON)"]
+    if endless:
+        return [f"the schema has more than {max_bytes} values (limit {max_bytes} bytes)"]
     problems: list[str] = []
     if schema.get("type") != "object":
         problems.append(f'the schema must describe an object ("type": "object"), got type {schema.get("type")!r}')
@@ -105,6 +113,10 @@ def check_tool_schema(
         return problems
     if size > max_bytes:
         problems.append(f"the schema is {size} bytes (limit {max_bytes})")
+    if problems:
+        # Refused already: the metaschema check costs in proportion to the schema (seconds for
+        # the megabytes a server may send), so only a schema within the caps gets it.
+        return problems
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:

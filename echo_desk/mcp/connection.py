@@ -38,6 +38,7 @@ from echo_desk.mcp.leash import leashed, reaped
 from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
 from echo_desk.mcp.own_folder import server_folder
+from echo_desk.mcp.sanitize import MAX_TOOLS_PER_SERVER
 
 if TYPE_CHECKING:
     from echo_desk.sandbox import Planted
@@ -337,13 +338,15 @@ class ServerConnection:
     # -- requests ------------------------------------------------------------------------------
 
     async def list_tools(self) -> list[types.Tool]:
+        """The server's tools, page by page; once they are more than a server may offer
+        (``MAX_TOOLS_PER_SERVER``, which refuses them all), no further page is asked for or kept."""
         tools: list[types.Tool] = []
         cursor: str | None = None
         for _ in range(MAX_LIST_PAGES):
             page = await self.client.list_tools(cursor=cursor)
             tools.extend(page.tools)
             cursor = page.next_cursor
-            if not cursor:
+            if not cursor or len(tools) > MAX_TOOLS_PER_SERVER:
                 return tools
         raise ValueError(f"the server's tool list goes on for more than {MAX_LIST_PAGES} pages")
 

@@ -87,6 +87,20 @@ def test_size_cap() -> None:
     assert check_tool_schema(big, max_bytes=1_000_000) == []
 
 
+def test_a_schema_of_megabytes_is_refused_at_the_caps_cost_not_its_own() -> None:
+    # A server's schema may be megabytes: once a cap refuses it, nothing that costs in proportion
+    # to it runs (the metaschema check took ~10 s on the one with 8,000 properties), and the
+    # walk stops once it has counted more values than fit in the byte cap.
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 1000}
+                                             for i in range(8000)}}
+    many_values = {"type": "object", "properties": {"a": {"enum": list(range(3_000_000))}}}
+    for schema, problem in ((wide, "8000 properties (limit 256)"), (many_values, "more than 32768 values")):
+        started = time.perf_counter()
+        problems = check_tool_schema(schema)
+        assert any(problem in p for p in problems), problems
+        assert time.perf_counter() - started < 2  # was ~10 s (wide); generous on a shared 2-core machine
+
+
 def test_property_count_cap_counts_nested_properties_too() -> None:
     flat = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(256)}}
     assert check_tool_schema(flat) == []

@@ -1,0 +1,137 @@
+"""A hostile downstream MCP server (one the chat uses, or the gateway relays to): floods of
+notifications, questions of its own, links to the person's files, giant or odd tool lists.
+Against the SDK-less hostile server; every server shares the manager's one loop, so what one
+server costs that loop, every other server's calls wait for."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from echo_desk.mcp import ServerState
+from echo_desk.mcp.config import ServerConfig, parse_server
+from echo_desk.tools import Answer
+from tests.mcp.helpers import HERE, TINY_SERVER, get_tool
+from tests.mcp.test_everything import AnsweringHost, ctx
+
+HOSTILE_SERVER = HERE / "hostile_server.py"
+
+
+def _hostile(name: str = "h", mode: str = "", **extra: Any) -> ServerConfig:
+    return parse_server(name, {"command": sys.executable, "args": ["-S", str(HOSTILE_SERVER)],
+                               "env": {"HOSTILE_TOOLS": mode}, **extra})
+
+
+def _tiny() -> ServerConfig:
+    return parse_server("t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)]})
+
+
+async def _slowest_echo_while(registry: Any, busy: asyncio.Future[Any]) -> float:
+    """The longest a call to the other server ``t`` took while ``busy`` ran."""
+    echo = get_tool(registry, "t__echo")
+    slowest = 0.0
+    while not busy.done():
+        started = time.monotonic()
+        assert (await echo.execute({"text": "hi"}, ctx("echo"))).output == "hi"
+        slowest = max(slowest, time.monotonic() - started)
+        await asyncio.sleep(0.05)
+    return slowest
+
+
+async def test_a_giant_schema_is_refused_without_stalling_the_other_servers(make_manager, registry) -> None:
+    # One tool whose schema is 8 MB (8,000 properties): refused for its size, and the refusal
+    # must cost no more than the caps' count. It used to be checked against the Draft 2020-12
+    # metaschema after the caps had already failed: ~10 s of the manager's loop, during which
+    # every other server's calls waited (and again on every "tools changed" the server sends).
+    manager = make_manager({"t": _tiny(), "huge": _hostile("huge", "huge")})
+    assert (await manager.start("t")).state is ServerState.CONNECTED
+    starting = asyncio.ensure_future(manager.start("huge"))
+    slowest = await _slowest_echo_while(registry, starting)
+    status = starting.result()
+    assert status.state is ServerState.ERROR
+    assert any("limit 256" in problem for problem in status.problems), status.problems
+    assert slowest < 3, f"a call to another server waited {slowest:.1f} s"
+
+
+async def test_thousands_of_tools_are_refused_with_the_count_and_the_catalog_goes_on(make_manager, registry) -> None:
+    manager = make_manager({"t": _tiny(), "many": _hostile("many", "many")})
+    statuses = {s.name: s for s in await manager.start_all()}
+    assert statuses["many"].state is ServerState.ERROR
+    assert statuses["many"].problems == ("the server offers 5003 tools (limit 256)",)
+    assert registry.get("many__flood") is None
+    assert (await get_tool(registry, "t__echo").execute({"text": "still"}, ctx("echo"))).output == "still"
+
+
+async def test_a_tool_list_past_the_limit_is_not_paged_on(make_manager) -> None:
+    # Every page of 303 tools names a next one: the listing used to go on for 20 pages, all kept
+    # (with 200,000 tools a page, ~11 MB and ~5 s each: 4 GB and 2 minutes of the shared loop)
+    # before the count refused them. Once a page brings more than the limit, no page follows.
+    manager = make_manager({"p": _hostile("p", "paged")})
+    status = await manager.start("p")
+    assert status.state is ServerState.ERROR
+    assert status.problems == ("the server offers 303 tools (limit 256)",), status.problems
+    assert [line for line in status.stderr_tail if line.startswith("page ")] == ["page None"]
+
+
+async def test_a_flood_of_notifications_during_a_call_is_bounded(make_manager, registry) -> None:
+    # 5,000 each of progress (for a token nobody gave), logging, resources and tools changed,
+    # as fast as the server can write them: the call ends with its answer, memory stays flat
+    # (every message is read and dropped, the server's pipe waits meanwhile), and the other
+    # server's calls go on.
+    manager = make_manager({"t": _tiny(), "h": _hostile(timeout=300)})
+    await manager.start_all()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    flooding = asyncio.ensure_future(get_tool(registry, "h__flood").execute({"n": 5_000}, ctx("flood")))
+    slowest = await _slowest_echo_while(registry, flooding)
+    result = flooding.result()
+    assert result.success and result.output == "flooded"
+    grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grew_mb < 50, f"the flood held {grew_mb:.0f} MB"
+    assert slowest < 3, f"a call to another server waited {slowest:.1f} s"
+
+
+async def test_the_servers_own_requests_are_refused_or_asked_never_answered_for_the_person(
+        make_manager, registry) -> None:
+    # During a call the server asks for a completion of Echo Desk's model (sampling), the
+    # workspace's folders (roots) and the person's password (elicitation).
+    host = AnsweringHost(Answer(action="decline"))
+    manager = make_manager({"h": _hostile()}, host=host)
+    await manager.start("h")
+    result = await get_tool(registry, "h__ask").execute({}, ctx("ask", host))
+    sampling, roots, elicitation = json.loads(result.output)
+    assert sampling["error"]["message"] == "Sampling not supported"
+    assert roots["error"]["message"] == "List roots not supported"
+    assert elicitation["result"] == {"action": "decline"}  # what the person said, not an automatic yes
+    [question] = host.questions
+    assert question.mcp_server == "h" and question.asked_by == "MCP server h"
+
+
+async def test_file_links_in_a_result_are_passed_as_data_and_never_read(make_manager, registry, tmp_path: Path) -> None:
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- 1234")
+    manager = make_manager({"h": _hostile()})
+    await manager.start("h")
+    result = await get_tool(registry, "h__links").execute({"path": str(secret)}, ctx("links"))
+    assert result.success
+    assert f"[resource link file://{secret} (id_rsa)]" in result.output
+    assert "from the server" in result.output  # an embedded resource's text is the server's own
+    assert "PRIVATE KEY" not in result.output + json.dumps(result.metadata, default=str)
+
+
+async def test_tools_named_like_built_ins_or_with_control_characters_stay_under_the_servers_prefix(make_manager) -> None:
+    # "read_file" and "run_shell" from a server are that server's tools, never the built-ins:
+    # every registry name is the server's prefix and provider-safe ASCII.
+    manager = make_manager({"n": _hostile("n", "names")})
+    status = await manager.start("n")
+    assert status.state is ServerState.CONNECTED, status.problems
+    names = {t.registry_name for t in status.tools}
+    assert {"n__read_file", "n__run_shell"} <= names
+    assert all(name.startswith("n__") and name.isascii() and name.isprintable() for name in names), names
+    # What the catalog shows as the tool's title has no bidi override to reverse "exe.png"
+    # (C0 controls stay in the title: Qt shows them inert, the CLI prints them escaped).
+    assert all("\u202e" not in info.title for info in status.tools)
