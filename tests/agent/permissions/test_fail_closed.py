@@ -852,3 +852,17 @@ def test_cargo_subcommands_not_its_own_run_a_program_from_the_path(setup: Setup)
 def test_cargo_subcommand_a_rule_names_is_covered(setup: Setup) -> None:
     setup.write_user_rules(_rules("cargo make **"))
     assert _effect(setup, "cargo make ci") is Effect.ALLOW
+
+
+def test_ccache_reads_the_compiler_it_runs_as_strictly_as_without_it(setup: Setup) -> None:
+    """``ccache gcc …`` runs gcc with the same words (proven with ccache 4.14 under bash and
+    dash: ``-wrapper /bin/sh,-c,CMD`` ran CMD, ``-o ~/.bashrc`` and an ``@out/args`` holding
+    ``-o ../home/.bashrc`` overwrote it), but ccache had no reader: a rule's ``ccache **``
+    covered every compiler option. The compiler is now a command of its own."""
+    setup.write_user_rules(_rules("[ccache|gcc|cc] **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("ccache gcc -c src/x.c -o out/x.o", "ccache cc -O2 -Wall -c src/x.c", "ccache -s", "ccache --version"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("ccache gcc -c x.c -wrapper /bin/sh,-c,x", "ccache gcc -c x.c -o ~/.bashrc", "ccache gcc -c x.c @out/args",
+                 "ccache gcc -B out/ -c x.c", "ccache -z", "ccache -o cache_dir=/tmp/x gcc -c x.c", "ccache sh -c x",
+                 "ccache -d ~/c gcc -c x.c"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
