@@ -1,8 +1,8 @@
-"""How build tools read their arguments: cargo, the C compilers (gcc, cc, clang…), javac and
-java. A rule naming one (``cargo build **``, ``gcc **``) trusts it to build the project in
+"""How build tools read their arguments: cargo, the C compilers (gcc, cc, clang…), javac,
+java and go. A rule naming one (``cargo build **``, ``gcc **``) trusts it to build the project in
 front of it; the options read here make it run another program, write outside, or read its
 options or settings from a file the rule cannot see, so a rule's ``**`` does not cover them.
-(Versions read: cargo 1.8x, GCC 12-14, clang 14-18, JDK 17-21.)
+(Versions read: cargo 1.8x, GCC 12-14, clang 14-18, JDK 17-21, go 1.22-1.27.)
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
-__all__ = ["COMPILER", "cargo_reading", "compiler_reading", "java_reading", "javac_reading"]
+__all__ = ["COMPILER", "cargo_reading", "compiler_reading", "go_reading", "java_reading", "javac_reading"]
 
 
 def _flag(word: str, does: Does | None) -> Flag:
@@ -36,13 +36,21 @@ _CARGO_SHORT_VALUES = frozenset("pjFe")
 #: Subcommands whose words after ``--`` are options of the compiler they run (``cargo rustc --
 #: -C linker=./x`` runs a program), not of the program built.
 _CARGO_COMPILER_ARGS = frozenset({"rustc", "rustdoc"})
+#: cargo's own subcommands (and those rustup ships: clippy, fmt, miri). Any other word runs
+#: ``cargo-WORD`` found on the PATH or in ~/.cargo/bin (``cargo pwn`` ran a planted cargo-pwn),
+#: or an alias from a settings file: not covered by a rule's ``**``.
+_CARGO_SUBCOMMANDS = frozenset(
+    "add b bench build c check clean clippy config d doc fetch fix fmt generate-lockfile git-checkout help info init "
+    "install locate-project login logout metadata miri new owner package pkgid publish r read-manifest remove report "
+    "rm run rustc rustdoc search t test tree uninstall update vendor verify-project version yank".split())
 
 
 def cargo_reading(argv: Argv, program: str) -> Reading:
     """``cargo [+toolchain] [options] SUBCOMMAND [options] [-- args]``: the options in
     ``_CARGO_DANGEROUS`` wherever they stand before ``--``, ``--target`` naming a target
     description file (``--target out/t.json``: its ``linker`` runs), a ``+toolchain`` that is a
-    path, and the words after ``--`` of ``cargo rustc``/``cargo rustdoc``."""
+    path, a subcommand not its own (``_CARGO_SUBCOMMANDS``) and the words after ``--`` of
+    ``cargo rustc``/``cargo rustdoc``."""
     found: list[Flag] = []
     subcommand: str | None = None
     words = argv[1:]
@@ -68,6 +76,8 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
                 found.append(_flag(word, Does.RUNS))
         elif subcommand is None:
             subcommand = word
+            if word not in _CARGO_SUBCOMMANDS:
+                found.append(_flag(word, Does.RUNS))
     return Reading(program, flags=tuple(found))
 
 
@@ -228,3 +238,129 @@ def java_reading(argv: Argv, program: str) -> Reading:
         elif not word.startswith("-"):
             break
     return Reading(program, flags=tuple(found))
+
+
+# -- go -----------------------------------------------------------------------------------------
+#: go's build and test options that take no value and do nothing dangerous (``-flag`` or
+#: ``-flag=true``; one or two dashes).
+_GO_FLAGS = frozenset({"a", "n", "race", "msan", "asan", "cover", "v", "work", "x", "trimpath", "modcacherw", "json",
+                       "buildvcs", "short", "failfast", "benchmem", "c", "fullpath", "m", "u", "t", "e", "deps",
+                       "test", "find", "export", "compiled", "h", "help"})
+#: Options whose value is harmless (the next word, or after ``=``).
+_GO_VALUES = frozenset({"p", "tags", "mod", "covermode", "coverpkg", "buildmode", "installsuffix", "pgo", "run", "skip",
+                        "bench", "benchtime", "count", "cpu", "parallel", "timeout", "shuffle", "list", "fuzz",
+                        "fuzztime", "fuzzminimizetime", "vet", "memprofilerate", "blockprofilerate",
+                        "mutexprofilefraction", "f", "go", "compat"})
+#: Options that write the file or folder their value names: judged by the write rules.
+_GO_WRITES = frozenset({"o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace",
+                        "outputdir"})
+#: Options that run a program (``-toolexec``, ``-exec``, ``-vettool``, gccgo), pass options to
+#: the compiler, assembler or linker (``-ldflags=-extld=/tmp/x`` runs it), read the build's
+#: files from elsewhere (``-overlay``, ``-modfile``), run in another folder (``-C``) or write
+#: outside (``-pkgdir``).
+_GO_DANGEROUS = {"toolexec": Does.RUNS, "exec": Does.RUNS, "vettool": Does.RUNS, "compiler": Does.RUNS,
+                 "gccgoflags": Does.RUNS, "asmflags": Does.RUNS, "gcflags": Does.RUNS, "ldflags": Does.RUNS,
+                 "overlay": Does.CONFIG, "modfile": Does.CONFIG, "C": Does.CONFIG, "pkgdir": Does.WRITES,
+                 "linkshared": Does.CONFIG, "toolchain": Does.RUNS}
+#: Words of -ldflags / -gcflags a rule's ``**`` covers: strip symbols, set a string (``-X``),
+#: no optimisation, no inlining, print decisions.
+_GO_TOOL_FLAGS = re.compile(r"-[swNlSBCe]|-m(?:=\d)?|-X(?:=\S+)?|-buildid=\S*")
+#: Subcommands read here; any other (``go tool NAME``, a future one) is not covered by ``**``.
+_GO_BUILDS = frozenset({"build", "install", "run", "test", "vet", "list"})
+_GO_PLAIN = frozenset({"version", "fmt", "mod", "doc", "help", "env", "get", "clean", "work", "fix", "bug",
+                       "telemetry"})
+
+
+def go_reading(argv: Argv, program: str) -> Reading:
+    """``go SUBCOMMAND [options] [packages] …`` read strictly: the options in ``_GO_DANGEROUS``
+    (``go build -toolexec /tmp/x`` runs /tmp/x for every compile), ``-o`` and the test profiles
+    (the write rules judge what they name), ``go generate`` (it runs the ``//go:generate``
+    lines of the source files, which no rule sees: never covered), ``go env -w``/``-u`` (it
+    writes your go env file, whose ``GOFLAGS`` every later go reads), ``go install`` (it writes
+    into ~/go/bin), ``go tool`` and any subcommand or option not known here. ``go run`` stops
+    reading at the program it runs (its later words are the program's); ``go test``'s words
+    after ``-args`` go to the test binary, whose ``-test.`` options write profiles."""
+    found: list[Flag] = []
+    at = 1
+    while at < len(argv) and (argv[at] or "").startswith("-"):
+        general = argv[at] or ""
+        if general not in ("-h", "--help", "-help"):
+            found.append(_flag(general, None))  # go's only general option is -C (another folder)
+        at += 2 if general in ("-C", "--C") else 1
+    if at >= len(argv):
+        return Reading(program, flags=tuple(found))
+    sub = argv[at]
+    if sub is None or sub == "generate" or sub == "tool" or (sub not in _GO_BUILDS and sub not in _GO_PLAIN):
+        # generate: never covered (what it runs is written in the source files)
+        last = _UNKNOWN if sub is None else Flag(frozenset() if sub == "generate" else frozenset({sub}), sub,
+                                                  Does.RUNS if sub in ("generate", "tool") else None)
+        return Reading(program, flags=(*found, last))
+    if sub == "install":
+        found.append(_flag(sub, Does.WRITES))
+    writes: list[int] = []
+    i = at + 1
+    while i < len(argv):
+        word = argv[i]
+        if word is None:
+            found.append(_UNKNOWN)
+        elif word == "--" or (sub == "run" and not word.startswith("-")):
+            break  # go run: the program's own words follow
+        elif word in ("-args", "--args"):
+            found += [_flag(word, None)] if sub != "test" else []
+            found += [_flag(w or "", None) for w in argv[i + 1:] if w is None or w.lstrip("-").startswith("test.")]
+            break
+        elif word.startswith("-") and word != "-":
+            following = argv[i + 1] if i + 1 < len(argv) else None
+            flag, takes_next = _go_option(sub, word, following)
+            if flag is not None:
+                found.append(flag)
+            elif takes_next and following is None:
+                found.append(_UNKNOWN)  # a value only known when the line runs (or none)
+            elif takes_next and word.lstrip("-") in _GO_WRITES:
+                writes.append(i + 1)
+            i += 1 if takes_next else 0
+        i += 1
+    return Reading(program, flags=tuple(found), writes=tuple(writes))
+
+
+def _go_option(sub: str, word: str, following: str | None) -> tuple[Flag | None, bool]:
+    """One option of a go subcommand: the flag it raises (``None``: covered by ``**``), and
+    whether its value is the next word."""
+    name, eq, value = word.lstrip("-").partition("=")
+    if len(word) - len(word.lstrip("-")) > 2:
+        return _flag(word, None), False
+    if sub == "env" and name in ("w", "u"):
+        return _flag(word, Does.WRITES), False
+    if name in _GO_WRITES:
+        # glued (`-o=~/x`): the write rules cannot see it as a word of its own
+        return (_flag(word, Does.WRITES) if eq else None), not eq
+    if name in ("ldflags", "gcflags") and _go_tool_flags_harmless(value if eq else following):
+        return None, not eq
+    if name in _GO_DANGEROUS:
+        return _flag(word, _GO_DANGEROUS[name]), not eq and name != "linkshared"
+    if name in _GO_VALUES:
+        return None, not eq
+    if name in _GO_FLAGS and (not eq or value in ("true", "false", "1", "0")):
+        return None, False
+    return _flag(word, None), False
+
+
+def _go_tool_flags_harmless(value: str | None) -> bool:
+    """Whether a -ldflags/-gcflags value (``all=-N -l``, ``-s -w -X main.v=1``) holds only
+    words that load, run and write nothing."""
+    if value is None:
+        return False
+    pattern, eq, rest = value.partition("=")
+    if eq and not pattern.startswith("-"):
+        value = rest  # a package pattern first: `all=-N -l`
+    words = value.split()
+    k = 0
+    while k < len(words):
+        word = words[k]
+        if word == "-X":
+            k += 2
+            continue
+        if not _GO_TOOL_FLAGS.fullmatch(word):
+            return False
+        k += 1
+    return True

@@ -202,7 +202,7 @@ NPM = OptionSet((
            "--prefer-offline --offline --no-audit --no-fund --audit --fund --foreground-scripts --no-progress "
            "--progress --save-dev -D --save -S --save-exact -E --no-save --legacy-peer-deps --strict-peer-deps "
            "-y|--yes --no -v|--version -h|--help --fix --force -f"),
-    *values("--loglevel --color --omit --include --depth --tag --otp --access --filter"),
+    *values("--loglevel --color --omit --include --depth --tag --otp --access"),
     opt("--script-shell", V, RUNS), opt("--prefix -C --dir", V, WRITES), opt("--userconfig --globalconfig", V, CODE),
     opt("--node-options", V, RUNS), opt("--shell", V, RUNS), opt("-c --call", V, SHELL), opt("--cache", V, WRITES),
     opt("--registry", V, CONFIG), opt("--git", V, RUNS), opt("--editor --browser --viewer", V, RUNS),
@@ -210,6 +210,9 @@ NPM = OptionSet((
     # Another folder's package.json, whose scripts run (`npm test -w out` runs out's test
     # script when the project declares its workspaces): not the project the rule trusts.
     opt("-w --workspace", V, CONFIG), opt("--workspaces -ws --include-workspace-root", OPT, CONFIG),
+    # pnpm's --filter/-F and -r/--recursive run the scripts of the workspace's other package.json
+    # files (`pnpm --filter out test` runs out/package.json's test script: proven with pnpm 10).
+    opt("--filter -F --filter-prod", V, CONFIG), opt("-r --recursive", does=CONFIG),
 ))
 
 PYTHON = OptionSet((
@@ -509,6 +512,9 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
     "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
     **dict.fromkeys(("pip", "pip3"), ("pip/pip.conf",)),
+    # go's env file (what `go env -w` writes): its GOFLAGS=-toolexec=… runs a program for
+    # every compile of every later go build.
+    "go": ("go/env",),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
 #: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/

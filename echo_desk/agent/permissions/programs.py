@@ -24,6 +24,7 @@ from echo_desk.agent.permissions.build_tools import (
     COMPILER,
     cargo_reading,
     compiler_reading,
+    go_reading,
     java_reading,
     javac_reading,
 )
@@ -504,6 +505,19 @@ def _set(argv: Argv, program: str) -> Reading:
     return Reading(program, flags=tuple(found))
 
 
+def _yarn(argv: Argv, program: str) -> Reading:
+    """yarn, read as npm's options are, and ``yarn workspace NAME …``/``yarn workspaces …``:
+    they run the scripts of the workspace's other package.json files (``yarn workspace out run
+    test`` runs out/package.json's test script: proven with yarn 1), not the project's own."""
+    reading = _YARN_RUNNER(argv, program)
+    parsed = read_options(argv[1:], table.NPM)
+    first = parsed.operands[0][1] if parsed.operands else None
+    if first in ("workspace", "workspaces"):
+        reading = with_changes(reading, flags=(*reading.flags, Flag(frozenset({first}), first, Does.CONFIG)))
+    return reading
+
+
+_YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
     "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
@@ -511,13 +525,14 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
-    "cargo": cargo_reading, "javac": javac_reading, "java": java_reading,
+    "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
+    "yarn": _yarn,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,

@@ -291,6 +291,15 @@ WRAPPERS: dict[str, Wrapper] = {
         # words would be judged from the wrong place. Like `env -C`, a rule must name it.
         opt("-w --wd -R --root", Takes.VALUE, Does.CONFIG), *_HELP), permute=False)),
     "nohup": Wrapper(OptionSet(_HELP, permute=False)),
+    # ccache runs the compiler it is given with the same words (`ccache gcc -wrapper sh,-c,CMD`
+    # ran CMD, `ccache gcc -o ~/.bashrc` overwrote it: proven with ccache 4.14): the compiler
+    # is read as a command of its own, as strictly as without ccache. Its own options that
+    # only show something run nothing; the others (-o/--set-config, -d/--dir, -C…) write its
+    # settings or cache and are not known here.
+    "ccache": Wrapper(OptionSet(flags("-s|--show-stats -p|--show-config -x|--show-compression --print-stats "
+                                      "-V|--version -h|--help -v|--verbose"), permute=False, abbreviations=False),
+                      0, frozenset({"-s", "--show-stats", "-p", "--show-config", "-x", "--show-compression",
+                                    "--print-stats", "-V", "--version", "-h", "--help"})),
     "stdbuf": Wrapper(OptionSet((*values("-i|--input -o|--output -e|--error"), *_HELP), permute=False)),
     "ionice": Wrapper(OptionSet((*values("-c|--class -n|--classdata"), *flags("-t|--ignore -p|--pid -P|--pgid "
                                                                              "-u|--uid"), *_HELP), permute=False),

@@ -790,3 +790,93 @@ def test_cargo_asks_where_the_agent_may_write_what_it_builds_or_its_settings(set
     cargo 1.x under bash); ``~/.cargo/config.toml`` wherever it runs."""
     setup.write_user_rules(_rules("cargo build **") + _rules(writable, tool="write"))
     assert (_effect(setup, "cargo build") is Effect.ALLOW) is allowed
+
+
+def test_go_options_that_run_write_or_build_elsewhere_under_a_build_rule(setup: Setup) -> None:
+    """go had no reader: under ``go build|test|vet|run **`` any option passed. Proven with go
+    1.27 under bash and dash: ``-toolexec out/x`` ran out/x for every compile, ``go test -exec``
+    and ``go run -exec`` ran the program through it, ``go vet -vettool=`` ran it,
+    ``-ldflags='-linkmode=external -extld=out/x'`` ran it as the linker, ``-o ~`` wrote the
+    binary into the home folder, ``-C other`` and ``-overlay`` built another folder's or file's
+    code, ``go generate`` ran a ``//go:generate`` line of a file the agent wrote, and ``go env -w
+    GOFLAGS=-toolexec=…`` wrote the person's go env file, after which a plain ``go build`` ran
+    the program."""
+    setup.write_user_rules(_rules("[go build|go test|go vet|go run|go generate|go env|go list|go mod tidy|go] **")
+                           + _rules("@workspace/out/**", tool="write"))
+    for line in ("go build", "go build ./...", "go test ./...", "go test -run TestX -v -count=1 ./...",
+                 "go test -race -cover ./pkg/...", "go vet ./...", "go build -o out/h .",
+                 "go test -coverprofile out/c.out ./...", "go build -ldflags '-s -w -X main.version=1.2' .",
+                 "go build -gcflags=all='-N -l' .", "go build -tags netgo -trimpath .", "go env GOPATH", "go env",
+                 "go run . --help", "go run ./cmd/x -o ~/x", "go list -m all", "go list -f '{{.Dir}}' ./...",
+                 "go mod tidy", "go version", "go test ./... -run TestX", "go test -json ./...",
+                 "go test ./... -args -v"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("go build -toolexec /tmp/x .", "go build -toolexec=out/x .", "go test -exec /tmp/x ./...",
+                 "go run -exec /tmp/x .", "go vet -vettool=/tmp/x .", "go test ./... -vettool=x", "go generate ./...",
+                 "go generate", "go env -w GOFLAGS=-toolexec=/tmp/x", "go env -u GOFLAGS", "go build -o ~/x .",
+                 "go build -o=~/x .", "go test -c -o ~/t .", "go test -coverprofile ~/c.out ./...",
+                 "go build -C ../other .", "go -C ../other build .", "go build -overlay out/ov.json .",
+                 "go build -modfile out/go.mod .", "go build -ldflags=-extld=/tmp/x .",
+                 "go build -ldflags '-linkmode=external -extld=out/x' .", "go build -gcflags=-importcfg=x .",
+                 "go build -asmflags=-I=x .", "go build -compiler gccgo .", "go build -pkgdir ~/p .",
+                 "go build -no-such-option .", "go build ---o x .", "go tool mytool", "go install ./cmd/x",
+                 "go frobnicate", "go build $FLAGS .", "go test ./... -args -test.coverprofile=/tmp/x",
+                 "go test -test.cpuprofile=/tmp/p ./...", "go mod edit -replace=a=../b", "go clean -cache"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize(("writable", "allowed"), [("@workspace/out/**", True), ("~/.config/**", False),
+                                                    ("~/**", False)])
+def test_go_asks_where_the_agent_may_write_its_env_file(setup: Setup, writable: str, allowed: bool) -> None:
+    """``~/.config/go/env`` (what ``go env -w`` writes) sets GOFLAGS for every go command:
+    ``GOFLAGS=-toolexec=/tmp/x`` there ran /tmp/x under a plain ``go build`` (proven, go 1.27)."""
+    setup.write_user_rules(_rules("go build **") + _rules(writable, tool="write"))
+    assert (_effect(setup, "go build") is Effect.ALLOW) is allowed
+
+
+def test_pnpm_filter_and_yarn_workspace_run_another_folders_scripts(setup: Setup) -> None:
+    """``pnpm --filter out test`` (``-F``, ``-r``/``--recursive``) and ``yarn workspace out run
+    test`` / ``yarn workspaces run test`` run the test script of out/package.json, a folder the
+    agent may write, not the project's own (proven with pnpm 10 and yarn 1 under bash, in a
+    project whose pnpm-workspace.yaml / workspaces list out). pnpm's --filter was read as a
+    harmless value, so ``pnpm test **`` allowed it."""
+    setup.write_user_rules(_rules("[pnpm test|pnpm run test|pnpm run lint|yarn test|yarn run test|pnpm|yarn] **"))
+    for line in ("pnpm test", "pnpm run test -- --watch=false", "yarn test", "yarn run test", "pnpm install",
+                 "yarn install", "pnpm run lint"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("pnpm --filter out test", "pnpm -F ./out test", "pnpm run --filter=out test", "pnpm --filter-prod out test",
+                 "pnpm -r test", "pnpm --recursive run test", "pnpm run test --recursive", "pnpm lint --filter=out",
+                 "yarn workspace out run test", "yarn workspace out test", "yarn workspaces run test",
+                 "yarn workspaces foreach run test", "yarn --silent workspace out test"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_cargo_subcommands_not_its_own_run_a_program_from_the_path(setup: Setup) -> None:
+    """``cargo pwn`` runs ``cargo-pwn`` from the PATH or ~/.cargo/bin (proven with cargo 1.x: a
+    planted cargo-pwn ran): a rule's ``cargo **`` covers cargo's own subcommands, not a program
+    the rule never names."""
+    setup.write_user_rules(_rules("cargo **"))
+    for line in ("cargo build", "cargo test -p core", "cargo clippy -- -D warnings", "cargo fmt --check", "cargo t",
+                 "cargo --version", "cargo tree"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("cargo pwn", "cargo --locked pwn", "cargo +stable pwn x", "cargo make"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_cargo_subcommand_a_rule_names_is_covered(setup: Setup) -> None:
+    setup.write_user_rules(_rules("cargo make **"))
+    assert _effect(setup, "cargo make ci") is Effect.ALLOW
+
+
+def test_ccache_reads_the_compiler_it_runs_as_strictly_as_without_it(setup: Setup) -> None:
+    """``ccache gcc …`` runs gcc with the same words (proven with ccache 4.14 under bash and
+    dash: ``-wrapper /bin/sh,-c,CMD`` ran CMD, ``-o ~/.bashrc`` and an ``@out/args`` holding
+    ``-o ../home/.bashrc`` overwrote it), but ccache had no reader: a rule's ``ccache **``
+    covered every compiler option. The compiler is now a command of its own."""
+    setup.write_user_rules(_rules("[ccache|gcc|cc] **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("ccache gcc -c src/x.c -o out/x.o", "ccache cc -O2 -Wall -c src/x.c", "ccache -s", "ccache --version"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("ccache gcc -c x.c -wrapper /bin/sh,-c,x", "ccache gcc -c x.c -o ~/.bashrc", "ccache gcc -c x.c @out/args",
+                 "ccache gcc -B out/ -c x.c", "ccache -z", "ccache -o cache_dir=/tmp/x gcc -c x.c", "ccache sh -c x",
+                 "ccache -d ~/c gcc -c x.c"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
