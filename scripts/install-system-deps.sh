@@ -17,6 +17,7 @@ PKGS=(
   # The hostile command corpus (tests/agent/permissions/hostile) runs each attack for real under
   # bash and dash, through the wrappers and tools it abuses, and traces what ran with strace.
   dash strace busybox ripgrep time util-linux bsdutils curl git make jq
+  golang-go ccache   # its go and ccache lines (go -toolexec, ccache gcc -wrapper) run for real too
   # The sandbox's tests plant what Mercurial, direnv, bash-completion, pre-commit and rbenv run later and
   # show it does not run.
   mercurial direnv bash-completion pre-commit rbenv
