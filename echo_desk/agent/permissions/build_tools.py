@@ -7,12 +7,15 @@ options or settings from a file the rule cannot see, so a rule's ``**`` does not
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Sequence
 
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
-__all__ = ["COMPILER", "cargo_reading", "compiler_reading", "go_reading", "java_reading", "javac_reading"]
+__all__ = ["COMPILER", "cargo_reading", "compiler_reading", "go_packages", "go_reading", "java_reading",
+           "javac_reading"]
 
 
 def _flag(word: str, does: Does | None) -> Flag:
@@ -364,3 +367,58 @@ def _go_tool_flags_harmless(value: str | None) -> bool:
             return False
         k += 1
     return True
+
+
+#: Subcommands that compile the packages they are given (``go vet`` and ``go build`` run cgo, so
+#: the C compiler reads the ``#include`` lines of their files), run them (``go test`` runs the
+#: ``_test.go`` files and ``TestMain``, ``go run`` the program), or, for ``go list``, compile
+#: them when asked to (``-export``, ``-compiled``).
+_GO_COMPILES = frozenset({"build", "install", "run", "test", "vet"})
+_GO_LIST_COMPILES = frozenset({"export", "compiled"})
+
+
+def go_packages(argv: Sequence[str | None]) -> list[tuple[str, bool]] | None:
+    """The folders whose code ``go SUBCOMMAND …`` compiles or runs, as written (``None``: a
+    subcommand that compiles nothing): each with whether every folder under it counts too
+    (``./out/...``, ``all``, an import path: go finds it anywhere in the module). No package
+    named: the folder it runs in (``"."``). A ``.go`` file named: its folder. Words go would
+    take as option values may be read as packages too: that only makes more folders count."""
+    at = 1
+    while at < len(argv) and (argv[at] or "").startswith("-"):
+        at += 2 if argv[at] in ("-C", "--C") else 1
+    if at >= len(argv):
+        return None
+    sub = argv[at]
+    words = list(argv[at + 1:])
+    options = {(w or "").lstrip("-").partition("=")[0] for w in words if (w or "").startswith("-")}
+    if sub not in _GO_COMPILES and not (sub == "list" and options & _GO_LIST_COMPILES):
+        return None
+    found: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word is None:
+            return [(".", True)]  # a word only known when the line runs: the whole module
+        if word in ("-args", "--args") and sub == "test":
+            break
+        if word.startswith("-") and word != "-":
+            name, eq, _ = word.lstrip("-").partition("=")
+            i += not eq and name in (_GO_VALUES | _GO_WRITES | _GO_DANGEROUS.keys()) - {"linkshared"}
+            continue
+        found.append(_go_package(word))
+        if sub == "run" and not word.endswith(".go"):
+            break  # go run PACKAGE: the program's own words follow
+    return found or [(".", False)]
+
+
+def _go_package(word: str) -> tuple[str, bool]:
+    """One package pattern: its folder, and whether the folders under it count."""
+    if word.endswith(".go"):
+        return os.path.dirname(word) or ".", False
+    if "..." in word:
+        head = word.partition("...")[0]
+        return (head if head.endswith("/") else os.path.dirname(head)) or ".", True
+    if word.startswith((".", "/")):
+        return word, False
+    return ".", True  # all, an import path (std and cmd too: cheaper to ask than to know GOROOT)

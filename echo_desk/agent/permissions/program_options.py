@@ -532,5 +532,16 @@ USER_SITE = (".local/lib", ("module.pth", "usercustomize.py"))
 #: imports: pytest puts the folder first on ``sys.path``) and doctest files (``test*.txt``).
 #: Judged by suffix: a file the agent may write with one of these under a collected folder counts.
 COLLECTED_CODE: dict[str, tuple[str, ...]] = dict.fromkeys(("pytest", "py.test"), (".py", ".txt"))
+#: go (``go build|test|vet|run``): the ``go.mod`` and ``go.work`` of the folder it runs in and
+#: every folder above (a ``replace`` names other code to build, ``toolchain`` a go to run), and
+#: the code of every package it is given (``go test ./out`` compiles and runs out/*_test.go and
+#: its TestMain, ``go run`` the program; ``go build`` and ``go vet`` run cgo, whose C compiler
+#: follows the ``#include`` lines of the files: their text is printed), of the folder it runs in
+#: when given none, of every folder under one given as ``./out/...``, and of its vendor folder
+#: and the user's GOPATH (~/go: its src and module cache). Judged by suffix: the Go, C,
+#: assembler and object (``.syso``, linked in) files go builds.
+GO_SETTINGS = ("go.mod", "go.work")
+GO_CODE = (".go", ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".m", ".s", ".S", ".sx", ".f", ".F",
+           ".for", ".f90", ".syso", ".swig", ".swigcxx")
 OPERAND_SETTINGS: dict[str, tuple[int, OptionSet]] = {"ruff": (1, RUFF_CHECK), "pytest": (0, PYTEST),
                                                       "py.test": (0, PYTEST)}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.agent.permissions import git_index, pytest_testpaths
+from echo_desk.agent.permissions import build_tools, git_index, pytest_testpaths
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
@@ -36,7 +36,8 @@ class Place:
     folder: Path
     names: tuple[str, ...]
     below: bool = False
-    #: Below the folder, also any file whose name ends so (what pytest collects as code).
+    #: Also any file whose name ends so, in the folder (below it too, when ``below``): what
+    #: pytest collects as code, the files of a package go builds.
     suffixes: tuple[str, ...] = ()
 
 
@@ -59,6 +60,8 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         found.append(_user_site(home))
     if home is not None:
         found += _user_places(program, home)
+    if program == "go":
+        return found + _go_places(argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
@@ -81,6 +84,26 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
                     if suffixes and word in operands:
                         # A file named as an operand is collected whatever its name (`tests/notes.txt`).
                         found.append(Place(folder.parent, (folder.name,)))
+    return found
+
+
+def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """Where go reads code and settings (see ``program_options.GO_SETTINGS``): the packages it
+    compiles or runs, with the folder it runs in, its vendor folder, go.mod and go.work."""
+    packages = build_tools.go_packages(argv)
+    if packages is None:
+        return []
+    names, code = table.GO_SETTINGS, table.GO_CODE
+    stand_ins = tuple(f"x{s}" for s in code)
+    found = [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    found += [Place(f / "vendor", stand_ins, below=True, suffixes=code) for c in cwds for f in (c, *c.parents)]
+    if home is not None:
+        found.append(Place(home / "go", stand_ins, below=True, suffixes=code))
+    for c in cwds:
+        for word, below in packages:
+            for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
+                found += [Place(folder, (*names, *stand_ins), below=below, suffixes=code),
+                          *(Place(f, names) for f in folder.parents)]
     return found
 
 
@@ -168,9 +191,10 @@ def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
             if place.below:
                 tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
             hits += [p for p in tried if writable(p)]
-        if place.below and place.suffixes:
+        if place.suffixes:
+            # (not below: the folder's own files only, as go compiles a package's)
             tried = [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, "")
-                     if p.name.endswith(place.suffixes)]
+                     if p.name.endswith(place.suffixes) and (place.below or p.parent == place.folder)]
             hits += [p for p in tried if writable(p)]
     return list(dict.fromkeys(hits))
 

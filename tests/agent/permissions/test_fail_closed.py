@@ -803,13 +803,15 @@ def test_go_options_that_run_write_or_build_elsewhere_under_a_build_rule(setup: 
     the program."""
     setup.write_user_rules(_rules("[go build|go test|go vet|go run|go generate|go env|go list|go mod tidy|go] **")
                            + _rules("@workspace/out/**", tool="write"))
-    for line in ("go build", "go build ./...", "go test ./...", "go test -run TestX -v -count=1 ./...",
-                 "go test -race -cover ./pkg/...", "go vet ./...", "go build -o out/h .",
-                 "go test -coverprofile out/c.out ./...", "go build -ldflags '-s -w -X main.version=1.2' .",
+    # (./pkg/...: every package under the workspace, out/ too, is the agent's code to go; see
+    # test_go_asks_when_the_agent_may_write_the_code_of_a_package_it_builds)
+    for line in ("go build", "go build ./pkg/...", "go test ./pkg/...", "go test -run TestX -v -count=1 ./pkg/...",
+                 "go test -race -cover ./pkg/...", "go vet ./pkg/...", "go build -o out/h .",
+                 "go test -coverprofile out/c.out ./pkg/...", "go build -ldflags '-s -w -X main.version=1.2' .",
                  "go build -gcflags=all='-N -l' .", "go build -tags netgo -trimpath .", "go env GOPATH", "go env",
                  "go run . --help", "go run ./cmd/x -o ~/x", "go list -m all", "go list -f '{{.Dir}}' ./...",
-                 "go mod tidy", "go version", "go test ./... -run TestX", "go test -json ./...",
-                 "go test ./... -args -v"):
+                 "go mod tidy", "go version", "go test ./pkg/... -run TestX", "go test -json ./pkg/...",
+                 "go test ./pkg/... -args -v"):
         assert _effect(setup, line) is Effect.ALLOW, line
     for line in ("go build -toolexec /tmp/x .", "go build -toolexec=out/x .", "go test -exec /tmp/x ./...",
                  "go run -exec /tmp/x .", "go vet -vettool=/tmp/x .", "go test ./... -vettool=x", "go generate ./...",
@@ -832,6 +834,42 @@ def test_go_asks_where_the_agent_may_write_its_env_file(setup: Setup, writable: 
     ``GOFLAGS=-toolexec=/tmp/x`` there ran /tmp/x under a plain ``go build`` (proven, go 1.27)."""
     setup.write_user_rules(_rules("go build **") + _rules(writable, tool="write"))
     assert (_effect(setup, "go build") is Effect.ALLOW) is allowed
+
+
+def test_go_asks_when_the_agent_may_write_the_code_of_a_package_it_builds(setup: Setup) -> None:
+    """go compiles and runs code it finds itself, like pytest's conftest.py and cargo's build.rs:
+    ``go test ./out`` (and ``go test out/x_test.go``) compiled and ran a ``TestX``/``TestMain``
+    the agent had just written into out/ (even with ``-run NONE``), ``go run out/m.go`` ran its
+    program, and ``go build``/``go vet`` of a file whose cgo preamble ``#include``s
+    ~/.ssh/id_rsa printed the key (proven with Debian's go 1.19 under bash and dash; corpus
+    issue s113). The packages a line names (the folder it runs in when none, every folder under
+    ``./out/...``), their vendor folder, go.mod and go.work above, and ~/go now count as places
+    go reads code from: a Go, C, assembler or object file the agent may write there asks."""
+    setup.write_user_rules(_rules("[go build|go test|go vet|go run|go list|go] **")
+                           + _rules("@workspace/out/**", "@workspace/gen/*_gen.go", "@workspace/cfg/*.toml",
+                                    tool="write"))
+    for line in ("go build", "go test", "go test .", "go test ./pkg/...", "go vet ./cmd/x", "go run ./cmd/x",
+                 "go test -run TestX ./pkg", "go build -o out/h .", "go test ./cfg", "go list ./...",
+                 "go mod tidy", "go env GOPATH"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("go test ./out", "go test out/x_test.go", "go test -run NONE -count=1 out/x_test.go",
+                 "go test ./...", "go test -v ./out/...", "go test ./... -args -v", "go vet ./out", "go vet out/c.go",
+                 "go build -o out/c out/c.go", "go build ./...", "go run out/m.go", "go run ./out --flag",
+                 "go run out/a.go out/b.go", "go test ./gen", "go test all", "go test example.com/m/out",
+                 "go test ...", "go test -json $PKG", "timeout 600 go test ./out", "go list -export ./out",
+                 "go test -count 1 ./out", "go -C . test ./out"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize(("writable", "allowed"), [("@workspace/out/**", True), ("@workspace/*.go", False),
+                                                    ("@workspace/go.mod", False), ("@workspace/vendor/**", False),
+                                                    ("~/go/**", False), ("@workspace/sub/**", True)])
+def test_go_asks_when_the_agent_may_write_the_current_package_or_its_settings(setup: Setup, writable: str,
+                                                                               allowed: bool) -> None:
+    """A bare ``go test`` builds the package of the folder it runs in with the go.mod and
+    go.work found there or above, vendored code and the user's GOPATH (~/go)."""
+    setup.write_user_rules(_rules("go test **") + _rules(writable, tool="write"))
+    assert (_effect(setup, "go test") is Effect.ALLOW) is allowed
 
 
 def test_pnpm_filter_and_yarn_workspace_run_another_folders_scripts(setup: Setup) -> None:
