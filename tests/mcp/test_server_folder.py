@@ -4,7 +4,6 @@ never in the folder Echo Desk was started from (a workspace, started from a term
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -21,10 +20,14 @@ def _worked_in(report: Path, folder: Path) -> bool:
     return os.path.realpath(report.read_text().strip()) == os.path.realpath(folder)
 
 
-def _reporting(where: Path, cwd: str = "") -> dict[str, object]:
-    """A real server (the tiny one) started by a shell that first writes the folder it works in."""
-    line = f"pwd > {shlex.quote(str(where))}; exec {shlex.quote(sys.executable)} -S -E {shlex.quote(str(TINY_SERVER))}"
-    return {"command": "/bin/sh", "args": ["-c", line], **({"cwd": cwd} if cwd else {})}
+def _reporting(where: Path | str, cwd: str = "") -> dict[str, object]:
+    """A real server (the tiny one) started by a shell that first writes the folder it works in to
+    ``where``. The interpreter, the server and ``where`` are arguments of the shell, not words of
+    its line: the sandbox keeps in view what a server runs from under /tmp only when it sees it."""
+    python = os.path.realpath(sys.executable)  # itself, not a venv's link to it
+    line = 'pwd > "$2"; exec "$0" -S -E "$1"'
+    return {"command": "/bin/sh", "args": ["-c", line, python, str(TINY_SERVER), str(where)],
+            **({"cwd": cwd} if cwd else {})}
 
 
 @pytest.mark.parametrize("sandbox", [False, True], ids=["outside-sandbox", "in-sandbox"])
@@ -39,10 +42,8 @@ async def test_a_server_without_a_cwd_works_in_its_own_folder_not_echo_desks(
     monkeypatch.chdir(workspace)  # Echo Desk started from a terminal in a workspace
     report = tmp_path / "out" / "pwd.txt"
     report.parent.mkdir()
-    raw = _reporting(report)
-    if sandbox:
-        raw["sandbox"] = True
-        raw["args"] = ["-c", raw["args"][1].replace(str(report), "pwd.txt")]  # type: ignore[index]
+    # In the sandbox the server may write only its own folder: it reports there.
+    raw = {**_reporting("pwd.txt"), "sandbox": True} if sandbox else _reporting(report)
     manager = make_manager({"t": parse_server("t", raw)})
     start = manager.start_request("t")
     assert start is None  # approved by the fixture: what it was shown is checked below
