@@ -905,10 +905,14 @@ async def test_a_planted_python_module_under_the_name_of_pythons_own_runs_nothin
     assert name in [p["path"] for p in result.metadata["sandbox"]["planted"]]
 
 
+#: The interpreter itself: a venv's link to it under /tmp (a checkout there) is hidden in the sandbox.
+REAL_PYTHON = os.path.realpath(sys.executable)
+
+
 async def test_a_planted_compiled_python_module_under_the_name_of_pythons_own_runs_nothing(jail: Jail) -> None:
     """A ``.pyc`` with no source beside it is imported as well (and could not be reviewed)."""
     code = _shadow(jail).replace("\n", "")
-    command = f"printf \"{code}\" > x.py && {sys.executable} -c \"import py_compile; py_compile.compile('x.py', cfile='readline.pyc')\" && rm x.py"
+    command = f"printf \"{code}\" > x.py && {REAL_PYTHON} -c \"import py_compile; py_compile.compile('x.py', cfile='readline.pyc')\" && rm x.py"
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_starts_python(jail, ["-i"])
