@@ -16,7 +16,7 @@ PKGS=(
   bash   # run_command runs lines with bash (the grammar the permission rules parse)
   # The hostile command corpus (tests/agent/permissions/hostile) runs each attack for real under
   # bash and dash, through the wrappers and tools it abuses, and traces what ran with strace.
-  dash strace busybox ripgrep time util-linux bsdutils curl git make jq
+  dash strace busybox ripgrep time util-linux bsdutils curl git make jq zip
   golang-go ccache   # its go and ccache lines (go -toolexec, ccache gcc -wrapper) run for real too
   # The sandbox's tests plant what Mercurial, direnv, bash-completion, pre-commit and rbenv run later and
   # show it does not run.

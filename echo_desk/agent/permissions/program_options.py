@@ -182,6 +182,37 @@ RSYNC = OptionSet((
     *HELP,
 ))
 
+#: man (man-db 2.9-2.12, argp: unique prefixes of long options). ``-P``/``--pager`` and
+#: ``-H``/``--html`` run the program they name (``man -P 'sh -c …' ls`` ran it, where there is a
+#: terminal), ``-X`` runs gxditview, ``-C`` reads a settings file (its ``DEFINE pager``, ``DEFINE
+#: browser`` name programs), ``-c``/``-u`` write man's caches. An option not listed asks.
+MAN = OptionSet((
+    *flags("-d|--debug -D|--default -f|--whatis -k|--apropos -K|--global-apropos -l|--local-file "
+           "-w|--where|--path|--location -W|--where-cat|--location-cat -i|--ignore-case -I|--match-case --regex "
+           "--wildcard --names-only -a|--all --no-subpages -7|--ascii --no-hyphenation|--nh "
+           "--no-justification|--nj -t|--troff -Z|--ditroff -?|--help --usage -V|--version"),
+    opt("--warnings", OPT), opt("-T --troff-device", OPT),
+    *values("-R|--recode -L|--locale -m|--systems -M|--manpath -S|-s|--sections -e|--extension -r|--prompt "
+            "-E|--encoding -p|--preprocessor"),
+    opt("-P --pager", V, RUNS), opt("-H --html", OPT, RUNS), opt("-X --gxditview", OPT, RUNS),
+    opt("-C --config-file", V, CODE), opt("-c --catman", does=WRITES), opt("-u --update", does=WRITES),
+))
+
+#: sdiff and diff3 (GNU diffutils 3.x) run the program ``--diff-program`` names to compare the
+#: files (``sdiff --diff-program=./mytool a b`` ran it); ``sdiff -o`` writes the merged file.
+SDIFF = OptionSet((
+    *flags("-i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change "
+           "-W|--ignore-all-space -B|--ignore-blank-lines --strip-trailing-cr -a|--text -l|--left-column "
+           "-s|--suppress-common-lines -t|--expand-tabs -d|--minimal -H|--speed-large-files -v|--version"),
+    *values("-I|--ignore-matching-lines -w|--width --tabsize"),
+    opt("-o --output", V, WRITES), opt("--diff-program", V, RUNS), *HELP,
+))
+DIFF3 = OptionSet((
+    *flags("-A|--show-all -e|--ed -E|--show-overlap -3|--easy-only -x|--overlap-only -X -i -m|--merge -a|--text "
+           "--strip-trailing-cr -T|--initial-tab -v|--version"),
+    opt("-L --label", V), opt("--diff-program", V, RUNS), *HELP,
+))
+
 TEE = OptionSet((*flags("-a|--append -i|--ignore-interrupts -p"), opt("--output-error", OPT), *HELP))
 
 MAKE = OptionSet((

@@ -286,8 +286,36 @@ def _rsync(argv: Argv, program: str) -> Reading:
     deleting = any(s.option is not None and any(n.startswith("--delete") for n in s.option.names)
                    for s in parsed.seen)
     destination = (1 + parsed.operands[-1][0],) if deleting and len(parsed.operands) > 1 else ()
-    return Reading(program, flags=tuple(flags_of(parsed, table.RSYNC)), spellings=spellings_of(argv, parsed),
-                   deletes=destination)
+    remote = [Flag(frozenset({value}), value, Does.RUNS) for _, value in parsed.operands
+              if value is not None and _remote(value)]
+    unknown = [Flag(frozenset(), "", None) for _, value in parsed.operands if value is None]
+    return Reading(program, flags=(*flags_of(parsed, table.RSYNC), *remote, *unknown),
+                   spellings=spellings_of(argv, parsed), deletes=destination)
+
+
+def _remote(word: str) -> bool:
+    """A source or destination on another machine: ``host:path`` (a ':' before any '/'), which
+    rsync reaches by running the remote shell (ssh, with the settings and ``ProxyCommand`` of
+    ~/.ssh/config), ``host::module`` and ``rsync://host/…`` (an rsync daemon)."""
+    return ":" in word.split("/", 1)[0] or word.startswith("rsync://")
+
+
+def _zip(argv: Argv, program: str) -> Reading:
+    """zip 3.0 reads ``-TT CMD`` (also glued and in a cluster: ``-qTTCMD``) and any unique prefix
+    of ``--unzip-command``: the command it runs to test the archive. Its other options are left
+    to the rule (they choose what goes into the archive it writes)."""
+    found = [Flag(frozenset({word}), word, Does.RUNS) for word in argv[1:] if word is not None and _zip_runs(word)]
+    unknown = [Flag(frozenset(), "", None) for word in argv[1:] if word is None]
+    return Reading(program, flags=(*found, *unknown))
+
+
+def _zip_runs(word: str) -> bool:
+    """``-TT…`` anywhere in a short-option word, or a prefix of ``--unzip-command`` longer than
+    ``--u`` (ambiguous: zip refuses it)."""
+    if word.startswith("--"):
+        name = word.partition("=")[0]
+        return len(name) > len("--u") and "--unzip-command".startswith(name)
+    return word.startswith("-") and "TT" in word
 
 
 def _uniq(argv: Argv, program: str) -> Reading:
@@ -524,7 +552,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
-    "watch": watch_reading, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
+    "watch": watch_reading, "zip": _zip, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
@@ -536,7 +564,8 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
-    "file": table.FILE, "date": table.DATE, "tree": table.TREE,
+    "file": table.FILE, "date": table.DATE, "tree": table.TREE, "man": table.MAN,
+    "sdiff": table.SDIFF, "diff3": table.DIFF3,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {

@@ -140,13 +140,17 @@ def flock_reading(argv: Argv, program: str) -> Reading:
     inners = [Inner(line=s.value or "", grammar=None) for s in parsed.seen
               if s.option is not None and s.option.does is Does.SHELL]
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    # The lock file is created where it does not exist (opened O_CREAT: `flock .envrc true`
+    # made an empty .envrc); a number alone names a descriptor the shell opened.
+    lock = parsed.operands[0] if parsed.operands else None
+    writes = (1 + lock[0],) if lock is not None and not (start >= len(argv) and (lock[1] or "").isdigit()) else ()
     if start < len(argv):
         if argv[start] in ("-c", "--command"):
             line = argv[start + 1] if start + 1 < len(argv) else ""
             inners.append(Inner(line=line, grammar=None) if line is not None else Inner(line="", grammar=None))
         else:
             inners.append(Inner(start=start))
-    return Reading(program, flags=tuple(found), inners=tuple(inners))
+    return Reading(program, flags=tuple(found), inners=tuple(inners), writes=writes)
 
 
 def script_reading(argv: Argv, program: str) -> Reading:
