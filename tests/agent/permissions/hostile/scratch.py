@@ -48,6 +48,15 @@ WORKSPACE_FILES: dict[str, str] = {
     "pit3/data.txt": "x\n",
     "pit5/-i": "",
     "pit5/data.txt": "x\ny\n",
+    # A Go module whose go.mod replaces a dependency with a folder outside it (../out/lib), with
+    # a command importing a package of its own generated code (gen/lib), and a Go workspace
+    # whose go.work uses a module outside it (../out/wlib): go builds their code (s115).
+    "gomod/go.mod": "module demo\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ../out/lib\n",
+    "gomod/main.go": "package main\n\nimport _ \"example.com/lib\"\n\nfunc main() {}\n",
+    "gomod/cmd/app/main.go": "package main\n\nimport _ \"demo/gen/lib\"\n\nfunc main() {}\n",
+    "gowork/go.work": "go 1.19\n\nuse ./app\nuse ../out/wlib\n",
+    "gowork/app/go.mod": "module app\n\ngo 1.19\n",
+    "gowork/app/main.go": "package main\n\nimport _ \"wlib\"\n\nfunc main() {}\n",
 }
 HOME_FILES: dict[str, str] = {
     ".bashrc": "# bashrc\n",
