@@ -20,6 +20,7 @@ Paths are plain strings here: this runs twice for every command.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import stat
 from collections.abc import Callable, Collection, Iterable
@@ -166,8 +167,21 @@ def _shell_loads(home: Path, base: str) -> list[Watched]:
     (``shellrc``: a file they source, a folder they put on ``PATH``, a program they run), when it
     lies in the workspace (the home folder as the workspace; a dotfiles folder)."""
     real = os.path.realpath(home)
-    return [Watched(path, folder=folder, why=runs_code.SHELL_LOADS)
-            for path, folder in shellrc.loaded(real) if inside(path, base) and path != base]
+    found: list[Watched] = []
+    for named in shellrc.loaded(real):
+        if inside(named.path, base) and named.path != base:
+            # (a pattern below the top: its whole folder, as for ``~/.bashrc.d/*``)
+            found.append(Watched(named.path, folder=named.folder or bool(named.pattern), why=runs_code.SHELL_LOADS))
+        elif named.pattern and inside(base, named.path):
+            # A pattern of the workspace's top (or of a folder holding it): each name it matches
+            # now (the check after the command sees what the command created).
+            # Only those of its kind: a sourced file is no folder, a folder on PATH no file.
+            at = named.path.rstrip("/")
+            found += [Watched(f"{at}/{name}", folder=named.folder, why=runs_code.SHELL_LOADS)
+                      for name in sorted(repositories.names_in(named.path))
+                      if fnmatch.fnmatchcase(name, named.pattern) and inside(f"{at}/{name}", base)
+                      and f"{at}/{name}" != base and os.path.isdir(f"{at}/{name}") == named.folder]
+    return found
 
 
 def _home_inside(home: Path, base: str) -> list[Watched]:

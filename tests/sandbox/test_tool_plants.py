@@ -1381,19 +1381,32 @@ _BASHRC_OF_TOOLS = ('export PYENV_ROOT="$HOME/.pyenv"\n'
                     '[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n'
                     # Fedora's own /etc/skel/.bashrc: every file of ~/.bashrc.d
                     'if [ -d ~/.bashrc.d ]; then\n    for rc in ~/.bashrc.d/*; do\n'
-                    '        if [ -f "$rc" ]; then\n            . "$rc"\n        fi\n    done\nfi\n')
+                    '        if [ -f "$rc" ]; then\n            . "$rc"\n        fi\n    done\nfi\n'
+                    # Every bash script sources BASH_ENV; a name built at run time; a pattern of
+                    # the home folder's own files; a variable ~/.profile sets (read after ~/.bashrc
+                    # here, before it by a login shell).
+                    'export BASH_ENV=~/.bash_env\n'
+                    '[ -f ~/.bashrc.$(echo local) ] && . ~/.bashrc.$(echo local)\n'
+                    'for f in ~/.*.sh; do . "$f"; done\n'
+                    '[ -n "$MYRC" ] && [ -f "$MYRC" ] && . "$MYRC"\n')
+_PROFILE = 'export MYRC=~/.myrc\n'
 SHELL_LOADS = {
     ".cargo/env": "",  # sourced: runs at the terminal's start
     ".fzf.bash": "",  # sourced when it exists (it did not)
     ".pyenv/bin/pyenv": "",  # run by the eval at the terminal's start
     ".cargo/bin/git": "git --version",  # first on PATH: runs when the person types git
     ".bashrc.d/zz": "",  # every file of the folder is sourced
+    ".bash_env": "bash -c true",  # read by every bash script (BASH_ENV)
+    ".bashrc.local": "",  # ~/.bashrc.$(echo local): any .bashrc.* could be it
+    ".aliases.sh": "",  # for f in ~/.*.sh
+    ".myrc": "",  # "$MYRC", set by ~/.profile
 }
 
 
 def _person_opens_a_terminal(jail: Jail, typed: str) -> None:
-    """An interactive bash (it reads ~/.bashrc) where the person types ``typed``."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(jail.home), "TERM": "dumb"}
+    """An interactive bash (it reads ~/.bashrc) where the person types ``typed``; ``MYRC`` as
+    ``~/.profile`` set it for the whole session at login."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(jail.home), "TERM": "dumb", "MYRC": str(jail.home / ".myrc")}
     subprocess.run(["bash", "-i", "-c", typed or "true"], cwd=jail.home, env=env, stdin=subprocess.DEVNULL,
                    capture_output=True, text=True, timeout=60)
 
@@ -1401,6 +1414,7 @@ def _person_opens_a_terminal(jail: Jail, typed: str) -> None:
 @pytest.mark.parametrize("name", sorted(SHELL_LOADS))
 def test_what_the_shells_start_up_file_loads_written_by_hand_runs_in_the_next_terminal(jail: Jail, name: str) -> None:
     (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    (jail.home / ".profile").write_text(_PROFILE)
     (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
     (jail.home / name).write_text(f"#!/bin/sh\necho ran >> {_marker(jail)}\n")
     (jail.home / name).chmod(0o755)
@@ -1416,6 +1430,7 @@ async def test_what_the_shells_start_up_file_loads_planted_in_the_home_folder_ru
     makes bash read or run without asking (a file it sources, a folder it puts on ``PATH``, a
     program it runs), as for an ``.envrc``."""
     (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    (jail.home / ".profile").write_text(_PROFILE)
     if existed:
         (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
         (jail.home / name).write_text("#!/bin/sh\ntrue\n")
