@@ -443,6 +443,19 @@ def _person_uses_maven(jail: Jail) -> None:
     subprocess.run(["mvn", "--version"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
 
 
+def _person_uses_gdb(jail: Jail) -> None:
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["gdb", "-batch", "-ex", "echo"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
+def _person_uses_perl(jail: Jail) -> None:
+    """``perl`` as local::lib's line in ``~/.bashrc`` leaves it: ``~/perl5/lib/perl5`` first on ``PERL5LIB``."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "PERL5LIB": str(jail.home / "perl5/lib/perl5")}
+    subprocess.run(["perl", "-e", "use strict; 1"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
 #: What runs from the home folder when the person uses an ordinary program: where, its content
 #: ({marker} is the file it appends to), what the person does, and the program it needs.
 HOME_PROGRAMS = {
@@ -454,6 +467,10 @@ HOME_PROGRAMS = {
     ".mavenrc": ("echo ran >> {marker}\n", _person_uses_maven, "mvn"),
     ".selected_editor": ("echo ran >> {marker}\nSELECTED_EDITOR=true\n", _person_uses_sensible_editor,
                          "sensible-editor"),
+    # gdb 11 and later read it before anything else, at every start.
+    ".gdbearlyinit": ("shell echo ran >> {marker}\n", _person_uses_gdb, "gdb"),
+    # local::lib's modules, before Perl's own.
+    "perl5/lib/perl5/strict.pm": ("system(q{{echo ran >> {marker}}}); 1;\n", _person_uses_perl, "perl"),
 }
 
 
