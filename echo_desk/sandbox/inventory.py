@@ -109,6 +109,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                                folders=folders, home=home, own=own)
     watched += [Watched(included, folder=False, mounted=True, why=runs_code.INCLUDED_CONFIG)
                 for included in global_config.included if inside(included, base)]
+    watched += _named_by_config(global_config, [base], mounted=True)
     in_home = base == os.path.realpath(home)
     top_level = repositories.names_in(base)
     watched += _entries_at(base, top_level, runs_code.all_entries(extra, in_home=in_home),
@@ -276,7 +277,15 @@ def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str,
             found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
     found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)
               for included in config.included if any(inside(included, f) for f in folders)]
-    return found
+    return found + _named_by_config(config, folders, mounted=own)
+
+
+def _named_by_config(config: gitconfig.Found, folders: list[str], *, mounted: bool) -> list[Watched]:
+    """The programs (and files and folders of code) git's settings name by path
+    (``gitconfig.PROGRAM_KEYS``: ``core.fsmonitor``, an alias, ``init.templateDir``), when in one
+    of ``folders`` (not a folder itself)."""
+    return [Watched(path, folder=os.path.isdir(path), mounted=mounted, why=runs_code.CONFIG_PROGRAM)
+            for path in config.programs if any(inside(path, f) and path != f for f in folders)]
 
 
 def _linked_from_home(home: Path, base: str) -> list[Watched]:

@@ -412,6 +412,8 @@ DIRENV_LOADS = N_("an .envrc of the workspace makes direnv load it (a file it so
                   "first on PATH) every time you enter that folder, without asking again")
 SHELL_LOADS = N_("your shell's start-up file makes every terminal you open load it (a file it sources, a folder it "
                  "puts first on PATH, a program it runs), without asking")
+CONFIG_PROGRAM = N_("git runs it, or takes code from it, because a repository's or your own git settings name it "
+                    "(fsmonitor, an editor or pager, a filter, an alias, the templates of new repositories)")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 
