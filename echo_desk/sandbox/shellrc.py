@@ -81,6 +81,36 @@ def loaded(home: str) -> list[Named]:
         found = _read(home, variables)
         if variables == before:
             break
+    inputrc = [variables["INPUTRC"]] if variables.get("INPUTRC") else []  # (readline reads it instead)
+    return found + _readline_includes([f"{home}/.inputrc", *inputrc], home)
+
+
+def _readline_includes(files: list[str], home: str) -> list[Named]:
+    """The files readline's ``$include`` lines make it read too (``~`` as readline expands it),
+    from ``files`` on (what each includes in turn): a macro there runs as one of ``~/.inputrc``."""
+    queue = list(files)
+    seen = set(queue)
+    found: list[Named] = []
+    while queue and len(seen) <= MAX_FILES:
+        path = queue.pop(0)
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(direnv.MAX_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            words = line.split(None, 1)
+            if len(words) < 2 or words[0] != "$include":
+                continue
+            name = words[1].strip()
+            name = home + name[1:] if name == "~" or name.startswith("~/") else name
+            if not name.startswith("/"):
+                name = f"{os.path.dirname(path)}/{name}"
+            named = os.path.normpath(name)
+            found.append(Named(named, False))
+            if named not in seen:
+                seen.add(named)
+                queue.append(named)
     return found
 
 

@@ -84,3 +84,9 @@ def test_variables_that_name_what_programs_read_or_run_are_followed(tmp_path: Pa
 def test_zsh_start_up_files_of_zdotdir_are_read_in_turn(tmp_path: Path) -> None:
     found = _loaded(tmp_path, **{".zshenv": "ZDOTDIR=~/.zsh\n", ".zsh/.zshrc": "source ~/.zsh/plugins.zsh\n"})
     assert ("/.zsh/plugins.zsh", False) in found
+
+
+def test_what_readlines_settings_include_is_found(tmp_path: Path) -> None:
+    found = _loaded(tmp_path, **{".inputrc": "$include /etc/inputrc\n$include ~/.inputrc.local\n",
+                                 ".inputrc.local": "$include .config/readline/more\n"})
+    assert found >= {("/.inputrc.local", False), ("/.config/readline/more", False)}

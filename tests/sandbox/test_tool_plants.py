@@ -409,6 +409,28 @@ async def test_a_readline_macro_planted_in_the_home_folder_does_not_run(jail: Ja
     assert _ran(jail) == 0, result.output + shown
 
 
+def test_a_readline_macro_written_by_hand_in_a_file_inputrc_includes_runs_on_enter(jail: Jail) -> None:
+    jail.home.mkdir(exist_ok=True)
+    (jail.home / ".inputrc").write_text("$include ~/.inputrc.local\n")
+    (jail.home / ".inputrc.local").write_text(_inputrc(jail).replace("\\\\", "\\").replace("\\n", "\n"))
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 1, shown
+
+
+@pytest.mark.parametrize("existed", [False, True], ids=["new", "existing"])
+async def test_a_readline_macro_planted_in_a_file_inputrc_includes_does_not_run(jail: Jail, existed: bool) -> None:
+    """``$include ~/.inputrc.local`` in the person's protected ``~/.inputrc``: the included file is
+    read as if it were there."""
+    jail.home.mkdir(exist_ok=True)
+    (jail.home / ".inputrc").write_text("$include ~/.inputrc.local\n")
+    if existed:
+        (jail.home / ".inputrc.local").write_text("set bell-style none\n")
+    result = await run(tool_with(), {"command": f"printf '{_inputrc(jail)}' > .inputrc.local"}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 0, result.output + shown
+
+
 def _person_uses_vim(jail: Jail) -> None:
     env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb"}
     subprocess.run(["vim", "-E", "-c", "qa"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
