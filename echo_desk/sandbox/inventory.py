@@ -45,6 +45,10 @@ class Watched(NamedTuple):
     placeholder: bool = False
     hooks: bool = False
     why: str = ""
+    #: Names of ``path``'s folder that match it (``.bashrc.*``): ``path`` is that folder joined
+    #: with the pattern, which names nothing (the names matching now are watched on their own);
+    #: the file tools ask for a new one that matches.
+    pattern: str = ""
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,8 @@ def _shell_loads(home: Path, base: str) -> list[Watched]:
             # now (the check after the command sees what the command created).
             # Only those of its kind: a sourced file is no folder, a folder on PATH no file.
             at = named.path.rstrip("/")
+            found.append(Watched(f"{at}/{named.pattern}", folder=named.folder, why=runs_code.SHELL_LOADS,
+                                 pattern=named.pattern))
             found += [Watched(f"{at}/{name}", folder=named.folder, why=runs_code.SHELL_LOADS)
                       for name in sorted(repositories.names_in(named.path))
                       if fnmatch.fnmatchcase(name, named.pattern) and inside(f"{at}/{name}", base)
