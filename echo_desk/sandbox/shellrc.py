@@ -168,6 +168,10 @@ def _named(words: list[str], variables: dict[str, str], home: str) -> list[Named
         found += _by_variable(name, value, variables, home)
         if (path := _resolve(value, variables, home)):
             variables[name] = path
+        elif (partly := _expanded(value, variables, home)).startswith("/"):
+            # Known up to a part built at run time (``~/.config/$(hostname)``): where it is used,
+            # that part stands for any name (fail closed).
+            variables[name] = partly
     if assigned or not words:
         return found
     # A file pattern (``for rc in ~/.bashrc.d/*; do . "$rc"``, Fedora's own .bashrc): the folder
@@ -218,10 +222,7 @@ def _closed(word: str, variables: dict[str, str], home: str, *, folder: bool, re
     in the home folder), or that folder whole when what is not known is a folder below it
     (``~/projects/$X/env.sh``: ``~/projects``). Nothing when no folder of it is known
     (``$(brew --prefix)/bin``)."""
-    if word == "~" or word.startswith("~/"):
-        word = home + word[1:]
-    word = _VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), "*"), word)
-    word = _RUN_TIME.sub("*", word)
+    word = _expanded(word, variables, home)
     if not word:
         return []
     if not word.startswith("/"):
@@ -237,6 +238,14 @@ def _closed(word: str, variables: dict[str, str], home: str, *, folder: bool, re
     if "/" in rest.rstrip("/"):
         return [Named(known, True)]  # what is not known is a folder below ``known``: all of it
     return [Named(known, folder, rest.rstrip("/"))]
+
+
+def _expanded(word: str, variables: dict[str, str], home: str) -> str:
+    """``word`` with ``~`` and the known variables put in, and ``*`` for each part built at run time."""
+    if word == "~" or word.startswith("~/"):
+        word = home + word[1:]
+    word = _VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), "*"), word)
+    return _RUN_TIME.sub("*", word)
 
 
 def _resolve(word: str, variables: dict[str, str], home: str, *, relative: bool = False) -> str:

@@ -90,3 +90,9 @@ def test_what_readlines_settings_include_is_found(tmp_path: Path) -> None:
     found = _loaded(tmp_path, **{".inputrc": "$include /etc/inputrc\n$include ~/.inputrc.local\n",
                                  ".inputrc.local": "$include .config/readline/more\n"})
     assert found >= {("/.inputrc.local", False), ("/.config/readline/more", False)}
+
+
+def test_a_variable_partly_built_at_run_time_names_every_name_it_could_be(tmp_path: Path) -> None:
+    found = _named(tmp_path, **{".bashrc": 'HOST_RC=~/.config/hosts/$(hostname)\nsource "$HOST_RC"\n'
+                                           'DOTS="$HOME/dots"; . "$DOTS/rc.$(uname)"\n'})
+    assert found == {("/.config/hosts", False, "*"), ("/dots", False, "rc.*")}
