@@ -1,6 +1,9 @@
 """What git's configuration files say about where code comes from, read as git reads them (no git
 process: this runs for every repository of the workspace before and after every sandboxed
-command): every ``core.hooksPath`` value, and every file they include.
+command): every ``core.hooksPath`` value, every file they include, and every program (or file
+or folder of code) their settings name by its path (``PROGRAM_KEYS``: ``core.fsmonitor = ~/.fsmon``
+runs at every ``git status``; an alias ``!~/bin/x``; ``init.templateDir``'s hooks go into every
+new repository).
 
 Included files (``include.path``, ``includeIf.<condition>.path``) are followed as git follows
 them: relative to the including file, ``~/`` in the home folder, at most ten deep. Conditions are
@@ -22,7 +25,20 @@ _MAX_CACHED = 10_000
 #: git's own limit on nested includes (MAX_INCLUDE_DEPTH in config.c).
 MAX_INCLUDE_DEPTH = 10
 
-#: One file's relevant lines, in order: ("hookspath", value) or ("include", path as written).
+#: Settings whose value is a program git runs (or a command line naming one) or a file or folder it
+#: takes code from, as (section, key); every key of ``[alias]`` (``!`` runs a shell command).
+PROGRAM_KEYS = frozenset({
+    ("core", "fsmonitor"), ("core", "pager"), ("core", "editor"), ("core", "sshcommand"), ("core", "askpass"),
+    ("core", "gitproxy"), ("core", "attributesfile"), ("sequence", "editor"), ("diff", "external"),
+    ("diff", "textconv"), ("diff", "command"), ("gpg", "program"), ("credential", "helper"), ("filter", "clean"),
+    ("filter", "smudge"), ("filter", "process"), ("merge", "driver"), ("mergetool", "cmd"), ("mergetool", "path"),
+    ("difftool", "cmd"), ("difftool", "path"), ("init", "templatedir"), ("interactive", "difffilter"),
+    ("browser", "cmd"), ("browser", "path"), ("sendemail", "smtpserver"), ("uploadpack", "packobjectshook"),
+    ("pager", "*"), ("alias", "*"),
+})
+
+#: One file's relevant lines, in order: ("hookspath", value), ("include", path as written) or
+#: ("program", value of a ``PROGRAM_KEYS`` setting).
 _Events = tuple[tuple[str, str], ...]
 
 
@@ -33,6 +49,8 @@ class Found:
 
     hooks_paths: tuple[str, ...] = ()
     included: tuple[str, ...] = ()
+    #: Every absolute path a ``PROGRAM_KEYS`` setting names (``~/`` in the home folder).
+    programs: tuple[str, ...] = ()
 
 
 def read(config_files: Iterable[str], home: str) -> Found:
@@ -40,23 +58,40 @@ def read(config_files: Iterable[str], home: str) -> Found:
     system) and the files they include say."""
     hooks: list[str] = []
     included: list[str] = []
+    programs: list[str] = []
     for path in config_files:
-        _expand(path, home, 0, hooks, included)
-    return Found(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(included)))
+        _expand(path, home, 0, hooks, included, programs)
+    return Found(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(included)), tuple(dict.fromkeys(programs)))
 
 
-def _expand(path: str, home: str, depth: int, hooks: list[str], included: list[str]) -> None:
+def _expand(path: str, home: str, depth: int, hooks: list[str], included: list[str], programs: list[str]) -> None:
     if depth > MAX_INCLUDE_DEPTH:
         return
     for kind, value in _events(path):
         if kind == "hookspath":
             hooks.append(value)
             continue
+        if kind == "program":
+            programs += named_paths(value, home)
+            continue
         target = _resolve(value, os.path.dirname(path), home)
         if target is None or target in included:
             continue
         included.append(target)
-        _expand(target, home, depth + 1, hooks, included)
+        _expand(target, home, depth + 1, hooks, included, programs)
+
+
+def named_paths(value: str, home: str) -> list[str]:
+    """The absolute paths in a setting's value (a path, or a command line: ``!sh ~/x.sh --y``),
+    ``~`` and ``$HOME`` put in; over-reading is safe (a word that names nothing protects nothing)."""
+    found: list[str] = []
+    for word in value.lstrip("!").replace('"', " ").replace("'", " ").split():
+        word = word.replace("${HOME}", home).replace("$HOME", home)
+        if word == "~" or word.startswith("~/"):
+            word = home + word[1:]
+        if word.startswith("/") and "\x00" not in word:
+            found.append(os.path.normpath(word))
+    return found
 
 
 def _resolve(value: str, base: str, home: str) -> str | None:
@@ -137,6 +172,8 @@ def _parse(text: str) -> _Events:
             events.append(("hookspath", _config_value(rest)))
         elif key == "path" and section in ("include", "includeif"):
             events.append(("include", _config_value(rest)))
+        elif (section, key) in PROGRAM_KEYS or (section, "*") in PROGRAM_KEYS:
+            events.append(("program", _config_value(rest)))
     return tuple(events)
 
 

@@ -20,6 +20,7 @@ Paths are plain strings here: this runs twice for every command.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import stat
 from collections.abc import Callable, Collection, Iterable
@@ -44,6 +45,10 @@ class Watched(NamedTuple):
     placeholder: bool = False
     hooks: bool = False
     why: str = ""
+    #: Names of ``path``'s folder that match it (``.bashrc.*``): ``path`` is that folder joined
+    #: with the pattern, which names nothing (the names matching now are watched on their own);
+    #: the file tools ask for a new one that matches.
+    pattern: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                                folders=folders, home=home, own=own)
     watched += [Watched(included, folder=False, mounted=True, why=runs_code.INCLUDED_CONFIG)
                 for included in global_config.included if inside(included, base)]
+    watched += _named_by_config(global_config, [base], mounted=True)
     in_home = base == os.path.realpath(home)
     top_level = repositories.names_in(base)
     watched += _entries_at(base, top_level, runs_code.all_entries(extra, in_home=in_home),
@@ -166,8 +172,23 @@ def _shell_loads(home: Path, base: str) -> list[Watched]:
     (``shellrc``: a file they source, a folder they put on ``PATH``, a program they run), when it
     lies in the workspace (the home folder as the workspace; a dotfiles folder)."""
     real = os.path.realpath(home)
-    return [Watched(path, folder=folder, why=runs_code.SHELL_LOADS)
-            for path, folder in shellrc.loaded(real) if inside(path, base) and path != base]
+    found: list[Watched] = []
+    for named in shellrc.loaded(real):
+        if inside(named.path, base) and named.path != base:
+            # (a pattern below the top: its whole folder, as for ``~/.bashrc.d/*``)
+            found.append(Watched(named.path, folder=named.folder or bool(named.pattern), why=runs_code.SHELL_LOADS))
+        elif named.pattern and inside(base, named.path):
+            # A pattern of the workspace's top (or of a folder holding it): each name it matches
+            # now (the check after the command sees what the command created).
+            # Only those of its kind: a sourced file is no folder, a folder on PATH no file.
+            at = named.path.rstrip("/")
+            found.append(Watched(f"{at}/{named.pattern}", folder=named.folder, why=runs_code.SHELL_LOADS,
+                                 pattern=named.pattern))
+            found += [Watched(f"{at}/{name}", folder=named.folder, why=runs_code.SHELL_LOADS)
+                      for name in sorted(repositories.names_in(named.path))
+                      if fnmatch.fnmatchcase(name, named.pattern) and inside(f"{at}/{name}", base)
+                      and f"{at}/{name}" != base and os.path.isdir(f"{at}/{name}") == named.folder]
+    return found
 
 
 def _home_inside(home: Path, base: str) -> list[Watched]:
@@ -262,7 +283,15 @@ def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str,
             found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
     found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)
               for included in config.included if any(inside(included, f) for f in folders)]
-    return found
+    return found + _named_by_config(config, folders, mounted=own)
+
+
+def _named_by_config(config: gitconfig.Found, folders: list[str], *, mounted: bool) -> list[Watched]:
+    """The programs (and files and folders of code) git's settings name by path
+    (``gitconfig.PROGRAM_KEYS``: ``core.fsmonitor``, an alias, ``init.templateDir``), when in one
+    of ``folders`` (not a folder itself)."""
+    return [Watched(path, folder=os.path.isdir(path), mounted=mounted, why=runs_code.CONFIG_PROGRAM)
+            for path in config.programs if any(inside(path, f) and path != f for f in folders)]
 
 
 def _linked_from_home(home: Path, base: str) -> list[Watched]:

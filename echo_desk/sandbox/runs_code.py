@@ -40,6 +40,14 @@ _MISE = N_("mise runs the hooks and sources the scripts its settings name at you
            "you trusted once (it remembers the folder, not what is in it); and, without asking, puts the folder a "
            "tool's version names (path:) first on PATH, in this folder and every one below it: a planted git "
            "there runs when you type it")
+_PRY = N_("Ruby's pry prompt runs it, Ruby included, when it starts in this folder or your home folder")
+_GHCI = N_("GHCi runs the commands in it when it starts in this folder or your home folder (:! runs a shell command)")
+_YARN = N_("yarn runs the file its settings name (yarnPath) in place of itself for every yarn command of every "
+           "project, and installs from the registry they name")
+_GRADLE_INIT = N_("Gradle runs these init scripts before every build of every project")
+_MAVEN = N_("Maven takes every build's plugins and dependencies from the repositories and mirrors its settings name, "
+            "and the JDK from the toolchains they name: what it downloads or names runs")
+_CONDA = N_("conda installs packages from the channels its settings name: what it installs runs")
 _RUSTUP = N_("rustup runs the cargo, rustc and rustfmt of the toolchain folder it names (path), in this folder "
              "and every one below it, without asking: even cargo --version, or your editor formatting a file")
 _OPENCODE = N_("opencode starts the MCP servers its settings name")
@@ -181,6 +189,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".zshenv", False, _SHELL),
     Entry(".zprofile", False, _SHELL),
     Entry(".zlogin", False, _SHELL),
+    # zsh runs it when a login shell exits, as bash does .bash_logout.
+    Entry(".zlogout", False, _SHELL),
     Entry(".config/fish", True, _SHELL),
     Entry(".inputrc", False, N_("readline (bash, Python's prompt, psql, …) reads it when a program asks you for a "
                                 "line: a macro on Enter can add a command to every line you type")),
@@ -256,7 +266,10 @@ ENTRIES: tuple[Entry, ...] = (
     *(Entry(name, True, _RUNTIME, home_only=True) for name in (
         ".pyenv", ".rbenv", ".nodenv", ".nvm", ".volta", ".asdf", ".local/share/mise", ".local/share/fnm", ".rustup",
         ".cargo/bin", ".local/share/uv", ".local/share/pipx", ".sdkman", ".bun", ".deno", "go/bin", "miniconda3",
-        "anaconda3", "miniforge3", ".gem", ".local/share/gem")),
+        "anaconda3", "miniforge3", ".gem", ".local/share/gem",
+        # local::lib's modules (its line in ~/.bashrc puts ~/perl5/lib/perl5 first on PERL5LIB: a
+        # planted strict.pm runs at every perl that uses strict); GHC's package databases and ghci.conf.
+        "perl5", ".ghc")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
@@ -287,10 +300,23 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),
     Entry(".gdbinit", False, _GDB),
+    # gdb 11 and later read it before anything else (tested with gdb 13: ``shell`` runs).
+    Entry(".gdbearlyinit", False, _GDB),
+    # lldb reads ~/.lldbinit and ~/.lldbinit-<program> (lldb's own: -lldb) at every start.
+    *(Entry(name, False, N_("lldb runs the commands in it when it starts (platform shell runs a shell command)"))
+      for name in (".lldbinit", ".lldbinit-lldb")),
     Entry(".config/gdb", True, _GDB),
     Entry(".psqlrc", False, N_("psql runs the commands in it when it starts (\\! runs a shell command)")),
     Entry(".sqliterc", False, _SQLITE),
     Entry(".config/sqlite3/sqliterc", False, _SQLITE),
+    # Both read from the folder you start them in and the home folder (pry: ~/.pryrc or
+    # ~/.config/pry/pryrc, then ./.pryrc; ghci: ./.ghci, then ~/.ghci and ~/.config/ghc/ghci.conf).
+    Entry(".pryrc", False, _PRY, every_folder=True),
+    Entry(".config/pry", True, _PRY),
+    Entry(".ghci", False, _GHCI, every_folder=True),
+    Entry(".config/ghc", True, _GHCI),
+    Entry(".octaverc", False, N_("Octave runs it when it starts in this folder or your home folder (system runs a "
+                                 "shell command)"), every_folder=True),
     Entry(".ipython", True, N_("IPython runs the scripts of its start-up folder when it starts")),
     # Both read from the folder you start them in (and, without one there, the home folder's).
     Entry(".Rprofile", False, N_("R runs it when it starts"), every_folder=True),
@@ -318,6 +344,26 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".cargo/config.toml", False, _CARGO, every_folder=True),
     Entry(".cargo/config", False, _CARGO, every_folder=True),
     # Hidden too when it exists (it holds tokens); a project's own .npmrc is its content.
+    # Other package managers' settings in the home folder, read for every project: where what
+    # they install comes from, and what they run to build it.
+    Entry(".yarnrc", False, _YARN, home_only=True),
+    Entry(".yarnrc.yml", False, _YARN, home_only=True),
+    Entry(".gradle/init.d", True, _GRADLE_INIT, home_only=True),
+    Entry(".gradle/init.gradle", False, _GRADLE_INIT, home_only=True),
+    Entry(".gradle/init.gradle.kts", False, _GRADLE_INIT, home_only=True),
+    Entry(".gradle/gradle.properties", False, N_("Gradle passes the Java options in it (org.gradle.jvmargs) to every "
+                                                 "build of every project: one can load a library of its choice"),
+          home_only=True),
+    *(Entry(f".m2/{name}", False, _MAVEN, home_only=True) for name in ("settings.xml", "toolchains.xml",
+                                                                       "extensions.xml")),
+    Entry(".config/uv", True, N_("uv installs packages and Pythons from the indexes and mirrors its settings name: "
+                                 "what it installs runs")),
+    *(Entry(name, folder, _CONDA) for name, folder in ((".condarc", False), (".conda/condarc", False),
+                                                       (".config/conda", True))),
+    Entry(".bundle/config", False, N_("Bundler installs gems from the mirrors and with the build options its settings "
+                                      "name, for every project: what it installs runs"), home_only=True),
+    Entry(".config/go/env", False, N_("go runs the program GOFLAGS' -toolexec names at every build, and downloads "
+                                      "modules from the proxy it names")),
     Entry(".npmrc", False, N_("npm runs every script of every project through the shell it names (script-shell), "
                               "with the Node options it names, and installs from the registry it names"),
           home_only=True),
@@ -366,6 +412,8 @@ DIRENV_LOADS = N_("an .envrc of the workspace makes direnv load it (a file it so
                   "first on PATH) every time you enter that folder, without asking again")
 SHELL_LOADS = N_("your shell's start-up file makes every terminal you open load it (a file it sources, a folder it "
                  "puts first on PATH, a program it runs), without asking")
+CONFIG_PROGRAM = N_("git runs it, or takes code from it, because a repository's or your own git settings name it "
+                    "(fsmonitor, an editor or pager, a filter, an alias, the templates of new repositories)")
 INCLUDED_CONFIG = N_("git reads it as part of a repository's settings (include.path names it)")
 
 

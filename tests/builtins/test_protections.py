@@ -131,3 +131,17 @@ def test_a_workspace_above_the_home_folder_protects_its_start_up_files(
     found = protections_of(resolve(f"alice/{relative}", (tmp_path,)))
     assert [p.reason for p in found] == [R.RUNS_CODE], relative
     assert protections_of(resolve("proj/bin/app", (tmp_path,))) == ()
+
+
+@pytest.mark.parametrize("relative", [".bashrc.work", ".aliases.sh", ".bash_env"])
+def test_what_the_start_up_files_name_at_run_time_is_protected_before_it_exists(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, relative: str) -> None:
+    """The home folder as the workspace: ``. ~/.bashrc.$(hostname)`` and ``for f in ~/.*.sh``
+    could name any file that matches, ``BASH_ENV`` names one; writing one that does not exist yet
+    asks too."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".bashrc").write_text('. ~/.bashrc.$(hostname)\nfor f in ~/.*.sh; do . "$f"; done\n'
+                                      'export BASH_ENV=~/.bash_env\n')
+    found = protections_of(resolve(relative, (tmp_path,)))
+    assert [p.reason for p in found] == [R.RUNS_CODE], relative
+    assert protections_of(resolve("notes.txt", (tmp_path,))) == ()

@@ -275,6 +275,60 @@ async def test_a_file_git_configuration_includes_cannot_name_a_hooks_folder(jail
     assert included.read_text() == "[user]\n\tname = me\n"
 
 
+#: Settings naming a program git runs, as the person wrote them (``{tool}``: the program's path),
+#: and what the person then types: ``core.fsmonitor`` runs at every ``git status`` (git 2.36 and
+#: later take a path), an alias with ``!`` runs its shell command.
+CONFIG_PROGRAMS = {
+    "core.fsmonitor": ("[core]\n\tfsmonitor = {tool}\n", ["status"]),
+    "an alias": ("[alias]\n\tst = !sh {tool} --short\n", ["st"]),
+}
+
+
+def _person_runs_git(jail: Jail, args: list[str]) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", *args], cwd=jail.workspace, env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("setting", sorted(CONFIG_PROGRAMS))
+@pytest.mark.parametrize("where", ["the repository's", "the home folder's"])
+def test_a_program_git_settings_name_written_by_hand_runs_at_the_persons_git_command(
+        jail: Jail, setting: str, where: str) -> None:
+    tool = _config_program(jail, setting, where)
+    tool.write_text(HOOK.format(marker=_marker(jail)))
+    tool.chmod(0o755)
+    _person_runs_git(jail, CONFIG_PROGRAMS[setting][1])
+    assert hooks_ran(jail) >= 1
+
+
+def _config_program(jail: Jail, setting: str, where: str) -> Path:
+    tool = jail.workspace / "tools" / "git-helper"
+    tool.parent.mkdir(exist_ok=True)
+    text = CONFIG_PROGRAMS[setting][0].format(tool=tool)
+    config = jail.workspace / ".git" / "config" if where == "the repository's" else jail.home / ".gitconfig"
+    with config.open("a") as handle:
+        handle.write(text)
+    return tool
+
+
+@pytest.mark.parametrize("setting", sorted(CONFIG_PROGRAMS))
+@pytest.mark.parametrize("where", ["the repository's", "the home folder's"])
+@pytest.mark.parametrize("existed", [False, True], ids=["new", "existing"])
+async def test_a_program_git_settings_name_cannot_be_planted(jail: Jail, setting: str, where: str,
+                                                             existed: bool) -> None:
+    """The settings are protected, but the program they name by its path is the workspace's
+    (``~/.local/share/fsmonitor-watchman``, a ``tools/`` script of the team): a command that
+    writes it runs at the person's next ``git status`` as a hook would."""
+    tool = _config_program(jail, setting, where)
+    if existed:
+        tool.write_text("#!/bin/sh\ntrue\n")
+        tool.chmod(0o755)
+    command = f"{_hook(jail)} > tools/git-helper; chmod 755 tools/git-helper"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_git(jail, CONFIG_PROGRAMS[setting][1])
+    assert hooks_ran(jail) == 0, result.output
+
+
 #: A command runs as the person: it can take its own bits off a folder of the workspace. Git
 #: still opens ``.git/commondir`` by name in a folder it cannot list, and ``chmod 555`` leaves
 #: nothing in a folder to be moved out.

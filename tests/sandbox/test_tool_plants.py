@@ -409,6 +409,28 @@ async def test_a_readline_macro_planted_in_the_home_folder_does_not_run(jail: Ja
     assert _ran(jail) == 0, result.output + shown
 
 
+def test_a_readline_macro_written_by_hand_in_a_file_inputrc_includes_runs_on_enter(jail: Jail) -> None:
+    jail.home.mkdir(exist_ok=True)
+    (jail.home / ".inputrc").write_text("$include ~/.inputrc.local\n")
+    (jail.home / ".inputrc.local").write_text(_inputrc(jail).replace("\\\\", "\\").replace("\\n", "\n"))
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 1, shown
+
+
+@pytest.mark.parametrize("existed", [False, True], ids=["new", "existing"])
+async def test_a_readline_macro_planted_in_a_file_inputrc_includes_does_not_run(jail: Jail, existed: bool) -> None:
+    """``$include ~/.inputrc.local`` in the person's protected ``~/.inputrc``: the included file is
+    read as if it were there."""
+    jail.home.mkdir(exist_ok=True)
+    (jail.home / ".inputrc").write_text("$include ~/.inputrc.local\n")
+    if existed:
+        (jail.home / ".inputrc.local").write_text("set bell-style none\n")
+    result = await run(tool_with(), {"command": f"printf '{_inputrc(jail)}' > .inputrc.local"}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    shown = _person_types_a_line_in_bash(jail)
+    assert _ran(jail) == 0, result.output + shown
+
+
 def _person_uses_vim(jail: Jail) -> None:
     env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "TERM": "dumb"}
     subprocess.run(["vim", "-E", "-c", "qa"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
@@ -443,6 +465,19 @@ def _person_uses_maven(jail: Jail) -> None:
     subprocess.run(["mvn", "--version"], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
 
 
+def _person_uses_gdb(jail: Jail) -> None:
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"]}
+    subprocess.run(["gdb", "-batch", "-ex", "echo"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
+def _person_uses_perl(jail: Jail) -> None:
+    """``perl`` as local::lib's line in ``~/.bashrc`` leaves it: ``~/perl5/lib/perl5`` first on ``PERL5LIB``."""
+    env = {"HOME": str(jail.home), "PATH": os.environ["PATH"], "PERL5LIB": str(jail.home / "perl5/lib/perl5")}
+    subprocess.run(["perl", "-e", "use strict; 1"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60)
+
+
 #: What runs from the home folder when the person uses an ordinary program: where, its content
 #: ({marker} is the file it appends to), what the person does, and the program it needs.
 HOME_PROGRAMS = {
@@ -454,6 +489,10 @@ HOME_PROGRAMS = {
     ".mavenrc": ("echo ran >> {marker}\n", _person_uses_maven, "mvn"),
     ".selected_editor": ("echo ran >> {marker}\nSELECTED_EDITOR=true\n", _person_uses_sensible_editor,
                          "sensible-editor"),
+    # gdb 11 and later read it before anything else, at every start.
+    ".gdbearlyinit": ("shell echo ran >> {marker}\n", _person_uses_gdb, "gdb"),
+    # local::lib's modules, before Perl's own.
+    "perl5/lib/perl5/strict.pm": ("system(q{{echo ran >> {marker}}}); 1;\n", _person_uses_perl, "perl"),
 }
 
 
@@ -1381,19 +1420,32 @@ _BASHRC_OF_TOOLS = ('export PYENV_ROOT="$HOME/.pyenv"\n'
                     '[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n'
                     # Fedora's own /etc/skel/.bashrc: every file of ~/.bashrc.d
                     'if [ -d ~/.bashrc.d ]; then\n    for rc in ~/.bashrc.d/*; do\n'
-                    '        if [ -f "$rc" ]; then\n            . "$rc"\n        fi\n    done\nfi\n')
+                    '        if [ -f "$rc" ]; then\n            . "$rc"\n        fi\n    done\nfi\n'
+                    # Every bash script sources BASH_ENV; a name built at run time; a pattern of
+                    # the home folder's own files; a variable ~/.profile sets (read after ~/.bashrc
+                    # here, before it by a login shell).
+                    'export BASH_ENV=~/.bash_env\n'
+                    '[ -f ~/.bashrc.$(echo local) ] && . ~/.bashrc.$(echo local)\n'
+                    'for f in ~/.*.sh; do . "$f"; done\n'
+                    '[ -n "$MYRC" ] && [ -f "$MYRC" ] && . "$MYRC"\n')
+_PROFILE = 'export MYRC=~/.myrc\n'
 SHELL_LOADS = {
     ".cargo/env": "",  # sourced: runs at the terminal's start
     ".fzf.bash": "",  # sourced when it exists (it did not)
     ".pyenv/bin/pyenv": "",  # run by the eval at the terminal's start
     ".cargo/bin/git": "git --version",  # first on PATH: runs when the person types git
     ".bashrc.d/zz": "",  # every file of the folder is sourced
+    ".bash_env": "bash -c true",  # read by every bash script (BASH_ENV)
+    ".bashrc.local": "",  # ~/.bashrc.$(echo local): any .bashrc.* could be it
+    ".aliases.sh": "",  # for f in ~/.*.sh
+    ".myrc": "",  # "$MYRC", set by ~/.profile
 }
 
 
 def _person_opens_a_terminal(jail: Jail, typed: str) -> None:
-    """An interactive bash (it reads ~/.bashrc) where the person types ``typed``."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(jail.home), "TERM": "dumb"}
+    """An interactive bash (it reads ~/.bashrc) where the person types ``typed``; ``MYRC`` as
+    ``~/.profile`` set it for the whole session at login."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(jail.home), "TERM": "dumb", "MYRC": str(jail.home / ".myrc")}
     subprocess.run(["bash", "-i", "-c", typed or "true"], cwd=jail.home, env=env, stdin=subprocess.DEVNULL,
                    capture_output=True, text=True, timeout=60)
 
@@ -1401,6 +1453,7 @@ def _person_opens_a_terminal(jail: Jail, typed: str) -> None:
 @pytest.mark.parametrize("name", sorted(SHELL_LOADS))
 def test_what_the_shells_start_up_file_loads_written_by_hand_runs_in_the_next_terminal(jail: Jail, name: str) -> None:
     (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    (jail.home / ".profile").write_text(_PROFILE)
     (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
     (jail.home / name).write_text(f"#!/bin/sh\necho ran >> {_marker(jail)}\n")
     (jail.home / name).chmod(0o755)
@@ -1416,6 +1469,7 @@ async def test_what_the_shells_start_up_file_loads_planted_in_the_home_folder_ru
     makes bash read or run without asking (a file it sources, a folder it puts on ``PATH``, a
     program it runs), as for an ``.envrc``."""
     (jail.home / ".bashrc").write_text(_BASHRC_OF_TOOLS)
+    (jail.home / ".profile").write_text(_PROFILE)
     if existed:
         (jail.home / name).parent.mkdir(parents=True, exist_ok=True)
         (jail.home / name).write_text("#!/bin/sh\ntrue\n")

@@ -93,6 +93,10 @@ NAMES = {
     "perl", "irb", "irbrc",
     # RubyGems and its gems (~/.gemrc)
     "rubygems", "gem",
+    # more prompts, debuggers and package managers of the protected list (pry, GHCi, Octave,
+    # lldb's platform shell, Gradle, Maven's JDK, yarn's yarnPath, conda, uv, Bundler, go's GOFLAGS)
+    "pry", "ghci", "octave", "lldb", "platform", "system", "gradle", "jdk", "yarn", "yarnpath", "conda", "uv",
+    "bundler", "go", "goflags", "toolexec", "org", "jvmargs",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}

@@ -9,6 +9,7 @@ The same inventory as the sandbox's (``sandbox.inventory``), so the rule has one
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ def covering(target: fs.Resolved, watched: Sequence[inventory.Watched]) -> Found
     for w in watched:
         if path == w.path or (w.folder and path.startswith(w.path + "/")):
             return Found(_shown(target.root, w.path, w.folder), w.why)
+        if w.pattern and os.path.dirname(path) == os.path.dirname(w.path) and fnmatch.fnmatchcase(
+                os.path.basename(path), w.pattern):  # (one that does not exist yet: ``~/.bashrc.$(hostname)``)
+            return Found(_shown(target.root, path, w.folder), w.why)
     if shadows.covers(target.parts):  # (watched only once it exists: a new one asks too)
         return Found(_shown(target.root, path, False), shadows.WHY)
     if target.path.name in _GITDIR_MARKS:
