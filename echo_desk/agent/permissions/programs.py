@@ -15,6 +15,7 @@ Option tables are data (``program_options``, ``git_options``); this module is ho
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -40,7 +41,7 @@ from echo_desk.agent.permissions.interpreters import (
     ruff_reading,
 )
 from echo_desk.agent.permissions.model import Opaque
-from echo_desk.agent.permissions.options import Does, OptionSet, read_options
+from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, read_options
 from echo_desk.agent.permissions.program_scripts import awk_is_harmless, sed_is_harmless
 from echo_desk.agent.permissions.reading import (
     Argv,
@@ -51,6 +52,7 @@ from echo_desk.agent.permissions.reading import (
     read_generic,
     spellings_of,
     with_changes,
+    written_of,
 )
 from echo_desk.agent.permissions.wrappers import (
     ELEVATORS,
@@ -185,7 +187,21 @@ def _sed(argv: Argv, program: str) -> Reading:
             or not sed_is_harmless("\n".join(v or "" for v in texts)):
         for token, text in scripts:
             found.append(Flag(frozenset({token, text or ""} - {""}), token, Does.RUNS))
-    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed),
+                   written=_sed_written(parsed))
+
+
+def _sed_written(parsed: Parsed) -> tuple[str | None, ...]:
+    """What ``sed -i`` writes: each file it edits (the operands after the script, all of them
+    when ``-e``/``-f`` gave it), and a backup where ``-iSUFFIX`` names a folder (``-i'bak/*'``:
+    only known when it runs)."""
+    in_place = [s for s in parsed.seen if s.option is not None and "--in-place" in s.option.names]
+    if not in_place:
+        return ()
+    scripted = any(s.option is not None and s.option.does in (Does.SCRIPT, Does.READS_CODE) for s in parsed.seen)
+    files = [v for _, v in (parsed.operands if scripted else parsed.operands[1:])]
+    backups: list[str | None] = [None for s in in_place if s.value is not None and "/" in s.value]
+    return (*files, *backups)
 
 
 def _awk(argv: Argv, program: str) -> Reading:
@@ -225,7 +241,9 @@ def _find(argv: Argv, program: str) -> Reading:
         elif token in table.FIND_ONE or re.fullmatch(r"-newer[aBcmt][aBcmt]", token):
             i += 2
         elif token in table.FIND_WRITES:
-            found.append(Flag(frozenset({token}), token, Does.WRITES))
+            writes_file = table.FIND_WRITES[token] > 0  # -fprint FILE, -fprintf FILE FORMAT
+            found.append(Flag(frozenset({token}), token, Does.WRITES, writes_path=writes_file,
+                              path=argv[i + 1] if writes_file and i + 1 < n else None))
             deletes = deletes or token == "-delete"
             i += 1 + table.FIND_WRITES[token]
         elif token in table.FIND_RUNS:
@@ -257,7 +275,33 @@ def _tar(argv: Argv, program: str) -> Reading:
     remote = _tar_remote(args)
     if remote:
         reading = with_changes(reading, flags=(*reading.flags, *remote))
-    return with_changes(reading, spellings=(*reading.spellings, (argv[0], *args)))
+    return with_changes(reading, spellings=(*reading.spellings, (argv[0], *args)), **_tar_written(args))
+
+
+#: tar's modes that write the archive ``-f`` names, and those that write the files it holds.
+_TAR_WRITES_ARCHIVE = frozenset({"--create", "--append", "--update", "--catenate", "--delete"})
+_TAR_EXTRACTS = frozenset({"--extract"})
+
+
+def _tar_written(args: list[str | None]) -> dict[str, tuple[str | None, ...]]:
+    """Where tar writes: the archive ``-f`` names when it creates or changes one (none named:
+    its output, or ``$TAPE``: only known when it runs), and when it extracts, everything below
+    the folder ``-C`` names (the one it runs in without; several ``-C``, or ``-P`` keeping
+    absolute and ``..`` names: only known when it runs)."""
+    parsed = read_options(args, table.TAR)
+    names = [set(s.option.names) if s.option is not None else set() for s in parsed.seen]
+    written: list[str | None] = []
+    below: list[str | None] = []
+    if any(n & _TAR_WRITES_ARCHIVE for n in names):
+        archives = [s.value for s, n in zip(parsed.seen, names, strict=True) if "--file" in n]
+        written += [a for a in archives if a != "-"] if archives else [None]
+    if any(n & _TAR_EXTRACTS for n in names):
+        folders = [s.value for s, n in zip(parsed.seen, names, strict=True) if "--directory" in n]
+        if len(folders) > 1 or any("--absolute-names" in n for n in names):
+            below.append(None)
+        else:
+            below.append(folders[0] if folders else ".")
+    return {"written": tuple(written), "written_below": tuple(below)}
 
 
 def _tar_remote(args: list[str | None]) -> list[Flag]:
@@ -289,8 +333,21 @@ def _rsync(argv: Argv, program: str) -> Reading:
     remote = [Flag(frozenset({value}), value, Does.RUNS) for _, value in parsed.operands
               if value is not None and _remote(value)]
     unknown = [Flag(frozenset(), "", None) for _, value in parsed.operands if value is None]
+    copies_to = parsed.operands[-1][1] if len(parsed.operands) > 1 else None
+    below = (copies_to,) if len(parsed.operands) > 1 and not (copies_to and _remote(copies_to)) else ()
     return Reading(program, flags=(*flags_of(parsed, table.RSYNC), *remote, *unknown),
-                   spellings=spellings_of(argv, parsed), deletes=destination)
+                   spellings=spellings_of(argv, parsed), deletes=destination,
+                   written=_rsync_relative(parsed, copies_to), written_below=below)
+
+
+def _rsync_relative(parsed: Parsed, destination: str | None) -> tuple[str | None, ...]:
+    """rsync puts a relative ``--backup-dir``, ``--partial-dir``, ``-T``… below the destination:
+    the write rules judge it there too (as an option's value, from where it runs)."""
+    out: list[str | None] = []
+    for path in written_of(parsed):
+        if path is not None and not os.path.isabs(path) and not path.startswith("~"):
+            out.append(None if destination is None or _remote(destination) else os.path.join(destination, path))
+    return tuple(out)
 
 
 def _remote(word: str) -> bool:
@@ -483,7 +540,11 @@ def _curl(argv: Argv, program: str) -> Reading:
         value = seen.value
         if value.startswith(("@", "<")) or "=@" in value or "=<" in value or "%output{" in value:
             found.append(Flag(frozenset({seen.token, value}), seen.token, Does.WRITES))
-    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed))
+    names = {n for s in parsed.seen if s.option is not None for n in s.option.names}
+    folders = [s.value for s in parsed.seen if s.option is not None and "--output-dir" in s.option.names]
+    # -O names the file after the address (-J: after what the server says) in --output-dir.
+    below = tuple(folders or ["."]) if names & {"--remote-name", "--remote-name-all"} else ()
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed), written_below=below)
 
 
 def _make(argv: Argv, program: str) -> Reading:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from echo_desk.agent.permissions.model import Opaque
-from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, read_options
+from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, Seen, Takes, read_options
 from echo_desk.sandbox.shell import Grammar
 
 Argv = tuple[str | None, ...]
@@ -21,6 +21,10 @@ class Flag:
     names: frozenset[str]
     token: str
     does: Does | None  # None: not known (or only known when the line runs)
+    #: It writes the file its value names (``sort -o F``): ``path`` (``None``: only known when
+    #: the line runs), which the write rules judge even where a rule names the option.
+    writes_path: bool = False
+    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,12 @@ class Reading:
     known: bool = True
     #: Values given to its options (``--file=PATH``, ``-fPATH``): words that may name files.
     values: tuple[str, ...] = ()
+    #: Paths a writing option writes (``sort -o F``, ``tar -czf F``, the files of ``sed -i``;
+    #: ``None``: only known when it runs) and folders it writes anywhere below (``tar -x`` into
+    #: ``-C DIR`` or the folder it runs in): the write rules judge them even where a rule names
+    #: the option — naming it trusts the option, not every place it may write.
+    written: tuple[str | None, ...] = ()
+    written_below: tuple[str | None, ...] = ()
 
 
 def flags_of(parsed: Parsed, spec: OptionSet, offset: int = 1) -> list[Flag]:
@@ -78,10 +88,28 @@ def flags_of(parsed: Parsed, spec: OptionSet, offset: int = 1) -> list[Flag]:
             if spec.strict:
                 out.append(Flag(frozenset({seen.token}), seen.token, None))
         elif seen.option.does not in NO_VALUE:
-            out.append(Flag(frozenset(seen.option.names) | {seen.token}, seen.token, seen.option.does))
+            out.append(Flag(frozenset(seen.option.names) | {seen.token}, seen.token, seen.option.does,
+                            *_written_value(seen)))
     if parsed.dynamic:
         out.append(Flag(frozenset(), "", None))
     return out
+
+
+def _written_value(seen: Seen) -> tuple[bool, str | None]:
+    """Whether an option writes where its value says (``sort -o F``, ``tree -o F``, ``curl -o F``,
+    ``awk -oF``), and the value. An in-place option's optional value (``sed -i.bak``, ``perl -i``)
+    is a suffix, not a path (see ``programs``)."""
+    option = seen.option
+    if option is None or option.does is not Does.WRITES or option.takes is Takes.NOTHING:
+        return False, None
+    if option.takes is Takes.OPTIONAL and (seen.value is None or "-i" in option.names):
+        return False, None
+    return True, seen.value
+
+
+def written_of(parsed: Parsed) -> tuple[str | None, ...]:
+    """The values of the options that write where their value says: paths the write rules judge."""
+    return tuple(path for writes, path in map(_written_value, parsed.seen) if writes)
 
 
 def spellings_of(argv: Argv, parsed: Parsed, offset: int = 1) -> tuple[Argv, ...]:

@@ -318,7 +318,37 @@ class _Judge:
             if k < len(argv) and not self._allowed(self.redirect_effect(Redirect(argv[k], True, argv[k].raw))[0],
                                                    sandbox):
                 return None
+        if not all(self._writes_allowed(path, sandbox) for path in _written_paths(reading)):
+            return None
+        links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
+        if not all(self._writes_allowed(path, sandbox) for path in links):
+            return None
         return rule
+
+    def _links_below(self, folder: str) -> list[str | None]:
+        """The links already below a folder a program writes anywhere below (``tar -x``): it
+        writes through them (a member ``l/.bashrc`` lands where ``l`` leads), so each link, and
+        a file through it, is a path it writes. ``None``: too many names to look at."""
+        text = str(self.where.home) + folder[1:] if folder == "~" or folder.startswith("~/") else folder
+        found: list[str | None] = []
+        seen = 0
+        for top in ([text] if os.path.isabs(text) else [str(c / text) for c in self.cwds]):
+            if not os.path.isdir(top):
+                continue
+            for dirpath, dirnames, filenames in os.walk(top):
+                seen += len(dirnames) + len(filenames)
+                if seen > _MAX_WALK:
+                    return [None]
+                for name in (*dirnames, *filenames):
+                    path = os.path.join(dirpath, name)
+                    if os.path.islink(path):
+                        found += [path, os.path.join(path, _ANY_BELOW[0])]
+        return found
+
+    def _writes_allowed(self, path: str | None, sandbox: bool) -> bool:
+        """Whether the write rules let a program write ``path`` (``None``: only known when it runs)."""
+        word = Word(path, path if path is not None else "")
+        return self._allowed(self.redirect_effect(Redirect(word, True, word.raw))[0], sandbox)
 
     def _inner_covered(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *, sandbox: bool,
                        depth: int) -> bool:
@@ -834,3 +864,21 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
                 break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
+
+
+#: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
+#: and one in a folder below it.
+_ANY_BELOW = ("any-file", "any-folder/any-file")
+
+
+def _written_paths(reading: Reading) -> list[str | None]:
+    """The paths a program's writing options write (``Reading.written``, ``Flag.path``), and for
+    a folder it writes anywhere below (``Reading.written_below``) names standing for what it may
+    create there: each must be one the write rules allow (the links below it: ``_links_below``)."""
+    paths: list[str | None] = [*reading.written, *(f.path for f in reading.flags if f.writes_path)]
+    for folder in reading.written_below:
+        if folder is None:
+            paths.append(None)
+            continue
+        paths += [os.path.join(folder, name) for name in _ANY_BELOW]
+    return paths

@@ -228,11 +228,16 @@ def test_item5_a_star_star_never_covers_an_option_that_runs_or_writes(setup: Set
 
 
 def test_item5_naming_the_option_in_a_rule_still_allows_it(setup: Setup) -> None:
-    setup.write_user_rules(_rules("sed -i **", "sort -o **", "git log --output=* **"))
+    # Where it writes is judged by the write rules (with none, it asks, as `> a.txt` does: s120).
+    setup.write_user_rules(_rules("sed -i **", "sort -o **", "git log --output=* **")
+                           + _rules("@workspace/*.txt", tool="write"))
     (setup.workspace / "a.txt").write_text("a\n")
     assert _effect(setup, "sed -i s/a/b/ a.txt") is Effect.ALLOW
     assert _effect(setup, "sort -o a.txt a.txt") is Effect.ALLOW
     assert _effect(setup, "git log --output=x.txt") is Effect.ALLOW
+    for line in ("sed -i s/a/b/ ../a.txt", "sort -o ../a.txt a.txt", "git log --output=../x.txt",
+                 "git log --output=src/x.py"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
 
 
 def test_stop50_a_pytest_node_id_loads_the_conftest_of_the_folder_before_its_colons(setup: Setup) -> None:
@@ -460,6 +465,54 @@ def test_a_program_writing_a_file_named_as_an_operand_is_judged_by_the_write_rul
     assert _effect(setup, "uniq a.txt") is Effect.ALLOW
     assert _effect(setup, "uniq a.txt out/b.txt") is Effect.ALLOW
     for line in ("uniq a.txt PWNED", "uniq -c a.txt ~/.bashrc", "uniq -- a.txt .envrc", "tee ~/.bashrc"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+#: Rules naming writing options (s120): naming the option trusts the option, not every place it
+#: writes — where it writes is still judged by the write rules.
+NAMED_WRITERS = ("sed -i **", "sed -i* **", "sort -o **", "sort -T **", "tar -xzf **", "tar -xf **", "tar -xPf **", "tar -czf **",
+                 "tar -rf **", "tar -c **", "curl -o **", "curl -O **", "time -o **", "true **", "find . -fprint **",
+                 "tree -o **", "rsync **", "rsync --log-file **", "pip list --log **", "sdiff -o **")
+
+
+def test_a_rule_naming_a_writing_option_still_leaves_where_it_writes_to_the_write_rules(setup: Setup) -> None:
+    setup.write_user_rules(_rules(*NAMED_WRITERS) + _rules("@workspace/**", tool="write"))
+    for line in ("sed -i s/a/b/ a.txt", "sed -i -e s/a/b/ a.txt src/main.py", "sed -i.bak s/a/b/ a.txt",
+                 "sort -o out/s.txt a.txt", "sort -T out a.txt", "tar -xzf a.tgz", "tar -xzf a.tgz -C out",
+                 "tar -czf out/a.tgz src", "tar -rf out/a.tar a.txt", "curl -o out/x https://example.com/x",
+                 "curl -O https://example.com/x", "time -o out/t.txt true", "find . -fprint out/list",
+                 "tree -o out/tree.txt", "rsync -a src/ out/", "rsync --log-file out/log a.txt out/",
+                 "pip list --log out/pip.log", "sdiff -o out/m a.txt notes.txt"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("sed -i s/a/b/ ~/.bashrc", "sed -i -e s/a/b/ a.txt ~/.bashrc", "sed --in-place s/a/b/ ../x",
+                 "sed -i'../*' s/a/b/ a.txt", "sort -o ~/.bashrc a.txt", "sort --output ~/.bashrc a.txt",
+                 "sort -T ~/x a.txt", "tar -xzf a.tgz -C ~", "tar -xzf a.tgz --directory=..", "tar -xf a.tar -C ..",
+                 "tar -xzf a.tgz -C out -C ~", "tar -xPf a.tar", "tar -czf ~/.bashrc src", "tar -rf ~/a.tar a.txt",
+                 "tar -c src", "curl -o ~/.bashrc https://example.com/x", "time -o ~/.bashrc true",
+                 "find . -fprint ~/.bashrc", "tree -o ~/.bashrc", "rsync -a src/ ~/", "rsync src/ ..",
+                 "rsync --log-file ~/.bashrc a.txt out/", "pip list --log ~/.bashrc", "sdiff -o ~/.bashrc a.txt notes.txt",
+                 "sort -o $X a.txt"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_folder_a_named_option_writes_below_is_judged_by_the_write_rules_throughout(setup: Setup) -> None:
+    """tar -x writes anything below its folder: a write rule for only some names there (or only
+    the folder's own files) does not cover it."""
+    setup.write_user_rules(_rules("tar -xzf **", "curl -O **", "rsync **", "sort -o **")
+                           + _rules("@workspace/out/*.txt", tool="write"))
+    assert _effect(setup, "sort -o out/s.txt a.txt") is Effect.ALLOW
+    for line in ("tar -xzf a.tgz -C out", "curl --output-dir out -O https://example.com/x.txt", "rsync a.txt out/"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_folder_a_named_option_writes_below_is_judged_with_the_links_in_it(setup: Setup) -> None:
+    """tar -x writes a member `lnk/.bashrc` through a link `lnk` already in the folder (one a
+    repository ships): the links below the folder are paths it writes."""
+    setup.write_user_rules(_rules("tar -xf **", "rsync **") + _rules("@workspace/**", tool="write"))
+    (setup.workspace / "src" / "lnk").symlink_to(setup.home)
+    assert _effect(setup, "tar -xf a.tar -C out") is Effect.ALLOW
+    assert _effect(setup, "rsync -a a.txt out/") is Effect.ALLOW
+    for line in ("tar -xf a.tar", "tar -xf a.tar -C src", "rsync -a a.txt src/"):
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
