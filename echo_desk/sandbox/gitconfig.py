@@ -14,6 +14,7 @@ reported (watching one too many costs nothing; missing one lets a hook in).
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from collections.abc import Iterable
@@ -51,6 +52,14 @@ class Found:
     included: tuple[str, ...] = ()
     #: Every absolute path a ``PROGRAM_KEYS`` setting names (``~/`` in the home folder).
     programs: tuple[str, ...] = ()
+    #: Every relative path one names (``./tools/fsmon``, ``!sh scripts/x.sh``), as written: git
+    #: runs the program (and a shell alias) in the top folder of the work tree, so each names a
+    #: file of every repository the settings apply to (``in_work_tree``).
+    relative: tuple[str, ...] = ()
+
+    def in_work_tree(self, top: str) -> list[str]:
+        """The relative paths, in the work tree whose top folder is ``top``."""
+        return [os.path.normpath(f"{top}/{word}") for word in self.relative]
 
 
 def read(config_files: Iterable[str], home: str) -> Found:
@@ -59,12 +68,15 @@ def read(config_files: Iterable[str], home: str) -> Found:
     hooks: list[str] = []
     included: list[str] = []
     programs: list[str] = []
+    relative: list[str] = []
     for path in config_files:
-        _expand(path, home, 0, hooks, included, programs)
-    return Found(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(included)), tuple(dict.fromkeys(programs)))
+        _expand(path, home, 0, hooks, included, programs, relative)
+    return Found(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(included)), tuple(dict.fromkeys(programs)),
+                 tuple(dict.fromkeys(relative)))
 
 
-def _expand(path: str, home: str, depth: int, hooks: list[str], included: list[str], programs: list[str]) -> None:
+def _expand(path: str, home: str, depth: int, hooks: list[str], included: list[str], programs: list[str],
+            relative: list[str]) -> None:
     if depth > MAX_INCLUDE_DEPTH:
         return
     for kind, value in _events(path):
@@ -73,25 +85,44 @@ def _expand(path: str, home: str, depth: int, hooks: list[str], included: list[s
             continue
         if kind == "program":
             programs += named_paths(value, home)
+            relative += relative_paths(value)
             continue
         target = _resolve(value, os.path.dirname(path), home)
         if target is None or target in included:
             continue
         included.append(target)
-        _expand(target, home, depth + 1, hooks, included, programs)
+        _expand(target, home, depth + 1, hooks, included, programs, relative)
 
 
 def named_paths(value: str, home: str) -> list[str]:
     """The absolute paths in a setting's value (a path, or a command line: ``!sh ~/x.sh --y``),
     ``~`` and ``$HOME`` put in; over-reading is safe (a word that names nothing protects nothing)."""
     found: list[str] = []
-    for word in value.lstrip("!").replace('"', " ").replace("'", " ").split():
+    for word in _words(value):
         word = word.replace("${HOME}", home).replace("$HOME", home)
         if word == "~" or word.startswith("~/"):
             word = home + word[1:]
         if word.startswith("/") and "\x00" not in word:
             found.append(os.path.normpath(word))
     return found
+
+
+def relative_paths(value: str) -> list[str]:
+    """The relative paths in a setting's value (``./tools/fsmon``; ``!sh scripts/x.sh``;
+    ``--with=bin/x``: the part after ``=`` too), as written: every word with a ``/`` that is not
+    absolute, ``~/`` or a variable's. Over-reading is safe here too; a bare name (``less``) is
+    looked up on ``PATH``, not in the work tree."""
+    found: list[str] = []
+    for word in _words(value):
+        for part in dict.fromkeys((word, word.rpartition("=")[2])):
+            if "/" in part and not part.startswith(("/", "~", "$")) and "\x00" not in part:
+                found.append(part)
+    return found
+
+
+def _words(value: str) -> list[str]:
+    """The words of a value, a shell line's operators and quotes taken for spaces (``!f() { ./x; }; f``)."""
+    return [w for w in re.split(r"[\s\"';|&()<>`]+", value.lstrip("!")) if w]
 
 
 def _resolve(value: str, base: str, home: str) -> str | None:

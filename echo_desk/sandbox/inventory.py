@@ -207,8 +207,27 @@ def _entries_at(root: str, top_level: Collection[str], entries: Iterable[runs_co
     """The entries of the protected list at ``root`` (whose own names are ``top_level``): those
     whose first part is there, and those that take a ``placeholder`` when missing (what is
     missing otherwise is not looked at)."""
-    return [Watched(f"{root}/{item.path}", item.folder, mounted=True, placeholder=placeholder(item.path), why=item.why)
-            for item in entries if placeholder(item.path) or item.path.split("/", 1)[0] in top_level]
+    found = [Watched(f"{root}/{item.path}", item.folder, mounted=True, placeholder=placeholder(item.path), why=item.why)
+             for item in entries if not item.pattern and (placeholder(item.path) or item.path.split("/", 1)[0] in top_level)]
+    for item in entries:
+        if item.pattern:
+            found += _matching(root, item, top_level)
+    return found
+
+
+def _matching(root: str, item: runs_code.Entry, top_level: Collection[str]) -> list[Watched]:
+    """A pattern entry (``.psqlrc-*``) at ``root``: the pattern itself (it names nothing: the
+    file tools ask for a new name that matches, the check after the command finds one it
+    created) and each name that matches now (mounted read-only)."""
+    head, _, name = item.path.rpartition("/")
+    folder = f"{root}/{head}" if head else root
+    if head and head.split("/", 1)[0] not in top_level:
+        return [Watched(f"{folder}/{name}", item.folder, why=item.why, pattern=name)]
+    names = top_level if not head else repositories.names_in(folder)
+    # (Those first: one named as the pattern itself, ``.psqlrc-*``, is mounted too.)
+    return [*(Watched(f"{folder}/{n}", item.folder, mounted=True, why=item.why)
+              for n in sorted(names) if fnmatch.fnmatchcase(n, name)),
+            Watched(f"{folder}/{name}", item.folder, why=item.why, pattern=name)]
 
 
 def _missing_secrets(home: Path, base: str) -> list[Watched]:
@@ -283,6 +302,11 @@ def _configured(gitdirs: list[str], global_config: gitconfig.Found, *, top: str,
             found.append(Watched(place, folder=True, mounted=own, hooks=True, why=runs_code.HOOKS_PATH))
     found += [Watched(included, folder=False, mounted=own, why=runs_code.INCLUDED_CONFIG)
               for included in config.included if any(inside(included, f) for f in folders)]
+    # A program named by a relative path runs from the top of the work tree (``core.fsmonitor =
+    # ./tools/fsmon``, ``alias.x = !./scripts/x.sh``): the repository's and the global settings'.
+    found += [Watched(path, folder=os.path.isdir(path), mounted=own, why=runs_code.CONFIG_PROGRAM)
+              for path in (*config.in_work_tree(top), *global_config.in_work_tree(top))
+              if any(inside(path, f) and path != f for f in folders)]
     return found + _named_by_config(config, folders, mounted=own)
 
 
@@ -301,13 +325,26 @@ def _linked_from_home(home: Path, base: str) -> list[Watched]:
     found: list[Watched] = []
     names: dict[str, frozenset[str]] = {}
     for item in runs_code.ENTRIES:
-        if not _listed(str(home), item.path.split("/"), names):
+        if item.pattern:
+            head, _, name = item.path.rpartition("/")
+            places = [f"{home}/{head}/{n}" if head else f"{home}/{n}"
+                      for n in sorted(repositories.names_in(f"{home}/{head}" if head else str(home)))
+                      if fnmatch.fnmatchcase(n, name)]
+        elif _listed(str(home), item.path.split("/"), names):
+            places = [f"{home}/{item.path}"]
+        else:
             continue  # most are missing: known from the kept listings, without a call each
-        there = f"{home}/{item.path}"
-        real = os.path.realpath(there)
-        if real != there and inside(real, base) and real != base and os.path.lexists(real):
-            found.append(Watched(real, folder=os.path.isdir(real), mounted=True, why=item.why))
+        for there in places:
+            found += _landing(there, base, item.why)
     return found
+
+
+def _landing(there: str, base: str, why: str) -> list[Watched]:
+    """What the home folder's ``there`` lands on when it is a link (or below one) into the workspace."""
+    real = os.path.realpath(there)
+    if real != there and inside(real, base) and real != base and os.path.lexists(real):
+        return [Watched(real, folder=os.path.isdir(real), mounted=True, why=why)]
+    return []
 
 
 def _listed(folder: str, parts: list[str], names: dict[str, frozenset[str]]) -> bool:

@@ -25,10 +25,10 @@ HIDDEN_IN_HOME = (
     # place of ~/.git-credentials), Terraform's older CLI file, podman's registry logins (as
     # ~/.docker/config.json), KDE's keyring.
     ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd",
-    # Database passwords (psql's, mysql's), object storage and cloud tools' keys, age keys of
+    # Database passwords (psql's, mysql's; mysql_config_editor's login paths, only obfuscated), object storage and cloud tools' keys, age keys of
     # sops, and the tokens coding agents and Hugging Face keep (the agents' folders are on the
     # protected list: read-only, but readable, without these).
-    ".pgpass", ".my.cnf", ".config/rclone", ".s3cfg", ".boto", ".config/sops", ".config/doctl", ".oci",
+    ".pgpass", ".my.cnf", ".mylogin.cnf", ".config/rclone", ".s3cfg", ".boto", ".config/sops", ".config/doctl", ".oci",
     ".databrickscfg", ".fly", ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
     ".config/github-copilot", ".cache/huggingface/token", ".cache/huggingface/stored_tokens", ".huggingface/token",
 )

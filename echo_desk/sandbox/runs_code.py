@@ -7,6 +7,7 @@ Each ``why`` is a message id (translated where it is shown); docs/sandbox.md lis
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -28,6 +29,9 @@ class Entry:
     #: current folder up): found by the walk for repositories at any depth (``IN_EVERY_FOLDER``),
     #: watched there too. A path of several parts is found in the folder holding its last one.
     every_folder: bool = False
+    #: The last part of ``path`` is a pattern (``fnmatch``) of names in its folder
+    #: (``.psqlrc-*``): every name that matches is the entry, one that does not exist yet too.
+    pattern: bool = False
 
     @property
     def shown(self) -> str:
@@ -65,6 +69,7 @@ _PIP = N_("pip installs packages from the index and folders its settings name: w
 _CARGO = N_("cargo runs the programs it names (a compiler wrapper, a runner) in this folder and every one below it: "
             "the wrapper even for cargo metadata and cargo tree, which build nothing (your editor runs cargo metadata "
             "when it opens a Rust project)")
+_PSQL = N_("psql runs the commands in it when it starts (\\! runs a shell command)")
 _SQLITE = N_("sqlite3 runs the commands in it every time it starts (.system runs a shell command)")
 _SYSTEMD = N_("systemd starts the services it holds for you")
 _TMPFILES = N_("systemd creates, overwrites and deletes the files it lists, anywhere you may write, when you log in")
@@ -306,7 +311,10 @@ ENTRIES: tuple[Entry, ...] = (
     *(Entry(name, False, N_("lldb runs the commands in it when it starts (platform shell runs a shell command)"))
       for name in (".lldbinit", ".lldbinit-lldb")),
     Entry(".config/gdb", True, _GDB),
-    Entry(".psqlrc", False, N_("psql runs the commands in it when it starts (\\! runs a shell command)")),
+    Entry(".psqlrc", False, _PSQL),
+    # psql 15.18 reads ~/.psqlrc-15.18 (the full version string), else ~/.psqlrc-15, and only
+    # then ~/.psqlrc (tested: a ~/.psqlrc-15 ran its \! in place of ~/.psqlrc).
+    Entry(".psqlrc-*", False, _PSQL, pattern=True),
     Entry(".sqliterc", False, _SQLITE),
     Entry(".config/sqlite3/sqliterc", False, _SQLITE),
     # Both read from the folder you start them in and the home folder (pry: ~/.pryrc or
@@ -491,6 +499,10 @@ def entry_of(relative: tuple[str, ...], entries: Iterable[Entry], *, fold: bool 
     longest = 0
     for entry in entries:
         parts = norm(PurePosixPath(entry.path).parts)
+        if entry.pattern:
+            if len(wanted) == len(parts) and wanted[:-1] == parts[:-1] and fnmatch.fnmatchcase(wanted[-1], parts[-1]):
+                return entry
+            continue
         if wanted == parts or (entry.folder and wanted[: len(parts)] == parts):
             return entry
         # Below the top: the entry of the most parts (``src/.config/mise.toml`` is that one, not

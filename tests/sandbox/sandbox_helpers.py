@@ -45,7 +45,7 @@ HIDDEN_FILES = (
     ".config/git/credentials", ".terraformrc", ".config/containers/auth.json", ".local/share/kwalletd/kdewallet.kwl",
     # Database passwords, object storage keys, and coding agents' tokens inside their protected
     # (read-only, readable) folders.
-    ".pgpass", ".my.cnf", ".config/rclone/rclone.conf", ".s3cfg", ".config/sops/age/keys.txt",
+    ".pgpass", ".my.cnf", ".mylogin.cnf", ".config/rclone/rclone.conf", ".s3cfg", ".config/sops/age/keys.txt",
     ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
     ".config/github-copilot/apps.json", ".cache/huggingface/token",
 )

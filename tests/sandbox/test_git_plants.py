@@ -281,12 +281,18 @@ async def test_a_file_git_configuration_includes_cannot_name_a_hooks_folder(jail
 CONFIG_PROGRAMS = {
     "core.fsmonitor": ("[core]\n\tfsmonitor = {tool}\n", ["status"]),
     "an alias": ("[alias]\n\tst = !sh {tool} --short\n", ["st"]),
+    # By a relative path: git runs it from the top of the work tree, wherever the person is in it
+    # (tested with git 2.39: each ran at the person's git command on the code before this check).
+    "core.fsmonitor, relative": ("[core]\n\tfsmonitor = ./tools/git-helper\n", ["status"]),
+    "an alias, relative": ("[alias]\n\tst = \"!f() {{ tools/git-helper; }}; f\"\n", ["st"]),
 }
 
 
 def _person_runs_git(jail: Jail, args: list[str]) -> None:
+    """In a sub-folder of the workspace: a relative path is still taken from its top."""
     env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", *args], cwd=jail.workspace, env=env, capture_output=True, text=True, timeout=60)
+    (jail.workspace / "src").mkdir(exist_ok=True)
+    subprocess.run(["git", *args], cwd=jail.workspace / "src", env=env, capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize("setting", sorted(CONFIG_PROGRAMS))
