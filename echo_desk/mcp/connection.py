@@ -30,7 +30,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from echo_desk import __version__
-from echo_desk.i18n import N_
+from echo_desk.i18n import N_, deferred
+from echo_desk.mcp import line_cap
 from echo_desk.mcp.call_lane import CallLane, through_lane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
@@ -133,6 +134,9 @@ class ServerConnection:
         #: Messages of the server's that could not be read (the SDK drops them), and why the last.
         self.unreadable = 0
         self.unreadable_reason = ""
+        #: Why Echo Desk ended the connection itself (a person-facing text), when it did.
+        self.failure = ""
+        self._ready: asyncio.Future[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -176,6 +180,7 @@ class ServerConnection:
         # Once start() has given up, the runner may still fail it: that failure is already
         # reported (here, as a timeout), not "never retrieved" with a traceback on stderr.
         ready.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._ready = ready
         self._runner = asyncio.create_task(self._run(ready), name=f"mcp:{self.config.name}")
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
@@ -189,6 +194,9 @@ class ServerConnection:
     async def _transport(self, stack: AsyncExitStack) -> Any:
         cfg = self.config
         if cfg.is_stdio:
+            if not line_cap.install():
+                raise ConnectionError("this MCP SDK reads a server's output in a way Echo Desk cannot bound; "
+                                      "local (stdio) servers are not started")
             read_fd, write_fd = os.pipe()
             errlog = os.fdopen(write_fd, "w")
             # Our copy of the write end closes right after the spawn: EOF then means the child
@@ -240,7 +248,8 @@ class ServerConnection:
                     cache=None,
                 )
                 try:
-                    await stack.enter_async_context(client)
+                    with line_cap.reporting_to(self._line_too_long):
+                        await stack.enter_async_context(client)
                 finally:
                     if errlog is not None:
                         errlog.close()
@@ -293,8 +302,20 @@ class ServerConnection:
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:
-            self._lost_reason = N_("the server process exited")
+            self._lost_reason = self._lost_reason or N_("the server process exited")
             self._stop.set()
+
+    def _line_too_long(self) -> None:
+        """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
+        connection ends with why (the handshake fails with it, or the server is lost with it)."""
+        self.failure = self._lost_reason = deferred(
+            N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+            size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
+        log.warning("MCP server %s sent a line longer than %d bytes; stopping it", self.config.name,
+                    line_cap.MAX_LINE_BYTES)
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_exception(ConnectionError(self.failure))
+        self._stop.set()
 
     # -- notifications -------------------------------------------------------------------------
 
