@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from echo_desk import __version__
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import line_cap
 from echo_desk.mcp.call_lane import CallLane, through_lane
@@ -71,7 +72,8 @@ class HandshakeTimeout(TimeoutError):
 
 
 class _StderrTail(asyncio.Protocol):
-    """Keeps the last lines a child wrote to stderr; calls ``on_eof`` when the pipe closes."""
+    """Keeps the last lines a child wrote to stderr; calls ``on_eof`` when the pipe closes.
+    The lines are for the person to read: each is kept with its hidden characters visible."""
 
     def __init__(self, on_eof: Callable[[], None]) -> None:
         self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
@@ -82,12 +84,12 @@ class _StderrTail(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         text = self._partial + data.decode("utf-8", errors="replace")
         *complete, self._partial = text.split("\n")
-        self.lines.extend(line.rstrip("\r")[:500] for line in complete)
+        self.lines.extend(visible(line.rstrip("\r")[:500], one_line=True) for line in complete)
         self._partial = self._partial[-2000:]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._partial:
-            self.lines.append(self._partial[:500])
+            self.lines.append(visible(self._partial[:500], one_line=True))
             self._partial = ""
         self.eof.set()
         self._on_eof()
@@ -165,8 +167,9 @@ class ServerConnection:
 
     @property
     def server_info(self) -> str:
+        """The server's name and version, as it says them, for the person (hidden characters visible)."""
         info = self._client.server_info if self._client else None
-        return f"{info.name} {info.version}" if info else ""
+        return visible(f"{info.name} {info.version}", one_line=True) if info else ""
 
     @property
     def server_icons(self) -> list[types.Icon] | None:

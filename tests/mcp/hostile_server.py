@@ -12,7 +12,7 @@ tools named like built-ins and with control/bidi characters; ``paged`` 304 tools
   line never ends: the server writes ``mb`` MB with no newline, then waits (its stdin open).
 ``HOSTILE_TOOLS=endless``: the answer to ``initialize`` is one line that never ends.
 ``HOSTILE_TOOLS=controls``: the server's name, version, instructions, a tool's name, title and
-description, and its error answers carry BEL, ESC, C1, bidi and zero-width characters.
+description, its error output and its error answers carry BEL, ESC, C1, bidi and zero-width characters.
 """
 
 import json
@@ -49,6 +49,8 @@ elif MODE == "names":
               tool("ok\u202egnp.exe"), tool("bell\x07\x1b[2Jname")]
 elif MODE == "controls":
     TOOLS.append({**tool("ctl" + CONTROLS, "Does" + CONTROLS), "title": "Title" + CONTROLS})
+    sys.stderr.write("starting" + CONTROLS + "\n")
+    sys.stderr.flush()
 
 asked = {}  # our question id -> (call id, answers so far)
 QUESTIONS = [

@@ -132,9 +132,10 @@ async def test_tools_named_like_built_ins_or_with_control_characters_stay_under_
     names = {t.registry_name for t in status.tools}
     assert {"n__read_file", "n__run_shell"} <= names
     assert all(name.startswith("n__") and name.isascii() and name.isprintable() for name in names), names
-    # What the catalog shows as the tool's title has no bidi override to reverse "exe.png"
-    # (C0 controls stay in the title: Qt shows them inert, the CLI prints them escaped).
-    assert all("\u202e" not in info.title for info in status.tools)
+    # What every label shows as the tool's title has no bidi override to reverse "exe.png" and
+    # no control: each is its visible escape.
+    assert all("\u202e" not in info.title and "\x1b" not in info.title for info in status.tools)
+    assert {"ok⟨U+202E⟩gnp.exe", "bell⟨BEL⟩⟨ESC⟩[2Jname"} <= {info.title for info in status.tools}
 
 
 def _rss_mb() -> float:
@@ -186,3 +187,23 @@ async def test_a_handshake_answer_that_never_ends_fails_the_start_with_why(make_
     assert status.state is ServerState.ERROR
     assert "longer than 16 MB" in status.detail, status.detail
     assert _rss_mb() - before < 64
+
+
+async def test_a_servers_words_reach_every_label_inert(make_manager, registry) -> None:
+    # BEL, ESC (clear screen), a C1 CSI, a bidi override and a zero-width space in the server's
+    # name and version, a tool's title and the server's error output. The tool's title labels the
+    # tool everywhere (progress line, retry card, cards: ``display_title``) and the status feeds
+    # the settings page: ESC, BEL and C1 reached them raw (a C1 NEL, \v or \f is a line break in
+    # a Qt label). Each now arrives as its visible escape (⟨ESC⟩); the model's texts keep theirs.
+    from echo_desk.common.visible_text import has_hidden
+
+    manager = make_manager({"c": _hostile("c", "controls")})
+    status = await manager.start("c")
+    assert status.state is ServerState.CONNECTED, status.detail
+    [ctl] = [t for t in status.tools if t.original_name.startswith("ctl")]
+    tool = get_tool(registry, ctl.registry_name)
+    shown = {"server": status.server_info, "title": ctl.title, "display_title": tool.display_title,
+             **{f"stderr {i}": line for i, line in enumerate(status.stderr_tail)}}
+    assert not [where for where, text in shown.items() if has_hidden(text)], shown
+    assert "⟨ESC⟩" in tool.display_title and "⟨BEL⟩" in status.server_info
+    assert any("⟨ESC⟩" in line for line in status.stderr_tail), status.stderr_tail
