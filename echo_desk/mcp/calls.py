@@ -62,7 +62,11 @@ def _sign_in_failure(server: str, tool: str, conn: ServerConnection) -> ToolResu
         N_("The MCP server “{server}” needs you to sign in again (Settings › MCP servers)."), server=server))
 
 
-def _connection_lost(server: str, tool: str, cause: str) -> str:
+def _connection_lost(server: str, tool: str, cause: str, failure: str = "") -> str:
+    """Why the call has no answer; ``failure``: why Echo Desk itself stopped the server, if it did."""
+    if failure:
+        return for_person(f"{server}/{tool}: {failure}", N_("The MCP server “{server}” was stopped: {reason}"),
+                          server=server, reason=failure)
     return for_person(f"{server}/{tool}: connection lost ({cause})" if cause
                       else f"{server}/{tool}: the connection to the server was lost",
                       N_("The connection to the MCP server “{server}” was lost."), server=server)
@@ -157,7 +161,7 @@ class CallRouter:
                 return await _open_first(server, tool, exc, ctx.host)
             if exc.code == types.CONNECTION_CLOSED:
                 manager.connection_failed(server, conn, "the connection to the server was lost")
-                return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, ""))
+                return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, "", conn.failure))
             return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
                 f"{server}/{tool}: the server answered with an error: {exc}",
                 N_("The MCP server “{server}” answered with an error: {error}"), server=server, error=str(exc)))
@@ -179,7 +183,8 @@ class CallRouter:
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)
             manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
-            return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, str(exc) or type(exc).__name__))
+            return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, str(exc) or type(exc).__name__,
+                                                                          conn.failure))
         finally:
             hosts.remove(ctx.host)
         return converted

@@ -30,7 +30,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from echo_desk import __version__
-from echo_desk.i18n import N_
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, deferred
+from echo_desk.mcp import line_cap
 from echo_desk.mcp.call_lane import CallLane, through_lane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
@@ -70,7 +72,8 @@ class HandshakeTimeout(TimeoutError):
 
 
 class _StderrTail(asyncio.Protocol):
-    """Keeps the last lines a child wrote to stderr; calls ``on_eof`` when the pipe closes."""
+    """Keeps the last lines a child wrote to stderr; calls ``on_eof`` when the pipe closes.
+    The lines are for the person to read: each is kept with its hidden characters visible."""
 
     def __init__(self, on_eof: Callable[[], None]) -> None:
         self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
@@ -81,12 +84,12 @@ class _StderrTail(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         text = self._partial + data.decode("utf-8", errors="replace")
         *complete, self._partial = text.split("\n")
-        self.lines.extend(line.rstrip("\r")[:500] for line in complete)
+        self.lines.extend(visible(line.rstrip("\r")[:500], one_line=True) for line in complete)
         self._partial = self._partial[-2000:]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._partial:
-            self.lines.append(self._partial[:500])
+            self.lines.append(visible(self._partial[:500], one_line=True))
             self._partial = ""
         self.eof.set()
         self._on_eof()
@@ -133,6 +136,9 @@ class ServerConnection:
         #: Messages of the server's that could not be read (the SDK drops them), and why the last.
         self.unreadable = 0
         self.unreadable_reason = ""
+        #: Why Echo Desk ended the connection itself (a person-facing text), when it did.
+        self.failure = ""
+        self._ready: asyncio.Future[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -161,8 +167,9 @@ class ServerConnection:
 
     @property
     def server_info(self) -> str:
+        """The server's name and version, as it says them, for the person (hidden characters visible)."""
         info = self._client.server_info if self._client else None
-        return f"{info.name} {info.version}" if info else ""
+        return visible(f"{info.name} {info.version}", one_line=True) if info else ""
 
     @property
     def server_icons(self) -> list[types.Icon] | None:
@@ -176,6 +183,7 @@ class ServerConnection:
         # Once start() has given up, the runner may still fail it: that failure is already
         # reported (here, as a timeout), not "never retrieved" with a traceback on stderr.
         ready.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._ready = ready
         self._runner = asyncio.create_task(self._run(ready), name=f"mcp:{self.config.name}")
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
@@ -189,6 +197,9 @@ class ServerConnection:
     async def _transport(self, stack: AsyncExitStack) -> Any:
         cfg = self.config
         if cfg.is_stdio:
+            if not line_cap.install():
+                raise ConnectionError("this MCP SDK reads a server's output in a way Echo Desk cannot bound; "
+                                      "local (stdio) servers are not started")
             read_fd, write_fd = os.pipe()
             errlog = os.fdopen(write_fd, "w")
             # Our copy of the write end closes right after the spawn: EOF then means the child
@@ -240,7 +251,8 @@ class ServerConnection:
                     cache=None,
                 )
                 try:
-                    await stack.enter_async_context(client)
+                    with line_cap.reporting_to(self._line_too_long):
+                        await stack.enter_async_context(client)
                 finally:
                     if errlog is not None:
                         errlog.close()
@@ -293,8 +305,20 @@ class ServerConnection:
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:
-            self._lost_reason = N_("the server process exited")
+            self._lost_reason = self._lost_reason or N_("the server process exited")
             self._stop.set()
+
+    def _line_too_long(self) -> None:
+        """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
+        connection ends with why (the handshake fails with it, or the server is lost with it)."""
+        self.failure = self._lost_reason = deferred(
+            N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+            size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
+        log.warning("MCP server %s sent a line longer than %d bytes; stopping it", self.config.name,
+                    line_cap.MAX_LINE_BYTES)
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_exception(ConnectionError(self.failure))
+        self._stop.set()
 
     # -- notifications -------------------------------------------------------------------------
 

@@ -333,7 +333,7 @@ class McpManager:
                 srv.stderr = conn.stderr_tail
                 srv.conn = None
                 if not self._note_sign_in_needed(srv, conn):
-                    self._set(name, ServerState.ERROR, _explain(exc) + conn.unreadable_since(0))
+                    self._set(name, ServerState.ERROR, conn.failure or _explain(exc) + conn.unreadable_since(0))
                 return
             srv.sign_in = _summary(conn)
             self._install(name, listed)
@@ -482,7 +482,7 @@ class McpManager:
         srv.conn = None
         srv.stderr = conn.stderr_tail
         # The tools stay registered: the next call starts the server again (once).
-        self._set(name, ServerState.ERROR, reason)
+        self._set(name, ServerState.ERROR, conn.failure or reason)
 
     def connection_failed(self, name: str, conn: ServerConnection, reason: str) -> None:
         """A call found the connection dead (e.g. an HTTP server went away): mark the server

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from echo_desk.common.visible_text import visible
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.pins import PinStore, describe_changes
 from echo_desk.mcp.sanitize import (
@@ -121,7 +122,7 @@ def build_tools(
         name = registry_name(cfg.name, clean_name, used)
         used.add(name)
         annotations = _annotations(remote)
-        title = remote.title or annotations.get("title") or clean_name
+        title = remote.title or annotations.get("title") or remote.name
         identity = tool_identity(cfg, remote.name)
         entry = settings.tool(name)
         foreign = entry.owner is not None and entry.owner != identity
@@ -142,7 +143,9 @@ def build_tools(
             original_name=remote.name,
             description=description,
             parameters=parameters,
-            title=strip_hidden(str(title))[0],
+            # Every label names the tool by its title: a control (ESC, a C1 NEL that Qt breaks a
+            # line at) or a bidi override is shown as its escape, never obeyed.
+            title=visible(str(title), one_line=True),
             annotations=annotations,
             definition_hash=digest,
             hidden_characters=tuple(hidden),

@@ -62,19 +62,19 @@ async def test_thousands_of_tools_are_refused_with_the_count_and_the_catalog_goe
     manager = make_manager({"t": _tiny(), "many": _hostile("many", "many")})
     statuses = {s.name: s for s in await manager.start_all()}
     assert statuses["many"].state is ServerState.ERROR
-    assert statuses["many"].problems == ("the server offers 5003 tools (limit 256)",)
+    assert statuses["many"].problems == ("the server offers 5004 tools (limit 256)",)
     assert registry.get("many__flood") is None
     assert (await get_tool(registry, "t__echo").execute({"text": "still"}, ctx("echo"))).output == "still"
 
 
 async def test_a_tool_list_past_the_limit_is_not_paged_on(make_manager) -> None:
-    # Every page of 303 tools names a next one: the listing used to go on for 20 pages, all kept
+    # Every page of 304 tools names a next one: the listing used to go on for 20 pages, all kept
     # (with 200,000 tools a page, ~11 MB and ~5 s each: 4 GB and 2 minutes of the shared loop)
     # before the count refused them. Once a page brings more than the limit, no page follows.
     manager = make_manager({"p": _hostile("p", "paged")})
     status = await manager.start("p")
     assert status.state is ServerState.ERROR
-    assert status.problems == ("the server offers 303 tools (limit 256)",), status.problems
+    assert status.problems == ("the server offers 304 tools (limit 256)",), status.problems
     assert [line for line in status.stderr_tail if line.startswith("page ")] == ["page None"]
 
 
@@ -132,6 +132,78 @@ async def test_tools_named_like_built_ins_or_with_control_characters_stay_under_
     names = {t.registry_name for t in status.tools}
     assert {"n__read_file", "n__run_shell"} <= names
     assert all(name.startswith("n__") and name.isascii() and name.isprintable() for name in names), names
-    # What the catalog shows as the tool's title has no bidi override to reverse "exe.png"
-    # (C0 controls stay in the title: Qt shows them inert, the CLI prints them escaped).
-    assert all("\u202e" not in info.title for info in status.tools)
+    # What every label shows as the tool's title has no bidi override to reverse "exe.png" and
+    # no control: each is its visible escape.
+    assert all("\u202e" not in info.title and "\x1b" not in info.title for info in status.tools)
+    assert {"ok⟨U+202E⟩gnp.exe", "bell⟨BEL⟩⟨ESC⟩[2Jname"} <= {info.title for info in status.tools}
+
+
+def _rss_mb() -> float:
+    """The process's resident memory now (not its peak), in MB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / (1024 * 1024)
+
+
+async def test_a_line_that_never_ends_fails_its_server_without_holding_it_and_others_go_on(
+        make_manager, registry) -> None:
+    # The server writes 200 MB with no newline, then waits. The SDK's reader keeps a line until
+    # its newline: it held all of it (and copied it again for each 64 KB read, seconds of the
+    # shared loop), and the call waited for its time-out. Past the cap, the server is failed
+    # with why, what it wrote is dropped unread, and the other server's calls go on.
+    manager = make_manager({"t": _tiny(), "h": _hostile(timeout=60)})
+    await manager.start_all()
+    before = _rss_mb()
+    started = time.monotonic()
+    calling = asyncio.ensure_future(get_tool(registry, "h__long").execute({"mb": 200, "end": False}, ctx("long")))
+    slowest = await _slowest_echo_while(registry, calling)
+    result = calling.result()
+    grew_mb, took = _rss_mb() - before, time.monotonic() - started
+    print(f"held {grew_mb:.0f} MB, took {took:.1f} s, another server's call waited {slowest:.1f} s")
+    assert not result.success
+    assert took < 30, f"the call waited for its time-out ({took:.0f} s)"
+    status = manager.status("h")
+    assert status.state is ServerState.ERROR
+    assert "longer than 16 MB" in status.detail, status.detail
+    assert grew_mb < 64, f"the unending line held {grew_mb:.0f} MB"
+    assert slowest < 3, f"a call to another server waited {slowest:.1f} s"
+    assert (await get_tool(registry, "t__echo").execute({"text": "still"}, ctx("echo"))).output == "still"
+
+
+async def test_a_long_answer_under_the_cap_still_arrives(make_manager, registry) -> None:
+    # 11 MB in one line: under the cap, an answer like any other (the result's own caps apply).
+    manager = make_manager({"h": _hostile(timeout=120)})
+    await manager.start("h")
+    result = await get_tool(registry, "h__long").execute({"mb": 11}, ctx("long"))
+    assert result.success, result.error
+    assert manager.status("h").state is ServerState.CONNECTED
+
+
+async def test_a_handshake_answer_that_never_ends_fails_the_start_with_why(make_manager) -> None:
+    # The answer to "initialize" is an endless line: the start used to wait out the handshake
+    # time-out holding all the server wrote meanwhile (hundreds of MB); it fails at the cap.
+    manager = make_manager({"h": _hostile("h", "endless")})
+    before = _rss_mb()
+    status = await manager.start("h")
+    assert status.state is ServerState.ERROR
+    assert "longer than 16 MB" in status.detail, status.detail
+    assert _rss_mb() - before < 64
+
+
+async def test_a_servers_words_reach_every_label_inert(make_manager, registry) -> None:
+    # BEL, ESC (clear screen), a C1 CSI, a bidi override and a zero-width space in the server's
+    # name and version, a tool's title and the server's error output. The tool's title labels the
+    # tool everywhere (progress line, retry card, cards: ``display_title``) and the status feeds
+    # the settings page: ESC, BEL and C1 reached them raw (a C1 NEL, \v or \f is a line break in
+    # a Qt label). Each now arrives as its visible escape (⟨ESC⟩); the model's texts keep theirs.
+    from echo_desk.common.visible_text import has_hidden
+
+    manager = make_manager({"c": _hostile("c", "controls")})
+    status = await manager.start("c")
+    assert status.state is ServerState.CONNECTED, status.detail
+    [ctl] = [t for t in status.tools if t.original_name.startswith("ctl")]
+    tool = get_tool(registry, ctl.registry_name)
+    shown = {"server": status.server_info, "title": ctl.title, "display_title": tool.display_title,
+             **{f"stderr {i}": line for i, line in enumerate(status.stderr_tail)}}
+    assert not [where for where, text in shown.items() if has_hidden(text)], shown
+    assert "⟨ESC⟩" in tool.display_title and "⟨BEL⟩" in status.server_info
+    assert any("⟨ESC⟩" in line for line in status.stderr_tail), status.stderr_tail

@@ -101,7 +101,9 @@ async def test_a_resource_larger_than_it_said_is_refused_whole(make_manager) -> 
 async def test_prompt_text_with_hidden_characters_is_cleaned_and_named(make_manager) -> None:
     manager = make_manager({"t": _tiny("big")})
     await manager.start_all()
-    [prompt] = await manager.prompts()
+    prompts = {p.name: p for p in await manager.prompts()}
+    assert set(prompts) == {"summarise", "ok\u202egnp.exe\x1b[2J"}  # names raw: the UI shows them visible
+    prompt = prompts["summarise"]
     assert "\u200b" in prompt.description  # raw: the UI shows it with the character made visible
     result = await manager.get_prompt("t", prompt.name, {"topic": "tests"})
     assert "\u200b" not in result.text and "\u202e" not in result.text

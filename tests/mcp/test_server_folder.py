@@ -20,6 +20,10 @@ def _worked_in(report: Path, folder: Path) -> bool:
     return os.path.realpath(report.read_text().strip()) == os.path.realpath(folder)
 
 
+def _interpreter() -> str:
+    return os.path.realpath(sys.executable)  # itself, not a venv's link to it
+
+
 def _reporting(where: Path | str, cwd: str = "") -> dict[str, object]:
     """A real server (the tiny one) started by a shell that first writes the folder it works in to
     ``where``. The interpreter, the server and ``where`` are arguments of the shell, not words of
@@ -69,3 +73,39 @@ async def test_a_servers_own_cwd_is_kept_and_the_start_dialog_shows_where_it_wil
     status = await manager.start("mine")
     assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
     assert _worked_in(report, chosen)
+
+
+async def test_servers_whose_names_differ_only_in_other_letters_never_share_a_folder(
+        make_manager, tmp_path: Path) -> None:
+    # "文件" and "网页" (and "a b", "a/b", "a_b") were all the same folder ("__", "a_b"): a server
+    # could leave a module there that another runs as its own. Here "文件" writes probe_server.py
+    # in its folder; "网页" is started later with "python -m probe_server", which looks in the
+    # folder it works in first. The plant used to run (it wrote ``ran``) instead of the real one.
+    python = _interpreter()
+    real = tmp_path / "installed"
+    real.mkdir()
+    serve = f"import runpy; runpy.run_path({str(TINY_SERVER)!r}, run_name='__main__')\n"
+    (real / "probe_server.py").write_text(serve)
+    ran = tmp_path / "ran"
+    plant = f"open({str(ran)!r}, 'w').write('planted')\n" + serve
+    planting = {"command": "/bin/sh", "args": ["-c", 'printf %s "$2" > probe_server.py; exec "$0" -S -E "$1"',
+                                               python, str(TINY_SERVER), plant]}
+    first = make_manager({"文件": parse_server("文件", planting)})
+    assert (await first.start("文件")).state is ServerState.CONNECTED
+    await first.aclose()
+    second = make_manager({"网页": parse_server("网页", {"command": python, "args": ["-S", "-m", "probe_server"],
+                                                        "env": {"PYTHONPATH": str(real)}})})
+    status = await second.start("网页")
+    assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
+    assert not ran.exists(), "the other server's module ran"
+    assert own_folder_of("文件") != own_folder_of("网页")
+
+
+def test_own_folders_are_distinct_one_level_below_and_kept_for_plain_names() -> None:
+    names = ["a b", "a/b", "a_b", "a\\b", "..", ".", "...", "文件", "网页", "x" * 64, "x" * 63 + "!", "_"]
+    folders = [own_folder_of(name) for name in names]
+    assert len(set(folders)) == len(names), folders
+    parent = own_folder_of("a_b").parent
+    assert all(folder.parent == parent and folder.name not in (".", "..") for folder in folders)
+    # A name of only letters, digits and _.- keeps the folder it always had.
+    assert own_folder_of("a_b").name == "a_b" and own_folder_of("my-server.1").name == "my-server.1"

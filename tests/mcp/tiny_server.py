@@ -37,7 +37,8 @@ STRUCTURED_ANSWERS = {
     "missing": {"content": [{"type": "text", "text": "Oslo 21"}]},
 }
 # TINY_RESOURCES=big: a resource listed at 50 MB, one that sends 3 MB without saying so, and a
-# prompt whose description and text hide zero-width and bidi characters.
+# prompt whose description and text hide zero-width and bidi characters, and one whose name has a
+# bidi override and ESC.
 RESOURCES = os.environ.get("TINY_RESOURCES", "")
 # TINY_ICONS=1: the server and ``echo`` name a data: PNG, ``sleep`` names an https icon and an SVG.
 PNG_1x1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -168,7 +169,8 @@ def handle(msg):
     elif method == "prompts/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"prompts": [
             {"name": "summarise", "description": "Summarise\u200b politely",
-             "arguments": [{"name": "topic", "description": "What to summarise", "required": True}]}]}})
+             "arguments": [{"name": "topic", "description": "What to summarise", "required": True}]},
+            {"name": "ok\u202egnp.exe\x1b[2J", "description": "A name that draws reversed"}]}})
     elif method == "prompts/get":
         topic = (params.get("arguments") or {}).get("topic", "")
         send({"jsonrpc": "2.0", "id": rid, "result": {"messages": [{"role": "user", "content": {

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, list_text, shown
 from echo_desk.ui.chat.prompt_form import PromptForm
 from echo_desk.ui.core import marshal
@@ -67,7 +68,9 @@ class PromptCompleter:
         finally:
             self._fetching = False
         self._fetched_at = time.monotonic()
-        self.prompts = {p.command: p for p in listed}
+        # Offered, typed and looked up as the person sees it: a server's prompt name is its own
+        # text, hidden characters (a bidi override, ESC) shown as their escapes.
+        self.prompts = {visible(p.command, one_line=True): p for p in listed}
         self.model.setStringList(sorted(self.prompts))
         if _TYPING.match(self.composer.toPlainText()):
             self._offer(self.composer.toPlainText())
@@ -105,7 +108,8 @@ class PromptCompleter:
         try:
             result: PromptText = await manager.get_prompt(prompt.server, prompt.name, values)
         except ResourceError as exc:
-            self._say(_("The prompt {command} failed: {reason}").format(command=prompt.command, reason=shown(exc.text)))
+            self._say(visible(_("The prompt {command} failed: {reason}").format(command=prompt.command,
+                                                                                 reason=shown(exc.text)), one_line=True))
             return
         self.composer.setPlainText(result.text)
         self.composer.setFocus()

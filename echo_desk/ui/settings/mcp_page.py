@@ -166,7 +166,8 @@ class McpPage(QWidget):
         self.servers.clear()
         for status in self.statuses():
             state = status.state
-            item = QTreeWidgetItem([status.name, status.transport, state_text(status.state), str(len(status.tools))])
+            item = QTreeWidgetItem([visible(status.name, one_line=True), status.transport, state_text(status.state),
+                                    str(len(status.tools))])
             item.setData(0, Qt.ItemDataRole.UserRole, status.name)
             icon = remote_icon(status.icon)
             if icon is not None:
@@ -254,7 +255,9 @@ class McpPage(QWidget):
             lines.append("")
             lines.append(_("Last lines of its error output:"))
             lines.extend(f"  {line}" for line in status.stderr_tail)
-        self.details.setPlainText("\n".join(lines))
+        # The server's own words are in it (its name and version, its tools' names, its errors and
+        # error output): every hidden character is shown as its escape, never obeyed.
+        self.details.setPlainText(visible("\n".join(lines)))
 
     def _sign_in_lines(self, status: ServerStatus) -> list[str]:
         lines = []

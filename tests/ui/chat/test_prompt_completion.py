@@ -68,6 +68,10 @@ def test_hidden_characters_are_visible_in_the_form_and_removed_from_the_text(win
         await manager.start_all()
         window.composer.setPlainText("/t:")
         await until(lambda: "/t:summarise" in completer.model.stringList(), 20)
+        # A prompt's name is the server's text: offered with its bidi override and ESC visible
+        # (they drew "/t:okexe.png" in the list), and what is offered is what can be chosen.
+        assert "/t:ok⟨U+202E⟩gnp.exe⟨ESC⟩[2J" in completer.model.stringList()
+        assert not any("\u202e" in command or "\x1b" in command for command in completer.model.stringList())
         completer.choose("/t:summarise")
         form = completer.form
         assert form is not None

@@ -252,3 +252,25 @@ def test_an_approval_made_in_the_terminal_closes_the_apps_question(qloop, tmp_pa
     state, still_open, open_dialogs = qloop.run_until_complete(run())
     assert state is ServerState.CONNECTED
     assert not still_open and open_dialogs == []  # closed (and deleted), not left for the person
+
+
+def test_servers_page_shows_a_servers_words_with_their_hidden_characters_visible(qtbot, qloop):
+    # What a server says reaches the details box: its tools' own names, its errors, its error
+    # output (a stand-in gives them raw, as an older status or another source could). A bidi
+    # override drew "gnp.exe" as "exe.png", ESC and a C1 NEL (a line break in Qt) were kept.
+    from echo_desk.common.visible_text import has_hidden
+
+    odd = "\x07\x1b[2J\x85\u202egnp.exe\u200b"
+    tool = SimpleNamespace(registry_name="c__ctl", original_name="ctl" + odd, flags=())
+    manager = StandInManager(statuses_=[
+        SimpleNamespace(name="c" + odd, transport="stdio", state="error", detail="the server answered: no" + odd,
+                        tools=(tool,), stderr_tail=("starting" + odd,), server_info="hostile" + odd,
+                        problems=(), sign_in=None, icon=None)])
+    page = McpPage(manager, QtHost(), "/cfg/mcp.json")
+    qtbot.addWidget(page)
+    page.show()
+    page.servers.setCurrentItem(page.servers.topLevelItem(0))
+    text = page.details.toPlainText()
+    assert not has_hidden(text.replace("\n", "")), repr(text)
+    assert text.count("⟨U+202E⟩gnp.exe") == 5 and "⟨ESC⟩" in text
+    assert not has_hidden(page.servers.topLevelItem(0).text(0))
