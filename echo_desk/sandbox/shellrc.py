@@ -93,10 +93,8 @@ def _readline_includes(files: list[str], home: str) -> list[Named]:
     found: list[Named] = []
     while queue and len(seen) <= MAX_FILES:
         path = queue.pop(0)
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read(direnv.MAX_BYTES).decode("utf-8", "replace")
-        except OSError:
+        text = _text_of(path)
+        if text is None:
             continue
         for line in text.splitlines():
             words = line.split(None, 1)
@@ -114,6 +112,14 @@ def _readline_includes(files: list[str], home: str) -> list[Named]:
     return found
 
 
+def _text_of(path: str) -> str | None:
+    """The start of a file as text (``None``: it cannot be read, so it loads nothing)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(direnv.MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
 def _read(home: str, variables: dict[str, str]) -> list[Named]:
     queue = [f"{home}/{name}" for name in START_UP_FILES]
     seen = set(queue)
@@ -121,10 +127,8 @@ def _read(home: str, variables: dict[str, str]) -> list[Named]:
     read = 0
     while queue and read < MAX_FILES:
         path = queue.pop(0)
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read(direnv.MAX_BYTES).decode("utf-8", "replace")
-        except OSError:
+        text = _text_of(path)
+        if text is None:
             continue
         read += 1
         for line in text.splitlines():
