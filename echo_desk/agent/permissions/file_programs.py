@@ -171,8 +171,9 @@ def _suffix_ok(parsed: Parsed) -> bool:
 
 def _copier(program: str, parsed: Parsed) -> tuple[Paths, Paths]:
     """cp/mv/install/ln: the destination (``-t DIR``, or the last operand; a lone operand of ln
-    links into the current folder), written and written below (a recursive copy, a folder moved
-    in, a name it may hold); mv also removes each source; ``install -d`` creates each operand."""
+    links into the current folder) and, should it be a folder, each source's name in it; a
+    recursive copy writes anywhere below the destination; mv also removes each source;
+    ``install -d`` creates each operand."""
     if not _understood(parsed) or not _suffix_ok(parsed):
         return _UNKNOWN
     names = _names(parsed)
@@ -191,7 +192,13 @@ def _copier(program: str, parsed: Parsed) -> tuple[Paths, Paths]:
     else:
         return _UNKNOWN
     moved: Paths = tuple(sources) if program == "mv" else ()
-    return (destination, *moved), (destination,)
+    if program == "cp" and names & {"--recursive", "--archive"}:
+        # A tree copied in lands below the destination, through the links already there.
+        return (destination, *moved), (destination,)
+    # Into a folder, each source lands under its own name (cp writes through a link there).
+    inside = tuple(None if s is None or destination is None else os.path.join(destination, os.path.basename(s.rstrip("/")))
+                   for s in sources)
+    return (destination, *inside, *moved), ()
 
 
 def _each(program: str, parsed: Parsed) -> tuple[Paths, Paths]:

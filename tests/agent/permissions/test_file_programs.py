@@ -84,3 +84,14 @@ def test_a_file_program_with_no_write_rules_asks(setup: Setup) -> None:
     assert _effect(setup, "ls") is Effect.ALLOW
     for line in ("cp a.txt b.txt", "rm a.txt"):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+def test_a_plain_copy_is_judged_where_each_file_lands_and_a_tree_copy_below(file_rules: Setup) -> None:
+    """cp into a folder writes each source under its own name there, through a link of that name
+    (a link elsewhere in the folder is not written); cp -r may write through any link below."""
+    (file_rules.workspace / "out" / "elsewhere").symlink_to(file_rules.home)
+    (file_rules.workspace / "out" / "a.txt").symlink_to(file_rules.home / ".bashrc")
+    assert _effect(file_rules, "cp notes.txt out/") is Effect.ALLOW
+    assert _effect(file_rules, "mv notes.txt out") is Effect.ALLOW
+    for line in ("cp a.txt out/", "cp -t out a.txt", "cp -r src out/", "cp -a notes.txt out"):
+        assert _effect(file_rules, line) is not Effect.ALLOW, line
