@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from echo_desk.agent.permissions import file_programs
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -94,6 +95,10 @@ def base(program: str | None) -> str | None:
 def read(argv: Argv) -> Reading:
     """How ``argv``'s program reads it (see the module doc). Never raises."""
     reading = _read(argv)
+    files = file_programs.written(argv) if reading.program in file_programs.PROGRAMS else None
+    if files is not None:
+        reading = with_changes(reading, written=(*reading.written, *files[0]),
+                               written_below=(*reading.written_below, *files[1]))
     values = _option_values(argv, reading.program)
     if values:
         reading = with_changes(reading, values=values)

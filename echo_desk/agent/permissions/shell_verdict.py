@@ -320,6 +320,8 @@ class _Judge:
                 return None
         if not all(self._writes_allowed(path, sandbox) for path in _written_paths(reading)):
             return None
+        if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
+            return None
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
         if not all(self._writes_allowed(path, sandbox) for path in links):
             return None
@@ -344,6 +346,14 @@ class _Judge:
                     if os.path.islink(path):
                         found += [path, os.path.join(path, _ANY_BELOW[0])]
         return found
+
+    def _below_refused(self, folder: str) -> bool:
+        """Whether a deny or ask write rule may match something below a folder a program writes
+        anywhere below (``tar -x`` in the workspace, ``@workspace/secret/**`` denied): the names
+        standing for what it writes there match no such rule, so the folder itself is judged
+        as a write, as the file tools judge a write to a folder above what a deny names."""
+        word = Word(folder, folder)
+        return self.redirect_effect(Redirect(word, True, word.raw))[0] in (Effect.DENY, Effect.ASK)
 
     def _writes_allowed(self, path: str | None, sandbox: bool) -> bool:
         """Whether the write rules let a program write ``path`` (``None``: only known when it runs)."""
