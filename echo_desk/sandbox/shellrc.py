@@ -120,6 +120,7 @@ def _text_of(path: str) -> str | None:
     except OSError:
         return None
 
+
 def _read(home: str, variables: dict[str, str]) -> list[Named]:
     queue = [f"{home}/{name}" for name in START_UP_FILES]
     seen = set(queue)
