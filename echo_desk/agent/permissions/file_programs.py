@@ -16,10 +16,10 @@ import os
 import re
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import OptionSet, Parsed, Takes, flags, opt, read_options
 
 V, OPT = Takes.VALUE, Takes.OPTIONAL
-_HELP = flags("--help --version")
 Paths = tuple[str | None, ...]
 
 _COPY = OptionSet((
@@ -29,59 +29,55 @@ _COPY = OptionSet((
            "-v|--verbose -x|--one-file-system -Z --debug --keep-directory-symlink -b"),
     opt("--backup", OPT), opt("--preserve", OPT), opt("--no-preserve", V), opt("--reflink", OPT),
     opt("--sparse", V), opt("-S --suffix", V), opt("-t --target-directory", V), opt("-u --update", OPT),
-    opt("--context", OPT), *_HELP,
+    opt("--context", OPT), *table.HELP,
 ))
 _MOVE = OptionSet((
     *flags("-b -f|--force -i|--interactive -n|--no-clobber --strip-trailing-slashes -T|--no-target-directory "
            "-v|--verbose -Z --debug --exchange --no-copy"),
     opt("--backup", OPT), opt("-S --suffix", V), opt("-t --target-directory", V), opt("-u --update", OPT),
-    opt("--context", OPT), *_HELP,
+    opt("--context", OPT), *table.HELP,
 ))
 _INSTALL = OptionSet((
     *flags("-b -c -C|--compare -d|--directory -D -p|--preserve-timestamps -s|--strip -T|--no-target-directory "
            "-v|--verbose --preserve-context -Z --debug"),
     opt("--backup", OPT), opt("-g --group", V), opt("-m --mode", V), opt("-o --owner", V), opt("-S --suffix", V),
-    opt("-t --target-directory", V), opt("--context", OPT), *_HELP,
+    opt("-t --target-directory", V), opt("--context", OPT), *table.HELP,
 ))
 _LINK = OptionSet((
     *flags("-b -d|-F|--directory -f|--force -i|--interactive -L|--logical -n|--no-dereference -P|--physical "
            "-r|--relative -s|--symbolic -T|--no-target-directory -v|--verbose"),
-    opt("--backup", OPT), opt("-S --suffix", V), opt("-t --target-directory", V), *_HELP,
+    opt("--backup", OPT), opt("-S --suffix", V), opt("-t --target-directory", V), *table.HELP,
 ))
 _TOUCH = OptionSet((
     *flags("-a -c|--no-create -f -h|--no-dereference -m"),
-    opt("-d --date", V), opt("-r --reference", V), opt("-t", V), opt("--time", V), *_HELP,
+    opt("-d --date", V), opt("-r --reference", V), opt("-t", V), opt("--time", V), *table.HELP,
 ))
-_MKDIR = OptionSet((*flags("-p|--parents -v|--verbose -Z"), opt("-m --mode", V), opt("--context", OPT), *_HELP))
-_RMDIR = OptionSet((*flags("--ignore-fail-on-non-empty -p|--parents -v|--verbose"), *_HELP))
-_RM = OptionSet((
-    *flags("-f|--force -i -I -r|-R|--recursive -d|--dir -v|--verbose --one-file-system --no-preserve-root"),
-    opt("--interactive", OPT), opt("--preserve-root", OPT), *_HELP,
-))
+_MKDIR = OptionSet((*flags("-p|--parents -v|--verbose -Z"), opt("-m --mode", V), opt("--context", OPT), *table.HELP))
+_RMDIR = OptionSet((*flags("--ignore-fail-on-non-empty -p|--parents -v|--verbose"), *table.HELP))
 _TRUNCATE = OptionSet((*flags("-c|--no-create -o|--io-blocks"), opt("-r --reference", V), opt("-s --size", V),
-                       *_HELP))
+                       *table.HELP))
 _SHRED = OptionSet((
     *flags("-f|--force -u -v|--verbose -x|--exact -z|--zero"),
-    opt("-n --iterations", V), opt("--random-source", V), opt("-s --size", V), opt("--remove", OPT), *_HELP,
+    opt("-n --iterations", V), opt("--random-source", V), opt("-s --size", V), opt("--remove", OPT), *table.HELP,
 ))
 _CHMOD = OptionSet((
     *flags("-c|--changes -f|--silent|--quiet -v|--verbose --no-preserve-root --preserve-root -R|--recursive"),
-    opt("--reference", V), *_HELP,
+    opt("--reference", V), *table.HELP,
 ))
 _CHOWN = OptionSet((
     *flags("-c|--changes -f|--silent|--quiet -v|--verbose --dereference -h|--no-dereference --no-preserve-root "
            "--preserve-root -R|--recursive -H -L -P"),
-    opt("--from", V), opt("--reference", V), *_HELP,
+    opt("--from", V), opt("--reference", V), *table.HELP,
 ))
 _SPLIT = OptionSet((
     *flags("-d -x -e|--elide-empty-files -u|--unbuffered --verbose"),
     opt("-a --suffix-length", V), opt("--additional-suffix", V), opt("-b --bytes", V), opt("-C --line-bytes", V),
     opt("--numeric-suffixes", OPT), opt("--hex-suffixes", OPT), opt("-l --lines", V), opt("-n --number", V),
-    opt("-t --separator", V), *_HELP,
+    opt("-t --separator", V), *table.HELP,
 ), numbers=True)
 _CSPLIT = OptionSet((
     *flags("-k|--keep-files --suppress-matched -s|-q|--quiet|--silent -z|--elide-empty-files"),
-    opt("-b --suffix-format", V), opt("-f --prefix", V), opt("-n --digits", V), *_HELP,
+    opt("-b --suffix-format", V), opt("-f --prefix", V), opt("-n --digits", V), *table.HELP,
 ), permute=False)
 _PATCH = OptionSet((
     *flags("-b|--backup -c|--context -e|--ed -n|--normal -u|--unified -E|--remove-empty-files -f|--force "
@@ -118,7 +114,7 @@ _ZSTD = OptionSet((
 #: The programs that copy, move or link (operands, then a destination or ``-t DIR``).
 _COPIERS = {"cp": _COPY, "mv": _MOVE, "install": _INSTALL, "ln": _LINK}
 #: The programs that write (create, delete, change) each operand.
-_EACH = {"touch": _TOUCH, "mkdir": _MKDIR, "rmdir": _RMDIR, "rm": _RM, "truncate": _TRUNCATE, "shred": _SHRED}
+_EACH = {"touch": _TOUCH, "mkdir": _MKDIR, "rmdir": _RMDIR, "rm": table.RM, "truncate": _TRUNCATE, "shred": _SHRED}
 #: Those whose first operand is a mode or an owner (unless ``--reference`` gave it).
 _MODES = {"chmod": _CHMOD, "chown": _CHOWN, "chgrp": _CHOWN}
 _COMPRESSORS = {"gzip": _GZIP, "gunzip": _GZIP, "bzip2": _BZIP2, "bunzip2": _BZIP2, "xz": _XZ, "unxz": _XZ,

@@ -315,8 +315,7 @@ class _Judge:
         if not all(self._inner_covered(argv, inner, rule, sandbox=sandbox, depth=depth) for inner in reading.inners):
             return None
         for k in reading.writes:
-            if k < len(argv) and not self._allowed(self.redirect_effect(Redirect(argv[k], True, argv[k].raw))[0],
-                                                   sandbox):
+            if k < len(argv) and not self._allowed(self._write_effect(argv[k]), sandbox):
                 return None
         if not all(self._writes_allowed(path, sandbox) for path in _written_paths(reading)):
             return None
@@ -352,13 +351,15 @@ class _Judge:
         anywhere below (``tar -x`` in the workspace, ``@workspace/secret/**`` denied): the names
         standing for what it writes there match no such rule, so the folder itself is judged
         as a write, as the file tools judge a write to a folder above what a deny names."""
-        word = Word(folder, folder)
-        return self.redirect_effect(Redirect(word, True, word.raw))[0] in (Effect.DENY, Effect.ASK)
+        return self._write_effect(Word(folder, folder)) in (Effect.DENY, Effect.ASK)
 
     def _writes_allowed(self, path: str | None, sandbox: bool) -> bool:
         """Whether the write rules let a program write ``path`` (``None``: only known when it runs)."""
-        word = Word(path, path if path is not None else "")
-        return self._allowed(self.redirect_effect(Redirect(word, True, word.raw))[0], sandbox)
+        return self._allowed(self._write_effect(Word(path, path if path is not None else "")), sandbox)
+
+    def _write_effect(self, word: Word) -> Effect | None:
+        """What the write rules say of a program writing ``word``, judged as a redirection to it."""
+        return self.redirect_effect(Redirect(word, True, word.raw))[0]
 
     def _inner_covered(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *, sandbox: bool,
                        depth: int) -> bool:
