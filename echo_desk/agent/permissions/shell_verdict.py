@@ -330,7 +330,9 @@ class _Judge:
         """The links already below a folder a program writes anywhere below (``tar -x``): it
         writes through them (a member ``l/.bashrc`` lands where ``l`` leads), so each link, and
         a file through it, is a path it writes. ``None``: too many names to look at."""
-        text = str(self.where.home) + folder[1:] if folder == "~" or folder.startswith("~/") else folder
+        text = _home_expanded(folder, self.where.home)
+        if text is None:  # ~user: another account's home, not known here
+            return [None]
         found: list[str | None] = []
         seen = 0
         for top in ([text] if os.path.isabs(text) else [str(c / text) for c in self.cwds]):

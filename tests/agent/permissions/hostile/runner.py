@@ -26,6 +26,10 @@ SHELLS: dict[str, list[str]] = {
     "bash": ["bash", "--noprofile", "--norc", "-c"],
     "dash": ["dash", "-c"],
 }
+#: Signals the test run ignores (pytest started in the background ignores SIGINT) are ignored by
+#: the shell it starts too, and a shell cannot trap a signal ignored on entry: ``trap … INT`` lines
+#: would do no harm. Each line starts as from a terminal, every signal at its default.
+DEFAULT_SIGNALS = ["/usr/bin/env", "--default-signal"]
 #: A line must finish within this; none of the corpus needs more than a fraction of it.
 RUN_TIMEOUT = 20.0
 #: After the shell exits: how long what it started in the background may take.
@@ -85,7 +89,7 @@ def run_line(line: str, shell: str, harm: Harm, template_root: Path, *, expect_h
         if problem is not None:
             return Outcome(shell, False, None, "", problem)
         process = subprocess.Popen(
-            [*SHELLS[shell], scratch.fill(line, root)], cwd=root / "ws", env=scratch.base_env(root),
+            [*DEFAULT_SIGNALS, *SHELLS[shell], scratch.fill(line, root)], cwd=root / "ws", env=scratch.base_env(root),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         )
         try:
