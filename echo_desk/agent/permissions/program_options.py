@@ -157,6 +157,42 @@ CURL = OptionSet((
 CURL_FILE_VALUES = frozenset({"-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "-F", "--form",
                               "--json", "--variable", "-H", "--header", "-w", "--write-out"})
 
+#: wget 1.21 (getopt_long: unique prefixes of long options; ``-nc``/``-nd``/``-nH``/``-np``/``-nv``
+#: are ``-n`` with a value). Where it writes (``-O``, ``-P``, its logs, cookies, WARC files, and
+#: every file it downloads, named by the address or the server) is judged by the write rules
+#: (``downloads.wget_written``): the options naming a place are plain values here. ``-e`` runs a
+#: wgetrc command (``-e output_document=…``, ``dir_prefix``), ``--config`` reads a wgetrc,
+#: ``--use-askpass`` runs a program; ``--post-file``/``--body-file`` send a local file.
+WGET = OptionSet((
+    *flags("-V|--version -h|--help -b|--background -d|--debug -q|--quiet -v|--verbose --no-config "
+           "--retry-connrefused -c|--continue --show-progress -N|--timestamping --no-if-modified-since "
+           "--no-use-server-timestamps -S|--server-response --spider --random-wait --no-proxy --no-dns-cache "
+           "--ignore-case -4|--inet4-only -6|--inet6-only --ask-password --no-iri --unlink --xattr "
+           "-x|--force-directories --protocol-directories --no-cache -E|--adjust-extension --ignore-length "
+           "--save-headers --no-http-keep-alive --no-cookies --keep-session-cookies --content-disposition "
+           "--content-on-error --auth-no-challenge --https-only --no-check-certificate --no-hsts "
+           "--no-remove-listing --no-glob --no-passive-ftp --preserve-permissions --retr-symlinks "
+           "--ftps-implicit --ftps-resume-ssl --ftps-clear-data-connection --ftps-fallback-to-ftp --warc-cdx "
+           "--no-warc-compression --no-warc-digests --no-warc-keep-log -r|--recursive --delete-after "
+           "-k|--convert-links --convert-file-only -K|--backup-converted -m|--mirror -p|--page-requisites "
+           "--strict-comments --follow-ftp -H|--span-hosts -L|--relative --trust-server-names -F|--force-html "
+           "--no-parent --no-clobber --no-directories --no-host-directories --no-verbose"),
+    *values("--report-speed -i|--input-file -B|--base --rejected-log -t|--tries --retry-on-http-error --start-pos "
+            "--progress -T|--timeout --dns-timeout --connect-timeout --read-timeout -w|--wait --waitretry "
+            "-Q|--quota --bind-address --limit-rate --restrict-file-names --prefer-family --user --password "
+            "--local-encoding --remote-encoding -P|--directory-prefix --cut-dirs --http-user --http-password "
+            "--default-page --header --compression --max-redirect --proxy-user --proxy-password --referer "
+            "-U|--user-agent --load-cookies --save-cookies --method --post-data --body-data --secure-protocol "
+            "--certificate --certificate-type --private-key --private-key-type --ca-certificate --ca-directory "
+            "--crl-file --pinnedpubkey --ciphers --hsts-file --ftp-user --ftp-password --warc-file --warc-header "
+            "--warc-max-size --warc-dedup --warc-tempdir --backups -l|--level -A|--accept -R|--reject "
+            "--accept-regex --reject-regex --regex-type -D|--domains --exclude-domains --follow-tags "
+            "--ignore-tags -I|--include-directories -X|--exclude-directories -n -o|--output-file "
+            "-a|--append-output -O|--output-document"),
+    opt("-e --execute", V, CONFIG), opt("--config", V, CODE), opt("--use-askpass", V, RUNS),
+    opt("--post-file --body-file", V, CONFIG),
+), strict=True)
+
 RSYNC = OptionSet((
     *flags("-v|--verbose -q|--quiet -c|--checksum -a|--archive -r|--recursive -R|--relative -b|--backup "
            "-u|--update -l|--links -L|--copy-links -k|--copy-dirlinks -K|--keep-dirlinks -H|--hard-links "
@@ -533,6 +569,8 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    # wget's user settings (``output_document``, ``dir_prefix``, ``logfile`` write anywhere).
+    "wget": (".wgetrc",),
     # pip's user settings (any option: ``log``, ``cache-dir`` write).
     **dict.fromkeys(("pip", "pip3"), (".pip/pip.conf",)),
     **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),

@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
 
-from echo_desk.agent.permissions import file_programs
+from echo_desk.agent.permissions import archivers, file_programs
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -30,6 +31,7 @@ from echo_desk.agent.permissions.build_tools import (
     java_reading,
     javac_reading,
 )
+from echo_desk.agent.permissions.downloads import curl_output, wget_written
 from echo_desk.agent.permissions.git_reading import git_reading
 from echo_desk.agent.permissions.interpreters import (
     PIP,
@@ -95,7 +97,8 @@ def base(program: str | None) -> str | None:
 def read(argv: Argv) -> Reading:
     """How ``argv``'s program reads it (see the module doc). Never raises."""
     reading = _read(argv)
-    files = file_programs.written(argv) if reading.program in file_programs.PROGRAMS else None
+    files = file_programs.written(argv) if reading.program in file_programs.PROGRAMS else \
+        archivers.written(argv) if reading.program in archivers.PROGRAMS else None
     if files is not None:
         reading = with_changes(reading, written=(*reading.written, *files[0]),
                                written_below=(*reading.written_below, *files[1]))
@@ -547,9 +550,20 @@ def _curl(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({seen.token, value}), seen.token, Does.WRITES))
     names = {n for s in parsed.seen if s.option is not None for n in s.option.names}
     folders = [s.value for s in parsed.seen if s.option is not None and "--output-dir" in s.option.names]
+    # -o's file is in --output-dir, its '#1' text from the address: judged where it lands.
+    found = [replace(f, path=curl_output(f.path, folders)) if f.writes_path and "--output" in f.names else f
+             for f in found]
     # -O names the file after the address (-J: after what the server says) in --output-dir.
     below = tuple(folders or ["."]) if names & {"--remote-name", "--remote-name-all"} else ()
     return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed), written_below=below)
+
+
+def _wget(argv: Argv, program: str) -> Reading:
+    """wget's options (``table.WGET``), and where it writes (``downloads.wget_written``)."""
+    parsed = read_options(argv[1:], table.WGET)
+    written, below = wget_written(parsed)
+    return Reading(program, flags=tuple(flags_of(parsed, table.WGET)), spellings=spellings_of(argv, parsed),
+                   written=written, written_below=below)
 
 
 def _make(argv: Argv, program: str) -> Reading:
@@ -614,7 +628,7 @@ def _yarn(argv: Argv, program: str) -> Reading:
 _YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
-    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "make": _make, "gmake": _make, "git": git_reading,
+    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "wget": _wget, "make": _make, "gmake": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
@@ -636,6 +650,6 @@ _TABLES: dict[str, OptionSet] = {
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
     **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
-    "curl": table.CURL, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
+    "curl": table.CURL, "wget": table.WGET, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
     "pytest": table.PYTEST, "mypy": table.MYPY,
 }

@@ -92,7 +92,9 @@ def test_the_everyday_forms_stay_allowed(setup: Setup, line: str) -> None:
 
 
 def test_a_rule_that_names_the_option_covers_it(setup: Setup) -> None:
-    setup.write_user_rules(_rules("man -P cat **", "zip -TT 'unzip -tqq' **", "rsync -a src backup:dst"))
+    # zip writes its archive: judged by the write rules (s126), as without a test command.
+    setup.write_user_rules(_rules("man -P cat **", "zip -TT 'unzip -tqq' **", "rsync -a src backup:dst")
+                           + _rules("@workspace/**", tool="write"))
     assert _effect(setup, "man -P cat ls") is Effect.ALLOW
     assert _effect(setup, "zip -TT 'unzip -tqq' -T out.zip a.txt") is Effect.ALLOW
     assert _effect(setup, "rsync -a src backup:dst") is Effect.ALLOW
