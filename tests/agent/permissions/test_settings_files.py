@@ -272,3 +272,46 @@ def test_the_submodules_of_a_linked_worktree_are_read(tmp_path: Path) -> None:
     _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
     _git(tmp_path / "wt", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},out/sub")
     assert git_index.gitlinks(tmp_path / "wt") == ("out/sub",)
+
+
+# -- s130: a git command of the same line may make a planted repository a submodule first -------------
+STAGING = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[git status|git diff|git log|git add|git commit|git rev-parse|git branch|git tag|xargs|sh -c|echo] **"
+"""
+
+
+def _staging_verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
+    _git(setup.workspace, "init", "-q")
+    setup.write_user_rules(STAGING + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    "git add out/r && git status", "git add -A; git diff", "git add out && git add out", "git status; git add out",
+    "git add -A && git commit -qam x", "git add . | git add .", "git add out/r && git log -1",
+    # (a line a command runs holds commands too)
+    "git add out/r && sh -c 'git status'", "sh -c 'git add out/r && git status'",
+])
+def test_a_line_that_may_stage_a_planted_repository_asks(setup: Setup, line: str) -> None:
+    """``git add out/r`` makes the repository the agent planted in out/r a submodule, which a
+    later git command of the line runs git in (its core.fsmonitor: hostile corpus, s130): the
+    index read before the line runs does not show it."""
+    assert _staging_verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "git add out/r", "git add -A", "git commit -qam x", "git status && git diff --stat", "git log -1; git status",
+    "git branch -a; git status", "git tag -l; git diff", "git rev-parse HEAD && git status",
+])
+def test_staging_alone_or_reading_twice_leaves_the_rule_in_force(setup: Setup, line: str) -> None:
+    """Alone, ``git add`` runs nothing in a folder that is not a submodule yet (proven), and
+    commands that never add an index entry leave the index as read."""
+    assert _staging_verdict(setup, line) is Effect.ALLOW
+
+
+def test_staging_then_reading_asks_only_where_a_repository_may_be_planted(setup: Setup) -> None:
+    assert _staging_verdict(setup, "git add src && git status", "@workspace/**/*.log") is Effect.ALLOW
