@@ -50,6 +50,12 @@ def git_reading(argv: Argv, program: str) -> Reading:
                    reads_only=reads_only)
 
 
+def subcommand(argv: Argv) -> str | None:
+    """The subcommand of the git command ``argv`` (``None``: none, or one only known when it runs)."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    return None if parsed.rest is None else argv[1 + parsed.rest]
+
+
 def changes_index(argv: Argv) -> bool:
     """Whether the git command ``argv`` may add entries to its repository's index: the
     submodules the engine finds there are those before the line runs (``git_index``), and

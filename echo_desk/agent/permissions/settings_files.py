@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.agent.permissions import build_tools, git_index, pytest_testpaths
+from echo_desk.agent.permissions import build_tools, git_config, git_index, git_reading, pytest_testpaths
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
@@ -72,7 +72,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
     if program == "git":
-        found += _submodules(cwds, names, index_changes)
+        found += _submodules(cwds, names, index_changes) + _git_named(argv, cwds, home)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -245,6 +245,20 @@ def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: boo
             found.append(Place(root, names, below=True))
         else:
             found += [Place(root.joinpath(*link.split("/")), names) for link in links]
+    return found
+
+
+def _git_named(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """What the git settings of the repository each of ``cwds`` is in name (``git_config``):
+    a file git runs or reads as settings, or a hooks folder, any file of which git may run."""
+    found: list[Place] = []
+    subcommand = git_reading.subcommand(tuple(argv))
+    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
+        for item in git_config.named(root, git_index.git_dir_of(root), home, subcommand):
+            if item.folder:
+                found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
+            else:
+                found.append(Place(item.path.parent, (item.path.name,)))
     return found
 
 
