@@ -8,8 +8,8 @@ share ``../.gitconfig`` from its worktree). Where the write rules let the agent 
 them, a rule for a git command is a rule for whatever the agent put there
 (``settings_files``).
 
-Every word of every value that holds a ``/`` counts as a path (the engine does not decide
-which settings run programs); a file that cannot be read or parsed names the worktree itself,
+Every word of every value that holds a ``/`` counts as a path, but for a URL (the engine does
+not decide which settings run programs); a file that cannot be read or parsed names the worktree itself,
 so every folder of it counts.
 """
 
@@ -100,10 +100,16 @@ def _file_names(path: Path, root: Path, home: Path | None, subcommand: str | Non
             found.append(Named(root, folder=True))
         else:
             for word in words:
-                if "/" in word:
+                if "/" in word and not _url(word):
                     target = _resolved(word, root, home)
                     found.append(Named(target) if target is not None else Named(root, folder=True))
     return found
+
+
+def _url(word: str) -> bool:
+    """Whether git reads ``word`` as a URL, not a path (``https://…``; ``host:path``, a colon
+    before the first slash, is ssh's form), as ``remote.*.url`` and ``url.*.insteadOf`` hold."""
+    return "://" in word or ":" in word.partition("/")[0]
 
 
 def _resolved(value: str, base: Path, home: Path | None) -> Path | None:

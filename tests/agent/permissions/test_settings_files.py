@@ -367,6 +367,17 @@ def test_a_shell_line_in_git_settings_that_changes_folder_makes_the_worktree_cou
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
 
 
+def test_a_remote_s_url_is_no_path(setup: Setup) -> None:
+    """(``remote.origin.url = https://host/org/repo`` normalised as a path would land in the
+    worktree, which ``@workspace/**`` opens: every git command would ask.)"""
+    _configured(setup, ("remote.origin.url", "https://example.invalid/org/repo"),
+                ("remote.up.url", "git@example.invalid:org/repo.git"))
+    setup.write_user_rules(STAGING + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n'
+                           '\n[[rule]]\neffect = "deny"\ntool = "write"\npattern = "@workspace/.git/**"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command("git status", workspace=setup.workspace).effect is Effect.ALLOW
+
+
 def test_an_alias_counts_only_for_its_own_subcommand(setup: Setup) -> None:
     _configured(setup, ("alias.x", "!cd tools && ./x"))
     assert _staging_verdict(setup, "git status", "@workspace/tools/**") is Effect.ALLOW
