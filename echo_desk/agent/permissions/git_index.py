@@ -35,7 +35,7 @@ def repository_root(folder: Path) -> Path | None:
 def gitlinks(root: Path) -> tuple[str, ...] | None:
     """The paths (relative to ``root``, ``/``-separated) of the gitlinks in the index of the
     repository whose worktree is ``root``; ``None`` when the index cannot be read."""
-    git_dir = _git_dir(root)
+    git_dir = git_dir_of(root)
     if git_dir is None:
         return None
     index = git_dir / "index"
@@ -50,7 +50,7 @@ def gitlinks(root: Path) -> tuple[str, ...] | None:
     return _read(str(index), stat.st_mtime_ns, stat.st_size, stat.st_ino, _hash_size(git_dir))
 
 
-def _git_dir(root: Path) -> Path | None:
+def git_dir_of(root: Path) -> Path | None:
     """The repository folder of the worktree ``root``: ``.git``, or where a ``.git`` file's
     ``gitdir:`` line points."""
     dot_git = root / ".git"

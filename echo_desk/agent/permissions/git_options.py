@@ -185,6 +185,12 @@ READS_ONLY = frozenset({"status", "log", "show", "whatchanged", "diff", "diff-tr
                         "shortlog", "blame", "grep", "describe", "rev-parse", "ls-files", "ls-tree", "show-ref",
                         "cat-file"})
 
+#: Subcommands that never add an entry to the index. Any other may (``git add out/r`` adds the
+#: repository planted in out/r as a submodule, which a later ``git status`` of the same line
+#: runs git in: see ``git_index``), as may a subcommand the engine does not know (an alias).
+KEEPS_INDEX = READS_ONLY | frozenset({"branch", "tag", "remote", "reflog", "config", "fetch", "push", "ls-remote",
+                                      "rev-list", "for-each-ref", "var", "version", "help"})
+
 #: Subcommands whose operands (or some of whose actions) change the repository: ``git branch
 #: NAME`` creates a branch, ``git remote add`` a remote. An allow's ``**`` covers them only when
 #: a listing option says the operands are patterns (``git branch --list 'fix-*'``).

@@ -50,6 +50,22 @@ def git_reading(argv: Argv, program: str) -> Reading:
                    reads_only=reads_only)
 
 
+def subcommand(argv: Argv) -> str | None:
+    """The subcommand of the git command ``argv`` (``None``: none, or one only known when it runs)."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    return None if parsed.rest is None else argv[1 + parsed.rest]
+
+
+def changes_index(argv: Argv) -> bool:
+    """Whether the git command ``argv`` may add entries to its repository's index: the
+    submodules the engine finds there are those before the line runs (``git_index``), and
+    ``git add out/r`` makes the repository the agent planted in out/r one."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is None:
+        return False  # no subcommand (`git --version`)
+    return argv[1 + parsed.rest] not in git.KEEPS_INDEX
+
+
 def _git_changes(argv: Argv, at: int, sub: str) -> list[Flag]:
     """What a read-looking subcommand changes: ``git branch NAME`` creates a branch, ``-D``
     deletes one, ``git remote add`` adds a remote, ``git stash`` stashes (see ``git_options``)."""

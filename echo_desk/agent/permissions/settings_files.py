@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.agent.permissions import build_tools, git_index, pytest_testpaths
+from echo_desk.agent.permissions import build_tools, git_config, git_index, git_reading, pytest_testpaths
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
@@ -41,9 +41,11 @@ class Place:
     suffixes: tuple[str, ...] = ()
 
 
-def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None) -> list[Place]:
+def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None, *,
+           index_changes: bool = False) -> list[Place]:
     """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files
-    (with ``home``: the user's own settings there too)."""
+    (with ``home``: the user's own settings there too). ``index_changes``: another command of
+    the line may change git's index before this one runs (``git_reading.changes_index``)."""
     program = os.path.basename(argv[0] or "") if argv else ""
     rest = list(argv[1:])
     found: list[Place] = []
@@ -70,7 +72,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found
     found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
     if program == "git":
-        found += _submodules(cwds, names)
+        found += _submodules(cwds, names, index_changes) + _git_named(argv, cwds, home)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -230,17 +232,33 @@ def _node_paths(words: list[str]) -> list[str]:
     return [word.partition("::")[0] or "." for word in words]
 
 
-def _submodules(cwds: Sequence[Path], names: tuple[str, ...]) -> list[Place]:
+def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: bool) -> list[Place]:
     """The folders of the submodules of the repository each of ``cwds`` is in: git's worktree
     commands run git in every one that holds a repository, with its own settings (see
-    ``git_index``). An index that cannot be read makes every folder of the worktree count."""
+    ``git_index``). An index that cannot be read, or that another command of the line may
+    change first (``git add out/r && git status``: out/r is a submodule by then), makes every
+    folder of the worktree count."""
     found: list[Place] = []
     for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
-        links = git_index.gitlinks(root)
+        links = None if index_changes else git_index.gitlinks(root)
         if links is None:
             found.append(Place(root, names, below=True))
         else:
             found += [Place(root.joinpath(*link.split("/")), names) for link in links]
+    return found
+
+
+def _git_named(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """What the git settings of the repository each of ``cwds`` is in name (``git_config``):
+    a file git runs or reads as settings, or a hooks folder, any file of which git may run."""
+    found: list[Place] = []
+    subcommand = git_reading.subcommand(tuple(argv))
+    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
+        for item in git_config.named(root, git_index.git_dir_of(root), home, subcommand):
+            if item.folder:
+                found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
+            else:
+                found.append(Place(item.path.parent, (item.path.name,)))
     return found
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from echo_desk.agent.permissions import floor, programs, settings_files
+from echo_desk.agent.permissions import floor, git_reading, programs, settings_files
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
@@ -160,6 +160,9 @@ class _Judge:
         #: ``agent_settings`` by command: asked for a command's part and again when its rule is
         #: looked for.
         self._agent_settings: dict[tuple[str | None, ...], list[Path]] = {}
+        self.analysis = analysis
+        #: The git commands of the line that may change the index (``index_changes``).
+        self._index_changers: list[tuple[str | None, ...]] | None = None
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
@@ -388,7 +391,8 @@ class _Judge:
         return known
 
     def _find_agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
-        found = settings_files.places(values, self.cwds, self.where.home)
+        git = bool(values) and programs.base(values[0]) == "git"
+        found = settings_files.places(values, self.cwds, self.where.home, index_changes=git and self.index_changes(values))
         if not found:
             return []
         if not self.cwd_known:
@@ -412,6 +416,24 @@ class _Judge:
             return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
 
         return settings_files.writable_places(found, writable, allowing, bases)
+
+    def index_changes(self, values: tuple[str | None, ...]) -> bool:
+        """Whether a git command of the line other than ``values`` (or ``values`` run again) may
+        add entries to git's index first: the submodules read from the index before the line
+        runs are then not all the folders its git commands may run git in."""
+        if self._index_changers is None:
+            changers: list[tuple[str | None, ...]] = []
+            for command in self.analysis.commands:
+                for k, (words, _) in enumerate(self.forms(command.argv).commands):
+                    argv = tuple(w.value for w in words)
+                    if argv and programs.base(argv[0]) == "git" and git_reading.changes_index(argv):
+                        # (a command another runs may run more than once: `xargs -n1 git add`)
+                        changers += [argv] if k == 0 else [argv, argv]
+            self._index_changers = changers
+        others = list(self._index_changers)
+        if values in others:
+            others.remove(values)
+        return bool(others)
 
     def line_covered(self, line: str, grammar: Grammar | None, *, sandbox: bool, depth: int) -> bool:
         """A shell line a command runs (``bash -c LINE``): plain in its shell's grammar, with every

@@ -272,3 +272,131 @@ def test_the_submodules_of_a_linked_worktree_are_read(tmp_path: Path) -> None:
     _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
     _git(tmp_path / "wt", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},out/sub")
     assert git_index.gitlinks(tmp_path / "wt") == ("out/sub",)
+
+
+# -- s130: a git command of the same line may make a planted repository a submodule first -------------
+STAGING = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[git status|git diff|git log|git add|git commit|git rev-parse|git branch|git tag|xargs|sh -c|echo] **"
+"""
+
+
+def _staging_verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
+    _git(setup.workspace, "init", "-q")
+    setup.write_user_rules(STAGING + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    "git add out/r && git status", "git add -A; git diff", "git add out && git add out", "git status; git add out",
+    "git add -A && git commit -qam x", "git add . | git add .", "git add out/r && git log -1",
+    # (a line a command runs holds commands too)
+    "git add out/r && sh -c 'git status'", "sh -c 'git add out/r && git status'",
+])
+def test_a_line_that_may_stage_a_planted_repository_asks(setup: Setup, line: str) -> None:
+    """``git add out/r`` makes the repository the agent planted in out/r a submodule, which a
+    later git command of the line runs git in (its core.fsmonitor: hostile corpus, s130): the
+    index read before the line runs does not show it."""
+    assert _staging_verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "git add out/r", "git add -A", "git commit -qam x", "git status && git diff --stat", "git log -1; git status",
+    "git branch -a; git status", "git tag -l; git diff", "git rev-parse HEAD && git status",
+])
+def test_staging_alone_or_reading_twice_leaves_the_rule_in_force(setup: Setup, line: str) -> None:
+    """Alone, ``git add`` runs nothing in a folder that is not a submodule yet (proven), and
+    commands that never add an index entry leave the index as read."""
+    assert _staging_verdict(setup, line) is Effect.ALLOW
+
+
+def test_staging_then_reading_asks_only_where_a_repository_may_be_planted(setup: Setup) -> None:
+    assert _staging_verdict(setup, "git add src && git status", "@workspace/**/*.log") is Effect.ALLOW
+
+
+# -- s130: what the person's git settings name: a hooks folder, an included file, a program ---------
+def _configured(setup: Setup, *settings: tuple[str, str]) -> None:
+    _git(setup.workspace, "init", "-q")
+    for key, value in settings:
+        _git(setup.workspace, "config", key, value)
+
+
+@pytest.mark.parametrize(("settings", "writable", "line"), [
+    # The project keeps its hooks in the worktree (`.githooks`, husky's `.husky/_`).
+    ((("core.hooksPath", "scripts/hooks"),), "@workspace/scripts/**", "git commit -qam x"),
+    ((("core.hooksPath", "scripts/hooks"),), "@workspace/scripts/hooks/*", "git status"),
+    ((("core.hooksPath", ".husky/_"),), "@workspace/.husky/**", "git commit -qm x"),
+    # A settings file the project shares from its worktree, and one it includes in turn.
+    ((("include.path", "../shared.gitconfig"),), "@workspace/shared.gitconfig", "git status"),
+    ((("includeIf.gitdir:/.path", "../shared.gitconfig"),), "@workspace/shared.gitconfig", "git diff"),
+    # A program given by path, and a shell line that changes folder first.
+    ((("diff.external", "./tools/difftool.sh"),), "@workspace/tools/**", "git diff"),
+    ((("core.fsmonitor", "tools/fsmonitor --quiet"),), "@workspace/tools/**", "git status"),
+    ((("filter.x.clean", "sh -c 'exec ./tools/clean'"),), "@workspace/tools/**", "git add a.txt"),
+])
+def test_a_file_git_settings_name_that_the_agent_may_write_asks(setup: Setup, settings: tuple[tuple[str, str], ...],
+                                                                writable: str, line: str) -> None:
+    """git runs what its settings name (hostile corpus: git-hooks): a rule for the git command
+    is no rule for what the agent may have put in those files."""
+    _configured(setup, *settings)
+    rules = STAGING.replace("[git status|", "[git st|git status|")
+    setup.write_user_rules(rules + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
+    setup.write_user_rules(rules + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("settings", "line"), [
+    (("core.fsmonitor", "cd tools && sh run"), "git status"), (("alias.st", "!cd tools && ./st"), "git st"),
+])
+def test_a_shell_line_in_git_settings_that_changes_folder_makes_the_worktree_count(
+        setup: Setup, settings: tuple[str, str], line: str) -> None:
+    """Its paths may be below any folder: any file of the worktree the agent may write asks."""
+    _configured(setup, settings)
+    rules = STAGING.replace("[git status|", "[git st|git status|")
+    setup.write_user_rules(rules + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**/*.log"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
+    setup.write_user_rules(rules + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/notes/**"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
+
+
+def test_a_remote_s_url_is_no_path(setup: Setup) -> None:
+    """(``remote.origin.url = https://host/org/repo`` normalised as a path would land in the
+    worktree, which ``@workspace/**`` opens: every git command would ask.)"""
+    _configured(setup, ("remote.origin.url", "https://example.invalid/org/repo"),
+                ("remote.up.url", "git@example.invalid:org/repo.git"))
+    setup.write_user_rules(STAGING + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n'
+                           '\n[[rule]]\neffect = "deny"\ntool = "write"\npattern = "@workspace/.git/**"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command("git status", workspace=setup.workspace).effect is Effect.ALLOW
+
+
+def test_an_alias_counts_only_for_its_own_subcommand(setup: Setup) -> None:
+    _configured(setup, ("alias.x", "!cd tools && ./x"))
+    assert _staging_verdict(setup, "git status", "@workspace/tools/**") is Effect.ALLOW
+
+
+def test_git_settings_are_read_as_git_reads_them(tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import git_config
+
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    (git_dir / "config").write_text(
+        '[core]\n\tbare = false ; a comment\n[core] hooksPath = "hooks dir" # here\n'
+        '[diff "x"]\n\ttextconv = tools/conv \\\n\t\t--all\n[Include]\n\tPath = ~/shared\n', encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "shared").write_text("[gpg]\n\tprogram = /opt/gpg\n", encoding="utf-8")
+    found = git_config.named(tmp_path, git_dir, tmp_path / "home", "status")
+    assert git_config.Named(tmp_path / "hooks dir", folder=True) in found
+    assert git_config.Named(tmp_path / "tools" / "conv") in found
+    assert git_config.Named(tmp_path / "home" / "shared") in found
+    assert git_config.Named(Path("/opt/gpg")) in found
+    (git_dir / "config").write_text('[core]\n\tpager = "less\n', encoding="utf-8")  # an open quote: not read
+    assert git_config.named(tmp_path, git_dir, None, "status") == [git_config.Named(tmp_path, folder=True)]

@@ -121,6 +121,14 @@ def build_template(into: Path) -> Path:
     _git(ws, "config", "user.name", "Dev")
     _git(ws, "config", "user.email", "dev@example.invalid")
     _git(ws, "remote", "add", "origin", "../remote.git")
+    # The project keeps its hooks in the worktree, as many do (`.githooks`, husky's `.husky/_`):
+    # git runs scripts/hooks/pre-commit for every commit, a file rules opening scripts/ let
+    # the agent write (s130).
+    hook = ws / "scripts" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    hook.chmod(0o755)
+    _git(ws, "config", "core.hooksPath", "scripts/hooks")
     _git(ws, "add", "-A")
     _git(ws, "commit", "-q", "-m", "initial")
     # A submodule the repository ships (a gitlink, as a clone has it) in tmp/, a folder only the

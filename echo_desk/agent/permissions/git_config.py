@@ -1,0 +1,181 @@
+"""The files and folders the person's git settings name, read as git reads its settings files.
+
+git runs what its settings name: a hook from the folder ``core.hooksPath`` names (a project
+often keeps its hooks in the worktree: ``.githooks``, husky's ``.husky/_``), a program given
+by path (``diff.external = ./tools/diff.sh``, ``core.fsmonitor``, a filter's ``clean``), and
+it reads the settings files ``include.path`` and ``includeIf.*.path`` name (a project may
+share ``../.gitconfig`` from its worktree). Where the write rules let the agent write one of
+them, a rule for a git command is a rule for whatever the agent put there
+(``settings_files``).
+
+Every word of every value that holds a ``/`` counts as a path, but for a URL (the engine does
+not decide which settings run programs); a file that cannot be read or parsed names the worktree itself,
+so every folder of it counts.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Included files followed this deep (git stops at 10).
+_DEPTH = 10
+_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\](.*)')
+_KEY = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])(.*)")
+#: What separates the words of a value run by the shell (``!cd tools && ./x``).
+_WORD = re.compile(r"[^\s;&|()<>`'\"!=]+")
+
+
+@dataclass(frozen=True)
+class Named:
+    """A file the settings name (``folder`` false) or a folder any of whose files git may run
+    (a hooks folder; also the worktree, when a settings file cannot be read)."""
+
+    path: Path
+    folder: bool = False
+
+
+def named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str | None) -> list[Named]:
+    """What the settings a git command run in the worktree ``root`` reads name: the repository's
+    own (``git_dir``), the person's (``home``) and the system's. Aliases count only for the
+    ``subcommand`` they name (``None``: not known, all count)."""
+    files = [Path("/etc/gitconfig")]
+    if home is not None:
+        files += [home / ".gitconfig", home / ".config" / "git" / "config"]
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        files.append(Path(xdg) / "git" / "config")
+    if git_dir is not None:
+        files += [git_dir / "config", git_dir / "config.worktree"]
+        common = _common_dir(git_dir)
+        if common is None:
+            return [Named(root, folder=True)]
+        if common != git_dir:
+            files.append(common / "config")
+    found: list[Named] = []
+    for path in dict.fromkeys(files):
+        found += _file_names(path, root, home, subcommand, 0)
+    return list(dict.fromkeys(found))
+
+
+def _common_dir(git_dir: Path) -> Path | None:
+    """The folder holding a linked worktree's shared settings (``commondir``), else ``git_dir``."""
+    try:
+        text = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return git_dir
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Path(os.path.normpath(git_dir / text))
+
+
+def _file_names(path: Path, root: Path, home: Path | None, subcommand: str | None, depth: int) -> list[Named]:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return [Named(root, folder=True)]
+    entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    if entries is None or depth > _DEPTH:
+        return [Named(root, folder=True)]
+    found: list[Named] = []
+    for section, key, value in entries:
+        if key == "path" and section in ("include", "includeif"):
+            included = _resolved(value, path.parent, home)
+            if included is None:
+                return [Named(root, folder=True)]
+            found += [Named(included), *_file_names(included, root, home, subcommand, depth + 1)]
+        elif section == "core" and key == "hookspath":
+            folder = _resolved(value, root, home)
+            found.append(Named(folder if folder is not None else root, folder=True))
+        elif section == "alias" and subcommand is not None and key != subcommand.lower():
+            continue  # an alias runs only as its own subcommand (a builtin's name never does)
+        elif {"cd", "pushd"} & set(words := _WORD.findall(value)):
+            # A shell line that changes folder (an alias `!cd tools && ./x`): its paths may be
+            # below any folder of the worktree.
+            found.append(Named(root, folder=True))
+        else:
+            for word in words:
+                if "/" in word and not _url(word):
+                    target = _resolved(word, root, home)
+                    found.append(Named(target) if target is not None else Named(root, folder=True))
+    return found
+
+
+def _url(word: str) -> bool:
+    """Whether git reads ``word`` as a URL, not a path (``https://…``; ``host:path``, a colon
+    before the first slash, is ssh's form), as ``remote.*.url`` and ``url.*.insteadOf`` hold."""
+    return "://" in word or ":" in word.partition("/")[0]
+
+
+def _resolved(value: str, base: Path, home: Path | None) -> Path | None:
+    """A path as git reads it: ``~/`` under the home folder, a relative one under ``base``."""
+    if value == "~" or value.startswith("~/"):
+        return None if home is None else Path(os.path.normpath(home / value[2:]))
+    if value.startswith("~"):
+        return None  # another user's home folder
+    return Path(os.path.normpath(base / value))
+
+
+@functools.lru_cache(maxsize=32)
+def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, str, str], ...] | None:
+    """The ``(section, key, value)`` entries of a settings file (lowercase section and key;
+    ``None``: a file not read or not parsed). Its stat fields key the cache."""
+    del mtime_ns, size, inode
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read(1024 * 1024 + 1).splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    entries: list[tuple[str, str, str]] = []
+    section: str | None = None
+    k = 0
+    while k < len(lines):
+        text = lines[k]
+        k += 1
+        header = _SECTION.match(text)
+        if header is not None:
+            name = header.group(1).lower()
+            section = name.split(".")[0] if header.group(2) is None else name
+            text = header.group(3)
+        stripped = text.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        found = _KEY.match(text)
+        if found is None or section is None:
+            return None
+        rest = found.group(3) if found.group(2) == "=" else ""
+        value, quoted = [], False
+        while True:
+            i = 0
+            while i < len(rest):
+                char = rest[i]
+                if char == "\\":
+                    if i + 1 == len(rest):
+                        break  # continued on the next line
+                    value.append({"n": "\n", "t": "\t", "b": "\b"}.get(rest[i + 1], rest[i + 1]))
+                    i += 2
+                    continue
+                if char == '"':
+                    quoted = not quoted
+                elif char in "#;" and not quoted:
+                    rest = ""
+                    break
+                else:
+                    value.append(char)
+                i += 1
+            else:
+                break
+            if rest and rest.endswith("\\") and k < len(lines):
+                rest = lines[k]
+                k += 1
+                continue
+            break
+        if quoted:
+            return None
+        entries.append((section, found.group(1).lower(), "".join(value).strip()))
+    return tuple(entries)
