@@ -290,7 +290,9 @@ ENTRIES: tuple[Entry, ...] = (
     # of the same kind. A command in any other workspace cannot write them either.
     *(Entry(name, True, _CACHE, home_only=True) for name in (
         ".cache", ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".cargo/registry", ".cargo/git", ".npm",
-        "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache")),
+        "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache",
+        # virtualenv copies the pip, setuptools and wheel it unpacked here into every new environment.
+        ".local/share/virtualenv")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),

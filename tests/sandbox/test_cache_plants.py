@@ -315,3 +315,44 @@ async def test_a_plugin_jar_planted_in_mavens_local_repository_never_runs(jail: 
                                 + _write(f"{folder}/hello-maven-plugin-1.0.pom", _PLUGIN_POM))
     _person_runs_maven_offline(jail)
     assert _ran(jail) == 0, output
+
+
+# --- virtualenv: the pip it unpacked in ~/.local/share/virtualenv --------------------------------
+
+needs_virtualenv = pytest.mark.skipif(shutil.which("virtualenv") is None, reason="needs virtualenv to show what it copies")
+
+
+def _virtualenv(jail: Jail, name: str) -> None:
+    """``virtualenv`` as the person runs it (with the wheels it ships: no network)."""
+    subprocess.run(["virtualenv", "-q", "--no-periodic-update", "--python", _plain_python(), str(jail.base / name)],
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=300, check=True)
+
+
+@pytest.fixture
+def unpacked_pip(jail: Jail) -> Path:
+    """The person made an environment once: virtualenv unpacked its pip in its folder of the home folder."""
+    _virtualenv(jail, "first")
+    (pip,) = (jail.home / ".local/share/virtualenv").glob("wheel/*/image/*/*/pip-*-none-any")
+    return pip
+
+
+def _person_makes_an_environment_and_starts_python(jail: Jail) -> None:
+    _virtualenv(jail, "next")
+    subprocess.run([str(jail.base / "next/bin/python"), "-c", "pass"], env={"PATH": os.environ["PATH"]},
+                   capture_output=True, timeout=60)
+
+
+@needs_virtualenv
+def test_a_pth_file_added_by_hand_to_virtualenvs_pip_runs_in_every_new_environment(
+        jail: Jail, unpacked_pip: Path) -> None:
+    (unpacked_pip / "zz.pth").write_text(_pth(jail))
+    _person_makes_an_environment_and_starts_python(jail)
+    assert _ran(jail) >= 1
+
+
+@needs_virtualenv
+async def test_a_pth_file_planted_in_virtualenvs_pip_never_runs(jail: Jail, unpacked_pip: Path) -> None:
+    output = await _plant(jail, _write(f"{unpacked_pip.relative_to(jail.home)}/zz.pth", _pth(jail)))
+    _person_makes_an_environment_and_starts_python(jail)
+    assert _ran(jail) == 0, output
