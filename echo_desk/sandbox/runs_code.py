@@ -82,6 +82,9 @@ _ZED = N_("Zed starts the language servers and MCP servers its settings name")
 _HELIX = N_("Helix starts the language servers its settings name when you open a file")
 _RUNTIME = N_("a language's versions or a tool installed in your home folder: what is planted in it runs whenever you "
               "use that language or tool, in any folder (a .pth file at every python, a replaced node or cargo)")
+_CACHE = N_("a cache of downloaded or built packages in your home folder: later builds and installs, in every "
+            "project, use what is in it without checking it again (a crate's build.rs, a Go module, a Maven or Gradle "
+            "jar, a pip wheel, npx's packages), and run it")
 _VERSION_FILE = N_("a version manager runs the programs of the folder a version in it names, in this folder "
                    "and every one below it, without asking: rbenv before 1.2 takes a version with ../ as a folder, "
                    "mise (its idiomatic version files on) a path: version; a planted ruby or git there runs when "
@@ -274,7 +277,22 @@ ENTRIES: tuple[Entry, ...] = (
         "anaconda3", "miniforge3", ".gem", ".local/share/gem",
         # local::lib's modules (its line in ~/.bashrc puts ~/perl5/lib/perl5 first on PERL5LIB: a
         # planted strict.pm runs at every perl that uses strict); GHC's package databases and ghci.conf.
-        "perl5", ".ghc")),
+        "perl5", ".ghc",
+        # Haskell's cabal and stack, Julia (config/startup.jl runs at every julia) and OCaml's opam
+        # keep compilers, packages and their programs here.
+        ".cabal", ".stack", ".julia", ".opam")),
+    # Package managers' and build tools' caches: once downloaded (checked then, if at all) and
+    # unpacked, nothing checks them again. cargo builds ~/.cargo/registry/src/*/<crate> as it finds
+    # it (a changed build.rs runs at the next cargo build, --offline too), go builds
+    # ~/go/pkg/mod/<module>@<version> though go.sum names it, mvn -o loads the jars of
+    # ~/.m2/repository. The whole of ~/.cache: what the tools keep there (pip's wheels, uv's
+    # environments, Go's build cache, pre-commit's hook repositories, Playwright's browsers) is
+    # of the same kind. A command in any other workspace cannot write them either.
+    *(Entry(name, True, _CACHE, home_only=True) for name in (
+        ".cache", ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".cargo/registry", ".cargo/git", ".npm",
+        "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache",
+        # virtualenv copies the pip, setuptools and wheel it unpacked here into every new environment.
+        ".local/share/virtualenv")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),
