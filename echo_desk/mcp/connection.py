@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
 import os
 import warnings
@@ -24,7 +25,6 @@ from mcp.client.session import ElicitationFnT, IncomingMessage
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
@@ -33,6 +33,7 @@ from echo_desk import __version__
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import line_cap
+from echo_desk.mcp.body_cap import capped_http_client
 from echo_desk.mcp.call_lane import CallLane, through_lane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
@@ -230,9 +231,12 @@ class ServerConnection:
         headers = cfg.resolved_headers()
         if not any(key.lower() == "authorization" for key in headers):
             self.bearer = OAuthBearer(cfg.name)
+        # No answer is read past the cap (``body_cap``), as no line of a stdio server.
         if cfg.transport == "sse":
-            return sse_client(cfg.url, headers=headers, auth=self.bearer), None
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self.bearer))
+            factory = functools.partial(capped_http_client, self._answer_too_long)
+            return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
+        http = await stack.enter_async_context(
+            capped_http_client(self._answer_too_long, headers=headers, auth=self.bearer))
         return streamable_http_client(cfg.url, http_client=http), None
 
     def _keep_lane(self, lane: CallLane) -> None:
@@ -311,10 +315,20 @@ class ServerConnection:
     def _line_too_long(self) -> None:
         """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
         connection ends with why (the handshake fails with it, or the server is lost with it)."""
-        self.failure = self._lost_reason = deferred(
-            N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
-            size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
-        log.warning("MCP server %s sent a line longer than %d bytes; stopping it", self.config.name,
+        self._too_long(N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+                       "a line")
+
+    def _answer_too_long(self) -> None:
+        """An HTTP server's answer passed the cap (``body_cap``): the rest is not read, and Echo
+        Desk disconnects from the server (it runs elsewhere: nothing is stopped)."""
+        self._too_long(N_("the server sent a message longer than {size} MB, the most Echo Desk reads: the rest "
+                          "was not read, and Echo Desk disconnected from it"), "an answer")
+
+    def _too_long(self, why: str, what: str) -> None:
+        if self.failure:
+            return  # told once: the first answer past the cap ended the connection
+        self.failure = self._lost_reason = deferred(why, size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
+        log.warning("MCP server %s sent %s longer than %d bytes; disconnecting", self.config.name, what,
                     line_cap.MAX_LINE_BYTES)
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ConnectionError(self.failure))
