@@ -226,7 +226,7 @@ class ServerConnection:
             command, args = reaped(*leashed(command, args, env), env)
             # Never the folder Echo Desk happens to run in (a workspace, started from a terminal
             # there): ``npx`` would start that folder's ``node_modules`` copy of the server.
-            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or server_folder(cfg.name))
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or server_folder(cfg.name, sandboxed=cfg.sandbox))
             return through_lane(stdio_client(params, errlog=errlog), self._keep_lane), errlog
         headers = cfg.resolved_headers()
         if not any(key.lower() == "authorization" for key in headers):
