@@ -2,7 +2,8 @@
 ``/sse``) that answers a call with a message that never ends, on loopback.
 
 Run: ``python hostile_http_server.py``; it prints its port, then serves until killed. It answers
-``initialize``, ``tools/list`` (tools ``echo {text}`` and ``flood {how, mb}``) and ``tools/call``;
+``initialize``, ``tools/list`` (tools ``echo {text}``, which answers 11 MB of ``x`` for the text
+``11MB``, and ``flood {how, mb}``) and ``tools/call``;
 ``flood`` answers with:
 - ``how: "json"``: an ``application/json`` body (chunked, no length) of ``mb`` MB that never
   closes its JSON, then waits with the connection open;
@@ -44,7 +45,8 @@ def answer(msg):
     elif method == "tools/list":
         result = {"tools": TOOLS}
     elif method == "tools/call" and msg["params"]["name"] == "echo":
-        result = {"content": [{"type": "text", "text": msg["params"]["arguments"].get("text", "")}]}
+        text = msg["params"]["arguments"].get("text", "")
+        result = {"content": [{"type": "text", "text": "x" * (text == "11MB" and 11 << 20) or text}]}
     elif method == "ping":
         result = {}
     else:

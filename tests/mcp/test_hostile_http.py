@@ -102,3 +102,7 @@ async def test_an_ordinary_http_answer_still_arrives(make_manager, registry, hos
     manager = make_manager({"h": _hostile(hostile_port)})
     assert (await manager.start("h")).state is ServerState.CONNECTED
     assert (await get_tool(registry, "h__echo").execute({"text": "hi"}, ctx("echo"))).output == "hi"
+    # 11 MB in one answer: under the cap, an answer like any other (the result's own caps apply).
+    long = await get_tool(registry, "h__echo").execute({"text": "11MB"}, ctx("echo"))
+    assert long.success and long.output.startswith("xxx"), long.error
+    assert manager.status("h").state is ServerState.CONNECTED
