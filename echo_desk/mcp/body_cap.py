@@ -10,9 +10,9 @@ refused before any of the body is read.
 
 An event stream (``text/event-stream``) is not counted here: it may rightly run for hours, and the
 SDK's reader already holds no event past its own limit (``max_sse_event_size``, 1 MB), whatever
-the stream's length. Answers are asked for unencoded (``Accept-Encoding: identity``), and one
-encoded all the same is refused: the client would inflate it past what is counted (a few KB of
-gzip can be gigabytes).
+the stream's length. Answers are asked for uncompressed (``Accept-Encoding: identity``), and one
+compressed all the same is refused (``encoded``): the client inflates it above what is counted
+here, and 200 KB of gzip are 200 MB inflated.
 """
 
 from __future__ import annotations
@@ -58,27 +58,29 @@ class _CappedBody(httpx2.AsyncByteStream):
         return getattr(self._stream, "elapsed", None)
 
 
-def _hook(too_long: Callable[[], None], limit: int) -> Callable[[httpx2.Response], Any]:
+def _hook(too_long: Callable[[], None], encoded: Callable[[], None], limit: int) -> Callable[[httpx2.Response], Any]:
     async def cap(response: httpx2.Response) -> None:
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
         if content_type == "text/event-stream":
             return  # read event by event, each bounded by the SDK (see the module doc)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
-        length = response.headers.get("content-length", "")
-        if encoding not in ("", "identity") or (length.strip().isdigit() and int(length) > limit):
+        if encoding not in ("", "identity"):
+            encoded()
+            raise AnswerTooLong(f"the server's answer is compressed ({encoding[:40]}); it was not read")
+        length = response.headers.get("content-length", "").strip()
+        if length.isdigit() and int(length) > limit:
             too_long()
-            raise AnswerTooLong(f"the server's answer is encoded ({encoding}) or longer than {limit} bytes "
-                                f"({length or 'no length'}); it was not read")
+            raise AnswerTooLong(f"the server's answer is {length[:40]} bytes, past {limit}; it was not read")
         response.stream = _CappedBody(response.stream, too_long, limit)  # type: ignore[arg-type]
     return cap
 
 
-def capped_http_client(too_long: Callable[[], None], *, limit: int = MAX_LINE_BYTES,
+def capped_http_client(too_long: Callable[[], None], encoded: Callable[[], None], *, limit: int = MAX_LINE_BYTES,
                        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
                        auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
     """``mcp.shared._httpx_utils.create_mcp_http_client`` (same time-outs), whose answers are
-    capped: ``too_long`` is told when one passes ``limit``. Also the ``httpx_client_factory`` of
-    the SDK's SSE client (with ``too_long`` bound)."""
+    capped: ``too_long`` is told when one passes ``limit``, ``encoded`` when one comes compressed.
+    Also the ``httpx_client_factory`` of the SDK's SSE client (with both bound)."""
     return httpx2.AsyncClient(
         headers={**{k: v for k, v in (headers or {}).items() if k.lower() != "accept-encoding"},
                  "Accept-Encoding": "identity"},
@@ -86,4 +88,4 @@ def capped_http_client(too_long: Callable[[], None], *, limit: int = MAX_LINE_BY
         auth=auth,
         # A hook, not a wrapped transport: it sees every answer, through a proxy from the
         # environment too, and those an ``auth`` flow asks for.
-        event_hooks={"response": [_hook(too_long, limit)]})
+        event_hooks={"response": [_hook(too_long, encoded, limit)]})

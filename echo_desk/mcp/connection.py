@@ -233,10 +233,10 @@ class ServerConnection:
             self.bearer = OAuthBearer(cfg.name)
         # No answer is read past the cap (``body_cap``), as no line of a stdio server.
         if cfg.transport == "sse":
-            factory = functools.partial(capped_http_client, self._answer_too_long)
+            factory = functools.partial(capped_http_client, self._answer_too_long, self._answer_compressed)
             return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
         http = await stack.enter_async_context(
-            capped_http_client(self._answer_too_long, headers=headers, auth=self.bearer))
+            capped_http_client(self._answer_too_long, self._answer_compressed, headers=headers, auth=self.bearer))
         return streamable_http_client(cfg.url, http_client=http), None
 
     def _keep_lane(self, lane: CallLane) -> None:
@@ -315,21 +315,28 @@ class ServerConnection:
     def _line_too_long(self) -> None:
         """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
         connection ends with why (the handshake fails with it, or the server is lost with it)."""
-        self._too_long(N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
-                       "a line")
+        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+                       f"wrote a line longer than {line_cap.MAX_LINE_BYTES} bytes")
 
     def _answer_too_long(self) -> None:
         """An HTTP server's answer passed the cap (``body_cap``): the rest is not read, and Echo
         Desk disconnects from the server (it runs elsewhere: nothing is stopped)."""
-        self._too_long(N_("the server sent a message longer than {size} MB, the most Echo Desk reads: the rest "
-                          "was not read, and Echo Desk disconnected from it"), "an answer")
+        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads: the rest "
+                          "was not read, and Echo Desk disconnected from it"),
+                       f"sent an answer longer than {line_cap.MAX_LINE_BYTES} bytes")
 
-    def _too_long(self, why: str, what: str) -> None:
+    def _answer_compressed(self) -> None:
+        """An HTTP server compressed an answer, though asked not to (``body_cap``): it is not
+        inflated (it could be any size), and Echo Desk disconnects from the server."""
+        self._end_unread(N_("the server sent a compressed message, which Echo Desk does not inflate (it could be "
+                          "far larger than {size} MB): it was not read, and Echo Desk disconnected from it"),
+                       "sent a compressed answer")
+
+    def _end_unread(self, why: str, logged: str) -> None:
         if self.failure:
-            return  # told once: the first answer past the cap ended the connection
+            return  # told once: the first message refused ended the connection
         self.failure = self._lost_reason = deferred(why, size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
-        log.warning("MCP server %s sent %s longer than %d bytes; disconnecting", self.config.name, what,
-                    line_cap.MAX_LINE_BYTES)
+        log.warning("MCP server %s %s; the rest is not read, and it is disconnected", self.config.name, logged)
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ConnectionError(self.failure))
         self._stop.set()

@@ -8,6 +8,7 @@ Run: ``python hostile_http_server.py``; it prints its port, then serves until ki
 - ``how: "json"``: an ``application/json`` body (chunked, no length) of ``mb`` MB that never
   closes its JSON, then waits with the connection open;
 - ``how: "length"``: the same with a ``Content-Length`` of a terabyte instead of chunks;
+- ``how: "gzip"``: a valid answer of ``mb`` MB, gzipped (``Content-Encoding``) though not asked for;
 - ``how: "event"``: a ``text/event-stream`` whose one ``data:`` line runs ``mb`` MB with no end;
 - ``how: "lines"``: a ``text/event-stream`` of ``data:`` lines, ``mb`` MB of them, never a blank
   line (so the event never ends).
@@ -16,6 +17,7 @@ Over ``/sse`` the answers go on the event stream as the transport wants, and ``f
 the POST that carried the call with the ``json`` body instead of ``202 Accepted``.
 """
 
+import gzip
 import json
 import queue
 import sys
@@ -73,6 +75,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _flood(self, how, mb, rid):
         """Writes ``mb`` MB of an answer that never ends, then holds the connection open."""
+        if how == "gzip":
+            self._bomb(mb, rid)
+            return
         events = how in ("event", "lines")
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream" if events else "application/json")
@@ -92,6 +97,18 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(3600)
         except OSError:
             pass  # the client went away: what it should do
+
+    def _bomb(self, mb, rid):
+        """A valid answer of ``mb`` MB, gzipped (a few hundred KB), though not asked for."""
+        text = "a" * (mb << 20)
+        data = gzip.compress(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {
+            "content": [{"type": "text", "text": text}]}}).encode(), 1)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _write(self, data, chunked):
         if chunked:

@@ -40,15 +40,15 @@ def _hostile(port: int, transport: str = "http") -> ServerConfig:
     return parse_server("h", {"type": transport, "url": f"http://127.0.0.1:{port}{path}", "timeout": 60})
 
 
-async def _flood(make_manager: Any, registry: Any, config: ServerConfig, how: str) -> tuple[Any, Any]:
-    """Calls ``flood`` (200 MB that never end) while calling the other server ``t``; returns the
+async def _flood(make_manager: Any, registry: Any, config: ServerConfig, how: str, mb: int = 200) -> tuple[Any, Any]:
+    """Calls ``flood`` (``mb`` MB that never end) while calling the other server ``t``; returns the
     call's result and the server's status, after checking memory, time and the other server."""
     manager = make_manager({"t": _tiny(), "h": config})
     await manager.start_all()
     assert manager.status("h").state is ServerState.CONNECTED, manager.status("h").detail
     before = _rss_mb()
     started = time.monotonic()
-    calling = asyncio.ensure_future(get_tool(registry, "h__flood").execute({"how": how, "mb": 200}, ctx("flood")))
+    calling = asyncio.ensure_future(get_tool(registry, "h__flood").execute({"how": how, "mb": mb}, ctx("flood")))
     slowest = await _slowest_echo_while(registry, calling)
     grew_mb, took = _rss_mb() - before, time.monotonic() - started
     print(f"held {grew_mb:.0f} MB, took {took:.1f} s, another server's call waited {slowest:.1f} s")
@@ -69,6 +69,15 @@ async def test_an_http_answer_that_never_ends_fails_its_server_and_others_go_on(
     assert status.state is ServerState.ERROR
     assert "longer than 16 MB" in status.detail and "not read" in status.detail, status.detail
     assert "longer than 16 MB" in (result.error or ""), result.error
+
+
+async def test_a_compressed_answer_is_not_inflated(make_manager, registry, hostile_port) -> None:
+    # 100 KB of gzip, asked for uncompressed: the client inflated it whole, 100 MB (and the JSON
+    # reader as much again), under no cap. It is refused unread.
+    result, status = await _flood(make_manager, registry, _hostile(hostile_port), "gzip", mb=100)
+    assert not result.success
+    assert status.state is ServerState.ERROR
+    assert "compressed" in status.detail and "not read" in status.detail, status.detail
 
 
 async def test_a_handshake_answer_that_never_ends_fails_the_start_with_why(make_manager, hostile_port) -> None:
