@@ -29,7 +29,8 @@ from echo_desk.mcp.line_cap import MAX_LINE_BYTES
 class AnswerTooLong(httpx2.StreamError):
     """The server's answer passed the cap; the rest of it is not read.
 
-    A ``StreamError``: the SDK answers the request it was for with this error at once."""
+    A ``StreamError``: where the SDK reads a JSON answer whole, it answers the request it was for
+    with this error at once (the connection then ends: ``too_long``)."""
 
 
 class _CappedBody(httpx2.AsyncByteStream):
@@ -60,13 +61,15 @@ class _CappedBody(httpx2.AsyncByteStream):
 
 def _hook(too_long: Callable[[], None], encoded: Callable[[], None], limit: int) -> Callable[[httpx2.Response], Any]:
     async def cap(response: httpx2.Response) -> None:
-        content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if content_type == "text/event-stream":
-            return  # read event by event, each bounded by the SDK (see the module doc)
+        # First, event streams too: one 64 KB piece of a compressed stream inflates at once, to
+        # 64 MB and more, before the SDK's reader counts any of it.
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             encoded()
             raise AnswerTooLong(f"the server's answer is compressed ({encoding[:40]}); it was not read")
+        content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if content_type == "text/event-stream":
+            return  # read event by event, each bounded by the SDK (see the module doc)
         length = response.headers.get("content-length", "").strip()
         if length.isdigit() and int(length) > limit:
             too_long()
