@@ -9,6 +9,7 @@ Run: ``python hostile_http_server.py``; it prints its port, then serves until ki
   closes its JSON, then waits with the connection open;
 - ``how: "length"``: the same with a ``Content-Length`` of a terabyte instead of chunks;
 - ``how: "gzip"``: a valid answer of ``mb`` MB, gzipped (``Content-Encoding``) though not asked for;
+  ``"gzip-event"`` the same as one event of an event stream;
 - ``how: "event"``: a ``text/event-stream`` whose one ``data:`` line runs ``mb`` MB with no end;
 - ``how: "lines"``: a ``text/event-stream`` of ``data:`` lines, ``mb`` MB of them, never a blank
   line (so the event never ends).
@@ -75,8 +76,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _flood(self, how, mb, rid):
         """Writes ``mb`` MB of an answer that never ends, then holds the connection open."""
-        if how == "gzip":
-            self._bomb(mb, rid)
+        if how in ("gzip", "gzip-event"):
+            self._bomb(mb, rid, how == "gzip-event")
             return
         events = how in ("event", "lines")
         self.send_response(200)
@@ -98,13 +99,14 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass  # the client went away: what it should do
 
-    def _bomb(self, mb, rid):
-        """A valid answer of ``mb`` MB, gzipped (a few hundred KB), though not asked for."""
+    def _bomb(self, mb, rid, event):
+        """A valid answer of ``mb`` MB, gzipped (a few hundred KB), though not asked for; as an
+        event of an event stream with ``event``."""
         text = "a" * (mb << 20)
-        data = gzip.compress(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {
-            "content": [{"type": "text", "text": text}]}}).encode(), 1)
+        data = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
+        data = gzip.compress((f"event: message\ndata: {data}\n\n" if event else data).encode(), 1)
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/event-stream" if event else "application/json")
         self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
