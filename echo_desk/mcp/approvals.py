@@ -34,7 +34,7 @@ def start_request(cfg: ServerConfig, settings: Settings) -> ServerStartRequest |
         args=cfg.args,
         env_names=tuple(sorted(cfg.env)),
         # Where it will really work: its own folder when the configuration names none.
-        cwd=cfg.cwd or (str(own_folder_of(cfg.name)) if cfg.is_stdio else ""),
+        cwd=cfg.cwd or (str(own_folder_of(cfg.name, sandboxed=cfg.sandbox)) if cfg.is_stdio else ""),
         url=cfg.url,
         header_names=tuple(sorted(cfg.headers)),
         fingerprint=fingerprint,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
 import os
 import warnings
@@ -24,7 +25,6 @@ from mcp.client.session import ElicitationFnT, IncomingMessage
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
@@ -33,6 +33,7 @@ from echo_desk import __version__
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import line_cap
+from echo_desk.mcp.body_cap import capped_http_client
 from echo_desk.mcp.call_lane import CallLane, through_lane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
@@ -225,14 +226,17 @@ class ServerConnection:
             command, args = reaped(*leashed(command, args, env), env)
             # Never the folder Echo Desk happens to run in (a workspace, started from a terminal
             # there): ``npx`` would start that folder's ``node_modules`` copy of the server.
-            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or server_folder(cfg.name))
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or server_folder(cfg.name, sandboxed=cfg.sandbox))
             return through_lane(stdio_client(params, errlog=errlog), self._keep_lane), errlog
         headers = cfg.resolved_headers()
         if not any(key.lower() == "authorization" for key in headers):
             self.bearer = OAuthBearer(cfg.name)
+        # No answer is read past the cap (``body_cap``), as no line of a stdio server.
         if cfg.transport == "sse":
-            return sse_client(cfg.url, headers=headers, auth=self.bearer), None
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=self.bearer))
+            factory = functools.partial(capped_http_client, self._answer_too_long, self._answer_compressed)
+            return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
+        http = await stack.enter_async_context(
+            capped_http_client(self._answer_too_long, self._answer_compressed, headers=headers, auth=self.bearer))
         return streamable_http_client(cfg.url, http_client=http), None
 
     def _keep_lane(self, lane: CallLane) -> None:
@@ -311,11 +315,28 @@ class ServerConnection:
     def _line_too_long(self) -> None:
         """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
         connection ends with why (the handshake fails with it, or the server is lost with it)."""
-        self.failure = self._lost_reason = deferred(
-            N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
-            size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
-        log.warning("MCP server %s sent a line longer than %d bytes; stopping it", self.config.name,
-                    line_cap.MAX_LINE_BYTES)
+        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+                       f"wrote a line longer than {line_cap.MAX_LINE_BYTES} bytes")
+
+    def _answer_too_long(self) -> None:
+        """An HTTP server's answer passed the cap (``body_cap``): the rest is not read, and Echo
+        Desk disconnects from the server (it runs elsewhere: nothing is stopped)."""
+        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads: the rest "
+                          "was not read, and Echo Desk disconnected from it"),
+                       f"sent an answer longer than {line_cap.MAX_LINE_BYTES} bytes")
+
+    def _answer_compressed(self) -> None:
+        """An HTTP server compressed an answer, though asked not to (``body_cap``): it is not
+        inflated (it could be any size), and Echo Desk disconnects from the server."""
+        self._end_unread(N_("the server sent a compressed message, which Echo Desk does not inflate (it could be "
+                          "far larger than {size} MB): it was not read, and Echo Desk disconnected from it"),
+                       "sent a compressed answer")
+
+    def _end_unread(self, why: str, logged: str) -> None:
+        if self.failure:
+            return  # told once: the first message refused ended the connection
+        self.failure = self._lost_reason = deferred(why, size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
+        log.warning("MCP server %s %s; the rest is not read, and it is disconnected", self.config.name, logged)
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ConnectionError(self.failure))
         self._stop.set()

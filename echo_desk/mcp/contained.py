@@ -50,7 +50,7 @@ def _refuse_own_places(name: str, folder: Path) -> None:
     sandbox's seccomp program) or a keyring folder could change Echo Desk's own trust: refused.
     Its own folder (``server_folder``) is the one exception."""
     real = Path(os.path.realpath(folder))
-    if real == Path(os.path.realpath(own_folder_of(name))):
+    if real == Path(os.path.realpath(own_folder_of(name, sandboxed=True))):
         return
     held = paths.own_place_holding(real)
     if held is not None:
@@ -99,7 +99,7 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
         raise SandboxUnavailableError(
             f"{cfg.name} is set to run in the sandbox, which is unavailable here: {found.english()} "
             "Turn this server's sandbox off to run it with all your rights.")
-    folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name)
+    folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name, sandboxed=True)
     if cfg.cwd:
         _refuse_own_places(cfg.name, folder)
     try:
@@ -118,7 +118,9 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                                # while it runs, only checked after (docs/sandbox.md).
                                guard_missing=False,
                                # Its own folder under Echo Desk's is no one's project: nothing
-                               # there runs for the person, and a server may keep a repository.
+                               # there runs for the person (not even this server outside the
+                               # sandbox: its folder there is another, ``own_folder``), and a
+                               # server may keep a repository.
                                check_after=bool(cfg.cwd), protected=tuple(added.protected_paths),
                                put_aside=paths.put_aside_dir(), proxied=relay_path is not None,
                                kept_read_only=paths.own_program())

@@ -4,6 +4,7 @@ never in the folder Echo Desk was started from (a workspace, started from a term
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -53,7 +54,7 @@ async def test_a_server_without_a_cwd_works_in_its_own_folder_not_echo_desks(
     assert start is None  # approved by the fixture: what it was shown is checked below
     status = await manager.start("t")
     assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
-    own = own_folder_of("t")
+    own = own_folder_of("t", sandboxed=sandbox)
     written = own / "pwd.txt" if sandbox else report
     assert _worked_in(written, own) and not _worked_in(written, workspace)
     assert oct(os.stat(own).st_mode & 0o777) == oct(0o700)
@@ -99,6 +100,65 @@ async def test_servers_whose_names_differ_only_in_other_letters_never_share_a_fo
     assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
     assert not ran.exists(), "the other server's module ran"
     assert own_folder_of("文件") != own_folder_of("网页")
+
+
+def _needs_sandbox() -> None:
+    from echo_desk import sandbox as sandbox_module
+    if not sandbox_module.availability().available:
+        pytest.skip("the sandbox cannot run here")
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
+async def test_what_a_sandboxed_server_leaves_in_its_folder_never_runs_when_its_sandbox_is_off(
+        make_manager, tmp_path: Path) -> None:
+    # The same server had one folder in and out of the sandbox. In it, the server may write only
+    # there: it leaves node_modules/.bin/mcp-helper. The person then turns its sandbox off, and
+    # "npx -y mcp-helper" (as most servers are started) runs the local one first: the plant ran
+    # with all the person's rights (it wrote ``ran``). Now the sandbox has a folder apart.
+    _needs_sandbox()
+    python = _interpreter()
+    ran = tmp_path / "ran"
+    plant = f"#!/bin/sh\necho planted > '{ran}'\n"
+    planting = {"command": "/bin/sh", "args": [
+        "-c", 'mkdir -p node_modules/.bin && printf %s "$2" > node_modules/.bin/mcp-helper && '
+              'chmod +x node_modules/.bin/mcp-helper; exec "$0" -S -E "$1"', python, str(TINY_SERVER), plant],
+        "sandbox": True}
+    first = make_manager({"t": parse_server("t", planting)})
+    assert (await first.start("t")).state is ServerState.CONNECTED
+    await first.aclose()
+    assert (own_folder_of("t", sandboxed=True) / "node_modules/.bin/mcp-helper").exists()  # kept, in its folder
+    npx = {"command": "/bin/sh", "args": ["-c", 'npx --offline -y mcp-helper >&2; exec "$0" -S -E "$1"',
+                                          python, str(TINY_SERVER)]}
+    second = make_manager({"t": parse_server("t", npx)})
+    status = await second.start("t")
+    assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
+    assert not ran.exists(), "what the sandboxed server left ran outside the sandbox"
+    assert not (own_folder_of("t") / "node_modules").exists()
+
+
+async def test_a_sandboxed_servers_folder_from_before_is_kept_under_its_new_name(make_manager) -> None:
+    # Before the sandbox had a folder apart, a sandboxed server worked in <name>: what it kept
+    # there (here notes.db) is in its new folder at its next start, and no longer in the old one.
+    _needs_sandbox()
+    before = own_folder_of("m")
+    before.mkdir(parents=True)
+    (before / "notes.db").write_text("kept")
+    reading = {"command": "/bin/sh", "args": ["-c", 'cat notes.db > seen.txt; exec "$0" -S -E "$1"',
+                                              _interpreter(), str(TINY_SERVER)], "sandbox": True}
+    manager = make_manager({"m": parse_server("m", reading)})
+    assert manager.start_request("m") is None
+    status = await manager.start("m")
+    assert status.state is ServerState.CONNECTED, (status.detail, status.stderr_tail)
+    assert (own_folder_of("m", sandboxed=True) / "seen.txt").read_text() == "kept"
+    assert not before.exists()
+
+
+def test_a_servers_folder_in_the_sandbox_is_apart_and_outside_it_keeps_its_name() -> None:
+    for name in ("t", "文件", "a@sandbox", "x" * 64):
+        assert own_folder_of(name, sandboxed=True) != own_folder_of(name)
+        assert own_folder_of(name, sandboxed=True).parent == own_folder_of(name).parent
+    assert own_folder_of("t").name == "t" and own_folder_of("t", sandboxed=True).name == "t@sandbox"
+    assert own_folder_of("t@sandbox") != own_folder_of("t", sandboxed=True)
 
 
 def test_own_folders_are_distinct_one_level_below_and_kept_for_plain_names() -> None:

@@ -256,7 +256,7 @@ async def test_what_a_sandboxed_server_plants_is_put_aside_when_it_stops(jail: J
 async def test_a_server_in_its_own_folder_is_not_checked(jail: Jail) -> None:
     """Its own folder under Echo Desk's data is no one's project: a server may keep a repository there."""
     cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), sandbox=True)
-    folder = contained_module.server_folder("probe")
+    folder = contained_module.server_folder("probe", sandboxed=True)
     conn = _connection(cfg)
     await conn.start()
     try:
