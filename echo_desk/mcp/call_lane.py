@@ -120,7 +120,7 @@ class CallLane:
             return False
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past what a reader takes: the SDK's parser says why
             return False
         if not isinstance(message, dict) or "method" in message:
             return False
@@ -131,7 +131,7 @@ class CallLane:
         model = types.JSONRPCError if "error" in message else types.JSONRPCResponse
         try:
             answer = model.model_validate(message, by_name=False)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         waiter = self._waiting.pop(request_id, None)
         if waiter is not None and not waiter.done():
