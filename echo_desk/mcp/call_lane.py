@@ -18,6 +18,11 @@ What the lane does not know, it leaves to the SDK, and it never sends anything t
 - a call given up (a timeout, Stop) tells the server with ``notifications/cancelled``.
 When the session lacks the stamp or the driver (another SDK version), there is no lane, and every
 call takes the SDK's way: slower, never wrong.
+
+Inside Echo Desk's own stdio transport (``stdio_transport``) the lane is on the wire itself: it
+writes its requests as lines (``send_line``) and the transport's reader hands it each line of the
+server first (``take_line``), so its calls skip the memory streams, their tasks and the pydantic
+round trip of every message; ``pump`` and ``streams`` are for a lane behind the SDK's transport.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -40,16 +46,24 @@ log = logging.getLogger(__name__)
 
 Incoming = SessionMessage | Exception
 Stamp = Callable[[dict[str, Any], dict[str, Any]], None]
+#: Writes one whole line to the server's stdin (``stdio_transport``).
+SendLine = Callable[[bytes], Awaitable[None]]
 #: The lane's request ids (the SDK's session numbers its own).
 _ID_PREFIX = "echo-desk-lane-"
+#: A line without these bytes is no answer to the lane (checked before any parsing).
+_ID_BYTES = b'"echo-desk-lane-'
 
 
 class CallLane:
     """Between one stdio transport and its SDK session: ``streams`` go to the session."""
 
-    def __init__(self, read: MemoryObjectReceiveStream[Incoming], write: MemoryObjectSendStream[SessionMessage]) -> None:
+    def __init__(self, read: MemoryObjectReceiveStream[Incoming], write: MemoryObjectSendStream[SessionMessage],
+                 send_line: SendLine | None = None) -> None:
         self._read = read
         self._write = write
+        #: On the wire (``stdio_transport``): the lane writes its own lines, and ``write`` (the
+        #: session's stream to the server) only carries a request plain JSON cannot spell.
+        self._send_line = send_line
         self._to_session, self._session_reads = anyio.create_memory_object_stream[Incoming](0)
         self._waiting: dict[str, asyncio.Future[types.JSONRPCResponse | types.JSONRPCError]] = {}
         self._ids = (f"{_ID_PREFIX}{n}" for n in itertools.count(1))
@@ -97,6 +111,40 @@ class CallLane:
         finally:
             self._close()
 
+    def take_line(self, line: bytes) -> bool:
+        """For ``stdio_transport``'s reader, each line of the server before the session sees it:
+        ``True`` when it answers one of the lane's requests (handed to its call, or dropped when
+        the call was given up), ``False`` for the session's (anything else, or an answer that is
+        not a well-formed JSON-RPC response, which the session's parser then reports)."""
+        if _ID_BYTES not in line:
+            return False
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):  # nested past what a reader takes: the SDK's parser says why
+            return False
+        if not isinstance(message, dict) or "method" in message:
+            return False
+        request_id = message.get("id")
+        if not isinstance(request_id, str) or not request_id.startswith(_ID_PREFIX):
+            return False
+        # The same models the SDK's reader checks a line against, on the plain JSON.
+        model = types.JSONRPCError if "error" in message else types.JSONRPCResponse
+        try:
+            answer = model.model_validate(message, by_name=False)
+        except (ValueError, RecursionError):
+            return False
+        waiter = self._waiting.pop(request_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(answer)
+        return True
+
+    def end(self) -> None:
+        """The server's stream ended (``stdio_transport``): every call waiting fails. (On the wire
+        the lane's own streams to the session are unused: closed here, as ``pump`` would.)"""
+        self._close()
+        self._to_session.close()
+        self._session_reads.close()
+
     def _close(self) -> None:
         self._closed = True
         waiting, self._waiting = self._waiting, {}
@@ -116,8 +164,8 @@ class CallLane:
         waiter: asyncio.Future[types.JSONRPCResponse | types.JSONRPCError] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = waiter
         try:
-            await self._write.send(SessionMessage(types.JSONRPCRequest(
-                jsonrpc="2.0", id=request_id, method="tools/call", params=data["params"])))
+            await self._send(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call",
+                                                  params=data["params"]))
             answer = await waiter
         except asyncio.CancelledError:
             if self._waiting.pop(request_id, None) is not None:
@@ -158,13 +206,36 @@ class CallLane:
         if self._stamp is not None:
             self._stamp(data, {})
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._write.send(SessionMessage(types.JSONRPCNotification(
-                jsonrpc="2.0", method=data["method"], params=data["params"])))
+            await self._send(types.JSONRPCNotification(jsonrpc="2.0", method=data["method"], params=data["params"]))
+
+    async def _send(self, message: types.JSONRPCRequest | types.JSONRPCNotification) -> None:
+        """To the server: a line of its own on the wire, else through the session's stream."""
+        line = _plain_line(message) if self._send_line is not None else None
+        if self._send_line is not None and line is not None:
+            await self._send_line(line)
+        else:
+            await self._write.send(SessionMessage(message))
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _plain_line(message: types.JSONRPCRequest | types.JSONRPCNotification) -> bytes | None:
+    """``message`` as the SDK's writer puts it on the wire (the fields set, by their JSON names),
+    spelled by ``json`` for speed; ``None`` when plain JSON cannot spell it (a value that is no
+    JSON type, a lone surrogate): the SDK's writer then does."""
+    data: dict[str, Any] = {"jsonrpc": message.jsonrpc}
+    if isinstance(message, types.JSONRPCRequest):
+        data["id"] = message.id
+    data["method"] = message.method
+    if message.params is not None:
+        data["params"] = message.params
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+        return None
 
 
 @contextlib.asynccontextmanager

@@ -23,7 +23,6 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ElicitationFnT, IncomingMessage
 from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -34,7 +33,7 @@ from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import line_cap
 from echo_desk.mcp.body_cap import capped_http_client
-from echo_desk.mcp.call_lane import CallLane, through_lane
+from echo_desk.mcp.call_lane import CallLane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
 from echo_desk.mcp.leash import leashed, reaped
@@ -42,6 +41,7 @@ from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
 from echo_desk.mcp.own_folder import server_folder
 from echo_desk.mcp.sanitize import MAX_TOOLS_PER_SERVER
+from echo_desk.mcp.stdio_transport import stdio_with_lane
 
 if TYPE_CHECKING:
     from echo_desk.sandbox import Planted
@@ -227,7 +227,7 @@ class ServerConnection:
             # Never the folder Echo Desk happens to run in (a workspace, started from a terminal
             # there): ``npx`` would start that folder's ``node_modules`` copy of the server.
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd or server_folder(cfg.name, sandboxed=cfg.sandbox))
-            return through_lane(stdio_client(params, errlog=errlog), self._keep_lane), errlog
+            return stdio_with_lane(params, errlog, self._keep_lane), errlog
         headers = cfg.resolved_headers()
         if not any(key.lower() == "authorization" for key in headers):
             self.bearer = OAuthBearer(cfg.name)

@@ -8,7 +8,8 @@ The reader decodes the server's stdout through ``TextReceiveStream`` (the one na
 pipe through); here that name, in the SDK's module only, builds the same stream over the pipe
 counted: once a line passes the cap, the server is failed with why (``on_too_long``, set for the
 connection being opened) and the stream ends for the reader, which then drops the rest of what
-the server writes unread until the connection closes it. Its memory stays at the cap.
+the server writes unread until the connection closes it. Its memory stays at the cap. Echo Desk's
+own stdio transport (``stdio_transport``) reads through the same count (``capped``).
 """
 
 from __future__ import annotations
@@ -64,10 +65,15 @@ class _CappedLines(ByteReceiveStream):
         await self._stream.aclose()
 
 
+def capped(stream: ByteReceiveStream) -> ByteReceiveStream:
+    """``stream`` (a server's stdout) ending once a line passes the cap, told to whoever the
+    connection being opened in this context named (``reporting_to``)."""
+    return _CappedLines(stream, _on_too_long.get(), MAX_LINE_BYTES)
+
+
 def _capped_text(transport_stream: Any, encoding: str = "utf-8", errors: str = "strict") -> TextReceiveStream:
     """What the SDK's reader gets for ``TextReceiveStream(process.stdout, ...)``."""
-    return TextReceiveStream(_CappedLines(transport_stream, _on_too_long.get(), MAX_LINE_BYTES),
-                             encoding=encoding, errors=errors)
+    return TextReceiveStream(capped(transport_stream), encoding=encoding, errors=errors)
 
 
 def install() -> bool:

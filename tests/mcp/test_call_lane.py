@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from types import SimpleNamespace
 from typing import Any
 
@@ -236,3 +237,115 @@ def test_an_sdk_without_the_parts_keeps_calls_on_its_own_way() -> None:
     bare: Any = SimpleNamespace(session=SimpleNamespace(), _drive_input_required=None)
     assert not wire.lane.adopt(bare)
     assert not wire.lane.ready
+
+
+class _OnTheWire:
+    """A lane as ``stdio_transport`` makes it: it writes lines, and is handed the server's lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        _, lane_reads = anyio.create_memory_object_stream[Any](10)
+        lane_writes, self.session_sent = anyio.create_memory_object_stream[SessionMessage](10)
+
+        async def send_line(line: bytes) -> None:
+            self.lines.append(line)
+
+        self.lane = CallLane(lane_reads, lane_writes, send_line)
+
+    def sent(self) -> dict[str, Any]:
+        line = self.lines[-1]
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+
+async def test_on_the_wire_the_lane_takes_only_well_formed_answers_to_its_own_requests() -> None:
+    wire = _OnTheWire()
+    session = _Session()
+    assert wire.lane.adopt(_client(session))
+    call = asyncio.ensure_future(wire.lane.call_tool("echo", {"text": "über"}))
+    await asyncio.sleep(0)
+    sent = wire.sent()
+    # The line the SDK's writer would have written for the same request.
+    assert sent == json.loads(types.JSONRPCRequest(jsonrpc="2.0", id=sent["id"], method="tools/call", params={
+        "name": "echo", "arguments": {"text": "über"}, "_meta": {"stamped": True}}).model_dump_json(
+        by_alias=True, exclude_unset=True))
+    lane_id = sent["id"]
+    # The session's: its own answers and requests, a notification quoting the lane's id, an
+    # answer of the lane's that is no JSON-RPC response (its parser reports it), a cut line.
+    for line in ({"jsonrpc": "2.0", "id": 3, "result": {}},
+                 {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": f'"{lane_id}"'}},
+                 {"jsonrpc": "2.0", "id": lane_id, "method": "ping"},
+                 {"jsonrpc": "2.0", "id": lane_id, "result": "not an object"}):
+        assert not wire.lane.take_line(json.dumps(line).encode())
+    assert not wire.lane.take_line(json.dumps({"jsonrpc": "2.0", "id": lane_id, "result": {}}).encode()[:-3])
+    assert not call.done()
+    assert wire.lane.take_line(json.dumps({"jsonrpc": "2.0", "id": lane_id, "result": {
+        "content": [{"type": "text", "text": "über"}], "structuredContent": {"text": "über"}}}).encode())
+    result = await call
+    assert _text(result) == "über" and result.structured_content == {"text": "über"}
+    assert session.validated == ["echo"]
+    # An error answer is the call's MCPError; a late answer to a call given up is dropped here.
+    failing = asyncio.ensure_future(wire.lane.call_tool("echo", {}))
+    await asyncio.sleep(0)
+    assert wire.lane.take_line(json.dumps({"jsonrpc": "2.0", "id": wire.sent()["id"],
+                                           "error": {"code": -32602, "message": "no"}}).encode())
+    with pytest.raises(MCPError) as caught:
+        await failing
+    assert caught.value.code == -32602
+    given_up = asyncio.ensure_future(wire.lane.call_tool("hang", {}))
+    await asyncio.sleep(0)
+    given_up_id = wire.sent()["id"]
+    given_up.cancel()
+    await asyncio.sleep(0.01)
+    assert wire.sent()["method"] == "notifications/cancelled" and wire.sent()["params"]["requestId"] == given_up_id
+    assert wire.lane.take_line(json.dumps({"jsonrpc": "2.0", "id": given_up_id, "result": {"content": []}}).encode())
+    # A request plain JSON cannot spell (a lone surrogate) goes the SDK's way, through the session's stream.
+    odd = asyncio.ensure_future(wire.lane.call_tool("echo", {"text": "\udcff"}))
+    message = (await wire.session_sent.receive()).message
+    assert isinstance(message, types.JSONRPCRequest) and message.params is not None
+    assert message.params["arguments"] == {"text": "\udcff"}
+    wire.lane.end()  # the server's stream ended: what waits fails
+    with pytest.raises(MCPError) as caught:
+        await odd
+    assert caught.value.code == types.CONNECTION_CLOSED
+
+
+async def test_a_long_answer_read_in_many_pieces_reaches_the_call_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On Echo Desk's own transport the lane is on the wire: nothing pumps a stream for it.
+    monkeypatch.setattr(CallLane, "pump", _refuse)
+    conn = _connection(everything_config())
+    await conn.start()
+    try:
+        assert conn.calls_past_the_session
+        assert "echo" in {t.name for t in await conn.list_tools()}
+        message = "漢字 über " * 40_000  # ~600 KB on the wire: many reads of the server's stdout
+        result = await conn.call_tool("echo", {"message": message})
+        assert _text(result) == f"Echo: {message}"
+    finally:
+        await conn.close()
+
+
+async def test_an_sdk_without_what_the_transport_borrows_gets_its_own_transport_with_the_lane_behind(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcp.client.stdio as sdk_stdio
+
+    import echo_desk.mcp.call_lane as call_lane
+
+    monkeypatch.delattr(sdk_stdio, "_drain_stdout")
+    pumped: list[CallLane] = []
+    real_pump = call_lane.CallLane.pump
+
+    async def pump(lane: CallLane) -> None:
+        pumped.append(lane)
+        await real_pump(lane)
+
+    monkeypatch.setattr(call_lane.CallLane, "pump", pump)
+    conn = _connection(everything_config())
+    await conn.start()
+    try:
+        assert conn.calls_past_the_session and pumped  # the lane behind the SDK's transport
+        assert "echo" in {t.name for t in await conn.list_tools()}
+        assert _text(await conn.call_tool("echo", {"message": "hi"})) == "Echo: hi"
+    finally:
+        await conn.close()
