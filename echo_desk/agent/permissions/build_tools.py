@@ -84,9 +84,19 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
     return Reading(program, flags=tuple(found))
 
 
+#: cargo's options naming where it writes: a folder it writes anywhere below, or (the lock
+#: file) a file. The write rules judge it even where a rule names the option.
+_CARGO_WRITES_BELOW = frozenset({"--target-dir", "--artifact-dir", "--out-dir"})
+
+
 def _cargo_long(word: str, following: str | None) -> list[Flag]:
     """A long option of cargo's (``following``: the next word, its value if it takes one)."""
     name, eq, value = word.partition("=")
+    if _CARGO_DANGEROUS.get(name) is Does.WRITES:
+        written = value if eq else following
+        if name in _CARGO_WRITES_BELOW and written is not None:
+            written = written.rstrip("/") + "/any-folder/any-file"  # what it builds there
+        return [Flag(frozenset({word, name}), word, Does.WRITES, writes_path=True, path=written)]
     if name in _CARGO_DANGEROUS:
         return [_flag(word, _CARGO_DANGEROUS[name])]
     if name == "--target":

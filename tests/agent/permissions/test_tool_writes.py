@@ -120,3 +120,14 @@ def test_mvn_where_the_agent_may_write_the_projects_settings_asks(setup: Setup) 
     # .mvn/jvm.config holds JVM options (-Xlog:gc:file=… writes anywhere): any mvn reads it.
     setup.write_user_rules(_rules("mvn **") + _rules("@workspace/**", tool="write"))
     assert _effect(setup, "mvn -v") is not Effect.ALLOW
+
+
+def test_cargo_writes_where_a_named_target_dir_says_by_the_write_rules(setup: Setup) -> None:
+    # Naming --target-dir trusts the option, not every folder: cargo builds into ~/tgt
+    # (proven with cargo 1.8x, --offline). Writes kept to out/, so Cargo.toml is not the agent's.
+    setup.write_user_rules(_rules("cargo build --target-dir **", "cargo build --lockfile-path **")
+                           + _rules("@workspace/out/**", tool="write"))
+    assert _effect(setup, "cargo build --target-dir out/t") is Effect.ALLOW
+    for line in ("cargo build --target-dir ~/tgt", "cargo build --target-dir .. --release",
+                 "cargo build --lockfile-path ~/.bashrc"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
