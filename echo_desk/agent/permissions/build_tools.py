@@ -1,8 +1,8 @@
 """How build tools read their arguments: cargo, the C compilers (gcc, cc, clang…), javac,
-java and go. A rule naming one (``cargo build **``, ``gcc **``) trusts it to build the project in
+java, go and mvn. A rule naming one (``cargo build **``, ``gcc **``) trusts it to build the project in
 front of it; the options read here make it run another program, write outside, or read its
 options or settings from a file the rule cannot see, so a rule's ``**`` does not cover them.
-(Versions read: cargo 1.8x, GCC 12-14, clang 14-18, JDK 17-21, go 1.22-1.27.)
+(Versions read: cargo 1.8x, GCC 12-14, clang 14-18, JDK 17-21, go 1.22-1.27, Maven 3.8-3.9.)
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
 __all__ = ["COMPILER", "cargo_reading", "compiler_reading", "go_packages", "go_reading", "java_reading",
-           "javac_reading"]
+           "javac_reading", "mvn_reading"]
 
 
 def _flag(word: str, does: Does | None) -> Flag:
@@ -84,9 +84,19 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
     return Reading(program, flags=tuple(found))
 
 
+#: cargo's options naming where it writes: a folder it writes anywhere below, or (the lock
+#: file) a file. The write rules judge it even where a rule names the option.
+_CARGO_WRITES_BELOW = frozenset({"--target-dir", "--artifact-dir", "--out-dir"})
+
+
 def _cargo_long(word: str, following: str | None) -> list[Flag]:
     """A long option of cargo's (``following``: the next word, its value if it takes one)."""
     name, eq, value = word.partition("=")
+    if _CARGO_DANGEROUS.get(name) is Does.WRITES:
+        written = value if eq else following
+        if name in _CARGO_WRITES_BELOW and written is not None:
+            written = written.rstrip("/") + "/any-folder/any-file"  # what it builds there
+        return [Flag(frozenset({word, name}), word, Does.WRITES, writes_path=True, path=written)]
     if name in _CARGO_DANGEROUS:
         return [_flag(word, _CARGO_DANGEROUS[name])]
     if name == "--target":
@@ -302,6 +312,7 @@ def go_reading(argv: Argv, program: str) -> Reading:
         return Reading(program, flags=(*found, last))
     if sub == "install":
         found.append(_flag(sub, Does.WRITES))
+    written, nearest = _go_module_files(sub, argv[at + 1:])
     writes: list[int] = []
     i = at + 1
     while i < len(argv):
@@ -328,7 +339,52 @@ def go_reading(argv: Argv, program: str) -> Reading:
                 writes.append(i + 1)
             i += 1 if takes_next else 0
         i += 1
-    return Reading(program, flags=tuple(found), writes=tuple(writes))
+    return Reading(program, flags=tuple(found), writes=tuple(writes), written=written, written_nearest=nearest)
+
+
+#: go's commands that change the module's own files, and the files: go finds go.mod (and
+#: go.work) by walking up from the folder it runs in, so the one it changes may lie above the
+#: workspace (``Reading.written_nearest``; the first name is the one go looks for).
+_GO_MODULE = ("go.mod", "go.sum")
+_GO_WORK = ("go.work", "go.work.sum")
+_GO_CHANGES_NEAREST = {"mod": {"tidy": _GO_MODULE, "download": _GO_MODULE, "edit": _GO_MODULE},
+                       "work": {"use": _GO_WORK, "edit": _GO_WORK}}
+#: ... the files they create in the folder they run in ...
+_GO_CREATES_HERE = {"mod": {"init": _GO_MODULE}, "work": {"init": _GO_WORK}}
+#: ... and those whose files are only known when they run: ``vendor`` rewrites a folder beside
+#: go.mod (or ``-o DIR``), ``work sync`` the go.mod of every module go.work uses (``use
+#: ../elsewhere``).
+_GO_CHANGES_UNKNOWN = {"mod": frozenset({"vendor"}), "work": frozenset({"vendor", "sync"})}
+
+
+def _go_module_files(sub: str, words: Argv) -> tuple[tuple[str | None, ...], tuple[str, ...]]:
+    """What ``go SUBCOMMAND words…`` writes of the module's own files: paths (``None``: only
+    known when it runs) and files of the nearest module (``Reading.written_nearest``).
+    ``go get`` and a build with ``-mod=mod`` change go.mod and go.sum; ``go mod edit FILE``
+    and ``go work edit FILE`` change the file named (every word may be it)."""
+    if sub == "get" or (sub in _GO_BUILDS and _go_mod_mod(words)):
+        return (), _GO_MODULE
+    action = words[0] if words else None
+    if sub not in _GO_CHANGES_NEAREST:
+        return (), ()
+    if action is None and words:
+        return (None,), ()
+    if action in _GO_CHANGES_UNKNOWN[sub]:
+        return (None,), ()
+    if action in _GO_CREATES_HERE[sub]:
+        return _GO_CREATES_HERE[sub][action], ()
+    if action == "edit":
+        return tuple(w for w in words[1:] if w is None or not w.startswith("-")), _GO_CHANGES_NEAREST[sub][action]
+    return (), _GO_CHANGES_NEAREST[sub].get(action or "", ())
+
+
+def _go_mod_mod(words: Argv) -> bool:
+    """Whether a build reads ``-mod=mod`` (or ``-mod mod``): it updates go.mod and go.sum."""
+    for k, word in enumerate(words):
+        name, eq, value = (word or "").lstrip("-").partition("=")
+        if name == "mod" and (value if eq else (words[k + 1] if k + 1 < len(words) else "")) in ("mod", None):
+            return True
+    return False
 
 
 def _go_fetched(word: str) -> list[Flag]:
@@ -433,3 +489,41 @@ def _go_package(word: str) -> tuple[str, bool]:
     if word.startswith((".", "/")):
         return word, False
     return ".", True  # all, an import path (std and cmd too: cheaper to ask than to know GOROOT)
+
+
+# -- mvn --------------------------------------------------------------------------------------------
+#: mvn's options whose value names another project (``-f ~/p``: its pom's plugins run and it
+#: writes ~/p/target), a settings or toolchains file (repositories, profiles), or a file it
+#: writes (``-l``, its log). A rule's ``**`` does not cover them; the log is judged by the write
+#: rules where a rule names it.
+_MVN_DANGEROUS = {"-f": Does.CONFIG, "--file": Does.CONFIG, "-s": Does.CONFIG, "--settings": Does.CONFIG,
+                  "-gs": Does.CONFIG, "--global-settings": Does.CONFIG, "-t": Does.CONFIG, "--toolchains": Does.CONFIG,
+                  "-gt": Does.CONFIG, "--global-toolchains": Does.CONFIG, "-l": Does.WRITES, "--log-file": Does.WRITES}
+#: mvn's flags that start with a letter of a dangerous short option (``-fae`` is not ``-f ae``).
+_MVN_FLAGS = frozenset({"-fae", "--fail-at-end", "-ff", "--fail-fast", "-fn", "--fail-never", "-llr"})
+#: ``-D`` properties that only skip or pick tests. Any other may set a plugin's parameter
+#: (``-DoutputDirectory=~`` for dependency:copy-dependencies, ``-Dmaven.repo.local=DIR``,
+#: ``-Dexec.executable=…``): what it changes is only known when it runs.
+_MVN_PROPERTIES = re.compile(r"-D(?:skipTests|maven\.test\.skip|skipITs|test|it\.test)(?:=[\w.,#*-]*)?")
+
+
+def mvn_reading(argv: Argv, program: str) -> Reading:
+    """``mvn [options] [goals]``: the options in ``_MVN_DANGEROUS`` (value the next word, glued,
+    or after ``=``) and ``-D`` properties other than those picking or skipping tests. Its
+    settings in the project (pom.xml, .mvn/) are ``program_options.FOLDER_SETTINGS``'."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(_UNKNOWN)
+        elif word in _MVN_FLAGS or not word.startswith("-"):
+            continue
+        elif word.startswith("-D"):
+            if not _MVN_PROPERTIES.fullmatch(word):
+                found.append(_flag(word, None))
+        else:
+            name = word.partition("=")[0]
+            hit = next((o for o in _MVN_DANGEROUS if name == o or (not o.startswith("--") and word.startswith(o))),
+                       None)
+            if hit is not None:
+                found.append(_flag(word, _MVN_DANGEROUS[hit]))
+    return Reading(program, flags=tuple(found))

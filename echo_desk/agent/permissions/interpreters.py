@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from echo_desk.agent.permissions import program_options as table
-from echo_desk.agent.permissions.options import Does, OptionSet, Takes, read_options
+from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, Takes, read_options
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading, flags_of
 
 V = Takes.VALUE
@@ -77,18 +77,39 @@ def pip_flags(argv: Argv, offset: int = 1) -> list[Flag]:
     """``pip [general options] SUBCOMMAND [options]``: the general options that write
     (``--log``, ``--cache-dir``), run (``--python``) or read a key (``--cert``) wherever they
     stand; the read-only subcommands (list, freeze, show, check) read strictly, so an option
-    of theirs not known asks."""
+    of theirs not known asks; those that install or fetch (``table.PIP_WRITERS``) with the
+    options that choose where they write."""
+    return _pip_read(argv, offset)[0]
+
+
+def pip_written_below(argv: Argv, offset: int = 1) -> tuple[str | None, ...]:
+    """The folders ``pip install|download|wheel`` writes anywhere below: the value of
+    ``--target``, ``--prefix``, ``--root``, ``--src``, ``-d``, ``-w``, and the user's base
+    (~/.local) for ``--user``. The write rules judge what it may write there."""
+    return _pip_read(argv, offset)[1]
+
+
+def _pip_read(argv: Argv, offset: int) -> tuple[list[Flag], tuple[str | None, ...]]:
     parsed = read_options(argv[offset:], table.PIP_BEFORE)
     found = flags_of(parsed, table.PIP_BEFORE)
     if parsed.rest is None:
-        return found
+        return found, ()
     at = offset + parsed.rest
-    spec = table.PIP_READERS.get(argv[at] or "", table.PIP_GENERAL)
-    return found + flags_of(read_options(argv[at + 1:], spec), spec)
+    sub = argv[at] or ""
+    spec = table.PIP_READERS.get(sub) or table.PIP_WRITERS.get(sub) or table.PIP_GENERAL
+    options = read_options(argv[at + 1:], spec)
+    below: list[str | None] = []
+    for seen in options.seen:
+        names = set(seen.option.names) if seen.option is not None else set()
+        if names & table.PIP_FOLDERS:
+            below.append(seen.value)
+        elif "--user" in names:
+            below.append(table.PIP_USER_BASE)
+    return found + flags_of(options, spec), tuple(below)
 
 
 def pip_reading(argv: Argv, program: str) -> Reading:
-    return Reading(program, flags=tuple(pip_flags(argv)))
+    return Reading(program, flags=tuple(pip_flags(argv)), written_below=pip_written_below(argv))
 
 
 def _argument_files(argv: Argv, offset: int) -> list[Flag]:
@@ -136,6 +157,7 @@ def python_reading(argv: Argv, program: str) -> Reading:
                 found += ruff_flags(argv, i)
             elif letter == "m" and value is not None and PIP.fullmatch(value):
                 found += pip_flags(argv, i)
+                return Reading(program, flags=tuple(found), written_below=pip_written_below(argv, i))
             return Reading(program, flags=tuple(found))
     if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
         found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))
@@ -166,8 +188,14 @@ def _python_cluster(argv: Argv, i: int, found: list[Flag]) -> tuple[str, str | N
     return "", None, i + 1
 
 
-def interpreter(spec: OptionSet, code_options: frozenset[str]) -> Callable[[Argv, str], Reading]:
-    """node, perl, ruby: options, then the script (or code given with ``code_options``)."""
+def interpreter(spec: OptionSet, code_options: frozenset[str], *,
+                magic_open: bool = False) -> Callable[[Argv, str], Reading]:
+    """node, perl, ruby: options, then the script (or code given with ``code_options``), then
+    its arguments. ``-i`` (perl, ruby) edits the files it reads in place: each is a path it
+    writes (``Reading.written``), judged by the write rules even where a rule names ``-i``.
+    ``magic_open`` (perl): ``<>``, the loop of ``-n``/``-p`` and ``-i``, opens each argument
+    with perl's two-argument open, which reads ``>FILE`` as a file to write and ``CMD|`` as a
+    command to run: such an argument, or one only known when the line runs, is flagged."""
     def reader(argv: Argv, program: str) -> Reading:
         parsed = read_options(argv[1:], spec)
         found = flags_of(parsed, spec)
@@ -175,7 +203,33 @@ def interpreter(spec: OptionSet, code_options: frozenset[str]) -> Callable[[Argv
         informational = any(s.token in _INFORMATION for s in parsed.seen)
         if not has_code and not informational and (parsed.rest is None or argv[1 + parsed.rest] == "-"):
             found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))
-        return Reading(program, flags=tuple(found))
+        # the words after the code, or after the script when none was given
+        arguments = argv[1 + parsed.rest + (not has_code):] if parsed.rest is not None else ()
+        if magic_open:
+            found += [Flag(frozenset({w or ""} - {""}), w or "", Does.RUNS if w is not None else None)
+                      for w in arguments if w is None or _MAGIC_OPEN.search(w)]
+        return Reading(program, flags=tuple(found), written=_edited_in_place(parsed, arguments))
     return reader
 
 
+#: What perl's two-argument open reads as a mode (``>``, ``>>``, ``+<``, ``<``), a pipe (``|CMD``,
+#: ``CMD|``), rather than the name of a file to read.
+_MAGIC_OPEN = re.compile(r"^\s*[<>+|&]|\|\s*$")
+
+
+def _edited_in_place(parsed: Parsed, arguments: Argv) -> tuple[str | None, ...]:
+    """What ``-i[SUFFIX]`` writes: each argument (a file it edits) and its backup, ``FILE``
+    followed by the suffix. A suffix with ``/`` or ``*`` (perl: ``-i'old/*'``, each ``*`` the
+    file's name) puts the backup elsewhere: only known when it runs."""
+    in_place = [s for s in parsed.seen if s.option is not None and "-i" in s.option.names
+                and s.option.does is Does.WRITES]
+    if not in_place:
+        return ()
+    suffixes = [s.value for s in in_place if s.value]
+    written: list[str | None] = list(arguments)
+    for suffix in suffixes:
+        if "/" in suffix or "*" in suffix:
+            written.append(None)
+        else:
+            written += [w + suffix if w is not None else None for w in arguments]
+    return tuple(written)

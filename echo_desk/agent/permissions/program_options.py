@@ -512,6 +512,34 @@ PIP_READERS: dict[str, OptionSet] = {
     "show": OptionSet((*_PIP_GENERAL, *flags("-f|--files"))),
     "check": OptionSet(_PIP_GENERAL),
 }
+#: The subcommands that install or fetch, with the options that choose where they write: the
+#: folder they write below (``--target``, ``--prefix``, ``--root``, ``--src``, ``-d``, ``-w``;
+#: ``install --target ~/lib`` writes there), a report file (``--report``, ``lock --output``), or
+#: the user's site-packages (``--user``: ~/.local, whose ``.pth`` files every python runs at its
+#: start). Their other options are listed so a short cluster or a long prefix reads as pip reads
+#: it (``-Ut DIR`` is ``-U -t DIR``, ``--tar`` is ``--target``); one not listed is left to the rule.
+_PIP_FETCH = (*_PIP_GENERAL, *_PIP_INDEX, *flags(
+    "--pre --no-deps --prefer-binary --require-hashes --no-build-isolation --use-pep517 --no-use-pep517 "
+    "--check-build-dependencies --no-clean --ignore-requires-python --dry-run --no-warn-script-location "
+    "--no-warn-conflicts --compile --no-compile --force-reinstall -I|--ignore-installed -U|--upgrade --no-user"),
+    *values("-r|--requirement -c|--constraint -e|--editable -C|--config-settings|--config-setting --no-binary "
+            "--only-binary --progress-bar --platform --python-version --implementation --abi --global-option "
+            "--build-option --upgrade-strategy --root-user-action --group"),
+    opt("--src --source --source-dir --source-directory", V, WRITES),
+)
+PIP_WRITERS: dict[str, OptionSet] = {
+    "install": OptionSet((*_PIP_FETCH, opt("-t --target", V, WRITES), opt("--prefix", V, WRITES),
+                          opt("--root", V, WRITES), opt("--report", V, WRITES), opt("--user", does=WRITES)),
+                         strict=False),
+    "download": OptionSet((*_PIP_FETCH, opt("-d --dest --destination-dir --destination-directory", V, WRITES)),
+                          strict=False),
+    "wheel": OptionSet((*_PIP_FETCH, opt("-w --wheel-dir", V, WRITES)), strict=False),
+    "lock": OptionSet((*_PIP_FETCH, opt("-o --output", V, WRITES)), strict=False),
+}
+#: Of those, the options naming a folder pip writes anywhere below (the rest name a file).
+PIP_FOLDERS = frozenset({"--target", "--prefix", "--root", "--src", "--dest", "--wheel-dir"})
+#: Where ``pip install --user`` writes (the user's site-packages and scripts).
+PIP_USER_BASE = "~/.local"
 
 #: tree (2.x): ``-o FILE`` writes the listing to FILE, ``-R`` writes 00Tree.html into every folder.
 TREE = OptionSet((
@@ -556,6 +584,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # (a toolchain that is a path) run programs.
     "cargo": ("Cargo.toml", "build.rs", ".cargo/config.toml", ".cargo/config", "rust-toolchain.toml",
               "rust-toolchain"),
+    # mvn (3.x) builds the pom.xml of the folder it runs in (its plugins run), and takes JVM and
+    # mvn options from .mvn/ of the project's top folder, found by walking up: a jvm.config
+    # holding `-Xlog:gc:file=../home/.bashrc` makes any mvn, even `mvn -v`, overwrite that file.
+    "mvn": ("pom.xml", ".mvn/jvm.config", ".mvn/maven.config", ".mvn/extensions.xml"),
     # javac runs the annotation processors it finds on its class path, "." when none is given.
     "javac": ("META-INF/services/javax.annotation.processing.Processor",),
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
@@ -574,6 +606,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # pip's user settings (any option: ``log``, ``cache-dir`` write).
     **dict.fromkeys(("pip", "pip3"), (".pip/pip.conf",)),
     **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
+    # mvn's script sources ~/.mavenrc (shell code); ~/.m2/settings.xml sets its repositories and profiles.
+    "mvn": (".mavenrc", ".m2/settings.xml"),
     # cargo's user settings ($CARGO_HOME, ~/.cargo) and rustup's (a toolchain override that is a path).
     "cargo": (".cargo/config.toml", ".cargo/config", ".rustup/settings.toml"),
 }

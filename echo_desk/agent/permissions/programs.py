@@ -30,6 +30,7 @@ from echo_desk.agent.permissions.build_tools import (
     go_reading,
     java_reading,
     javac_reading,
+    mvn_reading,
 )
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
 from echo_desk.agent.permissions.git_reading import git_reading
@@ -633,9 +634,9 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "zip": _zip, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
-    "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading,
+    "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading, "mvn": mvn_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
-    "perl": interpreter(table.PERL, frozenset({"-e", "-E"})),
+    "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))

@@ -79,6 +79,11 @@ class Reading:
     #: the option — naming it trusts the option, not every place it may write.
     written: tuple[str | None, ...] = ()
     written_below: tuple[str | None, ...] = ()
+    #: Files it writes in the nearest folder, at or above the one it runs in, that holds the
+    #: first of them (``go mod tidy``: the go.mod go finds by walking up, and its go.sum; none
+    #: found: the folder it runs in). Only the file system tells where that is: the write
+    #: rules judge the files there.
+    written_nearest: tuple[str, ...] = ()
 
 
 def flags_of(parsed: Parsed, spec: OptionSet, offset: int = 1) -> list[Flag]:

@@ -322,6 +322,8 @@ class _Judge:
                 return None
         if not all(self._writes_allowed(path, sandbox) for path in _written_paths(reading)):
             return None
+        if not all(self._writes_allowed(path, sandbox) for path in self._nearest(reading.written_nearest)):
+            return None
         if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
             return None
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
@@ -349,6 +351,20 @@ class _Judge:
                     path = os.path.join(dirpath, name)
                     if os.path.islink(path):
                         found += [path, os.path.join(path, _ANY_BELOW[0])]
+        return found
+
+    def _nearest(self, names: tuple[str, ...]) -> list[str | None]:
+        """``Reading.written_nearest`` as paths: the files in the nearest folder, at or above each
+        folder the command may run in, holding the first name (none: the folder it runs in).
+        ``None``: where it runs is not known."""
+        if not names:
+            return []
+        if not self.cwd_known:
+            return [None]
+        found: list[str | None] = []
+        for cwd in self.cwds:
+            folder = next((f for f in (cwd, *cwd.parents) if os.path.lexists(f / names[0])), cwd)
+            found += [str(folder / name) for name in names]
         return found
 
     def _below_refused(self, folder: str) -> bool:

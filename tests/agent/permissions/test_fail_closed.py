@@ -863,9 +863,11 @@ def test_go_options_that_run_write_or_build_elsewhere_under_a_build_rule(setup: 
                  "go test -coverprofile out/c.out ./pkg/...", "go build -ldflags '-s -w -X main.version=1.2' .",
                  "go build -gcflags=all='-N -l' .", "go build -tags netgo -trimpath .", "go env GOPATH", "go env",
                  "go run . --help", "go run ./cmd/x -o ~/x", "go list -m all", "go list -f '{{.Dir}}' ./...",
-                 "go mod tidy", "go version", "go test ./pkg/... -run TestX", "go test -json ./pkg/...",
+                 "go version", "go test ./pkg/... -run TestX", "go test -json ./pkg/...",
                  "go test ./pkg/... -args -v"):
         assert _effect(setup, line) is Effect.ALLOW, line
+    # go mod tidy rewrites go.mod and go.sum, which these write rules (out/ only) do not allow (s127)
+    assert _effect(setup, "go mod tidy") is not Effect.ALLOW
     for line in ("go build -toolexec /tmp/x .", "go build -toolexec=out/x .", "go test -exec /tmp/x ./...",
                  "go run -exec /tmp/x .", "go vet -vettool=/tmp/x .", "go test ./... -vettool=x", "go generate ./...",
                  "go generate", "go env -w GOFLAGS=-toolexec=/tmp/x", "go env -u GOFLAGS", "go build -o ~/x .",
@@ -903,7 +905,7 @@ def test_go_asks_when_the_agent_may_write_the_code_of_a_package_it_builds(setup:
                                     tool="write"))
     for line in ("go build", "go test", "go test .", "go test ./pkg/...", "go vet ./cmd/x", "go run ./cmd/x",
                  "go test -run TestX ./pkg", "go build -o out/h .", "go test ./cfg", "go list ./...",
-                 "go mod tidy", "go env GOPATH"):
+                 "go env GOPATH"):
         assert _effect(setup, line) is Effect.ALLOW, line
     for line in ("go test ./out", "go test out/x_test.go", "go test -run NONE -count=1 out/x_test.go",
                  "go test ./...", "go test -v ./out/...", "go test ./... -args -v", "go vet ./out", "go vet out/c.go",
