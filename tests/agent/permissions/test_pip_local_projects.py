@@ -31,10 +31,10 @@ AGENT_CODE = [
     "pip install --requirement=out/req.txt", "pip install -r req.txt", "pip install -r nested.txt",
     "pip install --no-index -f ./out x", "printf './out/pkg\\n' > out/r.txt && pip install -r out/r.txt",
     "pip install -r missing.txt", "pip install -r editable.txt", "pip install -r short.txt",
-    "pip install -r variable.txt", "pip install -r url.txt",
+    "pip install -r variable.txt", "pip install -r url.txt", "pip install --some-new-option x",
 ]
 #: The same programs, building nothing the agent may write.
-PERSON_CODE = ["pip install x", "pip install -U x 'y>=2'", "pip install ./src/pkg", "pip install -e src/pkg",
+PERSON_CODE = ["pip install x", "pip install -U x 'y>=2'", "pip install --break-system-packages x", "pip install ./src/pkg", "pip install -e src/pkg",
                "python -m pip install ./src/pkg", "pip wheel ./src/pkg",
                "python -m build src/pkg", "pip install -r person.txt"]
 
