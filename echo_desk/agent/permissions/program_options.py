@@ -529,7 +529,8 @@ _PIP_FETCH = (*_PIP_GENERAL, *_PIP_INDEX, *flags(
 )
 PIP_WRITERS: dict[str, OptionSet] = {
     "install": OptionSet((*_PIP_FETCH, opt("-t --target", V, WRITES), opt("--prefix", V, WRITES),
-                          opt("--root", V, WRITES), opt("--report", V, WRITES), opt("--user", does=WRITES)),
+                          opt("--root", V, WRITES), opt("--report", V, WRITES), opt("--user", does=WRITES),
+                          *flags("--break-system-packages")),
                          strict=False),
     "download": OptionSet((*_PIP_FETCH, opt("-d --dest --destination-dir --destination-directory", V, WRITES)),
                           strict=False),

@@ -17,9 +17,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.agent.permissions import build_tools, git_config, git_index, git_reading, pytest_testpaths
+from echo_desk.agent.permissions import (
+    build_tools,
+    git_config,
+    git_index,
+    git_reading,
+    pip_projects,
+    pytest_testpaths,
+)
 from echo_desk.agent.permissions import program_options as table
-from echo_desk.agent.permissions.interpreters import PYTHON
+from echo_desk.agent.permissions.interpreters import PIP, PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.options import OptionSet, read_options
 
@@ -62,6 +69,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         found.append(_user_site(home))
     if home is not None:
         found += _user_places(program, home)
+    found += _projects(argv, program, rest, cwds)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
@@ -89,6 +97,27 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
                     if suffixes and word in operands:
                         # A file named as an operand is collected whatever its name (`tests/notes.txt`).
                         found.append(Place(folder.parent, (folder.name,)))
+    return found
+
+
+def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | None],
+              cwds: Sequence[Path]) -> list[Place]:
+    """The local projects pip or ``python -m build`` (``program``, with its arguments ``rest``)
+    builds, and the requirements files pip reads (``pip_projects``): every file of a project
+    folder counts as code its build runs, and a path that is a file (an archive, a
+    requirements file) counts itself."""
+    if PIP.fullmatch(program):
+        sources = [pip_projects.pip_sources(rest, c) for c in cwds]
+    elif program == "build" and PYTHON.fullmatch(os.path.basename(argv[0] or "")):
+        sources = [pip_projects.build_sources(rest, c) for c in cwds]
+    else:
+        return []
+    found: list[Place] = []
+    for paths in sources:
+        for path in paths or ():
+            for each in dict.fromkeys((path, Path(os.path.realpath(path)))):
+                found += [Place(each, pip_projects.PROJECT_FILES, below=True, suffixes=("",))]
+                found += [Place(each.parent, (each.name,))] if each.name else []
     return found
 
 

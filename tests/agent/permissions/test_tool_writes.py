@@ -39,7 +39,7 @@ OUTSIDE = ["perl -pi -e 's/^/touch PWNED; /' ~/.bashrc", "perl -i -pe 's/^/x/' a
 #: and the modules go.work uses.
 UNKNOWN = ["go mod vendor", "go work sync"]
 INSIDE = ["perl -pi -e 's/a/b/' a.txt", "perl -i.bak -pe 's/a/b/' a.txt notes.txt", "perl -ne 'print' a.txt",
-          "perl -pe 's/a/b/' a.txt", "ruby -pi -e 'x' a.txt", "pip install x", "pip install -U -r requirements.txt",
+          "perl -pe 's/a/b/' a.txt", "ruby -pi -e 'x' a.txt", "pip install x",
           "pip install --target out/lib x", "pip download -d out/wheels x",
           "go mod tidy", "go get", "go mod init x", "go work init"]
 
