@@ -612,6 +612,15 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # cargo's user settings ($CARGO_HOME, ~/.cargo) and rustup's (a toolchain override that is a path).
     "cargo": (".cargo/config.toml", ".cargo/config", ".rustup/settings.toml"),
 }
+#: pip's settings outside the home folder (pip 23, ``configuration.get_configuration_files``):
+#: the site file, ``pip.conf`` in ``sys.prefix`` of the python pip runs in (a virtual
+#: environment's own folder: ``.venv/pip.conf`` for ``.venv/bin/pip``), and the global files,
+#: ``pip.conf`` in each folder of ``$XDG_CONFIG_DIRS`` (else ``/etc/xdg``) under ``pip/``, and
+#: in ``/etc``. Any option may stand there: ``log`` writes a file even when the install fails,
+#: ``find-links`` and ``index-url`` pick the archives installed, ``target`` where pip writes.
+PIP_SITE_SETTINGS = "pip.conf"
+PIP_GLOBAL_FOLDERS = ("/etc",)
+PIP_XDG_DEFAULT = "/etc/xdg"
 CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
     "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),

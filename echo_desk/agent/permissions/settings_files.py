@@ -69,7 +69,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         found.append(_user_site(home))
     if home is not None:
         found += _user_places(program, home)
-    found += _projects(argv, program, rest, cwds)
+    found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
@@ -119,6 +119,72 @@ def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | Non
                 found += [Place(each, pip_projects.PROJECT_FILES, below=True, suffixes=("",))]
                 found += [Place(each.parent, (each.name,))] if each.name else []
     return found
+
+
+def _pip_places(runner: str | None, program: str, cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """When ``program`` is pip, its settings files besides ``~/.pip/pip.conf``
+    (``program_options.PIP_SITE_SETTINGS``): the user's file under the folder for settings
+    (``pip3.11`` too), the file ``$PIP_CONFIG_FILE`` names, the global files and the site file
+    of the environment of the python that runs pip (``runner``: the pip script, or the python
+    of ``python -m pip``)."""
+    if not PIP.fullmatch(program):
+        return []
+    name = table.PIP_SITE_SETTINGS
+    found = [Place(folder / "pip", (name,)) for folder in _config_homes(home)] if home is not None else []
+    xdg = [d for d in os.environ.get("XDG_CONFIG_DIRS", "").split(os.pathsep) if os.path.isabs(d)]
+    found += [Place(Path(d) / "pip", (name,)) for d in (xdg or [table.PIP_XDG_DEFAULT])]
+    found += [Place(Path(d), (name,)) for d in table.PIP_GLOBAL_FOLDERS]
+    config_file = os.environ.get("PIP_CONFIG_FILE", "")
+    if config_file and config_file != os.devnull:
+        found += [Place(p.parent, (p.name,)) for c in cwds for p in _both(c / config_file)]
+    found += [Place(prefix, (name,)) for prefix in _python_prefixes(runner, cwds)]
+    return found
+
+
+def _python_prefixes(runner: str | None, cwds: Sequence[Path]) -> list[Path]:
+    """The folders that may be ``sys.prefix`` of the python ``runner`` starts: the folder above
+    the folder of the program (``.venv`` for ``.venv/bin/pip`` and ``.venv/bin/python``; a
+    virtual environment's python finds its ``pyvenv.cfg`` there), and of the python a pip
+    script's ``#!`` line names. Which program a bare name (``pip``, ``python``) is, and which
+    python a ``#!/usr/bin/env python3`` line runs, is only known when the line runs (an active
+    virtual environment puts its bin/ first on ``PATH``): every folder of ``PATH`` counts.
+    ``$PYTHONHOME`` sets the prefix itself."""
+    path_wide = runner is None or "/" not in runner
+    prefixes: list[Path] = []
+    if runner is not None and not path_wide:
+        for c in cwds:
+            for program in _both(c / runner):
+                prefixes.append(program.parent.parent)
+                interpreter = _shebang(program)
+                if interpreter is not None and os.path.basename(interpreter) == "env":
+                    path_wide = True
+                elif interpreter is not None and PYTHON.fullmatch(os.path.basename(interpreter)):
+                    prefixes += [p.parent.parent for p in _both(program.parent / interpreter)]
+    if path_wide:
+        for entry in os.environ.get("PATH", "").split(os.pathsep):
+            prefixes += [p.parent for c in cwds for p in _both(c / entry)]  # ("": the folder it runs in)
+    home = os.environ.get("PYTHONHOME", "").split(os.pathsep)[0]
+    if home:
+        prefixes += [p for c in cwds for p in _both(c / home)]
+    return list(dict.fromkeys(prefixes))
+
+
+def _both(path: Path) -> list[Path]:
+    """``path`` as written and with its links followed."""
+    return list(dict.fromkeys((Path(os.path.normpath(path)), Path(os.path.realpath(path)))))
+
+
+def _shebang(program: Path) -> str | None:
+    """The interpreter a script's ``#!`` line names (``None``: not a script, or not read)."""
+    try:
+        with program.open("rb") as file:
+            head = file.read(512)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n")[0].decode("utf-8", "replace").split()
+    return words[0] if words else None
 
 
 def _go_env_file() -> list[Place]:
