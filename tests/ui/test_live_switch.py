@@ -97,6 +97,9 @@ NAMES = {
     # lldb's platform shell, Gradle, Maven's JDK, yarn's yarnPath, conda, uv, Bundler, go's GOFLAGS)
     "pry", "ghci", "octave", "lldb", "platform", "system", "gradle", "jdk", "yarn", "yarnpath", "conda", "uv",
     "bundler", "go", "goflags", "toolexec", "org", "jvmargs",
+    # the package caches of the protected list: Python's installer and the package formats kept
+    # there (a jar, a wheel), named so in Chinese too
+    "pip", "jar", "wheel",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
