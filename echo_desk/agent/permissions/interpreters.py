@@ -73,23 +73,15 @@ def ruff_reading(argv: Argv, program: str) -> Reading:
 PIP = re.compile(r"pip(3(\.\d+)?)?")
 
 
-def pip_flags(argv: Argv, offset: int = 1) -> list[Flag]:
+def pip_options(argv: Argv, offset: int = 1) -> tuple[list[Flag], tuple[str | None, ...]]:
     """``pip [general options] SUBCOMMAND [options]``: the general options that write
     (``--log``, ``--cache-dir``), run (``--python``) or read a key (``--cert``) wherever they
     stand; the read-only subcommands (list, freeze, show, check) read strictly, so an option
     of theirs not known asks; those that install or fetch (``table.PIP_WRITERS``) with the
-    options that choose where they write."""
-    return _pip_read(argv, offset)[0]
-
-
-def pip_written_below(argv: Argv, offset: int = 1) -> tuple[str | None, ...]:
-    """The folders ``pip install|download|wheel`` writes anywhere below: the value of
-    ``--target``, ``--prefix``, ``--root``, ``--src``, ``-d``, ``-w``, and the user's base
-    (~/.local) for ``--user``. The write rules judge what it may write there."""
-    return _pip_read(argv, offset)[1]
-
-
-def _pip_read(argv: Argv, offset: int) -> tuple[list[Flag], tuple[str | None, ...]]:
+    options that choose where they write. Also the folders ``pip install|download|wheel``
+    writes anywhere below, for the write rules to judge: the value of ``--target``,
+    ``--prefix``, ``--root``, ``--src``, ``-d``, ``-w``, and the user's base (~/.local) for
+    ``--user``."""
     parsed = read_options(argv[offset:], table.PIP_BEFORE)
     found = flags_of(parsed, table.PIP_BEFORE)
     if parsed.rest is None:
@@ -109,7 +101,8 @@ def _pip_read(argv: Argv, offset: int) -> tuple[list[Flag], tuple[str | None, ..
 
 
 def pip_reading(argv: Argv, program: str) -> Reading:
-    return Reading(program, flags=tuple(pip_flags(argv)), written_below=pip_written_below(argv))
+    found, below = pip_options(argv)
+    return Reading(program, flags=tuple(found), written_below=below)
 
 
 def _argument_files(argv: Argv, offset: int) -> list[Flag]:
@@ -156,8 +149,8 @@ def python_reading(argv: Argv, program: str) -> Reading:
             elif letter == "m" and value == "ruff":
                 found += ruff_flags(argv, i)
             elif letter == "m" and value is not None and PIP.fullmatch(value):
-                found += pip_flags(argv, i)
-                return Reading(program, flags=tuple(found), written_below=pip_written_below(argv, i))
+                pip_found, below = pip_options(argv, i)
+                return Reading(program, flags=(*found, *pip_found), written_below=below)
             return Reading(program, flags=tuple(found))
     if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
         found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))
