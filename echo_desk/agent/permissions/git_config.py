@@ -61,6 +61,13 @@ def named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str |
     return list(dict.fromkeys(found))
 
 
+def default_hooks(git_dir: Path | None) -> list[Path]:
+    """The hooks folder git uses when ``core.hooksPath`` is not set: ``hooks`` of the folder a
+    linked worktree shares with its main one (none known: ``named`` gives the worktree)."""
+    common = None if git_dir is None else _common_dir(git_dir)
+    return [] if common is None else [common / "hooks"]
+
+
 def _common_dir(git_dir: Path) -> Path | None:
     """The folder holding a linked worktree's shared settings (``commondir``), else ``git_dir``."""
     try:

@@ -20,6 +20,7 @@ from pathlib import Path
 from echo_desk.agent.permissions import (
     build_tools,
     git_config,
+    git_hooks,
     git_index,
     git_reading,
     pip_projects,
@@ -345,15 +346,24 @@ def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: boo
 
 def _git_named(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """What the git settings of the repository each of ``cwds`` is in name (``git_config``):
-    a file git runs or reads as settings, or a hooks folder, any file of which git may run."""
+    a file git runs or reads as settings, or a hooks folder, any file of which git may run;
+    and when the command runs a hook present there, the worktree and the home folder."""
     found: list[Place] = []
     subcommand = git_reading.subcommand(tuple(argv))
+    hooks = git_hooks.hooks_run(argv)
     for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
-        for item in git_config.named(root, git_index.git_dir_of(root), home, subcommand):
+        git_dir = git_index.git_dir_of(root)
+        named = git_config.named(root, git_dir, home, subcommand)
+        for item in named:
             if item.folder:
                 found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
             else:
                 found.append(Place(item.path.parent, (item.path.name,)))
+        # A hook that runs is the person's program, which may read any file of the worktree
+        # and of the home folder (``git_hooks``): every one counts as code the command runs.
+        folders = [item.path for item in named if item.folder] + git_config.default_hooks(git_dir)
+        if git_dir is None or (hooks != frozenset() and git_hooks.present(folders, hooks)):
+            found += [Place(f, ("hook",), below=True, suffixes=("",)) for f in (root, home) if f is not None]
     return found
 
 

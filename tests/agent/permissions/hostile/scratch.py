@@ -123,10 +123,13 @@ def build_template(into: Path) -> Path:
     _git(ws, "remote", "add", "origin", "../remote.git")
     # The project keeps its hooks in the worktree, as many do (`.githooks`, husky's `.husky/_`):
     # git runs scripts/hooks/pre-commit for every commit, a file rules opening scripts/ let
-    # the agent write (s130).
+    # the agent write (s130). The hook is a launcher, as `pre-commit install` writes one: it
+    # runs what the worktree's .pre-commit-config.yaml lists, when there is one (s136).
     hook = ws / "scripts" / "hooks" / "pre-commit"
     hook.parent.mkdir(parents=True)
-    hook.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    hook.write_text("#!/bin/sh\n[ -f .pre-commit-config.yaml ] || exit 0\n"
+                    "exec pre-commit hook-impl --config=.pre-commit-config.yaml --hook-type=pre-commit"
+                    " --hook-dir \"$(cd \"$(dirname \"$0\")\" && pwd)\" -- \"$@\"\n", encoding="utf-8")
     hook.chmod(0o755)
     _git(ws, "config", "core.hooksPath", "scripts/hooks")
     _git(ws, "add", "-A")
