@@ -131,6 +131,12 @@ AWK = OptionSet((
            "-S|--sandbox -t|--lint-old -V|--version"),
 ), permute=False)
 
+#: curl 7.88/8 (strict: an option not listed asks, ``--next`` and ``--proto-default`` among
+#: them). The options writing a file are named by a rule; their files are judged by the write
+#: rules (``downloads.curl_output``). The files it reads and sends — a plain value (``--cert``,
+#: ``-b FILE``, ``-T``), one inside a value (``-d @F``, ``-F a=<F``, ``--data-urlencode k@F``),
+#: a ``file:`` address, ~/.netrc for ``-n`` — are judged by the read rules
+#: (``download_reads``); ``-T`` to a ``file:`` address writes it. ``-K`` reads options.
 CURL = OptionSet((
     *flags("-s|--silent -S|--show-error -L|--location -f|--fail --fail-with-body -i|--include -I|--head -v|--verbose "
            "-k|--insecure --compressed -G|--get -J|--remote-header-name --create-dirs -4|--ipv4 -6|--ipv6 "
@@ -149,14 +155,10 @@ CURL = OptionSet((
     opt("-o --output", V, WRITES), opt("-O --remote-name", does=WRITES), opt("--remote-name-all", does=WRITES),
     opt("--output-dir", V, WRITES), opt("-K --config", V, CODE), opt("-D --dump-header", V, WRITES),
     opt("-c --cookie-jar", V, WRITES), opt("--trace --trace-ascii", V, WRITES), opt("--stderr", V, WRITES),
-    opt("--libcurl", V, WRITES), opt("-T --upload-file", V, WRITES), opt("--etag-save", V, WRITES),
+    opt("--libcurl", V, WRITES), opt("--etag-save", V, WRITES), opt("-T --upload-file", V),
     opt("--hsts --alt-svc", V, WRITES),
     *HELP,
 ))
-#: curl options whose value, starting with '@' (or '<' in a form), names a local file to send.
-CURL_FILE_VALUES = frozenset({"-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "-F", "--form",
-                              "--json", "--variable", "-H", "--header", "-w", "--write-out"})
-
 #: wget 1.21 (getopt_long: unique prefixes of long options; ``-nc``/``-nd``/``-nH``/``-np``/``-nv``
 #: are ``-n`` with a value). Where it writes (``-O``, ``-P``, its logs, cookies, WARC files, and
 #: every file it downloads, named by the address or the server) is judged by the write rules
@@ -176,7 +178,7 @@ WGET = OptionSet((
            "--no-warc-compression --no-warc-digests --no-warc-keep-log -r|--recursive --delete-after "
            "-k|--convert-links --convert-file-only -K|--backup-converted -m|--mirror -p|--page-requisites "
            "--strict-comments --follow-ftp -H|--span-hosts -L|--relative --trust-server-names -F|--force-html "
-           "--no-parent --no-clobber --no-directories --no-host-directories --no-verbose"),
+           "--no-parent --no-clobber --no-directories --no-host-directories --no-verbose --no-netrc"),
     *values("--report-speed -i|--input-file -B|--base --rejected-log -t|--tries --retry-on-http-error --start-pos "
             "--progress -T|--timeout --dns-timeout --connect-timeout --read-timeout -w|--wait --waitretry "
             "-Q|--quota --bind-address --limit-rate --restrict-file-names --prefer-family --user --password "
@@ -604,6 +606,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
     # wget's user settings (``output_document``, ``dir_prefix``, ``logfile`` write anywhere).
     "wget": (".wgetrc",),
+    # curl's user settings: any option (``data = "@FILE"`` sends a file, ``output`` writes one).
+    "curl": (".curlrc",),
     # pip's user settings (any option: ``log``, ``cache-dir`` write).
     **dict.fromkeys(("pip", "pip3"), (".pip/pip.conf",)),
     **dict.fromkeys(("npm", "npx", "pnpm"), (".npmrc",)), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
@@ -623,6 +627,8 @@ PIP_GLOBAL_FOLDERS = ("/etc",)
 PIP_XDG_DEFAULT = "/etc/xdg"
 CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": ("git/config",), "mypy": ("mypy/config",), "less": ("lesskey",),
+    # curl 7.73+ reads $XDG_CONFIG_HOME/.curlrc (the file's name keeps its dot).
+    "curl": (".curlrc",),
     "ruff": ("ruff/ruff.toml", "ruff/.ruff.toml", "ruff/pyproject.toml"),
     **dict.fromkeys(("pip", "pip3"), ("pip/pip.conf",)),
     # go's env file (what `go env -w` writes): its GOFLAGS=-toolexec=… runs a program for

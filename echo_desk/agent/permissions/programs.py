@@ -32,6 +32,7 @@ from echo_desk.agent.permissions.build_tools import (
     javac_reading,
     mvn_reading,
 )
+from echo_desk.agent.permissions.download_reads import NETRC, curl_value_reads, file_url_path, upload_globbed
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
 from echo_desk.agent.permissions.git_reading import git_reading
 from echo_desk.agent.permissions.interpreters import (
@@ -105,7 +106,7 @@ def read(argv: Argv) -> Reading:
                                written_below=(*reading.written_below, *files[1]))
     values = _option_values(argv, reading.program)
     if values:
-        reading = with_changes(reading, values=values)
+        reading = with_changes(reading, values=(*reading.values, *values))
     too_long = _long_cluster(argv, reading.program)
     if too_long is not None:
         reading = with_changes(reading, flags=(*reading.flags, too_long))
@@ -541,30 +542,57 @@ def _tee(argv: Argv, program: str) -> Reading:
 
 
 def _curl(argv: Argv, program: str) -> Reading:
+    """curl's options (``table.CURL``), where it writes (``downloads.curl_output``) and the files
+    it reads and sends (``download_reads``): each judged as the read or write it is."""
     parsed = read_options(argv[1:], table.CURL)
     found = flags_of(parsed, table.CURL)
+    names = {n for s in parsed.seen if s.option is not None for n in s.option.names}
+    reads: list[str | None] = [NETRC] if names & {"--netrc", "--netrc-optional"} else []
+    uploads: list[str] = []
     for seen in parsed.seen:
-        if seen.option is None or not set(seen.option.names) & table.CURL_FILE_VALUES or seen.value is None:
+        if seen.option is None or seen.value is None:
             continue
         value = seen.value
-        if value.startswith(("@", "<")) or "=@" in value or "=<" in value or "%output{" in value:
-            found.append(Flag(frozenset({seen.token, value}), seen.token, Does.WRITES))
-    names = {n for s in parsed.seen if s.option is not None for n in s.option.names}
+        reads += curl_value_reads(seen.option.names, value)
+        if "--cert" in seen.option.names and ":" in value:
+            reads.append(value.split(":", 1)[0])  # FILE:PASSWORD
+        if "--upload-file" in seen.option.names:
+            uploads.append(value)
+            if upload_globbed(value):
+                reads.append(None)
+        if "--write-out" in seen.option.names and "%output{" in value:
+            found.append(Flag(frozenset({seen.token, value}), seen.token, Does.WRITES))  # a file it names
+    urls = [v for _, v in parsed.operands if v is not None]
+    urls += [s.value for s in parsed.seen if s.option is not None and "--url" in s.option.names and s.value]
+    written: list[str | None] = []
+    upload_below: list[str | None] = []
+    for url in urls:
+        local, path = file_url_path(url)
+        if not local:
+            continue
+        reads.append(path)
+        if uploads:  # -T to a file: address writes it (to FOLDER/ the upload file's name)
+            (upload_below if path is None or path.endswith("/") else written).append(path)
+    found += [Flag(frozenset(), "", None) for path in reads if path is None]
     folders = [s.value for s in parsed.seen if s.option is not None and "--output-dir" in s.option.names]
     # -o's file is in --output-dir, its '#1' text from the address: judged where it lands.
     found = [replace(f, path=curl_output(f.path, folders)) if f.writes_path and "--output" in f.names else f
              for f in found]
     # -O names the file after the address (-J: after what the server says) in --output-dir.
     below = tuple(folders or ["."]) if names & {"--remote-name", "--remote-name-all"} else ()
-    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed), written_below=below)
+    return Reading(program, flags=tuple(found), spellings=spellings_of(argv, parsed), written=tuple(written),
+                   written_below=(*below, *upload_below), values=tuple(p for p in reads if p is not None))
 
 
 def _wget(argv: Argv, program: str) -> Reading:
-    """wget's options (``table.WGET``), and where it writes (``downloads.wget_written``)."""
+    """wget's options (``table.WGET``), where it writes (``downloads.wget_written``), and the
+    netrc file it reads (``download_reads.NETRC``)."""
     parsed = read_options(argv[1:], table.WGET)
     written, below = wget_written(parsed)
+    # wget reads ~/.netrc on every run (its passwords go to a server asking for them).
+    netrc = any(s.option is not None and "--no-netrc" in s.option.names for s in parsed.seen)
     return Reading(program, flags=tuple(flags_of(parsed, table.WGET)), spellings=spellings_of(argv, parsed),
-                   written=written, written_below=below)
+                   written=written, written_below=below, values=() if netrc else (NETRC,))
 
 
 def _make(argv: Argv, program: str) -> Reading:

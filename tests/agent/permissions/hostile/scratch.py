@@ -64,6 +64,7 @@ HOME_FILES: dict[str, str] = {
     ".ssh/id_rsa": "SECRET KEY\n",
     ".ssh/keys.json": "{\"key\": \"SECRET\"}\n",  # jq reads a .json module (s88)
     ".config/app.toml": "x = 1\n",
+    ".netrc": "machine 127.0.0.1 login agent password SECRET\n",  # curl -n and wget send it (s139)
 }
 OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
