@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from echo_desk.agent.permissions import floor, git_reading, programs, settings_files
+from echo_desk.agent.permissions import floor, git_reading, line_changes, programs, settings_files
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
@@ -163,6 +163,24 @@ class _Judge:
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
+        #: What the line's commands may change before another of them runs (``line_changes``).
+        self.changes = line_changes.changes(self._line_writes(), self.cwds, self.cwd_known, where.home)
+        if any(self.changes.through_link(c) for c in self.cwds[1:]):
+            # `ln -s ~ out/h && cd out/h`: the folder a cd goes to may be a link the line makes,
+            # which leads anywhere (out of the workspaces too).
+            self.cwd_known, self.cd_outside = False, True
+
+    def _line_writes(self) -> list[line_changes.Written]:
+        """What every command of the line (and every command those run) writes, and the line's
+        redirections."""
+        found: list[line_changes.Written] = []
+        for command in self.analysis.commands:
+            forms = self.forms(command.argv)
+            for words, reading in forms.commands:
+                found += line_changes.of_command(tuple(w.value for w in words), reading)
+            found += [line_changes.Written(None, (r.target.value,)) for r in forms.writes]
+        found += [line_changes.Written(None, (r.target.value,)) for r in self.analysis.redirects if r.write]
+        return found
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
@@ -318,16 +336,17 @@ class _Judge:
         if not all(self._inner_covered(argv, inner, rule, sandbox=sandbox, depth=depth) for inner in reading.inners):
             return None
         for k in reading.writes:
-            if k < len(argv) and not self._allowed(self._write_effect(argv[k]), sandbox):
+            if k < len(argv) and not self._allowed(self._write_effect(argv[k], values), sandbox):
                 return None
-        if not all(self._writes_allowed(path, sandbox) for path in _written_paths(reading)):
+        if not all(self._writes_allowed(path, sandbox, values) for path in _written_paths(reading)):
             return None
-        if not all(self._writes_allowed(path, sandbox) for path in self._nearest(reading.written_nearest)):
+        if not all(self._writes_allowed(path, sandbox, values)
+                   for path in self._nearest(reading.written_nearest, values)):
             return None
-        if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
+        if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
             return None
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
-        if not all(self._writes_allowed(path, sandbox) for path in links):
+        if not all(self._writes_allowed(path, sandbox, values) for path in links):
             return None
         return rule
 
@@ -353,9 +372,12 @@ class _Judge:
                         found += [path, os.path.join(path, _ANY_BELOW[0])]
         return found
 
-    def _nearest(self, names: tuple[str, ...]) -> list[str | None]:
+    def _nearest(self, names: tuple[str, ...], own: tuple[str | None, ...]) -> list[str | None]:
         """``Reading.written_nearest`` as paths: the files in the nearest folder, at or above each
-        folder the command may run in, holding the first name (none: the folder it runs in).
+        folder the command (``own``) may run in, holding the first name (none: the folder it runs
+        in). A folder where another command of the line may create, delete or move that file (or
+        a folder above it: ``rm go.mod && go mod tidy``) may or may not be the one it finds: its
+        files count, and so do those of the folders above, up to one the line leaves alone.
         ``None``: where it runs is not known."""
         if not names:
             return []
@@ -363,24 +385,34 @@ class _Judge:
             return [None]
         found: list[str | None] = []
         for cwd in self.cwds:
-            folder = next((f for f in (cwd, *cwd.parents) if os.path.lexists(f / names[0])), cwd)
-            found += [str(folder / name) for name in names]
+            folders: list[Path] = []
+            for folder in (cwd, *cwd.parents):
+                if self.changes.touches(folder / names[0], own):
+                    folders.append(folder)
+                elif os.path.lexists(folder / names[0]):
+                    folders.append(folder)
+                    break
+            else:
+                folders.append(cwd)
+            found += [str(folder / name) for folder in dict.fromkeys(folders) for name in names]
         return found
 
-    def _below_refused(self, folder: str) -> bool:
+    def _below_refused(self, folder: str, own: tuple[str | None, ...]) -> bool:
         """Whether a deny or ask write rule may match something below a folder a program writes
         anywhere below (``tar -x`` in the workspace, ``@workspace/secret/**`` denied): the names
         standing for what it writes there match no such rule, so the folder itself is judged
         as a write, as the file tools judge a write to a folder above what a deny names."""
-        return self._write_effect(Word(folder, folder)) in (Effect.DENY, Effect.ASK)
+        return self._write_effect(Word(folder, folder), own) in (Effect.DENY, Effect.ASK)
 
-    def _writes_allowed(self, path: str | None, sandbox: bool) -> bool:
-        """Whether the write rules let a program write ``path`` (``None``: only known when it runs)."""
-        return self._allowed(self._write_effect(Word(path, path if path is not None else "")), sandbox)
+    def _writes_allowed(self, path: str | None, sandbox: bool, own: tuple[str | None, ...] | None = None) -> bool:
+        """Whether the write rules let a program (``own``) write ``path`` (``None``: only known
+        when it runs)."""
+        return self._allowed(self._write_effect(Word(path, path if path is not None else ""), own), sandbox)
 
-    def _write_effect(self, word: Word) -> Effect | None:
-        """What the write rules say of a program writing ``word``, judged as a redirection to it."""
-        return self.redirect_effect(Redirect(word, True, word.raw))[0]
+    def _write_effect(self, word: Word, own: tuple[str | None, ...] | None = None) -> Effect | None:
+        """What the write rules say of a program (``own``) writing ``word``, judged as a
+        redirection to it."""
+        return self.redirect_effect(Redirect(word, True, word.raw), own)[0]
 
     def _inner_covered(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *, sandbox: bool,
                        depth: int) -> bool:
@@ -626,7 +658,10 @@ class _Judge:
             return list(dict.fromkeys(both_readings(value)))
         return list(dict.fromkeys(p for c in self.cwds for p in both_readings(str(c / value))))
 
-    def redirect_effect(self, redirect: Redirect) -> tuple[Effect | None, Provenance]:
+    def redirect_effect(self, redirect: Redirect, own: tuple[str | None, ...] | None = None,
+                        ) -> tuple[Effect | None, Provenance]:
+        """What the rules say of the redirection (or of the command ``own`` writing a path,
+        judged as one)."""
         value = redirect.target.value
         if value in HARMLESS_TARGETS:
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
@@ -644,6 +679,9 @@ class _Judge:
         for cwd in self.cwds if relative else self.cwds[:1]:
             lexical = Path(os.path.normpath(cwd / text))
             paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / text))[1:]]
+        if redirect.write and family and any(self.changes.through_link(p, own) for p in paths):
+            # `ln -s ~ out/h && echo x > out/h/.bashrc`: a link another command makes leads anywhere.
+            return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail="a path through a link the line may make")
         verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
                                kind=PartKind.REDIRECT)
         effect = verdict.effect

@@ -57,6 +57,10 @@ WORKSPACE_FILES: dict[str, str] = {
     "gowork/go.work": "go 1.19\n\nuse ./app\nuse ../out/wlib\n",
     "gowork/app/go.mod": "module app\n\ngo 1.19\n",
     "gowork/app/main.go": "package main\n\nimport _ \"wlib\"\n\nfunc main() {}\n",
+    # A module of the agent's own (gonest/sub) inside one of the person's (gonest): go finds the
+    # go.mod it works on by walking up from the folder it runs in (s138).
+    "gonest/go.mod": "module nest\n",
+    "gonest/sub/go.mod": "module sub\n\ngo 1.19\n",
 }
 HOME_FILES: dict[str, str] = {
     ".bashrc": "# bashrc\n",

@@ -1,0 +1,106 @@
+"""What the commands of a line may change on disk before another of its commands runs: the paths
+they create, delete, move or replace (``Reading.written``, a folder written anywhere below, the
+files of ``tee`` and of writing options, what ``rm -r`` deletes, redirections), and which of them
+may become a symbolic link.
+
+The engine judges each command against the file system as it is before the line runs. Two
+things an earlier command changes make that judgement wrong:
+
+- a program that finds its file by walking up from the folder it runs in (go's go.mod) finds
+  another one once a path on the way was removed, moved or made: ``rm go.mod && go mod tidy``
+  rewrites the go.mod of a module above the workspace;
+- a path at or below a link the line makes leads wherever the link does: ``ln -s ~ out/h &&
+  echo x > out/h/.bashrc`` writes the home folder's file, ``cd out/h`` leaves the workspace.
+
+Order is not read: a loop runs an earlier command again after a later one, so every other
+command of the line counts. Only the writes the engine reads are known here: a program a rule
+trusts that deletes files its own way (``git rm``, ``make clean``) is not seen.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from echo_desk.agent.permissions.reading import Reading
+
+Argv = tuple[str | None, ...]
+
+#: Programs whose written paths are plain files or folders, never a link: they create, delete,
+#: truncate, compress or change the mode of what they name. Every other writer (``ln``, ``cp``
+#: and ``mv``, which carry links over, ``patch`` with git's link diffs, archive extractors) may
+#: leave a link there.
+NO_LINKS = frozenset({"touch", "mkdir", "rmdir", "rm", "truncate", "shred", "chmod", "chown", "chgrp", "dd",
+                      "split", "csplit", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd",
+                      "go"})
+
+
+@dataclass(frozen=True)
+class Written:
+    """What one command (``owner``: its words; ``None``: a redirection) writes: ``paths`` as
+    written (``None``: only known when it runs), and whether they may become links."""
+
+    owner: Argv | None
+    paths: tuple[str | None, ...]
+    link: bool = False
+
+
+def of_command(argv: Argv, reading: Reading) -> list[Written]:
+    """The paths ``argv`` (read as ``reading``) creates, deletes, moves or replaces."""
+    program = os.path.basename(argv[0] or "") if argv else ""
+    plain = [*(f.path for f in reading.flags if f.writes_path),
+             *(argv[k] for k in (*reading.writes, *reading.deletes) if k < len(argv))]
+    found = [Written(argv, tuple(plain))]
+    found.append(Written(argv, reading.written, link=program not in NO_LINKS))
+    # (what it writes anywhere below a folder may hold links: a tar member `l -> ~`)
+    found.append(Written(argv, reading.written_below, link=True))
+    return [w for w in found if w.paths]
+
+
+@dataclass(frozen=True)
+class _Change:
+    owner: Argv | None
+    path: Path
+    link: bool
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The paths the line's commands may change (absolute), and whether one is only known when
+    the line runs (``unknown``)."""
+
+    changes: tuple[_Change, ...] = ()
+    unknown: bool = False
+
+    def touches(self, path: Path, own: Argv | None = None) -> bool:
+        """Whether a command of the line other than ``own`` may create, delete, move or replace
+        ``path`` or a folder above it."""
+        return self.unknown or any((own is None or c.owner != own) and (c.path == path or c.path in path.parents)
+                                   for c in self.changes)
+
+    def through_link(self, path: Path, own: Argv | None = None) -> bool:
+        """Whether ``path`` is, or lies below, a path a command of the line other than ``own``
+        may make a link: where it leads is only known when the line runs."""
+        return any(c.link and (own is None or c.owner != own) and (c.path == path or c.path in path.parents)
+                   for c in self.changes)
+
+
+def changes(written: Iterable[Written], cwds: Sequence[Path], cwd_known: bool, home: Path) -> Changes:
+    """``written`` as absolute paths, from each folder the line may be in (``cwds``), as written
+    and with the links already there followed."""
+    found: list[_Change] = []
+    unknown = False
+    for item in written:
+        for text in item.paths:
+            if text is not None and (text == "~" or text.startswith("~/")):
+                text = str(home) + text[1:]
+            if text is None or text.startswith("~") or (not os.path.isabs(text) and not cwd_known):
+                unknown = True
+                continue
+            for cwd in cwds[:1] if os.path.isabs(text) else cwds:
+                joined = cwd / text
+                for path in dict.fromkeys((Path(os.path.normpath(joined)), Path(os.path.realpath(joined)))):
+                    found.append(_Change(item.owner, path, item.link))
+    return Changes(tuple(dict.fromkeys(found)), unknown)
