@@ -26,7 +26,7 @@ ALIASES: dict[str, str] = {
     "gawk": "awk", "mawk": "awk", "nawk": "awk", "original-awk": "awk", "busybox-awk": "awk",
     "gsed": "sed", "gtar": "tar", "bsdtar": "tar", "gmake": "make", "bsdmake": "make", "pmake": "make",
     "egrep": "grep", "fgrep": "grep", "rgrep": "grep", "bsdcpio": "cpio", "bsdunzip": "unzip",
-    "lzma": "xz", "unlzma": "unxz", "pager": "less",
+    "lzma": "xz", "unlzma": "unxz", "pager": "less", "c89": "cc", "c99": "cc",
     "rbash": "bash", "fakeroot-sysv": "fakeroot", "fakeroot-tcp": "fakeroot", "toybox": "busybox",
     "md5sum.textutils": "md5sum",
 }

@@ -33,6 +33,8 @@ CASES: list[tuple[str, str, str | None]] = [
     ("bsdtar -xf **", "bsdtar -xf a.tar -C ~", "bsdtar -xf a.tar -C out"),
     ("lzma **", "lzma -dk ../home/x.lzma", "lzma -dk out/x.lzma"),
     ("sed4 -i **", "sed4 -i 's/^/x/' ~/.bashrc", "sed4 -i 's/a/b/' a.txt"),
+    ("c99 **", "c99 -o ~/.bashrc x.c", "c99 -o out/x x.c"),
+    ("gcc12 **", "gcc12 -o ~/.bashrc x.c", "gcc12 -o out/x x.c"),
 ]
 
 
@@ -66,7 +68,7 @@ def test_a_deny_naming_the_program_covers_its_other_names(setup: Setup) -> None:
     ("python3.11-dbg", "python"), ("python2", "python"), ("bash5.2", "bash"), ("mawk", "awk"), ("gawk", "awk"),
     ("nawk", "awk"), ("gsed", "sed"), ("gtar", "tar"), ("bsdtar", "tar"), ("gmake", "make"), ("egrep", "grep"),
     ("toybox", "busybox"), ("lzma", "xz"), ("pager", "less"), ("md5sum.textutils", "md5sum"),
-    ("fakeroot-sysv", "fakeroot"), ("bundle3.1", "bundle"),
+    ("fakeroot-sysv", "fakeroot"), ("bundle3.1", "bundle"), ("c89", "cc"), ("gcc12", "gcc"), ("clang15", "clang"),
 ])
 def test_a_word_maps_to_the_program_it_names(word: str, name: str) -> None:
     assert programs.name_of(word) == name
