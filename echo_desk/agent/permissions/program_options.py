@@ -365,11 +365,11 @@ SHELL_SAFE_LONG = frozenset({"--norc", "--noprofile", "--login", "--noediting", 
 #: Programs that only read what they are given (with no option that runs or writes): naming a
 #: folder above a path a write rule denies is harmless for them.
 READS_ONLY = frozenset({
-    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find", "du", "df", "stat", "file", "tree",
+    "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "du", "df", "stat", "file", "tree",
     "diff", "cmp", "jq", "less", "more", "sort", "uniq", "cut", "tr", "nl", "column", "comm", "md5sum", "sha1sum",
     "sha256sum", "sha512sum", "basename", "dirname", "realpath", "readlink", "pwd", "echo", "printf", "test",
     "true", "false", "which", "type", "date", "mypy", "tac", "od", "hexdump", "xxd", "strings",
-    "awk", "gawk", "sed",
+    "awk", "sed",
 })
 
 #: less 590-668. A lesskey file sets environment variables for less itself (``#env`` section):
@@ -581,7 +581,7 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("npm", "npx"), ("package.json", ".npmrc")),
     "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml"),
     "yarn": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
-    **dict.fromkeys(("make", "gmake"), ("GNUmakefile", "makefile", "Makefile")),
+    "make": ("GNUmakefile", "makefile", "Makefile"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
     # (a toolchain that is a path) run programs.

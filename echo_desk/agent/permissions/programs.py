@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
-from echo_desk.agent.permissions import archivers, file_programs
+from echo_desk.agent.permissions import archivers, file_programs, program_names
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -81,7 +81,7 @@ from echo_desk.agent.permissions.wrappers import (
 )
 from echo_desk.sandbox.shell import Grammar
 
-__all__ = ["ELEVATORS", "SHELLS", "Argv", "Flag", "Inner", "Reading", "base", "read"]
+__all__ = ["ELEVATORS", "SHELLS", "Argv", "Flag", "Inner", "Reading", "base", "name_of", "read"]
 
 #: Run text as shell code, or change how later commands are found or read: never allowed.
 EVALUATORS = frozenset({"eval", "source", ".", "trap", "alias", "unalias", "enable", "shopt", "hash", "fc", "coproc",
@@ -96,8 +96,26 @@ def base(program: str | None) -> str | None:
 
 
 @lru_cache(maxsize=4096)
+def name_of(program: str | None) -> str | None:
+    """The name the engine's tables know ``program`` (a word, maybe with its folder) by:
+    ``perl5.36.0`` is ``perl``, ``nodejs`` is ``node`` (``program_names``). Every lookup of a
+    program in a table goes through it."""
+    word = base(program)
+    if not word:
+        return word
+    return program_names.table_name(word, _has_entry, _has_checks)
+
+
+@lru_cache(maxsize=4096)
 def read(argv: Argv) -> Reading:
     """How ``argv``'s program reads it (see the module doc). Never raises."""
+    name = name_of(argv[0]) if argv else None
+    if name is not None and name != base(argv[0]):
+        # Another name of a program the engine knows: read as that program. Allow rules still
+        # match the words as written; deny and ask rules naming the program see it too.
+        reading = read((name, *argv[1:]))
+        matched = (argv[0], *reading.matched[1:]) if reading.matched else None
+        return with_changes(reading, matched=matched, spellings=(*reading.spellings, (name, *argv[1:])))
     reading = _read(argv)
     files = file_programs.written(argv) if reading.program in file_programs.PROGRAMS else \
         archivers.written(argv) if reading.program in archivers.PROGRAMS else None
@@ -656,8 +674,8 @@ def _yarn(argv: Argv, program: str) -> Reading:
 
 _YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
-    "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
-    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "wget": _wget, "make": _make, "gmake": _make, "git": git_reading,
+    "sed": _sed, "awk": _awk, "find": _find, "tar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq,
+    "curl": _curl, "wget": _wget, "make": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
@@ -672,13 +690,37 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "yarn": _yarn,
 }
 _TABLES: dict[str, OptionSet] = {
-    "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,
+    "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
     "file": table.FILE, "date": table.DATE, "tree": table.TREE, "man": table.MAN,
     "sdiff": table.SDIFF, "diff3": table.DIFF3,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
-    **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
+    **_TABLES, "sed": table.SED, "awk": table.AWK, "tar": table.TAR,
     "curl": table.CURL, "wget": table.WGET, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
     "pytest": table.PYTEST, "mypy": table.MYPY,
 }
+#: The programs whose reading adds checks (a reader, an option table, a wrapper, a shell, the
+#: files it writes or the settings it reads): a versioned form of one is read as it
+#: (``program_names``). Programs only known to read (``table.READS_ONLY``) are not guessed.
+_CHECKED = frozenset({
+    *SHELLS, *_READERS, *_TABLES, *_VALUE_TABLES, *WRAPPERS, *ELEVATORS, *file_programs.PROGRAMS,
+    *archivers.PROGRAMS, *table.FOLDER_SETTINGS, *table.HOME_SETTINGS, *table.CONFIG_HOME_SETTINGS,
+    *table.OPERAND_SETTINGS, *table.PYTHON_PROGRAMS,
+})
+_ENTRIES = _CHECKED | EVALUATORS | table.NAME_BUILTINS | table.READS_ONLY
+
+
+def _has_entry(word: str) -> bool:
+    """Whether the engine knows ``word`` as it is."""
+    return word in _ENTRIES or _named_by_pattern(word)
+
+
+def _has_checks(word: str) -> bool:
+    """Whether reading ``word`` as a program adds checks (``_CHECKED``)."""
+    return word in _CHECKED or _named_by_pattern(word)
+
+
+def _named_by_pattern(word: str) -> bool:
+    """python, pip and the C compilers, whose tables are found by a pattern of their names."""
+    return any(p.fullmatch(word) for p in (PYTHON, PIP, COMPILER))

@@ -24,6 +24,7 @@ from echo_desk.agent.permissions import (
     git_index,
     git_reading,
     pip_projects,
+    programs,
     pytest_testpaths,
 )
 from echo_desk.agent.permissions import program_options as table
@@ -54,7 +55,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files
     (with ``home``: the user's own settings there too). ``index_changes``: another command of
     the line may change git's index before this one runs (``git_reading.changes_index``)."""
-    program = os.path.basename(argv[0] or "") if argv else ""
+    program = (programs.name_of(argv[0]) or "") if argv else ""
     rest = list(argv[1:])
     found: list[Place] = []
     if PYTHON.fullmatch(program):
@@ -109,7 +110,7 @@ def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | Non
     requirements file) counts itself."""
     if PIP.fullmatch(program):
         sources = [pip_projects.pip_sources(rest, c) for c in cwds]
-    elif program == "build" and PYTHON.fullmatch(os.path.basename(argv[0] or "")):
+    elif program == "build" and PYTHON.fullmatch(programs.name_of(argv[0]) or ""):
         sources = [pip_projects.build_sources(rest, c) for c in cwds]
     else:
         return []
@@ -159,7 +160,7 @@ def _python_prefixes(runner: str | None, cwds: Sequence[Path]) -> list[Path]:
                 interpreter = _shebang(program)
                 if interpreter is not None and os.path.basename(interpreter) == "env":
                     path_wide = True
-                elif interpreter is not None and PYTHON.fullmatch(os.path.basename(interpreter)):
+                elif interpreter is not None and PYTHON.fullmatch(programs.name_of(interpreter) or ""):
                     prefixes += [p.parent.parent for p in _both(program.parent / interpreter)]
     if path_wide:
         for entry in os.environ.get("PATH", "").split(os.pathsep):

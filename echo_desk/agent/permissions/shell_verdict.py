@@ -728,7 +728,7 @@ def _reads_listed_files(words: tuple[Word, ...]) -> bool:
     --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``) or from its
     program (jq's ``import``/``include``, or a program read from a file): the line never names
     them, so no path deny can be checked."""
-    program = programs.base(words[0].value) if words else None
+    program = programs.name_of(words[0].value) if words else None
     values = [w.value for w in words[1:]]
     if program in ("sort", "wc", "du"):
         return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
@@ -772,7 +772,7 @@ _LISTS_THROUGH_LINKS: dict[str, frozenset[str]] = {
 def _follows_links(words: tuple[Word, ...]) -> bool:
     """Whether the command reads folders recursively following the links in them (``grep -R``,
     ``rg -L``, ``diff -r``)."""
-    program = programs.base(words[0].value) if words else None
+    program = programs.name_of(words[0].value) if words else None
     if program == "diff":  # diff -r follows the links in the folders it compares
         values = [w.value for w in words[1:]]
         ended = values.index("--") if "--" in values else len(values)
@@ -792,8 +792,7 @@ def _follows_links(words: tuple[Word, ...]) -> bool:
             return any(v is None for v in values[:ended]) or (bool(found & {"R", "recursive"})
                                                                and bool(found & {"L", "dereference"}))
         return any(v is None for v in values[:ended]) or bool(found)
-    spec, names = {"grep": (table.GREP, {"-R"}), "egrep": (table.GREP, {"-R"}), "fgrep": (table.GREP, {"-R"}),
-                   "rg": (table.RG, {"-L"})}.get(program or "", (None, set()))
+    spec, names = {"grep": (table.GREP, {"-R"}), "rg": (table.RG, {"-L"})}.get(program or "", (None, set()))
     if spec is None:
         return False
     parsed = read_options([w.value for w in words[1:]], spec)
