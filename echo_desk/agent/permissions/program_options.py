@@ -608,6 +608,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "rake": ("rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"),
     "gdb": (".gdbinit",),
 }
+#: hg's options that run code whatever the subcommand: ``--config`` sets any setting
+#: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
+#: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).
+HG_RUNS = frozenset({"--config", "--debugger"})
 #: Folders beside the settings of FOLDER_SETTINGS whose files, by suffix, a program loads as
 #: code: rake imports every rakelib/*.rake of the folder it finds its Rakefile in.
 FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": ("rakelib", (".rake",))}

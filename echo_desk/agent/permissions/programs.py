@@ -626,6 +626,21 @@ def _yarn(argv: Argv, program: str) -> Reading:
     return reading
 
 
+def _hg(argv: Argv, program: str) -> Reading:
+    """hg's options that run code under any subcommand (``table.HG_RUNS``): a rule covers them
+    only by naming them. hg reads them anywhere on the line before ``--``, and takes no
+    abbreviation of them; a word known only when the line runs may be one."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))
+        elif word == "--":
+            break
+        elif (name := word.partition("=")[0]) in table.HG_RUNS:
+            found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
+    return Reading(program, flags=tuple(found))
+
+
 _YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
@@ -641,7 +656,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn,
+    "yarn": _yarn, "hg": _hg,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "egrep": table.GREP, "fgrep": table.GREP, "rg": table.RG,

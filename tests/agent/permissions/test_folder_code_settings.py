@@ -4,7 +4,8 @@ beside it, gdb ./.gdbinit (when the person's own auto-load safe-path lets it) an
 user's own files. Where the write rules let the agent write one of them, a rule naming the
 program no longer allows it. The hostile corpus proves the harm for hg, pdb3, irb and rake
 (issue ``s140``); gdb's ./.gdbinit runs only under a safe-path of the person's own settings,
-which the corpus world does not have, so it is pinned here only."""
+which the corpus world does not have, so it is pinned here only. hg's --config and --debugger
+run code under any subcommand: a rule covers them only by naming them."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def test_folder_settings_the_agent_may_write_ask(setup: Setup, line: str) -> Non
 
 
 @pytest.mark.parametrize("line", [
-    "hg status", "hg log -r tip", "hg -R src status", "hg --config ui.quiet=1 status -- out", "pdb3 src/main.py",
+    "hg status", "hg log -r tip", "hg -R src status", "hg status -- out", "pdb3 src/main.py",
     "python3 -m pdb src/main.py", "irb", "rake -T", "gdb -batch",
 ])
 def test_folder_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
@@ -94,3 +95,34 @@ def test_hg_looks_where_its_options_say(setup: Setup) -> None:
     assert cwd / "out" not in folders
     # A folder known only when the line runs (`hg -R "$R" status`): any folder, below too.
     assert any(p.folder == Path("/") and p.below for p in places(("hg", "-R", None, "status"), [cwd]))
+
+
+HG_READING = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "hg status **"
+
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "hg log **"
+"""
+
+
+@pytest.mark.parametrize(("line", "effect"), [
+    # --config sets any setting for the run (a hook, a shell alias), --debugger starts pdb,
+    # which runs ./.pdbrc: a rule naming a subcommand with ** covers neither (proven, hg 6.3).
+    ("hg status --config hooks.pre-status='touch PWNED'", None),
+    ("hg log --config 'alias.log=!touch PWNED'", None),
+    ("hg log -r tip --config=ui.quiet=1", None),
+    ("hg status --debugger", None),
+    ("hg status", Effect.ALLOW), ("hg log -r tip", Effect.ALLOW),
+    ("hg status -- --config", Effect.ALLOW),  # after --, a file's name
+])
+def test_hg_options_that_run_code_are_covered_only_by_naming_them(setup: Setup, line: str,
+                                                                  effect: Effect | None) -> None:
+    setup.write_user_rules(HG_READING)
+    setup.engine.refresh()
+    verdict = setup.engine.check_command(line, workspace=setup.workspace).effect
+    assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
