@@ -263,6 +263,23 @@ MAKE = OptionSet((
     opt("-E --eval", V, RUNS), opt("-t --touch", does=WRITES),
 ))
 
+#: rake 13's options. Those that name code it loads are covered only by naming them, as make's
+#: are: -C (the Rakefile of that folder), -f, -R/--rakelibdir (every .rake there), -r, -I;
+#: -e/-E/-p run the Ruby code they are given. (Each proven with rake 13.0.6: `rake -C out -T`,
+#: `rake --dir out -T`, `rake -R lib2 -T` ran the agent's code.) -C, -f and the task listers
+#: take an optional value only when it is the next word that is no option: read here as glued
+#: only, so such a word is one more task, which asks unless named.
+RAKE = OptionSet((
+    *flags("--comments --rules -A|--all -B|--build-all -G|--no-system|--nosystem -g|--system -m|--multitask "
+           "-n|--dry-run -N|--no-search|--nosearch -P|--prereqs -q|--quiet -s|--silent -v|--verbose -V|--version "
+           "-X|--no-deprecation-warnings -h|-H|--help"),
+    opt("--backtrace", OPT), opt("-t --trace", OPT), opt("--job-stats", OPT), opt("-j --jobs", OPT),
+    opt("-D --describe", OPT), opt("-T --tasks", OPT), opt("-W --where", OPT), *values("--suppress-backtrace"),
+    opt("-C --directory", OPT, CODE), opt("-f --rakefile", OPT, CODE), opt("-I --libdir", V, CODE),
+    opt("-r --require", V, CODE), opt("-R --rakelibdir --rakelib", V, CODE),
+    opt("-e --execute -E --execute-continue -p --execute-print", V, RUNS),
+))
+
 NPM = OptionSet((
     *flags("-s|--silent -q|--quiet -d -dd --verbose --json --parseable --long --no-color --if-present "
            "--ignore-scripts --production --dry-run --all -a "

@@ -568,8 +568,12 @@ def _wget(argv: Argv, program: str) -> Reading:
 
 
 def _make(argv: Argv, program: str) -> Reading:
-    parsed = read_options(argv[1:], table.MAKE)
-    found = flags_of(parsed, table.MAKE)
+    """make, and rake, read the same way with its own options (``table.RAKE``): a ``VAR=value``
+    operand sets a variable the recipes (rake: the tasks' environment) see, and each target
+    after the first is a command of its own."""
+    spec = table.RAKE if program == "rake" else table.MAKE
+    parsed = read_options(argv[1:], spec)
+    found = flags_of(parsed, spec)
     targets: list[str | None] = []
     for i, value in parsed.operands:
         if value is not None and "=" in value:  # `make CC=./evil`: a variable the recipes run
@@ -644,7 +648,7 @@ def _hg(argv: Argv, program: str) -> Reading:
 _YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk, "find": _find, "tar": _tar,
-    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "wget": _wget, "make": _make, "gmake": _make, "git": git_reading,
+    "gtar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq, "curl": _curl, "wget": _wget, "make": _make, "gmake": _make, "rake": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
@@ -666,6 +670,6 @@ _TABLES: dict[str, OptionSet] = {
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
     **_TABLES, "sed": table.SED, "gsed": table.SED, "awk": table.AWK, "gawk": table.AWK, "tar": table.TAR,
-    "curl": table.CURL, "wget": table.WGET, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
+    "curl": table.CURL, "wget": table.WGET, "rsync": table.RSYNC, "make": table.MAKE, "rake": table.RAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
     "pytest": table.PYTEST, "mypy": table.MYPY,
 }

@@ -126,3 +126,30 @@ def test_hg_options_that_run_code_are_covered_only_by_naming_them(setup: Setup, 
     setup.engine.refresh()
     verdict = setup.engine.check_command(line, workspace=setup.workspace).effect
     assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
+
+
+RAKE_RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "rake **"
+"""
+
+
+@pytest.mark.parametrize(("line", "effect"), [
+    # rake's options that name code it loads (read as make's are): -C (another folder's
+    # Rakefile; --dir abbreviates --directory), -f, -R/--rakelibdir, -r, -I; -e/-E/-p run Ruby
+    # code; a VAR=value operand sets the tasks' environment (proven, rake 13.0.6).
+    ("rake -C out -T", None), ("rake --dir out -T", None), ("rake --directory=out -T", None),
+    ("rake -R lib2 -T", None), ("rake --rakelib lib2 -T", None), ("rake -f out/x.rb", None),
+    ("rake -e 'system(\"touch PWNED\")'", None), ("rake -p 1", None), ("rake -r ./out/x -T", None),
+    ("rake -I out test", None), ("rake test RUBYOPT=-rx", None),
+    ("rake -T", Effect.ALLOW), ("rake test", Effect.ALLOW), ("rake -j 4 test", Effect.ALLOW),
+    ("rake --trace test", Effect.ALLOW), ("rake -AT", Effect.ALLOW), ("rake -q -s test", Effect.ALLOW),
+])
+def test_rake_options_that_name_code_are_covered_only_by_naming_them(setup: Setup, line: str,
+                                                                      effect: Effect | None) -> None:
+    setup.write_user_rules(RAKE_RULES)
+    setup.engine.refresh()
+    verdict = setup.engine.check_command(line, workspace=setup.workspace).effect
+    assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
