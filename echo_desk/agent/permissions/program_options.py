@@ -265,6 +265,23 @@ MAKE = OptionSet((
     opt("-E --eval", V, RUNS), opt("-t --touch", does=WRITES),
 ))
 
+#: rake 13's options. Those that name code it loads are covered only by naming them, as make's
+#: are: -C (the Rakefile of that folder), -f, -R/--rakelibdir (every .rake there), -r, -I;
+#: -e/-E/-p run the Ruby code they are given. (Each proven with rake 13.0.6: `rake -C out -T`,
+#: `rake --dir out -T`, `rake -R lib2 -T` ran the agent's code.) -C, -f and the task listers
+#: take an optional value only when it is the next word that is no option: read here as glued
+#: only, so such a word is one more task, which asks unless named.
+RAKE = OptionSet((
+    *flags("--comments --rules -A|--all -B|--build-all -G|--no-system|--nosystem -g|--system -m|--multitask "
+           "-n|--dry-run -N|--no-search|--nosearch -P|--prereqs -q|--quiet -s|--silent -v|--verbose -V|--version "
+           "-X|--no-deprecation-warnings -h|-H|--help"),
+    opt("--backtrace", OPT), opt("-t --trace", OPT), opt("--job-stats", OPT), opt("-j --jobs", OPT),
+    opt("-D --describe", OPT), opt("-T --tasks", OPT), opt("-W --where", OPT), *values("--suppress-backtrace"),
+    opt("-C --directory", OPT, CODE), opt("-f --rakefile", OPT, CODE), opt("-I --libdir", V, CODE),
+    opt("-r --require", V, CODE), opt("-R --rakelibdir --rakelib", V, CODE),
+    opt("-e --execute -E --execute-continue -p --execute-print", V, RUNS),
+))
+
 NPM = OptionSet((
     *flags("-s|--silent -q|--quiet -d -dd --verbose --json --parseable --long --no-color --if-present "
            "--ignore-scripts --production --dry-run --all -a "
@@ -595,7 +612,31 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "javac": ("META-INF/services/javax.annotation.processing.Processor",),
     **dict.fromkeys(("pytest", "py.test"), ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
                                              "conftest.py")),
+    # Programs whose settings file is code they run (s140, each proven): hg runs the hooks of
+    # the repository's .hg/hgrc (`[hooks] pre-status = touch PWNED` under a plain `hg status`);
+    # .hg/sharedpath and .hg/requires (`share-safe`) make it read another repository's hgrc,
+    # .hgsub makes it run hg in the subrepositories it names, and .hg itself may be a
+    # repository the agent makes. pdb (`python -m pdb`, pdb3) runs ./.pdbrc as debugger
+    # commands (`import os; os.system(…)`), irb runs the first of its rc files in the folder
+    # it runs in, rake loads the nearest Rakefile (and the rakelib/*.rake beside it, see
+    # FOLDER_CODE), gdb runs ./.gdbinit when the person's own auto-load safe-path lets it
+    # (`set auto-load safe-path /`, common advice: Echo Desk does not read it, so it counts).
+    "hg": (".hg", ".hg/hgrc", ".hg/hgrc-not-shared", ".hg/sharedpath", ".hg/requires", ".hgsub"),
+    **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)),
+    "irb": (".irbrc", "irb.rc", "_irbrc", "$irbrc", ".config/irb/irbrc"),
+    "rake": ("rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"),
+    "gdb": (".gdbinit",),
 }
+#: hg's options that run code whatever the subcommand: ``--config`` sets any setting
+#: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
+#: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).
+HG_RUNS = frozenset({"--config", "--debugger"})
+#: Folders beside the settings of FOLDER_SETTINGS whose files, by suffix, a program loads as
+#: code: rake imports every rakelib/*.rake of the folder it finds its Rakefile in.
+FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": ("rakelib", (".rake",))}
+#: Options naming the folder a program looks in instead of the one it runs in: hg's -R (also
+#: spelled --repository, --repo: hg takes no other abbreviation of them) and --cwd.
+FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {"hg": (("-R",), ("--repository", "--repo", "--cwd"))}
 #: Settings files a program reads from the home folder wherever it runs (paths under the home
 #: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
 #: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
@@ -615,7 +656,14 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "mvn": (".mavenrc", ".m2/settings.xml"),
     # cargo's user settings ($CARGO_HOME, ~/.cargo) and rustup's (a toolchain override that is a path).
     "cargo": (".cargo/config.toml", ".cargo/config", ".rustup/settings.toml"),
+    # The user's settings of the programs whose folder settings are code (see FOLDER_SETTINGS):
+    # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
+    "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
+    "gdb": (".gdbinit", ".gdbearlyinit"),
 }
+#: Folders under the home folder whose files, by suffix, a program loads as code wherever it
+#: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g).
+HOME_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": (".rake", (".rake",))}
 #: pip's settings outside the home folder (pip 23, ``configuration.get_configuration_files``):
 #: the site file, ``pip.conf`` in ``sys.prefix`` of the python pip runs in (a virtual
 #: environment's own folder: ``.venv/pip.conf`` for ``.venv/bin/pip``), and the global files,
@@ -634,11 +682,13 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # go's env file (what `go env -w` writes): its GOFLAGS=-toolexec=… runs a program for
     # every compile of every later go build.
     "go": ("go/env",),
+    "hg": ("hg/hgrc",), "irb": ("irb/irbrc",), "gdb": ("gdb/gdbinit", "gdb/gdbearlyinit"),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
 #: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/
-#: site-packages`` (which python a command finds is not known here).
-PYTHON_PROGRAMS = frozenset({"mypy", "pytest", "py.test"})
+#: site-packages`` (which python a command finds is not known here). hg and pdb3 are python
+#: programs too (a .pth there ran under `hg version` and `pdb3 m.py`, s140).
+PYTHON_PROGRAMS = frozenset({"mypy", "pytest", "py.test", "hg", "pdb3"})
 USER_SITE = (".local/lib", ("module.pth", "usercustomize.py"))
 #: Programs that also read settings in the folders they are given and every folder under them,
 #: so settings anywhere under what they check count: ruff reads the nearest settings of every

@@ -614,8 +614,12 @@ def _wget(argv: Argv, program: str) -> Reading:
 
 
 def _make(argv: Argv, program: str) -> Reading:
-    parsed = read_options(argv[1:], table.MAKE)
-    found = flags_of(parsed, table.MAKE)
+    """make, and rake, read the same way with its own options (``table.RAKE``): a ``VAR=value``
+    operand sets a variable the recipes (rake: the tasks' environment) see, and each target
+    after the first is a command of its own."""
+    spec = table.RAKE if program == "rake" else table.MAKE
+    parsed = read_options(argv[1:], spec)
+    found = flags_of(parsed, spec)
     targets: list[str | None] = []
     for i, value in parsed.operands:
         if value is not None and "=" in value:  # `make CC=./evil`: a variable the recipes run
@@ -672,10 +676,25 @@ def _yarn(argv: Argv, program: str) -> Reading:
     return reading
 
 
+def _hg(argv: Argv, program: str) -> Reading:
+    """hg's options that run code under any subcommand (``table.HG_RUNS``): a rule covers them
+    only by naming them. hg reads them anywhere on the line before ``--``, and takes no
+    abbreviation of them; a word known only when the line runs may be one."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))
+        elif word == "--":
+            break
+        elif (name := word.partition("=")[0]) in table.HG_RUNS:
+            found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
+    return Reading(program, flags=tuple(found))
+
+
 _YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "awk": _awk, "find": _find, "tar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq,
-    "curl": _curl, "wget": _wget, "make": _make, "git": git_reading,
+    "curl": _curl, "wget": _wget, "make": _make, "rake": _make, "git": git_reading,
     "pytest": pytest_reading, "py.test": pytest_reading, "mypy": mypy_reading, "ruff": ruff_reading,
     "tsc": _tsc, "env": env_reading, "xargs": xargs_reading,
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
@@ -687,7 +706,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn,
+    "yarn": _yarn, "hg": _hg,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
@@ -697,7 +716,7 @@ _TABLES: dict[str, OptionSet] = {
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
     **_TABLES, "sed": table.SED, "awk": table.AWK, "tar": table.TAR,
-    "curl": table.CURL, "wget": table.WGET, "rsync": table.RSYNC, "make": table.MAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
+    "curl": table.CURL, "wget": table.WGET, "rsync": table.RSYNC, "make": table.MAKE, "rake": table.RAKE, "uniq": table.UNIQ, "tee": table.TEE, "less": table.LESS,
     "pytest": table.PYTEST, "mypy": table.MYPY,
 }
 #: The programs whose reading adds checks (a reader, an option table, a wrapper, a shell, the

@@ -80,7 +80,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
-    found += [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    found += _folder_places(program, rest, cwds, names)
     if program == "git":
         found += _submodules(cwds, names, index_changes) + _git_named(argv, cwds, home)
     if program in table.OPERAND_SETTINGS:
@@ -329,6 +329,59 @@ def _node_paths(words: list[str]) -> list[str]:
     return [word.partition("::")[0] or "." for word in words]
 
 
+def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path],
+                   names: tuple[str, ...]) -> list[Place]:
+    """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
+    ``program`` looks from and every folder above them, with the code beside them it loads
+    (``FOLDER_CODE``: rakelib/*.rake) and, for hg, every folder of the repository."""
+    starts, unknown = _named_folders(program, rest, cwds)
+    found = [Place(f, names) for c in starts for f in (c, *c.parents)]
+    # (a folder an option names that is not known here: any folder may hold the settings)
+    found += [Place(Path("/"), names, below=True)] if unknown else []
+    if program in table.FOLDER_CODE:
+        sub, code = table.FOLDER_CODE[program]
+        found += [Place(f / sub, tuple(f"x{s}" for s in code), suffixes=code) for c in starts for f in (c, *c.parents)]
+    if program == "hg":
+        found += _hg_subrepositories(starts, names)
+    return found
+
+
+def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> tuple[list[Path], bool]:
+    """The folders ``program`` looks for its settings from, run in any of ``cwds`` with its
+    arguments ``words``: those folders, and the ones its options name instead
+    (``program_options.FOLDER_OPTIONS``: ``hg -R out/r status`` reads out/r/.hg/hgrc, ``hg --cwd
+    out -R r`` out/r/.hg/hgrc). With ``True``: an option whose folder is not known here (a word
+    known only when the line runs, or none after the option)."""
+    spec = table.FOLDER_OPTIONS.get(program)
+    if spec is None:
+        return list(cwds), False
+    shorts, longs = spec
+    named: list[str | None] = []
+    for i, word in enumerate(words):
+        if word is None:
+            named.append(None)  # (it may be one of the options)
+        elif word == "--":
+            break
+        elif word in (*shorts, *longs):
+            named.append(words[i + 1] if i + 1 < len(words) else None)
+        elif word.startswith(tuple(f"{o}=" for o in longs)):
+            named.append(word.partition("=")[2])
+        elif word.startswith(shorts):
+            named.append(word[2:])
+    starts = list(cwds)
+    for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
+        starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
+    return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _hg_subrepositories(starts: Sequence[Path], names: tuple[str, ...]) -> list[Place]:
+    """Every folder of the repository each of ``starts`` is in: hg runs in each subrepository
+    its .hgsub names (a commit, ``-S``, an update to a revision that has one), with that
+    repository's own .hg/hgrc, and which ones a revision names is not read here."""
+    roots = (next((f for f in (s, *s.parents) if (f / ".hg").is_dir()), None) for s in starts)
+    return [Place(root, names, below=True) for root in dict.fromkeys(roots) if root is not None]
+
+
 def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: bool) -> list[Place]:
     """The folders of the submodules of the repository each of ``cwds`` is in: git's worktree
     commands run git in every one that holds a repository, with its own settings (see
@@ -372,6 +425,9 @@ def _user_places(program: str, home: Path) -> list[Place]:
     """The user's own settings of ``program``: read wherever it runs, so a home folder the write
     rules open to the agent (``~/**``) gives it the program's settings (``~/.gitconfig``)."""
     found = [Place(home, table.HOME_SETTINGS[program])] if program in table.HOME_SETTINGS else []
+    if program in table.HOME_CODE:
+        folder, code = table.HOME_CODE[program]
+        found.append(Place(home / folder, tuple(f"x{s}" for s in code), suffixes=code))
     names = table.CONFIG_HOME_SETTINGS.get(program)
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]
