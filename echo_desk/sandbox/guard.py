@@ -22,7 +22,7 @@ import os
 import secrets
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -95,7 +95,7 @@ class Guard:
 
     def __init__(self, inventory: inventory_module.Inventory, *, home: Path, extra: tuple[str, ...],
                  writable: tuple[Path, ...], frozen: frozenset[str], put_aside: Path | None,
-                 max_folders: int) -> None:
+                 max_folders: int, environs: Sequence[Mapping[str, str]] | None = None) -> None:
         self.workspace = inventory.workspace
         self._base = str(self.workspace)
         self._prefix = self._base.rstrip("/") + "/"
@@ -103,6 +103,7 @@ class Guard:
         self._frozen = {self._parts(p) for p in frozen if self._inside(p)}
         self._put_aside = put_aside
         self._max_folders = max_folders
+        self._environs = environs
         self._taken_ns = time.time_ns()
         self._inventory = inventory
         #: Files with another name (a hard link) below a read-only mount, found before the command.
@@ -114,9 +115,10 @@ class Guard:
     @classmethod
     def before(cls, inventory: inventory_module.Inventory, *, home: Path, extra: tuple[str, ...] = (),
                writable: tuple[Path, ...] = (), frozen: frozenset[str] = frozenset(),
-               put_aside: Path | None = None, max_folders: int = repositories.MAX_FOLDERS) -> Guard:
+               put_aside: Path | None = None, max_folders: int = repositories.MAX_FOLDERS,
+               environs: Sequence[Mapping[str, str]] | None = None) -> Guard:
         return cls(inventory, home=home, extra=extra, writable=writable, frozen=frozen, put_aside=put_aside,
-                   max_folders=max_folders)
+                   max_folders=max_folders, environs=environs)
 
     def _parts(self, path: str) -> Parts:
         # String slicing, not Path.relative_to: this runs for every watched path twice a command.
@@ -220,7 +222,8 @@ class Guard:
     def _after(self, skip: frozenset[str]) -> tuple[Planted, ...]:
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         inv = inventory_module.take(self.workspace, home=self._home, extra=self._extra, writable=self._writable,
-                                    max_folders=self._max_folders, before=self._inventory)
+                                    max_folders=self._max_folders, before=self._inventory,
+                                    environs=self._environs)
         self.cut_after = inv.cut
         with Folders(self.workspace) as folders:
             ways = [*self._before.prints, *(self._parts(w.path) for w in inv.watched if self._inside(w.path))]

@@ -23,12 +23,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import direnv, gitconfig, repositories, runs_code, shadows, shellrc
+from echo_desk.sandbox import direnv, gitconfig, moved, repositories, runs_code, shadows, shellrc
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
@@ -75,10 +75,12 @@ def inside(path: str, folder: str) -> bool:
 
 
 def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: Iterable[Path] = (),
-         max_folders: int = repositories.MAX_FOLDERS, before: Inventory | None = None) -> Inventory:
+         max_folders: int = repositories.MAX_FOLDERS, before: Inventory | None = None,
+         environs: Sequence[Mapping[str, str]] | None = None) -> Inventory:
     """The inventory of ``workspace`` (a real, absolute folder). ``writable``: every folder the
     command may change (a git folder elsewhere in one of them is watched too). ``before``: the
-    inventory taken before the command, when this one is after it."""
+    inventory taken before the command, when this one is after it. ``environs``: the environments
+    whose variables move the list's places (``moved``; by default Echo Desk's own)."""
     base = str(workspace)
     folders = [base, *(str(w) for w in writable)]
     found = repositories.find(workspace, max_folders, before.found if before is not None else None)
@@ -119,6 +121,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     watched += _entries_at(base, top_level, runs_code.all_entries(extra, in_home=in_home),
                        lambda path: path == ".echo-desk" or (in_home and path in runs_code.HOME_PLACEHOLDERS))
     watched += _home_inside(home, base)
+    watched += _placed(home, base, found, (os.environ,) if environs is None else environs)
     # Python's own modules shadowed at the top (``shadows``): watched by the guard, not mounted.
     watched += [Watched(f"{base}/{name}", folder=False, why=shadows.WHY) for name in top_level
                 if shadows.covers((name,))]
@@ -200,6 +203,53 @@ def _home_inside(home: Path, base: str) -> list[Watched]:
         return []
     return _entries_at(real, repositories.names_in(real), runs_code.ENTRIES,
                    lambda path: path in runs_code.HOME_PLACEHOLDERS)
+
+
+def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence[Mapping[str, str]]) -> list[Watched]:
+    """The list's places of the home folder that lie in a workspace below it (``~/.config`` or
+    ``~/.local`` as the workspace: one that is or holds the home folder has them already), and
+    those the person's environment moves into the workspace (``moved``: ``CARGO_HOME=~/work/.cargo``),
+    mounted read-only as the entries at the top are. A relative value stands for that path below
+    every folder the search read (fail closed)."""
+    real = os.path.realpath(home)
+    places = moved.places(real, environs)
+    if inside(base, real) and base != real:
+        places.append(moved.Place(real, _HOME_PLACES))
+    watched: list[Watched] = []
+    for place in places:
+        ats = _below_every_folder(place.root, base, found) if place.relative else [place.root]
+        for at in ats:
+            if not (inside(at, base) or inside(base, at)):
+                continue  # (most values: nothing of it is in this workspace)
+            # Above the workspace: only what lies in it (``~/.config`` of all the home folder's).
+            within = base[len(at) + 1:] + "/" if base != at and inside(base, at) else ""
+            # Only those whose first part is there, as at the top (one the command makes is
+            # found by the inventory after it): a moved ~/.config has seventy entries.
+            names = repositories.names_in(at)
+            for rest, entry in place.moved:
+                if (within and not rest.startswith(within)) or (rest and rest.split("/", 1)[0] not in names):
+                    continue
+                path = f"{at}/{rest}" if rest else at
+                if path != base:
+                    watched.append(Watched(path, entry.folder, mounted=True, why=entry.why))
+    return watched
+
+
+#: The list's entries as places of the home folder (``_placed``).
+_HOME_PLACES = tuple((e.path, e) for e in runs_code.ENTRIES if not e.pattern)
+
+
+def _below_every_folder(relative: str, base: str, found: repositories.Found) -> list[str]:
+    """Where the ``relative`` path leads from each folder the search read, when it exists there
+    (a new one is found by the inventory after the command), links resolved."""
+    first = relative.split("/", 1)[0]
+    ats: list[str] = []
+    for folder, subfolders in found.read.items():
+        if first == ".." or first in subfolders or os.path.lexists(f"{folder}/{first}"):
+            at = os.path.realpath(f"{folder}/{relative}")
+            if os.path.lexists(at) and inside(at, base) and at not in ats:
+                ats.append(at)
+    return ats
 
 
 def _entries_at(root: str, top_level: Collection[str], entries: Iterable[runs_code.Entry],

@@ -208,15 +208,18 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     if not any(is_under(cwd, w) for w in writable):
         raise ValueError(f"working folder {cwd} is outside the writable folders")
     hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
-    found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
-                            max_folders=spec.max_repository_folders) for w in writable]
-    read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     environment = allowed_environment(env, spec.extra_env_names)
     environment.update(own_env or {})
     for name in unset:
         environment.pop(name, None)
     environment["TMPDIR"] = "/tmp"
     environment["PWD"] = str(cwd)
+    # Where the variables move the list's places (``moved``): as the programs you start later
+    # read them (Echo Desk's own environment, from your session) and as the command gets them.
+    environs = (os.environ if env is None else env, environment)
+    found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
+                            max_folders=spec.max_repository_folders, environs=environs) for w in writable]
+    read_only, frozen = _read_only(found, writable, spec.kept_read_only)
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -227,7 +230,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     argv += _mounts(spec, command, writable, hidden, read_only, found)
     stand_ins = _missing_protected(found, writable) if spec.guard_missing else []
     guards = tuple(Guard.before(inv, home=spec.home, extra=spec.protected, writable=tuple(writable),
-                                frozen=frozen, put_aside=spec.put_aside, max_folders=spec.max_repository_folders)
+                                frozen=frozen, put_aside=spec.put_aside, max_folders=spec.max_repository_folders,
+                                environs=environs)
                    for inv in found) if spec.check_after else ()
     cut = any(inv.cut for inv in found)
     for stand_in in stand_ins:

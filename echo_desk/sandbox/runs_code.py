@@ -254,6 +254,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/vim", True, _EDITOR),
     Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),
+    # Neovim's plugins: site/ is on its runtimepath (site/pack/*/start/* load at every start),
+    # and plugin managers (lazy.nvim) keep theirs beside it.
+    Entry(".local/share/nvim", True, _EDITOR),
     Entry(".emacs", False, _EDITOR),
     Entry(".emacs.d", True, _EDITOR),
     # Editors' and agents' own settings in the home folder, for every project. Only the files
@@ -280,7 +283,11 @@ ENTRIES: tuple[Entry, ...] = (
         "perl5", ".ghc",
         # Haskell's cabal and stack, Julia (config/startup.jl runs at every julia) and OCaml's opam
         # keep compilers, packages and their programs here.
-        ".cabal", ".stack", ".julia", ".opam")),
+        ".cabal", ".stack", ".julia", ".opam",
+        # PHP's composer global packages (their vendor/bin is on PATH) and settings; Flatpak's
+        # installation for you: its apps, its exports (launchers and D-Bus services, read before
+        # the system's: first on XDG_DATA_DIRS) and the permission overrides of each app.
+        ".config/composer", ".composer", ".local/share/flatpak")),
     # Package managers' and build tools' caches: once downloaded (checked then, if at all) and
     # unpacked, nothing checks them again. cargo builds ~/.cargo/registry/src/*/<crate> as it finds
     # it (a changed build.rs runs at the next cargo build, --offline too), go builds

@@ -356,3 +356,22 @@ async def test_a_pth_file_planted_in_virtualenvs_pip_never_runs(jail: Jail, unpa
     output = await _plant(jail, _write(f"{unpacked_pip.relative_to(jail.home)}/zz.pth", _pth(jail)))
     _person_makes_an_environment_and_starts_python(jail)
     assert _ran(jail) == 0, output
+
+
+# --- per-user folders of code added to the list --------------------------------------------------
+
+#: Each added folder, and a file in it that runs later: a Neovim plugin loaded at every start (nvim
+#: is not installed here: what stays is checked, not that it runs), a composer global package's
+#: program (on PATH), a Flatpak export standing in for a D-Bus service of the system's, and an
+#: app's permission override.
+_ADDED = [".local/share/nvim/site/pack/x/start/p/plugin/p.lua", ".config/composer/vendor/bin/phpunit",
+          ".composer/vendor/bin/phpunit",
+          ".local/share/flatpak/exports/share/dbus-1/services/org.freedesktop.Notifications.service",
+          ".local/share/flatpak/overrides/global"]
+
+
+@pytest.mark.parametrize("path", _ADDED)
+async def test_code_planted_in_a_per_user_folder_of_the_home_folder_does_not_stay(jail: Jail, path: str) -> None:
+    folder = path.rsplit("/", 1)[0]
+    output = await _plant(jail, f"mkdir -p {folder} && echo planted > {path}")
+    assert not (jail.home / path).exists(), output

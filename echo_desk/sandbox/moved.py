@@ -1,0 +1,192 @@
+"""Where the person's environment moves the home folder's places of the protected list.
+
+``runs_code`` names each place where a tool keeps it by default (``~/.cargo/registry``,
+``~/.config/nvim``, ``~/go/pkg``). A variable moves it: with ``CARGO_HOME=~/work/.cargo`` cargo
+builds the crates unpacked in ``~/work/.cargo/registry``, with ``XDG_CONFIG_HOME=~/work/cfg`` Neovim
+runs ``~/work/cfg/nvim/init.lua``. Such a place inside a workspace is protected as the entry is at
+its default (which stays protected too: a program started without the variable still reads it).
+
+The values are those of Echo Desk's own environment (what it got from your session, as the
+programs you start later do) and of the one it gives the command. A value that names no place on
+its own fails closed: a relative one (the tool reads it from the folder it runs in: cargo, for
+``CARGO_HOME=.cargo-home``) stands for that path below every folder of the workspace the search
+for repositories reads; ``~/...`` (which some tools expand and others take as a folder named
+``~``) for both. An empty one is the default (every tool here takes it so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+from echo_desk.sandbox import runs_code
+
+
+class Mover(NamedTuple):
+    """``variable``'s value (each of them, a ``:`` list when ``listed``), joined with ``under``,
+    is where the tool keeps what is ``default`` in the home folder. ``file``: it names a file."""
+
+    variable: str
+    default: str
+    under: str = ""
+    listed: bool = False
+    file: bool = False
+
+
+def _same(default: str, *variables: str, listed: bool = False, file: bool = False) -> tuple[Mover, ...]:
+    return tuple(Mover(v, default, listed=listed, file=file) for v in variables)
+
+
+#: The variables the tools read for the places of the list (each tool's documentation).
+MOVERS: tuple[Mover, ...] = (
+    # The XDG base directories (the specification): every entry under ~/.config, ~/.local/share
+    # and ~/.cache; the session also reads autostart/, systemd/ and environment.d/ of each folder
+    # of XDG_CONFIG_DIRS, and applications/, dbus-1/services/, systemd/ of XDG_DATA_DIRS (Flatpak's
+    # own user folder is first on it).
+    Mover("XDG_CONFIG_HOME", ".config"),
+    Mover("XDG_DATA_HOME", ".local/share"),
+    Mover("XDG_CACHE_HOME", ".cache"),
+    Mover("XDG_CONFIG_DIRS", ".config", listed=True),
+    Mover("XDG_DATA_DIRS", ".local/share", listed=True),
+    # Rust.
+    Mover("CARGO_HOME", ".cargo"),
+    Mover("CARGO_INSTALL_ROOT", ".cargo/bin", "bin"),
+    Mover("RUSTUP_HOME", ".rustup"),
+    # Go: the module cache, installed programs, the build cache, go env -w's file.
+    Mover("GOPATH", "go", listed=True),
+    Mover("GOMODCACHE", "go/pkg/mod"),
+    Mover("GOBIN", "go/bin"),
+    Mover("GOCACHE", ".cache/go-build"),
+    Mover("GOENV", ".config/go/env", file=True),
+    # Java, JavaScript, .NET, Dart.
+    Mover("GRADLE_USER_HOME", ".gradle"),
+    *_same(".npm", "npm_config_cache", "NPM_CONFIG_CACHE"),
+    *_same(".npmrc", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", file=True),
+    Mover("PNPM_HOME", ".local/share/pnpm"),
+    Mover("YARN_CACHE_FOLDER", ".cache/yarn"),
+    Mover("VOLTA_HOME", ".volta"),
+    Mover("NVM_DIR", ".nvm"),
+    Mover("NODENV_ROOT", ".nodenv"),
+    Mover("FNM_DIR", ".local/share/fnm"),
+    Mover("BUN_INSTALL", ".bun"),
+    Mover("DENO_INSTALL", ".deno"),
+    Mover("DENO_DIR", ".cache/deno"),
+    Mover("NUGET_PACKAGES", ".nuget/packages"),
+    Mover("PUB_CACHE", ".pub-cache"),
+    Mover("SDKMAN_DIR", ".sdkman"),
+    # Python: the user site-packages (lib/) and its programs (bin/), pip's and uv's caches and
+    # settings, pyenv, pipx, uv's tools and Pythons, virtualenv's unpacked seeds, pre-commit's hooks.
+    Mover("PYTHONUSERBASE", ".local/lib", "lib"),
+    Mover("PYTHONUSERBASE", ".local/bin", "bin"),
+    Mover("PIP_CACHE_DIR", ".cache/pip"),
+    Mover("PIP_CONFIG_FILE", ".config/pip/pip.conf", file=True),
+    Mover("UV_CACHE_DIR", ".cache/uv"),
+    Mover("UV_TOOL_DIR", ".local/share/uv/tools"),
+    Mover("UV_PYTHON_INSTALL_DIR", ".local/share/uv/python"),
+    Mover("UV_TOOL_BIN_DIR", ".local/bin"),
+    Mover("PYENV_ROOT", ".pyenv"),
+    Mover("PIPX_HOME", ".local/share/pipx"),
+    Mover("PIPX_BIN_DIR", ".local/bin"),
+    Mover("VIRTUALENV_OVERRIDE_APP_DATA", ".local/share/virtualenv"),
+    Mover("PRE_COMMIT_HOME", ".cache/pre-commit"),
+    Mover("PLAYWRIGHT_BROWSERS_PATH", ".cache/ms-playwright"),
+    Mover("CONDARC", ".condarc", file=True),
+    Mover("IPYTHONDIR", ".ipython"),
+    # Other languages' versions and packages.
+    Mover("RBENV_ROOT", ".rbenv"),
+    *_same(".gem", "GEM_HOME", "GEM_PATH", listed=True),
+    Mover("ASDF_DATA_DIR", ".asdf"),
+    Mover("MISE_DATA_DIR", ".local/share/mise"),
+    Mover("MISE_CONFIG_DIR", ".config/mise"),
+    Mover("CABAL_DIR", ".cabal"),
+    Mover("STACK_ROOT", ".stack"),
+    Mover("JULIA_DEPOT_PATH", ".julia", listed=True),
+    Mover("OPAMROOT", ".opam"),
+    Mover("COMPOSER_HOME", ".config/composer"),
+    # Start-up files named by a variable: zsh's (ZDOTDIR), git's, readline's, psql's, wget's,
+    # curl's (CURL_HOME/.curlrc), less's, R's; coding agents' folders.
+    *(Mover("ZDOTDIR", name, name) for name in (".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout")),
+    Mover("GIT_CONFIG_GLOBAL", ".gitconfig", file=True),
+    Mover("INPUTRC", ".inputrc", file=True),
+    Mover("PSQLRC", ".psqlrc", file=True),
+    Mover("WGETRC", ".wgetrc", file=True),
+    Mover("CURL_HOME", ".curlrc", ".curlrc"),
+    Mover("LESSKEYIN", ".lesskey", file=True),
+    Mover("LESSKEY", ".less", file=True),
+    Mover("R_PROFILE_USER", ".Rprofile", file=True),
+    Mover("R_ENVIRON_USER", ".Renviron", file=True),
+    Mover("CLAUDE_CONFIG_DIR", ".claude"),
+    Mover("CODEX_HOME", ".codex"),
+)
+
+#: The variables of ``MOVERS`` (the environment is looked up once each).
+VARIABLES = tuple(dict.fromkeys(m.variable for m in MOVERS))
+_VARIABLE_SET = frozenset(VARIABLES)
+
+
+def _moved_by(mover: Mover) -> tuple[tuple[str, runs_code.Entry], ...]:
+    """The entries ``mover`` moves, each with its path below the variable's place: those at or
+    under its default (``.cargo/registry``: ``registry``), and the one its default lies in
+    (``GOMODCACHE``'s ``go/pkg/mod`` is in ``go/pkg``: the place itself, '')."""
+    found: list[tuple[str, runs_code.Entry]] = []
+    prefix = mover.default + "/"
+    for entry in runs_code.ENTRIES:
+        if entry.pattern:
+            continue
+        if entry.path == mover.default:
+            found.append((mover.under, entry))
+        elif entry.path.startswith(prefix) and not mover.file:
+            found.append((f"{mover.under}/{entry.path[len(prefix):]}".lstrip("/"), entry))
+        elif entry.folder and mover.default.startswith(entry.path + "/"):
+            found.append((mover.under, dataclasses.replace(entry, folder=False) if mover.file else entry))
+    return tuple(found)
+
+
+_MOVED = {m: _moved_by(m) for m in MOVERS}
+
+
+class Place(NamedTuple):
+    """A variable's value (absolute, or ``relative`` to any folder) and the entries it moves,
+    each with its path below it."""
+
+    root: str
+    moved: tuple[tuple[str, runs_code.Entry], ...]
+    relative: bool = False
+
+
+def values(environs: Iterable[Mapping[str, str]], variable: str, listed: bool) -> list[str]:
+    """Every non-empty value of ``variable`` (each of a ``:`` list when ``listed``)."""
+    found: list[str] = []
+    for environ in environs:
+        raw = environ.get(variable)
+        if not raw:
+            continue
+        for value in raw.split(":") if listed else [raw]:
+            if value and value not in found:
+                found.append(value)
+    return found
+
+
+def places(home: str, environs: Iterable[Mapping[str, str]]) -> list[Place]:
+    """The places the variables of ``environs`` move the list's entries to (``home``: the real
+    home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is."""
+    # (Only the names set: ``os.environ.get`` decodes, slow for eighty names twice a command.)
+    kept = [{name: e[name] for name in _VARIABLE_SET.intersection(e) if e[name]} for e in environs]
+    found: list[Place] = []
+    for mover in MOVERS:
+        moved = _MOVED[mover]
+        if not moved or not any(mover.variable in k for k in kept):
+            continue
+        for value in values(kept, mover.variable, mover.listed):
+            readings: list[tuple[str, bool]] = []
+            if value.startswith("/"):
+                readings.append((os.path.realpath(value), False))
+            else:
+                if value == "~" or value.startswith("~/"):
+                    readings.append((os.path.realpath(home + value[1:]), False))
+                readings.append((os.path.normpath(value), True))
+            for at, relative in readings:
+                found.append(Place(at, moved, relative))
+    return found
