@@ -32,7 +32,7 @@ from echo_desk import __version__
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import line_cap
-from echo_desk.mcp.body_cap import capped_http_client
+from echo_desk.mcp.body_cap import MAX_EVENT_BYTES, capped_http_client
 from echo_desk.mcp.call_lane import CallLane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
@@ -232,12 +232,12 @@ class ServerConnection:
         if not any(key.lower() == "authorization" for key in headers):
             self.bearer = OAuthBearer(cfg.name)
         # No answer is read past the cap (``body_cap``), as no line of a stdio server.
+        refusals = (self._answer_too_long, self._answer_compressed, self._event_too_long)
         if cfg.transport == "sse":
-            factory = functools.partial(capped_http_client, self._answer_too_long, self._answer_compressed)
+            factory = functools.partial(capped_http_client, *refusals)
             return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
-        http = await stack.enter_async_context(
-            capped_http_client(self._answer_too_long, self._answer_compressed, headers=headers, auth=self.bearer))
-        return streamable_http_client(cfg.url, http_client=http), None
+        http = await stack.enter_async_context(capped_http_client(*refusals, headers=headers, auth=self.bearer))
+        return streamable_http_client(cfg.url, http_client=http, max_sse_event_size=MAX_EVENT_BYTES), None
 
     def _keep_lane(self, lane: CallLane) -> None:
         self._lane = lane
@@ -332,10 +332,17 @@ class ServerConnection:
                           "far larger than {size} MB): it was not read, and Echo Desk disconnected from it"),
                        "sent a compressed answer")
 
-    def _end_unread(self, why: str, logged: str) -> None:
+    def _event_too_long(self) -> None:
+        """An event of an HTTP server's event stream passed the SDK's limit (``body_cap``): the
+        rest is not read, and Echo Desk disconnects from the server (the next call connects again)."""
+        self._end_unread(N_("the server sent an event longer than {size} MB, the most Echo Desk reads in one "
+                          "event: the rest was not read, and Echo Desk disconnected from it"),
+                       f"sent an event longer than {MAX_EVENT_BYTES} bytes", size=MAX_EVENT_BYTES // (1024 * 1024))
+
+    def _end_unread(self, why: str, logged: str, size: int = line_cap.MAX_LINE_BYTES // (1024 * 1024)) -> None:
         if self.failure:
             return  # told once: the first message refused ended the connection
-        self.failure = self._lost_reason = deferred(why, size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
+        self.failure = self._lost_reason = deferred(why, size=size)
         log.warning("MCP server %s %s; the rest is not read, and it is disconnected", self.config.name, logged)
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ConnectionError(self.failure))
