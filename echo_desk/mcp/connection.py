@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import enum
 import functools
 import logging
 import os
@@ -19,6 +20,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ElicitationFnT, IncomingMessage
@@ -62,6 +64,50 @@ def _why_unreadable(exc: Exception) -> str:
     else:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return reason[:200]
+
+
+class Ending(enum.Enum):
+    """How a connection ended under a request, as far as Echo Desk can tell."""
+
+    #: Echo Desk closed it: the person's Stop, a restart.
+    STOPPED = "stopped"
+    #: An HTTP server: no connection to its address could be made (nothing listens there now).
+    UNREACHABLE = "unreachable"
+    #: An HTTP server closed the connection (or its event stream) under us.
+    CLOSED = "closed"
+    #: Anything else: the session ended and the transport said nothing more.
+    LOST = "lost"
+
+
+def ending_of(error: BaseException | None) -> Ending:
+    """The ``Ending`` an HTTP transport's error says (``LOST`` for ``None`` or any other error)."""
+    if isinstance(error, BaseExceptionGroup):
+        endings = {ending_of(e) for e in error.exceptions}
+        return next((e for e in (Ending.UNREACHABLE, Ending.CLOSED) if e in endings), Ending.LOST)
+    if isinstance(error, httpx2.ConnectError):
+        return Ending.UNREACHABLE
+    if isinstance(error, httpx2.RemoteProtocolError | httpx2.ReadError | httpx2.WriteError | httpx2.CloseError):
+        return Ending.CLOSED
+    return Ending.LOST
+
+
+def address_of(url: str) -> str:
+    """An HTTP server's address for the person: scheme, host and port (no path, query or
+    userinfo, which can carry a key), hidden characters visible."""
+    try:
+        parsed = httpx2.URL(url)
+    except (httpx2.InvalidURL, TypeError):
+        return visible(url[:80], one_line=True)
+    return visible(f"{parsed.scheme}://{parsed.netloc.decode('ascii', 'replace')}", one_line=True)
+
+
+def gone_detail(ending: Ending, url: str) -> str:
+    """A server's status detail for an ``Ending`` (person-facing, ``deferred``)."""
+    if ending is Ending.UNREACHABLE:
+        return deferred(N_("the server could not be reached at {address}"), address=address_of(url))
+    if ending is Ending.CLOSED:
+        return deferred(N_("the server closed the connection"))
+    return deferred(N_("the connection to the server was lost"))
 
 
 class HandshakeTimeout(TimeoutError):
@@ -139,6 +185,8 @@ class ServerConnection:
         self.unreadable_reason = ""
         #: Why Echo Desk ended the connection itself (a person-facing text), when it did.
         self.failure = ""
+        #: What the HTTP transport last failed with (the session's end, or an error it passed on).
+        self._transport_error: BaseException | None = None
         self._ready: asyncio.Future[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -271,6 +319,8 @@ class ServerConnection:
                     tg.cancel_scope.cancel()
         except BaseException as exc:  # reported to start() or as a lost connection
             error = exc
+            if self._transport_error is None or ending_of(exc) is not Ending.LOST:
+                self._transport_error = exc
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -279,7 +329,30 @@ class ServerConnection:
             if not ready.done():
                 ready.set_exception(error or ConnectionError("the server closed the connection"))
             elif not self._closing:
-                self._on_lost(self._lost_reason or (_describe(error) if error else N_("the connection ended")))
+                self._on_lost(self._lost_reason or self._why_ended(error))
+
+    def _why_ended(self, error: BaseException | None) -> str:
+        if not self.config.is_stdio and ending_of(error) is not Ending.LOST:
+            return gone_detail(ending_of(error), self.config.url)
+        return _describe(error) if error else N_("the connection ended")
+
+    async def ending(self, wait: float = 0.5) -> Ending:
+        """How the connection ended under a request that got no answer: once the session has
+        ended (waited for up to ``wait`` s), from what the transport failed with."""
+        runner = self._runner
+        sse = self.config.transport == "sse"
+        # Streamable HTTP: the transport's failure ends the runner just after the request's.
+        if runner is not None and not runner.done() and not self._closing and not sse:
+            await asyncio.wait({runner}, timeout=wait)
+        if self._closing and not self.failure:
+            return Ending.STOPPED
+        if self.config.is_stdio:
+            return Ending.LOST
+        if sse and self._transport_error is None:
+            # The older SSE transport ends the session only when its event stream ends, and
+            # passes on the error first when one ended it: none, so the server closed it.
+            return Ending.CLOSED
+        return ending_of(self._transport_error)
 
     async def close(self) -> None:
         """Close the session; for stdio the SDK closes stdin, then terminates the process group."""
@@ -315,7 +388,8 @@ class ServerConnection:
     def _line_too_long(self) -> None:
         """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
         connection ends with why (the handshake fails with it, or the server is lost with it)."""
-        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads: the rest "
+                          "was not read, and Echo Desk stopped it"),
                        f"wrote a line longer than {line_cap.MAX_LINE_BYTES} bytes")
 
     def _answer_too_long(self) -> None:
@@ -360,6 +434,11 @@ class ServerConnection:
             self._spawn(self._on_tools_changed())
         elif isinstance(message, types.ResourceUpdatedNotification):
             self._resource_updated(str(message.params.uri))
+        elif isinstance(message, httpx2.TransportError):
+            # The connection failing (the older SSE transport passes it on before it ends the
+            # session): how it ended, not a message of the server's that could not be read.
+            log.debug("MCP server %s: transport error %s", self.config.name, message)
+            self._transport_error = message
         elif isinstance(message, Exception):
             log.debug("MCP server %s: transport error %s", self.config.name, message)
             self.unreadable += 1

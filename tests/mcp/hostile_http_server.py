@@ -1,7 +1,8 @@
 """An SDK-less MCP server over HTTP (streamable HTTP at ``/mcp``, the older SSE transport at
 ``/sse``) that answers a call with a message that never ends, on loopback.
 
-Run: ``python hostile_http_server.py``; it prints its port, then serves until killed. It answers
+Run: ``python hostile_http_server.py``; it prints its port, then serves until killed (printing
+``flooding`` as it begins each answer that never ends). It answers
 ``initialize``, ``tools/list`` (tools ``echo {text}``, which answers 11 MB of ``x`` for the text
 ``11MB``, and ``flood {how, mb}``) and ``tools/call``;
 ``flood`` answers with:
@@ -76,6 +77,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _flood(self, how, mb, rid):
         """Writes ``mb`` MB of an answer that never ends, then holds the connection open."""
+        print("flooding", flush=True)  # a test may wait for it: the call is in flight
         if how in ("gzip", "gzip-event"):
             self._bomb(mb, rid, how == "gzip-event")
             return

@@ -71,6 +71,8 @@ async def test_an_http_answer_that_never_ends_fails_its_server_and_others_go_on(
     assert status.state is ServerState.ERROR
     assert "longer than 16 MB" in status.detail and "not read" in status.detail, status.detail
     assert "longer than 16 MB" in (result.error or ""), result.error
+    # Echo Desk disconnected from it: it was not "stopped" (it runs elsewhere).
+    assert shown(result.error).startswith("Echo Desk ended the connection to the MCP server “h”: "), shown(result.error)
 
 
 @pytest.mark.parametrize("how", ["gzip", "gzip-event"])
@@ -114,7 +116,8 @@ async def test_an_event_past_the_sdks_limit_fails_its_server_with_why(
     result, status = await _flood(make_manager, registry, _hostile(hostile_port, transport), how)
     assert not result.success and result.error_kind is ErrorKind.DEPENDENCY
     assert result.error.startswith("h/flood: ") and "event longer than 1 MB" in result.error, result.error
-    assert "“h”" in shown(result.error) and "1 MB" in shown(result.error), shown(result.error)
+    assert shown(result.error).startswith("Echo Desk ended the connection to the MCP server “h”: "), shown(result.error)
+    assert "1 MB" in shown(result.error), shown(result.error)
     assert status.state is ServerState.ERROR
     assert "event longer than 1 MB" in status.detail and "disconnected" in status.detail, status.detail
     again = await get_tool(registry, "h__echo").execute({"text": "back"}, ctx("echo"))
