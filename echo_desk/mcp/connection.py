@@ -340,14 +340,15 @@ class ServerConnection:
         """How the connection ended under a request that got no answer: once the session has
         ended (waited for up to ``wait`` s), from what the transport failed with."""
         runner = self._runner
-        sse = self.config.transport == "sse"
+        streamable = self.config.transport not in ("stdio", "sse")
         # Streamable HTTP: the transport's failure ends the runner just after the request's.
-        if runner is not None and not runner.done() and not self._closing and not sse:
+        if runner is not None and not runner.done() and not self._closing and streamable:
             await asyncio.wait({runner}, timeout=wait)
         if self._closing and not self.failure:
             return Ending.STOPPED
         if self.config.is_stdio:
             return Ending.LOST
+        sse = not streamable
         if sse and self._transport_error is None:
             # The older SSE transport ends the session only when its event stream ends, and
             # passes on the error first when one ended it: none, so the server closed it.
