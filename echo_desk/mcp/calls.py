@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from echo_desk.i18n import N_, for_person
+from echo_desk.mcp.connection import Ending, address_of, gone_detail
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
@@ -62,13 +63,25 @@ def _sign_in_failure(server: str, tool: str, conn: ServerConnection) -> ToolResu
         N_("The MCP server “{server}” needs you to sign in again (Settings › MCP servers)."), server=server))
 
 
-def _connection_lost(server: str, tool: str, cause: str, failure: str = "") -> str:
-    """Why the call has no answer; ``failure``: why Echo Desk itself stopped the server, if it did."""
-    if failure:
-        return for_person(f"{server}/{tool}: {failure}", N_("The MCP server “{server}” was stopped: {reason}"),
-                          server=server, reason=failure)
-    return for_person(f"{server}/{tool}: connection lost ({cause})" if cause
-                      else f"{server}/{tool}: the connection to the server was lost",
+def _failed(server: str, tool: str, failure: str) -> str:
+    """Why the call has no answer when Echo Desk itself ended the connection (``failure``: why)."""
+    return for_person(f"{server}/{tool}: {failure}", N_("Echo Desk ended the connection to the MCP server “{server}”: "
+                                                         "{reason}"), server=server, reason=failure)
+
+
+def _connection_lost(server: str, tool: str, ending: Ending, address: str) -> str:
+    """Why the call has no answer, when the connection ended under it (``ending``: how)."""
+    if ending is Ending.STOPPED:
+        return for_person(f"{server}/{tool}: the server was stopped in Echo Desk before it answered",
+                          N_("The MCP server “{server}” was stopped in Echo Desk before it answered."), server=server)
+    if ending is Ending.UNREACHABLE:
+        return for_person(f"{server}/{tool}: the server could not be reached at {address}",
+                          N_("The MCP server “{server}” could not be reached at {address}."),
+                          server=server, address=address)
+    if ending is Ending.CLOSED:
+        return for_person(f"{server}/{tool}: the server closed the connection before it answered",
+                          N_("The MCP server “{server}” closed the connection before it answered."), server=server)
+    return for_person(f"{server}/{tool}: the connection to the server was lost",
                       N_("The connection to the MCP server “{server}” was lost."), server=server)
 
 
@@ -91,6 +104,18 @@ async def _open_first(server: str, tool: str, exc: MCPError, host: ToolHost) -> 
         f"{server}/{tool}: the server needs the person to finish a step in the browser first and they did "
         f"not ({', '.join(answers)})",
         N_("The MCP server “{server}” needs a step in your browser first, and it was not done."), server=server))
+
+
+async def _lost(manager: CallOwner, server: str, tool: str, conn: ServerConnection) -> ToolResult:
+    """The connection ended under the call: the server is shown in error with how (the next call
+    connects again), and the call fails saying it."""
+    if conn.failure:
+        manager.connection_failed(server, conn, conn.failure)
+        return ToolResult.fail(ErrorKind.DEPENDENCY, _failed(server, tool, conn.failure))
+    ending = await conn.ending()
+    url = manager.config_of(server).url
+    manager.connection_failed(server, conn, gone_detail(ending, url))
+    return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, ending, address_of(url)))
 
 
 #: The answer to a server that asks the person something while it works on no request of ours.
@@ -160,8 +185,7 @@ class CallRouter:
             if exc.code == types.URL_ELICITATION_REQUIRED:
                 return await _open_first(server, tool, exc, ctx.host)
             if exc.code == types.CONNECTION_CLOSED:
-                manager.connection_failed(server, conn, "the connection to the server was lost")
-                return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, "", conn.failure))
+                return await _lost(manager, server, tool, conn)
             return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
                 f"{server}/{tool}: the server answered with an error: {exc}",
                 N_("The MCP server “{server}” answered with an error: {error}"), server=server, error=str(exc)))
@@ -179,12 +203,10 @@ class CallRouter:
             return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
                 f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)",
                 N_("The MCP server “{server}” sent a malformed result."), server=server))
-        except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+        except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)
-            manager.connection_failed(server, conn, f"connection lost ({exc or type(exc).__name__})")
-            return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, str(exc) or type(exc).__name__,
-                                                                          conn.failure))
+            return await _lost(manager, server, tool, conn)
         finally:
             hosts.remove(ctx.host)
         return converted

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import enum
 import functools
 import logging
 import os
@@ -19,6 +20,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ElicitationFnT, IncomingMessage
@@ -32,7 +34,7 @@ from echo_desk import __version__
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp import line_cap
-from echo_desk.mcp.body_cap import capped_http_client
+from echo_desk.mcp.body_cap import MAX_EVENT_BYTES, capped_http_client
 from echo_desk.mcp.call_lane import CallLane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
@@ -62,6 +64,50 @@ def _why_unreadable(exc: Exception) -> str:
     else:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return reason[:200]
+
+
+class Ending(enum.Enum):
+    """How a connection ended under a request, as far as Echo Desk can tell."""
+
+    #: Echo Desk closed it: the person's Stop, a restart.
+    STOPPED = "stopped"
+    #: An HTTP server: no connection to its address could be made (nothing listens there now).
+    UNREACHABLE = "unreachable"
+    #: An HTTP server closed the connection (or its event stream) under us.
+    CLOSED = "closed"
+    #: Anything else: the session ended and the transport said nothing more.
+    LOST = "lost"
+
+
+def ending_of(error: BaseException | None) -> Ending:
+    """The ``Ending`` an HTTP transport's error says (``LOST`` for ``None`` or any other error)."""
+    if isinstance(error, BaseExceptionGroup):
+        endings = {ending_of(e) for e in error.exceptions}
+        return next((e for e in (Ending.UNREACHABLE, Ending.CLOSED) if e in endings), Ending.LOST)
+    if isinstance(error, httpx2.ConnectError):
+        return Ending.UNREACHABLE
+    if isinstance(error, httpx2.RemoteProtocolError | httpx2.ReadError | httpx2.WriteError | httpx2.CloseError):
+        return Ending.CLOSED
+    return Ending.LOST
+
+
+def address_of(url: str) -> str:
+    """An HTTP server's address for the person: scheme, host and port (no path, query or
+    userinfo, which can carry a key), hidden characters visible."""
+    try:
+        parsed = httpx2.URL(url)
+    except (httpx2.InvalidURL, TypeError):
+        return visible(url[:80], one_line=True)
+    return visible(f"{parsed.scheme}://{parsed.netloc.decode('ascii', 'replace')}", one_line=True)
+
+
+def gone_detail(ending: Ending, url: str) -> str:
+    """A server's status detail for an ``Ending`` (person-facing, ``deferred``)."""
+    if ending is Ending.UNREACHABLE:
+        return deferred(N_("the server could not be reached at {address}"), address=address_of(url))
+    if ending is Ending.CLOSED:
+        return deferred(N_("the server closed the connection"))
+    return deferred(N_("the connection to the server was lost"))
 
 
 class HandshakeTimeout(TimeoutError):
@@ -139,6 +185,8 @@ class ServerConnection:
         self.unreadable_reason = ""
         #: Why Echo Desk ended the connection itself (a person-facing text), when it did.
         self.failure = ""
+        #: What the HTTP transport last failed with (the session's end, or an error it passed on).
+        self._transport_error: BaseException | None = None
         self._ready: asyncio.Future[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -232,12 +280,12 @@ class ServerConnection:
         if not any(key.lower() == "authorization" for key in headers):
             self.bearer = OAuthBearer(cfg.name)
         # No answer is read past the cap (``body_cap``), as no line of a stdio server.
+        refusals = (self._answer_too_long, self._answer_compressed, self._event_too_long)
         if cfg.transport == "sse":
-            factory = functools.partial(capped_http_client, self._answer_too_long, self._answer_compressed)
+            factory = functools.partial(capped_http_client, *refusals)
             return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
-        http = await stack.enter_async_context(
-            capped_http_client(self._answer_too_long, self._answer_compressed, headers=headers, auth=self.bearer))
-        return streamable_http_client(cfg.url, http_client=http), None
+        http = await stack.enter_async_context(capped_http_client(*refusals, headers=headers, auth=self.bearer))
+        return streamable_http_client(cfg.url, http_client=http, max_sse_event_size=MAX_EVENT_BYTES), None
 
     def _keep_lane(self, lane: CallLane) -> None:
         self._lane = lane
@@ -271,6 +319,8 @@ class ServerConnection:
                     tg.cancel_scope.cancel()
         except BaseException as exc:  # reported to start() or as a lost connection
             error = exc
+            if self._transport_error is None or ending_of(exc) is not Ending.LOST:
+                self._transport_error = exc
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -279,7 +329,31 @@ class ServerConnection:
             if not ready.done():
                 ready.set_exception(error or ConnectionError("the server closed the connection"))
             elif not self._closing:
-                self._on_lost(self._lost_reason or (_describe(error) if error else N_("the connection ended")))
+                self._on_lost(self._lost_reason or self._why_ended(error))
+
+    def _why_ended(self, error: BaseException | None) -> str:
+        if not self.config.is_stdio and ending_of(error) is not Ending.LOST:
+            return gone_detail(ending_of(error), self.config.url)
+        return _describe(error) if error else N_("the connection ended")
+
+    async def ending(self, wait: float = 0.5) -> Ending:
+        """How the connection ended under a request that got no answer: once the session has
+        ended (waited for up to ``wait`` s), from what the transport failed with."""
+        runner = self._runner
+        streamable = self.config.transport not in ("stdio", "sse")
+        # Streamable HTTP: the transport's failure ends the runner just after the request's.
+        if runner is not None and not runner.done() and not self._closing and streamable:
+            await asyncio.wait({runner}, timeout=wait)
+        if self._closing and not self.failure:
+            return Ending.STOPPED
+        if self.config.is_stdio:
+            return Ending.LOST
+        sse = not streamable
+        if sse and self._transport_error is None:
+            # The older SSE transport ends the session only when its event stream ends, and
+            # passes on the error first when one ended it: none, so the server closed it.
+            return Ending.CLOSED
+        return ending_of(self._transport_error)
 
     async def close(self) -> None:
         """Close the session; for stdio the SDK closes stdin, then terminates the process group."""
@@ -315,7 +389,8 @@ class ServerConnection:
     def _line_too_long(self) -> None:
         """The server wrote a line past ``line_cap.MAX_LINE_BYTES``: the rest is not read, and the
         connection ends with why (the handshake fails with it, or the server is lost with it)."""
-        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads; it was stopped"),
+        self._end_unread(N_("the server sent a message longer than {size} MB, the most Echo Desk reads: the rest "
+                          "was not read, and Echo Desk stopped it"),
                        f"wrote a line longer than {line_cap.MAX_LINE_BYTES} bytes")
 
     def _answer_too_long(self) -> None:
@@ -332,10 +407,17 @@ class ServerConnection:
                           "far larger than {size} MB): it was not read, and Echo Desk disconnected from it"),
                        "sent a compressed answer")
 
-    def _end_unread(self, why: str, logged: str) -> None:
+    def _event_too_long(self) -> None:
+        """An event of an HTTP server's event stream passed the SDK's limit (``body_cap``): the
+        rest is not read, and Echo Desk disconnects from the server (the next call connects again)."""
+        self._end_unread(N_("the server sent an event longer than {size} MB, the most Echo Desk reads in one "
+                          "event: the rest was not read, and Echo Desk disconnected from it"),
+                       f"sent an event longer than {MAX_EVENT_BYTES} bytes", size=MAX_EVENT_BYTES // (1024 * 1024))
+
+    def _end_unread(self, why: str, logged: str, size: int = line_cap.MAX_LINE_BYTES // (1024 * 1024)) -> None:
         if self.failure:
             return  # told once: the first message refused ended the connection
-        self.failure = self._lost_reason = deferred(why, size=line_cap.MAX_LINE_BYTES // (1024 * 1024))
+        self.failure = self._lost_reason = deferred(why, size=size)
         log.warning("MCP server %s %s; the rest is not read, and it is disconnected", self.config.name, logged)
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ConnectionError(self.failure))
@@ -353,6 +435,11 @@ class ServerConnection:
             self._spawn(self._on_tools_changed())
         elif isinstance(message, types.ResourceUpdatedNotification):
             self._resource_updated(str(message.params.uri))
+        elif isinstance(message, httpx2.TransportError):
+            # The connection failing (the older SSE transport passes it on before it ends the
+            # session): how it ended, not a message of the server's that could not be read.
+            log.debug("MCP server %s: transport error %s", self.config.name, message)
+            self._transport_error = message
         elif isinstance(message, Exception):
             log.debug("MCP server %s: transport error %s", self.config.name, message)
             self.unreadable += 1

@@ -31,7 +31,14 @@ from echo_desk.mcp.config import (
     read_saved_config,
     update_config,
 )
-from echo_desk.mcp.connection import CONNECT_TIMEOUT, HandshakeTimeout, ServerConnection
+from echo_desk.mcp.connection import (
+    CONNECT_TIMEOUT,
+    Ending,
+    HandshakeTimeout,
+    ServerConnection,
+    ending_of,
+    gone_detail,
+)
 from echo_desk.mcp.contained import persons_paths
 from echo_desk.mcp.icons import IconCache, ServerIcons
 from echo_desk.mcp.integrity import IntegrityWarning, texts_of, tool_warnings
@@ -333,7 +340,7 @@ class McpManager:
                 srv.stderr = conn.stderr_tail
                 srv.conn = None
                 if not self._note_sign_in_needed(srv, conn):
-                    self._set(name, ServerState.ERROR, conn.failure or _explain(exc) + conn.unreadable_since(0))
+                    self._set(name, ServerState.ERROR, conn.failure or _start_failed(srv.config, exc, conn))
                 return
             srv.sign_in = _summary(conn)
             self._install(name, listed)
@@ -841,6 +848,15 @@ def _summary(conn: ServerConnection) -> SignInSummary | None:
         return None
     return SignInSummary(issuer=signed.issuer, registered_by=signed.client.registered_by,
                          scope=signed.tokens.scope or "", expires_at=signed.tokens.expires_at)
+
+
+def _start_failed(config: ServerConfig, exc: BaseException, conn: ServerConnection) -> str:
+    """Why a server did not start, for its row: an HTTP server that cannot be reached says so
+    (not the HTTP client's "All connection attempts failed")."""
+    ending = ending_of(exc) if not config.is_stdio else Ending.LOST
+    if ending is not Ending.LOST:
+        return gone_detail(ending, config.url)
+    return _explain(exc) + conn.unreadable_since(0)
 
 
 def _explain(exc: BaseException) -> str:

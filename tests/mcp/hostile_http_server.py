@@ -1,7 +1,8 @@
 """An SDK-less MCP server over HTTP (streamable HTTP at ``/mcp``, the older SSE transport at
 ``/sse``) that answers a call with a message that never ends, on loopback.
 
-Run: ``python hostile_http_server.py``; it prints its port, then serves until killed. It answers
+Run: ``python hostile_http_server.py``; it prints its port, then serves until killed (printing
+``flooding`` as it begins each answer that never ends). It answers
 ``initialize``, ``tools/list`` (tools ``echo {text}``, which answers 11 MB of ``x`` for the text
 ``11MB``, and ``flood {how, mb}``) and ``tools/call``;
 ``flood`` answers with:
@@ -76,6 +77,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _flood(self, how, mb, rid):
         """Writes ``mb`` MB of an answer that never ends, then holds the connection open."""
+        print("flooding", flush=True)  # a test may wait for it: the call is in flight
         if how in ("gzip", "gzip-event"):
             self._bomb(mb, rid, how == "gzip-event")
             return
@@ -87,17 +89,22 @@ class Handler(BaseHTTPRequestHandler):
         elif not events:
             self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        head = (b"data: " if events else b"") + json.dumps(
-            {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": ""}]}}).encode()[:-5]
-        chunked = how == "json"
-        line = b"\ndata: " + CHUNK if how == "lines" else CHUNK
         try:
-            self._write(head, chunked)
-            for _ in range(mb * 16):
-                self._write(line, chunked)
-            time.sleep(3600)
+            self._endless_event(how, mb, rid, how == "json")
         except OSError:
             pass  # the client went away: what it should do
+
+    def _endless_event(self, how, mb, rid, chunked):
+        """The answer to ``rid`` begun, then ``mb`` MB of it that never end it; then waits."""
+        events = how in ("event", "lines")
+        head = (b"event: message\ndata: " if events else b"") + json.dumps(
+            {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": ""}]}}).encode()[:-5]
+        line = b"\ndata: " + CHUNK if how == "lines" else CHUNK
+        self._write(head, chunked)
+        for _ in range(mb * 16):
+            self._write(line, chunked)
+        self.wfile.flush()
+        time.sleep(3600)
 
     def _bomb(self, mb, rid, event):
         """A valid answer of ``mb`` MB, gzipped (a few hundred KB), though not asked for; as an
@@ -134,6 +141,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             while True:
                 msg = outbox.get()
+                if "flood" in msg:
+                    self._endless_event(msg["flood"], msg["mb"], msg["id"], False)
+                    return
                 self.wfile.write(f"event: message\ndata: {json.dumps(msg)}\n\n".encode())
                 self.wfile.flush()
         except OSError:
@@ -152,26 +162,32 @@ class Handler(BaseHTTPRequestHandler):
             return
         args = msg.get("params", {}).get("arguments", {}) if flood else {}
         if self.path.startswith("/messages"):
+            outbox = SESSIONS[self.path.split("session_id=")[1]]
+            if flood and args.get("how") in ("event", "lines"):
+                self._accepted()
+                outbox.put({"flood": args["how"], "mb": args.get("mb", 200), "id": msg["id"]})
+                return
             if flood:
                 self._flood("json", args.get("mb", 200), msg["id"])
                 return
-            self.send_response(202)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            self._accepted()
             reply = answer(msg)
             if reply is not None:
-                SESSIONS[self.path.split("session_id=")[1]].put(reply)
+                outbox.put(reply)
             return
         if flood:
             self._flood(args.get("how", "json"), args.get("mb", 200), msg["id"])
             return
         reply = answer(msg)
         if reply is None:
-            self.send_response(202)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            self._accepted()
             return
         self._send_json(200, reply)
+
+    def _accepted(self):
+        self.send_response(202)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 if __name__ == "__main__":

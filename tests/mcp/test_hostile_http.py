@@ -1,7 +1,7 @@
 """A hostile MCP server over HTTP answers with a message that never ends (an endless JSON body,
 a terabyte ``Content-Length``, an SSE event that never ends): Echo Desk reads no message past
-16 MB, as from a stdio server (``line_cap``), fails that server with why, and the other servers
-go on. Against the SDK-less ``hostile_http_server.py`` on loopback."""
+16 MB, as from a stdio server (``line_cap``), and no event past the SDK's 1 MB, fails that server
+with why, and the other servers go on. Against the SDK-less ``hostile_http_server.py`` on loopback."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from echo_desk.i18n import shown
 from echo_desk.mcp import ServerState
 from echo_desk.mcp.config import ServerConfig, parse_server
+from echo_desk.tools import ErrorKind
 from tests.mcp.helpers import HERE, get_tool
 from tests.mcp.test_everything import ctx
 from tests.mcp.test_hostile_downstream import _rss_mb, _slowest_echo_while, _tiny
@@ -69,6 +71,8 @@ async def test_an_http_answer_that_never_ends_fails_its_server_and_others_go_on(
     assert status.state is ServerState.ERROR
     assert "longer than 16 MB" in status.detail and "not read" in status.detail, status.detail
     assert "longer than 16 MB" in (result.error or ""), result.error
+    # Echo Desk disconnected from it: it was not "stopped" (it runs elsewhere).
+    assert shown(result.error).startswith("Echo Desk ended the connection to the MCP server “h”: "), shown(result.error)
 
 
 @pytest.mark.parametrize("how", ["gzip", "gzip-event"])
@@ -100,13 +104,24 @@ async def test_an_sse_post_answer_that_never_ends_fails_its_server(make_manager,
     assert "longer than 16 MB" in status.detail, status.detail
 
 
+@pytest.mark.parametrize("transport", ["http", "sse"])
 @pytest.mark.parametrize("how", ["event", "lines"])
-async def test_an_event_that_never_ends_is_cut_by_the_sdk(make_manager, registry, hostile_port, how) -> None:
-    # Not a harm (this passed before ``body_cap``): an SSE answer is read event by event, and the
-    # SDK's reader holds no event past 1 MB (``max_sse_event_size``); ``body_cap`` leaves event
-    # streams to it, so this guards that the SDK still does (memory, time, other servers).
-    result, _status = await _flood(make_manager, registry, _hostile(hostile_port), how)
-    assert not result.success
+async def test_an_event_past_the_sdks_limit_fails_its_server_with_why(
+        make_manager, registry, hostile_port, how, transport) -> None:
+    # One event of 200 MB that never ends (one endless ``data:`` line, or ``data:`` lines with no
+    # blank line). The SDK's reader holds no event past 1 MB, but then said only that the
+    # connection closed: the person read "The connection to the MCP server “h” was lost.", the
+    # model "h/flood: the connection to the server was lost". Now the limit is named, the server
+    # is shown in error with it, and the next call connects again.
+    result, status = await _flood(make_manager, registry, _hostile(hostile_port, transport), how)
+    assert not result.success and result.error_kind is ErrorKind.DEPENDENCY
+    assert result.error.startswith("h/flood: ") and "event longer than 1 MB" in result.error, result.error
+    assert shown(result.error).startswith("Echo Desk ended the connection to the MCP server “h”: "), shown(result.error)
+    assert "1 MB" in shown(result.error), shown(result.error)
+    assert status.state is ServerState.ERROR
+    assert "event longer than 1 MB" in status.detail and "disconnected" in status.detail, status.detail
+    again = await get_tool(registry, "h__echo").execute({"text": "back"}, ctx("echo"))
+    assert again.output == "back", again.error
 
 
 async def test_an_ordinary_http_answer_still_arrives(make_manager, registry, hostile_port) -> None:
