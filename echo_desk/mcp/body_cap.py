@@ -70,14 +70,9 @@ class _CappedBody(httpx2.AsyncByteStream):
         return getattr(self._stream, "elapsed", None)
 
 
-class _CappedEvents(httpx2.AsyncByteStream):
+class _CappedEvents(_CappedBody):
     """An event stream as it is, until one event (the bytes since the last blank line, line
     endings and comments counted too) passes ``limit``: then ``too_long`` and ``AnswerTooLong``."""
-
-    def __init__(self, stream: httpx2.AsyncByteStream, too_long: Callable[[], None], limit: int) -> None:
-        self._stream = stream
-        self._too_long = too_long
-        self._limit = limit
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         event = 0  # bytes of the event under way
@@ -95,13 +90,6 @@ class _CappedEvents(httpx2.AsyncByteStream):
                 raise AnswerTooLong(f"the server sent an event longer than {self._limit} bytes; the rest was not read")
             last = chunk[-1:] or last
             yield chunk
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    @property
-    def elapsed(self) -> Any:
-        return getattr(self._stream, "elapsed", None)
 
 
 def _hook(too_long: Callable[[], None], encoded: Callable[[], None], event_too_long: Callable[[], None],
