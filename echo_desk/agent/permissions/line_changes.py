@@ -36,6 +36,13 @@ NO_LINKS = frozenset({"touch", "mkdir", "rmdir", "rm", "truncate", "shred", "chm
                       "split", "csplit", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd",
                       "go"})
 
+#: cp's options that copy plain files: with no other option, cp follows a source that is a link
+#: and writes a new file, so the copy is never a link (``-r``, ``-a``, ``-d``, ``-P`` keep links,
+#: ``-s`` and ``-l`` make them, ``--preserve`` may keep them; an option not listed counts as one).
+_PLAIN_COPY_LETTERS = frozenset("finvupTb")
+_PLAIN_COPY_LONG = frozenset({"--force", "--interactive", "--no-clobber", "--verbose", "--update",
+                              "--no-target-directory", "--backup"})
+
 
 @dataclass(frozen=True)
 class Written:
@@ -53,10 +60,27 @@ def of_command(argv: Argv, reading: Reading) -> list[Written]:
     plain = [*(f.path for f in reading.flags if f.writes_path),
              *(argv[k] for k in (*reading.writes, *reading.deletes) if k < len(argv))]
     found = [Written(argv, tuple(plain))]
-    found.append(Written(argv, reading.written, link=program not in NO_LINKS))
+    found.append(Written(argv, reading.written, link=program not in NO_LINKS and not _plain_copy(program, argv)))
     # (what it writes anywhere below a folder may hold links: a tar member `l -> ~`)
     found.append(Written(argv, reading.written_below, link=True))
     return [w for w in found if w.paths]
+
+
+def _plain_copy(program: str, argv: Argv) -> bool:
+    """Whether ``argv`` is a ``cp`` whose every option copies plain files (its copies are files)."""
+    if program != "cp":
+        return False
+    for word in argv[1:]:
+        if word is None:
+            return False  # known only when the line runs: it may be any option
+        if word == "--":
+            break
+        if word.startswith("--"):
+            if word not in _PLAIN_COPY_LONG:
+                return False
+        elif word.startswith("-") and word != "-" and not set(word[1:]) <= _PLAIN_COPY_LETTERS:
+            return False
+    return True
 
 
 @dataclass(frozen=True)

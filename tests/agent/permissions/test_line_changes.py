@@ -62,3 +62,18 @@ def test_a_path_through_a_link_the_line_may_make_asks(nested: Setup) -> None:
                  "touch out/x && echo hi >> out/x", "mkdir -p out/a && cd out/a && touch b",
                  "ln -sf ../a.txt out/l && echo done"):
         assert _effect(nested, line) is Effect.ALLOW, line
+
+
+def test_a_plain_copy_is_a_file_and_a_copy_that_may_keep_or_make_a_link_is_not(nested: Setup) -> None:
+    # cp with no option that keeps or makes links follows a source link and writes a new file.
+    for line in ("cp a.txt b.txt && echo x >> b.txt", "cp -f a.txt b.txt && printf y > b.txt",
+                 "mkdir -p out/d && cp -v a.txt out/d/ && echo hi > out/d/a.txt", "cp -- a.txt b.txt && echo x >> b.txt"):
+        assert _effect(nested, line) is Effect.ALLOW, line
+    # -s and -l make links, -P/-d/-a/-r/--preserve keep the ones the source has (a hard link is
+    # the same file: writing it writes the source).
+    for line in ("cp -s ~/.bashrc out/x && echo x >> out/x", "cp -l ~/.bashrc out/x && echo x >> out/x",
+                 "cp -P l out/x && echo x >> out/x", "cp -d l out/x && echo x >> out/x",
+                 "cp -a l out/x && echo x >> out/x", "cp -fs ~/.bashrc out/x && echo x >> out/x",
+                 "cp --preserve=links l out/x && echo x >> out/x", "cp --symbolic-link ~/.bashrc out/x && echo x >> out/x",
+                 "cp -r d out/x && echo x > out/x/y", "cp $O a.txt out/x && echo x >> out/x"):
+        assert _effect(nested, line) is not Effect.ALLOW, line
