@@ -55,7 +55,7 @@ from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.shell import Analysis, Command, Redirect, Word, analyse
 from echo_desk.agent.permissions.subjects import Subject
-from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens
+from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens, names_all
 from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
@@ -130,7 +130,8 @@ def allows(matcher: TokenPattern | None, argv: Sequence[str | None], reading: Re
         return not reading.flags
     if matcher.match(argv) is not Match.YES:
         return False
-    return all(matcher.names(flag.names) for flag in reading.flags)
+    # One alternative that matches must name them all.
+    return any(names_all(words, (flag.names for flag in reading.flags)) for words in matcher.matching(argv))
 
 
 @dataclass
@@ -830,12 +831,13 @@ def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...])
     values = tuple(w.value for w in words)
     if not isinstance(matcher, TokenPattern) or not values or values[0] is None:
         return False
-    if not any(len(p) > inner.start and p[inner.start] == values[0] for p in matcher.prefixes):
+    alternatives = matcher.alternatives_at(inner.start, values[0])
+    if not alternatives:
         return False
     reading = programs.read(values)
     if reading.never is not None or reading.unreadable or reading.inners or reading.writes:
         return False
-    return all(matcher.names(flag.names) for flag in reading.flags)
+    return any(names_all(words, (flag.names for flag in reading.flags)) for words in alternatives)
 
 
 def _glob_folder(word: Word) -> str | None:

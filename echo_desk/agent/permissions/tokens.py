@@ -20,7 +20,7 @@ import enum
 import fnmatch
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -87,12 +87,35 @@ class TokenPattern:
             object.__setattr__(self, "_prefix_cache", cached)
         return cached
 
-    def names(self, spellings: frozenset[str]) -> bool:
-        """Whether this pattern names an option (by one of its spellings, ``-i`` / ``--in-place``,
-        or the word as written, also through a glob literal such as ``--output=*``)."""
-        if self.named & spellings:
-            return True
-        return any("*" in lit and fnmatch.fnmatchcase(s, lit) for lit in self.named for s in spellings)
+    def matching(self, argv: Sequence[str | None]) -> list[frozenset[str]]:
+        """The words of each alternative that matches ``argv`` fully: an option one alternative
+        names is not named for another (``[node|perl -pi -e] **`` does not name node's ``-e``)."""
+        tokens = tuple(argv)
+        return [_words(sequence) for sequence, prefix in zip(self.sequences, self.prefixes, strict=True)
+                if len(prefix) <= len(tokens) and _match_sequence(sequence, tokens) is Match.YES]
+
+    def alternatives_at(self, index: int, word: str) -> list[frozenset[str]]:
+        """The words of each alternative whose plain word at ``index`` is ``word``."""
+        return [_words(sequence) for sequence, prefix in zip(self.sequences, self.prefixes, strict=True)
+                if len(prefix) > index and prefix[index] == word]
+
+
+def names_all(words: frozenset[str], flags: Iterable[frozenset[str]]) -> bool:
+    """Whether ``words`` (one alternative's) name every option of ``flags``: by one of its
+    spellings (``-i`` / ``--in-place``), or the word as written, also through a glob literal such
+    as ``--output=*``."""
+    return all(_names(words, spellings) for spellings in flags)
+
+
+def _names(words: frozenset[str], spellings: frozenset[str]) -> bool:
+    if words & spellings:
+        return True
+    return any("*" in lit and fnmatch.fnmatchcase(s, lit) for lit in words for s in spellings)
+
+
+def _words(sequence: tuple[Element, ...]) -> frozenset[str]:
+    """The words an alternative names, as written (a quoted one without its mark)."""
+    return frozenset(e.removeprefix(_EXACT) for e in sequence if isinstance(e, str))
 
 
 def _plain_prefix(sequence: tuple[Element, ...]) -> tuple[str, ...]:
@@ -163,8 +186,8 @@ def compile_tokens(text: str) -> TokenPattern:
         elif kind in ("not", "notquoted"):
             if not value:
                 raise PatternError(f"'!' without a token in pattern {text!r}")
+            # (Not named: a rule that forbids `-e` does not cover `--eval`, the same option.)
             forbidden.append(_EXACT + value if kind == "notquoted" else value)
-            named.add(value)
         else:
             groups.append([(_element(kind, value, named),)])
         i += 1
