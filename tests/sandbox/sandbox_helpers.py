@@ -51,6 +51,22 @@ HIDDEN_FILES = (
 )
 
 
+#: The person's own rustup and toolchains (read at import, before a test points ``HOME`` at its
+#: fake one): cargo needs them to show what a planted file makes it run.
+PERSONS_RUSTUP_HOME = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
+
+
+def planted_marker(jail: Jail) -> Path:
+    """The file a planted command appends a line to each time it runs."""
+    return jail.base / "planted-ran"
+
+
+def planted_runs(jail: Jail) -> int:
+    """How many times a planted command ran (lines in ``planted_marker``)."""
+    marker = planted_marker(jail)
+    return len(marker.read_text().splitlines()) if marker.exists() else 0
+
+
 def bwrap_problem() -> str:
     found = sandbox.availability()
     return "" if found.available else f"bwrap cannot run here ({found.status.value}): {found.english()}"

@@ -23,23 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import PERSONS_RUSTUP_HOME as _RUSTUP_HOME
 from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import planted_marker as _marker
+from sandbox_helpers import planted_runs as _ran
 
 pytestmark = requires_bwrap
 
 needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to show what it builds")
 needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="needs go to show what it builds")
-#: The person's own rustup and toolchains (read before a test points ``HOME`` at its fake one).
-_RUSTUP_HOME = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
-
-
-def _marker(jail: Jail) -> Path:
-    return jail.base / "planted-ran"
-
-
-def _ran(jail: Jail) -> int:
-    marker = _marker(jail)
-    return len(marker.read_text().splitlines()) if marker.exists() else 0
 
 
 def _write(path: str, text: str) -> str:

@@ -15,24 +15,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import PERSONS_RUSTUP_HOME as _RUSTUP_HOME
 from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import planted_marker as _marker
+from sandbox_helpers import planted_runs as _ran
 
 from echo_desk.sandbox import inventory, moved, runs_code
 
 pytestmark = requires_bwrap
 
 needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo to show what it runs")
-#: The person's own rustup and toolchains (read before a test points ``HOME`` at its fake one).
-_RUSTUP_HOME = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
-
-
-def _marker(jail: Jail) -> Path:
-    return jail.base / "planted-ran"
-
-
-def _ran(jail: Jail) -> int:
-    marker = _marker(jail)
-    return len(marker.read_text().splitlines()) if marker.exists() else 0
 
 
 async def _plant(jail: Jail, command: str, cwd: Path | None = None) -> str:
