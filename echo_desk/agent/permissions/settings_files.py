@@ -397,7 +397,10 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
     named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := os.environ.get(name))]
     if any(not value for value in named):
         return [Place(Path("/"), ("file",), below=True, suffixes=("",))]
-    return [Place(p.parent, (p.name,)) for c in cwds for value in named if value for p in _both(c / value)]
+    # A folder named instead of a file holds the build file (``tox -c out`` reads out/tox.ini).
+    names = table.FOLDER_SETTINGS.get(program, ())
+    return [place for c in cwds for value in named if value for p in _both(c / value)
+            for place in (Place(p.parent, (p.name,)), Place(p, names))]
 
 
 def _option_values(program: str, words: Sequence[str | None],

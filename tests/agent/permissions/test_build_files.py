@@ -48,7 +48,7 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
     "ninja -f out/x.ninja", "ninja -fout/x.ninja", "cmake -P out/x.cmake", "cmake -C out/c.cmake -S src -B src/b",
     "cmake --toolchain out/t.cmake -S src -B src/b", "bundle install --gemfile out/Gemfile",
     "bundle install --gemfile=out/Gemfile", "gem build out/x.gemspec", "scons -f out/S", "scons --file=out/S",
-    "just -f out/j", "just --justfile out/j", "tox -c out/tox.ini", "tox --conf out/tox.ini", "nox -f out/n.py",
+    "just -f out/j", "just --justfile out/j", "tox -c out/tox.ini", "tox --conf out/tox.ini", "tox -c out", "nox -f out/n.py",
     "nox --noxfile=out/n.py", "gradle -b out/b.gradle build", "gradle -I out/i.gradle build",
     "gradle --settings-file out/s.gradle build",
 ])
