@@ -626,6 +626,28 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "irb": (".irbrc", "irb.rc", "_irbrc", "$irbrc", ".config/irb/irbrc"),
     "rake": ("rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"),
     "gdb": (".gdbinit",),
+    # Build tools and task runners whose build file is code they run (s148): ninja runs the
+    # commands of ./build.ninja (-C: another folder's, -f: the file named), cmake runs the
+    # CMakeLists.txt of the source folder it configures (``execute_process``), the toolchain
+    # file a CMakePresets.json names, and, for ``cmake --build DIR``, the build files of DIR
+    # (its Makefile or build.ninja, ``CMakeCache.txt`` naming the source folder); gem runs
+    # a .gemspec (see SUBCOMMAND_CODE). Each proven (ninja 1.11, cmake 3.25, gem 3.3). Not
+    # installed here, read from their documentation: bundle evaluates the nearest Gemfile
+    # (gems.rb) as Ruby, and ``.bundle/config`` may name another (BUNDLE_GEMFILE); meson runs
+    # meson.build (``run_command``); scons runs SConstruct as Python; just the recipes of the
+    # nearest justfile; tox the commands of tox.ini (and builds the project: setup.py); nox
+    # runs noxfile.py; gradle runs build.gradle and settings.gradle (and compiles buildSrc).
+    "ninja": ("build.ninja",),
+    "cmake": ("CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "CMakeCache.txt", "Makefile",
+              "build.ninja", "cmake_install.cmake"),
+    "bundle": ("Gemfile", "gems.rb", ".bundle/config"),
+    "meson": ("meson.build", "meson_options.txt", "meson.options", "build.ninja"),
+    "scons": ("SConstruct", "Sconstruct", "sconstruct", "SConstruct.py", "Sconstruct.py", "sconstruct.py",
+              "SConscript"),
+    "just": ("justfile", "Justfile", "JUSTFILE", ".justfile"),
+    "tox": ("tox.ini", "tox.toml", "pyproject.toml", "setup.cfg", "setup.py"),
+    "nox": ("noxfile.py",),
+    "gradle": ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties"),
 }
 #: hg's options that run code whatever the subcommand: ``--config`` sets any setting
 #: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
@@ -633,10 +655,56 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 HG_RUNS = frozenset({"--config", "--debugger"})
 #: Folders beside the settings of FOLDER_SETTINGS whose files, by suffix, a program loads as
 #: code: rake imports every rakelib/*.rake of the folder it finds its Rakefile in.
-FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": ("rakelib", (".rake",))}
+FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "rake": ("rakelib", (".rake",)),
+    # scons imports site_scons/site_init.py and the tools there; gradle compiles and runs buildSrc.
+    "scons": ("site_scons", (".py",)),
+    "gradle": ("buildSrc", (".gradle", ".kts", ".java", ".kt", ".groovy")),
+}
+#: Programs that read their build files in every folder under the one they start from too, and
+#: the code files there by suffix: cmake (``add_subdirectory``: each CMakeLists.txt,
+#: ``include()``: .cmake files), meson (``subdir()``: each meson.build), scons (SConscript
+#: files), gradle (each subproject's build.gradle).
+FOLDER_TREES: dict[str, tuple[str, ...]] = {"cmake": (".cmake",), "meson": (), "scons": (), "gradle": (".gradle", ".kts")}
 #: Options naming the folder a program looks in instead of the one it runs in: hg's -R (also
-#: spelled --repository, --repo: hg takes no other abbreviation of them) and --cwd.
-FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {"hg": (("-R",), ("--repository", "--repo", "--cwd"))}
+#: spelled --repository, --repo: hg takes no other abbreviation of them) and --cwd; ninja's,
+#: meson's and scons' -C; cmake's source and build folders (-S, -B, ``--build``, ``--install``:
+#: the build folder's cmake_install.cmake runs); scons' repository; gradle's project folder and
+#: the builds it includes.
+FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "hg": (("-R",), ("--repository", "--repo", "--cwd")),
+    "ninja": (("-C",), ()),
+    "cmake": (("-S", "-B"), ("--build", "--install")),
+    "meson": (("-C",), ("--sourcedir", "--builddir")),
+    "scons": (("-C", "-Y"), ("--directory", "--repository", "--srcdir", "--site-dir")),
+    "gradle": (("-p",), ("--project-dir", "--include-build")),
+}
+#: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
+#: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
+#: just's -f, tox's -c, nox's -f, gradle's build, settings and init scripts, bundle's --gemfile.
+CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "ninja": (("-f",), ()),
+    "cmake": (("-P", "-C"), ("--toolchain",)),
+    "scons": (("-f",), ("--file", "--makefile", "--sconstruct")),
+    "just": (("-f",), ("--justfile",)),
+    "tox": (("-c",), ("--conf",)),
+    "nox": (("-f",), ("--noxfile",)),
+    "gradle": (("-b", "-c", "-I"), ("--build-file", "--settings-file", "--init-script")),
+    "bundle": ((), ("--gemfile",)),
+}
+#: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
+#: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
+#: group counts (a value that merely holds it only makes more places count).
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox"})
+#: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
+#: ``cmake build`` (an existing build folder), ``meson setup build src``.
+OPERAND_FOLDERS = frozenset({"cmake", "meson"})
+#: Environment variables naming a program's code file instead of the one it finds, in the
+#: environment the commands inherit from Echo Desk (an assignment on the line itself asks).
+CODE_FILE_VARIABLES: dict[str, tuple[str, ...]] = {"bundle": ("BUNDLE_GEMFILE",), "just": ("JUST_JUSTFILE",)}
+#: A subcommand that runs code files it finds in the folder it runs in, by suffix, besides its
+#: operands: ``gem build`` evaluates the .gemspec it is given (or finds) as Ruby (proven, gem 3.3).
+SUBCOMMAND_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"gem": ("build", (".gemspec",))}
 #: Settings files a program reads from the home folder wherever it runs (paths under the home
 #: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
 #: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
@@ -660,10 +728,16 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
     "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
     "gdb": (".gdbinit", ".gdbearlyinit"),
+    # bundle's user settings (``gemfile`` names the Gemfile it evaluates); gradle's init
+    # scripts and its user properties (``org.gradle.jvmargs``: options of the JVM it starts).
+    "bundle": (".bundle/config",),
+    "gradle": (".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"),
 }
 #: Folders under the home folder whose files, by suffix, a program loads as code wherever it
-#: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g).
-HOME_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": (".rake", (".rake",))}
+#: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g); gradle runs every
+#: init script of ~/.gradle/init.d.
+HOME_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": (".rake", (".rake",)),
+                                                     "gradle": (".gradle/init.d", (".gradle", ".kts"))}
 #: pip's settings outside the home folder (pip 23, ``configuration.get_configuration_files``):
 #: the site file, ``pip.conf`` in ``sys.prefix`` of the python pip runs in (a virtual
 #: environment's own folder: ``.venv/pip.conf`` for ``.venv/bin/pip``), and the global files,

@@ -72,6 +72,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if home is not None:
         found += _user_places(program, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
+    found += _subcommand_code(program, rest, cwds)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
@@ -121,6 +122,24 @@ def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | Non
                 found += [Place(each, pip_projects.PROJECT_FILES, below=True, suffixes=("",))]
                 found += [Place(each.parent, (each.name,))] if each.name else []
     return found
+
+
+def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+    """For a subcommand of ``program_options.SUBCOMMAND_CODE`` (``gem build``): the code files
+    by suffix in the folder it runs in, and every word after the subcommand as a file (an
+    option's value among them: more files, never fewer)."""
+    if program not in table.SUBCOMMAND_CODE:
+        return []
+    sub, code = table.SUBCOMMAND_CODE[program]
+    at = next((k for k, w in enumerate(rest) if w is None or not w.startswith("-")), None)
+    if at is None or rest[at] not in (sub, None):
+        return []
+    words = rest[at + 1:]
+    if any(w is None for w in words):
+        return [Place(Path("/"), ("file",), below=True, suffixes=("",))]
+    found = [Place(c, tuple(f"x{s}" for s in code), suffixes=code) for c in cwds]
+    return found + [Place(p.parent, (p.name,)) for c in cwds for w in words if w and not w.startswith("-")
+                    for p in _both(c / w)]
 
 
 def _pip_places(runner: str | None, program: str, cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -333,14 +352,21 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
                    names: tuple[str, ...]) -> list[Place]:
     """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
     ``program`` looks from and every folder above them, with the code beside them it loads
-    (``FOLDER_CODE``: rakelib/*.rake) and, for hg, every folder of the repository."""
+    (``FOLDER_CODE``: rakelib/*.rake), the build files of every folder below for the programs
+    of ``FOLDER_TREES``, the code files its options name (``CODE_FILE_OPTIONS``) and, for hg,
+    every folder of the repository."""
     starts, unknown = _named_folders(program, rest, cwds)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
     found += [Place(Path("/"), names, below=True)] if unknown else []
     if program in table.FOLDER_CODE:
         sub, code = table.FOLDER_CODE[program]
-        found += [Place(f / sub, tuple(f"x{s}" for s in code), suffixes=code) for c in starts for f in (c, *c.parents)]
+        found += [Place(f / sub, tuple(f"x{s}" for s in code), below=True, suffixes=code)
+                  for c in starts for f in (c, *c.parents)]
+    if program in table.FOLDER_TREES:
+        code = table.FOLDER_TREES[program]
+        found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
+    found += _code_files(program, rest, cwds)
     if program == "hg":
         found += _hg_subrepositories(starts, names)
     return found
@@ -350,28 +376,61 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     """The folders ``program`` looks for its settings from, run in any of ``cwds`` with its
     arguments ``words``: those folders, and the ones its options name instead
     (``program_options.FOLDER_OPTIONS``: ``hg -R out/r status`` reads out/r/.hg/hgrc, ``hg --cwd
-    out -R r`` out/r/.hg/hgrc). With ``True``: an option whose folder is not known here (a word
-    known only when the line runs, or none after the option)."""
-    spec = table.FOLDER_OPTIONS.get(program)
+    out -R r`` out/r/.hg/hgrc, ``ninja -C out`` out/build.ninja) or, for the programs of
+    ``OPERAND_FOLDERS``, its operands (``cmake ../src``). With ``True``: an option whose folder
+    is not known here (a word known only when the line runs, or none after the option)."""
+    named = _option_values(program, words, table.FOLDER_OPTIONS.get(program))
+    if program in table.OPERAND_FOLDERS:
+        # Every word not an option (an option's value among them: more folders, never fewer).
+        named += [w for w in words if w is None or not w.startswith("-")]
+    starts = list(cwds)
+    for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
+        starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
+    return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+    """The code files ``program``'s options name (``program_options.CODE_FILE_OPTIONS``:
+    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``) and those the environment Echo Desk
+    runs in names (``CODE_FILE_VARIABLES``); one not known here: any file."""
+    named: list[str | None] = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := os.environ.get(name))]
+    if any(not value for value in named):
+        return [Place(Path("/"), ("file",), below=True, suffixes=("",))]
+    # A folder named instead of a file holds the build file (``tox -c out`` reads out/tox.ini).
+    names = table.FOLDER_SETTINGS.get(program, ())
+    return [place for c in cwds for value in named if value for p in _both(c / value)
+            for place in (Place(p.parent, (p.name,)), Place(p, names))]
+
+
+def _option_values(program: str, words: Sequence[str | None],
+                   spec: tuple[tuple[str, ...], tuple[str, ...]] | None) -> list[str | None]:
+    """The values of the options ``spec`` (short, long) among ``words``: the next word, or
+    glued (``-Cout``, ``--file=x``), or in a group of short options for the programs of
+    ``GROUPED_SHORTS`` (``-nC out``). ``None`` or ``""``: a value not known here."""
     if spec is None:
-        return list(cwds), False
+        return []
     shorts, longs = spec
+    letters = "".join(s[1:] for s in shorts)
+    grouped = program in table.GROUPED_SHORTS
     named: list[str | None] = []
     for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else None
         if word is None:
             named.append(None)  # (it may be one of the options)
         elif word == "--":
             break
         elif word in (*shorts, *longs):
-            named.append(words[i + 1] if i + 1 < len(words) else None)
+            named.append(following)
         elif word.startswith(tuple(f"{o}=" for o in longs)):
             named.append(word.partition("=")[2])
         elif word.startswith(shorts):
             named.append(word[2:])
-    starts = list(cwds)
-    for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
-        starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
-    return list(dict.fromkeys(starts)), any(not value for value in named)
+        elif grouped and letters and word.startswith("-") and not word.startswith("--"):
+            at = next((k for k, letter in enumerate(word[1:], start=1) if letter in letters), None)
+            if at is not None:
+                named.append(word[at + 1:] or following)
+    return named
 
 
 def _hg_subrepositories(starts: Sequence[Path], names: tuple[str, ...]) -> list[Place]:

@@ -29,7 +29,8 @@ CASES: list[tuple[str, str, str | None]] = [
     ("rbash -c **", "rbash -c 'touch PWNED'", "rbash -c 'printf x'"),
     ("fakeroot-sysv **", "fakeroot-sysv touch PWNED", "fakeroot-sysv printf x"),
     ("toybox **", "toybox touch PWNED", "toybox printf x"),
-    ("bundle3.1 exec **", "bundle3.1 exec touch PWNED", "bundle3.1 exec printf x"),
+    # (bundle exec evaluates the Gemfile, which the agent may write here: no line stays allowed, s148)
+    ("bundle3.1 exec **", "bundle3.1 exec touch PWNED", None),
     ("bsdtar -xf **", "bsdtar -xf a.tar -C ~", "bsdtar -xf a.tar -C out"),
     ("lzma **", "lzma -dk ../home/x.lzma", "lzma -dk out/x.lzma"),
     ("sed4 -i **", "sed4 -i 's/^/x/' ~/.bashrc", "sed4 -i 's/a/b/' a.txt"),
