@@ -23,6 +23,7 @@ from echo_desk.agent.permissions import (
     git_hooks,
     git_index,
     git_reading,
+    git_repositories,
     pip_projects,
     programs,
     pytest_testpaths,
@@ -81,9 +82,9 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
-    found += _folder_places(program, rest, cwds, names)
     if program == "git":
-        found += _submodules(cwds, names, index_changes) + _git_named(argv, cwds, home)
+        return found + _git_places(argv, cwds, home, names, index_changes)
+    found += _folder_places(program, rest, cwds, names)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -441,15 +442,77 @@ def _hg_subrepositories(starts: Sequence[Path], names: tuple[str, ...]) -> list[
     return [Place(root, names, below=True) for root in dict.fromkeys(roots) if root is not None]
 
 
-def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: bool) -> list[Place]:
-    """The folders of the submodules of the repository each of ``cwds`` is in: git's worktree
-    commands run git in every one that holds a repository, with its own settings (see
-    ``git_index``). An index that cannot be read, or that another command of the line may
+#: A repository folder's own settings files: its settings, a linked worktree's, and the file
+#: naming the folder whose settings a linked worktree shares.
+_REPOSITORY_FILES = ("config", "config.worktree", "commondir")
+
+
+def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None, names: tuple[str, ...],
+                index_changes: bool) -> list[Place]:
+    """Where a git command reads settings and code (``names``: ``.git`` and ``.git/config`` in
+    the folders it finds its repository from and above): the repository found from each folder
+    it runs in (``-C`` leads elsewhere), the repository ``--git-dir`` names and the worktree
+    ``--work-tree`` names, their submodules, what their settings name, and a local repository
+    at the other end of a push, fetch or clone (``git_repositories``)."""
+    where = git_repositories.folders(argv, cwds)
+    found = _folder_places("git", (), where.starts, names)
+    if where.unknown:
+        found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
+    subcommand = git_reading.subcommand(tuple(argv))
+    hooks = git_hooks.hooks_run(argv)
+    repositories: list[tuple[Path, Path | None]] = []
+    if where.named:
+        for named in where.named:
+            found += _repository_files(named.git_dir, hooks=True)
+            found += _submodules([named.root], names, index_changes, named.git_dir)
+            repositories.append((named.root, named.git_dir))
+    else:
+        roots = [r for s in where.starts if (r := git_index.repository_root(s)) is not None]
+        found += _submodules(roots, names, index_changes)
+        for root in dict.fromkeys(roots):
+            git_dir = git_index.git_dir_of(root)
+            repositories += [(root, git_dir), *((tree, git_dir) for tree in where.worktrees)]
+            found += [Place(tree, names, below=True) for tree in where.worktrees]
+    known: list[tuple[str, str | None, str, str]] | None = []
+    for root, git_dir in dict.fromkeys(repositories):
+        found += _git_named(root, git_dir, home, subcommand, hooks)
+        read = git_config.entries(git_dir, home)
+        known = None if read is None or known is None else known + read
+    ends, unknown = git_repositories.other_ends(
+        argv, where.starts, None if known is None else git_repositories.remotes(known))
+    if unknown:
+        found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
+    receives = subcommand in git_repositories.RECEIVES
+    for git_dir in ends:
+        # git receive-pack runs the hooks of the repository pushed to; git upload-pack none
+        found += _repository_files(git_dir, hooks=receives)
+        if git_dir.exists():
+            root = git_dir.parent if git_dir.name == ".git" else git_dir
+            actual = git_index.git_dir_of(root) if git_dir.name == ".git" else git_dir
+            runs = git_hooks.RECEIVE_PACK if receives else frozenset()
+            found += _git_named(root, actual, home, None, runs)
+    return found
+
+
+def _repository_files(git_dir: Path, *, hooks: bool) -> list[Place]:
+    """A repository folder named by path: the folder itself (or the ``.git`` file there), its
+    settings files and, when ``hooks`` run, its hooks folder."""
+    found = [Place(git_dir.parent, (git_dir.name,)), Place(git_dir, _REPOSITORY_FILES)]
+    if hooks:
+        found.append(Place(git_dir / "hooks", ("hook",), below=True, suffixes=("",)))
+    return found
+
+
+def _submodules(roots: Sequence[Path], names: tuple[str, ...], index_changes: bool,
+                git_dir: Path | None = None) -> list[Place]:
+    """The folders of the submodules of the repositories whose worktrees are ``roots`` (with
+    the repository folder ``--git-dir`` names, ``git_dir``): git's worktree commands run git in
+    every one that holds a repository, with its own settings (see ``git_index``). An index that cannot be read, or that another command of the line may
     change first (``git add out/r && git status``: out/r is a submodule by then), makes every
     folder of the worktree count."""
     found: list[Place] = []
-    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
-        links = None if index_changes else git_index.gitlinks(root)
+    for root in dict.fromkeys(roots):
+        links = None if index_changes else git_index.gitlinks(root, git_dir)
         if links is None:
             found.append(Place(root, names, below=True))
         else:
@@ -457,26 +520,24 @@ def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: boo
     return found
 
 
-def _git_named(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
-    """What the git settings of the repository each of ``cwds`` is in name (``git_config``):
-    a file git runs or reads as settings, or a hooks folder, any file of which git may run;
-    and when the command runs a hook present there, the worktree and the home folder."""
+def _git_named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str | None,
+               hooks: frozenset[str] | None) -> list[Place]:
+    """What the git settings of the repository ``git_dir`` (worktree ``root``) name
+    (``git_config``): a file git runs or reads as settings, or a hooks folder, any file of which
+    git may run; and when the command runs a hook (one of ``hooks``; ``None``: any) present
+    there, the worktree and the home folder."""
     found: list[Place] = []
-    subcommand = git_reading.subcommand(tuple(argv))
-    hooks = git_hooks.hooks_run(argv)
-    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
-        git_dir = git_index.git_dir_of(root)
-        named = git_config.named(root, git_dir, home, subcommand)
-        for item in named:
-            if item.folder:
-                found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
-            else:
-                found.append(Place(item.path.parent, (item.path.name,)))
-        # A hook that runs is the person's program, which may read any file of the worktree
-        # and of the home folder (``git_hooks``): every one counts as code the command runs.
-        folders = [item.path for item in named if item.folder] + git_config.default_hooks(git_dir)
-        if git_dir is None or (hooks != frozenset() and git_hooks.present(folders, hooks)):
-            found += [Place(f, ("hook",), below=True, suffixes=("",)) for f in (root, home) if f is not None]
+    named = git_config.named(root, git_dir, home, subcommand)
+    for item in named:
+        if item.folder:
+            found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
+        else:
+            found.append(Place(item.path.parent, (item.path.name,)))
+    # A hook that runs is the person's program, which may read any file of the worktree
+    # and of the home folder (``git_hooks``): every one counts as code the command runs.
+    folders = [item.path for item in named if item.folder] + git_config.default_hooks(git_dir)
+    if git_dir is None or (hooks != frozenset() and git_hooks.present(folders, hooks)):
+        found += [Place(f, ("hook",), below=True, suffixes=("",)) for f in (root, home) if f is not None]
     return found
 
 
