@@ -23,6 +23,7 @@ from echo_desk.agent.permissions import (
     git_hooks,
     git_index,
     git_reading,
+    hg_config,
     pip_projects,
     programs,
     pytest_testpaths,
@@ -80,7 +81,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
-    found += _folder_places(program, rest, cwds, names)
+    found += _folder_places(program, rest, cwds, names, home)
     if program == "git":
         found += _submodules(cwds, names, index_changes) + _git_named(argv, cwds, home)
     if program in table.OPERAND_SETTINGS:
@@ -330,10 +331,11 @@ def _node_paths(words: list[str]) -> list[str]:
 
 
 def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path],
-                   names: tuple[str, ...]) -> list[Place]:
+                   names: tuple[str, ...], home: Path | None) -> list[Place]:
     """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
     ``program`` looks from and every folder above them, with the code beside them it loads
-    (``FOLDER_CODE``: rakelib/*.rake) and, for hg, every folder of the repository."""
+    (``FOLDER_CODE``: rakelib/*.rake) and, for hg, every folder of the repository and what
+    its settings name."""
     starts, unknown = _named_folders(program, rest, cwds)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
@@ -342,7 +344,8 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         sub, code = table.FOLDER_CODE[program]
         found += [Place(f / sub, tuple(f"x{s}" for s in code), suffixes=code) for c in starts for f in (c, *c.parents)]
     if program == "hg":
-        found += _hg_subrepositories(starts, names)
+        roots = _hg_roots(starts)
+        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
     return found
 
 
@@ -374,12 +377,28 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     return list(dict.fromkeys(starts)), any(not value for value in named)
 
 
-def _hg_subrepositories(starts: Sequence[Path], names: tuple[str, ...]) -> list[Place]:
-    """Every folder of the repository each of ``starts`` is in: hg runs in each subrepository
-    its .hgsub names (a commit, ``-S``, an update to a revision that has one), with that
-    repository's own .hg/hgrc, and which ones a revision names is not read here."""
+def _hg_roots(starts: Sequence[Path]) -> list[Path]:
+    """The top folder of the repository each of ``starts`` is in. Every folder of it counts:
+    hg runs in each subrepository its .hgsub names (a commit, ``-S``, an update to a revision
+    that has one), with that repository's own .hg/hgrc, and which ones a revision names is not
+    read here."""
     roots = (next((f for f in (s, *s.parents) if (f / ".hg").is_dir()), None) for s in starts)
-    return [Place(root, names, below=True) for root in dict.fromkeys(roots) if root is not None]
+    return [root for root in dict.fromkeys(roots) if root is not None]
+
+
+def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) -> list[Place]:
+    """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
+    tool's program, an extension's file; a folder any file of which may be one, when a
+    settings file is not read), and the files and folders ``$HGRCPATH`` names."""
+    found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
+    found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
+    files = hg_config.settings_files(home, roots)
+    for item in hg_config.named(files, [*starts, *roots], home):
+        if item.folder:
+            found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
+        else:
+            found.append(Place(item.path.parent, (item.path.name,)))
+    return found
 
 
 def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: bool) -> list[Place]:

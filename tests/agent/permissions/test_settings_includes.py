@@ -1,0 +1,104 @@
+"""Settings files that name other files (s150): the person's own settings, or a repository's,
+may include a file, or name a program or code to load, in a folder the agent may write. The
+file they name is then the agent's: a rule naming the program no longer allows it, as for
+git's ``include.path`` (``git_config``). Proven for hg 6.3 (the hostile corpus, issue
+``s150``): ``%include`` in ``~/.hgrc`` or ``.hg/hgrc``, a hook's program or python file, an
+extension's file, the file ``$HGRCPATH`` names."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+
+from .conftest import Setup
+
+HG = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[hg|cd] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+def _verdict(setup: Setup, rules: str, line: str) -> Effect | None:
+    setup.write_user_rules(rules)
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+def _hg_repository(setup: Setup, hgrc: str) -> None:
+    """A repository in src/ (every folder of it counts already: s140), beside the agent's out/."""
+    (setup.workspace / "src" / ".hg").mkdir(exist_ok=True)
+    (setup.workspace / "src" / ".hg" / "hgrc").write_text(hgrc, encoding="utf-8")
+
+
+@pytest.mark.parametrize("hgrc", [
+    "%include ../../out/shared.rc\n",
+    "[hooks]\npre-status = sh ../out/h.sh\n",
+    "[hooks]\npre-status = python:../out/h.py:f\n",
+    "[extensions]\nx = ../out/ext.py\n",
+    "[merge-tools]\nm.executable = ../out/merge.sh\n",
+    # (a value continued on the next line)
+    "[hooks]\npre-status = true &&\n  sh ../out/h.sh\n",
+])
+@pytest.mark.parametrize("line", ["cd src && hg status", "hg -R src status"])
+def test_a_repository_hgrc_naming_a_file_the_agent_may_write_asks(setup: Setup, hgrc: str, line: str) -> None:
+    _hg_repository(setup, hgrc)
+    assert _verdict(setup, HG, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("hgrc", [
+    "[ui]\nusername = me\n", "[hooks]\npre-status = sh ../docs/h.sh\n", "%include ../../docs/x.rc\n",
+    "[extensions]\nrebase =\n", "[extensions]\nx = !\n",
+])
+def test_a_repository_hgrc_naming_nothing_the_agent_may_write_leaves_the_rule_in_force(setup: Setup,
+                                                                                        hgrc: str) -> None:
+    _hg_repository(setup, hgrc)
+    assert _verdict(setup, HG, "cd src && hg status") is Effect.ALLOW
+
+
+def test_an_extension_is_found_from_the_folder_hg_runs_in(setup: Setup) -> None:
+    """``[extensions] x = ext.py``: a file to load, slash or not, from the folder hg runs in."""
+    _hg_repository(setup, "[extensions]\nx = ext.py\n")
+    assert _verdict(setup, HG, "cd src && hg status") is Effect.ALLOW
+    assert _verdict(setup, HG, "cd out && hg -R ../src status") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("hgrc", ["%include ~/shared.rc\n", "%include ../ws/out/x.rc\n"])
+def test_the_persons_hgrc_including_a_file_the_agent_may_write_asks(setup: Setup, hgrc: str) -> None:
+    rules = HG + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/shared.rc"\n'
+    assert _verdict(setup, rules, "hg status") is Effect.ALLOW
+    (setup.home / ".hgrc").write_text(hgrc.replace("../ws", str(setup.workspace)), encoding="utf-8")
+    assert _verdict(setup, rules, "hg status") is not Effect.ALLOW
+
+
+def test_an_included_file_is_followed(setup: Setup) -> None:
+    """An included file's own ``%include`` and paths count too; a file hg cannot parse names
+    every folder hg runs in."""
+    (setup.workspace / "docs").mkdir()
+    (setup.workspace / "docs" / "a.rc").write_text("%include ../out/b.rc\n", encoding="utf-8")
+    _hg_repository(setup, "%include ../../docs/a.rc\n")
+    assert _verdict(setup, HG, "cd src && hg status") is not Effect.ALLOW
+
+
+def test_a_settings_file_hg_cannot_parse_names_the_folders_it_runs_in(setup: Setup) -> None:
+    (setup.home / ".hgrc").write_text("  not hgrc\n", encoding="utf-8")
+    assert _verdict(setup, HG, "cd out && hg status") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("named", "effect"), [("rc/x.rc", None), ("rc", None), ("other.rc", Effect.ALLOW)])
+def test_the_settings_hgrcpath_names(setup: Setup, monkeypatch: pytest.MonkeyPatch, named: str,
+                                     effect: Effect | None) -> None:
+    """``$HGRCPATH`` in the environment the commands inherit from Echo Desk: hg reads the files
+    it names (a folder: its ``*.rc`` files) instead of the system's and the user's."""
+    rules = HG + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/rc/**"\n'
+    (setup.home / "rc").mkdir()
+    monkeypatch.setenv("HGRCPATH", str(setup.home / named))
+    assert (_verdict(setup, rules, "hg status") is Effect.ALLOW) is (effect is Effect.ALLOW)
+
