@@ -631,6 +631,12 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
 #: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).
 HG_RUNS = frozenset({"--config", "--debugger"})
+#: gdb's options that run commands, whatever the rest of the line says (gdb 13): ``-ex``/
+#: ``--eval-command`` and ``-iex``/``--init-eval-command`` run the command given (``shell …``),
+#: ``-x``/``--command`` and ``-ix``/``--init-command`` a file of commands (proven:
+#: ``gdb -batch -ex 'shell touch PWNED'``). gdb reads its options with getopt_long_only: one
+#: dash or two, any unique prefix of a long name (``-comm=F``, ``-eval-c``), anywhere on the line.
+GDB_RUNS = ("command", "eval-command", "init-command", "init-eval-command", "ex", "iex", "ix", "x")
 #: Folders beside the settings of FOLDER_SETTINGS whose files, by suffix, a program loads as
 #: code: rake imports every rakelib/*.rake of the folder it finds its Rakefile in.
 FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": ("rakelib", (".rake",))}
