@@ -19,6 +19,7 @@ from pathlib import Path
 
 from echo_desk.agent.permissions import (
     build_tools,
+    gdb_init,
     git_config,
     git_hooks,
     git_index,
@@ -335,7 +336,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
     ``program`` looks from and every folder above them, with the code beside them it loads
     (``FOLDER_CODE``: rakelib/*.rake) and, for hg, every folder of the repository and what
-    its settings name."""
+    its settings name; for gdb, what its init files name."""
     starts, unknown = _named_folders(program, rest, cwds)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
@@ -346,6 +347,8 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program == "hg":
         roots = _hg_roots(starts)
         found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
+    if program == "gdb":
+        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, cwds), cwds, home)]
     return found
 
 
@@ -393,12 +396,14 @@ def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) 
     found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
     found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
     files = hg_config.settings_files(home, roots)
-    for item in hg_config.named(files, [*starts, *roots], home):
-        if item.folder:
-            found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
-        else:
-            found.append(Place(item.path.parent, (item.path.name,)))
-    return found
+    return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+def _place(item: git_config.Named) -> Place:
+    """Where a file a settings file names is (a folder named: any file below it)."""
+    if item.folder:
+        return Place(item.path, ("hook",), below=True, suffixes=("",))
+    return Place(item.path.parent, (item.path.name,))
 
 
 def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: bool) -> list[Place]:

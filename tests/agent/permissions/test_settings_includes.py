@@ -102,3 +102,53 @@ def test_the_settings_hgrcpath_names(setup: Setup, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HGRCPATH", str(setup.home / named))
     assert (_verdict(setup, rules, "hg status") is Effect.ALLOW) is (effect is Effect.ALLOW)
 
+
+
+GDB = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[gdb|cd] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "~/dotfiles/**"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+@pytest.mark.parametrize(("init", "line"), [
+    # gdb runs the file a `source` line of its init file names (proven, gdb 13: a file of
+    # commands, a python file; a relative one from the folder gdb runs in).
+    ("source ~/dotfiles/gdbinit\n", "gdb -batch"),
+    ("source -v ~/dotfiles/x.py\n", "gdb -batch"),
+    ("so ~/dotfiles/x.gdb\n", "gdb -batch"),
+    ("source ~/tools/pwndbg/gdbinit.py\n", "gdb -batch"),  # (its folder below: ~/tools/pwndbg/** …)
+    ("source x.gdb\n", "cd src && gdb -batch"),
+    ("python import sys; sys.path.insert(0, '~/dotfiles/gdb')\n", "gdb -batch"),
+])
+def test_a_file_the_persons_gdbinit_names_counts(setup: Setup, init: str, line: str) -> None:
+    rules = GDB.replace("~/dotfiles/**", "~/tools/pwndbg/pwndbg/**") if "pwndbg" in init else GDB
+    rules = rules.replace("~/dotfiles/**", "@workspace/src/*.gdb") if init == "source x.gdb\n" else rules
+    assert _verdict(setup, rules, line) is Effect.ALLOW
+    (setup.home / ".gdbinit").write_text(init, encoding="utf-8")
+    assert _verdict(setup, rules, line) is not Effect.ALLOW
+
+
+def test_a_sourced_file_is_followed(setup: Setup) -> None:
+    (setup.home / "gdb").mkdir()
+    (setup.home / "gdb" / "main.gdb").write_text("source ~/dotfiles/more.gdb\n", encoding="utf-8")
+    (setup.home / ".config" / "gdb").mkdir()
+    (setup.home / ".config" / "gdb" / "gdbinit").write_text("source ~/gdb/main.gdb\n", encoding="utf-8")
+    assert _verdict(setup, GDB, "gdb -batch") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("init", ["set history save on\n", "source ~/gdb/x.gdb\n", "# source ~/dotfiles/x\n"])
+def test_a_gdbinit_naming_nothing_the_agent_may_write_leaves_the_rule_in_force(setup: Setup, init: str) -> None:
+    (setup.home / ".gdbinit").write_text(init, encoding="utf-8")
+    assert _verdict(setup, GDB, "gdb -batch") is Effect.ALLOW
