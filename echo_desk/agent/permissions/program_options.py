@@ -159,6 +159,20 @@ CURL = OptionSet((
     opt("--hsts --alt-svc", V, WRITES),
     *HELP,
 ))
+#: scp and sftp (OpenSSH 9.2) run ssh, which runs what its settings say: ``-o`` sets any of
+#: them (``ProxyCommand``, ``LocalCommand``, ``KnownHostsCommand`` run a local command), ``-F``
+#: names the settings file (its ``Include`` lines, ``Match exec``), ``-J`` a host to jump
+#: through, ``-S`` and ``-D`` a local program to run instead of ssh or the server; sftp's ``-b``
+#: reads its commands from a file (``!cmd`` runs a local shell command). All proven with
+#: ``ProxyCommand touch PWNED`` and a host that does not exist. The user's and the system's
+#: settings, with what they include: ``ssh_config``.
+SSH_CLIENTS = frozenset({"scp", "sftp"})
+_SSH_CLIENT = (opt("-o", V, CONFIG), opt("-F", V, CONFIG), opt("-J", V, CONFIG), opt("-S", V, RUNS),
+               opt("-D", V, RUNS))
+SCP = OptionSet((*flags("-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v"), *values("-c -i -l -P -X"), *_SSH_CLIENT),
+                permute=False, abbreviations=False)
+SFTP = OptionSet((*flags("-4 -6 -A -a -C -f -N -p -q -r -v"), *values("-B -c -i -l -P -R -s -X"), *_SSH_CLIENT,
+                  opt("-b", V, CODE)), permute=False, abbreviations=False)
 #: wget 1.21 (getopt_long: unique prefixes of long options; ``-nc``/``-nd``/``-nH``/``-np``/``-nv``
 #: are ``-n`` with a value). Where it writes (``-O``, ``-P``, its logs, cookies, WARC files, and
 #: every file it downloads, named by the address or the server) is judged by the write rules
@@ -666,6 +680,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
     "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
     "gdb": (".gdbinit", ".gdbearlyinit"),
+    # ssh's settings, which scp and sftp read (see ``ssh_config``: what they include and name).
+    **dict.fromkeys(SSH_CLIENTS, (".ssh/config",)),
 }
 #: Folders under the home folder whose files, by suffix, a program loads as code wherever it
 #: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g).

@@ -738,7 +738,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
     "file": table.FILE, "date": table.DATE, "tree": table.TREE, "man": table.MAN,
-    "sdiff": table.SDIFF, "diff3": table.DIFF3,
+    "sdiff": table.SDIFF, "diff3": table.DIFF3, "scp": table.SCP, "sftp": table.SFTP,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {

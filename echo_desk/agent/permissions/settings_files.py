@@ -28,6 +28,7 @@ from echo_desk.agent.permissions import (
     pip_projects,
     programs,
     pytest_testpaths,
+    ssh_config,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PIP, PYTHON
@@ -72,7 +73,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     elif home is not None and program in table.PYTHON_PROGRAMS:
         found.append(_user_site(home))
     if home is not None:
-        found += _user_places(program, home)
+        found += _user_places(program, home) + _ssh_places(program, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
@@ -456,6 +457,13 @@ def _user_places(program: str, home: Path) -> list[Place]:
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]
     return found
+
+
+def _ssh_places(program: str, cwds: Sequence[Path], home: Path) -> list[Place]:
+    """For the programs that run ssh (scp, sftp), what ssh's settings name (``ssh_config``)."""
+    if program not in table.SSH_CLIENTS:
+        return []
+    return [_place(item) for item in ssh_config.named(home, cwds)]
 
 
 def _user_site(home: Path) -> Place:

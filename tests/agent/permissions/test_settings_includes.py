@@ -152,3 +152,71 @@ def test_a_sourced_file_is_followed(setup: Setup) -> None:
 def test_a_gdbinit_naming_nothing_the_agent_may_write_leaves_the_rule_in_force(setup: Setup, init: str) -> None:
     (setup.home / ".gdbinit").write_text(init, encoding="utf-8")
     assert _verdict(setup, GDB, "gdb -batch") is Effect.ALLOW
+
+
+SSH = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[scp|sftp|cd] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "~/.orbstack/**"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+@pytest.mark.parametrize(("line", "effect"), [
+    # scp and sftp run ssh, which runs what its settings say (proven, OpenSSH 9.2, with a host
+    # that does not exist): -o sets any of them (ProxyCommand), -F names the settings file (its
+    # Include, Match exec), -J a host to jump through, -S and -D a program run instead of ssh or
+    # the server; sftp -b reads commands from a file (`!cmd` runs a local one: from its manual).
+    ("scp -o ProxyCommand='touch PWNED' x:/a b", None), ("scp -oProxyCommand=x x:/a b", None),
+    ("scp -F out/cfg x:/a b", None), ("scp -S out/prog x:/a b", None), ("scp -J jump x:/a b", None),
+    ("scp -D out/prog x:/a b", None), ("sftp -o ProxyCommand=x x", None), ("sftp -F out/cfg x", None),
+    ("sftp -D out/prog", None), ("sftp -b out/batch x", None), ('scp "$OPT" x:/a b', None),
+    ("scp x:/a b", Effect.ALLOW), ("scp -r -P 22 x:/a b", Effect.ALLOW), ("scp -3 x:/a y:/b", Effect.ALLOW),
+    ("sftp x", Effect.ALLOW), ("sftp -P 2222 -q x", Effect.ALLOW),
+    ("scp x:/a b -o ProxyCommand=x", Effect.ALLOW),  # (after an operand: a file's name, scp does not permute)
+])
+def test_ssh_options_of_scp_and_sftp_are_covered_only_by_naming_them(setup: Setup, line: str,
+                                                                      effect: Effect | None) -> None:
+    assert (_verdict(setup, SSH, line) is Effect.ALLOW) is (effect is Effect.ALLOW)
+
+
+@pytest.mark.parametrize("config", [
+    # An Include the agent may write (OrbStack adds this one to ~/.ssh/config), relative to
+    # ~/.ssh too, or a glob; a path in a value (a ProxyCommand's program, Match exec).
+    "Include ~/.orbstack/ssh/config\n", "Include ../.orbstack/ssh/config\n", "Include ~/.orbstack/*/config\n",
+    "Host x\n  ProxyCommand ~/.orbstack/bin/proxy %h\n", 'Match exec "sh out/x.sh"\n',
+    "Host *\n  Include=~/.orbstack/ssh/config\n",
+])
+@pytest.mark.parametrize("line", ["scp x:/a b", "sftp x"])
+def test_the_files_ssh_settings_name_count(setup: Setup, config: str, line: str) -> None:
+    assert _verdict(setup, SSH, line) is Effect.ALLOW
+    (setup.home / ".ssh" / "config").write_text(config, encoding="utf-8")
+    assert _verdict(setup, SSH, line) is not Effect.ALLOW
+
+
+def test_an_included_ssh_file_is_followed(setup: Setup) -> None:
+    (setup.home / ".ssh" / "hosts").write_text("Include ~/.orbstack/x\n", encoding="utf-8")
+    (setup.home / ".ssh" / "config").write_text("Include hosts\n", encoding="utf-8")
+    assert _verdict(setup, SSH, "scp x:/a b") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("config", ["Host x\n  User me\n  IdentityFile ~/.ssh/id_x\n", "Include ~/.ssh/config.d/*\n",
+                                    "# Include ~/.orbstack/x\n"])
+def test_ssh_settings_naming_nothing_the_agent_may_write_leave_the_rule_in_force(setup: Setup, config: str) -> None:
+    (setup.home / ".ssh" / "config").write_text(config, encoding="utf-8")
+    assert _verdict(setup, SSH, "scp x:/a b") is Effect.ALLOW
+
+
+def test_ssh_settings_the_agent_may_write_count(setup: Setup) -> None:
+    rules = SSH + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/.ssh/config"\n'
+    assert _verdict(setup, rules, "scp x:/a b") is not Effect.ALLOW
