@@ -148,8 +148,8 @@ CURL = OptionSet((
     *values("-X|--request -H|--header -A|--user-agent -e|--referer -u|--user -m|--max-time --connect-timeout "
             "--retry --retry-delay --retry-max-time -x|--proxy --noproxy --resolve --connect-to --url -r|--range "
             "-C|--continue-at -z|--time-cond --max-filesize --limit-rate --cacert --capath -E|--cert --key "
-            "--pinnedpubkey --oauth2-bearer --netrc-file --url-query --max-redirs --request-target --unix-socket "
-            "--abstract-unix-socket --proxy-user -U --interface --dns-servers --data-urlencode -w|--write-out "
+            "--pinnedpubkey --oauth2-bearer --netrc-file --url-query --max-redirs --request-target "
+            "--proxy-user -U --interface --dns-servers --data-urlencode -w|--write-out "
             "-d|--data --data-raw --data-ascii --data-binary -F|--form --form-string --json --variable "
             "-b|--cookie --etag-compare -Y|--speed-limit -y|--speed-time --keepalive-time --expect100-timeout"),
     opt("-o --output", V, WRITES), opt("-O --remote-name", does=WRITES), opt("--remote-name-all", does=WRITES),
@@ -157,6 +157,10 @@ CURL = OptionSet((
     opt("-c --cookie-jar", V, WRITES), opt("--trace --trace-ascii", V, WRITES), opt("--stderr", V, WRITES),
     opt("--libcurl", V, WRITES), opt("--etag-save", V, WRITES), opt("-T --upload-file", V),
     opt("--hsts --alt-svc", V, WRITES),
+    # A local socket instead of the network: the service there acts on the request (docker's
+    # /var/run/docker.sock creates and starts a container that runs any program; proven with
+    # a listener on a socket receiving `POST /containers/create`).
+    opt("--unix-socket", V, CONFIG), opt("--abstract-unix-socket", V, CONFIG),
     *HELP,
 ))
 #: scp and sftp (OpenSSH 9.2) run ssh, which runs what its settings say: ``-o`` sets any of

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from echo_desk.agent.permissions import (
     build_tools,
+    curl_config,
     gdb_init,
     git_config,
     git_hooks,
@@ -73,7 +74,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     elif home is not None and program in table.PYTHON_PROGRAMS:
         found.append(_user_site(home))
     if home is not None:
-        found += _user_places(program, home) + _ssh_places(program, cwds, home)
+        found += _user_places(program, home) + _named_places(program, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
@@ -459,11 +460,16 @@ def _user_places(program: str, home: Path) -> list[Place]:
     return found
 
 
-def _ssh_places(program: str, cwds: Sequence[Path], home: Path) -> list[Place]:
-    """For the programs that run ssh (scp, sftp), what ssh's settings name (``ssh_config``)."""
-    if program not in table.SSH_CLIENTS:
-        return []
-    return [_place(item) for item in ssh_config.named(home, cwds)]
+def _named_places(program: str, cwds: Sequence[Path], home: Path) -> list[Place]:
+    """What the user's settings of ``program`` include and name: ssh's, for the programs that run
+    it (scp, sftp: ``ssh_config``), and curl's (``curl_config``, with the ``.curlrc`` of
+    ``$CURL_HOME``)."""
+    if program in table.SSH_CLIENTS:
+        return [_place(item) for item in ssh_config.named(home, cwds)]
+    if program == "curl":
+        files = curl_config.settings_files(home)
+        return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
+    return []
 
 
 def _user_site(home: Path) -> Place:

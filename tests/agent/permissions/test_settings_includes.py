@@ -220,3 +220,73 @@ def test_ssh_settings_naming_nothing_the_agent_may_write_leave_the_rule_in_force
 def test_ssh_settings_the_agent_may_write_count(setup: Setup) -> None:
     rules = SSH + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/.ssh/config"\n'
     assert _verdict(setup, rules, "scp x:/a b") is not Effect.ALLOW
+
+
+CURL = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[curl|cd] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "~/dotfiles/**"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+@pytest.mark.parametrize("curlrc", [
+    # curl follows a `config` line of its settings file (proven, curl 7.88: `output` there wrote
+    # a file), spelled as any option may be.
+    'config = "~/dotfiles/curlrc"\n', "-K ~/dotfiles/curlrc\n", "--config: ~/dotfiles/curlrc\n",
+    "config ../ws/out/curlrc\n",
+    # A path a value names (a file it sends, a CA it trusts) the agent may write.
+    'data = "@~/dotfiles/body"\n',
+])
+def test_a_file_the_persons_curlrc_names_counts(setup: Setup, curlrc: str) -> None:
+    assert _verdict(setup, CURL, "cd src && curl -s http://127.0.0.1/") is Effect.ALLOW
+    (setup.home / ".curlrc").write_text(curlrc.replace("../ws", str(setup.workspace)), encoding="utf-8")
+    assert _verdict(setup, CURL, "cd src && curl -s http://127.0.0.1/") is not Effect.ALLOW
+
+
+def test_an_included_curl_file_is_followed(setup: Setup) -> None:
+    (setup.home / "curl.d").mkdir()
+    (setup.home / "curl.d" / "a").write_text("config = ~/dotfiles/b\n", encoding="utf-8")
+    (setup.home / ".curlrc").write_text("--config ~/curl.d/a\n", encoding="utf-8")
+    assert _verdict(setup, CURL, "curl -s http://127.0.0.1/") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("curlrc", ["silent\nuser-agent = \"x/1\"\n", "url = https://example.com/dotfiles/x\n",
+                                    "# config ~/dotfiles/x\n", "config = ~/curl.d/a\n"])
+def test_a_curlrc_naming_nothing_the_agent_may_write_leaves_the_rule_in_force(setup: Setup, curlrc: str) -> None:
+    (setup.home / ".curlrc").write_text(curlrc, encoding="utf-8")
+    assert _verdict(setup, CURL, "curl -s http://127.0.0.1/") is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("named", "effect"), [("dotfiles", None), ("other", Effect.ALLOW)])
+def test_the_curlrc_of_curl_home(setup: Setup, monkeypatch: pytest.MonkeyPatch, named: str,
+                                 effect: Effect | None) -> None:
+    """``$CURL_HOME`` in the environment the commands inherit from Echo Desk moves ``.curlrc``
+    (proven: its ``output`` wrote a file)."""
+    monkeypatch.setenv("CURL_HOME", str(setup.home / named))
+    assert (_verdict(setup, CURL, "curl -s http://127.0.0.1/") is Effect.ALLOW) is (effect is Effect.ALLOW)
+
+
+@pytest.mark.parametrize("line", [
+    # A local socket instead of the network: docker's creates and starts a container (proven
+    # with a listener receiving the request).
+    "curl -s --unix-socket /var/run/docker.sock -d '{}' http://localhost/containers/create",
+    "curl --unix-sock /var/run/docker.sock http://localhost/", "curl --abstract-unix-socket x http://localhost/",
+])
+def test_curl_to_a_local_socket_is_covered_only_by_naming_it(setup: Setup, line: str) -> None:
+    assert _verdict(setup, CURL, line) is not Effect.ALLOW
+
+
+def test_a_rule_naming_the_socket_option_covers_it(setup: Setup) -> None:
+    rules = CURL.replace("[curl|cd] **", "[curl|cd|curl --unix-socket] **")
+    assert _verdict(setup, rules, "curl --unix-socket out/app.sock http://localhost/") is Effect.ALLOW
