@@ -19,14 +19,18 @@ from pathlib import Path
 
 from echo_desk.agent.permissions import (
     build_tools,
+    curl_config,
+    gdb_init,
     git_config,
     git_hooks,
     git_index,
     git_reading,
     git_repositories,
+    hg_config,
     pip_projects,
     programs,
     pytest_testpaths,
+    ssh_config,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PIP, PYTHON
@@ -71,7 +75,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     elif home is not None and program in table.PYTHON_PROGRAMS:
         found.append(_user_site(home))
     if home is not None:
-        found += _user_places(program, home)
+        found += _user_places(program, home) + _named_places(program, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
     found += _subcommand_code(program, rest, cwds)
     if program == "go":
@@ -84,7 +88,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
-    found += _folder_places(program, rest, cwds, names)
+    found += _folder_places(program, rest, cwds, names, home)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -350,12 +354,13 @@ def _node_paths(words: list[str]) -> list[str]:
 
 
 def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path],
-                   names: tuple[str, ...]) -> list[Place]:
+                   names: tuple[str, ...], home: Path | None) -> list[Place]:
     """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
     ``program`` looks from and every folder above them, with the code beside them it loads
     (``FOLDER_CODE``: rakelib/*.rake), the build files of every folder below for the programs
     of ``FOLDER_TREES``, the code files its options name (``CODE_FILE_OPTIONS``) and, for hg,
-    every folder of the repository."""
+    every folder of the repository and what its settings name; for gdb, what its init files
+    name."""
     starts, unknown = _named_folders(program, rest, cwds)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
@@ -369,7 +374,10 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
     found += _code_files(program, rest, cwds)
     if program == "hg":
-        found += _hg_subrepositories(starts, names)
+        roots = _hg_roots(starts)
+        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
+    if program == "gdb":
+        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, cwds), cwds, home)]
     return found
 
 
@@ -434,12 +442,30 @@ def _option_values(program: str, words: Sequence[str | None],
     return named
 
 
-def _hg_subrepositories(starts: Sequence[Path], names: tuple[str, ...]) -> list[Place]:
-    """Every folder of the repository each of ``starts`` is in: hg runs in each subrepository
-    its .hgsub names (a commit, ``-S``, an update to a revision that has one), with that
-    repository's own .hg/hgrc, and which ones a revision names is not read here."""
+def _hg_roots(starts: Sequence[Path]) -> list[Path]:
+    """The top folder of the repository each of ``starts`` is in. Every folder of it counts:
+    hg runs in each subrepository its .hgsub names (a commit, ``-S``, an update to a revision
+    that has one), with that repository's own .hg/hgrc, and which ones a revision names is not
+    read here."""
     roots = (next((f for f in (s, *s.parents) if (f / ".hg").is_dir()), None) for s in starts)
-    return [Place(root, names, below=True) for root in dict.fromkeys(roots) if root is not None]
+    return [root for root in dict.fromkeys(roots) if root is not None]
+
+
+def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) -> list[Place]:
+    """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
+    tool's program, an extension's file; a folder any file of which may be one, when a
+    settings file is not read), and the files and folders ``$HGRCPATH`` names."""
+    found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
+    found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
+    files = hg_config.settings_files(home, roots)
+    return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+def _place(item: git_config.Named) -> Place:
+    """Where a file a settings file names is (a folder named: any file below it)."""
+    if item.folder:
+        return Place(item.path, ("hook",), below=True, suffixes=("",))
+    return Place(item.path.parent, (item.path.name,))
 
 
 #: A repository folder's own settings files: its settings, a linked worktree's, and the file
@@ -455,7 +481,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
     ``--work-tree`` names, their submodules, what their settings name, and a local repository
     at the other end of a push, fetch or clone (``git_repositories``)."""
     where = git_repositories.folders(argv, cwds)
-    found = _folder_places("git", (), where.starts, names)
+    found = _folder_places("git", (), where.starts, names, home)
     if where.unknown:
         found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
     subcommand = git_reading.subcommand(tuple(argv))
@@ -552,6 +578,18 @@ def _user_places(program: str, home: Path) -> list[Place]:
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]
     return found
+
+
+def _named_places(program: str, cwds: Sequence[Path], home: Path) -> list[Place]:
+    """What the user's settings of ``program`` include and name: ssh's, for the programs that run
+    it (scp, sftp: ``ssh_config``), and curl's (``curl_config``, with the ``.curlrc`` of
+    ``$CURL_HOME``)."""
+    if program in table.SSH_CLIENTS:
+        return [_place(item) for item in ssh_config.named(home, cwds)]
+    if program == "curl":
+        files = curl_config.settings_files(home)
+        return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
+    return []
 
 
 def _user_site(home: Path) -> Place:
