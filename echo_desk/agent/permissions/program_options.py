@@ -429,6 +429,41 @@ LESS = OptionSet((
     opt("-t --tag -T --tag-file", Takes.VALUE, Does.CONFIG),
 ))
 
+#: vim 9 (``vim --help``; vi, view, ex, rvim, vimdiff… are vim under other names) and nvim 0.9+.
+#: Vim's own words are a command language: ``-c``/``--cmd`` (``!cmd`` runs a shell command, ``w
+#: FILE`` writes anywhere), ``-S`` and ``-u``/``-U`` source a script, ``-s`` reads keys from a
+#: file (``-s`` is silent mode in Ex mode: named by the rule either way), ``-q``/``-t`` follow an
+#: error or tag file (a tag's address is an Ex command), ``--remote-send``/``--remote-expr`` run
+#: keys or an expression in another vim; ``-w``/``-W``, ``-V…FILE``, ``-i``, ``--log`` and
+#: ``--startuptime`` write. ``-S``, ``-s``, ``-q`` take their file as the next word only when it
+#: is not an option: read here as taking none, so an option after them is read as one. Long
+#: options are matched exactly (vim takes odd spellings: any other is unknown, and asks).
+_VIM = (
+    *flags("-v -e -E -d -y -R -Z -m -M -b -C -N -D -n -r -L -A -H -F -x -X -f -g -h -? --help --version "
+           "--not-a-term --ttyfail --noplugin --clean --literal --nofork --echo-wid"),
+    opt("-o", OPT), opt("-O", OPT), opt("-p", OPT), *values("-T --servername --socketid --windowid"),
+    opt("-c --cmd", V, RUNS), opt("--remote-send --remote-expr", V, RUNS),
+    opt("-S", OPT, CODE), opt("-s", OPT, CODE), opt("-u -U", V, CODE), opt("-q", OPT, CONFIG), opt("-t", V, CONFIG),
+    opt("-w -W -i --startuptime --log", V, WRITES), opt("-V", OPT, WRITES),
+)
+VIM = OptionSet((*_VIM, opt("-l")), abbreviations=False)
+#: nvim: ``-l SCRIPT`` runs a Lua script, ``--listen`` serves its commands on a socket,
+#: ``--embed`` reads them from its input.
+NVIM = OptionSet((*_VIM, opt("-l", V, CODE), opt("--headless"), opt("--listen", V, CONFIG), opt("--embed", does=CONFIG)),
+                 abbreviations=False)
+#: The names vim and nvim run under.
+VIM_NAMES = frozenset({"vim", "vi", "view", "ex", "rvim", "rview", "vimdiff", "gvim", "gview", "gvimdiff", "evim",
+                       "eview", "vim.basic", "vim.tiny", "vim.nox", "vim.gtk3"})
+NVIM_NAMES = frozenset({"nvim"})
+#: GNU ed 1.19 (and red). Its commands come from its input; a file operand starting with ``!``
+#: is a shell command whose output it reads (``ed '!touch PWNED'`` runs it).
+ED = OptionSet((
+    *flags("-h|--help -V|--version -E|--extended-regexp -G|--traditional -l|--loose-exit-status "
+           "-q|--quiet|--silent -r|--restricted -s|--script -v|--verbose --strip-trailing-cr --unsafe-names"),
+    opt("-p --prompt", V),
+))
+ED_NAMES = frozenset({"ed", "red"})
+
 UNIQ = OptionSet((
     *flags("-c|--count -d|--repeated -D -i|--ignore-case -u|--unique -z|--zero-terminated"),
     opt("--all-repeated", OPT), opt("--group", OPT), *values("-f|--skip-fields -s|--skip-chars -w|--check-chars"),

@@ -21,12 +21,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
-from echo_desk.agent.permissions import archivers, file_programs, program_names
+from echo_desk.agent.permissions import archivers, editors, file_programs, program_names
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
+    PREPROCESSOR,
     cargo_reading,
     compiler_reading,
+    cpp_reading,
     go_reading,
     java_reading,
     javac_reading,
@@ -184,6 +186,8 @@ def _read(argv: Argv) -> Reading:
     reader = _READERS.get(program)
     if reader is not None:
         return reader(argv, program)
+    if PREPROCESSOR.fullmatch(program):
+        return cpp_reading(argv, program)
     if COMPILER.fullmatch(program):
         return compiler_reading(argv, program)
     spec = _TABLES.get(program)
@@ -733,7 +737,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn, "hg": _hg, "gdb": _gdb,
+    "yarn": _yarn, "hg": _hg, "gdb": _gdb, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
@@ -768,5 +772,5 @@ def _has_checks(word: str) -> bool:
 
 
 def _named_by_pattern(word: str) -> bool:
-    """python, pip and the C compilers, whose tables are found by a pattern of their names."""
-    return any(p.fullmatch(word) for p in (PYTHON, PIP, COMPILER))
+    """python, pip, the C compilers and cpp, whose tables are found by a pattern of their names."""
+    return any(p.fullmatch(word) for p in (PYTHON, PIP, COMPILER, PREPROCESSOR))
