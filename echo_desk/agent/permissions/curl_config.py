@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import Named
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
 
 #: Followed this deep (curl follows ``config`` without a limit of its own).
 _DEPTH = 10
@@ -58,7 +58,7 @@ def _file_names(path: Path, cwds: Sequence[Path], home: Path | None, depth: int)
         return unknown
     entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
-        return unknown
+        return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
     for option, value in entries:
         include = option.lstrip("-") in ("config", "K")
@@ -86,11 +86,10 @@ def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str
     """The ``(option, value)`` lines of a curl settings file (``None``: not read). Its stat
     fields key the cache."""
     del mtime_ns, size, inode
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(1024 * 1024 + 1).splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = settings_text(path)
+    if text is None:
         return None
+    lines = text.splitlines()
     entries: list[tuple[str, str]] = []
     for text in lines:
         stripped = text.strip()

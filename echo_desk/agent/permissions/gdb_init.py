@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import Named
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
 
 #: Sourced files followed this deep (gdb stops at its own limit; deeper is not read here).
 _DEPTH = 10
@@ -77,7 +77,7 @@ def _file_names(path: Path, cwds: Sequence[Path], home: Path | None, depth: int)
         return unknown
     lines = _lines(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if lines is None or depth > _DEPTH:
-        return unknown
+        return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
     for words in lines:
         sourced = words[-1] if len(words) > 1 and words[0] in _SOURCE else None
@@ -111,9 +111,7 @@ def _lines(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, 
     """The words of each line of a file of gdb commands (``None``: not read). Its stat fields
     key the cache."""
     del mtime_ns, size, inode
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(1024 * 1024 + 1)
-    except (OSError, UnicodeDecodeError):
+    text = settings_text(path)
+    if text is None:
         return None
     return tuple(tuple(_WORD.findall(line)) for line in text.splitlines() if not line.lstrip().startswith("#"))

@@ -38,6 +38,26 @@ class Named:
     folder: bool = False
 
 
+#: A settings file longer than this is not read (people's settings files are a few kilobytes).
+SETTINGS_LIMIT = 1024 * 1024
+#: What a settings file names when it is not read whole or not parsed, or includes deeper
+#: than its reader follows: any file (the program reads it all the same, and a line not read
+#: could name a file anywhere).
+ANYWHERE = Named(Path("/"), folder=True)
+
+
+def settings_text(path: str) -> str | None:
+    """The whole text of a settings file (``None``: not read, not UTF-8, or longer than
+    ``SETTINGS_LIMIT``). A file read only in part could name a place in the part not read, so
+    its reader takes it to name ``ANYWHERE`` instead (fail closed)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(SETTINGS_LIMIT + 1)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if len(text) > SETTINGS_LIMIT else text
+
+
 def named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str | None) -> list[Named]:
     """What the settings a git command run in the worktree ``root`` reads name: the repository's
     own (``git_dir``), the person's (``home``) and the system's. Aliases count only for the
@@ -128,7 +148,7 @@ def _file_names(path: Path, root: Path, home: Path | None, subcommand: str | Non
         return [Named(root, folder=True)]
     entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
-        return [Named(root, folder=True)]
+        return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
     for section, _, key, value in entries:
         if key == "path" and section in ("include", "includeif"):
@@ -173,11 +193,10 @@ def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str
     """The ``(section, subsection, key, value)`` entries of a settings file (lowercase section
     and key; ``None``: a file not read or not parsed). Its stat fields key the cache."""
     del mtime_ns, size, inode
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(1024 * 1024 + 1).splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = settings_text(path)
+    if text is None:
         return None
+    lines = text.splitlines()
     entries: list[tuple[str, str | None, str, str]] = []
     section: str | None = None
     subsection: str | None = None

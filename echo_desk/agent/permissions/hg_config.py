@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import Named
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
 
 #: hg follows ``%include`` without a limit; deeper than this is not read here (fail closed).
 _DEPTH = 10
@@ -95,7 +95,7 @@ def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int
         return unknown
     entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
-        return unknown
+        return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
     for section, value in entries:
         if section is None:  # %include, relative to the including file
@@ -137,11 +137,10 @@ def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str
     ``%include`` line, whose value is the file it names). ``None``: a file not read or not
     parsed (hg stops with a parse error). Its stat fields key the cache."""
     del mtime_ns, size, inode
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(1024 * 1024 + 1).splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = settings_text(path)
+    if text is None:
         return None
+    lines = text.splitlines()
     entries: list[tuple[str | None, str]] = []
     section = ""
     continues = False  # (a line starting with blanks continues the value of the item before it)

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import Named
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
 
 #: Included files followed this deep (ssh stops at 16).
 _DEPTH = 16
@@ -52,7 +52,7 @@ def _file_names(path: Path, base: Path, home: Path | None, cwds: Sequence[Path],
         return unknown
     entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
-        return unknown
+        return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
     for keyword, value in entries:
         for word in _WORD.findall(value):
@@ -92,11 +92,10 @@ def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str
     """The ``(keyword, value)`` lines of an ssh settings file (lowercase keyword; ``None``: not
     read, or a line not read the way ssh reads it). Its stat fields key the cache."""
     del mtime_ns, size, inode
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(1024 * 1024 + 1).splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = settings_text(path)
+    if text is None:
         return None
+    lines = text.splitlines()
     entries: list[tuple[str, str]] = []
     for text in lines:
         stripped = text.strip()

@@ -7,6 +7,9 @@ extension's file, the file ``$HGRCPATH`` names."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from echo_desk.agent.permissions import Effect
@@ -290,3 +293,46 @@ def test_curl_to_a_local_socket_is_covered_only_by_naming_it(setup: Setup, line:
 def test_a_rule_naming_the_socket_option_covers_it(setup: Setup) -> None:
     rules = CURL.replace("[curl|cd] **", "[curl|cd|curl --unix-socket] **")
     assert _verdict(setup, rules, "curl --unix-socket out/app.sock http://localhost/") is Effect.ALLOW
+
+
+GIT = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[git|cd] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "~/dotfiles/**"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+#: Comment lines more than a megabyte long in all: a settings file read only so far (1 MB)
+#: would hide a line below them.
+_PADDING = ("# " + "x" * 1000 + "\n") * 1100
+
+
+@pytest.mark.parametrize(("rules", "file", "naming", "line"), [
+    (HG, "@workspace/src/.hg/hgrc", "%include ../../out/shared.rc\n", "cd src && hg status"),
+    (GDB, "~/.gdbinit", "source ~/dotfiles/gdbinit\n", "gdb -batch"),
+    (SSH, "~/.ssh/config", "Include ~/.orbstack/ssh/config\n", "scp x:/a b"),
+    (CURL, "~/.curlrc", 'config = "~/dotfiles/curlrc"\n', "cd src && curl -s http://127.0.0.1/"),
+    (GIT, "~/.gitconfig", "[include]\n\tpath = ~/dotfiles/gitconfig\n", "git -C src status"),
+])
+def test_a_settings_file_too_long_to_read_whole_does_not_hide_what_it_names(
+        setup: Setup, rules: str, file: str, naming: str, line: str) -> None:
+    """A settings file longer than Echo Desk reads names a file the agent may write below the
+    part read: the line asks (before, the part not read was dropped and the rule allowed it)."""
+    if file.startswith("@workspace/src/.hg/"):
+        (setup.workspace / "src" / ".hg").mkdir()
+    if file.startswith("~/.gitconfig"):
+        subprocess.run(["git", "init", "-q", str(setup.workspace / "src")], check=True, env={"HOME": str(setup.home)})
+    path = Path(file.replace("@workspace", str(setup.workspace)).replace("~", str(setup.home)))
+    path.write_text("", encoding="utf-8")
+    assert _verdict(setup, rules, line) is Effect.ALLOW
+    path.write_text(_PADDING + naming, encoding="utf-8")
+    assert _verdict(setup, rules, line) is not Effect.ALLOW
