@@ -67,6 +67,15 @@ def planted_runs(jail: Jail) -> int:
     return len(marker.read_text().splitlines()) if marker.exists() else 0
 
 
+def kubeconfig_with_exec(jail: Jail) -> str:
+    """Settings whose user's credentials come from a command (an exec plugin), run before any request."""
+    return ("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:9'}\n"
+            "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+            f"      command: sh\n      args: ['-c', 'echo ran >> {planted_marker(jail)}; exit 1']\n"
+            "      interactiveMode: Never\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+            "current-context: x\n")
+
+
 def bwrap_problem() -> str:
     found = sandbox.availability()
     return "" if found.available else f"bwrap cannot run here ({found.status.value}): {found.english()}"
