@@ -48,6 +48,9 @@ HIDDEN_FILES = (
     ".pgpass", ".my.cnf", ".mylogin.cnf", ".config/rclone/rclone.conf", ".s3cfg", ".config/sops/age/keys.txt",
     ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
     ".config/github-copilot/apps.json", ".cache/huggingface/token",
+    # Publishers' and build tools' credentials (a protected folder's file among them: ~/.gradle).
+    ".gem/credentials", ".gradle/gradle.properties", ".config/composer/auth.json", ".m2/settings-security.xml",
+    ".yarnrc.yml", ".kaggle/kaggle.json",
 )
 
 
