@@ -282,9 +282,10 @@ class ServerConnection:
         # No answer is read past the cap (``body_cap``), as no line of a stdio server.
         refusals = (self._answer_too_long, self._answer_compressed, self._event_too_long)
         if cfg.transport == "sse":
-            factory = functools.partial(capped_http_client, *refusals)
+            factory = functools.partial(capped_http_client, *refusals, stream_ended=self._standing_stream_ended)
             return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
-        http = await stack.enter_async_context(capped_http_client(*refusals, headers=headers, auth=self.bearer))
+        http = await stack.enter_async_context(capped_http_client(*refusals, headers=headers, auth=self.bearer,
+                                                                  stream_ended=self._standing_stream_ended))
         return streamable_http_client(cfg.url, http_client=http, max_sse_event_size=MAX_EVENT_BYTES), None
 
     def _keep_lane(self, lane: CallLane) -> None:
@@ -380,6 +381,34 @@ class ServerConnection:
         if planted:
             log.warning("MCP server %s left files that could make a program run code later; put aside: %s",
                         self.config.name, ", ".join(f"{p.path} ({p.change.value})" for p in planted))
+
+    def _standing_stream_ended(self, error: httpx2.TransportError | None) -> None:
+        """The server ended its standing event stream (``standing_stream``) while connected."""
+        if self._closing or self.failure or self._client is None:
+            return  # Echo Desk is closing it, has said why it ended, or is still in the handshake
+        log.debug("MCP server %s: its event stream ended (%s)", self.config.name, error)
+        if self.config.transport == "sse":
+            # The older SSE transport gets every answer on this stream and never opens it again:
+            # the connection is over, and the server's row says so now, not at the next call.
+            if error is not None:
+                self._transport_error = error
+            self._lost_reason = self._lost_reason or gone_detail(Ending.CLOSED, self.config.url)
+            self._stop.set()
+            return
+        # Streamable HTTP: a server may end this stream and still be there (the SDK opens it
+        # again). One ping tells: a server gone fails its POST, which ends the session as a failed
+        # call does (``_on_lost``, "could not be reached"); a server still there answers it.
+        self._spawn(self._still_there())
+
+    async def _still_there(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        # Its answer or its error says nothing more: a failed POST has ended the session itself.
+        # A 2026-07-28 server no longer knows ``ping``: its error is an answer all the same.
+        with contextlib.suppress(Exception), _older_protocol():
+            async with asyncio.timeout(self.config.timeout):
+                await client.send_ping()
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:
