@@ -38,6 +38,7 @@ from echo_desk.mcp.body_cap import MAX_EVENT_BYTES, capped_http_client
 from echo_desk.mcp.call_lane import CallLane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
+from echo_desk.mcp.explain import explained
 from echo_desk.mcp.leash import leashed, reaped
 from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
@@ -247,8 +248,8 @@ class ServerConnection:
         cfg = self.config
         if cfg.is_stdio:
             if not line_cap.install():
-                raise ConnectionError("this MCP SDK reads a server's output in a way Echo Desk cannot bound; "
-                                      "local (stdio) servers are not started")
+                raise ConnectionError(deferred(N_("this MCP SDK reads a server's output in a way Echo Desk cannot "
+                                                  "bound; local (stdio) servers are not started")))
             read_fd, write_fd = os.pipe()
             errlog = os.fdopen(write_fd, "w")
             # Our copy of the write end closes right after the spawn: EOF then means the child
@@ -335,7 +336,7 @@ class ServerConnection:
     def _why_ended(self, error: BaseException | None) -> str:
         if not self.config.is_stdio and ending_of(error) is not Ending.LOST:
             return gone_detail(ending_of(error), self.config.url)
-        return _describe(error) if error else N_("the connection ended")
+        return explained(error) if error else deferred(N_("the connection ended"))
 
     async def ending(self, wait: float = 0.5) -> Ending:
         """How the connection ended under a request that got no answer: once the session has
@@ -509,7 +510,7 @@ class ServerConnection:
             cursor = page.next_cursor
             if not cursor or len(tools) > MAX_TOOLS_PER_SERVER:
                 return tools
-        raise ValueError(f"the server's tool list goes on for more than {MAX_LIST_PAGES} pages")
+        raise ValueError(deferred(N_("the server's tool list goes on for more than {pages} pages"), pages=MAX_LIST_PAGES))
 
     async def planted(self) -> tuple[Planted, ...]:
         """For a sandboxed server working in a folder the person chose: what it left there since
@@ -634,9 +635,3 @@ def _older_protocol() -> Iterator[None]:
         warnings.simplefilter("ignore", MCPDeprecationWarning)
         yield
 
-
-def _describe(error: BaseException) -> str:
-    if isinstance(error, BaseExceptionGroup):
-        return "; ".join(_describe(e) for e in error.exceptions)
-    text = str(error) or type(error).__name__
-    return text
