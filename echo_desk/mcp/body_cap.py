@@ -30,6 +30,7 @@ from mcp.client.streamable_http import DEFAULT_MAX_SSE_EVENT_SIZE
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
 from echo_desk.mcp.line_cap import MAX_LINE_BYTES
+from echo_desk.mcp.standing_stream import Ended, watch_hook
 
 #: The longest event of an event stream read: the SDK's own limit (for both HTTP transports).
 MAX_EVENT_BYTES = DEFAULT_MAX_SSE_EVENT_SIZE
@@ -116,10 +117,12 @@ def _hook(too_long: Callable[[], None], encoded: Callable[[], None], event_too_l
 
 def capped_http_client(too_long: Callable[[], None], encoded: Callable[[], None], event_too_long: Callable[[], None],
                        *, limit: int = MAX_LINE_BYTES, headers: dict[str, str] | None = None,
-                       timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+                       timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None,
+                       stream_ended: Ended | None = None) -> httpx2.AsyncClient:
     """``mcp.shared._httpx_utils.create_mcp_http_client`` (same time-outs), whose answers are
     capped: ``too_long`` is told when one passes ``limit``, ``encoded`` when one comes compressed,
-    ``event_too_long`` when an event of an event stream passes ``MAX_EVENT_BYTES``.
+    ``event_too_long`` when an event of an event stream passes ``MAX_EVENT_BYTES``;
+    ``stream_ended`` when the server ends a standing event stream (``standing_stream``).
     Also the ``httpx_client_factory`` of the SDK's SSE client (with the three bound)."""
     return httpx2.AsyncClient(
         headers={**{k: v for k, v in (headers or {}).items() if k.lower() != "accept-encoding"},
@@ -128,4 +131,6 @@ def capped_http_client(too_long: Callable[[], None], encoded: Callable[[], None]
         auth=auth,
         # A hook, not a wrapped transport: it sees every answer, through a proxy from the
         # environment too, and those an ``auth`` flow asks for.
-        event_hooks={"response": [_hook(too_long, encoded, event_too_long, limit)]})
+        # The watch after the cap: it sees the stream as the cap passes it on.
+        event_hooks={"response": [_hook(too_long, encoded, event_too_long, limit),
+                                  *([watch_hook(stream_ended)] if stream_ended is not None else [])]})

@@ -26,10 +26,11 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from echo_desk.i18n import N_, for_person
+from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.connection import Ending, address_of, gone_detail
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.sanitize import strip_hidden
+from echo_desk.mcp.status import STATE_LABELS
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
 from echo_desk.tools import (
     AnswerAction,
@@ -159,7 +160,7 @@ class CallRouter:
         conn = await manager.ensure_connection(server)
         if conn is None:
             status = manager.status(server)
-            detail = status.detail or status.state.value
+            detail = status.detail or deferred(STATE_LABELS[status.state])
             return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
                 f"MCP server {server!r} is not available: {detail}",
                 N_("The MCP server “{server}” is not available: {detail}"), server=server, detail=detail))

@@ -38,6 +38,7 @@ from echo_desk.mcp.body_cap import MAX_EVENT_BYTES, capped_http_client
 from echo_desk.mcp.call_lane import CallLane
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.contained import Contained, contained, network_for
+from echo_desk.mcp.explain import explained
 from echo_desk.mcp.leash import leashed, reaped
 from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
@@ -247,8 +248,8 @@ class ServerConnection:
         cfg = self.config
         if cfg.is_stdio:
             if not line_cap.install():
-                raise ConnectionError("this MCP SDK reads a server's output in a way Echo Desk cannot bound; "
-                                      "local (stdio) servers are not started")
+                raise ConnectionError(deferred(N_("this MCP SDK reads a server's output in a way Echo Desk cannot "
+                                                  "bound; local (stdio) servers are not started")))
             read_fd, write_fd = os.pipe()
             errlog = os.fdopen(write_fd, "w")
             # Our copy of the write end closes right after the spawn: EOF then means the child
@@ -282,9 +283,10 @@ class ServerConnection:
         # No answer is read past the cap (``body_cap``), as no line of a stdio server.
         refusals = (self._answer_too_long, self._answer_compressed, self._event_too_long)
         if cfg.transport == "sse":
-            factory = functools.partial(capped_http_client, *refusals)
+            factory = functools.partial(capped_http_client, *refusals, stream_ended=self._standing_stream_ended)
             return sse_client(cfg.url, headers=headers, auth=self.bearer, httpx_client_factory=factory), None
-        http = await stack.enter_async_context(capped_http_client(*refusals, headers=headers, auth=self.bearer))
+        http = await stack.enter_async_context(capped_http_client(*refusals, headers=headers, auth=self.bearer,
+                                                                  stream_ended=self._standing_stream_ended))
         return streamable_http_client(cfg.url, http_client=http, max_sse_event_size=MAX_EVENT_BYTES), None
 
     def _keep_lane(self, lane: CallLane) -> None:
@@ -334,7 +336,7 @@ class ServerConnection:
     def _why_ended(self, error: BaseException | None) -> str:
         if not self.config.is_stdio and ending_of(error) is not Ending.LOST:
             return gone_detail(ending_of(error), self.config.url)
-        return _describe(error) if error else N_("the connection ended")
+        return explained(error) if error else deferred(N_("the connection ended"))
 
     async def ending(self, wait: float = 0.5) -> Ending:
         """How the connection ended under a request that got no answer: once the session has
@@ -380,6 +382,34 @@ class ServerConnection:
         if planted:
             log.warning("MCP server %s left files that could make a program run code later; put aside: %s",
                         self.config.name, ", ".join(f"{p.path} ({p.change.value})" for p in planted))
+
+    def _standing_stream_ended(self, error: httpx2.TransportError | None) -> None:
+        """The server ended its standing event stream (``standing_stream``) while connected."""
+        if self._closing or self.failure or self._client is None:
+            return  # Echo Desk is closing it, has said why it ended, or is still in the handshake
+        log.debug("MCP server %s: its event stream ended (%s)", self.config.name, error)
+        if self.config.transport == "sse":
+            # The older SSE transport gets every answer on this stream and never opens it again:
+            # the connection is over, and the server's row says so now, not at the next call.
+            if error is not None:
+                self._transport_error = error
+            self._lost_reason = self._lost_reason or gone_detail(Ending.CLOSED, self.config.url)
+            self._stop.set()
+            return
+        # Streamable HTTP: a server may end this stream and still be there (the SDK opens it
+        # again). One ping tells: a server gone fails its POST, which ends the session as a failed
+        # call does (``_on_lost``, "could not be reached"); a server still there answers it.
+        self._spawn(self._still_there())
+
+    async def _still_there(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        # Its answer or its error says nothing more: a failed POST has ended the session itself.
+        # A 2026-07-28 server no longer knows ``ping``: its error is an answer all the same.
+        with contextlib.suppress(Exception), _older_protocol():
+            async with asyncio.timeout(self.config.timeout):
+                await client.send_ping()
 
     def _stderr_closed(self) -> None:
         if not self._closing and self._client is not None:
@@ -480,7 +510,7 @@ class ServerConnection:
             cursor = page.next_cursor
             if not cursor or len(tools) > MAX_TOOLS_PER_SERVER:
                 return tools
-        raise ValueError(f"the server's tool list goes on for more than {MAX_LIST_PAGES} pages")
+        raise ValueError(deferred(N_("the server's tool list goes on for more than {pages} pages"), pages=MAX_LIST_PAGES))
 
     async def planted(self) -> tuple[Planted, ...]:
         """For a sandboxed server working in a folder the person chose: what it left there since
@@ -605,9 +635,3 @@ def _older_protocol() -> Iterator[None]:
         warnings.simplefilter("ignore", MCPDeprecationWarning)
         yield
 
-
-def _describe(error: BaseException) -> str:
-    if isinstance(error, BaseExceptionGroup):
-        return "; ".join(_describe(e) for e in error.exceptions)
-    text = str(error) or type(error).__name__
-    return text

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from echo_desk.common.coalesced import Coalesced
 from echo_desk.common.file_cache import file_stamp, recently_written
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, Deferred, deferred
 from echo_desk.mcp import approvals
 from echo_desk.mcp.calls import CallRouter
 from echo_desk.mcp.config import (
@@ -34,12 +34,12 @@ from echo_desk.mcp.config import (
 from echo_desk.mcp.connection import (
     CONNECT_TIMEOUT,
     Ending,
-    HandshakeTimeout,
     ServerConnection,
     ending_of,
     gone_detail,
 )
 from echo_desk.mcp.contained import persons_paths
+from echo_desk.mcp.explain import explained, with_unreadable
 from echo_desk.mcp.icons import IconCache, ServerIcons
 from echo_desk.mcp.integrity import IntegrityWarning, texts_of, tool_warnings
 from echo_desk.mcp.oauth.errors import SignInError
@@ -162,6 +162,9 @@ class McpManager:
 
     def _set(self, name: str, state: ServerState, detail: str = "") -> None:
         srv = self._servers[name]
+        # A fixed phrase (``N_``) kept re-translatable: the CLI and a call's error show the detail
+        # with ``shown``, which translates only what is ``deferred``.
+        detail = detail if not detail or isinstance(detail, Deferred) else deferred(detail)
         srv.state, srv.detail = state, detail
         if srv.conn is not None:
             srv.stderr = srv.conn.stderr_tail
@@ -435,10 +438,8 @@ class McpManager:
         )
         if not others:
             return ""
-        return (
-            f"its tools would be named like those of the server {others[0]!r} ({prefix}…): "
-            "rename one of them in mcp.json"
-        )
+        return deferred(N_("its tools would be named like those of the server “{other}” ({prefix}…): rename one of "
+                           "them in mcp.json"), other=others[0], prefix=prefix)
 
     def _install(self, name: str, listed: list[Any]) -> None:
         error = self._registration.install(self._servers, name, listed)
@@ -555,8 +556,9 @@ class McpManager:
             async with asyncio.timeout(conn.config.timeout):
                 listed = await conn.list_tools()
         except Exception as exc:  # noqa: BLE001 — any failure is the server's state on its row
-            self._set(name, ServerState.ERROR, f"listing tools after a change failed: {_explain(exc)}"
-                                               f"{conn.unreadable_since(unreadable)}")
+            reason = with_unreadable(explained(exc), conn.unreadable - unreadable, conn.unreadable_reason)
+            self._set(name, ServerState.ERROR, deferred(N_("listing tools after a change failed: {reason}"),
+                                                        reason=reason))
             return
         if self._servers.get(name) is srv:  # not removed or reconfigured while it listed
             self._install(name, listed)
@@ -838,8 +840,9 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _unavailable(exc: BaseException) -> ResourceError:
-    return ResourceError(ResourceProblem.UNAVAILABLE, N_("the server answered: {error}"),
-                         error=_explain(exc)[:500])
+    # Not "the server answered: …": most often it did not (a time-out, a lost connection).
+    return ResourceError(ResourceProblem.UNAVAILABLE, N_("the server did not give it: {why}"),
+                         why=explained(exc))
 
 
 def _summary(conn: ServerConnection) -> SignInSummary | None:
@@ -856,16 +859,4 @@ def _start_failed(config: ServerConfig, exc: BaseException, conn: ServerConnecti
     ending = ending_of(exc) if not config.is_stdio else Ending.LOST
     if ending is not Ending.LOST:
         return gone_detail(ending, config.url)
-    return _explain(exc) + conn.unreadable_since(0)
-
-
-def _explain(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_explain(e) for e in exc.exceptions)
-    if isinstance(exc, HandshakeTimeout):
-        return str(exc)
-    if isinstance(exc, TimeoutError):
-        return "the server did not answer in time"
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    return str(exc) or type(exc).__name__
+    return with_unreadable(explained(exc), conn.unreadable, conn.unreadable_reason)

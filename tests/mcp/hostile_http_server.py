@@ -14,7 +14,10 @@ Run: ``python hostile_http_server.py``; it prints its port, then serves until ki
 - ``how: "event"``: a ``text/event-stream`` whose one ``data:`` line runs ``mb`` MB with no end;
 - ``how: "lines"``: a ``text/event-stream`` of ``data:`` lines, ``mb`` MB of them, never a blank
   line (so the event never ends).
-At ``/mcp?endless`` the answer to ``initialize`` is the ``json`` one.
+At ``/mcp?endless`` the answer to ``initialize`` is the ``json`` one. At ``/mcp?standing`` a
+``GET`` opens the standing event stream (printing ``standing``), held open until the server is
+killed; at ``/mcp?brief`` the server ends each such stream at once (printing ``brief``) and
+prints ``ping`` as it answers a ``ping`` at ``/mcp``; elsewhere a ``GET`` of ``/mcp`` is refused (405).
 Over ``/sse`` the answers go on the event stream as the transport wants, and ``flood`` answers
 the POST that carried the call with the ``json`` body instead of ``202 Accepted``.
 """
@@ -72,6 +75,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if obj.get("result", {}).get("serverInfo") and ("standing" in self.path or "brief" in self.path):
+            self.send_header("Mcp-Session-Id", "1")  # the SDK opens the standing stream only in a session
         self.end_headers()
         self.wfile.write(data)
 
@@ -125,7 +130,23 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.wfile.write(data)
 
+    def _standing(self):
+        """A standing event stream (streamable HTTP): held open, or ended at once (``brief``)."""
+        brief = "brief" in self.path
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        if brief:
+            self.send_header("Content-Length", "0")
+        self.end_headers()
+        self.wfile.flush()
+        print("brief" if brief else "standing", flush=True)
+        if not brief:
+            time.sleep(3600)
+
     def do_GET(self):
+        if self.path.startswith("/mcp") and ("standing" in self.path or "brief" in self.path):
+            self._standing()
+            return
         if not self.path.startswith("/sse"):
             self.send_response(405)
             self.send_header("Content-Length", "0")
@@ -178,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
         if flood:
             self._flood(args.get("how", "json"), args.get("mb", 200), msg["id"])
             return
+        if msg.get("method") == "ping":
+            print("ping", flush=True)
         reply = answer(msg)
         if reply is None:
             self._accepted()

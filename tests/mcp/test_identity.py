@@ -76,7 +76,7 @@ async def test_servers_whose_tools_would_share_names_are_both_refused(make_manag
     for name in order:
         other = next(n for n in order if n != name)
         assert statuses[name].state is ServerState.ERROR
-        assert f"the server {other!r}" in statuses[name].detail and "rename" in statuses[name].detail
+        assert f"the server “{other}”" in statuses[name].detail and "rename" in statuses[name].detail
     assert not [name for name in registry.tools if name.startswith("fmt")]
 
 

@@ -1,0 +1,67 @@
+"""What a server's row and a call's error say of a failure is in the person's language: an
+exception's English ("command not found", "Connection closed", a reader's report) is said in a
+sentence of Echo Desk's own, and only the server's or the system's own words are quoted, labelled.
+Against real stdio servers (``tiny_server.py``, a command that does not exist)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from echo_desk.i18n import current_language, set_language, shown
+from echo_desk.mcp import ServerState
+from echo_desk.mcp.config import parse_server
+from echo_desk.tools import ErrorKind
+from tests.mcp.helpers import TINY_SERVER, get_tool, wait_until
+from tests.mcp.test_everything import ctx
+
+MISSING = "/nonexistent/echo-desk-no-such-server"
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    before = current_language()
+    set_language("zh_CN")
+    yield
+    set_language(before)
+
+
+def _tiny(**env: str) -> object:
+    return parse_server("t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)], "env": env, "timeout": 1})
+
+
+async def test_a_command_that_does_not_exist_is_said_in_chinese(make_manager, registry, chinese) -> None:
+    # Before: the row and the call said "command not found: /nonexistent/…" in any language.
+    manager = make_manager({"m": parse_server("m", {"command": MISSING})})
+    status = await manager.start("m")
+    assert status.state is ServerState.ERROR
+    assert status.detail == f"找不到命令：{MISSING}", status.detail
+    set_language("en")
+    assert shown(status.detail) == f"command not found: {MISSING}"  # and again after a switch
+    set_language("zh_CN")
+    result = await manager.call_tool("m", "m__x", "x", {}, ctx("x"))
+    assert not result.success and result.error_kind is ErrorKind.DEPENDENCY
+    assert shown(result.error) == f"MCP 服务器“m”不可用：找不到命令：{MISSING}", shown(result.error)
+
+
+async def test_a_listing_that_fails_after_a_change_is_said_in_chinese(make_manager, registry, chinese) -> None:
+    # Before: "listing tools after a change failed: the server did not answer in time".
+    manager = make_manager({"t": _tiny(TINY_STUCK_LIST="1")})
+    assert (await manager.start("t")).state is ServerState.CONNECTED
+    assert (await get_tool(registry, "t__announce").execute({}, ctx("announce"))).success
+    status = await wait_until(lambda: (s := manager.status("t")).state is ServerState.ERROR and s, 10,
+                              "the stuck listing to end")
+    assert shown(status.detail) == "工具变化后重新列出工具失败：服务器没有及时回应", shown(status.detail)
+
+
+async def test_messages_that_cannot_be_read_are_said_in_chinese_with_the_readers_words_labelled(
+        make_manager, chinese) -> None:
+    manager = make_manager({"t": _tiny(TINY_DEEP="list")})
+    manager.handshake_timeout = 2
+    status = await manager.start("t")
+    assert status.state is ServerState.ERROR
+    text = shown(status.detail)
+    assert text.startswith("服务器没有及时回应；它还发来了 1 条 Echo Desk 无法读取的消息（技术细节："), text
+    assert "recursion limit" in text  # the reader's own words, quoted as detail
