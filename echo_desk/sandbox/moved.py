@@ -63,6 +63,9 @@ MOVERS: tuple[Mover, ...] = (
     # Java, JavaScript, .NET, Dart.
     Mover("GRADLE_USER_HOME", ".gradle"),
     *_same(".npm", "npm_config_cache", "NPM_CONFIG_CACHE"),
+    # npm's global prefix: its bin/ is on PATH, its lib/node_modules/ what those programs run. No
+    # default in the home folder (the system's), so it is placed as a tool's own folder is (~/.nvm).
+    *_same(".nvm", "npm_config_prefix", "NPM_CONFIG_PREFIX"),
     *_same(".npmrc", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", file=True),
     Mover("PNPM_HOME", ".local/share/pnpm"),
     Mover("YARN_CACHE_FOLDER", ".cache/yarn"),
@@ -169,14 +172,16 @@ def values(environs: Iterable[Mapping[str, str]], variable: str, listed: bool) -
     return found
 
 
-def places(home: str, environs: Iterable[Mapping[str, str]]) -> list[Place]:
+def places(home: str, environs: Iterable[Mapping[str, str]], movers: tuple[Mover, ...] = MOVERS) -> list[Place]:
     """The places the variables of ``environs`` move the list's entries to (``home``: the real
-    home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is."""
+    home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is.
+    ``movers``: another table (a tool's settings file's keys: ``settings_moved``)."""
+    names = _VARIABLE_SET if movers is MOVERS else frozenset(m.variable for m in movers)
     # (Only the names set: ``os.environ.get`` decodes, slow for eighty names twice a command.)
-    kept = [{name: e[name] for name in _VARIABLE_SET.intersection(e) if e[name]} for e in environs]
+    kept = [{name: e[name] for name in names.intersection(e) if e[name]} for e in environs]
     found: list[Place] = []
-    for mover in MOVERS:
-        moved = _MOVED[mover]
+    for mover in movers:
+        moved = _MOVED.get(mover) or _moved_by(mover)
         if not moved or not any(mover.variable in k for k in kept):
             continue
         for value in values(kept, mover.variable, mover.listed):
