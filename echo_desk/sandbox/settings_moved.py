@@ -9,9 +9,11 @@ the tool takes for the same setting (``cache=`` in ``~/.npmrc`` is ``npm_config_
 workspace. A setting with no variable has a row of its own (``MOVERS``).
 
 A file that cannot be read or parsed moves nothing: its tool cannot read it either (cargo, pip
-and Maven stop on it; go and npm skip the lines they do not understand, as this does), so the
-tool keeps the default place, which stays protected. A value left to interpolation this does
-not know (Maven's ``${some.property}``) names no place and is left out (docs/sandbox.md says so).
+and Maven stop on it, RubyGems warns and ignores it; go and npm skip the lines they do not
+understand, as this does), so the tool keeps the default place, which stays protected. What this
+reads less than its tool does is left out, not guessed (docs/sandbox.md says so): a value left to
+an interpolation it does not know (Maven's ``${some.property}``), YAML beyond a plain value or list
+in ``~/.gemrc`` (the standard library has no YAML parser).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def places(home: str, environs: Sequence[Mapping[str, str]]) -> list[moved.Place
     """Where the settings files of ``home`` (the real home folder), and those the variables of
     ``environs`` name in its stead, move the list's places."""
     found: list[dict[str, str]] = []
-    for read in (_go, _npm, _pip, _cargo, _maven):
+    for read in (_go, _npm, _pip, _cargo, _maven, _gem):
         found += ({name: value} for name, value in read(home, environs))
     return moved.places(home, found, MOVERS) if found else []
 
@@ -178,3 +180,39 @@ def _maven(home: str, environs: Sequence[Mapping[str, str]]) -> list[tuple[str, 
             if "${" not in resolved:
                 found.append(("maven localRepository", resolved))
     return found
+
+
+#: A plain YAML value, quoted or not, and a comment after it: no anchor, alias, tag, block or flow
+#: mapping, not a multi-line string.
+_YAML_PLAIN = re.compile(r"""(?:"([^"\\]*)"|'([^']*)'|([^\s&*!|>{\[#"'].*?))(?:\s+#.*)?""")
+
+
+def _gem(home: str, environs: Sequence[Mapping[str, str]]) -> list[tuple[str, str]]:
+    """RubyGems' settings (``~/.gemrc``, ``/etc/gemrc`` and each file of ``GEMRC``, a ``:``
+    list): ``gemhome`` and ``gempath`` (a plain value, a ``[a, b]`` list or ``- a`` lines
+    below the key), where every ``gem`` command installs and looks for gems (the programs of
+    their ``bin/``). No YAML parser in the standard library: a value written otherwise (an anchor,
+    a block string) names no place here (docs/sandbox.md says so)."""
+    files = [f for f in moved.values(environs, "GEMRC", True) if f.startswith("/")]
+    found: list[tuple[str, str]] = []
+    for text in filter(None, map(_text, dict.fromkeys([f"{home}/.gemrc", "/etc/gemrc", *files]))):
+        key = ""
+        for line in text.splitlines():
+            if key and line.lstrip().startswith("- ") and line[:1].isspace():
+                found += _gem_values(key, line.lstrip()[2:])
+                continue
+            name, colon, value = line.partition(":") if not line.startswith(":") else line[1:].partition(":")
+            key = {"gemhome": "GEM_HOME", "gempath": "GEM_PATH"}.get(name, "") if colon else ""
+            if key and value.strip().startswith("[") and value.strip().endswith("]"):
+                for item in value.strip()[1:-1].split(","):
+                    found += _gem_values(key, item)
+            elif key:
+                found += _gem_values(key, value)
+    return found
+
+
+def _gem_values(variable: str, value: str) -> list[tuple[str, str]]:
+    """``value`` (a plain YAML scalar) unquoted; none when it is empty or not plain."""
+    plain = _YAML_PLAIN.fullmatch(value.strip())
+    found = next((g for g in plain.groups() if g), "") if plain else ""
+    return [(variable, found)] if found else []

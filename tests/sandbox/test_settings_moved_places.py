@@ -219,14 +219,37 @@ def test_mavens_local_repository_is_mounted(home: Path, value: str) -> None:
     assert f"{work}/m2repo" in _mounted(work, home, {"WORKSPACE": str(work)})
 
 
+@pytest.mark.parametrize("text", [
+    "---\ngemhome: @W/gems\n", ":gemhome: '@W/gems'  # mine\n", "gempath:\n  - /elsewhere\n  - @W/gems\n",
+    "gempath: [/elsewhere, \"@W/gems\"]\n", "gempath: /elsewhere:@W/gems\n",
+])
+def test_gemrcs_gemhome_and_gempath_are_mounted(home: Path, text: str) -> None:
+    """(RubyGems 3.3 reads each but ``:gemhome:``, which is read here too: ``gem env gempath``.)"""
+    work = home / "work"
+    (work / "gems").mkdir()
+    _write(home / ".gemrc", text.replace("@W", str(work)))
+    assert f"{work}/gems" in _mounted(work, home)
+
+
+def test_gem_reads_the_settings_files_gemrc_names(home: Path, tmp_path: Path) -> None:
+    work = home / "work"
+    (work / "gems").mkdir()
+    _write(tmp_path / "gemrc", f"gemhome: {work}/gems\n")
+    assert f"{work}/gems" in _mounted(work, home, {"GEMRC": f"/nothing:{tmp_path}/gemrc"})
+
+
 @pytest.mark.parametrize(("file", "text"), [
     (".cargo/config.toml", '[install\nroot = "@W/tools"\n'),
     (".m2/settings.xml", "<settings><localRepository>@W/tools</localRepository>"),
     (".config/pip/pip.conf", "cache-dir = @W/tools\n"),
     (".m2/settings.xml", "<settings><localRepository>${maven.repo.base}/tools</localRepository></settings>"),
+    (".gemrc", "gemhome: &home @W/tools\n"),
+    (".gemrc", "gemhome: |\n  @W/tools\n"),
 ])
 def test_a_settings_file_its_tool_cannot_read_moves_nothing(home: Path, file: str, text: str) -> None:
-    """cargo, Maven and pip stop on such a file: they keep their default place, protected anyway."""
+    """cargo, Maven and pip stop on such a file: they keep their default place, protected anyway.
+    A value left to what this does not read (a Maven property, YAML beyond a plain value) names
+    no place: documented, not guessed."""
     work = home / "work"
     (work / "tools/bin").mkdir(parents=True)
     _write(home / file, text.replace("@W", str(work)))
