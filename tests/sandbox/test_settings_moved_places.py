@@ -16,7 +16,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import (
+    MAVEN_PLUGIN,
+    MAVEN_PLUGIN_POM,
+    Jail,
+    context,
+    maven_plugin_jar,
+    needs_maven,
+    person_runs_maven_offline,
+    requires_bwrap,
+    run,
+    tool_with,
+)
 from sandbox_helpers import planted_marker as _marker
 from sandbox_helpers import planted_runs as _ran
 
@@ -116,6 +127,47 @@ async def test_a_module_changed_by_a_command_in_a_module_cache_go_env_moved_into
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
     _person_builds_and_runs(jail, project)
+    assert _ran(jail) == 0, result.output
+
+
+# --- Maven: <localRepository> in ~/.m2/settings.xml moves the local repository -----------------
+
+
+@pytest.fixture
+def maven_repository(jail: Jail) -> tuple[Path, Path]:
+    """The person's ``settings.xml`` naming a folder of the workspace as the local repository
+    (filled by their earlier builds), and a plugin's jar whose goal appends to the marker."""
+    repository = jail.workspace / "m2repo"
+    (jail.home / ".m2").mkdir(parents=True)
+    (jail.home / ".m2/settings.xml").write_text(
+        '<?xml version="1.0"?>\n<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">\n'
+        f"  <localRepository>{repository}</localRepository>\n</settings>\n")
+    return repository, maven_plugin_jar(jail, repository)
+
+
+@needs_maven
+def test_a_plugin_jar_put_by_hand_in_the_local_repository_settings_xml_names_runs_at_mvn_offline(
+        jail: Jail, maven_repository: tuple[Path, Path]) -> None:
+    repository, jar = maven_repository
+    folder = repository / MAVEN_PLUGIN
+    folder.mkdir(parents=True)
+    shutil.copy(jar, folder)
+    (folder / "hello-maven-plugin-1.0.pom").write_text(MAVEN_PLUGIN_POM)
+    person_runs_maven_offline(jail)
+    assert _ran(jail) == 1
+
+
+@needs_maven
+@requires_bwrap
+async def test_a_plugin_jar_planted_in_the_local_repository_settings_xml_moves_into_the_workspace_never_runs(
+        jail: Jail, maven_repository: tuple[Path, Path]) -> None:
+    _, jar = maven_repository
+    folder = f"m2repo/{MAVEN_PLUGIN}"
+    command = (f"mkdir -p {folder} && cp {jar} {folder}/ && "
+               f"printf %s '{MAVEN_PLUGIN_POM.strip()}' > {folder}/hello-maven-plugin-1.0.pom")
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    person_runs_maven_offline(jail)
     assert _ran(jail) == 0, result.output
 
 
