@@ -319,3 +319,15 @@ def test_a_named_pipe_for_a_settings_file_is_not_opened(home: Path) -> None:
 def test_every_setting_moves_an_entry_of_the_list() -> None:
     """A row that moved nothing would be a place left unprotected by a typo."""
     assert [m for m in settings_moved.MOVERS if not moved._moved_by(m)] == []
+
+
+def test_a_settings_file_changed_since_it_was_read_is_read_again(home: Path) -> None:
+    """What is read is kept per file until it changes: the new value counts at once."""
+    work = home / "work"
+    (work / "a").mkdir()
+    (work / "b").mkdir()
+    _write(home / ".config/go/env", f"GOMODCACHE={work}/a\n")
+    assert f"{work}/a" in _mounted(work, home)
+    _write(home / ".config/go/env", f"GOMODCACHE={work}/b\n")
+    mounted = _mounted(work, home)
+    assert f"{work}/b" in mounted and f"{work}/a" not in mounted
