@@ -130,6 +130,19 @@ async def test_a_module_changed_by_a_command_in_a_module_cache_go_env_moved_into
     assert _ran(jail) == 0, result.output
 
 
+@requires_bwrap
+async def test_a_module_cache_go_env_names_that_does_not_exist_yet_is_not_left_to_the_command(jail: Jail) -> None:
+    """Before the first build: a module the command would unpack there ahead of go (with the
+    ``.ziphash`` go compares with ``go.sum``) would be taken as downloaded. It is put aside."""
+    (jail.home / ".config/go").mkdir(parents=True)
+    (jail.home / ".config/go/env").write_text(f"GOMODCACHE={jail.workspace / 'gomodcache'}\n")
+    module = "gomodcache/example.com/lib@v1.0.0"
+    result = await run(tool_with(), {"command": f"mkdir -p {module} && echo package lib > {module}/lib.go"},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not (jail.workspace / module / "lib.go").exists(), result.output
+
+
 # --- Maven: <localRepository> in ~/.m2/settings.xml moves the local repository -----------------
 
 
