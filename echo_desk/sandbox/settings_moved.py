@@ -31,10 +31,11 @@ from echo_desk.sandbox import gitconfig, moved
 #: Settings files are small: more than this is not read (what is past it moves nothing).
 MAX_BYTES = 256 * 1024
 
-#: Settings that no variable moves, under the name the tool gives them (a name no variable has).
+#: ``moved``'s table, and the settings no variable moves, under the name the tool gives them (a
+#: name no variable has, so that the environment never sets it).
 MOVERS: tuple[moved.Mover, ...] = (
     *moved.MOVERS,
-    # Maven's local repository (``-Dmaven.repo.local=`` on a command line only).
+    # Maven's local repository (else only ``-Dmaven.repo.local=``, in a command line or MAVEN_OPTS: not read).
     moved.Mover("maven localRepository", ".m2/repository"),
 )
 
