@@ -28,7 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from echo_desk.sandbox import direnv, gitconfig, moved, repositories, runs_code, shadows, shellrc
+from echo_desk.sandbox import (
+    direnv,
+    gitconfig,
+    moved,
+    repositories,
+    runs_code,
+    settings_moved,
+    shadows,
+    shellrc,
+)
 from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
@@ -208,11 +217,12 @@ def _home_inside(home: Path, base: str) -> list[Watched]:
 def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence[Mapping[str, str]]) -> list[Watched]:
     """The list's places of the home folder that lie in a workspace below it (``~/.config`` or
     ``~/.local`` as the workspace: one that is or holds the home folder has them already), and
-    those the person's environment moves into the workspace (``moved``: ``CARGO_HOME=~/work/.cargo``),
+    those the person's environment or a tool's own settings file moves into the workspace
+    (``moved``: ``CARGO_HOME=~/work/.cargo``; ``settings_moved``: ``go env -w GOMODCACHE=…``),
     mounted read-only as the entries at the top are. A relative value stands for that path below
     every folder the search read (fail closed)."""
     real = os.path.realpath(home)
-    places = moved.places(real, environs)
+    places = [*moved.places(real, environs), *settings_moved.places(real, environs)]
     if inside(base, real) and base != real:
         places.append(moved.Place(real, _HOME_PLACES))
     watched: list[Watched] = []

@@ -74,6 +74,9 @@ MOVERS: tuple[Mover, ...] = (
     # Java, JavaScript, .NET, Dart.
     Mover("GRADLE_USER_HOME", ".gradle"),
     *_same(".npm", "npm_config_cache", "NPM_CONFIG_CACHE"),
+    # npm's global prefix: its bin/ is on PATH, its lib/node_modules/ what those programs run. No
+    # default in the home folder (the system's), so it is placed as a tool's own folder is (~/.nvm).
+    *_same(".nvm", "npm_config_prefix", "NPM_CONFIG_PREFIX"),
     *_same(".npmrc", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", file=True),
     Mover("PNPM_HOME", ".local/share/pnpm"),
     Mover("YARN_CACHE_FOLDER", ".cache/yarn"),
@@ -220,9 +223,9 @@ def values(environs: Iterable[Mapping[str, str]], variable: str, listed: bool) -
     return found
 
 
-def _set(environs: Iterable[Mapping[str, str]]) -> list[dict[str, str]]:
+def _set(environs: Iterable[Mapping[str, str]], names: frozenset[str] = _VARIABLE_SET) -> list[dict[str, str]]:
     # (Only the names set: ``os.environ.get`` decodes, slow for a hundred names twice a command.)
-    return [{name: e[name] for name in _VARIABLE_SET.intersection(e) if e[name]} for e in environs]
+    return [{name: e[name] for name in names.intersection(e) if e[name]} for e in environs]
 
 
 def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple[str, bool]]:
@@ -240,12 +243,13 @@ def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple
     return readings
 
 
-def places(home: str, environs: Iterable[Mapping[str, str]]) -> list[Place]:
+def places(home: str, environs: Iterable[Mapping[str, str]], movers: tuple[Mover, ...] = MOVERS) -> list[Place]:
     """The places the variables of ``environs`` move the list's entries to (``home``: the real
-    home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is."""
-    kept = _set(environs)
-    return [Place(at, _MOVED[mover], relative)
-            for mover in MOVERS if _MOVED[mover] for at, relative in _readings(home, kept, mover)]
+    home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is.
+    ``movers``: another table (a tool's settings file's keys: ``settings_moved``)."""
+    kept = _set(environs, _VARIABLE_SET if movers is MOVERS else frozenset(m.variable for m in movers))
+    return [Place(at, moved, relative) for mover in movers if (moved := _MOVED.get(mover) or _moved_by(mover))
+            for at, relative in _readings(home, kept, mover)]
 
 
 def _hidden_by(mover: Mover) -> tuple[str, ...]:

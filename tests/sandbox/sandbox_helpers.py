@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import uuid
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -310,3 +311,61 @@ def as_its_owner(jail: Jail) -> Iterator[None]:
         for name in checked.real:
             patch.setattr(os, name, getattr(checked, name))
         yield
+
+
+# --- Maven: a plugin whose goal appends to the planted-command marker ---------------------------
+
+needs_maven = pytest.mark.skipif(shutil.which("mvn") is None or shutil.which("javac") is None
+                                 or shutil.which("jar") is None, reason="needs Maven and a JDK to show what it runs")
+MAVEN_PLUGIN = "ev/hello-maven-plugin/1.0"
+MAVEN_PLUGIN_POM = ("<project><modelVersion>4.0.0</modelVersion><groupId>ev</groupId><artifactId>hello-maven-plugin"
+                    "</artifactId><version>1.0</version><packaging>maven-plugin</packaging></project>\n")
+MAVEN_MOJO = """package ev;
+import java.nio.file.*;
+public class Hello extends org.apache.maven.plugin.AbstractMojo {
+  public void execute() {
+    try { Files.write(Paths.get(System.getenv("MARK")), "ran\\n".getBytes(), StandardOpenOption.CREATE,
+                      StandardOpenOption.APPEND); } catch (Exception e) { throw new RuntimeException(e); }
+  }
+}
+"""
+MAVEN_PLUGIN_XML = ("<plugin><groupId>ev</groupId><artifactId>hello-maven-plugin</artifactId><version>1.0</version>"
+                    "<goalPrefix>hello</goalPrefix><mojos><mojo><goal>hello</goal><requiresProject>false</requiresProject>"
+                    "<implementation>ev.Hello</implementation><language>java</language>"
+                    "<instantiationStrategy>per-lookup</instantiationStrategy><threadSafe>true</threadSafe>"
+                    "<parameters/></mojo></mojos><dependencies/></plugin>\n")
+
+
+def maven_plugin_jar(jail: Jail, repository: Path) -> Path:
+    """A Maven plugin's jar whose goal appends to the marker, built outside the workspace (it is
+    only data: the command could have written it as well). The person's local repository holds
+    what Maven adds to every plugin of no dependencies (plexus-utils 1.1: an empty stand-in), in
+    ``repository`` (where the person's Maven keeps it)."""
+    build = jail.base / "plugin"
+    (build / "src/ev").mkdir(parents=True)
+    (build / "src/ev/Hello.java").write_text(MAVEN_MOJO)
+    lib = Path(os.path.realpath(shutil.which("mvn") or "")).parents[1] / "lib"
+    classpath = ":".join(str(j) for j in lib.glob("*.jar"))
+    subprocess.run(["javac", "-cp", classpath, "-d", str(build / "out"), str(build / "src/ev/Hello.java")],
+                   check=True, capture_output=True, timeout=300)
+    (build / "out/META-INF/maven").mkdir(parents=True)
+    (build / "out/META-INF/maven/plugin.xml").write_text(MAVEN_PLUGIN_XML)
+    jar = jail.base / "hello-maven-plugin-1.0.jar"
+    subprocess.run(["jar", "cf", str(jar), "-C", str(build / "out"), "."], check=True, capture_output=True,
+                   timeout=300)
+    utils = repository / "org/codehaus/plexus/plexus-utils/1.1"
+    utils.mkdir(parents=True)
+    with zipfile.ZipFile(utils / "plexus-utils-1.1.jar", "w") as empty:
+        empty.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    (utils / "plexus-utils-1.1.pom").write_text(
+        "<project><modelVersion>4.0.0</modelVersion><groupId>org.codehaus.plexus</groupId>"
+        "<artifactId>plexus-utils</artifactId><version>1.1</version></project>\n")
+    return jar
+
+
+def person_runs_maven_offline(jail: Jail) -> None:
+    """``mvn -o`` with the plugin's goal (Java takes the home folder from the account, not
+    ``HOME``: ``user.home`` says it)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MARK": str(planted_marker(jail))}
+    subprocess.run(["mvn", "-o", "-B", f"-Duser.home={jail.home}", "ev:hello-maven-plugin:1.0:hello"],
+                   cwd=jail.base, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)

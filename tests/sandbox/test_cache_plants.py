@@ -23,8 +23,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import (
+    MAVEN_PLUGIN,
+    MAVEN_PLUGIN_POM,
+    Jail,
+    context,
+    maven_plugin_jar,
+    needs_maven,
+    person_runs_maven_offline,
+    requires_bwrap,
+    run,
+    tool_with,
+)
 from sandbox_helpers import PERSONS_RUSTUP_HOME as _RUSTUP_HOME
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
 from sandbox_helpers import planted_marker as _marker
 from sandbox_helpers import planted_runs as _ran
 
@@ -234,78 +245,27 @@ async def test_a_module_changed_in_gos_module_cache_by_a_command_never_runs(jail
 
 # --- Maven: a plugin's jar in ~/.m2/repository ------------------------------------------------
 
-needs_maven = pytest.mark.skipif(shutil.which("mvn") is None or shutil.which("javac") is None
-                                 or shutil.which("jar") is None, reason="needs Maven and a JDK to show what it runs")
-_PLUGIN = "ev/hello-maven-plugin/1.0"
-_PLUGIN_POM = ("<project><modelVersion>4.0.0</modelVersion><groupId>ev</groupId><artifactId>hello-maven-plugin"
-               "</artifactId><version>1.0</version><packaging>maven-plugin</packaging></project>\n")
-_MOJO = """package ev;
-import java.nio.file.*;
-public class Hello extends org.apache.maven.plugin.AbstractMojo {
-  public void execute() {
-    try { Files.write(Paths.get(System.getenv("MARK")), "ran\\n".getBytes(), StandardOpenOption.CREATE,
-                      StandardOpenOption.APPEND); } catch (Exception e) { throw new RuntimeException(e); }
-  }
-}
-"""
-_PLUGIN_XML = ("<plugin><groupId>ev</groupId><artifactId>hello-maven-plugin</artifactId><version>1.0</version>"
-               "<goalPrefix>hello</goalPrefix><mojos><mojo><goal>hello</goal><requiresProject>false</requiresProject>"
-               "<implementation>ev.Hello</implementation><language>java</language>"
-               "<instantiationStrategy>per-lookup</instantiationStrategy><threadSafe>true</threadSafe>"
-               "<parameters/></mojo></mojos><dependencies/></plugin>\n")
-
-
 @pytest.fixture
 def maven_plugin(jail: Jail) -> Path:
-    """A Maven plugin's jar whose goal appends to the marker, built outside the workspace (it is
-    only data: the command could have written it as well). The person's local repository holds
-    what Maven adds to every plugin of no dependencies (plexus-utils 1.1: an empty stand-in)."""
-    build = jail.base / "plugin"
-    (build / "src/ev").mkdir(parents=True)
-    (build / "src/ev/Hello.java").write_text(_MOJO)
-    lib = Path(os.path.realpath(shutil.which("mvn") or "")).parents[1] / "lib"
-    classpath = ":".join(str(j) for j in lib.glob("*.jar"))
-    subprocess.run(["javac", "-cp", classpath, "-d", str(build / "out"), str(build / "src/ev/Hello.java")],
-                   check=True, capture_output=True, timeout=300)
-    (build / "out/META-INF/maven").mkdir(parents=True)
-    (build / "out/META-INF/maven/plugin.xml").write_text(_PLUGIN_XML)
-    jar = jail.base / "hello-maven-plugin-1.0.jar"
-    subprocess.run(["jar", "cf", str(jar), "-C", str(build / "out"), "."], check=True, capture_output=True,
-                   timeout=300)
-    utils = jail.home / ".m2/repository/org/codehaus/plexus/plexus-utils/1.1"
-    utils.mkdir(parents=True)
-    with zipfile.ZipFile(utils / "plexus-utils-1.1.jar", "w") as empty:
-        empty.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
-    (utils / "plexus-utils-1.1.pom").write_text(
-        "<project><modelVersion>4.0.0</modelVersion><groupId>org.codehaus.plexus</groupId>"
-        "<artifactId>plexus-utils</artifactId><version>1.1</version></project>\n")
-    return jar
-
-
-def _person_runs_maven_offline(jail: Jail) -> None:
-    """``mvn -o`` with the plugin's goal (Java takes the home folder from the account, not
-    ``HOME``: ``user.home`` says it)."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MARK": str(_marker(jail))}
-    subprocess.run(["mvn", "-o", "-B", f"-Duser.home={jail.home}", "ev:hello-maven-plugin:1.0:hello"],
-                   cwd=jail.base, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    return maven_plugin_jar(jail, jail.home / ".m2/repository")
 
 
 @needs_maven
 def test_a_plugin_jar_put_by_hand_in_mavens_local_repository_runs_at_mvn_offline(jail: Jail, maven_plugin: Path) -> None:
-    folder = jail.home / ".m2/repository" / _PLUGIN
+    folder = jail.home / ".m2/repository" / MAVEN_PLUGIN
     folder.mkdir(parents=True)
     shutil.copy(maven_plugin, folder)
-    (folder / "hello-maven-plugin-1.0.pom").write_text(_PLUGIN_POM)
-    _person_runs_maven_offline(jail)
+    (folder / "hello-maven-plugin-1.0.pom").write_text(MAVEN_PLUGIN_POM)
+    person_runs_maven_offline(jail)
     assert _ran(jail) == 1
 
 
 @needs_maven
 async def test_a_plugin_jar_planted_in_mavens_local_repository_never_runs(jail: Jail, maven_plugin: Path) -> None:
-    folder = f".m2/repository/{_PLUGIN}"
+    folder = f".m2/repository/{MAVEN_PLUGIN}"
     output = await _plant(jail, f"mkdir -p {folder} && cp {maven_plugin} {folder}/ && "
-                                + _write(f"{folder}/hello-maven-plugin-1.0.pom", _PLUGIN_POM))
-    _person_runs_maven_offline(jail)
+                                + _write(f"{folder}/hello-maven-plugin-1.0.pom", MAVEN_PLUGIN_POM))
+    person_runs_maven_offline(jail)
     assert _ran(jail) == 0, output
 
 
