@@ -140,7 +140,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         watched += _linked_from_home(home, base)
     watched += _landed_on(watched, folders)
     if before is None:  # (the check after the command looks again at what was watched before)
-        watched += _missing_secrets(home, base)
+        watched += _missing_secrets(home, base, (os.environ,) if environs is None else environs)
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
 
 
@@ -217,7 +217,7 @@ def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence
         places.append(moved.Place(real, _HOME_PLACES))
     watched: list[Watched] = []
     for place in places:
-        ats = _below_every_folder(place.root, base, found) if place.relative else [place.root]
+        ats = below_every_folder(place.root, base, found) if place.relative else [place.root]
         for at in ats:
             if not (inside(at, base) or inside(base, at)):
                 continue  # (most values: nothing of it is in this workspace)
@@ -239,7 +239,7 @@ def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence
 _HOME_PLACES = tuple((e.path, e) for e in runs_code.ENTRIES if not e.pattern)
 
 
-def _below_every_folder(relative: str, base: str, found: repositories.Found) -> list[str]:
+def below_every_folder(relative: str, base: str, found: repositories.Found) -> list[str]:
     """Where the ``relative`` path leads from each folder the search read, when it exists there
     (a new one is found by the inventory after the command), links resolved."""
     first = relative.split("/", 1)[0]
@@ -280,15 +280,20 @@ def _matching(root: str, item: runs_code.Entry, top_level: Collection[str]) -> l
             Watched(f"{folder}/{name}", item.folder, why=item.why, pattern=name)]
 
 
-def _missing_secrets(home: Path, base: str) -> list[Watched]:
-    """The hidden places of the home folder (``paths.HIDDEN_IN_HOME``) that lie in the workspace
-    and do not exist: a mount needs something there, so a command could create one — the
+def _missing_secrets(home: Path, base: str, environs: Sequence[Mapping[str, str]]) -> list[Watched]:
+    """The hidden places of the home folder (``paths.HIDDEN_IN_HOME``), and where the person's
+    environment moves them (``moved.hidden``: ``KUBECONFIG=~/work/kube/config``), that lie in the
+    workspace and do not exist: a mount needs something there, so a command could create one — the
     settings ``~/.kube/config``, ``~/.ssh/config``, ``~/.aws/config`` whose programs run the
     commands they name (an exec credential plugin, ``ProxyCommand``, ``credential_process``).
-    Watched by the check after the command (one that exists is hidden, and so unchangeable)."""
+    Watched by the check after the command (one that exists is hidden, and so unchangeable).
+    A relative value is taken from the home folder only (one below a folder of the workspace is
+    hidden when it exists, but a new one there is not looked for)."""
+    real = os.path.realpath(home)
+    moved_to = [os.path.normpath(f"{real}/{path}") if relative else path
+                for path, relative in moved.hidden(real, environs)]
     found: list[Watched] = []
-    for name in HIDDEN_IN_HOME:
-        path = f"{home}/{name}"
+    for path in [*(f"{home}/{name}" for name in HIDDEN_IN_HOME), *moved_to]:
         if inside(path, base) and path != base and not os.path.lexists(path):
             found.append(Watched(path, folder=True, why=runs_code.HIDDEN_SECRET))
     return found

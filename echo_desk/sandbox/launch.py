@@ -16,10 +16,11 @@ import os
 import socket
 import stat
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import ending, forwarder, inventory, placeholders, repositories, seccomp
+from echo_desk.sandbox import ending, forwarder, inventory, moved, placeholders, repositories, seccomp
 from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.guard import Guard
@@ -207,7 +208,6 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     cwd = Path(os.path.realpath(spec.cwd))
     if not any(is_under(cwd, w) for w in writable):
         raise ValueError(f"working folder {cwd} is outside the writable folders")
-    hidden = existing_real([*default_hidden(spec.home), *spec.hidden])
     environment = allowed_environment(env, spec.extra_env_names)
     environment.update(own_env or {})
     for name in unset:
@@ -220,6 +220,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
                             max_folders=spec.max_repository_folders, environs=environs) for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
+    hidden = existing_real([*default_hidden(spec.home), *_moved_hidden(spec.home, environs, found), *spec.hidden])
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -266,6 +267,25 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
                   () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, info_read)
+
+
+def _moved_hidden(home: Path, environs: tuple[Mapping[str, str], ...],
+                  found: list[inventory.Inventory]) -> list[Path]:
+    """Where the person's environment moves the hidden places (``moved.hidden``:
+    ``GNUPGHOME=~/keys/gnupg``). A relative value is read by the tool from the folder it runs in:
+    it stands for that path below the home folder, where a terminal starts, and below every
+    folder of each workspace the search read (fail closed)."""
+    real = os.path.realpath(home)
+    paths: list[Path] = []
+    for path, relative in moved.hidden(real, environs):
+        if not relative:
+            paths.append(Path(path))
+            continue
+        paths.append(Path(real, path))
+        for inv in found:
+            if inv.found is not None:
+                paths += [Path(p) for p in inventory.below_every_folder(path, str(inv.workspace), inv.found)]
+    return paths
 
 
 def _read_only(found: list[inventory.Inventory], writable: list[Path],

@@ -1,4 +1,5 @@
-"""Where the person's environment moves the home folder's places of the protected list.
+"""Where the person's environment moves the home folder's places of the protected list, and
+those of the hidden list (``paths.HIDDEN_IN_HOME``).
 
 ``runs_code`` names each place where a tool keeps it by default (``~/.cargo/registry``,
 ``~/.config/nvim``, ``~/go/pkg``). A variable moves it: with ``CARGO_HOME=~/work/.cargo`` cargo
@@ -12,6 +13,11 @@ its own fails closed: a relative one (the tool reads it from the folder it runs 
 ``CARGO_HOME=.cargo-home``) stands for that path below every folder of the workspace the search
 for repositories reads; ``~/...`` (which some tools expand and others take as a folder named
 ``~``) for both. An empty one is the default (every tool here takes it so).
+
+A hidden place is hidden where a variable moves it (``GNUPGHOME=~/keys/gnupg``: gpg's private
+keys; ``KUBECONFIG``: the cluster credentials), inside a workspace too, and at its default still.
+``hidden`` says where; a relative value is taken from the home folder (where a terminal starts)
+and from every folder of the workspace the search read (``launch``).
 """
 
 from __future__ import annotations
@@ -22,17 +28,22 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from echo_desk.sandbox import runs_code
+from echo_desk.sandbox.paths import HIDDEN_IN_HOME
 
 
 class Mover(NamedTuple):
     """``variable``'s value (each of them, a ``:`` list when ``listed``), joined with ``under``,
-    is where the tool keeps what is ``default`` in the home folder. ``file``: it names a file."""
+    is where the tool keeps what is ``default`` in the home folder. ``file``: it names a file.
+    ``system``: a list of system-wide folders read after the person's own (``XDG_DATA_DIRS``:
+    ``/usr/share``): what runs from there is protected, but no secret of the person's is kept
+    there, so it hides nothing (``/usr/share/keyrings`` holds the packages' public keys)."""
 
     variable: str
     default: str
     under: str = ""
     listed: bool = False
     file: bool = False
+    system: bool = False
 
 
 def _same(default: str, *variables: str, listed: bool = False, file: bool = False) -> tuple[Mover, ...]:
@@ -48,8 +59,8 @@ MOVERS: tuple[Mover, ...] = (
     Mover("XDG_CONFIG_HOME", ".config"),
     Mover("XDG_DATA_HOME", ".local/share"),
     Mover("XDG_CACHE_HOME", ".cache"),
-    Mover("XDG_CONFIG_DIRS", ".config", listed=True),
-    Mover("XDG_DATA_DIRS", ".local/share", listed=True),
+    Mover("XDG_CONFIG_DIRS", ".config", listed=True, system=True),
+    Mover("XDG_DATA_DIRS", ".local/share", listed=True, system=True),
     # Rust.
     Mover("CARGO_HOME", ".cargo"),
     Mover("CARGO_INSTALL_ROOT", ".cargo/bin", "bin"),
@@ -119,6 +130,46 @@ MOVERS: tuple[Mover, ...] = (
     Mover("R_ENVIRON_USER", ".Renviron", file=True),
     Mover("CLAUDE_CONFIG_DIR", ".claude"),
     Mover("CODEX_HOME", ".codex"),
+    # Where keys and credentials of the hidden list are kept instead (each tool's documentation;
+    # CARGO_HOME, NPM_CONFIG_USERCONFIG, the XDG folders and the agents' above move some too).
+    # gpg(1) ENVIRONMENT; pass(1) ENVIRONMENT VARIABLES; docker's CLI reference ("Environment
+    # variables"); kubectl's "Organizing cluster access using kubeconfig files" (a ':' list of
+    # files); the AWS CLI's "Environment variables to configure the AWS CLI".
+    Mover("GNUPGHOME", ".gnupg"),
+    Mover("PASSWORD_STORE_DIR", ".password-store"),
+    Mover("DOCKER_CONFIG", ".docker"),
+    Mover("KUBECONFIG", ".kube/config", listed=True, file=True),
+    Mover("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials", file=True),
+    Mover("AWS_CONFIG_FILE", ".aws/config", file=True),
+    # gcloud's "gcloud topic configurations" (CLOUDSDK_CONFIG) and Google's "How Application
+    # Default Credentials works" (a key file); Azure CLI's "CLI configuration" (AZURE_CONFIG_DIR);
+    # gh's "gh help environment"; hub(1); 1Password CLI's "environment variables"; podman's
+    # containers-auth.json(5); Terraform's "CLI Configuration File"; boto's "Boto Config";
+    # Databricks' "configuration profiles"; the OCI CLI's "CLI Environment Variables".
+    Mover("CLOUDSDK_CONFIG", ".config/gcloud"),
+    Mover("GOOGLE_APPLICATION_CREDENTIALS", ".config/gcloud/application_default_credentials.json", file=True),
+    Mover("AZURE_CONFIG_DIR", ".azure"),
+    Mover("GH_CONFIG_DIR", ".config/gh"),
+    Mover("HUB_CONFIG", ".config/hub", file=True),
+    Mover("OP_CONFIG_DIR", ".config/op"),
+    Mover("REGISTRY_AUTH_FILE", ".config/containers/auth.json", file=True),
+    Mover("TF_CLI_CONFIG_FILE", ".terraformrc", file=True),
+    Mover("BOTO_CONFIG", ".boto", file=True),
+    Mover("DATABRICKS_CONFIG_FILE", ".databrickscfg", file=True),
+    Mover("OCI_CLI_CONFIG_FILE", ".oci/config", file=True),
+    # inetutils' ftp(1) and libcurl (8.16 on) read NETRC; libpq's "The Password File"
+    # (PGPASSFILE); MySQL's mysql_config_editor (MYSQL_TEST_LOGIN_FILE, read by its clients);
+    # rclone's "--config"; sops' "Encrypting using age" (SOPS_AGE_KEY_FILE); huggingface_hub's
+    # "Environment variables" (the token in $HF_HOME, or at HF_TOKEN_PATH); Chromium's "User Data
+    # Directory" (CHROME_CONFIG_HOME stands for ~/.config for Chrome and Chromium).
+    Mover("NETRC", ".netrc", file=True),
+    Mover("PGPASSFILE", ".pgpass", file=True),
+    Mover("MYSQL_TEST_LOGIN_FILE", ".mylogin.cnf", file=True),
+    Mover("RCLONE_CONFIG", ".config/rclone/rclone.conf", file=True),
+    Mover("SOPS_AGE_KEY_FILE", ".config/sops/age/keys.txt", file=True),
+    Mover("HF_HOME", ".cache/huggingface"),
+    Mover("HF_TOKEN_PATH", ".cache/huggingface/token", file=True),
+    *(Mover("CHROME_CONFIG_HOME", f".config/{name}", name) for name in ("google-chrome", "chromium")),
 )
 
 #: The variables of ``MOVERS`` (the environment is looked up once each).
@@ -169,24 +220,70 @@ def values(environs: Iterable[Mapping[str, str]], variable: str, listed: bool) -
     return found
 
 
+def _set(environs: Iterable[Mapping[str, str]]) -> list[dict[str, str]]:
+    # (Only the names set: ``os.environ.get`` decodes, slow for a hundred names twice a command.)
+    return [{name: e[name] for name in _VARIABLE_SET.intersection(e) if e[name]} for e in environs]
+
+
+def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple[str, bool]]:
+    """Where each value of ``mover``'s variable is, with whether it is relative (to any folder)."""
+    readings: list[tuple[str, bool]] = []
+    if not any(mover.variable in k for k in kept):
+        return readings
+    for value in values(kept, mover.variable, mover.listed):
+        if value.startswith("/"):
+            readings.append((os.path.realpath(value), False))
+        else:
+            if value == "~" or value.startswith("~/"):
+                readings.append((os.path.realpath(home + value[1:]), False))
+            readings.append((os.path.normpath(value), True))
+    return readings
+
+
 def places(home: str, environs: Iterable[Mapping[str, str]]) -> list[Place]:
     """The places the variables of ``environs`` move the list's entries to (``home``: the real
     home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is."""
-    # (Only the names set: ``os.environ.get`` decodes, slow for eighty names twice a command.)
-    kept = [{name: e[name] for name in _VARIABLE_SET.intersection(e) if e[name]} for e in environs]
-    found: list[Place] = []
+    kept = _set(environs)
+    return [Place(at, _MOVED[mover], relative)
+            for mover in MOVERS if _MOVED[mover] for at, relative in _readings(home, kept, mover)]
+
+
+def _hidden_by(mover: Mover) -> tuple[str, ...]:
+    """The paths below the variable's place of the hidden places ``mover`` moves, as ``_moved_by``
+    finds the protected ones: at or under its default, or the one its default lies in
+    (``KUBECONFIG``'s ``.kube/config`` is in the hidden ``.kube``: the file named itself, '')."""
+    if mover.system:
+        return ()
+    found: list[str] = []
+    prefix = mover.default + "/"
+    for name in HIDDEN_IN_HOME:
+        if name == mover.default or mover.default.startswith(name + "/"):
+            found.append(mover.under)
+        elif name.startswith(prefix) and not mover.file:
+            found.append(f"{mover.under}/{name[len(prefix):]}".lstrip("/"))
+    return tuple(dict.fromkeys(found))
+
+
+_HIDDEN = {m: _hidden_by(m) for m in MOVERS}
+
+
+def moves_anything(mover: Mover) -> bool:
+    """Whether ``mover`` moves a place of either list (one that moves none is a mistake)."""
+    return bool(_MOVED[mover] or _HIDDEN[mover])
+
+
+def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[tuple[str, bool]]:
+    """Where the variables of ``environs`` move the hidden places of the home folder (``home``:
+    the real one, for a ``~/`` value), each with whether it is relative to any folder (the
+    caller says which: the tool reads it from the folder it runs in)."""
+    kept = _set(environs)
+    found: list[tuple[str, bool]] = []
     for mover in MOVERS:
-        moved = _MOVED[mover]
-        if not moved or not any(mover.variable in k for k in kept):
+        if not _HIDDEN[mover]:
             continue
-        for value in values(kept, mover.variable, mover.listed):
-            readings: list[tuple[str, bool]] = []
-            if value.startswith("/"):
-                readings.append((os.path.realpath(value), False))
-            else:
-                if value == "~" or value.startswith("~/"):
-                    readings.append((os.path.realpath(home + value[1:]), False))
-                readings.append((os.path.normpath(value), True))
-            for at, relative in readings:
-                found.append(Place(at, moved, relative))
+        for at, relative in _readings(home, kept, mover):
+            for rest in _HIDDEN[mover]:
+                path = os.path.normpath(f"{at}/{rest}") if rest else at
+                if (path, relative) not in found:
+                    found.append((path, relative))
     return found

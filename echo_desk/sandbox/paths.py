@@ -31,6 +31,13 @@ HIDDEN_IN_HOME = (
     ".pgpass", ".my.cnf", ".mylogin.cnf", ".config/rclone", ".s3cfg", ".boto", ".config/sops", ".config/doctl", ".oci",
     ".databrickscfg", ".fly", ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
     ".config/github-copilot", ".cache/huggingface/token", ".cache/huggingface/stored_tokens", ".huggingface/token",
+    # Package publishers' and build tools' credentials: RubyGems' API key (and its XDG place),
+    # Gradle's user properties (repository passwords, signing keys), Composer's auth.json (in
+    # both of its home folders), Maven's master password, Yarn's npmAuthToken in the user's
+    # .yarnrc.yml, sbt's and Ivy's credentials, Kaggle's API key (both places).
+    ".gem/credentials", ".local/share/gem/credentials", ".gradle/gradle.properties", ".config/composer/auth.json",
+    ".composer/auth.json", ".m2/settings-security.xml", ".yarnrc.yml", ".sbt/.credentials", ".ivy2/.credentials",
+    ".kaggle/kaggle.json", ".config/kaggle/kaggle.json",
 )
 
 

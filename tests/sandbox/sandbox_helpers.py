@@ -48,6 +48,9 @@ HIDDEN_FILES = (
     ".pgpass", ".my.cnf", ".mylogin.cnf", ".config/rclone/rclone.conf", ".s3cfg", ".config/sops/age/keys.txt",
     ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
     ".config/github-copilot/apps.json", ".cache/huggingface/token",
+    # Publishers' and build tools' credentials (a protected folder's file among them: ~/.gradle).
+    ".gem/credentials", ".gradle/gradle.properties", ".config/composer/auth.json", ".m2/settings-security.xml",
+    ".yarnrc.yml", ".kaggle/kaggle.json",
 )
 
 
@@ -65,6 +68,15 @@ def planted_runs(jail: Jail) -> int:
     """How many times a planted command ran (lines in ``planted_marker``)."""
     marker = planted_marker(jail)
     return len(marker.read_text().splitlines()) if marker.exists() else 0
+
+
+def kubeconfig_with_exec(jail: Jail) -> str:
+    """Settings whose user's credentials come from a command (an exec plugin), run before any request."""
+    return ("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:9'}\n"
+            "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+            f"      command: sh\n      args: ['-c', 'echo ran >> {planted_marker(jail)}; exit 1']\n"
+            "      interactiveMode: Never\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+            "current-context: x\n")
 
 
 def bwrap_problem() -> str:

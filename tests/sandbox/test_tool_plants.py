@@ -16,7 +16,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import Jail, context, kubeconfig_with_exec, requires_bwrap, run, tool_with
 
 pytestmark = requires_bwrap
 
@@ -1158,15 +1158,6 @@ async def test_npm_settings_planted_in_the_home_folder_run_nothing(jail: Jail) -
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl to show what its settings run")
 
 
-def _kubeconfig(jail: Jail) -> str:
-    """Settings whose user's credentials come from a command (an exec plugin), run before any request."""
-    return ("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:9'}\n"
-            "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
-            f"      command: sh\n      args: ['-c', 'echo ran >> {_marker(jail)}; exit 1']\n"
-            "      interactiveMode: Never\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
-            "current-context: x\n")
-
-
 def _person_runs_kubectl(jail: Jail) -> None:
     subprocess.run(["kubectl", "get", "pods", "--request-timeout=2s"], cwd=jail.base,
                    env={"PATH": os.environ["PATH"], "HOME": str(jail.home)}, stdin=subprocess.DEVNULL,
@@ -1175,7 +1166,7 @@ def _person_runs_kubectl(jail: Jail) -> None:
 
 @needs_kubectl
 def test_a_kubeconfig_written_by_hand_runs_its_credential_command_at_every_kubectl(jail: Jail) -> None:
-    (jail.home / ".kube" / "config").write_text(_kubeconfig(jail))
+    (jail.home / ".kube" / "config").write_text(kubeconfig_with_exec(jail))
     _person_runs_kubectl(jail)
     assert _ran(jail) >= 1
 
@@ -1185,7 +1176,7 @@ async def test_a_secret_folder_that_did_not_exist_gets_no_settings_of_the_comman
     """A secret's folder is hidden only when it exists (a mount needs something there): the
     person without a ``~/.kube`` yet, the home folder as the workspace."""
     shutil.rmtree(jail.home / ".kube")
-    content = _kubeconfig(jail).replace("\n", "\\n")
+    content = kubeconfig_with_exec(jail).replace("\n", "\\n")
     result = await run(tool_with(), {"command": f"mkdir -p .kube && printf \"{content}\" > .kube/config"},
                        context(jail.home))
     assert result.metadata["sandbox"]["sandboxed"] is True

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
-__all__ = ["COMPILER", "cargo_reading", "compiler_reading", "go_packages", "go_reading", "java_reading",
+__all__ = ["COMPILER", "PREPROCESSOR", "cargo_reading", "compiler_reading", "cpp_reading", "go_packages", "go_reading", "java_reading",
            "javac_reading", "mvn_reading"]
 
 
@@ -109,6 +109,8 @@ def _cargo_long(word: str, following: str | None) -> list[Flag]:
 # -- C compilers ----------------------------------------------------------------------------------
 #: gcc, cc, c++, g++, clang, clang++, with a target prefix or a version (``x86_64-linux-gnu-gcc-12``).
 COMPILER = re.compile(r"(?:[\w.-]+-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?")
+#: cpp, the C preprocessor (``gcc -E``, the same options), with a target prefix or a version.
+PREPROCESSOR = re.compile(r"(?:[\w.-]+-)?cpp(?:-\d+(?:\.\d+)*)?")
 #: Options whose value is the next word (or glued), harmless.
 _CC_VALUES = frozenset({"-I", "-L", "-D", "-U", "-l", "-x", "-iquote", "-isystem", "-idirafter", "-include",
                         "-imacros", "-MT", "-MQ", "-u", "-std", "-z"})
@@ -145,8 +147,25 @@ def compiler_reading(argv: Argv, program: str) -> Reading:
     ``-wrapper``, ``-B``, ``-specs``, ``-fplugin``, ``-Wl,``/``-Xlinker`` (and the assembler's and
     preprocessor's) run or steer other programs; ``-o``/``-MF`` write the file they name (the
     write rules judge it when it is a word of its own); any option not known here counts too."""
+    found, writes, _ = _compiler_words(argv)
+    return Reading(program, flags=tuple(found), writes=tuple(writes))
+
+
+def cpp_reading(argv: Argv, program: str) -> Reading:
+    """cpp reads as a C compiler does, and ``cpp IN OUT`` writes OUT (``cpp a.c ~/.bashrc``
+    wrote there what it made of a.c): every file word after the first is judged by the write
+    rules (``-``: its output)."""
+    found, writes, files = _compiler_words(argv)
+    writes += [k for k in files[1:] if argv[k] != "-"]
+    return Reading(program, flags=tuple(found), writes=tuple(writes))
+
+
+def _compiler_words(argv: Argv) -> tuple[list[Flag], list[int], list[int]]:
+    """A C compiler's words: the options a rule must name, the words naming files an option
+    writes, and the file words (what it compiles, in order)."""
     found: list[Flag] = []
     writes: list[int] = []
+    files: list[int] = []
     i, n = 1, len(argv)
     while i < n:
         word = argv[i]
@@ -156,7 +175,7 @@ def compiler_reading(argv: Argv, program: str) -> Reading:
         elif word.startswith("@"):
             found.append(_flag(word, Does.READS_CODE))
         elif not word.startswith("-") or word == "-":
-            continue  # a file it compiles (read), or standard input
+            files.append(i - 1)  # a file it compiles (read), or standard input
         elif word in _CC_WRITES:
             if i < n and argv[i] is not None:
                 writes.append(i)
@@ -178,7 +197,7 @@ def compiler_reading(argv: Argv, program: str) -> Reading:
             if word in ("-wrapper", "-B", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-specs", "-T",
                         "--sysroot", "-isysroot", "-aux-info", "-dumpdir", "-dumpbase", "--config"):
                 i += 1
-    return Reading(program, flags=tuple(found), writes=tuple(writes))
+    return found, writes, files
 
 
 # -- javac and java ---------------------------------------------------------------------------------

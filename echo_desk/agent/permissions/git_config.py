@@ -38,10 +38,73 @@ class Named:
     folder: bool = False
 
 
+#: A settings file longer than this is not read (people's settings files are a few kilobytes).
+SETTINGS_LIMIT = 1024 * 1024
+#: What a settings file names when it is not read whole or not parsed, or includes deeper
+#: than its reader follows: any file (the program reads it all the same, and a line not read
+#: could name a file anywhere).
+ANYWHERE = Named(Path("/"), folder=True)
+
+
+def settings_text(path: str) -> str | None:
+    """The whole text of a settings file (``None``: not read, not UTF-8, or longer than
+    ``SETTINGS_LIMIT``). A file read only in part could name a place in the part not read, so
+    its reader takes it to name ``ANYWHERE`` instead (fail closed)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(SETTINGS_LIMIT + 1)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if len(text) > SETTINGS_LIMIT else text
+
+
 def named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str | None) -> list[Named]:
     """What the settings a git command run in the worktree ``root`` reads name: the repository's
     own (``git_dir``), the person's (``home``) and the system's. Aliases count only for the
     ``subcommand`` they name (``None``: not known, all count)."""
+    files = _files(git_dir, home)
+    if files is None:
+        return [Named(root, folder=True)]
+    found: list[Named] = []
+    for path in files:
+        found += _file_names(path, root, home, subcommand, 0)
+    return list(dict.fromkeys(found))
+
+
+def entries(git_dir: Path | None, home: Path | None) -> list[tuple[str, str | None, str, str]] | None:
+    """Every ``(section, subsection, key, value)`` of the settings a git command of the
+    repository ``git_dir`` reads, with the files they include (whatever an ``includeIf``'s
+    condition: it may hold). ``None``: a file that cannot be read or parsed."""
+    files = _files(git_dir, home)
+    if files is None:
+        return None
+    found: list[tuple[str, str | None, str, str]] = []
+    todo = [(path, 0) for path in files]
+    while todo:
+        path, depth = todo.pop(0)
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        read = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if read is None or depth > _DEPTH:
+            return None
+        for entry in read:
+            section, _, key, value = entry
+            if key == "path" and section in ("include", "includeif"):
+                included = _resolved(value, path.parent, home)
+                if included is None:
+                    return None
+                todo.append((included, depth + 1))
+            found.append(entry)
+    return found
+
+
+def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
+    """The settings files git reads (the system's, the person's, the repository's; ``None``: a
+    linked worktree's shared folder not known)."""
     files = [Path("/etc/gitconfig")]
     if home is not None:
         files += [home / ".gitconfig", home / ".config" / "git" / "config"]
@@ -52,13 +115,10 @@ def named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str |
         files += [git_dir / "config", git_dir / "config.worktree"]
         common = _common_dir(git_dir)
         if common is None:
-            return [Named(root, folder=True)]
+            return None
         if common != git_dir:
             files.append(common / "config")
-    found: list[Named] = []
-    for path in dict.fromkeys(files):
-        found += _file_names(path, root, home, subcommand, 0)
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(files))
 
 
 def default_hooks(git_dir: Path | None) -> list[Path]:
@@ -88,9 +148,9 @@ def _file_names(path: Path, root: Path, home: Path | None, subcommand: str | Non
         return [Named(root, folder=True)]
     entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
-        return [Named(root, folder=True)]
+        return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
-    for section, key, value in entries:
+    for section, _, key, value in entries:
         if key == "path" and section in ("include", "includeif"):
             included = _resolved(value, path.parent, home)
             if included is None:
@@ -129,17 +189,17 @@ def _resolved(value: str, base: Path, home: Path | None) -> Path | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, str, str], ...] | None:
-    """The ``(section, key, value)`` entries of a settings file (lowercase section and key;
-    ``None``: a file not read or not parsed). Its stat fields key the cache."""
+def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, str | None, str, str], ...] | None:
+    """The ``(section, subsection, key, value)`` entries of a settings file (lowercase section
+    and key; ``None``: a file not read or not parsed). Its stat fields key the cache."""
     del mtime_ns, size, inode
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(1024 * 1024 + 1).splitlines()
-    except (OSError, UnicodeDecodeError):
+    text = settings_text(path)
+    if text is None:
         return None
-    entries: list[tuple[str, str, str]] = []
+    lines = text.splitlines()
+    entries: list[tuple[str, str | None, str, str]] = []
     section: str | None = None
+    subsection: str | None = None
     k = 0
     while k < len(lines):
         text = lines[k]
@@ -147,7 +207,11 @@ def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str
         header = _SECTION.match(text)
         if header is not None:
             name = header.group(1).lower()
-            section = name.split(".")[0] if header.group(2) is None else name
+            if header.group(2) is None:  # `[remote.origin]`, the old spelling: lowercased
+                section, _, rest = name.partition(".")
+                subsection = rest or None
+            else:
+                section, subsection = name, re.sub(r"\\(.)", r"\1", header.group(2))
             text = header.group(3)
         stripped = text.strip()
         if not stripped or stripped[0] in "#;":
@@ -184,5 +248,5 @@ def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str
             break
         if quoted:
             return None
-        entries.append((section, found.group(1).lower(), "".join(value).strip()))
+        entries.append((section, subsection, found.group(1).lower(), "".join(value).strip()))
     return tuple(entries)

@@ -58,6 +58,10 @@ RUNS: dict[str, tuple[str, ...]] = {
     "p4": ("p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit"),
 }
 
+#: The hooks ``git receive-pack`` runs in the repository a push reaches (a local one too: a
+#: push to a path or a ``file://`` URL), and ``git gc --auto`` after it.
+RECEIVE_PACK = frozenset({*_SERVER, "pre-auto-gc", *ANY_COMMAND})
+
 #: Every hook name git runs; ``git hook run NAME`` runs NAME, whatever it is.
 ALL = frozenset({*ANY_COMMAND, *(h for hooks in RUNS.values() for h in hooks)})
 

@@ -32,10 +32,11 @@ def repository_root(folder: Path) -> Path | None:
     return None
 
 
-def gitlinks(root: Path) -> tuple[str, ...] | None:
+def gitlinks(root: Path, git_dir: Path | None = None) -> tuple[str, ...] | None:
     """The paths (relative to ``root``, ``/``-separated) of the gitlinks in the index of the
-    repository whose worktree is ``root``; ``None`` when the index cannot be read."""
-    git_dir = git_dir_of(root)
+    repository whose worktree is ``root`` (its repository folder ``git_dir``, else the one
+    ``root`` holds); ``None`` when the index cannot be read."""
+    git_dir = git_dir or git_dir_of(root)
     if git_dir is None:
         return None
     index = git_dir / "index"

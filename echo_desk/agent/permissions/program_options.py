@@ -148,8 +148,8 @@ CURL = OptionSet((
     *values("-X|--request -H|--header -A|--user-agent -e|--referer -u|--user -m|--max-time --connect-timeout "
             "--retry --retry-delay --retry-max-time -x|--proxy --noproxy --resolve --connect-to --url -r|--range "
             "-C|--continue-at -z|--time-cond --max-filesize --limit-rate --cacert --capath -E|--cert --key "
-            "--pinnedpubkey --oauth2-bearer --netrc-file --url-query --max-redirs --request-target --unix-socket "
-            "--abstract-unix-socket --proxy-user -U --interface --dns-servers --data-urlencode -w|--write-out "
+            "--pinnedpubkey --oauth2-bearer --netrc-file --url-query --max-redirs --request-target "
+            "--proxy-user -U --interface --dns-servers --data-urlencode -w|--write-out "
             "-d|--data --data-raw --data-ascii --data-binary -F|--form --form-string --json --variable "
             "-b|--cookie --etag-compare -Y|--speed-limit -y|--speed-time --keepalive-time --expect100-timeout"),
     opt("-o --output", V, WRITES), opt("-O --remote-name", does=WRITES), opt("--remote-name-all", does=WRITES),
@@ -157,8 +157,26 @@ CURL = OptionSet((
     opt("-c --cookie-jar", V, WRITES), opt("--trace --trace-ascii", V, WRITES), opt("--stderr", V, WRITES),
     opt("--libcurl", V, WRITES), opt("--etag-save", V, WRITES), opt("-T --upload-file", V),
     opt("--hsts --alt-svc", V, WRITES),
+    # A local socket instead of the network: the service there acts on the request (docker's
+    # /var/run/docker.sock creates and starts a container that runs any program; proven with
+    # a listener on a socket receiving `POST /containers/create`).
+    opt("--unix-socket", V, CONFIG), opt("--abstract-unix-socket", V, CONFIG),
     *HELP,
 ))
+#: scp and sftp (OpenSSH 9.2) run ssh, which runs what its settings say: ``-o`` sets any of
+#: them (``ProxyCommand``, ``LocalCommand``, ``KnownHostsCommand`` run a local command), ``-F``
+#: names the settings file (its ``Include`` lines, ``Match exec``), ``-J`` a host to jump
+#: through, ``-S`` and ``-D`` a local program to run instead of ssh or the server; sftp's ``-b``
+#: reads its commands from a file (``!cmd`` runs a local shell command). All proven with
+#: ``ProxyCommand touch PWNED`` and a host that does not exist. The user's and the system's
+#: settings, with what they include: ``ssh_config``.
+SSH_CLIENTS = frozenset({"scp", "sftp"})
+_SSH_CLIENT = (opt("-o", V, CONFIG), opt("-F", V, CONFIG), opt("-J", V, CONFIG), opt("-S", V, RUNS),
+               opt("-D", V, RUNS))
+SCP = OptionSet((*flags("-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v"), *values("-c -i -l -P -X"), *_SSH_CLIENT),
+                permute=False, abbreviations=False)
+SFTP = OptionSet((*flags("-4 -6 -A -a -C -f -N -p -q -r -v"), *values("-B -c -i -l -P -R -s -X"), *_SSH_CLIENT,
+                  opt("-b", V, CODE)), permute=False, abbreviations=False)
 #: wget 1.21 (getopt_long: unique prefixes of long options; ``-nc``/``-nd``/``-nH``/``-np``/``-nv``
 #: are ``-n`` with a value). Where it writes (``-O``, ``-P``, its logs, cookies, WARC files, and
 #: every file it downloads, named by the address or the server) is judged by the write rules
@@ -411,6 +429,41 @@ LESS = OptionSet((
     opt("-t --tag -T --tag-file", Takes.VALUE, Does.CONFIG),
 ))
 
+#: vim 9 (``vim --help``; vi, view, ex, rvim, vimdiff… are vim under other names) and nvim 0.9+.
+#: Vim's own words are a command language: ``-c``/``--cmd`` (``!cmd`` runs a shell command, ``w
+#: FILE`` writes anywhere), ``-S`` and ``-u``/``-U`` source a script, ``-s`` reads keys from a
+#: file (``-s`` is silent mode in Ex mode: named by the rule either way), ``-q``/``-t`` follow an
+#: error or tag file (a tag's address is an Ex command), ``--remote-send``/``--remote-expr`` run
+#: keys or an expression in another vim; ``-w``/``-W``, ``-V…FILE``, ``-i``, ``--log`` and
+#: ``--startuptime`` write. ``-S``, ``-s``, ``-q`` take their file as the next word only when it
+#: is not an option: read here as taking none, so an option after them is read as one. Long
+#: options are matched exactly (vim takes odd spellings: any other is unknown, and asks).
+_VIM = (
+    *flags("-v -e -E -d -y -R -Z -m -M -b -C -N -D -n -r -L -A -H -F -x -X -f -g -h -? --help --version "
+           "--not-a-term --ttyfail --noplugin --clean --literal --nofork --echo-wid"),
+    opt("-o", OPT), opt("-O", OPT), opt("-p", OPT), *values("-T --servername --socketid --windowid"),
+    opt("-c --cmd", V, RUNS), opt("--remote-send --remote-expr", V, RUNS),
+    opt("-S", OPT, CODE), opt("-s", OPT, CODE), opt("-u -U", V, CODE), opt("-q", OPT, CONFIG), opt("-t", V, CONFIG),
+    opt("-w -W -i --startuptime --log", V, WRITES), opt("-V", OPT, WRITES),
+)
+VIM = OptionSet((*_VIM, opt("-l")), abbreviations=False)
+#: nvim: ``-l SCRIPT`` runs a Lua script, ``--listen`` serves its commands on a socket,
+#: ``--embed`` reads them from its input.
+NVIM = OptionSet((*_VIM, opt("-l", V, CODE), opt("--headless"), opt("--listen", V, CONFIG), opt("--embed", does=CONFIG)),
+                 abbreviations=False)
+#: The names vim and nvim run under.
+VIM_NAMES = frozenset({"vim", "vi", "view", "ex", "rvim", "rview", "vimdiff", "gvim", "gview", "gvimdiff", "evim",
+                       "eview", "vim.basic", "vim.tiny", "vim.nox", "vim.gtk3"})
+NVIM_NAMES = frozenset({"nvim"})
+#: GNU ed 1.19 (and red). Its commands come from its input; a file operand starting with ``!``
+#: is a shell command whose output it reads (``ed '!touch PWNED'`` runs it).
+ED = OptionSet((
+    *flags("-h|--help -V|--version -E|--extended-regexp -G|--traditional -l|--loose-exit-status "
+           "-q|--quiet|--silent -r|--restricted -s|--script -v|--verbose --strip-trailing-cr --unsafe-names"),
+    opt("-p --prompt", V),
+))
+ED_NAMES = frozenset({"ed", "red"})
+
 UNIQ = OptionSet((
     *flags("-c|--count -d|--repeated -D -i|--ignore-case -u|--unique -z|--zero-terminated"),
     opt("--all-repeated", OPT), opt("--group", OPT), *values("-f|--skip-fields -s|--skip-chars -w|--check-chars"),
@@ -653,6 +706,12 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
 #: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).
 HG_RUNS = frozenset({"--config", "--debugger"})
+#: gdb's options that run commands, whatever the rest of the line says (gdb 13): ``-ex``/
+#: ``--eval-command`` and ``-iex``/``--init-eval-command`` run the command given (``shell …``),
+#: ``-x``/``--command`` and ``-ix``/``--init-command`` a file of commands (proven:
+#: ``gdb -batch -ex 'shell touch PWNED'``). gdb reads its options with getopt_long_only: one
+#: dash or two, any unique prefix of a long name (``-comm=F``, ``-eval-c``), anywhere on the line.
+GDB_RUNS = ("command", "eval-command", "init-command", "init-eval-command", "ex", "iex", "ix", "x")
 #: Folders beside the settings of FOLDER_SETTINGS whose files, by suffix, a program loads as
 #: code: rake imports every rakelib/*.rake of the folder it finds its Rakefile in.
 FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -732,6 +791,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # scripts and its user properties (``org.gradle.jvmargs``: options of the JVM it starts).
     "bundle": (".bundle/config",),
     "gradle": (".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"),
+    # ssh's settings, which scp and sftp read (see ``ssh_config``: what they include and name).
+    **dict.fromkeys(SSH_CLIENTS, (".ssh/config",)),
 }
 #: Folders under the home folder whose files, by suffix, a program loads as code wherever it
 #: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g); gradle runs every

@@ -21,12 +21,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
-from echo_desk.agent.permissions import archivers, file_programs, program_names
+from echo_desk.agent.permissions import archivers, editors, file_programs, program_names
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
+    PREPROCESSOR,
     cargo_reading,
     compiler_reading,
+    cpp_reading,
     go_reading,
     java_reading,
     javac_reading,
@@ -185,6 +187,8 @@ def _read(argv: Argv) -> Reading:
     reader = _READERS.get(program)
     if reader is not None:
         return reader(argv, program)
+    if PREPROCESSOR.fullmatch(program):
+        return cpp_reading(argv, program)
     if COMPILER.fullmatch(program):
         return compiler_reading(argv, program)
     spec = _TABLES.get(program)
@@ -692,6 +696,33 @@ def _hg(argv: Argv, program: str) -> Reading:
     return Reading(program, flags=tuple(found))
 
 
+def _gdb(argv: Argv, program: str) -> Reading:
+    """gdb's options that run commands (``table.GDB_RUNS``): a rule covers them only by naming
+    them. A word known only when the line runs may be one."""
+    found: list[Flag] = []
+    for word in argv[1:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))
+        elif word == "--":
+            break
+        elif _gdb_runs(word):
+            found.append(Flag(frozenset({word.partition("=")[0], word}), word, Does.RUNS))
+    return Reading(program, flags=tuple(found))
+
+
+def _gdb_runs(word: str) -> bool:
+    """Whether gdb reads ``word`` as one of its options that run commands: a prefix of one of
+    their long names (an ambiguous one makes gdb stop: counting it costs nothing), or ``-x``
+    (with its value glued on too: getopt reads ``-xF`` so when no long name starts ``xF``)."""
+    if not word.startswith("-") or word in ("-", "--"):
+        return False
+    single = not word.startswith("--")
+    name = word[1 if single else 2:].partition("=")[0]
+    if single and len(name) == 1:
+        return name == "x"  # (`-e`, `-c`: short options of their own, the program and the core file)
+    return any(n.startswith(name) for n in table.GDB_RUNS) or (single and name.startswith("x"))
+
+
 _YARN_RUNNER = runner(RUNNERS["yarn"], table.NPM)
 _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "sed": _sed, "awk": _awk, "find": _find, "tar": _tar, "rm": _rm, "rsync": _rsync, "tee": _tee, "uniq": _uniq,
@@ -708,12 +739,12 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn, "hg": _hg,
+    "yarn": _yarn, "hg": _hg, "gdb": _gdb, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
     "file": table.FILE, "date": table.DATE, "tree": table.TREE, "man": table.MAN,
-    "sdiff": table.SDIFF, "diff3": table.DIFF3,
+    "sdiff": table.SDIFF, "diff3": table.DIFF3, "scp": table.SCP, "sftp": table.SFTP,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
@@ -743,5 +774,5 @@ def _has_checks(word: str) -> bool:
 
 
 def _named_by_pattern(word: str) -> bool:
-    """python, pip and the C compilers, whose tables are found by a pattern of their names."""
-    return any(p.fullmatch(word) for p in (PYTHON, PIP, COMPILER))
+    """python, pip, the C compilers and cpp, whose tables are found by a pattern of their names."""
+    return any(p.fullmatch(word) for p in (PYTHON, PIP, COMPILER, PREPROCESSOR))

@@ -84,6 +84,10 @@ class Reading:
     #: found: the folder it runs in). Only the file system tells where that is: the write
     #: rules judge the files there.
     written_nearest: tuple[str, ...] = ()
+    #: It reads commands from its standard input when that is not a terminal (ed always, vim
+    #: keys, or Ex commands with -e: ``!cmd`` runs a shell command, ``w FILE`` writes): a rule
+    #: covers it only where the line gives it no input (``printf '!cmd\n' | ed a.txt``).
+    commands_from_input: bool = False
 
 
 def flags_of(parsed: Parsed, spec: OptionSet, offset: int = 1) -> list[Flag]:

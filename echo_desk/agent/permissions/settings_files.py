@@ -19,13 +19,18 @@ from pathlib import Path
 
 from echo_desk.agent.permissions import (
     build_tools,
+    curl_config,
+    gdb_init,
     git_config,
     git_hooks,
     git_index,
     git_reading,
+    git_repositories,
+    hg_config,
     pip_projects,
     programs,
     pytest_testpaths,
+    ssh_config,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PIP, PYTHON
@@ -70,7 +75,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     elif home is not None and program in table.PYTHON_PROGRAMS:
         found.append(_user_site(home))
     if home is not None:
-        found += _user_places(program, home)
+        found += _user_places(program, home) + _named_places(program, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
     found += _subcommand_code(program, rest, cwds)
     if program == "go":
@@ -81,9 +86,9 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         return found
-    found += _folder_places(program, rest, cwds, names)
     if program == "git":
-        found += _submodules(cwds, names, index_changes) + _git_named(argv, cwds, home)
+        return found + _git_places(argv, cwds, home, names, index_changes)
+    found += _folder_places(program, rest, cwds, names, home)
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -361,12 +366,13 @@ def _node_paths(words: list[str]) -> list[str]:
 
 
 def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path],
-                   names: tuple[str, ...]) -> list[Place]:
+                   names: tuple[str, ...], home: Path | None) -> list[Place]:
     """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
     ``program`` looks from and every folder above them, with the code beside them it loads
     (``FOLDER_CODE``: rakelib/*.rake), the build files of every folder below for the programs
     of ``FOLDER_TREES``, the code files its options name (``CODE_FILE_OPTIONS``) and, for hg,
-    every folder of the repository."""
+    every folder of the repository and what its settings name; for gdb, what its init files
+    name."""
     starts, unknown = _named_folders(program, rest, cwds)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
@@ -380,7 +386,10 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
     found += _code_files(program, rest, cwds)
     if program == "hg":
-        found += _hg_subrepositories(starts, names)
+        roots = _hg_roots(starts)
+        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
+    if program == "gdb":
+        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, cwds), cwds, home)]
     return found
 
 
@@ -445,23 +454,103 @@ def _option_values(program: str, words: Sequence[str | None],
     return named
 
 
-def _hg_subrepositories(starts: Sequence[Path], names: tuple[str, ...]) -> list[Place]:
-    """Every folder of the repository each of ``starts`` is in: hg runs in each subrepository
-    its .hgsub names (a commit, ``-S``, an update to a revision that has one), with that
-    repository's own .hg/hgrc, and which ones a revision names is not read here."""
+def _hg_roots(starts: Sequence[Path]) -> list[Path]:
+    """The top folder of the repository each of ``starts`` is in. Every folder of it counts:
+    hg runs in each subrepository its .hgsub names (a commit, ``-S``, an update to a revision
+    that has one), with that repository's own .hg/hgrc, and which ones a revision names is not
+    read here."""
     roots = (next((f for f in (s, *s.parents) if (f / ".hg").is_dir()), None) for s in starts)
-    return [Place(root, names, below=True) for root in dict.fromkeys(roots) if root is not None]
+    return [root for root in dict.fromkeys(roots) if root is not None]
 
 
-def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: bool) -> list[Place]:
-    """The folders of the submodules of the repository each of ``cwds`` is in: git's worktree
-    commands run git in every one that holds a repository, with its own settings (see
-    ``git_index``). An index that cannot be read, or that another command of the line may
+def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) -> list[Place]:
+    """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
+    tool's program, an extension's file; a folder any file of which may be one, when a
+    settings file is not read), and the files and folders ``$HGRCPATH`` names."""
+    found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
+    found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
+    files = hg_config.settings_files(home, roots)
+    return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+def _place(item: git_config.Named) -> Place:
+    """Where a file a settings file names is (a folder named: any file below it)."""
+    if item.folder:
+        return Place(item.path, ("hook",), below=True, suffixes=("",))
+    return Place(item.path.parent, (item.path.name,))
+
+
+#: A repository folder's own settings files: its settings, a linked worktree's, and the file
+#: naming the folder whose settings a linked worktree shares.
+_REPOSITORY_FILES = ("config", "config.worktree", "commondir")
+
+
+def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None, names: tuple[str, ...],
+                index_changes: bool) -> list[Place]:
+    """Where a git command reads settings and code (``names``: ``.git`` and ``.git/config`` in
+    the folders it finds its repository from and above): the repository found from each folder
+    it runs in (``-C`` leads elsewhere), the repository ``--git-dir`` names and the worktree
+    ``--work-tree`` names, their submodules, what their settings name, and a local repository
+    at the other end of a push, fetch or clone (``git_repositories``)."""
+    where = git_repositories.folders(argv, cwds)
+    found = _folder_places("git", (), where.starts, names, home)
+    if where.unknown:
+        found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
+    subcommand = git_reading.subcommand(tuple(argv))
+    hooks = git_hooks.hooks_run(argv)
+    repositories: list[tuple[Path, Path | None]] = []
+    if where.named:
+        for named in where.named:
+            found += _repository_files(named.git_dir, hooks=True)
+            found += _submodules([named.root], names, index_changes, named.git_dir)
+            repositories.append((named.root, named.git_dir))
+    else:
+        roots = [r for s in where.starts if (r := git_index.repository_root(s)) is not None]
+        found += _submodules(roots, names, index_changes)
+        for root in dict.fromkeys(roots):
+            git_dir = git_index.git_dir_of(root)
+            repositories += [(root, git_dir), *((tree, git_dir) for tree in where.worktrees)]
+            found += [Place(tree, names, below=True) for tree in where.worktrees]
+    known: list[tuple[str, str | None, str, str]] | None = []
+    for root, git_dir in dict.fromkeys(repositories):
+        found += _git_named(root, git_dir, home, subcommand, hooks)
+        read = git_config.entries(git_dir, home)
+        known = None if read is None or known is None else known + read
+    ends, unknown = git_repositories.other_ends(
+        argv, where.starts, None if known is None else git_repositories.remotes(known))
+    if unknown:
+        found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
+    receives = subcommand in git_repositories.RECEIVES
+    for git_dir in ends:
+        # git receive-pack runs the hooks of the repository pushed to; git upload-pack none
+        found += _repository_files(git_dir, hooks=receives)
+        if git_dir.exists():
+            root = git_dir.parent if git_dir.name == ".git" else git_dir
+            actual = git_index.git_dir_of(root) if git_dir.name == ".git" else git_dir
+            runs = git_hooks.RECEIVE_PACK if receives else frozenset()
+            found += _git_named(root, actual, home, None, runs)
+    return found
+
+
+def _repository_files(git_dir: Path, *, hooks: bool) -> list[Place]:
+    """A repository folder named by path: the folder itself (or the ``.git`` file there), its
+    settings files and, when ``hooks`` run, its hooks folder."""
+    found = [Place(git_dir.parent, (git_dir.name,)), Place(git_dir, _REPOSITORY_FILES)]
+    if hooks:
+        found.append(Place(git_dir / "hooks", ("hook",), below=True, suffixes=("",)))
+    return found
+
+
+def _submodules(roots: Sequence[Path], names: tuple[str, ...], index_changes: bool,
+                git_dir: Path | None = None) -> list[Place]:
+    """The folders of the submodules of the repositories whose worktrees are ``roots`` (with
+    the repository folder ``--git-dir`` names, ``git_dir``): git's worktree commands run git in
+    every one that holds a repository, with its own settings (see ``git_index``). An index that cannot be read, or that another command of the line may
     change first (``git add out/r && git status``: out/r is a submodule by then), makes every
     folder of the worktree count."""
     found: list[Place] = []
-    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
-        links = None if index_changes else git_index.gitlinks(root)
+    for root in dict.fromkeys(roots):
+        links = None if index_changes else git_index.gitlinks(root, git_dir)
         if links is None:
             found.append(Place(root, names, below=True))
         else:
@@ -469,26 +558,24 @@ def _submodules(cwds: Sequence[Path], names: tuple[str, ...], index_changes: boo
     return found
 
 
-def _git_named(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
-    """What the git settings of the repository each of ``cwds`` is in name (``git_config``):
-    a file git runs or reads as settings, or a hooks folder, any file of which git may run;
-    and when the command runs a hook present there, the worktree and the home folder."""
+def _git_named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str | None,
+               hooks: frozenset[str] | None) -> list[Place]:
+    """What the git settings of the repository ``git_dir`` (worktree ``root``) name
+    (``git_config``): a file git runs or reads as settings, or a hooks folder, any file of which
+    git may run; and when the command runs a hook (one of ``hooks``; ``None``: any) present
+    there, the worktree and the home folder."""
     found: list[Place] = []
-    subcommand = git_reading.subcommand(tuple(argv))
-    hooks = git_hooks.hooks_run(argv)
-    for root in dict.fromkeys(r for c in cwds if (r := git_index.repository_root(c)) is not None):
-        git_dir = git_index.git_dir_of(root)
-        named = git_config.named(root, git_dir, home, subcommand)
-        for item in named:
-            if item.folder:
-                found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
-            else:
-                found.append(Place(item.path.parent, (item.path.name,)))
-        # A hook that runs is the person's program, which may read any file of the worktree
-        # and of the home folder (``git_hooks``): every one counts as code the command runs.
-        folders = [item.path for item in named if item.folder] + git_config.default_hooks(git_dir)
-        if git_dir is None or (hooks != frozenset() and git_hooks.present(folders, hooks)):
-            found += [Place(f, ("hook",), below=True, suffixes=("",)) for f in (root, home) if f is not None]
+    named = git_config.named(root, git_dir, home, subcommand)
+    for item in named:
+        if item.folder:
+            found.append(Place(item.path, ("hook",), below=True, suffixes=("",)))
+        else:
+            found.append(Place(item.path.parent, (item.path.name,)))
+    # A hook that runs is the person's program, which may read any file of the worktree
+    # and of the home folder (``git_hooks``): every one counts as code the command runs.
+    folders = [item.path for item in named if item.folder] + git_config.default_hooks(git_dir)
+    if git_dir is None or (hooks != frozenset() and git_hooks.present(folders, hooks)):
+        found += [Place(f, ("hook",), below=True, suffixes=("",)) for f in (root, home) if f is not None]
     return found
 
 
@@ -503,6 +590,18 @@ def _user_places(program: str, home: Path) -> list[Place]:
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]
     return found
+
+
+def _named_places(program: str, cwds: Sequence[Path], home: Path) -> list[Place]:
+    """What the user's settings of ``program`` include and name: ssh's, for the programs that run
+    it (scp, sftp: ``ssh_config``), and curl's (``curl_config``, with the ``.curlrc`` of
+    ``$CURL_HOME``)."""
+    if program in table.SSH_CLIENTS:
+        return [_place(item) for item in ssh_config.named(home, cwds)]
+    if program == "curl":
+        files = curl_config.settings_files(home)
+        return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
+    return []
 
 
 def _user_site(home: Path) -> Place:

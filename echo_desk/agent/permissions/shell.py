@@ -122,6 +122,14 @@ class Analysis:
     def changes_directory(self) -> bool:
         return any(c.directory_change is not None for c in self.commands)
 
+    @property
+    def gives_input(self) -> bool:
+        """Whether the line may give a command a standard input of its own: a pipe, or a
+        redirection that reads (``<``, ``<<``, ``<<<``, ``<>``, ``<&``; an ``exec`` one too).
+        Read from the text (a ``|`` or ``<`` anywhere counts, quoted too): without either, a
+        command reads the input the line itself runs with, which Echo Desk closes."""
+        return "|" in self.line or "<" in self.line
+
 
 def inert_value(value: str) -> bool:
     """Whether an assignment's value is made of harmless characters (no path, no expansion)."""

@@ -318,7 +318,7 @@ class _Judge:
         if not values or values[0] is None:
             return None
         reading = programs.read(values)
-        if reading.never is not None or reading.unreadable:
+        if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
         pools: list[Bucket | Sequence[Compiled]] = [self.rules.bucket("allow"), self.rules.grants]
@@ -350,6 +350,12 @@ class _Judge:
         if not all(self._writes_allowed(path, sandbox, values) for path in links):
             return None
         return rule
+
+    def _fed_commands(self, reading: Reading, depth: int) -> bool:
+        """Whether the line may give a program commands on its input (``Reading.commands_from_input``):
+        a pipe or a ``<`` of the line; run by another program (depth > 0), whatever that program
+        is given or makes (``bash -c``'s own input, ``xargs -o``)."""
+        return reading.commands_from_input and (depth > 0 or self.analysis.gives_input)
 
     def _links_below(self, folder: str) -> list[str | None]:
         """The links already below a folder a program writes anywhere below (``tar -x``): it

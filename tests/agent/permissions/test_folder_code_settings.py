@@ -153,3 +153,32 @@ def test_rake_options_that_name_code_are_covered_only_by_naming_them(setup: Setu
     setup.engine.refresh()
     verdict = setup.engine.check_command(line, workspace=setup.workspace).effect
     assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)
+
+
+GDB_RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "gdb **"
+"""
+
+
+@pytest.mark.parametrize(("line", "effect"), [
+    # gdb's options that run commands (s150, proven with gdb 13): -ex/--eval-command and -iex
+    # run the command given, -x/--command and -ix a file of commands. One dash or two, any
+    # unique prefix of a long name, anywhere on the line.
+    ("gdb -batch -ex 'shell touch PWNED'", None), ("gdb -batch --eval-command='shell id'", None),
+    ("gdb -batch -eval-c 'shell id'", None), ("gdb -batch -iex 'shell id'", None),
+    ("gdb -batch --init-eval-command='shell id'", None), ("gdb -batch -x out/cmds", None),
+    ("gdb -batch --command=out/cmds", None), ("gdb -batch -comm=out/cmds", None), ("gdb -batch -ix out/cmds", None),
+    ("gdb -batch -xout/cmds", None), ("gdb ./a.out -x out/cmds", None), ('gdb -batch "$OPT" x', None),
+    ("gdb -batch", Effect.ALLOW), ("gdb -nx -batch ./a.out", Effect.ALLOW), ("gdb -c core ./a.out", Effect.ALLOW),
+    ("gdb -e ./a.out -batch", Effect.ALLOW), ("gdb -p 123 -batch", Effect.ALLOW),
+    ("gdb -batch -- -x", Effect.ALLOW),  # after --, a file's name
+])
+def test_gdb_options_that_run_commands_are_covered_only_by_naming_them(setup: Setup, line: str,
+                                                                       effect: Effect | None) -> None:
+    setup.write_user_rules(GDB_RULES)
+    setup.engine.refresh()
+    verdict = setup.engine.check_command(line, workspace=setup.workspace).effect
+    assert (verdict is Effect.ALLOW) is (effect is Effect.ALLOW)

@@ -69,6 +69,11 @@ HOME_FILES: dict[str, str] = {
     ".ssh/keys.json": "{\"key\": \"SECRET\"}\n",  # jq reads a .json module (s88)
     ".config/app.toml": "x = 1\n",
     ".netrc": "machine 127.0.0.1 login agent password SECRET\n",  # curl -n and wget send it (s139)
+    # The person shares hg settings from a dotfiles folder, as many do: hg reads what ~/.hgrc
+    # includes (a file not there is skipped), so the included file is code hg runs (s150) …
+    ".hgrc": "%include ~/dotfiles/hgrc\n",
+    # … and gdb's: a `source` line of ~/.gdbinit runs that file (a file not there: a warning).
+    ".gdbinit": "source ~/dotfiles/gdbinit\n",
 }
 OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules

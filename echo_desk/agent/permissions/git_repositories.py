@@ -1,0 +1,206 @@
+"""The repositories a git command runs git in besides the one it finds from the folder the line
+runs in: the folder ``-C`` leads to (the repository found from there), the repository
+``--git-dir`` names and the worktree ``--work-tree`` names, and the repository at the other end
+of a local transport (``git push out/r.git``, ``git fetch ../other``, ``file://`` URLs, and a
+remote whose URL is a path).
+
+git runs in each with that repository's own settings: a push to a local repository runs
+``git receive-pack`` there, which runs the hooks of that repository (pre-receive, update,
+post-receive…) and what its settings name (``core.alternateRefsCommand``, a shell command,
+proven with git 2.39); a fetch, pull, clone or ls-remote runs ``git upload-pack`` there, which
+reads its settings (none known to run a program there, but the engine does not decide which
+settings do). So a rule for a git command is a rule for whatever the agent put in any of them
+(``settings_files``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.options import OptionSet, read_options, values
+
+#: The options (taking a value as the next word) of the subcommands that reach another
+#: repository, read only to find their repository operand (git 2.39's manuals). A rule still
+#: has to name every option of them (``git_options`` knows none).
+_TRANSPORT_VALUES = {
+    "push": "--repo -o|--push-option --receive-pack --exec",
+    "fetch": "--upload-pack --depth --deepen --shallow-since --shallow-exclude --negotiation-tip -o|--server-option "
+             "--refmap -j|--jobs --filter --recurse-submodules-default --submodule-prefix",
+    "pull": "--upload-pack --depth --deepen --shallow-since --shallow-exclude --negotiation-tip -o|--server-option "
+            "--refmap -j|--jobs --filter -s|--strategy -X|--strategy-option --cleanup",
+    "ls-remote": "--upload-pack -o|--server-option --sort",
+    "clone": "-o|--origin -b|--branch -u|--upload-pack --reference --reference-if-able --separate-git-dir --template "
+             "-c|--config --depth --shallow-since --shallow-exclude -j|--jobs --filter --server-option --bundle-uri "
+             "--ref-format",
+    "archive": "--format -o|--output --prefix --remote --exec --add-file --add-virtual-file",
+}
+_SPECS = {sub: OptionSet(values(names), abbreviations=False) for sub, names in _TRANSPORT_VALUES.items()}
+#: Options whose value is the repository itself.
+_REPOSITORY_OPTIONS = frozenset({"--repo", "--remote"})
+#: Where git looks for a repository given by path (``enter_repo``): ``r/.git``, ``r``,
+#: ``r.git/.git``, ``r.git``.
+_SUFFIXES = ("/.git", "", ".git/.git", ".git")
+
+
+@dataclass(frozen=True)
+class Named:
+    """A repository the options name: its repository folder (``--git-dir``) and its worktree
+    (``--work-tree``, else the folder git runs in)."""
+
+    git_dir: Path
+    root: Path
+
+
+@dataclass(frozen=True)
+class Folders:
+    """Where a git command runs: the folders it finds its repository from (each of the line's
+    folders, or where ``-C`` leads), the repositories ``--git-dir`` names, the worktrees
+    ``--work-tree`` names; ``unknown``: a folder known only when the line runs."""
+
+    starts: tuple[Path, ...]
+    named: tuple[Named, ...]
+    worktrees: tuple[Path, ...]
+    unknown: bool
+
+
+def folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> Folders:
+    """The folders the git command ``argv``, run from any of ``cwds``, runs in (see ``Folders``).
+    ``-C`` is taken in turn, each relative to the last (``-C a -C b`` is a/b); ``--git-dir``
+    and ``--work-tree`` are relative to where the ``-C`` options lead."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    starts = [Path(os.path.normpath(c)) for c in cwds]
+    git_dirs: list[str] = []
+    worktrees: list[str] = []
+    unknown = False
+    for seen in parsed.seen:
+        # (the token, not the option: --git-dir and --work-tree share one in ``git_options``)
+        name = seen.token.partition("=")[0] if seen.token.startswith("--") else seen.token[:2]
+        if seen.option is None or name not in ("-C", "--git-dir", "--work-tree"):
+            continue
+        if seen.value is None:
+            unknown = True  # (a word known only when the line runs, or none)
+        elif name == "-C":
+            if seen.value:  # (`-C ""` stays where it is)
+                starts = [Path(os.path.normpath(s / seen.value)) for s in starts]
+        elif name == "--git-dir":
+            git_dirs.append(seen.value)
+        else:
+            worktrees.append(seen.value)
+    trees = [Path(os.path.normpath(s / w)) for s in starts for w in worktrees]
+    named = [Named(Path(os.path.normpath(s / d)), tree) for s in starts for d in git_dirs for tree in (trees or [s])]
+    return Folders(tuple(dict.fromkeys(starts)), tuple(dict.fromkeys(named)), tuple(dict.fromkeys(trees)), unknown)
+
+
+@dataclass(frozen=True)
+class Remotes:
+    """What the settings say about remotes: each remote's URLs (``url``, ``pushurl``), the words
+    that name the remote a command without one uses (``branch.*.remote``, ``pushRemote``,
+    ``remote.pushDefault``), and the URL rewrites (``url.BASE.insteadOf PREFIX``)."""
+
+    urls: dict[str, tuple[str, ...]]
+    defaults: tuple[str, ...]
+    rewrites: tuple[tuple[str, str], ...]
+
+
+def remotes(entries: Sequence[tuple[str, str | None, str, str]]) -> Remotes:
+    """``Remotes`` from settings entries ``(section, subsection, key, value)`` (``git_config``)."""
+    urls: dict[str, list[str]] = {}
+    defaults: list[str] = []
+    rewrites: list[tuple[str, str]] = []
+    for section, sub, key, value in entries:
+        if section == "remote" and sub is not None and key in ("url", "pushurl"):
+            urls.setdefault(sub, []).append(value)
+        elif section == "remote" and sub is None and key == "pushdefault":
+            defaults.append(value)
+        elif section == "branch" and sub is not None and key in ("remote", "pushremote"):
+            defaults.append(value)
+        elif section == "url" and sub is not None and key in ("insteadof", "pushinsteadof"):
+            rewrites.append((sub, value))
+    return Remotes({k: tuple(v) for k, v in urls.items()}, tuple(defaults), tuple(rewrites))
+
+
+#: What a local repository at the other end runs: ``git receive-pack`` (a push) runs its hooks,
+#: ``git upload-pack`` none.
+RECEIVES = frozenset({"push"})
+
+
+def other_ends(argv: Sequence[str | None], starts: Sequence[Path], known: Remotes | None) -> tuple[list[Path], bool]:
+    """The repository folders (every one git may take: ``_SUFFIXES``) at the other end of the
+    git command ``argv`` run from any of ``starts`` where that is a local repository, with
+    remote names read from ``known`` (``None``: the settings could not be read). With ``True``:
+    one known only when the line runs (any folder may be it)."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is None:
+        return [], False
+    at = 1 + parsed.rest
+    sub = argv[at]
+    spec = _SPECS.get(sub or "")
+    if spec is None:
+        return [], False
+    words = argv[at + 1:]
+    mine = read_options(words, spec)
+    operands = [w for _, w in mine.operands]
+    repository: list[str | None] = [s.value for s in mine.seen
+                                     if s.option is not None and set(s.option.names) & _REPOSITORY_OPTIONS]
+    if sub == "archive":
+        pass  # (its operands are a tree and paths: only --remote names a repository)
+    elif any(s.option is None and _may_take_a_value(s.token, sub or "") for s in mine.seen):
+        repository += operands  # (an option not known here may have taken the next word)
+    elif operands:
+        repository.append(operands[0])
+    elif not repository:
+        # No repository given: the remote the settings choose (the current branch's, the
+        # push default, else origin), read as any of them.
+        if known is None:
+            return [], True
+        repository += [*known.defaults, *known.urls, "origin"]
+    found: list[Path] = []
+    for word in repository:
+        if word is None or known is None:
+            return [], True
+        for url in _urls(word, known):
+            path = _local_path(url)
+            if path is None:
+                continue
+            if path == "":
+                return [], True
+            for start in starts:
+                base = Path(os.path.normpath(start / path))
+                found += [Path(os.path.normpath(f"{base}{suffix}")) for suffix in _SUFFIXES]
+    return list(dict.fromkeys(found)), False
+
+
+def _may_take_a_value(token: str, sub: str) -> bool:
+    """Whether ``token``, an option not known here, may take the next word as git reads it: an
+    abbreviation of one of the subcommand's options that take a value (``--rec`` for
+    ``--receive-pack``), or a cluster of short options ending in one (``-fo``)."""
+    names = _TRANSPORT_VALUES[sub].replace("|", " ").split()
+    if token.startswith("--"):
+        return "=" not in token and any(n.startswith(token) for n in names)
+    return any(f"-{letter}" in names for letter in token[1:])
+
+
+def _urls(word: str, known: Remotes) -> list[str]:
+    """The URLs a repository word stands for: a configured remote's (a name without one is
+    itself the URL), each also as the settings' rewrites make it."""
+    urls = list(known.urls.get(word, ())) or [word]
+    rewritten = [base + url[len(prefix):] for url in urls for base, prefix in known.rewrites if url.startswith(prefix)]
+    return list(dict.fromkeys(urls + rewritten))
+
+
+def _local_path(url: str) -> str | None:
+    """The path of a URL git reaches as a local repository (``None``: another host, or a remote
+    helper's ``x::…``; ``""``: a form not read here)."""
+    if url.startswith("file://"):
+        path = url[len("file://"):]
+        return path if path.startswith("/") and "%" not in path else ""
+    if "::" in url or "://" in url:
+        return None
+    colon, slash = url.find(":"), url.find("/")
+    if colon != -1 and (slash == -1 or colon < slash):
+        return None  # host:path, ssh's form
+    return url

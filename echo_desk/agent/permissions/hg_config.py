@@ -1,0 +1,166 @@
+"""The files hg's settings name, read as hg (6.x, ``mercurial/config.py``) reads its settings files.
+
+hg runs what its settings name: a hook given as a shell command (``pre-status = sh tools/h.sh``,
+run in the repository's top folder) or as a python file (``python:tools/h.py:f``), an
+extension loaded from a file (``[extensions] x = tools/ext.py``, found from the folder hg runs
+in), a merge tool (``merge-tools.x.executable``); and it reads the settings files ``%include``
+names (relative to the including file). The person's own ``~/.hgrc`` or a repository's
+``.hg/hgrc`` may name such a file in a folder the agent may write: a rule for an hg command is
+then a rule for whatever the agent put there (``settings_files``), as for git (``git_config``).
+
+Every word of every value that holds a ``/`` counts as a path (the engine does not decide
+which settings run programs), and every value of ``[extensions]``; a file that cannot be read
+or parsed names the folder hg runs in, below too.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
+
+#: hg follows ``%include`` without a limit; deeper than this is not read here (fail closed).
+_DEPTH = 10
+#: The system's settings hg reads when ``$HGRCPATH`` is not set (Debian's hg 6.3: the file and
+#: every ``*.rc`` of the folder beside it).
+SYSTEM_FILE = Path("/etc/mercurial/hgrc")
+SYSTEM_FOLDER = Path("/etc/mercurial/hgrc.d")
+_SECTION = re.compile(r"\[([^\[]+)\]")
+_ITEM = re.compile(r"([^=\s][^=]*?)\s*=\s*((.*\S)?)")
+_CONTINUED = re.compile(r"\s+(\S|\S.*\S)\s*$")
+_EMPTY = re.compile(r"(;|#|\s*$)")
+_COMMENT = re.compile(r"(;|#)")
+_UNSET = re.compile(r"%unset\s+(\S+)")
+_INCLUDE = re.compile(r"%include\s+(\S|\S.*\S)\s*$")
+#: What separates the words of a value run by the shell (``cd tools && ./x``).
+_WORD = re.compile(r"[^\s;&|()<>`'\"=]+")
+
+
+def settings_files(home: Path | None, roots: Sequence[Path]) -> list[Path]:
+    """The settings files hg reads: those ``$HGRCPATH`` names (in the environment the commands
+    inherit from Echo Desk; a folder gives its ``*.rc`` files), the system's, the user's and,
+    for each repository of ``roots``, its own. (With ``$HGRCPATH`` set hg skips the system's
+    and the user's: every one counts here all the same.)"""
+    files = list(rc_path_files()) + [f for folder in rc_path_folders() for f in _rc_files(folder)]
+    files += [SYSTEM_FILE, *_rc_files(SYSTEM_FOLDER)]
+    if home is not None:
+        files += [home / ".hgrc", home / ".config" / "hg" / "hgrc"]
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        files.append(Path(xdg) / "hg" / "hgrc")
+    for root in roots:
+        files += [root / ".hg" / "hgrc", root / ".hg" / "hgrc-not-shared"]
+    return list(dict.fromkeys(files))
+
+
+def rc_path_folders() -> list[Path]:
+    """The folders ``$HGRCPATH`` names: hg reads every ``*.rc`` file in them."""
+    return [Path(e) for e in os.environ.get("HGRCPATH", "").split(os.pathsep) if os.path.isabs(e) and os.path.isdir(e)]
+
+
+def rc_path_files() -> list[Path]:
+    """The files ``$HGRCPATH`` names (that are not folders)."""
+    return [Path(e) for e in os.environ.get("HGRCPATH", "").split(os.pathsep)
+            if os.path.isabs(e) and not os.path.isdir(e)]
+
+
+def _rc_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.name.endswith(".rc"))
+    except OSError:
+        return []
+
+
+def named(files: Sequence[Path], bases: Sequence[Path], home: Path | None) -> list[Named]:
+    """What the settings ``files`` name, each relative word read from every folder of ``bases``
+    (the folders hg runs in and their repositories' top folders: a hook runs in the latter, an
+    extension is found from the former). A file not read or parsed names each of ``bases``."""
+    found: list[Named] = []
+    for path in files:
+        found += _file_names(path, bases, home, 0)
+    return list(dict.fromkeys(found))
+
+
+def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int) -> list[Named]:
+    unknown = [Named(b, folder=True) for b in bases]
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return []  # (hg skips an included file that is not there)
+    except OSError:
+        return unknown
+    entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    if entries is None or depth > _DEPTH:
+        return [ANYWHERE]  # (what it names may be anywhere)
+    found: list[Named] = []
+    for section, value in entries:
+        if section is None:  # %include, relative to the including file
+            included = _expanded(value, home)
+            if included is None:
+                return unknown
+            target = Path(os.path.normpath(path.parent / included))
+            found += [Named(target), *_file_names(target, bases, home, depth + 1)]
+            continue
+        words = _WORD.findall(value)
+        if section == "extensions" and value and not value.startswith("!"):
+            words.append(value)  # a file to load, slash or not (`x = ext.py`)
+        for word in words:
+            if word.startswith("python:"):  # a python hook's file: python:FILE:FUNCTION
+                word = word[len("python:"):].rpartition(":")[0] or word
+            elif "/" not in word and not (section == "extensions" and word == value):
+                continue
+            expanded = _expanded(word, home)
+            if expanded is None:
+                return unknown
+            found += [Named(Path(os.path.normpath(b / expanded))) for b in (path.parent, *bases)]
+    return found
+
+
+def _expanded(value: str, home: Path | None) -> str | None:
+    """A path as hg expands it (``util.expandpath``): ``$VAR`` from the environment the commands
+    inherit from Echo Desk, ``~`` the home folder (``None``: another user's home, or no home)."""
+    value = os.path.expandvars(value)
+    if value == "~" or value.startswith("~/"):
+        return None if home is None else str(home / value[2:])
+    if value.startswith("~"):
+        return None
+    return value
+
+
+@functools.lru_cache(maxsize=32)
+def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str | None, str], ...] | None:
+    """The ``(section, value)`` entries of an hgrc (lowercase section; ``None`` for a
+    ``%include`` line, whose value is the file it names). ``None``: a file not read or not
+    parsed (hg stops with a parse error). Its stat fields key the cache."""
+    del mtime_ns, size, inode
+    text = settings_text(path)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    entries: list[tuple[str | None, str]] = []
+    section = ""
+    continues = False  # (a line starting with blanks continues the value of the item before it)
+    for text in lines:
+        if continues:
+            if _COMMENT.match(text):
+                continue
+            if (more := _CONTINUED.match(text)) is not None:
+                entries[-1] = (section, entries[-1][1] + "\n" + more.group(1))
+                continue
+            continues = False
+        if (include := _INCLUDE.match(text)) is not None:
+            entries.append((None, include.group(1)))
+        elif _EMPTY.match(text):
+            continue
+        elif (header := _SECTION.match(text)) is not None:
+            section = header.group(1).strip().lower()
+        elif (item := _ITEM.match(text)) is not None:
+            entries.append((section, item.group(2)))
+            continues = True
+        elif not _UNSET.match(text):
+            return None
+    return tuple(entries)

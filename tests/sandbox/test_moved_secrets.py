@@ -1,0 +1,157 @@
+"""A secret place of the home folder that the person's environment moves is hidden where it is
+moved to, and at its default too (``echo_desk.sandbox.moved.hidden``).
+
+``GNUPGHOME=~/keys/gnupg`` makes gpg keep the private keys there, ``KUBECONFIG`` names the
+cluster credentials, ``XDG_CONFIG_HOME`` moves gh's token with every ``~/.config`` entry: hiding
+only ``~/.gnupg``, ``~/.kube`` and ``~/.config/gh`` left these readable to a sandboxed ``cat``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, kubeconfig_with_exec, planted_runs, requires_bwrap, run, tool_with
+
+pytestmark = requires_bwrap
+
+
+def _secret(jail: Jail, path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = f"moved-canary-{secrets.token_hex(16)}"
+    path.write_text(value + "\n")
+    jail.secrets[path] = value
+    return value
+
+
+async def _cat(jail: Jail, *paths: Path) -> str:
+    quoted = " ".join(f"'{p}'" for p in paths)
+    result = await run(tool_with(), {"command": f"cat {quoted}; echo done"}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert "done" in result.output
+    return result.output
+
+
+#: (variable, its value below the scratch folder, the secret file below the value) — each as the
+#: tool's documentation names it (see ``moved.MOVERS``).
+_MOVED = [
+    ("GNUPGHOME", "keys/gnupg", "private-keys-v1.d/key.key"),
+    ("PASSWORD_STORE_DIR", "pass", "bank.gpg"),
+    ("DOCKER_CONFIG", "docker", "config.json"),
+    ("AWS_SHARED_CREDENTIALS_FILE", "aws-credentials", ""),
+    ("CLOUDSDK_CONFIG", "gcloud", "credentials.db"),
+    ("GH_CONFIG_DIR", "gh", "hosts.yml"),
+    ("NETRC", "netrc", ""),
+    ("PGPASSFILE", "pgpass", ""),
+    ("HF_HOME", "hf", "token"),
+    ("CLAUDE_CONFIG_DIR", "claude", ".credentials.json"),
+    ("XDG_CONFIG_HOME", "cfg", "gh/hosts.yml"),
+    ("XDG_DATA_HOME", "data", "keyrings/login.keyring"),
+    ("CARGO_HOME", "cargo", "credentials.toml"),
+]
+
+
+@pytest.mark.parametrize(("variable", "value", "below"), _MOVED, ids=[v for v, _, _ in _MOVED])
+async def test_a_secret_place_the_environment_moves_out_of_the_home_folder_is_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, below: str) -> None:
+    place = jail.base / "elsewhere" / value
+    secret = place / below if below else place
+    _secret(jail, secret)
+    monkeypatch.setenv(variable, str(place))
+    output = await _cat(jail, secret)
+    assert not jail.leaked(output), output
+
+
+async def test_every_file_of_a_kubeconfig_list_is_hidden_and_the_default_stays_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = jail.base / "kube" / "work.yaml", jail.base / "kube" / "home.yaml"
+    _secret(jail, first)
+    _secret(jail, second)
+    monkeypatch.setenv("KUBECONFIG", f"{first}:{second}")
+    output = await _cat(jail, first, second, jail.home / ".kube/config")
+    assert not jail.leaked(output), output
+
+
+async def test_a_value_in_the_home_folder_written_with_a_tilde_is_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = jail.home / "keys" / "gnupg" / "private-keys-v1.d" / "key.key"
+    _secret(jail, secret)
+    monkeypatch.setenv("GNUPGHOME", "~/keys/gnupg")
+    output = await _cat(jail, secret, jail.home / ".gnupg/private-keys-v1.d/key.key")
+    assert not jail.leaked(output), output
+
+
+async def test_a_moved_secret_place_inside_the_workspace_is_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = jail.workspace / ".gnupg" / "private-keys-v1.d" / "key.key"
+    _secret(jail, secret)
+    monkeypatch.setenv("GNUPGHOME", str(jail.workspace / ".gnupg"))
+    output = await _cat(jail, secret, jail.workspace / "README")
+    assert not jail.leaked(output), output
+    assert "hello" in output  # (the rest of the workspace is there)
+
+
+async def test_a_relative_value_is_hidden_below_the_home_folder_and_every_folder_of_the_workspace(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relative value is read from the folder the tool runs in: the home folder for a terminal
+    just opened, any folder of the workspace for one run there (fail closed)."""
+    in_home = jail.home / "store" / "bank.gpg"
+    in_sub = jail.workspace / "sub" / "dir" / "store" / "work.gpg"
+    _secret(jail, in_home)
+    _secret(jail, in_sub)
+    monkeypatch.setenv("PASSWORD_STORE_DIR", "store")
+    output = await _cat(jail, in_home, in_sub)
+    assert not jail.leaked(output), output
+
+
+async def test_a_system_folder_of_a_search_list_is_not_hidden(jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``XDG_DATA_DIRS`` lists folders read after the person's own (``/usr/share``): nobody keeps a
+    secret of theirs there, and hiding ``/usr/share/keyrings`` would only break programs."""
+    shared = jail.base / "share"
+    (shared / "keyrings").mkdir(parents=True)
+    (shared / "keyrings" / "archive.gpg").write_text("public\n")
+    monkeypatch.setenv("XDG_DATA_DIRS", str(shared))
+    output = await _cat(jail, shared / "keyrings" / "archive.gpg")
+    assert "public" in output
+
+
+
+# --- a moved secret place in the workspace that does not exist yet ---------------------------
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl to show what its settings run")
+
+
+def _person_runs_kubectl(jail: Jail, kubeconfig: Path) -> None:
+    subprocess.run(["kubectl", "get", "pods", "--request-timeout=2s"], cwd=jail.base,
+                   env={"PATH": os.environ["PATH"], "HOME": str(jail.home), "KUBECONFIG": str(kubeconfig)},
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+
+
+@needs_kubectl
+def test_a_kubeconfig_written_by_hand_where_kubeconfig_names_runs_its_credential_command(jail: Jail) -> None:
+    kubeconfig = jail.workspace / "kube" / "config"
+    kubeconfig.parent.mkdir()
+    kubeconfig.write_text(kubeconfig_with_exec(jail))
+    _person_runs_kubectl(jail, kubeconfig)
+    assert planted_runs(jail) >= 1
+
+
+@needs_kubectl
+async def test_a_kubeconfig_planted_where_kubeconfig_names_in_the_workspace_runs_nothing(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hidden place is hidden only when it exists (a mount needs something there): one the
+    command creates is put aside after it, as at its default (``~/.kube`` of the home folder
+    as the workspace)."""
+    kubeconfig = jail.workspace / "kube" / "config"
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    content = kubeconfig_with_exec(jail).replace("\n", "\\n")
+    result = await run(tool_with(), {"command": f"mkdir -p kube && printf \"{content}\" > kube/config"},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_kubectl(jail, kubeconfig)
+    assert planted_runs(jail) == 0, result.output
+    assert "kube/config" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
