@@ -34,6 +34,7 @@ from echo_desk.agent.permissions.build_tools import (
     javac_reading,
     mvn_reading,
 )
+from echo_desk.agent.permissions.cmake_modes import cmake_reading
 from echo_desk.agent.permissions.download_reads import NETRC, curl_value_reads, file_url_path, upload_globbed
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
 from echo_desk.agent.permissions.git_reading import git_reading
@@ -731,6 +732,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "zip": _zip, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading, "mvn": mvn_reading,
+    "cmake": cmake_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),

@@ -62,7 +62,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     the line may change git's index before this one runs (``git_reading.changes_index``)."""
     program = (programs.name_of(argv[0]) or "") if argv else ""
     rest = list(argv[1:])
-    found: list[Place] = []
+    found: list[Place] = _program_file(argv[0] if argv else None, cwds, home)
     if PYTHON.fullmatch(program):
         module, rest = _python_module(rest)
         if module is None:
@@ -106,6 +106,18 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
                         # A file named as an operand is collected whatever its name (`tests/notes.txt`).
                         found.append(Place(folder.parent, (folder.name,)))
     return found
+
+
+def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """A program named by a path (``./gradlew``, ``scripts/test.sh``, ``out/tool``) is the file
+    at that path: a rule naming the path trusts what the file holds, which is the agent's when
+    the write rules let it write there (s152: a rule ``./gradlew **`` ran whatever the agent had
+    written into ./gradlew). A name without a ``/`` is found on the PATH, not here."""
+    if not word or "/" not in word:
+        return []
+    if word.startswith("~/") and home is not None:
+        word = str(home / word[2:])
+    return [Place(p.parent, (p.name,)) for c in cwds for p in _both(c / word)]
 
 
 def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | None],

@@ -1,0 +1,181 @@
+"""cmake's command mode, ``cmake -E COMMAND [ARGS]``: a small set of portable commands built
+into cmake. A rule naming cmake (``cmake **``) trusts it to configure and build the project;
+its commands are read here as the programs they stand for, so the rule does not stretch to
+them (each proven with cmake 3.25, the version read):
+
+- ``env``, ``time`` and ``chdir`` run a command, as ``env`` and ``time`` do (``cmake -E env sh
+  -c …``): the command is judged in its own right (``Reading.inners``) and needs its own rule;
+  ``chdir`` runs it in another folder, a ``cd`` the line does not show (like ``env -C``), so a
+  rule must name it; an assignment other than the inert ones counts as for ``env``;
+- ``copy``, ``rename``, ``rm``, ``touch``, ``make_directory``, ``create_symlink``… write, create
+  or delete the paths they are given (``cmake -E copy x ~/.bashrc``): those go to the write rules
+  as cp/mv/rm/touch/mkdir/ln's do (``file_programs``); ``tar x`` writes where the archive's
+  members say, ``../`` included, so what it writes is only known when it runs;
+- ``cat``, ``compare_files`` and the checksums read the files they are given, which the read
+  rules judge as for any program's words;
+- any other command (cmake has hidden ones, and later versions add more) is not known here:
+  a rule's ``**`` does not cover it, so the line asks.
+
+``-E`` is only read as the first word after ``cmake`` (anywhere else cmake does not take it).
+"""
+
+from __future__ import annotations
+
+import re
+
+from echo_desk.agent.permissions import file_programs
+from echo_desk.agent.permissions.options import Does
+from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading
+
+__all__ = ["cmake_reading"]
+
+#: Commands that only print, wait or compare what they are given (their words the read rules
+#: judge as any program's).
+_PRINTS = frozenset({"echo", "echo_append", "capabilities", "environment", "true", "false", "sleep", "cat",
+                     "compare_files", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum"})
+#: Commands that write each of their words, read as the file program they stand for, with the
+#: options that program takes from cmake (every word after them is a path).
+_EACH = {"touch": ("touch",), "touch_nocreate": ("touch", "-c"), "make_directory": ("mkdir", "-p"),
+         "remove": ("rm",), "remove_directory": ("rm", "-r")}
+#: Commands whose last word is where they copy, move or link the ones before it.
+_COPIES = {"copy": ("cp",), "copy_if_different": ("cp",), "rename": ("mv",), "create_symlink": ("ln", "-s", "-T"),
+           "create_hardlink": ("ln", "-T")}
+#: Of those, the ones that take exactly two words.
+_PAIRS = frozenset({"rename", "create_symlink", "create_hardlink"})
+#: Commands that copy folders' contents anywhere below their last word.
+_COPIES_BELOW = frozenset({"copy_directory"})
+#: Commands that run the rest of their words as a command.
+_RUNS = frozenset({"env", "time", "chdir"})
+#: cmake -E rm's options (3.25: ``rm [-rRf] [--] <file/dir>...``).
+_RM_OPTION = re.compile(r"-[rRf]+")
+#: cmake -E tar's action letters (``tar [cxt][vf][zjJ] file.tar …``; a ``-`` may lead).
+_TAR_ACTION = re.compile(r"-?[cxtvfzjJ]+")
+#: cmake -E tar's options after the archive (3.25); ``--files-from=F`` reads F (its value is a
+#: word the read rules see).
+_TAR_OPTIONS = re.compile(r"--(?:format=\w+|mtime=.*|files-from=.+|zstd|touch)")
+
+_UNKNOWN_WORD = Flag(frozenset(), "", None)  # a word only known when the line runs
+
+
+def cmake_reading(argv: Argv, program: str) -> Reading:
+    """``cmake -E COMMAND …`` read by its command (see the module doc); any other cmake line is
+    read as before: a program whose words the engine does not know."""
+    if len(argv) < 2 or argv[1] != "-E":
+        if len(argv) > 1 and argv[1] is None:
+            return Reading(program, flags=(_UNKNOWN_WORD,), known=False)
+        return Reading(program, known=False)
+    command = argv[2] if len(argv) > 2 else "help"
+    if command is None:
+        return Reading(program, flags=(_UNKNOWN_WORD,), unreadable=True)
+    words = list(argv[3:])
+    if command in _PRINTS:
+        return Reading(program)
+    if command in _RUNS:
+        return _runs(argv, program, command)
+    if command in _EACH or command in _COPIES or command in _COPIES_BELOW or command == "rm":
+        return _writes(program, command, words)
+    if command == "tar":
+        return _tar(program, words)
+    # Not a command read here: a rule covers it only by naming it (`cmake -E server **`).
+    return Reading(program, flags=(Flag(frozenset({command, f"-E {command}"}), command, None),))
+
+
+def _runs(argv: Argv, program: str, command: str) -> Reading:
+    """``env [--unset=NAME]… [NAME=VALUE]… [--] CMD…``, ``time CMD…``, ``chdir DIR CMD…``."""
+    from echo_desk.agent.permissions.shell import INERT_ASSIGNMENTS, inert_value
+
+    found: list[Flag] = []
+    start = 3
+    if command == "chdir":
+        # The command runs in DIR: its relative words name paths there, not where the line is.
+        found.append(Flag(frozenset({"chdir", "-E chdir"}), "chdir", Does.CONFIG))
+        start = 4
+    elif command == "env":
+        while start < len(argv):
+            word = argv[start]
+            if word is None:
+                return Reading(program, flags=(*found, _UNKNOWN_WORD), unreadable=True)
+            if word == "--":
+                start += 1
+                break
+            if word.startswith("--unset="):
+                if word == "--unset=PATH":  # see env -u PATH: bash then runs ./NAME
+                    found.append(Flag(frozenset({word}), word, Does.CONFIG))
+            elif word.startswith("-"):
+                # cmake refuses an option it does not know; a later version may take it.
+                return Reading(program, flags=(*found, Flag(frozenset({word}), word, None)), unreadable=True)
+            elif "=" in word:
+                name, _, value = word.partition("=")
+                if name not in INERT_ASSIGNMENTS or not inert_value(value):
+                    found.append(Flag(frozenset({word}), word, Does.CONFIG))
+            else:
+                break
+            start += 1
+    inners = (Inner(start=start),) if start < len(argv) else ()
+    return Reading(program, flags=tuple(found), inners=inners)
+
+
+def _writes(program: str, command: str, words: list[str | None]) -> Reading:
+    """A command that writes files, read as its file program (every word a path after ``--``):
+    the write rules judge what it writes, and a recursive delete is one (``Reading.deletes``)."""
+    stands_for = _EACH.get(command) or _COPIES.get(command) or ()
+    after = range(3, 3 + len(words))  # where the command's words stand in the line
+    if command == "rm":
+        # cmake reads an option anywhere before `--` (`rm a -r` is recursive for the words after).
+        given: list[str] = []
+        operands: list[str | None] = []
+        options_end = False
+        for word in words:
+            if options_end or word is None or not word.startswith("-"):
+                operands.append(word)
+            elif word == "--":
+                options_end = True
+            elif _RM_OPTION.fullmatch(word):
+                given.append(word)
+            else:
+                return Reading(program, written=(None,))  # cmake refuses it; a later version may not
+        words, stands_for = operands, ("rm", *given)
+    elif command == "remove":
+        words = [w for w in words if w != "-f"]  # remove takes -f anywhere; every other word is a file
+    elif command not in _EACH and any(w is None or w.startswith("-") for w in words):
+        # Later versions give the copying commands options (`copy -t DIR`): which word is the
+        # destination is not known here (nor where a word only known when it runs ends).
+        return Reading(program, written=(None,))
+    if command in _PAIRS and len(words) != 2:
+        return Reading(program, written=(None,))  # cmake takes exactly two words
+    if command in _COPIES_BELOW:
+        destination = words[-1] if len(words) >= 2 else None
+        return Reading(program, written=(destination,), written_below=(destination,))
+    files = file_programs.written((*stands_for, "--", *words))
+    written, below = files if files is not None else ((None,), ())
+    recursive = command == "remove_directory" or any("r" in o.lower() for o in stands_for[1:] if command == "rm")
+    dynamic = command in ("rm", "remove") and None in words
+    # Which of the line's words name what it deletes: every one after the command that is not
+    # an option (a word that only looks like one only makes more words count).
+    deleted = tuple(after) if recursive or dynamic else ()
+    return Reading(program, written=written, written_below=below, deletes=deleted,
+                   maybe_recursive=dynamic and not recursive)
+
+
+def _tar(program: str, words: list[str | None]) -> Reading:
+    """``tar ACTION ARCHIVE [options] [files]``: ``c`` writes the archive; ``x`` writes the members
+    where they say (``../home/.bashrc`` too: cmake's extraction keeps ``..``), only known when it
+    runs; ``t`` lists."""
+    if len(words) < 2 or words[0] is None:
+        return Reading(program, flags=(_UNKNOWN_WORD,))
+    action, archive = words[0], words[1]
+    if not _TAR_ACTION.fullmatch(action):
+        return Reading(program, flags=(Flag(frozenset({action}), action, None),))
+    for word in words[2:]:
+        if word is None:
+            break
+        if word == "--":
+            break
+        if word.startswith("--") and not _TAR_OPTIONS.fullmatch(word):
+            return Reading(program, flags=(Flag(frozenset({word}), word, None),))
+    written: list[str | None] = []
+    if "c" in action:
+        written.append(archive)
+    if "x" in action:
+        written.append(None)
+    return Reading(program, written=tuple(written))

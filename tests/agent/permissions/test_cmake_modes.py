@@ -1,0 +1,130 @@
+"""cmake's command mode, ``cmake -E COMMAND`` (s152): a rule naming cmake trusts cmake, not the
+commands its -E mode stands for. ``env``, ``time`` and ``chdir`` run a command, judged in its
+own right; the file commands write, create or delete the paths they are given, judged by the
+write rules as cp/mv/rm/touch/mkdir/ln are; an -E command the engine does not know asks. The
+hostile corpus proves the harm (cmake 3.25, issue ``s152``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.programs import read
+
+from .conftest import Setup
+
+RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[cmake|cd] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/*.md"
+"""
+
+
+def _verdict(setup: Setup, line: str, extra: str = "") -> Effect | None:
+    setup.write_user_rules(RULES + extra)
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    # Commands it runs need a rule of their own.
+    "cmake -E env sh -c 'touch PWNED'", "cmake -E env LANG=C sh -c 'touch PWNED'", "cmake -E env -- sh x.sh",
+    "cmake -E env --unset=HOME sh -c x", "cmake -E time sh -c 'touch PWNED'", "cmake -E time python3 x.py",
+    # Writes outside what the write rules allow.
+    "cmake -E copy src/a ~/.bashrc", "cmake -E copy_if_different src/a ~/.bashrc", "cmake -E copy src/a src/b ~",
+    "cmake -E rename src/a ~/.bashrc", "cmake -E rename out/a.md src/a", "cmake -E rm -f ~/.bashrc",
+    "cmake -E rm -rf -- ~/.ssh", "cmake -E remove -f ~/.bashrc", "cmake -E remove_directory ~/.ssh",
+    "cmake -E touch ~/.bash_logout", "cmake -E touch_nocreate ~/.bashrc", "cmake -E make_directory ~/.config/x",
+    "cmake -E create_symlink src/a ~/.bash_login", "cmake -E create_hardlink src/a ~/.bash_login",
+    "cmake -E copy_directory src ~/.config", "cmake -E copy_directory src out", "cmake -E tar cf ~/.bashrc src",
+    "cmake -E tar cvzf out/a.tar.gz src",
+    # tar x writes where the archive's members say (cmake keeps `../`): never known beforehand.
+    "cmake -E tar xf out/a.tar", "cmake -E tar xvf src/a.tar",
+    # Spellings whose meaning is not known here.
+    "cmake -E copy -t ~ src/a", "cmake -E rm --recursive ~/.ssh", "cmake -E env --modify=PATH=x sh",
+    "cmake -E create_symlink src/a", "cmake -E tar xf out/a.tar --strip-components=1",
+])
+def test_a_cmake_command_is_judged_as_what_it_stands_for(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    # Commands cmake has that are not read here (hidden ones, later versions'): the rule's **
+    # does not cover them; a rule naming them does.
+    "cmake -E server", "cmake -E cmake_autogen x y", "cmake -E __run_co_compile --launcher=sh x",
+    "cmake -E vs_link_exe x", "cmake -E copy_directory_if_newer src out",
+])
+def test_an_unknown_cmake_command_asks_until_a_rule_names_it(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+    named = line.split()[2]
+    assert _verdict(setup, line, f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "cmake -E {named} **"\n') \
+        is Effect.ALLOW
+
+
+def test_chdir_runs_its_command_in_another_folder(setup: Setup) -> None:
+    """Like ``env -C``: a ``cd`` the line does not show, so the rule must name it, and the
+    command it runs needs its own rule."""
+    sh = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "sh **"\n'
+    assert _verdict(setup, "cmake -E chdir src sh -c 'touch ../PWNED'", sh) is not Effect.ALLOW
+    named = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "cmake -E chdir src **"\n'
+    assert _verdict(setup, "cmake -E chdir src cmake -E echo hi", named) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cmake -E echo hi", "cmake -E echo_append x", "cmake -E capabilities", "cmake -E true", "cmake -E sleep 1",
+    "cmake -E cat src/a", "cmake -E compare_files src/a src/b", "cmake -E sha256sum src/a",
+    # Commands it runs are allowed by their own rules.
+    "cmake -E env cmake -E echo hi", "cmake -E env LANG=C cmake -E echo hi", "cmake -E time cmake -E true",
+    # Writes the write rules allow.
+    "cmake -E touch out/b.md", "cmake -E rm -f out/a.md", "cmake -E remove out/a.md", "cmake -E tar tf src/a.tar",
+    "cmake -E tar cf out/a.md src/a", "cmake -E make_directory out/x.md",
+])
+def test_what_the_write_rules_allow_stays_allowed(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "same_as"), [
+    ("cmake -E copy src/a out/a.md", "cp src/a out/a.md"), ("cmake -E copy src/a ~/.bashrc", "cp src/a ~/.bashrc"),
+    ("cmake -E copy_if_different src/a.md out", "cp src/a.md out"), ("cmake -E rename out/a.md out/b.md",
+                                                                      "mv out/a.md out/b.md"),
+    ("cmake -E create_symlink ../src/a out/l.md", "ln -s -T ../src/a out/l.md"),
+    ("cmake -E create_hardlink src/a out/l.md", "ln -T src/a out/l.md"), ("cmake -E touch out/a.md", "touch out/a.md"),
+    ("cmake -E rm -rf out/a.md", "rm -rf out/a.md"), ("cmake -E make_directory out/x.md", "mkdir -p out/x.md"),
+])
+def test_a_file_command_is_judged_as_the_file_program(setup: Setup, line: str, same_as: str) -> None:
+    """Each path goes to the write rules as the file program's do (a copy into a folder writes
+    the source's name there: cp's reading decides, for both)."""
+    programs = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[cp|mv|ln|touch|rm|mkdir] **"\n'
+    assert _verdict(setup, line, programs) is _verdict(setup, same_as, programs)
+
+
+def test_reads_go_to_the_read_rules(setup: Setup) -> None:
+    deny = '\n[[rule]]\neffect = "deny"\ntool = "read"\npattern = "~/.ssh/**"\n'
+    for line in ("cmake -E cat ~/.ssh/id_rsa", "cmake -E sha256sum ~/.ssh/id_rsa",
+                 "cmake -E compare_files ~/.ssh/id_rsa src/a"):
+        assert _verdict(setup, line, deny) is not Effect.ALLOW
+
+
+def test_deny_rules_see_the_command_it_runs(setup: Setup) -> None:
+    deny = '\n[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "curl **"\n'
+    assert _verdict(setup, "cmake -E env curl http://x", deny) is Effect.DENY
+    assert _verdict(setup, "cmake -E time curl http://x", deny) is Effect.DENY
+
+
+def test_a_recursive_delete_of_the_home_folder_meets_the_floor(setup: Setup) -> None:
+    assert _verdict(setup, "cmake -E rm -rf ~") is Effect.DENY
+    assert _verdict(setup, "cmake -E remove_directory ~") is Effect.DENY
+
+
+def test_only_the_first_word_selects_the_command_mode() -> None:
+    """cmake reads -E only as its first argument; other cmake lines read as before."""
+    assert read(("cmake", "-S", ".", "-E", "env", "sh")).inners == ()
+    assert read(("cmake", "-E", "env", "sh", "-c", "x")).inners[0].start == 3
+    assert read(("cmake3", "-E", "time", "sh")).inners[0].start == 3
+    assert read(("cmake", "-E", "rm", None)).written == (None,)
