@@ -1,12 +1,13 @@
 """s153: ``git config`` writes a settings file git runs later (``core.pager`` at the person's
-next ``git log``, ``core.fsmonitor`` at ``git status``, an alias ``!cmd``). Under a rule naming
-git (``git **``) each file a writing form writes is judged by the write rules, as a redirection
-to it; a form the engine cannot place (the repository's own file, ``--system``, ``--blob``, a
-word known only when the line runs) asks, ``-e`` runs an editor, and the reading forms stay
-allowed.
+next ``git log``, ``core.fsmonitor`` at ``git status``, an alias ``!cmd``), ``npm config set``
+the ~/.npmrc every later npm command reads (``script-shell`` runs ``npm test``'s script). Under
+a rule naming the program each file a writing form writes is judged by the write rules, as a
+redirection to it; a form the engine cannot place (the repository's own file, ``--system``,
+``--blob``, npm's project and global files, a word known only when the line runs) asks, ``-e``
+and ``npm config edit`` run an editor, and the reading forms stay allowed.
 
-Proven with git 2.39 under bash and dash, in a scratch home and repository (strace -f -e
-trace=execve: the command runs at the next ``git status`` / ``git log`` / ``git st``): see the
+Proven with git 2.39 and npm 11 under bash and dash, in a scratch home and repository (strace -f -e
+trace=execve: the command runs at the next ``git status`` / ``git log`` / ``git st`` / ``npm test``): see the
 s153 lines of the hostile corpus."""
 
 from __future__ import annotations
@@ -105,3 +106,56 @@ def test_the_environment_s_global_file_counts(monkeypatch: pytest.MonkeyPatch, t
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "x"))
     assert config_written(("git", "config", "--global", "a.b", "c"), 1) == (
         "~/.gitconfig", "~/.config/git/config", str(tmp_path / "g"), str(tmp_path / "x" / "git" / "config"))
+
+
+# -- npm: ``npm config set`` writes ~/.npmrc, read by every later npm command ---------------------
+NPM_RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[npm|yarn|pnpm] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+def _npm_verdict(setup: Setup, line: str) -> Effect | None:
+    setup.write_user_rules(NPM_RULES)
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    "npm config set script-shell /tmp/x",
+    "npm set script-shell=/tmp/x",
+    "npm c set node-options='--require /tmp/x.js'",
+    "npm config delete script-shell",
+    "npm config set a=b --location=project",
+    "npm config set a=b -g",
+    "npm config set a=b --location user",
+    "npm config edit",
+    "npm config fix",
+    "npm config $X a=b",
+    "yarn config set script-shell /tmp/x",
+    "pnpm config set script-shell /tmp/x",
+])
+def test_npm_s_settings_writes_ask(setup: Setup, line: str) -> None:
+    assert _npm_verdict(setup, line) in (None, Effect.ASK)
+
+
+@pytest.mark.parametrize("line", [
+    "npm config get script-shell", "npm config list", "npm config ls --json", "npm get registry", "npm test",
+    "npm run build", "npm install", "yarn config get registry",
+])
+def test_npm_s_reading_forms_stay_allowed(setup: Setup, line: str) -> None:
+    assert _npm_verdict(setup, line) is Effect.ALLOW
+
+
+def test_npm_writes_the_user_file_the_environment_names(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import npm_settings_writes
+
+    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "rc"))
+    assert npm_settings_writes.written(("npm", "config", "set", "a=b"), "npm") == ("~/.npmrc", str(tmp_path / "rc"))
