@@ -155,9 +155,12 @@ SUBCOMMANDS: dict[str, OptionSet] = {
                                   "--allow-unknown-type -Z"), *(opt(n, OPT) for n in ("--batch", "--batch-check",
                                                                                     "--batch-command")),
                            opt("--textconv --filters", does=Does.RUNS), *values("--path"))),
-    "config": OptionSet((*flags("--get --get-all --get-regexp --list -l --show-origin --show-scope --name-only -z "
-                                "--null --local --global --system --worktree --includes --no-includes --bool --int "
-                                "--bool-or-int --path --expiry-date"), *values("--type --default -f|--file --blob"),
+    # (what a writing form writes is judged by the write rules: ``git_settings_writes``)
+    "config": OptionSet((*flags("--get --get-all --get-regexp --get-urlmatch --get-color --get-colorbool --list -l "
+                                "--show-origin --show-scope --name-only -z --null --local --global --system "
+                                "--worktree --includes --no-includes --bool --int --bool-or-int --path --expiry-date "
+                                "--add --unset --unset-all --replace-all --rename-section --remove-section "
+                                "--fixed-value"), *values("--type --default -f|--file --blob --comment"),
                          opt("-e --edit", does=Does.RUNS))),
     "add": OptionSet((
         *flags("-n|--dry-run -v|--verbose -f|--force -u|--update -A|--all --no-all --ignore-removal "

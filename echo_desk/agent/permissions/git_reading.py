@@ -6,6 +6,7 @@ its read-looking forms change (``git branch NAME``)."""
 from __future__ import annotations
 
 from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.git_settings_writes import config_written
 from echo_desk.agent.permissions.options import Does, Seen, read_options
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
 from echo_desk.sandbox.shell import Grammar
@@ -45,9 +46,10 @@ def git_reading(argv: Argv, program: str) -> Reading:
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
         inners.append(Inner(start=rest[1]))
     found += _git_changes(argv, at, sub)
+    written = config_written(argv, at) if sub == "config" else ()
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
-                   reads_only=reads_only)
+                   reads_only=reads_only, written=written)
 
 
 def subcommand(argv: Argv) -> str | None:

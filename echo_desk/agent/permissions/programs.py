@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
-from echo_desk.agent.permissions import archivers, editors, file_programs, program_names
+from echo_desk.agent.permissions import archivers, editors, file_programs, npm_settings_writes, program_names
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -125,6 +125,10 @@ def read(argv: Argv) -> Reading:
     if files is not None:
         reading = with_changes(reading, written=(*reading.written, *files[0]),
                                written_below=(*reading.written_below, *files[1]))
+    if reading.program in PACKAGE_MANAGERS:
+        settings = npm_settings_writes.written(argv, reading.program)
+        if settings:
+            reading = with_changes(reading, written=(*reading.written, *settings))
     values = _option_values(argv, reading.program)
     if values:
         reading = with_changes(reading, values=(*reading.values, *values))
