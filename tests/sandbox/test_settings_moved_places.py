@@ -151,7 +151,7 @@ def maven_repository(jail: Jail) -> tuple[Path, Path]:
     """The person's ``settings.xml`` naming a folder of the workspace as the local repository
     (filled by their earlier builds), and a plugin's jar whose goal appends to the marker."""
     repository = jail.workspace / "m2repo"
-    (jail.home / ".m2").mkdir(parents=True)
+    (jail.home / ".m2").mkdir(parents=True, exist_ok=True)  # (it holds a hidden canary)
     (jail.home / ".m2/settings.xml").write_text(
         '<?xml version="1.0"?>\n<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">\n'
         f"  <localRepository>{repository}</localRepository>\n</settings>\n")
@@ -331,7 +331,7 @@ def test_a_named_pipe_for_a_settings_file_is_not_opened(home: Path) -> None:
 
 def test_every_setting_moves_an_entry_of_the_list() -> None:
     """A row that moved nothing would be a place left unprotected by a typo."""
-    assert [m for m in settings_moved.MOVERS if not moved._moved_by(m)] == []
+    assert [m for m in settings_moved.MOVERS if not (moved._moved_by(m) or moved._hidden_by(m))] == []
 
 
 def test_a_settings_file_changed_since_it_was_read_is_read_again(home: Path) -> None:
