@@ -15,13 +15,12 @@ names every folder the command runs in.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: Followed this deep (curl follows ``config`` without a limit of its own).
 _DEPTH = 10
@@ -51,12 +50,11 @@ def named(files: Sequence[Path], cwds: Sequence[Path], home: Path | None) -> lis
 def _file_names(path: Path, cwds: Sequence[Path], home: Path | None, depth: int) -> list[Named]:
     unknown = [Named(c, folder=True) for c in cwds]
     try:
-        stat = path.stat()
+        entries = parsed(path, _entries)
     except FileNotFoundError:
         return []
     except OSError:
         return unknown
-    entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
@@ -81,14 +79,8 @@ def _targets(word: str, cwds: Sequence[Path], home: Path | None) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-@functools.lru_cache(maxsize=32)
-def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, str], ...] | None:
-    """The ``(option, value)`` lines of a curl settings file (``None``: not read). Its stat
-    fields key the cache."""
-    del mtime_ns, size, inode
-    text = settings_text(path)
-    if text is None:
-        return None
+def _entries(text: str) -> tuple[tuple[str, str], ...]:
+    """The ``(option, value)`` lines of a curl settings file."""
     lines = text.splitlines()
     entries: list[tuple[str, str]] = []
     for text in lines:

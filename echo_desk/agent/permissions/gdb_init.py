@@ -16,13 +16,12 @@ it). A file that cannot be read names every folder gdb runs in.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: Sourced files followed this deep (gdb stops at its own limit; deeper is not read here).
 _DEPTH = 10
@@ -70,12 +69,11 @@ def named(files: Sequence[Path], cwds: Sequence[Path], home: Path | None) -> lis
 def _file_names(path: Path, cwds: Sequence[Path], home: Path | None, depth: int) -> list[Named]:
     unknown = [Named(c, folder=True) for c in cwds]
     try:
-        stat = path.stat()
+        lines = parsed(path, _lines)
     except FileNotFoundError:
         return []  # (gdb warns of a sourced file that is not there, and goes on)
     except OSError:
         return unknown
-    lines = _lines(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if lines is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
@@ -106,12 +104,6 @@ def _expanded(value: str, home: Path | None) -> str | None:
     return value
 
 
-@functools.lru_cache(maxsize=32)
-def _lines(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, ...], ...] | None:
-    """The words of each line of a file of gdb commands (``None``: not read). Its stat fields
-    key the cache."""
-    del mtime_ns, size, inode
-    text = settings_text(path)
-    if text is None:
-        return None
+def _lines(text: str) -> tuple[tuple[str, ...], ...]:
+    """The words of each line of a file of gdb commands."""
     return tuple(tuple(_WORD.findall(line)) for line in text.splitlines() if not line.lstrip().startswith("#"))

@@ -18,9 +18,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar, cast
 
+#: What a settings file's parser makes of it.
+P = TypeVar("P")
 #: Included files followed this deep (git stops at 10).
 _DEPTH = 10
 _SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\](.*)')
@@ -44,6 +48,21 @@ SETTINGS_LIMIT = 1024 * 1024
 #: than its reader follows: any file (the program reads it all the same, and a line not read
 #: could name a file anywhere).
 ANYWHERE = Named(Path("/"), folder=True)
+
+
+def parsed(path: Path, parse: Callable[[str], P | None]) -> P | None:
+    """What ``parse`` makes of the whole text of the settings file ``path`` (``None``: not read
+    whole, or not parsed), parsed once until the file changes (its stat fields key the cache).
+    Raises ``OSError`` when the file cannot be looked at (``FileNotFoundError``: there is none)."""
+    stat = path.stat()
+    return cast("P | None", _parsed(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino, parse))
+
+
+@functools.lru_cache(maxsize=128)
+def _parsed(path: str, mtime_ns: int, size: int, inode: int, parse: Callable[[str], object]) -> object:
+    del mtime_ns, size, inode
+    text = settings_text(path)
+    return None if text is None else parse(text)
 
 
 def settings_text(path: str) -> str | None:
@@ -83,12 +102,11 @@ def entries(git_dir: Path | None, home: Path | None) -> list[tuple[str, str | No
     while todo:
         path, depth = todo.pop(0)
         try:
-            stat = path.stat()
+            read = parsed(path, _entries)
         except FileNotFoundError:
             continue
         except OSError:
             return None
-        read = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
         if read is None or depth > _DEPTH:
             return None
         for entry in read:
@@ -141,12 +159,11 @@ def _common_dir(git_dir: Path) -> Path | None:
 
 def _file_names(path: Path, root: Path, home: Path | None, subcommand: str | None, depth: int) -> list[Named]:
     try:
-        stat = path.stat()
+        entries = parsed(path, _entries)
     except FileNotFoundError:
         return []
     except OSError:
         return [Named(root, folder=True)]
-    entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
@@ -188,14 +205,9 @@ def _resolved(value: str, base: Path, home: Path | None) -> Path | None:
     return Path(os.path.normpath(base / value))
 
 
-@functools.lru_cache(maxsize=32)
-def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, str | None, str, str], ...] | None:
-    """The ``(section, subsection, key, value)`` entries of a settings file (lowercase section
-    and key; ``None``: a file not read or not parsed). Its stat fields key the cache."""
-    del mtime_ns, size, inode
-    text = settings_text(path)
-    if text is None:
-        return None
+def _entries(text: str) -> tuple[tuple[str, str | None, str, str], ...] | None:
+    """The ``(section, subsection, key, value)`` entries of a settings file's text (lowercase
+    section and key; ``None``: not parsed)."""
     lines = text.splitlines()
     entries: list[tuple[str, str | None, str, str]] = []
     section: str | None = None

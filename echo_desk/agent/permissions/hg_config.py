@@ -15,13 +15,12 @@ or parsed names the folder hg runs in, below too.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: hg follows ``%include`` without a limit; deeper than this is not read here (fail closed).
 _DEPTH = 10
@@ -88,12 +87,11 @@ def named(files: Sequence[Path], bases: Sequence[Path], home: Path | None) -> li
 def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int) -> list[Named]:
     unknown = [Named(b, folder=True) for b in bases]
     try:
-        stat = path.stat()
+        entries = parsed(path, _entries)
     except FileNotFoundError:
         return []  # (hg skips an included file that is not there)
     except OSError:
         return unknown
-    entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
@@ -131,15 +129,10 @@ def _expanded(value: str, home: Path | None) -> str | None:
     return value
 
 
-@functools.lru_cache(maxsize=32)
-def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str | None, str], ...] | None:
+def _entries(text: str) -> tuple[tuple[str | None, str], ...] | None:
     """The ``(section, value)`` entries of an hgrc (lowercase section; ``None`` for a
     ``%include`` line, whose value is the file it names). ``None``: a file not read or not
-    parsed (hg stops with a parse error). Its stat fields key the cache."""
-    del mtime_ns, size, inode
-    text = settings_text(path)
-    if text is None:
-        return None
+    parsed (hg stops with a parse error)."""
     lines = text.splitlines()
     entries: list[tuple[str | None, str]] = []
     section = ""

@@ -15,14 +15,13 @@ in, and the home folder.
 
 from __future__ import annotations
 
-import functools
 import glob
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import ANYWHERE, Named, settings_text
+from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: Included files followed this deep (ssh stops at 16).
 _DEPTH = 16
@@ -45,12 +44,11 @@ def named(home: Path | None, cwds: Sequence[Path]) -> list[Named]:
 def _file_names(path: Path, base: Path, home: Path | None, cwds: Sequence[Path], depth: int) -> list[Named]:
     unknown = [Named(f, folder=True) for f in (*cwds, *([home] if home is not None else []))]
     try:
-        stat = path.stat()
+        entries = parsed(path, _entries)
     except FileNotFoundError:
         return []  # (ssh skips an included file that is not there)
     except OSError:
         return unknown
-    entries = _entries(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     if entries is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
@@ -87,14 +85,9 @@ def _expanded(value: str, home: Path | None) -> str | None:
     return value
 
 
-@functools.lru_cache(maxsize=32)
-def _entries(path: str, mtime_ns: int, size: int, inode: int) -> tuple[tuple[str, str], ...] | None:
+def _entries(text: str) -> tuple[tuple[str, str], ...] | None:
     """The ``(keyword, value)`` lines of an ssh settings file (lowercase keyword; ``None``: not
-    read, or a line not read the way ssh reads it). Its stat fields key the cache."""
-    del mtime_ns, size, inode
-    text = settings_text(path)
-    if text is None:
-        return None
+    read, or a line not read the way ssh reads it)."""
     lines = text.splitlines()
     entries: list[tuple[str, str]] = []
     for text in lines:
