@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions import ssh_reach
 from echo_desk.agent.permissions.options import OptionSet, read_options, values
 
 #: The options (taking a value as the next word) of the subcommands that reach another
@@ -133,14 +134,67 @@ def other_ends(argv: Sequence[str | None], starts: Sequence[Path], known: Remote
     git command ``argv`` run from any of ``starts`` where that is a local repository, with
     remote names read from ``known`` (``None``: the settings could not be read). With ``True``:
     one known only when the line runs (any folder may be it)."""
+    urls = _other_urls(argv, known)
+    if urls is None:
+        return [], True
+    found: list[Path] = []
+    for url in urls:
+        path = _local_path(url)
+        if path is None:
+            continue
+        if path == "":
+            return [], True
+        for start in starts:
+            base = Path(os.path.normpath(start / path))
+            found += [Path(os.path.normpath(f"{base}{suffix}")) for suffix in _SUFFIXES]
+    return list(dict.fromkeys(found)), False
+
+
+def reaches_hosts(argv: Sequence[str | None], known: Remotes | None, submodules: bool) -> bool:
+    """Whether the git command ``argv`` may run ssh (``ssh_reach``): a remote of ssh's forms at
+    the other end of a push, fetch, pull, clone, ls-remote or ``archive --remote``, or one not
+    known; any other subcommand that reaches a remote (``submodule update``, ``remote update``,
+    ``request-pull``…: ``_REACHES``), and a fetch, pull or clone in a repository with
+    ``submodules`` or told to recurse into them (their URLs are the ``.gitmodules`` file's)."""
     parsed = read_options(argv[1:], git.GLOBAL)
     if parsed.rest is None:
-        return [], False
+        return False
+    sub = argv[1 + parsed.rest]
+    if sub is None:
+        return True
+    if sub in _REACHES:
+        actions = _REACHES[sub]
+        action = next((w for w in argv[2 + parsed.rest:] if w is None or not w.startswith("-")), "")
+        return actions is None or action is None or action in actions
+    if sub not in _SPECS:
+        return False
+    if sub in ("fetch", "pull", "clone", "push") and (
+            submodules or any(w is None or w.startswith("--recurse") for w in argv[2 + parsed.rest:])):
+        return True
+    urls = _other_urls(argv, known)
+    return urls is None or any(ssh_reach.ssh_form(u) for u in urls if _local_path(u) is None or _local_path(u) == "")
+
+
+#: git's subcommands (besides ``_SPECS``') that may reach a remote, with the actions that do
+#: (``None``: any; git 2.39's manuals; ``remote add -f`` fetches): ``git remote -v`` and
+#: ``git submodule status`` do not.
+_REACHES: dict[str, frozenset[str] | None] = {
+    "submodule": frozenset({"update", "add"}), "remote": frozenset({"update", "show", "prune", "set-head", "add"}),
+    "request-pull": None, "fetch-pack": None, "send-pack": None, "maintenance": None,
+}
+
+
+def _other_urls(argv: Sequence[str | None], known: Remotes | None) -> list[str] | None:
+    """The URLs at the other end of the git command ``argv`` (``[]``: a subcommand that reaches
+    none; ``None``: one known only when the line runs, or from settings not read)."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is None:
+        return []
     at = 1 + parsed.rest
     sub = argv[at]
     spec = _SPECS.get(sub or "")
     if spec is None:
-        return [], False
+        return []
     words = argv[at + 1:]
     mine = read_options(words, spec)
     operands = [w for _, w in mine.operands]
@@ -156,22 +210,14 @@ def other_ends(argv: Sequence[str | None], starts: Sequence[Path], known: Remote
         # No repository given: the remote the settings choose (the current branch's, the
         # push default, else origin), read as any of them.
         if known is None:
-            return [], True
+            return None
         repository += [*known.defaults, *known.urls, "origin"]
-    found: list[Path] = []
+    urls: list[str] = []
     for word in repository:
         if word is None or known is None:
-            return [], True
-        for url in _urls(word, known):
-            path = _local_path(url)
-            if path is None:
-                continue
-            if path == "":
-                return [], True
-            for start in starts:
-                base = Path(os.path.normpath(start / path))
-                found += [Path(os.path.normpath(f"{base}{suffix}")) for suffix in _SUFFIXES]
-    return list(dict.fromkeys(found)), False
+            return None
+        urls += _urls(word, known)
+    return urls
 
 
 def _may_take_a_value(token: str, sub: str) -> bool:

@@ -706,6 +706,11 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
 #: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
 #: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).
 HG_RUNS = frozenset({"--config", "--debugger"})
+#: The option of hg's subcommands that reach another repository (clone, pull, push, identify,
+#: incoming, outgoing…) naming the command hg runs instead of ssh for an ``ssh://`` path: any
+#: local command (``hg identify -e 'touch PWNED;' ssh://x/r``, ``--ss=…`` a prefix, ``-qe…`` in
+#: a cluster: all proven, hg 6.3). ``-e`` is ``--edit`` elsewhere (commit, tag): counted too.
+HG_SSH = ("-e", "--ssh")
 #: gdb's options that run commands, whatever the rest of the line says (gdb 13): ``-ex``/
 #: ``--eval-command`` and ``-iex``/``--init-eval-command`` run the command given (``shell …``),
 #: ``-x``/``--command`` and ``-ix``/``--init-command`` a file of commands (proven:

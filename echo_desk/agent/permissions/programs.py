@@ -697,7 +697,20 @@ def _hg(argv: Argv, program: str) -> Reading:
             break
         elif (name := word.partition("=")[0]) in table.HG_RUNS:
             found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
+        elif _hg_ssh(word):
+            found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
     return Reading(program, flags=tuple(found))
+
+
+def _hg_ssh(word: str) -> bool:
+    """hg's ``-e``/``--ssh`` (``table.HG_SSH``): a prefix of ``--ssh`` (hg takes one), or ``e``
+    in a word of short options (``-e CMD``, ``-eCMD``, ``-qe CMD``; a letter of a glued value
+    counts too: the engine does not know which short options take one)."""
+    short, long = table.HG_SSH
+    if word.startswith("--"):
+        name = word.partition("=")[0]
+        return len(name) > len("--") and long.startswith(name)
+    return word.startswith("-") and short[1] in word[1:]
 
 
 def _gdb(argv: Argv, program: str) -> Reading:

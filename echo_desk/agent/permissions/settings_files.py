@@ -31,6 +31,7 @@ from echo_desk.agent.permissions import (
     programs,
     pytest_testpaths,
     ssh_config,
+    ssh_reach,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PIP, PYTHON
@@ -75,7 +76,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     elif home is not None and program in table.PYTHON_PROGRAMS:
         found.append(_user_site(home))
     if home is not None:
-        found += _user_places(program, home) + _named_places(program, cwds, home)
+        found += _user_places(program, home) + _named_places(program, argv, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
     found += _subcommand_code(program, rest, cwds)
     if program == "go":
@@ -516,6 +517,12 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
         found += _git_named(root, git_dir, home, subcommand, hooks)
         read = git_config.entries(git_dir, home)
         known = None if read is None or known is None else known + read
+    if not repositories:
+        # (a clone: the person's and the system's settings only, their ``insteadOf`` rewrites too)
+        known = git_config.entries(None, home)
+    submodules = any((r / ".gitmodules").exists() for r, _ in repositories)
+    if git_repositories.reaches_hosts(argv, None if known is None else git_repositories.remotes(known), submodules):
+        found += _ssh_places(where.starts, home)
     ends, unknown = git_repositories.other_ends(
         argv, where.starts, None if known is None else git_repositories.remotes(known))
     if unknown:
@@ -592,16 +599,32 @@ def _user_places(program: str, home: Path) -> list[Place]:
     return found
 
 
-def _named_places(program: str, cwds: Sequence[Path], home: Path) -> list[Place]:
-    """What the user's settings of ``program`` include and name: ssh's, for the programs that run
-    it (scp, sftp: ``ssh_config``), and curl's (``curl_config``, with the ``.curlrc`` of
-    ``$CURL_HOME``)."""
-    if program in table.SSH_CLIENTS:
-        return [_place(item) for item in ssh_config.named(home, cwds)]
+def _named_places(program: str, argv: Sequence[str | None], cwds: Sequence[Path], home: Path) -> list[Place]:
+    """What the user's settings of ``program`` include and name: ssh's, for a command that may
+    run it (``ssh_reach``; git's: ``_git_places``), and curl's (``curl_config``, with the
+    ``.curlrc`` of ``$CURL_HOME``)."""
+    if program != "git" and ssh_reach.runs_ssh(program, argv):
+        return _ssh_places(cwds, home)
     if program == "curl":
         files = curl_config.settings_files(home)
         return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
     return []
+
+
+def _ssh_places(cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """ssh's settings, for a command that runs ssh from any of ``cwds``: the user's file, what it
+    and the system's include and name (``ssh_config``), and the paths in the command git runs
+    instead of ssh (``$GIT_SSH_COMMAND``, ``$GIT_SSH`` in the environment the commands inherit
+    from Echo Desk: ``ssh -F FILE``)."""
+    if home is None:
+        return []
+    found = [Place(home / ".ssh", ("config",)), *(_place(i) for i in ssh_config.named(home, cwds))]
+    for variable in ("GIT_SSH_COMMAND", "GIT_SSH"):
+        for word in os.environ.get(variable, "").split():
+            if "/" in word:
+                path = home / word[2:] if word.startswith("~/") else Path(word)
+                found += [Place(p.parent, (p.name,)) for p in dict.fromkeys(Path(os.path.normpath(c / path)) for c in cwds)]
+    return found
 
 
 def _user_site(home: Path) -> Place:
