@@ -155,10 +155,12 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     hidden_landings = linked.landings(str(home), base, ((name, runs_code.HIDDEN_SECRET) for name in HIDDEN_IN_HOME))
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base, (os.environ,) if environs is None else environs)
-        # A hidden place's link to what does not exist yet: nothing to hide, so the check after
-        # the command puts aside what it created there (as for a missing place in the workspace).
-        watched += [Watched(landing.path, folder=True, why=landing.why) for landing in hidden_landings
-                    if not landing.exists]
+        # Watched by the check after the command too: a hidden place's link to what does not
+        # exist yet (nothing to hide: what the command created there is put aside, as for a missing
+        # place in the workspace), and one that exists (its hiding mount moves with a folder above
+        # it renamed: ``mv dotfiles x`` and a new ``dotfiles/ssh/config`` are put aside).
+        watched += [Watched(landing.path, folder=not landing.exists or os.path.isdir(landing.path), why=landing.why)
+                    for landing in hidden_landings]
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
                      tuple(landing.path for landing in hidden_landings if landing.exists))
 

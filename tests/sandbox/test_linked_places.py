@@ -172,3 +172,18 @@ async def test_a_file_linked_inside_a_protected_folder_stays_read_only(jail: Jai
         assert init.read_text() == "-- mine\n", result.output
     else:
         assert not init.exists(), result.output
+
+
+async def test_a_hidden_file_linked_into_the_workspace_is_not_replaced_by_moving_its_folder(jail: Jail) -> None:
+    """The hiding mount moves with a folder above it renamed: a new ``dotfiles/ssh/config`` in
+    the old place is what ssh would read; the check after the command puts the person's back."""
+    ws = jail.workspace
+    (ws / "dotfiles" / "ssh").mkdir(parents=True)
+    (ws / "dotfiles" / "ssh" / "config").write_text("Host mine\n")
+    _link(jail.home / ".ssh" / "config", ws / "dotfiles" / "ssh" / "config")
+    command = f"mv dotfiles x && mkdir -p dotfiles/ssh && printf \"{_proxy_command(jail)}\" > dotfiles/ssh/config"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert (ws / "dotfiles" / "ssh" / "config").read_text() == "Host mine\n", result.output
+    _person_runs_ssh(jail)
+    assert _ran(jail) == 0, result.output
