@@ -31,6 +31,7 @@ from typing import NamedTuple
 from echo_desk.sandbox import (
     direnv,
     gitconfig,
+    linked,
     moved,
     repositories,
     runs_code,
@@ -71,6 +72,9 @@ class Inventory:
     cut: bool = False
     #: The search itself (the one after a command is given the one before: ``take(before=)``).
     found: repositories.Found | None = None
+    #: Where the home folder's hidden places land in the workspace through a link and exist
+    #: (``~/.ssh/config -> ~/dotfiles/ssh/config``): hidden as the places are.
+    hidden: tuple[str, ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -148,9 +152,17 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     if not in_home:
         watched += _linked_from_home(home, base)
     watched += _landed_on(watched, folders)
+    hidden_landings = linked.landings(str(home), base, ((name, runs_code.HIDDEN_SECRET) for name in HIDDEN_IN_HOME))
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base, (os.environ,) if environs is None else environs)
-    return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found)
+        # Watched by the check after the command too: a hidden place's link to what does not
+        # exist yet (nothing to hide: what the command created there is put aside, as for a missing
+        # place in the workspace), and one that exists (its hiding mount moves with a folder above
+        # it renamed: ``mv dotfiles x`` and a new ``dotfiles/ssh/config`` are put aside).
+        watched += [Watched(landing.path, folder=not landing.exists or os.path.isdir(landing.path), why=landing.why)
+                    for landing in hidden_landings]
+    return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
+                     tuple(landing.path for landing in hidden_landings if landing.exists))
 
 
 def _direnv_loads(watched: list[Watched], base: str) -> list[Watched]:
@@ -385,31 +397,21 @@ def _named_by_config(config: gitconfig.Found, folders: list[str], *, mounted: bo
 
 def _linked_from_home(home: Path, base: str) -> list[Watched]:
     """A dotfiles workspace: the home folder's entries of the list (``~/.bashrc``,
-    ``~/.config/fish``, ``~/.gitconfig``…) that are links (or lie below one) landing in the
-    workspace, under whatever name they have there (``bashrc``). A few ``realpath`` calls."""
-    found: list[Watched] = []
-    names: dict[str, frozenset[str]] = {}
+    ``~/.config/fish``, ``~/.gitconfig``…) that are links, lie below one or hold one landing in
+    the workspace, under whatever name they have there (``bashrc``): mounted read-only when they
+    exist; else watched by the check after the command (it could create what the link names)."""
+    places: list[tuple[str, str]] = []
     for item in runs_code.ENTRIES:
         if item.pattern:
             head, _, name = item.path.rpartition("/")
-            places = [f"{home}/{head}/{n}" if head else f"{home}/{n}"
-                      for n in sorted(repositories.names_in(f"{home}/{head}" if head else str(home)))
-                      if fnmatch.fnmatchcase(n, name)]
-        elif _listed(str(home), item.path.split("/"), names):
-            places = [f"{home}/{item.path}"]
+            places += [(f"{head}/{n}" if head else n, item.why)
+                       for n in sorted(repositories.names_in(f"{home}/{head}" if head else str(home)))
+                       if fnmatch.fnmatchcase(n, name)]
         else:
-            continue  # most are missing: known from the kept listings, without a call each
-        for there in places:
-            found += _landing(there, base, item.why)
-    return found
-
-
-def _landing(there: str, base: str, why: str) -> list[Watched]:
-    """What the home folder's ``there`` lands on when it is a link (or below one) into the workspace."""
-    real = os.path.realpath(there)
-    if real != there and inside(real, base) and real != base and os.path.lexists(real):
-        return [Watched(real, folder=os.path.isdir(real), mounted=True, why=why)]
-    return []
+            places.append((item.path, item.why))
+    return [Watched(landing.path, folder=os.path.isdir(landing.path), mounted=True, why=landing.why) if landing.exists
+            else Watched(landing.path, folder=True, why=landing.why)
+            for landing in linked.landings(str(home), base, places)]
 
 
 def _listed(folder: str, parts: list[str], names: dict[str, frozenset[str]]) -> bool:

@@ -220,7 +220,9 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
                             max_folders=spec.max_repository_folders, environs=environs) for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
-    hidden = existing_real([*default_hidden(spec.home), *_moved_hidden(spec.home, environs, found), *spec.hidden])
+    # (With the places' landings through links in the workspaces: ``linked``.)
+    hidden = existing_real([*default_hidden(spec.home), *_moved_hidden(spec.home, environs, found), *spec.hidden,
+                            *(Path(p) for inv in found for p in inv.hidden)])
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",

