@@ -369,3 +369,55 @@ def person_runs_maven_offline(jail: Jail) -> None:
     env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "MARK": str(planted_marker(jail))}
     subprocess.run(["mvn", "-o", "-B", f"-Duser.home={jail.home}", "ev:hello-maven-plugin:1.0:hello"],
                    cwd=jail.base, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+
+
+# --- go: the person's project using a module, and a module changed to run something ------------
+
+
+def run_go(jail: Jail, cwd: Path, *args: str, proxy: str = "off", cache: str = "go-build",
+           gopath: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """go as the person runs it: no network (a module proxy of files for the first download), a
+    build cache outside the home folder, and ``gopath`` as their GOPATH variable (``None``: none
+    set, only what go's own settings file says)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GOCACHE": str(jail.base / cache), "GOPROXY": proxy,
+           "GOSUMDB": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
+    if gopath is not None:
+        env["GOPATH"] = str(gopath)
+    return subprocess.run(["go", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=300)
+
+
+def go_project_using_a_module(jail: Jail, gopath: Path | None = None) -> Path:
+    """The person's Go project (outside the workspace) using ``example.com/lib`` from a proxy of
+    files, built once: the module is unpacked where their settings say, and named in go.sum."""
+    proxy = jail.base / "proxy/example.com/lib/@v"
+    proxy.mkdir(parents=True)
+    go_mod = "module example.com/lib\n\ngo 1.19\n"
+    with zipfile.ZipFile(proxy / "v1.0.0.zip", "w") as archive:
+        archive.writestr("example.com/lib@v1.0.0/go.mod", go_mod)
+        archive.writestr("example.com/lib@v1.0.0/lib.go", 'package lib\n\nfunc Hello() string { return "hi" }\n')
+    (proxy / "v1.0.0.mod").write_text(go_mod)
+    (proxy / "list").write_text("v1.0.0\n")
+    (proxy / "v1.0.0.info").write_text('{"Version":"v1.0.0"}\n')
+    project = jail.base / "app"
+    project.mkdir()
+    (project / "go.mod").write_text("module app\n\ngo 1.19\n\nrequire example.com/lib v1.0.0\n")
+    (project / "main.go").write_text('package main\n\nimport "example.com/lib"\n\nfunc main() { println(lib.Hello()) }\n')
+    built = run_go(jail, project, "build", "-o", "app", ".", proxy=f"file://{jail.base / 'proxy'}", gopath=gopath)
+    assert built.returncode == 0, built.stderr
+    assert "example.com/lib v1.0.0 h1:" in (project / "go.sum").read_text()
+    return project
+
+
+def planted_go_module(jail: Jail) -> str:
+    """``example.com/lib`` changed to append to the planted-command marker when a program using it starts."""
+    return ('package lib\n\nimport "os"\n\nfunc init() { f, _ := os.OpenFile("' + str(planted_marker(jail)) +
+            '", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); f.WriteString("ran\\n"); f.Close() }\n\n'
+            'func Hello() string { return "hi" }\n')
+
+
+def person_builds_and_runs_go(jail: Jail, project: Path, gopath: Path | None = None) -> None:
+    (project / "app").unlink(missing_ok=True)
+    # A build cache of its own: go 1.19 reusing the first build's fails on the module's new import.
+    if run_go(jail, project, "build", "-o", "app", ".", cache="go-build-again", gopath=gopath).returncode == 0:
+        subprocess.run([str(project / "app")], capture_output=True, timeout=60)

@@ -18,7 +18,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,9 +27,12 @@ from sandbox_helpers import (
     MAVEN_PLUGIN_POM,
     Jail,
     context,
+    go_project_using_a_module,
     maven_plugin_jar,
     needs_maven,
+    person_builds_and_runs_go,
     person_runs_maven_offline,
+    planted_go_module,
     requires_bwrap,
     run,
     tool_with,
@@ -174,53 +176,15 @@ async def test_a_build_script_planted_in_an_unpacked_crate_never_runs(jail: Jail
 # --- go: a module unpacked in ~/go/pkg/mod --------------------------------------------------------
 
 
-def _go(jail: Jail, project: Path, *args: str, proxy: str = "off", cache: str = "go-build") -> subprocess.CompletedProcess[str]:
-    """go as the person runs it: their ``GOPATH`` (``~/go``, go's default), no network (a
-    module proxy of files for the first download), a build cache outside the home folder."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GOPATH": str(jail.home / "go"),
-           "GOCACHE": str(jail.base / cache), "GOPROXY": proxy, "GOSUMDB": "off", "GOFLAGS": "-mod=mod",
-           "GOTOOLCHAIN": "local"}
-    return subprocess.run(["go", *args], cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=300)
-
-
 @pytest.fixture
 def go_project(jail: Jail) -> Iterator[Path]:
     """The person's Go project, using a module (from a proxy of files), built once: the module is
     unpacked in ``~/go/pkg/mod`` and named in ``go.sum``."""
-    proxy = jail.base / "proxy/example.com/lib/@v"
-    proxy.mkdir(parents=True)
-    go_mod = "module example.com/lib\n\ngo 1.19\n"
-    with zipfile.ZipFile(proxy / "v1.0.0.zip", "w") as archive:
-        archive.writestr("example.com/lib@v1.0.0/go.mod", go_mod)
-        archive.writestr("example.com/lib@v1.0.0/lib.go", 'package lib\n\nfunc Hello() string { return "hi" }\n')
-    (proxy / "v1.0.0.mod").write_text(go_mod)
-    (proxy / "list").write_text("v1.0.0\n")
-    (proxy / "v1.0.0.info").write_text('{"Version":"v1.0.0"}\n')
-    project = jail.base / "app"
-    project.mkdir()
-    (project / "go.mod").write_text("module app\n\ngo 1.19\n\nrequire example.com/lib v1.0.0\n")
-    (project / "main.go").write_text('package main\n\nimport "example.com/lib"\n\nfunc main() { println(lib.Hello()) }\n')
-    built = _go(jail, project, "build", "-o", "app", ".", proxy=f"file://{jail.base / 'proxy'}")
-    assert built.returncode == 0, built.stderr
-    assert "example.com/lib v1.0.0 h1:" in (project / "go.sum").read_text()
+    project = go_project_using_a_module(jail, gopath=jail.home / "go")
     yield project
     # go leaves its module cache read-only: make it removable again.
     subprocess.run(["chmod", "-R", "u+w", str(jail.home / "go"), str(jail.base / "go-build"), str(jail.base / "go-build-again")],
                    capture_output=True)
-
-
-def _planted_module(jail: Jail) -> str:
-    return ('package lib\n\nimport "os"\n\nfunc init() { f, _ := os.OpenFile("' + str(_marker(jail)) +
-            '", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); f.WriteString("ran\\n"); f.Close() }\n\n'
-            'func Hello() string { return "hi" }\n')
-
-
-def _person_builds_and_runs(jail: Jail, project: Path) -> None:
-    (project / "app").unlink(missing_ok=True)
-    # A build cache of its own: go 1.19 reusing the first build's fails on the module's new import.
-    if _go(jail, project, "build", "-o", "app", ".", cache="go-build-again").returncode == 0:
-        subprocess.run([str(project / "app")], capture_output=True, timeout=60)
 
 
 _MODULE = "go/pkg/mod/example.com/lib@v1.0.0"
@@ -231,15 +195,15 @@ def test_a_module_changed_by_hand_in_gos_module_cache_runs_at_the_next_build(jai
     module = jail.home / _MODULE
     module.chmod(0o755)
     (module / "lib.go").chmod(0o644)
-    (module / "lib.go").write_text(_planted_module(jail))
-    _person_builds_and_runs(jail, go_project)
+    (module / "lib.go").write_text(planted_go_module(jail))
+    person_builds_and_runs_go(jail, go_project, gopath=jail.home / "go")
     assert _ran(jail) == 1
 
 
 @needs_go
 async def test_a_module_changed_in_gos_module_cache_by_a_command_never_runs(jail: Jail, go_project: Path) -> None:
-    output = await _plant(jail, f"chmod u+w {_MODULE} {_MODULE}/lib.go; " + _write(f"{_MODULE}/lib.go", _planted_module(jail)))
-    _person_builds_and_runs(jail, go_project)
+    output = await _plant(jail, f"chmod u+w {_MODULE} {_MODULE}/lib.go; " + _write(f"{_MODULE}/lib.go", planted_go_module(jail)))
+    person_builds_and_runs_go(jail, go_project, gopath=jail.home / "go")
     assert _ran(jail) == 0, output
 
 

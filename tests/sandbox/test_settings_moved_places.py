@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,14 +20,17 @@ from sandbox_helpers import (
     MAVEN_PLUGIN_POM,
     Jail,
     context,
+    go_project_using_a_module,
     maven_plugin_jar,
     needs_maven,
+    person_builds_and_runs_go,
     person_runs_maven_offline,
+    planted_go_module,
     requires_bwrap,
     run,
+    run_go,
     tool_with,
 )
-from sandbox_helpers import planted_marker as _marker
 from sandbox_helpers import planted_runs as _ran
 
 from echo_desk.sandbox import inventory, moved, settings_moved
@@ -48,15 +50,6 @@ def _no_moving_variables(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- go: go env -w moves the module cache (GOMODCACHE, or GOPATH's pkg/mod) -------------------
 
 
-def _go(jail: Jail, cwd: Path, *args: str, proxy: str = "off", cache: str = "go-build") -> subprocess.CompletedProcess[str]:
-    """go as the person runs it: no GOPATH or GOMODCACHE variable (only ``go env -w``'s file),
-    no network (a module proxy of files for the first download)."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "GOCACHE": str(jail.base / cache), "GOPROXY": proxy,
-           "GOSUMDB": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
-    return subprocess.run(["go", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=300)
-
-
 #: go env -w's variable, and where the module lands below its value.
 _GO_SETTINGS = [("GOMODCACHE", "gomodcache"), ("GOPATH", "gopath/pkg/mod")]
 
@@ -67,42 +60,15 @@ def go_project(jail: Jail, request: pytest.FixtureRequest) -> Iterator[tuple[Pat
     it) built once: the module it uses is unpacked in the workspace and named in ``go.sum``."""
     name, below = request.param
     value = jail.workspace / below.split("/", 1)[0]
-    written = _go(jail, jail.base, "env", "-w", f"{name}={value}")
+    written = run_go(jail, jail.base, "env", "-w", f"{name}={value}")
     assert written.returncode == 0, written.stderr
     assert f"{name}={value}" in (jail.home / ".config/go/env").read_text()
-    proxy = jail.base / "proxy/example.com/lib/@v"
-    proxy.mkdir(parents=True)
-    go_mod = "module example.com/lib\n\ngo 1.19\n"
-    with zipfile.ZipFile(proxy / "v1.0.0.zip", "w") as archive:
-        archive.writestr("example.com/lib@v1.0.0/go.mod", go_mod)
-        archive.writestr("example.com/lib@v1.0.0/lib.go", 'package lib\n\nfunc Hello() string { return "hi" }\n')
-    (proxy / "v1.0.0.mod").write_text(go_mod)
-    (proxy / "list").write_text("v1.0.0\n")
-    (proxy / "v1.0.0.info").write_text('{"Version":"v1.0.0"}\n')
-    project = jail.base / "app"
-    project.mkdir()
-    (project / "go.mod").write_text("module app\n\ngo 1.19\n\nrequire example.com/lib v1.0.0\n")
-    (project / "main.go").write_text('package main\n\nimport "example.com/lib"\n\nfunc main() { println(lib.Hello()) }\n')
-    built = _go(jail, project, "build", "-o", "app", ".", proxy=f"file://{jail.base / 'proxy'}")
-    assert built.returncode == 0, built.stderr
+    project = go_project_using_a_module(jail)
     module = f"{below}/example.com/lib@v1.0.0"
     assert (jail.workspace / module / "lib.go").exists()
     yield project, module
     # go leaves its module cache read-only: make it removable again.
     subprocess.run(["chmod", "-R", "u+w", str(jail.workspace), str(jail.base)], capture_output=True)
-
-
-def _planted_module(jail: Jail) -> str:
-    return ('package lib\n\nimport "os"\n\nfunc init() { f, _ := os.OpenFile("' + str(_marker(jail)) +
-            '", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); f.WriteString("ran\\n"); f.Close() }\n\n'
-            'func Hello() string { return "hi" }\n')
-
-
-def _person_builds_and_runs(jail: Jail, project: Path) -> None:
-    (project / "app").unlink(missing_ok=True)
-    # A build cache of its own: go 1.19 reusing the first build's fails on the module's new import.
-    if _go(jail, project, "build", "-o", "app", ".", cache="go-build-again").returncode == 0:
-        subprocess.run([str(project / "app")], capture_output=True, timeout=60)
 
 
 @needs_go
@@ -112,8 +78,8 @@ def test_a_module_changed_by_hand_in_a_module_cache_go_env_moved_runs_at_the_nex
     folder = jail.workspace / module
     folder.chmod(0o755)
     (folder / "lib.go").chmod(0o644)
-    (folder / "lib.go").write_text(_planted_module(jail))
-    _person_builds_and_runs(jail, project)
+    (folder / "lib.go").write_text(planted_go_module(jail))
+    person_builds_and_runs_go(jail, project)
     assert _ran(jail) == 1
 
 
@@ -122,11 +88,11 @@ def test_a_module_changed_by_hand_in_a_module_cache_go_env_moved_runs_at_the_nex
 async def test_a_module_changed_by_a_command_in_a_module_cache_go_env_moved_into_the_workspace_never_runs(
         jail: Jail, go_project: tuple[Path, str]) -> None:
     project, module = go_project
-    text = _planted_module(jail).replace("\\", "\\\\").replace('"', '\\"')
+    text = planted_go_module(jail).replace("\\", "\\\\").replace('"', '\\"')
     command = f'chmod u+w {module} {module}/lib.go; printf %s "{text}" > {module}/lib.go'
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
-    _person_builds_and_runs(jail, project)
+    person_builds_and_runs_go(jail, project)
     assert _ran(jail) == 0, result.output
 
 
