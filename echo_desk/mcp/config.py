@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from echo_desk.common.file_cache import FileStamp, file_stamp, recently_written
 from echo_desk.common.json_text import read_json
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.oauth.origins import acceptable_origin
 from echo_desk.sandbox.domains import BadDomain, parse_rules
 from echo_desk.store.paths import config_dir
@@ -41,7 +42,8 @@ Value = str | dict[str, str]
 
 
 class ConfigError(ValueError):
-    """``mcp.json`` (or an imported file) is not usable; the message says where and why."""
+    """``mcp.json`` (or an imported file) is not usable; the message says where and why, to the
+    person (``deferred``: ``explain.explained`` shows it in the language of the moment)."""
 
 
 class MissingSecretError(ConfigError):
@@ -177,9 +179,11 @@ def _resolve(values: dict[str, Value], server: str, where: str) -> dict[str, str
         try:
             secret = secret_store().get(ref)
         except Exception as exc:  # a locked keyring is a clear error, not a crash
-            raise MissingSecretError(f"{server}: {where} {key}: the keyring is not available ({exc})") from exc
+            raise MissingSecretError(deferred(N_("{server}: {where} {key}: the keyring could not be read"),
+                                             server=server, where=where, key=key)) from exc
         if secret is None:
-            raise MissingSecretError(f"{server}: {where} {key}: no secret named {ref!r} in the keyring")
+            raise MissingSecretError(deferred(N_("{server}: {where} {key}: no secret named “{ref}” in the keyring"),
+                                             server=server, where=where, key=key, ref=ref))
         out[key] = secret
     return out
 
@@ -188,7 +192,7 @@ def _values(raw: Any, server: str, where: str) -> dict[str, Value]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise ConfigError(f"{server}: {where!r} must be an object")
+        raise ConfigError(deferred(N_("{server}: “{where}” must be an object"), server=server, where=where))
     out: dict[str, Value] = {}
     for key, value in raw.items():
         if isinstance(value, str):
@@ -198,47 +202,54 @@ def _values(raw: Any, server: str, where: str) -> dict[str, Value]:
         elif isinstance(value, dict) and set(value) == {"keyring"} and isinstance(value["keyring"], str):
             out[str(key)] = {"keyring": value["keyring"]}
         else:
-            raise ConfigError(f'{server}: {where}.{key} must be a string or {{"keyring": "<name>"}}')
+            raise ConfigError(deferred(N_('{server}: {where}.{key} must be a string or {{"keyring": "<name>"}}'),
+                                       server=server, where=where, key=key))
     return out
+
+
+def _allowed_domains(domains: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise ConfigError(deferred(N_("{name}: allowed_domains must be a list of domains"), name=name))
+    for domain in domains:  # one at a time, to name the one that is not a domain
+        try:
+            parse_rules([domain])
+        except BadDomain as exc:
+            raise ConfigError(deferred(N_("{name}: allowed_domains: “{domain}” is not a domain such as example.com "
+                                          "or *.example.com"), name=name, domain=domain)) from exc
+    return tuple(d.strip() for d in domains if d.strip())
 
 
 def parse_server(name: str, raw: Any) -> ServerConfig:
     """One ``mcpServers`` entry, validated."""
     if not isinstance(raw, dict):
-        raise ConfigError(f"{name}: the entry must be an object")
+        raise ConfigError(deferred(N_("{name}: the entry must be an object"), name=name))
     if not name or len(name) > 64:
-        raise ConfigError(f"{name!r}: a server name needs 1 to 64 characters")
+        raise ConfigError(deferred(N_("“{name}”: a server name needs 1 to 64 characters"), name=name))
     kind = raw.get("type") or raw.get("transport")
     if kind in ("streamable-http", "streamableHttp", "streamable_http"):
         kind = "http"
     if kind is None:
         kind = "stdio" if "command" in raw else ("http" if "url" in raw else None)
     if kind is None:
-        raise ConfigError(f"{name}: needs a command (stdio) or a url (http/sse)")
+        raise ConfigError(deferred(N_("{name}: needs a command (stdio) or a url (http/sse)"), name=name))
     if kind not in ("stdio", "http", "sse"):
-        raise ConfigError(f"{name}: unknown type {kind!r} (stdio, http or sse)")
+        raise ConfigError(deferred(N_("{name}: unknown type “{kind}” (stdio, http or sse)"), name=name, kind=str(kind)))
     enabled = raw.get("enabled", not raw.get("disabled", False))
     timeout = raw.get("timeout", 60.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        raise ConfigError(f"{name}: timeout must be a positive number of seconds")
+        raise ConfigError(deferred(N_("{name}: timeout must be a positive number of seconds"), name=name))
     if kind == "stdio":
         command = raw.get("command")
         args = raw.get("args", [])
         if not isinstance(command, str) or not command.strip():
-            raise ConfigError(f"{name}: a stdio server needs a command")
+            raise ConfigError(deferred(N_("{name}: a stdio server needs a command"), name=name))
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ConfigError(f"{name}: args must be a list of strings")
+            raise ConfigError(deferred(N_("{name}: args must be a list of strings"), name=name))
         cwd = raw.get("cwd", "")
         sandboxed = raw.get("sandbox", False)
         if not isinstance(sandboxed, bool):
-            raise ConfigError(f"{name}: sandbox must be true or false")
-        domains = raw.get("allowed_domains", [])
-        if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
-            raise ConfigError(f"{name}: allowed_domains must be a list of domains")
-        try:
-            parse_rules(domains)
-        except BadDomain as exc:
-            raise ConfigError(f"{name}: allowed_domains: {exc}") from None
+            raise ConfigError(deferred(N_("{name}: sandbox must be true or false"), name=name))
+        domains = _allowed_domains(raw.get("allowed_domains", []), name)
         return ServerConfig(
             name=name,
             transport="stdio",
@@ -249,11 +260,11 @@ def parse_server(name: str, raw: Any) -> ServerConfig:
             enabled=bool(enabled),
             timeout=float(timeout),
             sandbox=sandboxed,
-            allowed_domains=tuple(d.strip() for d in domains if d.strip()),
+            allowed_domains=domains,
         )
     url = raw.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ConfigError(f"{name}: an {kind} server needs an http(s) url")
+        raise ConfigError(deferred(N_("{name}: an {kind} server needs an http(s) url"), name=name, kind=kind))
     return ServerConfig(
         name=name,
         transport="sse" if kind == "sse" else "http",
@@ -269,32 +280,33 @@ def _oauth(raw: Any, server: str) -> OAuthOptions:
     if raw is None:
         return OAuthOptions()
     if not isinstance(raw, dict):
-        raise ConfigError(f"{server}: 'oauth' must be an object")
+        raise ConfigError(deferred(N_("{server}: “oauth” must be an object"), server=server))
     unknown = set(raw) - {"client_id", "client_secret", "client_metadata_url", "scope"}
     if unknown:
-        raise ConfigError(f"{server}: oauth: unknown keys {sorted(unknown)}")
+        raise ConfigError(deferred(N_("{server}: oauth: unknown keys {keys}"), server=server,
+                                   keys=tuple(sorted(str(k) for k in unknown))))
     texts = {}
     for key in ("client_id", "client_metadata_url", "scope"):
         value = raw.get(key, "")
         if not isinstance(value, str):
-            raise ConfigError(f"{server}: oauth.{key} must be a string")
+            raise ConfigError(deferred(N_("{server}: oauth.{key} must be a string"), server=server, key=key))
         texts[key] = value.strip()
     if texts["client_metadata_url"] and not acceptable_origin(texts["client_metadata_url"]):
-        raise ConfigError(f"{server}: oauth.client_metadata_url must be an https:// URL")
+        raise ConfigError(deferred(N_("{server}: oauth.client_metadata_url must be an https:// URL"), server=server))
     secret = _values({"client_secret": raw["client_secret"]}, server, "oauth")["client_secret"] \
         if raw.get("client_secret") else None
     if secret is not None and not texts["client_id"]:
-        raise ConfigError(f"{server}: oauth.client_secret needs oauth.client_id")
+        raise ConfigError(deferred(N_("{server}: oauth.client_secret needs oauth.client_id"), server=server))
     return OAuthOptions(client_secret=secret, **texts)
 
 
 def parse_config(document: Any, *, key: str = "mcpServers") -> dict[str, ServerConfig]:
     """Every server of a parsed ``mcp.json``-like document (``key`` is ``servers`` for VS Code)."""
     if not isinstance(document, dict):
-        raise ConfigError("the file must hold a JSON object")
+        raise ConfigError(deferred(N_("the file must hold a JSON object")))
     servers = document.get(key, {})
     if not isinstance(servers, dict):
-        raise ConfigError(f"{key!r} must be an object")
+        raise ConfigError(deferred(N_("“{key}” must be an object"), key=key))
     return {name: parse_server(str(name), raw) for name, raw in servers.items()}
 
 
@@ -312,7 +324,10 @@ def load_config(path: Path | None = None) -> dict[str, ServerConfig]:
     try:
         document = read_json(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc})") from exc
+        # Where, not the reader's English ("Expecting ',' delimiter"): that stays the cause
+        # (``explain.technical_detail``).
+        raise ConfigError(deferred(N_("{path}: not valid JSON (line {line}, column {column})"), path=str(path),
+                                   line=exc.lineno, column=exc.colno)) from exc
     return parse_config(document)
 
 

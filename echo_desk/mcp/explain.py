@@ -9,6 +9,9 @@ is: the server's own words (an error it answered with) or technical detail.
 
 from __future__ import annotations
 
+import errno
+import json
+
 import httpx2
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
@@ -26,14 +29,45 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def explained(exc: BaseException) -> str:
+#: The system's refusals a person meets when Echo Desk reads or writes a settings file, in
+#: sentences of Echo Desk's own: ``strerror`` is the C library's English.
+_SYSTEM_SAYS = {
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
+    errno.ENOENT: N_("no such file or folder"),
+    errno.ENOSPC: N_("the disk is full"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.EISDIR: N_("it is a folder, not a file"),
+    errno.ENOTDIR: N_("a part of the path is not a folder"),
+}
+
+
+def explained(exc: BaseException, *, quote_detail: bool = True) -> str:
     """``exc`` as a person reads it (``deferred``). Of a group (the SDK's task groups wrap what
-    failed), the first failure: the others are most often what it brought down."""
+    failed), the first failure: the others are most often what it brought down.
+
+    ``quote_detail=False`` for a sentence shown in a label: a failure Echo Desk cannot name is
+    said so without quoting the developer's English, which ``technical_detail`` keeps for a
+    tooltip or a details view."""
     leaves = _leaves(exc)
-    return _one(leaves[0]) if leaves else deferred(N_("the connection ended"))
+    return _one(leaves[0], quote_detail) if leaves else deferred(N_("the connection ended"))
 
 
-def _one(exc: BaseException) -> str:
+def technical_detail(exc: BaseException) -> str:
+    """The developer's words for ``exc`` and for what caused it, a line each (``Type: text``):
+    never the sentence a person reads, kept beside it (a tooltip, a details view) for a report."""
+    lines: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current)
+        lines.append(f"{type(current).__name__}: {text}"[:MOST_QUOTED] if text else type(current).__name__)
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return "\n".join(lines)
+
+
+def _one(exc: BaseException, quote_detail: bool = True) -> str:
     # Echo Desk's own errors that already speak to the person (``deferred``) say it as they are.
     if exc.args and isinstance(exc.args[0], Deferred):
         return exc.args[0]
@@ -57,9 +91,21 @@ def _one(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         return deferred(N_("the server sent a message Echo Desk could not read ({count} problems)"),
                         count=exc.error_count())
-    if isinstance(exc, OSError) and exc.strerror:
-        return deferred(N_("the system refused it: {error}"), error=exc.strerror[:MOST_QUOTED])
+    if isinstance(exc, json.JSONDecodeError):
+        return deferred(N_("it is not valid JSON (line {line}, column {column})"), line=exc.lineno, column=exc.colno)
+    if isinstance(exc, OSError) and (exc.errno or exc.strerror):
+        return _refused(exc, quote_detail)
+    if not quote_detail:
+        return deferred(N_("an error Echo Desk did not expect"))
     return deferred(N_("it failed; technical detail: {error}"), error=(str(exc) or type(exc).__name__)[:MOST_QUOTED])
+
+
+def _refused(exc: OSError, quote_detail: bool) -> str:
+    if exc.errno in _SYSTEM_SAYS:
+        return deferred(N_("the system refused it: {error}"), error=deferred(_SYSTEM_SAYS[exc.errno]))
+    if exc.strerror and quote_detail:
+        return deferred(N_("the system refused it: {error}"), error=exc.strerror[:MOST_QUOTED])
+    return deferred(N_("the system refused it (error {code})"), code=errno.errorcode.get(exc.errno or 0, exc.errno))
 
 
 def with_unreadable(reason: str, count: int, why: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ConfigError, ServerConfig, Value, load_config, parse_server, update_config
+from echo_desk.mcp.explain import explained
 from echo_desk.tools.secrets import secret_store, secrets_kept
 
 _VSCODE_INPUT = re.compile(r"\$\{input:([^}]+)\}")
@@ -130,7 +131,8 @@ def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, S
     try:
         document = read_json(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise ConfigError(deferred(N_("{path}: cannot read it ({error})"), path=str(path), error=str(exc))) from exc
+        raise ConfigError(deferred(N_("{path}: cannot read it ({error})"), path=str(path),
+                                   error=explained(exc, quote_detail=False))) from exc
     if not isinstance(document, dict):
         raise ConfigError(deferred(N_("{path}: the file must hold a JSON object"), path=str(path)))
     kind = detect_kind(document, Path(path))
@@ -145,10 +147,10 @@ def preview_import(path: Path, *, use_keyring: bool = True, current: dict[str, S
             if kind == "vscode" and isinstance(raw, dict) and raw.get("type") == "stdio":
                 raw = {k: v for k, v in raw.items() if k != "type"}
             if isinstance(raw, dict) and "envFile" in raw:
-                raise ConfigError(N_("uses an envFile, which Echo Desk does not read"))
+                raise ConfigError(deferred(N_("uses an envFile, which Echo Desk does not read")))
             parsed = parse_server(name, raw)
         except ConfigError as exc:
-            items.append(ImportItem(name=name, action=ImportAction.SKIP, reason=str(exc)))
+            items.append(ImportItem(name=name, action=ImportAction.SKIP, reason=explained(exc)))
             continue
         prepared = prepare_import(name, parsed, use_keyring)
         cfg = prepared.config

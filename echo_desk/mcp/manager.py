@@ -399,8 +399,8 @@ class McpManager:
             except SignInError as exc:
                 self._set(name, ServerState.NEEDS_SIGN_IN, exc.text)
                 return
-            except ConfigError as exc:
-                self._set(name, ServerState.NEEDS_SIGN_IN, str(exc))
+            except ConfigError as exc:  # e.g. the keyring holding the client secret cannot be read
+                self._set(name, ServerState.NEEDS_SIGN_IN, explained(exc))
                 return
             except asyncio.CancelledError:
                 self._set(name, ServerState.NEEDS_SIGN_IN, N_("the sign-in was cancelled"))
@@ -655,7 +655,7 @@ class McpManager:
         try:
             saved = read_saved_config()
         except ConfigError as exc:
-            self.config_error = str(exc)
+            self.config_error = explained(exc)  # ``str`` would drop the translation
             return SavedConfig(running, file_stamp(config_path()))
         self.config_error = ""
         return saved

@@ -65,3 +65,21 @@ async def test_messages_that_cannot_be_read_are_said_in_chinese_with_the_readers
     text = shown(status.detail)
     assert text.startswith("服务器没有及时回应；它还发来了 1 条 Echo Desk 无法读取的消息（技术细节："), text
     assert "recursion limit" in text  # the reader's own words, quoted as detail
+
+
+async def test_a_keyring_that_cannot_be_read_is_said_in_chinese_without_its_backends_words(
+        make_manager, chinese, monkeypatch) -> None:
+    # Before: "t: env TOKEN: the keyring is not available (Keyring is locked …)" in any language.
+    class Locked:
+        def get(self, _ref: str) -> str:
+            raise RuntimeError("Keyring is locked (org.freedesktop.Secret.Error.IsLocked)")
+
+    monkeypatch.setattr("echo_desk.mcp.config.secret_store", Locked)
+    cfg = parse_server("t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)],
+                             "env": {"TOKEN": {"keyring": "mcp.t.env.TOKEN"}}})
+    manager = make_manager({"t": cfg})
+    status = await manager.start("t")
+    assert status.state is ServerState.ERROR
+    assert shown(status.detail) == "t：env TOKEN：无法读取密钥环", shown(status.detail)
+    set_language("en")
+    assert shown(status.detail) == "t: env TOKEN: the keyring could not be read"

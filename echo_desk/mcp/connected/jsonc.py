@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from echo_desk.common.json_text import read_json
+from echo_desk.i18n import N_, deferred
 
 _WS = " \t\r\n"
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -31,7 +32,8 @@ MAX_DEPTH = 200
 
 
 class JsoncError(ValueError):
-    """The text is not JSON (or JSONC) this reader understands; says where and why."""
+    """The text is not JSON (or JSONC) this reader understands; says where and why, to the
+    person (``deferred``: the page and the CLI say it in the language of the moment)."""
 
 
 @dataclass
@@ -49,7 +51,8 @@ class Node:
         """The member named ``key``; ``JsoncError`` if the object names it twice (ambiguous)."""
         found = [m for m in self.members if m.key == key]
         if len(found) > 1:
-            raise JsoncError(f"the key {key!r} appears {len(found)} times in one object")
+            raise JsoncError(deferred(N_("the key “{key}” appears {count} times in one object"), key=key,
+                                      count=len(found)))
         return found[0] if found else None
 
 
@@ -75,7 +78,8 @@ class Document:
         node = self.root
         for depth, key in enumerate(path):
             if node.kind != "object":
-                raise JsoncError(f"{'.'.join(path[:depth]) or 'the document'} is not an object")
+                raise JsoncError(deferred(N_("{key} is not an object"), key=".".join(path[:depth]))
+                                 if depth else deferred(N_("the document is not an object")))
             member = node.member(key)
             if member is None:
                 return None, node
@@ -89,11 +93,13 @@ class _Reader:
         self.jsonc = jsonc
         self.pos = 0
 
-    def fail(self, message: str, at: int | None = None) -> JsoncError:
+    def fail(self, message: str, at: int | None = None, **params: object) -> JsoncError:
+        """``message`` (an ``N_`` id, with ``params``) and where in the text."""
         where = self.pos if at is None else at
         line = self.text.count("\n", 0, where) + 1
         column = where - (self.text.rfind("\n", 0, where) + 1) + 1
-        return JsoncError(f"line {line}, column {column}: {message}")
+        return JsoncError(deferred(N_("line {line}, column {column}: {message}"), line=line, column=column,
+                                   message=deferred(message, **params)))
 
     def skip(self) -> None:
         text, n = self.text, len(self.text)
@@ -107,19 +113,19 @@ class _Reader:
             elif ch == "/" and self.jsonc and text.startswith("/*", self.pos):
                 end = text.find("*/", self.pos + 2)
                 if end < 0:
-                    raise self.fail("a /* comment is never closed")
+                    raise self.fail(N_("a /* comment is never closed"))
                 self.pos = end + 2
             elif ch == "/":
-                raise self.fail("comments are not allowed in this file (strict JSON)")
+                raise self.fail(N_("comments are not allowed in this file (strict JSON)"))
             else:
                 return
 
     def value(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
-            raise self.fail(f"nested deeper than {MAX_DEPTH} levels")
+            raise self.fail(N_("nested deeper than {depth} levels"), depth=MAX_DEPTH)
         self.skip()
         if self.pos >= len(self.text):
-            raise self.fail("the text ends where a value should be")
+            raise self.fail(N_("the text ends where a value should be"))
         ch = self.text[self.pos]
         if ch == "{":
             return self.obj(depth)
@@ -136,12 +142,12 @@ class _Reader:
                 start = self.pos
                 self.pos += len(word)
                 return Node("literal", start, self.pos, literal)
-        raise self.fail(f"unexpected character {ch!r}")
+        raise self.fail(N_("unexpected character {char}"), char=repr(ch))
 
     def string(self) -> Node:
         match = _STRING.match(self.text, self.pos)
         if not match:
-            raise self.fail("a string is not closed or holds a raw control character or a bad escape")
+            raise self.fail(N_("a string is not closed or holds a raw control character or a bad escape"))
         start, self.pos = self.pos, match.end()
         return Node("string", start, self.pos, read_json(match.group()))
 
@@ -153,17 +159,17 @@ class _Reader:
             self.skip()
             if self.text.startswith("}", self.pos):
                 if node.members and node.members[-1].comma is not None and not self.jsonc:
-                    raise self.fail("a trailing comma is not allowed in strict JSON", node.members[-1].comma)
+                    raise self.fail(N_("a trailing comma is not allowed in strict JSON"), node.members[-1].comma)
                 self.pos += 1
                 break
             if node.members and node.members[-1].comma is None:
-                raise self.fail("expected , or } after a member")
+                raise self.fail(N_("expected , or } after a member"))
             if not self.text.startswith('"', self.pos):
-                raise self.fail("expected a quoted key")
+                raise self.fail(N_("expected a quoted key"))
             key = self.string()
             self.skip()
             if not self.text.startswith(":", self.pos):
-                raise self.fail("expected : after a key")
+                raise self.fail(N_("expected : after a key"))
             self.pos += 1
             member = Member(key=key.value, key_start=key.start, value=self.value(depth + 1))
             node.members.append(member)
@@ -184,11 +190,11 @@ class _Reader:
             self.skip()
             if self.text.startswith("]", self.pos):
                 if comma_after_last is not None and not self.jsonc:
-                    raise self.fail("a trailing comma is not allowed in strict JSON", comma_after_last)
+                    raise self.fail(N_("a trailing comma is not allowed in strict JSON"), comma_after_last)
                 self.pos += 1
                 break
             if node.items and comma_after_last is None:
-                raise self.fail("expected , or ] after an item")
+                raise self.fail(N_("expected , or ] after an item"))
             item = self.value(depth + 1)
             node.items.append(item)
             node.value.append(item.value)
@@ -209,15 +215,16 @@ def parse(text: str, *, jsonc: bool = False) -> Document:
     root = reader.value(0)
     reader.skip()
     if reader.pos != len(text):
-        raise reader.fail("more text after the document")
+        raise reader.fail(N_("more text after the document"))
     if not jsonc:
         # Belt and braces: a strict file must read the same with the standard parser.
         try:
             standard = read_json(text.removeprefix("\ufeff"))
-        except json.JSONDecodeError as exc:
-            raise JsoncError(str(exc)) from None
+        except json.JSONDecodeError as exc:  # its English stays the cause, for a report
+            raise JsoncError(deferred(N_("line {line}, column {column}: the standard JSON parser cannot read it"),
+                                      line=exc.lineno, column=exc.colno)) from exc
         if standard != root.value:
-            raise JsoncError("the file reads differently with the standard JSON parser")
+            raise JsoncError(deferred(N_("the file reads differently with the standard JSON parser")))
     return Document(text=text, root=root, jsonc=jsonc)
 
 

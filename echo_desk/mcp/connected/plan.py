@@ -33,6 +33,7 @@ from echo_desk.mcp.connected.clients import (
 )
 from echo_desk.mcp.connected.records import InstallRecord
 from echo_desk.mcp.connected.sections import Section, SectionError, read_section
+from echo_desk.mcp.explain import explained
 from echo_desk.mcp.importers import PreparedImport, prepare_import
 
 #: A client's file larger than this is not read (a config file is a few kB; ~/.claude.json a few MB).
@@ -127,7 +128,7 @@ def read_text(path: Path) -> tuple[str, bytes] | None:
     except NotARegularFile:
         raise PlanError(deferred(N_("it is not a regular file (a named pipe, a device or a folder)"))) from None
     except OSError as exc:
-        raise PlanError(deferred(N_("cannot read it: {error}"), error=exc.strerror or str(exc))) from None
+        raise PlanError(deferred(N_("cannot read it: {error}"), error=explained(exc, quote_detail=False))) from exc
     if len(data) > MAX_FILE_BYTES:
         raise PlanError(deferred(N_("the file is larger than {size} MB"), size=MAX_FILE_BYTES // (1024 * 1024)))
     try:
@@ -141,7 +142,7 @@ def section_of(location: Location, text: str) -> Section:
         return read_section(location, text)
     except SectionError as exc:
         raise PlanError(deferred(N_("Echo Desk cannot read this file faithfully, so it will not rewrite it: "
-                                    "{why}"), why=str(exc))) from None
+                                    "{why}"), why=explained(exc))) from exc
 
 
 def unified_diff(path: Path, before: str, after: str) -> str:
@@ -287,7 +288,7 @@ def plan_install(
         try:
             current = load_config()
         except ConfigError as exc:
-            raise PlanError(deferred(N_("Echo Desk's own mcp.json cannot be read: {error}"), error=str(exc))) from None
+            raise PlanError(deferred(N_("Echo Desk's own mcp.json cannot be read: {error}"), error=explained(exc))) from exc
     moves, stays, has_entry = _classify(location, section, dict(current), keep, sandbox, use_keyring)
     if has_entry and not moves:
         raise PlanError(deferred(N_("its servers are already behind Echo Desk")))
@@ -337,7 +338,7 @@ def _classify(
             stays.append(Stay(name=name, reason=exc.reason))
             continue
         except ConfigError as exc:
-            stays.append(Stay(name=name, reason=str(exc)))
+            stays.append(Stay(name=name, reason=explained(exc)))
             continue
         echo_name, already = _echo_name(
             name, location.client, taken,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.connected import jsonc
 from echo_desk.mcp.connected.clients import Format, Location
 
@@ -62,12 +63,12 @@ class JsonSection:
             node, self._parent = self.doc.find(key_path)
             self._node = node
             if node is not None and node.kind != "object":
-                raise SectionError(f"{'.'.join(key_path)} is not an object")
+                raise SectionError(deferred(N_("{key} is not an object"), key=".".join(key_path)))
             if node is not None:
                 for member in node.members:  # a list naming one server twice is ambiguous
                     node.member(member.key)
         except jsonc.JsoncError as exc:
-            raise SectionError(str(exc)) from None
+            raise SectionError(*exc.args) from exc  # its words, deferred: ``str`` would drop the translation
         self.document = self.doc.root.value
         self.entries: dict[str, Any] = dict(node.value) if node is not None else {}
 
@@ -96,14 +97,14 @@ class JsonSection:
 
     def with_source(self, name: str, source: str) -> str:
         if self._node is None:
-            raise SectionError(f"{'.'.join(self.key_path)} is gone from the file")
+            raise SectionError(deferred(N_("{key} is gone from the file"), key=".".join(self.key_path)))
         return jsonc.insert_source(self.doc, self._node, source)
 
 
 def jsonc_parse(text: str, allow_comments: bool) -> jsonc.Document:
     doc = jsonc.parse(text, jsonc=allow_comments)
     if doc.root.kind != "object":
-        raise jsonc.JsoncError("the file must hold a JSON object")
+        raise jsonc.JsoncError(deferred(N_("the file must hold a JSON object")))
     return doc
 
 
@@ -135,12 +136,13 @@ def _refuse_unusual(events: list[Any]) -> None:
 
     for event in events:
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise SectionError("the file uses YAML anchors or aliases, which Echo Desk does not rewrite")
+            raise SectionError(deferred(N_("the file uses YAML anchors or aliases, which Echo Desk does not rewrite")))
         tag = getattr(event, "tag", None)
         if tag and not getattr(event, "implicit", True) and not str(tag).startswith("tag:yaml.org,2002:"):
-            raise SectionError(f"the file uses the YAML tag {tag}, which Echo Desk does not rewrite")
+            raise SectionError(deferred(N_("the file uses the YAML tag {tag}, which Echo Desk does not rewrite"),
+                                        tag=str(tag)))
     if sum(isinstance(e, yaml.DocumentStartEvent) for e in events) > 1:
-        raise SectionError("the file holds several YAML documents")
+        raise SectionError(deferred(N_("the file holds several YAML documents")))
 
 
 @dataclass
@@ -159,13 +161,17 @@ class YamlSection:
         import yaml
 
         if len(self.key_path) != 1:
-            raise SectionError("only a top-level list can be edited in YAML")
+            raise SectionError(deferred(N_("only a top-level list can be edited in YAML")))
         try:
             _refuse_unusual(list(yaml.parse(self.text, Loader=yaml.SafeLoader)))
             self.document = yaml.safe_load(self.text)
             root = yaml.compose(self.text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as exc:
-            raise SectionError(f"not YAML that can be read: {exc}") from None
+            # Where, not the reader's English ("could not find expected ':'"): that stays the cause.
+            mark = getattr(exc, "problem_mark", None)
+            raise SectionError(deferred(N_("line {line}, column {column}: not YAML that can be read"),
+                                        line=mark.line + 1, column=mark.column + 1) if mark is not None
+                               else deferred(N_("not YAML that can be read"))) from exc
         self.lines = self.text.splitlines(keepends=True)
         self.entries = {}
         self._spans: dict[str, _Span] = {}
@@ -176,7 +182,7 @@ class YamlSection:
             self.document = {}
             return
         if not isinstance(root, yaml.MappingNode) or not isinstance(self.document, dict):
-            raise SectionError("the file must hold a YAML mapping")
+            raise SectionError(deferred(N_("the file must hold a YAML mapping")))
         self._find_block(root)
         if self._block is not None:
             self._measure()
@@ -194,9 +200,10 @@ class YamlSection:
             if empty or (isinstance(value_node, yaml.MappingNode) and value_node.flow_style and not value_node.value):
                 return
             if not isinstance(value_node, yaml.MappingNode):
-                raise SectionError(f"{key} is not a mapping")
+                raise SectionError(deferred(N_("{key} is not a mapping"), key=key))
             if value_node.flow_style:
-                raise SectionError(f"{key} is written in flow style ({{…}}), which Echo Desk does not rewrite")
+                raise SectionError(deferred(N_("{key} is written in flow style ({{…}}), which Echo Desk does not "
+                                               "rewrite"), key=key))
             self._block = value_node
 
     def _measure(self) -> None:
@@ -207,7 +214,7 @@ class YamlSection:
         starts = [k.start_mark.line for k, _ in pairs]
         for index, (key_node, value_node) in enumerate(pairs):
             if not isinstance(key_node, yaml.ScalarNode):
-                raise SectionError(f"{self.key_path[0]} has a key that is not plain text")
+                raise SectionError(deferred(N_("{key} has a key that is not plain text"), key=self.key_path[0]))
             end = starts[index + 1] - 1 if index + 1 < len(starts) else value_node.end_mark.line
             if index + 1 == len(starts) and value_node.end_mark.column == 0:
                 end -= 1  # a block value ends where the next line starts

@@ -183,8 +183,11 @@ class ProtectDialog(QDialog):
             .on_success(self._show).on_failure(self._failed).run()
 
     def _failed(self, exc: BaseException) -> None:
-        reason = getattr(exc, "reason", None) or str(exc)
+        from echo_desk.mcp.explain import explained, technical_detail
+
+        reason = explained(exc, quote_detail=False)  # the exception's English only in the tooltip
         self.note.setText(_("Nothing was written: {reason}").format(reason=shown(reason)))
+        self.note.setToolTip(visible(technical_detail(exc)))
         self.note.show()
 
     # -- writing ---------------------------------------------------------------------------------

@@ -345,6 +345,7 @@ class ConnectedAppsPage(QWidget):
     def _changed(self, location_id: str, message: str) -> None:
         self._outcome = (location_id, message)
         self.details.setPlainText(message)
+        self.details.setToolTip("")  # a failure's technical detail no longer applies
         self.refresh()
         if self.after_change is not None:
             marshal.spawn(self.after_change())
@@ -379,11 +380,16 @@ class ConnectedAppsPage(QWidget):
         marshal.BackgroundOp(work).on_success(done).on_failure(self._failed).run()
 
     def _failed(self, exc: BaseException) -> None:
-        reason = shown(getattr(exc, "reason", None) or str(exc))
+        from echo_desk.mcp.explain import explained, technical_detail
+
+        # A ``PlanError`` says why in the person's words; any other failure is named, never
+        # quoted: its English is the tooltip's, for a report.
+        reason = shown(explained(exc, quote_detail=False))
         diff = getattr(exc, "diff", "")
         message = _("Nothing was changed: {reason}").format(reason=reason)
         self._outcome = (self.current(), message)
         self.details.setPlainText(message)
+        self.details.setToolTip(visible(technical_detail(exc)))
         if diff:
             self.dialog = RefusedDialog(reason, diff, self)
             self.dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import N_, _, list_text
+from echo_desk.i18n import N_, _, list_text, shown
 from echo_desk.ui.settings.secret_hints import left_in_file
 
 if TYPE_CHECKING:  # the MCP package loads when the page is first opened
@@ -40,7 +40,7 @@ def describe_item(item: ImportItem) -> str:
         if cfg.url:
             parts.append(cfg.url)
     if item.reason:
-        parts.append(_(item.reason))
+        parts.append(_(shown(item.reason)))  # a fixed phrase (N_), or a reason built as ``deferred``
     if item.to_keyring:
         parts.append(_("to the keyring: {keys}").format(keys=list_text(item.to_keyring)))
     if item.left_in_file:

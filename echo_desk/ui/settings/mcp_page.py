@@ -258,6 +258,7 @@ class McpPage(QWidget):
         # The server's own words are in it (its name and version, its tools' names, its errors and
         # error output): every hidden character is shown as its escape, never obeyed.
         self.details.setPlainText(visible("\n".join(lines)))
+        self.details.setToolTip("")
 
     def _sign_in_lines(self, status: ServerStatus) -> list[str]:
         lines = []
@@ -294,9 +295,23 @@ class McpPage(QWidget):
     async def _call(self, awaitable: Awaitable[object]) -> None:
         try:
             await awaitable
-        except Exception as exc:  # the manager's message is what the person needs  # noqa: BLE001
-            self.details.appendPlainText("\n" + _("Failed: {error}").format(error=exc))
+        except Exception as exc:  # said in the person's words; the developer's in the tooltip  # noqa: BLE001
+            self.refresh()
+            self._say_failure(_("Not done; mcp.json was not changed: {reason}"), exc, append=True)
+            return
         self.refresh()
+
+    def _say_failure(self, message: str, exc: BaseException, *, append: bool = False, **fields: str) -> None:
+        """``message`` with ``{reason}``: why ``exc`` happened, in the person's language
+        (``explain``); the exception's own English only in the tooltip, for a report."""
+        from echo_desk.mcp.explain import explained, technical_detail
+
+        text = message.format(reason=shown(explained(exc, quote_detail=False)), **fields)
+        if append:
+            self.details.appendPlainText("\n" + text)
+        else:
+            self.details.setPlainText(text)
+        self.details.setToolTip(visible(technical_detail(exc)))
 
     def _do(self, action: Callable[[str], Awaitable[object]]) -> None:
         name = self.current_name()
@@ -368,7 +383,7 @@ class McpPage(QWidget):
         from echo_desk.mcp import preview_import
 
         def failed(exc: BaseException) -> None:
-            self.details.setPlainText(_("Cannot import {path}: {error}").format(path=path, error=exc))
+            self._say_failure(_("Nothing was imported from {path}: {reason}"), exc, path=path)
 
         marshal.BackgroundOp(preview_import, Path(path)).on_success(self._show_preview).on_failure(failed).run()
 
@@ -387,7 +402,7 @@ class McpPage(QWidget):
         try:
             done = await marshal.BackgroundOp(lambda: apply_import(preview, names=names)).run_async()
         except Exception as exc:  # e.g. mcp.json not writable: say so, keep what was there  # noqa: BLE001
-            self.details.setPlainText(_("Import failed: {error}").format(error=exc))
+            self._say_failure(_("Nothing was imported and mcp.json was not changed: {reason}"), exc)
             return
         await self._call(self.manager.reload())  # new servers wait for their first-start approval
         self.details.appendPlainText("\n" + _("Imported: {names}").format(names=list_text(done)))

@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.i18n import _
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import _, shown
 from echo_desk.mcp.config import ServerConfig, Transport, Value
 from echo_desk.mcp.editing import (
     FormError,
@@ -264,10 +265,18 @@ class ServerFormDialog(QDialog):
         self.command.setText(command)
         self.args.setPlainText("\n".join(args))
 
-    def _fail(self, text: str) -> None:
+    def _fail(self, text: str, detail: str = "") -> None:
         self.error.setText(text)
+        self.error.setToolTip(detail)  # the developer's words for what failed, for a report
         self.error.setVisible(True)
         self.save_button.setEnabled(True)
+
+    def _failed(self, message: str, exc: BaseException) -> None:
+        """``message`` with ``{reason}``: why ``exc`` happened in the person's language
+        (``explain``), the exception's own English in the tooltip."""
+        from echo_desk.mcp.explain import explained, technical_detail
+
+        self._fail(message.format(reason=shown(explained(exc, quote_detail=False))), visible(technical_detail(exc)))
 
     def save(self) -> None:
         """Check the form; if it is fine, store the secrets and save through the manager."""
@@ -289,14 +298,20 @@ class ServerFormDialog(QDialog):
         try:
             if secrets:
                 await marshal.BackgroundOp(store_secrets, secrets).run_async()
+        except Exception as exc:  # e.g. the keyring is locked: mcp.json was not touched yet  # noqa: BLE001
+            self._failed(_("Not saved: the keyring did not take the secrets, and mcp.json was not changed "
+                           "({reason})"), exc)
+            return
+        try:
             if self.original and config.name != self.original:
                 # A rename is one change of mcp.json: the old entry goes, the new one needs approval.
                 await self.manager.rename_server(self.original, config, wait=False)
                 self.manager.revoke_start(self.original)
             else:
                 await self.manager.set_server(config, wait=False)
-        except Exception as exc:  # e.g. mcp.json not writable, keyring locked: say so, stay open  # noqa: BLE001
-            self._fail(_("Could not save the server: {error}").format(error=exc))
+        except Exception as exc:  # e.g. mcp.json not writable: say so, stay open  # noqa: BLE001
+            # A secret already given to the keyring stays there: the next save uses it again.
+            self._failed(_("Not saved: mcp.json was not changed ({reason})"), exc)
             return
         self.saved.emit(config.name)
         self.accept()
