@@ -64,6 +64,34 @@ def server_pids(mark: str) -> list[int]:
     return found
 
 
+def process_report(pid: int) -> str:
+    """Who ``pid`` is, for a failure message: its state, parent (and the parent's command line:
+    1 or a stranger means it escaped its supervisor), how long it has run, what it waits in and
+    its command line. A process gone meanwhile says so."""
+
+    def read(name: str, of: int = pid) -> bytes:
+        with open(f"/proc/{of}/{name}", "rb") as f:
+            return f.read()
+
+    try:
+        stat = read("stat")
+        fields = stat.rsplit(b")", 1)[1].split()
+        state, parent, started = fields[0].decode(), int(fields[1]), int(fields[19])
+        command = b" ".join(read("cmdline").split(b"\0")).decode(errors="replace").strip()
+        wchan = read("wchan").decode(errors="replace") or "-"
+    except (OSError, IndexError, ValueError):
+        return f"pid {pid}: gone"
+    try:
+        parent_command = b" ".join(read("cmdline", parent).split(b"\0")).decode(errors="replace").strip()
+    except OSError:
+        parent_command = "?"
+    with open("/proc/uptime", "rb") as f:
+        uptime = float(f.read().split()[0])
+    age = uptime - started / os.sysconf("SC_CLK_TCK")
+    return (f"pid {pid} state {state} (waiting in {wchan}), {age:.1f} s old, parent {parent} ({parent_command[:120]}): "
+            f"{command[:300]}")
+
+
 def children_of(pid: int) -> list[tuple[int, str]]:
     """(pid, state) of every direct child of ``pid``, zombies included."""
     found = []
