@@ -65,6 +65,7 @@ from echo_desk.mcp.resources import (
 from echo_desk.mcp.resources import info_of as resource_info
 from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import (
+    STATE_LABELS,
     McpEvent,
     ServerStartApprover,
     ServerStartRequest,
@@ -202,6 +203,17 @@ class McpManager:
     def readiness(self, server: str, registry_name: str) -> str:
         """Why a tool cannot be offered now (changed since approved, server off); empty if it can."""
         return readiness(self._servers.get(server), registry_name)
+
+    def offline_detail(self, server: str) -> str:
+        """For the catalog: the server's tools stay listed (and offered) after it failed, since
+        the next call starts it again; until then they cannot answer, and the catalog says so
+        rather than "Ready". Empty while it is connected (or its tools are not listed)."""
+        srv = self._servers.get(server)
+        if srv is None or not srv.tools or srv.state in (ServerState.CONNECTED, ServerState.DISABLED,
+                                                         ServerState.AWAITING_APPROVAL):
+            return ""  # off or waiting for approval: ``readiness`` says it
+        return deferred(N_("the server is not connected ({state}): the next call starts it again"),
+                        state=deferred(STATE_LABELS[srv.state]))
 
     def declares_output_schema(self, server: str, registry_name: str) -> bool:
         srv = self._servers.get(server)

@@ -67,6 +67,11 @@ class MCPTool(Tool):
     def readiness_detail(self) -> str:
         return self._manager.readiness(self.server, self.name)
 
+    def offline_detail(self) -> str:
+        """That its server is not connected now (``deferred``); the tool stays offered: a call
+        starts the server again. Empty while it is connected."""
+        return self._manager.offline_detail(self.server)
+
     async def preview(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolPreview | None:
         """The approval dialog names the server in full (command line or URL) and the tool."""
         where = self._manager.server_target(self.server)

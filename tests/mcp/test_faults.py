@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from echo_desk.i18n import shown
 from echo_desk.mcp import ServerState
 from echo_desk.tools import CancelledByUser, ErrorKind, ToolExecutionContext
 from tests.mcp.conftest import fault_config
@@ -73,10 +74,15 @@ async def test_crash_mid_call_reports_stderr_and_restarts_on_next_call(fault, re
         lambda: (s := fault.status("f")).state is ServerState.ERROR and s, 10, "the error state"
     )
     assert any("crashing on purpose" in line for line in status.stderr_tail)
-    # The tools stay registered; the next call starts the server again.
+    # The tools stay registered (the catalog says the server is not connected, not "Ready");
+    # the next call starts the server again.
+    assert get_tool(registry, "f__echo").is_ready()
+    assert shown(get_tool(registry, "f__echo").offline_detail()) == (
+        "the server is not connected (Error): the next call starts it again")
     again = await get_tool(registry, "f__echo").execute({"text": "back"}, ctx("echo"))
     assert again.success and again.output == "back"
     assert read(fault_log).count("started") == 2
+    assert get_tool(registry, "f__echo").offline_detail() == ""
 
 
 async def test_hidden_characters_are_stripped_and_flagged(fault, registry) -> None:

@@ -314,6 +314,9 @@ class ToolCatalogModel(QStandardItemModel):
                     parts.append(detail or _("Not ready"))
             except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
                 parts.append(_("Readiness check failed: {error}").format(error=exc))
+            offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
+            if callable(offline) and (note := offline()):
+                parts.append(shown(note))
             breaker = self.backend.breaker_text(name)
             if breaker:
                 parts.append(breaker)

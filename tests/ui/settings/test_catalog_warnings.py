@@ -18,6 +18,9 @@ class _Manager:
     def readiness(self, server: str, registry_name: str) -> str:
         return ""
 
+    def offline_detail(self, server: str) -> str:
+        return ""
+
     def server_target(self, server: str) -> str:
         return "node server.js"
 
@@ -62,3 +65,34 @@ def test_hostile_descriptions_get_a_badge_and_the_reasons(qtbot) -> None:
     evil = cell("evil__read_file", COL_TOOL).data(WarningsRole)
     assert any("same name" in r for r in evil) and any("U+200B" in r for r in evil)
     assert any("same name" in r for r in cell("files__read_file", COL_TOOL).data(WarningsRole))
+
+
+def test_the_tools_of_a_server_that_is_not_connected_say_so_rather_than_ready(qtbot) -> None:
+    # Before: a server that crashed showed Error on its row and "Ready" on each of its tools.
+    from echo_desk.i18n import N_, deferred
+    from echo_desk.ui.core import i18n_qt
+
+    class _Failed(_Manager):
+        def offline_detail(self, server: str) -> str:
+            return deferred(N_("the server is not connected ({state}): the next call starts it again"),
+                            state=deferred(N_("Error"))) if server == "down" else ""
+
+    def entry(server: str) -> CatalogEntry:
+        tool = make_tool(_Failed(), registry_name=f"{server}__echo", server=server, original_name="echo",  # type: ignore[arg-type]
+                         description="Echoes.", parameters={"type": "object", "properties": {}}, title="echo",
+                         annotations={}, definition_hash="sha256:x", hidden_characters=(), risk=RiskLevel.EXEC,
+                         timeout=60.0)
+        return CatalogEntry(tool, f"mcp:{server}")
+
+    page = ToolsPage(CatalogBackend(SettingsStore.in_memory(), entries=[entry("up"), entry("down")]))
+    qtbot.addWidget(page)
+    model = page.model
+
+    def status(name: str) -> str:
+        return model.itemFromIndex(model.tool_index(name).siblingAtColumn(COL_STATUS)).text()
+
+    assert status("down__echo").startswith("the server is not connected (Error): the next call starts it again")
+    assert not status("up__echo").startswith("the server is not connected")
+    i18n_qt.apply_language("zh_CN")
+    model.refresh_status()
+    assert status("down__echo").startswith("服务器未连接（错误）"), status("down__echo")

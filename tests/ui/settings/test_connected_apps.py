@@ -30,6 +30,9 @@ class _Manager:
     def readiness(self, server: str, registry_name: str) -> str:
         return ""
 
+    def offline_detail(self, server: str) -> str:
+        return ""
+
     def server_target(self, server: str) -> str:
         return "npx server"
 
