@@ -55,16 +55,33 @@ def explained(exc: BaseException, *, quote_detail: bool = True) -> str:
 
 def technical_detail(exc: BaseException) -> str:
     """The developer's words for ``exc`` and for what caused it, a line each (``Type: text``):
-    never the sentence a person reads, kept beside it (a tooltip, a details view) for a report."""
+    never the sentence a person reads, kept beside it (a tooltip, a details view) for a report,
+    in English whatever the language (Echo Desk's own sentences by their message ids)."""
     lines: list[str] = []
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        text = str(current)
+        first = current.args[0] if len(current.args) == 1 else None
+        text = _in_english(first) if isinstance(first, Deferred) else str(current)
         lines.append(f"{type(current).__name__}: {text}"[:MOST_QUOTED] if text else type(current).__name__)
         current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
     return "\n".join(lines)
+
+
+def _in_english(text: object) -> str:
+    """A ``deferred`` text as its message id reads (English), its parameters alike."""
+    if isinstance(text, tuple):
+        return ", ".join(_in_english(item) for item in text)
+    if not isinstance(text, Deferred):
+        return str(text)
+    if not text.params:
+        return text.msgid
+    try:
+        return text.msgid.format(**{key: _in_english(value) if isinstance(value, Deferred | tuple) else value
+                                    for key, value in text.params.items()})
+    except (KeyError, IndexError, ValueError):  # not a message id after all: as it was said
+        return str(text)
 
 
 def _one(exc: BaseException, quote_detail: bool = True) -> str:

@@ -297,7 +297,7 @@ class McpPage(QWidget):
             await awaitable
         except Exception as exc:  # said in the person's words; the developer's in the tooltip  # noqa: BLE001
             self.refresh()
-            self._say_failure(_("Not done; mcp.json was not changed: {reason}"), exc, append=True)
+            self._say_failure(_("Not done; mcp.json was not changed ({reason})"), exc, append=True)
             return
         self.refresh()
 
@@ -383,7 +383,7 @@ class McpPage(QWidget):
         from echo_desk.mcp import preview_import
 
         def failed(exc: BaseException) -> None:
-            self._say_failure(_("Nothing was imported from {path}: {reason}"), exc, path=path)
+            self._say_failure(_("Nothing was imported from {path} ({reason})"), exc, path=path)
 
         marshal.BackgroundOp(preview_import, Path(path)).on_success(self._show_preview).on_failure(failed).run()
 
@@ -402,7 +402,7 @@ class McpPage(QWidget):
         try:
             done = await marshal.BackgroundOp(lambda: apply_import(preview, names=names)).run_async()
         except Exception as exc:  # e.g. mcp.json not writable: say so, keep what was there  # noqa: BLE001
-            self._say_failure(_("Nothing was imported and mcp.json was not changed: {reason}"), exc)
+            self._say_failure(_("Nothing was imported and mcp.json was not changed ({reason})"), exc)
             return
         await self._call(self.manager.reload())  # new servers wait for their first-start approval
         self.details.appendPlainText("\n" + _("Imported: {names}").format(names=list_text(done)))
