@@ -226,6 +226,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     # (With the places' landings through links in the workspaces: ``linked``.)
     hidden = existing_real([*default_hidden(spec.home), *_moved_hidden(spec.home, environs, found), *spec.hidden,
                             *(Path(p) for inv in found for p in inv.hidden)])
+    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs)
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -273,6 +274,28 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
                   () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, links_cut, info_read)
+
+
+class HiddenWorkspace(ValueError):
+    """A hidden path is a workspace, or holds the folder the command runs in, from inside a
+    workspace (``GNUPGHOME=$PWD``): the sandbox would show the command an empty, read-only folder
+    (and bwrap could not make its stand-ins there). Refused, naming the cause, rather than run in
+    that confusing state; ``variables``: those whose value hides it (``moved``), if any."""
+
+    def __init__(self, path: Path, variables: tuple[str, ...]) -> None:
+        self.path = path
+        self.variables = variables
+        why = f"{', '.join(variables)} names it" if variables else "it is on the hidden list"
+        super().__init__(f"the sandbox hides {path} (keys or credentials: {why}), and the command would run in it")
+
+
+def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Path, home: Path,
+                               environs: tuple[Mapping[str, str], ...]) -> None:
+    # (A hidden folder that holds a workspace is emptied but the workspace is bound back into it:
+    # only one at or inside a workspace covers it.)
+    for path in hidden:
+        if any(is_under(path, w) for w in writable) and (path in writable or is_under(cwd, path)):
+            raise HiddenWorkspace(path, tuple(moved.naming(os.path.realpath(home), environs, str(path))))
 
 
 def _moved_hidden(home: Path, environs: tuple[Mapping[str, str], ...],

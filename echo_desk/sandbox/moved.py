@@ -292,3 +292,19 @@ def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[tuple[str, 
                 if (path, relative) not in found:
                     found.append((path, relative))
     return found
+
+
+def naming(home: str, environs: Iterable[Mapping[str, str]], path: str) -> list[str]:
+    """The variables whose hidden place is ``path`` (a real path), to say why it is hidden: an
+    absolute or ``~/`` value that resolves to it, or a relative one it ends with (``GNUPGHOME=.``:
+    every folder)."""
+    kept = _set(environs)
+    found: list[str] = []
+    for mover in MOVERS:
+        for at, relative in _readings(home, kept, mover) if _HIDDEN[mover] else ():
+            for rest in _HIDDEN[mover]:
+                place = os.path.normpath(f"{at}/{rest}") if rest else at
+                if (os.path.realpath(place) == path if not relative
+                        else place == "." or path.endswith("/" + place) or os.path.realpath(f"{home}/{place}") == path):
+                    found.append(mover.variable)
+    return list(dict.fromkeys(found))
