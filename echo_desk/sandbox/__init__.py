@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from echo_desk.sandbox.blocked import Blocked, what_was_blocked
     from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
     from echo_desk.sandbox.environment import allowed_environment
-    from echo_desk.sandbox.launch import Launch, SandboxSpec, prepare
+    from echo_desk.sandbox.launch import HiddenWorkspace, Launch, SandboxSpec, prepare
     from echo_desk.sandbox.planted import Change, Planted
 
 _HOME = {
@@ -34,6 +34,7 @@ _HOME = {
     "allowed_environment": "environment",
     "Change": "planted",
     "Planted": "planted",
+    "HiddenWorkspace": "launch",
     "Launch": "launch",
     "SandboxSpec": "launch",
     "prepare": "launch",
@@ -43,6 +44,7 @@ __all__ = [
     "Availability",
     "Blocked",
     "Change",
+    "HiddenWorkspace",
     "Launch",
     "Planted",
     "SandboxSpec",

@@ -75,6 +75,8 @@ class Inventory:
     #: Where the home folder's hidden places land in the workspace through a link and exist
     #: (``~/.ssh/config -> ~/dotfiles/ssh/config``): hidden as the places are.
     hidden: tuple[str, ...] = ()
+    #: The places whose walk for links stopped at its bound (``linked.Finder.cut``).
+    links_cut: tuple[str, ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -134,7 +136,9 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     watched += _entries_at(base, top_level, runs_code.all_entries(extra, in_home=in_home),
                        lambda path: path == ".echo-desk" or (in_home and path in runs_code.HOME_PLACEHOLDERS))
     watched += _home_inside(home, base)
-    watched += _placed(home, base, found, (os.environ,) if environs is None else environs)
+    environs = (os.environ,) if environs is None else environs
+    finder = linked.Finder(str(home), base)
+    watched += _placed(home, base, found, environs, finder)
     # Python's own modules shadowed at the top (``shadows``): watched by the guard, not mounted.
     watched += [Watched(f"{base}/{name}", folder=False, why=shadows.WHY) for name in top_level
                 if shadows.covers((name,))]
@@ -150,11 +154,12 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     watched += _direnv_loads(watched, base)
     watched += _shell_loads(home, base)
     if not in_home:
-        watched += _linked_from_home(home, base)
+        watched += _linked_from_home(home, base, finder)
     watched += _landed_on(watched, folders)
-    hidden_landings = linked.landings(str(home), base, ((name, runs_code.HIDDEN_SECRET) for name in HIDDEN_IN_HOME))
+    hidden_landings = [landing for name in HIDDEN_IN_HOME for landing in finder.landings(name, runs_code.HIDDEN_SECRET)]
+    hidden_landings += _linked_from_moved_secrets(home, base, found, environs, finder)
     if before is None:  # (the check after the command looks again at what was watched before)
-        watched += _missing_secrets(home, base, (os.environ,) if environs is None else environs)
+        watched += _missing_secrets(home, base, environs)
         # Watched by the check after the command too: a hidden place's link to what does not
         # exist yet (nothing to hide: what the command created there is put aside, as for a missing
         # place in the workspace), and one that exists (its hiding mount moves with a folder above
@@ -162,7 +167,25 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         watched += [Watched(landing.path, folder=not landing.exists or os.path.isdir(landing.path), why=landing.why)
                     for landing in hidden_landings]
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
-                     tuple(landing.path for landing in hidden_landings if landing.exists))
+                     tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
+                     tuple(finder.cut))
+
+
+def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,
+                               environs: Sequence[Mapping[str, str]], finder: linked.Finder) -> list[linked.Landing]:
+    """Where links below a hidden place the environment moves land in the workspace
+    (``GNUPGHOME=/srv/keys`` holding ``private-keys-v1.d -> ~/dotfiles/gnupg/keys``). The place
+    itself, and a link on the way to it, are resolved where it is hidden (``launch``); a
+    relative value is taken from the home folder and every folder the search read, as there."""
+    real_home = os.path.realpath(home)
+    landings: list[linked.Landing] = []
+    for path, relative in moved.hidden(real_home, environs):
+        roots = [f"{real_home}/{path}", *below_every_folder(path, base, found)] if relative else [path]
+        for root in roots:
+            real = os.path.realpath(root)
+            if os.path.isdir(real):
+                landings += finder.below(real, runs_code.HIDDEN_SECRET)
+    return landings
 
 
 def _direnv_loads(watched: list[Watched], base: str) -> list[Watched]:
@@ -226,13 +249,15 @@ def _home_inside(home: Path, base: str) -> list[Watched]:
                    lambda path: path in runs_code.HOME_PLACEHOLDERS)
 
 
-def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence[Mapping[str, str]]) -> list[Watched]:
+def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence[Mapping[str, str]],
+            finder: linked.Finder) -> list[Watched]:
     """The list's places of the home folder that lie in a workspace below it (``~/.config`` or
     ``~/.local`` as the workspace: one that is or holds the home folder has them already), and
     those the person's environment or a tool's own settings file moves into the workspace
     (``moved``: ``CARGO_HOME=~/work/.cargo``; ``settings_moved``: ``go env -w GOMODCACHE=…``),
     mounted read-only as the entries at the top are. A relative value stands for that path below
-    every folder the search read (fail closed)."""
+    every folder the search read (fail closed). A moved place elsewhere is followed through its
+    links into the workspace as the home folder's are (``_linked_from_moved``)."""
     real = os.path.realpath(home)
     places = [*moved.places(real, environs), *settings_moved.places(real, environs)]
     if inside(base, real) and base != real:
@@ -240,6 +265,8 @@ def _placed(home: Path, base: str, found: repositories.Found, environs: Sequence
     watched: list[Watched] = []
     for place in places:
         ats = below_every_folder(place.root, base, found) if place.relative else [place.root]
+        if not (place.relative or place.system or place.root == real or inside(place.root, base)):
+            watched += _linked_from_moved(place, base, finder)  # (one in the workspace is protected whole)
         for at in ats:
             if not (inside(at, base) or inside(base, at)):
                 continue  # (most values: nothing of it is in this workspace)
@@ -395,7 +422,27 @@ def _named_by_config(config: gitconfig.Found, folders: list[str], *, mounted: bo
             for path in config.programs if any(inside(path, f) and path != f for f in folders)]
 
 
-def _linked_from_home(home: Path, base: str) -> list[Watched]:
+def _linked_from_moved(place: moved.Place, base: str, finder: linked.Finder) -> list[Watched]:
+    """Where a moved place's entries (``XDG_CONFIG_HOME=/srv/cfg``: ``/srv/cfg/nvim``) land in the
+    workspace through a link on the way, at the entry or below it (GNU stow's
+    ``/srv/cfg/nvim/init.lua -> ~/dotfiles/nvim/init.lua``), as ``_linked_from_home``. A system
+    folder of a search list (``/usr/share``) is not walked: its links are the packages'."""
+    at = linked.Finder(place.root, base, cut=finder.cut)
+    found: list[linked.Landing] = []
+    for rest, entry in place.moved:
+        found += at.landings(rest, entry.why) if rest else at.below(at.home, entry.why)
+    return _as_watched(found)
+
+
+def _as_watched(landings: Iterable[linked.Landing]) -> list[Watched]:
+    """A landing that exists is mounted read-only; a missing one is watched by the check after
+    the command (it could create what the link names)."""
+    return [Watched(landing.path, folder=os.path.isdir(landing.path), mounted=True, why=landing.why) if landing.exists
+            else Watched(landing.path, folder=True, why=landing.why)
+            for landing in landings]
+
+
+def _linked_from_home(home: Path, base: str, finder: linked.Finder) -> list[Watched]:
     """A dotfiles workspace: the home folder's entries of the list (``~/.bashrc``,
     ``~/.config/fish``, ``~/.gitconfig``…) that are links, lie below one or hold one landing in
     the workspace, under whatever name they have there (``bashrc``): mounted read-only when they
@@ -409,9 +456,7 @@ def _linked_from_home(home: Path, base: str) -> list[Watched]:
                        if fnmatch.fnmatchcase(n, name)]
         else:
             places.append((item.path, item.why))
-    return [Watched(landing.path, folder=os.path.isdir(landing.path), mounted=True, why=landing.why) if landing.exists
-            else Watched(landing.path, folder=True, why=landing.why)
-            for landing in linked.landings(str(home), base, places)]
+    return _as_watched(landing for relative, why in places for landing in finder.landings(relative, why))
 
 
 def _listed(folder: str, parts: list[str], names: dict[str, frozenset[str]]) -> bool:

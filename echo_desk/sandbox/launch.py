@@ -104,6 +104,9 @@ class Launch:
     #: The search for repositories stopped at its bound in a workspace, before the command or
     #: (once ``check()`` ran) after it: some may be unwatched.
     search_cut: bool = False
+    #: The home folder's (or a moved) places whose walk for links into the workspace stopped at
+    #: its bound (``linked.MAX_ENTRIES_PER_PLACE``): a link further down was not followed.
+    links_cut: tuple[str, ...] = ()
     #: Our end of the pipe bwrap writes its ``--info-fd`` report to (the sandbox's init and PID
     #: namespace: ``inside()``), when it was started with one.
     info_fd: int | None = None
@@ -223,6 +226,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     # (With the places' landings through links in the workspaces: ``linked``.)
     hidden = existing_real([*default_hidden(spec.home), *_moved_hidden(spec.home, environs, found), *spec.hidden,
                             *(Path(p) for inv in found for p in inv.hidden)])
+    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs)
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -237,6 +241,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
                                 environs=environs)
                    for inv in found) if spec.check_after else ()
     cut = any(inv.cut for inv in found)
+    links_cut = tuple(dict.fromkeys(place for inv in found for place in inv.links_cut))
     for stand_in in stand_ins:
         argv += stand_in.bwrap_args()
     argv += list(spec.extra_args)
@@ -255,7 +260,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
             wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
         placeholders.take(stand_ins)
         return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins),
-                      guards=guards, search_cut=cut)
+                      guards=guards, search_cut=cut, links_cut=links_cut)
     fd = seccomp.program_fd()
     info_read, info_write = os.pipe()
     os.set_blocking(info_read, False)  # read once the command ended, when the report is long there
@@ -268,7 +273,29 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     fds = (fd, info_write) if child_end is None else (fd, info_write, child_end.fileno())
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
-                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, info_read)
+                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, links_cut, info_read)
+
+
+class HiddenWorkspace(ValueError):
+    """A hidden path is a workspace, or holds the folder the command runs in, from inside a
+    workspace (``GNUPGHOME=$PWD``): the sandbox would show the command an empty, read-only folder
+    (and bwrap could not make its stand-ins there). Refused, naming the cause, rather than run in
+    that confusing state; ``variables``: those whose value hides it (``moved``), if any."""
+
+    def __init__(self, path: Path, variables: tuple[str, ...]) -> None:
+        self.path = path
+        self.variables = variables
+        why = f"{', '.join(variables)} names it" if variables else "it is on the hidden list"
+        super().__init__(f"the sandbox hides {path} (keys or credentials: {why}), and the command would run in it")
+
+
+def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Path, home: Path,
+                               environs: tuple[Mapping[str, str], ...]) -> None:
+    # (A hidden folder that holds a workspace is emptied but the workspace is bound back into it:
+    # only one at or inside a workspace covers it.)
+    for path in hidden:
+        if any(is_under(path, w) for w in writable) and (path in writable or is_under(cwd, path)):
+            raise HiddenWorkspace(path, tuple(moved.naming(os.path.realpath(home), environs, str(path))))
 
 
 def _moved_hidden(home: Path, environs: tuple[Mapping[str, str], ...],

@@ -203,11 +203,12 @@ _MOVED = {m: _moved_by(m) for m in MOVERS}
 
 class Place(NamedTuple):
     """A variable's value (absolute, or ``relative`` to any folder) and the entries it moves,
-    each with its path below it."""
+    each with its path below it. ``system``: a system-wide folder of a search list (``Mover``)."""
 
     root: str
     moved: tuple[tuple[str, runs_code.Entry], ...]
     relative: bool = False
+    system: bool = False
 
 
 def values(environs: Iterable[Mapping[str, str]], variable: str, listed: bool) -> list[str]:
@@ -248,7 +249,7 @@ def places(home: str, environs: Iterable[Mapping[str, str]], movers: tuple[Mover
     home folder, for a ``~/`` value). Absolute ones with their links resolved, as the workspace is.
     ``movers``: another table (a tool's settings file's keys: ``settings_moved``)."""
     kept = _set(environs, _VARIABLE_SET if movers is MOVERS else frozenset(m.variable for m in movers))
-    return [Place(at, moved, relative) for mover in movers if (moved := _MOVED.get(mover) or _moved_by(mover))
+    return [Place(at, moved, relative, mover.system) for mover in movers if (moved := _MOVED.get(mover) or _moved_by(mover))
             for at, relative in _readings(home, kept, mover)]
 
 
@@ -291,3 +292,19 @@ def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[tuple[str, 
                 if (path, relative) not in found:
                     found.append((path, relative))
     return found
+
+
+def naming(home: str, environs: Iterable[Mapping[str, str]], path: str) -> list[str]:
+    """The variables whose hidden place is ``path`` (a real path), to say why it is hidden: an
+    absolute or ``~/`` value that resolves to it, or a relative one it ends with (``GNUPGHOME=.``:
+    every folder)."""
+    kept = _set(environs)
+    found: list[str] = []
+    for mover in MOVERS:
+        for at, relative in _readings(home, kept, mover) if _HIDDEN[mover] else ():
+            for rest in _HIDDEN[mover]:
+                place = os.path.normpath(f"{at}/{rest}") if rest else at
+                if (os.path.realpath(place) == path if not relative
+                        else place == "." or path.endswith("/" + place) or os.path.realpath(f"{home}/{place}") == path):
+                    found.append(mover.variable)
+    return list(dict.fromkeys(found))

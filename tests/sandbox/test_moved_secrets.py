@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import Jail, context, kubeconfig_with_exec, planted_runs, requires_bwrap, run, tool_with
 
+from echo_desk.tools import ErrorKind
+
 pytestmark = requires_bwrap
 
 
@@ -118,6 +120,23 @@ async def test_a_system_folder_of_a_search_list_is_not_hidden(jail: Jail, monkey
     output = await _cat(jail, shared / "keyrings" / "archive.gpg")
     assert "public" in output
 
+
+
+@pytest.mark.parametrize(("value", "cwd"), [("$PWD", "."), (".", "."), ("$PWD/keys", "keys")],
+                         ids=["the workspace", "relative", "the folder it runs in"])
+async def test_a_secret_place_that_is_the_folder_the_command_runs_in_refuses_it_by_name(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, value: str, cwd: str) -> None:
+    """``GNUPGHOME=$PWD`` hides the whole workspace: bwrap failed on its stand-ins with a message
+    about writing outside the workspace (and the advice to run it outside the sandbox). Nothing
+    runs, and the error names the variable."""
+    (jail.workspace / "keys").mkdir()
+    monkeypatch.setenv("GNUPGHOME", value.replace("$PWD", str(jail.workspace)))
+    marker = jail.workspace / "ran"
+    result = await run(tool_with(), {"command": f"touch {marker}", "cwd": str(jail.workspace / cwd)},
+                       context(jail.workspace))
+    assert not result.success and result.error_kind == ErrorKind.BUSINESS, result.output
+    assert "GNUPGHOME" in result.error and "outside_sandbox" not in result.error, result.error
+    assert not marker.exists()
 
 
 # --- a moved secret place in the workspace that does not exist yet ---------------------------

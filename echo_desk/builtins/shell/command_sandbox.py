@@ -214,6 +214,7 @@ def planted_facts(planted: tuple[sandbox.Planted, ...], launch: sandbox.Launch |
         return ""
     meta["planted"] = [p.to_json() for p in planted]
     meta["search_cut"] = launch.search_cut
+    meta["links_cut"] = list(launch.links_cut)
     meta["checked_later"] = checked_later
     if checked_later:
         return ("\n[sandbox] processes of the command still ran when it ended: what they leave in the workspace "

@@ -120,6 +120,25 @@ class CommandArguments(Arguments):
                                                        "only the person can approve it.")] = False
 
 
+def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.Launch:
+    """``sandbox.prepare``, refusing with words for the person when the sandbox hides the folder
+    the command would run in (``GNUPGHOME=$PWD``): nothing runs, and running it outside the
+    sandbox is not offered, since that folder holds keys or credentials."""
+    try:
+        return sandbox.prepare(spec, argv, bwrap, unset=START_UP_VARIABLES)
+    except sandbox.HiddenWorkspace as exc:
+        change = f"change {', '.join(exc.variables)} or " if exc.variables else ""
+        model_text = f"not run: {exc}, so it would see an empty folder. Tell the person; they can {change}open another folder"
+        if exc.variables:
+            raise ToolError(for_person(model_text, N_(
+                "Not run: the sandbox hides {path}, where the command would run: {variables} names it as a place "
+                "of keys or credentials."), path=str(exc.path), variables=exc.variables),
+                kind=ErrorKind.BUSINESS) from None
+        raise ToolError(for_person(model_text, N_(
+            "Not run: the sandbox hides {path}, where the command would run: it is on the list of hidden places."),
+            path=str(exc.path)), kind=ErrorKind.BUSINESS) from None
+
+
 class RunCommand(BuiltinTool[CommandArguments]):
     name = "run_command"
     role = ToolRole.RUN
@@ -183,7 +202,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
         try:
             if plan.sandboxed:
                 spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
-                launch = sandbox.prepare(spec, argv, plan.availability.bwrap or "bwrap", unset=START_UP_VARIABLES)
+                launch = _prepare(spec, argv, plan.availability.bwrap or "bwrap")
                 argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
             proc = await asyncio.create_subprocess_exec(
                 *(leash.wrap(argv) if leash else argv), cwd=workdir, env=env,
