@@ -1,12 +1,14 @@
 """Where a program's own settings command writes, for the write rules to judge
 (``Reading.written``): ``pip config set``, ``hg config --edit``, ``rustup default``, ``conda
-config --set``, ``poetry config``, ``gh config set``. The file such a command writes is code the
-person runs later or where their code comes from: ``global.index-url`` is where every later ``pip
-install`` fetches from, a ``[hooks]`` line in ~/.hgrc runs at ``hg status``, a toolchain linked
-and made the default is the program every ``cargo build`` runs, ``gh config set editor`` and a
-``gh alias set --shell`` run commands, ``channel_alias`` and ``repositories.*`` move where conda
-and poetry fetch. A rule naming the program (``pip **``) trusts the program, not every settings
-file it may write, so each writing form is judged as a redirection to the file it writes:
+config --set``, ``poetry config``, ``gh config set``, ``bundle config set``. The file such a
+command writes is code the person runs later or where their code comes from:
+``global.index-url`` is where every later ``pip install`` fetches from, a ``[hooks]`` line in
+~/.hgrc runs at ``hg status``, a toolchain linked and made the default is the program every
+``cargo build`` runs, ``gh config set editor`` and a ``gh alias set --shell`` run commands,
+``channel_alias`` and ``repositories.*`` move where conda and poetry fetch, bundler's ``gemfile``
+is the Ruby every later ``bundle`` evaluates. A rule naming the program (``pip **``) trusts the
+program, not every settings file it may write, so each writing form is judged as a redirection
+to the file it writes:
 
 - one the engine can place (the user's file, a ``--file`` value) is judged by the write rules;
 - one it cannot (the environment's or the system's file, a project's file found by walking up,
@@ -21,8 +23,8 @@ file it may write, so each writing form is judged as a redirection to the file i
 Each program's command is data (``SettingsCommand``); the reading is shared (``written``).
 ``git config`` (``git_settings_writes``) and ``npm config set`` (``npm_settings_writes``) are
 the same idea with their own readers (git's ``-C`` and repository files, npm's locations).
-Versions read: pip 23, hg 6.3, rustup 1.29 (proven); conda 24, poetry 2, gh 2 (their
-documentation: not installed here).
+Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3 (proven); conda 24, poetry 2, gh 2
+(their documentation: not installed here).
 """
 
 from __future__ import annotations
@@ -98,11 +100,12 @@ def _written(args: Sequence[str | None], command: SettingsCommand) -> Files:
         return _NOT_KNOWN
     if names & command.edits or first in command.edits:
         return _NOT_KNOWN  # an editor runs: what it writes is typed into it
-    counted = command.writes_from and len(operands) >= command.writes_from
-    if names & command.writes or first in command.writes or counted:
+    if names & command.writes or first in command.writes:
         return _files(parsed.seen, command)
-    if names & command.reads or first in command.reads or not operands or command.writes_from:
+    if names & command.reads or first in command.reads or not operands:
         return ()
+    if command.writes_from:  # (``bundle config get NAME`` reads: its action is named first)
+        return _files(parsed.seen, command) if len(operands) >= command.writes_from else ()
     return _NOT_KNOWN if _by_words(command) else ()
 
 
@@ -266,7 +269,26 @@ _GH = (
                     files=_GH_FILES, reads=_one("list ls help"), writes=_one("set delete import")),
 )
 
+# -- bundler 2.3: ``bundle config set NAME VALUE`` writes ~/.bundle/config ---------------------------
+#: Its ``gemfile`` is the Gemfile every later ``bundle`` command evaluates, as Ruby (proven:
+#: ``bundle config set --global gemfile F`` and a plain ``bundle check`` ran F). ``--local`` writes
+#: the project's file (where the Gemfile is, or ``$BUNDLE_APP_CONFIG``): not placed here. The old
+#: form ``bundle config NAME VALUE`` writes too; ``bundle config NAME`` reads.
+_BUNDLE = SettingsCommand(
+    words=(_one("config"),),
+    before=OptionSet(flags("-V|--verbose --no-color -r|--retry -h|--help"), permute=False, strict=False),
+    options=OptionSet(flags("--global --local --delete --parseable -h|--help")),
+    files=_home_files("~/.bundle/config", env=(("BUNDLE_USER_CONFIG", ""), ("BUNDLE_USER_HOME", "config"))),
+    reads=_one("list get"),
+    writes=_one("set unset --delete"),
+    writes_from=2,
+    scopes={"--global": _home_files("~/.bundle/config", env=(("BUNDLE_USER_CONFIG", ""),
+                                                              ("BUNDLE_USER_HOME", "config"))),
+            "--local": _NOT_KNOWN},
+)
+
 #: The settings commands, by the name the engine knows the program by.
 COMMANDS: dict[str, tuple[SettingsCommand, ...]] = {
     "pip": (_PIP,), "hg": (_HG,), "rustup": _RUSTUP, "conda": (_CONDA,), "poetry": (_POETRY,), "gh": _GH,
+    "bundle": (_BUNDLE,),
 }

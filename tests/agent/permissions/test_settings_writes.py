@@ -166,7 +166,7 @@ OWN_RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo] **"
+pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1] **"
 
 [[rule]]
 effect = "allow"
@@ -221,6 +221,12 @@ def _own_verdict(setup: Setup, line: str) -> Effect | None:
     "gh alias set --shell x 'touch PWNED'",
     "gh alias import aliases.yml",
     "gh --frob config set pager x",
+    # bundler 2.3 (proven): ~/.bundle/config's gemfile is the Ruby every later bundle evaluates.
+    "bundle config set --global gemfile /tmp/x.rb",
+    "bundle3.1 config set gemfile /tmp/x.rb",
+    "bundle config gemfile /tmp/x.rb",
+    "bundle config --delete gemfile",
+    "bundle config set --local path vendor",
 ])
 def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) in (None, Effect.ASK)
@@ -234,6 +240,7 @@ def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     "conda config --show", "conda config --get channels", "conda config --file out/condarc --add channels x",
     "poetry config --list", "poetry config virtualenvs.path",
     "gh config get editor", "gh config list", "gh alias list", "gh pr list",
+    "bundle config", "bundle config list", "bundle config get gemfile", "bundle config gemfile", "bundle install",
 ])
 def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) is Effect.ALLOW
@@ -254,12 +261,15 @@ def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, lin
     (("poetry", "config", "a.b"), (), ()),
     (("gh", "config", "set", "editor", "vi"), ("~/.config/gh/config.yml",), ()),
     (("gh", "config", "clear-cache"), (None,), ()),
+    (("bundle", "config", "set", "gemfile", "x"), ("~/.bundle/config",), ()),
+    (("bundle", "config", "get", "gemfile"), (), ()),
 ])
 def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], files: tuple[str | None, ...],
                                                 below: tuple[str | None, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     from echo_desk.agent.permissions import settings_commands
 
-    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR"):
+    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
+                 "BUNDLE_USER_HOME"):
         monkeypatch.delenv(name, raising=False)
     assert settings_commands.written(argv, settings_commands.COMMANDS[str(argv[0])]) == (files, below)
 
