@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions import settings_commands
 from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, Takes, read_options
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading, flags_of
 
@@ -150,7 +151,8 @@ def python_reading(argv: Argv, program: str) -> Reading:
                 found += ruff_flags(argv, i)
             elif letter == "m" and value is not None and PIP.fullmatch(value):
                 pip_found, below = pip_options(argv, i)
-                return Reading(program, flags=(*found, *pip_found), written_below=below)
+                settings, _ = settings_commands.written(argv, settings_commands.COMMANDS["pip"], i)
+                return Reading(program, flags=(*found, *pip_found), written_below=below, written=settings)
             return Reading(program, flags=tuple(found))
     if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
         found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))

@@ -21,7 +21,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
-from echo_desk.agent.permissions import archivers, editors, file_programs, npm_settings_writes, program_names
+from echo_desk.agent.permissions import (
+    archivers,
+    editors,
+    file_programs,
+    npm_settings_writes,
+    program_names,
+    settings_commands,
+)
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -74,6 +81,7 @@ from echo_desk.agent.permissions.wrappers import (
     env_reading,
     flock_reading,
     runner,
+    rustup_reading,
     script_reading,
     shell_reading,
     ssh_reading,
@@ -125,10 +133,7 @@ def read(argv: Argv) -> Reading:
     if files is not None:
         reading = with_changes(reading, written=(*reading.written, *files[0]),
                                written_below=(*reading.written_below, *files[1]))
-    if reading.program in PACKAGE_MANAGERS:
-        settings = npm_settings_writes.written(argv, reading.program)
-        if settings:
-            reading = with_changes(reading, written=(*reading.written, *settings))
+    reading = _own_settings(argv, reading)
     values = _option_values(argv, reading.program)
     if values:
         reading = with_changes(reading, values=(*reading.values, *values))
@@ -138,6 +143,22 @@ def read(argv: Argv) -> Reading:
     if reading.program in table.READS_ONLY and not (reading.flags or reading.inners or reading.writes):
         return with_changes(reading, reads_only=True)
     return reading
+
+
+def _own_settings(argv: Argv, reading: Reading) -> Reading:
+    """``reading`` with the settings files the program's own settings command writes (``npm
+    config set``: ``npm_settings_writes``; ``pip config set``, ``hg config --edit``, ``rustup
+    default``…: ``settings_commands``; ``python -m pip``'s: python's reader), for the write rules."""
+    settings: tuple[str | None, ...] = ()
+    below: tuple[str | None, ...] = ()
+    if reading.program in PACKAGE_MANAGERS:
+        settings = npm_settings_writes.written(argv, reading.program)
+    commands = settings_commands.COMMANDS.get("pip" if PIP.fullmatch(reading.program) else reading.program)
+    if commands:
+        settings, below = settings_commands.written(argv, commands)
+    if not settings and not below:
+        return reading
+    return with_changes(reading, written=(*reading.written, *settings), written_below=(*reading.written_below, *below))
 
 
 def _option_values(argv: Argv, program: str) -> tuple[str, ...]:
@@ -756,7 +777,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn, "hg": _hg, "gdb": _gdb, **editors.PROGRAMS,
+    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,

@@ -214,6 +214,33 @@ def runner(subcommands: frozenset[str], spec: OptionSet) -> Callable[[Argv, str]
     return reader
 
 
+#: rustup 1.29's options before its subcommand, and ``rustup run``'s before the toolchain.
+_RUSTUP = OptionSet(flags("-v|--verbose -q|--quiet -h|--help -V|--version"), permute=False)
+_RUSTUP_RUN = OptionSet(flags("--install -h|--help"), permute=False)
+
+
+def rustup_reading(argv: Argv, program: str) -> Reading:
+    """``rustup [+TOOLCHAIN] run TOOLCHAIN CMD…`` runs CMD, any program, with the toolchain's
+    folder first in its PATH (``rustup run stable touch PWNED``: proven, rustup 1.29): CMD is a
+    command of its own. rustup's other subcommands run none the line names (what they write:
+    ``settings_commands``)."""
+    at = 2 if len(argv) > 1 and (argv[1] or "").startswith("+") else 1
+    parsed = read_options(argv[at:], _RUSTUP)
+    unsure = parsed.dynamic or any(s.option is None for s in parsed.seen)
+    if parsed.rest is None:
+        return Reading(program, unreadable=unsure)
+    sub = at + parsed.rest
+    if argv[sub] != "run":
+        # (an option not known here may have taken the word before ``run`` as its value)
+        return Reading(program, unreadable=argv[sub] is None or (unsure and "run" in argv[sub:]))
+    inner = read_options(argv[sub + 1:], _RUSTUP_RUN, stop_after=1)
+    if unsure or inner.dynamic or any(s.option is None for s in inner.seen) or any(v is None for _, v in inner.operands):
+        return Reading(program, unreadable=True)
+    if inner.rest is None:
+        return Reading(program)
+    return Reading(program, inners=(Inner(start=sub + 1 + inner.rest),))
+
+
 def wrapper_reading(argv: Argv, program: str, wrapper: Wrapper) -> Reading:
     parsed = read_options(argv[1:], wrapper.spec, stop_after=wrapper.leading)
     found = flags_of(parsed, wrapper.spec)

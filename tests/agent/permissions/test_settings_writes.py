@@ -159,3 +159,135 @@ def test_npm_writes_the_user_file_the_environment_names(monkeypatch: pytest.Monk
 
     monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "rc"))
     assert npm_settings_writes.written(("npm", "config", "set", "a=b"), "npm") == ("~/.npmrc", str(tmp_path / "rc"))
+
+
+# -- s163: the settings commands of pip, hg, rustup, conda, poetry and gh (``settings_commands``) --
+OWN_RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+def _own_verdict(setup: Setup, line: str) -> Effect | None:
+    setup.write_user_rules(OWN_RULES)
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    # pip 23 (proven): set/unset write the user's file, or the environment's when it has one;
+    # edit runs the editor --editor names with a shell.
+    "pip config set global.index-url http://127.0.0.1:9/simple",
+    "pip config --user set global.find-links out/wheels",
+    "pip3 config --global set global.index-url x",
+    "pip config --site unset global.index-url",
+    "pip config --editor 'touch PWNED;true' edit",
+    "pip config edit",
+    "pip config frobnicate",
+    "pip -v config --user set global.index-url x",
+    # hg 6.3 (proven): --edit opens ~/.hgrc (-l: the repository's) in the editor.
+    "hg config --edit",
+    "hg config --ed",
+    "hg conf --edit",
+    "hg showconfig --edit",
+    "hg -R src config --local --edit",
+    # rustup 1.29 (proven): a linked toolchain made the default (or a folder's override) is what
+    # cargo runs; `rustup run` runs any program.
+    "rustup toolchain link evil /tmp/evil",
+    "rustup default evil",
+    "rustup +stable default evil",
+    "rustup override set evil",
+    "rustup set profile minimal",
+    "rustup run stable touch PWNED",
+    "rustup +stable run --install stable touch PWNED",
+    # conda, poetry, gh (their documentation).
+    "conda config --set channel_alias http://127.0.0.1:9",
+    "conda config --add channels http://127.0.0.1:9",
+    "conda config --env --set a b",
+    "conda config --stdin",
+    "poetry config virtualenvs.path /tmp/x",
+    "poetry config repositories.x http://127.0.0.1:9",
+    "poetry config --unset repositories.x",
+    "poetry -C src config --local virtualenvs.in-project true",
+    "gh config set editor 'touch PWNED'",
+    "gh config set -h github.com git_protocol ssh",
+    "gh alias set --shell x 'touch PWNED'",
+    "gh alias import aliases.yml",
+    "gh --frob config set pager x",
+    # bundler 2.3 (proven): ~/.bundle/config's gemfile is the Ruby every later bundle evaluates.
+    "bundle config set --global gemfile /tmp/x.rb",
+    "bundle3.1 config set gemfile /tmp/x.rb",
+    "bundle config gemfile /tmp/x.rb",
+    "bundle config --delete gemfile",
+    "bundle config set --local path vendor",
+])
+def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
+    assert _own_verdict(setup, line) in (None, Effect.ASK)
+
+
+@pytest.mark.parametrize("line", [
+    "pip config list", "pip config get global.index-url", "pip config --user debug", "pip install requests",
+    "hg config", "hg config ui.username", "hg status",
+    "rustup show", "rustup default", "rustup toolchain list", "rustup override list", "rustup which cargo",
+    "rustup run stable cargo build",
+    "conda config --show", "conda config --get channels", "conda config --file out/condarc --add channels x",
+    "poetry config --list", "poetry config virtualenvs.path",
+    "gh config get editor", "gh config list", "gh alias list", "gh pr list",
+    "bundle config", "bundle config list", "bundle config get gemfile", "bundle config gemfile", "bundle install",
+])
+def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, line: str) -> None:
+    assert _own_verdict(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("argv", "files", "below"), [
+    (("pip", "config", "--user", "set", "a.b", "c"), ("~/.config/pip/pip.conf", "~/.pip/pip.conf"), ()),
+    (("pip", "config", "set", "a.b", "c"), (None,), ()),
+    (("pip", "config", "get", "a.b"), (), ()),
+    (("pip", "install", "config"), (), ()),
+    (("hg", "config", "-e"), (None,), ()),
+    (("rustup", "default", "x"), (), ("~/.rustup",)),
+    (("rustup", "toolchain", "link", "x", "/p"), (), ("~/.rustup",)),
+    (("rustup", "toolchain", "list"), (), ()),
+    (("conda", "config", "--file", "rc", "--set", "a", "b"), ("rc",), ()),
+    (("conda", "config", "--set", "a", "b"), ("~/.condarc",), ()),
+    (("poetry", "config", "a.b", "c"), ("~/.config/pypoetry/config.toml",), ()),
+    (("poetry", "config", "a.b"), (), ()),
+    (("gh", "config", "set", "editor", "vi"), ("~/.config/gh/config.yml",), ()),
+    (("gh", "config", "clear-cache"), (None,), ()),
+    (("bundle", "config", "set", "gemfile", "x"), ("~/.bundle/config",), ()),
+    (("bundle", "config", "get", "gemfile"), (), ()),
+])
+def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], files: tuple[str | None, ...],
+                                                below: tuple[str | None, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    from echo_desk.agent.permissions import settings_commands
+
+    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
+                 "BUNDLE_USER_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    assert settings_commands.written(argv, settings_commands.COMMANDS[str(argv[0])]) == (files, below)
+
+
+def test_the_environment_s_settings_folders_count(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from echo_desk.agent.permissions import settings_commands
+
+    monkeypatch.setenv("GH_CONFIG_DIR", str(tmp_path / "gh"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("RUSTUP_HOME", str(tmp_path / "rustup"))
+    assert settings_commands.written(("gh", "config", "set", "a", "b"), settings_commands.COMMANDS["gh"])[0] == (
+        "~/.config/gh/config.yml", str(tmp_path / "gh" / "config.yml"))
+    assert settings_commands.written(("rustup", "default", "x"), settings_commands.COMMANDS["rustup"])[1] == (
+        "~/.rustup", str(tmp_path / "rustup"))
+
+
+def test_python_m_pip_s_settings_command_writes_too() -> None:
+    from echo_desk.agent.permissions.programs import read
+
+    assert read(("python3", "-m", "pip", "config", "--editor", "x", "edit")).written == (None,)
+    assert read(("python3", "-m", "pip", "config", "list")).written == ()
