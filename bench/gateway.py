@@ -3,9 +3,11 @@ talking to the same server directly, and many calls at once from two clients.
 
 In one run: the app side is the real engine with the gateway service on the MCP manager's loop,
 in a process of its own as the app runs it (``gateway_app.py``); the client is the official MCP
-Python SDK client over stdio, once to ``echo-desk gateway --client bench`` (which relays over the
-socket to the service, whose dispatcher calls the server) and once straight to the server. Calls are interleaved in a shuffled
-order; medians of N calls each (target: gateway ≤ 1.3× direct). Beside them, the same client
+Python SDK client over stdio, once to ``echo-desk gateway --client bench`` (which hands the client's
+pipes to the app, ``echo_desk/gateway/handoff.py``: the service serves the session, its dispatcher
+calls the server), once to the gateway relaying every call over the socket as before the handoff
+(``ECHO_DESK_GATEWAY_HANDOFF=0``, "relay"), and once straight to the server. Calls are interleaved
+in a shuffled order; medians of N calls each (target: gateway ≤ 1.3× direct). Beside them, the same client
 through two relays that do nothing but copy bytes (``null_relay.py``): what the gateway's two extra
 process hops cost by themselves, whatever runs in them. And the same server called with bare
 JSON-RPC lines, no client library (``BareClient``): what one SDK client session adds to a call
@@ -121,14 +123,17 @@ async def main(n: int) -> None:
     app_pid, manager_tid = int(ready[1]), int(ready[2])
     gateway = StdioServerParameters(command=sys.executable, args=["-m", "echo_desk", "gateway", "--client", "bench"],
                                     env=env)
+    # The same gateway relaying each call over the socket (the path before the handoff, and when it fails).
+    relaying = StdioServerParameters(command=sys.executable, args=["-m", "echo_desk", "gateway", "--client", "relayed"],
+                                     env={**env, "ECHO_DESK_GATEWAY_HANDOFF": "0"})
     print(f"{n} calls each, interleaved in a shuffled order; medians; clients in {MODE} mode "
           f"(machine load: {os.getloadavg()[0]:.1f})")
     print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
-          f"{'socket only ms':>15}   {'2 null relays ms':>16}   {'bare client ms':>14}   CPU per gateway call: "
-          "gateway process, app's MCP thread (ms)")
+          f"{'relay ms':>9} {'ratio':>6}   {'socket only ms':>15}   {'2 null relays ms':>16}   {'bare client ms':>14}   "
+          "CPU per call (ms): the handing gateway process, the app's MCP thread (mean of gateway, relay, socket)")
     try:
         for name, entry, tool, args in found:
-            await compare(n, socket_path(), gateway, f"/proc/{app_pid}/task/{manager_tid}/stat", name, entry, tool, args)
+            await compare(n, socket_path(), gateway, relaying, f"/proc/{app_pid}/task/{manager_tid}/stat", name, entry, tool, args)
         await concurrent(gateway, found[0], Client)
         await startup(gateway, found[0][1])
     finally:
@@ -137,7 +142,7 @@ async def main(n: int) -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-async def compare(n: int, socket: Path, gateway: Any, app_thread_stat: str, name: str, entry: dict[str, Any],
+async def compare(n: int, socket: Path, gateway: Any, relaying: Any, app_thread_stat: str, name: str, entry: dict[str, Any],
                   tool: str, args: dict[str, Any]) -> None:
     """One server: the direct, gateway and app-side-only paths interleaved; medians and CPU."""
     from mcp import Client, StdioServerParameters
@@ -151,13 +156,15 @@ async def compare(n: int, socket: Path, gateway: Any, app_thread_stat: str, name
     relay = await Relay.connect(socket, "bench-socket")
     bare = await BareClient.start(entry["command"], entry["args"])
     async with (Client(direct_params, mode=MODE) as direct, Client(gateway, mode=MODE) as through,
-                Client(relayed_params, mode=MODE) as hops):
-        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "socket": [], "hops": [], "bare": []}
+                Client(relaying, mode=MODE) as relayed, Client(relayed_params, mode=MODE) as hops):
+        samples: dict[str, list[float]] = {"direct": [], "gateway": [], "relay": [], "socket": [], "hops": [],
+                                           "bare": []}
         # "socket": the app's side alone (socket, service, dispatcher, server), called from here
         # without the gateway process: what the gateway process itself adds is the rest.
         # "hops": the server behind two relays that do nothing: the floor of any two extra processes.
         calls = {"direct": lambda: direct.call_tool(tool, args),
                  "gateway": lambda: through.call_tool(f"{name}__{tool}", args),
+                 "relay": lambda: relayed.call_tool(f"{name}__{tool}", args),
                  "socket": lambda: _relayed(relay, f"{name}__{tool}", args),
                  "hops": lambda: hops.call_tool(tool, args),
                  "bare": lambda: bare.call_tool(tool, args)}
@@ -176,13 +183,14 @@ async def compare(n: int, socket: Path, gateway: Any, app_thread_stat: str, name
                 result = await calls[path]()
                 samples[path].append(time.perf_counter() - t)
                 assert not result.is_error, result
-        # The app's thread also served the "socket" calls: its CPU per call covers both.
+        # The app's thread also served the "socket" and "relay" calls: its CPU per call covers the three.
         cpu = [(cpu_seconds(p) - b) * 1000 for p, b in zip(cpu_paths, cpu_before, strict=True)]
     await relay.aclose()
     await bare.aclose()
-    d, g, s, h, b = (statistics.median(samples[p]) * 1000 for p in ("direct", "gateway", "socket", "hops", "bare"))
-    print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {s:>15.3f}   "
-          f"{h:>9.3f} ({h / d:.2f}×)   {b:>14.3f}   {cpu[0] / n:.2f}, {cpu[1] / (2 * n):.2f}")
+    d, g, r, s, h, b = (statistics.median(samples[p]) * 1000
+                        for p in ("direct", "gateway", "relay", "socket", "hops", "bare"))
+    print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {r:>9.3f} {r / d:>5.2f}×   "
+          f"{s:>15.3f}   {h:>9.3f} ({h / d:.2f}×)   {b:>14.3f}   {cpu[0] / n:.2f}, {cpu[1] / (3 * n):.2f}")
 
 
 class BareClient:

@@ -103,8 +103,7 @@ def _serve_stdio(args: argparse.Namespace) -> int:
     workspace = str((args.workspace or Path(os.getcwd())).resolve())
     backend = AppBackend(socket_path(), client, workspace=workspace, launcher=AppLauncher(allowed=not args.no_start),
                          fallback_factory=lambda why: _fallback_factory(client, workspace, why))
-    asyncio.run(serve_stdio(backend))
-    return 0
+    return asyncio.run(serve_stdio(backend))
 
 
 async def _serve_http(port: int, *, start_app: bool) -> None:

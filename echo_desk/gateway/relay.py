@@ -51,7 +51,7 @@ class Relay:
     async def connect(cls, path: Path, client: str, *, workspace: str = "", transport: str = "stdio") -> Relay:
         try:
             async with asyncio.timeout(CONNECT_SECONDS):
-                reader, writer = await _open_checked(path)
+                reader, writer = await open_checked(path)
                 protocol.read_in_small_chunks(writer.transport)
                 relay = cls(reader, writer)
                 await relay._out.send({"type": "hello", "version": protocol.PROTOCOL_VERSION, "client": client,
@@ -151,7 +151,7 @@ async def app_status(path: Path) -> Message:
     """The app's answer to ``status`` (clients connected); ``AppUnreachable`` when none runs."""
     try:
         async with asyncio.timeout(CONNECT_SECONDS):
-            reader, writer = await _open_checked(path)
+            reader, writer = await open_checked(path)
             out = LineWriter(writer)
             await out.send({"type": "status", "id": 1})
             answer = await read_message(reader)
@@ -163,7 +163,7 @@ async def app_status(path: Path) -> Message:
     return answer
 
 
-async def _open_checked(path: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def open_checked(path: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A connection to the app's socket, only if it is in a private folder of ours and its
     listener is our user: every way of asking the app (a session, ``status``) trusts the same."""
     check_private(path.parent)

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from echo_desk import __version__
 from echo_desk.agent.host import Host
 from echo_desk.gateway import protocol
 from echo_desk.gateway.clients import BadClientName, client_key, display_name
+from echo_desk.gateway.handed import InAppBackend, asked_deadline, receive_pipes, serve_handed
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.session import (
@@ -36,6 +38,7 @@ from echo_desk.gateway.session import (
     Engine,
     WaitingRoom,
 )
+from echo_desk.gateway.stdio_gateway import McpSession
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -80,6 +83,12 @@ class _Connection:
         #: Notices on their way out (kept so they are not collected half-sent).
         self.notices: set[asyncio.Task[None]] = set()
         self.tools_signature = ""
+        #: The client's pipes, when its gateway handed them over (``handoff``): the session is
+        #: served on them here, and told of changed tools by ``tools_changed``.
+        self.pipes: tuple[int, int] | None = None
+        self.tools_changed: Callable[[], None] | None = None
+        self.serving: asyncio.Task[Any] | None = None
+        self.write_deadline = 0.0
 
     def track(self, request_id: Any, task: asyncio.Task[None]) -> None:
         self.calls[request_id] = task
@@ -205,7 +214,8 @@ class GatewayService:
         self._unsubscribe.clear()
         if self._server is not None:
             self._server.close()
-        tasks = [t for c in list(self._connections) for t in c.calls.values()]
+        # A handed session's calls are its own: ending its serving withdraws them and closes its pipes.
+        tasks = [t for c in list(self._connections) for t in (*c.calls.values(), c.serving) if t is not None]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -272,7 +282,10 @@ class GatewayService:
             if connection is None:
                 return
             self._connections.add(connection)
-            await self._read_requests(reader, connection)
+            if connection.pipes is not None:
+                await self._serve_handed(reader, connection, connection.pipes)
+            else:
+                await self._read_requests(reader, connection)
         except (ProtocolError, ConnectionError, TimeoutError) as exc:
             log.info("gateway connection ended: %s", exc)
             if isinstance(exc, ProtocolError):
@@ -308,8 +321,32 @@ class GatewayService:
         session = ClientSession(self.engine, self.person, client, workspace_of(hello.get("workspace")),
                                 transport=str(hello.get("transport", "stdio"))[:16], keepalive=self.keepalive,
                                 approval_turns=turns)
-        await out.send({"type": "welcome", "version": protocol.PROTOCOL_VERSION, "app": f"echo-desk {__version__}"})
-        return _Connection(session, out)
+        welcome = {"type": "welcome", "version": protocol.PROTOCOL_VERSION, "app": f"echo-desk {__version__}"}
+        connection = _Connection(session, out)
+        if hello.get("handoff") is True and session.transport == "stdio":
+            pipes = await receive_pipes(out.writer, welcome)
+            if pipes is None:
+                return None  # refused, and said so: the gateway relays on a connection of its own
+            try:
+                await out.send({"type": "taken"})
+            except BaseException:
+                for fd in pipes:
+                    os.close(fd)
+                raise
+            connection.pipes, connection.write_deadline = pipes, asked_deadline(hello)
+            return connection
+        await out.send(welcome)
+        return connection
+
+    async def _serve_handed(self, reader: asyncio.StreamReader, connection: _Connection,
+                            pipes: tuple[int, int]) -> None:
+        def listed(tools: list[dict[str, Any]]) -> None:
+            connection.tools_signature = _signature(tools)
+
+        session = McpSession(InAppBackend(connection.session, listed))
+        connection.tools_changed = session.tools_changed
+        connection.serving = asyncio.current_task()
+        await serve_handed(pipes, session, reader, connection.write_deadline)
 
     async def _read_requests(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         while (message := await read_message(reader)) is not None:
@@ -375,7 +412,10 @@ class GatewayService:
             signature = _signature(connection.session.tools())
             if signature != connection.tools_signature:
                 connection.tools_signature = signature
-                connection.notice({"type": "tools_changed"})
+                if connection.tools_changed is not None:
+                    connection.tools_changed()
+                else:
+                    connection.notice({"type": "tools_changed"})
 
 
 def _signature(tools: list[dict[str, Any]]) -> str:

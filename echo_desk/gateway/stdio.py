@@ -166,20 +166,40 @@ class Wire:
 async def claimed_stdio() -> AsyncIterator[Wire]:
     """The protocol's ``Wire`` over stdin/stdout; a write the client leaves unread for
     ``write_deadline()`` seconds raises ``ConnectionError``."""
-    loop = asyncio.get_running_loop()
     wire_in, wire_out, saved_in, saved_out = _claim_stdio()
+    try:
+        async with pipe_wire(wire_in, wire_out) as wire:
+            yield wire
+    finally:
+        _restore(saved_in, saved_out)
+
+
+@contextlib.asynccontextmanager
+async def pipe_wire(wire_in: int, wire_out: int, deadline: float | None = None) -> AsyncIterator[Wire]:
+    """A ``Wire`` over a client's pipes (this process's own, or handed to the app by a gateway,
+    ``handoff``); both fds are owned, and closed, by it. ``deadline``: seconds a write may wait
+    for the client to read (``write_deadline()`` when not given)."""
+    loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 16)
     try:
         read_pipe, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
+    except BaseException:
+        for fd in (wire_in, wire_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        raise
+    try:
         write_pipe, flow = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
     except BaseException:
-        _restore(saved_in, saved_out)
+        read_pipe.close()
+        with contextlib.suppress(OSError):
+            os.close(wire_out)
         raise
     read_in_small_chunks(read_pipe)
     writer = asyncio.StreamWriter(write_pipe, flow, None, loop)
-    deadline = write_deadline()
+    deadline = write_deadline() if deadline is None else deadline
 
     async def write(data: bytes) -> None:
         writer.write(data)
@@ -196,7 +216,6 @@ async def claimed_stdio() -> AsyncIterator[Wire]:
     finally:
         read_pipe.close()
         write_pipe.close()
-        _restore(saved_in, saved_out)
 
 
 async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_REQUEST_BYTES) -> None:

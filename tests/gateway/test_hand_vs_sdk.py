@@ -1,9 +1,10 @@
 """The gateway answers the plain requests of the handshake era by hand and leaves the rest to the
 SDK's server (``handshake``). Here every session of a corpus runs twice against the same app: as
 served (hand, then the SDK from the first line the hand path does not take) and with the SDK
-serving it whole (``ECHO_DESK_GATEWAY_SDK=1``). The answers must be the same JSON. Which path
-served is checked from outside: the SDK's models load pydantic's native library, which shows in
-the gateway process's memory map."""
+serving it whole (``ECHO_DESK_GATEWAY_SDK=1``), both in the gateway process (the handoff off), and
+a third time handed to the app (``handoff``), which serves it the same way. The answers must be
+the same JSON. Which path served is checked from outside: the SDK's models load pydantic's native
+library, which shows in the gateway process's memory map."""
 
 from __future__ import annotations
 
@@ -111,13 +112,17 @@ def _comparable(answer: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _both(env: dict[str, str], messages: list[dict[str, Any]]) -> tuple[list[Any], list[Any], bool, bool]:
-    served, whole = await Session.start(env), await Session.start({**env, "ECHO_DESK_GATEWAY_SDK": "1"})
+    relaying = {**env, "ECHO_DESK_GATEWAY_HANDOFF": "0"}
+    served, whole = await Session.start(relaying), await Session.start({**relaying, "ECHO_DESK_GATEWAY_SDK": "1"})
+    in_app = await Session.start(env)
     try:
-        mine, sdks = await served.play(messages), await whole.play(messages)
+        mine, sdks, apps = await served.play(messages), await whole.play(messages), await in_app.play(messages)
+        assert apps == mine  # the app serves a handed session as the gateway would have
         return mine, sdks, served.loaded_sdk(), whole.loaded_sdk()
     finally:
         await served.close()
         await whole.close()
+        await in_app.close()
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN))

@@ -248,7 +248,8 @@ ASKS_TIME = "time__convert_time"  # an MCP tool with no policy: it asks the pers
 
 
 def _held(app: App, client: str) -> int:
-    return sum(len(c.calls) for c in list(app.service._connections) if c.session.client == client)
+    """The client's calls under way in the app (relayed or served there on its handed pipes)."""
+    return sum(c.session.running for c in list(app.service._connections) if c.session.client == client)
 
 
 def _convert(request_id: int | str, time_text: str) -> dict[str, Any]:
