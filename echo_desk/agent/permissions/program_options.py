@@ -742,6 +742,8 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "meson": (("-C",), ("--sourcedir", "--builddir")),
     "scons": (("-C", "-Y"), ("--directory", "--repository", "--srcdir", "--site-dir")),
     "gradle": (("-p",), ("--project-dir", "--include-build")),
+    # make's -C: the makefile of that folder, and what it includes (see ``build_includes``).
+    "make": (("-C",), ("--directory",)),
 }
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
@@ -755,11 +757,17 @@ CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "nox": (("-f",), ("--noxfile",)),
     "gradle": (("-b", "-c", "-I"), ("--build-file", "--settings-file", "--init-script")),
     "bundle": ((), ("--gemfile",)),
+    "make": (("-f",), ("--file", "--makefile")),
+}
+#: Options naming the folders a program looks in for a relative file its build file includes
+#: that is not in the folder it runs in: make's -I (``include x.mk`` reads I/x.mk).
+INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "make": (("-I",), ("--include-dir",)),
 }
 #: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
 #: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
 #: group counts (a value that merely holds it only makes more places count).
-GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox"})
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make"})
 #: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})
