@@ -702,6 +702,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "nox": ("noxfile.py",),
     "gradle": ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties"),
 }
+#: A first word after which a program of FOLDER_SETTINGS reads none of those files: ``cmake -E``
+#: runs one built-in command (``cmake -E echo`` opens no file of the project: strace, cmake 3.25);
+#: the command ``env``, ``time`` or ``chdir`` runs is judged with its own settings.
+NO_BUILD_FILE_MODES: dict[str, str] = {"cmake": "-E"}
 #: hg's options that run code whatever the subcommand: ``--config`` sets any setting
 #: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
 #: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).

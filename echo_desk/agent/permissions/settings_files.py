@@ -86,7 +86,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
-    if names is None:
+    if names is None or rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
         return found
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
