@@ -762,6 +762,8 @@ CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gradle": (("-b", "-c", "-I"), ("--build-file", "--settings-file", "--init-script")),
     "bundle": ((), ("--gemfile",)),
     "make": (("-f",), ("--file", "--makefile")),
+    # meson's machine files name the compilers and tools it runs (``c = '/path/cc'``).
+    "meson": ((), ("--native-file", "--cross-file")),
 }
 #: Options naming the folders a program looks in for a relative file its build file includes
 #: that is not in the folder it runs in: make's -I (``include x.mk`` reads I/x.mk).
