@@ -1,5 +1,6 @@
 """What a build file takes in by another name: make's ``include``/``-include``/``sinclude``,
-ninja's ``include``/``subninja``, cmake's ``include()`` and ``add_subdirectory()``. The
+ninja's ``include``/``subninja``, cmake's ``include()`` and ``add_subdirectory()``, SCons'
+``SConscript()`` (read from its manual: scons is not installed here). The
 included file is as much the build's code as the build file itself: a person's Makefile
 holding ``-include ../out/deps.d`` runs whatever the agent writes into out/deps.d
 (``$(shell …)`` runs while make reads it), whatever the build file's own name says (s164,
@@ -18,6 +19,7 @@ rule naming it grants, not something the engine reads here.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -59,7 +61,7 @@ def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
     make = _make_reader((*include_folders, *_MAKE_INCLUDE_FOLDERS))
     for start in starts:
         queue += [(start / name, start, reader) for name, reader in _build_files(program, make)]
-    reader = {"ninja": _ninja, "cmake": _cmake, "make": make}.get(program)
+    reader = {"ninja": _ninja, "cmake": _cmake, "make": make, "scons": _scons}.get(program)
     for path in code_files:
         queue += [(path, s, reader) for s in starts[:1]] if reader is not None else []
     while queue:
@@ -195,6 +197,56 @@ def _cmake_uncomment(text: str) -> str:
     return "".join(out)
 
 
+#: Python calls that turn text into code: what they run is not read here.
+_PYTHON_EVALS = frozenset({"exec", "eval", "compile", "execfile", "__import__", "run_path", "import_module"})
+#: SCons' own names of its top build file (``program_options.FOLDER_SETTINGS``).
+_SCONSTRUCTS = ("SConstruct", "Sconstruct", "sconstruct", "SConstruct.py", "Sconstruct.py", "sconstruct.py")
+
+
+def _scons(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _Reader]] | None:
+    """SCons' ``SConscript()`` (``env.SConscript()`` too): the scripts it names, by any name,
+    relative to the folder of the file calling it, or ``dirs=[…]``'s ``SConscript`` (``name=``).
+    The build files are Python: a call whose files are not plain strings, or code made from text
+    (``exec``, ``eval``…), is not read. (scons is not installed here: read from its manual.)"""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    found: list[tuple[Path, Path, _Reader]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name in _PYTHON_EVALS:
+            return None
+        if name != "SConscript":
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        if None in keywords:
+            return None  # (**kwargs: not known here)
+        scripts = _python_strings(node.args[0]) if node.args else _python_strings(keywords.get("dirs"))
+        script_name = _python_strings(keywords["name"]) if "name" in keywords else ["SConscript"]
+        if scripts is None or script_name is None or len(script_name) != 1:
+            return None
+        if node.args and "dirs" in keywords:
+            return None  # (both given: which one SCons reads is not read here)
+        for word in scripts:
+            target = path.parent / word
+            found.append(((target if node.args else target / script_name[0]), base, _scons))
+    return found
+
+
+def _python_strings(node: ast.expr | None) -> list[str] | None:
+    """The strings of a plain string or a list or tuple of them (``None``: anything else)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        words = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return words if len(words) == len(node.elts) else None
+    return None
+
+
 _CMAKE_HOME = re.compile(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", re.MULTILINE)
 
 
@@ -212,11 +264,13 @@ def _cmake_cache(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _R
 
 def _build_files(program: str, make: _Reader) -> list[tuple[str, _Reader]]:
     """The build files ``program`` reads in the folder it starts from, with their readers:
-    make's makefiles, ninja's build.ninja, cmake's CMakeLists.txt of a source folder and the
+    make's makefiles, ninja's build.ninja, scons' SConstruct, cmake's CMakeLists.txt of a source folder and the
     cache and generated build of a build folder (``cmake --build``), meson's build.ninja (``meson
     compile`` runs ninja)."""
     if program == "make":
         return [(name, make) for name in sorted(_MAKEFILES)]
+    if program == "scons":
+        return [(name, _scons) for name in _SCONSTRUCTS]
     if program in ("ninja", "meson"):
         return [("build.ninja", _ninja)]
     if program == "cmake":

@@ -19,7 +19,7 @@ PROGRAMS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[make|make -C src|make -f src/x.mk|make -I out|make -sI out|ninja|cmake|meson|cd] **"
+pattern = "[make|make -C src|make -f src/x.mk|make -I out|make -sI out|ninja|cmake|meson|scons|cd] **"
 """
 
 
@@ -67,6 +67,13 @@ CMAKE_TOP = "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
     # The cache of a build folder names the source folder cmake --build configures again.
     ("cmake --build src/b", {"src/b/CMakeCache.txt": "CMAKE_HOME_DIRECTORY:INTERNAL=@WS@/lib\n",
                              "lib/CMakeLists.txt": "include(../out/notes.md)\n"}),
+    # SConscript() reads a script by any name, relative to the file calling it (scons is not
+    # installed here: from its manual).
+    ("scons", {"SConstruct": "SConscript('out/notes.md')\n"}),
+    ("scons", {"SConstruct": "env = Environment()\nenv.SConscript(['src/SConscript', 'out/notes.md'])\n"}),
+    ("scons", {"SConstruct": "SConscript(dirs=['out'], name='notes.md')\n"}),
+    ("scons", {"SConstruct": "SConscript('src/SConscript')\n", "src/SConscript": "SConscript('../out/notes.md')\n"}),
+    ("scons -f src/S.py", {"src/S.py": "SConscript('../out/notes.md')\n"}),
     ("meson compile -C src/b", {"src/b/build.ninja": "subninja ../../out/notes.md\n"}),
 ])
 def test_a_build_file_including_a_file_the_agent_may_write_asks(setup: Setup, line: str,
@@ -83,6 +90,9 @@ def test_a_build_file_including_a_file_the_agent_may_write_asks(setup: Setup, li
     ("cd src && cmake .", {"src/CMakeLists.txt": CMAKE_TOP + "include(${CMAKE_BINARY_DIR}/gen.cmake)\n"}),
     ("cd src && cmake .", {"src/CMakeLists.txt": CMAKE_TOP + "cmake_language(EVAL CODE \"${code}\")\n"}),
     ("cd src && cmake .", {"src/CMakeLists.txt": CMAKE_TOP + "list(APPEND CMAKE_MODULE_PATH x)\ninclude(M)\n"}),
+    ("scons", {"SConstruct": "SConscript(Glob('*/SConscript'))\n"}),
+    ("scons", {"SConstruct": "exec(open('x').read())\n"}),
+    ("scons", {"SConstruct": "SConscript(\n"}),
 ])
 def test_an_inclusion_not_read_lets_any_writable_file_count(setup: Setup, line: str, files: dict[str, str]) -> None:
     """What a variable, a wildcard or code made from text includes is known only when the build
@@ -97,6 +107,9 @@ def test_an_inclusion_not_read_lets_any_writable_file_count(setup: Setup, line: 
     ("cd src && cmake -S . -B b", {"src/CMakeLists.txt": CMAKE_TOP + "include(GNUInstallDirs)\ninclude(cmake/x.cmake)\n"
                                                                "# include(../out/notes.md)\n"}),
     ("cd src && cmake .", {"src/CMakeLists.txt": CMAKE_TOP + 'message("include(../out/notes.md)")\n'}),
+    ("scons", {"SConstruct": "import os\nSConscript('src/SConscript', variant_dir='out/b')\n# SConscript('out/x')\n"}),
 ])
 def test_a_build_including_no_writable_file_stays_allowed(setup: Setup, line: str, files: dict[str, str]) -> None:
-    assert _verdict(setup, line, files, "@workspace/out/*.md" if "cmake" in line else "@workspace/out/**") is Effect.ALLOW
+    # (cmake and scons read the build files of every folder below: out/ may hold only notes)
+    writable = "@workspace/out/*.md" if "cmake" in line or "scons" in line else "@workspace/out/**"
+    assert _verdict(setup, line, files, writable) is Effect.ALLOW
