@@ -17,6 +17,15 @@ them (each proven with cmake 3.25, the version read):
   a rule's ``**`` does not cover it, so the line asks.
 
 ``-E`` is only read as the first word after ``cmake`` (anywhere else cmake does not take it).
+It reads no build file of the project (``settings_files`` looks for none).
+
+cmake's other options that write a file they name go to the write rules too (s164, each proven
+with cmake 3.25: ``cmake --version ~/.bashrc`` overwrote it): ``--graphviz``,
+``--trace-redirect`` and ``--profiling-output`` (``=F`` or the next word) while it configures,
+``--system-information [F]``, the help options ``--version``/``-version``/``/V [F]`` and
+``--help-…  [NAME] [F]``, and ``--install DIR --prefix P``, which installs below P. Where a plain
+``cmake --install`` installs (the prefix the build's cache holds) is the project's, trusted as
+``make install`` is by a rule naming the tool.
 """
 
 from __future__ import annotations
@@ -59,11 +68,12 @@ _UNKNOWN_WORD = Flag(frozenset(), "", None)  # a word only known when the line r
 
 def cmake_reading(argv: Argv, program: str) -> Reading:
     """``cmake -E COMMAND …`` read by its command (see the module doc); any other cmake line is
-    read as before: a program whose words the engine does not know."""
+    a program whose words the engine does not know, with the files its options write."""
     if len(argv) < 2 or argv[1] != "-E":
+        written, below = _option_writes(argv)
         if len(argv) > 1 and argv[1] is None:
-            return Reading(program, flags=(_UNKNOWN_WORD,), known=False)
-        return Reading(program, known=False)
+            return Reading(program, flags=(_UNKNOWN_WORD,), known=False, written=written, written_below=below)
+        return Reading(program, known=False, written=written, written_below=below)
     command = argv[2] if len(argv) > 2 else "help"
     if command is None:
         return Reading(program, flags=(_UNKNOWN_WORD,), unreadable=True)
@@ -179,3 +189,37 @@ def _tar(program: str, words: list[str | None]) -> Reading:
     if "x" in action:
         written.append(None)
     return Reading(program, written=tuple(written))
+
+
+#: Options whose value is a file cmake writes (``--graphviz=F`` or ``--graphviz F``).
+_WRITES_VALUE = frozenset({"--graphviz", "--trace-redirect", "--profiling-output"})
+#: Options after which the next word that is no option is a file cmake writes what it prints to.
+_PRINTS_TO_FILE = re.compile(r"--help-[\w-]+|--version|-version|/V|--system-information")
+#: Of those, the ones that take a name before the file (``--help-command include FILE``).
+_NAMED_HELP = frozenset({"--help-command", "--help-module", "--help-policy", "--help-property", "--help-variable",
+                         "--help-manual"})
+
+
+def _option_writes(argv: Argv) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """The files cmake's options write (``None``: a word only known when it runs), and the
+    folder ``--install``'s ``--prefix`` installs below."""
+    written: list[str | None] = []
+    below: list[str | None] = []
+    words = list(argv[1:])
+    installs = "--install" in words
+    for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else None
+        if word is None:
+            continue
+        name, equals, value = word.partition("=")
+        if name in _WRITES_VALUE:
+            written.append(value if equals else following)
+        elif installs and name == "--prefix":
+            below.append(value if equals else following)
+        elif _PRINTS_TO_FILE.fullmatch(word):
+            # (a word only known when it runs may be the file; an option word ends the look)
+            rest = words[i + 1 + (word in _NAMED_HELP):]
+            target = rest[0] if rest else ""
+            if target is None or not target.startswith("-"):
+                written += [target] if target != "" else []
+    return tuple(written), tuple(below)

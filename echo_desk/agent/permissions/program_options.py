@@ -702,6 +702,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "nox": ("noxfile.py",),
     "gradle": ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties"),
 }
+#: A first word after which a program of FOLDER_SETTINGS reads none of those files: ``cmake -E``
+#: runs one built-in command (``cmake -E echo`` opens no file of the project: strace, cmake 3.25);
+#: the command ``env``, ``time`` or ``chdir`` runs is judged with its own settings.
+NO_BUILD_FILE_MODES: dict[str, str] = {"cmake": "-E"}
 #: hg's options that run code whatever the subcommand: ``--config`` sets any setting
 #: (``hg status --config hooks.pre-status='touch PWNED'`` runs the command, so does an alias
 #: ``alias.log=!…``), ``--debugger`` starts pdb, which runs ./.pdbrc (both proven, hg 6.3).
@@ -742,6 +746,8 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "meson": (("-C",), ("--sourcedir", "--builddir")),
     "scons": (("-C", "-Y"), ("--directory", "--repository", "--srcdir", "--site-dir")),
     "gradle": (("-p",), ("--project-dir", "--include-build")),
+    # make's -C: the makefile of that folder, and what it includes (see ``build_includes``).
+    "make": (("-C",), ("--directory",)),
 }
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
@@ -755,11 +761,19 @@ CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "nox": (("-f",), ("--noxfile",)),
     "gradle": (("-b", "-c", "-I"), ("--build-file", "--settings-file", "--init-script")),
     "bundle": ((), ("--gemfile",)),
+    "make": (("-f",), ("--file", "--makefile")),
+    # meson's machine files name the compilers and tools it runs (``c = '/path/cc'``).
+    "meson": ((), ("--native-file", "--cross-file")),
+}
+#: Options naming the folders a program looks in for a relative file its build file includes
+#: that is not in the folder it runs in: make's -I (``include x.mk`` reads I/x.mk).
+INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "make": (("-I",), ("--include-dir",)),
 }
 #: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
 #: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
 #: group counts (a value that merely holds it only makes more places count).
-GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox"})
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make"})
 #: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})

@@ -55,6 +55,7 @@ from echo_desk.agent.permissions.interpreters import (
     python_reading,
     ruff_reading,
 )
+from echo_desk.agent.permissions.meson_modes import meson_reading
 from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, read_options
 from echo_desk.agent.permissions.program_scripts import awk_is_harmless, sed_is_harmless
@@ -770,7 +771,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "zip": _zip, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading, "mvn": mvn_reading,
-    "cmake": cmake_reading,
+    "cmake": cmake_reading, "meson": meson_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),

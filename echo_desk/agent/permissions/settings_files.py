@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.permissions import (
+    build_includes,
     build_tools,
     curl_config,
     gdb_init,
@@ -85,7 +86,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
-    if names is None:
+    if names is None or rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
         return found
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
@@ -385,7 +386,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds)
+    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds)
     if program == "hg":
         roots = _hg_roots(starts)
         found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
@@ -423,6 +424,21 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
     names = table.FOLDER_SETTINGS.get(program, ())
     return [place for c in cwds for value in named if value for p in _both(c / value)
             for place in (Place(p.parent, (p.name,)), Place(p, names))]
+
+
+def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[Path],
+                    cwds: Sequence[Path]) -> list[Place]:
+    """The files the build files of ``program`` include by other names (``build_includes``:
+    a Makefile's ``-include out/deps.d``), read from the folders it starts from and the code
+    files its options name, with the folders its options add to where it looks for them (make's
+    -I); an inclusion not read: any file."""
+    named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    code = [p for c in cwds for value in named if value for p in _both(c / value)]
+    folders = _option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program))
+    result = build_includes.included(program, starts, code, [p for c in cwds for v in folders if v for p in _both(c / v)])
+    found = [Place(p.parent, (p.name,)) for p in result.files]
+    unknown = result.unknown or any(not v for v in folders)
+    return found + ([Place(Path("/"), ("file",), below=True, suffixes=("",))] if unknown else [])
 
 
 def _option_values(program: str, words: Sequence[str | None],

@@ -128,3 +128,40 @@ def test_only_the_first_word_selects_the_command_mode() -> None:
     assert read(("cmake", "-E", "env", "sh", "-c", "x")).inners[0].start == 3
     assert read(("cmake3", "-E", "time", "sh")).inners[0].start == 3
     assert read(("cmake", "-E", "rm", None)).written == (None,)
+
+
+@pytest.mark.parametrize("line", [
+    # Options that write the file they name (s164), glued or as the next word.
+    "cmake -S src -B src/b --graphviz=../home/.bashrc", "cmake -S src -B src/b --graphviz ~/.bashrc",
+    "cmake -S src -B src/b --trace-redirect=../home/.bashrc", "cmake -S src -B src/b --trace-redirect ~/.profile",
+    "cmake -S src -B src/b --profiling-format=google-trace --profiling-output=../home/.bashrc",
+    # What cmake prints, written into the file after the option (after the name some take).
+    "cmake --version ~/.bashrc", "cmake -version ~/.bashrc", "cmake /V ~/.bashrc", "cmake --help-full ~/.bashrc",
+    "cmake --help-command-list ~/.profile", "cmake --help-command include ~/.bashrc",
+    "cmake --help-manual cmake ~/.bashrc", "cmake --system-information ~/.bashrc",
+    # --install installs below the prefix it is given.
+    "cmake --install src/b --prefix ~/.config", "cmake --install src/b --prefix=../home/.local",
+    "cmake --install src/b --prefix $P",
+])
+def test_an_option_writing_a_file_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cmake -S src -B src/b --graphviz=out/g.md", "cmake -S src -B src/b --trace-redirect out/t.md",
+    "cmake --version", "cmake --version out/v.md", "cmake --help-command include", "cmake --help-full out/h.md",
+    "cmake --install src/b", "cmake --build src/b", "cmake --system-information out/s.md",
+])
+def test_an_option_writing_where_the_write_rules_allow_stays_allowed(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["cmake -E echo hi", "cmake -E capabilities", "cmake -E touch out/x",
+                                  "cmake -E env cmake -E echo hi"])
+def test_the_command_mode_reads_no_build_file(setup: Setup, line: str) -> None:
+    """cmake -E opens no file of the project (strace, cmake 3.25): a writable out/ below the
+    folder it runs in, where cmake's build files may be, does not make it ask."""
+    writable = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
+    assert _verdict(setup, line, writable) is Effect.ALLOW
+    # The cmake that -E env runs reads them, as any cmake does.
+    assert _verdict(setup, "cmake -E env cmake -S . -B b", writable) is not Effect.ALLOW

@@ -61,6 +61,11 @@ WORKSPACE_FILES: dict[str, str] = {
     # go.mod it works on by walking up from the folder it runs in (s138).
     "gonest/go.mod": "module nest\n",
     "gonest/sub/go.mod": "module sub\n\ngo 1.19\n",
+    # The person's builds that include generated files from out/ by names of their own: make's
+    # dependency files, ninja's generated rules, a cmake settings template (s164).
+    "mkproj/Makefile": "-include ../out/deps.d\nall:\n\t@echo built\n",
+    "nproj/build.ninja": "include ../out/rules.ninja\nsubninja ../out/sub.ninja\nbuild all: cc\n",
+    "cmproj/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\ninclude(../out/settings.in OPTIONAL)\n",
 }
 HOME_FILES: dict[str, str] = {
     ".bashrc": "# bashrc\n",

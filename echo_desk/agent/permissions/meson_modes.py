@@ -1,0 +1,139 @@
+"""meson's commands that run a program the line names, read so a rule naming meson (``meson
+**``) trusts meson to configure, build and test the project, not the programs these run (s164;
+meson is not installed here: read from its documentation, meson 1.x):
+
+- ``meson devenv [-C DIR] [--workdir DIR] [--dump [FILE]] [COMMAND…]`` runs COMMAND (with none:
+  an interactive shell, reading commands from its input) in the project's developer
+  environment, whose ``PATH`` leads first to the build folders holding programs: the command
+  is judged in its own right, and a rule covers the changed environment only by naming
+  ``devenv``; ``--dump FILE`` writes the environment to FILE;
+- ``meson test --wrapper W`` (``--wrap``) runs every test under the program W, ``--gdb`` under
+  gdb (which runs ./.gdbinit), ``--gdb-path P`` under the program P: a rule covers them only
+  by naming them (argparse takes any unique prefix: ``--wra``);
+- ``meson subprojects foreach [options] COMMAND…`` runs COMMAND in each subproject's folder, a
+  ``cd`` the line does not show: judged in its own right, and covered only by naming
+  ``foreach``;
+- ``meson runpython [-c] SCRIPT|CODE`` runs Python (a script, or the code ``-c`` gives) with
+  meson's own interpreter, and ``meson --internal …`` meson's internal commands (``exe`` runs
+  a program): a rule covers them only by naming them.
+
+Any other meson line reads as before: a program whose words the engine does not know, with
+its build files (``settings_files``) and the machine files ``--native-file``/``--cross-file``
+name (they name the compilers and tools it runs) counting as its code.
+"""
+
+from __future__ import annotations
+
+from echo_desk.agent.permissions.options import Does
+from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading
+
+__all__ = ["meson_reading"]
+
+_UNKNOWN_WORD = Flag(frozenset(), "", None)  # a word only known when the line runs
+#: meson's own options before its command (``-v``/``--version``, ``-h``/``--help``).
+_GLOBAL_FLAGS = frozenset({"-v", "--version", "-h", "--help"})
+#: devenv's options that take a value (``-C DIR``, ``--workdir=DIR``; ``-w`` is --workdir).
+_DEVENV_VALUES = ("-C", "-w", "--workdir", "--dump-format")
+_DEVENV_FLAGS = ("-h", "--help")
+#: meson test's options that run a program around each test.
+_TEST_RUNS = ("--wrapper", "--gdb", "--gdb-path")
+#: meson subprojects foreach's options (``--types T``, ``--num-processes N``, ``--sourcedir D``).
+_FOREACH_VALUES = ("--sourcedir", "--types", "--num-processes")
+_FOREACH_FLAGS = ("--allow-insecure", "-h", "--help")
+
+
+def meson_reading(argv: Argv, program: str) -> Reading:
+    """``meson COMMAND …`` read by its command (see the module doc)."""
+    at = 1
+    while at < len(argv):
+        word = argv[at]
+        if word is None:
+            return Reading(program, flags=(_UNKNOWN_WORD,), known=False)
+        if word in _GLOBAL_FLAGS:
+            at += 1
+            continue
+        if word.startswith("-"):
+            # (`--internal exe …` runs a program; any other option meson may add is not known)
+            return Reading(program, flags=(Flag(frozenset({word}), word, None),), known=False)
+        break
+    command = argv[at] if at < len(argv) else None
+    if command == "devenv":
+        return _devenv(argv, program, at + 1)
+    if command == "test":
+        return _test(argv, program, at + 1)
+    if command == "subprojects" and at + 1 < len(argv) and argv[at + 1] in ("foreach", None):
+        return _foreach(argv, program, at + 2)
+    if command == "runpython":
+        return Reading(program, flags=(Flag(frozenset({command}), command, None),), known=False)
+    return Reading(program, known=False)
+
+
+def _devenv(argv: Argv, program: str, start: int) -> Reading:
+    found = [Flag(frozenset({"devenv"}), "devenv", Does.CONFIG)]
+    written: list[str | None] = []
+    at = start
+    while at < len(argv):
+        word = argv[at]
+        if word is None:
+            return Reading(program, flags=(*found, _UNKNOWN_WORD), unreadable=True)
+        if not word.startswith("-"):
+            break
+        if word == "--":
+            at += 1
+            break
+        name, equals, value = word.partition("=")
+        if name == "--dump":
+            # An optional value: glued, or the next word when it is no option.
+            following = argv[at + 1] if at + 1 < len(argv) and not equals else "-"
+            if equals or following is None or not following.startswith("-"):
+                written.append(value if equals else following)
+                at += not equals
+            at += 1
+            continue
+        if word in _DEVENV_FLAGS:
+            at += 1
+            continue
+        if word in _DEVENV_VALUES or (word[:2] in ("-C", "-w") and len(word) > 2) or (equals and name in _DEVENV_VALUES):
+            at += 1 + (word in _DEVENV_VALUES)
+            continue
+        # argparse takes a prefix of a long option, and later versions add options: not known here.
+        return Reading(program, flags=(*found, Flag(frozenset({word}), word, None)), unreadable=True)
+    inners = (Inner(start=at),) if at < len(argv) else ()
+    # With no command it starts an interactive shell, which reads its commands from its input.
+    return Reading(program, flags=tuple(found), inners=inners, known=False, written=tuple(written),
+                   commands_from_input=not inners)
+
+
+def _test(argv: Argv, program: str, start: int) -> Reading:
+    found: list[Flag] = []
+    for word in argv[start:]:
+        if word is None:
+            found.append(_UNKNOWN_WORD)
+            continue
+        if word == "--":
+            break
+        name = word.partition("=")[0]
+        if name.startswith("--") and len(name) > 2 and any(o.startswith(name) for o in _TEST_RUNS):
+            found.append(Flag(frozenset({name}), word, Does.RUNS))
+    return Reading(program, flags=tuple(found), known=False)
+
+
+def _foreach(argv: Argv, program: str, start: int) -> Reading:
+    found = [Flag(frozenset({"foreach"}), "foreach", Does.CONFIG)]
+    at = start
+    while at < len(argv):
+        word = argv[at]
+        if word is None:
+            return Reading(program, flags=(*found, _UNKNOWN_WORD), unreadable=True)
+        if not word.startswith("-"):
+            break
+        if word in _FOREACH_FLAGS:
+            at += 1
+        elif word in _FOREACH_VALUES:
+            at += 2
+        elif word.partition("=")[0] in _FOREACH_VALUES:
+            at += 1
+        else:
+            return Reading(program, flags=(*found, Flag(frozenset({word}), word, None)), unreadable=True)
+    inners = (Inner(start=at),) if at < len(argv) else ()
+    return Reading(program, flags=tuple(found), inners=inners, known=False)

@@ -1,0 +1,87 @@
+"""meson's commands that run a program the line names (s164): ``meson devenv`` runs a command
+in the project's developer environment, ``meson test --wrapper``/``--gdb``/``--gdb-path``
+runs every test under another program, ``meson subprojects foreach`` runs a command in each
+subproject's folder, ``meson runpython`` runs Python and ``meson --internal`` meson's internal
+commands. A rule naming meson trusts meson, not these programs. meson is not installed here:
+the verdicts follow its documentation (meson 1.x)."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+
+from .conftest import Setup
+
+RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[meson|ninja|cd|printf] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/*.md"
+"""
+
+
+def _verdict(setup: Setup, line: str, extra: str = "") -> Effect | None:
+    setup.write_user_rules(RULES + extra)
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    # devenv runs its command (an interactive shell without one), in a changed environment.
+    "meson devenv -C b sh -c 'touch PWNED'", "meson devenv -Cb python3 x.py", "meson devenv --workdir src -C b sh x.sh",
+    "meson devenv -C b -- sh -c x", "meson devenv -C b", "printf 'touch PWNED\\n' | meson devenv -C b",
+    "meson devenv -C b --dump ~/.bashrc", "meson devenv -C b --dump=../home/.profile", "meson devenv -C b --work=src sh",
+    # test runs each test under the program it is given.
+    "meson test -C b --wrapper 'sh -c touch\\ PWNED'", "meson test -C b --wrapper=sh", "meson test --wrap=valgrind",
+    "meson test -C b --gdb", "meson test --gdb-path ./out/gdb", "meson test --gdb-p=./x",
+    # subprojects foreach runs its command in each subproject's folder.
+    "meson subprojects foreach sh -c 'touch PWNED'", "meson subprojects foreach --types git sh -c x",
+    # runpython and the internal commands run code.
+    "meson runpython -c 'import os; os.system(\"touch PWNED\")'", "meson runpython out/x.py",
+    "meson --internal exe -- sh -c x",
+])
+def test_a_program_meson_runs_needs_its_own_rule(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    ("meson devenv -C b ninja", "meson devenv **"), ("meson test -C b --wrapper valgrind", "meson test ** --wrapper **"),
+    ("meson subprojects foreach ninja", "meson subprojects foreach **"), ("meson runpython src/x.py", "meson runpython **"),
+])
+def test_a_rule_naming_the_mode_covers_it(setup: Setup, line: str, named: str) -> None:
+    """The program it runs is judged by its own rules (ninja's here); the mode by a rule that
+    names it."""
+    assert _verdict(setup, line) is not Effect.ALLOW
+    rule = f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{named}"\n'
+    valgrind = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "valgrind **"\n'
+    assert _verdict(setup, line, rule + valgrind) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "meson setup b", "meson compile -C b", "meson test -C b", "meson test -C b --suite unit --num-processes 4",
+    "meson configure b", "meson --version", "meson introspect b --targets",
+])
+def test_everyday_meson_stays_allowed(setup: Setup, line: str) -> None:
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
+def test_a_machine_file_counts_as_code(setup: Setup) -> None:
+    """--native-file and --cross-file name the compilers meson runs."""
+    assert _verdict(setup, "meson setup b --native-file out/n.md") is not Effect.ALLOW
+    assert _verdict(setup, "meson setup b --cross-file=out/c.md") is not Effect.ALLOW
+    assert _verdict(setup, "meson setup b --native-file src/n.ini") is Effect.ALLOW
+
+
+def test_devenv_dump_writes_where_the_write_rules_allow(setup: Setup) -> None:
+    """--dump FILE writes the environment to FILE: judged by the write rules even where a
+    rule names devenv."""
+    named = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "meson devenv **"\n'
+    assert _verdict(setup, "meson devenv -C b --dump out/env.md", named) is Effect.ALLOW
+    assert _verdict(setup, "meson devenv -C b --dump ~/.bashrc", named) is not Effect.ALLOW
+    assert _verdict(setup, "meson devenv -C b --dump=../home/.bashrc", named) is not Effect.ALLOW
