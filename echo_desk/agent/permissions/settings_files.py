@@ -467,11 +467,21 @@ def _hg_roots(starts: Sequence[Path]) -> list[Path]:
 def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) -> list[Place]:
     """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
     tool's program, an extension's file; a folder any file of which may be one, when a
-    settings file is not read), and the files and folders ``$HGRCPATH`` names."""
+    settings file is not read), the files and folders ``$HGRCPATH`` names, and the settings
+    of the repository a share's ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks
+    in the share)."""
     found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
     found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
-    files = hg_config.settings_files(home, roots)
+    sources, unknown = hg_config.shared_sources(roots, starts)
+    found += [Place(source, _SHARED_FILES) for source in sources]
+    found += [Place(Path("/"), _SHARED_FILES, below=True)] if unknown else []
+    files = hg_config.settings_files(home, roots, sources)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+#: What a share reads from the repository folder its ``.hg/sharedpath`` names: its settings
+#: (``share-safe``) and the requirements that say whether to read them.
+_SHARED_FILES = ("hgrc", "requires")
 
 
 def _place(item: git_config.Named) -> Place:
