@@ -390,7 +390,24 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         roots = _hg_roots(starts)
         found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
     if program == "gdb":
-        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, cwds), cwds, home)]
+        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
+        found += _gdb_loaded(rest, starts, home)
+    return found
+
+
+def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path | None) -> list[Place]:
+    """The files gdb auto-loads code from for the programs it loads (``gdb_init.loaded``),
+    each found from every folder it starts in (``-cd``'s too): the program, the scripts beside
+    it, and any separate debug file beside it; a program not known here: any file."""
+    where = gdb_init.loaded(words)
+    found = [Place(Path("/"), ("program",), below=True, suffixes=("",))] if where.unknown else []
+    for word in where.files:
+        expanded = gdb_init.expanded(word, home)
+        if expanded is None:
+            return [*found, Place(Path("/"), ("program",), below=True, suffixes=("",))]
+        for path in dict.fromkeys(Path(os.path.normpath(s / expanded)) for s in starts):
+            found += [Place(p.parent, (p.name,)) for p in gdb_init.auto_loaded(path)]
+            found += [Place(folder, (), suffixes=(".debug",)) for folder in gdb_init.debug_folders(path)]
     return found
 
 
