@@ -676,6 +676,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # (`set auto-load safe-path /`, common advice: Echo Desk does not read it, so it counts;
     # so do the program gdb loads and the scripts that come with it: gdb_init.loaded).
     "hg": (".hg", ".hg/hgrc", ".hg/hgrc-not-shared", ".hg/sharedpath", ".hg/requires", ".hgsub"),
+    # vim runs the first of these in the folder it starts in when the person's vimrc sets
+    # 'exrc' (`call system(…)` in ./.vimrc ran under a plain `vim a.txt`, vim 9.0, s165):
+    # Echo Desk does not read the person's vimrc, so they count, as ./.gdbinit does.
+    **dict.fromkeys(VIM_NAMES, (".vimrc", "_vimrc", ".exrc", "_exrc", ".gvimrc", "_gvimrc")),
     **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)),
     "irb": (".irbrc", "irb.rc", "_irbrc", "$irbrc", ".config/irb/irbrc"),
     "rake": ("rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"),
@@ -798,6 +802,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
     "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
     "gdb": (".gdbinit", ".gdbearlyinit"),
+    # vim's own startup files (Ex commands: `call system(…)` runs a program).
+    **dict.fromkeys(VIM_NAMES, (".vimrc", ".vim/vimrc", ".exrc", ".gvimrc", ".vim/gvimrc")),
     # bundle's user settings (``gemfile`` names the Gemfile it evaluates); gradle's init
     # scripts and its user properties (``org.gradle.jvmargs``: options of the JVM it starts).
     "bundle": (".bundle/config",),
