@@ -249,8 +249,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".config/git", True, _GIT_GLOBAL),
     # Vim reads ~/.exrc when there is no vimrc (vi always); gvim its gvimrc; Vim 9.1 ~/.config/vim.
     # In every folder: with its exrc option on (the person's own vimrc), Vim also runs the .vimrc,
-    # .exrc and .gvimrc of the folder it starts in, shell commands included, the person owning them.
-    *(Entry(name, False, _VIMRC, every_folder=True) for name in (".vimrc", ".exrc", ".gvimrc")),
+    # .exrc and .gvimrc of the folder it starts in, shell commands included, the person owning them
+    # (and, on Unix too, its _vimrc: tested with Vim 9.0, s165).
+    *(Entry(name, False, _VIMRC, every_folder=True) for name in (".vimrc", "_vimrc", ".exrc", ".gvimrc")),
     Entry(".config/vim", True, _EDITOR),
     Entry(".vim", True, N_("Vim runs the plugins in it (and its vimrc) every time it starts")),
     Entry(".config/nvim", True, _EDITOR),
@@ -329,7 +330,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(".tmux.conf", False, N_("tmux runs the commands in it when it starts")),
     Entry(".config/tmux", True, N_("tmux runs the commands in it when it starts")),
     Entry(".config/starship.toml", False, N_("starship runs the commands of its custom modules at every prompt")),
-    Entry(".gdbinit", False, _GDB),
+    # In every folder too: gdb runs the .gdbinit of the folder it starts in when the person's
+    # auto-load safe-path lets it (`set auto-load safe-path /`, as gdb's own warning suggests:
+    # tested with gdb 13, s165).
+    Entry(".gdbinit", False, _GDB, every_folder=True),
     # gdb 11 and later read it before anything else (tested with gdb 13: ``shell`` runs).
     Entry(".gdbearlyinit", False, _GDB),
     # lldb reads ~/.lldbinit and ~/.lldbinit-<program> (lldb's own: -lldb) at every start.

@@ -1316,7 +1316,7 @@ async def test_a_planted_ruby_version_file_runs_no_ruby_of_the_workspace(jail: J
 
 
 needs_vim = pytest.mark.skipif(shutil.which("vim") is None, reason="needs Vim to show what its exrc option runs")
-VIM_FILES = (".exrc", ".vimrc", ".gvimrc")
+VIM_FILES = (".exrc", ".vimrc", "_vimrc", ".gvimrc")
 
 
 def _person_starts_vim_with_exrc_on(jail: Jail, folder: Path) -> None:
@@ -1330,7 +1330,7 @@ def _person_starts_vim_with_exrc_on(jail: Jail, folder: Path) -> None:
 
 
 @needs_vim
-@pytest.mark.parametrize("name", [".exrc", ".vimrc"])
+@pytest.mark.parametrize("name", [".exrc", ".vimrc", "_vimrc"])
 def test_an_exrc_written_by_hand_below_the_top_runs_when_vim_starts_there(jail: Jail, name: str) -> None:
     """With ``exrc`` on, Vim runs the current folder's ``.vimrc`` (else ``.exrc``), ``:!`` shell
     commands included (the person owns it, so ``secure`` does not apply)."""
@@ -1350,6 +1350,37 @@ async def test_an_exrc_planted_below_the_top_does_not_run_when_vim_starts_there(
     _person_starts_vim_with_exrc_on(jail, ws / _BELOW)
     assert _ran(jail) == 0, result.output
     assert f"{_BELOW}/{name}" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+
+
+needs_gdb = pytest.mark.skipif(shutil.which("gdb") is None, reason="needs gdb to show what its .gdbinit does")
+
+
+def _person_starts_gdb_with_auto_load_anywhere(jail: Jail, folder: Path) -> None:
+    """gdb as the person starts it in ``folder``, their own ~/.gdbinit letting it auto-load
+    from anywhere (the line gdb's own warning suggests)."""
+    (jail.home / ".gdbinit").write_text("set auto-load safe-path /\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["gdb", "-batch"], cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+@needs_gdb
+def test_a_gdbinit_written_by_hand_below_the_top_runs_when_gdb_starts_there(jail: Jail) -> None:
+    (jail.workspace / _BELOW).mkdir(parents=True)
+    (jail.workspace / _BELOW / ".gdbinit").write_text(f"shell echo ran >> {_marker(jail)}\n")
+    _person_starts_gdb_with_auto_load_anywhere(jail, jail.workspace / _BELOW)
+    assert _ran(jail) == 1
+
+
+@needs_gdb
+@pytest.mark.parametrize("folder", [".", _BELOW])
+async def test_a_gdbinit_planted_in_a_folder_does_not_run_when_gdb_starts_there(jail: Jail, folder: str) -> None:
+    ws = jail.workspace
+    command = f"mkdir -p {folder} && echo 'shell echo ran >> {_marker(jail)}' > {folder}/.gdbinit"
+    result = await run(tool_with(), {"command": command}, context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    _person_starts_gdb_with_auto_load_anywhere(jail, ws / folder)
+    assert _ran(jail) == 0, result.output
+    assert (".gdbinit" if folder == "." else f"{folder}/.gdbinit") in [p["path"] for p in result.metadata["sandbox"]["planted"]]
 
 
 #: Debuggers' and prompts' start-up files read from the folder they start in (with none in the

@@ -8,6 +8,14 @@ file (a file of commands, or a python file: pwndbg, GEF and gdb-dashboard are in
 rules let the agent write one of them, a rule for gdb is a rule for whatever the agent put there
 (``settings_files``), as for git's ``include.path`` (``git_config``).
 
+gdb also auto-loads code that comes with each program it loads (``auto-load``, where the
+person's auto-load safe-path lets it: ``set auto-load safe-path /`` or ``add-auto-load-safe-path``,
+the lines gdb itself suggests): ``PROG-gdb.py``, ``PROG-gdb.gdb`` and ``PROG-gdb.scm`` beside the
+program (beside the file a link leads to, too), and a script inside the program's own
+``.debug_gdb_scripts`` section or inside its separate debug file (``PROG.debug``, ``.debug/``):
+all four proven with gdb 13 and ``set auto-load safe-path /``, from ``gdb -batch PROG`` alone.
+Echo Desk does not read the safe-path, so these count as ./.gdbinit does (``loaded``).
+
 Every word holding a ``/`` counts as a path (the engine does not decide which commands run
 files), and the file of every ``source`` line; a sourced file of commands is read in turn, a
 sourced python file names its whole folder (the tools above import their own modules from
@@ -19,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
@@ -82,11 +91,11 @@ def _file_names(path: Path, cwds: Sequence[Path], home: Path | None, depth: int)
         for word in words:
             if "/" not in word and word != sourced:
                 continue
-            expanded = _expanded(word, home)
-            if expanded is None:
+            text = expanded(word, home)
+            if text is None:
                 return unknown
             for base in dict.fromkeys((*cwds, path.parent)):
-                target = Path(os.path.normpath(base / expanded))
+                target = Path(os.path.normpath(base / text))
                 found.append(Named(target))
                 if word == sourced and target.suffix in (".py", ".scm"):
                     found.append(Named(target.parent, folder=True))
@@ -95,7 +104,7 @@ def _file_names(path: Path, cwds: Sequence[Path], home: Path | None, depth: int)
     return found
 
 
-def _expanded(value: str, home: Path | None) -> str | None:
+def expanded(value: str, home: Path | None) -> str | None:
     """A path as gdb expands it: ``~`` the home folder (``None``: another user's, or no home)."""
     if value == "~" or value.startswith("~/"):
         return None if home is None else str(home / value[2:])
@@ -107,3 +116,71 @@ def _expanded(value: str, home: Path | None) -> str | None:
 def _lines(text: str) -> tuple[tuple[str, ...], ...]:
     """The words of each line of a file of gdb commands."""
     return tuple(tuple(_WORD.findall(line)) for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+#: The files gdb auto-loads beside a program it loads (``objfile-gdb.py`` and its kin).
+AUTO_LOAD_SUFFIXES = ("-gdb.py", "-gdb.gdb", "-gdb.scm")
+#: gdb's options naming the folder it changes to before it loads its files (``-cd``, ``--cd``).
+CD_OPTIONS = ("-cd", "--cd")
+#: gdb's option attaching to a running process (any unique prefix: ``-pi``), whose program and
+#: libraries may be any file.
+_PID = "pid"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The words of a gdb command line that may name a file gdb loads as a program (its
+    program, core file or symbols, with every other word: the engine does not tell which
+    option takes a value, and counting one more file costs nothing), and whether it may load
+    files not named there (a word known only when the line runs, a process it attaches to:
+    ``-p``, or a number where the core file goes)."""
+
+    files: tuple[str, ...]
+    unknown: bool
+
+
+def loaded(words: Sequence[str | None]) -> Loaded:
+    """What gdb (13) may load as programs, given its arguments ``words``: every word not an
+    option (after ``--`` too: the program, then a core file or a process), and the value glued
+    to an option (``--exec=F``, ``-se=F``, ``-core=F``); after ``--args``, the first word not
+    an option only (the words after it are the program's own arguments)."""
+    files: list[str] = []
+    unknown = False
+    options = True
+    arguments = False  # (--args seen: the program's own arguments follow its name)
+    for word in words:
+        if word is None:
+            unknown = True
+        elif not options or not word.startswith("-") or word == "-":
+            files.append(word)
+            unknown = unknown or word.isdigit()  # (gdb attaches to that process)
+            if arguments:
+                break
+        elif word == "--":
+            options = False
+        else:
+            name, glued, value = word.lstrip("-").partition("=")
+            unknown = unknown or (len(name) > 1 and _PID.startswith(name)) or name == "p"
+            files += [value] if glued and value else []
+            if len(name) > 1 and "args".startswith(name):  # (--args, or a prefix: --ar)
+                arguments = True
+    return Loaded(tuple(files), unknown)
+
+
+def auto_loaded(path: Path) -> list[Path]:
+    """The files gdb auto-loads code from for the program ``path``: the program itself (its
+    ``.debug_gdb_scripts`` section), the scripts beside it, and beside the file it links to."""
+    found: list[Path] = []
+    for program in dict.fromkeys((path, Path(os.path.realpath(path)))):
+        found += [program, *(program.parent / f"{program.name}{s}" for s in AUTO_LOAD_SUFFIXES)]
+    return found
+
+
+def debug_folders(path: Path) -> list[Path]:
+    """Where gdb looks for the separate debug file of the program ``path`` (the file its
+    ``.gnu_debuglink`` names: in the program's folder, and in ``.debug`` below it), whose own
+    ``.debug_gdb_scripts`` it auto-loads."""
+    folders: list[Path] = []
+    for program in dict.fromkeys((path, Path(os.path.realpath(path)))):
+        folders += [program.parent, program.parent / ".debug"]
+    return folders

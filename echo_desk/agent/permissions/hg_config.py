@@ -7,6 +7,9 @@ in), a merge tool (``merge-tools.x.executable``); and it reads the settings file
 names (relative to the including file). The person's own ``~/.hgrc`` or a repository's
 ``.hg/hgrc`` may name such a file in a folder the agent may write: a rule for an hg command is
 then a rule for whatever the agent put there (``settings_files``), as for git (``git_config``).
+A repository ``hg share`` made reads the settings of the repository its ``.hg/sharedpath``
+names too (``shared_sources``): hooks the agent writes there run under an hg command in the
+share, wherever the share is (proven, hg 6.3).
 
 Every word of every value that holds a ``/`` counts as a path (the engine does not decide
 which settings run programs), and every value of ``[extensions]``; a file that cannot be read
@@ -39,11 +42,12 @@ _INCLUDE = re.compile(r"%include\s+(\S|\S.*\S)\s*$")
 _WORD = re.compile(r"[^\s;&|()<>`'\"=]+")
 
 
-def settings_files(home: Path | None, roots: Sequence[Path]) -> list[Path]:
+def settings_files(home: Path | None, roots: Sequence[Path], sources: Sequence[Path] = ()) -> list[Path]:
     """The settings files hg reads: those ``$HGRCPATH`` names (in the environment the commands
     inherit from Echo Desk; a folder gives its ``*.rc`` files), the system's, the user's and,
-    for each repository of ``roots``, its own. (With ``$HGRCPATH`` set hg skips the system's
-    and the user's: every one counts here all the same.)"""
+    for each repository of ``roots``, its own, and the ``hgrc`` of each folder of ``sources``
+    (the repositories shares name, ``shared_sources``). (With ``$HGRCPATH`` set hg skips the
+    system's and the user's: every one counts here all the same.)"""
     files = list(rc_path_files()) + [f for folder in rc_path_folders() for f in _rc_files(folder)]
     files += [SYSTEM_FILE, *_rc_files(SYSTEM_FOLDER)]
     if home is not None:
@@ -53,7 +57,37 @@ def settings_files(home: Path | None, roots: Sequence[Path]) -> list[Path]:
         files.append(Path(xdg) / "hg" / "hgrc")
     for root in roots:
         files += [root / ".hg" / "hgrc", root / ".hg" / "hgrc-not-shared"]
+    files += [source / "hgrc" for source in sources]
     return list(dict.fromkeys(files))
+
+
+def shared_sources(roots: Sequence[Path], starts: Sequence[Path]) -> tuple[list[Path], bool]:
+    """The folders the ``.hg/sharedpath`` of the repositories ``roots`` name, as hg (6.x,
+    ``localrepo._getsharedvfs``) reads them: a share (``hg share``) takes its store, its
+    ``requires`` and (``share-safe``, the default since 6.1) its ``hgrc`` from there. A
+    relative path is relative to the share's ``.hg`` with ``relshared``, to the folder hg runs
+    in without it: both count, as does every folder of ``starts``. With ``True``: a sharedpath
+    not read, which may name any folder."""
+    found: list[Path] = []
+    unknown = False
+    for root in roots:
+        try:
+            text = parsed(root / ".hg" / "sharedpath", _shared_path)
+        except FileNotFoundError:
+            continue  # (not a share)
+        except OSError:
+            text = None
+        if not text:
+            unknown = True
+            continue
+        bases = [root / ".hg", *starts, root]
+        found += [Path(os.path.normpath(base / text)) for base in bases] if not os.path.isabs(text) else [Path(text)]
+    return list(dict.fromkeys(found)), unknown
+
+
+def _shared_path(text: str) -> str | None:
+    """The folder a ``.hg/sharedpath`` names (hg strips the line's end only)."""
+    return text.rstrip("\n") or None
 
 
 def rc_path_folders() -> list[Path]:

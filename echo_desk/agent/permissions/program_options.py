@@ -673,8 +673,13 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # commands (`import os; os.system(…)`), irb runs the first of its rc files in the folder
     # it runs in, rake loads the nearest Rakefile (and the rakelib/*.rake beside it, see
     # FOLDER_CODE), gdb runs ./.gdbinit when the person's own auto-load safe-path lets it
-    # (`set auto-load safe-path /`, common advice: Echo Desk does not read it, so it counts).
+    # (`set auto-load safe-path /`, common advice: Echo Desk does not read it, so it counts;
+    # so do the program gdb loads and the scripts that come with it: gdb_init.loaded).
     "hg": (".hg", ".hg/hgrc", ".hg/hgrc-not-shared", ".hg/sharedpath", ".hg/requires", ".hgsub"),
+    # vim runs the first of these in the folder it starts in when the person's vimrc sets
+    # 'exrc' (`call system(…)` in ./.vimrc ran under a plain `vim a.txt`, vim 9.0, s165):
+    # Echo Desk does not read the person's vimrc, so they count, as ./.gdbinit does.
+    **dict.fromkeys(VIM_NAMES, (".vimrc", "_vimrc", ".exrc", "_exrc", ".gvimrc", "_gvimrc")),
     **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)),
     "irb": (".irbrc", "irb.rc", "_irbrc", "$irbrc", ".config/irb/irbrc"),
     "rake": ("rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"),
@@ -720,7 +725,10 @@ HG_SSH = ("-e", "--ssh")
 #: ``-x``/``--command`` and ``-ix``/``--init-command`` a file of commands (proven:
 #: ``gdb -batch -ex 'shell touch PWNED'``). gdb reads its options with getopt_long_only: one
 #: dash or two, any unique prefix of a long name (``-comm=F``, ``-eval-c``), anywhere on the line.
-GDB_RUNS = ("command", "eval-command", "init-command", "init-eval-command", "ex", "iex", "ix", "x")
+#: ``-D``/``--data-directory`` names the folder gdb takes its own python package from, run at
+#: every start (``gdb -batch -D out`` ran out/python/gdb/__init__.py; proven, gdb 13, s165).
+GDB_RUNS = ("command", "eval-command", "init-command", "init-eval-command", "ex", "iex", "ix", "x",
+            "data-directory", "D")
 #: Folders beside the settings of FOLDER_SETTINGS whose files, by suffix, a program loads as
 #: code: rake imports every rakelib/*.rake of the folder it finds its Rakefile in.
 FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -748,6 +756,8 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gradle": (("-p",), ("--project-dir", "--include-build")),
     # make's -C: the makefile of that folder, and what it includes (see ``build_includes``).
     "make": (("-C",), ("--directory",)),
+    # gdb's -cd: it loads the program it is given, and what comes with it, from there (s165).
+    "gdb": ((), ("-cd", "--cd")),
 }
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
@@ -806,6 +816,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
     "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
     "gdb": (".gdbinit", ".gdbearlyinit"),
+    # vim's own startup files (Ex commands: `call system(…)` runs a program).
+    **dict.fromkeys(VIM_NAMES, (".vimrc", ".vim/vimrc", ".exrc", ".gvimrc", ".vim/gvimrc")),
     # bundle's user settings (``gemfile`` names the Gemfile it evaluates); gradle's init
     # scripts and its user properties (``org.gradle.jvmargs``: options of the JVM it starts).
     "bundle": (".bundle/config",),

@@ -758,7 +758,9 @@ def _gdb_runs(word: str) -> bool:
     single = not word.startswith("--")
     name = word[1 if single else 2:].partition("=")[0]
     if single and len(name) == 1:
-        return name == "x"  # (`-e`, `-c`: short options of their own, the program and the core file)
+        # (`-e`, `-c`: short options of their own, the program and the core file; `-d` the
+        # folders of source files, `-D` the data folder)
+        return name in ("x", "D")
     return any(n.startswith(name) for n in table.GDB_RUNS) or (single and name.startswith("x"))
 
 

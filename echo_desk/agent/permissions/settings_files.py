@@ -391,7 +391,24 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         roots = _hg_roots(starts)
         found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
     if program == "gdb":
-        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, cwds), cwds, home)]
+        found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
+        found += _gdb_loaded(rest, starts, home)
+    return found
+
+
+def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path | None) -> list[Place]:
+    """The files gdb auto-loads code from for the programs it loads (``gdb_init.loaded``),
+    each found from every folder it starts in (``-cd``'s too): the program, the scripts beside
+    it, and any separate debug file beside it; a program not known here: any file."""
+    where = gdb_init.loaded(words)
+    found = [Place(Path("/"), ("program",), below=True, suffixes=("",))] if where.unknown else []
+    for word in where.files:
+        expanded = gdb_init.expanded(word, home)
+        if expanded is None:
+            return [*found, Place(Path("/"), ("program",), below=True, suffixes=("",))]
+        for path in dict.fromkeys(Path(os.path.normpath(s / expanded)) for s in starts):
+            found += [Place(p.parent, (p.name,)) for p in gdb_init.auto_loaded(path)]
+            found += [Place(folder, (), suffixes=(".debug",)) for folder in gdb_init.debug_folders(path)]
     return found
 
 
@@ -483,11 +500,21 @@ def _hg_roots(starts: Sequence[Path]) -> list[Path]:
 def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) -> list[Place]:
     """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
     tool's program, an extension's file; a folder any file of which may be one, when a
-    settings file is not read), and the files and folders ``$HGRCPATH`` names."""
+    settings file is not read), the files and folders ``$HGRCPATH`` names, and the settings
+    of the repository a share's ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks
+    in the share)."""
     found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
     found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
-    files = hg_config.settings_files(home, roots)
+    sources, unknown = hg_config.shared_sources(roots, starts)
+    found += [Place(source, _SHARED_FILES) for source in sources]
+    found += [Place(Path("/"), _SHARED_FILES, below=True)] if unknown else []
+    files = hg_config.settings_files(home, roots, sources)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+#: What a share reads from the repository folder its ``.hg/sharedpath`` names: its settings
+#: (``share-safe``) and the requirements that say whether to read them.
+_SHARED_FILES = ("hgrc", "requires")
 
 
 def _place(item: git_config.Named) -> Place:

@@ -154,11 +154,20 @@ def flock_reading(argv: Argv, program: str) -> Reading:
 
 
 def script_reading(argv: Argv, program: str) -> Reading:
+    """``script [options] [FILE]`` (util-linux 2.38): ``-c LINE`` runs LINE with ``$SHELL``;
+    without it script starts an interactive ``$SHELL`` that runs whatever script is given on
+    its input (``printf 'touch x\\n' | script -q out/t`` ran touch), as ``ed`` does
+    (``Reading.commands_from_input``). It writes its typescript to FILE, ``./typescript``
+    when none is given."""
     parsed = read_options(argv[1:], _SCRIPT)
     found = flags_of(parsed, _SCRIPT)
     inners = tuple(Inner(line=s.value or "", grammar=None) for s in parsed.seen
                    if s.option is not None and s.option.does is Does.SHELL)
-    return Reading(program, flags=tuple(found), inners=inners, writes=tuple(1 + i for i, _ in parsed.operands))
+    if any(s.option is not None and set(s.option.names) & _HELP_NAMES for s in parsed.seen):
+        return Reading(program, flags=tuple(found), inners=inners)
+    writes = tuple(1 + i for i, _ in parsed.operands)
+    return Reading(program, flags=tuple(found), inners=inners, writes=writes,
+                   written=() if writes else ("typescript",), commands_from_input=not inners)
 
 
 def watch_reading(argv: Argv, program: str) -> Reading:
@@ -263,6 +272,8 @@ class Wrapper:
 
 
 _HELP = flags("--help --version -h -V")
+#: Options with which a program only prints its help or version and stops.
+_HELP_NAMES = frozenset({"--help", "--version", "-h", "-V"})
 _ENV = OptionSet((*flags("-i|--ignore-environment|- -0|--null -v|--debug --list-signal-handling"),
                   opt("-u --unset", V), opt("-C --chdir", V, Does.CONFIG), opt("-S --split-string", V),
                   opt("--block-signal --default-signal --ignore-signal", Takes.OPTIONAL), *_HELP), permute=False)

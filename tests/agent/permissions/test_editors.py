@@ -132,3 +132,27 @@ def test_a_shell_the_rules_let_run_gives_its_input_to_the_editor(setup: Setup) -
     setup.write_user_rules(_rules("bash -c **", "[vim|printf] **"))
     assert _effect(setup, "bash -c 'vim a.txt'") is not Effect.ALLOW
     assert _effect(setup, "printf ':!touch PWNED\\n:q!\\n' | bash -c 'vim a.txt'") is not Effect.ALLOW
+
+
+#: s165: with 'exrc' set in the person's vimrc (which Echo Desk does not read), vim runs the
+#: startup file of the folder it starts in (proven, vim 9.0: ./.vimrc, else ./.exrc, ran
+#: `call system(…)` under a plain `vim a.txt`; the hostile corpus, rule set ``vim-exrc``).
+EXRC_RULES = _rules("[vim|vi|view|vim.basic|cd] **") + _rules("@workspace/out/**", tool="write")
+
+
+@pytest.mark.parametrize("line", ["cd out && vim a.txt", "cd out && vi a.txt", "cd out && view a.txt",
+                                  "cd out && vim.basic a.txt"])
+def test_a_folder_startup_file_the_agent_may_write_is_not_covered_by_the_star(setup: Setup, line: str) -> None:
+    setup.write_user_rules(EXRC_RULES)
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["vim a.txt", "vim out/a.txt", "cd src && vim a.txt"])
+def test_opening_a_file_from_a_folder_of_the_persons_stays_allowed(setup: Setup, line: str) -> None:
+    setup.write_user_rules(EXRC_RULES)
+    assert _effect(setup, line) is Effect.ALLOW
+
+
+def test_the_persons_vimrc_the_agent_may_write_is_not_covered_by_the_star(setup: Setup) -> None:
+    setup.write_user_rules(EXRC_RULES + _rules("~/.vim/**", tool="write"))
+    assert _effect(setup, "vim a.txt") is not Effect.ALLOW

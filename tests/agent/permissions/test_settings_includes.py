@@ -7,6 +7,8 @@ extension's file, the file ``$HGRCPATH`` names."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -105,6 +107,60 @@ def test_the_settings_hgrcpath_names(setup: Setup, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HGRCPATH", str(setup.home / named))
     assert (_verdict(setup, rules, "hg status") is Effect.ALLOW) is (effect is Effect.ALLOW)
 
+
+
+def _share(setup: Setup, source: str, shared_path: str, requires: str = "share-safe\nshared\n") -> Path:
+    """src/ made a share (``hg share``) of the repository ``source`` (a workspace folder):
+    its .hg holds the path of the source's .hg and its requirements, nothing the agent may
+    write."""
+    (setup.workspace / source / ".hg").mkdir(parents=True, exist_ok=True)
+    share = setup.workspace / "src" / ".hg"
+    share.mkdir(exist_ok=True)
+    (share / "requires").write_text(requires, encoding="utf-8")
+    (share / "sharedpath").write_text(shared_path.replace("@ws@", str(setup.workspace)), encoding="utf-8")
+    return share
+
+
+@pytest.mark.parametrize(("shared_path", "requires"), [
+    ("@ws@/out/main/.hg", "share-safe\nshared\n"),
+    ("@ws@/out/main/.hg\n", "shared\n"),
+    ("../../out/main/.hg", "relshared\nshare-safe\n"),  # (hg share --relative)
+])
+@pytest.mark.parametrize("line", ["cd src && hg status", "hg -R src status", "hg --cwd src root"])
+def test_a_share_of_a_repository_the_agent_may_write_asks(setup: Setup, shared_path: str, requires: str,
+                                                           line: str) -> None:
+    """A share reads the settings (hooks) of the repository its .hg/sharedpath names: the
+    agent's hooks there ran under a plain ``hg status`` in the share (hg 6.3)."""
+    _share(setup, "out/main", shared_path, requires)
+    assert _verdict(setup, HG, line) is not Effect.ALLOW
+
+
+def test_a_share_of_a_repository_whose_settings_name_a_file_the_agent_may_write_asks(setup: Setup) -> None:
+    _share(setup, "docs/main", "@ws@/docs/main/.hg")
+    assert _verdict(setup, HG, "cd src && hg status") is Effect.ALLOW
+    (setup.workspace / "docs" / "main" / ".hg" / "hgrc").write_text("[hooks]\npre-status = sh ../out/h.sh\n",
+                                                                    encoding="utf-8")
+    assert _verdict(setup, HG, "cd src && hg status") is not Effect.ALLOW
+
+
+def test_a_sharedpath_not_read_may_name_any_folder(setup: Setup) -> None:
+    share = _share(setup, "docs/main", "@ws@/docs/main/.hg")
+    (share / "sharedpath").unlink()
+    (share / "sharedpath").mkdir()
+    assert _verdict(setup, HG, "cd src && hg status") is not Effect.ALLOW
+
+
+@pytest.mark.skipif(shutil.which("hg") is None, reason="hg is not installed")
+def test_hg_runs_the_hooks_of_the_repository_a_share_names(tmp_path: Path) -> None:
+    """The harm, for real: hooks written into the source's .hg/hgrc run under ``hg status``
+    in a share of it."""
+    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"], "HGRCPATH": "", "HGUSER": "t"}
+    subprocess.run(["hg", "init", "main"], cwd=tmp_path, env=env, check=True)
+    subprocess.run(["hg", "--config", "extensions.share=", "share", "-U", "main", "share"], cwd=tmp_path, env=env,
+                   check=True, capture_output=True)
+    (tmp_path / "main" / ".hg" / "hgrc").write_text("[hooks]\npre-status = touch ../PWNED\n", encoding="utf-8")
+    subprocess.run(["hg", "status"], cwd=tmp_path / "share", env=env, check=True)
+    assert (tmp_path / "PWNED").exists()
 
 
 GDB = """

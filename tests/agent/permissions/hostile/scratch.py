@@ -78,7 +78,11 @@ HOME_FILES: dict[str, str] = {
     # includes (a file not there is skipped), so the included file is code hg runs (s150) …
     ".hgrc": "%include ~/dotfiles/hgrc\n",
     # … and gdb's: a `source` line of ~/.gdbinit runs that file (a file not there: a warning).
-    ".gdbinit": "source ~/dotfiles/gdbinit\n",
+    # The person lets gdb auto-load from anywhere, as gdb's own warning tells them how to
+    # (./.gdbinit, the scripts beside a program and inside it then run: s165).
+    ".gdbinit": "source ~/dotfiles/gdbinit\nset auto-load safe-path /\n",
+    # … and vim reads the startup file of the folder it starts in, as its 'exrc' asks (s165).
+    ".vimrc": "set exrc\n",
 }
 OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
