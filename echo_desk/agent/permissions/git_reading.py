@@ -44,7 +44,9 @@ def git_reading(argv: Argv, program: str) -> Reading:
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND_LINE:
         words = [argv[k] for k in rest[1:]]
         line = None if any(w is None for w in words) else " ".join(w for w in words if w is not None)
-        inners.append(Inner(line=line or "", grammar=Grammar.POSIX))
+        # (it runs the line in the folder of each submodule, not in the one the line runs in:
+        # `git submodule foreach 'printf x > src/main.c'` writes vendor/lib/src/main.c)
+        inners.append(Inner(line=line or "", grammar=Grammar.POSIX, elsewhere=True))
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
         inners.append(Inner(start=rest[1]))
     found += _git_changes(argv, at, sub)
