@@ -1,11 +1,13 @@
 """git read as git reads itself: global options first (``-C``, ``--no-pager``… are dropped for
 deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered), then the subcommand's
 options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``) and what
-its read-looking forms change (``git branch NAME``)."""
+its read-looking forms change (``git branch NAME``), and where it writes outside its repository
+(``git_settings_writes``, ``git_folder_writes``)."""
 
 from __future__ import annotations
 
 from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.git_folder_writes import folders_written
 from echo_desk.agent.permissions.git_settings_writes import config_written
 from echo_desk.agent.permissions.options import Does, Seen, read_options
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
@@ -42,14 +44,17 @@ def git_reading(argv: Argv, program: str) -> Reading:
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND_LINE:
         words = [argv[k] for k in rest[1:]]
         line = None if any(w is None for w in words) else " ".join(w for w in words if w is not None)
-        inners.append(Inner(line=line or "", grammar=Grammar.POSIX))
+        # (it runs the line in the folder of each submodule, not in the one the line runs in:
+        # `git submodule foreach 'printf x > src/main.c'` writes vendor/lib/src/main.c)
+        inners.append(Inner(line=line or "", grammar=Grammar.POSIX, elsewhere=True))
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
         inners.append(Inner(start=rest[1]))
     found += _git_changes(argv, at, sub)
     written = config_written(argv, at) if sub == "config" else ()
+    below = folders_written(argv, at)
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
-                   reads_only=reads_only, written=written)
+                   reads_only=reads_only, written=written, written_below=below)
 
 
 def subcommand(argv: Argv) -> str | None:

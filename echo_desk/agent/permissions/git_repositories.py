@@ -2,7 +2,11 @@
 runs in: the folder ``-C`` leads to (the repository found from there), the repository
 ``--git-dir`` names and the worktree ``--work-tree`` names, and the repository at the other end
 of a local transport (``git push out/r.git``, ``git fetch ../other``, ``file://`` URLs, and a
-remote whose URL is a path).
+remote whose URL is a path), of the plumbing under them (``git send-pack``, ``git fetch-pack``)
+and of ``git remote update``/``show``/``prune``/``set-head``/``add``: every repository ``fetch
+--multiple`` names, every remote of a group (``remotes.GROUP``) and, for ``fetch --all`` and a
+bare ``remote update``, every remote (s162: only the first operand counted, and ``send-pack``,
+whose receive-pack runs the hooks there, none).
 
 git runs in each with that repository's own settings: a push to a local repository runs
 ``git receive-pack`` there, which runs the hooks of that repository (pre-receive, update,
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.agent.permissions import git_options as git
@@ -38,6 +42,10 @@ _TRANSPORT_VALUES = {
              "-c|--config --depth --shallow-since --shallow-exclude -j|--jobs --filter --server-option --bundle-uri "
              "--ref-format",
     "archive": "--format -o|--output --prefix --remote --exec --add-file --add-virtual-file",
+    # The plumbing under push and fetch: the repository is the first operand (fetch-pack reads
+    # its options only glued, ``--upload-pack=X``).
+    "send-pack": "--receive-pack --exec",
+    "fetch-pack": "",
 }
 _SPECS = {sub: OptionSet(values(names), abbreviations=False) for sub, names in _TRANSPORT_VALUES.items()}
 #: Options whose value is the repository itself.
@@ -100,11 +108,13 @@ def folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> Folders:
 class Remotes:
     """What the settings say about remotes: each remote's URLs (``url``, ``pushurl``), the words
     that name the remote a command without one uses (``branch.*.remote``, ``pushRemote``,
-    ``remote.pushDefault``), and the URL rewrites (``url.BASE.insteadOf PREFIX``)."""
+    ``remote.pushDefault``), the URL rewrites (``url.BASE.insteadOf PREFIX``) and the groups of
+    remotes ``git fetch GROUP`` and ``git remote update GROUP`` fetch (``remotes.GROUP``)."""
 
     urls: dict[str, tuple[str, ...]]
     defaults: tuple[str, ...]
     rewrites: tuple[tuple[str, str], ...]
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def remotes(entries: Sequence[tuple[str, str | None, str, str]]) -> Remotes:
@@ -112,6 +122,7 @@ def remotes(entries: Sequence[tuple[str, str | None, str, str]]) -> Remotes:
     urls: dict[str, list[str]] = {}
     defaults: list[str] = []
     rewrites: list[tuple[str, str]] = []
+    groups: dict[str, list[str]] = {}
     for section, sub, key, value in entries:
         if section == "remote" and sub is not None and key in ("url", "pushurl"):
             urls.setdefault(sub, []).append(value)
@@ -121,12 +132,15 @@ def remotes(entries: Sequence[tuple[str, str | None, str, str]]) -> Remotes:
             defaults.append(value)
         elif section == "url" and sub is not None and key in ("insteadof", "pushinsteadof"):
             rewrites.append((sub, value))
-    return Remotes({k: tuple(v) for k, v in urls.items()}, tuple(defaults), tuple(rewrites))
+        elif section == "remotes" and sub is None:
+            groups.setdefault(key, []).extend(value.split())
+    return Remotes({k: tuple(v) for k, v in urls.items()}, tuple(defaults), tuple(rewrites),
+                   {k: tuple(v) for k, v in groups.items()})
 
 
-#: What a local repository at the other end runs: ``git receive-pack`` (a push) runs its hooks,
-#: ``git upload-pack`` none.
-RECEIVES = frozenset({"push"})
+#: What a local repository at the other end runs: ``git receive-pack`` (a push, and ``git
+#: send-pack`` under it) runs its hooks, ``git upload-pack`` none.
+RECEIVES = frozenset({"push", "send-pack"})
 
 
 def other_ends(argv: Sequence[str | None], starts: Sequence[Path], known: Remotes | None) -> tuple[list[Path], bool]:
@@ -192,6 +206,8 @@ def _other_urls(argv: Sequence[str | None], known: Remotes | None) -> list[str] 
         return []
     at = 1 + parsed.rest
     sub = argv[at]
+    if sub == "remote":
+        return _remote_urls(argv[at + 1:], known)
     spec = _SPECS.get(sub or "")
     if spec is None:
         return []
@@ -204,6 +220,10 @@ def _other_urls(argv: Sequence[str | None], known: Remotes | None) -> list[str] 
         pass  # (its operands are a tree and paths: only --remote names a repository)
     elif any(s.option is None and _may_take_a_value(s.token, sub or "") for s in mine.seen):
         repository += operands  # (an option not known here may have taken the next word)
+    elif sub == "fetch" and any(s.option is None for s in mine.seen):
+        # `--multiple` (any prefix of it) makes every operand a repository or group; `--all`
+        # every remote (an option not known here may be either).
+        repository += [*operands, *(known.urls if known is not None else [None])]
     elif operands:
         repository.append(operands[0])
     elif not repository:
@@ -220,6 +240,35 @@ def _other_urls(argv: Sequence[str | None], known: Remotes | None) -> list[str] 
     return urls
 
 
+#: The actions of ``git remote`` that reach remotes (``add -f`` fetches the URL it adds), with the
+#: options of theirs that take a value (git 2.39's manuals).
+_REMOTE_REACHES = {"update": OptionSet((), abbreviations=False),
+                   "add": OptionSet(values("-t -m --mirror"), abbreviations=False),
+                   "show": OptionSet((), abbreviations=False), "prune": OptionSet((), abbreviations=False),
+                   "set-head": OptionSet((), abbreviations=False)}
+
+
+def _remote_urls(words: Sequence[str | None], known: Remotes | None) -> list[str] | None:
+    """The URLs ``git remote ACTION …`` reaches (``words``: what follows ``remote``): the remotes
+    and groups it names, or for ``update`` with none, every remote."""
+    action = next((w for w in words if w is None or not w.startswith("-")), "")
+    if action is None:
+        return None
+    spec = _REMOTE_REACHES.get(action)
+    if spec is None:
+        return []
+    mine = read_options(words[words.index(action) + 1:], spec)
+    named: list[str | None] = [w for _, w in mine.operands]
+    if known is None or mine.dynamic or any(w is None for w in named):
+        return None
+    if action == "update" and not named:
+        named = [*known.urls, *known.groups.get("default", ())]
+    urls: list[str] = []
+    for word in named:
+        urls += _urls(word or "", known)
+    return urls
+
+
 def _may_take_a_value(token: str, sub: str) -> bool:
     """Whether ``token``, an option not known here, may take the next word as git reads it: an
     abbreviation of one of the subcommand's options that take a value (``--rec`` for
@@ -231,9 +280,11 @@ def _may_take_a_value(token: str, sub: str) -> bool:
 
 
 def _urls(word: str, known: Remotes) -> list[str]:
-    """The URLs a repository word stands for: a configured remote's (a name without one is
-    itself the URL), each also as the settings' rewrites make it."""
-    urls = list(known.urls.get(word, ())) or [word]
+    """The URLs a repository word stands for: a group's remotes' (``remotes.GROUP``, which git
+    looks for first), a configured remote's (a name without one is itself the URL), each also
+    as the settings' rewrites make it."""
+    members = [u for name in known.groups.get(word, ()) for u in known.urls.get(name, ()) or [name]]
+    urls = members + (list(known.urls.get(word, ())) or [word])
     rewritten = [base + url[len(prefix):] for url in urls for base, prefix in known.rewrites if url.startswith(prefix)]
     return list(dict.fromkeys(urls + rewritten))
 

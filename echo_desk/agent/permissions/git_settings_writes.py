@@ -60,7 +60,7 @@ def config_written(argv: Sequence[str | None], at: int) -> Paths:
         return (None,)
     files = [s.value for s in parsed.seen if s.option is not None and "--file" in s.option.names]
     if files:
-        return tuple(_from_starts(argv, f) for f in files)
+        return tuple(from_starts(argv, f) for f in files)
     if "--global" in names:
         return (*_GLOBAL_FILES, *_global_env())
     return (None,)
@@ -80,8 +80,9 @@ def _writes(names: set[str], operands: list[str | None]) -> bool:
     return len(operands) > 1
 
 
-def _from_starts(argv: Sequence[str | None], path: str | None) -> str | None:
-    """``path`` as git reads a ``--file`` value: from the folder ``-C`` leads to."""
+def from_starts(argv: Sequence[str | None], path: str | None) -> str | None:
+    """``path`` as git reads a path it is given (a ``--file`` value): from the folder ``-C``
+    leads to (``None``: not known here)."""
     if path is None:
         return None
     if os.path.isabs(path) or path == "~" or path.startswith("~/"):

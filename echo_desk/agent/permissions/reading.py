@@ -34,7 +34,9 @@ class Inner:
     read, so the line is never allowed). ``tail``: more words are added when it runs (xargs);
     ``placeholder``: words holding it are replaced when it runs (``find -exec … {}``).
     ``from_input``: what fills them is read from the input (xargs), so it may be anything, an
-    option included (``echo --pre=rm | xargs -I{} rg {} x``); find's ``{}`` is a path it found."""
+    option included (``echo --pre=rm | xargs -I{} rg {} x``); find's ``{}`` is a path it found.
+    ``elsewhere``: it runs in folders only known when it runs (``git submodule foreach``: each
+    submodule's), so a relative path in it is not the one the line's folder gives."""
 
     start: int = 0
     end: int | None = None
@@ -43,6 +45,7 @@ class Inner:
     from_input: bool = False
     line: str | None = None
     grammar: Grammar | None = None
+    elsewhere: bool = False
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -425,6 +425,9 @@ class _Judge:
                        depth: int) -> bool:
         """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
         the wrapper's rule naming it (``npx tsc **``)."""
+        if inner.line is not None and inner.elsewhere:
+            return self._elsewhere(lambda: self.line_covered(inner.line or "", inner.grammar, sandbox=sandbox,
+                                                             depth=depth + 1))
         if inner.line is not None:
             return self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1)
         if _fills_an_option(argv, inner):
@@ -436,6 +439,17 @@ class _Judge:
         # the inner command reads (`timeout 600 pytest out` imports out/conftest.py, as
         # `pytest out` does).
         return _names_inner(rule, inner, words) and not self.agent_settings(tuple(w.value for w in words))
+
+    def _elsewhere(self, check: Callable[[], bool]) -> bool:
+        """``check`` judged as run in a folder not known here (``Inner.elsewhere``): a relative
+        path, and the settings a program finds from where it runs, are not known either (the
+        settings found from the line's folders are not kept for it)."""
+        saved = self.cwd_known, self._agent_settings
+        self.cwd_known, self._agent_settings = False, {}
+        try:
+            return check()
+        finally:
+            self.cwd_known, self._agent_settings = saved
 
     def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         """Settings files the command reads that the write rules let the agent write (see

@@ -167,3 +167,56 @@ def test_an_option_not_known_here_that_may_take_a_value_makes_every_operand_coun
     for argv in (("git", "push", "-fo", "x", "out/r", "main"), ("git", "push", "--receive", "x", "out/r", "main")):
         ends, _ = git_repositories.other_ends(argv, [tmp_path], none)
         assert tmp_path / "out/r.git" in ends, argv
+
+
+# -- s162: the plumbing under push and fetch, every repository a fetch names, git remote's fetches
+@pytest.mark.parametrize("line", [
+    "mkdir -p out/r.git/objects out/r.git/refs out/r.git/hooks && printf 'ref: refs/heads/main\\n' > out/r.git/HEAD && "
+    "printf '#!/bin/sh\\ntouch PWNED\\n' > out/r.git/hooks/post-receive && chmod +x out/r.git/hooks/post-receive && "
+    "git send-pack out/r.git main",  # git receive-pack runs the hook there
+    "git send-pack out/r.git main",
+    "git send-pack ./out/r main",  # (git tries r.git for r)
+    "git fetch-pack out/r.git main",
+])
+def test_the_plumbing_under_push_and_fetch_reaches_the_other_end(setup: Setup, repository: Path, line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+#: Rules naming the fetches of many remotes (the options need naming: ``git **`` does not cover them).
+MANY = ('\n[[rule]]\neffect = "allow"\ntool = "shell"\n'
+        'pattern = "git [fetch --multiple|fetch --all|remote update|remote show] **"\n')
+
+
+def _many(setup: Setup, line: str) -> Effect | None:
+    setup.write_user_rules(RULES + MANY + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n')
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+def test_every_repository_fetch_multiple_names_counts(setup: Setup, repository: Path) -> None:
+    _git(repository, "remote", "add", "origin", "../remote.git")
+    assert _many(setup, "git fetch --multiple origin ../other.git") is Effect.ALLOW
+    assert _many(setup, "git fetch --multiple origin out/r.git") is not Effect.ALLOW
+    _git(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
+    assert _many(setup, "git fetch --all") is not Effect.ALLOW
+
+
+def test_a_group_of_remotes_counts(setup: Setup, repository: Path) -> None:
+    _git(repository, "remote", "add", "origin", "../remote.git")
+    _git(repository, "config", "remotes.mine", "origin")
+    assert _many(setup, "git fetch mine") is Effect.ALLOW
+    # (a URL, not a path the settings name: that alone makes every git command ask)
+    _git(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
+    _git(repository, "config", "--add", "remotes.mine", "mirror")
+    assert _many(setup, "git fetch mine") is not Effect.ALLOW
+    assert _many(setup, "git remote update mine") is not Effect.ALLOW
+
+
+def test_git_remote_update_fetches_every_remote(setup: Setup, repository: Path) -> None:
+    _git(repository, "remote", "add", "origin", "../remote.git")
+    assert _many(setup, "git remote update") is Effect.ALLOW
+    assert _many(setup, "git remote show origin") is Effect.ALLOW
+    _git(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
+    assert _many(setup, "git remote update") is not Effect.ALLOW
+    assert _many(setup, "git remote update origin") is Effect.ALLOW
+    assert _many(setup, "git remote show mirror") is not Effect.ALLOW
