@@ -313,7 +313,7 @@ def _missing_secrets(home: Path, base: str, environs: Sequence[Mapping[str, str]
     hidden when it exists, but a new one there is not looked for)."""
     real = os.path.realpath(home)
     moved_to = [os.path.normpath(f"{real}/{path}") if relative else path
-                for path, relative in moved.hidden(real, environs)]
+                for path, relative, _ in moved.hidden(real, environs)]
     found: list[Watched] = []
     for path in [*(f"{home}/{name}" for name in HIDDEN_IN_HOME), *moved_to]:
         if inside(path, base) and path != base and not os.path.lexists(path):
