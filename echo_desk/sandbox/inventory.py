@@ -179,7 +179,7 @@ def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,
     relative value is taken from the home folder and every folder the search read, as there."""
     real_home = os.path.realpath(home)
     landings: list[linked.Landing] = []
-    for path, relative in moved.hidden(real_home, environs):
+    for path, relative, _ in moved.hidden(real_home, environs):
         roots = [f"{real_home}/{path}", *below_every_folder(path, base, found)] if relative else [path]
         for root in roots:
             real = os.path.realpath(root)
@@ -340,7 +340,7 @@ def _missing_secrets(home: Path, base: str, environs: Sequence[Mapping[str, str]
     hidden when it exists, but a new one there is not looked for)."""
     real = os.path.realpath(home)
     moved_to = [os.path.normpath(f"{real}/{path}") if relative else path
-                for path, relative in moved.hidden(real, environs)]
+                for path, relative, _ in moved.hidden(real, environs)]
     found: list[Watched] = []
     for path in [*(f"{home}/{name}" for name in HIDDEN_IN_HOME), *moved_to]:
         if inside(path, base) and path != base and not os.path.lexists(path):

@@ -20,12 +20,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from echo_desk.sandbox import ending, forwarder, inventory, moved, placeholders, repositories, seccomp
+from echo_desk.sandbox import (
+    ending,
+    forwarder,
+    hidden_list,
+    inventory,
+    moved,
+    placeholders,
+    repositories,
+    seccomp,
+)
 from echo_desk.sandbox import relay as relay_launcher
 from echo_desk.sandbox.environment import allowed_environment
 from echo_desk.sandbox.guard import Guard
 from echo_desk.sandbox.helper import helper_command
-from echo_desk.sandbox.paths import default_hidden, existing_real, is_under
+from echo_desk.sandbox.paths import existing_real, is_under
 from echo_desk.sandbox.placeholders import Placeholder
 from echo_desk.sandbox.planted import Planted
 
@@ -224,7 +233,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
                             max_folders=spec.max_repository_folders, environs=environs) for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     # (With the places' landings through links in the workspaces: ``linked``.)
-    hidden = existing_real([*default_hidden(spec.home), *_moved_hidden(spec.home, environs, found), *spec.hidden,
+    hidden = existing_real([*_always_hidden(spec.home, environs, found), *spec.hidden,
                             *(Path(p) for inv in found for p in inv.hidden)])
     _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs)
 
@@ -298,22 +307,19 @@ def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Pa
             raise HiddenWorkspace(path, tuple(moved.naming(os.path.realpath(home), environs, str(path))))
 
 
-def _moved_hidden(home: Path, environs: tuple[Mapping[str, str], ...],
-                  found: list[inventory.Inventory]) -> list[Path]:
-    """Where the person's environment moves the hidden places (``moved.hidden``:
-    ``GNUPGHOME=~/keys/gnupg``). A relative value is read by the tool from the folder it runs in:
-    it stands for that path below the home folder, where a terminal starts, and below every
-    folder of each workspace the search read (fail closed)."""
-    real = os.path.realpath(home)
+def _always_hidden(home: Path, environs: tuple[Mapping[str, str], ...],
+                   found: list[inventory.Inventory]) -> list[Path]:
+    """The places of ``hidden_list`` (the list Settings › Sandbox shows). A relative value of a
+    variable that moves one (``GNUPGHOME=keys/gnupg``) is read by the tool from the folder it runs
+    in: it stands for that path below the home folder, where a terminal starts (the list has it),
+    and below every folder of each workspace the search read (fail closed)."""
     paths: list[Path] = []
-    for path, relative in moved.hidden(real, environs):
-        if not relative:
-            paths.append(Path(path))
-            continue
-        paths.append(Path(real, path))
-        for inv in found:
-            if inv.found is not None:
-                paths += [Path(p) for p in inventory.below_every_folder(path, str(inv.workspace), inv.found)]
+    for place in hidden_list.always(home, environs):
+        paths.append(Path(place.path))
+        if place.relative:
+            below = os.path.relpath(place.path, os.path.realpath(home))
+            paths += [Path(p) for inv in found if inv.found is not None
+                      for p in inventory.below_every_folder(below, str(inv.workspace), inv.found)]
     return paths
 
 

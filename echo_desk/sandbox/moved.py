@@ -36,7 +36,9 @@ class Mover(NamedTuple):
     is where the tool keeps what is ``default`` in the home folder. ``file``: it names a file.
     ``system``: a list of system-wide folders read after the person's own (``XDG_DATA_DIRS``:
     ``/usr/share``): what runs from there is protected, but no secret of the person's is kept
-    there, so it hides nothing (``/usr/share/keyrings`` holds the packages' public keys)."""
+    there, so it hides nothing (``/usr/share/keyrings`` holds the packages' public keys).
+    ``beside``: ``under`` lies beside the file the value names, in its folder (huggingface_hub
+    keeps ``stored_tokens`` in the folder of ``HF_TOKEN_PATH``'s token, wherever that is)."""
 
     variable: str
     default: str
@@ -44,6 +46,7 @@ class Mover(NamedTuple):
     listed: bool = False
     file: bool = False
     system: bool = False
+    beside: bool = False
 
 
 def _same(default: str, *variables: str, listed: bool = False, file: bool = False) -> tuple[Mover, ...]:
@@ -171,7 +174,10 @@ MOVERS: tuple[Mover, ...] = (
     Mover("RCLONE_CONFIG", ".config/rclone/rclone.conf", file=True),
     Mover("SOPS_AGE_KEY_FILE", ".config/sops/age/keys.txt", file=True),
     Mover("HF_HOME", ".cache/huggingface"),
+    # huggingface_hub's constants: HF_STORED_TOKENS_PATH is os.path.join(os.path.dirname(HF_TOKEN_PATH),
+    # "stored_tokens") (every token saved by ``hf auth login``), so HF_TOKEN_PATH moves both files.
     Mover("HF_TOKEN_PATH", ".cache/huggingface/token", file=True),
+    Mover("HF_TOKEN_PATH", ".cache/huggingface/stored_tokens", "stored_tokens", file=True, beside=True),
     *(Mover("CHROME_CONFIG_HOME", f".config/{name}", name) for name in ("google-chrome", "chromium")),
 )
 
@@ -185,6 +191,8 @@ def _moved_by(mover: Mover) -> tuple[tuple[str, runs_code.Entry], ...]:
     under its default (``.cargo/registry``: ``registry``), and the one its default lies in
     (``GOMODCACHE``'s ``go/pkg/mod`` is in ``go/pkg``: the place itself, '')."""
     found: list[tuple[str, runs_code.Entry]] = []
+    if mover.beside:
+        return ()  # (only secrets are kept beside a file a variable names: ``hidden``)
     prefix = mover.default + "/"
     for entry in runs_code.ENTRIES:
         if entry.pattern:
@@ -230,18 +238,26 @@ def _set(environs: Iterable[Mapping[str, str]], names: frozenset[str] = _VARIABL
 
 
 def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple[str, bool]]:
-    """Where each value of ``mover``'s variable is, with whether it is relative (to any folder)."""
+    """Where each value of ``mover``'s variable is, with whether it is relative (to any folder).
+    For a ``beside`` one only the folder's links are followed: what lies beside the file is in
+    the folder the tool names, not in the one a link named as the file leads to."""
     readings: list[tuple[str, bool]] = []
     if not any(mover.variable in k for k in kept):
         return readings
+    real = _real_folder if mover.beside else os.path.realpath
     for value in values(kept, mover.variable, mover.listed):
         if value.startswith("/"):
-            readings.append((os.path.realpath(value), False))
+            readings.append((real(value), False))
         else:
             if value == "~" or value.startswith("~/"):
-                readings.append((os.path.realpath(home + value[1:]), False))
+                readings.append((real(home + value[1:]), False))
             readings.append((os.path.normpath(value), True))
     return readings
+
+
+def _real_folder(path: str) -> str:
+    folder, name = os.path.split(os.path.normpath(path))
+    return os.path.join(os.path.realpath(folder), name)
 
 
 def places(home: str, environs: Iterable[Mapping[str, str]], movers: tuple[Mover, ...] = MOVERS) -> list[Place]:
@@ -277,20 +293,32 @@ def moves_anything(mover: Mover) -> bool:
     return bool(_MOVED[mover] or _HIDDEN[mover])
 
 
-def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[tuple[str, bool]]:
+class MovedSecret(NamedTuple):
+    """A hidden place where ``variable`` moves it: ``path``, relative to any folder when
+    ``relative`` (the caller says which: the tool reads it from the folder it runs in)."""
+
+    path: str
+    relative: bool
+    variable: str
+
+
+def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[MovedSecret]:
     """Where the variables of ``environs`` move the hidden places of the home folder (``home``:
-    the real one, for a ``~/`` value), each with whether it is relative to any folder (the
-    caller says which: the tool reads it from the folder it runs in)."""
+    the real one, for a ``~/`` value), each with the variable that moves it (the first, when
+    two move it to the same place)."""
     kept = _set(environs)
-    found: list[tuple[str, bool]] = []
+    found: list[MovedSecret] = []
+    seen: set[tuple[str, bool]] = set()
     for mover in MOVERS:
         if not _HIDDEN[mover]:
             continue
         for at, relative in _readings(home, kept, mover):
+            base = os.path.dirname(at) if mover.beside else at
             for rest in _HIDDEN[mover]:
-                path = os.path.normpath(f"{at}/{rest}") if rest else at
-                if (path, relative) not in found:
-                    found.append((path, relative))
+                path = os.path.normpath(os.path.join(base, rest)) if rest else at
+                if (path, relative) not in seen:
+                    seen.add((path, relative))
+                    found.append(MovedSecret(path, relative, mover.variable))
     return found
 
 
@@ -302,8 +330,9 @@ def naming(home: str, environs: Iterable[Mapping[str, str]], path: str) -> list[
     found: list[str] = []
     for mover in MOVERS:
         for at, relative in _readings(home, kept, mover) if _HIDDEN[mover] else ():
+            base = os.path.dirname(at) if mover.beside else at
             for rest in _HIDDEN[mover]:
-                place = os.path.normpath(f"{at}/{rest}") if rest else at
+                place = os.path.normpath(f"{base}/{rest}") if rest else at
                 if (os.path.realpath(place) == path if not relative
                         else place == "." or path.endswith("/" + place) or os.path.realpath(f"{home}/{place}") == path):
                     found.append(mover.variable)

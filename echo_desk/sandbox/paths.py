@@ -41,10 +41,6 @@ HIDDEN_IN_HOME = (
 )
 
 
-def default_hidden(home: Path) -> tuple[Path, ...]:
-    return (*(home / name for name in HIDDEN_IN_HOME), *runtime_folders())
-
-
 def runtime_folders() -> tuple[Path, ...]:
     """The login session's runtime folder (``$XDG_RUNTIME_DIR``, else ``/run/user/<uid>``),
     hidden whole: it holds podman's and buildah's registry logins (``containers/auth.json``),

@@ -78,6 +78,23 @@ async def test_every_file_of_a_kubeconfig_list_is_hidden_and_the_default_stays_h
     assert not jail.leaked(output), output
 
 
+async def test_hf_token_path_moves_the_stored_tokens_beside_the_token_too(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """huggingface_hub keeps every token ``hf auth login`` saved in ``stored_tokens`` in the
+    folder of ``HF_TOKEN_PATH``'s file (its constants: ``os.path.dirname(HF_TOKEN_PATH)``), not in
+    HF_HOME: hiding only the named file left the others readable. The folder is reached through
+    a link here, as the tool reaches it; the token file itself is a link elsewhere."""
+    real_folder = jail.base / "elsewhere" / "hf"
+    _secret(jail, real_folder / "stored_tokens")
+    (jail.base / "hf-link").symlink_to(real_folder)
+    token = _secret(jail, jail.base / "keys" / "hf-token")
+    (real_folder / "token").symlink_to(jail.base / "keys" / "hf-token")
+    monkeypatch.setenv("HF_TOKEN_PATH", str(jail.base / "hf-link" / "token"))
+    output = await _cat(jail, real_folder / "stored_tokens", jail.base / "keys" / "hf-token")
+    assert not jail.leaked(output), output
+    assert token not in output
+
+
 async def test_a_value_in_the_home_folder_written_with_a_tilde_is_hidden(
         jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
     secret = jail.home / "keys" / "gnupg" / "private-keys-v1.d" / "key.key"

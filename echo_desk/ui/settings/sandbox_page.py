@@ -1,12 +1,14 @@
 """The Sandbox settings page: where ``run_command`` runs in the current workspace, whether the
 sandbox works on this system (and the fix when it does not), and the paths hidden from it.
 
-The page shows the engine's answers (``echo_desk.sandbox.availability``, ``SandboxSettings``);
-it decides nothing itself. The status line (reason and fix) is worded by ``ui.sandbox_text``.
+The page shows the engine's answers (``echo_desk.sandbox.availability``, ``SandboxSettings``,
+``sandbox.hidden_list``: what every command has hidden, each place with why); it decides nothing
+itself. The status line (reason and fix) is worded by ``ui.sandbox_text``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,8 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -26,9 +30,11 @@ from PySide6.QtWidgets import (
 
 from echo_desk import sandbox
 from echo_desk.agent.permissions import PermissionEngine, sandbox_toggle
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, list_text
+from echo_desk.sandbox import hidden_list
 from echo_desk.sandbox.domains import BadDomain, DomainRule
-from echo_desk.sandbox.paths import HIDDEN_IN_HOME
+from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.sandbox_text import status_text
@@ -39,6 +45,27 @@ MODE_LABELS = {
     SandboxMode.ASK_UNSANDBOXED: N_("Ask every time, no sandbox"),
     SandboxMode.OFF: N_("Off"),
 }
+
+
+def _why(place: hidden_list.HiddenPlace) -> str:
+    """Why the sandbox hides ``place``, in the person's language."""
+    if place.runtime:
+        return _("your session's runtime folder (sockets, podman's logins)")
+    if not place.variable:
+        return _("a secret place, where its tool keeps it by default")
+    if place.relative:
+        return _("moved by {variable} (a relative value: also in every folder of the workspace)").format(
+            variable=place.variable)
+    return _("moved by {variable}").format(variable=place.variable)
+
+
+def _shown(path: str, home: Path) -> str:
+    """``path`` with the home folder written as ``~`` (as given, or with its links followed, as a
+    moved place is), on one line."""
+    for folder in (home, Path(os.path.realpath(home))):
+        if Path(path).is_relative_to(folder):
+            return visible(f"~/{Path(path).relative_to(folder)}", one_line=True)
+    return visible(path, one_line=True)
 
 
 def _is_domain(entry: str) -> bool:
@@ -94,9 +121,14 @@ class SandboxPage(QWidget):
         form.addRow("", self.without_asking)
         self.hidden_label = QLabel()
         self.hidden_label.setWordWrap(True)
-        self.always_hidden = QLabel()
-        self.always_hidden.setTextFormat(Qt.TextFormat.PlainText)
+        self.always_caption = QLabel()
+        self.always_caption.setWordWrap(True)
+        self.always_hidden = QListWidget()
+        self.always_hidden.setMinimumHeight(120)
+        self.always_hidden.setMaximumHeight(200)
+        # A long path wraps in its row rather than hide its reason past a sideways scroll.
         self.always_hidden.setWordWrap(True)
+        self.always_hidden.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.hidden = QPlainTextEdit()
         self.hidden.setMaximumHeight(110)
         self.save_hidden = QPushButton()
@@ -120,7 +152,7 @@ class SandboxPage(QWidget):
         layout.addLayout(form)
         self.protected = ProtectedList(settings)
         widgets: tuple[QWidget, ...] = (self.domains_label, self.domains, self.domains_error, self.save_domains,
-                                        self.hidden_label, self.always_hidden, self.hidden, self.save_hidden,
+                                        self.always_caption, self.always_hidden, self.hidden_label, self.hidden, self.save_hidden,
                                         self.protected)
         for widget in widgets:
             layout.addWidget(widget)
@@ -165,8 +197,10 @@ class SandboxPage(QWidget):
             file=str(sandbox_toggle.toggle_file(self.rules, self._workspace_path())[0]) if self.rules else "-"))
         self.hidden_label.setText(_("Hidden from sandboxed commands and MCP servers, even for reading: your secret "
                                     "folders, Echo Desk's own settings, data and cache, and these paths (one per line):"))
-        self.always_hidden.setText(_("Always hidden: {paths}").format(
-            paths=list_text(f"~/{p}" for p in HIDDEN_IN_HOME)))
+        self.always_caption.setText(_("Always hidden here, each with why (a place that does not exist yet is "
+                                      "hidden as soon as it does):"))
+        self.always_hidden.setAccessibleName(_("Always hidden"))
+        self._fill_always_hidden()
         self.save_hidden.setText(_("Save hidden paths"))
         self.domains_label.setText(_("Network: sandboxed commands have none, except these domains (one per line, "
                                      "example.com or *.example.com; IP addresses and local names are never "
@@ -174,6 +208,22 @@ class SandboxPage(QWidget):
         self.save_domains.setText(_("Save allowed domains"))
         self._load(found)
         self._loading = False
+
+    def _fill_always_hidden(self) -> None:
+        home = Path.home()
+        places = hidden_list.here()  # (the runner's own list, for Echo Desk's environment)
+        # What this environment moves first (the places a person would not guess), then the defaults.
+        rows = [(p.path, _why(p)) for p in sorted(places, key=lambda p: not p.variable)]
+        # Echo Desk's own folders, as the runner adds them to every command's hidden paths (the
+        # keyrings among them are on the list already).
+        rows += [(str(folder), _("Echo Desk's own folder (settings, data, cache or keyring)"))
+                 for _reason, folder in paths.own_places() if str(folder) not in {p.path for p in places}]
+        self.always_hidden.clear()
+        for path, why in rows:
+            text = _("{path} — {why}").format(path=_shown(path, home), why=why)
+            item = QListWidgetItem(text)
+            item.setToolTip(text)
+            self.always_hidden.addItem(item)
 
     def _load(self, found: sandbox.Availability) -> None:
         chosen = self.current()

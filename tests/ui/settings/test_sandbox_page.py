@@ -4,6 +4,7 @@ and its choices land in the settings for the open workspace."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from echo_desk.agent.permissions import Effect, sandbox_toggle
 from echo_desk.builtins import RunCommand
 from echo_desk.builtins.shell.command_sandbox import network_detail
 from echo_desk.mcp.config import ServerConfig
+from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore
 from echo_desk.tools import (
     SANDBOX_TARGET,
@@ -105,8 +107,70 @@ def test_in_a_small_settings_window_no_text_of_the_page_is_cut(qtbot, runtime, l
     dialog.show()
     QApplication.processEvents()
     assert _cut_labels(dialog.sandbox) == []
-    assert "~/.ssh" in dialog.sandbox.always_hidden.text()
+    assert any(row.startswith("~/.ssh") for row in _rows(dialog.sandbox))
     dialog.close()
+
+
+def _rows(page: SandboxPage) -> list[str]:
+    return [page.always_hidden.item(i).text() for i in range(page.always_hidden.count())]
+
+
+def _moved_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch home folder, gpg's keys moved out of it, a relative password store, a token file
+    named elsewhere (its stored_tokens beside it)."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (tmp_path / "keys" / "gnupg").mkdir(parents=True)
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "stored_tokens").write_text("secret\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GNUPGHOME", str(tmp_path / "keys" / "gnupg"))
+    monkeypatch.setenv("PASSWORD_STORE_DIR", "store")
+    monkeypatch.setenv("HF_TOKEN_PATH", str(tmp_path / "hf" / "token"))
+    return home
+
+
+def test_the_always_hidden_list_shows_where_this_environment_moves_secrets_and_why(
+        qtbot, settings_store: SettingsStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the default places were listed: ``GNUPGHOME`` had moved gpg's keys elsewhere, hidden
+    there by the sandbox but missing from the list the person reads."""
+    _moved_home(tmp_path, monkeypatch)
+    page = SandboxPage(settings_store)
+    qtbot.addWidget(page)
+    rows = _rows(page)
+    assert f"{tmp_path}/keys/gnupg — moved by GNUPGHOME" in rows
+    assert f"{tmp_path}/hf/stored_tokens — moved by HF_TOKEN_PATH" in rows
+    assert "~/store — moved by PASSWORD_STORE_DIR (a relative value: also in every folder of the workspace)" in rows
+    assert "~/.gnupg — a secret place, where its tool keeps it by default" in rows
+    i18n_qt.apply_language("zh_CN")
+    rows = _rows(page)
+    assert any(row.startswith(f"{tmp_path}/keys/gnupg") and "GNUPGHOME" in row and CJK.search(row) for row in rows)
+    assert all(CJK.search(row) for row in rows), [r for r in rows if not CJK.search(r)]
+
+
+def test_every_path_the_runner_hides_is_on_the_list(qtbot, settings_store: SettingsStore, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """One list: what ``prepare`` empties for a command (the hidden places that exist, with
+    Echo Desk's own folders) is what the page shows, each path once at least."""
+    home = _moved_home(tmp_path, monkeypatch)
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    own = tuple(folder for _, folder in paths.own_places())
+    for folder in own:
+        folder.mkdir(parents=True, exist_ok=True)
+    spec = sandbox.SandboxSpec(writable=(workspace,), cwd=workspace, hidden=own, home=home, check_after=False,
+                               guard_missing=False)
+    launch = sandbox.prepare(spec, ["true"], "bwrap")
+    launch.close()
+    if launch.info_fd is not None:
+        os.close(launch.info_fd)
+    page = SandboxPage(settings_store)
+    qtbot.addWidget(page)
+    shown = {row.split(" — ")[0] for row in _rows(page)}
+    shown = {str(home) + s[1:] if s.startswith("~/") else s for s in shown}
+    hidden = {str(p) for p in launch.hidden}
+    assert {str(tmp_path / "keys" / "gnupg"), str(home / ".ssh"), str(tmp_path / "hf" / "stored_tokens")} <= hidden
+    assert hidden <= shown, hidden - shown
 
 
 def test_choices_are_saved_for_the_open_workspace(qtbot, runtime, tmp_path: Path) -> None:
