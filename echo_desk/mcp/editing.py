@@ -96,9 +96,21 @@ def args_from_text(text: str) -> tuple[str, ...]:
     return tuple(line for line in text.splitlines() if line.strip())
 
 
+#: What ``shlex`` says (English, for a developer) when a line cannot be split, in a sentence of
+#: Echo Desk's own; it raises only these two.
+_SPLIT_REFUSALS = {
+    "No closing quotation": N_("a quote is not closed"),
+    "No escaped character": N_("it ends with a backslash that escapes nothing"),
+}
+
+
 def split_command_line(command: str, args_text: str) -> tuple[str, tuple[str, ...]]:
-    """Split like a POSIX shell: a pasted ``npx -y pkg "a b"`` becomes command + argument list."""
-    words = shlex.split(" ".join([command, *args_from_text(args_text)]))
+    """Split like a POSIX shell: a pasted ``npx -y pkg "a b"`` becomes command + argument list.
+    ``FormError`` (the shell's reason, ``shlex``'s words kept as its cause) when it cannot."""
+    try:
+        words = shlex.split(" ".join([command, *args_from_text(args_text)]))
+    except ValueError as exc:
+        raise FormError(_SPLIT_REFUSALS.get(str(exc), N_("it cannot be split into words as a shell would"))) from exc
     return (words[0], tuple(words[1:])) if words else ("", ())
 
 

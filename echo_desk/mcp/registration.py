@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import mcp_types as types
 
 from echo_desk.common.coalesced import Coalesced
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.integrity import IntegrityWarning, WarningKind
@@ -155,14 +155,23 @@ class ToolRegistration:
 
 
 def readiness(srv: ServerRecord | None, registry_name: str) -> str:
-    """Why a tool cannot be offered now; empty when it can."""
+    """Why a tool cannot be offered now; empty when it can. The model reads it in English (a
+    call's failure, the schema's note); the catalog's status column shows it to the person in the
+    language of the moment (``for_person``, read with ``shown``)."""
     if srv is None:
-        return "the MCP server is no longer configured"
+        return for_person("the MCP server is no longer configured",
+                          N_("its MCP server is no longer in your settings"))
     built = srv.tools.get(registry_name)
     if built is not None and built.changes:
-        return "the server changed this tool since you approved it: " + "; ".join(built.changes)
-    if srv.state in (ServerState.DISABLED, ServerState.AWAITING_APPROVAL):
-        return f"MCP server {srv.config.name!r}: {srv.state.value}"
+        return for_person("the server changed this tool since you approved it: " + "; ".join(built.changes),
+                          N_("the server changed this tool since you approved it: {changes}"),
+                          changes=tuple(built.changes))
+    if srv.state is ServerState.DISABLED:
+        return for_person(f"MCP server {srv.config.name!r}: {srv.state.value}",
+                          N_("the MCP server “{server}” is switched off"), server=srv.config.name)
+    if srv.state is ServerState.AWAITING_APPROVAL:
+        return for_person(f"MCP server {srv.config.name!r}: {srv.state.value}",
+                          N_("the MCP server “{server}” is waiting for your approval to start"), server=srv.config.name)
     return ""
 
 

@@ -63,7 +63,9 @@ def write_client_file(path: Path, text: str, expect_sha256: str) -> None:
         raise PlanError(deferred(N_("the file changed since the diff was made; nothing was written. "
                                     "Look at it again."))) from None
     except ToolError as exc:
-        raise PlanError(str(exc)) from None
+        # Its message says it to the person (``for_person``); ``str`` would keep only the model's
+        # English. The cause stays chained for the technical detail (the system's own words).
+        raise PlanError(exc.message) from exc
 
 
 def apply_install(plan: InstallPlan, *, records: Records | None = None) -> InstallOutcome:

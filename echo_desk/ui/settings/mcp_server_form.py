@@ -259,8 +259,11 @@ class ServerFormDialog(QDialog):
     def _split(self) -> None:
         try:
             command, args = split_command_line(self.command.text(), self.args.toPlainText())
-        except ValueError as exc:  # e.g. an unclosed quote
-            self._fail(_("Cannot split that command line: {error}").format(error=exc))
+        except FormError as exc:  # e.g. an unclosed quote: why in the person's words, shlex's in the tooltip
+            from echo_desk.mcp.explain import technical_detail
+
+            self._fail(_("Cannot split that command line: {error}").format(error=_(exc.message).format(**exc.params)),
+                       visible(technical_detail(exc)))
             return
         self.command.setText(command)
         self.args.setPlainText("\n".join(args))

@@ -96,3 +96,55 @@ def test_the_tools_of_a_server_that_is_not_connected_say_so_rather_than_ready(qt
     i18n_qt.apply_language("zh_CN")
     model.refresh_status()
     assert status("down__echo").startswith("服务器未连接（错误）"), status("down__echo")
+
+
+def test_why_an_mcp_tool_is_not_ready_reaches_the_status_column_in_the_persons_language(qtbot) -> None:
+    # Before: registration.readiness() said "MCP server 'gh': disabled", "the MCP server is no
+    # longer configured", "the server changed this tool…" in English, in Chinese too.
+    import re
+    from types import SimpleNamespace
+
+    from echo_desk.i18n import N_, deferred
+    from echo_desk.mcp.config import ServerConfig
+    from echo_desk.mcp.registration import ServerRecord, readiness
+    from echo_desk.mcp.status import ServerState
+    from echo_desk.ui.core import i18n_qt
+
+    records = {
+        "off": ServerRecord(ServerConfig(name="gh"), state=ServerState.DISABLED),
+        "wait": ServerRecord(ServerConfig(name="gh"), state=ServerState.AWAITING_APPROVAL),
+        "changed": ServerRecord(ServerConfig(name="gh"), state=ServerState.CONNECTED, tools={
+            "changed__echo": SimpleNamespace(changes=[deferred(N_("parameter removed: {key}"), key="q")])}),  # type: ignore[dict-item]
+    }
+
+    class _Reasons(_Manager):
+        def readiness(self, server: str, registry_name: str) -> str:
+            return readiness(records.get(server), registry_name)  # "gone": no longer configured
+
+    def entry(server: str) -> CatalogEntry:
+        tool = make_tool(_Reasons(), registry_name=f"{server}__echo", server=server, original_name=f"{server}_echo",  # type: ignore[arg-type]
+                         description=f"Echoes for {server}.", parameters={"type": "object", "properties": {}}, title="echo",
+                         annotations={}, definition_hash="sha256:x", hidden_characters=(), risk=RiskLevel.EXEC,
+                         timeout=60.0)
+        return CatalogEntry(tool, f"mcp:{server}")
+
+    servers = ("off", "wait", "changed", "gone")
+    page = ToolsPage(CatalogBackend(SettingsStore.in_memory(), entries=[entry(s) for s in servers]))
+    qtbot.addWidget(page)
+    model = page.model
+
+    def status(server: str) -> str:
+        return model.itemFromIndex(model.tool_index(f"{server}__echo").siblingAtColumn(COL_STATUS)).text()
+
+    assert status("off") == "the MCP server “gh” is switched off"
+    assert status("changed") == "the server changed this tool since you approved it: parameter removed: q"
+    # The model still reads English, whatever the person's language.
+    i18n_qt.apply_language("zh_CN")
+    assert readiness(records["off"], "off__echo") == "MCP server 'gh': disabled"
+    model.refresh_status()
+    for server in servers:
+        text = status(server)
+        # Chinese, with no English word from the reason (the names "gh" and "q" are the server's).
+        assert re.search("[\u4e00-\u9fff]", text) and not re.search("[A-Za-z]{3,}", text.replace("MCP", "")), text
+    assert status("off") == "MCP 服务器“gh”已关闭", status("off")
+    assert "删除参数：q" in status("changed"), status("changed")

@@ -224,3 +224,38 @@ def test_the_home_folder_itself_is_not_watched(qtbot, qloop, home: Path) -> None
     folders = set(page._watch._watcher.directories())
     assert str(home) not in folders and str(home / ".cursor") in folders
     assert str(home / ".claude.json") in page._watch._watcher.files()
+
+
+def test_a_write_the_system_refuses_is_said_in_the_persons_language(qtbot, home: Path, monkeypatch) -> None:
+    # Before: write_client_file turned the ToolError into PlanError(str(exc)), the model's English
+    # ("…: the disk is full; the original file is unchanged"), and the page, in Chinese too,
+    # could only say that something failed.
+    import errno
+    import hashlib
+    import re
+
+    from echo_desk.common import atomic
+    from echo_desk.mcp.connected.apply import write_client_file
+    from echo_desk.mcp.connected.plan import PlanError
+    from echo_desk.ui.core import i18n_qt
+
+    where = make_home(home)
+    path = where["claude-desktop"]
+
+    def disk_full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic, "_write_all", disk_full)
+    i18n_qt.apply_language("zh_CN")
+    page = _page(qtbot, home)
+    try:
+        write_client_file(path, "{}", hashlib.sha256(path.read_bytes()).hexdigest())
+    except PlanError as exc:
+        page._failed(exc)
+    else:
+        raise AssertionError("the write went through")
+    said = page.details.toPlainText()
+    assert "磁盘已满" in said and "原文件没有改动" in said, said
+    # No English word reaches the sentence but the file's path.
+    assert not re.search("[A-Za-z]{3,}", said.replace(str(path), "")), said
+    assert "No space left on device" in page.details.toolTip()  # the system's words, for a report

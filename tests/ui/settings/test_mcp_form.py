@@ -210,8 +210,27 @@ def test_a_pasted_command_line_is_split_and_shown_as_the_exact_list(qtbot, qloop
                                                    "/home/me/project dir"]
     form.args.setPlainText("'unclosed")
     form.split_button.click()
-    assert form.error.text() == "Cannot split that command line: No closing quotation"
+    assert form.error.text() == "Cannot split that command line: a quote is not closed"
     assert form.args.toPlainText() == "'unclosed"
+
+
+def test_why_a_command_line_cannot_be_split_is_said_in_the_persons_language(qtbot, manager):
+    # Before: the label quoted shlex's English ("No closing quotation") in Chinese too.
+    import re
+
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language("zh_CN")
+    form = ServerFormDialog(manager)
+    qtbot.addWidget(form)
+    for line, said, english in (("npx 'unclosed", "引号没有闭合", "No closing quotation"),
+                                ("npx server \\", "反斜杠", "No escaped character")):
+        form.command.setText(line)
+        form.split_button.click()
+        text = form.error.text()
+        assert said in text and not re.search("[A-Za-z]{3,}", text), text
+        assert english in form.error.toolTip()  # shlex's own words, for a report
+        assert form.command.text() == line  # nothing was split
 
 
 def test_nothing_is_saved_over_an_mcp_json_that_could_not_be_read(qtbot, qloop, settings_store):
