@@ -1,14 +1,14 @@
 """Where a program's own settings command writes, for the write rules to judge
 (``Reading.written``): ``pip config set``, ``hg config --edit``, ``rustup default``, ``conda
-config --set``, ``poetry config``, ``gh config set``, ``bundle config set``. The file such a
-command writes is code the person runs later or where their code comes from:
-``global.index-url`` is where every later ``pip install`` fetches from, a ``[hooks]`` line in
-~/.hgrc runs at ``hg status``, a toolchain linked and made the default is the program every
+config --set``, ``poetry config``, ``gh config set``, ``bundle config set``, ``gem sources
+--add``. The file such a command writes is code the person runs later or where their code comes
+from: ``global.index-url`` is where every later ``pip install`` fetches from, a ``[hooks]`` line
+in ~/.hgrc runs at ``hg status``, a toolchain linked and made the default is the program every
 ``cargo build`` runs, ``gh config set editor`` and a ``gh alias set --shell`` run commands,
 ``channel_alias`` and ``repositories.*`` move where conda and poetry fetch, bundler's ``gemfile``
-is the Ruby every later ``bundle`` evaluates. A rule naming the program (``pip **``) trusts the
-program, not every settings file it may write, so each writing form is judged as a redirection
-to the file it writes:
+is the Ruby every later ``bundle`` evaluates, gem's ``:sources:`` are where ``gem install``
+fetches from. A rule naming the program (``pip **``) trusts the program, not every settings file
+it may write, so each writing form is judged as a redirection to the file it writes:
 
 - one the engine can place (the user's file, a ``--file`` value) is judged by the write rules;
 - one it cannot (the environment's or the system's file, a project's file found by walking up,
@@ -23,7 +23,7 @@ to the file it writes:
 Each program's command is data (``SettingsCommand``); the reading is shared (``written``).
 ``git config`` (``git_settings_writes``) and ``npm config set`` (``npm_settings_writes``) are
 the same idea with their own readers (git's ``-C`` and repository files, npm's locations).
-Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3 (proven); conda 24, poetry 2, gh 2
+Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3, RubyGems 3.3 (proven); conda 24, poetry 2, gh 2
 (their documentation: not installed here).
 """
 
@@ -70,6 +70,8 @@ class SettingsCommand:
     below: bool = False
     #: A word the program takes before its options that starts so (rustup's ``+TOOLCHAIN``).
     leading: str = ""
+    #: The program lowers the command's words before it looks them up (``gem SOURCES``).
+    any_case: bool = False
 
 
 def written(argv: Sequence[str | None], commands: Sequence[SettingsCommand], offset: int = 1) -> tuple[Paths, Paths]:
@@ -127,6 +129,7 @@ def _command_at(args: Sequence[str | None], command: SettingsCommand) -> int | N
         word = args[at] if at < len(args) else ""
         if word is None:
             return -1
+        word = word.lower() if command.any_case else word
         if word not in spellings:
             # An option of the program not known here may have taken a word as its value.
             return -1 if unsure and any(w in spellings for w in args[at:] if w) else None
@@ -287,8 +290,30 @@ _BUNDLE = SettingsCommand(
             "--local": _NOT_KNOWN},
 )
 
+# -- RubyGems 3.3: ``gem sources --add|--remove URL`` writes the gemrc's ``:sources:`` -----------
+#: The sources are where every later ``gem install`` fetches from (proven: ``gem sources --add
+#: http://127.0.0.1:8765/`` rewrote ~/.config/gem/gemrc). The file written is ``--config-file``'s
+#: value, else ``$GEMRC``, else ~/.gemrc when it exists, else ``$XDG_CONFIG_HOME``/gem/gemrc
+#: (~/.config/gem/gemrc). ``--add``, ``--update`` and ``--clear-all`` (``rm -rf``) write the specs
+#: cache too. gem lowers the command's name and takes a unique prefix of it (``gem SO``).
+_GEM_BEFORE = OptionSet(flags("--backtrace --traceback --debug"), permute=False, strict=False)
+_GEM_SOURCES = OptionSet((*values("-a|--add -r|--remove"), *flags("-l|--list -c|--clear-all -u|--update -f|--force "
+                          "--no-force -h|--help -V|--verbose --no-verbose -q|--quiet --silent --backtrace "
+                          "--debug --norc"), opt("--config-file", Takes.VALUE)))
+_GEM = (
+    SettingsCommand(words=(_prefixes("sources", 2),), before=_GEM_BEFORE, options=_GEM_SOURCES, any_case=True,
+                    files=_home_files("~/.gemrc", "~/.config/gem/gemrc", env=(("GEMRC", ""),
+                                                                              ("XDG_CONFIG_HOME", "gem/gemrc"))),
+                    reads=_one("--list --update --clear-all"), writes=_one("--add --remove"),
+                    scopes={"--config-file": (VALUE,)}),
+    SettingsCommand(words=(_prefixes("sources", 2),), before=_GEM_BEFORE, options=_GEM_SOURCES, any_case=True,
+                    files=_home_files("~/.gem/specs", "~/.local/share/gem/specs",
+                                      env=(("GEM_SPEC_CACHE", ""), ("XDG_DATA_HOME", "gem/specs"))),
+                    reads=_one("--list"), writes=_one("--add --update --clear-all"), below=True),
+)
+
 #: The settings commands, by the name the engine knows the program by.
 COMMANDS: dict[str, tuple[SettingsCommand, ...]] = {
     "pip": (_PIP,), "hg": (_HG,), "rustup": _RUSTUP, "conda": (_CONDA,), "poetry": (_POETRY,), "gh": _GH,
-    "bundle": (_BUNDLE,),
+    "bundle": (_BUNDLE,), "gem": _GEM,
 }

@@ -166,7 +166,7 @@ OWN_RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1] **"
+pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1|gem] **"
 
 [[rule]]
 effect = "allow"
@@ -227,6 +227,23 @@ def _own_verdict(setup: Setup, line: str) -> Effect | None:
     "bundle config gemfile /tmp/x.rb",
     "bundle config --delete gemfile",
     "bundle config set --local path vendor",
+    # s171, RubyGems 3.3 (proven): the gemrc's :sources: are where every later gem install fetches
+    # from; --config-file names the file written; gem takes the command's name in any case and
+    # by a unique prefix; --clear-all deletes the specs cache (rm -rf).
+    "gem sources --add http://127.0.0.1:9/",
+    "gem sources -a http://127.0.0.1:9/",
+    "gem sources -ahttp://127.0.0.1:9/",
+    "gem sources --ad http://127.0.0.1:9/",
+    "gem sources --remove https://rubygems.org/",
+    "gem sources -r https://rubygems.org/",
+    "gem SOURCES --add http://127.0.0.1:9/",
+    "gem so -a http://127.0.0.1:9/",
+    "gem --debug sources -a http://127.0.0.1:9/",
+    "gem sources -a http://127.0.0.1:9/ --config-file ~/.gemrc",
+    "gem sources -a http://127.0.0.1:9/ --config-file=src/gemrc",
+    "gem sources --clear-all",
+    "gem sources --update",
+    "gem sources --frob -a x",
 ])
 def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) in (None, Effect.ASK)
@@ -241,6 +258,7 @@ def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     "poetry config --list", "poetry config virtualenvs.path",
     "gh config get editor", "gh config list", "gh alias list", "gh pr list",
     "bundle config", "bundle config list", "bundle config get gemfile", "bundle config gemfile", "bundle install",
+    "gem sources", "gem sources --list", "gem sources -l", "gem list", "gem install rake",
 ])
 def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) is Effect.ALLOW
@@ -263,13 +281,19 @@ def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, lin
     (("gh", "config", "clear-cache"), (None,), ()),
     (("bundle", "config", "set", "gemfile", "x"), ("~/.bundle/config",), ()),
     (("bundle", "config", "get", "gemfile"), (), ()),
+    (("gem", "sources", "--add", "u"), ("~/.gemrc", "~/.config/gem/gemrc"), ("~/.gem/specs", "~/.local/share/gem/specs")),
+    (("gem", "sources", "-r", "u"), ("~/.gemrc", "~/.config/gem/gemrc"), ()),
+    (("gem", "Sou", "-a", "u", "--config-file=f"), ("f",), ("~/.gem/specs", "~/.local/share/gem/specs")),
+    (("gem", "sources", "--clear-all"), (), ("~/.gem/specs", "~/.local/share/gem/specs")),
+    (("gem", "sources", "--list"), (), ()),
+    (("gem", "install", "sources"), (), ()),
 ])
 def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], files: tuple[str | None, ...],
                                                 below: tuple[str | None, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     from echo_desk.agent.permissions import settings_commands
 
     for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
-                 "BUNDLE_USER_HOME"):
+                 "BUNDLE_USER_HOME", "GEMRC", "GEM_SPEC_CACHE", "XDG_DATA_HOME"):
         monkeypatch.delenv(name, raising=False)
     assert settings_commands.written(argv, settings_commands.COMMANDS[str(argv[0])]) == (files, below)
 
@@ -284,6 +308,9 @@ def test_the_environment_s_settings_folders_count(monkeypatch: pytest.MonkeyPatc
         "~/.config/gh/config.yml", str(tmp_path / "gh" / "config.yml"))
     assert settings_commands.written(("rustup", "default", "x"), settings_commands.COMMANDS["rustup"])[1] == (
         "~/.rustup", str(tmp_path / "rustup"))
+    monkeypatch.setenv("GEMRC", str(tmp_path / "gemrc"))
+    assert settings_commands.written(("gem", "sources", "-r", "u"), settings_commands.COMMANDS["gem"])[0] == (
+        "~/.gemrc", "~/.config/gem/gemrc", str(tmp_path / "gemrc"))
 
 
 def test_python_m_pip_s_settings_command_writes_too() -> None:
