@@ -223,7 +223,15 @@ def _rustup(words: str, writes: str = "", reads: str = "", options: OptionSet | 
                            writes=_one(writes), reads=_one(reads), writes_from=writes_from, below=True)
 
 
+#: ``rustup self uninstall`` deletes rustup's home and cargo's (``$CARGO_HOME``: ~/.cargo, with
+#: every program cargo installed), proven; ``self update`` replaces the rustup program there.
+_RUSTUP_SELF = SettingsCommand(words=(_one("self"),), before=_RUSTUP_BEFORE, leading="+",
+                               options=OptionSet(flags("-h|--help -y --no-modify-path")),
+                               files=_home_files("~/.rustup", "~/.cargo", env=(("RUSTUP_HOME", ""), ("CARGO_HOME", ""))),
+                               writes=_one("uninstall update upgrade-data"), reads=_one("help"), below=True)
+
 _RUSTUP = (
+    _RUSTUP_SELF,
     _rustup("default", options=OptionSet(flags("-h|--help --force-non-host")), writes_from=1),
     _rustup("toolchain", "link install add uninstall remove", "list help"),
     _rustup("override", "set add unset remove", "list help",

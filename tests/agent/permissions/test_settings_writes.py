@@ -207,6 +207,15 @@ def _own_verdict(setup: Setup, line: str) -> Effect | None:
     "rustup set profile minimal",
     "rustup run stable touch PWNED",
     "rustup +stable run --install stable touch PWNED",
+    # s171, rustup 1.29 (proven): self uninstall deletes ~/.rustup and ~/.cargo; doc runs $BROWSER.
+    "rustup self uninstall -y",
+    "rustup +stable self uninstall",
+    "rustup self update",
+    "rustup self frobnicate",
+    "rustup doc",
+    "rustup docs --std",
+    "rustup doc --toolchain --path",
+    "rustup -v doc core",
     # conda, poetry, gh (their documentation).
     "conda config --set channel_alias http://127.0.0.1:9",
     "conda config --add channels http://127.0.0.1:9",
@@ -253,7 +262,7 @@ def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     "pip config list", "pip config get global.index-url", "pip config --user debug", "pip install requests",
     "hg config", "hg config ui.username", "hg status",
     "rustup show", "rustup default", "rustup toolchain list", "rustup override list", "rustup which cargo",
-    "rustup run stable cargo build",
+    "rustup run stable cargo build", "rustup self help", "rustup doc --path", "rustup docs --std --path",
     "conda config --show", "conda config --get channels", "conda config --file out/condarc --add channels x",
     "poetry config --list", "poetry config virtualenvs.path",
     "gh config get editor", "gh config list", "gh alias list", "gh pr list",
@@ -273,6 +282,8 @@ def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, lin
     (("rustup", "default", "x"), (), ("~/.rustup",)),
     (("rustup", "toolchain", "link", "x", "/p"), (), ("~/.rustup",)),
     (("rustup", "toolchain", "list"), (), ()),
+    (("rustup", "self", "uninstall", "-y"), (), ("~/.rustup", "~/.cargo")),
+    (("rustup", "self", "help"), (), ()),
     (("conda", "config", "--file", "rc", "--set", "a", "b"), ("rc",), ()),
     (("conda", "config", "--set", "a", "b"), ("~/.condarc",), ()),
     (("poetry", "config", "a.b", "c"), ("~/.config/pypoetry/config.toml",), ()),
@@ -292,7 +303,7 @@ def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], fi
                                                 below: tuple[str | None, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     from echo_desk.agent.permissions import settings_commands
 
-    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
+    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "CARGO_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
                  "BUNDLE_USER_HOME", "GEMRC", "GEM_SPEC_CACHE", "XDG_DATA_HOME"):
         monkeypatch.delenv(name, raising=False)
     assert settings_commands.written(argv, settings_commands.COMMANDS[str(argv[0])]) == (files, below)
@@ -318,3 +329,11 @@ def test_python_m_pip_s_settings_command_writes_too() -> None:
 
     assert read(("python3", "-m", "pip", "config", "--editor", "x", "edit")).written == (None,)
     assert read(("python3", "-m", "pip", "config", "list")).written == ()
+
+
+def test_rustup_doc_is_covered_by_a_rule_naming_it(setup: Setup) -> None:
+    """s171: ``rustup doc`` runs ``$BROWSER`` (proven, rustup 1.29), so ``rustup **`` does not
+    cover it (above) but a rule naming ``doc`` does."""
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "rustup doc **"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command("rustup doc --std", workspace=setup.workspace).effect is Effect.ALLOW
