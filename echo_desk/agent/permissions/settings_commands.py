@@ -1,14 +1,15 @@
 """Where a program's own settings command writes, for the write rules to judge
 (``Reading.written``): ``pip config set``, ``hg config --edit``, ``rustup default``, ``conda
 config --set``, ``poetry config``, ``gh config set``, ``bundle config set``, ``gem sources
---add``. The file such a command writes is code the person runs later or where their code comes
-from: ``global.index-url`` is where every later ``pip install`` fetches from, a ``[hooks]`` line
-in ~/.hgrc runs at ``hg status``, a toolchain linked and made the default is the program every
-``cargo build`` runs, ``gh config set editor`` and a ``gh alias set --shell`` run commands,
-``channel_alias`` and ``repositories.*`` move where conda and poetry fetch, bundler's ``gemfile``
-is the Ruby every later ``bundle`` evaluates, gem's ``:sources:`` are where ``gem install``
-fetches from. A rule naming the program (``pip **``) trusts the program, not every settings file
-it may write, so each writing form is judged as a redirection to the file it writes:
+--add``, ``composer config``. The file such a command writes is code the person runs later or
+where their code comes from: ``global.index-url`` is where every later ``pip install`` fetches
+from, a ``[hooks]`` line in ~/.hgrc runs at ``hg status``, a toolchain linked and made the
+default is the program every ``cargo build`` runs, ``gh config set editor`` and a ``gh alias set
+--shell`` run commands, ``channel_alias`` and ``repositories.*`` move where conda and poetry
+fetch, bundler's ``gemfile`` is the Ruby every later ``bundle`` evaluates, gem's ``:sources:``
+are where ``gem install`` fetches from. A rule naming the program (``pip **``) trusts the
+program, not every settings file it may write, so each writing form is judged as a redirection
+to the file it writes:
 
 - one the engine can place (the user's file, a ``--file`` value) is judged by the write rules;
 - one it cannot (the environment's or the system's file, a project's file found by walking up,
@@ -23,8 +24,8 @@ it may write, so each writing form is judged as a redirection to the file it wri
 Each program's command is data (``SettingsCommand``); the reading is shared (``written``).
 ``git config`` (``git_settings_writes``) and ``npm config set`` (``npm_settings_writes``) are
 the same idea with their own readers (git's ``-C`` and repository files, npm's locations).
-Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3, RubyGems 3.3 (proven); conda 24, poetry 2, gh 2
-(their documentation: not installed here).
+Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3, RubyGems 3.3 (proven); conda 24, poetry 2, gh 2,
+composer 2 (their documentation: not installed here).
 """
 
 from __future__ import annotations
@@ -320,8 +321,39 @@ _GEM = (
                     reads=_one("--list"), writes=_one("--add --update --clear-all"), below=True),
 )
 
+# -- composer 2: ``composer config KEY VALUE`` writes composer.json, ``--global`` config.json -------
+#: Without ``--global`` it writes the project's composer.json (the folder ``-d`` names, or the
+#: file ``$COMPOSER`` names; composer offers a parent folder's when there is none here): not
+#: placed, nor is ``--file``'s. ``--global`` (``--auth``: auth.json) writes in composer's home: ``$COMPOSER_HOME``,
+#: ``$XDG_CONFIG_HOME/composer``, ~/.config/composer or ~/.composer. ``repositories.*`` is where
+#: every later ``composer install`` fetches from, ``scripts.*`` commands it runs. ``KEY`` alone
+#: reads; ``--editor`` opens the editor. It takes a unique prefix of the command's name (``conf``)
+#: and the application's options anywhere (composer's documentation: not installed here).
+_COMPOSER_GLOBAL = (*flags("-h|--help -q|--quiet -V|--version --ansi --no-ansi -n|--no-interaction --profile "
+                           "--no-plugins --no-scripts --no-cache -v|--verbose -vv -vvv"), *values("-d|--working-dir"))
+_COMPOSER_FILES = ("config.json", "auth.json")
+_COMPOSER = SettingsCommand(
+    words=(_prefixes("config", 2),),
+    before=OptionSet(_COMPOSER_GLOBAL, permute=False, strict=False, abbreviations=False),
+    options=OptionSet((*_COMPOSER_GLOBAL, *flags("-g|--global -e|--editor -a|--auth --unset -l|--list --absolute "
+                                                 "-j|--json -m|--merge --append --source"), *values("-f|--file")),
+                      abbreviations=False),
+    files=_not_known,
+    reads=_one("--list"),
+    writes=_one("--unset"),
+    edits=_one("--editor"),
+    writes_from=2,
+    scopes={"--global": _home_files(*(f"{home}/{name}" for home in ("~/.config/composer", "~/.composer")
+                                      for name in _COMPOSER_FILES),
+                                    env=tuple((variable, f"{folder}{name}") for variable, folder in
+                                              (("COMPOSER_HOME", ""), ("XDG_CONFIG_HOME", "composer/"))
+                                              for name in _COMPOSER_FILES)),
+            # (relative to ``-d``'s folder, which may come after it: not placed)
+            "--file": _NOT_KNOWN},
+)
+
 #: The settings commands, by the name the engine knows the program by.
 COMMANDS: dict[str, tuple[SettingsCommand, ...]] = {
     "pip": (_PIP,), "hg": (_HG,), "rustup": _RUSTUP, "conda": (_CONDA,), "poetry": (_POETRY,), "gh": _GH,
-    "bundle": (_BUNDLE,), "gem": _GEM,
+    "bundle": (_BUNDLE,), "gem": _GEM, "composer": (_COMPOSER,),
 }

@@ -166,7 +166,7 @@ OWN_RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1|gem] **"
+pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1|gem|composer] **"
 
 [[rule]]
 effect = "allow"
@@ -253,6 +253,16 @@ def _own_verdict(setup: Setup, line: str) -> Effect | None:
     "gem sources --clear-all",
     "gem sources --update",
     "gem sources --frob -a x",
+    # s171, composer 2 (its documentation: not installed here): repositories.* is where composer
+    # install fetches from, scripts.* what it runs; without --global the project's composer.json.
+    "composer config --global repositories.x composer http://127.0.0.1:9",
+    "composer config -g bin-dir /tmp/x",
+    "composer -d src conf -g --unset repositories.packagist.org",
+    "composer config --auth -g http-basic.x u p",
+    "composer config scripts.test 'touch PWNED'",
+    "composer config --file out/c.json a b",
+    "composer config -e",
+    "composer config --frob a b",
 ])
 def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) in (None, Effect.ASK)
@@ -268,6 +278,7 @@ def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     "gh config get editor", "gh config list", "gh alias list", "gh pr list",
     "bundle config", "bundle config list", "bundle config get gemfile", "bundle config gemfile", "bundle install",
     "gem sources", "gem sources --list", "gem sources -l", "gem list", "gem install rake",
+    "composer config -l", "composer config -g --list", "composer config name", "composer config -g bin-dir",
 ])
 def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) is Effect.ALLOW
@@ -298,13 +309,17 @@ def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, lin
     (("gem", "sources", "--clear-all"), (), ("~/.gem/specs", "~/.local/share/gem/specs")),
     (("gem", "sources", "--list"), (), ()),
     (("gem", "install", "sources"), (), ()),
+    (("composer", "config", "-g", "a", "b"), ("~/.config/composer/config.json", "~/.config/composer/auth.json",
+                                              "~/.composer/config.json", "~/.composer/auth.json"), ()),
+    (("composer", "config", "a", "b"), (None,), ()),
+    (("composer", "config", "a"), (), ()),
 ])
 def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], files: tuple[str | None, ...],
                                                 below: tuple[str | None, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     from echo_desk.agent.permissions import settings_commands
 
     for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "CARGO_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
-                 "BUNDLE_USER_HOME", "GEMRC", "GEM_SPEC_CACHE", "XDG_DATA_HOME"):
+                 "BUNDLE_USER_HOME", "GEMRC", "GEM_SPEC_CACHE", "XDG_DATA_HOME", "COMPOSER_HOME"):
         monkeypatch.delenv(name, raising=False)
     assert settings_commands.written(argv, settings_commands.COMMANDS[str(argv[0])]) == (files, below)
 
