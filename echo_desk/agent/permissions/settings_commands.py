@@ -1,12 +1,13 @@
 """Where a program's own settings command writes, for the write rules to judge
 (``Reading.written``): ``pip config set``, ``hg config --edit``, ``rustup default``, ``conda
-config --set``, ``poetry config``, ``gh config set``, ``bundle config set``. The file such a
-command writes is code the person runs later or where their code comes from:
-``global.index-url`` is where every later ``pip install`` fetches from, a ``[hooks]`` line in
-~/.hgrc runs at ``hg status``, a toolchain linked and made the default is the program every
-``cargo build`` runs, ``gh config set editor`` and a ``gh alias set --shell`` run commands,
-``channel_alias`` and ``repositories.*`` move where conda and poetry fetch, bundler's ``gemfile``
-is the Ruby every later ``bundle`` evaluates. A rule naming the program (``pip **``) trusts the
+config --set``, ``poetry config``, ``gh config set``, ``bundle config set``, ``gem sources
+--add``, ``composer config``. The file such a command writes is code the person runs later or
+where their code comes from: ``global.index-url`` is where every later ``pip install`` fetches
+from, a ``[hooks]`` line in ~/.hgrc runs at ``hg status``, a toolchain linked and made the
+default is the program every ``cargo build`` runs, ``gh config set editor`` and a ``gh alias set
+--shell`` run commands, ``channel_alias`` and ``repositories.*`` move where conda and poetry
+fetch, bundler's ``gemfile`` is the Ruby every later ``bundle`` evaluates, gem's ``:sources:``
+are where ``gem install`` fetches from. A rule naming the program (``pip **``) trusts the
 program, not every settings file it may write, so each writing form is judged as a redirection
 to the file it writes:
 
@@ -23,8 +24,8 @@ to the file it writes:
 Each program's command is data (``SettingsCommand``); the reading is shared (``written``).
 ``git config`` (``git_settings_writes``) and ``npm config set`` (``npm_settings_writes``) are
 the same idea with their own readers (git's ``-C`` and repository files, npm's locations).
-Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3 (proven); conda 24, poetry 2, gh 2
-(their documentation: not installed here).
+Versions read: pip 23, hg 6.3, rustup 1.29, bundler 2.3, RubyGems 3.3 (proven); conda 24, poetry 2, gh 2,
+composer 2 (their documentation: not installed here).
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ class SettingsCommand:
     below: bool = False
     #: A word the program takes before its options that starts so (rustup's ``+TOOLCHAIN``).
     leading: str = ""
+    #: The program lowers the command's words before it looks them up (``gem SOURCES``).
+    any_case: bool = False
 
 
 def written(argv: Sequence[str | None], commands: Sequence[SettingsCommand], offset: int = 1) -> tuple[Paths, Paths]:
@@ -127,6 +130,7 @@ def _command_at(args: Sequence[str | None], command: SettingsCommand) -> int | N
         word = args[at] if at < len(args) else ""
         if word is None:
             return -1
+        word = word.lower() if command.any_case else word
         if word not in spellings:
             # An option of the program not known here may have taken a word as its value.
             return -1 if unsure and any(w in spellings for w in args[at:] if w) else None
@@ -220,7 +224,15 @@ def _rustup(words: str, writes: str = "", reads: str = "", options: OptionSet | 
                            writes=_one(writes), reads=_one(reads), writes_from=writes_from, below=True)
 
 
+#: ``rustup self uninstall`` deletes rustup's home and cargo's (``$CARGO_HOME``: ~/.cargo, with
+#: every program cargo installed), proven; ``self update`` replaces the rustup program there.
+_RUSTUP_SELF = SettingsCommand(words=(_one("self"),), before=_RUSTUP_BEFORE, leading="+",
+                               options=OptionSet(flags("-h|--help -y --no-modify-path")),
+                               files=_home_files("~/.rustup", "~/.cargo", env=(("RUSTUP_HOME", ""), ("CARGO_HOME", ""))),
+                               writes=_one("uninstall update upgrade-data"), reads=_one("help"), below=True)
+
 _RUSTUP = (
+    _RUSTUP_SELF,
     _rustup("default", options=OptionSet(flags("-h|--help --force-non-host")), writes_from=1),
     _rustup("toolchain", "link install add uninstall remove", "list help"),
     _rustup("override", "set add unset remove", "list help",
@@ -287,8 +299,61 @@ _BUNDLE = SettingsCommand(
             "--local": _NOT_KNOWN},
 )
 
+# -- RubyGems 3.3: ``gem sources --add|--remove URL`` writes the gemrc's ``:sources:`` -----------
+#: The sources are where every later ``gem install`` fetches from (proven: ``gem sources --add
+#: http://127.0.0.1:8765/`` rewrote ~/.config/gem/gemrc). The file written is ``--config-file``'s
+#: value, else ``$GEMRC``, else ~/.gemrc when it exists, else ``$XDG_CONFIG_HOME``/gem/gemrc
+#: (~/.config/gem/gemrc). ``--add``, ``--update`` and ``--clear-all`` (``rm -rf``) write the specs
+#: cache too. gem lowers the command's name and takes a unique prefix of it (``gem SO``).
+_GEM_BEFORE = OptionSet(flags("--backtrace --traceback --debug"), permute=False, strict=False)
+_GEM_SOURCES = OptionSet((*values("-a|--add -r|--remove"), *flags("-l|--list -c|--clear-all -u|--update -f|--force "
+                          "--no-force -h|--help -V|--verbose --no-verbose -q|--quiet --silent --backtrace "
+                          "--debug --norc"), opt("--config-file", Takes.VALUE)))
+_GEM = (
+    SettingsCommand(words=(_prefixes("sources", 2),), before=_GEM_BEFORE, options=_GEM_SOURCES, any_case=True,
+                    files=_home_files("~/.gemrc", "~/.config/gem/gemrc", env=(("GEMRC", ""),
+                                                                              ("XDG_CONFIG_HOME", "gem/gemrc"))),
+                    reads=_one("--list --update --clear-all"), writes=_one("--add --remove"),
+                    scopes={"--config-file": (VALUE,)}),
+    SettingsCommand(words=(_prefixes("sources", 2),), before=_GEM_BEFORE, options=_GEM_SOURCES, any_case=True,
+                    files=_home_files("~/.gem/specs", "~/.local/share/gem/specs",
+                                      env=(("GEM_SPEC_CACHE", ""), ("XDG_DATA_HOME", "gem/specs"))),
+                    reads=_one("--list"), writes=_one("--add --update --clear-all"), below=True),
+)
+
+# -- composer 2: ``composer config KEY VALUE`` writes composer.json, ``--global`` config.json -------
+#: Without ``--global`` it writes the project's composer.json (the folder ``-d`` names, or the
+#: file ``$COMPOSER`` names; composer offers a parent folder's when there is none here): not
+#: placed, nor is ``--file``'s. ``--global`` (``--auth``: auth.json) writes in composer's home: ``$COMPOSER_HOME``,
+#: ``$XDG_CONFIG_HOME/composer``, ~/.config/composer or ~/.composer. ``repositories.*`` is where
+#: every later ``composer install`` fetches from, ``scripts.*`` commands it runs. ``KEY`` alone
+#: reads; ``--editor`` opens the editor. It takes a unique prefix of the command's name (``conf``)
+#: and the application's options anywhere (composer's documentation: not installed here).
+_COMPOSER_GLOBAL = (*flags("-h|--help -q|--quiet -V|--version --ansi --no-ansi -n|--no-interaction --profile "
+                           "--no-plugins --no-scripts --no-cache -v|--verbose -vv -vvv"), *values("-d|--working-dir"))
+_COMPOSER_FILES = ("config.json", "auth.json")
+_COMPOSER = SettingsCommand(
+    words=(_prefixes("config", 2),),
+    before=OptionSet(_COMPOSER_GLOBAL, permute=False, strict=False, abbreviations=False),
+    options=OptionSet((*_COMPOSER_GLOBAL, *flags("-g|--global -e|--editor -a|--auth --unset -l|--list --absolute "
+                                                 "-j|--json -m|--merge --append --source"), *values("-f|--file")),
+                      abbreviations=False),
+    files=_not_known,
+    reads=_one("--list"),
+    writes=_one("--unset"),
+    edits=_one("--editor"),
+    writes_from=2,
+    scopes={"--global": _home_files(*(f"{home}/{name}" for home in ("~/.config/composer", "~/.composer")
+                                      for name in _COMPOSER_FILES),
+                                    env=tuple((variable, f"{folder}{name}") for variable, folder in
+                                              (("COMPOSER_HOME", ""), ("XDG_CONFIG_HOME", "composer/"))
+                                              for name in _COMPOSER_FILES)),
+            # (relative to ``-d``'s folder, which may come after it: not placed)
+            "--file": _NOT_KNOWN},
+)
+
 #: The settings commands, by the name the engine knows the program by.
 COMMANDS: dict[str, tuple[SettingsCommand, ...]] = {
     "pip": (_PIP,), "hg": (_HG,), "rustup": _RUSTUP, "conda": (_CONDA,), "poetry": (_POETRY,), "gh": _GH,
-    "bundle": (_BUNDLE,),
+    "bundle": (_BUNDLE,), "gem": _GEM, "composer": (_COMPOSER,),
 }

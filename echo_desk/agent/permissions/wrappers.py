@@ -228,17 +228,27 @@ _RUSTUP = OptionSet(flags("-v|--verbose -q|--quiet -h|--help -V|--version"), per
 _RUSTUP_RUN = OptionSet(flags("--install -h|--help"), permute=False)
 
 
+#: ``rustup doc`` (alias ``docs``): its options (clap takes no prefix of a long option).
+_RUSTUP_DOC_NAMES = frozenset({"doc", "docs"})
+_RUSTUP_DOC = OptionSet((*flags("--path -h|--help --alloc --book --cargo --clippy --core --edition-guide "
+                                "--embedded-book --error-codes --nomicon --proc_macro --reference --releases "
+                                "--rust-by-example --rustc --rustc-docs --rustdoc --std --style-guide --test "
+                                "--unstable-book"), *values("--toolchain")), abbreviations=False)
+
+
 def rustup_reading(argv: Argv, program: str) -> Reading:
     """``rustup [+TOOLCHAIN] run TOOLCHAIN CMD…`` runs CMD, any program, with the toolchain's
     folder first in its PATH (``rustup run stable touch PWNED``: proven, rustup 1.29): CMD is a
-    command of its own. rustup's other subcommands run none the line names (what they write:
-    ``settings_commands``)."""
+    command of its own. ``rustup doc`` runs a program too (``_rustup_doc``). rustup's other
+    subcommands run none the line names (what they write: ``settings_commands``)."""
     at = 2 if len(argv) > 1 and (argv[1] or "").startswith("+") else 1
     parsed = read_options(argv[at:], _RUSTUP)
     unsure = parsed.dynamic or any(s.option is None for s in parsed.seen)
     if parsed.rest is None:
         return Reading(program, unreadable=unsure)
     sub = at + parsed.rest
+    if argv[sub] in _RUSTUP_DOC_NAMES or (unsure and any(w in _RUSTUP_DOC_NAMES for w in argv[sub:])):
+        return _rustup_doc(argv[sub + 1:], program, sure=not unsure and argv[sub] in _RUSTUP_DOC_NAMES)
     if argv[sub] != "run":
         # (an option not known here may have taken the word before ``run`` as its value)
         return Reading(program, unreadable=argv[sub] is None or (unsure and "run" in argv[sub:]))
@@ -248,6 +258,17 @@ def rustup_reading(argv: Argv, program: str) -> Reading:
     if inner.rest is None:
         return Reading(program)
     return Reading(program, inners=(Inner(start=sub + 1 + inner.rest),))
+
+
+def _rustup_doc(args: Argv, program: str, sure: bool) -> Reading:
+    """``rustup doc`` opens the documentation with ``$BROWSER`` (else xdg-open): a program the
+    environment chooses, not the line (proven, rustup 1.29: ``BROWSER=./b.sh rustup doc --std``
+    ran b.sh). A rule covers it only by naming ``doc``; ``--path`` only prints where it is."""
+    parsed = read_options(args, _RUSTUP_DOC)
+    known = sure and not parsed.dynamic and all(s.option is not None for s in parsed.seen)
+    if known and any(s.option is not None and "--path" in s.option.names for s in parsed.seen):
+        return Reading(program)
+    return Reading(program, flags=(Flag(frozenset(_RUSTUP_DOC_NAMES), "doc", Does.RUNS),))
 
 
 def wrapper_reading(argv: Argv, program: str, wrapper: Wrapper) -> Reading:

@@ -166,7 +166,7 @@ OWN_RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1] **"
+pattern = "[pip|pip3|hg|rustup|conda|poetry|gh|cargo|bundle|bundle3.1|gem|composer] **"
 
 [[rule]]
 effect = "allow"
@@ -207,6 +207,15 @@ def _own_verdict(setup: Setup, line: str) -> Effect | None:
     "rustup set profile minimal",
     "rustup run stable touch PWNED",
     "rustup +stable run --install stable touch PWNED",
+    # s171, rustup 1.29 (proven): self uninstall deletes ~/.rustup and ~/.cargo; doc runs $BROWSER.
+    "rustup self uninstall -y",
+    "rustup +stable self uninstall",
+    "rustup self update",
+    "rustup self frobnicate",
+    "rustup doc",
+    "rustup docs --std",
+    "rustup doc --toolchain --path",
+    "rustup -v doc core",
     # conda, poetry, gh (their documentation).
     "conda config --set channel_alias http://127.0.0.1:9",
     "conda config --add channels http://127.0.0.1:9",
@@ -227,6 +236,33 @@ def _own_verdict(setup: Setup, line: str) -> Effect | None:
     "bundle config gemfile /tmp/x.rb",
     "bundle config --delete gemfile",
     "bundle config set --local path vendor",
+    # s171, RubyGems 3.3 (proven): the gemrc's :sources: are where every later gem install fetches
+    # from; --config-file names the file written; gem takes the command's name in any case and
+    # by a unique prefix; --clear-all deletes the specs cache (rm -rf).
+    "gem sources --add http://127.0.0.1:9/",
+    "gem sources -a http://127.0.0.1:9/",
+    "gem sources -ahttp://127.0.0.1:9/",
+    "gem sources --ad http://127.0.0.1:9/",
+    "gem sources --remove https://rubygems.org/",
+    "gem sources -r https://rubygems.org/",
+    "gem SOURCES --add http://127.0.0.1:9/",
+    "gem so -a http://127.0.0.1:9/",
+    "gem --debug sources -a http://127.0.0.1:9/",
+    "gem sources -a http://127.0.0.1:9/ --config-file ~/.gemrc",
+    "gem sources -a http://127.0.0.1:9/ --config-file=src/gemrc",
+    "gem sources --clear-all",
+    "gem sources --update",
+    "gem sources --frob -a x",
+    # s171, composer 2 (its documentation: not installed here): repositories.* is where composer
+    # install fetches from, scripts.* what it runs; without --global the project's composer.json.
+    "composer config --global repositories.x composer http://127.0.0.1:9",
+    "composer config -g bin-dir /tmp/x",
+    "composer -d src conf -g --unset repositories.packagist.org",
+    "composer config --auth -g http-basic.x u p",
+    "composer config scripts.test 'touch PWNED'",
+    "composer config --file out/c.json a b",
+    "composer config -e",
+    "composer config --frob a b",
 ])
 def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) in (None, Effect.ASK)
@@ -236,11 +272,13 @@ def test_a_program_s_own_settings_write_asks(setup: Setup, line: str) -> None:
     "pip config list", "pip config get global.index-url", "pip config --user debug", "pip install requests",
     "hg config", "hg config ui.username", "hg status",
     "rustup show", "rustup default", "rustup toolchain list", "rustup override list", "rustup which cargo",
-    "rustup run stable cargo build",
+    "rustup run stable cargo build", "rustup self help", "rustup doc --path", "rustup docs --std --path",
     "conda config --show", "conda config --get channels", "conda config --file out/condarc --add channels x",
     "poetry config --list", "poetry config virtualenvs.path",
     "gh config get editor", "gh config list", "gh alias list", "gh pr list",
     "bundle config", "bundle config list", "bundle config get gemfile", "bundle config gemfile", "bundle install",
+    "gem sources", "gem sources --list", "gem sources -l", "gem list", "gem install rake",
+    "composer config -l", "composer config -g --list", "composer config name", "composer config -g bin-dir",
 ])
 def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, line: str) -> None:
     assert _own_verdict(setup, line) is Effect.ALLOW
@@ -255,6 +293,8 @@ def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, lin
     (("rustup", "default", "x"), (), ("~/.rustup",)),
     (("rustup", "toolchain", "link", "x", "/p"), (), ("~/.rustup",)),
     (("rustup", "toolchain", "list"), (), ()),
+    (("rustup", "self", "uninstall", "-y"), (), ("~/.rustup", "~/.cargo")),
+    (("rustup", "self", "help"), (), ()),
     (("conda", "config", "--file", "rc", "--set", "a", "b"), ("rc",), ()),
     (("conda", "config", "--set", "a", "b"), ("~/.condarc",), ()),
     (("poetry", "config", "a.b", "c"), ("~/.config/pypoetry/config.toml",), ()),
@@ -263,13 +303,23 @@ def test_reading_forms_and_writes_the_rules_allow_stay_allowed(setup: Setup, lin
     (("gh", "config", "clear-cache"), (None,), ()),
     (("bundle", "config", "set", "gemfile", "x"), ("~/.bundle/config",), ()),
     (("bundle", "config", "get", "gemfile"), (), ()),
+    (("gem", "sources", "--add", "u"), ("~/.gemrc", "~/.config/gem/gemrc"), ("~/.gem/specs", "~/.local/share/gem/specs")),
+    (("gem", "sources", "-r", "u"), ("~/.gemrc", "~/.config/gem/gemrc"), ()),
+    (("gem", "Sou", "-a", "u", "--config-file=f"), ("f",), ("~/.gem/specs", "~/.local/share/gem/specs")),
+    (("gem", "sources", "--clear-all"), (), ("~/.gem/specs", "~/.local/share/gem/specs")),
+    (("gem", "sources", "--list"), (), ()),
+    (("gem", "install", "sources"), (), ()),
+    (("composer", "config", "-g", "a", "b"), ("~/.config/composer/config.json", "~/.config/composer/auth.json",
+                                              "~/.composer/config.json", "~/.composer/auth.json"), ()),
+    (("composer", "config", "a", "b"), (None,), ()),
+    (("composer", "config", "a"), (), ()),
 ])
 def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], files: tuple[str | None, ...],
                                                 below: tuple[str | None, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     from echo_desk.agent.permissions import settings_commands
 
-    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
-                 "BUNDLE_USER_HOME"):
+    for name in ("XDG_CONFIG_HOME", "RUSTUP_HOME", "CARGO_HOME", "POETRY_CONFIG_DIR", "GH_CONFIG_DIR", "BUNDLE_USER_CONFIG",
+                 "BUNDLE_USER_HOME", "GEMRC", "GEM_SPEC_CACHE", "XDG_DATA_HOME", "COMPOSER_HOME"):
         monkeypatch.delenv(name, raising=False)
     assert settings_commands.written(argv, settings_commands.COMMANDS[str(argv[0])]) == (files, below)
 
@@ -284,6 +334,9 @@ def test_the_environment_s_settings_folders_count(monkeypatch: pytest.MonkeyPatc
         "~/.config/gh/config.yml", str(tmp_path / "gh" / "config.yml"))
     assert settings_commands.written(("rustup", "default", "x"), settings_commands.COMMANDS["rustup"])[1] == (
         "~/.rustup", str(tmp_path / "rustup"))
+    monkeypatch.setenv("GEMRC", str(tmp_path / "gemrc"))
+    assert settings_commands.written(("gem", "sources", "-r", "u"), settings_commands.COMMANDS["gem"])[0] == (
+        "~/.gemrc", "~/.config/gem/gemrc", str(tmp_path / "gemrc"))
 
 
 def test_python_m_pip_s_settings_command_writes_too() -> None:
@@ -291,3 +344,11 @@ def test_python_m_pip_s_settings_command_writes_too() -> None:
 
     assert read(("python3", "-m", "pip", "config", "--editor", "x", "edit")).written == (None,)
     assert read(("python3", "-m", "pip", "config", "list")).written == ()
+
+
+def test_rustup_doc_is_covered_by_a_rule_naming_it(setup: Setup) -> None:
+    """s171: ``rustup doc`` runs ``$BROWSER`` (proven, rustup 1.29), so ``rustup **`` does not
+    cover it (above) but a rule naming ``doc`` does."""
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "rustup doc **"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command("rustup doc --std", workspace=setup.workspace).effect is Effect.ALLOW
