@@ -31,6 +31,7 @@ from typing import NamedTuple
 from echo_desk.sandbox import (
     direnv,
     gitconfig,
+    hidden_list,
     linked,
     moved,
     repositories,
@@ -338,11 +339,8 @@ def _missing_secrets(home: Path, base: str, environs: Sequence[Mapping[str, str]
     Watched by the check after the command (one that exists is hidden, and so unchangeable).
     A relative value is taken from the home folder only (one below a folder of the workspace is
     hidden when it exists, but a new one there is not looked for)."""
-    real = os.path.realpath(home)
-    moved_to = [os.path.normpath(f"{real}/{path}") if relative else path
-                for path, relative, _ in moved.hidden(real, environs)]
     found: list[Watched] = []
-    for path in [*(f"{home}/{name}" for name in HIDDEN_IN_HOME), *moved_to]:
+    for path in (place.path for place in hidden_list.always(home, environs) if not place.runtime):
         if inside(path, base) and path != base and not os.path.lexists(path):
             found.append(Watched(path, folder=True, why=runs_code.HIDDEN_SECRET))
     return found
