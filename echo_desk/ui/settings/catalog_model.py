@@ -25,7 +25,7 @@ from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.view import NotOffered, not_offered, set_offered
-from echo_desk.i18n import N_, Deferred, _, locale_dir_of, shown, translate_in
+from echo_desk.i18n import N_, _, said_by_tool, shown
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
@@ -326,10 +326,7 @@ class ToolCatalogModel(QStandardItemModel):
                 if not tool.is_ready():
                     # A plugin's detail is a message id of its own catalog (ours are translated already);
                     # Echo Desk's own may be English for the model, said to the person with ``for_person``.
-                    detail = tool.readiness_detail()
-                    detail = shown(detail) if isinstance(detail, Deferred) else translate_in(
-                        tool.translation_domain, detail, locale_dir_of(type(tool)))
-                    parts.append(detail or _("Not ready"))
+                    parts.append(said_by_tool(tool, tool.readiness_detail()) or _("Not ready"))
             except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
                 parts.append(_readiness_failed(exc))
                 detail_tip = _technical_tip(exc)
