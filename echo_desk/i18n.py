@@ -87,6 +87,15 @@ def translate_in(domain: str, message: str, localedir: Path | None = None) -> st
     return translated if translated != message else _(message)
 
 
+def said_by_tool(tool: object, text: str) -> str:
+    """What a tool says to the person (why it is not ready), in the language of the moment:
+    Echo Desk's own (``deferred``, ``for_person``: its ``str`` is the model's English) with
+    ``shown``; a plugin's plain message id through the plugin's own catalog (``translate_in``)."""
+    if isinstance(text, Deferred):
+        return shown(text)
+    return translate_in(getattr(tool, "translation_domain", DOMAIN), text, locale_dir_of(type(tool)))
+
+
 def locale_dir_of(tool_class: type) -> Path | None:
     """Where a plugin ships its catalogs: the ``locale`` folder of the package defining the tool."""
     name = tool_class.__module__

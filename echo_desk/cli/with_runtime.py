@@ -23,7 +23,7 @@ from echo_desk.cli.mcp import (
 )
 from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import N_, _, aside
+from echo_desk.i18n import N_, _, aside, said_by_tool
 from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
@@ -97,7 +97,11 @@ def _servers_needed(runtime: Runtime, args: argparse.Namespace) -> list[str] | N
 def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     availability = {a.name: a for a in runtime.schema_factory.availability()}
     rows: list[dict[str, Any]] = []
+    #: Why each tool is not ready, as the person reads it (the JSON keeps the tool's own text).
+    said: list[str] = []
     for entry in runtime.registry.entries():
+        readiness = entry.tool.readiness_detail()
+        said.append(said_by_tool(entry.tool, readiness) if readiness else "")
         breaker = runtime.breakers.status(entry.name)
         standing = runtime.standing(entry.name)
         assert standing is not None
@@ -110,7 +114,7 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
             "default_by": standing.default_by,
             "rules": standing.rule_count,
             "ready": entry.tool.is_ready(),
-            "readiness": entry.tool.readiness_detail(),
+            "readiness": readiness,
             "breaker": breaker.state.value,
             "visible": availability[entry.name].visible,
         })
@@ -119,7 +123,7 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     if as_json:
         print(visible_json({"tools": rows, "mcp_awaiting_approval": waiting}, indent=2))
     else:
-        _print_tool_rows(rows)
+        _print_tool_rows(rows, said)
     if waiting:
         print(visible(awaiting_note(waiting)), file=sys.stderr)
     if as_json:
@@ -148,7 +152,7 @@ _TOOL_HEADINGS = (N_("NAME"), N_("SOURCE"), N_("RISK"), N_("ENABLED"), N_("DEFAU
                   N_("BREAKER"))
 
 
-def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
+def _print_tool_rows(rows: list[dict[str, Any]], said: list[str]) -> None:
     table = [[_(heading) for heading in _TOOL_HEADINGS]]
     for r in rows:
         name, source = (visible(str(r[k]), one_line=True) for k in ("name", "source"))
@@ -157,8 +161,8 @@ def _print_tool_rows(rows: list[dict[str, Any]]) -> None:
                       words.label(words.BREAKER_LABELS, str(r["breaker"]))])
     heading, *lines = words.table(table)
     print(heading)
-    for r, line in zip(rows, lines, strict=True):
-        print(aside(line, visible(str(r["readiness"]), one_line=True)) if r["readiness"] else line)
+    for line, why in zip(lines, said, strict=True):
+        print(aside(line, visible(why, one_line=True)) if why else line)
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:

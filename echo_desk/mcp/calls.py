@@ -198,12 +198,16 @@ class CallRouter:
             return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
                 f"{server}/{tool}: the server's structured result does not match the tool's declared output "
                 f"schema: {exc}",
-                N_("The MCP server “{server}” sent a result that does not match what the tool declares."),
+                N_("The MCP server “{server}” sent a result that does not match what the tool declares, so "
+                   "Echo Desk did not pass it on to the agent."),
                 server=server), metadata={"mcp_server": server, "mcp_tool": tool, "invalid_structured_content": True})
         except ValidationError as exc:
+            # The reader's report (English, field by field) is for a developer: the model gets
+            # its count, the person what happened to the call.
             return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
                 f"{server}/{tool}: the server sent a malformed result ({exc.error_count()} problems)",
-                N_("The MCP server “{server}” sent a malformed result."), server=server))
+                N_("The MCP server “{server}” sent a result Echo Desk could not read, so nothing of it was "
+                   "passed on to the agent."), server=server))
         except (ConnectionError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
             if manager.sign_in_needed(server, conn):
                 return _sign_in_failure(server, tool, conn)

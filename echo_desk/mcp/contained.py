@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk import sandbox
+from echo_desk.i18n import N_, deferred
 from echo_desk.mcp.config import ServerConfig
+from echo_desk.mcp.explain import explained
 from echo_desk.mcp.own_folder import own_folder_of, server_folder
 from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
@@ -41,7 +43,9 @@ def network_for(cfg: ServerConfig) -> RelayListener | None:
 
 
 class SandboxUnavailableError(RuntimeError):
-    """The server is set to run in the sandbox, and the sandbox cannot run here."""
+    """The server is set to run in the sandbox, and the sandbox cannot run here (or not in the
+    folder it is set to work in). Its message is ``deferred``: the server's row says it in the
+    language of the moment (``explain.explained``), never as a developer's English quoted."""
 
 
 def _refuse_own_places(name: str, folder: Path) -> None:
@@ -54,9 +58,10 @@ def _refuse_own_places(name: str, folder: Path) -> None:
         return
     held = paths.own_place_holding(real)
     if held is not None:
-        raise SandboxUnavailableError(
-            f"{name} is set to work in {folder}, inside Echo Desk's own folder {held[1]}: a server may not "
-            "change Echo Desk's own files. Choose another working folder for it.")
+        raise SandboxUnavailableError(deferred(
+            N_("“{name}” is set to work in {folder}, inside Echo Desk's own folder {held}: a server may not "
+               "change Echo Desk's own files, so it was not started. Choose another working folder for it."),
+            name=name, folder=str(folder), held=str(held[1])))
 
 
 @dataclass
@@ -96,18 +101,22 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
     additions to the protected list apply to servers as to commands."""
     found = sandbox.availability()
     if not found.available or found.bwrap is None:
-        raise SandboxUnavailableError(
-            f"{cfg.name} is set to run in the sandbox, which is unavailable here: {found.english()} "
-            "Turn this server's sandbox off to run it with all your rights.")
+        # The sandbox's own reason and fix, in the person's language (``found.english()`` is the model's).
+        raise SandboxUnavailableError(deferred(
+            N_("“{name}” is set to run in the sandbox, which is unavailable here, so it was not started. "
+               "{reason} {fix} Or turn this server's sandbox off to run it with all your rights."),
+            name=cfg.name, reason=deferred(found.reason, detail=found.detail),
+            fix=deferred(found.fix) if found.fix else ""))
     folder = Path(cfg.cwd).expanduser() if cfg.cwd else server_folder(cfg.name, sandboxed=True)
     if cfg.cwd:
         _refuse_own_places(cfg.name, folder)
     try:
         own_files.unshare_own_program()
     except OSError as exc:
-        raise SandboxUnavailableError(
-            f"a file of Echo Desk's own program has another name (a hard link) that a sandboxed server could change "
-            f"it through, and Echo Desk could not give it a copy of its own ({exc}); {cfg.name} was not started") from exc
+        raise SandboxUnavailableError(deferred(
+            N_("A file of Echo Desk's own program has another name (a hard link) that a sandboxed server could "
+               "change it through, and Echo Desk could not give it a copy of its own ({error}), so “{name}” was "
+               "not started."), error=explained(exc), name=cfg.name)) from exc  # ``exc``: technical detail
     added = settings or SandboxSettings()
     hidden = [*(folder for _, folder in paths.own_places()),
               *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]

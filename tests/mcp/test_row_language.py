@@ -5,6 +5,7 @@ Against real stdio servers (``tiny_server.py``, a command that does not exist)."
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 
@@ -83,3 +84,98 @@ async def test_a_keyring_that_cannot_be_read_is_said_in_chinese_without_its_back
     assert shown(status.detail) == "t：env TOKEN：无法读取密钥环", shown(status.detail)
     set_language("en")
     assert shown(status.detail) == "t: env TOKEN: the keyring could not be read"
+
+
+def _unavailable() -> object:
+    from echo_desk.sandbox.detect import Availability, Status
+
+    return Availability(Status.BWRAP_MISSING)
+
+
+async def test_a_sandboxed_server_the_sandbox_cannot_start_is_said_in_chinese(
+        make_manager, chinese, monkeypatch) -> None:
+    # Before: "操作失败；技术细节：t is set to run in the sandbox, which is unavailable here: …".
+    from echo_desk import sandbox
+
+    monkeypatch.setattr(sandbox, "availability", _unavailable)
+    cfg = parse_server("t", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)], "sandbox": True})
+    status = await make_manager({"t": cfg}).start("t")
+    assert status.state is ServerState.ERROR
+    text = shown(status.detail)
+    assert text.startswith("“t”设置为在沙箱中运行，但此处沙箱不可用，所以没有启动它。"), text
+    assert "bubblewrap（bwrap）" in text and "sudo apt install bubblewrap" in text  # the sandbox's reason and fix
+    assert not re.search(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,}\b", re.sub(r"'[^']*'", "", text)), text  # commands aside
+    set_language("en")
+    assert shown(status.detail).startswith("“t” is set to run in the sandbox, which is unavailable here, so it was "
+                                           "not started. bubblewrap (bwrap) is not installed. Install it:")
+
+
+def test_a_program_file_that_cannot_be_copied_is_said_in_chinese_with_the_systems_words_kept(
+        chinese, monkeypatch) -> None:
+    # Before: "… could not give it a copy of its own ([Errno 13] Permission denied: …)" in any language.
+    import errno
+
+    from echo_desk import sandbox
+    from echo_desk.mcp import contained
+    from echo_desk.mcp.explain import explained, technical_detail
+    from echo_desk.sandbox.detect import Availability, Status
+
+    def refused() -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", "/opt/echo-desk/seccomp")
+
+    monkeypatch.setattr(sandbox, "availability", lambda: Availability(Status.AVAILABLE, bwrap="/usr/bin/bwrap"))
+    monkeypatch.setattr(contained.own_files, "unshare_own_program", refused)
+    cfg = parse_server("t", {"command": sys.executable, "sandbox": True})
+    with pytest.raises(contained.SandboxUnavailableError) as caught:
+        contained.contained(cfg, {})
+    text = shown(explained(caught.value))
+    assert "系统拒绝了此操作：权限不足" in text and "所以没有启动“t”" in text, text
+    assert not re.search(r"[A-Za-z]{4,}", text.replace("Echo Desk", "")), text
+    assert "PermissionError: [Errno 13] Permission denied: '/opt/echo-desk/seccomp'" in technical_detail(caught.value)
+
+
+async def test_a_result_that_does_not_match_its_schema_says_in_chinese_it_was_not_passed_on(
+        make_manager, registry, chinese) -> None:
+    # Before: "MCP 服务器“w”发来的结果与该工具声明的格式不符。" (not what became of the result).
+    cfg = parse_server("w", {"command": sys.executable, "args": ["-S", str(TINY_SERVER)],
+                             "env": {"TINY_STRUCTURED": "bad"}})
+    await make_manager({"w": cfg}).start_all()
+    result = await get_tool(registry, "w__forecast").execute({}, ctx("forecast"))
+    assert not result.success
+    assert shown(result.error) == "MCP 服务器“w”发来的结果与该工具声明的格式不符，所以 Echo Desk 没有把它转交给智能体。"
+    # The SDK's words stay in the text the model reads and Copy takes (the technical detail).
+    assert "does not match the tool's declared output schema: " in str(result.error)
+
+
+async def test_a_servers_error_on_a_call_is_labelled_as_its_own_words(make_manager, registry, chinese) -> None:
+    # Before: "MCP 服务器“t”返回了错误：quota exceeded", the server's English as if it were ours.
+    from mcp.shared.exceptions import MCPError
+
+    manager = make_manager({"t": _tiny()})
+    assert (await manager.start("t")).state is ServerState.CONNECTED
+
+    async def refused(_name: str, _arguments: dict[str, object]) -> object:
+        raise MCPError(code=-32603, message="quota exceeded")  # not -32000: the SDK's "connection closed"
+
+    manager._servers["t"].conn.call_tool = refused
+    result = await get_tool(registry, "t__echo").execute({"text": "x"}, ctx("echo"))
+    assert not result.success
+    assert shown(result.error) == "MCP 服务器“t”返回了错误（服务器原话）：quota exceeded", shown(result.error)
+
+
+async def test_a_result_that_cannot_be_read_says_in_chinese_nothing_of_it_was_passed_on(
+        make_manager, registry, chinese) -> None:
+    # Before: "MCP 服务器“t”发来的结果格式有误。" (not what became of it).
+    from pydantic import TypeAdapter
+
+    manager = make_manager({"t": _tiny()})
+    assert (await manager.start("t")).state is ServerState.CONNECTED
+
+    async def unreadable(_name: str, _arguments: dict[str, object]) -> object:
+        return TypeAdapter(int).validate_python("not a number")  # raises the reader's ValidationError
+
+    manager._servers["t"].conn.call_tool = unreadable
+    result = await get_tool(registry, "t__echo").execute({"text": "x"}, ctx("echo"))
+    assert not result.success
+    assert shown(result.error) == "MCP 服务器“t”发来的结果 Echo Desk 无法读取，所以没有把其中任何内容转交给智能体。"
+    assert str(result.error) == "t/echo: the server sent a malformed result (1 problems)"  # the model's, as it was

@@ -23,7 +23,7 @@ from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_serv
 from pydantic import ValidationError
 
 from echo_desk.i18n import N_
-from echo_desk.mcp.oauth.errors import SignInError, SignInStep
+from echo_desk.mcp.oauth.errors import SignInError, SignInStep, cannot_reach
 from echo_desk.mcp.oauth.http import require_origin, send
 
 _PROBE = {"jsonrpc": "2.0", "id": 0, "method": "ping"}
@@ -66,8 +66,7 @@ async def probe(client: httpx2.AsyncClient, server_url: str) -> Challenge:
         response = await client.post(server_url, json=_PROBE,
                                      headers={"Accept": "application/json, text/event-stream"})
     except httpx2.HTTPError as exc:
-        raise SignInError(SignInStep.DISCOVERY, N_("could not reach {url}: {error}"), url=server_url,
-                          error=str(exc) or type(exc).__name__) from None
+        raise cannot_reach(SignInStep.DISCOVERY, server_url, exc) from exc
     await response.aclose()
     if response.status_code not in (401, 403):
         raise SignInError(SignInStep.DISCOVERY, N_("the server did not ask for a sign-in (it answered HTTP {status})"),

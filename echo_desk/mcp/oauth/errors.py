@@ -54,6 +54,16 @@ class SignInError(Exception):
                         reason=deferred(self.reason, **self.params))
 
 
+def cannot_reach(step: SignInStep, url: str, exc: Exception) -> SignInError:
+    """``url`` gave no answer (``exc``: the HTTP client's error, a developer's English such as
+    "All connection attempts failed"): said in a sentence of Echo Desk's own (``explained``);
+    raise it ``from exc`` so the client's words stay the cause (``explain.technical_detail``)."""
+    from echo_desk.mcp.explain import explained
+
+    # "the server could not be reached (https://…)": what happened first, the address after it.
+    return SignInError(step, N_("{error} ({url})"), url=url, error=explained(exc))
+
+
 class SignInNeeded(Exception):
     """The server answered 401 (or asks for more scopes): the person must sign in (again).
     ``scope`` is what the server asked for, if it said; ``reason`` as in ``SignInError``."""

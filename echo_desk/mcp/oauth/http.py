@@ -13,7 +13,7 @@ import httpx2
 
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_
-from echo_desk.mcp.oauth.errors import SignInError, SignInStep
+from echo_desk.mcp.oauth.errors import SignInError, SignInStep, cannot_reach
 from echo_desk.mcp.oauth.origins import acceptable_origin
 
 #: Metadata, registrations and token answers are a few KB; 256 KiB is far beyond any real one.
@@ -50,8 +50,7 @@ async def send(
                                       url=url, limit=MAX_ANSWER_BYTES // 1024)
             status, headers = response.status_code, response.headers
     except httpx2.HTTPError as exc:
-        raise SignInError(step, N_("could not reach {url}: {error}"), url=url,
-                          error=str(exc) or type(exc).__name__) from None
+        raise cannot_reach(step, url, exc) from exc
     try:
         value = read_json(bytes(body))
     except (ValueError, RecursionError):

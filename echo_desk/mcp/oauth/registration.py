@@ -101,7 +101,11 @@ async def dynamic(client: httpx2.AsyncClient, discovered: Discovered, redirect_u
         raise SignInError(SignInStep.REGISTRATION, N_("the registration answer is not valid ({count} problems)"),
                           count=exc.error_count()) from None
     except OAuthRegistrationError as exc:
-        raise SignInError(SignInStep.REGISTRATION, N_("the registration cannot be used: {error}"), error=str(exc)) from None
+        # The SDK's English ("… unsupported token_endpoint_auth_method …") stays the cause.
+        raise SignInError(SignInStep.REGISTRATION,
+                          N_("the service registered Echo Desk in a way it cannot use (token_endpoint_auth_method "
+                             "{method}); the registration was not kept"),
+                          method=info.token_endpoint_auth_method or "?") from exc
     _loopback_only(info.redirect_uris, redirect_uri)
     return Client(client_id=info.client_id, client_secret=info.client_secret,
                   auth_method=info.token_endpoint_auth_method or "none", registered_by="dynamic",

@@ -120,9 +120,9 @@ class SignIns:
             self.store.set(issuer_key(sign_in.server, sign_in.issuer), sign_in.to_json())
             if make_current:
                 self.store.set(current_key(sign_in.server), sign_in.issuer)
-        except Exception as exc:  # a locked keyring: the step says so  # noqa: BLE001
-            raise SignInError(SignInStep.STORAGE, N_("the keyring refused to keep it: {error}"),
-                              error=str(exc) or type(exc).__name__) from None
+        except Exception as exc:  # a locked keyring: the step says so
+            # The backend's English ("Keyring is locked …") stays the cause, as mcp.json's keyring errors do.
+            raise SignInError(SignInStep.STORAGE, N_("the keyring could not save it")) from exc
 
     def forget_tokens(self, sign_in: SignIn) -> None:
         """Keep the client registration, drop the tokens (a revoked or refused refresh)."""
@@ -133,9 +133,9 @@ class SignIns:
             self.store.delete(issuer_key(server, issuer))
             if self._get(current_key(server)) == issuer:
                 self.store.delete(current_key(server))
-        except Exception as exc:  # noqa: BLE001 — said as the storage step's error
-            raise SignInError(SignInStep.STORAGE, N_("the keyring refused to delete it: {error}"),
-                              error=str(exc) or type(exc).__name__) from None
+        except Exception as exc:  # said as the storage step's error
+            raise SignInError(SignInStep.STORAGE,
+                              N_("the keyring could not delete it; the sign-in may still be kept there")) from exc
 
     def _get(self, key: str) -> str | None:
         try:

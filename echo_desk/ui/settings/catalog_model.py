@@ -25,7 +25,7 @@ from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.view import NotOffered, not_offered, set_offered
-from echo_desk.i18n import N_, Deferred, _, locale_dir_of, shown, translate_in
+from echo_desk.i18n import N_, _, said_by_tool, shown
 from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
@@ -65,6 +65,20 @@ def _show_risk(cell: QStandardItem, risk: str) -> None:
 def _warning_icon() -> QIcon:
     style = QApplication.style()
     return style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+
+
+def _readiness_failed(exc: Exception) -> str:
+    """A tool's readiness check that raised, in the person's language: the exception's English
+    (a developer's words) is kept for the tooltip (``_technical_tip``), not put in the cell."""
+    from echo_desk.mcp.explain import explained  # loads the MCP SDK: only when a check fails
+
+    return _("Readiness check failed: {error}").format(error=shown(explained(exc, quote_detail=False)))
+
+
+def _technical_tip(exc: Exception) -> str:
+    from echo_desk.mcp.explain import technical_detail
+
+    return plain_tooltip(technical_detail(exc))
 
 
 def _status_colour(ready: bool) -> QColor:
@@ -307,16 +321,15 @@ class ToolCatalogModel(QStandardItemModel):
         for name, cells in self._rows.items():
             tool = self._tools[name]
             parts = []
+            detail_tip = ""
             try:
                 if not tool.is_ready():
                     # A plugin's detail is a message id of its own catalog (ours are translated already);
                     # Echo Desk's own may be English for the model, said to the person with ``for_person``.
-                    detail = tool.readiness_detail()
-                    detail = shown(detail) if isinstance(detail, Deferred) else translate_in(
-                        tool.translation_domain, detail, locale_dir_of(type(tool)))
-                    parts.append(detail or _("Not ready"))
+                    parts.append(said_by_tool(tool, tool.readiness_detail()) or _("Not ready"))
             except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
-                parts.append(_("Readiness check failed: {error}").format(error=exc))
+                parts.append(_readiness_failed(exc))
+                detail_tip = _technical_tip(exc)
             offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
             if callable(offline) and (note := offline()):
                 parts.append(shown(note))
@@ -332,8 +345,9 @@ class ToolCatalogModel(QStandardItemModel):
             text = " · ".join(parts) if parts else _("Ready")
             if self._fill_icon(name, cells[COL_TOOL], tool.display_icon, keep_place=self._from_mcp(name)):
                 changed.append(cells[COL_TOOL])
-            if cells[COL_STATUS].text() != text:
+            if cells[COL_STATUS].text() != text or cells[COL_STATUS].toolTip() != detail_tip:
                 cells[COL_STATUS].setText(text)
+                cells[COL_STATUS].setToolTip(detail_tip)
                 cells[COL_STATUS].setData(not parts, ReadyRole)
                 cells[COL_STATUS].setForeground(QBrush(_status_colour(not parts)))
                 changed.append(cells[COL_STATUS])

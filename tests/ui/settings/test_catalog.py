@@ -241,3 +241,31 @@ def test_a_switch_that_cannot_be_saved_flips_back_and_the_person_is_told(qtbot, 
     qtbot.waitUntil(lambda: item.checkState() == Qt.CheckState.Checked, timeout=5000)
     assert notice.box is box
     box.close()
+
+
+def test_a_readiness_check_that_raises_is_said_in_chinese_with_its_words_in_the_tooltip(qtbot, runtime, monkeypatch):
+    # Before: "就绪检查失败：disk quota probe exploded" (the exception's English in the cell).
+    import re
+
+    from echo_desk.i18n import current_language, set_language
+    from echo_desk.ui.settings.catalog_model import COL_STATUS
+
+    page = _page(qtbot, runtime)
+
+    def broken() -> bool:
+        raise RuntimeError("disk quota probe exploded")
+
+    monkeypatch.setattr(page.model._tools["read_note"], "is_ready", broken)
+    before = current_language()
+    set_language("zh_CN")
+    try:
+        page.model.refresh_status()
+        cell = page.model._rows["read_note"][COL_STATUS]
+        assert cell.text().startswith("就绪检查失败")
+        assert not re.search(r"[A-Za-z]{3,}", cell.text().replace("Echo Desk", "")), cell.text()
+        assert "RuntimeError: disk quota probe exploded" in cell.toolTip()
+    finally:
+        set_language(before)
+    monkeypatch.undo()
+    page.model.refresh_status()
+    assert page.model._rows["read_note"][COL_STATUS].toolTip() == ""
