@@ -399,7 +399,8 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
 def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path | None) -> list[Place]:
     """The files gdb auto-loads code from for the programs it loads (``gdb_init.loaded``),
     each found from every folder it starts in (``-cd``'s too): the program, the scripts beside
-    it, and any separate debug file beside it; a program not known here: any file."""
+    it, and any separate debug file beside it; a program not known here, or the libraries of a
+    core file: any file."""
     where = gdb_init.loaded(words)
     found = [Place(Path("/"), ("program",), below=True, suffixes=("",))] if where.unknown else []
     for word in where.files:
@@ -407,6 +408,9 @@ def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path 
         if expanded is None:
             return [*found, Place(Path("/"), ("program",), below=True, suffixes=("",))]
         for path in dict.fromkeys(Path(os.path.normpath(s / expanded)) for s in starts):
+            if gdb_init.may_be_core(path):
+                # (the libraries a core names may be any file: see ``gdb_init.may_be_core``)
+                found.append(Place(Path("/"), ("program",), below=True, suffixes=("",)))
             found += [Place(p.parent, (p.name,)) for p in gdb_init.auto_loaded(path)]
             found += [Place(folder, (), suffixes=(".debug",)) for folder in gdb_init.debug_folders(path)]
     return found
