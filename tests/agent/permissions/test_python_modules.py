@@ -82,3 +82,11 @@ def test_pythonpath_runs_the_package_it_names_under_pip(tmp_path: Path) -> None:
     (tmp_path / "out" / "pip" / "__init__.py").write_text("open('PWNED', 'w').close()\n", encoding="utf-8")
     _run(tmp_path, "pip", "config", "list", PYTHONPATH=str(tmp_path / "out"))
     assert (tmp_path / "PWNED").exists()
+
+
+def test_a_user_site_the_agent_may_write_asks_for_pip(setup: Setup) -> None:
+    """pip is a python program: outside a virtual environment its python runs the ``.pth``
+    files of ~/.local/lib/pythonX.Y/site-packages (``x.pth`` ran under ``pip config list``,
+    pip 23, python 3.11: s175), as mypy's and pytest's do."""
+    assert _verdict(setup, "pip config list") is Effect.ALLOW
+    assert _verdict(setup, "pip config list", RULES + _rules("~/.local/**", tool="write")) is not Effect.ALLOW
