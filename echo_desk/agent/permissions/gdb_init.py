@@ -167,6 +167,31 @@ def loaded(words: Sequence[str | None]) -> Loaded:
     return Loaded(tuple(files), unknown)
 
 
+#: ELF's file types gdb loads as a program (relocatable, executable, shared object); a core file
+#: is type 4 (``ET_CORE``).
+_ELF_PROGRAMS = frozenset({1, 2, 3})
+
+
+def may_be_core(path: Path) -> bool:
+    """Whether gdb may load ``path`` as a core file: it loads the shared libraries the process
+    had, by the names the core's memory holds (relative ones from the folder gdb runs in, or
+    through ``solib-search-path``), and auto-loads what comes with each (``LIB-gdb.py``
+    beside ``out/libx.so`` ran under ``gdb -batch src/prog src/core``: proven, gdb 13, s175).
+    Those names are not read here, so a core file's libraries may be any file, as an attached
+    process's are. A word naming no file is no core; a file that is not plainly an ELF program
+    (or cannot be read) may be one."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(18)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+    except OSError:
+        return True
+    if len(head) < 18 or head[:4] != b"\x7fELF" or head[5] not in (1, 2):
+        return True
+    return int.from_bytes(head[16:18], "little" if head[5] == 1 else "big") not in _ELF_PROGRAMS
+
+
 def auto_loaded(path: Path) -> list[Path]:
     """The files gdb auto-loads code from for the program ``path``: the program itself (its
     ``.debug_gdb_scripts`` section), the scripts beside it, and beside the file it links to."""

@@ -152,11 +152,36 @@ def python_reading(argv: Argv, program: str) -> Reading:
             elif letter == "m" and value is not None and PIP.fullmatch(value):
                 pip_found, below = pip_options(argv, i)
                 settings, _ = settings_commands.written(argv, settings_commands.COMMANDS["pip"], i)
-                return Reading(program, flags=(*found, *pip_found), written_below=below, written=settings)
-            return Reading(program, flags=tuple(found))
+                return Reading(program, flags=(*found, *pip_found), written_below=below, written=settings,
+                               program_form=_program_form(argv, i, value))
+            form = _program_form(argv, i, value) if letter == "m" else None
+            return Reading(program, flags=tuple(found), program_form=form)
     if (i >= n or argv[i] == "-") and not set(argv[1:i]) & _INFORMATION:  # the program comes from its input
         found.append(Flag(frozenset({"-"}), "-", Does.READS_CODE))
     return Reading(program, flags=tuple(found))
+
+
+#: Modules whose ``python -m MODULE`` runs the same entry as the program of that name (its
+#: console script calls the function the module's ``__main__`` calls). Only the folders python
+#: looks in for modules differ: ``-m`` puts the current folder first (``./pip.py`` ran under
+#: ``python -m pip``: s175), which ``settings_files`` counts for ``python -m`` as it counts
+#: ``$PYTHONPATH`` for both.
+MODULE_PROGRAMS = {"pip": "pip", "pytest": "pytest", "mypy": "mypy"}
+#: Options of python's own that change nothing a module could be made to run (``-i`` is not
+#: one: after the module, python reads code from its input).
+_PLAIN_PYTHON = re.compile(r"-[bBdEIOPqsSuvR]+")
+
+
+def _program_form(argv: Argv, at: int, module: str | None) -> Argv | None:
+    """``python [plain options] -m MODULE args`` (``at``: where args start) as ``PROGRAM
+    args`` for a module of ``MODULE_PROGRAMS``; ``None`` for anything else."""
+    name = MODULE_PROGRAMS.get(module or "")
+    if name is None or module is None:
+        return None
+    before = argv[1:at - 1] if argv[at - 1] == module else argv[1:at]
+    if not all(w is not None and (w in ("-m", "-m" + module) or _PLAIN_PYTHON.fullmatch(w)) for w in before):
+        return None
+    return (name, *argv[at:])
 
 
 def _python_cluster(argv: Argv, i: int, found: list[Flag]) -> tuple[str, str | None, int]:

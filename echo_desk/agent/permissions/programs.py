@@ -552,6 +552,26 @@ def _glued_names(argv: Argv, program: str) -> list[tuple[str, str]]:
     return found
 
 
+def _printf_format_index(argv: Argv) -> int:
+    """Where printf's format is: after its options, read as bash reads them (getopt ``v:``:
+    ``-v NAME`` or ``-vNAME``, again and again; ``--`` ends them; any other option stops it
+    with an error, so the words from there are counted as names, the safe side)."""
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word is None or word == "-" or not word.startswith("-"):
+            return i
+        if word == "--":
+            return i + 1
+        if word == "-v":
+            i += 2
+        elif word.startswith("-v"):
+            i += 1
+        else:
+            return len(argv)
+    return len(argv)
+
+
 def _names(argv: Argv, program: str) -> Reading:
     """bash builtins that take variable names: an array subscript in one is evaluated, so a word
     with ``[`` and an expansion in it runs code (``printf -v 'a[$(cmd)]'``); ``let`` evaluates
@@ -566,9 +586,14 @@ def _names(argv: Argv, program: str) -> Reading:
         # `read -aPS4`: only a name plainly the caller's own (lower case, no subscript) passes.
         if not _OWN_NAME.fullmatch(name):
             found.append(Flag(frozenset({glued}), glued, Does.CONFIG))
-    for word in argv[1:]:
+    # printf's format and arguments are data: it prints them (``%b`` and ``\\`` escapes make
+    # bytes, never code); only a name its ``-v`` assigns is evaluated as an array element.
+    names_end = _printf_format_index(argv) if program == "printf" else len(argv)
+    for k, word in enumerate(argv[1:], start=1):
         if word is None:
             found.append(Flag(frozenset(), "", None))
+        elif k >= names_end:
+            continue
         elif program in _ASSIGNS and _SPECIAL_NAME.fullmatch(word):
             # `read HOME`, `mapfile BASH_CMDS`: a name not plainly the caller's own (upper case,
             # or an array element) may be one the shell or a later program reads.

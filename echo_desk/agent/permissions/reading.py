@@ -91,6 +91,10 @@ class Reading:
     #: keys, or Ex commands with -e: ``!cmd`` runs a shell command, ``w FILE`` writes): a rule
     #: covers it only where the line gives it no input (``printf '!cmd\n' | ed a.txt``).
     commands_from_input: bool = False
+    #: The same command as the program it runs, judged by that program's allow rules with that
+    #: program's own reading (``python -m pip config list`` is ``pip config list``: see
+    #: ``interpreters.MODULE_PROGRAMS``). The settings it reads are still its own.
+    program_form: Argv | None = None
 
 
 def flags_of(parsed: Parsed, spec: OptionSet, offset: int = 1) -> list[Flag]:

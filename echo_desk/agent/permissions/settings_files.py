@@ -71,11 +71,13 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
             return []
         top = module.split(".")[0]
         found += [Place(c, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE)) for c in cwds]
+        found += _python_path(cwds, top)
         program = module
         if home is not None:
             found.append(_user_site(home))
-    elif home is not None and program in table.PYTHON_PROGRAMS:
-        found.append(_user_site(home))
+    elif program in table.PYTHON_PROGRAMS or PIP.fullmatch(program):
+        found += _python_path(cwds, "pip" if PIP.fullmatch(program) else program)
+        found += [_user_site(home)] if home is not None else []
     if home is not None:
         found += _user_places(program, home) + _named_places(program, argv, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
@@ -399,7 +401,8 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
 def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path | None) -> list[Place]:
     """The files gdb auto-loads code from for the programs it loads (``gdb_init.loaded``),
     each found from every folder it starts in (``-cd``'s too): the program, the scripts beside
-    it, and any separate debug file beside it; a program not known here: any file."""
+    it, and any separate debug file beside it; a program not known here, or the libraries of a
+    core file: any file."""
     where = gdb_init.loaded(words)
     found = [Place(Path("/"), ("program",), below=True, suffixes=("",))] if where.unknown else []
     for word in where.files:
@@ -407,6 +410,9 @@ def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path 
         if expanded is None:
             return [*found, Place(Path("/"), ("program",), below=True, suffixes=("",))]
         for path in dict.fromkeys(Path(os.path.normpath(s / expanded)) for s in starts):
+            if gdb_init.may_be_core(path):
+                # (the libraries a core names may be any file: see ``gdb_init.may_be_core``)
+                found.append(Place(Path("/"), ("program",), below=True, suffixes=("",)))
             found += [Place(p.parent, (p.name,)) for p in gdb_init.auto_loaded(path)]
             found += [Place(folder, (), suffixes=(".debug",)) for folder in gdb_init.debug_folders(path)]
     return found
@@ -668,6 +674,16 @@ def _ssh_places(cwds: Sequence[Path], home: Path | None) -> list[Place]:
                 path = home / word[2:] if word.startswith("~/") else Path(word)
                 found += [Place(p.parent, (p.name,)) for p in dict.fromkeys(Path(os.path.normpath(c / path)) for c in cwds)]
     return found
+
+
+def _python_path(cwds: Sequence[Path], top: str) -> list[Place]:
+    """The folders of ``$PYTHONPATH`` (in the environment the commands inherit from Echo Desk;
+    a relative one from the folder the command runs in): python looks there for every module
+    before its own, for the program's (``top``) as for any it imports (PYTHONPATH=out made
+    ``pip config list`` and ``python -m pip config list`` run out/pip/__init__.py: s175)."""
+    entries = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
+    return [Place(folder, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE))
+            for entry in entries for c in cwds for folder in _both(c / entry)]
 
 
 def _user_site(home: Path) -> Place:

@@ -194,6 +194,8 @@ class _Judge:
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
         found.argvs.extend(reading.spellings)
+        if reading.program_form is not None:  # (`deny pip install **` sees `python -m pip install`)
+            found.argvs.append(reading.program_form)
         found.commands.append((argv, reading))
         found.writes.extend(Redirect(target=argv[k], write=True, text=argv[k].raw) for k in reading.writes
                             if k < len(argv))
@@ -324,12 +326,14 @@ class _Judge:
         pools: list[Bucket | Sequence[Compiled]] = [self.rules.bucket("allow"), self.rules.grants]
         if sandbox:
             pools.append(self.rules.bucket("sandbox_allow"))
-        rule = None
-        for pool in pools:
-            candidates = pool.for_argvs([matched]) if isinstance(pool, Bucket) else pool
-            rule = next((c for c in candidates if allows(c.matcher, matched, reading)), None)
-            if rule is not None:
-                break
+        # `python -m pip config list` is also `pip config list`, by pip's own rules and options;
+        # the settings python -m reads (the current folder's modules among them) count too.
+        own = _program_form(reading)
+        forms = [(matched, reading), *([(own.matched or reading.program_form, own)]
+                                       if own is not None and reading.program_form is not None else [])]
+        rule = next((c for pool in pools for words, way in forms
+                     for c in (pool.for_argvs([words]) if isinstance(pool, Bucket) else pool)
+                     if allows(c.matcher, words, way)), None)
         if rule is None or (reading.inners and depth >= MAX_DEPTH):
             return None
         if self.agent_settings(values):
@@ -339,17 +343,25 @@ class _Judge:
         for k in reading.writes:
             if k < len(argv) and not self._allowed(self._write_effect(argv[k], values), sandbox):
                 return None
-        if not all(self._writes_allowed(path, sandbox, values) for path in _written_paths(reading)):
+        if not self._writes_all_allowed(reading, values, sandbox):
             return None
-        if not all(self._writes_allowed(path, sandbox, values)
-                   for path in self._nearest(reading.written_nearest, values)):
-            return None
-        if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
-            return None
-        links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
-        if not all(self._writes_allowed(path, sandbox, values) for path in links):
+        if own is not None and reading.program_form is not None and (
+                self.agent_settings(reading.program_form) or not self._writes_all_allowed(own, values, sandbox)):
             return None
         return rule
+
+    def _writes_all_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
+        """Whether the write rules let the command (``values``) write every path ``reading``
+        says it writes: files, the nearest of some, and anything below some folders."""
+        if not all(self._writes_allowed(path, sandbox, values) for path in _written_paths(reading)):
+            return False
+        if not all(self._writes_allowed(path, sandbox, values)
+                   for path in self._nearest(reading.written_nearest, values)):
+            return False
+        if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
+            return False
+        links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
+        return all(self._writes_allowed(path, sandbox, values) for path in links)
 
     def _fed_commands(self, reading: Reading, depth: int) -> bool:
         """Whether the line may give a program commands on its input (``Reading.commands_from_input``):
@@ -723,6 +735,17 @@ class _Judge:
         effect, provenance = self.redirect_effect(redirect)
         opaque = Opaque.DYNAMIC_ARGUMENT if redirect.target.value is None else None
         return Part(text=redirect.text, effect=effect, kind=PartKind.REDIRECT, provenance=provenance, opaque=opaque)
+
+
+def _program_form(reading: Reading) -> Reading | None:
+    """How the program a command runs as (``Reading.program_form``: ``python -m pip …`` as
+    ``pip …``) reads it, when it runs nothing more than its own words say."""
+    if reading.program_form is None:
+        return None
+    own = programs.read(reading.program_form)
+    if own.never or own.unreadable or own.inners or own.writes or own.commands_from_input:
+        return None
+    return own
 
 
 _Decided = tuple[Effect, Provenance, Opaque | None]

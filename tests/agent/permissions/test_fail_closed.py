@@ -460,6 +460,17 @@ def test_a_subscript_in_a_variable_name_runs_code(setup: Setup) -> None:
         assert _effect(setup, line) is not Effect.ALLOW, line
 
 
+def test_printf_format_and_arguments_are_data(setup: Setup) -> None:
+    """Only a name printf's ``-v`` assigns is evaluated (its subscript runs code); ``$`` and
+    ``[`` in its format and arguments are printed as they are (bash 5.2, dash: s175)."""
+    setup.write_user_rules(_rules("printf **", "printf -v **"))
+    for line in ("printf '$x [y]\\n'", "printf '%s [$1]\\n' a", "printf '%d' 'a[$(touch M)]'",
+                 "printf -- '$x [y]'", "printf -v x '%s [$1]' a"):
+        assert _effect(setup, line) is Effect.ALLOW, line
+    for line in ("printf -v 'a[$(touch M)]' x", "printf -vx -v 'a[$(touch M)]' x", "printf -v'a[$(touch M)]' x"):
+        assert _effect(setup, line) is not Effect.ALLOW, line
+
+
 def test_a_program_writing_a_file_named_as_an_operand_is_judged_by_the_write_rules(setup: Setup) -> None:
     setup.write_user_rules(_rules("uniq **", "tee **") + _rules("@workspace/out/**", tool="write"))
     assert _effect(setup, "uniq a.txt") is Effect.ALLOW

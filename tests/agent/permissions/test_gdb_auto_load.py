@@ -102,3 +102,52 @@ def test_gdb_runs_the_python_package_of_the_data_directory(tmp_path: Path) -> No
     (package / "__init__.py").write_text("import os\nos.system('touch PWNED')\n", encoding="utf-8")
     _gdb(tmp_path, "-D", "d")
     assert (tmp_path / "PWNED").exists()
+
+
+# -- s175: a core file names the libraries gdb loads (and auto-loads what comes with each) --------
+#: The start of an ELF core file (64-bit, little-endian, ``e_type`` 4): what the engine looks at.
+CORE_HEAD = b"\x7fELF\x02\x01\x01" + b"\x00" * 9 + (4).to_bytes(2, "little") + b"\x00" * 46
+
+
+@pytest.mark.parametrize("line", ["gdb -batch src/prog src/core", "gdb -batch -c src/core src/prog",
+                                  "gdb -batch --core=src/core src/prog", "gdb -batch -core src/core"])
+def test_a_core_file_of_the_persons_asks_where_the_agent_may_write_anywhere(setup: Setup, line: str) -> None:
+    """The core is the person's (src/), but the libraries it names may be the agent's (out/)."""
+    shutil.copy("/bin/true", setup.workspace / "src" / "prog")
+    (setup.workspace / "src" / "core").write_bytes(CORE_HEAD)
+    assert _verdict(setup, "gdb -batch src/prog") is Effect.ALLOW
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+def test_a_word_naming_no_file_or_a_folder_is_no_core(setup: Setup) -> None:
+    shutil.copy("/bin/true", setup.workspace / "src" / "prog")
+    for line in ("gdb -batch src/prog src/missing", "gdb -batch -d src src/prog"):
+        assert _verdict(setup, line) is Effect.ALLOW, line
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None or shutil.which("cc") is None, reason="gdb or cc is not installed")
+def test_gdb_runs_the_script_beside_a_library_a_core_file_names(tmp_path: Path) -> None:
+    """A program run with its library from out/ (``LD_LIBRARY_PATH=out``, as a build folder is
+    used); its core, taken with gdb's gcore, names out/libx.so; a script planted beside that
+    library runs under ``gdb -batch src/prog src/core``."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "out" / "lib.c").write_text("int f(void) { return 42; }\n", encoding="utf-8")
+    (tmp_path / "src" / "prog.c").write_text("#include <unistd.h>\nint f(void);\nint main(void) { f(); pause(); }\n",
+                                             encoding="utf-8")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", "out/libx.so", "out/lib.c"], cwd=tmp_path, check=True)
+    subprocess.run(["cc", "-o", "src/prog", "src/prog.c", "-Lout", "-lx"], cwd=tmp_path, check=True)
+    running = subprocess.Popen(["src/prog"], cwd=tmp_path, env={**os.environ, "LD_LIBRARY_PATH": "out"})
+    try:
+        for _ in range(50):  # (until the library is mapped)
+            if "libx.so" in Path(f"/proc/{running.pid}/maps").read_text(encoding="utf-8"):
+                break
+            subprocess.run(["sleep", "0.1"], check=True)
+        _gdb(tmp_path, "-nx", "-p", str(running.pid), "-ex", "gcore src/core")
+    finally:
+        running.kill()
+        running.wait()
+    assert (tmp_path / "src" / "core").exists()
+    (tmp_path / "out" / "libx.so-gdb.py").write_text("import os\nos.system('touch PWNED')\n", encoding="utf-8")
+    _gdb(tmp_path, "src/prog", "src/core")
+    assert (tmp_path / "PWNED").exists()
