@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -232,10 +233,20 @@ class ClientSession:
         audit = self.engine.dispatcher.audit
         if audit is None:
             return
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[bool] = loop.create_future()
+
+        def settle(in_time: bool) -> None:
+            if not written.done():
+                written.set_result(in_time)
+
+        audit.written(partial(loop.call_soon_threadsafe, settle, True))
+        late = loop.call_later(AUDIT_WAIT_SECONDS, settle, False)
         try:
-            async with asyncio.timeout(AUDIT_WAIT_SECONDS):
-                await asyncio.wrap_future(audit.written())
-        except TimeoutError:
+            in_time = await written
+        finally:
+            late.cancel()
+        if not in_time:
             log.error("the audit record of %s (for %s) was not written within %g s; answering anyway",
                       name, self.client, AUDIT_WAIT_SECONDS)
 

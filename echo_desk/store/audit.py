@@ -13,7 +13,6 @@ commit: those queued while one is written go in the next.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import json
 import logging
@@ -110,9 +109,15 @@ class _Deferred:
 
 @dataclass(frozen=True, slots=True)
 class _Written:
-    """Resolved by the writer once everything queued before it has been tried (``written``)."""
+    """Called by the writer once everything queued before it has been tried (``written``)."""
 
-    done: concurrent.futures.Future[None]
+    done: Callable[[], None]
+
+    def tell(self) -> None:
+        try:
+            self.done()
+        except Exception:  # a waiter gone (its loop closed) must not stop the writer
+            log.debug("an audit waiter could not be told", exc_info=True)
 
 
 _STOP = object()
@@ -182,18 +187,17 @@ class AuditLog:
         (``build`` must only read values that no longer change)."""
         self._queue.put(_Deferred(build))
 
-    def written(self) -> concurrent.futures.Future[None]:
-        """Resolves once the writer has tried to write every record appended so far (without
-        waiting out its batch window): the record is then in the file, safe from a crash of this
-        process, or held in memory if the disk refused it (``failing`` says so). Resolved at once
-        when the writer has stopped."""
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+    def written(self, done: Callable[[], None]) -> None:
+        """Call ``done`` (on the writer thread) once it has tried to write every record appended
+        so far, without waiting out its batch window: each is then in the file, safe from a crash
+        of this process, or held in memory if the disk refused it (``failing`` says so). Called
+        at once, here, when the writer has stopped. (A callback, not a future: a gateway call
+        waits for this, and a future's locks and hops cost it more than the write.)"""
         if not self._thread.is_alive():
-            done.set_result(None)
-            return done
+            _Written(done).tell()
+            return
         self._queue.put(_Written(done))
         self._urgent.set()  # after the put: the writer, woken, drains the marker with its batch
-        return done
 
     @staticmethod
     def _rows(batch: list[Any]) -> list[tuple[Any, ...]]:
@@ -233,8 +237,8 @@ class AuditLog:
                 for r in batch:
                     if isinstance(r, threading.Event):
                         r.set()
-                    elif isinstance(r, _Written) and r.done.set_running_or_notify_cancel():
-                        r.done.set_result(None)
+                    elif isinstance(r, _Written):
+                        r.tell()
                 if any(r is _STOP for r in batch):
                     return
         finally:
@@ -329,7 +333,7 @@ class AuditLog:
                 left = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if isinstance(left, _Written) and left.done.set_running_or_notify_cancel():
-                left.done.set_result(None)
+            if isinstance(left, _Written):
+                left.tell()
         with self._read_lock:
             self._reader.close()
