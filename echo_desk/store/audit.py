@@ -111,7 +111,7 @@ class _Deferred:
 class _Written:
     """Called by the writer once everything queued before it has been tried (``written``)."""
 
-    done: Callable[[], None]
+    done: Callable[[], object]
 
     def tell(self) -> None:
         try:
@@ -187,7 +187,7 @@ class AuditLog:
         (``build`` must only read values that no longer change)."""
         self._queue.put(_Deferred(build))
 
-    def written(self, done: Callable[[], None]) -> None:
+    def written(self, done: Callable[[], object]) -> None:
         """Call ``done`` (on the writer thread) once it has tried to write every record appended
         so far, without waiting out its batch window: each is then in the file, safe from a crash
         of this process, or held in memory if the disk refused it (``failing`` says so). Called
