@@ -4,16 +4,20 @@ The same object serves a gateway over the socket and the in-process fallback (no
 every call is ``Dispatcher.execute_tool`` with the client's scope (labelled with its name, so the
 dialog, the rules and the audit know who asks) and a host that takes approvals to the person.
 While a call runs it reports progress: at once when it starts waiting for the person, then every
-``keepalive`` seconds, so a client that resets its timeout on progress keeps waiting.
+``keepalive`` seconds, so a client that resets its timeout on progress keeps waiting. A call's
+answer is given only once its audit record is written (``AuditLog.written``): killed right after
+answering, the app has not lost the record of what it answered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,8 +34,13 @@ from echo_desk.gateway.view import ensure_profile, granted, listing
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question
 
+log = logging.getLogger(__name__)
+
 #: Seconds between progress notifications while a call runs or waits for the person.
 KEEPALIVE_SECONDS = 5.0
+#: How long an answer waits for its audit record to be written (a stalled disk must not hang the
+#: client: past this, the answer goes and the wait is logged).
+AUDIT_WAIT_SECONDS = 10.0
 
 #: Progress as the client's user reads it (English: it goes to another program's window or log).
 PROGRESS_TEXT = {
@@ -216,7 +225,30 @@ class ClientSession:
                 self.waiting -= 1
             if ticker is not None:
                 ticker.cancel()
+        await self._recorded(name)
         return to_mcp(envelope)
+
+    async def _recorded(self, name: str) -> None:
+        """Until the call's audit record (queued by the dispatcher as the call ended) is written."""
+        audit = self.engine.dispatcher.audit
+        if audit is None:
+            return
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[bool] = loop.create_future()
+
+        def settle(in_time: bool) -> None:
+            if not written.done():
+                written.set_result(in_time)
+
+        audit.written(partial(loop.call_soon_threadsafe, settle, True))
+        late = loop.call_later(AUDIT_WAIT_SECONDS, settle, False)
+        try:
+            in_time = await written
+        finally:
+            late.cancel()
+        if not in_time:
+            log.error("the audit record of %s (for %s) was not written within %g s; answering anyway",
+                      name, self.client, AUDIT_WAIT_SECONDS)
 
 
 _pending: set[asyncio.Task[Any]] = set()

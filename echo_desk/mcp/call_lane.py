@@ -14,7 +14,8 @@ What the lane does not know, it leaves to the SDK, and it never sends anything t
   client info and capabilities, exactly as the session would send it), so both eras work;
 - an answer that needs the person first (``input_required``, 2026-07-28) goes to the SDK's driver,
   which asks and retries as it would for its own call;
-- a structured result is checked against the tool's output schema by the session, as the SDK does;
+- a structured result is checked against the tool's output schema by the session, as the SDK does,
+  unless a quick check compiled from the same schema certainly accepts it (``output_check``);
 - a call given up (a timeout, Stop) tells the server with ``notifications/cancelled``.
 When the session lacks the stamp or the driver (another SDK version), there is no lane, and every
 call takes the SDK's way: slower, never wrong.
@@ -41,6 +42,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+
+from echo_desk.mcp.output_check import QuickOutputCheck
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,7 @@ class CallLane:
         self._background: set[asyncio.Task[None]] = set()
         self._client: Client | None = None
         self._stamp: Stamp | None = None
+        self._output_check = QuickOutputCheck()
 
     @property
     def streams(self) -> tuple[MemoryObjectReceiveStream[Incoming], MemoryObjectSendStream[SessionMessage]]:
@@ -181,7 +185,7 @@ class CallLane:
             result = await self._finish_with_sdk(client, name, arguments, raw)
         else:
             result = types.CallToolResult.model_validate(raw, by_name=False)
-        if not result.is_error:
+        if not result.is_error and not self._output_check.surely_fits(client.session, name, result):
             await client.session.validate_tool_result(name, result)
         return result
 

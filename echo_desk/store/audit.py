@@ -4,6 +4,11 @@ Writes go through a queue to one writer thread that commits in batches, so recor
 costs the dispatcher microseconds. ``query`` flushes first, so readers see every call made.
 A record may also be queued still to be put together (``append_deferred``): its copying and
 redaction then run on the writer thread too, not on the caller's.
+
+A batch waits up to ``_BATCH_WINDOW_SECONDS`` for more records, unless someone waits for it
+(``written``): a gateway's client gets a call's answer only once its record is on disk, so an app
+killed the moment the answer left (a crash) still has the record. Calls at once still share a
+commit: those queued while one is written go in the next.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ import logging
 import queue
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +107,19 @@ class _Deferred:
     build: Callable[[], AuditRecord]
 
 
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """Called by the writer once everything queued before it has been tried (``written``)."""
+
+    done: Callable[[], object]
+
+    def tell(self) -> None:
+        try:
+            self.done()
+        except Exception:  # a waiter gone (its loop closed) must not stop the writer
+            log.debug("an audit waiter could not be told", exc_info=True)
+
+
 _STOP = object()
 #: The writer gathers records for this long before one commit: fewer wake-ups of the
 #: writer thread, so recording a call costs the dispatcher only a queue put.
@@ -124,6 +141,8 @@ class AuditLog:
         #: Why the last write failed, in the person's words; "" once one succeeded.
         self._failing = ""
         self._failure_watchers: list[Callable[[str], None]] = []
+        #: Set when someone waits for the batch being gathered (``written``): it is written at once.
+        self._urgent = threading.Event()
         self._thread = threading.Thread(target=self._write_loop, name="echo-desk-audit", daemon=True)
         self._thread.start()
 
@@ -168,6 +187,18 @@ class AuditLog:
         (``build`` must only read values that no longer change)."""
         self._queue.put(_Deferred(build))
 
+    def written(self, done: Callable[[], object]) -> None:
+        """Call ``done`` (on the writer thread) once it has tried to write every record appended
+        so far, without waiting out its batch window: each is then in the file, safe from a crash
+        of this process, or held in memory if the disk refused it (``failing`` says so). Called
+        at once, here, when the writer has stopped. (A callback, not a future: a gateway call
+        waits for this, and a future's locks and hops cost it more than the write.)"""
+        if not self._thread.is_alive():
+            _Written(done).tell()
+            return
+        self._queue.put(_Written(done))
+        self._urgent.set()  # after the put: the writer, woken, drains the marker with its batch
+
     @staticmethod
     def _rows(batch: list[Any]) -> list[tuple[Any, ...]]:
         rows = []
@@ -189,7 +220,8 @@ class AuditLog:
                 item = self._queue.get()
                 batch: list[Any] = [item]
                 if isinstance(item, AuditRecord | _Deferred):
-                    time.sleep(_BATCH_WINDOW_SECONDS)
+                    self._urgent.wait(_BATCH_WINDOW_SECONDS)  # cut short by ``written``
+                self._urgent.clear()  # a marker put before this is drained below; one after, next time
                 while True:  # drain what is already waiting: one commit per batch
                     try:
                         batch.append(self._queue.get_nowait())
@@ -205,6 +237,8 @@ class AuditLog:
                 for r in batch:
                     if isinstance(r, threading.Event):
                         r.set()
+                    elif isinstance(r, _Written):
+                        r.tell()
                 if any(r is _STOP for r in batch):
                     return
         finally:
@@ -294,5 +328,12 @@ class AuditLog:
         if self._thread.is_alive():
             self._queue.put(_STOP)
             self._thread.join(timeout=10)
+        while not self._thread.is_alive():  # whoever waits for a write after the stop is not kept waiting
+            try:
+                left = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(left, _Written):
+                left.tell()
         with self._read_lock:
             self._reader.close()

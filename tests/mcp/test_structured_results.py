@@ -31,6 +31,27 @@ async def test_a_matching_structured_result_passes(make_manager, registry) -> No
     assert result.success and result.metadata["structured_content"] == {"city": "Oslo", "celsius": 21}
 
 
+async def test_a_result_the_quick_check_accepts_skips_the_sdks_validator(make_manager, registry, monkeypatch) -> None:
+    """The SDK's check (~0.1 ms of jsonschema a call) runs only for what the quick check, compiled
+    once from the same schema, is not sure of (``echo_desk.mcp.output_check``)."""
+    from mcp.client.session import ClientSession
+
+    checked: list[str] = []
+    sdk_check = ClientSession.validate_tool_result
+
+    async def counted(self, name, result):  # type: ignore[no-untyped-def]
+        checked.append(name)
+        await sdk_check(self, name, result)
+
+    monkeypatch.setattr(ClientSession, "validate_tool_result", counted)
+    manager = make_manager({"w": _forecast_server("good")})
+    await manager.start_all()
+    for _ in range(3):
+        result = await get_tool(registry, "w__forecast").execute({}, _ctx())
+        assert result.success and result.metadata["structured_content"] == {"city": "Oslo", "celsius": 21}
+    assert checked == []
+
+
 @pytest.mark.parametrize("mode", ["bad", "missing"])
 async def test_a_structured_result_that_does_not_match_is_a_dependency_error(make_manager, registry, mode) -> None:
     manager = make_manager({"w": _forecast_server(mode)})
