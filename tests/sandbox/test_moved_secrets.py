@@ -153,6 +153,7 @@ async def test_a_secret_place_that_is_the_folder_the_command_runs_in_refuses_it_
                        context(jail.workspace))
     assert not result.success and result.error_kind == ErrorKind.BUSINESS, result.output
     assert "GNUPGHOME" in result.error and "outside_sandbox" not in result.error, result.error
+    assert result.error.startswith("not run"), result.error
     assert not marker.exists()
 
 
