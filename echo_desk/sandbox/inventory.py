@@ -180,7 +180,8 @@ def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,
     relative value is taken from the home folder and every folder the search read, as there."""
     real_home = os.path.realpath(home)
     landings: list[linked.Landing] = []
-    for path, relative, _ in moved.hidden(real_home, environs):
+    # (A place two variables move is walked once.)
+    for path, relative in dict.fromkeys((p, r) for p, r, _ in moved.hidden(real_home, environs)):
         roots = [f"{real_home}/{path}", *below_every_folder(path, base, found)] if relative else [path]
         for root in roots:
             real = os.path.realpath(root)

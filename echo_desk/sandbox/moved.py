@@ -304,11 +304,11 @@ class MovedSecret(NamedTuple):
 
 def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[MovedSecret]:
     """Where the variables of ``environs`` move the hidden places of the home folder (``home``:
-    the real one, for a ``~/`` value), each with the variable that moves it (the first, when
-    two move it to the same place)."""
+    the real one, for a ``~/`` value), each with the variable that moves it: a place two move
+    is listed for each (``hidden_list`` keeps one reason per place for the person, and names
+    them all when the sandbox refuses a command for it: ``hidden_list.naming``)."""
     kept = _set(environs)
-    found: list[MovedSecret] = []
-    seen: set[tuple[str, bool]] = set()
+    found: dict[MovedSecret, None] = {}
     for mover in MOVERS:
         if not _HIDDEN[mover]:
             continue
@@ -316,24 +316,5 @@ def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[MovedSecret
             base = os.path.dirname(at) if mover.beside else at
             for rest in _HIDDEN[mover]:
                 path = os.path.normpath(os.path.join(base, rest)) if rest else at
-                if (path, relative) not in seen:
-                    seen.add((path, relative))
-                    found.append(MovedSecret(path, relative, mover.variable))
-    return found
-
-
-def naming(home: str, environs: Iterable[Mapping[str, str]], path: str) -> list[str]:
-    """The variables whose hidden place is ``path`` (a real path), to say why it is hidden: an
-    absolute or ``~/`` value that resolves to it, or a relative one it ends with (``GNUPGHOME=.``:
-    every folder)."""
-    kept = _set(environs)
-    found: list[str] = []
-    for mover in MOVERS:
-        for at, relative in _readings(home, kept, mover) if _HIDDEN[mover] else ():
-            base = os.path.dirname(at) if mover.beside else at
-            for rest in _HIDDEN[mover]:
-                place = os.path.normpath(f"{base}/{rest}") if rest else at
-                if (os.path.realpath(place) == path if not relative
-                        else place == "." or path.endswith("/" + place) or os.path.realpath(f"{home}/{place}") == path):
-                    found.append(mover.variable)
-    return list(dict.fromkeys(found))
+                found[MovedSecret(path, relative, mover.variable)] = None
+    return list(found)

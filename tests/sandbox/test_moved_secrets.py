@@ -157,6 +157,28 @@ async def test_a_secret_place_that_is_the_folder_the_command_runs_in_refuses_it_
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(("variables", "folder", "named"), [
+    (("GNUPGHOME", "DOCKER_CONFIG"), "", "GNUPGHOME, DOCKER_CONFIG"),
+    (("GNUPGHOME",), ".gnupg", "GNUPGHOME"),
+    (("XDG_CONFIG_HOME",), "cfg/gh", "XDG_CONFIG_HOME"),
+], ids=["two variables", "its default place too", "below the place"])
+async def test_a_refusal_names_every_variable_that_hides_the_folder(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, variables: tuple[str, ...], folder: str, named: str) -> None:
+    """Every variable whose value hides the folder is named, also where the place is a default of
+    the hidden list as well (``~/.gnupg`` opened, ``GNUPGHOME`` naming it) and where it lies below
+    the value (``XDG_CONFIG_HOME`` moves gh's ``gh``); ``hidden_list.naming`` reads them from the
+    same list the sandbox hides."""
+    workspace = jail.home / folder if folder == ".gnupg" else jail.workspace
+    place = workspace if folder != "cfg/gh" else workspace / "cfg"
+    (workspace / folder if folder == "cfg/gh" else workspace).mkdir(parents=True, exist_ok=True)
+    for variable in variables:
+        monkeypatch.setenv(variable, str(place))
+    cwd = workspace / folder if folder == "cfg/gh" else workspace
+    result = await run(tool_with(), {"command": "true", "cwd": str(cwd)}, context(workspace))
+    assert not result.success and result.error_kind == ErrorKind.BUSINESS, result.output
+    assert f"{named} names it" in result.error, result.error
+
+
 # --- a moved secret place in the workspace that does not exist yet ---------------------------
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl to show what its settings run")
