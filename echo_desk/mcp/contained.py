@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk import sandbox
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.explain import explained
 from echo_desk.mcp.own_folder import own_folder_of, server_folder
@@ -133,6 +133,26 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                                check_after=bool(cfg.cwd), protected=tuple(added.protected_paths),
                                put_aside=paths.put_aside_dir(), proxied=relay_path is not None,
                                kept_read_only=paths.own_program())
-    launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
-                             seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)
+    try:
+        launch = sandbox.prepare(spec, [cfg.command, *cfg.args], found.bwrap, own_env=env,
+                                 seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)
+    except sandbox.HiddenWorkspace as exc:
+        raise _hidden_folder(cfg.name, exc) from None
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)
+
+
+def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailableError:
+    """The server's folder is hidden (``GNUPGHOME`` names it, or the person hid it): it would
+    work in an empty, read-only folder. Said on its row in the person's language (a plain
+    ``ValueError`` was quoted there as technical detail, in English); the server never ran."""
+    if exc.variables:
+        message = N_("{name} was not started: the sandbox hides {path}, the folder it is set to work in: {variables} "
+                     "names it as a place of keys or credentials. Choose another working folder for it, or change "
+                     "{variables}.")
+        params: dict[str, object] = {"name": name, "path": str(exc.path), "variables": exc.variables}
+    else:
+        message = N_("{name} was not started: the sandbox hides {path}, the folder it is set to work in: it is on "
+                     "the list of hidden places. Choose another working folder for it.")
+        params = {"name": name, "path": str(exc.path)}
+    english = message.format(**{k: ", ".join(v) if isinstance(v, tuple) else v for k, v in params.items()})
+    return SandboxUnavailableError(for_person(english, message, **params))

@@ -37,15 +37,41 @@ def always(home: Path, environs: Iterable[Mapping[str, str]]) -> list[HiddenPlac
     ``environs`` (Echo Desk's own, as the programs you start later read it, and the command's),
     each once (the first reason found for it: the default before a variable; a relative value
     is kept apart, as it stands for more places than this one)."""
+    unique: dict[tuple[str, bool], HiddenPlace] = {}
+    for place in _every(home, environs):
+        unique.setdefault((place.path, place.relative), place)
+    return list(unique.values())
+
+
+def _every(home: Path, environs: Iterable[Mapping[str, str]]) -> list[HiddenPlace]:
+    """``always`` with each reason: a place listed by default and moved there by a variable,
+    or moved there by two, is listed for each."""
     real = os.path.realpath(home)
     found = [HiddenPlace(str(home / name)) for name in HIDDEN_IN_HOME]
     found += [HiddenPlace(str(folder), runtime=True) for folder in runtime_folders()]
     for path, relative, variable in moved.hidden(real, environs):
         found.append(HiddenPlace(os.path.normpath(f"{real}/{path}") if relative else path, variable, relative))
-    unique: dict[tuple[str, bool], HiddenPlace] = {}
-    for place in found:
-        unique.setdefault((place.path, place.relative), place)
-    return list(unique.values())
+    return found
+
+
+def naming(home: Path, environs: Iterable[Mapping[str, str]], path: str) -> list[str]:
+    """The variables whose hidden place of this list is ``path`` (a real path), to say why it is
+    hidden (``launch`` refuses a command that would run in it): one whose place resolves to it,
+    or a relative one it ends with (``GNUPGHOME=.``: every folder), as ``launch`` hides it below
+    every folder of a workspace."""
+    real = os.path.realpath(home)
+    found: list[str] = []
+    for place in _every(home, environs):
+        if not place.variable:
+            continue
+        if not place.relative:
+            named = os.path.realpath(place.path) == path
+        else:
+            below = os.path.relpath(place.path, real)
+            named = below == "." or path.endswith("/" + below) or os.path.realpath(place.path) == path
+        if named:
+            found.append(place.variable)
+    return list(dict.fromkeys(found))
 
 
 def here(home: Path | None = None) -> list[HiddenPlace]:

@@ -157,7 +157,10 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     if not in_home:
         watched += _linked_from_home(home, base, finder)
     watched += _landed_on(watched, folders)
-    hidden_landings = [landing for name in HIDDEN_IN_HOME for landing in finder.landings(name, runs_code.HIDDEN_SECRET)]
+    # (A hidden place's link to the workspace itself lands too: ``launch`` refuses the command, as
+    # for a hidden place that is the workspace; nothing to watch there.)
+    hidden_landings = [landing for name in HIDDEN_IN_HOME
+                       for landing in finder.landings(name, runs_code.HIDDEN_SECRET, whole=True)]
     hidden_landings += _linked_from_moved_secrets(home, base, found, environs, finder)
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base, environs)
@@ -166,7 +169,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         # place in the workspace), and one that exists (its hiding mount moves with a folder above
         # it renamed: ``mv dotfiles x`` and a new ``dotfiles/ssh/config`` are put aside).
         watched += [Watched(landing.path, folder=not landing.exists or os.path.isdir(landing.path), why=landing.why)
-                    for landing in hidden_landings]
+                    for landing in hidden_landings if landing.path != base]
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
                      tuple(finder.cut))
@@ -180,12 +183,13 @@ def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,
     relative value is taken from the home folder and every folder the search read, as there."""
     real_home = os.path.realpath(home)
     landings: list[linked.Landing] = []
-    for path, relative, _ in moved.hidden(real_home, environs):
+    # (A place two variables move is walked once.)
+    for path, relative in dict.fromkeys((p, r) for p, r, _ in moved.hidden(real_home, environs)):
         roots = [f"{real_home}/{path}", *below_every_folder(path, base, found)] if relative else [path]
         for root in roots:
             real = os.path.realpath(root)
             if os.path.isdir(real):
-                landings += finder.below(real, runs_code.HIDDEN_SECRET)
+                landings += finder.below(real, runs_code.HIDDEN_SECRET, whole=True)
     return landings
 
 

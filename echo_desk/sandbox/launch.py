@@ -25,7 +25,6 @@ from echo_desk.sandbox import (
     forwarder,
     hidden_list,
     inventory,
-    moved,
     placeholders,
     repositories,
     seccomp,
@@ -289,7 +288,7 @@ class HiddenWorkspace(ValueError):
     """A hidden path is a workspace, or holds the folder the command runs in, from inside a
     workspace (``GNUPGHOME=$PWD``): the sandbox would show the command an empty, read-only folder
     (and bwrap could not make its stand-ins there). Refused, naming the cause, rather than run in
-    that confusing state; ``variables``: those whose value hides it (``moved``), if any."""
+    that confusing state; ``variables``: those whose value hides it (``hidden_list.naming``), if any."""
 
     def __init__(self, path: Path, variables: tuple[str, ...]) -> None:
         self.path = path
@@ -304,7 +303,7 @@ def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Pa
     # only one at or inside a workspace covers it.)
     for path in hidden:
         if any(is_under(path, w) for w in writable) and (path in writable or is_under(cwd, path)):
-            raise HiddenWorkspace(path, tuple(moved.naming(os.path.realpath(home), environs, str(path))))
+            raise HiddenWorkspace(path, tuple(hidden_list.naming(home, environs, str(path))))
 
 
 def _always_hidden(home: Path, environs: tuple[Mapping[str, str], ...],

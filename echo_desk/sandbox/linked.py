@@ -111,8 +111,14 @@ class Finder:
         #: not followed (``cut``: another finder's list, to share one).
         self.cut: list[str] = [] if cut is None else cut
 
-    def landings(self, relative: str, why: str) -> list[Landing]:
-        """Where ``~/relative`` (or what is below it) leads into the workspace through a link."""
+    def _lands(self, real: str, whole: bool) -> bool:
+        """Whether ``real`` is in the workspace; the workspace itself only when ``whole``."""
+        return _inside(real, self.base) and (whole or real != self.base)
+
+    def landings(self, relative: str, why: str, *, whole: bool = False) -> list[Landing]:
+        """Where ``~/relative`` (or what is below it) leads into the workspace through a link.
+        ``whole``: a link to the workspace itself lands too (a hidden place's: the keys it
+        names are then the workspace's files, which cannot be hidden from a command run in it)."""
         parts = relative.split("/")
         folder = self.home
         reached = 0
@@ -128,13 +134,13 @@ class Finder:
         if self._realpath(folder) == folder:
             if reached < len(parts):
                 return []  # a real folder without the rest: nothing there to follow
-            return self.below(folder, why)
+            return self.below(folder, why, whole=whole)
         place = f"{self.home}/{relative}"
         real = os.path.realpath(place)
-        if _inside(real, self.base) and real != self.base:
+        if self._lands(real, whole):
             return [Landing(real, os.path.lexists(real), why)]
         if reached == len(parts) and os.path.isdir(real):
-            return self.below(real, why)  # a folder elsewhere: links in it may land here
+            return self.below(real, why, whole=whole)  # a folder elsewhere: links in it may land here
         return []
 
     def _realpath(self, path: str) -> str:
@@ -143,8 +149,9 @@ class Finder:
             found = self._real[path] = os.path.realpath(path)
         return found
 
-    def below(self, folder: str, why: str) -> list[Landing]:
-        """The links below a real ``folder`` that land in the workspace (bounded, breadth first)."""
+    def below(self, folder: str, why: str, *, whole: bool = False) -> list[Landing]:
+        """The links below a real ``folder`` that land in the workspace (bounded, breadth first;
+        ``whole``: as for ``landings``)."""
         try:
             if not stat.S_ISDIR(os.lstat(folder).st_mode) or (_inside(self.base, folder) and folder != self.base):
                 return []  # (a folder holding the workspace is not walked: that would be the workspace)
@@ -161,7 +168,7 @@ class Finder:
             looked += listing.entries
             for name in listing.links:
                 real = self._realpath(f"{current}/{name}")
-                if _inside(real, self.base) and real != self.base:
+                if self._lands(real, whole):
                     found.append(Landing(real, os.path.lexists(real), why))
             pending.extend(f"{current}/{name}" for name in listing.folders)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:

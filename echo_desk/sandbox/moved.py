@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -38,7 +39,9 @@ class Mover(NamedTuple):
     ``/usr/share``): what runs from there is protected, but no secret of the person's is kept
     there, so it hides nothing (``/usr/share/keyrings`` holds the packages' public keys).
     ``beside``: ``under`` lies beside the file the value names, in its folder (huggingface_hub
-    keeps ``stored_tokens`` in the folder of ``HF_TOKEN_PATH``'s token, wherever that is)."""
+    keeps ``stored_tokens`` in the folder of ``HF_TOKEN_PATH``'s token, wherever that is).
+    ``expands``: the tool replaces ``$VAR`` and ``${VAR}`` in the value with its own environment's
+    (Python's ``os.path.expandvars``); the others take a ``$`` as it is."""
 
     variable: str
     default: str
@@ -47,6 +50,7 @@ class Mover(NamedTuple):
     file: bool = False
     system: bool = False
     beside: bool = False
+    expands: bool = False
 
 
 def _same(default: str, *variables: str, listed: bool = False, file: bool = False) -> tuple[Mover, ...]:
@@ -145,8 +149,10 @@ MOVERS: tuple[Mover, ...] = (
     Mover("PASSWORD_STORE_DIR", ".password-store"),
     Mover("DOCKER_CONFIG", ".docker"),
     Mover("KUBECONFIG", ".kube/config", listed=True, file=True),
-    Mover("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials", file=True),
-    Mover("AWS_CONFIG_FILE", ".aws/config", file=True),
+    # botocore's ``raw_config_parse`` (the AWS CLI's too) reads both files at
+    # ``expanduser(expandvars(value))``.
+    Mover("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials", file=True, expands=True),
+    Mover("AWS_CONFIG_FILE", ".aws/config", file=True, expands=True),
     # gcloud's "gcloud topic configurations" (CLOUDSDK_CONFIG) and Google's "How Application
     # Default Credentials works" (a key file); Azure CLI's "CLI configuration" (AZURE_CONFIG_DIR);
     # gh's "gh help environment"; hub(1); 1Password CLI's "environment variables"; podman's
@@ -173,17 +179,22 @@ MOVERS: tuple[Mover, ...] = (
     Mover("MYSQL_TEST_LOGIN_FILE", ".mylogin.cnf", file=True),
     Mover("RCLONE_CONFIG", ".config/rclone/rclone.conf", file=True),
     Mover("SOPS_AGE_KEY_FILE", ".config/sops/age/keys.txt", file=True),
-    Mover("HF_HOME", ".cache/huggingface"),
+    # huggingface_hub's constants read both at ``expandvars(expanduser(value))``.
+    Mover("HF_HOME", ".cache/huggingface", expands=True),
     # huggingface_hub's constants: HF_STORED_TOKENS_PATH is os.path.join(os.path.dirname(HF_TOKEN_PATH),
     # "stored_tokens") (every token saved by ``hf auth login``), so HF_TOKEN_PATH moves both files.
-    Mover("HF_TOKEN_PATH", ".cache/huggingface/token", file=True),
-    Mover("HF_TOKEN_PATH", ".cache/huggingface/stored_tokens", "stored_tokens", file=True, beside=True),
+    Mover("HF_TOKEN_PATH", ".cache/huggingface/token", file=True, expands=True),
+    Mover("HF_TOKEN_PATH", ".cache/huggingface/stored_tokens", "stored_tokens", file=True, beside=True, expands=True),
     *(Mover("CHROME_CONFIG_HOME", f".config/{name}", name) for name in ("google-chrome", "chromium")),
 )
 
 #: The variables of ``MOVERS`` (the environment is looked up once each).
 VARIABLES = tuple(dict.fromkeys(m.variable for m in MOVERS))
 _VARIABLE_SET = frozenset(VARIABLES)
+#: Those whose tool expands the variables named in the value (``Mover.expands``).
+_EXPANDED = frozenset(m.variable for m in MOVERS if m.expands)
+#: What ``os.path.expandvars`` replaces (posixpath's own pattern).
+_NAMED_VARIABLE = re.compile(r"\$(\w+|\{[^}]*\})", re.ASCII)
 
 
 def _moved_by(mover: Mover) -> tuple[tuple[str, runs_code.Entry], ...]:
@@ -233,8 +244,29 @@ def values(environs: Iterable[Mapping[str, str]], variable: str, listed: bool) -
 
 
 def _set(environs: Iterable[Mapping[str, str]], names: frozenset[str] = _VARIABLE_SET) -> list[dict[str, str]]:
+    """The values of ``names`` each environment sets, a value its tool expands (``Mover.expands``)
+    expanded with that same environment: it is the one the tool started with it reads."""
     # (Only the names set: ``os.environ.get`` decodes, slow for a hundred names twice a command.)
-    return [{name: e[name] for name in names.intersection(e) if e[name]} for e in environs]
+    return [{name: _expanded(e[name], e) if name in _EXPANDED else e[name] for name in names.intersection(e) if e[name]}
+            for e in environs]
+
+
+def _expanded(value: str, environ: Mapping[str, str]) -> str:
+    """``value`` as ``os.path.expandvars`` gives it in ``environ``: ``$NAME`` and ``${NAME}`` of a
+    variable it sets replaced (not expanded again), any other left as written. A ``~`` it
+    leaves or brings is read as one written so (``_readings``: in the home folder, and as a
+    folder named ``~``), whichever of the two the tool expands first."""
+    if "$" not in value:
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("{") and name.endswith("}"):
+            name = name[1:-1]
+        found = environ.get(name)
+        return match.group(0) if found is None else found
+
+    return _NAMED_VARIABLE.sub(one, value)
 
 
 def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple[str, bool]]:
@@ -304,11 +336,11 @@ class MovedSecret(NamedTuple):
 
 def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[MovedSecret]:
     """Where the variables of ``environs`` move the hidden places of the home folder (``home``:
-    the real one, for a ``~/`` value), each with the variable that moves it (the first, when
-    two move it to the same place)."""
+    the real one, for a ``~/`` value), each with the variable that moves it: a place two move
+    is listed for each (``hidden_list`` keeps one reason per place for the person, and names
+    them all when the sandbox refuses a command for it: ``hidden_list.naming``)."""
     kept = _set(environs)
-    found: list[MovedSecret] = []
-    seen: set[tuple[str, bool]] = set()
+    found: dict[MovedSecret, None] = {}
     for mover in MOVERS:
         if not _HIDDEN[mover]:
             continue
@@ -316,24 +348,5 @@ def hidden(home: str, environs: Iterable[Mapping[str, str]]) -> list[MovedSecret
             base = os.path.dirname(at) if mover.beside else at
             for rest in _HIDDEN[mover]:
                 path = os.path.normpath(os.path.join(base, rest)) if rest else at
-                if (path, relative) not in seen:
-                    seen.add((path, relative))
-                    found.append(MovedSecret(path, relative, mover.variable))
-    return found
-
-
-def naming(home: str, environs: Iterable[Mapping[str, str]], path: str) -> list[str]:
-    """The variables whose hidden place is ``path`` (a real path), to say why it is hidden: an
-    absolute or ``~/`` value that resolves to it, or a relative one it ends with (``GNUPGHOME=.``:
-    every folder)."""
-    kept = _set(environs)
-    found: list[str] = []
-    for mover in MOVERS:
-        for at, relative in _readings(home, kept, mover) if _HIDDEN[mover] else ():
-            base = os.path.dirname(at) if mover.beside else at
-            for rest in _HIDDEN[mover]:
-                place = os.path.normpath(f"{base}/{rest}") if rest else at
-                if (os.path.realpath(place) == path if not relative
-                        else place == "." or path.endswith("/" + place) or os.path.realpath(f"{home}/{place}") == path):
-                    found.append(mover.variable)
-    return list(dict.fromkeys(found))
+                found[MovedSecret(path, relative, mover.variable)] = None
+    return list(found)

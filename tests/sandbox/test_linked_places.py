@@ -265,3 +265,49 @@ async def test_a_protected_entry_of_a_moved_place_linked_into_the_workspace_stay
                        context(ws))
     assert result.metadata["sandbox"]["sandboxed"] is True
     assert init.read_text() == "-- mine\n", result.output
+
+
+@pytest.mark.parametrize("how", ["a file", "a folder", "a relative folder", "a relative value"])
+async def test_a_key_linked_from_a_moved_place_inside_the_workspace_stays_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """``GNUPGHOME=$PWD/keys`` holding a link elsewhere in the workspace
+    (``private-keys-v1.d -> ../dotfiles/gnupg``): the moved place is walked for links as one
+    outside is, so what gpg reads through it is hidden, and cannot be changed either."""
+    ws = jail.workspace
+    (ws / "dotfiles" / "gnupg").mkdir(parents=True)
+    key = ws / "dotfiles" / "gnupg" / "key.key"
+    key.write_text("gpg-key-canary\n")
+    keys = ws / "keys"
+    if how == "a file":
+        _link(keys / "private-keys-v1.d" / "key.key", key)
+    else:
+        _link(keys / "private-keys-v1.d", key.parent, relative=how != "a folder")
+    monkeypatch.setenv("GNUPGHOME", "keys" if how == "a relative value" else str(keys))
+    result = await run(tool_with(), {"command": "cat dotfiles/gnupg/key.key; echo x >> dotfiles/gnupg/key.key; echo done"},
+                       context(ws))
+    assert result.metadata["sandbox"]["sandboxed"] is True and "done" in result.output
+    assert "gpg-key-canary" not in result.output
+    assert key.read_text() == "gpg-key-canary\n"
+
+
+@pytest.mark.parametrize("where", ["moved inside the workspace", "moved outside it", "at its default"])
+async def test_a_hidden_places_link_to_the_workspace_itself_refuses_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """A link below a hidden place that leads to the workspace itself
+    (``GNUPGHOME=$PWD/keys`` with ``private-keys-v1.d -> ..``): gpg's keys are then files of the
+    workspace, which cannot be hidden from a command that works in it. Such a landing was left
+    out (only one strictly inside the workspace counted) and a sandboxed ``cat`` read the key;
+    the command is refused, as for a hidden place that is the workspace."""
+    ws = jail.workspace
+    key = ws / "key.key"
+    key.write_text("gpg-key-canary\n")
+    if where == "at its default":
+        _link(jail.home / ".ssh" / "keys", ws)
+    else:
+        keys = ws / "keys" if where == "moved inside the workspace" else jail.base / "keys"
+        _link(keys / "private-keys-v1.d", ws, relative=True)
+        monkeypatch.setenv("GNUPGHOME", str(keys))
+    marker = ws / "ran"
+    result = await run(tool_with(), {"command": f"cat key.key; touch {marker}"}, context(ws))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert "gpg-key-canary" not in result.output and not marker.exists()

@@ -20,9 +20,11 @@ from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
+from echo_desk.i18n import current_language, set_language, shown
 from echo_desk.mcp import contained as contained_module
 from echo_desk.mcp.config import ServerConfig, config_path, parse_config, parse_server
 from echo_desk.mcp.connection import ServerConnection
+from echo_desk.mcp.explain import explained
 from echo_desk.mcp.importers import apply_import, preview_import
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.runtime import Runtime
@@ -364,3 +366,27 @@ async def test_a_server_cwd_inside_echo_desks_own_folders_is_not_started(jail: J
         finally:
             await conn.close()
     assert (folder / "records.json").read_text() == "{}"
+
+
+@requires_bwrap
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+async def test_a_server_whose_folder_a_variable_hides_is_not_started_and_its_row_says_why(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+    """``GNUPGHOME`` names the folder a sandboxed server works in: the sandbox refuses to start
+    it there (``sandbox.HiddenWorkspace``). That reached the server's row as a ``ValueError``
+    quoted in English as technical detail; it is said in the person's language, naming the
+    variable and that the server was not started."""
+    monkeypatch.setenv("GNUPGHOME", str(jail.workspace))
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(jail.workspace),
+                       sandbox=True)
+    before, there = current_language(), sorted(jail.workspace.rglob("*"))
+    set_language(language)
+    try:
+        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
+            await _connection(cfg).start()
+        said = shown(explained(raised.value))
+    finally:
+        set_language(before)
+    assert "GNUPGHOME" in said and str(jail.workspace) in said, said
+    assert ("was not started" if language == "en" else "未启动") in said, said
+    assert "technical detail" not in said and sorted(jail.workspace.rglob("*")) == there

@@ -95,6 +95,36 @@ async def test_hf_token_path_moves_the_stored_tokens_beside_the_token_too(
     assert token not in output
 
 
+#: (variable, its value, where the secret is below the scratch folder, the variable named in it)
+#: — rows whose tool expands ``$VAR``/``${VAR}`` in the value with its own environment
+#: (huggingface_hub's constants: ``os.path.expandvars(os.path.expanduser(...))``; botocore's
+#: ``raw_config_parse``: ``expandvars``, then ``expanduser``).
+_EXPANDED = [
+    ("HF_TOKEN_PATH", "$HOME/secrets/hf-token", "home/secrets/hf-token"),
+    ("HF_TOKEN_PATH", "${HF_KEYS}/token", "keys/token"),
+    ("HF_TOKEN_PATH", "~/$HF_SUB/token", "home/hf/token"),
+    ("HF_HOME", "$HOME/hf-home", "home/hf-home/token"),
+    ("AWS_SHARED_CREDENTIALS_FILE", "$HOME/aws/credentials", "home/aws/credentials"),
+    ("AWS_CONFIG_FILE", "${HF_KEYS}/aws-config", "keys/aws-config"),
+]
+
+
+@pytest.mark.parametrize(("variable", "value", "secret"), _EXPANDED,
+                         ids=[f"{v} {value}" for v, value, _ in _EXPANDED])
+async def test_a_value_naming_a_variable_is_hidden_where_its_tool_expands_it(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, secret: str) -> None:
+    """``HF_TOKEN_PATH=$HOME/secrets/hf-token`` (as a ``.env`` file or an IDE's settings pass it,
+    unexpanded): huggingface_hub reads the token at the expanded path, while the sandbox took the
+    value as a relative path (a folder named ``$HOME``) and a sandboxed ``cat`` read the token."""
+    monkeypatch.setenv("HF_KEYS", str(jail.base / "keys"))
+    monkeypatch.setenv("HF_SUB", "hf")
+    path = jail.base / secret
+    _secret(jail, path)
+    monkeypatch.setenv(variable, value)
+    output = await _cat(jail, path)
+    assert not jail.leaked(output), output
+
+
 async def test_a_value_in_the_home_folder_written_with_a_tilde_is_hidden(
         jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
     secret = jail.home / "keys" / "gnupg" / "private-keys-v1.d" / "key.key"
@@ -153,7 +183,30 @@ async def test_a_secret_place_that_is_the_folder_the_command_runs_in_refuses_it_
                        context(jail.workspace))
     assert not result.success and result.error_kind == ErrorKind.BUSINESS, result.output
     assert "GNUPGHOME" in result.error and "outside_sandbox" not in result.error, result.error
+    assert result.error.startswith("not run"), result.error
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(("variables", "folder", "named"), [
+    (("GNUPGHOME", "DOCKER_CONFIG"), "", "GNUPGHOME, DOCKER_CONFIG"),
+    (("GNUPGHOME",), ".gnupg", "GNUPGHOME"),
+    (("XDG_CONFIG_HOME",), "cfg/gh", "XDG_CONFIG_HOME"),
+], ids=["two variables", "its default place too", "below the place"])
+async def test_a_refusal_names_every_variable_that_hides_the_folder(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, variables: tuple[str, ...], folder: str, named: str) -> None:
+    """Every variable whose value hides the folder is named, also where the place is a default of
+    the hidden list as well (``~/.gnupg`` opened, ``GNUPGHOME`` naming it) and where it lies below
+    the value (``XDG_CONFIG_HOME`` moves gh's ``gh``); ``hidden_list.naming`` reads them from the
+    same list the sandbox hides."""
+    workspace = jail.home / folder if folder == ".gnupg" else jail.workspace
+    place = workspace if folder != "cfg/gh" else workspace / "cfg"
+    (workspace / folder if folder == "cfg/gh" else workspace).mkdir(parents=True, exist_ok=True)
+    for variable in variables:
+        monkeypatch.setenv(variable, str(place))
+    cwd = workspace / folder if folder == "cfg/gh" else workspace
+    result = await run(tool_with(), {"command": "true", "cwd": str(cwd)}, context(workspace))
+    assert not result.success and result.error_kind == ErrorKind.BUSINESS, result.output
+    assert f"{named} names it" in result.error, result.error
 
 
 # --- a moved secret place in the workspace that does not exist yet ---------------------------
