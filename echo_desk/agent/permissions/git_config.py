@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
+from echo_desk.agent.permissions import line_environment
+
 #: What a settings file's parser makes of it.
 P = TypeVar("P")
 #: Included files followed this deep (git stops at 10).
@@ -126,7 +128,7 @@ def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
     files = [Path("/etc/gitconfig")]
     if home is not None:
         files += [home / ".gitconfig", home / ".config" / "git" / "config"]
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg = line_environment.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         files.append(Path(xdg) / "git" / "config")
     if git_dir is not None:

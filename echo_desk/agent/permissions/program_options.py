@@ -788,7 +788,7 @@ GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make"})
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})
 #: Environment variables naming a program's code file instead of the one it finds, in the
-#: environment the commands inherit from Echo Desk (an assignment on the line itself asks).
+#: environment the commands inherit from Echo Desk or the line gives (``line_environment``).
 CODE_FILE_VARIABLES: dict[str, tuple[str, ...]] = {"bundle": ("BUNDLE_GEMFILE",), "just": ("JUST_JUSTFILE",)}
 #: A subcommand that runs code files it finds in the folder it runs in, by suffix, besides its
 #: operands: ``gem build`` evaluates the .gemspec it is given (or finds) as Ruby (proven, gem 3.3).
