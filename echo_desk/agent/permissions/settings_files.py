@@ -645,13 +645,17 @@ def _user_places(program: str, home: Path) -> list[Place]:
 
 def _named_places(program: str, argv: Sequence[str | None], cwds: Sequence[Path], home: Path) -> list[Place]:
     """What the user's settings of ``program`` include and name: ssh's, for a command that may
-    run it (``ssh_reach``; git's: ``_git_places``), and curl's (``curl_config``, with the
-    ``.curlrc`` of ``$CURL_HOME``)."""
+    run it (``ssh_reach``; git's: ``_git_places``), curl's (``curl_config``, with the
+    ``.curlrc`` of ``$CURL_HOME``), and composer's home that ``$COMPOSER_HOME`` names."""
     if program != "git" and ssh_reach.runs_ssh(program, argv):
         return _ssh_places(cwds, home)
     if program == "curl":
         files = curl_config.settings_files(home)
         return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
+    composer_home = line_environment.get("COMPOSER_HOME") if program == "composer" else ""
+    if composer_home:
+        # (a relative one is relative to the folder it runs in)
+        return [Place(folder, table.COMPOSER_HOME_FILES) for c in cwds for folder in _both(c / composer_home)]
     return []
 
 
