@@ -539,6 +539,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
     at the other end of a push, fetch or clone (``git_repositories``)."""
     where = git_repositories.folders(argv, cwds)
     found = _folder_places("git", (), where.starts, names, home)
+    found += [Place(path.parent, (path.name,)) for path in git_config.environment_files()]
     if where.unknown:
         found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
     subcommand = git_reading.subcommand(tuple(argv))

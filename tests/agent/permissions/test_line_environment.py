@@ -36,6 +36,8 @@ NAMED = [
     ("HGRCPATH", "out/h", "hg version"),
     ("XDG_CONFIG_HOME", "out", "hg version"),
     ("XDG_CONFIG_HOME", "out", "git status"),
+    ("GIT_CONFIG_GLOBAL", "out/g", "git status"),
+    ("GIT_CONFIG_SYSTEM", "out/g", "git status"),
     ("PIP_CONFIG_FILE", "out/p.conf", "pip list"),
     ("BUNDLE_GEMFILE", "out/Gemfile", "bundle install"),
     ("JUST_JUSTFILE", "out/j", "just"),
