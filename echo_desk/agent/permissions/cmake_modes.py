@@ -95,6 +95,7 @@ def _runs(argv: Argv, program: str, command: str) -> Reading:
     from echo_desk.agent.permissions.shell import INERT_ASSIGNMENTS, inert_value
 
     found: list[Flag] = []
+    given: list[tuple[str, str | None]] = []  # (see line_environment)
     start = 3
     if command == "chdir":
         # The command runs in DIR: its relative words name paths there, not where the line is.
@@ -109,6 +110,7 @@ def _runs(argv: Argv, program: str, command: str) -> Reading:
                 start += 1
                 break
             if word.startswith("--unset="):
+                given.append((word.partition("=")[2], None))
                 if word == "--unset=PATH":  # see env -u PATH: bash then runs ./NAME
                     found.append(Flag(frozenset({word}), word, Does.CONFIG))
             elif word.startswith("-"):
@@ -118,10 +120,11 @@ def _runs(argv: Argv, program: str, command: str) -> Reading:
                 name, _, value = word.partition("=")
                 if name not in INERT_ASSIGNMENTS or not inert_value(value):
                     found.append(Flag(frozenset({word}), word, Does.CONFIG))
+                given.append((name, value))
             else:
                 break
             start += 1
-    inners = (Inner(start=start),) if start < len(argv) else ()
+    inners = (Inner(start=start, environment=tuple(given)),) if start < len(argv) else ()
     return Reading(program, flags=tuple(found), inners=inners)
 
 

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: Followed this deep (curl follows ``config`` without a limit of its own).
@@ -33,7 +34,7 @@ _WORD = re.compile(r"""[^\s;&|()<>`'"=,@]+""")
 def settings_files(home: Path | None) -> list[Path]:
     """The ``.curlrc`` files curl may read: in ``$CURL_HOME`` (in the environment the commands
     inherit from Echo Desk), ``$XDG_CONFIG_HOME`` and the home folder."""
-    folders = [os.environ.get("CURL_HOME", ""), os.environ.get("XDG_CONFIG_HOME", "")]
+    folders = [line_environment.get("CURL_HOME", ""), line_environment.get("XDG_CONFIG_HOME", "")]
     files = [Path(f) / NAME for f in folders if os.path.isabs(f)]
     files += [home / NAME, home / ".config" / NAME] if home is not None else []
     return list(dict.fromkeys(files))

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: Sourced files followed this deep (gdb stops at its own limit; deeper is not read here).
@@ -49,7 +50,7 @@ def init_files(home: Path | None, cwds: Sequence[Path]) -> list[Path]:
     """The init files gdb reads: the system's, the person's and ``./.gdbinit`` of each of ``cwds``."""
     files = [SYSTEM_FILE, *_folder_files(SYSTEM_FOLDER)]
     folders = [] if home is None else [home / ".config"]
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg = line_environment.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         folders.append(Path(xdg))
     if home is not None:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
+from echo_desk.agent.permissions import line_environment
+
 #: What a settings file's parser makes of it.
 P = TypeVar("P")
 #: Included files followed this deep (git stops at 10).
@@ -120,15 +122,24 @@ def entries(git_dir: Path | None, home: Path | None) -> list[tuple[str, str | No
     return found
 
 
+def environment_files() -> list[Path]:
+    """The settings files ``$GIT_CONFIG_GLOBAL`` and ``$GIT_CONFIG_SYSTEM`` name, read instead of
+    the person's and the system's (proven, git 2.39: its ``core.fsmonitor`` ran under ``git
+    status``); an absolute one only (see ``line_environment`` for a relative one on the line)."""
+    named = (line_environment.get(v) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"))
+    return [Path(value) for value in named if os.path.isabs(value)]
+
+
 def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
     """The settings files git reads (the system's, the person's, the repository's; ``None``: a
     linked worktree's shared folder not known)."""
     files = [Path("/etc/gitconfig")]
     if home is not None:
         files += [home / ".gitconfig", home / ".config" / "git" / "config"]
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg = line_environment.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         files.append(Path(xdg) / "git" / "config")
+    files += environment_files()
     if git_dir is not None:
         files += [git_dir / "config", git_dir / "config.worktree"]
         common = _common_dir(git_dir)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from echo_desk.agent.permissions import git_options as git
-from echo_desk.agent.permissions import git_repositories
+from echo_desk.agent.permissions import git_repositories, line_environment
 from echo_desk.agent.permissions.options import read_options
 
 Paths = tuple[str | None, ...]
@@ -97,10 +97,10 @@ def _global_env() -> tuple[str, ...]:
     """The files the environment the commands inherit from Echo Desk makes ``--global`` write:
     ``$GIT_CONFIG_GLOBAL`` (instead of the home's), ``$XDG_CONFIG_HOME/git/config``."""
     found = []
-    named = os.environ.get("GIT_CONFIG_GLOBAL", "")
+    named = line_environment.get("GIT_CONFIG_GLOBAL", "")
     if named:
         found.append(named)
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg = line_environment.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         found.append(os.path.join(xdg, "git", "config"))
     return tuple(found)

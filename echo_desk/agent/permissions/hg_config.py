@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: hg follows ``%include`` without a limit; deeper than this is not read here (fail closed).
@@ -52,7 +53,7 @@ def settings_files(home: Path | None, roots: Sequence[Path], sources: Sequence[P
     files += [SYSTEM_FILE, *_rc_files(SYSTEM_FOLDER)]
     if home is not None:
         files += [home / ".hgrc", home / ".config" / "hg" / "hgrc"]
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg = line_environment.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         files.append(Path(xdg) / "hg" / "hgrc")
     for root in roots:
@@ -92,12 +93,12 @@ def _shared_path(text: str) -> str | None:
 
 def rc_path_folders() -> list[Path]:
     """The folders ``$HGRCPATH`` names: hg reads every ``*.rc`` file in them."""
-    return [Path(e) for e in os.environ.get("HGRCPATH", "").split(os.pathsep) if os.path.isabs(e) and os.path.isdir(e)]
+    return [Path(e) for e in line_environment.get("HGRCPATH", "").split(os.pathsep) if os.path.isabs(e) and os.path.isdir(e)]
 
 
 def rc_path_files() -> list[Path]:
     """The files ``$HGRCPATH`` names (that are not folders)."""
-    return [Path(e) for e in os.environ.get("HGRCPATH", "").split(os.pathsep)
+    return [Path(e) for e in line_environment.get("HGRCPATH", "").split(os.pathsep)
             if os.path.isabs(e) and not os.path.isdir(e)]
 
 

@@ -18,9 +18,9 @@ npm 11 (``npm set`` is ``npm config set``; ``npm c`` is ``npm config``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
@@ -58,5 +58,5 @@ def written(argv: Sequence[str | None], program: str) -> Paths:
     locations = [s.value for s in parsed.seen if s.option is not None and "--location" in s.option.names]
     if "--global" in names or any(where != "user" for where in locations):
         return (None,)
-    named = os.environ.get("npm_config_userconfig") or os.environ.get("NPM_CONFIG_USERCONFIG")
+    named = line_environment.get("npm_config_userconfig") or line_environment.get("NPM_CONFIG_USERCONFIG")
     return ("~/.npmrc", *((named,) if named else ()))

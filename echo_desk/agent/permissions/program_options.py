@@ -706,6 +706,13 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     "tox": ("tox.ini", "tox.toml", "pyproject.toml", "setup.cfg", "setup.py"),
     "nox": ("noxfile.py",),
     "gradle": ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties"),
+    # composer 2 (s173; its documentation, not installed here) runs the `scripts` of the
+    # project's composer.json as shell commands or PHP callbacks at install, update,
+    # dump-autoload, run-script and a script's own name (`composer test`), as npm runs
+    # package.json's; it walks up to a parent's composer.json when there is none here, and
+    # loads the plugins vendor/composer/installed.json lists (composer.lock names the packages
+    # install puts there, plugins among them): see FOLDER_CODE for vendor/.
+    "composer": ("composer.json", "composer.lock", "vendor/composer/installed.json"),
 }
 #: A first word after which a program of FOLDER_SETTINGS reads none of those files: ``cmake -E``
 #: runs one built-in command (``cmake -E echo`` opens no file of the project: strace, cmake 3.25);
@@ -736,6 +743,9 @@ FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     # scons imports site_scons/site_init.py and the tools there; gradle compiles and runs buildSrc.
     "scons": ("site_scons", (".py",)),
     "gradle": ("buildSrc", (".gradle", ".kts", ".java", ".kt", ".groovy")),
+    # composer loads its plugins' PHP from vendor/ at every command, and `composer exec` and
+    # the scripts run vendor/bin's programs: every file there.
+    "composer": ("vendor", ("",)),
 }
 #: Programs that read their build files in every folder under the one they start from too, and
 #: the code files there by suffix: cmake (``add_subdirectory``: each CMakeLists.txt,
@@ -758,6 +768,8 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "make": (("-C",), ("--directory",)),
     # gdb's -cd: it loads the program it is given, and what comes with it, from there (s165).
     "gdb": ((), ("-cd", "--cd")),
+    # composer's -d/--working-dir: the project of that folder, its scripts and plugins.
+    "composer": (("-d",), ("--working-dir",)),
 }
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
@@ -783,16 +795,21 @@ INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
 #: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
 #: group counts (a value that merely holds it only makes more places count).
-GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make"})
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer"})
 #: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})
 #: Environment variables naming a program's code file instead of the one it finds, in the
-#: environment the commands inherit from Echo Desk (an assignment on the line itself asks).
-CODE_FILE_VARIABLES: dict[str, tuple[str, ...]] = {"bundle": ("BUNDLE_GEMFILE",), "just": ("JUST_JUSTFILE",)}
+#: environment the commands inherit from Echo Desk or the line gives (``line_environment``).
+#: ``$COMPOSER`` names the composer.json composer reads (its scripts), relative to the folder.
+CODE_FILE_VARIABLES: dict[str, tuple[str, ...]] = {"bundle": ("BUNDLE_GEMFILE",), "just": ("JUST_JUSTFILE",),
+                                                   "composer": ("COMPOSER",)}
 #: A subcommand that runs code files it finds in the folder it runs in, by suffix, besides its
 #: operands: ``gem build`` evaluates the .gemspec it is given (or finds) as Ruby (proven, gem 3.3).
 SUBCOMMAND_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"gem": ("build", (".gemspec",))}
+#: The files of composer's home folder it reads wherever it runs ($COMPOSER_HOME, else
+#: $XDG_CONFIG_HOME/composer, ~/.config/composer or ~/.composer).
+COMPOSER_HOME_FILES = ("config.json", "composer.json", "vendor/composer/installed.json")
 #: Settings files a program reads from the home folder wherever it runs (paths under the home
 #: folder), and from the folder for settings (``$XDG_CONFIG_HOME``, else ``~/.config``): git's
 #: global settings (``diff.external``, ``core.pager`` run programs), ruff's and mypy's user
@@ -821,6 +838,11 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # bundle's user settings (``gemfile`` names the Gemfile it evaluates); gradle's init
     # scripts and its user properties (``org.gradle.jvmargs``: options of the JVM it starts).
     "bundle": (".bundle/config",),
+    # composer's home (~/.composer; see CONFIG_HOME_SETTINGS and settings_files for the
+    # others): config.json's repositories are where packages come from, the global
+    # composer.json's scripts run under `composer global`, and the global plugins its
+    # installed.json lists load at every composer command.
+    "composer": tuple(f".composer/{name}" for name in COMPOSER_HOME_FILES),
     "gradle": (".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"),
     # ssh's settings, which scp and sftp read (see ``ssh_config``: what they include and name).
     **dict.fromkeys(SSH_CLIENTS, (".ssh/config",)),
@@ -849,6 +871,7 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # every compile of every later go build.
     "go": ("go/env",),
     "hg": ("hg/hgrc",), "irb": ("irb/irbrc",), "gdb": ("gdb/gdbinit", "gdb/gdbearlyinit"),
+    "composer": tuple(f"composer/{name}" for name in COMPOSER_HOME_FILES),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
 #: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/

@@ -25,6 +25,7 @@ from echo_desk.agent.permissions import (
     archivers,
     editors,
     file_programs,
+    line_environment,
     npm_settings_writes,
     program_names,
     settings_commands,
@@ -118,9 +119,14 @@ def name_of(program: str | None) -> str | None:
     return program_names.table_name(word, _has_entry, _has_checks)
 
 
-@lru_cache(maxsize=4096)
 def read(argv: Argv) -> Reading:
-    """How ``argv``'s program reads it (see the module doc). Never raises."""
+    """How ``argv``'s program reads it (see the module doc). Never raises. Read again, not
+    from the cache, for a command the line gives variables to (``line_environment``): where
+    its settings commands write depends on them."""
+    return _read_fresh(argv) if line_environment.given() is not None else _read_cached(argv)
+
+
+def _read_fresh(argv: Argv) -> Reading:
     name = name_of(argv[0]) if argv else None
     if name is not None and name != base(argv[0]):
         # Another name of a program the engine knows: read as that program. Allow rules still
@@ -144,6 +150,9 @@ def read(argv: Argv) -> Reading:
     if reading.program in table.READS_ONLY and not (reading.flags or reading.inners or reading.writes):
         return with_changes(reading, reads_only=True)
     return reading
+
+
+_read_cached = lru_cache(maxsize=4096)(_read_fresh)
 
 
 def _own_settings(argv: Argv, reading: Reading) -> Reading:

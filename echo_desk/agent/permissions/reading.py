@@ -36,7 +36,9 @@ class Inner:
     ``from_input``: what fills them is read from the input (xargs), so it may be anything, an
     option included (``echo --pre=rm | xargs -I{} rg {} x``); find's ``{}`` is a path it found.
     ``elsewhere``: it runs in folders only known when it runs (``git submodule foreach``: each
-    submodule's), so a relative path in it is not the one the line's folder gives."""
+    submodule's), so a relative path in it is not the one the line's folder gives.
+    ``environment``: the variables the program gives it (``env NAME=value CMD``; a value of
+    ``None``: unset), ``cleared``: with none of its own (``env -i``); see ``line_environment``."""
 
     start: int = 0
     end: int | None = None
@@ -46,6 +48,8 @@ class Inner:
     line: str | None = None
     grammar: Grammar | None = None
     elsewhere: bool = False
+    environment: tuple[tuple[str, str | None], ...] = ()
+    cleared: bool = False
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import OptionSet, Seen, Takes, flags, opt, read_options, values
 
@@ -153,11 +154,12 @@ def _files(seen: Sequence[Seen], command: SettingsCommand) -> Files:
 
 def _home_files(*paths: str, env: Sequence[tuple[str, str]] = ()) -> Callable[[], Files]:
     """The files ``paths`` in the home folder, and those the environment the commands inherit
-    from Echo Desk names instead (``(VARIABLE, file under the folder it names)``)."""
+    from Echo Desk, or the line gives them (``line_environment``), names instead
+    (``(VARIABLE, file under the folder it names)``)."""
     def files() -> Files:
         found: list[str | None] = list(paths)
         for variable, name in env:
-            folder = os.environ.get(variable, "")
+            folder = line_environment.get(variable, "")
             if os.path.isabs(folder):
                 found.append(os.path.join(folder, name) if name else folder)
         return tuple(found)

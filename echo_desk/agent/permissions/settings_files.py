@@ -28,6 +28,7 @@ from echo_desk.agent.permissions import (
     git_reading,
     git_repositories,
     hg_config,
+    line_environment,
     pip_projects,
     programs,
     pytest_testpaths,
@@ -173,10 +174,10 @@ def _pip_places(runner: str | None, program: str, cwds: Sequence[Path], home: Pa
         return []
     name = table.PIP_SITE_SETTINGS
     found = [Place(folder / "pip", (name,)) for folder in _config_homes(home)] if home is not None else []
-    xdg = [d for d in os.environ.get("XDG_CONFIG_DIRS", "").split(os.pathsep) if os.path.isabs(d)]
+    xdg = [d for d in line_environment.get("XDG_CONFIG_DIRS", "").split(os.pathsep) if os.path.isabs(d)]
     found += [Place(Path(d) / "pip", (name,)) for d in (xdg or [table.PIP_XDG_DEFAULT])]
     found += [Place(Path(d), (name,)) for d in table.PIP_GLOBAL_FOLDERS]
-    config_file = os.environ.get("PIP_CONFIG_FILE", "")
+    config_file = line_environment.get("PIP_CONFIG_FILE", "")
     if config_file and config_file != os.devnull:
         found += [Place(p.parent, (p.name,)) for c in cwds for p in _both(c / config_file)]
     found += [Place(prefix, (name,)) for prefix in _python_prefixes(runner, cwds)]
@@ -203,9 +204,9 @@ def _python_prefixes(runner: str | None, cwds: Sequence[Path]) -> list[Path]:
                 elif interpreter is not None and PYTHON.fullmatch(programs.name_of(interpreter) or ""):
                     prefixes += [p.parent.parent for p in _both(program.parent / interpreter)]
     if path_wide:
-        for entry in os.environ.get("PATH", "").split(os.pathsep):
+        for entry in line_environment.get("PATH", "").split(os.pathsep):
             prefixes += [p.parent for c in cwds for p in _both(c / entry)]  # ("": the folder it runs in)
-    home = os.environ.get("PYTHONHOME", "").split(os.pathsep)[0]
+    home = line_environment.get("PYTHONHOME", "").split(os.pathsep)[0]
     if home:
         prefixes += [p for c in cwds for p in _both(c / home)]
     return list(dict.fromkeys(prefixes))
@@ -231,7 +232,7 @@ def _shebang(program: Path) -> str | None:
 
 def _go_env_file() -> list[Place]:
     """The go env file ``$GOENV`` names, when set (instead of ~/.config/go/env)."""
-    env_file = os.environ.get("GOENV", "")
+    env_file = line_environment.get("GOENV", "")
     return [Place(Path(env_file).parent, (Path(env_file).name,))] if os.path.isabs(env_file) else []
 
 
@@ -260,10 +261,10 @@ def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | No
             found += [Place(folder, (*names, *stand_ins), below=True, suffixes=code)]
     # What the environment the commands inherit from Echo Desk names instead: the go.work
     # ($GOWORK), the folders of $GOPATH and the module cache ($GOMODCACHE).
-    work = os.environ.get("GOWORK", "")
+    work = line_environment.get("GOWORK", "")
     if os.path.isabs(work):
         found.append(Place(Path(work).parent, (Path(work).name,)))
-    for value in (*os.environ.get("GOPATH", "").split(os.pathsep), os.environ.get("GOMODCACHE", "")):
+    for value in (*line_environment.get("GOPATH", "").split(os.pathsep), line_environment.get("GOMODCACHE", "")):
         if os.path.isabs(value):
             found.append(Place(Path(value), stand_ins, below=True, suffixes=code))
     return found
@@ -276,7 +277,7 @@ def _go_module_folders(cwd: Path) -> list[Path]:
     A go.mod or go.work that cannot be read or parsed gives ``/`` (every folder counts)."""
     folders: list[Path] = []
     module = next((f for f in (cwd, *cwd.parents) if (f / "go.mod").is_file()), None)
-    work_env = os.environ.get("GOWORK", "")
+    work_env = line_environment.get("GOWORK", "")
     if work_env == "off":
         work = None
     elif work_env:
@@ -440,7 +441,7 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
     ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``) and those the environment Echo Desk
     runs in names (``CODE_FILE_VARIABLES``); one not known here: any file."""
     named: list[str | None] = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
-    named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := os.environ.get(name))]
+    named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := line_environment.get(name))]
     if any(not value for value in named):
         return [Place(Path("/"), ("file",), below=True, suffixes=("",))]
     # A folder named instead of a file holds the build file (``tox -c out`` reads out/tox.ini).
@@ -544,6 +545,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
     at the other end of a push, fetch or clone (``git_repositories``)."""
     where = git_repositories.folders(argv, cwds)
     found = _folder_places("git", (), where.starts, names, home)
+    found += [Place(path.parent, (path.name,)) for path in git_config.environment_files()]
     if where.unknown:
         found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
     subcommand = git_reading.subcommand(tuple(argv))
@@ -650,13 +652,17 @@ def _user_places(program: str, home: Path) -> list[Place]:
 
 def _named_places(program: str, argv: Sequence[str | None], cwds: Sequence[Path], home: Path) -> list[Place]:
     """What the user's settings of ``program`` include and name: ssh's, for a command that may
-    run it (``ssh_reach``; git's: ``_git_places``), and curl's (``curl_config``, with the
-    ``.curlrc`` of ``$CURL_HOME``)."""
+    run it (``ssh_reach``; git's: ``_git_places``), curl's (``curl_config``, with the
+    ``.curlrc`` of ``$CURL_HOME``), and composer's home that ``$COMPOSER_HOME`` names."""
     if program != "git" and ssh_reach.runs_ssh(program, argv):
         return _ssh_places(cwds, home)
     if program == "curl":
         files = curl_config.settings_files(home)
         return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
+    composer_home = line_environment.get("COMPOSER_HOME") if program == "composer" else ""
+    if composer_home:
+        # (a relative one is relative to the folder it runs in)
+        return [Place(folder, table.COMPOSER_HOME_FILES) for c in cwds for folder in _both(c / composer_home)]
     return []
 
 
@@ -669,7 +675,7 @@ def _ssh_places(cwds: Sequence[Path], home: Path | None) -> list[Place]:
         return []
     found = [Place(home / ".ssh", ("config",)), *(_place(i) for i in ssh_config.named(home, cwds))]
     for variable in ("GIT_SSH_COMMAND", "GIT_SSH"):
-        for word in os.environ.get(variable, "").split():
+        for word in line_environment.get(variable, "").split():
             if "/" in word:
                 path = home / word[2:] if word.startswith("~/") else Path(word)
                 found += [Place(p.parent, (p.name,)) for p in dict.fromkeys(Path(os.path.normpath(c / path)) for c in cwds)]
@@ -696,7 +702,7 @@ def _config_homes(home: Path) -> list[Path]:
     """Where programs look for the user's settings: ``$XDG_CONFIG_HOME`` (what the command
     inherits from Echo Desk), and ``~/.config``, their default."""
     folders = [home / ".config"]
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg = line_environment.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         folders.append(Path(xdg))
     return list(dict.fromkeys(folders))

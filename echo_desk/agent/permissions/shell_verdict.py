@@ -24,7 +24,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from echo_desk.agent.permissions import floor, git_reading, line_changes, programs, settings_files
+from echo_desk.agent.permissions import (
+    floor,
+    git_reading,
+    line_changes,
+    line_environment,
+    programs,
+    settings_commands,
+    settings_files,
+)
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
@@ -53,7 +61,15 @@ from echo_desk.agent.permissions.model import (
 )
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
-from echo_desk.agent.permissions.shell import Analysis, Command, Redirect, Word, analyse
+from echo_desk.agent.permissions.shell import (
+    INERT_ASSIGNMENTS,
+    Analysis,
+    Command,
+    Redirect,
+    Word,
+    analyse,
+    inert_value,
+)
 from echo_desk.agent.permissions.subjects import Subject
 from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens, names_all
 from echo_desk.sandbox.shell import Grammar, command_shell
@@ -436,7 +452,15 @@ class _Judge:
     def _inner_covered(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *, sandbox: bool,
                        depth: int) -> bool:
         """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
-        the wrapper's rule naming it (``npx tsc **``)."""
+        the wrapper's rule naming it (``npx tsc **``); judged with the variables the wrapper
+        gives it (``env NAME=value CMD``: ``line_environment``)."""
+        if not inner.environment and not inner.cleared:
+            return self._inner_covered_as_given(argv, inner, rule, sandbox=sandbox, depth=depth)
+        with line_environment.giving(inner.environment, inner.cleared):
+            return self._inner_covered_as_given(argv, inner, rule, sandbox=sandbox, depth=depth)
+
+    def _inner_covered_as_given(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *,
+                                sandbox: bool, depth: int) -> bool:
         if inner.line is not None and inner.elsewhere:
             return self._elsewhere(lambda: self.line_covered(inner.line or "", inner.grammar, sandbox=sandbox,
                                                              depth=depth + 1))
@@ -466,6 +490,8 @@ class _Judge:
     def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         """Settings files the command reads that the write rules let the agent write (see
         ``settings_files``); every place is one when the folder it runs in is not known."""
+        if line_environment.given() is not None:
+            return self._find_agent_settings(values)  # (with the line's variables: not kept)
         known = self._agent_settings.get(values)
         if known is None:
             known = self._agent_settings[values] = self._find_agent_settings(values)
@@ -473,7 +499,12 @@ class _Judge:
 
     def _find_agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         git = bool(values) and programs.base(values[0]) == "git"
-        found = settings_files.places(values, self.cwds, self.where.home, index_changes=git and self.index_changes(values))
+        with line_environment.reading() as read:
+            found = settings_files.places(values, self.cwds, self.where.home,
+                                          index_changes=git and self.index_changes(values))
+            programs.read(values)  # (where its settings commands write: read again, see programs.read)
+        if _loose_variables(values, read, bool(found)):
+            found.append(settings_files.Place(Path("/"), ("file",), below=True, suffixes=("",)))
         if not found:
             return []
         if not self.cwd_known:
@@ -1015,3 +1046,29 @@ def _written_paths(reading: Reading) -> list[str | None]:
             continue
         paths += [os.path.join(folder, name) for name in _ANY_BELOW]
     return paths
+
+
+def _loose_variables(values: tuple[str | None, ...], read: set[str], has_settings: bool) -> bool:
+    """Whether the line gives the command ``values`` a variable that may name its settings or
+    code where the engine does not look (see ``line_environment``): for a program judged by its
+    settings files (``has_settings``, or one with a settings command), a variable other than the
+    inert ones that the readers did not look up (``RUBYOPT=-rout/x gem list``), or whose value
+    is not absolute paths (``HGRCPATH=out/h``: the readers take a path from Echo Desk's own
+    environment only when it is absolute). Such a variable counts as naming any file."""
+    given = line_environment.given()
+    if given is None or not values:
+        return False
+    program = programs.name_of(values[0]) or ""
+    if not has_settings and program not in settings_commands.COMMANDS:
+        return False
+    for name, value in given.values.items():
+        if value is None or (name in INERT_ASSIGNMENTS and inert_value(value)):
+            continue  # (unset: the program looks where it would without it, which counts already)
+        if name not in read or not _absolute_paths(value):
+            return True
+    return False
+
+
+def _absolute_paths(value: str) -> bool:
+    """Whether ``value`` is empty or absolute paths (a list, ``:`` between them: HGRCPATH)."""
+    return all(os.path.isabs(entry) for entry in value.split(os.pathsep)) if value else True

@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.model import Opaque
-from echo_desk.agent.permissions.options import Does, OptionSet, Takes, flags, opt, read_options, values
+from echo_desk.agent.permissions.options import (
+    Does,
+    OptionSet,
+    Parsed,
+    Takes,
+    flags,
+    opt,
+    read_options,
+    values,
+)
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, read_generic
 from echo_desk.sandbox.shell import Grammar
 
@@ -36,6 +45,10 @@ def env_reading(argv: Argv, program: str) -> Reading:
             # through nice, xargs, find -exec…) searches its built-in path, which ends with '.',
             # so a program the line names but this machine lacks there runs from the folder.
             found.append(Flag(frozenset({seen.token}), seen.token, Does.CONFIG))
+    # What it gives the command (see line_environment): -u's names unset, then NAME=value.
+    given: list[tuple[str, str | None]] = [(s.value, None) for s in parsed.seen if s.option is not None
+                                           and "-u" in s.option.names and s.value is not None]
+    cleared = any(s.option is not None and "-i" in s.option.names for s in parsed.seen)
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
     while start < len(argv):
         word = argv[start]
@@ -46,9 +59,10 @@ def env_reading(argv: Argv, program: str) -> Reading:
             break
         if name not in INERT_ASSIGNMENTS or not inert_value(value):
             found.append(Flag(frozenset({word}), word, Does.CONFIG))
+        given.append((name, value))
         start += 1
     if start < len(argv):
-        inners.append(Inner(start=start))
+        inners.append(Inner(start=start, environment=tuple(given), cleared=cleared))
     return Reading(program, flags=tuple(found), inners=tuple(inners))
 
 
@@ -71,8 +85,11 @@ def xargs_reading(argv: Argv, program: str) -> Reading:
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
     if start >= len(argv):
         return Reading(program, flags=tuple(found))  # runs `echo` with the input
+    slot = tuple((s.value, "0") for s in parsed.seen if s.option is not None and s.value is not None
+                 and "--process-slot-var" in s.option.names)
     return Reading(program, flags=tuple(found), inners=(Inner(start=start, tail=replace is None,
-                                                              placeholder=replace, from_input=True),))
+                                                              placeholder=replace, from_input=True,
+                                                              environment=slot),))
 
 
 def shell_reading(argv: Argv, program: str) -> Reading:
@@ -281,8 +298,21 @@ def wrapper_reading(argv: Argv, program: str, wrapper: Wrapper) -> Reading:
         # Where the command starts is not known.
         return Reading(program, flags=tuple(found), never=never, unreadable=True)
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
-    inners = (Inner(start=start),) if start < len(argv) else ()
+    inners = (Inner(start=start, environment=_given(parsed, wrapper.gives),
+                    cleared=any(s.option is not None and wrapper.clears in s.option.names for s in parsed.seen)),) \
+        if start < len(argv) else ()
     return Reading(program, flags=tuple(found), inners=inners, never=never)
+
+
+def _given(parsed: Parsed, option: str) -> tuple[tuple[str, str | None], ...]:
+    """The variables ``option``'s values give the command a wrapper runs (``strace -E NAME=value``;
+    ``-E NAME`` unsets it), see ``line_environment``."""
+    given: list[tuple[str, str | None]] = []
+    for seen in parsed.seen:
+        if option and seen.option is not None and option in seen.option.names and seen.value is not None:
+            name, eq, value = seen.value.partition("=")
+            given.append((name, value if eq else None))
+    return tuple(given)
 
 
 @dataclass(frozen=True)
@@ -290,6 +320,8 @@ class Wrapper:
     spec: OptionSet
     leading: int = 0  # operands before the command (timeout's duration, flock's file)
     no_command: frozenset[str] = field(default_factory=frozenset)  # options after which nothing runs
+    gives: str = ""  # the option whose NAME=value the command runs with (strace's -E)
+    clears: str = "\0"  # the option after which it runs with an empty environment (exec's -c)
 
 
 _HELP = flags("--help --version -h -V")
@@ -382,14 +414,14 @@ WRAPPERS: dict[str, Wrapper] = {
                                permute=False)),
     # `exec -c` empties the environment, PATH too: see env -i.
     "exec": Wrapper(OptionSet((opt("-c", does=Does.CONFIG), *flags("-l"), *values("-a")), permute=False,
-                              abbreviations=False)),
+                              abbreviations=False), clears="-c"),
     "builtin": Wrapper(OptionSet((), permute=False, strict=False)),
     "strace": Wrapper(OptionSet((*flags("-f -ff -c -C -d -D -h -i -k -n -q -qq -r -t -tt -ttt -T -v -V -w -x -xx "
                                          "-y -yy -z -Z --follow-forks --summary-only"),
                                   *values("-e -p -s -S -u -P -a -b -I -O -X --trace --signal --string-limit"),
                                   # -E NAME=value: an environment variable of the command it runs.
                                   opt("-E --env", V, Does.CONFIG),
-                                  opt("-o --output", V, Does.WRITES)), permute=False)),
+                                  opt("-o --output", V, Does.WRITES)), permute=False), gives="-E"),
     "ltrace": Wrapper(OptionSet((*flags("-f -C -i -r -S -t -tt -ttt -T -w -b -h -V"),
                                   *values("-e -a -n -p -s -u -L -x -l -F"), opt("-o --output", V, Does.WRITES)),
                                  permute=False)),

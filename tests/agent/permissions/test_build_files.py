@@ -3,7 +3,8 @@ commands of build.ninja, cmake the CMakeLists.txt of the folder it configures (a
 below, with the .cmake files they include), a -P script, a -C initial cache, the toolchain file
 of a preset, and the generated build of ``cmake --build DIR``; gem runs the .gemspec it builds;
 bundle the Gemfile, meson meson.build, scons SConstruct, just the justfile, tox tox.ini, nox
-noxfile.py, gradle build.gradle. Where the write rules let the agent write one of them, a rule
+noxfile.py, gradle build.gradle, composer the scripts of composer.json and the plugins of
+vendor/ (s173). Where the write rules let the agent write one of them, a rule
 naming the program no longer allows it; where they do not, it stays in force. The hostile
 corpus proves the harm for ninja, cmake and gem (issue ``s148``); the others are not installed
 here and are pinned from their documentation only."""
@@ -23,7 +24,7 @@ PROGRAMS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[ninja|cmake|bundle|bundle exec rspec|gem|meson|scons|just|tox|nox|gradle|cd] **"
+pattern = "[ninja|cmake|bundle|bundle exec rspec|gem|meson|scons|just|tox|nox|gradle|composer|cd] **"
 """
 
 
@@ -39,11 +40,15 @@ def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
     "cd out && ninja", "cd out && cmake ..", "cd out && bundle install", "cd out/deeper && bundle exec rspec",
     "cd out && gem build x.gemspec", "cd out && gem build", "cd out && meson setup b", "cd out && scons",
     "cd out/deeper && just", "cd out && tox", "cd out && nox", "cd out && gradle build",
+    "cd out && composer install", "cd out/deeper && composer update", "cd out && composer run-script test",
+    "cd out && composer test", "cd out && composer dump-autoload", "cd out && composer exec phpunit",
     # Options naming another folder: its build file.
     "ninja -C out", "ninja -Cout", "ninja -nC out", "cmake -S out -B src/b", "cmake -Sout -B src/b", "cmake out",
     "cmake -S src -B out/b", "cmake --build out/b", "cmake --install out/b", "meson setup out/b",
     "meson compile -C out/b", "scons -C out", "scons -Y out", "scons --site-dir out", "gradle -p out build",
     "gradle --project-dir=out build", "gradle --include-build out build",
+    "composer -d out install", "composer -dout install", "composer -nd out install", "composer --working-dir=out test",
+    "composer --working-dir out run-script test", "composer install -d out",
     # Options naming the code file itself.
     "ninja -f out/x.ninja", "ninja -fout/x.ninja", "cmake -P out/x.cmake", "cmake -C out/c.cmake -S src -B src/b",
     "cmake --toolchain out/t.cmake -S src -B src/b", "bundle install --gemfile out/Gemfile",
@@ -59,7 +64,8 @@ def test_build_files_the_agent_may_write_ask(setup: Setup, line: str) -> None:
 @pytest.mark.parametrize("line", [
     "ninja", "ninja -j4", "ninja -C src", "ninja -f src/x.ninja", "bundle install", "bundle exec rspec",
     "gem build x.gemspec", "gem list", "gem build src/x.gemspec", "just", "just -l", "tox", "tox -e py311", "nox",
-    "nox -s lint",
+    "nox -s lint", "composer install", "composer update", "composer run-script test", "composer test",
+    "composer -d src install", "composer --version",
 ])
 def test_build_files_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, "@workspace/out/**") is Effect.ALLOW
@@ -88,6 +94,11 @@ def test_tree_readers_stay_allowed_when_no_build_file_is_writable(setup: Setup, 
     ("cmake --preset dev", "@workspace/CMakePresets.json"),
     # The user's own settings: bundle's (its `gemfile`), gradle's init scripts.
     ("bundle install", "~/.bundle/**"), ("gradle build", "~/.gradle/init.d/**"), ("gradle build", "~/.gradle/*"),
+    # composer: the project's composer.json (its scripts), the lock file naming what install
+    # puts in vendor/, the plugins vendor/ holds; its home's settings and global plugins.
+    ("composer install", "@workspace/composer.json"), ("composer install", "@workspace/composer.lock"),
+    ("composer test", "@workspace/vendor/**"), ("composer install", "~/.config/composer/**"),
+    ("composer install", "~/.composer/**"), ("composer run-script test", "~/.composer/vendor/composer/*"),
 ])
 def test_each_file_a_build_tool_runs_counts(setup: Setup, line: str, writable: str) -> None:
     assert _verdict(setup, line, writable) is not Effect.ALLOW
@@ -102,11 +113,18 @@ def test_the_environment_may_name_the_code_file(setup: Setup, monkeypatch: pytes
     assert _verdict(setup, "bundle install", "@workspace/out/**") is not Effect.ALLOW
     monkeypatch.setenv("JUST_JUSTFILE", "out/j")
     assert _verdict(setup, "just", "@workspace/out/**") is not Effect.ALLOW
+    # $COMPOSER names the composer.json composer runs the scripts of; $COMPOSER_HOME its home.
+    assert _verdict(setup, "composer install", "@workspace/out/**") is Effect.ALLOW
+    monkeypatch.setenv("COMPOSER", "out/c.json")
+    assert _verdict(setup, "composer install", "@workspace/out/**") is not Effect.ALLOW
+    monkeypatch.delenv("COMPOSER")
+    monkeypatch.setenv("COMPOSER_HOME", str(setup.workspace / "out" / "c"))
+    assert _verdict(setup, "composer test", "@workspace/out/**") is not Effect.ALLOW
 
 
 @pytest.mark.parametrize("argv", [
     ("ninja", "-C", None), ("ninja", "-f", None), ("cmake", "-P", None), ("gem", "build", None), ("just", "-f", None),
-    ("gradle", "-I"), ("tox", "-c"),
+    ("gradle", "-I"), ("tox", "-c"), ("composer", "-d", None, "install"), ("composer", "install", "--working-dir"),
 ])
 def test_a_file_or_folder_known_only_when_the_line_runs_is_any(setup: Setup, argv: tuple[str | None, ...]) -> None:
     assert any(p.folder == Path("/") and p.below for p in places(argv, [setup.workspace]))
