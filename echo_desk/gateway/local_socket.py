@@ -21,6 +21,7 @@ from pathlib import Path
 
 import platformdirs
 
+from echo_desk.i18n import N_, for_person
 from echo_desk.store.paths import APP_NAME, config_dir
 from echo_desk.store.private import private_dir
 
@@ -45,8 +46,12 @@ def check_private(folder: Path) -> None:
     may be anyone's): it must be a real folder of ours, closed to others."""
     st = os.lstat(folder)
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
-        raise OSError(f"{folder} is not a private folder of this user (mode {stat.S_IMODE(st.st_mode):o}, "
-                      f"owner {st.st_uid}); not using it for Echo Desk's socket")
+        mode = f"{stat.S_IMODE(st.st_mode):o}"
+        raise OSError(for_person(  # English for a client; the person's language in `echo-desk gateway status`
+            f"{folder} is not a private folder of this user (mode {mode}, owner {st.st_uid}); not using it for "
+            "Echo Desk's socket",
+            N_("{folder} is not a private folder of yours (mode {mode}, owner {owner}), so Echo Desk does not use "
+               "a socket in it"), folder=str(folder), mode=mode, owner=st.st_uid))
 
 
 def socket_path() -> Path:

@@ -20,7 +20,7 @@ from typing import Any
 from echo_desk.gateway import protocol
 from echo_desk.gateway.local_socket import check_private, same_user
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
-from echo_desk.i18n import N_, for_person
+from echo_desk.i18n import N_, Deferred, for_person
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,8 @@ async def app_status(path: Path) -> Message:
     except (OSError, TimeoutError, ProtocolError) as exc:
         raise AppUnreachable(_why(exc)) from None
     if answer is None or answer.get("type") != "status":
-        raise AppUnreachable("Echo Desk did not answer the status request")
+        raise AppUnreachable(for_person("Echo Desk did not answer the status request",
+                                        N_("Echo Desk did not answer the status request")))
     return answer
 
 
@@ -171,7 +172,9 @@ async def open_checked(path: Path) -> tuple[asyncio.StreamReader, asyncio.Stream
     sock = writer.get_extra_info("socket")
     if sock is None or not same_user(sock):
         writer.close()
-        raise AppUnreachable(f"the socket {path} is not Echo Desk's: another user listens on it")
+        raise AppUnreachable(for_person(f"the socket {path} is not Echo Desk's: another user listens on it",
+                                        N_("the socket {path} is not Echo Desk's: another user listens on it"),
+                                        path=str(path)))
     return reader, writer
 
 
@@ -181,8 +184,10 @@ def _why(exc: BaseException) -> str:
         return for_person("Echo Desk is not running", N_("Echo Desk is not running"))
     if isinstance(exc, TimeoutError):
         return for_person("Echo Desk did not answer in time", N_("Echo Desk did not answer in time"))
+    # A reason of ours (a socket folder others can enter) is said in the person's language too.
+    said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Deferred) else str(exc)
     return for_person(f"Echo Desk cannot be reached ({exc})", N_("Echo Desk cannot be reached ({error})"),
-                      error=str(exc))
+                      error=said)
 
 
 _pending: set[asyncio.Task[Any]] = set()

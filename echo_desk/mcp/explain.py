@@ -111,13 +111,16 @@ def _one(exc: BaseException, quote_detail: bool = True) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return deferred(N_("it is not valid JSON (line {line}, column {column})"), line=exc.lineno, column=exc.colno)
     if isinstance(exc, OSError) and (exc.errno or exc.strerror):
-        return _refused(exc, quote_detail)
+        return refused(exc, quote_detail=quote_detail)
     if not quote_detail:
         return deferred(N_("an error Echo Desk did not expect"))
     return deferred(N_("it failed; technical detail: {error}"), error=(str(exc) or type(exc).__name__)[:MOST_QUOTED])
 
 
-def _refused(exc: OSError, quote_detail: bool) -> str:
+def refused(exc: OSError, *, quote_detail: bool = True) -> str:
+    """The system's refusal ``exc`` as a person reads it (``deferred``), whatever the file: for a
+    settings file or an export, where ``explained`` would read a missing program into
+    ``FileNotFoundError`` (an MCP server's command)."""
     if exc.errno in _SYSTEM_SAYS:
         return deferred(N_("the system refused it: {error}"), error=deferred(_SYSTEM_SAYS[exc.errno]))
     if exc.strerror and quote_detail:

@@ -35,6 +35,7 @@ from echo_desk.agent.permissions.model import (
     Grant,
     GrantScope,
     Layer,
+    LoadProblem,
     LoadReport,
     Rule,
     Severity,
@@ -53,6 +54,7 @@ from echo_desk.agent.permissions.rule_files import (
 from echo_desk.agent.permissions.subjects import PathUse, Subject
 from echo_desk.agent.permissions.tokens import PatternError
 from echo_desk.agent.permissions.trust import TrustFile, TrustSnapshot, check_unchanged
+from echo_desk.i18n import N_, for_person
 from echo_desk.store.grants import GrantStore
 
 
@@ -189,7 +191,7 @@ class PermissionEngine:
         with nothing written."""
         errors = [p for p in self.validate(text, path=path, layer=layer).problems if p.severity is Severity.ERROR]
         if errors:
-            raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
+            raise ValueError(_has_errors(path, errors[0]))
         with self._layers.lock:
             written = write_rule_file(path, text, expect_sha256=expect_sha256)
             self._layers.forget_recent()
@@ -234,7 +236,7 @@ class PermissionEngine:
             compiled, problems = parse_rules(new, path, Layer.USER, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
             if errors:
-                raise ValueError(f"{path} has errors; fix them first: {errors[0].describe()}")
+                raise ValueError(_has_errors(path, errors[0]))
             write_rule_file(path, new, expect_sha256=read_sha)
             self._layers.forget_recent()
         rule = compiled[-1].rule
@@ -275,7 +277,8 @@ class PermissionEngine:
                 files.append(TrustFile(path=path, layer=layer, sha256=None, text="", allows=()))
                 continue
             except OSError as exc:
-                raise ValueError(f"{path} cannot be read: {exc}") from None
+                raise ValueError(for_person(f"{path} cannot be read: {exc}", N_("{file} could not be read"),
+                                            file=path.name)) from exc
             rules, problems, _text = parse_rule_bytes(raw, path, layer, self.example_matches, named=self.named)
             errors = [p for p in problems if p.severity is Severity.ERROR]
             files.append(TrustFile(
@@ -295,10 +298,12 @@ class PermissionEngine:
         is no file or one has errors: then nothing is trusted."""
         present = snapshot.present
         if not present:
-            raise ValueError(f"{workspace_files(snapshot.workspace)[0]} does not exist: nothing to trust")
+            missing = workspace_files(snapshot.workspace)[0]
+            raise ValueError(for_person(f"{missing} does not exist: nothing to trust",
+                                        N_("{file} does not exist: there is nothing to trust"), file=missing.name))
         for shown in present:
             if shown.error is not None:
-                raise ValueError(f"{shown.path} has errors; nothing was trusted: {shown.error.describe()}")
+                raise ValueError(_has_errors(shown.path, shown.error, "nothing was trusted"))
         with self._layers.lock:
             check_unchanged(snapshot)
             for shown in present:
@@ -330,6 +335,16 @@ class PermissionEngine:
         for _path, layer in workspace_layers(ws):
             self.grants.untrust(trust_key(ws, layer))
         self.refresh()
+
+
+def _has_errors(path: Path, problem: LoadProblem, outcome: str = "fix them first") -> str:
+    """Why a rule file with errors is refused: the problem's English for the CLI and the model;
+    for the person, where (the problem itself is listed under the rules, in their language)."""
+    english = f"{path} has errors; {outcome}: {problem.describe()}"
+    if problem.line:
+        return for_person(english, N_("{file} has errors (line {line}); fix them first"), file=path.name,
+                          line=problem.line)
+    return for_person(english, N_("{file} has errors; fix them first"), file=path.name)
 
 
 def _toml(text: str) -> str:

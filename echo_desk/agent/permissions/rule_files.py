@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from echo_desk.agent.permissions.model import Layer
+from echo_desk.i18n import N_, for_person
 
 #: ``expect_sha256`` of a file that must not exist yet (``common.atomic.ABSENT``; written out
 #: here so a rules check, which never writes, does not load the writer).
@@ -72,7 +73,8 @@ def write_rule_file(path: Path, data: str | bytes, *, expect_sha256: str) -> byt
     """Replace the rule file at ``path`` with ``data`` if it still holds what was read
     (``expect_sha256``, from ``read_rule_text``); returns the bytes written. Its folder (a
     workspace's ``.echo-desk``, the config folder) is created if missing. ``ValueError``, with
-    the file untouched, on any failure."""
+    the file untouched, on any failure: its text English (the CLI, the model), said to the person
+    in their language (``for_person``), the system's own error kept as its cause."""
     from echo_desk.common.atomic import ChangedSincePreview, atomic_write
     from echo_desk.common.fs import Resolved
     from echo_desk.store.private import DIR_MODE, FILE_MODE
@@ -86,9 +88,12 @@ def write_rule_file(path: Path, data: str | bytes, *, expect_sha256: str) -> byt
         # Private like every file Echo Desk writes for itself (a rule names what the person trusts).
         atomic_write(Resolved(folder / path.name, folder), written, expect_sha256=expect_sha256, mode=FILE_MODE)
     except ChangedSincePreview:
-        raise ValueError(f"{path} was changed by another program meanwhile; nothing was written") from None
+        raise ValueError(for_person(f"{path} was changed by another program meanwhile; nothing was written",
+                                    N_("{file} was changed by another program meanwhile; nothing was written"),
+                                    file=path.name)) from None
     except ToolError as exc:
-        raise ValueError(exc.message) from None
+        raise ValueError(exc.message) from exc
     except OSError as exc:
-        raise ValueError(f"{path} could not be written: {exc.strerror or exc}") from None
+        raise ValueError(for_person(f"{path} could not be written: {exc.strerror or exc}",
+                                    N_("{file} could not be written; it is unchanged"), file=path.name)) from exc
     return written

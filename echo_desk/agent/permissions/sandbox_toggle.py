@@ -18,6 +18,7 @@ from echo_desk.agent.permissions.engine import PermissionEngine, workspace_files
 from echo_desk.agent.permissions.loader import rule_lines
 from echo_desk.agent.permissions.model import Effect, Layer
 from echo_desk.agent.permissions.rule_files import ABSENT
+from echo_desk.i18n import N_, for_person
 
 TOOLS = ("shell", "run_command")
 PATTERN = "**"
@@ -42,7 +43,8 @@ def is_on(engine: PermissionEngine, workspace: Path | None) -> bool:
 
 def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     """Add (``on``) or remove the rule. ``ValueError`` when the file has errors or cannot be
-    edited safely: then nothing is written."""
+    edited safely: then nothing is written (its text English for the CLI; the page says it in
+    the person's language, ``for_person``)."""
     path, layer = toggle_file(engine, workspace)
     try:
         raw = path.read_bytes()  # read once: what is checked is what is edited (and written over)
@@ -52,11 +54,14 @@ def set_on(engine: PermissionEngine, workspace: Path | None, on: bool) -> None:
     try:
         old = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text; fix it first") from None
+        raise ValueError(for_person(f"{path} is not UTF-8 text; fix it first",
+                                    N_("{file} is not UTF-8 text; fix it first"), file=path.name)) from None
     if workspace is not None and not engine.personal_file_trusted(Path(workspace), raw):
         # Echo Desk trusts what it writes itself; it must not vouch for rules it did not write.
-        raise ValueError(f"{path} holds rules you have not trusted yet; review and trust them in "
-                         "Settings › Permissions first")
+        raise ValueError(for_person(f"{path} holds rules you have not trusted yet; review and trust them in "
+                                    "Settings › Permissions first",
+                                    N_("{file} holds rules you have not trusted yet; review and trust them in "
+                                       "Settings › Permissions first"), file=path.name))
     if on:
         if is_on(engine, workspace):
             return
@@ -80,10 +85,14 @@ def _without_toggle_rules(text: str, path: Path) -> str:
     try:
         tables = tomllib.loads(text).get("rule", [])
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path} is not valid TOML ({exc}); fix it first") from None
+        # Where it breaks is the parser's English: the technical detail (the cause), not the sentence.
+        raise ValueError(for_person(f"{path} is not valid TOML ({exc}); fix it first",
+                                    N_("{file} is not valid TOML; fix it first"), file=path.name)) from exc
     headers = rule_lines(text)
     if not isinstance(tables, list) or len(headers) != len(tables):
-        raise ValueError(f"{path}: cannot tell where each [[rule]] starts; remove the rule by hand")
+        raise ValueError(for_person(f"{path}: cannot tell where each [[rule]] starts; remove the rule by hand",
+                                    N_("{file}: Echo Desk cannot tell where each [[rule]] starts; remove the rule "
+                                       "by hand"), file=path.name))
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()
     for n, (table, header) in enumerate(zip(tables, headers, strict=True)):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from echo_desk.agent.host import ApprovalChoice
-from echo_desk.i18n import N_, _, aside
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, _, aside, quoted
 from echo_desk.tools import RiskLevel
 from echo_desk.ui.core.labels import policy_label, risk_label
 
@@ -26,12 +27,18 @@ CHOICE_LABELS = {
 #: The person's answers the dispatcher records in words rather than as an ``ApprovalChoice``.
 PERSON_LABELS = {"denied": N_("you denied it"),
                  "answer did not match the request shown": N_("your answer did not match the request shown")}
-_HEAD = re.compile(r"^(risk default|settings|person|no one to ask): ([^()]*?)(?: \((.*)\))?$", re.DOTALL)
+_HEAD = re.compile(r"^(risk default|settings|person): ([^()]*?)(?: \((.*)\))?$", re.DOTALL)
 _NOTE = re.compile(r"^(grant|grant not stored|arguments edited by the person|hunks)[ :] ?(.*)$", re.DOTALL)
+
+#: A connected app's call that needed the person while no one could answer (the gateway without
+#: the app, or too many calls already waiting): what follows is what the app was told.
+_NO_ONE = "no one to ask: "
 
 
 def provenance_phrase(provenance: str) -> str:
     """``risk default: read`` → "the tool's default (reads)"; unknown text as it is."""
+    if provenance.startswith(_NO_ONE):
+        return _no_one_to_ask(provenance.removeprefix(_NO_ONE))
     matched = _HEAD.match(provenance)
     if matched is None:
         return provenance
@@ -56,9 +63,15 @@ def _head(who: str, what: str) -> str | None:
         return _(PERSON_LABELS[what])
     if who == "person" and what == "selection refused":
         return _("the changes you picked did not match what was shown")
-    if who == "no one to ask":
-        return _("no one could be asked: {why}").format(why=what)
     return None
+
+
+def _no_one_to_ask(told: str) -> str:
+    # What the app was told is English on purpose (the app's model reads it first, and Echo Desk
+    # does not know the app's language): said in the person's language what happened, that text
+    # quoted as what it is, whole (its own brackets, "(run echo-desk)", are no note of ours).
+    return _("no one could be asked, so it did not run; the app that called was told: {told}").format(
+        told=quoted(visible(told, one_line=True)))
 
 
 def _note(note: str) -> str | None:

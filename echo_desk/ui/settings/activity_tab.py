@@ -33,6 +33,7 @@ from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal
 from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
+from echo_desk.ui.settings.failure_text import say_failure
 from echo_desk.ui.widgets.warning_note import warning_note
 
 DECISION_LABELS = {
@@ -177,6 +178,7 @@ class ActivityTab(QWidget):
     def _update_why(self) -> None:
         record = self.selected()
         self.why_button.setEnabled(bool(record and (record.get("rule_source") or record.get("grant_id"))))
+        self.detail.setToolTip("")  # an export's failure detail goes with its sentence
         if record is None:
             self.detail.setText("")
             return
@@ -204,8 +206,9 @@ class ActivityTab(QWidget):
             try:
                 count = self.export_to(Path(name))
             except OSError as exc:
-                self.detail.setText(_("Nothing was exported: {error}").format(error=str(exc)))
+                say_failure(self.detail, _("Nothing was exported ({reason})"), exc)
                 return
+            self.detail.setToolTip("")
             self.detail.setText(_("{n} calls exported to {path}").format(n=count, path=name))
 
     def retranslate(self, *_args: object) -> None:

@@ -26,12 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.manager import ModelFileError, check_chosen_file
 from echo_desk.providers.local.verify import recorded_sha256
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.settings.failure_text import failure_reason
 from echo_desk.ui.settings.model_download import (
     DownloadCancelled,
     DownloadJob,
@@ -181,7 +183,7 @@ class LocalModelPanel(QWidget):
 
     def use_default(self) -> None:
         self._update(model_path="")
-        self.message.setText(_("Using the default model."))
+        self._say(_("Using the default model."))
 
     def use_file(self, filename: str) -> bool:
         """Check and save a chosen ``.gguf``; a bad file is refused with the reason shown."""
@@ -191,13 +193,16 @@ class LocalModelPanel(QWidget):
             with path.open("rb"):
                 pass
         except ModelFileError as exc:
-            self.message.setText(_("Not used: {reason}").format(reason=exc))
+            self._say(_("Not used: {reason}").format(reason=exc))
             return False
         except OSError as exc:
-            self.message.setText(_("Not used: the file cannot be read ({error}).").format(error=exc.strerror or exc))
+            from echo_desk.mcp.explain import technical_detail
+
+            self._say(_("Not used: the file cannot be read ({reason}).").format(reason=failure_reason(exc)),
+                      technical_detail(exc))
             return False
         self._update(model_path=str(path))
-        self.message.setText(_("Using {name}.").format(name=path.name))
+        self._say(_("Using {name}.").format(name=path.name))
         self._describe(path)
         return True
 
@@ -221,7 +226,7 @@ class LocalModelPanel(QWidget):
         url, sha = self.url.text().strip(), self.sha.text().strip().lower()
         problem = check_inputs(url, sha)
         if problem:
-            self.message.setText(problem)
+            self._say(problem)
             return
         folder = dm.models_dir()
         self.job = DownloadJob(url, sha, target_for(url, sha, folder), on_progress=self._progress,
@@ -229,7 +234,7 @@ class LocalModelPanel(QWidget):
         self._busy(True)
         self.progress.setRange(0, 0)
         self.progress_text.setText(_("Connecting…"))
-        self.message.clear()
+        self._say("")
         # Closing the page or quitting stops the download (the worker pool is joined at quit).
         self.destroyed.connect(self.job.cancel)
         app = QCoreApplication.instance()
@@ -283,7 +288,7 @@ class LocalModelPanel(QWidget):
 
         def show(summary: str) -> None:
             if shiboken6.isValid(self) and self.settings.current.local_model.model_path == str(path):
-                self.message.setText(_("Using {name}: {summary}").format(name=path.name, summary=summary))
+                self._say(_("Using {name}: {summary}").format(name=path.name, summary=summary))
 
         describe_file(path, self.settings.current.local_model.context_size, show)
 
@@ -295,7 +300,7 @@ class LocalModelPanel(QWidget):
         self.progress_text.setText(_("Downloaded and verified."))
         self.progress.setValue(self.progress.maximum())  # finished: a full bar
         self._update(model_path=str(path))
-        self.message.setText(_("Using {name}.").format(name=path.name))
+        self._say(_("Using {name}.").format(name=path.name))
 
     def _failed(self, exc: BaseException) -> None:
         job = self._forget()
@@ -305,11 +310,19 @@ class LocalModelPanel(QWidget):
         self.progress_text.clear()
         if isinstance(exc, DownloadCancelled):
             kept = job is not None and job.partial.exists()
-            self.message.setText(
+            self._say(
                 _("Download cancelled. The part already downloaded was kept: download the same URL again "
                   "to resume.") if kept else _("Download cancelled."))
             return
-        self.message.setText(describe_error(exc, dm.models_dir()))
+        from echo_desk.mcp.explain import technical_detail
+
+        self._say(describe_error(exc, dm.models_dir()), technical_detail(exc))
+
+    def _say(self, text: str, detail: str = "") -> None:
+        """``text`` under the panel; ``detail`` (a failure's technical words, English, for a
+        report) in its tooltip, which goes with the next text."""
+        self.message.setText(text)
+        self.message.setToolTip(visible(detail))
 
     def shutdown(self) -> None:
         """Stop a running download (the page is closing)."""

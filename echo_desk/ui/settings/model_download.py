@@ -23,6 +23,7 @@ from echo_desk.i18n import _
 from echo_desk.providers.local.manager import ModelFileError, download_model
 from echo_desk.providers.local.verify import is_gguf, recorded_sha256
 from echo_desk.ui.core import marshal
+from echo_desk.ui.settings.failure_text import failure_reason
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _UI_INTERVAL = 0.1  # seconds between progress updates sent to the UI thread
@@ -56,23 +57,24 @@ def target_for(url: str, sha256: str, folder: Path) -> Path:
 
 
 def describe_error(exc: BaseException, folder: Path) -> str:
-    """A sentence a person can act on, for anything the download raised."""
+    """A sentence a person can act on, for anything the download raised, in their language:
+    never the exception's own English (``[Errno 111] Connection refused``), which
+    ``technical_detail`` keeps for the tooltip."""
     cause = exc.__context__ if isinstance(exc, ModelFileError) else exc
     if isinstance(cause, httpx.ConnectError):
-        return _("Could not connect to the server ({error}). Check the address and your network.").format(
-            error=str(cause) or type(cause).__name__)
+        return _("Could not connect to the server. Check the address and your network, then download again.")
     if isinstance(cause, httpx.TimeoutException):
         return _("The server stopped answering. Download again to resume.")
     if isinstance(exc, ModelFileError):
-        return str(exc)
+        return str(exc)  # Echo Desk's own sentence, said in the language of the moment
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return _("The disk is full ({folder}). Free some space and download again: it resumes "
                  "where it stopped.").format(folder=folder)
     if isinstance(exc, OSError):
-        return _("Could not write the model file: {error}").format(error=exc)
-    if isinstance(exc, httpx.HTTPError):
-        return _("The download failed: {error}").format(error=str(exc) or type(exc).__name__)
-    return _("The download failed: {error}").format(error=f"{type(exc).__name__}: {exc}")
+        return _("Could not write the model file ({reason}).").format(reason=failure_reason(exc))
+    if isinstance(exc, httpx.TransportError):
+        return _("The connection to the server broke off. Download again to resume.")
+    return _("The download failed ({reason}).").format(reason=failure_reason(exc))
 
 
 class DownloadJob:

@@ -75,6 +75,7 @@ class PolicyTester(QWidget):
         ws = Path(folder) if folder else None
         key, _label, tool, _hint = KINDS[self.kind.currentIndex()]
         self.verdict = None
+        self.result.setToolTip("")  # only a parser's report, beside its sentence
         if not text:
             self.result.setText(_("Type something to check it against your rules."))
             self.parts.show_parts(())
@@ -90,7 +91,10 @@ class PolicyTester(QWidget):
             try:
                 arguments = read_json(words[2]) if len(words) > 2 else {}
             except json.JSONDecodeError as exc:
-                self.result.setText(_("The arguments are not valid JSON: {error}").format(error=str(exc)))
+                # Where it breaks, in the person's words; the parser's English in the tooltip.
+                self.result.setText(_("Not checked: the arguments are not valid JSON (line {line}, column {column})")
+                                    .format(line=exc.lineno, column=exc.colno))
+                self.result.setToolTip(f"{type(exc).__name__}: {exc}")
                 self.parts.show_parts(())
                 return None
             if len(words) < 2 or not isinstance(arguments, dict):

@@ -51,6 +51,7 @@ from echo_desk.ui.core.rules_text import (
     rule_tool,
     verdict_colour,
 )
+from echo_desk.ui.settings.failure_text import say_failure
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
@@ -226,6 +227,7 @@ class RulesTab(QWidget):
         self.trust_note.setVisible(ws is not None)
         if ws is not None:
             count = self.trust_count
+            self.trust_note.setToolTip("")
             self.trust_note.setText(_("This workspace's permissions.toml is not trusted: its deny and ask rules apply; "
                                       "its allow rules ({n}) do not.").format(n=count))
 
@@ -269,7 +271,7 @@ class RulesTab(QWidget):
         try:
             snapshot = self.engine.trust_snapshot(ws)
         except ValueError as exc:
-            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=visible(str(exc), one_line=True)))
+            say_failure(self.trust_note, _("Nothing was trusted ({reason})"), exc)
             return
         box = QMessageBox(QMessageBox.Icon.Question, _("Trust this workspace's rules?"), self.trust_text(snapshot),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
@@ -291,7 +293,7 @@ class RulesTab(QWidget):
                                       "Choose Trust… again to see it as it is now."))
             return
         except ValueError as exc:
-            self.trust_note.setText(_("Nothing was trusted: {error}").format(error=visible(str(exc), one_line=True)))
+            say_failure(self.trust_note, _("Nothing was trusted ({reason})"), exc)
             return
         self.reload()
 
@@ -309,6 +311,7 @@ class RulesTab(QWidget):
         """The engine's loader checks the text (syntax, keys, patterns, each rule's examples)."""
         report = self.engine.validate(self.editor.toPlainText(), layer=Layer.USER)
         errors = report.errors
+        self.validation.setToolTip("")  # a failed save's technical detail goes with its sentence
         if errors:
             self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
             self.validation.setStyleSheet(f"color: {verdict_colour(Effect.DENY)}")
@@ -369,7 +372,7 @@ class RulesTab(QWidget):
             # Saving replaces the file whatever it holds now, as the editor always did.
             self.engine.save_rules(path, text, expect_sha256=current_sha256(path))
         except ValueError as exc:
-            self.validation.setText(_("Not changed: {error}").format(error=visible(str(exc), one_line=True)))
+            say_failure(self.validation, _("Not saved; your rule file was not changed ({reason})"), exc)
             return
         self.saved_text = text
         self.validate()

@@ -38,6 +38,7 @@ from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.sandbox_text import status_text
+from echo_desk.ui.settings.failure_text import say_failure
 from echo_desk.ui.settings.protected_list import ProtectedList
 
 MODE_LABELS = {
@@ -261,7 +262,7 @@ class SandboxPage(QWidget):
             sandbox_toggle.set_on(self.rules, self._workspace_path(), on)
         except (ValueError, OSError) as exc:
             # The rule file is broken or unwritable: nothing was changed; say so, show the truth.
-            self.rule_error.setText(_("Not changed: {error}").format(error=str(exc)))
+            say_failure(self.rule_error, _("Not changed; the box shows the rule file as it is ({reason})"), exc)
             self.rule_error.show()
         else:
             self.rule_error.hide()

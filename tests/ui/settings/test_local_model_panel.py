@@ -215,7 +215,15 @@ def test_error_messages_say_what_to_do(tmp_path):
     full = describe_error(OSError(errno.ENOSPC, "No space left on device"), tmp_path)
     assert "disk is full" in full and "resumes" in full
     refused = describe_error(httpx.ConnectError("[Errno 111] Connection refused"), tmp_path)
-    assert "Could not connect" in refused and "Connection refused" in refused
+    # The library's English is technical detail: the panel keeps it in the tooltip, not the sentence.
+    assert "Could not connect" in refused and "Connection refused" not in refused
+
+
+def test_a_failed_download_keeps_its_technical_detail_in_the_tooltip(panel, tmp_path):
+    panel._failed(httpx.ConnectError("[Errno 111] Connection refused"))
+    assert panel.message.text().startswith("Could not connect to the server.")
+    assert panel.message.toolTip() == "ConnectError: [Errno 111] Connection refused"
+    assert not panel.use_file(str(tmp_path / "gone.gguf")) and panel.message.toolTip() == ""
 
 
 def test_closing_the_page_stops_its_download(qtbot, qloop, server, settings_store, models):

@@ -1,0 +1,196 @@
+"""What Settings › Permissions, Settings › Sandbox and the local model's panel say when something
+fails is in the person's language, and says what did and did not happen: an exception's own
+English ("[Errno 28] No space left on device", "Expecting property name …", "[Errno 111]
+Connection refused", the engine's "… has errors; fix them first: …") never reaches the label; it
+stays in the tooltip, for a report. The real pages and the real engine, in zh_CN; only the
+failure itself is made (a full disk, a refused read, a file changed meanwhile, a broken rule file)."""
+
+from __future__ import annotations
+
+import errno
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from echo_desk import sandbox
+from echo_desk.agent.permissions import GrantScope, Suggestion, sandbox_toggle
+from echo_desk.i18n import shown
+from echo_desk.mcp.explain import technical_detail
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.settings.failure_text import failure_reason
+from echo_desk.ui.settings.model_download import describe_error
+from echo_desk.ui.settings.permissions_page import PermissionsPage
+from echo_desk.ui.settings.sandbox_page import SandboxPage
+from tests.ui.settings.test_permissions_page import USER_RULES, _run, page
+from tests.ui.settings.test_trust_dialog import _page
+
+__all__ = ["page"]
+
+#: English words of the exceptions made below, or of a sentence left untranslated.
+ENGLISH = re.compile(r"\b(space|device|Errno|Expecting|value|refused|Connection|errors|fix|first|"
+                     r"written|could|not|the|directory|Is|a)\b")
+BROKEN = '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "make **"\n\n[[rule]]\neffect = "maybe"\n'
+
+
+@pytest.fixture
+def chinese():  # type: ignore[no-untyped-def]
+    i18n_qt.apply_language("zh_CN")
+    yield
+    i18n_qt.apply_language("en")
+
+
+def _full_disk(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _english_left(said: str) -> list[str]:
+    return ENGLISH.findall(re.sub(r"\S*permissions(\.local)?\.toml", "", said))
+
+
+def test_a_full_disk_on_saving_the_rules_is_said_in_chinese(page: PermissionsPage, config_dir: Path, chinese,
+                                                            monkeypatch) -> None:
+    # Before: "Not changed: could not write …/permissions.toml: the disk is full; the original file is
+    # unchanged" — the model's English, in a Chinese window.
+    monkeypatch.setattr("echo_desk.common.atomic._write_all", _full_disk)
+    editor = page.rules
+    editor.editor.setPlainText(USER_RULES + "\n# one more line\n")
+    editor.save.click()
+    said = editor.validation.text()
+    assert said.startswith("未保存；你的规则文件未改动（") and "磁盘已满" in said, said
+    assert not _english_left(said), said
+    assert "No space left on device" in editor.validation.toolTip()  # the technical detail, kept
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES
+    editor.editor.setPlainText(USER_RULES)  # the next text goes without the failure's tooltip
+    assert editor.validation.toolTip() == ""
+
+
+def test_a_rule_file_changed_meanwhile_is_said_in_chinese(page: PermissionsPage, config_dir: Path, chinese,
+                                                          monkeypatch) -> None:
+    # The file changes between the editor's read and the write (another program, a second window).
+    editor = page.rules
+    editor.editor.setPlainText(USER_RULES + "\n# one more line\n")
+    monkeypatch.setattr("echo_desk.ui.settings.rules_tab.current_sha256", lambda _path: "0" * 64)
+    editor.save.click()
+    said = editor.validation.text()
+    assert said == "未保存；你的规则文件未改动（permissions.toml 在此期间被另一个程序改动了，因此没有写入任何内容）", said
+    assert "changed by another program" in editor.validation.toolTip()
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES
+
+
+def test_trusting_a_rule_file_with_errors_says_where_in_chinese(qtbot, builtin_runtime, workspace: Path,
+                                                                chinese) -> None:
+    # Before: "未信任任何内容：…/permissions.toml has errors; nothing was trusted: … line 6: error: …".
+    page = _page(qtbot, builtin_runtime, workspace, BROKEN)
+    page.rules.ask_trust()
+    page.rules.trust_box.done(QMessageBox.StandardButton.Yes)
+    said = page.rules.trust_note.text()
+    assert said == "未信任任何内容（permissions.toml 有错误（第 6 行），请先修正）", said
+    assert "has errors" in page.rules.trust_note.toolTip()
+    assert not builtin_runtime.permissions.is_trusted(workspace)
+
+
+def test_a_rule_file_that_cannot_be_read_is_not_trusted_and_says_why_in_chinese(qtbot, builtin_runtime,
+                                                                                workspace: Path, chinese,
+                                                                                monkeypatch) -> None:
+    # Before: "未信任任何内容：…/permissions.local.toml cannot be read: [Errno 13] Permission denied: …".
+    page = _page(qtbot, builtin_runtime, workspace, BROKEN.split("\n\n")[0] + "\n")
+    local = workspace / ".echo-desk" / "permissions.local.toml"
+    local.write_text("")
+    read_bytes = Path.read_bytes
+
+    def refused(path: Path) -> bytes:  # the system refuses the personal file (root reads any mode)
+        if path == local:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refused)
+    monkeypatch.setattr(page.rules, "_untrusted_workspace", lambda: workspace)
+    page.rules.ask_trust()
+    said = page.rules.trust_note.text()
+    assert said == "未信任任何内容（无法读取 permissions.local.toml；系统拒绝了此操作：权限不足）", said
+    assert "Permission denied" in page.rules.trust_note.toolTip()
+    assert not hasattr(page.rules, "trust_box")  # no dialog: nothing to trust was shown
+
+
+def test_the_engines_refusal_stays_english_for_the_cli_and_the_model(builtin_runtime, config_dir: Path,
+                                                                     chinese) -> None:
+    # The same error, read by the CLI or the model (``str``), in English whatever the language.
+    (config_dir / "permissions.toml").write_text('[[rule]]\neffect = "maybe"\n')
+    builtin_runtime.permissions.refresh()
+    with pytest.raises(ValueError, match=r"permissions.toml has errors; fix them first: .*line 1") as caught:
+        builtin_runtime.permissions.grant(Suggestion(tool="shell", pattern="ls **", label="ls"), GrantScope.ALWAYS,
+                                          call_id="c1")
+    assert shown(caught.value.args[0]) == "permissions.toml 有错误（第 1 行），请先修正"
+
+
+def test_an_export_that_fails_says_so_in_chinese(page: PermissionsPage, builtin_runtime, scope, tmp_path: Path,
+                                                 chinese, monkeypatch) -> None:
+    # Before: "未导出任何内容：[Errno 2] No such file or directory: '…'".
+    _run(builtin_runtime, scope, "echo one", "c1")
+    activity = page.activity
+    assert activity is not None
+    activity.reload()
+    gone = tmp_path / "gone" / "activity.jsonl"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(gone), ""))
+    activity._ask_export()
+    said = activity.detail.text()
+    assert said == "未导出任何内容（系统拒绝了此操作：没有这个文件或文件夹）", said
+    assert "No such file or directory" in activity.detail.toolTip()
+    assert not gone.exists()
+
+
+def test_arguments_that_are_not_json_are_said_in_chinese(page: PermissionsPage, chinese) -> None:
+    # Before: "参数不是有效的 JSON：Expecting property name enclosed in double quotes: line 1 column 2 (char 1)".
+    tester = page.tester
+    tester.kind.setCurrentIndex(4)
+    tester.input.setText("github create_issue {bad")
+    assert tester.result.text() == "未检查：参数不是有效的 JSON（第 1 行，第 2 列）", tester.result.text()
+    assert "Expecting property name" in tester.result.toolTip() and tester.verdict is None
+    tester.input.setText("github create_issue {}")
+    assert tester.result.toolTip() == ""
+
+
+@pytest.mark.parametrize(("exc", "expected"), [
+    (httpx.ConnectError("[Errno 111] Connection refused"), "无法连接到服务器。请检查地址和网络，然后重新下载。"),
+    (OSError(errno.EACCES, "Permission denied"), "无法写入模型文件（系统拒绝了此操作：权限不足）。"),
+    (httpx.RemoteProtocolError("peer closed connection without sending complete message body"),
+     "与服务器的连接中断了。重新下载即可从中断处继续。"),
+    (RuntimeError("Event loop is closed"), "下载失败（发生了 Echo Desk 未预料到的错误）。"),
+])
+def test_a_download_failure_is_said_in_chinese(tmp_path: Path, chinese, exc: BaseException, expected: str) -> None:
+    # Before: "无法连接到服务器（[Errno 111] Connection refused）…", "下载失败：RuntimeError: Event loop is closed".
+    said = describe_error(exc, tmp_path)
+    assert said == expected, said
+    assert not _english_left(said), said
+
+
+@pytest.mark.skipif(not sandbox.probe().available, reason="bwrap cannot run here")
+def test_an_untrusted_rule_file_under_the_sandbox_box_is_said_in_chinese(qtbot, runtime, tmp_path: Path,
+                                                                         chinese) -> None:
+    # Before: "未更改：…/permissions.local.toml holds rules you have not trusted yet; review and trust
+    # them in Settings › Permissions first".
+    local = tmp_path / ".echo-desk" / "permissions.local.toml"
+    local.parent.mkdir()
+    local.write_text("[[rule]\n")
+    page = SandboxPage(runtime.settings, workspace=lambda: str(tmp_path), rules=runtime.permissions)
+    qtbot.addWidget(page)
+    page.without_asking.setChecked(True)
+    said = page.rule_error.text()
+    assert said == ("未更改；此复选框显示规则文件的实际状态（permissions.local.toml 含有你尚未信任的规则，"
+                    "请先在“设置 › 权限”中查看并信任它们）"), said
+    assert "have not trusted yet" in page.rule_error.toolTip()
+    assert not page.without_asking.isChecked() and local.read_text() == "[[rule]\n"
+
+
+def test_a_rule_file_that_is_not_toml_keeps_the_parsers_words_as_detail(runtime, config_dir: Path, chinese) -> None:
+    # Unticking in the user's own file, broken by hand: where it breaks is the parser's English.
+
+    (config_dir / "permissions.toml").write_text("[[rule]\n")
+    with pytest.raises(ValueError) as caught:
+        sandbox_toggle.set_on(runtime.permissions, None, False)
+    assert failure_reason(caught.value) == "permissions.toml 不是有效的 TOML，请先修正"
+    assert "Expected ']]'" in str(caught.value)  # the CLI's English, as it was
+    assert "TOMLDecodeError: Expected ']]'" in technical_detail(caught.value)  # the tooltip's
