@@ -38,6 +38,15 @@ def folders(words: Words, form: Form) -> list[str | None]:
     return named + form.operands([w for _, w in parsed.operands])
 
 
+def option_values(words: Words, form: Form, names: frozenset[str]) -> list[str | None]:
+    """The values of the options of ``names`` in ``words`` (``[None]``: an option not known
+    here, which may take the next word, or a word only known when the line runs)."""
+    parsed = read_options(words, form.options)
+    if parsed.dynamic or any(s.option is None for s in parsed.seen):
+        return [None]
+    return [s.value for s in parsed.seen if s.option is not None and names & set(s.option.names)]
+
+
 def every(operands: Words) -> list[str | None]:
     """Each operand is a folder written (``git worktree repair A B``)."""
     return list(operands)

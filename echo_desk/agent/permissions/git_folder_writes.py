@@ -21,11 +21,21 @@ repository's own folder (``.git``) is git's, as every command writes it. Version
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
-from echo_desk.agent.permissions.folder_writes import Form, every, first, first_or, folders, second_or
+from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.folder_writes import (
+    Form,
+    every,
+    first,
+    first_or,
+    folders,
+    option_values,
+    second_or,
+)
 from echo_desk.agent.permissions.git_settings_writes import from_starts
-from echo_desk.agent.permissions.options import OptionSet, flags, values
+from echo_desk.agent.permissions.options import OptionSet, flags, read_options, values
 
 Paths = tuple[str | None, ...]
 
@@ -87,3 +97,28 @@ def folders_written(argv: Sequence[str | None], at: int) -> Paths:
     if form is None:
         return (None,) if sub == "worktree" else ()
     return tuple(from_starts(argv, f) for f in folders(words, form))
+
+
+#: The option naming the template folder ``git init`` and ``git clone`` copy into the new
+#: repository folder.
+_TEMPLATE = frozenset({"--template"})
+
+
+def templates(argv: Sequence[str | None]) -> Paths:
+    """The template folders the git command ``argv`` copies into the repository it makes
+    (``git init --template=DIR``, ``git clone --template=DIR``, else the folder
+    ``$GIT_TEMPLATE_DIR`` names in the environment the commands inherit from Echo Desk; none
+    for other commands), read from where ``-C`` leads. Every file there lands in the new
+    repository folder: its hooks (``git clone`` runs ``post-checkout`` before it ends, proven
+    with git 2.39; later commands the others) and its ``config``. ``None``: a folder not known
+    here."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is None:
+        return ()
+    at = 1 + parsed.rest
+    form = _FORMS.get((argv[at] or "", None))
+    if form is None:
+        return ()
+    named = option_values(argv[at + 1:], form, _TEMPLATE)
+    environment = os.environ.get("GIT_TEMPLATE_DIR", "")
+    return tuple(from_starts(argv, t) for t in named or ([environment] if environment else []))

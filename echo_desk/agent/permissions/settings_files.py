@@ -23,6 +23,7 @@ from echo_desk.agent.permissions import (
     curl_config,
     gdb_init,
     git_config,
+    git_folder_writes,
     git_hooks,
     git_index,
     git_reading,
@@ -546,6 +547,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
         found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
     subcommand = git_reading.subcommand(tuple(argv))
     hooks = git_hooks.hooks_run(argv)
+    found += _git_templates(argv, cwds, home)
     repositories: list[tuple[Path, Path | None]] = []
     if where.named:
         for named in where.named:
@@ -584,6 +586,23 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
             runs = git_hooks.RECEIVE_PACK if receives else frozenset()
             found += _git_named(root, actual, home, None, runs)
     return found
+
+
+def _git_templates(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """Every file of the template folders ``git init`` and ``git clone`` copy into the new
+    repository (``git_folder_writes.templates``: hooks, settings): code, as the hooks of a
+    repository are (``init.templateDir`` counts as what git's settings name). A ``~`` git does
+    not expand (``--template=~/t`` is ./~/t) counts both ways; a folder not known here: any
+    file."""
+    words = git_folder_writes.templates(argv)
+    if None in words:
+        return [Place(Path("/"), ("template",), below=True, suffixes=("",))]
+    folders: list[Path] = []
+    for word in (w for w in words if w is not None):
+        if (word == "~" or word.startswith("~/")) and home is not None:
+            folders.append(home / word[2:])
+        folders += [Path(os.path.normpath(c / word)) for c in cwds]
+    return [Place(f, ("template",), below=True, suffixes=("",)) for f in dict.fromkeys(folders)]
 
 
 def _repository_files(git_dir: Path, *, hooks: bool) -> list[Place]:
