@@ -21,31 +21,57 @@ repository's own folder (``.git``) is git's, as every command writes it. Version
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.folder_writes import (
+    Form,
+    every,
+    first,
+    first_or,
+    folders,
+    option_values,
+    second_or,
+)
 from echo_desk.agent.permissions.git_settings_writes import from_starts
 from echo_desk.agent.permissions.options import OptionSet, flags, read_options, values
 
 Paths = tuple[str | None, ...]
 
-#: The options of each writing form (git 2.39's manuals); any other makes the folder not known.
-_SPECS = {
-    ("worktree", "add"): OptionSet((*flags("-f|--force --detach --checkout --no-checkout --lock --orphan -q|--quiet "
-                                          "--track --no-track --guess-remote --no-guess-remote"),
-                                    *values("-b -B --reason"))),
-    ("worktree", "move"): OptionSet(flags("-f|--force")),
-    ("worktree", "remove"): OptionSet(flags("-f|--force")),
-    ("worktree", "repair"): OptionSet(()),
-    ("clone", None): OptionSet((
+
+def _humanish(url: str | None) -> str | None:
+    """The folder ``git clone URL`` makes without one named: the last part of the URL without
+    ``/.git`` or ``.git`` (``None``: not known here)."""
+    if url is None:
+        return None
+    name = url.rstrip("/")
+    name = name.removesuffix("/.git").removesuffix(".git").rstrip("/")
+    name = name.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return name if name not in ("", ".", "..") else None
+
+
+#: The folder ``--separate-git-dir`` names: the repository's own folder, moved there.
+_SEPARATE = frozenset({"--separate-git-dir"})
+#: Each writing form (git 2.39's manuals); any other option makes the folder not known.
+_FORMS = {
+    ("worktree", "add"): Form(OptionSet((*flags("-f|--force --detach --checkout --no-checkout --lock --orphan "
+                                                "-q|--quiet --track --no-track --guess-remote --no-guess-remote"),
+                                         *values("-b -B --reason"))), first),
+    ("worktree", "move"): Form(OptionSet(flags("-f|--force")), every),
+    ("worktree", "remove"): Form(OptionSet(flags("-f|--force")), every),
+    ("worktree", "repair"): Form(OptionSet(()), every),
+    ("clone", None): Form(OptionSet((
         *flags("-l|--local --no-hardlinks -s|--shared --dissociate -q|--quiet -v|--verbose --progress -n|--no-checkout "
                "--bare --mirror --sparse --reject-shallow --no-reject-shallow --single-branch --no-single-branch "
                "--no-tags --tags --recurse-submodules --shallow-submodules --no-shallow-submodules "
                "--remote-submodules --no-remote-submodules --also-filter-submodules"),
         *values("-o|--origin -b|--branch -u|--upload-pack --reference --reference-if-able --separate-git-dir "
                 "--template -c|--config --depth --shallow-since --shallow-exclude -j|--jobs --filter --server-option "
-                "--bundle-uri --ref-format"))),
-    ("init", None): OptionSet((*flags("-q|--quiet --bare"),
-                               *values("--template --separate-git-dir --object-format -b|--initial-branch"))),
+                "--bundle-uri --ref-format"))), second_or(_humanish), _SEPARATE),
+    ("init", None): Form(OptionSet((*flags("-q|--quiet --bare"),
+                                    *values("--template --separate-git-dir --object-format -b|--initial-branch"))),
+                         first_or("."), _SEPARATE),
 }
 #: The worktree actions that write only inside the repository folder.
 _INSIDE = frozenset({"list", "lock", "unlock", "prune"})
@@ -58,41 +84,41 @@ def folders_written(argv: Sequence[str | None], at: int) -> Paths:
     words = list(argv[at + 1:])
     action: str | None = None
     if sub == "worktree":
-        first = next((k for k, w in enumerate(words) if w is None or not w.startswith("-")), None)
-        if first is None:
+        start = next((k for k, w in enumerate(words) if w is None or not w.startswith("-")), None)
+        if start is None:
             return ()  # (no action: git prints how to use it)
-        if first > 0:
+        if start > 0:
             return (None,)  # (an option before the action: not read here)
         action = words[0]
         if action in _INSIDE:
             return ()
         words = words[1:]
-    spec = _SPECS.get((sub or "", action))
-    if spec is None:
+    form = _FORMS.get((sub or "", action))
+    if form is None:
         return (None,) if sub == "worktree" else ()
-    parsed = read_options(words, spec)
-    if parsed.dynamic or any(s.option is None for s in parsed.seen):
-        return (None,)  # (an option not known here may take the next word: which one is the path)
-    operands = [w for _, w in parsed.operands]
-    found: list[str | None] = [s.value for s in parsed.seen
-                               if s.option is not None and "--separate-git-dir" in s.option.names]
-    if sub == "worktree":
-        found += operands[:1] if action == "add" else operands
-    elif sub == "init":
-        found += operands[:1] or ["."]
-    elif len(operands) > 1:
-        found.append(operands[1])
-    elif operands:
-        found.append(_humanish(operands[0]))
-    return tuple(from_starts(argv, f) for f in found)
+    return tuple(from_starts(argv, f) for f in folders(words, form))
 
 
-def _humanish(url: str | None) -> str | None:
-    """The folder ``git clone URL`` makes without one named: the last part of the URL without
-    ``/.git`` or ``.git`` (``None``: not known here)."""
-    if url is None:
-        return None
-    name = url.rstrip("/")
-    name = name.removesuffix("/.git").removesuffix(".git").rstrip("/")
-    name = name.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-    return name if name not in ("", ".", "..") else None
+#: The option naming the template folder ``git init`` and ``git clone`` copy into the new
+#: repository folder.
+_TEMPLATE = frozenset({"--template"})
+
+
+def templates(argv: Sequence[str | None]) -> Paths:
+    """The template folders the git command ``argv`` copies into the repository it makes
+    (``git init --template=DIR``, ``git clone --template=DIR``, else the folder
+    ``$GIT_TEMPLATE_DIR`` names in the environment the commands inherit from Echo Desk; none
+    for other commands), read from where ``-C`` leads. Every file there lands in the new
+    repository folder: its hooks (``git clone`` runs ``post-checkout`` before it ends, proven
+    with git 2.39; later commands the others) and its ``config``. ``None``: a folder not known
+    here."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is None:
+        return ()
+    at = 1 + parsed.rest
+    form = _FORMS.get((argv[at] or "", None))
+    if form is None:
+        return ()
+    named = option_values(argv[at + 1:], form, _TEMPLATE)
+    environment = os.environ.get("GIT_TEMPLATE_DIR", "")
+    return tuple(from_starts(argv, t) for t in named or ([environment] if environment else []))

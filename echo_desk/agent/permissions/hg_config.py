@@ -28,10 +28,11 @@ from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: hg follows ``%include`` without a limit; deeper than this is not read here (fail closed).
 _DEPTH = 10
-#: The system's settings hg reads when ``$HGRCPATH`` is not set (Debian's hg 6.3: the file and
-#: every ``*.rc`` of the folder beside it).
-SYSTEM_FILE = Path("/etc/mercurial/hgrc")
-SYSTEM_FOLDER = Path("/etc/mercurial/hgrc.d")
+#: Where hg reads the system's settings when ``$HGRCPATH`` is not set (``scmposix.systemrcpath``):
+#: the ``hgrc`` and every ``*.rc`` of ``hgrc.d`` of this folder, below ``/`` and below the folder
+#: above the folder of the hg program as it was started (``sys.argv[0]``: /usr/bin/hg reads
+#: /usr/etc/mercurial, an hg in a virtual environment ``.venv/etc/mercurial``: proven, hg 6.3).
+SYSTEM = "etc/mercurial"
 _SECTION = re.compile(r"\[([^\[]+)\]")
 _ITEM = re.compile(r"([^=\s][^=]*?)\s*=\s*((.*\S)?)")
 _CONTINUED = re.compile(r"\s+(\S|\S.*\S)\s*$")
@@ -43,14 +44,16 @@ _INCLUDE = re.compile(r"%include\s+(\S|\S.*\S)\s*$")
 _WORD = re.compile(r"[^\s;&|()<>`'\"=]+")
 
 
-def settings_files(home: Path | None, roots: Sequence[Path], sources: Sequence[Path] = ()) -> list[Path]:
+def settings_files(home: Path | None, roots: Sequence[Path], sources: Sequence[Path] = (),
+                   systems: Sequence[Path] = (Path("/") / SYSTEM,)) -> list[Path]:
     """The settings files hg reads: those ``$HGRCPATH`` names (in the environment the commands
-    inherit from Echo Desk; a folder gives its ``*.rc`` files), the system's, the user's and,
-    for each repository of ``roots``, its own, and the ``hgrc`` of each folder of ``sources``
-    (the repositories shares name, ``shared_sources``). (With ``$HGRCPATH`` set hg skips the
-    system's and the user's: every one counts here all the same.)"""
+    inherit from Echo Desk; a folder gives its ``*.rc`` files), the system's (in each folder of
+    ``systems``, ``system_folders``), the user's and, for each repository of ``roots``, its
+    own, and the ``hgrc`` of each folder of ``sources`` (the repositories shares name,
+    ``shared_sources``). (With ``$HGRCPATH`` set hg skips the system's and the user's: every
+    one counts here all the same.)"""
     files = list(rc_path_files()) + [f for folder in rc_path_folders() for f in _rc_files(folder)]
-    files += [SYSTEM_FILE, *_rc_files(SYSTEM_FOLDER)]
+    files += [f for folder in systems for f in (folder / "hgrc", *_rc_files(folder / "hgrc.d"))]
     if home is not None:
         files += [home / ".hgrc", home / ".config" / "hg" / "hgrc"]
     xdg = line_environment.get("XDG_CONFIG_HOME", "")
@@ -60,6 +63,25 @@ def settings_files(home: Path | None, roots: Sequence[Path], sources: Sequence[P
         files += [root / ".hg" / "hgrc", root / ".hg" / "hgrc-not-shared"]
     files += [source / "hgrc" for source in sources]
     return list(dict.fromkeys(files))
+
+
+def system_folders(runner: str | None, cwds: Sequence[Path]) -> list[Path]:
+    """The folders of the system's settings of hg started as ``runner`` from any of ``cwds``
+    (see ``SYSTEM``): hg takes the folder above its program's folder from the path it was
+    started as, as written (``bin/hg`` and ``./hg`` give the folder it runs in). A bare name is
+    started from every folder of ``PATH`` (in the environment the commands inherit from Echo
+    Desk; an empty one is the folder it runs in)."""
+    name = runner or "hg"
+    started = [name] if "/" in name else [os.path.join(entry, name) for entry in os.environ.get("PATH", "").split(os.pathsep)]
+    found = [Path("/") / SYSTEM]
+    for program in started:
+        prefix = os.path.dirname(os.path.dirname(program))
+        if prefix == "/":
+            continue  # (hg skips it: / is read anyway)
+        for cwd in cwds:
+            path = cwd / prefix / SYSTEM
+            found += [Path(os.path.normpath(path)), Path(os.path.realpath(path))]
+    return list(dict.fromkeys(found))
 
 
 def shared_sources(roots: Sequence[Path], starts: Sequence[Path]) -> tuple[list[Path], bool]:

@@ -23,6 +23,7 @@ from echo_desk.agent.permissions import (
     curl_config,
     gdb_init,
     git_config,
+    git_folder_writes,
     git_hooks,
     git_index,
     git_reading,
@@ -93,7 +94,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
-    found += _folder_places(program, rest, cwds, names, home)
+    found += _folder_places(program, rest, cwds, names, home, runner=argv[0])
     if program in table.OPERAND_SETTINGS:
         skip, spec = table.OPERAND_SETTINGS[program]
         operands, values = _operands(rest[skip:], spec)
@@ -371,13 +372,13 @@ def _node_paths(words: list[str]) -> list[str]:
 
 
 def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path],
-                   names: tuple[str, ...], home: Path | None) -> list[Place]:
+                   names: tuple[str, ...], home: Path | None, *, runner: str | None = None) -> list[Place]:
     """The settings files ``names`` (``program_options.FOLDER_SETTINGS``) in the folders
     ``program`` looks from and every folder above them, with the code beside them it loads
     (``FOLDER_CODE``: rakelib/*.rake), the build files of every folder below for the programs
     of ``FOLDER_TREES``, the code files its options name (``CODE_FILE_OPTIONS``) and, for hg,
-    every folder of the repository and what its settings name; for gdb, what its init files
-    name."""
+    every folder of the repository, the system's settings of the hg ``runner`` starts and what
+    its settings name; for gdb, what its init files name."""
     starts, unknown = _named_folders(program, rest, cwds)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
@@ -392,7 +393,8 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds)
     if program == "hg":
         roots = _hg_roots(starts)
-        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home)
+        systems = hg_config.system_folders(runner, cwds)
+        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems)
     if program == "gdb":
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
         found += _gdb_loaded(rest, starts, home)
@@ -504,18 +506,21 @@ def _hg_roots(starts: Sequence[Path]) -> list[Path]:
     return [root for root in dict.fromkeys(roots) if root is not None]
 
 
-def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None) -> list[Place]:
+def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
+              systems: Sequence[Path]) -> list[Place]:
     """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
     tool's program, an extension's file; a folder any file of which may be one, when a
-    settings file is not read), the files and folders ``$HGRCPATH`` names, and the settings
-    of the repository a share's ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks
-    in the share)."""
+    settings file is not read), the files and folders ``$HGRCPATH`` names, the system's
+    settings in each folder of ``systems`` (``hg_config.system_folders``: its ``hgrc`` and any
+    ``*.rc`` of its ``hgrc.d``), and the settings of the repository a share's
+    ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks in the share)."""
     found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
     found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
+    found += [p for f in systems for p in (Place(f, ("hgrc",)), Place(f / "hgrc.d", ("x.rc",), suffixes=(".rc",)))]
     sources, unknown = hg_config.shared_sources(roots, starts)
     found += [Place(source, _SHARED_FILES) for source in sources]
     found += [Place(Path("/"), _SHARED_FILES, below=True)] if unknown else []
-    files = hg_config.settings_files(home, roots, sources)
+    files = hg_config.settings_files(home, roots, sources, systems)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
 
 
@@ -550,6 +555,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
         found.append(Place(Path("/"), (*names, *_REPOSITORY_FILES), below=True))
     subcommand = git_reading.subcommand(tuple(argv))
     hooks = git_hooks.hooks_run(argv)
+    found += _git_templates(argv, cwds, home)
     repositories: list[tuple[Path, Path | None]] = []
     if where.named:
         for named in where.named:
@@ -588,6 +594,23 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
             runs = git_hooks.RECEIVE_PACK if receives else frozenset()
             found += _git_named(root, actual, home, None, runs)
     return found
+
+
+def _git_templates(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """Every file of the template folders ``git init`` and ``git clone`` copy into the new
+    repository (``git_folder_writes.templates``: hooks, settings): code, as the hooks of a
+    repository are (``init.templateDir`` counts as what git's settings name). A ``~`` git does
+    not expand (``--template=~/t`` is ./~/t) counts both ways; a folder not known here: any
+    file."""
+    words = git_folder_writes.templates(argv)
+    if None in words:
+        return [Place(Path("/"), ("template",), below=True, suffixes=("",))]
+    folders: list[Path] = []
+    for word in (w for w in words if w is not None):
+        if (word == "~" or word.startswith("~/")) and home is not None:
+            folders.append(home / word[2:])
+        folders += [Path(os.path.normpath(c / word)) for c in cwds]
+    return [Place(f, ("template",), below=True, suffixes=("",)) for f in dict.fromkeys(folders)]
 
 
 def _repository_files(git_dir: Path, *, hooks: bool) -> list[Place]:

@@ -17,6 +17,7 @@ allowed. It never gets more than that: whatever the engine cannot read asks.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     floor,
+    git_foreach,
     git_reading,
     line_changes,
     line_environment,
@@ -462,8 +464,13 @@ class _Judge:
     def _inner_covered_as_given(self, argv: tuple[Word, ...], inner: programs.Inner, rule: Compiled, *,
                                 sandbox: bool, depth: int) -> bool:
         if inner.line is not None and inner.elsewhere:
-            return self._elsewhere(lambda: self.line_covered(inner.line or "", inner.grammar, sandbox=sandbox,
-                                                             depth=depth + 1))
+            check = functools.partial(self.line_covered, inner.line or "", inner.grammar, sandbox=sandbox, depth=depth + 1)
+            values = tuple(w.value for w in argv)
+            # (`git submodule foreach`: each submodule's folder, when the index says which)
+            folders = git_foreach.folders(values, self.cwds) if self.cwd_known else None
+            if folders is not None and not self.index_changes(values):
+                return self._in_folders(folders, check)
+            return self._elsewhere(check)
         if inner.line is not None:
             return self.line_covered(inner.line, inner.grammar, sandbox=sandbox, depth=depth + 1)
         if _fills_an_option(argv, inner):
@@ -486,6 +493,18 @@ class _Judge:
             return check()
         finally:
             self.cwd_known, self._agent_settings = saved
+
+    def _in_folders(self, folders: list[Path], check: Callable[[], bool]) -> bool:
+        """``check`` judged as run in each of ``folders`` (none: nothing runs), with the
+        settings found from there."""
+        if not folders:
+            return True
+        saved = self.cwds, self._agent_settings
+        self.cwds, self._agent_settings = folders, {}
+        try:
+            return check()
+        finally:
+            self.cwds, self._agent_settings = saved
 
     def agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         """Settings files the command reads that the write rules let the agent write (see

@@ -2,7 +2,10 @@
 folder the line runs in, so a relative path in it is another file: with writes kept to ``src/``,
 ``git submodule foreach 'printf x > src/main.c'`` overwrote the person's submodule's
 ``vendor/lib/src/main.c`` (proven here under bash and dash, git 2.39) while the engine judged
-``src/main.c`` of the workspace. The line is judged as run in a folder not known here.
+``src/main.c`` of the workspace. The line was judged as run in a folder not known here, so
+``git submodule foreach git status`` asked; since s174 it is judged from each submodule's
+folder, read from the index (``git_foreach``), and from a folder not known only when the index
+cannot be read or may change first.
 
 (The scratch world of the hostile corpus keeps its hooks in the worktree, which already makes
 every ``git submodule`` line ask there: this proof builds its own repository.)"""
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, git_foreach
 
 from .conftest import Setup
 
@@ -79,7 +82,7 @@ def test_foreach_writes_in_the_submodule_not_the_workspace(with_submodule: Path,
 @pytest.mark.parametrize("line", [
     WRITES_THE_SUBMODULE,
     "git submodule foreach 'echo start; printf x >> src/main.c'",
-    "git submodule foreach git status",  # (it reads the settings of each submodule, found from its folder)
+    "git add src && git submodule foreach 'printf x >> src/main.c'",  # (the index may change first: folder unknown)
 ])
 def test_a_relative_path_foreach_runs_with_asks(with_submodule: Path, setup: Setup, line: str) -> None:
     assert setup.engine.check_command(line, workspace=with_submodule).effect is not Effect.ALLOW
@@ -89,7 +92,36 @@ def test_a_relative_path_foreach_runs_with_asks(with_submodule: Path, setup: Set
     "git submodule foreach 'echo hi'",
     f"git submodule foreach 'printf x > {'{ws}'}/src/out.txt'",  # (a path that does not depend on the folder)
     "printf x > src/out.txt",
+    # s174: the line is judged from each submodule's folder (vendor/lib, from the index), with
+    # the settings found there: nothing the agent may write.
+    "git submodule foreach git status",
+    "git -C vendor/lib submodule foreach 'printf x > src/main.c'",  # (no submodule there: nothing runs)
 ])
 def test_what_does_not_depend_on_the_folder_stays_allowed(with_submodule: Path, setup: Setup, line: str) -> None:
     line = line.replace("{ws}", str(with_submodule))
     assert setup.engine.check_command(line, workspace=with_submodule).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("writable", "line", "effect"), [
+    # s174: judged from vendor/lib, the submodule's folder: its src/ is the one written …
+    ("@workspace/vendor/lib/src/**", WRITES_THE_SUBMODULE, Effect.ALLOW),
+    # … and the agent may plant settings git reads there (vendor/lib/.git)
+    ("@workspace/vendor/**", "git submodule foreach git status", None),
+    ("@workspace/vendor/**", "cd vendor && git submodule foreach git status", None),  # (the whole worktree's)
+])
+def test_the_line_is_judged_from_each_submodules_folder(with_submodule: Path, setup: Setup, writable: str,
+                                                        line: str, effect: Effect | None) -> None:
+    setup.write_user_rules(RULES.replace("@workspace/src/**", writable))
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=with_submodule).effect is effect
+
+
+def test_the_folders_foreach_runs_in(with_submodule: Path) -> None:
+    ws = with_submodule
+    assert git_foreach.folders(("git", "submodule", "foreach", "x"), [ws]) == [ws / "vendor" / "lib"]
+    assert git_foreach.folders(("git", "-C", "src", "submodule", "--quiet", "foreach", "--recursive", "x"), [ws]) == [
+        ws / "vendor" / "lib"]  # (from the top of the worktree; lib has none of its own)
+    assert git_foreach.folders(("git", "-C", "vendor/lib", "submodule", "foreach", "x"), [ws]) == []
+    assert git_foreach.folders(("git", "--git-dir", ".git", "submodule", "foreach", "x"), [ws]) is None
+    assert git_foreach.folders(("git", "-C", None, "submodule", "foreach", "x"), [ws]) is None
+    assert git_foreach.folders(("git", "submodule", "status"), [ws]) is None
