@@ -7,7 +7,7 @@ holding ``-include ../out/deps.d`` runs whatever the agent writes into out/deps.
 proven with make 4.3, ninja 1.11 and cmake 3.25 under bash and dash).
 
 ``included`` reads the build files a command reads and follows what they include, each
-included file in turn. It fails closed: a path the engine cannot read the way the tool does
+included file in turn, the makefiles make's ``MAKEFILES`` names first (``build_variables``). It fails closed: a path the engine cannot read the way the tool does
 (a variable, a wildcard, a generator expression), a build file it cannot open, a construct
 that turns text into build code (make's ``$(eval …)``, cmake's ``cmake_language()``, a module
 path the project sets) or too many files make ``unknown`` true: any file may then be included.
@@ -49,11 +49,13 @@ class Included:
 
 
 def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
-             include_folders: Sequence[Path] = ()) -> Included:
+             include_folders: Sequence[Path] = (), makefiles: Sequence[str] = ()) -> Included:
     """What the build files of ``program`` include, run from the folders ``starts`` (each
     folder's own build files) with the code files its options name (``ninja -f F``, ``cmake
-    -P F``, ``make -f F``, read as if in the first start) and the folders its options add to
-    where a relative inclusion is looked for (``make -I D``)."""
+    -P F``, ``make -f F``, read as if in the first start), the folders its options add to
+    where a relative inclusion is looked for (``make -I D``) and the makefiles make reads
+    first as ``-include`` would (``MAKEFILES``: ``build_variables``), the files themselves
+    among ``files``."""
     result = Included()
     seen: set[Path] = set()
     starts = list(starts)
@@ -64,6 +66,14 @@ def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
     reader = {"ninja": _ninja, "cmake": _cmake, "make": make, "scons": _scons}.get(program)
     for path in code_files:
         queue += [(path, s, reader) for s in starts[:1]] if reader is not None else []
+    if makefiles:
+        # (cmake --build runs make in the build folder: each start is read as make's folder)
+        for start in starts:
+            first = make("-include " + " ".join(makefiles), start, start)
+            if first is None:
+                result.unknown = True
+                break
+            _take(first, result, queue)
     while queue:
         path, base, reader = queue.pop()
         key = Path(os.path.normpath(path))
@@ -82,12 +92,18 @@ def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
         if found is None:
             result.unknown = True
             continue
-        for child, child_base, child_reader in found:
-            for each in dict.fromkeys((Path(os.path.normpath(child)), Path(os.path.realpath(child)))):
-                result.files.append(each)
-                queue.append((each, child_base, child_reader))
+        _take(found, result, queue)
     result.files = list(dict.fromkeys(result.files))
     return result
+
+
+def _take(found: list[tuple[Path, Path, _Reader]], result: Included, queue: list[tuple[Path, Path, _Reader]]) -> None:
+    """Count the files a build file includes, each by its path and the file it is (a link
+    elsewhere), and read them in turn."""
+    for child, child_base, child_reader in found:
+        for each in dict.fromkeys((Path(os.path.normpath(child)), Path(os.path.realpath(child)))):
+            result.files.append(each)
+            queue.append((each, child_base, child_reader))
 
 
 #: A reader: the text of one build file, its path and the folder its relative inclusions start

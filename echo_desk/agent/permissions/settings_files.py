@@ -20,6 +20,7 @@ from pathlib import Path
 from echo_desk.agent.permissions import (
     build_includes,
     build_tools,
+    build_variables,
     curl_config,
     gdb_init,
     git_config,
@@ -448,13 +449,22 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     """The files the build files of ``program`` include by other names (``build_includes``:
     a Makefile's ``-include out/deps.d``), read from the folders it starts from and the code
     files its options name, with the folders its options add to where it looks for them (make's
-    -I); an inclusion not read: any file."""
+    -I), and what its variables name (``build_variables``: make's ``MAKEFILES``, cmake's ``-D``
+    values); an inclusion or variable not read: any file."""
     named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
-    folders = _option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program))
-    result = build_includes.included(program, starts, code, [p for c in cwds for v in folders if v for p in _both(c / v)])
-    found = [Place(p.parent, (p.name,)) for p in result.files]
-    unknown = result.unknown or any(not v for v in folders)
+    variables = build_variables.named(program, words)
+    # A path a variable names: the file, and any file below it (a folder cmake searches for a
+    # package's Config.cmake), relative to each folder the tool starts from.
+    paths = list(dict.fromkeys(p for s in starts for value in variables.paths for p in _both(s / value)))
+    found = [place for p in paths for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
+                                 *variables.include_folders]
+    # (a folder is no build file: only a file is read for what it includes)
+    result = build_includes.included(program, starts, [*code, *(p for p in paths if not p.is_dir())],
+                                     [p for c in cwds for v in folders if v for p in _both(c / v)], variables.makefiles)
+    found += [Place(p.parent, (p.name,)) for p in result.files]
+    unknown = result.unknown or variables.unknown or any(not v for v in folders)
     return found + ([Place(Path("/"), ("file",), below=True, suffixes=("",))] if unknown else [])
 
 
