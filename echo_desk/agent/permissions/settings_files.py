@@ -427,7 +427,39 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     starts = list(cwds)
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
+    if _searches_up(program, words):
+        # (the nearest folder holding a top build file: its build files are read from there)
+        names = table.FOLDER_SETTINGS.get(program, ())
+        starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _searches_up(program: str, words: Sequence[str | None]) -> bool:
+    """Whether ``words`` hold an option of ``program_options.SEARCH_UP_OPTIONS`` (a word known
+    only when the line runs may be one; in a group of short options, any letter counts)."""
+    spec = table.SEARCH_UP_OPTIONS.get(program)
+    if spec is None:
+        return False
+    shorts, longs = spec
+    letters = {s[1:] for s in shorts}
+    for word in words:
+        if word is None or word in (*shorts, *longs):
+            return True
+        if word == "--":
+            break
+        if program in table.GROUPED_SHORTS and word.startswith("-") and not word.startswith("--") and letters & set(word[1:]):
+            return True
+    return False
+
+
+def _first_holding(folder: Path, names: Sequence[str]) -> int:
+    """How many folders above ``folder`` the first one holding a file of ``names`` is (0: the
+    folder itself, or none holds one: the program stops; one the agent could make there is
+    counted already, as the settings of every folder above)."""
+    for up, each in enumerate((folder, *folder.parents)):
+        if any(os.path.lexists(each / name) for name in names):
+            return up
+    return 0
 
 
 def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
@@ -645,7 +677,8 @@ def _user_places(program: str, home: Path) -> list[Place]:
     found = [Place(home, table.HOME_SETTINGS[program])] if program in table.HOME_SETTINGS else []
     if program in table.HOME_CODE:
         folder, code = table.HOME_CODE[program]
-        found.append(Place(home / folder, tuple(f"x{s}" for s in code), suffixes=code))
+        # (below too: more files than rake and gradle read, never fewer than scons does)
+        found.append(Place(home / folder, tuple(f"x{s}" for s in code), below=True, suffixes=code))
     names = table.CONFIG_HOME_SETTINGS.get(program)
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]

@@ -6,6 +6,10 @@ environment's ``CMAKE_PREFIX_PATH``, ``<Pkg>_ROOT`` and ``CMAKE_TOOLCHAIN_FILE``
 install prefix is where ``cmake --install``/``make install`` later write. Each proven with make
 4.3 and cmake 3.25 (the cmake lines in the hostile corpus, issue ``s172``).
 
+scons (not installed here, verdicts only): ``-u``/``-U``/``-D`` build from the nearest folder
+above holding a SConstruct, a build file's ``import`` runs a module beside it (SCons puts its
+folder first on ``sys.path``), and ``~/.scons/site_scons/site_init.py`` runs before any build file.
+
 An assignment on the line itself (``MAKEFILES=out/x.mk make``, ``env MAKEFILES=… make``,
 ``export MAKEFILES=…; make``) already asks: the engine asks for any assignment but a few inert
 ones."""
@@ -110,4 +114,39 @@ def test_variables_naming_no_writable_file_stay_allowed(setup: Setup, monkeypatc
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
     files = {"Makefile": "all:\n", "src/a.mk": "X = 1\n", "src/CMakeLists.txt": CMAKE_TOP}
+    assert _verdict(setup, line, files, NOTES) is Effect.ALLOW
+
+
+# -- scons (not installed here: verdicts only, from its manual and its SConscript.py) ------------
+
+@pytest.mark.parametrize(("line", "files", "writable"), [
+    # -u, -U and -D look for the SConstruct in each folder above and build from there: what it
+    # takes in counts as if scons had started there.
+    ("cd src/deep && scons -u", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    ("scons -C src/deep -U", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    ("scons -C src/deep -QD", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    ("scons -C src/deep --up", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    # A SConscript's folder is first on sys.path while it runs, then its callers': an import
+    # runs the module found there, and what that module imports in turn.
+    ("scons", {"SConstruct": "import helper\n"}, "@workspace/helper*.py"),
+    ("scons", {"SConstruct": "from helper import x\n"}, "@workspace/helper*.py"),
+    ("scons", {"SConstruct": "SConscript('src/SConscript')\n", "src/SConscript": "import util\n"},
+     "@workspace/src/util*.py"),
+    ("scons", {"SConstruct": "SConscript('src/SConscript')\n", "src/SConscript": "SConscript('lib/SConscript')\n",
+               "src/lib/SConscript": "import util\n"}, "@workspace/src/util*.py"),
+    ("scons", {"SConstruct": "import helper\n", "helper.py": "import more\n"}, "@workspace/more*.py"),
+    ("scons", {"SConstruct": "from pkg import sub\n", "pkg/__init__.py": ""}, "@workspace/pkg/sub*.py"),
+    # The person's own site_scons/site_init.py runs before any build file.
+    ("scons", {"SConstruct": "x = 1\n"}, "~/.scons/site_scons/site_init*.py"),
+])
+def test_scons_code_by_other_names_asks_when_the_agent_may_write_it(setup: Setup, line: str, files: dict[str, str],
+                                                                     writable: str) -> None:
+    assert _verdict(setup, line, files, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "files"), [
+    ("scons", {"SConstruct": "import os\nimport SCons.Script\nimport helper\n", "helper.py": "X = 1\n"}),
+    ("scons -C src/deep", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}),
+])
+def test_scons_importing_no_writable_file_stays_allowed(setup: Setup, line: str, files: dict[str, str]) -> None:
     assert _verdict(setup, line, files, NOTES) is Effect.ALLOW
