@@ -26,13 +26,6 @@ from .test_build_includes import CMAKE_TOP, _verdict
 NOTES = "@workspace/out/*.md"  # the agent may write notes in out/, which no build file is named
 
 
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The variables read here, unset: each test sets its own."""
-    for name in ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_PREFIX_PATH", "CMAKE_TOOLCHAIN_FILE"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.mark.parametrize(("line", "environment", "files"), [
     # MAKEFILES: read first, relative to the folder make runs in (-C's), nested includes followed.
     ("make", {"MAKEFILES": "out/notes.md"}, {"Makefile": "all:\n\t@true\n"}),
