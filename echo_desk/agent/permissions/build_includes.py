@@ -1,13 +1,14 @@
 """What a build file takes in by another name: make's ``include``/``-include``/``sinclude``,
 ninja's ``include``/``subninja``, cmake's ``include()`` and ``add_subdirectory()``, SCons'
-``SConscript()`` (read from its manual: scons is not installed here). The
+``SConscript()`` and the modules its build files import (s172; read from its manual and source:
+scons is not installed here). The
 included file is as much the build's code as the build file itself: a person's Makefile
 holding ``-include ../out/deps.d`` runs whatever the agent writes into out/deps.d
 (``$(shell …)`` runs while make reads it), whatever the build file's own name says (s164,
 proven with make 4.3, ninja 1.11 and cmake 3.25 under bash and dash).
 
 ``included`` reads the build files a command reads and follows what they include, each
-included file in turn. It fails closed: a path the engine cannot read the way the tool does
+included file in turn, the makefiles make's ``MAKEFILES`` names first (``build_variables``). It fails closed: a path the engine cannot read the way the tool does
 (a variable, a wildcard, a generator expression), a build file it cannot open, a construct
 that turns text into build code (make's ``$(eval …)``, cmake's ``cmake_language()``, a module
 path the project sets) or too many files make ``unknown`` true: any file may then be included.
@@ -20,6 +21,7 @@ rule naming it grants, not something the engine reads here.
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -49,11 +51,13 @@ class Included:
 
 
 def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
-             include_folders: Sequence[Path] = ()) -> Included:
+             include_folders: Sequence[Path] = (), makefiles: Sequence[str] = ()) -> Included:
     """What the build files of ``program`` include, run from the folders ``starts`` (each
     folder's own build files) with the code files its options name (``ninja -f F``, ``cmake
-    -P F``, ``make -f F``, read as if in the first start) and the folders its options add to
-    where a relative inclusion is looked for (``make -I D``)."""
+    -P F``, ``make -f F``, read as if in the first start), the folders its options add to
+    where a relative inclusion is looked for (``make -I D``) and the makefiles make reads
+    first as ``-include`` would (``MAKEFILES``: ``build_variables``), the files themselves
+    among ``files``."""
     result = Included()
     seen: set[Path] = set()
     starts = list(starts)
@@ -61,9 +65,17 @@ def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
     make = _make_reader((*include_folders, *_MAKE_INCLUDE_FOLDERS))
     for start in starts:
         queue += [(start / name, start, reader) for name, reader in _build_files(program, make)]
-    reader = {"ninja": _ninja, "cmake": _cmake, "make": make, "scons": _scons}.get(program)
+    reader = {"ninja": _ninja, "cmake": _cmake, "make": make, "scons": _scons_reader(())}.get(program)
     for path in code_files:
         queue += [(path, s, reader) for s in starts[:1]] if reader is not None else []
+    if makefiles:
+        # (cmake --build runs make in the build folder: each start is read as make's folder)
+        for start in starts:
+            first = make("-include " + " ".join(makefiles), start, start)
+            if first is None:
+                result.unknown = True
+                break
+            _take(first, result, queue)
     while queue:
         path, base, reader = queue.pop()
         key = Path(os.path.normpath(path))
@@ -82,12 +94,18 @@ def included(program: str, starts: Iterable[Path], code_files: Iterable[Path],
         if found is None:
             result.unknown = True
             continue
-        for child, child_base, child_reader in found:
-            for each in dict.fromkeys((Path(os.path.normpath(child)), Path(os.path.realpath(child)))):
-                result.files.append(each)
-                queue.append((each, child_base, child_reader))
+        _take(found, result, queue)
     result.files = list(dict.fromkeys(result.files))
     return result
+
+
+def _take(found: list[tuple[Path, Path, _Reader]], result: Included, queue: list[tuple[Path, Path, _Reader]]) -> None:
+    """Count the files a build file includes, each by its path and the file it is (a link
+    elsewhere), and read them in turn."""
+    for child, child_base, child_reader in found:
+        for each in dict.fromkeys((Path(os.path.normpath(child)), Path(os.path.realpath(child)))):
+            result.files.append(each)
+            queue.append((each, child_base, child_reader))
 
 
 #: A reader: the text of one build file, its path and the folder its relative inclusions start
@@ -203,17 +221,36 @@ _PYTHON_EVALS = frozenset({"exec", "eval", "compile", "execfile", "__import__", 
 _SCONSTRUCTS = ("SConstruct", "Sconstruct", "sconstruct", "SConstruct.py", "Sconstruct.py", "sconstruct.py")
 
 
-def _scons(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _Reader]] | None:
+def _scons_reader(outer: Sequence[Path]) -> _Reader:
+    """The reader of SCons' build files called from files in the folders ``outer`` (the
+    SConscripts that called them, innermost first)."""
+    def read(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _Reader]] | None:
+        return _scons(text, path, base, (path.parent, *outer))
+    return read
+
+
+def _scons(text: str, path: Path, base: Path, folders: Sequence[Path]) -> list[tuple[Path, Path, _Reader]] | None:
     """SCons' ``SConscript()`` (``env.SConscript()`` too): the scripts it names, by any name,
-    relative to the folder of the file calling it, or ``dirs=[…]``'s ``SConscript`` (``name=``).
-    The build files are Python: a call whose files are not plain strings, or code made from text
-    (``exec``, ``eval``…), is not read. (scons is not installed here: read from its manual.)"""
+    relative to the folder of the file calling it, or ``dirs=[…]``'s ``SConscript`` (``name=``);
+    and the modules it imports, looked for in ``folders``: while SCons runs a SConscript it puts
+    its folder first on ``sys.path``, before those of the SConscripts that called it (and
+    site_scons/, counted whole as ``FOLDER_CODE``), so ``import helper`` runs helper.py beside
+    it. An imported module sees the same ``sys.path``. The build files are Python: a call whose
+    files are not plain strings, or code made from text (``exec``, ``eval``…), is not read.
+    (scons is not installed here: read from its manual and its SConscript.py.)"""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     found: list[tuple[Path, Path, _Reader]] = []
+
+    def module_reader(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _Reader]] | None:
+        return _scons(text, path, base, folders)
+
     for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [(each, base, module_reader) for each in _module_files(node, path, folders)]
+            continue
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -233,8 +270,38 @@ def _scons(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _Reader]
             return None  # (both given: which one SCons reads is not read here)
         for word in scripts:
             target = path.parent / word
-            found.append(((target if node.args else target / script_name[0]), base, _scons))
+            found.append(((target if node.args else target / script_name[0]), base, _scons_reader(folders)))
     return found
+
+
+#: The endings of the files Python imports a module from (source, bytecode without source,
+#: compiled extensions of this Python): a compiled one that is there is not read, so any file
+#: counts, and one the agent may make counts as the module.
+_MODULE_SUFFIXES = tuple(dict.fromkeys((".py", *importlib.machinery.all_suffixes())))
+
+
+def _module_files(node: ast.Import | ast.ImportFrom, path: Path, folders: Sequence[Path]) -> list[Path]:
+    """The files an import statement may run: each package's ``__init__`` and the module, in
+    each of ``folders`` (a relative import: in the package of ``path``); a name it imports
+    from a package may be a module of it too."""
+    if isinstance(node, ast.Import):
+        dotted = [alias.name.split(".") for alias in node.names]
+        roots: Sequence[Path] = folders
+    else:
+        module = node.module.split(".") if node.module else []
+        dotted = [[*module, alias.name] for alias in node.names if alias.name != "*"] or [module]
+        dotted += [module] if module else []
+        roots = [Path(os.path.normpath(path.parent / ("../" * (node.level - 1))))] if node.level else folders
+    files: list[Path] = []
+    for parts in dotted:
+        for root in roots:
+            for k in range(1, len(parts) + 1):
+                stem = root.joinpath(*parts[:k])
+                files += [stem / f"__init__{s}" for s in _MODULE_SUFFIXES]
+                files += [stem.with_name(stem.name + s) for s in _MODULE_SUFFIXES]
+    if isinstance(node, ast.ImportFrom) and node.level:
+        files += [roots[0] / f"__init__{s}" for s in _MODULE_SUFFIXES]
+    return list(dict.fromkeys(files))
 
 
 def _python_strings(node: ast.expr | None) -> list[str] | None:
@@ -270,7 +337,7 @@ def _build_files(program: str, make: _Reader) -> list[tuple[str, _Reader]]:
     if program == "make":
         return [(name, make) for name in sorted(_MAKEFILES)]
     if program == "scons":
-        return [(name, _scons) for name in _SCONSTRUCTS]
+        return [(name, _scons_reader(())) for name in _SCONSTRUCTS]
     if program in ("ninja", "meson"):
         return [("build.ninja", _ninja)]
     if program == "cmake":

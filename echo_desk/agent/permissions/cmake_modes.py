@@ -25,14 +25,17 @@ with cmake 3.25: ``cmake --version ~/.bashrc`` overwrote it): ``--graphviz``,
 ``--system-information [F]``, the help options ``--version``/``-version``/``/V [F]`` and
 ``--help-…  [NAME] [F]``, and ``--install DIR --prefix P``, which installs below P. Where a plain
 ``cmake --install`` installs (the prefix the build's cache holds) is the project's, trusted as
-``make install`` is by a rule naming the tool.
+``make install`` is by a rule naming the tool; the configure that stores a prefix there
+(``-D CMAKE_INSTALL_PREFIX=P``, ``CMAKE_STAGING_PREFIX``, ``--install-prefix P``) is judged as
+writing below P, since the later install writes there without naming it (s172, proven: a
+project's ``install(FILES rc DESTINATION . RENAME .bashrc)`` replaced ~/.bashrc).
 """
 
 from __future__ import annotations
 
 import re
 
-from echo_desk.agent.permissions import file_programs
+from echo_desk.agent.permissions import build_variables, file_programs
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading
 
@@ -199,17 +202,24 @@ _WRITES_VALUE = frozenset({"--graphviz", "--trace-redirect", "--profiling-output
 #: Options after which the next word that is no option is a file cmake writes what it prints to.
 _PRINTS_TO_FILE = re.compile(r"--help-[\w-]+|--version|-version|/V|--system-information")
 #: Of those, the ones that take a name before the file (``--help-command include FILE``).
+#: The cache variables naming where the build installs (``make install`` and ``cmake --install``
+#: write below them; the staging prefix takes the install prefix's place when set).
+_INSTALL_PREFIXES = frozenset({"CMAKE_INSTALL_PREFIX", "CMAKE_STAGING_PREFIX"})
 _NAMED_HELP = frozenset({"--help-command", "--help-module", "--help-policy", "--help-property", "--help-variable",
                          "--help-manual"})
 
 
 def _option_writes(argv: Argv) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
     """The files cmake's options write (``None``: a word only known when it runs), and the
-    folder ``--install``'s ``--prefix`` installs below."""
+    folders installs write below: ``--install``'s ``--prefix``, and the install prefix a
+    configure stores (``-D CMAKE_INSTALL_PREFIX=P``, ``--install-prefix P``)."""
     written: list[str | None] = []
     below: list[str | None] = []
     words = list(argv[1:])
     installs = "--install" in words
+    # Where a later `cmake --install` or `make install` of this build writes: the install (or
+    # staging) prefix this configure stores in the build's cache (``-D`` or --install-prefix).
+    below += [value for name, value in build_variables.cmake_settings(words) if name in _INSTALL_PREFIXES or name is None]
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else None
         if word is None:
@@ -217,7 +227,7 @@ def _option_writes(argv: Argv) -> tuple[tuple[str | None, ...], tuple[str | None
         name, equals, value = word.partition("=")
         if name in _WRITES_VALUE:
             written.append(value if equals else following)
-        elif installs and name == "--prefix":
+        elif (installs and name == "--prefix") or name == "--install-prefix":
             below.append(value if equals else following)
         elif _PRINTS_TO_FILE.fullmatch(word):
             # (a word only known when it runs may be the file; an option word ends the look)

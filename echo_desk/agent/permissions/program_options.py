@@ -787,6 +787,12 @@ CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # meson's machine files name the compilers and tools it runs (``c = '/path/cc'``).
     "meson": ((), ("--native-file", "--cross-file")),
 }
+#: Options that make a program look for its top build file in the folder it starts from and
+#: each folder above, and build from the first that holds one: scons' -u, -U and -D (its
+#: manual; scons is not installed here). That folder's build files are read as a start's.
+SEARCH_UP_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "scons": (("-u", "-U", "-D"), ("--up", "--search-up")),
+}
 #: Options naming the folders a program looks in for a relative file its build file includes
 #: that is not in the folder it runs in: make's -I (``include x.mk`` reads I/x.mk).
 INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -849,9 +855,12 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
 }
 #: Folders under the home folder whose files, by suffix, a program loads as code wherever it
 #: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g); gradle runs every
-#: init script of ~/.gradle/init.d.
+#: init script of ~/.gradle/init.d; scons runs ~/.scons/site_scons/site_init.py before any
+#: build file and puts that folder on sys.path (its tools in site_tools/, its packages below:
+#: the folders below count too).
 HOME_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"rake": (".rake", (".rake",)),
-                                                     "gradle": (".gradle/init.d", (".gradle", ".kts"))}
+                                                     "gradle": (".gradle/init.d", (".gradle", ".kts")),
+                                                     "scons": (".scons/site_scons", (".py",))}
 #: pip's settings outside the home folder (pip 23, ``configuration.get_configuration_files``):
 #: the site file, ``pip.conf`` in ``sys.prefix`` of the python pip runs in (a virtual
 #: environment's own folder: ``.venv/pip.conf`` for ``.venv/bin/pip``), and the global files,

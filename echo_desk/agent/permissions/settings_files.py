@@ -20,6 +20,7 @@ from pathlib import Path
 from echo_desk.agent.permissions import (
     build_includes,
     build_tools,
+    build_variables,
     curl_config,
     gdb_init,
     git_config,
@@ -435,7 +436,39 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     starts = list(cwds)
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
+    if _searches_up(program, words):
+        # (the nearest folder holding a top build file: its build files are read from there)
+        names = table.FOLDER_SETTINGS.get(program, ())
+        starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _searches_up(program: str, words: Sequence[str | None]) -> bool:
+    """Whether ``words`` hold an option of ``program_options.SEARCH_UP_OPTIONS`` (a word known
+    only when the line runs may be one; in a group of short options, any letter counts)."""
+    spec = table.SEARCH_UP_OPTIONS.get(program)
+    if spec is None:
+        return False
+    shorts, longs = spec
+    letters = {s[1:] for s in shorts}
+    for word in words:
+        if word is None or word in (*shorts, *longs):
+            return True
+        if word == "--":
+            break
+        if program in table.GROUPED_SHORTS and word.startswith("-") and not word.startswith("--") and letters & set(word[1:]):
+            return True
+    return False
+
+
+def _first_holding(folder: Path, names: Sequence[str]) -> int:
+    """How many folders above ``folder`` the first one holding a file of ``names`` is (0: the
+    folder itself, or none holds one: the program stops; one the agent could make there is
+    counted already, as the settings of every folder above)."""
+    for up, each in enumerate((folder, *folder.parents)):
+        if any(os.path.lexists(each / name) for name in names):
+            return up
+    return 0
 
 
 def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
@@ -457,13 +490,22 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     """The files the build files of ``program`` include by other names (``build_includes``:
     a Makefile's ``-include out/deps.d``), read from the folders it starts from and the code
     files its options name, with the folders its options add to where it looks for them (make's
-    -I); an inclusion not read: any file."""
+    -I), and what its variables name (``build_variables``: make's ``MAKEFILES``, cmake's ``-D``
+    values); an inclusion or variable not read: any file."""
     named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
-    folders = _option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program))
-    result = build_includes.included(program, starts, code, [p for c in cwds for v in folders if v for p in _both(c / v)])
-    found = [Place(p.parent, (p.name,)) for p in result.files]
-    unknown = result.unknown or any(not v for v in folders)
+    variables = build_variables.named(program, words)
+    # A path a variable names: the file, and any file below it (a folder cmake searches for a
+    # package's Config.cmake), relative to each folder the tool starts from.
+    paths = list(dict.fromkeys(p for s in starts for value in variables.paths for p in _both(s / value)))
+    found = [place for p in paths for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
+                                 *variables.include_folders]
+    # (a folder is no build file: only a file is read for what it includes)
+    result = build_includes.included(program, starts, [*code, *(p for p in paths if not p.is_dir())],
+                                     [p for c in cwds for v in folders if v for p in _both(c / v)], variables.makefiles)
+    found += [Place(p.parent, (p.name,)) for p in result.files]
+    unknown = result.unknown or variables.unknown or any(not v for v in folders)
     return found + ([Place(Path("/"), ("file",), below=True, suffixes=("",))] if unknown else [])
 
 
@@ -666,7 +708,8 @@ def _user_places(program: str, home: Path) -> list[Place]:
     found = [Place(home, table.HOME_SETTINGS[program])] if program in table.HOME_SETTINGS else []
     if program in table.HOME_CODE:
         folder, code = table.HOME_CODE[program]
-        found.append(Place(home / folder, tuple(f"x{s}" for s in code), suffixes=code))
+        # (below too: more files than rake and gradle read, never fewer than scons does)
+        found.append(Place(home / folder, tuple(f"x{s}" for s in code), below=True, suffixes=code))
     names = table.CONFIG_HOME_SETTINGS.get(program)
     if names:
         found += [Place(folder, names) for folder in _config_homes(home)]

@@ -43,6 +43,19 @@ class Setup:
         return path
 
 
+#: Variables of the environment a build tool reads code by (``build_variables``): a test run
+#: started by make (``make test VAR=x`` puts ``-- VAR=x`` in MAKEFLAGS) must not change what a
+#: test's engine decides. Tests that read them set their own.
+BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FILE", "CMAKE_PREFIX_PATH",
+                   "CMAKE_FRAMEWORK_PATH", "CMAKE_APPBUNDLE_PATH")
+
+
+@pytest.fixture(autouse=True)
+def _no_build_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in BUILD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def setup(tmp_path: Path) -> Iterator[Setup]:
     home = tmp_path / "home"

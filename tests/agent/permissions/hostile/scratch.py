@@ -66,6 +66,15 @@ WORKSPACE_FILES: dict[str, str] = {
     "mkproj/Makefile": "-include ../out/deps.d\nall:\n\t@echo built\n",
     "nproj/build.ninja": "include ../out/rules.ninja\nsubninja ../out/sub.ninja\nbuild all: cc\n",
     "cmproj/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\ninclude(../out/settings.in OPTIONAL)\n",
+    # The person's builds that include nothing of out/: one looks for a package (find_package),
+    # one installs a file (s172: cmake's -D settings name code and where installs write).
+    # What the agent wrote in out/ earlier, where its writes of templates are allowed (s172).
+    "out/agent.in": "execute_process(COMMAND touch PWNED)\n",
+    "cmplain/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\nfind_package(Foo QUIET)\n",
+    # (its file is made while cmake configures: newer than ~/.bashrc, so the install copies it)
+    "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
+                             "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
+                             "install(FILES ${CMAKE_BINARY_DIR}/rc DESTINATION . RENAME .bashrc)\n",
 }
 HOME_FILES: dict[str, str] = {
     ".bashrc": "# bashrc\n",

@@ -1,0 +1,123 @@
+"""Variables by which a build tool reads code that no build file names (s172, each proven with
+make 4.3 and cmake 3.25 under bash and dash):
+
+- make reads every makefile ``MAKEFILES`` names before its own, as ``-include`` would (looked
+  for in the folder it runs in, then its include folders), and takes options from
+  ``MAKEFLAGS`` (``GNUMAKEFLAGS``): ``-I out`` makes ``include x.mk`` read out/x.mk,
+  ``--eval=…`` runs make code, ``VAR=value`` sets any variable (``SHELL``). ``cmake --build``
+  runs make on the build folder's Makefile, so these count for cmake too.
+- cmake's ``-D NAME=VALUE`` sets a cache variable, and many of them name code it runs:
+  ``CMAKE_TOOLCHAIN_FILE``, ``CMAKE_PROJECT_INCLUDE`` (``_BEFORE``, ``<name>_INCLUDE``),
+  ``CMAKE_PROJECT_TOP_LEVEL_INCLUDES``, ``CMAKE_MODULE_PATH``, and the folders
+  ``find_package`` looks for a package's Config.cmake in (``<Pkg>_DIR``, ``<Pkg>_ROOT``,
+  ``CMAKE_PREFIX_PATH``…). Which names do is cmake's to grow, so every value counts: the file
+  it names and any file below it (a value that names no file on disk counts for nothing).
+- cmake reads from its environment ``CMAKE_TOOLCHAIN_FILE``, the search paths
+  ``CMAKE_PREFIX_PATH``, ``CMAKE_FRAMEWORK_PATH``, ``CMAKE_APPBUNDLE_PATH``, and each package's
+  ``<Pkg>_DIR`` and ``<Pkg>_ROOT`` (its manual, find_package).
+
+The environment read is the one Echo Desk runs in, which its commands inherit. An assignment on
+the line itself (``MAKEFILES=out/x.mk make``, ``env MAKEFILES=… make``, ``export …; make``) is
+not read here: the engine already asks for any assignment that is not one of the few inert ones.
+
+What this is not: a build runs the programs its build files and these variables name (a
+compiler, ``CC``, a launcher); those are found on the PATH, which the engine judges elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.options import Does, read_options
+
+__all__ = ["Named", "cmake_settings", "named"]
+
+#: make's variables holding the options it takes from its environment.
+_MAKE_FLAG_VARIABLES = ("MAKEFLAGS", "GNUMAKEFLAGS")
+#: Options make itself writes into MAKEFLAGS for the makes a recipe starts (the jobserver's
+#: pipe): they read no file.
+_MAKE_OWN_OPTIONS = frozenset({"--jobserver-auth", "--jobserver-fds"})
+#: cmake's environment variables naming a code file or folders it searches for packages'
+#: Config.cmake files (a list, split as the PATH is).
+_CMAKE_PATH_VARIABLES = ("CMAKE_TOOLCHAIN_FILE", "CMAKE_PREFIX_PATH", "CMAKE_FRAMEWORK_PATH", "CMAKE_APPBUNDLE_PATH")
+#: The endings of a package's own variables: ``<Pkg>_DIR``, ``<Pkg>_ROOT``.
+_CMAKE_PACKAGE_SUFFIXES = ("_DIR", "_ROOT")
+
+
+@dataclass
+class Named:
+    """What a build tool's variables name: ``makefiles``, names make reads as ``-include`` does;
+    ``include_folders``, folders make looks in for a relative included file; ``paths``, files and
+    folders whose files may be code (relative: to the folder the tool runs in); ``unknown``:
+    a value not read here, so any file may be one."""
+
+    makefiles: list[str] = field(default_factory=list)
+    include_folders: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    unknown: bool = False
+
+
+def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] | None = None) -> Named:
+    """What ``program``, run with ``words`` in the environment ``environ`` (Echo Desk's own
+    when not given), reads by its variables."""
+    environ = os.environ if environ is None else environ
+    result = Named()
+    if program in ("make", "cmake"):
+        _make_environment(environ, result)
+    if program == "cmake":
+        for _, value in cmake_settings(words):
+            if value is None:
+                result.unknown = True
+            else:
+                result.paths += [v for v in value.split(";") if v]
+        for name, value in environ.items():
+            if name in _CMAKE_PATH_VARIABLES or name.endswith(_CMAKE_PACKAGE_SUFFIXES):
+                result.paths += [v for v in value.split(os.pathsep) if v]
+    return result
+
+
+def cmake_settings(words: Sequence[str | None]) -> list[tuple[str | None, str | None]]:
+    """cmake's ``-D NAME[:TYPE]=VALUE`` settings among ``words`` (glued or the next word): the
+    name and value of each (``None``: a word only known when the line runs)."""
+    found: list[tuple[str | None, str | None]] = []
+    for i, word in enumerate(words):
+        if word is None:
+            found.append((None, None))  # (it may be one: `-D"$X"`)
+            continue
+        if not word.startswith("-D"):
+            continue
+        setting = word[2:] if word != "-D" else (words[i + 1] if i + 1 < len(words) else "")
+        if setting is None:
+            found.append((None, None))
+            continue
+        name, equals, value = setting.partition("=")
+        # (cmake refuses a setting without "=": nothing is set)
+        found += [(name.partition(":")[0], value)] if equals else []
+    return found
+
+
+def _make_environment(environ: Mapping[str, str], result: Named) -> None:
+    """The makefiles ``MAKEFILES`` names and what ``MAKEFLAGS`` adds (its ``-I`` folders)."""
+    result.makefiles += environ.get("MAKEFILES", "").split()
+    for variable in _MAKE_FLAG_VARIABLES:
+        value = environ.get(variable, "")
+        if "\\" in value:
+            result.unknown = True  # (make escapes a space inside a word so: not split here)
+            continue
+        words = value.split()
+        if words and not words[0].startswith("-") and "=" not in words[0]:
+            words[0] = f"-{words[0]}"  # make writes its one-letter options first, without a dash
+        parsed = read_options(words, table.MAKE)
+        if parsed.operands:
+            result.unknown = True  # `SHELL=…`, `MAKEFILES=…`: a variable for every makefile
+        for seen in parsed.seen:
+            if seen.option is None:
+                result.unknown |= seen.token.partition("=")[0] not in _MAKE_OWN_OPTIONS
+            elif "-I" in seen.option.names:
+                result.include_folders.append(seen.value or "")
+                result.unknown |= not seen.value
+            elif seen.option.does is not Does.NOTHING:
+                result.unknown = True  # --eval runs make code; -f, -C are not taken from there

@@ -1,0 +1,145 @@
+"""Build code no build file names (s172): make reads the makefiles ``MAKEFILES`` names and the
+options ``MAKEFLAGS`` holds (``-I``, ``--eval``) from the environment Echo Desk runs in; cmake's
+``-D`` values name code it runs (``CMAKE_PROJECT_INCLUDE``, ``CMAKE_TOOLCHAIN_FILE``, the
+folders ``find_package`` searches: ``<Pkg>_DIR``, ``CMAKE_PREFIX_PATH``), and so do its
+environment's ``CMAKE_PREFIX_PATH``, ``<Pkg>_ROOT`` and ``CMAKE_TOOLCHAIN_FILE``; a configure's
+install prefix is where ``cmake --install``/``make install`` later write. Each proven with make
+4.3 and cmake 3.25 (the cmake lines in the hostile corpus, issue ``s172``).
+
+scons (not installed here, verdicts only): ``-u``/``-U``/``-D`` build from the nearest folder
+above holding a SConstruct, a build file's ``import`` runs a module beside it (SCons puts its
+folder first on ``sys.path``), and ``~/.scons/site_scons/site_init.py`` runs before any build file.
+
+An assignment on the line itself (``MAKEFILES=out/x.mk make``, ``env MAKEFILES=… make``,
+``export MAKEFILES=…; make``) already asks: the engine asks for any assignment but a few inert
+ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+
+from .conftest import Setup
+from .test_build_includes import CMAKE_TOP, _verdict
+
+NOTES = "@workspace/out/*.md"  # the agent may write notes in out/, which no build file is named
+
+
+@pytest.mark.parametrize(("line", "environment", "files"), [
+    # MAKEFILES: read first, relative to the folder make runs in (-C's), nested includes followed.
+    ("make", {"MAKEFILES": "out/notes.md"}, {"Makefile": "all:\n\t@true\n"}),
+    ("make", {"MAKEFILES": "src/a.mk  @WS@/out/notes.md"}, {"Makefile": "all:\n"}),
+    ("make", {"MAKEFILES": "src/a.mk"}, {"Makefile": "all:\n", "src/a.mk": "include out/notes.md\n"}),
+    ("make -C src", {"MAKEFILES": "../out/notes.md"}, {"src/Makefile": "all:\n"}),
+    # … and looked for in the include folders, those of MAKEFLAGS' -I too.
+    ("make", {"MAKEFILES": "notes.md", "MAKEFLAGS": "-I out"}, {"Makefile": "all:\n"}),
+    ("make", {"MAKEFLAGS": "s -Iout"}, {"Makefile": "include notes.md\nall:\n"}),
+    ("make", {"GNUMAKEFLAGS": "--include-dir=out"}, {"Makefile": "include notes.md\nall:\n"}),
+    # cmake --build runs make with the same environment.
+    ("cmake --build src/b", {"MAKEFILES": "@WS@/out/notes.md"}, {"src/b/Makefile": "all:\n"}),
+    # cmake's environment: a toolchain file, a package's folders.
+    ("cmake -S src -B b", {"CMAKE_TOOLCHAIN_FILE": "@WS@/out/notes.md"}, {"src/CMakeLists.txt": CMAKE_TOP}),
+    ("cmake -S src -B b", {"CMAKE_PREFIX_PATH": "/usr:@WS@/out"}, {"src/CMakeLists.txt": CMAKE_TOP}),
+    ("cmake -S src -B b", {"Foo_ROOT": "@WS@/out"}, {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo)\n"}),
+    ("cmake -S src -B b", {"Foo_DIR": "@WS@/out"}, {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo)\n"}),
+])
+def test_code_the_environment_names_asks_when_the_agent_may_write_it(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str, environment: dict[str, str],
+        files: dict[str, str]) -> None:
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+    assert _verdict(setup, line, files, NOTES) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("environment", [
+    {"MAKEFILES": "$(X)"},
+    {"MAKEFLAGS": "--eval=$(file <x)"},
+    {"MAKEFLAGS": "s -- SHELL=/bin/x"},
+    {"MAKEFLAGS": "-I"},
+    {"MAKEFLAGS": "--include-dir=a\\ b"},
+])
+def test_a_make_variable_not_read_lets_any_writable_file_count(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, environment: dict[str, str]) -> None:
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert _verdict(setup, "make", {"Makefile": "all:\n"}, "~/notes/**") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cmake -S src -B b -DCMAKE_PROJECT_INCLUDE=../out/notes.md",
+    "cmake -S src -B b -D CMAKE_PROJECT_INCLUDE_BEFORE=out/notes.md",
+    "cmake -S src -B b -DCMAKE_PROJECT_p_INCLUDE:FILEPATH=@WS@/out/notes.md",
+    "cmake -S src -B b '-DCMAKE_PROJECT_TOP_LEVEL_INCLUDES=a.cmake;out/notes.md'",
+    "cmake -S src -B b -D CMAKE_TOOLCHAIN_FILE:FILEPATH=../out/notes.md",
+    "cmake -S src -B b -DCMAKE_MODULE_PATH=out",
+    "cmake -S src -B b -DFoo_DIR=out",
+    "cmake -S src -B b '-DCMAKE_PREFIX_PATH=/usr;out'",
+    # What a file named so includes counts too.
+    "cmake -S src -B b -DCMAKE_TOOLCHAIN_FILE=src/tc.cmake",
+])
+def test_code_a_cmake_setting_names_asks_when_the_agent_may_write_it(setup: Setup, line: str) -> None:
+    files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo)\n", "src/tc.cmake": "include(out/notes.md)\n"}
+    assert _verdict(setup, line.replace("@WS@", str(setup.workspace)), files, NOTES) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("option", [
+    "-DCMAKE_INSTALL_PREFIX=@HOME@",
+    "-D CMAKE_INSTALL_PREFIX:PATH=@HOME@",
+    "-DCMAKE_STAGING_PREFIX=@HOME@/.local",
+    "--install-prefix @HOME@",
+    "--install-prefix=@HOME@",
+])
+def test_an_install_prefix_is_judged_as_written_below(setup: Setup, option: str) -> None:
+    """``cmake --install b`` and ``make -C b install`` later write below the prefix this line
+    stores in b's cache (``install(FILES rc DESTINATION . RENAME .bashrc)``: proven)."""
+    line = f"cmake -S src -B b {option.replace('@HOME@', str(setup.home))}"
+    assert _verdict(setup, line, {"src/CMakeLists.txt": CMAKE_TOP}, NOTES) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "environment"), [
+    ("make", {"MAKEFILES": "src/a.mk", "MAKEFLAGS": "ks -j4 --jobserver-auth=3,4 --no-print-directory"}),
+    ("cmake -S src -B b -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF '-DCMAKE_PREFIX_PATH=/usr;/opt'",
+     {"CMAKE_PREFIX_PATH": "/usr/local", "XDG_RUNTIME_DIR": "/run/user/0"}),
+])
+def test_variables_naming_no_writable_file_stay_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str,
+                                                         environment: dict[str, str]) -> None:
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    files = {"Makefile": "all:\n", "src/a.mk": "X = 1\n", "src/CMakeLists.txt": CMAKE_TOP}
+    assert _verdict(setup, line, files, NOTES) is Effect.ALLOW
+
+
+# -- scons (not installed here: verdicts only, from its manual and its SConscript.py) ------------
+
+@pytest.mark.parametrize(("line", "files", "writable"), [
+    # -u, -U and -D look for the SConstruct in each folder above and build from there: what it
+    # takes in counts as if scons had started there.
+    ("cd src/deep && scons -u", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    ("scons -C src/deep -U", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    ("scons -C src/deep -QD", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    ("scons -C src/deep --up", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}, NOTES),
+    # A SConscript's folder is first on sys.path while it runs, then its callers': an import
+    # runs the module found there, and what that module imports in turn.
+    ("scons", {"SConstruct": "import helper\n"}, "@workspace/helper*.py"),
+    ("scons", {"SConstruct": "from helper import x\n"}, "@workspace/helper*.py"),
+    ("scons", {"SConstruct": "SConscript('src/SConscript')\n", "src/SConscript": "import util\n"},
+     "@workspace/src/util*.py"),
+    ("scons", {"SConstruct": "SConscript('src/SConscript')\n", "src/SConscript": "SConscript('lib/SConscript')\n",
+               "src/lib/SConscript": "import util\n"}, "@workspace/src/util*.py"),
+    ("scons", {"SConstruct": "import helper\n", "helper.py": "import more\n"}, "@workspace/more*.py"),
+    ("scons", {"SConstruct": "from pkg import sub\n", "pkg/__init__.py": ""}, "@workspace/pkg/sub*.py"),
+    # The person's own site_scons/site_init.py runs before any build file.
+    ("scons", {"SConstruct": "x = 1\n"}, "~/.scons/site_scons/site_init*.py"),
+])
+def test_scons_code_by_other_names_asks_when_the_agent_may_write_it(setup: Setup, line: str, files: dict[str, str],
+                                                                     writable: str) -> None:
+    assert _verdict(setup, line, files, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "files"), [
+    ("scons", {"SConstruct": "import os\nimport SCons.Script\nimport helper\n", "helper.py": "X = 1\n"}),
+    ("scons -C src/deep", {"src/SConstruct": "SConscript('../out/notes.md')\n", "src/deep/x": ""}),
+])
+def test_scons_importing_no_writable_file_stays_allowed(setup: Setup, line: str, files: dict[str, str]) -> None:
+    assert _verdict(setup, line, files, NOTES) is Effect.ALLOW
