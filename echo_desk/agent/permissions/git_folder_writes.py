@@ -21,10 +21,10 @@ repository's own folder (``.git``) is git's, as every command writes it. Version
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.folder_writes import (
     Form,
     every,
@@ -120,5 +120,5 @@ def templates(argv: Sequence[str | None]) -> Paths:
     if form is None:
         return ()
     named = option_values(argv[at + 1:], form, _TEMPLATE)
-    environment = os.environ.get("GIT_TEMPLATE_DIR", "")
+    environment = line_environment.get("GIT_TEMPLATE_DIR")
     return tuple(from_starts(argv, t) for t in named or ([environment] if environment else []))

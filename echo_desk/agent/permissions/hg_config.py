@@ -72,7 +72,7 @@ def system_folders(runner: str | None, cwds: Sequence[Path]) -> list[Path]:
     started from every folder of ``PATH`` (in the environment the commands inherit from Echo
     Desk; an empty one is the folder it runs in)."""
     name = runner or "hg"
-    started = [name] if "/" in name else [os.path.join(entry, name) for entry in os.environ.get("PATH", "").split(os.pathsep)]
+    started = [name] if "/" in name else [os.path.join(entry, name) for entry in line_environment.get("PATH").split(os.pathsep)]
     found = [Path("/") / SYSTEM]
     for program in started:
         prefix = os.path.dirname(os.path.dirname(program))

@@ -753,7 +753,7 @@ def _python_path(cwds: Sequence[Path], top: str) -> list[Place]:
     a relative one from the folder the command runs in): python looks there for every module
     before its own, for the program's (``top``) as for any it imports (PYTHONPATH=out made
     ``pip config list`` and ``python -m pip config list`` run out/pip/__init__.py: s175)."""
-    entries = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
+    entries = [e for e in line_environment.get("PYTHONPATH").split(os.pathsep) if e]
     return [Place(folder, (f"{top}.py", f"{top}/__init__.py", _ANY_MODULE))
             for entry in entries for c in cwds for folder in _both(c / entry)]
 

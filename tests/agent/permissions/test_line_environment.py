@@ -43,6 +43,7 @@ NAMED = [
     ("JUST_JUSTFILE", "out/j", "just"),
     ("CURL_HOME", "out", "curl -s https://example.com/"),
     ("GOENV", "out/env", "go build ./..."),
+    ("PYTHONPATH", "out", "pip list"),
 ]
 
 
