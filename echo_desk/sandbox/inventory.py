@@ -168,8 +168,9 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         # exist yet (nothing to hide: what the command created there is put aside, as for a missing
         # place in the workspace), and one that exists (its hiding mount moves with a folder above
         # it renamed: ``mv dotfiles x`` and a new ``dotfiles/ssh/config`` are put aside).
+        # (One outside the workspace is only hidden: the command cannot write there.)
         watched += [Watched(landing.path, folder=not landing.exists or os.path.isdir(landing.path), why=landing.why)
-                    for landing in hidden_landings if landing.path != base]
+                    for landing in hidden_landings if landing.path != base and inside(landing.path, base)]
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
                      tuple(finder.cut))

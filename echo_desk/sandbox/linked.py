@@ -9,6 +9,10 @@ itself, a folder above it, a link to a link, absolute or relative; and one below
 the place is a folder (stow links files one by one into a real folder). A link whose target does
 not exist yet lands too: the command could create what it names.
 
+A hidden place's link below it that leads outside the workspace counts as well (``below`` with
+``whole``): the rest of the disk is readable, so a key kept in ``/srv/dotfiles`` and linked into
+``~/.ssh`` is hidden by its real name too (``Finder._hidden_too``).
+
 The same holds for a place a variable moves out of the home folder (``moved``:
 ``GNUPGHOME=/srv/keys``, ``XDG_CONFIG_HOME=~/cfg``): its folder is walked for links as the home
 folder's is (``Finder`` rooted there).
@@ -40,8 +44,13 @@ _RACY_NS = 2_000_000_000
 _MAX_CACHED = 50_000
 
 
+#: Folders the sandbox gives a command its own of: a link into the real one leads nowhere it sees.
+SANDBOX_OWN = ("/dev", "/proc", "/tmp")
+
+
 class Landing(NamedTuple):
-    """A real path in the workspace a place reaches through a link, and the place's message id."""
+    """A real path a place reaches through a link (in the workspace; for a hidden place's link
+    below it, anywhere: ``Finder.below``), and the place's message id."""
 
     path: str
     exists: bool
@@ -115,6 +124,18 @@ class Finder:
         """Whether ``real`` is in the workspace; the workspace itself only when ``whole``."""
         return _inside(real, self.base) and (whole or real != self.base)
 
+    def _hidden_too(self, real: str) -> bool:
+        """Whether a hidden place's link to ``real``, outside the workspace, is hidden with it:
+        the rest of the disk is readable (read-only), so a key kept in ``/srv/dotfiles`` or
+        ``~/dotfiles`` (not opened) and linked into ``~/.ssh`` would be read there by its real
+        name. Not what must stay in view for any command to run: ``/``, a folder holding the
+        home folder or the workspace (the hidden places below them are hidden themselves), and
+        the sandbox's own ``/dev``, ``/proc`` and ``/tmp`` (``known_hosts -> /dev/null`` is
+        common; the real ones are not what the command sees)."""
+        if real == "/" or _inside(self.base, real) or _inside(self.home, real):
+            return False
+        return not any(_inside(real, own) for own in SANDBOX_OWN)
+
     def landings(self, relative: str, why: str, *, whole: bool = False) -> list[Landing]:
         """Where ``~/relative`` (or what is below it) leads into the workspace through a link.
         ``whole``: a link to the workspace itself lands too (a hidden place's: the keys it
@@ -151,7 +172,8 @@ class Finder:
 
     def below(self, folder: str, why: str, *, whole: bool = False) -> list[Landing]:
         """The links below a real ``folder`` that land in the workspace (bounded, breadth first;
-        ``whole``: as for ``landings``)."""
+        ``whole``: as for ``landings``, and a hidden place's: its links landing outside the
+        workspace count too, ``_hidden_too``)."""
         try:
             if not stat.S_ISDIR(os.lstat(folder).st_mode) or (_inside(self.base, folder) and folder != self.base):
                 return []  # (a folder holding the workspace is not walked: that would be the workspace)
@@ -168,7 +190,7 @@ class Finder:
             looked += listing.entries
             for name in listing.links:
                 real = self._realpath(f"{current}/{name}")
-                if self._lands(real, whole):
+                if self._lands(real, whole) or (whole and not _inside(real, self.base) and self._hidden_too(real)):
                     found.append(Landing(real, os.path.lexists(real), why))
             pending.extend(f"{current}/{name}" for name in listing.folders)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:

@@ -311,3 +311,40 @@ async def test_a_hidden_places_link_to_the_workspace_itself_refuses_the_command(
     result = await run(tool_with(), {"command": f"cat key.key; touch {marker}"}, context(ws))
     assert not result.success and result.error.startswith("not run"), result.output
     assert "gpg-key-canary" not in result.output and not marker.exists()
+
+
+@pytest.mark.parametrize("where", ["a folder outside the home", "dotfiles in the home", "a moved place's link",
+                                   "a folder linked below the place"])
+async def test_a_key_a_hidden_places_link_leads_to_outside_the_workspace_stays_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """The rest of the disk is readable: a key kept in ``/srv/dotfiles`` (or ``~/dotfiles``, not
+    the folder opened) and linked into ``~/.ssh`` one by one was read by its real name. Only a
+    landing in the workspace was hidden; one anywhere else is now."""
+    if where == "dotfiles in the home":
+        key = jail.home / "dotfiles" / "ssh" / "id_work"
+    else:
+        key = jail.base / "srv" / "dotfiles" / "id_work"
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("work-key-canary\n")
+    if where == "a moved place's link":
+        keys = jail.base / "keys"
+        _link(keys / "private-keys-v1.d" / "id_work", key)
+        monkeypatch.setenv("GNUPGHOME", str(keys))
+    elif where == "a folder linked below the place":
+        _link(jail.home / ".ssh" / "work", key.parent)
+    else:
+        _link(jail.home / ".ssh" / "id_work", key, relative=where == "dotfiles in the home")
+    assert "work-key-canary" not in await _cat_in(jail, str(key))
+
+
+async def test_what_must_stay_in_view_is_not_hidden_through_a_hidden_places_link(jail: Jail) -> None:
+    """``known_hosts -> /dev/null`` is common, and a link to the home folder or to ``/`` would
+    hide everything: those are left in view (what they hold that is hidden is hidden itself)."""
+    _link(jail.home / ".ssh" / "known_hosts", "/dev/null")
+    _link(jail.home / ".ssh" / "home", jail.home)
+    _link(jail.home / ".ssh" / "root", "/")
+    (jail.home / "notes.txt").write_text("plain-notes\n")
+    result = await run(tool_with(), {"command": f"echo x > /dev/null && cat {jail.home / 'notes.txt'} && echo done"},
+                       context(jail.workspace))
+    assert result.success, result.output
+    assert "plain-notes" in result.output and "done" in result.output
