@@ -378,7 +378,13 @@ class AgentLoop:
                     call, scope, host, on_status=lambda status: hear.on_tool_status(call.id, status)
                 )
             results[call.id] = envelope
-            hear.on_tool_result(call.id, envelope)
+            try:
+                if call not in skip:
+                    # Neither the person nor the model hears of a call before its audit record
+                    # is safe from a crash (as the gateway's clients: ``Dispatcher.recorded``).
+                    await self.dispatcher.recorded(call.name)
+            finally:  # (Stop while waiting: the call ran, and its card says how it ended)
+                hear.on_tool_result(call.id, envelope)
 
         try:
             for group in self._batches(calls):

@@ -17,7 +17,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,9 +37,6 @@ log = logging.getLogger(__name__)
 
 #: Seconds between progress notifications while a call runs or waits for the person.
 KEEPALIVE_SECONDS = 5.0
-#: How long an answer waits for its audit record to be written (a stalled disk must not hang the
-#: client: past this, the answer goes and the wait is logged).
-AUDIT_WAIT_SECONDS = 10.0
 
 #: Progress as the client's user reads it (English: it goes to another program's window or log).
 PROGRESS_TEXT = {
@@ -225,30 +221,8 @@ class ClientSession:
                 self.waiting -= 1
             if ticker is not None:
                 ticker.cancel()
-        await self._recorded(name)
+        await self.engine.dispatcher.recorded(f"{name} (for {self.client})")
         return to_mcp(envelope)
-
-    async def _recorded(self, name: str) -> None:
-        """Until the call's audit record (queued by the dispatcher as the call ended) is written."""
-        audit = self.engine.dispatcher.audit
-        if audit is None:
-            return
-        loop = asyncio.get_running_loop()
-        written: asyncio.Future[bool] = loop.create_future()
-
-        def settle(in_time: bool) -> None:
-            if not written.done():
-                written.set_result(in_time)
-
-        audit.written(partial(loop.call_soon_threadsafe, settle, True))
-        late = loop.call_later(AUDIT_WAIT_SECONDS, settle, False)
-        try:
-            in_time = await written
-        finally:
-            late.cancel()
-        if not in_time:
-            log.error("the audit record of %s (for %s) was not written within %g s; answering anyway",
-                      name, self.client, AUDIT_WAIT_SECONDS)
 
 
 _pending: set[asyncio.Task[Any]] = set()

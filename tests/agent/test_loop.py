@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 
 import pytest
@@ -72,6 +73,30 @@ async def test_tool_call_goes_through_the_dispatcher_and_the_envelope_goes_back(
     assert {d.name for d in model.seen[0][1]} >= {"echo", "write_note"}
     (row,) = engine[0].audit.query(tool="echo")
     assert row["call_id"] == "c1"
+
+
+class ReadsTheAuditFile(NullListener):
+    """What another process would find in the audit file the moment each result is heard."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.found: dict[str, list[str]] = {}
+
+    def on_tool_result(self, call_id: str, envelope) -> None:  # type: ignore[no-untyped-def]
+        with sqlite3.connect(f"file:{self.path}?mode=ro", uri=True) as db:
+            self.found[call_id] = [row[0] for row in db.execute("SELECT call_id FROM audit")]
+
+
+async def test_a_result_is_heard_only_once_its_audit_record_is_in_the_file(engine, scope, host) -> None:
+    """The writer batches records for up to 20 ms: the card and the model heard of a call (a
+    write, here) whose record a crash at that moment would have lost (as the gateway's clients
+    did, s179). Now each is heard once its record is in the file."""
+    model = ScriptedModel([calls(("c1", "write_note", '{"path": "n.txt", "content": "x"}')),
+                           calls(("c2", "echo", '{"text": "ping"}')), say("done")])
+    reader = ReadsTheAuditFile(engine[0].audit.path)
+    outcome = await loop_for(engine, model).run(user("note"), scope, ScriptedHost(ApprovalChoice.ALLOW_ONCE), reader)
+    assert outcome.completed
+    assert "c1" in reader.found["c1"] and "c2" in reader.found["c2"]
 
 
 async def test_invalid_json_arguments_become_a_validation_envelope_the_model_sees(engine, scope, host) -> None:
