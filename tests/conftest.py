@@ -82,3 +82,17 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     from echo_desk.tools import secrets
 
     secrets.install_secret_store(secrets.MemorySecretStore())
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    """Echo Desk's own language set to Simplified Chinese for the test, the one before put back
+    (the Qt pages' own: ``tests/ui/conftest.py``)."""
+    from echo_desk.i18n import current_language, set_language
+
+    before = current_language()
+    set_language("zh_CN")
+    try:
+        yield
+    finally:
+        set_language(before)

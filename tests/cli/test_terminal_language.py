@@ -9,12 +9,10 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from echo_desk import i18n
 from echo_desk.agent.host import ApprovalChoice, ApprovalRequest
 from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
 from echo_desk.cli.terminal_host import TerminalHost, asker_line, field_value
@@ -33,13 +31,6 @@ from echo_desk.tools.host import Question
 ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    i18n.set_language("zh_CN")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def _approval(out: io.StringIO, choice: ApprovalChoice) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from echo_desk import i18n
 from echo_desk.cli.with_runtime import _tools_list
-from echo_desk.i18n import N_, current_language, for_person, set_language
+from echo_desk.i18n import N_, for_person
 from echo_desk.runtime import Runtime
 from echo_desk.tools import Tool
 
@@ -25,12 +25,6 @@ def runtime() -> Iterator[Runtime]:
     made.close()
 
 
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    before = current_language()
-    set_language("zh_CN")
-    yield
-    set_language(before)
 
 
 def _not_ready(runtime: Runtime, monkeypatch: pytest.MonkeyPatch, reason: str) -> Tool:

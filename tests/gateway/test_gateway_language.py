@@ -16,14 +16,7 @@ import pytest
 
 from echo_desk.cli.gateway import _status
 from echo_desk.gateway.relay import AppUnreachable, Relay, app_status
-from echo_desk.i18n import set_language, shown
-
-
-@pytest.fixture
-def chinese():  # type: ignore[no-untyped-def]
-    set_language("zh_CN")
-    yield
-    set_language("en")
+from echo_desk.i18n import shown
 
 
 @pytest.fixture

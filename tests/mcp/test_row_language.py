@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
 
 import pytest
 
-from echo_desk.i18n import current_language, set_language, shown
+from echo_desk.i18n import set_language, shown
 from echo_desk.mcp import ServerState
 from echo_desk.mcp.config import parse_server
 from echo_desk.tools import ErrorKind
@@ -21,12 +20,6 @@ from tests.mcp.test_everything import ctx
 MISSING = "/nonexistent/echo-desk-no-such-server"
 
 
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    before = current_language()
-    set_language("zh_CN")
-    yield
-    set_language(before)
 
 
 def _tiny(**env: str) -> object:

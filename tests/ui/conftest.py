@@ -226,3 +226,15 @@ def tr(message: str) -> str:
 
 
 Drive = Callable[..., Awaitable[Any]]
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    """The whole app in Simplified Chinese (Qt's own texts too), English again after."""
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language("zh_CN")
+    try:
+        yield
+    finally:
+        i18n_qt.apply_language("en")

@@ -6,27 +6,18 @@ from __future__ import annotations
 
 import re
 import socket
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import httpx2
 import pytest
 
-from echo_desk.i18n import current_language, set_language, shown
+from echo_desk.i18n import set_language, shown
 from echo_desk.mcp.explain import technical_detail
 from echo_desk.mcp.oauth.errors import SignInError, SignInStep
 from echo_desk.mcp.oauth.http import new_client, send
 from echo_desk.mcp.oauth.registration import dynamic
 from echo_desk.mcp.oauth.tokens import Client, SignIn, SignIns
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    before = current_language()
-    set_language("zh_CN")
-    yield
-    set_language(before)
 
 
 def _no_english(text: str) -> None:

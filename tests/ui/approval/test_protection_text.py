@@ -6,8 +6,6 @@ import ast
 import os
 from pathlib import Path
 
-import pytest
-
 import echo_desk.ui
 from echo_desk import i18n
 from echo_desk.builtins import FetchUrl
@@ -21,11 +19,6 @@ from echo_desk.ui.approval.protection_text import REASON_TEXTS, protection_text,
 UI = Path(echo_desk.ui.__file__).parent
 
 
-@pytest.fixture
-def chinese():  # type: ignore[no-untyped-def]
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language("en")
 
 
 async def test_the_reasons_tools_give_are_shown_in_both_languages(tmp_path: Path, chinese: None) -> None:

@@ -34,11 +34,6 @@ ENGLISH = re.compile(r"\b(space|device|Keyring|locked|line|column|expected|quote
 DISK_FULL = OSError(errno.ENOSPC, "No space left on device")
 
 
-@pytest.fixture
-def chinese():  # type: ignore[no-untyped-def]
-    i18n_qt.apply_language("zh_CN")
-    yield
-    i18n_qt.apply_language("en")
 
 
 @pytest.fixture

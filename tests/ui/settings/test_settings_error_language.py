@@ -19,7 +19,6 @@ from echo_desk import sandbox
 from echo_desk.agent.permissions import GrantScope, Suggestion, sandbox_toggle
 from echo_desk.i18n import shown
 from echo_desk.mcp.explain import technical_detail
-from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.failure_text import failure_reason
 from echo_desk.ui.settings.model_download import describe_error
 from echo_desk.ui.settings.permissions_page import PermissionsPage
@@ -35,11 +34,6 @@ ENGLISH = re.compile(r"\b(space|device|Errno|Expecting|value|refused|Connection|
 BROKEN = '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "make **"\n\n[[rule]]\neffect = "maybe"\n'
 
 
-@pytest.fixture
-def chinese():  # type: ignore[no-untyped-def]
-    i18n_qt.apply_language("zh_CN")
-    yield
-    i18n_qt.apply_language("en")
 
 
 def _full_disk(*_args: object, **_kwargs: object) -> None:
