@@ -53,7 +53,7 @@ gateway-test-clients:
 # day and 2950 s and 431 s on the next, so they sit well above both (CI's own limit is 90 minutes).
 test-only: $(STAMP) mcp-test-servers gateway-test-clients
 	ECHO_DESK_REQUIRE_LLM=1 QT_QPA_PLATFORM=offscreen timeout -k 15 4500 $(PY) -m pytest -q -p no:cacheprovider
-	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 1200 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins tests/common tests/tools tests/cli tests/cards
+	ECHO_DESK_BLOCK_QT=1 QT_QPA_PLATFORM=offscreen timeout -k 15 1800 $(PY) -m pytest -q -p no:cacheprovider -p no:pytest-qt tests/agent tests/store tests/builtins tests/common tests/tools tests/cli tests/cards
 
 # A wheel + sdist (python -m build, isolated: fetches hatchling and Babel like any user's build)
 # and the one-folder desktop bundle dist/echo-desk/ (+ a .tar.gz of it to hand out).

@@ -45,12 +45,22 @@ def trust_key(ws: Path, layer: Layer) -> str:
     return str(ws) if layer is Layer.WORKSPACE else f"{ws}\x00local"
 
 
+#: What a rule file that exists but cannot be read "hashes" to (a folder in its place, no right to
+#: read it): no trusted hash (hex digits) is ever equal to it, so it counts as present and is
+#: never trusted. (Raising took every check of the workspace's commands down with it: a
+#: repository holding a folder ``.echo-desk/permissions.toml/`` did that.)
+UNREADABLE = "unreadable"
+
+
 def file_sha256(path: Path) -> str | None:
-    """The sha256 of a rule file's bytes (``None`` when it does not exist)."""
+    """The sha256 of a rule file's bytes (``None`` when it does not exist, ``UNREADABLE`` when
+    it cannot be read)."""
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except FileNotFoundError:
         return None
+    except OSError:
+        return UNREADABLE
 
 
 def current_sha256(path: Path) -> str:

@@ -128,3 +128,19 @@ def test_the_sandbox_box_vouches_only_for_the_bytes_it_wrote(setup: Setup, monke
     assert local.read_text(encoding="utf-8") == SWAPPED
     assert not e.personal_file_trusted(ws)
     assert e.check_command("rm -rf src", workspace=ws).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("name", ["permissions.toml", "permissions.local.toml"])
+def test_a_folder_in_place_of_a_rule_file_asks_and_is_never_trusted(setup: Setup, name: str) -> None:
+    """A repository may hold a folder where a rule file goes (``.echo-desk/permissions.toml/``):
+    every check of the workspace's commands raised ``IsADirectoryError``. The file counts as
+    present and unreadable: nothing of it applies, it is not trusted, and showing it says why."""
+    e, ws = setup.engine, setup.workspace
+    setup.write_user_rules(SHOWN)
+    (ws / ".echo-desk" / name).mkdir(parents=True)
+    e.refresh()
+    assert e.check_command("make", workspace=ws).effect is Effect.ALLOW  # the person's own rule still holds
+    assert e.check_command("rm -rf src", workspace=ws).effect is not Effect.ALLOW
+    assert not e.is_trusted(ws)
+    with pytest.raises(ValueError, match="cannot be read"):
+        e.trust_snapshot(ws)
