@@ -190,7 +190,7 @@ class Finder:
             looked += listing.entries
             for name in listing.links:
                 real = self._realpath(f"{current}/{name}")
-                if self._lands(real, whole) or (whole and not _inside(real, self.base) and self._hidden_too(real)):
+                if self._lands(real, whole) or (whole and self._hidden_too(real)):
                     found.append(Landing(real, os.path.lexists(real), why))
             pending.extend(f"{current}/{name}" for name in listing.folders)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:

@@ -6,7 +6,8 @@ A record may also be queued still to be put together (``append_deferred``): its 
 redaction then run on the writer thread too, not on the caller's.
 
 A batch waits up to ``_BATCH_WINDOW_SECONDS`` for more records, unless someone waits for it
-(``written``): a gateway's client gets a call's answer only once its record is on disk, so an app
+(``written``): a call's answer (to a gateway's client, or to the person and the model in
+Echo Desk's own chat: ``Dispatcher.recorded``) goes only once its record is on disk, so an app
 killed the moment the answer left (a crash) still has the record. Calls at once still share a
 commit: those queued while one is written go in the next.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from echo_desk.agent.permissions.options import OptionSet, read_options
+from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
 
 Words = Sequence[str | None]
 #: The folders a form's operands name (``None``: a folder not known here).
@@ -31,19 +31,27 @@ def folders(words: Words, form: Form) -> list[str | None]:
     """The folders ``form`` writes, run with ``words`` (its arguments): ``[None]`` when an
     option is not known here (it may take the next word: which one is the folder) or a word
     where an option could be is only known when the line runs."""
-    parsed = read_options(words, form.options)
-    if parsed.dynamic or any(s.option is None for s in parsed.seen):
+    parsed = _known(words, form)
+    if parsed is None:
         return [None]
-    named = [s.value for s in parsed.seen if s.option is not None and form.named & set(s.option.names)]
-    return named + form.operands([w for _, w in parsed.operands])
+    return _values(parsed, form.named) + form.operands([w for _, w in parsed.operands])
 
 
 def option_values(words: Words, form: Form, names: frozenset[str]) -> list[str | None]:
     """The values of the options of ``names`` in ``words`` (``[None]``: an option not known
     here, which may take the next word, or a word only known when the line runs)."""
+    parsed = _known(words, form)
+    return [None] if parsed is None else _values(parsed, names)
+
+
+def _known(words: Words, form: Form) -> Parsed | None:
+    """``words`` read by ``form``'s options; ``None`` when an option is not known here (it may
+    take the next word) or a word where an option could be is only known when the line runs."""
     parsed = read_options(words, form.options)
-    if parsed.dynamic or any(s.option is None for s in parsed.seen):
-        return [None]
+    return None if parsed.dynamic or any(s.option is None for s in parsed.seen) else parsed
+
+
+def _values(parsed: Parsed, names: frozenset[str]) -> list[str | None]:
     return [s.value for s in parsed.seen if s.option is not None and names & set(s.option.names)]
 
 
