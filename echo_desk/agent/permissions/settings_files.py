@@ -60,6 +60,12 @@ class Place:
     suffixes: tuple[str, ...] = ()
 
 
+#: Every file anywhere: where a command reads settings or code from a place Echo Desk cannot tell
+#: (a word known only when the line runs, an include it cannot follow, a variable it does not
+#: know): the line asks while the agent may write anywhere.
+ANY_FILE = Place(Path("/"), ("file",), below=True, suffixes=("",))
+
+
 def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None, *,
            index_changes: bool = False) -> list[Place]:
     """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files
@@ -160,7 +166,7 @@ def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Pa
         return []
     words = rest[at + 1:]
     if any(w is None for w in words):
-        return [Place(Path("/"), ("file",), below=True, suffixes=("",))]
+        return [ANY_FILE]
     found = [Place(c, tuple(f"x{s}" for s in code), suffixes=code) for c in cwds]
     return found + [Place(p.parent, (p.name,)) for c in cwds for w in words if w and not w.startswith("-")
                     for p in _both(c / w)]
@@ -478,7 +484,7 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
     named: list[str | None] = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
     named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := line_environment.get(name))]
     if any(not value for value in named):
-        return [Place(Path("/"), ("file",), below=True, suffixes=("",))]
+        return [ANY_FILE]
     # A folder named instead of a file holds the build file (``tox -c out`` reads out/tox.ini).
     names = table.FOLDER_SETTINGS.get(program, ())
     return [place for c in cwds for value in named if value for p in _both(c / value)
@@ -506,7 +512,7 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
                                      [p for c in cwds for v in folders if v for p in _both(c / v)], variables.makefiles)
     found += [Place(p.parent, (p.name,)) for p in result.files]
     unknown = result.unknown or variables.unknown or any(not v for v in folders)
-    return found + ([Place(Path("/"), ("file",), below=True, suffixes=("",))] if unknown else [])
+    return found + ([ANY_FILE] if unknown else [])
 
 
 def _option_values(program: str, words: Sequence[str | None],

@@ -523,7 +523,7 @@ class _Judge:
                                           index_changes=git and self.index_changes(values))
             programs.read(values)  # (where its settings commands write: read again, see programs.read)
         if _loose_variables(values, read, bool(found)):
-            found.append(settings_files.Place(Path("/"), ("file",), below=True, suffixes=("",)))
+            found.append(settings_files.ANY_FILE)
         if not found:
             return []
         if not self.cwd_known:
