@@ -16,9 +16,10 @@ make 4.3 and cmake 3.25 under bash and dash):
   ``CMAKE_PREFIX_PATH``, ``CMAKE_FRAMEWORK_PATH``, ``CMAKE_APPBUNDLE_PATH``, and each package's
   ``<Pkg>_DIR`` and ``<Pkg>_ROOT`` (its manual, find_package).
 
-The environment read is the one Echo Desk runs in, which its commands inherit. An assignment on
-the line itself (``MAKEFILES=out/x.mk make``, ``env MAKEFILES=… make``, ``export …; make``) is
-not read here: the engine already asks for any assignment that is not one of the few inert ones.
+The environment read is the one Echo Desk runs in, which its commands inherit, with what a
+wrapper on the line gives the command (``env MAKEFILES=… make``: ``line_environment``). A plain
+assignment before the command (``MAKEFILES=out/x.mk make``, ``export …; make``) is not read
+here: the engine already asks for any assignment that is not one of the few inert ones.
 
 What this is not: a build runs the programs its build files and these variables name (a
 compiler, ``CC``, a launcher); those are found on the PATH, which the engine judges elsewhere.
@@ -27,9 +28,10 @@ compiler, ``CC``, a launcher); those are found on the PATH, which the engine jud
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import Does, read_options
 
@@ -61,21 +63,26 @@ class Named:
 
 
 def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] | None = None) -> Named:
-    """What ``program``, run with ``words`` in the environment ``environ`` (Echo Desk's own
-    when not given), reads by its variables."""
-    environ = os.environ if environ is None else environ
+    """What ``program``, run with ``words`` in the environment ``environ`` (when not given: the
+    one the command runs with, ``line_environment``: Echo Desk's own with what the line gives
+    it, ``env MAKEFILES=… make``), reads by its variables."""
+    def get(name: str) -> str:
+        return line_environment.get(name) if environ is None else environ.get(name, "")
+
+    given = line_environment.given() if environ is None else None
+    names = [*(os.environ if environ is None else environ), *(given.values if given is not None else ())]
     result = Named()
     if program in ("make", "cmake"):
-        _make_environment(environ, result)
+        _make_environment(get, result)
     if program == "cmake":
         for _, value in cmake_settings(words):
             if value is None:
                 result.unknown = True
             else:
                 result.paths += [v for v in value.split(";") if v]
-        for name, value in environ.items():
+        for name in dict.fromkeys(names):
             if name in _CMAKE_PATH_VARIABLES or name.endswith(_CMAKE_PACKAGE_SUFFIXES):
-                result.paths += [v for v in value.split(os.pathsep) if v]
+                result.paths += [v for v in get(name).split(os.pathsep) if v]
     return result
 
 
@@ -99,11 +106,11 @@ def cmake_settings(words: Sequence[str | None]) -> list[tuple[str | None, str | 
     return found
 
 
-def _make_environment(environ: Mapping[str, str], result: Named) -> None:
+def _make_environment(get: Callable[[str], str], result: Named) -> None:
     """The makefiles ``MAKEFILES`` names and what ``MAKEFLAGS`` adds (its ``-I`` folders)."""
-    result.makefiles += environ.get("MAKEFILES", "").split()
+    result.makefiles += get("MAKEFILES").split()
     for variable in _MAKE_FLAG_VARIABLES:
-        value = environ.get(variable, "")
+        value = get(variable)
         if "\\" in value:
             result.unknown = True  # (make escapes a space inside a word so: not split here)
             continue

@@ -17,7 +17,7 @@ from echo_desk.agent.permissions import Effect, line_environment, settings_comma
 
 from .conftest import Setup
 
-PROGRAMS = "[hg|pip|git|gem|bundle|just|pytest|npm|curl|go|nice|ls|env|gh] **"
+PROGRAMS = "[hg|pip|git|gem|bundle|just|pytest|npm|curl|go|nice|ls|env|gh|make|cmake] **"
 
 
 def _verdict(setup: Setup, line: str, names: str, *writable: str) -> Effect | None:
@@ -44,6 +44,8 @@ NAMED = [
     ("CURL_HOME", "out", "curl -s https://example.com/"),
     ("GOENV", "out/env", "go build ./..."),
     ("PYTHONPATH", "out", "pip list"),
+    ("MAKEFILES", "out/x.mk", "make"),
+    ("CMAKE_PREFIX_PATH", "out", "cmake -S . -B b"),
 ]
 
 
