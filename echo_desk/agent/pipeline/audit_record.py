@@ -1,5 +1,5 @@
-"""The audit record of a call: what it says is fixed when the call ends; the copying and
-redaction that build it run on the audit writer thread, off the caller's way back."""
+"""The audit record of a call, put together (copied, redacted) on the caller's thread when the
+call ends: it goes into the audit journal before the call's answer (``AuditLog.append``)."""
 
 from __future__ import annotations
 
@@ -28,8 +28,7 @@ def record_call(audit: AuditLog | None, record: CallRecord, envelope: Envelope) 
         duration_ms=(time.perf_counter() - record.started) * 1000,
         said=_Said(call.id, call.name, scope.conversation_id, scope.chain, entry.source if entry else "",
                    record.decision, record.provenance, record.deciding, scope.caller),
-        # The call's own dict, as it is now (the tool has returned: nothing changes it further).
-        arguments=dict(arguments) if type(arguments) is dict else arguments,
+        arguments=arguments,
         hidden=entry.tool.hidden_parameters if entry else (),
         envelope=envelope,
     ))
@@ -51,7 +50,7 @@ class _Said(NamedTuple):
 
 def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: object, hidden: tuple[str, ...],
                   envelope: Envelope) -> AuditRecord:
-    """The audit record of a call (on the audit writer thread)."""
+    """The audit record of a call."""
     return AuditRecord(
         at=at,
         conversation_id=said.conversation_id,
