@@ -2,8 +2,9 @@
 
 Each record is put together and redacted on the caller's thread, appended as one line to the
 audit journal (``audit_journal.py``: a private file beside the database, one ``os.write``), and
-queued to one writer thread that folds the records into SQLite in batches. ``query`` flushes
-first, so readers see every call made.
+queued to one writer thread that folds the records into SQLite in batches. A record whose
+redaction would hold the caller up (long texts: ``append_deferred``) is put together on the writer
+thread instead, and not journaled. ``query`` flushes first, so readers see every call made.
 
 A call's answer (to a gateway's client, or to the person and the model in Echo Desk's own chat:
 ``Dispatcher.recorded``) goes only once its record is safe from a crash of this process (killed
@@ -103,9 +104,27 @@ class AuditRecord:
         return row
 
 
+#: A row as queued and held: (its sequence number, the stored row).
+_Row = tuple[int, tuple[Any, ...]]
+
 # Made once: ``json.dumps`` with options builds a new encoder on every call (~1.5 µs a column).
 _encode_plain = json.JSONEncoder().encode
 _encode_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
+@dataclass(frozen=True, slots=True)
+class _Deferred:
+    """A record put together on the writer thread (from values the caller already fixed)."""
+
+    seq: int
+    build: Callable[[], AuditRecord]
+
+    def row(self) -> _Row | None:
+        try:
+            return self.seq, self.build().row()
+        except Exception:  # a bug in building one record must not stop the writer
+            log.exception("an audit record could not be put together")
+            return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +153,6 @@ _INSERT = (
     " file_changes, rule_source, grant_id, client)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-#: A row as queued and held: (its sequence number, the stored row).
-_Row = tuple[int, tuple[Any, ...]]
 
 
 class AuditLog:
@@ -227,14 +244,14 @@ class AuditLog:
             self._queue.put((self._seq, row))
 
     def append_deferred(self, build: Callable[[], AuditRecord]) -> None:
-        """Append the record ``build`` returns (a record that cannot be put together is logged:
-        a bug in one must not fail the call that is being recorded)."""
-        try:
-            record = build()
-        except Exception:
-            log.exception("an audit record could not be put together")
-            return
-        self.append(record)
+        """Queue the record ``build`` returns, put together and redacted on the writer thread in
+        the order queued (``build`` must only read values that no longer change): for a record
+        whose redaction would hold up the caller (long texts cost ms; the chat's loop is the
+        window's). It is not journaled: an answer waits for the database to have it (``safe``)."""
+        with self._append_lock:
+            self._seq += 1
+            self._unjournaled = self._seq
+            self._queue.put(_Deferred(self._seq, build))
 
     def safe(self) -> bool:
         """Every record appended so far is safe from a crash of this process: in the journal, or
@@ -258,7 +275,7 @@ class AuditLog:
             while True:
                 item = self._queue.get()
                 batch: list[Any] = [item]
-                if type(item) is tuple:
+                if type(item) is tuple or type(item) is _Deferred:
                     self._urgent.wait(_BATCH_WINDOW_SECONDS)  # cut short by ``written``
                 self._urgent.clear()  # a marker put before this is drained below; one after, next time
                 while True:  # drain what is already waiting: one commit per batch
@@ -266,7 +283,7 @@ class AuditLog:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                rows = self._held + [r for r in batch if type(r) is tuple]
+                rows = self._held + self._rows(batch)
                 if rows:
                     try:
                         self._write(conn, rows)
@@ -284,6 +301,16 @@ class AuditLog:
                     return
         finally:
             conn.close()
+
+    @staticmethod
+    def _rows(batch: list[Any]) -> list[_Row]:
+        rows = []
+        for item in batch:
+            if type(item) is _Deferred:
+                item = item.row()
+            if type(item) is tuple:
+                rows.append(item)
+        return rows
 
     def _clear_journal(self, last: int) -> None:
         """Empty the journal once everything numbered is in the database (checked with appends
