@@ -91,8 +91,8 @@ class AuditRecord:
     client: str = ""
 
     def row(self) -> tuple[Any, ...]:
-        """The stored row; every text column is redacted by secret shape (run on the caller's thread,
-        before the row reaches the journal) and storable: arguments a model or a client sent may hold lone surrogates (a JSON
+        """The stored row; every text column is redacted by secret shape (before it reaches the
+        journal) and storable: arguments a model or a client sent may hold lone surrogates (a JSON
         ``"\\udcff"``), which SQLite refuses — once, that ended the writer thread."""
         row: tuple[Any, ...] = storable((
             self.at, self.conversation_id, _encode_plain(list(self.scope_chain)), self.call_id, self.tool,
@@ -283,15 +283,18 @@ class AuditLog:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                rows = self._held + self._rows(batch)
+                numbered: list[_Row | _Deferred] = [r for r in batch if type(r) is tuple or type(r) is _Deferred]
+                rows = self._held + self._rows(numbered)
                 if rows:
                     try:
                         self._write(conn, rows)
                     except Exception:  # not the disk (held, in _write): a bug; the writer must go on
                         log.exception("%d audit records could not be written and were given up", len(rows))
                         self._held = []
-                    self._tried = rows[-1][0]
-                    self._clear_journal(rows[-1][0])
+                if numbered:  # (a record that could not be put together counts as tried: it is given up)
+                    last = numbered[-1].seq if isinstance(numbered[-1], _Deferred) else numbered[-1][0]
+                    self._tried = last
+                    self._clear_journal(last)
                 for r in batch:
                     if isinstance(r, threading.Event):
                         r.set()
@@ -303,13 +306,12 @@ class AuditLog:
             conn.close()
 
     @staticmethod
-    def _rows(batch: list[Any]) -> list[_Row]:
+    def _rows(numbered: list[_Row | _Deferred]) -> list[_Row]:
         rows = []
-        for item in batch:
-            if type(item) is _Deferred:
-                item = item.row()
-            if type(item) is tuple:
-                rows.append(item)
+        for item in numbered:
+            row = item.row() if isinstance(item, _Deferred) else item
+            if row is not None:
+                rows.append(row)
         return rows
 
     def _clear_journal(self, last: int) -> None:

@@ -194,3 +194,19 @@ def test_a_journal_another_process_owns_is_left_alone(tmp_path: Path) -> None:
         assert journal_path(path).read_bytes().count(b"\n") == 1  # neither written nor emptied
     finally:
         os.close(fd)
+
+
+def test_a_record_that_cannot_be_put_together_does_not_keep_later_answers_waiting(tmp_path: Path) -> None:
+    def broken() -> AuditRecord:
+        raise RuntimeError("boom")
+
+    audit = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        audit.append_deferred(broken)
+        assert not audit.safe()
+        _told(audit)
+        assert audit.safe()  # tried (and given up, logged): the next answers need not wait
+        audit.append(_record(0))
+        assert audit.safe()
+    finally:
+        audit.close()
