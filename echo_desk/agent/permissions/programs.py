@@ -25,6 +25,7 @@ from echo_desk.agent.permissions import (
     archivers,
     editors,
     file_programs,
+    hg_file_writes,
     hg_folder_writes,
     line_environment,
     npm_settings_writes,
@@ -746,8 +747,9 @@ def _hg(argv: Argv, program: str) -> Reading:
     """hg's options that run code under any subcommand (``table.HG_RUNS``): a rule covers them
     only by naming them. hg reads them anywhere on the line before ``--``, and takes no
     abbreviation of them; a word known only when the line runs may be one. The folders hg creates
-    and fills (``hg clone``, ``init``, ``share``, ``archive``) are judged by the write rules
-    (``hg_folder_writes``)."""
+    and fills (``hg clone``, ``init``, ``share``, ``archive``: ``hg_folder_writes``) and the files
+    its words name (``hg cat -o``, ``bundle``, ``serve --pid-file``…: ``hg_file_writes``) are
+    judged by the write rules."""
     found: list[Flag] = []
     for word in argv[1:]:
         if word is None:
@@ -758,7 +760,8 @@ def _hg(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
         elif _hg_ssh(word):
             found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
-    return Reading(program, flags=tuple(found), written_below=hg_folder_writes.folders_written(argv))
+    return Reading(program, flags=tuple(found), written=hg_file_writes.files_written(argv),
+                   written_below=hg_folder_writes.folders_written(argv))
 
 
 def _hg_ssh(word: str) -> bool:
