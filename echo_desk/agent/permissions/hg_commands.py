@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from echo_desk.agent.permissions.folder_writes import Form, known, values_of
 from echo_desk.agent.permissions.options import Option, OptionSet, Parsed, flags, read_options, values
@@ -43,27 +45,46 @@ def spec(*options: tuple[Option, ...]) -> OptionSet:
     return OptionSet((*(o for group in options for o in group), *GLOBAL))
 
 
+@dataclass(frozen=True)
+class Read:
+    """A writing command of the line: its name, its words read by its form's options and the
+    values of ``--cwd`` among them and hg's global options."""
+
+    command: str
+    parsed: Parsed
+    cwds: tuple[str | None, ...]
+
+
+def read(argv: Sequence[str | None], forms: Mapping[str, Form]) -> Read | Literal[False] | None:
+    """The hg command ``argv`` read when it is one of ``forms``: ``False`` when it is not,
+    ``None`` when that or its words are not known here (an option not known here, a word
+    known only when the line runs where the command or an option could be)."""
+    parsed = read_options(argv[1:], OptionSet(GLOBAL, permute=False))
+    if parsed.dynamic or any(s.option is None for s in parsed.seen):
+        return None  # (hg stops at an option it does not know: not read further here)
+    if parsed.rest is None:
+        return False
+    at = 1 + parsed.rest
+    word = argv[at]
+    if word is None:
+        return None
+    command = command_of(word)
+    if command is None or command not in forms:
+        return False
+    own = known(argv[at + 1:], forms[command])
+    if own is None:
+        return None
+    return Read(command, own, tuple(v for p in (parsed, own) for v in values_of(p, frozenset({"--cwd"}))))
+
+
 def written(argv: Sequence[str | None], forms: Mapping[str, Form], places: Places) -> Paths:
     """The places the hg command ``argv`` writes when it is one of ``forms`` (``places`` says
     which, from its words read by its form's options), each as read from where ``--cwd``
     leads; none for a command not of ``forms``."""
-    parsed = read_options(argv[1:], OptionSet(GLOBAL, permute=False))
-    if parsed.dynamic or any(s.option is None for s in parsed.seen):
-        return (None,)  # (hg stops at an option it does not know: not read further here)
-    if parsed.rest is None:
-        return ()
-    at = 1 + parsed.rest
-    word = argv[at]
-    if word is None:
-        return (None,)
-    command = command_of(word)
-    if command is None or command not in forms:
-        return ()
-    own = known(argv[at + 1:], forms[command])
-    if own is None:
-        return (None,)
-    cwds = [v for p in (parsed, own) for v in values_of(p, frozenset({"--cwd"}))]
-    return tuple(_from(cwds, path) for path in places(command, own))
+    command = read(argv, forms)
+    if command is None or command is False:
+        return () if command is False else (None,)
+    return tuple(from_cwd(command.cwds, path) for path in places(command.command, command.parsed))
 
 
 def command_of(word: str) -> str | None:
@@ -75,7 +96,7 @@ def command_of(word: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _from(cwds: Sequence[str | None], path: str | None) -> str | None:
+def from_cwd(cwds: Sequence[str | None], path: str | None) -> str | None:
     """``path`` as hg reads it: from the folder ``--cwd`` leads to (``None``: not known here:
     more than one ``--cwd``, a ``$VAR`` or ``~user`` hg expands, a URL)."""
     if path is None or "$" in path or SCHEME.match(path):

@@ -144,17 +144,17 @@ def named(files: Sequence[Path], bases: Sequence[Path], home: Path | None) -> li
 def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int) -> list[Named]:
     unknown = [Named(b, folder=True) for b in bases]
     try:
-        entries = parsed(path, _entries)
+        read = parsed(path, entries)
     except FileNotFoundError:
         return []  # (hg skips an included file that is not there)
     except OSError:
         return unknown
-    if entries is None or depth > _DEPTH:
+    if read is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
-    for section, value in entries:
+    for section, _, value in read:
         if section is None:  # %include, relative to the including file
-            included = _expanded(value, home)
+            included = expanded(value, home)
             if included is None:
                 return unknown
             target = Path(os.path.normpath(path.parent / included))
@@ -168,14 +168,14 @@ def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int
                 word = word[len("python:"):].rpartition(":")[0] or word
             elif "/" not in word and not (section == "extensions" and word == value):
                 continue
-            expanded = _expanded(word, home)
-            if expanded is None:
+            named_path = expanded(word, home)
+            if named_path is None:
                 return unknown
-            found += [Named(Path(os.path.normpath(b / expanded))) for b in (path.parent, *bases)]
+            found += [Named(Path(os.path.normpath(b / named_path))) for b in (path.parent, *bases)]
     return found
 
 
-def _expanded(value: str, home: Path | None) -> str | None:
+def expanded(value: str, home: Path | None) -> str | None:
     """A path as hg expands it (``util.expandpath``): ``$VAR`` from the environment the commands
     inherit from Echo Desk, ``~`` the home folder (``None``: another user's home, or no home)."""
     value = os.path.expandvars(value)
@@ -186,12 +186,12 @@ def _expanded(value: str, home: Path | None) -> str | None:
     return value
 
 
-def _entries(text: str) -> tuple[tuple[str | None, str], ...] | None:
-    """The ``(section, value)`` entries of an hgrc (lowercase section; ``None`` for a
+def entries(text: str) -> tuple[tuple[str | None, str, str], ...] | None:
+    """The ``(section, key, value)`` entries of an hgrc (lowercase section; ``None`` for a
     ``%include`` line, whose value is the file it names). ``None``: a file not read or not
     parsed (hg stops with a parse error)."""
     lines = text.splitlines()
-    entries: list[tuple[str | None, str]] = []
+    entries: list[tuple[str | None, str, str]] = []
     section = ""
     continues = False  # (a line starting with blanks continues the value of the item before it)
     for text in lines:
@@ -199,17 +199,17 @@ def _entries(text: str) -> tuple[tuple[str | None, str], ...] | None:
             if _COMMENT.match(text):
                 continue
             if (more := _CONTINUED.match(text)) is not None:
-                entries[-1] = (section, entries[-1][1] + "\n" + more.group(1))
+                entries[-1] = (section, entries[-1][1], entries[-1][2] + "\n" + more.group(1))
                 continue
             continues = False
         if (include := _INCLUDE.match(text)) is not None:
-            entries.append((None, include.group(1)))
+            entries.append((None, "", include.group(1)))
         elif _EMPTY.match(text):
             continue
         elif (header := _SECTION.match(text)) is not None:
             section = header.group(1).strip().lower()
         elif (item := _ITEM.match(text)) is not None:
-            entries.append((section, item.group(2)))
+            entries.append((section, item.group(1), item.group(2)))
             continues = True
         elif not _UNSET.match(text):
             return None

@@ -12,6 +12,10 @@ is judged as a write anywhere below it:
 - ``hg init [DEST]``: DEST, else the folder it runs in;
 - ``hg archive DEST``: DEST (a folder of the repository's files, or an archive file).
 
+A DEST of clone, init and share, and clone's SOURCE when no DEST is given, may be a name of
+hg's ``[paths]``, which hg replaces by the place it stands for (``path_names``; ``hg_paths``
+reads the settings, ``settings_files.written_folders`` gives the places).
+
 The command line is read as hg reads it (``hg_commands``: global options, a unique prefix of
 a command, ``--cwd``). hg expands ``~`` and ``$VAR`` in a folder it creates itself: a ``$``
 the shell left makes it not known, as does a URL (``ssh://``, ``host:path``) or an option not
@@ -23,9 +27,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from echo_desk.agent.permissions.folder_writes import Form, Words, first_or, found, second_or
-from echo_desk.agent.permissions.hg_commands import SCHEME, Paths, spec, written
+from echo_desk.agent.permissions.hg_commands import SCHEME, Paths, Read, read, spec, written
 from echo_desk.agent.permissions.options import Parsed, flags, values
 
 
@@ -82,3 +87,33 @@ def _fragments(folder: str | None) -> list[str | None]:
     if folder is None or "#" not in folder:
         return [folder]
     return [folder, folder.partition("#")[0] or "."]
+
+
+@dataclass(frozen=True)
+class PathNames:
+    """The words of a command that hg looks up among the names of its settings' ``[paths]``
+    (``hg_paths``) for the folder it creates: ``folders`` name it (``hg init NAME``: the place
+    the name stands for), ``named_after`` give it its name (``hg clone NAME``: the folder named
+    after the last part of that place, in the folder hg runs in: ``cwds``)."""
+
+    folders: tuple[str, ...] = ()
+    named_after: tuple[str, ...] = ()
+    cwds: tuple[str | None, ...] = ()
+
+
+def path_names(argv: Sequence[str | None]) -> PathNames:
+    """The words of the hg command ``argv`` that may be names of ``[paths]`` (hg 6.3: ``init``
+    and ``clone`` look DEST up, ``clone`` SOURCE too, ``share`` only a DEST given). A word known
+    only when the line runs is left out: ``folders_written`` makes its folder not known."""
+    command = read(argv, _FORMS)
+    if not isinstance(command, Read) or command.command == "archive":
+        return PathNames()
+    operands = [w for _, w in command.parsed.operands]
+    after: list[str | None]
+    if command.command == "init":
+        words, after = operands[:1] or ["."], []
+    elif len(operands) > 1 or command.command == "share":
+        words, after = operands[1:2], []
+    else:
+        words, after = [], operands[:1]
+    return PathNames(tuple(w for w in words if w is not None), tuple(w for w in after if w is not None), command.cwds)

@@ -30,6 +30,7 @@ from echo_desk.agent.permissions import (
     git_reading,
     git_repositories,
     hg_config,
+    hg_paths,
     line_environment,
     pip_projects,
     programs,
@@ -119,6 +120,17 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
                         # A file named as an operand is collected whatever its name (`tests/notes.txt`).
                         found.append(Place(folder.parent, (folder.name,)))
     return found
+
+
+def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[str | None]:
+    """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
+    hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
+    the settings hg reads outside a repository), for the write rules to judge as those of
+    ``Reading.written_below``."""
+    if not argv or programs.name_of(argv[0]) != "hg":
+        return []
+    files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
+    return hg_paths.folders_named(argv, files, home)
 
 
 def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:

@@ -370,7 +370,11 @@ class _Judge:
 
     def _writes_all_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
         """Whether the write rules let the command (``values``) write every path ``reading``
-        says it writes: files, the nearest of some, and anything below some folders."""
+        says it writes: files, the nearest of some, and anything below some folders (with the
+        folders its settings name: ``settings_files.written_folders``)."""
+        named = settings_files.written_folders(values, self.cwds, self.where.home)
+        if named:
+            reading = replace(reading, written_below=(*reading.written_below, *named))
         if not all(self._writes_allowed(path, sandbox, values) for path in _written_paths(reading)):
             return False
         if not all(self._writes_allowed(path, sandbox, values)
