@@ -77,6 +77,15 @@ def read(argv: Sequence[str | None], forms: Mapping[str, Form]) -> Read | Litera
     return Read(command, own, tuple(v for p in (parsed, own) for v in values_of(p, frozenset({"--cwd"}))))
 
 
+def command_word(argv: Sequence[str | None]) -> str | None:
+    """The word naming the command of the hg line ``argv`` (``""``: none; ``None``: not known
+    here: a word known only when the line runs, or an option not known here before it)."""
+    parsed = read_options(argv[1:], OptionSet(GLOBAL, permute=False))
+    if parsed.dynamic or any(s.option is None for s in parsed.seen):
+        return None
+    return "" if parsed.rest is None else argv[1 + parsed.rest]
+
+
 def written(argv: Sequence[str | None], forms: Mapping[str, Form], places: Places) -> Paths:
     """The places the hg command ``argv`` writes when it is one of ``forms`` (``places`` says
     which, from its words read by its form's options), each as read from where ``--cwd``

@@ -21,13 +21,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions.git_config import parsed
 from echo_desk.agent.permissions.hg_commands import SCHEME, from_cwd
-from echo_desk.agent.permissions.hg_config import entries, expanded
+from echo_desk.agent.permissions.hg_config import all_entries, expanded
 from echo_desk.agent.permissions.hg_folder_writes import path_names
 
-#: hg follows ``%include`` without a limit; deeper than this is not read here (fail closed).
-_DEPTH = 10
 #: The sub-option that makes a path's value a list of them.
 _MULTI = ":multi-urls"
 
@@ -40,29 +37,16 @@ Names = dict[str, list[str | None]] | None
 def names(files: Sequence[Path], home: Path | None) -> Names:
     """The names the ``[paths]`` of the settings ``files`` give, with what each stands for (an
     absolute path, or ``None``: not known here)."""
+    read = all_entries(files, home)
+    if read is None:
+        return None
     found: dict[str, list[str | None]] = {}
     multi: set[str] = set()
-    todo = [(path, 0) for path in files]
-    while todo:
-        path, depth = todo.pop(0)
-        try:
-            read = parsed(path, entries)
-        except FileNotFoundError:
-            continue  # (hg skips a settings file that is not there)
-        except OSError:
-            return None
-        if read is None or depth > _DEPTH:
-            return None
-        for section, key, value in read:
-            if section is None:  # %include, relative to the including file
-                included = expanded(value, home)
-                if included is None:
-                    return None
-                todo.append((Path(os.path.normpath(path.parent / included)), depth + 1))
-            elif section == "paths" and key.endswith(_MULTI):
-                multi.add(key[:-len(_MULTI)].casefold())
-            elif section == "paths" and ":" not in key and value:
-                found.setdefault(key.casefold(), []).append(_place(value, home))
+    for section, key, value in read:
+        if section == "paths" and key.endswith(_MULTI):
+            multi.add(key[:-len(_MULTI)].casefold())
+        elif section == "paths" and ":" not in key and value:
+            found.setdefault(key.casefold(), []).append(_place(value, home))
     for name in multi & set(found):
         found[name] = [None]
     return found

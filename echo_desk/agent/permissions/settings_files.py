@@ -29,6 +29,7 @@ from echo_desk.agent.permissions import (
     git_index,
     git_reading,
     git_repositories,
+    hg_commands,
     hg_config,
     hg_paths,
     line_environment,
@@ -413,7 +414,8 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
-        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems)
+        word = hg_commands.command_word(("hg", *rest))
+        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems, word)
     if program == "gdb":
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
         found += _gdb_loaded(rest, starts, home)
@@ -567,13 +569,15 @@ def _hg_roots(starts: Sequence[Path]) -> list[Path]:
 
 
 def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
-              systems: Sequence[Path]) -> list[Place]:
+              systems: Sequence[Path], word: str | None) -> list[Place]:
     """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
     tool's program, an extension's file; a folder any file of which may be one, when a
     settings file is not read), the files and folders ``$HGRCPATH`` names, the system's
     settings in each folder of ``systems`` (``hg_config.system_folders``: its ``hgrc`` and any
     ``*.rc`` of its ``hgrc.d``), and the settings of the repository a share's
-    ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks in the share)."""
+    ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks in the share). Settings that
+    give the command ``word`` names an alias or defaults (``hg_config.redefined``) make its
+    words not say what it runs or writes: every file counts."""
     found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
     found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
     found += [p for f in systems for p in (Place(f, ("hgrc",)), Place(f / "hgrc.d", ("x.rc",), suffixes=(".rc",)))]
@@ -581,6 +585,8 @@ def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
     found += [Place(source, _SHARED_FILES) for source in sources]
     found += [Place(Path("/"), _SHARED_FILES, below=True)] if unknown else []
     files = hg_config.settings_files(home, roots, sources, systems)
+    if word is None or (word and hg_config.redefined(files, home, word)):
+        found.append(ANY_FILE)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
 
 
