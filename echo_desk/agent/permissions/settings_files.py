@@ -399,7 +399,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     of ``FOLDER_TREES``, the code files its options name (``CODE_FILE_OPTIONS``) and, for hg,
     every folder of the repository, the system's settings of the hg ``runner`` starts and what
     its settings name; for gdb, what its init files name."""
-    starts, unknown = _named_folders(program, rest, cwds)
+    starts, unknown = _named_folders(program, rest, cwds, home)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
     found += [Place(Path("/"), names, below=True)] if unknown else []
@@ -442,14 +442,17 @@ def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path 
     return found
 
 
-def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> tuple[list[Path], bool]:
+def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
+                   home: Path | None = None) -> tuple[list[Path], bool]:
     """The folders ``program`` looks for its settings from, run in any of ``cwds`` with its
     arguments ``words``: those folders, and the ones its options name instead
     (``program_options.FOLDER_OPTIONS``: ``hg -R out/r status`` reads out/r/.hg/hgrc, ``hg --cwd
     out -R r`` out/r/.hg/hgrc, ``ninja -C out`` out/build.ninja) or, for the programs of
     ``OPERAND_FOLDERS``, its operands (``cmake ../src``). With ``True``: an option whose folder
-    is not known here (a word known only when the line runs, or none after the option)."""
-    named = _option_values(program, words, table.FOLDER_OPTIONS.get(program))
+    is not known here (a word known only when the line runs, none after the option, or another
+    user's home). A value starting ``~/`` is below ``home``, as the shell expands it (``hg -R
+    ~/r``; it was read below the folder the program runs in)."""
+    named = [_home_word(v, home) for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program))]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
         named += [w for w in words if w is None or not w.startswith("-")]
@@ -461,6 +464,16 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         names = table.FOLDER_SETTINGS.get(program, ())
         starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _home_word(word: str | None, home: Path | None) -> str | None:
+    """``word`` with a leading ``~`` (alone or before ``/``) made the home folder (``None``:
+    another user's home, or no home folder known)."""
+    if word is None or not word.startswith("~"):
+        return word
+    if home is None or not (word == "~" or word.startswith("~/")):
+        return None
+    return str(home / word[2:])
 
 
 def _searches_up(program: str, words: Sequence[str | None]) -> bool:
