@@ -245,10 +245,11 @@ class App:
 
             mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
         elif self.services.mcp_error:
+            from echo_desk.ui.app.services import mcp_failed_text
             from echo_desk.ui.settings.settings_dialog import PlaceholderPage
 
             error = self.services.mcp_error
-            mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
+            mcp_page = PlaceholderPage(lambda: mcp_failed_text(error))
         from echo_desk.ui.settings.connected_apps_page import ConnectedAppsPage
 
         manager = self.services.mcp

@@ -32,6 +32,7 @@ from echo_desk.ui.core import marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
 from echo_desk.ui.core.remote_icons import blank_icon, remote_icon
+from echo_desk.ui.widgets.failure_text import failure_reason, failure_tip
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10
@@ -69,16 +70,9 @@ def _warning_icon() -> QIcon:
 
 def _readiness_failed(exc: Exception) -> str:
     """A tool's readiness check that raised, in the person's language: the exception's English
-    (a developer's words) is kept for the tooltip (``_technical_tip``), not put in the cell."""
-    from echo_desk.mcp.explain import explained  # loads the MCP SDK: only when a check fails
-
-    return _("Readiness check failed: {error}").format(error=shown(explained(exc, quote_detail=False)))
-
-
-def _technical_tip(exc: Exception) -> str:
-    from echo_desk.mcp.explain import technical_detail
-
-    return plain_tooltip(technical_detail(exc))
+    (a developer's words) is kept for the tooltip (``failure_tip``), not put in the cell. A check
+    runs programs: a missing one is "command not found"."""
+    return _("Readiness check failed: {error}").format(error=failure_reason(exc, running=True))
 
 
 def _status_colour(ready: bool) -> QColor:
@@ -329,7 +323,7 @@ class ToolCatalogModel(QStandardItemModel):
                     parts.append(said_by_tool(tool, tool.readiness_detail()) or _("Not ready"))
             except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
                 parts.append(_readiness_failed(exc))
-                detail_tip = _technical_tip(exc)
+                detail_tip = failure_tip(exc)
             offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
             if callable(offline) and (note := offline()):
                 parts.append(shown(note))

@@ -51,7 +51,7 @@ from echo_desk.ui.core.rules_text import (
     rule_tool,
     verdict_colour,
 )
-from echo_desk.ui.settings.failure_text import say_failure
+from echo_desk.ui.widgets.failure_text import say_failure
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),

@@ -19,10 +19,10 @@ from echo_desk import sandbox
 from echo_desk.agent.permissions import GrantScope, Suggestion, sandbox_toggle
 from echo_desk.i18n import shown
 from echo_desk.mcp.explain import technical_detail
-from echo_desk.ui.settings.failure_text import failure_reason
 from echo_desk.ui.settings.model_download import describe_error
 from echo_desk.ui.settings.permissions_page import PermissionsPage
 from echo_desk.ui.settings.sandbox_page import SandboxPage
+from echo_desk.ui.widgets.failure_text import failure_reason
 from tests.ui.settings.test_permissions_page import USER_RULES, _run, page
 from tests.ui.settings.test_trust_dialog import _page
 
