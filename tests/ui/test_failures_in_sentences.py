@@ -252,3 +252,22 @@ def test_settings_pages_still_say_a_missing_file_as_the_system_s_refusal() -> No
     gone = FileNotFoundError(errno.ENOENT, "No such file or directory", "/tmp/x/permissions.toml")
     assert failure_reason(gone) == "the system refused it: no such file or folder"
     assert failure_reason(gone, running=True) == "command not found: /tmp/x/permissions.toml"
+
+
+def test_sending_without_the_engine_says_the_engine_not_the_model(qtbot, runtime, tmp_path: Path, workspace) -> None:
+    # Before: a model was connected but the engine had not started, and the chat said "No model is
+    # connected … open Settings › Models": the person looked for a fault where there was none.
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    window = attached_window(qtbot, runtime, store)
+    try:
+        window.set_workspace(str(workspace))
+        window.set_model(ScriptedModel([]))
+        window.session.runtime = None  # what the window holds when Runtime.create failed
+        window.composer.setPlainText("hello")
+        window.send()
+        said = shown(window.session.transcript.items()[-1].text)
+        assert said.startswith("The tool engine is not running, so nobody can answer"), said
+        assert "No model is connected" not in said
+    finally:
+        window.session.stop()
+        store.close()

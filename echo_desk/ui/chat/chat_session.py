@@ -209,7 +209,11 @@ class ChatSession(QObject):
         regenerated or retried). Returns ``False`` (and says why) when it cannot."""
         if self.busy or self.conversation is None:
             return False
-        if self.model is None or self.runtime is None:
+        if self.runtime is None:  # the engine did not start: a model alone cannot answer
+            self.transcript.add_notice(deferred(N_("The tool engine is not running, so nobody can answer; the "
+                                                   "notice at the top of the window says why.")), error=True)
+            return False
+        if self.model is None:
             self.transcript.add_notice(deferred(N_("No model is connected, so nobody can answer yet. Open "
                                                    "Settings › Models to connect one.")), error=True)
             return False
