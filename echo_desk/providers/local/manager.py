@@ -14,7 +14,8 @@ from pathlib import Path
 
 import httpx
 
-from echo_desk.i18n import N_, Deferred, deferred
+from echo_desk.common.explain import in_english
+from echo_desk.i18n import N_, deferred
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.verify import is_gguf, is_verified, mark_verified
 from echo_desk.store.private import open_private, private_dir
@@ -42,10 +43,7 @@ class ModelFileError(Exception):
         return reason
 
     def __str__(self) -> str:
-        reason = self.reason
-        if isinstance(reason, Deferred) and reason.params:
-            return reason.msgid.format(**reason.params)
-        return reason.msgid if isinstance(reason, Deferred) else str(reason)
+        return in_english(self.reason)
 
 
 def resolve_model_path(settings: LocalModelSettings) -> Path:

@@ -380,7 +380,8 @@ class ConnectedAppsPage(QWidget):
         marshal.BackgroundOp(work).on_success(done).on_failure(self._failed).run()
 
     def _failed(self, exc: BaseException) -> None:
-        from echo_desk.mcp.explain import explained, technical_detail
+        from echo_desk.common.explain import technical_detail
+        from echo_desk.mcp.explain import explained
 
         # A ``PlanError`` says why in the person's words; any other failure is named, never
         # quoted: its English is the tooltip's, for a report.

@@ -196,7 +196,7 @@ class LocalModelPanel(QWidget):
             self._say(_("Not used: {reason}").format(reason=visible(shown(exc.reason))))
             return False
         except OSError as exc:
-            from echo_desk.mcp.explain import technical_detail
+            from echo_desk.common.explain import technical_detail
 
             self._say(_("Not used: the file cannot be read ({reason}).").format(reason=failure_reason(exc)),
                       technical_detail(exc))
@@ -314,7 +314,7 @@ class LocalModelPanel(QWidget):
                 _("Download cancelled. The part already downloaded was kept: download the same URL again "
                   "to resume.") if kept else _("Download cancelled."))
             return
-        from echo_desk.mcp.explain import technical_detail
+        from echo_desk.common.explain import technical_detail
 
         self._say(describe_error(exc, dm.models_dir()), technical_detail(exc))
 

@@ -1,7 +1,7 @@
 """What a window says when something it did failed: in the person's language, what happened and
 what did not; the exception's own English only in a tooltip or the log, for a report.
 
-``echo_desk.mcp.explain`` names the failure (an error Echo Desk words itself, ``for_person``, is
+``echo_desk.mcp.explain`` names the failure (``echo_desk.common.explain`` what is not MCP's) (an error Echo Desk words itself, ``for_person``, is
 said as it is; a system refusal in Echo Desk's own sentence, "the disk is full"); a failure it
 cannot name is said to be unexpected, never quoted: ``str(exc)`` is a developer's English
 (``[Errno 28] No space left on device``) whatever the language.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
+from echo_desk.common.explain import refused, technical_detail
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, deferred, shown
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
@@ -42,8 +43,6 @@ def failure_reason(exc: BaseException, *, running: bool = False) -> str:
 def failure_tip(exc: BaseException) -> str:
     """The technical detail of ``exc`` (English, for a report) as a tooltip that shows it
     literally: Qt would read a detail holding ``<b>`` as rich text."""
-    from echo_desk.mcp.explain import technical_detail
-
     return plain_tooltip(technical_detail(exc))
 
 
@@ -52,7 +51,7 @@ def _is_refusal(exc: BaseException | None) -> bool:
 
 
 def _named(exc: BaseException, running: bool) -> str:
-    from echo_desk.mcp.explain import explained, refused
+    from echo_desk.mcp.explain import explained  # loads the MCP SDK: only when something failed
 
     # A missing file is the system's refusal, unless a program was run: then it is the program.
     if _is_refusal(exc) and not (running and isinstance(exc, FileNotFoundError)):

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from echo_desk import sandbox
 from echo_desk.agent.permissions import GrantScope, Suggestion, sandbox_toggle
+from echo_desk.common.explain import technical_detail
 from echo_desk.i18n import shown
-from echo_desk.mcp.explain import technical_detail
 from echo_desk.ui.settings.model_download import describe_error
 from echo_desk.ui.settings.permissions_page import PermissionsPage
 from echo_desk.ui.settings.sandbox_page import SandboxPage
