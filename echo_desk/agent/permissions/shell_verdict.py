@@ -64,6 +64,7 @@ from echo_desk.agent.permissions.model import (
 )
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
+from echo_desk.agent.permissions.reading import Flag
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
     Analysis,
@@ -74,7 +75,7 @@ from echo_desk.agent.permissions.shell import (
     inert_value,
 )
 from echo_desk.agent.permissions.subjects import Subject
-from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens, names_all
+from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens, names_all, names_setting
 from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
@@ -150,7 +151,13 @@ def allows(matcher: TokenPattern | None, argv: Sequence[str | None], reading: Re
     if matcher.match(argv) is not Match.YES:
         return False
     # One alternative that matches must name them all.
-    return any(names_all(words, (flag.names for flag in reading.flags)) for words in matcher.matching(argv))
+    return any(_names_every(words, reading.flags) for words in matcher.matching(argv))
+
+
+def _names_every(words: frozenset[str], flags: Sequence[Flag]) -> bool:
+    """Whether one alternative's ``words`` name every flag (a setting: by its key, see ``Flag``)."""
+    return names_all(words, (f.names for f in flags if f.setting is None)) and all(
+        names_setting(words, f.setting) for f in flags if f.setting is not None)
 
 
 @dataclass
@@ -945,7 +952,7 @@ def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...])
     reading = programs.read(values)
     if reading.never is not None or reading.unreadable or reading.inners or reading.writes:
         return False
-    return any(names_all(words, (flag.names for flag in reading.flags)) for words in alternatives)
+    return any(_names_every(words, reading.flags) for words in alternatives)
 
 
 def _glob_folder(word: Word) -> str | None:
