@@ -32,7 +32,8 @@ SAFE_PREFIXES = ("/dev/", "/bin/", "/usr/bin/", "/usr/bin", "/usr/lib/git-core",
 NOT_PATHS = frozenset({"/", "/../PWNED", "/../home/.ssh/id_rsa", "/.bashrc", "/.ssh/id_rsa", "/a/$", "/alpha/", "/b", "/e",
                        "/id_rsa", "/touch", "/PWNED", "/go:generate",  # a //go:generate line
                        "//127.0.0.1:1/x",  # a loopback address where nothing listens (wget's logs, s126)
-                       "//x/r"})  # ssh://x/r: a host that does not exist (hg runs its ssh command first, s156)
+                       "//x/r",  # ssh://x/r: a host that does not exist (hg runs its ssh command first, s156)
+                       "/scratch/t", "/scratch/t/conftest.py"})  # '~'/scratch/t: a folder named ~ (s191)
 #: (a slash after a glob's character is inside a path too: `src/.*/link-home/…`)
 _ABSOLUTE = re.compile(r"(?<![\w.~@*?\]-])/[^\s'\";|&)(<>`,}{]*")
 
