@@ -63,6 +63,15 @@ def get(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
+def names() -> list[str]:
+    """The names set in the environment the command being judged runs with."""
+    current = _GIVEN.get()
+    if current is None:
+        return list(os.environ)
+    inherited = [] if current.cleared else [n for n in os.environ if n not in current.values]
+    return [*inherited, *(n for n, v in current.values.items() if v is not None)]
+
+
 def given() -> Given | None:
     """What the line gives the command being judged, if anything."""
     return _GIVEN.get()
