@@ -421,7 +421,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds)
+    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds, home)
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
@@ -516,7 +516,7 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
 
 
 def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[Path],
-                    cwds: Sequence[Path]) -> list[Place]:
+                    cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The files the build files of ``program`` include by other names (``build_includes``:
     a Makefile's ``-include out/deps.d``), read from the folders it starts from and the code
     files its options name, with the folders its options add to where it looks for them (make's
@@ -524,11 +524,13 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     values); an inclusion or variable not read: any file."""
     named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
-    variables = build_variables.named(program, words)
+    variables = build_variables.named(program, words, home=home)
     # A path a variable names: the file, and any file below it (a folder cmake searches for a
     # package's Config.cmake), relative to each folder the tool starts from.
     paths = list(dict.fromkeys(p for s in starts for value in variables.paths for p in _both(s / value)))
-    found = [place for p in paths for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
+    found = [place for p in [*paths, *run]
+             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
     folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
                                  *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
