@@ -188,3 +188,27 @@ def test_a_rule_file_that_is_not_toml_keeps_the_parsers_words_as_detail(runtime,
     assert failure_reason(caught.value) == "permissions.toml 不是有效的 TOML，请先修正"
     assert "Expected ']]'" in str(caught.value)  # the CLI's English, as it was
     assert "TOMLDecodeError: Expected ']]'" in technical_detail(caught.value)  # the tooltip's
+
+
+def _denied(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.EACCES, "Permission denied")
+
+
+@pytest.mark.parametrize("where", ["echo_desk.common.atomic._write_all", "echo_desk.common.atomic.atomic_write"])
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_failed_save_says_the_rule_file_is_unchanged_once(page: PermissionsPage, config_dir: Path, monkeypatch,
+                                                            request, where: str, language: str) -> None:
+    # Before: "Not saved; your rule file was not changed (Could not write …/permissions.toml: the disk is
+    # full. The original file is unchanged.)", and "(permissions.toml could not be written; it is
+    # unchanged, …)" when the write failed before the file was opened.
+    if language == "zh_CN":
+        request.getfixturevalue("chinese")
+    monkeypatch.setattr(where, _denied)
+    editor = page.rules
+    editor.editor.setPlainText(USER_RULES + "\n# one more line\n")
+    editor.save.click()
+    said = editor.validation.text()
+    outcome = r"not changed|unchanged" if language == "en" else r"未改动|没有改动|保持原样"
+    assert len(re.findall(outcome, said)) == 1, said
+    assert re.search(r"permission denied" if language == "en" else r"权限不足|无法写入", said), said
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES
