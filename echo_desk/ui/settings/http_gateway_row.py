@@ -97,8 +97,8 @@ class HttpGatewayRow(QWidget):
         elif self.gateway.http_error:
             text, failed = shown(self.gateway.http_error), True
         elif self.gateway.http_port == current.http_port:
-            text = _("Listening on {url} (each app needs its token: echo-desk gateway token --client NAME).").format(
-                url=f"http://127.0.0.1:{current.http_port}/mcp")
+            text = _("Listening on {url}; each app needs its own bearer token ({command} shows it).").format(
+                url=f"http://127.0.0.1:{current.http_port}/mcp", command="echo-desk gateway token --client NAME")
         else:
             text = _("Starting…")
         if self.status.text() != text:
