@@ -255,7 +255,8 @@ class App:
         manager = self.services.mcp
         # Moving an app's servers into mcp.json: the running servers follow it (new ones wait for approval).
         connected_page = ConnectedAppsPage(self.services.settings, self.services.backend,
-                                           after_change=manager.reload if manager is not None else None)
+                                           after_change=manager.reload if manager is not None else None,
+                                           gateway=self.services.gateway)
         self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
                                               mcp_page=mcp_page, connected_page=connected_page,
                                               workspace=self.window.workspace_folder)

@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QStandardItem, QStandardItemMod
 from PySide6.QtWidgets import QApplication, QStyle, QTreeView
 
 from echo_desk.agent.permissions import ToolStanding
+from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
@@ -316,14 +317,14 @@ class ToolCatalogModel(QStandardItemModel):
             tool = self._tools[name]
             parts = []
             detail_tip = ""
-            try:
-                if not tool.is_ready():
-                    # A plugin's detail is a message id of its own catalog (ours are translated already);
-                    # Echo Desk's own may be English for the model, said to the person with ``for_person``.
-                    parts.append(said_by_tool(tool, tool.readiness_detail()) or _("Not ready"))
-            except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
-                parts.append(_readiness_failed(exc))
-                detail_tip = failure_tip(exc)
+            readiness = readiness_of(tool)
+            if readiness.error is not None:  # a broken readiness check is itself worth showing
+                parts.append(_readiness_failed(readiness.error))
+                detail_tip = failure_tip(readiness.error)
+            elif not readiness.ready:
+                # A plugin's detail is a message id of its own catalog (ours are translated already);
+                # Echo Desk's own may be English for the model, said to the person with ``for_person``.
+                parts.append(said_by_tool(tool, readiness.detail) or _("Not ready"))
             offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
             if callable(offline) and (note := offline()):
                 parts.append(shown(note))

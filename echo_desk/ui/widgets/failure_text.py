@@ -16,17 +16,21 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
+from echo_desk.agent.permissions.rule_files import NOT_WRITTEN
+from echo_desk.common.atomic import LEFT_UNCHANGED
 from echo_desk.common.explain import refused, technical_detail
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, deferred, shown
+from echo_desk.i18n import N_, Deferred, deferred, shown
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 
 def failure_said(exc: BaseException, *, running: bool = False) -> str:
     """Why ``exc`` happened (``deferred``: a language switch says it again). An error that says
     what Echo Desk did not do (``ValueError("permissions.toml could not be written; …")``) raised
-    from the system's refusal is followed by the system's reason in Echo Desk's words."""
-    reason = _named(exc, running)
+    from the system's refusal is followed by the system's reason in Echo Desk's words. The outcome an
+    error adds ("The original file is unchanged.") is left out: every page's sentence says it
+    already ("Not saved; your rule file was not changed ({reason})"), and it was said twice."""
+    reason = _cause_only(_named(exc, running))
     cause = exc.__cause__
     if _is_refusal(cause) and cause is not exc:
         assert isinstance(cause, OSError)
@@ -44,6 +48,16 @@ def failure_tip(exc: BaseException) -> str:
     """The technical detail of ``exc`` (English, for a report) as a tooltip that shows it
     literally: Qt would read a detail holding ``<b>`` as rich text."""
     return plain_tooltip(technical_detail(exc))
+
+
+def _cause_only(said: str) -> str:
+    if isinstance(said, Deferred) and said.msgid == LEFT_UNCHANGED:
+        error = said.params.get("error")
+        if isinstance(error, str):  # a ``deferred`` one too, shown in the language of the moment
+            return error
+    if isinstance(said, Deferred) and said.msgid == NOT_WRITTEN:
+        return deferred(N_("{file} could not be written"), **said.params)
+    return said
 
 
 def _is_refusal(exc: BaseException | None) -> bool:
