@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
@@ -122,10 +123,26 @@ def name_of(program: str | None) -> str | None:
 
 
 def read(argv: Argv) -> Reading:
-    """How ``argv``'s program reads it (see the module doc). Never raises. Read again, not
-    from the cache, for a command the line gives variables to (``line_environment``): where
-    its settings commands write depends on them."""
-    return _read_fresh(argv) if line_environment.given() is not None else _read_cached(argv)
+    """How ``argv``'s program reads it (see the module doc). Never raises.
+
+    Where a settings command writes depends on the environment as well as the words
+    (``rustup default``: ``$RUSTUP_HOME``), so a reading is kept with the values the variables
+    it looked up had, and is good only while Echo Desk's own environment still gives them
+    (s195: a reading kept by the words alone judged the file an earlier environment named).
+    A command the line gives variables to is read again every time (``line_environment``)."""
+    if line_environment.given() is not None:
+        return _read_fresh(argv)
+    kept = _KEPT.get(argv)
+    if kept is not None and line_environment.values(name for name, _ in kept[0]) == kept[0]:
+        return kept[1]
+    with line_environment.reading() as names:
+        reading = _read_fresh(argv)
+    kept = (line_environment.values(names), reading)
+    with _KEEPING:
+        if len(_KEPT) >= _KEEP:
+            del _KEPT[next(iter(_KEPT))]  # (the oldest: a dict keeps its order)
+        _KEPT[argv] = kept
+    return reading
 
 
 def _read_fresh(argv: Argv) -> Reading:
@@ -154,7 +171,10 @@ def _read_fresh(argv: Argv) -> Reading:
     return reading
 
 
-_read_cached = lru_cache(maxsize=4096)(_read_fresh)
+#: The readings kept (see ``read``): the words, with the variables looked up and their values.
+_KEPT: dict[Argv, tuple[tuple[tuple[str, str | None], ...], Reading]] = {}
+_KEEP = 4096
+_KEEPING = threading.Lock()
 
 
 def _own_settings(argv: Argv, reading: Reading) -> Reading:

@@ -33,6 +33,7 @@ from echo_desk.agent.permissions import (
     hg_config,
     hg_paths,
     line_environment,
+    npm_environment,
     pip_projects,
     programs,
     pytest_testpaths,
@@ -98,6 +99,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
+    found += _npm_environment(program, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None or rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
         return found
@@ -132,6 +134,28 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
         return []
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)
+
+
+#: npm's settings file: a program that reads it reads npm's settings from its environment too.
+_NPMRC = ".npmrc"
+
+
+def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """For a program reading .npmrc, what npm's settings in the environment name
+    (``npm_environment``): each path, the file and any file below it (relative: in each folder
+    the command runs in; ``~/``: in the home folder); a value not read: any file."""
+    if _NPMRC not in table.FOLDER_SETTINGS.get(program, ()):
+        return []
+    named = npm_environment.paths()
+    if named is None:
+        return [ANY_FILE]
+    paths: list[Path] = []
+    for value in named:
+        if value.startswith("~/") and home is not None:
+            paths.append(home / value[2:])
+        paths += [p for c in cwds for p in _both(c / value)]
+    return [place for p in dict.fromkeys(paths)
+            for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
 
 
 def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -410,7 +434,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds)
+    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds, home)
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
@@ -519,7 +543,7 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
 
 
 def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[Path],
-                    cwds: Sequence[Path]) -> list[Place]:
+                    cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The files the build files of ``program`` include by other names (``build_includes``:
     a Makefile's ``-include out/deps.d``), read from the folders it starts from and the code
     files its options name, with the folders its options add to where it looks for them (make's
@@ -527,11 +551,13 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     values); an inclusion or variable not read: any file."""
     named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
-    variables = build_variables.named(program, words)
+    variables = build_variables.named(program, words, home=home)
     # A path a variable names: the file, and any file below it (a folder cmake searches for a
     # package's Config.cmake), relative to each folder the tool starts from.
     paths = list(dict.fromkeys(p for s in starts for value in variables.paths for p in _both(s / value)))
-    found = [place for p in paths for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
+    found = [place for p in [*paths, *run]
+             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
     folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
                                  *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
@@ -654,8 +680,10 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
         read = git_config.entries(git_dir, home)
         known = None if read is None or known is None else known + read
     if not repositories:
-        # (a clone: the person's and the system's settings only, their ``insteadOf`` rewrites too)
+        # (a clone: the person's and the system's settings only, their ``insteadOf`` rewrites too,
+        # and those of the environment, which name paths in the folder it runs in)
         known = git_config.entries(None, home)
+        found += [_place(n) for start in where.starts for n in git_config.environment_named(start, home, subcommand)]
     submodules = any((r / ".gitmodules").exists() for r, _ in repositories)
     if git_repositories.reaches_hosts(argv, None if known is None else git_repositories.remotes(known), submodules):
         found += _ssh_places(where.starts, home)

@@ -71,6 +71,10 @@ WORKSPACE_FILES: dict[str, str] = {
     # What the agent wrote in out/ earlier, where its writes of templates are allowed (s172).
     "out/agent.in": "execute_process(COMMAND touch PWNED)\n",
     "cmplain/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\nfind_package(Foo QUIET)\n",
+    # The person's project names a file of out/ as the code project() includes, set before it
+    # as some projects do (s195: the same as -DCMAKE_PROJECT_INCLUDE).
+    "cmset/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nset(CMAKE_PROJECT_INCLUDE ../out/agent.in)\n"
+                            "project(p NONE)\n",
     # (its file is made while cmake configures: newer than ~/.bashrc, so the install copies it)
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
