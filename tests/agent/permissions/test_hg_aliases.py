@@ -16,18 +16,9 @@ import pytest
 from echo_desk.agent.permissions import Effect, hg_config
 
 from .conftest import Setup
+from .hg_rules import HG_ANY_WRITES_OUT
 
-RULES = """
-[[rule]]
-effect = "allow"
-tool = "shell"
-pattern = "hg **"
-
-[[rule]]
-effect = "allow"
-tool = "write"
-pattern = "@workspace/out/**"
-"""
+RULES = HG_ANY_WRITES_OUT
 
 
 @pytest.fixture

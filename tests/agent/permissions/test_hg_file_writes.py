@@ -19,18 +19,9 @@ from echo_desk.agent.permissions.hg_file_writes import files_written
 from echo_desk.agent.permissions.hg_folder_writes import _FORMS as FOLDER_FORMS
 
 from .conftest import Setup
+from .hg_rules import HG_ANY_WRITES_OUT
 
-RULES = """
-[[rule]]
-effect = "allow"
-tool = "shell"
-pattern = "hg **"
-
-[[rule]]
-effect = "allow"
-tool = "write"
-pattern = "@workspace/out/**"
-"""
+RULES = HG_ANY_WRITES_OUT
 
 
 @pytest.fixture

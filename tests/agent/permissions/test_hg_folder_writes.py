@@ -16,18 +16,9 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.hg_folder_writes import folders_written as hg_folders_written
 
 from .conftest import Setup
+from .hg_rules import HG_ANY_WRITES_OUT
 
-RULES = """
-[[rule]]
-effect = "allow"
-tool = "shell"
-pattern = "hg **"
-
-[[rule]]
-effect = "allow"
-tool = "write"
-pattern = "@workspace/out/**"
-"""
+RULES = HG_ANY_WRITES_OUT
 
 
 @pytest.fixture
