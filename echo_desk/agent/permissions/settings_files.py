@@ -413,8 +413,17 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems)
     if program == "gdb":
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
-        found += _gdb_loaded(rest, starts, home)
+        found += _gdb_loaded(rest, starts, home) + _gdb_system(runner, cwds, home)
     return found
+
+
+def _gdb_system(runner: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """The system's init files gdb runs (``gdb_init.SYSTEM_FILE``, every file of
+    ``SYSTEM_FOLDER``) and every file below its data directory and debug folder
+    (``gdb_init.install_folders``): code it runs that the write rules may let the agent write."""
+    system = gdb_init.SYSTEM_FILE
+    found = [Place(system.parent, (system.name,)), Place(gdb_init.SYSTEM_FOLDER, ("file",), suffixes=("",))]
+    return found + [Place(f, ("file",), below=True, suffixes=("",)) for f in gdb_init.install_folders(runner, cwds, home)]
 
 
 def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path | None) -> list[Place]:
