@@ -256,8 +256,16 @@ class _Judge:
         forms = self.forms(command.argv)
         decided = self.refused(forms) or self.asked(forms)
         if decided is not None:
-            return part(*decided)
+            made = part(*decided)
+            return replace(made, also=self._also_asking(command)) if made.effect is Effect.ASK else made
         return self.by_allow_rules(command, part)
+
+    def _also_asking(self, command: Command) -> tuple[Opaque, ...]:
+        """Why a command a deny or ask decided would ask all the same, where the reason shown does
+        not tell it: the settings the agent may write that it reads (found only after the rules)."""
+        if command.opaque is not None or command.program is None:
+            return ()
+        return (Opaque.AGENT_SETTINGS,) if self.agent_settings(tuple(w.value for w in command.argv)) else ()
 
     def refused(self, forms: _Forms) -> _Decided | None:
         """The floor, a write the write rules deny, a deny rule (one that may match: ask)."""
