@@ -9,6 +9,7 @@ from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.converters import CONVERTERS, convert_each
 from echo_desk.agent.definitions import SchemaConversionError, ToolDefinition
 from echo_desk.agent.policy import effective_risk, grant_problem, is_enabled
+from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import strip_hidden
 from echo_desk.agent.scope import Scope
@@ -44,8 +45,9 @@ class SchemaFactory:
             problem = grant_problem(entry, effective_risk(entry, settings), scope)
             if problem:
                 return False, problem
-        if not entry.tool.is_ready():
-            return False, f"not ready: {entry.tool.readiness_detail()}"
+        readiness = readiness_of(entry.tool)
+        if not readiness.ready:
+            return False, f"not ready: {readiness.detail}"
         status = self.breakers.status(entry.name)
         if status.blocks:
             return False, f"paused after {status.consecutive_failures} failures"

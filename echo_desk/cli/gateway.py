@@ -37,7 +37,7 @@ def add_arguments(gateway: argparse.ArgumentParser) -> None:
     gateway.add_argument("--client", help=_("the client's name: cursor, claude-code, vscode, claude-desktop, goose…"))
     gateway.add_argument("--workspace", type=Path, default=None,
                          help=_("the client's project folder (default: the folder it starts the gateway in)"))
-    gateway.add_argument("--http", type=int, metavar="PORT", default=None,
+    gateway.add_argument("--http", type=_port, metavar="PORT", default=None,
                          help=_("serve streamable HTTP on 127.0.0.1:PORT instead of stdio (bearer token per client)"))
     gateway.add_argument("--no-start", action="store_true",
                          help=_("never start the Echo Desk app when it is not running"))
@@ -49,6 +49,18 @@ def add_arguments(gateway: argparse.ArgumentParser) -> None:
     gateway.add_argument("--no-sandbox", action="store_true",
                          help=_("install: start the moved stdio servers unsandboxed"))
     gateway.add_argument("--no-keyring", action="store_true", help=_("install: keep env/header values in mcp.json"))
+
+
+def _port(text: str) -> int:
+    """A TCP port, 1 to 65535 (a larger one made the socket raise ``OverflowError``, a traceback)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(_("{value} is not a port: give a number from 1 to 65535").format(
+            value=text))
+    return port
 
 
 def main(argv: list[str]) -> int:
@@ -75,10 +87,12 @@ def run(args: argparse.Namespace) -> int:
 
         return run_install_command(args)
     if args.http is not None:
+        from echo_desk.gateway.http_failure import listen_failure
+
         try:
             asyncio.run(_serve_http(args.http, start_app=not args.no_start))
-        except OSError as exc:
-            print(f"echo-desk gateway: {exc}", file=sys.stderr)
+        except OSError as exc:  # the port is taken, or not ours to use: said as a sentence, not "[Errno 98] …"
+            print(f"echo-desk gateway: {listen_failure(args.http, exc)}", file=sys.stderr)
             return 1
         return 0
     if not args.client:

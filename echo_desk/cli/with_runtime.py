@@ -13,6 +13,7 @@ from typing import Any
 from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
+from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.scope import Scope
 from echo_desk.cli import words
 from echo_desk.cli.mcp import (
@@ -100,8 +101,8 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     #: Why each tool is not ready, as the person reads it (the JSON keeps the tool's own text).
     said: list[str] = []
     for entry in runtime.registry.entries():
-        readiness = entry.tool.readiness_detail()
-        said.append(said_by_tool(entry.tool, readiness) if readiness else "")
+        readiness = readiness_of(entry.tool)  # a check that raises: not ready, and why (never a crash)
+        said.append(said_by_tool(entry.tool, readiness.detail) if readiness.detail else "")
         breaker = runtime.breakers.status(entry.name)
         standing = runtime.standing(entry.name)
         assert standing is not None
@@ -113,8 +114,8 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
             "default": standing.default.value,
             "default_by": standing.default_by,
             "rules": standing.rule_count,
-            "ready": entry.tool.is_ready(),
-            "readiness": readiness,
+            "ready": readiness.ready,
+            "readiness": str(readiness.detail),
             "breaker": breaker.state.value,
             "visible": availability[entry.name].visible,
         })

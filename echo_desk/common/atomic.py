@@ -25,6 +25,9 @@ TEMP_SUFFIX = ".echo-desk-tmp"
 _TEMP_RE = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 #: Absent file (for ``expect_sha256``): the target must not exist yet.
 ABSENT = "absent"
+#: A failed write's words for the person: why, then that the file is as it was (a message that
+#: says the outcome itself quotes only the ``error``: ``failure_text.failure_reason``).
+LEFT_UNCHANGED = N_("{error} The original file is unchanged.")
 
 
 class ChangedSincePreview(ToolError):
@@ -182,7 +185,7 @@ def atomic_write(
     except OSError as exc:
         err = os_error(exc, target, "write")
         raise ToolError(for_person(f"{err.message}; the original file is unchanged",
-                                   N_("{error} The original file is unchanged."), error=err.message),
+                                   LEFT_UNCHANGED, error=err.message),
                         kind=err.kind) from exc
     finally:
         if tmp_name:

@@ -27,6 +27,7 @@ from echo_desk.agent.host import Host
 from echo_desk.gateway import protocol
 from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.handed import InAppBackend, asked_deadline, receive_pipes, serve_handed
+from echo_desk.gateway.http_failure import listen_failure
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.session import (
@@ -120,7 +121,8 @@ class GatewayService:
         self._unsubscribe: list[Callable[[], None]] = []
         self._http: HttpGateway | None = None
         self._http_task: asyncio.Task[None] | None = None
-        #: Why the HTTP gateway the settings ask for is not running ('' when it is, or is off).
+        #: Why the HTTP gateway the settings ask for is not running ('' when it is, or is off): the
+        #: person's sentence (``deferred``), shown where they switch it on (Settings › Connected apps).
         self.http_error = ""
         self._applying: set[asyncio.Task[None]] = set()
         #: Each client's turns in front of the person (``APPROVALS_AT_ONCE``) and bound on its calls
@@ -162,8 +164,9 @@ class GatewayService:
                               lambda client: AppBackend(self.path, client, transport="http"))
         ready = asyncio.Event()
         task = asyncio.ensure_future(gateway.serve(ready))
-        await asyncio.wait([task, asyncio.ensure_future(ready.wait())], timeout=10,
-                           return_when=asyncio.FIRST_COMPLETED)
+        waiting = asyncio.ensure_future(ready.wait())
+        await asyncio.wait([task, waiting], timeout=10, return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()  # a port that is taken never sets ``ready``: no waiter left behind
         if task.done():
             task.result()  # raises why it could not listen
         if not ready.is_set():
@@ -190,6 +193,8 @@ class GatewayService:
         current = self.engine.settings.current.gateway
         wanted = current.http_port if current.http_enabled else None
         if wanted == self.http_port:
+            if wanted is None:  # switched off after it failed: no failure to show any more
+                self.http_error = ""
             return
         if wanted is None:
             await self.stop_http()
@@ -199,7 +204,7 @@ class GatewayService:
             await self.start_http(wanted)
             self.http_error = ""
         except OSError as exc:
-            self.http_error = str(exc)
+            self.http_error = listen_failure(wanted, exc)
             log.warning("the HTTP gateway is not running: %s", exc)
 
     def _follow_http_setting(self) -> None:

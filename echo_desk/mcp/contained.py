@@ -138,21 +138,41 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                                  seccomp_file=paths.cache_dir() / "sandbox" / "seccomp.bpf", relay_path=relay_path)
     except sandbox.HiddenWorkspace as exc:
         raise _hidden_folder(cfg.name, exc) from None
+    except sandbox.LinksTooFar as exc:
+        raise _unknown_links(cfg.name, exc) from None
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)
 
 
 def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailableError:
-    """The server's folder is hidden (``GNUPGHOME`` names it, or the person hid it): it would
-    work in an empty, read-only folder. Said on its row in the person's language (a plain
-    ``ValueError`` was quoted there as technical detail, in English); the server never ran."""
-    if exc.variables:
+    """The server's folder is hidden (``GNUPGHOME`` names it, a hidden place links to it, or the
+    person hid it): it would work in an empty, read-only folder. Said on its row in the person's
+    language (a plain ``ValueError`` was quoted there as technical detail, in English); the
+    server never ran."""
+    if exc.links:
+        message = N_("{name} was not started: the sandbox hides {path}, the folder it is set to work in: a hidden "
+                     "place leads there through {links}. Remove that link, or choose another working folder for it.")
+        params: dict[str, object] = {"name": name, "path": str(exc.path), "links": exc.links}
+    elif exc.variables:
         message = N_("{name} was not started: the sandbox hides {path}, the folder it is set to work in: {variables} "
                      "names it as a place of keys or credentials. Choose another working folder for it, or change "
                      "{variables}.")
-        params: dict[str, object] = {"name": name, "path": str(exc.path), "variables": exc.variables}
+        params = {"name": name, "path": str(exc.path), "variables": exc.variables}
     else:
         message = N_("{name} was not started: the sandbox hides {path}, the folder it is set to work in: it is on "
                      "the list of hidden places. Choose another working folder for it.")
         params = {"name": name, "path": str(exc.path)}
+    return _unavailable(message, params)
+
+
+def _unknown_links(name: str, exc: sandbox.LinksTooFar) -> SandboxUnavailableError:
+    """A hidden place's links lead further than the sandbox follows: what they lead to could not
+    be hidden, so the server is not started (``launch.LinksTooFar``)."""
+    return _unavailable(N_("{name} was not started: the links below {place}, a hidden place, lead on through more "
+                           "than {bound} folders. The sandbox did not follow them all, so it cannot hide what they "
+                           "lead to. Remove some of those links."),
+                        {"name": name, "place": str(exc.place), "bound": exc.bound})
+
+
+def _unavailable(message: str, params: dict[str, object]) -> SandboxUnavailableError:
     english = message.format(**{k: ", ".join(v) if isinstance(v, tuple) else v for k, v in params.items()})
     return SandboxUnavailableError(for_person(english, message, **params))

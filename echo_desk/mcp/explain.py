@@ -5,11 +5,13 @@ attempts failed", a pydantic report): put on a server's row as it was, the perso
 in any language. Each failure Echo Desk can name is said in a sentence of its own (``deferred``,
 so a language switch translates it again); for the rest the text is quoted, labelled as what it
 is: the server's own words (an error it answered with) or technical detail.
+
+What is not MCP's (the system's refusal, the technical detail for a report) lives in
+``echo_desk.common.explain``: the window and the model providers say their failures with it too.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 
 import httpx2
@@ -17,29 +19,14 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from echo_desk.common.explain import MOST_QUOTED, refused
 from echo_desk.i18n import N_, Deferred, deferred
-
-#: The most of a server's or a library's own text quoted on a row.
-MOST_QUOTED = 500
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
     return [exc]
-
-
-#: The system's refusals a person meets when Echo Desk reads or writes a settings file, in
-#: sentences of Echo Desk's own: ``strerror`` is the C library's English.
-_SYSTEM_SAYS = {
-    errno.EACCES: N_("permission denied"),
-    errno.EPERM: N_("permission denied"),
-    errno.ENOENT: N_("no such file or folder"),
-    errno.ENOSPC: N_("the disk is full"),
-    errno.EROFS: N_("the file system is read-only"),
-    errno.EISDIR: N_("it is a folder, not a file"),
-    errno.ENOTDIR: N_("a part of the path is not a folder"),
-}
 
 
 def explained(exc: BaseException, *, quote_detail: bool = True) -> str:
@@ -51,37 +38,6 @@ def explained(exc: BaseException, *, quote_detail: bool = True) -> str:
     tooltip or a details view."""
     leaves = _leaves(exc)
     return _one(leaves[0], quote_detail) if leaves else deferred(N_("the connection ended"))
-
-
-def technical_detail(exc: BaseException) -> str:
-    """The developer's words for ``exc`` and for what caused it, a line each (``Type: text``):
-    never the sentence a person reads, kept beside it (a tooltip, a details view) for a report,
-    in English whatever the language (Echo Desk's own sentences by their message ids)."""
-    lines: list[str] = []
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        first = current.args[0] if len(current.args) == 1 else None
-        text = _in_english(first) if isinstance(first, Deferred) else str(current)
-        lines.append(f"{type(current).__name__}: {text}"[:MOST_QUOTED] if text else type(current).__name__)
-        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
-    return "\n".join(lines)
-
-
-def _in_english(text: object) -> str:
-    """A ``deferred`` text as its message id reads (English), its parameters alike."""
-    if isinstance(text, tuple):
-        return ", ".join(_in_english(item) for item in text)
-    if not isinstance(text, Deferred):
-        return str(text)
-    if not text.params:
-        return text.msgid
-    try:
-        return text.msgid.format(**{key: _in_english(value) if isinstance(value, Deferred | tuple) else value
-                                    for key, value in text.params.items()})
-    except (KeyError, IndexError, ValueError):  # not a message id after all: as it was said
-        return str(text)
 
 
 def _one(exc: BaseException, quote_detail: bool = True) -> str:
@@ -115,17 +71,6 @@ def _one(exc: BaseException, quote_detail: bool = True) -> str:
     if not quote_detail:
         return deferred(N_("an error Echo Desk did not expect"))
     return deferred(N_("it failed; technical detail: {error}"), error=(str(exc) or type(exc).__name__)[:MOST_QUOTED])
-
-
-def refused(exc: OSError, *, quote_detail: bool = True) -> str:
-    """The system's refusal ``exc`` as a person reads it (``deferred``), whatever the file: for a
-    settings file or an export, where ``explained`` would read a missing program into
-    ``FileNotFoundError`` (an MCP server's command)."""
-    if exc.errno in _SYSTEM_SAYS:
-        return deferred(N_("the system refused it: {error}"), error=deferred(_SYSTEM_SAYS[exc.errno]))
-    if exc.strerror and quote_detail:
-        return deferred(N_("the system refused it: {error}"), error=exc.strerror[:MOST_QUOTED])
-    return deferred(N_("the system refused it (error {code})"), code=errno.errorcode.get(exc.errno or 0, exc.errno))
 
 
 def with_unreadable(reason: str, count: int, why: str) -> str:

@@ -64,7 +64,8 @@ def create_model(
         try:
             path = resolve_model_path(local)
         except ModelFileError as exc:
-            raise ModelError(str(exc), kind=ModelErrorKind.NOT_FOUND) from None
+            # Its ``deferred`` sentence, kept so: the banner says it in the language of the moment.
+            raise ModelError(exc.reason, kind=ModelErrorKind.NOT_FOUND) from None
         return LocalModel(path, local_profile(path, local))
     base_url = provider_settings.base_url or DEFAULT_BASE_URLS[kind]
     if not provider_settings.model:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from echo_desk.sandbox.blocked import Blocked, what_was_blocked
     from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
     from echo_desk.sandbox.environment import allowed_environment
-    from echo_desk.sandbox.launch import HiddenWorkspace, Launch, SandboxSpec, prepare
+    from echo_desk.sandbox.launch import HiddenWorkspace, Launch, LinksTooFar, SandboxSpec, prepare
     from echo_desk.sandbox.planted import Change, Planted
 
 _HOME = {
@@ -36,6 +36,7 @@ _HOME = {
     "Planted": "planted",
     "HiddenWorkspace": "launch",
     "Launch": "launch",
+    "LinksTooFar": "launch",
     "SandboxSpec": "launch",
     "prepare": "launch",
 }
@@ -46,6 +47,7 @@ __all__ = [
     "Change",
     "HiddenWorkspace",
     "Launch",
+    "LinksTooFar",
     "Planted",
     "SandboxSpec",
     "Status",

@@ -78,6 +78,12 @@ class Inventory:
     hidden: tuple[str, ...] = ()
     #: The places whose walk for links stopped at its bound (``linked.Finder.cut``).
     links_cut: tuple[str, ...] = ()
+    #: The hidden places whose links lead through more folders than are followed
+    #: (``linked.Finder.too_far``): ``launch`` refuses the command.
+    links_too_far: tuple[str, ...] = ()
+    #: Each link of a hidden place (or a place with a link on its way) and the real path it
+    #: leads to, to name the link when that path is why the command is refused (``launch``).
+    hidden_links: tuple[tuple[str, str], ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -173,7 +179,8 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                     for landing in hidden_landings if landing.path != base and inside(landing.path, base)]
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
-                     tuple(finder.cut))
+                     tuple(finder.cut), tuple(finder.too_far),
+                     tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)))
 
 
 def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,

@@ -25,6 +25,7 @@ from echo_desk.sandbox import (
     forwarder,
     hidden_list,
     inventory,
+    linked,
     placeholders,
     repositories,
     seccomp,
@@ -232,9 +233,10 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
                             max_folders=spec.max_repository_folders, environs=environs) for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     # (With the places' landings through links in the workspaces: ``linked``.)
-    hidden = existing_real([*_always_hidden(spec.home, environs, found), *spec.hidden,
-                            *(Path(p) for inv in found for p in inv.hidden)])
-    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs)
+    listed = [*_always_hidden(spec.home, environs, found), *spec.hidden]
+    hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
+    _refuse_links_too_far(found)
+    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs, _leading_links(found, listed))
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -288,22 +290,61 @@ class HiddenWorkspace(ValueError):
     """A hidden path is a workspace, or holds the folder the command runs in, from inside a
     workspace (``GNUPGHOME=$PWD``): the sandbox would show the command an empty, read-only folder
     (and bwrap could not make its stand-ins there). Refused, naming the cause, rather than run in
-    that confusing state; ``variables``: those whose value hides it (``hidden_list.naming``), if any."""
+    that confusing state; ``variables``: those whose value hides it (``hidden_list.naming``), if any;
+    ``links``: the links that lead a hidden place there (``link → path``), if any
+    (``~/.ssh/keys → ~/project``: the person must see which one to remove)."""
 
-    def __init__(self, path: Path, variables: tuple[str, ...]) -> None:
+    def __init__(self, path: Path, variables: tuple[str, ...], links: tuple[str, ...] = ()) -> None:
         self.path = path
         self.variables = variables
-        why = f"{', '.join(variables)} names it" if variables else "it is on the hidden list"
-        super().__init__(f"the sandbox hides {path} (keys or credentials: {why}), and the command would run in it")
+        self.links = links
+        why = [f"{', '.join(variables)} names it"] if variables else []
+        why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
+        said = "; ".join(why) or "it is on the hidden list"
+        super().__init__(f"the sandbox hides {path} (keys or credentials: {said}), and the command would run in it")
+
+
+class LinksTooFar(ValueError):
+    """The links below the hidden place ``place`` lead through more folders than the sandbox
+    follows (``linked.MAX_FOLLOWED``): what lies further on is not known, so it cannot be hidden.
+    Refused rather than run with it readable (fail closed)."""
+
+    def __init__(self, place: Path) -> None:
+        self.place = place
+        self.bound = linked.MAX_FOLLOWED
+        super().__init__(f"the links below {place}, a hidden place, lead through more than {self.bound} folders; "
+                         "the sandbox did not follow them all, so it cannot hide what they lead to")
+
+
+def _refuse_links_too_far(found: list[inventory.Inventory]) -> None:
+    for inv in found:
+        for place in inv.links_too_far:
+            raise LinksTooFar(Path(place))
+
+
+def _leading_links(found: list[inventory.Inventory], listed: list[Path]) -> dict[str, tuple[str, ...]]:
+    """Each real path a hidden place reaches through a link, with the links (``link → path``):
+    a link found below a hidden place (``inventory``), or a listed place that is a link or has
+    one on its way (``~/.ssh -> ~/project``)."""
+    links: dict[str, dict[str, None]] = {}
+    for inv in found:
+        for link, target in inv.hidden_links:
+            links.setdefault(target, {})[f"{link} → {target}"] = None
+    for path in listed:
+        real = os.path.realpath(path)
+        if real != str(path) and os.path.lexists(path):
+            links.setdefault(real, {})[f"{path} → {real}"] = None
+    return {target: tuple(named) for target, named in links.items()}
 
 
 def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Path, home: Path,
-                               environs: tuple[Mapping[str, str], ...]) -> None:
+                               environs: tuple[Mapping[str, str], ...],
+                               links: Mapping[str, tuple[str, ...]]) -> None:
     # (A hidden folder that holds a workspace is emptied but the workspace is bound back into it:
     # only one at or inside a workspace covers it.)
     for path in hidden:
         if any(is_under(path, w) for w in writable) and (path in writable or is_under(cwd, path)):
-            raise HiddenWorkspace(path, tuple(hidden_list.naming(home, environs, str(path))))
+            raise HiddenWorkspace(path, tuple(hidden_list.naming(home, environs, str(path))), links.get(str(path), ()))
 
 
 def _always_hidden(home: Path, environs: tuple[Mapping[str, str], ...],

@@ -11,7 +11,11 @@ not exist yet lands too: the command could create what it names.
 
 A hidden place's link below it that leads outside the workspace counts as well (``below`` with
 ``whole``): the rest of the disk is readable, so a key kept in ``/srv/dotfiles`` and linked into
-``~/.ssh`` is hidden by its real name too (``Finder._hidden_too``).
+``~/.ssh`` is hidden by its real name too (``Finder._hidden_too``). What such a link leads to is
+walked for links in turn (``~/.ssh/keys -> /srv/keys`` holding ``id -> /srv/other/id_real``): the
+real key is hidden too, however many linked folders lead to it, each folder once (links that lead
+round in a circle end). That walk has a bound of its own (``MAX_FOLLOWED``): past it what the
+links lead to is unknown, so the command is refused (``Finder.too_far``), not run with it readable.
 
 The same holds for a place a variable moves out of the home folder (``moved``:
 ``GNUPGHOME=/srv/keys``, ``XDG_CONFIG_HOME=~/cfg``): its folder is walked for links as the home
@@ -38,6 +42,10 @@ from echo_desk.sandbox import repositories
 #: Entries looked at below one place for links (breadth first: stow's are near the top; a
 #: browser profile has thousands). Past it the place is named in ``Finder.cut``.
 MAX_ENTRIES_PER_PLACE = 2_000
+#: Folders a hidden place's links lead to that are walked for links in turn, per place (each
+#: walked as a place is, with its own ``MAX_ENTRIES_PER_PLACE``). A person's keys are one or two
+#: linked folders away; past this the place is named in ``Finder.too_far`` and the command refused.
+MAX_FOLLOWED = 16
 #: A listing read less than this after its folder last changed is read again next time (as
 #: ``repositories``: a change within the same tick of the clock leaves the change time as it was).
 _RACY_NS = 2_000_000_000
@@ -50,11 +58,13 @@ SANDBOX_OWN = ("/dev", "/proc", "/tmp")
 
 class Landing(NamedTuple):
     """A real path a place reaches through a link (in the workspace; for a hidden place's link
-    below it, anywhere: ``Finder.below``), and the place's message id."""
+    below it, anywhere: ``Finder.below``), and the place's message id. ``link``: the path that
+    leads there (the link, or the place with a link on its way), to name it to the person."""
 
     path: str
     exists: bool
     why: str
+    link: str = ""
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -119,6 +129,9 @@ class Finder:
         #: The folders whose walk stopped at ``MAX_ENTRIES_PER_PLACE``: links further down were
         #: not followed (``cut``: another finder's list, to share one).
         self.cut: list[str] = [] if cut is None else cut
+        #: The hidden places whose links led through more than ``MAX_FOLLOWED`` folders: what
+        #: lies further on was not looked at (the command is refused: ``launch``).
+        self.too_far: list[str] = []
 
     def _lands(self, real: str, whole: bool) -> bool:
         """Whether ``real`` is in the workspace; the workspace itself only when ``whole``."""
@@ -159,7 +172,7 @@ class Finder:
         place = f"{self.home}/{relative}"
         real = os.path.realpath(place)
         if self._lands(real, whole):
-            return [Landing(real, os.path.lexists(real), why)]
+            return [Landing(real, os.path.lexists(real), why, place)]
         if reached == len(parts) and os.path.isdir(real):
             return self.below(real, why, whole=whole)  # a folder elsewhere: links in it may land here
         return []
@@ -173,12 +186,39 @@ class Finder:
     def below(self, folder: str, why: str, *, whole: bool = False) -> list[Landing]:
         """The links below a real ``folder`` that land in the workspace (bounded, breadth first;
         ``whole``: as for ``landings``, and a hidden place's: its links landing outside the
-        workspace count too, ``_hidden_too``)."""
+        workspace count too, ``_hidden_too``, and the folders they land on are walked in turn,
+        ``MAX_FOLLOWED`` of them at most)."""
         try:
             if not stat.S_ISDIR(os.lstat(folder).st_mode) or (_inside(self.base, folder) and folder != self.base):
                 return []  # (a folder holding the workspace is not walked: that would be the workspace)
         except OSError:
             return []
+        found: list[Landing] = []
+        walked = [folder]
+        roots = collections.deque(walked)
+        while roots:
+            for landing in self._walk(roots.popleft(), why, whole):
+                found.append(landing)
+                if not whole or not self._followed(landing.path, walked):
+                    continue
+                if len(walked) > MAX_FOLLOWED:
+                    if folder not in self.too_far:
+                        self.too_far.append(folder)
+                    return found
+                walked.append(landing.path)
+                roots.append(landing.path)
+        return found
+
+    def _followed(self, real: str, walked: list[str]) -> bool:
+        """Whether a hidden place's landing ``real`` is walked for links in turn: a folder other
+        than the workspace itself (refused: ``launch``) not below one walked already (a circle of
+        links, or a link to a folder the walk reaches anyway). What ``_hidden_too`` leaves in view
+        is never a landing, so never walked."""
+        return (real != self.base and not any(_inside(real, done) for done in walked)
+                and os.path.isdir(real))
+
+    def _walk(self, folder: str, why: str, whole: bool) -> list[Landing]:
+        """The links below the real folder ``folder`` that land (``below``), one folder's walk."""
         found: list[Landing] = []
         pending = collections.deque([folder])
         looked = 0
@@ -189,13 +229,13 @@ class Finder:
                 continue
             looked += listing.entries
             for name in listing.links:
-                real = self._realpath(f"{current}/{name}")
+                link = f"{current}/{name}"
+                real = self._realpath(link)
                 if self._lands(real, whole) or (whole and self._hidden_too(real)):
-                    found.append(Landing(real, os.path.lexists(real), why))
+                    found.append(Landing(real, os.path.lexists(real), why, link))
             pending.extend(f"{current}/{name}" for name in listing.folders)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:
                 if folder not in self.cut:
                     self.cut.append(folder)
                 break
         return found
-

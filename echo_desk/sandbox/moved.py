@@ -11,8 +11,8 @@ The values are those of Echo Desk's own environment (what it got from your sessi
 programs you start later do) and of the one it gives the command. A value that names no place on
 its own fails closed: a relative one (the tool reads it from the folder it runs in: cargo, for
 ``CARGO_HOME=.cargo-home``) stands for that path below every folder of the workspace the search
-for repositories reads; ``~/...`` (which some tools expand and others take as a folder named
-``~``) for both. An empty one is the default (every tool here takes it so).
+for repositories reads; ``~/...`` and ``~user/...`` (which some tools expand and others take as
+a folder named ``~`` or ``~user``) for both. An empty one is the default (every tool here takes it so).
 
 A hidden place is hidden where a variable moves it (``GNUPGHOME=~/keys/gnupg``: gpg's private
 keys; ``KUBECONFIG``: the cluster credentials), inside a workspace too, and at its default still.
@@ -271,7 +271,9 @@ def _expanded(value: str, environ: Mapping[str, str]) -> str:
 
 def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple[str, bool]]:
     """Where each value of ``mover``'s variable is, with whether it is relative (to any folder).
-    For a ``beside`` one only the folder's links are followed: what lies beside the file is in
+    A value starting with ``~`` (``~/x``, ``~user/x``) is read both in that home folder and as a
+    folder named so: some tools expand it (gpg, Python's ``expanduser``), others do not (git,
+    kubectl, docker; a shell expands it only where it is typed). For a ``beside`` one only the folder's links are followed: what lies beside the file is in
     the folder the tool names, not in the one a link named as the file leads to."""
     readings: list[tuple[str, bool]] = []
     if not any(mover.variable in k for k in kept):
@@ -283,8 +285,18 @@ def _readings(home: str, kept: list[dict[str, str]], mover: Mover) -> list[tuple
         else:
             if value == "~" or value.startswith("~/"):
                 readings.append((real(home + value[1:]), False))
+            elif value.startswith("~") and (theirs := _in_users_home(value)):
+                readings.append((real(theirs), False))
             readings.append((os.path.normpath(value), True))
     return readings
+
+
+def _in_users_home(value: str) -> str:
+    """``~user/rest`` in that user's home folder, as Python's ``os.path.expanduser`` (so
+    huggingface_hub and botocore) and gpg's ``make_filename`` read it (the password database's
+    entry); ``""`` for a user it does not know (they take the value as written then)."""
+    expanded = os.path.expanduser(value)
+    return expanded if expanded.startswith("/") else ""
 
 
 def _real_folder(path: str) -> str:

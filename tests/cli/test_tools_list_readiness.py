@@ -61,3 +61,27 @@ def test_a_plugins_reason_is_printed_through_its_own_catalog(runtime, chinese, m
     _tools_list(runtime, as_json=False)
     line = next(row for row in capsys.readouterr().out.splitlines() if row.startswith("echo_text "))
     assert "未设置 API 密钥" in line, line
+
+
+def test_a_readiness_check_that_raises_shows_that_tool_as_not_ready_and_lists_the_rest(
+        runtime, chinese, monkeypatch, capsys) -> None:
+    # Before: the RuntimeError went up through ``_tools_list``: no list at all.
+    entry = runtime.registry.get("echo_text")
+    assert entry is not None
+
+    def broken() -> bool:
+        raise RuntimeError("disk quota probe exploded")
+
+    monkeypatch.setattr(entry.tool, "is_ready", broken)
+    assert _tools_list(runtime, as_json=False) == 0
+    lines = capsys.readouterr().out.splitlines()
+    line = next(row for row in lines if row.startswith("echo_text "))
+    assert "就绪检查失败" in line and "否" in line, line
+    assert "disk quota" not in line  # the developer's English is for --json and the log
+    others = [row for row in lines[1:] if not row.startswith("echo_text ")]
+    assert len(others) == len(runtime.registry.entries()) - 1
+
+    assert _tools_list(runtime, as_json=True) == 0
+    row = next(t for t in json.loads(capsys.readouterr().out)["tools"] if t["name"] == "echo_text")
+    assert row["ready"] is False and row["visible"] is False
+    assert row["readiness"] == "its readiness check failed (RuntimeError: disk quota probe exploded)"

@@ -524,3 +524,28 @@ async def test_a_request_id_still_under_way_in_a_session_is_refused_so_a_cancel_
     http.app.runtime.audit.flush()
     rows = [(r["ok"], r["decision"], r["error_kind"]) for r in http.app.audit(client="cursor", limit=10)]
     assert all(not ok for ok, _decision, _kind in rows) and len(rows) == 2, rows
+
+
+async def test_a_port_in_use_is_a_sentence_for_the_person_and_goes_when_switched_off(app: App) -> None:
+    # Before: http_error was "[Errno 98] error while attempting to bind on address …", and nothing showed it.
+    from echo_desk.i18n import current_language, set_language, shown
+
+    store = app.runtime.settings
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen(1)
+        port = held.getsockname()[1]
+        store.update(lambda s: setattr(s, "gateway", s.gateway.model_copy(
+            update={"http_enabled": True, "http_port": port})))
+        await wait_until(lambda: app.service.http_error != "", 15, "the HTTP gateway to fail")
+        assert app.service.http_port is None
+        assert shown(app.service.http_error) == (f"The HTTP gateway could not start: another program already uses "
+                                                 f"port {port} on 127.0.0.1. Choose another port, or end that program.")
+        before = current_language()
+        set_language("zh_CN")
+        try:
+            assert f"另一个程序已经在使用 127.0.0.1 上的端口 {port}" in shown(app.service.http_error)
+        finally:
+            set_language(before)
+        store.update(lambda s: setattr(s, "gateway", s.gateway.model_copy(update={"http_enabled": False})))
+        await wait_until(lambda: app.service.http_error == "", 15, "the failure to be forgotten")

@@ -109,8 +109,9 @@ def test_a_program_file_that_cannot_be_copied_is_said_in_chinese_with_the_system
     import errno
 
     from echo_desk import sandbox
+    from echo_desk.common.explain import technical_detail
     from echo_desk.mcp import contained
-    from echo_desk.mcp.explain import explained, technical_detail
+    from echo_desk.mcp.explain import explained
     from echo_desk.sandbox.detect import Availability, Status
 
     def refused() -> None:

@@ -302,15 +302,43 @@ async def test_a_hidden_places_link_to_the_workspace_itself_refuses_the_command(
     key = ws / "key.key"
     key.write_text("gpg-key-canary\n")
     if where == "at its default":
-        _link(jail.home / ".ssh" / "keys", ws)
+        link = jail.home / ".ssh" / "keys"
+        _link(link, ws)
     else:
         keys = ws / "keys" if where == "moved inside the workspace" else jail.base / "keys"
-        _link(keys / "private-keys-v1.d", ws, relative=True)
+        link = keys / "private-keys-v1.d"
+        _link(link, ws, relative=True)
         monkeypatch.setenv("GNUPGHOME", str(keys))
     marker = ws / "ran"
     result = await run(tool_with(), {"command": f"cat key.key; touch {marker}"}, context(ws))
     assert not result.success and result.error.startswith("not run"), result.output
     assert "gpg-key-canary" not in result.output and not marker.exists()
+    # The person is told which link to remove, in their language (it said only "on the list of
+    # hidden places", which no setting of theirs explains).
+    assert f"{link} → {ws}" in result.error
+    shown = _shown_in_chinese(result.error)
+    assert f"{link} → {ws}" in shown and "隐藏" in shown, shown
+
+
+async def test_a_place_that_is_itself_a_link_to_the_workspace_is_named(jail: Jail) -> None:
+    """``~/.ssh -> ~/project`` itself (not a link below it): the refusal names that link too."""
+    ws = jail.workspace
+    for child in (jail.home / ".ssh").iterdir():
+        child.unlink()
+    (jail.home / ".ssh").rmdir()
+    _link(jail.home / ".ssh", ws)
+    result = await run(tool_with(), {"command": "true"}, context(ws))
+    assert not result.success and f"{jail.home / '.ssh'} → {ws}" in result.error, result.error
+
+
+def _shown_in_chinese(error: str) -> str:
+    from echo_desk import i18n
+    previous = i18n.current_language()
+    i18n.set_language("zh_CN")
+    try:
+        return i18n.shown(error)
+    finally:
+        i18n.set_language(previous)
 
 
 @pytest.mark.parametrize("where", ["a folder outside the home", "dotfiles in the home", "a moved place's link",
@@ -348,3 +376,63 @@ async def test_what_must_stay_in_view_is_not_hidden_through_a_hidden_places_link
                        context(jail.workspace))
     assert result.success, result.output
     assert "plain-notes" in result.output and "done" in result.output
+
+
+@pytest.mark.parametrize("where", ["a folder outside the workspace", "a folder in the workspace",
+                                   "two folders on", "a moved place's folder"])
+async def test_a_key_a_link_in_a_linked_folder_leads_to_stays_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """``~/.ssh/keys -> /srv/keys`` hid ``/srv/keys`` whole, but the links in it were not followed:
+    with ``/srv/keys/id -> /srv/other/id_real`` a sandboxed ``cat`` read the real key by its own
+    name. What a hidden place's link leads to is walked for links as the place is, again and
+    again (``linked.MAX_FOLLOWED``)."""
+    ws, srv = jail.workspace, jail.base / "srv"
+    key = srv / "other" / "id_real"
+    key.parent.mkdir(parents=True)
+    key.write_text("work-key-canary\n")
+    keys = ws / "dotfiles" / "ssh" if where == "a folder in the workspace" else srv / "keys"
+    if where == "two folders on":
+        _link(keys / "more", srv / "more")
+        _link(srv / "more" / "id", key)
+    else:
+        _link(keys / "id", key)
+    if where == "a moved place's folder":
+        _link(jail.base / "gnupg" / "private-keys-v1.d", keys)
+        monkeypatch.setenv("GNUPGHOME", str(jail.base / "gnupg"))
+    else:
+        _link(jail.home / ".ssh" / "keys", keys)
+    assert "work-key-canary" not in await _cat_in(jail, str(key))
+
+
+async def test_links_that_lead_round_in_a_circle_are_followed_once(jail: Jail) -> None:
+    """``/srv/a/b -> /srv/b`` and ``/srv/b/a -> /srv/a``: each folder is walked once, and the
+    key at the end of a link in either stays hidden."""
+    srv = jail.base / "srv"
+    key = srv / "other" / "id_real"
+    key.parent.mkdir(parents=True)
+    key.write_text("work-key-canary\n")
+    _link(srv / "a" / "b", srv / "b")
+    _link(srv / "b" / "a", srv / "a")
+    _link(srv / "b" / "id", key)
+    _link(jail.home / ".ssh" / "keys", srv / "a")
+    assert "work-key-canary" not in await _cat_in(jail, str(key))
+
+
+async def test_links_followed_past_their_bound_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain of linked folders longer than ``linked.MAX_FOLLOWED``: what lies past the bound
+    was not looked at, so the command is refused (fail closed), naming the place."""
+    monkeypatch.setattr(linked, "MAX_FOLLOWED", 3)
+    srv = jail.base / "srv"
+    key = srv / "other" / "id_real"
+    key.parent.mkdir(parents=True)
+    key.write_text("work-key-canary\n")
+    for i in range(6):
+        _link(srv / f"f{i}" / "next", srv / f"f{i + 1}")
+    _link(srv / "f6" / "id", key)
+    _link(jail.home / ".ssh" / "keys", srv / "f0")
+    marker = jail.workspace / "ran"
+    result = await run(tool_with(), {"command": f"cat {key}; touch {marker}"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert str(jail.home / ".ssh") in result.error
+    assert "work-key-canary" not in result.output and not marker.exists()

@@ -390,3 +390,25 @@ async def test_a_server_whose_folder_a_variable_hides_is_not_started_and_its_row
     assert "GNUPGHOME" in said and str(jail.workspace) in said, said
     assert ("was not started" if language == "en" else "未启动") in said, said
     assert "technical detail" not in said and sorted(jail.workspace.rglob("*")) == there
+
+
+@requires_bwrap
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+async def test_a_server_whose_folder_a_hidden_places_link_leads_to_is_not_started_and_its_row_names_the_link(
+        jail: Jail, language: str) -> None:
+    """``~/.ssh/keys -> `` the server's folder: refused as for a variable, and the row names the
+    link (path → target) that causes it, which is what the person has to remove."""
+    link = jail.home / ".ssh" / "keys"
+    link.symlink_to(jail.workspace)
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(jail.workspace),
+                       sandbox=True)
+    before = current_language()
+    set_language(language)
+    try:
+        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
+            await _connection(cfg).start()
+        said = shown(explained(raised.value))
+    finally:
+        set_language(before)
+    assert f"{link} → {jail.workspace}" in said, said
+    assert ("was not started" if language == "en" else "未启动") in said, said

@@ -9,6 +9,7 @@ only ``~/.gnupg``, ``~/.kube`` and ``~/.config/gh`` left these readable to a san
 from __future__ import annotations
 
 import os
+import pwd
 import secrets
 import shutil
 import subprocess
@@ -119,6 +120,43 @@ async def test_a_value_naming_a_variable_is_hidden_where_its_tool_expands_it(
     monkeypatch.setenv("HF_KEYS", str(jail.base / "keys"))
     monkeypatch.setenv("HF_SUB", "hf")
     path = jail.base / secret
+    _secret(jail, path)
+    monkeypatch.setenv(variable, value)
+    output = await _cat(jail, path)
+    assert not jail.leaked(output), output
+
+
+#: (variable, its value, where the secret is below that user's home folder) — ``~user`` as gpg's
+#: ``make_filename`` (gpg 2.2.40: ``GNUPGHOME='~nobody/x' gpgconf --list-dirs homedir`` prints
+#: ``/nonexistent/x``) and Python's ``expanduser`` (huggingface_hub, botocore: after its
+#: ``expandvars``, so ``~$HF_USER`` is that user's too) read it: that user's home folder.
+_OTHER_USERS = [
+    ("GNUPGHOME", "~someone/keys/gnupg", "keys/gnupg/private-keys-v1.d/key.key"),
+    ("HF_TOKEN_PATH", "~someone/secrets/hf-token", "secrets/hf-token"),
+    ("HF_HOME", "~someone/hf", "hf/token"),
+    ("AWS_SHARED_CREDENTIALS_FILE", "~$HF_USER/aws/credentials", "aws/credentials"),
+]
+
+
+@pytest.mark.parametrize(("variable", "value", "secret"), _OTHER_USERS,
+                         ids=[f"{v} {value}" for v, value, _ in _OTHER_USERS])
+async def test_a_value_in_a_users_home_folder_written_with_tilde_user_is_hidden(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, secret: str) -> None:
+    """``GNUPGHOME=~someone/keys/gnupg``: gpg, huggingface_hub and botocore read it in that
+    user's home folder (the password database's), while the sandbox took it only as a folder
+    named ``~someone`` below each folder, and a sandboxed ``cat`` read the key. (The user is
+    made up for the test: Echo Desk looks the name up in this process.)"""
+    theirs = jail.base / "someone-home"
+    known = pwd.getpwnam
+
+    def lookup(name: str) -> pwd.struct_passwd:
+        if name == "someone":
+            return pwd.struct_passwd(("someone", "x", 4242, 4242, "", str(theirs), "/bin/sh"))
+        return known(name)
+
+    monkeypatch.setattr(pwd, "getpwnam", lookup)
+    monkeypatch.setenv("HF_USER", "someone")
+    path = theirs / secret
     _secret(jail, path)
     monkeypatch.setenv(variable, value)
     output = await _cat(jail, path)

@@ -169,8 +169,15 @@ def _ninja(text: str, path: Path, base: Path) -> list[tuple[Path, Path, _Reader]
 _CMAKE_LOADS = re.compile(r"\b(include|add_subdirectory)\s*\(", re.IGNORECASE)
 #: What makes the files cmake reads not known from the text: code made from text
 #: (``cmake_language(EVAL …)``), a module path the project sets (``include(Name)`` and
-#: ``find_package`` then read ``Name.cmake`` there), a cache another build wrote.
-_CMAKE_UNREAD = re.compile(r"\b(cmake_language|load_cache)\s*\(|\bCMAKE_MODULE_PATH\b", re.IGNORECASE)
+#: ``find_package`` then read ``Name.cmake`` there), a cache another build wrote, and the
+#: variables naming code cmake runs that a project may set before ``project()`` as ``-D``
+#: does (s195, proven: ``set(CMAKE_PROJECT_INCLUDE out/inc.cmake)`` ran out/inc.cmake): the
+#: files ``project()`` includes, the toolchain file, the rules override, the compilers and their
+#: launchers, the emulator (a value's ``${…}`` reads of them do not count).
+_CMAKE_UNREAD = re.compile(
+    r"\b(cmake_language|load_cache)\s*\(|\bCMAKE_MODULE_PATH\b"
+    r"|(?<![{\w])(CMAKE_PROJECT_\w*INCLUDE\w*|CMAKE_TOOLCHAIN_FILE|CMAKE_USER_MAKE_RULES_OVERRIDE\w*"
+    r"|CMAKE_\w+?_COMPILER(_LAUNCHER)?|CMAKE_\w+?_LINKER_LAUNCHER|CMAKE_CROSSCOMPILING_EMULATOR)\b", re.IGNORECASE)
 _CMAKE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\[(=*)\[.*?\]\1\]', re.DOTALL)
 _CMAKE_ARGUMENT = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\[(=*)\[(.*?)\]\2\]|([^\s()"#]+))', re.DOTALL)
 

@@ -15,21 +15,33 @@ make 4.3 and cmake 3.25 under bash and dash):
 - cmake reads from its environment ``CMAKE_TOOLCHAIN_FILE``, the search paths
   ``CMAKE_PREFIX_PATH``, ``CMAKE_FRAMEWORK_PATH``, ``CMAKE_APPBUNDLE_PATH``, and each package's
   ``<Pkg>_DIR`` and ``<Pkg>_ROOT`` (its manual, find_package).
+- cmake runs the compilers its environment names while it configures (``CC``, ``CXX``… and
+  their flags, which may name a plugin or a folder of tools: cmake-env-variables(7)), and the
+  launchers ``CMAKE_<LANG>_COMPILER_LAUNCHER``/``_LINKER_LAUNCHER`` (s195, proven with cmake
+  3.25: ``CC`` and ``CMAKE_C_COMPILER_LAUNCHER`` naming out/x ran it under ``cmake -S . -B b``).
+  Every word of their values holding a ``/`` counts as a path; a bare name is found on the PATH.
+- ``find_package`` looks in the folders the user package registry names: each file of
+  ``$HOME/.cmake/packages/<Pkg>/`` holds one (s195, proven: the Config.cmake of the folder an
+  entry named ran). Those folders count, and the registry itself, where new entries may be put.
 
 The environment read is the one Echo Desk runs in, which its commands inherit, with what a
 wrapper on the line gives the command (``env MAKEFILES=… make``: ``line_environment``). A plain
 assignment before the command (``MAKEFILES=out/x.mk make``, ``export …; make``) is not read
 here: the engine already asks for any assignment that is not one of the few inert ones.
 
-What this is not: a build runs the programs its build files and these variables name (a
-compiler, ``CC``, a launcher); those are found on the PATH, which the engine judges elsewhere.
+What this is not: a build runs the programs its build files and these variables name by a bare
+name (``CC=gcc``, a launcher); those are found on the PATH, which the engine judges elsewhere.
+make's own use of ``CC`` and the like (its built-in rules, a recipe's ``$(CC)``) is not read
+here either.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions import program_options as table
@@ -47,25 +59,41 @@ _MAKE_OWN_OPTIONS = frozenset({"--jobserver-auth", "--jobserver-fds"})
 _CMAKE_PATH_VARIABLES = ("CMAKE_TOOLCHAIN_FILE", "CMAKE_PREFIX_PATH", "CMAKE_FRAMEWORK_PATH", "CMAKE_APPBUNDLE_PATH")
 #: The endings of a package's own variables: ``<Pkg>_DIR``, ``<Pkg>_ROOT``.
 _CMAKE_PACKAGE_SUFFIXES = ("_DIR", "_ROOT")
+#: cmake's environment variables naming a language's compiler, or its flags
+#: (cmake-env-variables(7), "Environment Variables for Languages"; ``ASM<DIALECT>``:
+#: ``ASM``, ``ASM_NASM``, ``ASM-ATT``…), and the launchers it runs them with.
+_CMAKE_COMPILER_VARIABLES = re.compile(
+    r"(CC|CXX|CUDACXX|CUDAHOSTCXX|FC|HIPCXX|ISPC|OBJC|OBJCXX|RC|SWIFTC|ASM[-_A-Z]*)(FLAGS)?|CFLAGS|CSFLAGS|LDFLAGS"
+    r"|CMAKE_[A-Z_]+_(COMPILER|LINKER)_LAUNCHER")
+#: What separates the paths in a compiler variable's value (``-fplugin=out/p.so``, ``-Wl,-rpath,out``).
+_WORD = re.compile(r"[^\s=,:;\"']+")
+#: The user package registry, below the home folder cmake reads from ``$HOME``.
+_CMAKE_REGISTRY = (".cmake", "packages")
+#: More registry entries than this are not read one by one.
+_MOST_ENTRIES = 1000
 
 
 @dataclass
 class Named:
     """What a build tool's variables name: ``makefiles``, names make reads as ``-include`` does;
     ``include_folders``, folders make looks in for a relative included file; ``paths``, files and
-    folders whose files may be code (relative: to the folder the tool runs in); ``unknown``:
+    folders whose files may be code (relative: to the folder the tool runs in); ``programs``,
+    the same for programs it runs (and folders of them), which are not build files; ``unknown``:
     a value not read here, so any file may be one."""
 
     makefiles: list[str] = field(default_factory=list)
     include_folders: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)
     unknown: bool = False
 
 
-def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] | None = None) -> Named:
+def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] | None = None,
+          home: Path | None = None) -> Named:
     """What ``program``, run with ``words`` in the environment ``environ`` (when not given: the
     one the command runs with, ``line_environment``: Echo Desk's own with what the line gives
-    it, ``env MAKEFILES=… make``), reads by its variables."""
+    it, ``env MAKEFILES=… make``), reads by its variables, and cmake by its user package
+    registry (below ``home`` and ``$HOME``)."""
     def get(name: str) -> str:
         return line_environment.get(name) if environ is None else environ.get(name, "")
 
@@ -83,7 +111,46 @@ def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] 
         for name in dict.fromkeys(names):
             if name in _CMAKE_PATH_VARIABLES or name.endswith(_CMAKE_PACKAGE_SUFFIXES):
                 result.paths += [v for v in get(name).split(os.pathsep) if v]
+            elif _CMAKE_COMPILER_VARIABLES.fullmatch(name):
+                result.programs += _compiler_paths(get(name))
+        for folder in dict.fromkeys((*((str(home),) if home is not None else ()), get("HOME"))):
+            _cmake_registry(folder, result)
     return result
+
+
+def _compiler_paths(value: str) -> list[str]:
+    """The paths in a compiler variable's value: each word holding a ``/``, an option's
+    letter before it dropped (``-B/opt/tools``, ``-Iout``)."""
+    words = (w[2:] if w.startswith("-") and "/" in w[2:] else w for w in _WORD.findall(value))
+    return [w for w in words if "/" in w]
+
+
+def _cmake_registry(home: str, result: Named) -> None:
+    """The user package registry (``$HOME/.cmake/packages``): the folder itself, and the folder
+    each entry names (its first line); too many entries, or one that cannot be read: any file."""
+    if not os.path.isabs(home):
+        return
+    registry = os.path.join(home, *_CMAKE_REGISTRY)
+    result.paths.append(registry)
+    try:
+        entries = [e.path for p in os.scandir(registry) if p.is_dir() for e in os.scandir(p.path)]
+    except FileNotFoundError:
+        return
+    except OSError:
+        result.unknown = True
+        return
+    if len(entries) > _MOST_ENTRIES:
+        result.unknown = True
+        return
+    for entry in entries:
+        try:
+            with open(entry, encoding="utf-8") as handle:
+                folder = handle.readline(4096).strip()
+        except (OSError, UnicodeDecodeError):
+            result.unknown = True
+            continue
+        if folder:
+            result.paths.append(folder)
 
 
 def cmake_settings(words: Sequence[str | None]) -> list[tuple[str | None, str | None]]:

@@ -31,27 +31,31 @@ def folders(words: Words, form: Form) -> list[str | None]:
     """The folders ``form`` writes, run with ``words`` (its arguments): ``[None]`` when an
     option is not known here (it may take the next word: which one is the folder) or a word
     where an option could be is only known when the line runs."""
-    parsed = _known(words, form)
-    if parsed is None:
-        return [None]
-    return _values(parsed, form.named) + form.operands([w for _, w in parsed.operands])
+    parsed = known(words, form)
+    return [None] if parsed is None else found(parsed, form)
 
 
 def option_values(words: Words, form: Form, names: frozenset[str]) -> list[str | None]:
     """The values of the options of ``names`` in ``words`` (``[None]``: an option not known
     here, which may take the next word, or a word only known when the line runs)."""
-    parsed = _known(words, form)
-    return [None] if parsed is None else _values(parsed, names)
+    parsed = known(words, form)
+    return [None] if parsed is None else values_of(parsed, names)
 
 
-def _known(words: Words, form: Form) -> Parsed | None:
+def known(words: Words, form: Form) -> Parsed | None:
     """``words`` read by ``form``'s options; ``None`` when an option is not known here (it may
     take the next word) or a word where an option could be is only known when the line runs."""
     parsed = read_options(words, form.options)
     return None if parsed.dynamic or any(s.option is None for s in parsed.seen) else parsed
 
 
-def _values(parsed: Parsed, names: frozenset[str]) -> list[str | None]:
+def found(parsed: Parsed, form: Form) -> list[str | None]:
+    """The folders ``form`` writes, its words read (``known``)."""
+    return values_of(parsed, form.named) + form.operands([w for _, w in parsed.operands])
+
+
+def values_of(parsed: Parsed, names: frozenset[str]) -> list[str | None]:
+    """The values the options of ``names`` are given, its words read (``known``)."""
     return [s.value for s in parsed.seen if s.option is not None and names & set(s.option.names)]
 
 
@@ -74,3 +78,13 @@ def second_or(default: Callable[[str | None], str | None]) -> Operands:
     """The second operand, else the folder ``default`` makes of the first (``git clone URL``
     clones into the folder named after the URL); nothing without operands (the program stops)."""
     return lambda operands: list(operands[1:2]) or [default(w) for w in operands[:1]]
+
+
+def second(operands: Words) -> list[str | None]:
+    """The second operand (``hg debuggetbundle REPO FILE``)."""
+    return list(operands[1:2])
+
+
+def none(operands: Words) -> list[str | None]:
+    """No operand names a place written (``hg cat FILE…``: only its ``-o`` does)."""
+    return []

@@ -18,12 +18,12 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
-from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions import git_environment, line_environment
 
 #: What a settings file's parser makes of it.
 P = TypeVar("P")
@@ -81,15 +81,26 @@ def settings_text(path: str) -> str | None:
 
 def named(root: Path, git_dir: Path | None, home: Path | None, subcommand: str | None) -> list[Named]:
     """What the settings a git command run in the worktree ``root`` reads name: the repository's
-    own (``git_dir``), the person's (``home``) and the system's. Aliases count only for the
+    own (``git_dir``), the person's (``home``), the system's and those of its environment
+    (``git_environment``). Aliases count only for the
     ``subcommand`` they name (``None``: not known, all count)."""
     files = _files(git_dir, home)
     if files is None:
         return [Named(root, folder=True)]
-    found: list[Named] = []
+    found: list[Named] = environment_named(root, home, subcommand)
     for path in files:
         found += _file_names(path, root, home, subcommand, 0)
     return list(dict.fromkeys(found))
+
+
+def environment_named(root: Path, home: Path | None, subcommand: str | None) -> list[Named]:
+    """What the settings git takes from its environment name (``git_environment``), read as a
+    settings file's are with a relative path in the folder ``root`` (git runs hooks and the
+    programs its settings name there); settings not read: any file."""
+    given = git_environment.entries()
+    if given is None:
+        return [ANYWHERE]
+    return _entries_names(given, root, root, home, subcommand, 0)
 
 
 def entries(git_dir: Path | None, home: Path | None) -> list[tuple[str, str | None, str, str]] | None:
@@ -99,7 +110,10 @@ def entries(git_dir: Path | None, home: Path | None) -> list[tuple[str, str | No
     files = _files(git_dir, home)
     if files is None:
         return None
-    found: list[tuple[str, str | None, str, str]] = []
+    given = git_environment.entries()
+    if given is None or any(k == "path" and s in ("include", "includeif") for s, _, k, _ in given):
+        return None  # (an included file the environment names: not followed here)
+    found: list[tuple[str, str | None, str, str]] = list(given)
     todo = [(path, 0) for path in files]
     while todo:
         path, depth = todo.pop(0)
@@ -177,10 +191,17 @@ def _file_names(path: Path, root: Path, home: Path | None, subcommand: str | Non
         return [Named(root, folder=True)]
     if entries is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
+    return _entries_names(entries, path.parent, root, home, subcommand, depth)
+
+
+def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Path, root: Path, home: Path | None,
+                   subcommand: str | None, depth: int) -> list[Named]:
+    """What settings ``entries`` name: files they include (relative: in ``base``), a hooks
+    folder, each path in a value (relative: in the worktree ``root``)."""
     found: list[Named] = []
     for section, _, key, value in entries:
         if key == "path" and section in ("include", "includeif"):
-            included = _resolved(value, path.parent, home)
+            included = _resolved(value, base, home)
             if included is None:
                 return [Named(root, folder=True)]
             found += [Named(included), *_file_names(included, root, home, subcommand, depth + 1)]

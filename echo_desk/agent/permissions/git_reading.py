@@ -1,5 +1,6 @@
 """git read as git reads itself: global options first (``-C``, ``--no-pager``… are dropped for
-deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered), then the subcommand's
+deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered by ``**``, and a setting
+``-c`` gives only by a rule writing out its key), then the subcommand's
 options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``) and what
 its read-looking forms change (``git branch NAME``), and where it writes outside its repository
 (``git_settings_writes``, ``git_folder_writes``)."""
@@ -17,6 +18,7 @@ from echo_desk.sandbox.shell import Grammar
 def git_reading(argv: Argv, program: str) -> Reading:
     parsed = read_options(argv[1:], git.GLOBAL)
     found = flags_of(parsed, git.GLOBAL)
+    found += _settings([s.value for s in parsed.seen if s.option is not None and s.option.does is Does.CONFIG])
     harmless = {s.index + 1 for s in parsed.seen if s.option is not None and set(s.option.names) & git.HARMLESS_GLOBAL}
     matched = tuple(a for k, a in enumerate(argv) if k not in harmless)
     if parsed.rest is None:
@@ -50,11 +52,42 @@ def git_reading(argv: Argv, program: str) -> Reading:
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
         inners.append(Inner(start=rest[1]))
     found += _git_changes(argv, at, sub)
+    if sub == "clone":
+        found += _settings(clone_settings(argv[at + 1:]))
     written = config_written(argv, at) if sub == "config" else ()
     below = folders_written(argv, at)
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
                    reads_only=reads_only, written=written, written_below=below)
+
+
+def _settings(values: list[str | None]) -> list[Flag]:
+    """The settings a line gives git (``-c key=value``), each a flag a rule names only by its key
+    (``Flag.setting``); one only known when the line runs is never named."""
+    return [Flag(frozenset(), "", None) if v is None else Flag(frozenset(), v, Does.CONFIG, setting=v) for v in values]
+
+
+def clone_settings(words: Argv) -> list[str | None]:
+    """The settings ``git clone`` writes into the new repository's own settings file before it
+    checks out (``-c``/``--config key=value``: ``core.hooksPath`` there runs a post-checkout hook
+    during the clone). The engine knows no other option of clone, so it reads every way git's
+    parser may take them: a short ``c`` in a group (``-qc``, ``-cKEY=V``) and any prefix of
+    ``--config`` (``--conf``); a word it cannot read is one only known when the line runs."""
+    found: list[str | None] = []
+    for k, word in enumerate(words):
+        following = words[k + 1] if k + 1 < len(words) else None
+        if word is None:
+            found.append(None)
+        elif word == "--":
+            break
+        elif word.startswith("--"):
+            name, equals, value = word.partition("=")
+            if len(name) > 2 and "--config".startswith(name):
+                found.append(value if equals else following)
+        elif word.startswith("-") and "c" in word[1:]:
+            rest = word[word.index("c", 1) + 1:]
+            found.append(rest or following)
+    return found
 
 
 def subcommand(argv: Argv) -> str | None:

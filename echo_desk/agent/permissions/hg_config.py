@@ -141,20 +141,81 @@ def named(files: Sequence[Path], bases: Sequence[Path], home: Path | None) -> li
     return list(dict.fromkeys(found))
 
 
+def all_entries(files: Sequence[Path], home: Path | None) -> list[tuple[str, str, str]] | None:
+    """Every ``(section, key, value)`` of the settings ``files`` and of the files they include
+    (``%include``), in the order hg reads them. ``None``: a file not read or parsed, or
+    includes deeper than ``_DEPTH``: it may say anything."""
+    found: list[tuple[str, str, str]] = []
+    todo = [(path, 0) for path in files]
+    while todo:
+        path, depth = todo.pop(0)
+        try:
+            read = parsed(path, entries)
+        except FileNotFoundError:
+            continue  # (hg skips a settings file that is not there)
+        except OSError:
+            return None
+        if read is None or depth > _DEPTH:
+            return None
+        for section, key, value in read:
+            if section is not None:
+                found.append((section, key, value))
+                continue
+            included = expanded(value, home)  # %include, relative to the including file
+            if included is None:
+                return None
+            todo.append((Path(os.path.normpath(path.parent / included)), depth + 1))
+    return found
+
+
+#: hg 6.3's own short names of its commands (``commands.table``): ``[defaults]`` takes the
+#: command's full name, which ``hg st`` names as well as ``hg status``.
+_SHORT_NAMES = {"status": ("st",), "commit": ("ci",), "update": ("up", "checkout", "co"), "log": ("history",),
+                "annotate": ("blame",), "bookmarks": ("bookmark",), "config": ("showconfig", "debugconfig"),
+                "copy": ("cp",), "identify": ("id",), "import": ("patch",), "incoming": ("in",),
+                "outgoing": ("out",), "purge": ("clean",), "remove": ("rm",), "rename": ("move", "mv"),
+                "summary": ("sum",), "debugdirstate": ("debugstate",), "debug-revlog-index": ("debugindex",),
+                "debugrebuilddirstate": ("debugrebuildstate",), "debugrequires": ("debugrequirements",)}
+
+_SHORT_WORDS = frozenset(n for names in _SHORT_NAMES.values() for n in names)
+
+
+def redefined(files: Sequence[Path], home: Path | None, word: str) -> bool:
+    """Whether the settings ``files`` may change what the hg command ``word`` does, so that its
+    words no longer say it: an ``[alias]`` the word names (hg takes an alias of its own
+    command's name over the command: ``[alias] status = !touch x`` runs at ``hg status``; a
+    word also names the alias it is a prefix of), a ``[defaults]`` of the command it may name
+    (words hg adds before the line's: ``[defaults] cat = -o ~/.bashrc`` writes there at ``hg
+    cat f``; both proven, hg 6.3), or a file not read, which may hold either."""
+    found = all_entries(files, home)
+    if found is None:
+        return True
+    # (hg takes a word that is one of its commands' own names as it is: `hg st` stays status
+    # under `[alias] status = …`; every other word may be a prefix of an alias)
+    own = word in _SHORT_WORDS
+    for section, key, value in found:
+        name = key.partition(":")[0]
+        if section == "alias" and (name == word or (not own and name.startswith(word))):
+            return True
+        if section == "defaults" and value and any(n.startswith(word) for n in (name, *_SHORT_NAMES.get(name, ()))):
+            return True
+    return False
+
+
 def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int) -> list[Named]:
     unknown = [Named(b, folder=True) for b in bases]
     try:
-        entries = parsed(path, _entries)
+        read = parsed(path, entries)
     except FileNotFoundError:
         return []  # (hg skips an included file that is not there)
     except OSError:
         return unknown
-    if entries is None or depth > _DEPTH:
+    if read is None or depth > _DEPTH:
         return [ANYWHERE]  # (what it names may be anywhere)
     found: list[Named] = []
-    for section, value in entries:
+    for section, _, value in read:
         if section is None:  # %include, relative to the including file
-            included = _expanded(value, home)
+            included = expanded(value, home)
             if included is None:
                 return unknown
             target = Path(os.path.normpath(path.parent / included))
@@ -168,14 +229,14 @@ def _file_names(path: Path, bases: Sequence[Path], home: Path | None, depth: int
                 word = word[len("python:"):].rpartition(":")[0] or word
             elif "/" not in word and not (section == "extensions" and word == value):
                 continue
-            expanded = _expanded(word, home)
-            if expanded is None:
+            named_path = expanded(word, home)
+            if named_path is None:
                 return unknown
-            found += [Named(Path(os.path.normpath(b / expanded))) for b in (path.parent, *bases)]
+            found += [Named(Path(os.path.normpath(b / named_path))) for b in (path.parent, *bases)]
     return found
 
 
-def _expanded(value: str, home: Path | None) -> str | None:
+def expanded(value: str, home: Path | None) -> str | None:
     """A path as hg expands it (``util.expandpath``): ``$VAR`` from the environment the commands
     inherit from Echo Desk, ``~`` the home folder (``None``: another user's home, or no home)."""
     value = os.path.expandvars(value)
@@ -186,12 +247,12 @@ def _expanded(value: str, home: Path | None) -> str | None:
     return value
 
 
-def _entries(text: str) -> tuple[tuple[str | None, str], ...] | None:
-    """The ``(section, value)`` entries of an hgrc (lowercase section; ``None`` for a
+def entries(text: str) -> tuple[tuple[str | None, str, str], ...] | None:
+    """The ``(section, key, value)`` entries of an hgrc (lowercase section; ``None`` for a
     ``%include`` line, whose value is the file it names). ``None``: a file not read or not
     parsed (hg stops with a parse error)."""
     lines = text.splitlines()
-    entries: list[tuple[str | None, str]] = []
+    entries: list[tuple[str | None, str, str]] = []
     section = ""
     continues = False  # (a line starting with blanks continues the value of the item before it)
     for text in lines:
@@ -199,17 +260,17 @@ def _entries(text: str) -> tuple[tuple[str | None, str], ...] | None:
             if _COMMENT.match(text):
                 continue
             if (more := _CONTINUED.match(text)) is not None:
-                entries[-1] = (section, entries[-1][1] + "\n" + more.group(1))
+                entries[-1] = (section, entries[-1][1], entries[-1][2] + "\n" + more.group(1))
                 continue
             continues = False
         if (include := _INCLUDE.match(text)) is not None:
-            entries.append((None, include.group(1)))
+            entries.append((None, "", include.group(1)))
         elif _EMPTY.match(text):
             continue
         elif (header := _SECTION.match(text)) is not None:
             section = header.group(1).strip().lower()
         elif (item := _ITEM.match(text)) is not None:
-            entries.append((section, item.group(2)))
+            entries.append((section, item.group(1), item.group(2)))
             continues = True
         elif not _UNSET.match(text):
             return None

@@ -12,35 +12,26 @@ is judged as a write anywhere below it:
 - ``hg init [DEST]``: DEST, else the folder it runs in;
 - ``hg archive DEST``: DEST (a folder of the repository's files, or an archive file).
 
-hg reads its global options before the command, and those and the command's own anywhere
-before ``--`` (``--cwd`` too: paths are read from where it leads); a unique prefix of a
-command's name or of a long option names it. hg expands ``~`` and ``$VAR`` in a folder it
-creates itself: a ``$`` the shell left makes it not known, as does a URL (``ssh://``,
-``host:path``) or an option not known here (``None``: the write rules ask). Version read:
-hg 6.3 (``mercurial/commands.py``, ``hg.py``, ``hgext/share.py``).
+A DEST of clone, init and share, and clone's SOURCE when no DEST is given, may be a name of
+hg's ``[paths]``, which hg replaces by the place it stands for (``path_names``; ``hg_paths``
+reads the settings, ``settings_files.written_folders`` gives the places).
+
+The command line is read as hg reads it (``hg_commands``: global options, a unique prefix of
+a command, ``--cwd``). hg expands ``~`` and ``$VAR`` in a folder it creates itself: a ``$``
+the shell left makes it not known, as does a URL (``ssh://``, ``host:path``) or an option not
+known here (``None``: the write rules ask). Version read: hg 6.3 (``mercurial/commands.py``,
+``hg.py``, ``hgext/share.py``).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from echo_desk.agent.permissions.folder_writes import Form, Words, first_or, folders, second_or
-from echo_desk.agent.permissions.options import Option, OptionSet, flags, read_options, values
-
-Paths = tuple[str | None, ...]
-
-#: hg's global options (``commands.globalopts``): before the command, and among its own.
-_GLOBAL = (*flags("-y|--noninteractive -q|--quiet -v|--verbose --debug --debugger --traceback --time --profile "
-                  "--version -h|--help --hidden --no-hidden"),
-           *values("-R|--repository --cwd --color --config --encoding --encodingmode --pager"))
-#: What makes a word a URL to hg (``urlutil.url``): a scheme, then ``:``.
-_SCHEME = re.compile(r"[a-zA-Z0-9+.\-]+:")
-
-
-def _spec(*options: tuple[Option, ...]) -> OptionSet:
-    return OptionSet((*(o for group in options for o in group), *_GLOBAL))
+from echo_desk.agent.permissions.folder_writes import Form, Words, first_or, found, second_or
+from echo_desk.agent.permissions.hg_commands import SCHEME, Paths, Read, read, spec, written
+from echo_desk.agent.permissions.options import Parsed, flags, values
 
 
 def _default_dest(source: str | None) -> str | None:
@@ -50,7 +41,7 @@ def _default_dest(source: str | None) -> str | None:
     if source is None:
         return None
     path = source
-    if (scheme := _SCHEME.match(source)) is not None:
+    if (scheme := SCHEME.match(source)) is not None:
         rest = source[scheme.end():]
         if not rest.startswith("//"):
             return None  # (host:path, bundle:…: not read here)
@@ -71,43 +62,23 @@ def _archive(operands: Words) -> list[str | None]:
 
 #: Each writing command (hg 6.3's tables); any other option makes the folder not known.
 _FORMS = {
-    "clone": Form(_spec(flags("-U|--noupdate --pull --uncompressed --stream --insecure"),
-                        values("-u|--updaterev -r|--rev -b|--branch -e|--ssh --remotecmd")), second_or(_default_dest)),
-    "share": Form(_spec(flags("-U|--noupdate -B|--bookmarks --relative")), second_or(_default_dest)),
-    "init": Form(_spec(flags("--insecure"), values("-e|--ssh --remotecmd")), first_or(".")),
-    "archive": Form(_spec(flags("--no-decode -S|--subrepos"), values("-p|--prefix -r|--rev -t|--type -I|--include "
-                                                                     "-X|--exclude")), _archive),
+    "clone": Form(spec(flags("-U|--noupdate --pull --uncompressed --stream --insecure"),
+                       values("-u|--updaterev -r|--rev -b|--branch -e|--ssh --remotecmd")), second_or(_default_dest)),
+    "share": Form(spec(flags("-U|--noupdate -B|--bookmarks --relative")), second_or(_default_dest)),
+    "init": Form(spec(flags("--insecure"), values("-e|--ssh --remotecmd")), first_or(".")),
+    "archive": Form(spec(flags("--no-decode -S|--subrepos"), values("-p|--prefix -r|--rev -t|--type -I|--include "
+                                                                    "-X|--exclude")), _archive),
 }
-#: hg's own short names that are prefixes of those commands too: ``hg in`` is ``incoming``.
-_OTHERS = frozenset({"in"})
 
 
 def folders_written(argv: Sequence[str | None]) -> Paths:
     """The folders the hg command ``argv`` creates or fills (see the module doc): none for a
     command not read here."""
-    parsed = read_options(argv[1:], OptionSet(_GLOBAL, permute=False))
-    if parsed.dynamic or any(s.option is None for s in parsed.seen):
-        return (None,)  # (hg stops at an option it does not know: not read further here)
-    if parsed.rest is None:
-        return ()
-    at = 1 + parsed.rest
-    command = _command(argv[at])
-    if command is None:
-        return (None,) if argv[at] is None else ()
-    form = _FORMS[command]
-    words = argv[at + 1:]
-    found = [d for f in folders(words, form) for d in _fragments(f)]
-    cwds = [s.value for p in (parsed, read_options(words, form.options)) for s in p.seen
-            if s.option is not None and "--cwd" in s.option.names]
-    return tuple(_from(cwds, f) for f in found)
+    return written(argv, _FORMS, _folders)
 
 
-def _command(word: str | None) -> str | None:
-    """The writing command ``word`` names: itself, or a unique prefix of one (``hg clon``)."""
-    if word is None or word in _OTHERS:
-        return None
-    found = [name for name in _FORMS if name.startswith(word)]
-    return found[0] if len(found) == 1 else None
+def _folders(command: str, parsed: Parsed) -> list[str | None]:
+    return [d for f in found(parsed, _FORMS[command]) for d in _fragments(f)]
 
 
 def _fragments(folder: str | None) -> list[str | None]:
@@ -118,14 +89,31 @@ def _fragments(folder: str | None) -> list[str | None]:
     return [folder, folder.partition("#")[0] or "."]
 
 
-def _from(cwds: Sequence[str | None], path: str | None) -> str | None:
-    """``path`` as hg reads it: from the folder ``--cwd`` leads to (``None``: not known here:
-    more than one ``--cwd``, a ``$VAR`` or ``~user`` hg expands, a URL)."""
-    if path is None or "$" in path or _SCHEME.match(path):
-        return None
-    if path == "~" or path.startswith("~/") or os.path.isabs(path):
-        return path
-    where = cwds[0] if len(cwds) == 1 else "." if not cwds else None
-    if path.startswith("~") or where is None:
-        return None
-    return os.path.join(where, path)
+@dataclass(frozen=True)
+class PathNames:
+    """The words of a command that hg looks up among the names of its settings' ``[paths]``
+    (``hg_paths``) for the folder it creates: ``folders`` name it (``hg init NAME``: the place
+    the name stands for), ``named_after`` give it its name (``hg clone NAME``: the folder named
+    after the last part of that place, in the folder hg runs in: ``cwds``)."""
+
+    folders: tuple[str, ...] = ()
+    named_after: tuple[str, ...] = ()
+    cwds: tuple[str | None, ...] = ()
+
+
+def path_names(argv: Sequence[str | None]) -> PathNames:
+    """The words of the hg command ``argv`` that may be names of ``[paths]`` (hg 6.3: ``init``
+    and ``clone`` look DEST up, ``clone`` SOURCE too, ``share`` only a DEST given). A word known
+    only when the line runs is left out: ``folders_written`` makes its folder not known."""
+    command = read(argv, _FORMS)
+    if not isinstance(command, Read) or command.command == "archive":
+        return PathNames()
+    operands = [w for _, w in command.parsed.operands]
+    after: list[str | None]
+    if command.command == "init":
+        words, after = operands[:1] or ["."], []
+    elif len(operands) > 1 or command.command == "share":
+        words, after = operands[1:2], []
+    else:
+        words, after = [], operands[:1]
+    return PathNames(tuple(w for w in words if w is not None), tuple(w for w in after if w is not None), command.cwds)

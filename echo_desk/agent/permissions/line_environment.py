@@ -21,7 +21,7 @@ variable), also through the wrappers and shells it runs (``env A=x nice gem``)."
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -63,6 +63,15 @@ def get(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
+def names() -> list[str]:
+    """The names set in the environment the command being judged runs with."""
+    current = _GIVEN.get()
+    if current is None:
+        return list(os.environ)
+    inherited = [] if current.cleared else [n for n in os.environ if n not in current.values]
+    return [*inherited, *(n for n, v in current.values.items() if v is not None)]
+
+
 def given() -> Given | None:
     """What the line gives the command being judged, if anything."""
     return _GIVEN.get()
@@ -83,13 +92,28 @@ def giving(assignments: Sequence[tuple[str, str | None]], cleared: bool = False)
 
 @contextmanager
 def reading() -> Iterator[set[str]]:
-    """Record the names the readers look up inside (the set is filled as they do)."""
+    """Record the names the readers look up inside (the set is filled as they do); a record
+    already under way gets them too."""
     names: set[str] = set()
+    outer = _READ.get()
     token = _READ.set(names)
     try:
         yield names
     finally:
         _READ.reset(token)
+        if outer is not None:
+            outer |= names
+
+
+def values(names: Iterable[str]) -> tuple[tuple[str, str | None], ...]:
+    """The values ``names`` have now in Echo Desk's own environment (``None``: not set), in
+    one order: what a reading kept from before is good for (``programs.read``). Looking
+    them up so records them, as ``get`` does."""
+    read = _READ.get()
+    found = tuple(sorted((name, os.environ.get(name)) for name in names))
+    if read is not None:
+        read.update(name for name, _ in found)
+    return found
 
 
 def unread(read: set[str], inert: frozenset[str]) -> list[str]:

@@ -32,7 +32,9 @@ class PathPattern:
     matches ``src/x.log/ruff.toml`` once ``src/x.log`` is a folder. That is right for deny and
     ask rules (wider is safer) but not for an allow, which must not reach further than it reads:
     with ``contents=False`` what a matched folder holds is matched only when the pattern names
-    folders — its last part a plain name (``@workspace/build``), ``**``, or ending in ``/``."""
+    folders — its last part ``**``, or ending in ``/``. A plain last part names that one path:
+    ``@workspace/notes.txt`` (the rule the approval dialog offers for one file) would otherwise
+    let the agent make notes.txt a folder and fill it (a ``conftest.py`` pytest then runs)."""
 
     text: str
     anchor: str  # workspace | home | root
@@ -41,7 +43,8 @@ class PathPattern:
     @property
     def names_folders(self) -> bool:
         last = self.text.rstrip("/").rsplit("/", 1)[-1]
-        return self.text.endswith("/") or last == "**" or not any(c in last for c in "*?[]!\\")
+        # (a bare anchor, ``@workspace`` or ``~``, is compiled as ``/**``)
+        return "/" not in self.text or self.text.endswith("/") or last == "**"
 
     def _matches(self, text: str, contents: bool) -> bool:
         if contents or self.names_folders:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
@@ -25,6 +26,7 @@ from echo_desk.agent.permissions import (
     archivers,
     editors,
     file_programs,
+    hg_file_writes,
     hg_folder_writes,
     line_environment,
     npm_settings_writes,
@@ -121,10 +123,26 @@ def name_of(program: str | None) -> str | None:
 
 
 def read(argv: Argv) -> Reading:
-    """How ``argv``'s program reads it (see the module doc). Never raises. Read again, not
-    from the cache, for a command the line gives variables to (``line_environment``): where
-    its settings commands write depends on them."""
-    return _read_fresh(argv) if line_environment.given() is not None else _read_cached(argv)
+    """How ``argv``'s program reads it (see the module doc). Never raises.
+
+    Where a settings command writes depends on the environment as well as the words
+    (``rustup default``: ``$RUSTUP_HOME``), so a reading is kept with the values the variables
+    it looked up had, and is good only while Echo Desk's own environment still gives them
+    (s195: a reading kept by the words alone judged the file an earlier environment named).
+    A command the line gives variables to is read again every time (``line_environment``)."""
+    if line_environment.given() is not None:
+        return _read_fresh(argv)
+    kept = _KEPT.get(argv)
+    if kept is not None and line_environment.values(name for name, _ in kept[0]) == kept[0]:
+        return kept[1]
+    with line_environment.reading() as names:
+        reading = _read_fresh(argv)
+    kept = (line_environment.values(names), reading)
+    with _KEEPING:
+        if len(_KEPT) >= _KEEP:
+            del _KEPT[next(iter(_KEPT))]  # (the oldest: a dict keeps its order)
+        _KEPT[argv] = kept
+    return reading
 
 
 def _read_fresh(argv: Argv) -> Reading:
@@ -153,7 +171,10 @@ def _read_fresh(argv: Argv) -> Reading:
     return reading
 
 
-_read_cached = lru_cache(maxsize=4096)(_read_fresh)
+#: The readings kept (see ``read``): the words, with the variables looked up and their values.
+_KEPT: dict[Argv, tuple[tuple[tuple[str, str | None], ...], Reading]] = {}
+_KEEP = 4096
+_KEEPING = threading.Lock()
 
 
 def _own_settings(argv: Argv, reading: Reading) -> Reading:
@@ -746,8 +767,9 @@ def _hg(argv: Argv, program: str) -> Reading:
     """hg's options that run code under any subcommand (``table.HG_RUNS``): a rule covers them
     only by naming them. hg reads them anywhere on the line before ``--``, and takes no
     abbreviation of them; a word known only when the line runs may be one. The folders hg creates
-    and fills (``hg clone``, ``init``, ``share``, ``archive``) are judged by the write rules
-    (``hg_folder_writes``)."""
+    and fills (``hg clone``, ``init``, ``share``, ``archive``: ``hg_folder_writes``) and the files
+    its words name (``hg cat -o``, ``bundle``, ``serve --pid-file``…: ``hg_file_writes``) are
+    judged by the write rules."""
     found: list[Flag] = []
     for word in argv[1:]:
         if word is None:
@@ -758,7 +780,8 @@ def _hg(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
         elif _hg_ssh(word):
             found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
-    return Reading(program, flags=tuple(found), written_below=hg_folder_writes.folders_written(argv))
+    return Reading(program, flags=tuple(found), written=hg_file_writes.files_written(argv),
+                   written_below=hg_folder_writes.folders_written(argv))
 
 
 def _hg_ssh(word: str) -> bool:

@@ -25,6 +25,10 @@ class Flag:
     #: the line runs), which the write rules judge even where a rule names the option.
     writes_path: bool = False
     path: str | None = None
+    #: A setting the line gives the program (``git -c key=value``): naming the option trusts it,
+    #: not every setting; a rule names the setting only with its key written out
+    #: (``tokens.names_setting``: ``color.ui=*``), since many settings run a program.
+    setting: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ from echo_desk.i18n import N_, for_person
 #: ``expect_sha256`` of a file that must not exist yet (``common.atomic.ABSENT``; written out
 #: here so a rules check, which never writes, does not load the writer).
 ABSENT = "absent"
+#: A rule file that could not be written, said with its outcome (the system's reason is the
+#: ``ValueError``'s cause); ``failure_text.failure_reason`` says it without the outcome.
+NOT_WRITTEN = N_("{file} could not be written; it is unchanged")
 
 USER_FILE = "permissions.toml"
 WORKSPACE_DIR = ".echo-desk"
@@ -105,5 +108,5 @@ def write_rule_file(path: Path, data: str | bytes, *, expect_sha256: str) -> byt
         raise ValueError(exc.message) from exc
     except OSError as exc:
         raise ValueError(for_person(f"{path} could not be written: {exc.strerror or exc}",
-                                    N_("{file} could not be written; it is unchanged"), file=path.name)) from exc
+                                    NOT_WRITTEN, file=path.name)) from exc
     return written

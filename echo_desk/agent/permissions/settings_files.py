@@ -30,8 +30,11 @@ from echo_desk.agent.permissions import (
     git_index,
     git_reading,
     git_repositories,
+    hg_commands,
     hg_config,
+    hg_paths,
     line_environment,
+    npm_environment,
     pip_projects,
     programs,
     pytest_testpaths,
@@ -97,6 +100,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
+    found += _npm_environment(program, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None or rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
         return found
@@ -120,6 +124,39 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
                         # A file named as an operand is collected whatever its name (`tests/notes.txt`).
                         found.append(Place(folder.parent, (folder.name,)))
     return found
+
+
+def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[str | None]:
+    """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
+    hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
+    the settings hg reads outside a repository), for the write rules to judge as those of
+    ``Reading.written_below``."""
+    if not argv or programs.name_of(argv[0]) != "hg":
+        return []
+    files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
+    return hg_paths.folders_named(argv, files, home)
+
+
+#: npm's settings file: a program that reads it reads npm's settings from its environment too.
+_NPMRC = ".npmrc"
+
+
+def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """For a program reading .npmrc, what npm's settings in the environment name
+    (``npm_environment``): each path, the file and any file below it (relative: in each folder
+    the command runs in; ``~/``: in the home folder); a value not read: any file."""
+    if _NPMRC not in table.FOLDER_SETTINGS.get(program, ()):
+        return []
+    named = npm_environment.paths()
+    if named is None:
+        return [ANY_FILE]
+    paths: list[Path] = []
+    for value in named:
+        if value.startswith("~/") and home is not None:
+            paths.append(home / value[2:])
+        paths += [p for c in cwds for p in _both(c / value)]
+    return [place for p in dict.fromkeys(paths)
+            for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
 
 
 def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -395,7 +432,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     of ``FOLDER_TREES``, the code files its options name (``CODE_FILE_OPTIONS``) and, for hg,
     every folder of the repository, the system's settings of the hg ``runner`` starts and what
     its settings name; for gdb, what its init files name."""
-    starts, unknown = _named_folders(program, rest, cwds)
+    starts, unknown = _named_folders(program, rest, cwds, home)
     found = [Place(f, names) for c in starts for f in (c, *c.parents)]
     # (a folder an option names that is not known here: any folder may hold the settings)
     found += [Place(Path("/"), names, below=True)] if unknown else []
@@ -406,11 +443,12 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds)
+    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds, home)
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
-        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems)
+        word = hg_commands.command_word(("hg", *rest))
+        found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems, word)
     if program == "gdb":
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
         found += _gdb_loaded(rest, starts, home) + _gdb_system(runner, cwds, home)
@@ -446,14 +484,17 @@ def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path 
     return found
 
 
-def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> tuple[list[Path], bool]:
+def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
+                   home: Path | None = None) -> tuple[list[Path], bool]:
     """The folders ``program`` looks for its settings from, run in any of ``cwds`` with its
     arguments ``words``: those folders, and the ones its options name instead
     (``program_options.FOLDER_OPTIONS``: ``hg -R out/r status`` reads out/r/.hg/hgrc, ``hg --cwd
     out -R r`` out/r/.hg/hgrc, ``ninja -C out`` out/build.ninja) or, for the programs of
     ``OPERAND_FOLDERS``, its operands (``cmake ../src``). With ``True``: an option whose folder
-    is not known here (a word known only when the line runs, or none after the option)."""
-    named = _option_values(program, words, table.FOLDER_OPTIONS.get(program))
+    is not known here (a word known only when the line runs, none after the option, or another
+    user's home). A value starting ``~/`` is below ``home``, as the shell expands it (``hg -R
+    ~/r``; it was read below the folder the program runs in)."""
+    named = [_home_word(v, home) for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program))]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
         named += [w for w in words if w is None or not w.startswith("-")]
@@ -465,6 +506,16 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         names = table.FOLDER_SETTINGS.get(program, ())
         starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _home_word(word: str | None, home: Path | None) -> str | None:
+    """``word`` with a leading ``~`` (alone or before ``/``) made the home folder (``None``:
+    another user's home, or no home folder known)."""
+    if word is None or not word.startswith("~"):
+        return word
+    if home is None or not (word == "~" or word.startswith("~/")):
+        return None
+    return str(home / word[2:])
 
 
 def _searches_up(program: str, words: Sequence[str | None]) -> bool:
@@ -510,7 +561,7 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path])
 
 
 def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[Path],
-                    cwds: Sequence[Path]) -> list[Place]:
+                    cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The files the build files of ``program`` include by other names (``build_includes``:
     a Makefile's ``-include out/deps.d``), read from the folders it starts from and the code
     files its options name, with the folders its options add to where it looks for them (make's
@@ -518,11 +569,13 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     values); an inclusion or variable not read: any file."""
     named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
-    variables = build_variables.named(program, words)
+    variables = build_variables.named(program, words, home=home)
     # A path a variable names: the file, and any file below it (a folder cmake searches for a
     # package's Config.cmake), relative to each folder the tool starts from.
     paths = list(dict.fromkeys(p for s in starts for value in variables.paths for p in _both(s / value)))
-    found = [place for p in paths for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
+    found = [place for p in [*paths, *run]
+             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
     folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
                                  *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
@@ -573,13 +626,15 @@ def _hg_roots(starts: Sequence[Path]) -> list[Path]:
 
 
 def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
-              systems: Sequence[Path]) -> list[Place]:
+              systems: Sequence[Path], word: str | None) -> list[Place]:
     """What hg's settings name (``hg_config``: a file ``%include`` names, a hook's or merge
     tool's program, an extension's file; a folder any file of which may be one, when a
     settings file is not read), the files and folders ``$HGRCPATH`` names, the system's
     settings in each folder of ``systems`` (``hg_config.system_folders``: its ``hgrc`` and any
     ``*.rc`` of its ``hgrc.d``), and the settings of the repository a share's
-    ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks in the share)."""
+    ``.hg/sharedpath`` names (``hg share``: its hgrc runs hooks in the share). Settings that
+    give the command ``word`` names an alias or defaults (``hg_config.redefined``) make its
+    words not say what it runs or writes: every file counts."""
     found = [Place(p.parent, (p.name,)) for p in hg_config.rc_path_files()]
     found += [Place(f, ("x.rc",), suffixes=(".rc",)) for f in hg_config.rc_path_folders()]
     found += [p for f in systems for p in (Place(f, ("hgrc",)), Place(f / "hgrc.d", ("x.rc",), suffixes=(".rc",)))]
@@ -587,6 +642,8 @@ def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
     found += [Place(source, _SHARED_FILES) for source in sources]
     found += [Place(Path("/"), _SHARED_FILES, below=True)] if unknown else []
     files = hg_config.settings_files(home, roots, sources, systems)
+    if word is None or (word and hg_config.redefined(files, home, word)):
+        found.append(ANY_FILE)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
 
 
@@ -641,8 +698,10 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
         read = git_config.entries(git_dir, home)
         known = None if read is None or known is None else known + read
     if not repositories:
-        # (a clone: the person's and the system's settings only, their ``insteadOf`` rewrites too)
+        # (a clone: the person's and the system's settings only, their ``insteadOf`` rewrites too,
+        # and those of the environment, which name paths in the folder it runs in)
         known = git_config.entries(None, home)
+        found += [_place(n) for start in where.starts for n in git_config.environment_named(start, home, subcommand)]
     submodules = any((r / ".gitmodules").exists() for r, _ in repositories)
     if git_repositories.reaches_hosts(argv, None if known is None else git_repositories.remotes(known), submodules):
         found += _ssh_places(where.starts, home)

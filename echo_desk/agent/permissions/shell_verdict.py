@@ -45,6 +45,7 @@ from echo_desk.agent.permissions.decide import (
     path_verdict,
     provenance_of,
 )
+from echo_desk.agent.permissions.literal_tilde import LiteralTildes, left_by_shell
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Decider,
@@ -63,6 +64,7 @@ from echo_desk.agent.permissions.model import (
 )
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
+from echo_desk.agent.permissions.reading import Flag
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
     Analysis,
@@ -73,7 +75,7 @@ from echo_desk.agent.permissions.shell import (
     inert_value,
 )
 from echo_desk.agent.permissions.subjects import Subject
-from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens, names_all
+from echo_desk.agent.permissions.tokens import Match, TokenPattern, compile_tokens, names_all, names_setting
 from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
@@ -149,7 +151,13 @@ def allows(matcher: TokenPattern | None, argv: Sequence[str | None], reading: Re
     if matcher.match(argv) is not Match.YES:
         return False
     # One alternative that matches must name them all.
-    return any(names_all(words, (flag.names for flag in reading.flags)) for words in matcher.matching(argv))
+    return any(_names_every(words, reading.flags) for words in matcher.matching(argv))
+
+
+def _names_every(words: frozenset[str], flags: Sequence[Flag]) -> bool:
+    """Whether one alternative's ``words`` name every flag (a setting: by its key, see ``Flag``)."""
+    return names_all(words, (f.names for f in flags if f.setting is None)) and all(
+        names_setting(words, f.setting) for f in flags if f.setting is not None)
 
 
 @dataclass
@@ -182,6 +190,8 @@ class _Judge:
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
+        #: The words whose leading ``~`` the shell leaves for the program (``literal_tilde``).
+        self.tildes = LiteralTildes()
         #: What the line's commands may change before another of them runs (``line_changes``).
         self.changes = line_changes.changes(self._line_writes(), self.cwds, self.cwd_known, where.home)
         if any(self.changes.through_link(c) for c in self.cwds[1:]):
@@ -199,11 +209,13 @@ class _Judge:
                 found += line_changes.of_command(tuple(w.value for w in words), reading)
             found += [line_changes.Written(None, (r.target.value,)) for r in forms.writes]
         found += [line_changes.Written(None, (r.target.value,)) for r in self.analysis.redirects if r.write]
-        return found
+        return [replace(w, paths=tuple(s for p in w.paths for s in ([p] if p is None else self.tildes.spellings(p))))
+                for w in found]
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
         found = found or _Forms()
+        self.tildes.note(argv)
         values = tuple(w.value for w in argv)
         if not values:
             return found
@@ -342,6 +354,7 @@ class _Judge:
     def covered(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int = 0) -> Compiled | None:
         """The allow rule or grant covering ``argv`` and everything it runs (each by a rule of its
         own), or ``None``. ``sandbox``: allow-in-sandbox rules count too."""
+        self.tildes.note(argv)
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
@@ -378,7 +391,11 @@ class _Judge:
 
     def _writes_all_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
         """Whether the write rules let the command (``values``) write every path ``reading``
-        says it writes: files, the nearest of some, and anything below some folders."""
+        says it writes: files, the nearest of some, and anything below some folders (with the
+        folders its settings name: ``settings_files.written_folders``)."""
+        named = settings_files.written_folders(values, self.cwds, self.where.home)
+        if named:
+            reading = replace(reading, written_below=(*reading.written_below, *named))
         if not all(self._writes_allowed(path, sandbox, values) for path in _written_paths(reading)):
             return False
         if not all(self._writes_allowed(path, sandbox, values)
@@ -399,12 +416,13 @@ class _Judge:
         """The links already below a folder a program writes anywhere below (``tar -x``): it
         writes through them (a member ``l/.bashrc`` lands where ``l`` leads), so each link, and
         a file through it, is a path it writes. ``None``: too many names to look at."""
-        text = _home_expanded(folder, self.where.home)
-        if text is None:  # ~user: another account's home, not known here
+        texts = [_home_expanded(f, self.where.home) for f in self.tildes.spellings(folder)]
+        if None in texts:  # ~user: another account's home, not known here
             return [None]
         found: list[str | None] = []
         seen = 0
-        for top in ([text] if os.path.isabs(text) else [str(c / text) for c in self.cwds]):
+        for top in (t if os.path.isabs(t) else str(c / t) for t in texts if t is not None
+                    for c in ([Path("/")] if os.path.isabs(t) else self.cwds)):
             if not os.path.isdir(top):
                 continue
             for dirpath, dirnames, filenames in os.walk(top):
@@ -750,6 +768,11 @@ class _Judge:
         value = word.value
         if value is None or not value or value.startswith("-"):
             return []
+        # (a `~` the shell left: the program may open the home folder's path or the folder's named ~)
+        texts = ([value, "./" + value] if left_by_shell(word) else self.tildes.spellings(value))
+        return list(dict.fromkeys(p for text in texts for p in self._paths_of_text(text)))
+
+    def _paths_of_text(self, value: str) -> list[Path]:
         if value.startswith("~"):
             expanded = _home_expanded(value, self.where.home)
             if expanded is None:
@@ -776,16 +799,19 @@ class _Judge:
         if value is None:
             return (Effect.ASK if family else None), Provenance(kind=Decider.OPAQUE,
                                                                 detail=Opaque.DYNAMIC_ARGUMENT.value)
-        text = str(self.where.home) + value[1:] if value == "~" or value.startswith("~/") else value
-        if family and value not in READABLE_DEVICES and any(through_proc(text, c) for c in self.cwds):
+        # (a `~` the shell left: the home folder's path or the folder's named ~, see literal_tilde)
+        spelled = [value, "./" + value] if left_by_shell(redirect.target) else self.tildes.spellings(value)
+        texts = [str(self.where.home) + v[1:] if v == "~" or v.startswith("~/") else v for v in spelled]
+        text = texts[0]
+        if family and value not in READABLE_DEVICES and any(through_proc(t, c) for t in texts for c in self.cwds):
             return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail="a path through /proc")
-        relative = not os.path.isabs(text)
-        if relative and not self.cwd_known:
+        if not self.cwd_known and any(not os.path.isabs(t) for t in texts):
             return None, Provenance(kind=Decider.OPAQUE, detail="relative target after cd")
         paths: list[Path] = []
-        for cwd in self.cwds if relative else self.cwds[:1]:
-            lexical = Path(os.path.normpath(cwd / text))
-            paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / text))[1:]]
+        for t in texts:
+            for cwd in self.cwds if not os.path.isabs(t) else self.cwds[:1]:
+                lexical = Path(os.path.normpath(cwd / t))
+                paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / t))[1:]]
         if redirect.write and family and any(self.changes.through_link(p, own) for p in paths):
             # `ln -s ~ out/h && echo x > out/h/.bashrc`: a link another command makes leads anywhere.
             return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail="a path through a link the line may make")
@@ -975,7 +1001,7 @@ def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...])
     reading = programs.read(values)
     if reading.never is not None or reading.unreadable or reading.inners or reading.writes:
         return False
-    return any(names_all(words, (flag.names for flag in reading.flags)) for words in alternatives)
+    return any(_names_every(words, reading.flags) for words in alternatives)
 
 
 def _glob_folder(word: Word) -> str | None:

@@ -107,6 +107,20 @@ def names_all(words: frozenset[str], flags: Iterable[frozenset[str]]) -> bool:
     return all(_names(words, spellings) for spellings in flags)
 
 
+def names_setting(words: frozenset[str], setting: str) -> bool:
+    """Whether ``words`` name the setting ``key=value`` a line gives a program (``git -c``): as
+    written, or by a glob whose key is written out (``color.ui=*``). A wildcard in the key
+    (``*``, ``core.*=x``) names none: git runs what ``core.fsmonitor``, ``alias.x=!…``,
+    ``core.hooksPath`` and many more name, and a rule cannot list them."""
+    key = setting.partition("=")[0]
+    for literal in words:
+        named, equals, _ = literal.partition("=")
+        if literal == setting or (equals and named == key and "*" not in named
+                                  and _glob(literal).fullmatch(setting) is not None):
+            return True
+    return False
+
+
 def _names(words: frozenset[str], spellings: frozenset[str]) -> bool:
     if words & spellings:
         return True

@@ -9,6 +9,7 @@ from typing import Any
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.pipeline.call import CallRecord, CallStopped
 from echo_desk.agent.policy import effective_risk, grant_problem, is_enabled
+from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import validation_errors, validation_text
 from echo_desk.common.json_text import read_json
@@ -36,8 +37,9 @@ def admitted(record: CallRecord, registry: ToolRegistry, settings: Settings) -> 
     problem = grant_problem(entry, risk, record.scope)
     if problem:
         raise CallStopped(ErrorKind.NOT_GRANTED, problem)
-    if not entry.tool.is_ready():
-        detail = entry.tool.readiness_detail()
+    readiness = readiness_of(entry.tool)
+    if not readiness.ready:
+        detail = readiness.detail
         raise CallStopped(ErrorKind.DEPENDENCY, for_person(f"tool '{name}' is not ready: {detail}",
                                                            N_("{name} is not ready: {detail}"),
                                                            name=quoted_later(name), detail=detail))

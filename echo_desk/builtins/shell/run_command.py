@@ -122,13 +122,25 @@ class CommandArguments(Arguments):
 
 def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.Launch:
     """``sandbox.prepare``, refusing with words for the person when the sandbox hides the folder
-    the command would run in (``GNUPGHOME=$PWD``): nothing runs, and running it outside the
-    sandbox is not offered, since that folder holds keys or credentials."""
+    the command would run in (``GNUPGHOME=$PWD``, or a hidden place's link to it), or cannot tell
+    what a hidden place's links lead to: nothing runs, and running it outside the sandbox is not
+    offered, since what is hidden holds keys or credentials."""
     try:
         return sandbox.prepare(spec, argv, bwrap, unset=START_UP_VARIABLES)
+    except sandbox.LinksTooFar as exc:
+        raise ToolError(for_person(f"not run: {exc}. Tell the person; they can remove some of those links", N_(
+            "Not run: the links below {place}, a hidden place, lead on through more than {bound} folders. The "
+            "sandbox did not follow them all, so it cannot hide what they lead to. Remove some of those links."),
+            place=str(exc.place), bound=exc.bound), kind=ErrorKind.BUSINESS) from None
     except sandbox.HiddenWorkspace as exc:
-        change = f"change {', '.join(exc.variables)} or " if exc.variables else ""
+        causes = [*exc.variables, *(["the link"] if exc.links else [])]
+        change = f"change {' or '.join(causes)} or " if causes else ""
         model_text = f"not run: {exc}, so it would see an empty folder. Tell the person; they can {change}open another folder"
+        if exc.links:
+            raise ToolError(for_person(model_text, N_(
+                "Not run: the sandbox hides {path}, where the command would run: a hidden place leads there "
+                "through {links}. Remove that link, or open another folder."), path=str(exc.path), links=exc.links),
+                kind=ErrorKind.BUSINESS) from None
         if exc.variables:
             raise ToolError(for_person(model_text, N_(
                 "Not run: the sandbox hides {path}, where the command would run: {variables} names it as a place "

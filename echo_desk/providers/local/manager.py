@@ -14,7 +14,8 @@ from pathlib import Path
 
 import httpx
 
-from echo_desk.i18n import _
+from echo_desk.common.explain import in_english
+from echo_desk.i18n import N_, deferred
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.verify import is_gguf, is_verified, mark_verified
 from echo_desk.store.private import open_private, private_dir
@@ -26,7 +27,23 @@ Progress = Callable[[int, int | None], None]
 
 
 class ModelFileError(Exception):
-    """A model file is missing, not a GGUF, or failed to download/verify; the message says what to do."""
+    """A model file is missing, not a GGUF, or failed to download/verify; the message says what to do.
+
+    Its one argument, ``reason``, is ``deferred``: shown (``echo_desk.i18n.shown``) it is said in
+    the language of the moment, not the one of when it was raised (the window's banner and the
+    model panel outlive a language switch). ``str()`` is the English, for the log and a report."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+
+    @property
+    def reason(self) -> str:
+        """The sentence for the person (``deferred``)."""
+        reason: str = self.args[0]
+        return reason
+
+    def __str__(self) -> str:
+        return in_english(self.reason)
 
 
 def resolve_model_path(settings: LocalModelSettings) -> Path:
@@ -35,17 +52,17 @@ def resolve_model_path(settings: LocalModelSettings) -> Path:
         return check_chosen_file(Path(settings.model_path).expanduser())
     path = dm.default_model_path()
     if not is_verified(path, dm.SHA256):
-        raise ModelFileError(
-            _("The built-in model is not downloaded yet. Run: python -m echo_desk.providers.local.fetch_default")
-        )
+        raise ModelFileError(deferred(
+            N_("The built-in model is not downloaded yet. Run: python -m echo_desk.providers.local.fetch_default")
+        ))
     return path
 
 
 def check_chosen_file(path: Path) -> Path:
     if not path.is_file():
-        raise ModelFileError(_("The model file {path} does not exist.").format(path=path))
+        raise ModelFileError(deferred(N_("The model file {path} does not exist."), path=str(path)))
     if not is_gguf(path):
-        raise ModelFileError(_("{path} is not a GGUF model file.").format(path=path))
+        raise ModelFileError(deferred(N_("{path} is not a GGUF model file."), path=str(path)))
     return path
 
 
@@ -76,20 +93,18 @@ async def download_model(
                 break
             except (httpx.TransportError, _Truncated) as exc:
                 if attempt == attempts:
-                    raise ModelFileError(
-                        _("The download of {url} broke off ({error}); run it again to resume.").format(
-                            url=url, error=type(exc).__name__
-                        )
-                    ) from None
+                    raise ModelFileError(deferred(
+                        N_("The download of {url} broke off ({error}); run it again to resume."),
+                        url=url, error=type(exc).__name__,
+                    )) from None
                 await sleep(min(2.0**attempt, 30.0))
     digest = await asyncio.to_thread(_sha256, partial)
     if digest != sha256:
         partial.unlink(missing_ok=True)
-        raise ModelFileError(
-            _("The downloaded file's sha256 {got} does not match the expected {want}; it was deleted.").format(
-                got=digest, want=sha256
-            )
-        )
+        raise ModelFileError(deferred(
+            N_("The downloaded file's sha256 {got} does not match the expected {want}; it was deleted."),
+            got=digest, want=sha256,
+        ))
     os.replace(partial, target)
     mark_verified(target, sha256)
     return target
@@ -106,9 +121,9 @@ async def _fetch_once(client: httpx.AsyncClient, url: str, partial: Path, progre
         if response.status_code == 416:
             return  # nothing left to fetch: the partial file is complete
         if response.status_code >= 400:
-            raise ModelFileError(
-                _("The server answered HTTP {status} for {url}.").format(status=response.status_code, url=url)
-            )
+            raise ModelFileError(deferred(
+                N_("The server answered HTTP {status} for {url}."), status=response.status_code, url=url
+            ))
         if response.status_code != 206:
             have = 0  # the server ignored Range: start over
         length = response.headers.get("content-length")

@@ -245,16 +245,18 @@ class App:
 
             mcp_page = McpPage(self.services.mcp, self.window.host, str(config_dir() / "mcp.json"))
         elif self.services.mcp_error:
+            from echo_desk.ui.app.services import mcp_failed_text
             from echo_desk.ui.settings.settings_dialog import PlaceholderPage
 
             error = self.services.mcp_error
-            mcp_page = PlaceholderPage(lambda: _("The MCP servers could not be started: {error}").format(error=error))
+            mcp_page = PlaceholderPage(lambda: mcp_failed_text(error))
         from echo_desk.ui.settings.connected_apps_page import ConnectedAppsPage
 
         manager = self.services.mcp
         # Moving an app's servers into mcp.json: the running servers follow it (new ones wait for approval).
         connected_page = ConnectedAppsPage(self.services.settings, self.services.backend,
-                                           after_change=manager.reload if manager is not None else None)
+                                           after_change=manager.reload if manager is not None else None,
+                                           gateway=self.services.gateway)
         self.settings_dialog = SettingsDialog(self.services.backend, self.window, models_page=models_page,
                                               mcp_page=mcp_page, connected_page=connected_page,
                                               workspace=self.window.workspace_folder)

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from echo_desk.i18n import _
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, _, deferred, sentences, shown
 from echo_desk.ui.app.conversations import open_store
 from echo_desk.ui.core.backend import CatalogBackend, ModelFactory
 from echo_desk.ui.core.marshal import BackgroundOp
+from echo_desk.ui.widgets.failure_text import failure_said
 
 if TYPE_CHECKING:  # loaded after the first frame, see load_services
     from echo_desk.agent.host import Host
@@ -39,21 +41,29 @@ class Services:
     runtime: Runtime | None
     conversations: ConversationStore
     model: ChatModel | None = None
+    #: Why no model is connected, in sentences of Echo Desk's own (``deferred``: the banner says
+    #: them in the language of the moment); the exception's English goes to the log only.
     model_error: str = ""
     providers_available: bool = False
+    #: Why the tool engine did not start, a clause (``deferred``), likewise.
     engine_error: str = ""
     mcp: McpManager | None = None
+    #: Why the MCP servers did not start, a clause (``deferred``), likewise.
     mcp_error: str = ""
     #: Echo Desk as an MCP server for other clients (``echo-desk gateway``), once started.
     gateway: GatewayService | None = None
+    #: Why the gateway did not start, a clause (``deferred``), likewise.
     gateway_error: str = ""
 
     def banner(self) -> str:
         """The honest one-paragraph state of the chat ('' when all is well)."""
         notes: list[str] = []
         if self.runtime is None:
-            notes.append(_("The tool engine could not be started ({error}); the agent cannot use tools.").format(
-                error=self.engine_error or _("not available in this build")))
+            notes.append(sentences(
+                _("The tool engine could not be started: {reason}. The agent can neither answer nor use "
+                  "tools.").format(reason=_reason(self.engine_error) or _("not available in this build")),
+                _("Restart Echo Desk to try again; started from a terminal, it prints the technical detail "
+                  "there.")))
         if self.model is None:
             how = _("To connect one, open Settings › Models and choose the built-in local model, an Ollama or "
                     "other OpenAI-compatible server, Anthropic or Gemini.")
@@ -63,7 +73,8 @@ class Services:
                                "built-in local model, an Ollama or other OpenAI-compatible server, Anthropic "
                                "or Gemini."))
             elif self.model_error:
-                notes.append(_("No model is connected: {error}. {how}").format(error=self.model_error, how=how))
+                notes.append(sentences(_("No model is connected, so the agent cannot answer yet."),
+                                       _reason(self.model_error), how))
             else:
                 notes.append(_("No model is connected, so the agent cannot answer yet. {how}").format(how=how))
         return "\n".join(notes)
@@ -124,10 +135,10 @@ async def load_services(settings_store: SettingsStore | None = None, host: ToolH
 
         own_files.unshare_in_background()
     except ImportError as exc:
-        engine_error = _("not available in this build ({module})").format(module=exc.name)
+        engine_error = deferred(N_("not available in this build ({module})"), module=exc.name or "")
     except Exception as exc:  # the window must come up and say what went wrong
         log.exception("starting the engine failed")
-        engine_error = str(exc)
+        engine_error = failure_said(exc)
     conversations = await BackgroundOp(open_store).run_async()
     # Warm the agent loop's module now rather than on the first Send.
     await BackgroundOp(_import, "echo_desk.agent.loop").run_async()
@@ -153,7 +164,7 @@ async def attach_mcp_servers(services: Services, host: ToolHost | None) -> None:
         services.mcp = await runtime.attach_mcp(host, wait=False)
     except Exception as exc:  # a broken mcp.json must not keep the window from working
         log.exception("starting MCP servers failed")
-        services.mcp_error = str(exc)
+        services.mcp_error = failure_said(exc)
 
 
 def start_gateway(services: Services, host: Host) -> None:
@@ -173,7 +184,7 @@ def start_gateway(services: Services, host: Host) -> None:
             service.start_in_thread()
     except (OSError, TimeoutError) as exc:
         log.warning("the gateway for other MCP clients is not available: %s", exc)
-        services.gateway_error = str(exc)
+        services.gateway_error = failure_said(exc)
         return
     services.gateway = service
 
@@ -216,15 +227,43 @@ async def connect_model(services: Services) -> None:
     settings = services.settings.current
     provider = settings.providers.get(settings.active_provider)
     if provider is None:
-        services.model_error = _("no provider named {name} in the settings").format(name=settings.active_provider)
+        services.model_error = deferred(N_("There is no provider named {name} in the settings."),
+                                        name=settings.active_provider)
         wire_delegation(services)
         return
     try:
         # Creating a local model may start a llama.cpp server: never on the UI thread.
         services.model = await BackgroundOp(_create, create_model, provider, settings.local_model).run_async()
-    except Exception as exc:  # noqa: BLE001 — shown in the window as the model's error; the app still opens
-        services.model_error = str(exc) or type(exc).__name__
+    except Exception as exc:  # shown in the window as the model's error; the app still opens
+        log.warning("connecting the model failed", exc_info=True)
+        services.model_error = _model_failed(exc)
     wire_delegation(services, provider, settings.local_model)
+
+
+def _model_failed(exc: BaseException) -> str:
+    """Why the model did not connect, in sentences: a ``ModelError`` is Echo Desk's own sentence
+    for the person ("The model file … does not exist."); anything else is named, not quoted."""
+    from echo_desk.agent.model import ModelError
+
+    if isinstance(exc, ModelError) and exc.args and isinstance(exc.args[0], str) and exc.args[0]:
+        return exc.args[0]
+    return deferred(N_("Connecting the model failed: {reason}."), reason=failure_said(exc))
+
+
+def mcp_failed_text(reason: str) -> str:
+    """What Settings › MCP says when the servers did not start (``reason``: ``Services.mcp_error``)."""
+    from echo_desk.store.paths import config_dir
+
+    return sentences(
+        _("The MCP servers could not be started: {reason}. Their tools are not available; Echo Desk's "
+          "own tools work.").format(reason=_reason(reason)),
+        _("Check mcp.json in {folder}, then restart Echo Desk.").format(folder=visible(str(config_dir()))))
+
+
+def _reason(text: str) -> str:
+    """A reason kept on ``Services``, in the language of the moment, every hidden character
+    shown (a file or a program name in it comes from outside)."""
+    return visible(shown(text))
 
 
 def wire_delegation(services: Services, provider: ProviderSettings | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,13 +26,39 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.common.json_text import read_json
+from echo_desk.common.json_text import NOT_TEXT, TOO_DEEP, TOO_LONG_NUMBER, read_json
+from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, deferred, shown
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, theme
 
 #: Reads a field back as a JSON value.
 _Reader = Callable[[], object]
+
+#: What ``read_json`` found that is not a place in the text (its line and column say nothing).
+_UNREADABLE = {
+    TOO_DEEP: N_("it is nested too deeply to read"),
+    TOO_LONG_NUMBER: N_("it holds a number too long to read"),
+    NOT_TEXT: N_("it is not text"),
+}
+
+
+class NotArguments(ValueError):
+    """Arguments that cannot be read, said for the person (``deferred``): where the JSON breaks
+    (which field, which line and column), never the parser's English ("Expecting ',' delimiter")."""
+
+
+def _not_json(exc: json.JSONDecodeError, field: str = "") -> NotArguments:
+    if exc.msg in _UNREADABLE:
+        where = deferred(_UNREADABLE[exc.msg])
+    elif field:
+        where = deferred(N_("it stops being valid JSON at character {column}"), column=exc.colno)
+    else:
+        where = deferred(N_("it stops being valid JSON at line {line}, character {column}"),
+                         line=exc.lineno, column=exc.colno)
+    if field:
+        return NotArguments(deferred(N_("the field {name} cannot be read: {where}"), name=field, where=where))
+    return NotArguments(deferred(N_("the JSON cannot be read: {where}"), where=where))
 
 
 def _field(spec: JsonObject, value: object) -> tuple[QWidget, _Reader]:
@@ -95,6 +122,7 @@ class ArgumentEditor(QDialog):
         self.tabs.currentChanged.connect(self._form_to_json)
         self.error = QLabel()
         self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)  # a field's name comes from the tool
         theme.styled(self.error, lambda p: f"color: {p.danger};")
         self.error.setVisible(False)
         layout.addWidget(self.error)
@@ -117,18 +145,26 @@ class ArgumentEditor(QDialog):
         self.apply_button.setText(_("Check and preview"))
         self.cancel_button.setText(_("Cancel"))
         if self._error:
-            self.error.setText(shown(self._error))
+            self.error.setText(visible(shown(self._error)))
 
     def edited(self) -> JsonObject:
-        """The arguments from the visible tab. Raises ``ValueError`` for unreadable JSON."""
+        """The arguments from the visible tab. Raises ``NotArguments`` (a ``ValueError``) for
+        unreadable JSON, saying where."""
         if self.tabs.currentWidget() is self.raw:
-            value = read_json(self.raw.toPlainText())
+            try:
+                value = read_json(self.raw.toPlainText())
+            except json.JSONDecodeError as exc:
+                raise _not_json(exc) from exc
             if not isinstance(value, dict):
-                raise ValueError(_("the arguments must be a JSON object"))
+                raise NotArguments(deferred(N_("the arguments must be a JSON object, written {example}"),
+                                            example="{ … }"))
             return value
         out: JsonObject = {}
         for name, read in self.readers.items():
-            value = read()
+            try:
+                value = read()
+            except json.JSONDecodeError as exc:
+                raise _not_json(exc, name) from exc
             if value not in (None, ""):
                 out[name] = value
         return out
@@ -147,8 +183,9 @@ class ArgumentEditor(QDialog):
     def _apply(self) -> None:
         try:
             arguments = self.edited()
-        except ValueError as exc:
-            self.show_error(deferred(N_("Not valid JSON: {error}"), error=str(exc)))
+        except NotArguments as exc:
+            self.show_error(deferred(N_("Not checked: {reason}. Correct it, then choose Check and preview again."),
+                                     reason=exc.args[0]))
             return
         self.apply_button.setEnabled(False)
         self._on_apply(arguments)
@@ -157,5 +194,5 @@ class ArgumentEditor(QDialog):
         """Show why the edit was refused (text built with ``deferred`` follows a language switch)."""
         self.apply_button.setEnabled(True)
         self._error = text
-        self.error.setText(shown(text))
+        self.error.setText(visible(shown(text)))
         self.error.setVisible(True)

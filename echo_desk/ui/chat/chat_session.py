@@ -19,6 +19,7 @@ from echo_desk.i18n import N_, deferred, list_text
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.ui.chat.transcript import ItemKind, TranscriptModel
 from echo_desk.ui.core import marshal
+from echo_desk.ui.widgets.failure_text import failure_said
 
 if TYPE_CHECKING:
     # The engine loads after the window's first frame (see ``ChatSession.core``).
@@ -208,7 +209,11 @@ class ChatSession(QObject):
         regenerated or retried). Returns ``False`` (and says why) when it cannot."""
         if self.busy or self.conversation is None:
             return False
-        if self.model is None or self.runtime is None:
+        if self.runtime is None:  # the engine did not start: a model alone cannot answer
+            self.transcript.add_notice(deferred(N_("The tool engine is not running, so nobody can answer; the "
+                                                   "notice at the top of the window says why.")), error=True)
+            return False
+        if self.model is None:
             self.transcript.add_notice(deferred(N_("No model is connected, so nobody can answer yet. Open "
                                                    "Settings › Models to connect one.")), error=True)
             return False
@@ -229,7 +234,10 @@ class ChatSession(QObject):
             self._say_what_stopped_calls_changed(self._cancelled_in_last_turn())
         elif (exc := task.exception()) is not None:  # shown, never a crash of the window (spawn logs it)
             self._mark_unfinished(ToolStatus.FAILED)
-            self.transcript.add_notice(deferred(N_("The turn failed: {error}"), error=str(exc)), error=True)
+            self.transcript.add_notice(deferred(
+                N_("The turn failed: {reason}. The answer stops here. Regenerate the last answer to try "
+                   "again; started from a terminal, Echo Desk prints the technical detail there."),
+                reason=failure_said(exc)), error=True)
         elif (runaway := task.result().runaway) is not None:
             self.stopped_early.emit(runaway)
         else:

@@ -33,7 +33,7 @@ from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal
 from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
-from echo_desk.ui.settings.failure_text import say_failure
+from echo_desk.ui.widgets.failure_text import say_failure
 from echo_desk.ui.widgets.warning_note import warning_note
 
 DECISION_LABELS = {

@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QStandardItem, QStandardItemMod
 from PySide6.QtWidgets import QApplication, QStyle, QTreeView
 
 from echo_desk.agent.permissions import ToolStanding
+from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
@@ -32,6 +33,7 @@ from echo_desk.ui.core import marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
 from echo_desk.ui.core.remote_icons import blank_icon, remote_icon
+from echo_desk.ui.widgets.failure_text import failure_reason, failure_tip
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 NameRole = Qt.ItemDataRole.UserRole + 10
@@ -69,16 +71,9 @@ def _warning_icon() -> QIcon:
 
 def _readiness_failed(exc: Exception) -> str:
     """A tool's readiness check that raised, in the person's language: the exception's English
-    (a developer's words) is kept for the tooltip (``_technical_tip``), not put in the cell."""
-    from echo_desk.mcp.explain import explained  # loads the MCP SDK: only when a check fails
-
-    return _("Readiness check failed: {error}").format(error=shown(explained(exc, quote_detail=False)))
-
-
-def _technical_tip(exc: Exception) -> str:
-    from echo_desk.mcp.explain import technical_detail
-
-    return plain_tooltip(technical_detail(exc))
+    (a developer's words) is kept for the tooltip (``failure_tip``), not put in the cell. A check
+    runs programs: a missing one is "command not found"."""
+    return _("Readiness check failed: {error}").format(error=failure_reason(exc, running=True))
 
 
 def _status_colour(ready: bool) -> QColor:
@@ -322,14 +317,14 @@ class ToolCatalogModel(QStandardItemModel):
             tool = self._tools[name]
             parts = []
             detail_tip = ""
-            try:
-                if not tool.is_ready():
-                    # A plugin's detail is a message id of its own catalog (ours are translated already);
-                    # Echo Desk's own may be English for the model, said to the person with ``for_person``.
-                    parts.append(said_by_tool(tool, tool.readiness_detail()) or _("Not ready"))
-            except Exception as exc:  # a broken readiness check is itself worth showing  # noqa: BLE001
-                parts.append(_readiness_failed(exc))
-                detail_tip = _technical_tip(exc)
+            readiness = readiness_of(tool)
+            if readiness.error is not None:  # a broken readiness check is itself worth showing
+                parts.append(_readiness_failed(readiness.error))
+                detail_tip = failure_tip(readiness.error)
+            elif not readiness.ready:
+                # A plugin's detail is a message id of its own catalog (ours are translated already);
+                # Echo Desk's own may be English for the model, said to the person with ``for_person``.
+                parts.append(said_by_tool(tool, readiness.detail) or _("Not ready"))
             offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
             if callable(offline) and (note := offline()):
                 parts.append(shown(note))

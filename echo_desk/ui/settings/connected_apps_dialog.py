@@ -183,7 +183,8 @@ class ProtectDialog(QDialog):
             .on_success(self._show).on_failure(self._failed).run()
 
     def _failed(self, exc: BaseException) -> None:
-        from echo_desk.mcp.explain import explained, technical_detail
+        from echo_desk.common.explain import technical_detail
+        from echo_desk.mcp.explain import explained
 
         reason = explained(exc, quote_detail=False)  # the exception's English only in the tooltip
         self.note.setText(_("Nothing was written: {reason}").format(reason=shown(reason)))

@@ -39,9 +39,11 @@ from echo_desk.store.settings import GatewayClient, Settings, SettingsStore
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.file_watch import FileWatch
+from echo_desk.ui.settings.http_gateway_row import HttpGatewayRow
 from echo_desk.ui.widgets.diff_view import DiffPane
 
 if TYPE_CHECKING:  # the MCP package loads off the UI thread, when the page first looks
+    from echo_desk.gateway.service import GatewayService
     from echo_desk.mcp.connected import (
         ClientReport,
         InstallOutcome,
@@ -60,8 +62,10 @@ WATCH_SETTLE_MS = 300
 class ConnectedAppsPage(QWidget):
     def __init__(self, settings: SettingsStore, backend: CatalogBackend | None = None, *,
                  after_change: Callable[[], Awaitable[object]] | None = None, home: Path | None = None,
-                 records: Records | None = None, parent: QWidget | None = None) -> None:
-        """``after_change``: called once Echo Desk's mcp.json changed (the app reloads its servers)."""
+                 records: Records | None = None, gateway: GatewayService | None = None,
+                 parent: QWidget | None = None) -> None:
+        """``after_change``: called once Echo Desk's mcp.json changed (the app reloads its servers).
+        ``gateway``: the app's, whose HTTP listener the page switches and says the state of."""
         super().__init__(parent)
         self.settings = settings
         self.backend = backend
@@ -104,6 +108,8 @@ class ConnectedAppsPage(QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         layout.addWidget(splitter, 1)
+        self.http = HttpGatewayRow(settings, gateway)
+        layout.addWidget(self.http)
         buttons = QHBoxLayout()
         self.protect_button = QPushButton()
         self.protect_button.clicked.connect(self.protect)
@@ -126,6 +132,7 @@ class ConnectedAppsPage(QWidget):
         self.refresh()
 
     def close_page(self) -> None:
+        self.http.close_row()
         self._unsubscribe()
         self._watch.stop()
 
@@ -380,7 +387,8 @@ class ConnectedAppsPage(QWidget):
         marshal.BackgroundOp(work).on_success(done).on_failure(self._failed).run()
 
     def _failed(self, exc: BaseException) -> None:
-        from echo_desk.mcp.explain import explained, technical_detail
+        from echo_desk.common.explain import technical_detail
+        from echo_desk.mcp.explain import explained
 
         # A ``PlanError`` says why in the person's words; any other failure is named, never
         # quoted: its English is the tooltip's, for a report.

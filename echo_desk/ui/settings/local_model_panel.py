@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, aside
+from echo_desk.i18n import _, aside, shown
 from echo_desk.providers.local import default_model as dm
 from echo_desk.providers.local.manager import ModelFileError, check_chosen_file
 from echo_desk.providers.local.verify import recorded_sha256
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.ui.core import i18n_qt
-from echo_desk.ui.settings.failure_text import failure_reason
 from echo_desk.ui.settings.model_download import (
     DownloadCancelled,
     DownloadJob,
@@ -41,6 +40,7 @@ from echo_desk.ui.settings.model_download import (
     describe_error,
     target_for,
 )
+from echo_desk.ui.widgets.failure_text import failure_reason
 
 
 def human_size(n: float) -> str:
@@ -193,10 +193,10 @@ class LocalModelPanel(QWidget):
             with path.open("rb"):
                 pass
         except ModelFileError as exc:
-            self._say(_("Not used: {reason}").format(reason=exc))
+            self._say(_("Not used: {reason}").format(reason=visible(shown(exc.reason))))
             return False
         except OSError as exc:
-            from echo_desk.mcp.explain import technical_detail
+            from echo_desk.common.explain import technical_detail
 
             self._say(_("Not used: the file cannot be read ({reason}).").format(reason=failure_reason(exc)),
                       technical_detail(exc))
@@ -314,7 +314,7 @@ class LocalModelPanel(QWidget):
                 _("Download cancelled. The part already downloaded was kept: download the same URL again "
                   "to resume.") if kept else _("Download cancelled."))
             return
-        from echo_desk.mcp.explain import technical_detail
+        from echo_desk.common.explain import technical_detail
 
         self._say(describe_error(exc, dm.models_dir()), technical_detail(exc))
 

@@ -304,7 +304,8 @@ class McpPage(QWidget):
     def _say_failure(self, message: str, exc: BaseException, *, append: bool = False, **fields: str) -> None:
         """``message`` with ``{reason}``: why ``exc`` happened, in the person's language
         (``explain``); the exception's own English only in the tooltip, for a report."""
-        from echo_desk.mcp.explain import explained, technical_detail
+        from echo_desk.common.explain import technical_detail
+        from echo_desk.mcp.explain import explained
 
         text = message.format(reason=shown(explained(exc, quote_detail=False)), **fields)
         if append:

@@ -260,7 +260,7 @@ class ServerFormDialog(QDialog):
         try:
             command, args = split_command_line(self.command.text(), self.args.toPlainText())
         except FormError as exc:  # e.g. an unclosed quote: why in the person's words, shlex's in the tooltip
-            from echo_desk.mcp.explain import technical_detail
+            from echo_desk.common.explain import technical_detail
 
             self._fail(_("Cannot split that command line: {error}").format(error=_(exc.message).format(**exc.params)),
                        visible(technical_detail(exc)))
@@ -277,7 +277,8 @@ class ServerFormDialog(QDialog):
     def _failed(self, message: str, exc: BaseException) -> None:
         """``message`` with ``{reason}``: why ``exc`` happened in the person's language
         (``explain``), the exception's own English in the tooltip."""
-        from echo_desk.mcp.explain import explained, technical_detail
+        from echo_desk.common.explain import technical_detail
+        from echo_desk.mcp.explain import explained
 
         self._fail(message.format(reason=shown(explained(exc, quote_detail=False))), visible(technical_detail(exc)))
 

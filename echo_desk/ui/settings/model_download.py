@@ -19,11 +19,11 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, _, deferred, shown
 from echo_desk.providers.local.manager import ModelFileError, download_model
 from echo_desk.providers.local.verify import is_gguf, recorded_sha256
 from echo_desk.ui.core import marshal
-from echo_desk.ui.settings.failure_text import failure_reason
+from echo_desk.ui.widgets.failure_text import failure_reason
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _UI_INTERVAL = 0.1  # seconds between progress updates sent to the UI thread
@@ -66,7 +66,7 @@ def describe_error(exc: BaseException, folder: Path) -> str:
     if isinstance(cause, httpx.TimeoutException):
         return _("The server stopped answering. Download again to resume.")
     if isinstance(exc, ModelFileError):
-        return str(exc)  # Echo Desk's own sentence, said in the language of the moment
+        return shown(exc.reason)  # Echo Desk's own sentence, said in the language of the moment
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return _("The disk is full ({folder}). Free some space and download again: it resumes "
                  "where it stopped.").format(folder=folder)
@@ -143,7 +143,7 @@ class DownloadJob:
         if not is_gguf(path):  # the hash matched what was asked for, but it cannot run
             path.unlink(missing_ok=True)
             path.with_name(path.name + ".verified").unlink(missing_ok=True)
-            raise ModelFileError(_("The downloaded file is not a GGUF model; it was deleted."))
+            raise ModelFileError(deferred(N_("The downloaded file is not a GGUF model; it was deleted.")))
         return path
 
     def _progress(self, done: int, total: int | None) -> None:

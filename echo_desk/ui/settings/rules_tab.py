@@ -51,7 +51,7 @@ from echo_desk.ui.core.rules_text import (
     rule_tool,
     verdict_colour,
 )
-from echo_desk.ui.settings.failure_text import say_failure
+from echo_desk.ui.widgets.failure_text import failure_reason, failure_tip, say_failure
 
 PROBLEM_LABELS = {
     ProblemKind.TOML_SYNTAX: N_("not valid TOML"),
@@ -153,6 +153,8 @@ class RulesTab(QWidget):
         splitter.setStretchFactor(1, 2)
         layout.addWidget(splitter)
 
+        #: Why the user's file could not be read into the editor (``None``: it is there).
+        self.unreadable: OSError | UnicodeDecodeError | None = None
         self.editor.textChanged.connect(self.validate)
         self.load_user_file()
         self.reload()
@@ -299,18 +301,31 @@ class RulesTab(QWidget):
 
     # -- the user's file ----------------------------------------------------------------------
     def load_user_file(self) -> None:
+        """Read the user's file into the editor (also Revert). One that cannot be read (refused,
+        not UTF-8) is said so, and the editor stays empty and read-only: a Save from an editor
+        that does not hold the file would replace it with what it never showed."""
         try:
             text = self.engine.user_file.read_text(encoding="utf-8")
         except FileNotFoundError:
             text = ""
-        self.editor.setPlainText(text)
+        except (OSError, UnicodeDecodeError) as exc:
+            self.unreadable = exc
+            text = ""
+        else:
+            self.unreadable = None
+        self.editor.setReadOnly(self.unreadable is not None)
         self.saved_text = text
+        self.editor.setPlainText(text)
         self.validate()
 
     def validate(self) -> LoadReport:
         """The engine's loader checks the text (syntax, keys, patterns, each rule's examples)."""
         report = self.engine.validate(self.editor.toPlainText(), layer=Layer.USER)
+        if self.unreadable is not None:
+            self._say_unreadable()
+            return report
         errors = report.errors
+        self.add_rule.setEnabled(True)
         self.validation.setToolTip("")  # a failed save's technical detail goes with its sentence
         if errors:
             self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
@@ -324,6 +339,29 @@ class RulesTab(QWidget):
         if hasattr(self, "delete_rule"):
             self._update_delete()
         return report
+
+    def _say_unreadable(self) -> None:
+        """Why the user's file is not in the editor (said again in the language of the moment);
+        only Revert, which reads it again, is left to press."""
+        exc = self.unreadable
+        assert exc is not None
+        file = self.engine.user_file.name
+        if isinstance(exc, UnicodeDecodeError):
+            self.validation.setText(_("{file} is not UTF-8 text, so it is not shown here and cannot be saved from "
+                                      "here; it was not changed. Save it as UTF-8 in another editor, then press "
+                                      "Revert.").format(file=file))
+            self.validation.setToolTip(visible(f"UnicodeDecodeError: {exc}"))
+        else:
+            self.validation.setText(_("{file} cannot be read ({reason}), so it is not shown here and cannot be saved "
+                                      "from here; it was not changed. Press Revert to read it again.").format(
+                file=file, reason=failure_reason(exc)))
+            self.validation.setToolTip(failure_tip(exc))
+        self.validation.setStyleSheet(f"color: {verdict_colour(Effect.DENY)}")
+        self.save.setEnabled(False)
+        self.revert.setEnabled(True)
+        self.add_rule.setEnabled(False)
+        if hasattr(self, "delete_rule"):
+            self.delete_rule.setEnabled(False)
 
     def _selected_user_line(self) -> int:
         """The header line of the selected rule when it is in the user's file (else 0)."""
@@ -365,8 +403,8 @@ class RulesTab(QWidget):
     def save_user_file(self) -> None:
         """Write the file atomically (only when it validates) and show the rules again."""
         text = self.editor.toPlainText()
-        if self.validate().errors:
-            return
+        if self.unreadable is not None or self.validate().errors:
+            return  # an editor that never held the file replaces nothing with its empty text
         path = self.engine.user_file
         try:
             # Saving replaces the file whatever it holds now, as the editor always did.

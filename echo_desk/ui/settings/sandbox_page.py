@@ -38,8 +38,8 @@ from echo_desk.store import paths
 from echo_desk.store.settings import SandboxMode, Settings, SettingsStore, WorkspaceSandbox
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.sandbox_text import status_text
-from echo_desk.ui.settings.failure_text import say_failure
 from echo_desk.ui.settings.protected_list import ProtectedList
+from echo_desk.ui.widgets.failure_text import say_failure
 
 MODE_LABELS = {
     SandboxMode.SANDBOXED: N_("Sandboxed (recommended)"),

@@ -143,3 +143,58 @@ def test_scons_code_by_other_names_asks_when_the_agent_may_write_it(setup: Setup
 ])
 def test_scons_importing_no_writable_file_stays_allowed(setup: Setup, line: str, files: dict[str, str]) -> None:
     assert _verdict(setup, line, files, NOTES) is Effect.ALLOW
+
+
+# -- s195: code cmake runs that no -D names: the compilers of its environment and their
+# launchers, the user package registry, and the settings a CMakeLists sets before project() ---
+
+@pytest.mark.parametrize(("hostile", "harmless"), [
+    ({"CC": "@WS@/out/notes.md"}, {"CC": "/usr/bin/gcc"}),
+    ({"CXX": "ccache @WS@/out/notes.md"}, {"CXX": "ccache g++"}),
+    ({"CFLAGS": "-O2 -fplugin=@WS@/out/notes.md"}, {"CFLAGS": "-O2 -Wall"}),
+    ({"CXXFLAGS": "-B@WS@/out"}, {"CXXFLAGS": "-std=c++17"}),
+    ({"CMAKE_C_COMPILER_LAUNCHER": "@WS@/out/notes.md"}, {"CMAKE_C_COMPILER_LAUNCHER": "ccache"}),
+    ({"CMAKE_CXX_LINKER_LAUNCHER": "@WS@/out/notes.md"}, {"CMAKE_CXX_LINKER_LAUNCHER": "/usr/bin/env"}),
+    ({"ASM_NASM": "@WS@/out/notes.md"}, {"ASM_NASM": "nasm"}),
+])
+def test_a_compiler_the_environment_names_counts(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                 hostile: dict[str, str], harmless: dict[str, str]) -> None:
+    files = {"src/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p C CXX)\n"}
+    for environment, allowed in ((harmless, True), (hostile, False)):
+        for name, value in environment.items():
+            monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+        assert (_verdict(setup, "cmake -S src -B b", files, NOTES) is Effect.ALLOW) is allowed
+
+
+def test_the_folders_the_user_package_registry_names_count(setup: Setup) -> None:
+    files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo)\n"}
+    registry = setup.home / ".cmake" / "packages" / "Foo"
+    registry.mkdir(parents=True)
+    (registry / "a1b2").write_text("/usr/lib/cmake/Foo\n")
+    assert _verdict(setup, "cmake -S src -B b", files, NOTES) is Effect.ALLOW
+    (registry / "c3d4").write_text(f"{setup.workspace}/out\n")
+    assert _verdict(setup, "cmake -S src -B b", files, NOTES) is not Effect.ALLOW
+    (registry / "c3d4").unlink()
+    # (new entries there name any folder)
+    assert _verdict(setup, "cmake -S src -B b", files, "~/.cmake/**") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("setting", [
+    "set(CMAKE_PROJECT_INCLUDE ../out/notes.md)",
+    "set(CMAKE_PROJECT_p_INCLUDE_BEFORE ../out/notes.md)",
+    "set(CMAKE_TOOLCHAIN_FILE ${CMAKE_SOURCE_DIR}/../out/notes.md)",
+    "set(CMAKE_USER_MAKE_RULES_OVERRIDE ../out/notes.md)",
+    "set(CMAKE_C_COMPILER ../out/notes.md)",
+    "set(CMAKE_C_COMPILER_LAUNCHER ../out/notes.md)",
+    "set(CMAKE_CROSSCOMPILING_EMULATOR ../out/notes.md)",
+])
+def test_code_a_cmakelists_names_before_project_counts(setup: Setup, setting: str) -> None:
+    """The CMakeLists the agent may not write names a file it may (proven with
+    ``set(CMAKE_PROJECT_INCLUDE out/inc.cmake)`` before ``project()``); values are cmake's to
+    work out, so any file counts."""
+    top = "cmake_minimum_required(VERSION 3.10)\n"
+    harmless = {"src/CMakeLists.txt": top + "set(CMAKE_BUILD_TYPE Release)\nproject(p C)\n"
+                "if(CMAKE_C_COMPILER_ID STREQUAL GNU)\nmessage(${CMAKE_C_COMPILER})\nendif()\n"}
+    assert _verdict(setup, "cmake -S src -B b", harmless, NOTES) is Effect.ALLOW
+    hostile = {"src/CMakeLists.txt": top + setting + "\nproject(p C)\n"}
+    assert _verdict(setup, "cmake -S src -B b", hostile, NOTES) is not Effect.ALLOW

@@ -148,6 +148,8 @@ def test_an_allow_for_a_kind_of_file_does_not_reach_into_a_folder_of_that_name(s
                            'examples = { match = ["@workspace/out/run.log"], '
                            'not_match = ["@workspace/tests/x.log/conftest.py"] }\n\n'
                            '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/build"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/dist/"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/gen/**"\n\n'
                            '[[rule]]\neffect = "deny"\ntool = "read"\npattern = "@workspace/**/*.key"\n')
     report = setup.engine.load()
     assert not report.errors, [e.describe() for e in report.errors]
@@ -158,8 +160,33 @@ def test_an_allow_for_a_kind_of_file_does_not_reach_into_a_folder_of_that_name(s
 
     assert write("out/run.log") is Effect.ALLOW and write("tests/x.log") is Effect.ALLOW
     assert write("tests/x.log/conftest.py") is None and write("src/x.log/ruff.toml") is None  # asked
-    assert write("build/lib/a.so") is Effect.ALLOW  # a plain name names a folder, and what it holds
+    # A plain name names that one path (a folder made there holds nothing it allows: s191);
+    # `**` or a trailing `/` names a folder and what it holds.
+    assert write("build") is Effect.ALLOW and write("build/lib/a.so") is None
+    assert write("dist/lib/a.so") is Effect.ALLOW and write("gen/a.so") is Effect.ALLOW
     assert setup.engine.check_path(str(ws / "certs/a.key/inner"), write=False, workspace=ws).effect is Effect.DENY
+
+
+def test_an_allow_naming_one_file_does_not_reach_into_a_folder_a_line_makes_there(setup: Setup) -> None:
+    """``@workspace/README.md`` (the rule the dialog offers for one file) lets a line delete the
+    file and make a folder there; the files it then puts in that folder are not the path the rule
+    names (``README.md/conftest.py`` runs in the person's next pytest). Since it names no folder,
+    the rule no longer makes ``pytest`` ask for a conftest.py it could write there; and ``cp -T``
+    says the destination is the file itself."""
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/README.md"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[rm|mkdir|printf|cp|pytest] **"\n')
+    report = setup.engine.load()
+    assert not report.errors, [e.describe() for e in report.errors]
+    ws = setup.workspace
+
+    def check(line: str) -> Effect | None:
+        return setup.engine.check_command(line, workspace=ws).effect
+
+    for line in ("rm README.md && mkdir README.md && printf 'import os' > README.md/conftest.py",
+                 "mkdir -p README.md/sub", "cp -r src README.md", "cp src/a.py README.md", "cp -T src/a.py README.md/x"):
+        assert check(line) is None, line
+    for line in ("printf x > README.md", "rm README.md && mkdir README.md", "cp -T src/a.py README.md", "pytest -q"):
+        assert check(line) is Effect.ALLOW, line
 
 
 def test_a_link_followed_by_dot_dot_is_judged_where_the_kernel_climbs_from(setup: Setup) -> None:

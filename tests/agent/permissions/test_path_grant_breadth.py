@@ -64,3 +64,25 @@ async def test_a_grant_for_one_file_does_not_cover_another(runtime: Runtime, wor
     assert env.ok, env.error
     # The second file was not what any grant named: the person is asked about it.
     assert len(host.requests) == 2, [s.pattern for s in offered]
+
+
+def _call(cid: str, tool: str, **arguments: str) -> ToolCall:
+    return ToolCall(id=cid, name=tool, arguments=json.dumps(arguments))
+
+
+async def test_a_grant_for_one_file_does_not_cover_a_folder_made_in_its_place(runtime: Runtime,
+                                                                            workspace: Path) -> None:
+    """The grant offered for writing ``notes.txt`` is ``@workspace/notes.txt``. Read as gitignore
+    reads it, it also matches everything in a folder of that name: the agent deletes the file,
+    makes the folder (both the path the grant names) and fills it with a ``conftest.py`` the
+    person's next ``pytest`` runs. A grant for one path covers that path only."""
+    scope = Scope(label="chat", workspace_roots=(workspace,))
+    host = TakesEveryGrant()
+    assert (await runtime.dispatcher.execute_tool(_write("c1", "notes.txt"), scope, host)).ok
+    assert [s.pattern for s in host.requests[0].rules.suggestions] == ["@workspace/notes.txt"]  # type: ignore[union-attr]
+    assert (await runtime.dispatcher.execute_tool(_call("c2", "delete_path", path="notes.txt"), scope, host)).ok
+    assert (await runtime.dispatcher.execute_tool(_call("c3", "create_folder", path="notes.txt"), scope, host)).ok
+    assert len(host.requests) == 1  # the grant covers the path it names, file or folder
+    env = await runtime.dispatcher.execute_tool(_write("c4", "notes.txt/conftest.py"), scope, host)
+    assert env.ok, env.error
+    assert len(host.requests) == 2  # asked: nothing the person granted names this file

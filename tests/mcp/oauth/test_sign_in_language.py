@@ -12,8 +12,8 @@ from typing import Any
 import httpx2
 import pytest
 
+from echo_desk.common.explain import technical_detail
 from echo_desk.i18n import set_language, shown
-from echo_desk.mcp.explain import technical_detail
 from echo_desk.mcp.oauth.errors import SignInError, SignInStep
 from echo_desk.mcp.oauth.http import new_client, send
 from echo_desk.mcp.oauth.registration import dynamic

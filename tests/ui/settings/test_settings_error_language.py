@@ -17,12 +17,12 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from echo_desk import sandbox
 from echo_desk.agent.permissions import GrantScope, Suggestion, sandbox_toggle
+from echo_desk.common.explain import technical_detail
 from echo_desk.i18n import shown
-from echo_desk.mcp.explain import technical_detail
-from echo_desk.ui.settings.failure_text import failure_reason
 from echo_desk.ui.settings.model_download import describe_error
 from echo_desk.ui.settings.permissions_page import PermissionsPage
 from echo_desk.ui.settings.sandbox_page import SandboxPage
+from echo_desk.ui.widgets.failure_text import failure_reason
 from tests.ui.settings.test_permissions_page import USER_RULES, _run, page
 from tests.ui.settings.test_trust_dialog import _page
 
@@ -188,3 +188,70 @@ def test_a_rule_file_that_is_not_toml_keeps_the_parsers_words_as_detail(runtime,
     assert failure_reason(caught.value) == "permissions.toml 不是有效的 TOML，请先修正"
     assert "Expected ']]'" in str(caught.value)  # the CLI's English, as it was
     assert "TOMLDecodeError: Expected ']]'" in technical_detail(caught.value)  # the tooltip's
+
+
+def _denied(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.EACCES, "Permission denied")
+
+
+@pytest.mark.parametrize("where", ["echo_desk.common.atomic._write_all", "echo_desk.common.atomic.atomic_write"])
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_failed_save_says_the_rule_file_is_unchanged_once(page: PermissionsPage, config_dir: Path, monkeypatch,
+                                                            request, where: str, language: str) -> None:
+    # Before: "Not saved; your rule file was not changed (Could not write …/permissions.toml: the disk is
+    # full. The original file is unchanged.)", and "(permissions.toml could not be written; it is
+    # unchanged, …)" when the write failed before the file was opened.
+    if language == "zh_CN":
+        request.getfixturevalue("chinese")
+    monkeypatch.setattr(where, _denied)
+    editor = page.rules
+    editor.editor.setPlainText(USER_RULES + "\n# one more line\n")
+    editor.save.click()
+    said = editor.validation.text()
+    outcome = r"not changed|unchanged" if language == "en" else r"未改动|没有改动|保持原样"
+    assert len(re.findall(outcome, said)) == 1, said
+    assert re.search(r"permission denied" if language == "en" else r"权限不足|无法写入", said), said
+    assert (config_dir / "permissions.toml").read_text() == USER_RULES
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("unreadable", ["refused", "not_utf8"])
+def test_a_rules_file_that_cannot_be_read_is_said_and_nothing_can_overwrite_it(
+        page: PermissionsPage, config_dir: Path, monkeypatch, request, language: str, unreadable: str) -> None:
+    # Before: the OSError / UnicodeDecodeError went up out of Revert (and out of the page's making).
+    if language == "zh_CN":
+        request.getfixturevalue("chinese")
+    user_file = config_dir / "permissions.toml"
+    if unreadable == "not_utf8":
+        user_file.write_bytes(b'[[rule]]\neffect = "allow"\ntool = "shell"\nreason = "caf\xe9"\n')
+    else:
+        read_text = Path.read_text
+
+        def refused(path: Path, *args: object, **kwargs: object) -> str:  # root reads any mode
+            if path == user_file:
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+            return read_text(path, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Path, "read_text", refused)
+    before = user_file.read_bytes()
+    editor = page.rules
+    editor.load_user_file()  # as the page does when made, and Revert
+    said = editor.validation.text()
+    if language == "en":
+        assert said.startswith("permissions.toml cannot be read (" if unreadable == "refused"
+                               else "permissions.toml is not UTF-8 text"), said
+        assert "it was not changed" in said, said
+    else:
+        assert "它没有被改动" in said and not _english_left(said), said
+        assert ("权限不足" if unreadable == "refused" else "不是 UTF-8 文本") in said, said
+    assert ("Permission denied" if unreadable == "refused" else "UnicodeDecodeError") in editor.validation.toolTip()
+    assert editor.editor.isReadOnly() and editor.editor.toPlainText() == ""
+    assert not editor.save.isEnabled() and not editor.add_rule.isEnabled() and editor.revert.isEnabled()
+    editor.save_user_file()  # even when called: nothing is written over the file it never showed
+    assert user_file.read_bytes() == before
+
+    monkeypatch.undo()
+    user_file.write_text(USER_RULES)
+    editor.revert.click()  # readable again: the editor is back
+    assert not editor.editor.isReadOnly() and editor.editor.toPlainText() == USER_RULES
+    assert editor.add_rule.isEnabled() and "permissions.toml" not in editor.validation.text()

@@ -71,6 +71,10 @@ WORKSPACE_FILES: dict[str, str] = {
     # What the agent wrote in out/ earlier, where its writes of templates are allowed (s172).
     "out/agent.in": "execute_process(COMMAND touch PWNED)\n",
     "cmplain/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\nfind_package(Foo QUIET)\n",
+    # The person's project names a file of out/ as the code project() includes, set before it
+    # as some projects do (s195: the same as -DCMAKE_PROJECT_INCLUDE).
+    "cmset/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nset(CMAKE_PROJECT_INCLUDE ../out/agent.in)\n"
+                            "project(p NONE)\n",
     # (its file is made while cmake configures: newer than ~/.bashrc, so the install copies it)
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
@@ -189,7 +193,20 @@ def build_template(into: Path) -> Path:
     for name, target in LINKS.items():
         (ws / name).symlink_to(target)
     (root / "bin").mkdir()
+    if shutil.which("hg") is not None:
+        _hg_repository(other / "hgr", root)
     return root
+
+
+def _hg_repository(folder: Path, root: Path) -> None:
+    """The person's own hg repository beside the workspace, one the rules do not let the agent
+    write, holding a program (``tool``): hg's commands run on it write files their words name
+    (``hg -R ../other/hgr cat -o ~/.bashrc tool``: s192)."""
+    env = base_env(root)
+    subprocess.run(["hg", "init", str(folder)], check=True, capture_output=True, env=env)
+    (folder / "tool").write_text("#!/bin/sh\n/usr/bin/touch PWNED\n", encoding="utf-8")
+    for args in (["add", "-q", "tool"], ["commit", "-q", "-m", "a tool", "-u", "Dev"]):
+        subprocess.run(["hg", *args], cwd=folder, check=True, capture_output=True, env=env)
 
 
 def copy_world(template_root: Path, into: Path) -> Path:

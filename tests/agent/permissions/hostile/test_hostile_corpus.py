@@ -21,7 +21,7 @@ from tests.agent.permissions.hostile.harm import Harm, HarmKind, access_times_re
 ENTRIES = corpus.load()
 #: What each item of issue 27 that concerns shell lines is about (items 8–10 are file tools,
 #: fetch and trust: only their shell side — redirections through symlinks — is here).
-ISSUE_ITEMS = {"1", "2", "3", "4", "5", "6", "7", "11", "stop45", "stop46", "stop47", "stop48", "stop49", "stop50", "s88", "s91", "s93", "s94", "s98", "s106", "s109", "s113", "s115", "s116", "s120", "s121", "s126", "s127", "s130", "s133", "s134", "s135", "s136", "s138", "s139", "s140", "s147", "s148", "s149", "s150", "s152", "s153", "s156", "s162", "s163", "s164", "s165", "s171", "s175", "s173", "s174", "s172"}  # stop45-50, s88, s91, s93, s94, s98, s106, s109, s113, s115, s116, s120, s121, s126, s127, s130, s133, s134, s135, s136, s138, s139, s140, s147, s148, s149, s150, s152, s153, s156, s162, s163, s164, s165, s171, s175, s173, s174, s172: red-team passes
+ISSUE_ITEMS = {"1", "2", "3", "4", "5", "6", "7", "11", "stop45", "stop46", "stop47", "stop48", "stop49", "stop50", "s88", "s91", "s93", "s94", "s98", "s106", "s109", "s113", "s115", "s116", "s120", "s121", "s126", "s127", "s130", "s133", "s134", "s135", "s136", "s138", "s139", "s140", "s147", "s148", "s149", "s150", "s152", "s153", "s156", "s162", "s163", "s164", "s165", "s171", "s175", "s173", "s174", "s172", "s192", "s191", "s195"}  # stop45-50, s88, s91, s93, s94, s98, s106, s109, s113, s115, s116, s120, s121, s126, s127, s130, s133, s134, s135, s136, s138, s139, s140, s147, s148, s149, s150, s152, s153, s156, s162, s163, s164, s165, s171, s175, s173, s174, s172, s192, s191, s195: red-team passes
 #: Absolute paths a line may name: programs, devices, the world's placeholders.
 SAFE_PREFIXES = ("/dev/", "/bin/", "/usr/bin/", "/usr/bin", "/usr/lib/git-core", "/./bin/", "//bin/", "/@WS@", "//@WS@",
                  "//@HOME@", "//$HOME/",
@@ -32,7 +32,8 @@ SAFE_PREFIXES = ("/dev/", "/bin/", "/usr/bin/", "/usr/bin", "/usr/lib/git-core",
 NOT_PATHS = frozenset({"/", "/../PWNED", "/../home/.ssh/id_rsa", "/.bashrc", "/.ssh/id_rsa", "/a/$", "/alpha/", "/b", "/e",
                        "/id_rsa", "/touch", "/PWNED", "/go:generate",  # a //go:generate line
                        "//127.0.0.1:1/x",  # a loopback address where nothing listens (wget's logs, s126)
-                       "//x/r"})  # ssh://x/r: a host that does not exist (hg runs its ssh command first, s156)
+                       "//x/r",  # ssh://x/r: a host that does not exist (hg runs its ssh command first, s156)
+                       "/scratch/t", "/scratch/t/conftest.py"})  # '~'/scratch/t: a folder named ~ (s191)
 #: (a slash after a glob's character is inside a path too: `src/.*/link-home/…`)
 _ABSOLUTE = re.compile(r"(?<![\w.~@*?\]-])/[^\s'\";|&)(<>`,}{]*")
 
