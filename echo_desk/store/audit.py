@@ -1,15 +1,18 @@
 """The audit log: every tool call, appended to SQLite (WAL) in the data folder.
 
-Writes go through a queue to one writer thread that commits in batches, so recording a call
-costs the dispatcher microseconds. ``query`` flushes first, so readers see every call made.
-A record may also be queued still to be put together (``append_deferred``): its copying and
-redaction then run on the writer thread too, not on the caller's.
+Each record is put together and redacted on the caller's thread, appended as one line to the
+audit journal (``audit_journal.py``: a private file beside the database, one ``os.write``), and
+queued to one writer thread that folds the records into SQLite in batches. A record whose
+redaction would hold the caller up (long texts: ``append_deferred``) is put together on the writer
+thread instead, and not journaled. ``query`` flushes first, so readers see every call made.
 
-A batch waits up to ``_BATCH_WINDOW_SECONDS`` for more records, unless someone waits for it
-(``written``): a call's answer (to a gateway's client, or to the person and the model in
-Echo Desk's own chat: ``Dispatcher.recorded``) goes only once its record is on disk, so an app
-killed the moment the answer left (a crash) still has the record. Calls at once still share a
-commit: those queued while one is written go in the next.
+A call's answer (to a gateway's client, or to the person and the model in Echo Desk's own chat:
+``Dispatcher.recorded``) goes only once its record is safe from a crash of this process (killed
+the moment the answer left, the app still has it: s179 lost 5 of 5 before answers waited). In
+the journal it is (``safe``); a record the journal could not take (a full disk, or another
+process owns the journal) is waited for as before: ``written`` cuts the writer's batch window
+short and calls back once it was tried. The next start folds what the journal holds and the
+database does not, each record once.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
 from echo_desk.store import held_back
+from echo_desk.store.audit_journal import Journal, journal_path
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
@@ -57,7 +61,11 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
 CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
+-- The last journal record folded into ``audit`` (``audit_journal.py``), in the same commit.
+CREATE TABLE IF NOT EXISTS audit_journal (id INTEGER PRIMARY KEY CHECK (id = 1), folded INTEGER NOT NULL);
 """
+#: Columns of a stored row (a journal line with fewer or more is not one).
+_COLUMNS = 17
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,8 +91,8 @@ class AuditRecord:
     client: str = ""
 
     def row(self) -> tuple[Any, ...]:
-        """The stored row; every text column is redacted by secret shape (run on the writer thread)
-        and storable: arguments a model or a client sent may hold lone surrogates (a JSON
+        """The stored row; every text column is redacted by secret shape (before it reaches the
+        journal) and storable: arguments a model or a client sent may hold lone surrogates (a JSON
         ``"\\udcff"``), which SQLite refuses — once, that ended the writer thread."""
         row: tuple[Any, ...] = storable((
             self.at, self.conversation_id, _encode_plain(list(self.scope_chain)), self.call_id, self.tool,
@@ -96,6 +104,9 @@ class AuditRecord:
         return row
 
 
+#: A row as queued and held: (its sequence number, the stored row).
+_Row = tuple[int, tuple[Any, ...]]
+
 # Made once: ``json.dumps`` with options builds a new encoder on every call (~1.5 µs a column).
 _encode_plain = json.JSONEncoder().encode
 _encode_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
@@ -105,7 +116,15 @@ _encode_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 class _Deferred:
     """A record put together on the writer thread (from values the caller already fixed)."""
 
+    seq: int
     build: Callable[[], AuditRecord]
+
+    def row(self) -> _Row | None:
+        try:
+            return self.seq, self.build().row()
+        except Exception:  # a bug in building one record must not stop the writer
+            log.exception("an audit record could not be put together")
+            return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +142,17 @@ class _Written:
 
 _STOP = object()
 #: The writer gathers records for this long before one commit: fewer wake-ups of the
-#: writer thread, so recording a call costs the dispatcher only a queue put.
+#: writer thread, so recording a call costs the dispatcher only a journal line and a queue put.
 _BATCH_WINDOW_SECONDS = 0.02
 #: Records the disk refused (full, read-only) are kept in memory and written with the next batch
 #: that fits; beyond this many the oldest are given up (and counted in the log).
 MOST_HELD_BACK = held_back.MOST_HELD_BACK
+_INSERT = (
+    "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
+    " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
+    " file_changes, rule_source, grant_id, client)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
 
 
 class AuditLog:
@@ -138,12 +163,21 @@ class AuditLog:
         self._reader = self._connect(check_same_thread=False)
         self._writer_error: BaseException | None = None
         #: Rows the disk refused, written again with the next batch.
-        self._held: list[tuple[Any, ...]] = []
+        self._held: list[_Row] = []
         #: Why the last write failed, in the person's words; "" once one succeeded.
         self._failing = ""
         self._failure_watchers: list[Callable[[str], None]] = []
         #: Set when someone waits for the batch being gathered (``written``): it is written at once.
         self._urgent = threading.Event()
+        #: Numbers records in the order they are journaled and queued (the writer folds them in
+        #: that order, so "folded up to n" in the database means every record up to n).
+        self._append_lock = threading.Lock()
+        #: The last record numbered; the last one the journal did not take; the last one the
+        #: writer tried to write. Answers need not wait while ``_unjournaled <= _tried``.
+        self._seq = self._unjournaled = self._tried = 0
+        self._journal = None if self.path == ":memory:" else Journal.open(journal_path(self.path))
+        if self._journal is not None:
+            self._replay(self._journal)
         self._thread = threading.Thread(target=self._write_loop, name="echo-desk-audit", daemon=True)
         self._thread.start()
 
@@ -157,6 +191,25 @@ class AuditLog:
             if column not in columns:
                 conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
         return conn
+
+    def _replay(self, journal: Journal) -> None:
+        """Fold what the journal holds beyond what the database says it folded (a crash came
+        before the writer did), then empty it. A disk that refuses them keeps them held (and in
+        the journal), as any record it refuses."""
+        with self._read_lock:
+            folded = self._reader.execute("SELECT folded FROM audit_journal WHERE id = 1").fetchone()
+        self._seq = self._tried = folded[0] if folded else 0
+        missing = [(seq, row) for seq, row in journal.read() if seq > self._tried and len(row) == _COLUMNS]
+        if missing:
+            log.warning("%d audit record(s) left in the journal by a crash are put in the log", len(missing))
+            conn = self._connect()
+            try:
+                self._write(conn, missing)
+            finally:
+                conn.close()
+            self._seq = self._tried = max(self._seq, *(seq for seq, _ in missing))
+        if not self._held:
+            journal.clear()
 
     @property
     def failing(self) -> str:
@@ -181,38 +234,40 @@ class AuditLog:
                 log.exception("an audit failure watcher failed")
 
     def append(self, record: AuditRecord) -> None:
-        self._queue.put(record)
+        """Redact ``record`` here (the journal never holds what the database would not), journal
+        it and queue it for the writer."""
+        row = record.row()
+        with self._append_lock:
+            self._seq += 1
+            if self._journal is None or not self._journal.write(self._seq, row):
+                self._unjournaled = self._seq  # its answer waits for the database (``safe``)
+            self._queue.put((self._seq, row))
 
     def append_deferred(self, build: Callable[[], AuditRecord]) -> None:
-        """Queue the record ``build`` returns, called on the writer thread in the order queued
-        (``build`` must only read values that no longer change)."""
-        self._queue.put(_Deferred(build))
+        """Queue the record ``build`` returns, put together and redacted on the writer thread in
+        the order queued (``build`` must only read values that no longer change): for a record
+        whose redaction would hold up the caller (long texts cost ms; the chat's loop is the
+        window's). It is not journaled: an answer waits for the database to have it (``safe``)."""
+        with self._append_lock:
+            self._seq += 1
+            self._unjournaled = self._seq
+            self._queue.put(_Deferred(self._seq, build))
+
+    def safe(self) -> bool:
+        """Every record appended so far is safe from a crash of this process: in the journal, or
+        tried by the writer (in the database, or held if the disk refused it: ``failing``)."""
+        return self._unjournaled <= self._tried
 
     def written(self, done: Callable[[], object]) -> None:
-        """Call ``done`` (on the writer thread) once it has tried to write every record appended
-        so far, without waiting out its batch window: each is then in the file, safe from a crash
-        of this process, or held in memory if the disk refused it (``failing`` says so). Called
-        at once, here, when the writer has stopped. (A callback, not a future: a gateway call
-        waits for this, and a future's locks and hops cost it more than the write.)"""
-        if not self._thread.is_alive():
+        """Call ``done`` once every record appended so far is ``safe``: here, at once, when it
+        already is (or the writer has stopped); else on the writer thread, which then does not
+        wait out its batch window. (A callback, not a future: a gateway call may wait for this,
+        and a future's locks and hops cost it more than the write.)"""
+        if self.safe() or not self._thread.is_alive():
             _Written(done).tell()
             return
         self._queue.put(_Written(done))
         self._urgent.set()  # after the put: the writer, woken, drains the marker with its batch
-
-    @staticmethod
-    def _rows(batch: list[Any]) -> list[tuple[Any, ...]]:
-        rows = []
-        for item in batch:
-            if isinstance(item, _Deferred):
-                try:
-                    item = item.build()
-                except Exception:  # a bug in building one record must not stop the writer
-                    log.exception("an audit record could not be put together")
-                    continue
-            if isinstance(item, AuditRecord):
-                rows.append(item.row())
-        return rows
 
     def _write_loop(self) -> None:
         conn = self._connect()
@@ -220,7 +275,7 @@ class AuditLog:
             while True:
                 item = self._queue.get()
                 batch: list[Any] = [item]
-                if isinstance(item, AuditRecord | _Deferred):
+                if type(item) is tuple or type(item) is _Deferred:
                     self._urgent.wait(_BATCH_WINDOW_SECONDS)  # cut short by ``written``
                 self._urgent.clear()  # a marker put before this is drained below; one after, next time
                 while True:  # drain what is already waiting: one commit per batch
@@ -228,13 +283,18 @@ class AuditLog:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                rows = self._held + self._rows(batch)
+                numbered: list[_Row | _Deferred] = [r for r in batch if type(r) is tuple or type(r) is _Deferred]
+                rows = self._held + self._rows(numbered)
                 if rows:
                     try:
                         self._write(conn, rows)
                     except Exception:  # not the disk (held, in _write): a bug; the writer must go on
                         log.exception("%d audit records could not be written and were given up", len(rows))
                         self._held = []
+                if numbered:  # (a record that could not be put together counts as tried: it is given up)
+                    last = numbered[-1].seq if isinstance(numbered[-1], _Deferred) else numbered[-1][0]
+                    self._tried = last
+                    self._clear_journal(last)
                 for r in batch:
                     if isinstance(r, threading.Event):
                         r.set()
@@ -245,15 +305,31 @@ class AuditLog:
         finally:
             conn.close()
 
-    def _write(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    @staticmethod
+    def _rows(numbered: list[_Row | _Deferred]) -> list[_Row]:
+        rows = []
+        for item in numbered:
+            row = item.row() if isinstance(item, _Deferred) else item
+            if row is not None:
+                rows.append(row)
+        return rows
+
+    def _clear_journal(self, last: int) -> None:
+        """Empty the journal once everything numbered is in the database (checked with appends
+        held off, so no line goes in between)."""
+        if self._journal is None or self._held:
+            return
+        with self._append_lock:
+            if self._seq == last:
+                self._journal.clear()
+
+    def _write(self, conn: sqlite3.Connection, rows: list[_Row]) -> None:
         try:
-            conn.executemany(
-                "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
-                " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-                " file_changes, rule_source, grant_id, client)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+            conn.executemany(_INSERT, [row for _, row in rows])
+            if self._journal is not None:  # only the journal's owner numbers what is folded
+                conn.execute("INSERT INTO audit_journal (id, folded) VALUES (1, ?)"
+                             " ON CONFLICT(id) DO UPDATE SET folded = max(folded, excluded.folded)",
+                             (rows[-1][0],))
             conn.commit()
         except sqlite3.Error as exc:  # e.g. disk full: keep running, hold the rows, say so
             with contextlib.suppress(sqlite3.Error):
@@ -336,5 +412,9 @@ class AuditLog:
                 break
             if isinstance(left, _Written):
                 left.tell()
+        if self._journal is not None:  # what the writer did not fold stays in it for the next start
+            with self._append_lock:
+                journal, self._journal = self._journal, None
+            journal.close()
         with self._read_lock:
             self._reader.close()

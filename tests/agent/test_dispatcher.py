@@ -240,6 +240,34 @@ async def test_audit_redacts_secrets_inside_longer_text_through_the_pipeline(eng
                       "curl -H 'Authorization: Bearer «redacted»' x")
 
 
+async def test_a_call_is_journaled_before_its_answer_and_a_long_one_waits_for_the_database(engine, scope,
+                                                                                           monkeypatch) -> None:
+    """A short call's record is in the audit journal, redacted, when ``execute_tool`` returns: its
+    answer need not wait (``recorded`` returns at once). A long one is redacted on the writer
+    thread (milliseconds the caller's loop, the window's in the chat, would stall for) and its
+    answer waits until the database has it."""
+    from echo_desk.agent.pipeline.audit_record import MOST_CHARS_ON_THE_CALLER
+    from echo_desk.store.audit_journal import journal_path
+
+    monkeypatch.setattr("echo_desk.store.audit._BATCH_WINDOW_SECONDS", 60.0)  # folds only when waited for
+    dispatcher = engine[0]
+    secret = "sk-abcdefghijklmnopqrstuvwxyz123456"
+    await dispatcher.execute_tool(call("echo", {"text": secret}, cid="short"), scope, ScriptedHost())
+    assert dispatcher.audit.safe()
+    journal = journal_path(dispatcher.audit.path).read_bytes()
+    assert b'"short"' in journal and secret.encode() not in journal
+    await dispatcher.recorded("short")
+
+    long_text = f"{secret} " + "x" * MOST_CHARS_ON_THE_CALLER
+    await dispatcher.execute_tool(call("echo", {"text": long_text}, cid="long"), scope, ScriptedHost())
+    assert not dispatcher.audit.safe()
+    assert b'"long"' not in journal_path(dispatcher.audit.path).read_bytes()
+    await dispatcher.recorded("long")
+    assert dispatcher.audit.safe()
+    stored = {r["call_id"]: r for r in dispatcher.audit.query(conversation_id=scope.conversation_id)}
+    assert stored["long"]["arguments"]["text"].startswith("«redacted» xxx")
+
+
 async def test_a_call_that_would_run_unasked_asks_while_the_audit_log_cannot_be_written(engine, scope, host,
                                                                                       workspace, tmp_path) -> None:
     """What runs without asking must leave a record: with the log's disk full, an always-allowed

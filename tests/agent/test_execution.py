@@ -285,5 +285,5 @@ def test_deferred_audit_records_keep_their_order_and_a_failing_one_stops_nothing
     rows = log.query()
     log.close()
     assert [r["call_id"] for r in rows] == ["third", "second", "first"]
-    assert rows[1]["arguments"] == {"token": "«redacted»"}  # built on the writer, redacted as any row
+    assert rows[1]["arguments"] == {"token": "«redacted»"}  # redacted as any row
     assert "could not be put together" in caplog.text

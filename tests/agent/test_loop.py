@@ -13,6 +13,7 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.loop import AgentLoop, NullListener, StopReason
 from echo_desk.agent.model import ChatMessage, ModelError, ModelErrorKind, TextDelta
 from echo_desk.agent.status import ToolStatus
+from echo_desk.store.audit_journal import journal_path
 from echo_desk.tools import ErrorKind
 from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.agent.fakes import Echo, Sleeper, WaitsForCancel, WriteNote, make_engine
@@ -76,7 +77,8 @@ async def test_tool_call_goes_through_the_dispatcher_and_the_envelope_goes_back(
 
 
 class ReadsTheAuditFile(NullListener):
-    """What another process would find in the audit file the moment each result is heard."""
+    """What the next start would find on disk the moment each result is heard: the calls in the
+    audit database and in its journal (which it folds in)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -84,13 +86,15 @@ class ReadsTheAuditFile(NullListener):
 
     def on_tool_result(self, call_id: str, envelope) -> None:  # type: ignore[no-untyped-def]
         with sqlite3.connect(f"file:{self.path}?mode=ro", uri=True) as db:
-            self.found[call_id] = [row[0] for row in db.execute("SELECT call_id FROM audit")]
+            found = [row[0] for row in db.execute("SELECT call_id FROM audit")]
+        journal = journal_path(self.path).read_text().splitlines()
+        self.found[call_id] = found + [json.loads(line)["row"][3] for line in journal if line]
 
 
 async def test_a_result_is_heard_only_once_its_audit_record_is_in_the_file(engine, scope, host) -> None:
     """The writer batches records for up to 20 ms: the card and the model heard of a call (a
     write, here) whose record a crash at that moment would have lost (as the gateway's clients
-    did, s179). Now each is heard once its record is in the file."""
+    did, s179). Now each is heard once its record is on disk (the audit journal, or the database)."""
     model = ScriptedModel([calls(("c1", "write_note", '{"path": "n.txt", "content": "x"}')),
                            calls(("c2", "echo", '{"text": "ping"}')), say("done")])
     reader = ReadsTheAuditFile(engine[0].audit.path)

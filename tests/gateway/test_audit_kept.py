@@ -1,20 +1,20 @@
 """A call's audit record is on disk before its answer leaves: the app killed (SIGKILL, as a crash
-ends it) the moment a client has its answer still has the record of that call, through the
-handoff and through the relay. (The audit writer commits in batches; a client's answer waits
-for the batch holding its call's record.)"""
+ends it) the moment a client has its answer still has the record of that call when it starts
+again, through the handoff and through the relay. (The record is in the audit journal before the
+answer goes; the writer folds it into SQLite in batches, and the next start folds what it had not.)"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-import sqlite3
 import sys
 from typing import Any
 
 import pytest
 
 from echo_desk.runtime import AUDIT_FILE
+from echo_desk.store.audit import AuditLog
 from echo_desk.store.paths import config_dir, data_dir
 from echo_desk.store.settings import SettingsStore, ToolPolicy
 
@@ -35,8 +35,12 @@ async def start_app(env: dict[str, str]) -> asyncio.subprocess.Process:
 
 
 def recorded(client: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(f"file:{data_dir() / AUDIT_FILE}?mode=ro", uri=True) as db:
-        return db.execute("SELECT call_id, ok FROM audit WHERE tool = ? AND client = ?", (AUTO, client)).fetchall()
+    """The calls as the app started again finds them (it folds its audit journal in)."""
+    audit = AuditLog(data_dir() / AUDIT_FILE)
+    try:
+        return [(row["call_id"], row["ok"]) for row in audit.query(tool=AUTO, client=client)]
+    finally:
+        audit.close()
 
 
 @pytest.mark.parametrize("handoff", ["1", "0"])

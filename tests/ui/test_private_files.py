@@ -126,8 +126,8 @@ def test_a_run_of_the_app_leaves_only_private_files(qapp: QApplication, monkeypa
     assert all(ok for ok, _ in seen["results"]), seen["results"]  # type: ignore[attr-defined]
     assert seen["grants"]
     names = {p.name for root in roots for p in root.rglob("*")}
-    for expected in ("settings.json", "window.json", "conversations.sqlite3", "audit.sqlite3", "grants.sqlite3",
-                     "tiny.gguf", "tiny.gguf.verified"):
+    for expected in ("settings.json", "window.json", "conversations.sqlite3", "audit.sqlite3", "audit.sqlite3.calls",
+                     "grants.sqlite3", "tiny.gguf", "tiny.gguf.verified"):
         assert expected in names, (expected, sorted(names))
     assert seen["during"] == []
     assert {"grants.sqlite3-wal", "conversations.sqlite3-wal"} <= set(seen["companions"]), seen["companions"]  # type: ignore[arg-type]

@@ -1,0 +1,212 @@
+"""The audit journal (``echo_desk/store/audit_journal.py``): a record is safe from a crash once
+appended, without waiting for SQLite; the next start folds it in exactly once; a torn line is
+skipped; the file is private and holds no secret the database would not; a journal the disk
+refuses falls back to waiting for the database."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from echo_desk.store import audit_journal
+from echo_desk.store.audit import AuditLog, AuditRecord
+from echo_desk.store.audit_journal import journal_path
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "sk-abcdefghijklmnopqrstuvwx"
+
+
+def _record(n: int) -> AuditRecord:
+    return AuditRecord(at=time.time(), conversation_id="conv", scope_chain=("conv",), call_id=f"c{n}",
+                       tool="t", source="mcp", arguments={"n": n, "token": SECRET}, decision="auto",
+                       provenance="settings", ok=True, error_kind=None, error="", duration_ms=1.0)
+
+
+def _in_database(path: Path) -> list[str]:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return [row[0] for row in db.execute("SELECT call_id FROM audit ORDER BY id")]
+
+
+def _calls(path: Path) -> list[str]:
+    """The calls in the log as the next start sees them (it replays the journal)."""
+    audit = AuditLog(path)
+    try:
+        return [row["call_id"] for row in reversed(audit.query(limit=1000))]
+    finally:
+        audit.close()
+
+
+def _told(audit: AuditLog) -> None:
+    told = threading.Event()
+    audit.written(told.set)
+    assert told.wait(10)
+
+
+# The app's side, in a process of its own: each record appended and its answer given (``written``
+# called back) as a call's is, then "answered" said; the writer's batch window is made so long that
+# it never folds a record before the kill, so only the journal can keep them.
+_CHILD = """
+import sys, threading, time
+import echo_desk.store.audit as audit_module
+audit_module._BATCH_WINDOW_SECONDS = 60.0
+from tests.store.test_audit_journal import _record
+audit = audit_module.AuditLog(sys.argv[1])
+for n in range(5):
+    audit.append(_record(n))
+    told = threading.Event()
+    audit.written(told.set)
+    assert told.wait(10)
+print("answered", flush=True)
+time.sleep(60)
+"""
+
+
+def test_records_answered_survive_a_kill_before_the_database_has_them_and_fold_once(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "audit.sqlite3"
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path)], cwd=ROOT, stdout=subprocess.PIPE,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == b"answered"
+        os.kill(child.pid, signal.SIGKILL)  # the moment the last answer is given: nothing after it runs
+    finally:
+        child.kill()
+        child.wait()
+    assert _in_database(path) == []  # the answers did not wait for SQLite
+    assert _calls(path) == [f"c{n}" for n in range(5)]  # the restart folded the journal in
+    assert journal_path(path).stat().st_size == 0
+    assert _calls(path) == [f"c{n}" for n in range(5)]  # and only once
+
+
+def test_a_journal_folded_before_a_crash_is_not_folded_again(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    audit = AuditLog(path)
+    lines = []
+    for n in range(5):  # what the journal held; records 1-3 were folded when the app died
+        record = _record(n)
+        lines.append(json.dumps({"seq": n + 1, "row": list(record.row())}) + "\n")
+        if n < 3:
+            audit.append(record)
+    audit.close()
+    assert _in_database(path) == ["c0", "c1", "c2"]
+    journal_path(path).write_text("".join(lines))
+    assert _calls(path) == ["c0", "c1", "c2", "c3", "c4"]
+    assert _calls(path) == ["c0", "c1", "c2", "c3", "c4"]
+    audit = AuditLog(path)  # and numbering goes on past what was replayed
+    audit.append(_record(5))
+    audit.close()
+    assert _calls(path) == ["c0", "c1", "c2", "c3", "c4", "c5"]
+
+
+def test_a_torn_line_is_skipped_and_the_lines_around_it_are_kept(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "audit.sqlite3"
+    AuditLog(path).close()
+    line = [json.dumps({"seq": n + 1, "row": list(_record(n).row())}) for n in range(3)]
+    # A line torn by a full disk, then the next record on a fresh line; the last line torn by a crash.
+    journal_path(path).write_text(line[0] + "\n" + line[1][:40] + "\n" + line[2] + "\n" + '{"seq": 4, "ro')
+    assert _calls(path) == ["c0", "c2"]
+    assert "2 torn line(s)" in caplog.text
+
+
+def test_the_journal_is_private_and_holds_no_secret(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    audit = AuditLog(folder / "audit.sqlite3")
+    try:
+        os.umask(old := os.umask(0))  # the umask is no part of it
+        audit.append(_record(0))
+        journal = journal_path(folder / "audit.sqlite3")
+        assert stat.S_IMODE(journal.stat().st_mode) == 0o600
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        held = journal.read_bytes()
+        assert b'"call_id"' not in held and b"c0" in held and SECRET.encode() not in held
+    finally:
+        os.umask(old)
+        audit.close()
+
+
+def test_a_journal_readable_by_others_is_tightened(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    journal_path(path).write_text("")
+    journal_path(path).chmod(0o644)
+    AuditLog(path).close()
+    assert stat.S_IMODE(journal_path(path).stat().st_mode) == 0o600
+
+
+def test_a_journal_the_disk_refuses_makes_answers_wait_for_the_database(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("echo_desk.store.audit._BATCH_WINDOW_SECONDS", 60.0)  # folds only when waited for
+    path = tmp_path / "audit.sqlite3"
+    audit = AuditLog(path)
+    real_write = os.write
+    full = True
+
+    def write(fd: int, data: bytes) -> int:
+        if full:  # a full disk: part of the line goes in, then the rest is refused
+            real_write(fd, data[:10])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(audit_journal.os, "write", write)
+    try:
+        audit.append(_record(0))
+        assert not audit.safe()
+        full = False
+        audit.append(_record(1))  # the journal takes it, on a line of its own after the torn one
+        torn, line, end = journal_path(path).read_bytes().split(b"\n")
+        assert len(torn) == 10 and json.loads(line)["seq"] == 2 and end == b""
+        assert not audit.safe() and _in_database(path) == []  # record 1 is not in the journal
+        _told(audit)  # so the answer waits for the database, as before the journal
+        assert audit.safe() and _in_database(path) == ["c0", "c1"] and audit.failing == ""
+        audit.append(_record(2))
+        assert audit.safe()  # in the journal: no wait
+    finally:
+        audit.close()
+    assert _calls(path) == ["c0", "c1", "c2"]
+
+
+def test_a_journal_another_process_owns_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    journal_path(path).write_text(json.dumps({"seq": 1, "row": list(_record(9).row())}) + "\n")
+    fd = os.open(journal_path(path), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the app that owns it runs
+        audit = AuditLog(path)
+        try:
+            audit.append(_record(0))
+            assert not audit.safe()
+            _told(audit)
+            assert _in_database(path) == ["c0"]  # not replayed: its owner folds it
+        finally:
+            audit.close()
+        assert journal_path(path).read_bytes().count(b"\n") == 1  # neither written nor emptied
+    finally:
+        os.close(fd)
+
+
+def test_a_record_that_cannot_be_put_together_does_not_keep_later_answers_waiting(tmp_path: Path) -> None:
+    def broken() -> AuditRecord:
+        raise RuntimeError("boom")
+
+    audit = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        audit.append_deferred(broken)
+        assert not audit.safe()
+        _told(audit)
+        assert audit.safe()  # tried (and given up, logged): the next answers need not wait
+        audit.append(_record(0))
+        assert audit.safe()
+    finally:
+        audit.close()
