@@ -132,7 +132,8 @@ def _provenance(p: Provenance | None) -> dict[str, Any] | None:
 
 def _part(part: Part) -> dict[str, Any]:
     return {"text": part.text, "kind": part.kind.value, "verdict": part.effect.value if part.effect else None,
-            "opaque": part.opaque.value if part.opaque else None, "decided_by": _provenance(part.provenance)}
+            "opaque": part.opaque.value if part.opaque else None, "decided_by": _provenance(part.provenance),
+            "also": [why.value for why in part.also]}
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:

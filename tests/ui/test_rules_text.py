@@ -21,3 +21,11 @@ def test_every_opaque_reason_is_worded_in_english_and_chinese() -> None:
         assert part_reason(part) != english
     finally:
         i18n.set_language("en")
+
+
+def test_every_reason_a_part_asks_is_shown() -> None:
+    """(s193: ``ruff check .`` showed only the write deny below ``.``, not the settings the agent
+    may write, which make it ask as well.)"""
+    part = Part(text="ruff check .", effect=None, also=(Opaque.AGENT_SETTINGS,),
+                provenance=Provenance(kind=Decider.DEFAULT, detail="no rule matches"))
+    assert i18n._(OPAQUE_LABELS[Opaque.AGENT_SETTINGS]) in part_reason(part)

@@ -35,9 +35,19 @@ from echo_desk.agent.permissions.git_config import ANYWHERE, Named, parsed
 
 #: Sourced files followed this deep (gdb stops at its own limit; deeper is not read here).
 _DEPTH = 10
-#: The system's init files (Debian's gdb: ``--with-system-gdbinit`` and ``-dir``).
+#: The system's init files (Debian's gdb: ``--with-system-gdbinit`` and ``-dir``, not
+#: relocatable: a copy of gdb elsewhere reads them too). gdb runs them at every start but
+#: ``-nx`` (the ``.gdb``, ``.py`` and ``.scm`` files of the folder: proven, gdb 13, s193).
 SYSTEM_FILE = Path("/etc/gdb/gdbinit")
 SYSTEM_FOLDER = Path("/etc/gdb/gdbinit.d")
+#: gdb's data directory and separate debug folder (``--with-gdb-datadir``,
+#: ``--with-separate-debug-dir``: "relocatable"), found from the folder above the folder of
+#: the program file gdb runs from, its links followed (a copy in p/bin/ reads p/share/gdb).
+#: gdb imports its own python package from the first at every start, ``-nx`` too (a file put
+#: in ``python/gdb/command/`` ran), and auto-loads the scripts of both for every program it
+#: loads whatever the person's safe-path (``$debugdir:$datadir/auto-load`` is its default:
+#: ``lib/debug/usr/bin/true-gdb.py`` ran under ``gdb -nx -batch /usr/bin/true``; s193).
+INSTALL_FOLDERS = ("share/gdb", "lib/debug")
 #: The person's init files, under the home folder and under the folder for settings.
 HOME_FILES = (".gdbinit", ".gdbearlyinit")
 CONFIG_FILES = ("gdb/gdbinit", "gdb/gdbearlyinit")
@@ -58,6 +68,25 @@ def init_files(home: Path | None, cwds: Sequence[Path]) -> list[Path]:
     files += [folder / name for folder in folders for name in CONFIG_FILES]
     files += [c / ".gdbinit" for c in cwds]
     return list(dict.fromkeys(files))
+
+
+def install_folders(runner: str | None, cwds: Sequence[Path], home: Path | None) -> list[Path]:
+    """The data directory and debug folder (``INSTALL_FOLDERS``) of gdb started as ``runner``
+    from any of ``cwds`` (``~/…`` under ``home``): a bare name is found in every folder of
+    ``PATH`` (in the environment the commands inherit from Echo Desk; an empty one is the
+    folder it runs in)."""
+    name = expanded(runner or "gdb", home)
+    if name is None:
+        return [Path("/")]  # (a program in a home not known here: its folders may be any)
+    started = [name] if "/" in name else [os.path.join(e, name) for e in line_environment.get("PATH").split(os.pathsep)]
+    found = [Path("/usr") / folder for folder in INSTALL_FOLDERS]
+    for program in started:
+        for cwd in cwds:
+            path = cwd / program
+            for each in dict.fromkeys((os.path.normpath(path), os.path.realpath(path))):
+                prefix = Path(os.path.dirname(os.path.dirname(each)))
+                found += [prefix / folder for folder in INSTALL_FOLDERS]
+    return list(dict.fromkeys(found))
 
 
 def _folder_files(folder: Path) -> list[Path]:

@@ -285,6 +285,10 @@ class Part:
     argv: tuple[str, ...] = ()
     kind: PartKind = PartKind.COMMAND
     opaque: Opaque | None = None
+    #: Other reasons this part asks, each enough alone: a rule the person adds or changes for the
+    #: reason shown leaves these (``ruff check .`` asks for a write deny below ``.`` and for
+    #: settings the agent may write: both must be settled before a rule can allow it).
+    also: tuple[Opaque, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

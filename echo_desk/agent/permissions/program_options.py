@@ -844,6 +844,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # bundle's user settings (``gemfile`` names the Gemfile it evaluates); gradle's init
     # scripts and its user properties (``org.gradle.jvmargs``: options of the JVM it starts).
     "bundle": (".bundle/config",),
+    # gem's user settings (its ``:sources:`` are where ``gem install`` fetches from; see gem_config).
+    "gem": (".gemrc",),
     # composer's home (~/.composer; see CONFIG_HOME_SETTINGS and settings_files for the
     # others): config.json's repositories are where packages come from, the global
     # composer.json's scripts run under `composer global`, and the global plugins its
@@ -879,7 +881,7 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # go's env file (what `go env -w` writes): its GOFLAGS=-toolexec=… runs a program for
     # every compile of every later go build.
     "go": ("go/env",),
-    "hg": ("hg/hgrc",), "irb": ("irb/irbrc",), "gdb": ("gdb/gdbinit", "gdb/gdbearlyinit"),
+    "hg": ("hg/hgrc",), "irb": ("irb/irbrc",), "gdb": ("gdb/gdbinit", "gdb/gdbearlyinit"), "gem": ("gem/gemrc",),
     "composer": tuple(f"composer/{name}" for name in COMPOSER_HOME_FILES),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``

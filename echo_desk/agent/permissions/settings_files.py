@@ -23,6 +23,7 @@ from echo_desk.agent.permissions import (
     build_variables,
     curl_config,
     gdb_init,
+    gem_config,
     git_config,
     git_folder_writes,
     git_hooks,
@@ -93,7 +94,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if home is not None:
         found += _user_places(program, home) + _named_places(program, argv, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
-    found += _subcommand_code(program, rest, cwds)
+    found += _subcommand_code(program, rest, cwds) + _gem_places(program, rest, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
@@ -207,6 +208,14 @@ def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Pa
     found = [Place(c, tuple(f"x{s}" for s in code), suffixes=code) for c in cwds]
     return found + [Place(p.parent, (p.name,)) for c in cwds for w in words if w and not w.startswith("-")
                     for p in _both(c / w)]
+
+
+def _gem_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """When ``program`` is gem, the gemrc files it reads besides the user's (``gem_config``)."""
+    if program != "gem":
+        return []
+    files, unknown = gem_config.settings_files(rest, cwds, home)
+    return [Place(f.parent, (f.name,)) for f in files] + ([ANY_FILE] if unknown else [])
 
 
 def _pip_places(runner: str | None, program: str, cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -442,8 +451,17 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         found += [Place(root, names, below=True) for root in roots] + _hg_named(starts, roots, home, systems, word)
     if program == "gdb":
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
-        found += _gdb_loaded(rest, starts, home)
+        found += _gdb_loaded(rest, starts, home) + _gdb_system(runner, cwds, home)
     return found
+
+
+def _gdb_system(runner: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """The system's init files gdb runs (``gdb_init.SYSTEM_FILE``, every file of
+    ``SYSTEM_FOLDER``) and every file below its data directory and debug folder
+    (``gdb_init.install_folders``): code it runs that the write rules may let the agent write."""
+    system = gdb_init.SYSTEM_FILE
+    found = [Place(system.parent, (system.name,)), Place(gdb_init.SYSTEM_FOLDER, ("file",), suffixes=("",))]
+    return found + [Place(f, ("file",), below=True, suffixes=("",)) for f in gdb_init.install_folders(runner, cwds, home)]
 
 
 def _gdb_loaded(words: Sequence[str | None], starts: Sequence[Path], home: Path | None) -> list[Place]:

@@ -268,8 +268,16 @@ class _Judge:
         forms = self.forms(command.argv)
         decided = self.refused(forms) or self.asked(forms)
         if decided is not None:
-            return part(*decided)
+            made = part(*decided)
+            return replace(made, also=self._also_asking(command)) if made.effect is Effect.ASK else made
         return self.by_allow_rules(command, part)
+
+    def _also_asking(self, command: Command) -> tuple[Opaque, ...]:
+        """Why a command a deny or ask decided would ask all the same, where the reason shown does
+        not tell it: the settings the agent may write that it reads (found only after the rules)."""
+        if command.opaque is not None or command.program is None:
+            return ()
+        return (Opaque.AGENT_SETTINGS,) if self.agent_settings(tuple(w.value for w in command.argv)) else ()
 
     def refused(self, forms: _Forms) -> _Decided | None:
         """The floor, a write the write rules deny, a deny rule (one that may match: ask)."""
@@ -622,6 +630,7 @@ class _Judge:
         settings) covers: the program might read or write it."""
         checked: set[tuple[str | None, str, bool]] = set()
         for words, reading in forms.commands:
+            shallow = lists_entries_only(words)
             if self.path_denies and _reads_listed_files(words):
                 return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
             if self.path_denies and _follows_links(words):
@@ -636,7 +645,7 @@ class _Judge:
                 if word.value is None:
                     folder = _glob_folder(word)
                     if folder is not None:
-                        found = self._glob_denied(word, reading)
+                        found = self._glob_denied(word, reading, shallow=shallow)
                         if found is not None:
                             return found
                         word = Word(folder, folder)  # its matches are inside that folder
@@ -649,12 +658,17 @@ class _Judge:
                 for target in self._paths_of(word):
                     if floor.inside(target, self.where.protected):
                         return _floor(floor.OWN_SETTINGS_NAMED)
-                    found = self._denied(target, reading)
+                    found = self._denied(target, reading, shallow=shallow)
                     if found is not None:
                         return found
         return None
 
-    def _denied(self, target: Path, reading: Reading) -> Provenance | None:
+    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False) -> Provenance | None:
+        """The deny rule reached by a program reading (or writing) ``target``: the rule matches
+        it or what it holds, or (a folder above what the rule denies) the program reaches it
+        going down. ``shallow``: the program reads only the names and details of a folder's
+        entries (``lists_entries_only``), so a folder two levels down is out of its reach, and
+        an entry counts only where the rule names the entry itself (``~/.ssh``, not ``~/.ssh/**``)."""
         real = Path(os.path.realpath(target))
         forms = {target, real, target / "any-file", real / "any-file"}
         where = self.where
@@ -667,11 +681,21 @@ class _Judge:
             if reading.reads_only and item in self.rules.write:
                 continue
             bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
-            if any(b == f or f in b.parents for b in bases for f in (target, real)):
+            if shallow:
+                if any(b == f or (b.parent == f and self._names_entry(item, b)) for b in bases for f in (target, real)):
+                    return provenance_of(item)
+            elif any(b == f or f in b.parents for b in bases for f in (target, real)):
                 return provenance_of(item)
         return None
 
-    def _glob_denied(self, word: Word, reading: Reading) -> Provenance | None:
+    def _names_entry(self, item: Compiled, entry: Path) -> bool:
+        """Whether a deny rule covers ``entry`` itself, as a listing of its folder shows it (its
+        name and details); a pattern ending in ``/`` names the folder itself too."""
+        assert isinstance(item.matcher, PathPattern)
+        found = item.matcher.match(entry, workspaces=self.where.workspaces, home=self.where.home)
+        return found is Match.YES or item.matcher.text.endswith("/")
+
+    def _glob_denied(self, word: Word, reading: Reading, *, shallow: bool = False) -> Provenance | None:
         """A glob's matches may be links that lead elsewhere (`out/*/.ssh/key`, out/home a link):
         every name it could match is checked, as the program reads it."""
         if not self.path_denies:
@@ -680,7 +704,7 @@ class _Judge:
         if matches is None:
             return provenance_of(self.path_denies[0])
         for target in matches:
-            found = self._denied(target, reading)
+            found = self._denied(target, reading, shallow=shallow)
             if found is not None:
                 return found
         return None
@@ -889,6 +913,32 @@ _LISTS_THROUGH_LINKS: dict[str, frozenset[str]] = {
 }
 
 
+def _lister_options(program: str, values: Sequence[str | None]) -> set[str] | None:
+    """Which of ``_LISTS_THROUGH_LINKS[program]`` the arguments ``values`` give (``None``: a
+    word only known when the line runs, which may be any of them)."""
+    ended = values.index("--") if "--" in values and program != "find" else len(values)
+    if any(v is None for v in values[:ended]):
+        return None
+    options = [v for v in values[:ended] if v is not None]
+    needs = _LISTS_THROUGH_LINKS[program]
+    letters = {c for v in options if v[:1] == "-" and v[1:2] != "-" for c in v[1:]}
+    longs = {v.partition("=")[0] for v in options if v.startswith("--")}
+    return {n for n in needs if (len(n) == 1 and n in letters) or (len(n) > 1 and any(
+        _long_prefix(word, "--" + n) and len(word) > 5 for word in longs)) or ("-" + n in options)}
+
+
+def lists_entries_only(words: tuple[Word, ...]) -> bool:
+    """Whether the command reads, of each folder it is given, only the names and details of the
+    entries (GNU ls without ``-R`` and ``-L``: it opens the folder, reads its entries and
+    ``statx``es each, no file's content and no folder below; a link given, or a link to a folder
+    given, it follows, and ``_denied`` judges where it leads: strace, coreutils 9.1, s193)."""
+    program = programs.name_of(words[0].value) if words else None
+    if program != "ls":
+        return False
+    found = _lister_options(program, [w.value for w in words[1:]])
+    return found == set()
+
+
 def _follows_links(words: tuple[Word, ...]) -> bool:
     """Whether the command reads folders recursively following the links in them (``grep -R``,
     ``rg -L``, ``diff -r``)."""
@@ -901,17 +951,12 @@ def _follows_links(words: tuple[Word, ...]) -> bool:
     if program in _LISTS_THROUGH_LINKS:
         # Listers that follow the links below what they list (`ls -RL`, `tree -l`, `du -L`,
         # `find -L`/`-follow`) show a denied folder's names and sizes as `ls` of it would.
-        values = [w.value for w in words[1:]]
-        ended = values.index("--") if "--" in values and program != "find" else len(values)
-        needs = _LISTS_THROUGH_LINKS[program]
-        letters = {c for v in values[:ended] if v is not None and v[:1] == "-" and v[1:2] != "-" for c in v[1:]}
-        longs = {v.partition("=")[0] for v in values[:ended] if v is not None and v.startswith("--")}
-        found = {n for n in needs if (len(n) == 1 and n in letters) or (len(n) > 1 and any(
-            _long_prefix(word, "--" + n) and len(word) > 5 for word in longs)) or ("-" + n in values[:ended])}
+        found = _lister_options(program, [w.value for w in words[1:]])
+        if found is None:
+            return True
         if program == "ls":
-            return any(v is None for v in values[:ended]) or (bool(found & {"R", "recursive"})
-                                                               and bool(found & {"L", "dereference"}))
-        return any(v is None for v in values[:ended]) or bool(found)
+            return bool(found & {"R", "recursive"}) and bool(found & {"L", "dereference"})
+        return bool(found)
     spec, names = {"grep": (table.GREP, {"-R"}), "rg": (table.RG, {"-L"})}.get(program or "", (None, set()))
     if spec is None:
         return False

@@ -147,10 +147,15 @@ def decided_by(provenance: Provenance | None) -> str:
 
 
 def part_reason(part: Part) -> str:
-    """The "decided by" text of one part, with the reason an opaque command always asks."""
+    """The "decided by" text of one part, with the reason an opaque command always asks and
+    every other reason it asks (``Part.also``): the person needs each to change the verdict."""
     if part.opaque is not None:
-        return _("cannot be allowed by a rule: {why}").format(why=_(OPAQUE_LABELS[part.opaque]))
-    return decided_by(part.provenance)
+        shown = _("cannot be allowed by a rule: {why}").format(why=_(OPAQUE_LABELS[part.opaque]))
+    else:
+        shown = decided_by(part.provenance)
+    for why in part.also:
+        shown = _("{reason}; it also asks: {why}").format(reason=shown, why=_(OPAQUE_LABELS[why]))
+    return shown
 
 
 def when(seconds: float | None) -> str:

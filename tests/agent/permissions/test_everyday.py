@@ -16,6 +16,9 @@ from .conftest import HERE, Setup
 LINES = [line for line in (HERE / "everyday_lines.txt").read_text(encoding="utf-8").splitlines()
          if line.strip() and not line.startswith("#")]
 TARGET = 0.95
+#: How many lines the engine allows now: a change that makes ordinary work ask more fails here,
+#: and one that allows more raises it (s193: `ls -la ~` under a deny of `~/.ssh/**`).
+ALLOWED = 195
 
 
 @pytest.fixture
@@ -45,3 +48,4 @@ def test_everyday_lines_are_allowed(everyday: Setup) -> None:
     for line in asked:
         print(f"  {line}")
     assert share >= TARGET, asked
+    assert len(LINES) - len(asked) >= ALLOWED, asked

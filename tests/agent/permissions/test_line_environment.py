@@ -85,16 +85,17 @@ def test_inert_variables_and_programs_without_settings_stay_allowed(setup: Setup
     assert _verdict(setup, line, "FOO", "@workspace/out/**") is Effect.ALLOW
 
 
+# (``gem sources --add`` writes the file $GEMRC names too, ``test_the_line_s_variables_hold_…``;
+# gem also reads the gemrc it writes, so it asks whenever the agent may write it: test_gem_settings.)
 @pytest.mark.parametrize(("variable", "value", "line"), [
-    ("GEMRC", ".bashrc", "gem sources --add https://example.com/{}"),
     ("GH_CONFIG_DIR", ".ssh", "gh config set editor vim{}"),
 ])
 def test_a_settings_command_writes_the_file_the_line_names(setup: Setup, monkeypatch: pytest.MonkeyPatch,
                                                            variable: str, value: str, line: str) -> None:
-    """``gem sources --add`` writes the file $GEMRC names, ``gh config set`` the config.yml of
-    the folder $GH_CONFIG_DIR names: the write rules judge it, given on the line too."""
+    """``gh config set`` writes the config.yml of the folder $GH_CONFIG_DIR names: the write
+    rules judge it, given on the line too."""
     named = setup.home / value
-    writable = ("~/.gemrc", "~/.config/gem/**", "~/.gem/**", "~/.local/share/gem/**", "~/.config/gh/**")
+    writable = ("~/.config/gh/**",)
     # (each time other words: Echo Desk's own environment is read once for the same words)
     assert _verdict(setup, line.format(1), variable, *writable) is Effect.ALLOW
     monkeypatch.setenv(variable, str(named))

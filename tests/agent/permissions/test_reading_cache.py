@@ -2,7 +2,8 @@
 writes (``rustup default``: ``$RUSTUP_HOME``; ``gh config set``: ``$GH_CONFIG_DIR``; ``gem
 sources --add``: ``$GEMRC``) also depends on the environment Echo Desk runs in. A reading kept
 from before that environment changed judged the old file: the write rule that let the agent
-write below the home let it write the file the variable names now (/etc/…). What is kept is now
+write below the home let it write the file the variable names now (/etc/…); gem reads the file
+$GEMRC names (s193), so a changed one is a changed verdict. What is kept is now
 keyed by the values of the variables the reading looked up, so a changed one is read again."""
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ pattern = "~/**"
 @pytest.mark.parametrize(("variable", "line"), [
     ("RUSTUP_HOME", "rustup default stable"),
     ("GH_CONFIG_DIR", "gh config set editor vim"),
-    ("GEMRC", "gem sources --add http://example.com"),
 ])
 def test_a_changed_environment_is_read_again(setup: Setup, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                              variable: str, line: str) -> None:
@@ -44,3 +44,17 @@ def test_a_changed_environment_is_read_again(setup: Setup, monkeypatch: pytest.M
     monkeypatch.delenv(variable)
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
 
+
+
+def test_a_changed_gemrc_variable_is_read_again(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (every gem command reads its gemrc files, s193: the write rule leaves ~/.gemrc out, so
+    # only $GEMRC naming a file the agent may write makes gem ask)
+    monkeypatch.delenv("GEMRC", raising=False)
+    setup.write_user_rules(RULES.replace('"~/**"', '"~/gems/**"'))
+    setup.engine.refresh()
+    line = "gem list"
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
+    monkeypatch.setenv("GEMRC", str(setup.home / "gems" / "rc"))
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
+    monkeypatch.delenv("GEMRC")
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW

@@ -400,3 +400,17 @@ def test_git_settings_are_read_as_git_reads_them(tmp_path: Path) -> None:
     assert git_config.Named(Path("/opt/gpg")) in found
     (git_dir / "config").write_text('[core]\n\tpager = "less\n', encoding="utf-8")  # an open quote: not read
     assert git_config.named(tmp_path, git_dir, None, "status") == [git_config.ANYWHERE]
+
+
+def test_a_part_a_deny_decided_says_the_agents_settings_too(setup: Setup) -> None:
+    """(s193: ``ruff check .`` asks for the write deny below ``.`` and for ``out/ruff.toml`` the
+    agent may write; the reason shown named the first only, and a person who settles it still
+    meets the second.)"""
+    setup.write_user_rules(_rules("@workspace/out/**")
+                           + '\n[[rule]]\neffect = "deny"\ntool = "write"\npattern = "@workspace/.git/**"\n')
+    setup.engine.refresh()
+    (part,) = setup.engine.check_command("ruff check .", workspace=setup.workspace).parts
+    assert part.provenance.rule is not None and part.provenance.rule.pattern == "@workspace/.git/**"
+    assert part.also == (Opaque.AGENT_SETTINGS,)
+    (part,) = setup.engine.check_command("ruff check src", workspace=setup.workspace).parts
+    assert part.also == ()
