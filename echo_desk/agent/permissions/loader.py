@@ -31,6 +31,8 @@ from echo_desk.agent.permissions.model import (
     Severity,
 )
 from echo_desk.agent.permissions.tokens import PatternError
+from echo_desk.common.explain import refused
+from echo_desk.i18n import N_, Deferred, for_person
 
 _HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\][ \t]*(#.*)?$")
 _TOML_LINE = re.compile(r"at line (\d+)")
@@ -223,8 +225,15 @@ def read_rule_file(
         return [], [], ""
     except OSError as exc:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
-                                message=f"cannot read: {exc}")], ""
+                                message=_said_too(f"cannot read: {exc}", refused(exc)))], ""
     return parse_rule_bytes(raw, path, layer, check_example, inactive_allow=inactive_allow, named=named)
+
+
+def _said_too(model_text: str, said: str) -> str:
+    """``model_text`` (English, for ``rules check`` and the log) shown to the person as ``said``
+    (``deferred``) in the language of the moment: Settings lists a file's problems."""
+    assert isinstance(said, Deferred)
+    return for_person(model_text, said.msgid, **said.params)
 
 
 def parse_rule_bytes(
@@ -234,11 +243,14 @@ def parse_rule_bytes(
     """Parse a rule file's bytes as read once (trust binds to exactly these)."""
     if len(raw) > MAX_FILE_BYTES:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
-                                message=f"file is {len(raw)} bytes (limit {MAX_FILE_BYTES})")], ""
+                                message=for_person(f"file is {len(raw)} bytes (limit {MAX_FILE_BYTES})",
+                                                   N_("it is {size} bytes, more than the {limit} a rule file may hold"),
+                                                   size=len(raw), limit=MAX_FILE_BYTES))], ""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path,
-                                line=raw[: exc.start].count(b"\n") + 1, message="not UTF-8 text")], ""
+                                line=raw[: exc.start].count(b"\n") + 1,
+                                message=for_person("not UTF-8 text", N_("it is not UTF-8 text")))], ""
     rules, problems = parse_rules(text, path, layer, check_example, inactive_allow=inactive_allow, named=named)
     return rules, problems, text

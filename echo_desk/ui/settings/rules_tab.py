@@ -39,7 +39,7 @@ from echo_desk.agent.permissions import (
 )
 from echo_desk.agent.permissions.rule_files import current_sha256
 from echo_desk.common.visible_text import has_hidden, visible
-from echo_desk.i18n import N_, _, labelled
+from echo_desk.i18n import N_, _, labelled, shown
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.labels import EFFECT_LABELS
 from echo_desk.ui.core.rules_text import (
@@ -81,7 +81,7 @@ def problem_lines(report: LoadReport) -> list[str]:
     for p in report.problems:
         where = _("{file} line {line}").format(file=p.path.name, line=p.line) if p.line else p.path.name
         severity = _("Error") if p.severity is Severity.ERROR else _("Warning")
-        lines.append(f"{severity} · {where} · {labelled(_(PROBLEM_LABELS[p.kind]), p.message)}")
+        lines.append(f"{severity} · {where} · {labelled(_(PROBLEM_LABELS[p.kind]), shown(p.message))}")
     return lines
 
 
@@ -257,9 +257,9 @@ class RulesTab(QWidget):
     def trust_details(snapshot: TrustSnapshot) -> str:
         """The rule files whole, numbered by line, hidden characters made visible."""
         out: list[str] = []
-        for shown in snapshot.present:
-            out.append(f"── {visible(str(shown.path), one_line=True)}")
-            lines = shown.text.split("\n")
+        for present in snapshot.present:
+            out.append(f"── {visible(str(present.path), one_line=True)}")
+            lines = present.text.split("\n")
             for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
                 text = visible(line.removesuffix("\r"), one_line=True)  # a CRLF end is no hidden text
                 out.append(f"{number:>4}  {text}")

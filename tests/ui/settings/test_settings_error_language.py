@@ -16,11 +16,13 @@ import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from echo_desk import sandbox
-from echo_desk.agent.permissions import GrantScope, Suggestion, sandbox_toggle
+from echo_desk.agent.permissions import GrantScope, Suggestion, loader, sandbox_toggle
+from echo_desk.agent.permissions.model import Layer, LoadReport
 from echo_desk.common.explain import technical_detail
 from echo_desk.i18n import shown
 from echo_desk.ui.settings.model_download import describe_error
 from echo_desk.ui.settings.permissions_page import PermissionsPage
+from echo_desk.ui.settings.rules_tab import problem_lines
 from echo_desk.ui.settings.sandbox_page import SandboxPage
 from echo_desk.ui.widgets.failure_text import failure_reason
 from tests.ui.settings.test_permissions_page import USER_RULES, _run, page
@@ -255,3 +257,23 @@ def test_a_rules_file_that_cannot_be_read_is_said_and_nothing_can_overwrite_it(
     editor.revert.click()  # readable again: the editor is back
     assert not editor.editor.isReadOnly() and editor.editor.toPlainText() == USER_RULES
     assert editor.add_rule.isEnabled() and "permissions.toml" not in editor.validation.text()
+
+
+@pytest.mark.parametrize("problem", ["not_utf8", "refused", "too_big"])
+def test_a_rule_file_s_read_problem_is_listed_in_chinese(tmp_path: Path, chinese, problem: str) -> None:
+    # Before: "错误 · permissions.toml 第 4 行 · 无法读取该文件：not UTF-8 text" (the engine's English).
+    path = tmp_path / "permissions.toml"
+    if problem == "not_utf8":
+        path.write_bytes(b'[[rule]]\neffect = "allow"\ntool = "shell"\nreason = "caf\xe9"\n')
+    elif problem == "too_big":
+        path.write_bytes(b"#" * (loader.MAX_FILE_BYTES + 1))
+    else:
+        path.mkdir()  # reading a folder: the system refuses (root reads any mode)
+    _, problems, _ = loader.read_rule_file(path, Layer.USER, lambda _rule: [])
+    assert problems, problem
+    listed = problem_lines(LoadReport(problems=tuple(problems)))
+    assert len(listed) == 1 and "无法读取该文件" in listed[0], listed
+    assert not re.search(r"[A-Za-z]{2,}", re.sub(r"permissions\.toml|UTF-8", "", listed[0])), listed
+    # ``rules check`` and the log keep the engine's English
+    assert str(problems[0].message).startswith(
+        {"not_utf8": "not UTF-8", "too_big": "file is", "refused": "cannot read:"}[problem])
