@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
-from echo_desk.agent.permissions.rule_files import NOT_WRITTEN
-from echo_desk.common.atomic import LEFT_UNCHANGED
 from echo_desk.common.explain import refused, technical_detail
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, Deferred, deferred, shown
@@ -51,6 +49,11 @@ def failure_tip(exc: BaseException) -> str:
 
 
 def _cause_only(said: str) -> str:
+    # (imported here: the chat's window uses this module before its first frame, which must not
+    # wait for the permission engine and the tool contract these modules bring)
+    from echo_desk.agent.permissions.rule_files import NOT_WRITTEN
+    from echo_desk.common.atomic import LEFT_UNCHANGED
+
     if isinstance(said, Deferred) and said.msgid == LEFT_UNCHANGED:
         error = said.params.get("error")
         if isinstance(error, str):  # a ``deferred`` one too, shown in the language of the moment
