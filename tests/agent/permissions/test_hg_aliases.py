@@ -16,15 +16,12 @@ import pytest
 from echo_desk.agent.permissions import Effect, hg_config
 
 from .conftest import Setup
-from .hg_rules import HG_ANY_WRITES_OUT
-
-RULES = HG_ANY_WRITES_OUT
+from .hg_rules import judged_under
 
 
 @pytest.fixture
 def hgrc(setup: Setup) -> Path:
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
+    judged_under(setup)
     return setup.home / ".hgrc"
 
 

@@ -19,17 +19,12 @@ from echo_desk.agent.permissions.hg_file_writes import files_written
 from echo_desk.agent.permissions.hg_folder_writes import _FORMS as FOLDER_FORMS
 
 from .conftest import Setup
-from .hg_rules import HG_ANY_WRITES_OUT
-
-RULES = HG_ANY_WRITES_OUT
+from .hg_rules import judged_under
 
 
 @pytest.fixture
 def workspace(setup: Setup) -> Path:
-    # (not an hg repository: the folders of one the agent may write ask under any hg command)
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.workspace
+    return judged_under(setup)
 
 
 def _verdict(setup: Setup, line: str) -> Effect | None:

@@ -16,17 +16,12 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.hg_folder_writes import folders_written as hg_folders_written
 
 from .conftest import Setup
-from .hg_rules import HG_ANY_WRITES_OUT
-
-RULES = HG_ANY_WRITES_OUT
+from .hg_rules import judged_under
 
 
 @pytest.fixture
 def repository(setup: Setup) -> Path:
-    # (not an hg repository: the folders of one the agent may write ask under any hg command)
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.workspace
+    return judged_under(setup)
 
 
 def _verdict(setup: Setup, line: str) -> Effect | None:

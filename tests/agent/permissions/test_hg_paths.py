@@ -16,26 +16,21 @@ import pytest
 from echo_desk.agent.permissions import Effect, hg_paths
 
 from .conftest import Setup
+from .hg_rules import HG_ANY_WRITES_OUT, judged_under
 
 #: The agent may write out/ and the folders named like hg's paths in the workspace (not the
 #: workspace itself: hg would then read a .hg/hgrc the agent may write, and every line asks).
-RULES = """
-[[rule]]
-effect = "allow"
-tool = "shell"
-pattern = "hg **"
-""" + "".join(f"""
+RULES = HG_ANY_WRITES_OUT + "".join(f"""
 [[rule]]
 effect = "allow"
 tool = "write"
 pattern = "@workspace/{name}/**"
-""" for name in ("out", "e3", "abs", "rel", "url", "next", "multi"))
+""" for name in ("e3", "abs", "rel", "url", "next", "multi"))
 
 
 @pytest.fixture
 def hgrc(setup: Setup) -> Path:
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
+    judged_under(setup, RULES)
     path = setup.home / ".hgrc"
     path.write_text(f"[paths]\ne3 = ~/bin\nabs = {setup.home}/x\nrel = x\n"
                     "url = file:///tmp/x\nnext = path://e3\nmulti = a\nmulti:multi-urls = yes\n", encoding="utf-8")
