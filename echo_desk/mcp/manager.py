@@ -713,6 +713,18 @@ class McpManager:
             return self._loop.create_task(coro)
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
 
+    def call_here(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> Coroutine[Any, Any, ToolResult] | None:
+        """``call_tool`` as a coroutine for the caller to await itself, when the caller runs on this
+        manager's loop (a gateway's client is served there): no task between them, so the answer
+        reaches the caller without two more turns of the loop. ``None`` on any other loop."""
+        if self._closed:
+            raise RuntimeError("the MCP manager is closed")
+        if _running_loop() is not self._loop:
+            return None
+        return self._router.call(server, registry_name, tool, arguments, ctx)
+
     async def ensure_connection(self, name: str) -> ServerConnection | None:
         """The live connection, starting the server once if it is not connected (our loop only)."""
         srv = self._servers[name]

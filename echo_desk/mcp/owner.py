@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Coroutine
 
     from echo_desk.mcp.config import ServerConfig
     from echo_desk.mcp.connection import ServerConnection
@@ -37,6 +38,10 @@ class ToolOwner(Protocol):
     def submit_call(
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
     ) -> asyncio.Future[ToolResult]: ...
+
+    def call_here(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> Coroutine[Any, Any, ToolResult] | None: ...
 
 
 class CallOwner(Protocol):

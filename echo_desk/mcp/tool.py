@@ -10,7 +10,7 @@ tool its ``role`` (``tools.roles.role_from_annotations``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from echo_desk.i18n import N_, current_language, deferred, for_person, quoted_later
@@ -98,6 +98,9 @@ class MCPTool(Tool):
                     "approved (it changed since); nothing was sent",
                     N_("The MCP server {server} changed while you were deciding: it is {where} now. "
                        "Nothing was sent."), server=quoted_later(self.server), where=where))
+        here = self._manager.call_here(self.server, self.name, self.original_name, dict(params), ctx)
+        if here is not None:
+            return await _stoppable_here(here, ctx, self.name)
         # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
         # cancels the request on the manager's loop, which sends notifications/cancelled.
         call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)
@@ -126,6 +129,36 @@ class MCPTool(Tool):
             if handle is not None:
                 handle.cancel()
             call.cancel()
+
+
+async def _stoppable_here(call: Coroutine[Any, Any, ToolResult], ctx: ToolExecutionContext, name: str) -> ToolResult:
+    """``call`` awaited by this task itself (on the manager's loop), stopped as a submitted call
+    is: Stop (``ctx.cancel_event``) cancels this task while it waits on the server, the request is
+    withdrawn (``notifications/cancelled``), and the call ends as the person's cancel."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    stopped = False
+    handle: asyncio.TimerHandle | None = None
+
+    def watch() -> None:  # runs only while this task waits in ``call``: the one place it yields
+        nonlocal handle, stopped
+        if ctx.cancel_event.is_set():
+            stopped = True
+            task.cancel()
+        else:
+            handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+
+    handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+    try:
+        return await call
+    except asyncio.CancelledError:
+        # Ours alone (nobody else cancelled the task meanwhile): the person's stop, not the caller's.
+        if stopped and task.uncancel() == 0:
+            raise CancelledByUser(for_person(f"{name} was cancelled", N_("You stopped this call."))) from None
+        raise
+    finally:
+        handle.cancel()
 
 
 def make_tool(
