@@ -6,8 +6,11 @@ survives; whatever goes wrong, the pipes close as before, and the quit is never 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import signal
+import struct
+import termios
 import time
 from typing import Any
 
@@ -17,6 +20,7 @@ from echo_desk.agent.host import ApprovalChoice
 from echo_desk.gateway.handed import HAND_BACK_SECONDS
 from echo_desk.gateway.service import GatewayService
 from echo_desk.gateway.stdio import Intake, Oversize
+from tests.mcp.helpers import wait_until
 
 from .conftest import (
     ASKS,
@@ -35,6 +39,13 @@ pytestmark = [needs_time]
 
 NOT_RUNNING = "Echo Desk is not running"
 QUIT = "Echo Desk quit while this call of everything__echo ran"
+
+
+def unread_in_pipe(process: asyncio.subprocess.Process) -> int:
+    """Bytes written to the client's pipe into the gateway (or the app) and not yet read there."""
+    assert process.stdin is not None
+    pipe = process.stdin.get_extra_info("pipe")
+    return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
 
 
 def text(answer: dict[str, Any]) -> str:
@@ -62,6 +73,24 @@ async def test_an_idle_session_survives_the_quit_and_is_answered_without_the_app
     finally:
         await stop_process(process)
     assert process.returncode == 0
+
+
+async def test_a_request_half_read_by_the_app_is_finished_and_answered_by_the_gateway(
+        app: App, gateway_env: dict[str, str]) -> None:
+    process = await start("cursor", gateway_env)
+    try:
+        assert process.stdin is not None
+        request = json.dumps(call(2, AUTO, {"timezone": "UTC"})).encode()
+        process.stdin.write(request[:25])  # the app reads this much, and cannot handle it yet
+        await process.stdin.drain()
+        await wait_until(lambda: not unread_in_pipe(process), 10, "the app reading the half request")
+        await app.service.shutdown()
+        process.stdin.write(request[25:] + b"\n")
+        await process.stdin.drain()
+        answer = await receive(process)
+        assert answer["id"] == 2 and answer["result"].get("isError") is False, answer
+    finally:
+        await stop_process(process)
 
 
 @needs_everything
