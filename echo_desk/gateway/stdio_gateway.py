@@ -11,6 +11,7 @@ imported and opened only for a session that needs it (``sdk_session``). With
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import os
@@ -64,6 +65,7 @@ async def serve_stdio(backend: AppBackend) -> int:
     status: 1 when the app may have kept the client's pipes (the handoff was not confirmed)."""
     sdk_only = os.environ.get(SDK_ONLY_ENV) == "1"
     unread = b""
+    preparing: asyncio.Task[None] | None = None
     try:
         session = McpSession(backend, by_hand=not sdk_only)
         if not sdk_only and handoff.wanted():
@@ -80,9 +82,14 @@ async def serve_stdio(backend: AppBackend) -> int:
                 backend.launcher = None
                 session.hand.resume(handed.by_hand, handed.opening)
                 unread = handed.unread
+                preparing = asyncio.ensure_future(backend.prepare())
         backend.on_tools_changed = session.tools_changed
         async with claimed_stdio(unread) as wire:
             await session.serve(wire)
         return 0
     finally:
+        if preparing is not None:
+            preparing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await preparing
         await backend.aclose()
