@@ -6,12 +6,14 @@ survives; whatever goes wrong, the pipes close as before, and the quit is never 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import signal
 import struct
 import termios
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -62,7 +64,9 @@ async def test_an_idle_session_survives_the_quit_and_is_answered_without_the_app
         started = time.monotonic()
         await send(process, call(2, ASKS, {"message": "after the quit"}))
         refused = await receive(process)
-        assert time.monotonic() - started < 10  # at once, never a hang (the gateway's engine starts first)
+        # Never a hang: within a client's default request timeout (60 s), though the gateway's
+        # engine starts its MCP servers first (9-16 s on this busy machine; later calls: ~10 ms).
+        assert time.monotonic() - started < 45
         assert refused["id"] == 2 and refused["result"]["isError"] is True
         assert NOT_RUNNING in text(refused), refused
         await send(process, call(3, AUTO, {"timezone": "UTC"}))  # what the rules allow still runs
@@ -73,6 +77,30 @@ async def test_an_idle_session_survives_the_quit_and_is_answered_without_the_app
     finally:
         await stop_process(process)
     assert process.returncode == 0
+
+
+def children(pid: int) -> list[str]:
+    found: list[str] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += (task / "children").read_text().split()
+    return found
+
+
+@needs_everything
+async def test_the_gateway_readies_its_engine_before_the_next_call(app: App, gateway_env: dict[str, str]) -> None:
+    """Its MCP servers take seconds to start: started at the hand-back, not at the next call."""
+    process = await start("cursor", gateway_env)
+    try:
+        assert children(process.pid) == []  # the app runs the servers
+        await app.service.shutdown()
+        # Before any call: the gateway's engine starts its own (the machine is too busy to say
+        # when they are ready; docs/gateway.md gives the times measured).
+        await wait_until(lambda: len(children(process.pid)) >= 2, 60, "the gateway's own MCP servers")
+        await send(process, call(2, ASKS, {"message": "x"}))
+        assert NOT_RUNNING in text(await receive(process))
+    finally:
+        await stop_process(process)
 
 
 async def test_a_request_half_read_by_the_app_is_finished_and_answered_by_the_gateway(
