@@ -163,7 +163,7 @@ def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> l
     the command runs in; ``~/``: in the home folder); a value not read: any file."""
     if _NPMRC not in table.FOLDER_SETTINGS.get(program, ()):
         return []
-    named = npm_environment.paths()
+    named = npm_environment.paths(program)
     if named is None:
         return [ANY_FILE]
     paths: list[Path] = []
