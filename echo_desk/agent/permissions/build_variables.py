@@ -97,8 +97,7 @@ def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] 
     def get(name: str) -> str:
         return line_environment.get(name) if environ is None else environ.get(name, "")
 
-    given = line_environment.given() if environ is None else None
-    names = [*(os.environ if environ is None else environ), *(given.values if given is not None else ())]
+    names = line_environment.names() if environ is None else list(environ)
     result = Named()
     if program in ("make", "cmake"):
         _make_environment(get, result)
