@@ -29,10 +29,16 @@ wrapper on the line gives the command (``env MAKEFILES=… make``: ``line_enviro
 assignment before the command (``MAKEFILES=out/x.mk make``, ``export …; make``) is not read
 here: the engine already asks for any assignment that is not one of the few inert ones.
 
+- make takes every variable of its environment as a make variable, and its built-in rules run
+  the programs ``CC``, ``CXX``, ``AS``… name with the flags ``CFLAGS``, ``LDFLAGS``… hold, with no
+  makefile at all (s207, proven with make 4.3 under bash and dash: Echo Desk's environment
+  holding ``CC=out/x``, ``make foo`` beside a foo.c ran out/x; a makefile's ``$(CC)`` does the
+  same). Every word holding a ``/`` of those variables counts as a program, as cmake's compilers.
+
 What this is not: a build runs the programs its build files and these variables name by a bare
 name (``CC=gcc``, a launcher); those are found on the PATH, which the engine judges elsewhere.
-make's own use of ``CC`` and the like (its built-in rules, a recipe's ``$(CC)``) is not read
-here either.
+A makefile's own variables other than those of the built-in rules (a recipe's ``$(TOOL)``,
+taken from the environment too) are not read here.
 """
 
 from __future__ import annotations
@@ -67,6 +73,12 @@ _CMAKE_COMPILER_VARIABLES = re.compile(
     r"|CMAKE_[A-Z_]+_(COMPILER|LINKER)_LAUNCHER")
 #: What separates the paths in a compiler variable's value (``-fplugin=out/p.so``, ``-Wl,-rpath,out``).
 _WORD = re.compile(r"[^\s=,:;\"']+")
+#: The variables of make's built-in rules (GNU make 4.3, ``make -p``): the programs they run,
+#: their flags, and the commands made of them (``COMPILE.c``, ``LINK.o``…).
+_MAKE_RULE_VARIABLES = re.compile(
+    r"(AR|AS|CC|CXX|CPP|FC|F77|M2C|PC|CO|GET|LEX|YACC|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|RM"
+    r"|OBJC|LD)(FLAGS)?|CFLAGS|CPPFLAGS|FFLAGS|GFLAGS|LDLIBS|LFLAGS|YFLAGS|PFLAGS|RFLAGS|TARGET_ARCH|TARGET_MACH"
+    r"|OUTPUT_OPTION|(COMPILE|LINK|PREPROCESS|LINT)\.[A-Za-z0-9]+")
 #: The user package registry, below the home folder cmake reads from ``$HOME``.
 _CMAKE_REGISTRY = (".cmake", "packages")
 #: More registry entries than this are not read one by one.
@@ -101,6 +113,9 @@ def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] 
     result = Named()
     if program in ("make", "cmake"):
         _make_environment(get, result)
+    if program == "make":
+        result.programs += [p for name in dict.fromkeys(names) if _MAKE_RULE_VARIABLES.fullmatch(name)
+                            for p in _compiler_paths(get(name))]
     if program == "cmake":
         for _, value in cmake_settings(words):
             if value is None:

@@ -166,6 +166,30 @@ def test_a_compiler_the_environment_names_counts(setup: Setup, monkeypatch: pyte
         assert (_verdict(setup, "cmake -S src -B b", files, NOTES) is Effect.ALLOW) is allowed
 
 
+# -- s207: make takes its environment's variables as its own: its built-in rules run CC, CXX…
+# with CFLAGS, LDFLAGS… with no makefile at all, and so does a makefile's $(CC) ---------------
+
+@pytest.mark.parametrize(("hostile", "harmless"), [
+    ({"CC": "out/notes.md"}, {"CC": "gcc"}),  # (relative: to the folder make runs in)
+    ({"CC": "@WS@/out/notes.md"}, {"CC": "/usr/bin/gcc"}),
+    ({"CXX": "ccache @WS@/out/notes.md"}, {"CXX": "ccache g++"}),
+    ({"CFLAGS": "-O2 -fplugin=@WS@/out/notes.md"}, {"CFLAGS": "-O2 -Wall"}),
+    ({"LDFLAGS": "-B@WS@/out"}, {"LDFLAGS": "-L/usr/lib"}),
+    ({"COMPILE.c": "@WS@/out/notes.md -c"}, {"COMPILE.c": "cc -c"}),
+])
+@pytest.mark.parametrize(("line", "files"), [
+    ("make foo", {"foo.c": "int main(void) { return 0; }\n"}),  # no makefile: the built-in rules
+    ("make", {"Makefile": "all:\n\t$(CC) -v\n"}),
+])
+def test_the_programs_of_makes_built_in_rules_in_the_environment_count(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, hostile: dict[str, str], harmless: dict[str, str],
+        line: str, files: dict[str, str]) -> None:
+    for environment, allowed in ((harmless, True), (hostile, False)):
+        for name, value in environment.items():
+            monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+        assert (_verdict(setup, line, files, NOTES) is Effect.ALLOW) is allowed
+
+
 def test_the_folders_the_user_package_registry_names_count(setup: Setup) -> None:
     files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo)\n"}
     registry = setup.home / ".cmake" / "packages" / "Foo"
