@@ -29,6 +29,14 @@ wrapper on the line gives the command (``env MAKEFILES=… make``: ``line_enviro
 assignment before the command (``MAKEFILES=out/x.mk make``, ``export …; make``) is not read
 here: the engine already asks for any assignment that is not one of the few inert ones.
 
+- ``find_package`` looks for a package's Config.cmake below the prefix of every folder of the
+  ``PATH`` (the folder, or its parent for one ending in ``bin`` or ``sbin``): in its ``lib*/``,
+  ``share/`` and any ``<name>*/`` folder (cmake's manual, the search procedure). Proven (s207,
+  cmake 3.25, bash and dash): with ``~/.local/bin`` on the PATH, a
+  ``~/.local/lib/cmake/Foo/FooConfig.cmake`` ran under ``cmake -S . -B b`` for a
+  ``find_package(Foo CONFIG)``; with ``~/bin``, a ``~/foo-x/share/foo/foo-config.cmake`` did.
+  The package's name is the CMakeLists' to choose, so every folder of those shapes counts
+  (``package_folders``), whatever its name.
 - make takes every variable of its environment as a make variable, and its built-in rules run
   the programs ``CC``, ``CXX``, ``AS``… name with the flags ``CFLAGS``, ``LDFLAGS``… hold, with no
   makefile at all (s207, proven with make 4.3 under bash and dash: Echo Desk's environment
@@ -97,6 +105,8 @@ class Named:
     include_folders: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     programs: list[str] = field(default_factory=list)
+    #: Folders below which cmake's ``find_package`` looks for a package's files (``package_folders``).
+    prefixes: list[str] = field(default_factory=list)
     unknown: bool = False
 
 
@@ -129,7 +139,29 @@ def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] 
                 result.programs += _compiler_paths(get(name))
         for folder in dict.fromkeys((*((str(home),) if home is not None else ()), get("HOME"))):
             _cmake_registry(folder, result)
+        result.prefixes += _path_prefixes(get("PATH"))
     return result
+
+
+#: Where below a prefix ``find_package`` finds a package's Config.cmake (any file there: it
+#: includes its neighbours), ``*`` standing for any name (``<name>*``, the ``<arch>`` of
+#: ``lib/<arch>``): ``L/cmake/<name>*/``, ``L/<name>*/``, ``L/<name>*/(cmake|CMake)/``, each also
+#: below a ``<name>*/``, with ``L`` a library folder (cmake's manual, the search procedure).
+PACKAGE_FOLDERS = tuple(f"{top}{library}/{middle}/*" for top in ("", "*/")
+                        for library in ("lib", "lib32", "lib64", "libx32", "share", "lib/*")
+                        for middle in ("cmake/*", "*", "*/cmake", "*/CMake"))
+
+
+def _path_prefixes(value: str) -> list[str]:
+    """The prefixes cmake derives from a ``PATH``: each folder, its parent for one ending in
+    ``bin`` or ``sbin`` (an empty part is the folder cmake runs in)."""
+    prefixes = []
+    for part in value.split(os.pathsep):
+        folder = part.rstrip("/") or ("/" if part else ".")
+        if os.path.basename(folder) in ("bin", "sbin"):
+            folder = os.path.dirname(folder) or "."
+        prefixes.append(folder)
+    return list(dict.fromkeys(prefixes))
 
 
 def _compiler_paths(value: str) -> list[str]:

@@ -84,3 +84,26 @@ def _joined(tokens: list[str]) -> tuple[str, ...]:
         if not (token == _ANY and out and out[-1] == _ANY):
             out.append(token)
     return tuple(out)
+
+
+def may_share_a_path(pattern: list[str], target: list[tuple[str, ...]]) -> bool:
+    """Whether some path may match both the parts of a gitignore pattern (``**`` any number of
+    parts) and ``target``, one glob's tokens per part (a literal part: its characters; any
+    name: ``suffix_tokens("")``)."""
+    tokens = [None if part == "**" else gitignore_tokens(part) for part in pattern]
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        i, j = todo.pop()
+        if i == len(tokens) and j == len(target):
+            return True
+        steps: list[tuple[int, int]] = []
+        if i < len(tokens) and tokens[i] is None:
+            steps += [(i + 1, j)] + ([(i, j + 1)] if j < len(target) else [])
+        elif i < len(tokens) and j < len(target) and may_share_a_name(tokens[i] or (), target[j]):
+            steps.append((i + 1, j + 1))
+        for step in steps:
+            if step not in seen:
+                seen.add(step)
+                todo.append(step)
+    return False

@@ -67,6 +67,9 @@ class Place:
     #: Also any file whose name matches one of these (fnmatch) globs, as ``suffixes`` (pytest's
     #: doctest files, ``test*.txt``).
     globs: tuple[str, ...] = ()
+    #: Also any file whose path below the folder has one of these shapes, parts separated by
+    #: ``/``, ``*`` any name (cmake's package folders: ``lib/cmake/*/*``).
+    shapes: tuple[str, ...] = ()
 
 
 #: Every file anywhere: where a command reads settings or code from a place Echo Desk cannot tell
@@ -592,6 +595,8 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
     found = [place for p in [*paths, *run]
              for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    found += [Place(p, (), shapes=build_variables.PACKAGE_FOLDERS)
+              for s in starts for value in variables.prefixes for p in _both(s / value)]
     folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
                                  *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
@@ -917,7 +922,39 @@ def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
                      for p in _concrete(pattern, bases(pattern), place.folder, "")
                      if place.below or p.parent == place.folder]
             hits += [p for p in tried if writable(p)]
+        if place.shapes and any(_may_write_a_shape(pattern, bases(pattern), place) for pattern in patterns):
+            # (the folder itself stands for the files of those shapes: the pattern allows one)
+            hits.append(place.folder)
     return list(dict.fromkeys(hits))
+
+
+def _may_write_a_shape(pattern: PathPattern, roots: list[Path], place: Place) -> bool:
+    """Whether ``pattern`` (an allow rule's) may match a file below ``place.folder`` of one of
+    its shapes: the pattern's parts against the folder's and the shape's, wildcards against
+    wildcards. Deny and ask rules are not weighed: the place counts, erring wide."""
+    tail = [part for part in pattern.text.split("/")[1:] if part][_plain_count(pattern):]
+    if pattern.names_folders and tail[-1:] != ["**"]:
+        tail.append("**")
+    folder = [tuple(part) for part in place.folder.parts[1:]]
+    for shape in place.shapes:
+        target = folder + [name_globs.suffix_tokens("") if s == "*" else tuple(s) for s in shape.split("/")]
+        for root in roots:
+            # (the root holds the pattern's plain leading parts: the rest must follow it)
+            base = [tuple(part) for part in root.parts[1:]]
+            if len(base) <= len(target) and all(name_globs.may_share_a_name(b, t) for b, t in zip(base, target[:len(base)], strict=True)) \
+                    and name_globs.may_share_a_path(tail, target[len(base):]):
+                return True
+    return False
+
+
+def _plain_count(pattern: PathPattern) -> int:
+    """How many leading parts of ``pattern`` are plain names (``PathPattern.bases`` holds them)."""
+    count = 0
+    for segment in pattern.text.split("/")[1:]:
+        if not segment or any(c in segment for c in "*?[]!\\"):
+            break
+        count += 1
+    return count
 
 
 def _may_name(pattern: PathPattern, code: tuple[tuple[str, ...], ...]) -> bool:

@@ -203,6 +203,43 @@ def test_the_folders_the_user_package_registry_names_count(setup: Setup) -> None
     assert _verdict(setup, "cmake -S src -B b", files, "~/.cmake/**") is not Effect.ALLOW
 
 
+@pytest.mark.parametrize(("path", "writable"), [
+    # find_package searches below the prefix of every PATH folder (its parent for .../bin):
+    # ~/.local/lib/cmake/Foo/FooConfig.cmake ran under cmake with ~/.local/bin on the PATH (s207).
+    ("~/.local/bin", "~/.local/lib/**"),
+    ("~/bin", "~/foo-x/**"),  # ~/foo-x/share/foo/foo-config.cmake ran too
+    ("~/.local/sbin/", "~/.local/share/foo/*.cmake"),
+    ("~/tools", "~/tools/lib/cmake/**"),  # not .../bin: the folder itself
+    ("~/bin", "~/foo-x/share/foo/foo-config.cmake"),
+    ("~/bin", "~/[a-z]*/**"),  # (not ~/**: ~/.cmake/packages, the registry, counts already)
+    ("~/.local/bin", "~/.local/lib/x86_64-linux-gnu/cmake/Foo/*"),
+    ("~/.local/bin", "~/.local/foo/lib/foo/CMake/x.cmake"),
+    ("~/.local/bin", "~/.local/lib/cmake/*.cmake"),  # (lib/<name>*/: a package named cmake…)
+    ("~/.local/bin", "~/.local/notes/**"),  # (<name>*/lib/<name>*/: a package named n…)
+])
+def test_the_prefixes_of_the_path_count_for_cmake(setup: Setup, monkeypatch: pytest.MonkeyPatch, path: str,
+                                                  writable: str) -> None:
+    files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo CONFIG)\n"}
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert _verdict(setup, "cmake -S src -B b", files, writable) is Effect.ALLOW
+    monkeypatch.setenv("PATH", f"/usr/bin:{path.replace('~', str(setup.home))}:/bin")
+    assert _verdict(setup, "cmake -S src -B b", files, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("writable", [
+    "~/.local/share/*.cmake",  # (a file right in share/ is in no folder find_package searches)
+    "~/.local/*.cmake",
+    "~/.local/share/doc/a/b/*.cmake",  # (deeper than any)
+    "~/notes/**",
+    "@workspace/out/*.md",  # (/bin on the PATH: the prefix /, but the workspace is too deep in it)
+])
+def test_other_files_below_a_path_prefix_leave_cmake_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                             writable: str) -> None:
+    files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo CONFIG)\n"}
+    monkeypatch.setenv("PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
+    assert _verdict(setup, "cmake -S src -B b", files, writable) is Effect.ALLOW
+
+
 @pytest.mark.parametrize("setting", [
     "set(CMAKE_PROJECT_INCLUDE ../out/notes.md)",
     "set(CMAKE_PROJECT_p_INCLUDE_BEFORE ../out/notes.md)",

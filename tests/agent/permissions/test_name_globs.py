@@ -8,6 +8,7 @@ from echo_desk.agent.permissions.name_globs import (
     fnmatch_tokens,
     gitignore_tokens,
     may_share_a_name,
+    may_share_a_path,
     suffix_tokens,
 )
 
@@ -38,3 +39,20 @@ def test_a_doctest_glob_with_a_slash_is_matched_on_the_path_so_any_name() -> Non
 
 def test_a_long_rule_glob_is_judged_without_recursion() -> None:
     assert not may_share_a_name(gitignore_tokens("*a" * 3000 + "b"), fnmatch_tokens("*c"))
+
+
+def _target(*parts: str) -> list[tuple[str, ...]]:
+    return [suffix_tokens("") if p == "*" else tuple(p) for p in parts]
+
+
+@pytest.mark.parametrize(("pattern", "target", "shared"), [
+    (["**"], ("lib", "cmake", "*", "*"), True),
+    (["lib", "**"], ("lib", "cmake", "*", "*"), True),
+    (["share", "*.cmake"], ("share", "*", "*"), False),  # one part short
+    (["share", "**", "*.cmake"], ("share", "*", "*"), True),
+    (["foo-x", "share", "foo", "foo-config.cmake"], ("*", "share", "*", "*"), True),
+    (["notes", "**"], ("lib", "*", "*"), False),
+    (["lib*", "**"], ("lib64", "*", "*"), True),
+])
+def test_a_rule_pattern_against_a_path_shape(pattern: list[str], target: tuple[str, ...], shared: bool) -> None:
+    assert may_share_a_path(pattern, _target(*target)) is shared
