@@ -29,6 +29,7 @@ from echo_desk.agent.permissions import (
     floor,
     git_foreach,
     git_reading,
+    git_repositories,
     line_changes,
     line_environment,
     programs,
@@ -358,6 +359,51 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
+        moved = git_repositories.moves(values) if programs.base(values[0]) == "git" else None
+        if moved is not None and moved.words:
+            return self._covered_moved(argv, moved, sandbox=sandbox, depth=depth)
+        return self._covered_here(argv, sandbox=sandbox, depth=depth)
+
+    def _covered_moved(self, argv: tuple[Word, ...], moved: git_repositories.Moves, *, sandbox: bool,
+                       depth: int) -> Compiled | None:
+        """``git -C DIR rest`` judged as ``cd DIR && git rest``: DIR must be a folder of the
+        workspaces known before the line runs, and ``rest`` is matched as run there (a rule
+        naming ``-C`` still matches the command as written, under the same conditions)."""
+        folders = self._git_moves(moved)
+        if folders is None:
+            return None
+        rest = tuple(w for k, w in enumerate(argv) if k not in moved.words)
+        as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
+        if as_written is not None:
+            return as_written
+        found: list[Compiled | None] = []
+        self._in_folders(folders, lambda: bool(found.append(self._covered_here(rest, sandbox=sandbox, depth=depth))))
+        return found[0] if found else None
+
+    def _git_moves(self, moved: git_repositories.Moves) -> list[Path] | None:
+        """The folders ``-C`` leads to from each of the line's folders, each relative to the last
+        (logical and physical, as a ``cd``), or ``None``: one only known when the line runs, one
+        outside the workspaces, or one through a link the line may make."""
+        if not self.cwd_known:
+            return None
+        folders = list(self.cwds)
+        for value in moved.folders:
+            if value is None:
+                return None
+            if not value:
+                continue  # (git ignores `-C ""`)
+            # (a leading ~ is the home folder, or a folder named ~ if the shell left it: both count)
+            spellings = [value, _home_expanded(value, self.where.home)] if value.startswith("~") else [value]
+            if None in spellings:
+                return None
+            folders = [Path(os.path.normpath(f / s)) for f in folders for s in spellings if s is not None]
+        reached = list(dict.fromkeys(t for f in folders for t in (f, Path(os.path.realpath(f)))))
+        if any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f) for f in reached):
+            return None
+        return reached
+
+    def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
+        values = tuple(w.value for w in argv)
         reading = programs.read(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
