@@ -676,37 +676,60 @@ class _Judge:
         settings) covers: the program might read or write it."""
         checked: set[tuple[str | None, str, bool]] = set()
         for words, reading in forms.commands:
-            shallow = lists_entries_only(words)
-            if self.path_denies and _reads_listed_files(words):
-                return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
-            if self.path_denies and _follows_links(words):
-                found = self._linked_denied(words, reading)
-                if found is not None:
-                    return found
-            for word in (*words[1:], *(Word(v, v) for v in reading.values)):
-                key = (word.value, word.raw, reading.reads_only)
-                if key in checked:
-                    continue  # the same word again (`ls a a a …`)
-                checked.add(key)
-                if word.value is None:
-                    folder = _glob_folder(word)
-                    if folder is not None:
-                        found = self._glob_denied(word, reading, shallow=shallow)
-                        if found is not None:
-                            return found
-                        word = Word(folder, folder)  # its matches are inside that folder
-                    elif self.path_denies and not word.raw.startswith(("<(", ">(")):
-                        return provenance_of(self.path_denies[0])  # only known when it runs: may be one
-                    else:
-                        continue
-                if self.path_denies and self._through_proc(word.value):
-                    return provenance_of(self.path_denies[0])  # which file depends on the process
-                for target in self._paths_of(word):
-                    if floor.inside(target, self.where.protected):
-                        return _floor(floor.OWN_SETTINGS_NAMED)
-                    found = self._denied(target, reading, shallow=shallow)
+            found = self._names_denied_from(words, reading, checked)
+            if found is not None:
+                return found
+        return None
+
+    def _names_denied_from(self, words: tuple[Word, ...], reading: Reading,
+                           checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
+        """``names_denied_path`` for one command, its relative words read from each folder it
+        may run in: for ``git -C DIR``, the folders ``-C`` leads to as well."""
+        git = bool(words) and words[0].value is not None and programs.base(words[0].value) == "git"
+        moved = git_repositories.moves(tuple(w.value for w in words)) if git else None
+        folders = self._git_moves(moved) if moved is not None and moved.words else None
+        if not folders:
+            return self._names_denied_here(words, reading, checked)
+        saved = self.cwds
+        self.cwds = list(dict.fromkeys([*self.cwds, *folders]))
+        try:
+            return self._names_denied_here(words, reading, set())
+        finally:
+            self.cwds = saved
+
+    def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
+                           checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
+        shallow = lists_entries_only(words)
+        if self.path_denies and _reads_listed_files(words):
+            return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
+        if self.path_denies and _follows_links(words):
+            found = self._linked_denied(words, reading)
+            if found is not None:
+                return found
+        for word in (*words[1:], *(Word(v, v) for v in reading.values)):
+            key = (word.value, word.raw, reading.reads_only)
+            if key in checked:
+                continue  # the same word again (`ls a a a …`)
+            checked.add(key)
+            if word.value is None:
+                folder = _glob_folder(word)
+                if folder is not None:
+                    found = self._glob_denied(word, reading, shallow=shallow)
                     if found is not None:
                         return found
+                    word = Word(folder, folder)  # its matches are inside that folder
+                elif self.path_denies and not word.raw.startswith(("<(", ">(")):
+                    return provenance_of(self.path_denies[0])  # only known when it runs: may be one
+                else:
+                    continue
+            if self.path_denies and self._through_proc(word.value):
+                return provenance_of(self.path_denies[0])  # which file depends on the process
+            for target in self._paths_of(word):
+                if floor.inside(target, self.where.protected):
+                    return _floor(floor.OWN_SETTINGS_NAMED)
+                found = self._denied(target, reading, shallow=shallow)
+                if found is not None:
+                    return found
         return None
 
     def _denied(self, target: Path, reading: Reading, *, shallow: bool = False) -> Provenance | None:

@@ -114,3 +114,16 @@ def test_a_link_already_leading_out_asks(setup: Setup, repository: Path) -> None
     (setup.workspace / "src" / "l").symlink_to(outside)
     assert _verdict(setup, "git -C src/l status") is not Effect.ALLOW
     assert _verdict(setup, "cd src/l && git status") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "git -C src log -p -- ../secret/key",
+    "git -C src diff --no-index ../secret/key /dev/null",
+    "cd src && git log -p -- ../secret/key",
+])
+def test_a_word_is_read_from_where_the_move_leads(setup: Setup, repository: Path, line: str) -> None:
+    (setup.workspace / "secret").mkdir()
+    (setup.workspace / "secret" / "key").write_text("SECRET\n", encoding="utf-8")
+    setup.write_user_rules(RULES + '\n[[rule]]\neffect = "deny"\ntool = "read"\npattern = "@workspace/secret/**"\n')
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
