@@ -330,6 +330,8 @@ class _Judge:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
+        if self._git_moves_outside(tuple(w.value for w in command.argv)):
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
                         Opaque.EXPANSION_IN_COMMAND)
@@ -376,14 +378,35 @@ class _Judge:
         as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
         if as_written is not None:
             return as_written
-        found: list[Compiled | None] = []
-        self._in_folders(folders, lambda: bool(found.append(self._covered_here(rest, sandbox=sandbox, depth=depth))))
-        return found[0] if found else None
+        found: list[Compiled] = []
+
+        def judge() -> bool:
+            rule = self._covered_here(rest, sandbox=sandbox, depth=depth)
+            found.extend([rule] if rule is not None else [])
+            return rule is not None
+
+        return found[0] if self._in_folders(folders, judge) and found else None
 
     def _git_moves(self, moved: git_repositories.Moves) -> list[Path] | None:
+        """The folders ``-C`` leads to (``_git_reached``), or ``None``: one only known when the
+        line runs, one outside the workspaces, or one through a link the line may make."""
+        reached = self._git_reached(moved)
+        if reached is None or any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f)
+                                  for f in reached):
+            return None
+        return reached
+
+    def _git_moves_outside(self, values: tuple[str | None, ...]) -> bool:
+        """Whether the git command ``values`` changes into a known folder outside the workspaces
+        (``git -C ~/other log``), as a ``cd`` there does."""
+        if not values or values[0] is None or programs.base(values[0]) != "git":
+            return False
+        reached = self._git_reached(git_repositories.moves(values))
+        return reached is not None and any(not floor.inside(f, self.where.workspaces) for f in reached)
+
+    def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
         """The folders ``-C`` leads to from each of the line's folders, each relative to the last
-        (logical and physical, as a ``cd``), or ``None``: one only known when the line runs, one
-        outside the workspaces, or one through a link the line may make."""
+        (logical and physical, as a ``cd``), or ``None``: one only known when the line runs."""
         if not self.cwd_known:
             return None
         folders = list(self.cwds)
@@ -397,10 +420,7 @@ class _Judge:
             if None in spellings:
                 return None
             folders = [Path(os.path.normpath(f / s)) for f in folders for s in spellings if s is not None]
-        reached = list(dict.fromkeys(t for f in folders for t in (f, Path(os.path.realpath(f)))))
-        if any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f) for f in reached):
-            return None
-        return reached
+        return list(dict.fromkeys(t for f in folders for t in (f, Path(os.path.realpath(f)))))
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.model import Opaque
 
 from .conftest import Setup
 
@@ -127,3 +128,13 @@ def test_a_word_is_read_from_where_the_move_leads(setup: Setup, repository: Path
     setup.write_user_rules(RULES + '\n[[rule]]\neffect = "deny"\ntool = "read"\npattern = "@workspace/secret/**"\n')
     setup.engine.refresh()
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
+
+
+def test_a_move_out_of_the_workspace_says_so(setup: Setup, repository: Path) -> None:
+    setup.write_user_rules(RULES)
+    setup.engine.refresh()
+    decision = setup.engine.check_command("git -C .. status", workspace=setup.workspace)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+    inside = setup.engine.check_command("git -C out/* status", workspace=setup.workspace)
+    assert inside.parts[0].opaque is not Opaque.CD_OUTSIDE  # (only known when it runs: not said to be outside)
