@@ -419,7 +419,9 @@ class _Judge:
             spellings = [value, _home_expanded(value, self.where.home)] if value.startswith("~") else [value]
             if None in spellings:
                 return None
-            folders = [Path(os.path.normpath(f / s)) for f in folders for s in spellings if s is not None]
+            # (git's chdir is physical at each step: `-C out/l -C ..` is the folder above where l leads)
+            folders = list(dict.fromkeys(t for f in folders for s in spellings if s is not None
+                                         for t in (Path(os.path.normpath(f / s)), Path(os.path.realpath(f / s)))))
         return list(dict.fromkeys(t for f in folders for t in (f, Path(os.path.realpath(f)))))
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:

@@ -115,6 +115,9 @@ def test_a_link_already_leading_out_asks(setup: Setup, repository: Path) -> None
     (setup.workspace / "src" / "l").symlink_to(outside)
     assert _verdict(setup, "git -C src/l status") is not Effect.ALLOW
     assert _verdict(setup, "cd src/l && git status") is not Effect.ALLOW
+    # git's chdir is physical at each step: .. from where the link leads is the folder above other
+    assert _verdict(setup, "git -C src/l -C .. status") is not Effect.ALLOW
+    assert _verdict(setup, "git -C src -C l/.. status") is not Effect.ALLOW
 
 
 @pytest.mark.parametrize("line", [
