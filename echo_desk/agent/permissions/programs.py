@@ -34,6 +34,7 @@ from echo_desk.agent.permissions import (
     settings_commands,
 )
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.binutils import objcopy_reading, strip_reading
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
     PREPROCESSOR,
@@ -833,7 +834,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "zip": _zip, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading, "mvn": mvn_reading,
-    "cmake": cmake_reading, "meson": meson_reading,
+    "cmake": cmake_reading, "meson": meson_reading, "objcopy": objcopy_reading, "strip": strip_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),
