@@ -443,7 +443,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds, home)
+    found += _code_files(program, rest, cwds, home) + _build_includes(program, rest, starts, cwds, home)
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
@@ -518,6 +518,17 @@ def _home_word(word: str | None, home: Path | None) -> str | None:
     return str(home / word[2:])
 
 
+def _home_words(values: Sequence[str | None], home: Path | None) -> list[str | None]:
+    """Option values naming files, each as the shell may hand it over: a value starting ``~``
+    is below ``home`` when it is a word of its own (``ninja -f ~/x``), and taken as it is when
+    glued to its option (``-f~/x``: a folder named ``~``); both count (``None``: another user's
+    home, not known here)."""
+    found: list[str | None] = []
+    for value in values:
+        found += [value, _home_word(value, home)] if value and value.startswith("~") else [value]
+    return found
+
+
 def _searches_up(program: str, words: Sequence[str | None]) -> bool:
     """Whether ``words`` hold an option of ``program_options.SEARCH_UP_OPTIONS`` (a word known
     only when the line runs may be one; in a group of short options, any letter counts)."""
@@ -546,11 +557,11 @@ def _first_holding(folder: Path, names: Sequence[str]) -> int:
     return 0
 
 
-def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The code files ``program``'s options name (``program_options.CODE_FILE_OPTIONS``:
-    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``) and those the environment Echo Desk
-    runs in names (``CODE_FILE_VARIABLES``); one not known here: any file."""
-    named: list[str | None] = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``, ``~/`` below ``home``) and those the
+    environment Echo Desk runs in names (``CODE_FILE_VARIABLES``); one not known here: any file."""
+    named = _home_words(_option_values(program, words, table.CODE_FILE_OPTIONS.get(program)), home)
     named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := line_environment.get(name))]
     if any(not value for value in named):
         return [ANY_FILE]
@@ -567,7 +578,7 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     files its options name, with the folders its options add to where it looks for them (make's
     -I), and what its variables name (``build_variables``: make's ``MAKEFILES``, cmake's ``-D``
     values); an inclusion or variable not read: any file."""
-    named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    named = _home_words(_option_values(program, words, table.CODE_FILE_OPTIONS.get(program)), home)
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
     variables = build_variables.named(program, words, home=home)
     # A path a variable names: the file, and any file below it (a folder cmake searches for a
@@ -576,8 +587,8 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
     found = [place for p in [*paths, *run]
              for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
-    folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
-                                 *variables.include_folders]
+    folders: list[str | None] = [*_home_words(_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
+                                              home), *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
     result = build_includes.included(program, starts, [*code, *(p for p in paths if not p.is_dir())],
                                      [p for c in cwds for v in folders if v for p in _both(c / v)], variables.makefiles)
