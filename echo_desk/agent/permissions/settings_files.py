@@ -108,21 +108,35 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found + _git_places(argv, cwds, home, names, index_changes)
     found += _folder_places(program, rest, cwds, names, home, runner=argv[0])
     if program in table.OPERAND_SETTINGS:
-        skip, spec = table.OPERAND_SETTINGS[program]
-        operands, values = _operands(rest[skip:], spec)
-        if program in _NODE_IDS:
-            operands, values = _node_paths(operands), _node_paths(values)
-        suffixes = table.COLLECTED_CODE.get(program, ())
-        for c in cwds:
-            for word in (operands or _default_operands(program, c)) + values:
-                for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
-                    # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
-                    code = () if folder.is_file() else suffixes
-                    found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
-                              *(Place(f, names) for f in folder.parents)]
-                    if suffixes and word in operands:
-                        # A file named as an operand is collected whatever its name (`tests/notes.txt`).
-                        found.append(Place(folder.parent, (folder.name,)))
+        found += _operand_places(program, rest, cwds, names, home)
+    return found
+
+
+def _operand_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path], names: tuple[str, ...],
+                    home: Path | None) -> list[Place]:
+    """The settings and code files in and above each folder ``program`` checks
+    (``program_options.OPERAND_SETTINGS``: ruff's and pytest's operands and option values)."""
+    found: list[Place] = []
+    skip, spec = table.OPERAND_SETTINGS[program]
+    operands, values = _operands(rest[skip:], spec)
+    if program in _NODE_IDS:
+        operands, values = _node_paths(operands), _node_paths(values)
+    suffixes = table.COLLECTED_CODE.get(program, ())
+    # (`pytest ~/t`: the shell gives the folder below the home folder)
+    named, values = _home_words(operands, home), _home_words(values, home)
+    for c in cwds:
+        for word in (named or _home_words(_default_operands(program, c), home)) + values:
+            if word is None:  # (another user's home: any folder)
+                found.append(Place(Path("/"), (*names, *(f"x{s}" for s in suffixes)), below=True, suffixes=suffixes))
+                continue
+            for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
+                # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
+                code = () if folder.is_file() else suffixes
+                found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
+                          *(Place(f, names) for f in folder.parents)]
+                if suffixes and word in named:
+                    # A file named as an operand is collected whatever its name (`tests/notes.txt`).
+                    found.append(Place(folder.parent, (folder.name,)))
     return found
 
 

@@ -414,3 +414,14 @@ def test_a_part_a_deny_decided_says_the_agents_settings_too(setup: Setup) -> Non
     assert part.also == (Opaque.AGENT_SETTINGS,)
     (part,) = setup.engine.check_command("ruff check src", workspace=setup.workspace).parts
     assert part.also == ()
+
+
+@pytest.mark.parametrize("line", ["pytest ~/scratch/t", "python -m pytest -q ~/scratch", "pytest ~/scratch/t/test_x.py",
+                                  "ruff check ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
+def test_a_checked_folder_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """The shell makes an operand starting ``~/`` a path below the home folder (s202: ``pytest
+    ~/scratch/t`` imported the conftest.py the agent wrote there; it was read below the folder
+    pytest runs in); another user's home is not known here."""
+    assert _verdict(setup, line, "~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert _verdict(setup, line, "~/elsewhere/**") is Effect.ALLOW
