@@ -93,7 +93,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         found += [_user_site(home)] if home is not None else []
     if home is not None:
         found += _user_places(program, home) + _named_places(program, argv, cwds, home)
-    found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
+    found += _projects(argv, program, rest, cwds, home) + _pip_places(argv[0], program, cwds, home)
     found += _subcommand_code(program, rest, cwds) + _gem_places(program, rest, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
@@ -186,15 +186,15 @@ def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> 
 
 
 def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | None],
-              cwds: Sequence[Path]) -> list[Place]:
+              cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The local projects pip or ``python -m build`` (``program``, with its arguments ``rest``)
     builds, and the requirements files pip reads (``pip_projects``): every file of a project
     folder counts as code its build runs, and a path that is a file (an archive, a
     requirements file) counts itself."""
     if PIP.fullmatch(program):
-        sources = [pip_projects.pip_sources(rest, c) for c in cwds]
+        sources = [pip_projects.pip_sources(words, c) for c in cwds for words in _home_readings(rest, home)]
     elif program == "build" and PYTHON.fullmatch(programs.name_of(argv[0]) or ""):
-        sources = [pip_projects.build_sources(rest, c) for c in cwds]
+        sources = [pip_projects.build_sources(words, c) for c in cwds for words in _home_readings(rest, home)]
     else:
         return []
     found: list[Place] = []
@@ -308,12 +308,15 @@ def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | No
     """Where go reads code and settings (see ``program_options.GO_SETTINGS``): the packages it
     compiles or runs, with the folder it runs in, its vendor folder, go.mod and go.work, every
     package of its module and the folders its go.mod and go.work name (``_go_module_folders``)."""
-    packages = build_tools.go_packages(argv)
-    if packages is None:
+    if build_tools.go_packages(argv) is None:
         return []
+    # (`go test ~/p`: the shell gives the folder below the home folder; another user's: any)
+    packages = [p for words in _home_readings(argv, home) for p in (build_tools.go_packages(words) or [(".", True)])]
     names, code = table.GO_SETTINGS, table.GO_CODE
     stand_ins = tuple(f"x{s}" for s in code)
     found = [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    if any(w and w.startswith("~") and _home_word(w, home) is None for w in argv):
+        found.append(Place(Path("/"), (*names, *stand_ins), below=True, suffixes=code))
     found += [Place(f / "vendor", stand_ins, below=True, suffixes=code) for c in cwds for f in (c, *c.parents)]
     if home is not None:
         found.append(Place(home / "go", stand_ins, below=True, suffixes=code))
@@ -541,6 +544,15 @@ def _home_words(values: Sequence[str | None], home: Path | None) -> list[str | N
     for value in values:
         found += [value, _home_word(value, home)] if value and value.startswith("~") else [value]
     return found
+
+
+def _home_readings(words: Sequence[str | None], home: Path | None) -> list[list[str | None]]:
+    """``words`` as written and, when one starts ``~``, with each such word below ``home`` as
+    the shell expands a word of its own (``pip install ~/p``; ``None``: another user's home):
+    both count, since a value glued to its option keeps its ``~``."""
+    if not any(w and w.startswith("~") for w in words):
+        return [list(words)]
+    return [list(words), [_home_word(w, home) if w and w.startswith("~") else w for w in words]]
 
 
 def _searches_up(program: str, words: Sequence[str | None]) -> bool:

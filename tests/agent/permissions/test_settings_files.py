@@ -425,3 +425,29 @@ def test_a_checked_folder_named_below_the_home_folder_counts(setup: Setup, line:
     assert _verdict(setup, line, "~/scratch/**") is not Effect.ALLOW
     if "~other" not in line:
         assert _verdict(setup, line, "~/elsewhere/**") is Effect.ALLOW
+
+
+BUILDERS = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[pip install|python -m build|go test|go build|go run|go vet] **"
+"""
+
+
+@pytest.mark.parametrize("line", ["pip install ~/scratch/p", "pip install -e ~/scratch/p", "python -m build ~/scratch/p",
+                                  "go test ~/scratch/p", "go build ~/scratch/p/...", "go run ~/scratch/m.go",
+                                  "go vet ~other/p"])
+def test_a_project_or_package_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """pip and ``python -m build`` run the build of the project they are given, go compiles
+    and runs the packages it is given: an operand starting ``~/`` is below the home folder, as the
+    shell expands it (s202: ``go run ~/scratch/m.go`` was taken for an import path of the
+    workspace's module and ran what the agent wrote there); another user's home is not known."""
+    def verdict(writable: str) -> Effect | None:
+        setup.write_user_rules(BUILDERS + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
+        setup.engine.refresh()
+        return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+    assert verdict("~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert verdict("~/elsewhere/**") is Effect.ALLOW
