@@ -123,9 +123,9 @@ def _operand_places(program: str, rest: Sequence[str | None], cwds: Sequence[Pat
         operands, values = _node_paths(operands), _node_paths(values)
     suffixes = table.COLLECTED_CODE.get(program, ())
     # (`pytest ~/t`: the shell gives the folder below the home folder)
-    named, values = _home_words(operands, home), _home_words(values, home)
+    named, valued = _home_words(operands, home), _home_words(values, home)
     for c in cwds:
-        for word in (named or _home_words(_default_operands(program, c), home)) + values:
+        for word in (named or _home_words(_default_operands(program, c), home)) + valued:
             if word is None:  # (another user's home: any folder)
                 found.append(Place(Path("/"), (*names, *(f"x{s}" for s in suffixes)), below=True, suffixes=suffixes))
                 continue
