@@ -443,7 +443,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds, home)
+    found += _code_files(program, rest, cwds, home) + _build_includes(program, rest, starts, cwds, home)
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
@@ -493,8 +493,9 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     ``OPERAND_FOLDERS``, its operands (``cmake ../src``). With ``True``: an option whose folder
     is not known here (a word known only when the line runs, none after the option, or another
     user's home). A value starting ``~/`` is below ``home``, as the shell expands it (``hg -R
-    ~/r``; it was read below the folder the program runs in)."""
-    named = [_home_word(v, home) for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program))]
+    ~/r``; it was read below the folder the program runs in), and in a folder named ``~`` too
+    (``_tilde_words``)."""
+    named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
         named += [w for w in words if w is None or not w.startswith("-")]
@@ -506,6 +507,17 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         names = table.FOLDER_SETTINGS.get(program, ())
         starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+def _tilde_words(word: str | None, home: Path | None) -> list[str | None]:
+    """``word`` as a path a program may open: with a leading ``~`` (alone or before ``/``),
+    the home folder's, as the shell expands it (``cmake -P ~/x.cmake``: it was read below the
+    folder the program runs in), and the folder named ``~`` there, where the shell left it
+    (quoted, or glued to an option: ``ninja -C~/b``, see ``literal_tilde``); another user's home
+    is not known here (``None``)."""
+    if word is None or not word.startswith("~"):
+        return [word]
+    return [_home_word(word, home), word]
 
 
 def _home_word(word: str | None, home: Path | None) -> str | None:
@@ -546,11 +558,13 @@ def _first_holding(folder: Path, names: Sequence[str]) -> int:
     return 0
 
 
-def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The code files ``program``'s options name (``program_options.CODE_FILE_OPTIONS``:
-    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``) and those the environment Echo Desk
-    runs in names (``CODE_FILE_VARIABLES``); one not known here: any file."""
-    named: list[str | None] = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``, ``cmake -P ~/x.cmake``: ``_tilde_words``)
+    and those the environment Echo Desk runs in names (``CODE_FILE_VARIABLES``); one not known
+    here: any file."""
+    named: list[str | None] = [w for v in _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+                               for w in _tilde_words(v, home)]
     named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := line_environment.get(name))]
     if any(not value for value in named):
         return [ANY_FILE]
@@ -567,7 +581,7 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     files its options name, with the folders its options add to where it looks for them (make's
     -I), and what its variables name (``build_variables``: make's ``MAKEFILES``, cmake's ``-D``
     values); an inclusion or variable not read: any file."""
-    named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    named = [w for v in _option_values(program, words, table.CODE_FILE_OPTIONS.get(program)) for w in _tilde_words(v, home)]
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
     variables = build_variables.named(program, words, home=home)
     # A path a variable names: the file, and any file below it (a folder cmake searches for a
@@ -576,8 +590,8 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
     found = [place for p in [*paths, *run]
              for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
-    folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
-                                 *variables.include_folders]
+    folders: list[str | None] = [*(w for v in _option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program))
+                                   for w in _tilde_words(v, home)), *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
     result = build_includes.included(program, starts, [*code, *(p for p in paths if not p.is_dir())],
                                      [p for c in cwds for v in folders if v for p in _both(c / v)], variables.makefiles)
