@@ -107,23 +107,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
     found += _folder_places(program, rest, cwds, names, home, runner=argv[0])
-    if program in table.OPERAND_SETTINGS:
-        skip, spec = table.OPERAND_SETTINGS[program]
-        operands, values = _operands(rest[skip:], spec)
-        if program in _NODE_IDS:
-            operands, values = _node_paths(operands), _node_paths(values)
-        suffixes = table.COLLECTED_CODE.get(program, ())
-        for c in cwds:
-            for word in (operands or _default_operands(program, c)) + values:
-                for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
-                    # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
-                    code = () if folder.is_file() else suffixes
-                    found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
-                              *(Place(f, names) for f in folder.parents)]
-                    if suffixes and word in operands:
-                        # A file named as an operand is collected whatever its name (`tests/notes.txt`).
-                        found.append(Place(folder.parent, (folder.name,)))
-    return found
+    return found + _operand_places(program, rest, cwds, names, home)
 
 
 def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[str | None]:
@@ -191,6 +175,35 @@ def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | Non
                 found += [Place(each.parent, (each.name,))] if each.name else []
     return found
 
+
+
+def _operand_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path], names: tuple[str, ...],
+                    home: Path | None) -> list[Place]:
+    """For a program of ``OPERAND_SETTINGS`` (pytest, ruff): the settings and code of each
+    folder or file its operands and option values name, and of the folders above them; a path
+    starting ``~`` both ways (``_tilde_words``: ``pytest ~/t`` collects the home folder's)."""
+    if program not in table.OPERAND_SETTINGS:
+        return []
+    found: list[Place] = []
+    skip, spec = table.OPERAND_SETTINGS[program]
+    operands, values = _operands(rest[skip:], spec)
+    if program in _NODE_IDS:
+        operands, values = _node_paths(operands), _node_paths(values)
+    suffixes = table.COLLECTED_CODE.get(program, ())
+    for c in cwds:
+        for word, text in ((w, t) for w in (operands or _default_operands(program, c)) + values
+                           for t in _tilde_words(w, home)):
+            if text is None:
+                return [ANY_FILE]
+            for folder in dict.fromkeys((Path(os.path.normpath(c / text)), Path(os.path.realpath(c / text)))):
+                # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
+                code = () if folder.is_file() else suffixes
+                found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
+                          *(Place(f, names) for f in folder.parents)]
+                if suffixes and word in operands:
+                    # A file named as an operand is collected whatever its name (`tests/notes.txt`).
+                    found.append(Place(folder.parent, (folder.name,)))
+    return found
 
 def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
     """For a subcommand of ``program_options.SUBCOMMAND_CODE`` (``gem build``): the code files

@@ -81,3 +81,19 @@ def test_a_code_file_in_a_folder_named_tilde_the_agent_may_write_asks(setup: Set
     setup.engine.refresh()
     assert setup.engine.check_command("ninja -f~/s/b.ninja", workspace=setup.workspace).effect is not Effect.ALLOW
     assert setup.engine.check_command("ninja -C~/s", workspace=setup.workspace).effect is not Effect.ALLOW
+
+
+# s201: the same for the folders and files pytest and ruff are given: `pytest ~/scratch/t` ran the
+# conftest.py the agent wrote there while the engine read ./~/scratch/t (proven under bash and
+# dash: the home-scratch s201 line of the hostile corpus).
+@pytest.mark.parametrize("line", ["pytest -q ~/r/t", "pytest -q ~/r/t/test_x.py", "pytest ~/r/t::test_x", "ruff check ~/r"])
+def test_a_folder_pytest_or_ruff_is_given_in_the_home_asks(setup: Setup, line: str) -> None:
+    setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[pytest|ruff] **"))
+    setup.engine.refresh()
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
+
+
+def test_a_folder_pytest_is_given_the_agent_may_not_write_keeps_the_rule(setup: Setup) -> None:
+    setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[pytest|ruff] **"))
+    setup.engine.refresh()
+    assert setup.engine.check_command("pytest -q ~/s/t", workspace=setup.workspace).effect is Effect.ALLOW
