@@ -94,7 +94,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if home is not None:
         found += _user_places(program, home) + _named_places(program, argv, cwds, home)
     found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
-    found += _subcommand_code(program, rest, cwds) + _gem_places(program, rest, cwds, home)
+    found += _subcommand_code(program, rest, cwds, home) + _gem_places(program, rest, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
@@ -205,10 +205,11 @@ def _operand_places(program: str, rest: Sequence[str | None], cwds: Sequence[Pat
                     found.append(Place(folder.parent, (folder.name,)))
     return found
 
-def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """For a subcommand of ``program_options.SUBCOMMAND_CODE`` (``gem build``): the code files
     by suffix in the folder it runs in, and every word after the subcommand as a file (an
-    option's value among them: more files, never fewer)."""
+    option's value among them: more files, never fewer; ``~/x.gemspec`` both ways:
+    ``_tilde_words``)."""
     if program not in table.SUBCOMMAND_CODE:
         return []
     sub, code = table.SUBCOMMAND_CODE[program]
@@ -219,8 +220,10 @@ def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Pa
     if any(w is None for w in words):
         return [ANY_FILE]
     found = [Place(c, tuple(f"x{s}" for s in code), suffixes=code) for c in cwds]
-    return found + [Place(p.parent, (p.name,)) for c in cwds for w in words if w and not w.startswith("-")
-                    for p in _both(c / w)]
+    texts = [t for w in words if w and not w.startswith("-") for t in _tilde_words(w, home)]
+    if None in texts:
+        return [ANY_FILE]
+    return found + [Place(p.parent, (p.name,)) for c in cwds for t in texts if t for p in _both(c / t)]
 
 
 def _gem_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -511,7 +514,7 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
-        named += [w for w in words if w is None or not w.startswith("-")]
+        named += [t for w in words if w is None or not w.startswith("-") for t in _tilde_words(w, home)]
     starts = list(cwds)
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
