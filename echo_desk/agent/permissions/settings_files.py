@@ -319,9 +319,12 @@ def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | No
     found += [Place(f / "vendor", stand_ins, below=True, suffixes=code) for c in cwds for f in (c, *c.parents)]
     if home is not None:
         found.append(Place(home / "go", stand_ins, below=True, suffixes=code))
+    texts = [(t, below) for word, below in packages for t in _tilde_words(word, home)]  # (`go run ~/m.go`)
+    if any(t is None for t, _ in texts):
+        return [*found, ANY_FILE]
     for c in cwds:
-        for word, below in packages:
-            for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
+        for text, below in ((t, b) for t, b in texts if t is not None):
+            for folder in dict.fromkeys((Path(os.path.normpath(c / text)), Path(os.path.realpath(c / text)))):
                 found += [Place(folder, (*names, *stand_ins), below=below, suffixes=code),
                           *(Place(f, names) for f in folder.parents)]
         # Every package of the module may be imported by the ones named (its init() runs), and

@@ -100,17 +100,19 @@ def test_a_folder_pytest_is_given_the_agent_may_not_write_keeps_the_rule(setup: 
 
 
 # s201: and for a project folder or file an operand names: `cmake ~/scratch/s` ran the agent's
-# CMakeLists.txt there, `gem build ~/scratch/g/x.gemspec` its gemspec (Ruby), while the engine
-# read ./~/… (proven under bash and dash: the home-operands lines of the hostile corpus).
-@pytest.mark.parametrize("line", ["cmake ~/r/s", "meson setup out ~/r/s", "gem build ~/r/x.gemspec"])
+# CMakeLists.txt there, `gem build ~/scratch/g/x.gemspec` its gemspec (Ruby), `go run
+# ~/scratch/m/m.go` its program, while the engine read ./~/… (proven under bash and dash: the
+# home-operands lines of the hostile corpus).
+@pytest.mark.parametrize("line", ["cmake ~/r/s", "meson setup out ~/r/s", "gem build ~/r/x.gemspec", "go run ~/r/m.go",
+                                  "go test ~/r/..."])
 def test_a_project_an_operand_names_in_the_home_asks(setup: Setup, line: str) -> None:
-    setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[cmake|meson|gem build] **"))
+    setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[cmake|meson|gem build|go] **"))
     setup.engine.refresh()
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["cmake ~/s/s", "gem build ~/s/x.gemspec"])
+@pytest.mark.parametrize("line", ["cmake ~/s/s", "gem build ~/s/x.gemspec", "go run ~/s/m.go"])
 def test_a_project_the_agent_may_not_write_keeps_the_rule(setup: Setup, line: str) -> None:
-    setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[cmake|meson|gem build] **"))
+    setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[cmake|meson|gem build|go] **"))
     setup.engine.refresh()
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
