@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 #: GNU ls's short options that take no value (coreutils 9.1); ``-I``, ``-T`` and ``-w`` take
-#: one, and would take the next word (``ls -I -d */`` ignores the pattern ``-d``).
-_LS_FLAG_LETTERS = frozenset("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1")
+#: one, and would take the next word (``ls -I -d */`` ignores the pattern ``-d``). Not ``D``
+#: either: the BSD ls of macOS and FreeBSD reads ``-D format`` (``-Dd`` is a time format).
+_LS_FLAG_LETTERS = frozenset("aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ1")
 
 
 def _ls_directories_themselves(argv: Sequence[str | None]) -> bool:

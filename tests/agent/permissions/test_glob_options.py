@@ -70,7 +70,7 @@ def test_ls_d_with_a_glob_that_may_be_an_option_is_allowed(ssh_denied: Setup, li
 
 
 @pytest.mark.parametrize("line", ["ls */", "ls -l */", "ls -Id */", "ls -I -d */", "ls --hide -d */", "ls * -d",
-                                  "ls -w -d */", "ls --dir */", "rg -d */", "sort -d *", "/bin/ls -d */"])
+                                  "ls -w -d */", "ls -Dd */", "ls --dir */", "rg -d */", "sort -d *", "/bin/ls -d */"])
 def test_a_glob_that_may_be_an_option_elsewhere_asks(ssh_denied: Setup, line: str) -> None:
     assert _effect(ssh_denied, line) is not Effect.ALLOW
 
