@@ -165,12 +165,17 @@ def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailabl
 
 
 def _unknown_links(name: str, exc: sandbox.LinksTooFar) -> SandboxUnavailableError:
-    """A hidden place's links lead further than the sandbox follows: what they lead to could not
-    be hidden, so the server is not started (``launch.LinksTooFar``)."""
-    return _unavailable(N_("{name} was not started: the links below {place}, a hidden place, lead on through more "
-                           "than {bound} folders. The sandbox did not follow them all, so it cannot hide what they "
-                           "lead to. Remove some of those links."),
-                        {"name": name, "place": str(exc.place), "bound": exc.bound})
+    """A hidden (or protected) place's links lead further than the sandbox follows: what they lead
+    to could not be hidden (kept read-only), so the server is not started (``launch.LinksTooFar``)."""
+    if exc.hidden:
+        message = N_("{name} was not started: the links below {place}, a hidden place, lead on further than the "
+                     "sandbox follows (more than {bound} folders or {entries} entries in them), so it cannot hide "
+                     "what they lead to. Remove some of those links.")
+    else:
+        message = N_("{name} was not started: the links below {place}, a place programs run code from, lead on "
+                     "further than the sandbox follows (more than {bound} folders or {entries} entries in them), so "
+                     "it cannot keep what they lead to read-only. Remove some of those links.")
+    return _unavailable(message, {"name": name, "place": str(exc.place), "bound": exc.bound, "entries": exc.entries})
 
 
 def _unavailable(message: str, params: dict[str, object]) -> SandboxUnavailableError:

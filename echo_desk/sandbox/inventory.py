@@ -84,6 +84,9 @@ class Inventory:
     #: Each link of a hidden place (or a place with a link on its way) and the real path it
     #: leads to, to name the link when that path is why the command is refused (``launch``).
     hidden_links: tuple[tuple[str, str], ...] = ()
+    #: The protected places whose links lead through more folders than are followed
+    #: (``linked.Finder.too_far_protected``): ``launch`` refuses the command.
+    protected_links_too_far: tuple[str, ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -180,7 +183,8 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
                      tuple(finder.cut), tuple(finder.too_far),
-                     tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)))
+                     tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)),
+                     tuple(finder.too_far_protected))
 
 
 def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,
@@ -437,7 +441,7 @@ def _linked_from_moved(place: moved.Place, base: str, finder: linked.Finder) -> 
     workspace through a link on the way, at the entry or below it (GNU stow's
     ``/srv/cfg/nvim/init.lua -> ~/dotfiles/nvim/init.lua``), as ``_linked_from_home``. A system
     folder of a search list (``/usr/share``) is not walked: its links are the packages'."""
-    at = linked.Finder(place.root, base, cut=finder.cut)
+    at = linked.Finder(place.root, base, shared=finder)
     found: list[linked.Landing] = []
     for rest, entry in place.moved:
         found += at.landings(rest, entry.why) if rest else at.below(at.home, entry.why)

@@ -305,21 +305,28 @@ class HiddenWorkspace(ValueError):
 
 
 class LinksTooFar(ValueError):
-    """The links below the hidden place ``place`` lead through more folders than the sandbox
-    follows (``linked.MAX_FOLLOWED``): what lies further on is not known, so it cannot be hidden.
-    Refused rather than run with it readable (fail closed)."""
+    """The links below the hidden (or, ``hidden`` false, protected) place ``place`` lead further
+    than the sandbox follows (``linked.MAX_FOLLOWED``, ``MAX_ENTRIES_FOLLOWED``): what lies on is not
+    known, so it cannot be hidden (kept read-only). Refused rather than run with it readable
+    (writable): fail closed."""
 
-    def __init__(self, place: Path) -> None:
+    def __init__(self, place: Path, *, hidden: bool = True) -> None:
         self.place = place
+        self.hidden = hidden
         self.bound = linked.MAX_FOLLOWED
-        super().__init__(f"the links below {place}, a hidden place, lead through more than {self.bound} folders; "
-                         "the sandbox did not follow them all, so it cannot hide what they lead to")
+        self.entries = linked.MAX_ENTRIES_FOLLOWED
+        what, cannot = ("a hidden place", "hide") if hidden else ("a place programs run code from", "keep read-only")
+        super().__init__(f"the links below {place}, {what}, lead on further than the sandbox follows (more than "
+                         f"{self.bound} folders or {self.entries} entries in them), so it cannot {cannot} what they "
+                         "lead to")
 
 
 def _refuse_links_too_far(found: list[inventory.Inventory]) -> None:
     for inv in found:
         for place in inv.links_too_far:
             raise LinksTooFar(Path(place))
+        for place in inv.protected_links_too_far:
+            raise LinksTooFar(Path(place), hidden=False)
 
 
 def _leading_links(found: list[inventory.Inventory], listed: list[Path]) -> dict[str, tuple[str, ...]]:

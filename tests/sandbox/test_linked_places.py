@@ -9,6 +9,7 @@ person next uses the tool.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -436,3 +437,112 @@ async def test_links_followed_past_their_bound_refuse_the_command(
     assert not result.success and result.error.startswith("not run"), result.output
     assert str(jail.home / ".ssh") in result.error
     assert "work-key-canary" not in result.output and not marker.exists()
+
+
+def _person_starts_vim(jail: Jail) -> None:
+    """Vim runs ``~/.vim/plugin/**/*.vim`` at start-up, through linked folders too."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["vim", "-N", "-i", "NONE", "--not-a-term", "-c", "qa!"], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=60)
+
+
+def _vim_plugin_through_linked_folders(jail: Jail, folders_on: int, *, vim_in_workspace: bool = False) -> Path:
+    """``~/.vim/plugin/shared -> /srv/f0`` (a folder outside the workspace), each ``/srv/f<i>``
+    linking on to the next, the last holding ``mine.vim -> dotfiles/vim/mine.vim`` (the
+    workspace's). ``vim_in_workspace``: ``~/.vim`` itself a link to ``dotfiles/dot-vim`` (read-only
+    in the sandbox, but its link leads on). Returns the plugin, as the person wrote it."""
+    srv = jail.base / "srv"
+    if vim_in_workspace:
+        _link(jail.home / ".vim", jail.workspace / "dotfiles" / "dot-vim")
+    for i in range(folders_on - 1):
+        _link(srv / f"f{i}" / "next", srv / f"f{i + 1}")
+    plugin = jail.workspace / "dotfiles" / "vim" / "mine.vim"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text('" mine\n')
+    _link(srv / f"f{folders_on - 1}" / "mine.vim", plugin)
+    if vim_in_workspace:
+        _link(jail.workspace / "dotfiles" / "dot-vim" / "plugin" / "shared", srv / "f0")
+    else:
+        _link(jail.home / ".vim" / "plugin" / "shared", srv / "f0")
+    return plugin
+
+
+def _vim_runs(jail: Jail) -> str:
+    return f"call writefile(['ran'], '{_marker(jail)}', 'a')\n"
+
+
+@pytest.mark.skipif(not shutil.which("vim"), reason="needs vim")
+def test_a_vim_plugin_written_by_hand_through_linked_folders_runs_at_start_up(jail: Jail) -> None:
+    plugin = _vim_plugin_through_linked_folders(jail, 2)
+    plugin.write_text(_vim_runs(jail))
+    _person_starts_vim(jail)
+    assert _ran(jail) >= 1
+
+
+@pytest.mark.parametrize(("folders_on", "vim_in_workspace"), [(1, False), (2, False), (3, False), (2, True)])
+async def test_a_protected_file_reached_through_linked_folders_stays_read_only(
+        jail: Jail, folders_on: int, vim_in_workspace: bool) -> None:
+    """A protected place's link to a folder outside the workspace was not walked (only a hidden
+    place's was): the file a link there leads to, in the workspace, could be written, and Vim ran
+    it at its next start. The same from a protected place that lands in the workspace."""
+    plugin = _vim_plugin_through_linked_folders(jail, folders_on, vim_in_workspace=vim_in_workspace)
+    command = f"printf \"{_vim_runs(jail)}\" > dotfiles/vim/mine.vim"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert plugin.read_text() == '" mine\n', result.output
+    if shutil.which("vim"):
+        _person_starts_vim(jail)
+        assert _ran(jail) == 0, result.output
+
+
+async def test_a_protected_places_links_followed_past_their_bound_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``linked.MAX_FOLLOWED`` what the links lead to was not looked at, so it could not be
+    kept read-only: the command is refused (fail closed), naming the place and why."""
+    monkeypatch.setattr(linked, "MAX_FOLLOWED", 3)
+    plugin = _vim_plugin_through_linked_folders(jail, 6)
+    result = await run(tool_with(), {"command": "echo planted > dotfiles/vim/mine.vim"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert str(jail.home / ".vim") in result.error and "read-only" in result.error
+    assert plugin.read_text() == '" mine\n'
+
+
+async def test_a_protected_places_link_to_what_must_stay_in_view_is_not_walked(jail: Jail) -> None:
+    """A link from a protected place to ``/``, the home folder or ``/tmp`` is not walked (the
+    places below them are looked at themselves): the command runs, and ordinary files stay
+    writable."""
+    _link(jail.home / ".vim" / "root", "/")
+    _link(jail.home / ".vim" / "home", jail.home)
+    _link(jail.home / ".vim" / "tmp", "/tmp")
+    result = await run(tool_with(), {"command": "echo fine > notes.txt && cat notes.txt"}, context(jail.workspace))
+    assert result.success and "fine" in result.output, result.output
+
+
+async def test_many_plugin_folders_linked_into_a_protected_place_do_not_refuse_the_command(jail: Jail) -> None:
+    """A plugin manager (or the person) links one folder a plugin into the editor's: forty such
+    folders outside the workspace are followed, and the command runs (the bound on folders
+    followed was 16 before protected places were followed)."""
+    start = jail.home / ".local" / "share" / "nvim" / "site" / "pack" / "p" / "start"
+    for i in range(40):
+        plugin = jail.base / "code" / f"plugin{i}"
+        (plugin / "autoload").mkdir(parents=True)
+        for j in range(20):
+            (plugin / "autoload" / f"f{j}.vim").write_text("\n")
+        _link(start / f"plugin{i}", plugin)
+    result = await run(tool_with(), {"command": "echo fine > notes.txt && cat notes.txt"}, context(jail.workspace))
+    assert result.success and "fine" in result.output, result.output
+
+
+async def test_linked_folders_of_more_entries_than_followed_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folders followed are few but large: past ``linked.MAX_ENTRIES_FOLLOWED`` entries the
+    rest was not looked at, so the command is refused, as past the bound on folders."""
+    monkeypatch.setattr(linked, "MAX_ENTRIES_FOLLOWED", 50)
+    srv = jail.base / "srv"
+    _fill(srv / "f0", 60)
+    _link(srv / "f0" / "next", srv / "f1")
+    _link(srv / "f1" / "next", srv / "f2")
+    _link(jail.home / ".ssh" / "keys", srv / "f0")
+    result = await run(tool_with(), {"command": "true"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert str(jail.home / ".ssh") in result.error and "50 entries" in result.error

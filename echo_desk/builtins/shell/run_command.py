@@ -129,9 +129,14 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
         return sandbox.prepare(spec, argv, bwrap, unset=START_UP_VARIABLES)
     except sandbox.LinksTooFar as exc:
         raise ToolError(for_person(f"not run: {exc}. Tell the person; they can remove some of those links", N_(
-            "Not run: the links below {place}, a hidden place, lead on through more than {bound} folders. The "
-            "sandbox did not follow them all, so it cannot hide what they lead to. Remove some of those links."),
-            place=str(exc.place), bound=exc.bound), kind=ErrorKind.BUSINESS) from None
+            "Not run: the links below {place}, a hidden place, lead on further than the sandbox follows (more "
+            "than {bound} folders or {entries} entries in them), so it cannot hide what they lead to. Remove some "
+            "of those links.")
+            if exc.hidden else N_(
+            "Not run: the links below {place}, a place programs run code from, lead on further than the sandbox "
+            "follows (more than {bound} folders or {entries} entries in them), so it cannot keep what they lead to "
+            "read-only. Remove some of those links."),
+            place=str(exc.place), bound=exc.bound, entries=exc.entries), kind=ErrorKind.BUSINESS) from None
     except sandbox.HiddenWorkspace as exc:
         causes = [*exc.variables, *(["the link"] if exc.links else [])]
         change = f"change {' or '.join(causes)} or " if causes else ""
