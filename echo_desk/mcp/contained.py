@@ -140,6 +140,8 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
         raise _hidden_folder(cfg.name, exc) from None
     except sandbox.LinksTooFar as exc:
         raise _unknown_links(cfg.name, exc) from None
+    except sandbox.HiddenSystemFolder as exc:
+        raise _hides_what_runs(cfg.name, exc) from None
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)
 
 
@@ -177,6 +179,26 @@ def _unknown_links(name: str, exc: sandbox.LinksTooFar) -> SandboxUnavailableErr
                      "it cannot keep what they lead to read-only. Remove some of those links.")
     return _unavailable(message, {"name": name, "place": str(exc.place), "bound": exc.bound, "entries": exc.entries})
 
+
+
+def _hides_what_runs(name: str, exc: sandbox.HiddenSystemFolder) -> SandboxUnavailableError:
+    """A hidden place leads to a folder every program needs (``launch.HiddenSystemFolder``): the
+    server is not started."""
+    if exc.links:
+        message = N_("{name} was not started: the sandbox would hide {path}, which every program needs (programs, "
+                     "their libraries or settings): a hidden place leads there through {links}. Remove that link.")
+        params: dict[str, object] = {"name": name, "path": str(exc.path), "links": exc.links}
+    elif exc.variables:
+        message = N_("{name} was not started: the sandbox would hide {path}, which every program needs (programs, "
+                     "their libraries or settings): {variables} names it as a place of keys or credentials. "
+                     "Change {variables}.")
+        params = {"name": name, "path": str(exc.path), "variables": exc.variables}
+    else:
+        message = N_("{name} was not started: the sandbox would hide {path}, which every program needs (programs, "
+                     "their libraries or settings): it is on the list of hidden places. Take it off the list in "
+                     "Settings › Sandbox.")
+        params = {"name": name, "path": str(exc.path)}
+    return _unavailable(message, params)
 
 def _unavailable(message: str, params: dict[str, object]) -> SandboxUnavailableError:
     english = message.format(**{k: ", ".join(v) if isinstance(v, tuple) else v for k, v in params.items()})

@@ -235,8 +235,10 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     # (With the places' landings through links in the workspaces: ``linked``.)
     listed = [*_always_hidden(spec.home, environs, found), *spec.hidden]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
+    leading = _leading_links(found, listed)
+    _refuse_hiding_what_runs(hidden, environment, spec.home, environs, leading)
     _refuse_links_too_far(found)
-    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs, _leading_links(found, listed))
+    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs, leading)
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -302,6 +304,43 @@ class HiddenWorkspace(ValueError):
         why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
         said = "; ".join(why) or "it is on the hidden list"
         super().__init__(f"the sandbox hides {path} (keys or credentials: {said}), and the command would run in it")
+
+
+class HiddenSystemFolder(ValueError):
+    """A hidden path is, or holds, a folder every command needs (``needed_to_run``: ``~/.ssh/x ->
+    /usr``): hidden, no command could run, and one that did would fail as if it had written
+    outside the workspace. Refused before anything runs, naming the cause (as ``HiddenWorkspace``):
+    it cannot be left in view either, since a hidden place leads there (fail closed)."""
+
+    def __init__(self, path: Path, variables: tuple[str, ...], links: tuple[str, ...] = ()) -> None:
+        self.path = path
+        self.variables = variables
+        self.links = links
+        why = [f"{', '.join(variables)} names it"] if variables else []
+        why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
+        said = "; ".join(why) or "it is on the hidden list"
+        super().__init__(f"the sandbox would hide {path} (keys or credentials: {said}), and every command needs it "
+                         "(programs, their libraries or settings)")
+
+
+#: The system's folders of programs, their libraries and settings (``needed_to_run``).
+_SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+def needed_to_run(environment: Mapping[str, str]) -> list[Path]:
+    """The folders no command runs without: the system's (``/lib`` is ``/usr/lib`` on most
+    systems: real paths) and those on the command's ``PATH``."""
+    raw = [*_SYSTEM_FOLDERS, *environment.get("PATH", "").split(":")]
+    return existing_real(Path(path) for path in raw if path.startswith("/"))
+
+
+def _refuse_hiding_what_runs(hidden: list[Path], environment: Mapping[str, str], home: Path,
+                             environs: tuple[Mapping[str, str], ...], links: Mapping[str, tuple[str, ...]]) -> None:
+    needed = needed_to_run(environment)
+    for path in hidden:
+        if any(is_under(folder, path) for folder in needed):
+            raise HiddenSystemFolder(path, tuple(hidden_list.naming(home, environs, str(path))),
+                                     links.get(str(path), ()))
 
 
 class LinksTooFar(ValueError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -546,3 +547,36 @@ async def test_linked_folders_of_more_entries_than_followed_refuse_the_command(
     result = await run(tool_with(), {"command": "true"}, context(jail.workspace))
     assert not result.success and result.error.startswith("not run"), result.output
     assert str(jail.home / ".ssh") in result.error and "50 entries" in result.error
+
+
+def _real(path: str) -> str:
+    """The real path (``/bin`` is ``/usr/bin`` on most systems); ``""`` if it does not exist."""
+    return os.path.realpath(path) if os.path.exists(path) else ""
+
+
+@pytest.mark.parametrize("folder", ["/usr", "/etc", "/usr/bin"])
+async def test_a_hidden_places_link_to_a_folder_every_command_needs_refuses_the_command(
+        jail: Jail, folder: str) -> None:
+    """``~/.ssh/x -> /usr`` hid ``/usr``: the command failed with no program to run, and the
+    result blamed a write outside the workspace, offering to run it outside the sandbox. Now it
+    is not run, and the error names the folder and the link."""
+    _link(jail.home / ".ssh" / "x", folder)
+    marker = jail.workspace / "ran"
+    started = time.monotonic()
+    result = await run(tool_with(), {"command": f"touch {marker}"}, context(jail.workspace))
+    assert time.monotonic() - started < 20  # (measured: under a second; the walk of /usr is bounded)
+    assert not result.success and result.error.startswith("not run"), result.output
+    real = _real(folder)
+    assert real in result.error and f"{jail.home / '.ssh' / 'x'} → {real}" in result.error
+    assert "outside_sandbox" not in result.error and not marker.exists()
+
+
+async def test_a_hidden_places_link_into_a_system_folder_is_hidden_and_the_command_runs(jail: Jail) -> None:
+    """``~/.ssh/config -> /etc/ssh/ssh_config``: a file inside a system folder, which no command
+    needs, is hidden as before."""
+    if not _real("/etc/ssh/ssh_config").startswith("/etc/"):
+        pytest.skip("needs /etc/ssh/ssh_config")
+    _link(jail.home / ".ssh" / "config", "/etc/ssh/ssh_config")
+    result = await run(tool_with(), {"command": "wc -c < /etc/ssh/ssh_config; echo done"}, context(jail.workspace))
+    assert result.success and "done" in result.output, result.output
+    assert result.output.split()[0] == "0" or "Permission" in result.output, result.output

@@ -137,6 +137,8 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
             "follows (more than {bound} folders or {entries} entries in them), so it cannot keep what they lead to "
             "read-only. Remove some of those links."),
             place=str(exc.place), bound=exc.bound, entries=exc.entries), kind=ErrorKind.BUSINESS) from None
+    except sandbox.HiddenSystemFolder as exc:
+        raise ToolError(_hides_what_runs(exc), kind=ErrorKind.BUSINESS) from None
     except sandbox.HiddenWorkspace as exc:
         causes = [*exc.variables, *(["the link"] if exc.links else [])]
         change = f"change {' or '.join(causes)} or " if causes else ""
@@ -155,6 +157,27 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
             "Not run: the sandbox hides {path}, where the command would run: it is on the list of hidden places."),
             path=str(exc.path)), kind=ErrorKind.BUSINESS) from None
 
+
+
+def _hides_what_runs(exc: sandbox.HiddenSystemFolder) -> str:
+    """A hidden place leads to (or a variable names, or the person hid) a folder every command
+    needs: nothing runs, and running it outside the sandbox is not offered (what is hidden holds
+    keys or credentials)."""
+    model_text = f"not run: {exc}. Tell the person; they can remove the cause"
+    if exc.links:
+        return for_person(model_text, N_(
+            "Not run: the sandbox would hide {path}, which every command needs (programs, their libraries or "
+            "settings): a hidden place leads there through {links}. Remove that link."),
+            path=str(exc.path), links=exc.links)
+    if exc.variables:
+        return for_person(model_text, N_(
+            "Not run: the sandbox would hide {path}, which every command needs (programs, their libraries or "
+            "settings): {variables} names it as a place of keys or credentials. Change {variables}."),
+            path=str(exc.path), variables=exc.variables)
+    return for_person(model_text, N_(
+        "Not run: the sandbox would hide {path}, which every command needs (programs, their libraries or "
+        "settings): it is on the list of hidden places. Take it off the list in Settings › Sandbox."),
+        path=str(exc.path))
 
 class RunCommand(BuiltinTool[CommandArguments]):
     name = "run_command"
