@@ -119,7 +119,8 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                "not started."), error=explained(exc), name=cfg.name)) from exc  # ``exc``: technical detail
     added = settings or SandboxSettings()
     hidden = [*(folder for _, folder in paths.own_places()),
-              *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]
+              *(Path(p).expanduser() for p in added.hidden_paths if p.strip()),
+              *_in_servers_home(added.hidden_paths, env.get("HOME", ""), folder)]
     spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder, hidden=tuple(hidden),
                                runs_from=(cfg.command, *cfg.args),
                                # A server runs until stopped, so no placeholders (they would
@@ -144,6 +145,16 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
         raise _hides_what_runs(cfg.name, exc) from None
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)
 
+
+
+def _in_servers_home(hidden_paths: list[str], home: str, folder: Path) -> list[Path]:
+    """The person's hidden ``~/…`` paths in the server's own home folder too, when it is given
+    one (``"HOME": "/srv/agent"``): the person wrote them for their own, and a tool in the server
+    reads ``~`` as its ``HOME`` (a relative one from the folder it starts in). Both are hidden."""
+    if not home:
+        return []
+    theirs = folder / Path(home).expanduser()
+    return [theirs / p.strip()[2:] for p in hidden_paths if p.strip().startswith("~/")]
 
 def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailableError:
     """The server's folder is hidden (``GNUPGHOME`` names it, a hidden place links to it, or the

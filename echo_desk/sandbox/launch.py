@@ -229,11 +229,13 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     # Where the variables move the list's places (``moved``): as the programs you start later
     # read them (Echo Desk's own environment, from your session) and as the command gets them.
     environs = (os.environ if env is None else env, environment)
+    own_homes = _own_homes(spec.home, environment, cwd)
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
-                            max_folders=spec.max_repository_folders, environs=environs) for w in writable]
+                            max_folders=spec.max_repository_folders, environs=environs, other_homes=own_homes)
+             for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     # (With the places' landings through links in the workspaces: ``linked``.)
-    listed = [*_always_hidden(spec.home, environs, found), *spec.hidden]
+    listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)), *spec.hidden]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
     leading = _leading_links(found, listed)
     _refuse_hiding_what_runs(hidden, environment, spec.home, environs, leading)
@@ -391,6 +393,19 @@ def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Pa
     for path in hidden:
         if any(is_under(path, w) for w in writable) and (path in writable or is_under(cwd, path)):
             raise HiddenWorkspace(path, tuple(hidden_list.naming(home, environs, str(path))), links.get(str(path), ()))
+
+
+def _own_homes(home: Path, environment: Mapping[str, str], cwd: Path) -> tuple[Path, ...]:
+    """The command's own home folder when it is not Echo Desk's (an MCP server configured with
+    ``"HOME": "/srv/agent"``): the tools it runs look for their keys there and read ``~/`` in a
+    variable's value from there. Its secret places are hidden as Echo Desk's home folder's are,
+    and a ``~/`` value is read in both (the programs the person starts later read it in theirs).
+    A relative ``HOME`` is read from the folder the command starts in, as a tool would."""
+    raw = environment.get("HOME", "")
+    if not raw:
+        return ()
+    theirs = Path(os.path.realpath(os.path.join(cwd, raw)))
+    return () if theirs == Path(os.path.realpath(home)) else (theirs,)
 
 
 def _always_hidden(home: Path, environs: tuple[Mapping[str, str], ...],
