@@ -165,8 +165,9 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             watched.append(Watched(path, folder=listed.folder, why=listed.why))
     watched += _direnv_loads(watched, base)
     watched += _shell_loads(home, base)
-    if not in_home:
-        watched += _linked_from_home(home, base, finder)
+    # (The home folder as the workspace too: its places' links may lead out of it and back in,
+    # or on from one of its folders to another.)
+    watched += _linked_from_home(home, base, finder)
     watched += _landed_on(watched, folders)
     # (A hidden place's link to the workspace itself lands too: ``launch`` refuses the command, as
     # for a hidden place that is the workspace; nothing to watch there.)

@@ -580,3 +580,24 @@ async def test_a_hidden_places_link_into_a_system_folder_is_hidden_and_the_comma
     result = await run(tool_with(), {"command": "wc -c < /etc/ssh/ssh_config; echo done"}, context(jail.workspace))
     assert result.success and "done" in result.output, result.output
     assert result.output.split()[0] == "0" or "Permission" in result.output, result.output
+
+
+@pytest.mark.parametrize("through", ["a folder outside", "a folder of the home linking on"])
+async def test_a_protected_file_reached_through_linked_folders_stays_read_only_with_the_home_as_workspace(
+        jail: Jail, through: str) -> None:
+    """The home folder as the workspace: ``~/.vim`` is read-only, but its link to a folder outside
+    (or one of the home folder that links on) leads to a plugin of the home folder that Vim runs."""
+    srv = jail.base / "srv"
+    plugin = jail.home / "code" / "mine.vim"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text('" mine\n')
+    if through == "a folder outside":
+        _link(srv / "vim" / "mine.vim", plugin)
+        _link(jail.home / ".vim" / "plugin" / "shared", srv / "vim")
+    else:
+        _link(jail.home / "vimshared" / "more", jail.home / "code")
+        _link(jail.home / ".vim" / "plugin" / "shared", jail.home / "vimshared")
+    command = f"printf \"{_vim_runs(jail)}\" > code/mine.vim"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert plugin.read_text() == '" mine\n', result.output
