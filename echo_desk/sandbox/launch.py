@@ -329,17 +329,21 @@ class HiddenSystemFolder(ValueError):
 _SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
-def needed_to_run(environment: Mapping[str, str]) -> list[Path]:
+def needed_to_run(environment: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
     """The folders no command runs without: the system's (``/lib`` is ``/usr/lib`` on most
-    systems: real paths) and those on the command's ``PATH``."""
-    raw = [*_SYSTEM_FOLDERS, *environment.get("PATH", "").split(":")]
-    return existing_real(Path(path) for path in raw if path.startswith("/"))
+    systems: real paths), and those on the command's ``PATH``."""
+    on_path = [Path(path) for path in environment.get("PATH", "").split(":") if path.startswith("/")]
+    return existing_real(Path(path) for path in _SYSTEM_FOLDERS), existing_real(on_path)
 
 
 def _refuse_hiding_what_runs(hidden: list[Path], environment: Mapping[str, str], home: Path,
                              environs: tuple[Mapping[str, str], ...], links: Mapping[str, tuple[str, ...]]) -> None:
-    needed = needed_to_run(environment)
+    """A folder on ``PATH`` counts only where a link leads: a place hidden by its own name holding
+    one is hidden as it is (fnm puts a folder of the session's runtime folder, hidden whole, on
+    ``PATH``: its programs are missing in the sandbox, the rest runs)."""
+    system, on_path = needed_to_run(environment)
     for path in hidden:
+        needed = [*system, *(on_path if str(path) in links else ())]
         if any(is_under(folder, path) for folder in needed):
             raise HiddenSystemFolder(path, tuple(hidden_list.naming(home, environs, str(path))),
                                      links.get(str(path), ()))

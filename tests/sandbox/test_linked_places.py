@@ -618,3 +618,26 @@ async def test_a_protected_file_reached_through_linked_folders_is_put_aside_afte
     if shutil.which("vim"):
         _person_starts_vim(jail)
         assert _ran(jail) == 0, result.output
+
+
+async def test_a_folder_on_path_inside_a_place_hidden_by_its_own_name_does_not_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fnm puts a folder of the session's runtime folder (hidden whole) on ``PATH``: its programs
+    are missing in the sandbox, but every other command runs."""
+    runtime = jail.base / "run-user"
+    (runtime / "fnm_multishells" / "1_2" / "bin").mkdir(parents=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("PATH", f"{runtime / 'fnm_multishells' / '1_2' / 'bin'}:{os.environ['PATH']}")
+    result = await run(tool_with(), {"command": "echo fine"}, context(jail.workspace))
+    assert result.success and "fine" in result.output, result.output
+
+
+async def test_a_hidden_places_link_to_a_folder_on_path_refuses_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = jail.base / "tools" / "bin"
+    tools.mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    _link(jail.home / ".ssh" / "tools", tools.parent)
+    result = await run(tool_with(), {"command": "echo fine"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert f"{jail.home / '.ssh' / 'tools'} → {tools.parent}" in result.error
