@@ -155,7 +155,7 @@ def _one_rule(
     try:
         family = family_of(tool, named)
     except ValueError as exc:
-        error(ProblemKind.BAD_RULE, line, str(exc))
+        error(ProblemKind.BAD_RULE, line, _said(exc))
         return None
     if effect is Effect.ALLOW_IN_SANDBOX and family is not Family.SHELL:
         error(ProblemKind.BAD_RULE, line, for_person(
@@ -173,7 +173,7 @@ def _one_rule(
     try:
         matcher = compile_pattern(family, pattern)
     except PatternError as exc:
-        error(ProblemKind.BAD_RULE, line, str(exc))
+        error(ProblemKind.BAD_RULE, line, _said(exc))
         return None
     examples = _examples(table.get("examples"), line, error)
     clients = _clients(table.get("client"), line, error)
@@ -246,6 +246,13 @@ def read_rule_file(
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
                                 message=_said_too(f"cannot read: {exc}", refused(exc)))], ""
     return parse_rule_bytes(raw, path, layer, check_example, inactive_allow=inactive_allow, named=named)
+
+
+def _said(exc: Exception) -> str:
+    """``exc``'s words: its ``for_person`` message when it has one (Settings says it in the person's
+    language, ``rules check`` its English), else its own text."""
+    message = exc.args[0] if len(exc.args) == 1 else None
+    return message if isinstance(message, Deferred) else str(exc)
 
 
 def _said_too(model_text: str, said: str) -> str:

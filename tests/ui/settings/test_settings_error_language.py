@@ -287,6 +287,8 @@ def test_a_rule_file_s_read_problem_is_listed_in_chinese(tmp_path: Path, chinese
     ('[[rule]]\neffect = "allow" tool = "shell"\n', "值的后面同一行还有内容"),
     ('[[rule]]\neffect = "allow"\ntool = "shell"\ncolour = "red"\n', "未知的键“colour”"),
     ('[[rule]]\neffect = "maybe"\ntool = "shell"\n', "ask 或 deny，而不是“maybe”"),
+    ('[[rule]]\neffect = "allow"\ntool = "a b"\n', "tool“a b”既不是规则类别"),
+    ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = " "\n', "pattern 为空"),
 ])
 def test_a_rule_file_s_syntax_or_rule_problem_is_listed_in_chinese(
         tmp_path: Path, chinese, text: str, said: str) -> None:
@@ -298,7 +300,7 @@ def test_a_rule_file_s_syntax_or_rule_problem_is_listed_in_chinese(
     listed = problem_lines(LoadReport(problems=tuple(problems)))
     assert len(listed) == 1 and said in listed[0], listed
     # No English but the file's name, TOML's and the rule file's own words.
-    kept = r"permissions\.toml|TOML|rule|effect|allow-in-sandbox|allow|ask|deny|maybe|colour|tool|pattern|reason|examples|client"
+    kept = r"permissions\.toml|TOML|rule|effect|allow-in-sandbox|allow|ask|deny|maybe|colour|tool|pattern|reason|examples|client|shell|read|write|fetch|mcp|db"
     assert not re.search(r"[A-Za-z]{2,}", re.sub(kept, "", listed[0])), listed
     # ``rules check`` and the log keep the engine's English (tomllib's own words for a syntax error).
     english = str(problems[0].message)
