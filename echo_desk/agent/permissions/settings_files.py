@@ -34,9 +34,11 @@ from echo_desk.agent.permissions import (
     hg_config,
     hg_paths,
     line_environment,
+    name_globs,
     npm_environment,
     pip_projects,
     programs,
+    pytest_doctests,
     pytest_testpaths,
     ssh_config,
     ssh_reach,
@@ -62,6 +64,12 @@ class Place:
     #: Also any file whose name ends so, in the folder (below it too, when ``below``): what
     #: pytest collects as code, the files of a package go builds.
     suffixes: tuple[str, ...] = ()
+    #: Also any file whose name matches one of these (fnmatch) globs, as ``suffixes`` (pytest's
+    #: doctest files, ``test*.txt``).
+    globs: tuple[str, ...] = ()
+    #: Also any file whose path below the folder has one of these shapes, parts separated by
+    #: ``/``, ``*`` any name (cmake's package folders: ``lib/cmake/*/*``).
+    shapes: tuple[str, ...] = ()
 
 
 #: Every file anywhere: where a command reads settings or code from a place Echo Desk cannot tell
@@ -110,6 +118,16 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     return found + _operand_places(program, rest, cwds, names, home)
 
 
+def _collected_code(program: str, suffixes: tuple[str, ...],
+                    folders: tuple[Path, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The suffixes and name globs of the files ``program`` collects as code in a folder it
+    collects: for pytest, its doctest files too (``pytest_doctests``; not known: any file)."""
+    if program not in ("pytest", "py.test"):
+        return suffixes, ()
+    globs = pytest_doctests.doctest_globs(folders)
+    return (suffixes, globs) if globs is not None else (("",), ())
+
+
 def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[str | None]:
     """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
     hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
@@ -131,7 +149,7 @@ def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> l
     the command runs in; ``~/``: in the home folder); a value not read: any file."""
     if _NPMRC not in table.FOLDER_SETTINGS.get(program, ()):
         return []
-    named = npm_environment.paths()
+    named = npm_environment.paths(program)
     if named is None:
         return [ANY_FILE]
     paths: list[Path] = []
@@ -197,13 +215,15 @@ def _operand_places(program: str, rest: Sequence[str | None], cwds: Sequence[Pat
                 return [ANY_FILE]
             for folder in dict.fromkeys((Path(os.path.normpath(c / text)), Path(os.path.realpath(c / text)))):
                 # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
-                code = () if folder.is_file() else suffixes
-                found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
+                code, globs = ((), ()) if folder.is_file() else _collected_code(program, suffixes, (folder, c))
+                found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code,
+                                globs=globs),
                           *(Place(f, names) for f in folder.parents)]
                 if suffixes and word in operands:
                     # A file named as an operand is collected whatever its name (`tests/notes.txt`).
                     found.append(Place(folder.parent, (folder.name,)))
     return found
+
 
 def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """For a subcommand of ``program_options.SUBCOMMAND_CODE`` (``gem build``): the code files
@@ -609,6 +629,8 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
     found = [place for p in [*paths, *run]
              for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+    found += [Place(p, (), shapes=build_variables.PACKAGE_FOLDERS)
+              for s in starts for value in variables.prefixes for p in _both(s / value)]
     folders: list[str | None] = [*(w for v in _option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program))
                                    for w in _tilde_words(v, home)), *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
@@ -924,24 +946,84 @@ def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
             if place.below:
                 tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
             hits += [p for p in tried if writable(p)]
-        if place.suffixes:
-            # (not below: the folder's own files only, as go compiles a package's)
-            tried = [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, "")
-                     if p.name.endswith(place.suffixes) and (place.below or p.parent == place.folder)]
+        code = (*(name_globs.suffix_tokens(s) for s in place.suffixes),
+                *(name_globs.fnmatch_tokens(g) for g in place.globs))
+        if code:
+            # A path made concrete is one sample of the names the pattern allows in its folder
+            # (``test*`` gives ``testx``): the pattern's own last part is judged against the
+            # code's names. (Not below: the folder's own files only, as go compiles a package's.)
+            tried = [p for pattern in patterns if _may_name(pattern, code)
+                     for p in _concrete(pattern, bases(pattern), place.folder, "")
+                     if place.below or p.parent == place.folder]
             hits += [p for p in tried if writable(p)]
+        if place.shapes and any(_may_write_a_shape(pattern, bases(pattern), place) for pattern in patterns):
+            # (the folder itself stands for the files of those shapes: the pattern allows one)
+            hits.append(place.folder)
     return list(dict.fromkeys(hits))
+
+
+def _may_write_a_shape(pattern: PathPattern, roots: list[Path], place: Place) -> bool:
+    """Whether ``pattern`` (an allow rule's) may match a file below ``place.folder`` of one of
+    its shapes: the pattern's parts against the folder's and the shape's, wildcards against
+    wildcards. Deny and ask rules are not weighed: the place counts, erring wide."""
+    tail = [part for part in pattern.text.split("/")[1:] if part][_plain_count(pattern):]
+    if pattern.names_folders and tail[-1:] != ["**"]:
+        tail.append("**")
+    folder = [tuple(part) for part in place.folder.parts[1:]]
+    for shape in place.shapes:
+        target = folder + [name_globs.suffix_tokens("") if s == "*" else tuple(s) for s in shape.split("/")]
+        for root in roots:
+            # (the root holds the pattern's plain leading parts: the rest must follow it)
+            base = [tuple(part) for part in root.parts[1:]]
+            if len(base) <= len(target) and all(name_globs.may_share_a_name(b, t) for b, t in zip(base, target[:len(base)], strict=True)) \
+                    and name_globs.may_share_a_path(tail, target[len(base):]):
+                return True
+    return False
+
+
+def _plain_count(pattern: PathPattern) -> int:
+    """How many leading parts of ``pattern`` are plain names (``PathPattern.bases`` holds them)."""
+    count = 0
+    for segment in pattern.text.split("/")[1:]:
+        if not segment or any(c in segment for c in "*?[]!\\"):
+            break
+        count += 1
+    return count
+
+
+def _may_name(pattern: PathPattern, code: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a file ``pattern`` allows may have a name of ``code`` (a pattern naming folders
+    allows any name in them)."""
+    if pattern.names_folders:
+        return True
+    last = name_globs.gitignore_tokens(pattern.text.rsplit("/", 1)[-1])
+    return any(name_globs.may_share_a_name(last, name) for name in code)
 
 
 def _concrete(pattern: PathPattern, roots: list[Path], folder: Path, name: str) -> list[Path]:
     """Paths named ``name`` under ``folder`` that ``pattern`` may match: its segments after its
     plain start, any run of them made concrete, under the pattern's roots or ``folder`` (with
     ``name`` empty: those paths themselves, the last segment their name)."""
-    segments = [_GLOB.sub("x", s) if s != "**" else "x" for s in pattern.text.split("/")[1:] if s]
+    segments = [_GLOB.sub(_sample, s) if s != "**" else "x" for s in pattern.text.split("/")[1:] if s]
     tails = [segments[j:k] for j in range(len(segments) + 1) for k in range(j, len(segments) + 1)]
     paths = [folder.joinpath(*t, name) for t in tails]
     paths += [root.joinpath(*t, name) for root in roots for t in tails]
     inside = str(folder).rstrip("/") + "/"  # (a string test: ``folder in p.parents`` builds each parent)
     return [p for p in dict.fromkeys(paths) if str(p).startswith(inside)]
+
+
+def _sample(wildcard: re.Match[str]) -> str:
+    """One character a wildcard matches: ``x`` for ``*`` and ``?``; a class's first (``[st]``
+    gives ``s``: ``x`` would make ``[st]est.txt`` a name the pattern does not allow), or for a
+    class that excludes (``[!x]``) a character it does not name."""
+    text = wildcard.group()
+    if not text.startswith("["):
+        return "x"
+    inside = text[1:-1]
+    if inside[:1] in ("!", "^"):
+        return next((c for c in "xyz_0" if c not in inside), "x")
+    first = inside[1:2] if inside[:1] == "\\" else inside[:1]
+    return first if first not in ("", "/") else "x"
 
 
 def _python_module(words: list[str | None]) -> tuple[str | None, list[str | None]]:
