@@ -194,9 +194,10 @@ def _copier(program: str, parsed: Parsed) -> tuple[Paths, Paths]:
     if program == "cp" and names & {"--recursive", "--archive"}:
         # A tree copied in lands below the destination, through the links already there.
         return (destination, *moved), (destination,)
-    if "--no-target-directory" in names and program != "mv":
-        # -T: the destination is the file itself; a folder there makes cp, ln and install fail
-        # (mv -T puts a moved folder's whole tree there instead: judged as into a folder).
+    if "--no-target-directory" in names:
+        # -T: the destination is the file itself; a folder there makes cp, ln and install fail,
+        # and mv renames onto it (a link there is replaced, not followed; an empty folder takes
+        # a moved folder's place, as `mv DIR NEW` puts it at NEW: strace, coreutils 9, s201).
         return (destination, *moved), ()
     # Into a folder, each source lands under its own name (cp writes through a link there).
     inside = tuple(None if s is None or destination is None else os.path.join(destination, os.path.basename(s.rstrip("/")))

@@ -28,6 +28,7 @@ from echo_desk.agent.permissions import (
     file_programs,
     hg_file_writes,
     hg_folder_writes,
+    hg_runners,
     line_environment,
     npm_settings_writes,
     program_names,
@@ -770,7 +771,8 @@ def _hg(argv: Argv, program: str) -> Reading:
     abbreviation of them; a word known only when the line runs may be one. The folders hg creates
     and fills (``hg clone``, ``init``, ``share``, ``archive``: ``hg_folder_writes``) and the files
     its words name (``hg cat -o``, ``bundle``, ``serve --pid-file``…: ``hg_file_writes``) are
-    judged by the write rules."""
+    judged by the write rules. Its commands that run what an option names (``hg bisect -c``,
+    ``hg merge --tool``) or code they read (``hg debugshell``): ``hg_runners``."""
     found: list[Flag] = []
     for word in argv[1:]:
         if word is None:
@@ -781,6 +783,7 @@ def _hg(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
         elif _hg_ssh(word):
             found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
+    found += hg_runners.hg_runner_flags(argv)
     return Reading(program, flags=tuple(found), written=hg_file_writes.files_written(argv),
                    written_below=hg_folder_writes.folders_written(argv))
 

@@ -131,6 +131,64 @@ def test_files_pytest_does_not_collect_leave_the_rule_in_force(setup: Setup, lin
     assert _verdict(setup, line, writable) is Effect.ALLOW
 
 
+@pytest.mark.parametrize(("line", "writable"), [
+    # s207: of the .txt files, pytest runs as doctests only those named test*.txt (its
+    # default --doctest-glob, matched on the name): notes.txt is no code of a plain pytest.
+    ("pytest tests", "@workspace/tests/notes.txt"),
+    ("pytest -q", "@workspace/notes.txt"),
+    ("python -m pytest tests", "@workspace/**/notes*.txt"),
+    ("pytest tests", "@workspace/tests/Test_a.txt"),  # (the glob is matched with its case)
+])
+def test_text_files_pytest_does_not_run_as_doctests_leave_the_rule_in_force(setup: Setup, line: str,
+                                                                             writable: str) -> None:
+    assert _verdict(setup, line, writable) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "writable"), [
+    ("pytest tests", "@workspace/tests/test_notes.txt"),
+    ("pytest tests", "@workspace/tests/t*"),
+    ("pytest tests", "@workspace/tests/*s.txt"),
+    ("pytest tests", "@workspace/tests/[st]est_a.txt"),
+    # A rule's name glob allows every name it matches, not only the sample made of it (testx):
+    ("pytest tests", "@workspace/tests/test*"),
+    ("pytest tests", "@workspace/tests/*_test*"),
+    ("pytest tests/notes.txt", "@workspace/tests/notes.txt"),  # named on the line: collected
+])
+def test_files_pytest_runs_by_their_names_ask(setup: Setup, line: str, writable: str) -> None:
+    assert _verdict(setup, line, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("addopts", "effect"), [
+    ('"-q --strict-markers"', Effect.ALLOW),
+    ('"--doctest-glob=*.md"', None),  # runs tests/x.md (proven, pytest 9, s207)
+    ('["--doctest-glob", "*.md"]', None),
+    ('"-q --doctest-glob=test*.txt --doctest-glob=docs*.md"', None),
+    ('"-o doctest_encoding=latin-1"', None),  # changes other settings: not read here
+    ('"-qo x=y"', None),
+    ('"--doctest-glob"', None),
+])
+def test_doctest_globs_from_the_settings_file_count(setup: Setup, addopts: str, effect: Effect | None) -> None:
+    (setup.workspace / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\naddopts = {addopts}\n",
+                                                   encoding="utf-8")
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is effect
+
+
+def test_a_settings_file_above_the_collected_folder_counts(setup: Setup) -> None:
+    (setup.workspace / "src" / "tox.ini").write_text("[pytest]\naddopts = --doctest-glob=*.md\n", encoding="utf-8")
+    assert _verdict(setup, "pytest src/pkg", "@workspace/**/*.md") is not Effect.ALLOW
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is Effect.ALLOW
+
+
+def test_pytest_addopts_in_the_environment_may_name_any_doctest_file(setup: Setup,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PYTEST_ADDOPTS`` in the environment Echo Desk's commands inherit: pytest adds its options
+    to the line's (``--doctest-glob=*.md`` runs tests/x.md): any file under what it collects."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--doctest-glob=*.md")
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is not Effect.ALLOW
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ")
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is Effect.ALLOW
+
+
 def test_the_part_says_why(setup: Setup) -> None:
     setup.write_user_rules(_rules("@workspace/out/**"))
     setup.engine.refresh()
