@@ -330,12 +330,16 @@ def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | No
     """Where go reads code and settings (see ``program_options.GO_SETTINGS``): the packages it
     compiles or runs, with the folder it runs in, its vendor folder, go.mod and go.work, every
     package of its module and the folders its go.mod and go.work name (``_go_module_folders``)."""
-    packages = build_tools.go_packages(argv)
-    if packages is None:
+    if build_tools.go_packages(argv) is None:
         return []
+    # (`go test ~/p`: the shell gives the folder below the home folder, which go would otherwise
+    # take for an import path; another user's: any)
+    packages = [p for words in _home_readings(argv, home) for p in (build_tools.go_packages(words) or [(".", True)])]
     names, code = table.GO_SETTINGS, table.GO_CODE
     stand_ins = tuple(f"x{s}" for s in code)
     found = [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    if any(w and w.startswith("~") and _home_word(w, home) is None for w in argv):
+        found.append(Place(Path("/"), (*names, *stand_ins), below=True, suffixes=code))
     found += [Place(f / "vendor", stand_ins, below=True, suffixes=code) for c in cwds for f in (c, *c.parents)]
     if home is not None:
         found.append(Place(home / "go", stand_ins, below=True, suffixes=code))
