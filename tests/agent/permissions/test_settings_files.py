@@ -472,3 +472,40 @@ def test_a_part_a_deny_decided_says_the_agents_settings_too(setup: Setup) -> Non
     assert part.also == (Opaque.AGENT_SETTINGS,)
     (part,) = setup.engine.check_command("ruff check src", workspace=setup.workspace).parts
     assert part.also == ()
+
+
+@pytest.mark.parametrize("line", ["pytest ~/scratch/t", "python -m pytest -q ~/scratch", "pytest ~/scratch/t/test_x.py",
+                                  "ruff check ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
+def test_a_checked_folder_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """The shell makes an operand starting ``~/`` a path below the home folder (s202: ``pytest
+    ~/scratch/t`` imported the conftest.py the agent wrote there; it was read below the folder
+    pytest runs in); another user's home is not known here."""
+    assert _verdict(setup, line, "~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert _verdict(setup, line, "~/elsewhere/**") is Effect.ALLOW
+
+
+BUILDERS = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[pip install|python -m build|go test|go build|go run|go vet] **"
+"""
+
+
+@pytest.mark.parametrize("line", ["pip install ~/scratch/p", "pip install -e ~/scratch/p", "python -m build ~/scratch/p",
+                                  "go test ~/scratch/p", "go build ~/scratch/p/...", "go run ~/scratch/m.go",
+                                  "go vet ~other/p"])
+def test_a_project_or_package_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """pip and ``python -m build`` run the build of the project they are given, go compiles
+    and runs the packages it is given: an operand starting ``~/`` is below the home folder, as the
+    shell expands it (s202: ``go run ~/scratch/m.go`` was taken for an import path of the
+    workspace's module and ran what the agent wrote there); another user's home is not known."""
+    def verdict(writable: str) -> Effect | None:
+        setup.write_user_rules(BUILDERS + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
+        setup.engine.refresh()
+        return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+    assert verdict("~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert verdict("~/elsewhere/**") is Effect.ALLOW
