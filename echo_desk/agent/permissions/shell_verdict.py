@@ -401,7 +401,10 @@ class _Judge:
         (``git -C ~/other log``), as a ``cd`` there does."""
         if not values or values[0] is None or programs.base(values[0]) != "git":
             return False
-        reached = self._git_reached(git_repositories.moves(values))
+        moved = git_repositories.moves(values)
+        if not moved.words:
+            return False  # (no -C: where the line runs is judged as for any command)
+        reached = self._git_reached(moved)
         return reached is not None and any(not floor.inside(f, self.where.workspaces) for f in reached)
 
     def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
