@@ -29,6 +29,7 @@ from echo_desk.agent.subagents import (
     child_scope,
     narrow,
 )
+from echo_desk.common.explain import in_english
 from echo_desk.i18n import deferred, for_person
 from echo_desk.tools import (
     N_,
@@ -153,7 +154,7 @@ class DelegateTool(Tool):
                     "transcript": listener.transcript}
         if not outcome.completed:
             return ToolResult(success=False, output=outcome.final_text,
-                              error=for_person(f"sub-agent {outcome.error}", N_("The sub-agent stopped: {error}"),
+                              error=for_person(f"sub-agent {in_english(outcome.error)}", N_("The sub-agent stopped: {error}"),
                                                error=outcome.error),
                               error_kind=ErrorKind.BUSINESS, metadata=metadata)
         return ToolResult.ok(outcome.final_text, metadata=metadata)

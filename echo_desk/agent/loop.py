@@ -233,8 +233,9 @@ class AgentLoop:
             except ModelError as exc:
                 if text_parts:
                     keep(ChatMessage(role="assistant", content="".join(text_parts)))
-                outcome.stop_reason, outcome.error = StopReason.MODEL_ERROR, str(exc)
-                hear.on_error(str(exc))
+                # Its sentence, not ``str``: shown, it follows a language switch; its ``str`` is English.
+                outcome.stop_reason, outcome.error = StopReason.MODEL_ERROR, exc.reason
+                hear.on_error(exc.reason)
                 return outcome
             except _RunawayStop as stop:
                 # The cut-off call (if any) is not run: its arguments are incomplete.

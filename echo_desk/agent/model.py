@@ -16,7 +16,8 @@ from echo_desk.agent.definitions import ToolDefinition
 # two from here; once they import echo_desk.chat_messages, the aliases go.
 from echo_desk.chat_messages import ChatMessage as ChatMessage
 from echo_desk.chat_messages import ToolCall as ToolCall
-from echo_desk.i18n import _
+from echo_desk.common.explain import in_english
+from echo_desk.i18n import N_, Deferred, for_person
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,31 @@ class ModelErrorKind(enum.StrEnum):
 
 
 class ModelError(Exception):
-    """A failure a person can act on, e.g. "no server at http://127.0.0.1:11434 — is Ollama running?"."""
+    """A failure a person can act on, e.g. "no server at http://127.0.0.1:11434 — is Ollama running?".
+
+    ``reason`` is Echo Desk's sentence (``model_said``): the window, the banner and the command
+    line show it (``i18n.shown``) in the language of the moment, not the one of when it was raised.
+    ``str()`` is its English, for the log, a report and a parent agent's model."""
 
     def __init__(self, message: str, *, kind: ModelErrorKind, status: int | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
+
+    @property
+    def reason(self) -> str:
+        """The sentence for the person (re-translatable when built with ``model_said``)."""
+        reason: str = self.args[0]
+        return reason
+
+    def __str__(self) -> str:
+        return in_english(self.args[0]) if self.args else ""
+
+
+def model_said(msgid: str, **params: object) -> str:
+    """A ``ModelError``'s sentence: ``msgid`` said when shown (``i18n.shown``), in English as a
+    ``str``. A parameter that is itself ``model_said`` is said in the same language."""
+    return for_person(in_english(Deferred("", msgid, params)), msgid, **params)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,12 +145,12 @@ def images_refused(messages: Sequence[ChatMessage], accepted: frozenset[str], wh
     for message in messages:
         for image in message.images:
             if not accepted:
-                raise ModelError(_("{model} cannot read images; the message was not sent. Remove the image "
-                                   "or choose a model that accepts images.").format(model=who),
+                raise ModelError(model_said(N_("{model} cannot read images; the message was not sent. Remove "
+                                               "the image or choose a model that accepts images."), model=who),
                                  kind=ModelErrorKind.BAD_REQUEST)
             if image.mime not in accepted:
-                raise ModelError(_("{model} cannot read {kind} images ({name}); the message was not sent.")
-                                 .format(model=who, kind=image.mime, name=image.name),
+                raise ModelError(model_said(N_("{model} cannot read {kind} images ({name}); the message was not "
+                                               "sent."), model=who, kind=image.mime, name=image.name),
                                  kind=ModelErrorKind.BAD_REQUEST)
 
 

@@ -81,7 +81,7 @@ async def run_ask(runtime: Runtime, args: argparse.Namespace) -> int:
     try:
         model = create_model(chosen, local=local)
     except ModelError as exc:
-        print(_("cannot reach a model: {error}").format(error=exc), file=sys.stderr)
+        print(_("cannot reach a model: {error}").format(error=visible(shown(exc.reason))), file=sys.stderr)
         return 2
     runtime.enable_delegation(sub_agent_factory(model, chosen, local=local))
     auto = ApprovalChoice.ALLOW_ONCE if args.yes else ApprovalChoice.DENY if args.no else None

@@ -57,7 +57,7 @@ def _run_gui(argv: list[str]) -> int:
     except ImportError as exc:
         from echo_desk.i18n import _
 
-        print(_("The desktop app is not available: {error}. The command line works: echo-desk --help").format(
+        print(_("The desktop app is not available: {error}. The command line works: see “echo-desk --help”.").format(
             error=exc), file=sys.stderr)
         return 1
     return int(run_gui(argv))

@@ -61,12 +61,19 @@ def in_english(text: object) -> str:
         return str(text)
 
 
+def refusal_cause(exc: OSError) -> str | None:
+    """The system's refusal ``exc`` in Echo Desk's words alone ("the disk is full", ``deferred``),
+    for a sentence that already says something was refused; ``None`` for a refusal not listed."""
+    return deferred(_SYSTEM_SAYS[exc.errno]) if exc.errno in _SYSTEM_SAYS else None
+
+
 def refused(exc: OSError, *, quote_detail: bool = True) -> str:
     """The system's refusal ``exc`` as a person reads it (``deferred``), whatever the file: for a
     settings file or an export, where ``explained`` would read a missing program into
     ``FileNotFoundError`` (an MCP server's command)."""
-    if exc.errno in _SYSTEM_SAYS:
-        return deferred(N_("the system refused it: {error}"), error=deferred(_SYSTEM_SAYS[exc.errno]))
+    cause = refusal_cause(exc)
+    if cause is not None:
+        return deferred(N_("the system refused it: {error}"), error=cause)
     if exc.strerror and quote_detail:
         return deferred(N_("the system refused it: {error}"), error=exc.strerror[:MOST_QUOTED])
     return deferred(N_("the system refused it (error {code})"), code=errno.errorcode.get(exc.errno or 0, exc.errno))

@@ -45,6 +45,8 @@ class AppBackend:
     _relay: Relay | None = field(default=None, init=False)
     _fallback: Backend | None = field(default=None, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+    #: One fallback is made at a time: calls that come together while it starts share it.
+    _fallback_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
 
     async def _connected(self) -> tuple[Relay | None, str]:
         """The relay to the app (connecting, or starting the app, when needed), or why not."""
@@ -80,13 +82,20 @@ class AppBackend:
             return relay, ""
         if self.fallback_factory is None:
             return None, why
-        if self._fallback is None:
-            try:
-                self._fallback = await self.fallback_factory(why)
-            except Exception as exc:  # said to the client: there is nothing else to fall back to
-                log.exception("the in-process engine could not start")
-                return None, f"{why}, and Echo Desk's engine could not start here: {exc}"
-        return self._fallback, why
+        async with self._fallback_lock:
+            if self._fallback is None:
+                try:
+                    self._fallback = await self.fallback_factory(why)
+                except Exception as exc:  # said to the client: there is nothing else to fall back to
+                    log.exception("the in-process engine could not start")
+                    return None, f"{why}, and Echo Desk's engine could not start here: {exc}"
+            return self._fallback, why
+
+    async def prepare(self) -> None:
+        """Have the way to the tools ready before the next request (the app just quit: the
+        engine here takes seconds to start its MCP servers, and a call needing the person is to
+        be refused at once)."""
+        await self._backend()
 
     async def list_tools(self) -> list[dict[str, Any]]:
         backend, why = await self._backend()

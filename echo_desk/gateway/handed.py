@@ -10,32 +10,33 @@ and the gateway, which kept no copy of them, exits.
 
 Only pipes, sockets and terminals are taken (what a client starts a server with): anything else
 (a file, a folder) is refused, closed unread, and the gateway relays as before.
+
+When the app quits in an orderly way and the gateway asked for it (``take_back``), the session is
+handed back rather than ended (``hand_back``): the gateway goes on serving it without the app.
 """
 
 from __future__ import annotations
 
-import array
 import asyncio
+import base64
 import contextlib
 import logging
 import os
-import socket
 import stat
 from collections.abc import Callable
 from typing import Any
 
+from echo_desk.gateway.fd_passing import close_all, receive_fds, send_fds
 from echo_desk.gateway.handoff import HANDOFF_SECONDS
-from echo_desk.gateway.protocol import LineWriter, read_message
+from echo_desk.gateway.protocol import LineWriter, ProtocolError, read_message
+from echo_desk.gateway.results import error_result
 from echo_desk.gateway.session import ClientSession
-from echo_desk.gateway.stdio import WRITE_DEADLINE_SECONDS, pipe_wire
+from echo_desk.gateway.stdio import WRITE_DEADLINE_SECONDS, Serving, Wire, pipe_wire
 from echo_desk.gateway.stdio_gateway import McpSession
 from echo_desk.gateway.tools_backend import Progress
 
 log = logging.getLogger(__name__)
 
-#: Flags for receiving the fds: closed on exec where the system can (the app starts MCP servers
-#: and commands; a child holding the client's stdout would keep the client from its end of file).
-_RECEIVE_FLAGS = getattr(socket, "MSG_CMSG_CLOEXEC", 0)
 #: The longest write deadline a gateway may ask for its client (a client that never reads holds
 #: its unsent answers in the app's memory until then).
 LONGEST_WRITE_DEADLINE = 10 * WRITE_DEADLINE_SECONDS
@@ -49,12 +50,32 @@ def asked_deadline(hello: dict[str, Any]) -> float:
     return min(max(0.1, float(asked)), LONGEST_WRITE_DEADLINE)
 
 
+#: How long handing a session back may take in all: its running calls answered, its answers
+#: written, the gateway ready and the fds taken. Past it the pipes are closed, as without it.
+HAND_BACK_SECONDS = 5.0
+
+#: The answer to a call still running when the app quits and hands the session back (English:
+#: it goes to the client, which passes it on to its model).
+QUIT_WHILE_RUNNING = (
+    "Echo Desk quit while this call of {tool} ran, so it was withdrawn (if it was waiting for the "
+    "person, they never answered). Whether any part of it ran is in Echo Desk's activity log. "
+    "Open Echo Desk (run echo-desk) and call again.")
+
+
 class InAppBackend:
     """A handed session's calls, straight to its ``ClientSession``."""
 
     def __init__(self, session: ClientSession, listed: Callable[[list[dict[str, Any]]], None]) -> None:
         self.session = session
         self._listed = listed
+        self._running: set[asyncio.Task[dict[str, Any]]] = set()
+        self.quitting = False
+
+    def quit(self) -> None:
+        """The app quits: every call still running is withdrawn, and answers so (``QUIT_WHILE_RUNNING``)."""
+        self.quitting = True
+        for task in self._running:
+            task.cancel()
 
     async def list_tools(self) -> list[dict[str, Any]]:
         tools = self.session.tools()
@@ -62,7 +83,20 @@ class InAppBackend:
         return tools
 
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
-        return await self.session.call(name, arguments, progress)
+        if self.quitting:
+            return error_result(QUIT_WHILE_RUNNING.format(tool=name))
+        running = asyncio.ensure_future(self.session.call(name, arguments, progress))
+        self._running.add(running)
+        running.add_done_callback(self._running.discard)
+        try:
+            return await running  # the client withdrawing the call cancels ``running`` too
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not self.quitting or (current is not None and current.cancelling()):
+                raise
+        # Withdrawn by the quit: answered once its record (cancelled) is in the audit.
+        await self.session.engine.dispatcher.recorded(f"{name} (for {self.session.client}, withdrawn on quit)")
+        return error_result(QUIT_WHILE_RUNNING.format(tool=name))
 
 
 async def receive_pipes(writer: asyncio.StreamWriter, welcome: dict[str, Any]) -> tuple[int, int] | None:
@@ -76,7 +110,7 @@ async def receive_pipes(writer: asyncio.StreamWriter, welcome: dict[str, Any]) -
     fds: list[int] = []
     why = ""
     try:
-        fds = await _receive_fds(writer)
+        fds = await receive_fds(writer, b"F", HANDOFF_SECONDS)
         if len(fds) != 2 or not all(_a_clients_pipe(fd) for fd in fds):
             why = "the gateway's stdin and stdout must be pipes, sockets or a terminal"
     except (OSError, TimeoutError) as exc:
@@ -93,63 +127,89 @@ async def receive_pipes(writer: asyncio.StreamWriter, welcome: dict[str, Any]) -
     return fds[0], fds[1]
 
 
-async def _receive_fds(writer: asyncio.StreamWriter) -> list[int]:
-    transport_socket = writer.get_extra_info("socket")
-    if transport_socket is None:
-        raise OSError("no socket")
-    loop = asyncio.get_running_loop()
-    with socket.socket(fileno=os.dup(transport_socket.fileno())) as sock:
-        sock.setblocking(False)
-        readable: asyncio.Future[None] = loop.create_future()
-
-        def ready() -> None:
-            if not readable.done():
-                readable.set_result(None)
-
-        loop.add_reader(sock.fileno(), ready)
-        try:
-            async with asyncio.timeout(HANDOFF_SECONDS):
-                await readable
-        finally:
-            loop.remove_reader(sock.fileno())
-        fd_bytes = array.array("i").itemsize
-        data, ancillary, flags, _ = sock.recvmsg(1, socket.CMSG_SPACE(4 * fd_bytes), _RECEIVE_FLAGS)
-    fds = array.array("i")
-    for level, kind, payload in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[: len(payload) - len(payload) % fd_bytes])
-    received = list(fds)
-    for fd in received:
-        os.set_inheritable(fd, False)  # where MSG_CMSG_CLOEXEC is not known
-    if data != b"F" or flags & socket.MSG_CTRUNC:
-        for fd in received:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        raise OSError("not the gateway's fds")
-    return received
-
-
 def _a_clients_pipe(fd: int) -> bool:
     mode = os.fstat(fd).st_mode
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asyncio.StreamReader,
-                       deadline: float) -> None:
-    """Serve ``session`` on the client's pipes until it ends or the gateway's connection does."""
+                       deadline: float, out: LineWriter | None = None,
+                       quitting: asyncio.Event | None = None) -> str:
+    """Serve ``session`` on the client's pipes until it ends or the gateway's connection does.
+    With ``quitting`` (the gateway asked to take the session back), the app quitting hands the
+    pipes back to the gateway on ``out``. Returns what became of the session, for the log."""
+    outcome = "ended"
     async with pipe_wire(*fds, deadline) as wire:
-        serving = asyncio.ensure_future(session.serve(wire))
+        seen = Serving()
+        serving = asyncio.ensure_future(session.serve(wire, seen))
         gateway_gone = asyncio.ensure_future(_until_closed(reader))
+        quit_asked = asyncio.ensure_future(quitting.wait()) if quitting is not None else None
+        watched = [serving, gateway_gone, *([quit_asked] if quit_asked is not None else [])]
         try:
-            await asyncio.wait([serving, gateway_gone], return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            if quit_asked is not None and quit_asked.done() and not serving.done() and not gateway_gone.done() \
+                    and out is not None and isinstance(session.backend, InAppBackend):
+                gateway_gone.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await gateway_gone
+                why = await hand_back(wire, seen, session.backend, reader, out)
+                outcome = f"not handed back ({why}): its pipes are closed" if why else "handed back to its gateway"
         finally:
-            for task in (serving, gateway_gone):
+            for task in watched:
                 task.cancel()
-            for task in (serving, gateway_gone):
+            for task in watched:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             if serving.done() and not serving.cancelled() and serving.exception() is not None:
                 log.error("a handed gateway session failed", exc_info=serving.exception())
+    return outcome
+
+
+async def hand_back(wire: Wire, seen: Serving, backend: InAppBackend, reader: asyncio.StreamReader,
+                    out: LineWriter) -> str:
+    """Give the client's pipes back to its gateway, the app quitting: '' when it took them, else
+    why not (the pipes are then closed, as without the hand-back). The session's running calls
+    answer ``QUIT_WHILE_RUNNING`` first; the bytes it read and did not handle go with the pipes.
+
+        app → gateway   hand_back {by_hand, opening: [initialize, initialized], unread}   (base64)
+        gateway → app   ready {}                (it paused reading: the next byte carries fds)
+        app → gateway   one byte "B", carrying the client's in and out
+        app ← gateway   took {}
+    """
+    if seen.hand is None:
+        return "the session had not begun"
+    by_hand, opening = seen.hand.begun
+    kept: list[int] = []
+    try:
+        async with asyncio.timeout(HAND_BACK_SECONDS):
+            unread = await seen.stop_reading()
+            if unread is None:
+                return "the client's input could not be handed on whole"
+            backend.quit()
+            await seen.answered()  # the withdrawn calls' answers among them, each written whole
+            await wire.flush()
+            unread += await wire.halt()
+            kept = [os.dup(wire.fds[0]), os.dup(wire.fds[1])]
+            await out.send({"type": "hand_back", "unread": _b64(unread), "by_hand": by_hand,
+                            "opening": [_b64(line) for line in opening]})
+            ready = await read_message(reader)
+            if ready is None or ready.get("type") != "ready":
+                return "the gateway did not say it was ready"
+            send_fds(out.writer, b"B", kept)
+            took = await read_message(reader)
+            if took is None or took.get("type") != "took":
+                return "the gateway did not say it took the pipes"
+            return ""
+    except TimeoutError:
+        return f"it took more than {HAND_BACK_SECONDS:g} s"
+    except (OSError, ProtocolError) as exc:
+        return f"the gateway's connection failed: {exc}"
+    finally:
+        close_all(kept)  # sent or not, the app keeps no copy: the gateway's are the client's pipes now
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 async def _until_closed(reader: asyncio.StreamReader) -> None:

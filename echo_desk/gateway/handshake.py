@@ -128,6 +128,8 @@ class HandServed:
         #: Requests under way here, by ``request_key`` of their id (what a cancel names).
         self.calls: dict[Any, asyncio.Task[None]] = {}
         self._notices: set[asyncio.Task[None]] = set()
+        #: A session the SDK served from its first line: its ``initialize`` and ``notifications/initialized``.
+        self._sdk_opening: list[bytes] = []
 
     def attach(self, write: Write, fail: Callable[[BaseException], None]) -> None:
         """``write`` sends a line to the client; ``fail`` ends the session (it stopped reading)."""
@@ -135,7 +137,10 @@ class HandServed:
 
     def take(self, line: bytes) -> bool:
         """Handle ``line`` here (``True``), or leave it to the SDK (``False``)."""
-        if self.mine is False or (self.handed_over and b"notifications/cancelled" not in line):
+        if self.mine is False:
+            self._note_initialized(line)
+            return False
+        if self.handed_over and b"notifications/cancelled" not in line:
             return False
         try:
             message = read_json(line)
@@ -147,6 +152,8 @@ class HandServed:
         if self.mine is None:
             self.mine = method == "initialize" and _plain_initialize(message)
             if not self.mine:
+                if method == "initialize":  # the SDK's from here: kept should it be handed on (``begun``)
+                    self._sdk_opening = [line]
                 return False
             self._initialize = line
             self._answer(message["id"], self._initialize_result(message["params"]))
@@ -173,6 +180,41 @@ class HandServed:
         if method == "tools/call" and self._initialized is not None:
             return self._call(message)
         return False
+
+    def _note_initialized(self, line: bytes) -> None:
+        """Keep the SDK's session's ``notifications/initialized``, the one line after its opening."""
+        if len(self._sdk_opening) != 1 or b"notifications/initialized" not in line:
+            return
+        with contextlib.suppress(ValueError):
+            message = read_json(line)
+            if isinstance(message, dict) and message.get("method") == "notifications/initialized" \
+                    and "id" not in message and len(self._sdk_opening) == 1:
+                self._sdk_opening.append(line)
+
+    def underway(self) -> list[asyncio.Task[None]]:
+        """The requests and notices of this session still on their way to the client."""
+        return [*self.calls.values(), *self._notices]
+
+    def resume(self, by_hand: bool, opening: list[bytes]) -> None:
+        """Go on with a session another process began (the app handed the client's pipes back):
+        ``opening`` (its ``initialize`` and ``notifications/initialized``) was answered there, so
+        it is not answered again; the SDK is given it first should it serve the session (at once
+        when it served it there, ``by_hand`` false). Such a client may have listed the tools: it
+        is told when they change."""
+        if by_hand and not opening:
+            return  # nothing was said yet: the session begins here
+        self.mine, self.listed = True, True
+        self._initialize = opening[0] if opening else None
+        self._initialized = opening[1] if len(opening) > 1 else None
+        self.handed_over = not by_hand
+
+    @property
+    def begun(self) -> tuple[bool, list[bytes]]:
+        """How this session stands, for ``resume`` in another process: served by hand (else by
+        the SDK) and the opening lines it was given, as the client sent them."""
+        if self.mine is False:
+            return False, list(self._sdk_opening)
+        return not self.handed_over, [line for line in (self._initialize, self._initialized) if line is not None]
 
     def busy(self, request_id: object) -> bool:
         """``request_id`` names a request still under way here."""

@@ -55,6 +55,8 @@ class SdkSession:
         self._to_server, self._from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         self._to_client, self._from_server = anyio.create_memory_object_stream[SessionMessage](0)
         self._tasks: list[asyncio.Task[Any]] = []
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     @classmethod
     async def open(cls, backend: Backend, watchers: ListWatchers, write: Write, prelude: list[bytes],
@@ -90,22 +92,38 @@ class SdkSession:
                 await self._write(error_line(inner.id, INVALID_REQUEST, ID_IN_USE.format(id=inner.id)))
                 return
             self._in_flight.add(key)
+            self._idle.clear()
         elif isinstance(inner, types.JSONRPCNotification) and inner.method == "notifications/cancelled" \
                 and isinstance(inner.params, dict) and is_request_id(inner.params.get("requestId")):
-            self._in_flight.discard(request_key(inner.params["requestId"]))  # never answered, by the spec
+            self._settle(inner.params["requestId"])  # never answered, by the spec
         await self._to_server.send(message)
 
     async def _pump_out(self) -> None:
         async with self._from_server:
             async for message in self._from_server:
                 answer = message.message
-                if isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) and answer.id is not None:
-                    self._in_flight.discard(request_key(answer.id))
-                if self._drop_id is not None and isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) \
-                        and answer.id == self._drop_id:
+                answered = answer.id if isinstance(answer, types.JSONRPCResponse | types.JSONRPCError) else None
+                if self._drop_id is not None and answered is not None and answered == self._drop_id:
                     self._drop_id = None  # the replayed initialize's: the client has had one
+                    self._settle(answered)
                     continue
-                await self._write(answer.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+                try:
+                    await self._write(answer.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+                finally:
+                    if answered is not None:  # under way until its answer is written (``answered``)
+                        self._settle(answered)
+
+    def _settle(self, request_id: Any) -> None:
+        self._in_flight.discard(request_key(request_id))
+        if not self._in_flight:
+            self._idle.set()
+
+    def idle(self) -> bool:
+        return self._idle.is_set()
+
+    async def answered(self) -> None:
+        """Until every request of the client's given here is answered (or withdrawn by it)."""
+        await self._idle.wait()
 
     async def aclose(self) -> None:
         for task in self._tasks:

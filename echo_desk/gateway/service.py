@@ -26,7 +26,13 @@ from echo_desk import __version__
 from echo_desk.agent.host import Host
 from echo_desk.gateway import protocol
 from echo_desk.gateway.clients import BadClientName, client_key, display_name
-from echo_desk.gateway.handed import InAppBackend, asked_deadline, receive_pipes, serve_handed
+from echo_desk.gateway.handed import (
+    HAND_BACK_SECONDS,
+    InAppBackend,
+    asked_deadline,
+    receive_pipes,
+    serve_handed,
+)
 from echo_desk.gateway.http_failure import listen_failure
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
@@ -90,6 +96,9 @@ class _Connection:
         self.tools_changed: Callable[[], None] | None = None
         self.serving: asyncio.Task[Any] | None = None
         self.write_deadline = 0.0
+        #: Set when the app quits: a handed session whose gateway asked for it (``take_back``) is
+        #: handed back to it rather than ended.
+        self.quitting: asyncio.Event | None = None
 
     def track(self, request_id: Any, task: asyncio.Task[None]) -> None:
         self.calls[request_id] = task
@@ -219,12 +228,24 @@ class GatewayService:
         self._unsubscribe.clear()
         if self._server is not None:
             self._server.close()
-        # A handed session's calls are its own: ending its serving withdraws them and closes its pipes.
-        tasks = [t for c in list(self._connections) for t in (*c.calls.values(), c.serving) if t is not None]
+        # A handed session's calls are its own: ending its serving withdraws them and closes its
+        # pipes, unless its gateway asked to take it back: then the serving hands it back, and
+        # is ended as the others only if that takes too long.
+        handing = [c.serving for c in list(self._connections)
+                   if c.serving is not None and c.quitting is not None]
+        for connection in list(self._connections):
+            if connection.quitting is not None:
+                connection.quitting.set()
+        tasks = [t for c in list(self._connections) for t in (*c.calls.values(), c.serving)
+                 if t is not None and t not in handing]
         for task in tasks:
             task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=5)
+        if handing:
+            _, late = await asyncio.wait(handing, timeout=HAND_BACK_SECONDS + 1)
+            for task in late:
+                task.cancel()
+        if tasks or handing:
+            await asyncio.wait([*tasks, *handing], timeout=5)
         for connection in list(self._connections):
             connection.out.close()
         self.path.unlink(missing_ok=True)
@@ -339,6 +360,8 @@ class GatewayService:
                     os.close(fd)
                 raise
             connection.pipes, connection.write_deadline = pipes, asked_deadline(hello)
+            if hello.get("take_back") is True:
+                connection.quitting = asyncio.Event()
             return connection
         await out.send(welcome)
         return connection
@@ -351,7 +374,10 @@ class GatewayService:
         session = McpSession(InAppBackend(connection.session, listed))
         connection.tools_changed = session.tools_changed
         connection.serving = asyncio.current_task()
-        await serve_handed(pipes, session, reader, connection.write_deadline)
+        outcome = await serve_handed(pipes, session, reader, connection.write_deadline, connection.out,
+                                     connection.quitting)
+        level = logging.WARNING if outcome.startswith("not handed back") else logging.INFO
+        log.log(level, "the handed session of %s %s", connection.session.client, outcome)
 
     async def _read_requests(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         while (message := await read_message(reader)) is not None:

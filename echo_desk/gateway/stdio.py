@@ -54,36 +54,66 @@ class Oversize:
     size: int
 
 
-async def lines(reader: asyncio.StreamReader, cap: int) -> AsyncIterator[bytes | Oversize]:
-    """Lines of ``reader`` without their newline; one over ``cap`` bytes as ``Oversize``."""
-    buffer = bytearray()
-    dropping: bytes | None = None
-    dropped = 0
-    while chunk := await reader.read(1 << 16):
-        start = 0
+class Intake:
+    """The client's lines as they come, one at a time. What has been read but not yet given out
+    (the rest of a chunk, a line begun) stays here, so a session stopped between two lines can
+    hand its pipes on with nothing lost (``unread``)."""
+
+    def __init__(self, reader: asyncio.StreamReader, cap: int) -> None:
+        self.reader = reader
+        self.cap = cap
+        self._chunk = b""
+        self._start = 0
+        self._partial = bytearray()
+        self._dropping: bytes | None = None
+        self._dropped = 0
+
+    async def lines(self) -> AsyncIterator[bytes | Oversize]:
+        """Lines without their newline; one over ``cap`` bytes as ``Oversize``."""
         while True:
+            if self._start >= len(self._chunk):
+                self._chunk, self._start = await self.reader.read(1 << 16), 0
+                if not self._chunk:
+                    break
+            chunk, start = self._chunk, self._start
             end = chunk.find(b"\n", start)
             piece = chunk[start: end if end >= 0 else len(chunk)]
-            if dropping is not None:
-                dropped += len(piece)
+            self._start = end + 1 if end >= 0 else len(chunk)
+            if self._dropping is not None:
+                self._dropped += len(piece)
             else:
-                buffer += piece
-                if len(buffer) > cap:
-                    dropping, dropped = bytes(buffer[:_HEAD_BYTES]), len(buffer)
-                    buffer.clear()
+                self._partial += piece
+                if len(self._partial) > self.cap:
+                    self._dropping, self._dropped = bytes(self._partial[:_HEAD_BYTES]), len(self._partial)
+                    self._partial.clear()
             if end < 0:
-                break
-            if dropping is not None:
-                yield Oversize(dropping, dropped)
-                dropping = None
+                continue
+            if self._dropping is not None:
+                dropped, self._dropping = Oversize(self._dropping, self._dropped), None
+                yield dropped
             else:
-                yield bytes(buffer)
-                buffer.clear()
-            start = end + 1
-    if dropping is not None:
-        yield Oversize(dropping, dropped)
-    elif buffer.strip():
-        yield bytes(buffer)
+                line = bytes(self._partial)
+                self._partial.clear()
+                yield line
+        if self._dropping is not None:
+            dropped, self._dropping = Oversize(self._dropping, self._dropped), None
+            yield dropped
+        elif self._partial.strip():
+            line = bytes(self._partial)
+            self._partial.clear()
+            yield line
+
+    def unread(self) -> bytes | None:
+        """What was read and not given out, in order; ``None`` in the middle of an oversized line
+        (its start is gone: what follows could not be told from a request)."""
+        if self._dropping is not None:
+            return None
+        return bytes(self._partial) + self._chunk[self._start:]
+
+
+def lines(reader: asyncio.StreamReader, cap: int) -> AsyncIterator[bytes | Oversize]:
+    """Lines of ``reader`` without their newline; one over ``cap`` bytes as ``Oversize``."""
+    return Intake(reader, cap).lines()
 
 
 def request_id(head: bytes) -> Any:
@@ -146,6 +176,10 @@ class SdkSide(Protocol):
 
     async def send(self, line: bytes) -> None: ...
 
+    def idle(self) -> bool: ...
+
+    async def answered(self) -> None: ...
+
     async def aclose(self) -> None: ...
 
 
@@ -154,33 +188,51 @@ OpenSdk = Callable[[list[bytes], Any, Callable[[], None]], Awaitable[SdkSide]]
 Write = Callable[[bytes], Awaitable[None]]
 
 
+async def _nothing_to_flush() -> None:
+    return None
+
+
+async def _nothing_held() -> bytes:
+    return b""
+
+
 @dataclass
 class Wire:
     """This process's stdin and stdout, claimed for the protocol."""
 
     reader: asyncio.StreamReader
     write: Write
+    #: The client's pipes (in, out), owned by the wire: ``os.dup`` them to keep them past it.
+    fds: tuple[int, int] = (-1, -1)
+    #: Stops reading the client and returns what was read from its pipe but not yet taken.
+    halt: Callable[[], Awaitable[bytes]] = _nothing_held
+    #: Until everything written has gone into the client's pipe (``ConnectionError`` past the deadline).
+    flush: Callable[[], Awaitable[None]] = _nothing_to_flush
 
 
 @contextlib.asynccontextmanager
-async def claimed_stdio() -> AsyncIterator[Wire]:
+async def claimed_stdio(unread: bytes = b"") -> AsyncIterator[Wire]:
     """The protocol's ``Wire`` over stdin/stdout; a write the client leaves unread for
-    ``write_deadline()`` seconds raises ``ConnectionError``."""
+    ``write_deadline()`` seconds raises ``ConnectionError``. ``unread``: bytes of the client's
+    already read from stdin elsewhere (the app handed them back), read first."""
     wire_in, wire_out, saved_in, saved_out = _claim_stdio()
     try:
-        async with pipe_wire(wire_in, wire_out) as wire:
+        async with pipe_wire(wire_in, wire_out, unread=unread) as wire:
             yield wire
     finally:
         _restore(saved_in, saved_out)
 
 
 @contextlib.asynccontextmanager
-async def pipe_wire(wire_in: int, wire_out: int, deadline: float | None = None) -> AsyncIterator[Wire]:
+async def pipe_wire(wire_in: int, wire_out: int, deadline: float | None = None, *,
+                    unread: bytes = b"") -> AsyncIterator[Wire]:
     """A ``Wire`` over a client's pipes (this process's own, or handed to the app by a gateway,
     ``handoff``); both fds are owned, and closed, by it. ``deadline``: seconds a write may wait
-    for the client to read (``write_deadline()`` when not given)."""
+    for the client to read (``write_deadline()`` when not given); ``unread``: read before the pipe."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 16)
+    if unread:
+        reader.feed_data(unread)
     try:
         read_pipe, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
@@ -211,25 +263,84 @@ async def pipe_wire(wire_in: int, wire_out: int, deadline: float | None = None) 
         except TimeoutError:
             raise ConnectionError(f"the client did not read for {deadline:g} s") from None
 
+    async def flush() -> None:
+        await write(b"")
+
+    async def halt() -> bytes:
+        read_pipe.pause_reading()  # what the client sends from now on stays in its pipe
+        reader.feed_eof()
+        return await reader.read()  # at the end of file, all the reader holds comes at once
+
     try:
-        yield Wire(reader, write)
+        yield Wire(reader, write, (wire_in, wire_out), halt, flush)
     finally:
         read_pipe.close()
         write_pipe.close()
 
 
-async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_REQUEST_BYTES) -> None:
-    """Serve one session until the client closes its input or stops reading."""
+class Serving:
+    """A session being served (``serve``), seen from outside: to stop reading it between two
+    lines and see when its answers have all been written (handing its pipes on, ``handed``)."""
+
+    def __init__(self) -> None:
+        self.intake: Intake | None = None
+        self.hand: HandServed | None = None
+        self.sdk: SdkSide | None = None
+        self.reading: asyncio.Task[None] | None = None
+        self.halted = False
+        self.between_lines = False
+
+    async def stop_reading(self) -> bytes | None:
+        """Take no more lines (the session goes on: its calls still answer); what was read and
+        not taken, or ``None`` when that cannot be said whole."""
+        self.halted = True
+        reading = self.reading
+        if reading is None or self.intake is None:
+            return None
+        if self.between_lines:
+            reading.cancel()  # waiting for bytes: nothing is half taken
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await reading  # else the line being taken is taken whole first
+        if not reading.cancelled() and reading.exception() is not None:
+            return None  # the client stopped reading: the session ends anyway
+        return self.intake.unread()
+
+    async def answered(self) -> None:
+        """Until every answer and notice of the session is written to the client (new ones may
+        start meanwhile only from requests already taken: reading should be stopped first)."""
+        while True:
+            underway = self.hand.underway() if self.hand is not None else []
+            if underway:
+                await asyncio.wait(underway)
+            elif self.sdk is not None and not self.sdk.idle():
+                await self.sdk.answered()
+            else:
+                return
+
+
+async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_REQUEST_BYTES,
+                serving: Serving | None = None) -> None:
+    """Serve one session until the client closes its input or stops reading (``serving``: to stop
+    reading it from outside, which does not end it)."""
     stop = asyncio.get_running_loop().create_future()
-    sdk: SdkSide | None = None
+    seen = serving if serving is not None else Serving()
+    intake = seen.intake = Intake(wire.reader, cap)
+    seen.hand = hand
 
     def end(_why: BaseException | None = None) -> None:
         if not stop.done():
             stop.set_result(None)
 
     async def pump_in() -> None:
-        nonlocal sdk
-        async for line in lines(wire.reader, cap):
+        incoming = intake.lines()
+        while not seen.halted:
+            seen.between_lines = True
+            try:
+                line = await anext(incoming)
+            except StopAsyncIteration:
+                return
+            finally:
+                seen.between_lines = False
             if isinstance(line, Oversize):
                 await wire.write(error_line(request_id(line.head), INVALID_REQUEST,
                                             f"Request too large: {line.size / 1e6:.1f} MB "
@@ -241,19 +352,20 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
             if refused is not None:
                 await wire.write(refused)
                 continue
-            if sdk is None:
+            if seen.sdk is None:
                 prelude = hand.hand_over() if hand.mine else []
-                sdk = await open_sdk(prelude, hand.replayed_id if prelude else None, end)
-            await sdk.send(line)
+                seen.sdk = await open_sdk(prelude, hand.replayed_id if prelude else None, end)
+            await seen.sdk.send(line)
 
     def read_ended(task: asyncio.Task[None]) -> None:
         if not task.cancelled() and isinstance(task.exception(), Exception) \
                 and not isinstance(task.exception(), ConnectionError):
             log.error("the gateway stopped reading its client", exc_info=task.exception())
-        end()
+        if not seen.halted or (not task.cancelled() and task.exception() is not None):
+            end()
 
     hand.attach(wire.write, end)
-    reading = asyncio.ensure_future(pump_in())
+    reading = seen.reading = asyncio.ensure_future(pump_in())
     reading.add_done_callback(read_ended)
     try:
         await stop
@@ -262,5 +374,5 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reading
         await hand.aclose()
-        if sdk is not None:
-            await sdk.aclose()
+        if seen.sdk is not None:
+            await seen.sdk.aclose()

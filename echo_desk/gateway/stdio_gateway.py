@@ -11,6 +11,7 @@ imported and opened only for a session that needs it (``sdk_session``). With
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import os
@@ -20,7 +21,7 @@ from typing import Any
 from echo_desk.gateway import handoff
 from echo_desk.gateway.backend import AppBackend
 from echo_desk.gateway.handshake import HandServed
-from echo_desk.gateway.stdio import SdkSide, Wire, claimed_stdio, serve
+from echo_desk.gateway.stdio import SdkSide, Serving, Wire, claimed_stdio, serve
 from echo_desk.gateway.tools_backend import Backend
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ class McpSession:
             self._told.add(task)
             task.add_done_callback(self._told.discard)
 
-    async def serve(self, wire: Wire) -> None:
+    async def serve(self, wire: Wire, serving: Serving | None = None) -> None:
         async def open_sdk(prelude: list[bytes], drop_id: Any, end: Callable[[], None]) -> SdkSide:
             # ~1.2 s of imports on a worker thread: calls running by hand go on meanwhile.
             await asyncio.to_thread(importlib.import_module, "echo_desk.gateway.sdk_session")
@@ -56,25 +57,39 @@ class McpSession:
             return await SdkSession.open(self.backend, self._watchers, wire.write, prelude, drop_id, end,
                                          self.hand.busy)
 
-        await serve(wire, self.hand, open_sdk)
+        await serve(wire, self.hand, open_sdk, serving=serving)
 
 
 async def serve_stdio(backend: AppBackend) -> int:
     """Serve until the client closes stdin (or stops reading), then let the app go. The exit
     status: 1 when the app may have kept the client's pipes (the handoff was not confirmed)."""
     sdk_only = os.environ.get(SDK_ONLY_ENV) == "1"
+    unread = b""
+    preparing: asyncio.Task[None] | None = None
     try:
+        session = McpSession(backend, by_hand=not sdk_only)
         if not sdk_only and handoff.wanted():
-            outcome = await handoff.offer(backend.path, backend.client, backend.workspace)
-            if outcome is handoff.Outcome.LOST:
+            handed = await handoff.offer(backend.path, backend.client, backend.workspace)
+            if handed.outcome is handoff.Outcome.LOST:
                 log.warning("Echo Desk did not confirm it took the client's pipes; ending (they are not read here)")
                 return 1
-            if outcome is handoff.Outcome.HANDED:
+            if handed.outcome is handoff.Outcome.HANDED:
                 return 0
-        session = McpSession(backend, by_hand=not sdk_only)
+            if handed.outcome is handoff.Outcome.RETURNED:
+                log.info("Echo Desk quit and handed the session back; serving it without the app")
+                # The person quit the app: it is not started again for this session (it is
+                # reconnected to when they open it again).
+                backend.launcher = None
+                session.hand.resume(handed.by_hand, handed.opening)
+                unread = handed.unread
+                preparing = asyncio.ensure_future(backend.prepare())
         backend.on_tools_changed = session.tools_changed
-        async with claimed_stdio() as wire:
+        async with claimed_stdio(unread) as wire:
             await session.serve(wire)
         return 0
     finally:
+        if preparing is not None:
+            preparing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await preparing
         await backend.aclose()

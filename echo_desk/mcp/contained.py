@@ -119,7 +119,8 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                "not started."), error=explained(exc), name=cfg.name)) from exc  # ``exc``: technical detail
     added = settings or SandboxSettings()
     hidden = [*(folder for _, folder in paths.own_places()),
-              *(Path(p).expanduser() for p in added.hidden_paths if p.strip())]
+              *(Path(p).expanduser() for p in added.hidden_paths if p.strip()),
+              *_in_servers_home(added.hidden_paths, env.get("HOME", ""), folder)]
     spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder, hidden=tuple(hidden),
                                runs_from=(cfg.command, *cfg.args),
                                # A server runs until stopped, so no placeholders (they would
@@ -140,8 +141,20 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
         raise _hidden_folder(cfg.name, exc) from None
     except sandbox.LinksTooFar as exc:
         raise _unknown_links(cfg.name, exc) from None
+    except sandbox.HiddenSystemFolder as exc:
+        raise _hides_what_runs(cfg.name, exc) from None
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)
 
+
+
+def _in_servers_home(hidden_paths: list[str], home: str, folder: Path) -> list[Path]:
+    """The person's hidden ``~/…`` paths in the server's own home folder too, when it is given
+    one (``"HOME": "/srv/agent"``): the person wrote them for their own, and a tool in the server
+    reads ``~`` as its ``HOME`` (a relative one from the folder it starts in). Both are hidden."""
+    if not home:
+        return []
+    theirs = folder / Path(home).expanduser()
+    return [theirs / p.strip()[2:] for p in hidden_paths if p.strip().startswith("~/")]
 
 def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailableError:
     """The server's folder is hidden (``GNUPGHOME`` names it, a hidden place links to it, or the
@@ -165,13 +178,38 @@ def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailabl
 
 
 def _unknown_links(name: str, exc: sandbox.LinksTooFar) -> SandboxUnavailableError:
-    """A hidden place's links lead further than the sandbox follows: what they lead to could not
-    be hidden, so the server is not started (``launch.LinksTooFar``)."""
-    return _unavailable(N_("{name} was not started: the links below {place}, a hidden place, lead on through more "
-                           "than {bound} folders. The sandbox did not follow them all, so it cannot hide what they "
-                           "lead to. Remove some of those links."),
-                        {"name": name, "place": str(exc.place), "bound": exc.bound})
+    """A hidden (or protected) place's links lead further than the sandbox follows: what they lead
+    to could not be hidden (kept read-only), so the server is not started (``launch.LinksTooFar``)."""
+    if exc.hidden:
+        message = N_("{name} was not started: the links below {place}, a hidden place, lead on further than the "
+                     "sandbox follows (more than {bound} folders or {entries} entries in them), so it cannot hide "
+                     "what they lead to. Remove some of those links.")
+    else:
+        message = N_("{name} was not started: the links below {place}, a place programs run code from, lead on "
+                     "further than the sandbox follows (more than {bound} folders or {entries} entries in them), so "
+                     "it cannot keep what they lead to read-only. Remove some of those links.")
+    return _unavailable(message, {"name": name, "place": str(exc.place), "bound": exc.bound, "entries": exc.entries})
 
+
+
+def _hides_what_runs(name: str, exc: sandbox.HiddenSystemFolder) -> SandboxUnavailableError:
+    """A hidden place leads to a folder every program needs (``launch.HiddenSystemFolder``): the
+    server is not started."""
+    if exc.links:
+        message = N_("{name} was not started: the sandbox would hide {path}, which every program needs (programs, "
+                     "their libraries or settings): a hidden place leads there through {links}. Remove that link.")
+        params: dict[str, object] = {"name": name, "path": str(exc.path), "links": exc.links}
+    elif exc.variables:
+        message = N_("{name} was not started: the sandbox would hide {path}, which every program needs (programs, "
+                     "their libraries or settings): {variables} names it as a place of keys or credentials. "
+                     "Change {variables}.")
+        params = {"name": name, "path": str(exc.path), "variables": exc.variables}
+    else:
+        message = N_("{name} was not started: the sandbox would hide {path}, which every program needs (programs, "
+                     "their libraries or settings): it is on the list of hidden places. Take it off the list in "
+                     "Settings › Sandbox.")
+        params = {"name": name, "path": str(exc.path)}
+    return _unavailable(message, params)
 
 def _unavailable(message: str, params: dict[str, object]) -> SandboxUnavailableError:
     english = message.format(**{k: ", ".join(v) if isinstance(v, tuple) else v for k, v in params.items()})

@@ -22,10 +22,11 @@ from echo_desk.agent.model import (
     ToolCallStarted,
     Usage,
     images_refused,
+    model_said,
 )
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import _
-from echo_desk.providers.errors import error_for_status, error_for_transport
+from echo_desk.providers.errors import MID_ANSWER, error_for_status, error_for_transport
 from echo_desk.providers.images import ALL_IMAGE_TYPES, base64_text
 from echo_desk.providers.tool_schemas import anthropic_tools
 from echo_desk.providers.transport import RetryPolicy, iter_sse, make_client, open_stream
@@ -188,10 +189,7 @@ class AnthropicModel:
                 elif kind == "error":
                     err = event.get("error") or {}
                     kind_ = ModelErrorKind.RATE_LIMIT if err.get("type") == "overloaded_error" else ModelErrorKind.SERVER
-                    raise ModelError(
-                        _("The server reported an error mid-answer: {detail}").format(detail=err.get("message", "")),
-                        kind=kind_,
-                    )
+                    raise ModelError(model_said(MID_ANSWER, detail=str(err.get("message", ""))), kind=kind_)
                 elif kind == "message_stop":
                     break
                 # "ping" and unknown future event types are ignored on purpose.

@@ -11,10 +11,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.agent.model import ModelError, ModelErrorKind, model_said
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import N_
 
 #: Statuses worth another attempt after a pause: the server is busy, not wrong.
 RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -41,8 +41,8 @@ def server_hint(base_url: str) -> str:
     if port == 1234:
         return "LM Studio"
     if host in ("127.0.0.1", "localhost", "::1"):
-        return _("the local model server")
-    return _("the server")
+        return model_said(N_("the local model server"))
+    return model_said(N_("the server"))
 
 
 def origin(url: str) -> str:
@@ -80,6 +80,15 @@ def is_model_output_failure(message: str) -> bool:
     return any(marker in low for marker in _MODEL_OUTPUT_MARKERS)
 
 
+#: A server's own error inside an answer it had begun (its words in ``detail``).
+MID_ANSWER = N_("The server reported an error mid-answer: {detail}")
+
+
+def _with_detail(said: str, detail: str) -> str:
+    """``said`` followed by the server's own words in brackets, when it gave any."""
+    return model_said(N_("{text} ({note})"), text=said, note=detail) if detail else said
+
+
 def error_for_status(status: int, body: bytes | str, *, base_url: str, model: str) -> ModelError:
     """The ``ModelError`` for an HTTP error status (``status`` >= 400)."""
     detail = error_message_from_body(body)
@@ -87,26 +96,22 @@ def error_for_status(status: int, body: bytes | str, *, base_url: str, model: st
     # Gemini answers a bad key with 400 INVALID_ARGUMENT, not 401.
     if status in (401, 403) or (status == 400 and "api key not valid" in detail.lower()):
         return ModelError(
-            _("API key rejected by {where} (HTTP {status}). Check the key in Settings › Models.").format(
-                where=where, status=status
-            )
-            + (f" ({detail})" if detail else ""),
+            _with_detail(model_said(N_("API key rejected by {where} (HTTP {status}). Check the key in "
+                                       "Settings › Models."), where=where, status=status), detail),
             kind=ModelErrorKind.AUTH,
             status=status,
         )
     if status == 404:
         return ModelError(
-            _("{where} does not know the model “{model}” (HTTP 404). Pick one the server lists.").format(
-                where=where, model=visible(model, one_line=True)
-            )
-            + (f" ({detail})" if detail else ""),
+            _with_detail(model_said(N_("{where} does not know the model “{model}” (HTTP 404). Pick one the "
+                                       "server lists."), where=where, model=visible(model, one_line=True)), detail),
             kind=ModelErrorKind.NOT_FOUND,
             status=status,
         )
     if status == 429:
         return ModelError(
-            _("{where} is rate-limiting requests (HTTP 429); try again in a moment.").format(where=where)
-            + (f" ({detail})" if detail else ""),
+            _with_detail(model_said(N_("{where} is rate-limiting requests (HTTP 429); try again in a moment."),
+                                    where=where), detail),
             kind=ModelErrorKind.RATE_LIMIT,
             status=status,
         )
@@ -114,14 +119,13 @@ def error_for_status(status: int, body: bytes | str, *, base_url: str, model: st
         return model_output_error(detail, status=status)
     if status >= 500:
         return ModelError(
-            _("{where} failed (HTTP {status}): {detail}").format(where=where, status=status, detail=detail),
+            model_said(N_("{where} failed (HTTP {status}): {detail}"), where=where, status=status, detail=detail),
             kind=ModelErrorKind.SERVER,
             status=status,
         )
     return ModelError(
-        _("{where} refused the request (HTTP {status}): {detail}").format(
-            where=where, status=status, detail=detail
-        ),
+        model_said(N_("{where} refused the request (HTTP {status}): {detail}"), where=where, status=status,
+                   detail=detail),
         kind=ModelErrorKind.BAD_REQUEST,
         status=status,
     )
@@ -129,9 +133,8 @@ def error_for_status(status: int, body: bytes | str, *, base_url: str, model: st
 
 def model_output_error(detail: str, *, status: int | None = None) -> ModelError:
     return ModelError(
-        _("The model's answer could not be read as a tool call ({detail}). Try again or rephrase.").format(
-            detail=detail
-        ),
+        model_said(N_("The model's answer could not be read as a tool call ({detail}). Try again or rephrase."),
+                   detail=detail),
         kind=ModelErrorKind.MODEL_OUTPUT,
         status=status,
     )
@@ -142,15 +145,15 @@ def error_for_transport(exc: httpx.TransportError, *, base_url: str) -> ModelErr
     where = origin(base_url)
     if isinstance(exc, httpx.ConnectError):
         return ModelError(
-            _("no server at {where} — is {hint} running?").format(where=where, hint=server_hint(base_url)),
+            model_said(N_("no server at {where} — is {hint} running?"), where=where, hint=server_hint(base_url)),
             kind=ModelErrorKind.CONNECTION,
         )
     if isinstance(exc, httpx.TimeoutException):
         return ModelError(
-            _("{where} did not answer in time.").format(where=where), kind=ModelErrorKind.CONNECTION
+            model_said(N_("{where} did not answer in time."), where=where), kind=ModelErrorKind.CONNECTION
         )
     return ModelError(
-        _("the connection to {where} broke: {error}").format(where=where, error=type(exc).__name__),
+        model_said(N_("the connection to {where} broke off before the answer was complete"), where=where),
         kind=ModelErrorKind.CONNECTION,
     )
 
@@ -161,5 +164,5 @@ def stream_error(chunk: dict[str, object]) -> ModelError:
     if is_model_output_failure(message):
         return model_output_error(message)
     return ModelError(
-        _("The server reported an error mid-answer: {detail}").format(detail=message), kind=ModelErrorKind.SERVER
+        model_said(MID_ANSWER, detail=message), kind=ModelErrorKind.SERVER
     )

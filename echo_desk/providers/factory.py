@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from echo_desk.agent.model import ChatModel, ModelError, ModelErrorKind
-from echo_desk.i18n import _
+from echo_desk.agent.model import ChatModel, ModelError, ModelErrorKind, model_said
+from echo_desk.i18n import N_
 from echo_desk.providers.anthropic import AnthropicModel
 from echo_desk.providers.gemini import GeminiModel
 from echo_desk.providers.local.gguf import GgufError, read_gguf_info
@@ -69,7 +69,7 @@ def create_model(
         return LocalModel(path, local_profile(path, local))
     base_url = provider_settings.base_url or DEFAULT_BASE_URLS[kind]
     if not provider_settings.model:
-        raise ModelError(_("Choose a model for this provider in Settings › Models."), kind=ModelErrorKind.BAD_REQUEST)
+        raise ModelError(model_said(N_("Choose a model for this provider in Settings › Models.")), kind=ModelErrorKind.BAD_REQUEST)
     key = _api_key(provider_settings, secrets)
     if kind == ProviderKind.ANTHROPIC:
         return AnthropicModel(model=provider_settings.model, api_key=key, base_url=base_url)

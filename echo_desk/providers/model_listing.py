@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import httpx
 
-from echo_desk.agent.model import ModelError, ModelErrorKind, ModelInfo
-from echo_desk.i18n import _
+from echo_desk.agent.model import ModelError, ModelErrorKind, ModelInfo, model_said
+from echo_desk.i18n import N_
 from echo_desk.providers.errors import error_for_status, error_for_transport
 from echo_desk.providers.factory import DEFAULT_BASE_URLS, _api_key
 from echo_desk.providers.openai_compat import OpenAICompatModel
@@ -39,7 +39,7 @@ async def list_provider_models(provider: ProviderSettings, secrets: SecretStore 
             return await model.list_models()
         finally:
             await model.aclose()
-    raise ModelError(_("This provider cannot list its models; type the model name."), kind=ModelErrorKind.BAD_REQUEST)
+    raise ModelError(model_said(N_("This provider cannot list its models; type the model name.")), kind=ModelErrorKind.BAD_REQUEST)
 
 
 async def ollama_models(base_url: str, *, transport: httpx.AsyncBaseTransport | None = None) -> list[ModelInfo]:
@@ -55,7 +55,7 @@ async def ollama_models(base_url: str, *, transport: httpx.AsyncBaseTransport | 
     try:
         entries = response.json().get("models") or []
     except (ValueError, AttributeError):
-        raise ModelError(_("{url} did not answer like an Ollama server.").format(url=f"{root}/api/tags"),
+        raise ModelError(model_said(N_("{url} did not answer like an Ollama server."), url=f"{root}/api/tags"),
                          kind=ModelErrorKind.BAD_REQUEST) from None
     infos = []
     for entry in entries:

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from echo_desk.sandbox.blocked import Blocked, what_was_blocked
     from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
     from echo_desk.sandbox.environment import allowed_environment
-    from echo_desk.sandbox.launch import HiddenWorkspace, Launch, LinksTooFar, SandboxSpec, prepare
+    from echo_desk.sandbox.launch import (
+        HiddenSystemFolder,
+        HiddenWorkspace,
+        Launch,
+        LinksTooFar,
+        SandboxSpec,
+        prepare,
+    )
     from echo_desk.sandbox.planted import Change, Planted
 
 _HOME = {
@@ -34,6 +41,7 @@ _HOME = {
     "allowed_environment": "environment",
     "Change": "planted",
     "Planted": "planted",
+    "HiddenSystemFolder": "launch",
     "HiddenWorkspace": "launch",
     "Launch": "launch",
     "LinksTooFar": "launch",
@@ -45,6 +53,7 @@ __all__ = [
     "Availability",
     "Blocked",
     "Change",
+    "HiddenSystemFolder",
     "HiddenWorkspace",
     "Launch",
     "LinksTooFar",

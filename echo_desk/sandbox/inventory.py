@@ -84,6 +84,9 @@ class Inventory:
     #: Each link of a hidden place (or a place with a link on its way) and the real path it
     #: leads to, to name the link when that path is why the command is refused (``launch``).
     hidden_links: tuple[tuple[str, str], ...] = ()
+    #: The protected places whose links lead through more folders than are followed
+    #: (``linked.Finder.too_far_protected``): ``launch`` refuses the command.
+    protected_links_too_far: tuple[str, ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -98,11 +101,13 @@ def inside(path: str, folder: str) -> bool:
 
 def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: Iterable[Path] = (),
          max_folders: int = repositories.MAX_FOLDERS, before: Inventory | None = None,
-         environs: Sequence[Mapping[str, str]] | None = None) -> Inventory:
+         environs: Sequence[Mapping[str, str]] | None = None, other_homes: Sequence[Path] = ()) -> Inventory:
     """The inventory of ``workspace`` (a real, absolute folder). ``writable``: every folder the
     command may change (a git folder elsewhere in one of them is watched too). ``before``: the
     inventory taken before the command, when this one is after it. ``environs``: the environments
-    whose variables move the list's places (``moved``; by default Echo Desk's own)."""
+    whose variables move the list's places (``moved``; by default Echo Desk's own). ``other_homes``:
+    the home folders the command itself is given (its own ``HOME``), whose hidden places are
+    followed through their links as ``home``'s are."""
     base = str(workspace)
     folders = [base, *(str(w) for w in writable)]
     found = repositories.find(workspace, max_folders, before.found if before is not None else None)
@@ -160,14 +165,20 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
             watched.append(Watched(path, folder=listed.folder, why=listed.why))
     watched += _direnv_loads(watched, base)
     watched += _shell_loads(home, base)
-    if not in_home:
-        watched += _linked_from_home(home, base, finder)
+    # (The home folder as the workspace too: its places' links may lead out of it and back in,
+    # or on from one of its folders to another.)
+    watched += _linked_from_home(home, base, finder)
     watched += _landed_on(watched, folders)
     # (A hidden place's link to the workspace itself lands too: ``launch`` refuses the command, as
     # for a hidden place that is the workspace; nothing to watch there.)
     hidden_landings = [landing for name in HIDDEN_IN_HOME
                        for landing in finder.landings(name, runs_code.HIDDEN_SECRET, whole=True)]
     hidden_landings += _linked_from_moved_secrets(home, base, found, environs, finder)
+    for other in other_homes:
+        theirs = linked.Finder(str(other), base, shared=finder)
+        hidden_landings += [landing for name in HIDDEN_IN_HOME
+                            for landing in theirs.landings(name, runs_code.HIDDEN_SECRET, whole=True)]
+        hidden_landings += _linked_from_moved_secrets(other, base, found, environs, theirs)
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base, environs)
         # Watched by the check after the command too: a hidden place's link to what does not
@@ -180,7 +191,8 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
     return Inventory(workspace, tuple(_unique(watched)), tuple(self_bound), found.cut, found,
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
                      tuple(finder.cut), tuple(finder.too_far),
-                     tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)))
+                     tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)),
+                     tuple(finder.too_far_protected))
 
 
 def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,
@@ -437,7 +449,7 @@ def _linked_from_moved(place: moved.Place, base: str, finder: linked.Finder) -> 
     workspace through a link on the way, at the entry or below it (GNU stow's
     ``/srv/cfg/nvim/init.lua -> ~/dotfiles/nvim/init.lua``), as ``_linked_from_home``. A system
     folder of a search list (``/usr/share``) is not walked: its links are the packages'."""
-    at = linked.Finder(place.root, base, cut=finder.cut)
+    at = linked.Finder(place.root, base, shared=finder)
     found: list[linked.Landing] = []
     for rest, entry in place.moved:
         found += at.landings(rest, entry.why) if rest else at.below(at.home, entry.why)

@@ -229,14 +229,18 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     # Where the variables move the list's places (``moved``): as the programs you start later
     # read them (Echo Desk's own environment, from your session) and as the command gets them.
     environs = (os.environ if env is None else env, environment)
+    own_homes = _own_homes(spec.home, environment, cwd)
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
-                            max_folders=spec.max_repository_folders, environs=environs) for w in writable]
+                            max_folders=spec.max_repository_folders, environs=environs, other_homes=own_homes)
+             for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     # (With the places' landings through links in the workspaces: ``linked``.)
-    listed = [*_always_hidden(spec.home, environs, found), *spec.hidden]
+    listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)), *spec.hidden]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
+    leading = _leading_links(found, listed)
+    _refuse_hiding_what_runs(hidden, environment, spec.home, environs, leading)
     _refuse_links_too_far(found)
-    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs, _leading_links(found, listed))
+    _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs, leading)
 
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -304,22 +308,70 @@ class HiddenWorkspace(ValueError):
         super().__init__(f"the sandbox hides {path} (keys or credentials: {said}), and the command would run in it")
 
 
-class LinksTooFar(ValueError):
-    """The links below the hidden place ``place`` lead through more folders than the sandbox
-    follows (``linked.MAX_FOLLOWED``): what lies further on is not known, so it cannot be hidden.
-    Refused rather than run with it readable (fail closed)."""
+class HiddenSystemFolder(ValueError):
+    """A hidden path is, or holds, a folder every command needs (``needed_to_run``: ``~/.ssh/x ->
+    /usr``): hidden, no command could run, and one that did would fail as if it had written
+    outside the workspace. Refused before anything runs, naming the cause (as ``HiddenWorkspace``):
+    it cannot be left in view either, since a hidden place leads there (fail closed)."""
 
-    def __init__(self, place: Path) -> None:
+    def __init__(self, path: Path, variables: tuple[str, ...], links: tuple[str, ...] = ()) -> None:
+        self.path = path
+        self.variables = variables
+        self.links = links
+        why = [f"{', '.join(variables)} names it"] if variables else []
+        why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
+        said = "; ".join(why) or "it is on the hidden list"
+        super().__init__(f"the sandbox would hide {path} (keys or credentials: {said}), and every command needs it "
+                         "(programs, their libraries or settings)")
+
+
+#: The system's folders of programs, their libraries and settings (``needed_to_run``).
+_SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+def needed_to_run(environment: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
+    """The folders no command runs without: the system's (``/lib`` is ``/usr/lib`` on most
+    systems: real paths), and those on the command's ``PATH``."""
+    on_path = [Path(path) for path in environment.get("PATH", "").split(":") if path.startswith("/")]
+    return existing_real(Path(path) for path in _SYSTEM_FOLDERS), existing_real(on_path)
+
+
+def _refuse_hiding_what_runs(hidden: list[Path], environment: Mapping[str, str], home: Path,
+                             environs: tuple[Mapping[str, str], ...], links: Mapping[str, tuple[str, ...]]) -> None:
+    """A folder on ``PATH`` counts only where a link leads: a place hidden by its own name holding
+    one is hidden as it is (fnm puts a folder of the session's runtime folder, hidden whole, on
+    ``PATH``: its programs are missing in the sandbox, the rest runs)."""
+    system, on_path = needed_to_run(environment)
+    for path in hidden:
+        needed = [*system, *(on_path if str(path) in links else ())]
+        if any(is_under(folder, path) for folder in needed):
+            raise HiddenSystemFolder(path, tuple(hidden_list.naming(home, environs, str(path))),
+                                     links.get(str(path), ()))
+
+
+class LinksTooFar(ValueError):
+    """The links below the hidden (or, ``hidden`` false, protected) place ``place`` lead further
+    than the sandbox follows (``linked.MAX_FOLLOWED``, ``MAX_ENTRIES_FOLLOWED``): what lies on is not
+    known, so it cannot be hidden (kept read-only). Refused rather than run with it readable
+    (writable): fail closed."""
+
+    def __init__(self, place: Path, *, hidden: bool = True) -> None:
         self.place = place
+        self.hidden = hidden
         self.bound = linked.MAX_FOLLOWED
-        super().__init__(f"the links below {place}, a hidden place, lead through more than {self.bound} folders; "
-                         "the sandbox did not follow them all, so it cannot hide what they lead to")
+        self.entries = linked.MAX_ENTRIES_FOLLOWED
+        what, cannot = ("a hidden place", "hide") if hidden else ("a place programs run code from", "keep read-only")
+        super().__init__(f"the links below {place}, {what}, lead on further than the sandbox follows (more than "
+                         f"{self.bound} folders or {self.entries} entries in them), so it cannot {cannot} what they "
+                         "lead to")
 
 
 def _refuse_links_too_far(found: list[inventory.Inventory]) -> None:
     for inv in found:
         for place in inv.links_too_far:
             raise LinksTooFar(Path(place))
+        for place in inv.protected_links_too_far:
+            raise LinksTooFar(Path(place), hidden=False)
 
 
 def _leading_links(found: list[inventory.Inventory], listed: list[Path]) -> dict[str, tuple[str, ...]]:
@@ -345,6 +397,19 @@ def _refuse_a_hidden_workspace(hidden: list[Path], writable: list[Path], cwd: Pa
     for path in hidden:
         if any(is_under(path, w) for w in writable) and (path in writable or is_under(cwd, path)):
             raise HiddenWorkspace(path, tuple(hidden_list.naming(home, environs, str(path))), links.get(str(path), ()))
+
+
+def _own_homes(home: Path, environment: Mapping[str, str], cwd: Path) -> tuple[Path, ...]:
+    """The command's own home folder when it is not Echo Desk's (an MCP server configured with
+    ``"HOME": "/srv/agent"``): the tools it runs look for their keys there and read ``~/`` in a
+    variable's value from there. Its secret places are hidden as Echo Desk's home folder's are,
+    and a ``~/`` value is read in both (the programs the person starts later read it in theirs).
+    A relative ``HOME`` is read from the folder the command starts in, as a tool would."""
+    raw = environment.get("HOME", "")
+    if not raw:
+        return ()
+    theirs = Path(os.path.realpath(os.path.join(cwd, raw)))
+    return () if theirs == Path(os.path.realpath(home)) else (theirs,)
 
 
 def _always_hidden(home: Path, environs: tuple[Mapping[str, str], ...],

@@ -11,11 +11,15 @@ not exist yet lands too: the command could create what it names.
 
 A hidden place's link below it that leads outside the workspace counts as well (``below`` with
 ``whole``): the rest of the disk is readable, so a key kept in ``/srv/dotfiles`` and linked into
-``~/.ssh`` is hidden by its real name too (``Finder._hidden_too``). What such a link leads to is
+``~/.ssh`` is hidden by its real name too (``Finder._followed_outside``). What such a link leads to is
 walked for links in turn (``~/.ssh/keys -> /srv/keys`` holding ``id -> /srv/other/id_real``): the
 real key is hidden too, however many linked folders lead to it, each folder once (links that lead
-round in a circle end). That walk has a bound of its own (``MAX_FOLLOWED``): past it what the
-links lead to is unknown, so the command is refused (``Finder.too_far``), not run with it readable.
+round in a circle end). A protected place's link to a folder outside the workspace is walked the
+same way (``~/.vim/plugin/shared -> /srv/vim`` holding ``x.vim -> ~/dotfiles/x.vim``: Vim runs
+that file of the workspace), and so is a place's folder that lands in the workspace (read-only, or
+hidden, there; what its links lead to is not). That walk has bounds of its own (``MAX_FOLLOWED``):
+past them what the links lead to is unknown, so the command is refused (``Finder.too_far``,
+``too_far_protected``), not run with it readable or writable.
 
 The same holds for a place a variable moves out of the home folder (``moved``:
 ``GNUPGHOME=/srv/keys``, ``XDG_CONFIG_HOME=~/cfg``): its folder is walked for links as the home
@@ -42,10 +46,14 @@ from echo_desk.sandbox import repositories
 #: Entries looked at below one place for links (breadth first: stow's are near the top; a
 #: browser profile has thousands). Past it the place is named in ``Finder.cut``.
 MAX_ENTRIES_PER_PLACE = 2_000
-#: Folders a hidden place's links lead to that are walked for links in turn, per place (each
-#: walked as a place is, with its own ``MAX_ENTRIES_PER_PLACE``). A person's keys are one or two
-#: linked folders away; past this the place is named in ``Finder.too_far`` and the command refused.
-MAX_FOLLOWED = 16
+#: Folders a place's links lead to that are walked for links in turn, per place (each walked as
+#: a place is, with its own ``MAX_ENTRIES_PER_PLACE``), and the entries looked at in them all. A
+#: person's keys are one or two linked folders away; a plugin manager links one folder a plugin
+#: into the editor's (measured: 30 plugins of 100 entries each, linked, cost 3 ms to follow). Past
+#: either bound the place is named in ``Finder.too_far`` (``too_far_protected``) and the command
+#: refused: what lies further on is not known.
+MAX_FOLLOWED = 256
+MAX_ENTRIES_FOLLOWED = 20_000
 #: A listing read less than this after its folder last changed is read again next time (as
 #: ``repositories``: a change within the same tick of the clock leaves the change time as it was).
 _RACY_NS = 2_000_000_000
@@ -122,29 +130,33 @@ class Finder:
     the folders' listings and links resolved once each. ``home`` may be any folder the places
     are relative to (a moved place's: ``below``)."""
 
-    def __init__(self, home: str, base: str, *, cut: list[str] | None = None) -> None:
+    def __init__(self, home: str, base: str, *, shared: Finder | None = None) -> None:
         self.home = os.path.realpath(home)  # (so that only a link below it tells a path from its real one)
         self.base = base
         self._real: dict[str, str] = {}
         #: The folders whose walk stopped at ``MAX_ENTRIES_PER_PLACE``: links further down were
-        #: not followed (``cut``: another finder's list, to share one).
-        self.cut: list[str] = [] if cut is None else cut
-        #: The hidden places whose links led through more than ``MAX_FOLLOWED`` folders: what
+        #: not followed (``shared``: another finder whose lists this one adds to).
+        self.cut: list[str] = [] if shared is None else shared.cut
+        #: The hidden places whose links led further than ``MAX_FOLLOWED`` folders allow: what
         #: lies further on was not looked at (the command is refused: ``launch``).
-        self.too_far: list[str] = []
+        self.too_far: list[str] = [] if shared is None else shared.too_far
+        #: The same for the protected places: what lies further on could not be kept read-only.
+        self.too_far_protected: list[str] = [] if shared is None else shared.too_far_protected
 
     def _lands(self, real: str, whole: bool) -> bool:
         """Whether ``real`` is in the workspace; the workspace itself only when ``whole``."""
         return _inside(real, self.base) and (whole or real != self.base)
 
-    def _hidden_too(self, real: str) -> bool:
-        """Whether a hidden place's link to ``real``, outside the workspace, is hidden with it:
-        the rest of the disk is readable (read-only), so a key kept in ``/srv/dotfiles`` or
-        ``~/dotfiles`` (not opened) and linked into ``~/.ssh`` would be read there by its real
-        name. Not what must stay in view for any command to run: ``/``, a folder holding the
-        home folder or the workspace (the hidden places below them are hidden themselves), and
-        the sandbox's own ``/dev``, ``/proc`` and ``/tmp`` (``known_hosts -> /dev/null`` is
-        common; the real ones are not what the command sees)."""
+    def _followed_outside(self, real: str) -> bool:
+        """Whether a place's link to ``real``, outside the workspace, is followed. A hidden
+        place's is hidden with it: the rest of the disk is readable (read-only), so a key kept in
+        ``/srv/dotfiles`` or ``~/dotfiles`` (not opened) and linked into ``~/.ssh`` would be read
+        there by its real name. A protected place's link to a folder there is walked for links in
+        turn (``~/.vim/plugin/shared -> /srv/vim`` holding ``x.vim -> ~/dotfiles/x.vim``: Vim
+        runs the workspace's file). Not what must stay in view for any command to run: ``/``, a
+        folder holding the home folder or the workspace (the places below them are looked at
+        themselves), and the sandbox's own ``/dev``, ``/proc`` and ``/tmp``
+        (``known_hosts -> /dev/null`` is common; the real ones are not what the command sees)."""
         if real == "/" or _inside(self.base, real) or _inside(self.home, real):
             return False
         return not any(_inside(real, own) for own in SANDBOX_OWN)
@@ -172,7 +184,8 @@ class Finder:
         place = f"{self.home}/{relative}"
         real = os.path.realpath(place)
         if self._lands(real, whole):
-            return [Landing(real, os.path.lexists(real), why, place)]
+            # (A folder: read-only or hidden where it lands, but its links lead on.)
+            return [Landing(real, os.path.lexists(real), why, place), *self.below(real, why, whole=whole)]
         if reached == len(parts) and os.path.isdir(real):
             return self.below(real, why, whole=whole)  # a folder elsewhere: links in it may land here
         return []
@@ -186,8 +199,9 @@ class Finder:
     def below(self, folder: str, why: str, *, whole: bool = False) -> list[Landing]:
         """The links below a real ``folder`` that land in the workspace (bounded, breadth first;
         ``whole``: as for ``landings``, and a hidden place's: its links landing outside the
-        workspace count too, ``_hidden_too``, and the folders they land on are walked in turn,
-        ``MAX_FOLLOWED`` of them at most)."""
+        workspace count too, ``_followed_outside``). The folders they land on, and a protected
+        place's folders outside the workspace, are walked in turn, within ``MAX_FOLLOWED`` and
+        ``MAX_ENTRIES_FOLLOWED``: past them the place is named in ``too_far`` (``too_far_protected``)."""
         try:
             if not stat.S_ISDIR(os.lstat(folder).st_mode) or (_inside(self.base, folder) and folder != self.base):
                 return []  # (a folder holding the workspace is not walked: that would be the workspace)
@@ -196,30 +210,39 @@ class Finder:
         found: list[Landing] = []
         walked = [folder]
         roots = collections.deque(walked)
+        too_far = self.too_far if whole else self.too_far_protected
+        looked = 0  # (in the folders followed: the place's own walk has its own bound)
         while roots:
-            for landing in self._walk(roots.popleft(), why, whole):
-                found.append(landing)
-                if not whole or not self._followed(landing.path, walked):
+            root = roots.popleft()
+            landings, onward, entries = self._walk(root, why, whole)
+            found += landings
+            looked += entries if root != folder else 0
+            for real in (*(landing.path for landing in landings), *onward):
+                if not self._followed(real, walked):
                     continue
-                if len(walked) > MAX_FOLLOWED:
-                    if folder not in self.too_far:
-                        self.too_far.append(folder)
+                if len(walked) > MAX_FOLLOWED or looked > MAX_ENTRIES_FOLLOWED:
+                    if folder not in too_far:
+                        too_far.append(folder)
                     return found
-                walked.append(landing.path)
-                roots.append(landing.path)
+                walked.append(real)
+                roots.append(real)
         return found
 
     def _followed(self, real: str, walked: list[str]) -> bool:
-        """Whether a hidden place's landing ``real`` is walked for links in turn: a folder other
-        than the workspace itself (refused: ``launch``) not below one walked already (a circle of
-        links, or a link to a folder the walk reaches anyway). What ``_hidden_too`` leaves in view
-        is never a landing, so never walked."""
+        """Whether a landing (or a protected place's folder outside the workspace) ``real`` is
+        walked for links in turn: a folder other than the workspace itself not below one walked
+        already (a circle of links, or a link to a folder the walk reaches anyway). A landing in
+        the workspace too: it is read-only (or hidden), what its links lead to is not. What
+        ``_followed_outside`` leaves in view is never walked."""
         return (real != self.base and not any(_inside(real, done) for done in walked)
                 and os.path.isdir(real))
 
-    def _walk(self, folder: str, why: str, whole: bool) -> list[Landing]:
-        """The links below the real folder ``folder`` that land (``below``), one folder's walk."""
+    def _walk(self, folder: str, why: str, whole: bool) -> tuple[list[Landing], list[str], int]:
+        """The links below the real folder ``folder`` that land (``below``), one folder's walk;
+        and, not ``whole``, the folders outside the workspace its links lead to (walked in turn);
+        and how many entries were looked at."""
         found: list[Landing] = []
+        onward: list[str] = []
         pending = collections.deque([folder])
         looked = 0
         while pending:
@@ -231,11 +254,13 @@ class Finder:
             for name in listing.links:
                 link = f"{current}/{name}"
                 real = self._realpath(link)
-                if self._lands(real, whole) or (whole and self._hidden_too(real)):
+                if self._lands(real, whole) or (whole and self._followed_outside(real)):
                     found.append(Landing(real, os.path.lexists(real), why, link))
+                elif not whole and self._followed_outside(real):
+                    onward.append(real)
             pending.extend(f"{current}/{name}" for name in listing.folders)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:
                 if folder not in self.cut:
                     self.cut.append(folder)
                 break
-        return found
+        return found, onward, looked

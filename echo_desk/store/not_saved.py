@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 
+from echo_desk.common.explain import refusal_cause, refused
 from echo_desk.i18n import N_, _, deferred
 
 #: Whole sentences for the causes a person can act on (the system's own words are English).
@@ -63,5 +64,10 @@ def cause_text(cause: str, words: str) -> str:
 
 def storage_failure_text(error: BaseException) -> str:
     """Why a database or file write failed, in the person's language (a ``deferred`` message):
-    the cause a person can act on, else the system's own words."""
-    return cause_text(failure_cause(error), str(error))
+    SQLite's cause a person can act on; a system refusal in the words every other refusal uses
+    (``common.explain``); else the error's own words."""
+    if getattr(error, "sqlite_errorname", "") in _SQLITE_CAUSES:
+        return cause_text(failure_cause(error), str(error))
+    if isinstance(error, OSError):
+        return refusal_cause(error) or refused(error)
+    return str(error)

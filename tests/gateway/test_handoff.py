@@ -108,22 +108,6 @@ async def test_the_gateway_killed_withdraws_its_waiting_call_and_ends_the_client
 
 
 @needs_everything
-async def test_the_app_going_away_mid_call_ends_the_session_at_once(app: App, gateway_env: dict[str, str]) -> None:
-    process = await start("cursor", gateway_env)
-    try:
-        await send(process, call(2, ASKS, {"message": "x"}))
-        await app.person.asked()
-        await app.service.shutdown()
-        assert process.stdout is not None
-        # No answer can come for the call: the client sees its server end, never a wait.
-        assert await asyncio.wait_for(process.stdout.read(), 10) == b""
-        assert await asyncio.wait_for(process.wait(), 10) == 0
-        await app.person.withdrawn_count(1, timeout=10)
-    finally:
-        await stop_process(process)
-
-
-@needs_everything
 async def test_a_handed_call_the_person_allows_is_answered_on_the_clients_pipe(
         app: App, gateway_env: dict[str, str]) -> None:
     process = await start("cursor", gateway_env)

@@ -77,7 +77,7 @@ async def test_broken_connection_resumes_with_range(loopback, tmp_path: Path) ->
 async def test_partial_kept_after_giving_up_then_next_call_resumes(loopback, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     server = range_server(loopback, break_first_at=50_000)
     target = tmp_path / "m.gguf"
-    with pytest.raises(ModelFileError, match="run it again to resume"):
+    with pytest.raises(ModelFileError, match="Download it again to resume"):
         await download_model(f"{server.url}/m.gguf", target, sha256=SHA, attempts=1, sleep=no_wait)
     partial = tmp_path / "m.gguf.partial"
     assert partial.stat().st_size == 50_000 and not target.exists()
@@ -85,10 +85,36 @@ async def test_partial_kept_after_giving_up_then_next_call_resumes(loopback, tmp
     assert target.read_bytes() == PAYLOAD and server.requests[-1]["range"] == "bytes=50000-"
 
 
+#: An exception class's name in a sentence ("broke off (RemoteProtocolError)"), as it used to read.
+_CLASS_NAME = re.compile(r"\b_?[A-Z][a-z]+[A-Z]\w*|_Truncated")
+
+
+@pytest.mark.parametrize(("where", "words", "chinese"), [
+    ("cut", "the server ended the file early|the connection broke off", "服务器提前结束了文件传输|连接中断了"),
+    ("closed", r"the server could not be reached \(no network, or a wrong address\)", "无法连接服务器"),
+])
+async def test_a_download_that_stops_says_why_in_words_in_both_languages(  # type: ignore[no-untyped-def]
+        loopback, tmp_path: Path, where: str, words: str, chinese: str) -> None:
+    from echo_desk.i18n import set_language, shown
+
+    url = f"{range_server(loopback, break_first_at=50_000).url}/m.gguf" if where == "cut" else "http://127.0.0.1:9/m.gguf"
+    with pytest.raises(ModelFileError) as raised:
+        await download_model(url, tmp_path / "m.gguf", sha256=SHA, attempts=1, sleep=no_wait)
+    english = str(raised.value)
+    assert re.search(f"stopped: ({words}). Download it again to resume.", english), english
+    assert not _CLASS_NAME.search(english), english
+    set_language("zh_CN")
+    try:
+        said = shown(raised.value.reason)
+    finally:
+        set_language("en")
+    assert re.search(chinese, said) and not re.search("[A-Za-z]{3,}", said.replace(url, "")), said
+
+
 async def test_wrong_hash_is_rejected_and_nothing_kept(loopback, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     server = range_server(loopback)
     target = tmp_path / "m.gguf"
-    with pytest.raises(ModelFileError, match="does not match"):
+    with pytest.raises(ModelFileError, match="its checksum"):
         await download_model(f"{server.url}/m.gguf", target, sha256="0" * 64)
     assert not target.exists() and not (tmp_path / "m.gguf.partial").exists()
 

@@ -9,7 +9,9 @@ person next uses the tool.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -436,3 +438,206 @@ async def test_links_followed_past_their_bound_refuse_the_command(
     assert not result.success and result.error.startswith("not run"), result.output
     assert str(jail.home / ".ssh") in result.error
     assert "work-key-canary" not in result.output and not marker.exists()
+
+
+def _person_starts_vim(jail: Jail) -> None:
+    """Vim runs ``~/.vim/plugin/**/*.vim`` at start-up, through linked folders too."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(jail.home), "TERM": "dumb"}
+    subprocess.run(["vim", "-N", "-i", "NONE", "--not-a-term", "-c", "qa!"], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=60)
+
+
+def _vim_plugin_through_linked_folders(jail: Jail, folders_on: int, *, vim_in_workspace: bool = False) -> Path:
+    """``~/.vim/plugin/shared -> /srv/f0`` (a folder outside the workspace), each ``/srv/f<i>``
+    linking on to the next, the last holding ``mine.vim -> dotfiles/vim/mine.vim`` (the
+    workspace's). ``vim_in_workspace``: ``~/.vim`` itself a link to ``dotfiles/dot-vim`` (read-only
+    in the sandbox, but its link leads on). Returns the plugin, as the person wrote it."""
+    srv = jail.base / "srv"
+    if vim_in_workspace:
+        _link(jail.home / ".vim", jail.workspace / "dotfiles" / "dot-vim")
+    for i in range(folders_on - 1):
+        _link(srv / f"f{i}" / "next", srv / f"f{i + 1}")
+    plugin = jail.workspace / "dotfiles" / "vim" / "mine.vim"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text('" mine\n')
+    _link(srv / f"f{folders_on - 1}" / "mine.vim", plugin)
+    if vim_in_workspace:
+        _link(jail.workspace / "dotfiles" / "dot-vim" / "plugin" / "shared", srv / "f0")
+    else:
+        _link(jail.home / ".vim" / "plugin" / "shared", srv / "f0")
+    return plugin
+
+
+def _vim_runs(jail: Jail) -> str:
+    return f"call writefile(['ran'], '{_marker(jail)}', 'a')\n"
+
+
+@pytest.mark.skipif(not shutil.which("vim"), reason="needs vim")
+def test_a_vim_plugin_written_by_hand_through_linked_folders_runs_at_start_up(jail: Jail) -> None:
+    plugin = _vim_plugin_through_linked_folders(jail, 2)
+    plugin.write_text(_vim_runs(jail))
+    _person_starts_vim(jail)
+    assert _ran(jail) >= 1
+
+
+@pytest.mark.parametrize(("folders_on", "vim_in_workspace"), [(1, False), (2, False), (3, False), (2, True)])
+async def test_a_protected_file_reached_through_linked_folders_stays_read_only(
+        jail: Jail, folders_on: int, vim_in_workspace: bool) -> None:
+    """A protected place's link to a folder outside the workspace was not walked (only a hidden
+    place's was): the file a link there leads to, in the workspace, could be written, and Vim ran
+    it at its next start. The same from a protected place that lands in the workspace."""
+    plugin = _vim_plugin_through_linked_folders(jail, folders_on, vim_in_workspace=vim_in_workspace)
+    command = f"printf \"{_vim_runs(jail)}\" > dotfiles/vim/mine.vim"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert plugin.read_text() == '" mine\n', result.output
+    if shutil.which("vim"):
+        _person_starts_vim(jail)
+        assert _ran(jail) == 0, result.output
+
+
+async def test_a_protected_places_links_followed_past_their_bound_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``linked.MAX_FOLLOWED`` what the links lead to was not looked at, so it could not be
+    kept read-only: the command is refused (fail closed), naming the place and why."""
+    monkeypatch.setattr(linked, "MAX_FOLLOWED", 3)
+    plugin = _vim_plugin_through_linked_folders(jail, 6)
+    result = await run(tool_with(), {"command": "echo planted > dotfiles/vim/mine.vim"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert str(jail.home / ".vim") in result.error and "read-only" in result.error
+    assert plugin.read_text() == '" mine\n'
+
+
+async def test_a_protected_places_link_to_what_must_stay_in_view_is_not_walked(jail: Jail) -> None:
+    """A link from a protected place to ``/``, the home folder or ``/tmp`` is not walked (the
+    places below them are looked at themselves): the command runs, and ordinary files stay
+    writable."""
+    _link(jail.home / ".vim" / "root", "/")
+    _link(jail.home / ".vim" / "home", jail.home)
+    _link(jail.home / ".vim" / "tmp", "/tmp")
+    result = await run(tool_with(), {"command": "echo fine > notes.txt && cat notes.txt"}, context(jail.workspace))
+    assert result.success and "fine" in result.output, result.output
+
+
+async def test_many_plugin_folders_linked_into_a_protected_place_do_not_refuse_the_command(jail: Jail) -> None:
+    """A plugin manager (or the person) links one folder a plugin into the editor's: forty such
+    folders outside the workspace are followed, and the command runs (the bound on folders
+    followed was 16 before protected places were followed)."""
+    start = jail.home / ".local" / "share" / "nvim" / "site" / "pack" / "p" / "start"
+    for i in range(40):
+        plugin = jail.base / "code" / f"plugin{i}"
+        (plugin / "autoload").mkdir(parents=True)
+        for j in range(20):
+            (plugin / "autoload" / f"f{j}.vim").write_text("\n")
+        _link(start / f"plugin{i}", plugin)
+    result = await run(tool_with(), {"command": "echo fine > notes.txt && cat notes.txt"}, context(jail.workspace))
+    assert result.success and "fine" in result.output, result.output
+
+
+async def test_linked_folders_of_more_entries_than_followed_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folders followed are few but large: past ``linked.MAX_ENTRIES_FOLLOWED`` entries the
+    rest was not looked at, so the command is refused, as past the bound on folders."""
+    monkeypatch.setattr(linked, "MAX_ENTRIES_FOLLOWED", 50)
+    srv = jail.base / "srv"
+    _fill(srv / "f0", 60)
+    _link(srv / "f0" / "next", srv / "f1")
+    _link(srv / "f1" / "next", srv / "f2")
+    _link(jail.home / ".ssh" / "keys", srv / "f0")
+    result = await run(tool_with(), {"command": "true"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert str(jail.home / ".ssh") in result.error and "50 entries" in result.error
+
+
+def _real(path: str) -> str:
+    """The real path (``/bin`` is ``/usr/bin`` on most systems); ``""`` if it does not exist."""
+    return os.path.realpath(path) if os.path.exists(path) else ""
+
+
+@pytest.mark.parametrize("folder", ["/usr", "/etc", "/usr/bin"])
+async def test_a_hidden_places_link_to_a_folder_every_command_needs_refuses_the_command(
+        jail: Jail, folder: str) -> None:
+    """``~/.ssh/x -> /usr`` hid ``/usr``: the command failed with no program to run, and the
+    result blamed a write outside the workspace, offering to run it outside the sandbox. Now it
+    is not run, and the error names the folder and the link."""
+    _link(jail.home / ".ssh" / "x", folder)
+    marker = jail.workspace / "ran"
+    started = time.monotonic()
+    result = await run(tool_with(), {"command": f"touch {marker}"}, context(jail.workspace))
+    assert time.monotonic() - started < 20  # (measured: under a second; the walk of /usr is bounded)
+    assert not result.success and result.error.startswith("not run"), result.output
+    real = _real(folder)
+    assert real in result.error and f"{jail.home / '.ssh' / 'x'} → {real}" in result.error
+    assert "outside_sandbox" not in result.error and not marker.exists()
+
+
+async def test_a_hidden_places_link_into_a_system_folder_is_hidden_and_the_command_runs(jail: Jail) -> None:
+    """``~/.ssh/config -> /etc/ssh/ssh_config``: a file inside a system folder, which no command
+    needs, is hidden as before."""
+    if not _real("/etc/ssh/ssh_config").startswith("/etc/"):
+        pytest.skip("needs /etc/ssh/ssh_config")
+    _link(jail.home / ".ssh" / "config", "/etc/ssh/ssh_config")
+    result = await run(tool_with(), {"command": "wc -c < /etc/ssh/ssh_config; echo done"}, context(jail.workspace))
+    assert result.success and "done" in result.output, result.output
+    assert result.output.split()[0] == "0" or "Permission" in result.output, result.output
+
+
+@pytest.mark.parametrize("through", ["a folder outside", "a folder of the home linking on"])
+async def test_a_protected_file_reached_through_linked_folders_stays_read_only_with_the_home_as_workspace(
+        jail: Jail, through: str) -> None:
+    """The home folder as the workspace: ``~/.vim`` is read-only, but its link to a folder outside
+    (or one of the home folder that links on) leads to a plugin of the home folder that Vim runs."""
+    srv = jail.base / "srv"
+    plugin = jail.home / "code" / "mine.vim"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text('" mine\n')
+    if through == "a folder outside":
+        _link(srv / "vim" / "mine.vim", plugin)
+        _link(jail.home / ".vim" / "plugin" / "shared", srv / "vim")
+    else:
+        _link(jail.home / "vimshared" / "more", jail.home / "code")
+        _link(jail.home / ".vim" / "plugin" / "shared", jail.home / "vimshared")
+    command = f"printf \"{_vim_runs(jail)}\" > code/mine.vim"
+    result = await run(tool_with(), {"command": command}, context(jail.home))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert plugin.read_text() == '" mine\n', result.output
+
+
+async def test_a_protected_file_reached_through_linked_folders_is_put_aside_after_its_folder_is_moved(
+        jail: Jail) -> None:
+    """The read-only mount moves with a folder above it renamed (``mv dotfiles x``): the new
+    ``dotfiles/vim/mine.vim`` is what Vim would run; the check after the command puts it aside
+    (the person's own is where the command moved it, ``x/vim/mine.vim``)."""
+    plugin = _vim_plugin_through_linked_folders(jail, 2)
+    command = f"mv dotfiles x && mkdir -p dotfiles/vim && printf \"{_vim_runs(jail)}\" > dotfiles/vim/mine.vim"
+    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert not plugin.exists(), result.output
+    assert "dotfiles/vim/mine.vim" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
+    assert (jail.workspace / "x" / "vim" / "mine.vim").read_text() == '" mine\n'
+    if shutil.which("vim"):
+        _person_starts_vim(jail)
+        assert _ran(jail) == 0, result.output
+
+
+async def test_a_folder_on_path_inside_a_place_hidden_by_its_own_name_does_not_refuse_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fnm puts a folder of the session's runtime folder (hidden whole) on ``PATH``: its programs
+    are missing in the sandbox, but every other command runs."""
+    runtime = jail.base / "run-user"
+    (runtime / "fnm_multishells" / "1_2" / "bin").mkdir(parents=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("PATH", f"{runtime / 'fnm_multishells' / '1_2' / 'bin'}:{os.environ['PATH']}")
+    result = await run(tool_with(), {"command": "echo fine"}, context(jail.workspace))
+    assert result.success and "fine" in result.output, result.output
+
+
+async def test_a_hidden_places_link_to_a_folder_on_path_refuses_the_command(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = jail.base / "tools" / "bin"
+    tools.mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    _link(jail.home / ".ssh" / "tools", tools.parent)
+    result = await run(tool_with(), {"command": "echo fine"}, context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert f"{jail.home / '.ssh' / 'tools'} → {tools.parent}" in result.error

@@ -412,3 +412,61 @@ async def test_a_server_whose_folder_a_hidden_places_link_leads_to_is_not_starte
         set_language(before)
     assert f"{link} → {jail.workspace}" in said, said
     assert ("was not started" if language == "en" else "未启动") in said, said
+
+
+@requires_bwrap
+@pytest.mark.parametrize("how", ["a secret place of its home", "a variable's ~/ value", "a link in its secret place"])
+async def test_a_servers_own_home_folder_has_its_secret_places_hidden(jail: Jail, how: str) -> None:
+    """A server configured with a ``HOME`` of its own (``"env": {"HOME": "/srv/agent"}``) reads
+    its keys and credentials there, and a ``~/`` in its variables (``GNUPGHOME=~/keys``) from
+    there: the sandbox hid only Echo Desk's home folder's, and the server read the key."""
+    own = jail.base / "server-folder"
+    own.mkdir()
+    agent_home = jail.base / "agent-home"
+    env = {"HOME": str(agent_home)}
+    if how == "a variable's ~/ value":
+        key = agent_home / "keys" / "private-keys-v1.d" / "key.key"
+        env["GNUPGHOME"] = "~/keys"
+    elif how == "a link in its secret place":
+        key = jail.base / "srv" / "agent-keys" / "id_ed25519"
+        (agent_home / ".ssh").mkdir(parents=True)
+        (agent_home / ".ssh" / "id_ed25519").symlink_to(key)
+    else:
+        key = agent_home / ".ssh" / "id_ed25519"
+    key.parent.mkdir(parents=True)
+    key.write_text("agent-key-canary")
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(own), env=env,
+                       sandbox=True)
+    conn = _connection(cfg)
+    await conn.start()
+    try:
+        result = await conn.call_tool("probe", {"read": [str(key), str(jail.outside / "canary.txt")]})
+    finally:
+        await conn.close()
+    report = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    assert report["env"]["HOME"] == str(agent_home)
+    assert report["read"][str(key)].startswith("refused"), report["read"]
+    assert report["read"][str(jail.outside / "canary.txt")].startswith("read:canary-")
+
+
+@requires_bwrap
+async def test_a_hidden_path_of_the_persons_home_is_hidden_in_a_servers_own_home_too(jail: Jail) -> None:
+    """Settings › Sandbox's ``~/private``: the person's own, and the one of the server's ``HOME``
+    (a tool there reads ``~`` so)."""
+    own = jail.base / "server-folder"
+    own.mkdir()
+    agent_home = jail.base / "agent-home"
+    mine, theirs = jail.home / "private" / "tax.txt", agent_home / "private" / "tax.txt"
+    for path in (mine, theirs):
+        path.parent.mkdir(parents=True)
+        path.write_text("tax-secret")
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(own),
+                       env={"HOME": str(agent_home)}, sandbox=True)
+    conn = _connection(cfg, SandboxSettings(hidden_paths=["~/private"]))
+    await conn.start()
+    try:
+        result = await conn.call_tool("probe", {"read": [str(mine), str(theirs)]})
+    finally:
+        await conn.close()
+    report = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    assert report["read"][str(mine)].startswith("refused") and report["read"][str(theirs)].startswith("refused")

@@ -1,4 +1,4 @@
-"""docs/adding-a-tool.md is what a tool author copies: the reason its example gives for not being
+"""docs/adding-a-tool.md (and its Chinese version) is what a tool author copies: the reason its example gives for not being
 ready must be marked for translation (``N_``), as the example plugin's is, and must be what
 Settings › Tools and ``echo-desk tools list`` really translate through the plugin's catalog."""
 
@@ -8,6 +8,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from echo_desk import i18n
 from echo_desk.i18n import said_by_tool
 
@@ -15,10 +17,13 @@ ROOT = Path(__file__).parents[2]
 PLUGIN = ROOT / "examples/weather-plugin/src/echo_desk_weather"
 
 
-def _module_assignments() -> dict[str, ast.expr]:
+GUIDES = ("docs/adding-a-tool.md", "docs/adding-a-tool.zh_CN.md")
+
+
+def _module_assignments(guide: str) -> dict[str, ast.expr]:
     """The module-level ``NAME = value`` of every Python block of the guide that parses alone."""
     found: dict[str, ast.expr] = {}
-    for block in re.findall(r"```python\n(.*?)```", (ROOT / "docs/adding-a-tool.md").read_text(), re.S):
+    for block in re.findall(r"```python\n(.*?)```", (ROOT / guide).read_text(), re.S):
         try:
             tree = ast.parse(block)
         except SyntaxError:  # a method shown on its own, indented
@@ -29,13 +34,14 @@ def _module_assignments() -> dict[str, ast.expr]:
     return found
 
 
+@pytest.mark.parametrize("guide_path", GUIDES)
 def test_the_readiness_reason_of_the_guide_is_marked_and_translated_through_the_plugins_catalog(
-        chinese, monkeypatch) -> None:
+        chinese, monkeypatch, guide_path: str) -> None:
     # Before: ``NOT_CONFIGURED = "API key not configured"``: pybabel's ``-k N_`` never extracts it.
-    guide = (ROOT / "docs/adding-a-tool.md").read_text()
+    guide = (ROOT / guide_path).read_text()
     returned = re.search(r"def readiness_detail\(self\) -> str:\n\s+return .* else (\w+)\n", guide)
     assert returned, "the guide's readiness_detail example moved: update this test"
-    value = _module_assignments()[returned.group(1)]
+    value = _module_assignments(guide_path)[returned.group(1)]
     assert isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "N_", \
         ast.unparse(value)
     plugin_line = next(line for line in (PLUGIN / "tool.py").read_text().splitlines()
@@ -49,3 +55,21 @@ def test_the_readiness_reason_of_the_guide_is_marked_and_translated_through_the_
 
     monkeypatch.setattr(i18n, "locale_dir_of", lambda _cls: PLUGIN / "locale")
     assert said_by_tool(Weather(), reason) == "未设置 API 密钥"
+
+
+def _code(guide: str) -> list[str]:
+    """Every code block of a guide: fenced, and indented by four spaces after a blank line."""
+    text = (ROOT / guide).read_text()
+    return re.findall(r"```.*?```", text, re.S) + re.findall(r"(?<=\n\n)((?: {4}\S.*\n)+)", text)
+
+
+def test_the_chinese_guide_shows_the_english_guide_s_code_as_it_is() -> None:
+    # The code is what a tool author copies and what the tests above run: one text in both languages.
+    english, chinese = (_code(guide) for guide in GUIDES)
+    assert len(english) > 10 and chinese == english
+
+
+def test_each_guide_links_to_the_other() -> None:
+    english, chinese = ((ROOT / guide).read_text() for guide in GUIDES)
+    assert "(adding-a-tool.zh_CN.md)" in english and "(adding-a-tool.md)" in chinese
+    assert "(docs/adding-a-tool.zh_CN.md)" in (ROOT / "README.md").read_text()

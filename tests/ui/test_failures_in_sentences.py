@@ -73,6 +73,23 @@ def test_the_engine_that_did_not_start_is_said_in_sentences_that_follow_a_langua
         qloop.run_until_complete(services.aclose())
 
 
+def test_the_banner_s_command_is_quoted_and_its_sentence_ends_before_the_next(qloop: qasync.QEventLoop) -> None:
+    # Before, in Chinese: "请运行：python -m echo_desk.providers.local.fetch_default要连接模型，请打开…":
+    # the sentence after the command ran into it (Chinese sentences are joined with no space).
+    services = qloop.run_until_complete(load_services(SettingsStore.in_memory()))
+    command = "python -m echo_desk.providers.local.fetch_default"
+    try:
+        assert f"Download it with “{command}”. To connect one" in services.banner()
+        i18n_qt.apply_language("zh_CN")
+        try:
+            chinese = services.banner()
+        finally:
+            i18n_qt.apply_language("en")
+        assert f"“{command}”下载。要连接" in chinese, chinese
+    finally:
+        qloop.run_until_complete(services.aclose())
+
+
 def test_a_model_file_that_cannot_be_used_is_said_in_the_language_of_the_moment(
         qloop: qasync.QEventLoop, tmp_path: Path) -> None:
     # Before: ModelFileError's text was translated when raised, and the banner kept it so: a
@@ -178,6 +195,44 @@ def test_a_failed_turn_is_said_in_a_sentence_that_follows_a_language_switch(
         finally:
             i18n_qt.apply_language("en")
         assert chinese.startswith("本轮对话失败：") and not _latin_left(chinese), chinese
+    finally:
+        window.session.stop()
+        store.close()
+
+
+def test_a_model_s_error_in_the_chat_follows_a_language_switch(
+        qtbot, qloop: qasync.QEventLoop, runtime, tmp_path: Path) -> None:
+    # Before: the provider translated its ModelError when it raised it, and the chat showed that
+    # text: switching to Chinese left "no server at … — is Ollama running?" in English.
+    import httpx
+
+    from echo_desk.providers.errors import error_for_transport
+
+    class Unreachable(ScriptedModel):
+        async def stream(self, *_args: object, **_kwargs: object):  # type: ignore[override]
+            raise error_for_transport(httpx.ConnectError("refused"), base_url="http://127.0.0.1:11434/v1")
+            yield  # an async generator, as a model's stream is
+
+    store = ConversationStore(tmp_path / "conversations.sqlite3")
+    window = attached_window(qtbot, runtime, store)
+    try:
+        window.set_model(Unreachable([]))
+
+        async def scenario() -> None:
+            window.composer.setPlainText("hello")
+            window.send()
+            assert await within(next_emission(window.session.busy_changed)) is False
+
+        qloop.run_until_complete(scenario())
+        failed = window.session.transcript.items()[-1]
+        assert failed.kind == "error"
+        assert shown(failed.text) == "no server at http://127.0.0.1:11434 — is Ollama running?"
+        i18n_qt.apply_language("zh_CN")
+        try:
+            chinese = shown(failed.text)
+        finally:
+            i18n_qt.apply_language("en")
+        assert chinese == "http://127.0.0.1:11434 上没有服务器——Ollama 是否已在运行？", chinese
     finally:
         window.session.stop()
         store.close()

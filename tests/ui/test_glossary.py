@@ -73,6 +73,9 @@ def catalog_problems(pairs: list[tuple[str, str]]) -> list[str]:
                     problems.append(f"{msgid!r}: {variant} instead of {term.chinese} → {msgstr!r}")
         problems += [f"{msgid!r}: {p}" for p in text_problems(msgstr)]
         problems += [f"{msgid!r}: {p}" for p in typography_problems(msgstr)]
+        if _CJK.search(msgstr) and _ENDS_IN_CODE.search(msgstr):
+            problems.append(f"{msgid!r}: its last sentence ends in code, a sentence after it runs into it: "
+                            f"put the code in “” and end with 。 → {msgstr!r}")
     return problems
 
 
@@ -103,7 +106,12 @@ TYPOGRAPHY = (
     ("{x!r} prints ASCII quotes: use “{x}”", re.compile(r"\{[^{}]*![rsa][^{}]*\}")),
     ("Markdown backticks: a Qt label shows them", re.compile("`")),
     ("a space before full-width punctuation", re.compile(f"[{_HAN}] +[。，、：；！？）]")),
+    ("code run into Chinese: put it in “”", re.compile(f"[-./_][A-Za-z0-9_]+[{_HAN}]")),
 )
+#: A message of sentences whose last one ends in code: a command, a path, a placeholder after a
+#: colon ("日志：{log}"). A sentence said after it (``i18n.sentences``, the window's banner) runs
+#: into it: "请运行：python -m …fetch_default要连接模型…". The code goes in “” and the sentence ends.
+_ENDS_IN_CODE = re.compile("[。！？][^\n]*(?:[A-Za-z0-9_./-]|[^。！？\n]\\{[^{}]*\\})$")
 
 
 #: A file dialog's filter: Qt reads its patterns inside ASCII brackets ("GGUF 模型 (*.gguf)").
@@ -158,6 +166,12 @@ def test_the_glossary_catches_a_forbidden_variant() -> None:
     assert catalog_problems([("Run `ls`", "运行 `ls`")])
     assert catalog_problems([("Done — see below", "完成 — 见下文")])
     assert catalog_problems([("Name: {x}", "名称: {x}")])
+    assert catalog_problems([("Not yet. Run: python -m fetch", "尚未下载。请运行：python -m fetch")])
+    assert catalog_problems([("Failed. Log: {log}", "失败。日志：{log}")])
+    assert catalog_problems([("Run fetch.sh to get it", "运行 fetch.sh下载它")])
+    assert catalog_problems([("Not yet. Run “fetch”.", "尚未下载。请运行“fetch”。")]) == []
+    assert catalog_problems([("No model. {how}", "没有模型。{how}")]) == []  # a sentence of its own
+    assert catalog_problems([("Stopped. Output:\n{output}", "已停止。输出：\n{output}")]) == []
     assert catalog_problems([("GGUF models (*.gguf)", "GGUF 模型 (*.gguf)")]) == []  # Qt's filter syntax
     # …and what is right passes: 目标 is the goal's term when both meet in one message.
     assert catalog_problems([("Goal and targets", "目标和操作对象")]) == []

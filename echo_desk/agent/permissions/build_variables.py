@@ -29,10 +29,24 @@ wrapper on the line gives the command (``env MAKEFILES=… make``: ``line_enviro
 assignment before the command (``MAKEFILES=out/x.mk make``, ``export …; make``) is not read
 here: the engine already asks for any assignment that is not one of the few inert ones.
 
+- ``find_package`` looks for a package's Config.cmake below the prefix of every folder of the
+  ``PATH`` (the folder, or its parent for one ending in ``bin`` or ``sbin``): in its ``lib*/``,
+  ``share/`` and any ``<name>*/`` folder (cmake's manual, the search procedure). Proven (s207,
+  cmake 3.25, bash and dash): with ``~/.local/bin`` on the PATH, a
+  ``~/.local/lib/cmake/Foo/FooConfig.cmake`` ran under ``cmake -S . -B b`` for a
+  ``find_package(Foo CONFIG)``; with ``~/bin``, a ``~/foo-x/share/foo/foo-config.cmake`` did.
+  The package's name is the CMakeLists' to choose, so every folder of those shapes counts
+  (``package_folders``), whatever its name.
+- make takes every variable of its environment as a make variable, and its built-in rules run
+  the programs ``CC``, ``CXX``, ``AS``… name with the flags ``CFLAGS``, ``LDFLAGS``… hold, with no
+  makefile at all (s207, proven with make 4.3 under bash and dash: Echo Desk's environment
+  holding ``CC=out/x``, ``make foo`` beside a foo.c ran out/x; a makefile's ``$(CC)`` does the
+  same). Every word holding a ``/`` of those variables counts as a program, as cmake's compilers.
+
 What this is not: a build runs the programs its build files and these variables name by a bare
 name (``CC=gcc``, a launcher); those are found on the PATH, which the engine judges elsewhere.
-make's own use of ``CC`` and the like (its built-in rules, a recipe's ``$(CC)``) is not read
-here either.
+A makefile's own variables other than those of the built-in rules (a recipe's ``$(TOOL)``,
+taken from the environment too) are not read here.
 """
 
 from __future__ import annotations
@@ -67,6 +81,12 @@ _CMAKE_COMPILER_VARIABLES = re.compile(
     r"|CMAKE_[A-Z_]+_(COMPILER|LINKER)_LAUNCHER")
 #: What separates the paths in a compiler variable's value (``-fplugin=out/p.so``, ``-Wl,-rpath,out``).
 _WORD = re.compile(r"[^\s=,:;\"']+")
+#: The variables of make's built-in rules (GNU make 4.3, ``make -p``): the programs they run,
+#: their flags, and the commands made of them (``COMPILE.c``, ``LINK.o``…).
+_MAKE_RULE_VARIABLES = re.compile(
+    r"(AR|AS|CC|CXX|CPP|FC|F77|M2C|PC|CO|GET|LEX|YACC|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|RM"
+    r"|OBJC|LD)(FLAGS)?|CFLAGS|CPPFLAGS|FFLAGS|GFLAGS|LDLIBS|LFLAGS|YFLAGS|PFLAGS|RFLAGS|TARGET_ARCH|TARGET_MACH"
+    r"|OUTPUT_OPTION|(COMPILE|LINK|PREPROCESS|LINT)\.[A-Za-z0-9]+")
 #: The user package registry, below the home folder cmake reads from ``$HOME``.
 _CMAKE_REGISTRY = (".cmake", "packages")
 #: More registry entries than this are not read one by one.
@@ -85,6 +105,8 @@ class Named:
     include_folders: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     programs: list[str] = field(default_factory=list)
+    #: Folders below which cmake's ``find_package`` looks for a package's files (``package_folders``).
+    prefixes: list[str] = field(default_factory=list)
     unknown: bool = False
 
 
@@ -97,11 +119,13 @@ def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] 
     def get(name: str) -> str:
         return line_environment.get(name) if environ is None else environ.get(name, "")
 
-    given = line_environment.given() if environ is None else None
-    names = [*(os.environ if environ is None else environ), *(given.values if given is not None else ())]
+    names = line_environment.names() if environ is None else list(environ)
     result = Named()
     if program in ("make", "cmake"):
         _make_environment(get, result)
+    if program == "make":
+        result.programs += [p for name in dict.fromkeys(names) if _MAKE_RULE_VARIABLES.fullmatch(name)
+                            for p in _compiler_paths(get(name))]
     if program == "cmake":
         for _, value in cmake_settings(words):
             if value is None:
@@ -115,7 +139,29 @@ def named(program: str, words: Sequence[str | None], environ: Mapping[str, str] 
                 result.programs += _compiler_paths(get(name))
         for folder in dict.fromkeys((*((str(home),) if home is not None else ()), get("HOME"))):
             _cmake_registry(folder, result)
+        result.prefixes += _path_prefixes(get("PATH"))
     return result
+
+
+#: Where below a prefix ``find_package`` finds a package's Config.cmake (any file there: it
+#: includes its neighbours), ``*`` standing for any name (``<name>*``, the ``<arch>`` of
+#: ``lib/<arch>``): ``L/cmake/<name>*/``, ``L/<name>*/``, ``L/<name>*/(cmake|CMake)/``, each also
+#: below a ``<name>*/``, with ``L`` a library folder (cmake's manual, the search procedure).
+PACKAGE_FOLDERS = tuple(f"{top}{library}/{middle}/*" for top in ("", "*/")
+                        for library in ("lib", "lib32", "lib64", "libx32", "share", "lib/*")
+                        for middle in ("cmake/*", "*", "*/cmake", "*/CMake"))
+
+
+def _path_prefixes(value: str) -> list[str]:
+    """The prefixes cmake derives from a ``PATH``: each folder, its parent for one ending in
+    ``bin`` or ``sbin`` (an empty part is the folder cmake runs in)."""
+    prefixes = []
+    for part in value.split(os.pathsep):
+        folder = part.rstrip("/") or ("/" if part else ".")
+        if os.path.basename(folder) in ("bin", "sbin"):
+            folder = os.path.dirname(folder) or "."
+        prefixes.append(folder)
+    return list(dict.fromkeys(prefixes))
 
 
 def _compiler_paths(value: str) -> list[str]:

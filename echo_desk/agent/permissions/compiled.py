@@ -9,6 +9,7 @@ from typing import Any
 from echo_desk.agent.permissions import matchers
 from echo_desk.agent.permissions.model import Family, Grant, Rule
 from echo_desk.agent.permissions.tokens import PatternError, compile_tokens
+from echo_desk.i18n import N_, for_person
 
 _FAMILY_NAMES = {"shell": Family.SHELL, "read": Family.READ, "write": Family.WRITE, "fetch": Family.FETCH}
 
@@ -25,14 +26,19 @@ def family_of(tool: str, named: NamedGrammar | None = None) -> Family:
     if tool.startswith("mcp:"):
         server = tool[4:].split("/", 1)[0]
         if not server or tool.count("/") > 1 or tool.endswith("/"):
-            raise ValueError(f"tool {tool!r}: write mcp:<server> or mcp:<server>/<tool>")
+            raise ValueError(for_person(f"tool {tool!r}: write mcp:<server> or mcp:<server>/<tool>",
+                                        N_("tool “{tool}”: write mcp:<server> or mcp:<server>/<tool>"), tool=tool))
         return Family.MCP
     if tool.startswith("db:"):
         if not tool[3:]:
-            raise ValueError(f"tool {tool!r}: write db:<connection name>")
+            raise ValueError(for_person(f"tool {tool!r}: write db:<connection name>",
+                                        N_("tool “{tool}”: write db:<connection name>"), tool=tool))
         return Family.DB
     if not tool or not all(c.isalnum() or c in "_-.:" for c in tool):
-        raise ValueError(f"tool {tool!r} is not a family (shell, read, write, fetch, mcp:…, db:…) or a tool name")
+        raise ValueError(for_person(
+            f"tool {tool!r} is not a family (shell, read, write, fetch, mcp:…, db:…) or a tool name",
+            N_("tool “{tool}” is neither a family (shell, read, write, fetch, mcp:…, db:…) nor a tool's name"),
+            tool=tool))
     declared = named(tool) if named is not None else None
     return declared if declared is not None and declared is not Family.MCP else Family.TOOL
 
@@ -42,7 +48,8 @@ def compile_pattern(family: Family, pattern: str | None) -> Any:
     if pattern is None:
         return None
     if not pattern.strip():
-        raise PatternError("the pattern is empty (omit 'pattern' to mean the whole tool)")
+        raise PatternError(for_person("the pattern is empty (omit 'pattern' to mean the whole tool)",
+                                      N_("the pattern is empty (leave pattern out to mean the whole tool)")))
     if family is Family.SHELL:
         return compile_tokens(pattern)
     if family in (Family.READ, Family.WRITE):
@@ -53,7 +60,8 @@ def compile_pattern(family: Family, pattern: str | None) -> Any:
         return matchers.compile_fields(pattern)
     if family is Family.DB:
         return matchers.compile_classes(pattern)
-    raise PatternError("this tool takes no pattern (a rule for a tool by name covers every call)")
+    raise PatternError(for_person("this tool takes no pattern (a rule for a tool by name covers every call)",
+                                  N_("this tool takes no pattern (a rule for a tool by name covers every call)")))
 
 
 @dataclass(frozen=True)

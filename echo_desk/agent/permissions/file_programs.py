@@ -1,13 +1,14 @@
 """Where the plain file programs write: each path ``cp``/``mv``/``install``/``ln``/``touch``/
 ``mkdir``/``rm``/``rmdir``/``truncate``/``dd``/``chmod``/``chown``/``chgrp``/``split``/``csplit``/
-``shred``, ``patch``, ``gzip``/``bzip2``/``xz``/``zstd`` (and their un- twins) and ``unzip`` write,
+``shred``, ``patch``, ``gzip``/``bzip2``/``xz``/``zstd`` (and their un- twins), ``unzip`` and ``scp`` write,
 create, delete or change the mode of, for the write rules to judge (``Reading.written``; a folder
 they write anywhere below: ``Reading.written_below``). A rule naming the program trusts the
 program, not every place it may write.
 
 ``None`` stands for a path only known when the line runs, or not known to the engine (an option
 these tables lack, a file named inside a patch): the write rules cannot allow it, so it asks.
-Versions read: GNU coreutils 9, GNU patch 2.7, gzip 1.12, bzip2 1.0, xz 5.4, zstd 1.5, unzip 6.
+Versions read: GNU coreutils 9, GNU patch 2.7, gzip 1.12, bzip2 1.0, xz 5.4, zstd 1.5, unzip 6,
+OpenSSH scp 9.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ _EACH = {"touch": _TOUCH, "mkdir": _MKDIR, "rmdir": _RMDIR, "rm": table.RM, "tru
 _MODES = {"chmod": _CHMOD, "chown": _CHOWN, "chgrp": _CHOWN}
 _COMPRESSORS = {"gzip": _GZIP, "gunzip": _GZIP, "bzip2": _BZIP2, "bunzip2": _BZIP2, "xz": _XZ, "unxz": _XZ,
                 "zstd": _ZSTD, "unzstd": _ZSTD}
-PROGRAMS = frozenset({*_COPIERS, *_EACH, *_MODES, *_COMPRESSORS, "dd", "split", "csplit", "patch", "unzip"})
+PROGRAMS = frozenset({*_COPIERS, *_EACH, *_MODES, *_COMPRESSORS, "dd", "split", "csplit", "patch", "unzip", "scp"})
 
 #: A symbolic mode that looks like an option (``chmod -w F``): chmod reads it as the mode.
 _MODE_WORD = re.compile(r"-[rwxXst]+([,+=-][ugoa]*[rwxXst]*)*")
@@ -142,6 +143,8 @@ def written(argv: Sequence[str | None]) -> tuple[Paths, Paths] | None:
         return _moded(read_options(args, _MODES[program]))
     if program in _COMPRESSORS:
         return _compressor(read_options(args, _COMPRESSORS[program]))
+    if program == "scp":
+        return _scp(args)
     return {"dd": _dd, "split": _split, "csplit": _csplit, "patch": _patch, "unzip": _unzip}[program](args)
 
 
@@ -191,9 +194,10 @@ def _copier(program: str, parsed: Parsed) -> tuple[Paths, Paths]:
     if program == "cp" and names & {"--recursive", "--archive"}:
         # A tree copied in lands below the destination, through the links already there.
         return (destination, *moved), (destination,)
-    if "--no-target-directory" in names and program != "mv":
-        # -T: the destination is the file itself; a folder there makes cp, ln and install fail
-        # (mv -T puts a moved folder's whole tree there instead: judged as into a folder).
+    if "--no-target-directory" in names:
+        # -T: the destination is the file itself; a folder there makes cp, ln and install fail,
+        # and mv renames onto it (a link there is replaced, not followed; an empty folder takes
+        # a moved folder's place, as `mv DIR NEW` puts it at NEW: strace, coreutils 9, s201).
         return (destination, *moved), ()
     # Into a folder, each source lands under its own name (cp writes through a link there).
     inside = tuple(None if s is None or destination is None else os.path.join(destination, os.path.basename(s.rstrip("/")))
@@ -301,6 +305,58 @@ def _patch(args: list[str | None]) -> tuple[Paths, Paths]:
     if any(v is None or "/" in v for v in _value(parsed, "--suffix")):
         return _UNKNOWN
     return (parsed.operands[0][1], *_value(parsed, "--output"), *_value(parsed, "--reject-file")), ()
+
+
+def _scp(args: list[str | None]) -> tuple[Paths, Paths]:
+    """scp copies to its last operand. Where that is a path on this machine it writes there as cp
+    does (for a local source it runs ``cp``: ``scp out/rc ~/.bashrc`` overwrote it): the
+    destination, each source's name in it, anywhere below it with ``-r``. A ``host:path`` or
+    ``scp://`` destination writes nothing here. Its options end at the first operand."""
+    parsed = read_options(args, table.SCP)
+    if not _understood(parsed):
+        return _UNKNOWN
+    operands = args[parsed.rest:] if parsed.rest is not None else []
+    if any(v is None for v in operands):
+        return _UNKNOWN
+    if len(operands) < 2 or _scp_remote(operands[-1] or ""):
+        return (), ()
+    destination = operands[-1]
+    if "-r" in _names(parsed):
+        return (destination,), (destination,)
+    names = [_scp_path(s or "") for s in operands[:-1]]
+    inside = tuple(os.path.join(destination or "", os.path.basename(n.rstrip("/"))) if n else None for n in names)
+    return (destination, *inside), ()
+
+
+def _scp_remote(word: str) -> bool:
+    """Whether scp reads ``word`` as on another machine: an ``scp://`` address, or a ``:`` before
+    any ``/`` (``host:path``, ``user@[::1]:path``; a leading ``:`` is a local name), as OpenSSH's
+    ``colon()`` reads it."""
+    if word.startswith("scp://"):
+        return True
+    if word.startswith(":"):
+        return False
+    bracket = word.startswith("[")
+    for k, c in enumerate(word):
+        following = word[k + 1:k + 2]
+        if c == "@" and following == "[":
+            bracket = True
+        if c == "]" and following == ":" and bracket:
+            return True
+        if c == ":" and not bracket:
+            return True
+        if c == "/":
+            return False
+    return False
+
+
+def _scp_path(word: str) -> str | None:
+    """The path part of an scp source (``host:dir/f`` gives ``dir/f``); ``None``: not known."""
+    if word.startswith("scp://"):
+        return None
+    if _scp_remote(word):
+        return word.rsplit(":", 1)[1] or None
+    return word
 
 
 def _unzip(args: list[str | None]) -> tuple[Paths, Paths]:

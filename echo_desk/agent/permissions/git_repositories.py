@@ -301,3 +301,26 @@ def _local_path(url: str) -> str | None:
     if colon != -1 and (slash == -1 or colon < slash):
         return None  # host:path, ssh's form
     return url
+
+
+@dataclass(frozen=True)
+class Moves:
+    """The ``-C`` options of a git command: the indexes of their words in the command (option and
+    value) and the folders they name, in turn (``None``: one only known when the line runs)."""
+
+    words: frozenset[int]
+    folders: tuple[str | None, ...]
+
+
+def moves(argv: Sequence[str | None]) -> Moves:
+    """The ``-C`` options of the git command ``argv``: git changes into each folder in turn before
+    it does anything else, so ``git -C DIR rest`` is ``cd DIR && git rest`` (``-C ""`` stays)."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    words: set[int] = set()
+    folders: list[str | None] = []
+    for seen in parsed.seen:
+        if seen.option is None or not seen.token.startswith("-C"):
+            continue
+        words.update(range(seen.index + 1, seen.index + 1 + seen.words))
+        folders.append(seen.value)
+    return Moves(frozenset(words), tuple(folders))

@@ -22,8 +22,6 @@ from echo_desk.agent.permissions.folder_writes import Form, known, values_of
 from echo_desk.agent.permissions.options import Option, OptionSet, Parsed, flags, read_options, values
 
 Paths = tuple[str | None, ...]
-#: The places one command writes, its words read (``Parsed``) by its form.
-Places = Callable[[str, Parsed], list[str | None]]
 
 #: hg's global options (``commands.globalopts``): before the command, and among its own.
 GLOBAL = (*flags("-y|--noninteractive -q|--quiet -v|--verbose --debug --debugger --traceback --time --profile "
@@ -35,9 +33,12 @@ SCHEME = re.compile(r"[a-zA-Z0-9+.\-]+:")
 #: unique prefix of among them (a prefix hg finds ambiguous stops hg: counting it costs nothing).
 WRITING = frozenset({"clone", "share", "init", "archive", "bundle", "cat", "export", "incoming", "serve",
                      "debugdownload", "debuggetbundle", "debugcreatestreamclonebundle", "debug-repair-issue6528",
-                     "debugserve"})
-#: hg's own short names of them, which hg takes before any prefix: ``hg in`` is incoming, not init.
-_SHORT = {"in": "incoming"}
+                     "debugserve", "purge"})
+#: hg's own other names of commands (``hg help``'s "aliases:"), which hg takes before any prefix
+#: (``hg in`` is incoming, not init) and whose prefixes name the command too (``hg cle``: purge).
+ALIASES = {"in": "incoming", "clean": "purge", "up": "update", "checkout": "update", "co": "update"}
+#: hg's global options naming the repository a command works on.
+REPOSITORY = frozenset({"--repository"})
 
 
 def spec(*options: tuple[Option, ...]) -> OptionSet:
@@ -48,11 +49,16 @@ def spec(*options: tuple[Option, ...]) -> OptionSet:
 @dataclass(frozen=True)
 class Read:
     """A writing command of the line: its name, its words read by its form's options and the
-    values of ``--cwd`` among them and hg's global options."""
+    values of ``--cwd`` and of ``-R`` among them and hg's global options."""
 
     command: str
     parsed: Parsed
     cwds: tuple[str | None, ...]
+    repositories: tuple[str | None, ...] = ()
+
+
+#: The places one command writes, its words read by its form.
+Places = Callable[[Read], list[str | None]]
 
 
 def read(argv: Sequence[str | None], forms: Mapping[str, Form]) -> Read | Literal[False] | None:
@@ -74,16 +80,24 @@ def read(argv: Sequence[str | None], forms: Mapping[str, Form]) -> Read | Litera
     own = known(argv[at + 1:], forms[command])
     if own is None:
         return None
-    return Read(command, own, tuple(v for p in (parsed, own) for v in values_of(p, frozenset({"--cwd"}))))
+    return Read(command, own, tuple(v for p in (parsed, own) for v in values_of(p, frozenset({"--cwd"}))),
+                tuple(v for p in (parsed, own) for v in values_of(p, REPOSITORY)))
 
 
 def command_word(argv: Sequence[str | None]) -> str | None:
     """The word naming the command of the hg line ``argv`` (``""``: none; ``None``: not known
     here: a word known only when the line runs, or an option not known here before it)."""
+    at = command_at(argv)
+    return None if at is None else "" if at == len(argv) else argv[at]
+
+
+def command_at(argv: Sequence[str | None]) -> int | None:
+    """Where the word naming the command of the hg line ``argv`` is (``len(argv)``: none;
+    ``None``: not known here, as for ``command_word``)."""
     parsed = read_options(argv[1:], OptionSet(GLOBAL, permute=False))
     if parsed.dynamic or any(s.option is None for s in parsed.seen):
         return None
-    return "" if parsed.rest is None else argv[1 + parsed.rest]
+    return len(argv) if parsed.rest is None else 1 + parsed.rest
 
 
 def written(argv: Sequence[str | None], forms: Mapping[str, Form], places: Places) -> Paths:
@@ -93,16 +107,17 @@ def written(argv: Sequence[str | None], forms: Mapping[str, Form], places: Place
     command = read(argv, forms)
     if command is None or command is False:
         return () if command is False else (None,)
-    return tuple(from_cwd(command.cwds, path) for path in places(command.command, command.parsed))
+    return tuple(from_cwd(command.cwds, path) for path in places(command))
 
 
-def command_of(word: str) -> str | None:
-    """The writing command ``word`` names (``WRITING``): its short name, itself, or a unique
-    prefix of one (``hg clon``)."""
-    if word in _SHORT:
-        return _SHORT[word]
-    found = [name for name in WRITING if name.startswith(word)]
-    return found[0] if len(found) == 1 else None
+def command_of(word: str, commands: frozenset[str] = WRITING) -> str | None:
+    """The command of ``commands`` (by default the writing ones) ``word`` names: one of hg's
+    other names of it, itself, or a unique prefix of one of those (``hg clon``, ``hg cle``)."""
+    if word in ALIASES:
+        return ALIASES[word] if ALIASES[word] in commands else None
+    found = {name for name in commands if name.startswith(word)}
+    found |= {name for alias, name in ALIASES.items() if name in commands and alias.startswith(word)}
+    return found.pop() if len(found) == 1 else None
 
 
 def from_cwd(cwds: Sequence[str | None], path: str | None) -> str | None:

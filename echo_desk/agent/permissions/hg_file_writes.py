@@ -16,7 +16,9 @@ commands') whose words name a file it writes outside the repository:
   --to-report FILE``, ``hg debugserve --logiofile FILE``: FILE;
 - ``hg serve``: its ``--pid-file``, ``-A``/``--accesslog`` and ``-E``/``--errorlog``; with
   ``--daemon-postexec`` (hg's own, for the daemon it starts: ``unlink:F`` deletes F) what it
-  touches is not known here.
+  touches is not known here; with ``--cmdserver unix`` its ``-a``/``--address`` is the socket
+  it makes (``~/sock`` made a socket in the home folder, proven with hg 6.3, s201), with
+  ``--cmdserver chgunix`` (a link at the address to a socket beside it) not known here.
 
 The command line is read as hg reads it (``hg_commands``). hg does not expand ``~`` or ``$``
 in these names: a word left so by the shell is not known here (``None``: the write rules ask),
@@ -29,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from echo_desk.agent.permissions.folder_writes import Form, first, found, none, second, values_of
-from echo_desk.agent.permissions.hg_commands import Paths, spec, written
+from echo_desk.agent.permissions.hg_commands import Paths, Read, spec, written
 from echo_desk.agent.permissions.options import Parsed, flags, values
 
 #: The commands whose ``-o`` is a pattern hg makes the file's name from (``cmdutil.makefilename``).
@@ -39,6 +41,10 @@ _PATTERNED = frozenset({"cat", "export"})
 _POSTEXEC = frozenset({"--daemon-postexec"})
 _OUTPUT = frozenset({"--output"})
 _SERVED = frozenset({"--pid-file", "--accesslog", "--errorlog"})
+_CMDSERVER = frozenset({"--cmdserver"})
+_ADDRESS = frozenset({"--address"})
+#: The modes of ``hg serve --cmdserver`` read here: ``unix`` listens on a socket at ``-a``.
+_SOCKET_MODES = frozenset({"pipe", "unix"})
 
 #: Each writing command (hg 6.3's tables); any other option makes the file not known.
 _FORMS = {
@@ -71,11 +77,23 @@ def files_written(argv: Sequence[str | None]) -> Paths:
     return written(argv, _FORMS, _files)
 
 
-def _files(command: str, parsed: Parsed) -> list[str | None]:
-    if values_of(parsed, _POSTEXEC):
+def _files(command: Read) -> list[str | None]:
+    if values_of(command.parsed, _POSTEXEC):
         return [None]
-    named = found(parsed, _FORMS[command])
-    return [p for name in named for p in _pattern(name)] if command in _PATTERNED else named
+    named = found(command.parsed, _FORMS[command.command]) + _sockets(command.parsed)
+    return [p for name in named for p in _pattern(name)] if command.command in _PATTERNED else named
+
+
+def _sockets(parsed: Parsed) -> list[str | None]:
+    """``hg serve --cmdserver unix -a PATH`` makes a socket at PATH; ``--cmdserver pipe``
+    serves on the input and output; another mode (``chgunix`` makes PATH a link to a socket
+    beside it) is not known here."""
+    modes = values_of(parsed, _CMDSERVER)
+    if not modes:
+        return []
+    if any(mode not in _SOCKET_MODES for mode in modes):
+        return [None]
+    return values_of(parsed, _ADDRESS) if "unix" in modes else []
 
 
 def _pattern(name: str | None) -> list[str | None]:

@@ -1,4 +1,4 @@
-"""The folders hg creates and fills, for the write rules to judge (``Reading.written_below``),
+"""The folders hg creates and fills, or deletes files in, for the write rules to judge (``Reading.written_below``),
 as git's (``git_folder_writes``, the same ``folder_writes`` forms). A rule naming hg (``hg
 **``) trusts hg, not every place it may put files: with the agent's writes kept to ``out/``,
 ``hg clone . ~/bin`` checked the repository's programs out into a folder on your ``PATH``,
@@ -10,7 +10,12 @@ is judged as a write anywhere below it:
   the last part of its path, ``../r#stable`` clones into ``r``); ``hg share SOURCE [DEST]``
   (the share extension) the same;
 - ``hg init [DEST]``: DEST, else the folder it runs in;
-- ``hg archive DEST``: DEST (a folder of the repository's files, or an archive file).
+- ``hg archive DEST``: DEST (a folder of the repository's files, or an archive file);
+- ``hg purge [DIR…]`` (also ``hg clean``) deletes the files hg does not track below each DIR,
+  else below the repository's root (``-R``; found above the folder it runs in: not known here):
+  ``hg -R ../r purge --no-confirm`` deleted the person's files there (proven with hg 6.3, s201;
+  without ``--no-confirm`` hg asks, and a line without a terminal answers no, but a setting
+  ``[purge] confirm = False`` or ``--config`` need not be on the line).
 
 A DEST of clone, init and share, and clone's SOURCE when no DEST is given, may be a name of
 hg's ``[paths]``, which hg replaces by the place it stands for (``path_names``; ``hg_paths``
@@ -29,9 +34,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from echo_desk.agent.permissions.folder_writes import Form, Words, first_or, found, second_or
+from echo_desk.agent.permissions.folder_writes import Form, Words, first_or, found, none, second_or
 from echo_desk.agent.permissions.hg_commands import SCHEME, Paths, Read, read, spec, written
-from echo_desk.agent.permissions.options import Parsed, flags, values
+from echo_desk.agent.permissions.options import flags, values
 
 
 def _default_dest(source: str | None) -> str | None:
@@ -68,6 +73,10 @@ _FORMS = {
     "init": Form(spec(flags("--insecure"), values("-e|--ssh --remotecmd")), first_or(".")),
     "archive": Form(spec(flags("--no-decode -S|--subrepos"), values("-p|--prefix -r|--rev -t|--type -I|--include "
                                                                     "-X|--exclude")), _archive),
+    # (its folders are read by ``_purged``; ``--no-X`` turns a flag off)
+    "purge": Form(spec(flags("-a|--abort-on-err --all -i|--ignored --dirs --files -p|--print -0|--print0 --confirm "
+                             "--no-abort-on-err --no-all --no-ignored --no-dirs --no-files --no-print --no-print0 "
+                             "--no-confirm"), values("-I|--include -X|--exclude")), none),
 }
 
 
@@ -77,8 +86,20 @@ def folders_written(argv: Sequence[str | None]) -> Paths:
     return written(argv, _FORMS, _folders)
 
 
-def _folders(command: str, parsed: Parsed) -> list[str | None]:
-    return [d for f in found(parsed, _FORMS[command]) for d in _fragments(f)]
+def _folders(command: Read) -> list[str | None]:
+    if command.command == "purge":
+        return _purged(command)
+    return [d for f in found(command.parsed, _FORMS[command.command]) for d in _fragments(f)]
+
+
+def _purged(command: Read) -> list[str | None]:
+    """``hg purge DIR…`` deletes the files hg does not track below each DIR (a pattern with a
+    kind, ``glob:…``, is not known here); without one, below the repository's root: the folder
+    ``-R`` names, else not known here (hg finds it above the folder it runs in)."""
+    operands = [w for _, w in command.parsed.operands]
+    if operands:
+        return [None if w is None or ":" in w else w for w in operands]
+    return list(command.repositories[-1:]) or [None]
 
 
 def _fragments(folder: str | None) -> list[str | None]:
@@ -106,7 +127,7 @@ def path_names(argv: Sequence[str | None]) -> PathNames:
     and ``clone`` look DEST up, ``clone`` SOURCE too, ``share`` only a DEST given). A word known
     only when the line runs is left out: ``folders_written`` makes its folder not known."""
     command = read(argv, _FORMS)
-    if not isinstance(command, Read) or command.command == "archive":
+    if not isinstance(command, Read) or command.command in ("archive", "purge"):
         return PathNames()
     operands = [w for _, w in command.parsed.operands]
     after: list[str | None]

@@ -9,6 +9,13 @@ folder). The engine's path readers read a leading ``~`` as the home folder, the 
 expansion; for a path of the line that starts with such a word, both
 spellings are judged — the home folder's (``~/x``) and the folder's named ``~`` (``./~/x``) —
 so an allow needs both, and a deny or ask of either speaks.
+
+Neither shell expands a ``~`` inside a word either, where an option's value is glued to it
+(``install -D -t~/scratch/t F`` made ./~/scratch/t/F under bash and dash: strace, s201; the
+engine read its folder as the home folder's). bash expands one after ``=`` or ``:`` only in a
+word starting ``NAME=`` (``a=~/x``, ``a=b:~/x``; not ``--opt=~/x``, ``-o=~/x``, ``x:~/y``) and
+dash never: the line parser leaves those not known (``plain``); every other ``~`` inside a word
+reaches the program as it is, and the part of the word from it counts both ways.
 """
 
 from __future__ import annotations
@@ -26,6 +33,14 @@ def left_by_shell(word: Word) -> bool:
     return _homeward(word.value) and not word.raw.startswith("~")
 
 
+def _inner(value: str | None) -> list[str]:
+    """The parts of ``value`` from a ``~`` inside it (``-t~/x``: ``~/x``) that a path reader may
+    take for the home folder: no shell expanded them."""
+    if value is None:
+        return []
+    return [value[k:] for k in range(1, len(value)) if value[k] == "~" and _homeward(value[k:])]
+
+
 class LiteralTildes:
     """The words of a line whose leading ``~`` the shell left (``note``), and the spellings of a
     path the line's programs write or read (``spellings``)."""
@@ -35,6 +50,7 @@ class LiteralTildes:
 
     def note(self, words: tuple[Word, ...]) -> None:
         self._words.update(w.value for w in words if w.value is not None and left_by_shell(w))
+        self._words.update(tail for w in words for tail in _inner(w.value))
 
     def spellings(self, value: str) -> list[str]:
         """``value`` as the path readers should read it: as is (``~/x``: the home folder), and

@@ -31,11 +31,11 @@ from echo_desk.agent.permissions.model import (
     Severity,
 )
 from echo_desk.agent.permissions.tokens import PatternError
+from echo_desk.agent.permissions.toml_said import toml_problem
 from echo_desk.common.explain import refused
 from echo_desk.i18n import N_, Deferred, for_person
 
 _HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rule[ \t]*\]\][ \t]*(#.*)?$")
-_TOML_LINE = re.compile(r"at line (\d+)")
 _KEYS = frozenset({"effect", "tool", "pattern", "reason", "examples", "client"})
 #: A ``client`` value: an MCP client's name as the gateway knows it, ``*`` (any of them) or
 #: ``@chat`` (Echo Desk's own agent).
@@ -82,23 +82,32 @@ def parse_rules(
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        found = _TOML_LINE.search(str(exc))
-        error(ProblemKind.TOML_SYNTAX, int(found.group(1)) if found else 0, f"not valid TOML: {exc}")
+        error(ProblemKind.TOML_SYNTAX, *toml_problem(exc, text))
         return [], problems
     extra = sorted(set(data) - {"rule"})
     if extra:
-        error(ProblemKind.BAD_RULE, 0, f"unknown top-level key {extra[0]!r}: a rule file holds only [[rule]] tables")
+        error(ProblemKind.BAD_RULE, 0, for_person(
+            f"unknown top-level key {extra[0]!r}: a rule file holds only [[rule]] tables",
+            N_("unknown key “{key}” outside a rule: a rule file holds only [[rule]] tables"), key=extra[0]))
     tables = data.get("rule", [])
     if not isinstance(tables, list):
-        error(ProblemKind.BAD_RULE, 0, "'rule' must be an array of tables: write each rule under [[rule]]")
+        error(ProblemKind.BAD_RULE, 0, for_person(
+            "'rule' must be an array of tables: write each rule under [[rule]]",
+            N_("“rule” must be a list of tables: write each rule under [[rule]]")))
         return [], problems
     if len(tables) > MAX_RULES_PER_FILE:
-        error(ProblemKind.BAD_RULE, 0, f"{len(tables)} rules (limit {MAX_RULES_PER_FILE})")
+        error(ProblemKind.BAD_RULE, 0, for_person(
+            f"{len(tables)} rules (limit {MAX_RULES_PER_FILE})",
+            N_("it has {count} rules, more than the {limit} a rule file may hold"), count=len(tables),
+            limit=MAX_RULES_PER_FILE))
         return [], problems
     lines = rule_lines(text)
     if len(lines) != len(tables):
         problems.append(LoadProblem(severity=Severity.WARNING, kind=ProblemKind.BAD_RULE, path=path, line=0,
-                                    message="could not tell which line each [[rule]] starts on; lines are shown as 0"))
+                                    message=for_person(
+                                        "could not tell which line each [[rule]] starts on; lines are shown as 0",
+                                        N_("could not tell which line each [[rule]] starts on; lines are shown "
+                                           "as 0"))))
         lines = [0] * len(tables)
     compiled: list[Compiled] = []
     for table, line in zip(tables, lines, strict=True):
@@ -121,44 +130,50 @@ def _one_rule(
     named: NamedGrammar | None,
 ) -> Compiled | None:
     if not isinstance(table, dict):
-        error(ProblemKind.BAD_RULE, line, "a rule must be a table")
+        error(ProblemKind.BAD_RULE, line, for_person("a rule must be a table", N_("a rule must be a table")))
         return None
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        error(ProblemKind.BAD_RULE, line,
-              f"unknown key {unknown[0]!r} (keys: effect, tool, pattern, reason, examples, client)")
+        error(ProblemKind.BAD_RULE, line, for_person(
+            f"unknown key {unknown[0]!r} (keys: effect, tool, pattern, reason, examples, client)",
+            N_("unknown key “{key}” (a rule's keys: effect, tool, pattern, reason, examples, client)"),
+            key=unknown[0]))
         return None
     try:
         effect = Effect(str(table.get("effect")))
     except ValueError:
-        error(ProblemKind.BAD_RULE, line,
-              f"effect must be allow, allow-in-sandbox, ask or deny, not {table.get('effect')!r}")
+        error(ProblemKind.BAD_RULE, line, for_person(
+            f"effect must be allow, allow-in-sandbox, ask or deny, not {table.get('effect')!r}",
+            N_("effect must be allow, allow-in-sandbox, ask or deny, not “{effect}”"), effect=str(table.get("effect"))))
         return None
     tool = table.get("tool")
     if not isinstance(tool, str):
-        error(ProblemKind.BAD_RULE, line, "tool is required (shell, read, write, fetch, mcp:<server>, db:<name> or a tool)")
+        error(ProblemKind.BAD_RULE, line, for_person(
+            "tool is required (shell, read, write, fetch, mcp:<server>, db:<name> or a tool)",
+            N_("tool is required (shell, read, write, fetch, mcp:<server>, db:<name> or a tool's name)")))
         return None
     try:
         family = family_of(tool, named)
     except ValueError as exc:
-        error(ProblemKind.BAD_RULE, line, str(exc))
+        error(ProblemKind.BAD_RULE, line, _said(exc))
         return None
     if effect is Effect.ALLOW_IN_SANDBOX and family is not Family.SHELL:
-        error(ProblemKind.BAD_RULE, line,
-              f"allow-in-sandbox applies to commands only (tool shell or run_command), not {tool!r}")
+        error(ProblemKind.BAD_RULE, line, for_person(
+            f"allow-in-sandbox applies to commands only (tool shell or run_command), not {tool!r}",
+            N_("allow-in-sandbox applies to commands only (tool shell or run_command), not “{tool}”"), tool=tool))
         return None
     pattern = table.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
-        error(ProblemKind.BAD_RULE, line, "pattern must be a string")
+        error(ProblemKind.BAD_RULE, line, for_person("pattern must be a string", N_("pattern must be a text in quotes")))
         return None
     reason = table.get("reason", "")
     if not isinstance(reason, str):
-        error(ProblemKind.BAD_RULE, line, "reason must be a string")
+        error(ProblemKind.BAD_RULE, line, for_person("reason must be a string", N_("reason must be a text in quotes")))
         return None
     try:
         matcher = compile_pattern(family, pattern)
     except PatternError as exc:
-        error(ProblemKind.BAD_RULE, line, str(exc))
+        error(ProblemKind.BAD_RULE, line, _said(exc))
         return None
     examples = _examples(table.get("examples"), line, error)
     clients = _clients(table.get("client"), line, error)
@@ -191,9 +206,11 @@ def _clients(value: Any, line: int, error: Callable[..., None]) -> tuple[str, ..
     items = [value] if isinstance(value, str) else value
     if (not isinstance(items, list) or not items
             or not all(isinstance(i, str) and _CLIENT.fullmatch(i) for i in items)):
-        error(ProblemKind.BAD_RULE, line,
-              'client must be an MCP client\'s name as the gateway knows it (lower case: "cursor", '
-              '"claude-code"), "*" for any of them, "@chat" for Echo Desk\'s own chat, or a list of those')
+        error(ProblemKind.BAD_RULE, line, for_person(
+            'client must be an MCP client\'s name as the gateway knows it (lower case: "cursor", '
+            '"claude-code"), "*" for any of them, "@chat" for Echo Desk\'s own chat, or a list of those',
+            N_("client must be an MCP client's name as the gateway knows it (lower case: “cursor”, "
+               "“claude-code”), “*” for any of them, “@chat” for Echo Desk's own chat, or a list of those")))
         return None
     return tuple(dict.fromkeys(items))
 
@@ -202,13 +219,15 @@ def _examples(value: Any, line: int, error: Callable[..., None]) -> Examples | N
     if value is None:
         return Examples()
     if not isinstance(value, dict) or set(value) - {"match", "not_match"}:
-        error(ProblemKind.BAD_RULE, line, "examples must be { match = [...], not_match = [...] }")
+        error(ProblemKind.BAD_RULE, line, for_person("examples must be { match = [...], not_match = [...] }",
+                                                     N_("examples must be { match = [...], not_match = [...] }")))
         return None
     lists: dict[str, tuple[str, ...]] = {}
     for key in ("match", "not_match"):
         items = value.get(key, [])
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            error(ProblemKind.BAD_RULE, line, f"examples.{key} must be a list of strings")
+            error(ProblemKind.BAD_RULE, line, for_person(f"examples.{key} must be a list of strings",
+                                                         N_("examples.{key} must be a list of texts in quotes"), key=key))
             return None
         lists[key] = tuple(items)
     return Examples(match=lists["match"], not_match=lists["not_match"])
@@ -227,6 +246,13 @@ def read_rule_file(
         return [], [LoadProblem(severity=Severity.ERROR, kind=ProblemKind.UNREADABLE, path=path, line=0,
                                 message=_said_too(f"cannot read: {exc}", refused(exc)))], ""
     return parse_rule_bytes(raw, path, layer, check_example, inactive_allow=inactive_allow, named=named)
+
+
+def _said(exc: Exception) -> str:
+    """``exc``'s words: its ``for_person`` message when it has one (Settings says it in the person's
+    language, ``rules check`` its English), else its own text."""
+    message = exc.args[0] if len(exc.args) == 1 else None
+    return message if isinstance(message, Deferred) else str(exc)
 
 
 def _said_too(model_text: str, said: str) -> str:

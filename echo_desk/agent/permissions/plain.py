@@ -54,6 +54,9 @@ class PlainWord:
     start: int
     end: int
     quoted: bool
+    #: A glob whose matches may start with ``-`` (``*/``, ``-*``): bash hands the program a
+    #: match as an option (``option_globs`` says which commands take that).
+    may_be_option: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,9 +237,8 @@ class _Reader:
             raise NotPlain(Opaque.DYNAMIC_ARGUMENT, "a brace expansion")
         value = "".join(out)
         if glob:
-            if value[:1] in ("-", *_GLOB) or raw[:1] in _GLOB:
-                raise NotPlain(Opaque.GLOB_OPTION)
-            return PlainWord(None, raw, start, self.i, quoted)
+            option = value[:1] in ("-", *_GLOB) or raw[:1] in _GLOB
+            return PlainWord(None, raw, start, self.i, quoted, may_be_option=option)
         return PlainWord(value, raw, start, self.i, quoted)
 
     def quoted(self, c: str) -> str:

@@ -898,9 +898,10 @@ USER_SITE = (".local/lib", ("module.pth", "usercustomize.py"))
 #: number is how many words come before the options and operands (ruff's subcommand).
 #: What pytest runs as code from every folder it collects, besides its settings files: test
 #: modules (``test_*.py``, ``*_test.py``; any ``.py`` with ``--doctest-modules``, or one a test
-#: imports: pytest puts the folder first on ``sys.path``) and doctest files (``test*.txt``).
-#: Judged by suffix: a file the agent may write with one of these under a collected folder counts.
-COLLECTED_CODE: dict[str, tuple[str, ...]] = dict.fromkeys(("pytest", "py.test"), (".py", ".txt"))
+#: imports: pytest puts the folder first on ``sys.path``), judged by suffix: a file the agent
+#: may write with one of these under a collected folder counts; and its doctest files, judged
+#: by name (``test*.txt``, or what ``--doctest-glob`` names: ``pytest_doctests``).
+COLLECTED_CODE: dict[str, tuple[str, ...]] = dict.fromkeys(("pytest", "py.test"), (".py",))
 #: go (``go build|test|vet|run``): the ``go.mod`` and ``go.work`` of the folder it runs in and
 #: every folder above (a ``replace`` names other code to build, ``toolchain`` a go to run), and
 #: the code of every package it is given (``go test ./out`` compiles and runs out/*_test.go and

@@ -28,12 +28,14 @@ from echo_desk.agent.permissions import (
     file_programs,
     hg_file_writes,
     hg_folder_writes,
+    hg_runners,
     line_environment,
     npm_settings_writes,
     program_names,
     settings_commands,
 )
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.binutils import objcopy_reading, strip_reading
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
     PREPROCESSOR,
@@ -769,7 +771,8 @@ def _hg(argv: Argv, program: str) -> Reading:
     abbreviation of them; a word known only when the line runs may be one. The folders hg creates
     and fills (``hg clone``, ``init``, ``share``, ``archive``: ``hg_folder_writes``) and the files
     its words name (``hg cat -o``, ``bundle``, ``serve --pid-file``…: ``hg_file_writes``) are
-    judged by the write rules."""
+    judged by the write rules. Its commands that run what an option names (``hg bisect -c``,
+    ``hg merge --tool``) or code they read (``hg debugshell``): ``hg_runners``."""
     found: list[Flag] = []
     for word in argv[1:]:
         if word is None:
@@ -780,6 +783,7 @@ def _hg(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({name, word}), word, Does.CONFIG))
         elif _hg_ssh(word):
             found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
+    found += hg_runners.hg_runner_flags(argv)
     return Reading(program, flags=tuple(found), written=hg_file_writes.files_written(argv),
                    written_below=hg_folder_writes.folders_written(argv))
 
@@ -833,7 +837,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "set": _set, "xxd": _xxd, "less": _less, "command": command_reading, "flock": flock_reading, "script": script_reading,
     "watch": watch_reading, "zip": _zip, "su": su_reading, "runuser": su_reading, "ssh": ssh_reading,
     "cargo": cargo_reading, "javac": javac_reading, "java": java_reading, "go": go_reading, "mvn": mvn_reading,
-    "cmake": cmake_reading, "meson": meson_reading,
+    "cmake": cmake_reading, "meson": meson_reading, "objcopy": objcopy_reading, "strip": strip_reading,
     "node": interpreter(table.NODE, frozenset({"-e", "-p", "--eval", "--print"})),
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),

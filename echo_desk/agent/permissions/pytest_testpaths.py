@@ -17,13 +17,17 @@ import tomllib
 from pathlib import Path
 
 #: pytest's settings files in the order it tries them in one folder, with their section.
-_FILES = (("pytest.ini", "pytest"), (".pytest.ini", "pytest"), ("pyproject.toml", None),
-          ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
+SETTINGS_FILES = (("pytest.ini", "pytest"), (".pytest.ini", "pytest"), ("pyproject.toml", None),
+                  ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
 _GLOB = frozenset("*?[")
 
 
-class _NotUnderstood(Exception):
-    pass
+class NotUnderstood(Exception):
+    """A settings file whose pytest settings are not read here."""
+
+
+#: What reading pytest's settings files may raise: the file is then not understood.
+READ_ERRORS = (OSError, UnicodeDecodeError, ValueError, configparser.Error, tomllib.TOMLDecodeError, NotUnderstood)
 
 
 def testpaths(cwd: Path) -> list[str] | None:
@@ -31,33 +35,34 @@ def testpaths(cwd: Path) -> list[str] | None:
     they are not known to be fewer than ``cwd`` and every folder under it."""
     try:
         for folder in (cwd, *cwd.parents):
-            for name, section in _FILES:
+            for name, section in SETTINGS_FILES:
                 path = folder / name
                 if not path.is_file():
                     continue
-                found = _settings(path, section)
+                found = settings_in(path, section)
                 if found is None:
                     continue
                 if folder != cwd or "addopts" in found:
                     return None
                 return _existing(cwd, _paths(found.get("testpaths")))
-    except (OSError, UnicodeDecodeError, ValueError, configparser.Error, tomllib.TOMLDecodeError, _NotUnderstood):
+    except READ_ERRORS:
         return None
     return None
 
 
-def _settings(path: Path, section: str | None) -> dict[str, object] | None:
-    """pytest's settings in ``path`` (``None``: the file holds none, pytest looks on)."""
+def settings_in(path: Path, section: str | None) -> dict[str, object] | None:
+    """pytest's settings in ``path`` (``None``: the file holds none, pytest looks on); raises
+    one of ``READ_ERRORS`` when they are not understood."""
     if section is None:
         tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
         pytest = tool.get("pytest") if isinstance(tool, dict) else None
         if pytest is None:
             return None
         if not isinstance(pytest, dict) or set(pytest) - {"ini_options"}:
-            raise _NotUnderstood  # pytest 9's own [tool.pytest] settings: not read here
+            raise NotUnderstood  # pytest 9's own [tool.pytest] settings: not read here
         options = pytest.get("ini_options", {})
         if not isinstance(options, dict):
-            raise _NotUnderstood
+            raise NotUnderstood
         return options
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(path.read_text(encoding="utf-8"))

@@ -34,9 +34,11 @@ from echo_desk.agent.permissions import (
     hg_config,
     hg_paths,
     line_environment,
+    name_globs,
     npm_environment,
     pip_projects,
     programs,
+    pytest_doctests,
     pytest_testpaths,
     ssh_config,
     ssh_reach,
@@ -62,6 +64,12 @@ class Place:
     #: Also any file whose name ends so, in the folder (below it too, when ``below``): what
     #: pytest collects as code, the files of a package go builds.
     suffixes: tuple[str, ...] = ()
+    #: Also any file whose name matches one of these (fnmatch) globs, as ``suffixes`` (pytest's
+    #: doctest files, ``test*.txt``).
+    globs: tuple[str, ...] = ()
+    #: Also any file whose path below the folder has one of these shapes, parts separated by
+    #: ``/``, ``*`` any name (cmake's package folders: ``lib/cmake/*/*``).
+    shapes: tuple[str, ...] = ()
 
 
 #: Every file anywhere: where a command reads settings or code from a place Echo Desk cannot tell
@@ -93,8 +101,8 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         found += [_user_site(home)] if home is not None else []
     if home is not None:
         found += _user_places(program, home) + _named_places(program, argv, cwds, home)
-    found += _projects(argv, program, rest, cwds) + _pip_places(argv[0], program, cwds, home)
-    found += _subcommand_code(program, rest, cwds) + _gem_places(program, rest, cwds, home)
+    found += _projects(argv, program, rest, cwds, home) + _pip_places(argv[0], program, cwds, home)
+    found += _subcommand_code(program, rest, cwds, home) + _gem_places(program, rest, cwds, home)
     if program == "go":
         # Every go command reads the go env file $GOENV names (in the environment the commands
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
@@ -107,23 +115,17 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
     found += _folder_places(program, rest, cwds, names, home, runner=argv[0])
-    if program in table.OPERAND_SETTINGS:
-        skip, spec = table.OPERAND_SETTINGS[program]
-        operands, values = _operands(rest[skip:], spec)
-        if program in _NODE_IDS:
-            operands, values = _node_paths(operands), _node_paths(values)
-        suffixes = table.COLLECTED_CODE.get(program, ())
-        for c in cwds:
-            for word in (operands or _default_operands(program, c)) + values:
-                for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
-                    # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
-                    code = () if folder.is_file() else suffixes
-                    found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code),
-                              *(Place(f, names) for f in folder.parents)]
-                    if suffixes and word in operands:
-                        # A file named as an operand is collected whatever its name (`tests/notes.txt`).
-                        found.append(Place(folder.parent, (folder.name,)))
-    return found
+    return found + _operand_places(program, rest, cwds, names, home)
+
+
+def _collected_code(program: str, suffixes: tuple[str, ...],
+                    folders: tuple[Path, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The suffixes and name globs of the files ``program`` collects as code in a folder it
+    collects: for pytest, its doctest files too (``pytest_doctests``; not known: any file)."""
+    if program not in ("pytest", "py.test"):
+        return suffixes, ()
+    globs = pytest_doctests.doctest_globs(folders)
+    return (suffixes, globs) if globs is not None else (("",), ())
 
 
 def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[str | None]:
@@ -147,7 +149,7 @@ def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> l
     the command runs in; ``~/``: in the home folder); a value not read: any file."""
     if _NPMRC not in table.FOLDER_SETTINGS.get(program, ()):
         return []
-    named = npm_environment.paths()
+    named = npm_environment.paths(program)
     if named is None:
         return [ANY_FILE]
     paths: list[Path] = []
@@ -172,15 +174,15 @@ def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> 
 
 
 def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | None],
-              cwds: Sequence[Path]) -> list[Place]:
+              cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The local projects pip or ``python -m build`` (``program``, with its arguments ``rest``)
     builds, and the requirements files pip reads (``pip_projects``): every file of a project
     folder counts as code its build runs, and a path that is a file (an archive, a
     requirements file) counts itself."""
     if PIP.fullmatch(program):
-        sources = [pip_projects.pip_sources(rest, c) for c in cwds]
+        sources = [pip_projects.pip_sources(words, c) for c in cwds for words in _home_readings(rest, home)]
     elif program == "build" and PYTHON.fullmatch(programs.name_of(argv[0]) or ""):
-        sources = [pip_projects.build_sources(rest, c) for c in cwds]
+        sources = [pip_projects.build_sources(words, c) for c in cwds for words in _home_readings(rest, home)]
     else:
         return []
     found: list[Place] = []
@@ -192,10 +194,42 @@ def _projects(argv: Sequence[str | None], program: str, rest: Sequence[str | Non
     return found
 
 
-def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+
+def _operand_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path], names: tuple[str, ...],
+                    home: Path | None) -> list[Place]:
+    """For a program of ``OPERAND_SETTINGS`` (pytest, ruff): the settings and code of each
+    folder or file its operands and option values name, and of the folders above them; a path
+    starting ``~`` both ways (``_tilde_words``: ``pytest ~/t`` collects the home folder's)."""
+    if program not in table.OPERAND_SETTINGS:
+        return []
+    found: list[Place] = []
+    skip, spec = table.OPERAND_SETTINGS[program]
+    operands, values = _operands(rest[skip:], spec)
+    if program in _NODE_IDS:
+        operands, values = _node_paths(operands), _node_paths(values)
+    suffixes = table.COLLECTED_CODE.get(program, ())
+    for c in cwds:
+        for word, text in ((w, t) for w in (operands or _default_operands(program, c)) + values
+                           for t in _tilde_words(w, home)):
+            if text is None:
+                return [ANY_FILE]
+            for folder in dict.fromkeys((Path(os.path.normpath(c / text)), Path(os.path.realpath(c / text)))):
+                # (a file holds no files: `pytest tests/test_x.py` collects that file alone)
+                code, globs = ((), ()) if folder.is_file() else _collected_code(program, suffixes, (folder, c))
+                found += [Place(folder, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code,
+                                globs=globs),
+                          *(Place(f, names) for f in folder.parents)]
+                if suffixes and word in operands:
+                    # A file named as an operand is collected whatever its name (`tests/notes.txt`).
+                    found.append(Place(folder.parent, (folder.name,)))
+    return found
+
+
+def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """For a subcommand of ``program_options.SUBCOMMAND_CODE`` (``gem build``): the code files
     by suffix in the folder it runs in, and every word after the subcommand as a file (an
-    option's value among them: more files, never fewer)."""
+    option's value among them: more files, never fewer; ``~/x.gemspec`` both ways:
+    ``_tilde_words``)."""
     if program not in table.SUBCOMMAND_CODE:
         return []
     sub, code = table.SUBCOMMAND_CODE[program]
@@ -206,8 +240,10 @@ def _subcommand_code(program: str, rest: Sequence[str | None], cwds: Sequence[Pa
     if any(w is None for w in words):
         return [ANY_FILE]
     found = [Place(c, tuple(f"x{s}" for s in code), suffixes=code) for c in cwds]
-    return found + [Place(p.parent, (p.name,)) for c in cwds for w in words if w and not w.startswith("-")
-                    for p in _both(c / w)]
+    texts = [t for w in words if w and not w.startswith("-") for t in _tilde_words(w, home)]
+    if None in texts:
+        return [ANY_FILE]
+    return found + [Place(p.parent, (p.name,)) for c in cwds for t in texts if t for p in _both(c / t)]
 
 
 def _gem_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -294,18 +330,25 @@ def _go_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | No
     """Where go reads code and settings (see ``program_options.GO_SETTINGS``): the packages it
     compiles or runs, with the folder it runs in, its vendor folder, go.mod and go.work, every
     package of its module and the folders its go.mod and go.work name (``_go_module_folders``)."""
-    packages = build_tools.go_packages(argv)
-    if packages is None:
+    if build_tools.go_packages(argv) is None:
         return []
+    # (`go test ~/p`: the shell gives the folder below the home folder, which go would otherwise
+    # take for an import path; another user's: any)
+    packages = [p for words in _home_readings(argv, home) for p in (build_tools.go_packages(words) or [(".", True)])]
     names, code = table.GO_SETTINGS, table.GO_CODE
     stand_ins = tuple(f"x{s}" for s in code)
     found = [Place(f, names) for c in cwds for f in (c, *c.parents)]
+    if any(w and w.startswith("~") and _home_word(w, home) is None for w in argv):
+        found.append(Place(Path("/"), (*names, *stand_ins), below=True, suffixes=code))
     found += [Place(f / "vendor", stand_ins, below=True, suffixes=code) for c in cwds for f in (c, *c.parents)]
     if home is not None:
         found.append(Place(home / "go", stand_ins, below=True, suffixes=code))
+    texts = [(t, below) for word, below in packages for t in _tilde_words(word, home)]  # (`go run ~/m.go`)
+    if any(t is None for t, _ in texts):
+        return [*found, ANY_FILE]
     for c in cwds:
-        for word, below in packages:
-            for folder in dict.fromkeys((Path(os.path.normpath(c / word)), Path(os.path.realpath(c / word)))):
+        for text, below in ((t, b) for t, b in texts if t is not None):
+            for folder in dict.fromkeys((Path(os.path.normpath(c / text)), Path(os.path.realpath(c / text)))):
                 found += [Place(folder, (*names, *stand_ins), below=below, suffixes=code),
                           *(Place(f, names) for f in folder.parents)]
         # Every package of the module may be imported by the ones named (its init() runs), and
@@ -443,7 +486,7 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
-    found += _code_files(program, rest, cwds) + _build_includes(program, rest, starts, cwds, home)
+    found += _code_files(program, rest, cwds, home) + _build_includes(program, rest, starts, cwds, home)
     if program == "hg":
         roots = _hg_roots(starts)
         systems = hg_config.system_folders(runner, cwds)
@@ -493,11 +536,12 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     ``OPERAND_FOLDERS``, its operands (``cmake ../src``). With ``True``: an option whose folder
     is not known here (a word known only when the line runs, none after the option, or another
     user's home). A value starting ``~/`` is below ``home``, as the shell expands it (``hg -R
-    ~/r``; it was read below the folder the program runs in)."""
-    named = [_home_word(v, home) for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program))]
+    ~/r``; it was read below the folder the program runs in), and in a folder named ``~`` too
+    (``_tilde_words``)."""
+    named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
-        named += [w for w in words if w is None or not w.startswith("-")]
+        named += [t for w in words if w is None or not w.startswith("-") for t in _tilde_words(w, home)]
     starts = list(cwds)
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
@@ -508,6 +552,17 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     return list(dict.fromkeys(starts)), any(not value for value in named)
 
 
+def _tilde_words(word: str | None, home: Path | None) -> list[str | None]:
+    """``word`` as a path a program may open: with a leading ``~`` (alone or before ``/``),
+    the home folder's, as the shell expands it (``cmake -P ~/x.cmake``: it was read below the
+    folder the program runs in), and the folder named ``~`` there, where the shell left it
+    (quoted, or glued to an option: ``ninja -C~/b``, see ``literal_tilde``); another user's home
+    is not known here (``None``)."""
+    if word is None or not word.startswith("~"):
+        return [word]
+    return [_home_word(word, home), word]
+
+
 def _home_word(word: str | None, home: Path | None) -> str | None:
     """``word`` with a leading ``~`` (alone or before ``/``) made the home folder (``None``:
     another user's home, or no home folder known)."""
@@ -516,6 +571,15 @@ def _home_word(word: str | None, home: Path | None) -> str | None:
     if home is None or not (word == "~" or word.startswith("~/")):
         return None
     return str(home / word[2:])
+
+
+def _home_readings(words: Sequence[str | None], home: Path | None) -> list[list[str | None]]:
+    """``words`` as written and, when one starts ``~``, with each such word below ``home`` as
+    the shell expands a word of its own (``pip install ~/p``; ``None``: another user's home):
+    both count, since a value glued to its option keeps its ``~``."""
+    if not any(w and w.startswith("~") for w in words):
+        return [list(words)]
+    return [list(words), [_home_word(w, home) if w and w.startswith("~") else w for w in words]]
 
 
 def _searches_up(program: str, words: Sequence[str | None]) -> bool:
@@ -546,11 +610,13 @@ def _first_holding(folder: Path, names: Sequence[str]) -> int:
     return 0
 
 
-def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path]) -> list[Place]:
+def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
     """The code files ``program``'s options name (``program_options.CODE_FILE_OPTIONS``:
-    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``) and those the environment Echo Desk
-    runs in names (``CODE_FILE_VARIABLES``); one not known here: any file."""
-    named: list[str | None] = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    ``ninja -f out/x.ninja``, ``cmake -P out/x.cmake``, ``cmake -P ~/x.cmake``: ``_tilde_words``)
+    and those the environment Echo Desk runs in names (``CODE_FILE_VARIABLES``); one not known
+    here: any file."""
+    named: list[str | None] = [w for v in _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+                               for w in _tilde_words(v, home)]
     named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := line_environment.get(name))]
     if any(not value for value in named):
         return [ANY_FILE]
@@ -567,7 +633,7 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     files its options name, with the folders its options add to where it looks for them (make's
     -I), and what its variables name (``build_variables``: make's ``MAKEFILES``, cmake's ``-D``
     values); an inclusion or variable not read: any file."""
-    named = _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
+    named = [w for v in _option_values(program, words, table.CODE_FILE_OPTIONS.get(program)) for w in _tilde_words(v, home)]
     code = [p for c in cwds for value in named if value for p in _both(c / value)]
     variables = build_variables.named(program, words, home=home)
     # A path a variable names: the file, and any file below it (a folder cmake searches for a
@@ -576,8 +642,10 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     run = list(dict.fromkeys(p for s in starts for value in variables.programs for p in _both(s / value)))
     found = [place for p in [*paths, *run]
              for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
-    folders: list[str | None] = [*_option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program)),
-                                 *variables.include_folders]
+    found += [Place(p, (), shapes=build_variables.PACKAGE_FOLDERS)
+              for s in starts for value in variables.prefixes for p in _both(s / value)]
+    folders: list[str | None] = [*(w for v in _option_values(program, words, table.INCLUDE_FOLDER_OPTIONS.get(program))
+                                   for w in _tilde_words(v, home)), *variables.include_folders]
     # (a folder is no build file: only a file is read for what it includes)
     result = build_includes.included(program, starts, [*code, *(p for p in paths if not p.is_dir())],
                                      [p for c in cwds for v in folders if v for p in _both(c / v)], variables.makefiles)
@@ -891,24 +959,84 @@ def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
             if place.below:
                 tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
             hits += [p for p in tried if writable(p)]
-        if place.suffixes:
-            # (not below: the folder's own files only, as go compiles a package's)
-            tried = [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, "")
-                     if p.name.endswith(place.suffixes) and (place.below or p.parent == place.folder)]
+        code = (*(name_globs.suffix_tokens(s) for s in place.suffixes),
+                *(name_globs.fnmatch_tokens(g) for g in place.globs))
+        if code:
+            # A path made concrete is one sample of the names the pattern allows in its folder
+            # (``test*`` gives ``testx``): the pattern's own last part is judged against the
+            # code's names. (Not below: the folder's own files only, as go compiles a package's.)
+            tried = [p for pattern in patterns if _may_name(pattern, code)
+                     for p in _concrete(pattern, bases(pattern), place.folder, "")
+                     if place.below or p.parent == place.folder]
             hits += [p for p in tried if writable(p)]
+        if place.shapes and any(_may_write_a_shape(pattern, bases(pattern), place) for pattern in patterns):
+            # (the folder itself stands for the files of those shapes: the pattern allows one)
+            hits.append(place.folder)
     return list(dict.fromkeys(hits))
+
+
+def _may_write_a_shape(pattern: PathPattern, roots: list[Path], place: Place) -> bool:
+    """Whether ``pattern`` (an allow rule's) may match a file below ``place.folder`` of one of
+    its shapes: the pattern's parts against the folder's and the shape's, wildcards against
+    wildcards. Deny and ask rules are not weighed: the place counts, erring wide."""
+    tail = [part for part in pattern.text.split("/")[1:] if part][_plain_count(pattern):]
+    if pattern.names_folders and tail[-1:] != ["**"]:
+        tail.append("**")
+    folder = [tuple(part) for part in place.folder.parts[1:]]
+    for shape in place.shapes:
+        target = folder + [name_globs.suffix_tokens("") if s == "*" else tuple(s) for s in shape.split("/")]
+        for root in roots:
+            # (the root holds the pattern's plain leading parts: the rest must follow it)
+            base = [tuple(part) for part in root.parts[1:]]
+            if len(base) <= len(target) and all(name_globs.may_share_a_name(b, t) for b, t in zip(base, target[:len(base)], strict=True)) \
+                    and name_globs.may_share_a_path(tail, target[len(base):]):
+                return True
+    return False
+
+
+def _plain_count(pattern: PathPattern) -> int:
+    """How many leading parts of ``pattern`` are plain names (``PathPattern.bases`` holds them)."""
+    count = 0
+    for segment in pattern.text.split("/")[1:]:
+        if not segment or any(c in segment for c in "*?[]!\\"):
+            break
+        count += 1
+    return count
+
+
+def _may_name(pattern: PathPattern, code: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a file ``pattern`` allows may have a name of ``code`` (a pattern naming folders
+    allows any name in them)."""
+    if pattern.names_folders:
+        return True
+    last = name_globs.gitignore_tokens(pattern.text.rsplit("/", 1)[-1])
+    return any(name_globs.may_share_a_name(last, name) for name in code)
 
 
 def _concrete(pattern: PathPattern, roots: list[Path], folder: Path, name: str) -> list[Path]:
     """Paths named ``name`` under ``folder`` that ``pattern`` may match: its segments after its
     plain start, any run of them made concrete, under the pattern's roots or ``folder`` (with
     ``name`` empty: those paths themselves, the last segment their name)."""
-    segments = [_GLOB.sub("x", s) if s != "**" else "x" for s in pattern.text.split("/")[1:] if s]
+    segments = [_GLOB.sub(_sample, s) if s != "**" else "x" for s in pattern.text.split("/")[1:] if s]
     tails = [segments[j:k] for j in range(len(segments) + 1) for k in range(j, len(segments) + 1)]
     paths = [folder.joinpath(*t, name) for t in tails]
     paths += [root.joinpath(*t, name) for root in roots for t in tails]
     inside = str(folder).rstrip("/") + "/"  # (a string test: ``folder in p.parents`` builds each parent)
     return [p for p in dict.fromkeys(paths) if str(p).startswith(inside)]
+
+
+def _sample(wildcard: re.Match[str]) -> str:
+    """One character a wildcard matches: ``x`` for ``*`` and ``?``; a class's first (``[st]``
+    gives ``s``: ``x`` would make ``[st]est.txt`` a name the pattern does not allow), or for a
+    class that excludes (``[!x]``) a character it does not name."""
+    text = wildcard.group()
+    if not text.startswith("["):
+        return "x"
+    inside = text[1:-1]
+    if inside[:1] in ("!", "^"):
+        return next((c for c in "xyz_0" if c not in inside), "x")
+    first = inside[1:2] if inside[:1] == "\\" else inside[:1]
+    return first if first not in ("", "/") else "x"
 
 
 def _python_module(words: list[str | None]) -> tuple[str | None, list[str | None]]:

@@ -32,6 +32,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from echo_desk.agent.permissions.model import Opaque
+from echo_desk.agent.permissions.option_globs import takes_any_option
 from echo_desk.agent.permissions.plain import NotPlain, PlainCommand, split_plain
 from echo_desk.sandbox.shell import Grammar
 
@@ -531,6 +532,8 @@ def _same_as_plain_reading(plain: list[PlainCommand] | NotPlain, result: Analysi
                 return Opaque.UNSAFE_ASSIGNMENT
         if command.opaque is not None:
             return command.opaque
+        if any(w.may_be_option for w in read.words) and not takes_any_option(tuple(w.value for w in read.words)):
+            return Opaque.GLOB_OPTION
     return None
 
 

@@ -29,6 +29,7 @@ from echo_desk.agent.permissions import (
     floor,
     git_foreach,
     git_reading,
+    git_repositories,
     line_changes,
     line_environment,
     programs,
@@ -329,6 +330,8 @@ class _Judge:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
+        if self._git_moves_outside(tuple(w.value for w in command.argv)):
+            return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
                         Opaque.EXPANSION_IN_COMMAND)
@@ -358,6 +361,74 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
+        moved = git_repositories.moves(values) if programs.base(values[0]) == "git" else None
+        if moved is not None and moved.words:
+            return self._covered_moved(argv, moved, sandbox=sandbox, depth=depth)
+        return self._covered_here(argv, sandbox=sandbox, depth=depth)
+
+    def _covered_moved(self, argv: tuple[Word, ...], moved: git_repositories.Moves, *, sandbox: bool,
+                       depth: int) -> Compiled | None:
+        """``git -C DIR rest`` judged as ``cd DIR && git rest``: DIR must be a folder of the
+        workspaces known before the line runs, and ``rest`` is matched as run there (a rule
+        naming ``-C`` still matches the command as written, under the same conditions)."""
+        folders = self._git_moves(moved)
+        if folders is None:
+            return None
+        rest = tuple(w for k, w in enumerate(argv) if k not in moved.words)
+        as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
+        if as_written is not None:
+            return as_written
+        found: list[Compiled] = []
+
+        def judge() -> bool:
+            rule = self._covered_here(rest, sandbox=sandbox, depth=depth)
+            found.extend([rule] if rule is not None else [])
+            return rule is not None
+
+        return found[0] if self._in_folders(folders, judge) and found else None
+
+    def _git_moves(self, moved: git_repositories.Moves) -> list[Path] | None:
+        """The folders ``-C`` leads to (``_git_reached``), or ``None``: one only known when the
+        line runs, one outside the workspaces, or one through a link the line may make."""
+        reached = self._git_reached(moved)
+        if reached is None or any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f)
+                                  for f in reached):
+            return None
+        return reached
+
+    def _git_moves_outside(self, values: tuple[str | None, ...]) -> bool:
+        """Whether the git command ``values`` changes into a known folder outside the workspaces
+        (``git -C ~/other log``), as a ``cd`` there does."""
+        if not values or values[0] is None or programs.base(values[0]) != "git":
+            return False
+        moved = git_repositories.moves(values)
+        if not moved.words:
+            return False  # (no -C: where the line runs is judged as for any command)
+        reached = self._git_reached(moved)
+        return reached is not None and any(not floor.inside(f, self.where.workspaces) for f in reached)
+
+    def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
+        """The folders ``-C`` leads to from each of the line's folders, each relative to the last
+        (logical and physical, as a ``cd``), or ``None``: one only known when the line runs."""
+        if not self.cwd_known:
+            return None
+        folders = list(self.cwds)
+        for value in moved.folders:
+            if value is None:
+                return None
+            if not value:
+                continue  # (git ignores `-C ""`)
+            # (a leading ~ is the home folder, or a folder named ~ if the shell left it: both count)
+            spellings = [value, _home_expanded(value, self.where.home)] if value.startswith("~") else [value]
+            if None in spellings:
+                return None
+            # (git's chdir is physical at each step: `-C out/l -C ..` is the folder above where l leads)
+            folders = list(dict.fromkeys(t for f in folders for s in spellings if s is not None
+                                         for t in (Path(os.path.normpath(f / s)), Path(os.path.realpath(f / s)))))
+        return list(dict.fromkeys(t for f in folders for t in (f, Path(os.path.realpath(f)))))
+
+    def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
+        values = tuple(w.value for w in argv)
         reading = programs.read(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
@@ -630,37 +701,60 @@ class _Judge:
         settings) covers: the program might read or write it."""
         checked: set[tuple[str | None, str, bool]] = set()
         for words, reading in forms.commands:
-            shallow = lists_entries_only(words)
-            if self.path_denies and _reads_listed_files(words):
-                return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
-            if self.path_denies and _follows_links(words):
-                found = self._linked_denied(words, reading)
-                if found is not None:
-                    return found
-            for word in (*words[1:], *(Word(v, v) for v in reading.values)):
-                key = (word.value, word.raw, reading.reads_only)
-                if key in checked:
-                    continue  # the same word again (`ls a a a …`)
-                checked.add(key)
-                if word.value is None:
-                    folder = _glob_folder(word)
-                    if folder is not None:
-                        found = self._glob_denied(word, reading, shallow=shallow)
-                        if found is not None:
-                            return found
-                        word = Word(folder, folder)  # its matches are inside that folder
-                    elif self.path_denies and not word.raw.startswith(("<(", ">(")):
-                        return provenance_of(self.path_denies[0])  # only known when it runs: may be one
-                    else:
-                        continue
-                if self.path_denies and self._through_proc(word.value):
-                    return provenance_of(self.path_denies[0])  # which file depends on the process
-                for target in self._paths_of(word):
-                    if floor.inside(target, self.where.protected):
-                        return _floor(floor.OWN_SETTINGS_NAMED)
-                    found = self._denied(target, reading, shallow=shallow)
+            found = self._names_denied_from(words, reading, checked)
+            if found is not None:
+                return found
+        return None
+
+    def _names_denied_from(self, words: tuple[Word, ...], reading: Reading,
+                           checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
+        """``names_denied_path`` for one command, its relative words read from each folder it
+        may run in: for ``git -C DIR``, the folders ``-C`` leads to as well."""
+        git = bool(words) and words[0].value is not None and programs.base(words[0].value) == "git"
+        moved = git_repositories.moves(tuple(w.value for w in words)) if git else None
+        folders = self._git_moves(moved) if moved is not None and moved.words else None
+        if not folders:
+            return self._names_denied_here(words, reading, checked)
+        saved = self.cwds
+        self.cwds = list(dict.fromkeys([*self.cwds, *folders]))
+        try:
+            return self._names_denied_here(words, reading, set())
+        finally:
+            self.cwds = saved
+
+    def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
+                           checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
+        shallow = lists_entries_only(words)
+        if self.path_denies and _reads_listed_files(words):
+            return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
+        if self.path_denies and _follows_links(words):
+            found = self._linked_denied(words, reading)
+            if found is not None:
+                return found
+        for word in (*words[1:], *(Word(v, v) for v in reading.values)):
+            key = (word.value, word.raw, reading.reads_only)
+            if key in checked:
+                continue  # the same word again (`ls a a a …`)
+            checked.add(key)
+            if word.value is None:
+                folder = _glob_folder(word)
+                if folder is not None:
+                    found = self._glob_denied(word, reading, shallow=shallow)
                     if found is not None:
                         return found
+                    word = Word(folder, folder)  # its matches are inside that folder
+                elif self.path_denies and not word.raw.startswith(("<(", ">(")):
+                    return provenance_of(self.path_denies[0])  # only known when it runs: may be one
+                else:
+                    continue
+            if self.path_denies and self._through_proc(word.value):
+                return provenance_of(self.path_denies[0])  # which file depends on the process
+            for target in self._paths_of(word):
+                if floor.inside(target, self.where.protected):
+                    return _floor(floor.OWN_SETTINGS_NAMED)
+                found = self._denied(target, reading, shallow=shallow)
+                if found is not None:
+                    return found
         return None
 
     def _denied(self, target: Path, reading: Reading, *, shallow: bool = False) -> Provenance | None:

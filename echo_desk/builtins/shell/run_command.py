@@ -129,9 +129,16 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
         return sandbox.prepare(spec, argv, bwrap, unset=START_UP_VARIABLES)
     except sandbox.LinksTooFar as exc:
         raise ToolError(for_person(f"not run: {exc}. Tell the person; they can remove some of those links", N_(
-            "Not run: the links below {place}, a hidden place, lead on through more than {bound} folders. The "
-            "sandbox did not follow them all, so it cannot hide what they lead to. Remove some of those links."),
-            place=str(exc.place), bound=exc.bound), kind=ErrorKind.BUSINESS) from None
+            "Not run: the links below {place}, a hidden place, lead on further than the sandbox follows (more "
+            "than {bound} folders or {entries} entries in them), so it cannot hide what they lead to. Remove some "
+            "of those links.")
+            if exc.hidden else N_(
+            "Not run: the links below {place}, a place programs run code from, lead on further than the sandbox "
+            "follows (more than {bound} folders or {entries} entries in them), so it cannot keep what they lead to "
+            "read-only. Remove some of those links."),
+            place=str(exc.place), bound=exc.bound, entries=exc.entries), kind=ErrorKind.BUSINESS) from None
+    except sandbox.HiddenSystemFolder as exc:
+        raise ToolError(_hides_what_runs(exc), kind=ErrorKind.BUSINESS) from None
     except sandbox.HiddenWorkspace as exc:
         causes = [*exc.variables, *(["the link"] if exc.links else [])]
         change = f"change {' or '.join(causes)} or " if causes else ""
@@ -150,6 +157,27 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
             "Not run: the sandbox hides {path}, where the command would run: it is on the list of hidden places."),
             path=str(exc.path)), kind=ErrorKind.BUSINESS) from None
 
+
+
+def _hides_what_runs(exc: sandbox.HiddenSystemFolder) -> str:
+    """A hidden place leads to (or a variable names, or the person hid) a folder every command
+    needs: nothing runs, and running it outside the sandbox is not offered (what is hidden holds
+    keys or credentials)."""
+    model_text = f"not run: {exc}. Tell the person; they can remove the cause"
+    if exc.links:
+        return for_person(model_text, N_(
+            "Not run: the sandbox would hide {path}, which every command needs (programs, their libraries or "
+            "settings): a hidden place leads there through {links}. Remove that link."),
+            path=str(exc.path), links=exc.links)
+    if exc.variables:
+        return for_person(model_text, N_(
+            "Not run: the sandbox would hide {path}, which every command needs (programs, their libraries or "
+            "settings): {variables} names it as a place of keys or credentials. Change {variables}."),
+            path=str(exc.path), variables=exc.variables)
+    return for_person(model_text, N_(
+        "Not run: the sandbox would hide {path}, which every command needs (programs, their libraries or "
+        "settings): it is on the list of hidden places. Take it off the list in Settings › Sandbox."),
+        path=str(exc.path))
 
 class RunCommand(BuiltinTool[CommandArguments]):
     name = "run_command"

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.i18n import N_, deferred
+from echo_desk.i18n import N_, Deferred, deferred
 from echo_desk.mcp.config import ServerConfig, config_path, update_config
 from echo_desk.mcp.connected.plan import InstallPlan, PlanError, UninstallPlan, sha256
 from echo_desk.mcp.connected.records import InstallRecord, MovedEntry, Records, backups_dir, write_private
@@ -33,6 +33,11 @@ class UninstallOutcome:
     removed_from_echo_desk: tuple[str, ...]
     #: Where the file was kept before the undo wrote it.
     backup: str
+
+
+#: The cause alone: whoever shows a ``PlanError`` says the outcome ("not changed", "Nothing was
+#: changed") and the path, so a reason that said them too read them twice.
+CHANGED_SINCE_THE_DIFF = N_("the file changed since the diff was made; look at it again")
 
 
 def _stamp() -> str:
@@ -60,12 +65,22 @@ def write_client_file(path: Path, text: str, expect_sha256: str) -> None:
         atomic_write(Resolved(path=real, root=real.parent), text.encode("utf-8"),
                      expect_sha256=expect_sha256 or ABSENT, allow_hardlink=True)
     except ChangedSincePreview:
-        raise PlanError(deferred(N_("the file changed since the diff was made; nothing was written. "
-                                    "Look at it again."))) from None
+        raise PlanError(deferred(CHANGED_SINCE_THE_DIFF)) from None
     except ToolError as exc:
-        # Its message says it to the person (``for_person``); ``str`` would keep only the model's
-        # English. The cause stays chained for the technical detail (the system's own words).
-        raise PlanError(exc.message) from exc
+        # The cause stays chained for the technical detail (the system's own words).
+        raise PlanError(_why_not_written(exc.message)) from exc
+
+
+def _why_not_written(message: str) -> str:
+    """Why the write failed, without the path or the outcome that its message also says (they
+    would be said twice: "…: not changed: could not write …; the original file is unchanged")."""
+    error = message.params.get("error") if isinstance(message, Deferred) else None
+    said = error if isinstance(error, Deferred) else message
+    why = said.params.get("why") if isinstance(said, Deferred) else None
+    if isinstance(why, str):
+        return why
+    # The file was swapped for a link or a special file between the check and the write.
+    return deferred(N_("it became a link or a special file while Echo Desk was writing it"))
 
 
 def apply_install(plan: InstallPlan, *, records: Records | None = None) -> InstallOutcome:
@@ -74,8 +89,7 @@ def apply_install(plan: InstallPlan, *, records: Records | None = None) -> Insta
     client = location.client
     stamp_data = plan.before.encode("utf-8")
     if plan.existed and sha256(stamp_data) != plan.before_sha256:
-        raise PlanError(deferred(N_("the file changed since the diff was made; nothing was written. "
-                                    "Look at it again.")))
+        raise PlanError(deferred(CHANGED_SINCE_THE_DIFF))
     backup = _backup(client, location.path, stamp_data, "before") if plan.existed else None
     written = _backup(client, location.path, plan.after.encode("utf-8"), "written")
     mcp_json = config_path()
@@ -140,8 +154,7 @@ def apply_uninstall(plan: UninstallPlan, *, records: Records | None = None) -> U
         # Echo Desk made this file and nobody changed it since: undo removes it.
         now = location.path.read_bytes() if location.path.exists() else b""
         if sha256(now) != plan.before_sha256:
-            raise PlanError(deferred(N_("the file changed since the diff was made; nothing was written. "
-                                        "Look at it again.")))
+            raise PlanError(deferred(CHANGED_SINCE_THE_DIFF))
         location.path.unlink()
     else:
         write_client_file(location.path, plan.after, plan.before_sha256)

@@ -82,7 +82,7 @@ def refuse_own_places(path: Path) -> None:
     found = _own_file_linked_as(st.st_dev, st.st_ino, st.st_nlink, st.st_ctime_ns, places)
     if found is _TOO_MANY:
         raise PlanError(deferred(N_("it is hard-linked and Echo Desk cannot tell whether it is one "
-                                    "of its own files, so it will not rewrite it")))
+                                    "of its own files")))
     if found is not None:
         raise PlanError(deferred(N_("it is a hard link to Echo Desk's own file {file}; Echo Desk "
                                     "never rewrites its own files as another app's"), file=found))
@@ -141,8 +141,7 @@ def section_of(location: Location, text: str) -> Section:
     try:
         return read_section(location, text)
     except SectionError as exc:
-        raise PlanError(deferred(N_("Echo Desk cannot read this file faithfully, so it will not rewrite it: "
-                                    "{why}"), why=explained(exc))) from exc
+        raise PlanError(deferred(N_("Echo Desk cannot read this file faithfully: {why}"), why=explained(exc))) from exc
 
 
 def unified_diff(path: Path, before: str, after: str) -> str:
@@ -391,8 +390,7 @@ def _check(location: Location, text: str, expected: Any) -> None:
     """The new text must read back as the old document with only the planned change."""
     got = section_of(location, text).document
     if got != expected:
-        raise PlanError(deferred(N_("Echo Desk could not change this file without changing something else, "
-                                    "so it will not rewrite it")))
+        raise PlanError(deferred(N_("Echo Desk could not change this file without changing something else")))
 
 
 # -- undoing it --------------------------------------------------------------------------------

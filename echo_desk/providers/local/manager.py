@@ -46,15 +46,18 @@ class ModelFileError(Exception):
         return in_english(self.reason)
 
 
+#: The command that downloads the built-in model (said in quotes: a sentence may follow it).
+FETCH_COMMAND = "python -m echo_desk.providers.local.fetch_default"
+
+
 def resolve_model_path(settings: LocalModelSettings) -> Path:
     """The ``.gguf`` to run: the person's choice, else the verified default model."""
     if settings.model_path:
         return check_chosen_file(Path(settings.model_path).expanduser())
     path = dm.default_model_path()
     if not is_verified(path, dm.SHA256):
-        raise ModelFileError(deferred(
-            N_("The built-in model is not downloaded yet. Run: python -m echo_desk.providers.local.fetch_default")
-        ))
+        raise ModelFileError(deferred(N_("The built-in model is not downloaded yet. Download it with “{command}”."),
+                                      command=FETCH_COMMAND))
     return path
 
 
@@ -94,15 +97,16 @@ async def download_model(
             except (httpx.TransportError, _Truncated) as exc:
                 if attempt == attempts:
                     raise ModelFileError(deferred(
-                        N_("The download of {url} broke off ({error}); run it again to resume."),
-                        url=url, error=type(exc).__name__,
-                    )) from None
+                        N_("The download of {url} stopped: {why}. Download it again to resume."),
+                        url=url, why=deferred(_broke_off(exc)),
+                    )) from exc
                 await sleep(min(2.0**attempt, 30.0))
     digest = await asyncio.to_thread(_sha256, partial)
     if digest != sha256:
         partial.unlink(missing_ok=True)
         raise ModelFileError(deferred(
-            N_("The downloaded file's sha256 {got} does not match the expected {want}; it was deleted."),
+            N_("The downloaded file is not the one expected: its checksum (sha256 {got}) is not {want}. It was "
+               "deleted; check the address and the expected sha256."),
             got=digest, want=sha256,
         ))
     os.replace(partial, target)
@@ -112,6 +116,17 @@ async def download_model(
 
 class _Truncated(Exception):
     pass
+
+
+def _broke_off(exc: Exception) -> str:
+    """What stopped a download, in words (the message id): never the exception class's name."""
+    if isinstance(exc, httpx.ConnectError):
+        return N_("the server could not be reached (no network, or a wrong address)")
+    if isinstance(exc, httpx.TimeoutException):
+        return N_("the server stopped answering")
+    if isinstance(exc, _Truncated):
+        return N_("the server ended the file early")
+    return N_("the connection broke off")
 
 
 async def _fetch_once(client: httpx.AsyncClient, url: str, partial: Path, progress: Progress | None) -> None:

@@ -16,8 +16,9 @@ from echo_desk.agent.model import (
     ModelStarting,
     StreamEvent,
     images_refused,
+    model_said,
 )
-from echo_desk.i18n import _
+from echo_desk.i18n import N_, _
 from echo_desk.providers.local.intent import IntentMemory
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.providers.local.server import LlamaServer
@@ -155,7 +156,7 @@ class _SiblingModel:
     ) -> AsyncIterator[StreamEvent]:
         info = self.owner.server.info
         if info is None or not self.owner.server.running:
-            raise ModelError(_("The local model is not running."), kind=ModelErrorKind.CONNECTION)
+            raise ModelError(model_said(N_("The local model is not running.")), kind=ModelErrorKind.CONNECTION)
         if self._client is None:  # created here, on the loop that uses it
             self._client = OpenAICompatModel(
                 base_url=info.url,

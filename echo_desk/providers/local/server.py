@@ -15,9 +15,9 @@ from typing import IO
 
 import httpx
 
-from echo_desk.agent.model import ModelError, ModelErrorKind
+from echo_desk.agent.model import ModelError, ModelErrorKind, model_said
 from echo_desk.common.json_text import read_json
-from echo_desk.i18n import _
+from echo_desk.i18n import N_
 from echo_desk.providers.local.profiles import ModelProfile
 from echo_desk.store.paths import cache_dir
 from echo_desk.store.private import open_private
@@ -126,7 +126,7 @@ class LlamaServer:
             return self.info
         if not self.model_path.is_file():
             raise ModelError(
-                _("The local model file {path} is missing.").format(path=self.model_path),
+                model_said(N_("The local model file {path} is missing."), path=str(self.model_path)),
                 kind=ModelErrorKind.NOT_FOUND,
             )
         began = time.monotonic()
@@ -172,13 +172,15 @@ class LlamaServer:
                 return str(message["url"])
             if isinstance(message, dict) and message.get("error"):
                 raise self._start_error(str(message["error"]))
-        raise self._start_error(_("the server process exited"))
+        raise self._start_error(model_said(N_("the server process exited")))
 
     def _start_error(self, reason: str) -> ModelError:
         tail = _log_tail(self.log_path)
+        said = model_said(N_("The built-in model server did not start ({reason}). Its log is in “{log}”."),
+                          reason=reason, log=str(self.log_path))
+        # The log's last lines on their own lines: the server's words, never translated.
         return ModelError(
-            _("The built-in model server did not start ({reason}). Log: {log}").format(reason=reason, log=self.log_path)
-            + (f"\n{tail}" if tail else ""),
+            model_said(N_("{said}\n{log_tail}"), said=said, log_tail=tail) if tail else said,
             kind=ModelErrorKind.SERVER,
         )
 
@@ -192,9 +194,9 @@ class LlamaServer:
                 except httpx.TransportError:
                     pass
                 if not self.running:
-                    raise self._start_error(_("the server process exited"))
+                    raise self._start_error(model_said(N_("the server process exited")))
                 if time.monotonic() > deadline:
-                    raise self._start_error(_("no healthy answer in time"))
+                    raise self._start_error(model_said(N_("it did not answer in time")))
                 await asyncio.sleep(0.1)  # polling a condition with a deadline, not a fixed wait
 
     async def stop(self, grace: float = 10.0) -> None:

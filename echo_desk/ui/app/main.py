@@ -272,6 +272,10 @@ class App:
             self._config_watch.stop()
             self._config_watch = None
         self.window.session.stop()
+        if self.services is not None:
+            # Before the dialogs are refused: a connected app's call waiting in one is withdrawn
+            # and answered that Echo Desk quit (its session handed back), never "denied".
+            await self.services.close_gateway()
         self.window.host.cancel_dialogs()  # e.g. an MCP first-start question still open: refused
         await self.window.session.wait_idle()
         if self.settings_dialog is not None:

@@ -79,15 +79,20 @@ class Services:
                 notes.append(_("No model is connected, so the agent cannot answer yet. {how}").format(how=how))
         return "\n".join(notes)
 
+    async def close_gateway(self) -> None:
+        """Stop serving connected apps: their calls are withdrawn, their handed sessions handed
+        back to their gateways (once; the app's shutdown does it before refusing its dialogs)."""
+        if self.gateway is not None:
+            gateway, self.gateway = self.gateway, None
+            await gateway.shutdown()
+
     async def aclose(self) -> None:
         from echo_desk.store import own_files
 
         await BackgroundOp(own_files.stop_background).run_async()  # its thread must not outlive us
         # The gateway first: it runs on the MCP manager's loop, and its clients' calls are
         # withdrawn (their dialogs say so) before the engine goes.
-        if self.gateway is not None:
-            gateway, self.gateway = self.gateway, None
-            await gateway.shutdown()
+        await self.close_gateway()
         # MCP next: its servers are child processes that must end with us. (A runtime that
         # owns the manager closes it in its own aclose.)
         own_mcp = self.mcp if self.runtime is None or self.mcp is not self.runtime.mcp else None

@@ -185,7 +185,7 @@ class ChatSession(QObject):
                 images_refused([ChatMessage(role="user", images=images)],
                                getattr(self.model, "image_types", frozenset()), self.model.display_name)
             except ModelError as exc:
-                self.transcript.add_notice(str(exc), error=True)
+                self.transcript.add_notice(exc.reason, error=True)
                 return False
         row = self.transcript.add_user(text, images, attachments, resources=resources)
         if self.core.add_user(text, images, attachments, resources):

@@ -8,6 +8,7 @@ required sha256. Every change is saved to ``Settings.local_model`` at once.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import shiboken6
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside, shown
 from echo_desk.providers.local import default_model as dm
-from echo_desk.providers.local.manager import ModelFileError, check_chosen_file
+from echo_desk.providers.local.manager import FETCH_COMMAND, ModelFileError, check_chosen_file
 from echo_desk.providers.local.verify import recorded_sha256
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.ui.core import i18n_qt
@@ -116,6 +117,9 @@ class LocalModelPanel(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
+        # What the message and the download's line say, said again on a language switch.
+        self._said: Callable[[], str] = str
+        self._progress_said: Callable[[], str] = str
         self.retranslate()
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
@@ -141,6 +145,9 @@ class LocalModelPanel(QWidget):
         self.progress.setAccessibleName(_("Download progress"))
         if self.job is not None and self._shown is not None:
             self._progress(*self._shown)
+        else:
+            self.progress_text.setText(self._progress_said())
+        self.message.setText(self._said())
         self.load()
 
     # -- state ------------------------------------------------------------------------------
@@ -160,7 +167,8 @@ class LocalModelPanel(QWidget):
             if local.model_path:
                 self.state.setText(_("Missing: the file does not exist any more."))
             else:
-                self.state.setText(_("Not downloaded yet. Run: python -m echo_desk.providers.local.fetch_default"))
+                self.state.setText(_("Not downloaded yet. Download it with “{command}”.").format(
+                    command=FETCH_COMMAND))
             return
         recorded = recorded_sha256(path)
         if recorded is None:
@@ -183,7 +191,7 @@ class LocalModelPanel(QWidget):
 
     def use_default(self) -> None:
         self._update(model_path="")
-        self._say(_("Using the default model."))
+        self._say(lambda: _("Using the default model."))
 
     def use_file(self, filename: str) -> bool:
         """Check and save a chosen ``.gguf``; a bad file is refused with the reason shown."""
@@ -193,16 +201,18 @@ class LocalModelPanel(QWidget):
             with path.open("rb"):
                 pass
         except ModelFileError as exc:
-            self._say(_("Not used: {reason}").format(reason=visible(shown(exc.reason))))
+            reason = exc.reason
+            self._say(lambda: _("Not used: {reason}").format(reason=visible(shown(reason))))
             return False
         except OSError as exc:
             from echo_desk.common.explain import technical_detail
 
-            self._say(_("Not used: the file cannot be read ({reason}).").format(reason=failure_reason(exc)),
+            refused = exc
+            self._say(lambda: _("Not used: the file cannot be read ({reason}).").format(reason=failure_reason(refused)),
                       technical_detail(exc))
             return False
         self._update(model_path=str(path))
-        self._say(_("Using {name}.").format(name=path.name))
+        self._say(lambda: _("Using {name}.").format(name=path.name))
         self._describe(path)
         return True
 
@@ -224,17 +234,16 @@ class LocalModelPanel(QWidget):
         if self.job is not None:
             return
         url, sha = self.url.text().strip(), self.sha.text().strip().lower()
-        problem = check_inputs(url, sha)
-        if problem:
-            self._say(problem)
+        if check_inputs(url, sha):
+            self._say(lambda: check_inputs(url, sha) or "")
             return
         folder = dm.models_dir()
         self.job = DownloadJob(url, sha, target_for(url, sha, folder), on_progress=self._progress,
                                on_done=self._done, on_failed=self._failed)
         self._busy(True)
         self.progress.setRange(0, 0)
-        self.progress_text.setText(_("Connecting…"))
-        self._say("")
+        self._tell_progress(lambda: _("Connecting…"))
+        self._say(str)
         # Closing the page or quitting stops the download (the worker pool is joined at quit).
         self.destroyed.connect(self.job.cancel)
         app = QCoreApplication.instance()
@@ -253,7 +262,7 @@ class LocalModelPanel(QWidget):
     def cancel_download(self) -> None:
         if self.job is not None:
             self.cancel_button.setEnabled(False)
-            self.progress_text.setText(_("Cancelling…"))
+            self._tell_progress(lambda: _("Cancelling…"))
             self.job.cancel()
 
     def _busy(self, busy: bool) -> None:
@@ -288,7 +297,7 @@ class LocalModelPanel(QWidget):
 
         def show(summary: str) -> None:
             if shiboken6.isValid(self) and self.settings.current.local_model.model_path == str(path):
-                self._say(_("Using {name}: {summary}").format(name=path.name, summary=summary))
+                self._say(lambda: _("Using {name}: {summary}").format(name=path.name, summary=shown(summary)))
 
         describe_file(path, self.settings.current.local_model.context_size, show)
 
@@ -297,32 +306,38 @@ class LocalModelPanel(QWidget):
         if not shiboken6.isValid(self):  # the page was closed meanwhile
             return
         self._busy(False)
-        self.progress_text.setText(_("Downloaded and verified."))
+        self._tell_progress(lambda: _("Downloaded and verified."))
         self.progress.setValue(self.progress.maximum())  # finished: a full bar
         self._update(model_path=str(path))
-        self._say(_("Using {name}.").format(name=path.name))
+        self._say(lambda: _("Using {name}.").format(name=path.name))
 
     def _failed(self, exc: BaseException) -> None:
         job = self._forget()
         if not shiboken6.isValid(self):  # the page was closed: it stopped its own download
             return
         self._busy(False)
-        self.progress_text.clear()
+        self._tell_progress(str)
         if isinstance(exc, DownloadCancelled):
             kept = job is not None and job.partial.exists()
-            self._say(
-                _("Download cancelled. The part already downloaded was kept: download the same URL again "
-                  "to resume.") if kept else _("Download cancelled."))
+            self._say(lambda: _("Download cancelled. The part already downloaded was kept: download the same URL "
+                                "again to resume.") if kept else _("Download cancelled."))
             return
         from echo_desk.common.explain import technical_detail
 
-        self._say(describe_error(exc, dm.models_dir()), technical_detail(exc))
+        folder = dm.models_dir()
+        self._say(lambda: describe_error(exc, folder), technical_detail(exc))
 
-    def _say(self, text: str, detail: str = "") -> None:
-        """``text`` under the panel; ``detail`` (a failure's technical words, English, for a
-        report) in its tooltip, which goes with the next text."""
-        self.message.setText(text)
+    def _say(self, said: Callable[[], str], detail: str = "") -> None:
+        """``said()`` under the panel, said again on a language switch; ``detail`` (a failure's
+        technical words, English, for a report) in its tooltip, which goes with the next text."""
+        self._said = said
+        self.message.setText(said())
         self.message.setToolTip(visible(detail))
+
+    def _tell_progress(self, said: Callable[[], str]) -> None:
+        """``said()`` on the download's line, said again on a language switch."""
+        self._progress_said = said
+        self.progress_text.setText(said())
 
     def shutdown(self) -> None:
         """Stop a running download (the page is closing)."""

@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.model import ChatMessage, ChatModel, TextDelta
-from echo_desk.i18n import N_, _
+from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, TextDelta
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, _, shown
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
 from echo_desk.ui.core import i18n_qt, marshal
@@ -45,6 +46,12 @@ DEFAULT_URLS = {
     ProviderKind.GEMINI: "https://generativelanguage.googleapis.com",
 }
 _TEST_TIMEOUT = 90.0  # the local model's first start can take a while
+
+
+def _said(exc: BaseException) -> str:
+    """A provider's failure as the page says it: a ``ModelError``'s sentence in the language of the
+    moment (it says what to do: "is Ollama running?"), anything else as it reads."""
+    return visible(shown(exc.reason) if isinstance(exc, ModelError) else str(exc))
 
 
 def key_ref(name: str) -> str:
@@ -278,7 +285,7 @@ class ModelsPage(QWidget):
         except TimeoutError:
             self.result.setText(_("No answer within {s} seconds.").format(s=int(_TEST_TIMEOUT)))
         except Exception as exc:  # the provider's message is the useful part ("is Ollama running?")  # noqa: BLE001
-            self.result.setText(_("Connection failed: {error}").format(error=exc))
+            self.result.setText(_("Connection failed: {error}").format(error=_said(exc)))
         finally:
             self.test_button.setEnabled(True)
             if model is not None:
@@ -306,6 +313,6 @@ class ModelsPage(QWidget):
             self.result.setText(_("{n} models found.").format(n=len(models)) if models
                                 else _("The server has no models yet."))
         except Exception as exc:  # noqa: BLE001 — the provider's message says what to do ("is Ollama running?")
-            self.result.setText(_("Could not list the models: {error}").format(error=exc))
+            self.result.setText(_("Could not list the models: {error}").format(error=_said(exc)))
         finally:
             self.list_button.setEnabled(True)

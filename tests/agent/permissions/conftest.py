@@ -47,7 +47,10 @@ class Setup:
 #: started by make (``make test VAR=x`` puts ``-- VAR=x`` in MAKEFLAGS) must not change what a
 #: test's engine decides. Tests that read them set their own.
 BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FILE", "CMAKE_PREFIX_PATH",
-                   "CMAKE_FRAMEWORK_PATH", "CMAKE_APPBUNDLE_PATH", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS")
+                   "CMAKE_FRAMEWORK_PATH", "CMAKE_APPBUNDLE_PATH", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS",
+                   "CPPFLAGS", "LDLIBS", "AR", "AS", "LD", "CPP",
+                   # (pytest's options from the environment name its doctest files: pytest_doctests)
+                   "PYTEST_ADDOPTS")
 
 
 @pytest.fixture(autouse=True)

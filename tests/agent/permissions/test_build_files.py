@@ -128,3 +128,24 @@ def test_the_environment_may_name_the_code_file(setup: Setup, monkeypatch: pytes
 ])
 def test_a_file_or_folder_known_only_when_the_line_runs_is_any(setup: Setup, argv: tuple[str | None, ...]) -> None:
     assert any(p.folder == Path("/") and p.below for p in places(argv, [setup.workspace]))
+
+
+@pytest.mark.parametrize("line", [
+    "ninja -f ~/scratch/b.ninja", "ninja -f ~/scratch/n/b.ninja -t targets", "cmake -P ~/scratch/x.cmake",
+    "cmake -C ~/scratch/c.cmake -S src -B src/b", "cmake --toolchain ~/scratch/t.cmake -S src -B src/b",
+    "scons -f ~/scratch/S", "just --justfile ~/scratch/j", "tox -c ~/scratch", "gradle -I ~/scratch/i.gradle build",
+    "ninja -f ~other/x.ninja",
+])
+def test_a_code_file_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """The shell makes a word starting ``~/`` a path below the home folder (s202: ``ninja -f
+    ~/scratch/b.ninja`` ran the agent's build file, read below the folder ninja runs in); another
+    user's home is not known here."""
+    assert _verdict(setup, line, "~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert _verdict(setup, line, "~/elsewhere/**") is Effect.ALLOW
+
+
+def test_a_code_file_glued_to_its_option_is_read_as_written(setup: Setup) -> None:
+    """``-f~/x`` is one word the shell leaves alone: ninja reads the folder named ``~``."""
+    assert _verdict(setup, "ninja -f~/b.ninja", "@workspace/~/**") is not Effect.ALLOW
+    assert _verdict(setup, "ninja -f~/b.ninja", "~/**") is not Effect.ALLOW

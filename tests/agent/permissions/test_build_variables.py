@@ -166,6 +166,30 @@ def test_a_compiler_the_environment_names_counts(setup: Setup, monkeypatch: pyte
         assert (_verdict(setup, "cmake -S src -B b", files, NOTES) is Effect.ALLOW) is allowed
 
 
+# -- s207: make takes its environment's variables as its own: its built-in rules run CC, CXX…
+# with CFLAGS, LDFLAGS… with no makefile at all, and so does a makefile's $(CC) ---------------
+
+@pytest.mark.parametrize(("hostile", "harmless"), [
+    ({"CC": "out/notes.md"}, {"CC": "gcc"}),  # (relative: to the folder make runs in)
+    ({"CC": "@WS@/out/notes.md"}, {"CC": "/usr/bin/gcc"}),
+    ({"CXX": "ccache @WS@/out/notes.md"}, {"CXX": "ccache g++"}),
+    ({"CFLAGS": "-O2 -fplugin=@WS@/out/notes.md"}, {"CFLAGS": "-O2 -Wall"}),
+    ({"LDFLAGS": "-B@WS@/out"}, {"LDFLAGS": "-L/usr/lib"}),
+    ({"COMPILE.c": "@WS@/out/notes.md -c"}, {"COMPILE.c": "cc -c"}),
+])
+@pytest.mark.parametrize(("line", "files"), [
+    ("make foo", {"foo.c": "int main(void) { return 0; }\n"}),  # no makefile: the built-in rules
+    ("make", {"Makefile": "all:\n\t$(CC) -v\n"}),
+])
+def test_the_programs_of_makes_built_in_rules_in_the_environment_count(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, hostile: dict[str, str], harmless: dict[str, str],
+        line: str, files: dict[str, str]) -> None:
+    for environment, allowed in ((harmless, True), (hostile, False)):
+        for name, value in environment.items():
+            monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+        assert (_verdict(setup, line, files, NOTES) is Effect.ALLOW) is allowed
+
+
 def test_the_folders_the_user_package_registry_names_count(setup: Setup) -> None:
     files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo)\n"}
     registry = setup.home / ".cmake" / "packages" / "Foo"
@@ -177,6 +201,43 @@ def test_the_folders_the_user_package_registry_names_count(setup: Setup) -> None
     (registry / "c3d4").unlink()
     # (new entries there name any folder)
     assert _verdict(setup, "cmake -S src -B b", files, "~/.cmake/**") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("path", "writable"), [
+    # find_package searches below the prefix of every PATH folder (its parent for .../bin):
+    # ~/.local/lib/cmake/Foo/FooConfig.cmake ran under cmake with ~/.local/bin on the PATH (s207).
+    ("~/.local/bin", "~/.local/lib/**"),
+    ("~/bin", "~/foo-x/**"),  # ~/foo-x/share/foo/foo-config.cmake ran too
+    ("~/.local/sbin/", "~/.local/share/foo/*.cmake"),
+    ("~/tools", "~/tools/lib/cmake/**"),  # not .../bin: the folder itself
+    ("~/bin", "~/foo-x/share/foo/foo-config.cmake"),
+    ("~/bin", "~/[a-z]*/**"),  # (not ~/**: ~/.cmake/packages, the registry, counts already)
+    ("~/.local/bin", "~/.local/lib/x86_64-linux-gnu/cmake/Foo/*"),
+    ("~/.local/bin", "~/.local/foo/lib/foo/CMake/x.cmake"),
+    ("~/.local/bin", "~/.local/lib/cmake/*.cmake"),  # (lib/<name>*/: a package named cmake…)
+    ("~/.local/bin", "~/.local/notes/**"),  # (<name>*/lib/<name>*/: a package named n…)
+])
+def test_the_prefixes_of_the_path_count_for_cmake(setup: Setup, monkeypatch: pytest.MonkeyPatch, path: str,
+                                                  writable: str) -> None:
+    files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo CONFIG)\n"}
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert _verdict(setup, "cmake -S src -B b", files, writable) is Effect.ALLOW
+    monkeypatch.setenv("PATH", f"/usr/bin:{path.replace('~', str(setup.home))}:/bin")
+    assert _verdict(setup, "cmake -S src -B b", files, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("writable", [
+    "~/.local/share/*.cmake",  # (a file right in share/ is in no folder find_package searches)
+    "~/.local/*.cmake",
+    "~/.local/share/doc/a/b/*.cmake",  # (deeper than any)
+    "~/notes/**",
+    "@workspace/out/*.md",  # (/bin on the PATH: the prefix /, but the workspace is too deep in it)
+])
+def test_other_files_below_a_path_prefix_leave_cmake_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                             writable: str) -> None:
+    files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo CONFIG)\n"}
+    monkeypatch.setenv("PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
+    assert _verdict(setup, "cmake -S src -B b", files, writable) is Effect.ALLOW
 
 
 @pytest.mark.parametrize("setting", [

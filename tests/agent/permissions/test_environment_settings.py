@@ -84,6 +84,29 @@ def test_settings_of_echo_desks_environment_count(setup: Setup, monkeypatch: pyt
     assert _verdict(setup, monkeypatch, hostile, line) is not Effect.ALLOW
 
 
+@pytest.mark.parametrize("line", ["npm test", "npm run test"])
+@pytest.mark.parametrize("environ", [
+    # What npm writes into the environment of a script (Echo Desk started by `npm start`): its
+    # project folder, here the workspace the agent may write below, and its global folder.
+    {"npm_config_local_prefix": "@WS@", "npm_config_global_prefix": "@WS@/out"},
+    {"NPM_CONFIG_LOCAL_PREFIX": "@WS@/out", "npm_config_local-prefix": "@WS@/out"},
+])
+def test_the_prefixes_npm_writes_for_its_scripts_name_nothing_npm_reads(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], line: str) -> None:
+    assert _verdict(setup, monkeypatch, environ, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("environ", "line"), [
+    ({"npm_config_local_prefix": "@WS@/out"}, "pnpm test"),  # (not known for pnpm and yarn)
+    ({"npm_config_local_prefix": "@WS@/out"}, "yarn test"),
+    ({"npm_config_local_prefix": "@WS@", "npm_config_prefix": "@WS@/out"}, "npm test"),
+    ({"npm_config_local_prefix_x": "@WS@/out"}, "npm test"),
+])
+def test_other_npm_settings_beside_them_still_count(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                    environ: dict[str, str], line: str) -> None:
+    assert _verdict(setup, monkeypatch, environ, line) is not Effect.ALLOW
+
+
 def test_outside_a_repository_too(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     environ = {"GIT_CONFIG_PARAMETERS": "'core.hooksPath'='@WS@/out/hooks'"}
     line = "git clone https://example.com/r.git out/r"

@@ -17,8 +17,26 @@ LINES = [line for line in (HERE / "everyday_lines.txt").read_text(encoding="utf-
          if line.strip() and not line.startswith("#")]
 TARGET = 0.95
 #: How many lines the engine allows now: a change that makes ordinary work ask more fails here,
-#: and one that allows more raises it (s193: `ls -la ~` under a deny of `~/.ssh/**`).
-ALLOWED = 195
+#: and one that allows more raises it (s193: `ls -la ~` under a deny of `~/.ssh/**`; s200:
+#: `ls -d */`, test_glob_options.py).
+#:
+#: The lines that still ask, and why they must (s200, each proven with strace under bash and dash
+#: in a scratch folder with a scratch HOME):
+#: - `python -m ruff check .`, `ruff check . > tmp/ruff.txt`: ruff reads the nearest settings of
+#:   every file it checks, in every folder below `.`, and these rules let the agent write
+#:   tmp/ruff.toml and out/ruff.toml: `cache-dir = "../.git/hooks"` there makes ruff write into
+#:   .git/hooks (a write the rules deny), `extend = "~/.ssh/id_rsa"` makes it read the key and
+#:   print its first line in the parse error (hostile corpus, issue s200).
+#: - `find . -name '*.py' | xargs wc -l`, `… | xargs grep -l "import re"`: xargs splits find's
+#:   output on blanks and quotes, so a planted name injects words: `src/x -R . y.py` makes it run
+#:   `grep -l 'import re' ./src/x -R . y.py`, which follows the workspace's link to ~ into ~/.ssh.
+#:   And find prints a link `src/k.py` to `~/.ssh/id_rsa` like any file: wc and grep open the key.
+#: - `find . -name '*.py' -print0 | xargs -0 grep -n TODO`: the names are exact, but still the
+#:   names the workspace holds when it runs: the same link has grep print the key's TODO line.
+#:   The engine does not judge a command by what another command of the pipeline writes to it.
+#: - `ps aux | grep python`: no rule names `ps` (and `ps e` prints the environment of processes,
+#:   API keys included): only a rule can allow a program, the engine never does.
+ALLOWED = 196
 
 
 @pytest.fixture

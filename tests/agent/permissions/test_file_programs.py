@@ -95,3 +95,29 @@ def test_a_plain_copy_is_judged_where_each_file_lands_and_a_tree_copy_below(file
     assert _effect(file_rules, "mv notes.txt out") is Effect.ALLOW
     for line in ("cp a.txt out/", "cp -t out a.txt", "cp -r src out/", "cp -a notes.txt out"):
         assert _effect(file_rules, line) is not Effect.ALLOW, line
+
+
+#: scp to a path on this machine writes there as cp does (it runs ``cp`` for a local source:
+#: ``scp out/rc ~/.bashrc`` overwrote it, s202); to ``host:path`` or ``scp://`` it writes nothing here.
+SCP_OUTSIDE = ["scp a.txt ~/.bashrc", "scp out/rc ../x", "scp -q a.txt notes.txt ~", "scp -r src ~/.config",
+               "scp -p -- a.txt ~/.profile", "scp x:/etc/motd ~/.bashrc", "scp x:.bashrc ~", "scp -r x:/a ~/.config",
+               "scp a.txt secret/x", "scp a.txt :b", "scp a.txt $D", "scp -Z a.txt out/x"]
+SCP_INSIDE = ["scp a.txt out/x", "scp a.txt notes.txt out/d/", "scp -r src out/src2", "scp x:/a out/d",
+              "scp -P 2222 x:/a out/b", "scp a.txt x:/tmp/", "scp a.txt user@host:", "scp -3 x:/a y:/b",
+              "scp a.txt scp://host/x", "scp ./x:y out/d/"]
+
+
+@pytest.fixture
+def scp_rules(setup: Setup) -> Setup:
+    setup.write_user_rules(_rules("scp **") + _rules("@workspace/out/**", tool="write"))
+    return setup
+
+
+@pytest.mark.parametrize("line", SCP_OUTSIDE)
+def test_scp_to_a_local_path_outside_the_write_rules_asks(scp_rules: Setup, line: str) -> None:
+    assert _effect(scp_rules, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", SCP_INSIDE)
+def test_scp_to_a_host_or_inside_the_write_rules_stays_allowed(scp_rules: Setup, line: str) -> None:
+    assert _effect(scp_rules, line) is Effect.ALLOW, line

@@ -189,6 +189,21 @@ def test_an_allow_naming_one_file_does_not_reach_into_a_folder_a_line_makes_ther
         assert check(line) is Effect.ALLOW, line
 
 
+def test_mv_no_target_directory_writes_the_destination_itself(setup: Setup) -> None:
+    """``mv -T SRC DEST`` renames SRC onto DEST: a link there is replaced, not followed, and a
+    folder there is replaced only by a folder (proven with strace under bash and dash, s201). A
+    rule naming the one file DEST covers it, as for ``cp -T``; without -T, DEST may be a folder."""
+    setup.write_user_rules('[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/README.md"\n\n'
+                           '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "mv **"\n')
+    report = setup.engine.load()
+    assert not report.errors, [e.describe() for e in report.errors]
+    ws = setup.workspace
+    assert setup.engine.check_command("mv -T out/a README.md", workspace=ws).effect is Effect.ALLOW
+    assert setup.engine.check_command("mv --no-target-directory out/a README.md", workspace=ws).effect is Effect.ALLOW
+    for line in ("mv out/a README.md", "mv -T out/a src/x", "mv -T src/a.py README.md"):
+        assert setup.engine.check_command(line, workspace=ws).effect is not Effect.ALLOW, line
+
+
 def test_a_link_followed_by_dot_dot_is_judged_where_the_kernel_climbs_from(setup: Setup) -> None:
     """``out/gh/../workflows/x.yml`` reads as out/workflows/x.yml, but with ``out/gh`` a link to
     ``.github/workflows`` the kernel opens ``.github/workflows/x.yml`` (links first, then ``..``

@@ -95,3 +95,13 @@ def test_every_writing_command_is_read_by_its_name_and_prefixes() -> None:
     assert hg_commands.WRITING == set(FILE_FORMS) | set(FOLDER_FORMS)
     assert hg_commands.command_of("in") == "incoming"
     assert hg_commands.command_of("ini") == "init"
+
+
+@pytest.mark.parametrize(("line", "written"), [
+    (("hg", "serve", "--cmdserver", "unix", "-a", "s"), ("./s",)),
+    (("hg", "serve", "--cmdserver=pipe", "-a", "s"), ()),
+    (("hg", "serve", "--cmdserver", "chgunix", "-a", "s"), (None,)),
+    (("hg", "serve", "-a", "localhost"), ()),
+])
+def test_the_socket_hg_serve_makes_for_its_command_server(line: tuple[str, ...], written: tuple[str | None, ...]) -> None:
+    assert files_written(line) == written

@@ -79,3 +79,38 @@ def test_a_folder_the_write_rules_open_leaves_the_rule_in_force(setup: Setup, re
 ])
 def test_the_folders_each_hg_form_writes(line: tuple[str, ...], written: tuple[str | None, ...]) -> None:
     assert hg_folders_written(line) == written
+
+
+# s201: `hg purge` (`hg clean`) deletes the files hg does not track below the folders it is
+# given, else below the repository's root: `hg -R ../other/hgr purge --no-confirm` deleted the
+# person's notes there under `hg **` (proven with hg 6.3 under bash and dash: the s201 lines of
+# the hostile corpus).
+@pytest.mark.parametrize("line", [
+    "hg purge",  # (the repository hg finds above the folder it runs in)
+    "hg clean --no-confirm",
+    "hg cle --all",
+    "hg -R ../r purge --no-confirm",
+    "hg purge --no-confirm ../r",
+    "hg purge out src",
+    "hg purge 'glob:out/*'",  # (a pattern with a kind)
+    "hg purge --unknown x out",
+])
+def test_what_hg_purge_deletes_outside_the_write_rules_asks(setup: Setup, repository: Path, line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["hg purge out", "hg clean --no-confirm --all out/build", "hg purge -p --no-conf out"])
+def test_hg_purge_of_a_folder_the_write_rules_open_leaves_the_rule_in_force(setup: Setup, repository: Path,
+                                                                             line: str) -> None:
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "written"), [
+    (("hg", "purge"), (None,)),
+    (("hg", "-R", "../r", "purge"), ("./../r",)),
+    (("hg", "--cwd", "out", "purge", "--repository", "r", "--all"), ("out/r",)),
+    (("hg", "purge", "a", "b"), ("./a", "./b")),
+    (("hg", "purge", "path:a"), (None,)),
+])
+def test_the_folders_hg_purge_deletes_in(line: tuple[str, ...], written: tuple[str | None, ...]) -> None:
+    assert hg_folders_written(line) == written

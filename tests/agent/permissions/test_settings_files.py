@@ -131,6 +131,64 @@ def test_files_pytest_does_not_collect_leave_the_rule_in_force(setup: Setup, lin
     assert _verdict(setup, line, writable) is Effect.ALLOW
 
 
+@pytest.mark.parametrize(("line", "writable"), [
+    # s207: of the .txt files, pytest runs as doctests only those named test*.txt (its
+    # default --doctest-glob, matched on the name): notes.txt is no code of a plain pytest.
+    ("pytest tests", "@workspace/tests/notes.txt"),
+    ("pytest -q", "@workspace/notes.txt"),
+    ("python -m pytest tests", "@workspace/**/notes*.txt"),
+    ("pytest tests", "@workspace/tests/Test_a.txt"),  # (the glob is matched with its case)
+])
+def test_text_files_pytest_does_not_run_as_doctests_leave_the_rule_in_force(setup: Setup, line: str,
+                                                                             writable: str) -> None:
+    assert _verdict(setup, line, writable) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "writable"), [
+    ("pytest tests", "@workspace/tests/test_notes.txt"),
+    ("pytest tests", "@workspace/tests/t*"),
+    ("pytest tests", "@workspace/tests/*s.txt"),
+    ("pytest tests", "@workspace/tests/[st]est_a.txt"),
+    # A rule's name glob allows every name it matches, not only the sample made of it (testx):
+    ("pytest tests", "@workspace/tests/test*"),
+    ("pytest tests", "@workspace/tests/*_test*"),
+    ("pytest tests/notes.txt", "@workspace/tests/notes.txt"),  # named on the line: collected
+])
+def test_files_pytest_runs_by_their_names_ask(setup: Setup, line: str, writable: str) -> None:
+    assert _verdict(setup, line, writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("addopts", "effect"), [
+    ('"-q --strict-markers"', Effect.ALLOW),
+    ('"--doctest-glob=*.md"', None),  # runs tests/x.md (proven, pytest 9, s207)
+    ('["--doctest-glob", "*.md"]', None),
+    ('"-q --doctest-glob=test*.txt --doctest-glob=docs*.md"', None),
+    ('"-o doctest_encoding=latin-1"', None),  # changes other settings: not read here
+    ('"-qo x=y"', None),
+    ('"--doctest-glob"', None),
+])
+def test_doctest_globs_from_the_settings_file_count(setup: Setup, addopts: str, effect: Effect | None) -> None:
+    (setup.workspace / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\naddopts = {addopts}\n",
+                                                   encoding="utf-8")
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is effect
+
+
+def test_a_settings_file_above_the_collected_folder_counts(setup: Setup) -> None:
+    (setup.workspace / "src" / "tox.ini").write_text("[pytest]\naddopts = --doctest-glob=*.md\n", encoding="utf-8")
+    assert _verdict(setup, "pytest src/pkg", "@workspace/**/*.md") is not Effect.ALLOW
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is Effect.ALLOW
+
+
+def test_pytest_addopts_in_the_environment_may_name_any_doctest_file(setup: Setup,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PYTEST_ADDOPTS`` in the environment Echo Desk's commands inherit: pytest adds its options
+    to the line's (``--doctest-glob=*.md`` runs tests/x.md): any file under what it collects."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--doctest-glob=*.md")
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is not Effect.ALLOW
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ")
+    assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is Effect.ALLOW
+
+
 def test_the_part_says_why(setup: Setup) -> None:
     setup.write_user_rules(_rules("@workspace/out/**"))
     setup.engine.refresh()
@@ -414,3 +472,40 @@ def test_a_part_a_deny_decided_says_the_agents_settings_too(setup: Setup) -> Non
     assert part.also == (Opaque.AGENT_SETTINGS,)
     (part,) = setup.engine.check_command("ruff check src", workspace=setup.workspace).parts
     assert part.also == ()
+
+
+@pytest.mark.parametrize("line", ["pytest ~/scratch/t", "python -m pytest -q ~/scratch", "pytest ~/scratch/t/test_x.py",
+                                  "ruff check ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
+def test_a_checked_folder_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """The shell makes an operand starting ``~/`` a path below the home folder (s202: ``pytest
+    ~/scratch/t`` imported the conftest.py the agent wrote there; it was read below the folder
+    pytest runs in); another user's home is not known here."""
+    assert _verdict(setup, line, "~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert _verdict(setup, line, "~/elsewhere/**") is Effect.ALLOW
+
+
+BUILDERS = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[pip install|python -m build|go test|go build|go run|go vet] **"
+"""
+
+
+@pytest.mark.parametrize("line", ["pip install ~/scratch/p", "pip install -e ~/scratch/p", "python -m build ~/scratch/p",
+                                  "go test ~/scratch/p", "go build ~/scratch/p/...", "go run ~/scratch/m.go",
+                                  "go vet ~other/p"])
+def test_a_project_or_package_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
+    """pip and ``python -m build`` run the build of the project they are given, go compiles
+    and runs the packages it is given: an operand starting ``~/`` is below the home folder, as the
+    shell expands it (s202: ``go run ~/scratch/m.go`` was taken for an import path of the
+    workspace's module and ran what the agent wrote there); another user's home is not known."""
+    def verdict(writable: str) -> Effect | None:
+        setup.write_user_rules(BUILDERS + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
+        setup.engine.refresh()
+        return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+    assert verdict("~/scratch/**") is not Effect.ALLOW
+    if "~other" not in line:
+        assert verdict("~/elsewhere/**") is Effect.ALLOW

@@ -240,9 +240,11 @@ pattern = "@workspace/out/**"
     ("scp -F out/cfg x:/a b", None), ("scp -S out/prog x:/a b", None), ("scp -J jump x:/a b", None),
     ("scp -D out/prog x:/a b", None), ("sftp -o ProxyCommand=x x", None), ("sftp -F out/cfg x", None),
     ("sftp -D out/prog", None), ("sftp -b out/batch x", None), ('scp "$OPT" x:/a b', None),
-    ("scp x:/a b", Effect.ALLOW), ("scp -r -P 22 x:/a b", Effect.ALLOW), ("scp -3 x:/a y:/b", Effect.ALLOW),
+    ("scp x:/a out/b", Effect.ALLOW), ("scp -r -P 22 x:/a out/b", Effect.ALLOW), ("scp -3 x:/a y:/b", Effect.ALLOW),
     ("sftp x", Effect.ALLOW), ("sftp -P 2222 -q x", Effect.ALLOW),
-    ("scp x:/a b -o ProxyCommand=x", Effect.ALLOW),  # (after an operand: a file's name, scp does not permute)
+    ("scp x:/a -o out/ProxyCommand=x", Effect.ALLOW),  # (after an operand: a file's name, scp does not permute)
+    # (the local destination is judged by the write rules: s202)
+    ("scp x:/a b", None), ("scp x:/a b -o ProxyCommand=x", None),
 ])
 def test_ssh_options_of_scp_and_sftp_are_covered_only_by_naming_them(setup: Setup, line: str,
                                                                       effect: Effect | None) -> None:
@@ -256,7 +258,7 @@ def test_ssh_options_of_scp_and_sftp_are_covered_only_by_naming_them(setup: Setu
     "Host x\n  ProxyCommand ~/.orbstack/bin/proxy %h\n", 'Match exec "sh out/x.sh"\n',
     "Host *\n  Include=~/.orbstack/ssh/config\n",
 ])
-@pytest.mark.parametrize("line", ["scp x:/a b", "sftp x"])
+@pytest.mark.parametrize("line", ["scp x:/a out/b", "sftp x"])
 def test_the_files_ssh_settings_name_count(setup: Setup, config: str, line: str) -> None:
     assert _verdict(setup, SSH, line) is Effect.ALLOW
     (setup.home / ".ssh" / "config").write_text(config, encoding="utf-8")
@@ -266,19 +268,19 @@ def test_the_files_ssh_settings_name_count(setup: Setup, config: str, line: str)
 def test_an_included_ssh_file_is_followed(setup: Setup) -> None:
     (setup.home / ".ssh" / "hosts").write_text("Include ~/.orbstack/x\n", encoding="utf-8")
     (setup.home / ".ssh" / "config").write_text("Include hosts\n", encoding="utf-8")
-    assert _verdict(setup, SSH, "scp x:/a b") is not Effect.ALLOW
+    assert _verdict(setup, SSH, "scp x:/a out/b") is not Effect.ALLOW
 
 
 @pytest.mark.parametrize("config", ["Host x\n  User me\n  IdentityFile ~/.ssh/id_x\n", "Include ~/.ssh/config.d/*\n",
                                     "# Include ~/.orbstack/x\n"])
 def test_ssh_settings_naming_nothing_the_agent_may_write_leave_the_rule_in_force(setup: Setup, config: str) -> None:
     (setup.home / ".ssh" / "config").write_text(config, encoding="utf-8")
-    assert _verdict(setup, SSH, "scp x:/a b") is Effect.ALLOW
+    assert _verdict(setup, SSH, "scp x:/a out/b") is Effect.ALLOW
 
 
 def test_ssh_settings_the_agent_may_write_count(setup: Setup) -> None:
     rules = SSH + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/.ssh/config"\n'
-    assert _verdict(setup, rules, "scp x:/a b") is not Effect.ALLOW
+    assert _verdict(setup, rules, "scp x:/a out/b") is not Effect.ALLOW
 
 
 CURL = """
@@ -375,7 +377,7 @@ _PADDING = ("# " + "x" * 1000 + "\n") * 1100
 @pytest.mark.parametrize(("rules", "file", "naming", "line"), [
     (HG, "@workspace/src/.hg/hgrc", "%include ../../out/shared.rc\n", "cd src && hg status"),
     (GDB, "~/.gdbinit", "source ~/dotfiles/gdbinit\n", "gdb -batch"),
-    (SSH, "~/.ssh/config", "Include ~/.orbstack/ssh/config\n", "scp x:/a b"),
+    (SSH, "~/.ssh/config", "Include ~/.orbstack/ssh/config\n", "scp x:/a out/b"),
     (CURL, "~/.curlrc", 'config = "~/dotfiles/curlrc"\n', "cd src && curl -s http://127.0.0.1/"),
     (GIT, "~/.gitconfig", "[include]\n\tpath = ~/dotfiles/gitconfig\n", "git -C src status"),
 ])

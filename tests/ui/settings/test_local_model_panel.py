@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from echo_desk.store.settings import SettingsStore
+from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.local_model_panel import LocalModelPanel
 from echo_desk.ui.settings.model_download import describe_error
 
@@ -141,9 +142,17 @@ def test_wrong_sha256_shows_the_error_keeps_nothing_and_changes_no_setting(qtbot
     before = settings_store.current.local_model
     download(panel, server.url, "ab" * 32)
     qtbot.waitUntil(lambda: panel.job is None, timeout=WAIT_MS)
-    assert "does not match the expected" in panel.message.text()
+    # The checksum named in words, never an exception's class name.
+    assert "is not the one expected: its checksum" in panel.message.text()
     assert [p.name for p in models.iterdir()] == []
     assert settings_store.current.local_model == before
+    # Said again in the language switched to (it kept the English it was first said in).
+    i18n_qt.apply_language("zh_CN")
+    try:
+        assert "下载的文件不是预期的文件：它的校验和" in panel.message.text(), panel.message.text()
+    finally:
+        i18n_qt.apply_language("en")
+    assert "is not the one expected" in panel.message.text()
 
 
 def test_cancel_stops_a_stalled_download_keeps_the_part_and_the_next_one_resumes(qtbot, panel, server,

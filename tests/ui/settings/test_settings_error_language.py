@@ -277,3 +277,31 @@ def test_a_rule_file_s_read_problem_is_listed_in_chinese(tmp_path: Path, chinese
     # ``rules check`` and the log keep the engine's English
     assert str(problems[0].message).startswith(
         {"not_utf8": "not UTF-8", "too_big": "file is", "refused": "cannot read:"}[problem])
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('[[rule]]\neffect "allow"\n', "键后面缺少“=”（第 8 列）"),
+    ('[[rule]\neffect = "allow"\n', "“[[rule]]”没有用“]]”结束（第 7 列）"),
+    ('[[rule]]\neffect = allow\n', "缺少值或值无效（文本需要加引号）（第 10 列）"),
+    ('[[rule]]\nreason = "open\n', "文本缺少结束的引号"),
+    ('[[rule]]\neffect = "allow" tool = "shell"\n', "值的后面同一行还有内容"),
+    ('[[rule]]\neffect = "allow"\ntool = "shell"\ncolour = "red"\n', "未知的键“colour”"),
+    ('[[rule]]\neffect = "maybe"\ntool = "shell"\n', "ask 或 deny，而不是“maybe”"),
+    ('[[rule]]\neffect = "allow"\ntool = "a b"\n', "tool“a b”既不是规则类别"),
+    ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = " "\n', "pattern 为空"),
+])
+def test_a_rule_file_s_syntax_or_rule_problem_is_listed_in_chinese(
+        tmp_path: Path, chinese, text: str, said: str) -> None:
+    # Before: "错误 · permissions.toml 第 2 行 · 不是有效的 TOML：not valid TOML: Expected '=' after a key in
+    # a key/value pair (at line 2, column 8)" — tomllib's English in the Chinese list.
+    path = tmp_path / "permissions.toml"
+    path.write_text(text, encoding="utf-8")
+    _, problems, _ = loader.read_rule_file(path, Layer.USER, lambda _rule: [])
+    listed = problem_lines(LoadReport(problems=tuple(problems)))
+    assert len(listed) == 1 and said in listed[0], listed
+    # No English but the file's name, TOML's and the rule file's own words.
+    kept = r"permissions\.toml|TOML|rule|effect|allow-in-sandbox|allow|ask|deny|maybe|colour|tool|pattern|reason|examples|client|shell|read|write|fetch|mcp|db"
+    assert not re.search(r"[A-Za-z]{2,}", re.sub(kept, "", listed[0])), listed
+    # ``rules check`` and the log keep the engine's English (tomllib's own words for a syntax error).
+    english = str(problems[0].message)
+    assert not re.search(r"[\u4e00-\u9fff]", english) and english[:1].islower(), english
