@@ -143,6 +143,12 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
         raise _unknown_links(cfg.name, exc) from None
     except sandbox.HiddenSystemFolder as exc:
         raise _hides_what_runs(cfg.name, exc) from None
+    except sandbox.ProtectedLinkToWorkspace as exc:
+        raise _unavailable(N_(
+            "{name} was not started: the link {links} leads a place programs run code from (an editor's or shell's "
+            "settings) to the folder it is set to work in or a folder holding it, so the sandbox cannot keep that "
+            "code read-only without making the whole folder read-only. Point the link at a subfolder, or choose "
+            "another working folder for it."), {"name": cfg.name, "links": exc.links}) from None
     return Contained(launch.argv[0], launch.argv[1:], launch.env, launch)
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         HiddenWorkspace,
         Launch,
         LinksTooFar,
+        ProtectedLinkToWorkspace,
         SandboxSpec,
         prepare,
     )
@@ -45,6 +46,7 @@ _HOME = {
     "HiddenWorkspace": "launch",
     "Launch": "launch",
     "LinksTooFar": "launch",
+    "ProtectedLinkToWorkspace": "launch",
     "SandboxSpec": "launch",
     "prepare": "launch",
 }
@@ -58,6 +60,7 @@ __all__ = [
     "Launch",
     "LinksTooFar",
     "Planted",
+    "ProtectedLinkToWorkspace",
     "SandboxSpec",
     "Status",
     "allowed_environment",

@@ -87,6 +87,9 @@ class Inventory:
     #: The protected places whose links lead through more folders than are followed
     #: (``linked.Finder.too_far_protected``): ``launch`` refuses the command.
     protected_links_too_far: tuple[str, ...] = ()
+    #: A protected place's links to the workspace itself or a folder holding it, with where they
+    #: lead (``linked.Finder.holds_workspace``): ``launch`` refuses the command.
+    protected_links_to_workspace: tuple[tuple[str, str], ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -192,7 +195,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
                      tuple(finder.cut), tuple(finder.too_far),
                      tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)),
-                     tuple(finder.too_far_protected))
+                     tuple(finder.too_far_protected), tuple(finder.holds_workspace))
 
 
 def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,

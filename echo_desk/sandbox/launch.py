@@ -240,6 +240,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     leading = _leading_links(found, listed)
     _refuse_hiding_what_runs(hidden, environment, spec.home, environs, leading)
     _refuse_links_too_far(found)
+    _refuse_protected_links_to_workspace(found)
     _refuse_a_hidden_workspace(hidden, writable, cwd, spec.home, environs, leading)
 
     argv = [
@@ -372,6 +373,26 @@ def _refuse_links_too_far(found: list[inventory.Inventory]) -> None:
             raise LinksTooFar(Path(place))
         for place in inv.protected_links_too_far:
             raise LinksTooFar(Path(place), hidden=False)
+
+
+class ProtectedLinkToWorkspace(ValueError):
+    """A protected place leads through a link to the workspace itself or to a folder holding it
+    (``~/.vim -> ~/project``, ``~/.vim/plugin/x -> ~``): the editor (or shell) may then run any
+    file of the workspace, and only a read-only workspace would keep that code from the command.
+    Refused rather than run with it writable (fail closed) or with nothing writable; ``links``:
+    ``link → path``, for the person to point elsewhere (a subfolder is kept read-only alone)."""
+
+    def __init__(self, links: tuple[str, ...]) -> None:
+        self.links = links
+        super().__init__(f"the link {', '.join(links)} leads a place programs run code from to the workspace or a "
+                         "folder holding it, so the sandbox cannot keep that code read-only without making the whole "
+                         "workspace read-only")
+
+
+def _refuse_protected_links_to_workspace(found: list[inventory.Inventory]) -> None:
+    links = tuple(dict.fromkeys(f"{link} → {real}" for inv in found for link, real in inv.protected_links_to_workspace))
+    if links:
+        raise ProtectedLinkToWorkspace(links)
 
 
 def _leading_links(found: list[inventory.Inventory], listed: list[Path]) -> dict[str, tuple[str, ...]]:

@@ -17,7 +17,10 @@ real key is hidden too, however many linked folders lead to it, each folder once
 round in a circle end). A protected place's link to a folder outside the workspace is walked the
 same way (``~/.vim/plugin/shared -> /srv/vim`` holding ``x.vim -> ~/dotfiles/x.vim``: Vim runs
 that file of the workspace), and so is a place's folder that lands in the workspace (read-only, or
-hidden, there; what its links lead to is not). That walk has bounds of its own (``MAX_FOLLOWED``):
+hidden, there; what its links lead to is not). A protected place's link to the workspace itself or to a folder holding it
+(``~/.vim -> ~/project``, ``~/.vim/plugin/x -> ~``, ``-> /``) is not a landing: every file of the
+workspace would be code the program runs, and only the whole workspace read-only would keep it
+so. It is kept in ``Finder.holds_workspace`` and the command refused (``launch``). That walk has bounds of its own (``MAX_FOLLOWED``):
 past them what the links lead to is unknown, so the command is refused (``Finder.too_far``,
 ``too_far_protected``), not run with it readable or writable.
 
@@ -142,6 +145,11 @@ class Finder:
         self.too_far: list[str] = [] if shared is None else shared.too_far
         #: The same for the protected places: what lies further on could not be kept read-only.
         self.too_far_protected: list[str] = [] if shared is None else shared.too_far_protected
+        #: A protected place's links (the place itself, or one below it) to the workspace itself or
+        #: a folder holding it, with where they lead: every file of the workspace is then one the
+        #: program may run, which cannot be kept read-only without the whole workspace (``launch``
+        #: refuses the command). A link into a subfolder lands (that subfolder is kept read-only).
+        self.holds_workspace: list[tuple[str, str]] = [] if shared is None else shared.holds_workspace
 
     def _lands(self, real: str, whole: bool) -> bool:
         """Whether ``real`` is in the workspace; the workspace itself only when ``whole``."""
@@ -183,12 +191,19 @@ class Finder:
             return self.below(folder, why, whole=whole)
         place = f"{self.home}/{relative}"
         real = os.path.realpath(place)
+        if not whole and _inside(self.base, real):
+            self._hold(place, real)
+            return []
         if self._lands(real, whole):
             # (A folder: read-only or hidden where it lands, but its links lead on.)
             return [Landing(real, os.path.lexists(real), why, place), *self.below(real, why, whole=whole)]
         if reached == len(parts) and os.path.isdir(real):
             return self.below(real, why, whole=whole)  # a folder elsewhere: links in it may land here
         return []
+
+    def _hold(self, link: str, real: str) -> None:
+        if (link, real) not in self.holds_workspace:
+            self.holds_workspace.append((link, real))
 
     def _realpath(self, path: str) -> str:
         found = self._real.get(path)
@@ -254,7 +269,9 @@ class Finder:
             for name in listing.links:
                 link = f"{current}/{name}"
                 real = self._realpath(link)
-                if self._lands(real, whole) or (whole and self._followed_outside(real)):
+                if not whole and _inside(self.base, real):
+                    self._hold(link, real)
+                elif self._lands(real, whole) or (whole and self._followed_outside(real)):
                     found.append(Landing(real, os.path.lexists(real), why, link))
                 elif not whole and self._followed_outside(real):
                     onward.append(real)

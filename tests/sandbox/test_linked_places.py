@@ -509,10 +509,10 @@ async def test_a_protected_places_links_followed_past_their_bound_refuse_the_com
 
 
 async def test_a_protected_places_link_to_what_must_stay_in_view_is_not_walked(jail: Jail) -> None:
-    """A link from a protected place to ``/``, the home folder or ``/tmp`` is not walked (the
-    places below them are looked at themselves): the command runs, and ordinary files stay
-    writable."""
-    _link(jail.home / ".vim" / "root", "/")
+    """A link from a protected place to the home folder (not holding the workspace) or ``/tmp`` is
+    not walked (the places below them are looked at themselves): the command runs, and ordinary
+    files stay writable. (One to ``/``, which holds the workspace, refuses the command:
+    ``test_protected_link_to_workspace``.)"""
     _link(jail.home / ".vim" / "home", jail.home)
     _link(jail.home / ".vim" / "tmp", "/tmp")
     result = await run(tool_with(), {"command": "echo fine > notes.txt && cat notes.txt"}, context(jail.workspace))

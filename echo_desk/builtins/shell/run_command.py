@@ -139,6 +139,12 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
             place=str(exc.place), bound=exc.bound, entries=exc.entries), kind=ErrorKind.BUSINESS) from None
     except sandbox.HiddenSystemFolder as exc:
         raise ToolError(_hides_what_runs(exc), kind=ErrorKind.BUSINESS) from None
+    except sandbox.ProtectedLinkToWorkspace as exc:
+        raise ToolError(for_person(f"not run: {exc}. Tell the person; they can point the link at a subfolder", N_(
+            "Not run: the link {links} leads a place programs run code from (an editor's or shell's settings) to "
+            "the workspace or a folder holding it, so the sandbox cannot keep that code read-only without making "
+            "the whole workspace read-only. Point the link at a subfolder of the workspace (as a dotfiles folder "
+            "does), or open another folder."), links=exc.links), kind=ErrorKind.BUSINESS) from None
     except sandbox.HiddenWorkspace as exc:
         causes = [*exc.variables, *(["the link"] if exc.links else [])]
         change = f"change {' or '.join(causes)} or " if causes else ""
