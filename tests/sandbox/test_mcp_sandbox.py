@@ -415,6 +415,30 @@ async def test_a_server_whose_folder_a_hidden_places_link_leads_to_is_not_starte
 
 
 @requires_bwrap
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+async def test_a_server_whose_folder_a_protected_places_link_leads_to_is_not_started_and_its_row_names_the_link(
+        jail: Jail, language: str) -> None:
+    """``~/.vim/plugin/project ->`` the server's folder: Vim would run any ``.vim`` file the server
+    writes there, which only a read-only folder would prevent (``sandbox.ProtectedLinkToWorkspace``).
+    Not started, and the row names the link."""
+    link = jail.home / ".vim" / "plugin" / "project"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(jail.workspace)
+    cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(jail.workspace),
+                       sandbox=True)
+    before = current_language()
+    set_language(language)
+    try:
+        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
+            await _connection(cfg).start()
+        said = shown(explained(raised.value))
+    finally:
+        set_language(before)
+    assert f"{link} → {jail.workspace}" in said, said
+    assert ("was not started" if language == "en" else "未启动") in said, said
+
+
+@requires_bwrap
 @pytest.mark.parametrize("how", ["a secret place of its home", "a variable's ~/ value", "a link in its secret place"])
 async def test_a_servers_own_home_folder_has_its_secret_places_hidden(jail: Jail, how: str) -> None:
     """A server configured with a ``HOME`` of its own (``"env": {"HOME": "/srv/agent"}``) reads
