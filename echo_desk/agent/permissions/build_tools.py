@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Sequence
 
-from echo_desk.agent.permissions.compiler_outputs import implicit_outputs
+from echo_desk.agent.permissions.compiler_outputs import implicit_outputs, preprocessor_outputs
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
@@ -157,10 +157,11 @@ def compiler_reading(argv: Argv, program: str) -> Reading:
 def cpp_reading(argv: Argv, program: str) -> Reading:
     """cpp reads as a C compiler does, and ``cpp IN OUT`` writes OUT (``cpp a.c ~/.bashrc``
     wrote there what it made of a.c): every file word after the first is judged by the write
-    rules (``-``: its output)."""
-    found, writes, files, _ = _compiler_words(argv)
+    rules (``-``: its output), and so is the ``.d`` of ``-MD``/``-MMD`` (``compiler_outputs``)."""
+    found, writes, files, options = _compiler_words(argv)
+    written = preprocessor_outputs(argv, options, files, writes)
     writes += [k for k in files[1:] if argv[k] != "-"]
-    return Reading(program, flags=tuple(found), writes=tuple(writes))
+    return Reading(program, flags=tuple(found), writes=tuple(writes), written=written)
 
 
 def _compiler_words(argv: Argv) -> tuple[list[Flag], list[int], list[int], list[int]]:

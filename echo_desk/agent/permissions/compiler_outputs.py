@@ -13,7 +13,7 @@ import posixpath
 
 from echo_desk.agent.permissions.reading import Argv
 
-__all__ = ["implicit_outputs"]
+__all__ = ["implicit_outputs", "preprocessor_outputs"]
 
 #: Options after which it writes nothing of its own: it prints, or only checks.
 _PRINTS_ONLY = frozenset({"-###", "--version", "--help", "-dumpversion", "-dumpfullversion", "-dumpmachine",
@@ -51,6 +51,17 @@ def implicit_outputs(argv: Argv, options: list[int], files: list[int], writes: l
     if ("-MD" in said or "-MMD" in said) and "-MF" not in named:
         written += _dependency_files(argv, files, output, linking=not stops)
     return tuple(written)
+
+
+def preprocessor_outputs(argv: Argv, options: list[int], files: list[int], writes: list[int]) -> tuple[str, ...]:
+    """What cpp writes beyond the words naming them: ``-MD``/``-MMD`` without ``-MF`` write a
+    ``.d`` beside its output (``-o OUT`` or ``cpp IN OUT``), or in the folder it runs in."""
+    said = {argv[k] for k in options}
+    named = {argv[k - 1]: argv[k] for k in writes if argv[k] is not None}
+    if not files or not ({"-MD", "-MMD"} & said) or "-MF" in named:
+        return ()
+    output = named.get("-o") or next((str(argv[k]) for k in files[1:]), None)  # `-`: `-.d` (gcc 12)
+    return tuple(_dependency_files(argv, files[:1], output, linking=False))
 
 
 def _header_files(argv: Argv, options: list[int], files: list[int]) -> set[int]:

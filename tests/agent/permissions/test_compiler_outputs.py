@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from echo_desk.agent.permissions import Effect
-from echo_desk.agent.permissions.build_tools import compiler_reading
+from echo_desk.agent.permissions.build_tools import compiler_reading, cpp_reading
 
 from .conftest import Setup
 
-OUT_ONLY = ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[gcc|cc|g++|clang] **"\n\n'
+OUT_ONLY = ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[gcc|cc|g++|clang|cpp] **"\n\n'
             '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n')
 
 
@@ -50,8 +50,16 @@ def test_what_writes_nothing_unasked(line: str) -> None:
     assert compiler_reading(tuple(line.split()), "gcc").written == ()
 
 
+@pytest.mark.parametrize(("line", "written"), [
+    ("cpp -MD src/a.c", ("a.d",)), ("cpp -MD src/a.c out/a.i", ("out/a.d",)), ("cpp -MMD src/a.c -o out/b.i", ("out/b.d",)),
+    ("cpp -MD -MF out/x.d src/a.c", ()), ("cpp src/a.c", ()), ("cpp -MD src/a.c -", ("-.d",)),
+])
+def test_what_cpp_writes_unasked(line: str, written: tuple[str, ...]) -> None:
+    assert cpp_reading(tuple(line.split()), "cpp").written == written
+
+
 @pytest.mark.parametrize("line", [
-    "gcc src/a.c", "gcc -c src/a.c", "cc -S src/a.c", "g++ -c -MD src/a.cc -o out/a.o -MF README.d",
+    "gcc src/a.c", "gcc -c src/a.c", "cc -S src/a.c", "cpp -MD src/a.c", "g++ -c -MD src/a.cc -o out/a.o -MF README.d",
     "gcc -c -MMD src/a.c", "gcc -c -MD src/a.c -o out/a.o -o x.o", "gcc src/x.h", "clang -c src/a.c",
     "gcc -c src/a.c -o README.md",
 ])
@@ -62,7 +70,7 @@ def test_asks_where_the_agent_may_not_write(setup: Setup, line: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "gcc -c src/a.c -o out/a.o", "gcc -c -MMD -MP src/a.c -o out/a.o", "cc -o out/prog src/a.c -lm",
-    "gcc -E src/a.c", "gcc -MM src/a.c",
+    "gcc -E src/a.c", "gcc -MM src/a.c", "cpp -MD src/a.c out/a.i",
     "gcc -c src/x.h -o out/x.h.gch", "gcc --version",
 ])
 def test_allows_what_it_writes_where_the_agent_may(setup: Setup, line: str) -> None:
