@@ -407,6 +407,8 @@ class _Judge:
         program = programs.base(values[0])
         if program == "git":
             reached = self._git_places(values)
+        elif program is None:
+            return False
         else:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)

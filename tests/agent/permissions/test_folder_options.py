@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from echo_desk.agent.permissions import Effect
-from echo_desk.agent.permissions.model import Opaque
+from echo_desk.agent.permissions.model import Opaque, Verdict
 
 from .conftest import Setup
 
@@ -28,7 +28,7 @@ pattern = "@workspace/out/**"
 """
 
 
-def _decide(setup: Setup, line: str):  # type: ignore[no-untyped-def]
+def _decide(setup: Setup, line: str) -> Verdict:
     setup.write_user_rules(RULES)
     setup.engine.refresh()
     return setup.engine.check_command(line.replace("{outside}", str(setup.workspace.parent / "other")),
