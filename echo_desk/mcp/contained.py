@@ -162,6 +162,7 @@ def _in_servers_home(hidden_paths: list[str], home: str, folder: Path) -> list[P
     theirs = folder / Path(home).expanduser()
     return [theirs / p.strip()[2:] for p in hidden_paths if p.strip().startswith("~/")]
 
+
 def _hidden_folder(name: str, exc: sandbox.HiddenWorkspace) -> SandboxUnavailableError:
     """The server's folder is hidden (``GNUPGHOME`` names it, a hidden place links to it, or the
     person hid it): it would work in an empty, read-only folder. Said on its row in the person's
@@ -197,7 +198,6 @@ def _unknown_links(name: str, exc: sandbox.LinksTooFar) -> SandboxUnavailableErr
     return _unavailable(message, {"name": name, "place": str(exc.place), "bound": exc.bound, "entries": exc.entries})
 
 
-
 def _hides_what_runs(name: str, exc: sandbox.HiddenSystemFolder) -> SandboxUnavailableError:
     """A hidden place leads to a folder every program needs (``launch.HiddenSystemFolder``): the
     server is not started."""
@@ -216,6 +216,7 @@ def _hides_what_runs(name: str, exc: sandbox.HiddenSystemFolder) -> SandboxUnava
                      "Settings › Sandbox.")
         params = {"name": name, "path": str(exc.path)}
     return _unavailable(message, params)
+
 
 def _unavailable(message: str, params: dict[str, object]) -> SandboxUnavailableError:
     english = message.format(**{k: ", ".join(v) if isinstance(v, tuple) else v for k, v in params.items()})

@@ -303,9 +303,7 @@ class HiddenWorkspace(ValueError):
         self.path = path
         self.variables = variables
         self.links = links
-        why = [f"{', '.join(variables)} names it"] if variables else []
-        why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
-        said = "; ".join(why) or "it is on the hidden list"
+        said = _why_hidden(variables, links)
         super().__init__(f"the sandbox hides {path} (keys or credentials: {said}), and the command would run in it")
 
 
@@ -319,11 +317,17 @@ class HiddenSystemFolder(ValueError):
         self.path = path
         self.variables = variables
         self.links = links
-        why = [f"{', '.join(variables)} names it"] if variables else []
-        why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
-        said = "; ".join(why) or "it is on the hidden list"
+        said = _why_hidden(variables, links)
         super().__init__(f"the sandbox would hide {path} (keys or credentials: {said}), and every command needs it "
                          "(programs, their libraries or settings)")
+
+
+def _why_hidden(variables: tuple[str, ...], links: tuple[str, ...]) -> str:
+    """Why the sandbox hides a path, for the English message of ``HiddenWorkspace`` and
+    ``HiddenSystemFolder``: the variables naming it, the links leading a hidden place there."""
+    why = [f"{', '.join(variables)} names it"] if variables else []
+    why += [f"the link {', '.join(links)} leads a hidden place there"] if links else []
+    return "; ".join(why) or "it is on the hidden list"
 
 
 #: The system's folders of programs, their libraries and settings (``needed_to_run``).

@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions.compiler_outputs import implicit_outputs, preprocessor_outputs
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
@@ -146,37 +147,42 @@ def compiler_reading(argv: Argv, program: str) -> Reading:
     """A C compiler's words, read strictly: ``@file`` reads more options from a file;
     ``-wrapper``, ``-B``, ``-specs``, ``-fplugin``, ``-Wl,``/``-Xlinker`` (and the assembler's and
     preprocessor's) run or steer other programs; ``-o``/``-MF`` write the file they name (the
-    write rules judge it when it is a word of its own); any option not known here counts too."""
-    found, writes, _ = _compiler_words(argv)
-    return Reading(program, flags=tuple(found), writes=tuple(writes))
+    write rules judge it when it is a word of its own), and what it writes where nothing names
+    it too (``compiler_outputs``); any option not known here counts too."""
+    found, writes, files, options = _compiler_words(argv)
+    return Reading(program, flags=tuple(found), writes=tuple(writes),
+                   written=implicit_outputs(argv, options, files, writes))
 
 
 def cpp_reading(argv: Argv, program: str) -> Reading:
     """cpp reads as a C compiler does, and ``cpp IN OUT`` writes OUT (``cpp a.c ~/.bashrc``
     wrote there what it made of a.c): every file word after the first is judged by the write
-    rules (``-``: its output)."""
-    found, writes, files = _compiler_words(argv)
+    rules (``-``: its output), and so is the ``.d`` of ``-MD``/``-MMD`` (``compiler_outputs``)."""
+    found, writes, files, options = _compiler_words(argv)
+    written = preprocessor_outputs(argv, options, files, writes)
     writes += [k for k in files[1:] if argv[k] != "-"]
-    return Reading(program, flags=tuple(found), writes=tuple(writes))
+    return Reading(program, flags=tuple(found), writes=tuple(writes), written=written)
 
 
-def _compiler_words(argv: Argv) -> tuple[list[Flag], list[int], list[int]]:
+def _compiler_words(argv: Argv) -> tuple[list[Flag], list[int], list[int], list[int]]:
     """A C compiler's words: the options a rule must name, the words naming files an option
-    writes, and the file words (what it compiles, in order)."""
+    writes, the file words (what it compiles, in order) and the words read as options."""
     found: list[Flag] = []
     writes: list[int] = []
     files: list[int] = []
+    options: list[int] = []
     i, n = 1, len(argv)
     while i < n:
         word = argv[i]
         i += 1
-        if word is None:
-            found.append(_UNKNOWN)
-        elif word.startswith("@"):
-            found.append(_flag(word, Does.READS_CODE))
-        elif not word.startswith("-") or word == "-":
+        if word is None or word.startswith("@"):
+            found.append(_UNKNOWN if word is None else _flag(word, Does.READS_CODE))
+            continue
+        if not word.startswith("-") or word == "-":
             files.append(i - 1)  # a file it compiles (read), or standard input
-        elif word in _CC_WRITES:
+            continue
+        options.append(i - 1)
+        if word in _CC_WRITES:
             if i < n and argv[i] is not None:
                 writes.append(i)
             else:
@@ -197,7 +203,7 @@ def _compiler_words(argv: Argv) -> tuple[list[Flag], list[int], list[int]]:
             if word in ("-wrapper", "-B", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-specs", "-T",
                         "--sysroot", "-isysroot", "-aux-info", "-dumpdir", "-dumpbase", "--config"):
                 i += 1
-    return found, writes, files
+    return found, writes, files, options
 
 
 # -- javac and java ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 import pathspec
 
 from echo_desk.agent.permissions.tokens import Match, PatternError
+from echo_desk.i18n import N_, for_person
 from echo_desk.sandbox.domains import BadDomain, DomainRule, is_ip
 from echo_desk.sandbox.urls import BadUrl, canonical_path_prefix, canonical_url, path_readings
 
@@ -93,17 +94,27 @@ def compile_path(text: str) -> PathPattern:
     elif text.startswith("//"):
         anchor, rest = "root", text[1:]
     else:
-        raise PatternError(
+        raise PatternError(for_person(
             f"path pattern {text!r} must start with @workspace/, ~/ or // (an absolute path): "
-            "a bare glob would depend on where the tool runs")
+            "a bare glob would depend on where the tool runs",
+            N_("path pattern “{pattern}” must start with @workspace/, ~/ or // (an absolute path): "
+               "without one, what it names would depend on where the tool runs"), pattern=text))
     if rest in ("", "/"):
         rest = "/**"
     if not rest.startswith("/"):
-        raise PatternError(f"path pattern {text!r}: expected '/' after the anchor")
+        raise PatternError(for_person(
+            f"path pattern {text!r}: expected '/' after the anchor",
+            N_("path pattern “{pattern}”: “/” must come right after @workspace or ~ (e.g. @workspace/src/**)"),
+            pattern=text))
     if rest.startswith("/!") or "\n" in rest:
-        raise PatternError(f"path pattern {text!r}: negation is not supported in a rule")
+        raise PatternError(for_person(
+            f"path pattern {text!r}: negation is not supported in a rule",
+            N_("path pattern “{pattern}”: a rule cannot leave a path out with “!”; "
+               "write a deny rule for that path instead"), pattern=text))
     if any(part == ".." for part in rest.split("/")):
-        raise PatternError(f"path pattern {text!r}: '..' is not allowed")
+        raise PatternError(for_person(f"path pattern {text!r}: '..' is not allowed",
+                                      N_("path pattern “{pattern}”: “..” is not allowed; write the path without it"),
+                                      pattern=text))
     return PathPattern(text=text, anchor=anchor, spec=pathspec.PathSpec.from_lines("gitignore", [rest]))
 
 
@@ -151,16 +162,25 @@ def _under(path: str, prefix: str) -> bool:
 def compile_fetch(text: str) -> FetchPattern:
     words = text.split()
     if not words or not words[0].startswith("domain:"):
-        raise PatternError(f"fetch pattern {text!r} must start with domain:<host>")
+        raise PatternError(for_person(
+            f"fetch pattern {text!r} must start with domain:<host>",
+            N_("fetch pattern “{pattern}” must start with domain: and a host name (e.g. domain:example.com GET /api)"),
+            pattern=text))
     # The domain in the one grammar the sandbox's list uses too (``DomainRule.parse_pattern``).
     written = words[0][len("domain:"):]
     bare = written.rstrip(".").lower()
     if is_ip((bare[2:] if bare.startswith("*.") else bare).strip("[]")):
-        raise PatternError(f"fetch pattern {text!r}: an IP address is not a domain (bare IPs never match)")
+        raise PatternError(for_person(
+            f"fetch pattern {text!r}: an IP address is not a domain (bare IPs never match)",
+            N_("fetch pattern “{pattern}”: an IP address is not a domain (a rule never matches a bare IP address)"),
+            pattern=text))
     try:
         domain = DomainRule.parse_pattern(written)
     except BadDomain:
-        raise PatternError(f"fetch pattern {text!r}: the domain must be a host name (optionally *.host)") from None
+        raise PatternError(for_person(
+            f"fetch pattern {text!r}: the domain must be a host name (optionally *.host)",
+            N_("fetch pattern “{pattern}”: the domain must be a host name, such as example.com or *.example.com"),
+            pattern=text)) from None
     method: str | None = None
     prefix: str | None = None
     for w in words[1:]:
@@ -170,9 +190,16 @@ def compile_fetch(text: str) -> FetchPattern:
             try:
                 prefix = canonical_path_prefix(w)
             except BadUrl as exc:
-                raise PatternError(f"fetch pattern {text!r}: {exc}") from None
+                raise PatternError(for_person(
+                    f"fetch pattern {text!r}: {exc}",
+                    N_("fetch pattern “{pattern}”: the path “{prefix}” may hold no backslash and no “.” or “..” part"),
+                    pattern=text, prefix=w)) from None
         else:
-            raise PatternError(f"fetch pattern {text!r}: unexpected {w!r} (expected a method or a /path prefix)")
+            raise PatternError(for_person(
+                f"fetch pattern {text!r}: unexpected {w!r} (expected a method or a /path prefix)",
+                N_("fetch pattern “{pattern}”: “{word}” is neither an HTTP method (GET, POST, …) nor a path "
+                   "starting with “/”; after the domain come at most one method and one path"),
+                pattern=text, word=w))
     return FetchPattern(text=text, domain=domain, method=method, path_prefix=prefix)
 
 
@@ -247,14 +274,23 @@ def compile_fields(text: str) -> FieldsPattern:
     try:
         table = tomllib.loads(f"x = {{ {text} }}")["x"]
     except tomllib.TOMLDecodeError as exc:
-        raise PatternError(f"MCP pattern {text!r}: write field = \"glob\" pairs separated by commas ({exc})") from None
+        raise PatternError(for_person(
+            f"MCP pattern {text!r}: write field = \"glob\" pairs separated by commas ({exc})",
+            N_("MCP pattern “{pattern}”: write field = \"glob\" pairs separated by commas, "
+               "e.g. repo = \"acme/*\", branch = \"main\""), pattern=text)) from None
     fields = []
     for name, value in table.items():
         if not isinstance(value, str):
-            raise PatternError(f"MCP pattern {text!r}: the value of {name!r} must be a string glob")
+            raise PatternError(for_person(
+                f"MCP pattern {text!r}: the value of {name!r} must be a string glob",
+                N_("MCP pattern “{pattern}”: the value of “{field}” must be a glob in quotes (e.g. \"main*\")"),
+                pattern=text, field=name))
         fields.append((name, value))
     if not fields:
-        raise PatternError(f"MCP pattern {text!r} has no fields")
+        raise PatternError(for_person(
+            f"MCP pattern {text!r} has no fields",
+            N_("MCP pattern “{pattern}” names no field (write field = \"glob\", or leave pattern out to mean every call)"),
+            pattern=text))
     return FieldsPattern(text=text, fields=tuple(fields), regexes=tuple(glob_regex(g) for _n, g in fields))
 
 
@@ -273,5 +309,8 @@ def compile_classes(text: str) -> ClassPattern:
     classes = frozenset(c.strip() for c in text.split("|"))
     unknown = classes - DB_CLASSES
     if unknown or not classes:
-        raise PatternError(f"db pattern {text!r}: use read, write or schema (several: read|write)")
+        raise PatternError(for_person(
+            f"db pattern {text!r}: use read, write or schema (several: read|write)",
+            N_("db pattern “{pattern}”: use read, write or schema (for several, join them with |: read|write)"),
+            pattern=text))
     return ClassPattern(text=text, classes=classes)

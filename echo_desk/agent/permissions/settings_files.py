@@ -552,6 +552,19 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     return list(dict.fromkeys(starts)), any(not value for value in named)
 
 
+def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
+                   home: Path | None = None) -> list[Path]:
+    """The folders the options of ``program_options.FOLDER_OPTIONS`` among ``words`` lead
+    ``program`` to from ``cwds`` (hg's ``-R`` from where ``--cwd`` leads too), as written and
+    with links followed: ``hg -R ../other update`` acts on the repository there, as ``cd ../other
+    && hg update`` does. A value not known here leads nowhere known (``_named_folders`` says so)."""
+    named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
+    reached: list[Path] = []
+    for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
+        reached += [p for base in [*cwds, *reached] for value in named if value for p in _both(base / value)]
+    return list(dict.fromkeys(reached))
+
+
 def _tilde_words(word: str | None, home: Path | None) -> list[str | None]:
     """``word`` as a path a program may open: with a leading ``~`` (alone or before ``/``),
     the home folder's, as the shell expands it (``cmake -P ~/x.cmake``: it was read below the

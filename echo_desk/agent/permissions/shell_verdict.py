@@ -330,7 +330,7 @@ class _Judge:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
-        if self._git_moves_outside(tuple(w.value for w in command.argv)):
+        if self._moves_outside(tuple(w.value for w in command.argv)):
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
@@ -396,16 +396,44 @@ class _Judge:
             return None
         return reached
 
-    def _git_moves_outside(self, values: tuple[str | None, ...]) -> bool:
-        """Whether the git command ``values`` changes into a known folder outside the workspaces
-        (``git -C ~/other log``), as a ``cd`` there does."""
-        if not values or values[0] is None or programs.base(values[0]) != "git":
+    def _moves_outside(self, values: tuple[str | None, ...]) -> bool:
+        """Whether the command ``values`` changes into a known folder outside the workspaces
+        through an option of its own, as a ``cd`` there does: git's ``-C``, ``--git-dir`` and
+        ``--work-tree`` (``git --work-tree=../other checkout .`` overwrites the files there), the
+        options of ``program_options.FOLDER_OPTIONS`` (``hg -R ../other update null``, ``ninja
+        -C ../other``: another repository's files, another project's build)."""
+        if not values or values[0] is None or not self.cwd_known:
             return False
+        program = programs.base(values[0])
+        if program == "git":
+            reached = self._git_places(values)
+        elif program is None:
+            return False
+        else:
+            reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
+        return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
+
+    def _git_places(self, values: tuple[str | None, ...]) -> list[Path] | None:
+        """The folders the git command ``values`` moves to by its options (``-C``, then
+        ``--git-dir`` and ``--work-tree`` from there), or ``None``: one in another account's home.
+        A folder only known when the line runs is left out (``_covered_moved`` asks for it)."""
         moved = git_repositories.moves(values)
-        if not moved.words:
-            return False  # (no -C: where the line runs is judged as for any command)
-        reached = self._git_reached(moved)
-        return reached is not None and any(not floor.inside(f, self.where.workspaces) for f in reached)
+        reached = self._git_reached(moved) if moved.words else list(self.cwds)
+        if reached is None:
+            return []
+        rest = [v for i, v in enumerate(values) if i not in moved.words]
+        readings = [rest]
+        if any(v and (v.startswith("~") or "=~" in v) for v in rest):
+            # (bash expands a leading ~ of a word and one after --git-dir=; dash only the first)
+            expanded = [_home_after_equals(v, self.where.home) if v else v for v in rest]
+            if any(v is not None and e is None for v, e in zip(rest, expanded, strict=True)):
+                return None
+            readings.append(expanded)
+        places = [] if not moved.words else list(reached)
+        for reading in readings:
+            where = git_repositories.folders(reading, reached)
+            places += [n.git_dir for n in where.named] + list(where.worktrees)
+        return list(dict.fromkeys(t for f in places for t in (f, Path(os.path.realpath(f)))))
 
     def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
         """The folders ``-C`` leads to from each of the line's folders, each relative to the last
@@ -947,6 +975,16 @@ _Decided = tuple[Effect, Provenance, Opaque | None]
 
 class _PartMaker(Protocol):
     def __call__(self, effect: Effect | None, provenance: Provenance, opaque: Opaque | None = None) -> Part: ...
+
+
+def _home_after_equals(value: str, home: Path) -> str | None:
+    """``value`` with its ``~`` made the home folder where bash expands it: leading, or after the
+    ``=`` of an option (``--work-tree=~/x``); ``None`` for another account's home."""
+    name, equals, rest = value.partition("=")
+    if equals and name.startswith("--") and rest.startswith("~"):
+        expanded = _home_expanded(rest, home)
+        return None if expanded is None else f"{name}={expanded}"
+    return _home_expanded(value, home)
 
 
 def _home_expanded(value: str, home: Path) -> str | None:

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from echo_desk.i18n import N_, for_person
+
 _MAX_ALTERNATIVES = 64
 
 
@@ -196,22 +198,36 @@ def compile_tokens(text: str) -> TokenPattern:
             i, alternatives = _alternatives(text, items, i + 1, named)
             groups.append(alternatives)
         elif kind in ("close", "bar"):
-            raise PatternError(f"'{']' if kind == 'close' else '|'}' outside '[…]' in pattern {text!r}")
+            char = "]" if kind == "close" else "|"
+            raise PatternError(for_person(
+                f"'{char}' outside '[…]' in pattern {text!r}",
+                N_("pattern “{pattern}”: “{char}” stands outside “[…]” (write alternatives as [a|b])"),
+                pattern=text, char=char))
         elif kind in ("not", "notquoted"):
             if not value:
-                raise PatternError(f"'!' without a token in pattern {text!r}")
+                raise PatternError(for_person(
+                    f"'!' without a token in pattern {text!r}",
+                    N_("pattern “{pattern}”: “!” is not followed by a word (write it as !word, e.g. !-exec)"),
+                    pattern=text))
             # (Not named: a rule that forbids `-e` does not cover `--eval`, the same option.)
             forbidden.append(_EXACT + value if kind == "notquoted" else value)
         else:
             groups.append([(_element(kind, value, named),)])
         i += 1
     if not groups:
-        raise PatternError(f"pattern {text!r} has no tokens (omit 'pattern' to mean the whole tool)")
+        raise PatternError(for_person(
+            f"pattern {text!r} has no tokens (omit 'pattern' to mean the whole tool)",
+            N_("pattern “{pattern}” has no word to match (leave pattern out to mean the whole tool)"),
+            pattern=text))
     combos = 1
     for g in groups:
         combos *= len(g)
     if combos > _MAX_ALTERNATIVES:
-        raise PatternError(f"pattern {text!r} expands to {combos} alternatives (limit {_MAX_ALTERNATIVES})")
+        raise PatternError(for_person(
+            f"pattern {text!r} expands to {combos} alternatives (limit {_MAX_ALTERNATIVES})",
+            N_("pattern “{pattern}” expands to {count} alternatives, more than the {limit} one rule may have: "
+               "split it into several rules"),
+            pattern=text, count=combos, limit=_MAX_ALTERNATIVES))
     sequences = tuple(
         tuple(itertools.chain.from_iterable(choice)) for choice in itertools.product(*groups)
     )
@@ -229,14 +245,22 @@ def _alternatives(
         if k == "bar":
             alternatives.append([])
         elif k == "open":
-            raise PatternError(f"'[' inside '[…]' in pattern {text!r}: alternatives do not nest")
+            raise PatternError(for_person(
+                f"'[' inside '[…]' in pattern {text!r}: alternatives do not nest",
+                N_("pattern “{pattern}”: a “[…]” stands inside another; alternatives do not nest "
+                   "(write each choice out in full)"),
+                pattern=text))
         elif k in ("not", "notquoted"):
-            raise PatternError(f"'!{v}' inside '[…]' in pattern {text!r}: put it outside")
+            raise PatternError(for_person(
+                f"'!{v}' inside '[…]' in pattern {text!r}: put it outside",
+                N_("pattern “{pattern}”: “!{word}” stands inside “[…]”; put it outside the brackets"),
+                pattern=text, word=v))
         else:
             alternatives[-1].append(_element(k, v, named))
         i += 1
     if i >= len(items):
-        raise PatternError(f"'[' without ']' in pattern {text!r}")
+        raise PatternError(for_person(f"'[' without ']' in pattern {text!r}",
+                                      N_("pattern “{pattern}”: a “[” is not closed with “]”"), pattern=text))
     return i, [tuple(a) for a in alternatives]
 
 
@@ -293,7 +317,9 @@ def _lex(text: str) -> list[tuple[str, str]]:
             quote = text[i]
             end = text.find(quote, i + 1)
             if end < 0:
-                raise PatternError(f"unclosed {quote} in pattern {text!r}")
+                raise PatternError(for_person(
+                    f"unclosed {quote} in pattern {text!r}",
+                    N_("pattern “{pattern}”: a quoted word is not closed with its {quote}"), pattern=text, quote=quote))
             value, kind = text[i + 1:end], "quoted"
             i = end + 1
         else:

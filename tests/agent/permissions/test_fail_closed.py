@@ -827,13 +827,14 @@ def test_compilers_response_files_wrappers_and_outputs(setup: Setup) -> None:
     with ``-o ../home/.bashrc`` in it overwrites it), run programs (``-wrapper sh,-c,CMD``,
     ``-B out/`` runs out/as, ``-fplugin=``, ``-specs=``; javac's ``-J`` options go to the JVM,
     ``-processorpath`` loads code) and write where they are told (``-o``, javac's ``-d``,
-    ``-J-Xlog:…:file=``). Proven under bash (gcc 12, javac 17)."""
+    ``-J-Xlog:…:file=``), or, without ``-o``, in the folder they run in (``gcc -c src/x.c``
+    writes x.o there, where these rules let nothing be written). Proven under bash (gcc 12, javac 17)."""
     setup.write_user_rules(_rules("[gcc|cc|clang|g++|javac|java -version] **") + _rules("@workspace/out/**", tool="write"))
-    for line in ("gcc -c src/x.c", "gcc -Wall -O2 -g -std=c11 -Iinclude -DX=1 -c src/x.c -o out/x.o",
+    for line in ("gcc -c src/x.c -o out/x.o", "gcc -Wall -O2 -g -std=c11 -Iinclude -DX=1 -c src/x.c -o out/x.o",
                  "cc -o out/prog src/x.c -lm", "clang -fPIC -shared -o out/l.so src/x.c", "javac -d out/classes src/A.java",
                  "javac -Xlint:all -encoding UTF-8 --release 17 -d out/classes src/A.java", "java -version"):
         assert _effect(setup, line) is Effect.ALLOW, line
-    for line in ("gcc -c src/x.c @out/args", "gcc -o ~/.bashrc src/x.c", "gcc -o../home/.bashrc src/x.c",
+    for line in ("gcc -c src/x.c @out/args", "gcc -o ~/.bashrc src/x.c", "gcc -c src/x.c", "gcc -o../home/.bashrc src/x.c",
                  "gcc -c src/x.c -wrapper /bin/sh,-c,x", "gcc -B out/ -c src/x.c", "gcc -Bout/ -c src/x.c",
                  "gcc -fplugin=out/p.so -c src/x.c", "gcc -specs=out/s -c src/x.c", "gcc -Wl,-o,PWNED src/x.c",
                  "gcc -save-temps=obj -c src/x.c", "cc -c src/x.c -MF ~/.bashrc", "gcc -fno-such-thing-known -c x.c",
@@ -1073,9 +1074,9 @@ def test_ccache_reads_the_compiler_it_runs_as_strictly_as_without_it(setup: Setu
     ``-o ../home/.bashrc`` overwrote it), but ccache had no reader: a rule's ``ccache **``
     covered every compiler option. The compiler is now a command of its own."""
     setup.write_user_rules(_rules("[ccache|gcc|cc] **") + _rules("@workspace/out/**", tool="write"))
-    for line in ("ccache gcc -c src/x.c -o out/x.o", "ccache cc -O2 -Wall -c src/x.c", "ccache -s", "ccache --version"):
+    for line in ("ccache gcc -c src/x.c -o out/x.o", "ccache cc -O2 -Wall -c src/x.c -o out/x.o", "ccache -s", "ccache --version"):
         assert _effect(setup, line) is Effect.ALLOW, line
-    for line in ("ccache gcc -c x.c -wrapper /bin/sh,-c,x", "ccache gcc -c x.c -o ~/.bashrc", "ccache gcc -c x.c @out/args",
+    for line in ("ccache cc -O2 -Wall -c src/x.c", "ccache gcc -c x.c -wrapper /bin/sh,-c,x", "ccache gcc -c x.c -o ~/.bashrc", "ccache gcc -c x.c @out/args",
                  "ccache gcc -B out/ -c x.c", "ccache -z", "ccache -o cache_dir=/tmp/x gcc -c x.c", "ccache sh -c x",
                  "ccache -d ~/c gcc -c x.c"):
         assert _effect(setup, line) is not Effect.ALLOW, line

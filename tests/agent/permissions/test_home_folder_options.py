@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.model import Opaque
 
 from .conftest import Setup
 
@@ -35,10 +36,13 @@ def test_a_folder_in_the_home_the_agent_may_write_asks(setup: Setup, line: str) 
 
 
 @pytest.mark.parametrize("line", ["hg -R ~/s root", "ninja -C ~/s"])
-def test_a_folder_in_the_home_the_agent_may_not_write_keeps_the_rule(setup: Setup, line: str) -> None:
+def test_a_folder_in_the_home_the_agent_may_not_write_asks_as_one_outside_the_workspace(setup: Setup, line: str) -> None:
+    # (s210: an option into a folder outside the workspace is judged as a `cd` there)
     setup.write_user_rules(RULES)
     setup.engine.refresh()
-    assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
+    decision = setup.engine.check_command(line, workspace=setup.workspace)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
 
 
 CODE_RULES = """

@@ -97,7 +97,13 @@ HOME_FILES: dict[str, str] = {
     # … and vim reads the startup file of the folder it starts in, as its 'exrc' asks (s165).
     ".vimrc": "set exrc\n",
 }
-OTHER_FILES: dict[str, str] = {"other.txt": "outside\n"}
+OTHER_FILES: dict[str, str] = {
+    "other.txt": "outside\n",
+    # Another project of the person's beside the workspace, whose build runs a program: a
+    # build tool's -C leads there (s210).
+    "proj/Makefile": "all:\n\t/usr/bin/touch PWNED\n",
+    "proj/build.ninja": "rule t\n  command = /usr/bin/touch PWNED\nbuild t: t\n",
+}
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
 #: allow that no folder of a default PATH holds: a shell searching '.' runs them.
 WORKSPACE_PROGRAMS: dict[str, str] = {"mytool": "#!/bin/sh\n/usr/bin/touch PWNED\n"}

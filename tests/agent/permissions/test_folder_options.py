@@ -1,0 +1,76 @@
+"""s210: a program's own option naming the folder it works in is judged as a ``cd`` there, as
+git's ``-C`` is (s208): hg's ``-R``/``--repository``/``--cwd``, ninja's and make's ``-C`` (every
+option of ``program_options.FOLDER_OPTIONS``), git's ``--git-dir`` and ``--work-tree``. Into a
+known folder outside the workspace it asks, saying so (``hg -R ../other update null`` deleted
+the person's files there, ``ninja -C ../other`` ran another project's build, ``git
+--work-tree=../other checkout -f .`` overwrote files there: the s210 lines of the hostile
+corpus); inside the workspace a rule for the program covers it as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.model import Opaque, Verdict
+
+from .conftest import Setup
+
+RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[hg|ninja|git|cmake] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+def _decide(setup: Setup, line: str) -> Verdict:
+    setup.write_user_rules(RULES)
+    setup.engine.refresh()
+    return setup.engine.check_command(line.replace("{outside}", str(setup.workspace.parent / "other")),
+                                      workspace=setup.workspace)
+
+
+@pytest.mark.parametrize("line", [
+    "hg -R ../other update null",
+    "hg -R ../other revert --all",
+    "hg --repository=../other status",
+    "hg --repo {outside} status",
+    "hg --cwd ../other rm x",
+    "hg --cwd src -R ../.. status",  # -R is read from where --cwd leads
+    "hg -R ~ status",
+    "ninja -C ../other",
+    "ninja -C../other",
+    "ninja -nC ../other",  # a group of short options
+    "ninja -C ~/build",
+    "cmake --build ../other/build",
+    "git --work-tree=../other checkout -f .",
+    "git --git-dir={outside}/.git log",
+    "git --work-tree ~ checkout -f .",  # the shell makes ~ the home folder
+    "git -C src --work-tree=../.. status",  # relative to where -C leads
+])
+def test_an_option_into_a_folder_outside_the_workspace_asks_saying_so(setup: Setup, line: str) -> None:
+    decision = _decide(setup, line)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+@pytest.mark.parametrize("line", [
+    "hg -R src status",
+    "ninja -C src",
+    "ninja",
+    "git --git-dir=.git --work-tree=src status",
+    "git status",
+])
+def test_an_option_into_a_folder_of_the_workspace_is_covered_as_before(setup: Setup, line: str) -> None:
+    assert _decide(setup, line).effect is Effect.ALLOW
+
+
+def test_a_link_of_the_workspace_leading_out_asks(setup: Setup) -> None:
+    (setup.workspace / "src" / "l").symlink_to(setup.workspace.parent)
+    assert _decide(setup, "hg -R src/l status").parts[0].opaque is Opaque.CD_OUTSIDE
+    assert _decide(setup, "ninja -C src/l").parts[0].opaque is Opaque.CD_OUTSIDE
