@@ -8,14 +8,13 @@ corpus)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Opaque
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 
@@ -52,10 +51,6 @@ pattern = "@workspace/out/**"
 """
 
 
-def _git(folder: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder), "GIT_AUTHOR_NAME": "a",
-           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env=env)
 
 
 def _verdict(setup: Setup, line: str) -> Effect | None:
@@ -66,8 +61,8 @@ def _verdict(setup: Setup, line: str) -> Effect | None:
 
 @pytest.fixture
 def repository(setup: Setup) -> Path:
-    _git(setup.workspace, "init", "-q", "-b", "main")
-    _git(setup.workspace, "commit", "-q", "--allow-empty", "-m", "x")
+    git_in(setup.workspace, "init", "-q", "-b", "main")
+    git_in(setup.workspace, "commit", "-q", "--allow-empty", "-m", "x")
     (setup.workspace / "src" / "lib").mkdir()
     return setup.workspace
 
@@ -105,7 +100,7 @@ def test_a_rule_for_the_rest_covers_a_move_inside_the_workspace(setup: Setup, re
 def test_a_move_out_of_the_workspace_or_unknown_asks(setup: Setup, repository: Path, line: str) -> None:
     outside = setup.workspace.parent / "other"
     outside.mkdir()
-    _git(outside, "init", "-q")
+    git_in(outside, "init", "-q")
     assert _verdict(setup, line.replace("{outside}", str(outside))) is not Effect.ALLOW
 
 

@@ -8,14 +8,13 @@ Proven with git 2.39 under bash and dash: see the s162 lines of the hostile corp
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.git_folder_writes import folders_written
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 
@@ -37,16 +36,12 @@ pattern = "@workspace/out/**"
 """
 
 
-def _git(folder: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder), "GIT_AUTHOR_NAME": "a",
-           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env=env)
 
 
 @pytest.fixture
 def repository(setup: Setup) -> Path:
-    _git(setup.workspace, "init", "-q", "-b", "main")
-    _git(setup.workspace, "commit", "-q", "--allow-empty", "-m", "x")
+    git_in(setup.workspace, "init", "-q", "-b", "main")
+    git_in(setup.workspace, "commit", "-q", "--allow-empty", "-m", "x")
     setup.write_user_rules(RULES)
     setup.engine.refresh()
     return setup.workspace

@@ -5,13 +5,12 @@ hooks folder asks while the agent may write the worktree or the home folder."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from echo_desk.agent.permissions import Effect, git_hooks
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 
@@ -30,15 +29,11 @@ PRE_COMMIT_CONFIG = ("printf 'repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n  
                      "    language: system\\n' > .pre-commit-config.yaml && git commit -qam x")
 
 
-def _git(folder: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder), "GIT_AUTHOR_NAME": "a",
-           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env=env)
 
 
 def _with_hook(workspace: Path, name: str | None) -> None:
     """A repository (``git init`` leaves only ``*.sample`` hooks) with the person's hook ``name``."""
-    _git(workspace, "init", "-q")
+    git_in(workspace, "init", "-q")
     if name is not None:
         hook = workspace / ".git" / "hooks" / name
         hook.write_text("#!/bin/sh\nexec pre-commit hook-impl --hook-type=x \"$@\"\n", encoding="utf-8")
@@ -108,13 +103,13 @@ def test_a_hook_that_does_not_run_leaves_the_rule_in_force(setup: Setup, hook: s
 def test_the_hooks_of_the_folder_core_hookspath_names_count(setup: Setup) -> None:
     """husky keeps its launchers in .husky/_ (hooksPath), which run the scripts of .husky/."""
     _with_hook(setup.workspace, None)
-    _git(setup.workspace, "config", "core.hooksPath", "/opt/hooks-nowhere")
+    git_in(setup.workspace, "config", "core.hooksPath", "/opt/hooks-nowhere")
     hooks = setup.workspace.parent / "hooks"
     hooks.mkdir()
     (hooks / "pre-commit").write_text("#!/bin/sh\n. \"$(git rev-parse --show-toplevel)/.husky/pre-commit\"\n",
                                       encoding="utf-8")
     assert _verdict(setup, "git commit -qam x", "@workspace/**") is Effect.ALLOW  # /opt/hooks-nowhere: none
-    _git(setup.workspace, "config", "core.hooksPath", str(hooks))
+    git_in(setup.workspace, "config", "core.hooksPath", str(hooks))
     assert _verdict(setup, "git commit -qam x", "@workspace/**") is not Effect.ALLOW
 
 
@@ -122,9 +117,9 @@ def test_the_hooks_of_a_linked_worktree_are_those_of_its_main_repository(setup: 
     main = tmp_path / "main"
     main.mkdir()
     _with_hook(main, "pre-commit")
-    _git(main, "commit", "-q", "--no-verify", "--allow-empty", "-m", "x")
+    git_in(main, "commit", "-q", "--no-verify", "--allow-empty", "-m", "x")
     worktree = tmp_path / "linked"
-    _git(main, "worktree", "add", "-q", str(worktree))
+    git_in(main, "worktree", "add", "-q", str(worktree))
     # (its .git file, which names the repository, is kept from the agent)
     setup.write_user_rules(RULES + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n'
                            '\n[[rule]]\neffect = "deny"\ntool = "write"\npattern = "@workspace/.git"\n')

@@ -9,13 +9,12 @@ hostile corpus."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from echo_desk.agent.permissions import Effect, git_repositories
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 
@@ -39,10 +38,6 @@ GIT_DIR = ("mkdir -p out/r/objects out/r/refs && printf 'ref: refs/heads/main\\n
            "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > out/r/config && ")
 
 
-def _git(folder: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder), "GIT_AUTHOR_NAME": "a",
-           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env=env)
 
 
 def _verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
@@ -53,8 +48,8 @@ def _verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Ef
 
 @pytest.fixture
 def repository(setup: Setup) -> Path:
-    _git(setup.workspace, "init", "-q", "-b", "main")
-    _git(setup.workspace, "commit", "-q", "--allow-empty", "-m", "x")
+    git_in(setup.workspace, "init", "-q", "-b", "main")
+    git_in(setup.workspace, "commit", "-q", "--allow-empty", "-m", "x")
     return setup.workspace
 
 
@@ -103,27 +98,27 @@ def test_a_local_repository_at_the_other_end_counts(setup: Setup, repository: Pa
 ])
 def test_a_remote_the_agent_may_not_write_leaves_the_rule_in_force(setup: Setup, repository: Path,
                                                                    line: str) -> None:
-    _git(repository, "remote", "add", "origin", "../remote.git")
+    git_in(repository, "remote", "add", "origin", "../remote.git")
     assert _verdict(setup, line) is Effect.ALLOW
 
 
 def test_a_remote_whose_url_is_a_folder_the_agent_may_write_counts(setup: Setup, repository: Path) -> None:
-    _git(repository, "remote", "add", "mirror", "out/mirror.git")
+    git_in(repository, "remote", "add", "mirror", "out/mirror.git")
     assert _verdict(setup, "git push mirror main") is not Effect.ALLOW
-    _git(repository, "config", "remote.mirror.url", "../elsewhere.git")
+    git_in(repository, "config", "remote.mirror.url", "../elsewhere.git")
     assert _verdict(setup, "git push mirror main") is Effect.ALLOW
-    _git(repository, "config", "remote.mirror.pushurl", "out/mirror.git")
+    git_in(repository, "config", "remote.mirror.pushurl", "out/mirror.git")
     assert _verdict(setup, "git push mirror main") is not Effect.ALLOW
 
 
 def test_the_remote_a_bare_push_uses_counts(setup: Setup, repository: Path) -> None:
-    _git(repository, "remote", "add", "mirror", "out/mirror.git")
+    git_in(repository, "remote", "add", "mirror", "out/mirror.git")
     assert _verdict(setup, "git push") is not Effect.ALLOW
     assert _verdict(setup, "git fetch") is not Effect.ALLOW
 
 
 def test_a_rewritten_url_counts(setup: Setup, repository: Path) -> None:
-    _git(repository, "config", f"url.{setup.workspace}/out/.insteadOf", "mine:")
+    git_in(repository, "config", f"url.{setup.workspace}/out/.insteadOf", "mine:")
     assert _verdict(setup, "git push mine:r.git main") is not Effect.ALLOW
 
 
@@ -131,7 +126,7 @@ def test_the_person_s_receive_hook_makes_that_repository_and_home_count(setup: S
                                                                           tmp_path: Path) -> None:
     """A hook of the receiving repository is the person's program, as one of their own is."""
     other = tmp_path / "other.git"
-    _git(tmp_path, "init", "-q", "--bare", str(other))
+    git_in(tmp_path, "init", "-q", "--bare", str(other))
     line = f"git push {other} main"
     assert _verdict(setup, line, "~/.cache/**") is Effect.ALLOW
     hook = other / "hooks" / "post-receive"
@@ -194,29 +189,29 @@ def _many(setup: Setup, line: str) -> Effect | None:
 
 
 def test_every_repository_fetch_multiple_names_counts(setup: Setup, repository: Path) -> None:
-    _git(repository, "remote", "add", "origin", "../remote.git")
+    git_in(repository, "remote", "add", "origin", "../remote.git")
     assert _many(setup, "git fetch --multiple origin ../other.git") is Effect.ALLOW
     assert _many(setup, "git fetch --multiple origin out/r.git") is not Effect.ALLOW
-    _git(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
+    git_in(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
     assert _many(setup, "git fetch --all") is not Effect.ALLOW
 
 
 def test_a_group_of_remotes_counts(setup: Setup, repository: Path) -> None:
-    _git(repository, "remote", "add", "origin", "../remote.git")
-    _git(repository, "config", "remotes.mine", "origin")
+    git_in(repository, "remote", "add", "origin", "../remote.git")
+    git_in(repository, "config", "remotes.mine", "origin")
     assert _many(setup, "git fetch mine") is Effect.ALLOW
     # (a URL, not a path the settings name: that alone makes every git command ask)
-    _git(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
-    _git(repository, "config", "--add", "remotes.mine", "mirror")
+    git_in(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
+    git_in(repository, "config", "--add", "remotes.mine", "mirror")
     assert _many(setup, "git fetch mine") is not Effect.ALLOW
     assert _many(setup, "git remote update mine") is not Effect.ALLOW
 
 
 def test_git_remote_update_fetches_every_remote(setup: Setup, repository: Path) -> None:
-    _git(repository, "remote", "add", "origin", "../remote.git")
+    git_in(repository, "remote", "add", "origin", "../remote.git")
     assert _many(setup, "git remote update") is Effect.ALLOW
     assert _many(setup, "git remote show origin") is Effect.ALLOW
-    _git(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
+    git_in(repository, "remote", "add", "mirror", f"file://{repository}/out/mirror.git")
     assert _many(setup, "git remote update") is not Effect.ALLOW
     assert _many(setup, "git remote update origin") is Effect.ALLOW
     assert _many(setup, "git remote show mirror") is not Effect.ALLOW

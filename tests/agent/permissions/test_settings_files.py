@@ -11,6 +11,7 @@ import pytest
 
 from echo_desk.agent.permissions import Effect, Opaque
 from echo_desk.agent.permissions.settings_files import places
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 
@@ -246,18 +247,11 @@ def test_the_users_site_packages_count_for_python_programs(setup: Setup, line: s
 
 
 # -- s109: git runs git in every submodule whose folder holds a repository -------------------------
-def _git(folder: Path, *args: str) -> None:
-    import os
-    import subprocess
-
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder), "GIT_AUTHOR_NAME": "a",
-           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env=env)
 
 
 def _with_submodule(workspace: Path, path: str = "out/sub") -> None:
-    _git(workspace, "init", "-q")
-    _git(workspace, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}")
+    git_in(workspace, "init", "-q")
+    git_in(workspace, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}")
 
 
 @pytest.mark.parametrize("line", ["git status", "git status -s", "git status --short --branch", "cd src && git status"])
@@ -276,13 +270,13 @@ def test_the_submodules_are_read_from_every_index_version(tmp_path: Path, versio
     for name in ("a.txt", "deep/er/b.txt", "deep/er/c.txt"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n", encoding="utf-8")
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", "deep")
+    git_in(tmp_path, "init", "-q")
+    git_in(tmp_path, "add", "deep")
     if version == "3":
-        _git(tmp_path, "add", "--intent-to-add", "a.txt")  # an entry with extended flags
-    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},deep/er/sub")
-    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},zz/s2")
-    _git(tmp_path, "update-index", "--index-version", version)
+        git_in(tmp_path, "add", "--intent-to-add", "a.txt")  # an entry with extended flags
+    git_in(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},deep/er/sub")
+    git_in(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},zz/s2")
+    git_in(tmp_path, "update-index", "--index-version", version)
     assert git_index.gitlinks(tmp_path) == ("deep/er/sub", "zz/s2")
     assert git_index.repository_root(tmp_path / "deep" / "er") == tmp_path
 
@@ -290,13 +284,13 @@ def test_the_submodules_are_read_from_every_index_version(tmp_path: Path, versio
 def test_an_index_without_submodules_or_one_not_read_says_so(tmp_path: Path) -> None:
     from echo_desk.agent.permissions import git_index
 
-    _git(tmp_path, "init", "-q")
+    git_in(tmp_path, "init", "-q")
     assert git_index.gitlinks(tmp_path) == ()  # no index yet
     (tmp_path / "a.txt").write_text("x\n", encoding="utf-8")
-    _git(tmp_path, "add", "a.txt")
+    git_in(tmp_path, "add", "a.txt")
     assert git_index.gitlinks(tmp_path) == ()
     _with_submodule(tmp_path)
-    _git(tmp_path, "update-index", "--split-index")  # most entries in another file: not read
+    git_in(tmp_path, "update-index", "--split-index")  # most entries in another file: not read
     assert git_index.gitlinks(tmp_path) is None
     (tmp_path / ".git" / "index").write_bytes(b"DIRC\0\0\0\x09\0\0\0\x01" + bytes(70) + b"\0\0\xe0\0")
     assert git_index.gitlinks(tmp_path) is None
@@ -311,10 +305,10 @@ def test_an_index_not_read_makes_every_folder_of_the_worktree_count(setup: Setup
 def test_the_submodules_of_a_sha256_repository_are_read(tmp_path: Path) -> None:
     from echo_desk.agent.permissions import git_index
 
-    _git(tmp_path, "init", "-q", "--object-format=sha256")
+    git_in(tmp_path, "init", "-q", "--object-format=sha256")
     (tmp_path / "a.txt").write_text("x\n", encoding="utf-8")
-    _git(tmp_path, "add", "a.txt")
-    _git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'3' * 64},out/sub")
+    git_in(tmp_path, "add", "a.txt")
+    git_in(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'3' * 64},out/sub")
     assert git_index.gitlinks(tmp_path) == ("out/sub",)
 
 
@@ -323,12 +317,12 @@ def test_the_submodules_of_a_linked_worktree_are_read(tmp_path: Path) -> None:
 
     main = tmp_path / "main"
     main.mkdir()
-    _git(main, "init", "-q")
+    git_in(main, "init", "-q")
     (main / "a.txt").write_text("x\n", encoding="utf-8")
-    _git(main, "add", "a.txt")
-    _git(main, "commit", "-q", "-m", "x")
-    _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
-    _git(tmp_path / "wt", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},out/sub")
+    git_in(main, "add", "a.txt")
+    git_in(main, "commit", "-q", "-m", "x")
+    git_in(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    git_in(tmp_path / "wt", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},out/sub")
     assert git_index.gitlinks(tmp_path / "wt") == ("out/sub",)
 
 
@@ -342,7 +336,7 @@ pattern = "[git status|git diff|git log|git add|git commit|git rev-parse|git bra
 
 
 def _staging_verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
-    _git(setup.workspace, "init", "-q")
+    git_in(setup.workspace, "init", "-q")
     setup.write_user_rules(STAGING + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
     setup.engine.refresh()
     return setup.engine.check_command(line, workspace=setup.workspace).effect
@@ -377,9 +371,9 @@ def test_staging_then_reading_asks_only_where_a_repository_may_be_planted(setup:
 
 # -- s130: what the person's git settings name: a hooks folder, an included file, a program ---------
 def _configured(setup: Setup, *settings: tuple[str, str]) -> None:
-    _git(setup.workspace, "init", "-q")
+    git_in(setup.workspace, "init", "-q")
     for key, value in settings:
-        _git(setup.workspace, "config", key, value)
+        git_in(setup.workspace, "config", key, value)
 
 
 @pytest.mark.parametrize(("settings", "writable", "line"), [
