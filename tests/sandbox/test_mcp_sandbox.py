@@ -368,6 +368,18 @@ async def test_a_server_cwd_inside_echo_desks_own_folders_is_not_started(jail: J
     assert (folder / "records.json").read_text() == "{}"
 
 
+async def _refusal_said(cfg: ServerConfig, language: str) -> str:
+    """What the server's row says, in ``language``, when the sandbox refuses to start ``cfg``."""
+    before = current_language()
+    set_language(language)
+    try:
+        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
+            await _connection(cfg).start()
+        return shown(explained(raised.value))
+    finally:
+        set_language(before)
+
+
 @requires_bwrap
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 async def test_a_server_whose_folder_a_variable_hides_is_not_started_and_its_row_says_why(
@@ -379,14 +391,8 @@ async def test_a_server_whose_folder_a_variable_hides_is_not_started_and_its_row
     monkeypatch.setenv("GNUPGHOME", str(jail.workspace))
     cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(jail.workspace),
                        sandbox=True)
-    before, there = current_language(), sorted(jail.workspace.rglob("*"))
-    set_language(language)
-    try:
-        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
-            await _connection(cfg).start()
-        said = shown(explained(raised.value))
-    finally:
-        set_language(before)
+    there = sorted(jail.workspace.rglob("*"))
+    said = await _refusal_said(cfg, language)
     assert "GNUPGHOME" in said and str(jail.workspace) in said, said
     assert ("was not started" if language == "en" else "未启动") in said, said
     assert "technical detail" not in said and sorted(jail.workspace.rglob("*")) == there
@@ -402,14 +408,7 @@ async def test_a_server_whose_folder_a_hidden_places_link_leads_to_is_not_starte
     link.symlink_to(jail.workspace)
     cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(jail.workspace),
                        sandbox=True)
-    before = current_language()
-    set_language(language)
-    try:
-        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
-            await _connection(cfg).start()
-        said = shown(explained(raised.value))
-    finally:
-        set_language(before)
+    said = await _refusal_said(cfg, language)
     assert f"{link} → {jail.workspace}" in said, said
     assert ("was not started" if language == "en" else "未启动") in said, said
 
@@ -426,14 +425,7 @@ async def test_a_server_whose_folder_a_protected_places_link_leads_to_is_not_sta
     link.symlink_to(jail.workspace)
     cfg = ServerConfig(name="probe", command=REAL_PYTHON, args=("-I", str(PROBE)), cwd=str(jail.workspace),
                        sandbox=True)
-    before = current_language()
-    set_language(language)
-    try:
-        with pytest.raises(contained_module.SandboxUnavailableError) as raised:
-            await _connection(cfg).start()
-        said = shown(explained(raised.value))
-    finally:
-        set_language(before)
+    said = await _refusal_said(cfg, language)
     assert f"{link} → {jail.workspace}" in said, said
     assert ("was not started" if language == "en" else "未启动") in said, said
 
