@@ -421,3 +421,14 @@ def person_builds_and_runs_go(jail: Jail, project: Path, gopath: Path | None = N
     # A build cache of its own: go 1.19 reusing the first build's fails on the module's new import.
     if run_go(jail, project, "build", "-o", "app", ".", cache="go-build-again", gopath=gopath).returncode == 0:
         subprocess.run([str(project / "app")], capture_output=True, timeout=60)
+
+
+def shown_in_chinese(error: str) -> str:
+    """``error`` (a refusal a tool returned) as the person sees it under zh_CN."""
+    from echo_desk import i18n
+    previous = i18n.current_language()
+    i18n.set_language("zh_CN")
+    try:
+        return i18n.shown(error)
+    finally:
+        i18n.set_language(previous)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import Jail, context, requires_bwrap, run, shown_in_chinese, tool_with
 from sandbox_helpers import planted_marker as _marker
 from sandbox_helpers import planted_runs as _ran
 
@@ -318,7 +318,7 @@ async def test_a_hidden_places_link_to_the_workspace_itself_refuses_the_command(
     # The person is told which link to remove, in their language (it said only "on the list of
     # hidden places", which no setting of theirs explains).
     assert f"{link} → {ws}" in result.error
-    shown = _shown_in_chinese(result.error)
+    shown = shown_in_chinese(result.error)
     assert f"{link} → {ws}" in shown and "隐藏" in shown, shown
 
 
@@ -331,16 +331,6 @@ async def test_a_place_that_is_itself_a_link_to_the_workspace_is_named(jail: Jai
     _link(jail.home / ".ssh", ws)
     result = await run(tool_with(), {"command": "true"}, context(ws))
     assert not result.success and f"{jail.home / '.ssh'} → {ws}" in result.error, result.error
-
-
-def _shown_in_chinese(error: str) -> str:
-    from echo_desk import i18n
-    previous = i18n.current_language()
-    i18n.set_language("zh_CN")
-    try:
-        return i18n.shown(error)
-    finally:
-        i18n.set_language(previous)
 
 
 @pytest.mark.parametrize("where", ["a folder outside the home", "dotfiles in the home", "a moved place's link",

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import Jail, context, requires_bwrap, run, shown_in_chinese, tool_with
 from sandbox_helpers import planted_marker as _marker
 from sandbox_helpers import planted_runs as _ran
 
@@ -67,16 +67,6 @@ def test_a_plugin_written_by_hand_where_the_link_leads_runs_when_vim_starts(jail
     assert _ran(jail) >= 1
 
 
-def _shown_in_chinese(error: str) -> str:
-    from echo_desk import i18n
-    previous = i18n.current_language()
-    i18n.set_language("zh_CN")
-    try:
-        return i18n.shown(error)
-    finally:
-        i18n.set_language(previous)
-
-
 @pytest.mark.parametrize("how", [*CASES, "a link below it to /"])
 async def test_a_protected_places_link_to_the_workspace_or_above_refuses_the_command(jail: Jail, how: str) -> None:
     """It ran, wrote the plugin, and Vim ran it at its next start: the link's target (the
@@ -91,7 +81,7 @@ async def test_a_protected_places_link_to_the_workspace_or_above_refuses_the_com
     assert not (jail.workspace / plugin).exists()
     assert f"{link} → {to}" in result.error, result.error
     assert "outside_sandbox" not in result.error
-    shown = _shown_in_chinese(result.error)
+    shown = shown_in_chinese(result.error)
     assert f"{link} → {to}" in shown and "只读" in shown, shown
 
 
