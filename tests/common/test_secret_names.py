@@ -7,12 +7,19 @@ The form mask and the audit redaction each had a list of their own: a PIN, a one
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 
 import pytest
 
-from echo_desk.common.secret_names import is_secret_field
+from echo_desk.common.secret_names import (
+    _CAMEL_HUMP,
+    NAME_PARTS,
+    SECRET_NAME,
+    is_secret_field,
+    is_secret_name,
+)
 from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.store.redact import REDACTED, redact, redact_text
 
@@ -55,3 +62,26 @@ def test_what_a_form_masked_is_not_in_the_audit_log(tmp_path: Path) -> None:
 def test_a_pin_or_a_one_time_code_inside_text_is_redacted_too(text: str) -> None:
     out = redact_text(text)
     assert REDACTED in out and not any(secret in out for secret in ("4931", "493021", "hunter2"))
+
+
+def _both_searches(name: str) -> bool:
+    return bool(SECRET_NAME.search(name)) or bool(SECRET_NAME.search(_CAMEL_HUMP.sub("_", name)))
+
+
+def test_the_quick_pre_check_of_a_name_finds_what_both_searches_find() -> None:
+    # Names made of the secret words (in any case, glued, camel-cased) and ordinary bits.
+    words = [needle for needle, _pattern in NAME_PARTS] + ["Key", "TOKEN", "PassWord", "userPin", "Otp", "keys",
+                                                           "author", "spinner", "keyboard", "max_tokens"]
+    pick = random.Random(30)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+    names = ["".join(pick.choice(words) if pick.random() < 0.4 else
+                     "".join(pick.choice(letters) for _ in range(pick.randint(0, 5)))
+                     for _ in range(pick.randint(1, 3))) for _ in range(20_000)]
+    assert [n for n in names if is_secret_name(n) != _both_searches(n)] == []
+
+
+@pytest.mark.parametrize("name", ["paſſword", "\u212aey", "api_\u212aEY", "ſecret"])
+def test_a_name_whose_letters_fold_past_lower_case_is_still_a_secrets(name: str) -> None:
+    # The pattern ignores case as Unicode does (ſ is s, the Kelvin sign is k); lower() does not.
+    assert _both_searches(name)
+    assert is_secret_name(name)
