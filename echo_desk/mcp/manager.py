@@ -113,6 +113,8 @@ class McpManager:
         self._saved = self._read_config(running={}) if servers is None else SavedConfig(servers, file_stamp(config_path()))
         servers = self._saved.servers
         self._servers = {name: ServerRecord(config=cfg) for name, cfg in servers.items()}
+        #: Each server's command line or URL as shown (``server_target``), with the configuration it is of.
+        self._targets: dict[str, tuple[ServerConfig, str]] = {}
         for srv in self._servers.values():
             srv.state = ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED
         self._extra_env = extra_env or {}
@@ -221,7 +223,12 @@ class McpManager:
         return built is not None and built.tool.output_schema is not None
 
     def server_target(self, name: str) -> str:
-        return approvals.server_target(self._servers[name].config)
+        # Asked on every call (twice when previewed): quoted once per configuration, not per call.
+        config = self._servers[name].config
+        kept = self._targets.get(name)
+        if kept is None or kept[0] is not config:
+            kept = self._targets[name] = (config, approvals.server_target(config))
+        return kept[1]
 
     def tools_of(self, name: str) -> list[Tool]:
         return [built.tool for built in self._servers[name].tools.values()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -179,3 +180,16 @@ def test_the_server_named_in_each_calls_approval_is_its_exact_argument_list() ->
     assert server_target(one) == "npx -y notes --root '/home/me/my project'"
     assert server_target(two) == "npx -y notes --root /home/me/my project"
     assert server_target(one) != server_target(two)
+
+
+async def test_the_server_a_call_names_follows_its_configuration_as_it_changes(make_manager) -> None:
+    # The manager keeps each server's quoted command line (asked on every call); a server
+    # reconfigured must be named as it is now, or a call approved for the old one would run.
+    before = replace(tiny(), enabled=False)
+    manager = make_manager({"t": before}, approve=False)
+    assert manager.server_target("t") == shlex.join([sys.executable, "-S", str(TINY_SERVER)])
+    after = replace(before, args=["-S", str(TINY_SERVER), "--other"])
+    await manager.apply_config({"t": after})
+    assert manager.server_target("t").endswith(" --other")
+    await manager.apply_config({"t": before})
+    assert not manager.server_target("t").endswith(" --other")
