@@ -68,13 +68,17 @@ class InAppBackend:
     def __init__(self, session: ClientSession, listed: Callable[[list[dict[str, Any]]], None]) -> None:
         self.session = session
         self._listed = listed
-        self._running: set[asyncio.Task[dict[str, Any]]] = set()
+        #: The tasks (the session's own, one per request) running a call now, and those of them
+        #: the quit withdrew.
+        self._running: set[asyncio.Task[Any]] = set()
+        self._withdrawn: set[asyncio.Task[Any]] = set()
         self.quitting = False
 
     def quit(self) -> None:
         """The app quits: every call still running is withdrawn, and answers so (``QUIT_WHILE_RUNNING``)."""
         self.quitting = True
         for task in self._running:
+            self._withdrawn.add(task)
             task.cancel()
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -85,15 +89,22 @@ class InAppBackend:
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
         if self.quitting:
             return error_result(QUIT_WHILE_RUNNING.format(tool=name))
-        running = asyncio.ensure_future(self.session.call(name, arguments, progress))
-        self._running.add(running)
-        running.add_done_callback(self._running.discard)
+        # Run in the request's own task, not a task of its own (one more task and turn of the
+        # loop on every call): the quit cancels that task, and tells its cancel apart from the
+        # client's (which cancels it too) by counting them.
+        task = asyncio.current_task()
+        assert task is not None
+        self._running.add(task)
         try:
-            return await running  # the client withdrawing the call cancels ``running`` too
+            return await self.session.call(name, arguments, progress)
         except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not self.quitting or (current is not None and current.cancelling()):
-                raise
+            if task not in self._withdrawn or task.cancelling() > 1:
+                raise  # the client withdrew it (too), or its session ends: no answer is expected
+        finally:
+            self._running.discard(task)
+            if task in self._withdrawn:
+                self._withdrawn.discard(task)
+                task.uncancel()  # the quit's cancel is spent here, whatever the call did with it
         # Withdrawn by the quit: answered once its record (cancelled) is in the audit.
         await self.session.engine.dispatcher.recorded(f"{name} (for {self.session.client}, withdrawn on quit)")
         return error_result(QUIT_WHILE_RUNNING.format(tool=name))
