@@ -408,6 +408,8 @@ class _Judge:
         -C ../other``: another repository's files, another project's build)."""
         if not values or values[0] is None or not self.cwd_known:
             return False
+        if any(self._wrapped_elsewhere(inner) for inner in programs.read(values).inners if inner.folders):
+            return True
         program = programs.base(values[0])
         if program == "git":
             reached = self._git_places(values)
@@ -416,6 +418,13 @@ class _Judge:
         else:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
+
+    def _wrapped_elsewhere(self, inner: programs.Inner) -> bool:
+        """Whether the folders a wrapper changes into before it runs ``inner`` (``env -C
+        ../other make``) are not all known folders of the workspaces, the line's links aside."""
+        reached = self._changed_into(inner.folders)
+        return reached is None or any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f)
+                                      for f in reached)
 
     def _git_data_writable(self, values: tuple[str | None, ...], sandbox: bool) -> bool:
         """Whether the write rules let git write the index file and the object folders its
@@ -455,10 +464,16 @@ class _Judge:
     def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
         """The folders ``-C`` leads to from each of the line's folders, each relative to the last
         (logical and physical, as a ``cd``), or ``None``: one only known when the line runs."""
+        return self._changed_into(moved.folders)
+
+    def _changed_into(self, values: Sequence[str | None]) -> list[Path] | None:
+        """The folders a program changing into each of ``values`` in turn reaches from each of
+        the line's folders (git's ``-C``, env's ``-C``), or ``None``: one only known when the line
+        runs."""
         if not self.cwd_known:
             return None
         folders = list(self.cwds)
-        for value in moved.folders:
+        for value in values:
             if value is None:
                 return None
             if not value:
@@ -598,6 +613,13 @@ class _Judge:
         """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
         the wrapper's rule naming it (``npx tsc **``); judged with the variables the wrapper
         gives it (``env NAME=value CMD``: ``line_environment``)."""
+        if inner.folders:
+            # (`env -C src git status`: judged as run there, as `cd src && git status` is)
+            if self._wrapped_elsewhere(inner):
+                return False
+            folders = self._changed_into(inner.folders) or []
+            return self._in_folders(folders, functools.partial(
+                self._inner_covered, argv, replace(inner, folders=()), rule, sandbox=sandbox, depth=depth))
         if not inner.environment and not inner.cleared:
             return self._inner_covered_as_given(argv, inner, rule, sandbox=sandbox, depth=depth)
         with line_environment.giving(inner.environment, inner.cleared):

@@ -6,7 +6,8 @@ overwrote the file there under a rule naming the assignment: the s214 lines of t
 corpus) or already set in Echo Desk's own environment, into a folder outside the workspace
 they ask, saying so; the index and objects they name are judged by the write rules. And a
 program's own change-folder option (s210) is judged for a command a wrapper runs too
-(``timeout 9 hg -R ../other update null`` deleted the files there)."""
+(``timeout 9 hg -R ../other update null`` deleted the files there), and env's own ``-C`` as a
+``cd`` (``env -C ../other/proj make`` ran another project's build)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ effect = "allow"
 tool = "shell"
 pattern = "[git|hg|ninja|timeout|nice|env] **"
 """ + "".join(f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env {name}=* **"\n' for name in VARIABLES)
+ENV_FOLDER = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[env -C *|env --chdir=*|make] **"\n'
 WRITES_OUT = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
 
 
@@ -108,11 +110,38 @@ def test_a_repository_the_agent_may_write_that_git_dir_names_is_git_s_settings(
     "nice ninja -C ../other",
     "timeout 9 nice hg -R {outside} status",
     "env git --work-tree=../other checkout -- README.md",
+    "nice env -C ../other make",
 ])
 def test_a_change_folder_option_behind_a_wrapper_is_judged_too(setup: Setup, line: str) -> None:
-    assert _decide(setup, line).effect is not Effect.ALLOW
+    assert _decide(setup, line, RULES + ENV_FOLDER).effect is not Effect.ALLOW
 
 
 @pytest.mark.parametrize("line", ["timeout 9 hg -R src status", "nice ninja -C src", "timeout 9 git status"])
 def test_a_wrapped_option_into_the_workspace_is_covered_as_before(setup: Setup, line: str) -> None:
     assert _decide(setup, line).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "env -C ../other make",
+    "env --chdir=../other git status",
+    "env -C src -C ../.. git status",  # each from the last
+    "env -C {outside} git status",
+    "env -C ~ git status",
+])
+def test_env_s_change_folder_option_outside_asks_saying_so(setup: Setup, line: str) -> None:
+    decision = _decide(setup, line, RULES + ENV_FOLDER)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+def test_env_s_change_folder_option_inside_is_judged_as_run_there(setup: Setup) -> None:
+    """``env -C out git status`` reads the settings of the repository found from out/, as
+    ``cd out && git status`` does: one the agent may plant there asks."""
+    assert _decide(setup, "env -C src git status", RULES + ENV_FOLDER).effect is Effect.ALLOW
+    repository = setup.workspace / "out" / ".git"
+    (repository / "objects").mkdir(parents=True)
+    (repository / "refs").mkdir()
+    (repository / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (repository / "config").write_text("[core]\n\tfsmonitor = touch PWNED\n", encoding="utf-8")
+    assert _decide(setup, "env -C out git status", RULES + ENV_FOLDER + WRITES_OUT).effect is not Effect.ALLOW
+    assert _decide(setup, "env -C src git status", RULES + ENV_FOLDER + WRITES_OUT).effect is Effect.ALLOW
