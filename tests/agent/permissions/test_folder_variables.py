@@ -145,3 +145,31 @@ def test_env_s_change_folder_option_inside_is_judged_as_run_there(setup: Setup) 
     (repository / "config").write_text("[core]\n\tfsmonitor = touch PWNED\n", encoding="utf-8")
     assert _decide(setup, "env -C out git status", RULES + ENV_FOLDER + WRITES_OUT).effect is not Effect.ALLOW
     assert _decide(setup, "env -C src git status", RULES + ENV_FOLDER + WRITES_OUT).effect is Effect.ALLOW
+
+
+CARGO = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[cargo|env CARGO_TARGET_DIR=*|env CARGO_BUILD_TARGET_DIR=*] **"\n'
+
+
+@pytest.mark.parametrize("line", [
+    "env CARGO_TARGET_DIR=../other/t cargo build",
+    "env CARGO_BUILD_TARGET_DIR=../other/t cargo test",
+    "env CARGO_TARGET_DIR={outside}/t cargo clean",  # (clean deletes that folder)
+    "env CARGO_TARGET_DIR=src/t cargo build",
+    "env CARGO_TARGET_DIR=~/t cargo build",
+])
+def test_the_folder_cargo_s_variables_name_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
+    """``env CARGO_TARGET_DIR=../other/t cargo build`` wrote there and ``cargo clean`` deleted
+    it (cargo 1.95, bash and dash): judged as ``cargo build --target-dir ../other/t`` is."""
+    assert _decide(setup, line, RULES + CARGO).effect is not Effect.ALLOW
+    assert _decide(setup, line, RULES + CARGO + WRITES_OUT).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("value", ["../other/t", "src/t"])
+def test_echo_desk_s_own_cargo_target_folder_is_judged_by_the_write_rules(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    assert _decide(setup, "cargo build", RULES + CARGO).effect is Effect.ALLOW
+    monkeypatch.setenv("CARGO_TARGET_DIR", value)
+    assert _decide(setup, "cargo build", RULES + CARGO).effect is not Effect.ALLOW
+    assert _decide(setup, "cargo version", RULES + CARGO).effect is Effect.ALLOW  # (builds nothing)
+    monkeypatch.setenv("CARGO_TARGET_DIR", "out/t")
+    assert _decide(setup, "cargo build", RULES + CARGO + WRITES_OUT).effect is Effect.ALLOW
