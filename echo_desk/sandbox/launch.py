@@ -489,6 +489,11 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
             argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
     for folder in writable:
         argv += ["--bind", str(folder), str(folder)]
+    for folder in _holding_hidden(hidden, writable):
+        # A mount point cannot be renamed: without this, 'mv ~/.config ~/.cfg' (the home folder
+        # as the workspace) takes the hidden ~/.config/gcloud along, and the next command, whose
+        # list names ~/.config/gcloud, reads ~/.cfg/gcloud.
+        argv += ["--bind", str(folder), str(folder)]
     for gitdir in existing_real(Path(g) for inv in found for g in inv.self_bound):
         if any(is_under(gitdir, w) for w in writable):
             # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
@@ -503,6 +508,19 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
         if any(is_under(path, w) for w in writable):
             argv += _hide(path)
     return argv
+
+
+def _holding_hidden(hidden: list[Path], writable: list[Path]) -> list[Path]:
+    """The folders of a workspace between it and a hidden place inside it (``~/.config`` for
+    ``~/.config/gcloud`` with the home folder open), shallowest first: each is bound onto itself,
+    so the command can neither rename nor replace it (the hidden place is a mount point itself)."""
+    found: dict[Path, None] = {}
+    for path in hidden:
+        for folder in writable:
+            if is_under(path, folder) and path != folder:
+                for parent in reversed(path.relative_to(folder).parents[:-1]):
+                    found.setdefault(folder / parent, None)
+    return sorted(found, key=lambda p: len(p.parts))
 
 
 def _missing_protected(found: list[inventory.Inventory], writable: list[Path]) -> list[Placeholder]:
