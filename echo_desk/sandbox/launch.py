@@ -238,6 +238,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)), *spec.hidden]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
     leading = _leading_links(found, listed)
+    _refuse_hidden_links_holding_home(found, listed)
     _refuse_hiding_what_runs(hidden, environment, spec.home, environs, leading)
     _refuse_links_too_far(found)
     _refuse_protected_links_to_workspace(found)
@@ -352,6 +353,22 @@ def _refuse_hiding_what_runs(hidden: list[Path], environment: Mapping[str, str],
         if any(is_under(folder, path) for folder in needed):
             raise HiddenSystemFolder(path, tuple(hidden_list.naming(home, environs, str(path))),
                                      links.get(str(path), ()))
+
+
+def _refuse_hidden_links_holding_home(found: list[inventory.Inventory], listed: list[Path]) -> None:
+    """A hidden place that leads through a link to ``/`` or a folder holding the home folder
+    (``~/.ssh/home -> ~``): hidden, no command could find its programs' settings (or programs);
+    left in view, as it was, whatever the place reaches there was readable (``IdentityFile
+    ~/.ssh/home/key`` is ``~/key``). Refused, naming the link (fail closed)."""
+    links: dict[str, dict[str, None]] = {}
+    for inv in found:
+        for link, real in inv.hidden_links_holding_home:
+            links.setdefault(real, {})[f"{link} → {real}"] = None
+    for path in listed:  # (``existing_real`` drops ``/``: a place that is a link to it was left in view)
+        if os.path.realpath(path) == "/" and os.path.lexists(path) and str(path) != "/":
+            links.setdefault("/", {})[f"{path} → /"] = None
+    for real, named in links.items():
+        raise HiddenSystemFolder(Path(real), (), tuple(named))
 
 
 class LinksTooFar(ValueError):
