@@ -192,6 +192,23 @@ def _own_folders_in_tmp(paths: list[str]) -> list[Path]:
     return found
 
 
+def _in_private_tmp(top: Path) -> list[str]:
+    """How a folder (or file) of /tmp the program runs from appears in the sandbox's own /tmp.
+    bwrap binds what a link leads to under the link's name, where no hidden place is hidden
+    (``/tmp/x -> ~`` showed ``/tmp/x/.ssh`` whole): a link is made again, as the same link,
+    and leads where the sandbox shows it. Only what the person owns is bound: another user
+    could swap theirs for a link between this look and the bind (``/tmp`` is shared)."""
+    try:
+        st = os.lstat(top)
+    except OSError:
+        return []
+    if stat.S_ISLNK(st.st_mode):
+        return ["--symlink", os.readlink(top), str(top)]
+    if st.st_uid != os.geteuid() or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return []
+    return ["--ro-bind", str(top), str(top)]
+
+
 def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
     # A folder becomes an empty tmpfs (left writable only when a workspace is bound inside it
     # later, so its mount point can be made); a file becomes an empty, read-only file.
@@ -500,7 +517,7 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
     read-only (the order matters: a later mount covers an earlier one)."""
     argv: list[str] = []
     for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
-        argv += ["--ro-bind", str(folder), str(folder)]
+        argv += _in_private_tmp(folder)
     for path in hidden:
         if not any(is_under(path, w) for w in writable):
             argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
