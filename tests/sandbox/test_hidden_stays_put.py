@@ -28,6 +28,13 @@ async def test_with_the_home_folder_open_no_folder_above_a_hidden_place_can_be_m
     assert all(path.exists() for path in jail.secrets)
 
 
+async def test_the_refused_move_is_named_for_the_person_and_the_model(jail: Jail) -> None:
+    result = await run(tool_with(), {"command": "mv .config .cfg"}, context(jail.home, approved=True))
+    assert result.metadata["sandbox"]["blocked"] == ["kept_in_place"], result.output
+    assert "a folder the sandbox keeps in place" in result.output
+    assert (jail.home / ".config").is_dir() and not (jail.home / ".cfg").exists()
+
+
 async def test_a_moved_place_inside_a_project_stays_put_too(jail: Jail, monkeypatch: pytest.MonkeyPatch) -> None:
     key = jail.workspace / "keys" / "gnupg" / "private-keys-v1.d" / "key.key"
     key.parent.mkdir(parents=True)
