@@ -19,7 +19,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _rules
+from .engine_verdicts import rule_text as _rules
 
 RULES = _rules("[gdb|cd] **") + _rules("@workspace/out/**", tool="write")
 

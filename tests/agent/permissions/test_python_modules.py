@@ -18,7 +18,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _rules
+from .engine_verdicts import rule_text as _rules
 
 RULES = (_rules("pip config list", "pip list **", "mypy **", "cd **") + _rules("pip install **", effect="deny")
          + _rules("@workspace/out/**", tool="write"))
