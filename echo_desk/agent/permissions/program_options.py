@@ -756,7 +756,8 @@ FOLDER_TREES: dict[str, tuple[str, ...]] = {"cmake": (".cmake",), "meson": (), "
 #: spelled --repository, --repo: hg takes no other abbreviation of them) and --cwd; ninja's,
 #: meson's and scons' -C; cmake's source and build folders (-S, -B, ``--build``, ``--install``:
 #: the build folder's cmake_install.cmake runs); scons' repository; gradle's project folder and
-#: the builds it includes.
+#: the builds it includes; the project tools' (just, poetry, uv, tox, bun, deno: s222). npm's,
+#: pnpm's, yarn's, cargo's and go's own ones are not here: a rule's ``**`` never covers them.
 FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hg": (("-R",), ("--repository", "--repo", "--cwd")),
     "ninja": (("-C",), ()),
@@ -770,6 +771,21 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gdb": ((), ("-cd", "--cd")),
     # composer's -d/--working-dir: the project of that folder, its scripts and plugins.
     "composer": (("-d",), ("--working-dir",)),
+    # just's -d: the justfile found from that folder, its recipes run there; -f: the recipes
+    # run in the justfile's folder (both proven, just 1.59).
+    "just": (("-d", "-f"), ("--working-directory", "--justfile")),
+    # poetry's -C changes into the folder, -P takes its project from there (``poetry -C ../p
+    # lock`` wrote ../p/poetry.lock; proven, poetry 2.5; the options may follow the command).
+    "poetry": (("-C", "-P"), ("--directory", "--project")),
+    # uv's --directory changes into the folder, --project takes its project from there (uv 0.13).
+    "uv": ((), ("--directory", "--project")),
+    # tox's -c: its commands run in the folder of the file (or the folder) it names; --root:
+    # they run there (proven, tox 4).
+    "tox": (("-c",), ("--conf", "--root")),
+    # bun's and deno's --cwd: the scripts or tasks of that folder's package.json or deno.json
+    # run there; deno's -c/--config: its tasks run in the file's folder (bun 1.4, deno 2).
+    "bun": ((), ("--cwd",)),
+    "deno": (("-c",), ("--cwd", "--config")),
 }
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
@@ -801,7 +817,7 @@ INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
 #: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
 #: group counts (a value that merely holds it only makes more places count).
-GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer"})
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer", "poetry", "deno"})
 #: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})
