@@ -27,6 +27,7 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     floor,
+    folder_moves,
     git_foreach,
     git_reading,
     git_repositories,
@@ -191,6 +192,9 @@ class _Judge:
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
+        #: A command judged without its change-folder options, where it works (``folder_moves``),
+        #: by the command as the line gives it: its own writes are no other command's.
+        self._written_as: dict[tuple[str | None, ...], tuple[str | None, ...]] = {}
         #: The words whose leading ``~`` the shell leaves for the program (``literal_tilde``).
         self.tildes = LiteralTildes()
         #: What the line's commands may change before another of them runs (``line_changes``).
@@ -267,11 +271,31 @@ class _Judge:
                         opaque=opaque or command.opaque)
 
         forms = self.forms(command.argv)
-        decided = self.refused(forms) or self.asked(forms)
+        decided = self._from_moved_folders(forms, lambda: self.refused(forms) or self.asked(forms))
         if decided is not None:
             made = part(*decided)
             return replace(made, also=self._also_asking(command)) if made.effect is Effect.ASK else made
         return self.by_allow_rules(command, part)
+
+    def _from_moved_folders(self, forms: _Forms, decide: Callable[[], _Decided | None]) -> _Decided | None:
+        """``decide`` with the folders the commands change into by an option of their own
+        (``folder_moves``) among the line's: a word they write or read is found from there too
+        (``hg --cwd sub cat -o ../keep/x`` writes keep/x)."""
+        moved: list[Path] = []
+        for words, _ in forms.commands:
+            moves = self.moves_of(words)
+            moved += (self._git_reached(moves) or []) if moves.words else []
+        if not moved:
+            return decide()
+        saved = self.cwds
+        self.cwds = list(dict.fromkeys([*self.cwds, *moved]))
+        try:
+            return decide()
+        finally:
+            self.cwds = saved
+
+    def _as_written(self, own: tuple[str | None, ...] | None) -> tuple[str | None, ...] | None:
+        return self._written_as.get(own, own) if own is not None else None
 
     def _also_asking(self, command: Command) -> tuple[Opaque, ...]:
         """Why a command a deny or ask decided would ask all the same, where the reason shown does
@@ -361,10 +385,43 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
-        moved = git_repositories.moves(values) if programs.base(values[0]) == "git" else None
-        if moved is not None and moved.words:
+        program = programs.base(values[0])
+        moved = folder_moves.moves(program, values)
+        if moved.words and program == "git":
             return self._covered_moved(argv, moved, sandbox=sandbox, depth=depth)
+        if moved.words:
+            return self._covered_where_it_works(argv, moved, sandbox=sandbox, depth=depth)
         return self._covered_here(argv, sandbox=sandbox, depth=depth)
+
+    def _covered_where_it_works(self, argv: tuple[Word, ...], moved: git_repositories.Moves, *, sandbox: bool,
+                                depth: int) -> Compiled | None:
+        """``ninja -C DIR rest`` (make's ``-C``, hg's ``--cwd``: ``folder_moves``) covered as the
+        line gives it, and judged again as ``cd DIR && ninja rest``, where it works: the file
+        ``-f`` names, what it writes and the settings it reads are found from DIR (``ninja -C src
+        -f ../out/x.ninja`` runs out/x.ninja). DIR must be a folder of the workspaces known before
+        the line runs. The rule is the one covering the command as written: an option a rule
+        covers only by naming it (make's ``-C``) still needs naming."""
+        folders = self._git_moves(moved)
+        if folders is None:
+            return None
+        as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
+        if as_written is None:
+            return None
+        rest = self._without(argv, moved)
+
+        def judge() -> bool:
+            # (`make -C * **` does not cover `make all`: judged as written there too)
+            return any(self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv))
+
+        return as_written if self._in_folders(folders, judge) else None
+
+    def _without(self, argv: tuple[Word, ...], moved: git_repositories.Moves) -> tuple[Word, ...]:
+        """``argv`` without its change-folder options, known as the command ``argv`` is."""
+        rest = tuple(w for k, w in enumerate(argv) if k not in moved.words)
+        values = tuple(w.value for w in rest)
+        if not any(tuple(w.value for w in c.argv) == values for c in self.analysis.commands):
+            self._written_as[values] = tuple(w.value for w in argv)
+        return rest
 
     def _covered_moved(self, argv: tuple[Word, ...], moved: git_repositories.Moves, *, sandbox: bool,
                        depth: int) -> Compiled | None:
@@ -374,7 +431,7 @@ class _Judge:
         folders = self._git_moves(moved)
         if folders is None:
             return None
-        rest = tuple(w for k, w in enumerate(argv) if k not in moved.words)
+        rest = self._without(argv, moved)
         as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
         if as_written is not None:
             return as_written
@@ -549,7 +606,7 @@ class _Judge:
         for cwd in self.cwds:
             folders: list[Path] = []
             for folder in (cwd, *cwd.parents):
-                if self.changes.touches(folder / names[0], own):
+                if self.changes.touches(folder / names[0], self._as_written(own)):
                     folders.append(folder)
                 elif os.path.lexists(folder / names[0]):
                     folders.append(folder)
@@ -707,7 +764,13 @@ class _Judge:
         """Whether an allow rule ``pattern`` would cover ``words`` (for a wrapper: its own form;
         what it runs needs a rule of its own)."""
         matcher = compile_tokens(pattern)
-        if not allows(matcher, reading.matched or tuple(w.value for w in words), reading):
+        values = tuple(w.value for w in words)
+        moved = self.moves_of(words)
+        rest = tuple(v for k, v in enumerate(values) if k not in moved.words)
+        # (git -C: the rule is matched against what runs where it works, see `_covered_moved`)
+        if not allows(matcher, reading.matched or values, reading) and not (
+                moved.words and values[0] is not None and programs.base(values[0]) == "git"
+                and allows(matcher, rest, programs.read(rest))):
             return False
         if reading.inners:
             return True
@@ -737,10 +800,10 @@ class _Judge:
     def _names_denied_from(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         """``names_denied_path`` for one command, its relative words read from each folder it
-        may run in: for ``git -C DIR``, the folders ``-C`` leads to as well."""
-        git = bool(words) and words[0].value is not None and programs.base(words[0].value) == "git"
-        moved = git_repositories.moves(tuple(w.value for w in words)) if git else None
-        folders = self._git_moves(moved) if moved is not None and moved.words else None
+        may run in: for ``git -C DIR`` (``ninja -C DIR``, ``hg --cwd DIR``: ``folder_moves``),
+        the folders it changes into as well."""
+        moved = self.moves_of(words)
+        folders = self._git_moves(moved) if moved.words else None
         if not folders:
             return self._names_denied_here(words, reading, checked)
         saved = self.cwds
@@ -749,6 +812,12 @@ class _Judge:
             return self._names_denied_here(words, reading, set())
         finally:
             self.cwds = saved
+
+    @staticmethod
+    def moves_of(words: tuple[Word, ...]) -> git_repositories.Moves:
+        """The change-folder options of the command ``words`` (``folder_moves``)."""
+        values = tuple(w.value for w in words)
+        return folder_moves.moves(programs.base(values[0]) if values and values[0] is not None else None, values)
 
     def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
@@ -934,7 +1003,7 @@ class _Judge:
             for cwd in self.cwds if not os.path.isabs(t) else self.cwds[:1]:
                 lexical = Path(os.path.normpath(cwd / t))
                 paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / t))[1:]]
-        if redirect.write and family and any(self.changes.through_link(p, own) for p in paths):
+        if redirect.write and family and any(self.changes.through_link(p, self._as_written(own)) for p in paths):
             # `ln -s ~ out/h && echo x > out/h/.bashrc`: a link another command makes leads anywhere.
             return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail="a path through a link the line may make")
         verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
@@ -1236,12 +1305,12 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
             reading = programs.read(values)
             if program is None or not _plain(program) or reading.never is not None:
                 break
-            tokens = [program]
-            if program in _SUBCOMMAND_PROGRAMS and len(values) > 1 and values[1] and not values[1].startswith("-") \
-                    and _plain(values[1]):
-                tokens.append(values[1])
-            pattern = " ".join(tokens) + " **"
-            if pattern not in seen and judge.would_cover(pattern, words, reading):
+            # (`git -C src status` is `git status` where it works: `git status **` covers it)
+            moved = judge.moves_of(words)
+            rest = tuple(v for k, v in enumerate(values) if k not in moved.words)
+            patterns = dict.fromkeys(_narrow_pattern(program, given) for given in (rest, values))
+            pattern = next((p for p in patterns if p not in seen and judge.would_cover(p, words, reading)), None)
+            if pattern is not None:
                 seen.add(pattern)
                 out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
                                       examples=Examples(match=(command.text,) if words is command.argv else ())))
@@ -1250,6 +1319,16 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
                 break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
+
+
+def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
+    """The rule suggested for the command ``values``: its program, and its subcommand where it
+    has them (``git status **``)."""
+    tokens = [program]
+    if program in _SUBCOMMAND_PROGRAMS and len(values) > 1 and values[1] and not values[1].startswith("-") \
+            and _plain(values[1]):
+        tokens.append(values[1])
+    return " ".join(tokens) + " **"
 
 
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
