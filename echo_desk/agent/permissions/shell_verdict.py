@@ -203,6 +203,8 @@ class _Judge:
             # `ln -s ~ out/h && cd out/h`: the folder a cd goes to may be a link the line makes,
             # which leads anywhere (out of the workspaces too).
             self.cwd_known, self.cd_outside = False, True
+        #: The folders each command of an `&&` chain runs in, by its id (``_chain_folders``).
+        self._chain = _chain_folders(analysis, where) if self.cwd_known else {}
 
     def _line_writes(self) -> list[line_changes.Written]:
         """What every command of the line (and every command those run) writes, and the line's
@@ -275,7 +277,17 @@ class _Judge:
         if decided is not None:
             made = part(*decided)
             return replace(made, also=self._also_asking(command)) if made.effect is Effect.ASK else made
-        return self.by_allow_rules(command, part)
+        folders = self._chain.get(id(command))
+        if folders is None or folders == self.cwds:
+            return self.by_allow_rules(command, part)
+        # (`cd out && gcc -c ../src/a.c`: gcc runs in out only, and writes out/a.o; deny and ask
+        # rules above were judged from every folder of the line all the same)
+        saved = self.cwds, self._agent_settings
+        self.cwds, self._agent_settings = folders, {}
+        try:
+            return self.by_allow_rules(command, part)
+        finally:
+            self.cwds, self._agent_settings = saved
 
     def _from_moved_folders(self, forms: _Forms, decide: Callable[[], _Decided | None]) -> _Decided | None:
         """``decide`` with the folders the commands change into by an option of their own
@@ -1277,6 +1289,32 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
             if target not in cwds:
                 cwds.append(target)
     return cwds, known, outside
+
+
+def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Path]]:
+    """The folders each command runs in (by its id) when the line is an ``&&`` chain
+    (``Analysis.and_chain``): a command runs only after each ``cd`` before it succeeded, so in
+    the folder the last of them leads to (logical and physical, as ``_working_folders``), not
+    in the folders before it. From a ``cd`` not read here on (``cd -``, an option, ``pushd``,
+    another account's home), none: those commands are judged from every folder of the line."""
+    if not analysis.and_chain:
+        return {}
+    found: dict[int, list[Path]] = {}
+    current = [where.cwd]
+    for command in analysis.commands:
+        found[id(command)] = current
+        words = command.directory_change
+        if words is None:
+            continue
+        value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
+        if not value or value.startswith("-"):
+            break
+        expanded = _home_expanded(value, where.home)
+        if expanded is None:
+            break
+        current = list(dict.fromkeys(t for c in current for t in (Path(os.path.normpath(c / expanded)),
+                                                                  Path(os.path.realpath(c / expanded)))))
+    return found
 
 
 _SUBCOMMAND_PROGRAMS = frozenset({
