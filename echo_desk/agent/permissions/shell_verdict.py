@@ -446,7 +446,11 @@ class _Judge:
         rest = self._without(argv, moved)
         as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
         if as_written is not None:
-            return as_written
+            # (and from DIR: a relative file an option names is written there, `git -C src diff
+            # --output=x` writes src/x)
+            written_there = self._in_folders(folders, lambda: self._covered_here(
+                argv, sandbox=sandbox, depth=depth) is not None)
+            return as_written if written_there else None
         found: list[Compiled] = []
 
         def judge() -> bool:

@@ -124,3 +124,11 @@ def test_the_rule_suggested_for_git_c_names_its_subcommand(setup: Setup, line: s
     git_in(setup.workspace, "init", "-q", "-b", "main")
     decision = _decide(setup, line, rules="")
     assert [s.pattern for s in decision.suggestions] == [pattern]
+
+
+def test_a_file_git_c_writes_is_judged_from_where_c_leads_under_a_rule_naming_it(setup: Setup) -> None:
+    # (`git -C src diff --output=x` writes src/x: strace, git 2.39, bash and dash)
+    git_in(setup.workspace, "init", "-q", "-b", "main")
+    rules = ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "git -C * diff --output=*"\n\n'
+             '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/x"\n')
+    assert _decide(setup, "git -C src diff --output=x", rules).effect is not Effect.ALLOW
