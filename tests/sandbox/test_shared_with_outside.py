@@ -37,8 +37,8 @@ REAL_PYTHON = os.path.realpath(sys.executable)
 #: pipe Echo Desk reads), bwrap's init's own eventfd, a listing's own ``/proc/N/fd``.
 EXPECTED_TARGET = re.compile(r"^(/dev/null|pipe:\[\d+\]|anon_inode:\[eventfd\]|/proc/\d+/fd)$")
 
-#: Run inside the sandbox: the descriptors of every process it sees, and a connection to each
-#: address given (``@name``: abstract), as JSON.
+#: Run inside the sandbox: the descriptors of every process it sees, a connection to each address
+#: given (``@name``: abstract) and, for ``pid:N``, a signal to and a trace of process N, as JSON.
 _LOOK = """
 import json, os, socket, sys
 fds = {}
@@ -55,6 +55,20 @@ for pid in (p for p in os.listdir("/proc") if p.isdigit()):
     fds[pid] = {fd: t for fd, t in held.items() if t is not None}
 said = {}
 for address in sys.argv[1:]:
+    if address.startswith("pid:"):  # a process outside, by its id there: signalled, then traced
+        import ctypes
+        pid = int(address[4:])
+        try:
+            os.kill(pid, 0)
+            said[address] = "signalled"
+        except OSError as exc:
+            said[address] = "signal:" + exc.strerror
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.ptrace(0x4206, pid, 0, 0) == 0:  # PTRACE_SEIZE: traced, not stopped
+            said[address] += " traced"
+        else:
+            said[address] += " trace:" + os.strerror(ctypes.get_errno())
+        continue
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError as exc:
@@ -164,12 +178,14 @@ async def test_a_command_gets_no_descriptor_and_no_socket_of_echo_desk_or_the_se
     monkeypatch.setenv("SSH_AUTH_SOCK", str(jail.outside / "agent.sock"))
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={jail.base / 'run' / 'bus'}")
     (jail.workspace / "look.py").write_text(_LOOK)
-    addresses = " ".join(f"'{a}'" for a in session.addresses)
+    addresses = " ".join(f"'{a}'" for a in [*session.addresses, f"pid:{os.getpid()}"])
     command = f"python3 look.py {addresses}" if shell == "bash" else f"dash -c \"python3 look.py {addresses}\""
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
     report = _report(result.output)
     assert _unexpected(report["fds"], session) == {}, report["fds"]
+    # Echo Desk's own process, by its id: another PID namespace, so there is no such process.
+    assert report["connect"].pop(f"pid:{os.getpid()}") == "signal:No such process trace:No such process"
     assert set(report["connect"].values()) == {"refused:Permission denied"}, report["connect"]
     assert session.accepted() == {}
     assert not {"ANTHROPIC_API_KEY", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS"} & set(report["env"])
