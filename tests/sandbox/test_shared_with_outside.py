@@ -28,6 +28,7 @@ from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
 from echo_desk.gateway.local_socket import listening_socket, socket_path
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
+from echo_desk.store.settings import WorkspaceSandbox
 
 pytestmark = requires_bwrap
 
@@ -53,6 +54,11 @@ for pid in (p for p in os.listdir("/proc") if p.isdigit()):
     except OSError:
         continue
     fds[pid] = {fd: t for fd, t in held.items() if t is not None}
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            fds[pid]["cmdline"] = fh.read().replace(b"\\0", b" ").decode(errors="replace")
+    except OSError:
+        pass
 said = {}
 for address in sys.argv[1:]:
     if address.startswith("pid:"):  # a process outside, by its id there: signalled, then traced
@@ -159,10 +165,16 @@ def session(jail: Jail) -> Iterator[Session]:
 
 
 def _unexpected(fds: dict[str, dict[str, str]], session: Session) -> dict[str, dict[str, str]]:
-    """Every descriptor, of any process the sandbox shows, that is not one of its own."""
-    odd = {pid: {fd: target for fd, target in held.items()
-                 if not EXPECTED_TARGET.match(target) or target == f"pipe:[{session.pipe_inode}]"}
-           for pid, held in fds.items()}
+    """Every descriptor, of any process the sandbox shows, that is not one of its own. The proxy's
+    forwarder (with allowed domains) holds sockets on purpose: its listener on the sandbox's own
+    loopback and its end of the pair to Echo Desk's proxy."""
+    odd = {}
+    for pid, held in fds.items():
+        cmdline = held.pop("cmdline", "")
+        expected = (EXPECTED_TARGET if "forwarder" not in cmdline else
+                    re.compile(f"{EXPECTED_TARGET.pattern}|^socket:\\[\\d+\\]$"))
+        odd[pid] = {fd: target for fd, target in held.items()
+                    if not expected.match(target) or target == f"pipe:[{session.pipe_inode}]"}
     return {pid: held for pid, held in odd.items() if held}
 
 
@@ -171,18 +183,21 @@ def _report(output: str) -> dict:
     return json.loads(line[len("REPORT "):])
 
 
-@pytest.mark.parametrize("shell", ["bash", "dash"])
+@pytest.mark.parametrize(("shell", "domains"), [("bash", ()), ("dash", ()), ("bash", ("*.example.test",))],
+                         ids=["bash", "dash", "bash-with-allowed-domains"])
 async def test_a_command_gets_no_descriptor_and_no_socket_of_echo_desk_or_the_session(
-        jail: Jail, session: Session, shell: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        jail: Jail, session: Session, shell: str, domains: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "canary-env-key")
     monkeypatch.setenv("SSH_AUTH_SOCK", str(jail.outside / "agent.sock"))
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={jail.base / 'run' / 'bus'}")
     (jail.workspace / "look.py").write_text(_LOOK)
     addresses = " ".join(f"'{a}'" for a in [*session.addresses, f"pid:{os.getpid()}"])
     command = f"python3 look.py {addresses}" if shell == "bash" else f"dash -c \"python3 look.py {addresses}\""
-    result = await run(tool_with(), {"command": command}, context(jail.workspace))
+    tool = tool_with(default=WorkspaceSandbox(allowed_domains=list(domains)))
+    result = await run(tool, {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
     report = _report(result.output)
+    assert any("forwarder" in held.get("cmdline", "") for held in report["fds"].values()) == bool(domains)
     assert _unexpected(report["fds"], session) == {}, report["fds"]
     # Echo Desk's own process, by its id: another PID namespace, so there is no such process.
     assert report["connect"].pop(f"pid:{os.getpid()}") == "signal:No such process trace:No such process"
