@@ -16,14 +16,13 @@ import select
 import socket
 import sqlite3
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import Jail, Listener, context, requires_bwrap, run, tool_with
 
 from echo_desk.gateway.local_socket import listening_socket, socket_path
 from echo_desk.mcp.config import ServerConfig
@@ -89,44 +88,11 @@ print("REPORT " + json.dumps({"fds": fds, "connect": said, "env": dict(os.enviro
 """
 
 
-class _Listener:
-    """A Unix socket server of the test's (as the session's services are) counting connections."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.sock.settimeout(0.1)
-        self.accepted = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-        self.sock.close()
-
-
-def _unix_listener(address: str) -> _Listener:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.bind(address)
-    sock.listen(8)
-    return _Listener(sock)
-
-
 @dataclass
 class Session:
     """What Echo Desk holds open and what the person's session offers, while a sandbox runs."""
 
-    listeners: dict[str, _Listener]
+    listeners: dict[str, Listener]
     pipe_inode: int
 
     @property
@@ -144,14 +110,17 @@ def session(jail: Jail) -> Iterator[Session]:
     and, open in this process and inheritable, a log file, the SQLite database and a pipe."""
     token = secrets.token_hex(6)
     gateway = listening_socket(socket_path())
-    listeners = {str(socket_path()): _Listener(gateway),
-                 str(jail.outside / "agent.sock"): _unix_listener(str(jail.outside / "agent.sock")),
-                 f"@/tmp/.X11-unix/X-echo-desk-{token}": _unix_listener(f"\0/tmp/.X11-unix/X-echo-desk-{token}")}
+    listeners = {str(socket_path()): Listener(gateway),
+                 str(jail.outside / "agent.sock"): Listener.bound(socket.AF_UNIX, str(jail.outside / "agent.sock")),
+                 f"@/tmp/.X11-unix/X-echo-desk-{token}": Listener.bound(socket.AF_UNIX, f"\0/tmp/.X11-unix/X-echo-desk-{token}")}
     log = open(jail.base / "echo-desk.log", "w")  # held open for the whole test
     database = sqlite3.connect(jail.base / "conversations.sqlite3")
     database.execute("create table t (x)")
     read_end, write_end = os.pipe()
-    for fd in (log.fileno(), read_end, write_end, gateway.fileno()):
+    held = [int(fd) for fd in os.listdir("/proc/self/fd")
+            if os.path.realpath(f"/proc/self/fd/{fd}") == str(jail.base / "conversations.sqlite3")]
+    assert held, "the database's descriptor was not found"
+    for fd in (log.fileno(), read_end, write_end, gateway.fileno(), *held):
         os.set_inheritable(fd, True)
     try:
         yield Session(listeners, os.fstat(read_end).st_ino)
