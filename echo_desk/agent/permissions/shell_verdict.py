@@ -19,7 +19,6 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,6 +31,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     line_changes,
     line_environment,
+    listed_files,
     programs,
     settings_commands,
     settings_files,
@@ -753,7 +753,7 @@ class _Judge:
     def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         shallow = lists_entries_only(words)
-        if self.path_denies and _reads_listed_files(words):
+        if self.path_denies and listed_files.reads_listed_files([w.value for w in words]):
             return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
         if self.path_denies and _follows_links(words):
             found = self._linked_denied(words, reading)
@@ -993,42 +993,6 @@ def _home_expanded(value: str, home: Path) -> str | None:
     if value == "~" or value.startswith("~/"):
         return str(home) + value[1:]
     return None if value.startswith("~") else value
-
-
-_CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
-                        "cksum"})
-
-
-def _reads_listed_files(words: tuple[Word, ...]) -> bool:
-    """Whether the command reads files whose names it takes from a file or its input (``sort
-    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``) or from its
-    program (jq's ``import``/``include``, or a program read from a file): the line never names
-    them, so no path deny can be checked."""
-    program = programs.name_of(words[0].value) if words else None
-    values = [w.value for w in words[1:]]
-    if program in ("sort", "wc", "du"):
-        return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
-    if program == "file":
-        parsed = read_options(values, table.FILE)
-        return any(s.option is not None and "--files-from" in s.option.names for s in parsed.seen)
-    if program in _CHECKSUMS:
-        return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
-                   for v in values)
-    if program == "jq":  # its program may name files: `import "keys" as $k {search: "~/.ssh"}` reads ~/.ssh/keys.json
-        return any(v is not None and (_JQ_READS.search(v) is not None or _JQ_PROGRAM_FILE.fullmatch(v) is not None)
-                   for v in values)
-    return False
-
-
-#: A jq program's module directives and builtins that read files found through a search path
-#: the program itself may give (``{search: "~/.ssh"}``; ``~`` and ``$ORIGIN`` expanded by jq).
-#: The keyword alone counts, not the keyword and its path: jq takes a comment or a line break
-#: between them (``import # …`` then ``"keys"`` on the next line). Not a field (``.include``) or
-#: a variable (``$import``) or a file name (``include.json``), which read nothing.
-_JQ_READS = re.compile(r"(?<![.$\w])(?:import|include)(?![\w.])|\b(?:modulemeta|get_search_list)\b")
-#: jq's options that take the program from a file (its directives not on the line): ``-f``
-#: alone or last in a cluster (``-nf``), ``--from-file``.
-_JQ_PROGRAM_FILE = re.compile(r"-[a-zA-Z]*f|--from-file(?:=.*)?", re.DOTALL)
 
 
 def _long_prefix(word: str, option: str) -> bool:
