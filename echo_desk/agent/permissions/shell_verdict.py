@@ -503,7 +503,23 @@ class _Judge:
         if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
-        return all(self._writes_allowed(path, sandbox, values) for path in links)
+        if not all(self._writes_allowed(path, sandbox, values) for path in links):
+            return False
+        return all(self._rewritten_allowed(target) for target in reading.rewritten)
+
+    def _rewritten_allowed(self, target: str | None) -> bool:
+        """Whether a program may rewrite ``target`` in place (``Reading.rewritten``): it, and
+        where it leads, inside a workspace. (ruff walks a folder without following the links in
+        it, but follows one it is given: ruff 0.17.) The write rules inside the workspace are
+        not asked: ``ruff check .`` stays allowed beside a denied ``.git/**``, which ruff skips."""
+        if target is None:
+            return False
+        texts = [_home_expanded(f, self.where.home) for f in self.tildes.spellings(target)]
+        if None in texts:
+            return False
+        places = [Path(t) if os.path.isabs(t) else c / t for t in texts if t is not None for c in self.cwds]
+        return all(floor.inside(Path(os.path.normpath(p)), self.where.workspaces)
+                   and floor.inside(Path(os.path.realpath(p)), self.where.workspaces) for p in places)
 
     def _fed_commands(self, reading: Reading, depth: int) -> bool:
         """Whether the line may give a program commands on its input (``Reading.commands_from_input``):

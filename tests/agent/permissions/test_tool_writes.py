@@ -155,3 +155,35 @@ def test_cargo_tests_log_file_is_judged_by_the_write_rules(setup: Setup, line: s
 def test_cargo_test_harness_options_that_write_nothing_stay_allowed(setup: Setup, line: str) -> None:
     setup.write_user_rules(_rules("cargo test **", "cargo test -- --logfile **") + _rules("@workspace/out/**", tool="write"))
     assert _effect(setup, line) is Effect.ALLOW, line
+
+
+@pytest.fixture
+def ruff_rules(setup: Setup) -> Setup:
+    setup.write_user_rules(_rules("ruff check **", "python -m ruff check **") + _rules("@workspace/out/**", tool="write"))
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    (setup.home / "proj").mkdir(exist_ok=True)
+    (setup.workspace / "out" / "away").symlink_to(setup.home / "proj")
+    (setup.workspace / "docs").mkdir(exist_ok=True)
+    (setup.workspace / "src" / "near").symlink_to(setup.workspace / "docs")
+    return setup
+
+
+@pytest.mark.parametrize("line", [
+    "ruff check --fix ~/proj", "ruff check --fix-only ~/proj/a.py", "ruff check ~/proj", "ruff check --fix ../x",
+    "ruff check --fix @HOME@/proj", "ruff check --fix out/away", "ruff check --fix src ~/proj",
+    "python -m ruff check --fix ~/proj", "ruff check --diff --fix ~/proj", "ruff check --fix $DIR",
+])
+def test_ruff_rewrites_files_outside_the_workspace_only_when_asked(ruff_rules: Setup, line: str) -> None:
+    # ruff check --fix (or `fix = true` in its settings) rewrites what it checks: `ruff check
+    # --fix ~/proj` removed an unused import from ~/proj/a.py (proven, ruff 0.17).
+    line = line.replace("@HOME@", str(ruff_rules.home))
+    assert _effect(ruff_rules, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", [
+    "ruff check --fix src", "ruff check src", "ruff check --fix src/near", "ruff check --diff ~/proj",
+    "ruff check --no-fix ~/proj", "python -m ruff check --fix src",
+])
+def test_ruff_rewrites_files_inside_the_workspace_as_its_rule_says(ruff_rules: Setup, line: str) -> None:
+    assert _effect(ruff_rules, line) is Effect.ALLOW, line
