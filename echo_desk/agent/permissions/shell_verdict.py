@@ -181,8 +181,9 @@ class _Judge:
         self.rules = rules
         self.where = where
         self.cwds, self.cwd_known, self.cd_outside = _working_folders(analysis, where)
-        self.path_denies = [c for c in (*rules.read, *rules.write)
-                            if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+        self.path_denies = [c for c in (*rules.read, *rules.write) if _path_deny(c)]
+        #: The read denies among them: what a program opens by names not on the line is only read.
+        self.read_denies = [c for c in rules.read if _path_deny(c)]
         #: The programs deny rules start with (``None``: one may start with any program).
         self.deny_heads = rules.bucket("deny").heads
         #: ``agent_settings`` by command: asked for a command's part and again when its rule is
@@ -769,8 +770,8 @@ class _Judge:
     def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         shallow = lists_entries_only(words)
-        if self.path_denies and listed_files.reads_listed_files([w.value for w in words]):
-            return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
+        if self.read_denies and listed_files.reads_listed_files([w.value for w in words]):
+            return provenance_of(self.read_denies[0])  # the files it reads are named elsewhere
         if self.path_denies and _follows_links(words):
             found = self._linked_denied(words, reading)
             if found is not None:
@@ -973,6 +974,10 @@ class _Judge:
         effect, provenance = self.redirect_effect(redirect)
         opaque = Opaque.DYNAMIC_ARGUMENT if redirect.target.value is None else None
         return Part(text=redirect.text, effect=effect, kind=PartKind.REDIRECT, provenance=provenance, opaque=opaque)
+
+
+def _path_deny(item: Compiled) -> bool:
+    return item.rule is not None and item.rule.effect is Effect.DENY and item.matcher is not None
 
 
 def _program_form(reading: Reading) -> Reading | None:
