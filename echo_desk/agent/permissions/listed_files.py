@@ -1,7 +1,7 @@
 """Commands that open files the line never names: they take the names from a file or their
 input (``sort --files0-from=F``, ``tar -c -T F``, ``find -files0-from F``, ``cpio -o``), or
-from a program text (jq's ``import``). No path deny rule can be checked against such a name,
-so where there are path deny rules the command asks (``shell_verdict``).
+from a program text (jq's ``import``). No read deny rule can be checked against such a name,
+so where there are read deny rules the command asks (``shell_verdict``).
 
 Each entry was proven with strace where the program is installed (GNU tar 1.34, findutils
 4.9, coreutils 9.1, file 5.44, jq 1.6); rsync and cpio are read from their manuals.

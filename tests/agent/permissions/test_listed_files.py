@@ -1,7 +1,7 @@
 """Programs that open files whose names they take from a file or their input, never from the
 line (s221): ``tar -c -T F`` archives each file F names, ``find -files0-from F`` walks each
-folder F names, ``rsync --files-from``, ``cpio -o``. No path deny rule can see those names, so
-with path deny rules the command asks; without any it stays allowed. The hostile corpus proves
+folder F names, ``rsync --files-from``, ``cpio -o``. No read deny rule can see those names, so
+with read deny rules the command asks; without any it stays allowed. The hostile corpus proves
 the tar harm (rule set listed-files); find's harm (it lists ~/.ssh) is not a read of a file,
 which the corpus checks, so it is proven here against the engine."""
 
