@@ -39,7 +39,7 @@ from echo_desk.agent.permissions import (
 )
 from echo_desk.agent.permissions.rule_files import current_sha256
 from echo_desk.common.visible_text import has_hidden, visible
-from echo_desk.i18n import N_, _, labelled, shown
+from echo_desk.i18n import N_, _, labelled, ngettext, shown
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.labels import EFFECT_LABELS
 from echo_desk.ui.core.rules_text import (
@@ -331,7 +331,7 @@ class RulesTab(QWidget):
             self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
             self.validation.setStyleSheet(f"color: {verdict_colour(Effect.DENY)}")
         else:
-            self.validation.setText(_("{n} rules, all valid").format(n=len(report.rules)))
+            self.validation.setText(ngettext("{n} rule, all valid", "{n} rules, all valid", len(report.rules)).format(n=len(report.rules)))
             self.validation.setStyleSheet(f"color: {verdict_colour(None)}")
         changed = self.editor.toPlainText() != getattr(self, "saved_text", "")
         self.save.setEnabled(not errors and changed)

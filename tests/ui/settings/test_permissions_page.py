@@ -105,6 +105,14 @@ def test_the_editor_validates_as_you_type_and_saves_only_valid_rules(page, confi
     assert page.engine.check_command("ls -l").effect is Effect.DENY
 
 
+def test_the_editor_counts_its_rules_in_the_right_number(page):
+    editor = page.rules
+    editor.editor.setPlainText('[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\n')
+    assert editor.validation.text() == "1 rule, all valid"
+    editor.editor.setPlainText("")
+    assert editor.validation.text() == "0 rules, all valid"
+
+
 def test_revoke_takes_effect_before_the_next_call(page, builtin_runtime, scope):
     engine = builtin_runtime.permissions
     engine.grant(Suggestion(tool="shell", pattern="true **", label="true"), GrantScope.MINUTES_15, call_id="c0")
