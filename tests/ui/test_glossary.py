@@ -101,8 +101,8 @@ _FULL_WIDTH_AFTER = "\u3000-\u303f\uff00-\uffef“”‘’"
 #: ({kind} 文件, {default} 询问), a sentence ({reason}, {fix}), a quoted pattern ({rule}, {what}).
 #: They sit against Chinese with no space; every other placeholder holds a name, a path or a number
 #: ("Cursor", "shop.py", "3"), which Chinese text keeps a space from, as it does Latin text.
-_HOLDS_WORDS = (r"(?:rule|what|default|how|kind|expected|got|place|error|first|second|why|statements|fix|reason)"
-                r"[}!:]")
+_HOLDS_WORDS = (r"(?:rule|what|default|how|kind|expected|got|place|error|first|second|why|statements|fix|reason"
+                r"|quoted_\w+)[}!:]")
 #: (what is wrong, where it is) in a Chinese message; each check is about the text around Chinese.
 TYPOGRAPHY = (
     ("a half-width bracket beside Chinese: use （）", re.compile(f"[{_HAN}]\\s*\\(|\\)\\s*[{_HAN}]")),
@@ -187,6 +187,7 @@ def test_the_glossary_catches_a_forbidden_variant() -> None:
     assert catalog_problems([("Open with Echo Desk", "用 Echo Desk 打开")]) == []
     assert catalog_problems([("Rules for {callers}", "针对 {callers} 的规则")]) == []
     assert catalog_problems([("This {kind} is outside", "此{kind}在外面")]) == []  # {kind} is a translated word
+    assert catalog_problems([("changes to {quoted_path}", "更改{quoted_path}")]) == []  # in “” already
     assert catalog_problems([("Not yet. Run “fetch”.", "尚未下载。请运行“fetch”。")]) == []
     assert catalog_problems([("No model. {how}", "没有模型。{how}")]) == []  # a sentence of its own
     assert catalog_problems([("Stopped. Output:\n{output}", "已停止。输出：\n{output}")]) == []
