@@ -113,6 +113,7 @@ TYPOGRAPHY = (
     ("Markdown backticks: a Qt label shows them", re.compile("`")),
     ("a space before full-width punctuation", re.compile(f"[{_HAN}] +[。，、：；！？）]")),
     ("code run into Chinese: put it in “”", re.compile(f"[-./_][A-Za-z0-9_]+[{_HAN}]")),
+    ("a settings path inside a sentence: put it in “”", re.compile("(?<![“（])设置 ›")),
     ("Latin letters or digits run into Chinese: a space between", re.compile(f"[{_HAN}][A-Za-z0-9]|[A-Za-z0-9][{_HAN}]")),
     ("a name, path or number run into Chinese: a space either side of {x}",
      re.compile(f"[{_HAN}]{{(?!{_HOLDS_WORDS})[^{{}}]*}}|{{(?!{_HOLDS_WORDS})[^{{}}]*}}[{_HAN}]")),
@@ -184,6 +185,9 @@ def test_the_glossary_catches_a_forbidden_variant() -> None:
     assert catalog_problems([("Step 3 of 4", "第 3 步，共4步")])
     assert catalog_problems([("Rules for {callers}", "针对{callers}的规则")])
     assert catalog_problems([("{path} is missing", "{path}不存在")])
+    assert catalog_problems([("Approve it in Settings › Models.", "请在 设置 › 模型 中批准。")])
+    assert catalog_problems([("Approve it in Settings › Models.", "请在“设置 › 模型”中批准。")]) == []
+    assert catalog_problems([("None yet (Settings › Models).", "还没有（设置 › 模型）。")]) == []
     assert catalog_problems([("Open with Echo Desk", "用 Echo Desk 打开")]) == []
     assert catalog_problems([("Rules for {callers}", "针对 {callers} 的规则")]) == []
     assert catalog_problems([("This {kind} is outside", "此{kind}在外面")]) == []  # {kind} is a translated word
