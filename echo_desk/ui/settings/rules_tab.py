@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QMessageBox,
     QPlainTextEdit,
@@ -102,6 +103,7 @@ class RulesTab(QWidget):
         self.rules.setColumnCount(6)
         self.rules.setRootIsDecorated(False)
         self.rules.setUniformRowHeights(True)
+        self._size_columns()
         top_layout.addWidget(self.rules, 1)
         self.problems = QLabel()
         self.problems.setTextFormat(Qt.TextFormat.PlainText)
@@ -119,7 +121,8 @@ class RulesTab(QWidget):
         self.rules.currentItemChanged.connect(lambda *_: self._update_delete())
         trust_row.addWidget(self.trust_note, 1)
         trust_row.addWidget(self.trust_button)
-        trust_row.addWidget(self.delete_rule)
+        # Aligned, not stretched: with the trust note hidden it was a bar across the whole page.
+        trust_row.addWidget(self.delete_rule, 0, Qt.AlignmentFlag.AlignRight)
         top_layout.addLayout(trust_row)
         splitter.addWidget(top)
 
@@ -183,6 +186,17 @@ class RulesTab(QWidget):
         self.problems.setVisible(bool(lines))
         self._update_trust()
 
+    def _size_columns(self) -> None:
+        """The reason takes the room left; the short columns fit their text. A few dozen rules:
+        measuring them on each change costs nothing."""
+        header = self.rules.header()
+        header.setStretchLastSection(False)
+        for column in (0, 1, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(2, 240)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         # A rule's tool, pattern and reason may come from a cloned repository: made visible.
         pattern = rule_pattern(rule)
@@ -196,6 +210,7 @@ class RulesTab(QWidget):
             item.setToolTip(5, _("inactive until you trust this workspace"))
         item.setToolTip(4, plain_tooltip(visible(rule.source.describe())))
         item.setToolTip(2, plain_tooltip(visible(rule.pattern or "")))
+        item.setToolTip(3, plain_tooltip(visible(rule_reason(rule))))  # the column elides a long reason
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:

@@ -237,6 +237,23 @@ def test_tool_tips_show_a_repository_pattern_literally(page):
     assert doc.toPlainText() == "<b>true</b> **"
 
 
+def test_a_long_reason_can_be_read_whole_and_has_the_room(page, qtbot):
+    rules = page.rules.rules
+    page.resize(1000, 600)
+    page.show()
+    qtbot.waitUntil(lambda: rules.isVisible() and rules.viewport().width() > 0)
+    floor = next(rules.topLevelItem(i) for i in range(rules.topLevelItemCount())
+                 if rules.topLevelItem(i).text(4) == "Built in" and len(rules.topLevelItem(i).text(3)) > 40)
+    assert floor.toolTip(3) and floor.text(3) in floor.toolTip(3)  # the column elides it
+    header = rules.header()
+    for short in (0, 4, 5):  # the short columns fit their text; the room left is the reason's
+        assert header.sectionSize(short) <= max(rules.sizeHintForColumn(short), header.sectionSizeHint(short)) + 2
+    assert sum(header.sectionSize(c) for c in range(6)) >= rules.viewport().width() - 2
+    # With nothing to trust, "Delete rule" is a button, not a bar across the page.
+    delete = page.rules.delete_rule
+    assert delete.isVisible() and delete.width() < rules.width() / 2
+
+
 def test_activity_names_the_mcp_client_that_made_a_call(page, builtin_runtime, workspace):
     from echo_desk.agent.scope import Scope
 
