@@ -192,6 +192,25 @@ def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
     assert dialog.permissions.tabs.tabText(2) == "策略测试"
 
 
+def test_the_grants_columns_fit_the_page_in_both_languages(qtbot, builtin_runtime):
+    from echo_desk.ui.core import i18n_qt
+
+    dialog = SettingsDialog(CatalogBackend(builtin_runtime.settings, builtin_runtime))
+    qtbot.addWidget(dialog)
+    dialog.show_page("permissions")
+    dialog.permissions.tabs.setCurrentIndex(1)
+    dialog.show()
+    grants = dialog.permissions.grants.grants
+    qtbot.waitUntil(lambda: grants.isVisible() and grants.viewport().width() > 0)
+    header = grants.header()
+    for language in ("en", "zh_CN"):
+        i18n_qt.apply_language(language)
+        qtbot.waitUntil(lambda: header.length() <= grants.viewport().width())  # the id is not scrolled away
+        clipped = [grants.headerItem().text(c) for c in range(grants.columnCount())
+                   if header.sectionSize(c) < header.sectionSizeHint(c) - 2]
+        assert clipped == [], language
+
+
 def test_add_rule_appends_a_valid_template_and_selects_its_pattern(page, config_dir):
     rules = page.rules
     rules.add_rule.click()
