@@ -69,3 +69,15 @@ def test_helpers_use_each_languages_own_punctuation_and_deferred_text_follows_a_
         assert i18n.aside("shop.py", "已修改") == "shop.py（已修改）"
     finally:
         i18n.set_language("en")
+
+
+def test_the_approval_heading_names_who_asks_in_both_languages():
+    # Echo Desk's own chat and an MCP client are told apart by the first words of the heading.
+    from echo_desk import i18n
+
+    try:
+        i18n.set_language("zh_CN")
+        assert i18n._("Echo Desk wants to use “{tool}”").startswith("Echo Desk ")
+        assert i18n._("{client}, through MCP, wants to use “{tool}”").startswith("{client} ")
+    finally:
+        i18n.set_language("en")
