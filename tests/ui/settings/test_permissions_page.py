@@ -195,12 +195,16 @@ def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
 def test_the_grants_columns_fit_the_page_in_both_languages(qtbot, builtin_runtime):
     from echo_desk.ui.core import i18n_qt
 
+    builtin_runtime.permissions.grant(Suggestion(tool="shell", pattern="git status **", label="git status"),
+                                      GrantScope.MINUTES_15, call_id="c0")
     dialog = SettingsDialog(CatalogBackend(builtin_runtime.settings, builtin_runtime))
     qtbot.addWidget(dialog)
+    dialog.resize(900, 600)  # smaller than it opens: the window may be made so
     dialog.show_page("permissions")
     dialog.permissions.tabs.setCurrentIndex(1)
     dialog.show()
     grants = dialog.permissions.grants.grants
+    dialog.permissions.grants.reload()
     qtbot.waitUntil(lambda: grants.isVisible() and grants.viewport().width() > 0)
     header = grants.header()
     for language in ("en", "zh_CN"):
