@@ -146,6 +146,12 @@ class ModelsPage(QWidget):
         self.save_button.setAccessibleName(_("Save this provider"))
         self.test_button.setText(_("Test connection"))
         self.test_button.setAccessibleName(_("Test the connection"))
+        # One label column for the provider row, the form and the built-in model's panel, in every
+        # language (each form sized its own, so the fields started at three different places).
+        labels = (self.provider_label, *self.labels.values(), *self.local_panel.form_labels())
+        width = max(label.sizeHint().width() for label in labels)
+        for label in labels:
+            label.setMinimumWidth(width)
         self.result.setAccessibleName(_("Connection test result"))
         self._kind_changed()
 
