@@ -74,7 +74,7 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     untrusted = next(r for r in rows if r[2] == "<b>true</b> **")  # shown as written, never as markup
     assert untrusted[5] == "inactive: not trusted"
     assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
-    assert any(r[4] == "Built in" for r in rows)
+    assert any(r[4] == "Built-in" for r in rows)
     assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
     shown = page.rules.trust_text(page.engine.trust_snapshot(workspace))
     assert "permissions.toml line 6: shell  <b>true</b> **  — from the repository" in shown and "git push" not in shown
@@ -266,7 +266,7 @@ def test_a_long_reason_can_be_read_whole_and_has_the_room(page, qtbot):
     page.show()
     qtbot.waitUntil(lambda: rules.isVisible() and rules.viewport().width() > 0)
     floor = next(rules.topLevelItem(i) for i in range(rules.topLevelItemCount())
-                 if rules.topLevelItem(i).text(4) == "Built in" and len(rules.topLevelItem(i).text(3)) > 40)
+                 if rules.topLevelItem(i).text(4) == "Built-in" and len(rules.topLevelItem(i).text(3)) > 40)
     assert floor.toolTip(3) and floor.text(3) in floor.toolTip(3)  # the column elides it
     header = rules.header()
     for short in (0, 4, 5):  # the short columns fit their text; the room left is the reason's
