@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.compiler_outputs import implicit_outputs, preprocessor_outputs
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
@@ -97,7 +98,29 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
             subcommand = word
             if word not in _CARGO_SUBCOMMANDS:
                 found.append(_flag(word, Does.RUNS))
-    return Reading(program, flags=tuple(found))
+    return Reading(program, flags=tuple(found), written_below=_target_folder(subcommand, found))
+
+
+#: The variables naming the folder cargo builds in instead of target/, in cargo's order (after
+#: ``--target-dir``): the write rules judge them as they judge the option (s214: ``env
+#: CARGO_TARGET_DIR=../other/t cargo build`` wrote there, proven with cargo 1.95 under bash and dash;
+#: `cargo clean` then deleted that folder).
+_CARGO_TARGET_VARIABLES = ("CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR")
+#: The subcommands that build, run or clean in that folder.
+_CARGO_TARGET_USERS = frozenset("b bench build c check clean clippy d doc fix install miri package publish r run "
+                                "rustc rustdoc t test".split())
+
+
+def _target_folder(subcommand: str | None, found: Sequence[Flag]) -> tuple[str | None, ...]:
+    """The folder the environment makes cargo's ``subcommand`` build in (read with
+    ``line_environment``; a leading ``~``, which bash expands after ``=`` and dash does not, is
+    only known when it runs), unless ``--target-dir`` names one (judged as its flag)."""
+    if subcommand not in _CARGO_TARGET_USERS or any("--target-dir" in f.names for f in found):
+        return ()
+    named = next((v for v in (line_environment.get(n) for n in _CARGO_TARGET_VARIABLES) if v), "")
+    if not named:
+        return ()
+    return (None if named.startswith("~") else named,)
 
 
 def _libtest_flags(words: Argv) -> list[Flag]:

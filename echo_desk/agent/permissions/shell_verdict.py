@@ -362,6 +362,10 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
+        if self._moves_outside(values):
+            return None  # (also for a command a wrapper runs: `timeout 9 hg -R ../other update`)
+        if not self._git_data_writable(values, sandbox):
+            return None
         moved = git_repositories.moves(values) if programs.base(values[0]) == "git" else None
         if moved is not None and moved.words:
             return self._covered_moved(argv, moved, sandbox=sandbox, depth=depth)
@@ -405,6 +409,8 @@ class _Judge:
         -C ../other``: another repository's files, another project's build)."""
         if not values or values[0] is None or not self.cwd_known:
             return False
+        if any(self._wrapped_elsewhere(inner) for inner in programs.read(values).inners if inner.folders):
+            return True
         program = programs.base(values[0])
         if program == "git":
             reached = self._git_places(values)
@@ -414,10 +420,28 @@ class _Judge:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
 
+    def _wrapped_elsewhere(self, inner: programs.Inner) -> bool:
+        """Whether the folders a wrapper changes into before it runs ``inner`` (``env -C
+        ../other make``) are not all known folders of the workspaces, the line's links aside."""
+        reached = self._changed_into(inner.folders)
+        return reached is None or any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f)
+                                      for f in reached)
+
+    def _git_data_writable(self, values: tuple[str | None, ...], sandbox: bool) -> bool:
+        """Whether the write rules let git write the index file and the object folders its
+        environment names (``git_variables``: ``GIT_INDEX_FILE=src/idx git add -A`` writes
+        src/idx), as they judge ``cargo --target-dir``; not a git command: nothing to judge."""
+        if programs.base(values[0]) != "git":
+            return True
+        data = git_repositories.folders(values, self.cwds).data
+        return (self.cwd_known or not data) and all(self._writes_allowed(str(p / below), sandbox, values) for p in data for below in ("", _ANY_BELOW[0]))
+
     def _git_places(self, values: tuple[str | None, ...]) -> list[Path] | None:
         """The folders the git command ``values`` moves to by its options (``-C``, then
-        ``--git-dir`` and ``--work-tree`` from there), or ``None``: one in another account's home.
-        A folder only known when the line runs is left out (``_covered_moved`` asks for it)."""
+        ``--git-dir`` and ``--work-tree`` from there) and by the variables that do the same
+        (``git_variables``: ``GIT_WORK_TREE=../other``, the index and object folders too), or
+        ``None``: one in another account's home, or a variable's folder not known here. A folder
+        only known when the line runs is left out (``_covered_moved`` asks for it)."""
         moved = git_repositories.moves(values)
         reached = self._git_reached(moved) if moved.words else list(self.cwds)
         if reached is None:
@@ -433,16 +457,24 @@ class _Judge:
         places = [] if not moved.words else list(reached)
         for reading in readings:
             where = git_repositories.folders(reading, reached)
-            places += [n.git_dir for n in where.named] + list(where.worktrees)
+            if where.unknown:
+                return None  # (a word only known when it runs, a variable's `~`: `GIT_DIR=~/r`)
+            places += [n.git_dir for n in where.named] + list(where.worktrees) + list(where.data)
         return list(dict.fromkeys(t for f in places for t in (f, Path(os.path.realpath(f)))))
 
     def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
         """The folders ``-C`` leads to from each of the line's folders, each relative to the last
         (logical and physical, as a ``cd``), or ``None``: one only known when the line runs."""
+        return self._changed_into(moved.folders)
+
+    def _changed_into(self, values: Sequence[str | None]) -> list[Path] | None:
+        """The folders a program changing into each of ``values`` in turn reaches from each of
+        the line's folders (git's ``-C``, env's ``-C``), or ``None``: one only known when the line
+        runs."""
         if not self.cwd_known:
             return None
         folders = list(self.cwds)
-        for value in moved.folders:
+        for value in values:
             if value is None:
                 return None
             if not value:
@@ -598,6 +630,13 @@ class _Judge:
         """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
         the wrapper's rule naming it (``npx tsc **``); judged with the variables the wrapper
         gives it (``env NAME=value CMD``: ``line_environment``)."""
+        if inner.folders:
+            # (`env -C src git status`: judged as run there, as `cd src && git status` is)
+            if self._wrapped_elsewhere(inner):
+                return False
+            folders = self._changed_into(inner.folders) or []
+            return self._in_folders(folders, functools.partial(
+                self._inner_covered, argv, replace(inner, folders=()), rule, sandbox=sandbox, depth=depth))
         if not inner.environment and not inner.cleared:
             return self._inner_covered_as_given(argv, inner, rule, sandbox=sandbox, depth=depth)
         with line_environment.giving(inner.environment, inner.cleared):

@@ -20,19 +20,8 @@ from echo_desk.agent.permissions import Effect, Opaque
 from echo_desk.agent.permissions.shell import analyse
 
 from .conftest import Setup
-
-
-def _rules(*patterns: str, effect: str = "allow", tool: str = "shell") -> str:
-    return "".join(f'[[rule]]\neffect = "{effect}"\ntool = "{tool}"\npattern = {_toml(p)}\n\n' for p in patterns)
-
-
-def _toml(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _effect(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
-
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 # -- item 1: no rules at all, allowed -----------------------------------------------------------
 NO_RULES_ALLOWED = [

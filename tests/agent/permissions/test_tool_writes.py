@@ -16,7 +16,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 PROGRAMS = ("perl -pi -e", "perl -i -pe", "perl -i.bak -pe", "perl -ne", "perl -pe", "perl -i", "ruby -i -pe",
             "ruby -pi -e", "pip install", "pip install --target", "pip install -t", "pip install --prefix",
