@@ -111,7 +111,10 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found + _go_env_file() + _go_places(argv, cwds, home)
     found += _npm_environment(program, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
-    if names is None or rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
+    if names is None:
+        # (settings only where an option names them: kubectl --kubeconfig)
+        return found + (_code_files(program, rest, cwds, home) if program in table.CODE_FILE_OPTIONS else [])
+    if rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
         return found
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,6 +32,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     line_changes,
     line_environment,
+    listed_files,
     programs,
     settings_commands,
     settings_files,
@@ -182,8 +182,9 @@ class _Judge:
         self.rules = rules
         self.where = where
         self.cwds, self.cwd_known, self.cd_outside = _working_folders(analysis, where)
-        self.path_denies = [c for c in (*rules.read, *rules.write)
-                            if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+        self.path_denies = [c for c in (*rules.read, *rules.write) if _path_deny(c)]
+        #: The read denies among them: what a program opens by names not on the line is only read.
+        self.read_denies = [c for c in rules.read if _path_deny(c)]
         #: The programs deny rules start with (``None``: one may start with any program).
         self.deny_heads = rules.bucket("deny").heads
         #: ``agent_settings`` by command: asked for a command's part and again when its rule is
@@ -397,6 +398,10 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
+        if self._moves_outside(values):
+            return None  # (also for a command a wrapper runs: `timeout 9 hg -R ../other update`)
+        if not self._git_data_writable(values, sandbox):
+            return None
         program = programs.base(values[0])
         moved = folder_moves.moves(program, values)
         if moved.words and program == "git":
@@ -477,6 +482,8 @@ class _Judge:
         -C ../other``: another repository's files, another project's build)."""
         if not values or values[0] is None or not self.cwd_known:
             return False
+        if any(self._wrapped_elsewhere(inner) for inner in programs.read(values).inners if inner.folders):
+            return True
         program = programs.base(values[0])
         if program == "git":
             reached = self._git_places(values)
@@ -486,10 +493,28 @@ class _Judge:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
 
+    def _wrapped_elsewhere(self, inner: programs.Inner) -> bool:
+        """Whether the folders a wrapper changes into before it runs ``inner`` (``env -C
+        ../other make``) are not all known folders of the workspaces, the line's links aside."""
+        reached = self._changed_into(inner.folders)
+        return reached is None or any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f)
+                                      for f in reached)
+
+    def _git_data_writable(self, values: tuple[str | None, ...], sandbox: bool) -> bool:
+        """Whether the write rules let git write the index file and the object folders its
+        environment names (``git_variables``: ``GIT_INDEX_FILE=src/idx git add -A`` writes
+        src/idx), as they judge ``cargo --target-dir``; not a git command: nothing to judge."""
+        if programs.base(values[0]) != "git":
+            return True
+        data = git_repositories.folders(values, self.cwds).data
+        return (self.cwd_known or not data) and all(self._writes_allowed(str(p / below), sandbox, values) for p in data for below in ("", _ANY_BELOW[0]))
+
     def _git_places(self, values: tuple[str | None, ...]) -> list[Path] | None:
         """The folders the git command ``values`` moves to by its options (``-C``, then
-        ``--git-dir`` and ``--work-tree`` from there), or ``None``: one in another account's home.
-        A folder only known when the line runs is left out (``_covered_moved`` asks for it)."""
+        ``--git-dir`` and ``--work-tree`` from there) and by the variables that do the same
+        (``git_variables``: ``GIT_WORK_TREE=../other``, the index and object folders too), or
+        ``None``: one in another account's home, or a variable's folder not known here. A folder
+        only known when the line runs is left out (``_covered_moved`` asks for it)."""
         moved = git_repositories.moves(values)
         reached = self._git_reached(moved) if moved.words else list(self.cwds)
         if reached is None:
@@ -505,16 +530,24 @@ class _Judge:
         places = [] if not moved.words else list(reached)
         for reading in readings:
             where = git_repositories.folders(reading, reached)
-            places += [n.git_dir for n in where.named] + list(where.worktrees)
+            if where.unknown:
+                return None  # (a word only known when it runs, a variable's `~`: `GIT_DIR=~/r`)
+            places += [n.git_dir for n in where.named] + list(where.worktrees) + list(where.data)
         return list(dict.fromkeys(t for f in places for t in (f, Path(os.path.realpath(f)))))
 
     def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
         """The folders ``-C`` leads to from each of the line's folders, each relative to the last
         (logical and physical, as a ``cd``), or ``None``: one only known when the line runs."""
+        return self._changed_into(moved.folders)
+
+    def _changed_into(self, values: Sequence[str | None]) -> list[Path] | None:
+        """The folders a program changing into each of ``values`` in turn reaches from each of
+        the line's folders (git's ``-C``, env's ``-C``), or ``None``: one only known when the line
+        runs."""
         if not self.cwd_known:
             return None
         folders = list(self.cwds)
-        for value in moved.folders:
+        for value in values:
             if value is None:
                 return None
             if not value:
@@ -576,7 +609,23 @@ class _Judge:
         if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
-        return all(self._writes_allowed(path, sandbox, values) for path in links)
+        if not all(self._writes_allowed(path, sandbox, values) for path in links):
+            return False
+        return all(self._rewritten_allowed(target) for target in reading.rewritten)
+
+    def _rewritten_allowed(self, target: str | None) -> bool:
+        """Whether a program may rewrite ``target`` in place (``Reading.rewritten``): it, and
+        where it leads, inside a workspace. (ruff walks a folder without following the links in
+        it, but follows one it is given: ruff 0.17.) The write rules inside the workspace are
+        not asked: ``ruff check .`` stays allowed beside a denied ``.git/**``, which ruff skips."""
+        if target is None:
+            return False
+        texts = [_home_expanded(f, self.where.home) for f in self.tildes.spellings(target)]
+        if None in texts:
+            return False
+        places = [Path(t) if os.path.isabs(t) else c / t for t in texts if t is not None for c in self.cwds]
+        return all(floor.inside(Path(os.path.normpath(p)), self.where.workspaces)
+                   and floor.inside(Path(os.path.realpath(p)), self.where.workspaces) for p in places)
 
     def _fed_commands(self, reading: Reading, depth: int) -> bool:
         """Whether the line may give a program commands on its input (``Reading.commands_from_input``):
@@ -654,6 +703,13 @@ class _Judge:
         """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
         the wrapper's rule naming it (``npx tsc **``); judged with the variables the wrapper
         gives it (``env NAME=value CMD``: ``line_environment``)."""
+        if inner.folders:
+            # (`env -C src git status`: judged as run there, as `cd src && git status` is)
+            if self._wrapped_elsewhere(inner):
+                return False
+            folders = self._changed_into(inner.folders) or []
+            return self._in_folders(folders, functools.partial(
+                self._inner_covered, argv, replace(inner, folders=()), rule, sandbox=sandbox, depth=depth))
         if not inner.environment and not inner.cleared:
             return self._inner_covered_as_given(argv, inner, rule, sandbox=sandbox, depth=depth)
         with line_environment.giving(inner.environment, inner.cleared):
@@ -838,8 +894,8 @@ class _Judge:
     def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         shallow = lists_entries_only(words)
-        if self.path_denies and _reads_listed_files(words):
-            return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
+        if self.read_denies and listed_files.reads_listed_files([w.value for w in words]):
+            return provenance_of(self.read_denies[0])  # the files it reads are named elsewhere
         if self.path_denies and _follows_links(words):
             found = self._linked_denied(words, reading)
             if found is not None:
@@ -1044,6 +1100,10 @@ class _Judge:
         return Part(text=redirect.text, effect=effect, kind=PartKind.REDIRECT, provenance=provenance, opaque=opaque)
 
 
+def _path_deny(item: Compiled) -> bool:
+    return item.rule is not None and item.rule.effect is Effect.DENY and item.matcher is not None
+
+
 def _program_form(reading: Reading) -> Reading | None:
     """How the program a command runs as (``Reading.program_form``: ``python -m pip …`` as
     ``pip …``) reads it, when it runs nothing more than its own words say."""
@@ -1078,42 +1138,6 @@ def _home_expanded(value: str, home: Path) -> str | None:
     if value == "~" or value.startswith("~/"):
         return str(home) + value[1:]
     return None if value.startswith("~") else value
-
-
-_CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
-                        "cksum"})
-
-
-def _reads_listed_files(words: tuple[Word, ...]) -> bool:
-    """Whether the command reads files whose names it takes from a file or its input (``sort
-    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``) or from its
-    program (jq's ``import``/``include``, or a program read from a file): the line never names
-    them, so no path deny can be checked."""
-    program = programs.name_of(words[0].value) if words else None
-    values = [w.value for w in words[1:]]
-    if program in ("sort", "wc", "du"):
-        return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
-    if program == "file":
-        parsed = read_options(values, table.FILE)
-        return any(s.option is not None and "--files-from" in s.option.names for s in parsed.seen)
-    if program in _CHECKSUMS:
-        return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
-                   for v in values)
-    if program == "jq":  # its program may name files: `import "keys" as $k {search: "~/.ssh"}` reads ~/.ssh/keys.json
-        return any(v is not None and (_JQ_READS.search(v) is not None or _JQ_PROGRAM_FILE.fullmatch(v) is not None)
-                   for v in values)
-    return False
-
-
-#: A jq program's module directives and builtins that read files found through a search path
-#: the program itself may give (``{search: "~/.ssh"}``; ``~`` and ``$ORIGIN`` expanded by jq).
-#: The keyword alone counts, not the keyword and its path: jq takes a comment or a line break
-#: between them (``import # …`` then ``"keys"`` on the next line). Not a field (``.include``) or
-#: a variable (``$import``) or a file name (``include.json``), which read nothing.
-_JQ_READS = re.compile(r"(?<![.$\w])(?:import|include)(?![\w.])|\b(?:modulemeta|get_search_list)\b")
-#: jq's options that take the program from a file (its directives not on the line): ``-f``
-#: alone or last in a cluster (``-nf``), ``--from-file``.
-_JQ_PROGRAM_FILE = re.compile(r"-[a-zA-Z]*f|--from-file(?:=.*)?", re.DOTALL)
 
 
 def _long_prefix(word: str, option: str) -> bool:

@@ -14,6 +14,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Opaque, Verdict
 
 from .conftest import Setup
+from .engine_verdicts import verdict_under
 
 RULES = """
 [[rule]]
@@ -29,10 +30,7 @@ pattern = "@workspace/out/**"
 
 
 def _decide(setup: Setup, line: str) -> Verdict:
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line.replace("{outside}", str(setup.workspace.parent / "other")),
-                                      workspace=setup.workspace)
+    return verdict_under(setup, RULES, line.replace("{outside}", str(setup.workspace.parent / "other")))
 
 
 @pytest.mark.parametrize("line", [

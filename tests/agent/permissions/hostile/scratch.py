@@ -103,6 +103,8 @@ OTHER_FILES: dict[str, str] = {
     # build tool's -C leads there (s210).
     "proj/Makefile": "all:\n\t/usr/bin/touch PWNED\n",
     "proj/build.ninja": "rule t\n  command = /usr/bin/touch PWNED\nbuild t: t\n",
+    # … and its Python, which `ruff check --fix` rewrites (an unused import it removes: s221).
+    "proj/lint.py": "import os\n",
 }
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
 #: allow that no folder of a default PATH holds: a shell searching '.' runs them.
