@@ -452,9 +452,10 @@ class _Judge:
         as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
         if as_written is not None:
             # (and from DIR: a relative file an option names is written there, `git -C src diff
-            # --output=x` writes src/x)
-            written_there = self._in_folders(folders, lambda: self._covered_here(
-                argv, sandbox=sandbox, depth=depth) is not None)
+            # --output=x` writes src/x; ``rest`` is the command as git runs it there, ``argv``
+            # what a rule naming -C covers: `git -C src config --file ../out/c` writes out/c)
+            written_there = self._in_folders(folders, lambda: any(
+                self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv)))
             return as_written if written_there else None
         found: list[Compiled] = []
 
