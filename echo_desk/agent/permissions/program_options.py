@@ -713,6 +713,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # loads the plugins vendor/composer/installed.json lists (composer.lock names the packages
     # install puts there, plugins among them): see FOLDER_CODE for vendor/.
     "composer": ("composer.json", "composer.lock", "vendor/composer/installed.json"),
+    # pre-commit runs the hooks of the repository's .pre-commit-config.yaml; a `repo: local`
+    # hook with `language: system` is any command (`entry: touch PWNED` ran under
+    # `pre-commit run -a`; proven, pre-commit 3.0, s221).
+    "pre-commit": (".pre-commit-config.yaml",),
 }
 #: A first word after which a program of FOLDER_SETTINGS reads none of those files: ``cmake -E``
 #: runs one built-in command (``cmake -E echo`` opens no file of the project: strace, cmake 3.25);
@@ -802,6 +806,12 @@ CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "make": (("-f",), ("--file", "--makefile")),
     # meson's machine files name the compilers and tools it runs (``c = '/path/cc'``).
     "meson": ((), ("--native-file", "--cross-file")),
+    # pre-commit's settings file (argparse: a unique prefix of --config names it too).
+    "pre-commit": (("-c",), ("--config", "--confi", "--conf", "--con")),
+    # kubectl's settings file: a user's `exec` entry is a command kubectl runs for credentials
+    # before it reaches any server (`kubectl get pods --kubeconfig out/k` ran it; proven,
+    # kubectl 1.32, s221). kubectl has no settings in the folder it runs in.
+    "kubectl": ((), ("--kubeconfig",)),
 }
 #: Options that make a program look for its top build file in the folder it starts from and
 #: each folder above, and build from the first that holds one: scons' -u, -U and -D (its
@@ -817,7 +827,7 @@ INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
 #: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
 #: group counts (a value that merely holds it only makes more places count).
-GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer", "poetry", "deno"})
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer", "poetry", "deno", "pre-commit"})
 #: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})
@@ -840,6 +850,8 @@ COMPOSER_HOME_FILES = ("config.json", "composer.json", "vendor/composer/installe
 #: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    # kubectl's settings (CODE_FILE_OPTIONS: an `exec` entry runs a command).
+    "kubectl": (".kube/config",),
     # wget's user settings (``output_document``, ``dir_prefix``, ``logfile`` write anywhere).
     "wget": (".wgetrc",),
     # curl's user settings: any option (``data = "@FILE"`` sends a file, ``output`` writes one).

@@ -93,6 +93,10 @@ class Reading:
     #: the option — naming it trusts the option, not every place it may write.
     written: tuple[str | None, ...] = ()
     written_below: tuple[str | None, ...] = ()
+    #: Files and folders it rewrites in place, what a rule naming it is for (``ruff check
+    #: --fix src``): trusted inside the workspace; anywhere else (``ruff check --fix ~/proj``, a
+    #: link out of the workspace) the line asks.
+    rewritten: tuple[str | None, ...] = ()
     #: Files it writes in the nearest folder, at or above the one it runs in, that holds the
     #: first of them (``go mod tidy``: the go.mod go finds by walking up, and its go.sum; none
     #: found: the folder it runs in). Only the file system tells where that is: the write

@@ -466,7 +466,7 @@ def test_a_part_a_deny_decided_says_the_agents_settings_too(setup: Setup) -> Non
 
 
 @pytest.mark.parametrize("line", ["pytest ~/scratch/t", "python -m pytest -q ~/scratch", "pytest ~/scratch/t/test_x.py",
-                                  "ruff check ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
+                                  "ruff check --no-fix ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
 def test_a_checked_folder_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
     """The shell makes an operand starting ``~/`` a path below the home folder (s202: ``pytest
     ~/scratch/t`` imported the conftest.py the agent wrote there; it was read below the folder

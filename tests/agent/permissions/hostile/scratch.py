@@ -109,6 +109,8 @@ OTHER_FILES: dict[str, str] = {
     "proj/deno.json": '{"tasks": {"x": "/usr/bin/touch PWNED"}}\n',
     "proj/tox.ini": "[tox]\nenv_list = t\n[testenv:t]\nskip_install = true\nallowlist_externals = /usr/bin/touch\ncommands = /usr/bin/touch PWNED\n",
     "proj/pyproject.toml": '[project]\nname = "proj"\nversion = "0.1.0"\nrequires-python = ">=3.8"\ndependencies = []\n\n[tool.poetry]\npackage-mode = false\n',
+    # … and its Python, which `ruff check --fix` rewrites (an unused import it removes: s221).
+    "proj/lint.py": "import os\n",
 }
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
 #: allow that no folder of a default PATH holds: a shell searching '.' runs them.
