@@ -139,8 +139,14 @@ def test_a_code_file_named_below_the_home_folder_counts(setup: Setup, line: str)
     ~/scratch/b.ninja`` ran the agent's build file, read below the folder ninja runs in); another
     user's home is not known here."""
     assert _verdict(setup, line, "~/scratch/**") is not Effect.ALLOW
-    if "~other" not in line:
+    if "~other" not in line and line not in _RUN_THERE:
         assert _verdict(setup, line, "~/elsewhere/**") is Effect.ALLOW
+
+
+#: Lines whose code file also moves the program into its folder, outside the workspace (s222:
+#: just runs a justfile's recipes and tox a tox.ini's commands in that file's folder): they ask
+#: whatever the write rules say.
+_RUN_THERE = frozenset({"just --justfile ~/scratch/j", "tox -c ~/scratch"})
 
 
 def test_a_code_file_glued_to_its_option_is_read_as_written(setup: Setup) -> None:
